@@ -1,0 +1,68 @@
+"""Provider formats: the only place that knows how a dialect's JSON maps onto lib.model.
+
+Each dialect module offers `read_request(body, pools)` and `read_response(body, pools)`;
+`lib.formats.native` reads and writes Roundtrip's own trace file on top of them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from lib.intern import Interner
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something wrong with one line of an input file."""
+
+    line: int
+    """1-based line number in the file."""
+    message: str
+    """What is wrong, in words a user can act on."""
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+@dataclass
+class Pools:
+    """The interning pools one trace is read with."""
+
+    messages: Interner = field(default_factory=Interner)
+    """Distinct messages."""
+    tool_lists: Interner = field(default_factory=Interner)
+    """Distinct tool lists (a list is usually resent whole)."""
+
+
+def parse_arguments(raw: Any) -> tuple[str, Any, str | None]:
+    """Arguments as (raw text, parsed value or None, parse error or None); never raises."""
+    if not isinstance(raw, str):
+        return json.dumps(raw, ensure_ascii=False), raw, None
+    if raw.strip() == "":
+        # Several OpenAI-compatible servers send "" for a tool without parameters.
+        return raw, {}, None
+    try:
+        return raw, json.loads(raw), None
+    except ValueError as exc:
+        return raw, None, f"not valid JSON: {exc}"
+
+
+def flatten_content(content: Any) -> str:
+    """Message or tool-result content as plain text; non-text blocks become a short marker."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        pieces = []
+        for block in content:
+            if isinstance(block, dict) and isinstance(block.get("text"), str):
+                pieces.append(block["text"])
+            elif isinstance(block, dict):
+                pieces.append(f"[{block.get('type', 'block')}]")
+            else:
+                pieces.append(str(block))
+        return "\n".join(pieces)
+    return json.dumps(content, ensure_ascii=False)

@@ -1,0 +1,189 @@
+"""Roundtrip's native trace file (docs/trace-format.md): a reader and a writer.
+
+Reading never raises on bad input: each bad line becomes a Problem naming the line, and the good
+lines still load.
+"""
+
+from __future__ import annotations
+
+import json
+from types import ModuleType
+from typing import Any, Iterable, Iterator
+
+from lib.formats import Pools, Problem, anthropic_messages, openai_chat
+from lib.model import Execution, ProviderError, Round, Trace
+
+VERSION = 1
+
+DIALECTS: dict[str, ModuleType] = {
+    openai_chat.DIALECT: openai_chat,
+    anthropic_messages.DIALECT: anthropic_messages,
+}
+
+_ROUND_KEYS = ("kind", "index", "request", "response", "error", "executions", "latency_ms")
+
+
+def read_trace(lines: Iterable[str | bytes], name: str = "trace") -> tuple[Trace, list[Problem]]:
+    """Read a native trace file, returning the trace and every problem found, by line."""
+    problems: list[Problem] = []
+    header: dict | None = None
+    rounds: list[Round] = []
+    annotations: list[dict] = []
+    pools = Pools()
+    dialect: ModuleType | None = None
+
+    for number, line in enumerate(lines, start=1):
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                problems.append(Problem(number, f"is not UTF-8 text ({exc.reason} at byte {exc.start})"))
+                continue
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            problems.append(Problem(number, f"is not valid JSON: {exc}"))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(number, f"is a JSON {type(obj).__name__}, expected an object with a 'kind'"))
+            continue
+        kind = obj.get("kind")
+        if kind == "trace":
+            if header is not None:
+                problems.append(Problem(number, "is a second header line; only the first one counts"))
+                continue
+            if rounds:
+                problems.append(Problem(number, "is a header after round lines; it must be the first line"))
+            header, dialect = _read_header(obj, number, problems)
+        elif kind == "round":
+            if dialect is None:
+                if header is None:
+                    problems.append(Problem(1, "has no header line; assuming the OpenAI Chat Completions dialect"))
+                    header = {"kind": "trace", "version": VERSION, "title": name, "dialect": openai_chat.DIALECT}
+                dialect = DIALECTS[header["dialect"]]
+            found = _read_round(obj, number, len(rounds) + 1, dialect, pools, problems)
+            if found is not None:
+                rounds.append(found)
+        elif kind == "annotation":
+            annotations.append(obj)
+        else:
+            problems.append(Problem(number, f"has unknown kind {kind!r}; expected 'trace', 'round' or 'annotation'"))
+
+    if header is None:
+        problems.append(Problem(1, "no header line and no rounds: this is not a Roundtrip trace"))
+        header = {"kind": "trace", "version": VERSION, "title": name, "dialect": openai_chat.DIALECT}
+    trace = Trace(
+        title=str(header.get("title") or name),
+        dialect=header["dialect"],
+        rounds=tuple(rounds),
+        model=header.get("model"),
+        description=str(header.get("description") or ""),
+        header=header,
+        annotations=tuple(annotations),
+        unique_messages=len(pools.messages),
+    )
+    return trace, problems
+
+
+def _read_header(obj: dict, number: int, problems: list[Problem]) -> tuple[dict, ModuleType]:
+    header = dict(obj)
+    if header.get("version", VERSION) != VERSION:
+        problems.append(Problem(number, f"has version {header.get('version')!r}; this app reads version {VERSION}"))
+    if header.get("dialect") not in DIALECTS:
+        problems.append(
+            Problem(
+                number,
+                f"has dialect {header.get('dialect')!r}; expected one of {', '.join(DIALECTS)}. "
+                "Reading it as openai-chat.",
+            )
+        )
+        header["dialect"] = openai_chat.DIALECT
+    return header, DIALECTS[header["dialect"]]
+
+
+def _read_round(
+    obj: dict, number: int, expected_index: int, dialect: ModuleType, pools: Pools, problems: list[Problem]
+) -> Round | None:
+    request = obj.get("request")
+    if not isinstance(request, dict):
+        problems.append(Problem(number, "is a round without a 'request' object; skipped"))
+        return None
+    index = obj.get("index")
+    if index != expected_index:
+        problems.append(Problem(number, f"has index {index!r} where {expected_index} was expected; numbered {expected_index}"))
+    response = None
+    if isinstance(obj.get("response"), dict):
+        response = dialect.read_response(obj["response"], pools)
+    elif obj.get("response") is not None:
+        problems.append(Problem(number, "has a 'response' that is not a JSON object; shown as no response"))
+    error = _read_error(obj.get("error"))
+    executions = []
+    for i, entry in enumerate(obj.get("executions") or ()):
+        if isinstance(entry, dict) and "tool_call_id" in entry:
+            executions.append(_read_execution(entry))
+        else:
+            problems.append(Problem(number, f"has executions[{i}] without a 'tool_call_id'; skipped"))
+    extra = {k: v for k, v in obj.items() if k not in _ROUND_KEYS}
+    return Round(
+        index=expected_index,
+        request=dialect.read_request(request, pools),
+        response=response,
+        error=error,
+        executions=tuple(executions),
+        latency_ms=obj.get("latency_ms"),
+        extra=extra,
+    )
+
+
+def _read_error(raw: Any) -> ProviderError | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        return ProviderError(status=None, message=str(raw), body=raw)
+    body = raw.get("body")
+    message = raw.get("message")
+    if not message and isinstance(body, dict):
+        inner = body.get("error")
+        message = inner.get("message") if isinstance(inner, dict) else body.get("message")
+    return ProviderError(status=raw.get("status"), message=str(message or "the call failed"), body=raw)
+
+
+def _read_execution(entry: dict) -> Execution:
+    return Execution(
+        tool_call_id=str(entry["tool_call_id"]),
+        name=str(entry.get("name", "")),
+        arguments=entry.get("arguments"),
+        output=entry.get("output"),
+        ok=bool(entry.get("ok", True)),
+        duration_ms=entry.get("duration_ms"),
+        approval=entry.get("approval"),
+        note=entry.get("note"),
+        raw=entry,
+    )
+
+
+def round_line(round_: Round) -> dict:
+    """The JSON object a round is written as."""
+    line: dict[str, Any] = {"kind": "round", "index": round_.index, "request": round_.request.raw}
+    if round_.response is not None:
+        line["response"] = round_.response.raw
+    if round_.error is not None:
+        line["error"] = round_.error.body
+    line["executions"] = [e.raw for e in round_.executions]
+    if round_.latency_ms is not None:
+        line["latency_ms"] = round_.latency_ms
+    line.update(round_.extra)
+    return line
+
+
+def write_trace(trace: Trace) -> Iterator[str]:
+    """The trace as native JSONL lines (without newlines): header, rounds, annotations."""
+    header = {"kind": "trace", "version": VERSION, "title": trace.title, "dialect": trace.dialect}
+    header.update({k: v for k, v in trace.header.items() if k not in header})
+    yield json.dumps(header, ensure_ascii=False)
+    for round_ in trace.rounds:
+        yield json.dumps(round_line(round_), ensure_ascii=False)
+    for annotation in trace.annotations:
+        yield json.dumps(annotation, ensure_ascii=False)

@@ -1,0 +1,86 @@
+"""How the messages array grows: per round, which messages are new, resent or changed.
+
+Request k should be request k-1's messages, plus response k-1's assistant turn, plus the new
+results. Everything older is resent unchanged; a resent message that differs is a rewrite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from lib.model import Message, Round, Trace
+
+Status = Literal["new", "resent", "changed"]
+"""A message's standing in its request compared with the previous request."""
+
+Origin = Literal["input", "response", "tool-result"]
+"""Where a message came from: the person or program, the previous response, or a tool."""
+
+
+@dataclass(frozen=True, slots=True)
+class MessageEntry:
+    """One message of a request, placed against the previous request."""
+
+    index: int
+    """Position in the request's messages array (0-based, as in the JSON path)."""
+    message: Message
+    """The message."""
+    status: Status
+    """New this round, resent unchanged, or resent with changes."""
+    origin: Origin
+    """Where the message came from."""
+    previous: Message | None = None
+    """The earlier copy, when the message changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Growth:
+    """The messages of one request, placed against the previous request."""
+
+    entries: tuple[MessageEntry, ...]
+    """Every message of the request, in order."""
+    dropped: int
+    """How many messages of the previous request are missing from this one."""
+
+    @property
+    def new(self) -> tuple[MessageEntry, ...]:
+        """The messages this request adds."""
+        return tuple(e for e in self.entries if e.status == "new")
+
+    @property
+    def resent(self) -> tuple[MessageEntry, ...]:
+        """The messages resent exactly as before."""
+        return tuple(e for e in self.entries if e.status == "resent")
+
+    @property
+    def changed(self) -> tuple[MessageEntry, ...]:
+        """The messages resent with changes."""
+        return tuple(e for e in self.entries if e.status == "changed")
+
+
+def _origin(message: Message, previous_round: Round | None) -> Origin:
+    if message.tool_results:
+        return "tool-result"
+    if message.role == "assistant" and previous_round is not None and previous_round.response is not None:
+        answered = previous_round.response.message
+        # Clients often drop null fields (refusal, annotations) when they echo the turn back.
+        if message == answered or (message.tool_calls, message.text) == (answered.tool_calls, answered.text):
+            return "response"
+    return "input"
+
+
+def growth(trace: Trace, index: int) -> Growth:
+    """Round `index`'s request (1-based) placed against the request before it."""
+    current = trace.rounds[index - 1]
+    previous_round = trace.rounds[index - 2] if index > 1 else None
+    before = previous_round.request.messages if previous_round else ()
+    entries = []
+    for i, message in enumerate(current.request.messages):
+        if i >= len(before):
+            entries.append(MessageEntry(i, message, "new", _origin(message, previous_round)))
+        elif message is before[i] or message == before[i]:
+            entries.append(MessageEntry(i, message, "resent", "input"))
+        else:
+            entries.append(MessageEntry(i, message, "changed", "input", previous=before[i]))
+    return Growth(entries=tuple(entries), dropped=max(0, len(before) - len(current.request.messages)))

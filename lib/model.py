@@ -1,0 +1,300 @@
+"""The provider-neutral model of a tool-calling trace.
+
+A trace is a list of rounds. A round is one model call: the request the program sent, the
+response the model sent back (or the error in its place), and the executions the program ran
+before the next request. Provider dialects are mapped onto these types only in lib/formats/.
+
+No SDK and no Streamlit here: these are plain values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+JSON = Any
+"""A value as json.loads returns it."""
+
+Role = str
+"""system, developer, user, assistant or tool: the role as the dialect names it."""
+
+Dialect = Literal["openai-chat", "anthropic-messages"]
+"""How a trace's raw bodies are shaped."""
+
+Stop = Literal["tool_calls", "end", "length", "content_filter", "refusal", "other"]
+"""The normalized reason a response stopped."""
+
+
+# --- message parts ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """Text written by a person, the program or the model."""
+
+    text: str
+    """The text itself."""
+    path: str = ""
+    """Where this part sits inside its raw message, e.g. `content` or `content[0]`."""
+    kind: Literal["text"] = "text"
+    """Tag for matching on the part type."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallPart:
+    """The model's request that the program run a tool: the call intent."""
+
+    id: str
+    """The call id the result must carry back (`tool_calls[].id` / `tool_use.id`)."""
+    name: str
+    """The tool the model asked for."""
+    arguments_raw: str
+    """The arguments as the model wrote them (OpenAI: a JSON string; Anthropic: the input as JSON)."""
+    arguments: JSON | None
+    """The arguments parsed, or None when they do not parse."""
+    arguments_error: str | None = None
+    """Why the arguments did not parse, or None."""
+    path: str = ""
+    """Where this part sits inside its raw message, e.g. `tool_calls[1]`."""
+    kind: Literal["tool-call"] = "tool-call"
+    """Tag for matching on the part type."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultPart:
+    """What the program sent back to the model for one call."""
+
+    call_id: str
+    """The id of the call this answers (`tool_call_id` / `tool_use_id`)."""
+    content: str
+    """The result as the model reads it, flattened to text."""
+    is_error: bool = False
+    """True when the program marked the result as a failure."""
+    path: str = ""
+    """Where this part sits inside its raw message, e.g. `content[0]` or `` for a tool message."""
+    kind: Literal["tool-result"] = "tool-result"
+    """Tag for matching on the part type."""
+
+
+@dataclass(frozen=True, slots=True)
+class OtherPart:
+    """Any part we do not model (thinking, images, server tools), kept raw."""
+
+    type: str
+    """The part's own type name, e.g. `thinking` or `image_url`."""
+    raw: JSON
+    """The part exactly as it was in the payload."""
+    path: str = ""
+    """Where this part sits inside its raw message."""
+    kind: Literal["other"] = "other"
+    """Tag for matching on the part type."""
+
+
+Part = Union[TextPart, ToolCallPart, ToolResultPart, OtherPart]
+"""One piece of a message."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Message:
+    """One entry of the messages array (or the system prompt), interned by content.
+
+    Two messages with the same `key` are the same message: the trace reader stores each once and
+    every round that resends it refers to that one object. Equality is by key.
+    """
+
+    role: Role
+    """Who the message is from, as the dialect names it."""
+    parts: tuple[Part, ...]
+    """The message content, split into parts."""
+    raw: JSON
+    """The message exactly as it appeared in the request or response."""
+    key: str
+    """Canonical JSON of `raw`: identical messages have identical keys."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Message) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    @property
+    def text(self) -> str:
+        """All text parts joined, for display and token counts."""
+        return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallPart, ...]:
+        """The call intents in this message."""
+        return tuple(p for p in self.parts if isinstance(p, ToolCallPart))
+
+    @property
+    def tool_results(self) -> tuple[ToolResultPart, ...]:
+        """The tool results in this message."""
+        return tuple(p for p in self.parts if isinstance(p, ToolResultPart))
+
+
+# --- tools, usage, executions ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ToolDefinition:
+    """One tool as the request describes it to the model."""
+
+    name: str
+    """The name the model calls it by."""
+    description: str
+    """The text the model reads to decide when to call it."""
+    parameters: JSON
+    """The JSON schema of its arguments."""
+    raw: JSON
+    """The definition exactly as sent."""
+    key: str
+    """Canonical JSON of `raw`."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ToolDefinition) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens one round cost, normalized across providers."""
+
+    input_tokens: int
+    """All input tokens, cached ones included (OpenAI's prompt_tokens; Anthropic's three input fields added)."""
+    output_tokens: int
+    """Tokens the model generated, reasoning included."""
+    source: Literal["reported", "estimated"]
+    """`reported` by the API, or `estimated` by us with tiktoken. Never mix the two silently."""
+    cache_read_tokens: int = 0
+    """Input tokens served from the prompt cache."""
+    cache_write_tokens: int = 0
+    """Input tokens written to the prompt cache (Anthropic)."""
+    reasoning_tokens: int = 0
+    """Output tokens spent on hidden reasoning, where reported."""
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """What the program did for one call between a response and the next request."""
+
+    tool_call_id: str
+    """The call this executes."""
+    name: str
+    """The handler's tool name."""
+    arguments: JSON
+    """The arguments the handler received."""
+    output: JSON
+    """What the handler returned."""
+    ok: bool = True
+    """False when the handler failed or the arguments were rejected."""
+    duration_ms: float | None = None
+    """How long the handler ran, when recorded."""
+    approval: Literal["approved", "declined"] | None = None
+    """A person's decision for tools that need consent."""
+    note: str | None = None
+    """Checks, overrides or retries the program recorded."""
+    raw: JSON = None
+    """The execution entry exactly as in the trace file."""
+
+
+# --- one round ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What the program sent to the model in one round."""
+
+    messages: tuple[Message, ...]
+    """The messages array as sent, oldest first (OpenAI: system included)."""
+    system: Message | None
+    """A top-level system prompt (Anthropic's `system`), or None."""
+    tools: tuple[ToolDefinition, ...]
+    """The tool list sent with this request."""
+    model: str | None
+    """The model asked for."""
+    raw: JSON
+    """The request body; its messages and tools are the interned raw objects, not copies."""
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """What the model sent back in one round."""
+
+    message: Message
+    """The assistant message: text and call intents."""
+    finish_reason: str | None
+    """The stop signal as the provider wrote it (`finish_reason` / `stop_reason`)."""
+    stop: Stop | None
+    """The stop signal normalized."""
+    usage: Usage | None
+    """Usage as the API reported it, or None when it reported none."""
+    model: str | None
+    """The model that answered."""
+    raw: JSON
+    """The response body as received."""
+    message_path: str
+    """JSON path of the assistant message in `raw`, e.g. `choices[0].message`."""
+    finish_reason_path: str | None
+    """JSON path of the stop signal in `raw`, or None when the body has none."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderError:
+    """A model call that failed instead of answering."""
+
+    status: int | None
+    """HTTP status, or None when the connection failed."""
+    message: str
+    """A readable summary of what the provider said."""
+    body: JSON
+    """The error body as received."""
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One model call and what the program did after it."""
+
+    index: int
+    """1-based position in the trace."""
+    request: Request
+    """What was sent."""
+    response: Response | None
+    """What came back, or None on error or while in flight."""
+    error: ProviderError | None
+    """Why the call failed, or None."""
+    executions: tuple[Execution, ...]
+    """Tools the program ran after this response, before the next request."""
+    latency_ms: float | None
+    """Wall time of the model call, when recorded."""
+    extra: dict = field(default_factory=dict)
+    """Keys of the round line we do not model, kept so writing loses nothing."""
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallPart, ...]:
+        """The call intents this round's response made."""
+        return self.response.message.tool_calls if self.response else ()
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """A whole recorded conversation, round by round."""
+
+    title: str
+    """A short human title."""
+    dialect: Dialect
+    """How the raw bodies are shaped."""
+    rounds: tuple[Round, ...]
+    """The model calls in order."""
+    model: str | None = None
+    """The model named in the header."""
+    description: str = ""
+    """One paragraph for the trace picker."""
+    header: dict = field(default_factory=dict)
+    """The header line as read (unknown keys included)."""
+    annotations: tuple[dict, ...] = ()
+    """Annotation lines, kept as read."""
+    unique_messages: int = 0
+    """How many distinct messages the trace holds after interning."""

@@ -1,0 +1,148 @@
+"""The five steps of a tool round trip, attached to the payload regions they belong to.
+
+1. Tool list sent: the request's `tools`, resent with every request.
+2. Call intent: the response's tool calls, and the finish reason that signals them.
+3. Program executes: what the program ran between response k and request k+1. The model never
+   sees this; only the result it produces.
+4. Result appended: the tool results request k carries, each paired to its call by id.
+5. Model answers: a response that ends the loop with text for a person.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from lib.growth import Growth, growth
+from lib.model import Round, ToolCallPart, Trace
+
+STEP_TITLES = {
+    1: "Tool list sent",
+    2: "Call intent",
+    3: "Program executes",
+    4: "Result appended",
+    5: "Model answers",
+}
+
+Side = Literal["request", "response", "execution"]
+"""Which lane of the round a step label sits in."""
+
+
+@dataclass(frozen=True, slots=True)
+class StepLabel:
+    """One of the five steps, pinned to a region of the real payload."""
+
+    step: int
+    """1 to 5."""
+    side: Side
+    """The lane: request body, response body, or the program's own work."""
+    path: str
+    """JSON path of the region, in the request or response body, or `executions[i]` in the round line."""
+    detail: str
+    """A short description of this occurrence, e.g. the tool and call id."""
+    resent: bool = False
+    """For step 1: the same tool list as the previous request."""
+    call_id: str | None = None
+    """For steps 2-4: the call this label belongs to."""
+    call_round: int | None = None
+    """For step 4: the round whose response made the call, when found."""
+
+    @property
+    def title(self) -> str:
+        """The step's name."""
+        return STEP_TITLES[self.step]
+
+
+def join_path(*pieces: str) -> str:
+    """JSON path pieces joined with dots, skipping empty ones and keeping `[i]` attached."""
+    path = ""
+    for piece in pieces:
+        if not piece:
+            continue
+        path = piece if not path else path + (piece if piece.startswith("[") else "." + piece)
+    return path
+
+
+def find_call(trace: Trace, call_id: str, before: int) -> tuple[int, ToolCallPart] | None:
+    """The call with this id made by a response before round `before`, latest first."""
+    for round_ in reversed(trace.rounds[: before - 1]):
+        for call in round_.tool_calls:
+            if call.id == call_id:
+                return round_.index, call
+    return None
+
+
+def steps_for_round(trace: Trace, index: int, placed: Growth | None = None) -> tuple[StepLabel, ...]:
+    """Every step label of round `index` (1-based), in the order the steps happen."""
+    round_ = trace.rounds[index - 1]
+    placed = placed or growth(trace, index)
+    labels: list[StepLabel] = []
+    labels.extend(_tool_list(trace, round_))
+    labels.extend(_results(trace, round_, placed))
+    labels.extend(_response(round_))
+    return tuple(labels)
+
+
+def _tool_list(trace: Trace, round_: Round) -> list[StepLabel]:
+    tools = round_.request.tools
+    if not tools:
+        return []
+    field = "functions" if "functions" in round_.request.raw and "tools" not in round_.request.raw else "tools"
+    previous = trace.rounds[round_.index - 2].request.tools if round_.index > 1 else None
+    resent = previous is not None and previous == tools
+    names = ", ".join(t.name for t in tools)
+    if previous is None:
+        detail = f"{len(tools)} tools sent: {names}"
+    elif resent:
+        detail = f"{len(tools)} tools resent unchanged: {names}"
+    else:
+        detail = f"{len(tools)} tools, changed since round {round_.index - 1}: {names}"
+    return [StepLabel(1, "request", field, detail, resent=resent)]
+
+
+def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
+    labels = []
+    for entry in placed.new:
+        for part in entry.message.tool_results:
+            found = find_call(trace, part.call_id, round_.index)
+            if found is None:
+                detail = f"result for {part.call_id}, which no earlier call made"
+            else:
+                detail = f"result for {found[1].name} ({part.call_id}, called in round {found[0]})"
+            labels.append(
+                StepLabel(
+                    4,
+                    "request",
+                    join_path(f"messages[{entry.index}]", part.path),
+                    detail,
+                    call_id=part.call_id,
+                    call_round=found[0] if found else None,
+                )
+            )
+    return labels
+
+
+def _response(round_: Round) -> list[StepLabel]:
+    response = round_.response
+    if response is None:
+        return []
+    labels = []
+    for call in response.message.tool_calls:
+        path = join_path(response.message_path, call.path)
+        labels.append(StepLabel(2, "response", path, f"{call.name} ({call.id})", call_id=call.id))
+    if response.stop == "tool_calls" and response.finish_reason_path:
+        labels.append(
+            StepLabel(2, "response", response.finish_reason_path, f"finish reason {response.finish_reason!r}: run the tools")
+        )
+    for i, execution in enumerate(round_.executions):
+        outcome = "ok" if execution.ok else "failed"
+        labels.append(
+            StepLabel(3, "execution", f"executions[{i}]", f"{execution.name} ({execution.tool_call_id}): {outcome}",
+                      call_id=execution.tool_call_id)
+        )
+    if response.message.tool_calls and not round_.executions:
+        labels.append(StepLabel(3, "execution", "", "not recorded: the trace does not say what the program ran"))
+    if response.stop == "end" and response.message.text:
+        text_part = next(p for p in response.message.parts if p.kind == "text")
+        labels.append(StepLabel(5, "response", join_path(response.message_path, text_part.path), "final answer"))
+    return labels
