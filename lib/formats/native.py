@@ -10,6 +10,8 @@ import json
 from types import ModuleType
 from typing import Any, Iterable, Iterator
 
+import orjson
+
 from lib.formats import Pools, Problem, anthropic_messages, openai_chat
 from lib.model import Execution, ProviderError, Round, Trace
 
@@ -42,7 +44,7 @@ def read_trace(lines: Iterable[str | bytes], name: str = "trace") -> tuple[Trace
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = _loads(line)
         except ValueError as exc:
             problems.append(Problem(number, f"is not valid JSON: {exc}"))
             continue
@@ -85,6 +87,14 @@ def read_trace(lines: Iterable[str | bytes], name: str = "trace") -> tuple[Trace
         unique_messages=len(pools.messages),
     )
     return trace, problems
+
+
+def _loads(line: str) -> Any:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        # orjson refuses some valid JSON (integers beyond 64 bits); the standard library decides.
+        return json.loads(line)
 
 
 def _read_header(obj: dict, number: int, problems: list[Problem]) -> tuple[dict, ModuleType]:

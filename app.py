@@ -1,0 +1,6 @@
+"""Roundtrip: the frame. Page config and navigation; each page draws the shared sidebar picker."""
+
+import streamlit as st
+
+st.set_page_config(page_title="Roundtrip", page_icon="🔁", layout="wide")
+st.navigation([st.Page("pages/explorer.py", title="Round explorer", icon="🔍", default=True)]).run()

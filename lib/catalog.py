@@ -1,0 +1,68 @@
+"""Where traces come from: the bundled ones in traces/, or bytes a user uploaded."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from lib.formats import Problem
+from lib.formats.native import read_trace
+from lib.model import Trace
+
+TRACES_DIR = Path(__file__).resolve().parent.parent / "traces"
+"""The bundled traces, in the native format."""
+
+FIRST_TRACE = "hengxin-expense"
+"""The trace the app opens with."""
+
+
+@dataclass(frozen=True, slots=True)
+class BundledTrace:
+    """A trace file shipped with the app."""
+
+    name: str
+    """The file name without `.jsonl`; what `?trace=` names."""
+    title: str
+    """The header's title."""
+    path: Path
+    """Where the file is."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedTrace:
+    """A parsed trace with what went wrong reading it."""
+
+    name: str
+    """The bundled name or the uploaded file's name."""
+    digest: str
+    """SHA-256 of the file's bytes: the cache key, shared by every session."""
+    trace: Trace
+    """The trace."""
+    problems: tuple[Problem, ...]
+    """Bad lines, each named by its number."""
+
+
+def bundled_traces() -> list[BundledTrace]:
+    """The bundled traces, the first trace first, the rest by name."""
+    found = []
+    for path in sorted(TRACES_DIR.glob("*.jsonl")):
+        with path.open(encoding="utf-8") as f:
+            header = json.loads(f.readline())
+        found.append(BundledTrace(name=path.stem, title=str(header.get("title", path.stem)), path=path))
+    return sorted(found, key=lambda t: (t.name != FIRST_TRACE, t.name))
+
+
+def digest(data: bytes) -> str:
+    """The content hash a trace is cached under."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def load_bytes(data: bytes, name: str) -> LoadedTrace:
+    """Parse a native trace file's bytes; bad lines become problems, never exceptions."""
+    lines = data.splitlines()
+    if lines and lines[0].startswith(b"\xef\xbb\xbf"):
+        lines[0] = lines[0][3:]  # A byte-order mark from Windows editors is not part of the JSON.
+    trace, problems = read_trace(lines, name=name)
+    return LoadedTrace(name=name, digest=digest(data), trace=trace, problems=tuple(problems))

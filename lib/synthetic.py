@@ -1,0 +1,51 @@
+"""Synthetic traces of any length, in the native format, for tests and benchmarks.
+
+Each round calls one tool and the program answers it, so request k carries 2k messages and the
+file grows with the square of the rounds, as real long traces do.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "lookup",
+            "description": "Look up one record by its number.",
+            "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+        },
+    }
+]
+
+
+def synthetic_lines(rounds: int, model: str = "gpt-4o") -> Iterator[str]:
+    """The native JSONL lines of a trace with `rounds` rounds, OpenAI dialect."""
+    yield json.dumps({"kind": "trace", "version": 1, "title": f"Synthetic trace, {rounds} rounds",
+                      "dialect": "openai-chat", "model": model})
+    messages: list[dict] = [
+        {"role": "system", "content": "You look up records one at a time."},
+        {"role": "user", "content": f"Look up records 1 to {rounds - 1}, one per call, then summarize."},
+    ]
+    for k in range(1, rounds + 1):
+        request = {"model": model, "messages": messages, "tools": TOOLS}
+        if k < rounds:
+            call = {"id": f"call_{k}", "type": "function",
+                    "function": {"name": "lookup", "arguments": json.dumps({"n": k})}}
+            assistant = {"role": "assistant", "content": None, "tool_calls": [call]}
+            finish = "tool_calls"
+            output = json.dumps({"n": k, "record": f"record {k}"})
+            executions = [{"tool_call_id": f"call_{k}", "name": "lookup", "arguments": {"n": k},
+                           "output": output, "ok": True}]
+        else:
+            assistant = {"role": "assistant", "content": f"All {rounds - 1} records looked up."}
+            finish, executions = "stop", []
+        response = {"object": "chat.completion", "model": model,
+                    "choices": [{"index": 0, "message": assistant, "finish_reason": finish}],
+                    "usage": {"prompt_tokens": 60 * k, "completion_tokens": 12, "total_tokens": 60 * k + 12}}
+        yield json.dumps({"kind": "round", "index": k, "request": request, "response": response,
+                          "executions": executions})
+        if executions:
+            messages = messages + [assistant, {"role": "tool", "tool_call_id": f"call_{k}", "content": output}]

@@ -1,0 +1,220 @@
+"""Cards for one round: the request, the response, and the program's lane between them.
+
+Every string taken from a trace goes to st.text, st.code, st.json or st.dataframe, or through
+md_escape when it must sit inside our own markdown. Nothing from a trace is rendered as HTML.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+
+import pandas as pd
+import streamlit as st
+
+from lib.growth import Growth, MessageEntry
+from lib.model import Message, Round, Usage
+from lib.steps import StepLabel, join_path
+from lib.ui.text import md_escape, pretty_json, summarize_message
+
+STEP_MARKS = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤"}
+STEP_COLORS = {1: "blue", 2: "violet", 3: "orange", 4: "green", 5: "red"}
+DISPLAY_LIMIT = 20_000
+"""Characters of one value shown in a card; the raw JSON view keeps the whole value."""
+
+
+def _clip(text: str) -> str:
+    if len(text) <= DISPLAY_LIMIT:
+        return text
+    return text[:DISPLAY_LIMIT] + f"\n… {len(text) - DISPLAY_LIMIT:,} more characters (see Raw JSON)"
+
+
+def step_badge(label: StepLabel) -> None:
+    """A step's number and name pinned above the region it labels, with the region's JSON path."""
+    where = f" · `{label.path}`" if label.path else ""
+    st.markdown(
+        f":{STEP_COLORS[label.step]}-background[**{STEP_MARKS[label.step]} Step {label.step} · {label.title}**]"
+        f" {md_escape(label.detail)}{where}"
+    )
+
+
+def _badges_at(labels: list[StepLabel], path: str) -> None:
+    for label in labels:
+        if label.path == path:
+            step_badge(label)
+
+
+def _parts(message: Message, base: str, labels: list[StepLabel]) -> None:
+    for part in message.parts:
+        path = join_path(base, part.path)
+        _badges_at(labels, path)
+        match part.kind:
+            case "text":
+                st.text(_clip(part.text) if part.text else "(empty text)")
+            case "tool-call":
+                st.markdown(f"Call **{md_escape(part.name)}** · id {md_escape(part.id)}")
+                st.code(_clip(pretty_json(part.arguments_raw)), language="json", wrap_lines=True)
+                if part.arguments_error:
+                    st.warning("These arguments are " + md_escape(part.arguments_error), icon="⚠️")
+            case "tool-result":
+                st.markdown(f"Result for call {md_escape(part.call_id)}" + (" · marked as an error" if part.is_error else ""))
+                st.code(_clip(pretty_json(part.content)) or "(empty)", language="json", wrap_lines=True)
+            case _:
+                st.markdown(f"A {md_escape(part.type)} part, kept as sent")
+                st.code(_clip(json.dumps(part.raw, ensure_ascii=False, indent=2)), language="json", wrap_lines=True)
+    if not message.parts:
+        st.text("(no content)")
+
+
+_ORIGINS = {
+    "input": "written by the person or the program",
+    "response": "the model's turn from the previous response, appended unchanged",
+    "tool-result": "tool results the program appended",
+}
+
+
+def message_card(entry: MessageEntry, labels: list[StepLabel]) -> None:
+    """One new or changed message of a request, with the step labels on its parts."""
+    path = f"messages[{entry.index}]"
+    with st.container(border=True):
+        status = "new this round" if entry.status == "new" else "changed since the previous request"
+        st.markdown(
+            f"**{path}** · role **{md_escape(entry.message.role)}** · "
+            f":{'green' if entry.status == 'new' else 'orange'}-badge[{status}]"
+        )
+        if entry.status == "new":
+            st.caption(_ORIGINS[entry.origin].capitalize() + ".")
+        _parts(entry.message, path, labels)
+        if entry.previous is not None:
+            st.caption("What changed against the copy sent before:")
+            st.code(_diff(entry.previous, entry.message), language="diff", wrap_lines=True)
+
+
+def _diff(before: Message, after: Message) -> str:
+    old = json.dumps(before.raw, ensure_ascii=False, indent=2).splitlines()
+    new = json.dumps(after.raw, ensure_ascii=False, indent=2).splitlines()
+    return "\n".join(difflib.unified_diff(old, new, "sent before", "sent now", lineterm=""))
+
+
+def resent_table(entries: tuple[MessageEntry, ...]) -> None:
+    """The resent messages, collapsed into one table: they go out again byte for byte."""
+    if not entries:
+        return
+    first, last = entries[0].index, entries[-1].index
+    with st.expander(f"{len(entries)} messages resent unchanged (messages[{first}] to messages[{last}])"):
+        st.caption("The model keeps no memory between calls, so the program sends the whole history again.")
+        rows = [{"path": f"messages[{e.index}]", "role": e.message.role, "content": summarize_message(e.message)}
+                for e in entries]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def tools_section(round_: Round, labels: list[StepLabel]) -> None:
+    """Step 1: the tool list that travels with the request."""
+    label = next((lab for lab in labels if lab.step == 1), None)
+    if label is None:
+        st.caption("No tools in this request: the model cannot ask for any.")
+        return
+    step_badge(label)
+    title = "Tool definitions (the same as last round)" if label.resent else "Tool definitions"
+    with st.expander(title, expanded=not label.resent):
+        for tool in round_.request.tools:
+            st.markdown(f"**{md_escape(tool.name)}**")
+            st.text(_clip(tool.description) or "(no description)")
+            st.code(_clip(json.dumps(tool.parameters, ensure_ascii=False, indent=2)), language="json", wrap_lines=True)
+
+
+def request_cards(round_: Round, placed: Growth, labels: list[StepLabel], previous: Round | None) -> None:
+    """The request side as cards: tools, system prompt, then the messages array."""
+    tools_section(round_, labels)
+    system = round_.request.system
+    if system is not None:
+        with st.container(border=True):
+            same = previous is not None and previous.request.system == system
+            st.markdown("**system** (a top-level field, outside the messages array)" + (" · resent unchanged" if same else ""))
+            _parts(system, "system", labels)
+    resent_table(placed.resent)
+    if placed.dropped:
+        st.warning(f"{placed.dropped} message(s) of the previous request are missing from this one.")
+    for entry in placed.entries:
+        if entry.status != "resent":
+            message_card(entry, labels)
+
+
+def response_cards(round_: Round, labels: list[StepLabel]) -> None:
+    """The response side as cards: the assistant turn, its call intents and the stop signal."""
+    if round_.error is not None:
+        status = f"HTTP {round_.error.status}" if round_.error.status else "no HTTP status (connection failed)"
+        st.error(f"The call failed: {status}. The provider said:")
+        st.code(round_.error.message, language=None, wrap_lines=True)
+        return
+    response = round_.response
+    if response is None:
+        st.info("No response recorded for this round: the call was still in flight.")
+        return
+    with st.container(border=True):
+        st.markdown(f"**assistant** · the model's turn" + (f" · model {md_escape(response.model)}" if response.model else ""))
+        _parts(response.message, response.message_path, labels)
+    if response.finish_reason_path:
+        _badges_at(labels, response.finish_reason_path)
+        st.markdown(f"Stop signal `{response.finish_reason_path}`: **{md_escape(str(response.finish_reason))}**")
+    else:
+        st.caption(f"The trace records no stop signal; read as {response.stop!r} from the message.")
+
+
+def usage_metrics(usage: Usage | None, unavailable_reason: str | None) -> None:
+    """Input and output tokens, saying plainly whether the API reported them or we estimated them."""
+    if usage is None:
+        st.warning("No token figures: the API reported none and " + (unavailable_reason or "no vocabulary is loaded."))
+        return
+    left, right = st.columns(2)
+    if usage.source == "reported":
+        left.metric("Input tokens (reported)", f"{usage.input_tokens:,}")
+        right.metric("Output tokens (reported)", f"{usage.output_tokens:,}")
+    else:
+        left.metric("Input tokens (estimated)", f"≈ {usage.input_tokens:,}",
+                    help="The API reported no usage for this round; counted offline with tiktoken.")
+        right.metric("Output tokens (estimated)", f"≈ {usage.output_tokens:,}")
+
+
+def execution_lane(round_: Round, next_round: Round | None, labels: list[StepLabel]) -> None:
+    """Step 3: what the program ran between this response and the next request."""
+    lane = [lab for lab in labels if lab.step == 3]
+    if not lane:
+        st.caption("The program ran nothing after this response: the round trip ends here.")
+        return
+    st.caption(
+        "This lane is invisible to the model. It never sees the handler run, only the result the "
+        "program appends to the next request."
+    )
+    if not round_.executions:
+        step_badge(lane[0])
+        return
+    appended = {}
+    if next_round is not None:
+        for i, message in enumerate(next_round.request.messages):
+            for part in message.tool_results:
+                appended.setdefault(part.call_id, join_path(f"messages[{i}]", part.path))
+    for i, execution in enumerate(round_.executions):
+        with st.container(border=True):
+            _badges_at(labels, f"executions[{i}]")
+            facts = [f"handler **{md_escape(execution.name)}**", f"call {md_escape(execution.tool_call_id)}",
+                     "ok" if execution.ok else ":red[failed]"]
+            if execution.duration_ms is not None:
+                facts.append(f"{execution.duration_ms:g} ms")
+            if execution.approval:
+                facts.append(execution.approval)
+            st.markdown(" · ".join(facts))
+            left, right = st.columns(2)
+            left.caption("Arguments the handler received")
+            left.code(_clip(pretty_json(execution.arguments)), language="json", wrap_lines=True)
+            right.caption("What it returned")
+            right.code(_clip(pretty_json(execution.output)), language="json", wrap_lines=True)
+            if execution.note:
+                st.text(execution.note)
+            where = appended.get(execution.tool_call_id)
+            if where:
+                st.caption(f"Appended to round {round_.index + 1}'s request as {where}.")
+            elif next_round is None:
+                st.caption("The trace ends before the next request.")
+            else:
+                st.caption(f"Round {round_.index + 1}'s request carries no result for this call.")

@@ -1,0 +1,123 @@
+"""The round explorer: navigation between rounds and the layout of one round."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from lib.catalog import LoadedTrace
+from lib.growth import growth
+from lib.steps import STEP_TITLES, steps_for_round
+from lib.tokens import round_usage
+from lib.ui import cards, charts, state
+from lib.ui.text import md_escape
+
+
+def _query_round(count: int) -> int:
+    try:
+        asked = int(st.query_params.get("round", 1))
+    except ValueError:
+        return 1
+    return min(max(asked, 1), count)
+
+
+def current_round(loaded: LoadedTrace) -> int:
+    """The round on screen: from the deep link on first view of a trace, then from the controls."""
+    count = len(loaded.trace.rounds)
+    if st.session_state.get(state.SHOWN_DIGEST) != loaded.digest:
+        st.session_state[state.SHOWN_DIGEST] = loaded.digest
+        st.session_state[state.ROUND] = _query_round(count)
+    st.session_state[state.ROUND] = min(max(st.session_state[state.ROUND], 1), count)
+    return st.session_state[state.ROUND]
+
+
+def _step(delta: int, count: int) -> None:
+    st.session_state[state.ROUND] = min(max(st.session_state[state.ROUND] + delta, 1), count)
+
+
+def navigation(loaded: LoadedTrace) -> int:
+    """Previous / next buttons and a round selector; keeps `?round=` in step."""
+    count = len(loaded.trace.rounds)
+    index = current_round(loaded)
+    back, pick, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
+    back.button("◀ Previous round", on_click=_step, args=(-1, count), disabled=index <= 1,
+                key="explorer.previous", width="stretch")
+    pick.selectbox("Round", range(1, count + 1), key=state.ROUND,
+                   format_func=lambda k: f"Round {k} of {count}")
+    forward.button("Next round ▶", on_click=_step, args=(1, count), disabled=index >= count,
+                   key="explorer.next", width="stretch")
+    st.query_params["round"] = str(st.session_state[state.ROUND])
+    return st.session_state[state.ROUND]
+
+
+def header(loaded: LoadedTrace) -> None:
+    """The trace's title, description and the legend of the five steps."""
+    trace = loaded.trace
+    st.title(md_escape(trace.title))
+    if trace.description:
+        st.text(trace.description)
+    st.caption(
+        "A model never runs a tool. Each round the program sends the whole conversation and the tool list; "
+        "the model answers with text or with a request to run a tool; the program runs it, appends the "
+        "result and calls the model again."
+    )
+    st.markdown(" ".join(f":{cards.STEP_COLORS[n]}-background[{cards.STEP_MARKS[n]} {t}]" for n, t in STEP_TITLES.items()))
+
+
+def round_view(loaded: LoadedTrace, index: int) -> None:
+    """Everything about one round: request and response side by side, the program's lane, tokens."""
+    trace = loaded.trace
+    round_ = trace.rounds[index - 1]
+    previous = trace.rounds[index - 2] if index > 1 else None
+    next_round = trace.rounds[index] if index < len(trace.rounds) else None
+    placed = growth(trace, index)
+    labels = list(steps_for_round(trace, index, placed))
+
+    sent, new = len(round_.request.messages), len(placed.new)
+    st.subheader(f"Round {index}: the program sends {sent} messages, {new} of them new")
+    found = state.encoding_for(loaded)
+    usage = round_usage(round_, None if isinstance(found, Exception) else found)
+    cards.usage_metrics(usage, str(found) if isinstance(found, Exception) else None)
+
+    view = st.radio("Show the payload as", ["Cards", "Raw JSON"], horizontal=True, key="explorer.view")
+    left, right = st.columns(2, gap="medium")
+    with left:
+        st.markdown(f"#### ➡️ Request {index}: program → model")
+        if view == "Cards":
+            cards.request_cards(round_, placed, labels, previous)
+        else:
+            _raw(round_.request.raw, [lab for lab in labels if lab.side == "request"])
+    with right:
+        st.markdown(f"#### ⬅️ Response {index}: model → program")
+        if view == "Cards":
+            cards.response_cards(round_, labels)
+        elif round_.response is not None:
+            _raw(round_.response.raw, [lab for lab in labels if lab.side == "response"])
+        else:
+            _raw(round_.error.body if round_.error else {}, [])
+    st.markdown(f"#### ⚙️ The program's lane, after response {index}")
+    cards.execution_lane(round_, next_round, labels)
+
+
+def _raw(body, labels) -> None:
+    if labels:
+        st.dataframe(
+            pd.DataFrame([{"step": f"{cards.STEP_MARKS[lab.step]} {lab.title}", "JSON path": lab.path,
+                           "what": lab.detail} for lab in labels]),
+            hide_index=True, width="stretch",
+        )
+    st.json(body, expanded=3)
+
+
+def overview(loaded: LoadedTrace) -> None:
+    """All rounds at a glance: a table and the tokens chart."""
+    rows = state.summaries(loaded)
+    st.subheader("All rounds")
+    table = pd.DataFrame(
+        [{"round": r.round, "messages sent": r.messages_sent, "new messages": r.new_messages,
+          "tool calls": r.tool_calls, "finish reason": r.finish_reason, "tokens in": r.input_tokens,
+          "tokens out": r.output_tokens, "tokens are": r.tokens_source} for r in rows]
+    )
+    st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview")
+    st.plotly_chart(charts.tokens_per_round(rows), key="explorer.tokens_chart")
+    st.caption("Solid bars were reported by the API; hatched, paler bars are offline estimates.")

@@ -1,0 +1,46 @@
+"""Turning untrusted trace text into safe, short display strings. No Streamlit here."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from lib.model import Message
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$&=^])")
+
+
+def md_escape(text: str) -> str:
+    """Text that Streamlit's markdown shows literally: no links, images, HTML, colors or math."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def shorten(text: str, limit: int = 90) -> str:
+    """One line of at most `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def pretty_json(value) -> str:
+    """JSON indented for reading; strings that hold JSON are shown parsed when they parse."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return value
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def summarize_message(message: Message, limit: int = 90) -> str:
+    """A one-line summary of a message for a table row."""
+    pieces = []
+    for part in message.parts:
+        if part.kind == "text":
+            pieces.append(part.text)
+        elif part.kind == "tool-call":
+            pieces.append(f"calls {part.name}({part.arguments_raw}) [{part.id}]")
+        elif part.kind == "tool-result":
+            pieces.append(f"result for {part.call_id}: {part.content}")
+        else:
+            pieces.append(f"[{part.type}]")
+    return shorten(" · ".join(pieces) or "(empty)", limit)

@@ -1,0 +1,39 @@
+"""Shared fixtures: the bundled traces as a user gets them, and the real app under AppTest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lib import catalog
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_bundled(name: str) -> catalog.LoadedTrace:
+    """A bundled trace read exactly as the app reads it."""
+    return catalog.load_bytes((catalog.TRACES_DIR / f"{name}.jsonl").read_bytes(), name)
+
+
+@pytest.fixture
+def hengxin():
+    """The Hengxin expense trace."""
+    loaded = load_bundled("hengxin-expense")
+    assert loaded.problems == ()
+    return loaded.trace
+
+
+@pytest.fixture
+def order_status():
+    """The Anthropic-dialect order status trace."""
+    loaded = load_bundled("order-status-anthropic")
+    assert loaded.problems == ()
+    return loaded.trace
+
+
+@pytest.fixture
+def app():
+    """The real app, not yet run; set query params before calling .run()."""
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)

@@ -1,0 +1,112 @@
+"""The round explorer, driven through the real app with AppTest on the real bundled traces."""
+
+import json
+import re
+
+from lib import catalog
+
+STEP_NAMES = {1: "Tool list sent", 2: "Call intent", 3: "Program executes", 4: "Result appended", 5: "Model answers"}
+
+
+def _markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def _steps_shown(at) -> set[int]:
+    return {n for n, name in STEP_NAMES.items() if f"Step {n} · {name}" in _markdown(at)}
+
+
+def _heading(at) -> str:
+    return next(s.value for s in at.subheader if s.value.startswith("Round "))
+
+
+def _overview(at):
+    return next(d.value for d in at.dataframe if "messages sent" in d.value.columns)
+
+
+def test_the_app_opens_on_hengxin_round_1_without_a_click(app):
+    at = app.run()
+    assert not at.exception
+    assert at.title[0].value.replace("\\", "") == "Hengxin expense reimbursement"
+    assert _heading(at) == "Round 1: the program sends 2 messages, 2 of them new"
+    assert at.selectbox(key="explorer.round").value == 1
+    assert at.metric[0].label == "Input tokens (reported)" and at.metric[0].value == "1,247"
+
+
+def test_stepping_through_hengxin_shows_the_growth_and_the_steps(app):
+    at = app.run()
+    seen = []
+    for k in range(1, 5):
+        seen.append((_heading(at), _steps_shown(at)))
+        if k < 4:
+            at.button(key="explorer.next").click().run()
+    assert [h for h, _ in seen] == [
+        "Round 1: the program sends 2 messages, 2 of them new",
+        "Round 2: the program sends 5 messages, 3 of them new",
+        "Round 3: the program sends 7 messages, 2 of them new",
+        "Round 4: the program sends 9 messages, 2 of them new",
+    ]
+    assert [steps for _, steps in seen] == [{1, 2, 3}, {1, 2, 3, 4}, {1, 2, 3, 4}, {1, 4, 5}]
+    assert at.button(key="explorer.next").disabled
+    assert "4 tools resent unchanged" in _markdown(at)
+    assert any("7 messages resent unchanged" in e.label for e in at.expander)
+    assert at.query_params["round"] == ["4"] or at.query_params["round"] == "4"
+
+
+def test_the_overview_table_lists_every_round(app):
+    at = app.run()
+    table = _overview(at)
+    assert table["messages sent"].tolist() == [2, 5, 7, 9]
+    assert table["new messages"].tolist() == [2, 3, 2, 2]
+    assert table["tool calls"].tolist() == [2, 1, 1, 0]
+    assert table["finish reason"].tolist() == ["tool_calls", "tool_calls", "tool_calls", "stop"]
+    assert table["tokens are"].tolist() == ["reported", "estimated", "estimated", "estimated"]
+    assert table["tokens in"][0] == 1247 and table["tokens out"][0] == 58
+    chart = json.loads(at.get("plotly_chart")[0].proto.spec)
+    names = {trace["name"] for trace in chart["data"]}
+    assert names == {"input (reported)", "input (estimated)", "output (reported)", "output (estimated)"}
+
+
+def test_the_program_lane_says_the_model_never_sees_it(app):
+    at = app.run()
+    captions = "\n".join(c.value for c in at.caption)
+    assert "invisible to the model" in captions
+    assert "Appended to round 2's request as messages[3].content." in captions
+
+
+def test_a_deep_link_opens_the_anthropic_trace_at_round_2_with_both_results_paired(app):
+    app.query_params["trace"] = "order-status-anthropic"
+    app.query_params["round"] = "2"
+    at = app.run()
+    assert not at.exception
+    assert _heading(at) == "Round 2: the program sends 3 messages, 2 of them new"
+    shown = _markdown(at).replace("\\", "")
+    for call_id in ("toolu_01A9kXq3vTn8RcW2mLp5dYh7", "toolu_01Fm4Rz8KwQ2nVb6TxJc9sLd"):
+        assert f"result for get_order_status ({call_id}, called in round 1)" in shown
+    assert "messages[2].content[0]" in shown and "messages[2].content[1]" in shown
+    assert _steps_shown(at) == {1, 4, 5}
+
+
+def test_the_raw_json_view_shows_the_real_payload_with_step_paths(app):
+    at = app.run()
+    at.radio(key="explorer.view").set_value("Raw JSON").run()
+    bodies = [json.loads(j.value) for j in at.json]
+    assert bodies[0]["messages"][0]["role"] == "system"
+    assert bodies[1]["usage"] == {"prompt_tokens": 1247, "completion_tokens": 58, "total_tokens": 1305}
+    paths = {p for d in at.dataframe if "JSON path" in d.value.columns for p in d.value["JSON path"]}
+    assert {"tools", "choices[0].message.tool_calls[0]", "choices[0].finish_reason"} <= paths
+
+
+def test_an_uploaded_native_file_opens_and_its_bad_lines_are_named(app):
+    at = app.run()
+    lines = (catalog.TRACES_DIR / "loan-calculator.jsonl").read_text().splitlines()
+    broken = "\n".join([lines[0], lines[1], '{"kind": "round", "index": 2, "request": ', lines[2]]).encode()
+    at.file_uploader(key="sidebar.upload").upload("mine.jsonl", broken).run()
+    assert not at.exception
+    assert at.title[0].value.replace("\\", "") == "Loan payment calculator"
+    warnings = " ".join(w.value for w in at.sidebar.warning)
+    assert "1 line(s) could not be read" in warnings
+    problems = " ".join(t.value for t in at.sidebar.text)
+    assert re.search(r"line 3: is not valid JSON", problems)
+    assert "line 4: has index 2 where 2" not in problems
+    assert _overview(at)["round"].tolist() == [1, 2]

@@ -1,0 +1,39 @@
+"""Interning: memory grows with the unique content, not with the square of the rounds."""
+
+from lib.formats.native import read_trace
+from lib.synthetic import synthetic_lines
+
+
+def test_a_200_round_trace_holds_each_message_once():
+    trace, problems = read_trace(synthetic_lines(200))
+    assert problems == []
+    assert len(trace.rounds) == 200
+    # system + user + (assistant call + tool result) for 199 rounds + the final answer
+    assert trace.unique_messages == 2 + 2 * 199 + 1
+    first_copy = {}
+    sent = 0
+    for round_ in trace.rounds:
+        for i, message in enumerate(round_.request.messages):
+            sent += 1
+            first_copy.setdefault(i, message)
+            assert message is first_copy[i], f"round {round_.index} holds its own copy of messages[{i}]"
+            assert round_.request.raw["messages"][i] is first_copy[i].raw
+    assert sent == sum(2 * k for k in range(1, 201))  # 40,200 messages sent, 401 stored
+    tool_lists = {id(r.request.raw["tools"]) for r in trace.rounds}
+    assert len(tool_lists) == 1
+
+
+def test_the_assistant_turn_echoed_back_is_the_response_message_itself():
+    trace, _ = read_trace(synthetic_lines(3))
+    assert trace.rounds[1].request.messages[2] is trace.rounds[0].response.message
+
+
+def test_messages_with_the_same_content_in_another_key_order_are_one():
+    lines = [
+        '{"kind": "trace", "version": 1, "title": "t", "dialect": "openai-chat"}',
+        '{"kind": "round", "index": 1, "request": {"messages": [{"role": "user", "content": "hi"}]}}',
+        '{"kind": "round", "index": 2, "request": {"messages": [{"content": "hi", "role": "user"}]}}',
+    ]
+    trace, _ = read_trace(lines)
+    assert trace.rounds[0].request.messages[0] is trace.rounds[1].request.messages[0]
+    assert trace.unique_messages == 1

@@ -1,0 +1,91 @@
+"""Growth of the messages array and the five step labels, on the bundled traces."""
+
+import json
+
+from lib.formats.native import read_trace
+from lib.growth import growth
+from lib.steps import steps_for_round
+
+
+def _steps(trace, index):
+    return [(s.step, s.path) for s in steps_for_round(trace, index)]
+
+
+def test_hengxin_messages_grow_2_5_7_9_with_2_3_2_2_new(hengxin):
+    assert [len(r.request.messages) for r in hengxin.rounds] == [2, 5, 7, 9]
+    assert [len(growth(hengxin, k).new) for k in range(1, 5)] == [2, 3, 2, 2]
+    assert [len(r.tool_calls) for r in hengxin.rounds] == [2, 1, 1, 0]
+    for k in range(2, 5):
+        placed = growth(hengxin, k)
+        assert placed.changed == () and placed.dropped == 0
+        assert len(placed.resent) == len(hengxin.rounds[k - 2].request.messages)
+
+
+def test_hengxin_new_messages_say_where_they_came_from(hengxin):
+    origins = [(e.message.role, e.origin) for e in growth(hengxin, 2).new]
+    assert origins == [("assistant", "response"), ("tool", "tool-result"), ("tool", "tool-result")]
+
+
+def test_hengxin_round_1_labels_tools_calls_finish_reason_and_execution(hengxin):
+    assert _steps(hengxin, 1) == [
+        (1, "tools"),
+        (2, "choices[0].message.tool_calls[0]"),
+        (2, "choices[0].message.tool_calls[1]"),
+        (2, "choices[0].finish_reason"),
+        (3, "executions[0]"),
+        (3, "executions[1]"),
+    ]
+    assert not steps_for_round(hengxin, 1)[0].resent
+
+
+def test_hengxin_later_rounds_mark_the_tool_list_resent_and_pair_results(hengxin):
+    labels = steps_for_round(hengxin, 2)
+    assert labels[0].step == 1 and labels[0].resent and "resent unchanged" in labels[0].detail
+    results = [s for s in labels if s.step == 4]
+    assert [(s.path, s.call_id, s.call_round) for s in results] == [
+        ("messages[3].content", "call_q1", 1),
+        ("messages[4].content", "call_q2", 1),
+    ]
+    assert "queryExpense" in results[0].detail
+
+
+def test_hengxin_round_4_is_the_answer(hengxin):
+    assert _steps(hengxin, 4) == [(1, "tools"), (4, "messages[8].content"), (5, "choices[0].message.content")]
+
+
+def test_anthropic_results_sit_in_one_user_message_paired_to_both_calls(order_status):
+    calls = [c.id for c in order_status.rounds[0].tool_calls]
+    assert len(calls) == 2
+    results = [s for s in steps_for_round(order_status, 2) if s.step == 4]
+    assert [s.call_id for s in results] == calls
+    assert [s.path for s in results] == ["messages[2].content[0]", "messages[2].content[1]"]
+    assert all(s.call_round == 1 for s in results)
+    assert _steps(order_status, 1)[1:4] == [(2, "content[0]"), (2, "content[1]"), (2, "stop_reason")]
+
+
+def _two_rounds(second_messages):
+    first = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    return read_trace([
+        json.dumps({"kind": "trace", "version": 1, "title": "t", "dialect": "openai-chat"}),
+        json.dumps({"kind": "round", "index": 1, "request": {"messages": first}}),
+        json.dumps({"kind": "round", "index": 2, "request": {"messages": second_messages}}),
+    ])[0]
+
+
+def test_a_resent_message_that_differs_is_marked_changed_with_its_earlier_copy():
+    trace = _two_rounds([{"role": "user", "content": "hi!"}, {"role": "assistant", "content": "hello"},
+                         {"role": "user", "content": "more"}])
+    placed = growth(trace, 2)
+    assert [e.status for e in placed.entries] == ["changed", "resent", "new"]
+    assert placed.changed[0].previous.text == "hi"
+
+
+def test_history_dropped_is_counted():
+    assert growth(_two_rounds([{"role": "user", "content": "hi"}]), 2).dropped == 1
+
+
+def test_a_result_for_a_call_nobody_made_is_labeled_as_such():
+    trace = _two_rounds([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
+                         {"role": "tool", "tool_call_id": "call_ghost", "content": "42"}])
+    (label,) = [s for s in steps_for_round(trace, 2) if s.step == 4]
+    assert label.call_round is None and "no earlier call" in label.detail
