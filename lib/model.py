@@ -174,6 +174,8 @@ class Usage:
     """Input tokens written to the prompt cache (Anthropic)."""
     reasoning_tokens: int = 0
     """Output tokens spent on hidden reasoning, where reported."""
+    anchor_round: int | None = None
+    """For an estimate: the round with reported usage whose input count it is offset from."""
 
 
 @dataclass(frozen=True, slots=True)

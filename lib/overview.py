@@ -37,7 +37,7 @@ def summarize(trace: Trace, encoding: tiktoken.Encoding | None) -> tuple[RoundSu
     """A summary row for every round of the trace."""
     rows = []
     for round_ in trace.rounds:
-        usage = round_usage(round_, encoding)
+        usage = round_usage(trace, round_.index, encoding)
         if round_.response is not None:
             finish = str(round_.response.finish_reason) if round_.response.finish_reason else f"({round_.response.stop})"
         elif round_.error is not None:

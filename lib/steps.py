@@ -15,6 +15,7 @@ from typing import Literal
 
 from lib.growth import Growth, growth
 from lib.model import Round, ToolCallPart, Trace
+from lib.text import plural
 
 STEP_TITLES = {
     1: "Tool list sent",
@@ -92,11 +93,11 @@ def _tool_list(trace: Trace, round_: Round) -> list[StepLabel]:
     resent = previous is not None and previous == tools
     names = ", ".join(t.name for t in tools)
     if previous is None:
-        detail = f"{len(tools)} tools sent: {names}"
+        detail = f"{plural(len(tools), 'tool')} sent: {names}"
     elif resent:
-        detail = f"{len(tools)} tools resent unchanged: {names}"
+        detail = f"{plural(len(tools), 'tool')} resent unchanged: {names}"
     else:
-        detail = f"{len(tools)} tools, changed since round {round_.index - 1}: {names}"
+        detail = f"{plural(len(tools), 'tool')}, changed since round {round_.index - 1}: {names}"
     return [StepLabel(1, "request", field, detail, resent=resent)]
 
 

@@ -8,17 +8,23 @@ The estimate is deliberately simple and documented (docs/architecture.md):
   overhead per message (the role markers a chat template wraps around it);
 - the tool list: the JSON text of the definitions;
 - the response: the assistant message counted the same way, without the framing.
+
+When another round of the same trace has reported usage, an input estimate is anchored on it:
+reported input of that round plus the difference between the two rounds' estimates. What we
+cannot count (how the provider renders tools, its chat template, its own tokenizer) is nearly the
+same in every request of one conversation, so it cancels; what differs is content we can count.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 
 import tiktoken
 
 from lib.encodings import count_tokens
-from lib.model import Message, OtherPart, Round, TextPart, ToolCallPart, ToolDefinition, ToolResultPart, Usage
+from lib.model import Message, OtherPart, Round, TextPart, ToolCallPart, ToolDefinition, ToolResultPart, Trace, Usage
 
 MESSAGE_FRAMING = 3
 """Tokens a chat template adds around each message (role and separators), as OpenAI documents for its chat models."""
@@ -82,10 +88,28 @@ def estimate_usage(round_: Round, encoding: tiktoken.Encoding) -> Usage:
     return Usage(input_tokens=estimate_input(round_, encoding), output_tokens=output, source="estimated")
 
 
-def round_usage(round_: Round, encoding: tiktoken.Encoding | None) -> Usage | None:
-    """The reported usage when the API gave one, else an estimate, else None (no vocabulary)."""
-    if round_.response is not None and round_.response.usage is not None:
-        return round_.response.usage
+def _reported(round_: Round) -> Usage | None:
+    return round_.response.usage if round_.response is not None else None
+
+
+def _anchor(trace: Trace, index: int) -> Round | None:
+    """The nearest round with reported usage, earlier ones first."""
+    earlier = [r for r in trace.rounds[: index - 1] if _reported(r)]
+    if earlier:
+        return earlier[-1]
+    return next((r for r in trace.rounds[index:] if _reported(r)), None)
+
+
+def round_usage(trace: Trace, index: int, encoding: tiktoken.Encoding | None) -> Usage | None:
+    """Round `index`'s reported usage, else an estimate (anchored where it can be), else None."""
+    round_ = trace.rounds[index - 1]
+    if _reported(round_) is not None:
+        return _reported(round_)
     if encoding is None:
         return None
-    return estimate_usage(round_, encoding)
+    estimate = estimate_usage(round_, encoding)
+    anchor = _anchor(trace, index)
+    if anchor is None:
+        return estimate
+    offset = _reported(anchor).input_tokens - estimate_input(anchor, encoding)
+    return replace(estimate, input_tokens=max(0, estimate.input_tokens + offset), anchor_round=anchor.index)

@@ -110,3 +110,15 @@ def test_an_uploaded_native_file_opens_and_its_bad_lines_are_named(app):
     assert re.search(r"line 3: is not valid JSON", problems)
     assert "line 4: has index 2 where 2" not in problems
     assert _overview(at)["round"].tolist() == [1, 2]
+
+
+def test_payload_text_is_shown_exactly_as_sent_and_estimates_say_so(app):
+    app.query_params["round"] = "2"
+    at = app.run()
+    codes = [c.value for c in at.code]
+    assert '{"actual_amount": 3860.00, "limit_amount": 3800.00}' in codes
+    assert any('"amount": 3860.00' in c for c in codes)
+    metric = next(m for m in at.metric if m.label.startswith("Input tokens"))
+    assert metric.label == "Input tokens (estimated)" and metric.value.startswith("≈ ")
+    assert int(metric.value[2:].replace(",", "")) > 1247
+    assert "Anchored on round 1" in metric.help

@@ -3,7 +3,7 @@
 import json
 import re
 
-from lib.ui.text import md_escape
+from lib.text import md_escape
 
 SCRIPT = "<script>alert('owned')</script>"
 IMG = '<img src=x onerror="alert(1)">'

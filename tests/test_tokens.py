@@ -22,8 +22,8 @@ def test_an_estimate_grows_with_the_messages_resent(hengxin):
 
 
 def test_without_a_vocabulary_there_is_no_guess(hengxin):
-    assert round_usage(hengxin.rounds[1], None) is None
-    assert round_usage(hengxin.rounds[0], None).input_tokens == 1247
+    assert round_usage(hengxin, 2, None) is None
+    assert round_usage(hengxin, 1, None).input_tokens == 1247
 
 
 def test_larkfield_two_calls_total_4224_in_123_out():
@@ -33,3 +33,12 @@ def test_larkfield_two_calls_total_4224_in_123_out():
     assert sum(r.input_tokens for r in rows) == 4224
     assert sum(r.output_tokens for r in rows) == 123
     assert {r.tokens_source for r in rows} == {"reported"}
+
+
+def test_hengxin_estimates_are_anchored_on_round_1s_reported_count(hengxin):
+    encoding = load_encoding("o200k_base")
+    raw = [estimate_usage(r, encoding).input_tokens for r in hengxin.rounds]
+    anchored = [round_usage(hengxin, k, encoding) for k in (2, 3, 4)]
+    assert [u.anchor_round for u in anchored] == [1, 1, 1]
+    assert [u.input_tokens for u in anchored] == [1247 + raw[k] - raw[0] for k in (1, 2, 3)]
+    assert 1247 < anchored[0].input_tokens < anchored[1].input_tokens < anchored[2].input_tokens

@@ -15,7 +15,7 @@ import streamlit as st
 from lib.growth import Growth, MessageEntry
 from lib.model import Message, Round, Usage
 from lib.steps import StepLabel, join_path
-from lib.ui.text import md_escape, pretty_json, summarize_message
+from lib.text import as_code, md_escape, plural, summarize_message
 
 STEP_MARKS = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤"}
 STEP_COLORS = {1: "blue", 2: "violet", 3: "orange", 4: "green", 5: "red"}
@@ -27,6 +27,12 @@ def _clip(text: str) -> str:
     if len(text) <= DISPLAY_LIMIT:
         return text
     return text[:DISPLAY_LIMIT] + f"\n… {len(text) - DISPLAY_LIMIT:,} more characters (see Raw JSON)"
+
+
+def code_block(value, where=st) -> None:
+    """A value in a code block: strings exactly as sent, clipped only when huge."""
+    text, language = as_code(value)
+    where.code(_clip(text) or "(empty)", language=language, wrap_lines=True)
 
 
 def step_badge(label: StepLabel) -> None:
@@ -53,15 +59,15 @@ def _parts(message: Message, base: str, labels: list[StepLabel]) -> None:
                 st.text(_clip(part.text) if part.text else "(empty text)")
             case "tool-call":
                 st.markdown(f"Call **{md_escape(part.name)}** · id {md_escape(part.id)}")
-                st.code(_clip(pretty_json(part.arguments_raw)), language="json", wrap_lines=True)
+                code_block(part.arguments_raw)
                 if part.arguments_error:
                     st.warning("These arguments are " + md_escape(part.arguments_error), icon="⚠️")
             case "tool-result":
                 st.markdown(f"Result for call {md_escape(part.call_id)}" + (" · marked as an error" if part.is_error else ""))
-                st.code(_clip(pretty_json(part.content)) or "(empty)", language="json", wrap_lines=True)
+                code_block(part.content)
             case _:
                 st.markdown(f"A {md_escape(part.type)} part, kept as sent")
-                st.code(_clip(json.dumps(part.raw, ensure_ascii=False, indent=2)), language="json", wrap_lines=True)
+                code_block(part.raw)
     if not message.parts:
         st.text("(no content)")
 
@@ -101,7 +107,8 @@ def resent_table(entries: tuple[MessageEntry, ...]) -> None:
     if not entries:
         return
     first, last = entries[0].index, entries[-1].index
-    with st.expander(f"{len(entries)} messages resent unchanged (messages[{first}] to messages[{last}])"):
+    where = f"messages[{first}]" if first == last else f"messages[{first}] to messages[{last}]"
+    with st.expander(f"{plural(len(entries), 'message')} resent unchanged ({where})"):
         st.caption("The model keeps no memory between calls, so the program sends the whole history again.")
         rows = [{"path": f"messages[{e.index}]", "role": e.message.role, "content": summarize_message(e.message)}
                 for e in entries]
@@ -120,7 +127,7 @@ def tools_section(round_: Round, labels: list[StepLabel]) -> None:
         for tool in round_.request.tools:
             st.markdown(f"**{md_escape(tool.name)}**")
             st.text(_clip(tool.description) or "(no description)")
-            st.code(_clip(json.dumps(tool.parameters, ensure_ascii=False, indent=2)), language="json", wrap_lines=True)
+            code_block(tool.parameters)
 
 
 def request_cards(round_: Round, placed: Growth, labels: list[StepLabel], previous: Round | None) -> None:
@@ -134,7 +141,7 @@ def request_cards(round_: Round, placed: Growth, labels: list[StepLabel], previo
             _parts(system, "system", labels)
     resent_table(placed.resent)
     if placed.dropped:
-        st.warning(f"{placed.dropped} message(s) of the previous request are missing from this one.")
+        st.warning(f"{plural(placed.dropped, 'message')} of the previous request missing from this one.")
     for entry in placed.entries:
         if entry.status != "resent":
             message_card(entry, labels)
@@ -171,8 +178,11 @@ def usage_metrics(usage: Usage | None, unavailable_reason: str | None) -> None:
         left.metric("Input tokens (reported)", f"{usage.input_tokens:,}")
         right.metric("Output tokens (reported)", f"{usage.output_tokens:,}")
     else:
-        left.metric("Input tokens (estimated)", f"≈ {usage.input_tokens:,}",
-                    help="The API reported no usage for this round; counted offline with tiktoken.")
+        how = "The API reported no usage for this round; counted offline with tiktoken."
+        if usage.anchor_round:
+            how += (f" Anchored on round {usage.anchor_round}'s reported input: its count plus the content "
+                    "that differs between the two requests.")
+        left.metric("Input tokens (estimated)", f"≈ {usage.input_tokens:,}", help=how)
         right.metric("Output tokens (estimated)", f"≈ {usage.output_tokens:,}")
 
 
@@ -206,9 +216,9 @@ def execution_lane(round_: Round, next_round: Round | None, labels: list[StepLab
             st.markdown(" · ".join(facts))
             left, right = st.columns(2)
             left.caption("Arguments the handler received")
-            left.code(_clip(pretty_json(execution.arguments)), language="json", wrap_lines=True)
+            code_block(execution.arguments, left)
             right.caption("What it returned")
-            right.code(_clip(pretty_json(execution.output)), language="json", wrap_lines=True)
+            code_block(execution.output, right)
             if execution.note:
                 st.text(execution.note)
             where = appended.get(execution.tool_call_id)

@@ -10,7 +10,7 @@ from lib.growth import growth
 from lib.steps import STEP_TITLES, steps_for_round
 from lib.tokens import round_usage
 from lib.ui import cards, charts, state
-from lib.ui.text import md_escape
+from lib.text import md_escape, plural
 
 
 def _query_round(count: int) -> int:
@@ -74,9 +74,9 @@ def round_view(loaded: LoadedTrace, index: int) -> None:
     labels = list(steps_for_round(trace, index, placed))
 
     sent, new = len(round_.request.messages), len(placed.new)
-    st.subheader(f"Round {index}: the program sends {sent} messages, {new} of them new")
+    st.subheader(f"Round {index}: the program sends {plural(sent, 'message')}, {new} of them new")
     found = state.encoding_for(loaded)
-    usage = round_usage(round_, None if isinstance(found, Exception) else found)
+    usage = round_usage(trace, index, None if isinstance(found, Exception) else found)
     cards.usage_metrics(usage, str(found) if isinstance(found, Exception) else None)
 
     view = st.radio("Show the payload as", ["Cards", "Raw JSON"], horizontal=True, key="explorer.view")

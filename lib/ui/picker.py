@@ -11,7 +11,7 @@ import streamlit as st
 
 from lib import catalog
 from lib.ui import state
-from lib.ui.text import md_escape
+from lib.text import md_escape
 
 
 def trace_picker() -> catalog.LoadedTrace:

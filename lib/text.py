@@ -21,14 +21,15 @@ def shorten(text: str, limit: int = 90) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def pretty_json(value) -> str:
-    """JSON indented for reading; strings that hold JSON are shown parsed when they parse."""
+def as_code(value) -> tuple[str, str | None]:
+    """Text for a code block and its language: strings exactly as sent, other values as indented JSON."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            json.loads(value)
         except ValueError:
-            return value
-    return json.dumps(value, ensure_ascii=False, indent=2)
+            return value, None
+        return value, "json"
+    return json.dumps(value, ensure_ascii=False, indent=2), "json"
 
 
 def summarize_message(message: Message, limit: int = 90) -> str:
@@ -44,3 +45,8 @@ def summarize_message(message: Message, limit: int = 90) -> str:
         else:
             pieces.append(f"[{part.type}]")
     return shorten(" · ".join(pieces) or "(empty)", limit)
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """`1 tool`, `4 tools`."""
+    return f"{count:,} {noun if count == 1 else (nouns or noun + 's')}"
