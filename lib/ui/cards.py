@@ -122,8 +122,8 @@ def tools_section(round_: Round, labels: list[StepLabel]) -> None:
         st.caption("No tools in this request: the model cannot ask for any.")
         return
     step_badge(label)
-    title = "Tool definitions (the same as last round)" if label.resent else "Tool definitions"
-    with st.expander(title, expanded=not label.resent):
+    title = "Tool definitions, the same as last round" if label.resent else "Tool definitions: what the model reads"
+    with st.expander(title):
         for tool in round_.request.tools:
             st.markdown(f"**{md_escape(tool.name)}**")
             st.text(_clip(tool.description) or "(no description)")
@@ -131,8 +131,7 @@ def tools_section(round_: Round, labels: list[StepLabel]) -> None:
 
 
 def request_cards(round_: Round, placed: Growth, labels: list[StepLabel], previous: Round | None) -> None:
-    """The request side as cards: tools, system prompt, then the messages array."""
-    tools_section(round_, labels)
+    """The request side as cards: the system prompt, the messages array, then the tools."""
     system = round_.request.system
     if system is not None:
         with st.container(border=True):
@@ -145,6 +144,7 @@ def request_cards(round_: Round, placed: Growth, labels: list[StepLabel], previo
     for entry in placed.entries:
         if entry.status != "resent":
             message_card(entry, labels)
+    tools_section(round_, labels)
 
 
 def response_cards(round_: Round, labels: list[StepLabel]) -> None:
