@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
 
-.PHONY: run test venv clean
+.PHONY: run test bench venv clean
 
 venv: $(STAMP)
 
@@ -19,6 +19,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) -m bench.count_tokens
+	$(PY) -m bench.estimate_accuracy
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -3,4 +3,9 @@
 import streamlit as st
 
 st.set_page_config(page_title="Roundtrip", page_icon="🔁", layout="wide")
-st.navigation([st.Page("pages/explorer.py", title="Round explorer", icon="🔍", default=True)]).run()
+st.navigation(
+    [
+        st.Page("pages/explorer.py", title="Round explorer", icon="🔍", default=True),
+        st.Page("pages/overview.py", title="Tokens and cost", icon="🧮"),
+    ]
+).run()

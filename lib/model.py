@@ -176,6 +176,8 @@ class Usage:
     """Output tokens spent on hidden reasoning, where reported."""
     anchor_round: int | None = None
     """For an estimate: the round with reported usage whose input count it is offset from."""
+    method: str | None = None
+    """For an estimate: the tokenizer counted with, or `characters` for the rule of thumb."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +200,8 @@ class Execution:
     """A person's decision for tools that need consent."""
     note: str | None = None
     """Checks, overrides or retries the program recorded."""
+    overrides: dict | None = None
+    """Arguments the program replaced with its own values (name -> value used), e.g. identity from the session."""
     raw: JSON = None
     """The execution entry exactly as in the trace file."""
 
@@ -271,6 +275,8 @@ class Round:
     """Tools the program ran after this response, before the next request."""
     latency_ms: float | None
     """Wall time of the model call, when recorded."""
+    resent_prefix: int = 0
+    """How many leading messages are the very same as the previous request's: resent unchanged."""
     extra: dict = field(default_factory=dict)
     """Keys of the round line we do not model, kept so writing loses nothing."""
 

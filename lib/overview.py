@@ -1,14 +1,11 @@
-"""One summary row per round: the numbers the overview table and the growth chart show."""
+"""One summary row per round, and the snowball: what the whole conversation cost in input."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import tiktoken
-
-from lib.growth import growth
-from lib.model import Trace
-from lib.tokens import round_usage
+from lib.model import Trace, Usage
+from lib.tokens import InputBreakdown, TokenCounter, breakdowns, usages
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,35 +22,79 @@ class RoundSummary:
     """Call intents in the response."""
     finish_reason: str
     """The stop signal as the provider wrote it, or what happened instead."""
-    input_tokens: int | None
-    """Input tokens, reported or estimated; None when neither is available."""
-    output_tokens: int | None
-    """Output tokens, reported or estimated."""
-    tokens_source: str
-    """`reported`, `estimated`, or `unavailable`."""
+    usage: Usage
+    """Reported usage, or the estimate standing in for it (usage.source says which)."""
+    breakdown: InputBreakdown
+    """Where the input tokens go, estimated."""
+    latency_ms: float | None
+    """Wall time of the model call, when recorded."""
+    model: str | None
+    """The model that answered, or the one asked for."""
 
 
-def summarize(trace: Trace, encoding: tiktoken.Encoding | None) -> tuple[RoundSummary, ...]:
-    """A summary row for every round of the trace."""
+def _finish(round_) -> str:
+    if round_.response is not None:
+        response = round_.response
+        return str(response.finish_reason) if response.finish_reason else f"({response.stop})"
+    if round_.error is not None:
+        return f"error {round_.error.status or ''}".strip()
+    return "(no response)"
+
+
+def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
+    """A summary row for every round; linear in the rounds plus the unique content."""
+    found = breakdowns(trace, counter)
     rows = []
-    for round_ in trace.rounds:
-        usage = round_usage(trace, round_.index, encoding)
-        if round_.response is not None:
-            finish = str(round_.response.finish_reason) if round_.response.finish_reason else f"({round_.response.stop})"
-        elif round_.error is not None:
-            finish = f"error {round_.error.status or ''}".strip()
-        else:
-            finish = "(no response)"
+    previous_length = 0
+    for round_, usage in zip(trace.rounds, usages(trace, found, counter)):
+        length = len(round_.request.messages)
+        model = (round_.response.model if round_.response else None) or round_.request.model or trace.model
         rows.append(
             RoundSummary(
                 round=round_.index,
-                messages_sent=len(round_.request.messages),
-                new_messages=len(growth(trace, round_.index).new),
+                messages_sent=length,
+                new_messages=max(0, length - previous_length),
                 tool_calls=len(round_.tool_calls),
-                finish_reason=finish,
-                input_tokens=usage.input_tokens if usage else None,
-                output_tokens=usage.output_tokens if usage else None,
-                tokens_source=usage.source if usage else "unavailable",
+                finish_reason=_finish(round_),
+                usage=usage,
+                breakdown=found[round_.index - 1],
+                latency_ms=round_.latency_ms,
+                model=model,
             )
         )
+        previous_length = length
     return tuple(rows)
+
+
+@dataclass(frozen=True, slots=True)
+class Snowball:
+    """How resending the whole conversation every round adds up."""
+
+    rounds: int
+    """Model calls."""
+    billed_input: int
+    """Input tokens over all calls: what the conversation was billed for."""
+    output: int
+    """Output tokens over all calls."""
+    single_call_input: int
+    """Input of the last call alone: one call with the same final context."""
+    history_share: float
+    """Share of all (estimated) input that was resent history."""
+    tools_per_round: int
+    """Tokens of the tool list in the last request."""
+    tools_total: int
+    """Tokens spent on tool lists over all calls."""
+
+
+def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
+    """The totals of a conversation's rounds."""
+    estimated_total = sum(r.breakdown.total for r in rows)
+    return Snowball(
+        rounds=len(rows),
+        billed_input=sum(r.usage.input_tokens for r in rows),
+        output=sum(r.usage.output_tokens for r in rows),
+        single_call_input=rows[-1].usage.input_tokens if rows else 0,
+        history_share=sum(r.breakdown.history for r in rows) / estimated_total if estimated_total else 0.0,
+        tools_per_round=rows[-1].breakdown.tools if rows else 0,
+        tools_total=sum(r.breakdown.tools for r in rows),
+    )

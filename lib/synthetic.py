@@ -21,8 +21,8 @@ TOOLS = [
 ]
 
 
-def synthetic_lines(rounds: int, model: str = "gpt-4o") -> Iterator[str]:
-    """The native JSONL lines of a trace with `rounds` rounds, OpenAI dialect."""
+def synthetic_lines(rounds: int, model: str = "gpt-4o", record_words: int = 0) -> Iterator[str]:
+    """The native JSONL lines of a trace with `rounds` rounds, OpenAI dialect; each tool result adds `record_words` words."""
     yield json.dumps({"kind": "trace", "version": 1, "title": f"Synthetic trace, {rounds} rounds",
                       "dialect": "openai-chat", "model": model})
     messages: list[dict] = [
@@ -36,7 +36,7 @@ def synthetic_lines(rounds: int, model: str = "gpt-4o") -> Iterator[str]:
                     "function": {"name": "lookup", "arguments": json.dumps({"n": k})}}
             assistant = {"role": "assistant", "content": None, "tool_calls": [call]}
             finish = "tool_calls"
-            output = json.dumps({"n": k, "record": f"record {k}"})
+            output = json.dumps({"n": k, "record": f"record {k}", "notes": _words(k, record_words)})
             executions = [{"tool_call_id": f"call_{k}", "name": "lookup", "arguments": {"n": k},
                            "output": output, "ok": True}]
         else:
@@ -49,3 +49,10 @@ def synthetic_lines(rounds: int, model: str = "gpt-4o") -> Iterator[str]:
                           "executions": executions})
         if executions:
             messages = messages + [assistant, {"role": "tool", "tool_call_id": f"call_{k}", "content": output}]
+
+
+def _words(seed: int, count: int) -> str:
+    # Varied words, so every result is distinct text that a tokenizer has real work on.
+    vocabulary = ("order", "shipped", "pending", "refund", "invoice", "parcel", "customer", "warehouse",
+                  "delayed", "courier", "address", "total", "item", "payment", "status", "return")
+    return " ".join(vocabulary[(seed * 7 + i * 3) % len(vocabulary)] + str((seed + i) % 97) for i in range(count))

@@ -1,16 +1,20 @@
-"""Token estimates for rounds whose API reported no usage, counted offline with tiktoken.
+"""Where a round's input tokens go, counted offline, and estimates for rounds without usage.
 
-Every distinct message is counted once and remembered by its content key, so a 1,000-round trace
-costs about as much to count as its unique content, not as its resent copies.
+Every distinct message and tool is counted once and remembered by its content key, and each
+round's breakdown is built from the previous round's plus what the request adds. So a 1,000-round
+trace costs about as much to count as its unique content, not as its resent copies.
 
-The estimate is deliberately simple and documented (docs/architecture.md):
-- each message: its text, call names and arguments, and tool results, plus a fixed framing
-  overhead per message (the role markers a chat template wraps around it);
-- the tool list: the JSON text of the definitions;
-- the response: the assistant message counted the same way, without the framing.
+How the parts are estimated (docs/tokens.md has the measured accuracy):
+- a message: its text, call names and arguments, tool results, and other parts as JSON;
+- framing: a fixed number of tokens per message for the role markers a chat template adds, plus
+  the tokens that open the reply (OpenAI documents 3 and 3 for its chat models);
+- the tool list: the JSON text of each definition; Anthropic also prepends a tool-use system
+  prompt whenever tools are sent (346 tokens on current Claude models, per Anthropic's pricing
+  notes), counted with the tools;
+- the response: the assistant message, without framing.
 
 When another round of the same trace has reported usage, an input estimate is anchored on it:
-reported input of that round plus the difference between the two rounds' estimates. What we
+that round's reported input plus the difference between the two rounds' estimates. What we
 cannot count (how the provider renders tools, its chat template, its own tokenizer) is nearly the
 same in every request of one conversation, so it cancels; what differs is content we can count.
 """
@@ -18,31 +22,79 @@ same in every request of one conversation, so it cancels; what differs is conten
 from __future__ import annotations
 
 import json
-import threading
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import tiktoken
 
 from lib.encodings import count_tokens
-from lib.model import Message, OtherPart, Round, TextPart, ToolCallPart, ToolDefinition, ToolResultPart, Trace, Usage
+from lib.model import (
+    Message,
+    OtherPart,
+    Round,
+    TextPart,
+    ToolCallPart,
+    ToolDefinition,
+    ToolResultPart,
+    Trace,
+    Usage,
+)
 
-MESSAGE_FRAMING = 3
-"""Tokens a chat template adds around each message (role and separators), as OpenAI documents for its chat models."""
+INSTRUCTION_ROLES = frozenset({"system", "developer"})
+"""Roles whose messages count as instructions rather than conversation."""
 
-REPLY_PRIMING = 3
-"""Tokens that open the assistant's reply in every request."""
+
+@dataclass(frozen=True, slots=True)
+class Framing:
+    """Tokens a provider adds around the content we can count."""
+
+    per_message: int
+    """Role markers and separators around each message."""
+    reply: int
+    """Tokens that open the assistant's reply in every request."""
+    tools_preamble: int
+    """A fixed system text the provider adds whenever tools are sent."""
+
+
+FRAMING = {
+    "openai-chat": Framing(per_message=3, reply=3, tools_preamble=0),
+    "anthropic-messages": Framing(per_message=3, reply=0, tools_preamble=346),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TokenCounter:
+    """A way to count the tokens of a text."""
+
+    name: str
+    """The tiktoken encoding's name, or `characters` for the rule of thumb."""
+    exact: bool
+    """True for a real tokenizer; False for the characters-per-token rule of thumb."""
+    count: Callable[[str], int] = field(compare=False, repr=False)
+    """Tokens in one text."""
+
+
+def tiktoken_counter(encoding: tiktoken.Encoding) -> TokenCounter:
+    """A counter backed by a real tiktoken vocabulary."""
+    return TokenCounter(encoding.name, True, lambda text: count_tokens(text, encoding))
+
+
+CHARACTERS_PER_TOKEN = 4
+"""The usual rule of thumb for English text with OpenAI-style vocabularies."""
+
+CHARACTER_COUNTER = TokenCounter("characters", False, lambda text: -(-len(text) // CHARACTERS_PER_TOKEN))
+"""The fallback when no vocabulary can be loaded; its figures are labeled as such."""
 
 _counts: dict[tuple[str, str], int] = {}
-_lock = threading.Lock()
+"""Counts by (counter, content key), shared by every session. No lock: a dict write is atomic, and
+two sessions counting the same new message at once merely count it twice."""
 
 
-def _remember(encoding: tiktoken.Encoding, key: str, text_of) -> int:
-    cache_key = (encoding.name, key)
+def _remember(counter: TokenCounter, key: str, text_of: Callable[[], str]) -> int:
+    cache_key = (counter.name, key)
     found = _counts.get(cache_key)
     if found is None:
-        found = count_tokens(text_of(), encoding)
-        with _lock:
-            _counts[cache_key] = found
+        found = _counts[cache_key] = counter.count(text_of())
     return found
 
 
@@ -61,55 +113,116 @@ def _message_text(message: Message) -> str:
     return "\n".join(pieces)
 
 
-def message_tokens(message: Message, encoding: tiktoken.Encoding) -> int:
-    """Tokens of one message's content, without framing."""
-    return _remember(encoding, message.key, lambda: _message_text(message))
+def message_tokens(message: Message, counter: TokenCounter) -> int:
+    """Tokens of one message's content, without framing; counted once per distinct message."""
+    return _remember(counter, message.key, lambda: _message_text(message))
 
 
-def tools_tokens(tools: tuple[ToolDefinition, ...], encoding: tiktoken.Encoding) -> int:
-    """Tokens of a tool list's definitions as JSON text."""
+def tools_tokens(tools: tuple[ToolDefinition, ...], counter: TokenCounter) -> int:
+    """Tokens of a tool list's definitions as JSON text; counted once per distinct tool."""
     return sum(
-        _remember(encoding, tool.key, lambda tool=tool: json.dumps(tool.raw, ensure_ascii=False)) for tool in tools
+        _remember(counter, tool.key, lambda tool=tool: json.dumps(tool.raw, ensure_ascii=False)) for tool in tools
     )
 
 
-def estimate_input(round_: Round, encoding: tiktoken.Encoding) -> int:
-    """Estimated input tokens of a round's request."""
-    messages = round_.request.messages
-    total = sum(message_tokens(m, encoding) + MESSAGE_FRAMING for m in messages) + REPLY_PRIMING
-    if round_.request.system is not None:
-        total += message_tokens(round_.request.system, encoding) + MESSAGE_FRAMING
-    return total + tools_tokens(round_.request.tools, encoding)
+@dataclass(frozen=True, slots=True)
+class InputBreakdown:
+    """Where one request's input tokens go (estimated)."""
+
+    instructions: int
+    """System and developer messages, and Anthropic's top-level system prompt."""
+    tools: int
+    """The tool definitions, and any fixed preamble the provider adds for them."""
+    history: int
+    """Conversation messages resent unchanged from the previous request."""
+    new: int
+    """Conversation messages this request adds: user turns, the echoed assistant turn, tool results."""
+    framing: int
+    """Per-message role markers and the reply opener."""
+    counter: str
+    """What counted: a tiktoken encoding name or `characters`."""
+
+    @property
+    def total(self) -> int:
+        """All estimated input tokens of the request."""
+        return self.instructions + self.tools + self.history + self.new + self.framing
 
 
-def estimate_usage(round_: Round, encoding: tiktoken.Encoding) -> Usage:
-    """An estimate of the round's usage, marked as estimated."""
-    output = message_tokens(round_.response.message, encoding) if round_.response else 0
-    return Usage(input_tokens=estimate_input(round_, encoding), output_tokens=output, source="estimated")
+def _split(messages, counter: TokenCounter) -> tuple[int, int]:
+    """(instruction tokens, conversation tokens) of some messages."""
+    instructions = conversation = 0
+    for message in messages:
+        tokens = message_tokens(message, counter)
+        if message.role in INSTRUCTION_ROLES:
+            instructions += tokens
+        else:
+            conversation += tokens
+    return instructions, conversation
+
+
+def breakdowns(trace: Trace, counter: TokenCounter) -> tuple[InputBreakdown, ...]:
+    """The input breakdown of every round, each built from the previous one plus what is new."""
+    framing = FRAMING.get(trace.dialect, FRAMING["openai-chat"])
+    found: list[InputBreakdown] = []
+    before: tuple[int, int] = (0, 0)
+    previous_length = 0
+    previous_tools, tools = None, 0
+    for round_ in trace.rounds:
+        messages = round_.request.messages
+        prefix = round_.resent_prefix
+        # A pure extension resends the whole previous request: reuse its sums instead of recounting.
+        kept = before if prefix == previous_length else _split(messages[:prefix], counter)
+        added = _split(messages[prefix:], counter)
+        instructions = kept[0] + added[0]
+        system = round_.request.system
+        if system is not None:
+            instructions += message_tokens(system, counter) + framing.per_message
+        if round_.request.tools is not previous_tools:
+            # Interning hands every round that resends the tool list the very same tuple.
+            previous_tools = round_.request.tools
+            tools = tools_tokens(previous_tools, counter) + (framing.tools_preamble if previous_tools else 0)
+        found.append(
+            InputBreakdown(
+                instructions=instructions,
+                tools=tools,
+                history=kept[1],
+                new=added[1],
+                framing=framing.per_message * len(messages) + framing.reply,
+                counter=counter.name,
+            )
+        )
+        before = (kept[0] + added[0], kept[1] + added[1])
+        previous_length = len(messages)
+    return tuple(found)
+
+
+def estimate_usage(round_: Round, breakdown: InputBreakdown, counter: TokenCounter) -> Usage:
+    """A round's usage estimated from its breakdown and its response, marked as estimated."""
+    output = message_tokens(round_.response.message, counter) if round_.response else 0
+    return Usage(input_tokens=breakdown.total, output_tokens=output, source="estimated", method=counter.name)
 
 
 def _reported(round_: Round) -> Usage | None:
     return round_.response.usage if round_.response is not None else None
 
 
-def _anchor(trace: Trace, index: int) -> Round | None:
-    """The nearest round with reported usage, earlier ones first."""
-    earlier = [r for r in trace.rounds[: index - 1] if _reported(r)]
-    if earlier:
-        return earlier[-1]
-    return next((r for r in trace.rounds[index:] if _reported(r)), None)
+def usages(trace: Trace, found: tuple[InputBreakdown, ...], counter: TokenCounter) -> tuple[Usage, ...]:
+    """Every round's reported usage, or else an estimate anchored on the nearest reported round.
 
-
-def round_usage(trace: Trace, index: int, encoding: tiktoken.Encoding | None) -> Usage | None:
-    """Round `index`'s reported usage, else an estimate (anchored where it can be), else None."""
-    round_ = trace.rounds[index - 1]
-    if _reported(round_) is not None:
-        return _reported(round_)
-    if encoding is None:
-        return None
-    estimate = estimate_usage(round_, encoding)
-    anchor = _anchor(trace, index)
-    if anchor is None:
-        return estimate
-    offset = _reported(anchor).input_tokens - estimate_input(anchor, encoding)
-    return replace(estimate, input_tokens=max(0, estimate.input_tokens + offset), anchor_round=anchor.index)
+    The nearest earlier reported round is preferred; rounds before the first report use the first.
+    """
+    reported = [r.index for r in trace.rounds if _reported(r) is not None]
+    result = []
+    anchor = reported[0] if reported else None
+    for round_ in trace.rounds:
+        usage = _reported(round_)
+        if usage is not None:
+            anchor = round_.index
+            result.append(usage)
+            continue
+        estimate = estimate_usage(round_, found[round_.index - 1], counter)
+        if anchor is not None:
+            offset = _reported(trace.rounds[anchor - 1]).input_tokens - found[anchor - 1].total
+            estimate = replace(estimate, input_tokens=max(0, estimate.input_tokens + offset), anchor_round=anchor)
+        result.append(estimate)
+    return tuple(result)

@@ -105,7 +105,7 @@ def test_an_uploaded_native_file_opens_and_its_bad_lines_are_named(app):
     assert not at.exception
     assert at.title[0].value.replace("\\", "") == "Loan payment calculator"
     warnings = " ".join(w.value for w in at.sidebar.warning)
-    assert "1 line(s) could not be read" in warnings
+    assert "1 line could not be read" in warnings
     problems = " ".join(t.value for t in at.sidebar.text)
     assert re.search(r"line 3: is not valid JSON", problems)
     assert "line 4: has index 2 where 2" not in problems

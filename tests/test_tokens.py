@@ -1,44 +1,88 @@
-"""Token figures: reported ones stay reported, missing ones are estimated and say so."""
+"""Token accounting: reported figures stay reported, estimates say so, each message is counted once."""
+
+import pytest
 
 from lib.encodings import load_encoding
-from lib.overview import summarize
-from lib.tokens import estimate_usage, message_tokens, round_usage
+from lib.formats.native import read_trace
+from lib.overview import snowball, summarize
+from lib.synthetic import synthetic_lines
+from lib.tokens import CHARACTER_COUNTER, TokenCounter, breakdowns, message_tokens, tiktoken_counter
+from tests.conftest import load_bundled
 
 
-def test_hengxin_round_1_shows_the_reported_1247_in_58_out_and_the_rest_are_estimates(hengxin):
-    rows = summarize(hengxin, load_encoding("o200k_base"))
-    assert (rows[0].input_tokens, rows[0].output_tokens, rows[0].tokens_source) == (1247, 58, "reported")
-    assert [r.tokens_source for r in rows[1:]] == ["estimated"] * 3
-    estimated_inputs = [r.input_tokens for r in rows[1:]]
-    assert estimated_inputs == sorted(estimated_inputs) and estimated_inputs[0] > 0
+@pytest.fixture(scope="module")
+def o200k():
+    return tiktoken_counter(load_encoding("o200k_base"))
 
 
-def test_an_estimate_grows_with_the_messages_resent(hengxin):
-    encoding = load_encoding("o200k_base")
-    first, last = estimate_usage(hengxin.rounds[0], encoding), estimate_usage(hengxin.rounds[3], encoding)
-    added = sum(message_tokens(m, encoding) for m in hengxin.rounds[3].request.messages[2:])
-    assert last.input_tokens - first.input_tokens == added + 3 * 7
-    assert first.source == last.source == "estimated"
+@pytest.mark.parametrize("encoding, system, answer", [("o200k_base", 48, 98), ("cl100k_base", 49, 98)])
+def test_hengxin_system_prompt_and_final_answer_have_pinned_counts(hengxin, encoding, system, answer):
+    counter = tiktoken_counter(load_encoding(encoding))
+    assert message_tokens(hengxin.rounds[0].request.messages[0], counter) == system
+    assert message_tokens(hengxin.rounds[3].response.message, counter) == answer
 
 
-def test_without_a_vocabulary_there_is_no_guess(hengxin):
-    assert round_usage(hengxin, 2, None) is None
-    assert round_usage(hengxin, 1, None).input_tokens == 1247
+def test_larkfield_reports_2_calls_4224_in_123_out(o200k):
+    rows = summarize(load_bundled("larkfield-get-order").trace, o200k)
+    ball = snowball(rows)
+    assert (ball.rounds, ball.billed_input, ball.output) == (2, 4224, 123)
+    assert {r.usage.source for r in rows} == {"reported"}
+    assert ball.single_call_input == 2181
 
 
-def test_larkfield_two_calls_total_4224_in_123_out():
-    from tests.conftest import load_bundled
+def test_hengxin_round_1_is_reported_and_the_rest_are_anchored_estimates(hengxin, o200k):
+    rows = summarize(hengxin, o200k)
+    first = rows[0]
+    assert (first.usage.input_tokens, first.usage.output_tokens, first.usage.source) == (1247, 58, "reported")
+    assert first.breakdown.total == 744  # our offline estimate, shown beside the reported 1,247
+    later = [r.usage for r in rows[1:]]
+    assert [u.source for u in later] == ["estimated"] * 3 and [u.anchor_round for u in later] == [1, 1, 1]
+    assert [u.input_tokens for u in later] == [1247 + r.breakdown.total - 744 for r in rows[1:]]
+    assert 1247 < later[0].input_tokens < later[1].input_tokens < later[2].input_tokens
 
-    rows = summarize(load_bundled("larkfield-get-order").trace, None)
-    assert sum(r.input_tokens for r in rows) == 4224
-    assert sum(r.output_tokens for r in rows) == 123
-    assert {r.tokens_source for r in rows} == {"reported"}
+
+def test_the_hengxin_breakdown_splits_instructions_tools_history_new_and_framing(hengxin, o200k):
+    found = breakdowns(hengxin, o200k)
+    assert [b.instructions for b in found] == [48] * 4
+    assert len({b.tools for b in found}) == 1 and found[0].tools > 500
+    assert found[0].history == 0
+    for k in range(1, 4):
+        assert found[k].history == found[k - 1].history + found[k - 1].new
+    assert [b.framing for b in found] == [3 * n + 3 for n in (2, 5, 7, 9)]
 
 
-def test_hengxin_estimates_are_anchored_on_round_1s_reported_count(hengxin):
-    encoding = load_encoding("o200k_base")
-    raw = [estimate_usage(r, encoding).input_tokens for r in hengxin.rounds]
-    anchored = [round_usage(hengxin, k, encoding) for k in (2, 3, 4)]
-    assert [u.anchor_round for u in anchored] == [1, 1, 1]
-    assert [u.input_tokens for u in anchored] == [1247 + raw[k] - raw[0] for k in (1, 2, 3)]
-    assert 1247 < anchored[0].input_tokens < anchored[1].input_tokens < anchored[2].input_tokens
+def test_anthropic_system_and_tool_preamble_are_counted(order_status, o200k):
+    first = breakdowns(order_status, o200k)[0]
+    assert first.instructions == message_tokens(order_status.rounds[0].request.system, o200k) + 3
+    assert first.tools >= 346
+
+
+def test_a_rewritten_history_is_recounted_not_reused(o200k):
+    lines = [
+        '{"kind": "trace", "version": 1, "title": "t", "dialect": "openai-chat"}',
+        '{"kind": "round", "index": 1, "request": {"messages": [{"role": "user", "content": "one two three"}]}}',
+        '{"kind": "round", "index": 2, "request": {"messages": [{"role": "user", "content": "one"}, {"role": "user", "content": "four"}]}}',
+    ]
+    trace, _ = read_trace(lines)
+    second = breakdowns(trace, o200k)[1]
+    assert trace.rounds[1].resent_prefix == 0
+    assert (second.history, second.new) == (0, 2)
+
+
+def test_counting_a_1000_round_snowball_encodes_each_unique_message_once():
+    trace, _ = read_trace(synthetic_lines(1000))
+    encoded = []
+    counter = TokenCounter("spy-1000", True, lambda text: encoded.append(text) or len(text.split()))
+    rows = summarize(trace, counter)
+    assert len(rows) == 1000
+    sent = {m.key for r in trace.rounds for m in r.request.messages}
+    assert len(sent) == 2000  # of 1,001,000 messages sent in all
+    assert len(encoded) == len(sent) + 1  # each distinct message once, and the one tool definition
+    summarize(trace, counter)
+    assert len(encoded) == len(sent) + 1  # a second pass counts nothing again
+
+
+def test_without_a_vocabulary_the_character_rule_is_used_and_named(hengxin):
+    rows = summarize(hengxin, CHARACTER_COUNTER)
+    assert rows[1].usage.method == "characters" and rows[1].usage.source == "estimated"
+    assert rows[0].breakdown.instructions == -(-len(hengxin.rounds[0].request.messages[0].text) // 4)

@@ -65,7 +65,7 @@ def read_trace(lines: Iterable[str | bytes], name: str = "trace") -> tuple[Trace
                     problems.append(Problem(1, "has no header line; assuming the OpenAI Chat Completions dialect"))
                     header = {"kind": "trace", "version": VERSION, "title": name, "dialect": openai_chat.DIALECT}
                 dialect = DIALECTS[header["dialect"]]
-            found = _read_round(obj, number, len(rounds) + 1, dialect, pools, problems)
+            found = _read_round(obj, number, rounds[-1] if rounds else None, dialect, pools, problems)
             if found is not None:
                 rounds.append(found)
         elif kind == "annotation":
@@ -114,8 +114,9 @@ def _read_header(obj: dict, number: int, problems: list[Problem]) -> tuple[dict,
 
 
 def _read_round(
-    obj: dict, number: int, expected_index: int, dialect: ModuleType, pools: Pools, problems: list[Problem]
+    obj: dict, number: int, previous: Round | None, dialect: ModuleType, pools: Pools, problems: list[Problem]
 ) -> Round | None:
+    expected_index = previous.index + 1 if previous else 1
     request = obj.get("request")
     if not isinstance(request, dict):
         problems.append(Problem(number, "is a round without a 'request' object; skipped"))
@@ -136,15 +137,27 @@ def _read_round(
         else:
             problems.append(Problem(number, f"has executions[{i}] without a 'tool_call_id'; skipped"))
     extra = {k: v for k, v in obj.items() if k not in _ROUND_KEYS}
+    read = dialect.read_request(request, pools)
     return Round(
         index=expected_index,
-        request=dialect.read_request(request, pools),
+        request=read,
         response=response,
         error=error,
         executions=tuple(executions),
         latency_ms=obj.get("latency_ms"),
+        resent_prefix=_shared_prefix(previous.request.messages if previous else (), read.messages),
         extra=extra,
     )
+
+
+def _shared_prefix(before: tuple, now: tuple) -> int:
+    # Interning makes an unchanged message the very same object, so identity is the whole test.
+    count = 0
+    for old, new in zip(before, now):
+        if old is not new:
+            break
+        count += 1
+    return count
 
 
 def _read_error(raw: Any) -> ProviderError | None:
@@ -170,6 +183,7 @@ def _read_execution(entry: dict) -> Execution:
         duration_ms=entry.get("duration_ms"),
         approval=entry.get("approval"),
         note=entry.get("note"),
+        overrides=entry.get("overrides") if isinstance(entry.get("overrides"), dict) else None,
         raw=entry,
     )
 

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.growth import Growth, MessageEntry
-from lib.model import Message, Round, Usage
+from lib.model import Message, Round
 from lib.steps import StepLabel, join_path
 from lib.text import as_code, md_escape, plural, summarize_message
 
@@ -166,24 +166,6 @@ def response_cards(round_: Round, labels: list[StepLabel]) -> None:
         st.markdown(f"Stop signal `{response.finish_reason_path}`: **{md_escape(str(response.finish_reason))}**")
     else:
         st.caption(f"The trace records no stop signal; read as {response.stop!r} from the message.")
-
-
-def usage_metrics(usage: Usage | None, unavailable_reason: str | None) -> None:
-    """Input and output tokens, saying plainly whether the API reported them or we estimated them."""
-    if usage is None:
-        st.warning("No token figures: the API reported none and " + (unavailable_reason or "no vocabulary is loaded."))
-        return
-    left, right = st.columns(2)
-    if usage.source == "reported":
-        left.metric("Input tokens (reported)", f"{usage.input_tokens:,}")
-        right.metric("Output tokens (reported)", f"{usage.output_tokens:,}")
-    else:
-        how = "The API reported no usage for this round; counted offline with tiktoken."
-        if usage.anchor_round:
-            how += (f" Anchored on round {usage.anchor_round}'s reported input: its count plus the content "
-                    "that differs between the two requests.")
-        left.metric("Input tokens (estimated)", f"≈ {usage.input_tokens:,}", help=how)
-        right.metric("Output tokens (estimated)", f"≈ {usage.output_tokens:,}")
 
 
 def execution_lane(round_: Round, next_round: Round | None, labels: list[StepLabel]) -> None:

@@ -8,8 +8,7 @@ import streamlit as st
 from lib.catalog import LoadedTrace
 from lib.growth import growth
 from lib.steps import STEP_TITLES, steps_for_round
-from lib.tokens import round_usage
-from lib.ui import cards, charts, state
+from lib.ui import accounting, cards, charts, state
 from lib.text import md_escape, plural
 
 
@@ -75,9 +74,8 @@ def round_view(loaded: LoadedTrace, index: int) -> None:
 
     sent, new = len(round_.request.messages), len(placed.new)
     st.subheader(f"Round {index}: the program sends {plural(sent, 'message')}, {new} of them new")
-    found = state.encoding_for(loaded)
-    usage = round_usage(trace, index, None if isinstance(found, Exception) else found)
-    cards.usage_metrics(usage, str(found) if isinstance(found, Exception) else None)
+    accounting.counting_notice(state.counting(loaded))
+    accounting.round_metrics(state.summaries(loaded)[index - 1])
 
     view = st.radio("Show the payload as", ["Cards", "Raw JSON"], horizontal=True, key="explorer.view")
     left, right = st.columns(2, gap="medium")
@@ -113,11 +111,6 @@ def overview(loaded: LoadedTrace) -> None:
     """All rounds at a glance: a table and the tokens chart."""
     rows = state.summaries(loaded)
     st.subheader("All rounds")
-    table = pd.DataFrame(
-        [{"round": r.round, "messages sent": r.messages_sent, "new messages": r.new_messages,
-          "tool calls": r.tool_calls, "finish reason": r.finish_reason, "tokens in": r.input_tokens,
-          "tokens out": r.output_tokens, "tokens are": r.tokens_source} for r in rows]
-    )
-    st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview")
+    st.dataframe(accounting.rounds_table(rows), hide_index=True, width="stretch", key="explorer.overview")
     st.plotly_chart(charts.tokens_per_round(rows), key="explorer.tokens_chart")
     st.caption("Solid bars were reported by the API; hatched, paler bars are offline estimates.")

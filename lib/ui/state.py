@@ -6,16 +6,23 @@ thirty browsers on the same trace hold one copy. Nothing here may mutate a cache
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from lib import catalog
 from lib.encodings import VocabularyUnavailable, encoding_name_for_model, load_encoding
 from lib.overview import RoundSummary, summarize
+from lib.tokens import CHARACTER_COUNTER, TokenCounter, tiktoken_counter
 
 ROUND = "explorer.round"
 """Session key: the 1-based round on screen."""
 SHOWN_DIGEST = "explorer.digest"
 """Session key: the digest of the trace the round belongs to."""
+TOKENIZER = "sidebar.tokenizer"
+"""Session key: `auto`, an encoding name, or `characters`."""
+TOKENIZERS = ("auto", "o200k_base", "cl100k_base", "characters")
+"""The choices for counting tokens."""
 
 
 @st.cache_resource(show_spinner=False)
@@ -40,26 +47,38 @@ def load_bundled(name: str) -> catalog.LoadedTrace:
     return load(path.read_bytes(), name)
 
 
-@st.cache_resource(show_spinner=False)
-def encoding(name: str):
-    """The tiktoken encoding, or the reason it cannot be had (shown in the UI, never guessed)."""
+@dataclass(frozen=True, slots=True)
+class Counting:
+    """The token counter in use, and why it is not the one asked for, if it is not."""
+
+    counter: TokenCounter
+    """What counts."""
+    problem: str | None
+    """Why no vocabulary could be loaded, when the counter fell back to characters."""
+
+
+@st.cache_resource(show_spinner="Loading the tokenizer vocabulary…")
+def _counting(name: str) -> Counting:
+    if name == "characters":
+        return Counting(CHARACTER_COUNTER, None)
     try:
-        return load_encoding(name)
+        return Counting(tiktoken_counter(load_encoding(name)), None)
     except VocabularyUnavailable as exc:
-        return exc
+        return Counting(CHARACTER_COUNTER, str(exc))
 
 
-def encoding_for(loaded: catalog.LoadedTrace):
-    """The encoding for a trace's model, or VocabularyUnavailable."""
-    return encoding(encoding_name_for_model(loaded.trace.model))
+def counting(loaded: catalog.LoadedTrace) -> Counting:
+    """The counter chosen in the sidebar; `auto` picks the encoding from the trace's model."""
+    choice = st.session_state.get(TOKENIZER, "auto")
+    return _counting(encoding_name_for_model(loaded.trace.model) if choice == "auto" else choice)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
-def _summaries(digest: str, _loaded: catalog.LoadedTrace) -> tuple[RoundSummary, ...]:
-    found = encoding_for(_loaded)
-    return summarize(_loaded.trace, None if isinstance(found, Exception) else found)
+@st.cache_resource(show_spinner="Counting tokens…", max_entries=64)
+def _summaries(digest: str, counter_name: str, _loaded: catalog.LoadedTrace, _counter: TokenCounter):
+    return summarize(_loaded.trace, _counter)
 
 
 def summaries(loaded: catalog.LoadedTrace) -> tuple[RoundSummary, ...]:
-    """The per-round overview rows, computed once per trace."""
-    return _summaries(loaded.digest, loaded)
+    """The per-round rows for the current counter, computed once per trace and counter."""
+    counter = counting(loaded).counter
+    return _summaries(loaded.digest, counter.name, loaded, counter)

@@ -1,0 +1,88 @@
+"""Prices per model, in US dollars per million tokens, and what a round cost.
+
+The defaults are a snapshot, dated per row: prices change, so the app lets a user edit them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lib.model import Usage
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """What one model charges."""
+
+    model: str
+    """A model name; it also matches longer names that start with it (`gpt-4o` matches `gpt-4o-2024-08-06`)."""
+    input: float
+    """USD per million input tokens not served from a cache."""
+    cached_input: float | None
+    """USD per million input tokens read from the prompt cache; None: charged as input."""
+    cache_write: float | None
+    """USD per million input tokens written to the cache (Anthropic); None: charged as input."""
+    output: float
+    """USD per million output tokens, reasoning included."""
+    as_of: str
+    """When these figures were read off the provider's price page (or the source named)."""
+    source: str = ""
+    """Where the figures come from."""
+
+
+DEFAULT_PRICES: tuple[Price, ...] = (
+    Price("gpt-4o-mini", 0.15, 0.075, None, 0.60, "2025-08", "OpenAI pricing page"),
+    Price("gpt-4o", 2.50, 1.25, None, 10.00, "2025-08", "OpenAI pricing page"),
+    Price("gpt-4.1-mini", 0.40, 0.10, None, 1.60, "2025-08", "OpenAI pricing page"),
+    Price("gpt-4.1", 2.00, 0.50, None, 8.00, "2025-08", "OpenAI pricing page"),
+    Price("gpt-5-mini", 0.25, 0.025, None, 2.00, "2025-08", "OpenAI pricing page"),
+    Price("gpt-5", 1.25, 0.125, None, 10.00, "2025-08", "OpenAI pricing page"),
+    Price("claude-haiku-4-5", 1.00, 0.10, 1.25, 5.00, "2025-10", "Anthropic pricing page"),
+    Price("claude-sonnet-4-5", 3.00, 0.30, 3.75, 15.00, "2025-09", "Anthropic pricing page"),
+    Price("deepseek-chat", 0.28, 0.028, None, 0.42, "2025-09", "DeepSeek pricing page"),
+    Price("chat-small", 0.10, None, None, 0.50, "2026-10",
+          "Larkfield course ledger: 4,224 in + 123 out = US$0.00048"),
+)
+
+
+def price_for(model: str | None, prices: tuple[Price, ...]) -> Price | None:
+    """The price of a model: an exact name first, then the longest name it starts with."""
+    if not model:
+        return None
+    name = model.lower().split("/")[-1]
+    exact = [p for p in prices if p.model.lower() == name]
+    if exact:
+        return exact[0]
+    prefixed = [p for p in prices if name.startswith(p.model.lower())]
+    return max(prefixed, key=lambda p: len(p.model)) if prefixed else None
+
+
+def cost(usage: Usage, price: Price) -> float:
+    """What a round cost in USD: uncached input, cache reads, cache writes and output each at its rate."""
+    cached = usage.cache_read_tokens
+    written = usage.cache_write_tokens
+    fresh = max(0, usage.input_tokens - cached - written)
+    dollars = fresh * price.input + usage.output_tokens * price.output
+    dollars += cached * (price.cached_input if price.cached_input is not None else price.input)
+    dollars += written * (price.cache_write if price.cache_write is not None else price.input)
+    return dollars / 1_000_000
+
+
+def _number(value) -> float | None:
+    # Table cells arrive as NaN, None or text when a user clears or mistypes them.
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if number != number or number < 0 else number
+
+
+def prices_from_rows(rows: list[dict]) -> tuple[Price, ...]:
+    """Prices from edited table rows; rows without a model, input or output price are left out."""
+    found = []
+    for row in rows:
+        model, input_, output = str(row.get("model") or "").strip(), _number(row.get("input")), _number(row.get("output"))
+        if model and input_ is not None and output is not None:
+            found.append(Price(model, input_, _number(row.get("cached_input")), _number(row.get("cache_write")),
+                               output, str(row.get("as_of") or ""), str(row.get("source") or "")))
+    return tuple(found)

@@ -1,0 +1,113 @@
+"""Token and cost figures: metrics for one round, the rounds table, the snowball numbers."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import pandas as pd
+import streamlit as st
+
+from lib.overview import RoundSummary, Snowball
+from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
+from lib.ui.charts import BREAKDOWN_PARTS
+from lib.ui.state import Counting
+
+
+def counting_notice(counting: Counting) -> None:
+    """Say plainly when estimates are only a character rule of thumb."""
+    if counting.problem:
+        st.warning(
+            "No tokenizer vocabulary could be loaded, so estimates count 4 characters as one token and are "
+            "rough. " + counting.problem
+        )
+    elif not counting.counter.exact:
+        st.info("Estimates count 4 characters as one token (chosen in the sidebar); they are rough.")
+
+
+def round_metrics(row: RoundSummary) -> None:
+    """Input and output tokens of one round, saying whether the API reported them or we estimated them."""
+    usage, estimate = row.usage, row.breakdown.total
+    left, middle, right = st.columns(3)
+    if usage.source == "reported":
+        gap = usage.input_tokens - estimate
+        left.metric("Input tokens (reported)", f"{usage.input_tokens:,}")
+        middle.metric("Our estimate of the input", f"{estimate:,}", delta=f"{-gap:+,} vs reported",
+                      delta_color="off", help=f"Counted offline with {row.breakdown.counter}; the gap is what the "
+                      "provider adds that we cannot see (tool rendering, chat template, its own tokenizer).")
+        right.metric("Output tokens (reported)", f"{usage.output_tokens:,}")
+        extras = []
+        if usage.cache_read_tokens or usage.cache_write_tokens:
+            extras.append(f"{usage.cache_read_tokens:,} read from the prompt cache, "
+                          f"{usage.cache_write_tokens:,} written to it (included in the input)")
+        if usage.reasoning_tokens:
+            extras.append(f"{usage.reasoning_tokens:,} reasoning tokens (included in the output)")
+        if extras:
+            st.caption("; ".join(extras) + ".")
+    else:
+        how = f"The API reported no usage for this round; counted offline with {usage.method}."
+        if usage.anchor_round:
+            how += (f" Anchored on round {usage.anchor_round}'s reported input: its count plus the content "
+                    "that differs between the two requests.")
+        left.metric("Input tokens (estimated)", f"≈ {usage.input_tokens:,}", help=how)
+        middle.metric("Output tokens (estimated)", f"≈ {usage.output_tokens:,}")
+    parts = " · ".join(f"{label} {getattr(row.breakdown, field):,}" for field, label, _ in BREAKDOWN_PARTS)
+    st.caption(f"Where the input goes (estimated): {parts}.")
+
+
+def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | None = None) -> pd.DataFrame:
+    """One row per round; with prices, the cost of each round in USD."""
+    records = []
+    for r in rows:
+        record = {
+            "round": r.round,
+            "messages sent": r.messages_sent,
+            "new messages": r.new_messages,
+            "tool calls": r.tool_calls,
+            "finish reason": r.finish_reason,
+            "tokens in": r.usage.input_tokens,
+            "tokens out": r.usage.output_tokens,
+            "tokens are": r.usage.source,
+            "cached in": r.usage.cache_read_tokens,
+            "reasoning": r.usage.reasoning_tokens,
+            "latency ms": r.latency_ms,
+        }
+        if prices is not None:
+            price = price_for(r.model, prices)
+            record["model"] = r.model
+            record["cost USD"] = cost(r.usage, price) if price else None
+        records.append(record)
+    return pd.DataFrame(records)
+
+
+def snowball_metrics(ball: Snowball) -> None:
+    """The conversation's totals: what resending everything every round adds up to."""
+    a, b, c, d = st.columns(4)
+    a.metric("Input billed over all calls", f"{ball.billed_input:,}", help=f"{ball.rounds} calls, {ball.output:,} out.")
+    b.metric("One call with the final context", f"{ball.single_call_input:,}",
+             delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if ball.single_call_input else None,
+             delta_color="off")
+    c.metric("Input that was resent history", f"{ball.history_share:.0%}")
+    d.metric("Tool list, every round", f"{ball.tools_per_round:,} tokens",
+             delta=f"{ball.tools_total:,} over {ball.rounds} rounds", delta_color="off")
+
+
+PRICES = "overview.prices"
+"""Session key: the price table as edited in this session."""
+
+
+def price_editor() -> tuple[Price, ...]:
+    """The editable price table; edits last for the session and change every cost shown."""
+    table = pd.DataFrame([asdict(p) for p in DEFAULT_PRICES])
+    edited = st.data_editor(
+        table, num_rows="dynamic", hide_index=True, width="stretch", key=PRICES,
+        column_config={
+            "model": st.column_config.TextColumn("model (or name prefix)", required=True),
+            "input": st.column_config.NumberColumn("input $/M", min_value=0.0, format="%.3f", required=True),
+            "cached_input": st.column_config.NumberColumn("cached input $/M", min_value=0.0, format="%.3f"),
+            "cache_write": st.column_config.NumberColumn("cache write $/M", min_value=0.0, format="%.3f"),
+            "output": st.column_config.NumberColumn("output $/M", min_value=0.0, format="%.3f", required=True),
+            "as_of": st.column_config.TextColumn("as of"),
+            "source": st.column_config.TextColumn("source"),
+        },
+    )
+    return prices_from_rows(edited.to_dict("records"))

@@ -1,0 +1,54 @@
+"""Tokens and cost: where every round's input goes, how the snowball grows, what it cost."""
+
+import streamlit as st
+
+from lib.overview import snowball
+from lib.ui import accounting, charts, state
+from lib.ui.picker import trace_picker
+from lib.prices import price_for
+from lib.text import md_escape
+
+loaded = trace_picker()
+st.title("Tokens and cost: " + md_escape(loaded.trace.title))
+if not loaded.trace.rounds:
+    st.warning("This file holds no readable rounds. The problems found are listed in the sidebar.")
+    st.stop()
+counting = state.counting(loaded)
+accounting.counting_notice(counting)
+rows = state.summaries(loaded)
+
+st.caption(
+    "Every round sends the whole conversation again, plus the tool list. So each call costs more than "
+    "the one before, and the conversation as a whole costs far more than its final context would alone."
+)
+accounting.snowball_metrics(snowball(rows))
+
+with st.expander("Prices (US$ per million tokens): edit to match your contract"):
+    prices = accounting.price_editor()
+table = accounting.rounds_table(rows, prices)
+total = table["cost USD"].sum(min_count=1)
+if table["cost USD"].isna().any():
+    missing = sorted({str(r.model) for r in rows if price_for(r.model, prices) is None})
+    st.info("No price for " + md_escape(", ".join(missing)) + ": add a row to the price table to see its cost.")
+if total == total:  # NaN when no round has a price
+    st.metric("Cost of the whole trace", f"US${total:.5f}")
+
+st.subheader("Rounds")
+st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds",
+             column_config={"cost USD": st.column_config.NumberColumn(format="%.6f")})
+st.download_button("Download the table as CSV", table.to_csv(index=False).encode(), file_name="rounds.csv",
+                   mime="text/csv", key="overview.csv")
+
+st.subheader("Where each round's input goes")
+st.plotly_chart(charts.input_breakdown(rows), key="overview.breakdown")
+st.caption("Estimated with " + counting.counter.name + ". Resent history grows every round; the tool list "
+           "and the instructions ride along unchanged.")
+left, right = st.columns(2)
+with left:
+    st.markdown("**Messages per round**")
+    st.plotly_chart(charts.messages_per_round(rows), key="overview.messages")
+with right:
+    st.markdown("**Tokens per round**")
+    st.plotly_chart(charts.tokens_per_round(rows), key="overview.tokens")
+st.markdown("**Input billed so far, against one call with the same context**")
+st.plotly_chart(charts.cumulative_input(rows), key="overview.cumulative")
