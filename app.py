@@ -2,7 +2,10 @@
 
 import streamlit as st
 
+from lib.ui.picker import FRAME
+
 st.set_page_config(page_title="Roundtrip", page_icon="🔁", layout="wide")
+st.session_state[FRAME] = True
 st.navigation(
     [
         st.Page("pages/explorer.py", title="Round explorer", icon="🔍", default=True),

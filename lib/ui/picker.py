@@ -17,6 +17,8 @@ TRACE = "sidebar.trace"
 """Session key of the bundled-trace selectbox."""
 UPLOAD = "sidebar.upload"
 """Session key of the file uploader widget."""
+FRAME = "app.framed"
+"""Session key: set by app.py before it runs a page."""
 UPLOADED = "trace.uploaded"
 """Session key: the LoadedTrace of the last upload. Kept apart from the widget, whose value a page switch drops."""
 
@@ -35,6 +37,10 @@ def _close_upload() -> None:
 
 def trace_picker() -> catalog.LoadedTrace:
     """Draw the picker in the sidebar and return the trace it selects."""
+    if not st.session_state.get(FRAME):
+        # A folder named pages/ makes Streamlit's first run of a fresh server treat it as an old-style
+        # multipage app, running a page opened by its URL without app.py. Go through the frame instead.
+        st.switch_page("app.py")
     # Streamlit forgets a widget's value when another page draws it; writing the value back keeps it.
     for key in (TRACE, state.TOKENIZER):
         if key in st.session_state:
