@@ -10,5 +10,6 @@ st.navigation(
     [
         st.Page("pages/explorer.py", title="Round explorer", icon="🔍", default=True),
         st.Page("pages/overview.py", title="Tokens and cost", icon="🧮"),
+        st.Page("pages/checks.py", title="Checks", icon="🩺"),
     ]
 ).run()

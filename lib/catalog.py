@@ -17,6 +17,9 @@ TRACES_DIR = Path(__file__).resolve().parent.parent / "traces"
 FIRST_TRACE = "hengxin-expense"
 """The trace the app opens with."""
 
+PITFALLS = "pitfalls"
+"""The subfolder of the pitfall gallery; its traces are named `pitfalls/<file name>`."""
+
 
 @dataclass(frozen=True, slots=True)
 class BundledTrace:
@@ -45,13 +48,17 @@ class LoadedTrace:
 
 
 def bundled_traces() -> list[BundledTrace]:
-    """The bundled traces, the first trace first, the rest by name."""
-    found = []
-    for path in sorted(TRACES_DIR.glob("*.jsonl")):
-        with path.open(encoding="utf-8") as f:
-            header = json.loads(f.readline())
-        found.append(BundledTrace(name=path.stem, title=str(header.get("title", path.stem)), path=path))
-    return sorted(found, key=lambda t: (t.name != FIRST_TRACE, t.name))
+    """The bundled traces, the first trace first, the rest by name, then the pitfall gallery by name."""
+    top = sorted((_bundled(path, path.stem) for path in TRACES_DIR.glob("*.jsonl")),
+                 key=lambda t: (t.name != FIRST_TRACE, t.name))
+    gallery = [_bundled(path, f"{PITFALLS}/{path.stem}") for path in sorted((TRACES_DIR / PITFALLS).glob("*.jsonl"))]
+    return top + gallery
+
+
+def _bundled(path: Path, name: str) -> BundledTrace:
+    with path.open(encoding="utf-8") as f:
+        header = json.loads(f.readline())
+    return BundledTrace(name=name, title=str(header.get("title", path.stem)), path=path)
 
 
 def digest(data: bytes) -> str:

@@ -56,3 +56,17 @@ def _words(seed: int, count: int) -> str:
     vocabulary = ("order", "shipped", "pending", "refund", "invoice", "parcel", "customer", "warehouse",
                   "delayed", "courier", "address", "total", "item", "payment", "status", "return")
     return " ".join(vocabulary[(seed * 7 + i * 3) % len(vocabulary)] + str((seed + i) % 97) for i in range(count))
+
+
+def synthetic_log(conversations: int, rounds: int, record_words: int = 60) -> bytes:
+    """A JSONL log of Chat Completions request/response pairs, several conversations interleaved
+    round by round, with no conversation ids: the importer has to chain them."""
+    traces = [list(synthetic_lines(rounds, record_words=record_words))[1:] for _ in range(conversations)]
+    out = []
+    for k in range(rounds):
+        for c, lines in enumerate(traces):
+            line = json.loads(lines[k])
+            # A different question per conversation, so each one's opening is its own.
+            line["request"]["messages"][1] = {"role": "user", "content": f"Conversation {c}: look up the records."}
+            out.append(json.dumps({"request": line["request"], "response": line["response"]}))
+    return ("\n".join(out) + "\n").encode()

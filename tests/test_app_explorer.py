@@ -104,8 +104,8 @@ def test_an_uploaded_native_file_opens_and_its_bad_lines_are_named(app):
     at.file_uploader(key="sidebar.upload").upload("mine.jsonl", broken).run()
     assert not at.exception
     assert at.title[0].value.replace("\\", "") == "Loan payment calculator"
-    warnings = " ".join(w.value for w in at.sidebar.warning)
-    assert "1 line could not be read" in warnings
+    summary = " ".join(m.value for m in at.sidebar.markdown).replace("\\", "")
+    assert "4 lines: 2 rounds in 1 conversation; 1 line skipped" in summary
     problems = " ".join(t.value for t in at.sidebar.text)
     assert re.search(r"line 3: is not valid JSON", problems)
     assert "line 4: has index 2 where 2" not in problems
@@ -122,3 +122,14 @@ def test_payload_text_is_shown_exactly_as_sent_and_estimates_say_so(app):
     assert metric.label == "Input tokens (estimated)" and metric.value.startswith("≈ ")
     assert int(metric.value[2:].replace(",", "")) > 1247
     assert "Anchored on round 1" in metric.help
+
+
+def test_a_pitfall_shows_its_badge_on_the_offending_message(app):
+    app.query_params["trace"] = "pitfalls/unanswered-parallel-call"
+    app.query_params["round"] = "2"
+    at = app.run()
+    assert not at.exception
+    shown = _markdown(at)
+    assert "missing-tool-result" in shown and "provider-error" in shown
+    card = next(e for e in at.expander if e.label.startswith("Checks on this round"))
+    assert "round 2 request messages[2].tool_calls[1]" in " ".join(c.value.replace("\\", "") for c in card.caption)

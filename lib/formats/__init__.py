@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lib.intern import Interner
+
+if TYPE_CHECKING:
+    from lib.model import Request
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +37,31 @@ class Pools:
     """Distinct messages."""
     tool_lists: Interner = field(default_factory=Interner)
     """Distinct tool lists (a list is usually resent whole)."""
+
+
+def intern_messages(raw_messages: Any, pools: Pools, build, previous: "Request | None", checked: bool = False) -> tuple[tuple, list]:
+    """A request's messages, interned. When they start with the previous request's messages, that
+    prefix is taken over without keying each message again: one C-level list comparison instead of a
+    digest per resent message, which is most of the work on a long conversation.
+    (Python's `==` takes 1, 1.0 and true as equal; a resent message changing only that way would be
+    missed, a price worth paying for reading logs at the speed of the JSON parser.)
+    `checked` says the caller has already compared the prefix. Returns the messages and their
+    interned raw objects, as the request's raw body should list them."""
+    raws = raw_messages if isinstance(raw_messages, list) else []
+    if previous is not None:
+        before = previous.raw.get("messages") or []
+        if before and len(before) <= len(raws) and (checked or raws[: len(before)] == before):
+            added = tuple(pools.messages.get(m, build) for m in raws[len(before):])
+            return previous.messages + added, before + [m.raw for m in added]
+    messages = tuple(pools.messages.get(m, build) for m in raws)
+    return messages, [m.raw for m in messages]
+
+
+def intern_tools(raw_tools: list, pools: Pools, build, previous: "Request | None") -> tuple:
+    """(tool definitions, raw list) for a request's tool list, taken over from the previous request when equal."""
+    if previous is not None and previous.tools and previous.raw.get("tools") == raw_tools:
+        return previous.tools, previous.raw["tools"]
+    return pools.tool_lists.get(raw_tools, build)
 
 
 def parse_arguments(raw: Any) -> tuple[str, Any, str | None]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lib.formats import Pools, flatten_content, parse_arguments
+from lib.formats import Pools, flatten_content, intern_messages, intern_tools, parse_arguments
 from lib.intern import content_key
 from lib.model import (
     Message,
@@ -89,18 +89,20 @@ def _tool_list(raw: list, key: str) -> tuple[tuple[ToolDefinition, ...], list]:
     return tuple(tools), raw
 
 
-def read_request(body: dict, pools: Pools) -> Request:
-    """A Messages request body as a Request, its messages, system and tools interned."""
-    messages = tuple(pools.messages.get(m, _message) for m in body.get("messages") or ())
+def read_request(body: dict, pools: Pools, previous: Request | None = None, checked: bool = False) -> Request:
+    """A Messages request body as a Request, its messages, system and tools interned.
+
+    `previous` and `checked` as in openai_chat.read_request."""
+    messages, interned = intern_messages(body.get("messages"), pools, _message, previous, checked)
     raw = dict(body)
-    raw["messages"] = [m.raw for m in messages]
+    raw["messages"] = interned
     system = None
     if body.get("system"):
         system = pools.messages.get({"system": body["system"]}, lambda r, k: _system(r["system"], k))
         raw["system"] = system.raw["content"]
     tools: tuple[ToolDefinition, ...] = ()
     if isinstance(body.get("tools"), list):
-        tools, raw["tools"] = pools.tool_lists.get(body["tools"], _tool_list)
+        tools, raw["tools"] = intern_tools(body["tools"], pools, _tool_list, previous)
     return Request(messages=messages, system=system, tools=tools, model=body.get("model"), raw=raw)
 
 

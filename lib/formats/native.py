@@ -7,6 +7,7 @@ lines still load.
 from __future__ import annotations
 
 import json
+import operator
 from types import ModuleType
 from typing import Any, Iterable, Iterator
 
@@ -133,11 +134,11 @@ def _read_round(
     executions = []
     for i, entry in enumerate(obj.get("executions") or ()):
         if isinstance(entry, dict) and "tool_call_id" in entry:
-            executions.append(_read_execution(entry))
+            executions.append(read_execution(entry))
         else:
             problems.append(Problem(number, f"has executions[{i}] without a 'tool_call_id'; skipped"))
     extra = {k: v for k, v in obj.items() if k not in _ROUND_KEYS}
-    read = dialect.read_request(request, pools)
+    read = dialect.read_request(request, pools, previous.request if previous else None)
     return Round(
         index=expected_index,
         request=read,
@@ -145,13 +146,16 @@ def _read_round(
         error=error,
         executions=tuple(executions),
         latency_ms=obj.get("latency_ms"),
-        resent_prefix=_shared_prefix(previous.request.messages if previous else (), read.messages),
+        resent_prefix=shared_prefix(previous.request.messages if previous else (), read.messages),
         extra=extra,
     )
 
 
-def _shared_prefix(before: tuple, now: tuple) -> int:
+def shared_prefix(before: tuple, now: tuple) -> int:
+    """How many leading messages two requests share, unchanged."""
     # Interning makes an unchanged message the very same object, so identity is the whole test.
+    if len(now) >= len(before) and all(map(operator.is_, before, now)):
+        return len(before)
     count = 0
     for old, new in zip(before, now):
         if old is not new:
@@ -173,7 +177,8 @@ def _read_error(raw: Any) -> ProviderError | None:
     return ProviderError(status=raw.get("status"), message=str(message or "the call failed"), body=raw)
 
 
-def _read_execution(entry: dict) -> Execution:
+def read_execution(entry: dict) -> Execution:
+    """An execution entry of a round line as an Execution."""
     return Execution(
         tool_call_id=str(entry["tool_call_id"]),
         name=str(entry.get("name", "")),

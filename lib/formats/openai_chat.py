@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lib.formats import Pools, flatten_content, parse_arguments
+from lib.formats import Pools, flatten_content, intern_messages, intern_tools, parse_arguments
 from lib.intern import content_key
 from lib.model import (
     Message,
@@ -89,15 +89,18 @@ def _tool_list(raw: list, key: str) -> tuple[tuple[ToolDefinition, ...], list]:
     return tuple(_tool(t, content_key(t)) for t in raw), raw
 
 
-def read_request(body: dict, pools: Pools) -> Request:
-    """A Chat Completions request body as a Request, its messages and tools interned."""
-    messages = tuple(pools.messages.get(m, _message) for m in body.get("messages") or ())
+def read_request(body: dict, pools: Pools, previous: Request | None = None, checked: bool = False) -> Request:
+    """A Chat Completions request body as a Request, its messages and tools interned.
+
+    `previous` is the request before it in the same conversation, when known: what the two share
+    is taken over rather than interned again; `checked` says the caller already compared them."""
+    messages, interned = intern_messages(body.get("messages"), pools, _message, previous, checked)
     raw = dict(body)
-    raw["messages"] = [m.raw for m in messages]
+    raw["messages"] = interned
     tools: tuple[ToolDefinition, ...] = ()
     for field_name in ("tools", "functions"):
         if isinstance(body.get(field_name), list):
-            tools, raw[field_name] = pools.tool_lists.get(body[field_name], _tool_list)
+            tools, raw[field_name] = intern_tools(body[field_name], pools, _tool_list, previous)
             break
     return Request(messages=messages, system=None, tools=tools, model=body.get("model"), raw=raw)
 

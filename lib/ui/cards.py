@@ -8,14 +8,22 @@ from __future__ import annotations
 
 import difflib
 import json
+from typing import Union
 
 import pandas as pd
 import streamlit as st
 
 from lib.growth import Growth, MessageEntry
 from lib.model import Message, Round
+from lib.checks import Finding
 from lib.steps import StepLabel, join_path
 from lib.text import as_code, md_escape, plural, summarize_message
+
+Mark = Union[StepLabel, Finding]
+"""Something pinned to a JSON path of the round: a step label or a check's finding."""
+
+SEVERITY_LOOK = {"error": ("🛑", "red"), "warning": ("⚠️", "orange"), "info": ("ℹ️", "gray")}
+"""Icon and badge color per finding severity."""
 
 STEP_MARKS = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤"}
 STEP_COLORS = {1: "blue", 2: "violet", 3: "orange", 4: "green", 5: "red"}
@@ -44,16 +52,27 @@ def step_badge(label: StepLabel) -> None:
     )
 
 
-def _badges_at(labels: list[StepLabel], path: str) -> None:
-    for label in labels:
-        if label.path == path:
-            step_badge(label)
+def finding_badge(finding: Finding) -> None:
+    """A check's finding pinned above the part it is about."""
+    icon, color = SEVERITY_LOOK[finding.severity]
+    st.markdown(f":{color}-badge[{icon} {finding.code}] {md_escape(finding.message)}")
 
 
-def _parts(message: Message, base: str, labels: list[StepLabel]) -> None:
+def _badges_at(marks: list[Mark], path: str, steps: bool = True) -> None:
+    for mark in marks:
+        if mark.path != path:
+            continue
+        if isinstance(mark, StepLabel):
+            if steps:
+                step_badge(mark)
+        else:
+            finding_badge(mark)
+
+
+def _parts(message: Message, base: str, marks: list[Mark]) -> None:
     for part in message.parts:
         path = join_path(base, part.path)
-        _badges_at(labels, path)
+        _badges_at(marks, path)
         match part.kind:
             case "text":
                 st.text(_clip(part.text) if part.text else "(empty text)")
@@ -79,8 +98,8 @@ _ORIGINS = {
 }
 
 
-def message_card(entry: MessageEntry, labels: list[StepLabel]) -> None:
-    """One new or changed message of a request, with the step labels on its parts."""
+def message_card(entry: MessageEntry, marks: list[Mark]) -> None:
+    """One new or changed message of a request, with the step marks on its parts."""
     path = f"messages[{entry.index}]"
     with st.container(border=True):
         status = "new this round" if entry.status == "new" else "changed since the previous request"
@@ -90,7 +109,8 @@ def message_card(entry: MessageEntry, labels: list[StepLabel]) -> None:
         )
         if entry.status == "new":
             st.caption(_ORIGINS[entry.origin].capitalize() + ".")
-        _parts(entry.message, path, labels)
+        _badges_at(marks, path)
+        _parts(entry.message, path, marks)
         if entry.previous is not None:
             st.caption("What changed against the copy sent before:")
             st.code(_diff(entry.previous, entry.message), language="diff", wrap_lines=True)
@@ -115,13 +135,14 @@ def resent_table(entries: tuple[MessageEntry, ...]) -> None:
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
-def tools_section(round_: Round, labels: list[StepLabel]) -> None:
+def tools_section(round_: Round, marks: list[Mark]) -> None:
     """Step 1: the tool list that travels with the request."""
-    label = next((lab for lab in labels if lab.step == 1), None)
+    label = next((m for m in marks if isinstance(m, StepLabel) and m.step == 1), None)
     if label is None:
         st.caption("No tools in this request: the model cannot ask for any.")
         return
     step_badge(label)
+    _badges_at(marks, "tools", steps=False)
     title = "Tool definitions, the same as last round" if label.resent else "Tool definitions: what the model reads"
     with st.expander(title):
         for tool in round_.request.tools:
@@ -130,24 +151,24 @@ def tools_section(round_: Round, labels: list[StepLabel]) -> None:
             code_block(tool.parameters)
 
 
-def request_cards(round_: Round, placed: Growth, labels: list[StepLabel], previous: Round | None) -> None:
+def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Round | None) -> None:
     """The request side as cards: the system prompt, the messages array, then the tools."""
     system = round_.request.system
     if system is not None:
         with st.container(border=True):
             same = previous is not None and previous.request.system == system
             st.markdown("**system** (a top-level field, outside the messages array)" + (" · resent unchanged" if same else ""))
-            _parts(system, "system", labels)
+            _parts(system, "system", marks)
     resent_table(placed.resent)
     if placed.dropped:
         st.warning(f"{plural(placed.dropped, 'message')} of the previous request missing from this one.")
     for entry in placed.entries:
         if entry.status != "resent":
-            message_card(entry, labels)
-    tools_section(round_, labels)
+            message_card(entry, marks)
+    tools_section(round_, marks)
 
 
-def response_cards(round_: Round, labels: list[StepLabel]) -> None:
+def response_cards(round_: Round, marks: list[Mark]) -> None:
     """The response side as cards: the assistant turn, its call intents and the stop signal."""
     if round_.error is not None:
         status = f"HTTP {round_.error.status}" if round_.error.status else "no HTTP status (connection failed)"
@@ -160,17 +181,19 @@ def response_cards(round_: Round, labels: list[StepLabel]) -> None:
         return
     with st.container(border=True):
         st.markdown(f"**assistant** · the model's turn" + (f" · model {md_escape(response.model)}" if response.model else ""))
-        _parts(response.message, response.message_path, labels)
+        if response.message_path:
+            _badges_at(marks, response.message_path)
+        _parts(response.message, response.message_path, marks)
     if response.finish_reason_path:
-        _badges_at(labels, response.finish_reason_path)
+        _badges_at(marks, response.finish_reason_path)
         st.markdown(f"Stop signal `{response.finish_reason_path}`: **{md_escape(str(response.finish_reason))}**")
     else:
         st.caption(f"The trace records no stop signal; read as {response.stop!r} from the message.")
 
 
-def execution_lane(round_: Round, next_round: Round | None, labels: list[StepLabel]) -> None:
+def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark]) -> None:
     """Step 3: what the program ran between this response and the next request."""
-    lane = [lab for lab in labels if lab.step == 3]
+    lane = [m for m in marks if isinstance(m, StepLabel) and m.step == 3]
     if not lane:
         st.caption("The program ran nothing after this response: the round trip ends here.")
         return
@@ -188,7 +211,7 @@ def execution_lane(round_: Round, next_round: Round | None, labels: list[StepLab
                 appended.setdefault(part.call_id, join_path(f"messages[{i}]", part.path))
     for i, execution in enumerate(round_.executions):
         with st.container(border=True):
-            _badges_at(labels, f"executions[{i}]")
+            _badges_at(marks, f"executions[{i}]")
             facts = [f"handler **{md_escape(execution.name)}**", f"call {md_escape(execution.tool_call_id)}",
                      "ok" if execution.ok else ":red[failed]"]
             if execution.duration_ms is not None:

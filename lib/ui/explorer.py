@@ -8,7 +8,7 @@ import streamlit as st
 from lib.catalog import LoadedTrace
 from lib.growth import growth
 from lib.steps import STEP_TITLES, steps_for_round
-from lib.ui import accounting, cards, charts, state
+from lib.ui import accounting, cards, charts, findings, state
 from lib.text import md_escape, plural
 
 
@@ -23,7 +23,7 @@ def _query_round(count: int) -> int:
 def current_round(loaded: LoadedTrace) -> int:
     """The round on screen: from the deep link on first view of a trace, then from the controls."""
     count = len(loaded.trace.rounds)
-    if st.session_state.get(state.SHOWN_DIGEST) != loaded.digest:
+    if st.session_state.get(state.SHOWN_DIGEST) != loaded.digest or state.ROUND not in st.session_state:
         st.session_state[state.SHOWN_DIGEST] = loaded.digest
         st.session_state[state.ROUND] = _query_round(count)
     st.session_state[state.ROUND] = min(max(st.session_state[state.ROUND], 1), count)
@@ -71,30 +71,37 @@ def round_view(loaded: LoadedTrace, index: int) -> None:
     next_round = trace.rounds[index] if index < len(trace.rounds) else None
     placed = growth(trace, index)
     labels = list(steps_for_round(trace, index, placed))
+    found = [f for f in findings.findings(loaded) if f.round == index]
+    marks = [*labels, *found]
 
     sent, new = len(round_.request.messages), len(placed.new)
     st.subheader(f"Round {index}: the program sends {plural(sent, 'message')}, {new} of them new")
     accounting.counting_notice(state.counting(loaded))
     accounting.round_metrics(state.summaries(loaded)[index - 1])
+    if found:
+        with st.expander(f"Checks on this round: {plural(len(found), 'finding')}", expanded=True):
+            for finding in found:
+                cards.finding_badge(finding)
+                st.caption(md_escape(finding.where))
 
-    view = st.radio("Show the payload as", ["Cards", "Raw JSON"], horizontal=True, key="explorer.view")
+    view = st.radio("Show the payload as", ["Cards", "Raw JSON"], horizontal=True, key=state.VIEW)
     left, right = st.columns(2, gap="medium")
     with left:
         st.markdown(f"#### ➡️ Request {index}: program → model")
         if view == "Cards":
-            cards.request_cards(round_, placed, labels, previous)
+            cards.request_cards(round_, placed, marks, previous)
         else:
             _raw(round_.request.raw, [lab for lab in labels if lab.side == "request"])
     with right:
         st.markdown(f"#### ⬅️ Response {index}: model → program")
         if view == "Cards":
-            cards.response_cards(round_, labels)
+            cards.response_cards(round_, marks)
         elif round_.response is not None:
             _raw(round_.response.raw, [lab for lab in labels if lab.side == "response"])
         else:
             _raw(round_.error.body if round_.error else {}, [])
     st.markdown(f"#### ⚙️ The program's lane, after response {index}")
-    cards.execution_lane(round_, next_round, labels)
+    cards.execution_lane(round_, next_round, marks)
 
 
 def _raw(body, labels) -> None:

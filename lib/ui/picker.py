@@ -1,4 +1,4 @@
-"""The shared sidebar trace picker: a bundled trace, or an uploaded native file.
+"""The shared sidebar trace picker: a bundled trace, or an uploaded log with its conversations.
 
 Every page calls `trace_picker()` first. (It lives here rather than in app.py because Streamlit's
 AppTest does not deliver uploads to widgets drawn by the navigation frame, and the upload must be
@@ -10,29 +10,38 @@ from __future__ import annotations
 import streamlit as st
 
 from lib import catalog
-from lib.ui import state
+from lib.formats.upload import format_names
+from lib.model import Trace
 from lib.text import md_escape, plural
+from lib.ui import state
 
 TRACE = "sidebar.trace"
 """Session key of the bundled-trace selectbox."""
 UPLOAD = "sidebar.upload"
 """Session key of the file uploader widget."""
+FORMAT = "sidebar.format"
+"""Session key of the format override: `auto` or a format name."""
+CONVERSATION = "sidebar.conversation"
+"""Session key of the conversation picker: an index into the upload's conversations."""
 FRAME = "app.framed"
 """Session key: set by app.py before it runs a page."""
-UPLOADED = "trace.uploaded"
-"""Session key: the LoadedTrace of the last upload. Kept apart from the widget, whose value a page switch drops."""
+FILES = "trace.upload_files"
+"""Session key: the uploaded files as (name, bytes). Kept apart from the widget, whose value a page switch drops."""
+KEPT = (TRACE, FORMAT, CONVERSATION, state.TOKENIZER, state.ROUND, state.VIEW)
+"""Widget values that must survive a page switch."""
 
 
 def _uploaded_changed() -> None:
-    file = st.session_state.get(UPLOAD)
-    if file is None:
-        st.session_state.pop(UPLOADED, None)
+    files = st.session_state.get(UPLOAD) or []
+    st.session_state.pop(CONVERSATION, None)
+    if files:
+        st.session_state[FILES] = [(f.name, f.getvalue()) for f in files]
     else:
-        st.session_state[UPLOADED] = state.load(file.getvalue(), file.name)
+        st.session_state.pop(FILES, None)
 
 
 def _close_upload() -> None:
-    st.session_state.pop(UPLOADED, None)
+    st.session_state.pop(FILES, None)
 
 
 def trace_picker() -> catalog.LoadedTrace:
@@ -42,7 +51,7 @@ def trace_picker() -> catalog.LoadedTrace:
         # multipage app, running a page opened by its URL without app.py. Go through the frame instead.
         st.switch_page("app.py")
     # Streamlit forgets a widget's value when another page draws it; writing the value back keeps it.
-    for key in (TRACE, state.TOKENIZER):
+    for key in KEPT:
         if key in st.session_state:
             st.session_state[key] = st.session_state[key]
     traces = state.bundled()
@@ -55,19 +64,44 @@ def trace_picker() -> catalog.LoadedTrace:
         st.header("Roundtrip")
         st.caption("See every round of a tool call: what the program sent, what the model answered.")
         name = st.selectbox("Trace", names, format_func=titles.get, key=TRACE, on_change=_close_upload)
-        st.file_uploader("Or open a trace file (native .jsonl)", type=["jsonl", "json"], key=UPLOAD,
-                         on_change=_uploaded_changed)
+        st.file_uploader(
+            "Or open your own log (.jsonl, .json, .jsonl.gz)", type=["jsonl", "json", "gz"],
+            accept_multiple_files=True, key=UPLOAD, on_change=_uploaded_changed,
+            help="A Roundtrip trace, or logs of OpenAI or Anthropic calls in most common shapes: request and "
+                 "response pairs, streams, batches, Responses API, fine-tuning lines, OpenTelemetry spans.",
+        )
         st.selectbox("Count tokens with", state.TOKENIZERS, key=state.TOKENIZER,
                      help="auto picks the tiktoken vocabulary for the trace's model; characters is a rough rule of "
                           "thumb (4 characters a token) for when no vocabulary is available.")
-        loaded = st.session_state.get(UPLOADED)
-        if loaded is None:
+        files = st.session_state.get(FILES)
+        if not files:
             st.query_params["trace"] = name
             return state.load_bundled(name)
-        st.caption(f"Showing the uploaded file {md_escape(loaded.name)}.")
-        st.button("Back to the bundled traces", on_click=_close_upload, key="sidebar.close_upload")
-        if loaded.problems:
-            st.warning(f"{plural(len(loaded.problems), 'line')} could not be read; the rest loaded.")
-            st.text("\n".join(str(p) for p in loaded.problems[:50]))
         st.query_params.pop("trace", None)
-        return loaded
+        return _uploaded(files)
+
+
+def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
+    """The upload's summary, format, conversation picker and skipped lines; the chosen conversation."""
+    forced = st.selectbox("Read the file as", ["auto", *format_names()], key=FORMAT,
+                          help="auto decides line by line; choose a format when detection gets it wrong.")
+    upload, digest = state.load_upload(files, None if forced == "auto" else forced)
+    st.button("Back to the bundled traces", on_click=_close_upload, key="sidebar.close_upload")
+    st.markdown("**" + md_escape(upload.summary()) + "**")
+    for format_name, (count, rule) in upload.formats.items():
+        st.caption(f"{plural(count, 'line')} read as {md_escape(format_name)}: {md_escape(rule)}")
+    if upload.problems:
+        with st.expander(f"Skipped lines ({len(upload.problems):,})", expanded=not upload.conversations):
+            st.text("\n".join(str(p) for p in upload.problems[:200]))
+            if len(upload.problems) > 200:
+                st.caption(f"and {len(upload.problems) - 200:,} more.")
+    source = files[0][0] if len(files) == 1 else plural(len(files), "file")
+    if not upload.conversations:
+        empty = Trace(title=source, dialect="openai-chat", rounds=())
+        return catalog.LoadedTrace(source, digest, empty, upload.problems)
+    labels = [f"{c.id} · {plural(len(c.trace.rounds), 'round')}" for c in upload.conversations]
+    if st.session_state.get(CONVERSATION, 0) >= len(labels):
+        st.session_state[CONVERSATION] = 0
+    index = st.selectbox("Conversation", range(len(labels)), format_func=labels.__getitem__, key=CONVERSATION)
+    chosen = upload.conversations[index]
+    return catalog.LoadedTrace(f"{source} · {chosen.id}", f"{digest}:{index}", chosen.trace, upload.problems)

@@ -11,12 +11,15 @@ from dataclasses import dataclass
 import streamlit as st
 
 from lib import catalog
+from lib.formats.upload import Upload, read_upload
 from lib.encodings import VocabularyUnavailable, encoding_name_for_model, load_encoding
 from lib.overview import RoundSummary, summarize
 from lib.tokens import CHARACTER_COUNTER, TokenCounter, tiktoken_counter
 
 ROUND = "explorer.round"
 """Session key: the 1-based round on screen."""
+VIEW = "explorer.view"
+"""Session key: show the payload as cards or as raw JSON."""
 SHOWN_DIGEST = "explorer.digest"
 """Session key: the digest of the trace the round belongs to."""
 TOKENIZER = "sidebar.tokenizer"
@@ -45,6 +48,18 @@ def load_bundled(name: str) -> catalog.LoadedTrace:
     """A bundled trace by name."""
     path = next(t.path for t in bundled() if t.name == name)
     return load(path.read_bytes(), name)
+
+
+@st.cache_resource(show_spinner="Reading the upload…", max_entries=16)
+def _read_upload(digest: str, forced: str | None, _files: list[tuple[str, bytes]]) -> Upload:
+    return read_upload(_files, forced)
+
+
+def load_upload(files: list[tuple[str, bytes]], forced: str | None) -> tuple[Upload, str]:
+    """The upload read once per server for these files and format choice, and its cache key."""
+    digest = catalog.digest(b"".join(catalog.digest(data).encode() + name.encode() for name, data in files))
+    key = f"{digest}:{forced or 'auto'}"
+    return _read_upload(digest, forced, files), key
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,75 @@
+"""Importing a large uploaded log, against parsing its lines with orjson alone.
+
+Issue 4's targets, measured side by side in one run on the same bytes:
+- import time ÷ `orjson.loads` of every line: at most 1.5;
+- peak memory while importing ÷ the file's size: at most 0.5 (interning keeps one copy of
+  each message however often the log resends it).
+
+    .venv/bin/python -m bench.import_log
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import time
+import tracemalloc
+
+import orjson
+
+from lib.formats.upload import read_upload
+from lib.synthetic import synthetic_log
+
+CONVERSATIONS = 5
+ROUNDS = 200
+TIME_TARGET = 1.5
+MEMORY_TARGET = 0.5
+
+
+def _best_of(runs: int, work) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        gc.collect()
+        start = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> dict:
+    data = synthetic_log(CONVERSATIONS, ROUNDS)
+
+    def parse_only():
+        for line in io.BytesIO(data):
+            orjson.loads(line)
+
+    def import_log():
+        upload = read_upload([("bench.jsonl", data)])
+        assert upload.rounds == CONVERSATIONS * ROUNDS and not upload.problems
+
+    parse_s = _best_of(3, parse_only)
+    import_s = _best_of(3, import_log)
+    gc.collect()
+    tracemalloc.start()
+    import_log()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {
+        "file size (MB)": round(len(data) / 1e6, 1),
+        "lines": data.count(b"\n"),
+        "orjson.loads alone (s)": round(parse_s, 3),
+        "import (s)": round(import_s, 3),
+        "time ratio": round(import_s / parse_s, 2),
+        "time target": TIME_TARGET,
+        "peak memory (MB)": round(peak / 1e6, 1),
+        "memory ratio": round(peak / len(data), 3),
+        "memory target": MEMORY_TARGET,
+    }
+
+
+if __name__ == "__main__":
+    result = main()
+    for key, value in result.items():
+        print(f"{key:>24}: {value}")
+    ok = result["time ratio"] <= TIME_TARGET and result["memory ratio"] <= MEMORY_TARGET
+    print("PASS" if ok else "ABOVE TARGET")

@@ -1,0 +1,499 @@
+"""Pitfall checks: where a tool round trip goes wrong, pinned to the exact part of the payload.
+
+Pure functions over lib.model; no Streamlit, no SDK. Each check is a small function registered
+in `CHECKS` under its code; `run_checks(trace)` runs them all and returns the findings by round.
+
+Severities:
+
+- error: the provider rejects the request (`missing-tool-result`, `orphan-tool-result`,
+  `provider-error`), or the program ran a call it should have refused (`unknown-tool`,
+  `invalid-arguments`, `truncated-arguments`). Those three call checks drop to warning when the
+  program refused the call (a failed or declined execution, or an error result): the model
+  still erred, but the program caught it.
+- warning: the loop goes on, but the model is likely misled: `empty-tool-result`,
+  `narration-without-call`, `model-filled-identity`, `history-rewritten`, `too-many-tools`,
+  `repeated-call`, and a call whose whole turn the next request dropped (`missing-tool-result`).
+- info: legal and worth knowing: `text-with-tool-calls` (a client must keep that text),
+  `tools-changed`, `declined-call`, and `model-filled-identity` when the execution records that
+  the program replaced the model's value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Iterable, Iterator, Literal, NamedTuple
+
+from jsonschema.validators import validator_for
+
+from lib.growth import growth
+from lib.intern import canonical_json
+from lib.model import (
+    Execution,
+    Message,
+    Request,
+    Response,
+    Round,
+    ToolCallPart,
+    ToolDefinition,
+    ToolResultPart,
+    Trace,
+)
+from lib.steps import join_path
+from lib.text import plural, shorten
+
+Severity = Literal["error", "warning", "info"]
+"""How bad a finding is."""
+
+Side = Literal["request", "response", "execution", "trace"]
+"""Which part of the round a finding's path points into."""
+
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+"""Most serious first."""
+
+TOO_MANY_TOOLS = 10
+"""More tools than this in one request makes a wrong pick noticeably more likely."""
+
+SAME_CALL_LIMIT = 2
+"""The same call (tool and arguments) more often than this looks like a loop."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One pitfall in a trace, pinned to the part of the payload where it shows."""
+
+    code: str
+    """The check that found it, e.g. `missing-tool-result`."""
+    severity: Severity
+    """`error`, `warning` or `info` (see the module docstring)."""
+    round: int
+    """The 1-based round the offending part belongs to."""
+    side: Side
+    """Which body `path` points into: the round's request or response, its executions, or the whole trace."""
+    path: str
+    """JSON path inside that body, as lib.steps writes them (`messages[2].tool_calls[1]`); empty for all of it."""
+    message: str
+    """What goes wrong and what to do, in plain words."""
+
+    @property
+    def where(self) -> str:
+        """`round 2 request messages[2].tool_calls[1]`: the round, side and path in one line."""
+        return " ".join(piece for piece in (f"round {self.round}", self.side, self.path) if piece)
+
+
+class Hit(NamedTuple):
+    """What a check reports; run_checks adds the check's code to make it a Finding."""
+
+    severity: Severity
+    round: int
+    side: Side
+    path: str
+    message: str
+
+
+Check = Callable[[Trace], Iterable[Hit]]
+"""A check reads the whole trace and reports what it finds."""
+
+CHECKS: dict[str, Check] = {}
+"""Every check, by its code, in the order they run."""
+
+
+def check(code: str) -> Callable[[Check], Check]:
+    """Register a check under its code."""
+
+    def register(function: Check) -> Check:
+        CHECKS[code] = function
+        return function
+
+    return register
+
+
+def run_checks(trace: Trace) -> tuple[Finding, ...]:
+    """Every finding of every check, by round, the most serious first within a round."""
+    found = [Finding(code, *hit) for code, run in CHECKS.items() for hit in run(trace)]
+    return tuple(sorted(found, key=lambda f: (f.round, SEVERITIES.index(f.severity))))
+
+
+# --- where things are ---------------------------------------------------------------------------
+
+
+def _calls(trace: Trace) -> Iterator[tuple[Round, ToolCallPart, str]]:
+    """Every call a response made, with its round and its path in the response body."""
+    for round_ in trace.rounds:
+        for call in round_.tool_calls:
+            yield round_, call, join_path(round_.response.message_path, call.path)
+
+
+def _results(request: Request) -> Iterator[tuple[int, ToolResultPart, str]]:
+    """Every tool result a request carries: message index, part, path in the request body."""
+    for i, message in enumerate(request.messages):
+        for part in message.tool_results:
+            yield i, part, join_path(f"messages[{i}]", part.path)
+
+
+def _call_path(request: Request, call_id: str) -> str | None:
+    """Where a request holds the call with this id, if it does."""
+    for i, message in enumerate(request.messages):
+        for call in message.tool_calls:
+            if call.id == call_id:
+                return join_path(f"messages[{i}]", call.path)
+    return None
+
+
+def _responses(trace: Trace) -> Iterator[tuple[Round, Response]]:
+    """Every round that got a response, with that response."""
+    return ((round_, round_.response) for round_ in trace.rounds if round_.response is not None)
+
+
+def _next(trace: Trace, round_: Round) -> Round | None:
+    return trace.rounds[round_.index] if round_.index < len(trace.rounds) else None
+
+
+def _tool(request: Request, name: str) -> ToolDefinition | None:
+    return next((t for t in request.tools if t.name == name), None)
+
+
+def _tools_path(request: Request) -> str:
+    return "functions" if "functions" in request.raw and "tools" not in request.raw else "tools"
+
+
+def _text_path(response: Response) -> str:
+    part = next(p for p in response.message.parts if p.kind == "text" and p.text.strip())
+    return join_path(response.message_path, part.path)
+
+
+def _execution(round_: Round, call_id: str) -> Execution | None:
+    return next((e for e in round_.executions if e.tool_call_id == call_id), None)
+
+
+def _refused(trace: Trace, round_: Round, call_id: str) -> bool:
+    """Whether the program did not run a call: a failed or declined execution, or an error result."""
+    execution = _execution(round_, call_id)
+    if execution is not None:
+        return not execution.ok or execution.approval == "declined"
+    following = _next(trace, round_)
+    return following is not None and any(p.is_error for _, p, _ in _results(following.request) if p.call_id == call_id)
+
+
+def _bad_call(trace: Trace, round_: Round, call: ToolCallPart) -> Severity:
+    # The model erred either way; what decides the harm is whether the program ran the call.
+    return "warning" if _refused(trace, round_, call.id) else "error"
+
+
+# --- the checks, in the order of the issue -------------------------------------------------------
+
+
+@check("missing-tool-result")
+def _missing_tool_result(trace: Trace) -> Iterator[Hit]:
+    for round_, call, path in _calls(trace):
+        following = _next(trace, round_)
+        if following is None or any(p.call_id == call.id for _, p, _ in _results(following.request)):
+            continue
+        echoed = _call_path(following.request, call.id)
+        if echoed is not None:
+            yield Hit("error", following.index, "request", echoed,
+                      f"This request resends the {call.name} call {call.id}, but no result for it follows. Every call "
+                      "needs its own result, a failure included, before the model is called again; the provider "
+                      "rejects the request otherwise.")
+        elif round_.response.stop != "length":  # A turn cut off by the output limit is rightly discarded.
+            yield Hit("warning", round_.index, "response", path,
+                      f"Round {following.index}'s request carries neither call {call.id} ({call.name}) nor a result "
+                      "for it: the turn was dropped, so the model never learns what became of its request. Send the "
+                      "assistant turn back with a result for every call.")
+
+
+@check("orphan-tool-result")
+def _orphan_tool_result(trace: Trace) -> Iterator[Hit]:
+    reported: set[str] = set()
+    for round_ in trace.rounds:
+        made: set[str] = set()
+        for i, message in enumerate(round_.request.messages):
+            for part in message.tool_results:
+                if part.call_id not in made and part.call_id not in reported:
+                    reported.add(part.call_id)
+                    yield Hit("error", round_.index, "request", join_path(f"messages[{i}]", part.path),
+                              f"This result answers {part.call_id}, but no earlier message of the request makes a call "
+                              "with that id. The provider rejects it: keep the assistant turn that made the call, and "
+                              "copy its id into the result unchanged.")
+            made.update(call.id for call in message.tool_calls)
+
+
+@check("text-with-tool-calls")
+def _text_with_tool_calls(trace: Trace) -> Iterator[Hit]:
+    for round_, response in _responses(trace):
+        if response.message.tool_calls and response.message.text.strip():
+            yield Hit("info", round_.index, "response", _text_path(response),
+                      "The model wrote text beside its tool calls. That is legal, but a client that reads only the "
+                      "calls loses it: show it to the person and send it back with the calls in the next request.")
+
+
+def _is_empty(content: str) -> bool:
+    try:
+        return json.loads(content) in (None, "", [], {})
+    except ValueError:
+        return not content.strip()
+
+
+@check("empty-tool-result")
+def _empty_tool_result(trace: Trace) -> Iterator[Hit]:
+    seen: set[str] = set()
+    for round_ in trace.rounds:
+        for _, part, path in _results(round_.request):
+            if part.call_id not in seen and _is_empty(part.content):
+                yield Hit("warning", round_.index, "request", path,
+                          f"The result for {part.call_id} is empty. A model reads an empty result as 'nothing there' "
+                          "and may invent an answer to fill the gap. Say what happened instead: what was searched and "
+                          "that nothing matched, or that the lookup failed and why.")
+            seen.add(part.call_id)
+
+
+_ANNOUNCES = re.compile(
+    r"\b(let me|i['’]ll|i will|i['’]m going to|i am going to)\s+(now\s+)?"
+    r"(check|look|find|search|query|fetch|pull|get|verify|see|call|run|try)\b"
+    r"|\b(one|just a) (moment|second|sec)\b",
+    re.IGNORECASE,
+)
+"""Words that announce an action the model is about to take."""
+
+
+def _result_since_question(messages: tuple[Message, ...]) -> bool:
+    """Whether a tool result arrived after the last message of the person (or program) asking."""
+    for message in reversed(messages):
+        if message.tool_results:
+            return True
+        if message.role == "user":
+            return False
+    return False
+
+
+@check("narration-without-call")
+def _narration_without_call(trace: Trace) -> Iterator[Hit]:
+    for round_, response in _responses(trace):
+        announced = not response.message.tool_calls and _ANNOUNCES.search(response.message.text)
+        if announced and not _result_since_question(round_.request.messages):
+            yield Hit("warning", round_.index, "response", _text_path(response),
+                      "The model says it is about to act but calls no tool, and the turn ends. Shown to a person "
+                      "this reads as a hang. Detect it (no call, no result since the question) and ask the model "
+                      "once to make the call; stop after one retry.")
+
+
+@check("unknown-tool")
+def _unknown_tool(trace: Trace) -> Iterator[Hit]:
+    for round_, call, path in _calls(trace):
+        # A request recorded without its tool list tells us nothing about which names exist.
+        if round_.request.tools and _tool(round_.request, call.name) is None:
+            yield Hit(_bad_call(trace, round_, call), round_.index, "response", path,
+                      f"The model called {call.name}, which this request does not offer. Never run it: answer the "
+                      "call with a plain result saying the tool is not available, so the model can choose again.")
+
+
+@lru_cache(maxsize=256)
+def _validator(tool: ToolDefinition):
+    """A JSON schema validator for the tool's parameters, or None when they are not a usable schema."""
+    if not isinstance(tool.parameters, dict):
+        return None
+    try:
+        cls = validator_for(tool.parameters)
+        cls.check_schema(tool.parameters)
+    except Exception:  # Custom tools carry a grammar here; an uploaded schema can be broken in many ways.
+        return None
+    return cls(tool.parameters)
+
+
+def _argument_problems(call: ToolCallPart, tool: ToolDefinition | None) -> list[str]:
+    if call.arguments_error:
+        return [call.arguments_error]
+    validator = _validator(tool) if tool is not None else None
+    try:
+        errors = list(validator.iter_errors(call.arguments)) if validator is not None else []
+    except Exception:  # A $ref that leads nowhere: a schema we cannot follow is not the model's fault.
+        return []
+    errors.sort(key=lambda e: [str(p) for p in e.absolute_path])
+    return [f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}" for e in errors]
+
+
+@check("invalid-arguments")
+def _invalid_arguments(trace: Trace) -> Iterator[Hit]:
+    for round_, call, path in _calls(trace):
+        if round_.response.stop == "length":
+            continue  # Cut off mid-call: truncated-arguments names the cause.
+        problems = _argument_problems(call, _tool(round_.request, call.name))
+        if problems:
+            listed = "; ".join(shorten(p, 160) for p in problems[:4]) + ("; …" if len(problems) > 4 else "")
+            yield Hit(_bad_call(trace, round_, call), round_.index, "response", path,
+                      f"The arguments of {call.name} break its schema ({listed}). Do not run the call: return these "
+                      "problems as an error result so the model can correct them in the next round.")
+
+
+@check("truncated-arguments")
+def _truncated_arguments(trace: Trace) -> Iterator[Hit]:
+    for round_, call, path in _calls(trace):
+        if round_.response.stop == "length":
+            yield Hit(_bad_call(trace, round_, call), round_.index, "response", path,
+                      f"The response hit its output limit while writing this {call.name} call, so the arguments may "
+                      "be cut short. Do not run it: raise the output limit (max_tokens) or ask again.")
+
+
+_IDENTITY_NAMES = {"userid", "customerid", "employeeid", "accountid", "memberid", "tenantid", "staffid"}
+"""Argument names (lowercase, separators removed) that say who the caller is."""
+
+_APP_SUPPLIED = re.compile(
+    r"\b(from the (login |user )?session|log(ged)?[- ]?in|signed[- ]in|authenticated|current user)\b"
+    r"|\b(supplied|provided|filled in|set) by the (app|application|program|system|server|backend)\b",
+    re.IGNORECASE,
+)
+"""Description wording that says the application, not the model, knows the value."""
+
+
+def _is_identity(name: str, tool: ToolDefinition | None) -> bool:
+    if re.sub(r"[\W_]", "", name).lower() in _IDENTITY_NAMES:
+        return True
+    schema = tool.parameters if tool is not None and isinstance(tool.parameters, dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    spec = properties.get(name) if isinstance(properties.get(name), dict) else {}
+    return bool(_APP_SUPPLIED.search(str(spec.get("description") or "")))
+
+
+def _overridden(round_: Round, call: ToolCallPart, name: str) -> bool:
+    """Whether the program ran the call with its own value for this argument rather than the model's."""
+    execution = _execution(round_, call.id)
+    if execution is None:
+        return False
+    if execution.overrides and name in execution.overrides:
+        return True
+    return isinstance(execution.arguments, dict) and execution.arguments.get(name, object()) != call.arguments[name]
+
+
+@check("model-filled-identity")
+def _model_filled_identity(trace: Trace) -> Iterator[Hit]:
+    for round_, call, path in _calls(trace):
+        if not isinstance(call.arguments, dict):
+            continue
+        tool = _tool(round_.request, call.name)
+        for name, value in call.arguments.items():
+            if not _is_identity(name, tool):
+                continue
+            if _overridden(round_, call, name):
+                yield Hit("info", round_.index, "response", path,
+                          f"The model filled the identity argument {name} of {call.name} itself; the program used its "
+                          f"own value instead, as it should. Leaving {name} out of the schema would stop the model "
+                          "from being asked at all.")
+            else:
+                yield Hit("warning", round_.index, "response", path,
+                          f"The model filled the identity argument {name} of {call.name} with "
+                          f"{shorten(json.dumps(value, ensure_ascii=False), 60)}, and nothing shows the program "
+                          "replaced it. Whoever writes the conversation can steer that value to someone else's record: "
+                          "take identity from the login session in the program, and record the override.")
+
+
+def _echo_differs(previous: Round, request: Request) -> int | None:
+    """The index of the assistant turn that resends the previous response, when it is not what the model wrote."""
+    i = len(previous.request.messages)
+    if previous.response is None or i >= len(request.messages) or request.messages[i].role != "assistant":
+        return None
+    sent, written = request.messages[i], previous.response.message
+    as_written = [(c.id, c.name, c.arguments) for c in written.tool_calls]
+    # Clients may drop null fields or thinking blocks; what matters is the text and the calls.
+    if sent.text == written.text and [(c.id, c.name, c.arguments) for c in sent.tool_calls] == as_written:
+        return None
+    return i
+
+
+@check("history-rewritten")
+def _history_rewritten(trace: Trace) -> Iterator[Hit]:
+    for previous, round_ in zip(trace.rounds, trace.rounds[1:]):
+        placed = growth(trace, round_.index)
+        if placed.changed or placed.dropped:
+            counts = [plural(len(placed.changed), "resent message") + " changed"] if placed.changed else []
+            counts += [plural(placed.dropped, "message") + " dropped"] if placed.dropped else []
+            path = f"messages[{placed.changed[0].index}]" if placed.changed else "messages"
+            yield Hit("warning", round_.index, "request", path,
+                      f"Compared with round {previous.index}'s request, {' and '.join(counts)}. The model now reads a "
+                      "history it did not write, and the prompt cache is lost. If this is deliberate trimming, keep "
+                      "each call together with its result.")
+        elif (echo := _echo_differs(previous, round_.request)) is not None:
+            yield Hit("warning", round_.index, "request", f"messages[{echo}]",
+                      f"The assistant turn sent back here is not what the model wrote in round {previous.index}: its "
+                      "text or its calls differ. Send the turn back as received, text beside the calls included.")
+
+
+@check("tools-changed")
+def _tools_changed(trace: Trace) -> Iterator[Hit]:
+    for previous, round_ in zip(trace.rounds, trace.rounds[1:]):
+        before, now = previous.request.tools, round_.request.tools
+        if before == now:
+            continue
+        added = sorted({t.name for t in now} - {t.name for t in before})
+        removed = sorted({t.name for t in before} - {t.name for t in now})
+        what = [f"added {', '.join(added)}"] if added else []
+        what += [f"removed {', '.join(removed)}"] if removed else []
+        yield Hit("info", round_.index, "request", _tools_path(round_.request),
+                  f"The tool list differs from round {previous.index}'s ({'; '.join(what) or 'definitions edited'}). "
+                  "That is allowed, but it invalidates the prompt cache, and a model may still call a tool it saw "
+                  "earlier.")
+
+
+@check("too-many-tools")
+def _too_many_tools(trace: Trace) -> Iterator[Hit]:
+    before: tuple[ToolDefinition, ...] = ()
+    for round_ in trace.rounds:
+        tools = round_.request.tools
+        if len(tools) > TOO_MANY_TOOLS and tools != before:
+            yield Hit("warning", round_.index, "request", _tools_path(round_.request),
+                      f"This request offers {len(tools)} tools. Past about {TOO_MANY_TOOLS}, tools with similar "
+                      "descriptions get confused. Merge look-alikes, or send only the tools this step needs.")
+        before = tools
+
+
+@check("repeated-call")
+def _repeated_call(trace: Trace) -> Iterator[Hit]:
+    made: Counter = Counter()
+    for round_, call, path in _calls(trace):
+        key = (call.name, canonical_json(call.arguments) if call.arguments is not None else call.arguments_raw)
+        made[key] += 1
+        if made[key] == SAME_CALL_LIMIT + 1:
+            yield Hit("warning", round_.index, "response", path,
+                      f"{call.name} has now been called {SAME_CALL_LIMIT + 1} times with the same arguments. The model "
+                      "is probably looping because the result does not tell it what it needs. Make the result say "
+                      "plainly what happened, and cap the number of rounds.")
+
+
+_MESSAGE_INDEX = re.compile(r"\bmessages?\.?\[?(\d+)\]?")
+"""`messages.5:` (Anthropic), `messages.[6].role` (OpenAI's `param`), `messages[3]`."""
+
+
+def _offending_message(request: Request, said: str) -> int | None:
+    """The message a provider's error text points at: by its index, else by a call id it names."""
+    for found in _MESSAGE_INDEX.finditer(said):
+        if int(found.group(1)) < len(request.messages):
+            return int(found.group(1))
+    for i, message in enumerate(request.messages):
+        ids = [c.id for c in message.tool_calls] + [r.call_id for r in message.tool_results]
+        if any(re.search(rf"(?<![\w-]){re.escape(id_)}(?![\w-])", said) for id_ in ids if id_):
+            return i
+    return None
+
+
+@check("provider-error")
+def _provider_error(trace: Trace) -> Iterator[Hit]:
+    for round_, error in ((r, r.error) for r in trace.rounds if r.error is not None):
+        index = _offending_message(round_.request, f"{error.message} {json.dumps(error.body, ensure_ascii=False)}")
+        status = f"with HTTP {error.status}" if error.status is not None else "without an HTTP answer (no connection)"
+        pointer = f", pointing at messages[{index}]" if index is not None else ""
+        yield Hit("error", round_.index, "request", f"messages[{index}]" if index is not None else "",
+                  f"The provider refused this request {status}{pointer}. Its words: \"{shorten(error.message, 240)}\" "
+                  "The model saw nothing of this round: fix the request and send it again.")
+
+
+@check("declined-call")
+def _declined_call(trace: Trace) -> Iterator[Hit]:
+    for round_ in trace.rounds:
+        for i, execution in enumerate(round_.executions):
+            if execution.approval == "declined":
+                yield Hit("info", round_.index, "execution", f"executions[{i}]",
+                          f"The program declined to run {execution.name} ({execution.tool_call_id}). That is the right "
+                          "move when the model picked the wrong tool or a person said no, as long as the result tells "
+                          "the model so in plain words and it can choose another way.")

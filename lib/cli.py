@@ -1,0 +1,192 @@
+"""The command line, for teams screening their own logs: `python -m lib check|summarize|convert`.
+
+Every command reads any format the upload reads (lib/formats/upload.py), one or many
+conversations per file.
+
+- `check FILE...` prints one line per finding; exits 1 when any finding is an error, 2 when a
+  file cannot be read or has unreadable lines (named on stderr), 0 otherwise.
+- `summarize FILE [--format NAME] [--json]` prints what was found; exits 0 when at least one round
+  loaded, 2 with a clear message when none did.
+- `convert FILE -o OUT.jsonl` writes each conversation in the native format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from lib.checks import Finding, run_checks
+from lib.encodings import VocabularyUnavailable, encoding_name_for_model, load_encoding
+from lib.formats.native import write_trace
+from lib.formats.upload import Upload, format_names, read_upload
+from lib.model import Round, Trace
+from lib.overview import summarize as summarize_rounds
+from lib.steps import steps_for_round
+from lib.tokens import CHARACTER_COUNTER, TokenCounter, tiktoken_counter
+
+UNREADABLE = 2
+"""Exit status when a file, or some of its lines, could not be read."""
+
+FINISH = {"tool_calls": "tool_calls", "end": "stop", "length": "length", "content_filter": "content_filter",
+          "refusal": "content_filter"}
+"""Normalized stop kinds as the summary names them; anything else is `unknown`."""
+
+
+def _read(path: str, forced: str | None = None) -> Upload | None:
+    """The file read as an upload, its bad lines on stderr; None when the file cannot be opened."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        print(f"{path}: cannot be read: {exc.strerror or exc}", file=sys.stderr)
+        return None
+    upload = read_upload([(Path(path).name, data)], forced)
+    for problem in upload.problems:
+        print(f"{path}: {problem}", file=sys.stderr)
+    return upload
+
+
+def _where(upload: Upload, conversation: str, finding: Finding) -> str:
+    # A single conversation needs no name; several do.
+    return finding.where if len(upload.conversations) == 1 else f"{conversation} {finding.where}"
+
+
+def check(paths: list[str], forced: str | None = None) -> int:
+    """Print every finding of every file; the exit status CI acts on."""
+    status = 0
+    for path in paths:
+        upload = _read(path, forced)
+        if upload is None or upload.problems or not upload.conversations:
+            status = UNREADABLE
+        if upload is None:
+            continue
+        found = [(c.id, f) for c in upload.conversations for f in run_checks(c.trace)]
+        for conversation, f in found:
+            print(f"{path}: {f.severity} {f.code} {_where(upload, conversation, f)}: {f.message}")
+        if not found:
+            print(f"{path}: no findings in {upload.rounds} rounds")
+        if any(f.severity == "error" for _, f in found):
+            status = max(status, 1)
+    return status
+
+
+def _counter(trace: Trace) -> TokenCounter:
+    try:
+        return tiktoken_counter(load_encoding(encoding_name_for_model(trace.model)))
+    except VocabularyUnavailable:
+        return CHARACTER_COUNTER
+
+
+def _finish(round_: Round) -> str:
+    if round_.error is not None:
+        return "error"
+    if round_.response is None:
+        return "unknown"
+    return FINISH.get(round_.response.stop or "", "unknown")
+
+
+def _rounds(trace: Trace) -> list[dict]:
+    rows = summarize_rounds(trace, _counter(trace))
+    out = []
+    for round_, row in zip(trace.rounds, rows):
+        labels = steps_for_round(trace, round_.index)
+        derived = round_.extra.get("derived") or []
+        source = row.usage.source
+        if source == "estimated" and "usage" in derived:
+            source = "derived"
+        out.append({
+            "index": round_.index,
+            "messages_in_request": row.messages_sent,
+            "new_messages": row.new_messages,
+            "tool_calls": [{"id": c.id, "name": c.name} for c in round_.tool_calls],
+            "tool_results": [label.call_id for label in labels if label.step == 4],
+            "finish": _finish(round_),
+            "steps": sorted({label.step for label in labels}),
+            "inferred": "response" in derived,
+            "usage": {"input": row.usage.input_tokens, "output": row.usage.output_tokens, "source": source},
+            "finish_reason": round_.response.finish_reason if round_.response else None,
+            "error": {"status": round_.error.status, "message": round_.error.message} if round_.error else None,
+        })
+    return out
+
+
+def summary_of(upload: Upload) -> dict:
+    """The summary document: format, problems, conversations with their rounds, and checks."""
+    formats = sorted(upload.formats.items(), key=lambda item: -item[1][0])
+    return {
+        "format": formats[0][0] if len(formats) == 1 else ("mixed" if formats else "unknown"),
+        "formats": {name: {"lines": count, "rule": rule} for name, (count, rule) in formats},
+        "summary": upload.summary(),
+        "problems": [{"line": p.line, "error": p.message} for p in upload.problems],
+        "conversations": [
+            {"id": c.id, "title": c.trace.title, "dialect": c.trace.dialect, "model": c.trace.model,
+             "rounds": _rounds(c.trace)}
+            for c in upload.conversations
+        ],
+        "checks": [
+            {"conversation": c.id, "round": f.round, "code": f.code, "severity": f.severity, "path": f.path,
+             "message": f.message}
+            for c in upload.conversations
+            for f in run_checks(c.trace)
+        ],
+    }
+
+
+def summarize(path: str, forced: str | None, as_json: bool) -> int:
+    """Print what one file holds, as JSON or as a few lines for a person."""
+    upload = _read(path, forced)
+    if upload is None:
+        return UNREADABLE
+    if not upload.conversations:
+        print(f"{path}: no rounds could be read ({upload.summary()}).", file=sys.stderr)
+        return UNREADABLE
+    document = summary_of(upload)
+    if as_json:
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{path}: {document['summary']}")
+    for conversation in document["conversations"]:
+        print(f"  {conversation['id']}: {len(conversation['rounds'])} rounds, "
+              f"messages {' → '.join(str(r['messages_in_request']) for r in conversation['rounds'])}")
+    for finding in document["checks"]:
+        print(f"  {finding['severity']} {finding['code']} in {finding['conversation']} round {finding['round']}")
+    return 0
+
+
+def convert(path: str, out: str, forced: str | None) -> int:
+    """Write each conversation of a log as a native trace file."""
+    upload = _read(path, forced)
+    if upload is None or not upload.conversations:
+        print(f"{path}: nothing to convert.", file=sys.stderr)
+        return UNREADABLE
+    target = Path(out)
+    for n, conversation in enumerate(upload.conversations, start=1):
+        written = target if len(upload.conversations) == 1 else target.with_name(f"{target.stem}-{n}{target.suffix}")
+        written.write_text("".join(line + "\n" for line in write_trace(conversation.trace)), encoding="utf-8")
+        print(f"{written}: {conversation.id}, {len(conversation.trace.rounds)} rounds")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and run the command; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m lib", description="Screen LLM tool-calling logs.")
+    formats = ["auto", *format_names()]
+    commands = parser.add_subparsers(dest="command", required=True)
+    checking = commands.add_parser("check", help="list pitfalls; exit 1 on an error-level finding, 2 on unreadable input")
+    checking.add_argument("files", nargs="+", metavar="FILE")
+    summarizing = commands.add_parser("summarize", help="what a log holds: conversations, rounds, steps, checks")
+    summarizing.add_argument("file", metavar="FILE")
+    summarizing.add_argument("--json", action="store_true", help="print one JSON document")
+    converting = commands.add_parser("convert", help="write each conversation as a native trace file")
+    converting.add_argument("file", metavar="FILE")
+    converting.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
+    for command in (checking, summarizing, converting):
+        command.add_argument("--format", choices=formats, default="auto", help="read every line as this format")
+    args = parser.parse_args(argv)
+    forced = None if args.format == "auto" else args.format
+    if args.command == "check":
+        return check(args.files, forced)
+    if args.command == "summarize":
+        return summarize(args.file, forced, args.json)
+    return convert(args.file, args.output, forced)

@@ -1,0 +1,204 @@
+"""Building Chat Completions bodies out of other formats' pieces, written once for all importers.
+
+The formats that are not one of the two dialects (Responses API, spans, fine-tuning lines, streams)
+describe messages as a role plus a list of parts. Their common tongue here is the OpenTelemetry
+GenAI part shape:
+
+    {"type": "text", "content": str}
+    {"type": "tool_call", "id": str, "name": str, "arguments": str | JSON}
+    {"type": "tool_call_response", "id": str, "response": str | JSON}
+
+Any other part (reasoning, images, server tools) is kept raw as a content block, which
+lib.formats.openai_chat reads as an OtherPart.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from lib.formats.logs import LineProblem
+
+
+def text_part(text: str) -> dict:
+    """A text part."""
+    return {"type": "text", "content": text}
+
+
+def tool_call_part(call_id: Any, name: Any, arguments: Any) -> dict:
+    """A call-intent part."""
+    return {"type": "tool_call", "id": call_id, "name": name, "arguments": arguments}
+
+
+def tool_result_part(call_id: Any, response: Any) -> dict:
+    """A tool-result part: what the program sent back for one call."""
+    return {"type": "tool_call_response", "id": call_id, "response": response}
+
+
+def text_or_raw(block: Any, text_types: tuple[str, ...] = ("text",)) -> Any:
+    """A content block as a text part when it is text (`{"type": "text", "text": ...}`); anything else as it was."""
+    if isinstance(block, dict) and block.get("type") in text_types and isinstance(block.get("text"), str):
+        return text_part(block["text"])
+    return block
+
+
+def json_text(value: Any) -> str:
+    """`value` as the text a Chat Completions field carries: strings as they are, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def tool_call(call_id: Any, name: Any, arguments: Any) -> dict:
+    """One Chat Completions `tool_calls[]` entry; arguments become a JSON string as the API sends them."""
+    return {
+        "id": "" if call_id is None else str(call_id),
+        "type": "function",
+        "function": {"name": "" if name is None else str(name), "arguments": json_text({} if arguments is None else arguments)},
+    }
+
+
+def function_tool(name: Any, description: Any, parameters: Any) -> dict:
+    """One Chat Completions `tools[]` entry for a function tool."""
+    function: dict = {"name": name}
+    if description is not None:
+        function["description"] = description
+    if parameters is not None:
+        function["parameters"] = parameters
+    return {"type": "function", "function": function}
+
+
+def chat_message(role: str, parts: Iterable[Any]) -> list[dict]:
+    """One role/parts message as Chat Completions messages.
+
+    Tool results become `role: tool` messages of their own (placed first: the API wants them right
+    after the assistant turn that asked for them); the rest stays one message of `role`.
+    """
+    texts: list[str] = []
+    blocks: list[Any] = []
+    calls: list[dict] = []
+    results: list[dict] = []
+    for part in parts:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text":
+            content = part.get("content", part.get("text"))
+            texts.append(content if isinstance(content, str) else json_text(content))
+            blocks.append({"type": "text", "text": texts[-1]})
+        elif kind == "tool_call":
+            calls.append(tool_call(part.get("id"), part.get("name"), part.get("arguments")))
+        elif kind == "tool_call_response":
+            results.append({"role": "tool", "tool_call_id": str(part.get("id") or ""),
+                            "content": json_text(part.get("response"))})
+        else:
+            blocks.append(part)
+    if role == "tool":
+        # A tool turn whose result carries no call id still says something; keep it as a result.
+        if texts and not results:
+            results.append({"role": "tool", "tool_call_id": "", "content": "\n".join(texts)})
+        return results
+    if results and not blocks and not calls:
+        return results
+    message: dict = {"role": role, "content": _content(texts, blocks, calls)}
+    if calls:
+        message["tool_calls"] = calls
+    return [*results, message]
+
+
+def _content(texts: list[str], blocks: list[Any], calls: list[dict]) -> Any:
+    # A plain string whenever the message is only text; a block list keeps non-text parts in order.
+    if len(blocks) > len(texts):
+        return blocks
+    if texts:
+        return "\n".join(texts)
+    return None if calls else ""
+
+
+def chat_messages(turns: Iterable[tuple[str, Iterable[Any]]]) -> list[dict]:
+    """A conversation of (role, parts) turns as a Chat Completions messages array."""
+    messages: list[dict] = []
+    for role, parts in turns:
+        messages.extend(chat_message(role, parts))
+    return messages
+
+
+def chat_usage(prompt: Any, completion: Any, *, cached: Any = None, reasoning: Any = None) -> dict | None:
+    """A Chat Completions usage object, or None when neither count is known."""
+    prompt, completion = as_int(prompt), as_int(completion)
+    if prompt is None and completion is None:
+        return None
+    usage: dict = {"prompt_tokens": prompt or 0, "completion_tokens": completion or 0,
+                   "total_tokens": (prompt or 0) + (completion or 0)}
+    if as_int(cached) is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": as_int(cached)}
+    if as_int(reasoning) is not None:
+        usage["completion_tokens_details"] = {"reasoning_tokens": as_int(reasoning)}
+    return usage
+
+
+def chat_completion(message: dict, finish_reason: str | None, *, id: Any = None, model: Any = None,
+                    created: Any = None, usage: dict | None = None, index: int = 0) -> dict:
+    """A `chat.completion` body with one choice; keys the source did not have are left out."""
+    body: dict = {}
+    if id is not None:
+        body["id"] = id
+    body["object"] = "chat.completion"
+    if created is not None:
+        body["created"] = created
+    if model is not None:
+        body["model"] = model
+    body["choices"] = [{"index": index, "message": message, "finish_reason": finish_reason}]
+    if usage is not None:
+        body["usage"] = usage
+    return body
+
+
+def object_at(obj: dict, key: str) -> dict:
+    """The object under `key`, or an empty one when it is missing or not an object."""
+    value = obj.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def as_int(value: Any) -> int | None:
+    """A token count or timestamp as an int: OTLP writes int64 as strings; None when it is not a number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return None
+
+
+def iso_time(seconds: Any, nanos: int = 0) -> str | None:
+    """UTC ISO 8601 text with nanoseconds, fixed width so that texts sort as times do."""
+    whole = as_int(seconds)
+    if whole is None:
+        return None
+    try:
+        moment = datetime.fromtimestamp(whole, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{nanos:09d}Z"
+
+
+def describe(value: Any) -> str:
+    """A JSON value's kind in a user's words, for problems."""
+    if value is None:
+        return "null"
+    for kind, words in ((bool, "true or false"), (str, "a string"), (int, "a number"), (float, "a number"),
+                        (list, "a list"), (dict, "an object")):
+        if isinstance(value, kind):
+            return words
+    return type(value).__name__
+
+
+def require(obj: dict, key: str, kind: type, where: str = "") -> Any:
+    """`obj[key]` when it is of `kind`; otherwise a LineProblem naming the field and what is wrong."""
+    value = obj.get(key)
+    if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+        return value
+    found = "missing" if key not in obj else describe(value)
+    raise LineProblem(f"{where}'{key}' is {found}, expected {describe(kind())}")

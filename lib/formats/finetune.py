@@ -1,0 +1,62 @@
+"""OpenAI fine-tuning chat lines: one whole conversation per line, split into rounds.
+
+Each assistant message is one round's response; everything before it is that round's request.
+The file never says what the calls cost or why they stopped, so usage and finish are derived.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from lib.formats.convert import chat_completion, describe, require
+from lib.formats.logs import CallRecord, LineProblem, LogFormat
+
+REQUEST_PARAMETERS = ("tools", "functions", "parallel_tool_calls")
+"""Top-level keys that travel with every round's request."""
+
+TRAINING_KEYS = ("weight",)
+"""Message keys that steer training and were never part of a call."""
+
+
+class FineTuningFormat(LogFormat):
+    """`{"messages": [...], "tools"?: [...]}` lines without a model, ending in an assistant turn."""
+
+    name = "openai-finetune"
+    title = "OpenAI fine-tuning chat"
+
+    def detect(self, obj: dict) -> str | None:
+        messages = obj.get("messages")
+        if not isinstance(messages, list) or not messages or any(k in obj for k in ("model", "kind", "request", "response")):
+            return None
+        last = messages[-1]
+        if isinstance(last, dict) and last.get("role") == "assistant":
+            return "'messages' ending in an assistant turn, without a 'model' (a fine-tuning line)"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        messages = [_sent(m, f"messages[{i}]") for i, m in enumerate(require(obj, "messages", list))]
+        if not any(m["role"] == "assistant" for m in messages):
+            raise LineProblem("'messages' has no assistant message, so there is no round to split off")
+        parameters = {k: obj[k] for k in REQUEST_PARAMETERS if k in obj}
+        for position, message in enumerate(messages):
+            if message["role"] != "assistant":
+                continue
+            finish = "tool_calls" if message.get("tool_calls") or message.get("function_call") else "stop"
+            yield CallRecord(
+                line=line,
+                dialect="openai-chat",
+                request={"messages": messages[:position], **parameters},
+                response=chat_completion(message, finish),
+                conversation=f"line {line}",
+                derived=["usage", "finish"],
+            )
+
+
+def _sent(message: object, where: str) -> dict:
+    """The message as the model saw it: training-only keys taken out, so rounds resend it unchanged."""
+    if not isinstance(message, dict):
+        raise LineProblem(f"{where} is {describe(message)}, expected a message object")
+    require(message, "role", str, f"{where} ")
+    if any(k in message for k in TRAINING_KEYS):
+        return {k: v for k, v in message.items() if k not in TRAINING_KEYS}
+    return message

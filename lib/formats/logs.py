@@ -1,0 +1,67 @@
+"""Log formats: the shared shape every importer turns its lines into.
+
+An importer reads one parsed JSON object at a time and yields CallRecords: one model call each,
+with its request and response as bodies in one of the two dialects lib.model knows
+(`openai-chat` or `anthropic-messages`). Formats that are neither (Responses API, spans,
+fine-tuning lines) convert their content into the Chat Completions shape and say so in
+`converted_from`. lib/formats/upload.py groups records into conversations and builds traces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterator, Literal
+
+
+class LineProblem(Exception):
+    """A line that a format recognized but cannot use; the message says why, in a user's words."""
+
+
+@dataclass
+class CallRecord:
+    """One model call found in a log."""
+
+    line: int
+    """The 1-based line it came from (the first line, for calls assembled from several)."""
+    dialect: Literal["openai-chat", "anthropic-messages"]
+    """How `request` and `response` are shaped."""
+    request: dict | None
+    """The request body, or None when the log kept only the response."""
+    response: dict | None = None
+    """The response body, or None when the log kept only the request (or the call failed)."""
+    error: dict | None = None
+    """`{"status": int | None, "body": ..., "message": str}` when the call failed."""
+    conversation: str | None = None
+    """The conversation id the format carries (custom_id, trace id, conversation id), if any."""
+    executions: list[dict] = field(default_factory=list)
+    """Native-format execution entries, when the log recorded what the program ran."""
+    latency_ms: float | None = None
+    """Wall time of the call, when the log has it."""
+    derived: list[str] = field(default_factory=list)
+    """What we worked out rather than read: `response` (inferred from the next request),
+    `usage` or `finish` (derived from a whole conversation)."""
+    converted_from: str | None = None
+    """The format whose content was converted into the dialect's shape, when it was."""
+    timestamp: str | None = None
+    """When the call started, for ordering calls of one conversation."""
+
+
+class LogFormat:
+    """Base of every importer. One instance reads one file, so it may keep state across lines."""
+
+    name: ClassVar[str]
+    """Short id, used by the format override and the CLI's `--format`."""
+    title: ClassVar[str]
+    """Human name for the picker."""
+
+    def detect(self, obj: dict) -> str | None:
+        """The rule that recognizes `obj` as this format, in words, or None."""
+        raise NotImplementedError
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        """The calls this object completes; raise LineProblem for an object this format cannot use."""
+        raise NotImplementedError
+
+    def finish(self) -> Iterator[CallRecord]:
+        """Calls still buffered at the end of the file (streams, batches waiting for a partner)."""
+        return iter(())

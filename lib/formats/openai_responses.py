@@ -1,0 +1,323 @@
+"""OpenAI Responses API logs, converted into Chat Completions bodies.
+
+A line holds a response object, a request body, both under `request`/`response`, or a stream
+event. With `previous_response_id` (or a Conversations API id) a request carries only the new
+items: the history is rebuilt by joining on the earlier response's id, and the chain's first
+response id names the conversation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+
+from lib.formats import convert, flatten_content
+from lib.formats.logs import CallRecord, LineProblem, LogFormat
+
+REQUEST_KEYS = ("instructions", "previous_response_id", "tools", "reasoning", "text", "store", "conversation",
+                "max_output_tokens", "tool_choice", "include")
+"""Keys only a Responses request has beside `input` (embeddings requests have `model` + `input` too)."""
+
+FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
+"""Stream events that carry the whole response; the other `response.*` events are pieces of it."""
+
+INCOMPLETE_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
+"""`incomplete_details.reason` as a Chat Completions finish_reason."""
+
+CARRIED_PARAMETERS = ("parallel_tool_calls", "temperature", "top_p", "user", "metadata")
+"""Request parameters that mean the same in both APIs."""
+
+TEXT_PARTS = ("input_text", "output_text", "text")
+"""Content part types that are plain text."""
+
+
+@dataclass
+class _Link:
+    """What a response leaves for the request that names it as `previous_response_id`."""
+
+    conversation: str
+    """The conversation it belongs to: the chain's first response id."""
+    history: list[dict]
+    """The Chat Completions messages so far, its own assistant message last (instructions excluded)."""
+
+
+def _is_request(body: Any) -> bool:
+    """A Responses request body: `input` as text or items, with a key only this API has."""
+    if not isinstance(body, dict) or any(k in body for k in ("messages", "output", "event", "kind")):
+        return False
+    items = body.get("input")
+    if isinstance(items, str):
+        return any(k in body for k in REQUEST_KEYS)
+    return isinstance(items, list) and all(isinstance(i, dict) for i in items[:1]) and (
+        "model" in body or any(k in body for k in REQUEST_KEYS))
+
+
+def _is_response(body: Any) -> bool:
+    """A response object."""
+    return isinstance(body, dict) and body.get("object") == "response" and isinstance(body.get("output"), list)
+
+
+class ResponsesFormat(LogFormat):
+    """Responses API requests, responses and stream events, with their chains rebuilt."""
+
+    name = "openai-responses"
+    title = "OpenAI Responses API"
+
+    def __init__(self) -> None:
+        self._links: dict[str, _Link] = {}
+        self._conversations: dict[str, list[dict]] = {}
+
+    def detect(self, obj: dict) -> str | None:
+        kind = obj.get("type")
+        if isinstance(kind, str) and kind.startswith("response.") and "object" not in obj:
+            return f"type is '{kind}' (a Responses stream event)"
+        if _is_response(obj):
+            return "object is 'response' with an 'output' list"
+        if "request" in obj or "response" in obj:
+            if _is_response(obj.get("response")) or _is_request(obj.get("request")):
+                return "a Responses request under 'request' and its response under 'response'"
+            return None
+        if _is_request(obj):
+            return "'input' with Responses request keys"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        kind = obj.get("type")
+        if isinstance(kind, str) and kind.startswith("response.") and "object" not in obj:
+            if kind in FINAL_EVENTS:
+                yield self._record(None, _body(obj, "response"), line)
+            return
+        if obj.get("object") == "response":
+            yield self._record(None, obj, line)
+        elif "request" in obj or "response" in obj:
+            request, response = _body(obj, "request", optional=True), _body(obj, "response", optional=True)
+            if request is None and response is None:
+                raise LineProblem("'request' and 'response' are both null")
+            yield self._record(request, response, line)
+        else:
+            yield self._record(obj, None, line)
+
+    def _record(self, request: dict | None, response: dict | None, line: int) -> CallRecord:
+        """One call, its history rebuilt and its response remembered for the calls that chain on it."""
+        history, conversation = self._history(request, response)
+        messages = history
+        chat_request = None
+        if request is not None:
+            messages = history + convert.chat_messages(_turns(_input_items(request), "input"))
+            chat_request = _chat_request(request, messages)
+        chat_response, error = None, None
+        if response is not None and not _is_response(response):
+            error = _error_body(response)
+            response = None
+        if response is not None:
+            assistant = _assistant(response)
+            chat_response, error = _chat_response(response, assistant)
+            if conversation is None and not _continues(messages):
+                # A first round: its response starts a chain its successors will name.
+                conversation = _text(response.get("id"))
+            self._remember(request, response, conversation, messages + [assistant])
+        return CallRecord(
+            line=line, dialect="openai-chat", request=chat_request, response=chat_response, error=error,
+            conversation=conversation, converted_from="openai-responses",
+            timestamp=convert.iso_time((response or {}).get("created_at")),
+        )
+
+    def _history(self, request: dict | None, response: dict | None) -> tuple[list[dict], str | None]:
+        """The messages before this call's input, and the conversation it continues (None: a new one)."""
+        either = [b for b in (request, response) if b is not None]
+        thread = next((t for t in map(_thread_id, either) if t), None)
+        if thread is not None:
+            return list(self._conversations.get(thread, ())), thread
+        previous = next((_text(b.get("previous_response_id")) for b in either if b.get("previous_response_id")), None)
+        if previous is None:
+            return [], None
+        link = self._links.get(previous)
+        if link is None:
+            # The earlier response is not in this upload: its id is the best name for the chain.
+            return [], previous
+        return list(link.history), link.conversation
+
+    def _remember(self, request: dict | None, response: dict, conversation: str | None, history: list[dict]) -> None:
+        """Keep the history after a response, under its id and its Conversations API id."""
+        response_id = _text(response.get("id"))
+        thread = _thread_id(request or {}) or _thread_id(response)
+        if thread is not None:
+            self._conversations[thread] = history
+        if response_id is not None:
+            self._links[response_id] = _Link(conversation or response_id, history)
+
+
+def _body(obj: dict, key: str, optional: bool = False) -> dict | None:
+    """The object under `key` of a pair line."""
+    value = obj.get(key)
+    if isinstance(value, dict) or (optional and value is None):
+        return value
+    raise LineProblem(f"'{key}' is {convert.describe(value) if key in obj else 'missing'}, expected an object")
+
+
+def _error_body(body: dict) -> dict:
+    """The error a logged `{"error": {...}}` body in the response's place stands for."""
+    error = body.get("error")
+    if not isinstance(error, dict):
+        raise LineProblem("'response' is neither a response object (object 'response' with an 'output' list) nor an error")
+    message = str(error.get("message") or "the call failed")
+    return {"status": convert.as_int(body.get("status_code")), "body": body, "message": message}
+
+
+def _text(value: Any) -> str | None:
+    """An id as text, or None when there is none."""
+    return str(value) if isinstance(value, (str, int)) and value != "" else None
+
+
+def _thread_id(body: dict) -> str | None:
+    """The Conversations API id a request or response belongs to, if any."""
+    conversation = body.get("conversation")
+    if isinstance(conversation, dict):
+        return _text(conversation.get("id"))
+    return _text(conversation)
+
+
+def _continues(messages: list[dict]) -> bool:
+    """Whether the input already holds model turns."""
+    # Input that already holds model turns resends a whole history (store=false): no chain id.
+    return any(m.get("role") in ("assistant", "tool") for m in messages)
+
+
+def _input_items(request: dict) -> list:
+    """A request's `input` as items (a string is one user message)."""
+    items = request.get("input")
+    if isinstance(items, str):
+        return [{"type": "message", "role": "user", "content": items}]
+    if isinstance(items, list):
+        return items
+    found = convert.describe(items) if "input" in request else "missing"
+    raise LineProblem(f"'input' is {found}, expected text or a list of items")
+
+
+# --- items -------------------------------------------------------------------------------------
+
+
+def _turns(items: Iterable[Any], where: str) -> list[tuple[str, list]]:
+    """Items as (role, parts) turns; neighbouring model items (reasoning, text, calls) become one turn."""
+    turns: list[tuple[str, list]] = []
+    for position, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise LineProblem(f"{where}[{position}] is {convert.describe(item)}, expected an item object")
+        role, parts = _item(item, f"{where}[{position}]")
+        if role == "assistant" and turns and turns[-1][0] == "assistant":
+            turns[-1][1].extend(parts)
+        else:
+            turns.append((role, parts))
+    return turns
+
+
+def _item(item: dict, where: str) -> tuple[str, list]:
+    """One input or output item as a (role, parts) turn."""
+    kind = item.get("type", "message" if "role" in item else None)
+    if kind == "message":
+        return str(item.get("role") or "user"), _content_parts(item.get("content"), where)
+    if kind in ("function_call", "custom_tool_call"):
+        arguments = item.get("arguments") if kind == "function_call" else item.get("input")
+        return "assistant", [convert.tool_call_part(_call_id(item, kind, where), item.get("name"), arguments)]
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        output = item.get("output")
+        output = flatten_content(output) if isinstance(output, list) else output
+        return "tool", [convert.tool_result_part(_call_id(item, kind, where), output)]
+    # reasoning, web_search_call and other model-side items stay raw beside the text.
+    return "assistant", [item]
+
+
+def _call_id(item: dict, kind: str, where: str) -> str:
+    """The call_id a call and its output are paired on."""
+    # Results pair on call_id; the fc_... item id is not what the model's call is answered by.
+    call_id = _text(item.get("call_id"))
+    if call_id is None:
+        raise LineProblem(f"{where} {kind} has no 'call_id', so its result cannot be paired")
+    return call_id
+
+
+def _content_parts(content: Any, where: str) -> list:
+    """A message item's content as parts: input_text/output_text become text, the rest stays raw."""
+    if isinstance(content, str):
+        return [convert.text_part(content)]
+    if not isinstance(content, list):
+        raise LineProblem(f"{where}.content is {convert.describe(content)}, expected text or a list of parts")
+    return [convert.text_or_raw(p, TEXT_PARTS) for p in content]
+
+
+# --- bodies ------------------------------------------------------------------------------------
+
+
+def _chat_request(request: dict, messages: list[dict]) -> dict:
+    """The Chat Completions request the Responses request amounts to."""
+    body: dict = {}
+    if "model" in request:
+        body["model"] = request["model"]
+    instructions = request.get("instructions")
+    system = [{"role": "system", "content": instructions}] if isinstance(instructions, str) and instructions else []
+    body["messages"] = system + messages
+    if isinstance(request.get("tools"), list):
+        body["tools"] = [_tool(t) for t in request["tools"]]
+    if "tool_choice" in request:
+        body["tool_choice"] = _tool_choice(request["tool_choice"])
+    for key in CARRIED_PARAMETERS:
+        if key in request:
+            body[key] = request[key]
+    if "max_output_tokens" in request:
+        body["max_completion_tokens"] = request["max_output_tokens"]
+    return body
+
+
+def _tool(tool: Any) -> Any:
+    """A flat Responses tool as a Chat Completions tool; built-in tools have no twin and stay as sent."""
+    if not isinstance(tool, dict) or tool.get("type") not in ("function", "custom") or tool.get("type") in tool:
+        return tool
+    if tool["type"] == "custom":
+        return {"type": "custom", "custom": {k: tool[k] for k in ("name", "description", "format") if k in tool}}
+    converted = convert.function_tool(tool.get("name"), tool.get("description"), tool.get("parameters"))
+    if "strict" in tool:
+        converted["function"]["strict"] = tool["strict"]
+    return converted
+
+
+def _tool_choice(choice: Any) -> Any:
+    """A forced function choice the Chat Completions way; other choices read the same in both APIs."""
+    if isinstance(choice, dict) and choice.get("type") == "function" and "name" in choice:
+        return {"type": "function", "function": {"name": choice["name"]}}
+    return choice
+
+
+def _assistant(response: dict) -> dict:
+    """All of a response's output items as one assistant message."""
+    messages = convert.chat_messages(_turns(response.get("output") or (), "output"))
+    return next((m for m in messages if m.get("role") == "assistant"), {"role": "assistant", "content": ""})
+
+
+def _chat_response(response: dict, assistant: dict) -> tuple[dict | None, dict | None]:
+    """(the chat.completion body, None), or (None, the error) for a failed response."""
+    if response.get("status") == "failed":
+        error = convert.object_at(response, "error")
+        return None, {"status": None, "body": response, "message": str(error.get("message") or "the response failed")}
+    usage = convert.object_at(response, "usage")
+    input_details = convert.object_at(usage, "input_tokens_details")
+    output_details = convert.object_at(usage, "output_tokens_details")
+    body = convert.chat_completion(
+        assistant, _finish_reason(response, bool(assistant.get("tool_calls"))),
+        id=response.get("id"), model=response.get("model"), created=convert.as_int(response.get("created_at")),
+        usage=convert.chat_usage(usage.get("input_tokens"), usage.get("output_tokens"),
+                                 cached=input_details.get("cached_tokens"), reasoning=output_details.get("reasoning_tokens")),
+    )
+    return body, None
+
+
+def _finish_reason(response: dict, has_calls: bool) -> str | None:
+    """Responses have a status, not a finish_reason: a tool-call stop shows in the output items."""
+    status = response.get("status")
+    if status == "incomplete":
+        details = convert.object_at(response, "incomplete_details")
+        reason = details.get("reason")
+        return INCOMPLETE_REASONS.get(str(reason), str(reason or "incomplete"))
+    if status in ("completed", None):
+        return "tool_calls" if has_calls else "stop"
+    # queued, in_progress, cancelled: the call did not stop on its own.
+    return None

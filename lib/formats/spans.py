@@ -1,0 +1,529 @@
+"""Tracing spans: OpenTelemetry GenAI (current and legacy keys) and OpenInference, converted to Chat Completions.
+
+A line holds one span (attributes as a flat dict, or OTLP's `[{key, value}]` list) or a whole
+OTLP/JSON `{"resourceSpans": [...]}` document. Only model-call spans become calls; their trace id
+names the conversation and their start time orders it. Tool-execution spans of the same trace
+become the executions of the call whose response asked for them, so every span is held until
+the end of the file.
+
+Attribute keys are dotted paths (`llm.input_messages.0.message.role`); they are nested into a tree
+first, so the flattened conventions read like the JSON ones.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Iterator
+
+from lib.formats import convert, parse_arguments
+from lib.formats.logs import CallRecord, LineProblem, LogFormat
+
+TRACE_ID_KEYS = ("traceId", "trace_id", "context", "context.trace_id")
+"""Keys a span carries its trace id under (OTLP, SDK dumps, console exporter, flattened exports)."""
+
+CHAT_OPERATIONS = ("chat", "text_completion", "generate_content")
+"""`gen_ai.operation.name` values of a model call."""
+
+FINISH_REASONS = {
+    "tool_call": "tool_calls", "tool_calls": "tool_calls", "tool_use": "tool_calls", "function_call": "tool_calls",
+    "stop": "stop", "end_turn": "stop", "stop_sequence": "stop", "STOP": "stop",
+    "length": "length", "max_tokens": "length", "MAX_TOKENS": "length",
+    "content_filter": "content_filter", "SAFETY": "content_filter",
+}
+"""Finish reasons as spans write them (the semconv's, or the provider's raw value) in Chat Completions words."""
+
+MESSAGE_KEYS = ("gen_ai.input", "gen_ai.output", "gen_ai.prompt", "gen_ai.completion")
+"""Attribute prefixes that hold a model call's messages, current and legacy."""
+
+ERROR_STATUS = (2, "STATUS_CODE_ERROR", "ERROR", "StatusCode.ERROR")
+"""Span status codes that mean the operation failed."""
+
+
+@dataclass
+class _Span:
+    """One span, read into the fields every convention shares."""
+
+    line: int
+    """The line it came from."""
+    trace: str
+    """Its trace id: the conversation."""
+    start: int | None
+    """Start time in nanoseconds since the epoch, when known."""
+    duration_ms: float | None
+    """End minus start."""
+    attributes: dict
+    """The attributes nested into a tree by their dotted keys."""
+    failure: str | None
+    """The status message when the span ended with an error."""
+
+
+@dataclass
+class _Held:
+    """Everything read so far, held until the end of the file."""
+
+    calls: list[tuple[tuple, CallRecord]] = field(default_factory=list)
+    """(sort key, record) per model-call span."""
+    tools: list[tuple[tuple, str, dict]] = field(default_factory=list)
+    """(sort key, trace id, execution entry) per tool-execution span."""
+
+
+class SpanFormat(LogFormat):
+    """OpenTelemetry GenAI and OpenInference spans, one per line or as an OTLP/JSON document."""
+
+    name = "spans"
+    title = "OpenTelemetry / OpenInference spans"
+
+    def __init__(self) -> None:
+        self._held = _Held()
+
+    def detect(self, obj: dict) -> str | None:
+        if "resourceSpans" in obj:
+            return "has 'resourceSpans' (an OTLP/JSON document)"
+        if "attributes" in obj and any(k in obj for k in TRACE_ID_KEYS):
+            return "'attributes' with a trace id (a span)"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        # Calls wait for finish(): a trace's tool spans and later calls may still come.
+        if "resourceSpans" in obj:
+            self._take_document(obj, line)
+        else:
+            self._take(obj, line)
+        yield from ()
+
+    def _take_document(self, document: dict, line: int) -> None:
+        """Hold every span of an OTLP/JSON document; one bad span does not lose the others."""
+        spans = list(_otlp_spans(document))
+        problems = []
+        for number, span in enumerate(spans, start=1):
+            try:
+                self._take(span, line)
+            except LineProblem as problem:
+                problems.append(f"span {number}: {problem}")
+        if problems:
+            # The good spans of the document are kept; the line is reported for the bad ones.
+            raise LineProblem(f"{len(problems)} of {len(spans)} spans could not be read ({'; '.join(problems[:3])})")
+
+    def _take(self, raw: Any, line: int) -> None:
+        """Hold one span as a call or a tool run; other spans are not ours to show."""
+        if not isinstance(raw, dict):
+            raise LineProblem(f"a span is {convert.describe(raw)}, expected an object")
+        span = _read_span(raw, line)
+        key = (span.start if span.start is not None else float("inf"), len(self._held.calls) + len(self._held.tools))
+        kind = _kind(span.attributes)
+        if kind in ("gen_ai", "openinference"):
+            self._held.calls.append((key, _call_record(span, kind)))
+        elif kind is not None:
+            self._held.tools.append((key, span.trace, _execution(span, kind)))
+
+    def finish(self) -> Iterator[CallRecord]:
+        held, self._held = self._held, _Held()
+        calls = sorted(held.calls, key=lambda c: c[0])
+        by_trace: dict[str | None, list[tuple[tuple, CallRecord]]] = {}
+        for key, record in calls:
+            by_trace.setdefault(record.conversation, []).append((key, record))
+        for key, trace, entry in sorted(held.tools, key=lambda t: t[0]):
+            _attach(entry, key, by_trace.get(trace, []))
+        for _, record in calls:
+            yield record
+
+
+# --- reading a span --------------------------------------------------------------------------------
+
+
+def _otlp_spans(document: dict) -> Iterator[Any]:
+    """Every span of an OTLP/JSON document, however deep."""
+    resource_spans = document.get("resourceSpans")
+    if not isinstance(resource_spans, list):
+        raise LineProblem(f"'resourceSpans' is {convert.describe(resource_spans)}, expected a list")
+    for resource in resource_spans:
+        scopes = resource.get("scopeSpans", resource.get("instrumentationLibrarySpans")) if isinstance(resource, dict) else None
+        if not isinstance(scopes, list):
+            raise LineProblem(f"a resourceSpans entry has {convert.describe(scopes)} for 'scopeSpans', expected a list")
+        for scope in scopes:
+            spans = scope.get("spans") if isinstance(scope, dict) else None
+            if not isinstance(spans, list):
+                raise LineProblem(f"a scopeSpans entry has {convert.describe(spans)} for 'spans', expected a list")
+            yield from spans
+
+
+def _read_span(raw: dict, line: int) -> _Span:
+    """The fields every span shape shares, whichever exporter wrote it."""
+    attributes = raw.get("attributes")
+    if isinstance(attributes, list):
+        attributes = _otlp_attributes(attributes)
+    elif not isinstance(attributes, dict):
+        raise LineProblem(f"'attributes' is {convert.describe(attributes)}, expected an object or a list of {{key, value}}")
+    context = convert.object_at(raw, "context")
+    trace = next((v for v in (raw.get("traceId"), raw.get("trace_id"), context.get("trace_id"), context.get("traceId"),
+                               raw.get("context.trace_id")) if isinstance(v, str) and v), None)
+    if trace is None:
+        raise LineProblem("the span has no trace id ('traceId', 'trace_id' or 'context.trace_id')")
+    start = _nanos(raw, ("startTimeUnixNano", "start_time", "startTime"))
+    end = _nanos(raw, ("endTimeUnixNano", "end_time", "endTime"))
+    return _Span(
+        line=line,
+        trace=trace.removeprefix("0x"),
+        start=start,
+        duration_ms=(end - start) / 1e6 if start is not None and end is not None and end >= start else None,
+        attributes=_nest(attributes),
+        failure=_failure(raw.get("status")),
+    )
+
+
+def _otlp_attributes(items: list) -> dict:
+    """OTLP's `[{key, value: AnyValue}]` as a flat dict."""
+    flat = {}
+    for position, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
+            raise LineProblem(f"attributes[{position}] is {convert.describe(item)}, expected {{key, value}}")
+        flat[item["key"]] = _any_value(item.get("value"))
+    return flat
+
+
+def _any_value(value: Any) -> Any:
+    """An OTLP AnyValue as plain JSON; int64 arrives as a string."""
+    if not isinstance(value, dict):
+        return value
+    if "intValue" in value:
+        return convert.as_int(value["intValue"])
+    if "arrayValue" in value:
+        values = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else None
+        return [_any_value(v) for v in values or ()]
+    if "kvlistValue" in value:
+        values = value["kvlistValue"].get("values") if isinstance(value["kvlistValue"], dict) else None
+        return {str(kv.get("key")): _any_value(kv.get("value")) for kv in values or () if isinstance(kv, dict)}
+    for key in ("stringValue", "boolValue", "doubleValue", "bytesValue"):
+        if key in value:
+            return value[key]
+    return None
+
+
+def _nest(flat: dict) -> dict:
+    """Dotted keys as a tree; numbered steps (`input_messages.0`) become lists."""
+    tree: dict = {}
+    for key, value in flat.items():
+        node = tree
+        *path, leaf = str(key).split(".")
+        for step in path:
+            child = node.get(step)
+            if not isinstance(child, dict):
+                # A key that is both a value and a prefix keeps its value under "".
+                child = node[step] = {} if child is None else {"": child}
+            node = child
+        if isinstance(node.get(leaf), dict) and not isinstance(value, dict):
+            node[leaf][""] = value
+        else:
+            node[leaf] = value
+    return _listed(tree)
+
+
+def _listed(node: Any) -> Any:
+    """Nested dicts whose keys are all numbers, as lists in number order."""
+    if not isinstance(node, dict):
+        return node
+    node = {k: _listed(v) for k, v in node.items()}
+    if node and all(k.isdigit() for k in node):
+        return [node[k] for k in sorted(node, key=int)]
+    return node
+
+
+def _at(tree: Any, path: str) -> Any:
+    """The value at a dotted path of the attribute tree, or None."""
+    for step in path.split("."):
+        if isinstance(tree, list) and step.isdigit() and int(step) < len(tree):
+            tree = tree[int(step)]
+        elif isinstance(tree, dict):
+            tree = tree.get(step)
+        else:
+            return None
+    return tree
+
+
+def _json_at(tree: dict, path: str) -> Any:
+    """An attribute that may hold JSON written as a string (the GenAI message attributes often do)."""
+    return _opened(_at(tree, path), path)
+
+
+def _opened(value: Any, path: str) -> Any:
+    """`value`, parsed when it is JSON written as a string."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError as exc:
+        raise LineProblem(f"attribute '{path}' is not valid JSON ({exc})") from None
+
+
+def _nanos(raw: dict, keys: tuple[str, ...]) -> int | None:
+    """A span time in nanoseconds: OTLP writes nanoseconds (as a string), SDK dumps ISO 8601."""
+    value = next((raw[k] for k in keys if raw.get(k) is not None), None)
+    number = convert.as_int(value)
+    if number is not None:
+        return number
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+        return int(moment.timestamp()) * 10**9 + moment.microsecond * 1000
+    return None
+
+
+def _failure(status: Any) -> str | None:
+    """Why the span failed, when its status says it did."""
+    if not isinstance(status, dict):
+        return None
+    code = status.get("code", status.get("status_code"))
+    if code not in ERROR_STATUS:
+        return None
+    return str(status.get("message") or status.get("description") or "the span ended with an error")
+
+
+def _kind(tree: dict) -> str | None:
+    """`gen_ai` or `openinference` for a model call, `gen_ai-tool` or `openinference-tool` for a tool run."""
+    kind = _at(tree, "openinference.span.kind")
+    if kind is not None:
+        return {"LLM": "openinference", "TOOL": "openinference-tool"}.get(str(kind).upper())
+    operation = _at(tree, "gen_ai.operation.name")
+    if operation == "execute_tool":
+        return "gen_ai-tool"
+    if operation in CHAT_OPERATIONS:
+        return "gen_ai"
+    # Older instrumentations set no operation name; their message keys still say it is a model call.
+    if operation is None and any(_at(tree, p) is not None for p in MESSAGE_KEYS):
+        return "gen_ai"
+    return None
+
+
+# --- model calls -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Call:
+    """What a model-call span says, in whichever convention it was written."""
+
+    inputs: list
+    """The request's (role, parts) turns."""
+    output: list
+    """The response's turn, or nothing when the span recorded none."""
+    tools: list
+    """Tool definitions, as Chat Completions tools."""
+    model: Any
+    """The model asked for."""
+    usage: dict | None
+    """Usage as a Chat Completions usage object."""
+    finish: str | None
+    """The finish reason in Chat Completions words, or None when not recorded."""
+
+
+def _call_record(span: _Span, kind: str) -> CallRecord:
+    """The Chat Completions call a model-call span amounts to."""
+    tree = span.attributes
+    call = _openinference_call(tree) if kind == "openinference" else _genai_call(tree)
+    request: dict = {"model": call.model} if call.model is not None else {}
+    request["messages"] = convert.chat_messages(call.inputs)
+    if call.tools:
+        request["tools"] = call.tools
+    response, error = None, None
+    assistant = next((m for m in convert.chat_messages(call.output) if m.get("role") == "assistant"), None)
+    if span.failure is not None:
+        error = {"status": convert.as_int(_at(tree, "http.response.status_code")), "body": {"message": span.failure},
+                 "message": span.failure}
+    elif assistant is not None:
+        response = convert.chat_completion(assistant, call.finish, id=_at(tree, "gen_ai.response.id"),
+                                           model=_first(tree, "gen_ai.response.model", "llm.model_name"), usage=call.usage)
+    return CallRecord(
+        line=span.line, dialect="openai-chat", request=request, response=response, error=error,
+        conversation=span.trace, latency_ms=span.duration_ms,
+        converted_from="openinference" if kind == "openinference" else "otel-genai",
+        timestamp=convert.iso_time(span.start // 10**9, span.start % 10**9) if span.start is not None else None,
+    )
+
+
+def _openinference_call(tree: dict) -> _Call:
+    """An OpenInference LLM span: chat-style messages under llm.*; it records no finish reason."""
+    return _Call(
+        inputs=[_flat_turn(_inner(m, "message")) for m in _list_at(tree, "llm.input_messages")],
+        output=[_flat_turn(_inner(m, "message")) for m in _list_at(tree, "llm.output_messages")[:1]],
+        tools=[_chat_tool(_opened(_inner(t, "tool").get("json_schema"), "llm.tools")) for t in _list_at(tree, "llm.tools")],
+        model=_at(tree, "llm.model_name"),
+        usage=convert.chat_usage(_at(tree, "llm.token_count.prompt"), _at(tree, "llm.token_count.completion"),
+                                 cached=_at(tree, "llm.token_count.prompt_details.cache_read"),
+                                 reasoning=_at(tree, "llm.token_count.completion_details.reasoning")),
+        finish=None,
+    )
+
+
+def _genai_call(tree: dict) -> _Call:
+    """An OTel GenAI span: the current message attributes, else the legacy flattened prompt/completion keys."""
+    if _at(tree, "gen_ai.input.messages") is None and _at(tree, "gen_ai.output.messages") is None:
+        inputs = [_flat_turn(m) for m in _checked_list(_json_at(tree, "gen_ai.prompt"), "gen_ai.prompt")]
+        outputs = _checked_list(_json_at(tree, "gen_ai.completion"), "gen_ai.completion")[:1]
+        output = [_flat_turn(m) for m in outputs]
+    else:
+        system = _json_at(tree, "gen_ai.system_instructions")
+        inputs = [("system", _checked_list(system, "gen_ai.system_instructions"))] if system else []
+        inputs += [_parts_turn(m, "gen_ai.input.messages") for m in _list_json_at(tree, "gen_ai.input.messages")]
+        outputs = _list_json_at(tree, "gen_ai.output.messages")[:1]
+        output = [_parts_turn(m, "gen_ai.output.messages") for m in outputs]
+    # The message-level finish_reason uses the semconv's words; the span attribute keeps the provider's.
+    finish = outputs[0].get("finish_reason") if outputs and isinstance(outputs[0], dict) else None
+    return _Call(
+        inputs=inputs, output=output, tools=[_chat_tool(t) for t in _genai_tools(tree)],
+        model=_at(tree, "gen_ai.request.model"),
+        usage=convert.chat_usage(_first(tree, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
+                                 _first(tree, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
+        finish=_finish(finish if finish is not None else _first_reason(tree)),
+    )
+
+
+def _parts_turn(message: Any, attribute: str) -> tuple[str, list]:
+    """A current-convention message `{role, parts}` as a turn."""
+    if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
+        raise LineProblem(f"attribute '{attribute}' has a message without a 'parts' list ({convert.describe(message)})")
+    return str(message.get("role") or "user"), message["parts"]
+
+
+def _flat_turn(message: Any) -> tuple[str, list]:
+    """A message written as role/content/tool_calls fields (legacy GenAI keys, OpenInference) as a turn."""
+    if not isinstance(message, dict):
+        raise LineProblem(f"a span message is {convert.describe(message)}, expected an object")
+    role = str(message.get("role") or "user")
+    content = message.get("content")
+    if role == "tool":
+        return role, [convert.tool_result_part(message.get("tool_call_id"), content if content is not None else "")]
+    parts: list = [convert.text_part(content)] if isinstance(content, str) and content else []
+    for block in content if isinstance(content, list) else ():
+        parts.append(convert.text_or_raw(block))
+    for entry in message.get("contents") or ():
+        # OpenInference lists typed contents: {"message_content": {"type": "text", "text": ...}}.
+        parts.append(convert.text_or_raw(_inner(entry, "message_content")))
+    for call in message.get("tool_calls") or ():
+        call = _inner(call, "tool_call")
+        function = call.get("function") if isinstance(call.get("function"), dict) else call
+        parts.append(convert.tool_call_part(call.get("id"), function.get("name"), function.get("arguments")))
+    return role, parts
+
+
+def _inner(value: Any, key: str) -> dict:
+    """OpenInference wraps each list entry in one more key (`message`, `tool_call`, `tool`)."""
+    if not isinstance(value, dict):
+        raise LineProblem(f"a span list entry is {convert.describe(value)}, expected an object")
+    inner = value.get(key, value)
+    return inner if isinstance(inner, dict) else {}
+
+
+def _list_at(tree: dict, path: str) -> list:
+    """The list at a path of the attribute tree; [] when absent."""
+    return _checked_list(_at(tree, path), path)
+
+
+def _list_json_at(tree: dict, path: str) -> list:
+    """The list at a path, opened first when it is JSON text."""
+    return _checked_list(_json_at(tree, path), path)
+
+
+def _checked_list(value: Any, path: str) -> list:
+    """`value` when it is a list, [] when absent; anything else is a problem with the attribute."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise LineProblem(f"attribute '{path}' is {convert.describe(value)}, expected a list")
+    return value
+
+
+def _first(tree: dict, *paths: str) -> Any:
+    """The value at the first of `paths` that has one (conventions renamed their keys)."""
+    return next((v for v in (_at(tree, p) for p in paths) if v is not None), None)
+
+
+def _genai_tools(tree: dict) -> list:
+    """Tool definitions from gen_ai.tool.definitions, else from the legacy llm.request.functions keys."""
+    definitions = _json_at(tree, "gen_ai.tool.definitions")
+    if definitions is not None:
+        return _checked_list(definitions, "gen_ai.tool.definitions")
+    # OpenLLMetry's legacy spans list functions as llm.request.functions.N.{name, description, parameters}.
+    return [{**f, "parameters": _opened(f.get("parameters"), "llm.request.functions")} if isinstance(f, dict) else f
+            for f in _list_at(tree, "llm.request.functions")]
+
+
+def _chat_tool(tool: Any) -> Any:
+    """A tool definition in any of the shapes spans carry, as a Chat Completions tool."""
+    if not isinstance(tool, dict) or isinstance(tool.get("function"), dict):
+        return tool
+    parameters = tool.get("parameters", tool.get("input_schema"))
+    return convert.function_tool(tool.get("name"), tool.get("description"), parameters)
+
+
+def _first_reason(tree: dict) -> Any:
+    """The first of the span's `gen_ai.response.finish_reasons`, as the provider wrote it."""
+    reasons = _at(tree, "gen_ai.response.finish_reasons")
+    if isinstance(reasons, str):
+        reasons = [reasons]
+    return reasons[0] if isinstance(reasons, list) and reasons else None
+
+
+def _finish(reason: Any) -> str | None:
+    """A finish reason in Chat Completions words; one we do not know is kept as written."""
+    if reason is None:
+        return None
+    return FINISH_REASONS.get(str(reason), str(reason))
+
+
+# --- tool executions -------------------------------------------------------------------------------
+
+
+def _execution(span: _Span, kind: str) -> dict:
+    """A native execution entry for a tool span; its call id may still be empty (see _attach)."""
+    tree = span.attributes
+    if kind == "gen_ai-tool":
+        call_id, name = _at(tree, "gen_ai.tool.call.id"), _at(tree, "gen_ai.tool.name")
+        arguments, output = _at(tree, "gen_ai.tool.call.arguments"), _at(tree, "gen_ai.tool.call.result")
+    else:
+        call_id, name = _at(tree, "tool_call.id"), _at(tree, "tool.name")
+        arguments, output = _at(tree, "input.value"), _at(tree, "output.value")
+    entry = {"tool_call_id": "" if call_id is None else str(call_id), "name": "" if name is None else str(name),
+             "arguments": _parsed(arguments), "output": output, "ok": span.failure is None}
+    if span.duration_ms is not None:
+        entry["duration_ms"] = span.duration_ms
+    if span.failure is not None:
+        entry["note"] = span.failure
+    return entry
+
+
+def _parsed(arguments: Any) -> Any:
+    """Arguments as JSON when they parse, as written when not, None when the span did not record them."""
+    if arguments is None:
+        return None
+    raw, parsed, error = parse_arguments(arguments)
+    return raw if error else parsed
+
+
+def _attach(entry: dict, key: tuple, calls: list[tuple[tuple, CallRecord]]) -> None:
+    """Give a tool run to the call of its trace that asked for it: by call id, else by name.
+
+    Without an id, the run goes to the latest call started before it that has an unexecuted call
+    of that name, so two parallel calls of one tool get one run each.
+    """
+    for _, record in calls:
+        if entry["tool_call_id"] and entry["tool_call_id"] in _call_names(record):
+            record.executions.append(entry)
+            return
+    if entry["tool_call_id"]:
+        return
+    for call_key, record in reversed(calls):
+        done = {e["tool_call_id"] for e in record.executions}
+        waiting = [i for i, n in _call_names(record).items() if n == entry["name"] and i not in done]
+        if call_key <= key and waiting:
+            entry["tool_call_id"] = waiting[0]
+            record.executions.append(entry)
+            return
+
+
+def _call_names(record: CallRecord) -> dict[str, str]:
+    """Call id -> tool name for the calls a record's response made."""
+    message = (record.response or {}).get("choices", [{}])[0].get("message") or {}
+    return {c["id"]: c["function"]["name"] for c in message.get("tool_calls") or ()}

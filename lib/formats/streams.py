@@ -1,0 +1,313 @@
+"""Streamed responses logged event by event: Chat Completions chunks and Anthropic stream events.
+
+A stream's pieces arrive on many lines; each format assembles them into the body the API would
+have returned without streaming, so the rest of the app sees an ordinary response.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from lib.formats.convert import as_int, chat_completion, describe, iso_time, object_at, require, tool_call
+from lib.formats.logs import CallRecord, LineProblem, LogFormat
+
+# --- OpenAI Chat Completions chunks -------------------------------------------------------------
+
+
+@dataclass
+class _ChoiceStream:
+    """One choice of one streamed completion, as its chunks arrive."""
+
+    line: int
+    """The line of its first chunk."""
+    head: dict
+    """id, created, model and system_fingerprint from the first chunk."""
+    index: int
+    """The choice index."""
+    content: list[str] = field(default_factory=list)
+    """Text fragments, in order."""
+    reasoning: list[str] = field(default_factory=list)
+    """`reasoning_content` fragments some OpenAI-compatible servers stream beside the text."""
+    refusal: list[str] = field(default_factory=list)
+    """Refusal fragments."""
+    calls: dict[int, dict] = field(default_factory=dict)
+    """Tool calls by their fragment `index`: id, name and argument fragments."""
+    finish_reason: str | None = None
+    """The choice's finish_reason; stays None when the stream was cut off."""
+    usage: dict | None = None
+    """Usage from the stream's chunks (kept on choice 0 only: it counts the whole call)."""
+    request: dict | None = None
+    """The request body, when a logged chunk line carried it."""
+
+
+class OpenAIChatStreamFormat(LogFormat):
+    """`chat.completion.chunk` lines, assembled per completion id and choice into chat.completion bodies."""
+
+    name = "openai-chat-stream"
+    title = "OpenAI Chat Completions stream"
+
+    def __init__(self) -> None:
+        self._streams: dict[tuple[str, int], _ChoiceStream] = {}
+
+    def detect(self, obj: dict) -> str | None:
+        if obj.get("object") == "chat.completion.chunk":
+            return "object is 'chat.completion.chunk'"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        choices = require(obj, "choices", list)
+        stream_id = str(obj.get("id") or "")
+        for position, choice in enumerate(choices):
+            if not isinstance(choice, dict):
+                raise LineProblem(f"choices[{position}] is {describe(choice)}, expected an object")
+            self._add_choice(obj, stream_id, choice, line)
+        usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else None
+        for (sid, index), stream in self._streams.items():
+            if sid == stream_id and isinstance(obj.get("request"), dict):
+                stream.request = obj["request"]
+            if sid == stream_id and index == 0 and usage is not None:
+                # Counts the whole call; servers that repeat it on every chunk keep a running total.
+                stream.usage = usage
+        if not choices and usage is not None:
+            # The usage chunk is always a stream's last: the completion is whole now.
+            yield from self._close(stream_id)
+
+    def _add_choice(self, obj: dict, stream_id: str, choice: dict, line: int) -> None:
+        """Add one chunk's choice delta to its stream."""
+        index = as_int(choice.get("index")) or 0
+        delta = choice.get("delta")
+        if delta is not None and not isinstance(delta, dict):
+            raise LineProblem(f"choices[{index}].delta is {describe(delta)}, expected an object")
+        stream = self._streams.get((stream_id, index))
+        if stream is None:
+            head = {k: obj[k] for k in ("id", "created", "model", "system_fingerprint") if k in obj}
+            stream = self._streams[(stream_id, index)] = _ChoiceStream(line, head, index)
+        for key, pieces in (("content", stream.content), ("reasoning_content", stream.reasoning), ("refusal", stream.refusal)):
+            piece = (delta or {}).get(key)
+            if isinstance(piece, str):
+                pieces.append(piece)
+        fragments = (delta or {}).get("tool_calls")
+        if fragments is not None and not isinstance(fragments, list):
+            raise LineProblem(f"choices[{index}].delta.tool_calls is {describe(fragments)}, expected a list")
+        for fragment in fragments or ():
+            self._merge_fragment(stream, fragment)
+        if choice.get("finish_reason") is not None:
+            stream.finish_reason = str(choice["finish_reason"])
+
+    def _merge_fragment(self, stream: _ChoiceStream, fragment: Any) -> None:
+        """Add one tool_calls fragment to the call it continues (or starts)."""
+        if not isinstance(fragment, dict):
+            raise LineProblem(f"a tool_calls fragment is {describe(fragment)}, expected an object")
+        function = object_at(fragment, "function")
+        arguments = function.get("arguments")
+        if arguments is not None and not isinstance(arguments, str):
+            raise LineProblem(f"a tool_calls fragment's function.arguments is {describe(arguments)}, expected a string piece")
+        index = as_int(fragment.get("index"))
+        if index is None:
+            # Some compatible servers leave out `index`: a fragment with a new id starts a call.
+            starts_call = bool(fragment.get("id")) and all(c["id"] != fragment["id"] for c in stream.calls.values())
+            index = len(stream.calls) if starts_call or not stream.calls else max(stream.calls)
+        call = stream.calls.setdefault(index, {"id": None, "type": "function", "name": None, "arguments": []})
+        # id and name come with the first fragment only; later fragments carry argument pieces.
+        if call["id"] is None and fragment.get("id"):
+            call["id"] = str(fragment["id"])
+        if call["name"] is None and function.get("name"):
+            call["name"] = str(function["name"])
+        if arguments:
+            call["arguments"].append(arguments)
+
+    def _close(self, stream_id: str) -> Iterator[CallRecord]:
+        """Every choice of a completion whose stream has ended."""
+        for key in [k for k in self._streams if k[0] == stream_id]:
+            yield _chunk_record(self._streams.pop(key))
+
+    def finish(self) -> Iterator[CallRecord]:
+        streams, self._streams = self._streams, {}
+        for stream in sorted(streams.values(), key=lambda s: (s.line, s.index)):
+            yield _chunk_record(stream)
+
+
+def _chunk_record(stream: _ChoiceStream) -> CallRecord:
+    """The chat.completion a finished (or cut-off) choice stream amounts to."""
+    message: dict = {"role": "assistant", "content": "".join(stream.content) if stream.content else None}
+    if stream.refusal:
+        message["refusal"] = "".join(stream.refusal)
+    if stream.reasoning:
+        message["reasoning_content"] = "".join(stream.reasoning)
+    if stream.calls:
+        message["tool_calls"] = [tool_call(call["id"], call["name"], "".join(call["arguments"]))
+                                 for _, call in sorted(stream.calls.items())]
+    elif message["content"] is None:
+        message["content"] = ""
+    head = stream.head
+    body = chat_completion(message, stream.finish_reason, id=head.get("id"), model=head.get("model"),
+                           created=head.get("created"), usage=stream.usage, index=stream.index)
+    if "system_fingerprint" in head:
+        body["system_fingerprint"] = head["system_fingerprint"]
+    return CallRecord(line=stream.line, dialect="openai-chat", request=stream.request, response=body,
+                      timestamp=iso_time(head.get("created")))
+
+
+# --- Anthropic stream events ---------------------------------------------------------------------
+
+STREAM_EVENTS = ("message_start", "content_block_start", "content_block_delta", "content_block_stop",
+                 "message_delta", "message_stop", "ping")
+"""The event types of a Messages stream."""
+
+DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "thinking", "signature_delta": "signature"}
+"""Delta types whose one field is appended to the block's field of the same name."""
+
+
+@dataclass
+class _MessageStream:
+    """One streamed message between message_start and message_stop."""
+
+    line: int
+    """The line of its message_start."""
+    message: dict
+    """The message from message_start, updated by message_delta."""
+    blocks: dict[int, dict] = field(default_factory=dict)
+    """Content blocks by index, as content_block_start opened them."""
+    pieces: dict[int, list[str]] = field(default_factory=dict)
+    """Per tool_use block index, the partial_json pieces to join and parse at content_block_stop."""
+    request: dict | None = None
+    """The request body, when a logged event line carried it."""
+
+
+class AnthropicStreamFormat(LogFormat):
+    """Messages stream events, assembled in file order into `type: message` bodies."""
+
+    name = "anthropic-stream"
+    title = "Anthropic Messages stream"
+
+    def __init__(self) -> None:
+        self._open: _MessageStream | None = None
+
+    def detect(self, obj: dict) -> str | None:
+        if obj.get("type") in STREAM_EVENTS:
+            return f"type is '{obj['type']}' (a Messages stream event)"
+        if obj.get("event") in STREAM_EVENTS and isinstance(obj.get("data"), dict):
+            return f"event is '{obj['event']}' with its data (a Messages stream event)"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        event = obj["data"] if isinstance(obj.get("data"), dict) and "type" not in obj else obj
+        kind = event.get("type")
+        if kind == "ping":
+            return
+        if kind == "message_start":
+            message = require(event, "message", dict)
+            if self._open is not None:
+                # A new message before message_stop: the previous stream was cut off.
+                yield _event_record(self._open)
+            self._open = _MessageStream(line, {**message, "content": []})
+        elif kind == "error":
+            yield from self._fail(event)
+        elif kind in STREAM_EVENTS:
+            stream = self._stream(kind)
+            if isinstance(obj.get("request"), dict):
+                stream.request = obj["request"]
+            if kind == "message_stop":
+                self._open = None
+                yield _event_record(stream)
+            elif kind == "message_delta":
+                _apply_message_delta(stream, event)
+            else:
+                _apply_block_event(stream, kind, event)
+        else:
+            raise LineProblem(f"type {kind!r} is not a Messages stream event")
+
+    def _stream(self, kind: str) -> _MessageStream:
+        """The open message an event belongs to."""
+        if self._open is None:
+            raise LineProblem(f"{kind} arrived outside a message (no message_start before it)")
+        return self._open
+
+    def _fail(self, event: dict) -> Iterator[CallRecord]:
+        """The open message, ended by an error event."""
+        # An error event ends the stream in its place; without an open message it is not ours.
+        stream = self._stream("an error event")
+        self._open = None
+        record = _event_record(stream)
+        inner = object_at(event, "error")
+        record.error = {"status": None, "body": event, "message": str(inner.get("message") or "the stream failed")}
+        yield record
+
+    def finish(self) -> Iterator[CallRecord]:
+        stream, self._open = self._open, None
+        if stream is not None:
+            yield _event_record(stream)
+
+
+def _apply_block_event(stream: _MessageStream, kind: str, event: dict) -> None:
+    """Open, grow or close one content block."""
+    index = as_int(event.get("index"))
+    if index is None:
+        raise LineProblem(f"{kind} 'index' is {describe(event.get('index'))}, expected a block number")
+    if kind == "content_block_start":
+        block = require(event, "content_block", dict)
+        stream.blocks[index] = dict(block)
+        if block.get("type") in ("tool_use", "server_tool_use"):
+            stream.pieces[index] = []
+        return
+    if index not in stream.blocks:
+        raise LineProblem(f"{kind} for block {index}, which no content_block_start opened")
+    if kind == "content_block_stop":
+        _finish_block(stream, index)
+        return
+    delta = require(event, "delta", dict)
+    if delta.get("type") == "input_json_delta":
+        piece = delta.get("partial_json")
+        if not isinstance(piece, str):
+            raise LineProblem(f"input_json_delta 'partial_json' is {describe(piece)}, expected a string")
+        stream.pieces.setdefault(index, []).append(piece)
+    elif isinstance(delta.get("type"), str) and delta["type"] in DELTA_FIELDS:
+        name = DELTA_FIELDS[delta["type"]]
+        block = stream.blocks[index]
+        block[name] = str(block.get(name) or "") + str(delta.get(name) or "")
+    elif delta.get("type") == "citations_delta":
+        stream.blocks[index].setdefault("citations", []).append(delta.get("citation"))
+
+
+def _finish_block(stream: _MessageStream, index: int) -> None:
+    """A tool_use block's input, parsed from its pieces; text that does not parse is kept as it is."""
+    pieces = stream.pieces.pop(index, None)
+    if pieces is None:
+        return
+    text = "".join(pieces)
+    if not text.strip():
+        # No pieces (a tool without parameters): the start event's input stands.
+        return
+    try:
+        stream.blocks[index]["input"] = json.loads(text)
+    except ValueError:
+        stream.blocks[index]["input"] = text
+
+
+def _apply_message_delta(stream: _MessageStream, event: dict) -> None:
+    """Take the stop reason and the final usage from message_delta."""
+    delta = event.get("delta")
+    if delta is not None and not isinstance(delta, dict):
+        raise LineProblem(f"message_delta 'delta' is {describe(delta)}, expected an object")
+    for key in ("stop_reason", "stop_sequence"):
+        if (delta or {}).get(key) is not None:
+            stream.message[key] = delta[key]
+    usage = event.get("usage")
+    if isinstance(usage, dict):
+        # message_delta counts are cumulative: they replace what message_start said.
+        started = stream.message.get("usage")
+        merged = dict(started) if isinstance(started, dict) else {}
+        merged.update({k: v for k, v in usage.items() if v is not None})
+        stream.message["usage"] = merged
+
+
+def _event_record(stream: _MessageStream) -> CallRecord:
+    """The `type: message` body a stream amounts to, blocks in index order."""
+    for index in list(stream.pieces):
+        _finish_block(stream, index)
+    body = dict(stream.message)
+    body["content"] = [block for _, block in sorted(stream.blocks.items())]
+    body.setdefault("stop_reason", None)
+    return CallRecord(line=stream.line, dialect="anthropic-messages", request=stream.request, response=body)

@@ -1,0 +1,80 @@
+"""The Checks page's parts: a gallery trace's explanation, and every finding with a jump to its round.
+
+They lay out; lib/checks.py decides. Findings are computed once per trace digest and shared,
+read-only, by every session, like the parsed traces in lib/ui/state.py.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lib.catalog import LoadedTrace
+from lib.checks import SEVERITIES, Finding, run_checks
+from lib.text import md_escape, plural
+from lib.ui import state
+
+EXPLORER = "pages/explorer.py"
+"""The page a finding's round opens in."""
+
+HEADINGS = {"error": "🛑 Errors", "warning": "⚠️ Warnings", "info": "ℹ️ Worth knowing"}
+"""A heading per severity."""
+
+SHOWN = 100
+"""At most this many findings per severity are drawn; `python -m lib check` lists them all."""
+
+
+@st.cache_resource(show_spinner="Checking the trace…", max_entries=64)
+def _findings(digest: str, _loaded: LoadedTrace) -> tuple[Finding, ...]:
+    return run_checks(_loaded.trace)
+
+
+def findings(loaded: LoadedTrace) -> tuple[Finding, ...]:
+    """Every finding of the trace, computed once per trace."""
+    return _findings(loaded.digest, loaded)
+
+
+def explanation(loaded: LoadedTrace) -> None:
+    """A gallery trace's explanation (header field `explanation`): what happened, what the model saw, the fix."""
+    text = loaded.trace.header.get("explanation")
+    if isinstance(text, str) and text.strip():
+        st.info("\n\n".join(md_escape(p) for p in text.split("\n\n") if p.strip()), icon="💡")
+
+
+def counts(found: tuple[Finding, ...]) -> None:
+    """One line: how many findings of each severity, or that there are none."""
+    if not found:
+        st.success("No pitfalls found in this trace.")
+        return
+    by = {s: sum(f.severity == s for f in found) for s in SEVERITIES}
+    st.caption(f"{plural(by['error'], 'error')}, {plural(by['warning'], 'warning')} and {by['info']} worth knowing. "
+               "Each names the round and the JSON path of the part it is about.")
+
+
+def listing(loaded: LoadedTrace, found: tuple[Finding, ...]) -> None:
+    """Every finding, grouped by severity, the most serious first."""
+    for severity in SEVERITIES:
+        group = [f for f in found if f.severity == severity]
+        if not group:
+            continue
+        st.subheader(f"{HEADINGS[severity]} ({len(group)})")
+        for n, finding in enumerate(group[:SHOWN]):
+            _card(loaded, finding, key=f"checks.open.{severity}.{n}")
+        if len(group) > SHOWN:
+            st.caption(f"{len(group) - SHOWN} more not shown here; `python -m lib check` lists them all.")
+
+
+def _card(loaded: LoadedTrace, finding: Finding, key: str) -> None:
+    with st.container(border=True):
+        words, action = st.columns([6, 1], vertical_alignment="center")
+        words.markdown(f"**{md_escape(finding.code)}** · {md_escape(finding.where)}")
+        words.text(finding.message)
+        if action.button(f"Open round {finding.round}", key=key, help="Show this round in the round explorer"):
+            open_round(loaded, finding.round)
+
+
+def open_round(loaded: LoadedTrace, index: int) -> None:
+    """Switch to the round explorer on round `index` of this trace."""
+    st.session_state[state.ROUND] = index
+    # The explorer resets the round when it sees a trace for the first time; this marks it as seen.
+    st.session_state[state.SHOWN_DIGEST] = loaded.digest
+    st.switch_page(EXPLORER)

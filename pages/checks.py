@@ -1,0 +1,17 @@
+"""Checks: every pitfall found in the current trace, by severity, each with a way to its round."""
+
+import streamlit as st
+
+from lib.text import md_escape
+from lib.ui import findings
+from lib.ui.picker import trace_picker
+
+loaded = trace_picker()
+st.title("Checks: " + md_escape(loaded.trace.title))
+findings.explanation(loaded)
+if not loaded.trace.rounds:
+    st.warning("This file holds no readable rounds. The problems found are listed in the sidebar.")
+    st.stop()
+found = findings.findings(loaded)
+findings.counts(found)
+findings.listing(loaded, found)

@@ -1,0 +1,79 @@
+"""The Checks page, driven through the real app with AppTest on the bundled gallery traces."""
+
+import json
+
+from tests.test_hostile_trace import IMG, SCRIPT, UNESCAPED, _markdown_like
+
+
+def _open_checks(app, trace):
+    app.query_params["trace"] = trace
+    at = app.run()
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    return at
+
+
+def _texts(at) -> str:
+    return "\n".join(t.value for t in at.text)
+
+
+def _markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown).replace("\\", "")
+
+
+def test_the_checks_page_lists_the_unanswered_call_with_its_round_path_and_advice(app):
+    at = _open_checks(app, "pitfalls/unanswered-parallel-call")
+    assert at.title[0].value.replace("\\", "") == "Checks: Pitfall: a parallel call answered in part"
+    assert [s.value for s in at.subheader] == ["🛑 Errors (2)"]
+    assert "**missing-tool-result** · round 2 request messages[2].tool_calls[1]" in _markdown(at)
+    assert "**provider-error** · round 2 request messages[2]" in _markdown(at)
+    assert "resends the get_order call call_Ng5cW2rJ8yFb6QaM1tPx4hUo, but no result for it follows" in _texts(at)
+
+
+def test_a_gallery_trace_shows_its_explanation(app):
+    at = _open_checks(app, "pitfalls/model-filled-employee-id")
+    explained = " ".join(i.value for i in at.info).replace("\\", "")
+    assert "What happened: get_leave_balance takes employee_id" in explained
+    assert "The fix: identity comes from the login session" in explained
+    assert any(s.value.startswith("⚠️ Warnings") for s in at.subheader)
+    assert "The model filled the identity argument employee_id of get_leave_balance" in _texts(at)
+
+
+def test_open_round_jumps_to_the_round_of_the_finding_in_the_explorer(app):
+    at = _open_checks(app, "hengxin-expense")
+    # Picked here, on the Checks page: the explorer has not shown this trace yet.
+    at.selectbox(key="sidebar.trace").set_value("pitfalls/empty-result-invented-answer").run()
+    at.button(key="checks.open.warning.0").click().run()
+    assert not at.exception
+    assert at.selectbox(key="explorer.round").value == 2
+    assert any(s.value.startswith("Round 2: ") for s in at.subheader)
+    assert at.session_state["sidebar.trace"] == "pitfalls/empty-result-invented-answer"
+
+
+def test_a_clean_trace_says_so(app):
+    at = _open_checks(app, "loan-calculator")
+    assert [s.value for s in at.success] == ["No pitfalls found in this trace."]
+    assert at.info.len == 0
+
+
+def _hostile_checks_trace() -> bytes:
+    ghost = {"id": f"call_{SCRIPT}", "type": "function", "function": {"name": IMG, "arguments": "{}"}}
+    turn = {"role": "assistant", "content": None, "tool_calls": [ghost]}
+    lines = [
+        {"kind": "trace", "version": 1, "title": f"T {SCRIPT}", "dialect": "openai-chat", "explanation": IMG},
+        {"kind": "round", "index": 1, "request": {"messages": [{"role": "user", "content": "hi"}],
+                                                  "tools": [{"type": "function", "function": {"name": "real"}}]},
+         "response": {"choices": [{"message": turn, "finish_reason": "tool_calls"}]}},
+    ]
+    return "\n".join(json.dumps(line) for line in lines).encode()
+
+
+def test_trace_text_in_findings_is_shown_literally_never_as_markup(app):
+    at = app.run()
+    at.switch_page("pages/checks.py").run()
+    at.file_uploader(key="sidebar.upload").upload("hostile.jsonl", _hostile_checks_trace()).run()
+    assert not at.exception
+    assert f"The model called {IMG}, which this request does not offer." in _texts(at)
+    for value in _markdown_like(at):
+        assert not UNESCAPED.search(value), value
+    assert IMG in " ".join(i.value for i in at.info).replace("\\", "")

@@ -1,0 +1,394 @@
+"""Pitfall checks: each check fires on a minimal trace that has its pitfall, and stays quiet on a near miss.
+
+The gallery traces each show their own pitfall and no error they do not demonstrate; the four
+clean bundled traces have no error or warning.
+"""
+
+import dataclasses
+import json
+
+import pytest
+
+from lib import catalog
+from lib.checks import CHECKS, TOO_MANY_TOOLS, Finding, run_checks
+from lib.formats.native import read_trace
+from lib.growth import growth
+from tests.conftest import load_bundled
+
+# --- building minimal traces from native lines ---------------------------------------------------
+
+LOOKUP = {"type": "function", "function": {
+    "name": "lookup", "description": "Look up one order.",
+    "parameters": {"type": "object", "additionalProperties": False, "required": ["order_id"], "properties": {
+        "order_id": {"type": "string"}, "status": {"type": "string", "enum": ["open", "closed"]}}}}}
+USER = {"role": "user", "content": "Where is order 7?"}
+ARGS = '{"order_id": "7"}'
+
+
+def call(id_, arguments=ARGS, name="lookup"):
+    return {"id": id_, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def calls(*made, content=None):
+    return {"role": "assistant", "content": content, "tool_calls": list(made)}
+
+
+def result(id_, content='{"status": "shipped"}'):
+    return {"role": "tool", "tool_call_id": id_, "content": content}
+
+
+def says(text):
+    return {"role": "assistant", "content": text}
+
+
+def model_round(messages, message, tools=(LOOKUP,), finish=None, **more):
+    """One round line: the request's messages and tools, and the response's assistant message."""
+    finish = finish or ("tool_calls" if message.get("tool_calls") else "stop")
+    return {"request": {"messages": list(messages), "tools": list(tools)},
+            "response": {"choices": [{"message": message, "finish_reason": finish}]}, **more}
+
+
+def trace_of(*rounds, dialect="openai-chat"):
+    lines = [json.dumps({"kind": "trace", "version": 1, "title": "t", "dialect": dialect})]
+    lines += [json.dumps({"kind": "round", "index": i, **r}) for i, r in enumerate(rounds, start=1)]
+    trace, problems = read_trace(lines)
+    assert problems == []
+    return trace
+
+
+def loop(turn, results, final="Order 7 has shipped.", first=None, second=None):
+    """Two rounds: the model's turn on the question, then its answer once the results are appended."""
+    return trace_of(model_round([USER], turn, **(first or {})),
+                    model_round([USER, turn, *results], says(final), **(second or {})))
+
+
+def found(trace, code):
+    return [(f.severity, f.round, f.side, f.path) for f in run_checks(trace) if f.code == code]
+
+
+def executed(id_, ok=True, arguments=None, **more):
+    return {"tool_call_id": id_, "name": "lookup", "arguments": arguments or {"order_id": "7"}, "output": "{}",
+            "ok": ok, **more}
+
+
+# --- the registry ------------------------------------------------------------------------------
+
+
+def test_every_check_from_the_issue_is_registered_by_its_code():
+    assert set(CHECKS) == {
+        "missing-tool-result", "orphan-tool-result", "text-with-tool-calls", "empty-tool-result",
+        "narration-without-call", "unknown-tool", "invalid-arguments", "truncated-arguments",
+        "model-filled-identity", "history-rewritten", "tools-changed", "too-many-tools", "repeated-call",
+        "provider-error", "declined-call",
+    }
+
+
+def test_a_finding_is_a_frozen_value_that_says_where_it_is():
+    finding = Finding("orphan-tool-result", "error", 2, "request", "messages[3].content", "...")
+    assert finding.where == "round 2 request messages[3].content"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        finding.round = 3
+
+
+# --- one check at a time -----------------------------------------------------------------------
+
+
+def test_missing_tool_result_points_at_the_parallel_call_left_unanswered():
+    turn = calls(call("call_a"), call("call_b", '{"order_id": "8"}'))
+    assert found(loop(turn, [result("call_a")]), "missing-tool-result") == [
+        ("error", 2, "request", "messages[1].tool_calls[1]")]
+    assert found(loop(turn, [result("call_a"), result("call_b")]), "missing-tool-result") == []
+
+
+def test_missing_tool_result_when_the_next_request_drops_the_whole_turn_is_a_warning():
+    turn = calls(call("call_a"))
+    trace = trace_of(model_round([USER], turn), model_round([USER, says("ok"), USER], says("Order 7 shipped.")))
+    assert found(trace, "missing-tool-result") == [("warning", 1, "response", "choices[0].message.tool_calls[0]")]
+
+
+def test_orphan_tool_result_is_a_result_whose_call_no_earlier_message_made():
+    turn = calls(call("call_a"))
+    assert found(loop(turn, [result("call_a"), result("call_ghost")]), "orphan-tool-result") == [
+        ("error", 2, "request", "messages[3].content")]
+    assert found(loop(turn, [result("call_a")]), "orphan-tool-result") == []
+
+
+def test_text_with_tool_calls_is_info_pointing_at_the_text():
+    assert found(loop(calls(call("call_a"), content="Checking."), [result("call_a")]), "text-with-tool-calls") == [
+        ("info", 1, "response", "choices[0].message.content")]
+    assert found(loop(calls(call("call_a"), content=""), [result("call_a")]), "text-with-tool-calls") == []
+
+
+@pytest.mark.parametrize("content", ["", "null", "[]", "{}", " [ ] ", '""'])
+def test_empty_tool_result_flags_empty_null_and_empty_containers(content):
+    turn = calls(call("call_a"))
+    assert found(loop(turn, [result("call_a", content)]), "empty-tool-result") == [
+        ("warning", 2, "request", "messages[2].content")]
+
+
+@pytest.mark.parametrize("content", ['{"found": false, "searched": "orders"}', "0", "false", "no order 7"])
+def test_a_result_that_says_nothing_was_found_is_not_empty(content):
+    assert found(loop(calls(call("call_a")), [result("call_a", content)]), "empty-tool-result") == []
+
+
+def test_narration_without_call_is_an_announced_action_with_no_call_and_no_result_behind_it():
+    narrated = trace_of(model_round([USER], says("Sure, let me check order 7 for you.")))
+    assert found(narrated, "narration-without-call") == [("warning", 1, "response", "choices[0].message.content")]
+    plain = trace_of(model_round([USER], says("Order 7? I need the shop's name first.")))
+    assert found(plain, "narration-without-call") == []
+    after_a_result = loop(calls(call("call_a")), [result("call_a")], final="Shipped. Let me check again tomorrow.")
+    assert found(after_a_result, "narration-without-call") == []
+
+
+def test_unknown_tool_is_a_call_to_a_name_the_request_did_not_offer():
+    assert found(loop(calls(call("call_a", name="cancel_order")), [result("call_a")]), "unknown-tool") == [
+        ("error", 1, "response", "choices[0].message.tool_calls[0]")]
+    assert found(loop(calls(call("call_a")), [result("call_a")]), "unknown-tool") == []
+
+
+def test_a_bad_call_the_program_refused_is_a_warning_not_an_error():
+    refused = {"executions": [executed("call_a", ok=False)]}
+    trace = loop(calls(call("call_a", name="cancel_order")), [result("call_a")], first=refused)
+    assert found(trace, "unknown-tool") == [("warning", 1, "response", "choices[0].message.tool_calls[0]")]
+
+
+@pytest.mark.parametrize("arguments, says_", [
+    ('{"order_id": 7}', "is not of type 'string'"),
+    ("{}", "'order_id' is a required property"),
+    ('{"order_id": "7", "status": "lost"}', "is not one of ['open', 'closed']"),
+    ('{"order_id": "7", "rush": true}', "('rush' was unexpected)"),
+    ("{'order_id': '7'}", "not valid JSON"),
+])
+def test_invalid_arguments_are_not_json_or_break_the_schema(arguments, says_):
+    trace = loop(calls(call("call_a", arguments)), [result("call_a")])
+    assert found(trace, "invalid-arguments") == [("error", 1, "response", "choices[0].message.tool_calls[0]")]
+    assert says_ in next(f.message for f in run_checks(trace) if f.code == "invalid-arguments")
+
+
+def test_arguments_that_fit_the_schema_are_valid():
+    trace = loop(calls(call("call_a", '{"order_id": "7", "status": "open"}')), [result("call_a")])
+    assert found(trace, "invalid-arguments") == []
+
+
+def test_truncated_arguments_are_calls_under_a_length_finish_and_not_also_invalid():
+    cut = calls(call("call_a", '{"order_id": "7'))
+    trace = loop(cut, [result("call_a")], first={"finish": "length"})
+    assert found(trace, "truncated-arguments") == [("error", 1, "response", "choices[0].message.tool_calls[0]")]
+    assert found(trace, "invalid-arguments") == []
+    assert found(loop(cut, [result("call_a")]), "truncated-arguments") == []
+
+
+WHO = {"type": "function", "function": {"name": "lookup", "description": "Look up the caller's orders.", "parameters": {
+    "type": "object", "properties": {
+        "order_id": {"type": "string", "description": "The order to look up."},
+        "caller": {"type": "string", "description": "Who is asking; supplied by the application."}}}}}
+
+
+def test_model_filled_identity_is_a_warning_when_the_program_ran_the_models_value():
+    turn = calls(call("call_a", '{"order_id": "7", "customerId": "C-1"}'))
+    ran = {"executions": [executed("call_a", arguments={"order_id": "7", "customerId": "C-1"})]}
+    assert found(loop(turn, [result("call_a")], first=ran), "model-filled-identity") == [
+        ("warning", 1, "response", "choices[0].message.tool_calls[0]")]
+
+
+def test_model_filled_identity_recognizes_a_description_that_says_the_application_supplies_it():
+    turn = calls(call("call_a", '{"order_id": "7", "caller": "C-1"}'))
+    assert found(loop(turn, [result("call_a")], first={"tools": [WHO]}, second={"tools": [WHO]}),
+                 "model-filled-identity") == [("warning", 1, "response", "choices[0].message.tool_calls[0]")]
+    plain = calls(call("call_a", '{"order_id": "7"}'))
+    assert found(loop(plain, [result("call_a")], first={"tools": [WHO]}, second={"tools": [WHO]}),
+                 "model-filled-identity") == []
+
+
+@pytest.mark.parametrize("execution", [
+    executed("call_a", arguments={"user_id": "U-1"}, overrides={"user_id": "U-1"}),
+    executed("call_a", arguments={"user_id": "U-9"}),
+])
+def test_model_filled_identity_is_info_when_the_program_used_its_own_value(execution):
+    turn = calls(call("call_a", '{"user_id": "U-1"}'))
+    trace = loop(turn, [result("call_a")], first={"executions": [execution]})
+    assert found(trace, "model-filled-identity") == [("info", 1, "response", "choices[0].message.tool_calls[0]")]
+
+
+def test_hengxin_records_that_the_program_overrode_user_id_and_without_that_record_it_is_a_warning(hengxin):
+    assert hengxin.rounds[0].executions[0].overrides == {"user_id": "E10238"}
+    lines = (catalog.TRACES_DIR / "hengxin-expense.jsonl").read_text(encoding="utf-8").splitlines()
+    round_1 = json.loads(lines[1])
+    del round_1["executions"][0]["overrides"]
+    lines[1] = json.dumps(round_1, ensure_ascii=False)
+    trace, _ = read_trace(lines)
+    assert found(trace, "model-filled-identity") == [("warning", 1, "response", "choices[0].message.tool_calls[0]")]
+
+
+def test_history_rewritten_is_a_resent_message_that_changed_or_history_dropped():
+    answered = [USER, says("Order 7 shipped.")]
+    second = {"role": "user", "content": "And order 8?"}
+    edited = trace_of(model_round([USER], answered[1]),
+                      model_round([{"role": "user", "content": "Where is order 9?"}, answered[1], second], says("?")))
+    assert found(edited, "history-rewritten") == [("warning", 2, "request", "messages[0]")]
+    dropped = trace_of(model_round(answered + [second], says("Order 8 too.")), model_round([USER], says("?")))
+    assert found(dropped, "history-rewritten") == [("warning", 2, "request", "messages")]
+    grown = trace_of(model_round([USER], answered[1]), model_round(answered + [second], says("Order 8 too.")))
+    assert found(grown, "history-rewritten") == []
+
+
+def test_history_rewritten_catches_the_text_beside_a_call_dropped_on_the_way_back():
+    written = calls(call("call_a"), content="Checking order 7.")
+    sent_back = calls(call("call_a"))
+    trace = trace_of(model_round([USER], written), model_round([USER, sent_back, result("call_a")], says("Shipped.")))
+    assert found(trace, "history-rewritten") == [("warning", 2, "request", "messages[1]")]
+    assert found(loop(written, [result("call_a")]), "history-rewritten") == []
+
+
+def test_tools_changed_is_info_on_the_round_whose_tool_list_differs():
+    extra = {"type": "function", "function": {"name": "track", "description": "Track a parcel.", "parameters": {}}}
+    changed = loop(calls(call("call_a")), [result("call_a")], second={"tools": [LOOKUP, extra]})
+    assert found(changed, "tools-changed") == [("info", 2, "request", "tools")]
+    assert "added track" in next(f.message for f in run_checks(changed) if f.code == "tools-changed")
+    assert found(loop(calls(call("call_a")), [result("call_a")]), "tools-changed") == []
+
+
+def _tools(count):
+    return [{"type": "function", "function": {"name": f"tool_{n}", "description": "", "parameters": {}}}
+            for n in range(count)]
+
+
+def test_too_many_tools_is_reported_once_for_a_list_longer_than_ten():
+    many = _tools(TOO_MANY_TOOLS + 1)
+    trace = loop(says("?"), [], first={"tools": many}, second={"tools": many})
+    assert found(trace, "too-many-tools") == [("warning", 1, "request", "tools")]
+    enough = _tools(TOO_MANY_TOOLS)
+    assert found(loop(says("?"), [], first={"tools": enough}, second={"tools": enough}), "too-many-tools") == []
+
+
+def test_repeated_call_is_the_same_tool_and_arguments_a_third_time():
+    def rounds_calling(arguments):
+        history, rounds = [USER], []
+        for n, args in enumerate(arguments):
+            turn = calls(call(f"call_{n}", args))
+            rounds.append(model_round(history, turn))
+            history = history + [turn, result(f"call_{n}")]
+        return trace_of(*rounds, model_round(history, says("Done.")))
+
+    same = '{"order_id": "7"}'
+    assert found(rounds_calling([same, same, same]), "repeated-call") == [
+        ("warning", 3, "response", "choices[0].message.tool_calls[0]")]
+    assert found(rounds_calling([same, same]), "repeated-call") == []
+    assert found(rounds_calling([same, '{"order_id": "8"}', same]), "repeated-call") == []
+
+
+def _error_round(messages, error):
+    return {"request": {"messages": messages}, "error": error}
+
+
+@pytest.mark.parametrize("error, path", [
+    ({"status": 400, "body": {"error": {"message": "An assistant message with 'tool_calls' must be followed by tool "
+                                        "messages responding to each 'tool_call_id'.", "param": "messages.[1].role",
+                                        "type": "invalid_request_error", "code": None}}}, "messages[1]"),
+    ({"status": 400, "body": {"type": "error", "error": {"type": "invalid_request_error", "message":
+                              "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                              "call_b"}}}, "messages[1]"),
+    ({"status": 400, "body": {"error": {"message": "No response message for call_b."}}}, "messages[1]"),
+    ({"status": 500, "body": {"error": {"message": "The server had an error."}}}, ""),
+    ({"status": None, "message": "connection reset"}, ""),
+])
+def test_provider_error_points_at_the_message_the_error_text_names(error, path):
+    turn = calls(call("call_a"), call("call_b", '{"order_id": "8"}'))
+    trace = trace_of(model_round([USER], turn), _error_round([USER, turn, result("call_a")], error))
+    assert ("error", 2, "request", path) in found(trace, "provider-error")
+    assert found(loop(turn, [result("call_a"), result("call_b")]), "provider-error") == []
+
+
+def test_declined_call_is_info_on_the_execution():
+    declined = {"executions": [executed("call_a", ok=False, approval="declined")]}
+    assert found(loop(calls(call("call_a")), [result("call_a")], first=declined), "declined-call") == [
+        ("info", 1, "execution", "executions[0]")]
+    approved = {"executions": [executed("call_a", approval="approved")]}
+    assert found(loop(calls(call("call_a")), [result("call_a")], first=approved), "declined-call") == []
+
+
+def test_anthropic_results_are_checked_block_by_block():
+    use = {"type": "tool_use", "id": "toolu_a", "name": "lookup", "input": {"order_id": "7"}}
+    turn = {"role": "assistant", "content": [use]}
+    blocks = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "[]"},
+                                          {"type": "tool_result", "tool_use_id": "toolu_ghost", "content": "1"}]}
+    tools = [{"name": "lookup", "input_schema": {"type": "object"}}]
+    trace = trace_of(
+        {"request": {"messages": [USER], "tools": tools}, "response": {"content": [use], "stop_reason": "tool_use"}},
+        {"request": {"messages": [USER, turn, blocks], "tools": tools},
+         "response": {"content": [{"type": "text", "text": "Nothing found."}], "stop_reason": "end_turn"}},
+        dialect="anthropic-messages")
+    assert found(trace, "empty-tool-result") == [("warning", 2, "request", "messages[2].content[0]")]
+    assert found(trace, "orphan-tool-result") == [("error", 2, "request", "messages[2].content[1]")]
+
+
+# --- the bundled traces ------------------------------------------------------------------------
+
+CLEAN = ["hengxin-expense", "larkfield-get-order", "order-status-anthropic", "loan-calculator"]
+
+GALLERY = {
+    "unanswered-parallel-call": {("error", "missing-tool-result"), ("error", "provider-error")},
+    "empty-result-invented-answer": {("warning", "empty-tool-result")},
+    "narration-without-call": {("warning", "narration-without-call"), ("info", "text-with-tool-calls")},
+    "wrong-tool-declined": {("info", "declined-call")},
+    "invalid-arguments-corrected": {("warning", "invalid-arguments")},
+    "model-filled-employee-id": {("warning", "model-filled-identity")},
+}
+
+
+@pytest.mark.parametrize("name", CLEAN)
+def test_the_clean_bundled_traces_have_no_error_or_warning(name):
+    assert [f for f in run_checks(load_bundled(name).trace) if f.severity != "info"] == []
+
+
+def test_hengxin_has_one_note_the_overridden_user_id():
+    assert [(f.code, f.severity, f.round) for f in run_checks(load_bundled("hengxin-expense").trace)] == [
+        ("model-filled-identity", "info", 1)]
+
+
+@pytest.mark.parametrize("stem", GALLERY)
+def test_each_gallery_trace_shows_its_own_pitfall_and_nothing_else(stem):
+    loaded = load_bundled(f"pitfalls/{stem}")
+    assert loaded.problems == ()
+    assert {(f.severity, f.code) for f in run_checks(loaded.trace)} == GALLERY[stem]
+
+
+@pytest.mark.parametrize("stem", GALLERY)
+def test_each_gallery_trace_explains_itself_and_resends_its_history_unchanged(stem):
+    trace = load_bundled(f"pitfalls/{stem}").trace
+    assert trace.description and trace.title.startswith("Pitfall: ")
+    explanation = trace.header["explanation"]
+    assert all(part in explanation for part in ("What happened:", "What the model saw:", "The fix:"))
+    for k in range(2, len(trace.rounds) + 1):
+        placed = growth(trace, k)
+        assert placed.changed == () and placed.dropped == 0
+
+
+def test_the_gallery_is_bundled_after_the_top_level_traces_in_both_dialects():
+    names = [t.name for t in catalog.bundled_traces()]
+    gallery = [n for n in names if n.startswith("pitfalls/")]
+    assert sorted(gallery) == sorted(f"pitfalls/{stem}" for stem in GALLERY)
+    assert names[-len(gallery):] == gallery and names[0] == catalog.FIRST_TRACE
+    dialects = {load_bundled(n).trace.dialect for n in gallery}
+    assert dialects == {"openai-chat", "anthropic-messages"}
+
+
+def test_the_unanswered_call_is_pinned_to_the_call_and_the_error_to_its_message():
+    trace = load_bundled("pitfalls/unanswered-parallel-call").trace
+    unanswered = trace.rounds[0].tool_calls[1].id
+    by_code = {f.code: f for f in run_checks(trace)}
+    assert by_code["missing-tool-result"].where == "round 2 request messages[2].tool_calls[1]"
+    assert unanswered in by_code["missing-tool-result"].message
+    assert by_code["provider-error"].where == "round 2 request messages[2]"
+    assert unanswered in trace.rounds[1].error.message
+
+
+@pytest.mark.parametrize("schema", [
+    {"$schema": {"not": "a uri"}},
+    {"type": "grammar", "syntax": "lark", "definition": "start: WORD"},
+    {"type": "object", "properties": {"order_id": {"$ref": "#/nowhere"}}},
+])
+def test_a_schema_the_checks_cannot_use_is_skipped_not_fatal(schema):
+    tool = {"type": "function", "function": {"name": "lookup", "parameters": schema}}
+    trace = loop(calls(call("call_a")), [result("call_a")], first={"tools": [tool]}, second={"tools": [tool]})
+    assert found(trace, "invalid-arguments") == []

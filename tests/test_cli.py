@@ -1,0 +1,111 @@
+"""The command line, run as a team would run it in CI: `python -m lib check` and `python -m lib summarize`."""
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+CLEAN = ["hengxin-expense", "larkfield-get-order", "order-status-anthropic", "loan-calculator"]
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "lib", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_check_exits_0_on_the_clean_bundled_traces():
+    done = run("check", *(f"traces/{name}.jsonl" for name in CLEAN))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "traces/loan-calculator.jsonl: no findings in 2 rounds" in done.stdout.splitlines()
+    assert not [line for line in done.stdout.splitlines() if ": error " in line or ": warning " in line]
+
+
+def test_check_exits_1_on_the_unanswered_call_and_prints_one_line_per_finding():
+    done = run("check", "traces/pitfalls/unanswered-parallel-call.jsonl")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("traces/pitfalls/unanswered-parallel-call.jsonl: error missing-tool-result "
+                               "round 2 request messages[2].tool_calls[1]: ")
+    assert lines[1].startswith("traces/pitfalls/unanswered-parallel-call.jsonl: error provider-error "
+                               "round 2 request messages[2]: ")
+
+
+def test_warnings_alone_do_not_fail_the_check():
+    done = run("check", "traces/pitfalls/empty-result-invented-answer.jsonl")
+    assert done.returncode == 0
+    assert ": warning empty-tool-result round 2 request messages[3].content: " in done.stdout
+
+
+def test_check_exits_2_on_a_missing_file_and_still_checks_the_others():
+    done = run("check", "traces/no-such-trace.jsonl", "traces/pitfalls/unanswered-parallel-call.jsonl")
+    assert done.returncode == 2
+    assert "traces/no-such-trace.jsonl: cannot be read" in done.stderr
+    assert "error missing-tool-result" in done.stdout
+
+
+def test_check_exits_2_on_a_file_with_bad_lines_and_names_them(tmp_path):
+    lines = (ROOT / "traces/loan-calculator.jsonl").read_text().splitlines()
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join([lines[0], lines[1], '{"kind": "round", "index": 2, "request": ']) + "\n")
+    done = run("check", str(broken))
+    assert done.returncode == 2
+    assert f"{broken}: line 3: is not valid JSON" in done.stderr
+
+
+def test_summarize_prints_the_documented_json_contract():
+    done = run("summarize", "traces/hengxin-expense.jsonl", "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["format"] == "native" and summary["problems"] == []
+    (conversation,) = summary["conversations"]
+    assert conversation["id"] == "Hengxin expense reimbursement"
+    rounds = conversation["rounds"]
+    assert [r["index"] for r in rounds] == [1, 2, 3, 4]
+    assert [r["messages_in_request"] for r in rounds] == [2, 5, 7, 9]
+    assert [r["new_messages"] for r in rounds] == [2, 3, 2, 2]
+    assert [[c["id"] for c in r["tool_calls"]] for r in rounds] == [["call_q1", "call_q2"], ["call_q3"], ["call_q4"], []]
+    assert rounds[0]["tool_calls"][0]["name"] == "queryExpense"
+    assert [r["tool_results"] for r in rounds] == [[], ["call_q1", "call_q2"], ["call_q3"], ["call_q4"]]
+    assert [r["finish"] for r in rounds] == ["tool_calls", "tool_calls", "tool_calls", "stop"]
+    assert [r["steps"] for r in rounds] == [[1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 4], [1, 4, 5]]
+    assert [r["inferred"] for r in rounds] == [False] * 4
+    assert rounds[0]["usage"] == {"input": 1247, "output": 58, "source": "reported"}
+    assert [r["usage"]["source"] for r in rounds[1:]] == ["estimated"] * 3
+    assert [(c["conversation"], c["round"], c["code"]) for c in summary["checks"]] == [
+        ("Hengxin expense reimbursement", 1, "model-filled-identity")]
+
+
+def test_summarize_reports_an_error_round():
+    summary = json.loads(run("summarize", "traces/pitfalls/unanswered-parallel-call.jsonl", "--json").stdout)
+    second = summary["conversations"][0]["rounds"][1]
+    assert second["finish"] == "error" and second["error"]["status"] == 400
+    assert {c["code"] for c in summary["checks"]} == {"missing-tool-result", "provider-error"}
+
+
+def test_summarize_reads_a_log_and_marks_inferred_responses():
+    done = run("summarize", "tests/fixtures/requests-only.jsonl", "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["format"] == "openai-chat"
+    rounds = summary["conversations"][0]["rounds"]
+    assert [r["inferred"] for r in rounds] == [True, False]
+    assert [r["finish"] for r in rounds] == ["tool_calls", "unknown"]
+
+
+def test_summarize_exits_2_with_a_clear_message_when_nothing_loads(tmp_path):
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("not json\n{}\n")
+    done = run("summarize", str(junk), "--json")
+    assert done.returncode == 2
+    assert "no rounds could be read (2 lines: 0 rounds in 0 conversations; 2 lines skipped)" in done.stderr
+
+
+def test_convert_writes_a_native_trace_that_reads_back(tmp_path):
+    out = tmp_path / "out.jsonl"
+    done = run("convert", "tests/fixtures/openai-pairs.jsonl", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    written = sorted(tmp_path.glob("out-*.jsonl"))
+    assert [p.name for p in written] == ["out-1.jsonl", "out-2.jsonl"]
+    again = json.loads(run("summarize", str(written[0]), "--json").stdout)
+    assert [r["messages_in_request"] for r in again["conversations"][0]["rounds"]] == [2, 5]

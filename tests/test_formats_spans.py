@@ -1,0 +1,224 @@
+"""Tracing spans read as Chat Completions rounds: OTel GenAI (current and legacy keys) and OpenInference."""
+
+import json
+
+import pytest
+
+from lib.formats.spans import SpanFormat
+from tests.formats_support import (assert_detects_only_its_own, assert_only_line_problems, calls, feed,
+                                    feed_files, lines, problems, read, results)
+
+OTEL_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+ANSWER = "It's 14:05 in Oslo, -3 °C with light snow and a light wind."
+
+
+def _span(attributes, trace="0xabc", start="2026-01-05T10:00:00.000000Z", **extra):
+    return {"name": "chat", "context": {"trace_id": trace, "span_id": "0x1"}, "start_time": start,
+            "end_time": "2026-01-05T10:00:01.000000Z", "status": {"status_code": "UNSET"}, "attributes": attributes, **extra}
+
+
+def _chat_attributes(text="Hi", answer="Hello"):
+    return {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o",
+            "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [{"type": "text", "content": text}]}]),
+            "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": answer}],
+                                                   "finish_reason": "stop"}])}
+
+
+# --- OpenTelemetry GenAI, current conventions ---------------------------------------------------------
+
+
+def test_chat_spans_become_rounds_of_their_trace_and_other_spans_do_not():
+    records = feed_files(SpanFormat(), "otel-genai.jsonl")
+    assert [(r.line, r.conversation) for r in records] == [(1, OTEL_TRACE), (4, OTEL_TRACE), (6, "9a8b7c6d5e4f30211203f4e5d6c7b8a9")]
+    assert {(r.dialect, r.converted_from) for r in records} == {("openai-chat", "otel-genai")}
+    assert [r.timestamp for r in records] == [
+        "2026-01-05T10:00:00.120000000Z", "2026-01-05T10:00:01.410000000Z", "2026-01-05T10:05:00.000000000Z"]
+    assert records[0].latency_ms == pytest.approx(1212.0)
+
+
+def test_input_and_output_message_parts_read_as_chat_messages():
+    first, second, _ = feed_files(SpanFormat(), "otel-genai.jsonl")
+    request, response = read(first)
+    assert [m.role for m in request.messages] == ["system", "user"]
+    assert request.messages[0].text.startswith("You are a concise travel assistant")
+    assert [t.name for t in request.tools] == ["get_weather", "get_local_time"]
+    assert calls(response) == [("call_Gx1aB2cD3eF4gH", "get_weather"), ("call_Gx2iJ3kL4mN5oP", "get_local_time")]
+    assert [c.arguments for c in response.message.tool_calls] == [{"city": "Oslo"}, {"city": "Oslo"}]
+    # The message-level "tool_call" is the semconv's word; Chat Completions says "tool_calls".
+    assert response.finish_reason == "tool_calls"
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (142, 46)
+    request, response = read(second)
+    assert [m.role for m in request.messages] == ["system", "user", "assistant", "tool", "tool"]
+    assert results(request) == ["call_Gx1aB2cD3eF4gH", "call_Gx2iJ3kL4mN5oP"]
+    assert json.loads(request.messages[3].tool_results[0].content)["conditions"] == "light snow"
+    assert response.message.text == ANSWER and response.finish_reason == "stop"
+
+
+def test_tool_spans_become_the_executions_of_the_round_that_asked_for_them():
+    first, second, _ = feed_files(SpanFormat(), "otel-genai.jsonl")
+    assert second.executions == []
+    weather, clock = first.executions
+    assert (weather["tool_call_id"], weather["name"], weather["arguments"], weather["ok"]) == (
+        "call_Gx1aB2cD3eF4gH", "get_weather", {"city": "Oslo"}, True)
+    assert json.loads(weather["output"])["temp_c"] == -3 and weather["duration_ms"] == pytest.approx(62.0)
+    assert clock["tool_call_id"] == "call_Gx2iJ3kL4mN5oP"
+
+
+def test_a_chat_span_that_failed_is_a_round_with_the_error():
+    *_, failed = feed_files(SpanFormat(), "otel-genai.jsonl")
+    assert failed.response is None
+    assert failed.error["message"] == "Request timed out."
+    assert read(failed)[0].messages[0].text == "Weather in Bergen?"
+
+
+# --- legacy flattened keys, OTLP attribute lists ---------------------------------------------------------
+
+
+def test_legacy_flattened_keys_read_the_same_and_rounds_follow_start_time_not_file_order():
+    records = feed_files(SpanFormat(), "otel-genai-legacy.jsonl")
+    assert [r.line for r in records] == [2, 1]
+    assert [len(r.request["messages"]) for r in records] == [2, 5]
+    request, response = read(records[0])
+    assert [t.name for t in request.tools] == ["get_weather", "get_local_time"]
+    assert request.tools[0].parameters["required"] == ["city"]
+    assert calls(response) == [("call_Lg1qW2eR3tY4uI", "get_weather"), ("call_Lg2oP3aS4dF5gH", "get_local_time")]
+    assert response.finish_reason == "tool_calls" and response.usage.input_tokens == 142
+    request, response = read(records[1])
+    assert results(request) == ["call_Lg1qW2eR3tY4uI", "call_Lg2oP3aS4dF5gH"]
+    assert response.message.text == ANSWER and response.usage.output_tokens == 19
+    assert records[0].timestamp == "2026-01-05T10:00:00.100000000Z"
+
+
+# --- OpenInference -------------------------------------------------------------------------------------
+
+
+def test_openinference_llm_spans_read_as_rounds():
+    records = feed_files(SpanFormat(), "openinference.jsonl")
+    assert [(r.line, r.converted_from) for r in records] == [(1, "openinference"), (4, "openinference")]
+    assert {r.conversation for r in records} == {"7e3a1f0c9b8d2e4f6a5b3c1d0e9f8a7b"}
+    request, response = read(records[0])
+    assert [m.role for m in request.messages] == ["system", "user"]
+    assert [t.name for t in request.tools] == ["get_weather", "get_local_time"]
+    assert calls(response) == [("call_Oi1zX2cV3bN4mQ", "get_weather"), ("call_Oi2wE3rT4yU5iO", "get_local_time")]
+    # OpenInference records no finish reason: it stays unknown and the reader infers the stop.
+    assert response.finish_reason is None and response.stop == "tool_calls"
+    request, response = read(records[1])
+    assert results(request) == ["call_Oi1zX2cV3bN4mQ", "call_Oi2wE3rT4yU5iO"]
+    assert (response.usage.input_tokens, response.usage.cache_read_tokens, response.usage.output_tokens) == (231, 128, 19)
+
+
+def test_openinference_tool_spans_attach_by_call_id_or_else_by_tool_name():
+    first, _ = feed_files(SpanFormat(), "openinference.jsonl")
+    assert [(e["tool_call_id"], e["name"]) for e in first.executions] == [
+        ("call_Oi1zX2cV3bN4mQ", "get_weather"), ("call_Oi2wE3rT4yU5iO", "get_local_time")]
+
+
+# --- a whole OTLP/JSON document on one line ----------------------------------------------------------
+
+
+def test_an_otlp_document_on_one_line_yields_every_chat_span_of_it():
+    records = feed_files(SpanFormat(), "otlp-resource-spans.jsonl")
+    assert [len(r.request["messages"]) for r in records] == [1, 3, 5]
+    assert {(r.line, r.conversation) for r in records} == {(1, "2f8e4c6a0b1d3e5f7a9c8b6d4e2f0a1c")}
+    _, response = read(records[0])
+    assert response.message.text == "Let me search."
+    assert calls(response) == [("toolu_01Tr4Ns5Pq6Rs7Tu8Vw9Xy0Z", "search_trains")]
+    # int64 attributes arrive as strings; the provider's raw "tool_use" is read as a tool-call stop.
+    assert (response.usage.input_tokens, response.finish_reason) == (1650, "tool_calls")
+    request, response = read(records[2])
+    assert results(request) == ["toolu_01Tr4Ns5Pq6Rs7Tu8Vw9Xy0Z", "toolu_01Bk5Lm6No7Pq8Rs9Tu0Vw1X"]
+    assert response.finish_reason == "stop"
+
+
+def test_a_failed_tool_span_is_an_execution_that_did_not_succeed():
+    records = feed_files(SpanFormat(), "otlp-resource-spans.jsonl")
+    (booking,) = records[1].executions
+    assert (booking["name"], booking["ok"], booking["note"]) == ("book_train", False, "payment service unavailable, retried once")
+    assert booking["arguments"] is None
+
+
+def test_int64_attribute_values_arrive_as_strings_and_are_read_as_numbers():
+    (document,) = lines("otlp-resource-spans.jsonl")
+    search = document["resourceSpans"][0]["scopeSpans"][0]["spans"][1]
+    search["attributes"].append({"key": "gen_ai.tool.call.result", "value": {"intValue": "42"}})
+    first, *_ = feed(SpanFormat(), [document])
+    assert first.executions[0]["output"] == 42
+
+
+def test_tool_results_and_text_in_one_user_message_become_tool_messages_then_the_text():
+    said = [{"role": "user", "parts": [{"type": "tool_call_response", "id": "toolu_1", "response": {"ok": True}},
+                                        {"type": "text", "content": "Now book it."}]}]
+    (record,) = feed(SpanFormat(), [_span({"gen_ai.operation.name": "chat", "gen_ai.input.messages": said})])
+    assert record.request["messages"] == [{"role": "tool", "tool_call_id": "toolu_1", "content": '{"ok": true}'},
+                                          {"role": "user", "content": "Now book it."}]
+    assert record.response is None and record.error is None
+
+
+# --- bad spans ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("obj, words", [
+    (_span({"gen_ai.operation.name": "chat", "gen_ai.input.messages": "[{oops"}), "attribute 'gen_ai.input.messages' is not valid JSON"),
+    (_span({"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps([{"role": "user"}])}),
+     "'gen_ai.input.messages' has a message without a 'parts' list"),
+    (_span({"gen_ai.operation.name": "chat", "gen_ai.output.messages": {"role": "assistant"}}),
+     "'gen_ai.output.messages' is an object, expected a list"),
+    (_span("gen_ai.operation.name=chat"), "'attributes' is a string"),
+    ({"name": "chat", "context": {"span_id": "0x1"}, "attributes": {}}, "no trace id"),
+    ({"traceId": "ab", "attributes": [{"k": "gen_ai.operation.name"}]}, "attributes[0] is an object, expected {key, value}"),
+    ({"resourceSpans": {"scopeSpans": []}}, "'resourceSpans' is an object, expected a list"),
+])
+def test_a_malformed_span_is_a_line_problem_that_names_the_attribute(obj, words):
+    _, found = problems(SpanFormat(), [obj])
+    assert words in found[1]
+
+
+def test_one_bad_span_in_an_otlp_document_is_reported_and_the_others_still_load():
+    (document,) = lines("otlp-resource-spans.jsonl")
+    spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    spans[2]["attributes"] = [a for a in spans[2]["attributes"] if a["key"] != "gen_ai.input.messages"] + [
+        {"key": "gen_ai.input.messages", "value": {"stringValue": "not json"}}]
+    records, found = problems(SpanFormat(), [document])
+    assert found[1].startswith("1 of 5 spans could not be read (span 3: attribute 'gen_ai.input.messages' is not valid JSON")
+    assert [len(r.request["messages"]) for r in records] == [1, 5]
+
+
+def test_spans_of_one_trace_spread_over_lines_come_back_in_start_order():
+    later = _span(_chat_attributes("Second", "Two"), start="2026-01-05T10:00:05.000000Z")
+    earlier = _span(_chat_attributes("First", "One"), start="2026-01-05T10:00:01.000000Z")
+    records = feed(SpanFormat(), [later, earlier])
+    assert [read(r)[1].message.text for r in records] == ["One", "Two"]
+
+
+def test_span_detection_claims_spans_and_otlp_documents_and_nothing_else():
+    fmt = SpanFormat()
+    assert fmt.detect({"resourceSpans": []}) == "has 'resourceSpans' (an OTLP/JSON document)"
+    assert fmt.detect(_span({})) == "'attributes' with a trace id (a span)"
+    assert fmt.detect({"attributes": {"gen_ai.operation.name": "chat"}}) is None
+    assert_detects_only_its_own(SpanFormat)
+
+
+@pytest.mark.parametrize("name", ["otel-genai.jsonl", "otel-genai-legacy.jsonl", "openinference.jsonl"])
+def test_any_one_place_changed_in_a_span_line_gives_a_line_problem_or_records_never_a_crash(name):
+    assert assert_only_line_problems(SpanFormat, lines(name), stride=2) > 500
+
+
+def test_any_one_place_changed_inside_the_message_attributes_gives_a_line_problem_or_records_never_a_crash():
+    # The fixture writes these attributes as JSON text; opened up, the mutations reach every part.
+    opened = []
+    for span in lines("otel-genai.jsonl")[:4]:
+        attributes = span["attributes"]
+        for key in ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.definitions", "gen_ai.system_instructions"):
+            if key in attributes:
+                attributes[key] = json.loads(attributes[key])
+        opened.append(span)
+    assert feed(SpanFormat(), opened)[1].request["messages"][3]["role"] == "tool"
+    assert assert_only_line_problems(SpanFormat, opened, stride=3) > 1000
+
+
+def test_any_one_place_changed_in_an_otlp_document_gives_a_line_problem_or_records_never_a_crash():
+    (document,) = lines("otlp-resource-spans.jsonl")
+    # The whole document is one line: mutate one span at a time to keep the run short.
+    spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    one_span = {"resourceSpans": [{"resource": document["resourceSpans"][0]["resource"], "scopeSpans": [{"spans": spans[:2]}]}]}
+    assert assert_only_line_problems(SpanFormat, [one_span]) > 300

@@ -1,0 +1,136 @@
+"""Uploading your own logs: formats detected per line, conversations rebuilt, every bad line named."""
+
+import gzip
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lib.formats import upload as upload_module
+from lib.formats.upload import read_upload
+
+FIXTURES = __import__("pathlib").Path(__file__).parent / "fixtures"
+
+
+def _read(*names, forced=None):
+    return read_upload([(name, (FIXTURES / name).read_bytes()) for name in names], forced)
+
+
+def _shape(upload):
+    return {c.id: [len(r.request.messages) for r in c.trace.rounds] for c in upload.conversations}
+
+
+def test_interleaved_pairs_without_ids_are_chained_into_their_conversations():
+    upload = _read("openai-pairs.jsonl")
+    assert upload.summary() == "4 lines: 4 rounds in 2 conversations; 0 lines skipped"
+    assert _shape(upload) == {"conversation 1": [2, 5], "conversation 2": [2, 4]}
+    oslo = upload.conversations[0].trace
+    assert [c.id for c in oslo.rounds[0].tool_calls] == ["call_a0", "call_a1"]
+    assert [r.latency_ms for r in oslo.rounds] == [812, 701]
+    assert upload.formats["openai-chat"][0] == 4
+    assert "request under 'request'" in upload.formats["openai-chat"][1]
+
+
+def test_litellm_payloads_group_by_session_and_sort_by_start_time():
+    upload = _read("litellm.jsonl")
+    assert _shape(upload) == {"sess-42": [2, 5]}
+    trace = upload.conversations[0].trace
+    assert [t.name for t in trace.rounds[0].request.tools] == ["get_weather"]
+    assert "response" not in trace.rounds[0].request.raw
+    assert trace.rounds[1].response.usage.input_tokens == 190
+
+
+def test_requests_alone_get_their_responses_inferred_and_marked():
+    upload = _read("requests-only.jsonl")
+    (conversation,) = upload.conversations
+    first, second = conversation.trace.rounds
+    assert first.extra["derived"] == ["response"]
+    assert [c.id for c in first.tool_calls] == ["call_a0", "call_a1"]
+    assert first.response.stop == "tool_calls" and first.response.usage is None
+    assert second.response is None and "derived" not in second.extra
+
+
+def test_bare_responses_load_as_rounds_without_requests():
+    upload = _read("bare-responses.jsonl")
+    assert upload.rounds == 2 and not upload.problems
+    assert upload.conversations[0].trace.rounds[0].response.finish_reason == "tool_calls"
+
+
+def test_a_400_in_the_log_becomes_an_error_round_with_the_providers_words():
+    (conversation,) = _read("openai-error.jsonl").conversations
+    error = conversation.trace.rounds[1].error
+    assert error.status == 400 and "call_a1" in error.message
+
+
+def test_anthropic_pairs_keep_their_dialect_and_cache_reads():
+    (conversation,) = _read("anthropic-pairs.jsonl").conversations
+    trace = conversation.trace
+    assert conversation.id == "ticket-7" and trace.dialect == "anthropic-messages"
+    assert trace.rounds[0].response.usage.input_tokens == 540
+    assert [r.call_id for r in trace.rounds[1].request.messages[2].tool_results] == ["toolu_01AAA", "toolu_01BBB"]
+
+
+def test_bad_lines_are_named_and_the_good_ones_still_load(monkeypatch):
+    monkeypatch.setattr(upload_module, "MAX_LINE_BYTES", 50_000)
+    good = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    lines = [good[0], b"{not json", b"", b"\xff\xfe\x00garbage", b"[" * 2000 + b"]" * 2000, b"[1, 2, 3]",
+             b'{"hello": "world"}', b'{"big": "' + b"x" * 60_000 + b'"}', good[2]]
+    upload = read_upload([("mixed.jsonl", b"\n".join(lines))])
+    reasons = {p.line: p.message for p in upload.problems}
+    assert "is not valid JSON" in reasons[2]
+    assert reasons[3] == "is empty"
+    assert reasons[4] == "is not UTF-8 text"
+    assert "nested too deeply" in reasons[5]
+    assert reasons[6] == "is a JSON list, not an object"
+    assert reasons[7] == "matches no known log format"
+    assert reasons[8].startswith("is too large")
+    assert upload.summary() == "9 lines: 2 rounds in 1 conversation; 7 lines skipped"
+
+
+def test_gzip_and_json_arrays_are_read_like_jsonl():
+    data = (FIXTURES / "openai-pairs.jsonl").read_bytes()
+    assert read_upload([("log.jsonl.gz", gzip.compress(data))]).rounds == 4
+    as_array = json.dumps([json.loads(line) for line in data.splitlines()]).encode()
+    assert read_upload([("log.json", as_array)]).rounds == 4
+    single = json.dumps(json.loads(data.splitlines()[0])).encode()
+    assert read_upload([("one.json", single)]).rounds == 1
+
+
+def test_a_native_trace_uploads_as_one_conversation():
+    data = (FIXTURES.parent.parent / "traces" / "hengxin-expense.jsonl").read_bytes()
+    upload = read_upload([("hengxin.jsonl", data)])
+    assert upload.summary() == "5 lines: 4 rounds in 1 conversation; 0 lines skipped"
+    assert upload.formats["native"][1] == "a Roundtrip header line"
+
+
+def test_forcing_the_wrong_format_reports_each_line_instead_of_guessing():
+    upload = _read("openai-pairs.jsonl", forced="anthropic-messages")
+    assert upload.rounds == 0 and len(upload.problems) == 4
+    assert all("read as Anthropic Messages" in p.message for p in upload.problems)
+
+
+VALID = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=2000))
+def test_random_bytes_never_raise(data):
+    upload = read_upload([("random.jsonl", data)])
+    assert upload.lines >= 0
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(VALID) - 1), st.integers(0, 4000), st.binary(max_size=8)), max_size=6))
+def test_mutated_valid_lines_never_raise_and_every_line_is_used_or_reported(mutations):
+    lines = list(VALID)
+    for which, position, junk in mutations:
+        line = lines[which]
+        at = position % (len(line) + 1)
+        lines[which] = line[:at] + junk + line[at + len(junk):]
+    data = b"\n".join(lines)
+    upload = read_upload([("mutated.jsonl", data)])
+    assert upload.lines == len(data.split(b"\n")) - (1 if data.endswith(b"\n") else 0)
+    used = {r.extra["source_line"] for c in upload.conversations for r in c.trace.rounds}
+    reported = {p.line for p in upload.problems}
+    assert used | reported == set(range(1, upload.lines + 1))
