@@ -21,7 +21,7 @@ def _openai(*names):
         records += more
         found.update({(name, n): p for n, p in problems_here.items()})
     records += list(fmt.finish())
-    return {r.conversation: r for r in records}, found
+    return {r.name: r for r in records}, found
 
 
 # --- OpenAI Batch API ------------------------------------------------------------------------------
@@ -138,7 +138,7 @@ def test_any_one_place_changed_in_an_openai_batch_line_gives_a_line_problem_or_a
 
 
 def _anthropic(*names):
-    return {r.conversation: r for r in feed_files(AnthropicBatchFormat(), *names)}
+    return {r.name: r for r in feed_files(AnthropicBatchFormat(), *names)}
 
 
 def test_fixture_result_lines_are_real_batch_results():

@@ -68,7 +68,7 @@ class _BatchJoin(LogFormat):
         """The call; `result` is the (response, error) pair the subclass checked on arrival."""
         response, error = result if result is not None else (None, None)
         return CallRecord(line=line, dialect=self.dialect, request=request, response=response, error=error,
-                          conversation=custom_id)
+                          name=custom_id)
 
     def finish(self) -> Iterator[CallRecord]:
         # A request without its result is request-only; a result without its request is response-only.

@@ -32,7 +32,10 @@ class CallRecord:
     error: dict | None = None
     """`{"status": int | None, "body": ..., "message": str}` when the call failed."""
     conversation: str | None = None
-    """The conversation id the format carries (custom_id, trace id, conversation id), if any."""
+    """The conversation id the format carries (trace id, conversation id, session id), if any."""
+    name: str | None = None
+    """An id of this one call (a batch's custom_id): it names the conversation the call opens when
+    calls are chained, since one conversation's rounds carry different custom_ids."""
     executions: list[dict] = field(default_factory=list)
     """Native-format execution entries, when the log recorded what the program ran."""
     latency_ms: float | None = None

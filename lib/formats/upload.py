@@ -48,9 +48,10 @@ def _formats() -> list[type[LogFormat]]:
         streams.OpenAIChatStreamFormat,
         streams.AnthropicStreamFormat,
         openai_responses.ResponsesFormat,
+        # Before the Chat Completions reader, which would take a whole conversation for one request.
+        finetune.FineTuningFormat,
         AnthropicMessagesFormat,
         OpenAIChatFormat,
-        finetune.FineTuningFormat,
     ]
 
 
@@ -161,6 +162,8 @@ class _Thread:
 
     id: str
     dialect: str
+    opening: tuple | None = None
+    """The opening the thread is indexed under; None for a thread the log named."""
     calls: list[_Call] = field(default_factory=list)
 
 
@@ -210,11 +213,33 @@ class _Rebuilder:
                         and raws[: len(before)] == before:
                     best, best_length = thread, len(before)
         if best is None:
-            best = _Thread(f"conversation {len(self.threads) + 1}", record.dialect)
+            name = record.name if record.name and record.name not in self.threads else None
+            best = _Thread(name or f"conversation {len(self.threads) + 1}", record.dialect, opening)
             self.threads[best.id] = best
             self._by_opening.setdefault(opening, []).append(best)
             return best, False
         return best, True
+
+    def join_late_rounds(self) -> None:
+        """Chain threads whose calls arrived out of order (batch results come back in any order):
+        a thread whose first request extends another thread's last request continues it."""
+        chained = sorted((t for t in self.threads.values() if t.opening is not None),
+                         key=lambda t: len(t.calls[0].request.messages))
+        for later in chained:
+            first = later.calls[0].request.messages
+            keys = [later.opening, later.opening[:1]] if len(later.opening) == 2 else [later.opening]
+            best = None
+            for key in keys:
+                for earlier in self._by_opening.get(key, ()):
+                    if earlier is later or not earlier.calls or earlier.dialect != later.dialect:
+                        continue
+                    last = earlier.calls[-1].request.messages
+                    if len(first) > len(last) and shared_prefix(last, first) == len(last) \
+                            and (best is None or len(last) > len(best.calls[-1].request.messages)):
+                        best = earlier
+            if best is not None:
+                best.calls.extend(later.calls)
+                later.calls = []
 
     def _clash(self, record: CallRecord) -> bool:
         thread = self.threads.get(record.conversation)
@@ -351,6 +376,7 @@ def read_upload(files: list[tuple[str, bytes]], forced: str | None = None) -> Up
             problems.append(Problem(lines, f"at the end of the file: {exc} (read as {instance.title})"))
         except Exception as exc:  # noqa: BLE001 - same promise as for lines
             problems.append(Problem(lines, f"at the end of the file, {instance.title}: {type(exc).__name__}: {exc}"))
+    rebuilder.join_late_rounds()
     source = files[0][0] if len(files) == 1 else f"{len(files)} files"
     conversations = native + [
         Conversation(thread.id, _trace(thread, source, rebuilder.pools))

@@ -1,0 +1,46 @@
+"""Every required log format, read end to end from a fixture written from its documented shape.
+
+Each row: the fixture file(s), the format(s) detected, the summary a user reads, each rebuilt
+conversation's messages per request, and the tool calls found in all.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from lib.formats.upload import read_upload
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+EXPECTED = [
+    (('anthropic-pairs.jsonl',), ['anthropic-messages'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'ticket-7': [1, 3]}, 2),
+    (('anthropic-stream.jsonl',), ['anthropic-stream'], '26 lines: 3 rounds in 3 conversations; 0 lines skipped', {'conversation 1': [0], 'conversation 2': [0], 'conversation 3': [0]}, 3),
+    (('bare-responses.jsonl',), ['openai-chat'], '2 lines: 2 rounds in 2 conversations; 0 lines skipped', {'conversation 1': [0], 'conversation 2': [0]}, 2),
+    (('litellm.jsonl',), ['openai-chat'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'sess-42': [2, 5]}, 2),
+    (('openai-chat-stream.jsonl',), ['openai-chat-stream'], '17 lines: 3 rounds in 3 conversations; 0 lines skipped', {'conversation 1': [0], 'conversation 2': [0], 'conversation 3': [0]}, 3),
+    (('openai-error.jsonl',), ['openai-chat'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [2, 4]}, 2),
+    (('openai-finetune.jsonl',), ['openai-finetune'], '3 lines: 6 rounds in 3 conversations; 0 lines skipped', {'line 1': [2, 5], 'line 2': [2], 'line 3': [1, 3, 5]}, 3),
+    (('openai-pairs.jsonl',), ['openai-chat'], '4 lines: 4 rounds in 2 conversations; 0 lines skipped', {'conversation 1': [2, 5], 'conversation 2': [2, 4]}, 3),
+    (('openai-responses.jsonl',), ['openai-responses'], '6 lines: 5 rounds in 2 conversations; 0 lines skipped', {'resp_68b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5': [2, 5, 7, 9], 'resp_68b1c4a5b6c7d8e9f0a1b2c3d4e5f6a7': [0]}, 2),
+    (('openinference.jsonl',), ['spans'], '5 lines: 2 rounds in 1 conversation; 0 lines skipped', {'7e3a1f0c9b8d2e4f6a5b3c1d0e9f8a7b': [2, 5]}, 2),
+    (('otel-genai-legacy.jsonl',), ['spans'], '3 lines: 2 rounds in 1 conversation; 0 lines skipped', {'5b8efff798038103d269b633813fc60c': [2, 5]}, 2),
+    (('otel-genai.jsonl',), ['spans'], '6 lines: 3 rounds in 2 conversations; 0 lines skipped', {'4bf92f3577b34da6a3ce929d0e0e4736': [2, 5], '9a8b7c6d5e4f30211203f4e5d6c7b8a9': [1]}, 2),
+    (('otlp-resource-spans.jsonl',), ['spans'], '1 line: 3 rounds in 1 conversation; 0 lines skipped', {'2f8e4c6a0b1d3e5f7a9c8b6d4e2f0a1c': [1, 3, 5]}, 2),
+    (('requests-only.jsonl',), ['openai-chat'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [2, 5]}, 2),
+    (('openai-batch-input.jsonl', 'openai-batch-output.jsonl'), ['openai-batch'], '8 lines: 5 rounds in 3 conversations; 0 lines skipped', {'trip-17-round-1': [2, 4, 5], 'trip-19-never-ran': [1], 'trip-20-expired': [0]}, 2),
+    (('anthropic-batch-requests.jsonl', 'anthropic-batch-results.jsonl'), ['anthropic-batch'], '11 lines: 6 rounds in 5 conversations; 0 lines skipped', {'ticket-8': [3], 'ticket-7-round-1': [1, 3], 'ticket-9': [1], 'ticket-10': [1], 'ticket-11': [0]}, 2),
+]
+
+
+@pytest.mark.parametrize("names, formats, summary, shape, calls", EXPECTED, ids=[row[0][0] for row in EXPECTED])
+def test_each_fixture_reads_to_its_expected_summary(names, formats, summary, shape, calls):
+    upload = read_upload([(name, (FIXTURES / name).read_bytes()) for name in names])
+    assert sorted(upload.formats) == formats
+    assert upload.summary() == summary
+    assert {c.id: [len(r.request.messages) for r in c.trace.rounds] for c in upload.conversations} == shape
+    assert sum(len(r.tool_calls) for c in upload.conversations for r in c.trace.rounds) == calls
+
+
+def test_every_fixture_is_covered():
+    covered = {name for row in EXPECTED for name in row[0]}
+    assert covered == {p.name for p in FIXTURES.glob("*.jsonl")}
