@@ -371,7 +371,10 @@ def read_upload(files: list[tuple[str, bytes]], forced: str | None = None) -> Up
     for instance in instances:
         try:
             for record in instance.finish():
-                rebuilder.add(record)
+                try:
+                    rebuilder.add(record)
+                except Exception as exc:  # noqa: BLE001 - one odd record must not drop the ones after it
+                    problems.append(Problem(record.line, f"could not be read as {instance.title}: {type(exc).__name__}: {exc}"))
         except LineProblem as exc:
             problems.append(Problem(lines, f"at the end of the file: {exc} (read as {instance.title})"))
         except Exception as exc:  # noqa: BLE001 - same promise as for lines
