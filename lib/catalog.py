@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,8 +69,7 @@ def digest(data: bytes) -> str:
 
 def load_bytes(data: bytes, name: str) -> LoadedTrace:
     """Parse a native trace file's bytes; bad lines become problems, never exceptions."""
-    lines = data.splitlines()
-    if lines and lines[0].startswith(b"\xef\xbb\xbf"):
-        lines[0] = lines[0][3:]  # A byte-order mark from Windows editors is not part of the JSON.
-    trace, problems = read_trace(lines, name=name)
+    # A byte-order mark from Windows editors is not part of the JSON.
+    text = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    trace, problems = read_trace(io.BytesIO(text), name=name)
     return LoadedTrace(name=name, digest=digest(data), trace=trace, problems=tuple(problems))

@@ -127,10 +127,28 @@ def _calls(trace: Trace) -> Iterator[tuple[Round, ToolCallPart, str]]:
             yield round_, call, join_path(round_.response.message_path, call.path)
 
 
-def _results(request: Request) -> Iterator[tuple[int, ToolResultPart, str]]:
-    """Every tool result a request carries: message index, part, path in the request body."""
-    for i, message in enumerate(request.messages):
-        for part in message.tool_results:
+def _fresh(trace: Trace) -> Iterator[tuple[Round, int, Message, set[str]]]:
+    """Each message where a request first sends it at its place, with the ids of the calls made
+    before it in that request. Resent messages were looked at when they were new, so a long trace
+    costs what its new messages cost, and a finding is reported once, where it first appears.
+    The set is the checker's running state: read it before asking for the next message."""
+    made: set[str] = set()
+    previous_length = 0
+    for round_ in trace.rounds:
+        messages, prefix = round_.request.messages, round_.resent_prefix
+        if prefix != previous_length:  # history rewritten or dropped: recount what the kept part made
+            made = {call.id for message in messages[:prefix] for call in message.tool_calls}
+        for i in range(prefix, len(messages)):
+            yield round_, i, messages[i], made
+            made.update(call.id for call in messages[i].tool_calls)
+        previous_length = len(messages)
+
+
+def _appended(following: Round, round_: Round) -> Iterator[tuple[int, ToolResultPart, str]]:
+    """The tool results `following` adds after `round_`'s messages (all of them if it rewrote history)."""
+    start = len(round_.request.messages) if following.resent_prefix == len(round_.request.messages) else 0
+    for i in range(start, len(following.request.messages)):
+        for part in following.request.messages[i].tool_results:
             yield i, part, join_path(f"messages[{i}]", part.path)
 
 
@@ -175,7 +193,7 @@ def _refused(trace: Trace, round_: Round, call_id: str) -> bool:
     if execution is not None:
         return not execution.ok or execution.approval == "declined"
     following = _next(trace, round_)
-    return following is not None and any(p.is_error for _, p, _ in _results(following.request) if p.call_id == call_id)
+    return following is not None and any(p.is_error for _, p, _ in _appended(following, round_) if p.call_id == call_id)
 
 
 def _bad_call(trace: Trace, round_: Round, call: ToolCallPart) -> Severity:
@@ -190,7 +208,7 @@ def _bad_call(trace: Trace, round_: Round, call: ToolCallPart) -> Severity:
 def _missing_tool_result(trace: Trace) -> Iterator[Hit]:
     for round_, call, path in _calls(trace):
         following = _next(trace, round_)
-        if following is None or any(p.call_id == call.id for _, p, _ in _results(following.request)):
+        if following is None or any(p.call_id == call.id for _, p, _ in _appended(following, round_)):
             continue
         echoed = _call_path(following.request, call.id)
         if echoed is not None:
@@ -208,17 +226,14 @@ def _missing_tool_result(trace: Trace) -> Iterator[Hit]:
 @check("orphan-tool-result")
 def _orphan_tool_result(trace: Trace) -> Iterator[Hit]:
     reported: set[str] = set()
-    for round_ in trace.rounds:
-        made: set[str] = set()
-        for i, message in enumerate(round_.request.messages):
-            for part in message.tool_results:
-                if part.call_id not in made and part.call_id not in reported:
-                    reported.add(part.call_id)
-                    yield Hit("error", round_.index, "request", join_path(f"messages[{i}]", part.path),
-                              f"This result answers {part.call_id}, but no earlier message of the request makes a call "
-                              "with that id. The provider rejects it: keep the assistant turn that made the call, and "
-                              "copy its id into the result unchanged.")
-            made.update(call.id for call in message.tool_calls)
+    for round_, i, message, made in _fresh(trace):
+        for part in message.tool_results:
+            if part.call_id not in made and part.call_id not in reported:
+                reported.add(part.call_id)
+                yield Hit("error", round_.index, "request", join_path(f"messages[{i}]", part.path),
+                          f"This result answers {part.call_id}, but no earlier message of the request makes a call "
+                          "with that id. The provider rejects it: keep the assistant turn that made the call, and "
+                          "copy its id into the result unchanged.")
 
 
 @check("text-with-tool-calls")
@@ -240,8 +255,9 @@ def _is_empty(content: str) -> bool:
 @check("empty-tool-result")
 def _empty_tool_result(trace: Trace) -> Iterator[Hit]:
     seen: set[str] = set()
-    for round_ in trace.rounds:
-        for _, part, path in _results(round_.request):
+    for round_, i, message, _ in _fresh(trace):
+        for part in message.tool_results:
+            path = join_path(f"messages[{i}]", part.path)
             if part.call_id not in seen and _is_empty(part.content):
                 yield Hit("warning", round_.index, "request", path,
                           f"The result for {part.call_id} is empty. A model reads an empty result as 'nothing there' "
@@ -405,8 +421,9 @@ def _echo_differs(previous: Round, request: Request) -> int | None:
 @check("history-rewritten")
 def _history_rewritten(trace: Trace) -> Iterator[Hit]:
     for previous, round_ in zip(trace.rounds, trace.rounds[1:]):
-        placed = growth(trace, round_.index)
-        if placed.changed or placed.dropped:
+        # Interning makes an unchanged prefix cheap to see; only a break in it needs the full comparison.
+        placed = growth(trace, round_.index) if round_.resent_prefix < len(previous.request.messages) else None
+        if placed is not None and (placed.changed or placed.dropped):
             counts = [plural(len(placed.changed), "resent message") + " changed"] if placed.changed else []
             counts += [plural(placed.dropped, "message") + " dropped"] if placed.dropped else []
             path = f"messages[{placed.changed[0].index}]" if placed.changed else "messages"

@@ -45,7 +45,7 @@ def test_open_round_jumps_to_the_round_of_the_finding_in_the_explorer(app):
     at.selectbox(key="sidebar.trace").set_value("pitfalls/empty-result-invented-answer").run()
     at.button(key="checks.open.warning.0").click().run()
     assert not at.exception
-    assert at.selectbox(key="explorer.round").value == 2
+    assert at.number_input(key="explorer.round").value == 2
     assert any(s.value.startswith("Round 2: ") for s in at.subheader)
     assert at.session_state["sidebar.trace"] == "pitfalls/empty-result-invented-answer"
 

@@ -29,7 +29,7 @@ def test_the_app_opens_on_hengxin_round_1_without_a_click(app):
     assert not at.exception
     assert at.title[0].value.replace("\\", "") == "Hengxin expense reimbursement"
     assert _heading(at) == "Round 1: the program sends 2 messages, 2 of them new"
-    assert at.selectbox(key="explorer.round").value == 1
+    assert at.number_input(key="explorer.round").value == 1
     assert at.metric[0].label == "Input tokens (reported)" and at.metric[0].value == "1,247"
 
 

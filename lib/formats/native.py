@@ -14,6 +14,7 @@ from typing import Any, Iterable, Iterator
 import orjson
 
 from lib.formats import Pools, Problem, anthropic_messages, openai_chat
+from lib.intern import collector_paused
 from lib.model import Execution, ProviderError, Round, Trace
 
 VERSION = 1
@@ -28,6 +29,11 @@ _ROUND_KEYS = ("kind", "index", "request", "response", "error", "executions", "l
 
 def read_trace(lines: Iterable[str | bytes], name: str = "trace") -> tuple[Trace, list[Problem]]:
     """Read a native trace file, returning the trace and every problem found, by line."""
+    with collector_paused():
+        return _read_trace(lines, name)
+
+
+def _read_trace(lines: Iterable[str | bytes], name: str) -> tuple[Trace, list[Problem]]:
     problems: list[Problem] = []
     header: dict | None = None
     rounds: list[Round] = []
@@ -36,18 +42,12 @@ def read_trace(lines: Iterable[str | bytes], name: str = "trace") -> tuple[Trace
     dialect: ModuleType | None = None
 
     for number, line in enumerate(lines, start=1):
-        if isinstance(line, bytes):
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                problems.append(Problem(number, f"is not UTF-8 text ({exc.reason} at byte {exc.start})"))
-                continue
-        if not line.strip():
+        if not line or line.isspace():
             continue
         try:
-            obj = _loads(line)
+            obj = _loads(line)  # bytes go to orjson as they are: it checks UTF-8 faster than decoding first
         except ValueError as exc:
-            problems.append(Problem(number, f"is not valid JSON: {exc}"))
+            problems.append(Problem(number, json_problem(exc)))
             continue
         if not isinstance(obj, dict):
             problems.append(Problem(number, f"is a JSON {type(obj).__name__}, expected an object with a 'kind'"))
@@ -90,12 +90,24 @@ def read_trace(lines: Iterable[str | bytes], name: str = "trace") -> tuple[Trace
     return trace, problems
 
 
-def _loads(line: str) -> Any:
+def _loads(line: str | bytes) -> Any:
     try:
         return orjson.loads(line)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as exc:
+        if "not valid UTF-8" in str(exc):
+            raise
         # orjson refuses some valid JSON (integers beyond 64 bits); the standard library decides.
         return json.loads(line)
+
+
+def json_problem(error: ValueError) -> str:
+    """A line that does not parse, its problem in a user's words."""
+    text = str(error)
+    if "not valid UTF-8" in text or isinstance(error, UnicodeDecodeError):
+        return "is not UTF-8 text"
+    if "depth limit" in text or "recursion" in text:
+        return "is nested too deeply (more than 1,024 levels)"
+    return f"is not valid JSON: {text}"
 
 
 def _read_header(obj: dict, number: int, problems: list[Problem]) -> tuple[dict, ModuleType]:

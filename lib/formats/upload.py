@@ -25,9 +25,9 @@ import orjson
 
 from lib.formats import Pools, Problem, anthropic_messages, openai_chat
 from lib.formats.logs import CallRecord, LineProblem, LogFormat
-from lib.formats.native import read_execution, read_trace, shared_prefix
+from lib.formats.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.formats.pairs import AnthropicMessagesFormat, OpenAIChatFormat
-from lib.intern import content_key
+from lib.intern import collector_paused, content_key
 from lib.model import Message, ProviderError, Request, Response, Round, Trace
 from lib.text import plural
 
@@ -126,15 +126,6 @@ def _parse(item) -> dict | list | str | int | float | None:
     if not isinstance(item, (bytes, bytearray)):
         return item
     return orjson.loads(item)
-
-
-def _problem_of(error: orjson.JSONDecodeError) -> str:
-    text = str(error)
-    if "not valid UTF-8" in text:
-        return "is not UTF-8 text"
-    if "depth limit" in text:
-        return "is nested too deeply (more than 1,024 levels)"
-    return f"is not valid JSON ({text})"
 
 
 # --- conversations -------------------------------------------------------------------------------
@@ -308,6 +299,11 @@ def _is_native(data: bytes) -> bool:
 
 def read_upload(files: list[tuple[str, bytes]], forced: str | None = None) -> Upload:
     """Read one or more uploaded files as one upload; never raises on bad content."""
+    with collector_paused():
+        return _read_upload(files, forced)
+
+
+def _read_upload(files: list[tuple[str, bytes]], forced: str | None) -> Upload:
     instances = [cls() for cls in _formats()]
     if forced and forced != "native":
         instances = [i for i in instances if i.name == forced]
@@ -348,7 +344,7 @@ def read_upload(files: list[tuple[str, bytes]], forced: str | None = None) -> Up
                 try:
                     obj = _parse(item)
                 except orjson.JSONDecodeError as exc:
-                    problems.append(Problem(number, label + _problem_of(exc)))
+                    problems.append(Problem(number, label + json_problem(exc)))
                     continue
             else:
                 obj = item

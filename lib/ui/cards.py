@@ -27,6 +27,8 @@ SEVERITY_LOOK = {"error": ("🛑", "red"), "warning": ("⚠️", "orange"), "inf
 
 STEP_MARKS = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤"}
 STEP_COLORS = {1: "blue", 2: "violet", 3: "orange", 4: "green", 5: "red"}
+RESENT_ROWS = 300
+"""Resent messages listed in the collapsed table; a long trace's full history stays in Raw JSON."""
 DISPLAY_LIMIT = 20_000
 """Characters of one value shown in a card; the raw JSON view keeps the whole value."""
 
@@ -130,8 +132,11 @@ def resent_table(entries: tuple[MessageEntry, ...]) -> None:
     where = f"messages[{first}]" if first == last else f"messages[{first}] to messages[{last}]"
     with st.expander(f"{plural(len(entries), 'message')} resent unchanged ({where})"):
         st.caption("The model keeps no memory between calls, so the program sends the whole history again.")
+        shown = entries[-RESENT_ROWS:]
+        if len(shown) < len(entries):
+            st.caption(f"The last {len(shown):,} of them; Raw JSON has every one.")
         rows = [{"path": f"messages[{e.index}]", "role": e.message.role, "content": summarize_message(e.message)}
-                for e in entries]
+                for e in shown]
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 

@@ -41,8 +41,8 @@ def navigation(loaded: LoadedTrace) -> int:
     back, pick, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
     back.button("◀ Previous round", on_click=_step, args=(-1, count), disabled=index <= 1,
                 key="explorer.previous", width="stretch")
-    pick.selectbox("Round", range(1, count + 1), key=state.ROUND,
-                   format_func=lambda k: f"Round {k} of {count}")
+    # A number field costs the same for 4 rounds or 1,000; a selectbox would ship every option each rerun.
+    pick.number_input(f"Round (1 to {count})", min_value=1, max_value=count, step=1, key=state.ROUND)
     forward.button("Next round ▶", on_click=_step, args=(1, count), disabled=index >= count,
                    key="explorer.next", width="stretch")
     st.query_params["round"] = str(st.session_state[state.ROUND])
@@ -116,8 +116,8 @@ def _raw(body, labels) -> None:
 
 def overview(loaded: LoadedTrace) -> None:
     """All rounds at a glance: a table and the tokens chart."""
-    rows = state.summaries(loaded)
+    table, figure = accounting.overview_parts(loaded)
     st.subheader("All rounds")
-    st.dataframe(accounting.rounds_table(rows), hide_index=True, width="stretch", key="explorer.overview")
-    st.plotly_chart(charts.tokens_per_round(rows), key="explorer.tokens_chart")
+    st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview")
+    st.plotly_chart(figure, key="explorer.tokens_chart")
     st.caption("Solid bars were reported by the API; hatched, paler bars are offline estimates.")

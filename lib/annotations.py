@@ -1,0 +1,328 @@
+"""Notes on a trace: what they point at, what makes one valid, and how they travel in a file.
+
+Pure logic, no database and no Streamlit: lib/store.py keeps notes, lib/ui/annotate.py shows them.
+A target names a whole trace, a round, a step of a round, or a JSON path in the round's line of
+the native file (docs/trace-format.md), with the step labels' path conventions.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import uuid
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any, Iterable, Literal
+
+from lib.formats.native import round_line
+from lib.growth import growth
+from lib.intern import canonical_json
+from lib.model import Trace
+from lib.steps import STEP_TITLES, join_path, steps_for_round
+from lib.text import summarize_message
+
+DEFAULT_LABELS = ("correct", "wrong tool", "bad arguments", "missing result", "hallucinated",
+                  "narrated without calling", "needed approval", "costly", "question for class")
+"""The label set a new database starts with; editable on the Annotate page."""
+
+NOTE_LIMIT = 5_000
+"""Characters a note's text may have: a paragraph or five, never a pasted log."""
+LABEL_LIMIT = 40
+"""Characters a label may have."""
+AUTHOR_LIMIT = 80
+"""Characters an author name may have."""
+TRACE = "trace"
+"""The target of a note on the whole trace."""
+
+_TARGET = re.compile(r"round:([1-9]\d*)(?:/(?:step:([1-5])|(.+)))?")
+_PATH = re.compile(r"[^.\[\]]+(?:\.[^.\[\]]+|\[\d+\])*")
+_PIECE = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+_IDS = uuid.UUID("6f1c1a52-5d0b-4f7e-9a57-0d4c3c9e2b11")
+"""Namespace of the ids given to annotation lines written without one."""
+
+
+class NoteError(ValueError):
+    """A note, label or target that cannot be accepted; the message says why, for a person."""
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One annotation: free text and labels pinned to a target of one trace."""
+
+    id: str
+    """Stable across export and import, so importing a file twice adds nothing."""
+    trace: str
+    """The fingerprint of the trace it is on (lib/fingerprint.py)."""
+    target: str
+    """What it is about: `trace`, `round:K`, `round:K/step:N` or `round:K/<JSON path in the round line>`."""
+    labels: tuple[str, ...]
+    """Zero or more labels from the label set."""
+    text: str
+    """The note itself, untrusted: shown only as text."""
+    author: str
+    """Who wrote it, as they named themselves."""
+    created: str
+    """When it was written, ISO 8601 in UTC."""
+    trace_title: str = ""
+    """The trace's title when the note was written, to list notes of traces not open."""
+    trace_name: str = ""
+    """Where that trace was opened from then: a bundled trace's name or an uploaded file's name."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A target string taken apart."""
+
+    round: int | None
+    """1-based round, or None for the whole trace."""
+    step: int | None
+    """1 to 5 for a step of the round, else None."""
+    path: str
+    """JSON path in the round line (`request.messages[3]`, `executions[0]`), or empty."""
+
+
+@dataclass(frozen=True, slots=True)
+class NoteMark:
+    """A note placed on a card, found by the same body-relative path as a step label."""
+
+    note: Note
+    """The note."""
+    side: Literal["request", "response", "execution"]
+    """Which body the path is in."""
+    path: str
+    """JSON path in that body (`messages[3]`, `choices[0].message.tool_calls[0]`, `executions[0]`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """What a file's annotation lines yield: the notes to store and the lines refused."""
+
+    notes: tuple[Note, ...]
+    """Valid notes, detached ones included."""
+    problems: tuple[str, ...]
+    """One sentence per refused line, naming it."""
+
+
+# --- targets ---------------------------------------------------------------------------------
+
+
+def parse_target(target: str) -> Target:
+    """The target taken apart; NoteError when it is not written like one."""
+    if target == TRACE:
+        return Target(None, None, "")
+    found = _TARGET.fullmatch(target) if isinstance(target, str) else None
+    if found is None or (found[3] is not None and not _PATH.fullmatch(found[3])):
+        raise NoteError(f"{target!r} is not a target: expected `trace`, `round:K`, `round:K/step:N` "
+                        "or `round:K/` and a JSON path such as `request.messages[3]`.")
+    return Target(int(found[1]), int(found[2]) if found[2] else None, found[3] or "")
+
+
+def unresolved(trace: Trace, target: str) -> str | None:
+    """Why the target points at nothing in this trace, or None when it resolves."""
+    try:
+        parsed = parse_target(target)
+    except NoteError as exc:
+        return str(exc)
+    if parsed.round is None:
+        return None
+    if parsed.round > len(trace.rounds):
+        return f"the trace has no round {parsed.round}"
+    if parsed.step is not None:
+        steps = {label.step for label in steps_for_round(trace, parsed.round)}
+        return None if parsed.step in steps else f"round {parsed.round} has no step {parsed.step}"
+    value: Any = round_line(trace.rounds[parsed.round - 1])
+    for key, position in _PIECE.findall(parsed.path):
+        if key and isinstance(value, dict) and key in value:
+            value = value[key]
+        elif position and isinstance(value, list) and int(position) < len(value):
+            value = value[int(position)]
+        else:
+            return f"round {parsed.round} has nothing at {parsed.path}"
+    return None
+
+
+def round_targets(trace: Trace, index: int) -> dict[str, str]:
+    """Every target of round `index` a note can be pinned to, described in a line, in payload order."""
+    round_ = trace.rounds[index - 1]
+    at = f"round:{index}/"
+    found = {f"round:{index}": f"Round {index} as a whole"}
+    for step in sorted({label.step for label in steps_for_round(trace, index)}):
+        found[f"{at}step:{step}"] = f"Step {step} · {STEP_TITLES[step]}"
+    if round_.request.system is not None:
+        found[f"{at}request.system"] = "request system · " + summarize_message(round_.request.system, 60)
+    for entry in growth(trace, index).entries:
+        _message_targets(found, at + "request", f"messages[{entry.index}]", entry.message, entry.status)
+    field = "functions" if "tools" not in round_.request.raw else "tools"
+    for i, tool in enumerate(round_.request.tools):
+        found[f"{at}request.{field}[{i}]"] = f"request {field}[{i}] · tool {tool.name}"
+    response = round_.response
+    if response is not None:
+        _message_targets(found, at + "response", response.message_path, response.message, "the model's turn")
+        if response.finish_reason_path:
+            found[f"{at}response.{response.finish_reason_path}"] = f"response stop signal · {response.finish_reason}"
+    if round_.error is not None:
+        found[f"{at}error"] = f"error · {round_.error.message[:60]}"
+    for i, execution in enumerate(round_.executions):
+        found[f"{at}executions[{i}]"] = f"program ran {execution.name} · call {execution.tool_call_id}"
+    return found
+
+
+def _message_targets(found: dict[str, str], side: str, path: str, message, status: str) -> None:
+    where = side.rsplit("/", 1)[-1]
+    found[join_path(side, path)] = f"{where} {path or 'body'} · {message.role} · {status} · {summarize_message(message, 50)}"
+    for part in message.parts:
+        if part.path:
+            found[join_path(side, path, part.path)] = f"    {join_path(path, part.path)} · {_part_words(part)}"
+
+
+def _part_words(part) -> str:
+    match part.kind:
+        case "tool-call":
+            return f"call {part.name} ({part.id})"
+        case "tool-result":
+            return f"result for {part.call_id}"
+        case "text":
+            return "text"
+        case _:
+            return f"{part.type} part"
+
+
+def marks_for_round(notes: Iterable[Note], index: int) -> tuple[NoteMark, ...]:
+    """The notes on paths of round `index`, placed for the cards."""
+    marks = []
+    for note in notes:
+        try:
+            parsed = parse_target(note.target)
+        except NoteError:
+            continue
+        section, _, rest = parsed.path.partition(".")
+        if parsed.round != index:
+            continue
+        if section in ("request", "response") and rest:
+            marks.append(NoteMark(note, section, rest))
+        elif section.startswith("executions["):
+            marks.append(NoteMark(note, "execution", parsed.path))
+    return tuple(marks)
+
+
+def round_of(target: str) -> int | None:
+    """The round a target is in, or None for the whole trace or a malformed target."""
+    try:
+        return parse_target(target).round
+    except NoteError:
+        return None
+
+
+# --- what a note may hold --------------------------------------------------------------------
+
+
+def check_label(name: str) -> str:
+    """A label name, trimmed; NoteError when it is empty, too long or holds line breaks."""
+    clean = name.strip() if isinstance(name, str) else ""
+    if not clean:
+        raise NoteError("A label needs at least one character.")
+    if len(clean) > LABEL_LIMIT:
+        raise NoteError(f"The label {clean[:LABEL_LIMIT]!r}… is longer than {LABEL_LIMIT} characters.")
+    if any(not ch.isprintable() for ch in clean):
+        raise NoteError(f"The label {clean!r} holds line breaks or control characters.")
+    return clean
+
+
+def check_note(text: str, labels: Iterable[str], known: Iterable[str]) -> tuple[str, tuple[str, ...]]:
+    """The note's text and labels as stored; NoteError for an overlong or empty note or an unknown label."""
+    labels, known = tuple(dict.fromkeys(labels)), set(known)
+    if len(text) > NOTE_LIMIT:
+        raise NoteError(f"The note has {len(text):,} characters; the limit is {NOTE_LIMIT:,}. Shorten it and save again.")
+    unknown = [label for label in labels if label not in known]
+    if unknown:
+        raise NoteError("Not in the label set: " + ", ".join(map(repr, unknown))
+                        + ". Add them under Labels first, or leave them out.")
+    if not text.strip() and not labels:
+        raise NoteError("Write something or choose at least one label.")
+    return text, labels
+
+
+def check_author(name: str) -> str:
+    """An author name, trimmed; NoteError when missing or too long."""
+    clean = " ".join(str(name or "").split())
+    if not clean:
+        raise NoteError("Enter your name first: every note records who wrote it.")
+    if len(clean) > AUTHOR_LIMIT:
+        raise NoteError(f"The name is longer than {AUTHOR_LIMIT} characters.")
+    return clean
+
+
+def now() -> str:
+    """The current time as a note records it."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --- in the native file and in CSV -----------------------------------------------------------
+
+
+def annotation_line(note: Note) -> dict:
+    """The note as an annotation line of the native file."""
+    return {"kind": "annotation", "id": note.id, "target": note.target, "labels": list(note.labels),
+            "note": note.text, "author": note.author, "created": note.created}
+
+
+def line_id(line: dict, trace_id: str) -> str:
+    """An annotation line's id; a line written by hand without one gets an id derived from its fields."""
+    given = line.get("id")
+    if isinstance(given, str) and given.strip():
+        return given.strip()
+    fields = {k: line.get(k) for k in ("target", "labels", "note", "author", "created")}
+    return str(uuid.uuid5(_IDS, trace_id + canonical_json(fields).decode()))
+
+
+def annotated(trace: Trace, trace_id: str, notes: Iterable[Note]) -> Trace:
+    """The trace carrying its stored notes as annotation lines, and any lines of its file not stored."""
+    lines = [annotation_line(note) for note in notes]
+    stored = {line["id"] for line in lines}
+    lines += [line for line in trace.annotations if line_id(line, trace_id) not in stored]
+    return replace(trace, annotations=tuple(lines))
+
+
+def notes_from_lines(trace: Trace, trace_id: str, name: str, known: Iterable[str]) -> Imported:
+    """The notes a file's annotation lines carry; a line that cannot be a note becomes a problem."""
+    notes, problems = [], []
+    known = tuple(known)
+    for n, line in enumerate(trace.annotations, start=1):
+        try:
+            notes.append(_note_from_line(line, trace, trace_id, name, known))
+        except NoteError as exc:
+            problems.append(f"Annotation {n} ({str(line.get('target'))[:80]}) was not imported: {exc}")
+    return Imported(tuple(notes), tuple(problems))
+
+
+def _note_from_line(line: dict, trace: Trace, trace_id: str, name: str, known: tuple[str, ...]) -> Note:
+    labels, text, author = line.get("labels") or [], line.get("note", ""), line.get("author") or ""
+    if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+        raise NoteError("its labels are not a list of strings.")
+    if not isinstance(text, str) or not isinstance(author, str):
+        raise NoteError("its note and author must be text.")
+    note_id = line_id(line, trace_id)
+    if len(note_id) > 64:
+        raise NoteError("its id is longer than 64 characters.")
+    parse_target(line.get("target"))
+    text, labels = check_note(text, labels, known)
+    return Note(id=note_id, trace=trace_id, target=line["target"], labels=labels, text=text,
+                author=author[:AUTHOR_LIMIT], created=str(line.get("created") or "")[:40],
+                trace_title=trace.title, trace_name=name)
+
+
+CSV_COLUMNS = ("trace", "target", "detached", "labels", "note", "author", "created", "id", "fingerprint")
+"""The columns of the notes CSV."""
+
+
+def notes_csv(notes: Iterable[Note], detached: set[str]) -> str:
+    """The notes as CSV text; cells a spreadsheet would run as a formula are quoted with a leading '."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for note in notes:
+        row = (note.trace_title, note.target, "yes" if note.id in detached else "", "; ".join(note.labels),
+               note.text, note.author, note.created, note.id, note.trace)
+        writer.writerow(["'" + cell if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell for cell in row])
+    return out.getvalue()

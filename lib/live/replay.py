@@ -1,0 +1,125 @@
+"""Recordings and the replay provider: answers from recorded responses, keyed by the request.
+
+A recording pairs a request with the response (or error) it got. Its key is a digest of what the
+model reads in the request: the system prompt, the messages and the tools. Settings the model
+does not read (model name, temperature, tool_choice, reasoning_effort) are not part of the key, so
+a changed model name still replays, while one changed character in a tool description or a
+question gets "no recording for this request". The file format is described in
+lib/live/recordings/README.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from lib.live.providers import Exchange, Provider, provider_message
+
+RECORDINGS_DIR = Path(__file__).resolve().parent / "recordings"
+"""The bundled recordings, one file per scenario."""
+
+KEY_FIELDS = ("system", "messages", "tools")
+"""The parts of a request body the key is made of."""
+
+VERSION = 1
+
+
+def request_key(body: dict) -> str:
+    """The canonical digest of what the model reads in a request body."""
+    picked = {name: body.get(name) for name in KEY_FIELDS}
+    text = json.dumps(picked, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Recording:
+    """One recorded model call."""
+
+    key: str
+    """`request_key(request)`."""
+    request: dict
+    """The request body the response answered."""
+    status: int
+    """The HTTP status: 200, or the error's status."""
+    response: Any
+    """The response body, or the error body for a status of 400 and above."""
+    note: str = ""
+    """Where the response came from, for a person reading the file."""
+
+
+def read_recordings(path: Path) -> list[Recording]:
+    """The recordings in a file; a line that is not one raises ValueError naming the line."""
+    found = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            obj = json.loads(line) if line.strip() else {}
+            if obj.get("kind") == "recordings" or not obj:
+                continue
+            if obj.get("kind") != "recording" or not isinstance(obj.get("request"), dict):
+                raise ValueError(f"{path.name} line {number}: not a recording")
+            found.append(Recording(obj["key"], obj["request"], int(obj.get("status", 200)), obj.get("response"),
+                                   obj.get("note", "")))
+    return found
+
+
+def write_recordings(path: Path, header: dict, recordings: Iterable[Recording]) -> None:
+    """Write a recordings file: the header line, then one line per recording."""
+    lines = [{"kind": "recordings", "version": VERSION, **header}]
+    lines += [{"kind": "recording", "key": r.key, "note": r.note, "status": r.status, "request": r.request,
+               "response": r.response} for r in recordings]
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+
+
+class ReplayProvider:
+    """Answers each request with the response recorded for it; needs no key and no network."""
+
+    label = "replay"
+
+    def __init__(self, recordings: Iterable[Recording], dialect: str):
+        self.dialect = dialect
+        self._by_key = {r.key: r for r in recordings}
+
+    def send(self, body: dict) -> Exchange:
+        """The recorded answer to this request, or a "no recording" error."""
+        started = time.perf_counter()
+        key = request_key(body)
+        found = self._by_key.get(key)
+        if found is None:
+            message = ("No recording for this request: the replay provider only answers requests it has recorded. "
+                       "Undo the edit or the switch, or choose a live provider.")
+            error = {"status": None, "message": message,
+                     "body": {"error": {"type": "no_recording", "message": message, "key": key}}}
+            return Exchange(body, None, error, _ms(started))
+        if found.status >= 400:
+            message = provider_message(found.response, "the recorded error")
+            error = {"status": found.status, "message": f"HTTP {found.status}: {message}", "body": found.response}
+            return Exchange(body, None, error, _ms(started))
+        return Exchange(body, found.response, None, _ms(started))
+
+
+class Recorder:
+    """Wraps a provider and keeps every exchange as a recording, to write a replay file from a real run."""
+
+    def __init__(self, provider: Provider, note: str = ""):
+        self.label, self.dialect = provider.label, provider.dialect
+        self.recordings: list[Recording] = []
+        self._provider, self._note = provider, note
+
+    def send(self, body: dict) -> Exchange:
+        """Pass the call on and remember what came back (timeouts and connection failures are not recorded)."""
+        exchange = self._provider.send(body)
+        error = exchange.error or {}
+        if exchange.response is not None or error.get("status"):
+            answer = exchange.response if exchange.response is not None else error.get("body")
+            recording = Recording(request_key(exchange.request), exchange.request, error.get("status") or 200, answer,
+                                  self._note)
+            self.recordings = [r for r in self.recordings if r.key != recording.key] + [recording]
+        return exchange
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
