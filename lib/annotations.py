@@ -34,6 +34,8 @@ AUTHOR_LIMIT = 80
 """Characters an author name may have."""
 TRACE = "trace"
 """The target of a note on the whole trace."""
+RESENT_TARGETS = 300
+"""Resent messages offered as targets, the latest ones; a long trace's whole history would swamp the picker."""
 
 _TARGET = re.compile(r"round:([1-9]\d*)(?:/(?:step:([1-5])|(.+)))?")
 _PATH = re.compile(r"[^.\[\]]+(?:\.[^.\[\]]+|\[\d+\])*")
@@ -151,8 +153,10 @@ def round_targets(trace: Trace, index: int) -> dict[str, str]:
         found[f"{at}step:{step}"] = f"Step {step} · {STEP_TITLES[step]}"
     if round_.request.system is not None:
         found[f"{at}request.system"] = "request system · " + summarize_message(round_.request.system, 60)
-    for entry in growth(trace, index).entries:
-        _message_targets(found, at + "request", f"messages[{entry.index}]", entry.message, entry.status)
+    entries = growth(trace, index).entries
+    for entry in entries:
+        if entry.status != "resent" or entry.index >= len(entries) - RESENT_TARGETS:
+            _message_targets(found, at + "request", f"messages[{entry.index}]", entry.message, entry.status)
     field = "functions" if "tools" not in round_.request.raw else "tools"
     for i, tool in enumerate(round_.request.tools):
         found[f"{at}request.{field}[{i}]"] = f"request {field}[{i}] · tool {tool.name}"
@@ -169,9 +173,10 @@ def round_targets(trace: Trace, index: int) -> dict[str, str]:
 
 
 def _message_targets(found: dict[str, str], side: str, path: str, message, status: str) -> None:
+    # Like the cards: a resent message is one row, a new or changed one shows its parts.
     where = side.rsplit("/", 1)[-1]
     found[join_path(side, path)] = f"{where} {path or 'body'} · {message.role} · {status} · {summarize_message(message, 50)}"
-    for part in message.parts:
+    for part in message.parts if status != "resent" else ():
         if part.path:
             found[join_path(side, path, part.path)] = f"    {join_path(path, part.path)} · {_part_words(part)}"
 

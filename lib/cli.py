@@ -1,4 +1,4 @@
-"""The command line, for teams screening their own logs: `python -m lib check|summarize|convert`.
+"""The command line, for teams screening their own logs: `python -m lib check|summarize|convert|run`.
 
 Every command reads any format the upload reads (lib/formats/upload.py), one or many
 conversations per file.
@@ -8,6 +8,9 @@ conversations per file.
 - `summarize FILE [--format NAME] [--json]` prints what was found; exits 0 when at least one round
   loaded, 2 with a clear message when none did.
 - `convert FILE -o OUT.jsonl` writes each conversation in the native format.
+- `run SCENARIO --provider replay -o OUT.jsonl` plays a scenario's tool loop (lib/live/) and writes
+  the native trace as it grows; exits 0 when the model answered, 1 when the run ended otherwise
+  (an error round, the round cap), 2 when it could not start (no key).
 """
 
 from __future__ import annotations
@@ -183,10 +186,44 @@ def main(argv: list[str] | None = None) -> int:
     converting.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
     for command in (checking, summarizing, converting):
         command.add_argument("--format", choices=formats, default="auto", help="read every line as this format")
+    _add_run(commands)
     args = parser.parse_args(argv)
+    if args.command == "run":
+        return _run(args)
     forced = None if args.format == "auto" else args.format
     if args.command == "check":
         return check(args.files, forced)
     if args.command == "summarize":
         return summarize(args.file, forced, args.json)
     return convert(args.file, args.output, forced)
+
+
+SCENARIO_NAMES = ("hengxin", "larkfield", "order-status", "loan")
+"""The scenarios `run` can play (lib/live/scenarios.py)."""
+
+TEACHING_SWITCHES = {"drop-result": "drop_result", "empty-result": "empty_result", "tools-in-system": "tools_in_system"}
+"""`run --teach` names and the Teaching fields they turn on."""
+
+
+def _add_run(commands) -> None:
+    running = commands.add_parser("run", help="play a scenario's tool loop and write the native trace as it grows")
+    running.add_argument("scenario", choices=SCENARIO_NAMES, metavar="SCENARIO", help=", ".join(SCENARIO_NAMES))
+    running.add_argument("--provider", choices=["replay", "openai", "anthropic", "compatible"], default="replay",
+                         help="replay answers from the bundled recordings and needs no key (the default)")
+    running.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
+    running.add_argument("--model", help="the model to ask for (default: the scenario's)")
+    running.add_argument("--base-url", help="an OpenAI-compatible server, e.g. http://localhost:11434/v1/")
+    running.add_argument("--max-rounds", type=int, default=8, help="the hard cap on model calls (default 8)")
+    running.add_argument("--decline", action="store_true", help="decline every call that changes data (default: approve)")
+    running.add_argument("--teach", action="append", choices=list(TEACHING_SWITCHES), default=[],
+                         help="make one mistake on purpose; may be given more than once")
+
+
+def _run(args) -> int:
+    # Imported here: the SDKs take a while to load, and the other commands never need them.
+    from lib.live.launch import run_headless
+    from lib.live.runner import Teaching
+
+    teaching = Teaching(**{TEACHING_SWITCHES[name]: True for name in args.teach})
+    return run_headless(args.scenario, args.provider, Path(args.output), args.model, args.base_url, args.max_rounds,
+                        args.decline, teaching)

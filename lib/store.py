@@ -107,6 +107,8 @@ def open_store(url: str, migrations: Sequence[Callable[[Connection], None]] = MI
         engine = _engine(parsed)
     except (NoSuchModuleError, ImportError) as exc:
         raise StoreUnavailable(f"No database driver for {shown(url)}: {exc}") from None
+    except OSError as exc:
+        raise StoreUnavailable(f"The folder for the notes database {shown(url)} cannot be created: {exc}") from None
     store = Store(engine, url)
     try:
         store.upgrade(migrations)
@@ -177,7 +179,13 @@ class Store:
                 raise StoreUnavailable(f"The notes database at {shown(self.url)} has schema version {current}; "
                                        f"this Roundtrip knows up to {len(migrations)}. Use a newer Roundtrip.")
             for version in range(current + 1, len(migrations) + 1):
-                migrations[version - 1](conn)
+                try:
+                    migrations[version - 1](conn)
+                except Exception as exc:
+                    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                    raise StoreUnavailable(f"Upgrading the notes database at {shown(self.url)} to schema version "
+                                           f"{version} failed ({reason}); it stays at version {current}, "
+                                           "its notes untouched.") from exc
                 conn.execute(schema_version.insert().values(version=version, applied=now()))
         return len(migrations)
 

@@ -49,12 +49,16 @@ NO_REPLY = Reply({"error": {"type": "test_server", "message": "the test server h
 
 
 class RecordedServer:
-    """Serve replies per route on 127.0.0.1; use as a context manager."""
+    """Serve replies per route on 127.0.0.1; use as a context manager.
+
+    `routes` maps a path to replies served in order; once a route's queue is empty, a request is
+    answered from `recordings` by its key (each after `recorded_delay_s`), or with a 599.
+    """
 
     def __init__(self, routes: dict[str, list[Reply]] | None = None, recordings: list[Recording] = (),
-                 limit_s: float = 20.0, max_requests: int = 50):
+                 recorded_delay_s: float = 0.0, limit_s: float = 20.0, max_requests: int = 50):
         self._queues = {path: list(replies) for path, replies in (routes or {}).items()}
-        self._by_key = {r.key: Reply(r.response, r.status) for r in recordings}
+        self._by_key = {r.key: Reply(r.response, r.status, recorded_delay_s) for r in recordings}
         self.received: list[Received] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -118,7 +122,8 @@ def _handler(server: RecordedServer) -> type[BaseHTTPRequestHandler]:
             payload = reply.body
             if reply.echo_credentials:
                 echoed = f"{headers.get('authorization', '')} {headers.get('x-api-key', '')}".strip()
-                payload = {"error": {"type": "authentication_error", "message": f"Incorrect API key provided: {echoed}"}}
+                said = f"Incorrect API key provided: {echoed}"
+                payload = {"error": {"type": "authentication_error", "message": said}}
             data = json.dumps(payload).encode()
             try:
                 self.send_response(reply.status)

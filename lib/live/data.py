@@ -35,9 +35,12 @@ LARKFIELD = """
 CREATE TABLE orders (order_id TEXT PRIMARY KEY, customer_id TEXT, status TEXT, ordered_on TEXT, shipped_on TEXT,
                      delivered_on TEXT, items TEXT, total_cad TEXT);
 INSERT INTO orders VALUES
-  ('LK-581106', 'C-81265', 'shipped', '2026-10-01', '2026-10-05', NULL, '[{"name": "Garden shed", "quantity": 1}]', '749.00'),
-  ('LK-615204', 'C-38852', 'delivered', '2026-09-12', '2026-09-14', '2026-09-18', '[{"name": "Patio chair", "quantity": 4}]', '316.00'),
-  ('LK-590017', 'C-81265', 'delivered', '2026-08-03', '2026-08-04', '2026-08-07', '[{"name": "Doormat", "quantity": 1}]', '24.50');
+  ('LK-581106', 'C-81265', 'shipped', '2026-10-01', '2026-10-05', NULL,
+   '[{"name": "Garden shed", "quantity": 1}]', '749.00'),
+  ('LK-615204', 'C-38852', 'delivered', '2026-09-12', '2026-09-14', '2026-09-18',
+   '[{"name": "Patio chair", "quantity": 4}]', '316.00'),
+  ('LK-590017', 'C-81265', 'delivered', '2026-08-03', '2026-08-04', '2026-08-07',
+   '[{"name": "Doormat", "quantity": 1}]', '24.50');
 """
 """Larkfield's orders; each belongs to one customer."""
 

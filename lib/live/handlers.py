@@ -136,7 +136,8 @@ def cancel_order(ctx: Context, args: dict) -> dict:
         if row is None:
             return {"ok": False, "error": f"No order {args['order_id']} was found."}
         if row["status"] != "processing":
-            return {"ok": False, "error": f"Order {args['order_id']} is {row['status']} and can no longer be cancelled."}
+            why = f"Order {args['order_id']} is {row['status']} and can no longer be cancelled."
+            return {"ok": False, "error": why}
         db.execute("UPDATE orders SET status = 'cancelled' WHERE order_id = ?", (args["order_id"],))
     return {"ok": True, "order_id": args["order_id"], "status": "cancelled"}
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from lib.live.providers import Exchange, Provider, provider_message
+from lib.live.providers import Exchange, provider_message
 
 RECORDINGS_DIR = Path(__file__).resolve().parent / "recordings"
 """The bundled recordings, one file per scenario."""
@@ -101,24 +101,23 @@ class ReplayProvider:
         return Exchange(body, found.response, None, _ms(started))
 
 
-class Recorder:
-    """Wraps a provider and keeps every exchange as a recording, to write a replay file from a real run."""
-
-    def __init__(self, provider: Provider, note: str = ""):
-        self.label, self.dialect = provider.label, provider.dialect
-        self.recordings: list[Recording] = []
-        self._provider, self._note = provider, note
-
-    def send(self, body: dict) -> Exchange:
-        """Pass the call on and remember what came back (timeouts and connection failures are not recorded)."""
-        exchange = self._provider.send(body)
-        error = exchange.error or {}
-        if exchange.response is not None or error.get("status"):
-            answer = exchange.response if exchange.response is not None else error.get("body")
-            recording = Recording(request_key(exchange.request), exchange.request, error.get("status") or 200, answer,
-                                  self._note)
-            self.recordings = [r for r in self.recordings if r.key != recording.key] + [recording]
-        return exchange
+def recordings_from_trace(lines: Iterable[str], note: str = "") -> list[Recording]:
+    """Every answered round of a native trace as a recording: any saved live run can be replayed."""
+    found: dict[str, Recording] = {}
+    for line in lines:
+        obj = json.loads(line)
+        if obj.get("kind") != "round" or not isinstance(obj.get("request"), dict):
+            continue
+        error = obj.get("error") or {}
+        if obj.get("response") is not None:
+            status, answer = 200, obj["response"]
+        elif error.get("status"):
+            status, answer = int(error["status"]), error.get("body")
+        else:
+            continue  # a timeout or a connection failure says nothing about what the model would answer
+        key = request_key(obj["request"])
+        found[key] = Recording(key, obj["request"], status, answer, note)
+    return list(found.values())
 
 
 def _ms(started: float) -> float:

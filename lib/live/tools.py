@@ -107,7 +107,8 @@ class Toolbox:
             output = tool.handler(self.context, arguments)
         except Exception as exc:  # noqa: BLE001 - a broken handler is a result, never a crash
             # The model reads this: say what failed, not the program's internals.
-            output = {"ok": False, "error": f"{call.name} failed inside the program ({type(exc).__name__}); nothing was changed."}
+            output = {"ok": False, "error": f"{call.name} failed inside the program ({type(exc).__name__}); "
+                                            "nothing was changed."}
         entry.update(output=result_text(output), ok=not (isinstance(output, dict) and output.get("ok") is False),
                      duration_ms=round((time.perf_counter() - started) * 1000, 2))
         if approval:

@@ -21,6 +21,7 @@ class TraceFile:
 
     def __init__(self, header: dict, path: Path | None = None):
         self.path = path
+        self.header = header
         self.lines: list[str] = [json.dumps(header, ensure_ascii=False)]
         self._last_index: int | None = None
         self._last_offset = 0

@@ -13,14 +13,15 @@ from typing import Union
 import pandas as pd
 import streamlit as st
 
+from lib.annotations import NoteMark
 from lib.growth import Growth, MessageEntry
 from lib.model import Message, Round
 from lib.checks import Finding
 from lib.steps import StepLabel, join_path
 from lib.text import as_code, md_escape, plural, summarize_message
 
-Mark = Union[StepLabel, Finding]
-"""Something pinned to a JSON path of the round: a step label or a check's finding."""
+Mark = Union[StepLabel, Finding, NoteMark]
+"""Something pinned to a JSON path of the round: a step label, a check's finding or a person's note."""
 
 SEVERITY_LOOK = {"error": ("🛑", "red"), "warning": ("⚠️", "orange"), "info": ("ℹ️", "gray")}
 """Icon and badge color per finding severity."""
@@ -60,6 +61,15 @@ def finding_badge(finding: Finding) -> None:
     st.markdown(f":{color}-badge[{icon} {finding.code}] {md_escape(finding.message)}")
 
 
+def note_badge(mark: NoteMark) -> None:
+    """A person's note pinned above the part it is about; its text, untrusted, as plain text."""
+    note = mark.note
+    labels = "".join(f" · **{md_escape(label)}**" for label in note.labels)
+    st.markdown(f":blue-badge[📝 note] {md_escape(note.author)}{labels}")
+    if note.text:
+        st.text(_clip(note.text))
+
+
 def _badges_at(marks: list[Mark], path: str, steps: bool = True) -> None:
     for mark in marks:
         if mark.path != path:
@@ -67,6 +77,8 @@ def _badges_at(marks: list[Mark], path: str, steps: bool = True) -> None:
         if isinstance(mark, StepLabel):
             if steps:
                 step_badge(mark)
+        elif isinstance(mark, NoteMark):
+            note_badge(mark)
         else:
             finding_badge(mark)
 

@@ -8,7 +8,7 @@ import streamlit as st
 from lib.catalog import LoadedTrace
 from lib.growth import growth
 from lib.steps import STEP_TITLES, steps_for_round
-from lib.ui import accounting, cards, charts, findings, state
+from lib.ui import accounting, annotate, cards, charts, findings, state
 from lib.text import md_escape, plural
 
 
@@ -21,11 +21,13 @@ def _query_round(count: int) -> int:
 
 
 def current_round(loaded: LoadedTrace) -> int:
-    """The round on screen: from the deep link on first view of a trace, then from the controls."""
+    """The round on screen: from the deep link at first, then from the controls."""
     count = len(loaded.trace.rounds)
     if st.session_state.get(state.SHOWN_DIGEST) != loaded.digest or state.ROUND not in st.session_state:
+        # A deep link's ?round= counts for the first trace a session opens; a trace picked later starts at 1.
+        first_view = state.SHOWN_DIGEST not in st.session_state
         st.session_state[state.SHOWN_DIGEST] = loaded.digest
-        st.session_state[state.ROUND] = _query_round(count)
+        st.session_state[state.ROUND] = _query_round(count) if first_view else 1
     st.session_state[state.ROUND] = min(max(st.session_state[state.ROUND], 1), count)
     return st.session_state[state.ROUND]
 
@@ -72,12 +74,13 @@ def round_view(loaded: LoadedTrace, index: int) -> None:
     placed = growth(trace, index)
     labels = list(steps_for_round(trace, index, placed))
     found = [f for f in findings.findings(loaded) if f.round == index]
-    marks = [*labels, *found]
+    marks = [*labels, *found, *annotate.marks(loaded, index)]
 
     sent, new = len(round_.request.messages), len(placed.new)
     st.subheader(f"Round {index}: the program sends {plural(sent, 'message')}, {new} of them new")
     accounting.counting_notice(state.counting(loaded))
     accounting.round_metrics(state.summaries(loaded)[index - 1])
+    annotate.round_notes(loaded, index)
     if found:
         with st.expander(f"Checks on this round: {plural(len(found), 'finding')}", expanded=True):
             for finding in found:

@@ -1,0 +1,251 @@
+"""The tool loop, done right, as a state machine that can wait for a person between two steps.
+
+Each `step()` does one round: it sends the request, branches on the stop signal, appends the
+assistant turn unchanged and answers every call, all in one message, each with its id. A call
+to a tool that writes stops the step with the exact call pending; `approve(id)` or `decline(id)`
+answers it and the loop goes on. Every change is written to the trace file at once, so a reader
+sees the trace grow. Nothing here raises on what a model or a provider sends.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Literal
+
+from lib.live.dialects import DIALECTS, Answer, RequestOptions, tools_in_prompt
+from lib.live.providers import Provider
+from lib.live.tools import Result, Toolbox
+from lib.live.tracefile import TraceFile
+from lib.model import ToolCallPart
+
+NARRATION_REASK = ("(A note from the app, not from the person asking.) You ended your turn without calling a tool, "
+                   "and no tool result is in this conversation. Call a tool to answer, or say that you cannot.")
+"""The one re-ask the narration guard sends when a model answers with no data behind it."""
+
+
+@dataclass(frozen=True)
+class LoopOptions:
+    """How far the loop may go."""
+
+    max_rounds: int = 8
+    """The hard cap on model calls."""
+    narration_guard: bool = True
+    """Re-ask once when the model ends its turn with no call and no tool result behind its words."""
+    max_corrections: int = 2
+    """Refused calls a tool may be corrected after; one more refusal stops the run."""
+
+
+@dataclass(frozen=True)
+class Teaching:
+    """Mistakes made on purpose, to see what they do. Each one is marked in the trace (`teaching`)."""
+
+    drop_result: bool = False
+    """Leave the last result of the first tool round out of the next request."""
+    empty_result: bool = False
+    """Send the first call's result as an empty string."""
+    tools_in_system: bool = False
+    """Paste the tool list into the system prompt instead of the `tools` field."""
+
+
+@dataclass(frozen=True)
+class Status:
+    """Where the run stands."""
+
+    state: Literal["running", "needs-approval", "done"]
+    """`running`: call step() again; `needs-approval`: approve or decline `pending`; `done`: finished."""
+    message: str
+    """What happened last, for a person."""
+    pending: ToolCallPart | None = None
+    """The exact call waiting for a decision."""
+    outcome: Literal["answered", "error", "capped", "gave-up", "stopped"] | None = None
+    """How a finished run ended."""
+
+
+@dataclass
+class _Round:
+    """The round being built; written out as its trace line after every change."""
+
+    index: int
+    request: dict
+    started_at: str
+    teaching: list[str]
+    response: dict | None = None
+    error: dict | None = None
+    latency_ms: float | None = None
+    executions: list[dict] = field(default_factory=list)
+    guard: str | None = None
+
+    def line(self) -> dict:
+        line = {"kind": "round", "index": self.index, "request": self.request}
+        if self.response is not None:
+            line["response"] = self.response
+        if self.error is not None:
+            line["error"] = self.error
+        line["executions"] = self.executions
+        if self.latency_ms is not None:
+            line["latency_ms"] = self.latency_ms
+        line["started_at"] = self.started_at
+        if self.teaching:
+            line["teaching"] = self.teaching
+        if self.guard:
+            line["guard"] = self.guard
+        return line
+
+
+class Runner:
+    """One live run: a conversation, a provider, the tools, and the trace file it writes."""
+
+    def __init__(self, provider: Provider, toolbox: Toolbox, options: RequestOptions, system: str, question: str,
+                 trace: TraceFile, loop: LoopOptions = LoopOptions(), teaching: Teaching = Teaching()):
+        self.provider, self.toolbox, self.options, self.trace = provider, toolbox, options, trace
+        self.loop, self.teaching = loop, teaching
+        self.dialect = DIALECTS[provider.dialect]
+        self._tools: list | None = self.dialect.tool_list(toolbox.tools.values())
+        if teaching.tools_in_system:
+            system, self._tools = tools_in_prompt(system, self._tools), None
+        self._system, self.messages = self.dialect.opening(system, question)
+        self.status = Status("running", "Ready to send request 1.")
+        self._round: _Round | None = None
+        self._queue: list[ToolCallPart] = []
+        self._answers: list[Answer] = []
+        self._decisions: dict[str, tuple[str, str]] = {}
+        self._refusals: Counter[str] = Counter()
+        self._next_marks: list[str] = []
+        self._nudged = self._results_sent = self._emptied = self._dropped = False
+
+    @property
+    def rounds(self) -> int:
+        """How many rounds have been started."""
+        return self._round.index if self._round else 0
+
+    def step(self) -> Status:
+        """Do the next round (or finish the current one's calls); stop at a decision or the end."""
+        if self.status.state != "running":
+            return self.status
+        return self._answer_calls() if self._queue else self._call_model()
+
+    def run(self, limit: int = 100) -> Status:
+        """Step until the run needs a person or is done."""
+        for _ in range(limit):
+            if self.step().state != "running":
+                break
+        return self.status
+
+    def approve(self, call_id: str) -> Status:
+        """Run the pending call and go on answering the round's calls."""
+        return self._decide(call_id, "approved", "")
+
+    def decline(self, call_id: str, note: str = "") -> Status:
+        """Answer the pending call with "not executed" (and the person's note) and go on."""
+        return self._decide(call_id, "declined", note)
+
+    # --- one round ---------------------------------------------------------------------------------
+
+    def _call_model(self) -> Status:
+        if self.rounds >= self.loop.max_rounds:
+            return self._finish("capped", f"Stopped at the cap of {self.loop.max_rounds} rounds.")
+        marks = (["tools-in-system-prompt"] if self.teaching.tools_in_system else []) + self._next_marks
+        self._next_marks = []
+        body = self.dialect.body(self.options, self._system, list(self.messages), self._tools)
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        round_ = self._round = _Round(self.rounds + 1, body, now, marks)
+        self.trace.put(round_.line())
+        exchange = self.provider.send(body)
+        round_.request, round_.latency_ms = exchange.request, exchange.latency_ms
+        if exchange.error is None and not isinstance(exchange.response, dict):
+            # A server that answers 200 with something other than a JSON object has not answered.
+            exchange = replace(exchange, response=None, error={
+                "status": None, "message": "The response body is not a JSON object.", "body": exchange.response})
+        if exchange.error is not None:
+            round_.error = exchange.error
+            self.trace.put(round_.line())
+            return self._finish("error", f"Round {round_.index} failed: {exchange.error['message']}")
+        round_.response = exchange.response
+        self.trace.put(round_.line())
+        response = self.dialect.read(exchange.response)
+        # The assistant turn goes back exactly as it came, text beside the calls included.
+        self.messages.append(response.message.raw)
+        calls = response.message.tool_calls
+        if response.stop == "tool_calls" and calls:
+            self._queue, self._answers = list(calls), []
+            return self._answer_calls()
+        if calls:
+            return self._finish("stopped", f"Round {round_.index} ended with {response.finish_reason!r} and "
+                                           f"{len(calls)} call(s) beside it; the loop follows the stop signal, so "
+                                           "none was run.")
+        if response.stop == "end" and self.loop.narration_guard and not self._nudged and not self._results_sent:
+            # Words with no call and no tool result behind them: ask once, never in a loop.
+            self._nudged, round_.guard = True, "narration-reask"
+            self.messages.append(self.dialect.user(NARRATION_REASK))
+            self.trace.put(round_.line())
+            return self._running(f"Round {round_.index} answered with no call and no data: re-asking once.")
+        if response.stop == "end":
+            return self._finish("answered", f"The model answered in round {round_.index}.")
+        return self._finish("stopped", f"Round {round_.index} stopped with {response.finish_reason!r}"
+                                       + (": the output limit cut it off." if response.stop == "length" else "."))
+
+    def _answer_calls(self) -> Status:
+        while self._queue:
+            call = self._queue[0]
+            refused = self.toolbox.check(call)
+            tool = self.toolbox.tools.get(call.name)
+            if refused is None and tool.writes and call.id not in self._decisions:
+                return self._set(Status("needs-approval", f"{call.name} changes data: approve or decline call "
+                                                          f"{call.id}.", pending=call))
+            decision, note = self._decisions.get(call.id, (None, ""))
+            self._record(call, refused or self.toolbox.run(call, decision, note))
+            self._queue.pop(0)
+        return self._send_results()
+
+    def _record(self, call: ToolCallPart, result: Result) -> None:
+        entry, content = dict(result.execution), result.content
+        if result.rejected:
+            self._refusals[call.name] += 1
+        if self.teaching.empty_result and not self._emptied:
+            self._emptied, content = True, ""
+            entry["note"] = _join(entry.get("note"), "teaching switch: the model was sent an empty result instead")
+            self._next_marks.append("empty-tool-result")
+        self._round.executions.append(entry)
+        self._answers.append(Answer(call.id, content, is_error=entry.get("ok") is False))
+        self.trace.put(self._round.line())
+
+    def _send_results(self) -> Status:
+        answers = self._answers
+        if self.teaching.drop_result and not self._dropped:
+            self._dropped, answers = True, answers[:-1]
+            dropped = self._round.executions[-1]
+            dropped["note"] = _join(dropped.get("note"), "teaching switch: this result was not sent to the model")
+            self._next_marks.append("dropped-tool-result")
+        self.messages.extend(self.dialect.results(answers))
+        self._results_sent = True
+        self.trace.put(self._round.line())
+        over = [name for name, count in self._refusals.items() if count > self.loop.max_corrections]
+        if over:
+            return self._finish("gave-up", f"Stopped: {over[0]} was refused {self._refusals[over[0]]} times, and a "
+                                           f"tool gets at most {self.loop.max_corrections} corrections.")
+        return self._running(f"Round {self.rounds}: {len(self._answers)} call(s) answered; request "
+                             f"{self.rounds + 1} goes next.")
+
+    def _decide(self, call_id: str, decision: str, note: str) -> Status:
+        pending = self.status.pending
+        if self.status.state != "needs-approval" or pending is None or pending.id != call_id:
+            raise ValueError(f"call {call_id} is not waiting for a decision")
+        self._decisions[call_id] = (decision, note)
+        self.status = Status("running", f"Call {call_id} {decision}.")
+        return self._answer_calls()
+
+    def _running(self, message: str) -> Status:
+        return self._set(Status("running", message))
+
+    def _finish(self, outcome: str, message: str) -> Status:
+        return self._set(Status("done", message, outcome=outcome))
+
+    def _set(self, status: Status) -> Status:
+        self.status = status
+        return status
+
+
+def _join(note: str | None, more: str) -> str:
+    return f"{note}; {more}" if note else more

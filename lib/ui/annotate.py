@@ -1,0 +1,338 @@
+"""The Annotate page's parts, and the note markers the explorer draws.
+
+They lay out; lib/annotations.py decides what a note may hold and lib/store.py keeps it. One store
+per database URL for the whole server; what it holds is read at most every few seconds and read
+again at once after any write from this server. Note text is untrusted: it goes to st.text or
+st.dataframe, and every other string from a note or a trace through md_escape.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, TRACE, Note, NoteError, NoteMark, annotated, check_author,
+                             check_label, check_note, line_id, marks_for_round, notes_csv, notes_from_lines, now,
+                             round_of, round_targets, unresolved)
+from lib.catalog import LoadedTrace
+from lib.fingerprint import fingerprint
+from lib.formats.native import write_trace
+from lib.store import Store, StoreUnavailable, database_url, not_created_yet, open_store
+from lib.text import md_escape, plural, shorten
+from lib.ui import picker, state
+
+EXPLORER = "pages/explorer.py"
+"""The page a note's target opens in."""
+AUTHOR = "annotate.author"
+"""Session key: the author's name, kept apart from its widget, whose value a page switch drops."""
+AUTHOR_FIELD, TARGET, LABELS, TEXT = "annotate.author_field", "annotate.target", "annotate.labels", "annotate.text"
+EDIT, EDITING, EDIT_TEXT, EDIT_LABELS = "annotate.edit", "annotate.editing", "annotate.edit_text", "annotate.edit_labels"
+LABEL_SET, PICK, JUMP, SAID = "annotate.label_set", "annotate.pick", "annotate.jump", "annotate.said"
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What the database held when last read, shared read-only by every session."""
+
+    notes: tuple[Note, ...]
+    """Every note on every trace, oldest first."""
+    labels: tuple[str, ...]
+    """The label set."""
+    problem: str | None
+    """Why the database could not be read, or None."""
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str) -> Store:
+    return open_store(url)  # a failure is not cached: the next rerun tries again
+
+
+@st.cache_resource(show_spinner=False, ttl=10)
+def _snapshot(url: str) -> Snapshot:
+    if not_created_yet(url):
+        return Snapshot((), DEFAULT_LABELS, None)  # reading alone must not create the file
+    try:
+        store = _store(url)
+        return Snapshot(store.notes(), store.labels(), None)
+    except StoreUnavailable as exc:
+        return Snapshot((), DEFAULT_LABELS, str(exc))
+
+
+def snapshot() -> Snapshot:
+    """Every note and the label set, read at most every ten seconds and after each write."""
+    return _snapshot(database_url())
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _fingerprint(digest: str, _loaded: LoadedTrace) -> str:
+    return fingerprint(_loaded.trace)
+
+
+def trace_id(loaded: LoadedTrace) -> str:
+    """The trace's fingerprint, computed once per trace."""
+    return _fingerprint(loaded.digest, loaded)
+
+
+def notes_on(loaded: LoadedTrace) -> tuple[Note, ...]:
+    """The notes on this trace, whatever file it came from."""
+    everything = snapshot().notes
+    if not everything:
+        return ()  # no fingerprint needed: it hashes every round
+    fp = trace_id(loaded)
+    return tuple(note for note in everything if note.trace == fp)
+
+
+def _write(action, done: str | None) -> bool:
+    try:
+        action(_store(database_url()))
+    except (NoteError, StoreUnavailable) as exc:
+        _say("error", str(exc).rstrip(".") + ". Nothing was changed.")
+        return False
+    finally:
+        _snapshot.clear()
+    if done:
+        _say("success", done)
+    return True
+
+
+def _say(kind: str, text: str, details: tuple[str, ...] = ()) -> None:
+    st.session_state.setdefault(SAID, []).append((kind, text, details))
+
+
+def messages() -> None:
+    """What the last action did: saved, refused and why, or the database's problem."""
+    for kind, text, details in st.session_state.pop(SAID, []):
+        getattr(st, kind)(md_escape(text))
+        if details:
+            st.text("\n".join(details))
+
+
+# --- in the explorer -------------------------------------------------------------------------
+
+
+def marks(loaded: LoadedTrace, index: int) -> tuple[NoteMark, ...]:
+    """The notes of round `index` placed on the cards, next to the step labels and findings."""
+    return marks_for_round(notes_on(loaded), index)
+
+
+def round_notes(loaded: LoadedTrace, index: int) -> None:
+    """Which rounds carry notes, and every note of this round with its target."""
+    if snapshot().problem:
+        st.caption("Notes are not shown: " + md_escape(snapshot().problem))
+    mine = notes_on(loaded)
+    rounds = sorted({r for r in map(round_of, (n.target for n in mine)) if r})
+    if rounds:
+        st.caption("📝 Notes on " + ", ".join(f"round {r}" for r in rounds))
+    here = [note for note in mine if round_of(note.target) == index]
+    if here:
+        with st.expander(f"📝 Notes on this round ({len(here)})", expanded=True):
+            for note in here:
+                note_entry(note, unresolved(loaded.trace, note.target))
+
+
+def note_entry(note: Note, detached: str | None) -> None:
+    """One note: its target, labels, author and time, then its text as plain text."""
+    labels = " · ".join(f"**{md_escape(label)}**" for label in note.labels)
+    where = f"`{note.target}`" if "`" not in note.target else md_escape(note.target)
+    st.markdown(f"{where} {labels} · {md_escape(note.author)} · {md_escape(note.created)}")
+    if detached:
+        st.caption("Detached: " + md_escape(detached))
+    if note.text:
+        st.text(note.text)
+
+
+# --- the Annotate page -----------------------------------------------------------------------
+
+
+def follow_jump() -> None:
+    """Open the explorer when a note's target was asked for on the previous run."""
+    if st.session_state.pop(JUMP, False):
+        st.switch_page(EXPLORER)
+
+
+def store_problem() -> bool:
+    """Show why the database cannot be used; True when it cannot."""
+    problem = snapshot().problem
+    if problem:
+        st.error(md_escape(problem) + ". Notes cannot be read or saved until it answers; nothing stored is lost.")
+    return problem is not None
+
+
+def import_offer(loaded: LoadedTrace) -> None:
+    """For a file carrying annotation lines: how many are not stored yet, and a button to import them."""
+    if not loaded.trace.annotations:
+        return
+    fp, stored = trace_id(loaded), {note.id for note in snapshot().notes}
+    fresh = [line for line in loaded.trace.annotations if line_id(line, fp) not in stored]
+    if not fresh:
+        st.caption(f"The {plural(len(loaded.trace.annotations), 'note')} this file carries are all stored.")
+        return
+    st.info(f"This file carries {plural(len(fresh), 'note')} not stored yet.")
+    st.button("Import them", key="annotate.import", on_click=_import, args=(loaded,))
+
+
+def _import(loaded: LoadedTrace) -> None:
+    found = notes_from_lines(loaded.trace, trace_id(loaded), loaded.name, snapshot().labels)
+    added = []
+    if _write(lambda store: added.append(store.import_notes(found.notes)), None):
+        _say("success", f"Imported {plural(added[0], 'note')}; {len(found.notes) - added[0]} were stored already.")
+    if found.problems:
+        _say("warning", f"{plural(len(found.problems), 'annotation line')} could not be imported:", found.problems)
+
+
+def note_form(loaded: LoadedTrace, index: int, disabled: bool) -> None:
+    """Pick what the note is about in this round, write it, label it, save it."""
+    targets = {**round_targets(loaded.trace, index), TRACE: "The whole trace"}
+    if AUTHOR_FIELD not in st.session_state:
+        st.session_state[AUTHOR_FIELD] = st.session_state.get(AUTHOR, "")
+    with st.container(border=True):
+        st.markdown(f"**Add a note to round {index}**")
+        st.text_input("Your name", key=AUTHOR_FIELD, max_chars=80, on_change=_keep_author,
+                      help="Asked once; kept for this session.")
+        st.selectbox("About", list(targets), format_func=targets.get, key=TARGET,
+                     help="The same parts the cards below show: a message, a part of it, a step, the round.")
+        st.multiselect("Labels", snapshot().labels, key=LABELS)
+        st.text_area("Note", key=TEXT, help=f"Up to {NOTE_LIMIT:,} characters.")
+        st.button("Save the note", key="annotate.save", type="primary", disabled=disabled,
+                  on_click=_save, args=(loaded,))
+
+
+def _keep_author() -> None:
+    st.session_state[AUTHOR] = st.session_state[AUTHOR_FIELD]
+
+
+def _save(loaded: LoadedTrace) -> None:
+    s = st.session_state
+    try:
+        s[AUTHOR] = author = check_author(s.get(AUTHOR_FIELD, ""))
+        target = s.get(TARGET) or TRACE
+        if reason := unresolved(loaded.trace, target):
+            raise NoteError(f"The target {target} points at nothing: {reason}.")
+        text, labels = check_note(s.get(TEXT, ""), s.get(LABELS, []), snapshot().labels)
+    except NoteError as exc:
+        _say("error", str(exc))
+        return
+    note = Note(id=str(uuid.uuid4()), trace=trace_id(loaded), target=target, labels=labels, text=text,
+                author=author, created=now(), trace_title=loaded.trace.title, trace_name=loaded.name)
+    if _write(lambda store: store.add(note), f"Saved your note on {target}."):
+        s[TEXT], s[LABELS] = "", []
+
+
+def editor(loaded: LoadedTrace, disabled: bool) -> None:
+    """Change or delete one note of this trace; detached notes are listed, kept, and editable here too."""
+    mine = {note.id: note for note in notes_on(loaded)}
+    detached = {i: reason for i, note in mine.items() if (reason := unresolved(loaded.trace, note.target))}
+    if detached:
+        st.warning(f"{plural(len(detached), 'note')} of this trace point at something it does not have. "
+                   "They are kept, not dropped: edit or delete them here.")
+        for note_id, reason in detached.items():
+            note_entry(mine[note_id], reason)
+    if not mine:
+        st.caption("No notes on this trace yet.")
+        return
+    chosen = st.selectbox("Edit or delete a note", list(mine), key=EDIT,
+                          format_func=lambda i: shorten(f"{mine[i].target} · {mine[i].author} · {mine[i].text}", 100))
+    note = mine[chosen]
+    if st.session_state.get(EDITING) != chosen:
+        st.session_state[EDITING], st.session_state[EDIT_TEXT] = chosen, note.text
+        st.session_state[EDIT_LABELS] = list(note.labels)
+    choices = list(dict.fromkeys([*snapshot().labels, *note.labels]))
+    st.multiselect("Labels", choices, key=EDIT_LABELS)
+    st.text_area("Note", key=EDIT_TEXT)
+    save, delete = st.columns(2)
+    save.button("Save the changes", key="annotate.edit_save", disabled=disabled, on_click=_edit, args=(note, choices))
+    delete.button("Delete this note", key="annotate.delete", disabled=disabled, on_click=_delete, args=(note,))
+
+
+def _edit(note: Note, known: list[str]) -> None:
+    def change(store: Store) -> None:
+        text, labels = check_note(st.session_state.get(EDIT_TEXT, ""), st.session_state.get(EDIT_LABELS, []), known)
+        if not store.edit(note.id, text, labels):
+            raise NoteError("That note was deleted meanwhile.")
+    _write(change, f"Saved the changes to the note on {note.target}.")
+
+
+def _delete(note: Note) -> None:
+    st.session_state.pop(EDITING, None)
+    _write(lambda store: store.delete(note.id), f"Deleted the note on {note.target}.")
+
+
+def exports(loaded: LoadedTrace) -> None:
+    """Download the trace with its notes as annotation lines, or the notes alone as CSV."""
+    mine, fp, name = notes_on(loaded), trace_id(loaded), loaded.name.rsplit(".jsonl", 1)[0].replace("/", "-")
+    detached = {note.id for note in mine if unresolved(loaded.trace, note.target)}
+    st.download_button(
+        "Download the trace with its notes (.jsonl)", key="annotate.export_trace", on_click="ignore",
+        data=lambda: ("\n".join(write_trace(annotated(loaded.trace, fp, mine))) + "\n").encode(),
+        file_name=f"{name}.annotated.jsonl", mime="application/jsonl",
+        help="The native format with one annotation line per note: open it here again to bring the notes back.")
+    st.download_button("Download this trace's notes as CSV", key="annotate.export_csv", on_click="ignore",
+                       data=notes_csv(mine, detached).encode(), file_name=f"{name}.notes.csv", mime="text/csv")
+
+
+def all_notes(loaded: LoadedTrace) -> None:
+    """Every note on every trace, filtered by label, author and trace, with a jump to a note's round."""
+    everything = snapshot().notes
+    if not everything:
+        st.caption("No notes yet.")
+        return
+    titles = {note.trace: note.trace_title or note.trace[:12] for note in everything}
+    by_label, by_author, by_trace = st.columns(3)
+    labels = set(by_label.multiselect("Label", sorted({x for n in everything for x in n.labels}), key="annotate.by_label"))
+    authors = set(by_author.multiselect("Author", sorted({n.author for n in everything}), key="annotate.by_author"))
+    traces = set(by_trace.multiselect("Trace", list(titles), format_func=titles.get, key="annotate.by_trace"))
+    shown = [n for n in everything if (not labels or labels & set(n.labels)) and (not authors or n.author in authors)
+             and (not traces or n.trace in traces)]
+    st.dataframe(pd.DataFrame([{"trace": titles[n.trace], "target": n.target, "labels": ", ".join(n.labels),
+                                "note": n.text, "author": n.author, "created": n.created} for n in shown],
+                              columns=["trace", "target", "labels", "note", "author", "created"]),
+                 hide_index=True, width="stretch", key="annotate.all")
+    st.download_button("Download these notes as CSV", key="annotate.all_csv", on_click="ignore",
+                       data=notes_csv(shown, set()).encode(), file_name="notes.csv", mime="text/csv")
+    if not shown:
+        return
+    by_id = {note.id: note for note in shown}
+    chosen = by_id[st.selectbox("Open a note's round", list(by_id), key=PICK, format_func=lambda i: shorten(
+        f"{titles[by_id[i].trace]} · {by_id[i].target} · {by_id[i].text}", 100))]
+    here = chosen.trace == trace_id(loaded)
+    bundled = None if here else _bundled_ids().get(chosen.trace)
+    unreachable = not here and bundled is None
+    st.button("Open in the round explorer", key="annotate.open", on_click=_jump, args=(loaded, chosen, bundled),
+              disabled=unreachable, help=f"That trace is not open: open {chosen.trace_name or 'its file'} "
+                                         "in the sidebar first." if unreachable else None)
+
+
+@st.cache_resource(show_spinner="Finding the bundled traces…")
+def _bundled_ids() -> dict[str, str]:
+    return {trace_id(state.load_bundled(t.name)): t.name for t in state.bundled()}
+
+
+def _jump(loaded: LoadedTrace, note: Note, bundled: str | None) -> None:
+    if bundled is not None:  # the note is on a bundled trace that is not open: open it, leaving any upload
+        st.session_state.pop(picker.FILES, None)
+        st.session_state[picker.TRACE] = bundled
+        loaded = state.load_bundled(bundled)
+    st.session_state[state.ROUND] = round_of(note.target) or 1
+    st.session_state[state.SHOWN_DIGEST] = loaded.digest  # the explorer keeps the round of a trace it has seen
+    st.session_state[JUMP] = True
+
+
+def label_editor(disabled: bool) -> None:
+    """The label set, one per line, editable; notes keep the labels they have."""
+    if LABEL_SET not in st.session_state:
+        st.session_state[LABEL_SET] = "\n".join(snapshot().labels)
+    st.text_area("One label per line", key=LABEL_SET, height=240)
+    st.button("Save the label set", key="annotate.save_labels", disabled=disabled, on_click=_save_labels)
+
+
+def _save_labels() -> None:
+    try:
+        names = list(dict.fromkeys(check_label(line) for line in st.session_state[LABEL_SET].splitlines() if line.strip()))
+    except NoteError as exc:
+        _say("error", str(exc))
+        return
+    if _write(lambda store: store.set_labels(names), f"Saved {plural(len(names), 'label')}."):
+        st.session_state.pop(LABEL_SET)

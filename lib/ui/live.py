@@ -1,0 +1,262 @@
+"""The Live run page's parts: the set-up, the approval box, the growing trace and its exports.
+
+They lay out; lib/live decides. The runner lives in the session (st.session_state) so a run can
+wait across reruns for a person's Approve or Decline. A typed API key stays in the session's
+memory only and is handed to the SDK client; nothing here prints it. Everything a model or a
+provider wrote is untrusted: it goes to st.text, st.code, st.json or through md_escape.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import streamlit as st
+
+from lib import catalog
+from lib.live.launch import ENV_KEYS, PROVIDERS, RunSetup, edited, env_key, save_trace, start
+from lib.live.runner import LoopOptions, Runner, Teaching
+from lib.live.scenarios import SCENARIOS, Scenario
+from lib.text import md_escape
+from lib.ui import explorer, picker, state
+
+RUNNER = "live.runner"
+"""Session key: the Runner of the current run."""
+WORKDIR = "live.workdir"
+"""Session key: the run's temporary folder (database, trace file); removed with the session."""
+PROBLEM = "live.problem"
+"""Session key: why the last Run press started nothing."""
+SAVED = "live.saved"
+"""Session key: the file name the run was last saved under."""
+SCENARIO, PROVIDER, KEY, ROUND, SHOWN, NOTE = ("live.scenario", "live.provider", "live.api_key", "live.round",
+                                               "live.shown_rounds", "live.note")
+TIMEOUT, RETRIES = "live.timeout", "live.retries"
+NOT_SENT = "(not sent)"
+"""The choice that leaves a setting out of the request."""
+
+
+def frame_guard() -> None:
+    """Go through app.py's frame, and keep the explorer's sidebar choices while this page is open."""
+    if not st.session_state.get(picker.FRAME):
+        st.switch_page("app.py")  # the same guard trace_picker() applies; this page draws no picker
+    for key in picker.KEPT:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
+def header() -> None:
+    """Title and what the page does."""
+    st.title("Live run")
+    st.caption("Play a scenario's tool loop for real, against OpenAI, Anthropic or any OpenAI-compatible server, or "
+               "replayed from recordings with no key. Every round is written to a trace as it happens.")
+
+
+def _field(scenario: Scenario, name: str) -> str:
+    return f"live.{scenario.name}.{name}"
+
+
+def setup_form() -> None:
+    """The scenario, provider, settings, switches and editable conversation; the Run button."""
+    with st.expander("Set up the run", expanded=st.session_state.get(RUNNER) is None):
+        name = st.selectbox("Scenario", list(SCENARIOS), key=SCENARIO, format_func=lambda n: SCENARIOS[n].title)
+        scenario = SCENARIOS[name]
+        st.caption(md_escape(scenario.description))
+        provider = st.radio("Provider", list(PROVIDERS), key=PROVIDER, format_func=PROVIDERS.get, horizontal=True)
+        if provider != "replay":
+            _connection(scenario, provider)
+        _settings(scenario)
+        _conversation(scenario)
+        st.button("Run", key="live.run", type="primary", on_click=_start)
+    if st.session_state.get(PROBLEM):
+        st.error(md_escape(st.session_state[PROBLEM]))
+
+
+def _connection(scenario: Scenario, provider: str) -> None:
+    left, right = st.columns(2)
+    left.text_input("Model", value=scenario.options.model, key=_field(scenario, f"model.{provider}"))
+    right.text_input("Base URL" + ("" if provider == "compatible" else " (optional)"), key=f"live.base_url.{provider}",
+                     placeholder="http://localhost:11434/v1/" if provider == "compatible" else "")
+    found = env_key(provider) or _secret(provider)
+    st.text_input("API key", type="password", key=KEY,
+                  help="Kept in this session's memory only, never written to a trace or shown again.",
+                  placeholder="using the key found in the environment or secrets" if found else "")
+    if provider != "compatible" and not found:
+        st.caption(f"No key found in {ENV_KEYS[provider]} or in st.secrets: type one above.")
+    left, right = st.columns(2)
+    left.number_input("Timeout per attempt (s)", min_value=1, max_value=600, value=60, key=TIMEOUT)
+    right.number_input("SDK retries (429, 5xx, connection)", min_value=0, max_value=5, value=2, key=RETRIES)
+
+
+def _settings(scenario: Scenario) -> None:
+    options = scenario.options
+    choices = [NOT_SENT, "auto", "required", "none", *(t.name for t in scenario.tools)]
+    one, two, three, four = st.columns(4)
+    one.selectbox("tool_choice", choices, key=_field(scenario, "tool_choice"),
+                  index=choices.index(options.tool_choice or NOT_SENT))
+    parallel = {None: NOT_SENT, True: "on", False: "off"}
+    two.selectbox("Parallel tool calls", list(parallel.values()), key=_field(scenario, "parallel"),
+                  index=list(parallel).index(options.parallel_tool_calls))
+    three.number_input("Temperature (empty: not sent)", min_value=0.0, max_value=2.0, step=0.1, value=None,
+                       key=_field(scenario, "temperature"))
+    four.number_input("Max rounds", min_value=1, max_value=30, value=8, key=_field(scenario, "max_rounds"))
+    st.checkbox("Narration guard: re-ask once when the model answers with no call and no data", value=True,
+                key=_field(scenario, "guard"))
+    st.markdown("**Break it on purpose** (each switch is marked in the trace)")
+    st.checkbox("Drop one tool result (the provider answers 400)", key=_field(scenario, "drop_result"))
+    st.checkbox("Return an empty result", key=_field(scenario, "empty_result"))
+    st.checkbox("Put the tool list in the system prompt instead of `tools`", key=_field(scenario, "tools_in_system"))
+
+
+def _conversation(scenario: Scenario) -> None:
+    st.markdown("**The starting conversation**")
+    st.text_area("System prompt", value=scenario.system, key=_field(scenario, "system"))
+    st.text_area("Question", value=scenario.question, key=_field(scenario, "question"))
+    for key, value in scenario.session.items():
+        st.text_input(f"{key} (from the app's session, never from the model)", value=value,
+                      key=_field(scenario, f"session.{key}"))
+    st.markdown("**Tool descriptions**: what the model reads to choose a tool")
+    for tool in scenario.tools:
+        label = tool.name + (" (changes data: asks for approval)" if tool.writes else "")
+        st.text_area(label, value=tool.description, key=_field(scenario, f"tool.{tool.name}"))
+
+
+def _secret(provider: str) -> str | None:
+    try:
+        return st.secrets.get(ENV_KEYS[provider]) or None
+    except Exception:  # noqa: BLE001 - no secrets file is the usual case, not an error
+        return None
+
+
+def _start() -> None:
+    """Build the run from the form's values and put its runner in the session."""
+    get = st.session_state.get
+    scenario = SCENARIOS[get(SCENARIO)]
+    provider = get(PROVIDER)
+    field = lambda name: get(_field(scenario, name))  # noqa: E731
+    choice = field("tool_choice")
+    options = replace(scenario.options, model=field(f"model.{provider}") or scenario.options.model,
+                      temperature=field("temperature"), tool_choice=None if choice == NOT_SENT else choice,
+                      parallel_tool_calls={"on": True, "off": False}.get(field("parallel")))
+    chosen = edited(scenario, field("system"), field("question"),
+                    {t.name: field(f"tool.{t.name}") for t in scenario.tools},
+                    {k: field(f"session.{k}") for k in scenario.session})
+    setup = RunSetup(chosen, provider, options, LoopOptions(max_rounds=int(field("max_rounds")),
+                                                            narration_guard=bool(field("guard"))),
+                     Teaching(bool(field("drop_result")), bool(field("empty_result")), bool(field("tools_in_system"))),
+                     base_url=get(f"live.base_url.{provider}") or None, timeout_s=float(get(TIMEOUT) or 60),
+                     max_retries=int(get(RETRIES) if get(RETRIES) is not None else 2))
+    key = get(KEY) or env_key(provider) or _secret(provider)
+    workdir = tempfile.TemporaryDirectory(prefix="roundtrip-live-")
+    try:
+        runner = start(setup, key, Path(workdir.name))
+    except Exception as exc:  # noqa: BLE001 - a run that cannot start is a message, never a crash
+        workdir.cleanup()
+        # Our own ValueErrors are written for a person; anything else is named, its text not shown.
+        st.session_state[PROBLEM] = str(exc) if isinstance(exc, ValueError) else (
+            f"The run could not start ({type(exc).__name__}).")
+        return
+    # The folder object lives in the session: when the session goes, so does the folder.
+    st.session_state.update({RUNNER: runner, WORKDIR: workdir, PROBLEM: None, SAVED: None, SHOWN: 0})
+
+
+def current() -> Runner | None:
+    """The session's runner, if a run was started."""
+    return st.session_state.get(RUNNER)
+
+
+def status(runner: Runner) -> None:
+    """Where the run stands; the approval box when a call waits for a person."""
+    now = runner.status
+    if now.state == "needs-approval":
+        _approval(runner)
+    elif now.outcome == "answered":
+        st.success(md_escape(now.message))
+    elif now.state == "done":
+        st.error(md_escape(now.message))
+    else:
+        st.info(md_escape(now.message))
+
+
+def _approval(runner: Runner) -> None:
+    call = runner.status.pending
+    st.warning(f"**{md_escape(call.name)}** changes data. Nothing runs until you decide. The exact call:")
+    st.json({"id": call.id, "name": call.name, "arguments": call.arguments})
+    st.caption("The arguments as the model wrote them:")
+    st.code(call.arguments_raw, language="json")
+    st.text_input("A note for the model if you decline (optional)", key=NOTE)
+    left, right = st.columns(2)
+    left.button("Approve", key="live.approve", type="primary", on_click=_decide, args=(call.id, True), width="stretch")
+    right.button("Decline", key="live.decline", on_click=_decide, args=(call.id, False), width="stretch")
+
+
+def _decide(call_id: str, approved: bool) -> None:
+    runner = current()
+    pending = runner.status.pending if runner else None
+    if pending is None or pending.id != call_id:
+        return  # a second click on a decision already taken
+    if approved:
+        runner.approve(call_id)
+    else:
+        runner.decline(call_id, st.session_state.get(NOTE) or "")
+    st.session_state[NOTE] = ""
+
+
+def loaded(runner: Runner) -> catalog.LoadedTrace:
+    """The trace so far, as the explorer takes it; its digest changes as it grows."""
+    trace, problems = runner.trace.read()
+    return catalog.LoadedTrace(f"live-{runner_scenario(runner)}", runner.trace.digest(), trace, tuple(problems))
+
+
+def runner_scenario(runner: Runner) -> str:
+    """The scenario name the run's trace header records."""
+    return str(runner.trace.header.get("metadata", {}).get("scenario", "run"))
+
+
+def rounds(runner: Runner) -> None:
+    """The rounds so far, newest first on screen while the run grows, in the explorer's own layout."""
+    shown = loaded(runner)
+    count = len(shown.trace.rounds)
+    if not count:
+        st.info("No round yet.")
+        return
+    if st.session_state.get(SHOWN) != count or ROUND not in st.session_state:
+        st.session_state[SHOWN], st.session_state[ROUND] = count, count  # follow the trace as it grows
+    st.session_state[ROUND] = min(st.session_state[ROUND], count)
+    index = st.radio("Round", range(1, count + 1), key=ROUND, horizontal=True, format_func=lambda k: f"Round {k}")
+    explorer.round_view(shown, index)
+
+
+def exports(runner: Runner) -> None:
+    """Download the trace, save it into traces/, or open it in the explorer."""
+    name = f"live-{runner_scenario(runner)}.jsonl"
+    left, middle, right = st.columns(3)
+    left.download_button("Download the trace", runner.trace.text().encode("utf-8"), file_name=name,
+                         mime="application/jsonl", key="live.download", width="stretch")
+    middle.button("Save into traces/", key="live.save", on_click=_save, width="stretch")
+    if right.button("Open in the explorer", key="live.open", width="stretch"):
+        st.session_state[picker.FILES] = [(name, runner.trace.text().encode("utf-8"))]
+        st.session_state.pop(picker.CONVERSATION, None)
+        st.switch_page("pages/explorer.py")
+    if st.session_state.get(SAVED):
+        st.caption(f"Saved as traces/{md_escape(st.session_state[SAVED])}; it is listed with the bundled traces.")
+
+
+def _save() -> None:
+    runner = current()
+    try:
+        path = save_trace(runner.trace.text(), catalog.TRACES_DIR, runner_scenario(runner))
+    except OSError as exc:
+        st.session_state[PROBLEM] = f"The trace could not be saved into traces/ ({exc.strerror or type(exc).__name__})."
+        return
+    state.bundled.clear()  # the trace list is cached per server
+    st.session_state[SAVED] = path.name
+
+
+def advance(runner: Runner) -> None:
+    """One more round, then draw again: the page shows each round as soon as it is written."""
+    if runner.status.state != "running":
+        return
+    with st.spinner(f"Round {runner.rounds + 1}: waiting for the model…"):
+        runner.step()
+    st.rerun()

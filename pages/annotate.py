@@ -1,0 +1,29 @@
+"""Annotate: notes and labels on a trace, a round, a message, a part or a step, kept in a database."""
+
+import streamlit as st
+
+from lib.text import md_escape
+from lib.ui import annotate, explorer
+from lib.ui.picker import trace_picker
+
+loaded = trace_picker()
+annotate.follow_jump()
+st.title("Annotate: " + md_escape(loaded.trace.title))
+if not loaded.trace.rounds:
+    st.warning("This file holds no readable rounds. The problems found are listed in the sidebar.")
+    st.stop()
+unavailable = annotate.store_problem()
+annotate.messages()
+annotate.import_offer(loaded)
+this_round, this_trace, everything, labels = st.tabs(["This round", "This trace", "All notes", "Labels"])
+with this_round:
+    index = explorer.navigation(loaded)
+    annotate.note_form(loaded, index, disabled=unavailable)
+    explorer.round_view(loaded, index)
+with this_trace:
+    annotate.editor(loaded, disabled=unavailable)
+    annotate.exports(loaded)
+with everything:
+    annotate.all_notes(loaded)
+with labels:
+    annotate.label_editor(disabled=unavailable)

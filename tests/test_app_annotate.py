@@ -1,0 +1,176 @@
+"""The Annotate page and the note markers, driven through the real app with a real SQLite file per test."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lib import catalog
+from lib.annotations import Note
+from lib.fingerprint import fingerprint
+from lib.store import open_store
+from tests.conftest import ROOT, load_bundled
+from tests.test_hostile_trace import HOSTILE, UNESCAPED, _markdown_like
+
+TOOL_CALL = "round:2/response.choices[0].message.tool_calls[0]"
+
+
+@pytest.fixture
+def notes_url(tmp_path, monkeypatch) -> str:
+    """The app's database for this test: an SQLite file of its own, named the way a deployment names one."""
+    url = f"sqlite:///{tmp_path / 'notes.db'}"
+    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", url)
+    return url
+
+
+def _session(trace: str = "hengxin-expense", round_: int = 2) -> AppTest:
+    """A new browser session on the Annotate page."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["trace"], at.query_params["round"] = trace, str(round_)
+    at.run()
+    at.switch_page("pages/annotate.py").run()
+    assert not at.exception
+    return at
+
+
+def _write(at: AppTest, text: str, target: str = TOOL_CALL, labels=("bad arguments",), author: str = "Ada") -> AppTest:
+    at.text_input(key="annotate.author_field").set_value(author)
+    at.selectbox(key="annotate.target").set_value(target)
+    at.multiselect(key="annotate.labels").set_value(list(labels))
+    at.text_area(key="annotate.text").set_value(text)
+    return at.button(key="annotate.save").click().run()
+
+
+def _said(at: AppTest) -> str:
+    return " ".join(e.value for kind in ("success", "error", "warning", "info") for e in at.get(kind)).replace("\\", "")
+
+
+def _texts(at: AppTest) -> list[str]:
+    return [t.value for t in at.text]
+
+
+def _seed(url: str, trace: str, target: str, text: str, author: str = "Ada", labels=("costly",)) -> Note:
+    note = Note(id=f"seed-{author}-{trace}", trace=fingerprint(load_bundled(trace).trace), target=target,
+                labels=tuple(labels), text=text, author=author, created="2026-11-29T10:00:00Z",
+                trace_title=load_bundled(trace).trace.title, trace_name=trace)
+    store = open_store(url)
+    store.add(note)
+    store.close()
+    return note
+
+
+def test_a_note_on_round_2s_tool_call_is_found_by_a_fresh_session(notes_url):
+    at = _write(_session(), "The model passed the amounts as strings with two decimals.")
+    assert not at.exception
+    assert f"Saved your note on {TOOL_CALL}." in _said(at)
+
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    fresh.query_params["round"] = "2"
+    fresh.run()
+    assert not fresh.exception
+    assert ":blue-badge[📝 note] Ada · **bad arguments**" in [m.value for m in fresh.markdown]
+    assert "The model passed the amounts as strings with two decimals." in _texts(fresh)
+    assert "📝 Notes on round 2" in [c.value for c in fresh.caption]
+    fresh.switch_page("pages/annotate.py").run()
+    listed = next(d.value for d in fresh.dataframe if "author" in d.value.columns)
+    assert listed[["target", "labels", "author"]].values.tolist() == [[TOOL_CALL, "bad arguments", "Ada"]]
+
+
+def test_an_overlong_note_is_refused_stays_in_the_field_and_nothing_stored_is_lost(notes_url):
+    at = _write(_session(), "Kept.")
+    at = _write(at, "x" * 5_001)
+    assert "The note has 5,001 characters; the limit is 5,000." in _said(at)
+    assert at.text_area(key="annotate.text").value == "x" * 5_001
+    assert [n.text for n in open_store(notes_url).notes()] == ["Kept."]
+
+
+def test_a_note_without_an_author_is_refused(notes_url):
+    at = _write(_session(), "Who wrote this?", author="")
+    assert "Enter your name first" in _said(at)
+    assert open_store(notes_url).notes() == ()
+
+
+def test_an_unreachable_database_is_named_and_the_explorer_still_works(monkeypatch):
+    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", "postgresql+psycopg://roundtrip:s3cret@127.0.0.1:1/notes")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    assert any(s.value.startswith("Round 1: ") for s in at.subheader)
+    at.switch_page("pages/annotate.py").run()
+    assert not at.exception
+    said = _said(at)
+    assert "The notes database at postgresql+psycopg://roundtrip:***@127.0.0.1:1/notes cannot be used" in said
+    assert "s3cret" not in said
+    assert at.button(key="annotate.save").disabled
+
+
+def test_an_annotated_upload_restores_its_notes_once_and_the_bundled_copy_shows_them(notes_url):
+    line = {"kind": "annotation", "id": "from-class", "target": TOOL_CALL, "labels": ["question for class"],
+            "note": "Why two decimals?", "author": "Teacher", "created": "2026-11-28T09:00:00Z"}
+    data = (catalog.TRACES_DIR / "hengxin-expense.jsonl").read_bytes() + json.dumps(line).encode() + b"\n"
+    at = _session()
+    at.file_uploader(key="sidebar.upload").upload("for class.jsonl", data).run()
+    assert "This file carries 1 note not stored yet." in _said(at)
+    at.button(key="annotate.import").click().run()
+    assert "Imported 1 note; 0 were stored already." in _said(at)
+    assert "The 1 note this file carries are all stored." in [c.value for c in at.caption]
+    assert not any(b.key == "annotate.import" for b in at.button)
+    assert [(n.id, n.text) for n in open_store(notes_url).notes()] == [("from-class", "Why two decimals?")]
+
+    at.button(key="sidebar.close_upload").click().run()
+    at.button(key="explorer.next").click().run()
+    assert at.session_state["sidebar.trace"] == "hengxin-expense"
+    assert any(s.value.startswith("Round 2: ") for s in at.subheader)
+    assert "Why two decimals?" in _texts(at)
+
+
+def test_the_notes_list_filters_by_author_and_opens_a_note_on_another_trace_in_the_explorer(notes_url):
+    _seed(notes_url, "hengxin-expense", "round:3", "Round 3 compares the amounts.", author="Ada")
+    _seed(notes_url, "loan-calculator", "round:1", "The program computes.", author="Bo")
+    at = _session("loan-calculator", 1)
+    at.multiselect(key="annotate.by_author").set_value(["Ada"]).run()
+    listed = next(d.value for d in at.dataframe if "author" in d.value.columns)
+    assert listed["note"].tolist() == ["Round 3 compares the amounts."]
+    assert listed["trace"].tolist() == ["Hengxin expense reimbursement"]
+    at.button(key="annotate.open").click().run()
+    assert not at.exception
+    assert at.session_state["sidebar.trace"] == "hengxin-expense"
+    assert any(s.value.startswith("Round 3: ") for s in at.subheader)
+    assert "Round 3 compares the amounts." in _texts(at)
+
+
+def test_a_note_can_be_edited_and_deleted(notes_url):
+    _seed(notes_url, "hengxin-expense", TOOL_CALL, "First thought.")
+    at = _session()
+    assert at.text_area(key="annotate.edit_text").value == "First thought."
+    at.text_area(key="annotate.edit_text").set_value("Second thought.")
+    at.multiselect(key="annotate.edit_labels").set_value(["hallucinated"])
+    at.button(key="annotate.edit_save").click().run()
+    assert f"Saved the changes to the note on {TOOL_CALL}." in _said(at)
+    assert [(n.text, n.labels) for n in open_store(notes_url).notes()] == [("Second thought.", ("hallucinated",))]
+    at.button(key="annotate.delete").click().run()
+    assert f"Deleted the note on {TOOL_CALL}." in _said(at)
+    assert open_store(notes_url).notes() == ()
+
+
+def test_a_label_added_to_the_set_can_be_chosen(notes_url):
+    at = _session()
+    labels = at.text_area(key="annotate.label_set")
+    labels.set_value(labels.value + "\ntool misuse")
+    at.button(key="annotate.save_labels").click().run()
+    assert "Saved 10 labels." in _said(at)
+    assert "tool misuse" in at.multiselect(key="annotate.labels").options
+
+
+def test_note_text_and_labels_are_shown_as_text_never_as_markup(notes_url):
+    _seed(notes_url, "hengxin-expense", TOOL_CALL, HOSTILE, author=f"Eve {HOSTILE}", labels=(HOSTILE[:40],))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["round"] = "2"
+    at.run()
+    assert HOSTILE in _texts(at)
+    for value in _markdown_like(at):
+        assert not UNESCAPED.search(value), value
+    at.switch_page("pages/annotate.py").run()
+    for value in _markdown_like(at):
+        assert not UNESCAPED.search(value), value

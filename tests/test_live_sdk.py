@@ -1,0 +1,147 @@
+"""The real openai and anthropic SDKs against a server of ours on 127.0.0.1 answering recorded responses.
+
+No test here reaches the internet: every client is built with base_url pointing at the loopback
+server, which stops itself if a test hangs.
+"""
+
+import json
+import logging
+import socket
+import time
+
+import pytest
+
+from lib.live.launch import RunSetup, start
+from lib.live.replay import RECORDINGS_DIR, read_recordings
+from lib.live.scenarios import HENGXIN, LARKFIELD, LOAN, ORDER_STATUS
+from tests.recorded_server import RecordedServer, Reply
+
+# The bundled order-status trace names a model the SDK warns about; the warning is not what these tests are about.
+pytestmark = pytest.mark.filterwarnings("ignore:The model 'claude-sonnet-4-5' is deprecated:DeprecationWarning")
+
+SENTINEL = "sk-SENTINEL-123-do-not-leak"
+CHAT = "/v1/chat/completions"
+
+
+def recorded(name):
+    return read_recordings(RECORDINGS_DIR / f"{name}.jsonl")
+
+
+def run_to_end(runner):
+    status = runner.run()
+    while status.state == "needs-approval":
+        runner.approve(status.pending.id)
+        status = runner.run()
+    return status
+
+
+def openai_setup(scenario, server, **more):
+    return RunSetup(scenario, "openai", base_url=server.url + "/v1", **more)
+
+
+def test_the_full_hengxin_run_through_the_openai_sdk(tmp_path):
+    with RecordedServer(recordings=recorded("hengxin")) as server:
+        runner = start(openai_setup(HENGXIN, server), "sk-test-key-0001", tmp_path)
+        status = run_to_end(runner)
+    assert status.outcome == "answered", status.message
+    assert [r.path for r in server.received] == [CHAT] * 4
+    assert server.received[0].headers["authorization"] == "Bearer sk-test-key-0001"
+    trace, problems = runner.trace.read()
+    assert problems == []
+    assert [len(r.request.messages) for r in trace.rounds] == [2, 5, 7, 9]
+    assert [c.name for c in trace.rounds[0].tool_calls] == ["queryExpense", "queryTravelPolicy"]
+    assert [e.tool_call_id for e in trace.rounds[0].executions] == ["call_q1", "call_q2"]
+    assert trace.rounds[3].response.stop == "end"
+    assert "BC-20261020-0417" in trace.rounds[3].response.message.text
+    # The trace holds each body exactly as the SDK put it on the wire.
+    assert [r.request.raw for r in trace.rounds] == [r.body for r in server.received]
+    assert trace.header["metadata"]["provider"] == "openai-compatible"
+
+
+def test_an_anthropic_run_answers_two_tool_use_blocks_in_one_user_message(tmp_path):
+    with RecordedServer(recordings=recorded("order-status")) as server:
+        runner = start(RunSetup(ORDER_STATUS, "anthropic", base_url=server.url), "sk-ant-test-0001", tmp_path)
+        status = run_to_end(runner)
+    assert status.outcome == "answered", status.message
+    assert [r.path for r in server.received] == ["/v1/messages"] * 2
+    trace, _ = runner.trace.read()
+    first, second = trace.rounds
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [("get_order_status", {"order_id": "A-48213"}),
+                                                                 ("get_order_status", {"order_id": "A-48219"})]
+    (results,) = second.request.messages[2:]
+    assert [p.call_id for p in results.tool_results] == [c.id for c in first.tool_calls]
+    assert "A-48219 is still being processed" in second.response.message.text
+
+
+def test_a_400_becomes_an_error_round_with_the_status_and_the_providers_words(tmp_path):
+    words = "Function tools with reasoning_effort are not supported for chat-strong in /v1/chat/completions."
+    refusal = Reply({"error": {"message": words, "type": "invalid_request_error", "param": "reasoning_effort"}}, 400)
+    with RecordedServer({CHAT: [refusal]}) as server:
+        runner = start(openai_setup(LARKFIELD, server), "sk-test-key-0001", tmp_path)
+        status = runner.run()
+    assert status.outcome == "error" and words in status.message
+    (round_,) = runner.trace.read()[0].rounds
+    assert round_.error.status == 400 and round_.response is None
+    assert round_.error.body["body"]["error"]["param"] == "reasoning_effort"
+    assert round_.request.raw["reasoning_effort"] == "none"
+    assert len(server.received) == 1  # a 400 is not retried
+
+
+def test_a_429_that_succeeds_on_the_sdks_retry_is_one_answered_round(tmp_path):
+    slow_down = Reply({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}, 429,
+                      headers={"retry-after-ms": "20"})  # the SDK's own back-off, kept short
+    with RecordedServer({CHAT: [slow_down]}, recordings=recorded("loan")) as server:
+        runner = start(openai_setup(LOAN, server, max_retries=2), "sk-test-key-0001", tmp_path)
+        status = runner.run()
+    assert status.outcome == "answered", status.message
+    assert [r.headers["x-stainless-retry-count"] for r in server.received] == ["0", "1", "0"]
+    trace, _ = runner.trace.read()
+    assert [r.error for r in trace.rounds] == [None, None]
+    assert trace.rounds[0].latency_ms >= 20
+
+
+def test_a_429_that_outlasts_the_retries_is_an_error_round(tmp_path):
+    slow_down = Reply({"error": {"message": "Rate limit reached"}}, 429, headers={"retry-after-ms": "10"})
+    with RecordedServer({CHAT: [slow_down, slow_down]}) as server:
+        runner = start(openai_setup(LOAN, server, max_retries=1), "sk-test-key-0001", tmp_path)
+        status = runner.run()
+    assert status.outcome == "error"
+    assert status.message == "Round 1 failed: HTTP 429: Rate limit reached"
+    assert len(server.received) == 2
+
+
+def test_a_timeout_is_an_error_round_and_does_not_wait_for_the_slow_server(tmp_path):
+    with RecordedServer({CHAT: [Reply({}, delay_s=5)]}) as server:
+        runner = start(openai_setup(LOAN, server, timeout_s=0.3, max_retries=0), "sk-test-key-0001", tmp_path)
+        started = time.perf_counter()
+        status = runner.run()
+        waited = time.perf_counter() - started
+    assert status.outcome == "error" and "timed out" in status.message
+    assert waited < 3
+    (round_,) = runner.trace.read()[0].rounds
+    assert round_.error.status is None and round_.request.raw["model"] == "gpt-4o-mini"
+
+
+def test_a_server_that_is_not_there_is_a_connection_error_round(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again before the call: nothing listens there
+    setup = RunSetup(LOAN, "compatible", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0, timeout_s=2)
+    status = start(setup, None, tmp_path).run()
+    assert status.outcome == "error" and "Connection failed" in status.message
+
+
+@pytest.mark.parametrize("provider, scenario, path",
+                         [("openai", LOAN, CHAT), ("anthropic", ORDER_STATUS, "/v1/messages")])
+def test_the_api_key_appears_nowhere_even_when_the_server_echoes_it(tmp_path, caplog, provider, scenario, path):
+    caplog.set_level(logging.DEBUG)
+    with RecordedServer({path: [Reply({}, 401, echo_credentials=True)]}) as server:
+        base = server.url + "/v1" if provider == "openai" else server.url
+        runner = start(RunSetup(scenario, provider, base_url=base, max_retries=0), SENTINEL, tmp_path)
+        status = runner.run()
+    assert SENTINEL in json.dumps(server.received[0].headers)  # the key was really sent...
+    assert status.outcome == "error" and "HTTP 401" in status.message
+    assert "[key hidden]" in status.message  # ...and the echo of it was caught
+    written = runner.trace.path.read_text(encoding="utf-8")
+    for where in (status.message, written, runner.trace.text(), caplog.text):
+        assert SENTINEL not in where
