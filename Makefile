@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
 
-.PHONY: run test bench venv clean
+.PHONY: run test bench loadtest venv clean
 
 venv: $(STAMP)
 
@@ -23,6 +23,12 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench.count_tokens
 	$(PY) -m bench.estimate_accuracy
+	$(PY) -m bench.import_log
+	$(PY) -m bench.explorer
+	$(PY) -m bench.live_overhead
+
+loadtest: $(STAMP)
+	$(PY) -m bench.load_test --sessions 30
 
 clean:
 	rm -rf $(VENV) .pytest_cache

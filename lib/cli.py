@@ -213,17 +213,29 @@ def _add_run(commands) -> None:
     running.add_argument("-o", "--output", required=True, metavar="OUT.jsonl")
     running.add_argument("--model", help="the model to ask for (default: the scenario's)")
     running.add_argument("--base-url", help="an OpenAI-compatible server, e.g. http://localhost:11434/v1/")
+    running.add_argument("--temperature", type=float, help="sent only when given")
+    running.add_argument("--tool-choice", help="auto, required, none or a tool name (default: the scenario's)")
+    running.add_argument("--parallel-tool-calls", choices=["on", "off"], help="default: the scenario's")
     running.add_argument("--max-rounds", type=int, default=8, help="the hard cap on model calls (default 8)")
-    running.add_argument("--decline", action="store_true", help="decline every call that changes data (default: approve)")
+    running.add_argument("--no-guard", action="store_true", help="no re-ask when the model narrates without a call")
+    running.add_argument("--decline", action="store_true",
+                         help="decline every call that changes data (default: approve)")
     running.add_argument("--teach", action="append", choices=list(TEACHING_SWITCHES), default=[],
                          help="make one mistake on purpose; may be given more than once")
 
 
 def _run(args) -> int:
     # Imported here: the SDKs take a while to load, and the other commands never need them.
-    from lib.live.launch import run_headless
-    from lib.live.runner import Teaching
+    from dataclasses import replace
 
-    teaching = Teaching(**{TEACHING_SWITCHES[name]: True for name in args.teach})
-    return run_headless(args.scenario, args.provider, Path(args.output), args.model, args.base_url, args.max_rounds,
-                        args.decline, teaching)
+    from lib.live.launch import RunSetup, run_headless
+    from lib.live.runner import LoopOptions, Teaching
+    from lib.live.scenarios import SCENARIOS
+
+    scenario = SCENARIOS[args.scenario]
+    chosen = {"model": args.model, "temperature": args.temperature, "tool_choice": args.tool_choice,
+              "parallel_tool_calls": {"on": True, "off": False}.get(args.parallel_tool_calls)}
+    options = replace(scenario.options, **{k: v for k, v in chosen.items() if v is not None})
+    setup = RunSetup(scenario, args.provider, options, LoopOptions(args.max_rounds, not args.no_guard),
+                     Teaching(**{TEACHING_SWITCHES[name]: True for name in args.teach}), args.base_url)
+    return run_headless(setup, Path(args.output), args.decline)

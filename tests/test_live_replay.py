@@ -29,7 +29,7 @@ def test_the_key_is_what_the_model_reads_not_the_settings():
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_every_scenario_runs_on_the_replay_provider_with_its_default_question(tmp_path, name):
     output = tmp_path / "run.jsonl"
-    assert run_headless(name, "replay", output) == 0
+    assert run_headless(RunSetup(SCENARIOS[name]), output) == 0
     trace, problems = read_trace(output.read_text(encoding="utf-8").splitlines())
     assert problems == []
     assert trace.rounds[-1].response.stop == "end"
@@ -126,3 +126,21 @@ def test_saving_a_run_into_a_folder_never_overwrites_another_file(tmp_path):
     second = save_trace("two\n", tmp_path, "loan")
     assert first != second and first.name.startswith("live-loan-") and second.suffix == ".jsonl"
     assert (first.read_text(), second.read_text()) == ("one\n", "two\n")
+
+
+def test_python_m_lib_run_sends_the_settings_it_is_given(tmp_path):
+    output = tmp_path / "loan.jsonl"
+    done = subprocess.run([sys.executable, "-m", "lib", "run", "loan", "-o", str(output), "--temperature", "0.2",
+                           "--tool-choice", "calculate_loan_payment", "--parallel-tool-calls", "off",
+                           "--model", "gpt-4.1-mini"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    first = json.loads(output.read_text(encoding="utf-8").splitlines()[1])["request"]
+    assert first["model"] == "gpt-4.1-mini" and first["temperature"] == 0.2
+    assert first["tool_choice"] == {"type": "function", "function": {"name": "calculate_loan_payment"}}
+    assert first["parallel_tool_calls"] is False
+
+
+def test_the_command_line_offers_exactly_the_scenarios_there_are():
+    from lib import cli
+
+    assert set(cli.SCENARIO_NAMES) == set(SCENARIOS)

@@ -19,7 +19,7 @@ from lib.live.dialects import RequestOptions
 from lib.live.providers import AnthropicProvider, OpenAIProvider, Provider
 from lib.live.replay import RECORDINGS_DIR, ReplayProvider, read_recordings
 from lib.live.runner import LoopOptions, Runner, Teaching
-from lib.live.scenarios import SCENARIOS, Scenario
+from lib.live.scenarios import Scenario
 from lib.live.tools import Context, Toolbox
 from lib.live.tracefile import TraceFile
 
@@ -131,15 +131,11 @@ def save_trace(text: str, directory: Path, scenario: str) -> Path:
     return path
 
 
-def run_headless(scenario: str, provider: str, output: Path, model: str | None = None, base_url: str | None = None,
-                 max_rounds: int = 8, decline: bool = False, teaching: Teaching = Teaching()) -> int:
-    """`python -m lib run`: play a scenario to the end, deciding every write call the same way; the exit status."""
-    chosen = SCENARIOS[scenario]
-    options = replace(chosen.options, model=model) if model else None
-    setup = RunSetup(chosen, provider, options, LoopOptions(max_rounds=max_rounds), teaching, base_url)
+def run_headless(setup: RunSetup, output: Path, decline: bool = False) -> int:
+    """`python -m lib run`: play a run to the end, deciding every write call the same way; the exit status."""
     with tempfile.TemporaryDirectory(prefix="roundtrip-run-") as directory:
         try:
-            runner = start(setup, env_key(provider), Path(directory), trace_path=output)
+            runner = start(setup, env_key(setup.provider), Path(directory), trace_path=output)
         except ValueError as exc:
             print(f"run: {exc}", file=sys.stderr)
             return 2

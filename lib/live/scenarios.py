@@ -135,7 +135,7 @@ ORDER_STATUS = Scenario(
     description="Anthropic Messages: two tool_use blocks in one turn, answered by two tool_result blocks in one user "
                 "message. cancel_order writes, so it waits for your approval.",
     dialect="anthropic-messages",
-    options=RequestOptions(model="claude-sonnet-4-5", max_tokens=1024),
+    options=RequestOptions(model="claude-sonnet-4-6", max_tokens=1024),
     system="You are the support assistant of an online shop. Your one job is to tell customers where their orders "
            "are. Look orders up with the get_order_status tool; never guess a status or a delivery date.",
     question="where are orders A-48213 and A-48219?",

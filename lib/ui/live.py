@@ -133,7 +133,10 @@ def _start() -> None:
     get = st.session_state.get
     scenario = SCENARIOS[get(SCENARIO)]
     provider = get(PROVIDER)
-    field = lambda name: get(_field(scenario, name))  # noqa: E731
+
+    def field(name: str):
+        return get(_field(scenario, name))
+
     choice = field("tool_choice")
     options = replace(scenario.options, model=field(f"model.{provider}") or scenario.options.model,
                       temperature=field("temperature"), tool_choice=None if choice == NOT_SENT else choice,
@@ -214,7 +217,7 @@ def runner_scenario(runner: Runner) -> str:
 
 
 def rounds(runner: Runner) -> None:
-    """The rounds so far, newest first on screen while the run grows, in the explorer's own layout."""
+    """The rounds so far in the explorer's own layout; each new round comes on screen as it is written."""
     shown = loaded(runner)
     count = len(shown.trace.rounds)
     if not count:
