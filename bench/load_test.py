@@ -40,18 +40,22 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def start_app(port: int) -> subprocess.Popen:
-    """`streamlit run app.py` on 127.0.0.1:port, returned once /_stcore/health says ok."""
+def start_app(port: int, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """`streamlit run app.py` on 127.0.0.1:port, returned once /_stcore/health says ok.
+
+    `env` adds to the environment the server runs with (the browser tests give it a notes
+    database of their own)."""
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})},
     )
     for _ in range(120):
         try:
@@ -135,7 +139,7 @@ def main(sessions: int) -> dict:
         raise SystemExit(f"{CHROMIUM} is missing: install Debian's chromium package (see .ci/run).")
     large = Path(tempfile.mkdtemp(prefix="roundtrip-load-")) / "large-trace.jsonl"
     large.write_text("\n".join(synthetic_lines(LARGE_ROUNDS)) + "\n")
-    port = _free_port()
+    port = free_port()
     server = start_app(port)
     try:
         result = asyncio.run(room(f"http://127.0.0.1:{port}", sessions, large))

@@ -16,6 +16,12 @@ Status = Literal["new", "resent", "changed"]
 
 Origin = Literal["input", "response", "tool-result"]
 """Where a message came from: the person or program, the previous response, or a tool."""
+ORIGIN_WORDS: dict[str, str] = {
+    "input": "written by the person or the program",
+    "response": "the model's turn from the previous response, appended unchanged",
+    "tool-result": "tool results the program appended",
+}
+"""Each origin in a reader's words."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,11 @@ STEP_TITLES = {
     5: "Model answers",
 }
 
+STEP_MARKS = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤"}
+"""Each step's number as one character, for headings and badges."""
+STEP_HEX = {1: "#1c83e1", 2: "#803df5", 3: "#ff8700", 4: "#21c354", 5: "#ff4b4b"}
+"""Each step's color where we draw it ourselves (charts, exported HTML): the explorer badges' colors."""
+
 Side = Literal["request", "response", "execution"]
 """Which lane of the round a step label sits in."""
 

@@ -12,7 +12,7 @@ from lib.annotations import Note
 from lib.fingerprint import fingerprint
 from lib.store import open_store
 from tests.conftest import ROOT, load_bundled
-from tests.test_hostile_trace import HOSTILE, UNESCAPED, _markdown_like
+from tests.hostile import HOSTILE, UNESCAPED, markdown_like
 
 TOOL_CALL = "round:2/response.choices[0].message.tool_calls[0]"
 
@@ -169,8 +169,8 @@ def test_note_text_and_labels_are_shown_as_text_never_as_markup(notes_url):
     at.query_params["round"] = "2"
     at.run()
     assert HOSTILE in _texts(at)
-    for value in _markdown_like(at):
+    for value in markdown_like(at):
         assert not UNESCAPED.search(value), value
     at.switch_page("pages/annotate.py").run()
-    for value in _markdown_like(at):
+    for value in markdown_like(at):
         assert not UNESCAPED.search(value), value

@@ -2,7 +2,7 @@
 
 import json
 
-from tests.test_hostile_trace import IMG, SCRIPT, UNESCAPED, _markdown_like
+from tests.hostile import IMG, SCRIPT, UNESCAPED, markdown_like
 
 
 def _open_checks(app, trace):
@@ -74,6 +74,6 @@ def test_trace_text_in_findings_is_shown_literally_never_as_markup(app):
     at.file_uploader(key="sidebar.upload").upload("hostile.jsonl", _hostile_checks_trace()).run()
     assert not at.exception
     assert f"The model called {IMG}, which this request does not offer." in _texts(at)
-    for value in _markdown_like(at):
+    for value in markdown_like(at):
         assert not UNESCAPED.search(value), value
     assert IMG in " ".join(i.value for i in at.info).replace("\\", "")

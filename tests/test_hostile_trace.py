@@ -1,55 +1,12 @@
 """Trace content is untrusted: markup in a trace comes out as text, never as HTML or a remote image."""
 
-import json
-import re
-
 from lib.text import md_escape
-
-SCRIPT = "<script>alert('owned')</script>"
-IMG = '<img src=x onerror="alert(1)">'
-REMOTE = "![pixel](https://tracker.example/p.png)"
-LINK = "[click me](https://evil.example/login)"
-COLOR = ":red[fake warning] $x^2$"
-HOSTILE = f"{SCRIPT} {IMG} {REMOTE} {LINK} {COLOR}"
-
-
-def _hostile_trace() -> bytes:
-    tool = {"type": "function", "function": {"name": f"lookup{IMG}", "description": HOSTILE,
-                                             "parameters": {"type": "object", "description": REMOTE}}}
-    call = {"id": f"call_{SCRIPT}", "type": "function", "function": {"name": f"lookup{IMG}", "arguments": json.dumps({"q": HOSTILE})}}
-    assistant = {"role": "assistant", "content": HOSTILE, "tool_calls": [call]}
-    user = {"role": "user", "content": HOSTILE}
-    result = {"role": "tool", "tool_call_id": f"call_{SCRIPT}", "content": HOSTILE}
-    lines = [
-        {"kind": "trace", "version": 1, "title": f"Title {SCRIPT} {REMOTE}", "dialect": "openai-chat",
-         "model": IMG, "description": HOSTILE},
-        {"kind": "round", "index": 1, "request": {"model": IMG, "messages": [user], "tools": [tool]},
-         "response": {"model": IMG, "choices": [{"message": assistant, "finish_reason": "tool_calls"}]},
-         "executions": [{"tool_call_id": f"call_{SCRIPT}", "name": f"lookup{IMG}", "arguments": {"q": HOSTILE},
-                         "output": HOSTILE, "note": HOSTILE}]},
-        {"kind": "round", "index": 2, "request": {"model": IMG, "messages": [user, assistant, result], "tools": [tool]},
-         "response": {"model": IMG, "choices": [{"message": {"role": "assistant", "content": HOSTILE}, "finish_reason": "stop"}]}},
-    ]
-    return "\n".join(json.dumps(line) for line in lines).encode()
-
-
-UNESCAPED = re.compile(r"(?<!\\)(<script|<img|!\[|\]\(https?:|:red\[|\$x)")
-
-
-def _markdown_like(at):
-    """Every element whose text Streamlit renders as markdown."""
-    for kind in ("markdown", "caption", "title", "header", "subheader", "warning", "info", "error", "success"):
-        for element in at.get(kind):
-            yield element.value
-    for element in at.get("expander"):
-        yield element.label
-    for element in at.get("metric"):
-        yield element.label
+from tests.hostile import HOSTILE, SCRIPT, UNESCAPED, hostile_trace, markdown_like
 
 
 def _render_both_rounds(app):
     at = app.run()
-    at.file_uploader(key="sidebar.upload").upload("hostile.jsonl", _hostile_trace()).run()
+    at.file_uploader(key="sidebar.upload").upload("hostile.jsonl", hostile_trace()).run()
     assert not at.exception
     yield at
     at.button(key="explorer.next").click().run()
@@ -59,7 +16,7 @@ def _render_both_rounds(app):
 
 def test_hostile_markup_is_never_handed_to_markdown_unescaped(app):
     for at in _render_both_rounds(app):
-        for value in _markdown_like(at):
+        for value in markdown_like(at):
             assert not UNESCAPED.search(value), value
 
 
@@ -74,3 +31,30 @@ def test_md_escape_neutralizes_markdown_and_html():
     escaped = md_escape(HOSTILE)
     assert not UNESCAPED.search(escaped)
     assert escaped.replace("\\", "") == HOSTILE
+
+
+def _render_workshop_views(app):
+    """The hostile trace in both dialects, in predict mode, then every step of presenter mode."""
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("hostile.jsonl", hostile_trace()).run()
+    at.radio(key="explorer.view").set_value("Both dialects").run()
+    yield at
+    at.toggle(key="explorer.predict").set_value(True).run()
+    yield at
+    at.toggle(key="explorer.predict").set_value(False)
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    yield at
+    while not at.button(key="presenter.next").disabled:
+        at.button(key="presenter.next").click().run()
+        yield at
+
+
+def test_hostile_markup_stays_text_in_both_dialects_predict_and_presenter_modes(app):
+    steps = 0
+    for at in _render_workshop_views(app):
+        assert not at.exception
+        for value in markdown_like(at):
+            assert not UNESCAPED.search(value), value
+        steps += 1
+    assert steps == 2 + 6  # the two views, then round 1's four steps and round 2's two
+    assert any(HOSTILE in e.value for e in at.get("text"))  # the answer, shown literally

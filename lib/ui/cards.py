@@ -14,10 +14,10 @@ import pandas as pd
 import streamlit as st
 
 from lib.annotations import NoteMark
-from lib.growth import Growth, MessageEntry
+from lib.growth import ORIGIN_WORDS, Growth, MessageEntry
 from lib.model import Message, Round
 from lib.checks import Finding
-from lib.steps import StepLabel, join_path
+from lib.steps import STEP_MARKS, StepLabel, join_path
 from lib.text import as_code, md_escape, plural, summarize_message
 
 Mark = Union[StepLabel, Finding, NoteMark]
@@ -26,7 +26,6 @@ Mark = Union[StepLabel, Finding, NoteMark]
 SEVERITY_LOOK = {"error": ("🛑", "red"), "warning": ("⚠️", "orange"), "info": ("ℹ️", "gray")}
 """Icon and badge color per finding severity."""
 
-STEP_MARKS = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤"}
 STEP_COLORS = {1: "blue", 2: "violet", 3: "orange", 4: "green", 5: "red"}
 RESENT_ROWS = 300
 """Resent messages listed in the collapsed table; a long trace's full history stays in Raw JSON."""
@@ -105,13 +104,6 @@ def _parts(message: Message, base: str, marks: list[Mark]) -> None:
         st.text("(no content)")
 
 
-_ORIGINS = {
-    "input": "written by the person or the program",
-    "response": "the model's turn from the previous response, appended unchanged",
-    "tool-result": "tool results the program appended",
-}
-
-
 def message_card(entry: MessageEntry, marks: list[Mark]) -> None:
     """One new or changed message of a request, with the step marks on its parts."""
     path = f"messages[{entry.index}]"
@@ -122,7 +114,7 @@ def message_card(entry: MessageEntry, marks: list[Mark]) -> None:
             f":{'green' if entry.status == 'new' else 'orange'}-badge[{status}]"
         )
         if entry.status == "new":
-            st.caption(_ORIGINS[entry.origin].capitalize() + ".")
+            st.caption(ORIGIN_WORDS[entry.origin].capitalize() + ".")
         _badges_at(marks, path)
         _parts(entry.message, path, marks)
         if entry.previous is not None:

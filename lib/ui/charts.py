@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import html
+
 import plotly.graph_objects as go
 
 from lib.overview import RoundSummary
+from lib.sequence import LANE_TITLES, LANES, Arrow
+from lib.steps import STEP_HEX, STEP_MARKS
 
 _STYLE = {
     "reported": {"pattern": "", "opacity": 1.0},
@@ -88,3 +92,60 @@ def cumulative_input(rows: tuple[RoundSummary, ...]) -> go.Figure:
     figure.add_scatter(name="this round's context in one call", x=[r.round for r in rows],
                        y=[r.usage.input_tokens for r in rows], mode="lines+markers", line={"dash": "dot"})
     return _layout(figure, rows, "input tokens")
+
+
+ROW_PX = 30
+"""Height of one arrow's row in the sequence diagram."""
+
+
+def sequence_diagram(arrows: tuple[Arrow, ...], rounds_shown: int, rounds_total: int) -> go.Figure:
+    """Lanes for user, program, model and tools; one row per arrow, the five steps numbered and colored.
+
+    Labels hold trace strings: plotly reads a little HTML in annotation text (links, line breaks), so
+    every label is escaped first and shows as the text it is.
+    """
+    lane_x = {lane: i for i, lane in enumerate(LANES)}
+    figure = go.Figure()
+    annotations: list[dict] = []
+    shapes: list[dict] = []
+    row, current = 0.0, None
+    for arrow in arrows:
+        if arrow.round != current:
+            current = arrow.round
+            row -= 1.2 if current != arrows[0].round else 0.6
+            shapes.append({"type": "line", "x0": -0.7, "x1": 3.4, "y0": row + 0.45, "y1": row + 0.45,
+                           "line": {"color": "#d0d0d0", "width": 1}})
+            annotations.append({"x": -0.7, "y": row, "text": f"<b>Round {current}</b>", "showarrow": False,
+                                "xanchor": "left", "font": {"size": 13}})
+        color = STEP_HEX.get(arrow.step, "#555555")
+        mark = f"{STEP_MARKS[arrow.step]} " if arrow.step else ""
+        text = mark + html.escape(arrow.label)
+        x0, x1 = lane_x[arrow.source], lane_x[arrow.target]
+        if x0 == x1:
+            annotations.append({"x": x0 + 0.06, "y": row, "text": text, "showarrow": False, "xanchor": "left",
+                                "font": {"size": 12, "color": color}, "bordercolor": color, "borderpad": 3,
+                                "bgcolor": "#ffffff"})
+        else:
+            annotations.append({"x": x1, "y": row, "ax": x0, "ay": row, "xref": "x", "yref": "y", "axref": "x",
+                                "ayref": "y", "text": "", "showarrow": True, "arrowhead": 2, "arrowsize": 1.2,
+                                "arrowwidth": 1.6, "arrowcolor": color})
+            annotations.append({"x": (x0 + x1) / 2, "y": row + 0.32, "text": text, "showarrow": False,
+                                "font": {"size": 12, "color": color}})
+        row -= 1
+    top, bottom = 0.9, row + 0.4
+    for lane, x in lane_x.items():
+        shapes.append({"type": "line", "x0": x, "x1": x, "y0": top - 0.4, "y1": bottom,
+                       "line": {"color": "#9e9e9e", "width": 1, "dash": "dot"}, "layer": "below"})
+        annotations.append({"x": x, "y": top, "text": f"<b>{LANE_TITLES[lane]}</b>", "showarrow": False,
+                            "font": {"size": 15}, "bgcolor": "#f0f2f6", "borderpad": 5})
+    title = None
+    if rounds_shown < rounds_total:
+        title = f"The first {rounds_shown} of {rounds_total:,} rounds"
+    figure.update_layout(
+        annotations=annotations, shapes=shapes, showlegend=False, title=title,
+        xaxis={"visible": False, "range": [-0.75, 3.5], "fixedrange": True},
+        yaxis={"visible": False, "range": [bottom - 0.3, top + 0.6], "fixedrange": True},
+        height=int(ROW_PX * (top - bottom + 1) + 60), margin={"t": 30 if title else 10, "b": 10, "l": 10, "r": 10},
+        plot_bgcolor="#ffffff",
+    )
+    return figure

@@ -7,9 +7,15 @@ import streamlit as st
 
 from lib.catalog import LoadedTrace
 from lib.growth import growth
-from lib.steps import STEP_TITLES, steps_for_round
-from lib.ui import accounting, annotate, cards, charts, findings, state
+from lib.sequence import SEQUENCE_ROUNDS, sequence
+from lib.model import Round
+from lib.steps import STEP_TITLES, StepLabel, steps_for_round
+from lib.ui import accounting, annotate, cards, charts, dialects, findings, predict, state
 from lib.text import md_escape, plural
+
+CARDS, RAW, DIALECTS = "Cards", "Raw JSON", "Both dialects"
+VIEWS = (CARDS, RAW, DIALECTS)
+"""How the payload can be shown: our cards, the raw bodies, or the round in both dialects side by side."""
 
 
 def _query_round(count: int) -> int:
@@ -65,8 +71,11 @@ def header(loaded: LoadedTrace) -> None:
     st.markdown(" ".join(f":{cards.STEP_COLORS[n]}-background[{cards.STEP_MARKS[n]} {t}]" for n, t in STEP_TITLES.items()))
 
 
-def round_view(loaded: LoadedTrace, index: int) -> None:
-    """Everything about one round: request and response side by side, the program's lane, tokens."""
+def round_view(loaded: LoadedTrace, index: int, revealed: bool = True) -> None:
+    """Everything about one round: request and response side by side, the program's lane, tokens.
+
+    With `revealed` False (predict mode, before the learner has predicted), the response side holds
+    the prediction form instead, and nothing that would give the response away is drawn."""
     trace = loaded.trace
     round_ = trace.rounds[index - 1]
     previous = trace.rounds[index - 2] if index > 1 else None
@@ -81,30 +90,46 @@ def round_view(loaded: LoadedTrace, index: int) -> None:
     accounting.counting_notice(state.counting(loaded))
     accounting.round_metrics(state.summaries(loaded)[index - 1])
     annotate.round_notes(loaded, index)
-    if found:
+    if found and revealed:
         with st.expander(f"Checks on this round: {plural(len(found), 'finding')}", expanded=True):
             for finding in found:
                 cards.finding_badge(finding)
                 st.caption(md_escape(finding.where))
 
-    view = st.radio("Show the payload as", ["Cards", "Raw JSON"], horizontal=True, key=state.VIEW)
-    left, right = st.columns(2, gap="medium")
-    with left:
-        st.markdown(f"#### ➡️ Request {index}: program → model")
-        if view == "Cards":
-            cards.request_cards(round_, placed, marks, previous)
-        else:
-            _raw(round_.request.raw, [lab for lab in labels if lab.side == "request"])
-    with right:
-        st.markdown(f"#### ⬅️ Response {index}: model → program")
-        if view == "Cards":
-            cards.response_cards(round_, marks)
-        elif round_.response is not None:
-            _raw(round_.response.raw, [lab for lab in labels if lab.side == "response"])
-        else:
-            _raw(round_.error.body if round_.error else {}, [])
+    view = st.radio("Show the payload as", VIEWS, horizontal=True, key=state.VIEW)
+    if view == DIALECTS:
+        if not revealed:
+            predict.form(loaded, index)
+        dialects.side_by_side(loaded, index, revealed)
+    else:
+        left, right = st.columns(2, gap="medium")
+        with left:
+            st.markdown(f"#### ➡️ Request {index}: program → model")
+            if view == CARDS:
+                cards.request_cards(round_, placed, marks, previous)
+            else:
+                _raw(round_.request.raw, [lab for lab in labels if lab.side == "request"])
+        with right:
+            st.markdown(f"#### ⬅️ Response {index}: model → program")
+            if not revealed:
+                predict.form(loaded, index)
+            else:
+                predict.result(loaded, index)
+                _response(round_, view, labels, marks)
     st.markdown(f"#### ⚙️ The program's lane, after response {index}")
-    cards.execution_lane(round_, next_round, marks)
+    if revealed:
+        cards.execution_lane(round_, next_round, marks)
+    else:
+        st.caption("Hidden until you predict the response: what the program runs depends on it.")
+
+
+def _response(round_: Round, view: str, labels: list[StepLabel], marks: list) -> None:
+    if view == CARDS:
+        cards.response_cards(round_, marks)
+    elif round_.response is not None:
+        _raw(round_.response.raw, [lab for lab in labels if lab.side == "response"])
+    else:
+        _raw(round_.error.body if round_.error else {}, [])
 
 
 def _raw(body, labels) -> None:
@@ -124,3 +149,19 @@ def overview(loaded: LoadedTrace) -> None:
     st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview")
     st.plotly_chart(figure, key="explorer.tokens_chart")
     st.caption("Solid bars were reported by the API; hatched, paler bars are offline estimates.")
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _sequence_figure(digest: str, _loaded: LoadedTrace):
+    rounds = len(_loaded.trace.rounds)
+    return charts.sequence_diagram(sequence(_loaded.trace), min(rounds, SEQUENCE_ROUNDS), rounds)
+
+
+def sequence_diagram(loaded: LoadedTrace) -> None:
+    """The whole trace as a sequence diagram, built once per trace and shared."""
+    st.subheader("The round trip as a picture")
+    st.plotly_chart(_sequence_figure(loaded.digest, loaded), key="explorer.sequence",
+                    config={"displayModeBar": False})
+    st.caption("The model never talks to the tools. ① the program sends the request with the tool list, ② the "
+               "model asks for a tool, ③ the program runs it, ④ the program appends the result to the messages, "
+               "⑤ the model answers.")

@@ -27,7 +27,7 @@ FRAME = "app.framed"
 """Session key: set by app.py before it runs a page."""
 FILES = "trace.upload_files"
 """Session key: the uploaded files as (name, bytes). Kept apart from the widget, whose value a page switch drops."""
-KEPT = (TRACE, FORMAT, CONVERSATION, state.TOKENIZER, state.ROUND, state.VIEW)
+KEPT = (TRACE, FORMAT, CONVERSATION, state.TOKENIZER, state.ROUND, state.VIEW, state.PRESENTER, state.PREDICT, state.STEP)
 """Widget values that must survive a page switch."""
 
 

@@ -1,0 +1,168 @@
+"""Predict mode: the learner says what the model will do before the response is shown; we score it.
+
+A prediction names a tool call or an answer, which tool and with which arguments, and how many
+messages the next request will carry. Points, per round:
+
+- tool or answer: 1;
+- when the model called a tool: which tool, 1 (any of the tools it called, for parallel calls);
+  the argument names, 1; their values, 1 (compared as parsed JSON, so 3860.00 and 3860 agree);
+- when the trace has a next request: its number of messages, 1.
+
+Pure functions, no Streamlit: lib/ui/predict.py keeps the scores in the session.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Iterable, Literal
+
+from lib.model import JSON, Trace
+from lib.text import plural, shorten
+
+Action = Literal["call", "answer"]
+"""What a response does: ask for a tool, or answer in text."""
+ACTIONS: dict[Action, str] = {"call": "call a tool", "answer": "answer in text"}
+"""Each action in a learner's words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """What a learner expects the model to do next."""
+
+    action: Action
+    """A tool call or an answer."""
+    tool: str | None = None
+    """The tool the learner expects, when a call."""
+    arguments: JSON | None = None
+    """The arguments expected, parsed; None when none were given."""
+    arguments_error: str | None = None
+    """Why the arguments given did not parse, or None."""
+    next_messages: int | None = None
+    """How many messages the learner expects the next request to carry; None when not said."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What the model did in one round, as a prediction is scored against it."""
+
+    round: int
+    """1-based round."""
+    action: Action
+    """A tool call or an answer."""
+    calls: tuple[tuple[str, JSON], ...]
+    """Each call's tool name and parsed arguments, in order."""
+    next_messages: int | None
+    """Messages in the next request, or None when the trace has no next request."""
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One scored part of a prediction."""
+
+    what: str
+    """What was predicted, e.g. `which tool`."""
+    earned: int
+    """Points earned."""
+    possible: int
+    """Points possible."""
+    says: str
+    """What really happened, in our words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """A prediction for one round, scored."""
+
+    round: int
+    """1-based round."""
+    points: tuple[Point, ...]
+    """Each part, scored."""
+
+    @property
+    def earned(self) -> int:
+        """Points earned over all parts."""
+        return sum(p.earned for p in self.points)
+
+    @property
+    def possible(self) -> int:
+        """Points possible over all parts."""
+        return sum(p.possible for p in self.points)
+
+
+def outcome(trace: Trace, index: int) -> Outcome | None:
+    """What round `index` did, or None when it has no response to predict (an error, a call in flight)."""
+    round_ = trace.rounds[index - 1]
+    if round_.response is None:
+        return None
+    calls = tuple((c.name, c.arguments) for c in round_.tool_calls)
+    following = trace.rounds[index] if index < len(trace.rounds) else None
+    return Outcome(index, "call" if calls else "answer", calls,
+                   len(following.request.messages) if following else None)
+
+
+def read_arguments(text: str) -> tuple[JSON | None, str | None]:
+    """A learner's arguments as (parsed value, None), (None, why not) or (None, None) when left empty."""
+    if not text.strip():
+        return None, None
+    try:
+        return json.loads(text), None
+    except ValueError as exc:
+        return None, f"not valid JSON ({exc})"
+
+
+def _names(calls: Iterable[tuple[str, JSON]]) -> str:
+    names = list(dict.fromkeys(name for name, _ in calls))
+    return " and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _arguments(prediction: Prediction, outcome_: Outcome) -> list[Point]:
+    same_tool = [args for name, args in outcome_.calls if name == prediction.tool]
+    sent = json.dumps(same_tool[0] if same_tool else outcome_.calls[0][1], ensure_ascii=False)
+    if prediction.action != "call" or not same_tool:
+        says = f"it sent {shorten(sent, 120)}"
+        return [Point("argument names", 0, 1, says), Point("argument values", 0, 1, says)]
+    if prediction.arguments_error:
+        says = f"yours were {prediction.arguments_error}; it sent {shorten(sent, 120)}"
+        return [Point("argument names", 0, 1, says), Point("argument values", 0, 1, says)]
+    if prediction.arguments is None:
+        says = f"you gave none; it sent {shorten(sent, 120)}"
+        return [Point("argument names", 0, 1, says), Point("argument values", 0, 1, says)]
+    names = any(_keys(prediction.arguments) == _keys(args) for args in same_tool)
+    values = any(prediction.arguments == args for args in same_tool)
+    return [
+        Point("argument names", int(names), 1, f"it sent {shorten(sent, 120)}"),
+        Point("argument values", int(values), 1, "the same values" if values else f"it sent {shorten(sent, 120)}"),
+    ]
+
+
+def _keys(value: JSON) -> frozenset | None:
+    return frozenset(value) if isinstance(value, dict) else None
+
+
+def score(prediction: Prediction, outcome_: Outcome) -> Score:
+    """A prediction scored against what the round did."""
+    points = []
+    if outcome_.action == "call":
+        did = f"it called {_names(outcome_.calls)}" + (" in parallel" if len(outcome_.calls) > 1 else "")
+    else:
+        did = "it answered in text"
+    points.append(Point("tool or answer", int(prediction.action == outcome_.action), 1, did))
+    if outcome_.action == "call":
+        right = prediction.action == "call" and any(name == prediction.tool for name, _ in outcome_.calls)
+        points.append(Point("which tool", int(right), 1, did))
+        points.extend(_arguments(prediction, outcome_))
+    if outcome_.next_messages is not None:
+        right = prediction.next_messages == outcome_.next_messages
+        points.append(Point("messages in the next request", int(right), 1,
+                            f"request {outcome_.round + 1} carried {plural(outcome_.next_messages, 'message')}"))
+    return Score(outcome_.round, tuple(points))
+
+
+def total(scores: Iterable[Score]) -> tuple[int, int]:
+    """Points earned and possible over every scored round."""
+    earned = possible = 0
+    for found in scores:
+        earned += found.earned
+        possible += found.possible
+    return earned, possible

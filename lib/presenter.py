@@ -1,0 +1,131 @@
+"""Presenter mode: a round revealed one step at a time, in the order the round trip happens.
+
+A position is a round and one of the five step numbers of lib/steps.py:
+
+1. the request: what the program sends (the tool list, and whatever the request adds);
+2. the call intent (or, when the call failed, the provider's error in its place);
+3. the program runs the tools;
+4. the results appended: where they sit in the next request;
+5. the model answers.
+
+A round that asks for tools has steps 1 to 4, a round that answers has 1 and 5. Moving from a
+position looks at that round and its neighbour only, never at the whole trace, so a long trace
+costs a presenter no more per click than a short one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lib.growth import Growth
+from lib.model import Round, Trace
+from lib.steps import StepLabel, steps_for_round
+from lib.text import plural
+
+TITLES = {
+    1: "The program sends the request",
+    2: "The model asks for a tool",
+    3: "The program runs the tool",
+    4: "The result is appended",
+    5: "The model answers",
+}
+"""What each step reveals, as a presenter says it."""
+FAILED_TITLE = "The provider refuses the call"
+"""Step 2's title when the call failed instead of answering."""
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a presenter is: a round and the step of it on screen."""
+
+    round: int
+    """1-based round."""
+    step: int
+    """1 to 5, one of the steps the round has."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """What one position shows: its title and the step labels it pins on the real payload."""
+
+    position: Position
+    """The position revealed."""
+    title: str
+    """The heading, in a presenter's words."""
+    labels: tuple[StepLabel, ...]
+    """The lib.steps labels this step reveals."""
+    labels_round: int
+    """The round whose payload the labels point into: the next round's request for step 4."""
+
+
+def steps_in(round_: Round) -> tuple[int, ...]:
+    """The steps a round has, in order."""
+    if round_.response is not None:
+        return (1, 2, 3, 4) if round_.response.message.tool_calls else (1, 5)
+    if round_.error is not None:
+        return (1, 2)
+    return (1,)
+
+
+def settle(trace: Trace, round_index: int, step: int) -> Position:
+    """The position nearest to the one asked for: the round clamped, then its first step at or after `step`."""
+    index = min(max(round_index, 1), len(trace.rounds))
+    steps = steps_in(trace.rounds[index - 1])
+    return Position(index, next((s for s in steps if s >= step), steps[-1]))
+
+
+def following(trace: Trace, position: Position) -> Position | None:
+    """The next position: the round's next step, or the next round's request; None at the end."""
+    steps = steps_in(trace.rounds[position.round - 1])
+    later = [s for s in steps if s > position.step]
+    if later:
+        return Position(position.round, later[0])
+    if position.round < len(trace.rounds):
+        return Position(position.round + 1, 1)
+    return None
+
+
+def preceding(trace: Trace, position: Position) -> Position | None:
+    """The position before: the round's previous step, or the previous round's last step; None at the start."""
+    steps = steps_in(trace.rounds[position.round - 1])
+    earlier = [s for s in steps if s < position.step]
+    if earlier:
+        return Position(position.round, earlier[-1])
+    if position.round > 1:
+        return Position(position.round - 1, steps_in(trace.rounds[position.round - 2])[-1])
+    return None
+
+
+def reveal(trace: Trace, position: Position) -> Reveal:
+    """The title and the step labels of one position."""
+    index, step = position.round, position.step
+    round_ = trace.rounds[index - 1]
+    title = FAILED_TITLE if step == 2 and round_.response is None else TITLES[step]
+    if step == 4:
+        if index == len(trace.rounds):
+            return Reveal(position, title, (), index + 1)
+        # The results of round k's calls are new in request k+1; only those made by round k belong here.
+        labels = tuple(lab for lab in steps_for_round(trace, index + 1) if lab.step == 4 and lab.call_round == index)
+        return Reveal(position, title, labels, index + 1)
+    found = steps_for_round(trace, index)
+    if step == 1:
+        labels = tuple(lab for lab in found if lab.side == "request")
+    else:
+        labels = tuple(lab for lab in found if lab.step == step)
+    return Reveal(position, title, labels, index)
+
+
+def carried(placed: Growth, index: int) -> str:
+    """What request `index` is made of, against the request before it: the growth step 4 causes."""
+    origins = [e.origin for e in placed.new]
+    pieces = [f"{plural(len(placed.resent), 'message')} resent unchanged"]
+    if origins.count("response"):
+        pieces.append("the model's previous turn")
+    if origins.count("tool-result"):
+        pieces.append(plural(origins.count("tool-result"), "message") + " with tool results")
+    if origins.count("input"):
+        pieces.append(plural(origins.count("input"), "other new message"))
+    if placed.changed:
+        pieces.append(plural(len(placed.changed), "changed message"))
+    parts = ", ".join(pieces[:-1]) + " and " + pieces[-1] if len(pieces) > 1 else pieces[0]
+    return f"Request {index} carries {plural(len(placed.entries), 'message')}: {parts}."

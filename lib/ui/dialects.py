@@ -1,0 +1,58 @@
+"""One round in both dialects side by side, with the field mapping panel above them.
+
+lib/formats/dialects.py converts through the model; this lays the two bodies out. The dialect a
+trace was recorded in shows its real payload; the other shows the conversion and what it could
+not carry. Trace strings reach the screen only through st.json, st.dataframe and st.text.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from lib.catalog import LoadedTrace
+from lib.formats.dialects import ANTHROPIC, DIALECT_NAMES, OPENAI, ConvertedRound, convert, field_mapping
+from lib.model import Round
+from lib.text import md_escape, plural
+
+
+def side_by_side(loaded: LoadedTrace, index: int, revealed: bool = True) -> None:
+    """Round `index` as Chat Completions and as Messages, and the fields where the two differ."""
+    trace = loaded.trace
+    round_ = trace.rounds[index - 1]
+    response = round_.response if revealed else None  # before a prediction the response must not leak
+    both = {d: convert(round_.request, response, trace.dialect, d) for d in (OPENAI, ANTHROPIC)}
+    rows = field_mapping(both[OPENAI], both[ANTHROPIC])
+    st.markdown("**Where the two dialects differ**")
+    # The rules are our own words (no trace text), so a markdown table may show them, wrapped.
+    st.markdown("\n".join([f"| | {DIALECT_NAMES[OPENAI]} | {DIALECT_NAMES[ANTHROPIC]} |", "| --- | --- | --- |",
+                           *(f"| **{md_escape(r.what)}** | {md_escape(r.openai)} | {md_escape(r.anthropic)} |"
+                             for r in rows)]))
+    st.markdown(f"**The same fields in round {index}**")
+    st.dataframe(pd.DataFrame([{"what": r.what, DIALECT_NAMES[OPENAI]: r.openai_here,
+                                DIALECT_NAMES[ANTHROPIC]: r.anthropic_here} for r in rows]),
+                 hide_index=True, width="stretch", key="dialects.mapping")
+    columns = st.columns(2, gap="medium")
+    for column, dialect in zip(columns, (OPENAI, ANTHROPIC)):
+        with column:
+            _body(round_, both[dialect], recorded=dialect == trace.dialect, revealed=revealed)
+
+
+def _body(round_: Round, converted: ConvertedRound, recorded: bool, revealed: bool) -> None:
+    st.markdown(f"#### {DIALECT_NAMES[converted.request.dialect]}")
+    st.caption("As recorded: the real payload." if recorded else "Converted through the model.")
+    st.markdown("**Request**")
+    st.json(round_.request.raw if recorded else converted.request.body, expanded=3)
+    st.markdown("**Response**")
+    if not revealed:
+        st.caption("Hidden until you predict it.")
+    elif round_.error is not None:
+        st.caption("The call failed; a provider's error body is its own and is not converted.")
+        st.json(round_.error.body, expanded=3)
+    elif round_.response is None:
+        st.caption("No response recorded: the call was still in flight.")
+    else:
+        st.json(round_.response.raw if recorded else converted.response.body, expanded=3)
+    if not recorded and converted.notes:
+        with st.expander(f"What this conversion could not carry ({plural(len(converted.notes), 'item')})"):
+            st.text("\n".join(converted.notes))

@@ -1,0 +1,88 @@
+"""Predict mode's parts: the prediction form, the scored result, and the score for the whole trace.
+
+lib/predict.py scores; this asks and shows. Scores live in the session, per trace digest, so a
+learner's score follows them from round to round and survives a page switch, but not a new tab.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lib.catalog import LoadedTrace
+from lib.predict import ACTIONS, Prediction, Score, outcome, read_arguments, score, total
+from lib.text import md_escape, plural
+from lib.ui import state
+
+REVEAL = "predict.reveal"
+"""Key of the form's submit button (the round is in the form's own key)."""
+
+
+def _scores(loaded: LoadedTrace) -> dict[int, Score]:
+    return st.session_state.setdefault(state.SCORES, {}).setdefault(loaded.digest, {})
+
+
+def _key(index: int, field: str) -> str:
+    return f"predict.{index}.{field}"
+
+
+def revealed(loaded: LoadedTrace, index: int) -> bool:
+    """True when round `index`'s response may be shown: predicted already, or nothing to predict."""
+    return index in _scores(loaded) or outcome(loaded.trace, index) is None
+
+
+def form(loaded: LoadedTrace, index: int) -> None:
+    """Ask what the model will do; the response stays hidden until the learner presses Reveal."""
+    tools = [tool.name for tool in loaded.trace.rounds[index - 1].request.tools]
+    with st.form(key=f"predict.form.{index}"):
+        st.markdown(f"**What will the model do with request {index}?**")
+        st.caption("The response stays hidden until you say. Each right answer is a point.")
+        st.radio("The model will", list(ACTIONS), format_func=ACTIONS.get, key=_key(index, "action"), horizontal=True)
+        st.selectbox("Which tool", tools, index=None, key=_key(index, "tool"), disabled=not tools,
+                     placeholder="Choose the tool it will call", help="Only when you expect a tool call.")
+        st.text_area("With which arguments (JSON)", key=_key(index, "arguments"), placeholder='{"order_id": "A-48213"}',
+                     help="Compared as JSON: names and values. Leave empty when you expect an answer.")
+        st.number_input("How many messages will the next request carry?", min_value=0, step=1, value=None,
+                        key=_key(index, "messages"))
+        st.form_submit_button("Reveal the response", key=REVEAL, type="primary", on_click=_score, args=(loaded, index))
+
+
+def _score(loaded: LoadedTrace, index: int) -> None:
+    get = st.session_state.get
+    arguments, problem = read_arguments(get(_key(index, "arguments")) or "")
+    counted = get(_key(index, "messages"))
+    prediction = Prediction(
+        action=get(_key(index, "action")) or "call",
+        tool=get(_key(index, "tool")),
+        arguments=arguments,
+        arguments_error=problem,
+        next_messages=int(counted) if counted is not None else None,
+    )
+    found = outcome(loaded.trace, index)
+    if found is not None:
+        _scores(loaded)[index] = score(prediction, found)
+
+
+def result(loaded: LoadedTrace, index: int) -> None:
+    """This round's prediction, scored point by point, when there is one."""
+    found = _scores(loaded).get(index)
+    if found is None:
+        return
+    with st.container(border=True):
+        st.markdown(f"**Your prediction: {found.earned} of {plural(found.possible, 'point')}**")
+        for point in found.points:
+            icon = "✅" if point.earned == point.possible else "❌"
+            st.markdown(f"{icon} {point.what} ({point.earned}/{point.possible}): {md_escape(point.says)}")
+
+
+def trace_score(loaded: LoadedTrace) -> None:
+    """The score over every round predicted so far, and a way to start again."""
+    found = _scores(loaded)
+    earned, possible = total(found.values())
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    left.metric("Your score on this trace", f"{earned} / {possible}",
+                help=f"{plural(len(found), 'round')} predicted of {len(loaded.trace.rounds)}.")
+    right.button("Start over", key="predict.start_over", on_click=_start_over, args=(loaded,), disabled=not found)
+
+
+def _start_over(loaded: LoadedTrace) -> None:
+    _scores(loaded).clear()

@@ -1,0 +1,163 @@
+"""Presenter mode: big type, no sidebar, one step of one round at a time, for a projector.
+
+lib/presenter.py decides which steps a round has and what each reveals; this lays them out with
+the explorer's own cards. The position lives in the session (`explorer.round`, `presenter.step`)
+and in the address (`?trace=&round=&step=&mode=present`), so a teacher can hand out a link.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from lib.catalog import LoadedTrace
+from lib.growth import growth
+from lib.presenter import TITLES, Position, Reveal, carried, following, preceding, reveal, settle, steps_in
+from lib.steps import STEP_MARKS
+from lib.text import md_escape, plural
+from lib.ui import cards, explorer, predict, state
+
+PRESENTER_CSS = """<style>
+/* Presenter mode: a projector needs big type and the whole width. Fixed rules of our own: no trace text. */
+section[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"] { display: none !important; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding-left: 3rem; padding-right: 3rem; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
+[data-testid="stMain"] [data-testid="stText"],
+[data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.5rem !important; line-height: 1.5; }
+[data-testid="stMain"] [data-testid="stCode"] code { font-size: 1.3rem !important; }
+[data-testid="stMain"] h1 { font-size: 2.4rem !important; }
+[data-testid="stMain"] h2 { font-size: 3rem !important; }
+[data-testid="stMain"] .stButton button { min-height: 4.5rem; }
+[data-testid="stMain"] .stButton button p { font-size: 1.9rem !important; }
+</style>"""
+"""The one place presenter mode's look is defined."""
+
+MODES = {state.PRESENTER: "present", state.PREDICT: "predict"}
+"""Each mode's session key and its word in `?mode=`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Modes:
+    """Which workshop modes are on."""
+
+    presenter: bool
+    """Big type, one step at a time."""
+    predict: bool
+    """Responses stay hidden until the learner predicts them."""
+
+
+def modes() -> Modes:
+    """The two mode switches; `?mode=present`, `?mode=predict` or both (comma-separated) turn them on at first."""
+    asked = set(st.query_params.get("mode", "").split(","))
+    for key, word in MODES.items():
+        if key not in st.session_state:
+            st.session_state[key] = word in asked
+    left, right, _ = st.columns([1, 1, 3])
+    left.toggle("Presenter mode", key=state.PRESENTER,
+                help="Big type, no sidebar and no raw JSON; the round unfolds one step at a time.")
+    right.toggle("Predict mode", key=state.PREDICT,
+                 help="Each response stays hidden until you say what the model will do; your score is kept.")
+    on = [word for key, word in MODES.items() if st.session_state[key]]
+    if on:
+        st.query_params["mode"] = ",".join(on)
+    else:
+        st.query_params.pop("mode", None)
+    if not st.session_state[state.PRESENTER]:
+        st.query_params.pop("step", None)
+    return Modes(st.session_state[state.PRESENTER], st.session_state[state.PREDICT])
+
+
+def _query_step() -> int:
+    try:
+        return int(st.query_params.get("step", 1))
+    except ValueError:
+        return 1
+
+
+def position(loaded: LoadedTrace) -> Position:
+    """The position on screen: from the deep link at first, then from the buttons."""
+    fresh = st.session_state.get(state.SHOWN_DIGEST) != loaded.digest
+    first_view = state.STEP not in st.session_state
+    index = explorer.current_round(loaded)
+    if first_view:
+        st.session_state[state.STEP] = _query_step()
+    elif fresh:
+        st.session_state[state.STEP] = 1
+    here = settle(loaded.trace, index, st.session_state[state.STEP])
+    st.session_state[state.ROUND], st.session_state[state.STEP] = here.round, here.step
+    return here
+
+
+def _move(loaded: LoadedTrace, forward: bool) -> None:
+    here = Position(st.session_state[state.ROUND], st.session_state[state.STEP])
+    there = following(loaded.trace, here) if forward else preceding(loaded.trace, here)
+    if there is not None:
+        st.session_state[state.ROUND], st.session_state[state.STEP] = there.round, there.step
+
+
+def show(loaded: LoadedTrace, predicting: bool) -> None:
+    """One step of one round, with large Previous and Next buttons."""
+    st.html(PRESENTER_CSS)
+    trace = loaded.trace
+    here = position(loaded)
+    shown = reveal(trace, here)
+    hidden = predicting and here.step in (2, 5) and not predict.revealed(loaded, here.round)
+    st.markdown(f"**{md_escape(trace.title)}** · round {here.round} of {len(trace.rounds)}")
+    _progress(loaded, here, hidden or (predicting and not predict.revealed(loaded, here.round)))
+    back, forward = st.columns(2)
+    back.button("◀ Previous", key="presenter.previous", on_click=_move, args=(loaded, False),
+                disabled=preceding(trace, here) is None, width="stretch")
+    forward.button("Next ▶", key="presenter.next", on_click=_move, args=(loaded, True), type="primary",
+                   disabled=following(trace, here) is None, width="stretch")
+    if hidden:
+        st.header("❓ What will the model do?")
+        predict.form(loaded, here.round)
+    else:
+        st.header(f"{STEP_MARKS[here.step]} {shown.title}")
+        _body(loaded, shown)
+    st.query_params["round"] = str(here.round)
+    st.query_params["step"] = str(here.step)
+
+
+def _progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
+    # Before a prediction, the steps a round has would give its answer away: show only where we are.
+    steps = (1,) if secret else steps_in(loaded.trace.rounds[here.round - 1])
+    chips = []
+    for step in steps:
+        words = f"{STEP_MARKS[step]} {TITLES[step]}"
+        chips.append(f":{cards.STEP_COLORS[step]}-background[**{words}**]" if step == here.step else f":gray[{words}]")
+    st.markdown("  →  ".join(chips) + ("  →  ?" if secret else ""))
+
+
+def _body(loaded: LoadedTrace, shown: Reveal) -> None:
+    trace, index, step = loaded.trace, shown.position.round, shown.position.step
+    round_ = trace.rounds[index - 1]
+    marks = list(shown.labels)
+    if step == 1:
+        placed = growth(trace, index)
+        st.caption(f"The program sends {plural(len(round_.request.messages), 'message')}, {len(placed.new)} of "
+                   f"them new, and {plural(len(round_.request.tools), 'tool definition')}.")
+        cards.request_cards(round_, placed, marks, trace.rounds[index - 2] if index > 1 else None)
+    elif step in (2, 5):
+        predict.result(loaded, index)
+        cards.response_cards(round_, marks)
+    elif step == 3:
+        cards.execution_lane(round_, trace.rounds[index] if index < len(trace.rounds) else None, marks)
+    else:
+        _appended(loaded, shown)
+
+
+def _appended(loaded: LoadedTrace, shown: Reveal) -> None:
+    trace, index = loaded.trace, shown.position.round
+    if index == len(trace.rounds):
+        st.info("The trace ends here: no request carries these results back to the model.")
+        return
+    placed = growth(trace, index + 1)
+    st.caption(carried(placed, index + 1))
+    if not shown.labels:
+        st.warning(f"Request {index + 1} carries no result for the calls of round {index}.")
+    for entry in placed.new:
+        if entry.message.tool_results:
+            cards.message_card(entry, list(shown.labels))

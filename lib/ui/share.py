@@ -1,0 +1,32 @@
+"""Download buttons for the trace as one HTML file and as a printable handout.
+
+lib/export_html.py builds the files; the buttons build them only when pressed (Streamlit calls
+the data function on the click), so an ordinary rerun pays nothing for them.
+"""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from lib.catalog import LoadedTrace
+from lib.export_html import handout_html, trace_html
+from lib.ui import annotate, state
+
+
+def downloads(loaded: LoadedTrace) -> None:
+    """The trace as a single offline HTML file, and a handout with one page per round."""
+    trace = loaded.trace
+    rows, notes = state.summaries(loaded), annotate.notes_on(loaded)  # cached; the store's problems are absorbed there
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", loaded.name.removesuffix(".jsonl")).strip("-.") or "trace"
+    st.subheader("Share")
+    st.caption("One HTML file that opens in any browser, offline: every round with its steps, tokens and notes. "
+               "The handout prints one page per round, with room for a prediction, and the answers at the end.")
+    left, right = st.columns(2)
+    left.download_button("Download the trace as one HTML file", key="share.html", on_click="ignore",
+                         data=lambda: trace_html(trace, rows, notes).encode(), file_name=f"{stem}.html",
+                         mime="text/html")
+    right.download_button("Download a printable handout", key="share.handout", on_click="ignore",
+                          data=lambda: handout_html(trace).encode(), file_name=f"{stem}.handout.html",
+                          mime="text/html")

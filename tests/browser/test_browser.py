@@ -1,0 +1,242 @@
+"""The app in a real browser: what a learner in a workshop sees, clicks and downloads.
+
+Chromium (Debian's) runs the real frontend against `streamlit run`, so these catch what AppTest
+cannot: the sidebar's real file chooser, CSS that hides the sidebar, markup a browser would run,
+requests a page would send off the machine, a downloaded file opened offline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from lib import catalog
+from tests.browser.conftest import OUTPUT, Watch, guard, screenshot
+from tests.hostile import HOSTILE, hostile_trace
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the conftest's fixture says why and fails under CI; collection must not stop first
+    if os.environ.get("CI"):
+        raise
+    pytest.skip("Browser tests skipped: playwright is not installed.", allow_module_level=True)
+
+SIDEBAR = 'section[data-testid="stSidebar"]'
+OWNED = "<script>window.__owned = 'script'</script> <img src=x onerror=\"window.__owned = 'img'\">"
+"""Markup that, if a browser ever ran it, would leave a mark we can read."""
+
+
+def _idle(page) -> None:
+    """Wait until the app has finished its script run (Streamlit marks the app element)."""
+    page.locator('[data-test-script-state="notRunning"]').wait_for(state="attached")
+
+
+def _round_heading(page, text: str):
+    heading = page.get_by_role("heading", name=text)
+    expect(heading).to_be_visible()
+    return heading
+
+
+def _to_top(locator) -> None:
+    # Streamlit's main area scrolls inside its own container; bring a heading to the top of it.
+    locator.evaluate("element => element.scrollIntoView({block: 'start'})")
+
+
+def _step_labels(page) -> list[str]:
+    """The step badges on screen, as `N · Title`."""
+    found = page.locator('[data-testid="stMain"] [data-testid="stMarkdownContainer"]').all_inner_texts()
+    return [f"{m.group(1)} · {m.group(2)}" for text in found
+            for m in [re.search(r"Step (\d) · (Tool list sent|Call intent|Program executes|Result appended|Model answers)",
+                                text)] if m]
+
+
+def test_the_explorer_opens_on_hengxin_and_steps_to_round_2(page):
+    page.goto("/?trace=hengxin-expense&round=1")
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+    expect(page.get_by_text("1,247").first).to_be_visible()
+    page.get_by_role("button", name="Next round ▶", exact=True).click()
+    heading = _round_heading(page, "Round 2: the program sends 5 messages, 3 of them new")
+    _idle(page)
+    expect(page.get_by_text(re.compile(r"^2 messages resent unchanged"))).to_be_visible()
+    assert "round=2" in page.url
+    _to_top(heading)
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(300)
+    screenshot(page, "explorer", readme=True)
+
+
+def test_the_token_breakdown_page_draws_its_charts(page):
+    page.goto("/?trace=hengxin-expense")
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+    page.locator(SIDEBAR).get_by_text("Tokens and cost").click()
+    heading = page.get_by_role("heading", name="Where each round's input goes")
+    expect(heading).to_be_visible()
+    _idle(page)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    expect(page.get_by_text("Input billed over all calls")).to_be_visible()
+    _to_top(heading)
+    page.wait_for_timeout(500)
+    screenshot(page, "tokens", readme=True)
+
+
+HENGXIN_WALK = [(1, 1), (1, 2), (1, 3), (1, 4), (2, 1), (2, 2), (2, 3), (2, 4), (3, 1), (3, 2), (3, 3), (3, 4),
+                (4, 1), (4, 5)]
+TITLES = {1: "① The program sends the request", 2: "② The model asks for a tool", 3: "③ The program runs the tool",
+          4: "④ The result is appended", 5: "⑤ The model answers"}
+
+
+def test_presenter_mode_steps_to_round_4_and_reads_the_step_labels(page):
+    page.goto("/?trace=hengxin-expense&mode=present")
+    labels = {}
+    for number, (round_, step) in enumerate(HENGXIN_WALK):
+        if number:
+            page.get_by_role("button", name="Next ▶", exact=True).click()
+        expect(page).to_have_url(re.compile(rf"round={round_}&step={step}|step={step}.*round={round_}"))
+        expect(page.get_by_role("heading", name=TITLES[step])).to_be_visible()
+        expect(page.get_by_text(f"round {round_} of 4")).to_be_visible()
+        _idle(page)
+        labels[(round_, step)] = _step_labels(page)
+        if (round_, step) == (1, 2):
+            expect(page.get_by_text("queryTravelPolicy").first).to_be_visible()
+            page.mouse.move(0, 0)  # a hovered button looks pressed
+            screenshot(page, "presenter", readme=True)
+        screenshot(page, f"presenter-round{round_}-step{step}")
+    expect(page.locator(SIDEBAR)).to_be_hidden()
+    expect(page.get_by_role("button", name="Next ▶", exact=True)).to_be_disabled()
+    assert labels[(1, 2)] == ["2 · Call intent"] * 3  # two calls and the finish reason
+    assert labels[(1, 3)] == ["3 · Program executes"] * 2
+    assert labels[(3, 4)] == ["4 · Result appended"]
+    assert sorted(labels[(4, 1)]) == ["1 · Tool list sent", "4 · Result appended"]
+    assert labels[(4, 5)] == ["5 · Model answers"]
+    # The type is a presenter's: body text well above Streamlit's 16 px.
+    size = page.get_by_text("round 4 of 4").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert size >= 22
+
+
+def test_a_deep_link_opens_round_3_step_4_in_presenter_mode(page):
+    page.goto("/?trace=hengxin-expense&round=3&step=4&mode=present")
+    expect(page.get_by_role("heading", name=TITLES[4])).to_be_visible()
+    expect(page.get_by_text("round 3 of 4")).to_be_visible()
+    _idle(page)
+    assert _step_labels(page) == ["4 · Result appended"]
+    expect(page.locator(SIDEBAR)).to_be_hidden()
+
+
+def test_a_jsonl_file_uploads_through_the_real_file_chooser(page, tmp_path):
+    lines = (catalog.TRACES_DIR / "loan-calculator.jsonl").read_text().splitlines()
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("\n".join([lines[0], lines[1], '{"kind": "round", "index": 2, "request": ', lines[2]]) + "\n")
+    page.goto("/")
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+    with page.expect_file_chooser() as chosen:
+        page.locator(SIDEBAR).get_by_role("button", name="Upload", exact=True).click()
+    assert chosen.value.element.evaluate(f"e => e.type === 'file' && !!e.closest('{SIDEBAR}')")
+    chosen.value.set_files(str(mine))
+    expect(page.get_by_role("heading", name="Loan payment calculator")).to_be_visible()
+    expect(page.locator(SIDEBAR).get_by_text("2 rounds in 1 conversation; 1 line skipped")).to_be_visible()
+    screenshot(page, "upload")
+
+
+def _owned(page) -> object:
+    return page.evaluate("() => window.__owned ?? null")
+
+
+def test_a_hostile_trace_runs_nothing_opens_no_dialog_and_loads_nothing_remote(page, watch: Watch, tmp_path):
+    hostile = tmp_path / "hostile.jsonl"
+    hostile.write_bytes(hostile_trace(f"{HOSTILE} {OWNED}"))
+    page.goto("/")
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+    page.locator(f'{SIDEBAR} input[type="file"]').set_input_files(str(hostile))
+    expect(page.get_by_text("Round 1: the program sends 1 message, 1 of them new")).to_be_visible()
+    _idle(page)
+    expect(page.get_by_text(OWNED).first).to_be_attached()  # the markup is there, as text
+    for view in ("Raw JSON", "Both dialects", "Cards"):
+        page.get_by_text(view, exact=True).click()
+        _idle(page)
+    page.get_by_role("button", name="Next round ▶", exact=True).click()
+    expect(page.get_by_text("Round 2: the program sends 3 messages, 2 of them new")).to_be_visible()
+    _idle(page)
+    screenshot(page, "hostile-explorer")
+    page.get_by_text("Predict mode", exact=True).click()
+    expect(page.get_by_text("What will the model do with request 2?")).to_be_visible()
+    page.get_by_text("Predict mode", exact=True).click()
+    page.get_by_text("Presenter mode", exact=True).click()
+    expect(page.get_by_role("heading", name=TITLES[1])).to_be_visible()
+    expect(page.get_by_text("round 2 of 2")).to_be_visible()
+    _idle(page)
+    # Every step of both rounds: back from round 2's request to round 1's, then forward to the answer.
+    for button, (round_, step) in [("◀ Previous", (1, 4)), ("◀ Previous", (1, 3)), ("◀ Previous", (1, 2)),
+                                   ("◀ Previous", (1, 1)), ("Next ▶", (1, 2)), ("Next ▶", (1, 3)),
+                                   ("Next ▶", (1, 4)), ("Next ▶", (2, 1)), ("Next ▶", (2, 5))]:
+        page.get_by_role("button", name=button, exact=True).click()
+        expect(page.get_by_role("heading", name=TITLES[step])).to_be_visible()
+        expect(page.get_by_text(f"round {round_} of 2")).to_be_visible()
+        _idle(page)
+    screenshot(page, "hostile-presenter")
+    page.wait_for_timeout(500)  # an onerror handler or a late script would have run by now
+
+    assert _owned(page) is None
+    assert watch.dialogs == []
+    assert watch.remote == []
+
+
+def _download(page, label: str, where: Path) -> Path:
+    with page.expect_download() as started:
+        page.get_by_role("button", name=label).click()
+    target = where / started.value.suggested_filename
+    started.value.save_as(target)
+    return target
+
+
+def test_the_exported_hengxin_file_shows_all_4_rounds_offline(page, browser, tmp_path):
+    page.goto("/?trace=hengxin-expense")
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+    exported = _download(page, "Download the trace as one HTML file", tmp_path)
+    assert exported.name == "hengxin-expense.html"
+    OUTPUT.mkdir(exist_ok=True)
+    (OUTPUT / exported.name).write_bytes(exported.read_bytes())
+
+    offline, watch = browser.new_context(offline=True, viewport={"width": 1280, "height": 900}), Watch()
+    guard(offline, watch, allowed=lambda url: url == exported.as_uri())
+    try:
+        opened = offline.new_page()
+        opened.on("dialog", lambda dialog: (watch.dialogs.append(dialog.message), dialog.dismiss()))
+        opened.goto(exported.as_uri())
+        rounds = opened.locator("section.round")
+        expect(rounds).to_have_count(4)
+        for k, sent in zip(range(1, 5), (2, 5, 7, 9)):
+            expect(opened.get_by_role("heading", name=re.compile(rf"^Round {k}: the program sends {sent} messages"))).to_be_visible()
+        expect(opened.get_by_text("Tokens: 1,247 in, 58 out, as the API reported them.")).to_be_visible()
+        opened.screenshot(path=str(OUTPUT / "exported-hengxin.png"))
+        assert opened.evaluate("() => document.scripts.length") == 0
+    finally:
+        offline.close()
+    assert watch.remote == [] and watch.dialogs == []
+
+
+def test_the_exported_hostile_file_and_handout_run_nothing(page, browser, tmp_path):
+    hostile = tmp_path / "hostile.jsonl"
+    hostile.write_bytes(hostile_trace(f"{HOSTILE} {OWNED}"))
+    page.goto("/")
+    page.locator(f'{SIDEBAR} input[type="file"]').set_input_files(str(hostile))
+    expect(page.get_by_text("Round 1: the program sends 1 message, 1 of them new")).to_be_visible()
+    files = [_download(page, "Download the trace as one HTML file", tmp_path),
+             _download(page, "Download a printable handout", tmp_path)]
+    offline, watch = browser.new_context(offline=True), Watch()
+    guard(offline, watch, allowed=lambda url: url.startswith("file:"))
+    try:
+        for exported in files:
+            opened = offline.new_page()
+            opened.on("dialog", lambda dialog: (watch.dialogs.append(dialog.message), dialog.dismiss()))
+            opened.goto(exported.as_uri())
+            expect(opened.get_by_text(OWNED).first).to_be_visible()
+            opened.wait_for_timeout(300)
+            assert _owned(opened) is None
+            assert json.loads(opened.evaluate("() => JSON.stringify([document.images.length, document.scripts.length])")) == [0, 0]
+    finally:
+        offline.close()
+    assert watch.remote == [] and watch.dialogs == []

@@ -1,0 +1,171 @@
+"""Workshop mode through the real app (AppTest): presenter, predict, both dialects, the picture, sharing."""
+
+import json
+
+import pytest
+
+from lib.ui.presenter import PRESENTER_CSS
+
+
+def _markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown).replace("\\", "")
+
+
+def _headers(at) -> list[str]:
+    return [h.value for h in at.header if h.value != "Roundtrip"]
+
+
+def _query(at, name):
+    value = at.query_params.get(name)
+    return value[0] if isinstance(value, list) else value
+
+
+def _open_presenter(app, round_, step):
+    app.query_params.update({"trace": "hengxin-expense", "round": str(round_), "step": str(step), "mode": "present"})
+    at = app.run()
+    assert not at.exception
+    return at
+
+
+def test_a_deep_link_opens_presenter_mode_on_round_3_step_4(app):
+    at = _open_presenter(app, 3, 4)
+    assert _headers(at) == ["④ The result is appended"]
+    shown = _markdown(at)
+    assert "Hengxin expense reimbursement** · round 3 of 4" in shown
+    assert "④ Step 4 · Result appended**] result for createExpenseSupplement (call_q4, called in round 3)" in shown
+    assert "Request 4 carries 9 messages" in " ".join(c.value for c in at.caption)
+    # Big type and no sidebar come from our own fixed stylesheet; no raw JSON and no view switch.
+    assert [h.proto.body for h in at.get("html")] == [PRESENTER_CSS]
+    assert not at.json and not [r for r in at.radio if r.key == "explorer.view"]
+    assert (_query(at, "round"), _query(at, "step"), _query(at, "mode")) == ("3", "4", "present")
+
+
+def test_next_and_previous_reveal_one_step_at_a_time_across_rounds(app):
+    at = _open_presenter(app, 3, 3)
+    seen = []
+    for _ in range(3):
+        at.button(key="presenter.next").click().run()
+        assert not at.exception
+        seen.append((_query(at, "round"), _query(at, "step"), _headers(at)[0]))
+    assert seen == [("3", "4", "④ The result is appended"), ("4", "1", "① The program sends the request"),
+                    ("4", "5", "⑤ The model answers")]
+    assert at.button(key="presenter.next").disabled
+    assert "⑤ Step 5 · Model answers**] final answer" in _markdown(at)
+    at.button(key="presenter.previous").click().run()
+    assert _headers(at) == ["① The program sends the request"]
+    shown = _markdown(at)
+    assert "① Step 1 · Tool list sent**] 4 tools resent unchanged" in shown
+    assert "④ Step 4 · Result appended**] result for createExpenseSupplement" in shown
+
+
+def test_an_unknown_step_lands_on_the_nearest_one_the_round_has(app):
+    at = _open_presenter(app, 4, 2)
+    assert _headers(at) == ["⑤ The model answers"] and _query(at, "step") == "5"
+
+
+def test_leaving_presenter_mode_brings_the_explorer_back_on_the_same_round(app):
+    at = _open_presenter(app, 2, 3)
+    at.toggle(key="explorer.presenter").set_value(False).run()
+    assert not at.exception
+    assert any(s.value.startswith("Round 2: the program sends 5 messages") for s in at.subheader)
+    assert not at.get("html")
+    assert _query(at, "mode") is None and _query(at, "step") is None
+
+
+def _predict(at, index, action, tool=None, arguments="", messages=None):
+    at.radio(key=f"predict.{index}.action").set_value(action)
+    if tool is not None:
+        at.selectbox(key=f"predict.{index}.tool").set_value(tool)
+    at.text_area(key=f"predict.{index}.arguments").input(arguments)
+    if messages is not None:
+        at.number_input(key=f"predict.{index}.messages").set_value(messages)
+    at.button(key="predict.reveal").click().run()
+    assert not at.exception
+
+
+def _score(at) -> str:
+    return next(m.value for m in at.metric if m.label == "Your score on this trace")
+
+
+def test_a_scripted_prediction_session_is_scored_round_by_round_and_for_the_trace(app):
+    at = app.run()
+    at.toggle(key="explorer.predict").set_value(True).run()
+    assert _query(at, "mode") == "predict"
+    # Before predicting, nothing gives the response away: no call, no program lane, no overview.
+    assert "Call **queryExpense**" not in "\n".join(m.value for m in at.markdown)
+    assert not [d for d in at.dataframe if "messages sent" in d.value.columns]
+    assert "Hidden until you predict" in " ".join(c.value for c in at.caption)
+    assert _score(at) == "0 / 0"
+
+    _predict(at, 1, "call", "queryExpense", '{"status": "submitted", "user_id": "E10238"}', 5)
+    shown = _markdown(at)
+    assert "Your prediction: 5 of 5 points" in shown
+    assert "✅ which tool (1/1): it called queryExpense and queryTravelPolicy in parallel" in shown
+    assert "Call **queryExpense**" in "\n".join(m.value for m in at.markdown)  # the response is revealed
+    assert _score(at) == "5 / 5"
+
+    at.button(key="explorer.next").click().run()
+    _predict(at, 2, "answer", messages=7)
+    shown = _markdown(at)
+    assert "Your prediction: 1 of 5 points" in shown
+    assert "❌ tool or answer (0/1): it called calcAmountOver" in shown
+    assert "✅ messages in the next request (1/1): request 3 carried 7 messages" in shown
+    assert _score(at) == "6 / 10"
+
+    at.number_input(key="explorer.round").set_value(4).run()
+    _predict(at, 4, "answer")
+    assert "Your prediction: 1 of 1 point" in _markdown(at)
+    assert _score(at) == "7 / 11"
+
+    at.number_input(key="explorer.round").set_value(1).run()
+    assert "Your prediction: 5 of 5 points" in _markdown(at)  # kept in the session
+    at.button(key="predict.start_over").click().run()
+    assert _score(at) == "0 / 0"
+
+
+def test_both_dialects_side_by_side_with_the_field_mapping(app):
+    app.query_params.update({"trace": "order-status-anthropic", "round": "2"})
+    at = app.run()
+    at.radio(key="explorer.view").set_value("Both dialects").run()
+    assert not at.exception
+    bodies = [json.loads(j.value) for j in at.json]
+    openai_request, openai_response, anthropic_request, anthropic_response = bodies
+    assert [m["role"] for m in openai_request["messages"]] == ["system", "user", "assistant", "tool", "tool"]
+    assert openai_response["choices"][0]["finish_reason"] == "stop"
+    assert "system" in anthropic_request and anthropic_response["stop_reason"] == "end_turn"  # as recorded
+    mapping = next(d.value for d in at.dataframe if "what" in d.value.columns)
+    row = mapping[mapping["what"] == "Which call a result answers"].iloc[0]
+    assert row["OpenAI Chat Completions"] == "messages[3].tool_call_id = toolu_01A9kXq3vTn8RcW2mLp5dYh7"
+    assert row["Anthropic Messages"] == "messages[2].content[0].tool_use_id = toolu_01A9kXq3vTn8RcW2mLp5dYh7"
+    rules = _markdown(at)
+    assert "| **Which call a result answers** | tool_call_id on the tool message | tool_use_id in the tool_result block |" in rules
+    captions = " ".join(c.value for c in at.caption)
+    assert "As recorded: the real payload." in captions and "Converted through the model." in captions
+
+
+def test_a_converted_round_lists_what_it_could_not_carry(app):
+    app.query_params.update({"trace": "larkfield-get-order", "round": "1"})
+    at = app.run()
+    at.radio(key="explorer.view").set_value("Both dialects").run()
+    notes = next(e for e in at.expander if e.label.startswith("What this conversion could not carry"))
+    assert "reasoning_effort: has no Messages form; left out" in " ".join(t.value for t in notes.text)
+
+
+def test_the_explorer_draws_the_sequence_diagram_and_offers_both_downloads(app):
+    at = app.run()
+    chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "annotations" in c.proto.spec
+                 and "Program" in c.proto.spec)
+    texts = [a.get("text", "") for a in chart["layout"]["annotations"]]
+    assert [t for t in texts if t.startswith("<b>Round")] == [f"<b>Round {k}</b>" for k in range(1, 5)]
+    assert any(t.startswith("⑤") for t in texts)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Download the trace as one HTML file", "Download a printable handout"]
+
+
+@pytest.mark.parametrize("mode", ["present", "predict", "present,predict"])
+def test_modes_come_from_the_address(app, mode):
+    app.query_params["mode"] = mode
+    at = app.run()
+    assert not at.exception
+    assert at.toggle(key="explorer.presenter").value == ("present" in mode)
+    assert at.toggle(key="explorer.predict").value == ("predict" in mode)

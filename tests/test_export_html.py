@@ -1,0 +1,92 @@
+"""Share as one file: the whole trace as self-contained HTML, and a printable handout."""
+
+import re
+from html.parser import HTMLParser
+
+from lib import catalog
+from lib.annotations import Note
+from lib.export_html import handout_html, trace_html
+from lib.overview import summarize
+from lib.tokens import CHARACTER_COUNTER
+from tests.hostile import HOSTILE, SCRIPT, hostile_trace
+
+
+class _Tags(HTMLParser):
+    """Every tag and attribute of a page, as a browser's parser would see them."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags, self.attributes, self.text = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attributes.extend(attrs)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _parse(page: str) -> _Tags:
+    found = _Tags()
+    found.feed(page)
+    return found
+
+
+def _note(target, text):
+    return Note(id=target, trace="fp", target=target, labels=("question for class",), text=text, author="Ana",
+                created="2026-11-29T10:00:00Z")
+
+
+def test_the_hengxin_file_shows_every_round_its_steps_tokens_and_notes(hengxin):
+    page = trace_html(hengxin, summarize(hengxin, CHARACTER_COUNTER),
+                      [_note("round:2/request.messages[3]", "Why two results?"), _note("trace", "Read this first.")])
+    assert re.findall(r'<section class="round" id="round-(\d)">', page) == ["1", "2", "3", "4"]
+    for heading in ("Round 1: the program sends 2 messages, 2 of them new",
+                    "Round 4: the program sends 9 messages, 2 of them new"):
+        assert heading in page
+    assert "② Step 2 · Call intent</span> queryExpense (call_q1)" in page
+    assert "④ Step 4 · Result appended</span> result for createExpenseSupplement (call_q4, called in round 3)" in page
+    assert "Tokens: 1,247 in, 58 out, as the API reported them." in page
+    assert "estimated offline (characters); the API reported none." in page
+    assert "Why two results?" in page and "Read this first." in page
+    assert page.index("Why two results?") > page.index('id="round-2"')
+    assert page.index("Why two results?") < page.index('id="round-3"')
+
+
+def test_the_file_loads_nothing_and_runs_nothing(hengxin):
+    found = _parse(trace_html(hengxin))
+    assert "script" not in found.tags and "img" not in found.tags and "link" not in found.tags
+    assert not [name for name, _ in found.attributes if name in ("src", "href", "action") or name.startswith("on")]
+    assert found.tags.count("style") == 1
+
+
+def test_hostile_trace_text_comes_out_as_text():
+    trace = catalog.load_bytes(hostile_trace(), "hostile.jsonl").trace
+    notes = [_note("round:1", HOSTILE)]
+    for page in (trace_html(trace, None, notes), handout_html(trace)):
+        found = _parse(page)
+        assert "script" not in found.tags and "img" not in found.tags and "a" not in found.tags
+        assert not [name for name, _ in found.attributes if name in ("src", "href") or name.startswith("on")]
+        assert SCRIPT not in page and "&lt;script&gt;" in page
+        assert any(HOSTILE in text for text in found.text)  # the parser gives the escaped text back whole
+
+
+def test_the_content_security_policy_forbids_scripts_and_remote_loads(hengxin):
+    page = trace_html(hengxin)
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
+    assert "default-src 'none'" in policy and "script-src" not in policy
+
+
+def test_the_handout_has_a_page_per_round_and_the_answers_last(hengxin):
+    page = handout_html(hengxin)
+    assert page.count('<section class="page">') == 5
+    assert "@media print" in page and "break-after: page" in page
+    assert page.count("How many messages will the next request carry?") == 4
+    answers = page[page.index("<h2>Answers</h2>"):]
+    assert "Request 2 carried 5 messages." in answers and "The trace has no next request." in answers
+    assert "call_q4" in answers and page.index("call_q4") < page.index("<h2>Answers</h2>")
+
+
+def test_a_handout_of_one_round(hengxin):
+    page = handout_html(hengxin, [3])
+    assert page.count('<section class="page">') == 2 and "Round 3: the program sends 7 messages" in page

@@ -1,0 +1,74 @@
+"""Predict mode's scoring: tool or answer, which tool, argument names and values, the next request's size."""
+
+from lib.predict import Prediction, outcome, read_arguments, score, total
+from tests.conftest import load_bundled
+
+
+def _points(found):
+    return {p.what: (p.earned, p.possible) for p in found.points}
+
+
+def test_the_outcome_of_each_hengxin_round(hengxin):
+    first = outcome(hengxin, 1)
+    assert first.action == "call" and first.next_messages == 5
+    assert first.calls == (("queryExpense", {"user_id": "E10238", "status": "submitted"}),
+                           ("queryTravelPolicy", {"job_level": "P6", "city_tier": "2"}))
+    last = outcome(hengxin, 4)
+    assert last.action == "answer" and last.calls == () and last.next_messages is None
+
+
+def test_a_perfect_prediction_of_a_parallel_call_earns_every_point(hengxin):
+    found = score(Prediction("call", "queryTravelPolicy", {"city_tier": "2", "job_level": "P6"}, next_messages=5),
+                  outcome(hengxin, 1))
+    assert _points(found) == {"tool or answer": (1, 1), "which tool": (1, 1), "argument names": (1, 1),
+                              "argument values": (1, 1), "messages in the next request": (1, 1)}
+    assert (found.earned, found.possible) == (5, 5)
+    assert "queryExpense and queryTravelPolicy in parallel" in found.points[0].says
+
+
+def test_numbers_compare_as_json_values_not_as_text(hengxin):
+    found = score(Prediction("call", "calcAmountOver", {"actual_amount": 3860, "limit_amount": 3800}),
+                  outcome(hengxin, 2))
+    assert _points(found)["argument values"] == (1, 1)
+
+
+def test_right_names_wrong_values_earn_the_names(hengxin):
+    found = score(Prediction("call", "calcAmountOver", {"actual_amount": 3800, "limit_amount": 3860}, next_messages=6),
+                  outcome(hengxin, 2))
+    assert _points(found)["argument names"] == (1, 1)
+    assert _points(found)["argument values"] == (0, 1)
+    assert _points(found)["messages in the next request"] == (0, 1)
+    assert "request 3 carried 7 messages" in found.points[-1].says
+
+
+def test_predicting_an_answer_when_the_model_calls_earns_nothing_for_the_call(hengxin):
+    found = score(Prediction("answer", next_messages=5), outcome(hengxin, 1))
+    assert (found.earned, found.possible) == (1, 5)
+    assert _points(found)["which tool"] == (0, 1)
+
+
+def test_the_final_answer_has_no_next_request_to_count(hengxin):
+    found = score(Prediction("answer"), outcome(hengxin, 4))
+    assert _points(found) == {"tool or answer": (1, 1)}
+    assert found.points[0].says == "it answered in text"
+
+
+def test_arguments_that_do_not_parse_are_said_and_score_nothing(hengxin):
+    arguments, problem = read_arguments('{"user_id": ')
+    assert arguments is None and problem.startswith("not valid JSON")
+    found = score(Prediction("call", "queryExpense", arguments, problem), outcome(hengxin, 1))
+    assert _points(found)["argument names"] == (0, 1)
+    assert "not valid JSON" in found.points[2].says
+    assert read_arguments("  ") == (None, None)
+
+
+def test_a_failed_call_has_nothing_to_predict():
+    trace = load_bundled("pitfalls/unanswered-parallel-call").trace
+    assert outcome(trace, 2) is None
+
+
+def test_the_total_adds_every_round(hengxin):
+    scores = [score(Prediction("call", "queryExpense", {"user_id": "E10238", "status": "submitted"}, next_messages=5),
+                    outcome(hengxin, 1)),
+              score(Prediction("call"), outcome(hengxin, 4))]
+    assert total(scores) == (5 + 0, 5 + 1)

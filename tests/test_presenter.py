@@ -1,0 +1,72 @@
+"""Presenter mode's positions: which steps a round has, moving between them, what each reveals."""
+
+from lib.catalog import FIRST_TRACE
+from lib.growth import growth
+from lib.presenter import FAILED_TITLE, Position, carried, following, preceding, reveal, settle, steps_in
+from tests.conftest import load_bundled
+
+
+def _walk(trace):
+    here, seen = Position(1, 1), []
+    while here is not None:
+        seen.append((here.round, here.step))
+        here = following(trace, here)
+    return seen
+
+
+def test_hengxin_unfolds_request_intent_execution_result_then_the_answer(hengxin):
+    assert [steps_in(r) for r in hengxin.rounds] == [(1, 2, 3, 4)] * 3 + [(1, 5)]
+    assert _walk(hengxin) == [(1, 1), (1, 2), (1, 3), (1, 4), (2, 1), (2, 2), (2, 3), (2, 4),
+                              (3, 1), (3, 2), (3, 3), (3, 4), (4, 1), (4, 5)]
+
+
+def test_previous_walks_the_same_way_back(hengxin):
+    here, back = Position(4, 5), []
+    while here is not None:
+        back.append((here.round, here.step))
+        here = preceding(hengxin, here)
+    assert back == list(reversed(_walk(hengxin)))
+
+
+def test_a_deep_link_lands_on_the_nearest_step_the_round_has(hengxin):
+    assert settle(hengxin, 3, 4) == Position(3, 4)
+    assert settle(hengxin, 4, 2) == Position(4, 5)  # round 4 answers: no call intent to show
+    assert settle(hengxin, 4, 9) == Position(4, 5)
+    assert settle(hengxin, 99, 1) == Position(4, 1)
+    assert settle(hengxin, 0, 0) == Position(1, 1)
+
+
+def test_each_step_reveals_its_own_labels_on_the_real_payload(hengxin):
+    def shown(round_, step):
+        found = reveal(hengxin, Position(round_, step))
+        return found.title, [(lab.step, lab.path) for lab in found.labels], found.labels_round
+
+    assert shown(1, 1) == ("The program sends the request", [(1, "tools")], 1)
+    assert shown(1, 2) == ("The model asks for a tool", [(2, "choices[0].message.tool_calls[0]"),
+                                                         (2, "choices[0].message.tool_calls[1]"),
+                                                         (2, "choices[0].finish_reason")], 1)
+    assert shown(1, 3) == ("The program runs the tool", [(3, "executions[0]"), (3, "executions[1]")], 1)
+    # Step 4 points into the next request, where the results really are.
+    assert shown(1, 4) == ("The result is appended", [(4, "messages[3].content"), (4, "messages[4].content")], 2)
+    assert shown(4, 1) == ("The program sends the request", [(1, "tools"), (4, "messages[8].content")], 4)
+    assert shown(4, 5) == ("The model answers", [(5, "choices[0].message.content")], 4)
+
+
+def test_a_failed_call_shows_the_provider_in_place_of_the_intent():
+    trace = load_bundled("pitfalls/unanswered-parallel-call").trace
+    assert steps_in(trace.rounds[1]) == (1, 2)
+    assert reveal(trace, Position(2, 2)).title == FAILED_TITLE
+    # Round 1's second call was never answered: step 4 finds only the one result request 2 carries.
+    assert [lab.call_id for lab in reveal(trace, Position(1, 4)).labels] == ["call_7Hq2mXv9LpR4sT1nK8wB3dZe"]
+
+
+def test_step_4_of_the_last_round_says_nothing_came_back():
+    trace = load_bundled(FIRST_TRACE).trace
+    cut = trace.__class__(title=trace.title, dialect=trace.dialect, rounds=trace.rounds[:1])
+    found = reveal(cut, Position(1, 4))
+    assert found.labels == () and found.labels_round == 2
+
+
+def test_the_growth_sentence_counts_what_request_k_is_made_of(hengxin):
+    assert carried(growth(hengxin, 2), 2) == ("Request 2 carries 5 messages: 2 messages resent unchanged, the model's "
+                                              "previous turn and 2 messages with tool results.")
