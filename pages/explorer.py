@@ -14,8 +14,19 @@ explorer.header(loaded)
 if not loaded.trace.rounds:
     st.warning("This file holds no readable rounds. The problems found are listed in the sidebar.")
     st.stop()
-index = explorer.navigation(loaded)
-explorer.round_view(loaded, index, revealed=not modes.predict or predict.revealed(loaded, index))
+
+
+def current_round() -> None:
+    index = explorer.navigation(loaded)
+    explorer.round_view(loaded, index, revealed=not modes.predict or predict.revealed(loaded, index))
+
+
+# Outside predict mode the round is a fragment: moving between rounds reruns only it, not the overview,
+# chart and diagram below. Predict mode needs whole reruns, since a prediction updates the score below.
+if modes.predict:
+    current_round()
+else:
+    st.fragment(current_round)()
 st.divider()
 if modes.predict:
     predict.trace_score(loaded)  # the overview and the picture would give the answers away
