@@ -238,8 +238,7 @@ def exports(runner: Runner) -> None:
                          mime="application/jsonl", key="live.download", width="stretch")
     middle.button("Save into traces/", key="live.save", on_click=_save, width="stretch")
     if right.button("Open in the explorer", key="live.open", width="stretch"):
-        st.session_state[picker.FILES] = [(name, runner.trace.text().encode("utf-8"))]
-        st.session_state.pop(picker.CONVERSATION, None)
+        picker.open_files([(name, runner.trace.text().encode("utf-8"))])
         st.switch_page("pages/explorer.py")
     if st.session_state.get(SAVED):
         st.caption(f"Saved as traces/{md_escape(st.session_state[SAVED])}; it is listed with the bundled traces.")

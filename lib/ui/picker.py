@@ -27,21 +27,29 @@ FRAME = "app.framed"
 """Session key: set by app.py before it runs a page."""
 FILES = "trace.upload_files"
 """Session key: the uploaded files as (name, bytes). Kept apart from the widget, whose value a page switch drops."""
+FILES_DIGEST = "trace.upload_digest"
+"""Session key: the content hash of FILES, computed when they were opened."""
 KEPT = (TRACE, FORMAT, CONVERSATION, state.TOKENIZER, state.ROUND, state.VIEW, state.PRESENTER, state.PREDICT, state.STEP)
 """Widget values that must survive a page switch."""
 
 
-def _uploaded_changed() -> None:
-    files = st.session_state.get(UPLOAD) or []
+def open_files(files: list[tuple[str, bytes]]) -> None:
+    """Show these files (name, bytes) instead of a bundled trace; hashed once, here, not on every rerun."""
     st.session_state.pop(CONVERSATION, None)
     if files:
-        st.session_state[FILES] = [(f.name, f.getvalue()) for f in files]
+        st.session_state[FILES] = files
+        st.session_state[FILES_DIGEST] = state.files_digest(files)
     else:
-        st.session_state.pop(FILES, None)
+        _close_upload()
+
+
+def _uploaded_changed() -> None:
+    open_files([(f.name, f.getvalue()) for f in st.session_state.get(UPLOAD) or []])
 
 
 def _close_upload() -> None:
     st.session_state.pop(FILES, None)
+    st.session_state.pop(FILES_DIGEST, None)
 
 
 def trace_picker() -> catalog.LoadedTrace:
@@ -85,7 +93,7 @@ def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
     """The upload's summary, format, conversation picker and skipped lines; the chosen conversation."""
     forced = st.selectbox("Read the file as", ["auto", *format_names()], key=FORMAT,
                           help="auto decides line by line; choose a format when detection gets it wrong.")
-    upload, digest = state.load_upload(files, None if forced == "auto" else forced)
+    upload, digest = state.load_upload(files, st.session_state[FILES_DIGEST], None if forced == "auto" else forced)
     st.button("Back to the bundled traces", on_click=_close_upload, key="sidebar.close_upload")
     st.markdown("**" + md_escape(upload.summary()) + "**")
     for format_name, (count, rule) in upload.formats.items():

@@ -70,9 +70,14 @@ def _read_upload(digest: str, forced: str | None, _files: list[tuple[str, bytes]
     return read_upload(_files, forced)
 
 
-def load_upload(files: list[tuple[str, bytes]], forced: str | None) -> tuple[Upload, str]:
-    """The upload read once per server for these files and format choice, and its cache key."""
-    digest = catalog.digest(b"".join(catalog.digest(data).encode() + name.encode() for name, data in files))
+def files_digest(files: list[tuple[str, bytes]]) -> str:
+    """One content hash for a set of uploaded files and their names."""
+    return catalog.digest(b"".join(catalog.digest(data).encode() + name.encode() for name, data in files))
+
+
+def load_upload(files: list[tuple[str, bytes]], digest: str, forced: str | None) -> tuple[Upload, str]:
+    """The upload read once per server for these files (whose `files_digest` is given) and format choice,
+    and its cache key."""
     key = f"{digest}:{forced or 'auto'}"
     return _read_upload(digest, forced, files), key
 
