@@ -10,7 +10,7 @@ fine-tuning lines) convert their content into the Chat Completions shape and say
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterator, Literal
+from typing import ClassVar, Iterator, Literal
 
 
 class LineProblem(Exception):

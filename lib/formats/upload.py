@@ -112,7 +112,7 @@ def _items(name: str, data: bytes) -> Iterator[tuple[int, bytes]]:
             elements = None
         if isinstance(elements, list):
             for number, element in enumerate(elements, start=1):
-                yield number, element  # already parsed; see _parse
+                yield number, element  # already parsed: the loop in _read_upload passes it through
             return
     if name.lower().endswith(".json") and stripped[:1] == b"{" and b"\n{" not in stripped:
         yield 1, stripped
@@ -120,12 +120,6 @@ def _items(name: str, data: bytes) -> Iterator[tuple[int, bytes]]:
     lines = io.BytesIO(data)
     for number, line in enumerate(lines, start=1):
         yield number, line
-
-
-def _parse(item) -> dict | list | str | int | float | None:
-    if not isinstance(item, (bytes, bytearray)):
-        return item
-    return orjson.loads(item)
 
 
 # --- conversations -------------------------------------------------------------------------------
@@ -342,7 +336,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None) -> Upload:
                     problems.append(Problem(number, f"{label}is too large ({len(item):,} bytes; the limit is {MAX_LINE_BYTES:,})"))
                     continue
                 try:
-                    obj = _parse(item)
+                    obj = orjson.loads(item)
                 except orjson.JSONDecodeError as exc:
                     problems.append(Problem(number, label + json_problem(exc)))
                     continue

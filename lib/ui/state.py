@@ -43,16 +43,6 @@ def bundled() -> list[catalog.BundledTrace]:
 
 
 @st.cache_resource(show_spinner="Reading the trace…", max_entries=64)
-def _parse(digest: str, _data: bytes, name: str) -> catalog.LoadedTrace:
-    return catalog.load_bytes(_data, name)
-
-
-def load(data: bytes, name: str) -> catalog.LoadedTrace:
-    """The parsed trace for these bytes, parsed at most once per server."""
-    return _parse(catalog.digest(data), data, name)
-
-
-@st.cache_resource(show_spinner="Reading the trace…", max_entries=64)
 def _bundled(name: str, modified_ns: int, size: int) -> catalog.LoadedTrace:
     path = next(t.path for t in bundled() if t.name == name)
     return catalog.load_bytes(path.read_bytes(), name)
