@@ -14,6 +14,7 @@ from typing import Any, Iterable, Iterator
 import orjson
 
 from lib.formats import Pools, Problem, anthropic_messages, openai_chat
+from lib.formats.resent import ResentParser, hold_interned
 from lib.intern import collector_paused
 from lib.model import Execution, ProviderError, Round, Trace
 
@@ -40,12 +41,13 @@ def _read_trace(lines: Iterable[str | bytes], name: str) -> tuple[Trace, list[Pr
     annotations: list[dict] = []
     pools = Pools()
     dialect: ModuleType | None = None
+    parser = ResentParser(_loads)
 
     for number, line in enumerate(lines, start=1):
         if not line or line.isspace():
             continue
         try:
-            obj = _loads(line)  # bytes go to orjson as they are: it checks UTF-8 faster than decoding first
+            obj = parser.parse(line)  # bytes go to orjson as they are: it checks UTF-8 faster than decoding first
         except ValueError as exc:
             problems.append(Problem(number, json_problem(exc)))
             continue
@@ -151,6 +153,7 @@ def _read_round(
             problems.append(Problem(number, f"has executions[{i}] without a 'tool_call_id'; skipped"))
     extra = {k: v for k, v in obj.items() if k not in _ROUND_KEYS}
     read = dialect.read_request(request, pools, previous.request if previous else None)
+    hold_interned(request, read.raw["messages"])
     return Round(
         index=expected_index,
         request=read,

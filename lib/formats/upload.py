@@ -1,7 +1,8 @@
 """Reading an uploaded log: detect each line's format, rebuild conversations, report every bad line.
 
-The pipeline streams: each line is parsed once, its calls are turned into model objects with
-their messages interned at once, and the line's dicts are dropped. What stays in memory is the
+The pipeline streams: each line is parsed once (its resent history not even once: see
+lib/formats/resent.py), its calls are turned into model objects with their messages interned at
+once, and the line's dicts are dropped. What stays in memory is the
 unique content plus small per-call records.
 
 1. Items: lines of `.jsonl` (or `.jsonl.gz`), elements of a `.json` array, or one `.json` object.
@@ -27,6 +28,7 @@ from lib.formats import Pools, Problem, anthropic_messages, openai_chat
 from lib.formats.logs import CallRecord, LineProblem, LogFormat
 from lib.formats.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.formats.pairs import AnthropicMessagesFormat, OpenAIChatFormat
+from lib.formats.resent import ResentParser, hold_interned
 from lib.intern import collector_paused, content_key
 from lib.model import Message, ProviderError, Request, Response, Round, Trace
 from lib.text import plural
@@ -167,6 +169,7 @@ class _Rebuilder:
         thread, checked = self._thread_for(record, body)
         previous = thread.calls[-1].request if thread.calls else None
         request = dialect.read_request(body, self.pools, previous, checked)
+        hold_interned(body, request.raw["messages"])
         response = dialect.read_response(record.response, self.pools) if record.response else None
         error = None
         if record.error is not None:
@@ -326,6 +329,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None) -> Upload:
                 native.append(Conversation(trace.title, trace))
                 formats["native"] = (formats.get("native", (0, ""))[0] + len(trace.rounds), "a Roundtrip header line")
             continue
+        parser = ResentParser()
         for number, item in _items(name, data):
             lines += 1
             if isinstance(item, (bytes, bytearray)):
@@ -336,7 +340,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None) -> Upload:
                     problems.append(Problem(number, f"{label}is too large ({len(item):,} bytes; the limit is {MAX_LINE_BYTES:,})"))
                     continue
                 try:
-                    obj = orjson.loads(item)
+                    obj = parser.parse(item)
                 except orjson.JSONDecodeError as exc:
                     problems.append(Problem(number, label + json_problem(exc)))
                     continue

@@ -1,0 +1,196 @@
+"""Parsing a log's lines without parsing the history they resend.
+
+Every request of a tool-calling conversation carries the whole messages array again, so the lines
+of a log grow with the conversation and parsing each line in full costs the square of its length.
+When a line's messages array starts with exactly the bytes of an earlier line's whole messages
+array, those messages have been parsed already: the parser takes the earlier list and parses only
+what follows it.
+
+Nothing is trusted that was not read: equal bytes are equal JSON. The one thing to establish is
+that the reused bytes sit at the array's start in this line too, and not, say, inside a string:
+1. The reused bytes are replaced by one marker string, and that shorter copy of the line is parsed.
+2. If the marker comes back as the first element of a `messages` list, the bytes it replaced were
+   whole elements of that list (a JSON value parses the same wherever an element may start), so
+   the list is the earlier messages followed by the elements parsed after the marker.
+Anything else (no marker there, a copy that does not parse) falls back to parsing the whole line,
+which is also what names the problem of a bad line.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import orjson
+
+_MARKER_TEXT = "\x00roundtrip:" + secrets.token_hex(16)
+"""Stands in for reused bytes; random per process, so no log can contain it by chance or design."""
+_MARKER = orjson.dumps(_MARKER_TEXT)
+_KEY = b'"messages"'
+_WHITESPACE = b" \t\r\n"
+_TRAILING = "unexpected content after document"
+"""orjson's message when a document goes on after its value: how the end of an array is found."""
+
+KEEP_ARRAYS = 16
+"""Arrays remembered for reuse: one per conversation in progress is what a log needs."""
+KEEP_BYTES = 64 * 1024 * 1024
+"""The most bytes of remembered arrays held at once."""
+SPARE_BYTES = 1024 * 1024
+"""How far the parser may spend ahead of what it saved: remembering an array that no later line
+resends costs a second parse of it, so a log that never resends stops paying after this much."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Array:
+    """A messages array seen in an earlier line."""
+
+    elements: bytes
+    """Its elements exactly as the line wrote them: the bytes between `[` and `]`, trailing
+    whitespace stripped."""
+    messages: list
+    """Those elements, parsed."""
+
+
+class ResentParser:
+    """Parses the lines of one file, reusing the messages of earlier lines a line resends."""
+
+    def __init__(self, loads: Callable[[bytes], Any] = orjson.loads) -> None:
+        self._loads = loads
+        """The whole-line parser, used for every line this one cannot take a shortcut on."""
+        self._arrays: list[_Array] = []
+        """Remembered arrays, the most recently used first."""
+        self.saved_bytes = 0
+        """Bytes of resent history taken as read instead of parsed again."""
+        self.spent_bytes = 0
+        """Bytes parsed a second time to remember their arrays."""
+        self.reused_lines = 0
+        """Lines read by reusing an earlier line's messages."""
+
+    def parse(self, line: bytes | str) -> Any:
+        """The line's JSON value; raises exactly what the whole-line parser raises on a bad line."""
+        opening = _array_opening(line) if isinstance(line, bytes) else None
+        if opening is None:
+            return self._loads(line)
+        earlier = max((a for a in self._arrays if line.startswith(a.elements, opening + 1)),
+                      key=lambda a: len(a.elements), default=None)
+        if earlier is not None:
+            value = self._parse_after(line, opening, earlier)
+            if value is not None:
+                return value
+        if self.spent_bytes > self.saved_bytes + SPARE_BYTES:
+            return self._loads(line)
+        value = self._parse_remembering(line, opening)
+        return self._loads(line) if value is None else value
+
+    def _parse_after(self, line: bytes, opening: int, earlier: _Array) -> Any:
+        """The line parsed with `earlier`'s elements taken as read, or None when that does not hold."""
+        reused = len(earlier.elements)
+        marked = b"".join((line[: opening + 1], _MARKER, line[opening + 1 + reused:]))
+        closing = _array_closing(marked, opening)
+        value = _parse_or_none(marked)
+        holder = _marker_holder(value) if closing is not None else None
+        if holder is None:
+            return None
+        messages = earlier.messages + holder["messages"][1:]
+        holder["messages"] = messages
+        closing += reused - len(_MARKER)  # from the marked copy back to the line
+        self._forget(earlier)
+        self._remember(_Array(line[opening + 1: closing].rstrip(_WHITESPACE), messages))
+        self.saved_bytes += reused
+        self.reused_lines += 1
+        return value
+
+    def _parse_remembering(self, line: bytes, opening: int) -> Any:
+        """The line parsed with its messages array remembered for later lines, or None."""
+        closing = _array_closing(line, opening)
+        if closing is None:
+            return None
+        messages = _parse_or_none(memoryview(line)[opening: closing + 1])
+        value = _parse_or_none(b"".join((line[: opening + 1], _MARKER, line[closing:])))
+        holder = _marker_holder(value)
+        if holder is None or len(holder["messages"]) != 1 or not isinstance(messages, list):
+            return None
+        holder["messages"] = messages
+        self.spent_bytes += closing - opening
+        if messages:
+            self._remember(_Array(line[opening + 1: closing].rstrip(_WHITESPACE), messages))
+        return value
+
+    def _remember(self, array: _Array) -> None:
+        self._arrays.insert(0, array)
+        while len(self._arrays) > KEEP_ARRAYS or (
+                len(self._arrays) > 1 and sum(len(a.elements) for a in self._arrays) > KEEP_BYTES):
+            self._arrays.pop()
+
+    def _forget(self, array: _Array) -> None:
+        # A conversation's next line extends its newest array; the older one would only cost memory.
+        self._arrays = [a for a in self._arrays if a is not array]
+
+
+def _array_opening(line: bytes) -> int | None:
+    """Where the line's first `"messages": [` opens its array, or None."""
+    key = line.find(_KEY)
+    if key < 0:
+        return None
+    position = key + len(_KEY)
+    length = len(line)
+    while position < length and line[position] in _WHITESPACE:
+        position += 1
+    if position >= length or line[position] != ord(":"):
+        return None
+    position += 1
+    while position < length and line[position] in _WHITESPACE:
+        position += 1
+    return position if position < length and line[position] == ord("[") else None
+
+
+def _array_closing(document: bytes, opening: int) -> int | None:
+    """Where the `]` closing the array that opens at `opening` is, or None when it does not parse."""
+    view = memoryview(document)[opening:]
+    try:
+        orjson.loads(view)
+    except orjson.JSONDecodeError as exc:
+        if not exc.msg.startswith(_TRAILING):
+            return None
+        # orjson counts characters; the bytes before the trailing content give the byte offset.
+        stop = exc.pos if document.isascii() else len(bytes(view).decode()[: exc.pos].encode())
+    else:
+        stop = len(view)
+    end = opening + stop - 1
+    while end > opening and document[end] in _WHITESPACE:
+        end -= 1
+    return end if document[end] == ord("]") else None
+
+
+def _parse_or_none(document: bytes | memoryview) -> Any:
+    try:
+        return orjson.loads(document)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _marker_holder(value: Any, depth: int = 3) -> dict | None:
+    """The object whose `messages` list starts with the marker, searched a few objects deep."""
+    if not isinstance(value, dict):
+        return None
+    messages = value.get("messages")
+    if isinstance(messages, list) and messages and messages[0] == _MARKER_TEXT:
+        return value
+    if depth:
+        for inner in value.values():
+            found = _marker_holder(inner, depth - 1)
+            if found is not None:
+                return found
+    return None
+
+
+def hold_interned(body: dict, messages: list) -> None:
+    """Put a request's interned messages into the parsed list they were read from.
+
+    The parser hands that very list to the next line that resends it; holding the interned
+    messages, the next request's check against this one walks identical pointers instead of
+    comparing equal dicts, and the parsed duplicates are freed at once."""
+    sent = body.get("messages")
+    if type(sent) is list and len(sent) == len(messages):
+        sent[:] = messages
