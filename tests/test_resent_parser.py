@@ -18,11 +18,15 @@ ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted((ROOT / "tests" / "fixtures").glob("*.jsonl")) + sorted((ROOT / "traces").rglob("*.jsonl"))
 
 
+INSTRUCTIONS = {"role": "system", "content": "Answer from the records only. " * 200}
+"""Long enough that every line is worth reusing (lines under 4 KB are parsed whole)."""
+
+
 def _conversation_lines(messages: list[dict], separators=(",", ":"), ensure_ascii=False) -> list[bytes]:
     """One request/response pair per round, each request resending everything before it."""
     lines = []
     for k in range(1, len(messages) + 1):
-        pair = {"request": {"model": "m", "messages": messages[:k]},
+        pair = {"request": {"model": "m", "messages": [INSTRUCTIONS, *messages[:k]]},
                 "response": {"choices": [{"index": 0, "message": {"role": "assistant", "content": f"reply {k}"},
                                           "finish_reason": "stop"}]}}
         lines.append(json.dumps(pair, separators=separators, ensure_ascii=ensure_ascii).encode() + b"\n")
@@ -59,7 +63,8 @@ def test_a_snowball_log_of_interleaved_conversations_skips_nearly_all_resent_byt
     parser = ResentParser()
     for line in data.splitlines():
         assert parser.parse(line) == orjson.loads(line)
-    assert parser.reused_lines == 3 * 60 - 3
+    long_lines = sum(len(line) >= resent.SMALL_LINE for line in data.splitlines())
+    assert parser.reused_lines == long_lines - 3  # each conversation's first long line is read whole
     assert parser.saved_bytes > 0.9 * len(data)
 
 
@@ -73,7 +78,7 @@ def test_pretty_printed_and_escaped_non_ascii_lines_are_reused_too():
 
 
 def test_a_rewritten_message_in_the_history_is_read_from_the_new_bytes_and_flagged():
-    lines = [line.encode() + b"\n" for line in synthetic_lines(6)]
+    lines = [line.encode() + b"\n" for line in synthetic_lines(6, record_words=800)]
     lines[-1] = lines[-1].replace(b"at a time.", b"at a time, and never guess.")
     parser = ResentParser()
     for line in lines:
@@ -92,9 +97,11 @@ def test_an_array_under_a_key_that_only_ends_in_messages_is_not_taken_for_the_me
     parser.parse(first)
     # The first `"messages"` in these bytes closes the key `note"messages`, and its array repeats
     # the earlier elements exactly.
-    decoy = b'{"note\\"messages":[{"role":"user","content":"a"},"x"],' + second[1:]
-    assert orjson.loads(decoy)['note"messages'][1] == "x"
+    elements = json.dumps([INSTRUCTIONS, {"role": "user", "content": "a"}], separators=(",", ":")).encode()[1:-1]
+    decoy = b'{"note\\"messages":[' + elements + b',"x"],' + second[1:]
+    assert orjson.loads(decoy)['note"messages'][2] == "x"
     assert parser.parse(decoy) == orjson.loads(decoy)
+    assert parser.reused_lines == 0
 
 
 def test_a_retried_request_and_a_branch_from_an_earlier_round_both_parse_whole_values():
@@ -128,7 +135,7 @@ _MESSAGE = st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", 
     messages=st.lists(_MESSAGE, min_size=1, max_size=8),
     spaced=st.booleans(),
     ascii_only=st.booleans(),
-    mutations=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 10_000), st.integers(0, 255)), max_size=3),
+    mutations=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 20_000), st.integers(0, 255)), max_size=3),
 )
 def test_random_conversations_with_random_byte_changes_parse_as_orjson_does(messages, spaced, ascii_only, mutations):
     separators = (", ", ": ") if spaced else (",", ":")
@@ -139,3 +146,5 @@ def test_random_conversations_with_random_byte_changes_parse_as_orjson_does(mess
     parser = ResentParser()
     for line in lines:
         _assert_parses_like_orjson(parser, bytes(line))
+    if not mutations:
+        assert parser.reused_lines == len(lines) - 1

@@ -32,7 +32,9 @@ _WHITESPACE = b" \t\r\n"
 _TRAILING = "unexpected content after document"
 """orjson's message when a document goes on after its value: how the end of an array is found."""
 
-KEEP_ARRAYS = 16
+SMALL_LINE = 4096
+"""Lines shorter than this are parsed whole: there is too little to save to pay for looking."""
+KEEP_ARRAYS = 64
 """Arrays remembered for reuse: one per conversation in progress is what a log needs."""
 KEEP_BYTES = 64 * 1024 * 1024
 """The most bytes of remembered arrays held at once."""
@@ -41,7 +43,7 @@ SPARE_BYTES = 1024 * 1024
 resends costs a second parse of it, so a log that never resends stops paying after this much."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Array:
     """A messages array seen in an earlier line."""
 
@@ -60,6 +62,8 @@ class ResentParser:
         """The whole-line parser, used for every line this one cannot take a shortcut on."""
         self._arrays: list[_Array] = []
         """Remembered arrays, the most recently used first."""
+        self._held = 0
+        """Bytes of the remembered arrays' elements."""
         self.saved_bytes = 0
         """Bytes of resent history taken as read instead of parsed again."""
         self.spent_bytes = 0
@@ -69,15 +73,16 @@ class ResentParser:
 
     def parse(self, line: bytes | str) -> Any:
         """The line's JSON value; raises exactly what the whole-line parser raises on a bad line."""
-        opening = _array_opening(line) if isinstance(line, bytes) else None
+        worth_it = isinstance(line, bytes) and len(line) >= SMALL_LINE
+        opening = _array_opening(line) if worth_it else None
         if opening is None:
             return self._loads(line)
-        earlier = max((a for a in self._arrays if line.startswith(a.elements, opening + 1)),
-                      key=lambda a: len(a.elements), default=None)
-        if earlier is not None:
-            value = self._parse_after(line, opening, earlier)
-            if value is not None:
-                return value
+        for earlier in self._arrays:
+            if line.startswith(earlier.elements, opening + 1):
+                value = self._parse_after(line, opening, earlier)
+                if value is not None:
+                    return value
+                break
         if self.spent_bytes > self.saved_bytes + SPARE_BYTES:
             return self._loads(line)
         value = self._parse_remembering(line, opening)
@@ -88,8 +93,10 @@ class ResentParser:
         reused = len(earlier.elements)
         marked = b"".join((line[: opening + 1], _MARKER, line[opening + 1 + reused:]))
         closing = _array_closing(marked, opening)
+        if closing is None:
+            return None
         value = _parse_or_none(marked)
-        holder = _marker_holder(value) if closing is not None else None
+        holder = _marker_holder(value)
         if holder is None:
             return None
         messages = earlier.messages + holder["messages"][1:]
@@ -119,13 +126,14 @@ class ResentParser:
 
     def _remember(self, array: _Array) -> None:
         self._arrays.insert(0, array)
-        while len(self._arrays) > KEEP_ARRAYS or (
-                len(self._arrays) > 1 and sum(len(a.elements) for a in self._arrays) > KEEP_BYTES):
-            self._arrays.pop()
+        self._held += len(array.elements)
+        while len(self._arrays) > KEEP_ARRAYS or (len(self._arrays) > 1 and self._held > KEEP_BYTES):
+            self._held -= len(self._arrays.pop().elements)
 
     def _forget(self, array: _Array) -> None:
         # A conversation's next line extends its newest array; the older one would only cost memory.
-        self._arrays = [a for a in self._arrays if a is not array]
+        self._arrays.remove(array)
+        self._held -= len(array.elements)
 
 
 def _array_opening(line: bytes) -> int | None:
