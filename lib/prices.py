@@ -39,6 +39,8 @@ DEFAULT_PRICES: tuple[Price, ...] = (
     Price("gpt-5", 1.25, 0.125, None, 10.00, "2025-08", "OpenAI pricing page"),
     Price("claude-haiku-4-5", 1.00, 0.10, 1.25, 5.00, "2025-10", "Anthropic pricing page"),
     Price("claude-sonnet-4-5", 3.00, 0.30, 3.75, 15.00, "2025-09", "Anthropic pricing page"),
+    # The live Anthropic scenario's default model.
+    Price("claude-sonnet-4-6", 3.00, 0.30, 3.75, 15.00, "2026-11", "Anthropic model page"),
     Price("deepseek-chat", 0.28, 0.028, None, 0.42, "2025-09", "DeepSeek pricing page"),
     Price("chat-small", 0.10, None, None, 0.50, "2026-10",
           "Larkfield course ledger: 4,224 in + 123 out = US$0.00048"),

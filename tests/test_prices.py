@@ -15,6 +15,7 @@ def test_a_dated_model_name_finds_its_family_and_the_longest_prefix_wins():
     assert price_for("gpt-4o-mini-2024-07-18", DEFAULT_PRICES).model == "gpt-4o-mini"
     assert price_for("openrouter/gpt-4.1", DEFAULT_PRICES).model == "gpt-4.1"
     assert price_for("DeepSeek-V4-Flash", DEFAULT_PRICES) is None
+    assert price_for("claude-sonnet-4-6", DEFAULT_PRICES).model == "claude-sonnet-4-6"
     assert price_for(None, DEFAULT_PRICES) is None
 
 
