@@ -42,10 +42,10 @@ class Arrow:
     """What it carries, in our words; may hold trace strings, unescaped."""
 
 
-def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS) -> tuple[Arrow, ...]:
-    """The arrows of the first `limit` rounds, in order."""
+def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tuple[Arrow, ...]:
+    """The arrows of `limit` rounds from round `first` on, in order."""
     arrows: list[Arrow] = []
-    rounds = trace.rounds[:limit]
+    rounds = trace.rounds[max(first, 1) - 1: max(first, 1) - 1 + limit]
     for round_ in rounds:
         k = round_.index
         previous = trace.rounds[k - 2].request.messages if k > 1 else ()

@@ -133,3 +133,21 @@ def test_a_pitfall_shows_its_badge_on_the_offending_message(app):
     assert "missing-tool-result" in shown and "provider-error" in shown
     card = next(e for e in at.expander if e.label.startswith("Checks on this round"))
     assert "round 2 request messages[2].tool_calls[1]" in " ".join(c.value.replace("\\", "") for c in card.caption)
+
+
+def test_a_long_traces_picture_is_drawn_twelve_rounds_at_a_time_from_any_round(app):
+    from lib.synthetic import synthetic_lines
+
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("long.jsonl", "\n".join(synthetic_lines(30)).encode()).run()
+    assert not at.exception
+
+    def picture():
+        return next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Program" in c.proto.spec)
+
+    assert picture()["layout"]["title"]["text"] == "Rounds 1 to 12 of 30"
+    at.number_input(key="explorer.sequence_from").set_value(19).run()
+    figure = picture()
+    assert figure["layout"]["title"]["text"] == "Rounds 19 to 30 of 30"
+    rounds = [a["text"] for a in figure["layout"]["annotations"] if a.get("text", "").startswith("<b>Round")]
+    assert rounds[0] == "<b>Round 19</b>" and rounds[-1] == "<b>Round 30</b>"

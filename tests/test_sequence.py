@@ -37,13 +37,17 @@ def test_an_error_and_a_declined_call_are_drawn_as_what_they_were():
     assert [a.label for a in declined if a.round == 1 and a.step == 3] == ["declines cancel_order"]
 
 
-def test_a_long_trace_is_cut_to_the_first_rounds(hengxin):
+def test_a_long_trace_is_drawn_a_window_of_rounds_at_a_time(hengxin):
     assert {a.round for a in sequence(hengxin, limit=2)} == {1, 2}
+    window = sequence(hengxin, limit=2, first=3)
+    assert {a.round for a in window} == {3, 4}
+    figure = json.loads(sequence_diagram(window, 4).to_json())
+    assert figure["layout"]["title"]["text"] == "Rounds 3 to 4 of 4"
 
 
 def test_the_figure_has_four_lanes_and_escapes_trace_text():
     trace = catalog.load_bytes(hostile_trace(), "hostile.jsonl").trace
-    figure = json.loads(sequence_diagram(sequence(trace), 2, 2).to_json())
+    figure = json.loads(sequence_diagram(sequence(trace), 2).to_json())
     texts = [a.get("text", "") for a in figure["layout"]["annotations"]]
     assert {"<b>User</b>", "<b>Program</b>", "<b>Model</b>", "<b>Tools</b>"} <= set(texts)
     assert not any(IMG in t or "<img" in t for t in texts)

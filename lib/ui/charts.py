@@ -98,7 +98,7 @@ ROW_PX = 30
 """Height of one arrow's row in the sequence diagram."""
 
 
-def sequence_diagram(arrows: tuple[Arrow, ...], rounds_shown: int, rounds_total: int) -> go.Figure:
+def sequence_diagram(arrows: tuple[Arrow, ...], rounds_total: int) -> go.Figure:
     """Lanes for user, program, model and tools; one row per arrow, the five steps numbered and colored.
 
     Labels hold trace strings: plotly reads a little HTML in annotation text (links, line breaks), so
@@ -139,8 +139,9 @@ def sequence_diagram(arrows: tuple[Arrow, ...], rounds_shown: int, rounds_total:
         annotations.append({"x": x, "y": top, "text": f"<b>{LANE_TITLES[lane]}</b>", "showarrow": False,
                             "font": {"size": 15}, "bgcolor": "#f0f2f6", "borderpad": 5})
     title = None
-    if rounds_shown < rounds_total:
-        title = f"The first {rounds_shown} of {rounds_total:,} rounds"
+    shown = sorted({a.round for a in arrows})
+    if shown and len(shown) < rounds_total:
+        title = f"Rounds {shown[0]:,} to {shown[-1]:,} of {rounds_total:,}"
     figure.update_layout(
         annotations=annotations, shapes=shapes, showlegend=False, title=title,
         xaxis={"visible": False, "range": [-0.75, 3.5], "fixedrange": True},

@@ -152,15 +152,23 @@ def overview(loaded: LoadedTrace) -> None:
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _sequence_figure(digest: str, _loaded: LoadedTrace):
-    rounds = len(_loaded.trace.rounds)
-    return charts.sequence_diagram(sequence(_loaded.trace), min(rounds, SEQUENCE_ROUNDS), rounds)
+def _sequence_figure(digest: str, first: int, _loaded: LoadedTrace):
+    return charts.sequence_diagram(sequence(_loaded.trace, SEQUENCE_ROUNDS, first), len(_loaded.trace.rounds))
 
 
 def sequence_diagram(loaded: LoadedTrace) -> None:
-    """The whole trace as a sequence diagram, built once per trace and shared."""
+    """The trace as a sequence diagram, a window of rounds at a time, each window built once and shared."""
     st.subheader("The round trip as a picture")
-    st.plotly_chart(_sequence_figure(loaded.digest, loaded), key="explorer.sequence",
+    rounds = len(loaded.trace.rounds)
+    first = 1
+    if rounds > SEQUENCE_ROUNDS:
+        last_first = rounds - SEQUENCE_ROUNDS + 1
+        if st.session_state.get("explorer.sequence_from", 1) > last_first:
+            st.session_state["explorer.sequence_from"] = last_first  # kept from a longer trace
+        first = int(st.number_input(
+            f"Draw {SEQUENCE_ROUNDS} rounds from round", min_value=1, max_value=last_first,
+            value=1, step=SEQUENCE_ROUNDS, key="explorer.sequence_from"))
+    st.plotly_chart(_sequence_figure(loaded.digest, first, loaded), key="explorer.sequence",
                     config={"displayModeBar": False})
     st.caption("The model never talks to the tools. ① the program sends the request with the tool list, ② the "
                "model asks for a tool, ③ the program runs it, ④ the program appends the result to the messages, "
