@@ -148,3 +148,23 @@ def test_random_conversations_with_random_byte_changes_parse_as_orjson_does(mess
         _assert_parses_like_orjson(parser, bytes(line))
     if not mutations:
         assert parser.reused_lines == len(lines) - 1
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**15, 10**15) | st.floats(allow_nan=False, allow_infinity=False) | _TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=st.lists(_JSON, min_size=1, max_size=6), spaced=st.booleans(), window=st.sampled_from([1, 7, 4096]))
+def test_each_value_of_a_document_is_found_whatever_the_window_it_is_read_through(values, spaced, window):
+    separators = (", ", ": ") if spaced else (",", ":")
+    document = json.dumps(values, separators=separators, ensure_ascii=False).encode()
+    position, found = 1, []
+    for _ in values:
+        end = resent.value_end(document, position, window)
+        found.append(orjson.loads(document[position:end]))
+        position = end + len(separators[0])
+    assert found == values

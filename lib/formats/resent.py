@@ -155,20 +155,40 @@ def _array_opening(line: bytes) -> int | None:
 
 def _array_closing(document: bytes, opening: int) -> int | None:
     """Where the `]` closing the array that opens at `opening` is, or None when it does not parse."""
-    view = memoryview(document)[opening:]
-    try:
-        orjson.loads(view)
-    except orjson.JSONDecodeError as exc:
-        if not exc.msg.startswith(_TRAILING):
-            return None
-        # orjson counts characters; the bytes before the trailing content give the byte offset.
-        stop = exc.pos if document.isascii() else len(bytes(view).decode()[: exc.pos].encode())
-    else:
-        stop = len(view)
-    end = opening + stop - 1
-    while end > opening and document[end] in _WHITESPACE:
+    end = value_end(document, opening, len(document))
+    return end - 1 if end is not None and document[end - 1] == ord("]") else None
+
+
+def value_end(document: bytes, start: int, window: int) -> int | None:
+    """Where the JSON value that starts at `start` ends (just past it), or None when none does.
+
+    orjson reads its whole input before parsing, so a value inside a long document is parsed from
+    a window after `start` that doubles until the value ends inside it (trailing content follows
+    the value) or the window reaches the document's end."""
+    while True:
+        stop = min(len(document), start + window)
+        view = memoryview(document)[start:stop]
+        try:
+            orjson.loads(view)
+        except orjson.JSONDecodeError as exc:
+            if exc.msg.startswith(_TRAILING):
+                # orjson counts characters; the bytes before the trailing content give the byte offset.
+                chars = exc.pos
+                # ("ignore" only drops a character the window may have cut in two, after the value.)
+                used = chars if bytes(view[:chars]).isascii() else len(bytes(view).decode(errors="ignore")[:chars].encode())
+                end = start + used
+                break
+            if stop == len(document):
+                return None
+        else:
+            if stop == len(document):
+                end = stop
+                break
+            # A number cut short by the window parses too; only trailing content proves the end.
+        window *= 2
+    while end > start and document[end - 1] in _WHITESPACE:
         end -= 1
-    return end if document[end] == ord("]") else None
+    return end
 
 
 def _parse_or_none(document: bytes | memoryview) -> Any:

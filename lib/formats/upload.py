@@ -5,7 +5,8 @@ lib/formats/resent.py), its calls are turned into model objects with their messa
 once, and the line's dicts are dropped. What stays in memory is the
 unique content plus small per-call records.
 
-1. Items: lines of `.jsonl` (or `.jsonl.gz`), elements of a `.json` array, or one `.json` object.
+1. Items: lines of `.jsonl` (or `.jsonl.gz`), elements of a `.json` array (cut out one at a time,
+   never parsed whole), or one `.json` object.
 2. Detection: the first format in FORMATS whose rule matches (or the format the user chose).
 3. Records: each format yields CallRecords (lib/formats/logs.py).
 4. Conversations: records with an id are grouped by it; the others are chained onto the
@@ -28,7 +29,7 @@ from lib.formats import Pools, Problem, anthropic_messages, openai_chat
 from lib.formats.logs import CallRecord, LineProblem, LogFormat
 from lib.formats.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.formats.pairs import AnthropicMessagesFormat, OpenAIChatFormat
-from lib.formats.resent import ResentParser, hold_interned
+from lib.formats.resent import ResentParser, hold_interned, value_end
 from lib.intern import collector_paused, content_key
 from lib.model import Message, ProviderError, Request, Response, Round, Trace
 from lib.text import plural
@@ -103,25 +104,48 @@ class Upload:
 
 
 def _items(name: str, data: bytes) -> Iterator[tuple[int, bytes]]:
-    """(item number, JSON bytes or an already parsed array element) for every line or element."""
+    """(item number, JSON bytes) for every line, or every element of a `.json` array."""
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     stripped = data.lstrip()
     if name.lower().endswith(".json") and stripped[:1] == b"[":
-        try:
-            elements = orjson.loads(stripped)
-        except orjson.JSONDecodeError:
-            elements = None
-        if isinstance(elements, list):
-            for number, element in enumerate(elements, start=1):
-                yield number, element  # already parsed: the loop in _read_upload passes it through
-            return
+        yield from _array_elements(stripped)
+        return
     if name.lower().endswith(".json") and stripped[:1] == b"{" and b"\n{" not in stripped:
         yield 1, stripped
         return
     lines = io.BytesIO(data)
     for number, line in enumerate(lines, start=1):
         yield number, line
+
+
+def _array_elements(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """The elements of a JSON array, one at a time, so a large array is never held parsed whole.
+    Where an element does not parse, the rest of the array goes out as one item, to be reported."""
+    position, number, window = 1, 0, 64 * 1024
+    while True:
+        position = _skip_whitespace(data, position)
+        if position >= len(data) or data[position] == ord("]"):
+            return  # an array cut off right after an element keeps its elements
+        number += 1
+        end = value_end(data, position, window)
+        if end is None:
+            yield number, data[position:]
+            return
+        yield number, data[position:end]
+        window = max(window, 2 * (end - position))
+        position = _skip_whitespace(data, end)
+        if data[position: position + 1] == b",":
+            position += 1
+        elif position < len(data) and data[position] != ord("]"):
+            yield number + 1, data[position:]  # no comma after the element: reported as the next one
+            return
+
+
+def _skip_whitespace(data: bytes, position: int) -> int:
+    while position < len(data) and data[position] in b" \t\r\n":
+        position += 1
+    return position
 
 
 # --- conversations -------------------------------------------------------------------------------
@@ -283,10 +307,16 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
 # --- the whole upload ------------------------------------------------------------------------------
 
 
+NATIVE_HEADER_BYTES = 1024 * 1024
+"""A native header line is a few hundred bytes; a longer first line is some other file's."""
+
+
 def _is_native(data: bytes) -> bool:
     start = 3 if data[:3] == b"\xef\xbb\xbf" else 0
-    end = data.find(b"\n", start)
-    first = data[start: end if end >= 0 else len(data)]
+    end = data.find(b"\n", start, start + NATIVE_HEADER_BYTES)
+    first = data[start: end if end >= 0 else start + NATIVE_HEADER_BYTES + 1]
+    if len(first) > NATIVE_HEADER_BYTES or first.lstrip()[:1] != b"{":
+        return False
     try:
         obj = orjson.loads(first)
     except orjson.JSONDecodeError:
@@ -332,20 +362,17 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None) -> Upload:
         parser = ResentParser()
         for number, item in _items(name, data):
             lines += 1
-            if isinstance(item, (bytes, bytearray)):
-                if item.isspace() or not item:  # isspace scans without copying an 80 MB line
-                    problems.append(Problem(number, f"{label}is empty"))
-                    continue
-                if len(item) > MAX_LINE_BYTES:
-                    problems.append(Problem(number, f"{label}is too large ({len(item):,} bytes; the limit is {MAX_LINE_BYTES:,})"))
-                    continue
-                try:
-                    obj = parser.parse(item)
-                except orjson.JSONDecodeError as exc:
-                    problems.append(Problem(number, label + json_problem(exc)))
-                    continue
-            else:
-                obj = item
+            if item.isspace() or not item:  # isspace scans without copying an 80 MB line
+                problems.append(Problem(number, f"{label}is empty"))
+                continue
+            if len(item) > MAX_LINE_BYTES:
+                problems.append(Problem(number, f"{label}is too large ({len(item):,} bytes; the limit is {MAX_LINE_BYTES:,})"))
+                continue
+            try:
+                obj = parser.parse(item)
+            except orjson.JSONDecodeError as exc:
+                problems.append(Problem(number, label + json_problem(exc)))
+                continue
             if not isinstance(obj, dict):
                 problems.append(Problem(number, f"{label}is a JSON {type(obj).__name__}, not an object"))
                 continue
