@@ -2,8 +2,8 @@
 
 The pipeline streams: each line is parsed once (its resent history not even once: see
 lib/formats/resent.py), its calls are turned into model objects with their messages interned at
-once, and the line's dicts are dropped. What stays in memory is the
-unique content plus small per-call records.
+once, and the line's dicts are dropped. What stays in memory is the unique content plus small
+per-call records.
 
 1. Items: lines of `.jsonl` (or `.jsonl.gz`), elements of a `.json` array (cut out one at a time,
    never parsed whole), or one `.json` object.
