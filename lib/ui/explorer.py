@@ -165,7 +165,8 @@ def sequence_diagram(loaded: LoadedTrace) -> None:
         last_first = rounds - SEQUENCE_ROUNDS + 1
         if st.session_state.get("explorer.sequence_from", 1) > last_first:
             st.session_state["explorer.sequence_from"] = last_first  # kept from a longer trace
-        first = int(st.number_input(
+        narrow, _ = st.columns([1, 3])
+        first = int(narrow.number_input(
             f"Draw {SEQUENCE_ROUNDS} rounds from round", min_value=1, max_value=last_first,
             value=1, step=SEQUENCE_ROUNDS, key="explorer.sequence_from"))
     st.plotly_chart(_sequence_figure(loaded.digest, first, loaded), key="explorer.sequence",
