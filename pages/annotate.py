@@ -19,7 +19,7 @@ this_round, this_trace, everything, labels = st.tabs(["This round", "This trace"
 with this_round:
     index = explorer.navigation(loaded)
     annotate.note_form(loaded, index, disabled=unavailable)
-    explorer.round_view(loaded, index)
+    explorer.round_view(loaded, index, pointer=annotate.card_pointer(loaded, index))
 with this_trace:
     annotate.editor(loaded, disabled=unavailable)
     annotate.exports(loaded)

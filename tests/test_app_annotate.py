@@ -174,3 +174,23 @@ def test_note_text_and_labels_are_shown_as_text_never_as_markup(notes_url):
     at.switch_page("pages/annotate.py").run()
     for value in markdown_like(at):
         assert not UNESCAPED.search(value), value
+
+
+def test_a_cards_note_button_points_the_form_at_that_card(notes_url):
+    at = _session()
+    at.button(key="annotate.point.round:2/request.messages[3]").click().run()
+    assert at.selectbox(key="annotate.target").value == "round:2/request.messages[3]"
+    assert "The note form above is now about request messages[3] · tool" in _said(at)
+
+    at.text_input(key="annotate.author_field").set_value("Ada")
+    at.text_area(key="annotate.text").set_value("The second result of round 1's parallel calls.")
+    at.button(key="annotate.save").click().run()
+    (note,) = open_store(notes_url).notes()
+    assert note.target == "round:2/request.messages[3]" and note.text.startswith("The second result")
+    assert {b.key for b in at.button if (b.key or "").startswith("annotate.point.")} >= {
+        "annotate.point.round:2/request.tools[0]", "annotate.point.round:2/response.choices[0].message"}
+
+
+def test_the_explorer_draws_no_note_buttons():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not [b for b in at.button if (b.key or "").startswith("annotate.point.")]

@@ -200,6 +200,24 @@ def note_form(loaded: LoadedTrace, index: int, disabled: bool) -> None:
                   on_click=_save, args=(loaded,))
 
 
+def card_pointer(loaded: LoadedTrace, index: int):
+    """For the round's cards: a button on each that points the note form at what the card shows."""
+    targets = round_targets(loaded.trace, index)
+
+    def pointer(path: str) -> None:
+        target = f"round:{index}/{path}"
+        if target in targets:
+            st.button("📝 Note on this", key=f"annotate.point.{target}", type="tertiary", on_click=_point_at,
+                      args=(target, targets[target]), help="Points the note form above at this card.")
+
+    return pointer
+
+
+def _point_at(target: str, words: str) -> None:
+    st.session_state[TARGET] = target
+    _say("info", f"The note form above is now about {words.strip()}.")
+
+
 def _keep_author() -> None:
     st.session_state[AUTHOR] = st.session_state[AUTHOR_FIELD]
 

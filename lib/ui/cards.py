@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Union
+from typing import Callable, Union
 
 import pandas as pd
 import streamlit as st
@@ -22,6 +22,9 @@ from lib.text import as_code, md_escape, plural, summarize_message
 
 Mark = Union[StepLabel, Finding, NoteMark]
 """Something pinned to a JSON path of the round: a step label, a check's finding or a person's note."""
+Pointer = Callable[[str], None]
+"""Draws, on a card, a way to point a note at what the card shows, given its path in the round
+(`request.messages[3]`); the Annotate page passes one, every other page none."""
 
 SEVERITY_LOOK = {"error": ("🛑", "red"), "warning": ("⚠️", "orange"), "info": ("ℹ️", "gray")}
 """Icon and badge color per finding severity."""
@@ -104,10 +107,12 @@ def _parts(message: Message, base: str, marks: list[Mark]) -> None:
         st.text("(no content)")
 
 
-def message_card(entry: MessageEntry, marks: list[Mark]) -> None:
+def message_card(entry: MessageEntry, marks: list[Mark], pointer: Pointer | None = None) -> None:
     """One new or changed message of a request, with the step marks on its parts."""
     path = f"messages[{entry.index}]"
     with st.container(border=True):
+        if pointer:
+            pointer(f"request.{path}")
         status = "new this round" if entry.status == "new" else "changed since the previous request"
         st.markdown(
             f"**{path}** · role **{md_escape(entry.message.role)}** · "
@@ -144,7 +149,7 @@ def resent_table(entries: tuple[MessageEntry, ...]) -> None:
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
-def tools_section(round_: Round, marks: list[Mark]) -> None:
+def tools_section(round_: Round, marks: list[Mark], pointer: Pointer | None = None) -> None:
     """Step 1: the tool list that travels with the request."""
     label = next((m for m in marks if isinstance(m, StepLabel) and m.step == 1), None)
     if label is None:
@@ -153,18 +158,24 @@ def tools_section(round_: Round, marks: list[Mark]) -> None:
     step_badge(label)
     _badges_at(marks, "tools", steps=False)
     title = "Tool definitions, the same as last round" if label.resent else "Tool definitions: what the model reads"
+    field = "functions" if "tools" not in round_.request.raw else "tools"
     with st.expander(title):
-        for tool in round_.request.tools:
+        for i, tool in enumerate(round_.request.tools):
             st.markdown(f"**{md_escape(tool.name)}**")
+            if pointer:
+                pointer(f"request.{field}[{i}]")
             st.text(_clip(tool.description) or "(no description)")
             code_block(tool.parameters)
 
 
-def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Round | None) -> None:
+def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Round | None,
+                  pointer: Pointer | None = None) -> None:
     """The request side as cards: the system prompt, the messages array, then the tools."""
     system = round_.request.system
     if system is not None:
         with st.container(border=True):
+            if pointer:
+                pointer("request.system")
             same = previous is not None and previous.request.system == system
             st.markdown("**system** (a top-level field, outside the messages array)" + (" · resent unchanged" if same else ""))
             _parts(system, "system", marks)
@@ -173,11 +184,11 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Ro
         st.warning(f"{plural(placed.dropped, 'message')} of the previous request missing from this one.")
     for entry in placed.entries:
         if entry.status != "resent":
-            message_card(entry, marks)
-    tools_section(round_, marks)
+            message_card(entry, marks, pointer)
+    tools_section(round_, marks, pointer)
 
 
-def response_cards(round_: Round, marks: list[Mark]) -> None:
+def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = None) -> None:
     """The response side as cards: the assistant turn, its call intents and the stop signal."""
     if round_.error is not None:
         status = f"HTTP {round_.error.status}" if round_.error.status else "no HTTP status (connection failed)"
@@ -189,6 +200,8 @@ def response_cards(round_: Round, marks: list[Mark]) -> None:
         st.info("No response recorded for this round: the call was still in flight.")
         return
     with st.container(border=True):
+        if pointer:
+            pointer(join_path("response", response.message_path))
         st.markdown(f"**assistant** · the model's turn" + (f" · model {md_escape(response.model)}" if response.model else ""))
         if response.message_path:
             _badges_at(marks, response.message_path)
@@ -200,7 +213,7 @@ def response_cards(round_: Round, marks: list[Mark]) -> None:
         st.caption(f"The trace records no stop signal; read as {response.stop!r} from the message.")
 
 
-def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark]) -> None:
+def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], pointer: Pointer | None = None) -> None:
     """Step 3: what the program ran between this response and the next request."""
     lane = [m for m in marks if isinstance(m, StepLabel) and m.step == 3]
     if not lane:
@@ -220,6 +233,8 @@ def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark]) -
                 appended.setdefault(part.call_id, join_path(f"messages[{i}]", part.path))
     for i, execution in enumerate(round_.executions):
         with st.container(border=True):
+            if pointer:
+                pointer(f"executions[{i}]")
             _badges_at(marks, f"executions[{i}]")
             facts = [f"handler **{md_escape(execution.name)}**", f"call {md_escape(execution.tool_call_id)}",
                      "ok" if execution.ok else ":red[failed]"]

@@ -71,11 +71,12 @@ def header(loaded: LoadedTrace) -> None:
     st.markdown(" ".join(f":{cards.STEP_COLORS[n]}-background[{cards.STEP_MARKS[n]} {t}]" for n, t in STEP_TITLES.items()))
 
 
-def round_view(loaded: LoadedTrace, index: int, revealed: bool = True) -> None:
+def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: cards.Pointer | None = None) -> None:
     """Everything about one round: request and response side by side, the program's lane, tokens.
 
     With `revealed` False (predict mode, before the learner has predicted), the response side holds
-    the prediction form instead, and nothing that would give the response away is drawn."""
+    the prediction form instead, and nothing that would give the response away is drawn. `pointer`
+    puts a "note on this" button on every card (the Annotate page)."""
     trace = loaded.trace
     round_ = trace.rounds[index - 1]
     previous = trace.rounds[index - 2] if index > 1 else None
@@ -106,7 +107,7 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True) -> None:
         with left:
             st.markdown(f"#### ➡️ Request {index}: program → model")
             if view == CARDS:
-                cards.request_cards(round_, placed, marks, previous)
+                cards.request_cards(round_, placed, marks, previous, pointer)
             else:
                 _raw(round_.request.raw, [lab for lab in labels if lab.side == "request"])
         with right:
@@ -115,17 +116,17 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True) -> None:
                 predict.form(loaded, index)
             else:
                 predict.result(loaded, index)
-                _response(round_, view, labels, marks)
+                _response(round_, view, labels, marks, pointer)
     st.markdown(f"#### ⚙️ The program's lane, after response {index}")
     if revealed:
-        cards.execution_lane(round_, next_round, marks)
+        cards.execution_lane(round_, next_round, marks, pointer)
     else:
         st.caption("Hidden until you predict the response: what the program runs depends on it.")
 
 
-def _response(round_: Round, view: str, labels: list[StepLabel], marks: list) -> None:
+def _response(round_: Round, view: str, labels: list[StepLabel], marks: list, pointer: cards.Pointer | None) -> None:
     if view == CARDS:
-        cards.response_cards(round_, marks)
+        cards.response_cards(round_, marks, pointer)
     elif round_.response is not None:
         _raw(round_.response.raw, [lab for lab in labels if lab.side == "response"])
     else:
