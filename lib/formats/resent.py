@@ -141,16 +141,18 @@ def _array_opening(line: bytes) -> int | None:
     key = line.find(_KEY)
     if key < 0:
         return None
-    position = key + len(_KEY)
-    length = len(line)
-    while position < length and line[position] in _WHITESPACE:
-        position += 1
-    if position >= length or line[position] != ord(":"):
+    position = skip_whitespace(line, key + len(_KEY))
+    if line[position: position + 1] != b":":
         return None
-    position += 1
-    while position < length and line[position] in _WHITESPACE:
+    position = skip_whitespace(line, position + 1)
+    return position if line[position: position + 1] == b"[" else None
+
+
+def skip_whitespace(data: bytes, position: int) -> int:
+    """The first position at or after `position` that is not JSON whitespace (or the end)."""
+    while position < len(data) and data[position] in _WHITESPACE:
         position += 1
-    return position if position < length and line[position] == ord("[") else None
+    return position
 
 
 def _array_closing(document: bytes, opening: int) -> int | None:

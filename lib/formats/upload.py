@@ -29,7 +29,7 @@ from lib.formats import Pools, Problem, anthropic_messages, openai_chat
 from lib.formats.logs import CallRecord, LineProblem, LogFormat
 from lib.formats.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.formats.pairs import AnthropicMessagesFormat, OpenAIChatFormat
-from lib.formats.resent import ResentParser, hold_interned, value_end
+from lib.formats.resent import ResentParser, hold_interned, skip_whitespace, value_end
 from lib.intern import collector_paused, content_key
 from lib.model import Message, ProviderError, Request, Response, Round, Trace
 from lib.text import plural
@@ -124,7 +124,7 @@ def _array_elements(data: bytes) -> Iterator[tuple[int, bytes]]:
     Where an element does not parse, the rest of the array goes out as one item, to be reported."""
     position, number, window = 1, 0, 64 * 1024
     while True:
-        position = _skip_whitespace(data, position)
+        position = skip_whitespace(data, position)
         if position >= len(data) or data[position] == ord("]"):
             return  # an array cut off right after an element keeps its elements
         number += 1
@@ -134,18 +134,12 @@ def _array_elements(data: bytes) -> Iterator[tuple[int, bytes]]:
             return
         yield number, data[position:end]
         window = max(window, 2 * (end - position))
-        position = _skip_whitespace(data, end)
+        position = skip_whitespace(data, end)
         if data[position: position + 1] == b",":
             position += 1
         elif position < len(data) and data[position] != ord("]"):
             yield number + 1, data[position:]  # no comma after the element: reported as the next one
             return
-
-
-def _skip_whitespace(data: bytes, position: int) -> int:
-    while position < len(data) and data[position] in b" \t\r\n":
-        position += 1
-    return position
 
 
 # --- conversations -------------------------------------------------------------------------------
