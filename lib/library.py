@@ -43,8 +43,8 @@ SOURCES: tuple[Source, ...] = ("upload", "capture", "live", "fork")
 """Every source, in the order the Library lists them."""
 LINK = "?trace={id}"
 """The query string that opens a kept trace in the explorer."""
-CHUNK = 500
-"""Rows per bulk statement: under every database's limit on bound parameters."""
+CHUNK = 2_000
+"""Rows per bulk statement, and values per IN list: under every database's limit on bound parameters."""
 
 
 class LibraryError(ValueError):
@@ -141,7 +141,12 @@ def _prepare(item: ToKeep, saved: str) -> _Prepared:
                 refs[name] = keep(kind, request[name])
                 request[name] = None
         if round_.response is not None:
-            refs["answer"] = keep(MESSAGE, round_.response.message.raw)  # searched; the body keeps its own copy
+            at = _answer_path(line["response"])
+            if at is None:
+                refs["answer"] = keep(MESSAGE, round_.response.message.raw)  # searched; the body keeps its own copy
+            else:
+                line["response"], answer = _detached(line["response"], at)
+                refs["answer"], refs["answer_at"] = keep(MESSAGE, answer), at
         if round_.request.held_by_provider:
             refs["held"] = round_.request.held_by_provider
         round_rows.append((round_.index, _dumps(line), refs))
@@ -160,6 +165,31 @@ def _prepare(item: ToKeep, saved: str) -> _Prepared:
     }
     return _Prepared(row["id"], row, contents, round_rows, frozenset(c.name[:200] for r in trace.rounds for c in r.tool_calls),
                      found)
+
+
+def _answer_path(response: Any) -> list | None:
+    """Where a response body holds the model's message: `choices[0].message`, or a Messages body's `content`."""
+    if not isinstance(response, dict):
+        return None
+    choices = response.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict) and isinstance(choices[0].get("message"), dict):
+        return ["choices", 0, "message"]
+    return ["content"] if isinstance(response.get("content"), list) else None
+
+
+def _detached(body: Any, path: list) -> tuple[Any, Any]:
+    """(a copy of body with None at path, the value that was there); body itself is left as it is."""
+    if not path:
+        return None, body
+    copy = dict(body) if isinstance(body, dict) else list(body)
+    copy[path[0]], value = _detached(body[path[0]], path[1:])
+    return copy, value
+
+
+def _attached(body: Any, path: list, value: Any) -> None:
+    for step in path[:-1]:
+        body = body[step]
+    body[path[-1]] = value
 
 
 def _shared(before: list, now: list) -> int:
@@ -201,17 +231,20 @@ def _insert(conn: Connection, prepared: list[_Prepared]) -> None:
     if not fresh:
         return
     numbers = _store_contents(conn, fresh)
-    conn.execute(traces.insert(), [p.row for p in fresh])
+    _bulk(conn, traces, [p.row for p in fresh])
     trace_numbers = _existing(conn, {p.id for p in fresh})
+    # One bulk statement per table for the whole batch, not one per trace.
+    used, kept, called, found = [], [], [], []
     for p in fresh:
         number = trace_numbers[p.id]
-        used = {numbers[d] for d in p.contents}
-        _bulk(conn, trace_content, [{"trace": number, "content": n} for n in used])
-        _bulk(conn, rounds, [{"trace": number, "index": index, "body": body, "refs": _dumps(_numbered(refs, numbers))}
-                             for index, body, refs in p.rounds])
-        _bulk(conn, tool_calls, [{"trace": number, "name": name} for name in p.tools])
-        _bulk(conn, findings, [{"trace": number, "code": code, "severity": severity, "count": count}
-                               for (code, severity), count in p.findings.items()])
+        used += [{"trace": number, "content": n} for n in {numbers[d] for d in p.contents}]
+        kept += [{"trace": number, "index": index, "body": body, "refs": _dumps(_numbered(refs, numbers))}
+                 for index, body, refs in p.rounds]
+        called += [{"trace": number, "name": name} for name in p.tools]
+        found += [{"trace": number, "code": code, "severity": severity, "count": count}
+                  for (code, severity), count in p.findings.items()]
+    for table, rows in ((trace_content, used), (rounds, kept), (tool_calls, called), (findings, found)):
+        _bulk(conn, table, rows)
 
 
 def _bulk(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
@@ -294,6 +327,8 @@ def load(store: Store, trace_id: str) -> Trace | None:
 def _referenced(refs: dict) -> Iterator[int]:
     if "messages" in refs:
         yield from refs["messages"][1]
+    if "answer_at" in refs:
+        yield refs["answer"]
     for name in ("system", "tools"):
         if name in refs:
             yield refs[name]
@@ -311,6 +346,8 @@ def _round_lines(kept: list, refs: list[dict], values: dict[int, Any]) -> Iterat
         for name in ("system", "tools"):
             if name in ref:
                 request[name] = values[ref[name]]
+        if "answer_at" in ref:
+            _attached(line["response"], ref["answer_at"], values[ref["answer"]])
         yield line
 
 
