@@ -138,9 +138,11 @@ def _storage(store) -> tuple[int, int]:
             names = [t.name for t in TABLES]
             used = sum(conn.execute(sa.text("SELECT pg_total_relation_size(:t)"), {"t": name}).scalar() for name in names)
         else:
-            names = [t.name for t in TABLES] + [n for n in sa.inspect(conn).get_table_names() if n.startswith(WORDS)]
-            used = sum(conn.exec_driver_sql("SELECT sum(pgsize) FROM dbstat WHERE name = ? OR tbl_name = ?",
-                                            (name, name)).scalar() or 0 for name in set(names))
+            tables = {t.name for t in TABLES} | {n for n in sa.inspect(conn).get_table_names() if n.startswith(WORDS)}
+            objects = [name for name, table in conn.exec_driver_sql("SELECT name, tbl_name FROM sqlite_master")
+                       if table in tables]  # the tables and their indexes
+            used = sum(conn.exec_driver_sql("SELECT sum(pgsize) FROM dbstat WHERE name = ?", (name,)).scalar() or 0
+                       for name in objects)
     return used, unique
 
 
