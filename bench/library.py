@@ -148,11 +148,15 @@ def _storage(store) -> tuple[int, int]:
 
 def _queries(count: int) -> dict[str, list[LibraryQuery]]:
     rng = random.Random(7)
-    common, rare = [VOCABULARY[i] for i in range(QUERIES)], [rng.choice(VOCABULARY) for _ in range(QUERIES)]
+    # Most words are drawn evenly: one is in about 2% of the conversations. The skewed draws make the first
+    # words of the first stem (order0 to order3) ones that nearly every conversation holds.
+    typical, others = [rng.choice(VOCABULARY[100:]) for _ in range(QUERIES)], [rng.choice(VOCABULARY) for _ in range(QUERIES)]
+    everywhere = [VOCABULARY[i % 4] for i in range(QUERIES)]
     pages = [dict(offset=rng.randrange(0, max(1, count // 2)), limit=50) for _ in range(QUERIES)]
     return {
-        "text, a common word": [LibraryQuery(text=w) for w in common],
-        "text, two words": [LibraryQuery(text=f"{a} {b}") for a, b in zip(common, rare)],
+        "text, a typical word": [LibraryQuery(text=w) for w in typical],
+        "text, two words": [LibraryQuery(text=f"{a} {b}") for a, b in zip(typical, others)],
+        "text, a word nearly every conversation holds": [LibraryQuery(text=w) for w in everywhere],
         "tool": [LibraryQuery(tool=TOOL_NAMES[i % len(TOOL_NAMES)]) for i in range(QUERIES)],
         "model": [LibraryQuery(model=MODELS[i % len(MODELS)]) for i in range(QUERIES)],
         "finding code": [LibraryQuery(finding="empty-tool-result") for _ in range(QUERIES)],
