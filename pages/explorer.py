@@ -10,7 +10,7 @@ modes = presenter.modes()
 if modes.presenter and loaded.trace.rounds:
     presenter.show(loaded, predicting=modes.predict)
     st.stop()
-explorer.header(loaded)
+explorer.header(loaded, predicting=modes.predict)
 navigation.require_rounds(loaded)
 
 

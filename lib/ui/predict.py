@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lib.catalog import LoadedTrace
-from lib.predict import ACTIONS, Prediction, Score, read_arguments, score, total
+from lib.predict import ACTIONS, Prediction, Score, placeholder, read_arguments, score, total
 from lib.text import plural
 from lib.ui import plain, rounds, state
 
@@ -32,14 +32,15 @@ def revealed(loaded: LoadedTrace, index: int) -> bool:
 
 def form(loaded: LoadedTrace, index: int) -> None:
     """Ask what the model will do; the response stays hidden until the learner presses Reveal."""
-    tools = [tool.name for tool in rounds.view(loaded, index).round.request.tools]
+    definitions = rounds.view(loaded, index).round.request.tools
+    tools = [tool.name for tool in definitions]
     with st.form(key=f"predict.form.{index}"):
         st.markdown(f"**What will the model do with request {index}?**")
         st.caption("The response stays hidden until you say. Each right answer is a point.")
         st.radio("The model will", list(ACTIONS), format_func=ACTIONS.get, key=_key(index, "action"), horizontal=True)
         st.selectbox("Which tool", tools, index=None, key=_key(index, "tool"), disabled=not tools,
                      placeholder="Choose the tool it will call", help="Only when you expect a tool call.")
-        st.text_area("With which arguments (JSON)", key=_key(index, "arguments"), placeholder='{"order_id": "A-48213"}',
+        st.text_area("With which arguments (JSON)", key=_key(index, "arguments"), placeholder=placeholder(definitions),
                      help="Compared as JSON: names and values. Leave empty when you expect an answer.")
         st.number_input("How many messages will the next request carry?", min_value=0, step=1, value=None,
                         key=_key(index, "messages"))
