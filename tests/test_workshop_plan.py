@@ -29,7 +29,7 @@ def test_the_bundled_workshop_walks_every_step_of_hengxin_then_the_figures_the_g
     steps = [(s.round, s.step) for s in workshop.slides if s.view == "step"]
     assert steps == every_step
     views = [s.view for s in workshop.slides if s.view != "step"]
-    assert views == ["tokens", "diagram", "dialects"] + ["gallery"] * 6 + ["closing"]
+    assert views == ["tokens", "diagram", "diagram", "dialects"] + ["gallery"] * 6 + ["closing"]
     gallery = {s.trace for s in workshop.slides if s.view == "gallery"}
     assert gallery == {t.name for t in catalog.bundled_traces() if t.name.startswith("pitfalls/")}
     assert "45 minutes" in workshop.title

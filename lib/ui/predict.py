@@ -76,12 +76,17 @@ def result(loaded: LoadedTrace, index: int) -> None:
             plain.text(point.says)
 
 
+def earned(loaded: LoadedTrace) -> tuple[int, int]:
+    """Points earned and possible over every round of this trace predicted so far."""
+    return total(_scores(loaded).values())
+
+
 def trace_score(loaded: LoadedTrace) -> None:
     """The score over every round predicted so far, and a way to start again."""
     found = _scores(loaded)
-    earned, possible = total(found.values())
+    earned_, possible = earned(loaded)
     left, right = st.columns([3, 1], vertical_alignment="bottom")
-    left.metric("Your score on this trace", f"{earned} / {possible}",
+    left.metric("Your score on this trace", f"{earned_} / {possible}",
                 help=f"{plural(len(found), 'round')} predicted of {len(loaded.trace.rounds)}.")
     right.button("Start over", key="predict.start_over", on_click=_start_over, args=(loaded,), disabled=not found)
 

@@ -21,7 +21,9 @@ from lib.ui import cards, explorer, plain, predict, rounds, state
 PRESENTER_CSS = """<style>
 /* Presenter mode: a projector needs big type and the whole width. Fixed rules of our own: no trace text. */
 section[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"] { display: none !important; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding-left: 3rem; padding-right: 3rem; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 3rem 1rem 3rem; }
+/* A projector has no room to lose: the empty band of Streamlit's header goes. */
+header[data-testid="stHeader"] { display: none; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
 [data-testid="stMain"] [data-testid="stText"],
@@ -31,6 +33,18 @@ section[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"] { displa
 [data-testid="stMain"] h2 { font-size: 3rem !important; }
 [data-testid="stMain"] .stButton button { min-height: 4.5rem; }
 [data-testid="stMain"] .stButton button p { font-size: 1.9rem !important; }
+/* Labels and badges: at least 18 px at 1600x1000; body text above stays at 24 px. */
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p,
+[data-testid="stMain"] [data-testid="stMetricLabel"] p,
+[data-testid="stMain"] [data-testid="stMetricDelta"],
+[data-testid="stMain"] input, [data-testid="stMain"] textarea,
+[data-testid="stMain"] [data-baseweb="select"] div,
+[data-testid="stMain"] .stMarkdownBadge { font-size: 1.15rem !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.9rem !important; }
+/* The one sentence that matters on a slide: the largest text after the heading. */
+[data-testid="stMain"] [class*="st-key-slide-lead"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [class*="st-key-slide-lead"] [data-testid="stText"] { font-size: 2.1rem !important;
+  font-weight: 600; line-height: 1.35; }
 </style>"""
 """The one place presenter mode's look is defined."""
 
@@ -128,7 +142,7 @@ def show(loaded: LoadedTrace, predicting: bool) -> None:
     trace, hidden = loaded.trace, _hidden(loaded, predicting)
     here = position(loaded, predicting)
     frame(trace.title, f"round {here.round} of {len(trace.rounds)}")
-    _progress(loaded, here, hidden(here.round))
+    progress(loaded, here, hidden(here.round))
     buttons((_move, (loaded, False, predicting)) if preceding(trace, here, hidden) else None,
             (_move, (loaded, True, predicting)) if following(trace, here, hidden) else None)
     step_slide(loaded, here, predicting)
@@ -147,7 +161,8 @@ def step_slide(loaded: LoadedTrace, here: Position, predicting: bool) -> None:
     _body(loaded, shown)
 
 
-def _progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
+def progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
+    """The round's steps as chips, the one on screen highlighted; only where we are while the response is secret."""
     # Before a prediction, the steps a round has would give its answer away: show only where we are.
     steps = (1,) if secret else steps_in(loaded.trace.rounds[here.round - 1])
     chips = []
