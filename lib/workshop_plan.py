@@ -225,3 +225,26 @@ def unpack(link: str, traces: Mapping[str, int]) -> ReadPlan:
 def bundled_plans() -> dict[str, Path]:
     """The bundled plans by name (the file name without `.json`)."""
     return {path.stem: path for path in sorted(PLANS_DIR.glob("*.json"))}
+
+
+def moved(plan: Plan, index: int, delta: int) -> Plan:
+    """The plan with slide `index` (0-based) moved `delta` places, stopping at either end."""
+    slides = list(plan.slides)
+    target = min(max(index + delta, 0), len(slides) - 1)
+    slides.insert(target, slides.pop(index))
+    return Plan(plan.title, tuple(slides))
+
+
+def removed(plan: Plan, index: int) -> Plan:
+    """The plan without slide `index` (0-based)."""
+    return Plan(plan.title, plan.slides[:index] + plan.slides[index + 1:])
+
+
+def inserted(plan: Plan, index: int, trace: str, view: str, round_: int = 1, step: int = 1) -> Plan:
+    """The plan with a new slide at `index` (0-based), its id derived and made unique within the plan."""
+    taken = {s.id for s in plan.slides}
+    base = slide_id(trace, view, round_, step)
+    found = next(f"{base}-{n}" if n > 1 else base for n in range(1, len(taken) + 2)
+                 if (f"{base}-{n}" if n > 1 else base) not in taken)
+    slide = Slide(found, trace, view, round_, step)
+    return Plan(plan.title, plan.slides[:index] + (slide,) + plan.slides[index:])

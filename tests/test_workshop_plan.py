@@ -6,8 +6,8 @@ import pytest
 
 from lib import catalog
 from lib.presenter import steps_in
-from lib.workshop_plan import (LINK_PREFIX, Plan, Slide, bundled_plans, dump_plan, pack, read_plan, slide_id,
-                               unpack)
+from lib.workshop_plan import (LINK_PREFIX, Plan, Slide, bundled_plans, dump_plan, inserted, moved, pack, read_plan,
+                               removed, slide_id, unpack)
 from tests.conftest import load_bundled
 
 
@@ -129,3 +129,15 @@ def test_every_bundled_plan_reads_without_a_problem(traces):
 
 def test_a_slide_is_a_plain_value():
     assert Slide("x", "hengxin-expense", "tokens") == Slide("x", "hengxin-expense", "tokens", 1, 1)
+
+
+def test_a_plan_is_reordered_trimmed_and_extended_with_ids_kept_unique(workshop):
+    first, second = workshop.slides[:2]
+    swapped = moved(workshop, 0, 1)
+    assert swapped.slides[:2] == (second, first) and len(swapped.slides) == len(workshop.slides)
+    assert moved(workshop, 0, -1) == workshop  # the first slide stays first
+    assert removed(workshop, 0).slides[0] == second
+    once = inserted(workshop, 1, "pitfalls/narration-without-call", "gallery")
+    twice = inserted(once, 2, "pitfalls/narration-without-call", "gallery")
+    assert [s.id for s in twice.slides[1:3]] == ["narration-without-call-gallery", "narration-without-call-gallery-2"]
+    assert twice.slides[0] == first and twice.slides[3] == second

@@ -73,6 +73,8 @@ def active() -> Plan | None:
         open_plan(workshop_plan.unpack(link, trace_rounds()), link, _query_slide() - 1)
         if PLAN in st.session_state:
             st.session_state[state.PRESENTER] = True  # a plan is for presenting
+        else:
+            problems()
     return st.session_state.get(PLAN)
 
 
@@ -93,6 +95,7 @@ def _query_slide() -> int:
 
 def _move(delta: int) -> None:
     st.session_state[SLIDE] += delta
+    st.session_state.pop(PROBLEMS, None)  # said on the slide the plan opened on; the room has seen them
 
 
 def show(plan: Plan, predicting: bool) -> None:
