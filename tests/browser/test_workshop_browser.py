@@ -21,6 +21,8 @@ except ImportError:  # the conftest's fixture says why and fails under CI; colle
 PROJECTOR = {"width": 1600, "height": 1000}
 BODY_PX = 24
 """Paragraphs and plain text in presenter mode."""
+README_SLIDE = "hengxin-r2s1"
+"""The slide the README shows: round 2's request, where the resending is first seen."""
 LABEL_PX = 18
 """Anything else that is text: badges, widget and metric labels, code, chart labels."""
 
@@ -84,7 +86,9 @@ def walked(browser, app_url):
             page.wait_for_timeout(500)
         page.mouse.move(0, 0)
         found[slide] = page.evaluate(MEASURE)
-        screenshot(page, f"workshop-{number:02d}-{slide.id}", readme=slide.id == "hengxin-r1s2")
+        screenshot(page, f"workshop-{number:02d}-{slide.id}")
+        if slide.id == README_SLIDE:
+            screenshot(page, "workshop", readme=True)
     context.close()
     assert watch.remote == [], f"requests left for other hosts: {watch.remote}"
     return found
@@ -116,3 +120,19 @@ def test_tokens_dialects_diagram_gallery_and_closing_slides_fit_one_screen_their
                                        "are the lesson half of issue 17; remove this mark when they fit.")
 def test_every_step_slide_fits_one_screen(walked):
     assert _overflowing({s: v for s, v in walked.items() if s.view == "step"}) == {}
+
+
+def test_the_printed_handout_shows_every_tool_definition_and_its_schema(browser, hengxin):
+    from lib.export_html import handout_html
+
+    page = browser.new_page(viewport=PROJECTOR)
+    page.route("**/*", lambda found: found.abort())  # the handout loads nothing; nothing may leave
+    page.set_content(handout_html(hengxin))
+    page.emulate_media(media="print")
+    first_page = page.locator("section.page").first
+    for tool in hengxin.rounds[0].request.tools:
+        expect(first_page.get_by_text(tool.description.split("\n")[0][:60], exact=False).first).to_be_visible()
+        for name in tool.parameters["properties"]:
+            expect(first_page.locator("pre", has_text=f'"{name}"').first).to_be_visible()
+    assert len(page.pdf(format="A4")) > 1_000  # and it prints
+    page.close()
