@@ -50,7 +50,8 @@ def workshop(traces):
     return unpack("hengxin-workshop", traces).plan
 
 
-HEADERS = {"tokens": ":material/calculate: Tokens and cost", "diagram": ":material/swap_horiz: The round trip as a picture",
+HEADERS = {"tokens": ":material/calculate: Tokens and cost",
+           "diagram": ":material/swap_horiz: The round trip as a picture",
            "gallery": ":material/warning: From the pitfall gallery", "closing": ":material/flag: What it took"}
 
 
@@ -72,9 +73,11 @@ def test_the_bundled_plan_is_walked_slide_by_slide_with_next(app, workshop):
             assert not at.exception
     assert at.button(key="presenter.next").disabled
     steps = [h for h, s in zip(seen, workshop.slides) if s.view == "step"]
-    assert steps[:5] == ["① Request sent", "② Call intent", "③ Program executes", "④ Result appended", "① Request sent"]
+    assert steps[:5] == ["① Request sent", "② Call intent", "③ Program executes", "④ Result appended",
+                         "① Request sent"]
     assert steps[-1] == "⑤ Model answers"
-    assert seen[[s.id for s in workshop.slides].index("hengxin-dialects-r2")] == ":material/translate: Round 2 in both dialects"
+    dialects = [s.id for s in workshop.slides].index("hengxin-dialects-r2")
+    assert seen[dialects] == ":material/translate: Round 2 in both dialects"
     at.button(key="presenter.previous").click().run()
     assert _query(at, "slide") == str(len(workshop.slides) - 1)
 

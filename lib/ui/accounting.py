@@ -37,7 +37,8 @@ def round_metrics(row: RoundSummary, gap_reason: str | None = None, response_hid
     usage, estimate = row.usage, row.breakdown.counted
     left, middle, right = st.columns(3)
     if response_hidden:
-        left.metric(f"Input tokens ({usage.source})", f"{usage.input_tokens:,}" if row.request_recorded else "not known")
+        shown = f"{usage.input_tokens:,}" if row.request_recorded else "not known"
+        left.metric(f"Input tokens ({usage.source})", shown)
         middle.caption("Output tokens and our estimates are hidden until you predict the response.")
         return
     if not row.request_recorded:

@@ -90,7 +90,7 @@ def _query_step() -> int:
         return 1
 
 
-def _hidden(loaded: LoadedTrace, predicting: bool):
+def hidden_rounds(loaded: LoadedTrace, predicting: bool):
     """Which rounds' responses are still hidden: in predict mode, those not yet predicted."""
     return lambda k: predicting and not predict.revealed(loaded, k)
 
@@ -104,13 +104,14 @@ def position(loaded: LoadedTrace, predicting: bool = False) -> Position:
         st.session_state[state.STEP] = _query_step()
     elif fresh:
         st.session_state[state.STEP] = 1
-    here = settle(loaded.trace, index, st.session_state[state.STEP], _hidden(loaded, predicting))
+    here = settle(loaded.trace, index, st.session_state[state.STEP], hidden_rounds(loaded, predicting))
     st.session_state[state.ROUND], st.session_state[state.STEP] = here.round, here.step
     return here
 
 
 def _move(loaded: LoadedTrace, forward: bool, predicting: bool) -> None:
-    here, hidden = Position(st.session_state[state.ROUND], st.session_state[state.STEP]), _hidden(loaded, predicting)
+    here = Position(st.session_state[state.ROUND], st.session_state[state.STEP])
+    hidden = hidden_rounds(loaded, predicting)
     there = following(loaded.trace, here, hidden) if forward else preceding(loaded.trace, here, hidden)
     if there is not None:
         st.session_state[state.ROUND], st.session_state[state.STEP] = there.round, there.step
@@ -139,7 +140,7 @@ def buttons(back: tuple | None, forward: tuple | None) -> None:
 
 def show(loaded: LoadedTrace, predicting: bool) -> None:
     """One step of one round, with large Previous and Next buttons."""
-    trace, hidden = loaded.trace, _hidden(loaded, predicting)
+    trace, hidden = loaded.trace, hidden_rounds(loaded, predicting)
     here = position(loaded, predicting)
     frame(trace.title, f"round {here.round} of {len(trace.rounds)}")
     progress(loaded, here, hidden(here.round))
@@ -152,7 +153,7 @@ def show(loaded: LoadedTrace, predicting: bool) -> None:
 
 def step_slide(loaded: LoadedTrace, here: Position, predicting: bool) -> None:
     """The heading and the body of one step; in predict mode, the form in place of a hidden response."""
-    if _hidden(loaded, predicting)(here.round) and here.step != 1:
+    if hidden_rounds(loaded, predicting)(here.round) and here.step != 1:
         st.header(":material/help: What will the model do?")
         predict.form(loaded, here.round)
         return

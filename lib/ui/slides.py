@@ -130,7 +130,7 @@ def lead(sentence: str, ours: bool = True) -> None:
 
 
 def _step(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
-    hidden = (lambda k: not predict.revealed(loaded, k)) if predicting else (lambda k: False)
+    hidden = presenter.hidden_rounds(loaded, predicting)
     here = settle(loaded.trace, slide.round, slide.step, hidden)
     presenter.progress(loaded, here, hidden(here.round))
     presenter.step_slide(loaded, here, predicting)

@@ -99,7 +99,8 @@ def _overflowing(found) -> dict[str, str]:
 
 
 def _sizes(found) -> tuple[dict, dict]:
-    return {s.id: v["small"] for s, v in found.items() if v["small"]}, {s.id: v["thin"] for s, v in found.items() if v["thin"]}
+    small = {s.id: v["small"] for s, v in found.items() if v["small"]}
+    return small, {s.id: v["thin"] for s, v in found.items() if v["thin"]}
 
 
 def test_every_slide_of_the_workshop_is_in_type_a_room_can_read(walked):
