@@ -179,8 +179,7 @@ def _diagram(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
 
 def _gallery(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     st.header(":material/warning: From the pitfall gallery")
-    paragraphs = [" ".join(p.split()) for p in str(loaded.trace.header.get("explanation") or "").split("\n\n")
-                  if p.strip()]
+    paragraphs = findings.paragraphs(loaded)
     fix = next((p for p in paragraphs if p.lower().startswith("the fix")), None)
     if fix:
         lead(fix, ours=False)
