@@ -75,6 +75,8 @@ def walked(browser, app_url):
     page = context.new_page()
     plan = _plan()
     page.goto("/?plan=hengxin-workshop")
+    # The stylesheet arrives with the page's first run; measured before it applies, everything is 16 px.
+    expect(page.locator('header[data-testid="stHeader"]')).to_be_hidden(timeout=30_000)
     found = {}
     for number, slide in enumerate(plan.slides, start=1):
         if number > 1:
