@@ -22,6 +22,7 @@ from lib.dialects.common import Pools
 from lib.dialects.convert import convert
 from lib.live.launch import toolbox as scenario_toolbox
 from lib.live.providers import Provider
+from lib.live.replay import RECORDINGS_DIR, ReplayProvider, read_recordings, recordings_from_trace
 from lib.live.runner import LoopOptions, Runner, Status
 from lib.live.scenarios import SCENARIOS
 from lib.live.tools import DECLINED, Result, Toolbox
@@ -65,6 +66,14 @@ def in_dialect(body: dict, source: str, target: str) -> tuple[dict, tuple[str, .
         return body, ()
     written = convert(DIALECTS[source].read_request(body, Pools()), None, source, target).request
     return written.body, written.notes
+
+
+def replay(parent: Trace, dialect: str) -> ReplayProvider:
+    """The replay provider of a fork: the parent's own rounds, the bundled recordings and the teaching forks'."""
+    found = recordings_from_trace(write_trace(parent), "a round of the parent trace")
+    for path in sorted(RECORDINGS_DIR.glob("*.jsonl")):
+        found += read_recordings(path)
+    return ReplayProvider(found, dialect)
 
 
 def can_run_tools(parent_name: str) -> bool:
