@@ -20,6 +20,7 @@ from typing import Literal
 from lib.dialects import DIALECT_NAMES, DIALECTS
 from lib.dialects.common import Pools
 from lib.dialects.convert import convert
+from lib.fork_edits import json_object
 from lib.live.launch import toolbox as scenario_toolbox
 from lib.live.providers import Provider
 from lib.live.replay import RECORDINGS_DIR, ReplayProvider, read_recordings, recordings_from_trace
@@ -51,13 +52,7 @@ def request_body(trace: Trace, at: int) -> dict:
 
 def parse_body(text: str) -> tuple[dict | None, str | None]:
     """The edited request as a JSON object, or why it is not one (with the line and column)."""
-    try:
-        body = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"The request is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
-    if not isinstance(body, dict):
-        return None, "The request must be a JSON object, as the API takes it."
-    return body, None
+    return json_object(text, "The request")
 
 
 def in_dialect(body: dict, source: str, target: str) -> tuple[dict, tuple[str, ...]]:

@@ -100,12 +100,9 @@ def with_entry(body: dict, entry: Entry, text: str) -> tuple[dict, str | None]:
     edited = _copy(body)
     message = edited["messages"][entry.message]
     if entry.kind == "json":
-        try:
-            replaced = json.loads(text)
-        except json.JSONDecodeError as exc:
-            return body, f"messages[{entry.message}] is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
-        if not isinstance(replaced, dict):
-            return body, f"messages[{entry.message}] must be a JSON object."
+        replaced, problem = json_object(text, f"messages[{entry.message}]")
+        if problem:
+            return body, problem
         edited["messages"][entry.message] = replaced
     elif entry.block is None:
         message["content"] = text
@@ -204,7 +201,7 @@ def with_tool(body: dict, dialect: str, position: int, description: str | None =
     edited = _copy(body)
     inner = _inner(edited["tools"][position], dialect)
     if schema is not None:
-        parsed, problem = _schema(schema, f"tools[{position}]")
+        parsed, problem = json_object(schema, f"The schema of tools[{position}]")
         if problem:
             return body, problem
         inner["input_schema" if dialect == ANTHROPIC else "parameters"] = parsed
@@ -217,13 +214,14 @@ def with_tool(body: dict, dialect: str, position: int, description: str | None =
     return edited, None
 
 
-def _schema(text: str, where: str) -> tuple[dict | None, str | None]:
+def json_object(text: str, what: str) -> tuple[dict | None, str | None]:
+    """The text read as a JSON object, or why it is not one, naming `what` and the line and column."""
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as exc:
-        return None, f"The schema of {where} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+        return None, f"{what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
     if not isinstance(parsed, dict):
-        return None, f"The schema of {where} must be a JSON object."
+        return None, f"{what} must be a JSON object."
     return parsed, None
 
 
@@ -239,7 +237,7 @@ def without_tool(body: dict, position: int) -> dict:
 
 def with_added_tool(body: dict, dialect: str, name: str, description: str, schema: str) -> tuple[dict, str | None]:
     """The body with a new tool at the end of its list, or unchanged and why when the schema is not JSON."""
-    parsed, problem = _schema(schema, f"the new tool {name!r}" if name else "the new tool")
+    parsed, problem = json_object(schema, f"The schema of the new tool {name!r}" if name else "The schema of the new tool")
     if problem or not name:
         return body, problem or "A new tool needs a name."
     edited = _copy(body)
