@@ -163,9 +163,12 @@ def _header(setup: ForkSetup, provider: Provider) -> dict:
     converted = provider.dialect != setup.parent.dialect
     note = f"rounds 1 to {at - 1} copied from {name}" + (
         f" and written as {DIALECT_NAMES[provider.dialect]}" if converted else "") + f"; round {at} on sent again"
+    if provider.label == "replay":
+        note += " and answered from recordings, whose notes say how each answer was made"
+    origin = (header.get("provenance") or {}).get("origin", "recorded")
     header.update({"title": f"Fork of {setup.parent.title} at round {at}", "dialect": provider.dialect,
                    "fork": {"parent": name, "round": at, "provider": provider.label, "continuation": setup.continuation},
-                   "provenance": {"origin": "recorded", "note": note}})
+                   "provenance": {"origin": origin, "note": note}})
     if setup.notes:
         header["fork"]["conversion_notes"] = list(setup.notes)
     return header
