@@ -167,3 +167,10 @@ def test_a_fork_of_an_uploaded_log_types_the_results_and_compares_with_the_uploa
     assert not at.exception
     assert at.success[0].value == "The runs say the same in every round."
     assert list(_table(at, "findings")["name"])[0].startswith("your upload")
+
+
+def test_with_live_runs_turned_off_the_fork_offers_replay_only_and_says_why(app):
+    app.secrets["roundtrip"] = {"ROUNDTRIP_LIVE_RUNS": "off"}
+    at = _fork_page(app, 2)
+    assert at.selectbox(key="fork.provider").options == ["Replay (recorded answers only, no key)"]
+    assert "Live runs are turned off here (ROUNDTRIP_LIVE_RUNS=off). Replay still works." in _texts(at)
