@@ -139,6 +139,9 @@ def test_a_request_that_is_not_json_is_not_used_and_the_line_is_named(app):
     assert not at.exception
     assert at.error[0].value == "That edit was not made:"
     assert "The request is not valid JSON: Expecting value at line 2, column 3." in _texts(at)
+    at.button(key="fork.run").click().run()
+    assert "fork.running" not in at.session_state
+    assert "The last edit was not made (see above): fix it, or start again from the recorded request." in _texts(at)
 
 
 def test_fork_from_here_on_a_round_of_the_explorer_opens_the_fork_page_on_that_round(app):

@@ -148,6 +148,10 @@ def _parent_choice(loaded: catalog.LoadedTrace) -> str:
 
 def _run(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> None:
     st.session_state.pop(PROBLEM, None)
+    if st.session_state.get(fork_editor.PROBLEM):
+        # The body holds the last edit that worked; sending it would not be what the editor shows.
+        st.session_state[PROBLEM] = "The last edit was not made (see above): fix it, or start again from the recorded request."
+        return
     dialect, after = st.session_state[DIALECT], st.session_state[AFTER]
     try:
         body, notes = in_dialect(edit.body, loaded.trace.dialect, dialect)
