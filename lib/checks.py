@@ -14,8 +14,9 @@ Severities:
   `narration-without-call`, `model-filled-identity`, `history-rewritten`, `too-many-tools`,
   `repeated-call`, and a call whose whole turn the next request dropped (`missing-tool-result`).
 - info: legal and worth knowing: `text-with-tool-calls` (a client must keep that text),
-  `tools-changed`, `declined-call`, and `model-filled-identity` when the execution records that
-  the program replaced the model's value.
+  `tools-changed`, `declined-call`, `model-filled-value` (an argument no earlier message holds),
+  `write-tool-call` (a tool that changes something, where a person's approval belongs), and
+  `model-filled-identity` when the execution records that the program replaced the model's value.
 
 It runs past 400 lines because every check is one short function next to the registry that lists
 it; a new check is one function and one line, and splitting them would hide that list.
@@ -26,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from decimal import Decimal, InvalidOperation
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Literal, NamedTuple
@@ -417,6 +419,125 @@ def _said_by_user(request: Request, value: object) -> bool:
     """Whether a user message of the request contains the value, so the model copied it rather than made it up."""
     said = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
     return len(said) > 2 and any(said in m.text for m in request.messages if m.role == "user")
+
+
+FACT_WORDS = 3
+"""A string argument of more words than this is the model's own prose (a reason, a reply), not a fact it filled."""
+FACT_LENGTH = 40
+"""Nor is a string longer than this."""
+_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
+"""A number as a message writes it: `3860.00`, `$250,000`, `2`."""
+
+
+def _fact(value: object) -> bool:
+    """A value the model either copied or made up: a number, or a short string (a code, a name, a date)."""
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    return isinstance(value, str) and 0 < len(value) <= FACT_LENGTH and len(value.split()) <= FACT_WORDS
+
+
+def _decimal(said: str) -> Decimal | None:
+    try:
+        return Decimal(said.replace(",", ""))
+    except InvalidOperation:
+        return None
+
+
+def _said_in(words: str, value: object) -> bool:
+    """Whether the text holds the value: a number as any number of equal value, a string as a whole word, any case."""
+    said = str(value)
+    number = _decimal(said) if _NUMBER.fullmatch(said) else None
+    if number is not None:
+        return any(_decimal(found) == number for found in _NUMBER.findall(words))
+    return re.search(rf"(?<!\w){re.escape(said)}(?!\w)", words, re.IGNORECASE) is not None
+
+
+def _earlier_words(request: Request) -> str:
+    """Everything the request's messages say: instructions, the person's words, results, earlier calls."""
+    messages = ((request.system,) if request.system is not None else ()) + request.messages
+    pieces = [message.text for message in messages]
+    pieces += [part.content for message in messages for part in message.tool_results]
+    pieces += [part.arguments_raw for message in messages for part in message.tool_calls]
+    return "\n".join(pieces)
+
+
+def _allowed_values(tool: ToolDefinition | None, name: str) -> list:
+    schema = tool.parameters if tool is not None and isinstance(tool.parameters, dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    spec = properties.get(name) if isinstance(properties.get(name), dict) else {}
+    return spec.get("enum") if isinstance(spec.get("enum"), list) else []
+
+
+@check("model-filled-value")
+def _model_filled_value(trace: Trace) -> Iterator[Hit]:
+    for round_, call, path in _calls(trace):
+        if not isinstance(call.arguments, dict):
+            continue
+        tool, words = _tool(round_.request, call.name), None
+        filled = []
+        for name, value in call.arguments.items():
+            if _is_identity(name, tool) or not _fact(value):
+                continue  # identity is model-filled-identity's to report; prose is the model's own
+            words = _earlier_words(round_.request) if words is None else words
+            if not _said_in(words, value):
+                filled.append((name, value))
+        if filled:
+            yield Hit("info", round_.index, "response", path, _filled_message(call.name, filled, tool))
+
+
+def _filled_message(tool_name: str, filled: list[tuple[str, object]], tool: ToolDefinition | None) -> str:
+    listed = " and ".join(f"{name} {shorten(json.dumps(value, ensure_ascii=False), 40)}" for name, value in filled)
+    chosen = [name for name, value in filled if value in _allowed_values(tool, name)]
+    among = (f" {' and '.join(chosen)} {'is one' if len(chosen) == 1 else 'are each one'} of the values the schema "
+             "allows, but nothing in the conversation says which.") if chosen else ""
+    return (f"The model filled {listed} in the {tool_name} call itself: "
+            f"{'it appears' if len(filled) == 1 else 'they appear'} in no earlier message (not the person's words, "
+            f"not a tool result, not the instructions).{among} A value the program knows should come from the "
+            "program; one nobody knows, the model should ask the person for.")
+
+
+WRITE_VERBS = frozenset({
+    "create", "add", "insert", "new", "update", "set", "edit", "modify", "change", "patch", "delete", "remove",
+    "cancel", "submit", "send", "post", "publish", "book", "reserve", "pay", "transfer", "refund", "approve",
+    "reject", "assign", "file", "order", "write", "save", "upload", "move", "close", "archive",
+})
+"""First words of a tool name that say the tool changes something (createExpenseSupplement, cancel_order)."""
+
+
+def name_words(name: str) -> list[str]:
+    """A tool name's words, lowercase: camelCase, snake_case, kebab-case and dotted names alike."""
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)]
+
+
+def is_write_tool(trace: Trace, name: str) -> bool:
+    """Whether a tool changes something: as the header's `tool_effects` declares it ("write" or "read"), else
+    when its name starts with a verb that changes things (WRITE_VERBS)."""
+    declared = trace.header.get("tool_effects")
+    effect = declared.get(name) if isinstance(declared, dict) else None
+    if effect in ("write", "read"):
+        return effect == "write"
+    words = name_words(name)
+    return bool(words) and words[0] in WRITE_VERBS
+
+
+_APPROVALS = {"approved": "The execution records that a person approved it.",
+              "declined": "The program declined to run it."}
+"""What the trace says of a write call's approval, by the execution's `approval`."""
+
+
+@check("write-tool-call")
+def _write_tool_call(trace: Trace) -> Iterator[Hit]:
+    for round_, call, path in _calls(trace):
+        if not is_write_tool(trace, call.name):
+            continue
+        execution = _execution(round_, call.id)
+        recorded = _APPROVALS.get(execution.approval if execution else None, "The trace records no approval.")
+        yield Hit("info", round_.index, "response", path,
+                  f"{call.name} changes something: it is a write tool. The model can only ask for it; a person "
+                  "approves it between the call intent (step 2) and the program running it (step 3), shown what "
+                  f"it will do. {recorded}")
 
 
 def _echo_differs(previous: Round, request: Request) -> int | None:
