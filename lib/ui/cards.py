@@ -15,7 +15,8 @@ import streamlit as st
 
 from lib.annotations import NoteMark
 from lib.growth import ORIGIN_WORDS, Growth, MessageEntry
-from lib.model import Message, Round
+from lib.model import Message, Round, ToolCallPart
+from lib.money import money_comparison
 from lib.checks import Finding
 from lib.failures import failure_heading, odd_status
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, join_path
@@ -90,6 +91,7 @@ def _parts(message: Message, base: str, marks: list[Mark]) -> None:
             case "tool-call":
                 plain.text(f"Call {part.name} · id {part.id}")
                 code_block(part.arguments_raw)
+                money_block(part)
                 if part.arguments_error:
                     st.warning("These arguments cannot be used as sent:", icon=":material/warning:")
                     plain.text(part.arguments_error)
@@ -101,6 +103,14 @@ def _parts(message: Message, base: str, marks: list[Mark]) -> None:
                 code_block(part.raw)
     if not message.parts:
         st.text("(no content)")
+
+
+def money_block(call: ToolCallPart) -> None:
+    """Beside a call that hands over two amounts: the program's Decimal computation, quantize then compare."""
+    worked = money_comparison(call)
+    if worked is not None:
+        st.markdown(":violet-badge[:material/calculate: The program's arithmetic: Decimal, quantized, then compared]")
+        st.code("\n".join(worked.lines()), language="python", wrap_lines=True)
 
 
 def message_card(entry: MessageEntry, marks: list[Mark], pointer: Pointer | None = None) -> None:

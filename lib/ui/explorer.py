@@ -11,7 +11,7 @@ from lib.growth import sends
 from lib.sequence import SEQUENCE_ROUNDS, sequence, window_start
 from lib.model import Round
 from lib.steps import STEP_COLORS, STEP_TITLES, StepLabel
-from lib.ui import accounting, annotate, cards, charts, plain, predict, rounds, side_by_side, state
+from lib.ui import accounting, annotate, cards, charts, lesson, plain, predict, rounds, side_by_side, state
 from lib.ui.navigation import fork_from
 from lib.ui.cache import per_trace
 from lib.text import plural
@@ -115,6 +115,8 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
             for finding in found:
                 cards.finding_badge(finding)
                 plain.text(finding.where)
+    if revealed:
+        lesson.beside_round(loaded, index)
 
     if state.VIEW_CHOSEN in st.session_state:
         st.session_state[state.VIEW] = st.session_state[state.VIEW_CHOSEN]

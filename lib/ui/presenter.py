@@ -16,7 +16,7 @@ from lib.growth import sends
 from lib.presenter import Position, Reveal, carried, following, preceding, reveal, settle, steps_in
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.text import plural
-from lib.ui import cards, explorer, plain, predict, rounds, state
+from lib.ui import cards, explorer, lesson, plain, predict, rounds, state
 
 PRESENTER_CSS = """<style>
 /* Presenter mode: a projector needs big type and the whole width. Fixed rules of our own: no trace text. */
@@ -105,13 +105,16 @@ def _steps_of(loaded: LoadedTrace):
 def show(loaded: LoadedTrace, predicting: bool) -> None:
     """One step of one round, with large Previous and Next buttons."""
     st.html(PRESENTER_CSS)
+    st.html(lesson.LESSON_CSS)
     trace = loaded.trace
     here = position(loaded)
     shown = reveal(trace, here, _steps_of(loaded))
     hidden = predicting and here.step in (2, 5) and not predict.revealed(loaded, here.round)
     plain.text(trace.title)
     st.markdown(f"**round {here.round} of {len(trace.rounds)}**")
-    _progress(loaded, here, hidden or (predicting and not predict.revealed(loaded, here.round)))
+    secret = hidden or (predicting and not predict.revealed(loaded, here.round))
+    _progress(loaded, here, secret)
+    lesson.snowball_counter(loaded, here.round, upto_current=secret)
     back, forward = st.columns(2)
     back.button("◀ Previous", key="presenter.previous", on_click=_move, args=(loaded, False),
                 disabled=preceding(trace, here) is None, width="stretch")
@@ -122,6 +125,7 @@ def show(loaded: LoadedTrace, predicting: bool) -> None:
         predict.form(loaded, here.round)
     else:
         st.header(f"{STEP_MARKS[here.step]} {shown.title}")
+        lesson.at_step(loaded, here.round, here.step)
         _body(loaded, shown)
     st.query_params["round"] = str(here.round)
     st.query_params["step"] = str(here.step)
@@ -146,10 +150,10 @@ def _body(loaded: LoadedTrace, shown: Reveal) -> None:
         sent = sends(round_, len(view.placed.new))
         st.caption(sent[0].upper() + sent[1:] + (f", and {plural(len(round_.request.tools), 'tool definition')}."
                                                  if round_.request_recorded else "."))
-        cards.request_cards(round_, view.placed, marks, view.previous)
+        lesson.request_slide(loaded, view, marks)
     elif step in (2, 5):
         predict.result(loaded, index)
-        cards.response_cards(round_, marks)
+        lesson.response_slide(loaded, view, shown)
     elif step == 3:
         cards.execution_lane(round_, view.following, marks)
     else:
