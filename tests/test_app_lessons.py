@@ -156,8 +156,15 @@ def test_the_explorer_shows_a_rounds_lessons_under_their_steps():
     box = next(e for e in at.expander if e.label == "What to notice in round 1: 2 lessons")
     inside = [t.value for t in box.text]
     assert "Two call ids, two results owed" in inside and "A result is missing" in inside
-    steps = [m.value for m in box.markdown if "Step" in m.value]
-    assert steps == [":violet-background[**② Step 2 · Call intent**]", ":green-background[**④ Step 4 · Result appended**]"]
+    steps = [m.value for m in box.markdown if "-background[" in m.value]
+    assert steps == [":violet-background[**② Call intent**]", ":green-background[**④ Result appended**]"]
+
+
+def test_the_explorer_names_a_narrations_lesson_step_as_presenter_mode_does():
+    box = next(e for e in _slide("pitfalls/narration-without-call", 1, 1, mode="").expander
+               if e.label.startswith("What to notice in round 1"))
+    assert [m.value for m in box.markdown if "-background[" in m.value] == [
+        ":red-background[**⑤ Loop ends without a call**]"]
 
 
 def test_predict_mode_hides_a_response_lesson_and_the_later_rounds_sizes_until_the_prediction():

@@ -12,12 +12,12 @@ import streamlit as st
 from lib.catalog import LoadedTrace
 from lib.growth import MessageEntry
 from lib.lessons import Lesson, lessons_at
-from lib.presenter import Reveal
+from lib.presenter import Position, Reveal, reveal
 from lib.round_view import RoundView
 from lib.slide_words import KNOWS, asks, content_is_null, snowball, stop_switch, tools_line
-from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
+from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.text import plural, shorten, summarize_message
-from lib.ui import cards, plain, state
+from lib.ui import cards, plain, rounds, state
 
 LESSON_CSS = """<style>
 /* The lesson layer at projector size: 24 px and up for what is read, 18 px and up for labels. Fixed rules of our own: no trace text. */
@@ -65,8 +65,9 @@ def beside_round(loaded: LoadedTrace, index: int) -> None:
         return
     with st.expander(f"What to notice in round {index}: {plural(len(lessons), 'lesson')}", expanded=True):
         for step in sorted({lesson.step for lesson in lessons}):
-            st.markdown(f":{STEP_COLORS[step].name}-background[**{STEP_MARKS[step]} Step {step} · "
-                        f"{STEP_TITLES[step]}**]")
+            # Named as presenter mode names the step: a narration that ends the loop is no "Model answers".
+            title = reveal(loaded.trace, Position(index, step), lambda k: rounds.view(loaded, k).steps).title
+            st.markdown(f":{STEP_COLORS[step].name}-background[**{STEP_MARKS[step]} {title}**]")
             callouts(lessons_at(loaded.trace.lessons, index, step), f"{index}-{step}")
 
 
