@@ -445,22 +445,49 @@ def _decimal(said: str) -> Decimal | None:
         return None
 
 
-def _said_in(words: str, value: object) -> bool:
-    """Whether the text holds the value: a number as any number of equal value, a string as a whole word, any case."""
-    said = str(value)
-    number = _decimal(said) if _NUMBER.fullmatch(said) else None
-    if number is not None:
-        return any(_decimal(found) == number for found in _NUMBER.findall(words))
-    return re.search(rf"(?<!\w){re.escape(said)}(?!\w)", words, re.IGNORECASE) is not None
+_WORD = re.compile(r"\w[\w\-:./@+]*\w|\w")
+"""A word as an argument value would be written: `P6`, `LK-581106`, `2026-11-24`, `10:00`."""
 
 
-def _earlier_words(request: Request) -> str:
-    """Everything the request's messages say: instructions, the person's words, results, earlier calls."""
-    messages = ((request.system,) if request.system is not None else ()) + request.messages
-    pieces = [message.text for message in messages]
-    pieces += [part.content for message in messages for part in message.tool_results]
-    pieces += [part.arguments_raw for message in messages for part in message.tool_calls]
-    return "\n".join(pieces)
+class Said(NamedTuple):
+    """What a conversation has said so far: its words (lowercase) and its numbers (by value)."""
+
+    words: set[str]
+    numbers: set[Decimal]
+
+    def add(self, message: Message) -> None:
+        """Take in one message: its text, its tool results and the arguments of its calls."""
+        pieces = [message.text, *(p.content for p in message.tool_results),
+                  *(p.arguments_raw for p in message.tool_calls)]
+        for piece in pieces:
+            self.words.update(word.lower() for word in _WORD.findall(piece))
+            self.numbers.update(n for n in map(_decimal, _NUMBER.findall(piece)) if n is not None)
+
+    def holds(self, value: object) -> bool:
+        """Whether the value was said: a number as any number of equal value, a string word for word, any case."""
+        said = str(value)
+        number = _decimal(said) if _NUMBER.fullmatch(said) else None
+        if number is not None:
+            return number in self.numbers
+        words = [word.lower() for word in _WORD.findall(said)]
+        return bool(words) and all(word in self.words for word in words)
+
+
+def _said_so_far(trace: Trace) -> Iterator[tuple[Round, Said]]:
+    """Each round with what its request says, taken in one new message at a time, as `_fresh` does: a long
+    trace costs what its new messages cost. Read the state before asking for the next round."""
+    said, previous_length, system = Said(set(), set()), 0, None
+    for round_ in trace.rounds:
+        messages, prefix = round_.request.messages, round_.resent_prefix
+        if prefix != previous_length:  # history rewritten or dropped: what was said may be gone
+            said, prefix, system = Said(set(), set()), 0, None
+        if round_.request.system is not None and round_.request.system is not system:
+            system = round_.request.system
+            said.add(system)
+        for message in messages[prefix:]:
+            said.add(message)
+        previous_length = len(messages)
+        yield round_, said
 
 
 def _allowed_values(tool: ToolDefinition | None, name: str) -> list:
@@ -472,19 +499,17 @@ def _allowed_values(tool: ToolDefinition | None, name: str) -> list:
 
 @check("model-filled-value")
 def _model_filled_value(trace: Trace) -> Iterator[Hit]:
-    for round_, call, path in _calls(trace):
-        if not isinstance(call.arguments, dict):
-            continue
-        tool, words = _tool(round_.request, call.name), None
-        filled = []
-        for name, value in call.arguments.items():
-            if _is_identity(name, tool) or not _fact(value):
-                continue  # identity is model-filled-identity's to report; prose is the model's own
-            words = _earlier_words(round_.request) if words is None else words
-            if not _said_in(words, value):
-                filled.append((name, value))
-        if filled:
-            yield Hit("info", round_.index, "response", path, _filled_message(call.name, filled, tool))
+    for round_, said in _said_so_far(trace):
+        for call in round_.tool_calls:
+            if not isinstance(call.arguments, dict):
+                continue
+            tool = _tool(round_.request, call.name)
+            # Identity is model-filled-identity's to report; prose is the model's own writing, not a fact it filled.
+            filled = [(name, value) for name, value in call.arguments.items()
+                      if not _is_identity(name, tool) and _fact(value) and not said.holds(value)]
+            if filled:
+                path = join_path(round_.response.message_path, call.path)
+                yield Hit("info", round_.index, "response", path, _filled_message(call.name, filled, tool))
 
 
 def _filled_message(tool_name: str, filled: list[tuple[str, object]], tool: ToolDefinition | None) -> str:
