@@ -83,6 +83,8 @@ class Finding:
     """JSON path inside that body, as lib.steps writes them (`messages[2].tool_calls[1]`); empty for all of it."""
     message: str
     """What goes wrong and what to do, in plain words."""
+    brief: str = ""
+    """The finding in one short line, for a projected slide; empty where the message is all there is."""
 
     @property
     def where(self) -> str:
@@ -98,6 +100,7 @@ class Hit(NamedTuple):
     side: Side
     path: str
     message: str
+    brief: str = ""
 
 
 Check = Callable[[Trace], Iterable[Hit]]
@@ -509,7 +512,9 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
                       if not _is_identity(name, tool) and _fact(value) and not said.holds(value)]
             if filled:
                 path = join_path(round_.response.message_path, call.path)
-                yield Hit("info", round_.index, "response", path, _filled_message(call.name, filled, tool))
+                listed = ", ".join(f"{name} {shorten(json.dumps(value, ensure_ascii=False), 40)}" for name, value in filled)
+                yield Hit("info", round_.index, "response", path, _filled_message(call.name, filled, tool),
+                          f"Filled by the model, in no earlier message: {listed}")
 
 
 def _filled_message(tool_name: str, filled: list[tuple[str, object]], tool: ToolDefinition | None) -> str:
@@ -562,7 +567,8 @@ def _write_tool_call(trace: Trace) -> Iterator[Hit]:
         yield Hit("info", round_.index, "response", path,
                   f"{call.name} changes something: it is a write tool. The model can only ask for it; a person "
                   "approves it between the call intent (step 2) and the program running it (step 3), shown what "
-                  f"it will do. {recorded}")
+                  f"it will do. {recorded}",
+                  f"A write tool: a person approves it here, before step 3 runs it. {recorded}")
 
 
 def _echo_differs(previous: Round, request: Request) -> int | None:

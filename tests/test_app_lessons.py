@@ -60,7 +60,7 @@ def test_every_lesson_shows_whole_as_text_on_its_presenter_slide(trace, round_, 
         here = (lesson.round, lesson.step) == (round_, step)
         assert (lesson.title in shown) == here, (lesson.title, here)
         if here:
-            assert lesson.text in shown and (not lesson.fix or lesson.fix in shown)
+            assert lesson.text in shown and (not lesson.fix or f"The fix: {lesson.fix}" in shown)
     assert ":orange-badge[:material/lightbulb: What to notice]" in screen(at)
     assert LESSON_CSS in [h.proto.body for h in at.get("html")]
 
@@ -123,12 +123,16 @@ def test_point_7_an_anthropic_slide_uses_its_own_field_and_shows_text_beside_a_c
     assert "Text and calls together: this turn carries both." in switch
 
 
-def test_point_8_the_values_the_model_filled_are_marked_next_to_the_call_in_presenter_and_explorer():
-    for at in (_slide("hengxin-expense", 1, 2), _slide("hengxin-expense", 1, 1, mode="")):
-        shown = screen(at)
-        marked = next(t for t in _texts(at) if t.startswith("The model filled job_level"))
-        assert 'job_level "P6" and city_tier "2" in the queryTravelPolicy call itself' in marked
-        assert shown.index(":gray-badge[:material/info: model-filled-value]") < shown.index("Call queryTravelPolicy")
+@pytest.mark.parametrize("mode, said", [
+    ("present", 'Filled by the model, in no earlier message: job_level "P6", city_tier "2"'),
+    ("", 'The model filled job_level "P6" and city_tier "2" in the queryTravelPolicy call itself'),
+])
+def test_point_8_the_values_the_model_filled_are_marked_next_to_the_call_in_presenter_and_explorer(mode, said):
+    at = _slide("hengxin-expense", 1, 2 if mode else 1, mode=mode)
+    shown = screen(at)
+    first_call = shown.index("Call queryExpense")  # the explorer lists the round's findings above the cards too
+    badge = shown.index(":gray-badge[:material/info: model-filled-value]", first_call)
+    assert badge < shown.index(said, first_call) < shown.index("Call queryTravelPolicy")
 
 
 def test_point_10_narration_is_marked_as_no_call_and_no_answer():
@@ -139,7 +143,9 @@ def test_point_10_narration_is_marked_as_no_call_and_no_answer():
 
 def test_point_11_a_write_tool_call_says_where_a_persons_approval_belongs():
     at = _slide("hengxin-expense", 3, 2)
-    note = next(t for t in _texts(at) if t.startswith("createExpenseSupplement changes something"))
+    assert "A write tool: a person approves it here, before step 3 runs it. The trace records no approval." in _texts(at)
+    explorer = _slide("hengxin-expense", 3, 1, mode="")
+    note = next(t for t in _texts(explorer) if t.startswith("createExpenseSupplement changes something"))
     assert "a person approves it between the call intent (step 2) and the program running it (step 3)" in note
 
 
@@ -183,6 +189,6 @@ def test_lesson_text_from_an_uploaded_file_shows_as_text_and_never_as_markup(app
     at.file_uploader(key="sidebar.upload").upload("hostile.jsonl", data)
     at.run()
     assert not at.exception
-    assert _texts(at).count(hostile) == 3
+    assert _texts(at).count(hostile) == 2 and f"The fix: {hostile}" in _texts(at)
     assert not [line for line in lines(at, ("markdown", "caption", "info", "header", "subheader"))
                 if "tracker.example" in line or "<b>" in line]

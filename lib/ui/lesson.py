@@ -7,6 +7,9 @@ holds only our own words and numbers, and the stylesheet only fixed rules of our
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Callable
+
 import streamlit as st
 
 from lib.catalog import LoadedTrace
@@ -21,13 +24,14 @@ from lib.ui import cards, plain, rounds, state
 
 LESSON_CSS = """<style>
 /* The lesson layer at projector size: 24 px and up for what is read, 18 px and up for labels. Fixed rules of our own: no trace text. */
-[class*="st-key-lesson-title"] [data-testid="stText"] { font-size: 2.2rem !important; font-weight: 700; line-height: 1.3; white-space: pre-wrap; font-family: inherit; }
-[class*="st-key-lesson-text"] [data-testid="stText"] { font-size: 1.6rem !important; line-height: 1.45; white-space: pre-wrap; font-family: inherit; }
+[class*="st-key-lesson-title"] [data-testid="stText"] { font-size: 2rem !important; font-weight: 700; line-height: 1.3; white-space: pre-wrap; font-family: inherit; }
+[class*="st-key-lesson-text"] [data-testid="stText"] { font-size: 1.5rem !important; line-height: 1.45; white-space: pre-wrap; font-family: inherit; }
 [class*="st-key-knows"] [data-testid="stMarkdownContainer"] p,
 [class*="st-key-asks"] [data-testid="stMarkdownContainer"] p { font-size: 2rem !important; font-weight: 700; }
 [class*="st-key-snowball"] [data-testid="stMarkdownContainer"] p { font-size: 1.5rem !important; margin-bottom: 0.2rem; }
 [class*="st-key-resent-stack"] { background: #eceef2; opacity: 0.75; border-radius: 0.5rem; padding: 0.1rem 0.8rem; gap: 0; }
-[class*="st-key-resent-stack"] [data-testid="stText"] { font-size: 1.15rem !important; color: #4a4f5a; white-space: pre-wrap; }
+[class*="st-key-resent-stack"] [data-testid="stText"] { font-size: 1.5rem !important; color: #4a4f5a; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; line-height: 1.35; }
+[data-testid="stMain"] .stMarkdownBadge { font-size: 1.15rem !important; }
 </style>"""
 """How the lesson layer looks in presenter mode."""
 
@@ -35,7 +39,7 @@ STACK_ROWS = 8
 """Resent messages drawn in the grayed stack; older ones are counted in one line."""
 LINE_LENGTH = 110
 """Characters of one resent message's line in the stack."""
-CALL_NOTES = ("model-filled-value", "model-filled-identity", "write-tool-call")
+CALL_NOTES = ("model-filled-value", "write-tool-call")
 """The findings presenter mode pins next to a call: values the model filled, and a write tool's approval."""
 
 
@@ -49,13 +53,20 @@ def callouts(lessons: tuple[Lesson, ...], key: str) -> None:
             with st.container(key=f"lesson-text-{key}-{i}"):
                 plain.text(lesson.text)
                 if lesson.fix:
-                    st.markdown(":green-badge[:material/build: The fix]")
-                    plain.text(lesson.fix)
+                    plain.text(f"The fix: {lesson.fix}")
 
 
-def at_step(loaded: LoadedTrace, index: int, step: int) -> None:
-    """The lessons of the step on a presenter slide."""
-    callouts(lessons_at(loaded.trace.lessons, index, step), f"{index}-{step}")
+def beside(loaded: LoadedTrace, index: int, step: int, body: Callable[[], None]) -> None:
+    """A presenter slide's body with the step's lessons in a column beside it, so the slide stays one screen."""
+    found = lessons_at(loaded.trace.lessons, index, step)
+    if not found:
+        body()
+        return
+    left, right = st.columns([2, 3], gap="medium")
+    with left:
+        callouts(found, f"{index}-{step}")
+    with right:
+        body()
 
 
 def beside_round(loaded: LoadedTrace, index: int) -> None:
@@ -92,8 +103,8 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
         return
     if round_.request.tools:
         snow = snowball(loaded.trace, state.summaries(loaded), round_.index)
-        st.markdown(f":blue-background[**① {tools_line(snow)}**]")
-        plain.text(", ".join(tool.name for tool in round_.request.tools))
+        with st.container(key="asks-tools"):
+            st.markdown(f"① {tools_line(snow)}")
     cards.tools_section(round_, marks)
     st.subheader("What the model sees", anchor=False)
     with st.container(key="knows"):
@@ -137,7 +148,8 @@ def response_slide(loaded: LoadedTrace, view: RoundView, shown: Reveal) -> None:
     if shown.position.step == 2 and round_.tool_calls:
         with st.container(key="asks"):
             st.markdown(f"The model {asks(round_)}")
-    notes = [f for f in view.findings if f.code in CALL_NOTES]
+    # On a slide, the short form: the Checks page and the explorer keep the whole message.
+    notes = [replace(f, message=f.brief or f.message) for f in view.findings if f.code in CALL_NOTES]
     cards.response_cards(round_, [*shown.labels, *notes])
     if round_.response is not None:
         stop_callout(loaded, view)

@@ -12,10 +12,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from lib.catalog import LoadedTrace
-from lib.growth import sends
 from lib.presenter import Position, Reveal, carried, following, preceding, reveal, settle, steps_in
 from lib.steps import STEP_COLORS, STEP_MARKS
-from lib.text import plural
 from lib.ui import cards, explorer, lesson, plain, predict, rounds, state
 
 PRESENTER_CSS = """<style>
@@ -125,8 +123,7 @@ def show(loaded: LoadedTrace, predicting: bool) -> None:
         predict.form(loaded, here.round)
     else:
         st.header(f"{STEP_MARKS[here.step]} {shown.title}")
-        lesson.at_step(loaded, here.round, here.step)
-        _body(loaded, shown)
+        lesson.beside(loaded, here.round, here.step, lambda: _body(loaded, shown))
     st.query_params["round"] = str(here.round)
     st.query_params["step"] = str(here.step)
 
@@ -147,9 +144,6 @@ def _body(loaded: LoadedTrace, shown: Reveal) -> None:
     view = rounds.view(loaded, index)
     round_, marks = view.round, list(shown.labels)
     if step == 1:
-        sent = sends(round_, len(view.placed.new))
-        st.caption(sent[0].upper() + sent[1:] + (f", and {plural(len(round_.request.tools), 'tool definition')}."
-                                                 if round_.request_recorded else "."))
         lesson.request_slide(loaded, view, marks)
     elif step in (2, 5):
         predict.result(loaded, index)
