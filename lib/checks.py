@@ -370,13 +370,17 @@ _APP_SUPPLIED = re.compile(
 """Description wording that says the application, not the model, knows the value."""
 
 
+def _parameter(tool: ToolDefinition | None, name: str) -> dict:
+    """The schema of one of a tool's parameters, or {} when the tool or its schema does not say."""
+    schema = tool.parameters if tool is not None and isinstance(tool.parameters, dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    return properties.get(name) if isinstance(properties.get(name), dict) else {}
+
+
 def _is_identity(name: str, tool: ToolDefinition | None) -> bool:
     if re.sub(r"[\W_]", "", name).lower() in _IDENTITY_NAMES:
         return True
-    schema = tool.parameters if tool is not None and isinstance(tool.parameters, dict) else {}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    spec = properties.get(name) if isinstance(properties.get(name), dict) else {}
-    return bool(_APP_SUPPLIED.search(str(spec.get("description") or "")))
+    return bool(_APP_SUPPLIED.search(str(_parameter(tool, name).get("description") or "")))
 
 
 def _overridden(round_: Round, call: ToolCallPart, name: str) -> bool:
@@ -494,10 +498,8 @@ def _said_so_far(trace: Trace) -> Iterator[tuple[Round, Said]]:
 
 
 def _allowed_values(tool: ToolDefinition | None, name: str) -> list:
-    schema = tool.parameters if tool is not None and isinstance(tool.parameters, dict) else {}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    spec = properties.get(name) if isinstance(properties.get(name), dict) else {}
-    return spec.get("enum") if isinstance(spec.get("enum"), list) else []
+    allowed = _parameter(tool, name).get("enum")
+    return allowed if isinstance(allowed, list) else []
 
 
 @check("model-filled-value")
