@@ -514,13 +514,17 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
                       if not _is_identity(name, tool) and _fact(value) and not said.holds(value)]
             if filled:
                 path = join_path(round_.response.message_path, call.path)
-                listed = ", ".join(f"{name} {shorten(json.dumps(value, ensure_ascii=False), 40)}" for name, value in filled)
                 yield Hit("info", round_.index, "response", path, _filled_message(call.name, filled, tool),
-                          f"Filled by the model, in no earlier message: {listed}")
+                          f"Filled by the model, in no earlier message: {', '.join(_named(filled))}")
+
+
+def _named(filled: list[tuple[str, object]]) -> list[str]:
+    """`job_level "P6"`: each argument's name and its value as JSON, cut short."""
+    return [f"{name} {shorten(json.dumps(value, ensure_ascii=False), 40)}" for name, value in filled]
 
 
 def _filled_message(tool_name: str, filled: list[tuple[str, object]], tool: ToolDefinition | None) -> str:
-    listed = " and ".join(f"{name} {shorten(json.dumps(value, ensure_ascii=False), 40)}" for name, value in filled)
+    listed = " and ".join(_named(filled))
     chosen = [name for name, value in filled if value in _allowed_values(tool, name)]
     among = (f" {' and '.join(chosen)} {'is one' if len(chosen) == 1 else 'are each one'} of the values the schema "
              "allows, but nothing in the conversation says which.") if chosen else ""

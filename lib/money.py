@@ -49,7 +49,8 @@ class MoneyComparison:
     def lines(self) -> tuple[str, ...]:
         """The computation as Python a reader can run: quantize each, then compare."""
         quantize = 'quantize(Decimal("0.01"), ROUND_HALF_UP)'
-        steps = tuple(f'{a.name} = Decimal("{a.written}").{quantize}  # {a.quantized}' for a in (self.first, self.second))
+        steps = tuple(f'{a.name} = Decimal("{a.written}").{quantize}  # {a.quantized}'
+                      for a in (self.first, self.second))
         relation = ">" if self.difference > 0 else "<" if self.difference < 0 else "=="
         verdict = {">": "over by", "<": "under by", "==": "equal:"}[relation]
         return (*steps, f"{self.first.name} {relation} {self.second.name}  # {self.first.quantized} {relation} "

@@ -13,15 +13,14 @@ import re
 import pytest
 
 from lib import catalog
-from lib.lessons import LEARNING_POINTS, points_taught
+from lib.lessons import LEARNING_POINTS
 from lib.slide_words import KNOWS
 from lib.ui.lesson import LESSON_CSS
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT, load_bundled
+from tests.conftest import LESSONED, ROOT, load_bundled
 from tests.screen import lines, screen
 
-LESSONED = ["hengxin-expense", *(f"pitfalls/{p.stem}" for p in sorted((catalog.TRACES_DIR / "pitfalls").glob("*.jsonl")))]
 SLIDES = sorted({(name, lesson.round, lesson.step) for name in LESSONED for lesson in load_bundled(name).trace.lessons})
 
 
@@ -100,8 +99,8 @@ def test_point_2_every_slide_counts_the_messages_round_by_round_with_this_one_hi
 def test_point_4_step_1_leads_with_the_tool_list_its_tokens_and_that_it_is_paid_again():
     at = _slide("hengxin-expense", 2, 1)
     shown = screen(at)
-    lead = re.search(r"① 4 tool definitions, ([\d,]+) tokens: resent unchanged, paid again \(request 2 to carry them\)",
-                     shown)
+    lead = re.search(r"① 4 tool definitions, ([\d,]+) tokens: resent unchanged, paid again "
+                     r"\(request 2 to carry them\)", shown)
     assert lead and f"tool definitions {lead[1]}" in shown  # the same figure as the input split's
     assert shown.index(lead[0]) < shown.index(KNOWS)
 
@@ -143,7 +142,8 @@ def test_point_10_narration_is_marked_as_no_call_and_no_answer():
 
 def test_point_11_a_write_tool_call_says_where_a_persons_approval_belongs():
     at = _slide("hengxin-expense", 3, 2)
-    assert "A write tool: a person approves it here, before step 3 runs it. The trace records no approval." in _texts(at)
+    said = "A write tool: a person approves it here, before step 3 runs it. The trace records no approval."
+    assert said in _texts(at)
     explorer = _slide("hengxin-expense", 3, 1, mode="")
     note = next(t for t in _texts(explorer) if t.startswith("createExpenseSupplement changes something"))
     assert "a person approves it between the call intent (step 2) and the program running it (step 3)" in note

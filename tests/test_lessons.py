@@ -7,10 +7,9 @@ import pytest
 from lib import catalog
 from lib.lessons import LEARNING_POINTS, Lesson, lessons_at, points_taught
 from lib.logs.native import read_trace, write_trace
-from tests.conftest import load_bundled
+from tests.conftest import LESSONED, load_bundled
 
 HENGXIN = (catalog.TRACES_DIR / "hengxin-expense.jsonl").read_text().splitlines()
-LESSONED = ["hengxin-expense", *(f"pitfalls/{p.stem}" for p in sorted((catalog.TRACES_DIR / "pitfalls").glob("*.jsonl")))]
 
 
 def _rounds_only(lines: list[str]) -> list[str]:
@@ -40,7 +39,8 @@ def test_a_lesson_line_is_read_onto_its_round_and_step_and_written_back_the_same
     (_lesson(title=""), "is a lesson without a title"),
     (_lesson(text=["not", "text"]), "is a lesson without a text"),
     (_lesson(fix=3), "is a lesson whose fix is not a string"),
-    (_lesson(points=[6, 14]), "is a lesson with points [6, 14]; expected a list of learning point numbers from 1 to 13"),
+    (_lesson(points=[6, 14]),
+     "is a lesson with points [6, 14]; expected a list of learning point numbers from 1 to 13"),
     (_lesson(text="x" * 1001), "is a lesson whose text runs to 1,001 characters; at most 1,000"),
     (_lesson(round=9), "is a lesson for round 9, but the trace has 4 rounds"),
     (_lesson(round=4, step=2), "is a lesson for step 2 of round 4, which has steps 1, 5 only"),
