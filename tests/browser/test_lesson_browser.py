@@ -19,6 +19,11 @@ except ImportError:  # the conftest's fixture says why and fails under CI; colle
 
 PROJECTOR = {"width": 1600, "height": 1000}
 BODY_PX, LABEL_PX = 24, 18
+STYLED = """() => {
+  const counter = document.querySelector('[class*="st-key-snowball"] p');
+  return counter && parseFloat(getComputedStyle(counter).fontSize) >= 24;
+}"""
+"""True once the lesson layer's stylesheet is applied."""
 POSITIONS = [(1, 1), (1, 2), (1, 3), (1, 4), (2, 1), (2, 2), (2, 3), (2, 4), (3, 1), (3, 2), (3, 3), (3, 4), (4, 1),
              (4, 5)]
 """Hengxin's presenter positions in the order Next reaches them."""
@@ -58,6 +63,7 @@ def test_every_hengxin_step_slide_shows_the_lesson_layer_in_type_a_room_can_read
         expect(page.get_by_text(f"round {round_} of 4", exact=True)).to_be_visible(timeout=60_000)
         _idle(page)
         expect(page.get_by_text("Messages sent, round by round:", exact=False)).to_be_visible()
+        page.wait_for_function(STYLED)  # the stylesheet arrives with the script run's elements, not before them
         found[(round_, step)] = page.evaluate(SIZES)
         screenshot(page, f"lesson-r{round_}s{step}")
     context.close()
