@@ -452,6 +452,8 @@ def _decimal(said: str) -> Decimal | None:
         return None
 
 
+_PERCENT = re.compile(r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?) ?%")
+"""A percentage as a message writes it: `6.5%`."""
 _WORD = re.compile(r"\w[\w\-:./@+]*\w|\w")
 """A word as an argument value would be written: `P6`, `LK-581106`, `2026-11-24`, `10:00`."""
 
@@ -469,6 +471,8 @@ class Said(NamedTuple):
         for piece in pieces:
             self.words.update(word.lower() for word in _WORD.findall(piece))
             self.numbers.update(n for n in map(_decimal, _NUMBER.findall(piece)) if n is not None)
+            # "6.5%" says 0.065 as much as 6.5: a rate copied into an argument is written as a fraction.
+            self.numbers.update(n / 100 for n in map(_decimal, _PERCENT.findall(piece)) if n is not None)
 
     def holds(self, value: object) -> bool:
         """Whether the value was said: a number as any number of equal value, a string word for word, any case."""

@@ -443,6 +443,15 @@ def test_a_number_from_a_tool_result_is_copied_not_filled_whatever_its_formattin
     assert found(trace, "model-filled-value") == []
 
 
+def test_a_rate_given_as_a_percentage_is_copied_when_the_call_writes_it_as_a_fraction():
+    asked = {"role": "user", "content": "A $250,000 loan at 6.5% for 30 years: what is the payment?"}
+    for rate, flagged in (("0.065", []), ("0.07", ['rate 0.07'])):
+        turn = calls(call("call_a", f'{{"rate": {rate}}}'))
+        trace = trace_of(model_round([asked], turn), model_round([asked, turn, result("call_a")], says("Done.")))
+        messages = [f.message for f in run_checks(trace) if f.code == "model-filled-value"]
+        assert [word for word in flagged if any(word in m for m in messages)] == flagged and len(messages) == len(flagged)
+
+
 BOOK = {"type": "function", "function": {"name": "bookRoom", "description": "Book a room.", "parameters": {
     "type": "object", "properties": {"order_id": {"type": "string"}}}}}
 
