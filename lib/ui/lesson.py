@@ -31,7 +31,6 @@ LESSON_CSS = """<style>
 [class*="st-key-snowball"] [data-testid="stMarkdownContainer"] p { font-size: 1.5rem !important; margin-bottom: 0.2rem; }
 [class*="st-key-resent-stack"] { background: #eceef2; opacity: 0.75; border-radius: 0.5rem; padding: 0.1rem 0.8rem; gap: 0; }
 [class*="st-key-resent-stack"] [data-testid="stText"] { font-size: 1.5rem !important; color: #4a4f5a; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; line-height: 1.35; }
-[data-testid="stMain"] .stMarkdownBadge { font-size: 1.15rem !important; }
 </style>"""
 """How the lesson layer looks in presenter mode."""
 
