@@ -3,30 +3,15 @@ measured with the browser's computed styles: 24 px and up for what is read, 18 p
 
 from __future__ import annotations
 
-import os
-
-import pytest
-
 from tests.browser.conftest import Watch, guard, screenshot
-from tests.browser.test_browser import _idle
+from tests.browser.test_browser import HENGXIN_WALK, _idle
+from tests.browser.test_workshop_browser import BODY_PX, LABEL_PX, PROJECTOR, expect
 
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the conftest's fixture says why and fails under CI; collection must not stop first
-    if os.environ.get("CI"):
-        raise
-    pytest.skip("Browser tests skipped: playwright is not installed.", allow_module_level=True)
-
-PROJECTOR = {"width": 1600, "height": 1000}
-BODY_PX, LABEL_PX = 24, 18
 STYLED = """() => {
   const counter = document.querySelector('[class*="st-key-snowball"] p');
   return counter && parseFloat(getComputedStyle(counter).fontSize) >= 24;
 }"""
 """True once the lesson layer's stylesheet is applied."""
-POSITIONS = [(1, 1), (1, 2), (1, 3), (1, 4), (2, 1), (2, 2), (2, 3), (2, 4), (3, 1), (3, 2), (3, 3), (3, 4), (4, 1),
-             (4, 5)]
-"""Hengxin's presenter positions in the order Next reaches them."""
 
 SIZES = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
@@ -57,7 +42,7 @@ def test_every_hengxin_step_slide_shows_the_lesson_layer_in_type_a_room_can_read
     page = context.new_page()
     page.goto("/?trace=hengxin-expense&round=1&step=1&mode=present")
     found = {}
-    for number, (round_, step) in enumerate(POSITIONS):
+    for number, (round_, step) in enumerate(HENGXIN_WALK):
         if number:
             page.get_by_role("button", name="Next ▶", exact=True).click()
         expect(page.get_by_text(f"round {round_} of 4", exact=True)).to_be_visible(timeout=60_000)
