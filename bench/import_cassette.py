@@ -19,7 +19,7 @@ from __future__ import annotations
 import orjson
 import yaml
 
-from bench.import_log import _best_of
+from bench.timing import best_of
 from bench.import_otlp import print_outcome
 from lib.intern import collector_paused
 from lib.logs.documents import YAML_LOADER
@@ -102,7 +102,7 @@ def main() -> dict:
             upload = read_upload([("cassette.yaml", data)])
             assert upload.rounds == CONVERSATIONS * ROUNDS and len(upload.conversations) == CONVERSATIONS, upload.summary()
 
-        parse_s, yaml_s, import_s = _best_of(3, parse_only), _best_of(2, yaml_only), _best_of(2, import_cassette)
+        parse_s, yaml_s, import_s = best_of(3, parse_only), best_of(2, yaml_only), best_of(2, import_cassette)
         result[f"{label}: size (MB)"] = round(len(data) / 1e6, 1)
         result[f"{label}: orjson.loads of the bodies (s)"] = round(parse_s, 3)
         result[f"{label}: YAML load alone (s)"] = round(yaml_s, 3)

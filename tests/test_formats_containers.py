@@ -300,3 +300,42 @@ def test_har_other_traffic_is_passed_over_and_base64_bodies_are_opened():
     rounds = upload("openai-tool-calls.har").conversations[0].trace.rounds
     assert texts_of(rounds[1]) == "The temperature in Tokyo is currently 20.0 degrees Celsius."
     assert [c.name for c in rounds[0].tool_calls] == ["get_temperature"]
+
+
+YAML_KINDS = b"""\
+interactions:
+- request: {body: '{"a": 1}', method: POST, uri: 'https://api.openai.com/v1/chat/completions'}
+  response:
+    body: {string: !!binary "H4sIAAAAAAAA"}
+    status: {code: 200, message: OK}
+    headers: {x-count: [3], ratio: [0.5], flag: [true, no], none: [~, null], when: [2025-01-30 12:00:00], '': ''}
+    plain: 0x1f
+    'quoted: true': '3'
+    ? [composite]
+    : not a composite key, since the list above is one
+"""
+
+
+@pytest.mark.parametrize("text", [
+    YAML_KINDS.replace(b"    ? [composite]\n    : not a composite key, since the list above is one\n", b""),
+    b"base: {a: 1}\nmerged:\n  <<: {a: 1}\n  b: 2\n",  # a merge key: left to the safe constructor
+    b"tags: !!set {a, b}\n",
+    b"empty:\n",
+    b"",
+])
+def test_cassette_yaml_loads_exactly_as_the_safe_loader_does(text):
+    import yaml
+    from lib.logs.documents import load_yaml
+    assert load_yaml(text) == yaml.load(text, Loader=yaml.CSafeLoader)  # noqa: S506 - the safe loader
+
+
+def test_a_composite_mapping_key_is_refused_as_the_safe_loader_refuses_it():
+    result = upload("composite.yaml", YAML_KINDS)
+    assert len(result.problems) == 1 and "found unhashable key" in result.problems[0].message
+
+
+@pytest.mark.parametrize("text", [b"a: &x [1]\nb: *x\n", b"a: &x {k: 1}\nb: {<<: *x}\nc: *x\n"])
+def test_an_alias_is_refused_by_the_plain_construction_and_by_the_safe_constructor_after_it(text):
+    from lib.logs.documents import SharedNode, load_yaml
+    with pytest.raises(SharedNode):
+        load_yaml(text)
