@@ -103,7 +103,7 @@ def main() -> dict:
         result[f"{label}: size (MB)"] = round(len(data) / 1e6, 1)
         result[f"{label}: orjson.loads alone (s)"] = round(parse_s, 3)
         result[f"{label}: import (s)"] = round(import_s, 3)
-        result[f"{label}: time ratio"] = round(import_s / parse_s, 2)
+        result[f"{label}: time ratio (import ÷ orjson.loads of the same bytes)"] = round(import_s / parse_s, 2)
     result["time target"] = TIME_TARGET
     return result
 
@@ -113,7 +113,7 @@ def print_outcome(outcome: dict) -> None:
     width = max(map(len, outcome))
     for key, value in outcome.items():
         print(f"{key:>{width}}: {value}")
-    ratios = [v for k, v in outcome.items() if k.endswith("time ratio")]
+    ratios = [v for k, v in outcome.items() if "time ratio" in k]
     print("PASS" if all(r <= outcome["time target"] for r in ratios) else "ABOVE TARGET")
 
 
