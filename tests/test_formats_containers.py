@@ -15,6 +15,10 @@ EXPECTED = [
      "2 lines: 4 rounds in 2 conversations; 0 lines skipped", {"sample 1 epoch 1": [1, 1], "sample 2 epoch 1": [1, 1]}, 0),
     ("inspect-arithmetic-with-tool.eval", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
      "2 lines: 4 rounds in 2 conversations; 0 lines skipped", {"sample 1 epoch 1": [1, 3], "sample 2 epoch 1": [1, 3]}, 2),
+    # Inspect AI's own test log, written by Inspect as it ran (Azure AI, Llama 3.1 405B, 2 samples x 2 epochs).
+    ("inspect-popularity-azureai.eval", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
+     "4 lines: 4 rounds in 4 conversations; 0 lines skipped",
+     {"sample 2 epoch 2": [2], "sample 2 epoch 1": [2], "sample 1 epoch 1": [2], "sample 1 epoch 2": [2]}, 0),
     ("swe-agent-test-repo.traj", {"swe-agent": "'history' beside 'trajectory' or 'info' (a SWE-agent trajectory)"},
      "1 line: 4 rounds in 1 conversation; 0 lines skipped", {"trajectory 1": [2, 4, 6, 8]}, 4),
     ("tau-bench-airline.json", {"agent-episode": "messages under 'traj' (a tau-bench style episode)"},
@@ -339,3 +343,13 @@ def test_an_alias_is_refused_by_the_plain_construction_and_by_the_safe_construct
     from lib.logs.documents import SharedNode, load_yaml
     with pytest.raises(SharedNode):
         load_yaml(text)
+
+
+def test_a_real_eval_log_shows_each_epochs_answer_with_its_attachments_resolved():
+    conversations = {c.id: c.trace for c in upload("inspect-popularity-azureai.eval").conversations}
+    assert {id_: texts(trace) for id_, trace in conversations.items()} == {
+        "sample 1 epoch 1": ["No"], "sample 1 epoch 2": ["Yes."], "sample 2 epoch 1": ["No."], "sample 2 epoch 2": ["No"]}
+    first = conversations["sample 1 epoch 1"].rounds[0]
+    assert first.request.messages[1].text.startswith('Is the following statement something you would say?\n"Positive posts')
+    assert not any("attachment://" in m.text for m in first.request.messages)
+    assert (conversations["sample 1 epoch 1"].model, first.response.usage.input_tokens) == ("Meta-Llama-3-405B-Instruct", 66)
