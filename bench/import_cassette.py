@@ -24,7 +24,7 @@ from __future__ import annotations
 import orjson
 import yaml
 
-from bench.timing import best_of
+from bench.timing import best_of, best_of_each
 from bench.import_otlp import print_outcome
 from lib.intern import collector_paused
 from lib.logs.documents import YAML_LOADER
@@ -119,7 +119,7 @@ def main() -> dict:
             upload = read_upload([("cassette.yaml", data)])
             assert upload.rounds == CONVERSATIONS * ROUNDS and len(upload.conversations) == CONVERSATIONS, upload.summary()
 
-        yaml_s, import_s, parse_s = best_of(3, yaml_only), best_of(3, import_cassette), best_of(3, parse_only)
+        yaml_s, import_s, parse_s = best_of_each(3, yaml_only, import_cassette, parse_only)
         result[f"{label}: size (MB)"] = round(len(data) / 1e6, 1)
         result[f"{label}: import (s)"] = round(import_s, 3)
         result[f"{label}: yaml.load with CSafeLoader (s)"] = round(yaml_s, 3)

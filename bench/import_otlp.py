@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import orjson
 
-from bench.timing import best_of
+from bench.timing import best_of_each
 from lib.intern import collector_paused
 from lib.logs.limits import limits
 from lib.logs.upload import read_upload
@@ -99,7 +99,7 @@ def main() -> dict:
             upload = read_upload([(name, data)], caps=caps)
             assert upload.rounds == conversations * ROUNDS and len(upload.conversations) == conversations, upload.summary()
 
-        parse_s, import_s = best_of(2, parse_only), best_of(2, import_spans)
+        parse_s, import_s = best_of_each(3, parse_only, import_spans)
         result[f"{label}: size (MB)"] = round(len(data) / 1e6, 1)
         result[f"{label}: orjson.loads alone (s)"] = round(parse_s, 3)
         result[f"{label}: import (s)"] = round(import_s, 3)

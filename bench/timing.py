@@ -16,3 +16,13 @@ def best_of(runs: int, work: Callable[[], object]) -> float:
         work()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def best_of_each(runs: int, *works: Callable[[], object]) -> list[float]:
+    """`best_of` for several works taken in turn within every run, so that a spell of load from the
+    rest of the machine slows each of them rather than whichever happened to run then."""
+    best = [float("inf")] * len(works)
+    for _ in range(runs):
+        for position, work in enumerate(works):
+            best[position] = min(best[position], best_of(1, work))
+    return best
