@@ -159,6 +159,13 @@ def test_yaml_nested_past_any_cassette_is_refused_before_libyaml_sees_it(shape):
         "line 1: nests deeper than 256 levels, which no cassette does; refused"]
 
 
+def test_yaml_nested_within_the_guard_but_past_pythons_recursion_limit_still_reads():
+    # Each kind of nesting stays under the guard's 256; together they go past 600 levels.
+    deep = b"interactions:\n" + b"".join(b" " * (2 * i) + b"-\n" for i in range(120)) \
+        + b" " * 240 + b"- " * 250 + b"[" * 250 + b"]" * 250 + b"\n"
+    assert [str(p) for p in upload("deep.yaml", deep).problems] == ["line 1: interaction 1 is not an object"]
+
+
 def test_a_broken_eval_zip_is_reported_not_raised():
     data = (FIXTURES / "inspect-arithmetic-with-tool.eval").read_bytes()
     result = upload("cut.eval", data[: len(data) // 2])

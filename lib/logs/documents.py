@@ -208,7 +208,9 @@ def load_yaml(data: bytes) -> Any:
             return None
         try:
             return _built(root, loader, set())
-        except _Unusual:
+        except (_Unusual, RecursionError):
+            # The depth guard bounds each kind of nesting, not their sum: a file that mixes them past
+            # Python's recursion limit is built by the safe constructor, which does not recurse.
             document = loader.construct_document(root)
         if _shares_nodes(document):
             raise SharedNode
