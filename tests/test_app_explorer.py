@@ -202,8 +202,13 @@ def _open_long_trace(app, rounds: int):
 def test_a_long_traces_charts_wait_below_the_round_until_their_section_is_opened(app):
     at = _open_long_trace(app, 61)
     assert at.get("plotly_chart") == []  # nothing below the fold for the browser to draw on every load
-    assert {"Tokens per round, as a chart", "The sequence diagram, 12 rounds at a time"} <= {e.label for e in at.expander}
-    assert _overview(at)["round"].tolist() == list(range(1, 62))  # the table of every round stays on the page
+    assert {"Every round in a table (61 rows)", "Tokens per round, as a chart",
+            "The sequence diagram, 12 rounds at a time"} <= {e.label for e in at.expander}
+    assert not any("messages sent" in d.value.columns for d in at.dataframe)
+
+    at.session_state["explorer.overview_open"] = True
+    at.run()
+    assert _overview(at)["round"].tolist() == list(range(1, 62))
 
     at.session_state["explorer.tokens_chart_open"] = True
     at.run()
@@ -222,3 +227,15 @@ def test_a_long_traces_diagram_opens_on_the_window_of_the_round_on_screen(app):
     at.number_input(key="explorer.round").set_value(61).run()
     picture = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Program" in c.proto.spec)
     assert picture["layout"]["title"]["text"] == "Rounds 50 to 61 of 61"
+
+
+def test_the_resent_messages_table_is_sent_only_once_opened(app):
+    app.query_params["round"] = "4"
+    at = app.run()
+    assert any("7 messages resent unchanged (messages[0] to messages[6])" == e.label for e in at.expander)
+    assert not any("path" in d.value.columns for d in at.dataframe)  # a collapsed table costs every round switch
+    at.session_state["cards.resent_open"] = True
+    at.run()
+    table = next(d.value for d in at.dataframe if "path" in d.value.columns)
+    assert table["path"].tolist() == [f"messages[{i}]" for i in range(7)]
+    assert table["role"].tolist()[:2] == ["system", "user"]

@@ -26,14 +26,17 @@ SEQUENCE_FROM = "explorer.sequence_from"
 SEQUENCE_ROUND = "explorer.sequence_round"
 """Session key: the round on screen when the diagram's window last followed it; a window chosen by hand stays
 until the round moves."""
+OVERVIEW_OPEN = "explorer.overview_open"
+"""Session key: a long trace's table of every round is open."""
 TOKENS_CHART_OPEN = "explorer.tokens_chart_open"
 """Session key: a long trace's tokens chart is open."""
 SEQUENCE_OPEN = "explorer.sequence_open"
 """Session key: a long trace's sequence diagram is open."""
 DRAWN_UP_TO = charts.BARS_UP_TO
-"""Rounds up to which the charts below the round are drawn with the page. A longer trace draws each only once its
-section is opened: a chart below the fold cost its browser seconds of blocked main thread on every load, and kept
-every jump between rounds waiting on the diagram's window."""
+"""Rounds up to which the table and charts below the round are drawn with the page. A longer trace draws each only
+once its section is opened: a chart below the fold cost its browser seconds of blocked main thread on every load
+(the table: 200 KB and the data grid's code to evaluate), and kept every jump between rounds waiting on the
+diagram's window."""
 CARDS, RAW, DIALECTS = "Cards", "Raw JSON", "Both dialects"
 VIEWS = (CARDS, RAW, DIALECTS)
 """How the payload can be shown: our cards, the raw bodies, or the round in both dialects side by side."""
@@ -188,7 +191,9 @@ def overview(loaded: LoadedTrace) -> None:
     """All rounds at a glance: a table and the tokens chart."""
     table, figure = accounting.overview_parts(loaded)
     st.subheader("All rounds")
-    st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview")
+    with _drawn_when_open(loaded, f"Every round in a table ({len(table):,} rows)", OVERVIEW_OPEN) as drawn:
+        if drawn:
+            st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview")
     with _drawn_when_open(loaded, "Tokens per round, as a chart", TOKENS_CHART_OPEN) as drawn:
         if drawn:
             st.plotly_chart(figure, key="explorer.tokens_chart")

@@ -48,8 +48,8 @@ def long_page(browser, long_trace_url):
     yield context.new_page()
     context.close()
     assert watch.remote == [], f"requests left for other hosts: {watch.remote}"
-CHARTS = ".st-key-explorer-tokens_chart, .st-key-explorer-sequence"
-"""The explorer's charts below the round, by the keys Streamlit writes into their containers' classes."""
+CHARTS = ".st-key-explorer-overview, .st-key-explorer-tokens_chart, .st-key-explorer-sequence"
+"""The explorer's table and charts below the round, by the keys Streamlit writes into their containers' classes."""
 
 
 def _settled(page) -> None:
@@ -64,7 +64,7 @@ def test_a_1000_round_trace_opens_and_switches_rounds_without_blocking_the_brows
     on_load = long_tasks(long_page)
     assert max(on_load, default=0) <= FIRST_LOAD_MS, f"long tasks on first load (ms): {sorted(on_load)}"
     # The charts' element containers, there as soon as their deltas arrive, before plotly's code has even loaded.
-    assert long_page.locator(CHARTS).count() == 0, "a chart below the round was sent before its section was opened"
+    assert long_page.locator(CHARTS).count() == 0, "a table or chart below the round was sent before its section was opened"
 
     before = page_clock(long_page)
     field = long_page.get_by_label(re.compile(r"^Round \(1 to"))
@@ -78,7 +78,7 @@ def test_a_1000_round_trace_opens_and_switches_rounds_without_blocking_the_brows
     long_page.get_by_text("Tokens per round, as a chart").click()
     long_page.locator(".js-plotly-plot").first.wait_for()
     _settled(long_page)
-    assert long_page.locator(CHARTS).count() == 1, "opening the tokens chart drew the sequence diagram too"
+    assert long_page.locator(CHARTS).count() == 1, "opening the tokens chart drew the table or the diagram too"
     before = page_clock(long_page)
     long_page.get_by_role("button", name="◀ Previous round").click()
     long_page.get_by_text(re.compile(rf"^Round {ROUNDS - 1}: the program sends")).first.wait_for()
