@@ -28,6 +28,12 @@ UPLOADED = "upload:"
 """The prefix of a choice that is conversation N of the open upload."""
 LINKED = "compare.linked"
 """Session key: the page was opened by a `?compare=` link, so the link's `round` is a row of this page."""
+FORKED = "fork:"
+"""The prefix of a choice that is fork N of this session."""
+FORKS = "compare.forks"
+"""Session key: the forks made in this session, as (native trace bytes, round forked)."""
+OPEN = "compare.open"
+"""Session key: another page asked for Compare to open next."""
 SECOND_TRACE = "pitfalls/empty-result-invented-answer"
 """The right run when nothing else is asked for: a short trace that answers without the data."""
 
@@ -47,10 +53,22 @@ def _choices() -> dict[str, str]:
     upload, _ = _upload()
     for n, conversation in enumerate(upload.conversations if upload else ()):
         found[f"{UPLOADED}{n}"] = f"Your upload · {conversation.id}"
+    for n, (_, at) in enumerate(st.session_state.get(FORKS, ())):
+        found[f"{FORKED}{n}"] = f"Your fork {n + 1} (from round {at})"
     return found
 
 
+def keep_fork(data: bytes, at: int) -> str:
+    """Keep a fork made in this session among the runs to compare; its choice."""
+    forks = st.session_state.setdefault(FORKS, [])
+    forks.append((data, at))
+    return f"{FORKED}{len(forks) - 1}"
+
+
 def _loaded(choice: str) -> catalog.LoadedTrace:
+    if choice.startswith(FORKED):
+        data, at = st.session_state[FORKS][int(choice.removeprefix(FORKED))]
+        return catalog.load_bytes(data, f"fork {int(choice.removeprefix(FORKED)) + 1} (from round {at})")
     if choice.startswith(UPLOADED):
         upload, key = _upload()
         return catalog.from_upload(upload, "your upload", key, int(choice.removeprefix(UPLOADED)))
