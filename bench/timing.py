@@ -28,3 +28,16 @@ def best_of_each(runs: int, *works: Callable[[], object], clock: Callable[[], fl
         for position, work in enumerate(works):
             best[position] = min(best[position], best_of(1, work, clock))
     return best
+
+
+def best_of_interleaved(runs: int, *works: Callable[[], object]) -> list[float]:
+    """The shortest of `runs` timings of each of `works`, timed in turn within every run, so that a busy spell of
+    the machine falls on all of them rather than on whichever happened to run then."""
+    best = [float("inf")] * len(works)
+    for _ in range(runs):
+        for i, work in enumerate(works):
+            gc.collect()
+            start = time.perf_counter()
+            work()
+            best[i] = min(best[i], time.perf_counter() - start)
+    return best
