@@ -14,8 +14,9 @@ Severities:
   `narration-without-call`, `model-filled-identity`, `history-rewritten`, `too-many-tools`,
   `repeated-call`, and a call whose whole turn the next request dropped (`missing-tool-result`).
 - info: legal and worth knowing: `text-with-tool-calls` (a client must keep that text),
-  `tools-changed`, `declined-call`, and `model-filled-identity` when the execution records that
-  the program replaced the model's value.
+  `tools-changed`, `declined-call`, `model-filled-value` (an argument no earlier message holds),
+  `write-tool-call` (a tool that changes something, where a person's approval belongs), and
+  `model-filled-identity` when the execution records that the program replaced the model's value.
 
 It runs past 400 lines because every check is one short function next to the registry that lists
 it; a new check is one function and one line, and splitting them would hide that list.
@@ -26,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from decimal import Decimal, InvalidOperation
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Literal, NamedTuple
@@ -81,6 +83,8 @@ class Finding:
     """JSON path inside that body, as lib.steps writes them (`messages[2].tool_calls[1]`); empty for all of it."""
     message: str
     """What goes wrong and what to do, in plain words."""
+    brief: str = ""
+    """The finding in one short line, for a projected slide; empty where the message is all there is."""
 
     @property
     def where(self) -> str:
@@ -96,6 +100,7 @@ class Hit(NamedTuple):
     side: Side
     path: str
     message: str
+    brief: str = ""
 
 
 Check = Callable[[Trace], Iterable[Hit]]
@@ -365,13 +370,17 @@ _APP_SUPPLIED = re.compile(
 """Description wording that says the application, not the model, knows the value."""
 
 
+def _parameter(tool: ToolDefinition | None, name: str) -> dict:
+    """The schema of one of a tool's parameters, or {} when the tool or its schema does not say."""
+    schema = tool.parameters if tool is not None and isinstance(tool.parameters, dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    return properties.get(name) if isinstance(properties.get(name), dict) else {}
+
+
 def _is_identity(name: str, tool: ToolDefinition | None) -> bool:
     if re.sub(r"[\W_]", "", name).lower() in _IDENTITY_NAMES:
         return True
-    schema = tool.parameters if tool is not None and isinstance(tool.parameters, dict) else {}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    spec = properties.get(name) if isinstance(properties.get(name), dict) else {}
-    return bool(_APP_SUPPLIED.search(str(spec.get("description") or "")))
+    return bool(_APP_SUPPLIED.search(str(_parameter(tool, name).get("description") or "")))
 
 
 def _overridden(round_: Round, call: ToolCallPart, name: str) -> bool:
@@ -417,6 +426,159 @@ def _said_by_user(request: Request, value: object) -> bool:
     """Whether a user message of the request contains the value, so the model copied it rather than made it up."""
     said = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
     return len(said) > 2 and any(said in m.text for m in request.messages if m.role == "user")
+
+
+FACT_WORDS = 3
+"""A string argument of more words than this is the model's own prose (a reason, a reply), not a fact it filled."""
+FACT_LENGTH = 40
+"""Nor is a string longer than this."""
+_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
+"""A number as a message writes it: `3860.00`, `$250,000`, `2`."""
+
+
+def _fact(value: object) -> bool:
+    """A value the model either copied or made up: a number, or a short string (a code, a name, a date)."""
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    return isinstance(value, str) and 0 < len(value) <= FACT_LENGTH and len(value.split()) <= FACT_WORDS
+
+
+def _decimal(said: str) -> Decimal | None:
+    try:
+        return Decimal(said.replace(",", ""))
+    except InvalidOperation:
+        return None
+
+
+_PERCENT = re.compile(r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?) ?%")
+"""A percentage as a message writes it: `6.5%`."""
+_WORD = re.compile(r"\w[\w\-:./@+]*\w|\w")
+"""A word as an argument value would be written: `P6`, `LK-581106`, `2026-11-24`, `10:00`."""
+
+
+class Said(NamedTuple):
+    """What a conversation has said so far: its words (lowercase) and its numbers (by value)."""
+
+    words: set[str]
+    numbers: set[Decimal]
+
+    def add(self, message: Message) -> None:
+        """Take in one message: its text, its tool results and the arguments of its calls."""
+        pieces = [message.text, *(p.content for p in message.tool_results),
+                  *(p.arguments_raw for p in message.tool_calls)]
+        for piece in pieces:
+            self.words.update(word.lower() for word in _WORD.findall(piece))
+            self.numbers.update(n for n in map(_decimal, _NUMBER.findall(piece)) if n is not None)
+            # "6.5%" says 0.065 as much as 6.5: a rate copied into an argument is written as a fraction.
+            self.numbers.update(n / 100 for n in map(_decimal, _PERCENT.findall(piece)) if n is not None)
+
+    def holds(self, value: object) -> bool:
+        """Whether the value was said: a number as any number of equal value, a string word for word, any case."""
+        said = str(value)
+        number = _decimal(said) if _NUMBER.fullmatch(said) else None
+        if number is not None:
+            return number in self.numbers
+        words = [word.lower() for word in _WORD.findall(said)]
+        return bool(words) and all(word in self.words for word in words)
+
+
+def _said_so_far(trace: Trace) -> Iterator[tuple[Round, Said]]:
+    """Each round with what its request says, taken in one new message at a time, as `_fresh` does: a long
+    trace costs what its new messages cost. Read the state before asking for the next round."""
+    said, previous_length, system = Said(set(), set()), 0, None
+    for round_ in trace.rounds:
+        messages, prefix = round_.request.messages, round_.resent_prefix
+        if prefix != previous_length:  # history rewritten or dropped: what was said may be gone
+            said, prefix, system = Said(set(), set()), 0, None
+        if round_.request.system is not None and round_.request.system is not system:
+            system = round_.request.system
+            said.add(system)
+        for message in messages[prefix:]:
+            said.add(message)
+        previous_length = len(messages)
+        yield round_, said
+
+
+def _allowed_values(tool: ToolDefinition | None, name: str) -> list:
+    allowed = _parameter(tool, name).get("enum")
+    return allowed if isinstance(allowed, list) else []
+
+
+@check("model-filled-value")
+def _model_filled_value(trace: Trace) -> Iterator[Hit]:
+    for round_, said in _said_so_far(trace):
+        for call in round_.tool_calls:
+            if not isinstance(call.arguments, dict):
+                continue
+            tool = _tool(round_.request, call.name)
+            # Identity is model-filled-identity's to report; prose is the model's own writing, not a fact it filled.
+            filled = [(name, value) for name, value in call.arguments.items()
+                      if not _is_identity(name, tool) and _fact(value) and not said.holds(value)]
+            if filled:
+                path = join_path(round_.response.message_path, call.path)
+                yield Hit("info", round_.index, "response", path, _filled_message(call.name, filled, tool),
+                          f"Filled by the model, in no earlier message: {', '.join(_named(filled))}")
+
+
+def _named(filled: list[tuple[str, object]]) -> list[str]:
+    """`job_level "P6"`: each argument's name and its value as JSON, cut short."""
+    return [f"{name} {shorten(json.dumps(value, ensure_ascii=False), 40)}" for name, value in filled]
+
+
+def _filled_message(tool_name: str, filled: list[tuple[str, object]], tool: ToolDefinition | None) -> str:
+    listed = " and ".join(_named(filled))
+    chosen = [name for name, value in filled if value in _allowed_values(tool, name)]
+    among = (f" {' and '.join(chosen)} {'is one' if len(chosen) == 1 else 'are each one'} of the values the schema "
+             "allows, but nothing in the conversation says which.") if chosen else ""
+    return (f"The model filled {listed} in the {tool_name} call itself: "
+            f"{'it appears' if len(filled) == 1 else 'they appear'} in no earlier message (not the person's words, "
+            f"not a tool result, not the instructions).{among} A value the program knows should come from the "
+            "program; one nobody knows, the model should ask the person for.")
+
+
+WRITE_VERBS = frozenset({
+    "create", "add", "insert", "new", "update", "set", "edit", "modify", "change", "patch", "delete", "remove",
+    "cancel", "submit", "send", "post", "publish", "book", "reserve", "pay", "transfer", "refund", "approve",
+    "reject", "assign", "file", "order", "write", "save", "upload", "move", "close", "archive",
+})
+"""First words of a tool name that say the tool changes something (createExpenseSupplement, cancel_order)."""
+
+
+def name_words(name: str) -> list[str]:
+    """A tool name's words, lowercase: camelCase, snake_case, kebab-case and dotted names alike."""
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)]
+
+
+def is_write_tool(trace: Trace, name: str) -> bool:
+    """Whether a tool changes something: as the header's `tool_effects` declares it ("write" or "read"), else
+    when its name starts with a verb that changes things (WRITE_VERBS)."""
+    declared = trace.header.get("tool_effects")
+    effect = declared.get(name) if isinstance(declared, dict) else None
+    if effect in ("write", "read"):
+        return effect == "write"
+    words = name_words(name)
+    return bool(words) and words[0] in WRITE_VERBS
+
+
+_APPROVALS = {"approved": "The execution records that a person approved it.",
+              "declined": "The program declined to run it."}
+"""What the trace says of a write call's approval, by the execution's `approval`."""
+
+
+@check("write-tool-call")
+def _write_tool_call(trace: Trace) -> Iterator[Hit]:
+    for round_, call, path in _calls(trace):
+        if not is_write_tool(trace, call.name):
+            continue
+        execution = _execution(round_, call.id)
+        recorded = _APPROVALS.get(execution.approval if execution else None, "The trace records no approval.")
+        yield Hit("info", round_.index, "response", path,
+                  f"{call.name} changes something: it is a write tool. The model can only ask for it; a person "
+                  "approves it between the call intent (step 2) and the program running it (step 3), shown what "
+                  f"it will do. {recorded}",
+                  f"A write tool: a person approves it here, before step 3 runs it. {recorded}")
 
 
 def _echo_differs(previous: Round, request: Request) -> int | None:

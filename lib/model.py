@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
+from lib.lessons import Lesson
+
 JSON = Any
 """A value as json.loads returns it."""
 
@@ -367,6 +369,8 @@ class Trace:
     """Annotation lines, kept as read."""
     unique_messages: int = 0
     """How many distinct messages the trace holds after interning."""
+    lessons: tuple[Lesson, ...] = ()
+    """The author's "what to notice" callouts, by round and step, as the file gives them."""
 
     @property
     def provenance(self) -> Provenance:

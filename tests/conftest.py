@@ -12,6 +12,11 @@ from lib import catalog
 ROOT = Path(__file__).resolve().parent.parent
 
 
+LESSONED = ["hengxin-expense", *(f"{catalog.PITFALLS}/{path.stem}"
+                                 for path in sorted((catalog.TRACES_DIR / catalog.PITFALLS).glob("*.jsonl")))]
+"""The bundled traces that carry lessons: Hengxin and the pitfall gallery."""
+
+
 def load_bundled(name: str) -> catalog.LoadedTrace:
     """A bundled trace read exactly as the app reads it."""
     return catalog.load_bytes((catalog.TRACES_DIR / f"{name}.jsonl").read_bytes(), name)

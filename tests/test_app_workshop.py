@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from lib.ui.lesson import LESSON_CSS
 from lib.ui.presenter import PRESENTER_CSS
 from lib.ui.picker import SIDEBAR_CSS
 from tests.screen import screen
@@ -37,7 +38,7 @@ def test_a_deep_link_opens_presenter_mode_on_round_3_step_4(app):
     assert "④ Step 4 · Result appended**]\nresult for createExpenseSupplement (call_q4, called in round 3)" in shown
     assert "Request 4 carries 9 messages" in " ".join(c.value for c in at.caption)
     # Big type and no sidebar come from our own fixed stylesheet; no raw JSON and no view switch.
-    assert sorted(h.proto.body for h in at.get("html")) == sorted([PRESENTER_CSS, SIDEBAR_CSS])  # and the sidebar's width
+    assert sorted(h.proto.body for h in at.get("html")) == sorted([PRESENTER_CSS, LESSON_CSS, SIDEBAR_CSS])  # and the sidebar's width
     assert not at.json and not [r for r in at.radio if r.key == "explorer.view"]
     assert (_query(at, "round"), _query(at, "step"), _query(at, "mode")) == ("3", "4", "present")
 

@@ -80,7 +80,8 @@ def test_every_check_from_the_issue_is_registered_by_its_code():
         "missing-tool-result", "orphan-tool-result", "text-with-tool-calls", "empty-tool-result",
         "narration-without-call", "unknown-tool", "invalid-arguments", "truncated-arguments",
         "model-filled-identity", "history-rewritten", "tools-changed", "too-many-tools", "repeated-call",
-        "provider-error", "declined-call", "reused-call-id", "instructions-not-resent",
+        "provider-error", "declined-call", "reused-call-id", "instructions-not-resent", "model-filled-value",
+        "write-tool-call",
     }
 
 
@@ -331,9 +332,10 @@ GALLERY = {
     "unanswered-parallel-call": {("error", "missing-tool-result"), ("error", "provider-error")},
     "empty-result-invented-answer": {("warning", "empty-tool-result")},
     "narration-without-call": {("warning", "narration-without-call"), ("info", "text-with-tool-calls")},
-    "wrong-tool-declined": {("info", "declined-call")},
-    "invalid-arguments-corrected": {("warning", "invalid-arguments")},
-    "model-filled-employee-id": {("warning", "model-filled-identity")},
+    "wrong-tool-declined": {("info", "declined-call"), ("info", "write-tool-call")},
+    "invalid-arguments-corrected": {("warning", "invalid-arguments"), ("info", "write-tool-call"),
+                                    ("info", "model-filled-value")},
+    "model-filled-employee-id": {("warning", "model-filled-identity"), ("info", "model-filled-value")},
 }
 
 
@@ -342,9 +344,10 @@ def test_the_clean_bundled_traces_have_no_error_or_warning(name):
     assert [f for f in run_checks(load_bundled(name).trace) if f.severity != "info"] == []
 
 
-def test_hengxin_has_one_note_the_overridden_user_id():
+def test_hengxin_has_notes_only_the_overridden_user_id_the_filled_values_and_the_write_tool():
     assert [(f.code, f.severity, f.round) for f in run_checks(load_bundled("hengxin-expense").trace)] == [
-        ("model-filled-identity", "info", 1)]
+        ("model-filled-identity", "info", 1), ("model-filled-value", "info", 1), ("model-filled-value", "info", 1),
+        ("write-tool-call", "info", 3)]
 
 
 @pytest.mark.parametrize("stem", GALLERY)
@@ -401,3 +404,82 @@ def test_the_step_labels_call_a_narration_what_the_narration_check_calls_it():
     labelled = {r.index for r in trace.rounds for lab in steps_for_round(trace, r.index) if lab.narration}
     assert flagged == labelled == {1}
     assert all(lab.title != "Model answers" for lab in steps_for_round(trace, 1))
+
+
+# --- values the model filled in, and tools that change things ------------------------------------
+
+
+def test_hengxin_job_level_p6_and_city_tier_2_are_marked_as_filled_by_the_model(hengxin):
+    filled = {f.where: f.message for f in run_checks(hengxin) if f.code == "model-filled-value"}
+    travel = filled["round 1 response choices[0].message.tool_calls[1]"]
+    assert 'job_level "P6"' in travel and 'city_tier "2"' in travel
+    assert "appear in no earlier message" in travel
+    # user_id is identity: model-filled-identity speaks of it, once, not this check.
+    assert "user_id" not in filled.get("round 1 response choices[0].message.tool_calls[0]", "")
+    # Round 2 copies 3860.00 and 3800.00 from the results, round 3 the ticket number: nothing invented there.
+    assert [where for where in filled if not where.startswith("round 1 ")] == []
+
+
+@pytest.mark.parametrize("arguments, results, expected", [
+    ('{"order_id": "7"}', [], []),                                    # the user's words
+    ('{"order_id": "7", "status": "closed"}', [], ['status "closed"']),  # an allowed value nobody asked for
+    ('{"order_id": "7", "note": "The customer would like a call back tomorrow morning"}', [], []),  # prose
+])
+def test_model_filled_value_flags_a_short_value_no_earlier_message_holds(arguments, results, expected):
+    turn = calls(call("call_a", arguments))
+    trace = loop(turn, [result("call_a")])
+    messages = [f.message for f in run_checks(trace) if f.code == "model-filled-value"]
+    assert [e for e in expected if any(e in m for m in messages)] == expected
+    assert len(messages) == (1 if expected else 0)
+
+
+def test_a_number_from_a_tool_result_is_copied_not_filled_whatever_its_formatting():
+    first = calls(call("call_a"))
+    copied = calls(call("call_b", '{"order_id": "7", "amount": 250000}'))
+    trace = trace_of(model_round([USER], first),
+                     model_round([USER, first, result("call_a", '{"total": "$250,000.00"}')], copied),
+                     model_round([USER, first, result("call_a", '{"total": "$250,000.00"}'), copied,
+                                  result("call_b")], says("Done.")))
+    assert found(trace, "model-filled-value") == []
+
+
+def test_a_rate_given_as_a_percentage_is_copied_when_the_call_writes_it_as_a_fraction():
+    asked = {"role": "user", "content": "A $250,000 loan at 6.5% for 30 years: what is the payment?"}
+    for rate, flagged in (("0.065", []), ("0.07", ['rate 0.07'])):
+        turn = calls(call("call_a", f'{{"rate": {rate}}}'))
+        trace = trace_of(model_round([asked], turn), model_round([asked, turn, result("call_a")], says("Done.")))
+        messages = [f.message for f in run_checks(trace) if f.code == "model-filled-value"]
+        assert [word for word in flagged if any(word in m for m in messages)] == flagged and len(messages) == len(flagged)
+
+
+BOOK = {"type": "function", "function": {"name": "bookRoom", "description": "Book a room.", "parameters": {
+    "type": "object", "properties": {"order_id": {"type": "string"}}}}}
+
+
+@pytest.mark.parametrize("tools, header, writes", [
+    ([BOOK], {}, ["bookRoom"]),                                     # the name says it: book…
+    ([LOOKUP], {}, []),                                             # a lookup changes nothing
+    ([LOOKUP], {"tool_effects": {"lookup": "write"}}, ["lookup"]),  # the trace says so
+    ([BOOK], {"tool_effects": {"bookRoom": "read"}}, []),           # …and the trace overrides the name
+])
+def test_a_write_tool_call_is_marked_with_where_a_persons_approval_belongs(tools, header, writes):
+    name = tools[0]["function"]["name"]
+    turn = calls(call("call_a", name=name))
+    lines = [json.dumps({"kind": "trace", "version": 1, "title": "t", "dialect": "openai-chat", **header})]
+    lines += [json.dumps({"kind": "round", "index": i, **r}) for i, r in enumerate(
+        [model_round([USER], turn, tools=tools), model_round([USER, turn, result("call_a")], says("Done."), tools=tools)],
+        start=1)]
+    trace, problems = read_trace(lines)
+    assert problems == []
+    marked = [f for f in run_checks(trace) if f.code == "write-tool-call"]
+    assert [name for f in marked if name in f.message] == writes
+    for f in marked:
+        assert (f.severity, f.where) == ("info", "round 1 response choices[0].message.tool_calls[0]")
+        assert "a person approves it between the call intent (step 2) and the program running it (step 3)" in f.message
+        assert "The trace records no approval." in f.message
+
+
+def test_hengxin_round_3_create_expense_supplement_is_a_write_tool(hengxin):
+    marked = [f for f in run_checks(hengxin) if f.code == "write-tool-call"]
+    assert [(f.round, f.severity) for f in marked] == [(3, "info")]
+    assert "createExpenseSupplement changes something" in marked[0].message

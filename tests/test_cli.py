@@ -73,8 +73,10 @@ def test_summarize_prints_the_documented_json_contract():
     assert {k: v for k, v in rounds[0]["usage"].items() if k != "input_parts"} == {
         "input": 1247, "output": 58, "source": "reported"}
     assert [r["usage"]["source"] for r in rounds[1:]] == ["estimated"] * 3
+    hengxin = "Hengxin expense reimbursement"
     assert [(c["conversation"], c["round"], c["code"]) for c in summary["checks"]] == [
-        ("Hengxin expense reimbursement", 1, "model-filled-identity")]
+        (hengxin, 1, "model-filled-identity"), (hengxin, 1, "model-filled-value"), (hengxin, 1, "model-filled-value"),
+        (hengxin, 3, "write-tool-call")]
 
 
 def test_summarize_gives_each_rounds_input_parts_summing_to_its_input():

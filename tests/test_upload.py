@@ -99,7 +99,9 @@ def test_gzip_and_json_arrays_are_read_like_jsonl():
 def test_a_native_trace_uploads_as_one_conversation():
     data = (FIXTURES.parent.parent / "traces" / "hengxin-expense.jsonl").read_bytes()
     upload = read_upload([("hengxin.jsonl", data)])
-    assert upload.summary() == "5 lines: 4 rounds in 1 conversation; 0 lines skipped"
+    # The header, 4 rounds and 10 lessons: a lesson line is read, not skipped.
+    assert upload.summary() == "15 lines: 4 rounds in 1 conversation; 0 lines skipped"
+    assert len(upload.conversations[0].trace.lessons) == 10
     assert upload.formats["native"][1] == "a Roundtrip header line"
 
 

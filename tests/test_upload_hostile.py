@@ -246,6 +246,10 @@ def _assert_typed(trace) -> None:
             assert execution.duration_ms is None or type(execution.duration_ms) in (int, float)
             assert execution.approval in (None, "approved", "declined")
             assert execution.note is None or isinstance(execution.note, str)
+    for lesson in trace.lessons:
+        assert type(lesson.round) is int and lesson.step in range(1, 6)
+        assert all(isinstance(words, str) for words in (lesson.title, lesson.text, lesson.fix))
+        assert all(type(point) is int for point in lesson.points)
 
 
 @pytest.mark.parametrize("case", WRONG_TYPES)
@@ -306,7 +310,8 @@ def test_any_field_of_a_native_trace_replaced_by_any_value_reads_typed_or_names_
     _assert_typed(trace)
     named = {p.line for p in problems}
     assert named <= set(range(1, len(lines) + 1))
-    assert len(trace.rounds) + len(trace.annotations) + len(named - {1}) >= len(lines) - 1, "a line went missing unnamed"
+    kept = len(trace.rounds) + len(trace.annotations) + len(trace.lessons)
+    assert kept + len(named - {1}) >= len(lines) - 1, "a line went missing unnamed"
     upload = read_upload([("mutated.jsonl", "\n".join(json.dumps(line) for line in lines).encode())])
     for conversation in upload.conversations:
         _assert_typed(conversation.trace)
@@ -366,6 +371,19 @@ def test_a_repeated_key_is_named_in_a_resent_message_of_a_long_native_trace():
     assert [str(p) for p in problems] == [
         "line 5: has 'role' twice in one object; readers disagree on which value counts, so the line is skipped"]
     assert len(trace.rounds) == 3
+
+
+def test_a_repeated_key_written_with_space_before_its_colon_is_named_too():
+    line = b'{"note": "first", "note" : "second", ' + PAIRS[0][1:]
+    upload = read_upload([("log.jsonl", b"\n".join([line, PAIRS[1]]))])
+    assert [str(p) for p in upload.problems] == [
+        "line 1: has 'note' twice in one object; readers disagree on which value counts, so the line is skipped"]
+
+
+def test_quotes_escaped_inside_strings_are_not_taken_for_a_repeat():
+    line = PAIRS[0][:-1] + b', "note": "he said \\"no\\" \\u0022twice\\u0022 \\\\"}'
+    upload = read_upload([("log.jsonl", line)])
+    assert upload.problems == () and upload.rounds == 1
 
 
 def test_a_key_text_inside_a_string_is_not_taken_for_a_repeat():

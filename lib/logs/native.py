@@ -18,6 +18,8 @@ from lib.logs.limits import limits
 from lib.logs.record import Problem, ProblemList
 from lib.logs.resent import Refused, ResentParser, hold_interned
 from lib.intern import collector_paused
+from lib.lessons import KIND as LESSON, Lesson, lesson_line, read_lesson
+from lib.presenter import steps_in
 from lib.model import Execution, ProviderError, Round, Trace, read_provenance
 
 VERSION = 1
@@ -59,6 +61,7 @@ def _read_objects(numbered: Iterable[tuple[int, Any]], name: str, problems: Prob
     header: dict | None = None
     rounds: list[Round] = []
     annotations: list[dict] = []
+    lessons: list[tuple[int, Lesson]] = []
     pools = Pools()
     dialect: ModuleType | None = None
 
@@ -85,8 +88,15 @@ def _read_objects(numbered: Iterable[tuple[int, Any]], name: str, problems: Prob
                 rounds.append(found)
         elif kind == "annotation":
             annotations.append(obj)
+        elif kind == LESSON:
+            found_lesson = read_lesson(obj)
+            if isinstance(found_lesson, str):
+                problems.append(Problem(number, found_lesson + "; skipped"))
+            else:
+                lessons.append((number, found_lesson))
         else:
-            problems.append(Problem(number, f"has unknown kind {shown(kind)}; expected 'trace', 'round' or 'annotation'"))
+            problems.append(Problem(number, f"has unknown kind {shown(kind)}; expected 'trace', 'round', "
+                                            "'annotation' or 'lesson'"))
 
     if header is None:
         problems.append(Problem(1, "no header line and no rounds: this is not a Roundtrip trace"))
@@ -100,8 +110,24 @@ def _read_objects(numbered: Iterable[tuple[int, Any]], name: str, problems: Prob
         header=header,
         annotations=tuple(annotations),
         unique_messages=len(pools.messages),
+        lessons=_placed(lessons, rounds, problems),
     )
     return trace, problems.listed()
+
+
+def _placed(lessons: list[tuple[int, Lesson]], rounds: list[Round], problems: ProblemList) -> tuple[Lesson, ...]:
+    """The lessons whose round the trace has; each other one is a problem naming its line."""
+    kept = []
+    for number, lesson in lessons:
+        if lesson.round > len(rounds):
+            problems.append(Problem(number, f"is a lesson for round {lesson.round}, but the trace has "
+                                            f"{len(rounds)} rounds; skipped"))
+        elif lesson.step not in (steps := steps_in(rounds[lesson.round - 1])):
+            problems.append(Problem(number, f"is a lesson for step {lesson.step} of round {lesson.round}, which has "
+                                            f"steps {', '.join(map(str, steps))} only; skipped"))
+        else:
+            kept.append(lesson)
+    return tuple(kept)
 
 
 def json_problem(error: ValueError) -> str:
@@ -260,11 +286,13 @@ def round_line(round_: Round) -> dict:
 
 
 def write_trace(trace: Trace) -> Iterator[str]:
-    """The trace as native JSONL lines (without newlines): header, rounds, annotations."""
+    """The trace as native JSONL lines (without newlines): header, rounds, lessons, annotations."""
     header = {"kind": "trace", "version": VERSION, "title": trace.title, "dialect": trace.dialect}
     header.update({k: v for k, v in trace.header.items() if k not in header})
     yield json.dumps(header, ensure_ascii=False)
     for round_ in trace.rounds:
         yield json.dumps(round_line(round_), ensure_ascii=False)
+    for lesson in trace.lessons:
+        yield json.dumps(lesson_line(lesson), ensure_ascii=False)
     for annotation in trace.annotations:
         yield json.dumps(annotation, ensure_ascii=False)

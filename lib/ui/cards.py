@@ -15,7 +15,8 @@ import streamlit as st
 
 from lib.annotations import NoteMark
 from lib.growth import ORIGIN_WORDS, Growth, MessageEntry
-from lib.model import Message, Round
+from lib.model import Message, Round, ToolCallPart
+from lib.money import money_comparison
 from lib.checks import Finding
 from lib.failures import failure_heading, odd_status
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, join_path
@@ -35,6 +36,8 @@ SEVERITY_LOOK = {"error": (":material/error:", "red"), "warning": (":material/wa
 
 RESENT_ROWS = 300
 """Resent messages listed in the collapsed table; a long trace's full history stays in Raw JSON."""
+RESENT_OPEN = "cards.resent_open"
+"""Session key: the table of resent messages is open."""
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "unknown"})
 """The roles the dialects define: one of these is our own word and may sit in markdown; any other is shown as text."""
 
@@ -90,6 +93,7 @@ def _parts(message: Message, base: str, marks: list[Mark]) -> None:
             case "tool-call":
                 plain.text(f"Call {part.name} · id {part.id}")
                 code_block(part.arguments_raw)
+                money_block(part)
                 if part.arguments_error:
                     st.warning("These arguments cannot be used as sent:", icon=":material/warning:")
                     plain.text(part.arguments_error)
@@ -101,6 +105,14 @@ def _parts(message: Message, base: str, marks: list[Mark]) -> None:
                 code_block(part.raw)
     if not message.parts:
         st.text("(no content)")
+
+
+def money_block(call: ToolCallPart) -> None:
+    """Beside a call that hands over two amounts: the program's Decimal computation, quantize then compare."""
+    worked = money_comparison(call)
+    if worked is not None:
+        st.markdown(":violet-badge[:material/calculate: The program's arithmetic: Decimal, quantized, then compared]")
+        st.code("\n".join(worked.lines()), language="python", wrap_lines=True)
 
 
 def message_card(entry: MessageEntry, marks: list[Mark], pointer: Pointer | None = None) -> None:
@@ -136,7 +148,12 @@ def resent_table(entries: tuple[MessageEntry, ...]) -> None:
         return
     first, last = entries[0].index, entries[-1].index
     where = f"messages[{first}]" if first == last else f"messages[{first}] to messages[{last}]"
-    with st.expander(f"{plural(len(entries), 'message')} resent unchanged ({where})"):
+    # Sent (and its rows built) only while open: on a long trace it is hundreds of rows on every round switch.
+    section = st.expander(f"{plural(len(entries), 'message')} resent unchanged ({where})", key=RESENT_OPEN,
+                          on_change="rerun")
+    if not section.open:
+        return
+    with section:
         st.caption("The model keeps no memory between calls, so the program sends the whole history again.")
         shown = entries[-RESENT_ROWS:]
         if len(shown) < len(entries):

@@ -12,11 +12,9 @@ from dataclasses import dataclass
 import streamlit as st
 
 from lib.catalog import LoadedTrace
-from lib.growth import sends
 from lib.presenter import Position, Reveal, carried, following, preceding, reveal, settle, steps_in
 from lib.steps import STEP_COLORS, STEP_MARKS
-from lib.text import plural
-from lib.ui import cards, explorer, plain, predict, rounds, state
+from lib.ui import cards, explorer, lesson, plain, predict, rounds, state
 
 PRESENTER_CSS = """<style>
 /* Presenter mode: a projector needs big type and the whole width. Fixed rules of our own: no trace text. */
@@ -152,14 +150,18 @@ def show(loaded: LoadedTrace, predicting: bool) -> None:
 
 
 def step_slide(loaded: LoadedTrace, here: Position, predicting: bool) -> None:
-    """The heading and the body of one step; in predict mode, the form in place of a hidden response."""
-    if hidden_rounds(loaded, predicting)(here.round) and here.step != 1:
+    """The snowball counter, the heading and the body of one step with its lessons beside it; in predict mode,
+    the form in place of a hidden response."""
+    secret = hidden_rounds(loaded, predicting)(here.round)
+    st.html(lesson.LESSON_CSS)
+    lesson.snowball_counter(loaded, here.round, upto_current=secret)
+    if secret and here.step != 1:
         st.header(":material/help: What will the model do?")
         predict.form(loaded, here.round)
         return
     shown = reveal(loaded.trace, here, _steps_of(loaded))
     st.header(f"{STEP_MARKS[here.step]} {shown.title}")
-    _body(loaded, shown)
+    lesson.beside(loaded, here.round, here.step, lambda: _body(loaded, shown))
 
 
 def progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
@@ -179,13 +181,10 @@ def _body(loaded: LoadedTrace, shown: Reveal) -> None:
     view = rounds.view(loaded, index)
     round_, marks = view.round, list(shown.labels)
     if step == 1:
-        sent = sends(round_, len(view.placed.new))
-        st.caption(sent[0].upper() + sent[1:] + (f", and {plural(len(round_.request.tools), 'tool definition')}."
-                                                 if round_.request_recorded else "."))
-        cards.request_cards(round_, view.placed, marks, view.previous)
+        lesson.request_slide(loaded, view, marks)
     elif step in (2, 5):
         predict.result(loaded, index)
-        cards.response_cards(round_, marks)
+        lesson.response_slide(loaded, view, shown)
     elif step == 3:
         cards.execution_lane(round_, view.following, marks)
     else:

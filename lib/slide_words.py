@@ -1,0 +1,107 @@
+"""What each presenter slide says in words of its own: the snowball counter, what a call asks, the stop switch.
+
+Pure: no Streamlit. lib/ui/lesson.py draws these; the figures are the Tokens page's own
+(`RoundSummary`, `lib.tokens.input_parts`), so a slide and the Tokens page never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lib.dialects import DIALECTS, anthropic_messages
+from lib.model import Round, Trace
+from lib.summary import RoundSummary
+from lib.text import plural
+from lib.tokens import input_parts
+
+WINDOW = 9
+"""Rounds the counter lists around the current one; a long trace's others are left out with an ellipsis."""
+KNOWS = "This request is everything the model knows."
+"""The one sentence under what the model sees: it has no memory but this request."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snowball:
+    """The counter on every slide: how the request grows, round by round, and what this one costs."""
+
+    sizes: tuple[tuple[int, int], ...]
+    """(round, messages sent) for the rounds listed, in order."""
+    current: int
+    """The round on screen, highlighted among them."""
+    more_before: bool
+    """Rounds before the first listed are left out."""
+    more_after: bool
+    """Rounds after the last listed are left out (or hidden, in predict mode)."""
+    tools: int
+    """Tool definitions this request sends."""
+    tools_sent: int
+    """How many requests so far, this one included, carried a tool list: each one paid for again."""
+    tools_tokens: int
+    """The tool definitions' tokens in this request."""
+    tools_unchanged: bool
+    """The same tool list as the request before."""
+    input_tokens: int
+    """The round's input tokens, the Tokens page's headline."""
+    estimated: bool
+    """The input is our estimate, not the API's report."""
+    split: tuple[tuple[str, int], ...]
+    """Where the input goes (lib.tokens.input_parts), parts of zero left out."""
+
+
+def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_current: bool = False) -> Snowball:
+    """Round `index`'s counter. With `upto_current` no later round is listed: predict mode keeps the next
+    request's size for the learner to guess."""
+    last = index if upto_current else len(rows)
+    first = max(1, min(index - WINDOW // 2, last - WINDOW + 1))
+    shown = range(first, min(last, first + WINDOW - 1) + 1)
+    row = rows[index - 1]
+    return Snowball(
+        sizes=tuple((k, rows[k - 1].messages_sent) for k in shown),
+        current=index, more_before=first > 1, more_after=shown[-1] < len(rows),
+        tools=len(trace.rounds[index - 1].request.tools),
+        tools_sent=sum(1 for r in trace.rounds[:index] if r.request.tools), tools_tokens=row.breakdown.tools,
+        tools_unchanged=index > 1 and trace.rounds[index - 2].request.tools == trace.rounds[index - 1].request.tools,
+        input_tokens=row.usage.input_tokens, estimated=row.usage.source != "reported",
+        split=tuple((label, tokens) for label, tokens in input_parts(row.breakdown) if tokens),
+    )
+
+
+def asks(round_: Round) -> str:
+    """What the response asks for, with the results it makes the program owe."""
+    count = len(round_.tool_calls)
+    if count == 1:
+        return "asks for 1 tool: 1 result owed"
+    return f"asks for {count} tools in parallel: {count} results owed"
+
+
+@dataclass(frozen=True, slots=True)
+class StopSwitch:
+    """The field a dialect stops with, and its two values that drive the loop."""
+
+    field: str
+    """`finish_reason` or `stop_reason`."""
+    calls: str
+    """The value that means: run the tools and call again (`tool_calls`, `tool_use`)."""
+    ends: str
+    """The value that means: the loop ends (`stop`, `end_turn`)."""
+
+
+def stop_switch(trace: Trace) -> StopSwitch:
+    """The loop's switch in the trace's own dialect."""
+    dialect = DIALECTS[trace.dialect]
+    written = anthropic_messages.STOP_REASON_OF if dialect is anthropic_messages else dialect.FINISH_REASON_OF
+    return StopSwitch(dialect.FINISH_FIELD, written["tool_calls"], written["end"])
+
+
+def content_is_null(round_: Round) -> bool:
+    """The calling turn carries no text at all: `content: null` in Chat Completions, no text block in Messages."""
+    raw = round_.response.message.raw if round_.response else None
+    return isinstance(raw, dict) and raw.get("content") is None
+
+
+def tools_line(snow: Snowball) -> str:
+    """The tool list in one line: how many, and that each request pays for it again."""
+    listed = f"{plural(snow.tools, 'tool definition')}, {plural(snow.tools_tokens, 'token')}"
+    if snow.tools_unchanged:
+        return f"{listed}: resent unchanged, paid again (request {snow.tools_sent} to carry them)"
+    return f"{listed}: sent with this request and paid for with it, again with every request after"

@@ -1,0 +1,172 @@
+"""The lesson layer on screen: the author's callouts, the snowball counter, and what steps 1 and 2 lead with.
+
+Presenter mode (lib/ui/presenter.py) calls these on every slide; the explorer shows the callouts beside
+the round. Lesson text and every other string from a trace go through lib/ui/plain; markdown here
+holds only our own words and numbers, and the stylesheet only fixed rules of our own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+import streamlit as st
+
+from lib.catalog import LoadedTrace
+from lib.growth import MessageEntry
+from lib.lessons import Lesson, lessons_at
+from lib.presenter import Position, Reveal, reveal
+from lib.round_view import RoundView
+from lib.slide_words import KNOWS, asks, content_is_null, snowball, stop_switch, tools_line
+from lib.steps import STEP_COLORS, STEP_MARKS
+from lib.text import plural, shorten, summarize_message
+from lib.ui import cards, plain, rounds, state
+
+LESSON_CSS = """<style>
+/* The lesson layer at projector size: 24 px and up for what is read, 18 px and up for labels. Fixed rules of our own: no trace text. */
+[class*="st-key-lesson-title"] [data-testid="stText"] { font-size: 2rem !important; font-weight: 700; line-height: 1.3; white-space: pre-wrap; font-family: inherit; }
+[class*="st-key-lesson-text"] [data-testid="stText"] { font-size: 1.5rem !important; line-height: 1.45; white-space: pre-wrap; font-family: inherit; }
+[class*="st-key-knows"] [data-testid="stMarkdownContainer"] p,
+[class*="st-key-asks"] [data-testid="stMarkdownContainer"] p { font-size: 2rem !important; font-weight: 700; }
+[class*="st-key-snowball"] [data-testid="stMarkdownContainer"] p { font-size: 1.5rem !important; margin-bottom: 0.2rem; }
+[class*="st-key-resent-stack"] { background: #eceef2; opacity: 0.75; border-radius: 0.5rem; padding: 0.1rem 0.8rem; gap: 0; }
+[class*="st-key-resent-stack"] [data-testid="stText"] { font-size: 1.5rem !important; color: #4a4f5a; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; line-height: 1.35; }
+</style>"""
+"""How the lesson layer looks in presenter mode."""
+
+STACK_ROWS = 8
+"""Resent messages drawn in the grayed stack; older ones are counted in one line."""
+LINE_LENGTH = 110
+"""Characters of one resent message's line in the stack."""
+CALL_NOTES = ("model-filled-value", "write-tool-call")
+"""The findings presenter mode pins next to a call: values the model filled, and a write tool's approval."""
+
+
+def callouts(lessons: tuple[Lesson, ...], key: str) -> None:
+    """Each lesson as a callout: its title large, its text, and the fix; all of it as plain text."""
+    for i, lesson in enumerate(lessons):
+        with st.container(border=True, key=f"lesson-{key}-{i}"):
+            st.markdown(":orange-badge[:material/lightbulb: What to notice]")
+            with st.container(key=f"lesson-title-{key}-{i}"):
+                plain.text(lesson.title)
+            with st.container(key=f"lesson-text-{key}-{i}"):
+                plain.text(lesson.text)
+                if lesson.fix:
+                    plain.text(f"The fix: {lesson.fix}")
+
+
+def beside(loaded: LoadedTrace, index: int, step: int, body: Callable[[], None]) -> None:
+    """A presenter slide's body with the step's lessons in a column beside it, so the slide stays one screen."""
+    found = lessons_at(loaded.trace.lessons, index, step)
+    if not found:
+        body()
+        return
+    left, right = st.columns([2, 3], gap="medium")
+    with left:
+        callouts(found, f"{index}-{step}")
+    with right:
+        body()
+
+
+def beside_round(loaded: LoadedTrace, index: int) -> None:
+    """The explorer's view of a round's lessons: each under the step it belongs to."""
+    lessons = [lesson for lesson in loaded.trace.lessons if lesson.round == index]
+    if not lessons:
+        return
+    with st.expander(f"What to notice in round {index}: {plural(len(lessons), 'lesson')}", expanded=True):
+        for step in sorted({lesson.step for lesson in lessons}):
+            # Named as presenter mode names the step: a narration that ends the loop is no "Model answers".
+            title = reveal(loaded.trace, Position(index, step), lambda k: rounds.view(loaded, k).steps).title
+            st.markdown(f":{STEP_COLORS[step].name}-background[**{STEP_MARKS[step]} {title}**]")
+            callouts(lessons_at(loaded.trace.lessons, index, step), f"{index}-{step}")
+
+
+def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool) -> None:
+    """The counter on every slide: messages per round with this one highlighted, tools resent, input split."""
+    snow = snowball(loaded.trace, state.summaries(loaded), index, upto_current)
+    sizes = [f":blue-background[**{count:,}**]" if k == snow.current else f"{count:,}" for k, count in snow.sizes]
+    line = ("… → " if snow.more_before else "") + " → ".join(sizes) + (" → …" if snow.more_after else "")
+    split = " · ".join(f"{label} {tokens:,}" for label, tokens in snow.split)
+    with st.container(border=True, key="snowball"):
+        st.markdown(f"**Messages sent, round by round:** {line}")
+        st.markdown(f"**Tools:** {tools_line(snow)}" if snow.tools else "**Tools:** none in this request")
+        st.markdown(f"**Input tokens{' (estimated)' if snow.estimated else ''}:** "
+                    f"{'≈ ' if snow.estimated else ''}{snow.input_tokens:,}" + (f" = {split}" if split else ""))
+
+
+def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
+    """Step 1: the tool list first, then what the model sees, the resent history grayed beneath it."""
+    round_, placed = view.round, view.placed
+    if not round_.request_recorded:
+        cards.request_not_in_log()
+        return
+    if round_.request.tools:
+        snow = snowball(loaded.trace, state.summaries(loaded), round_.index)
+        with st.container(key="asks-tools"):
+            st.markdown(f"① {tools_line(snow)}")
+    cards.tools_section(round_, marks)
+    st.subheader("What the model sees", anchor=False)
+    with st.container(key="knows"):
+        st.markdown(KNOWS)
+    _resent_stack(view)
+    seen = [e for e in placed.entries if e.status == "new" and round_.index > 1 and e.origin != "input"]
+    if seen:
+        with st.expander(f"{plural(len(seen), 'new message')} that steps ② and ④ of round {round_.index - 1} "
+                         "already showed: the model's turn and the results"):
+            for entry in seen:
+                cards.message_card(entry, marks)
+    for entry in placed.entries:
+        if entry.status != "resent" and entry not in seen:
+            cards.message_card(entry, marks)
+
+
+def _resent_stack(view: RoundView) -> None:
+    system = view.round.request.system
+    resent = view.placed.resent
+    if system is None and not resent:
+        st.markdown("Nothing is resent: this is the first request.")
+        return
+    st.markdown(f"**{plural(len(resent) + (system is not None), 'message')} resent unchanged**, grayed: "
+                "the model reads every one of them again.")
+    lines = [f"system (top-level field) · {summarize_message(system)}"] if system is not None else []
+    lines += [_stack_line(entry) for entry in resent]
+    with st.container(key="resent-stack"):
+        if len(lines) > STACK_ROWS:
+            st.markdown(f"… and {plural(len(lines) - STACK_ROWS, 'earlier message')}, resent the same way")
+        for line in lines[-STACK_ROWS:]:
+            plain.text(shorten(line, LINE_LENGTH))
+
+
+def _stack_line(entry: MessageEntry) -> str:
+    return f"messages[{entry.index}] · {entry.message.role} · {summarize_message(entry.message)}"
+
+
+def response_slide(loaded: LoadedTrace, view: RoundView, shown: Reveal) -> None:
+    """Steps 2 and 5: what the model asked for, the response with notes beside its calls, the loop's switch."""
+    round_ = view.round
+    if shown.position.step == 2 and round_.tool_calls:
+        with st.container(key="asks"):
+            st.markdown(f"The model {asks(round_)}")
+    # On a slide, the short form: the Checks page and the explorer keep the whole message.
+    notes = [replace(f, message=f.brief or f.message) for f in view.findings if f.code in CALL_NOTES]
+    cards.response_cards(round_, [*shown.labels, *notes])
+    if round_.response is not None:
+        stop_callout(loaded, view)
+
+
+def stop_callout(loaded: LoadedTrace, view: RoundView) -> None:
+    """The stop signal as the loop's switch, in the trace's own dialect, and what the calling turn's text is."""
+    switch, response, round_ = stop_switch(loaded.trace), view.round.response, view.round
+    said = plain.ours(response.finish_reason, (switch.calls, switch.ends))
+    words = [f"**`{switch.field}` is the loop's switch.** `{switch.calls}`: the program runs the tools and calls "
+             f"the model again. `{switch.ends}`: the loop ends and the text goes to the person."]
+    words.append(f"This response says `{said}`." if said else f"This response's `{switch.field}` is shown below.")
+    if round_.tool_calls and content_is_null(round_):
+        words.append("`content: null`: while it calls, the model writes no text. Text and calls may also come "
+                     "together in one turn; then the program keeps both.")
+    elif round_.tool_calls and response.message.text.strip():
+        words.append("Text and calls together: this turn carries both. Legal; the program keeps the text and sends "
+                     "the whole turn back.")
+    st.info("\n\n".join(words), icon=":material/swap_horiz:")
+    if said is None and response.finish_reason is not None:
+        plain.text(response.finish_reason)

@@ -1,0 +1,41 @@
+"""The words of a presenter slide, from lib alone: the snowball counter, what a call asks, the stop switch."""
+
+from lib.logs.native import read_trace
+from lib.slide_words import WINDOW, StopSwitch, asks, content_is_null, snowball, stop_switch, tools_line
+from lib.summary import summarize
+from lib.tokens import counter_for
+from tests.conftest import load_bundled
+from tests.synthetic import synthetic_lines
+
+COUNTER = counter_for("characters").counter
+
+
+def test_hengxins_counter_grows_2_5_7_9_and_splits_each_rounds_input_as_the_tokens_page_does(hengxin):
+    rows = summarize(hengxin, COUNTER)
+    third = snowball(hengxin, rows, 3)
+    assert third.sizes == ((1, 2), (2, 5), (3, 7), (4, 9)) and third.current == 3
+    assert (third.more_before, third.more_after) == (False, False)
+    assert sum(tokens for _, tokens in third.split) == third.input_tokens == rows[2].usage.input_tokens
+    assert tools_line(third) == (f"4 tool definitions, {rows[2].breakdown.tools:,} tokens: resent unchanged, paid again "
+                                 "(request 3 to carry them)")
+    assert tools_line(snowball(hengxin, rows, 1)).endswith("sent with this request and paid for with it, again with "
+                                                           "every request after")
+
+
+def test_a_long_traces_counter_lists_a_window_around_the_round_and_predict_mode_stops_at_it():
+    trace, _ = read_trace(list(synthetic_lines(30)))
+    rows = summarize(trace, COUNTER)
+    middle = snowball(trace, rows, 15)
+    assert [k for k, _ in middle.sizes] == list(range(11, 11 + WINDOW)) and middle.more_before and middle.more_after
+    hidden = snowball(trace, rows, 15, upto_current=True)
+    assert hidden.sizes[-1][0] == 15 and hidden.more_after
+
+
+def test_step_2_says_what_is_owed_and_the_switch_is_the_dialects_own(hengxin):
+    assert asks(hengxin.rounds[0]) == "asks for 2 tools in parallel: 2 results owed"
+    assert asks(hengxin.rounds[1]) == "asks for 1 tool: 1 result owed"
+    assert content_is_null(hengxin.rounds[0])
+    assert stop_switch(hengxin) == StopSwitch("finish_reason", "tool_calls", "stop")
+    narration = load_bundled("pitfalls/narration-without-call").trace
+    assert stop_switch(narration) == StopSwitch("stop_reason", "tool_use", "end_turn")
+    assert not content_is_null(narration.rounds[1])
