@@ -27,6 +27,7 @@ from lib.checks import run_checks
 from lib.encodings import encoding_name_for_model
 from lib.fingerprint import fingerprint
 from lib.intern import content_key
+from lib.lessons import lesson_line
 from lib.library_search import (PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
                                 export_csv, export_jsonl, score_averages, search)
 from lib.library_schema import (MESSAGE, SEARCHED_BYTES, SYSTEM, TOOLS, WORDS, content, findings, rounds, searched,
@@ -181,7 +182,9 @@ def _trace_row(item: ToKeep, saved: str, findings_count: int) -> dict:
         "saved": saved, "rounds": len(trace.rounds),
         "tokens": sum(r.usage.input_tokens + r.usage.output_tokens for r in figures),
         "cost": trace_cost(((r.model, r.usage) for r in figures), DEFAULT_PRICES).total,
-        "findings": findings_count, "header": _dumps(header), "annotations": _dumps(list(trace.annotations)),
+        "findings": findings_count, "header": _dumps(header),
+        # The file's other lines as write_trace writes them: lessons, then annotation lines.
+        "annotations": _dumps([lesson_line(lesson) for lesson in trace.lessons] + list(trace.annotations)),
     }
 
 
