@@ -390,11 +390,11 @@ def search(store, args) -> int:
     found = [{"id": row.id, "title": row.title, "model": row.model, "rounds": row.rounds, "tokens": row.tokens,
               "findings": list(row.finding_codes), "link": library.link(row.id)} for row in page.rows]
     if args.json:
-        for line in json.dumps({"total": page.total, "matches": found}, ensure_ascii=False, indent=2).splitlines():
+        for line in json.dumps({"total": page.total, "total_capped": page.more, "matches": found}, ensure_ascii=False, indent=2).splitlines():
             _say(line)
         return 0
     for row in found:
         _say(f"{row['id']}  {row['title']}  {row['model'] or '-'}  {plural(row['rounds'], 'round')}  "
              f"{row['tokens']:,} tokens  {', '.join(row['findings']) or 'no findings'}")
-    _say(f"{page.total} matching" + (f", the first {len(found)} shown" if page.total > len(found) else ""))
+    _say(f"{page.shown_total()} matching" + (f", the first {len(found)} shown" if page.total > len(found) else ""))
     return 0

@@ -28,7 +28,7 @@ from lib.encodings import encoding_name_for_model
 from lib.fingerprint import fingerprint
 from lib.intern import content_key
 from lib.lessons import lesson_line
-from lib.library_search import (PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
+from lib.library_search import (COUNT_LIMIT, PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
                                 export_csv, export_jsonl, score_averages, search)
 from lib.library_schema import (MESSAGE, SEARCHED_BYTES, SYSTEM, TOOLS, WORDS, content, findings, rounds, searched,
                                 tool_calls, trace_content, traces, words)

@@ -27,6 +27,9 @@ SORTS = ("saved", "title", "model", "rounds", "tokens", "cost", "findings", "sou
 """The columns the list can be sorted by."""
 PAGE_LIMIT = 500
 """The most rows one page may hold."""
+COUNT_LIMIT = 10_000
+"""Matches counted at most: past it the total reads "10,000+". Counting every match of a word nearly every
+trace holds would cost more than the page itself, which stops at its last row."""
 
 Range = tuple[float | None, float | None]
 """Lowest and highest allowed, both included; None leaves that end open."""
@@ -112,11 +115,17 @@ class LibraryPage:
     rows: tuple[LibraryRow, ...]
     """The traces on this page, in the order asked for."""
     total: int
-    """How many traces match, over all pages."""
+    """How many traces match, over all pages; COUNT_LIMIT when `more`."""
     offset: int
     """Where this page starts among them."""
     limit: int
     """The page size asked for."""
+    more: bool = False
+    """More than `total` match: counting stopped at COUNT_LIMIT."""
+
+    def shown_total(self) -> str:
+        """The total as a person reads it: "10,000+" when counting stopped."""
+        return f"{self.total:,}+" if self.more else f"{self.total:,}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,21 +150,47 @@ def search(store: Store, query: LibraryQuery) -> LibraryPage:
     order = (column.desc(), traces.c.number.desc()) if query.descending else (column.asc(), traces.c.number.asc())
     with store.transaction(write=False) as conn:
         conditions = _conditions(conn, query)
-        # The count rides along with the page: a costly filter (a common word) is worked out once, not twice.
-        found = conn.execute(sa.select(*_LISTED, sa.func.count().over().label("matched")).where(*conditions)
-                             .order_by(*order).offset(query.offset).limit(query.limit)).all()
-        total = found[0].matched if found else \
-            conn.execute(sa.select(sa.func.count()).select_from(traces).where(*conditions)).scalar() or 0
+        if _words(query.text):
+            found, total, more = _page_counted(conn, conditions, order, query)
+        else:
+            found, total, more = _page_then_count(conn, conditions, order, query)
         codes = _codes(conn, [row.number for row in found])
     rows = tuple(LibraryRow(id=r.id, title=r.title, model=r.model, rounds=r.rounds, tokens=r.tokens, cost=r.cost,
                             findings=r.findings, finding_codes=codes.get(r.number, ()), source=r.source,
                             saved=r.saved, author=r.author) for r in found)
-    return LibraryPage(rows, total, query.offset, query.limit)
+    return LibraryPage(rows, total, query.offset, query.limit, more)
 
 
 _LISTED = [traces.c[name] for name in ("number", "id", "title", "model", "rounds", "tokens", "cost", "findings",
                                         "source", "saved", "author")]
 """The columns a row shows: the header and annotation lines stay out of the sort."""
+
+
+def _page_counted(conn: Connection, conditions: list, order: tuple, query: LibraryQuery) -> tuple[list, int, bool]:
+    """The page with its exact total from one query: the text filter's matches are gathered from the text index
+    as a whole before the first row can be sorted, so counting them as well costs little more than the page."""
+    found = conn.execute(sa.select(*_LISTED, sa.func.count().over().label("matched")).where(*conditions)
+                         .order_by(*order).offset(query.offset).limit(query.limit)).all()
+    if found:
+        return found, found[0].matched, False
+    return found, *_count(conn, conditions)
+
+
+def _page_then_count(conn: Connection, conditions: list, order: tuple, query: LibraryQuery) -> tuple[list, int, bool]:
+    """The page alone, so that PostgreSQL walks the sort's index and stops at the page's last row; then the count,
+    capped, unless the page already shows where the matches end."""
+    found = conn.execute(sa.select(*_LISTED).where(*conditions).order_by(*order).offset(query.offset)
+                         .limit(query.limit)).all()
+    if len(found) < query.limit and (found or query.offset == 0):
+        return found, query.offset + len(found), False
+    return found, *_count(conn, conditions)
+
+
+def _count(conn: Connection, conditions: list) -> tuple[int, bool]:
+    """(matches, whether there are more than COUNT_LIMIT): the database stops at the one past the limit."""
+    matched = sa.select(traces.c.number).where(*conditions).limit(COUNT_LIMIT + 1).subquery()
+    counted = conn.execute(sa.select(sa.func.count()).select_from(matched)).scalar() or 0
+    return min(counted, COUNT_LIMIT), counted > COUNT_LIMIT
 
 
 def score_averages(store: Store, query: LibraryQuery) -> tuple[RubricAverage, ...]:
@@ -303,7 +338,8 @@ def _with_notes(store: Store, query: LibraryQuery) -> Iterator[tuple[LibraryRow,
         for row in page.rows:
             yield row, by_trace.get(row.id, [])
         offset += len(page.rows)
-        if not page.rows or offset >= page.total:
+        # Not the total: it stops counting at COUNT_LIMIT, and the export does not.
+        if len(page.rows) < PAGE_LIMIT:
             return
 
 
