@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from lib import catalog, library
+from lib import catalog, library, library_search
 from lib.annotations import Note, NoteError, Rubric, Score, check_score
 from lib.library import LibraryQuery, ToKeep
 from tests.conftest import load_bundled
@@ -168,3 +168,18 @@ def test_export_gives_the_filtered_set_with_notes_and_scores_as_jsonl_and_safe_c
     assert (rows[0]["title"], rows[0]["grounded"], rows[0]["labels"]) == (LOAN, "3.0", "costly")
     everything = list(csv.DictReader(io.StringIO(library.export_csv(store, LibraryQuery()))))
     assert len(everything) == 10  # a trace without notes still has its row
+
+
+def test_counting_stops_past_the_count_limit_and_says_so_while_the_export_gives_every_match(store, kept, monkeypatch):
+    # Ten kept traces against a limit of four stand for 100,000 against 10,000: the page is still exact.
+    monkeypatch.setattr(library_search, "COUNT_LIMIT", 4)
+    everything = library.search(store, LibraryQuery(sort="title", descending=False, limit=100))
+    page = library.search(store, LibraryQuery(sort="title", descending=False, offset=2, limit=3))
+    assert (page.total, page.more, page.shown_total()) == (4, True, "4+")
+    assert page.rows == everything.rows[2:5]
+    last = library.search(store, LibraryQuery(sort="title", descending=False, offset=8, limit=3))
+    assert (last.total, last.more, [row.title for row in last.rows]) == (10, False, [r.title for r in everything.rows[8:]])
+    assert len(list(library.export_jsonl(store, LibraryQuery()))) == 10
+    few = library.search(store, LibraryQuery(source="upload", limit=1))
+    assert (few.total, few.more) == (4, True)
+    assert library.search(store, LibraryQuery(source="capture", limit=1)).shown_total() == "1"
