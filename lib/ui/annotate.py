@@ -14,8 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, TRACE, Note, NoteError, annotated, check_author,
-                             check_label, check_note, line_id, notes_csv, notes_from_lines, now,
+from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, TRACE, Note, NoteError, annotated, check_label, check_note, line_id, notes_csv, notes_from_lines, now,
                              round_of, round_targets, target_words, time_words, unresolved)
 from lib.catalog import LoadedTrace
 from lib.fingerprint import fingerprint
@@ -23,14 +22,15 @@ from lib.logs.native import write_trace
 from lib.model import Trace
 from lib.store import Store, StoreUnavailable, database_url, not_created_yet, open_store
 from lib.text import plural, shorten
-from lib.ui import navigation, picker, plain, state
+from lib.ui import access as ui_access, navigation, picker, plain, state
 from lib.ui.cache import per_trace
 
-AUTHOR = "annotate.author"
-"""Session key: the author's name, kept apart from its widget, whose value a page switch drops."""
-AUTHOR_FIELD, TARGET, LABELS, TEXT = "annotate.author_field", "annotate.target", "annotate.labels", "annotate.text"
+TARGET, LABELS, TEXT = "annotate.target", "annotate.labels", "annotate.text"
 EDIT, EDITING, EDIT_TEXT, EDIT_LABELS = "annotate.edit", "annotate.editing", "annotate.edit_text", "annotate.edit_labels"
 LABEL_SET, PICK, JUMP, SAID = "annotate.label_set", "annotate.pick", "annotate.jump", "annotate.said"
+VIEWERS_READ = ("On this server viewers read notes; only editors write, change or delete them. "
+                "Sign in as an editor to annotate.")
+"""Why a viewer sees no note form, and why a forged write is refused."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +83,9 @@ def notes_on(loaded: LoadedTrace) -> tuple[Note, ...]:
 
 
 def _write(action, done: str | None, about: str = "") -> bool:
+    if not ui_access.visitor().edits:  # the forms are not drawn for a viewer; a forged click changes nothing
+        _say("error", VIEWERS_READ)
+        return False
     try:
         action(_store(database_url()))
     except (NoteError, StoreUnavailable) as exc:
@@ -145,6 +148,14 @@ def follow_jump() -> None:
         st.switch_page(navigation.EXPLORER)
 
 
+def editing() -> bool:
+    """Whether this visitor may write notes; a viewer is told why there is no form, once, here."""
+    if ui_access.visitor().edits:
+        return True
+    st.info(VIEWERS_READ)
+    return False
+
+
 def store_problem() -> bool:
     """Show why the database cannot be used; True when it cannot."""
     problem = snapshot().problem
@@ -180,12 +191,10 @@ def _import(loaded: LoadedTrace) -> None:
 def note_form(loaded: LoadedTrace, index: int, disabled: bool) -> None:
     """Pick what the note is about in this round, write it, label it, save it."""
     targets = {**round_targets(loaded.trace, index), TRACE: "The whole trace"}
-    if AUTHOR_FIELD not in st.session_state:
-        st.session_state[AUTHOR_FIELD] = st.session_state.get(AUTHOR, "")
     with st.container(border=True):
         st.markdown(f"**Add a note to round {index}**")
-        st.text_input("Your name", key=AUTHOR_FIELD, max_chars=80, on_change=_keep_author,
-                      help="Asked once; kept for this session.")
+        st.caption("Signed as (your sign-in; on a laptop, ROUNDTRIP_AUTHOR or your login name):")
+        plain.text(ui_access.visitor().identity or "")
         st.selectbox("About", list(targets), format_func=targets.get, key=TARGET,
                      help="The same parts the cards below show: a message, a part of it, a step, the round.")
         st.multiselect("Labels", snapshot().labels, key=LABELS)
@@ -194,13 +203,14 @@ def note_form(loaded: LoadedTrace, index: int, disabled: bool) -> None:
                   on_click=_save, args=(loaded,))
 
 
-def card_pointer(loaded: LoadedTrace, index: int):
-    """For the round's cards: a button on each that points the note form at what the card shows."""
+def card_pointer(loaded: LoadedTrace, index: int, editing: bool):
+    """For the round's cards: a button on each that points the note form at what the card shows (for a viewer,
+    who has no form, nothing)."""
     targets = round_targets(loaded.trace, index)
 
     def pointer(path: str) -> None:
         target = f"round:{index}/{path}"
-        if target in targets:
+        if editing and target in targets:
             st.button("Note on this", icon=":material/edit_note:", key=f"annotate.point.{target}", type="tertiary",
                       on_click=_point_at, args=(target, targets[target]), help="Points the note form above at this card.")
 
@@ -212,14 +222,12 @@ def _point_at(target: str, words: str) -> None:
     _say("info", "The note form above is now about:", (words.strip(),))
 
 
-def _keep_author() -> None:
-    st.session_state[AUTHOR] = st.session_state[AUTHOR_FIELD]
-
-
 def _save(loaded: LoadedTrace) -> None:
     s = st.session_state
+    author = ui_access.visitor().identity
     try:
-        s[AUTHOR] = author = check_author(s.get(AUTHOR_FIELD, ""))
+        if not author:
+            raise NoteError(VIEWERS_READ)
         target = s.get(TARGET) or TRACE
         if reason := unresolved(loaded.trace, target):
             raise NoteError(f"The target {target} points at nothing: {reason}.")
@@ -233,8 +241,8 @@ def _save(loaded: LoadedTrace) -> None:
         s[TEXT], s[LABELS] = "", []
 
 
-def editor(loaded: LoadedTrace, disabled: bool) -> None:
-    """Change or delete one note of this trace; detached notes are listed, kept, and editable here too."""
+def editor(loaded: LoadedTrace, disabled: bool, editing: bool) -> None:
+    """Change or delete one note of this trace (an editor); detached notes are listed, kept, and editable here too."""
     mine = {note.id: note for note in notes_on(loaded)}
     detached = {i: reason for i, note in mine.items() if (reason := unresolved(loaded.trace, note.target))}
     if detached:
@@ -244,6 +252,7 @@ def editor(loaded: LoadedTrace, disabled: bool) -> None:
             note_entry(mine[note_id], reason, loaded.trace)
     if not mine:
         st.caption("No notes on this trace yet.")
+    if not mine or not editing:
         return
     chosen = st.selectbox("Edit or delete a note", list(mine), key=EDIT,
                           format_func=lambda i: shorten(f"{mine[i].target} · {mine[i].author} · {mine[i].text}", 100))

@@ -13,7 +13,7 @@ from lib import catalog
 from lib.deeplink import closest_trace
 from lib.logs import format_names
 from lib.text import plural
-from lib.ui import navigation, plain, state
+from lib.ui import access as ui_access, navigation, plain, state
 
 TRACE = "sidebar.trace"
 """Session key of the bundled-trace selectbox."""
@@ -94,14 +94,7 @@ def trace_picker() -> catalog.LoadedTrace:
         st.caption("See every round of a tool call: what the program sent, what the model answered.")
         name = st.selectbox("Trace", [OPENED, *names] if files else names, format_func=titles.get, key=TRACE,
                             on_change=_close_upload)
-        st.file_uploader(
-            "Or open your own log (.jsonl, .json, .jsonl.gz, .eval, .yaml, .har, .traj)",
-            type=["jsonl", "json", "gz", "eval", "yaml", "yml", "har", "traj"],
-            accept_multiple_files=True, key=_uploader_key(), on_change=_uploaded_changed,
-            help="A Roundtrip trace, or logs of OpenAI or Anthropic calls in most common shapes: request and "
-                 "response pairs, streams, batches, Responses API, fine-tuning lines, OpenTelemetry spans, "
-                 "Inspect AI eval logs, agent trajectories, VCR cassettes and HAR files.",
-        )
+        _uploader()
         st.selectbox("Count tokens with", state.TOKENIZERS, key=state.TOKENIZER,
                      help="auto picks the tiktoken vocabulary for the trace's model; characters is a rough rule of "
                           "thumb (4 characters a token) for when no vocabulary is available.")
@@ -111,6 +104,22 @@ def trace_picker() -> catalog.LoadedTrace:
             return state.load_bundled(name)
         st.query_params.pop("trace", None)
         return _uploaded(files)
+
+
+def _uploader() -> None:
+    """The file uploader, for an editor; a viewer is told why there is none."""
+    if not ui_access.visitor().edits:
+        st.caption("On this server viewers open the traces listed here and the links they are given; only editors "
+                   "open their own logs. Sign in as an editor to upload.")
+        return
+    st.file_uploader(
+        "Or open your own log (.jsonl, .json, .jsonl.gz, .eval, .yaml, .har, .traj)",
+        type=["jsonl", "json", "gz", "eval", "yaml", "yml", "har", "traj"],
+        accept_multiple_files=True, key=_uploader_key(), on_change=_uploaded_changed,
+        help="A Roundtrip trace, or logs of OpenAI or Anthropic calls in most common shapes: request and "
+             "response pairs, streams, batches, Responses API, fine-tuning lines, OpenTelemetry spans, "
+             "Inspect AI eval logs, agent trajectories, VCR cassettes and HAR files.",
+    )
 
 
 def _source(files: list[tuple[str, bytes]]) -> str:
