@@ -48,6 +48,43 @@ class NoteError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class Score:
+    """A mark under a named rubric, beside a note's labels."""
+
+    rubric: str
+    """The rubric's name, e.g. `grounded`."""
+    value: float
+    """The mark: within the rubric's range; 1 for pass and 0 for fail on a pass/fail rubric."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rubric:
+    """A named scale notes are scored on: a range such as `grounded: 0-3`, or pass/fail."""
+
+    name: str
+    """What is scored, e.g. `grounded`."""
+    low: float = 0
+    """The lowest mark."""
+    high: float = 1
+    """The highest mark."""
+    pass_fail: bool = False
+    """True for a pass/fail rubric: its marks are 0 (fail) and 1 (pass)."""
+
+
+def check_score(score: Score, rubrics: Iterable[Rubric]) -> Score:
+    """The score as stored; NoteError for an unknown rubric or a mark outside its range."""
+    found = {rubric.name: rubric for rubric in rubrics}.get(score.rubric)
+    if found is None:
+        raise NoteError(f"There is no rubric {score.rubric!r}. Add it first, or leave the score out.")
+    value = float(score.value)
+    if found.pass_fail and value not in (0, 1):
+        raise NoteError(f"{found.name!r} is pass/fail: its score is 1 (pass) or 0 (fail), not {score.value!r}.")
+    if not found.low <= value <= found.high:
+        raise NoteError(f"{found.name!r} is scored from {found.low:g} to {found.high:g}, not {score.value!r}.")
+    return Score(found.name, value)
+
+
+@dataclass(frozen=True, slots=True)
 class Note:
     """One annotation: free text and labels pinned to a target of one trace."""
 
@@ -69,6 +106,8 @@ class Note:
     """The trace's title when the note was written, to list notes of traces not open."""
     trace_name: str = ""
     """Where that trace was opened from then: a bundled trace's name or an uploaded file's name."""
+    scores: tuple[Score, ...] = ()
+    """Marks under named rubrics, beside the labels; at most one per rubric."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,358 @@
+"""The trace library: conversations kept in the store, each with a stable id and a link `?trace=<id>`.
+
+`save` keeps a trace content-addressed (lib/library_schema.py): each distinct message, system
+prompt and tool list once, rounds referring to them, the raw bodies whole, so `load` gives back
+the trace the file reader gives. A trace's id is its fingerprint (lib/fingerprint.py): saving
+the same content again gives the same id and stores nothing, and the notes written on the trace
+anywhere are the notes of the kept one. Figures the library filters on (rounds, tokens, cost,
+tools called, pitfall findings) are worked out once, at save time. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Iterator, Literal, Sequence
+
+import orjson
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from lib.annotations import AUTHOR_LIMIT, now
+from lib.checks import run_checks
+from lib.encodings import encoding_name_for_model
+from lib.fingerprint import fingerprint
+from lib.intern import content_key
+from lib.library_schema import (MESSAGE, SEARCHED_BYTES, SYSTEM, TOOLS, WORDS, content, findings, rounds, searched,
+                                tool_calls, trace_content, traces, words)
+from lib.logs.native import VERSION, read_objects, round_line
+from lib.model import Trace
+from lib.prices import DEFAULT_PRICES, trace_cost
+from lib.store import Store
+from lib.summary import summarize
+from lib.tokens import counter_for
+
+Source = Literal["upload", "capture", "live", "fork"]
+"""How a kept trace came in."""
+SOURCES: tuple[Source, ...] = ("upload", "capture", "live", "fork")
+"""Every source, in the order the Library lists them."""
+LINK = "?trace={id}"
+"""The query string that opens a kept trace in the explorer."""
+CHUNK = 500
+"""Rows per bulk statement: under every database's limit on bound parameters."""
+
+
+class LibraryError(ValueError):
+    """A request the library cannot carry out; the message says why, for a person."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToKeep:
+    """One trace to save, with what the library records about it."""
+
+    trace: Trace
+    """The conversation, as a file reader, a capture, a live run or a fork gives it."""
+    source: Source
+    """upload, capture, live or fork."""
+    title: str | None = None
+    """The title to list it under; the trace's own title when None."""
+    author: str = ""
+    """Who saved it: the signed-in identity."""
+
+
+def link(trace_id: str) -> str:
+    """The query string that opens a kept trace: `?trace=<id>`."""
+    return LINK.format(id=trace_id)
+
+
+# --- save ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A trace taken apart for the tables, before it has row numbers."""
+
+    id: str
+    """The fingerprint."""
+    row: dict
+    """The library_traces row, without its number."""
+    contents: dict[str, tuple[str, str, Any]]
+    """digest -> (kind, raw JSON text, parsed value) of every content the trace uses."""
+    rounds: list[tuple[int, str, dict]]
+    """(index, body JSON text, refs by digest) per round."""
+    tools: frozenset[str]
+    """The tool names the model called."""
+    findings: Counter
+    """(code, severity) -> how many findings."""
+
+
+def save(store: Store, trace: Trace, *, source: Source, title: str | None = None, author: str = "") -> str:
+    """Keep a trace; its id. The same content saved again gives the same id and stores nothing new."""
+    return save_many(store, [ToKeep(trace, source, title, author)])[0]
+
+
+def save_many(store: Store, kept: Sequence[ToKeep], saved: str | None = None) -> list[str]:
+    """Keep several traces in one transaction with bulk inserts; their ids, in order."""
+    prepared = [_prepare(item, saved or now()) for item in kept]
+    for attempt in range(3):
+        try:
+            with store.transaction(write=True) as conn:
+                _insert(conn, prepared)
+            break
+        except IntegrityError:
+            # Another replica saved some of the same content meanwhile; the next attempt skips it.
+            if attempt == 2:
+                raise
+    return [p.id for p in prepared]
+
+
+def _prepare(item: ToKeep, saved: str) -> _Prepared:
+    if item.source not in SOURCES:
+        raise LibraryError(f"{item.source!r} is not a source; expected one of {', '.join(SOURCES)}.")
+    trace = item.trace
+    contents: dict[str, tuple[str, str, Any]] = {}
+    digests: dict[int, str] = {}
+
+    def keep(kind: str, raw: Any) -> str:
+        # Keyed by object identity first: interning hands every round the very same message objects.
+        digest = digests.get(id(raw))
+        if digest is None:
+            digest = digests[id(raw)] = content_key(raw)
+            contents.setdefault(digest, (kind, _dumps(raw), raw))
+        return digest
+
+    round_rows, previous = [], []
+    for round_ in trace.rounds:
+        line = round_line(round_)
+        request = line["request"] = dict(line["request"])
+        refs: dict[str, Any] = {}
+        sent = request.get("messages")
+        if isinstance(sent, list):
+            kept = _shared(previous, sent)
+            refs["messages"] = [kept, [keep(MESSAGE, m) for m in sent[kept:]]]
+            request["messages"], previous = None, sent
+        for name, kind in (("system", SYSTEM), ("tools", TOOLS)):
+            if request.get(name) is not None:
+                refs[name] = keep(kind, request[name])
+                request[name] = None
+        if round_.response is not None:
+            refs["answer"] = keep(MESSAGE, round_.response.message.raw)  # searched; the body keeps its own copy
+        if round_.request.held_by_provider:
+            refs["held"] = round_.request.held_by_provider
+        round_rows.append((round_.index, _dumps(line), refs))
+
+    figures = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
+    found = Counter((f.code, f.severity) for f in run_checks(trace))
+    header = {"kind": "trace", "version": VERSION, "title": trace.title, "dialect": trace.dialect}
+    header.update({k: v for k, v in trace.header.items() if k not in header})
+    row = {
+        "id": fingerprint(trace), "title": _clean(item.title or trace.title), "dialect": trace.dialect,
+        "model": _clean(_model(trace))[:200] or None, "source": item.source, "author": _clean(item.author)[:AUTHOR_LIMIT],
+        "saved": saved, "rounds": len(trace.rounds),
+        "tokens": sum(r.usage.input_tokens + r.usage.output_tokens for r in figures),
+        "cost": trace_cost(((r.model, r.usage) for r in figures), DEFAULT_PRICES).total,
+        "findings": sum(found.values()), "header": _dumps(header), "annotations": _dumps(list(trace.annotations)),
+    }
+    return _Prepared(row["id"], row, contents, round_rows, frozenset(c.name[:200] for r in trace.rounds for c in r.tool_calls),
+                     found)
+
+
+def _shared(before: list, now: list) -> int:
+    """How many leading messages `now` takes over from `before`, unchanged."""
+    count = 0
+    for old, new in zip(before, now):
+        if old is not new and old != new:
+            break
+        count += 1
+    return count
+
+
+def _model(trace: Trace) -> str:
+    if trace.model:
+        return trace.model
+    for round_ in trace.rounds:
+        named = (round_.response.model if round_.response else None) or round_.request.model
+        if named:
+            return named
+    return ""
+
+
+def _clean(text: str) -> str:
+    # PostgreSQL refuses NUL in text; a title read from a hostile log may carry one.
+    return str(text or "").replace("\x00", "")
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        # orjson refuses integers beyond 64 bits; the standard library does not.
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _insert(conn: Connection, prepared: list[_Prepared]) -> None:
+    stored = _existing(conn, {p.id for p in prepared})
+    fresh = list({p.id: p for p in prepared if p.id not in stored}.values())
+    if not fresh:
+        return
+    numbers = _store_contents(conn, fresh)
+    conn.execute(traces.insert(), [p.row for p in fresh])
+    trace_numbers = _existing(conn, {p.id for p in fresh})
+    for p in fresh:
+        number = trace_numbers[p.id]
+        used = {numbers[d] for d in p.contents}
+        _bulk(conn, trace_content, [{"trace": number, "content": n} for n in used])
+        _bulk(conn, rounds, [{"trace": number, "index": index, "body": body, "refs": _dumps(_numbered(refs, numbers))}
+                             for index, body, refs in p.rounds])
+        _bulk(conn, tool_calls, [{"trace": number, "name": name} for name in p.tools])
+        _bulk(conn, findings, [{"trace": number, "code": code, "severity": severity, "count": count}
+                               for (code, severity), count in p.findings.items()])
+
+
+def _bulk(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
+    for start in range(0, len(rows), CHUNK):
+        conn.execute(table.insert(), rows[start:start + CHUNK])
+
+
+def _existing(conn: Connection, ids: set[str]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    listed = sorted(ids)
+    for start in range(0, len(listed), CHUNK):
+        query = sa.select(traces.c.id, traces.c.number).where(traces.c.id.in_(listed[start:start + CHUNK]))
+        found.update(conn.execute(query).tuples().all())
+    return found
+
+
+def _content_numbers(conn: Connection, digests: list[str]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for start in range(0, len(digests), CHUNK):
+        query = sa.select(content.c.digest, content.c.number).where(content.c.digest.in_(digests[start:start + CHUNK]))
+        found.update(conn.execute(query).tuples().all())
+    return found
+
+
+def _store_contents(conn: Connection, fresh: list[_Prepared]) -> dict[str, int]:
+    """Content numbers by digest for every content of these traces, storing what is not stored yet."""
+    wanted = {digest: value for p in fresh for digest, value in p.contents.items()}
+    numbers = _content_numbers(conn, list(wanted))
+    missing = [d for d in wanted if d not in numbers]
+    _bulk(conn, content, [{"digest": d, "kind": wanted[d][0], "raw": wanted[d][1]} for d in missing])
+    added = _content_numbers(conn, missing)
+    numbers.update(added)
+    if conn.dialect.name == "sqlite":
+        _index_words(conn, [(added[d], wanted[d]) for d in missing])
+    return numbers
+
+
+def _index_words(conn: Connection, added: list[tuple[int, tuple[str, str, Any]]]) -> None:
+    rows = [{"rowid": number, "words": words(raw)} for number, (kind, text, raw) in added
+            if searched(kind) and len(text.encode()) <= SEARCHED_BYTES]
+    if rows:
+        conn.execute(sa.text(f"INSERT INTO {WORDS} (rowid, words) VALUES (:rowid, :words)"), rows)
+
+
+def _numbered(refs: dict, numbers: dict[str, int]) -> dict:
+    out = dict(refs)
+    if "messages" in refs:
+        kept, added = refs["messages"]
+        out["messages"] = [kept, [numbers[d] for d in added]]
+    for name in ("system", "tools", "answer"):
+        if name in refs:
+            out[name] = numbers[refs[name]]
+    return out
+
+
+# --- load -----------------------------------------------------------------------------------------
+
+
+def load(store: Store, trace_id: str) -> Trace | None:
+    """The kept trace, as the native reader gives it from a file; None when no trace has this id."""
+    with store.transaction(write=False) as conn:
+        row = conn.execute(sa.select(traces).where(traces.c.id == trace_id)).first()
+        if row is None:
+            return None
+        kept = conn.execute(sa.select(rounds.c.body, rounds.c.refs).where(rounds.c.trace == row.number)
+                            .order_by(rounds.c.index)).all()
+        refs = [orjson.loads(r.refs) for r in kept]
+        wanted = sorted({n for ref in refs for n in _referenced(ref)})
+        values: dict[int, Any] = {}
+        for start in range(0, len(wanted), CHUNK):
+            query = sa.select(content.c.number, content.c.raw).where(content.c.number.in_(wanted[start:start + CHUNK]))
+            values.update((number, orjson.loads(raw)) for number, raw in conn.execute(query).tuples().all())
+    header = orjson.loads(row.header)
+    header["title"] = row.title
+    lines = list(_round_lines(kept, refs, values))
+    trace, _ = read_objects([header, *lines, *orjson.loads(row.annotations)], name=row.title)
+    return _with_held(trace, refs)
+
+
+def _referenced(refs: dict) -> Iterator[int]:
+    if "messages" in refs:
+        yield from refs["messages"][1]
+    for name in ("system", "tools"):
+        if name in refs:
+            yield refs[name]
+
+
+def _round_lines(kept: list, refs: list[dict], values: dict[int, Any]) -> Iterator[dict]:
+    previous: list = []
+    for row, ref in zip(kept, refs):
+        line = orjson.loads(row.body)
+        request = line["request"]
+        if "messages" in ref:
+            count, added = ref["messages"]
+            # The very objects of the round before, so the reader takes the prefix over without hashing it.
+            previous = request["messages"] = previous[:count] + [values[n] for n in added]
+        for name in ("system", "tools"):
+            if name in ref:
+                request[name] = values[ref[name]]
+        yield line
+
+
+def _with_held(trace: Trace, refs: list[dict]) -> Trace:
+    # The native line does not carry how many messages a provider held; the refs do.
+    if not any("held" in ref for ref in refs):
+        return trace
+    restored = tuple(replace(r, request=replace(r.request, held_by_provider=ref.get("held", 0)))
+                     for r, ref in zip(trace.rounds, refs))
+    return replace(trace, rounds=restored)
+
+
+# --- delete ---------------------------------------------------------------------------------------
+
+
+def delete(store: Store, trace_id: str) -> bool:
+    """Remove a kept trace, its rounds and figures, and the content no other kept trace uses; False when
+    there was none. Notes stay: they are kept by fingerprint and belong to the same content opened from a file."""
+    with store.transaction(write=True) as conn:
+        number = conn.execute(sa.select(traces.c.number).where(traces.c.id == trace_id).with_for_update()).scalar()
+        if number is None:
+            return False
+        used = list(conn.execute(sa.select(trace_content.c.content).where(trace_content.c.trace == number)).scalars())
+        for table in (trace_content, rounds, tool_calls, findings):
+            conn.execute(table.delete().where(table.c.trace == number))
+        conn.execute(traces.delete().where(traces.c.number == number))
+        for start in range(0, len(used), CHUNK):
+            _drop_unused(conn, used[start:start + CHUNK])
+        return True
+
+
+def _drop_unused(conn: Connection, numbers: list[int]) -> None:
+    still = sa.select(trace_content.c.content).where(trace_content.c.content == content.c.number).exists()
+    unused = sa.and_(content.c.number.in_(numbers), ~still)
+    if conn.dialect.name == "sqlite":
+        # A contentless FTS5 row is removed by giving back the very words it was indexed with.
+        rows = conn.execute(sa.select(content.c.number, content.c.kind, content.c.raw).where(unused)).all()
+        gone = [{"rowid": n, "words": words(orjson.loads(raw))} for n, kind, raw in rows
+                if searched(kind) and len(raw.encode()) <= SEARCHED_BYTES]
+        if gone:
+            conn.execute(sa.text(f"INSERT INTO {WORDS} ({WORDS}, rowid, words) VALUES ('delete', :rowid, :words)"), gone)
+    conn.execute(content.delete().where(unused))
+
+
+def trace_ids(store: Store) -> tuple[str, ...]:
+    """Every kept trace's id, the most recently saved first."""
+    with store.transaction(write=False) as conn:
+        return tuple(conn.execute(sa.select(traces.c.id).order_by(traces.c.saved.desc(), traces.c.number.desc())).scalars())
