@@ -20,9 +20,10 @@ from lib.catalog import LoadedTrace
 from lib.fingerprint import fingerprint
 from lib.logs.native import write_trace
 from lib.model import Trace
-from lib.store import Store, StoreUnavailable, database_url, not_created_yet, open_store
+from lib.store import Store, StoreUnavailable, database_url, not_created_yet
 from lib.text import plural, shorten
 from lib.ui import access as ui_access, navigation, picker, plain, state
+from lib.ui.database import store as _store
 from lib.ui.cache import per_trace
 
 TARGET, LABELS, TEXT = "annotate.target", "annotate.labels", "annotate.text"
@@ -43,12 +44,6 @@ class Snapshot:
     """The label set."""
     problem: str | None
     """Why the database could not be read, or None."""
-
-
-# Per database URL, not per trace, so not through lib/ui/cache.per_trace: one store for the server.
-@st.cache_resource(show_spinner=False)
-def _store(url: str) -> Store:
-    return open_store(url)  # a failure is not cached: the next rerun tries again
 
 
 @st.cache_resource(show_spinner=False, ttl=10)

@@ -95,7 +95,7 @@ def _run(loaded: catalog.LoadedTrace, at: int, key: str, provider: str) -> None:
         return
     lines = run_fork(loaded.trace, loaded.name, at, body, send)
     name = f"fork-of-{loaded.name.replace('/', '-')}-round-{at}.jsonl"
-    picker.open_files([(name, "".join(line + "\n" for line in lines).encode())])
+    picker.open_files([(name, "".join(line + "\n" for line in lines).encode())], source="fork")
     compare.open_on(loaded.name, f"{compare.UPLOADED}0")
     st.session_state[DONE] = True
 

@@ -12,7 +12,7 @@ import streamlit as st
 from lib import catalog
 from lib.capture import files
 from lib.text import plural
-from lib.ui import explorer, navigation, picker, plain, state
+from lib.ui import explorer, kept, navigation, picker, plain, state
 
 CAPTURE, CONVERSATION, ROUND, SHOWN, PORT = ("watch.capture", "watch.conversation", "watch.round",
                                             "watch.shown_rounds", "watch.port")
@@ -55,7 +55,7 @@ def chosen_capture() -> Path | None:
 def open_in_explorer(path: Path) -> None:
     """A button that shows the whole capture in the round explorer."""
     if st.button("Open in the explorer", key="watch.open"):
-        picker.open_files([(path.name, path.read_bytes())])
+        picker.open_files([(path.name, path.read_bytes())], source="capture")
         st.switch_page(navigation.EXPLORER)
 
 
@@ -90,6 +90,7 @@ def _follow(loaded: catalog.LoadedTrace) -> None:
         st.session_state[SHOWN], st.session_state[ROUND] = count, count
     st.session_state[ROUND] = min(st.session_state[ROUND], count)
     index = st.radio("Round", range(1, count + 1), key=ROUND, horizontal=True, format_func=lambda k: f"Round {k}")
+    kept.save_button(loaded, "capture", key="watch.save")
     explorer.round_view(loaded, index)
 
 

@@ -1,0 +1,95 @@
+"""Saving to the library and the permanent link, through the real app: an upload saved by an editor opens in a
+fresh session (another browser, another replica) from `?trace=<id>`, on the round the link names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lib import library
+from lib.store import open_store
+from tests.conftest import ROOT
+from tests.screen import ALERTS, lines
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PAIRS = (FIXTURES / "openai-pairs.jsonl").read_bytes()
+"""Three conversations of OpenAI request/response pairs; conversation 1 has two rounds."""
+
+
+@pytest.fixture
+def database(tmp_path, monkeypatch) -> str:
+    url = f"sqlite:///{tmp_path / 'library.db'}"
+    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", url)
+    monkeypatch.setenv("ROUNDTRIP_AUTHOR", "Ada")
+    return url
+
+
+def _app(**query: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for name, value in query.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def _uploaded_and_saved() -> tuple[AppTest, str]:
+    at = _app()
+    at.file_uploader(key="sidebar.upload").upload("pairs.jsonl", PAIRS)
+    at.run()
+    at.button(key="sidebar.save").click().run()
+    assert not at.exception
+    (shown,) = [c.value for c in at.sidebar.code]
+    return at, shown.rsplit("?trace=", 1)[1]
+
+
+def _title(at: AppTest) -> str:
+    return next(t.value for t in at.main.text)
+
+
+def test_an_upload_saved_by_an_editor_opens_from_its_link_in_a_fresh_session(database):
+    at, trace_id = _uploaded_and_saved()
+    assert "Saved to the library" in " ".join(c.value for c in at.sidebar.caption)
+    saved = open_store(database)
+    assert library.trace_ids(saved) == (trace_id,)
+
+    fresh = _app(trace=trace_id, round="2")
+    assert not fresh.exception
+    assert fresh.selectbox(key="sidebar.trace").value == "(saved trace)"
+    assert _title(fresh) == _title(at)
+    assert next(s.value for s in fresh.subheader if s.value.startswith("Round ")).startswith("Round 2:")
+    assert fresh.query_params["trace"] == trace_id
+    assert "Kept in the library; this address is its permanent link." in [c.value for c in fresh.sidebar.caption]
+
+
+def test_saving_the_same_conversation_twice_keeps_one_copy_with_one_link(database):
+    at, first = _uploaded_and_saved()
+    at.button(key="sidebar.save").click().run()
+    assert [c.value for c in at.sidebar.code] == [f"?trace={first}"]
+    assert library.trace_ids(open_store(database)) == (first,)
+
+
+def test_a_link_to_a_trace_not_in_the_library_says_so_and_shows_a_bundled_trace(database):
+    at = _app(trace="0" * 64, round="3")
+    assert not at.exception
+    said = "\n".join(lines(at, ALERTS + ("text",)))
+    assert "The saved trace asked for cannot be opened. Showing a bundled trace instead, from round 1." in said
+    assert "No trace with this id is kept in the library" in said
+    assert at.selectbox(key="sidebar.trace").value == "hengxin-expense"
+    assert at.query_params["trace"] == "hengxin-expense"
+
+
+def test_picking_a_bundled_trace_leaves_the_saved_one(database):
+    _, trace_id = _uploaded_and_saved()
+    at = _app(trace=trace_id)
+    at.selectbox(key="sidebar.trace").set_value("loan-calculator").run()
+    assert at.query_params["trace"] == "loan-calculator"
+    assert "(saved trace)" not in at.selectbox(key="sidebar.trace").options
+
+
+def test_a_viewer_opens_a_saved_link_but_is_offered_no_save(database, monkeypatch):
+    _, trace_id = _uploaded_and_saved()
+    monkeypatch.setenv("ROUNDTRIP_DEPLOYMENT", "server")
+    at = _app(trace=trace_id)
+    assert at.selectbox(key="sidebar.trace").value == "(saved trace)"
+    assert not [b for b in at.button if b.key == "sidebar.save"]
