@@ -5,7 +5,8 @@ prompt and tool list once, rounds referring to them, the raw bodies whole, so `l
 the trace the file reader gives. A trace's id is its fingerprint (lib/fingerprint.py): saving
 the same content again gives the same id and stores nothing, and the notes written on the trace
 anywhere are the notes of the kept one. Figures the library filters on (rounds, tokens, cost,
-tools called, pitfall findings) are worked out once, at save time. No Streamlit here.
+tools called, pitfall findings) are worked out once, at save time. Searching, score averages and
+export are in lib/library_search.py; their names are this module's too. No Streamlit here.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from lib.checks import run_checks
 from lib.encodings import encoding_name_for_model
 from lib.fingerprint import fingerprint
 from lib.intern import content_key
+from lib.library_search import (PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
+                                export_csv, export_jsonl, score_averages, search)
 from lib.library_schema import (MESSAGE, SEARCHED_BYTES, SYSTEM, TOOLS, WORDS, content, findings, rounds, searched,
                                 tool_calls, trace_content, traces, words)
 from lib.logs.native import VERSION, read_objects, round_line
@@ -221,7 +224,7 @@ def _existing(conn: Connection, ids: set[str]) -> dict[str, int]:
     listed = sorted(ids)
     for start in range(0, len(listed), CHUNK):
         query = sa.select(traces.c.id, traces.c.number).where(traces.c.id.in_(listed[start:start + CHUNK]))
-        found.update(conn.execute(query).tuples().all())
+        found.update(conn.execute(query).all())
     return found
 
 
@@ -229,7 +232,7 @@ def _content_numbers(conn: Connection, digests: list[str]) -> dict[str, int]:
     found: dict[str, int] = {}
     for start in range(0, len(digests), CHUNK):
         query = sa.select(content.c.digest, content.c.number).where(content.c.digest.in_(digests[start:start + CHUNK]))
-        found.update(conn.execute(query).tuples().all())
+        found.update(conn.execute(query).all())
     return found
 
 
@@ -280,7 +283,7 @@ def load(store: Store, trace_id: str) -> Trace | None:
         values: dict[int, Any] = {}
         for start in range(0, len(wanted), CHUNK):
             query = sa.select(content.c.number, content.c.raw).where(content.c.number.in_(wanted[start:start + CHUNK]))
-            values.update((number, orjson.loads(raw)) for number, raw in conn.execute(query).tuples().all())
+            values.update((number, orjson.loads(raw)) for number, raw in conn.execute(query).all())
     header = orjson.loads(row.header)
     header["title"] = row.title
     lines = list(_round_lines(kept, refs, values))

@@ -7,7 +7,7 @@ of the ones it adds, so a conversation costs its unique content, not the square 
 still uses, and the text search goes from matching content to the traces holding it.
 
 Text search runs in the database: PostgreSQL through a GIN index on the string values of each
-message (`jsonb_to_tsvector`, the `simple` configuration: no stemming, as SQLite's), SQLite
+message (`library_words`, split as SQLite splits them, no stemming), SQLite
 through a contentless FTS5 table filled with the same words. No Streamlit, no SDK here.
 """
 
@@ -88,11 +88,20 @@ TABLES = (traces, content, trace_content, rounds, tool_calls, findings)
 WORDS = "library_words"
 """SQLite's contentless FTS5 table: one row per searchable content row, its rowid the content number."""
 
-PG_WORDS = ("jsonb_to_tsvector('simple', CASE WHEN octet_length(raw) <= {limit} AND strpos(raw, '\\u0000') = 0 "
-            "THEN raw::jsonb ELSE 'null'::jsonb END, '[\"string\"]')").format(limit=SEARCHED_BYTES)
-"""The text-search vector of a content row on PostgreSQL: the words of its string values. A `\\u0000`
-escape, which jsonb refuses, leaves the row unsearched rather than unsaved. Index and queries use this
-very expression, or the index is not used."""
+PG_WORDS = "library_words(raw)"
+"""The text-search vector of a content row on PostgreSQL. Index and queries use this very expression,
+or the index is not used."""
+
+_PG_WORDS_FUNCTION = """
+CREATE FUNCTION library_words(raw text) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT to_tsvector('simple', regexp_replace(coalesce(string_agg(value #>> '{}', ' '), ''), '[^[:alnum:]]+', ' ', 'g'))
+  FROM jsonb_path_query(CASE WHEN octet_length(raw) <= %d AND strpos(raw, '\\u0000') = 0
+                             THEN raw::jsonb ELSE 'null'::jsonb END, 'strict $.**') AS value
+  WHERE jsonb_typeof(value) = 'string'
+$$""" % SEARCHED_BYTES
+"""The words of a content row's string values, split at every character that is not a letter or digit, as
+SQLite's unicode61 tokenizer splits them (PostgreSQL's own parser would keep `1580.17` or `-81265` whole).
+A `\\u0000` escape, which jsonb refuses, leaves the row unsearched rather than unsaved."""
 
 _SEARCHED = f"kind <> '{TOOLS}'"
 """Tool lists are not searched: the text search is over messages and tool results."""
@@ -107,6 +116,7 @@ def create(conn: Connection) -> None:
     """Create the library's tables and its text index (a migration step of lib/store.py)."""
     LIBRARY.create_all(conn, tables=list(TABLES))
     if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql(_PG_WORDS_FUNCTION)
         conn.exec_driver_sql(f"CREATE INDEX library_content_words ON library_content USING gin (({PG_WORDS})) "
                              f"WHERE {_SEARCHED}")
     elif conn.dialect.name == "sqlite":

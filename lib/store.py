@@ -231,13 +231,18 @@ class Store:
 
     def notes(self, trace: str | None = None) -> tuple[Note, ...]:
         """The notes on one trace (by fingerprint), or on every trace; oldest first."""
+        return self._read_notes(None if trace is None else notes.c.trace == trace)
+
+    def notes_on(self, traces: Sequence[str]) -> tuple[Note, ...]:
+        """The notes on any of these traces (by fingerprint); oldest first."""
+        return self._read_notes(notes.c.trace.in_(list(traces))) if traces else ()
+
+    def _read_notes(self, condition) -> tuple[Note, ...]:
         query = sa.select(notes).order_by(notes.c.created, notes.c.id)
         labelled = sa.select(note_labels).join(notes).order_by(note_labels.c.position)
-        if trace is not None:
-            query, labelled = query.where(notes.c.trace == trace), labelled.where(notes.c.trace == trace)
         scored = sa.select(note_scores).join(notes).order_by(note_scores.c.rubric)
-        if trace is not None:
-            scored = scored.where(notes.c.trace == trace)
+        if condition is not None:
+            query, labelled, scored = query.where(condition), labelled.where(condition), scored.where(condition)
         with self.transaction(write=False) as conn:
             rows = conn.execute(query).all()
             found: dict[str, list[str]] = {}
