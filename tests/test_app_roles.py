@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from lib.store import open_store
 from tests.conftest import ROOT
+from tests.recorded_server import RecordedServer, Reply
 from tests.screen import ALERTS, lines
 from tests.test_app_annotate import TOOL_CALL, _seed
 
@@ -86,3 +87,22 @@ def test_a_write_forged_by_a_viewer_is_refused_in_words_and_changes_nothing(serv
     at.button(key="annotate.delete").click().run()
     assert "only editors write, change or delete them" in _said(at)
     assert [n.text for n in open_store(server).notes()] == ["Keep me."]
+
+
+def test_a_viewer_cannot_send_a_fork_to_a_model_only_replay_it(server):
+    """Fork is a live call like the Live page's: on a server a viewer may replay, never call a model."""
+    with RecordedServer({"/v1/chat/completions": [Reply({}, 401)]}) as model:
+        at = _visit("pages/fork.py", "bob@example.com")
+        at.selectbox(key="fork.provider").set_value("compatible").run()
+        at.text_input(key="fork.base_url").set_value(f"{model.url}/v1").run()
+        at.text_input(key="fork.api_key").set_value("typed-key").run()
+        at.button(key="fork.run").click().run()
+        assert model.received == []
+    assert "only editors make live calls" in "\n".join(lines(at, ("text",)))
+    assert at.error[0].value == "The fork was not sent:"
+
+
+def test_a_viewer_is_not_shown_the_servers_captures(server):
+    at = _visit("pages/watch.py")
+    assert "only editors watch captures" in _said(at)
+    assert not [s for s in at.selectbox if s.key == "watch.capture"] and at.get("number_input") == []

@@ -13,7 +13,7 @@ import json
 import streamlit as st
 
 from lib import catalog
-from lib.access import OFFICIAL_BASE_URLS, check_base_url
+from lib.access import OFFICIAL_BASE_URLS, check_base_url, live_refusal
 from lib.dialects import ANTHROPIC
 from lib.fork import parse_body, request_body, run_fork
 from lib.live.providers import AnthropicProvider, OpenAIProvider
@@ -68,6 +68,9 @@ def _send(loaded: catalog.LoadedTrace, provider: str):
         for path in sorted(RECORDINGS_DIR.glob("*.jsonl")):
             found += read_recordings(path)
         return ReplayProvider(found, dialect).send
+    settings, _ = ui_access.config()
+    if refusal := live_refusal(settings, ui_access.visitor(settings).role):
+        raise ValueError(refusal)
     typed = st.session_state.get(KEY) or None
     base_url = (st.session_state.get(BASE_URL) or "").strip() or OFFICIAL_BASE_URLS.get(provider)
     if base_url is None:

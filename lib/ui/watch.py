@@ -12,7 +12,7 @@ import streamlit as st
 from lib import catalog
 from lib.capture import files
 from lib.text import plural
-from lib.ui import explorer, kept, navigation, picker, plain, state
+from lib.ui import access as ui_access, explorer, kept, navigation, picker, plain, state
 
 CAPTURE, CONVERSATION, ROUND, SHOWN, PORT = ("watch.capture", "watch.conversation", "watch.round",
                                             "watch.shown_rounds", "watch.port")
@@ -20,6 +20,16 @@ CAPTURE, CONVERSATION, ROUND, SHOWN, PORT = ("watch.capture", "watch.conversatio
 
 REFRESH_S = 1.0
 """How often the chosen capture is read again."""
+
+
+def for_editors() -> bool:
+    """Whether this visitor may watch captures; a viewer is told why not. Captures hold whatever the operator's
+    agents sent, unreviewed: an editor saves one to the library to share it."""
+    if ui_access.visitor().edits:
+        return True
+    st.info("On this server only editors watch captures. A capture an editor saves to the library opens for "
+            "everyone by its link.")
+    return False
 
 
 def how_to_connect() -> None:
