@@ -29,6 +29,16 @@ def sqlite_url(tmp_path) -> str:
 
 
 @pytest.fixture
+def app_database(tmp_path, monkeypatch) -> str:
+    """The app's database for this test: a fresh SQLite file named by ROUNDTRIP_DATABASE_URL, as a deployment names
+    one, and the laptop's author name set once, as its user would (ROUNDTRIP_AUTHOR)."""
+    url = f"sqlite:///{tmp_path / 'roundtrip.db'}"
+    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", url)
+    monkeypatch.setenv("ROUNDTRIP_AUTHOR", "Ada")
+    return url
+
+
+@pytest.fixture
 def postgres_url():
     """A fresh schema on the PostgreSQL server, dropped afterwards, as a URL whose search path is it."""
     yield from postgres_schema()

@@ -11,6 +11,7 @@ from lib.annotations import Note, Score
 from lib.logs.native import read_trace
 from lib.store import open_store
 from tests.conftest import ROOT, load_bundled
+from tests.databases import app_database  # noqa: F401 - a fixture
 from tests.hostile import HOSTILE, hostile_trace, markdown_leaks
 from tests.screen import ALERTS, lines
 from tests.synthetic import synthetic_lines
@@ -20,17 +21,9 @@ SAVED = {"hengxin-expense": "upload", "order-status-anthropic": "capture", "loan
 
 
 @pytest.fixture
-def database(tmp_path, monkeypatch) -> str:
-    url = f"sqlite:///{tmp_path / 'library.db'}"
-    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", url)
-    monkeypatch.setenv("ROUNDTRIP_AUTHOR", "Ada")
-    return url
-
-
-@pytest.fixture
-def ids(database) -> dict[str, str]:
+def ids(app_database) -> dict[str, str]:
     """The three bundled traces saved, each trace's id by name."""
-    store = open_store(database)
+    store = open_store(app_database)
     found = {name: library.save(store, load_bundled(name).trace, source=source, author="Ada")
              for name, source in SAVED.items()}
     store.close()
@@ -118,12 +111,12 @@ def test_two_selected_rows_open_in_compare(ids):
     assert list(summary["rounds"]) == [4, len(load_bundled("loan-calculator").trace.rounds)]
 
 
-def test_an_editor_deletes_a_saved_trace_and_its_link_stops_opening(ids, database):
+def test_an_editor_deletes_a_saved_trace_and_its_link_stops_opening(ids, app_database):
     at = _select(_library(), _title("order-status-anthropic"))
     at.button(key="library.delete").click().run()
     assert "Deleted 1 trace from the library" in _said(at)
     assert _title("order-status-anthropic") not in _titles(at)
-    assert ids["order-status-anthropic"] not in library.trace_ids(open_store(database))
+    assert ids["order-status-anthropic"] not in library.trace_ids(open_store(app_database))
 
     linked = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     linked.query_params["trace"] = ids["order-status-anthropic"]
@@ -131,16 +124,16 @@ def test_an_editor_deletes_a_saved_trace_and_its_link_stops_opening(ids, databas
     assert "No trace with this id is kept in the library" in _said(linked)
 
 
-def test_a_viewer_browses_and_opens_but_cannot_delete(ids, monkeypatch, database):
+def test_a_viewer_browses_and_opens_but_cannot_delete(ids, monkeypatch, app_database):
     monkeypatch.setenv("ROUNDTRIP_DEPLOYMENT", "server")
     at = _select(_library(viewer=True), _title("hengxin-expense"))
     assert [b.key for b in at.button if b.key == "library.open"] == ["library.open"]
     assert not [b for b in at.button if b.key == "library.delete"]
-    assert len(library.trace_ids(open_store(database))) == 3
+    assert len(library.trace_ids(open_store(app_database))) == 3
 
 
-def test_scores_are_averaged_per_rubric_over_the_filtered_set_and_exported(ids, database):
-    store = open_store(database)
+def test_scores_are_averaged_per_rubric_over_the_filtered_set_and_exported(ids, app_database):
+    store = open_store(app_database)
     for n, (name, mark) in enumerate([("hengxin-expense", 1.0), ("hengxin-expense", 3.0), ("loan-calculator", 0.0)]):
         store.add(Note(id=f"n{n}", trace=ids[name], target="trace", labels=(), text=f"graded {n}", author="Ada",
                        created=f"2026-11-30T10:0{n}:00Z", trace_title=_title(name), trace_name=name,
@@ -156,8 +149,8 @@ def test_scores_are_averaged_per_rubric_over_the_filtered_set_and_exported(ids, 
                                             "Download them as CSV, one row per note"}
 
 
-def test_many_saved_traces_are_paged(database):
-    store = open_store(database)
+def test_many_saved_traces_are_paged(app_database):
+    store = open_store(app_database)
     for rounds in range(1, 31):
         trace, _ = read_trace(iter(line.encode() + b"\n" for line in synthetic_lines(rounds)), name=f"s{rounds}")
         library.save(store, trace, source="upload")
@@ -171,8 +164,8 @@ def test_many_saved_traces_are_paged(database):
     assert list(at.dataframe(key="library.table").value["rounds"])[:3] == [30, 29, 28]
 
 
-def test_a_hostile_saved_trace_reaches_the_list_only_as_table_cells(database):
-    store = open_store(database)
+def test_a_hostile_saved_trace_reaches_the_list_only_as_table_cells(app_database):
+    store = open_store(app_database)
     library.save(store, catalog.load_bytes(hostile_trace(), "hostile").trace, source="upload", author=HOSTILE[:80])
     at = _select(_library(), *_titles(_library()))
     assert len(at.dataframe(key="library.table").value) == 1

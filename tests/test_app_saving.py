@@ -11,19 +11,12 @@ from streamlit.testing.v1 import AppTest
 from lib import library
 from lib.store import open_store
 from tests.conftest import ROOT
+from tests.databases import app_database  # noqa: F401 - a fixture
 from tests.screen import ALERTS, lines
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PAIRS = (FIXTURES / "openai-pairs.jsonl").read_bytes()
 """Three conversations of OpenAI request/response pairs; conversation 1 has two rounds."""
-
-
-@pytest.fixture
-def database(tmp_path, monkeypatch) -> str:
-    url = f"sqlite:///{tmp_path / 'library.db'}"
-    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", url)
-    monkeypatch.setenv("ROUNDTRIP_AUTHOR", "Ada")
-    return url
 
 
 def _app(**query: str) -> AppTest:
@@ -47,10 +40,10 @@ def _title(at: AppTest) -> str:
     return next(t.value for t in at.main.text)
 
 
-def test_an_upload_saved_by_an_editor_opens_from_its_link_in_a_fresh_session(database):
+def test_an_upload_saved_by_an_editor_opens_from_its_link_in_a_fresh_session(app_database):
     at, trace_id = _uploaded_and_saved()
     assert "Saved to the library" in " ".join(c.value for c in at.sidebar.caption)
-    saved = open_store(database)
+    saved = open_store(app_database)
     assert library.trace_ids(saved) == (trace_id,)
 
     fresh = _app(trace=trace_id, round="2")
@@ -62,14 +55,14 @@ def test_an_upload_saved_by_an_editor_opens_from_its_link_in_a_fresh_session(dat
     assert "Kept in the library; this address is its permanent link." in [c.value for c in fresh.sidebar.caption]
 
 
-def test_saving_the_same_conversation_twice_keeps_one_copy_with_one_link(database):
+def test_saving_the_same_conversation_twice_keeps_one_copy_with_one_link(app_database):
     at, first = _uploaded_and_saved()
     at.button(key="sidebar.save").click().run()
     assert [c.value for c in at.sidebar.code] == [f"?trace={first}"]
-    assert library.trace_ids(open_store(database)) == (first,)
+    assert library.trace_ids(open_store(app_database)) == (first,)
 
 
-def test_a_link_to_a_trace_not_in_the_library_says_so_and_shows_a_bundled_trace(database):
+def test_a_link_to_a_trace_not_in_the_library_says_so_and_shows_a_bundled_trace(app_database):
     at = _app(trace="0" * 64, round="3")
     assert not at.exception
     said = "\n".join(lines(at, ALERTS + ("text",)))
@@ -79,7 +72,7 @@ def test_a_link_to_a_trace_not_in_the_library_says_so_and_shows_a_bundled_trace(
     assert at.query_params["trace"] == "hengxin-expense"
 
 
-def test_picking_a_bundled_trace_leaves_the_saved_one(database):
+def test_picking_a_bundled_trace_leaves_the_saved_one(app_database):
     _, trace_id = _uploaded_and_saved()
     at = _app(trace=trace_id)
     at.selectbox(key="sidebar.trace").set_value("loan-calculator").run()
@@ -87,7 +80,7 @@ def test_picking_a_bundled_trace_leaves_the_saved_one(database):
     assert "(saved trace)" not in at.selectbox(key="sidebar.trace").options
 
 
-def test_a_viewer_opens_a_saved_link_but_is_offered_no_save(database, monkeypatch):
+def test_a_viewer_opens_a_saved_link_but_is_offered_no_save(app_database, monkeypatch):
     _, trace_id = _uploaded_and_saved()
     monkeypatch.setenv("ROUNDTRIP_DEPLOYMENT", "server")
     at = _app(trace=trace_id)
