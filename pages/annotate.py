@@ -14,7 +14,7 @@ annotate.messages()
 editing = annotate.editing()
 if editing:
     annotate.import_offer(loaded)
-this_round, this_trace, everything, labels = st.tabs(["This round", "This trace", "All notes", "Labels"])
+this_round, this_trace, everything, labels = st.tabs(["This round", "This trace", "All notes", "Labels and rubrics"])
 with this_round:
     index = explorer.navigation(loaded)
     if editing:
@@ -28,3 +28,4 @@ with everything:
 with labels:
     if editing:
         annotate.label_editor(disabled=unavailable)
+        annotate.rubric_editor(disabled=unavailable)

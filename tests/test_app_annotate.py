@@ -225,3 +225,25 @@ def test_a_notes_target_and_time_are_shown_in_words(notes_url):
     assert entry.startswith("round 2 · ") and "calcAmountOver" in entry
     assert entry.endswith("29 Nov 2026, 10:00 UTC")
     assert "round:2/" not in entry and "2026-11-29T10:00:00Z" not in entry
+
+
+def test_rubrics_are_set_once_and_a_note_is_scored_under_them(notes_url):
+    at = _session()
+    at.text_area(key="annotate.rubric_set").set_value("grounded: 0-3\ncorrect: pass/fail")
+    at.button(key="annotate.save_rubrics").click().run()
+    assert "Saved 2 rubrics." in _said(at)
+
+    at.number_input(key="annotate.score.grounded").set_value(2)
+    at.selectbox(key="annotate.score.correct").set_value("pass")
+    at = _write(at, "Grounded in the policy lookup, and right.")
+    (note,) = open_store(notes_url).notes()
+    assert {(s.rubric, s.value) for s in note.scores} == {("grounded", 2.0), ("correct", 1.0)}
+    assert any(t.startswith("round 2 ·") and "grounded 2" in t and "correct 1" in t for t in _texts(at))
+
+
+def test_a_rubric_line_that_is_not_one_is_refused_naming_it(notes_url):
+    at = _session()
+    at.text_area(key="annotate.rubric_set").set_value("grounded: 0-3\nhelpful, from one to five")
+    at.button(key="annotate.save_rubrics").click().run()
+    assert "The rubrics were not saved:\n'helpful, from one to five' is not a rubric" in _said(at)
+    assert open_store(notes_url).rubrics() == ()

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, TRACE, Note, NoteError, annotated, check_label, check_note, line_id, notes_csv, notes_from_lines, now,
+from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, TRACE, Note, NoteError, Rubric, Score, annotated,
+                             check_label, check_score, read_rubric, rubric_words, check_note, line_id, notes_csv, notes_from_lines, now,
                              round_of, round_targets, target_words, time_words, unresolved)
 from lib.catalog import LoadedTrace
 from lib.fingerprint import fingerprint
@@ -29,6 +30,9 @@ from lib.ui.cache import per_trace
 TARGET, LABELS, TEXT = "annotate.target", "annotate.labels", "annotate.text"
 EDIT, EDITING, EDIT_TEXT, EDIT_LABELS = "annotate.edit", "annotate.editing", "annotate.edit_text", "annotate.edit_labels"
 LABEL_SET, PICK, JUMP, SAID = "annotate.label_set", "annotate.pick", "annotate.jump", "annotate.said"
+RUBRIC_SET, SCORE = "annotate.rubric_set", "annotate.score."
+PASS_FAIL = {"": None, "pass": 1.0, "fail": 0.0}
+"""A pass/fail rubric's choices and the marks they store."""
 VIEWERS_READ = ("On this server viewers read notes; only editors write, change or delete them. "
                 "Sign in as an editor to annotate.")
 """Why a viewer sees no note form, and why a forged write is refused."""
@@ -42,6 +46,8 @@ class Snapshot:
     """Every note on every trace, oldest first."""
     labels: tuple[str, ...]
     """The label set."""
+    rubrics: tuple[Rubric, ...]
+    """The rubrics notes can be scored under."""
     problem: str | None
     """Why the database could not be read, or None."""
 
@@ -49,12 +55,12 @@ class Snapshot:
 @st.cache_resource(show_spinner=False, ttl=10)
 def _snapshot(url: str) -> Snapshot:
     if not_created_yet(url):
-        return Snapshot((), DEFAULT_LABELS, None)  # reading alone must not create the file
+        return Snapshot((), DEFAULT_LABELS, (), None)  # reading alone must not create the file
     try:
         store = _store(url)
-        return Snapshot(store.notes(), store.labels(), None)
+        return Snapshot(store.notes(), store.labels(), store.rubrics(), None)
     except StoreUnavailable as exc:
-        return Snapshot((), DEFAULT_LABELS, str(exc))
+        return Snapshot((), DEFAULT_LABELS, (), str(exc))
 
 
 def snapshot() -> Snapshot:
@@ -127,7 +133,9 @@ def round_notes(loaded: LoadedTrace, index: int) -> None:
 
 def note_entry(note: Note, detached: str | None, trace: Trace) -> None:
     """One note: its target, labels, author and time, in words, then its text as plain text."""
-    plain.text(" · ".join([target_words(trace, note.target), *note.labels, note.author, time_words(note.created)]))
+    marks = [f"{score.rubric} {score.value:g}" for score in note.scores]
+    plain.text(" · ".join([target_words(trace, note.target), *note.labels, *marks, note.author,
+                           time_words(note.created)]))
     if detached:
         plain.text("Detached: " + detached)
     if note.text:
@@ -193,9 +201,32 @@ def note_form(loaded: LoadedTrace, index: int, disabled: bool) -> None:
         st.selectbox("About", list(targets), format_func=targets.get, key=TARGET,
                      help="The same parts the cards below show: a message, a part of it, a step, the round.")
         st.multiselect("Labels", snapshot().labels, key=LABELS)
+        _score_fields()
         st.text_area("Note", key=TEXT, help=f"Up to {NOTE_LIMIT:,} characters.")
         st.button("Save the note", key="annotate.save", type="primary", disabled=disabled,
                   on_click=_save, args=(loaded,))
+
+
+def _score_fields() -> None:
+    """One optional score per rubric: pass or fail, or a number in its range."""
+    rubrics = snapshot().rubrics
+    for rubric, column in zip(rubrics, st.columns(len(rubrics)) if rubrics else ()):
+        with column:
+            st.caption("Score under the rubric (optional):")
+            plain.text(rubric_words(rubric))
+            if rubric.pass_fail:
+                st.selectbox("Pass or fail", list(PASS_FAIL), key=SCORE + rubric.name)
+            else:
+                st.number_input("Score", min_value=rubric.low, max_value=rubric.high, value=None,
+                                key=SCORE + rubric.name)
+
+
+def _scores() -> tuple[Score, ...]:
+    """The scores given in the form, each checked against its rubric; NoteError when one is out of range."""
+    rubrics = snapshot().rubrics
+    given = [(r, st.session_state.get(SCORE + r.name)) for r in rubrics]
+    marks = [(r, PASS_FAIL.get(value) if r.pass_fail else value) for r, value in given]
+    return tuple(check_score(Score(r.name, mark), rubrics) for r, mark in marks if mark is not None)
 
 
 def card_pointer(loaded: LoadedTrace, index: int, editing: bool):
@@ -227,13 +258,16 @@ def _save(loaded: LoadedTrace) -> None:
         if reason := unresolved(loaded.trace, target):
             raise NoteError(f"The target {target} points at nothing: {reason}.")
         text, labels = check_note(s.get(TEXT, ""), s.get(LABELS, []), snapshot().labels)
+        scores = _scores()
     except NoteError as exc:
         _say("error", "The note was not saved:", (str(exc),))
         return
     note = Note(id=str(uuid.uuid4()), trace=trace_id(loaded), target=target, labels=labels, text=text,
-                author=author, created=now(), trace_title=loaded.trace.title, trace_name=loaded.name)
+                author=author, created=now(), trace_title=loaded.trace.title, trace_name=loaded.name, scores=scores)
     if _write(lambda store: store.add(note), "Saved your note on:", target):
         s[TEXT], s[LABELS] = "", []
+        for rubric in snapshot().rubrics:
+            s.pop(SCORE + rubric.name, None)
 
 
 def editor(loaded: LoadedTrace, disabled: bool, editing: bool) -> None:
@@ -354,3 +388,23 @@ def _save_labels() -> None:
         return
     if _write(lambda store: store.set_labels(names), f"Saved {plural(len(names), 'label')}."):
         st.session_state.pop(LABEL_SET)
+
+
+def rubric_editor(disabled: bool) -> None:
+    """The rubrics, one per line (`grounded: 0-3`, `correct: pass/fail`), editable; scores keep their rubric's name."""
+    if RUBRIC_SET not in st.session_state:
+        st.session_state[RUBRIC_SET] = "\n".join(map(rubric_words, snapshot().rubrics))
+    st.text_area("One rubric per line: a name, a colon, then a range (grounded: 0-3) or pass/fail", key=RUBRIC_SET,
+                 height=160)
+    st.button("Save the rubrics", key="annotate.save_rubrics", disabled=disabled, on_click=_save_rubrics)
+
+
+def _save_rubrics() -> None:
+    try:
+        found = [read_rubric(line) for line in st.session_state[RUBRIC_SET].splitlines() if line.strip()]
+    except NoteError as exc:
+        _say("error", "The rubrics were not saved:", (str(exc),))
+        return
+    chosen = list({rubric.name: rubric for rubric in found}.values())
+    if _write(lambda store: store.set_rubrics(chosen), f"Saved {plural(len(chosen), 'rubric')}."):
+        st.session_state.pop(RUBRIC_SET)
