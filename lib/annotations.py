@@ -7,6 +7,7 @@ the native file (docs/trace-format.md), with the step labels' path conventions.
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from dataclasses import dataclass, replace
@@ -351,8 +352,11 @@ def now() -> str:
 
 def annotation_line(note: Note) -> dict:
     """The note as an annotation line of the native file."""
-    return {"kind": "annotation", "id": note.id, "target": note.target, "labels": list(note.labels),
+    line = {"kind": "annotation", "id": note.id, "target": note.target, "labels": list(note.labels),
             "note": note.text, "author": note.author, "created": note.created}
+    if note.scores:
+        line["scores"] = {score.rubric: score.value for score in note.scores}
+    return line
 
 
 def line_id(line: dict, trace_id: str) -> str:
@@ -397,7 +401,18 @@ def _note_from_line(line: dict, trace: Trace, trace_id: str, name: str, known: t
     text, labels = check_note(text, labels, known)
     return Note(id=note_id, trace=trace_id, target=line["target"], labels=labels, text=text,
                 author=author[:AUTHOR_LIMIT], created=str(line.get("created") or "")[:40],
-                trace_title=trace.title, trace_name=name)
+                trace_title=trace.title, trace_name=name, scores=_scores_of(line.get("scores")))
+
+
+def _scores_of(given: Any) -> tuple[Score, ...]:
+    """An annotation line's `scores` object ({rubric: number}); NoteError when it is not one."""
+    if given is None:
+        return ()
+    if not isinstance(given, dict) or not all(isinstance(rubric, str) and 0 < len(rubric) <= LABEL_LIMIT
+                                              and type(value) in (int, float) and math.isfinite(value)
+                                              for rubric, value in given.items()):
+        raise NoteError("its scores are not an object of rubric names and numbers.")
+    return tuple(Score(rubric, float(value)) for rubric, value in given.items())
 
 
 CSV_COLUMNS = ("trace", "target", "detached", "labels", "note", "author", "created", "id", "fingerprint")

@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from lib.annotations import AUTHOR_LIMIT, now
+from lib.catalog import LoadedTrace
 from lib.checks import run_checks
 from lib.encodings import encoding_name_for_model
 from lib.fingerprint import fingerprint
@@ -31,7 +32,7 @@ from lib.library_search import (PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRo
 from lib.library_schema import (MESSAGE, SEARCHED_BYTES, SYSTEM, TOOLS, WORDS, content, findings, rounds, searched,
                                 tool_calls, trace_content, traces, words)
 from lib.logs.native import VERSION, read_objects, round_line
-from lib.model import Trace
+from lib.model import Round, Trace
 from lib.prices import DEFAULT_PRICES, trace_cost
 from lib.store import Store
 from lib.summary import summarize
@@ -43,8 +44,8 @@ SOURCES: tuple[Source, ...] = ("upload", "capture", "live", "fork")
 """Every source, in the order the Library lists them."""
 LINK = "?trace={id}"
 """The query string that opens a kept trace in the explorer."""
-CHUNK = 500
-"""Rows per bulk statement: under every database's limit on bound parameters."""
+CHUNK = 2_000
+"""Rows per bulk statement, and values per IN list: under every database's limit on bound parameters."""
 
 
 class LibraryError(ValueError):
@@ -114,52 +115,99 @@ def save_many(store: Store, kept: Sequence[ToKeep], saved: str | None = None) ->
 def _prepare(item: ToKeep, saved: str) -> _Prepared:
     if item.source not in SOURCES:
         raise LibraryError(f"{item.source!r} is not a source; expected one of {', '.join(SOURCES)}.")
-    trace = item.trace
-    contents: dict[str, tuple[str, str, Any]] = {}
-    digests: dict[int, str] = {}
-
-    def keep(kind: str, raw: Any) -> str:
-        # Keyed by object identity first: interning hands every round the very same message objects.
-        digest = digests.get(id(raw))
-        if digest is None:
-            digest = digests[id(raw)] = content_key(raw)
-            contents.setdefault(digest, (kind, _dumps(raw), raw))
-        return digest
-
+    trace, contents = item.trace, _Contents()
     round_rows, previous = [], []
     for round_ in trace.rounds:
-        line = round_line(round_)
-        request = line["request"] = dict(line["request"])
-        refs: dict[str, Any] = {}
-        sent = request.get("messages")
-        if isinstance(sent, list):
-            kept = _shared(previous, sent)
-            refs["messages"] = [kept, [keep(MESSAGE, m) for m in sent[kept:]]]
-            request["messages"], previous = None, sent
-        for name, kind in (("system", SYSTEM), ("tools", TOOLS)):
-            if request.get(name) is not None:
-                refs[name] = keep(kind, request[name])
-                request[name] = None
-        if round_.response is not None:
-            refs["answer"] = keep(MESSAGE, round_.response.message.raw)  # searched; the body keeps its own copy
-        if round_.request.held_by_provider:
-            refs["held"] = round_.request.held_by_provider
-        round_rows.append((round_.index, _dumps(line), refs))
-
-    figures = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
+        row, previous = _round_row(round_, previous, contents)
+        round_rows.append(row)
     found = Counter((f.code, f.severity) for f in run_checks(trace))
+    row = _trace_row(item, saved, sum(found.values()))
+    called = frozenset(call.name[:200] for r in trace.rounds for call in r.tool_calls)
+    return _Prepared(row["id"], row, contents.kept, round_rows, called, found)
+
+
+class _Contents:
+    """The distinct contents of one trace, by digest."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, tuple[str, str, Any]] = {}
+        """digest -> (kind, raw JSON text, parsed value)."""
+        self._digests: dict[int, str] = {}
+
+    def keep(self, kind: str, raw: Any) -> str:
+        """The digest of `raw`, kept as content of this kind."""
+        # Keyed by object identity first: interning hands every round the very same message objects.
+        digest = self._digests.get(id(raw))
+        if digest is None:
+            digest = self._digests[id(raw)] = content_key(raw)
+            self.kept.setdefault(digest, (kind, _dumps(raw), raw))
+        return digest
+
+
+def _round_row(round_: Round, previous: list, contents: _Contents) -> tuple[tuple[int, str, dict], list]:
+    """(index, the round's line without its contents, refs to them) and the messages it sent."""
+    line = round_line(round_)
+    request = line["request"] = dict(line["request"])
+    refs: dict[str, Any] = {}
+    sent = request.get("messages")
+    if isinstance(sent, list):
+        kept = _shared(previous, sent)
+        refs["messages"] = [kept, [contents.keep(MESSAGE, m) for m in sent[kept:]]]
+        request["messages"], previous = None, sent
+    for name, kind in (("system", SYSTEM), ("tools", TOOLS)):
+        if request.get(name) is not None:
+            refs[name], request[name] = contents.keep(kind, request[name]), None
+    if round_.response is not None:
+        at = _answer_path(line["response"])
+        if at is None:
+            refs["answer"] = contents.keep(MESSAGE, round_.response.message.raw)  # searched; the body keeps its copy
+        else:
+            line["response"], answer = _detached(line["response"], at)
+            refs["answer"], refs["answer_at"] = contents.keep(MESSAGE, answer), at
+    if round_.request.held_by_provider:
+        refs["held"] = round_.request.held_by_provider
+    return (round_.index, _dumps(line), refs), previous
+
+
+def _trace_row(item: ToKeep, saved: str, findings_count: int) -> dict:
+    """The library_traces row: what the list shows and filters on, worked out once."""
+    trace = item.trace
+    figures = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
     header = {"kind": "trace", "version": VERSION, "title": trace.title, "dialect": trace.dialect}
     header.update({k: v for k, v in trace.header.items() if k not in header})
-    row = {
+    return {
         "id": fingerprint(trace), "title": _clean(item.title or trace.title), "dialect": trace.dialect,
         "model": _clean(_model(trace))[:200] or None, "source": item.source, "author": _clean(item.author)[:AUTHOR_LIMIT],
         "saved": saved, "rounds": len(trace.rounds),
         "tokens": sum(r.usage.input_tokens + r.usage.output_tokens for r in figures),
         "cost": trace_cost(((r.model, r.usage) for r in figures), DEFAULT_PRICES).total,
-        "findings": sum(found.values()), "header": _dumps(header), "annotations": _dumps(list(trace.annotations)),
+        "findings": findings_count, "header": _dumps(header), "annotations": _dumps(list(trace.annotations)),
     }
-    return _Prepared(row["id"], row, contents, round_rows, frozenset(c.name[:200] for r in trace.rounds for c in r.tool_calls),
-                     found)
+
+
+def _answer_path(response: Any) -> list | None:
+    """Where a response body holds the model's message: `choices[0].message`, or a Messages body's `content`."""
+    if not isinstance(response, dict):
+        return None
+    choices = response.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict) and isinstance(choices[0].get("message"), dict):
+        return ["choices", 0, "message"]
+    return ["content"] if isinstance(response.get("content"), list) else None
+
+
+def _detached(body: Any, path: list) -> tuple[Any, Any]:
+    """(a copy of body with None at path, the value that was there); body itself is left as it is."""
+    if not path:
+        return None, body
+    copy = dict(body) if isinstance(body, dict) else list(body)
+    copy[path[0]], value = _detached(body[path[0]], path[1:])
+    return copy, value
+
+
+def _attached(body: Any, path: list, value: Any) -> None:
+    for step in path[:-1]:
+        body = body[step]
+    body[path[-1]] = value
 
 
 def _shared(before: list, now: list) -> int:
@@ -201,17 +249,20 @@ def _insert(conn: Connection, prepared: list[_Prepared]) -> None:
     if not fresh:
         return
     numbers = _store_contents(conn, fresh)
-    conn.execute(traces.insert(), [p.row for p in fresh])
+    _bulk(conn, traces, [p.row for p in fresh])
     trace_numbers = _existing(conn, {p.id for p in fresh})
+    # One bulk statement per table for the whole batch, not one per trace.
+    used, kept, called, found = [], [], [], []
     for p in fresh:
         number = trace_numbers[p.id]
-        used = {numbers[d] for d in p.contents}
-        _bulk(conn, trace_content, [{"trace": number, "content": n} for n in used])
-        _bulk(conn, rounds, [{"trace": number, "index": index, "body": body, "refs": _dumps(_numbered(refs, numbers))}
-                             for index, body, refs in p.rounds])
-        _bulk(conn, tool_calls, [{"trace": number, "name": name} for name in p.tools])
-        _bulk(conn, findings, [{"trace": number, "code": code, "severity": severity, "count": count}
-                               for (code, severity), count in p.findings.items()])
+        used += [{"trace": number, "content": n} for n in {numbers[d] for d in p.contents}]
+        kept += [{"trace": number, "index": index, "body": body, "refs": _dumps(_numbered(refs, numbers))}
+                 for index, body, refs in p.rounds]
+        called += [{"trace": number, "name": name} for name in p.tools]
+        found += [{"trace": number, "code": code, "severity": severity, "count": count}
+                  for (code, severity), count in p.findings.items()]
+    for table, rows in ((trace_content, used), (rounds, kept), (tool_calls, called), (findings, found)):
+        _bulk(conn, table, rows)
 
 
 def _bulk(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
@@ -291,9 +342,18 @@ def load(store: Store, trace_id: str) -> Trace | None:
     return _with_held(trace, refs)
 
 
+def open_kept(store: Store, trace_id: str) -> LoadedTrace | None:
+    """A kept trace as the explorer and compare take one (the problems its file had were left behind at
+    upload); None when no trace has this id. Its cache key is its id: a kept trace never changes."""
+    trace = load(store, trace_id)
+    return None if trace is None else LoadedTrace(name=trace.title, digest=f"library:{trace_id}", trace=trace, problems=())
+
+
 def _referenced(refs: dict) -> Iterator[int]:
     if "messages" in refs:
         yield from refs["messages"][1]
+    if "answer_at" in refs:
+        yield refs["answer"]
     for name in ("system", "tools"):
         if name in refs:
             yield refs[name]
@@ -311,6 +371,8 @@ def _round_lines(kept: list, refs: list[dict], values: dict[int, Any]) -> Iterat
         for name in ("system", "tools"):
             if name in ref:
                 request[name] = values[ref[name]]
+        if "answer_at" in ref:
+            _attached(line["response"], ref["answer_at"], values[ref["answer"]])
         yield line
 
 

@@ -13,6 +13,7 @@ through a contentless FTS5 table filled with the same words. No Streamlit, no SD
 
 from __future__ import annotations
 
+import zlib
 from typing import Any, Iterator
 
 import sqlalchemy as sa
@@ -32,6 +33,35 @@ ID_LIMIT = 64
 
 _NUMBER = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 """A row number: 64 bits on PostgreSQL, SQLite's INTEGER (its rowid) there."""
+
+
+
+class Digest(sa.types.TypeDecorator):
+    """A content digest: hex text in Python, its 16 bytes in the database (half the row and index)."""
+
+    impl = sa.LargeBinary(16)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return None if value is None else bytes.fromhex(value)
+
+    def process_result_value(self, value, dialect):
+        return None if value is None else bytes(value).hex()
+
+
+class Packed(sa.types.TypeDecorator):
+    """JSON text only Python reads (a round's own body): zlib-compressed in the database. PostgreSQL compresses
+    nothing under 2 kB by itself, and most round bodies are a few hundred bytes."""
+
+    impl = sa.LargeBinary
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return None if value is None else zlib.compress(value.encode())
+
+    def process_result_value(self, value, dialect):
+        return None if value is None else zlib.decompress(value).decode()
+
 
 LIBRARY = sa.MetaData()
 traces = sa.Table(
@@ -54,7 +84,7 @@ traces = sa.Table(
 content = sa.Table(
     "library_content", LIBRARY,
     sa.Column("number", _NUMBER, primary_key=True, autoincrement=True),
-    sa.Column("digest", sa.String(32), nullable=False, unique=True),
+    sa.Column("digest", Digest, nullable=False, unique=True),
     sa.Column("kind", sa.String(1), nullable=False),
     sa.Column("raw", sa.Text, nullable=False),
 )
@@ -67,7 +97,7 @@ rounds = sa.Table(
     "library_rounds", LIBRARY,
     sa.Column("trace", _NUMBER, sa.ForeignKey("library_traces.number", ondelete="CASCADE"), primary_key=True),
     sa.Column("index", sa.Integer, primary_key=True),
-    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("body", Packed, nullable=False),
     sa.Column("refs", sa.Text, nullable=False),
 )
 tool_calls = sa.Table(
@@ -93,7 +123,7 @@ PG_WORDS = "library_words(raw)"
 or the index is not used."""
 
 _PG_WORDS_FUNCTION = """
-CREATE FUNCTION library_words(raw text) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+CREATE OR REPLACE FUNCTION library_words(raw text) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT to_tsvector('simple', regexp_replace(coalesce(string_agg(value #>> '{}', ' '), ''), '[^[:alnum:]]+', ' ', 'g'))
   FROM jsonb_path_query(CASE WHEN octet_length(raw) <= %d AND strpos(raw, '\\u0000') = 0
                              THEN raw::jsonb ELSE 'null'::jsonb END, 'strict $.**') AS value
@@ -117,7 +147,7 @@ def create(conn: Connection) -> None:
     LIBRARY.create_all(conn, tables=list(TABLES))
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql(_PG_WORDS_FUNCTION)
-        conn.exec_driver_sql(f"CREATE INDEX library_content_words ON library_content USING gin (({PG_WORDS})) "
+        conn.exec_driver_sql(f"CREATE INDEX library_content_words ON library_content USING gin (({PG_WORDS})) WITH (fastupdate = off) "
                              f"WHERE {_SEARCHED}")
     elif conn.dialect.name == "sqlite":
         conn.exec_driver_sql(f"CREATE VIRTUAL TABLE {WORDS} USING fts5(words, content='', tokenize='unicode61')")

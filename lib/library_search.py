@@ -141,9 +141,11 @@ def search(store: Store, query: LibraryQuery) -> LibraryPage:
     order = (column.desc(), traces.c.number.desc()) if query.descending else (column.asc(), traces.c.number.asc())
     with store.transaction(write=False) as conn:
         conditions = _conditions(conn, query)
-        total = conn.execute(sa.select(sa.func.count()).select_from(traces).where(*conditions)).scalar() or 0
-        found = conn.execute(sa.select(traces).where(*conditions).order_by(*order)
-                             .offset(query.offset).limit(query.limit)).all()
+        # The count rides along with the page: a costly filter (a common word) is worked out once, not twice.
+        found = conn.execute(sa.select(traces, sa.func.count().over().label("matched")).where(*conditions)
+                             .order_by(*order).offset(query.offset).limit(query.limit)).all()
+        total = found[0].matched if found else \
+            conn.execute(sa.select(sa.func.count()).select_from(traces).where(*conditions)).scalar() or 0
         codes = _codes(conn, [row.number for row in found])
     rows = tuple(LibraryRow(id=r.id, title=r.title, model=r.model, rounds=r.rounds, tokens=r.tokens, cost=r.cost,
                             findings=r.findings, finding_codes=codes.get(r.number, ()), source=r.source,

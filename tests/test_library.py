@@ -133,3 +133,12 @@ def test_an_unknown_source_is_refused_with_a_clear_message(store):
         assert "'email' is not a source; expected one of upload, capture, live, fork" in str(exc)
     else:
         raise AssertionError("saved with an unknown source")
+
+
+def test_a_kept_trace_opens_as_the_explorer_takes_a_loaded_trace(store):
+    trace = _trace("order-status-anthropic")
+    trace_id = library.save(store, trace, source="live")
+    opened = library.open_kept(store, trace_id)
+    assert (opened.name, opened.digest, opened.problems) == (trace.title, f"library:{trace_id}", ())
+    assert opened.trace.rounds == trace.rounds
+    assert library.open_kept(store, "f" * 64) is None
