@@ -28,10 +28,10 @@ class _NotKept(LookupError):
 
 @st.cache_resource(show_spinner="Reading the saved trace…", max_entries=32, ttl=KEPT_S)
 def _load(url: str, trace_id: str) -> catalog.LoadedTrace:
-    trace = library.load(store(url), trace_id)
-    if trace is None:
+    found = library.open_kept(store(url), trace_id)
+    if found is None:
         raise _NotKept(trace_id)  # not cached: it may be saved through another replica a moment from now
-    return catalog.from_library(trace, trace_id)
+    return found
 
 
 def load(trace_id: str) -> catalog.LoadedTrace | None:

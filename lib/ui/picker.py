@@ -127,7 +127,7 @@ def trace_picker() -> catalog.LoadedTrace:
                      help="auto picks the tiktoken vocabulary for the trace's model; characters is a rough rule of "
                           "thumb (4 characters a token) for when no vocabulary is available.")
         if saved is not None:
-            st.query_params["trace"] = saved.name  # the permanent link: it opens on any replica
+            st.query_params["trace"] = st.session_state[kept.SAVED]  # the permanent link: it opens on any replica
             st.caption("Kept in the library; this address is its permanent link.")
             return saved
         if not files:
