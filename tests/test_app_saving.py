@@ -1,5 +1,6 @@
 """Saving to the library and the permanent link, through the real app: an upload saved by an editor opens in a
-fresh session (another browser, another replica) from `?trace=<id>`, on the round the link names."""
+fresh session (another browser, another replica) from `?trace=<id>`, on the round the link names; a fork keeps
+its source; a note on a saved trace opens it."""
 
 from __future__ import annotations
 
@@ -9,10 +10,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lib import library
+from lib.annotations import Note
+from lib.library_search import LibraryQuery, search
+from lib.logs.native import read_trace
 from lib.store import open_store
 from tests.conftest import ROOT
 from tests.databases import app_database  # noqa: F401 - a fixture
 from tests.screen import ALERTS, lines
+from tests.synthetic import synthetic_lines
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PAIRS = (FIXTURES / "openai-pairs.jsonl").read_bytes()
@@ -86,3 +91,29 @@ def test_a_viewer_opens_a_saved_link_but_is_offered_no_save(app_database, monkey
     at = _app(trace=trace_id)
     assert at.selectbox(key="sidebar.trace").value == "(saved trace)"
     assert not [b for b in at.button if b.key == "sidebar.save"]
+
+
+def test_a_fork_saved_from_the_sidebar_is_kept_as_a_fork(app_database):
+    at = _app(trace="hengxin-expense")
+    at.switch_page("pages/fork.py").run()
+    at.number_input(key="fork.round").set_value(2).run()
+    at.button(key="fork.run").click().run()  # replayed; Compare opens on parent and fork
+    at.switch_page("pages/explorer.py").run()
+    at.button(key="sidebar.save").click().run()
+    (row,) = search(open_store(app_database), LibraryQuery()).rows
+    assert (row.source, row.rounds, row.author) == ("fork", 2, "Ada")
+
+
+def test_a_note_on_a_saved_trace_opens_it_from_the_list_of_every_note(app_database):
+    store = open_store(app_database)
+    trace, _ = read_trace(synthetic_lines(3), name="synthetic")
+    trace_id = library.save(store, trace, source="capture")
+    store.add(Note(id="on-saved", trace=trace_id, target="round:2", labels=(), text="Look at round 2.", author="Ada",
+                   created="2026-11-30T10:00:00Z", trace_title=trace.title, trace_name="a capture"))
+    at = _app()  # on a bundled trace
+    at.switch_page("pages/annotate.py").run()
+    at.button(key="annotate.open").click().run()
+    at.run()
+    assert at.selectbox(key="sidebar.trace").value == "(saved trace)"
+    assert at.query_params["trace"] == trace_id
+    assert next(s.value for s in at.subheader if s.value.startswith("Round ")).startswith("Round 2:")

@@ -23,7 +23,7 @@ from lib.logs.native import write_trace
 from lib.model import Trace
 from lib.store import Store, StoreUnavailable, database_url, not_created_yet
 from lib.text import plural, shorten
-from lib.ui import access as ui_access, navigation, picker, plain, state
+from lib.ui import access as ui_access, kept, navigation, picker, plain, state
 from lib.ui.database import store as _store
 from lib.ui.cache import per_trace
 
@@ -349,8 +349,9 @@ def all_notes(loaded: LoadedTrace) -> None:
         f"{titles[by_id[i].trace]} · {by_id[i].target} · {by_id[i].text}", 100))]
     here = chosen.trace == trace_id(loaded)
     bundled = None if here else _bundled_ids().get(chosen.trace)
-    unreachable = not here and bundled is None
-    st.button("Open in the round explorer", key="annotate.open", on_click=_jump, args=(loaded, chosen, bundled),
+    saved = None if here or bundled else _saved(chosen.trace)
+    unreachable = not here and bundled is None and saved is None
+    st.button("Open in the round explorer", key="annotate.open", on_click=_jump, args=(loaded, chosen, bundled, saved),
               disabled=unreachable, help="That trace is not open: open its file in the sidebar first."
               if unreachable else None)
     if unreachable:
@@ -363,11 +364,22 @@ def _bundled_ids() -> dict[str, str]:
     return {trace_id(state.load_bundled(t.name)): t.name for t in state.bundled()}
 
 
-def _jump(loaded: LoadedTrace, note: Note, bundled: str | None) -> None:
+def _saved(trace: str) -> LoadedTrace | None:
+    """The saved trace a note is on, when the library keeps it (a note's trace is the saved trace's id)."""
+    try:
+        return kept.load(trace)
+    except StoreUnavailable:
+        return None
+
+
+def _jump(loaded: LoadedTrace, note: Note, bundled: str | None, saved: LoadedTrace | None) -> None:
     if bundled is not None:  # the note is on a bundled trace that is not open: open it, leaving any upload
         st.session_state.pop(picker.FILES, None)
         st.session_state[picker.TRACE] = bundled
         loaded = state.load_bundled(bundled)
+    elif saved is not None:  # on a saved trace: open it from the library
+        picker.pick_saved(note.trace)
+        loaded = saved
     navigation.point_explorer_at(loaded, round_of(note.target) or 1)
     st.session_state[JUMP] = True  # a callback cannot switch pages: follow_jump does on the next run
 

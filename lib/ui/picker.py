@@ -67,10 +67,15 @@ def _uploader_key() -> str:
     return f"{UPLOAD}.{emptied}" if emptied else UPLOAD
 
 
-def open_saved(trace_id: str) -> None:
-    """Open the saved trace with this id in the round explorer, from round 1."""
+def pick_saved(trace_id: str) -> None:
+    """Make the saved trace with this id the one the picker shows next, instead of an upload or bundled trace."""
     _close_upload()
     st.session_state[kept.SAVED], st.session_state[TRACE] = trace_id, SAVED_CHOICE
+
+
+def open_saved(trace_id: str) -> None:
+    """Open the saved trace with this id in the round explorer, from round 1."""
+    pick_saved(trace_id)
     found = _saved()
     if found is not None:
         navigation.open_round(found, 1)
