@@ -14,6 +14,7 @@ st.navigation(
         st.Page("pages/explorer.py", title="Round explorer", icon=":material/search:", default=True),
         st.Page("pages/tokens.py", title="Tokens and cost", icon=":material/calculate:", url_path="overview"),  # the address it always had
         st.Page("pages/checks.py", title="Checks", icon=":material/stethoscope:"),
+        st.Page("pages/plan.py", title="Workshop plan", icon=":material/slideshow:"),
         st.Page("pages/annotate.py", title="Annotate", icon=":material/edit_note:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
         st.Page("pages/library.py", title="Library", icon=":material/library_books:"),

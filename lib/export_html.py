@@ -54,6 +54,8 @@ table { border-collapse: collapse; margin: 8px 0; } td, th { border: 1px solid #
   body { max-width: none; padding: 0; font-size: 12px; }
   .page { break-after: page; }
   details > summary { list-style: none; }
+  /* Printed, a closed <details> would hide what the model reads: the tool definitions print open. */
+  details::details-content { content-visibility: visible; display: block; }
   .cols { grid-template-columns: 1fr 1fr; }
 }
 """ + _STEP_CSS

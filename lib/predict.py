@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
-from lib.model import JSON, Trace
+from lib.model import JSON, ToolDefinition, Trace
 from lib.text import plural, shorten
 
 Action = Literal["call", "answer"]
@@ -102,6 +102,21 @@ def outcome(trace: Trace, index: int) -> Outcome | None:
     return Outcome(index, "call" if calls else "answer", calls,
                    len(following.request.messages) if following else None,
                    tuple(c.arguments_raw for c in round_.tool_calls))
+
+
+_SAMPLES = {"string": "…", "number": 0, "integer": 0, "boolean": True, "array": [], "object": {}}
+"""A value of each JSON schema type, to show the shape of arguments without suggesting any."""
+
+
+def placeholder(tools: Iterable[ToolDefinition]) -> str:
+    """Arguments in the shape of the first tool of this request that takes any: its own parameter names, with
+    neutral values, so the hint never names another trace's fields nor suggests a value."""
+    for tool in tools:
+        properties = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+        if isinstance(properties, dict) and properties:
+            return json.dumps({name: _SAMPLES.get(schema.get("type") if isinstance(schema, dict) else None, "…")
+                               for name, schema in list(properties.items())[:3]}, ensure_ascii=False)
+    return "{}"
 
 
 def read_arguments(text: str) -> tuple[JSON | None, str | None]:

@@ -62,16 +62,30 @@ def steps_in(round_: Round) -> tuple[int, ...]:
     return (1,)
 
 
-def settle(trace: Trace, round_index: int, step: int) -> Position:
-    """The position nearest to the one asked for: the round clamped, then its first step at or after `step`."""
+PREDICT_STEP = 2
+"""Where a round whose response is still hidden (predict mode) asks for the prediction, whatever steps the
+round has: which steps a round has would tell a call from an answer."""
+
+
+def _never(index: int) -> bool:
+    return False
+
+
+def settle(trace: Trace, round_index: int, step: int, hidden: Callable[[int], bool] = _never) -> Position:
+    """The position nearest to the one asked for: the round clamped, then its first step at or after `step`.
+    A `hidden` round has only its request and the prediction slot (PREDICT_STEP)."""
     index = min(max(round_index, 1), len(trace.rounds))
-    steps = steps_in(trace.rounds[index - 1])
+    steps = _steps(trace, index, hidden)
     return Position(index, next((s for s in steps if s >= step), steps[-1]))
 
 
-def following(trace: Trace, position: Position) -> Position | None:
+def _steps(trace: Trace, index: int, hidden: Callable[[int], bool]) -> tuple[int, ...]:
+    return (1, PREDICT_STEP) if hidden(index) else steps_in(trace.rounds[index - 1])
+
+
+def following(trace: Trace, position: Position, hidden: Callable[[int], bool] = _never) -> Position | None:
     """The next position: the round's next step, or the next round's request; None at the end."""
-    steps = steps_in(trace.rounds[position.round - 1])
+    steps = _steps(trace, position.round, hidden)
     later = [s for s in steps if s > position.step]
     if later:
         return Position(position.round, later[0])
@@ -80,14 +94,14 @@ def following(trace: Trace, position: Position) -> Position | None:
     return None
 
 
-def preceding(trace: Trace, position: Position) -> Position | None:
+def preceding(trace: Trace, position: Position, hidden: Callable[[int], bool] = _never) -> Position | None:
     """The position before: the round's previous step, or the previous round's last step; None at the start."""
-    steps = steps_in(trace.rounds[position.round - 1])
+    steps = _steps(trace, position.round, hidden)
     earlier = [s for s in steps if s < position.step]
     if earlier:
         return Position(position.round, earlier[-1])
     if position.round > 1:
-        return Position(position.round - 1, steps_in(trace.rounds[position.round - 2])[-1])
+        return Position(position.round - 1, _steps(trace, position.round - 1, hidden)[-1])
     return None
 
 

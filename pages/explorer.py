@@ -2,15 +2,21 @@
 
 import streamlit as st
 
-from lib.ui import explorer, navigation, predict, presenter, share
+from lib.ui import explorer, navigation, predict, presenter, share, slides
 from lib.ui.picker import trace_picker
 
 loaded = trace_picker()
+plan = slides.active()  # before the mode switches: a plan's link turns presenter mode on
 modes = presenter.modes()
+if modes.presenter and plan is not None:
+    slides.show(plan, predicting=modes.predict)
+    st.stop()
+if plan is not None:
+    slides.close()  # presenter mode was left: the plan goes with it
 if modes.presenter and loaded.trace.rounds:
     presenter.show(loaded, predicting=modes.predict)
     st.stop()
-explorer.header(loaded)
+explorer.header(loaded, predicting=modes.predict)
 navigation.require_rounds(loaded)
 
 

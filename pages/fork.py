@@ -1,11 +1,14 @@
 """Fork: one round's request edited and sent again, then compared with the trace it came from."""
 
-from lib.ui import fork, plain
+from lib.ui import fork, navigation, plain
 from lib.ui.picker import trace_picker
 
 loaded = trace_picker()
-fork.compare_when_sent()
+fork.compare_when_asked()
 plain.title(loaded.trace.title, "Fork a round")
-if fork.bundled_only(loaded):
-    at, key = fork.editor(loaded)
-    fork.runner(loaded, at, key)
+navigation.require_rounds(loaded)
+fork.lessons(loaded)
+at = fork.chosen_round(loaded)
+edit = fork.editor(loaded, at)
+fork.sender(loaded, at, edit)
+fork.progress()

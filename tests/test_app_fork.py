@@ -1,14 +1,18 @@
-"""Fork, driven through the real app with AppTest on the bundled Hengxin trace: edit round 2, send it, compare."""
+"""Fork, driven through the real app with AppTest: the structured editor, the raw JSON view, the teaching forks,
+the other dialect, going on with the scenario's tools or typed results, stopping after one round, a fork of an
+uploaded log, and Compare with parent."""
 
 import json
 
-from lib.fork import fork_lines, Answer, request_body
-from lib.logs.native import read_trace
+from lib.catalog import TRACES_DIR
+from lib.fork import request_body
 from tests.conftest import load_bundled
 
+HENGXIN = "hengxin-expense"
 
-def _fork_page(app, round_: int):
-    app.query_params["trace"] = "hengxin-expense"
+
+def _fork_page(app, round_: int, trace: str = HENGXIN):
+    app.query_params["trace"] = trace
     at = app.run()
     at.switch_page("pages/fork.py").run()
     at.number_input(key="fork.round").set_value(round_).run()
@@ -16,67 +20,160 @@ def _fork_page(app, round_: int):
     return at
 
 
-def _editor_key(at) -> str:
-    return next(t.key for t in at.text_area if t.key.startswith("fork.body."))
+def _widget(elements, suffix: str):
+    """The editor's widget whose key ends with `suffix` (its key carries the trace digest and a version)."""
+    return next(w for w in elements if w.key and w.key.startswith("fork.w.") and w.key.endswith(suffix))
+
+
+def _texts(at) -> list[str]:
+    return [t.value for t in at.main.text]
 
 
 def _table(at, column: str):
     return next(d.value for d in at.dataframe if column in d.value.columns)
 
 
-def test_an_unedited_fork_replays_the_recorded_answer_and_compare_opens_on_parent_and_fork(app):
+def test_empty_every_result_in_the_fields_then_the_recorded_fork_answers_and_compare_diverges_at_round_2(app):
     at = _fork_page(app, 2)
+    _widget(at.button, ".empty").click().run()
+    assert [_widget(at.text_area, f".entry.{n}").value for n in (2, 3)] == ["", ""]
     at.button(key="fork.run").click().run()
-    assert not at.exception
-    totals = _table(at, "findings")
-    assert list(totals["name"])[0] == "hengxin-expense"
-    assert list(totals["rounds"]) == [4, 2]
-    assert list(_table(at, "verdict")["verdict"]) == ["same", "same", "only in the left run (removed)",
-                                                      "only in the left run (removed)"]
-
-
-def test_emptying_round_2s_results_gets_no_recording_and_compare_shows_the_divergence_at_round_2(app):
-    at = _fork_page(app, 2)
-    editor = at.text_area(key=_editor_key(at))
-    body = json.loads(editor.value)
-    for message in body["messages"]:
-        if message["role"] == "tool":
-            message["content"] = ""
-    editor.set_value(json.dumps(body)).run()
-    at.button(key="fork.run").click().run()
-    assert not at.exception
+    assert "The model answered in round 2." in _texts(at)
+    _compare_with_parent(at)
     assert at.info[0].value == "The runs first diverge at row 2: left round 2, right round 2."
     verdict = list(_table(at, "verdict")["verdict"])[1]
     assert verdict.startswith("different result of `queryExpense` sent")
-    assert verdict.endswith("finish tool_calls → none (no answer)")  # the replay provider had no recording
-    assert any(t.value.startswith("No recording for this request") for t in at.main.text)
+    assert list(_table(at, "findings")["rounds"]) == [4, 2]
 
 
-def test_a_request_that_is_not_json_is_not_sent_and_the_line_is_named(app):
-    at = _fork_page(app, 3)
-    at.text_area(key=_editor_key(at)).set_value('{"messages": [\n  oops\n]}').run()
+def _compare_with_parent(at):
+    at.button(key="fork.compare").click().run()
+    assert not at.exception
+
+
+def test_a_tool_result_edited_in_its_own_field_has_no_recording_and_real_providers_are_offered(app):
+    at = _fork_page(app, 2)
+    _widget(at.text_area, ".entry.3").set_value('{"total_limit": 5000.00}').run()
     at.button(key="fork.run").click().run()
     assert not at.exception
-    assert at.error[0].value == "The fork was not sent:"
-    assert "The request is not valid JSON: Expecting value at line 2, column 3." in [t.value for t in at.main.text]
+    assert any(t.startswith("Round 2 failed: No recording for this request") for t in _texts(at))
+    assert "Choose a real provider above" in at.info[0].value
+    assert "Connection" not in " ".join(_texts(at))
 
 
-def test_the_fork_records_its_parent_and_round_and_keeps_the_earlier_rounds():
-    parent = load_bundled("hengxin-expense").trace
-    lines = fork_lines(parent, "hengxin-expense", 3, request_body(parent, 3), Answer(None, {"status": 500, "message": "boom", "body": None}, 12.0))
-    fork, problems = read_trace(lines)
-    assert problems == []
-    assert fork.header["fork"] == {"parent": "hengxin-expense", "round": 3}
-    assert [r.index for r in fork.rounds] == [1, 2, 3]
-    assert fork.rounds[1].request.raw == parent.rounds[1].request.raw
-    assert fork.rounds[2].error.message == "boom"
+def test_the_teaching_forks_are_listed_and_the_write_tool_removed_one_runs_offline(app):
+    at = _fork_page(app, 1)
+    listed = " ".join(m.value for m in at.markdown)
+    for title in ("Round 2, both tool results emptied", "Round 2, calcAmountOver described as 'A helper.'",
+                  "Round 3, createExpenseSupplement removed from the tools", "Round 4, tool_choice set to 'required'"):
+        assert title in listed
+    at.button(key="fork.lesson.write-tool-removed").click().run()
+    assert at.number_input(key="fork.round").value == 3
+    assert [t.value for t in at.main.text if t.value == "createExpenseSupplement"] == []
+    at.button(key="fork.run").click().run()
+    assert "The model answered in round 3." in _texts(at)
+
+
+def test_the_vague_description_fork_goes_on_with_the_real_tools_after_the_write_is_approved(app):
+    at = _fork_page(app, 1)
+    at.button(key="fork.lesson.vague-description").click().run()
+    assert _widget(at.text_area, ".tool.2.description").value == "A helper."
+    at.button(key="fork.run").click().run()
+    assert "createExpenseSupplement changes data: approve or decline call call_v1." in _texts(at)
+    at.button(key="fork.approve").click().run()
+    assert "The model answered in round 3." in _texts(at)
+    _compare_with_parent(at)
+    assert list(_table(at, "findings")["rounds"]) == [4, 3]
+
+
+def test_typed_results_offer_the_parents_result_and_carry_the_fork_to_the_end(app):
+    at = _fork_page(app, 2)
+    at.radio(key="fork.after").set_value("typed").run()
+    at.button(key="fork.run").click().run()
+    assert "Type the result of calcAmountOver (call call_q3), or decline the call." in _texts(at)
+    typed = at.text_area(key="fork.typed.call_q3")
+    assert typed.value == '{"over_amount": 60.00, "over_ratio": 0.0158, "is_over": true}'
+    at.button(key="fork.answer").click().run()
+    at.text_area(key="fork.typed.call_q4").set_value("").run()
+    at.button(key="fork.answer").click().run()
+    assert not at.exception
+    assert any(t.startswith("Round 4 failed: No recording for this request") for t in _texts(at))
+
+
+def test_stop_after_one_round_runs_none_of_the_calls(app):
+    at = _fork_page(app, 3)
+    at.radio(key="fork.after").set_value("stop").run()
+    at.button(key="fork.run").click().run()
+    assert "Stopped by you after round 3; 1 call(s) were left unanswered and not run." in _texts(at)
+    _compare_with_parent(at)
+    assert list(_table(at, "findings")["rounds"]) == [4, 3]
+
+
+def test_settings_and_system_prompt_fields_change_the_request_sent(app):
+    at = _fork_page(app, 4)
+    _widget(at.selectbox, ".choice").set_value("required").run()
+    at.button(key="fork.run").click().run()
+    assert "Stopped at the cap of 4 rounds." in _texts(at)  # the forced lesson's recordings, matched by settings
+    at = _fork_page(app, 1)
+    _widget(at.text_area, ".system").set_value("Answer in one word.").run()
+    at.radio(key="fork.mode").set_value("Raw JSON").run()
+    body = json.loads(_widget(at.text_area, ".raw").value)
+    assert body["messages"][0] == {"role": "system", "content": "Answer in one word."}
+
+
+def test_the_fork_sent_in_the_other_dialect_is_converted_and_replay_says_no_recording(app):
+    at = _fork_page(app, 2)
+    at.radio(key="fork.dialect").set_value("anthropic-messages").run()
+    assert at.selectbox(key="fork.provider").options == ["Replay (recorded answers only, no key)", "Anthropic"]
+    at.button(key="fork.run").click().run()
+    assert not at.exception
+    assert any(t.startswith("Round 2 failed: No recording for this request") for t in _texts(at))
+    _compare_with_parent(at)
+    assert list(_table(at, "findings")["rounds"]) == [4, 2]
+
+
+def test_a_request_that_is_not_json_is_not_used_and_the_line_is_named(app):
+    at = _fork_page(app, 3)
+    at.radio(key="fork.mode").set_value("Raw JSON").run()
+    _widget(at.text_area, ".raw").set_value('{"messages": [\n  oops\n]}').run()
+    assert not at.exception
+    assert at.error[0].value == "That edit was not made:"
+    assert "The request is not valid JSON: Expecting value at line 2, column 3." in _texts(at)
+    at.button(key="fork.run").click().run()
+    assert "fork.running" not in at.session_state
+    assert "The last edit was not made (see above): fix it, or start again from the recorded request." in _texts(at)
 
 
 def test_fork_from_here_on_a_round_of_the_explorer_opens_the_fork_page_on_that_round(app):
-    app.query_params["trace"] = "hengxin-expense"
+    app.query_params["trace"] = HENGXIN
     app.query_params["round"] = "3"
     at = app.run()
     at.button(key="explorer.fork").click().run()
     assert not at.exception
     assert at.number_input(key="fork.round").value == 3
-    assert json.loads(at.text_area(key=_editor_key(at)).value) == request_body(load_bundled("hengxin-expense").trace, 3)
+    at.radio(key="fork.mode").set_value("Raw JSON").run()
+    assert json.loads(_widget(at.text_area, ".raw").value) == request_body(load_bundled(HENGXIN).trace, 3)
+
+
+def test_a_fork_of_an_uploaded_log_types_the_results_and_compares_with_the_upload(app):
+    data = (TRACES_DIR / f"{HENGXIN}.jsonl").read_bytes()
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("mine.jsonl", data).run()
+    at.switch_page("pages/fork.py").run()
+    at.number_input(key="fork.round").set_value(3).run()
+    assert at.radio(key="fork.after").options == ["Type each tool result and go on", "Stop after this round"]
+    at.button(key="fork.run").click().run()
+    assert "Type the result of createExpenseSupplement (call call_q4), or decline the call." in _texts(at)
+    at.button(key="fork.answer").click().run()
+    assert "The model answered in round 4." in _texts(at)
+    _compare_with_parent(at)
+    assert not at.exception
+    assert at.success[0].value == "The runs say the same in every round."
+    assert list(_table(at, "findings")["name"])[0].startswith("your upload")
+
+
+def test_with_live_runs_turned_off_the_fork_offers_replay_only_and_says_why(app):
+    app.secrets["roundtrip"] = {"ROUNDTRIP_LIVE_RUNS": "off"}
+    at = _fork_page(app, 2)
+    assert at.selectbox(key="fork.provider").options == ["Replay (recorded answers only, no key)"]
+    assert "Live runs are turned off here (ROUNDTRIP_LIVE_RUNS=off). Replay still works." in _texts(at)

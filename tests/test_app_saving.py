@@ -1,6 +1,6 @@
 """Saving to the library and the permanent link, through the real app: an upload saved by an editor opens in a
 fresh session (another browser, another replica) from `?trace=<id>`, on the round the link names; a fork keeps
-its source; a note on a saved trace opens it."""
+its source, and so does a finished fork; a note on a saved trace opens it."""
 
 from __future__ import annotations
 
@@ -93,15 +93,16 @@ def test_a_viewer_opens_a_saved_link_but_is_offered_no_save(app_database, monkey
     assert not [b for b in at.button if b.key == "sidebar.save"]
 
 
-def test_a_fork_saved_from_the_sidebar_is_kept_as_a_fork(app_database):
+def test_a_finished_fork_is_saved_as_a_fork(app_database):
     at = _app(trace="hengxin-expense")
     at.switch_page("pages/fork.py").run()
     at.number_input(key="fork.round").set_value(2).run()
-    at.button(key="fork.run").click().run()  # replayed; Compare opens on parent and fork
-    at.switch_page("pages/explorer.py").run()
-    at.button(key="sidebar.save").click().run()
+    at.button(key="fork.run").click().run()  # replayed to its end
+    at.button(key="fork.save").click().run()
+    assert not at.exception
     (row,) = search(open_store(app_database), LibraryQuery()).rows
-    assert (row.source, row.rounds, row.author) == ("fork", 2, "Ada")
+    assert (row.source, row.author) == ("fork", "Ada")
+    assert [c.value for c in at.code if "?trace=" in c.value] == [f"?trace={row.id}"]
 
 
 def test_a_note_on_a_saved_trace_opens_it_from_the_list_of_every_note(app_database):

@@ -1,4 +1,5 @@
-"""A fork sent with the real OpenAI and Anthropic SDKs to a loopback server, saved, and compared with its parent."""
+"""Forks sent with the real OpenAI and Anthropic SDKs to a loopback server, run on, saved, and compared with their
+parent."""
 
 import json
 
@@ -7,10 +8,11 @@ import pytest
 from lib import catalog
 from lib.checks import run_checks
 from lib.compare import Run, compare
-from lib.fork import request_body, run_fork
+from lib.dialects import ANTHROPIC
+from lib.fork import ForkSetup, advance, in_dialect, request_body, start
+from lib.fork_edits import with_results_emptied
 from lib.live.providers import AnthropicProvider, OpenAIProvider
 from lib.live.replay import recordings_from_trace
-from lib.logs.native import read_trace
 from lib.prices import DEFAULT_PRICES
 from lib.summary import summarize
 from lib.tokens import counter_for
@@ -26,22 +28,30 @@ def _run(trace, name):
     return Run(name, trace, summarize(trace, counter_for("o200k_base").counter), run_checks(trace))
 
 
-def test_round_2_with_its_results_emptied_goes_through_the_openai_sdk_and_diverges_at_round_2():
+def _played(setup, provider, tmp_path):
+    runner = start(setup, provider, tmp_path)
+    status = advance(runner, setup.continuation)
+    while status.state == "needs-approval":
+        runner.approve(status.pending.id)
+        status = advance(runner, setup.continuation)
+    fork, problems = runner.trace.read()
+    assert problems == []
+    return status, fork, runner.trace.text()
+
+
+def test_round_2_with_its_results_emptied_goes_through_the_openai_sdk_and_diverges_at_round_2(tmp_path):
     parent = load_bundled("hengxin-expense").trace
-    body = request_body(parent, 2)
-    for message in body["messages"]:
-        if message["role"] == "tool":
-            message["content"] = ""
+    body = with_results_emptied(request_body(parent, 2))
     invented = {"id": "x", "object": "chat.completion", "model": "DeepSeek-V4-Flash",
                 "choices": [{"index": 0, "finish_reason": "stop",
                              "message": {"role": "assistant", "content": "Your claim is within the standard."}}],
                 "usage": {"prompt_tokens": 1200, "completion_tokens": 9, "total_tokens": 1209}}
     with RecordedServer(routes={"/v1/chat/completions": [Reply(invented)]}) as server:
-        lines = run_fork(parent, "hengxin-expense", 2, body, OpenAIProvider(KEY, server.url + "/v1").send)
+        provider = OpenAIProvider(KEY, server.url + "/v1")
+        status, fork, text = _played(ForkSetup(parent, "hengxin-expense", 2, body, "tools"), provider, tmp_path)
     assert server.received[0].body["messages"] == body["messages"]
-    assert KEY not in "".join(lines)
-    fork, problems = read_trace(lines)
-    assert problems == []
+    assert server.received[0].headers["authorization"] == f"Bearer {KEY}"
+    assert KEY not in text and status.outcome == "answered"
     assert fork.rounds[1].response.message.text == "Your claim is within the standard."
     found = compare(_run(parent, "parent"), _run(fork, "fork"), DEFAULT_PRICES)
     assert found.first_divergence == 2
@@ -49,14 +59,36 @@ def test_round_2_with_its_results_emptied_goes_through_the_openai_sdk_and_diverg
     assert "empty-tool-result" in found.pairs[1].findings_right
 
 
-def test_an_unedited_anthropic_round_replays_through_the_anthropic_sdk_and_says_the_same():
+def test_the_hengxin_fork_sent_as_messages_runs_the_real_tools_through_the_anthropic_sdk(tmp_path):
+    parent = load_bundled("hengxin-expense").trace
+    body, _ = in_dialect(request_body(parent, 3), parent.dialect, ANTHROPIC)
+    call = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6", "stop_reason": "tool_use",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "calcAmountOver",
+                         "input": {"actual_amount": 3860.0, "limit_amount": 3800.0}}],
+            "usage": {"input_tokens": 1500, "output_tokens": 40}}
+    answer = {"id": "msg_2", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+              "stop_reason": "end_turn", "content": [{"type": "text", "text": "60.00 yuan over."}],
+              "usage": {"input_tokens": 1600, "output_tokens": 6}}
+    with RecordedServer(routes={"/v1/messages": [Reply(call), Reply(answer)]}) as server:
+        provider = AnthropicProvider(KEY, server.url)
+        status, fork, text = _played(ForkSetup(parent, "hengxin-expense", 3, body, "tools"), provider, tmp_path)
+    assert [r.path for r in server.received] == ["/v1/messages", "/v1/messages"]
+    sent_results = server.received[1].body["messages"][-1]["content"]
+    assert sent_results[0]["tool_use_id"] == "toolu_1"
+    assert '"over_amount": 60.00' in sent_results[0]["content"]  # the program's own Decimal arithmetic
+    assert KEY not in text and status.outcome == "answered" and fork.dialect == ANTHROPIC
+    assert json.loads(text.splitlines()[0])["fork"]["parent"] == "hengxin-expense"
+    assert compare(_run(parent, "parent"), _run(fork, "fork"), DEFAULT_PRICES).first_divergence == 3
+
+
+def test_an_unedited_anthropic_round_replays_through_the_anthropic_sdk_and_says_the_same(tmp_path):
     name = "order-status-anthropic"
     parent = load_bundled(name).trace
     recorded = recordings_from_trace((catalog.TRACES_DIR / f"{name}.jsonl").read_text(encoding="utf-8").splitlines())
     with RecordedServer(recordings=recorded) as server:
-        lines = run_fork(parent, name, 2, request_body(parent, 2), AnthropicProvider(KEY, server.url).send)
+        status, fork, text = _played(ForkSetup(parent, name, 2, request_body(parent, 2), "stop"),
+                                     AnthropicProvider(KEY, server.url), tmp_path)
     assert [r.path for r in server.received] == ["/v1/messages"]
-    fork, problems = read_trace(lines)
-    assert problems == [] and json.loads(lines[0])["fork"] == {"parent": name, "round": 2}
+    assert json.loads(text.splitlines()[0])["fork"]["round"] == 2
     found = compare(_run(parent, "parent"), _run(fork, "fork"), DEFAULT_PRICES)
     assert [p.verdict for p in found.pairs] == ["same", "same"]

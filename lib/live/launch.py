@@ -102,11 +102,16 @@ def start(setup: RunSetup, api_key: str | None, directory: Path, trace_path: Pat
     scenario = setup.scenario
     provider = provider or make_provider(setup, api_key)
     options = setup.options or scenario.options
+    trace = TraceFile(_header(setup, provider, options), trace_path or directory / "run.jsonl")
+    return Runner(provider, toolbox(scenario, directory), options, scenario.system, scenario.question, trace,
+                  setup.loop, setup.teaching)
+
+
+def toolbox(scenario: Scenario, directory: Path) -> Toolbox:
+    """The scenario's tools with real code, over a fresh copy of its database made in `directory`."""
     database = create_database(directory / f"{scenario.name}.sqlite", scenario.data) if scenario.data else None
     context = Context(database, dict(scenario.session), scenario.now)
-    toolbox = Toolbox({tool.name: tool for tool in scenario.tools}, context)
-    trace = TraceFile(_header(setup, provider, options), trace_path or directory / "run.jsonl")
-    return Runner(provider, toolbox, options, scenario.system, scenario.question, trace, setup.loop, setup.teaching)
+    return Toolbox({tool.name: tool for tool in scenario.tools}, context)
 
 
 def _header(setup: RunSetup, provider: Provider, options: RequestOptions) -> dict:

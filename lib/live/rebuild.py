@@ -74,7 +74,7 @@ def _bundled(name: str) -> list[Scripted]:
             for line in lines if line.get("kind") == "round"]
 
 
-def _said(text: str, note: str) -> Scripted:
+def said(text: str, note: str) -> Scripted:
     body = {"object": "chat.completion", "model": "DeepSeek-V4-Flash", "choices": [
         {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop", "logprobs": None}]}
     return Scripted(body, note)
@@ -90,21 +90,21 @@ DROPPED_400 = Scripted({"error": {
 WALKS: dict[str, list[Walk]] = {
     "hengxin": [
         Walk(HENGXIN),
-        Walk(HENGXIN[:3] + [_said(
+        Walk(HENGXIN[:3] + [said(
             "I have not submitted the supplementary form: the submission was declined. For your information, your "
             "reimbursement form BX-20261015-0932 amounts to 3860.00 yuan, which exceeds the bank's travel standard "
             "of 3800.00 yuan by 60.00 yuan (about 1.58%). If you still want the supplement filed, ask me again and "
             "approve the submission.", "written for the path where the person declines createExpenseSupplement")],
             decline=True),
         Walk(HENGXIN[:1] + [DROPPED_400], teaching=Teaching(drop_result=True)),
-        Walk(HENGXIN[:1] + [_said(
+        Walk(HENGXIN[:1] + [said(
             "I could not find a recent reimbursement form for you, so there is nothing that exceeds the bank's "
             "travel standard and no supplementary form is needed.",
             "written for the empty-result switch: the model reads an empty result as 'nothing found'")],
             teaching=Teaching(empty_result=True)),
-        Walk([_said("Let me check your most recent reimbursement form and the bank's travel standard first.",
+        Walk([said("Let me check your most recent reimbursement form and the bank's travel standard first.",
                      "written for the tools-in-the-system-prompt switch: the model only narrates"),
-               _said("I cannot look up your reimbursement form or the travel standard: no tool is available to me in "
+               said("I cannot look up your reimbursement form or the travel standard: no tool is available to me in "
                      "this conversation. Please check the amount in the expense system, or ask again once the lookup "
                      "tools are connected.", "written for the narration guard's re-ask")],
               teaching=Teaching(tools_in_system=True)),

@@ -4,7 +4,8 @@ A recording pairs a request with the response (or error) it got. Its key is a di
 model reads in the request: the system prompt, the messages and the tools. Settings the model
 does not read (model name, temperature, tool_choice, reasoning_effort) are not part of the key, so
 a changed model name still replays, while one changed character in a tool description or a
-question gets "no recording for this request". The file format is described in
+question gets "no recording for this request". A recording whose answer depends on a forced
+tool_choice says so (`settings`) and answers only a request with those settings. The file format is described in
 lib/live/recordings/README.md.
 """
 
@@ -32,8 +33,7 @@ VERSION = 1
 def request_key(body: dict) -> str:
     """The canonical digest of what the model reads in a request body."""
     picked = {name: body.get(name) for name in KEY_FIELDS}
-    text = json.dumps(picked, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_canonical(picked).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,18 @@ class Recording:
     """The response body, or the error body for a status of 400 and above."""
     note: str = ""
     """Where the response came from, for a person reading the file."""
+    settings: dict | None = None
+    """`tool_choice` and `parallel_tool_calls` as recorded, when the answer depends on them (a forced tool
+    choice): it then answers only a request with the same settings. None answers whatever the settings."""
+
+
+def request_settings(body: dict) -> dict:
+    """The settings a settings-bound recording must match."""
+    return {"tool_choice": body.get("tool_choice"), "parallel_tool_calls": body.get("parallel_tool_calls")}
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def read_recordings(path: Path) -> list[Recording]:
@@ -63,14 +75,15 @@ def read_recordings(path: Path) -> list[Recording]:
             if obj.get("kind") != "recording" or not isinstance(obj.get("request"), dict):
                 raise ValueError(f"{path.name} line {number}: not a recording")
             found.append(Recording(obj["key"], obj["request"], int(obj.get("status", 200)), obj.get("response"),
-                                   obj.get("note", "")))
+                                   obj.get("note", ""), obj.get("settings")))
     return found
 
 
 def write_recordings(path: Path, header: dict, recordings: Iterable[Recording]) -> None:
     """Write a recordings file: the header line, then one line per recording."""
     lines = [{"kind": "recordings", "version": VERSION, **header}]
-    lines += [{"kind": "recording", "key": r.key, "note": r.note, "status": r.status, "request": r.request,
+    lines += [{"kind": "recording", "key": r.key, "note": r.note, "status": r.status,
+               **({"settings": r.settings} if r.settings is not None else {}), "request": r.request,
                "response": r.response} for r in recordings]
     path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
 
@@ -82,13 +95,15 @@ class ReplayProvider:
 
     def __init__(self, recordings: Iterable[Recording], dialect: str):
         self.dialect = dialect
-        self._by_key = {r.key: r for r in recordings}
+        recordings = list(recordings)
+        self._by_key = {r.key: r for r in recordings if r.settings is None}
+        self._by_settings = {(r.key, _canonical(r.settings)): r for r in recordings if r.settings is not None}
 
     def send(self, body: dict) -> Exchange:
-        """The recorded answer to this request, or a "no recording" error."""
+        """The recorded answer to this request (one recorded with its settings first), or a "no recording" error."""
         started = time.perf_counter()
         key = request_key(body)
-        found = self._by_key.get(key)
+        found = self._by_settings.get((key, _canonical(request_settings(body)))) or self._by_key.get(key)
         if found is None:
             message = ("No recording for this request: the replay provider only answers requests it has recorded. "
                        "Undo the edit or the switch, or choose a live provider.")

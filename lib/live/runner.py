@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Literal
 
+from lib.dialects.common import Pools
 from lib.live.wire import DIALECTS, Answer, RequestOptions, tools_in_prompt
 from lib.live.providers import Provider
 from lib.live.tools import Result, Toolbox, repeated_id
@@ -120,13 +121,35 @@ class Runner:
 
     def __init__(self, provider: Provider, toolbox: Toolbox, options: RequestOptions, system: str, question: str,
                  trace: TraceFile, loop: LoopOptions = LoopOptions(), teaching: Teaching = Teaching()):
-        self.provider, self.toolbox, self.options, self.trace = provider, toolbox, options, trace
-        self.loop, self.teaching = loop, teaching
-        self.dialect = DIALECTS[provider.dialect]
+        self._begin(provider, toolbox, trace, loop)
+        self.options, self.teaching = options, teaching
         self._tools: list | None = self.dialect.tool_list(toolbox.tools.values())
         if teaching.tools_in_system:
             system, self._tools = tools_in_prompt(system, self._tools), None
         self._system, self.messages = self.dialect.opening(system, question)
+
+    @classmethod
+    def resumed(cls, provider: Provider, toolbox: Toolbox, body: dict, index: int, trace: TraceFile,
+                loop: LoopOptions = LoopOptions()) -> Runner:
+        """A run that starts by sending `body` as round `index` (a fork): its messages, tools and settings go as
+        they are, and each later request is the same body with the conversation grown. `loop.max_rounds` counts
+        the rounds of this run only. Call ids already in the conversation count as used."""
+        runner = cls.__new__(cls)
+        runner._begin(provider, toolbox, trace, loop)
+        runner.options, runner.teaching, runner._template = None, Teaching(), body
+        runner.messages = list(body.get("messages") or [])
+        runner._first = index
+        runner.status = Status("running", f"Ready to send request {index}.")
+        history = runner.dialect.dialect.read_request(body, Pools()).messages
+        runner._used_ids = {part.id for message in history for part in message.tool_calls}
+        runner._results_sent = any(message.tool_results for message in history)
+        return runner
+
+    def _begin(self, provider: Provider, toolbox: Toolbox, trace: TraceFile, loop: LoopOptions) -> None:
+        self.provider, self.toolbox, self.trace, self.loop = provider, toolbox, trace, loop
+        self.dialect = DIALECTS[provider.dialect]
+        self._template: dict | None = None
+        self._first = 1
         self.status = Status("running", "Ready to send request 1.")
         self._round: _Round | None = None
         self._queue: list[_Queued] = []
@@ -140,7 +163,7 @@ class Runner:
     @property
     def rounds(self) -> int:
         """How many rounds have been started."""
-        return self._round.index if self._round else 0
+        return self._round.index if self._round else self._first - 1
 
     def step(self) -> Status:
         """Do the next round (or finish the current one's calls); stop at a decision or the end."""
@@ -177,6 +200,10 @@ class Runner:
         """Run the pending call and go on answering the round's calls."""
         return self._decide(call_id, "approved", "")
 
+    def answer(self, call_id: str, text: str) -> Status:
+        """Answer the pending call with a result a person typed (a fork of an imported trace) and go on."""
+        return self._decide(call_id, "typed", text)
+
     def decline(self, call_id: str, note: str = "") -> Status:
         """Answer the pending call with "not executed" (and the person's note) and go on."""
         return self._decide(call_id, "declined", note)
@@ -184,11 +211,12 @@ class Runner:
     # --- one round ---------------------------------------------------------------------------------
 
     def _call_model(self) -> Status:
-        if self.rounds >= self.loop.max_rounds:
+        if self.rounds - self._first + 1 >= self.loop.max_rounds:
             return self._finish("capped", f"Stopped at the cap of {self.loop.max_rounds} rounds.")
         marks = (["tools-in-system-prompt"] if self.teaching.tools_in_system else []) + self._next_marks
         self._next_marks = []
-        body = self.dialect.body(self.options, self._system, list(self.messages), self._tools)
+        body = ({**self._template, "messages": list(self.messages)} if self._template is not None
+                else self.dialect.body(self.options, self._system, list(self.messages), self._tools))
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         round_ = self._round = _Round(self.rounds + 1, body, now, marks)
         self.trace.put(round_.line())
@@ -239,10 +267,9 @@ class Runner:
             queued = self._queue[0]
             call = queued.call
             refused = repeated_id(call) if queued.repeated else self.toolbox.check(call)
-            tool = self.toolbox.tools.get(call.name)
-            if refused is None and tool.writes and queued.key not in self._decisions:
-                return self._set(Status("needs-approval", f"{call.name} changes data: approve or decline call "
-                                                          f"{call.id}.", pending=call))
+            question = self.toolbox.ask(call) if refused is None and queued.key not in self._decisions else None
+            if question:
+                return self._set(Status("needs-approval", question, pending=call))
             decision, note = self._decisions.get(queued.key, (None, ""))
             self._record(call, refused or self.toolbox.run(call, decision, note))
             self._queue.pop(0)

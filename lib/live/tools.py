@@ -89,6 +89,10 @@ class Toolbox:
             return _refused(call, f"Invalid arguments for {call.name}: " + "; ".join(problems) + ".")
         return None
 
+    def ask(self, call: ToolCallPart) -> str | None:
+        """What a person must decide before this call (after `check`) runs, or None when it runs at once."""
+        return f"{call.name} changes data: approve or decline call {call.id}." if self.tools[call.name].writes else None
+
     def run(self, call: ToolCallPart, approval: str | None = None, note: str = "") -> Result:
         """Execute one call (after `check`); a declined call is answered without running anything."""
         refused = self.check(call)

@@ -30,11 +30,17 @@ def counting_notice(counting: Counting) -> None:
         st.info("Estimates count 4 characters as one token (chosen in the sidebar); they are rough.")
 
 
-def round_metrics(row: RoundSummary, gap_reason: str | None = None) -> None:
+def round_metrics(row: RoundSummary, gap_reason: str | None = None, response_hidden: bool = False) -> None:
     """Input and output tokens of one round, saying whether the API reported them or we estimated them, and
-    why our count differs from the report (`gap_reason`, from lib.usage_gap) next to the figures."""
+    why our count differs from the report (`gap_reason`, from lib.usage_gap) next to the figures. While the
+    response is hidden (predict mode), only the input: the output's size would tell an answer from a call."""
     usage, estimate = row.usage, row.breakdown.counted
     left, middle, right = st.columns(3)
+    if response_hidden:
+        shown = f"{usage.input_tokens:,}" if row.request_recorded else "not known"
+        left.metric(f"Input tokens ({usage.source})", shown)
+        middle.caption("Output tokens and our estimates are hidden until you predict the response.")
+        return
     if not row.request_recorded:
         _unrecorded_request_metrics(usage, left, middle)
         return

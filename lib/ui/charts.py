@@ -183,5 +183,32 @@ def _arrow(arrow: Arrow, lane_x: dict, row: float, place: int, of: int) -> list[
     y = row - 0.14 * place
     return [{"x": x1, "y": y, "ax": x0, "ay": y, "xref": "x", "yref": "y", "axref": "x", "ayref": "y", "text": "",
              "showarrow": True, "arrowhead": 2, "arrowsize": 1.2, "arrowwidth": 1.6, "arrowcolor": color},
-            {"x": x0 + (x1 - x0) * (place + 1) / (of + 1), "y": row + 0.32, "text": text, "showarrow": False,
+            {**_label_place(x0, x1, place, of), "y": row + 0.32, "text": text, "showarrow": False,
              "font": {"size": 12 if of == 1 else 11, "color": color}}]
+
+
+def _label_place(x0: float, x1: float, place: int, of: int) -> dict:
+    """Where an arrow's label sits: two arrows of one row have theirs back to back at the middle, each reaching
+    away from the other, so they never overlap however large the type; more share the span evenly."""
+    if of == 2:
+        middle = (x0 + x1) / 2
+        return {"x": middle - 0.02, "xanchor": "right"} if place == 0 else {"x": middle + 0.02, "xanchor": "left"}
+    return {"x": x0 + (x1 - x0) * (place + 1) / (of + 1)}
+
+
+PRESENTER_FONT = 20
+"""Pixels of a chart's type on a projector: axes, legend and labels."""
+
+
+def for_projector(figure: go.Figure, height: int | None = None) -> go.Figure:
+    """A copy of a chart in a projector's type: every font at least PRESENTER_FONT pixels, labels scaled alike.
+    Only the look changes; the figures stay the ones the chart was built with."""
+    big = go.Figure(figure)
+    big.update_layout(font={"size": PRESENTER_FONT}, legend={"font": {"size": PRESENTER_FONT}},
+                      title_font={"size": PRESENTER_FONT},
+                      **({"height": height} if height else {}))
+    big.update_xaxes(title_font={"size": PRESENTER_FONT}, tickfont={"size": PRESENTER_FONT - 2})
+    big.update_yaxes(title_font={"size": PRESENTER_FONT}, tickfont={"size": PRESENTER_FONT - 2})
+    for note in big.layout.annotations:
+        note.font.size = max(PRESENTER_FONT - 2, round((note.font.size or 12) * 1.5))
+    return big

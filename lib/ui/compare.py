@@ -33,6 +33,12 @@ SAVED_RUNS = "compare.saved_runs"
 """Session key: the ids of the saved traces this session compares, offered as choices."""
 LINKED = "compare.linked"
 """Session key: the page was opened by a `?compare=` link, so the link's `round` is a row of this page."""
+FORKED = "fork:"
+"""The prefix of a choice that is fork N of this session."""
+FORKS = "compare.forks"
+"""Session key: the forks made in this session, as (native trace bytes, round forked)."""
+OPEN = "compare.open"
+"""Session key: another page asked for Compare to open next."""
 SECOND_TRACE = "pitfalls/empty-result-invented-answer"
 """The right run when nothing else is asked for: a short trace that answers without the data."""
 
@@ -55,6 +61,8 @@ def _choices() -> dict[str, str]:
     for trace_id in st.session_state.get(SAVED_RUNS, ()):
         if (saved := _saved(trace_id)) is not None:
             found[f"{SAVED}{trace_id}"] = f"Saved · {saved.trace.title}"
+    for n, (_, at) in enumerate(st.session_state.get(FORKS, ())):
+        found[f"{FORKED}{n}"] = f"Your fork {n + 1} (from round {at})"
     return found
 
 
@@ -65,9 +73,19 @@ def _saved(trace_id: str) -> catalog.LoadedTrace | None:
         return None  # not offered; the choice falls back to a bundled trace, said so where a link asked for it
 
 
+def keep_fork(data: bytes, at: int) -> str:
+    """Keep a fork made in this session among the runs to compare; its choice."""
+    forks = st.session_state.setdefault(FORKS, [])
+    forks.append((data, at))
+    return f"{FORKED}{len(forks) - 1}"
+
+
 def _loaded(choice: str) -> catalog.LoadedTrace:
     if choice.startswith(SAVED):
         return _saved(choice.removeprefix(SAVED)) or state.load_bundled(catalog.FIRST_TRACE)
+    if choice.startswith(FORKED):
+        data, at = st.session_state[FORKS][int(choice.removeprefix(FORKED))]
+        return catalog.load_bytes(data, f"fork {int(choice.removeprefix(FORKED)) + 1} (from round {at})")
     if choice.startswith(UPLOADED):
         upload, key = _upload()
         return catalog.from_upload(upload, "your upload", key, int(choice.removeprefix(UPLOADED)))

@@ -79,11 +79,12 @@ def _follow(index: int, count: int) -> None:
     st.rerun(scope="app")  # the next run finds the round inside the window: no second rerun
 
 
-def header(loaded: LoadedTrace) -> None:
-    """The trace's title, description and the legend of the five steps."""
+def header(loaded: LoadedTrace, predicting: bool = False) -> None:
+    """The trace's title, description and the legend of the five steps. In predict mode, no description: a
+    trace's description tells what its rounds do."""
     trace = loaded.trace
     plain.title(trace.title)
-    if trace.description:
+    if trace.description and not predicting:
         plain.text(trace.description)
     st.caption(
         "A model never runs a tool. Each round the program sends the whole conversation and the tool list; "
@@ -108,7 +109,7 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
                                                        "shows the fork beside this trace."):
         fork_from(index)
     accounting.counting_notice(state.counting(loaded))
-    accounting.round_metrics(shown.row, gap_reason(loaded.trace, shown.row))
+    accounting.round_metrics(shown.row, gap_reason(loaded.trace, shown.row) if revealed else None, not revealed)
     annotate.round_notes(loaded, index)
     if found and revealed:
         with st.expander(f"Checks on this round: {plural(len(found), 'finding')}", expanded=True):

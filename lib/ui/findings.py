@@ -27,15 +27,23 @@ def findings(loaded: LoadedTrace) -> tuple[Finding, ...]:
     return run_checks(loaded.trace)
 
 
-def explanation(loaded: LoadedTrace) -> None:
-    """A gallery trace's explanation (header field `explanation`): what happened, what the model saw, the fix."""
+def paragraphs(loaded: LoadedTrace) -> list[str]:
+    """A gallery trace's explanation (header field `explanation`) as paragraphs: what happened, what the model
+    saw, the fix; none when the trace has no explanation."""
     text = loaded.trace.header.get("explanation")
-    if isinstance(text, str) and text.strip():
+    if not isinstance(text, str):
+        return []
+    return [" ".join(paragraph.split()) for paragraph in text.split("\n\n") if paragraph.strip()]
+
+
+def explanation(loaded: LoadedTrace) -> None:
+    """A gallery trace's explanation, boxed."""
+    found = paragraphs(loaded)
+    if found:
         with st.container(border=True):
             st.markdown(":material/lightbulb: **What happened, what the model saw, and the fix**")
-            for paragraph in text.split("\n\n"):
-                if paragraph.strip():
-                    plain.text(" ".join(paragraph.split()))
+            for paragraph in found:
+                plain.text(paragraph)
 
 
 def counts(found: tuple[Finding, ...]) -> None:

@@ -1,134 +1,249 @@
-"""The Fork page: edit one round's request, send it again, and compare the fork with its parent.
+"""The Fork page: pick a round (or a bundled teaching fork), edit its request, send it, go on, compare.
 
-Minimal on purpose: the request is edited as JSON, sent once in the trace's own dialect, and the
-fork stops after that round. The replay provider answers from the parent's own rounds and the
-bundled recordings, so an unedited request replays and an edited one gets "no recording for
-this request". The API key is used for the call and never written anywhere.
+The request is edited in lib/ui/fork_editor.py. It is sent in the trace's dialect or converted to
+the other one, to the replay provider (recorded answers only, never a connection) or a real one
+under the Live page's access rules; the API key is used for the calls and never written anywhere.
+The run itself is lib/fork.py's runner, kept in the session: after the forked round it runs the
+scenario's tools (writes wait for approval), waits for typed results, or stops.
 """
 
 from __future__ import annotations
 
-import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
 
 import streamlit as st
 
-from lib import catalog
-from lib.access import OFFICIAL_BASE_URLS, check_base_url, live_refusal
-from lib.dialects import ANTHROPIC
-from lib.fork import parse_body, request_body, run_fork
+from lib import access, catalog, fork_lessons
+from lib.dialects import DIALECT_NAMES, OPENAI, other
+from lib.failures import failure_heading, is_replay_miss
+from lib.fork import ForkSetup, advance, can_run_tools, in_dialect, original_result, replay, request_body, start
 from lib.live.providers import AnthropicProvider, OpenAIProvider
-from lib.live.replay import RECORDINGS_DIR, ReplayProvider, read_recordings, recordings_from_trace
-from lib.logs.native import write_trace
-from lib.ui import compare, navigation, picker, plain, state
-from lib.ui import access as ui_access
-from lib.live.launch import ENV_KEYS, env_key
+from lib.live.runner import Runner
+from lib.ui import compare, fork_editor, kept, navigation, picker, plain, state
+from lib.ui.live import endpoint, live_refusal
 
 ROUND = navigation.FORK_ROUND
 """Session key: the round to fork."""
-BODY = "fork.body"
-"""Session key prefix of the request editor, one per trace digest and round."""
+DIALECT = "fork.dialect"
+"""Session key: the dialect the fork is sent in."""
 PROVIDER = "fork.provider"
 """Session key: who answers the fork."""
 KEY = "fork.api_key"
 """Session key of the API key field: kept in this session's memory only."""
 BASE_URL = "fork.base_url"
-"""Session key: an OpenAI-compatible server's base URL."""
+"""Session key: another server's base URL."""
+AFTER = "fork.after"
+"""Session key: what happens after the forked round's answer."""
 PROBLEM = "fork.problem"
-"""Session key: why the last fork could not be sent, in our own words or the provider's."""
-DONE = "fork.done"
-"""Session key: a fork was just saved; the page then opens Compare on it."""
+"""Session key: why the last fork could not be sent, in our own words."""
+RUNNING = "fork.running"
+"""Session key: the fork being run (a `Running`)."""
+TYPED = "fork.typed"
+"""Session key prefix of a typed tool result, one per call."""
 REPLAY = "replay"
 """The provider that answers from recordings only."""
+PROVIDERS = {REPLAY: "Replay (recorded answers only, no key)", "openai": "OpenAI", "anthropic": "Anthropic",
+             "compatible": "OpenAI-compatible server"}
+AFTERWARDS = {"tools": "Run the scenario's tools for real and go on", "typed": "Type each tool result and go on",
+              "stop": "Stop after this round"}
 
 
-def _providers(dialect: str) -> list[str]:
-    return [REPLAY, "anthropic"] if dialect == ANTHROPIC else [REPLAY, "openai", "compatible"]
+@dataclass(frozen=True)
+class Running:
+    """A fork in this session: its runner, where it came from, and its working folder."""
+
+    runner: Runner
+    """The live loop playing the fork."""
+    setup: ForkSetup
+    """What it was started with."""
+    parent_choice: str
+    """The parent as Compare names it: a bundled name or `upload:N`."""
+    workdir: tempfile.TemporaryDirectory
+    """The scenario's database lives here while the session does."""
 
 
-def editor(loaded: catalog.LoadedTrace) -> tuple[int, str]:
-    """The round to fork and its request as editable JSON."""
+def chosen_round(loaded: catalog.LoadedTrace) -> int:
+    """The round to fork."""
     count = len(loaded.trace.rounds)
     if st.session_state.get(ROUND, 0) > count or ROUND not in st.session_state:
         st.session_state[ROUND] = min(st.session_state.get(state.ROUND, 1), count)
-    at = st.number_input("Fork from round", min_value=1, max_value=count, step=1, key=ROUND)
-    key = f"{BODY}.{loaded.digest}.{at}"
-    if key not in st.session_state:
-        st.session_state[key] = json.dumps(request_body(loaded.trace, at), ensure_ascii=False, indent=2)
-    st.caption("Edit the request as the API takes it: delete or add messages (tool results included), change the "
-               "system prompt, tool descriptions and schemas, tool_choice or parallel_tool_calls.")
-    st.text_area("Round request (JSON)", key=key, height=400)
-    return at, key
+    return st.number_input("Fork from round", min_value=1, max_value=count, step=1, key=ROUND)
 
 
-def _send(loaded: catalog.LoadedTrace, provider: str):
-    """The provider's send function; ValueError in our own words when it cannot be made."""
-    dialect = loaded.trace.dialect
-    if provider == REPLAY:
-        found = recordings_from_trace(list(write_trace(loaded.trace)), f"round of {loaded.name}")
-        for path in sorted(RECORDINGS_DIR.glob("*.jsonl")):
-            found += read_recordings(path)
-        return ReplayProvider(found, dialect).send
-    settings, _ = ui_access.config()
-    if refusal := live_refusal(settings, ui_access.visitor(settings).role):
-        raise ValueError(refusal)
-    typed = st.session_state.get(KEY) or None
-    base_url = (st.session_state.get(BASE_URL) or "").strip() or OFFICIAL_BASE_URLS.get(provider)
-    if base_url is None:
-        raise ValueError("An OpenAI-compatible server needs its base URL, e.g. http://localhost:11434/v1/.")
-    check_base_url(base_url)
-    # The server's own key goes only to the provider's official address, as on the Live page.
-    own = env_key(provider) or ui_access.secret(ENV_KEYS[provider]) if base_url == OFFICIAL_BASE_URLS.get(provider) else None
-    key = typed or own
-    if provider != "compatible" and not key:
-        raise ValueError(f"No API key for {provider}: type one, or set {ENV_KEYS[provider]}.")
-    if provider == "anthropic":
-        return AnthropicProvider(key, base_url).send
-    return OpenAIProvider(key or "not-needed", base_url).send
-
-
-def _run(loaded: catalog.LoadedTrace, at: int, key: str, provider: str) -> None:
-    st.session_state.pop(PROBLEM, None)
-    body, problem = parse_body(st.session_state[key])
-    try:
-        send = _send(loaded, provider) if body is not None else None
-    except ValueError as exc:
-        send, problem = None, str(exc)
-    if send is None:
-        st.session_state[PROBLEM] = problem
+def lessons(loaded: catalog.LoadedTrace) -> None:
+    """The bundled teaching forks, for the trace they were recorded on."""
+    if loaded.name != fork_lessons.PARENT:
         return
-    lines = run_fork(loaded.trace, loaded.name, at, body, send)
-    name = f"fork-of-{loaded.name.replace('/', '-')}-round-{at}.jsonl"
-    picker.open_files([(name, "".join(line + "\n" for line in lines).encode())], source="fork")
-    compare.open_on(loaded.name, f"{compare.UPLOADED}0")
-    st.session_state[DONE] = True
+    with st.expander("Bundled teaching forks (they run offline with Replay)", expanded=True):
+        for lesson in fork_lessons.LESSONS:
+            left, right = st.columns([5, 1])
+            left.markdown(f"**{lesson.title}.** {lesson.explanation}")
+            right.button("Load", key=f"fork.lesson.{lesson.name}", on_click=_load, args=(loaded, lesson))
 
 
-def runner(loaded: catalog.LoadedTrace, at: int, key: str) -> None:
-    """Who answers, and the button that sends the fork and opens Compare on parent and fork."""
-    provider = st.selectbox("Answered by", _providers(loaded.trace.dialect), key=PROVIDER,
-                            format_func={REPLAY: "Replay (recorded answers only, no key)", "openai": "OpenAI",
-                                         "anthropic": "Anthropic", "compatible": "OpenAI-compatible server"}.get)
-    if provider != REPLAY:
+def _load(loaded: catalog.LoadedTrace, lesson: fork_lessons.Lesson) -> None:
+    st.session_state[ROUND] = lesson.at
+    edit = fork_editor.editing(loaded, lesson.at)
+    fork_editor.replace_body(edit, fork_lessons.body(lesson, loaded.trace))
+    st.session_state.update({DIALECT: loaded.trace.dialect, PROVIDER: REPLAY, AFTER: "tools"})
+
+
+def editor(loaded: catalog.LoadedTrace, at: int) -> fork_editor.Editing:
+    """The request editor, with a way back to the recorded request."""
+    edit = fork_editor.editing(loaded, at)
+    st.button("Start again from the recorded request", key="fork.reset",
+              on_click=lambda: fork_editor.replace_body(edit, request_body(loaded.trace, at)))
+    fork_editor.editor(edit)
+    return edit
+
+
+def sender(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> None:
+    """The dialect, who answers, what happens after the answer, and the button that runs the fork."""
+    own = loaded.trace.dialect
+    dialect = st.radio("Send it as", [own, other(own)], key=DIALECT, horizontal=True,
+                       format_func=lambda d: DIALECT_NAMES[d] + (" (as recorded)" if d == own else
+                                                                  " (converted through the model)"))
+    refusal = live_refusal()
+    offered = [REPLAY] if refusal else [REPLAY, "anthropic"] if dialect != OPENAI else [REPLAY, "openai", "compatible"]
+    if st.session_state.get(PROVIDER) not in offered:
+        st.session_state[PROVIDER] = REPLAY
+    provider = st.selectbox("Answered by", offered, key=PROVIDER, format_func=PROVIDERS.get)
+    if refusal:
+        plain.text(refusal)
+    elif provider != REPLAY:
         st.text_input("Base URL" + ("" if provider == "compatible" else " (optional)"), key=BASE_URL)
-        st.text_input("API key", type="password", key=KEY, help="Used for this call only, never written anywhere.")
-    st.button("Run the fork", key="fork.run", type="primary", on_click=_run, args=(loaded, at, key, provider))
+        st.text_input("API key", type="password", key=KEY, help="Used for these calls only, never written anywhere.")
+    offered_after = list(AFTERWARDS) if can_run_tools(loaded.name) else ["typed", "stop"]
+    if st.session_state.get(AFTER) not in offered_after:
+        st.session_state[AFTER] = offered_after[0]
+    st.radio("After the forked round's answer", offered_after, key=AFTER, format_func=AFTERWARDS.get)
+    st.button("Run the fork", key="fork.run", type="primary", on_click=_run, args=(loaded, at, edit))
     if st.session_state.get(PROBLEM):
         st.error("The fork was not sent:")
         plain.text(st.session_state[PROBLEM])
-    st.caption("Not built yet: going on after the forked round (running the tools or typing their results), sending "
-               "a round in the other dialect, and the bundled teaching forks. The fork stops after one round.")
 
 
-def compare_when_sent() -> None:
-    """Right after a fork was saved, open Compare on it and its parent."""
-    if st.session_state.pop(DONE, False):
-        st.switch_page(navigation.COMPARE)
+def _provider(parent: catalog.LoadedTrace, dialect: str, provider: str):
+    """The provider chosen; AccessError or ValueError in our own words when it cannot be made."""
+    if provider == REPLAY:
+        return replay(parent.trace, dialect)
+    place = endpoint(provider, st.session_state.get(KEY), st.session_state.get(BASE_URL))
+    if place.base_url is None:
+        raise ValueError("An OpenAI-compatible server needs its base URL, e.g. http://localhost:11434/v1/.")
+    if provider != "compatible" and not place.api_key:
+        raise ValueError(f"No API key for {PROVIDERS[provider]}: type one, or have the server's operator set it.")
+    if provider == "anthropic":
+        return AnthropicProvider(place.api_key, place.base_url)
+    return OpenAIProvider(place.api_key or "not-needed", place.base_url)
 
 
-def bundled_only(loaded: catalog.LoadedTrace) -> bool:
-    """Forks start from bundled traces for now: the fork opens as the upload, which would replace an uploaded parent."""
+def _parent_choice(loaded: catalog.LoadedTrace) -> str:
+    """The parent as the Compare page names it."""
     if st.session_state.get(picker.FILES):
-        st.info("Forking an uploaded trace is not built yet: pick a bundled trace in the sidebar.")
-        return False
-    navigation.require_rounds(loaded)
-    return True
+        return f"{compare.UPLOADED}{st.session_state.get(picker.CONVERSATION, 0)}"
+    return loaded.name
+
+
+def _run(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> None:
+    st.session_state.pop(PROBLEM, None)
+    if st.session_state.get(fork_editor.PROBLEM):
+        # The body holds the last edit that worked; sending it would not be what the editor shows.
+        st.session_state[PROBLEM] = "The last edit was not made (see above): fix it, or start again from the recorded request."
+        return
+    dialect, after = st.session_state[DIALECT], st.session_state[AFTER]
+    try:
+        body, notes = in_dialect(edit.body, loaded.trace.dialect, dialect)
+        provider = _provider(loaded, dialect, st.session_state[PROVIDER])
+    except (access.AccessError, ValueError) as exc:
+        st.session_state[PROBLEM] = str(exc)
+        return
+    except Exception as exc:  # noqa: BLE001 - a request the converter cannot read is a message, never a crash
+        st.session_state[PROBLEM] = f"The request could not be written as {DIALECT_NAMES[dialect]} ({type(exc).__name__})."
+        return
+    setup = ForkSetup(loaded.trace, loaded.name, at, body, after, notes)
+    workdir = tempfile.TemporaryDirectory(prefix="roundtrip-fork-")
+    runner = start(setup, provider, Path(workdir.name))
+    st.session_state[RUNNING] = Running(runner, setup, _parent_choice(loaded), workdir)
+    advance(runner, after)
+
+
+def progress() -> None:
+    """The fork being run: what happened, the call waiting for a person, and Compare with parent when done."""
+    running: Running | None = st.session_state.get(RUNNING)
+    if running is None:
+        return
+    runner, status = running.runner, running.runner.status
+    st.subheader("The fork", anchor=False)
+    if running.setup.notes:
+        st.caption("Written in the other dialect; what the conversion could not carry:")
+        plain.text("\n".join(running.setup.notes))
+    plain.text(status.message)
+    if status.state == "needs-approval":
+        _waiting(running)
+    elif status.state == "done":
+        _done(running)
+
+
+def _waiting(running: Running) -> None:
+    call = running.runner.status.pending
+    st.json({"id": call.id, "name": call.name})
+    st.caption("The arguments as the model wrote them:")
+    st.code(call.arguments_raw, language="json")
+    if running.setup.continuation == "typed":
+        key = f"{TYPED}.{call.id}"
+        if key not in st.session_state:
+            st.session_state[key] = original_result(running.setup.parent, call)
+        st.text_area("The tool result to send (the parent's result is offered)", key=key)
+        left, right = st.columns(2)
+        left.button("Send this result", key="fork.answer", type="primary", on_click=_decide,
+                    args=(call.id, "typed"))
+    else:
+        st.warning("This call changes data. Nothing runs until you decide.")
+        left, right = st.columns(2)
+        left.button("Approve", key="fork.approve", type="primary", on_click=_decide, args=(call.id, "approved"))
+    right.button("Decline", key="fork.decline", on_click=_decide, args=(call.id, "declined"))
+    st.button("Stop the fork here", key="fork.stop", on_click=lambda: running.runner.stop())
+
+
+def _decide(call_id: str, decision: str) -> None:
+    running: Running | None = st.session_state.get(RUNNING)
+    pending = running.runner.status.pending if running else None
+    if pending is None or pending.id != call_id:
+        return  # a second click on a decision already taken
+    runner = running.runner
+    if decision == "typed":
+        runner.answer(call_id, st.session_state.get(f"{TYPED}.{call_id}") or "")
+    elif decision == "approved":
+        runner.approve(call_id)
+    else:
+        runner.decline(call_id)
+    advance(runner, running.setup.continuation)
+
+
+def _done(running: Running) -> None:
+    fork, _ = running.runner.trace.read()
+    last = fork.rounds[-1] if fork.rounds else None
+    if last is not None and is_replay_miss(last.error):
+        st.info(failure_heading(last.error) + " Choose a real provider above (OpenAI, Anthropic or an "
+                "OpenAI-compatible server) to send this request to a model, or undo the edit.")
+    text = running.runner.trace.text()
+    left, right = st.columns(2)
+    left.button("Compare with parent", key="fork.compare", type="primary", on_click=_compare, args=(running,))
+    right.download_button("Download the fork (.jsonl)", text.encode("utf-8"), key="fork.download",
+                          file_name=f"fork-round-{running.setup.at}.jsonl", mime="application/x-ndjson")
+    kept.save_button(catalog.load_bytes(text.encode("utf-8"), f"fork-round-{running.setup.at}"), "fork", key="fork.save")
+
+
+def _compare(running: Running) -> None:
+    lines = running.runner.trace.text().encode("utf-8")
+    choice = compare.keep_fork(lines, running.setup.at)
+    compare.open_on(running.parent_choice, choice)
+    st.session_state[compare.OPEN] = True
+
+
+def compare_when_asked() -> None:
+    """After Compare with parent, open the Compare page on parent and fork."""
+    if st.session_state.pop(compare.OPEN, False):
+        st.switch_page(navigation.COMPARE)

@@ -56,7 +56,7 @@ def _field(scenario: Scenario, name: str) -> str:
     return f"live.{scenario.name}.{name}"
 
 
-def _live_refusal() -> str | None:
+def live_refusal() -> str | None:
     """Why this visitor may not make live calls here, or None."""
     settings, wrong = ui_access.config()
     refusal = access.live_refusal(settings, ui_access.role(settings))
@@ -69,7 +69,7 @@ def setup_form() -> None:
         name = st.selectbox("Scenario", list(SCENARIOS), key=SCENARIO, format_func=lambda n: SCENARIOS[n].title)
         scenario = SCENARIOS[name]
         st.caption(scenario.description)  # our own words, from lib/live/scenarios.py
-        refusal = _live_refusal()
+        refusal = live_refusal()
         offered = ["replay"] if refusal else list(PROVIDERS)
         provider = st.radio("Provider", offered, key=PROVIDER, format_func=PROVIDERS.get, horizontal=True)
         if refusal:
@@ -186,14 +186,20 @@ def _start() -> None:
 
 def _endpoint(provider: str) -> access.Endpoint:
     """Where a run with this provider may go and with which key; AccessError when it may not go at all."""
+    get = st.session_state.get
+    return endpoint(provider, get(KEY), get(f"live.base_url.{provider}"))
+
+
+def endpoint(provider: str, typed_key: str | None, typed_url: str | None) -> access.Endpoint:
+    """Where a call to this provider may go, with the key and URL typed in this session; AccessError when it may
+    not go at all. The Live and Fork pages both ask here."""
     if provider == "replay":
         return access.Endpoint(None, None)
-    refusal = _live_refusal()  # checked again here: the form's choices are the browser's to tamper with
+    refusal = live_refusal()  # checked again here: the form's choices are the browser's to tamper with
     if refusal:
         raise access.AccessError(refusal)
     settings, _ = ui_access.config()
-    get = st.session_state.get
-    return access.endpoint(settings, provider, get(KEY), get(f"live.base_url.{provider}"), _operator_key(provider))
+    return access.endpoint(settings, provider, typed_key, typed_url, _operator_key(provider))
 
 
 def current() -> Runner | None:
@@ -231,7 +237,7 @@ def _offer_real_providers(runner: Runner) -> None:
     if not rounds_ or not is_replay_miss(rounds_[-1].error):
         return
     st.error(failure_heading(rounds_[-1].error))
-    if _live_refusal():
+    if live_refusal():
         st.info("Nothing was sent to a model. Live calls to a real provider are not open to you on this server.")
         return
     real = [p for p in PROVIDERS if p != "replay"]

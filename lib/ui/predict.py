@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lib.catalog import LoadedTrace
-from lib.predict import ACTIONS, Prediction, Score, read_arguments, score, total
+from lib.predict import ACTIONS, Prediction, Score, placeholder, read_arguments, score, total
 from lib.text import plural
 from lib.ui import plain, rounds, state
 
@@ -32,14 +32,15 @@ def revealed(loaded: LoadedTrace, index: int) -> bool:
 
 def form(loaded: LoadedTrace, index: int) -> None:
     """Ask what the model will do; the response stays hidden until the learner presses Reveal."""
-    tools = [tool.name for tool in rounds.view(loaded, index).round.request.tools]
+    definitions = rounds.view(loaded, index).round.request.tools
+    tools = [tool.name for tool in definitions]
     with st.form(key=f"predict.form.{index}"):
         st.markdown(f"**What will the model do with request {index}?**")
         st.caption("The response stays hidden until you say. Each right answer is a point.")
         st.radio("The model will", list(ACTIONS), format_func=ACTIONS.get, key=_key(index, "action"), horizontal=True)
         st.selectbox("Which tool", tools, index=None, key=_key(index, "tool"), disabled=not tools,
                      placeholder="Choose the tool it will call", help="Only when you expect a tool call.")
-        st.text_area("With which arguments (JSON)", key=_key(index, "arguments"), placeholder='{"order_id": "A-48213"}',
+        st.text_area("With which arguments (JSON)", key=_key(index, "arguments"), placeholder=placeholder(definitions),
                      help="Compared as JSON: names and values. Leave empty when you expect an answer.")
         st.number_input("How many messages will the next request carry?", min_value=0, step=1, value=None,
                         key=_key(index, "messages"))
@@ -75,12 +76,17 @@ def result(loaded: LoadedTrace, index: int) -> None:
             plain.text(point.says)
 
 
+def earned(loaded: LoadedTrace) -> tuple[int, int]:
+    """Points earned and possible over every round of this trace predicted so far."""
+    return total(_scores(loaded).values())
+
+
 def trace_score(loaded: LoadedTrace) -> None:
     """The score over every round predicted so far, and a way to start again."""
     found = _scores(loaded)
-    earned, possible = total(found.values())
+    earned_, possible = earned(loaded)
     left, right = st.columns([3, 1], vertical_alignment="bottom")
-    left.metric("Your score on this trace", f"{earned} / {possible}",
+    left.metric("Your score on this trace", f"{earned_} / {possible}",
                 help=f"{plural(len(found), 'round')} predicted of {len(loaded.trace.rounds)}.")
     right.button("Start over", key="predict.start_over", on_click=_start_over, args=(loaded,), disabled=not found)
 

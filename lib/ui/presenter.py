@@ -21,7 +21,9 @@ from lib.ui import cards, explorer, plain, predict, rounds, state
 PRESENTER_CSS = """<style>
 /* Presenter mode: a projector needs big type and the whole width. Fixed rules of our own: no trace text. */
 section[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"] { display: none !important; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding-left: 3rem; padding-right: 3rem; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 3rem 1rem 3rem; }
+/* A projector has no room to lose: the empty band of Streamlit's header goes. */
+header[data-testid="stHeader"] { display: none; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
 [data-testid="stMain"] [data-testid="stText"],
@@ -31,6 +33,18 @@ section[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"] { displa
 [data-testid="stMain"] h2 { font-size: 3rem !important; }
 [data-testid="stMain"] .stButton button { min-height: 4.5rem; }
 [data-testid="stMain"] .stButton button p { font-size: 1.9rem !important; }
+/* Labels and badges: at least 18 px at 1600x1000; body text above stays at 24 px. */
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p,
+[data-testid="stMain"] [data-testid="stMetricLabel"] p,
+[data-testid="stMain"] [data-testid="stMetricDelta"],
+[data-testid="stMain"] input, [data-testid="stMain"] textarea,
+[data-testid="stMain"] [data-baseweb="select"] div,
+[data-testid="stMain"] .stMarkdownBadge { font-size: 1.15rem !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.9rem !important; }
+/* The one sentence that matters on a slide: the largest text after the heading. */
+[data-testid="stMain"] [class*="st-key-slide-lead"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [class*="st-key-slide-lead"] [data-testid="stText"] { font-size: 2.1rem !important;
+  font-weight: 600; line-height: 1.35; }
 </style>"""
 """The one place presenter mode's look is defined."""
 
@@ -76,7 +90,12 @@ def _query_step() -> int:
         return 1
 
 
-def position(loaded: LoadedTrace) -> Position:
+def hidden_rounds(loaded: LoadedTrace, predicting: bool):
+    """Which rounds' responses are still hidden: in predict mode, those not yet predicted."""
+    return lambda k: predicting and not predict.revealed(loaded, k)
+
+
+def position(loaded: LoadedTrace, predicting: bool = False) -> Position:
     """The position on screen: from the deep link at first, then from the buttons."""
     fresh = st.session_state.get(state.SHOWN_DIGEST) != loaded.digest
     first_view = state.STEP not in st.session_state
@@ -85,14 +104,15 @@ def position(loaded: LoadedTrace) -> Position:
         st.session_state[state.STEP] = _query_step()
     elif fresh:
         st.session_state[state.STEP] = 1
-    here = settle(loaded.trace, index, st.session_state[state.STEP])
+    here = settle(loaded.trace, index, st.session_state[state.STEP], hidden_rounds(loaded, predicting))
     st.session_state[state.ROUND], st.session_state[state.STEP] = here.round, here.step
     return here
 
 
-def _move(loaded: LoadedTrace, forward: bool) -> None:
+def _move(loaded: LoadedTrace, forward: bool, predicting: bool) -> None:
     here = Position(st.session_state[state.ROUND], st.session_state[state.STEP])
-    there = following(loaded.trace, here) if forward else preceding(loaded.trace, here)
+    hidden = hidden_rounds(loaded, predicting)
+    there = following(loaded.trace, here, hidden) if forward else preceding(loaded.trace, here, hidden)
     if there is not None:
         st.session_state[state.ROUND], st.session_state[state.STEP] = there.round, there.step
 
@@ -102,32 +122,48 @@ def _steps_of(loaded: LoadedTrace):
     return lambda k: rounds.view(loaded, k).steps
 
 
+def frame(title: str, where: str) -> None:
+    """The top of every presenter screen: our stylesheet, the trace's title (as text) and where we are."""
+    st.html(PRESENTER_CSS)
+    plain.text(title)
+    st.markdown(f"**{where}**")
+
+
+def buttons(back: tuple | None, forward: tuple | None) -> None:
+    """Large Previous and Next buttons; each is (callback, args), or None when there is nowhere to go."""
+    left, right = st.columns(2)
+    left.button("◀ Previous", key="presenter.previous", on_click=back[0] if back else None,
+                args=back[1] if back else None, disabled=back is None, width="stretch")
+    right.button("Next ▶", key="presenter.next", on_click=forward[0] if forward else None,
+                 args=forward[1] if forward else None, type="primary", disabled=forward is None, width="stretch")
+
+
 def show(loaded: LoadedTrace, predicting: bool) -> None:
     """One step of one round, with large Previous and Next buttons."""
-    st.html(PRESENTER_CSS)
-    trace = loaded.trace
-    here = position(loaded)
-    shown = reveal(trace, here, _steps_of(loaded))
-    hidden = predicting and here.step in (2, 5) and not predict.revealed(loaded, here.round)
-    plain.text(trace.title)
-    st.markdown(f"**round {here.round} of {len(trace.rounds)}**")
-    _progress(loaded, here, hidden or (predicting and not predict.revealed(loaded, here.round)))
-    back, forward = st.columns(2)
-    back.button("◀ Previous", key="presenter.previous", on_click=_move, args=(loaded, False),
-                disabled=preceding(trace, here) is None, width="stretch")
-    forward.button("Next ▶", key="presenter.next", on_click=_move, args=(loaded, True), type="primary",
-                   disabled=following(trace, here) is None, width="stretch")
-    if hidden:
-        st.header(":material/help: What will the model do?")
-        predict.form(loaded, here.round)
-    else:
-        st.header(f"{STEP_MARKS[here.step]} {shown.title}")
-        _body(loaded, shown)
+    trace, hidden = loaded.trace, hidden_rounds(loaded, predicting)
+    here = position(loaded, predicting)
+    frame(trace.title, f"round {here.round} of {len(trace.rounds)}")
+    progress(loaded, here, hidden(here.round))
+    buttons((_move, (loaded, False, predicting)) if preceding(trace, here, hidden) else None,
+            (_move, (loaded, True, predicting)) if following(trace, here, hidden) else None)
+    step_slide(loaded, here, predicting)
     st.query_params["round"] = str(here.round)
     st.query_params["step"] = str(here.step)
 
 
-def _progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
+def step_slide(loaded: LoadedTrace, here: Position, predicting: bool) -> None:
+    """The heading and the body of one step; in predict mode, the form in place of a hidden response."""
+    if hidden_rounds(loaded, predicting)(here.round) and here.step != 1:
+        st.header(":material/help: What will the model do?")
+        predict.form(loaded, here.round)
+        return
+    shown = reveal(loaded.trace, here, _steps_of(loaded))
+    st.header(f"{STEP_MARKS[here.step]} {shown.title}")
+    _body(loaded, shown)
+
+
+def progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
+    """The round's steps as chips, the one on screen highlighted; only where we are while the response is secret."""
     # Before a prediction, the steps a round has would give its answer away: show only where we are.
     steps = (1,) if secret else steps_in(loaded.trace.rounds[here.round - 1])
     chips = []

@@ -3,7 +3,6 @@ drawn with the fonts a Linux machine without an emoji font has)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -12,7 +11,7 @@ import pytest
 
 from lib.fork import request_body
 from tests.browser.conftest import screenshot
-from tests.browser.test_browser import _idle, _round_heading
+from tests.browser.test_browser import _idle, _round_heading, _to_top
 from tests.conftest import load_bundled
 
 try:
@@ -118,24 +117,27 @@ def test_sidebar_titles_are_shown_whole(page):
         assert _cut(page) == [], name
 
 
-def test_fork_hengxin_round_2_with_the_results_emptied_and_compare_shows_the_divergence_at_round_2(page):
-    body = request_body(load_bundled("hengxin-expense").trace, 2)
-    for message in body["messages"]:
-        if message["role"] == "tool":
-            message["content"] = ""
+def test_fork_hengxin_round_2_with_the_results_emptied_runs_the_recorded_fork_and_compare_diverges_at_round_2(page):
     page.goto("/?trace=hengxin-expense&round=2")
     _round_heading(page, "Round 2: the program sends 5 messages, 3 of them new")
-    _go(page, "Fork")
-    editor = page.get_by_label("Round request (JSON)")
-    expect(editor).to_have_value(json.dumps(request_body(load_bundled("hengxin-expense").trace, 2),
-                                            ensure_ascii=False, indent=2))
-    editor.fill(json.dumps(body))
-    editor.blur()
+    page.get_by_role("button", name="Fork from here").click()
     _idle(page)
+    expect(page.get_by_role("button", name="Run the fork")).to_be_visible(timeout=30_000)
+    results = page.get_by_label("Tool result", exact=True)
+    expect(results).to_have_count(2)
+    recorded = request_body(load_bundled("hengxin-expense").trace, 2)["messages"][3]["content"]
+    expect(results.first).to_have_value(recorded)
+    page.get_by_role("button", name="Empty every tool result").click()
+    _idle(page)
+    expect(results.first).to_have_value("")
+    expect(results.last).to_have_value("")
     page.get_by_role("button", name="Run the fork").click()
+    expect(page.get_by_text("The model answered in round 2.")).to_be_visible(timeout=30_000)
+    page.get_by_role("button", name="Compare with parent").click()
     expect(page.get_by_text("The runs first diverge at row 2: left round 2, right round 2.")).to_be_visible(timeout=30_000)
     expect(page.get_by_role("heading", name="Row 2: left round 2, right round 2")).to_be_visible()
     assert "/compare?" in page.url and "compare=hengxin-expense" in page.url
+    _to_top(page.get_by_role("heading", name="Compare two runs"))  # Compare opens where the Fork page was scrolled
     page.mouse.move(0, 0)
     page.wait_for_timeout(300)
     screenshot(page, "compare", readme=True)

@@ -1,0 +1,147 @@
+"""The Workshop plan page's parts: open a plan (bundled or a file), reorder and extend it, save it as a file,
+share it as a link, and present it.
+
+lib/workshop_plan.py reads, writes and edits plans; this asks and shows. The plan being edited lives in
+the session (`plan.draft`) apart from the one being presented (lib/ui/slides.py), so editing never moves
+a slide from under a presenter.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from lib import workshop_plan
+from lib.presenter import steps_in
+from lib.ui import navigation, plain, slides, state
+from lib.workshop_plan import VIEWS, Plan, ReadPlan
+
+DRAFT = "plan.draft"
+"""Session key: the plan being edited."""
+SELECTED = "plan.selected"
+"""Session key: the 0-based slide the move, remove and add buttons act at."""
+FIRST_PLAN = "hengxin-workshop"
+"""The bundled plan the page opens with."""
+
+
+def draft() -> Plan:
+    """The plan being edited: the one last opened, or the bundled Hengxin workshop."""
+    if DRAFT not in st.session_state:
+        read = workshop_plan.unpack(FIRST_PLAN, slides.trace_rounds())
+        st.session_state[DRAFT] = read.plan
+    return st.session_state[DRAFT]
+
+
+def _open(read: ReadPlan) -> None:
+    st.session_state[slides.PROBLEMS] = read.problems
+    if read.plan is not None and read.plan.slides:
+        st.session_state[DRAFT] = read.plan
+        st.session_state[SELECTED] = 0
+        st.session_state.pop("plan.title", None)  # the title box shows the new plan's
+
+
+def _open_bundled() -> None:
+    _open(workshop_plan.unpack(st.session_state["plan.bundled"], slides.trace_rounds()))
+
+
+def _open_file() -> None:
+    found = st.session_state.get("plan.upload")
+    if found is not None:
+        text = found.getvalue().decode("utf-8", errors="replace")
+        _open(workshop_plan.read_plan(text, slides.trace_rounds()))
+
+
+def opener() -> None:
+    """Open a bundled plan, or a plan file from this computer."""
+    left, right = st.columns(2, vertical_alignment="bottom")
+    with left:
+        st.selectbox("A bundled plan", list(workshop_plan.bundled_plans()), key="plan.bundled")
+        st.button("Open it", key="plan.open_bundled", on_click=_open_bundled)
+    right.file_uploader("Or a plan file (.json)", type=["json"], key="plan.upload", on_change=_open_file,
+                        help="A plan saved from this page; docs/workshop-plan.md describes the format.")
+    slides.problems()
+
+
+def slide_table(plan: Plan) -> None:
+    """The slides in order, each with the view's name in a teacher's words."""
+    st.dataframe(pd.DataFrame([{"#": n, "id": s.id, "trace": s.trace, "view": VIEWS[s.view], "round": s.round,
+                                "step": s.step if s.view == "step" else None}
+                               for n, s in enumerate(plan.slides, start=1)]),
+                 hide_index=True, width="stretch", key="plan.table")
+
+
+def _edit(change) -> None:
+    st.session_state[DRAFT] = change(st.session_state[DRAFT])
+
+
+def _move(delta: int) -> None:
+    index = st.session_state[SELECTED]
+    _edit(lambda plan: workshop_plan.moved(plan, index, delta))
+    st.session_state[SELECTED] = min(max(index + delta, 0), len(st.session_state[DRAFT].slides) - 1)
+
+
+def _remove() -> None:
+    index = st.session_state[SELECTED]
+    _edit(lambda plan: workshop_plan.removed(plan, index))
+    st.session_state[SELECTED] = min(index, max(len(st.session_state[DRAFT].slides) - 1, 0))
+
+
+def _add() -> None:
+    get = st.session_state.get
+    index = min(get(SELECTED, -1) + 1, len(st.session_state[DRAFT].slides))
+    trace, view = get("plan.add.trace"), get("plan.add.view")
+    loaded = state.load_bundled(trace)
+    round_ = min(int(get("plan.add.round") or 1), len(loaded.trace.rounds))
+    steps = steps_in(loaded.trace.rounds[round_ - 1])
+    step = next((s for s in steps if s >= int(get("plan.add.step") or 1)), steps[-1])
+    _edit(lambda plan: workshop_plan.inserted(plan, index, trace, view, round_, step))
+    st.session_state[SELECTED] = index
+
+
+def _retitle() -> None:
+    title = (st.session_state.get("plan.title") or "").strip()
+    if title:
+        _edit(lambda plan: Plan(title, plan.slides))
+
+
+def editor(plan: Plan) -> None:
+    """Reorder, remove and add slides, and rename the plan."""
+    st.text_input("Title", value=plan.title, key="plan.title", on_change=_retitle)
+    count = len(plan.slides)
+    if count:
+        st.session_state[SELECTED] = min(st.session_state.get(SELECTED, 0), count - 1)
+        pick, up, down, remove = st.columns([3, 1, 1, 1], vertical_alignment="bottom")
+        pick.selectbox("Slide", range(count), key=SELECTED,
+                       format_func=lambda n: f"{n + 1}. {plan.slides[n].id}")
+        up.button("Move up", key="plan.up", on_click=_move, args=(-1,), disabled=st.session_state[SELECTED] == 0,
+                  width="stretch")
+        down.button("Move down", key="plan.down", on_click=_move, args=(1,),
+                    disabled=st.session_state[SELECTED] == count - 1, width="stretch")
+        remove.button("Remove", key="plan.remove", on_click=_remove, width="stretch")
+    with st.form("plan.add"):
+        st.markdown("**Add a slide after the one chosen**")
+        trace, view, round_, step = st.columns([3, 2, 1, 1])
+        trace.selectbox("Trace", [t.name for t in state.bundled()], key="plan.add.trace")
+        view.selectbox("View", list(VIEWS), format_func=VIEWS.get, key="plan.add.view")
+        round_.number_input("Round", min_value=1, step=1, value=1, key="plan.add.round")
+        step.number_input("Step", min_value=1, max_value=5, step=1, value=1, key="plan.add.step",
+                          help="For a step slide: the nearest step the round has is taken.")
+        st.form_submit_button("Add the slide", key="plan.add.submit", on_click=_add)
+
+
+def sharing(plan: Plan) -> None:
+    """Save the plan as a file, copy it as a link, or present it now."""
+    if not plan.slides:
+        st.info("Add a slide to save, share or present the plan.")
+        return
+    st.download_button("Download the plan as a file", workshop_plan.dump_plan(plan).encode(), key="plan.download",
+                       file_name="workshop-plan.json", mime="application/json")
+    st.markdown("**The plan as a link**: add it to this app's address; it opens presenter mode on the first slide.")
+    bundled = next((name for name, path in workshop_plan.bundled_plans().items()
+                    if workshop_plan.read_plan(path.read_text(encoding="utf-8"), slides.trace_rounds()).plan == plan),
+                   None)
+    st.code(f"/?plan={bundled or workshop_plan.pack(plan)}", language=None, wrap_lines=True)
+    if st.button("Present this plan", key="plan.present", type="primary"):
+        slides.open_plan(ReadPlan(plan, ()), bundled)
+        st.session_state[state.PRESENTER] = True
+        st.switch_page(navigation.EXPLORER)

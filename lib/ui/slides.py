@@ -1,0 +1,213 @@
+"""A workshop plan presented: Previous and Next move through its slides, each a view of a bundled trace in a
+projector's type.
+
+lib/workshop_plan.py reads and writes plans; this draws them. A step slide is presenter mode's own step
+(lib/ui/presenter.py); the other views are the Tokens page's figures, both dialects, the sequence
+diagram, a pitfall of the gallery and the trace's closing figures, each drawn with the render helpers
+the rest of the app uses, in larger type. The plan lives in the session (`plan.plan`) and in the address
+(`?plan=` and `?slide=`, 1-based), so a link hands out the whole workshop at one slide.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lib import workshop_plan
+from lib.catalog import LoadedTrace
+from lib.dialects import ANTHROPIC, DIALECT_NAMES, OPENAI
+from lib.dialects.convert import convert
+from lib.dialects.field_table import NONE_HERE, field_mapping
+from lib.presenter import Position, settle
+from lib.sequence import sequence
+from lib.summary import snowball
+from lib.text import plural
+from lib.ui import accounting, cards, charts, findings, plain, predict, presenter, state
+from lib.workshop_plan import Plan, ReadPlan, Slide
+
+PLAN = "plan.plan"
+"""Session key: the plan being presented (a lib.workshop_plan.Plan)."""
+LINK = "plan.link"
+"""Session key: the plan as `?plan=` carries it: a bundled plan's name or the packed plan."""
+READ_LINK = "plan.read_link"
+"""Session key: the last `?plan=` read, so a link is read once, not on every rerun."""
+SLIDE = "plan.slide"
+"""Session key: the 0-based slide on screen."""
+PROBLEMS = "plan.problems"
+"""Session key: what was wrong with the plan last opened, each naming its line and field."""
+DIAGRAM_ROUNDS = 2
+"""Rounds one diagram slide draws, from the slide's round: in a projector's type, more would not fit one screen."""
+LEAD_KEY = "slide-lead"
+"""The container key of a slide's one sentence that matters (PRESENTER_CSS makes it the largest text after the
+heading)."""
+
+
+def trace_rounds() -> dict[str, int]:
+    """Every bundled trace's name and number of rounds: what a plan's slides are checked against."""
+    return {t.name: len(state.load_bundled(t.name).trace.rounds) for t in state.bundled()}
+
+
+def open_plan(read: ReadPlan, link: str | None = None, slide: int = 0) -> None:
+    """Make this plan the one presented, at `slide`, keeping what was wrong with it to say."""
+    st.session_state[PROBLEMS] = read.problems
+    if read.plan is None or not read.plan.slides:
+        return
+    st.session_state[PLAN] = read.plan
+    st.session_state[LINK] = link or workshop_plan.pack(read.plan)
+    st.session_state[SLIDE] = min(max(slide, 0), len(read.plan.slides) - 1)
+
+
+def close() -> None:
+    """Stop presenting the plan: the explorer is itself again."""
+    for key in (PLAN, LINK, SLIDE):
+        st.session_state.pop(key, None)
+    for name in ("plan", "slide"):
+        st.query_params.pop(name, None)
+
+
+def active() -> Plan | None:
+    """The plan to present: the one a `?plan=` link asks for (read once per link), or the one opened in the
+    session."""
+    link = st.query_params.get("plan")
+    if link and link != st.session_state.get(READ_LINK):
+        st.session_state[READ_LINK] = link
+        open_plan(workshop_plan.unpack(link, trace_rounds()), link, _query_slide() - 1)
+        if PLAN in st.session_state:
+            st.session_state[state.PRESENTER] = True  # a plan is for presenting
+        else:
+            problems()
+    return st.session_state.get(PLAN)
+
+
+def problems() -> None:
+    """What was wrong with the plan last opened, each line as text (a file's words are not ours)."""
+    found = st.session_state.get(PROBLEMS) or ()
+    if found:
+        st.warning(f"The plan has {plural(len(found), 'problem')}; the slides without one are kept:")
+        plain.text("\n".join(found))
+
+
+def _query_slide() -> int:
+    try:
+        return int(st.query_params.get("slide", 1))
+    except ValueError:
+        return 1
+
+
+def _move(delta: int) -> None:
+    st.session_state[SLIDE] += delta
+    st.session_state.pop(PROBLEMS, None)  # said on the slide the plan opened on; the room has seen them
+
+
+def show(plan: Plan, predicting: bool) -> None:
+    """The slide on screen, with Previous and Next through the plan."""
+    index = min(max(st.session_state.get(SLIDE, 0), 0), len(plan.slides) - 1)
+    st.session_state[SLIDE] = index
+    slide = plan.slides[index]
+    loaded = state.load_bundled(slide.trace)
+    where = f"slide {index + 1} of {len(plan.slides)}"
+    if slide.view == "step":
+        where += f" · round {slide.round} of {len(loaded.trace.rounds)}"
+    presenter.frame(loaded.trace.title, where)
+    problems()
+    presenter.buttons((_move, (-1,)) if index > 0 else None, (_move, (1,)) if index < len(plan.slides) - 1 else None)
+    with st.container(key=f"slide-{slide.view}"):
+        DRAW[slide.view](loaded, slide, predicting)
+    for name in ("trace", "round", "step"):
+        st.query_params.pop(name, None)
+    st.query_params["plan"] = st.session_state[LINK]
+    st.query_params["slide"] = str(index + 1)
+    st.session_state[READ_LINK] = st.session_state[LINK]
+
+
+def lead(sentence: str, ours: bool = True) -> None:
+    """The one sentence that matters on a slide, in the largest type after the heading. Our own words go as
+    markdown; a trace's words (`ours` False) as text."""
+    with st.container(key=LEAD_KEY):
+        if ours:
+            st.markdown(sentence)
+        else:
+            plain.text(sentence)
+
+
+def _step(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
+    hidden = presenter.hidden_rounds(loaded, predicting)
+    here = settle(loaded.trace, slide.round, slide.step, hidden)
+    presenter.progress(loaded, here, hidden(here.round))
+    presenter.step_slide(loaded, here, predicting)
+
+
+def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
+    rows = state.summaries(loaded)
+    ball = snowball(rows)
+    st.header(":material/calculate: Tokens and cost")
+    times = f", {ball.billed_input / ball.single_call_input:.1f} times" if ball.single_call_input else ""
+    lead(f"Every call resends everything: {plural(ball.rounds, 'call')} billed {ball.billed_input:,} input tokens"
+         f"{times} one call with the final context.")
+    accounting.snowball_metrics(ball)
+    st.plotly_chart(charts.for_projector(charts.input_breakdown(rows), height=360), key="slide.tokens",
+                    config={"displayModeBar": False})
+
+
+def _dialects(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
+    trace = loaded.trace
+    round_ = trace.rounds[min(slide.round, len(trace.rounds)) - 1]
+    revealed = not predicting or predict.revealed(loaded, round_.index)
+    response = round_.response if revealed else None  # before a prediction the response must not leak
+    both = {d: convert(round_.request, response, trace.dialect, d) for d in (OPENAI, ANTHROPIC)}
+    st.header(f":material/translate: Round {round_.index} in both dialects")
+    lead("The same round in two dialects: the model reads the same conversation; only the packaging differs.")
+    rows = [r for r in field_mapping(both[OPENAI], both[ANTHROPIC])
+            if (r.openai_here, r.anthropic_here) != (NONE_HERE, NONE_HERE)]
+    head = st.columns([1, 2, 2])
+    for column, words in zip(head, ("", DIALECT_NAMES[OPENAI], DIALECT_NAMES[ANTHROPIC])):
+        column.markdown(f"**{words}**" if words else "")
+    for row in rows:
+        what, openai, anthropic = st.columns([1, 2, 2])
+        what.markdown(f"**{row.what}**")
+        plain.text(row.openai_here, openai)
+        plain.text(row.anthropic_here, anthropic)
+
+
+def _diagram(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
+    trace = loaded.trace
+    st.header(":material/swap_horiz: The round trip as a picture")
+    lead("The model never talks to a tool: the program sits between them and runs every call.")
+    first = min(max(slide.round, 1), max(len(trace.rounds) - DIAGRAM_ROUNDS + 1, 1))
+    figure = charts.sequence_diagram(sequence(trace, DIAGRAM_ROUNDS, first), len(trace.rounds))
+    st.plotly_chart(charts.for_projector(figure, height=560), key="slide.diagram", config={"displayModeBar": False})
+
+
+def _gallery(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
+    st.header(":material/warning: From the pitfall gallery")
+    paragraphs = findings.paragraphs(loaded)
+    fix = next((p for p in paragraphs if p.lower().startswith("the fix")), None)
+    if fix:
+        lead(fix, ours=False)
+    for paragraph in paragraphs:
+        if paragraph != fix:
+            plain.text(paragraph)
+    for finding in [f for f in findings.findings(loaded) if f.round == slide.round][:2]:
+        cards.finding_badge(finding)
+
+
+def _closing(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
+    rows = state.summaries(loaded)
+    ball = snowball(rows)
+    calls = sum(r.tool_calls for r in rows)
+    found = findings.findings(loaded)
+    st.header(":material/flag: What it took")
+    lead(f"One question, {plural(ball.rounds, 'model call')} and {plural(calls, 'tool call')}: the tool list "
+         f"and the whole conversation were sent again every time.")
+    accounting.snowball_metrics(ball)
+    columns = st.columns(4)
+    columns[0].metric("Model calls", f"{ball.rounds:,}")
+    columns[1].metric("Tool calls", f"{calls:,}")
+    columns[2].metric("Findings of the checks", f"{len(found):,}")
+    if predicting:
+        earned, possible = predict.earned(loaded)
+        columns[3].metric("Your score on this trace", f"{earned} / {possible}")
+
+
+DRAW = {"step": _step, "tokens": _tokens, "dialects": _dialects, "diagram": _diagram, "gallery": _gallery,
+         "closing": _closing}
+"""How each view of lib.workshop_plan.VIEWS is drawn."""

@@ -1,0 +1,141 @@
+"""The bundled workshop plan on a projector: 1600x1000, every slide walked with Next as a teacher would, each
+fitting one screen in type a room can read, measured with the browser's computed styles."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from lib.workshop_plan import bundled_plans, read_plan
+from tests.browser.conftest import screenshot
+from tests.browser.test_browser import _idle
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the conftest's fixture says why and fails under CI; collection must not stop first
+    if os.environ.get("CI"):
+        raise
+    pytest.skip("Browser tests skipped: playwright is not installed.", allow_module_level=True)
+
+PROJECTOR = {"width": 1600, "height": 1000}
+BODY_PX = 24
+"""Paragraphs and plain text in presenter mode."""
+README_SLIDE = "hengxin-r2s1"
+"""The slide the README shows: round 2's request, where the resending is first seen."""
+LABEL_PX = 18
+"""Anything else that is text: badges, widget and metric labels, code, chart labels."""
+
+MEASURE = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const small = [], thin = [];
+  let bottom = 0, lead = 0, largest = 0, largestText = '';
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, text = node.textContent.trim();
+    const element = node.parentElement;
+    if (!text || !element || element.closest('[data-testid="stIconMaterial"], [role="img"], style, script')) continue;
+    const box = element.getBoundingClientRect(), look = getComputedStyle(element);
+    if (!box.width || !box.height || look.visibility === 'hidden' || element.closest('[aria-hidden="true"]')) continue;
+    if (element.closest('details:not([open]) > :not(summary)')) continue;
+    bottom = Math.max(bottom, box.bottom + main.scrollTop);
+    const size = parseFloat(look.fontSize);
+    if (size < %(label)d) small.push(`${size}px: ${text.slice(0, 50)}`);
+    const paragraph = element.closest('[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li, [data-testid="stText"]');
+    if (paragraph && !paragraph.closest('[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], button')
+        && parseFloat(getComputedStyle(paragraph).fontSize) < %(body)d) thin.push(`${getComputedStyle(paragraph).fontSize}: ${text.slice(0, 50)}`);
+    if (element.closest('[class*="st-key-slide-lead"]')) lead = Math.max(lead, size);
+    else if (!element.closest('h1, h2, h3')) {
+      if (size > largest) { largest = size; largestText = text.slice(0, 50); }
+    }
+  }
+  return {small, thin, bottom, height: window.innerHeight, lead, largest, largestText};
+}""" % {"label": LABEL_PX, "body": BODY_PX}
+"""Every visible piece of text in the main area: the ones under the sizes, how far down the lowest reaches,
+the lead sentence's size and the largest other text's (headings aside)."""
+
+
+def _plan():
+    from lib import catalog
+    from tests.conftest import load_bundled
+
+    traces = {t.name: len(load_bundled(t.name).trace.rounds) for t in catalog.bundled_traces()}
+    return read_plan(bundled_plans()["hengxin-workshop"].read_text(encoding="utf-8"), traces).plan
+
+
+@pytest.fixture(scope="module")
+def walked(browser, app_url):
+    """The bundled plan walked once with Next at 1600x1000: each slide's measures by slide id."""
+    from tests.browser.conftest import Watch, guard
+
+    watch = Watch()
+    context = browser.new_context(viewport=PROJECTOR, base_url=app_url)
+    context.set_default_timeout(60_000)
+    guard(context, watch)
+    page = context.new_page()
+    plan = _plan()
+    page.goto("/?plan=hengxin-workshop")
+    # The stylesheet arrives with the page's first run; measured before it applies, everything is 16 px.
+    expect(page.locator('header[data-testid="stHeader"]')).to_be_hidden(timeout=30_000)
+    found = {}
+    for number, slide in enumerate(plan.slides, start=1):
+        if number > 1:
+            page.get_by_role("button", name="Next ▶", exact=True).click()
+        expect(page.get_by_text(f"slide {number} of {len(plan.slides)}", exact=False)).to_be_visible()
+        _idle(page)
+        if slide.view in ("tokens", "diagram"):
+            page.locator(".js-plotly-plot").first.wait_for()
+            page.wait_for_timeout(500)
+        page.mouse.move(0, 0)
+        found[slide] = page.evaluate(MEASURE)
+        screenshot(page, f"workshop-{number:02d}-{slide.id}")
+        if slide.id == README_SLIDE:
+            screenshot(page, "workshop", readme=True)
+    context.close()
+    assert watch.remote == [], f"requests left for other hosts: {watch.remote}"
+    return found
+
+
+def _overflowing(found) -> dict[str, str]:
+    return {s.id: f"{v['bottom']:.0f} > {v['height']}" for s, v in found.items() if v["bottom"] > v["height"]}
+
+
+def _sizes(found) -> tuple[dict, dict]:
+    small = {s.id: v["small"] for s, v in found.items() if v["small"]}
+    return small, {s.id: v["thin"] for s, v in found.items() if v["thin"]}
+
+
+def test_every_slide_of_the_workshop_is_in_type_a_room_can_read(walked):
+    small, thin = _sizes(walked)
+    assert small == {}, f"text under {LABEL_PX} px: {small}"
+    assert thin == {}, f"paragraphs under {BODY_PX} px: {thin}"
+
+
+def test_tokens_dialects_diagram_gallery_and_closing_slides_fit_one_screen_their_lead_the_largest_text(walked):
+    views = {s: v for s, v in walked.items() if s.view != "step"}
+    assert {s.view for s in views} == {"tokens", "dialects", "diagram", "gallery", "closing"}
+    assert _overflowing(views) == {}
+    leads = {s.id: (v["lead"], v["largest"], v["largestText"]) for s, v in views.items()}
+    assert {k: v for k, v in leads.items() if not v[0] or v[0] <= v[1]} == {}, "a lead sentence is not the largest text"
+
+
+@pytest.mark.xfail(strict=True, reason="The step slides' bodies (the tool list first, the appended messages collapsed) "
+                                       "are the lesson half of issue 17; remove this mark when they fit.")
+def test_every_step_slide_fits_one_screen(walked):
+    assert _overflowing({s: v for s, v in walked.items() if s.view == "step"}) == {}
+
+
+def test_the_printed_handout_shows_every_tool_definition_and_its_schema(browser, hengxin):
+    from lib.export_html import handout_html
+
+    page = browser.new_page(viewport=PROJECTOR)
+    page.route("**/*", lambda found: found.abort())  # the handout loads nothing; nothing may leave
+    page.set_content(handout_html(hengxin))
+    page.emulate_media(media="print")
+    first_page = page.locator("section.page").first
+    for tool in hengxin.rounds[0].request.tools:
+        expect(first_page.get_by_text(tool.description.split("\n")[0][:60], exact=False).first).to_be_visible()
+        for name in tool.parameters["properties"]:
+            expect(first_page.locator("pre", has_text=f'"{name}"').first).to_be_visible()
+    assert len(page.pdf(format="A4")) > 1_000  # and it prints
+    page.close()

@@ -1,0 +1,224 @@
+"""A workshop plan through the real app (AppTest): a link opens it in presenter mode, Next walks its slides,
+each view shows what it is for, and the Workshop plan page builds, saves and shares one."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lib import catalog
+from lib.workshop_plan import bundled_plans, pack, read_plan, unpack
+from tests.conftest import ROOT, load_bundled
+from tests.screen import screen
+
+
+def _query(at, name):
+    value = at.query_params.get(name)
+    return value[0] if isinstance(value, list) else value
+
+
+def _headers(at) -> list[str]:
+    return [h.value for h in at.header if h.value != "Roundtrip"]
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _lead(at) -> str:
+    """The slide's one sentence that matters."""
+    found = [node for node in _walk(at.main) if getattr(node, "key", None) == "slide-lead"]
+    assert len(found) == 1
+    return "\n".join(n.value for n in _walk(found[0]) if getattr(n, "type", None) in ("markdown", "text"))
+
+
+def _walk(node):
+    yield node
+    for key in sorted(getattr(node, "children", {})):
+        yield from _walk(node.children[key])
+
+
+@pytest.fixture(scope="module")
+def traces() -> dict[str, int]:
+    return {t.name: len(load_bundled(t.name).trace.rounds) for t in catalog.bundled_traces()}
+
+
+@pytest.fixture(scope="module")
+def workshop(traces):
+    return unpack("hengxin-workshop", traces).plan
+
+
+HEADERS = {"tokens": ":material/calculate: Tokens and cost",
+           "diagram": ":material/swap_horiz: The round trip as a picture",
+           "gallery": ":material/warning: From the pitfall gallery", "closing": ":material/flag: What it took"}
+
+
+def test_the_bundled_plan_is_walked_slide_by_slide_with_next(app, workshop):
+    app.query_params["plan"] = "hengxin-workshop"
+    at = app.run()
+    assert not at.exception
+    assert at.toggle(key="explorer.presenter").value  # a plan's link is for presenting
+    seen = []
+    for number, slide in enumerate(workshop.slides, start=1):
+        assert (_query(at, "plan"), _query(at, "slide")) == ("hengxin-workshop", str(number))
+        assert f"slide {number} of {len(workshop.slides)}" in screen(at)
+        assert _query(at, "trace") is None and _query(at, "step") is None  # the slide is the position
+        seen.append(_headers(at)[0])
+        if slide.view in HEADERS:
+            assert _headers(at) == [HEADERS[slide.view]]
+        if number < len(workshop.slides):
+            at.button(key="presenter.next").click().run()
+            assert not at.exception
+    assert at.button(key="presenter.next").disabled
+    steps = [h for h, s in zip(seen, workshop.slides) if s.view == "step"]
+    assert steps[:5] == ["① Request sent", "② Call intent", "③ Program executes", "④ Result appended",
+                         "① Request sent"]
+    assert steps[-1] == "⑤ Model answers"
+    dialects = [s.id for s in workshop.slides].index("hengxin-dialects-r2")
+    assert seen[dialects] == ":material/translate: Round 2 in both dialects"
+    at.button(key="presenter.previous").click().run()
+    assert _query(at, "slide") == str(len(workshop.slides) - 1)
+
+
+def _slide(app, slide_id: str, workshop, mode: str = "present"):
+    number = [s.id for s in workshop.slides].index(slide_id) + 1
+    app.query_params.update({"plan": "hengxin-workshop", "slide": str(number), "mode": mode})
+    at = app.run()
+    assert not at.exception
+    return at
+
+
+def test_the_tokens_and_closing_slides_show_the_tokens_pages_own_figures(app, workshop):
+    app.query_params["trace"] = "hengxin-expense"
+    app.run()
+    figures = _metrics(app.switch_page("pages/tokens.py").run())
+    for slide_id in ("hengxin-tokens", "hengxin-closing"):
+        shown = _metrics(_slide(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60), slide_id, workshop))
+        for label in ("Input billed over all calls", "One call with the final context", "Tool list, every round"):
+            assert shown[label] == figures[label], (slide_id, label)
+    tokens = _slide(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60), "hengxin-tokens", workshop)
+    assert "4 calls billed 5,580 input tokens, 3.7 times one call with the final context" in _lead(tokens)
+    assert figures["Input billed over all calls"] == "5,580"
+    closing = _metrics(_slide(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60), "hengxin-closing", workshop))
+    assert (closing["Model calls"], closing["Tool calls"], closing["Findings of the checks"]) == ("4", "4", "1")
+    assert "Your score on this trace" not in closing
+
+
+def test_the_closing_slide_in_predict_mode_shows_the_learners_score(app, workshop):
+    at = _slide(app, "hengxin-r1s2", workshop, "present,predict")
+    assert _headers(at) == [":material/help: What will the model do?"]
+    at.radio(key="predict.1.action").set_value("call")
+    at.selectbox(key="predict.1.tool").set_value("queryExpense")
+    at.button(key="predict.reveal").click().run()
+    assert _headers(at) == ["② Call intent"] and "Your prediction: 2 of 5 points" in screen(at)
+    while not at.button(key="presenter.next").disabled:
+        at.button(key="presenter.next").click().run()
+        assert not at.exception
+    assert _headers(at) == [HEADERS["closing"]]
+    assert _metrics(at)["Your score on this trace"] == "2 / 5"
+
+
+def test_the_gallery_slide_leads_with_the_fix_and_shows_the_finding(app, workshop):
+    at = _slide(app, "gallery-empty-result-invented-answer", workshop)
+    assert _lead(at).startswith("The fix: never send back a bare empty value.")
+    shown = screen(at)
+    assert "What happened: the order was in a newer warehouse system" in shown
+    assert "empty-tool-result" in shown
+
+
+def test_the_dialects_slide_shows_this_rounds_own_fields_in_both(app, workshop):
+    at = _slide(app, "hengxin-dialects-r2", workshop)
+    shown = screen(at)
+    assert "finish_reason = tool_calls" in shown and "stop_reason = tool_use" in shown
+    assert "messages[3].tool_call_id = call_q1" in shown and "messages[2].content[0].tool_use_id = call_q1" in shown
+    assert not at.json and not at.dataframe  # big type: no raw bodies, no grid
+
+
+def test_the_diagram_slide_draws_two_rounds_in_a_projectors_type(app, workshop):
+    at = _slide(app, "hengxin-diagram-r3", workshop)
+    chart = json.loads(at.get("plotly_chart")[0].proto.spec)
+    texts = [a.get("text", "") for a in chart["layout"]["annotations"]]
+    assert [t for t in texts if t.startswith("<b>Round")] == ["<b>Round 3</b>", "<b>Round 4</b>"]
+    assert min(a["font"]["size"] for a in chart["layout"]["annotations"] if "font" in a and "size" in a["font"]) >= 18
+
+
+def test_a_packed_link_opens_the_same_plan(app, workshop, traces):
+    link = pack(workshop)
+    app.query_params.update({"plan": link, "slide": "15"})
+    at = app.run()
+    assert not at.exception
+    assert _headers(at) == [HEADERS["tokens"]] and _query(at, "plan") == link
+
+
+def test_a_link_to_no_plan_says_so_and_shows_the_explorer(app):
+    app.query_params["plan"] = "hengxin-workshp"
+    at = app.run()
+    assert not at.exception
+    assert any("The plan has 1 problem" in w.value for w in at.warning)
+    assert "The link names no bundled plan (there are: hengxin-workshop)." in [t.value for t in at.text]
+    assert any(s.value.startswith("Round 1:") for s in at.subheader)
+
+
+def test_leaving_presenter_mode_leaves_the_plan(app):
+    app.query_params.update({"plan": "hengxin-workshop", "slide": "3"})
+    at = app.run()
+    at.toggle(key="explorer.presenter").set_value(False).run()
+    assert not at.exception
+    assert _query(at, "plan") is None and _query(at, "slide") is None
+    assert any(s.value.startswith("Round") for s in at.subheader)
+
+
+def _plan_page(app):
+    app.run()
+    at = app.switch_page("pages/plan.py").run()
+    assert not at.exception
+    return at
+
+
+def _slide_ids(at) -> list[str]:
+    return list(next(d.value for d in at.dataframe if "view" in d.value.columns)["id"])
+
+
+def test_the_plan_page_reorders_removes_and_adds_slides_and_shares_the_result(app, workshop, traces):
+    at = _plan_page(app)
+    assert _slide_ids(at) == [s.id for s in workshop.slides]
+    assert "/?plan=hengxin-workshop" in [c.value for c in at.code]
+    at.button(key="plan.down").click().run()
+    assert _slide_ids(at)[:2] == ["hengxin-r1s2", "hengxin-r1s1"]
+    at.button(key="plan.remove").click().run()
+    assert _slide_ids(at)[:2] == ["hengxin-r1s2", "hengxin-r1s3"]
+    at.selectbox(key="plan.add.trace").set_value("order-status-anthropic")
+    at.selectbox(key="plan.add.view").set_value("closing")
+    at.button(key="plan.add.submit").click().run()
+    ids = _slide_ids(at)
+    assert ids[2] == "order-status-anthropic-closing" and len(ids) == len(workshop.slides)
+    link = next(c.value for c in at.code if c.value.startswith("/?plan="))
+    shared = unpack(link.removeprefix("/?plan="), traces).plan
+    assert [s.id for s in shared.slides] == ids
+    saved = at.get("download_button")[0]
+    assert saved.proto.label == "Download the plan as a file"
+
+
+def test_the_plan_page_opens_a_broken_file_naming_each_bad_line_and_keeps_its_good_slides(app):
+    at = _plan_page(app)
+    text = bundled_plans()["hengxin-workshop"].read_text(encoding="utf-8").replace(
+        '"view": "tokens"', '"view": "token"').replace('"title": "Hengxin', '"title": "Broken Hengxin')
+    at.file_uploader(key="plan.upload").upload("workshop-plan.json", text.encode()).run()
+    assert not at.exception
+    assert any("The plan has 1 problem" in w.value for w in at.warning)
+    problems = "\n".join(t.value for t in at.text)
+    assert 'line 17, slide 15: field "view": "token" is not a view (one of: step, tokens,' in problems
+    ids = _slide_ids(at)
+    assert "hengxin-tokens" not in ids and len(ids) == 24 and ids[0] == "hengxin-r1s1"
+    assert at.text_input(key="plan.title").value.startswith("Broken Hengxin")
+
+
+def test_present_this_plan_opens_presenter_mode_on_its_first_slide(app):
+    at = _plan_page(app)
+    at.button(key="plan.down").click().run()
+    at.button(key="plan.present").click().run()
+    assert not at.exception
+    assert _headers(at) == ["② Call intent"] and "slide 1 of 25" in screen(at)
+    assert _query(at, "plan").startswith("p1.")  # no longer the bundled plan: it travels packed

@@ -1,0 +1,143 @@
+"""The workshop plan: its file, its link, and what a broken one says."""
+
+from __future__ import annotations
+
+import pytest
+
+from lib import catalog
+from lib.presenter import steps_in
+from lib.workshop_plan import (LINK_PREFIX, Plan, Slide, bundled_plans, dump_plan, inserted, moved, pack, read_plan,
+                               removed, slide_id, unpack)
+from tests.conftest import load_bundled
+
+
+@pytest.fixture(scope="module")
+def traces() -> dict[str, int]:
+    return {t.name: len(load_bundled(t.name).trace.rounds) for t in catalog.bundled_traces()}
+
+
+@pytest.fixture(scope="module")
+def workshop(traces) -> Plan:
+    read = unpack("hengxin-workshop", traces)
+    assert read.problems == ()
+    return read.plan
+
+
+def test_the_bundled_workshop_walks_every_step_of_hengxin_then_the_figures_the_gallery_and_the_close(workshop):
+    hengxin = load_bundled("hengxin-expense").trace
+    every_step = [(r.index, s) for r in hengxin.rounds for s in steps_in(r)]
+    steps = [(s.round, s.step) for s in workshop.slides if s.view == "step"]
+    assert steps == every_step
+    views = [s.view for s in workshop.slides if s.view != "step"]
+    assert views == ["tokens", "diagram", "diagram", "dialects"] + ["gallery"] * 6 + ["closing"]
+    gallery = {s.trace for s in workshop.slides if s.view == "gallery"}
+    assert gallery == {t.name for t in catalog.bundled_traces() if t.name.startswith("pitfalls/")}
+    assert "45 minutes" in workshop.title
+    assert len({s.id for s in workshop.slides}) == len(workshop.slides)
+    assert workshop.slides[0].id == "hengxin-r1s1" and workshop.slides[-1].id == "hengxin-closing"
+
+
+def test_a_plan_written_and_read_again_is_the_same_plan(workshop, traces):
+    assert read_plan(dump_plan(workshop), traces).plan == workshop
+    assert unpack(pack(workshop), traces).plan == workshop
+
+
+def test_a_packed_plan_is_short_enough_for_a_link(workshop):
+    link = pack(workshop)
+    assert link.startswith(LINK_PREFIX) and len(link) < 1_000
+    assert all(c.isalnum() or c in "-_." for c in link)  # nothing a URL must escape
+
+
+def test_a_slide_without_an_id_gets_the_same_id_every_time(traces):
+    text = '{"kind": "roundtrip-plan", "version": 1, "title": "T", "slides": [\n' \
+           '{"trace": "hengxin-expense", "view": "step", "round": 3, "step": 4},\n' \
+           '{"trace": "pitfalls/narration-without-call", "view": "gallery"}]}'
+    ids = [s.id for s in read_plan(text, traces).plan.slides]
+    assert ids == ["hengxin-expense-step-r3s4", "narration-without-call-gallery"]
+    assert slide_id("hengxin-expense", "dialects", 2, 1) == "hengxin-expense-dialects-r2"
+
+
+BROKEN = """{"kind": "roundtrip-plan", "version": 1, "title": "Broken on purpose",
+  "slides": [
+    {"id": "a", "trace": "hengxin-expense", "view": "step", "round": 1, "step": 2},
+    {"id": "b", "trace": "hengxin-expens", "view": "step", "round": 1, "step": 1},
+    {"id": "c", "trace": "hengxin-expense", "view": "slideshow"},
+    {"id": "d", "trace": "hengxin-expense", "view": "step", "round": 9},
+    {"id": "a", "trace": "hengxin-expense", "view": "tokens"},
+    {"id": "e", "trace": "hengxin-expense", "view": "closing", "step": "2"},
+    "a slide",
+    {"id": "f", "trace": "hengxin-expense", "view": "diagram"}
+  ]
+}
+"""
+
+
+def test_a_broken_plan_names_each_bad_line_and_field_and_keeps_the_good_slides(traces):
+    read = read_plan(BROKEN, traces)
+    assert [s.id for s in read.plan.slides] == ["a", "f"]
+    problems = "\n".join(read.problems)
+    assert 'line 4, slide 2: field "trace": "hengxin-expens" is not a bundled trace' in problems
+    assert 'line 5, slide 3: field "view": "slideshow" is not a view (one of: step, tokens,' in problems
+    assert 'line 6, slide 4: field "round": 9 is not a whole number from 1 to 4.' in problems
+    assert 'line 7, slide 5: field "id": a is the id of an earlier slide' in problems
+    assert 'line 8, slide 6: field "step": "2" is not a whole number from 1 to 5.' in problems
+    assert "slide 7: a slide is a JSON object" in problems
+    assert len(read.problems) == 6
+
+
+@pytest.mark.parametrize("text, says", [
+    ('{"kind": "roundtrip-plan",\n "slides": [}', "line 2, column 13: not valid JSON"),
+    ('{"kind": "trace", "version": 1}', 'not a workshop plan: a plan is a JSON object with "kind": "roundtrip-plan"'),
+    ('[1, 2]', "not a workshop plan"),
+])
+def test_a_file_that_is_no_plan_says_what_it_is_instead(traces, text, says):
+    read = read_plan(text, traces)
+    assert read.plan is None and says in read.problems[0]
+
+
+def test_a_plan_without_title_or_slides_says_which_field(traces):
+    read = read_plan('{"kind": "roundtrip-plan",\n"title": "",\n"slides": {}}', traces)
+    assert read.problems == ('line 2: field "title": a plan needs a title (text).',
+                             'line 3: field "slides": a list of slides is needed.')
+
+
+@pytest.mark.parametrize("link, says", [
+    ("hengxin-workshp", "The link names no bundled plan (there are: hengxin-workshop)."),
+    (LINK_PREFIX + "eJzLSM3JyQcABiwCFQ"[:-3], "The link's plan is damaged"),
+    (LINK_PREFIX + "!!!!", "The link's plan is damaged"),
+    (LINK_PREFIX + "A" * 9_000, "longer than 8,000 characters"),
+])
+def test_a_bad_link_says_what_is_wrong_with_it(traces, link, says):
+    read = unpack(link, traces)
+    assert read.plan is None and says in read.problems[0]
+
+
+def test_a_link_that_would_unpack_to_a_huge_file_is_refused_not_inflated(traces):
+    import base64
+    import zlib
+    bomb = base64.urlsafe_b64encode(zlib.compress(b" " * 5_000_000, 9)).decode().rstrip("=")
+    assert len(bomb) < 8_000
+    read = unpack(LINK_PREFIX + bomb, traces)
+    assert read.plan is None and "unpacks to more than 200,000 bytes" in read.problems[0]
+
+
+def test_every_bundled_plan_reads_without_a_problem(traces):
+    assert bundled_plans()
+    for name in bundled_plans():
+        assert unpack(name, traces).problems == (), name
+
+
+def test_a_slide_is_a_plain_value():
+    assert Slide("x", "hengxin-expense", "tokens") == Slide("x", "hengxin-expense", "tokens", 1, 1)
+
+
+def test_a_plan_is_reordered_trimmed_and_extended_with_ids_kept_unique(workshop):
+    first, second = workshop.slides[:2]
+    swapped = moved(workshop, 0, 1)
+    assert swapped.slides[:2] == (second, first) and len(swapped.slides) == len(workshop.slides)
+    assert moved(workshop, 0, -1) == workshop  # the first slide stays first
+    assert removed(workshop, 0).slides[0] == second
+    once = inserted(workshop, 1, "pitfalls/narration-without-call", "gallery")
+    twice = inserted(once, 2, "pitfalls/narration-without-call", "gallery")
+    assert [s.id for s in twice.slides[1:3]] == ["narration-without-call-gallery", "narration-without-call-gallery-2"]
+    assert twice.slides[0] == first and twice.slides[3] == second
