@@ -271,19 +271,18 @@ def _bulk(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
 
 
 def _existing(conn: Connection, ids: set[str]) -> dict[str, int]:
-    found: dict[str, int] = {}
-    listed = sorted(ids)
-    for start in range(0, len(listed), CHUNK):
-        query = sa.select(traces.c.id, traces.c.number).where(traces.c.id.in_(listed[start:start + CHUNK]))
-        found.update(conn.execute(query).all())
-    return found
+    return _numbers(conn, traces.c.id, traces.c.number, sorted(ids))
 
 
 def _content_numbers(conn: Connection, digests: list[str]) -> dict[str, int]:
+    return _numbers(conn, content.c.digest, content.c.number, digests)
+
+
+def _numbers(conn: Connection, key: sa.Column, number: sa.Column, keys: list[str]) -> dict[str, int]:
+    """Row numbers by key for the keys stored, looked up a chunk at a time."""
     found: dict[str, int] = {}
-    for start in range(0, len(digests), CHUNK):
-        query = sa.select(content.c.digest, content.c.number).where(content.c.digest.in_(digests[start:start + CHUNK]))
-        found.update(conn.execute(query).all())
+    for start in range(0, len(keys), CHUNK):
+        found.update(conn.execute(sa.select(key, number).where(key.in_(keys[start:start + CHUNK]))).all())
     return found
 
 

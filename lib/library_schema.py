@@ -90,8 +90,10 @@ content = sa.Table(
 )
 trace_content = sa.Table(
     "library_trace_content", LIBRARY,
-    sa.Column("trace", _NUMBER, sa.ForeignKey("library_traces.number", ondelete="CASCADE"), primary_key=True),
-    sa.Column("content", _NUMBER, sa.ForeignKey("library_content.number"), primary_key=True, index=True),
+    # Content first: the text search goes from matching content to its traces on the key alone.
+    sa.Column("content", _NUMBER, sa.ForeignKey("library_content.number"), primary_key=True),
+    sa.Column("trace", _NUMBER, sa.ForeignKey("library_traces.number", ondelete="CASCADE"), primary_key=True,
+              index=True),
 )
 rounds = sa.Table(
     "library_rounds", LIBRARY,

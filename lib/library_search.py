@@ -142,7 +142,7 @@ def search(store: Store, query: LibraryQuery) -> LibraryPage:
     with store.transaction(write=False) as conn:
         conditions = _conditions(conn, query)
         # The count rides along with the page: a costly filter (a common word) is worked out once, not twice.
-        found = conn.execute(sa.select(traces, sa.func.count().over().label("matched")).where(*conditions)
+        found = conn.execute(sa.select(*_LISTED, sa.func.count().over().label("matched")).where(*conditions)
                              .order_by(*order).offset(query.offset).limit(query.limit)).all()
         total = found[0].matched if found else \
             conn.execute(sa.select(sa.func.count()).select_from(traces).where(*conditions)).scalar() or 0
@@ -151,6 +151,11 @@ def search(store: Store, query: LibraryQuery) -> LibraryPage:
                             findings=r.findings, finding_codes=codes.get(r.number, ()), source=r.source,
                             saved=r.saved, author=r.author) for r in found)
     return LibraryPage(rows, total, query.offset, query.limit)
+
+
+_LISTED = [traces.c[name] for name in ("number", "id", "title", "model", "rounds", "tokens", "cost", "findings",
+                                        "source", "saved", "author")]
+"""The columns a row shows: the header and annotation lines stay out of the sort."""
 
 
 def score_averages(store: Store, query: LibraryQuery) -> tuple[RubricAverage, ...]:

@@ -3,6 +3,8 @@ real PostgreSQL server. Searching is in tests/test_library_search.py."""
 
 from __future__ import annotations
 
+import json
+
 import sqlalchemy as sa
 
 from lib import catalog, library
@@ -142,3 +144,17 @@ def test_a_kept_trace_opens_as_the_explorer_takes_a_loaded_trace(store):
     assert (opened.name, opened.digest, opened.problems) == (trace.title, f"library:{trace_id}", ())
     assert opened.trace.rounds == trace.rounds
     assert library.open_kept(store, "f" * 64) is None
+
+
+def test_a_message_holding_a_nul_character_is_kept_and_loads_back(store):
+    lines = list(synthetic_lines(2))
+    first = json.loads(lines[1])
+    first["request"]["messages"][1]["content"] = "order \u0000 nul marker"
+    lines[1] = json.dumps(first)
+    trace = read_trace(lines)[0]
+    trace_id = library.save(store, trace, source="upload", title="a title with \u0000 inside")
+    back = library.load(store, trace_id)
+    assert back.rounds == trace.rounds
+    assert back.rounds[0].request.messages[1].raw["content"] == "order \u0000 nul marker"
+    assert library.search(store, library.LibraryQuery(text="records")).total == 1  # the rest is searched as ever
+    assert library.delete(store, trace_id)
