@@ -22,7 +22,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from lib.annotations import AUTHOR_LIMIT, now
-from lib.catalog import LoadedTrace
+from lib.catalog import LoadedTrace, from_library
 from lib.checks import run_checks
 from lib.encodings import encoding_name_for_model
 from lib.fingerprint import fingerprint
@@ -345,7 +345,7 @@ def open_kept(store: Store, trace_id: str) -> LoadedTrace | None:
     """A kept trace as the explorer and compare take one (the problems its file had were left behind at
     upload); None when no trace has this id. Its cache key is its id: a kept trace never changes."""
     trace = load(store, trace_id)
-    return None if trace is None else LoadedTrace(name=trace.title, digest=f"library:{trace_id}", trace=trace, problems=())
+    return None if trace is None else from_library(trace, trace_id)
 
 
 def _referenced(refs: dict) -> Iterator[int]:
