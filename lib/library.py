@@ -342,8 +342,7 @@ def load(store: Store, trace_id: str) -> Trace | None:
 
 
 def open_kept(store: Store, trace_id: str) -> LoadedTrace | None:
-    """A kept trace as the explorer and compare take one (the problems its file had were left behind at
-    upload); None when no trace has this id. Its cache key is its id: a kept trace never changes."""
+    """A kept trace as the explorer and compare take one; None when no trace has this id."""
     trace = load(store, trace_id)
     return None if trace is None else from_library(trace, trace_id)
 
