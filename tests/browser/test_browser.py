@@ -77,7 +77,8 @@ def test_the_token_breakdown_page_draws_its_charts(page):
     heading = page.get_by_role("heading", name="Where each round's input goes")
     expect(heading).to_be_visible()
     _idle(page)
-    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    # plotly's bundle loads with the first chart a fresh server draws: seconds on a busy machine.
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)
     expect(page.get_by_text("Input billed over all calls")).to_be_visible()
     _to_top(heading)
     page.wait_for_timeout(500)
