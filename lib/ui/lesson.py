@@ -17,29 +17,41 @@ from lib.growth import MessageEntry
 from lib.lessons import Lesson, lessons_at
 from lib.presenter import Position, Reveal, reveal
 from lib.round_view import RoundView
-from lib.slide_words import KNOWS, asks, content_is_null, snowball, stop_switch, tools_line
+from lib.slide_words import KNOWS, content_is_null, snowball, step_lead, stop_switch, tools_line
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.text import plural, shorten, summarize_message
 from lib.ui import cards, plain, rounds, state
 
 LESSON_CSS = """<style>
 /* The lesson layer at projector size: 24 px and up for what is read, 18 px and up for labels. Fixed rules of our own: no trace text. */
-[class*="st-key-lesson-title"] [data-testid="stText"] { font-size: 2rem !important; font-weight: 700; line-height: 1.3; white-space: pre-wrap; font-family: inherit; }
-[class*="st-key-lesson-text"] [data-testid="stText"] { font-size: 1.5rem !important; line-height: 1.45; white-space: pre-wrap; font-family: inherit; }
-[class*="st-key-knows"] [data-testid="stMarkdownContainer"] p,
-[class*="st-key-asks"] [data-testid="stMarkdownContainer"] p { font-size: 2rem !important; font-weight: 700; }
+[class*="st-key-lesson-title"] [data-testid="stText"] { font-size: 1.9rem !important; font-weight: 700; line-height: 1.3; white-space: pre-wrap; font-family: inherit; }
+[class*="st-key-lesson-text"] [data-testid="stText"] { font-size: 1.5rem !important; line-height: 1.3; white-space: pre-wrap; font-family: inherit; }
+[class*="st-key-asks"] [data-testid="stMarkdownContainer"] p { font-size: 1.75rem !important; font-weight: 700; line-height: 1.3; }
 [class*="st-key-snowball"] [data-testid="stMarkdownContainer"] p { font-size: 1.5rem !important; margin-bottom: 0.2rem; }
 [class*="st-key-resent-stack"] { background: #eceef2; opacity: 0.75; border-radius: 0.5rem; padding: 0.1rem 0.8rem; gap: 0; }
 [class*="st-key-resent-stack"] [data-testid="stText"] { font-size: 1.5rem !important; color: #4a4f5a; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; line-height: 1.35; }
 </style>"""
 """How the lesson layer looks in presenter mode."""
 
+LEAD_KEY = "slide-lead"
+"""The container key of a slide's one sentence that matters (presenter mode's stylesheet makes it the largest
+text after the heading)."""
 STACK_ROWS = 8
 """Resent messages drawn in the grayed stack; older ones are counted in one line."""
 LINE_LENGTH = 110
 """Characters of one resent message's line in the stack."""
 CALL_NOTES = ("model-filled-value", "write-tool-call")
 """The findings presenter mode pins next to a call: values the model filled, and a write tool's approval."""
+
+
+def lead(sentence: str, ours: bool = True) -> None:
+    """The one sentence that matters on a slide, in the largest type after the heading. Our own words go as
+    markdown; a trace's words (`ours` False) as text."""
+    with st.container(key=LEAD_KEY):
+        if ours:
+            st.markdown(sentence)
+        else:
+            plain.text(sentence)
 
 
 def callouts(lessons: tuple[Lesson, ...], key: str) -> None:
@@ -106,8 +118,7 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
             st.markdown(f"① {tools_line(snow)}")
     cards.tools_section(round_, marks)
     st.subheader("What the model sees", anchor=False)
-    with st.container(key="knows"):
-        st.markdown(KNOWS)
+    lead(KNOWS)
     _resent_stack(view)
     seen = [e for e in placed.entries if e.status == "new" and round_.index > 1 and e.origin != "input"]
     if seen:
@@ -144,9 +155,7 @@ def _stack_line(entry: MessageEntry) -> str:
 def response_slide(loaded: LoadedTrace, view: RoundView, shown: Reveal) -> None:
     """Steps 2 and 5: what the model asked for, the response with notes beside its calls, the loop's switch."""
     round_ = view.round
-    if shown.position.step == 2 and round_.tool_calls:
-        with st.container(key="asks"):
-            st.markdown(f"The model {asks(round_)}")
+    lead(step_lead(round_, shown.position.step))
     # On a slide, the short form: the Checks page and the explorer keep the whole message.
     notes = [replace(f, message=f.brief or f.message) for f in view.findings if f.code in CALL_NOTES]
     cards.response_cards(round_, [*shown.labels, *notes])

@@ -13,24 +13,33 @@ import streamlit as st
 
 from lib.catalog import LoadedTrace
 from lib.presenter import Position, Reveal, carried, following, preceding, reveal, settle, steps_in
+from lib.slide_words import step_lead
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.ui import cards, explorer, lesson, plain, predict, rounds, state
 
 PRESENTER_CSS = """<style>
 /* Presenter mode: a projector needs big type and the whole width. Fixed rules of our own: no trace text. */
 section[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"] { display: none !important; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 3rem 1rem 3rem; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 0.5rem 3rem 0.5rem 3rem; }
+/* One screen at 1600x1000: Streamlit's loose gaps between elements and paragraphs add up to a second screen. */
+[data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.4rem; }
+[data-testid="stMain"] [data-testid="stHorizontalBlock"] { gap: 1rem; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p { margin-bottom: 0.15rem; }
+[data-testid="stMain"] [data-testid="stCode"] pre { padding: 0.35rem 0.7rem !important; }
+[data-testid="stMain"] [data-testid="stVerticalBlockBorderWrapper"] > div,
+[data-testid="stMain"] [data-testid="stAlertContainer"] { padding: 0.5rem 0.8rem; }
 /* A projector has no room to lose: the empty band of Streamlit's header goes. */
 header[data-testid="stHeader"] { display: none; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
 [data-testid="stMain"] [data-testid="stText"],
-[data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.5rem !important; line-height: 1.5; }
+[data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.5rem !important; line-height: 1.3; }
 [data-testid="stMain"] [data-testid="stCode"] code { font-size: 1.3rem !important; }
 [data-testid="stMain"] h1 { font-size: 2.4rem !important; }
-[data-testid="stMain"] h2 { font-size: 3rem !important; }
-[data-testid="stMain"] .stButton button { min-height: 4.5rem; }
-[data-testid="stMain"] .stButton button p { font-size: 1.9rem !important; }
+[data-testid="stMain"] h2 { font-size: 2.5rem !important; padding: 0.2rem 0 0 0 !important; }
+[data-testid="stMain"] h3 { padding: 0.2rem 0 0 0 !important; }
+[data-testid="stMain"] .stButton button { min-height: 3.2rem; }
+[data-testid="stMain"] .stButton button p { font-size: 1.7rem !important; }
 /* Labels and badges: at least 18 px at 1600x1000; body text above stays at 24 px. */
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p,
 [data-testid="stMain"] [data-testid="stMetricLabel"] p,
@@ -123,8 +132,9 @@ def _steps_of(loaded: LoadedTrace):
 def frame(title: str, where: str) -> None:
     """The top of every presenter screen: our stylesheet, the trace's title (as text) and where we are."""
     st.html(PRESENTER_CSS)
-    plain.text(title)
-    st.markdown(f"**{where}**")
+    left, right = st.columns([3, 2], vertical_alignment="center")  # one line of the screen, not two
+    plain.text(title, left)
+    right.markdown(f"**{where}**", text_alignment="right")
 
 
 def buttons(back: tuple | None, forward: tuple | None) -> None:
@@ -186,6 +196,7 @@ def _body(loaded: LoadedTrace, shown: Reveal) -> None:
         predict.result(loaded, index)
         lesson.response_slide(loaded, view, shown)
     elif step == 3:
+        lesson.lead(step_lead(round_, step))
         cards.execution_lane(round_, view.following, marks)
     else:
         _appended(loaded, shown)
@@ -197,7 +208,7 @@ def _appended(loaded: LoadedTrace, shown: Reveal) -> None:
         st.info("The trace ends here: no request carries these results back to the model.")
         return
     placed = rounds.view(loaded, index + 1).placed
-    st.caption(carried(placed, index + 1))
+    lesson.lead(carried(placed, index + 1))
     if not shown.labels:
         st.warning(f"Request {index + 1} carries no result for the calls of round {index}.")
     for entry in placed.new:

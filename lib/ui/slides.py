@@ -22,6 +22,7 @@ from lib.sequence import sequence
 from lib.summary import snowball
 from lib.text import plural
 from lib.ui import accounting, cards, charts, findings, plain, predict, presenter, state
+from lib.ui.lesson import lead
 from lib.workshop_plan import Plan, ReadPlan, Slide
 
 PLAN = "plan.plan"
@@ -36,9 +37,6 @@ PROBLEMS = "plan.problems"
 """Session key: what was wrong with the plan last opened, each naming its line and field."""
 DIAGRAM_ROUNDS = 2
 """Rounds one diagram slide draws, from the slide's round: in a projector's type, more would not fit one screen."""
-LEAD_KEY = "slide-lead"
-"""The container key of a slide's one sentence that matters (PRESENTER_CSS makes it the largest text after the
-heading)."""
 
 
 def trace_rounds() -> dict[str, int]:
@@ -117,16 +115,6 @@ def show(plan: Plan, predicting: bool) -> None:
     st.query_params["plan"] = st.session_state[LINK]
     st.query_params["slide"] = str(index + 1)
     st.session_state[READ_LINK] = st.session_state[LINK]
-
-
-def lead(sentence: str, ours: bool = True) -> None:
-    """The one sentence that matters on a slide, in the largest type after the heading. Our own words go as
-    markdown; a trace's words (`ours` False) as text."""
-    with st.container(key=LEAD_KEY):
-        if ours:
-            st.markdown(sentence)
-        else:
-            plain.text(sentence)
 
 
 def _step(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
