@@ -74,7 +74,7 @@ def asks(round_: Round) -> str:
     return f"asks for {count} tools in parallel: {count} results owed"
 
 
-RUNS = "The program runs each call, not the model: the model sees only the results appended to the next request."
+RUNS = "The program runs the calls, not the model: the model reads only their results."
 """Step 3's one sentence."""
 ANSWERS = "The loop ends: this text goes to the person, and the model is not called again."
 """Step 5's one sentence."""

@@ -232,8 +232,10 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
         st.caption(f"The trace records no stop signal; read as {response.stop!r} from the message.")
 
 
-def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], pointer: Pointer | None = None) -> None:
-    """Step 3: what the program ran between this response and the next request."""
+def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], pointer: Pointer | None = None,
+                   across: int = 1) -> None:
+    """Step 3: what the program ran between this response and the next request, `across` executions side by side
+    (then each one's arguments above what it returned)."""
     lane = [m for m in marks if isinstance(m, StepLabel) and m.step == 3]
     if not lane:
         st.caption("The program ran nothing after this response: the round trip ends here.")
@@ -250,8 +252,9 @@ def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], p
         for i, message in enumerate(next_round.request.messages):
             for part in message.tool_results:
                 appended.setdefault(part.call_id, join_path(f"messages[{i}]", part.path))
+    slots = st.columns(across) if across > 1 and len(round_.executions) > 1 else None
     for i, execution in enumerate(round_.executions):
-        with st.container(border=True):
+        with (slots[i % across] if slots else st).container(border=True):
             if pointer:
                 pointer(f"executions[{i}]")
             _badges_at(marks, f"executions[{i}]")
@@ -262,7 +265,7 @@ def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], p
             if execution.approval:
                 facts.append(str(execution.approval))
             plain.text(" · ".join(facts))
-            left, right = st.columns(2)
+            left, right = (st, st) if slots else st.columns(2)
             left.caption("Arguments the handler received")
             code_block(execution.arguments, left)
             right.caption("What it returned")

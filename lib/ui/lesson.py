@@ -29,7 +29,7 @@ LESSON_CSS = """<style>
 [class*="st-key-asks"] [data-testid="stMarkdownContainer"] p { font-size: 1.75rem !important; font-weight: 700; line-height: 1.3; }
 [class*="st-key-snowball"] [data-testid="stMarkdownContainer"] p { font-size: 1.5rem !important; margin-bottom: 0.2rem; }
 [class*="st-key-resent-stack"] { background: #eceef2; opacity: 0.75; border-radius: 0.5rem; padding: 0.1rem 0.8rem; gap: 0; }
-[class*="st-key-resent-stack"] [data-testid="stText"] { font-size: 1.5rem !important; color: #4a4f5a; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; line-height: 1.35; }
+[class*="st-key-resent-stack"] [data-testid="stText"], [class*="st-key-resent-stack"] [data-testid="stText"] * { font-size: 1.5rem !important; color: #4a4f5a; white-space: nowrap !important; overflow: hidden; text-overflow: ellipsis; line-height: 1.3; }
 </style>"""
 """How the lesson layer looks in presenter mode."""
 
@@ -73,7 +73,7 @@ def beside(loaded: LoadedTrace, index: int, step: int, body: Callable[[], None])
     if not found:
         body()
         return
-    left, right = st.columns([2, 3], gap="medium")
+    left, right = st.columns([1, 2], gap="medium")
     with left:
         callouts(found, f"{index}-{step}")
     with right:

@@ -8,6 +8,7 @@ and in the address (`?trace=&round=&step=&mode=present`), so a teacher can hand 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import streamlit as st
 
@@ -34,7 +35,7 @@ header[data-testid="stHeader"] { display: none; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
 [data-testid="stMain"] [data-testid="stText"],
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.5rem !important; line-height: 1.3; }
-[data-testid="stMain"] [data-testid="stCode"] code { font-size: 1.3rem !important; }
+[data-testid="stMain"] [data-testid="stCode"] code { font-size: 1.3rem !important; line-height: 1.35 !important; }
 [data-testid="stMain"] h1 { font-size: 2.4rem !important; }
 [data-testid="stMain"] h2 { font-size: 2.5rem !important; padding: 0.2rem 0 0 0 !important; }
 [data-testid="stMain"] h3 { padding: 0.2rem 0 0 0 !important; }
@@ -137,9 +138,15 @@ def frame(title: str, where: str) -> None:
     right.markdown(f"**{where}**", text_alignment="right")
 
 
-def buttons(back: tuple | None, forward: tuple | None) -> None:
-    """Large Previous and Next buttons; each is (callback, args), or None when there is nowhere to go."""
-    left, right = st.columns(2)
+def buttons(back: tuple | None, forward: tuple | None, between: Callable[[], None] | None = None) -> None:
+    """Large Previous and Next buttons; each is (callback, args), or None when there is nowhere to go. `between`
+    draws in the same row, between them (a step slide's progress), so the slide keeps a line of the screen."""
+    if between:
+        left, middle, right = st.columns([1, 3, 1], vertical_alignment="center")
+        with middle:
+            between()
+    else:
+        left, right = st.columns(2)
     left.button("◀ Previous", key="presenter.previous", on_click=back[0] if back else None,
                 args=back[1] if back else None, disabled=back is None, width="stretch")
     right.button("Next ▶", key="presenter.next", on_click=forward[0] if forward else None,
@@ -151,9 +158,9 @@ def show(loaded: LoadedTrace, predicting: bool) -> None:
     trace, hidden = loaded.trace, hidden_rounds(loaded, predicting)
     here = position(loaded, predicting)
     frame(trace.title, f"round {here.round} of {len(trace.rounds)}")
-    progress(loaded, here, hidden(here.round))
     buttons((_move, (loaded, False, predicting)) if preceding(trace, here, hidden) else None,
-            (_move, (loaded, True, predicting)) if following(trace, here, hidden) else None)
+            (_move, (loaded, True, predicting)) if following(trace, here, hidden) else None,
+            lambda: progress(loaded, here, hidden(here.round)))
     step_slide(loaded, here, predicting)
     st.query_params["round"] = str(here.round)
     st.query_params["step"] = str(here.step)
@@ -197,7 +204,7 @@ def _body(loaded: LoadedTrace, shown: Reveal) -> None:
         lesson.response_slide(loaded, view, shown)
     elif step == 3:
         lesson.lead(step_lead(round_, step))
-        cards.execution_lane(round_, view.following, marks)
+        cards.execution_lane(round_, view.following, marks, across=2)
     else:
         _appended(loaded, shown)
 

@@ -107,7 +107,10 @@ def show(plan: Plan, predicting: bool) -> None:
         where += f" · round {slide.round} of {len(loaded.trace.rounds)}"
     presenter.frame(loaded.trace.title, where)
     problems()
-    presenter.buttons((_move, (-1,)) if index > 0 else None, (_move, (1,)) if index < len(plan.slides) - 1 else None)
+    between = (lambda: presenter.progress(loaded, *_position(loaded, slide, predicting))) if slide.view == "step" \
+        else None
+    presenter.buttons((_move, (-1,)) if index > 0 else None, (_move, (1,)) if index < len(plan.slides) - 1 else None,
+                      between)
     with st.container(key=f"slide-{slide.view}"):
         DRAW[slide.view](loaded, slide, predicting)
     for name in ("trace", "round", "step"):
@@ -117,11 +120,15 @@ def show(plan: Plan, predicting: bool) -> None:
     st.session_state[READ_LINK] = st.session_state[LINK]
 
 
-def _step(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
+def _position(loaded: LoadedTrace, slide: Slide, predicting: bool) -> tuple[Position, bool]:
+    """Where a step slide stands, and whether its round's response is still hidden."""
     hidden = presenter.hidden_rounds(loaded, predicting)
     here = settle(loaded.trace, slide.round, slide.step, hidden)
-    presenter.progress(loaded, here, hidden(here.round))
-    presenter.step_slide(loaded, here, predicting)
+    return here, hidden(here.round)
+
+
+def _step(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
+    presenter.step_slide(loaded, _position(loaded, slide, predicting)[0], predicting)
 
 
 def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
