@@ -204,8 +204,9 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Ro
     tools_section(round_, marks, pointer)
 
 
-def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = None) -> None:
-    """The response side as cards: the assistant turn, its call intents and the stop signal."""
+def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = None, stop_said: bool = False) -> None:
+    """The response side as cards: the assistant turn, its call intents and the stop signal (its value left to
+    the caller when `stop_said`: presenter mode's callout says it)."""
     if round_.error is not None:
         st.error(failure_heading(round_.error))
         if odd_status(round_.error):
@@ -227,23 +228,23 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
         _parts(response.message, response.message_path, marks)
     if response.finish_reason_path:
         _badges_at(marks, response.finish_reason_path)
-        plain.text(f"Stop signal {response.finish_reason_path}: {response.finish_reason}")
+        if not stop_said:
+            plain.text(f"Stop signal {response.finish_reason_path}: {response.finish_reason}")
     else:
         st.caption(f"The trace records no stop signal; read as {response.stop!r} from the message.")
 
 
 def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], pointer: Pointer | None = None,
-                   across: int = 1) -> None:
+                   across: int = 1, explain: bool = True) -> None:
     """Step 3: what the program ran between this response and the next request, `across` executions side by side
-    (then each one's arguments above what it returned)."""
+    (then each one's arguments above what it returned); `explain` False where the slide's lead says it already."""
     lane = [m for m in marks if isinstance(m, StepLabel) and m.step == 3]
     if not lane:
         st.caption("The program ran nothing after this response: the round trip ends here.")
         return
-    st.caption(
-        "This lane is invisible to the model. It never sees the handler run, only the result the "
-        "program appends to the next request."
-    )
+    if explain:
+        st.caption("This lane is invisible to the model. It never sees the handler run, only the result the "
+                   "program appends to the next request.")
     if not round_.executions:
         step_badge(lane[0])
         return

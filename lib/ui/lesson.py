@@ -55,10 +55,10 @@ def lead(sentence: str, ours: bool = True) -> None:
 
 
 def callouts(lessons: tuple[Lesson, ...], key: str) -> None:
-    """Each lesson as a callout: its title large, its text, and the fix; all of it as plain text."""
-    for i, lesson in enumerate(lessons):
-        with st.container(border=True, key=f"lesson-{key}-{i}"):
-            st.markdown(":orange-badge[:material/lightbulb: What to notice]")
+    """The lessons of one step in one callout, each with its title large, its text, and the fix; all as plain text."""
+    with st.container(border=True, key=f"lesson-{key}"):  # one box a step: a box and a badge each costs a line
+        st.markdown(":orange-badge[:material/lightbulb: What to notice]")
+        for i, lesson in enumerate(lessons):
             with st.container(key=f"lesson-title-{key}-{i}"):
                 plain.text(lesson.title)
             with st.container(key=f"lesson-text-{key}-{i}"):
@@ -67,14 +67,17 @@ def callouts(lessons: tuple[Lesson, ...], key: str) -> None:
                     plain.text(f"The fix: {lesson.fix}")
 
 
-def beside(loaded: LoadedTrace, index: int, step: int, body: Callable[[], None]) -> None:
-    """A presenter slide's body with the step's lessons in a column beside it, so the slide stays one screen."""
+def beside(loaded: LoadedTrace, index: int, step: int, heading: str, body: Callable[[], None]) -> None:
+    """A presenter slide's heading and body with the step's lessons in a column beside the body, the heading on
+    top of them, so the slide stays one screen."""
     found = lessons_at(loaded.trace.lessons, index, step)
     if not found:
+        st.header(heading, anchor=False)
         body()
         return
     left, right = st.columns([1, 2], gap="medium")
     with left:
+        st.header(heading, anchor=False)
         callouts(found, f"{index}-{step}")
     with right:
         body()
@@ -158,7 +161,7 @@ def response_slide(loaded: LoadedTrace, view: RoundView, shown: Reveal) -> None:
     lead(step_lead(round_, shown.position.step))
     # On a slide, the short form: the Checks page and the explorer keep the whole message.
     notes = [replace(f, message=f.brief or f.message) for f in view.findings if f.code in CALL_NOTES]
-    cards.response_cards(round_, [*shown.labels, *notes])
+    cards.response_cards(round_, [*shown.labels, *notes], stop_said=round_.response is not None)
     if round_.response is not None:
         stop_callout(loaded, view)
 
@@ -171,8 +174,7 @@ def stop_callout(loaded: LoadedTrace, view: RoundView) -> None:
              f"the model again. `{switch.ends}`: the loop ends and the text goes to the person."]
     words.append(f"This response says `{said}`." if said else f"This response's `{switch.field}` is shown below.")
     if round_.tool_calls and content_is_null(round_):
-        words.append("`content: null`: while it calls, the model writes no text. Text and calls may also come "
-                     "together in one turn; then the program keeps both.")
+        words.append("`content: null`: no text while it calls; text and calls may also share one turn.")
     elif round_.tool_calls and response.message.text.strip():
         words.append("Text and calls together: this turn carries both. Legal; the program keeps the text and sends "
                      "the whole turn back.")

@@ -68,6 +68,8 @@ class Modes:
     """Big type, one step at a time."""
     predict: bool
     """Responses stay hidden until the learner predicts them."""
+    corner: object = None
+    """The room the switches' row leaves (a Streamlit column): presenter mode writes where we are there."""
 
 
 def modes() -> Modes:
@@ -76,7 +78,7 @@ def modes() -> Modes:
     for key, word in MODES.items():
         if key not in st.session_state:
             st.session_state[key] = word in asked
-    left, right, _ = st.columns([1, 1, 3])
+    left, right, corner = st.columns([1, 1, 3], vertical_alignment="center")
     left.toggle("Presenter mode", key=state.PRESENTER,
                 help="Big type, no sidebar and no raw JSON; the round unfolds one step at a time.")
     right.toggle("Predict mode", key=state.PREDICT,
@@ -88,7 +90,7 @@ def modes() -> Modes:
         st.query_params.pop("mode", None)
     if not st.session_state[state.PRESENTER]:
         st.query_params.pop("step", None)
-    return Modes(st.session_state[state.PRESENTER], st.session_state[state.PREDICT])
+    return Modes(st.session_state[state.PRESENTER], st.session_state[state.PREDICT], corner)
 
 
 def _query_step() -> int:
@@ -130,10 +132,11 @@ def _steps_of(loaded: LoadedTrace):
     return lambda k: rounds.view(loaded, k).steps
 
 
-def frame(title: str, where: str) -> None:
-    """The top of every presenter screen: our stylesheet, the trace's title (as text) and where we are."""
+def frame(title: str, where: str, corner=None) -> None:
+    """The top of every presenter screen: our stylesheet, the trace's title (as text) and where we are, in the
+    `corner` the mode switches leave when given (a line of the screen kept), else in a row of their own."""
     st.html(PRESENTER_CSS)
-    left, right = st.columns([3, 2], vertical_alignment="center")  # one line of the screen, not two
+    left, right = (corner or st).columns([3, 2], vertical_alignment="center")
     plain.text(title, left)
     right.markdown(f"**{where}**", text_alignment="right")
 
@@ -153,11 +156,11 @@ def buttons(back: tuple | None, forward: tuple | None, between: Callable[[], Non
                  args=forward[1] if forward else None, type="primary", disabled=forward is None, width="stretch")
 
 
-def show(loaded: LoadedTrace, predicting: bool) -> None:
-    """One step of one round, with large Previous and Next buttons."""
+def show(loaded: LoadedTrace, predicting: bool, corner=None) -> None:
+    """One step of one round, with large Previous and Next buttons (where we are in `corner`, see frame)."""
     trace, hidden = loaded.trace, hidden_rounds(loaded, predicting)
     here = position(loaded, predicting)
-    frame(trace.title, f"round {here.round} of {len(trace.rounds)}")
+    frame(trace.title, f"round {here.round} of {len(trace.rounds)}", corner)
     buttons((_move, (loaded, False, predicting)) if preceding(trace, here, hidden) else None,
             (_move, (loaded, True, predicting)) if following(trace, here, hidden) else None,
             lambda: progress(loaded, here, hidden(here.round)))
@@ -177,8 +180,7 @@ def step_slide(loaded: LoadedTrace, here: Position, predicting: bool) -> None:
         predict.form(loaded, here.round)
         return
     shown = reveal(loaded.trace, here, _steps_of(loaded))
-    st.header(f"{STEP_MARKS[here.step]} {shown.title}")
-    lesson.beside(loaded, here.round, here.step, lambda: _body(loaded, shown))
+    lesson.beside(loaded, here.round, here.step, f"{STEP_MARKS[here.step]} {shown.title}", lambda: _body(loaded, shown))
 
 
 def progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
@@ -204,7 +206,7 @@ def _body(loaded: LoadedTrace, shown: Reveal) -> None:
         lesson.response_slide(loaded, view, shown)
     elif step == 3:
         lesson.lead(step_lead(round_, step))
-        cards.execution_lane(round_, view.following, marks, across=2)
+        cards.execution_lane(round_, view.following, marks, across=2, explain=False)
     else:
         _appended(loaded, shown)
 

@@ -96,8 +96,9 @@ def _move(delta: int) -> None:
     st.session_state.pop(PROBLEMS, None)  # said on the slide the plan opened on; the room has seen them
 
 
-def show(plan: Plan, predicting: bool) -> None:
-    """The slide on screen, with Previous and Next through the plan."""
+def show(plan: Plan, predicting: bool, corner=None) -> None:
+    """The slide on screen, with Previous and Next through the plan (where we are in `corner`, see
+    presenter.frame)."""
     index = min(max(st.session_state.get(SLIDE, 0), 0), len(plan.slides) - 1)
     st.session_state[SLIDE] = index
     slide = plan.slides[index]
@@ -105,7 +106,7 @@ def show(plan: Plan, predicting: bool) -> None:
     where = f"slide {index + 1} of {len(plan.slides)}"
     if slide.view == "step":
         where += f" · round {slide.round} of {len(loaded.trace.rounds)}"
-    presenter.frame(loaded.trace.title, where)
+    presenter.frame(loaded.trace.title, where, corner)
     problems()
     between = (lambda: presenter.progress(loaded, *_position(loaded, slide, predicting))) if slide.view == "step" \
         else None
