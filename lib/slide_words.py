@@ -78,7 +78,7 @@ RUNS = "The program runs the calls, not the model: the model reads only their re
 """Step 3's one sentence."""
 ANSWERS = "The loop ends: this text goes to the person, and the model is not called again."
 """Step 5's one sentence."""
-FAILED = "No response came back: nothing of this round reached the program's loop to act on."
+FAILED = "The call failed: there is no model turn for the program to act on."
 """A failed call's one sentence (step 2 without a response)."""
 
 
