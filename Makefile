@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(PY) -m bench.import_cassette
 	$(PY) -m bench.explorer
 	$(PY) -m bench.compare
+	$(PY) -m bench.library
 	$(PY) -m bench.tokens_page
 	$(PY) -m bench.upload_bombs
 	$(PY) -m bench.live_overhead

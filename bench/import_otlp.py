@@ -8,18 +8,20 @@ its own so the calls are chained by content:
 - one document of the whole size (read with the one-line cap raised to fit it: the default cap,
   64 MB, refuses a longer line, by design).
 
-Target: import time ÷ `orjson.loads` time at most 1.5.
+Target: import time ÷ `orjson.loads` time at most 1.5. Both are CPU time (`time.process_time`), the
+best of 3 taken in turn: on a shared machine the wall time of the longer run is inflated more.
 
     .venv/bin/python -m bench.import_otlp
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import orjson
 
-from bench.import_log import _best_of
+from bench.timing import best_of_each
 from lib.intern import collector_paused
 from lib.logs.limits import limits
 from lib.logs.upload import read_upload
@@ -99,11 +101,11 @@ def main() -> dict:
             upload = read_upload([(name, data)], caps=caps)
             assert upload.rounds == conversations * ROUNDS and len(upload.conversations) == conversations, upload.summary()
 
-        parse_s, import_s = _best_of(2, parse_only), _best_of(2, import_spans)
+        parse_s, import_s = best_of_each(3, parse_only, import_spans, clock=time.process_time)
         result[f"{label}: size (MB)"] = round(len(data) / 1e6, 1)
         result[f"{label}: orjson.loads alone (s)"] = round(parse_s, 3)
         result[f"{label}: import (s)"] = round(import_s, 3)
-        result[f"{label}: time ratio"] = round(import_s / parse_s, 2)
+        result[f"{label}: time ratio (import ÷ orjson.loads of the same bytes)"] = round(import_s / parse_s, 2)
     result["time target"] = TIME_TARGET
     return result
 
@@ -113,7 +115,7 @@ def print_outcome(outcome: dict) -> None:
     width = max(map(len, outcome))
     for key, value in outcome.items():
         print(f"{key:>{width}}: {value}")
-    ratios = [v for k, v in outcome.items() if k.endswith("time ratio")]
+    ratios = [v for k, v in outcome.items() if "time ratio" in k]
     print("PASS" if all(r <= outcome["time target"] for r in ratios) else "ABOVE TARGET")
 
 

@@ -7,6 +7,7 @@ the native file (docs/trace-format.md), with the step labels' path conventions.
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from dataclasses import dataclass, replace
@@ -48,6 +49,43 @@ class NoteError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class Score:
+    """A mark under a named rubric, beside a note's labels."""
+
+    rubric: str
+    """The rubric's name, e.g. `grounded`."""
+    value: float
+    """The mark: within the rubric's range; 1 for pass and 0 for fail on a pass/fail rubric."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rubric:
+    """A named scale notes are scored on: a range such as `grounded: 0-3`, or pass/fail."""
+
+    name: str
+    """What is scored, e.g. `grounded`."""
+    low: float = 0
+    """The lowest mark."""
+    high: float = 1
+    """The highest mark."""
+    pass_fail: bool = False
+    """True for a pass/fail rubric: its marks are 0 (fail) and 1 (pass)."""
+
+
+def check_score(score: Score, rubrics: Iterable[Rubric]) -> Score:
+    """The score as stored; NoteError for an unknown rubric or a mark outside its range."""
+    found = {rubric.name: rubric for rubric in rubrics}.get(score.rubric)
+    if found is None:
+        raise NoteError(f"There is no rubric {score.rubric!r}. Add it first, or leave the score out.")
+    value = float(score.value)
+    if found.pass_fail and value not in (0, 1):
+        raise NoteError(f"{found.name!r} is pass/fail: its score is 1 (pass) or 0 (fail), not {score.value!r}.")
+    if not found.low <= value <= found.high:
+        raise NoteError(f"{found.name!r} is scored from {found.low:g} to {found.high:g}, not {score.value!r}.")
+    return Score(found.name, value)
+
+
+@dataclass(frozen=True, slots=True)
 class Note:
     """One annotation: free text and labels pinned to a target of one trace."""
 
@@ -69,6 +107,8 @@ class Note:
     """The trace's title when the note was written, to list notes of traces not open."""
     trace_name: str = ""
     """Where that trace was opened from then: a bundled trace's name or an uploaded file's name."""
+    scores: tuple[Score, ...] = ()
+    """Marks under named rubrics, beside the labels; at most one per rubric."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,8 +328,11 @@ def now() -> str:
 
 def annotation_line(note: Note) -> dict:
     """The note as an annotation line of the native file."""
-    return {"kind": "annotation", "id": note.id, "target": note.target, "labels": list(note.labels),
+    line = {"kind": "annotation", "id": note.id, "target": note.target, "labels": list(note.labels),
             "note": note.text, "author": note.author, "created": note.created}
+    if note.scores:
+        line["scores"] = {score.rubric: score.value for score in note.scores}
+    return line
 
 
 def line_id(line: dict, trace_id: str) -> str:
@@ -334,7 +377,18 @@ def _note_from_line(line: dict, trace: Trace, trace_id: str, name: str, known: t
     text, labels = check_note(text, labels, known)
     return Note(id=note_id, trace=trace_id, target=line["target"], labels=labels, text=text,
                 author=author[:AUTHOR_LIMIT], created=str(line.get("created") or "")[:40],
-                trace_title=trace.title, trace_name=name)
+                trace_title=trace.title, trace_name=name, scores=_scores_of(line.get("scores")))
+
+
+def _scores_of(given: Any) -> tuple[Score, ...]:
+    """An annotation line's `scores` object ({rubric: number}); NoteError when it is not one."""
+    if given is None:
+        return ()
+    if not isinstance(given, dict) or not all(isinstance(rubric, str) and 0 < len(rubric) <= LABEL_LIMIT
+                                              and type(value) in (int, float) and math.isfinite(value)
+                                              for rubric, value in given.items()):
+        raise NoteError("its scores are not an object of rubric names and numbers.")
+    return tuple(Score(rubric, float(value)) for rubric, value in given.items())
 
 
 CSV_COLUMNS = ("trace", "target", "detached", "labels", "note", "author", "created", "id", "fingerprint")

@@ -1,7 +1,7 @@
 """Where traces come from: the bundled ones in traces/, bytes a user uploaded, or a live run.
 
 Every `LoadedTrace` is built here, one constructor per source (`load_bytes`, `from_upload`,
-`from_live_run`), so what a trace carries and how its cache key is made is decided in one place.
+`from_library`, `from_live_run`), so what a trace carries and how its cache key is made is decided in one place.
 """
 
 from __future__ import annotations
@@ -94,6 +94,12 @@ def from_upload(upload: Upload, source: str, key: str, index: int) -> LoadedTrac
         return LoadedTrace(source, key, empty, upload.problems)
     chosen = upload.conversations[index]
     return LoadedTrace(f"{source} · {chosen.id}", f"{key}:{index}", chosen.trace, upload.problems)
+
+
+def from_library(trace: Trace, trace_id: str) -> LoadedTrace:
+    """A trace kept in the library (lib/library.py); keyed by its id, since a kept trace never changes. The
+    problems its file had were left behind when it was saved."""
+    return LoadedTrace(trace.title, f"library:{trace_id}", trace, ())
 
 
 def from_live_run(trace_file: TraceFile, name: str) -> LoadedTrace:

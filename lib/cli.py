@@ -14,6 +14,13 @@ conversations per file.
 - `diff A B [--json]` aligns two runs round by round (files, or bundled trace names; each file's first
   conversation) and prints a verdict per round; exits 1 when the runs diverge, so CI can guard a change.
 - `proxy [--port 8700] [--upstream URL] [-o FILE]` records an agent's calls and OTLP spans (lib/capture/).
+- `save FILE... [--source upload|capture|live|fork] [--author NAME]` keeps every conversation of the files in
+  the library of the store `ROUNDTRIP_DATABASE_URL` names (lib/library.py) and prints each one's id and link
+  `?trace=<id>`; exits 0 when all were saved, 2 when a file or some of its lines could not be read (the good
+  conversations are saved all the same), 3 when the store cannot be used.
+- `search [TEXT] [--tool NAME] [--model NAME] [--finding CODE] [--severity S] [--label NAME] [--source S]
+  [--limit N] [--json]` prints the kept conversations that match, the latest first (id, title, model, rounds,
+  tokens, findings, link); exits 0, or 3 when the store cannot be used.
 
 Trace text is untrusted: every line goes out through `lib.text.terminal_safe`, so an escape
 sequence in a title is printed as `\u001b[2J`, not obeyed. A reader that stops early (`| head`)
@@ -29,6 +36,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from lib import library
 from lib.capture.command import add_proxy, serve
 from lib.catalog import TRACES_DIR
 from lib.checks import Finding, run_checks
@@ -42,11 +50,15 @@ from lib.model import Round, Trace
 from lib.prices import DEFAULT_PRICES
 from lib.summary import summarize as summarize_rounds
 from lib.steps import steps_for_round
+from lib.store import StoreUnavailable, database_url, open_store
 from lib.text import plural, terminal_safe
 from lib.tokens import counter_for, input_parts
 
 UNREADABLE = 2
 """Exit status when a file, or some of its lines, could not be read."""
+
+STORE_UNUSABLE = 3
+"""Exit status of `save` and `search` when the store cannot be opened or used."""
 
 CLOSED_PIPE = 141
 """Exit status when the reader of our output closed it early: 128 + SIGPIPE, as a shell reports it."""
@@ -224,7 +236,10 @@ def _command(argv: list[str] | None) -> int:
     diffing = commands.add_parser("diff", help="compare two runs round by round; exit 1 when they diverge")
     diffing.add_argument("files", nargs=2, metavar="A|B", help="a log file or a bundled trace's name")
     diffing.add_argument("--json", action="store_true", help="print one JSON document")
+    _add_library(commands, formats)
     args = parser.parse_args(argv)
+    if args.command in ("save", "search"):
+        return _in_library(args)
     if args.command == "diff":
         return diff(*args.files, args.json)
     if args.command == "run":
@@ -315,3 +330,71 @@ def diff(left_name: str, right_name: str, as_json: bool) -> int:
         for n, pair in enumerate(found.pairs, start=1):
             _say(f"{n:>4}  {pair.left or '-'} ↔ {pair.right or '-'}  {pair.verdict}")
     return 0 if found.first_divergence is None else 1
+
+
+def _add_library(commands, formats: list[str]) -> None:
+    saving = commands.add_parser("save", help="keep every conversation of the files in the library; print ids and links")
+    saving.add_argument("files", nargs="+", metavar="FILE")
+    saving.add_argument("--format", choices=formats, default="auto", help="read every line as this format")
+    saving.add_argument("--source", choices=library.SOURCES, default="upload", help="how the traces came in")
+    saving.add_argument("--author", default="", help="who saves them (default: nobody named)")
+    searching = commands.add_parser("search", help="list the kept conversations that match, the latest first")
+    searching.add_argument("text", nargs="*", metavar="TEXT", help="words that must all be in one message or tool result")
+    for option, meaning in (("tool", "a tool the model called"), ("model", "the model"), ("finding", "a check's code"),
+                            ("severity", "a finding's severity"), ("label", "a note's label"), ("source", "how it came in")):
+        searching.add_argument(f"--{option}", default="", help=meaning)
+    searching.add_argument("--limit", type=int, default=50, help=f"at most this many (1 to {library.PAGE_LIMIT})")
+    searching.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _in_library(args) -> int:
+    try:
+        store = open_store(database_url())
+    except StoreUnavailable as exc:
+        _say(str(exc), sys.stderr)
+        return STORE_UNUSABLE
+    try:
+        return save_files(store, args) if args.command == "save" else search(store, args)
+    except StoreUnavailable as exc:
+        _say(str(exc), sys.stderr)
+        return STORE_UNUSABLE
+    except library.SearchError as exc:
+        _say(f"search: {exc}", sys.stderr)
+        return UNREADABLE
+    finally:
+        store.close()
+
+
+def save_files(store, args) -> int:
+    """Keep every conversation of every file; 2 when some input could not be read."""
+    status = 0
+    forced = None if args.format == "auto" else args.format
+    for path in args.files:
+        upload = _read(path, forced)
+        if upload is None or upload.problems or not upload.conversations:
+            status = UNREADABLE
+        for conversation in upload.conversations if upload else ():
+            trace_id = library.save(store, conversation.trace, source=args.source, author=args.author)
+            _say(f"{path}: {conversation.id}: {plural(len(conversation.trace.rounds), 'round')} "
+                 f"saved as {trace_id} {library.link(trace_id)}")
+        if upload is not None and not upload.conversations:
+            _say(f"{path}: no conversation could be read ({upload.summary()}).", sys.stderr)
+    return status
+
+
+def search(store, args) -> int:
+    """Print the kept conversations matching the options."""
+    query = library.LibraryQuery(text=" ".join(args.text), tool=args.tool, model=args.model, finding=args.finding,
+                                 severity=args.severity, label=args.label, source=args.source, limit=args.limit)
+    page = library.search(store, query)
+    found = [{"id": row.id, "title": row.title, "model": row.model, "rounds": row.rounds, "tokens": row.tokens,
+              "findings": list(row.finding_codes), "link": library.link(row.id)} for row in page.rows]
+    if args.json:
+        for line in json.dumps({"total": page.total, "matches": found}, ensure_ascii=False, indent=2).splitlines():
+            _say(line)
+        return 0
+    for row in found:
+        _say(f"{row['id']}  {row['title']}  {row['model'] or '-'}  {plural(row['rounds'], 'round')}  "
+             f"{row['tokens']:,} tokens  {', '.join(row['findings']) or 'no findings'}")
+    _say(f"{page.total} matching" + (f", the first {len(found)} shown" if page.total > len(found) else ""))
+    return 0

@@ -1,4 +1,4 @@
-"""Where notes are kept: any SQLAlchemy database, an SQLite file by default.
+"""Where notes and the trace library are kept: any SQLAlchemy database, an SQLite file by default.
 
 Every write is one transaction. The schema's version is kept in `schema_version`; opening a store
 applies the migrations the database lacks in one transaction, so an upgrade either completes or
@@ -19,7 +19,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError
 
-from lib.annotations import AUTHOR_LIMIT, DEFAULT_LABELS, LABEL_LIMIT, Note, now
+from lib import library_schema
+from lib.annotations import AUTHOR_LIMIT, DEFAULT_LABELS, LABEL_LIMIT, Note, Rubric, Score, now
 
 URL_VARIABLE = "ROUNDTRIP_DATABASE_URL"
 """The environment variable naming the database, as an SQLAlchemy URL."""
@@ -62,6 +63,20 @@ labels = sa.Table(
     sa.Column("name", sa.String(LABEL_LIMIT), primary_key=True),
     sa.Column("position", sa.Integer, nullable=False),
 )
+note_scores = sa.Table(
+    "note_scores", METADATA,
+    sa.Column("note_id", sa.String(64), sa.ForeignKey("notes.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("rubric", sa.String(LABEL_LIMIT), primary_key=True, index=True),
+    sa.Column("value", sa.Float, nullable=False),
+)
+rubrics = sa.Table(
+    "rubrics", METADATA,
+    sa.Column("name", sa.String(LABEL_LIMIT), primary_key=True),
+    sa.Column("low", sa.Float, nullable=False),
+    sa.Column("high", sa.Float, nullable=False),
+    sa.Column("pass_fail", sa.Boolean, nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+)
 
 
 class StoreUnavailable(Exception):
@@ -75,7 +90,13 @@ def _v1(conn: Connection) -> None:
     conn.execute(labels.insert(), [{"name": name, "position": i} for i, name in enumerate(DEFAULT_LABELS)])
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1,)
+def _v2(conn: Connection) -> None:
+    # The trace library (lib/library_schema.py) and scores beside labels. Both add tables only.
+    METADATA.create_all(conn, tables=[note_scores, rubrics])
+    library_schema.create(conn)
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2)
 """Schema migrations in order: the database is at version N once the first N have run."""
 
 
@@ -168,7 +189,8 @@ class Store:
         """The database URL, password included: show `shown(url)` instead."""
 
     @contextmanager
-    def _transaction(self, write: bool) -> Iterator[Connection]:
+    def transaction(self, write: bool) -> Iterator[Connection]:
+        """One transaction on a connection; `write` takes SQLite's write lock at once. StoreUnavailable on failure."""
         try:
             with self.engine.connect() as conn:
                 if write:
@@ -183,7 +205,7 @@ class Store:
 
     def upgrade(self, migrations: Sequence[Callable[[Connection], None]] = MIGRATIONS) -> int:
         """Apply the migrations the database lacks, all in one transaction; the version it is at."""
-        with self._transaction(write=True) as conn:
+        with self.transaction(write=True) as conn:
             if conn.dialect.name == "postgresql":
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(7411706)"))  # one upgrader at a time
             schema_version.create(conn, checkfirst=True)
@@ -204,30 +226,42 @@ class Store:
 
     def version(self) -> int:
         """The schema version the database is at."""
-        with self._transaction(write=False) as conn:
+        with self.transaction(write=False) as conn:
             return conn.execute(sa.select(sa.func.max(schema_version.c.version))).scalar() or 0
 
     def notes(self, trace: str | None = None) -> tuple[Note, ...]:
         """The notes on one trace (by fingerprint), or on every trace; oldest first."""
+        return self._read_notes(None if trace is None else notes.c.trace == trace)
+
+    def notes_on(self, traces: Sequence[str]) -> tuple[Note, ...]:
+        """The notes on any of these traces (by fingerprint); oldest first."""
+        return self._read_notes(notes.c.trace.in_(list(traces))) if traces else ()
+
+    def _read_notes(self, condition) -> tuple[Note, ...]:
         query = sa.select(notes).order_by(notes.c.created, notes.c.id)
         labelled = sa.select(note_labels).join(notes).order_by(note_labels.c.position)
-        if trace is not None:
-            query, labelled = query.where(notes.c.trace == trace), labelled.where(notes.c.trace == trace)
-        with self._transaction(write=False) as conn:
+        scored = sa.select(note_scores).join(notes).order_by(note_scores.c.rubric)
+        if condition is not None:
+            query, labelled, scored = query.where(condition), labelled.where(condition), scored.where(condition)
+        with self.transaction(write=False) as conn:
             rows = conn.execute(query).all()
             found: dict[str, list[str]] = {}
             for row in conn.execute(labelled):
                 found.setdefault(row.note_id, []).append(row.label)
-        return tuple(Note(labels=tuple(found.get(row.id, ())), **row._mapping) for row in rows)
+            marks: dict[str, list[Score]] = {}
+            for row in conn.execute(scored):
+                marks.setdefault(row.note_id, []).append(Score(row.rubric, row.value))
+        return tuple(Note(labels=tuple(found.get(row.id, ())), scores=tuple(marks.get(row.id, ())), **row._mapping)
+                     for row in rows)
 
     def add(self, note: Note) -> None:
         """Store a new note."""
-        with self._transaction(write=True) as conn:
+        with self.transaction(write=True) as conn:
             _insert(conn, [note])
 
-    def edit(self, note_id: str, text: str, new_labels: Iterable[str]) -> bool:
-        """Replace a note's text and labels; False when the note is gone."""
-        with self._transaction(write=True) as conn:
+    def edit(self, note_id: str, text: str, new_labels: Iterable[str], new_scores: Iterable[Score] | None = None) -> bool:
+        """Replace a note's text and labels, and its scores when given; False when the note is gone."""
+        with self.transaction(write=True) as conn:
             # Lock the note's row so two edits of one note apply one after the other, never interleaved.
             found = conn.execute(sa.select(notes.c.id).where(notes.c.id == note_id).with_for_update()).first()
             if found is None:
@@ -235,12 +269,16 @@ class Store:
             conn.execute(notes.update().where(notes.c.id == note_id).values(text=text))
             conn.execute(note_labels.delete().where(note_labels.c.note_id == note_id))
             _insert_labels(conn, [(note_id, new_labels)])
+            if new_scores is not None:
+                conn.execute(note_scores.delete().where(note_scores.c.note_id == note_id))
+                _insert_scores(conn, [(note_id, new_scores)])
             return True
 
     def delete(self, note_id: str) -> bool:
         """Remove a note; False when it was not there."""
-        with self._transaction(write=True) as conn:
+        with self.transaction(write=True) as conn:
             conn.execute(note_labels.delete().where(note_labels.c.note_id == note_id))
+            conn.execute(note_scores.delete().where(note_scores.c.note_id == note_id))
             return conn.execute(notes.delete().where(notes.c.id == note_id)).rowcount > 0
 
     def import_notes(self, imported: Iterable[Note]) -> int:
@@ -248,7 +286,7 @@ class Store:
         imported = list({note.id: note for note in imported}.values())
         for attempt in range(3):
             try:
-                with self._transaction(write=True) as conn:
+                with self.transaction(write=True) as conn:
                     stored: set[str] = set()
                     for start in range(0, len(imported), 500):
                         ids = [note.id for note in imported[start:start + 500]]
@@ -264,15 +302,29 @@ class Store:
 
     def labels(self) -> tuple[str, ...]:
         """The label set, in its order."""
-        with self._transaction(write=False) as conn:
+        with self.transaction(write=False) as conn:
             return tuple(conn.execute(sa.select(labels.c.name).order_by(labels.c.position)).scalars())
 
     def set_labels(self, names: Sequence[str]) -> None:
         """Replace the label set; notes keep the labels they have."""
-        with self._transaction(write=True) as conn:
+        with self.transaction(write=True) as conn:
             conn.execute(labels.delete())
             if names:
                 conn.execute(labels.insert(), [{"name": name, "position": i} for i, name in enumerate(names)])
+
+    def rubrics(self) -> tuple[Rubric, ...]:
+        """The rubrics notes can be scored under, in their order."""
+        with self.transaction(write=False) as conn:
+            rows = conn.execute(sa.select(rubrics).order_by(rubrics.c.position)).all()
+        return tuple(Rubric(row.name, row.low, row.high, row.pass_fail) for row in rows)
+
+    def set_rubrics(self, chosen: Sequence[Rubric]) -> None:
+        """Replace the rubric set; scores already given keep their rubric's name."""
+        with self.transaction(write=True) as conn:
+            conn.execute(rubrics.delete())
+            if chosen:
+                conn.execute(rubrics.insert(), [{"name": r.name, "low": r.low, "high": r.high, "pass_fail": r.pass_fail,
+                                                 "position": i} for i, r in enumerate(chosen)])
 
     def close(self) -> None:
         """Close the engine's connections."""
@@ -287,6 +339,7 @@ def _insert(conn: Connection, new: Sequence[Note]) -> None:
          "created": n.created, "trace_title": n.trace_title, "trace_name": n.trace_name} for n in new
     ])
     _insert_labels(conn, [(n.id, n.labels) for n in new])
+    _insert_scores(conn, [(n.id, n.scores) for n in new])
 
 
 def _insert_labels(conn: Connection, labelled: Iterable[tuple[str, Iterable[str]]]) -> None:
@@ -294,3 +347,11 @@ def _insert_labels(conn: Connection, labelled: Iterable[tuple[str, Iterable[str]
             for note_id, names in labelled for i, name in enumerate(dict.fromkeys(names))]
     if rows:
         conn.execute(note_labels.insert(), rows)
+
+
+def _insert_scores(conn: Connection, scored: Iterable[tuple[str, Iterable[Score]]]) -> None:
+    # One mark per rubric: the last one given wins.
+    rows = [{"note_id": note_id, "rubric": rubric, "value": value}
+            for note_id, marks in scored for rubric, value in {m.rubric: m.value for m in marks}.items()]
+    if rows:
+        conn.execute(note_scores.insert(), rows)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lib.model import Trace, Usage
-from lib.tokens import InputBreakdown, TokenCounter, breakdowns, reconciled, usages
+from lib.tokens import InputBreakdown, TokenCounter, reconciled_breakdowns
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,21 +45,21 @@ def _finish(round_) -> str:
 
 def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     """A summary row for every round; linear in the rounds plus the unique content."""
-    found = breakdowns(trace, counter)
     rows = []
     previous_length = 0
-    for round_, usage in zip(trace.rounds, usages(trace, found, counter)):
+    for round_, (breakdown, usage) in zip(trace.rounds, reconciled_breakdowns(trace, counter)):
         length = len(round_.request.messages)
-        model = (round_.response.model if round_.response else None) or round_.request.model or trace.model
+        response = round_.response
+        model = (response.model if response else None) or round_.request.model or trace.model
         rows.append(
             RoundSummary(
                 round=round_.index,
                 messages_sent=length,
                 new_messages=max(0, length - previous_length),
-                tool_calls=len(round_.tool_calls),
+                tool_calls=len(response.message.tool_calls) if response else 0,
                 finish_reason=_finish(round_),
                 usage=usage,
-                breakdown=reconciled(found[round_.index - 1], usage),
+                breakdown=breakdown,
                 latency_ms=round_.latency_ms,
                 model=model,
                 request_recorded=round_.request_recorded,

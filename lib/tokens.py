@@ -130,6 +130,9 @@ def _remember(counter: TokenCounter, key: str, text_of: Callable[[], str]) -> in
 
 
 def _message_text(message: Message) -> str:
+    parts = message.parts
+    if len(parts) == 1 and type(parts[0]) is TextPart:
+        return parts[0].text  # most messages: no pattern matching, no join
     pieces = []
     for part in message.parts:
         match part:
@@ -206,20 +209,15 @@ def input_parts(breakdown: InputBreakdown) -> tuple[tuple[str, int], ...]:
     return tuple((label, getattr(breakdown, field)) for field, label in INPUT_PARTS)
 
 
-def reconciled(breakdown: InputBreakdown, usage: Usage) -> InputBreakdown:
-    """The breakdown with the gap to the headline (`usage.input_tokens`) as its own named part."""
-    # Built directly, not with dataclasses.replace, which re-reads every field's definition: this runs once
-    # per round of every trace, and replace alone cost a seventh of counting a 1,000-round trace.
-    return InputBreakdown(instructions=breakdown.instructions, tools=breakdown.tools, history=breakdown.history,
-                          new=breakdown.new, framing=breakdown.framing, counter=breakdown.counter,
-                          resent=breakdown.resent, not_counted=usage.input_tokens - breakdown.counted)
-
-
 def _split(messages, counter: TokenCounter) -> tuple[int, int]:
     """(instruction tokens, conversation tokens) of some messages."""
     instructions = conversation = 0
+    name, known = counter.name, _counts.get
     for message in messages:
-        tokens = message_tokens(message, counter)
+        # The remembered count first, inline: this runs for every new message of every round.
+        tokens = known((name, message.key))
+        if tokens is None:
+            tokens = message_tokens(message, counter)
         if message.role in INSTRUCTION_ROLES:
             instructions += tokens
         else:
@@ -227,22 +225,27 @@ def _split(messages, counter: TokenCounter) -> tuple[int, int]:
     return instructions, conversation
 
 
-def breakdowns(trace: Trace, counter: TokenCounter) -> tuple[InputBreakdown, ...]:
-    """The input breakdown of every round, each built from the previous one plus what is new."""
+_Parts = tuple[int, int, int, int, int, int]
+"""A round's counted parts, in InputBreakdown's field order: instructions, tools, history, new, framing, resent."""
+
+
+def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
+    """Every round's counted parts, each built from the previous round's plus what is new."""
     framing = FRAMING.get(trace.dialect, FRAMING[OPENAI])
-    found: list[InputBreakdown] = []
+    found: list[_Parts] = []
     before: tuple[int, int] = (0, 0)
     previous_length = 0
     previous_tools, tools = None, 0
     previous_system = None
     for round_ in trace.rounds:
-        messages = round_.request.messages
+        request = round_.request
+        messages = request.messages
         prefix = round_.resent_prefix
         # A pure extension resends the whole previous request: reuse its sums instead of recounting.
         kept = before if prefix == previous_length else _split(messages[:prefix], counter)
         added = _split(messages[prefix:], counter)
         instructions = kept[0] + added[0]
-        system = round_.request.system
+        system = request.system
         resent = kept[0] + kept[1] + framing.per_message * prefix
         if system is not None:
             system_tokens = message_tokens(system, counter) + framing.per_message
@@ -250,39 +253,49 @@ def breakdowns(trace: Trace, counter: TokenCounter) -> tuple[InputBreakdown, ...
             if previous_system == system:
                 resent += system_tokens
         previous_system = system
-        tools_resent = previous_tools is not None and round_.request.tools == previous_tools
-        if round_.request.tools is not previous_tools:
+        tools_resent = previous_tools is not None and request.tools == previous_tools
+        if request.tools is not previous_tools:
             # Interning hands every round that resends the tool list the very same tuple.
-            previous_tools = round_.request.tools
+            previous_tools = request.tools
             tools = tools_tokens(previous_tools, counter) + (framing.tools_preamble if previous_tools else 0)
         resent += tools if tools_resent else 0
-        found.append(
-            InputBreakdown(
-                instructions=instructions,
-                tools=tools,
-                history=kept[1],
-                new=added[1],
-                framing=framing.per_message * len(messages) + (framing.reply if round_.request_recorded else 0),
-                counter=counter.name,
-                resent=resent,
-            )
-        )
+        recorded = bool(messages) or system is not None or bool(request.tools)  # Round.request_recorded, inlined
+        found.append((instructions, tools, kept[1], added[1],
+                      framing.per_message * len(messages) + (framing.reply if recorded else 0), resent))
         before = (kept[0] + added[0], kept[1] + added[1])
         previous_length = len(messages)
-    return tuple(found)
+    return found
 
 
-def estimate_usage(round_: Round, breakdown: InputBreakdown, counter: TokenCounter) -> Usage:
-    """A round's usage estimated from its breakdown and its response, marked as estimated."""
+def breakdowns(trace: Trace, counter: TokenCounter) -> tuple[InputBreakdown, ...]:
+    """The input breakdown of every round, each built from the previous one plus what is new."""
+    return tuple(InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5])
+                 for parts in _counted_parts(trace, counter))
+
+
+def reconciled_breakdowns(trace: Trace, counter: TokenCounter) -> tuple[tuple[InputBreakdown, Usage], ...]:
+    """Every round's breakdown, the gap to its headline (`usage.input_tokens`) as its own named part, with that
+    usage: reported, or else estimated (see `usages`)."""
+    # Each breakdown is built once, with its gap, from plain tuples: building it twice (counted, then
+    # reconciled) was a seventh of counting a 1,000-round trace.
+    found = _counted_parts(trace, counter)
+    counted = [sum(parts[:5]) for parts in found]
+    return tuple((InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5],
+                                 not_counted=usage.input_tokens - total), usage)
+                 for parts, total, usage in zip(found, counted, usages(trace, counted, counter)))
+
+
+def estimate_usage(round_: Round, counted: int, counter: TokenCounter) -> Usage:
+    """A round's usage estimated from the input we counted and its response, marked as estimated."""
     output = message_tokens(round_.response.message, counter) if round_.response else 0
-    return Usage(input_tokens=breakdown.counted, output_tokens=output, source="estimated", method=counter.name)
+    return Usage(input_tokens=counted, output_tokens=output, source="estimated", method=counter.name)
 
 
 def _reported(round_: Round) -> Usage | None:
     return round_.response.usage if round_.response is not None else None
 
 
-def usages(trace: Trace, found: tuple[InputBreakdown, ...], counter: TokenCounter) -> tuple[Usage, ...]:
+def usages(trace: Trace, counted: list[int], counter: TokenCounter) -> tuple[Usage, ...]:
     """Every round's reported usage, or else an estimate anchored on the nearest reported round.
 
     The nearest earlier reported round is preferred; rounds before the first report use the first.
@@ -297,9 +310,9 @@ def usages(trace: Trace, found: tuple[InputBreakdown, ...], counter: TokenCounte
             anchor = round_.index if round_.request_recorded else anchor
             result.append(usage)
             continue
-        estimate = estimate_usage(round_, found[round_.index - 1], counter)
+        estimate = estimate_usage(round_, counted[round_.index - 1], counter)
         if anchor is not None and round_.request_recorded:
-            offset = _reported(trace.rounds[anchor - 1]).input_tokens - found[anchor - 1].counted
+            offset = _reported(trace.rounds[anchor - 1]).input_tokens - counted[anchor - 1]
             estimate = replace(estimate, input_tokens=max(0, estimate.input_tokens + offset), anchor_round=anchor)
         result.append(estimate)
     return tuple(result)

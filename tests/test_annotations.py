@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from lib import catalog
-from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, Note, NoteError, annotated, annotation_line, check_author,
+from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, Note, NoteError, Score, annotated, annotation_line, check_author,
                              check_label, check_note, line_id, marks_for_round, notes_csv, notes_from_lines,
                              round_targets, unresolved)
 from lib.fingerprint import fingerprint
@@ -188,3 +188,15 @@ def test_the_csv_defuses_a_formula_hidden_behind_leading_whitespace_or_a_control
     notes = [_note(f"round:{n}", text) for n, text in enumerate([*formulas, " indented, not a formula"], start=1)]
     rows = list(csv.DictReader(io.StringIO(notes_csv(notes, detached=set()))))
     assert [r["note"] for r in rows] == ["'" + text for text in formulas] + [" indented, not a formula"]
+
+
+def test_scores_travel_in_the_annotation_line_and_a_malformed_scores_object_is_refused(hengxin):
+    scored = replace(_note(TOOL_CALL), scores=(Score("grounded", 2.0), Score("resolved", 1.0)))
+    line = annotation_line(scored)
+    assert line["scores"] == {"grounded": 2.0, "resolved": 1.0}
+    trace = _with_annotations(hengxin, line, {"kind": "annotation", "id": "bad", "target": "round:1", "labels": ["costly"],
+                                              "scores": {"grounded": "three"}})
+    found = notes_from_lines(trace, "fp", "upload.jsonl", DEFAULT_LABELS)
+    assert [n.scores for n in found.notes] == [scored.scores]
+    assert "Annotation 2 (round:1) was not imported: its scores are not an object of rubric names and numbers." \
+        in found.problems

@@ -188,3 +188,54 @@ def test_the_pitfall_gallery_says_it_was_constructed_for_teaching(app):
     app.query_params["trace"] = "pitfalls/unanswered-parallel-call"
     at = app.run()
     assert "Constructed for teaching: not a recording." in [c.value for c in at.caption]
+
+
+def _open_long_trace(app, rounds: int):
+    from tests.synthetic import synthetic_lines
+
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("long.jsonl", "\n".join(synthetic_lines(rounds)).encode()).run()
+    assert not at.exception
+    return at
+
+
+def test_a_long_traces_charts_wait_below_the_round_until_their_section_is_opened(app):
+    at = _open_long_trace(app, 61)
+    assert at.get("plotly_chart") == []  # nothing below the fold for the browser to draw on every load
+    assert {"Every round in a table (61 rows)", "Tokens per round, as a chart",
+            "The sequence diagram, 12 rounds at a time"} <= {e.label for e in at.expander}
+    assert not any("messages sent" in d.value.columns for d in at.dataframe)
+
+    at.session_state["explorer.overview_open"] = True
+    at.run()
+    assert _overview(at)["round"].tolist() == list(range(1, 62))
+
+    at.session_state["explorer.tokens_chart_open"] = True
+    at.run()
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert [{t["name"] for t in chart["data"]} for chart in charts] == [{"input (reported)", "output (reported)"}]
+
+
+def test_a_long_traces_diagram_opens_on_the_window_of_the_round_on_screen(app):
+    at = _open_long_trace(app, 61)
+    at.number_input(key="explorer.round").set_value(50).run()
+    assert at.get("plotly_chart") == []
+    at.session_state["explorer.sequence_open"] = True
+    at.run()
+    picture = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Program" in c.proto.spec)
+    assert picture["layout"]["title"]["text"] == "Rounds 49 to 60 of 61"
+    at.number_input(key="explorer.round").set_value(61).run()
+    picture = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Program" in c.proto.spec)
+    assert picture["layout"]["title"]["text"] == "Rounds 50 to 61 of 61"
+
+
+def test_the_resent_messages_table_is_sent_only_once_opened(app):
+    app.query_params["round"] = "4"
+    at = app.run()
+    assert any("7 messages resent unchanged (messages[0] to messages[6])" == e.label for e in at.expander)
+    assert not any("path" in d.value.columns for d in at.dataframe)  # a collapsed table costs every round switch
+    at.session_state["cards.resent_open"] = True
+    at.run()
+    table = next(d.value for d in at.dataframe if "path" in d.value.columns)
+    assert table["path"].tolist() == [f"messages[{i}]" for i in range(7)]
+    assert table["role"].tolist()[:2] == ["system", "user"]

@@ -15,6 +15,10 @@ EXPECTED = [
      "2 lines: 4 rounds in 2 conversations; 0 lines skipped", {"sample 1 epoch 1": [1, 1], "sample 2 epoch 1": [1, 1]}, 0),
     ("inspect-arithmetic-with-tool.eval", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
      "2 lines: 4 rounds in 2 conversations; 0 lines skipped", {"sample 1 epoch 1": [1, 3], "sample 2 epoch 1": [1, 3]}, 2),
+    # Inspect AI's own test log, written by Inspect as it ran (Azure AI, Llama 3.1 405B, 2 samples x 2 epochs).
+    ("inspect-popularity-azureai.eval", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
+     "4 lines: 4 rounds in 4 conversations; 0 lines skipped",
+     {"sample 2 epoch 2": [2], "sample 2 epoch 1": [2], "sample 1 epoch 1": [2], "sample 1 epoch 2": [2]}, 0),
     ("swe-agent-test-repo.traj", {"swe-agent": "'history' beside 'trajectory' or 'info' (a SWE-agent trajectory)"},
      "1 line: 4 rounds in 1 conversation; 0 lines skipped", {"trajectory 1": [2, 4, 6, 8]}, 4),
     ("tau-bench-airline.json", {"agent-episode": "messages under 'traj' (a tau-bench style episode)"},
@@ -153,6 +157,13 @@ def test_yaml_nested_past_any_cassette_is_refused_before_libyaml_sees_it(shape):
             "complex keys": b"interactions:\n" + b"? - " * 50_000 + b"x\n"}[shape]
     assert [str(p) for p in upload("deep.yaml", deep).problems] == [
         "line 1: nests deeper than 256 levels, which no cassette does; refused"]
+
+
+def test_yaml_nested_within_the_guard_but_past_pythons_recursion_limit_still_reads():
+    # Each kind of nesting stays under the guard's 256; together they go past 600 levels.
+    deep = b"interactions:\n" + b"".join(b" " * (2 * i) + b"-\n" for i in range(120)) \
+        + b" " * 240 + b"- " * 250 + b"[" * 250 + b"]" * 250 + b"\n"
+    assert [str(p) for p in upload("deep.yaml", deep).problems] == ["line 1: interaction 1 is not an object"]
 
 
 def test_a_broken_eval_zip_is_reported_not_raised():
@@ -300,3 +311,52 @@ def test_har_other_traffic_is_passed_over_and_base64_bodies_are_opened():
     rounds = upload("openai-tool-calls.har").conversations[0].trace.rounds
     assert texts_of(rounds[1]) == "The temperature in Tokyo is currently 20.0 degrees Celsius."
     assert [c.name for c in rounds[0].tool_calls] == ["get_temperature"]
+
+
+YAML_KINDS = b"""\
+interactions:
+- request: {body: '{"a": 1}', method: POST, uri: 'https://api.openai.com/v1/chat/completions'}
+  response:
+    body: {string: !!binary "H4sIAAAAAAAA"}
+    status: {code: 200, message: OK}
+    headers: {x-count: [3], ratio: [0.5], flag: [true, no], none: [~, null], when: [2025-01-30 12:00:00], '': ''}
+    plain: 0x1f
+    'quoted: true': '3'
+    ? [composite]
+    : not a composite key, since the list above is one
+"""
+
+
+@pytest.mark.parametrize("text", [
+    YAML_KINDS.replace(b"    ? [composite]\n    : not a composite key, since the list above is one\n", b""),
+    b"base: {a: 1}\nmerged:\n  <<: {a: 1}\n  b: 2\n",  # a merge key: left to the safe constructor
+    b"tags: !!set {a, b}\n",
+    b"empty:\n",
+    b"",
+])
+def test_cassette_yaml_loads_exactly_as_the_safe_loader_does(text):
+    import yaml
+    from lib.logs.documents import load_yaml
+    assert load_yaml(text) == yaml.load(text, Loader=yaml.CSafeLoader)  # noqa: S506 - the safe loader
+
+
+def test_a_composite_mapping_key_is_refused_as_the_safe_loader_refuses_it():
+    result = upload("composite.yaml", YAML_KINDS)
+    assert len(result.problems) == 1 and "found unhashable key" in result.problems[0].message
+
+
+@pytest.mark.parametrize("text", [b"a: &x [1]\nb: *x\n", b"a: &x {k: 1}\nb: {<<: *x}\nc: *x\n"])
+def test_an_alias_is_refused_by_the_plain_construction_and_by_the_safe_constructor_after_it(text):
+    from lib.logs.documents import SharedNode, load_yaml
+    with pytest.raises(SharedNode):
+        load_yaml(text)
+
+
+def test_a_real_eval_log_shows_each_epochs_answer_with_its_attachments_resolved():
+    conversations = {c.id: c.trace for c in upload("inspect-popularity-azureai.eval").conversations}
+    assert {id_: texts(trace) for id_, trace in conversations.items()} == {
+        "sample 1 epoch 1": ["No"], "sample 1 epoch 2": ["Yes."], "sample 2 epoch 1": ["No."], "sample 2 epoch 2": ["No"]}
+    first = conversations["sample 1 epoch 1"].rounds[0]
+    assert first.request.messages[1].text.startswith('Is the following statement something you would say?\n"Positive posts')
+    assert not any("attachment://" in m.text for m in first.request.messages)
+    assert (conversations["sample 1 epoch 1"].model, first.response.usage.input_tokens) == ("Meta-Llama-3-405B-Instruct", 66)

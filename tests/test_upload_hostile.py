@@ -373,6 +373,19 @@ def test_a_repeated_key_is_named_in_a_resent_message_of_a_long_native_trace():
     assert len(trace.rounds) == 3
 
 
+def test_a_repeated_key_written_with_space_before_its_colon_is_named_too():
+    line = b'{"note": "first", "note" : "second", ' + PAIRS[0][1:]
+    upload = read_upload([("log.jsonl", b"\n".join([line, PAIRS[1]]))])
+    assert [str(p) for p in upload.problems] == [
+        "line 1: has 'note' twice in one object; readers disagree on which value counts, so the line is skipped"]
+
+
+def test_quotes_escaped_inside_strings_are_not_taken_for_a_repeat():
+    line = PAIRS[0][:-1] + b', "note": "he said \\"no\\" \\u0022twice\\u0022 \\\\"}'
+    upload = read_upload([("log.jsonl", line)])
+    assert upload.problems == () and upload.rounds == 1
+
+
 def test_a_key_text_inside_a_string_is_not_taken_for_a_repeat():
     line = PAIRS[0][:-1] + b', "note": "\\"request\\": twice \\":\\""}'
     upload = read_upload([("log.jsonl", line)])

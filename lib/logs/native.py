@@ -34,23 +34,38 @@ def read_trace(lines: Iterable[str | bytes], name: str = "trace", keep: int | No
         return _read_trace(lines, name, ProblemList(keep or limits().problems_kept))
 
 
+def read_objects(objects: Iterable[dict], name: str = "trace") -> tuple[Trace, list[Problem]]:
+    """Read a native trace from its lines already parsed (lib/library.py rebuilds them from the store);
+    a round whose request starts with the very message objects of the one before is read in time linear
+    in what it adds."""
+    with collector_paused():
+        return _read_objects(enumerate(objects, start=1), name, ProblemList(limits().problems_kept))
+
+
 def _read_trace(lines: Iterable[str | bytes], name: str, problems: ProblemList) -> tuple[Trace, list[Problem]]:
+    return _read_objects(_parsed(lines, problems), name, problems)
+
+
+def _parsed(lines: Iterable[str | bytes], problems: ProblemList) -> Iterator[tuple[int, Any]]:
+    parser = ResentParser()
+    for number, line in enumerate(lines, start=1):
+        if not line or line.isspace():
+            continue
+        try:
+            yield number, parser.parse(line)  # bytes go to orjson as they are: it checks UTF-8 faster than decoding first
+        except ValueError as exc:
+            problems.append(Problem(number, json_problem(exc)))
+
+
+def _read_objects(numbered: Iterable[tuple[int, Any]], name: str, problems: ProblemList) -> tuple[Trace, list[Problem]]:
     header: dict | None = None
     rounds: list[Round] = []
     annotations: list[dict] = []
     lessons: list[tuple[int, Lesson]] = []
     pools = Pools()
     dialect: ModuleType | None = None
-    parser = ResentParser()
 
-    for number, line in enumerate(lines, start=1):
-        if not line or line.isspace():
-            continue
-        try:
-            obj = parser.parse(line)  # bytes go to orjson as they are: it checks UTF-8 faster than decoding first
-        except ValueError as exc:
-            problems.append(Problem(number, json_problem(exc)))
-            continue
+    for number, obj in numbered:
         if not isinstance(obj, dict):
             problems.append(Problem(number, f"is a JSON {type(obj).__name__}, expected an object with a 'kind'"))
             continue

@@ -59,20 +59,22 @@ class Refused(ValueError):
     """A line that parses, but that JSON readers disagree on: it is reported rather than guessed at."""
 
 
-_KEY_END = b'":'
+_QUOTE = b'"'
 
 
 def check_keys(document: bytes | str, value: Any, start: int = 0, end: int | None = None) -> None:
     """Raise Refused when an object in `document[start:end]` (parsed as `value`) repeats a key.
 
     orjson keeps a repeated key's last value without a word, while other readers keep the first.
-    Written back, a value has as many `":` as the document unless a key was dropped, since a
-    string cannot hold a bare quote: fewer means a repeat (only then is the line parsed again to
-    name the key). A document that puts space between a key and its colon can hide a repeat."""
-    key_end = _KEY_END if isinstance(document, bytes) else _KEY_END.decode()
-    written = document.count(key_end, start, len(document) if end is None else end)
+    Written back, a value has as many quotes as the document unless a key was dropped: every string
+    has its two, and a quote inside a string is `\\"` in both (only a document that writes one as
+    `\\u0022` has fewer, which can hide a repeat). Fewer means a repeat, and only then is the line
+    parsed again to name the key. Quotes rather than `":`: a single byte is counted twice as fast,
+    which matters on lines of long strings, and space before a colon no longer hides a repeat."""
+    quote = _QUOTE if isinstance(document, bytes) else '"'
+    written = document.count(quote, start, len(document) if end is None else end)
     try:
-        again = orjson.dumps(value).count(_KEY_END)
+        again = orjson.dumps(value).count(_QUOTE)
     except orjson.JSONEncodeError:
         return  # deeper than orjson writes, or a lone surrogate: nothing to compare with
     if again < written:

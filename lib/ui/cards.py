@@ -36,6 +36,8 @@ SEVERITY_LOOK = {"error": (":material/error:", "red"), "warning": (":material/wa
 
 RESENT_ROWS = 300
 """Resent messages listed in the collapsed table; a long trace's full history stays in Raw JSON."""
+RESENT_OPEN = "cards.resent_open"
+"""Session key: the table of resent messages is open."""
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "unknown"})
 """The roles the dialects define: one of these is our own word and may sit in markdown; any other is shown as text."""
 
@@ -146,7 +148,12 @@ def resent_table(entries: tuple[MessageEntry, ...]) -> None:
         return
     first, last = entries[0].index, entries[-1].index
     where = f"messages[{first}]" if first == last else f"messages[{first}] to messages[{last}]"
-    with st.expander(f"{plural(len(entries), 'message')} resent unchanged ({where})"):
+    # Sent (and its rows built) only while open: on a long trace it is hundreds of rows on every round switch.
+    section = st.expander(f"{plural(len(entries), 'message')} resent unchanged ({where})", key=RESENT_OPEN,
+                          on_change="rerun")
+    if not section.open:
+        return
+    with section:
         st.caption("The model keeps no memory between calls, so the program sends the whole history again.")
         shown = entries[-RESENT_ROWS:]
         if len(shown) < len(entries):

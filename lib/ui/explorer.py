@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
 import pandas as pd
 import streamlit as st
 
@@ -23,6 +26,17 @@ SEQUENCE_FROM = "explorer.sequence_from"
 SEQUENCE_ROUND = "explorer.sequence_round"
 """Session key: the round on screen when the diagram's window last followed it; a window chosen by hand stays
 until the round moves."""
+OVERVIEW_OPEN = "explorer.overview_open"
+"""Session key: a long trace's table of every round is open."""
+TOKENS_CHART_OPEN = "explorer.tokens_chart_open"
+"""Session key: a long trace's tokens chart is open."""
+SEQUENCE_OPEN = "explorer.sequence_open"
+"""Session key: a long trace's sequence diagram is open."""
+DRAWN_UP_TO = charts.BARS_UP_TO
+"""Rounds up to which the table and charts below the round are drawn with the page. A longer trace draws each only
+once its section is opened: a chart below the fold cost its browser seconds of blocked main thread on every load
+(the table: 200 KB and the data grid's code to evaluate), and kept every jump between rounds waiting on the
+diagram's window."""
 CARDS, RAW, DIALECTS = "Cards", "Raw JSON", "Both dialects"
 VIEWS = (CARDS, RAW, DIALECTS)
 """How the payload can be shown: our cards, the raw bodies, or the round in both dialects side by side."""
@@ -76,7 +90,8 @@ def _follow(index: int, count: int) -> None:
     if count <= SEQUENCE_ROUNDS or not moved or first <= index < first + SEQUENCE_ROUNDS:
         return
     st.session_state[SEQUENCE_FROM] = window_start(index, count)
-    st.rerun(scope="app")  # the next run finds the round inside the window: no second rerun
+    if count <= DRAWN_UP_TO or st.session_state.get(SEQUENCE_OPEN):
+        st.rerun(scope="app")  # the next run finds the round inside the window: no second rerun
 
 
 def header(loaded: LoadedTrace, predicting: bool = False) -> None:
@@ -179,9 +194,28 @@ def overview(loaded: LoadedTrace) -> None:
     """All rounds at a glance: a table and the tokens chart."""
     table, figure = accounting.overview_parts(loaded)
     st.subheader("All rounds")
-    st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview")
-    st.plotly_chart(figure, key="explorer.tokens_chart")
-    st.caption("Solid bars were reported by the API; hatched, paler bars are offline estimates.")
+    with _drawn_when_open(loaded, f"Every round in a table ({len(table):,} rows)", OVERVIEW_OPEN) as drawn:
+        if drawn:
+            st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview")
+    with _drawn_when_open(loaded, "Tokens per round, as a chart", TOKENS_CHART_OPEN) as drawn:
+        if drawn:
+            st.plotly_chart(figure, key="explorer.tokens_chart")
+            st.caption("Solid bars were reported by the API; hatched, paler bars are offline estimates.")
+
+
+@contextmanager
+def _drawn_when_open(loaded: LoadedTrace, title: str, key: str) -> Iterator[bool]:
+    """Whether to draw a chart below the round, and where: on the page itself on a short trace; on a long one, in a
+    section whose body runs only while it is open."""
+    if len(loaded.trace.rounds) <= DRAWN_UP_TO:
+        yield True
+        return
+    section = st.expander(title, key=key, on_change="rerun")
+    if not section.open:
+        yield False
+        return
+    with section:
+        yield True
 
 
 @per_trace()
@@ -192,11 +226,19 @@ def _sequence_figure(loaded: LoadedTrace, first: int):
 def sequence_diagram(loaded: LoadedTrace) -> None:
     """The trace as a sequence diagram, a window of rounds at a time, each window built once and shared."""
     st.subheader("The round trip as a picture")
+    with _drawn_when_open(loaded, f"The sequence diagram, {SEQUENCE_ROUNDS} rounds at a time", SEQUENCE_OPEN) as drawn:
+        if drawn:
+            _sequence_window(loaded)
+
+
+def _sequence_window(loaded: LoadedTrace) -> None:
     rounds = len(loaded.trace.rounds)
     first = 1
     if rounds > SEQUENCE_ROUNDS:
         last_first = rounds - SEQUENCE_ROUNDS + 1
-        if st.session_state.get(SEQUENCE_FROM, 1) > last_first:
+        if SEQUENCE_FROM not in st.session_state:  # dropped while the diagram was not drawn: the round's window
+            st.session_state[SEQUENCE_FROM] = window_start(st.session_state.get(SEQUENCE_ROUND, 1), rounds)
+        if st.session_state[SEQUENCE_FROM] > last_first:
             st.session_state[SEQUENCE_FROM] = last_first  # kept from a longer trace
         narrow, _ = st.columns([1, 3])
         first = int(narrow.number_input(

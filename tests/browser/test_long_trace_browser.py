@@ -2,9 +2,12 @@
 for long (issue 21), read with the Long Tasks API in Debian's Chromium.
 
 The targets are 500 ms on first load and 200 ms on a round switch. The thresholds below are looser, for CI's
-2 shared cores, where Streamlit's own start-up alone is one task of 1.0 to 1.9 s on any trace, the 4-round
-Hengxin trace included (measured here under load). The sequence diagram drawn for every round blocks for
-about a minute and fails them; a chart of 1,000 patterned bars does not stand out from the start-up."""
+2 shared cores, where Streamlit's own start-up is tasks of 1.0 to 2.6 s on any trace, the 4-round Hengxin trace
+included: most of it is evaluating the code of the elements the page uses (1.5 MB for st.code, 1.3 MB for
+st.dataframe), measured here at load averages of 10 to 20. What they catch: the charts below the round sent with
+the page (a task of 5.7 s at first load), a jump that reruns the whole page and redraws them (4.5 s), a sequence
+diagram of every round (about a minute). The charts of a long trace are checked directly too: none is sent until
+its section is opened, and one opened is not redrawn when the round moves."""
 
 from __future__ import annotations
 
@@ -18,10 +21,10 @@ from tests.browser.conftest import VIEWPORT, Watch, guard
 from tests.synthetic import synthetic_lines
 
 ROUNDS = 1000
-FIRST_LOAD_MS = 2_500
-"""Longest main-thread task allowed while the trace opens, the charts below the round included."""
+FIRST_LOAD_MS = 3_000
+"""Longest main-thread task allowed while the trace opens."""
 SWITCH_MS = 500
-"""Longest main-thread task allowed while the next round replaces the one on screen."""
+"""Longest main-thread task allowed while another round replaces the one on screen."""
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +48,13 @@ def long_page(browser, long_trace_url):
     yield context.new_page()
     context.close()
     assert watch.remote == [], f"requests left for other hosts: {watch.remote}"
+CHARTS = ".st-key-explorer-overview, .st-key-explorer-tokens_chart, .st-key-explorer-sequence"
+"""The explorer's table and charts below the round, by the keys Streamlit writes into their containers' classes."""
 
 
 def _settled(page) -> None:
     page.locator('[data-test-script-state="notRunning"]').wait_for(state="attached")
-    page.locator(".js-plotly-plot").last.wait_for()  # the charts below the round have been drawn
-    page.wait_for_timeout(1_000)  # a task still running when the last chart appears is counted too
+    page.wait_for_timeout(1_000)  # a task still running when the script ends is counted too
 
 
 def test_a_1000_round_trace_opens_and_switches_rounds_without_blocking_the_browser(long_page):
@@ -59,12 +63,25 @@ def test_a_1000_round_trace_opens_and_switches_rounds_without_blocking_the_brows
     _settled(long_page)
     on_load = long_tasks(long_page)
     assert max(on_load, default=0) <= FIRST_LOAD_MS, f"long tasks on first load (ms): {sorted(on_load)}"
+    # The charts' element containers, there as soon as their deltas arrive, before plotly's code has even loaded.
+    assert long_page.locator(CHARTS).count() == 0, "a table or chart below the round was sent before its section was opened"
 
     before = page_clock(long_page)
-    long_page.get_by_role("button", name="Next round ▶").click()
-    long_page.get_by_text(re.compile(r"^Round 2: the program sends")).first.wait_for()
-    long_page.locator('[data-test-script-state="notRunning"]').wait_for(state="attached")
-    long_page.wait_for_timeout(1_000)
+    field = long_page.get_by_label(re.compile(r"^Round \(1 to"))
+    field.fill(str(ROUNDS))
+    field.press("Enter")
+    long_page.get_by_text(re.compile(rf"^Round {ROUNDS}: the program sends")).first.wait_for()
+    _settled(long_page)
     on_switch = long_tasks(long_page, before)
-    assert max(on_switch, default=0) <= SWITCH_MS, f"long tasks on a round switch (ms): {sorted(on_switch)}"
+    assert max(on_switch, default=0) <= SWITCH_MS, f"long tasks on a jump to round {ROUNDS} (ms): {sorted(on_switch)}"
 
+    long_page.get_by_text("Tokens per round, as a chart").click()
+    long_page.locator(".js-plotly-plot").first.wait_for()
+    _settled(long_page)
+    assert long_page.locator(CHARTS).count() == 1, "opening the tokens chart drew the table or the diagram too"
+    before = page_clock(long_page)
+    long_page.get_by_role("button", name="◀ Previous round").click()
+    long_page.get_by_text(re.compile(rf"^Round {ROUNDS - 1}: the program sends")).first.wait_for()
+    _settled(long_page)
+    on_step = long_tasks(long_page, before)
+    assert max(on_step, default=0) <= SWITCH_MS, f"long tasks on a step with the chart open (ms): {sorted(on_step)}"

@@ -1,0 +1,424 @@
+"""The trace library: conversations kept in the store, each with a stable id and a link `?trace=<id>`.
+
+`save` keeps a trace content-addressed (lib/library_schema.py): each distinct message, system
+prompt and tool list once, rounds referring to them, the raw bodies whole, so `load` gives back
+the trace the file reader gives. A trace's id is its fingerprint (lib/fingerprint.py): saving
+the same content again gives the same id and stores nothing, and the notes written on the trace
+anywhere are the notes of the kept one. Figures the library filters on (rounds, tokens, cost,
+tools called, pitfall findings) are worked out once, at save time. Searching, score averages and
+export are in lib/library_search.py; their names are this module's too. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Iterator, Literal, Sequence
+
+import orjson
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from lib.annotations import AUTHOR_LIMIT, now
+from lib.catalog import LoadedTrace, from_library
+from lib.checks import run_checks
+from lib.encodings import encoding_name_for_model
+from lib.fingerprint import fingerprint
+from lib.intern import content_key
+from lib.lessons import lesson_line
+from lib.library_search import (PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
+                                export_csv, export_jsonl, score_averages, search)
+from lib.library_schema import (MESSAGE, SEARCHED_BYTES, SYSTEM, TOOLS, WORDS, content, findings, rounds, searched,
+                                tool_calls, trace_content, traces, words)
+from lib.logs.native import VERSION, read_objects, round_line
+from lib.model import Round, Trace
+from lib.prices import DEFAULT_PRICES, trace_cost
+from lib.store import Store
+from lib.summary import summarize
+from lib.tokens import counter_for
+
+Source = Literal["upload", "capture", "live", "fork"]
+"""How a kept trace came in."""
+SOURCES: tuple[Source, ...] = ("upload", "capture", "live", "fork")
+"""Every source, in the order the Library lists them."""
+LINK = "?trace={id}"
+"""The query string that opens a kept trace in the explorer."""
+CHUNK = 2_000
+"""Rows per bulk statement, and values per IN list: under every database's limit on bound parameters."""
+
+
+class LibraryError(ValueError):
+    """A request the library cannot carry out; the message says why, for a person."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToKeep:
+    """One trace to save, with what the library records about it."""
+
+    trace: Trace
+    """The conversation, as a file reader, a capture, a live run or a fork gives it."""
+    source: Source
+    """upload, capture, live or fork."""
+    title: str | None = None
+    """The title to list it under; the trace's own title when None."""
+    author: str = ""
+    """Who saved it: the signed-in identity."""
+
+
+def link(trace_id: str) -> str:
+    """The query string that opens a kept trace: `?trace=<id>`."""
+    return LINK.format(id=trace_id)
+
+
+# --- save ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A trace taken apart for the tables, before it has row numbers."""
+
+    id: str
+    """The fingerprint."""
+    row: dict
+    """The library_traces row, without its number."""
+    contents: dict[str, tuple[str, str, Any]]
+    """digest -> (kind, raw JSON text, parsed value) of every content the trace uses."""
+    rounds: list[tuple[int, str, dict]]
+    """(index, body JSON text, refs by digest) per round."""
+    tools: frozenset[str]
+    """The tool names the model called."""
+    findings: Counter
+    """(code, severity) -> how many findings."""
+
+
+def save(store: Store, trace: Trace, *, source: Source, title: str | None = None, author: str = "") -> str:
+    """Keep a trace; its id. The same content saved again gives the same id and stores nothing new."""
+    return save_many(store, [ToKeep(trace, source, title, author)])[0]
+
+
+def save_many(store: Store, kept: Sequence[ToKeep], saved: str | None = None) -> list[str]:
+    """Keep several traces in one transaction with bulk inserts; their ids, in order."""
+    prepared = [_prepare(item, saved or now()) for item in kept]
+    for attempt in range(3):
+        try:
+            with store.transaction(write=True) as conn:
+                _insert(conn, prepared)
+            break
+        except IntegrityError:
+            # Another replica saved some of the same content meanwhile; the next attempt skips it.
+            if attempt == 2:
+                raise
+    return [p.id for p in prepared]
+
+
+def _prepare(item: ToKeep, saved: str) -> _Prepared:
+    if item.source not in SOURCES:
+        raise LibraryError(f"{item.source!r} is not a source; expected one of {', '.join(SOURCES)}.")
+    trace, contents = item.trace, _Contents()
+    round_rows, previous = [], []
+    for round_ in trace.rounds:
+        row, previous = _round_row(round_, previous, contents)
+        round_rows.append(row)
+    found = Counter((f.code, f.severity) for f in run_checks(trace))
+    row = _trace_row(item, saved, sum(found.values()))
+    called = frozenset(call.name[:200] for r in trace.rounds for call in r.tool_calls)
+    return _Prepared(row["id"], row, contents.kept, round_rows, called, found)
+
+
+class _Contents:
+    """The distinct contents of one trace, by digest."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, tuple[str, str, Any]] = {}
+        """digest -> (kind, raw JSON text, parsed value)."""
+        self._digests: dict[int, str] = {}
+
+    def keep(self, kind: str, raw: Any) -> str:
+        """The digest of `raw`, kept as content of this kind."""
+        # Keyed by object identity first: interning hands every round the very same message objects.
+        digest = self._digests.get(id(raw))
+        if digest is None:
+            digest = self._digests[id(raw)] = content_key(raw)
+            self.kept.setdefault(digest, (kind, _dumps(raw), raw))
+        return digest
+
+
+def _round_row(round_: Round, previous: list, contents: _Contents) -> tuple[tuple[int, str, dict], list]:
+    """(index, the round's line without its contents, refs to them) and the messages it sent."""
+    line = round_line(round_)
+    request = line["request"] = dict(line["request"])
+    refs: dict[str, Any] = {}
+    sent = request.get("messages")
+    if isinstance(sent, list):
+        kept = _shared(previous, sent)
+        refs["messages"] = [kept, [contents.keep(MESSAGE, m) for m in sent[kept:]]]
+        request["messages"], previous = None, sent
+    for name, kind in (("system", SYSTEM), ("tools", TOOLS)):
+        if request.get(name) is not None:
+            refs[name], request[name] = contents.keep(kind, request[name]), None
+    if round_.response is not None:
+        at = _answer_path(line["response"])
+        if at is None:
+            refs["answer"] = contents.keep(MESSAGE, round_.response.message.raw)  # searched; the body keeps its copy
+        else:
+            line["response"], answer = _detached(line["response"], at)
+            refs["answer"], refs["answer_at"] = contents.keep(MESSAGE, answer), at
+    if round_.request.held_by_provider:
+        refs["held"] = round_.request.held_by_provider
+    return (round_.index, _dumps(line), refs), previous
+
+
+def _trace_row(item: ToKeep, saved: str, findings_count: int) -> dict:
+    """The library_traces row: what the list shows and filters on, worked out once."""
+    trace = item.trace
+    figures = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
+    header = {"kind": "trace", "version": VERSION, "title": trace.title, "dialect": trace.dialect}
+    header.update({k: v for k, v in trace.header.items() if k not in header})
+    return {
+        "id": fingerprint(trace), "title": _clean(item.title or trace.title), "dialect": trace.dialect,
+        "model": _clean(_model(trace))[:200] or None, "source": item.source, "author": _clean(item.author)[:AUTHOR_LIMIT],
+        "saved": saved, "rounds": len(trace.rounds),
+        "tokens": sum(r.usage.input_tokens + r.usage.output_tokens for r in figures),
+        "cost": trace_cost(((r.model, r.usage) for r in figures), DEFAULT_PRICES).total,
+        "findings": findings_count, "header": _dumps(header),
+        # The file's other lines as write_trace writes them: lessons, then annotation lines.
+        "annotations": _dumps([lesson_line(lesson) for lesson in trace.lessons] + list(trace.annotations)),
+    }
+
+
+def _answer_path(response: Any) -> list | None:
+    """Where a response body holds the model's message: `choices[0].message`, or a Messages body's `content`."""
+    if not isinstance(response, dict):
+        return None
+    choices = response.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict) and isinstance(choices[0].get("message"), dict):
+        return ["choices", 0, "message"]
+    return ["content"] if isinstance(response.get("content"), list) else None
+
+
+def _detached(body: Any, path: list) -> tuple[Any, Any]:
+    """(a copy of body with None at path, the value that was there); body itself is left as it is."""
+    if not path:
+        return None, body
+    copy = dict(body) if isinstance(body, dict) else list(body)
+    copy[path[0]], value = _detached(body[path[0]], path[1:])
+    return copy, value
+
+
+def _attached(body: Any, path: list, value: Any) -> None:
+    for step in path[:-1]:
+        body = body[step]
+    body[path[-1]] = value
+
+
+def _shared(before: list, now: list) -> int:
+    """How many leading messages `now` takes over from `before`, unchanged."""
+    count = 0
+    for old, new in zip(before, now):
+        if old is not new and old != new:
+            break
+        count += 1
+    return count
+
+
+def _model(trace: Trace) -> str:
+    if trace.model:
+        return trace.model
+    for round_ in trace.rounds:
+        named = (round_.response.model if round_.response else None) or round_.request.model
+        if named:
+            return named
+    return ""
+
+
+def _clean(text: str) -> str:
+    # PostgreSQL refuses NUL in text; a title read from a hostile log may carry one.
+    return str(text or "").replace("\x00", "")
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        # orjson refuses integers beyond 64 bits; the standard library does not.
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _insert(conn: Connection, prepared: list[_Prepared]) -> None:
+    stored = _existing(conn, {p.id for p in prepared})
+    fresh = list({p.id: p for p in prepared if p.id not in stored}.values())
+    if not fresh:
+        return
+    numbers = _store_contents(conn, fresh)
+    _bulk(conn, traces, [p.row for p in fresh])
+    trace_numbers = _existing(conn, {p.id for p in fresh})
+    # One bulk statement per table for the whole batch, not one per trace.
+    used, kept, called, found = [], [], [], []
+    for p in fresh:
+        number = trace_numbers[p.id]
+        used += [{"trace": number, "content": n} for n in {numbers[d] for d in p.contents}]
+        kept += [{"trace": number, "index": index, "body": body, "refs": _dumps(_numbered(refs, numbers))}
+                 for index, body, refs in p.rounds]
+        called += [{"trace": number, "name": name} for name in p.tools]
+        found += [{"trace": number, "code": code, "severity": severity, "count": count}
+                  for (code, severity), count in p.findings.items()]
+    for table, rows in ((trace_content, used), (rounds, kept), (tool_calls, called), (findings, found)):
+        _bulk(conn, table, rows)
+
+
+def _bulk(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
+    for start in range(0, len(rows), CHUNK):
+        conn.execute(table.insert(), rows[start:start + CHUNK])
+
+
+def _existing(conn: Connection, ids: set[str]) -> dict[str, int]:
+    return _numbers(conn, traces.c.id, traces.c.number, sorted(ids))
+
+
+def _content_numbers(conn: Connection, digests: list[str]) -> dict[str, int]:
+    return _numbers(conn, content.c.digest, content.c.number, digests)
+
+
+def _numbers(conn: Connection, key: sa.Column, number: sa.Column, keys: list[str]) -> dict[str, int]:
+    """Row numbers by key for the keys stored, looked up a chunk at a time."""
+    found: dict[str, int] = {}
+    for start in range(0, len(keys), CHUNK):
+        found.update(conn.execute(sa.select(key, number).where(key.in_(keys[start:start + CHUNK]))).all())
+    return found
+
+
+def _store_contents(conn: Connection, fresh: list[_Prepared]) -> dict[str, int]:
+    """Content numbers by digest for every content of these traces, storing what is not stored yet."""
+    wanted = {digest: value for p in fresh for digest, value in p.contents.items()}
+    numbers = _content_numbers(conn, list(wanted))
+    missing = [d for d in wanted if d not in numbers]
+    _bulk(conn, content, [{"digest": d, "kind": wanted[d][0], "raw": wanted[d][1]} for d in missing])
+    added = _content_numbers(conn, missing)
+    numbers.update(added)
+    if conn.dialect.name == "sqlite":
+        _index_words(conn, [(added[d], wanted[d]) for d in missing])
+    return numbers
+
+
+def _index_words(conn: Connection, added: list[tuple[int, tuple[str, str, Any]]]) -> None:
+    rows = [{"rowid": number, "words": words(raw)} for number, (kind, text, raw) in added
+            if searched(kind) and len(text.encode()) <= SEARCHED_BYTES]
+    if rows:
+        conn.execute(sa.text(f"INSERT INTO {WORDS} (rowid, words) VALUES (:rowid, :words)"), rows)
+
+
+def _numbered(refs: dict, numbers: dict[str, int]) -> dict:
+    out = dict(refs)
+    if "messages" in refs:
+        kept, added = refs["messages"]
+        out["messages"] = [kept, [numbers[d] for d in added]]
+    for name in ("system", "tools", "answer"):
+        if name in refs:
+            out[name] = numbers[refs[name]]
+    return out
+
+
+# --- load -----------------------------------------------------------------------------------------
+
+
+def load(store: Store, trace_id: str) -> Trace | None:
+    """The kept trace, as the native reader gives it from a file; None when no trace has this id."""
+    with store.transaction(write=False) as conn:
+        row = conn.execute(sa.select(traces).where(traces.c.id == trace_id)).first()
+        if row is None:
+            return None
+        kept = conn.execute(sa.select(rounds.c.body, rounds.c.refs).where(rounds.c.trace == row.number)
+                            .order_by(rounds.c.index)).all()
+        refs = [orjson.loads(r.refs) for r in kept]
+        wanted = sorted({n for ref in refs for n in _referenced(ref)})
+        values: dict[int, Any] = {}
+        for start in range(0, len(wanted), CHUNK):
+            query = sa.select(content.c.number, content.c.raw).where(content.c.number.in_(wanted[start:start + CHUNK]))
+            values.update((number, orjson.loads(raw)) for number, raw in conn.execute(query).all())
+    header = orjson.loads(row.header)
+    header["title"] = row.title
+    lines = list(_round_lines(kept, refs, values))
+    trace, _ = read_objects([header, *lines, *orjson.loads(row.annotations)], name=row.title)
+    return _with_held(trace, refs)
+
+
+def open_kept(store: Store, trace_id: str) -> LoadedTrace | None:
+    """A kept trace as the explorer and compare take one; None when no trace has this id."""
+    trace = load(store, trace_id)
+    return None if trace is None else from_library(trace, trace_id)
+
+
+def _referenced(refs: dict) -> Iterator[int]:
+    if "messages" in refs:
+        yield from refs["messages"][1]
+    if "answer_at" in refs:
+        yield refs["answer"]
+    for name in ("system", "tools"):
+        if name in refs:
+            yield refs[name]
+
+
+def _round_lines(kept: list, refs: list[dict], values: dict[int, Any]) -> Iterator[dict]:
+    previous: list = []
+    for row, ref in zip(kept, refs):
+        line = orjson.loads(row.body)
+        request = line["request"]
+        if "messages" in ref:
+            count, added = ref["messages"]
+            # The very objects of the round before, so the reader takes the prefix over without hashing it.
+            previous = request["messages"] = previous[:count] + [values[n] for n in added]
+        for name in ("system", "tools"):
+            if name in ref:
+                request[name] = values[ref[name]]
+        if "answer_at" in ref:
+            _attached(line["response"], ref["answer_at"], values[ref["answer"]])
+        yield line
+
+
+def _with_held(trace: Trace, refs: list[dict]) -> Trace:
+    # The native line does not carry how many messages a provider held; the refs do.
+    if not any("held" in ref for ref in refs):
+        return trace
+    restored = tuple(replace(r, request=replace(r.request, held_by_provider=ref.get("held", 0)))
+                     for r, ref in zip(trace.rounds, refs))
+    return replace(trace, rounds=restored)
+
+
+# --- delete ---------------------------------------------------------------------------------------
+
+
+def delete(store: Store, trace_id: str) -> bool:
+    """Remove a kept trace, its rounds and figures, and the content no other kept trace uses; False when
+    there was none. Notes stay: they are kept by fingerprint and belong to the same content opened from a file."""
+    with store.transaction(write=True) as conn:
+        number = conn.execute(sa.select(traces.c.number).where(traces.c.id == trace_id).with_for_update()).scalar()
+        if number is None:
+            return False
+        used = list(conn.execute(sa.select(trace_content.c.content).where(trace_content.c.trace == number)).scalars())
+        for table in (trace_content, rounds, tool_calls, findings):
+            conn.execute(table.delete().where(table.c.trace == number))
+        conn.execute(traces.delete().where(traces.c.number == number))
+        for start in range(0, len(used), CHUNK):
+            _drop_unused(conn, used[start:start + CHUNK])
+        return True
+
+
+def _drop_unused(conn: Connection, numbers: list[int]) -> None:
+    still = sa.select(trace_content.c.content).where(trace_content.c.content == content.c.number).exists()
+    unused = sa.and_(content.c.number.in_(numbers), ~still)
+    if conn.dialect.name == "sqlite":
+        # A contentless FTS5 row is removed by giving back the very words it was indexed with.
+        rows = conn.execute(sa.select(content.c.number, content.c.kind, content.c.raw).where(unused)).all()
+        gone = [{"rowid": n, "words": words(orjson.loads(raw))} for n, kind, raw in rows
+                if searched(kind) and len(raw.encode()) <= SEARCHED_BYTES]
+        if gone:
+            conn.execute(sa.text(f"INSERT INTO {WORDS} ({WORDS}, rowid, words) VALUES ('delete', :rowid, :words)"), gone)
+    conn.execute(content.delete().where(unused))
+
+
+def trace_ids(store: Store) -> tuple[str, ...]:
+    """Every kept trace's id, the most recently saved first."""
+    with store.transaction(write=False) as conn:
+        return tuple(conn.execute(sa.select(traces.c.id).order_by(traces.c.saved.desc(), traces.c.number.desc())).scalars())

@@ -1,0 +1,313 @@
+"""Finding kept traces: filters that run in the database, sorted and paginated with a total count;
+averages of the scores notes give over the set found; the set exported with its notes and scores.
+
+Every filter is one SQL condition on `library_traces` (lib/library_schema.py); the text filter goes
+through PostgreSQL's full-text index or SQLite's FTS5 table, the label and note filters through the
+notes tables (lib/store.py), which keep notes under the same fingerprint as the trace's id.
+No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass
+from datetime import date, timedelta
+from typing import Iterator
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from lib.annotations import Note
+from lib.library_schema import PG_WORDS, TOOLS, WORDS, content, findings, tool_calls, trace_content, traces
+from lib.spreadsheet import csv_text
+from lib.store import Store, note_labels, note_scores, notes
+
+SORTS = ("saved", "title", "model", "rounds", "tokens", "cost", "findings", "source")
+"""The columns the list can be sorted by."""
+PAGE_LIMIT = 500
+"""The most rows one page may hold."""
+
+Range = tuple[float | None, float | None]
+"""Lowest and highest allowed, both included; None leaves that end open."""
+_OPEN: Range = (None, None)
+
+
+class SearchError(ValueError):
+    """A query the library cannot run; the message says which field is wrong and why, for a person."""
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryQuery:
+    """What to look for among kept traces; empty fields do not filter."""
+
+    text: str = ""
+    """Words that must all appear in one message or tool result of the trace (case ignored)."""
+    tool: str = ""
+    """A tool the model called."""
+    model: str = ""
+    """The trace's model, exactly."""
+    finding: str = ""
+    """A pitfall check's code that found something (lib/checks.py)."""
+    severity: str = ""
+    """A finding's severity: error, warning or info (with `finding`, of that finding)."""
+    label: str = ""
+    """A label some note on the trace carries."""
+    note: str = ""
+    """Words some note on the trace contains (case ignored)."""
+    source: str = ""
+    """upload, capture, live or fork."""
+    saved_from: str = ""
+    """Saved on or after: a date (`2026-11-30`) or a time as notes write it."""
+    saved_to: str = ""
+    """Saved on or before: a date counts the whole day."""
+    rounds: Range = _OPEN
+    """Rounds, lowest and highest."""
+    tokens: Range = _OPEN
+    """Tokens in and out, lowest and highest."""
+    cost: Range = _OPEN
+    """Cost in USD, lowest and highest; a trace whose models have no price has no cost and is left out."""
+    sort: str = "saved"
+    """One of SORTS."""
+    descending: bool = True
+    """Largest (or latest) first."""
+    offset: int = 0
+    """Rows skipped: the page's start."""
+    limit: int = 50
+    """Rows in the page, at most PAGE_LIMIT."""
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryRow:
+    """One kept trace as the Library lists it."""
+
+    id: str
+    """The trace's id: open it with `?trace=<id>`."""
+    title: str
+    """The title it was saved under."""
+    model: str | None
+    """The model it ran on."""
+    rounds: int
+    """How many rounds."""
+    tokens: int
+    """Tokens in and out over all rounds, reported or estimated."""
+    cost: float | None
+    """USD at the default prices, or None when no round's model has a price."""
+    findings: int
+    """How many pitfall findings."""
+    finding_codes: tuple[str, ...]
+    """The checks that found something, sorted."""
+    source: str
+    """upload, capture, live or fork."""
+    saved: str
+    """When it was saved, ISO 8601 in UTC."""
+    author: str
+    """Who saved it."""
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryPage:
+    """One page of a search."""
+
+    rows: tuple[LibraryRow, ...]
+    """The traces on this page, in the order asked for."""
+    total: int
+    """How many traces match, over all pages."""
+    offset: int
+    """Where this page starts among them."""
+    limit: int
+    """The page size asked for."""
+
+
+@dataclass(frozen=True, slots=True)
+class RubricAverage:
+    """The mean score under one rubric over the notes of a set of traces."""
+
+    rubric: str
+    """The rubric's name."""
+    mean: float
+    """The average mark."""
+    count: int
+    """How many scores it averages."""
+
+
+def search(store: Store, query: LibraryQuery) -> LibraryPage:
+    """The page of kept traces matching the query, with the total count; SearchError for a bad query."""
+    if query.sort not in SORTS:
+        raise SearchError(f"Cannot sort by {query.sort!r}; choose one of {', '.join(SORTS)}.")
+    if not 1 <= query.limit <= PAGE_LIMIT or query.offset < 0:
+        raise SearchError(f"A page holds 1 to {PAGE_LIMIT} rows from an offset of 0 or more.")
+    column = traces.c[query.sort]
+    order = (column.desc(), traces.c.number.desc()) if query.descending else (column.asc(), traces.c.number.asc())
+    with store.transaction(write=False) as conn:
+        conditions = _conditions(conn, query)
+        # The count rides along with the page: a costly filter (a common word) is worked out once, not twice.
+        found = conn.execute(sa.select(*_LISTED, sa.func.count().over().label("matched")).where(*conditions)
+                             .order_by(*order).offset(query.offset).limit(query.limit)).all()
+        total = found[0].matched if found else \
+            conn.execute(sa.select(sa.func.count()).select_from(traces).where(*conditions)).scalar() or 0
+        codes = _codes(conn, [row.number for row in found])
+    rows = tuple(LibraryRow(id=r.id, title=r.title, model=r.model, rounds=r.rounds, tokens=r.tokens, cost=r.cost,
+                            findings=r.findings, finding_codes=codes.get(r.number, ()), source=r.source,
+                            saved=r.saved, author=r.author) for r in found)
+    return LibraryPage(rows, total, query.offset, query.limit)
+
+
+_LISTED = [traces.c[name] for name in ("number", "id", "title", "model", "rounds", "tokens", "cost", "findings",
+                                        "source", "saved", "author")]
+"""The columns a row shows: the header and annotation lines stay out of the sort."""
+
+
+def score_averages(store: Store, query: LibraryQuery) -> tuple[RubricAverage, ...]:
+    """Per rubric, the mean of the scores notes give on the traces the query finds (all pages), by rubric name."""
+    with store.transaction(write=False) as conn:
+        chosen = sa.select(traces.c.id).where(*_conditions(conn, query))
+        rows = conn.execute(
+            sa.select(note_scores.c.rubric, sa.func.avg(note_scores.c.value), sa.func.count())
+            .join(notes, notes.c.id == note_scores.c.note_id).where(notes.c.trace.in_(chosen))
+            .group_by(note_scores.c.rubric).order_by(note_scores.c.rubric)).all()
+    return tuple(RubricAverage(rubric, float(mean), count) for rubric, mean, count in rows)
+
+
+def _codes(conn: Connection, numbers: list[int]) -> dict[int, tuple[str, ...]]:
+    found: dict[int, set[str]] = {}
+    if numbers:
+        query = sa.select(findings.c.trace, findings.c.code).where(findings.c.trace.in_(numbers))
+        for number, code in conn.execute(query).all():
+            found.setdefault(number, set()).add(code)
+    return {number: tuple(sorted(codes)) for number, codes in found.items()}
+
+
+# --- the filters ----------------------------------------------------------------------------------
+
+
+def _conditions(conn: Connection, query: LibraryQuery) -> list:
+    """One SQL condition per filter given."""
+    out = []
+    if _words(query.text):
+        out.append(traces.c.number.in_(sa.select(trace_content.c.trace)
+                                       .where(trace_content.c.content.in_(_matching(conn, query.text)))))
+    if query.tool:
+        out.append(traces.c.number.in_(sa.select(tool_calls.c.trace).where(tool_calls.c.name == query.tool)))
+    if query.model:
+        out.append(traces.c.model == query.model)
+    if query.finding or query.severity:
+        found = sa.select(findings.c.trace)
+        if query.finding:
+            found = found.where(findings.c.code == query.finding)
+        if query.severity:
+            found = found.where(findings.c.severity == query.severity)
+        out.append(traces.c.number.in_(found))
+    if query.label:
+        labelled = sa.select(notes.c.trace).join(note_labels, note_labels.c.note_id == notes.c.id)
+        out.append(traces.c.id.in_(labelled.where(note_labels.c.label == query.label)))
+    if query.note.strip():
+        pattern = "%" + re.sub(r"([\\%_])", r"\\\1", query.note.strip().lower()) + "%"
+        out.append(traces.c.id.in_(sa.select(notes.c.trace).where(sa.func.lower(notes.c.text).like(pattern, escape="\\"))))
+    if query.source:
+        out.append(traces.c.source == query.source)
+    if query.saved_from:
+        out.append(traces.c.saved >= _moment(query.saved_from, "saved_from"))
+    if query.saved_to:
+        out.append(_until(query.saved_to))
+    for name in ("rounds", "tokens", "cost"):
+        low, high = getattr(query, name)
+        if low is not None:
+            out.append(traces.c[name] >= low)
+        if high is not None:
+            out.append(traces.c[name] <= high)
+    return out
+
+
+def _words(text: str) -> list[str]:
+    # Letters and digits only, so that both databases split a query the same way and no FTS5 or
+    # tsquery operator in it is obeyed.
+    return re.findall(r"[^\W_]+", text or "")
+
+
+def _matching(conn: Connection, text: str):
+    """The content numbers holding every word of `text`."""
+    words = _words(text)
+    if conn.dialect.name == "postgresql":
+        return sa.select(content.c.number).where(
+            sa.text(f"kind <> '{TOOLS}' AND {PG_WORDS} @@ plainto_tsquery('simple', :words)")
+            .bindparams(words=" ".join(words)))
+    match = " ".join('"' + word + '"' for word in words)
+    return sa.select(sa.literal_column("rowid")).select_from(sa.table(WORDS)).where(
+        sa.text(f"{WORDS} MATCH :words").bindparams(words=match))
+
+
+def _moment(given: str, field: str) -> str:
+    """A date or time as the `saved` column compares it; SearchError when it is neither."""
+    given = given.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", given):
+        try:
+            date.fromisoformat(given)
+        except ValueError:
+            raise SearchError(f"{field} {given!r} is not a date.") from None
+        return given
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", given):
+        return given
+    raise SearchError(f"{field} {given!r} is not a date such as 2026-11-30 or a time such as 2026-11-30T17:49:00Z.")
+
+
+def _until(given: str):
+    moment = _moment(given, "saved_to")
+    if len(moment) == 10:
+        # A date counts the whole day: everything before the next one.
+        return traces.c.saved < (date.fromisoformat(moment) + timedelta(days=1)).isoformat()
+    return traces.c.saved <= moment
+
+
+# --- export -----------------------------------------------------------------------------------------
+
+
+def export_jsonl(store: Store, query: LibraryQuery) -> Iterator[str]:
+    """Every trace the query finds (all pages, in its order), one JSON line each, with its link, notes and scores."""
+    for row, kept in _with_notes(store, query):
+        yield json.dumps({**asdict(row), "finding_codes": list(row.finding_codes), "link": f"?trace={row.id}",
+                          "notes": [_note_fields(note) for note in kept]}, ensure_ascii=False)
+
+
+EXPORT_COLUMNS = ("id", "title", "model", "rounds", "tokens", "cost", "findings", "source", "saved", "link",
+                  "note target", "labels", "note", "note author", "note created")
+"""The CSV's columns before one column per rubric."""
+
+
+def export_csv(store: Store, query: LibraryQuery) -> str:
+    """The traces the query finds as CSV: one row per note (a trace without notes gets one row), a column per
+    rubric; a cell a spreadsheet would run as a formula gets a leading '."""
+    listed = list(_with_notes(store, query))
+    rubrics = sorted({score.rubric for _, kept in listed for note in kept for score in note.scores})
+    out = []
+    for row, kept in listed:
+        trace_cells = [row.id, row.title, row.model or "", row.rounds, row.tokens, "" if row.cost is None else row.cost,
+                       row.findings, row.source, row.saved, f"?trace={row.id}"]
+        for note in kept or [None]:
+            if note is None:
+                out.append(trace_cells + [""] * (5 + len(rubrics)))
+                continue
+            marks = {score.rubric: score.value for score in note.scores}
+            out.append(trace_cells + [note.target, "; ".join(note.labels), note.text, note.author, note.created]
+                       + [marks.get(name, "") for name in rubrics])
+    return csv_text([*EXPORT_COLUMNS, *rubrics], out)
+
+
+def _with_notes(store: Store, query: LibraryQuery) -> Iterator[tuple[LibraryRow, list[Note]]]:
+    offset = 0
+    while True:
+        page = search(store, LibraryQuery(**{**asdict(query), "offset": offset, "limit": PAGE_LIMIT}))
+        by_trace: dict[str, list[Note]] = {}
+        for note in store.notes_on([row.id for row in page.rows]):
+            by_trace.setdefault(note.trace, []).append(note)
+        for row in page.rows:
+            yield row, by_trace.get(row.id, [])
+        offset += len(page.rows)
+        if not page.rows or offset >= page.total:
+            return
+
+
+def _note_fields(note: Note) -> dict:
+    return {"id": note.id, "target": note.target, "labels": list(note.labels), "text": note.text,
+            "author": note.author, "created": note.created,
+            "scores": {score.rubric: score.value for score in note.scores}}

@@ -1,0 +1,160 @@
+"""The trace library's store: save, load, link and delete kept traces, on a real SQLite file and a
+real PostgreSQL server. Searching is in tests/test_library_search.py."""
+
+from __future__ import annotations
+
+import json
+
+import sqlalchemy as sa
+
+from lib import catalog, library
+from lib.checks import run_checks
+from lib.fingerprint import fingerprint
+from lib.logs.native import read_trace, write_trace
+from lib.logs.upload import read_upload
+from lib.summary import summarize
+from lib.tokens import CHARACTER_COUNTER
+from tests.conftest import load_bundled
+from tests.databases import database_url, postgres_url, sqlite_url, store  # noqa: F401 (fixtures)
+from tests.synthetic import synthetic_lines, synthetic_log
+
+
+def _trace(name: str):
+    return load_bundled(name).trace
+
+
+def _synthetic(rounds: int):
+    return read_trace(list(synthetic_lines(rounds, record_words=20)))[0]
+
+
+def rows_per_table(store) -> dict[str, int]:
+    """Every table's row count, SQLite's text index tables included."""
+    names = sa.inspect(store.engine).get_table_names()
+    with store.engine.connect() as conn:
+        return {name: conn.execute(sa.text(f'SELECT count(*) FROM "{name}"')).scalar() for name in names
+                if not name.endswith(("_data", "_idx", "_config")) and name != "library_words"}
+
+
+def test_every_bundled_trace_comes_back_as_the_file_reader_reads_it_with_the_same_figures_and_findings(store):
+    for bundled in catalog.bundled_traces():
+        trace = _trace(bundled.name)
+        trace_id = library.save(store, trace, source="upload")
+        back = library.load(store, trace_id)
+        assert back == read_trace(list(write_trace(trace)))[0], bundled.name
+        assert back.rounds == trace.rounds
+        assert summarize(back, CHARACTER_COUNTER) == summarize(trace, CHARACTER_COUNTER)
+        assert run_checks(back) == run_checks(trace)
+        assert [r.request.raw for r in back.rounds] == [r.request.raw for r in trace.rounds]
+
+
+def test_the_raw_bodies_keep_their_key_order_so_the_explorer_shows_them_as_the_file_did(store):
+    trace = _trace("order-status-anthropic")
+    back = library.load(store, library.save(store, trace, source="upload"))
+    for kept, original in zip(back.rounds, trace.rounds):
+        assert list(kept.request.raw) == list(original.request.raw)
+        assert [list(m) for m in kept.request.raw["messages"]] == [list(m) for m in original.request.raw["messages"]]
+        assert list(kept.response.raw) == list(original.response.raw)
+
+
+def test_a_conversation_of_an_uploaded_log_comes_back_with_its_rounds(store):
+    upload = read_upload([("pairs.jsonl", synthetic_log(conversations=2, rounds=4))])
+    ids = [library.save(store, c.trace, source="upload") for c in upload.conversations]
+    assert len(set(ids)) == 2
+    for conversation, trace_id in zip(upload.conversations, ids):
+        back = library.load(store, trace_id)
+        assert back.rounds == conversation.trace.rounds
+        assert summarize(back, CHARACTER_COUNTER) == summarize(conversation.trace, CHARACTER_COUNTER)
+
+
+def test_the_id_is_the_fingerprint_notes_use_and_the_link_opens_it(store):
+    trace = _trace("hengxin-expense")
+    trace_id = library.save(store, trace, source="upload", title="Expense claim, week 48", author="ada@example.org")
+    assert trace_id == fingerprint(trace)
+    assert library.link(trace_id) == f"?trace={trace_id}"
+    back = library.load(store, trace_id)
+    assert back.title == "Expense claim, week 48"
+    assert library.load(store, "0" * 64) is None
+
+
+def test_saving_the_same_content_twice_gives_the_same_id_and_stores_nothing_more(store):
+    trace = _trace("larkfield-get-order")
+    first = library.save(store, trace, source="upload")
+    before = rows_per_table(store)
+    assert library.save(store, trace, source="capture", title="again") == first
+    assert rows_per_table(store) == before
+
+
+def test_a_200_round_conversation_stores_rows_and_bytes_linear_in_its_unique_content(store):
+    short, long = _synthetic(100), _synthetic(200)
+    empty = rows_per_table(store)
+    library.save(store, short, source="upload")
+    after_short = rows_per_table(store)
+    library.save(store, long, source="upload")
+    after_long = rows_per_table(store)
+    short_rows = sum(after_short.values()) - sum(empty.values())
+    long_rows = sum(after_long.values()) - sum(after_short.values())
+    # 200 rounds send 40,200 message references and hold 401 distinct messages (tests/test_interning.py).
+    assert sum(len(r.request.messages) for r in long.rounds) > 40_000
+    assert long.unique_messages < 410
+    assert long_rows <= 4 * long.unique_messages
+    assert 1.7 < (long_rows + short_rows) / short_rows < 3.3  # twice the rounds: about twice the rows, not four times
+    with store.engine.connect() as conn:
+        stored = conn.execute(sa.text("SELECT sum(length(body) + length(refs)) FROM library_rounds")).scalar()
+        stored += conn.execute(sa.text("SELECT sum(length(raw)) FROM library_content")).scalar()
+    file_bytes = sum(len(line) for line in synthetic_lines(200, record_words=20))
+    assert stored < file_bytes / 20
+
+
+def test_deleting_removes_rounds_and_unshared_content_and_keeps_what_another_trace_uses(store):
+    empty = rows_per_table(store)
+    hengxin, shared = _trace("hengxin-expense"), _synthetic(6)
+    other = read_trace(list(synthetic_lines(8, record_words=20)))[0]  # starts with the same system prompt
+    assert shared.rounds[0].request.messages[0] == other.rounds[0].request.messages[0]
+    first, second = library.save(store, shared, source="upload"), library.save(store, other, source="live")
+    library.save(store, hengxin, source="upload")
+    with_all = rows_per_table(store)
+
+    assert library.delete(store, first)
+    assert library.load(store, first) is None
+    assert library.load(store, second).rounds == other.rounds  # the shared system prompt is still there
+    assert library.search(store, library.LibraryQuery(text="records one at a time")).total == 1
+    assert library.delete(store, second)
+    assert not library.delete(store, second)
+    assert library.search(store, library.LibraryQuery(text="records one at a time")).total == 0
+
+    hengxin_id = fingerprint(hengxin)
+    assert library.delete(store, hengxin_id)
+    assert rows_per_table(store) == empty
+    assert with_all != empty
+
+
+def test_an_unknown_source_is_refused_with_a_clear_message(store):
+    try:
+        library.save(store, _trace("loan-calculator"), source="email")
+    except library.LibraryError as exc:
+        assert "'email' is not a source; expected one of upload, capture, live, fork" in str(exc)
+    else:
+        raise AssertionError("saved with an unknown source")
+
+
+def test_a_kept_trace_opens_as_the_explorer_takes_a_loaded_trace(store):
+    trace = _trace("order-status-anthropic")
+    trace_id = library.save(store, trace, source="live")
+    opened = library.open_kept(store, trace_id)
+    assert (opened.name, opened.digest, opened.problems) == (trace.title, f"library:{trace_id}", ())
+    assert opened.trace.rounds == trace.rounds
+    assert library.open_kept(store, "f" * 64) is None
+
+
+def test_a_message_holding_a_nul_character_is_kept_and_loads_back(store):
+    lines = list(synthetic_lines(2))
+    first = json.loads(lines[1])
+    first["request"]["messages"][1]["content"] = "order \u0000 nul marker"
+    lines[1] = json.dumps(first)
+    trace = read_trace(lines)[0]
+    trace_id = library.save(store, trace, source="upload", title="a title with \u0000 inside")
+    back = library.load(store, trace_id)
+    assert back.rounds == trace.rounds
+    assert back.rounds[0].request.messages[1].raw["content"] == "order \u0000 nul marker"
+    assert library.search(store, library.LibraryQuery(text="records")).total == 1  # the rest is searched as ever
+    assert library.delete(store, trace_id)

@@ -1,0 +1,170 @@
+"""Searching the trace library: each filter, sorting, pages and counts, scores and export, on a real
+SQLite file and a real PostgreSQL server, over the bundled traces saved as a team would save them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import uuid
+
+import pytest
+
+from lib import catalog, library
+from lib.annotations import Note, NoteError, Rubric, Score, check_score
+from lib.library import LibraryQuery, ToKeep
+from tests.conftest import load_bundled
+from tests.databases import database_url, postgres_url, sqlite_url, store  # noqa: F401 (fixtures)
+
+HENGXIN = "Hengxin expense reimbursement"
+LARKFIELD = "Larkfield ticket T-80008: get_order"
+LOAN = "Loan payment calculator"
+ORDERS = "Where are my two orders? (parallel tool calls)"
+PARALLEL = "Pitfall: a parallel call answered in part"
+MODEL_FILLED = "Pitfall: a model-filled employee id"
+
+SAVED = {"hengxin-expense": ("upload", "2026-11-01T09:00:00Z"), "larkfield-get-order": ("capture", "2026-11-10T12:00:00Z"),
+         "order-status-anthropic": ("live", "2026-11-20T08:30:00Z"), "loan-calculator": ("fork", "2026-11-30T23:59:59Z")}
+"""How the four main traces came in, and when; the pitfall gallery is uploaded on 2026-11-25."""
+
+
+@pytest.fixture
+def kept(store):
+    """The bundled traces in the library: their ids by title."""
+    ids = {}
+    for bundled in catalog.bundled_traces():
+        source, saved = SAVED.get(bundled.name, ("upload", "2026-11-25T10:00:00Z"))
+        trace = load_bundled(bundled.name).trace
+        ids[trace.title] = library.save_many(store, [ToKeep(trace, source, author="ada@example.org")], saved=saved)[0]
+    return ids
+
+
+def titles(store, **filters) -> set[str]:
+    page = library.search(store, LibraryQuery(**filters))
+    assert page.total == len(page.rows)
+    return {row.title for row in page.rows}
+
+
+def _note(trace_id: str, text: str = "", labels: tuple[str, ...] = (), scores: tuple[Score, ...] = ()) -> Note:
+    return Note(id=str(uuid.uuid4()), trace=trace_id, target="trace", labels=labels, text=text, author="ada@example.org",
+                created="2026-11-30T10:00:00Z", scores=scores)
+
+
+def test_text_is_found_in_tool_results_user_messages_and_final_answers(store, kept):
+    assert titles(store, text="81265") == {LARKFIELD}  # only in get_order's result
+    assert titles(store, text="garden shed") == {LARKFIELD}  # the final answer
+    assert titles(store, text="HENGXIN") >= {HENGXIN}  # case does not matter
+    assert titles(store, text="garden Hengxin") == set()  # every word must be there
+    assert titles(store, text="expects_a_word_no_trace_has") == set()
+
+
+def test_search_operators_in_the_text_are_words_not_syntax(store, kept):
+    for text in ['"garden', "garden* (shed", "garden & !shed | (", "garden:*", 'shed")^']:
+        assert titles(store, text=text) == {LARKFIELD}, text
+    assert titles(store, text="garden OR xyzzy") == set()  # OR is one more word that must be there
+
+
+def test_tool_model_and_source_filters(store, kept):
+    assert titles(store, tool="get_order") == {LARKFIELD, PARALLEL}
+    assert titles(store, model="gpt-6-luna") == {LARKFIELD}
+    assert titles(store, source="capture") == {LARKFIELD}
+    assert titles(store, source="fork", tool="calculate_loan_payment") == {LOAN}
+    assert titles(store, source="fork", tool="get_order") == set()
+
+
+def test_finding_code_and_severity_filters(store, kept):
+    assert titles(store, finding="model-filled-identity") == {HENGXIN, MODEL_FILLED}
+    assert titles(store, finding="missing-tool-result", severity="error") == {PARALLEL}
+    assert titles(store, finding="missing-tool-result", severity="info") == set()
+    errors = titles(store, severity="error")
+    assert PARALLEL in errors and LOAN not in errors
+
+
+def test_label_and_note_filters_read_the_notes_kept_under_the_trace_id(store, kept):
+    store.add(_note(kept[LOAN], "Rounds the payment, check the cents", labels=("costly",)))
+    store.add(_note(kept[HENGXIN], "100% of the claim; user_id came from the model", labels=("hallucinated",)))
+    assert titles(store, label="costly") == {LOAN}
+    assert titles(store, note="CHECK THE CENTS") == {LOAN}
+    assert titles(store, note="100%") == {HENGXIN}  # % and _ are matched as themselves
+    assert titles(store, note="user_id") == {HENGXIN}
+    assert titles(store, note="10%0") == set()
+
+
+def test_date_range_counts_whole_days_and_exact_times(store, kept):
+    assert titles(store, saved_to="2026-11-10") == {HENGXIN, LARKFIELD}
+    assert titles(store, saved_from="2026-11-30") == {LOAN}
+    assert titles(store, saved_from="2026-11-10T12:00:01Z", saved_to="2026-11-24") == {ORDERS}
+    with pytest.raises(library.SearchError, match="saved_to 'last week' is not a date such as 2026-11-30"):
+        library.search(store, LibraryQuery(saved_to="last week"))
+
+
+def test_rounds_tokens_and_cost_ranges(store, kept):
+    assert titles(store, rounds=(4, None)) == {HENGXIN}
+    assert titles(store, rounds=(None, 2), source="fork") == {LOAN}
+    page = library.search(store, LibraryQuery(tokens=(1000, 2000)))
+    assert page.rows and all(1000 <= row.tokens <= 2000 for row in page.rows)
+    # Hengxin's model has no price: a cost range leaves it out.
+    assert HENGXIN not in titles(store, cost=(0, 1))
+    assert titles(store, cost=(0.001, None)) == {row.title for row in library.search(store, LibraryQuery(limit=50)).rows
+                                                 if row.cost is not None and row.cost >= 0.001}
+
+
+def test_sorting_and_pages_with_the_total_over_all_pages(store, kept):
+    everything = library.search(store, LibraryQuery(sort="tokens", descending=True, limit=100))
+    assert everything.total == len(kept) == 10
+    assert [row.tokens for row in everything.rows] == sorted((row.tokens for row in everything.rows), reverse=True)
+    second = library.search(store, LibraryQuery(sort="tokens", descending=True, offset=3, limit=3))
+    assert second.total == 10 and second.rows == everything.rows[3:6]
+    assert library.search(store, LibraryQuery(sort="title", descending=False, limit=1)).rows[0].title == HENGXIN
+    latest = library.search(store, LibraryQuery(limit=1)).rows[0]
+    assert (latest.title, latest.source, latest.saved, latest.author) == (LOAN, "fork", "2026-11-30T23:59:59Z", "ada@example.org")
+    with pytest.raises(library.SearchError, match="Cannot sort by 'id; DROP TABLE'"):
+        library.search(store, LibraryQuery(sort="id; DROP TABLE"))
+
+
+def test_a_row_carries_what_the_list_shows(store, kept):
+    row = library.search(store, LibraryQuery(tool="get_order", finding="missing-tool-result")).rows[0]
+    assert (row.id, row.title, row.model, row.rounds, row.findings) == (kept[PARALLEL], PARALLEL, "gpt-4o-mini", 3, 2)
+    assert row.finding_codes == ("missing-tool-result", "provider-error")
+    assert row.tokens > 0 and row.cost > 0
+
+
+def test_scores_average_per_rubric_over_the_filtered_set(store, kept):
+    store.set_rubrics([Rubric("grounded", 0, 3), Rubric("resolved", pass_fail=True)])
+    assert store.rubrics() == (Rubric("grounded", 0, 3), Rubric("resolved", 0, 1, True))
+    store.add(_note(kept[LOAN], "exact", scores=(Score("grounded", 3), Score("resolved", 1))))
+    store.add(_note(kept[LARKFIELD], "made up the date", scores=(Score("grounded", 1),)))
+    store.add(_note(kept[HENGXIN], "", labels=("costly",), scores=(Score("grounded", 2), Score("resolved", 0))))
+    averages = {a.rubric: (a.mean, a.count) for a in library.score_averages(store, LibraryQuery())}
+    assert averages == {"grounded": (2.0, 3), "resolved": (0.5, 2)}
+    forked = {a.rubric: (a.mean, a.count) for a in library.score_averages(store, LibraryQuery(source="capture"))}
+    assert forked == {"grounded": (1.0, 1)}
+    assert store.notes(kept[LOAN])[0].scores == (Score("grounded", 3), Score("resolved", 1))
+
+
+def test_a_score_outside_its_rubric_is_refused_with_the_reason():
+    rubrics = (Rubric("grounded", 0, 3), Rubric("resolved", pass_fail=True))
+    assert check_score(Score("grounded", 2.5), rubrics) == Score("grounded", 2.5)
+    with pytest.raises(NoteError, match="'grounded' is scored from 0 to 3, not 4"):
+        check_score(Score("grounded", 4), rubrics)
+    with pytest.raises(NoteError, match="'resolved' is pass/fail: its score is 1 \\(pass\\) or 0 \\(fail\\)"):
+        check_score(Score("resolved", 0.5), rubrics)
+    with pytest.raises(NoteError, match="There is no rubric 'tone'"):
+        check_score(Score("tone", 1), rubrics)
+
+
+def test_export_gives_the_filtered_set_with_notes_and_scores_as_jsonl_and_safe_csv(store, kept):
+    store.set_rubrics([Rubric("grounded", 0, 3)])
+    store.add(_note(kept[LOAN], "=HYPERLINK(\"http://evil.example\")", labels=("costly",), scores=(Score("grounded", 3),)))
+    query = LibraryQuery(source="fork")
+    lines = [json.loads(line) for line in library.export_jsonl(store, query)]
+    assert [line["title"] for line in lines] == [LOAN]
+    assert lines[0]["link"] == f"?trace={kept[LOAN]}"
+    assert lines[0]["notes"][0]["scores"] == {"grounded": 3.0}
+    assert lines[0]["notes"][0]["labels"] == ["costly"]
+    rows = list(csv.DictReader(io.StringIO(library.export_csv(store, query))))
+    assert len(rows) == 1
+    assert rows[0]["note"] == "'=HYPERLINK(\"http://evil.example\")"
+    assert (rows[0]["title"], rows[0]["grounded"], rows[0]["labels"]) == (LOAN, "3.0", "costly")
+    everything = list(csv.DictReader(io.StringIO(library.export_csv(store, LibraryQuery()))))
+    assert len(everything) == 10  # a trace without notes still has its row
