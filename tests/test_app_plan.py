@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lib import catalog
-from lib.workshop_plan import bundled_plans, pack, read_plan, unpack
+from lib.workshop_plan import bundled_plans, pack, unpack
 from tests.conftest import ROOT, load_bundled
 from tests.screen import screen
 
