@@ -17,6 +17,7 @@ st.navigation(
         st.Page("pages/plan.py", title="Workshop plan", icon=":material/slideshow:"),
         st.Page("pages/annotate.py", title="Annotate", icon=":material/edit_note:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+        st.Page("pages/library.py", title="Library", icon=":material/library_books:"),
         st.Page("pages/fork.py", title="Fork", icon=":material/fork_right:"),
         st.Page("pages/live.py", title="Live run", icon=":material/play_arrow:"),
         st.Page("pages/watch.py", title="Watch", icon=":material/visibility:"),

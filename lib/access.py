@@ -2,9 +2,11 @@
 
 The operator sets it in the environment or in st.secrets' `[roundtrip]` table (lib/ui/access.py
 reads both): `ROUNDTRIP_DEPLOYMENT` (`laptop` or `server`), `ROUNDTRIP_EDITORS`,
-`ROUNDTRIP_IDENTITY_HEADER`, `ROUNDTRIP_LIVE_RUNS` and the operator's base URLs. On a laptop the
-one user is an editor. On a server nobody is trusted by default: an identity comes from the
-app's own login or from a header the operator names, and only a listed identity edits.
+`ROUNDTRIP_IDENTITY_HEADER`, `ROUNDTRIP_LIVE_RUNS`, `ROUNDTRIP_AUTHOR` and the operator's base URLs.
+On a laptop the one user is an editor. On a server nobody is trusted by default: an identity comes
+from the app's own login or from a header the operator names, and only a listed identity edits.
+Viewers open links, step through and predict; editors also upload, capture, save, annotate and
+delete. A note is signed with the visitor's identity, never with a name typed beside it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
 from urllib.parse import urlsplit
+
+from lib.annotations import AUTHOR_LIMIT
 
 Role = Literal["editor", "viewer"]
 
@@ -51,6 +55,23 @@ class AccessConfig:
     """Whether live calls to a provider may be made at all (replay always may)."""
     base_urls: Mapping[str, str] = field(default_factory=dict)
     """The operator's base URL per provider (`openai`, `anthropic`, `compatible`)."""
+    author: str | None = None
+    """`ROUNDTRIP_AUTHOR`: on a laptop, the name its notes are signed with, set once; None uses the login name."""
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """Who is asking and what they may do."""
+
+    identity: str | None
+    """The login or the operator's header; on a laptop, the local author name. None: anonymous."""
+    role: Role
+    """`editor` or `viewer`."""
+
+    @property
+    def edits(self) -> bool:
+        """May upload, capture, save, annotate and delete."""
+        return self.role == "editor"
 
 
 @dataclass(frozen=True)
@@ -78,7 +99,8 @@ def read_config(settings: Mapping[str, object]) -> AccessConfig:
     listed = [name.strip() for name in text("ROUNDTRIP_EDITORS").split(",") if name.strip()]
     urls = {provider: text(name) for provider, name in BASE_URL_SETTINGS.items() if text(name)}
     return AccessConfig(deployment, frozenset(n.casefold() for n in listed if n != EVERY_IDENTIFIED_USER),
-                        EVERY_IDENTIFIED_USER in listed, text("ROUNDTRIP_IDENTITY_HEADER") or None, live == "on", urls)
+                        EVERY_IDENTIFIED_USER in listed, text("ROUNDTRIP_IDENTITY_HEADER") or None, live == "on", urls,
+                        " ".join(text("ROUNDTRIP_AUTHOR").split())[:AUTHOR_LIMIT] or None)
 
 
 def identity(config: AccessConfig, login: str | None, headers: Mapping[str, str]) -> str | None:
@@ -99,6 +121,15 @@ def role(config: AccessConfig, who: str | None) -> Role:
     if not who:
         return "viewer"
     return "editor" if config.every_identified_user_edits or who.casefold() in config.editors else "viewer"
+
+
+def visitor(config: AccessConfig, login: str | None, headers: Mapping[str, str], local_name: str) -> Visitor:
+    """The visitor and their role. On a laptop the one user is named by `ROUNDTRIP_AUTHOR`, else by the login
+    (`local_name`, the operating system's user); on a server only by the app's login or the operator's header."""
+    who = identity(config, login, headers)
+    if config.deployment == "laptop":
+        who = config.author or who or local_name
+    return Visitor(who[:AUTHOR_LIMIT] if who else None, role(config, who))
 
 
 def live_refusal(config: AccessConfig, who_role: Role) -> str | None:

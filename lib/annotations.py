@@ -85,6 +85,30 @@ def check_score(score: Score, rubrics: Iterable[Rubric]) -> Score:
     return Score(found.name, value)
 
 
+_RUBRIC = re.compile(r"^(?P<name>[^:]+):\s*(?:(?P<pf>pass\s*/\s*fail)|(?P<low>-?\d+(?:\.\d+)?)\s*(?:-|–|to)\s*"
+                     r"(?P<high>-?\d+(?:\.\d+)?))\s*$", re.IGNORECASE)
+
+
+def read_rubric(line: str) -> Rubric:
+    """A rubric as a person writes it, `grounded: 0-3` or `correct: pass/fail`; NoteError saying the form otherwise."""
+    found = _RUBRIC.match(" ".join(line.split()))
+    if found is None:
+        raise NoteError(f"{line.strip()!r} is not a rubric: write a name, a colon, then a range such as 0-3, "
+                        "or pass/fail.")
+    name = check_label(found["name"])
+    if found["pf"]:
+        return Rubric(name, 0, 1, pass_fail=True)
+    low, high = float(found["low"]), float(found["high"])
+    if low >= high:
+        raise NoteError(f"The rubric {name!r} runs from {low:g} to {high:g}: the first must be the lower.")
+    return Rubric(name, low, high)
+
+
+def rubric_words(rubric: Rubric) -> str:
+    """A rubric as read_rubric reads it."""
+    return f"{rubric.name}: " + ("pass/fail" if rubric.pass_fail else f"{rubric.low:g}-{rubric.high:g}")
+
+
 @dataclass(frozen=True, slots=True)
 class Note:
     """One annotation: free text and labels pinned to a target of one trace."""

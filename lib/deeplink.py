@@ -1,9 +1,11 @@
 """What a deep link (`?trace=…&round=…`) asks for, and the closest valid position when it asks for one that
-does not exist. No Streamlit here: the pages say it, this decides it."""
+does not exist. The trace is a bundled trace's name or a saved trace's id. No Streamlit here: the pages say
+it, this decides it."""
 
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 from lib.text import plural
@@ -33,6 +35,15 @@ def linked_round(asked: str | None, count: int) -> LinkedRound:
     if number < 1:
         return LinkedRound(1, f"The link asks for round {number:,}; rounds count from 1: showing round 1.")
     return LinkedRound(number, None)
+
+
+KEPT_ID = re.compile(r"[0-9a-f]{64}")
+"""What a saved trace's id looks like (its fingerprint, a SHA-256 in hex); anything else is no library id."""
+
+
+def is_kept_id(asked: str) -> bool:
+    """Whether a link's `trace` can name a trace kept in the library, so it is worth looking up."""
+    return KEPT_ID.fullmatch(asked) is not None
 
 
 def closest_trace(asked: str, names: list[str]) -> str | None:

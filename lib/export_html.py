@@ -45,6 +45,8 @@ code { font: 13px ui-monospace, Menlo, Consolas, monospace; background: #f0f2f6;
 table { border-collapse: collapse; margin: 8px 0; } td, th { border: 1px solid #dde1ea; padding: 3px 8px; text-align: left; }
 .cols { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
 .msg, .exec, .note { border: 1px solid #dde1ea; border-radius: 6px; padding: 8px 10px; margin: 8px 0; }
+.lesson { background: #fff8ec; border: 1px solid #f0c987; border-radius: 6px; padding: 4px 12px; margin: 8px 0; }
+.lesson > div { padding-left: 8px; margin: 6px 0; }
 .meta { color: #5b6172; font-size: .92em; }
 .steps { list-style: none; padding: 0; } .steps li { padding: 3px 8px; margin: 3px 0; background: #fafbfd; }
 .mark { font-weight: bold; }

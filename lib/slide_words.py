@@ -74,6 +74,23 @@ def asks(round_: Round) -> str:
     return f"asks for {count} tools in parallel: {count} results owed"
 
 
+RUNS = "The program runs the calls, not the model: the model reads only their results."
+"""Step 3's one sentence."""
+ANSWERS = "The loop ends: this text goes to the person, and the model is not called again."
+"""Step 5's one sentence."""
+FAILED = "The call failed: there is no model turn for the program to act on."
+"""A failed call's one sentence (step 2 without a response)."""
+
+
+def step_lead(round_: Round, step: int) -> str:
+    """The one sentence that matters on a step slide (step 4's is lib.presenter.carried, which needs the growth)."""
+    if step == 1:
+        return KNOWS
+    if step == 2:
+        return f"The model {asks(round_)}" if round_.tool_calls else FAILED
+    return RUNS if step == 3 else ANSWERS
+
+
 @dataclass(frozen=True, slots=True)
 class StopSwitch:
     """The field a dialect stops with, and its two values that drive the loop."""

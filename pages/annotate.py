@@ -11,16 +11,21 @@ plain.title(loaded.trace.title, "Annotate")
 navigation.require_rounds(loaded)
 unavailable = annotate.store_problem()
 annotate.messages()
-annotate.import_offer(loaded)
-this_round, this_trace, everything, labels = st.tabs(["This round", "This trace", "All notes", "Labels"])
+editing = annotate.editing()
+if editing:
+    annotate.import_offer(loaded)
+this_round, this_trace, everything, labels = st.tabs(["This round", "This trace", "All notes", "Labels and rubrics"])
 with this_round:
     index = explorer.navigation(loaded)
-    annotate.note_form(loaded, index, disabled=unavailable)
-    explorer.round_view(loaded, index, pointer=annotate.card_pointer(loaded, index))
+    if editing:
+        annotate.note_form(loaded, index, disabled=unavailable)
+    explorer.round_view(loaded, index, pointer=annotate.card_pointer(loaded, index, editing))
 with this_trace:
-    annotate.editor(loaded, disabled=unavailable)
+    annotate.editor(loaded, disabled=unavailable, editing=editing)
     annotate.exports(loaded)
 with everything:
     annotate.all_notes(loaded)
 with labels:
-    annotate.label_editor(disabled=unavailable)
+    if editing:
+        annotate.label_editor(disabled=unavailable)
+        annotate.rubric_editor(disabled=unavailable)

@@ -9,12 +9,12 @@ loaded = trace_picker()
 plan = slides.active()  # before the mode switches: a plan's link turns presenter mode on
 modes = presenter.modes()
 if modes.presenter and plan is not None:
-    slides.show(plan, predicting=modes.predict)
+    slides.show(plan, predicting=modes.predict, corner=modes.corner)
     st.stop()
 if plan is not None:
     slides.close()  # presenter mode was left: the plan goes with it
 if modes.presenter and loaded.trace.rounds:
-    presenter.show(loaded, predicting=modes.predict)
+    presenter.show(loaded, predicting=modes.predict, corner=modes.corner)
     st.stop()
 explorer.header(loaded, predicting=modes.predict)
 navigation.require_rounds(loaded)

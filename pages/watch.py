@@ -5,6 +5,8 @@ import streamlit as st
 from lib.ui import watch
 
 st.title("Watch your agent")
+if not watch.for_editors():
+    st.stop()
 watch.how_to_connect()
 capture = watch.chosen_capture()
 if capture is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from typing import Iterator
 
 import pytest
 import sqlalchemy as sa
@@ -28,8 +29,23 @@ def sqlite_url(tmp_path) -> str:
 
 
 @pytest.fixture
+def app_database(tmp_path, monkeypatch) -> str:
+    """The app's database for this test: a fresh SQLite file named by ROUNDTRIP_DATABASE_URL, as a deployment names
+    one, and the laptop's author name set once, as its user would (ROUNDTRIP_AUTHOR)."""
+    url = f"sqlite:///{tmp_path / 'roundtrip.db'}"
+    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", url)
+    monkeypatch.setenv("ROUNDTRIP_AUTHOR", "Ada")
+    return url
+
+
+@pytest.fixture
 def postgres_url():
     """A fresh schema on the PostgreSQL server, dropped afterwards, as a URL whose search path is it."""
+    yield from postgres_schema()
+
+
+def postgres_schema() -> Iterator[str]:
+    """A fresh schema's URL until resumed, then the schema dropped; skips (fails under CI) when no server answers."""
     engine = sa.create_engine(POSTGRES_URL, connect_args={"connect_timeout": 3})
     schema = f"test_{uuid.uuid4().hex[:12]}"
     try:

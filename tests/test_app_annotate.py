@@ -21,9 +21,11 @@ TOOL_CALL = "round:2/response.choices[0].message.tool_calls[0]"
 
 @pytest.fixture
 def notes_url(tmp_path, monkeypatch) -> str:
-    """The app's database for this test: an SQLite file of its own, named the way a deployment names one."""
+    """The app's database for this test: an SQLite file of its own, named the way a deployment names one; the
+    laptop's author name set once, as its user would."""
     url = f"sqlite:///{tmp_path / 'notes.db'}"
     monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", url)
+    monkeypatch.setenv("ROUNDTRIP_AUTHOR", "Ada")
     return url
 
 
@@ -37,8 +39,7 @@ def _session(trace: str = "hengxin-expense", round_: int = 2) -> AppTest:
     return at
 
 
-def _write(at: AppTest, text: str, target: str = TOOL_CALL, labels=("bad arguments",), author: str = "Ada") -> AppTest:
-    at.text_input(key="annotate.author_field").set_value(author)
+def _write(at: AppTest, text: str, target: str = TOOL_CALL, labels=("bad arguments",)) -> AppTest:
     at.selectbox(key="annotate.target").set_value(target)
     at.multiselect(key="annotate.labels").set_value(list(labels))
     at.text_area(key="annotate.text").set_value(text)
@@ -89,10 +90,13 @@ def test_an_overlong_note_is_refused_stays_in_the_field_and_nothing_stored_is_lo
     assert [n.text for n in open_store(notes_url).notes()] == ["Kept."]
 
 
-def test_a_note_without_an_author_is_refused(notes_url):
-    at = _write(_session(), "Who wrote this?", author="")
-    assert "Enter your name first" in _said(at)
-    assert open_store(notes_url).notes() == ()
+def test_a_note_is_signed_with_the_visitors_identity_and_no_name_is_typed(notes_url, monkeypatch):
+    monkeypatch.setenv("ROUNDTRIP_AUTHOR", "  Ada   Lovelace ")
+    at = _session()
+    assert not [t for t in at.text_input if t.key == "annotate.author_field"]
+    assert "Ada Lovelace" in _texts(at)
+    _write(at, "Signed by who I am.")
+    assert [n.author for n in open_store(notes_url).notes()] == ["Ada Lovelace"]
 
 
 def test_an_unreachable_database_is_named_and_the_explorer_still_works(monkeypatch):
@@ -199,7 +203,6 @@ def test_a_cards_note_button_points_the_form_at_that_card(notes_url):
     assert at.selectbox(key="annotate.target").value == "round:2/request.messages[3]"
     assert "The note form above is now about:\nrequest messages[3] · tool" in _said(at)
 
-    at.text_input(key="annotate.author_field").set_value("Ada")
     at.text_area(key="annotate.text").set_value("The second result of round 1's parallel calls.")
     at.button(key="annotate.save").click().run()
     (note,) = open_store(notes_url).notes()
@@ -222,3 +225,25 @@ def test_a_notes_target_and_time_are_shown_in_words(notes_url):
     assert entry.startswith("round 2 · ") and "calcAmountOver" in entry
     assert entry.endswith("29 Nov 2026, 10:00 UTC")
     assert "round:2/" not in entry and "2026-11-29T10:00:00Z" not in entry
+
+
+def test_rubrics_are_set_once_and_a_note_is_scored_under_them(notes_url):
+    at = _session()
+    at.text_area(key="annotate.rubric_set").set_value("grounded: 0-3\ncorrect: pass/fail")
+    at.button(key="annotate.save_rubrics").click().run()
+    assert "Saved 2 rubrics." in _said(at)
+
+    at.number_input(key="annotate.score.grounded").set_value(2)
+    at.selectbox(key="annotate.score.correct").set_value("pass")
+    at = _write(at, "Grounded in the policy lookup, and right.")
+    (note,) = open_store(notes_url).notes()
+    assert {(s.rubric, s.value) for s in note.scores} == {("grounded", 2.0), ("correct", 1.0)}
+    assert any(t.startswith("round 2 ·") and "grounded 2" in t and "correct 1" in t for t in _texts(at))
+
+
+def test_a_rubric_line_that_is_not_one_is_refused_naming_it(notes_url):
+    at = _session()
+    at.text_area(key="annotate.rubric_set").set_value("grounded: 0-3\nhelpful, from one to five")
+    at.button(key="annotate.save_rubrics").click().run()
+    assert "The rubrics were not saved:\n'helpful, from one to five' is not a rubric" in _said(at)
+    assert open_store(notes_url).rubrics() == ()

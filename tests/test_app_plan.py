@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lib import catalog
-from lib.workshop_plan import bundled_plans, pack, read_plan, unpack
+from lib.workshop_plan import bundled_plans, pack, unpack
 from tests.conftest import ROOT, load_bundled
 from tests.screen import screen
 
@@ -72,7 +72,7 @@ def test_the_bundled_plan_is_walked_slide_by_slide_with_next(app, workshop):
             at.button(key="presenter.next").click().run()
             assert not at.exception
     assert at.button(key="presenter.next").disabled
-    steps = [h for h, s in zip(seen, workshop.slides) if s.view == "step"]
+    steps = [h for h, s in zip(seen, workshop.slides) if s.view == "step" and s.trace == "hengxin-expense"]
     assert steps[:5] == ["① Request sent", "② Call intent", "③ Program executes", "④ Result appended",
                          "① Request sent"]
     assert steps[-1] == "⑤ Model answers"
@@ -212,7 +212,7 @@ def test_the_plan_page_opens_a_broken_file_naming_each_bad_line_and_keeps_its_go
     problems = "\n".join(t.value for t in at.text)
     assert 'line 17, slide 15: field "view": "token" is not a view (one of: step, tokens,' in problems
     ids = _slide_ids(at)
-    assert "hengxin-tokens" not in ids and len(ids) == 24 and ids[0] == "hengxin-r1s1"
+    assert "hengxin-tokens" not in ids and len(ids) == 28 and ids[0] == "hengxin-r1s1"
     assert at.text_input(key="plan.title").value.startswith("Broken Hengxin")
 
 
@@ -221,5 +221,5 @@ def test_present_this_plan_opens_presenter_mode_on_its_first_slide(app):
     at.button(key="plan.down").click().run()
     at.button(key="plan.present").click().run()
     assert not at.exception
-    assert _headers(at) == ["② Call intent"] and "slide 1 of 25" in screen(at)
+    assert _headers(at) == ["② Call intent"] and "slide 1 of 29" in screen(at)
     assert _query(at, "plan").startswith("p1.")  # no longer the bundled plan: it travels packed

@@ -30,13 +30,20 @@ def _open_presenter(app, round_, step):
     return at
 
 
+def _lead(node) -> str:
+    """The slide's one sentence that matters: the markdown of the slide-lead container ("" when there is none)."""
+    if getattr(node, "key", None) == "slide-lead":
+        return "\n".join(c.value for c in node.children.values() if getattr(c, "type", None) == "markdown")
+    return next((found for child in getattr(node, "children", {}).values() if (found := _lead(child))), "")
+
+
 def test_a_deep_link_opens_presenter_mode_on_round_3_step_4(app):
     at = _open_presenter(app, 3, 4)
     assert _headers(at) == ["④ Result appended"]
     shown = _markdown(at)
     assert "Hengxin expense reimbursement\n**round 3 of 4**" in shown
     assert "④ Step 4 · Result appended**]\nresult for createExpenseSupplement (call_q4, called in round 3)" in shown
-    assert "Request 4 carries 9 messages" in " ".join(c.value for c in at.caption)
+    assert _lead(at.main).startswith("Request 4 carries 9 messages")  # the slide's one sentence, not a gray caption
     # Big type and no sidebar come from our own fixed stylesheet; no raw JSON and no view switch.
     assert sorted(h.proto.body for h in at.get("html")) == sorted([PRESENTER_CSS, LESSON_CSS, SIDEBAR_CSS])  # and the sidebar's width
     assert not at.json and not [r for r in at.radio if r.key == "explorer.view"]

@@ -1,5 +1,6 @@
 """Share as one file: the whole trace as self-contained HTML, and a printable handout."""
 
+import json
 import re
 from dataclasses import replace
 from html.parser import HTMLParser
@@ -155,3 +156,32 @@ def test_the_rounds_table_of_an_anthropic_trace_names_its_stop_reason_field():
     loaded = catalog.load_bytes((catalog.TRACES_DIR / "order-status-anthropic.jsonl").read_bytes(), "order-status-anthropic")
     page = trace_html(loaded.trace)
     assert "<th>stop reason</th>" in page and "<th>finish reason</th>" not in page
+
+
+def test_the_file_shows_each_rounds_lessons_whole_under_the_round(hengxin):
+    page = trace_html(hengxin)
+    text = "".join(_parse(page).text)
+    for lesson in hengxin.lessons:
+        round_html = page[page.index(f'id="round-{lesson.round}"'):]
+        round_text = "".join(_parse(round_html[:round_html.index("</section>")]).text)
+        assert lesson.title in round_text and lesson.text in round_text, lesson.title
+        assert not lesson.fix or f"The fix: {lesson.fix}" in round_text
+    assert text.count("What to notice") == len({lesson.round for lesson in hengxin.lessons})
+
+
+def test_the_handout_keeps_the_lessons_that_give_an_answer_away_for_the_answers_page(hengxin):
+    page = handout_html(hengxin)
+    answers = page.index("<h2>Answers</h2>")
+    for lesson in hengxin.lessons:
+        at = page.index(lesson.title.replace("'", "&#39;"))
+        assert (at < answers) == (lesson.step == 1), (lesson.title, lesson.step)  # step 1 is the request's own
+
+
+def test_a_hostile_lesson_stays_text_in_the_file_and_the_handout():
+    lesson = {"kind": "lesson", "round": 1, "step": 1, "title": HOSTILE[:120], "text": HOSTILE, "fix": HOSTILE}
+    trace = catalog.load_bytes(hostile_trace() + ("\n" + json.dumps(lesson) + "\n").encode(), "hostile.jsonl").trace
+    assert trace.lessons
+    for page in (trace_html(trace), handout_html(trace)):
+        found = _parse(page)
+        assert set(found.tags) <= OUR_TAGS and META not in page and "\u202e" not in page
+        assert f"The fix: {SHOWN}" in "".join(found.text)

@@ -1,7 +1,8 @@
 """The words of a presenter slide, from lib alone: the snowball counter, what a call asks, the stop switch."""
 
 from lib.logs.native import read_trace
-from lib.slide_words import WINDOW, StopSwitch, asks, content_is_null, snowball, stop_switch, tools_line
+from lib.slide_words import (KNOWS, WINDOW, StopSwitch, asks, content_is_null, snowball, step_lead, stop_switch,
+                              tools_line)
 from lib.summary import summarize
 from lib.tokens import counter_for
 from tests.conftest import load_bundled
@@ -39,3 +40,13 @@ def test_step_2_says_what_is_owed_and_the_switch_is_the_dialects_own(hengxin):
     narration = load_bundled("pitfalls/narration-without-call").trace
     assert stop_switch(narration) == StopSwitch("stop_reason", "tool_use", "end_turn")
     assert not content_is_null(narration.rounds[1])
+
+
+def test_each_step_leads_with_one_sentence_of_what_happens_at_it(hengxin):
+    first, last = hengxin.rounds[0], hengxin.rounds[-1]
+    assert step_lead(first, 1) == KNOWS
+    assert step_lead(first, 2) == "The model asks for 2 tools in parallel: 2 results owed"
+    assert step_lead(first, 3) == "The program runs the calls, not the model: the model reads only their results."
+    assert step_lead(last, 5) == "The loop ends: this text goes to the person, and the model is not called again."
+    refused = load_bundled("pitfalls/unanswered-parallel-call").trace.rounds[1]
+    assert refused.response is None and step_lead(refused, 2).startswith("The call failed")

@@ -7,6 +7,7 @@ rather than guessing what the operator meant.
 
 from __future__ import annotations
 
+import getpass
 import os
 
 import streamlit as st
@@ -46,7 +47,19 @@ def _login() -> str | None:
 
 def role(settings: access.AccessConfig) -> access.Role:
     """This visitor's role under the given configuration."""
-    return access.role(settings, access.identity(settings, _login(), dict(st.context.headers)))
+    return visitor(settings).role
+
+
+def visitor(settings: access.AccessConfig | None = None) -> access.Visitor:
+    """Who this visitor is and what they may do, under the given configuration or the operator's."""
+    return access.visitor(settings or config()[0], _login(), dict(st.context.headers), _local_name())
+
+
+def _local_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # a container's user may have no name
+        return "local user"
 
 
 def secret(name: str) -> str | None:

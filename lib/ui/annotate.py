@@ -14,23 +14,28 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, TRACE, Note, NoteError, annotated, check_author,
-                             check_label, check_note, line_id, notes_csv, notes_from_lines, now,
+from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, TRACE, Note, NoteError, Rubric, Score, annotated,
+                             check_label, check_score, read_rubric, rubric_words, check_note, line_id, notes_csv, notes_from_lines, now,
                              round_of, round_targets, target_words, time_words, unresolved)
 from lib.catalog import LoadedTrace
 from lib.fingerprint import fingerprint
 from lib.logs.native import write_trace
 from lib.model import Trace
-from lib.store import Store, StoreUnavailable, database_url, not_created_yet, open_store
+from lib.store import Store, StoreUnavailable, database_url, not_created_yet
 from lib.text import plural, shorten
-from lib.ui import navigation, picker, plain, state
+from lib.ui import access as ui_access, kept, navigation, picker, plain, state
+from lib.ui.database import store as _store
 from lib.ui.cache import per_trace
 
-AUTHOR = "annotate.author"
-"""Session key: the author's name, kept apart from its widget, whose value a page switch drops."""
-AUTHOR_FIELD, TARGET, LABELS, TEXT = "annotate.author_field", "annotate.target", "annotate.labels", "annotate.text"
+TARGET, LABELS, TEXT = "annotate.target", "annotate.labels", "annotate.text"
 EDIT, EDITING, EDIT_TEXT, EDIT_LABELS = "annotate.edit", "annotate.editing", "annotate.edit_text", "annotate.edit_labels"
 LABEL_SET, PICK, JUMP, SAID = "annotate.label_set", "annotate.pick", "annotate.jump", "annotate.said"
+RUBRIC_SET, SCORE = "annotate.rubric_set", "annotate.score."
+PASS_FAIL = {"": None, "pass": 1.0, "fail": 0.0}
+"""A pass/fail rubric's choices and the marks they store."""
+VIEWERS_READ = ("On this server viewers read notes; only editors write, change or delete them. "
+                "Sign in as an editor to annotate.")
+"""Why a viewer sees no note form, and why a forged write is refused."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,25 +46,21 @@ class Snapshot:
     """Every note on every trace, oldest first."""
     labels: tuple[str, ...]
     """The label set."""
+    rubrics: tuple[Rubric, ...]
+    """The rubrics notes can be scored under."""
     problem: str | None
     """Why the database could not be read, or None."""
-
-
-# Per database URL, not per trace, so not through lib/ui/cache.per_trace: one store for the server.
-@st.cache_resource(show_spinner=False)
-def _store(url: str) -> Store:
-    return open_store(url)  # a failure is not cached: the next rerun tries again
 
 
 @st.cache_resource(show_spinner=False, ttl=10)
 def _snapshot(url: str) -> Snapshot:
     if not_created_yet(url):
-        return Snapshot((), DEFAULT_LABELS, None)  # reading alone must not create the file
+        return Snapshot((), DEFAULT_LABELS, (), None)  # reading alone must not create the file
     try:
         store = _store(url)
-        return Snapshot(store.notes(), store.labels(), None)
+        return Snapshot(store.notes(), store.labels(), store.rubrics(), None)
     except StoreUnavailable as exc:
-        return Snapshot((), DEFAULT_LABELS, str(exc))
+        return Snapshot((), DEFAULT_LABELS, (), str(exc))
 
 
 def snapshot() -> Snapshot:
@@ -83,6 +84,9 @@ def notes_on(loaded: LoadedTrace) -> tuple[Note, ...]:
 
 
 def _write(action, done: str | None, about: str = "") -> bool:
+    if not ui_access.visitor().edits:  # the forms are not drawn for a viewer; a forged click changes nothing
+        _say("error", VIEWERS_READ)
+        return False
     try:
         action(_store(database_url()))
     except (NoteError, StoreUnavailable) as exc:
@@ -129,7 +133,9 @@ def round_notes(loaded: LoadedTrace, index: int) -> None:
 
 def note_entry(note: Note, detached: str | None, trace: Trace) -> None:
     """One note: its target, labels, author and time, in words, then its text as plain text."""
-    plain.text(" · ".join([target_words(trace, note.target), *note.labels, note.author, time_words(note.created)]))
+    marks = [f"{score.rubric} {score.value:g}" for score in note.scores]
+    plain.text(" · ".join([target_words(trace, note.target), *note.labels, *marks, note.author,
+                           time_words(note.created)]))
     if detached:
         plain.text("Detached: " + detached)
     if note.text:
@@ -143,6 +149,14 @@ def follow_jump() -> None:
     """Open the explorer when a note's target was asked for on the previous run."""
     if st.session_state.pop(JUMP, False):
         st.switch_page(navigation.EXPLORER)
+
+
+def editing() -> bool:
+    """Whether this visitor may write notes; a viewer is told why there is no form, once, here."""
+    if ui_access.visitor().edits:
+        return True
+    st.info(VIEWERS_READ)
+    return False
 
 
 def store_problem() -> bool:
@@ -180,27 +194,49 @@ def _import(loaded: LoadedTrace) -> None:
 def note_form(loaded: LoadedTrace, index: int, disabled: bool) -> None:
     """Pick what the note is about in this round, write it, label it, save it."""
     targets = {**round_targets(loaded.trace, index), TRACE: "The whole trace"}
-    if AUTHOR_FIELD not in st.session_state:
-        st.session_state[AUTHOR_FIELD] = st.session_state.get(AUTHOR, "")
     with st.container(border=True):
         st.markdown(f"**Add a note to round {index}**")
-        st.text_input("Your name", key=AUTHOR_FIELD, max_chars=80, on_change=_keep_author,
-                      help="Asked once; kept for this session.")
+        st.caption("Signed as (your sign-in; on a laptop, ROUNDTRIP_AUTHOR or your login name):")
+        plain.text(ui_access.visitor().identity or "")
         st.selectbox("About", list(targets), format_func=targets.get, key=TARGET,
                      help="The same parts the cards below show: a message, a part of it, a step, the round.")
         st.multiselect("Labels", snapshot().labels, key=LABELS)
+        _score_fields()
         st.text_area("Note", key=TEXT, help=f"Up to {NOTE_LIMIT:,} characters.")
         st.button("Save the note", key="annotate.save", type="primary", disabled=disabled,
                   on_click=_save, args=(loaded,))
 
 
-def card_pointer(loaded: LoadedTrace, index: int):
-    """For the round's cards: a button on each that points the note form at what the card shows."""
+def _score_fields() -> None:
+    """One optional score per rubric: pass or fail, or a number in its range."""
+    rubrics = snapshot().rubrics
+    for rubric, column in zip(rubrics, st.columns(len(rubrics)) if rubrics else ()):
+        with column:
+            st.caption("Score under the rubric (optional):")
+            plain.text(rubric_words(rubric))
+            if rubric.pass_fail:
+                st.selectbox("Pass or fail", list(PASS_FAIL), key=SCORE + rubric.name)
+            else:
+                st.number_input("Score", min_value=rubric.low, max_value=rubric.high, value=None,
+                                key=SCORE + rubric.name)
+
+
+def _scores() -> tuple[Score, ...]:
+    """The scores given in the form, each checked against its rubric; NoteError when one is out of range."""
+    rubrics = snapshot().rubrics
+    given = [(r, st.session_state.get(SCORE + r.name)) for r in rubrics]
+    marks = [(r, PASS_FAIL.get(value) if r.pass_fail else value) for r, value in given]
+    return tuple(check_score(Score(r.name, mark), rubrics) for r, mark in marks if mark is not None)
+
+
+def card_pointer(loaded: LoadedTrace, index: int, editing: bool):
+    """For the round's cards: a button on each that points the note form at what the card shows (for a viewer,
+    who has no form, nothing)."""
     targets = round_targets(loaded.trace, index)
 
     def pointer(path: str) -> None:
         target = f"round:{index}/{path}"
-        if target in targets:
+        if editing and target in targets:
             st.button("Note on this", icon=":material/edit_note:", key=f"annotate.point.{target}", type="tertiary",
                       on_click=_point_at, args=(target, targets[target]), help="Points the note form above at this card.")
 
@@ -212,29 +248,30 @@ def _point_at(target: str, words: str) -> None:
     _say("info", "The note form above is now about:", (words.strip(),))
 
 
-def _keep_author() -> None:
-    st.session_state[AUTHOR] = st.session_state[AUTHOR_FIELD]
-
-
 def _save(loaded: LoadedTrace) -> None:
     s = st.session_state
+    author = ui_access.visitor().identity
     try:
-        s[AUTHOR] = author = check_author(s.get(AUTHOR_FIELD, ""))
+        if not author:
+            raise NoteError(VIEWERS_READ)
         target = s.get(TARGET) or TRACE
         if reason := unresolved(loaded.trace, target):
             raise NoteError(f"The target {target} points at nothing: {reason}.")
         text, labels = check_note(s.get(TEXT, ""), s.get(LABELS, []), snapshot().labels)
+        scores = _scores()
     except NoteError as exc:
         _say("error", "The note was not saved:", (str(exc),))
         return
     note = Note(id=str(uuid.uuid4()), trace=trace_id(loaded), target=target, labels=labels, text=text,
-                author=author, created=now(), trace_title=loaded.trace.title, trace_name=loaded.name)
+                author=author, created=now(), trace_title=loaded.trace.title, trace_name=loaded.name, scores=scores)
     if _write(lambda store: store.add(note), "Saved your note on:", target):
         s[TEXT], s[LABELS] = "", []
+        for rubric in snapshot().rubrics:
+            s.pop(SCORE + rubric.name, None)
 
 
-def editor(loaded: LoadedTrace, disabled: bool) -> None:
-    """Change or delete one note of this trace; detached notes are listed, kept, and editable here too."""
+def editor(loaded: LoadedTrace, disabled: bool, editing: bool) -> None:
+    """Change or delete one note of this trace (an editor); detached notes are listed, kept, and editable here too."""
     mine = {note.id: note for note in notes_on(loaded)}
     detached = {i: reason for i, note in mine.items() if (reason := unresolved(loaded.trace, note.target))}
     if detached:
@@ -244,6 +281,7 @@ def editor(loaded: LoadedTrace, disabled: bool) -> None:
             note_entry(mine[note_id], reason, loaded.trace)
     if not mine:
         st.caption("No notes on this trace yet.")
+    if not mine or not editing:
         return
     chosen = st.selectbox("Edit or delete a note", list(mine), key=EDIT,
                           format_func=lambda i: shorten(f"{mine[i].target} · {mine[i].author} · {mine[i].text}", 100))
@@ -311,8 +349,9 @@ def all_notes(loaded: LoadedTrace) -> None:
         f"{titles[by_id[i].trace]} · {by_id[i].target} · {by_id[i].text}", 100))]
     here = chosen.trace == trace_id(loaded)
     bundled = None if here else _bundled_ids().get(chosen.trace)
-    unreachable = not here and bundled is None
-    st.button("Open in the round explorer", key="annotate.open", on_click=_jump, args=(loaded, chosen, bundled),
+    saved = None if here or bundled else _saved(chosen.trace)
+    unreachable = not here and bundled is None and saved is None
+    st.button("Open in the round explorer", key="annotate.open", on_click=_jump, args=(loaded, chosen, bundled, saved),
               disabled=unreachable, help="That trace is not open: open its file in the sidebar first."
               if unreachable else None)
     if unreachable:
@@ -325,11 +364,22 @@ def _bundled_ids() -> dict[str, str]:
     return {trace_id(state.load_bundled(t.name)): t.name for t in state.bundled()}
 
 
-def _jump(loaded: LoadedTrace, note: Note, bundled: str | None) -> None:
+def _saved(trace: str) -> LoadedTrace | None:
+    """The saved trace a note is on, when the library keeps it (a note's trace is the saved trace's id)."""
+    try:
+        return kept.load(trace)
+    except StoreUnavailable:
+        return None
+
+
+def _jump(loaded: LoadedTrace, note: Note, bundled: str | None, saved: LoadedTrace | None) -> None:
     if bundled is not None:  # the note is on a bundled trace that is not open: open it, leaving any upload
         st.session_state.pop(picker.FILES, None)
         st.session_state[picker.TRACE] = bundled
         loaded = state.load_bundled(bundled)
+    elif saved is not None:  # on a saved trace: open it from the library
+        picker.pick_saved(note.trace)
+        loaded = saved
     navigation.point_explorer_at(loaded, round_of(note.target) or 1)
     st.session_state[JUMP] = True  # a callback cannot switch pages: follow_jump does on the next run
 
@@ -350,3 +400,23 @@ def _save_labels() -> None:
         return
     if _write(lambda store: store.set_labels(names), f"Saved {plural(len(names), 'label')}."):
         st.session_state.pop(LABEL_SET)
+
+
+def rubric_editor(disabled: bool) -> None:
+    """The rubrics, one per line (`grounded: 0-3`, `correct: pass/fail`), editable; scores keep their rubric's name."""
+    if RUBRIC_SET not in st.session_state:
+        st.session_state[RUBRIC_SET] = "\n".join(map(rubric_words, snapshot().rubrics))
+    st.text_area("One rubric per line: a name, a colon, then a range (grounded: 0-3) or pass/fail", key=RUBRIC_SET,
+                 height=160)
+    st.button("Save the rubrics", key="annotate.save_rubrics", disabled=disabled, on_click=_save_rubrics)
+
+
+def _save_rubrics() -> None:
+    try:
+        found = [read_rubric(line) for line in st.session_state[RUBRIC_SET].splitlines() if line.strip()]
+    except NoteError as exc:
+        _say("error", "The rubrics were not saved:", (str(exc),))
+        return
+    chosen = list({rubric.name: rubric for rubric in found}.values())
+    if _write(lambda store: store.set_rubrics(chosen), f"Saved {plural(len(chosen), 'rubric')}."):
+        st.session_state.pop(RUBRIC_SET)

@@ -211,8 +211,9 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Ro
     tools_section(round_, marks, pointer)
 
 
-def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = None) -> None:
-    """The response side as cards: the assistant turn, its call intents and the stop signal."""
+def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = None, stop_said: bool = False) -> None:
+    """The response side as cards: the assistant turn, its call intents and the stop signal (its value left to
+    the caller when `stop_said`: presenter mode's callout says it)."""
     if round_.error is not None:
         st.error(failure_heading(round_.error))
         if odd_status(round_.error):
@@ -234,21 +235,23 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
         _parts(response.message, response.message_path, marks)
     if response.finish_reason_path:
         _badges_at(marks, response.finish_reason_path)
-        plain.text(f"Stop signal {response.finish_reason_path}: {response.finish_reason}")
+        if not stop_said:
+            plain.text(f"Stop signal {response.finish_reason_path}: {response.finish_reason}")
     else:
         st.caption(f"The trace records no stop signal; read as {response.stop!r} from the message.")
 
 
-def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], pointer: Pointer | None = None) -> None:
-    """Step 3: what the program ran between this response and the next request."""
+def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], pointer: Pointer | None = None,
+                   across: int = 1, explain: bool = True) -> None:
+    """Step 3: what the program ran between this response and the next request, `across` executions side by side
+    (then each one's arguments above what it returned); `explain` False where the slide's lead says it already."""
     lane = [m for m in marks if isinstance(m, StepLabel) and m.step == 3]
     if not lane:
         st.caption("The program ran nothing after this response: the round trip ends here.")
         return
-    st.caption(
-        "This lane is invisible to the model. It never sees the handler run, only the result the "
-        "program appends to the next request."
-    )
+    if explain:
+        st.caption("This lane is invisible to the model. It never sees the handler run, only the result the "
+                   "program appends to the next request.")
     if not round_.executions:
         step_badge(lane[0])
         return
@@ -257,8 +260,9 @@ def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], p
         for i, message in enumerate(next_round.request.messages):
             for part in message.tool_results:
                 appended.setdefault(part.call_id, join_path(f"messages[{i}]", part.path))
+    slots = st.columns(across) if across > 1 and len(round_.executions) > 1 else None
     for i, execution in enumerate(round_.executions):
-        with st.container(border=True):
+        with (slots[i % across] if slots else st).container(border=True):
             if pointer:
                 pointer(f"executions[{i}]")
             _badges_at(marks, f"executions[{i}]")
@@ -269,7 +273,7 @@ def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], p
             if execution.approval:
                 facts.append(str(execution.approval))
             plain.text(" · ".join(facts))
-            left, right = st.columns(2)
+            left, right = (st, st) if slots else st.columns(2)
             left.caption("Arguments the handler received")
             code_block(execution.arguments, left)
             right.caption("What it returned")

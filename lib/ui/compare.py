@@ -1,6 +1,6 @@
 """The Compare page: two runs, their totals, every round's verdict, and one aligned pair in detail.
 
-The runs are bundled traces or conversations of the upload open in the sidebar. A link names them
+The runs are bundled traces, conversations of the upload open in the sidebar, or saved traces (by id). A link names them
 as `?compare=A,B&round=K`, K counting the aligned rows. Everything from a trace (names, verdicts,
 messages, arguments) reaches the page through dataframes, st.code or lib/ui/plain.
 """
@@ -13,9 +13,10 @@ import streamlit as st
 from lib import catalog
 from lib.compare import (Comparison, Run, RoundPair, call_changes, compare, item_text, message_changes,
                          round_contents, tool_changes)
-from lib.deeplink import linked_round
+from lib.deeplink import is_kept_id, linked_round
 from lib.prices import DEFAULT_PRICES
-from lib.ui import navigation, picker, plain, state
+from lib.store import StoreUnavailable
+from lib.ui import kept, navigation, picker, plain, state
 from lib.ui.findings import findings
 
 LEFT = "compare.left"
@@ -26,6 +27,10 @@ ROW = "compare.row"
 """Session key: the 1-based aligned row shown in detail."""
 UPLOADED = "upload:"
 """The prefix of a choice that is conversation N of the open upload."""
+SAVED = "saved:"
+"""The prefix of a choice that is the saved trace with the id after it."""
+SAVED_RUNS = "compare.saved_runs"
+"""Session key: the ids of the saved traces this session compares, offered as choices."""
 LINKED = "compare.linked"
 """Session key: the page was opened by a `?compare=` link, so the link's `round` is a row of this page."""
 FORKED = "fork:"
@@ -53,9 +58,19 @@ def _choices() -> dict[str, str]:
     upload, _ = _upload()
     for n, conversation in enumerate(upload.conversations if upload else ()):
         found[f"{UPLOADED}{n}"] = f"Your upload · {conversation.id}"
+    for trace_id in st.session_state.get(SAVED_RUNS, ()):
+        if (saved := _saved(trace_id)) is not None:
+            found[f"{SAVED}{trace_id}"] = f"Saved · {saved.trace.title}"
     for n, (_, at) in enumerate(st.session_state.get(FORKS, ())):
         found[f"{FORKED}{n}"] = f"Your fork {n + 1} (from round {at})"
     return found
+
+
+def _saved(trace_id: str) -> catalog.LoadedTrace | None:
+    try:
+        return kept.load(trace_id)
+    except StoreUnavailable:
+        return None  # not offered; the choice falls back to a bundled trace, said so where a link asked for it
 
 
 def keep_fork(data: bytes, at: int) -> str:
@@ -66,6 +81,8 @@ def keep_fork(data: bytes, at: int) -> str:
 
 
 def _loaded(choice: str) -> catalog.LoadedTrace:
+    if choice.startswith(SAVED):
+        return _saved(choice.removeprefix(SAVED)) or state.load_bundled(catalog.FIRST_TRACE)
     if choice.startswith(FORKED):
         data, at = st.session_state[FORKS][int(choice.removeprefix(FORKED))]
         return catalog.load_bytes(data, f"fork {int(choice.removeprefix(FORKED)) + 1} (from round {at})")
@@ -83,7 +100,8 @@ def _linked(choices: dict[str, str]) -> None:
     """The runs a `?compare=A,B` link names, once per session; a name not found is said, and a default shown."""
     if LEFT in st.session_state:
         return
-    asked = [name for name in st.query_params.get("compare", "").split(",") if name]
+    asked = [_saved_choice(name) for name in st.query_params.get("compare", "").split(",") if name]
+    choices.update(_choices())  # the saved traces the link names, now offered
     st.session_state[LINKED] = bool(asked)
     st.query_params.pop("trace", None)  # the other pages' trace; this page names its two runs
     defaults = [catalog.FIRST_TRACE, SECOND_TRACE]
@@ -95,6 +113,22 @@ def _linked(choices: dict[str, str]) -> None:
             plain.text(name)
             name = defaults[n]
         st.session_state[key] = name
+
+
+def _saved_choice(name: str) -> str:
+    """A link's run as a choice: a saved trace's id (bare or as `saved:<id>`) is remembered and offered."""
+    trace_id = name.removeprefix(SAVED)
+    if not is_kept_id(trace_id):
+        return name
+    st.session_state[SAVED_RUNS] = [*st.session_state.get(SAVED_RUNS, []), trace_id]
+    return f"{SAVED}{trace_id}"
+
+
+def open_saved(left: str, right: str) -> None:
+    """Open Compare on these two saved traces (by id), from their first divergence."""
+    st.session_state[SAVED_RUNS] = [left, right]
+    open_on(f"{SAVED}{left}", f"{SAVED}{right}")
+    st.switch_page(navigation.COMPARE)
 
 
 def open_on(left: str, right: str) -> None:

@@ -21,7 +21,7 @@ from lib.failures import failure_heading, is_replay_miss
 from lib.fork import ForkSetup, advance, can_run_tools, in_dialect, original_result, replay, request_body, start
 from lib.live.providers import AnthropicProvider, OpenAIProvider
 from lib.live.runner import Runner
-from lib.ui import compare, fork_editor, navigation, picker, plain, state
+from lib.ui import compare, fork_editor, kept, navigation, picker, plain, state
 from lib.ui.live import endpoint, live_refusal
 
 ROUND = navigation.FORK_ROUND
@@ -233,6 +233,7 @@ def _done(running: Running) -> None:
     left.button("Compare with parent", key="fork.compare", type="primary", on_click=_compare, args=(running,))
     right.download_button("Download the fork (.jsonl)", text.encode("utf-8"), key="fork.download",
                           file_name=f"fork-round-{running.setup.at}.jsonl", mime="application/x-ndjson")
+    kept.save_button(catalog.load_bytes(text.encode("utf-8"), f"fork-round-{running.setup.at}"), "fork", key="fork.save")
 
 
 def _compare(running: Running) -> None:

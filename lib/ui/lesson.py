@@ -17,23 +17,25 @@ from lib.growth import MessageEntry
 from lib.lessons import Lesson, lessons_at
 from lib.presenter import Position, Reveal, reveal
 from lib.round_view import RoundView
-from lib.slide_words import KNOWS, asks, content_is_null, snowball, stop_switch, tools_line
+from lib.slide_words import KNOWS, content_is_null, snowball, step_lead, stop_switch, tools_line
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.text import plural, shorten, summarize_message
 from lib.ui import cards, plain, rounds, state
 
 LESSON_CSS = """<style>
 /* The lesson layer at projector size: 24 px and up for what is read, 18 px and up for labels. Fixed rules of our own: no trace text. */
-[class*="st-key-lesson-title"] [data-testid="stText"] { font-size: 2rem !important; font-weight: 700; line-height: 1.3; white-space: pre-wrap; font-family: inherit; }
-[class*="st-key-lesson-text"] [data-testid="stText"] { font-size: 1.5rem !important; line-height: 1.45; white-space: pre-wrap; font-family: inherit; }
-[class*="st-key-knows"] [data-testid="stMarkdownContainer"] p,
-[class*="st-key-asks"] [data-testid="stMarkdownContainer"] p { font-size: 2rem !important; font-weight: 700; }
+[class*="st-key-lesson-title"] [data-testid="stText"] { font-size: 1.9rem !important; font-weight: 700; line-height: 1.3; white-space: pre-wrap; font-family: inherit; }
+[class*="st-key-lesson-text"] [data-testid="stText"] { font-size: 1.5rem !important; line-height: 1.3; white-space: pre-wrap; font-family: inherit; }
+[class*="st-key-asks"] [data-testid="stMarkdownContainer"] p { font-size: 1.75rem !important; font-weight: 700; line-height: 1.3; }
 [class*="st-key-snowball"] [data-testid="stMarkdownContainer"] p { font-size: 1.5rem !important; margin-bottom: 0.2rem; }
 [class*="st-key-resent-stack"] { background: #eceef2; opacity: 0.75; border-radius: 0.5rem; padding: 0.1rem 0.8rem; gap: 0; }
-[class*="st-key-resent-stack"] [data-testid="stText"] { font-size: 1.5rem !important; color: #4a4f5a; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; line-height: 1.35; }
+[class*="st-key-resent-stack"] [data-testid="stText"], [class*="st-key-resent-stack"] [data-testid="stText"] * { font-size: 1.5rem !important; color: #4a4f5a; white-space: nowrap !important; overflow: hidden; text-overflow: ellipsis; line-height: 1.3; }
 </style>"""
 """How the lesson layer looks in presenter mode."""
 
+LEAD_KEY = "slide-lead"
+"""The container key of a slide's one sentence that matters (presenter mode's stylesheet makes it the largest
+text after the heading)."""
 STACK_ROWS = 8
 """Resent messages drawn in the grayed stack; older ones are counted in one line."""
 LINE_LENGTH = 110
@@ -42,11 +44,21 @@ CALL_NOTES = ("model-filled-value", "write-tool-call")
 """The findings presenter mode pins next to a call: values the model filled, and a write tool's approval."""
 
 
+def lead(sentence: str, ours: bool = True) -> None:
+    """The one sentence that matters on a slide, in the largest type after the heading. Our own words go as
+    markdown; a trace's words (`ours` False) as text."""
+    with st.container(key=LEAD_KEY):
+        if ours:
+            st.markdown(sentence)
+        else:
+            plain.text(sentence)
+
+
 def callouts(lessons: tuple[Lesson, ...], key: str) -> None:
-    """Each lesson as a callout: its title large, its text, and the fix; all of it as plain text."""
-    for i, lesson in enumerate(lessons):
-        with st.container(border=True, key=f"lesson-{key}-{i}"):
-            st.markdown(":orange-badge[:material/lightbulb: What to notice]")
+    """The lessons of one step in one callout, each with its title large, its text, and the fix; all as plain text."""
+    with st.container(border=True, key=f"lesson-{key}"):  # one box a step: a box and a badge each costs a line
+        st.markdown(":orange-badge[:material/lightbulb: What to notice]")
+        for i, lesson in enumerate(lessons):
             with st.container(key=f"lesson-title-{key}-{i}"):
                 plain.text(lesson.title)
             with st.container(key=f"lesson-text-{key}-{i}"):
@@ -55,14 +67,17 @@ def callouts(lessons: tuple[Lesson, ...], key: str) -> None:
                     plain.text(f"The fix: {lesson.fix}")
 
 
-def beside(loaded: LoadedTrace, index: int, step: int, body: Callable[[], None]) -> None:
-    """A presenter slide's body with the step's lessons in a column beside it, so the slide stays one screen."""
+def beside(loaded: LoadedTrace, index: int, step: int, heading: str, body: Callable[[], None]) -> None:
+    """A presenter slide's heading and body with the step's lessons in a column beside the body, the heading on
+    top of them, so the slide stays one screen."""
     found = lessons_at(loaded.trace.lessons, index, step)
     if not found:
+        st.header(heading, anchor=False)
         body()
         return
-    left, right = st.columns([2, 3], gap="medium")
+    left, right = st.columns([1, 2], gap="medium")
     with left:
+        st.header(heading, anchor=False)
         callouts(found, f"{index}-{step}")
     with right:
         body()
@@ -106,8 +121,7 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
             st.markdown(f"① {tools_line(snow)}")
     cards.tools_section(round_, marks)
     st.subheader("What the model sees", anchor=False)
-    with st.container(key="knows"):
-        st.markdown(KNOWS)
+    lead(KNOWS)
     _resent_stack(view)
     seen = [e for e in placed.entries if e.status == "new" and round_.index > 1 and e.origin != "input"]
     if seen:
@@ -144,12 +158,10 @@ def _stack_line(entry: MessageEntry) -> str:
 def response_slide(loaded: LoadedTrace, view: RoundView, shown: Reveal) -> None:
     """Steps 2 and 5: what the model asked for, the response with notes beside its calls, the loop's switch."""
     round_ = view.round
-    if shown.position.step == 2 and round_.tool_calls:
-        with st.container(key="asks"):
-            st.markdown(f"The model {asks(round_)}")
+    lead(step_lead(round_, shown.position.step))
     # On a slide, the short form: the Checks page and the explorer keep the whole message.
     notes = [replace(f, message=f.brief or f.message) for f in view.findings if f.code in CALL_NOTES]
-    cards.response_cards(round_, [*shown.labels, *notes])
+    cards.response_cards(round_, [*shown.labels, *notes], stop_said=round_.response is not None)
     if round_.response is not None:
         stop_callout(loaded, view)
 
@@ -162,8 +174,7 @@ def stop_callout(loaded: LoadedTrace, view: RoundView) -> None:
              f"the model again. `{switch.ends}`: the loop ends and the text goes to the person."]
     words.append(f"This response says `{said}`." if said else f"This response's `{switch.field}` is shown below.")
     if round_.tool_calls and content_is_null(round_):
-        words.append("`content: null`: while it calls, the model writes no text. Text and calls may also come "
-                     "together in one turn; then the program keeps both.")
+        words.append("`content: null`: no text while it calls; text and calls may also share one turn.")
     elif round_.tool_calls and response.message.text.strip():
         words.append("Text and calls together: this turn carries both. Legal; the program keeps the text and sends "
                      "the whole turn back.")

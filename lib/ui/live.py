@@ -22,7 +22,7 @@ from lib.live.providers import CallLimits
 from lib.live.runner import LoopOptions, Runner, Teaching
 from lib.live.scenarios import SCENARIOS, Scenario, default_model
 from lib.ui import access as ui_access
-from lib.ui import explorer, navigation, picker, plain, state
+from lib.ui import explorer, kept, navigation, picker, plain, state
 
 RUNNER = "live.runner"
 """Session key: the Runner of the current run."""
@@ -318,11 +318,13 @@ def exports(runner: Runner) -> None:
     else:
         middle.caption("On this server only editors save into traces/, which every visitor sees.")
     if right.button("Open in the explorer", key="live.open", width="stretch"):
-        picker.open_files([(name, runner.trace.text().encode("utf-8"))])
+        picker.open_files([(name, runner.trace.text().encode("utf-8"))], source="live")
         st.switch_page(navigation.EXPLORER)
     if st.session_state.get(SAVED):
         st.caption("Saved into traces/; it is listed with the bundled traces:")
         plain.text(st.session_state[SAVED])
+    if runner.status.state != "running":
+        kept.save_button(loaded(runner), "live", key="live.save_library")
 
 
 def _editor() -> bool:

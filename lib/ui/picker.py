@@ -1,4 +1,5 @@
-"""The shared sidebar trace picker: a bundled trace, or an uploaded log with its conversations.
+"""The shared sidebar trace picker: a bundled trace, a saved one (`?trace=<id>`), or an uploaded log with its
+conversations, which an editor may save to the library.
 
 Every page calls `trace_picker()` first. (It lives here rather than in app.py because Streamlit's
 AppTest does not deliver uploads to widgets drawn by the navigation frame, and the upload must be
@@ -9,11 +10,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lib import catalog
-from lib.deeplink import closest_trace
+from lib import catalog, library
+from lib.deeplink import closest_trace, is_kept_id
 from lib.logs import format_names
 from lib.text import plural
-from lib.ui import navigation, plain, state
+from lib.store import StoreUnavailable
+from lib.ui import access as ui_access, kept, navigation, plain, state
 
 TRACE = "sidebar.trace"
 """Session key of the bundled-trace selectbox."""
@@ -23,6 +25,10 @@ UPLOADER_ROUND = "sidebar.upload_round"
 """Session key: how many times the uploader was emptied; a new key is the one way to empty a file uploader."""
 OPENED = "(your upload)"
 """The Trace box's choice while an upload is on screen, so the box names what the page shows."""
+SAVED_CHOICE = "(saved trace)"
+"""The Trace box's choice while a trace from the library is on screen."""
+SOURCE = "trace.upload_source"
+"""Session key: where the open files came from (upload, capture, live, fork), recorded when it is saved."""
 BUNDLED = "sidebar.bundled"
 """Session key: the bundled trace shown last, to go back to when an upload is closed."""
 FORMAT = "sidebar.format"
@@ -43,9 +49,12 @@ KEPT = (TRACE, FORMAT, CONVERSATION, state.TOKENIZER, state.ROUND, state.VIEW, s
 """Widget values that must survive a page switch."""
 
 
-def open_files(files: list[tuple[str, bytes]]) -> None:
-    """Show these files (name, bytes) instead of a bundled trace; hashed once, here, not on every rerun."""
+def open_files(files: list[tuple[str, bytes]], source: library.Source = "upload") -> None:
+    """Show these files (name, bytes) instead of a bundled or saved trace; hashed once, here, not on every rerun.
+    `source` is what the library records if they are saved."""
     st.session_state.pop(CONVERSATION, None)
+    st.session_state.pop(kept.SAVED, None)
+    st.session_state[SOURCE] = source
     if files:
         st.session_state[FILES] = files
         st.session_state[FILES_DIGEST] = state.files_digest(files)
@@ -56,6 +65,26 @@ def open_files(files: list[tuple[str, bytes]]) -> None:
 def _uploader_key() -> str:
     emptied = st.session_state.get(UPLOADER_ROUND, 0)
     return f"{UPLOAD}.{emptied}" if emptied else UPLOAD
+
+
+def pick_saved(trace_id: str) -> None:
+    """Make the saved trace with this id the one the picker shows next, instead of an upload or bundled trace."""
+    _close_upload()
+    st.session_state[kept.SAVED], st.session_state[TRACE] = trace_id, SAVED_CHOICE
+
+
+def open_saved(trace_id: str) -> None:
+    """Open the saved trace with this id in the round explorer, from round 1."""
+    pick_saved(trace_id)
+    found = _saved()
+    if found is not None:
+        navigation.open_round(found, 1)
+
+
+def _chosen() -> None:
+    """A trace picked in the Trace box replaces the upload or saved trace on screen."""
+    st.session_state.pop(kept.SAVED, None)
+    _close_upload()
 
 
 def _uploaded_changed() -> None:
@@ -69,7 +98,7 @@ def _close_upload() -> None:
         st.session_state.pop(_uploader_key(), None)
         st.session_state[UPLOADER_ROUND] = st.session_state.get(UPLOADER_ROUND, 0) + 1
     st.session_state.pop(FILES_DIGEST, None)
-    if st.session_state.get(TRACE) == OPENED:
+    if st.session_state.get(TRACE) in (OPENED, SAVED_CHOICE):
         st.session_state[TRACE] = st.session_state.get(BUNDLED, catalog.FIRST_TRACE)
 
 
@@ -83,34 +112,53 @@ def trace_picker() -> catalog.LoadedTrace:
     if TRACE not in st.session_state:
         st.session_state[TRACE] = _linked_trace(names, titles)
     files = st.session_state.get(FILES)
+    saved = None if files else _saved()
     if files:
         st.session_state[TRACE] = OPENED
         titles[OPENED] = f"Your upload: {_source(files)}"
-    elif st.session_state[TRACE] == OPENED:  # the files went another way (a page that opened its own)
+    elif saved is not None:
+        st.session_state[TRACE] = SAVED_CHOICE
+        titles[SAVED_CHOICE] = f"Saved: {saved.trace.title}"
+    elif st.session_state[TRACE] in (OPENED, SAVED_CHOICE):  # the files went another way (a page opened its own)
         st.session_state[TRACE] = st.session_state.get(BUNDLED, catalog.FIRST_TRACE)
+    opened = [OPENED] if files else [SAVED_CHOICE] if saved is not None else []
     with st.sidebar:
         st.html(SIDEBAR_CSS)
         st.header("Roundtrip")
         st.caption("See every round of a tool call: what the program sent, what the model answered.")
-        name = st.selectbox("Trace", [OPENED, *names] if files else names, format_func=titles.get, key=TRACE,
-                            on_change=_close_upload)
-        st.file_uploader(
-            "Or open your own log (.jsonl, .json, .jsonl.gz, .eval, .yaml, .har, .traj)",
-            type=["jsonl", "json", "gz", "eval", "yaml", "yml", "har", "traj"],
-            accept_multiple_files=True, key=_uploader_key(), on_change=_uploaded_changed,
-            help="A Roundtrip trace, or logs of OpenAI or Anthropic calls in most common shapes: request and "
-                 "response pairs, streams, batches, Responses API, fine-tuning lines, OpenTelemetry spans, "
-                 "Inspect AI eval logs, agent trajectories, VCR cassettes and HAR files.",
-        )
+        name = st.selectbox("Trace", [*opened, *names], format_func=titles.get, key=TRACE, on_change=_chosen)
+        _uploader()
         st.selectbox("Count tokens with", state.TOKENIZERS, key=state.TOKENIZER,
                      help="auto picks the tiktoken vocabulary for the trace's model; characters is a rough rule of "
                           "thumb (4 characters a token) for when no vocabulary is available.")
+        if saved is not None:
+            st.query_params["trace"] = st.session_state[kept.SAVED]  # the permanent link: it opens on any replica
+            st.caption("Kept in the library; this address is its permanent link.")
+            return saved
         if not files:
             st.session_state[BUNDLED] = name
             st.query_params["trace"] = name
             return state.load_bundled(name)
         st.query_params.pop("trace", None)
-        return _uploaded(files)
+        loaded = _uploaded(files)
+        kept.save_button(loaded, st.session_state.get(SOURCE, "upload"), key="sidebar.save")
+        return loaded
+
+
+def _uploader() -> None:
+    """The file uploader, for an editor; a viewer is told why there is none."""
+    if not ui_access.visitor().edits:
+        st.caption("On this server viewers open the traces listed here and the links they are given; only editors "
+                   "open their own logs. Sign in as an editor to upload.")
+        return
+    st.file_uploader(
+        "Or open your own log (.jsonl, .json, .jsonl.gz, .eval, .yaml, .har, .traj)",
+        type=["jsonl", "json", "gz", "eval", "yaml", "yml", "har", "traj"],
+        accept_multiple_files=True, key=_uploader_key(), on_change=_uploaded_changed,
+        help="A Roundtrip trace, or logs of OpenAI or Anthropic calls in most common shapes: request and "
+             "response pairs, streams, batches, Responses API, fine-tuning lines, OpenTelemetry spans, "
+             "Inspect AI eval logs, agent trajectories, VCR cassettes and HAR files.",
+    )
 
 
 def _source(files: list[tuple[str, bytes]]) -> str:
@@ -123,6 +171,9 @@ def _linked_trace(names: list[str], titles: dict[str, str]) -> str:
     asked = st.query_params.get("trace")
     if asked is None or asked in names:
         return asked or catalog.FIRST_TRACE
+    if is_kept_id(asked):
+        st.session_state[kept.SAVED] = asked  # opened (or said missing) by _saved, as every later run does
+        return SAVED_CHOICE
     st.query_params.pop("round", None)  # a round of a trace that is not here means nothing in another
     st.warning(f"The link asks for a trace that was not found. Showing the first bundled trace, "
                f"{titles[catalog.FIRST_TRACE]}, from round 1. The link asked for:")
@@ -132,6 +183,26 @@ def _linked_trace(names: list[str], titles: dict[str, str]) -> str:
         st.button(f"Open the nearest name instead: {titles[nearest]}", key="sidebar.nearest_trace",
                   on_click=_pick, args=(nearest,))
     return catalog.FIRST_TRACE
+
+
+def _saved() -> catalog.LoadedTrace | None:
+    """The saved trace the session shows, if any; when it cannot be read, the first bundled trace instead, said so."""
+    trace_id = st.session_state.get(kept.SAVED)
+    if trace_id is None:
+        return None
+    try:
+        found = kept.load(trace_id)
+        problem = None if found else "No trace with this id is kept in the library: it was deleted, or saved to " \
+                                     "another database."
+    except StoreUnavailable as exc:
+        found, problem = None, str(exc)
+    if found is None:
+        st.session_state.pop(kept.SAVED)
+        st.session_state[TRACE] = st.session_state.get(BUNDLED, catalog.FIRST_TRACE)
+        st.query_params.pop("round", None)
+        st.warning("The saved trace asked for cannot be opened. Showing a bundled trace instead, from round 1.")
+        plain.text(problem)
+    return found
 
 
 def _pick(name: str) -> None:

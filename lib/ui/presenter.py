@@ -8,29 +8,39 @@ and in the address (`?trace=&round=&step=&mode=present`), so a teacher can hand 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import streamlit as st
 
 from lib.catalog import LoadedTrace
 from lib.presenter import Position, Reveal, carried, following, preceding, reveal, settle, steps_in
+from lib.slide_words import step_lead
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.ui import cards, explorer, lesson, plain, predict, rounds, state
 
 PRESENTER_CSS = """<style>
 /* Presenter mode: a projector needs big type and the whole width. Fixed rules of our own: no trace text. */
 section[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"] { display: none !important; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 3rem 1rem 3rem; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 0.5rem 3rem 0.5rem 3rem; }
+/* One screen at 1600x1000: Streamlit's loose gaps between elements and paragraphs add up to a second screen. */
+[data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.4rem; }
+[data-testid="stMain"] [data-testid="stHorizontalBlock"] { gap: 1rem; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p { margin-bottom: 0.15rem; }
+[data-testid="stMain"] [data-testid="stCode"] pre { padding: 0.35rem 0.7rem !important; }
+[data-testid="stMain"] [data-testid="stVerticalBlockBorderWrapper"] > div,
+[data-testid="stMain"] [data-testid="stAlertContainer"] { padding: 0.5rem 0.8rem; }
 /* A projector has no room to lose: the empty band of Streamlit's header goes. */
 header[data-testid="stHeader"] { display: none; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
 [data-testid="stMain"] [data-testid="stText"],
-[data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.5rem !important; line-height: 1.5; }
-[data-testid="stMain"] [data-testid="stCode"] code { font-size: 1.3rem !important; }
+[data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.5rem !important; line-height: 1.3; }
+[data-testid="stMain"] [data-testid="stCode"] code { font-size: 1.3rem !important; line-height: 1.35 !important; }
 [data-testid="stMain"] h1 { font-size: 2.4rem !important; }
-[data-testid="stMain"] h2 { font-size: 3rem !important; }
-[data-testid="stMain"] .stButton button { min-height: 4.5rem; }
-[data-testid="stMain"] .stButton button p { font-size: 1.9rem !important; }
+[data-testid="stMain"] h2 { font-size: 2.5rem !important; padding: 0.2rem 0 0 0 !important; }
+[data-testid="stMain"] h3 { padding: 0.2rem 0 0 0 !important; }
+[data-testid="stMain"] .stButton button { min-height: 3.2rem; }
+[data-testid="stMain"] .stButton button p { font-size: 1.7rem !important; }
 /* Labels and badges: at least 18 px at 1600x1000; body text above stays at 24 px. */
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p,
 [data-testid="stMain"] [data-testid="stMetricLabel"] p,
@@ -58,6 +68,8 @@ class Modes:
     """Big type, one step at a time."""
     predict: bool
     """Responses stay hidden until the learner predicts them."""
+    corner: object = None
+    """The room the switches' row leaves (a Streamlit column): presenter mode writes where we are there."""
 
 
 def modes() -> Modes:
@@ -66,7 +78,7 @@ def modes() -> Modes:
     for key, word in MODES.items():
         if key not in st.session_state:
             st.session_state[key] = word in asked
-    left, right, _ = st.columns([1, 1, 3])
+    left, right, corner = st.columns([1, 1, 3], vertical_alignment="center")
     left.toggle("Presenter mode", key=state.PRESENTER,
                 help="Big type, no sidebar and no raw JSON; the round unfolds one step at a time.")
     right.toggle("Predict mode", key=state.PREDICT,
@@ -78,7 +90,7 @@ def modes() -> Modes:
         st.query_params.pop("mode", None)
     if not st.session_state[state.PRESENTER]:
         st.query_params.pop("step", None)
-    return Modes(st.session_state[state.PRESENTER], st.session_state[state.PREDICT])
+    return Modes(st.session_state[state.PRESENTER], st.session_state[state.PREDICT], corner)
 
 
 def _query_step() -> int:
@@ -120,30 +132,38 @@ def _steps_of(loaded: LoadedTrace):
     return lambda k: rounds.view(loaded, k).steps
 
 
-def frame(title: str, where: str) -> None:
-    """The top of every presenter screen: our stylesheet, the trace's title (as text) and where we are."""
+def frame(title: str, where: str, corner=None) -> None:
+    """The top of every presenter screen: our stylesheet, the trace's title (as text) and where we are, in the
+    `corner` the mode switches leave when given (a line of the screen kept), else in a row of their own."""
     st.html(PRESENTER_CSS)
-    plain.text(title)
-    st.markdown(f"**{where}**")
+    left, right = (corner or st).columns([3, 2], vertical_alignment="center")
+    plain.text(title, left)
+    right.markdown(f"**{where}**", text_alignment="right")
 
 
-def buttons(back: tuple | None, forward: tuple | None) -> None:
-    """Large Previous and Next buttons; each is (callback, args), or None when there is nowhere to go."""
-    left, right = st.columns(2)
+def buttons(back: tuple | None, forward: tuple | None, between: Callable[[], None] | None = None) -> None:
+    """Large Previous and Next buttons; each is (callback, args), or None when there is nowhere to go. `between`
+    draws in the same row, between them (a step slide's progress), so the slide keeps a line of the screen."""
+    if between:
+        left, middle, right = st.columns([1, 3, 1], vertical_alignment="center")
+        with middle:
+            between()
+    else:
+        left, right = st.columns(2)
     left.button("◀ Previous", key="presenter.previous", on_click=back[0] if back else None,
                 args=back[1] if back else None, disabled=back is None, width="stretch")
     right.button("Next ▶", key="presenter.next", on_click=forward[0] if forward else None,
                  args=forward[1] if forward else None, type="primary", disabled=forward is None, width="stretch")
 
 
-def show(loaded: LoadedTrace, predicting: bool) -> None:
-    """One step of one round, with large Previous and Next buttons."""
+def show(loaded: LoadedTrace, predicting: bool, corner=None) -> None:
+    """One step of one round, with large Previous and Next buttons (where we are in `corner`, see frame)."""
     trace, hidden = loaded.trace, hidden_rounds(loaded, predicting)
     here = position(loaded, predicting)
-    frame(trace.title, f"round {here.round} of {len(trace.rounds)}")
-    progress(loaded, here, hidden(here.round))
+    frame(trace.title, f"round {here.round} of {len(trace.rounds)}", corner)
     buttons((_move, (loaded, False, predicting)) if preceding(trace, here, hidden) else None,
-            (_move, (loaded, True, predicting)) if following(trace, here, hidden) else None)
+            (_move, (loaded, True, predicting)) if following(trace, here, hidden) else None,
+            lambda: progress(loaded, here, hidden(here.round)))
     step_slide(loaded, here, predicting)
     st.query_params["round"] = str(here.round)
     st.query_params["step"] = str(here.step)
@@ -160,8 +180,7 @@ def step_slide(loaded: LoadedTrace, here: Position, predicting: bool) -> None:
         predict.form(loaded, here.round)
         return
     shown = reveal(loaded.trace, here, _steps_of(loaded))
-    st.header(f"{STEP_MARKS[here.step]} {shown.title}")
-    lesson.beside(loaded, here.round, here.step, lambda: _body(loaded, shown))
+    lesson.beside(loaded, here.round, here.step, f"{STEP_MARKS[here.step]} {shown.title}", lambda: _body(loaded, shown))
 
 
 def progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
@@ -186,7 +205,8 @@ def _body(loaded: LoadedTrace, shown: Reveal) -> None:
         predict.result(loaded, index)
         lesson.response_slide(loaded, view, shown)
     elif step == 3:
-        cards.execution_lane(round_, view.following, marks)
+        lesson.lead(step_lead(round_, step))
+        cards.execution_lane(round_, view.following, marks, across=2, explain=False)
     else:
         _appended(loaded, shown)
 
@@ -197,7 +217,7 @@ def _appended(loaded: LoadedTrace, shown: Reveal) -> None:
         st.info("The trace ends here: no request carries these results back to the model.")
         return
     placed = rounds.view(loaded, index + 1).placed
-    st.caption(carried(placed, index + 1))
+    lesson.lead(carried(placed, index + 1))
     if not shown.labels:
         st.warning(f"Request {index + 1} carries no result for the calls of round {index}.")
     for entry in placed.new:

@@ -22,6 +22,7 @@ from lib.sequence import sequence
 from lib.summary import snowball
 from lib.text import plural
 from lib.ui import accounting, cards, charts, findings, plain, predict, presenter, state
+from lib.ui.lesson import lead
 from lib.workshop_plan import Plan, ReadPlan, Slide
 
 PLAN = "plan.plan"
@@ -36,9 +37,6 @@ PROBLEMS = "plan.problems"
 """Session key: what was wrong with the plan last opened, each naming its line and field."""
 DIAGRAM_ROUNDS = 2
 """Rounds one diagram slide draws, from the slide's round: in a projector's type, more would not fit one screen."""
-LEAD_KEY = "slide-lead"
-"""The container key of a slide's one sentence that matters (PRESENTER_CSS makes it the largest text after the
-heading)."""
 
 
 def trace_rounds() -> dict[str, int]:
@@ -98,8 +96,9 @@ def _move(delta: int) -> None:
     st.session_state.pop(PROBLEMS, None)  # said on the slide the plan opened on; the room has seen them
 
 
-def show(plan: Plan, predicting: bool) -> None:
-    """The slide on screen, with Previous and Next through the plan."""
+def show(plan: Plan, predicting: bool, corner=None) -> None:
+    """The slide on screen, with Previous and Next through the plan (where we are in `corner`, see
+    presenter.frame)."""
     index = min(max(st.session_state.get(SLIDE, 0), 0), len(plan.slides) - 1)
     st.session_state[SLIDE] = index
     slide = plan.slides[index]
@@ -107,9 +106,12 @@ def show(plan: Plan, predicting: bool) -> None:
     where = f"slide {index + 1} of {len(plan.slides)}"
     if slide.view == "step":
         where += f" · round {slide.round} of {len(loaded.trace.rounds)}"
-    presenter.frame(loaded.trace.title, where)
+    presenter.frame(loaded.trace.title, where, corner)
     problems()
-    presenter.buttons((_move, (-1,)) if index > 0 else None, (_move, (1,)) if index < len(plan.slides) - 1 else None)
+    between = (lambda: presenter.progress(loaded, *_position(loaded, slide, predicting))) if slide.view == "step" \
+        else None
+    presenter.buttons((_move, (-1,)) if index > 0 else None, (_move, (1,)) if index < len(plan.slides) - 1 else None,
+                      between)
     with st.container(key=f"slide-{slide.view}"):
         DRAW[slide.view](loaded, slide, predicting)
     for name in ("trace", "round", "step"):
@@ -119,21 +121,15 @@ def show(plan: Plan, predicting: bool) -> None:
     st.session_state[READ_LINK] = st.session_state[LINK]
 
 
-def lead(sentence: str, ours: bool = True) -> None:
-    """The one sentence that matters on a slide, in the largest type after the heading. Our own words go as
-    markdown; a trace's words (`ours` False) as text."""
-    with st.container(key=LEAD_KEY):
-        if ours:
-            st.markdown(sentence)
-        else:
-            plain.text(sentence)
+def _position(loaded: LoadedTrace, slide: Slide, predicting: bool) -> tuple[Position, bool]:
+    """Where a step slide stands, and whether its round's response is still hidden."""
+    hidden = presenter.hidden_rounds(loaded, predicting)
+    here = settle(loaded.trace, slide.round, slide.step, hidden)
+    return here, hidden(here.round)
 
 
 def _step(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
-    hidden = presenter.hidden_rounds(loaded, predicting)
-    here = settle(loaded.trace, slide.round, slide.step, hidden)
-    presenter.progress(loaded, here, hidden(here.round))
-    presenter.step_slide(loaded, here, predicting)
+    presenter.step_slide(loaded, _position(loaded, slide, predicting)[0], predicting)
 
 
 def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:

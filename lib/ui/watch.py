@@ -12,7 +12,7 @@ import streamlit as st
 from lib import catalog
 from lib.capture import files
 from lib.text import plural
-from lib.ui import explorer, navigation, picker, plain, state
+from lib.ui import access as ui_access, explorer, kept, navigation, picker, plain, state
 
 CAPTURE, CONVERSATION, ROUND, SHOWN, PORT = ("watch.capture", "watch.conversation", "watch.round",
                                             "watch.shown_rounds", "watch.port")
@@ -20,6 +20,16 @@ CAPTURE, CONVERSATION, ROUND, SHOWN, PORT = ("watch.capture", "watch.conversatio
 
 REFRESH_S = 1.0
 """How often the chosen capture is read again."""
+
+
+def for_editors() -> bool:
+    """Whether this visitor may watch captures; a viewer is told why not. Captures hold whatever the operator's
+    agents sent, unreviewed: an editor saves one to the library to share it."""
+    if ui_access.visitor().edits:
+        return True
+    st.info("On this server only editors watch captures. A capture an editor saves to the library opens for "
+            "everyone by its link.")
+    return False
 
 
 def how_to_connect() -> None:
@@ -55,7 +65,7 @@ def chosen_capture() -> Path | None:
 def open_in_explorer(path: Path) -> None:
     """A button that shows the whole capture in the round explorer."""
     if st.button("Open in the explorer", key="watch.open"):
-        picker.open_files([(path.name, path.read_bytes())])
+        picker.open_files([(path.name, path.read_bytes())], source="capture")
         st.switch_page(navigation.EXPLORER)
 
 
@@ -90,6 +100,7 @@ def _follow(loaded: catalog.LoadedTrace) -> None:
         st.session_state[SHOWN], st.session_state[ROUND] = count, count
     st.session_state[ROUND] = min(st.session_state[ROUND], count)
     index = st.radio("Round", range(1, count + 1), key=ROUND, horizontal=True, format_func=lambda k: f"Round {k}")
+    kept.save_button(loaded, "capture", key="watch.save")
     explorer.round_view(loaded, index)
 
 

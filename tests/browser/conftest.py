@@ -30,21 +30,7 @@ so a test run leaves the work tree as it found it."""
 VIEWPORT = {"width": 1280, "height": 900}
 LOOPBACK = {"127.0.0.1", "localhost"}
 SHOT_TOLERANCE = 0.002
-EXPECT_SECONDS = 30
-"""How long an `expect` waits for what it asserts. Playwright's 5 s default is shorter than a first page
-load on two busy cores; a longer wait changes nothing for a test whose element never comes."""
 """Share of a README screenshot's pixels that may differ before the committed file is replaced."""
-
-
-def _expect_patiently() -> None:
-    try:
-        from playwright.sync_api import expect
-    except ImportError:
-        return
-    expect.set_options(timeout=EXPECT_SECONDS * 1000)
-
-
-_expect_patiently()
 
 
 def _missing() -> str | None:

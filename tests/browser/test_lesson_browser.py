@@ -25,7 +25,7 @@ SIZES = """() => {
     const size = parseFloat(getComputedStyle(element).fontSize);
     if (size < %(label)d) small.push(`${size}px: ${text.slice(0, 40)}`);
     const read = element.closest('[class*="st-key-lesson"] [data-testid="stText"], [class*="st-key-snowball"] p, '
-                                 + '[class*="st-key-resent-stack"] [data-testid="stText"], [class*="st-key-knows"] p, '
+                                 + '[class*="st-key-resent-stack"] [data-testid="stText"], [class*="st-key-slide-lead"] p, '
                                  + '[class*="st-key-asks"] p');
     if (read && parseFloat(getComputedStyle(read).fontSize) < %(body)d) thin.push(`${size}px: ${text.slice(0, 40)}`);
   }

@@ -14,13 +14,7 @@ from tests.browser.conftest import screenshot
 from tests.browser.test_browser import _idle, _round_heading, _to_top
 from tests.conftest import load_bundled
 
-try:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-    from playwright.sync_api import expect
-except ImportError:  # the conftest's fixture says why and fails under CI; collection must not stop first
-    if os.environ.get("CI"):
-        raise
-    pytest.skip("Browser tests skipped: playwright is not installed.", allow_module_level=True)
+from tests.browser.browser_api import PlaywrightTimeout, expect
 
 
 def _go(page, title: str) -> None:

@@ -3,7 +3,6 @@ proxy, with no reload, since a fragment redraws the capture every second."""
 
 from __future__ import annotations
 
-import os
 
 import openai
 import pytest
@@ -13,12 +12,7 @@ from lib.capture.background import BackgroundProxy
 from lib.live.replay import RECORDINGS_DIR, read_recordings
 from tests.recorded_server import RecordedServer
 
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the conftest's fixture says why and fails under CI
-    if os.environ.get("CI"):
-        raise
-    pytest.skip("Browser tests skipped: playwright is not installed.", allow_module_level=True)
+from tests.browser.browser_api import expect
 
 
 @pytest.fixture

@@ -1,0 +1,79 @@
+"""Saved traces in the UI: the "Save to library" button an editor sees, and a saved trace read by its id.
+
+lib/library.py keeps them; this module lays out and caches. A saved trace's id is its fingerprint,
+so what is read under an id never changes: it is read once per server, like a bundled file, and
+dropped after `KEPT_S` so that a trace deleted through another replica stops opening here too.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lib import catalog, library
+from lib.store import StoreUnavailable, database_url
+from lib.ui import access as ui_access, plain
+from lib.ui.database import store
+
+SAVED = "trace.saved"
+"""Session key: the id of the saved trace the picker shows, when it shows one."""
+SAVED_HERE = "kept.saved_here"
+"""Session key: {trace digest: id} of the traces this session saved, so their link stays on screen."""
+KEPT_S = 300
+"""How long a saved trace read from the database is kept in this server's memory."""
+
+
+class _NotKept(LookupError):
+    """No saved trace has this id; raised inside the cache so that a miss is never cached."""
+
+
+@st.cache_resource(show_spinner="Reading the saved trace…", max_entries=32, ttl=KEPT_S)
+def _load(url: str, trace_id: str) -> catalog.LoadedTrace:
+    found = library.open_kept(store(url), trace_id)
+    if found is None:
+        raise _NotKept(trace_id)  # not cached: it may be saved through another replica a moment from now
+    return found
+
+
+def load(trace_id: str) -> catalog.LoadedTrace | None:
+    """The saved trace with this id, or None when there is none; StoreUnavailable when the database fails."""
+    try:
+        return _load(database_url(), trace_id)
+    except _NotKept:
+        return None
+
+
+def forget(trace_id: str) -> None:
+    """Drop a deleted trace from this server's memory at once."""
+    _load.clear(database_url(), trace_id)
+
+
+def link(trace_id: str) -> str:
+    """The permanent link of a saved trace: the app's address on this server, then `?trace=<id>`."""
+    here = st.context.url
+    prefix = (st.get_option("server.baseUrlPath") or "").strip("/")
+    if not here:
+        return library.link(trace_id)
+    scheme, _, rest = here.partition("://")
+    root = f"{scheme}://{rest.split('/', 1)[0]}/" + (f"{prefix}/" if prefix else "")
+    return root + library.link(trace_id)
+
+
+def save_button(loaded: catalog.LoadedTrace, source: library.Source, key: str) -> None:
+    """For an editor: save this trace to the library, then its permanent link. A viewer is told why there is none."""
+    who = ui_access.visitor()
+    if not who.edits:
+        st.caption("On this server only editors save traces to the library.")
+        return
+    done = st.session_state.setdefault(SAVED_HERE, {})
+    if st.button("Save to library", key=key, icon=":material/bookmark_add:", disabled=not loaded.trace.rounds,
+                 help="Keeps the trace in the shared database, with a permanent link that opens it on any replica."):
+        try:
+            with st.spinner("Saving to the library…"):
+                done[loaded.digest] = library.save(store(), loaded.trace, source=source, author=who.identity or "")
+        except (StoreUnavailable, library.LibraryError) as exc:
+            st.error("The trace was not saved; nothing was changed:")
+            plain.text(str(exc))
+            return
+    if loaded.digest in done:
+        st.caption("Saved to the library. Its permanent link opens it on every replica of this server:")
+        st.code(link(done[loaded.digest]), language=None)

@@ -1,0 +1,169 @@
+"""The Library page's parts: the filters as one query, the page of saved traces with its counts, rubric averages
+over everything found, the exports, and opening one trace in the explorer or two in Compare.
+
+lib/library_search.py runs every filter in the database; this module lays out. Titles, models, tools,
+authors and notes are untrusted: they reach the page only in dataframes and lib/ui/plain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import astuple, replace
+from datetime import date
+
+import pandas as pd
+import streamlit as st
+
+from lib import library
+from lib.checks import CHECKS, SEVERITIES
+from lib.library_search import (SORTS, LibraryPage, LibraryQuery, LibraryRow, Range, SearchError, export_csv,
+                                export_jsonl, score_averages, search)
+from lib.store import StoreUnavailable
+from lib.text import plural
+from lib.ui import access as ui_access, annotate, compare, kept, picker, plain
+from lib.ui.database import store
+
+TABLE = "library.table"
+"""Session key of the list's row selection."""
+PAGE = "library.page_number"
+"""Session key: the 1-based page shown."""
+ASKED = "library.asked"
+"""Session key: the filters of the last run, so that a change of filter goes back to page 1."""
+DELETED = "library.deleted"
+"""Session key: how many traces the last delete removed, said once on the next run."""
+SIZES = (25, 50, 100)
+"""Page sizes offered."""
+RANGES = (("rounds", "Rounds", 1.0), ("tokens", "Tokens", 1000.0), ("cost", "Cost (USD)", 0.01))
+"""The range filters: query field, our label, and the step of their number boxes."""
+
+
+def query() -> LibraryQuery:
+    """The filters, sort and page size chosen, as one query on the page shown."""
+    with st.expander("Filters", expanded=True):
+        text, tool, model = st.columns(3)
+        found = dict(text=text.text_input("Words in messages and tool results", key="library.text"),
+                     tool=tool.text_input("Tool called", key="library.tool"),
+                     model=model.text_input("Model (exactly)", key="library.model"))
+        finding, severity, label, note = st.columns(4)
+        found.update(finding=finding.selectbox("Finding", ["", *sorted(CHECKS)], key="library.finding"),
+                     severity=severity.selectbox("Severity", ["", *SEVERITIES], key="library.severity"),
+                     label=label.selectbox("Label on a note", ["", *annotate.snapshot().labels], key="library.label"),
+                     note=note.text_input("Words in a note", key="library.note"))
+        source, since, until = st.columns(3)
+        found.update(source=source.selectbox("Source", ["", *library.SOURCES], key="library.source"),
+                     saved_from=_day(since.date_input("Saved from", value=None, key="library.from")),
+                     saved_to=_day(until.date_input("Saved until", value=None, key="library.to")))
+        for (field, words, step), column in zip(RANGES, st.columns(len(RANGES))):
+            found[field] = _range(column, field, words, step)
+    sort, order, size = st.columns(3)
+    found.update(sort=sort.selectbox("Sort by", SORTS, key="library.sort"),
+                 descending=order.toggle("Largest or latest first", value=True, key="library.descending"))
+    limit = size.selectbox("Per page", SIZES, index=1, key="library.size")
+    return _on_page(LibraryQuery(**found), limit)
+
+
+def _day(chosen: date | None) -> str:
+    return chosen.isoformat() if chosen else ""
+
+
+def _range(column, field: str, words: str, step: float) -> Range:
+    low, high = column.columns(2)
+    return (low.number_input(f"{words}, from", min_value=0.0, step=step, value=None, key=f"library.{field}_low"),
+            high.number_input("to", min_value=0.0, step=step, value=None, key=f"library.{field}_high"))
+
+
+def _on_page(asked: LibraryQuery, limit: int) -> LibraryQuery:
+    """The query on the page asked for; a changed filter, sort or size goes back to the first page."""
+    signature = (astuple(asked), limit)
+    if st.session_state.get(ASKED) != signature:
+        st.session_state[ASKED], st.session_state[PAGE] = signature, 1
+    return replace(asked, offset=(st.session_state[PAGE] - 1) * limit, limit=limit)
+
+
+def found(asked: LibraryQuery) -> LibraryPage | None:
+    """The page of traces the query finds (the last page when the one asked for is past the end); None, said why,
+    when the query or the database cannot be used."""
+    try:
+        page = search(store(), asked)
+        if not page.rows and page.total:
+            last = (page.total - 1) // asked.limit
+            st.session_state[PAGE] = last + 1
+            page = search(store(), replace(asked, offset=last * asked.limit))
+        return page
+    except SearchError as exc:
+        st.error("The search cannot run as asked:")
+        plain.text(str(exc))
+    except StoreUnavailable as exc:
+        st.error("The library's database does not answer; nothing stored is lost.")
+        plain.text(str(exc))
+    return None
+
+
+def listing(page: LibraryPage) -> list[LibraryRow]:
+    """The counts, the page's traces as a table, and the pager; the rows selected in the table."""
+    if deleted := st.session_state.pop(DELETED, 0):
+        st.success(f"Deleted {plural(deleted, 'trace')} from the library, with the content no other trace uses.")
+    if not page.total:
+        st.info("No saved trace matches. An editor saves one with Save to library, beside an upload, a capture on "
+                "the Watch page or a finished live run.")
+        return []
+    st.caption(f"{plural(page.total, 'saved trace')} match; showing {page.offset + 1:,} to "
+               f"{page.offset + len(page.rows):,}. Select one row to open it, two to compare them.")
+    table = pd.DataFrame([{"title": r.title, "model": r.model or "", "rounds": r.rounds, "tokens": r.tokens,
+                           "cost USD": r.cost, "findings": r.findings, "checks": ", ".join(r.finding_codes),
+                           "source": r.source, "saved": r.saved, "saved by": r.author} for r in page.rows])
+    shown = st.dataframe(table, key=TABLE, on_select="rerun", selection_mode="multi-row", hide_index=True,
+                         width="stretch", column_config={"cost USD": st.column_config.NumberColumn(format="%.5f")})
+    pages = (page.total - 1) // page.limit + 1
+    if pages > 1:
+        st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, key=PAGE)
+    return [page.rows[i] for i in shown.selection.rows if i < len(page.rows)]
+
+
+def actions(chosen: list[LibraryRow]) -> None:
+    """Open one chosen trace in the explorer or two in Compare; an editor may delete the chosen ones."""
+    if len(chosen) == 1 and st.button("Open in the round explorer", key="library.open", type="primary"):
+        picker.open_saved(chosen[0].id)
+    if len(chosen) == 2 and st.button("Compare these two", key="library.compare", type="primary"):
+        compare.open_saved(chosen[0].id, chosen[1].id)
+    if len(chosen) > 2:
+        st.caption("Select one trace to open it, or two to compare them.")
+    if chosen and ui_access.visitor().edits:
+        with st.popover(f"Delete {plural(len(chosen), 'trace')}…"):
+            st.caption("Its rounds go, and any content no other saved trace uses. Notes stay: they belong to the "
+                       "content, and come back if it is saved again.")
+            st.button("Delete for good", key="library.delete", on_click=_delete, args=([r.id for r in chosen],))
+
+
+def _delete(ids: list[str]) -> None:
+    if not ui_access.visitor().edits:  # the button is not drawn for a viewer; a forged click changes nothing
+        return
+    removed = 0
+    for trace_id in ids:
+        removed += library.delete(store(), trace_id)
+        kept.forget(trace_id)
+    st.session_state[DELETED] = removed
+    st.session_state.pop(TABLE, None)  # the rows selected are gone
+
+
+def averages(asked: LibraryQuery) -> None:
+    """Each rubric's mean score over the notes on every trace found, all pages together."""
+    try:
+        found = score_averages(store(), asked)
+    except (SearchError, StoreUnavailable):
+        return  # said already by found()
+    if found:
+        st.subheader("Scores over these traces")
+        st.dataframe(pd.DataFrame([{"rubric": a.rubric, "average": a.mean, "scores": a.count} for a in found]),
+                     hide_index=True, key="library.averages",
+                     column_config={"average": st.column_config.NumberColumn(format="%.2f")})
+
+
+def exports(asked: LibraryQuery) -> None:
+    """Download every trace found, all pages, with its notes and scores, as JSONL or CSV."""
+    every = replace(asked, offset=0)
+    left, right = st.columns(2)
+    left.download_button("Download these traces with their notes (.jsonl)", key="library.jsonl", on_click="ignore",
+                         data=lambda: "".join(line + "\n" for line in export_jsonl(store(), every)).encode(),
+                         file_name="library.jsonl", mime="application/jsonl")
+    right.download_button("Download them as CSV, one row per note", key="library.csv", on_click="ignore",
+                          data=lambda: export_csv(store(), every).encode(), file_name="library.csv", mime="text/csv")

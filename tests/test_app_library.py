@@ -1,0 +1,172 @@
+"""The Library page through the real app: saved traces listed with counts, filtered in the database, opened in the
+explorer or Compare, scored, exported and deleted; a viewer browses but cannot delete."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lib import catalog, library
+from lib.annotations import Note, Score
+from lib.logs.native import read_trace
+from lib.store import open_store
+from tests.conftest import ROOT, load_bundled
+from tests.databases import app_database  # noqa: F401 - a fixture
+from tests.hostile import HOSTILE, hostile_trace, markdown_leaks
+from tests.screen import ALERTS, lines
+from tests.synthetic import synthetic_lines
+
+SAVED = {"hengxin-expense": "upload", "order-status-anthropic": "capture", "loan-calculator": "live"}
+"""Bundled traces saved to the library for these tests, with the source each came from."""
+
+
+@pytest.fixture
+def ids(app_database) -> dict[str, str]:
+    """The three bundled traces saved, each trace's id by name."""
+    store = open_store(app_database)
+    found = {name: library.save(store, load_bundled(name).trace, source=source, author="Ada")
+             for name, source in SAVED.items()}
+    store.close()
+    return found
+
+
+def _library(*, viewer: bool = False) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    if viewer:
+        at.user = {"is_logged_in": False}
+    at.run()
+    at.switch_page("pages/library.py").run()
+    assert not at.exception
+    return at
+
+
+def _titles(at: AppTest) -> list[str]:
+    return sorted(at.dataframe(key="library.table").value["title"])
+
+
+def _select(at: AppTest, *titles: str) -> AppTest:
+    listed = list(at.dataframe(key="library.table").value["title"])
+    at.session_state["library.table"] = {"selection": {"rows": [listed.index(t) for t in titles], "columns": [],
+                                                       "cells": []}}
+    return at.run()
+
+
+def _table(at: AppTest, column: str):
+    """The table with this column (a table without selection has no key AppTest can find)."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def _said(at: AppTest) -> str:
+    return "\n".join(lines(at, ALERTS + ("caption", "text")))
+
+
+def _title(name: str) -> str:
+    return load_bundled(name).trace.title
+
+
+def test_every_saved_trace_is_listed_with_its_count(ids):
+    at = _library()
+    assert _titles(at) == sorted(_title(name) for name in SAVED)
+    assert "3 saved traces match; showing 1 to 3." in _said(at)
+    listed = at.dataframe(key="library.table").value.set_index("title")
+    assert listed.loc[_title("hengxin-expense"), "rounds"] == 4
+    assert listed.loc[_title("loan-calculator"), "source"] == "live"
+
+
+@pytest.mark.parametrize("key, value, expected", [
+    ("library.tool", "queryExpense", ["hengxin-expense"]),
+    ("library.source", "capture", ["order-status-anthropic"]),
+    ("library.text", "monthly payment", ["loan-calculator"]),
+    ("library.rounds_low", 4.0, ["hengxin-expense"]),
+])
+def test_a_filter_narrows_the_list(ids, key, value, expected):
+    at = _library()
+    widget = next(w for kind in ("text_input", "selectbox", "number_input") for w in at.get(kind) if w.key == key)
+    widget.set_value(value).run()
+    assert _titles(at) == sorted(_title(name) for name in expected)
+
+
+def test_a_filter_that_matches_nothing_says_so(ids):
+    at = _library()
+    at.text_input(key="library.tool").set_value("no_such_tool").run()
+    assert "No saved trace matches." in _said(at)
+
+
+def test_one_selected_row_opens_in_the_explorer_on_its_permanent_link(ids):
+    at = _select(_library(), _title("loan-calculator"))
+    at.button(key="library.open").click().run()
+    assert not at.exception
+    assert at.selectbox(key="sidebar.trace").value == "(saved trace)"
+    assert at.query_params["trace"] == ids["loan-calculator"]
+    assert next(s.value for s in at.subheader if s.value.startswith("Round ")).startswith("Round 1:")
+
+
+def test_two_selected_rows_open_in_compare(ids):
+    at = _select(_library(), _title("hengxin-expense"), _title("loan-calculator"))
+    at.button(key="library.compare").click().run()
+    assert not at.exception
+    assert at.selectbox(key="compare.left").value == f"saved:{ids['hengxin-expense']}"
+    assert at.selectbox(key="compare.right").value == f"saved:{ids['loan-calculator']}"
+    summary = _table(at, "tool calls")
+    assert list(summary["rounds"]) == [4, len(load_bundled("loan-calculator").trace.rounds)]
+
+
+def test_an_editor_deletes_a_saved_trace_and_its_link_stops_opening(ids, app_database):
+    at = _select(_library(), _title("order-status-anthropic"))
+    at.button(key="library.delete").click().run()
+    assert "Deleted 1 trace from the library" in _said(at)
+    assert _title("order-status-anthropic") not in _titles(at)
+    assert ids["order-status-anthropic"] not in library.trace_ids(open_store(app_database))
+
+    linked = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    linked.query_params["trace"] = ids["order-status-anthropic"]
+    linked.run()
+    assert "No trace with this id is kept in the library" in _said(linked)
+
+
+def test_a_viewer_browses_and_opens_but_cannot_delete(ids, monkeypatch, app_database):
+    monkeypatch.setenv("ROUNDTRIP_DEPLOYMENT", "server")
+    at = _select(_library(viewer=True), _title("hengxin-expense"))
+    assert [b.key for b in at.button if b.key == "library.open"] == ["library.open"]
+    assert not [b for b in at.button if b.key == "library.delete"]
+    assert len(library.trace_ids(open_store(app_database))) == 3
+
+
+def test_scores_are_averaged_per_rubric_over_the_filtered_set_and_exported(ids, app_database):
+    store = open_store(app_database)
+    for n, (name, mark) in enumerate([("hengxin-expense", 1.0), ("hengxin-expense", 3.0), ("loan-calculator", 0.0)]):
+        store.add(Note(id=f"n{n}", trace=ids[name], target="trace", labels=(), text=f"graded {n}", author="Ada",
+                       created=f"2026-11-30T10:0{n}:00Z", trace_title=_title(name), trace_name=name,
+                       scores=(Score("grounded", mark),)))
+    at = _library()
+    assert _table(at, "rubric").to_dict("records") == [
+        {"rubric": "grounded", "average": pytest.approx(4 / 3), "scores": 3}]
+    at.text_input(key="library.tool").set_value("queryExpense").run()
+    assert _table(at, "rubric").to_dict("records") == [
+        {"rubric": "grounded", "average": 2.0, "scores": 2}]
+    csv = at.get("download_button")
+    assert {b.proto.label for b in csv} >= {"Download these traces with their notes (.jsonl)",
+                                            "Download them as CSV, one row per note"}
+
+
+def test_many_saved_traces_are_paged(app_database):
+    store = open_store(app_database)
+    for rounds in range(1, 31):
+        trace, _ = read_trace(iter(line.encode() + b"\n" for line in synthetic_lines(rounds)), name=f"s{rounds}")
+        library.save(store, trace, source="upload")
+    at = _library()
+    at.selectbox(key="library.size").set_value(25).run()
+    assert "30 saved traces match; showing 1 to 25." in _said(at)
+    at.number_input(key="library.page_number").set_value(2).run()
+    assert "30 saved traces match; showing 26 to 30." in _said(at)
+    at.selectbox(key="library.sort").set_value("rounds").run()  # another sort goes back to page 1
+    assert "showing 1 to 25." in _said(at)
+    assert list(at.dataframe(key="library.table").value["rounds"])[:3] == [30, 29, 28]
+
+
+def test_a_hostile_saved_trace_reaches_the_list_only_as_table_cells(app_database):
+    store = open_store(app_database)
+    library.save(store, catalog.load_bytes(hostile_trace(), "hostile").trace, source="upload", author=HOSTILE[:80])
+    at = _select(_library(), *_titles(_library()))
+    assert len(at.dataframe(key="library.table").value) == 1
+    assert markdown_leaks(at) == []

@@ -1,0 +1,110 @@
+"""Roles on a shared server, through the real app: a viewer opens, steps and reads; only an editor uploads,
+annotates and deletes. The identity is the app's login (AppTest's `user`) and signs the notes."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lib.store import open_store
+from tests.conftest import ROOT
+from tests.recorded_server import RecordedServer, Reply
+from tests.screen import ALERTS, lines
+from tests.test_app_annotate import TOOL_CALL, _seed
+
+EDITOR = "ada@example.com"
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch) -> str:
+    """A server deployment with one listed editor and a notes database of its own; its URL."""
+    url = f"sqlite:///{tmp_path / 'notes.db'}"
+    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", url)
+    monkeypatch.setenv("ROUNDTRIP_DEPLOYMENT", "server")
+    monkeypatch.setenv("ROUNDTRIP_EDITORS", EDITOR)
+    monkeypatch.setenv("ROUNDTRIP_AUTHOR", "a laptop name a server must not use")
+    return url
+
+
+def _visit(page: str | None = None, login: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.user = {"is_logged_in": True, "email": login} if login else {"is_logged_in": False}
+    at.query_params["trace"], at.query_params["round"] = "hengxin-expense", "2"
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception
+    return at
+
+
+def _keys(at: AppTest, kind: str) -> set[str]:
+    return {w.key for w in at.get(kind) if getattr(w, "key", None)}
+
+
+def _said(at: AppTest) -> str:
+    """The alerts and captions of the main area, then the sidebar's captions."""
+    return "\n".join([*lines(at, ALERTS + ("caption",)), *(c.value for c in at.sidebar.caption)])
+
+
+def test_a_viewer_steps_through_a_linked_trace_but_has_no_uploader(server):
+    at = _visit()
+    assert at.get("file_uploader") == []
+    assert "only editors open their own logs" in _said(at)
+    at.button(key="explorer.next").click().run()
+    assert at.query_params["round"] == "3" and not at.exception
+
+
+@pytest.mark.parametrize("login", [None, "bob@example.com"], ids=["anonymous", "signed in but not listed"])
+def test_a_viewer_reads_notes_but_cannot_write_change_or_delete_one(server, login):
+    _seed(server, "hengxin-expense", TOOL_CALL, "Amounts as strings.")
+    at = _visit("pages/annotate.py", login)
+    assert "only editors write, change or delete them" in _said(at)
+    assert "Amounts as strings." in [d.value["note"].tolist() for d in at.dataframe if "note" in d.value.columns][0]
+    drawn = _keys(at, "button") | _keys(at, "text_area") | _keys(at, "selectbox")
+    assert not drawn & {"annotate.save", "annotate.text", "annotate.delete", "annotate.edit_save", "annotate.edit",
+                        "annotate.save_labels", "annotate.import"}
+    assert not [k for k in drawn if k.startswith("annotate.point.")]
+    assert [n.text for n in open_store(server).notes()] == ["Amounts as strings."]
+
+
+def test_a_listed_editor_uploads_and_annotates_and_the_note_is_signed_with_the_login(server):
+    at = _visit("pages/annotate.py", EDITOR)
+    assert at.get("file_uploader") != []
+    at.selectbox(key="annotate.target").set_value(TOOL_CALL)
+    at.text_area(key="annotate.text").set_value("Signed by my login.")
+    at.button(key="annotate.save").click().run()
+    (note,) = open_store(server).notes()
+    assert (note.author, note.text) == (EDITOR, "Signed by my login.")
+
+
+def test_a_write_forged_by_a_viewer_is_refused_in_words_and_changes_nothing(server):
+    """A click that reaches the server from a form a viewer was never shown (a stale tab after the operator took the
+    role away) must not write."""
+    seeded = _seed(server, "hengxin-expense", TOOL_CALL, "Keep me.")
+    at = _visit("pages/annotate.py", EDITOR)
+    at.selectbox(key="annotate.edit").set_value(seeded.id)
+    at.user = {"is_logged_in": False}
+    at.button(key="annotate.delete").click().run()
+    assert "only editors write, change or delete them" in _said(at)
+    assert [n.text for n in open_store(server).notes()] == ["Keep me."]
+
+
+def test_a_viewer_cannot_send_a_fork_to_a_model_only_replay_it(server):
+    """Fork is a live call like the Live page's: on a server a viewer may replay, never call a model, even from a
+    form filled in while they were an editor (a stale tab)."""
+    assert _visit("pages/fork.py").selectbox(key="fork.provider").options == ["Replay (recorded answers only, no key)"]
+    with RecordedServer({"/v1/chat/completions": [Reply({}, 401)]}) as model:
+        at = _visit("pages/fork.py", EDITOR)
+        at.selectbox(key="fork.provider").set_value("compatible").run()
+        at.text_input(key="fork.base_url").set_value(f"{model.url}/v1")
+        at.text_input(key="fork.api_key").set_value("typed-key").run()
+        at.user = {"is_logged_in": False}
+        at.button(key="fork.run").click().run()
+        assert model.received == []
+    assert "only editors make live calls" in "\n".join(lines(at, ("text",)))
+
+
+def test_a_viewer_is_not_shown_the_servers_captures(server):
+    at = _visit("pages/watch.py")
+    assert "only editors watch captures" in _said(at)
+    assert not [s for s in at.selectbox if s.key == "watch.capture"] and at.get("number_input") == []

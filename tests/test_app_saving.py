@@ -1,0 +1,119 @@
+"""Saving to the library and the permanent link, through the real app: an upload saved by an editor opens in a
+fresh session (another browser, another replica) from `?trace=<id>`, on the round the link names; a fork keeps
+its source, and so does a finished fork; a note on a saved trace opens it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from lib import library
+from lib.annotations import Note
+from lib.library_search import LibraryQuery, search
+from lib.logs.native import read_trace
+from lib.store import open_store
+from tests.conftest import ROOT
+from tests.databases import app_database  # noqa: F401 - a fixture
+from tests.screen import ALERTS, lines
+from tests.synthetic import synthetic_lines
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PAIRS = (FIXTURES / "openai-pairs.jsonl").read_bytes()
+"""Three conversations of OpenAI request/response pairs; conversation 1 has two rounds."""
+
+
+def _app(**query: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for name, value in query.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def _uploaded_and_saved() -> tuple[AppTest, str]:
+    at = _app()
+    at.file_uploader(key="sidebar.upload").upload("pairs.jsonl", PAIRS)
+    at.run()
+    at.button(key="sidebar.save").click().run()
+    assert not at.exception
+    (shown,) = [c.value for c in at.sidebar.code]
+    return at, shown.rsplit("?trace=", 1)[1]
+
+
+def _title(at: AppTest) -> str:
+    return next(t.value for t in at.main.text)
+
+
+def test_an_upload_saved_by_an_editor_opens_from_its_link_in_a_fresh_session(app_database):
+    at, trace_id = _uploaded_and_saved()
+    assert "Saved to the library" in " ".join(c.value for c in at.sidebar.caption)
+    saved = open_store(app_database)
+    assert library.trace_ids(saved) == (trace_id,)
+
+    fresh = _app(trace=trace_id, round="2")
+    assert not fresh.exception
+    assert fresh.selectbox(key="sidebar.trace").value == "(saved trace)"
+    assert _title(fresh) == _title(at)
+    assert next(s.value for s in fresh.subheader if s.value.startswith("Round ")).startswith("Round 2:")
+    assert fresh.query_params["trace"] == trace_id
+    assert "Kept in the library; this address is its permanent link." in [c.value for c in fresh.sidebar.caption]
+
+
+def test_saving_the_same_conversation_twice_keeps_one_copy_with_one_link(app_database):
+    at, first = _uploaded_and_saved()
+    at.button(key="sidebar.save").click().run()
+    assert [c.value for c in at.sidebar.code] == [f"?trace={first}"]
+    assert library.trace_ids(open_store(app_database)) == (first,)
+
+
+def test_a_link_to_a_trace_not_in_the_library_says_so_and_shows_a_bundled_trace(app_database):
+    at = _app(trace="0" * 64, round="3")
+    assert not at.exception
+    said = "\n".join(lines(at, ALERTS + ("text",)))
+    assert "The saved trace asked for cannot be opened. Showing a bundled trace instead, from round 1." in said
+    assert "No trace with this id is kept in the library" in said
+    assert at.selectbox(key="sidebar.trace").value == "hengxin-expense"
+    assert at.query_params["trace"] == "hengxin-expense"
+
+
+def test_picking_a_bundled_trace_leaves_the_saved_one(app_database):
+    _, trace_id = _uploaded_and_saved()
+    at = _app(trace=trace_id)
+    at.selectbox(key="sidebar.trace").set_value("loan-calculator").run()
+    assert at.query_params["trace"] == "loan-calculator"
+    assert "(saved trace)" not in at.selectbox(key="sidebar.trace").options
+
+
+def test_a_viewer_opens_a_saved_link_but_is_offered_no_save(app_database, monkeypatch):
+    _, trace_id = _uploaded_and_saved()
+    monkeypatch.setenv("ROUNDTRIP_DEPLOYMENT", "server")
+    at = _app(trace=trace_id)
+    assert at.selectbox(key="sidebar.trace").value == "(saved trace)"
+    assert not [b for b in at.button if b.key == "sidebar.save"]
+
+
+def test_a_finished_fork_is_saved_as_a_fork(app_database):
+    at = _app(trace="hengxin-expense")
+    at.switch_page("pages/fork.py").run()
+    at.number_input(key="fork.round").set_value(2).run()
+    at.button(key="fork.run").click().run()  # replayed to its end
+    at.button(key="fork.save").click().run()
+    assert not at.exception
+    (row,) = search(open_store(app_database), LibraryQuery()).rows
+    assert (row.source, row.author) == ("fork", "Ada")
+    assert [c.value for c in at.code if "?trace=" in c.value] == [f"?trace={row.id}"]
+
+
+def test_a_note_on_a_saved_trace_opens_it_from_the_list_of_every_note(app_database):
+    store = open_store(app_database)
+    trace, _ = read_trace(synthetic_lines(3), name="synthetic")
+    trace_id = library.save(store, trace, source="capture")
+    store.add(Note(id="on-saved", trace=trace_id, target="round:2", labels=(), text="Look at round 2.", author="Ada",
+                   created="2026-11-30T10:00:00Z", trace_title=trace.title, trace_name="a capture"))
+    at = _app()  # on a bundled trace
+    at.switch_page("pages/annotate.py").run()
+    at.button(key="annotate.open").click().run()
+    at.run()
+    assert at.selectbox(key="sidebar.trace").value == "(saved trace)"
+    assert at.query_params["trace"] == trace_id
+    assert next(s.value for s in at.subheader if s.value.startswith("Round ")).startswith("Round 2:")
