@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lib import catalog, library
+from lib import catalog, library, library_search
 from lib.annotations import Note, Score
 from lib.logs.native import read_trace
 from lib.store import open_store
@@ -162,6 +162,21 @@ def test_many_saved_traces_are_paged(app_database):
     at.selectbox(key="library.sort").set_value("rounds").run()  # another sort goes back to page 1
     assert "showing 1 to 25." in _said(at)
     assert list(at.dataframe(key="library.table").value["rounds"])[:3] == [30, 29, 28]
+
+
+def test_past_the_count_limit_the_total_reads_as_a_floor_and_says_where_counting_stopped(app_database, monkeypatch):
+    # 30 saved against a limit of 26 stand for 100,000 against 10,000.
+    monkeypatch.setattr(library_search, "COUNT_LIMIT", 26)
+    store = open_store(app_database)
+    for rounds in range(1, 31):
+        trace, _ = read_trace(iter(line.encode() + b"\n" for line in synthetic_lines(rounds)), name=f"s{rounds}")
+        library.save(store, trace, source="upload")
+    at = _library()
+    at.selectbox(key="library.size").set_value(25).run()
+    assert "26+ saved traces match; showing 1 to 25." in _said(at)
+    assert "Counting stops at 26" in _said(at)
+    at.number_input(key="library.page_number").set_value(2).run()
+    assert "30 saved traces match; showing 26 to 30." in _said(at)  # the last page knows where the matches end
 
 
 def test_a_hostile_saved_trace_reaches_the_list_only_as_table_cells(app_database):

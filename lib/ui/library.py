@@ -106,8 +106,12 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
         st.info("No saved trace matches. An editor saves one with Save to library, beside an upload, a capture on "
                 "the Watch page or a finished live run.")
         return []
-    st.caption(f"{plural(page.total, 'saved trace')} match; showing {page.offset + 1:,} to "
-               f"{page.offset + len(page.rows):,}. Select one row to open it, two to compare them.")
+    matched = f"{page.shown_total()} saved traces" if page.more else plural(page.total, 'saved trace')
+    st.caption(f"{matched} match; showing {page.offset + 1:,} to {page.offset + len(page.rows):,}. "
+               "Select one row to open it, two to compare them.")
+    if page.more:
+        st.caption(f"Counting stops at {page.total:,}: the pages go that far; narrow the filters to see the rest, "
+                   "or export the set, which holds every match.")
     table = pd.DataFrame([{"title": r.title, "model": r.model or "", "rounds": r.rounds, "tokens": r.tokens,
                            "cost USD": r.cost, "findings": r.findings, "checks": ", ".join(r.finding_codes),
                            "source": r.source, "saved": r.saved, "saved by": r.author} for r in page.rows])
