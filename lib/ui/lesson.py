@@ -24,10 +24,10 @@ from lib.ui import cards, plain, rounds, state
 
 LESSON_CSS = """<style>
 /* The lesson layer at projector size: 24 px and up for what is read, 18 px and up for labels. Fixed rules of our own: no trace text. */
-[class*="st-key-lesson-title"] [data-testid="stText"] { font-size: 1.9rem !important; font-weight: 700; line-height: 1.3; white-space: pre-wrap; font-family: inherit; }
-[class*="st-key-lesson-text"] [data-testid="stText"] { font-size: 1.5rem !important; line-height: 1.3; white-space: pre-wrap; font-family: inherit; }
+[class*="st-key-lesson-title"] [data-testid="stText"] { font-size: 1.9rem !important; font-weight: 700; line-height: 1.2; white-space: pre-wrap; font-family: inherit; }
+[class*="st-key-lesson-text"] [data-testid="stText"] { font-size: 1.5rem !important; line-height: 1.22; white-space: pre-wrap; font-family: inherit; }
 [class*="st-key-asks"] [data-testid="stMarkdownContainer"] p { font-size: 1.75rem !important; font-weight: 700; line-height: 1.3; }
-[class*="st-key-snowball"] [data-testid="stMarkdownContainer"] p { font-size: 1.5rem !important; margin-bottom: 0.2rem; }
+[class*="st-key-snowball"] [data-testid="stMarkdownContainer"] p { font-size: 1.5rem !important; margin-bottom: 0; }
 [class*="st-key-resent-stack"] { background: #eceef2; opacity: 0.75; border-radius: 0.5rem; padding: 0.1rem 0.8rem; gap: 0; }
 [class*="st-key-resent-stack"] [data-testid="stText"], [class*="st-key-resent-stack"] [data-testid="stText"] * { font-size: 1.5rem !important; color: #4a4f5a; white-space: nowrap !important; overflow: hidden; text-overflow: ellipsis; line-height: 1.3; }
 </style>"""

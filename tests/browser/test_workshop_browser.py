@@ -22,7 +22,7 @@ LABEL_PX = 18
 
 MEASURE = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
-  const small = [], thin = [];
+  const small = [], thin = [], spilled = [];
   let bottom = 0, lead = 0, largest = 0, largestText = '';
   const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
   while (walker.nextNode()) {
@@ -38,14 +38,18 @@ MEASURE = """() => {
     const paragraph = element.closest('[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li, [data-testid="stText"]');
     if (paragraph && !paragraph.closest('[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], button')
         && parseFloat(getComputedStyle(paragraph).fontSize) < %(body)d) thin.push(`${getComputedStyle(paragraph).fontSize}: ${text.slice(0, 50)}`);
+    const holder = element.closest('[data-testid="stElementContainer"]');
+    const past = holder ? box.bottom - holder.getBoundingClientRect().bottom : 0;
+    if (past > 8) spilled.push(`${past.toFixed(0)} px: ${text.slice(0, 50)}`);
     if (element.closest('[class*="st-key-slide-lead"]')) lead = Math.max(lead, size);
     else if (!element.closest('h1, h2, h3')) {
       if (size > largest) { largest = size; largestText = text.slice(0, 50); }
     }
   }
-  return {small, thin, bottom, height: window.innerHeight, lead, largest, largestText};
+  return {small, thin, spilled, bottom, height: window.innerHeight, lead, largest, largestText};
 }""" % {"label": LABEL_PX, "body": BODY_PX}
-"""Every visible piece of text in the main area: the ones under the sizes, how far down the lowest reaches,
+"""Every visible piece of text in the main area: the ones under the sizes, the ones that run past their own
+element (over the next one), how far down the lowest reaches,
 the lead sentence's size and the largest other text's (headings aside)."""
 
 
@@ -103,6 +107,8 @@ def test_every_slide_of_the_workshop_is_in_type_a_room_can_read(walked):
     small, thin = _sizes(walked)
     assert small == {}, f"text under {LABEL_PX} px: {small}"
     assert thin == {}, f"paragraphs under {BODY_PX} px: {thin}"
+    spilled = {s.id: v["spilled"] for s, v in walked.items() if v["spilled"]}
+    assert spilled == {}, f"text running over the element below it: {spilled}"
 
 
 def test_tokens_dialects_diagram_gallery_and_closing_slides_fit_one_screen_their_lead_the_largest_text(walked):
