@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Iterator, Literal, Sequence
+from typing import Any, Iterator, Literal, Sequence
 
 import orjson
 import sqlalchemy as sa

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from lib.annotations import AUTHOR_LIMIT, LABEL_LIMIT
+from lib.annotations import AUTHOR_LIMIT
 
 SEARCHED_BYTES = 500_000
 """Content longer than this (as JSON) is stored but not indexed for text search: PostgreSQL refuses

@@ -149,11 +149,16 @@ def test_scores_are_averaged_per_rubric_over_the_filtered_set_and_exported(ids, 
                                             "Download them as CSV, one row per note"}
 
 
-def test_many_saved_traces_are_paged(app_database):
-    store = open_store(app_database)
-    for rounds in range(1, 31):
+def _save_synthetic(database: str, count: int) -> None:
+    """Saves synthetic traces of 1 to `count` rounds."""
+    store = open_store(database)
+    for rounds in range(1, count + 1):
         trace, _ = read_trace(iter(line.encode() + b"\n" for line in synthetic_lines(rounds)), name=f"s{rounds}")
         library.save(store, trace, source="upload")
+
+
+def test_many_saved_traces_are_paged(app_database):
+    _save_synthetic(app_database, 30)
     at = _library()
     at.selectbox(key="library.size").set_value(25).run()
     assert "30 saved traces match; showing 1 to 25." in _said(at)
@@ -167,10 +172,7 @@ def test_many_saved_traces_are_paged(app_database):
 def test_past_the_count_limit_the_total_reads_as_a_floor_and_says_where_counting_stopped(app_database, monkeypatch):
     # 30 saved against a limit of 26 stand for 100,000 against 10,000.
     monkeypatch.setattr(library_search, "COUNT_LIMIT", 26)
-    store = open_store(app_database)
-    for rounds in range(1, 31):
-        trace, _ = read_trace(iter(line.encode() + b"\n" for line in synthetic_lines(rounds)), name=f"s{rounds}")
-        library.save(store, trace, source="upload")
+    _save_synthetic(app_database, 30)
     at = _library()
     at.selectbox(key="library.size").set_value(25).run()
     assert "26+ saved traces match; showing 1 to 25." in _said(at)

@@ -174,7 +174,7 @@ def progress() -> None:
     running: Running | None = st.session_state.get(RUNNING)
     if running is None:
         return
-    runner, status = running.runner, running.runner.status
+    status = running.runner.status
     st.subheader("The fork", anchor=False)
     if running.setup.notes:
         st.caption("Written in the other dialect; what the conversion could not carry:")

@@ -13,7 +13,7 @@ import streamlit as st
 
 from lib import workshop_plan
 from lib.presenter import steps_in
-from lib.ui import navigation, plain, slides, state
+from lib.ui import navigation, slides, state
 from lib.workshop_plan import VIEWS, Plan, ReadPlan
 
 DRAFT = "plan.draft"
