@@ -3,6 +3,7 @@ measured with the browser's computed styles: 24 px and up for what is read, 18 p
 
 from __future__ import annotations
 
+from tests.browser.browser_api import PlaywrightTimeout
 from tests.browser.conftest import Watch, guard, screenshot
 from tests.browser.test_browser import HENGXIN_WALK, _idle
 from tests.browser.test_workshop_browser import BODY_PX, LABEL_PX, PROJECTOR, expect
@@ -49,6 +50,10 @@ def test_every_hengxin_step_slide_shows_the_lesson_layer_in_type_a_room_can_read
         _idle(page)
         expect(page.get_by_text("Messages sent, round by round:", exact=False)).to_be_visible()
         page.wait_for_function(STYLED)  # the stylesheet arrives with the script run's elements, not before them
+        try:  # the presenter's own stylesheet is a separate element and can land a moment after the lesson's
+            page.wait_for_function(f"() => ({SIZES})().small.length === 0", timeout=15_000)
+        except PlaywrightTimeout:
+            pass  # still small after 15 s: a real failure, which the assertion below names
         found[(round_, step)] = page.evaluate(SIZES)
         screenshot(page, f"lesson-r{round_}s{step}")
     context.close()
