@@ -25,6 +25,8 @@ from typing import Any, Callable
 
 import orjson
 
+from lib.logs.resent_text import ResentTexts
+
 _MARKER_TEXT = "\x00roundtrip:" + secrets.token_hex(16)
 """Stands in for reused bytes; random per process, so no log can contain it by chance or design."""
 _MARKER = orjson.dumps(_MARKER_TEXT)
@@ -134,6 +136,8 @@ class ResentParser:
     def __init__(self, loads: Callable[[bytes], Any] = strict_loads) -> None:
         self._loads = loads
         """The whole-line parser, used for every line this one cannot take a shortcut on."""
+        self.texts = ResentTexts(loads)
+        """The parser of lines that resend their history inside strings (OTLP spans) instead."""
         self._arrays: list[_Array] = []
         """Remembered arrays, the most recently used first."""
         self._held = 0
@@ -150,7 +154,7 @@ class ResentParser:
         worth_it = isinstance(line, bytes) and len(line) >= SMALL_LINE
         opening = _array_opening(line) if worth_it else None
         if opening is None:
-            return self._loads(line)
+            return self.texts.parse(line) if worth_it else self._loads(line)
         for earlier in self._arrays:
             if line.startswith(earlier.elements, opening + 1):
                 value = self._parse_after(line, opening, earlier)
