@@ -470,6 +470,7 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> CallRecord:
         request["tools"] = call.tools
     response, error = None, None
     assistant = next((m for m in convert.chat_messages(call.output) if m.get("role") == "assistant"), None)
+    resent.answered(assistant)
     if span.failure is not None:
         error = {"status": convert.as_int(_at(tree, "http.response.status_code")), "body": {"message": span.failure},
                  "message": span.failure}
@@ -500,6 +501,7 @@ def _openinference_call(tree: _Attributes) -> _Call:
 
 def _genai_call(tree: _Attributes, resent: _ResentInputs) -> _Call:
     """An OTel GenAI span: the current message attributes, else the legacy flattened prompt/completion keys."""
+    resent.latest = None
     if _at(tree, "gen_ai.input.messages") is None and _at(tree, "gen_ai.output.messages") is None:
         inputs = [_flat_turn(m) for m in _checked_list(_json_at(tree, "gen_ai.prompt"), "gen_ai.prompt")]
         outputs = _checked_list(_json_at(tree, "gen_ai.completion"), "gen_ai.completion")[:1]
@@ -531,7 +533,9 @@ class _ResentInputs:
 
     Each call of an agent resends the whole history, so its text is the previous call's with new
     messages appended: only the appended part is parsed and converted (as lib/logs/resent.py does
-    for whole lines). Only the latest text of each conversation is kept.
+    for whole lines). Only the latest text of each conversation is kept, without its closing `]`,
+    with its messages and the answer its call got: that answer, resent next, is handed on as the very
+    object, so the rebuilding's check that a request extends the one before compares pointers.
     """
 
     OPENING = 256
@@ -540,8 +544,11 @@ class _ResentInputs:
     """Conversations kept per opening; the oldest is dropped past this."""
 
     def __init__(self) -> None:
-        self._by_opening: dict[str, list[tuple[str, list[dict]]]] = {}
+        self._by_opening: dict[str, list[list]] = {}
+        """[text less its `]` (None when it does not end in one), messages, the answer or None] per conversation, by opening."""
         self._tools: tuple[str, list] | None = None
+        self.latest: list | None = None
+        """The entry the last call of `messages` made, until its answer is known."""
 
     def tools(self, tree: _Attributes) -> list:
         """A call's tool definitions as Chat Completions tools; an agent sends the same text with every
@@ -556,15 +563,24 @@ class _ResentInputs:
     def messages(self, text: str) -> list[dict]:
         """The Chat Completions messages `text` holds, reusing those of the earlier text it extends."""
         kept = self._by_opening.setdefault(text[: self.OPENING], [])
-        earlier = max((entry for entry in kept if _extends(text, entry[0])), key=lambda e: len(e[0]), default=None)
+        earlier = next((entry for entry in reversed(kept) if entry[0] is not None and _extends(text, entry[0])), None)
         if earlier is None:
             messages = self._converted(text)
         else:
             kept.remove(earlier)
-            messages = earlier[1] + self._converted("[" + text[len(earlier[0]):])
-        kept.append((text, messages))
+            added = self._converted("[" + text[len(earlier[0]) + 1:])
+            if added and earlier[2] is not None and added[0] == earlier[2]:
+                added[0] = earlier[2]
+            messages = earlier[1] + added
+        self.latest = [text[:-1] if text.endswith("]") else None, messages, None]
+        kept.append(self.latest)
         del kept[: -self.KEPT]
         return messages
+
+    def answered(self, reply: dict | None) -> None:
+        """The answer to the call whose messages were read last."""
+        if self.latest is not None:
+            self.latest[2], self.latest = reply, None
 
     @staticmethod
     def _converted(text: str) -> list[dict]:
@@ -573,10 +589,9 @@ class _ResentInputs:
         return convert.chat_messages(turns)
 
 
-def _extends(text: str, earlier: str) -> bool:
-    """Whether JSON array text `text` is `earlier` with more elements appended."""
-    end = len(earlier) - 1
-    return earlier.endswith("]") and len(text) > end + 1 and text[end] == "," and text.startswith(earlier[:end])
+def _extends(text: str, opened: str) -> bool:
+    """Whether JSON array text `text` is an earlier one, `opened` without its closing `]`, with more elements appended."""
+    return len(text) > len(opened) + 1 and text[len(opened)] == "," and text.startswith(opened)
 
 
 def _parts_turn(message: Any, attribute: str) -> tuple[str, list]:
