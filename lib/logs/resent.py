@@ -31,6 +31,8 @@ _MARKER_TEXT = "\x00roundtrip:" + secrets.token_hex(16)
 """Stands in for reused bytes; random per process, so no log can contain it by chance or design."""
 _MARKER = orjson.dumps(_MARKER_TEXT)
 _KEY = b'"messages"'
+_SPANS = b'{"resourceSpans":'
+"""How the OpenTelemetry Collector's file exporter starts every line."""
 _WHITESPACE = b" \t\r\n"
 _TRAILING = "unexpected content after document"
 """orjson's message when a document goes on after its value: how the end of an array is found."""
@@ -152,6 +154,8 @@ class ResentParser:
     def parse(self, line: bytes | str) -> Any:
         """The line's JSON value; raises exactly what the whole-line parser raises on a bad line."""
         worth_it = isinstance(line, bytes) and len(line) >= SMALL_LINE
+        if worth_it and line.startswith(_SPANS):
+            return self.texts.parse(line)  # a collector's line: no messages array to look for in it
         opening = _array_opening(line) if worth_it else None
         if opening is None:
             return self.texts.parse(line) if worth_it else self._loads(line)
