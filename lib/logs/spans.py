@@ -467,7 +467,12 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> CallRecord:
     tree = span.attributes
     call = _openinference_call(tree) if kind == "openinference" else _genai_call(tree, resent)
     request: dict = {"model": call.model} if call.model is not None else {}
-    request["messages"] = [m for turn in call.inputs for m in (turn if isinstance(turn, list) else convert.chat_message(*turn))]
+    if len(call.inputs) == 1 and isinstance(call.inputs[0], list):
+        # The very list read from the text: the next call's list starts with its objects (CallRecord.resends).
+        request["messages"], resends = call.inputs[0], resent.extended
+    else:
+        request["messages"], resends = [m for turn in call.inputs for m in
+                                        (turn if isinstance(turn, list) else convert.chat_message(*turn))], None
     if call.tools:
         request["tools"] = call.tools
     response, error = None, None
@@ -484,6 +489,7 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> CallRecord:
         conversation=span.trace, latency_ms=span.duration_ms,
         converted_from="openinference" if kind == "openinference" else "otel-genai",
         timestamp=convert.iso_time(span.start // 10**9, span.start % 10**9) if span.start is not None else None,
+        resends=resends,
     )
 
 
@@ -503,7 +509,7 @@ def _openinference_call(tree: _Attributes) -> _Call:
 
 def _genai_call(tree: _Attributes, resent: _ResentInputs) -> _Call:
     """An OTel GenAI span: the current message attributes, else the legacy flattened prompt/completion keys."""
-    resent.latest = None
+    resent.latest = resent.extended = None
     if _at(tree, "gen_ai.input.messages") is None and _at(tree, "gen_ai.output.messages") is None:
         inputs = [_flat_turn(m) for m in _checked_list(_json_at(tree, "gen_ai.prompt"), "gen_ai.prompt")]
         outputs = _checked_list(_json_at(tree, "gen_ai.completion"), "gen_ai.completion")[:1]
@@ -551,6 +557,8 @@ class _ResentInputs:
         self._tools: tuple[str, list] | None = None
         self.latest: list | None = None
         """The entry the last call of `messages` made, until its answer is known."""
+        self.extended: list | None = None
+        """The earlier messages list the last call of `messages` extended, or None."""
 
     def tools(self, tree: _Attributes) -> list:
         """A call's tool definitions as Chat Completions tools; an agent sends the same text with every
@@ -574,6 +582,7 @@ class _ResentInputs:
             if added and earlier[2] is not None and added[0] == earlier[2]:
                 added[0] = earlier[2]
             messages = earlier[1] + added
+            self.extended = earlier[1]
         self.latest = [text[:-1] if text.endswith("]") else None, messages, None]
         kept.append(self.latest)
         del kept[: -self.KEPT]

@@ -184,6 +184,8 @@ class _Thread:
     opening: tuple | None = None
     """The opening the thread is indexed under; None for a thread the log named."""
     calls: list[_Call] = field(default_factory=list)
+    last_sent: list | None = None
+    """The `messages` list of the last call's request body, as the record held it (see CallRecord.resends)."""
 
 
 class _Rebuilder:
@@ -204,6 +206,7 @@ class _Rebuilder:
         if record.held_by_provider:
             request = replace(request, held_by_provider=record.held_by_provider)
         hold_interned(body, request.raw["messages"])
+        thread.last_sent = body.get("messages")
         response = dialect.read_response(record.response, self.pools) if record.response else None
         error = None
         if record.error is not None:
@@ -227,7 +230,8 @@ class _Rebuilder:
         extend the thread's last, and the opening a new thread is to be indexed under."""
         if record.conversation is not None:
             key = f"{record.conversation} ({record.dialect})" if self._clash(record) else record.conversation
-            return self.threads.get(key) or _Thread(key, record.dialect), False, None
+            thread = self.threads.get(key) or _Thread(key, record.dialect)
+            return thread, record.resends is not None and record.resends is thread.last_sent, None
         raws = body.get("messages") if isinstance(body.get("messages"), list) else []
         # Threads are indexed by their first request's first two messages; a request is looked up
         # under its first two and its first one, so a thread that opened with one message is found.
