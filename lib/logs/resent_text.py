@@ -47,12 +47,15 @@ each failed try reads up to the next `]"`, so a line built to fail does not cost
 
 @dataclass(slots=True, eq=False)
 class _Earlier:
-    """A string read before, without its closing `]`."""
+    """A string read before."""
 
-    written: bytes
-    """Its bytes after the opening quote, up to its closing `]`, exactly as the line wrote them."""
+    written: bytes | memoryview
+    """Its bytes after the opening quote, up to its closing `]` (left out), exactly as the line wrote them:
+    a view of the line while it is being read, a copy once the line is done."""
     text: str
-    """Those bytes read."""
+    """The string read, closing `]` included: the very object the document holds."""
+    kept: bool = True
+    """False once a later string extended it or it was dropped."""
 
 
 class ResentTexts:
@@ -70,6 +73,15 @@ class ResentTexts:
 
     def parse(self, line: bytes) -> Any:
         """The line's JSON value, as the whole-line parser gives it (and raises)."""
+        made: list[_Earlier] = []
+        try:
+            return self._parse(line, made)
+        finally:
+            for earlier in made:  # a view would keep the whole line alive; one copy per run, not per string
+                if earlier.kept:
+                    earlier.written = bytes(earlier.written)
+
+    def _parse(self, line: bytes, made: list[_Earlier]) -> Any:
         pieces, texts, last, tries = [], [], 0, TRIES
         opening = _opening(line)
         start = line.find(opening, last) + len(opening) if opening else -1
@@ -79,7 +91,7 @@ class ResentTexts:
             end = line.find(b']"', start + (len(earlier.written) if earlier else 0)) + 1
             if end <= 0:
                 break
-            text = self._read(line, start, end, earlier)
+            text = self._read(line, start, end, earlier, made)
             if text is None:
                 tries, end = tries - 1, start  # the next string may begin before that `]"`
             else:
@@ -103,33 +115,42 @@ class ResentTexts:
                 return earlier
         return None
 
-    def _read(self, line: bytes, start: int, end: int, earlier: _Earlier | None) -> str | None:
+    def _read(self, line: bytes, start: int, end: int, earlier: _Earlier | None, made: list[_Earlier]) -> str | None:
         """The text of the string whose bytes are `line[start:end]`, reading only those after `earlier`'s;
-        None when they are not one JSON string's."""
+        None when they are not one JSON string's. What it remembers is added to `made`."""
         key = line[start: start + OPENING]
         kept = self._by_opening.pop(key, [])  # put back last: the least recently used openings go first
         try:
             if earlier is None:
                 text = orjson.loads(memoryview(line)[start - 1: end + 1])
             else:
-                text = earlier.text + orjson.loads(b'"' + line[start + len(earlier.written): end] + b'"')
+                text = earlier.text[:-1]
+                # In place: CPython grows a string nothing else holds instead of copying it again.
+                text += orjson.loads(b'"' + line[start + len(earlier.written): end] + b'"')
         except orjson.JSONDecodeError:
             text = None
         if type(text) is str:
             if earlier is not None:
                 kept.remove(earlier)
+                earlier.kept = False
                 self._held -= len(earlier.written)
                 self.saved_bytes += len(earlier.written)
             if end - start > OPENING:
-                kept.append(_Earlier(line[start: end - 1], text[:-1]))
+                made.append(_Earlier(memoryview(line)[start: end - 1], text))
+                kept.append(made[-1])
                 self._held += end - 1 - start
+                self._drop(kept[:-KEPT])
                 del kept[:-KEPT]
         if kept:
             self._by_opening[key] = kept
         while self._held > KEEP_BYTES and self._by_opening:
-            dropped = self._by_opening.pop(next(iter(self._by_opening)))
-            self._held -= sum(len(e.written) for e in dropped)
+            self._drop(self._by_opening.pop(next(iter(self._by_opening))))
         return text if type(text) is str else None
+
+    def _drop(self, dropped: list[_Earlier]) -> None:
+        for earlier in dropped:
+            earlier.kept = False
+            self._held -= len(earlier.written)
 
 
 def _restored(document: Any, texts: list[str]) -> bool:
