@@ -169,6 +169,8 @@ def _restored(document: Any, texts: list[str]) -> bool:
 
 def _opening(line: bytes) -> bytes | None:
     """How the line opens `gen_ai.input.messages` strings, or None when it has none."""
+    if ATTRIBUTE.encode() not in line:  # one scan of a line that has none, not one per way of writing it
+        return None
     return next((opening for opening in _OPENINGS if opening in line), None)
 
 
