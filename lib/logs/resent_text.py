@@ -164,7 +164,9 @@ def _restored(document: Any, texts: list[str]) -> bool:
                 return False
             holder["stringValue"] = texts[int(number)]
             restored += 1
-    return restored == len(texts)
+            if restored == len(texts):
+                return True  # each marker was put in once: none is left further on
+    return False
 
 
 def _opening(line: bytes) -> bytes | None:

@@ -161,9 +161,10 @@ def _chain_traces(traces: list[list[tuple[tuple, CallRecord]]]) -> None:
     are kept by their first message, so a trace is compared only with the runs it could continue.
     """
     ends: dict[bytes | None, list[tuple[list, str | None]]] = {}
+    openings: dict[int, bytes] = {}  # by the message's id: a run's calls share its first message object
     for calls in traces:
         first = _messages(calls[0][1])
-        candidates = [(key, end) for key in (None, _opening(first)) for end in ends.get(key, ())]
+        candidates = [(key, end) for key in (None, _opening(first, openings)) for end in ends.get(key, ())]
         best = max((c for c in candidates if len(first) > len(c[1][0]) and first[: len(c[1][0])] == c[1][0]),
                    key=lambda c: len(c[1][0]), default=None)
         if best is not None:
@@ -171,12 +172,18 @@ def _chain_traces(traces: list[list[tuple[tuple, CallRecord]]]) -> None:
             for _, record in calls:
                 record.conversation = best[1][1]
         last = _messages(calls[-1][1])
-        ends.setdefault(_opening(last), []).append((last, calls[0][1].conversation))
+        ends.setdefault(_opening(last, openings), []).append((last, calls[0][1].conversation))
 
 
-def _opening(messages: list) -> bytes | None:
-    """What a run of messages is kept under: its first message; None for no messages (a prefix of every run)."""
-    return canonical_json(messages[0]) if messages else None
+def _opening(messages: list, openings: dict[int, bytes]) -> bytes | None:
+    """What a run of messages is kept under: its first message; None for no messages (a prefix of every run).
+    `openings` holds the texts already written, by message id (the messages outlive it)."""
+    if not messages:
+        return None
+    found = openings.get(id(messages[0]))
+    if found is None:
+        found = openings[id(messages[0])] = canonical_json(messages[0])
+    return found
 
 
 def _messages(record: CallRecord) -> list:
