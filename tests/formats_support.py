@@ -57,6 +57,7 @@ FIXTURE_FORMATS = {
     "bedrock-converse.jsonl": "bedrock-converse",
     "sharegpt-glaive.jsonl": "sharegpt",
     "sharegpt-hermes.jsonl": "sharegpt",
+    "sharegpt-hermes-agent.jsonl": "sharegpt",
     # Written for the request/response pair importers; none of the formats here may claim them.
     "openai-pairs.jsonl": None,
     "anthropic-pairs.jsonl": None,

@@ -226,3 +226,17 @@ def test_an_error_without_a_status_is_never_called_a_connection_failure():
     from lib.model import ProviderError
     said = failure_heading(ProviderError(status=None, message="upstream said no", body={"error": {"message": "no"}}))
     assert "connection" not in said and "no HTTP status was recorded" in said
+
+
+def test_a_hermes_agent_trajectory_names_its_model_and_keeps_each_model_call_a_round():
+    # hermes-agent's trajectory_samples.jsonl: the model in a top-level key; in line 2 the run kept no
+    # tool results, so three calls each ended a model call of their own and stay unanswered.
+    upload = _read("sharegpt-hermes-agent.jsonl")
+    assert {c.trace.model for c in upload.conversations} == {"kimi-k2.6"}
+    first, second = upload.conversations
+    assert [[c.name for c in r.tool_calls] for r in first.trace.rounds] == [["altercraft_look"], ["altercraft_say"], []]
+    assert [[c.name for c in r.tool_calls] for r in second.trace.rounds] == [
+        ["altercraft_look"], ["altercraft_say"], ["altercraft_stop"], []]
+    unanswered = [f for f in _findings(upload, "missing-tool-result")]
+    assert [(f.round, f.severity) for f in unanswered] == [(2, "error"), (3, "error"), (4, "error")]
+    assert [name in f.message for f, name in zip(unanswered, ("altercraft_look", "altercraft_say", "altercraft_stop"))] == [True] * 3

@@ -80,16 +80,27 @@ class ShareGPTFormat(LogFormat):
         if not any(m["role"] == "assistant" for m in messages):
             raise LineProblem("the transcript has no assistant turn, so there is no round to split off")
         tools = _tools(obj, messages)
+        # Agent trajectories (hermes-agent) name the model the run used beside the turns.
+        model = {"model": obj["model"]} if isinstance(obj.get("model"), str) and obj["model"] else {}
         parameters = {"tools": tools} if tools else {}
         derived = ["usage", "finish", TEXT_CALLS, *ids.derived()]
         for position, message in enumerate(messages):
-            if message["role"] != "assistant" or (position + 1 < len(messages) and messages[position + 1]["role"] == "assistant"):
+            if message["role"] != "assistant" or _continued(messages, position):
                 continue
             yield CallRecord(
-                line=line, dialect="openai-chat", request={"messages": messages[:position], **parameters},
+                line=line, dialect="openai-chat", request={**model, "messages": messages[:position], **parameters},
                 response=convert.chat_completion(message, "tool_calls" if message.get("tool_calls") else "stop"),
                 conversation=f"line {line}", derived=list(derived), converted_from=self.name,
             )
+
+
+def _continued(messages: list[dict], position: int) -> bool:
+    """Whether the assistant turn at `position` runs on into the next one, so both are one answer.
+
+    A turn that asked for tools ended its answer (the program ran them) even when the transcript
+    kept no result before the next assistant turn: that turn is a model call of its own."""
+    following = messages[position + 1] if position + 1 < len(messages) else None
+    return following is not None and following["role"] == "assistant" and not messages[position].get("tool_calls")
 
 
 def _messages(turn: Any, position: int, role_key: str, text_key: str, ids: CallIds) -> list[dict]:
