@@ -54,6 +54,7 @@ FIXTURE_FORMATS = {
     "gemini.jsonl": "gemini",
     "gemini-stream.jsonl": "gemini",
     "ollama-chat.jsonl": "ollama",
+    "ollama-chat-cloud.jsonl": "ollama",
     "bedrock-converse.jsonl": "bedrock-converse",
     "sharegpt-glaive.jsonl": "sharegpt",
     "sharegpt-hermes.jsonl": "sharegpt",

@@ -38,6 +38,7 @@ EXPECTED = [
     (('tau-bench-airline-cut.jsonl',), ['openai-finetune'], '1 line: 6 rounds in 1 conversation; 0 lines skipped', {'line 1': [2, 4, 6, 8, 10, 12]}, 3),
     (('openai-compatible-empty-call-id.jsonl',), ['openai-chat'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [1, 3]}, 1),
     (('ollama-chat.jsonl',), ['ollama'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [1, 3]}, 1),
+    (('ollama-chat-cloud.jsonl',), ['ollama'], '3 lines: 3 rounds in 2 conversations; 0 lines skipped', {'conversation 1': [1, 3], 'conversation 2': [1]}, 1),
     (('sharegpt-glaive.jsonl',), ['sharegpt'], '1 line: 6 rounds in 1 conversation; 0 lines skipped', {'line 1': [1, 3, 5, 7, 9, 11]}, 3),
     (('sharegpt-hermes.jsonl',), ['sharegpt'], '1 line: 2 rounds in 1 conversation; 0 lines skipped', {'line 1': [2, 5]}, 2),
     (('sharegpt-hermes-agent.jsonl',), ['sharegpt'], '2 lines: 7 rounds in 2 conversations; 0 lines skipped', {'line 1': [2, 4, 6], 'line 2': [2, 3, 4, 5]}, 5),
