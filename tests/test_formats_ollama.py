@@ -86,6 +86,7 @@ def test_ollama_detection_claims_its_own_lines_and_no_one_elses():
 
 def test_any_one_place_changed_in_an_ollama_line_gives_a_line_problem_or_records_never_a_crash():
     assert assert_only_line_problems(OllamaFormat, lines("ollama-chat.jsonl")) > 800
+    assert assert_only_line_problems(OllamaFormat, lines("ollama-chat-cloud.jsonl")) > 800
 
 
 def test_a_call_resent_without_an_id_takes_the_id_the_response_gave_it():

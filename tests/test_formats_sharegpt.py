@@ -48,9 +48,11 @@ def test_a_hermes_agent_trajectory_reads_its_rounds_results_and_the_model_it_nam
     (request, response), (second, answer), (third, last) = [read(r) for r in records]
     assert {request.model, second.model, third.model} == {"kimi-k2.6"}
     assert [t.name for t in request.tools] == ["altercraft_look", "altercraft_say"]
-    assert calls(response) == [("call_2_0", "altercraft_look")]
+    # The call text has no id, but the result says which id the call had: the log has it, so it is kept.
+    assert calls(response) == [("tool_wt9u5QSCiCE517xMGep6aFcS", "altercraft_look")]
     assert response.message.text.startswith("<think>\nThe user is telling me")
-    assert results(second) == ["call_2_0"]
+    assert results(second) == ["tool_wt9u5QSCiCE517xMGep6aFcS"]
+    assert calls(answer) == [("tool_x0hhK6m2VXSZ1NU4vWQ5hEUa", "altercraft_say")]
     assert second.messages[3].tool_results[0].content.startswith("Scene (r=16):\nLooking at grass_block.")
     assert answer.message.tool_calls[0].arguments == {"text": "Hello, Mira! Nice to meet you."}
     assert last.message.text.endswith("</think>\nDone.") and last.message.tool_calls == ()
@@ -114,3 +116,4 @@ def test_transcript_detection_leaves_plain_fine_tuning_lines_alone():
 
 def test_any_one_place_changed_in_a_transcript_gives_a_line_problem_or_records_never_a_crash():
     assert assert_only_line_problems(ShareGPTFormat, lines("sharegpt-hermes.jsonl")) > 100
+    assert assert_only_line_problems(ShareGPTFormat, lines("sharegpt-hermes-agent.jsonl")) > 100

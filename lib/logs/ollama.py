@@ -1,7 +1,8 @@
 """Ollama's native `/api/chat` bodies as Chat Completions, whole or streamed.
 
 Ollama's messages look like Chat Completions messages, with three differences this module
-undoes: a call's arguments are an object, not a JSON string; calls carry no id, and a `tool`
+undoes: a call's arguments are an object, not a JSON string; calls in requests carry no id (newer
+Ollama gives each call in a response one, which the call keeps when it is sent back), and a `tool`
 message says at most which tool (`tool_name`) it answers, so ids are made up and results paired
 by order (lib/logs/provider_pairs.CallIds, marked as derived); and the response is
 `{"message", "done", "done_reason", "prompt_eval_count", "eval_count", "total_duration"}`.
