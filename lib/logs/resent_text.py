@@ -51,7 +51,7 @@ class _Earlier:
 
     written: bytes | memoryview
     """Its bytes after the opening quote, up to its closing `]` (left out), exactly as the line wrote them:
-    a view of the line while it is being read, a copy once the line is done."""
+    a view of the line while it is being read, and after unless that would hold a line twice its size."""
     text: str
     """The string read, closing `]` included: the very object the document holds."""
     kept: bool = True
@@ -77,8 +77,10 @@ class ResentTexts:
         try:
             return self._parse(line, made)
         finally:
-            for earlier in made:  # a view would keep the whole line alive; one copy per run, not per string
-                if earlier.kept:
+            for earlier in made:
+                # A view keeps its whole line alive: copied when it is the lesser part of the line (one
+                # copy per run, not per string), kept when the string is most of it.
+                if earlier.kept and 2 * len(earlier.written) < len(line):
                     earlier.written = bytes(earlier.written)
 
     def _parse(self, line: bytes, made: list[_Earlier]) -> Any:
