@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from lib.logs.resent import ResentParser
 from lib.logs.resent_text import ResentTexts
+from tests.test_resent_parser import _assert_parses_like_orjson
 
 SYSTEM = {"role": "system", "parts": [{"type": "text", "content": "Answer from the order records only. " * 120}]}
 
@@ -103,10 +104,4 @@ def test_random_runs_with_random_byte_changes_parse_as_orjson_does(texts, spaced
         document[where % len(document)] = byte
     reader = ResentTexts(orjson.loads)
     for line in (_document(spans[:1], spaced), bytes(document)):
-        try:
-            expected = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            with pytest.raises(orjson.JSONDecodeError):
-                reader.parse(line)
-        else:
-            assert reader.parse(line) == expected
+        _assert_parses_like_orjson(reader, line)
