@@ -356,12 +356,12 @@ class OpenedTraces:
         """The kept trace with this id, or None when there is none; `reading` is entered while it is read
         from the database rather than taken from memory. StoreUnavailable when the database fails."""
         with self.store.transaction(write=False) as conn:
-            now_kept = _generation(conn, trace_id)
+            current = _generation(conn, trace_id)
         held = self._held.get(trace_id)
-        if held is not None and held[0] == now_kept:
+        if held is not None and held[0] == current:
             return held[1]
         self._held.drop(trace_id)
-        if now_kept is None:
+        if current is None:
             return None
         with reading or nullcontext():
             found = _load(self.store, trace_id)
