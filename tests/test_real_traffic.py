@@ -7,6 +7,7 @@ asserts what a user sees: the conversations, the rounds, the findings.
 from pathlib import Path
 
 import orjson
+import pytest
 
 from lib.logs.upload import read_upload
 
@@ -34,13 +35,29 @@ def test_a_span_without_attributes_is_no_damage():
     assert upload.summary().endswith("0 lines skipped")
 
 
-def test_model_calls_each_in_its_own_trace_are_chained_by_content():
-    upload = _read("otlp-span-per-call.jsonl")
+@pytest.mark.parametrize("fixture, first_trace, model", [
+    ("otlp-span-per-call.jsonl", "ceff934c4064b1e67267f62c3ce8b370", "gpt-4.1-mini"),
+    ("otlp-span-per-call-openinference.jsonl", "22a238409d331b243e7514285f26de46", "gpt-4.1-mini-2025-04-14"),
+])
+def test_model_calls_each_in_its_own_trace_are_chained_by_content(fixture, first_trace, model):
+    # Written by the real opentelemetry-instrumentation-openai-v2 and openinference-instrumentation-openai
+    # (tests/fixtures/tools/record_otlp_spans.py): two chat spans, each the root of a trace of its own, and
+    # the tool's own attribute-less span. OpenInference records only the model that answered.
+    upload = _read(fixture)
     [conversation] = upload.conversations
-    assert conversation.id == "5b8aa5a2d2c872e8321cf37308d69df2"
-    assert [[m.role for m in r.request.messages] for r in conversation.trace.rounds] == [
-        ["user"], ["user", "assistant", "tool"]]
-    assert conversation.trace.rounds[1].resent_prefix == 1
+    first, second = conversation.trace.rounds
+    assert conversation.id == first_trace
+    assert conversation.trace.model == model
+    assert [r.response.model for r in (first, second)] == ["gpt-4.1-mini-2025-04-14"] * 2
+    assert [(c.id, c.name, c.arguments) for c in first.tool_calls] == [
+        ("call_IgqlTCby7lsxDXPIUPgkmAiq", "get_temperature", {"city": "Tokyo"})]
+    assert [m.role for m in second.request.messages] == ["system", "user", "assistant", "tool"]
+    assert second.resent_prefix == 2
+    [result] = second.request.messages[3].tool_results
+    assert (result.call_id, result.content) == ("call_IgqlTCby7lsxDXPIUPgkmAiq", "20.0")
+    assert second.response.message.text == "The temperature in Tokyo is currently 20.0 degrees Celsius."
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in (first, second)] == [
+        (50, 14), (75, 14)]
 
 
 def test_span_per_line_calls_in_their_own_traces_are_chained_by_content_too():
