@@ -210,7 +210,7 @@ def test_swe_agent_observations_answer_their_calls_by_id():
     answered = rounds[1].request.raw["messages"][3]
     assert answered["role"] == "tool" and answered["tool_call_id"] == rounds[0].tool_calls[0].id
     assert not {"agent", "message_type", "thought", "action"} & set(rounds[1].request.raw["messages"][2])
-    assert rounds[0].extra["derived"] == ["usage", "finish"]
+    assert rounds[0].extra["derived"] == ["request", "usage", "finish"]
 
 
 def test_a_broken_episode_is_named_and_the_next_one_still_loads():

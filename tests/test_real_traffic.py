@@ -276,3 +276,40 @@ def test_an_ollama_call_sent_back_without_its_id_is_the_call_the_model_made_not_
 def test_an_ollama_refusal_keeps_its_status_and_words():
     [finding] = _findings(_read("ollama-chat-cloud.jsonl"), "provider-error")
     assert "HTTP 400" in finding.message and "gemma3:1b does not support tools" in finding.message
+
+
+def test_a_transcript_that_kept_no_results_is_not_said_to_have_had_a_request_rejected():
+    # hermes-agent line 2 and a fine-tuning line: transcripts, not request logs. No request with this
+    # history was recorded, so no provider can be said to have rejected one; the history is still invalid.
+    finetune = {"messages": [
+        {"role": "user", "content": "Where is order 7?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_7", "type": "function", "function": {"name": "get_order", "arguments": '{"id": 7}'}}]},
+        {"role": "user", "content": "Still there?"},
+        {"role": "assistant", "content": "Order 7 shipped yesterday."}]}
+    for upload in (_read("sharegpt-hermes-agent.jsonl"), read_upload([("ft.jsonl", orjson.dumps(finetune))])):
+        unanswered = _findings(upload, "missing-tool-result")
+        assert unanswered and all(f.severity == "error" for f in unanswered)
+        for finding in unanswered:
+            assert "rejects the request otherwise" not in finding.message
+            assert "This transcript" in finding.message and "records no result" in finding.message
+            assert "a provider rejects a request that resends a call without its result" in finding.message
+
+
+def test_a_request_log_that_resent_a_call_without_its_result_still_says_the_provider_rejects_it():
+    # The same gap in a log of the requests a program sent: that request was really sent.
+    request = {"model": "gpt-4o-mini", "messages": [
+        {"role": "user", "content": "Where is order 7?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_7", "type": "function", "function": {"name": "get_order", "arguments": '{"id": 7}'}}]},
+        {"role": "user", "content": "Still there?"}]}
+    first = {"request": {"model": "gpt-4o-mini", "messages": request["messages"][:1]},
+             "response": {"choices": [{"index": 0, "message": request["messages"][1], "finish_reason": "tool_calls"}]}}
+    second = {"request": request, "response": {"choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant", "content": "Order 7 shipped yesterday."}}]}}
+    upload = read_upload([("pairs.jsonl", orjson.dumps(first) + b"\n" + orjson.dumps(second))])
+    [finding] = _findings(upload, "missing-tool-result")
+    assert finding.severity == "error" and finding.round == 2
+    assert "This request resends the get_order call call_7" in finding.message
+    assert "the provider rejects the request otherwise" in finding.message
+    assert "transcript" not in finding.message
