@@ -35,19 +35,19 @@ def test_a_span_without_attributes_is_no_damage():
     assert upload.summary().endswith("0 lines skipped")
 
 
-@pytest.mark.parametrize("fixture, first_trace, model", [
-    ("otlp-span-per-call.jsonl", "ceff934c4064b1e67267f62c3ce8b370", "gpt-4.1-mini"),
-    ("otlp-span-per-call-openinference.jsonl", "22a238409d331b243e7514285f26de46", "gpt-4.1-mini-2025-04-14"),
+@pytest.mark.parametrize("fixture, first_trace", [
+    ("otlp-span-per-call.jsonl", "ceff934c4064b1e67267f62c3ce8b370"),
+    ("otlp-span-per-call-openinference.jsonl", "22a238409d331b243e7514285f26de46"),
 ])
-def test_model_calls_each_in_its_own_trace_are_chained_by_content(fixture, first_trace, model):
+def test_model_calls_each_in_its_own_trace_are_chained_by_content(fixture, first_trace):
     # Written by the real opentelemetry-instrumentation-openai-v2 and openinference-instrumentation-openai
     # (tests/fixtures/tools/record_otlp_spans.py): two chat spans, each the root of a trace of its own, and
-    # the tool's own attribute-less span. OpenInference records only the model that answered.
+    # the tool's own attribute-less span.
     upload = _read(fixture)
     [conversation] = upload.conversations
     first, second = conversation.trace.rounds
     assert conversation.id == first_trace
-    assert conversation.trace.model == model
+    assert conversation.trace.model == "gpt-4.1-mini"
     assert [r.response.model for r in (first, second)] == ["gpt-4.1-mini-2025-04-14"] * 2
     assert [(c.id, c.name, c.arguments) for c in first.tool_calls] == [
         ("call_IgqlTCby7lsxDXPIUPgkmAiq", "get_temperature", {"city": "Tokyo"})]
@@ -313,3 +313,25 @@ def test_a_request_log_that_resent_a_call_without_its_result_still_says_the_prov
     assert "This request resends the get_order call call_7" in finding.message
     assert "the provider rejects the request otherwise" in finding.message
     assert "transcript" not in finding.message
+
+
+def test_an_openinference_span_keeps_the_model_asked_for_and_the_finish_reason_it_recorded():
+    # openinference-instrumentation-openai 0.1.66 writes the model that answered as llm.model_name, the
+    # model asked for inside llm.invocation_parameters, and the finish reason as llm.finish_reason.
+    [conversation] = _read("otlp-span-per-call-openinference.jsonl").conversations
+    first, second = conversation.trace.rounds
+    assert conversation.trace.model == "gpt-4.1-mini"
+    assert [r.request.raw["model"] for r in (first, second)] == ["gpt-4.1-mini"] * 2
+    assert [r.response.model for r in (first, second)] == ["gpt-4.1-mini-2025-04-14"] * 2
+    assert [r.response.finish_reason for r in (first, second)] == ["tool_calls", "stop"]
+
+
+def test_openinference_settings_that_do_not_parse_leave_the_call_named_by_the_model_that_answered():
+    document = orjson.loads((FIXTURES / "otlp-span-per-call-openinference.jsonl").read_bytes())
+    span = document["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+    settings = next(a for a in span["attributes"] if a["key"] == "llm.invocation_parameters")
+    settings["value"]["stringValue"] = '{"model": "gpt-4.1-mini", '  # cut off mid-object
+    upload = read_upload([("otlp.jsonl", orjson.dumps(document))])
+    assert upload.problems == ()
+    first, second = upload.conversations[0].trace.rounds
+    assert (first.request.raw["model"], second.request.raw["model"]) == ("gpt-4.1-mini-2025-04-14", "gpt-4.1-mini")
