@@ -8,7 +8,7 @@ How the parts are estimated (docs/tokens.md has the measured accuracy):
 - a message: its text, call names and arguments, tool results, and other parts as JSON;
 - framing: a fixed number of tokens per message for the role markers a chat template adds, plus
   the tokens that open the reply (OpenAI documents 3 and 3 for its chat models);
-- the tool list: the JSON text of each definition; Anthropic also prepends a tool-use system
+- the tool list: the JSON text of each definition; for Claude, Anthropic also prepends a tool-use system
   prompt whenever tools are sent (346 tokens on current Claude models, per Anthropic's pricing
   notes), counted with the tools;
 - the response: the assistant message, without framing.
@@ -62,6 +62,15 @@ FRAMING = {
     OPENAI: Framing(per_message=3, reply=3, tools_preamble=0),
     ANTHROPIC: Framing(per_message=3, reply=0, tools_preamble=346),
 }
+
+
+def framing_of(trace: Trace) -> Framing:
+    """The framing of the trace's dialect; the tool-use prompt only for Claude (or an unnamed model on Anthropic's
+    API): Bedrock Converse reads as the Anthropic dialect for every model it serves, Amazon Nova's included."""
+    framing = FRAMING.get(trace.dialect, FRAMING[OPENAI])
+    if framing.tools_preamble and trace.model and "claude" not in trace.model.lower():
+        return replace(framing, tools_preamble=0)
+    return framing
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +240,7 @@ _Parts = tuple[int, int, int, int, int, int]
 
 def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
     """Every round's counted parts, each built from the previous round's plus what is new."""
-    framing = FRAMING.get(trace.dialect, FRAMING[OPENAI])
+    framing = framing_of(trace)
     found: list[_Parts] = []
     before: tuple[int, int] = (0, 0)
     previous_length = 0

@@ -159,3 +159,15 @@ def test_when_we_count_more_than_was_reported_the_reason_given_is_one_that_makes
     said = [t.value for t in at.main.text if "than our count" in t.value]
     assert said == ["The reported input is 31 tokens fewer than our count, 62% of the input. Why: we count the tool "
                     "definitions as JSON text, and the provider writes them for the model in a shorter form of its own."]
+
+
+def test_a_bedrock_nova_call_is_not_charged_claudes_tool_use_prompt(app):
+    # Bedrock Converse reads as the Anthropic dialect, but the recorded model is Amazon Nova: the 346-token system
+    # prompt Anthropic adds when tools are sent is Claude's, so the tool definitions are only their own JSON.
+    bedrock = Path(__file__).parent / "fixtures" / "bedrock-converse.jsonl"
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload(bedrock.name, bedrock.read_bytes())
+    at.run()
+    where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
+    assert "tool definitions 203 ·" in where
+    assert _metrics(at)["Our estimate of the input"] == "229"
