@@ -712,10 +712,14 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         status = f"with HTTP {error.status}" if error.status is not None else "(HTTP status not recorded)"
         pointer = f", pointing at messages[{index}]" if index is not None else ""
         rejected = _rejected_generation(error.body)
-        shown = f"What the model wrote, rejected: \"{shorten(rejected, 240)}\" " if rejected else ""
+        # A rejected generation is the model's output refused after the fact: the request itself was fine.
+        after = (f"What the model wrote, rejected: \"{shorten(rejected, 240)}\" The model did answer: the provider "
+                 "rejected what it wrote and returned no response. Send the request again, or append the rejected "
+                 "call with the reason so the model can correct it." if rejected
+                 else "The model saw nothing of this round: fix the request and send it again.")
         yield Hit("error", round_.index, "request", f"messages[{index}]" if index is not None else "",
                   f"The provider refused this request {status}{pointer}. Its words: \"{shorten(error.message, 240)}\" "
-                  f"{shown}The model saw nothing of this round: fix the request and send it again.")
+                  + after)
 
 
 def _rejected_generation(body: object) -> str | None:

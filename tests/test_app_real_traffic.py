@@ -1,0 +1,34 @@
+"""Real recordings of other projects' traffic, opened through the sidebar's uploader: what the explorer says about
+them must be true of what the log holds."""
+
+from pathlib import Path
+
+from tests.screen import screen
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _uploaded(app, name: str):
+    at = app.run()
+    fixture = FIXTURES / name
+    at.file_uploader(key="sidebar.upload").upload(fixture.name, fixture.read_bytes())
+    at.run()
+    assert not at.exception
+    return at
+
+
+def test_a_generation_the_provider_rejected_is_not_said_to_be_unseen_by_the_model(app):
+    # Groq's recorded 400 `tool_use_failed`: the model answered, and the provider refused what it wrote
+    # (`failed_generation`). The request was fine; the model's output was not.
+    shown = screen(_uploaded(app, "openai-compatible-tool-use-failed.jsonl"))
+    assert "with HTTP 400" in shown and '"foo": "bar"' in shown
+    assert "The model saw nothing of this round" not in shown
+    assert "fix the request" not in shown
+    assert "The model did answer: the provider rejected what it wrote" in shown
+
+
+def test_a_failed_call_that_the_program_retried_is_not_the_end_of_the_round_trip(app):
+    # After the 400, pydantic-ai sent round 2: the rejected call with the validation errors as its result.
+    shown = screen(_uploaded(app, "openai-compatible-tool-use-failed.jsonl"))
+    assert "the round trip ends here" not in shown
+    assert "The call failed, so the program ran nothing; round 2 is its next request." in shown
