@@ -32,3 +32,20 @@ def test_a_failed_call_that_the_program_retried_is_not_the_end_of_the_round_trip
     shown = screen(_uploaded(app, "openai-compatible-tool-use-failed.jsonl"))
     assert "the round trip ends here" not in shown
     assert "The call failed, so the program ran nothing; round 2 is its next request." in shown
+
+
+def test_a_body_converted_from_another_format_is_not_called_the_payload_as_recorded(app):
+    # Bedrock Converse keeps `output.message.content[1].toolUse` and `stopReason`; the explorer shows the round as an
+    # Anthropic Messages body, whose step paths (`content[1]`, `stop_reason`) are in no line of the log.
+    shown = screen(_uploaded(app, "bedrock-converse.jsonl"))
+    assert "As recorded: the payload the program sent and received." not in shown
+    assert ("Converted from an AWS Bedrock Converse body: the content is as recorded, written here as an Anthropic "
+            "Messages body, so the paths on the steps name this body, not the log's.") in shown
+
+
+def test_a_span_is_not_called_the_payload_the_program_sent(app):
+    # An OpenTelemetry span records messages as attributes; no request or response body was logged.
+    shown = screen(_uploaded(app, "otlp-span-per-call.jsonl"))
+    assert "As recorded: the payload the program sent and received." not in shown
+    assert "Converted from an OpenTelemetry GenAI span: the content is as recorded, written here as an OpenAI Chat " \
+           "Completions body" in shown
