@@ -31,6 +31,7 @@ from lib.dialects import ANTHROPIC, OPENAI
 from lib.encodings import VocabularyUnavailable, count_tokens, load_encoding
 from lib.lru import LeastRecentlyUsed
 from lib.model import (
+    TOOLS_IN_PROMPT,
     Message,
     OtherPart,
     Round,
@@ -268,6 +269,11 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
             previous_tools = request.tools
             tools = tools_tokens(previous_tools, counter) + (framing.tools_preamble if previous_tools else 0)
         resent += tools if tools_resent else 0
+        if TOOLS_IN_PROMPT in round_.extra.get("derived", ()):
+            # The tools are text of the instructions: counted once, as tools, out of the instructions' share.
+            moved = min(tools, instructions)
+            instructions -= moved
+            resent -= moved if tools_resent and kept[0] >= moved else 0
         recorded = bool(messages) or system is not None or bool(request.tools)  # Round.request_recorded, inlined
         found.append((instructions, tools, kept[1], added[1],
                       framing.per_message * len(messages) + (framing.reply if recorded else 0), resent))

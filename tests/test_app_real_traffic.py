@@ -49,3 +49,13 @@ def test_a_span_is_not_called_the_payload_the_program_sent(app):
     assert "As recorded: the payload the program sent and received." not in shown
     assert "Converted from an OpenTelemetry GenAI span: the content is as recorded, written here as an OpenAI Chat " \
            "Completions body" in shown
+
+
+def test_a_tool_list_read_out_of_the_system_prompt_is_counted_once(app):
+    # hermes-agent wrote its tools into the system prompt's <tools> block, and that text is all the model got. The
+    # importer lists those tools as the round's tool definitions too; the estimate must not count them twice.
+    at = _uploaded(app, "sharegpt-hermes-agent.jsonl")
+    where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
+    assert where.startswith("Where the input goes (416 in all): instructions 217 · tool definitions 74 ·")
+    assert {m.label: m.value for m in at.metric}["Input tokens (estimated)"] == "≈ 416"
+    assert "tool list (read from the system prompt)" in screen(at)
