@@ -88,6 +88,10 @@ class Snowball:
     """Tokens of the tool list in the last request."""
     tools_total: int
     """Tokens spent on tool lists over all calls."""
+    estimated_calls: int = 0
+    """Calls whose usage was not reported, so their tokens in the totals are our offline estimate."""
+    last_estimated: bool = False
+    """Whether the last call's input (one call with the final context) is our estimate."""
 
 
 def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
@@ -101,4 +105,6 @@ def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
         resent_share=sum(r.breakdown.resent for r in rows) / counted if counted else 0.0,
         tools_per_round=rows[-1].breakdown.tools if rows else 0,
         tools_total=sum(r.breakdown.tools for r in rows),
+        estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
+        last_estimated=bool(rows) and rows[-1].usage.source != "reported",
     )

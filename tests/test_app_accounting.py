@@ -171,3 +171,23 @@ def test_a_bedrock_nova_call_is_not_charged_claudes_tool_use_prompt(app):
     where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
     assert "tool definitions 203 ·" in where
     assert _metrics(at)["Our estimate of the input"] == "229"
+
+
+def test_totals_that_add_up_estimates_say_they_are_estimates(app):
+    # A hermes-agent transcript reports no usage: the explorer shows each round's input as "≈ 416", estimated.
+    # The Tokens page's totals are sums of those estimates, and must not read as billed figures.
+    hermes = Path(__file__).parent / "fixtures" / "sharegpt-hermes-agent.jsonl"
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload(hermes.name, hermes.read_bytes())
+    at.run()
+    at.switch_page("pages/tokens.py").run()
+    billed = next(m for m in at.metric if m.label == "Input billed over all calls")
+    assert billed.value.startswith("≈ ")
+    assert "3 of them reported no usage: their tokens are our offline estimate." in billed.help
+    assert _metrics(at)["One call with the final context"].startswith("≈ ")
+
+
+def test_reported_totals_carry_no_estimate_mark(app):
+    at = _open_accounting(app, "larkfield-get-order")
+    assert _metrics(at)["Input billed over all calls"] == "4,224"
+    assert "estimate" not in next(m for m in at.metric if m.label == "Input billed over all calls").help

@@ -127,8 +127,13 @@ def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
 def snowball_metrics(ball: Snowball) -> None:
     """The conversation's totals: what resending everything every round adds up to."""
     a, b, c, d = st.columns(4)
-    a.metric("Input billed over all calls", f"{ball.billed_input:,}", help=f"{ball.rounds} calls, {ball.output:,} out.")
-    b.metric("One call with the final context", f"{ball.single_call_input:,}",
+    # A sum with one estimate in it is an estimate: say so on the figure, as the explorer does on each round's.
+    about = "≈ " if ball.estimated_calls else ""
+    estimated = (f" {ball.estimated_calls:,} of them reported no usage: their tokens are our offline estimate."
+                 if ball.estimated_calls else "")
+    a.metric("Input billed over all calls", f"{about}{ball.billed_input:,}",
+             help=f"{ball.rounds} calls, {ball.output:,} out.{estimated}")
+    b.metric("One call with the final context", f"{'≈ ' if ball.last_estimated else ''}{ball.single_call_input:,}",
              delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if ball.single_call_input else None,
              delta_color="off")
     c.metric("Input already sent in the previous request", f"{ball.resent_share:.0%}",
