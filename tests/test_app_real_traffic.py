@@ -59,3 +59,13 @@ def test_a_tool_list_read_out_of_the_system_prompt_is_counted_once(app):
     assert where.startswith("Where the input goes (416 in all): instructions 217 · tool definitions 74 ·")
     assert {m.label: m.value for m in at.metric}["Input tokens (estimated)"] == "≈ 416"
     assert "tool list (read from the system prompt)" in screen(at)
+
+
+def test_a_tool_list_the_log_did_not_keep_is_not_shown_as_zero_tokens(app):
+    # tau-bench keeps the messages of each episode, not the tools it sent; the model called tools all the same.
+    at = _uploaded(app, "containers/tau-bench-airline.json")
+    where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
+    assert where.endswith("The log kept no tool list, though the model called tools: the list was sent, but it is "
+                          "neither shown nor counted here.")
+    at.switch_page("pages/tokens.py").run()
+    assert {m.label: m.value for m in at.metric}["Tool list, every round"] == "not in the log"
