@@ -40,8 +40,10 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
 
 def _rendering_reason(round_: Round, reported_more: bool) -> str:
     # What the provider adds explains a report above our count; below it, only a shorter rendering can.
-    if reported_more:
+    if reported_more and round_.request.tools:
         return "the provider's chat template and its rendering of the tool definitions add tokens we cannot see"
+    if reported_more:
+        return "the provider's chat template adds tokens we cannot see"
     if round_.request.tools:
         return "we count the tool definitions as JSON text, and the provider writes them for the model in a shorter form of its own"
     return "the provider frames the messages in fewer tokens than we allow for"

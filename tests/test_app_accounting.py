@@ -191,3 +191,15 @@ def test_reported_totals_carry_no_estimate_mark(app):
     at = _open_accounting(app, "larkfield-get-order")
     assert _metrics(at)["Input billed over all calls"] == "4,224"
     assert "estimate" not in next(m for m in at.metric if m.label == "Input billed over all calls").help
+
+
+def test_a_gap_on_a_request_without_tools_does_not_blame_the_tool_definitions(app):
+    # pydantic-ai's recorded Claude stream sends no tools: 92 reported, 55 by our count.
+    cassette = Path(__file__).parent / "fixtures" / "containers" / "pydantic-ai-anthropic-stream.yaml"
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload(cassette.name, cassette.read_bytes())
+    at.run()
+    said = [t.value for t in at.main.text if "than our count" in t.value]
+    assert said == ["The reported input is 37 tokens more than our count, 40% of the input. Why: we count with "
+                    "o200k_base, which is not the tokenizer of claude-sonnet-4-5-20250929; the provider's chat "
+                    "template adds tokens we cannot see."]
