@@ -25,7 +25,7 @@ from typing import Any, Iterator
 from lib.logs import chat_shape as convert
 from lib.logs.record import CallRecord, LineProblem, LogFormat
 from lib.logs.provider_pairs import CallIds
-from lib.model import TOOLS_IN_PROMPT
+from lib.model import TOOLS_IN_PROMPT, TRANSCRIPT_REQUEST
 
 ROLES = {"system": "system", "human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant",
          "model": "assistant", "function_call": "assistant", "tool": "tool", "observation": "tool",
@@ -89,7 +89,8 @@ class ShareGPTFormat(LogFormat):
         # Agent trajectories (hermes-agent) name the model the run used beside the turns.
         model = {"model": obj["model"]} if isinstance(obj.get("model"), str) and obj["model"] else {}
         parameters = {"tools": tools} if tools else {}
-        derived = ["usage", "finish", TEXT_CALLS, *ids.derived(), *([TOOLS_IN_PROMPT] if in_prompt else [])]
+        derived = [TRANSCRIPT_REQUEST, "usage", "finish", TEXT_CALLS, *ids.derived(),
+                   *([TOOLS_IN_PROMPT] if in_prompt else [])]
         for position, message in enumerate(messages):
             if message["role"] != "assistant" or _continued(messages, position):
                 continue
