@@ -1,10 +1,9 @@
 """The Checks page, driven through the real app with AppTest on the bundled gallery traces."""
 
 import json
-from pathlib import Path
 
 from tests.hostile import IMG, SCRIPT, UNESCAPED, markdown_like
-from tests.screen import screen
+from tests.screen import screen, uploaded
 
 
 def _open_checks(app, trace):
@@ -84,10 +83,7 @@ def test_trace_text_in_findings_is_shown_literally_never_as_markup(app):
 def test_three_calls_in_one_turn_are_not_called_a_loop(app):
     # Gemini, recorded by pydantic-ai: asked for three jokes, the model calls generate_topic three times in its
     # first turn, in parallel. No result exists yet, so nothing can have failed to tell it what it needs.
-    gemini = Path(__file__).parent / "fixtures" / "gemini.jsonl"
-    at = app.run()
-    at.file_uploader(key="sidebar.upload").upload(gemini.name, gemini.read_bytes())
-    at.run()
+    at = uploaded(app, "gemini.jsonl")
     at.switch_page("pages/checks.py").run()
     assert not at.exception
     assert "repeated-call" not in screen(at) and "looping" not in _texts(at)
