@@ -56,3 +56,11 @@ def test_a_tool_list_the_log_did_not_keep_is_not_shown_as_zero_tokens(app):
                           "neither shown nor counted here.")
     at.switch_page("pages/tokens.py").run()
     assert {m.label: m.value for m in at.metric}["Tool list, every round"] == "not in the log"
+
+
+def test_a_json_array_is_counted_in_elements_not_lines(app):
+    # tau-bench's file is one JSON array of two episodes over a thousand lines: the sidebar counts what it read.
+    sidebar = " ".join(t.value for t in uploaded(app, "containers/tau-bench-airline.json").sidebar.text)
+    assert "2 elements: 7 rounds in 2 conversations; 0 elements skipped" in sidebar
+    assert "2 elements read as agent-episode" in sidebar
+    assert "2 lines" not in sidebar

@@ -22,7 +22,7 @@ EXPECTED = [
     ("swe-agent-test-repo.traj", {"swe-agent": "'history' beside 'trajectory' or 'info' (a SWE-agent trajectory)"},
      "1 line: 4 rounds in 1 conversation; 0 lines skipped", {"trajectory 1": [2, 4, 6, 8]}, 4),
     ("tau-bench-airline.json", {"agent-episode": "messages under 'traj' (a tau-bench style episode)"},
-     "2 lines: 7 rounds in 2 conversations; 0 lines skipped",
+     "2 elements: 7 rounds in 2 conversations; 0 elements skipped",
      {"episode 1 (task 10, trial 1)": [2, 4, 6, 8], "episode 2 (task 35, trial 3)": [2, 4, 6]}, 3),
     ("pydantic-ai-openai-tool-calls.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 lines: 2 rounds in 1 conversation; 0 lines skipped", {"conversation 1": [2, 4]}, 1),

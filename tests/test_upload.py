@@ -143,7 +143,7 @@ def test_a_json_array_is_read_an_element_at_a_time_and_a_broken_element_is_named
     good = [json.loads(line) for line in (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()]
     elements = [json.dumps(e, indent=2, ensure_ascii=False) for e in good]
     pretty = ("[\n" + ",\n".join(elements) + "\n]").encode()
-    assert read_upload([("log.json", pretty)]).summary() == "4 lines: 4 rounds in 2 conversations; 0 lines skipped"
+    assert read_upload([("log.json", pretty)]).summary() == "4 elements: 4 rounds in 2 conversations; 0 elements skipped"
 
     cut = ("[" + ",".join(elements[:3]) + "," + elements[3][: len(elements[3]) // 2]).encode()
     upload = read_upload([("cut.json", cut)])
@@ -154,6 +154,6 @@ def test_a_json_array_is_read_an_element_at_a_time_and_a_broken_element_is_named
     upload = read_upload([("no-comma.json", no_comma)])
     assert upload.rounds == 2 and [p.line for p in upload.problems] == [3]
 
-    assert read_upload([("empty.json", b" [ ] ")]).summary() == "0 lines: 0 rounds in 0 conversations; 0 lines skipped"
+    assert read_upload([("empty.json", b" [ ] ")]).summary() == "0 elements: 0 rounds in 0 conversations; 0 elements skipped"
     numbers = read_upload([("numbers.json", b"[1, 2.5]")])
     assert [p.message for p in numbers.problems] == ["is a JSON int, not an object", "is a JSON float, not an object"]

@@ -74,6 +74,8 @@ class Upload:
     """Lines that could not be used, those past the listed problems included."""
     size: int = 0
     """Bytes read, after decompression: what the upload cache counts it as."""
+    unit: str = "line"
+    """What `lines` counts: "line", or "element" for a file that is one JSON array."""
 
     @property
     def rounds(self) -> int:
@@ -88,8 +90,8 @@ class Upload:
     def summary(self) -> str:
         """One line a user reads first: what loaded and what did not."""
         return (
-            f"{plural(self.lines, 'line')}: {plural(self.rounds, 'round')} in "
-            f"{plural(len(self.conversations), 'conversation')}; {plural(self.skipped_lines, 'line')} skipped"
+            f"{plural(self.lines, self.unit)}: {plural(self.rounds, 'round')} in "
+            f"{plural(len(self.conversations), 'conversation')}; {plural(self.skipped_lines, self.unit)} skipped"
         )
 
 
@@ -102,13 +104,18 @@ def _items(name: str, data: bytes) -> Iterator[tuple[int, bytes, int]]:
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     stripped = data.lstrip()
-    if name.lower().endswith(".json") and stripped[:1] == b"[":
+    if _is_json_array(name, data):
         yield from ((number, element, 1) for number, element in _array_elements(stripped))
         return
     if name.lower().endswith(".json") and stripped[:1] == b"{" and b"\n{" not in stripped:
         yield 1, stripped, 1
         return
     yield from _lines(data)
+
+
+def _is_json_array(name: str, data: bytes) -> bool:
+    """Whether the file is one JSON array, read element by element rather than line by line."""
+    return name.lower().endswith(".json") and data.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"["
 
 
 _BLANK_LINES = re.compile(rb"[ \t\r\n\f\v]*\n")
@@ -391,6 +398,8 @@ class _Reading:
         """Items read so far."""
         self.size = 0
         """Bytes read so far, after decompression."""
+        self.units: set[str] = set()
+        """What the items of each file were: "line", or "element" of a JSON array."""
 
 
 def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limits) -> Upload:
@@ -418,8 +427,9 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         if thread.calls
     ]
     problems = reading.problems
+    unit = reading.units.pop() if len(reading.units) == 1 else "item" if reading.units else "line"  # "item": an array and lines
     return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
-                  reading.size)
+                  reading.size, unit)
 
 
 def _unpacked(name: str, data: bytes, label: str, reading: _Reading) -> bytes | None:
@@ -442,6 +452,7 @@ def _read_native(name: str, data: bytes, label: str, reading: _Reading) -> None:
     """A Roundtrip trace file, read whole by lib/logs/native.py."""
     trace, found = read_trace(io.BytesIO(data), name=name, keep=reading.caps.problems_kept)
     reading.lines += data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    reading.units.add("line")
     reading.problems.extend(Problem(p.line, label + p.message, p.last) for p in found)
     if trace.rounds:
         reading.native.append(Conversation(trace.title, trace))
@@ -455,6 +466,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     caps, problems, formats = reading.caps, reading.problems, reading.formats
     whole = documents.elements(name, data, caps.line_bytes, ResentTexts(orjson.loads).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
     items = _items(name, data) if whole is None else ((number, element, 1) for number, element in whole)
+    reading.units.add("element" if whole is None and _is_json_array(name, data) else "line")
     for number, item, span in items:
         reading.lines += span
         if isinstance(item, str):  # an element the document reader could not cut out, and why
