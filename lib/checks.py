@@ -24,6 +24,7 @@ it; a new check is one function and one line, and splitting them would hide that
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from decimal import Decimal, InvalidOperation
@@ -465,6 +466,26 @@ _WORD = re.compile(r"\w[\w\-:./@+]*\w|\w")
 """A word as an argument value would be written: `P6`, `LK-581106`, `2026-11-24`, `10:00`."""
 
 
+_MONTHS = {name: number for number, full in enumerate(
+    ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+     "december"), 1) for name in (full, full[:3], "sept" if number == 9 else full)}
+"""A month as a message names it, by its number: `January`, `Jan`, `Sept`."""
+_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DATE = re.compile(rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?),?"
+                   r"\s+(\d{4})\b", re.IGNORECASE)
+"""A date written out in words, day first or month first: `1st January 2022`, `Jan 1, 2022`. All-number forms
+(`01/02/2022`) are left out: which is the day and which the month, the text does not say."""
+
+
+def _iso_dates(text: str) -> Iterator[str]:
+    """The dates a text writes out in words, each as a model writes it into an argument: `2022-01-01`."""
+    for day, month, month_first, day_second, year in _DATE.findall(text):
+        try:
+            yield datetime.date(int(year), _MONTHS[(month or month_first).lower()], int(day or day_second)).isoformat()
+        except ValueError:  # 31st February: no day to restate
+            continue
+
+
 class Said(NamedTuple):
     """What a conversation has said so far: its words (lowercase) and its numbers (by value)."""
 
@@ -477,6 +498,8 @@ class Said(NamedTuple):
                   *(p.arguments_raw for p in message.tool_calls)]
         for piece in pieces:
             self.words.update(word.lower() for word in _WORD.findall(piece))
+            # "1st January 2022" says 2022-01-01: a date restated in the ISO form a schema asks for is copied.
+            self.words.update(_iso_dates(piece))
             self.numbers.update(n for n in map(_decimal, _NUMBER.findall(piece)) if n is not None)
             # "6.5%" says 0.065 as much as 6.5: a rate copied into an argument is written as a fraction.
             self.numbers.update(n / 100 for n in map(_decimal, _PERCENT.findall(piece)) if n is not None)

@@ -12,9 +12,11 @@ import pytest
 from lib import catalog
 from lib.checks import CHECKS, TOO_MANY_TOOLS, Finding, run_checks
 from lib.logs.native import read_trace
+from lib.logs.upload import read_upload
 from lib.growth import growth
 from lib.steps import steps_for_round
 from tests.conftest import load_bundled
+from tests.screen import FIXTURES
 
 # --- building minimal traces from native lines ---------------------------------------------------
 
@@ -450,6 +452,18 @@ def test_a_rate_given_as_a_percentage_is_copied_when_the_call_writes_it_as_a_fra
         trace = trace_of(model_round([asked], turn), model_round([asked, turn, result("call_a")], says("Done.")))
         messages = [f.message for f in run_checks(trace) if f.code == "model-filled-value"]
         assert [word for word in flagged if any(word in m for m in messages)] == flagged and len(messages) == len(flagged)
+
+
+
+def test_a_date_the_model_wrote_in_iso_form_from_the_persons_words_is_not_filled():
+    # Recorded Bedrock Converse: the person asked about "1st January 2022"; the model called temperature with
+    # date "2022-01-01", the same day as the schema's `format: date` wants it. A day nobody named is still flagged.
+    data = (FIXTURES / "bedrock-converse.jsonl").read_bytes()
+    trace = read_upload([("bedrock-converse.jsonl", data)]).conversations[0].trace
+    assert found(trace, "model-filled-value") == []
+    other_day = read_upload([("moved.jsonl", data.replace(b'"date": "2022-01-01"', b'"date": "2022-01-02"'))])
+    messages = [f.message for f in run_checks(other_day.conversations[0].trace) if f.code == "model-filled-value"]
+    assert any('date "2022-01-02"' in m for m in messages)
 
 
 BOOK = {"type": "function", "function": {"name": "bookRoom", "description": "Book a room.", "parameters": {
