@@ -24,7 +24,7 @@ from typing import Literal
 from lib.checks import Finding
 from lib.dialects.equivalence import message_items
 from lib.model import Message, Request, Round, Trace
-from lib.prices import Price, cost, price_for, trace_cost
+from lib.prices import Price, TraceCost, cost, price_for, trace_cost
 from lib.summary import RoundSummary
 
 Item = tuple
@@ -142,8 +142,10 @@ class RunFigures:
     """Input tokens over all rounds."""
     output_tokens: int
     """Output tokens over all rounds."""
-    cost: float | None
-    """USD over the rounds with a price; None when none has."""
+    estimated_calls: int
+    """Rounds whose usage was not reported, so their tokens in the sums are our offline estimate."""
+    cost: TraceCost
+    """USD over the rounds with a price, and the models that have none."""
     findings: int
     """Findings of the pitfall checks."""
 
@@ -351,7 +353,8 @@ def figures(run: Run, prices: tuple[Price, ...]) -> RunFigures:
         calls=sum(r.tool_calls for r in rows),
         input_tokens=sum(r.usage.input_tokens for r in rows),
         output_tokens=sum(r.usage.output_tokens for r in rows),
-        cost=trace_cost(((r.model, r.usage) for r in rows), prices).total,
+        estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
+        cost=trace_cost(((r.model, r.usage) for r in rows), prices),
         findings=len(run.findings),
     )
 

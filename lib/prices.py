@@ -94,6 +94,13 @@ def trace_cost(rounds: Iterable[tuple[str | None, Usage]], prices: tuple[Price, 
     return TraceCost(math.fsum(costs) if costs else None, tuple(sorted(unpriced)))
 
 
+def cost_words(spent: TraceCost) -> str:
+    """A trace's cost as every page writes it: `US$0.01234`, or `no price` when no round's model has one."""
+    if spent.total is None:
+        return "no price"
+    return f"US${spent.total:.5f}" + (" (some rounds: no price)" if spent.unpriced else "")
+
+
 def _number(value) -> float | None:
     # Table cells arrive as NaN, None or text when a user clears or mistypes them.
     try:

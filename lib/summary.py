@@ -101,6 +101,11 @@ class Snowball:
     """Whether the last call's input (one call with the final context) is our estimate."""
 
 
+def about(tokens: int, estimated: bool) -> str:
+    """A token sum as every page writes it: marked `≈` when it holds an estimate, since then it is one."""
+    return f"≈ {tokens:,}" if estimated else f"{tokens:,}"
+
+
 def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
     """The totals of a conversation's rounds."""
     counted = sum(r.breakdown.counted for r in rows)

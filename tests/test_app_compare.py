@@ -1,6 +1,7 @@
 """The Compare page, driven through the real app with AppTest on the real bundled traces."""
 
 from lib.ui import picker, state
+from tests.screen import uploaded
 from tests.synthetic import synthetic_log
 
 
@@ -77,3 +78,20 @@ def test_each_sides_finish_is_named_by_its_own_dialects_field_and_value(app):
     at = _open(app, "order-status-anthropic,hengxin-expense", row="1")
     results = next(d.value for d in at.dataframe if list(d.value.columns) == ["left", "right"])
     assert "stop_reason: tool_use" in list(results["left"]) and "finish_reason: tool_calls" in list(results["right"])
+
+
+def test_the_totals_say_no_price_and_mark_estimated_tokens_as_the_tokens_page_does(app):
+    # hermes-agent's transcript names kimi-k2.6, which the price table lacks, and reports no usage: every token is
+    # our estimate. The Tokens page says "no price" and "≈"; the Compare totals must say the same of the same run.
+    at = uploaded(app, "sharegpt-hermes-agent.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    billed = {m.label: m.value for m in at.metric}["Input billed over all calls"]
+    assert billed.startswith("≈ ")
+    assert {m.label: m.value for m in at.metric}["Cost of the whole trace"] == "no price"
+    at.query_params["compare"] = "upload:0,upload:0"
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    totals = _table(at, "findings")
+    assert list(totals["cost USD"]) == ["no price", "no price"]
+    assert list(totals["tokens in"]) == [billed, billed]
+    assert all(str(out).startswith("≈ ") for out in totals["tokens out"])

@@ -126,7 +126,7 @@ def test_two_runs_in_different_scenarios_pair_by_shape_and_keep_the_extra_rounds
     assert "different calls: `queryExpense`, `queryTravelPolicy` → `find_orders`" in found.pairs[0].verdict
     estimated = run_of(other).rows[1].usage
     assert found.pairs[3].tokens_right == (estimated.input_tokens, estimated.output_tokens)
-    assert found.right.cost is not None and found.pairs[3].cost_right is not None
+    assert found.right.cost.total is not None and found.pairs[3].cost_right is not None
 
 
 def test_two_runs_of_1000_rounds_are_aligned_in_under_a_second():

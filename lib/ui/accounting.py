@@ -7,7 +7,7 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from lib.summary import RoundSummary, Snowball
+from lib.summary import RoundSummary, Snowball, about
 from lib.dialects import DIALECTS
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
 from lib.text import plural
@@ -134,12 +134,11 @@ def snowball_metrics(ball: Snowball) -> None:
     """The conversation's totals: what resending everything every round adds up to."""
     a, b, c, d = st.columns(4)
     # A sum with one estimate in it is an estimate: say so on the figure, as the explorer does on each round's.
-    about = "≈ " if ball.estimated_calls else ""
     estimated = (f" {ball.estimated_calls:,} of them reported no usage: their tokens are our offline estimate."
                  if ball.estimated_calls else "")
-    a.metric("Input billed over all calls", f"{about}{ball.billed_input:,}",
+    a.metric("Input billed over all calls", about(ball.billed_input, bool(ball.estimated_calls)),
              help=f"{ball.rounds} calls, {ball.output:,} out.{estimated}")
-    b.metric("One call with the final context", f"{'≈ ' if ball.last_estimated else ''}{ball.single_call_input:,}",
+    b.metric("One call with the final context", about(ball.single_call_input, ball.last_estimated),
              delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if ball.single_call_input else None,
              delta_color="off")
     c.metric("Input already sent in the previous request", f"{ball.resent_share:.0%}",

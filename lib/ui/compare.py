@@ -15,8 +15,9 @@ from lib.compare import (Comparison, Run, RoundPair, call_changes, compare, item
                          round_contents, tool_changes)
 from lib.deeplink import is_kept_id, linked_round
 from lib.model import Round
-from lib.prices import DEFAULT_PRICES
+from lib.prices import DEFAULT_PRICES, cost_words
 from lib.store import StoreUnavailable
+from lib.summary import about
 from lib.ui import kept, navigation, picker, plain, state
 from lib.ui.findings import findings
 
@@ -163,7 +164,8 @@ def comparison(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> Compari
 def summary(found: Comparison) -> None:
     """Each run's totals, and where the runs first part."""
     table = pd.DataFrame([{"run": side, "name": f.name, "rounds": f.rounds, "tool calls": f.calls,
-                           "tokens in": f.input_tokens, "tokens out": f.output_tokens, "cost USD": f.cost,
+                           "tokens in": about(f.input_tokens, bool(f.estimated_calls)),
+                           "tokens out": about(f.output_tokens, bool(f.estimated_calls)), "cost USD": cost_words(f.cost),
                            "findings": f.findings}
                           for side, f in (("left", found.left), ("right", found.right))])
     st.dataframe(table, hide_index=True, width="stretch", key="compare.summary")
