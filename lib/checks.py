@@ -742,7 +742,7 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         # A log that kept no status says nothing about the connection: claim only what it recorded.
         status = f"with HTTP {error.status}" if error.status is not None else "(HTTP status not recorded)"
         pointer = f", pointing at messages[{index}]" if index is not None else ""
-        rejected = _rejected_generation(error.body)
+        rejected = error.rejected_generation
         # A rejected generation is the model's output refused after the fact: the request itself was fine.
         after = (f"What the model wrote, rejected: \"{shorten(rejected, 240)}\" The model did answer: the provider "
                  "rejected what it wrote and returned no response. Send the request again, or append the rejected "
@@ -751,17 +751,6 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         yield Hit("error", round_.index, "request", f"messages[{index}]" if index is not None else "",
                   f"The provider refused this request {status}{pointer}. Its words: \"{shorten(error.message, 240)}\" "
                   + after)
-
-
-def _rejected_generation(body: object) -> str | None:
-    """The output an OpenAI-compatible provider rejected (`error.failed_generation`), where the body carries it."""
-    for _ in range(3):  # the log's error record, the provider's body, its `error`
-        if not isinstance(body, dict):
-            return None
-        if isinstance(body.get("failed_generation"), str):
-            return body["failed_generation"]
-        body = body.get("body") if "body" in body else body.get("error")
-    return None
 
 
 @check("declined-call")

@@ -311,6 +311,18 @@ class ProviderError:
     body: JSON
     """The error body as received."""
 
+    @property
+    def rejected_generation(self) -> str | None:
+        """The output an OpenAI-compatible provider rejected (`error.failed_generation`), where the body carries it."""
+        body = self.body
+        for _ in range(3):  # the log's error record, the provider's body, its `error`
+            if not isinstance(body, dict):
+                return None
+            if isinstance(body.get("failed_generation"), str):
+                return body["failed_generation"]
+            body = body.get("body") if "body" in body else body.get("error")
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class Round:

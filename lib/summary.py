@@ -34,6 +34,10 @@ class RoundSummary:
     """False when the log held no request for this round: nothing about the request is known."""
     tool_list_recorded: bool = True
     """False when the model called tools but no request in the log carries a tool list: one was sent, unrecorded."""
+    failed: bool = False
+    """True when the call failed (an error, no response): whether the provider billed it, the log does not say."""
+    rejected_output: bool = False
+    """True when the output is a generation the provider rejected (`failed_generation`), counted offline."""
 
 
 def _finish(round_) -> str:
@@ -68,6 +72,9 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 model=model,
                 request_recorded=round_.request_recorded,
                 tool_list_recorded=tool_list_recorded,
+                failed=response is None and round_.error is not None,
+                rejected_output=response is None and round_.error is not None
+                and round_.error.rejected_generation is not None,
             )
         )
         previous_length = length
@@ -95,6 +102,8 @@ class Snowball:
     """Tokens spent on tool lists over all calls."""
     tool_list_recorded: bool = True
     """False when the log kept no tool list though the model called tools (RoundSummary.tool_list_recorded)."""
+    failed_calls: int = 0
+    """Failed calls in the sums: whether the provider billed their input, the log does not say."""
     estimated_calls: int = 0
     """Calls whose usage was not reported, so their tokens in the totals are our offline estimate."""
     last_estimated: bool = False
@@ -118,6 +127,7 @@ def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
         tools_per_round=rows[-1].breakdown.tools if rows else 0,
         tools_total=sum(r.breakdown.tools for r in rows),
         tool_list_recorded=all(r.tool_list_recorded for r in rows),
+        failed_calls=sum(1 for r in rows if r.failed),
         estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
         last_estimated=bool(rows) and rows[-1].usage.source != "reported",
     )

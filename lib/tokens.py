@@ -302,7 +302,11 @@ def reconciled_breakdowns(trace: Trace, counter: TokenCounter) -> tuple[tuple[In
 
 def estimate_usage(round_: Round, counted: int, counter: TokenCounter) -> Usage:
     """A round's usage estimated from the input we counted and its response, marked as estimated."""
-    output = message_tokens(round_.response.message, counter) if round_.response else 0
+    if round_.response is not None:
+        output = message_tokens(round_.response.message, counter)
+    else:  # a generation the provider rejected was still written by the model: it is this round's output
+        rejected = round_.error.rejected_generation if round_.error is not None else None
+        output = counter.count(rejected) if rejected else 0
     return Usage(input_tokens=counted, output_tokens=output, source="estimated", method=counter.name)
 
 

@@ -64,3 +64,17 @@ def test_a_json_array_is_counted_in_elements_not_lines(app):
     assert "2 elements: 7 rounds in 2 conversations; 0 elements skipped" in sidebar
     assert "2 elements read as agent-episode" in sidebar
     assert "2 lines" not in sidebar
+
+
+def test_a_rejected_generation_is_counted_as_output_and_the_failed_calls_billing_is_not_claimed(app):
+    # Groq's 400 `tool_use_failed` carries what the model wrote (`failed_generation`): that is the round's output,
+    # not 0 tokens. Whether the failed call's input was billed, the log does not say; the sums must not claim it.
+    at = uploaded(app, "openai-compatible-tool-use-failed.jsonl")
+    metrics = {m.label: m for m in at.metric}
+    assert "Output tokens (estimated)" not in metrics
+    output = metrics["Output tokens (estimated, rejected by the provider)"]
+    assert output.value.startswith("≈ ") and output.value != "≈ 0"
+    assert "the log does not say whether the provider billed it" in metrics["Input tokens (estimated)"].help
+    at.switch_page("pages/tokens.py").run()
+    billed = {m.label: m for m in at.metric}["Input billed over all calls"]
+    assert "1 of them failed: whether the provider billed it, the log does not say." in billed.help

@@ -68,13 +68,25 @@ def round_metrics(row: RoundSummary, gap_reason: str | None = None, response_hid
         if usage.anchor_round:
             how += (f" Anchored on round {usage.anchor_round}'s reported input: its count plus the content "
                     "that differs between the two requests.")
+        if row.failed:
+            how += " The call failed, and the log does not say whether the provider billed it."
         left.metric("Input tokens (estimated)", f"≈ {usage.input_tokens:,}", help=how)
-        middle.metric("Output tokens (estimated)", f"≈ {usage.output_tokens:,}")
+        _estimated_output(row, middle)
     if gap_reason:
         plain.text(gap_reason)
     parts = " · ".join(f"{label} {tokens:,}" for label, tokens in input_parts(row.breakdown))
     st.caption(f"Where the input goes ({usage.input_tokens:,} in all): {parts}." + ("" if row.tool_list_recorded else
                " " + TOOL_LIST_UNRECORDED))
+
+
+def _estimated_output(row: RoundSummary, column) -> None:
+    if row.rejected_output:
+        column.metric("Output tokens (estimated, rejected by the provider)", f"≈ {row.usage.output_tokens:,}",
+                      help="What the model wrote, which the provider refused (failed_generation), counted offline.")
+    elif row.failed:  # the provider returned an error and kept nothing of what the model may have written
+        column.metric("Output tokens", "not known", help="The call failed and the error holds no output.")
+    else:
+        column.metric("Output tokens (estimated)", f"≈ {row.usage.output_tokens:,}")
 
 
 def _unrecorded_request_metrics(usage, left, middle) -> None:
@@ -136,6 +148,9 @@ def snowball_metrics(ball: Snowball) -> None:
     # A sum with one estimate in it is an estimate: say so on the figure, as the explorer does on each round's.
     estimated = (f" {ball.estimated_calls:,} of them reported no usage: their tokens are our offline estimate."
                  if ball.estimated_calls else "")
+    if ball.failed_calls:
+        estimated += (f" {ball.failed_calls:,} of them failed: whether the provider billed "
+                      f"{'it' if ball.failed_calls == 1 else 'them'}, the log does not say.")
     a.metric("Input billed over all calls", about(ball.billed_input, bool(ball.estimated_calls)),
              help=f"{ball.rounds} calls, {ball.output:,} out.{estimated}")
     b.metric("One call with the final context", about(ball.single_call_input, ball.last_estimated),
