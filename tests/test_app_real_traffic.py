@@ -78,3 +78,11 @@ def test_a_rejected_generation_is_counted_as_output_and_the_failed_calls_billing
     at.switch_page("pages/tokens.py").run()
     billed = {m.label: m for m in at.metric}["Input billed over all calls"]
     assert "1 of them failed: whether the provider billed it, the log does not say." in billed.help
+
+
+def test_a_failed_call_whose_error_holds_no_output_says_the_output_is_not_known(app):
+    # OpenAI's recorded 400 for a request missing a tool result: the error says nothing of any output.
+    at = uploaded(app, "openai-error.jsonl")
+    at.number_input(key="explorer.round").set_value(2).run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Output tokens"] == "not known" and "Output tokens (estimated)" not in metrics
