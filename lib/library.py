@@ -30,8 +30,8 @@ from lib.intern import content_key
 from lib.lessons import lesson_line
 from lib.library_search import (COUNT_LIMIT, PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
                                 export_csv, export_jsonl, score_averages, search)
-from lib.library_schema import (MESSAGE, SEARCHED_BYTES, SYSTEM, TOOLS, WORDS, content, findings, rounds, searched,
-                                tool_calls, trace_content, traces, words)
+from lib.library_schema import (MESSAGE, SYSTEM, TOOLS, add_words, content, findings, remove_words, rounds, tool_calls,
+                                trace_content, trace_words, traces)
 from lib.logs.native import VERSION, read_objects, round_line
 from lib.model import Round, Trace
 from lib.prices import DEFAULT_PRICES, trace_cost
@@ -91,6 +91,8 @@ class _Prepared:
     """The tool names the model called."""
     findings: Counter
     """(code, severity) -> how many findings."""
+    words: list[str]
+    """Its words for the text index (lib/library_schema.py `trace_words`)."""
 
 
 def save(store: Store, trace: Trace, *, source: Source, title: str | None = None, author: str = "") -> str:
@@ -124,7 +126,7 @@ def _prepare(item: ToKeep, saved: str) -> _Prepared:
     found = Counter((f.code, f.severity) for f in run_checks(trace))
     row = _trace_row(item, saved, sum(found.values()))
     called = frozenset(call.name[:200] for r in trace.rounds for call in r.tool_calls)
-    return _Prepared(row["id"], row, contents.kept, round_rows, called, found)
+    return _Prepared(row["id"], row, contents.kept, round_rows, called, found, trace_words(contents.kept.values()))
 
 
 class _Contents:
@@ -266,6 +268,7 @@ def _insert(conn: Connection, prepared: list[_Prepared]) -> None:
                   for (code, severity), count in p.findings.items()]
     for table, rows in ((trace_content, used), (rounds, kept), (tool_calls, called), (findings, found)):
         _bulk(conn, table, rows)
+    add_words(conn, {trace_numbers[p.id]: p.words for p in fresh})
 
 
 def _bulk(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
@@ -295,18 +298,8 @@ def _store_contents(conn: Connection, fresh: list[_Prepared]) -> dict[str, int]:
     numbers = _content_numbers(conn, list(wanted))
     missing = [d for d in wanted if d not in numbers]
     _bulk(conn, content, [{"digest": d, "kind": wanted[d][0], "raw": wanted[d][1]} for d in missing])
-    added = _content_numbers(conn, missing)
-    numbers.update(added)
-    if conn.dialect.name == "sqlite":
-        _index_words(conn, [(added[d], wanted[d]) for d in missing])
+    numbers.update(_content_numbers(conn, missing))
     return numbers
-
-
-def _index_words(conn: Connection, added: list[tuple[int, tuple[str, str, Any]]]) -> None:
-    rows = [{"rowid": number, "words": words(raw)} for number, (kind, text, raw) in added
-            if searched(kind) and len(text.encode()) <= SEARCHED_BYTES]
-    if rows:
-        conn.execute(sa.text(f"INSERT INTO {WORDS} (rowid, words) VALUES (:rowid, :words)"), rows)
 
 
 def _numbered(refs: dict, numbers: dict[str, int]) -> dict:
@@ -396,6 +389,7 @@ def delete(store: Store, trace_id: str) -> bool:
         number = conn.execute(sa.select(traces.c.number).where(traces.c.id == trace_id).with_for_update()).scalar()
         if number is None:
             return False
+        remove_words(conn, number)
         used = list(conn.execute(sa.select(trace_content.c.content).where(trace_content.c.trace == number)).scalars())
         for table in (trace_content, rounds, tool_calls, findings):
             conn.execute(table.delete().where(table.c.trace == number))
@@ -407,15 +401,7 @@ def delete(store: Store, trace_id: str) -> bool:
 
 def _drop_unused(conn: Connection, numbers: list[int]) -> None:
     still = sa.select(trace_content.c.content).where(trace_content.c.content == content.c.number).exists()
-    unused = sa.and_(content.c.number.in_(numbers), ~still)
-    if conn.dialect.name == "sqlite":
-        # A contentless FTS5 row is removed by giving back the very words it was indexed with.
-        rows = conn.execute(sa.select(content.c.number, content.c.kind, content.c.raw).where(unused)).all()
-        gone = [{"rowid": n, "words": words(orjson.loads(raw))} for n, kind, raw in rows
-                if searched(kind) and len(raw.encode()) <= SEARCHED_BYTES]
-        if gone:
-            conn.execute(sa.text(f"INSERT INTO {WORDS} ({WORDS}, rowid, words) VALUES ('delete', :rowid, :words)"), gone)
-    conn.execute(content.delete().where(unused))
+    conn.execute(content.delete().where(sa.and_(content.c.number.in_(numbers), ~still)))
 
 
 def trace_ids(store: Store) -> tuple[str, ...]:
