@@ -30,7 +30,7 @@ from lib.intern import content_key
 from lib.lessons import lesson_line
 from lib.library_search import (COUNT_LIMIT, PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
                                 export_csv, export_jsonl, score_averages, search)
-from lib.library_schema import (MESSAGE, SYSTEM, TOOLS, add_words, content, findings, remove_words, rounds, tool_calls,
+from lib.library_schema import (CHUNK, MESSAGE, SYSTEM, TOOLS, Digest, add_words, bulk_insert, content, findings, remove_words, rounds, tool_calls,
                                 trace_content, trace_words, traces)
 from lib.logs.native import VERSION, read_objects, round_line
 from lib.model import Round, Trace
@@ -45,8 +45,6 @@ SOURCES: tuple[Source, ...] = ("upload", "capture", "live", "fork")
 """Every source, in the order the Library lists them."""
 LINK = "?trace={id}"
 """The query string that opens a kept trace in the explorer."""
-CHUNK = 2_000
-"""Rows per bulk statement, and values per IN list: under every database's limit on bound parameters."""
 
 
 class LibraryError(ValueError):
@@ -249,43 +247,48 @@ def _dumps(value: Any) -> str:
 
 
 def _insert(conn: Connection, prepared: list[_Prepared]) -> None:
-    stored = _existing(conn, {p.id for p in prepared})
+    stored = _existing(conn, [p.id for p in prepared])
     fresh = list({p.id: p for p in prepared if p.id not in stored}.values())
     if not fresh:
         return
     numbers = _store_contents(conn, fresh)
-    _bulk(conn, traces, [p.row for p in fresh])
-    trace_numbers = _existing(conn, {p.id for p in fresh})
+    trace_numbers = dict(zip((p.id for p in fresh), _new_numbers(conn, traces, len(fresh))))
+    bulk_insert(conn, traces, [{"number": trace_numbers[p.id], **p.row} for p in fresh])
     # One bulk statement per table for the whole batch, not one per trace.
     used, kept, called, found = [], [], [], []
     for p in fresh:
         number = trace_numbers[p.id]
-        used += [{"trace": number, "content": n} for n in {numbers[d] for d in p.contents}]
-        kept += [{"trace": number, "index": index, "body": body, "refs": _dumps(_numbered(refs, numbers))}
-                 for index, body, refs in p.rounds]
-        called += [{"trace": number, "name": name} for name in p.tools]
-        found += [{"trace": number, "code": code, "severity": severity, "count": count}
-                  for (code, severity), count in p.findings.items()]
+        used += [(n, number) for n in {numbers[d] for d in p.contents}]
+        kept += [(number, index, body, _dumps(_numbered(refs, numbers))) for index, body, refs in p.rounds]
+        called += [(number, name) for name in p.tools]
+        found += [(number, code, severity, count) for (code, severity), count in p.findings.items()]
     for table, rows in ((trace_content, used), (rounds, kept), (tool_calls, called), (findings, found)):
-        _bulk(conn, table, rows)
+        bulk_insert(conn, table, rows)
     add_words(conn, {trace_numbers[p.id]: p.words for p in fresh})
 
 
-def _bulk(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
-    for start in range(0, len(rows), CHUNK):
-        conn.execute(table.insert(), rows[start:start + CHUNK])
+def _new_numbers(conn: Connection, table: sa.Table, count: int) -> list[int]:
+    """Row numbers for `count` new rows, taken before inserting them, so that nothing is looked up afterwards."""
+    if conn.dialect.name == "postgresql":
+        return list(conn.execute(sa.text("SELECT nextval(pg_get_serial_sequence(:table, 'number')) "
+                                         "FROM generate_series(1, :count)"), {"table": table.name, "count": count}).scalars())
+    # SQLite: the transaction holds the write lock from its start, so no one else takes these.
+    last = conn.execute(sa.select(sa.func.max(table.c.number))).scalar() or 0
+    return list(range(last + 1, last + 1 + count))
 
 
-def _existing(conn: Connection, ids: set[str]) -> dict[str, int]:
-    return _numbers(conn, traces.c.id, traces.c.number, sorted(ids))
-
-
-def _content_numbers(conn: Connection, digests: list[str]) -> dict[str, int]:
-    return _numbers(conn, content.c.digest, content.c.number, digests)
+def _existing(conn: Connection, ids: list[str]) -> dict[str, int]:
+    return _numbers(conn, traces.c.id, traces.c.number, ids)
 
 
 def _numbers(conn: Connection, key: sa.Column, number: sa.Column, keys: list[str]) -> dict[str, int]:
-    """Row numbers by key for the keys stored, looked up a chunk at a time."""
+    """Row numbers by key for the keys stored (hex digests or trace ids)."""
+    if conn.dialect.name == "postgresql":
+        # One text parameter: a bound list of 10,000 values cost more in the driver than the lookup on the server.
+        wanted = sa.func.unnest(sa.func.string_to_array(sa.bindparam("keys", " ".join(keys), type_=sa.Text), " "))
+        if isinstance(key.type, Digest):
+            wanted = sa.func.decode(wanted, "hex")
+        return dict(conn.execute(sa.select(key, number).where(key.in_(sa.select(wanted)))).all())
     found: dict[str, int] = {}
     for start in range(0, len(keys), CHUNK):
         found.update(conn.execute(sa.select(key, number).where(key.in_(keys[start:start + CHUNK]))).all())
@@ -295,11 +298,11 @@ def _numbers(conn: Connection, key: sa.Column, number: sa.Column, keys: list[str
 def _store_contents(conn: Connection, fresh: list[_Prepared]) -> dict[str, int]:
     """Content numbers by digest for every content of these traces, storing what is not stored yet."""
     wanted = {digest: value for p in fresh for digest, value in p.contents.items()}
-    numbers = _content_numbers(conn, list(wanted))
+    numbers = _numbers(conn, content.c.digest, content.c.number, list(wanted))
     missing = [d for d in wanted if d not in numbers]
-    _bulk(conn, content, [{"digest": d, "kind": wanted[d][0], "raw": wanted[d][1]} for d in missing])
-    numbers.update(_content_numbers(conn, missing))
-    return numbers
+    added = dict(zip(missing, _new_numbers(conn, content, len(missing))))
+    bulk_insert(conn, content, [(added[d], d, wanted[d][0], wanted[d][1]) for d in missing])
+    return {**numbers, **added}
 
 
 def _numbered(refs: dict, numbers: dict[str, int]) -> dict:

@@ -24,7 +24,9 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
 
 from lib.annotations import AUTHOR_LIMIT
 
@@ -36,6 +38,9 @@ WORD_BYTES = 2_046
 TRACE_WORD_BYTES = 1_000_000
 """A trace's words are kept for search up to this many bytes in all: PostgreSQL refuses a text-search
 vector of more than 1 MB of lexemes. Past it, the rest of a trace's words are not searched."""
+
+CHUNK = 2_000
+"""Rows per bulk statement, and values per IN list: under every database's limit on bound parameters."""
 
 MESSAGE, SYSTEM, TOOLS = "m", "s", "t"
 """What a content row holds: a message (response messages included), a top-level system prompt, a tool list."""
@@ -133,6 +138,10 @@ WORDS = "library_words"
 """The text index, one row per kept trace: on PostgreSQL a table (`trace`, `words` tsvector) under a GIN
 index, on SQLite a contentless FTS5 table whose rowid is the trace's number."""
 
+PG_WORDS = sa.Table(WORDS, sa.MetaData(), sa.Column("trace", sa.BigInteger, primary_key=True),
+                    sa.Column("words", TSVECTOR, nullable=False))
+"""The text index's table on PostgreSQL, as index_words_per_trace creates it."""
+
 _WORD = re.compile(r"[^\W_]+")
 """A word: letters and digits. The query is split the same way, so no FTS5 or tsquery operator in it is obeyed."""
 
@@ -144,20 +153,19 @@ def searched(kind: str) -> bool:
 
 
 def query_words(text: str) -> list[str]:
-    """The words of a search, as the text index holds them."""
-    return [word.lower() for word in _WORD.findall(text or "")]
+    """The words of a search, as the text index holds them: lowercased, then split."""
+    return _WORD.findall(text.lower()) if text else []
 
 
 def trace_words(contents: Iterable[tuple[str, str, Any]]) -> list[str]:
     """The distinct words of a trace's searched content, sorted, as the text index holds them; contents are
     (kind, raw JSON text, parsed value). Delete works them out again from the stored content: keep it pure."""
-    found: set[str] = set()
-    for kind, text, raw in contents:
-        if searched(kind) and (len(text) <= SEARCHED_BYTES // 4 or len(text.encode()) <= SEARCHED_BYTES):
-            for value in _strings(raw):
-                found.update(query_words(value))
+    strings = [value for kind, text, raw in contents
+               if searched(kind) and (len(text) <= SEARCHED_BYTES // 4 or len(text.encode()) <= SEARCHED_BYTES)
+               for value in _strings(raw)]
+    # One split of all the text at once: a line break is no part of a word, so no two words run together.
     kept, size = [], 0
-    for word in sorted(found):
+    for word in sorted(set(query_words("\n".join(strings)))):
         length = len(word.encode())
         if length <= WORD_BYTES and size + length <= TRACE_WORD_BYTES:
             kept.append(word)
@@ -199,7 +207,7 @@ def index_words_per_trace(conn: Connection) -> None:
         conn.exec_driver_sql("DROP INDEX library_content_words")
         conn.exec_driver_sql("DROP FUNCTION library_words(text)")
         conn.exec_driver_sql(f"CREATE TABLE {WORDS} (trace bigint PRIMARY KEY REFERENCES library_traces (number) "
-                             "ON DELETE CASCADE, words tsvector NOT NULL)")
+                             "ON DELETE CASCADE, words tsvector NOT NULL)")  # PG_WORDS
         # Without the pending list: with it the index stood at five times its size after a VACUUM.
         conn.exec_driver_sql(f"CREATE INDEX {WORDS}_index ON {WORDS} USING gin (words) WITH (fastupdate = off)")
     else:
@@ -219,15 +227,48 @@ def stored_contents(conn: Connection, trace_number: int) -> Iterator[tuple[str, 
 
 def add_words(conn: Connection, by_trace: dict[int, list[str]]) -> None:
     """Put kept traces' words in the text index: trace number -> trace_words."""
+    if not by_trace:
+        return
     if conn.dialect.name == "postgresql":
-        rows = [{"trace": number, "words": words_text(found)} for number, found in by_trace.items()]
-        statement = f"INSERT INTO {WORDS} (trace, words) VALUES (:trace, CAST(:words AS tsvector))"
-    else:
-        # A contentless FTS5 row is removed by giving back the very words it was indexed with: keep them for delete.
-        rows = [{"trace": number, "words": " ".join(found)} for number, found in by_trace.items() if found]
-        statement = f"INSERT INTO {WORDS} (rowid, words) VALUES (:trace, :words)"
+        bulk_insert(conn, PG_WORDS, [(number, words_text(found)) for number, found in by_trace.items()])
+        return
+    # A contentless FTS5 row is removed by giving back the very words it was indexed with: remove_words works them out.
+    rows = [{"trace": number, "words": " ".join(found)} for number, found in by_trace.items() if found]
     if rows:
-        conn.execute(sa.text(statement), rows)
+        conn.execute(sa.text(f"INSERT INTO {WORDS} (rowid, words) VALUES (:trace, :words)"), rows)
+
+
+def bulk_insert(conn: Connection, table: sa.Table, rows: list[dict] | list[tuple]) -> None:
+    """Insert rows, as dicts or as tuples in the table's column order."""
+    if not rows:
+        return
+    names = list(rows[0]) if isinstance(rows[0], dict) else [column.name for column in table.columns][:len(rows[0])]
+    if conn.dialect.driver == "psycopg":
+        _copy(conn, table, names, rows)
+        return
+    if not isinstance(rows[0], dict):
+        rows = [dict(zip(names, row)) for row in rows]
+    for start in range(0, len(rows), CHUNK):
+        conn.execute(table.insert(), rows[start:start + CHUNK])
+
+
+def _copy(conn: Connection, table: sa.Table, names: list[str], rows: list[dict] | list[tuple]) -> None:
+    """PostgreSQL's COPY: an executemany of the same rows spent more time in the driver and SQLAlchemy than the
+    server spent storing them. A duplicate key (another replica saving the same content) is an IntegrityError."""
+    import psycopg
+
+    processors = [table.c[name].type.bind_processor(conn.dialect) for name in names]
+    quoted = ", ".join(conn.dialect.identifier_preparer.quote(name) for name in names)
+    as_dicts = isinstance(rows[0], dict)
+    try:
+        with conn.connection.driver_connection.cursor() as cursor:
+            with cursor.copy(f"COPY {table.name} ({quoted}) FROM STDIN") as copy:
+                for row in rows:
+                    values = [row[name] for name in names] if as_dicts else row
+                    copy.write_row([value if process is None else process(value)
+                                    for process, value in zip(processors, values)])
+    except psycopg.IntegrityError as exc:
+        raise IntegrityError(f"COPY {table.name}", None, exc) from exc
 
 
 def remove_words(conn: Connection, trace_number: int) -> None:
