@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from lib.annotations import Note
-from lib.library_schema import WORDS, findings, query_words, tool_calls, traces, words_text
+from lib.library_schema import WORD_BYTES, WORDS, findings, query_words, tool_calls, traces, words_text
 from lib.spreadsheet import csv_text
 from lib.store import Store, note_labels, note_scores, notes
 
@@ -205,8 +205,11 @@ def _codes(conn: Connection, numbers: list[int]) -> dict[int, tuple[str, ...]]:
 def _conditions(conn: Connection, query: LibraryQuery) -> list:
     """One SQL condition per filter given."""
     out = []
-    if query_words(query.text):
-        out.append(traces.c.number.in_(_matching(conn, query_words(query.text))))
+    words = query_words(query.text)
+    if words:
+        # A word too long for the index is in no trace's words (and PostgreSQL would refuse it in a query).
+        indexed = all(len(word.encode()) <= WORD_BYTES for word in words)
+        out.append(traces.c.number.in_(_matching(conn, words)) if indexed else sa.false())
     if query.tool:
         out.append(traces.c.number.in_(sa.select(tool_calls.c.trace).where(tool_calls.c.name == query.tool)))
     if query.model:
