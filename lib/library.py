@@ -30,8 +30,8 @@ from lib.intern import content_key
 from lib.lessons import lesson_line
 from lib.library_search import (COUNT_LIMIT, PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
                                 export_csv, export_jsonl, score_averages, search)
-from lib.library_schema import (CHUNK, MESSAGE, SYSTEM, TOOLS, Digest, add_words, bulk_insert, content, findings, remove_words, rounds, tool_calls,
-                                trace_content, trace_words, traces)
+from lib.library_schema import (CHUNK, MESSAGE, SYSTEM, TOOLS, Digest, add_words, bulk_insert, content, findings,
+                                remove_words, rounds, tool_calls, trace_content, trace_words, traces)
 from lib.logs.native import VERSION, read_objects, round_line
 from lib.model import Round, Trace
 from lib.prices import DEFAULT_PRICES, trace_cost
@@ -270,8 +270,8 @@ def _insert(conn: Connection, prepared: list[_Prepared]) -> None:
 def _new_numbers(conn: Connection, table: sa.Table, count: int) -> list[int]:
     """Row numbers for `count` new rows, taken before inserting them, so that nothing is looked up afterwards."""
     if conn.dialect.name == "postgresql":
-        return list(conn.execute(sa.text("SELECT nextval(pg_get_serial_sequence(:table, 'number')) "
-                                         "FROM generate_series(1, :count)"), {"table": table.name, "count": count}).scalars())
+        taken = sa.text("SELECT nextval(pg_get_serial_sequence(:table, 'number')) FROM generate_series(1, :count)")
+        return list(conn.execute(taken, {"table": table.name, "count": count}).scalars())
     # SQLite: the transaction holds the write lock from its start, so no one else takes these.
     last = conn.execute(sa.select(sa.func.max(table.c.number))).scalar() or 0
     return list(range(last + 1, last + 1 + count))

@@ -184,7 +184,8 @@ def test_a_trace_of_very_long_words_and_a_huge_vocabulary_is_kept_and_its_first_
     # PostgreSQL refuses a lexeme over 2,046 bytes and a text-search vector over 1 MB: neither may refuse the save.
     lines = list(synthetic_lines(4))
     first = json.loads(lines[1])
-    first["request"]["messages"][1]["content"] = "lookup " + "x" * 3_000 + " " + " ".join(f"w{n:06d}" for n in range(60_000))
+    many = " ".join(f"w{n:06d}" for n in range(60_000))
+    first["request"]["messages"][1]["content"] = f"lookup {'x' * 3_000} {many}"
     lines[1] = json.dumps(first)
     second = json.loads(lines[2])
     second["request"]["messages"][1]["content"] = first["request"]["messages"][1]["content"]
