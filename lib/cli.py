@@ -339,7 +339,7 @@ def _add_library(commands, formats: list[str]) -> None:
     saving.add_argument("--source", choices=library.SOURCES, default="upload", help="how the traces came in")
     saving.add_argument("--author", default="", help="who saves them (default: nobody named)")
     searching = commands.add_parser("search", help="list the kept conversations that match, the latest first")
-    searching.add_argument("text", nargs="*", metavar="TEXT", help="words that must all be in one message or tool result")
+    searching.add_argument("text", nargs="*", metavar="TEXT", help="words that must all be in the trace's messages or tool results")
     for option, meaning in (("tool", "a tool the model called"), ("model", "the model"), ("finding", "a check's code"),
                             ("severity", "a finding's severity"), ("label", "a note's label"), ("source", "how it came in")):
         searching.add_argument(f"--{option}", default="", help=meaning)
