@@ -60,6 +60,31 @@ def test_model_calls_each_in_its_own_trace_are_chained_by_content(fixture, first
         (50, 14), (75, 14)]
 
 
+def test_spans_recorded_without_content_capture_say_so_and_keep_model_tokens_and_finish():
+    # Written by the real opentelemetry-instrumentation-openai-v2 left at its default
+    # (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT unset): each chat span carries the model, the
+    # token counts and the finish reason, and no message.
+    upload = _read("otlp-span-per-call-no-content.jsonl")
+    assert upload.problems == ()
+    [note] = upload.notes
+    assert str(note).startswith("line 1: 2 model-call spans carry no messages: the instrumentation did not capture "
+                                "content")
+    assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" in str(note)
+    rounds = [round_ for c in upload.conversations for round_ in c.trace.rounds]
+    assert [(r.request.model, r.response.model, r.response.finish_reason) for r in rounds] == [
+        ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", "tool_calls"), ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", "stop")]
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in rounds] == [(50, 14), (75, 14)]
+    for conversation in upload.conversations:
+        [round_] = conversation.trace.rounds
+        assert round_.request.messages == () and round_.response.message.text == ""
+        provenance = conversation.trace.round_provenance(round_)
+        assert "did not capture" in provenance.note and provenance.omitted == ("messages",)
+
+
+def test_a_span_that_kept_its_messages_has_no_note():
+    assert _read("otlp-span-per-call.jsonl").notes == ()
+
+
 def test_span_per_line_calls_in_their_own_traces_are_chained_by_content_too():
     document = (FIXTURES / "otlp-span-per-call.jsonl").read_bytes()
     spans = [span for resource in orjson.loads(document)["resourceSpans"]
