@@ -360,3 +360,37 @@ def test_openinference_settings_that_do_not_parse_leave_the_call_named_by_the_mo
     assert upload.problems == ()
     first, second = upload.conversations[0].trace.rounds
     assert (first.request.raw["model"], second.request.raw["model"]) == ("gpt-4.1-mini-2025-04-14", "gpt-4.1-mini")
+
+
+ORPHANED = [
+    {"role": "user", "content": "Where is order 7?"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_7", "type": "function", "function": {"name": "get_order", "arguments": '{"id": 7}'}}]},
+    {"role": "tool", "tool_call_id": "call_7", "content": '{"status": "shipped"}'},
+    {"role": "tool", "tool_call_id": "call_ghost", "content": '{"status": "lost"}'},
+]
+"""A history with a result that answers no call of it: call_ghost was never made."""
+
+
+def test_a_transcript_with_a_result_for_no_call_is_not_said_to_have_had_a_request_rejected():
+    # A fine-tuning line is a transcript: no request with this history is on record as sent, so no
+    # provider can be said to have rejected one; sent as it stands, the history would still be refused.
+    finetune = {"messages": [*ORPHANED, {"role": "assistant", "content": "Order 7 shipped yesterday."}]}
+    [finding] = _findings(read_upload([("ft.jsonl", orjson.dumps(finetune))]), "orphan-tool-result")
+    assert finding.severity == "error" and finding.round == 2
+    assert "The provider rejects it" not in finding.message
+    assert "This transcript" in finding.message and "call_ghost" in finding.message
+    assert "a provider rejects a request that carries a result for a call it does not make" in finding.message
+
+
+def test_a_request_log_with_a_result_for_no_call_still_says_the_provider_rejects_it():
+    # The same result in a log of the requests a program sent: that request was really sent.
+    first = {"request": {"model": "gpt-4o-mini", "messages": ORPHANED[:1]},
+             "response": {"choices": [{"index": 0, "message": ORPHANED[1], "finish_reason": "tool_calls"}]}}
+    second = {"request": {"model": "gpt-4o-mini", "messages": ORPHANED}, "response": {"choices": [{
+        "index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Order 7 shipped yesterday."}}]}}
+    upload = read_upload([("pairs.jsonl", orjson.dumps(first) + b"\n" + orjson.dumps(second))])
+    [finding] = _findings(upload, "orphan-tool-result")
+    assert finding.severity == "error" and finding.round == 2
+    assert "This result answers call_ghost" in finding.message and "The provider rejects it" in finding.message
+    assert "transcript" not in finding.message
