@@ -112,6 +112,10 @@ class CallRecord:
     """When the call started, for ordering calls of one conversation."""
     held_by_provider: int = 0
     """Messages of `request` the provider held rather than the program sent (see lib.model.Request)."""
+    resends: list | None = None
+    """The `messages` list of an earlier record's request whose very objects `request`'s messages start
+    with, when the format built them so: if that record is the call before in the conversation, the
+    rebuilding takes its messages over without comparing them again."""
     provenance: dict | None = None
     """The round's provenance as the native format writes it (lib.model.read_provenance), when the log
     lacks part of the call: a span whose instrumentation captured no messages."""
