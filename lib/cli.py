@@ -77,7 +77,7 @@ def _read(path: str, forced: str | None = None) -> Upload | None:
         _say(f"{path}: cannot be read: {exc.strerror or exc}", sys.stderr)
         return None
     upload = read_upload([(Path(path).name, data)], forced)
-    for problem in upload.problems:
+    for problem in (*upload.problems, *upload.notes):
         _say(f"{path}: {problem}", sys.stderr)
     return upload
 
@@ -151,6 +151,7 @@ def summary_of(upload: Upload) -> dict:
         "formats": {name: {"lines": count, "rule": rule} for name, (count, rule) in formats},
         "summary": upload.summary(),
         "problems": [{"line": p.line, "error": p.message} for p in upload.problems],
+        "notes": [{"line": n.line, "note": n.message} for n in upload.notes],
         "conversations": [
             {"id": c.id, "title": c.trace.title, "dialect": c.trace.dialect, "model": c.trace.model,
              "rounds": _rounds(c.trace)}

@@ -27,7 +27,8 @@ from lib.dialects import OPENAI
 from lib.dialects.common import parse_arguments
 from lib.intern import canonical_json
 from lib.logs import chat_shape as convert
-from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
+from lib.text import plural
 
 TRACE_ID_KEYS = ("traceId", "trace_id", "context", "context.trace_id")
 """Keys a span carries its trace id under (OTLP, SDK dumps, console exporter, flattened exports)."""
@@ -51,6 +52,18 @@ SPAN_ID_KEYS = ("spanId", "span_id")
 
 ERROR_STATUS = (2, "STATUS_CODE_ERROR", "ERROR", "StatusCode.ERROR")
 """Span status codes that mean the operation failed."""
+
+CAPTURE_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+"""The variable OpenTelemetry's GenAI instrumentations read to record messages; unset, they record none."""
+
+UNCAPTURED = {
+    "origin": "completed",
+    "note": "This span carries no messages: the instrumentation did not capture content (it records messages only "
+            f"when {CAPTURE_VARIABLE} is set). The model, token counts and finish reason are as recorded; the "
+            "request's messages and the model's answer are not, so nothing said can be shown.",
+    "omitted": ["messages"],
+}
+"""The provenance of a round read from a model-call span without messages, as the native format writes it."""
 
 
 @dataclass
@@ -90,6 +103,8 @@ class SpanFormat(LogFormat):
     def __init__(self) -> None:
         self._held = _Held()
         self._resent = _ResentInputs()
+        self._uncaptured: list[int] = []
+        """The line of every model-call span that carries no messages."""
 
     def detect(self, obj: dict) -> str | None:
         if "resourceSpans" in obj:
@@ -136,7 +151,10 @@ class SpanFormat(LogFormat):
         key = (span.start if span.start is not None else float("inf"), len(self._held.calls) + len(self._held.tools))
         kind = _kind(span.attributes)
         if kind in ("gen_ai", "openinference"):
-            self._held.calls.append((key, _call_record(span, kind, self._resent)))
+            record = _call_record(span, kind, self._resent)
+            if record.provenance is not None:
+                self._uncaptured.append(line)
+            self._held.calls.append((key, record))
         elif kind is not None:
             self._held.tools.append((key, span.trace, _execution(span, kind)))
 
@@ -151,6 +169,19 @@ class SpanFormat(LogFormat):
         _chain_traces(list(by_trace.values()))
         for _, record in calls:
             yield record
+
+    def notes(self) -> list[Problem]:
+        if not self._uncaptured:
+            return []
+        first, last, count = self._uncaptured[0], self._uncaptured[-1], len(self._uncaptured)
+        where = f", from this line to line {last:,}," if last != first else ""
+        return [Problem(first, f"{plural(count, 'model-call span')}{where} {'carries' if count == 1 else 'carry'} no "
+                               "messages: the instrumentation did not capture content. OpenTelemetry's GenAI "
+                               f"instrumentations record messages only when {CAPTURE_VARIABLE} is set before they "
+                               "start (SPAN_ONLY or true, as the instrumentation's version asks). Each call's model, "
+                               "token counts and finish reason are shown as recorded, but nothing said, and calls in "
+                               "traces of their own cannot be joined into one conversation without their messages.",
+                        last if last != first else None)]
 
 
 def _chain_traces(traces: list[list[tuple[tuple, CallRecord]]]) -> None:
@@ -483,8 +514,12 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> CallRecord:
     if call.tools:
         request["tools"] = call.tools
     response, error = None, None
+    uncaptured = kind == "gen_ai" and not call.inputs and not call.output
     assistant = next((m for m in convert.chat_messages(call.output) if m.get("role") == "assistant"), None)
     resent.answered(assistant)
+    if uncaptured:
+        # The answer's text and calls went unrecorded, not unsaid; its model, usage and finish are on the span.
+        assistant = {"role": "assistant", "content": None}
     if span.failure is not None:
         error = {"status": convert.as_int(_at(tree, "http.response.status_code")), "body": {"message": span.failure},
                  "message": span.failure}
@@ -497,6 +532,7 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> CallRecord:
         converted_from="openinference" if kind == "openinference" else "otel-genai",
         timestamp=convert.iso_time(span.start // 10**9, span.start % 10**9) if span.start is not None else None,
         resends=resends,
+        provenance={**UNCAPTURED, "omitted": ["messages"]} if uncaptured else None,
     )
 
 

@@ -74,6 +74,8 @@ class Upload:
     """Lines that could not be used, those past the listed problems included."""
     size: int = 0
     """Bytes read, after decompression: what the upload cache counts it as."""
+    notes: tuple[Problem, ...] = ()
+    """What lines that loaded lack, by line (spans that carry no messages): not skipped, but not whole."""
     unit: str = "line"
     """What `lines` counts: "line", or "element" for a file that is one JSON array."""
 
@@ -180,6 +182,7 @@ class _Call:
     converted_from: str | None
     timestamp: str | None
     order: int
+    provenance: dict | None
 
 
 @dataclass
@@ -229,7 +232,7 @@ class _Rebuilder:
         thread.calls.append(_Call(
             record.line, request, response, error, executions,
             number_or_none(record.latency_ms), tuple(record.derived), record.converted_from,
-            text_or_none(record.timestamp), self._order,
+            text_or_none(record.timestamp), self._order, record.provenance,
         ))
 
     def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None]:
@@ -314,6 +317,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra["derived"] = list(derived)
         if call.converted_from:
             extra["converted_from"] = call.converted_from
+        if call.provenance:
+            extra["provenance"] = call.provenance
         rounds.append(Round(
             index=position + 1, request=call.request, response=response, error=call.error,
             executions=call.executions, latency_ms=call.latency_ms,
@@ -427,9 +432,10 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         if thread.calls
     ]
     problems = reading.problems
+    notes = tuple(note for instance in reading.instances for note in instance.notes())
     unit = reading.units.pop() if len(reading.units) == 1 else "item" if reading.units else "line"  # "item": an array and lines
     return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
-                  reading.size, unit)
+                  reading.size, notes, unit)
 
 
 def _unpacked(name: str, data: bytes, label: str, reading: _Reading) -> bytes | None:
