@@ -47,14 +47,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(port: int, env: dict[str, str] | None = None, traces: Path | None = None) -> subprocess.Popen:
+def start_app(port: int, env: dict[str, str] | None = None, traces: Path | None = None,
+              script: str = "app.py") -> subprocess.Popen:
     """`streamlit run app.py` on 127.0.0.1:port, returned once /_stcore/health says ok.
 
     `env` adds to the environment the server runs with (the browser tests give it a notes
-    database of their own); `traces`, a folder, replaces the bundled traces (bench/serve.py)."""
+    database of their own); `traces`, a folder, replaces the bundled traces (bench/serve.py);
+    `script` runs another page the same way (bench/peers/floor.py's bare page)."""
     launcher = ["bench.serve", str(traces)] if traces else ["streamlit"]
     server = subprocess.Popen(
-        [sys.executable, "-m", *launcher, "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+        [sys.executable, "-m", *launcher, "run", script, "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})},
     )

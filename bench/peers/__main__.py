@@ -15,50 +15,15 @@ longest main-thread tasks against issue 21's 500 ms (first load) and 200 ms (rou
 from __future__ import annotations
 
 import statistics
-import subprocess
 import sys
-import time
-import urllib.request
-from pathlib import Path
 
 from bench.load_test import CHROMIUM, CHROMIUM_ARGS, free_port, start_app
+from bench.peers.serving import ROUNDS, inputs, serve_inspect
 from bench.peers.viewers import Viewer, inspect_viewer, measure, roundtrip_viewer
 
-ROUNDS = 1000
 RUNS = 3
 TARGET = 0.5
 LONG_TASK_TARGETS = {"first load": 500, "round switch": 200}
-ROOT = Path(__file__).resolve().parents[2]
-WORK = ROOT / "bench" / "results" / "peers"
-PEER_PYTHON = ROOT / ".venv-peers" / "bin" / "python"
-
-
-def _inputs() -> tuple[Path, Path]:
-    """(folder with the native trace, folder with its Inspect log), made once and kept under bench/results."""
-    from tests.synthetic import synthetic_lines
-
-    traces, logs = WORK / "traces", WORK / "logs"
-    native, converted = traces / f"synthetic-{ROUNDS}.jsonl", logs / f"synthetic-{ROUNDS}.eval"
-    if not native.exists():
-        traces.mkdir(parents=True, exist_ok=True)
-        native.write_text("\n".join(synthetic_lines(ROUNDS)) + "\n")
-    if not converted.exists() or converted.stat().st_mtime < native.stat().st_mtime:
-        subprocess.run([str(PEER_PYTHON), str(ROOT / "bench" / "peers" / "to_inspect.py"), str(native), str(converted)],
-                       check=True)
-    return traces, logs
-
-
-def _serve_inspect(logs: Path, port: int) -> subprocess.Popen:
-    server = subprocess.Popen([str(PEER_PYTHON.parent / "inspect"), "view", "--log-dir", str(logs), "--host",
-                               "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(240):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/logs", timeout=1):
-                return server
-        except OSError:
-            time.sleep(0.5)
-    server.kill()
-    raise RuntimeError("inspect view did not come up within 120 s")
 
 
 def _race(viewers: list[Viewer]) -> dict[str, list[dict]]:
@@ -79,9 +44,9 @@ def _verdict(value: float, target: float) -> str:
 
 
 def main() -> None:
-    traces, logs = _inputs()
+    traces, logs = inputs()
     roundtrip_port, inspect_port = free_port(), free_port()
-    servers = [start_app(roundtrip_port, traces=traces), _serve_inspect(logs, inspect_port)]
+    servers = [start_app(roundtrip_port, traces=traces), serve_inspect(logs, inspect_port)]
     try:
         ours, theirs = roundtrip_viewer(roundtrip_port, ROUNDS), inspect_viewer(inspect_port, ROUNDS)
         results = _race([ours, theirs])

@@ -71,8 +71,9 @@ def _settle(page, started: float, pending: set, requests: list[int]) -> float:
     return last_activity - started
 
 
-def measure(browser, viewer: Viewer) -> dict:
-    """The three timings and the longest tasks, in a fresh context (nothing cached between runs)."""
+def open_settled(browser, viewer: Viewer) -> tuple:
+    """A fresh context (nothing cached between runs) on the viewer's first round, once settled: the context, the
+    page, and the load's timings and longest task."""
     context = browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(WAIT_MS)
     context.route("**/*", lambda route: route.continue_() if "127.0.0.1" in route.request.url else route.abort())
@@ -88,7 +89,14 @@ def measure(browser, viewer: Viewer) -> dict:
     page.get_by_text(viewer.first).first.wait_for()
     readable = time.perf_counter() - started
     settled = _settle(page, started, pending, requests)
-    loaded_tasks, mark = long_tasks(page), page_clock(page)
+    return context, page, {"first round readable": readable, "page settled": settled,
+                           "longest task, first load": max(long_tasks(page), default=0)}
+
+
+def measure(browser, viewer: Viewer) -> dict:
+    """The three timings and the longest tasks, in a fresh context."""
+    context, page, loaded = open_settled(browser, viewer)
+    mark = page_clock(page)
     started = time.perf_counter()
     viewer.jump(page)
     page.get_by_text(viewer.last).first.wait_for()
@@ -96,6 +104,4 @@ def measure(browser, viewer: Viewer) -> dict:
     page.wait_for_timeout(1_000)  # a task the jump started and that outlasts the text still counts
     switch_tasks = long_tasks(page, mark)
     context.close()
-    return {"first round readable": readable, "page settled": settled, "jump to last round": jumped,
-            "longest task, first load": max(loaded_tasks, default=0),
-            "longest task, round switch": max(switch_tasks, default=0)}
+    return {**loaded, "jump to last round": jumped, "longest task, round switch": max(switch_tasks, default=0)}
