@@ -1,8 +1,9 @@
 """Streamlit's own floor against Inspect: how much of Roundtrip's first load any Streamlit page pays.
 
 A bare Streamlit page holding one st.text (bench/peers/bare_page.py), served as the app is (same command, same
-config), is opened with the same Playwright measures as bench.peers, taking turns with Roundtrip on round 1 of the
-1,000-round trace and Inspect on turn 1, RUNS fresh contexts each. Printed: the medians and their ratios to
+config), is opened with the same Playwright measures as bench.peers, taking turns with the same page plus one
+st.code block (the syntax highlighter's price alone), Roundtrip on round 1 of the 1,000-round trace and Inspect on
+turn 1, RUNS fresh contexts each. Printed: the medians and their ratios to
 Inspect's, then the JavaScript each page fetched (the browser's resource timing, decoded sizes): what Roundtrip's
 first load evaluates on top of the bare page's.
 
@@ -21,6 +22,7 @@ from bench.peers.serving import ROUNDS, inputs, serve_inspect
 from bench.peers.viewers import Viewer, inspect_viewer, open_settled, roundtrip_viewer
 
 RUNS = 5
+BARE_PAGE = "bench/peers/bare_page.py"
 MEASURES = ("first round readable", "page settled", "longest task, first load")
 _SCRIPTS = """() => performance.getEntriesByType('resource')
   .filter(entry => entry.initiatorType === 'script' || entry.name.split('?')[0].endsWith('.js'))
@@ -28,10 +30,10 @@ _SCRIPTS = """() => performance.getEntriesByType('resource')
 _HASHED = re.compile(r"\.[0-9a-zA-Z_-]{8,}(?=\.js$)")
 
 
-def bare_viewer(port: int) -> Viewer:
-    """The bare page: its one text is the first and only thing to read."""
+def bare_viewer(name: str, port: int) -> Viewer:
+    """The bare page: its one text is the first thing to read."""
     words = re.compile(r"^Round 1: the program sends")
-    return Viewer("bare Streamlit", f"http://127.0.0.1:{port}/", words, words, lambda page: None)
+    return Viewer(name, f"http://127.0.0.1:{port}/", words, lambda page: page.get_by_text(words), lambda page: None)
 
 
 def _module(url: str) -> str:
@@ -61,31 +63,32 @@ def _race(viewers: list[Viewer], runs: int) -> tuple[dict[str, list[dict]], dict
 
 
 def _report(results: dict[str, list[dict]], scripts: dict[str, dict[str, int]], runs: int) -> None:
-    bare, ours, peer = results
-    print(f"median of {runs} fresh Chromium contexts each, the three pages taking turns")
-    for name in MEASURES:
-        median = {viewer: statistics.median(r[name] for r in rows) for viewer, rows in results.items()}
-        unit, scale = ("ms", 1) if name.startswith("longest") else ("s", 1)
-        cells = ", ".join(f"{viewer} {median[viewer] * scale:.2f} {unit}" for viewer in results)
-        print(f"{name:>26}: {cells}; ÷ {peer}: bare {median[bare] / median[peer]:.2f}, "
-              f"{ours} {median[ours] / median[peer]:.2f}")
+    names = list(results)
+    bare, ours, peer = names[0], names[-2], names[-1]
+    print(f"median of {runs} fresh Chromium contexts each, the pages taking turns")
+    for measure in MEASURES:
+        median = {name: statistics.median(r[measure] for r in rows) for name, rows in results.items()}
+        shown = "{:.0f} ms" if measure.startswith("longest") else "{:.2f} s"
+        print(f"{measure}: " + "; ".join(f"{name} {shown.format(median[name])} ({median[name] / median[peer]:.2f} × {peer})"
+                                         for name in names))
+    for name in names:
+        print(f"JavaScript fetched by {name}: {len(scripts[name])} files, {sum(scripts[name].values()) / 1e6:.2f} MB")
     floor = scripts[bare]
     extra = {module: size for module, size in scripts[ours].items() if module not in floor}
-    print(f"JavaScript fetched: bare page {len(floor)} files, {sum(floor.values()) / 1e6:.2f} MB; "
-          f"{ours} {len(scripts[ours])} files, {sum(scripts[ours].values()) / 1e6:.2f} MB; "
-          f"{peer} {len(scripts[peer])} files, {sum(scripts[peer].values()) / 1e6:.2f} MB")
-    print(f"{ours} on top of the bare page:")
+    print(f"{ours} on top of {bare}, {len(extra)} files, {sum(extra.values()) / 1e6:.2f} MB; those of 5 KB or more:")
     for module, size in sorted(extra.items(), key=lambda item: -item[1]):
-        print(f"  {size / 1e3:8.0f} KB  {module}")
+        if size >= 5_000:
+            print(f"  {size / 1e3:8.0f} KB  {module}")
 
 
 def main(runs: int = RUNS) -> None:
     traces, logs = inputs()
-    bare_port, ours_port, peer_port = free_port(), free_port(), free_port()
-    servers = [start_app(bare_port, script="bench/peers/bare_page.py"), start_app(ours_port, traces=traces),
-               serve_inspect(logs, peer_port)]
+    bare_port, code_port, ours_port, peer_port = free_port(), free_port(), free_port(), free_port()
+    servers = [start_app(bare_port, script=BARE_PAGE), start_app(code_port, script=BARE_PAGE, script_args=("code",)),
+               start_app(ours_port, traces=traces), serve_inspect(logs, peer_port)]
     try:
-        viewers = [bare_viewer(bare_port), roundtrip_viewer(ours_port, ROUNDS), inspect_viewer(peer_port, ROUNDS)]
+        viewers = [bare_viewer("bare Streamlit", bare_port), bare_viewer("bare + st.code", code_port),
+                   roundtrip_viewer(ours_port, ROUNDS), inspect_viewer(peer_port, ROUNDS)]
         results, scripts = _race(viewers, runs)
     finally:
         for server in servers:
