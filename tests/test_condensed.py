@@ -23,8 +23,8 @@ def _texts(condensed: dict, ids: list[int]) -> list[str]:
 def test_a_snowball_is_held_once_each_message_not_once_per_resend():
     loaded = _trace(synthetic_lines(200))
     condensed = condensed_rounds(loaded.trace)
-    # 200 requests resend 20,100 messages in all; 399 distinct ones were ever sent, plus the last answer.
-    assert len(condensed["messages"]) == 400
+    # 200 requests send 40,200 messages in all; 400 distinct ones, and the last answer, which is never sent back.
+    assert len(condensed["messages"]) == 401
     assert len(json.dumps(condensed)) < 200_000
     last = condensed["rounds"][-1]
     assert last["heading"] == "Round 200: the program sends 400 messages, 2 of them new"

@@ -124,7 +124,8 @@ function build(root, trace) {
   view.select = (index, chosenHere) => {
     view.selected = Math.min(Math.max(index, 0), rounds.length - 1);
     const top = view.selected * ROW_PX;
-    if (top < list.scrollTop) list.scrollTop = top;
+    if (!chosenHere) list.scrollTop = top - (list.clientHeight - ROW_PX) / 2; // a round from elsewhere: centred
+    else if (top < list.scrollTop) list.scrollTop = top;
     else if (top + ROW_PX > list.scrollTop + list.clientHeight) list.scrollTop = top + ROW_PX - list.clientHeight;
     drawRows();
     shown.replaceChildren(detail(rounds[view.selected], view.selected, messages));
