@@ -7,6 +7,8 @@ characters; the cards below the navigator show them whole."""
 
 from __future__ import annotations
 
+import json
+
 from lib.growth import sends
 from lib.model import Message, Part, Round, Trace
 from lib.text import show_controls
@@ -28,12 +30,12 @@ def _part(part: Part) -> list[str]:
         case "text":
             return ["text", "", _clipped(part.text)]
         case "tool-call":
-            return ["call", f"tool call {part.name} · id {part.id}", _clipped(part.arguments_raw)]
+            return ["call", show_controls(f"tool call {part.name} · id {part.id}"), _clipped(part.arguments_raw)]
         case "tool-result":
-            return ["result", f"tool result for call {part.call_id}" + (" · marked as an error" if part.is_error
-                                                                          else ""), _clipped(part.content)]
+            error = " · marked as an error" if part.is_error else ""
+            return ["result", show_controls(f"tool result for call {part.call_id}{error}"), _clipped(part.content)]
         case _:
-            return ["other", f"a {part.type} part", ""]
+            return ["other", show_controls(f"a {part.type} part, in the round's cards below"), ""]
 
 
 def _message(message: Message) -> list:
@@ -41,7 +43,7 @@ def _message(message: Message) -> list:
 
 
 def _output(output) -> str:
-    return output if isinstance(output, str) else repr(output)
+    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
 
 
 class _Messages:
@@ -62,14 +64,15 @@ def _round(round_: Round, before: tuple[Message, ...], messages: _Messages) -> d
     """New and changed as the round's cards count them (lib/growth.py): past the previous request's length, new;
     before it and unlike the copy sent then, changed."""
     sent = round_.request.messages
-    changed = [message for message, earlier in zip(sent[round_.resent_prefix:len(before)], before[round_.resent_prefix:])
+    start = round_.resent_prefix
+    changed = [message for message, earlier in zip(sent[start:len(before)], before[start:])
                if message is not earlier and message != earlier]
     new = sent[len(before):]
     condensed = {"heading": f"Round {round_.index}: {sends(round_, len(new))}",
                  "new": [messages.number(message) for message in new],
                  "changed": [messages.number(message) for message in changed],
-                 "results": [[execution.name, execution.tool_call_id, execution.ok, _clipped(_output(execution.output))]
-                             for execution in round_.executions]}
+                 "results": [[show_controls(execution.name), show_controls(execution.tool_call_id), execution.ok,
+                              _clipped(_output(execution.output))] for execution in round_.executions]}
     if round_.response is not None:
         condensed["response"] = messages.number(round_.response.message)
     elif round_.error is not None:
@@ -78,8 +81,8 @@ def _round(round_: Round, before: tuple[Message, ...], messages: _Messages) -> d
 
 
 def condensed_rounds(trace: Trace) -> dict:
-    """{"rounds": [...], "messages": [...]}: each round's heading, its new and changed messages and response as numbers into
-    `messages`, its error and tool results; each message as [role, [[kind, label, text], ...]]."""
+    """{"rounds": [...], "messages": [...]}: each round's heading, its new and changed messages and its response as
+    numbers into `messages`, its error and tool results; each message as [role, [[kind, label, text], ...]]."""
     messages = _Messages()
     rounds = [_round(round_, previous.request.messages if previous else (), messages)
               for previous, round_ in zip((None, *trace.rounds), trace.rounds)]

@@ -69,8 +69,8 @@ def _report(results: dict[str, list[dict]], scripts: dict[str, dict[str, int]], 
     for measure in MEASURES:
         median = {name: statistics.median(r[measure] for r in rows) for name, rows in results.items()}
         shown = "{:.0f} ms" if measure.startswith("longest") else "{:.2f} s"
-        print(f"{measure}: " + "; ".join(f"{name} {shown.format(median[name])} ({median[name] / median[peer]:.2f} × {peer})"
-                                         for name in names))
+        cells = (f"{name} {shown.format(median[name])} ({median[name] / median[peer]:.2f} × {peer})" for name in names)
+        print(f"{measure}: " + "; ".join(cells))
     for name in names:
         print(f"JavaScript fetched by {name}: {len(scripts[name])} files, {sum(scripts[name].values()) / 1e6:.2f} MB")
     floor = scripts[bare]

@@ -62,7 +62,9 @@ function detail(round, index, messages) {
   const request = section(`Request ${number}: what is new, program → model`);
   for (const id of round.new) request.append(messageBlock(messages[id], "new"));
   for (const id of round.changed) request.append(messageBlock(messages[id], "changed"));
-  if (!round.new.length && !round.changed.length) request.append(element("div", "label", "Nothing new: every message is resent."));
+  if (!round.new.length && !round.changed.length) {
+    request.append(element("div", "label", "Nothing new: every message is resent."));
+  }
   const response = section(`Response ${number}: model → program`);
   if (round.response !== undefined) response.append(messageBlock(messages[round.response]));
   else response.append(element("pre", "text", round.error ?? "No response in the log."));
@@ -83,8 +85,8 @@ function build(root, trace) {
   const frame = element("div", "navigator");
   frame.setAttribute("role", "region");
   frame.setAttribute("aria-label", "Round navigator");
-  const help = element("div", "help", `${rounds.length.toLocaleString("en")} rounds, held in the page. ` +
-    "In the list: ↑ ↓ one round, Page Up / Page Down ten, Home / End the first and the last. The cards below follow.");
+  const help = element("div", "help", `${rounds.length.toLocaleString("en")} rounds, held in the page. In the list: ` +
+    "↑ ↓ one round, Page Up / Page Down ten, Home / End the first and the last. The cards below follow.");
   const list = element("div", "list");
   list.tabIndex = 0;
   list.setAttribute("role", "listbox");
@@ -109,10 +111,11 @@ function build(root, trace) {
     const last = Math.min(rounds.length, first + VISIBLE_ROWS + 2 * OVERSCAN_ROWS);
     const rows = [];
     for (let index = first; index < last; index++) {
-      const row = element("div", index === view.selected ? "row selected" : "row", rowText(rounds[index], index, messages));
+      const selected = index === view.selected;
+      const row = element("div", selected ? "row selected" : "row", rowText(rounds[index], index, messages));
       row.id = `round-${index + 1}`;
       row.setAttribute("role", "option");
-      row.setAttribute("aria-selected", String(index === view.selected));
+      row.setAttribute("aria-selected", String(selected));
       row.style.top = `${index * ROW_PX}px`;
       row.addEventListener("click", () => view.select(index, true));
       rows.push(row);
@@ -126,7 +129,9 @@ function build(root, trace) {
     const top = view.selected * ROW_PX;
     if (!chosenHere) list.scrollTop = top - (list.clientHeight - ROW_PX) / 2; // a round from elsewhere: centred
     else if (top < list.scrollTop) list.scrollTop = top;
-    else if (top + ROW_PX > list.scrollTop + list.clientHeight) list.scrollTop = top + ROW_PX - list.clientHeight;
+    else if (top + ROW_PX > list.scrollTop + list.clientHeight) {
+      list.scrollTop = top + ROW_PX - list.clientHeight;
+    }
     drawRows();
     shown.replaceChildren(detail(rounds[view.selected], view.selected, messages));
     if (!chosenHere) return;
