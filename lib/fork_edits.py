@@ -131,8 +131,9 @@ def with_results_emptied(body: dict) -> dict:
     return edited
 
 
-def with_message(body: dict, dialect: str, role: str, text: str, call_id: str = "") -> dict:
-    """The body with a message added at the end: a user or assistant text, or a tool result for `call_id`."""
+def with_message(body: dict, dialect: str, role: str, text: str, call_id: str = "", at: int | None = None) -> dict:
+    """The body with a message added at position `at` of the messages array (at the end when None): a user or
+    assistant text, or a tool result for `call_id`. The messages from `at` on move one place down."""
     edited = _copy(body)
     if role != "tool":
         added = {"role": role, "content": text}
@@ -140,8 +141,16 @@ def with_message(body: dict, dialect: str, role: str, text: str, call_id: str = 
         added = {"role": "user", "content": [anthropic_messages.tool_result_block(call_id, text, False)]}
     else:
         added = openai_chat.tool_message(call_id, text)
-    edited.setdefault("messages", []).append(added)
+    messages = edited.setdefault("messages", [])
+    messages.insert(len(messages) if at is None else at, added)
     return edited
+
+
+def insert_positions(body: dict, dialect: str) -> list[int]:
+    """Where a message may be added: before any message but an OpenAI system prompt, or at the end."""
+    messages = _messages(body)
+    first = 1 if dialect != ANTHROPIC and _opens_with_system(messages) else 0
+    return list(range(first, len(messages) + 1))
 
 
 # --- the system prompt -------------------------------------------------------------------------
@@ -152,9 +161,12 @@ def system_prompt(body: dict, dialect: str) -> str:
     if dialect == ANTHROPIC:
         system = body.get("system")
         return system if isinstance(system, str) else _block_text({"content": system or []})
-    first = _messages(body)[0] if _messages(body) else {}
-    is_system = isinstance(first, dict) and first.get("role") in SYSTEM_ROLES
-    return str(first.get("content") or "") if is_system else ""
+    messages = _messages(body)
+    return str(messages[0].get("content") or "") if _opens_with_system(messages) else ""
+
+
+def _opens_with_system(messages: list) -> bool:
+    return bool(messages) and isinstance(messages[0], dict) and messages[0].get("role") in SYSTEM_ROLES
 
 
 def with_system(body: dict, dialect: str, text: str) -> dict:
@@ -164,7 +176,7 @@ def with_system(body: dict, dialect: str, text: str) -> dict:
         edited.pop("system", None)
         return {**edited, "system": text} if text else edited
     messages = edited.setdefault("messages", [])
-    has = bool(messages) and isinstance(messages[0], dict) and messages[0].get("role") in SYSTEM_ROLES
+    has = _opens_with_system(messages)
     if has and text:
         messages[0]["content"] = text
     elif has:

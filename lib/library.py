@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from typing import Any, Iterator, Literal, Sequence
 
@@ -33,6 +34,7 @@ from lib.library_search import (COUNT_LIMIT, PAGE_LIMIT, LibraryPage, LibraryQue
 from lib.library_schema import (MESSAGE, SEARCHED_BYTES, SYSTEM, TOOLS, WORDS, content, findings, rounds, searched,
                                 tool_calls, trace_content, traces, words)
 from lib.logs.native import VERSION, read_objects, round_line
+from lib.lru import LeastRecentlyUsed
 from lib.model import Round, Trace
 from lib.prices import DEFAULT_PRICES, trace_cost
 from lib.store import Store
@@ -325,6 +327,63 @@ def _numbered(refs: dict, numbers: dict[str, int]) -> dict:
 
 def load(store: Store, trace_id: str) -> Trace | None:
     """The kept trace, as the native reader gives it from a file; None when no trace has this id."""
+    found = _load(store, trace_id)
+    return None if found is None else found[1]
+
+
+def open_kept(store: Store, trace_id: str) -> LoadedTrace | None:
+    """A kept trace as the explorer and compare take one; None when no trace has this id."""
+    trace = load(store, trace_id)
+    return None if trace is None else from_library(trace, trace_id)
+
+
+Generation = tuple[int, str, str]
+"""What tells one saving of a trace from another under the same id: (row number, when saved, title).
+SQLite may give a trace deleted and saved again its old row number; the time and title then tell them apart."""
+
+
+class OpenedTraces:
+    """The kept traces one process has read, parsed once and shared by its sessions. Each open asks the database
+    whether the trace is still kept, as saved then: one lookup by id, so that a trace deleted through another
+    replica stops opening here the moment its delete returns, and one saved again is read again."""
+
+    def __init__(self, store: Store, size: int = 32) -> None:
+        self.store = store
+        """The database every replica shares."""
+        self._held: LeastRecentlyUsed[tuple[Generation, LoadedTrace]] = LeastRecentlyUsed(size)
+
+    def open(self, trace_id: str, reading: AbstractContextManager | None = None) -> LoadedTrace | None:
+        """The kept trace with this id, or None when there is none; `reading` is entered while it is read
+        from the database rather than taken from memory. StoreUnavailable when the database fails."""
+        with self.store.transaction(write=False) as conn:
+            current = _generation(conn, trace_id)
+        held = self._held.get(trace_id)
+        if held is not None and held[0] == current:
+            return held[1]
+        self._held.drop(trace_id)
+        if current is None:
+            return None
+        with reading or nullcontext():
+            found = _load(self.store, trace_id)
+        if found is None:  # deleted between the lookup and the read
+            return None
+        opened = from_library(found[1], trace_id)
+        self._held.put(trace_id, (found[0], opened))
+        return opened
+
+    def forget(self, trace_id: str) -> None:
+        """Let go of a trace's parsed model, as after deleting it."""
+        self._held.drop(trace_id)
+
+
+def _generation(conn: Connection, trace_id: str) -> Generation | None:
+    found = conn.execute(sa.select(traces.c.number, traces.c.saved, traces.c.title).where(traces.c.id == trace_id))
+    row = found.first()
+    return None if row is None else tuple(row)
+
+
+def _load(store: Store, trace_id: str) -> tuple[Generation, Trace] | None:
+    """The kept trace and the generation it was read at, in one transaction; None when no trace has this id."""
     with store.transaction(write=False) as conn:
         row = conn.execute(sa.select(traces).where(traces.c.id == trace_id)).first()
         if row is None:
@@ -341,13 +400,7 @@ def load(store: Store, trace_id: str) -> Trace | None:
     header["title"] = row.title
     lines = list(_round_lines(kept, refs, values))
     trace, _ = read_objects([header, *lines, *orjson.loads(row.annotations)], name=row.title)
-    return _with_held(trace, refs)
-
-
-def open_kept(store: Store, trace_id: str) -> LoadedTrace | None:
-    """A kept trace as the explorer and compare take one; None when no trace has this id."""
-    trace = load(store, trace_id)
-    return None if trace is None else from_library(trace, trace_id)
+    return (row.number, row.saved, row.title), _with_held(trace, refs)
 
 
 def _referenced(refs: dict) -> Iterator[int]:

@@ -42,3 +42,8 @@ class LeastRecentlyUsed(Generic[V]):
             entries[key] = value
             if len(entries) > self.size:  # one put adds one value, so one goes at most
                 entries.popitem(last=False)
+
+    def drop(self, key: Hashable) -> None:
+        """Let go of the value under `key`, if one is kept."""
+        with self._lock:
+            self._entries.pop(key, None)

@@ -54,9 +54,11 @@ FIXTURE_FORMATS = {
     "gemini.jsonl": "gemini",
     "gemini-stream.jsonl": "gemini",
     "ollama-chat.jsonl": "ollama",
+    "ollama-chat-cloud.jsonl": "ollama",
     "bedrock-converse.jsonl": "bedrock-converse",
     "sharegpt-glaive.jsonl": "sharegpt",
     "sharegpt-hermes.jsonl": "sharegpt",
+    "sharegpt-hermes-agent.jsonl": "sharegpt",
     # Written for the request/response pair importers; none of the formats here may claim them.
     "openai-pairs.jsonl": None,
     "anthropic-pairs.jsonl": None,

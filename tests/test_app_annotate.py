@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lib import catalog
-from lib.annotations import Note
+from lib.annotations import Note, Rubric, Score
 from lib.fingerprint import fingerprint
 from lib.store import open_store
 from tests.conftest import ROOT, load_bundled
@@ -239,6 +239,60 @@ def test_rubrics_are_set_once_and_a_note_is_scored_under_them(notes_url):
     (note,) = open_store(notes_url).notes()
     assert {(s.rubric, s.value) for s in note.scores} == {("grounded", 2.0), ("correct", 1.0)}
     assert any(t.startswith("round 2 ·") and "grounded 2" in t and "correct 1" in t for t in _texts(at))
+
+
+def _scored(url: str, *scores: Score) -> Note:
+    """A note on round 2's tool call, scored, under the rubrics grounded (0 to 3) and correct (pass/fail)."""
+    store = open_store(url)
+    store.set_rubrics([Rubric("grounded", 0, 3), Rubric("correct", 0, 1, pass_fail=True)])
+    store.close()
+    note = _seed(url, "hengxin-expense", TOOL_CALL, "Scored when written.")
+    store = open_store(url)
+    store.edit(note.id, note.text, note.labels, scores)
+    store.close()
+    return note
+
+
+def _scores(url: str) -> set[tuple[str, float]]:
+    (note,) = open_store(url).notes()
+    return {(s.rubric, s.value) for s in note.scores}
+
+
+def test_an_editor_changes_a_notes_scores_and_clears_them(notes_url):
+    _scored(notes_url, Score("grounded", 1), Score("correct", 1))
+    at = _session()
+    assert at.number_input(key="annotate.edit_score.grounded").value == 1
+    assert at.selectbox(key="annotate.edit_score.correct").value == "pass"
+
+    at.number_input(key="annotate.edit_score.grounded").set_value(3)
+    at.selectbox(key="annotate.edit_score.correct").set_value("fail")
+    at.button(key="annotate.edit_save").click().run()
+    assert f"Saved the changes to the note on:\n{TOOL_CALL}" in _said(at)
+    assert _scores(notes_url) == {("grounded", 3.0), ("correct", 0.0)}
+    assert any("grounded 3" in t and "correct 0" in t for t in _texts(at))
+
+    at.number_input(key="annotate.edit_score.grounded").set_value(None)
+    at.selectbox(key="annotate.edit_score.correct").set_value("")
+    at.button(key="annotate.edit_save").click().run()
+    assert _scores(notes_url) == set()
+    assert (open_store(notes_url).notes()[0].text) == "Scored when written."
+
+
+def test_a_score_no_field_can_show_stays_when_the_note_is_edited_and_says_so(notes_url):
+    _scored(notes_url, Score("grounded", 3), Score("correct", 1))
+    # grounded is dropped; correct is now scored from 0 to 0.5, so its mark 1 is out of range
+    open_store(notes_url).set_rubrics([Rubric("correct", 0, 0.5), Rubric("tone", 0, 5)])
+    at = _session()
+    assert not [w for w in at.number_input if w.key == "annotate.edit_score.grounded"]
+    assert at.number_input(key="annotate.edit_score.correct").value is None
+    assert "correct 1, grounded 3" in _texts(at)
+    at.number_input(key="annotate.edit_score.tone").set_value(4)
+    at.button(key="annotate.edit_save").click().run()
+    assert _scores(notes_url) == {("grounded", 3.0), ("correct", 1.0), ("tone", 4.0)}
+
+    at.number_input(key="annotate.edit_score.correct").set_value(0.5)
+    at.button(key="annotate.edit_save").click().run()
+    assert _scores(notes_url) == {("grounded", 3.0), ("correct", 0.5), ("tone", 4.0)}
 
 
 def test_a_rubric_line_that_is_not_one_is_refused_naming_it(notes_url):

@@ -144,6 +144,39 @@ def test_a_request_that_is_not_json_is_not_used_and_the_line_is_named(app):
     assert "The last edit was not made (see above): fix it, or start again from the recorded request." in _texts(at)
 
 
+def test_a_message_added_before_a_chosen_message_is_sent_at_that_position(app):
+    at = _fork_page(app, 2)
+    where = _widget(at.selectbox, ".new.at")
+    assert where.options[-1] == "at the end"
+    assert "before messages[3] · tool" in where.options
+    where.set_value(3).run()
+    _widget(at.text_area, ".new.text").set_value("Check the limit before anything else.").run()
+    _widget(at.button, ".new.add").click().run()
+    at.radio(key="fork.mode").set_value("Raw JSON").run()
+    sent = json.loads(_widget(at.text_area, ".raw").value)["messages"]
+    recorded = request_body(load_bundled(HENGXIN).trace, 2)["messages"]
+    assert sent[3] == {"role": "user", "content": "Check the limit before anything else."}
+    assert sent[:3] + sent[4:] == recorded
+
+
+def test_a_finished_fork_belongs_to_its_trace_and_leaves_the_screen_when_another_trace_is_picked(app):
+    at = _fork_page(app, 3)
+    at.radio(key="fork.after").set_value("stop").run()
+    at.button(key="fork.run").click().run()
+    assert "Stopped by you after round 3; 1 call(s) were left unanswered and not run." in _texts(at)
+
+    at.selectbox(key="sidebar.trace").set_value("loan-calculator").run()
+    assert not at.exception
+    assert "The fork" not in [s.value for s in at.subheader]
+    assert not [b for b in at.button if b.key in ("fork.compare", "fork.save")]
+    assert "Stopped by you after round 3; 1 call(s) were left unanswered and not run." not in _texts(at)
+
+    at.selectbox(key="sidebar.trace").set_value(HENGXIN).run()
+    assert "Stopped by you after round 3; 1 call(s) were left unanswered and not run." in _texts(at)
+    _compare_with_parent(at)
+    assert list(_table(at, "findings")["rounds"]) == [4, 3]
+
+
 def test_fork_from_here_on_a_round_of_the_explorer_opens_the_fork_page_on_that_round(app):
     app.query_params["trace"] = HENGXIN
     app.query_params["round"] = "3"

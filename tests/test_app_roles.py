@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from lib.annotations import Rubric, Score
 from lib.store import open_store
 from tests.conftest import ROOT
 from tests.recorded_server import RecordedServer, Reply
@@ -61,8 +62,10 @@ def test_a_viewer_reads_notes_but_cannot_write_change_or_delete_one(server, logi
     assert "only editors write, change or delete them" in _said(at)
     assert "Amounts as strings." in [d.value["note"].tolist() for d in at.dataframe if "note" in d.value.columns][0]
     drawn = _keys(at, "button") | _keys(at, "text_area") | _keys(at, "selectbox")
+    drawn |= _keys(at, "number_input")
     assert not drawn & {"annotate.save", "annotate.text", "annotate.delete", "annotate.edit_save", "annotate.edit",
                         "annotate.save_labels", "annotate.import"}
+    assert not [k for k in drawn if k.startswith(("annotate.score.", "annotate.edit_score."))]
     assert not [k for k in drawn if k.startswith("annotate.point.")]
     assert [n.text for n in open_store(server).notes()] == ["Amounts as strings."]
 
@@ -87,6 +90,19 @@ def test_a_write_forged_by_a_viewer_is_refused_in_words_and_changes_nothing(serv
     at.button(key="annotate.delete").click().run()
     assert "only editors write, change or delete them" in _said(at)
     assert [n.text for n in open_store(server).notes()] == ["Keep me."]
+
+
+def test_a_score_change_forged_by_a_viewer_is_refused_and_the_score_stays(server):
+    store = open_store(server)
+    store.set_rubrics([Rubric("grounded", 0, 3)])
+    seeded = _seed(server, "hengxin-expense", TOOL_CALL, "Scored.")
+    store.edit(seeded.id, seeded.text, seeded.labels, [Score("grounded", 2)])
+    at = _visit("pages/annotate.py", EDITOR)
+    at.number_input(key="annotate.edit_score.grounded").set_value(None)
+    at.user = {"is_logged_in": False}
+    at.button(key="annotate.edit_save").click().run()
+    assert "only editors write, change or delete them" in _said(at)
+    assert [n.scores for n in open_store(server).notes()] == [(Score("grounded", 2.0),)]
 
 
 def test_a_viewer_cannot_send_a_fork_to_a_model_only_replay_it(server):

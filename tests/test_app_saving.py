@@ -76,6 +76,22 @@ def test_a_link_to_a_trace_not_in_the_library_says_so_and_shows_a_bundled_trace(
     assert at.query_params["trace"] == "hengxin-expense"
 
 
+def test_a_trace_deleted_through_another_replica_stops_opening_here_at_once(app_database):
+    _, trace_id = _uploaded_and_saved()
+    reading = _app(trace=trace_id, round="2")  # this server has read the trace and keeps it in memory
+    assert reading.selectbox(key="sidebar.trace").value == "(saved trace)"
+
+    # Another replica deletes it: through its own connection, so this server's memory is not told.
+    assert library.delete(open_store(app_database), trace_id)
+
+    fresh = _app(trace=trace_id)
+    assert "No trace with this id is kept in the library" in "\n".join(lines(fresh, ALERTS + ("text",)))
+    assert fresh.selectbox(key="sidebar.trace").value == "hengxin-expense"
+    reading.run()  # the session that had it open, on its next rerun
+    assert "The saved trace asked for cannot be opened." in "\n".join(lines(reading, ALERTS))
+    assert reading.selectbox(key="sidebar.trace").value == "hengxin-expense"
+
+
 def test_picking_a_bundled_trace_leaves_the_saved_one(app_database):
     _, trace_id = _uploaded_and_saved()
     at = _app(trace=trace_id)

@@ -79,6 +79,19 @@ def test_an_added_tool_result_is_written_in_the_dialect_of_the_request():
         "role": "user", "content": "And last month?"}
 
 
+def test_a_message_is_inserted_at_the_position_asked_and_the_rest_move_down():
+    body = _hengxin(2)
+    kept = copy.deepcopy(body)
+    edited = with_message(body, OPENAI, "user", "Check the limit first.", at=3)
+    assert body == kept
+    assert edited["messages"][3] == {"role": "user", "content": "Check the limit first."}
+    assert edited["messages"][:3] + edited["messages"][4:] == body["messages"]
+    result = with_message(_order_status(2), ANTHROPIC, "tool", "{}", "toolu_x", at=1)
+    assert result["messages"][1] == {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_x",
+                                                                   "content": "{}"}]}
+    assert with_message(body, OPENAI, "user", "Last.")["messages"][-1] == {"role": "user", "content": "Last."}
+
+
 def test_the_system_prompt_is_the_first_message_in_openai_and_the_top_level_field_in_anthropic():
     openai_body = with_system(_hengxin(1), OPENAI, "Be brief.")
     assert openai_body["messages"][0] == {"role": "system", "content": "Be brief."}

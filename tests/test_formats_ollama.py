@@ -86,3 +86,28 @@ def test_ollama_detection_claims_its_own_lines_and_no_one_elses():
 
 def test_any_one_place_changed_in_an_ollama_line_gives_a_line_problem_or_records_never_a_crash():
     assert assert_only_line_problems(OllamaFormat, lines("ollama-chat.jsonl")) > 800
+    assert assert_only_line_problems(OllamaFormat, lines("ollama-chat-cloud.jsonl")) > 800
+
+
+def test_a_call_resent_without_an_id_takes_the_id_the_response_gave_it():
+    first, second, _ = feed_files(OllamaFormat(), "ollama-chat-cloud.jsonl")
+    _, response = read(first)
+    assert calls(response) == [("call_mo1wm122", "getWeather")]
+    request, _ = read(second)
+    assert [c.id for c in request.messages[1].tool_calls] == ["call_mo1wm122"]
+    assert results(request) == ["call_mo1wm122"]
+    # The id was not in the request: taking it from the response is worked out, and says so.
+    assert second.derived == ["call ids"]
+
+
+def test_a_resent_call_takes_a_recorded_id_only_from_a_call_of_the_same_tool_and_arguments():
+    answer = {"model": "gpt-oss:120b", "done": True, "done_reason": "stop", "message": {
+        "role": "assistant", "content": "", "tool_calls": [{"id": "call_a", "function": {"name": "weather", "arguments": {"city": "Oslo"}}}]}}
+    resent = {"model": "gpt-oss:120b", "messages": [
+        {"role": "user", "content": "Weather in Bergen?"},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "weather", "arguments": {"city": "Bergen"}}}]},
+        {"role": "tool", "content": "4 C"}]}
+    _, record = feed(OllamaFormat(), [{"request": {"model": "gpt-oss:120b", "messages": [{"role": "user", "content": "Oslo?"}]},
+                                       "response": answer}, {"request": resent}])
+    request, _ = read(record)
+    assert [c.id for c in request.messages[1].tool_calls] == ["call_1_0"] and results(request) == ["call_1_0"]

@@ -40,6 +40,42 @@ def test_hermes_tool_call_tags_become_parallel_calls_and_tool_responses_their_re
     assert response.message.text.startswith("Tesla (TSLA) trades at $201.30")
 
 
+def test_a_hermes_agent_trajectory_reads_its_rounds_results_and_the_model_it_names():
+    # Recorded by NousResearch hermes-agent (tests/fixtures/README.md): `<think>` text beside each
+    # call, `tool_call_id` inside each `<tool_response>`, the model in a top-level `model` key.
+    records = [r for r in feed_files(ShareGPTFormat(), "sharegpt-hermes-agent.jsonl") if r.line == 1]
+    assert [len(r.request["messages"]) for r in records] == [2, 4, 6]
+    (request, response), (second, answer), (third, last) = [read(r) for r in records]
+    assert {request.model, second.model, third.model} == {"kimi-k2.6"}
+    assert [t.name for t in request.tools] == ["altercraft_look", "altercraft_say"]
+    # The call text has no id, but the result says which id the call had: the log has it, so it is kept.
+    assert calls(response) == [("tool_wt9u5QSCiCE517xMGep6aFcS", "altercraft_look")]
+    assert response.message.text.startswith("<think>\nThe user is telling me")
+    assert results(second) == ["tool_wt9u5QSCiCE517xMGep6aFcS"]
+    assert calls(answer) == [("tool_x0hhK6m2VXSZ1NU4vWQ5hEUa", "altercraft_say")]
+    assert second.messages[3].tool_results[0].content.startswith("Scene (r=16):\nLooking at grass_block.")
+    assert answer.message.tool_calls[0].arguments == {"text": "Hello, Mira! Nice to meet you."}
+    assert last.message.text.endswith("</think>\nDone.") and last.message.tool_calls == ()
+
+
+def test_an_assistant_turn_that_called_tools_is_a_round_of_its_own_even_when_no_result_follows():
+    # hermes-agent left the results out of this recorded run: four assistant turns in a row, three
+    # of them asking for a tool. Each was its own model call; read as one round, three calls vanished.
+    records = [r for r in feed_files(ShareGPTFormat(), "sharegpt-hermes-agent.jsonl") if r.line == 2]
+    assert [len(r.request["messages"]) for r in records] == [2, 3, 4, 5]
+    responses = [read(r)[1] for r in records]
+    assert [calls(r) for r in responses] == [[("call_2_0", "altercraft_look")], [("call_3_0", "altercraft_say")],
+                                            [("call_4_0", "altercraft_stop")], []]
+    assert results(read(records[-1])[0]) == []
+
+
+def test_assistant_turns_without_calls_in_a_row_still_end_in_one_round():
+    line = {"conversations": [{"from": "human", "value": "Hi"}, {"from": "gpt", "value": "Let me think."},
+                              {"from": "gpt", "value": "Hello!"}]}
+    (record,) = feed(ShareGPTFormat(), [line])
+    assert [m["role"] for m in record.request["messages"]] == ["user", "assistant"]
+
+
 def test_a_role_content_transcript_with_tool_call_text_and_ipython_turns_reads_the_same():
     line = {"messages": [
         {"role": "user", "content": "Is it raining in Bergen?"},
@@ -80,3 +116,4 @@ def test_transcript_detection_leaves_plain_fine_tuning_lines_alone():
 
 def test_any_one_place_changed_in_a_transcript_gives_a_line_problem_or_records_never_a_crash():
     assert assert_only_line_problems(ShareGPTFormat, lines("sharegpt-hermes.jsonl")) > 100
+    assert assert_only_line_problems(ShareGPTFormat, lines("sharegpt-hermes-agent.jsonl")) > 100

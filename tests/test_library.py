@@ -12,6 +12,7 @@ from lib.checks import run_checks
 from lib.fingerprint import fingerprint
 from lib.logs.native import read_trace, write_trace
 from lib.logs.upload import read_upload
+from lib.store import open_store
 from lib.summary import summarize
 from lib.tokens import CHARACTER_COUNTER
 from tests.conftest import load_bundled
@@ -144,6 +145,25 @@ def test_a_kept_trace_opens_as_the_explorer_takes_a_loaded_trace(store):
     assert (opened.name, opened.digest, opened.problems) == (trace.title, f"library:{trace_id}", ())
     assert opened.trace.rounds == trace.rounds
     assert library.open_kept(store, "f" * 64) is None
+
+
+def test_a_trace_deleted_through_one_replica_no_longer_opens_through_another_that_holds_it(store, database_url):
+    """Each replica keeps the traces it read in memory, on its own connection to the one database."""
+    other = open_store(database_url)
+    here, there = library.OpenedTraces(store), library.OpenedTraces(other)
+    trace = _trace("hengxin-expense")
+    trace_id = library.save(store, trace, source="upload", title="Week 48")
+    held = there.open(trace_id)
+    assert held.trace.rounds == trace.rounds
+    assert there.open(trace_id) is held  # read once: later opens check the database, not parse again
+
+    assert library.delete(store, trace_id)
+    assert there.open(trace_id) is None
+    assert here.open(trace_id) is None
+
+    library.save(store, trace, source="upload", title="Week 49")  # the same content, so the same id, saved again
+    assert there.open(trace_id).trace.title == "Week 49"
+    other.close()
 
 
 def test_a_message_holding_a_nul_character_is_kept_and_loads_back(store):

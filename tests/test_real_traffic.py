@@ -226,3 +226,36 @@ def test_an_error_without_a_status_is_never_called_a_connection_failure():
     from lib.model import ProviderError
     said = failure_heading(ProviderError(status=None, message="upstream said no", body={"error": {"message": "no"}}))
     assert "connection" not in said and "no HTTP status was recorded" in said
+
+
+def test_a_hermes_agent_trajectory_names_its_model_and_keeps_each_model_call_a_round():
+    # hermes-agent's trajectory_samples.jsonl: the model in a top-level key; in line 2 the run kept no
+    # tool results, so three calls each ended a model call of their own and stay unanswered.
+    upload = _read("sharegpt-hermes-agent.jsonl")
+    assert {c.trace.model for c in upload.conversations} == {"kimi-k2.6"}
+    first, second = upload.conversations
+    assert [[c.name for c in r.tool_calls] for r in first.trace.rounds] == [["altercraft_look"], ["altercraft_say"], []]
+    assert [[c.name for c in r.tool_calls] for r in second.trace.rounds] == [
+        ["altercraft_look"], ["altercraft_say"], ["altercraft_stop"], []]
+    unanswered = [f for f in _findings(upload, "missing-tool-result")]
+    assert [(f.round, f.severity) for f in unanswered] == [(2, "error"), (3, "error"), (4, "error")]
+    assert [name in f.message for f, name in zip(unanswered, ("altercraft_look", "altercraft_say", "altercraft_stop"))] == [True] * 3
+
+
+def test_an_ollama_call_sent_back_without_its_id_is_the_call_the_model_made_not_a_rewritten_one():
+    # langchaingo against Ollama Cloud: the response gives the call an id, the client sends the turn
+    # back without it (Ollama's request messages carry none) and answers by order.
+    upload = _read("ollama-chat-cloud.jsonl")
+    conversation = upload.conversations[0]
+    first, second = conversation.trace.rounds
+    [call] = first.tool_calls
+    assert (call.id, call.name) == ("call_mo1wm122", "getWeather")
+    assert [c.id for c in second.request.messages[1].tool_calls] == ["call_mo1wm122"]
+    assert second.request.messages[2].tool_results[0].call_id == "call_mo1wm122"
+    assert _findings(upload, "missing-tool-result") == [] and _findings(upload, "history-rewritten") == []
+    assert second.response.message.text.startswith("San Francisco is currently **72")
+
+
+def test_an_ollama_refusal_keeps_its_status_and_words():
+    [finding] = _findings(_read("ollama-chat-cloud.jsonl"), "provider-error")
+    assert "HTTP 400" in finding.message and "gemma3:1b does not support tools" in finding.message

@@ -38,8 +38,10 @@ EXPECTED = [
     (('tau-bench-airline-cut.jsonl',), ['openai-finetune'], '1 line: 6 rounds in 1 conversation; 0 lines skipped', {'line 1': [2, 4, 6, 8, 10, 12]}, 3),
     (('openai-compatible-empty-call-id.jsonl',), ['openai-chat'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [1, 3]}, 1),
     (('ollama-chat.jsonl',), ['ollama'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [1, 3]}, 1),
+    (('ollama-chat-cloud.jsonl',), ['ollama'], '3 lines: 3 rounds in 2 conversations; 0 lines skipped', {'conversation 1': [1, 3], 'conversation 2': [1]}, 1),
     (('sharegpt-glaive.jsonl',), ['sharegpt'], '1 line: 6 rounds in 1 conversation; 0 lines skipped', {'line 1': [1, 3, 5, 7, 9, 11]}, 3),
     (('sharegpt-hermes.jsonl',), ['sharegpt'], '1 line: 2 rounds in 1 conversation; 0 lines skipped', {'line 1': [2, 5]}, 2),
+    (('sharegpt-hermes-agent.jsonl',), ['sharegpt'], '2 lines: 7 rounds in 2 conversations; 0 lines skipped', {'line 1': [2, 4, 6], 'line 2': [2, 3, 4, 5]}, 5),
     (('openai-batch-input.jsonl', 'openai-batch-output.jsonl'), ['openai-batch'], '8 lines: 5 rounds in 3 conversations; 0 lines skipped', {'trip-17-round-1': [2, 4, 5], 'trip-19-never-ran': [1], 'trip-20-expired': [0]}, 2),
     (('anthropic-batch-requests.jsonl', 'anthropic-batch-results.jsonl'), ['anthropic-batch'], '11 lines: 6 rounds in 5 conversations; 0 lines skipped', {'ticket-8': [3], 'ticket-7-round-1': [1, 3], 'ticket-9': [1], 'ticket-10': [1], 'ticket-11': [0]}, 2),
 ]

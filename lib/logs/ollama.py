@@ -1,7 +1,8 @@
 """Ollama's native `/api/chat` bodies as Chat Completions, whole or streamed.
 
 Ollama's messages look like Chat Completions messages, with three differences this module
-undoes: a call's arguments are an object, not a JSON string; calls carry no id, and a `tool`
+undoes: a call's arguments are an object, not a JSON string; calls in requests carry no id (newer
+Ollama gives each call in a response one, which the call keeps when it is sent back), and a `tool`
 message says at most which tool (`tool_name`) it answers, so ids are made up and results paired
 by order (lib/logs/provider_pairs.CallIds, marked as derived); and the response is
 `{"message", "done", "done_reason", "prompt_eval_count", "eval_count", "total_duration"}`.
@@ -10,6 +11,7 @@ A streamed response is one such object per line with `"done": false`, then one w
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterator
 
 from lib.logs import chat_shape as convert
@@ -57,6 +59,8 @@ class OllamaFormat(ProviderPairFormat):
 
     def __init__(self) -> None:
         self._stream: tuple[int, list[dict]] | None = None
+        self._given: dict[str, str] = {}
+        """The id each call a response recorded one for was given, by its tool and arguments."""
 
     def is_request(self, body: Any) -> bool:
         return _is_request(body)
@@ -83,9 +87,9 @@ class OllamaFormat(ProviderPairFormat):
 
     def record(self, request: dict | None, response: Any, line: int, obj: dict) -> CallRecord:
         ids = CallIds()
-        chat_request = None if request is None else _chat_request(request, ids)
+        chat_request = None if request is None else _chat_request(request, ids, self._given)
         turn = len(chat_request["messages"]) if chat_request is not None else 0
-        chat_response = None if response is None else _chat_response(response, ids, turn)
+        chat_response = None if response is None else _chat_response(response, ids, turn, self._given)
         duration = convert.as_int((response or {}).get("total_duration"))
         return CallRecord(line=line, dialect="openai-chat", request=chat_request, response=chat_response,
                           derived=ids.derived(), converted_from=self.name,
@@ -93,10 +97,10 @@ class OllamaFormat(ProviderPairFormat):
                           timestamp=text_of((response or {}).get("created_at")))
 
 
-def _chat_request(request: dict, ids: CallIds) -> dict:
+def _chat_request(request: dict, ids: CallIds, given: dict[str, str]) -> dict:
     """The Chat Completions request an /api/chat request amounts to."""
     body: dict = {"model": request.get("model")}
-    body["messages"] = [_message(m, position, ids, f"messages[{position}]")
+    body["messages"] = [_message(m, position, ids, f"messages[{position}]", given)
                         for position, m in enumerate(convert.require(request, "messages", list))]
     if isinstance(request.get("tools"), list):
         body["tools"] = request["tools"]
@@ -105,9 +109,9 @@ def _chat_request(request: dict, ids: CallIds) -> dict:
     return body
 
 
-def _message(message: Any, position: int, ids: CallIds, where: str) -> dict:
+def _message(message: Any, position: int, ids: CallIds, where: str, given: dict[str, str]) -> dict:
     """One Ollama message (the `position`-th of the conversation) as a Chat Completions message, its
-    calls and result given ids."""
+    calls and result given ids (`given`: the ids responses gave calls, by `_signature`)."""
     if not isinstance(message, dict):
         raise LineProblem(f"{where} is {convert.describe(message)}, expected a message object")
     role = message.get("role")
@@ -121,17 +125,33 @@ def _message(message: Any, position: int, ids: CallIds, where: str) -> dict:
         if calls is not None and not isinstance(calls, list):
             raise LineProblem(f"{where}.tool_calls is {convert.describe(calls)}, expected a list")
         if calls:
-            converted["tool_calls"] = [_call(c, position, index, ids, f"{where}.tool_calls[{index}]")
+            converted["tool_calls"] = [_call(c, position, index, ids, f"{where}.tool_calls[{index}]", given)
                                        for index, c in enumerate(calls)]
     return converted
 
 
-def _call(call: Any, turn: int, index: int, ids: CallIds, where: str) -> dict:
+def _call(call: Any, turn: int, index: int, ids: CallIds, where: str, given: dict[str, str]) -> dict:
     if not isinstance(call, dict):
         raise LineProblem(f"{where} is {convert.describe(call)}, expected an object")
     function = convert.object_at(call, "function")
-    name = function.get("name")
-    return convert.tool_call(ids.call(call.get("id"), name, turn, index), name, function.get("arguments"))
+    name, arguments, recorded = function.get("name"), function.get("arguments"), call.get("id")
+    signature = _signature(name, arguments)
+    if isinstance(recorded, str) and recorded:
+        if signature is not None:
+            given[signature] = recorded
+    elif signature in given:
+        # Newer Ollama names the calls it answers with, but requests carry no ids: a call sent back
+        # is the one the model made, and a made-up id would read as one the program rewrote.
+        return convert.tool_call(ids.call(given[signature], name, turn, index, taken=True), name, arguments)
+    return convert.tool_call(ids.call(recorded, name, turn, index), name, arguments)
+
+
+def _signature(name: Any, arguments: Any) -> str | None:
+    """A call's tool and arguments as one key, or None when they are not JSON."""
+    try:
+        return json.dumps([name, arguments], sort_keys=True)
+    except (TypeError, ValueError):
+        return None
 
 
 def _joined(chunks: list[dict]) -> dict:
@@ -149,9 +169,9 @@ def _joined(chunks: list[dict]) -> dict:
     return {**last, "created_at": chunks[0].get("created_at", last.get("created_at")), "message": message}
 
 
-def _chat_response(response: dict, ids: CallIds, turn: int) -> dict:
+def _chat_response(response: dict, ids: CallIds, turn: int, given: dict[str, str]) -> dict:
     """The chat.completion body an /api/chat response amounts to."""
-    message = _message({**response["message"], "role": "assistant"}, turn, ids, "message")
+    message = _message({**response["message"], "role": "assistant"}, turn, ids, "message", given)
     if message.get("content") is None:
         message["content"] = ""
     reason = text_of(response.get("done_reason"))

@@ -42,8 +42,10 @@ class CallIds:
         """A new model turn starts: results after it answer its calls, not older ones."""
         self.pending.clear()
 
-    def call(self, given: Any, name: Any, turn: int, position: int) -> str:
-        """The id of the `position`-th call of the model turn at `turn`."""
+    def call(self, given: Any, name: Any, turn: int, position: int, taken: bool = False) -> str:
+        """The id of the `position`-th call of the model turn at `turn` (`taken`: `given` is not the
+        log's for this call but worked out, as the id an earlier response gave the same call)."""
+        self.made_up = self.made_up or taken
         recorded = str(given) if isinstance(given, (str, int)) and given != "" else None
         if recorded is not None and not self.by_place:
             call_id = recorded

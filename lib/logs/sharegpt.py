@@ -8,8 +8,12 @@ the assistant's text and each result as `<tool_response>...</tool_response>` in 
 role/content are read too. Tools come from a `tools` field or the system prompt's `<tools>`.
 
 Like a fine-tuning line, each assistant turn is one round's response and what comes before it
-that round's request. Calls are parsed out of text and carry no ids: every record says so in
-`derived` (`tool calls` parsed from text, `call ids` made up and paired by order).
+that round's request; a turn that called tools ends its round even when another assistant turn
+follows with no result between (hermes-agent trajectories that kept no results). Calls are parsed
+out of text and carry no ids: every record says so in `derived` (`tool calls` parsed from text,
+`call ids` made up and paired by order), except that a `<tool_response>` recording the call's
+`tool_call_id` (as hermes-agent writes them) gives the call it answers that id. A top-level `model`
+is the model the transcript ran with.
 """
 
 from __future__ import annotations
@@ -75,25 +79,38 @@ class ShareGPTFormat(LogFormat):
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         turns, role_key, text_key = _turns_of(obj) or ([], "from", "value")
-        ids = CallIds()
-        messages = [m for position, turn in enumerate(turns) for m in _messages(turn, position, role_key, text_key, ids)]
+        ids, unnamed = CallIds(), {}
+        messages = [m for position, turn in enumerate(turns)
+                    for m in _messages(turn, position, role_key, text_key, ids, unnamed)]
         if not any(m["role"] == "assistant" for m in messages):
             raise LineProblem("the transcript has no assistant turn, so there is no round to split off")
         tools = _tools(obj, messages)
+        # Agent trajectories (hermes-agent) name the model the run used beside the turns.
+        model = {"model": obj["model"]} if isinstance(obj.get("model"), str) and obj["model"] else {}
         parameters = {"tools": tools} if tools else {}
         derived = ["usage", "finish", TEXT_CALLS, *ids.derived()]
         for position, message in enumerate(messages):
-            if message["role"] != "assistant" or (position + 1 < len(messages) and messages[position + 1]["role"] == "assistant"):
+            if message["role"] != "assistant" or _continued(messages, position):
                 continue
             yield CallRecord(
-                line=line, dialect="openai-chat", request={"messages": messages[:position], **parameters},
+                line=line, dialect="openai-chat", request={**model, "messages": messages[:position], **parameters},
                 response=convert.chat_completion(message, "tool_calls" if message.get("tool_calls") else "stop"),
                 conversation=f"line {line}", derived=list(derived), converted_from=self.name,
             )
 
 
-def _messages(turn: Any, position: int, role_key: str, text_key: str, ids: CallIds) -> list[dict]:
-    """One transcript turn as Chat Completions messages (a tool turn may hold several results)."""
+def _continued(messages: list[dict], position: int) -> bool:
+    """Whether the assistant turn at `position` runs on into the next one, so both are one answer.
+
+    A turn that asked for tools ended its answer (the program ran them) even when the transcript
+    kept no result before the next assistant turn: that turn is a model call of its own."""
+    following = messages[position + 1] if position + 1 < len(messages) else None
+    return following is not None and following["role"] == "assistant" and not messages[position].get("tool_calls")
+
+
+def _messages(turn: Any, position: int, role_key: str, text_key: str, ids: CallIds, unnamed: dict[str, dict]) -> list[dict]:
+    """One transcript turn as Chat Completions messages (a tool turn may hold several results);
+    `unnamed` holds each call by the id made up for it, until a result names its real one."""
     where = f"{'conversations' if role_key == 'from' else 'messages'}[{position}]"
     if not isinstance(turn, dict):
         raise LineProblem(f"{where} is {convert.describe(turn)}, expected a turn object")
@@ -103,10 +120,12 @@ def _messages(turn: Any, position: int, role_key: str, text_key: str, ids: CallI
     kind = ROLES.get(role, role)
     if kind == "assistant":
         ids.model_turn()
-        return [_assistant(text, role == "function_call", position, ids)]
+        message = _assistant(text, role == "function_call", position, ids)
+        unnamed.update((call["id"], call) for call in message.get("tool_calls", ()))
+        return [message]
     if kind == "tool":
-        return [{"role": "tool", "tool_call_id": ids.result(None, name), "content": content}
-                for name, content in _results(text, turn.get("name"))]
+        return [{"role": "tool", "tool_call_id": _answered(ids.result(None, name), recorded, unnamed), "content": content}
+                for name, content, recorded in _results(text, turn.get("name"))]
     return [{"role": kind, "content": text}]
 
 
@@ -128,16 +147,29 @@ def _assistant(text: str, whole_call: bool, position: int, ids: CallIds) -> dict
     return message
 
 
-def _results(text: str, name: Any) -> list[tuple[str | None, str]]:
-    """(tool name, content) of each result a tool turn holds: its `<tool_response>` blocks, or its whole text."""
+def _answered(paired: str, recorded: str | None, unnamed: dict[str, dict]) -> str:
+    """The id of the call a result answers: the one the result records (hermes-agent writes the
+    call's real id only there), given to the call it pairs with by order; else the paired id."""
+    call = unnamed.pop(paired, None)
+    if recorded is None or call is None:
+        return paired
+    call["id"] = recorded
+    return recorded
+
+
+def _results(text: str, name: Any) -> list[tuple[str | None, str, str | None]]:
+    """(tool name, content, the call id it records) of each result a tool turn holds: its
+    `<tool_response>` blocks, or its whole text."""
     blocks = RESPONSE.findall(text) or [text]
     found = []
     for block in blocks:
         value = _json(block)
         if isinstance(value, dict) and isinstance(value.get("name"), str) and "content" in value:
-            found.append((value["name"], convert.json_text(value["content"])))
+            recorded = value.get("tool_call_id")
+            found.append((value["name"], convert.json_text(value["content"]),
+                          recorded if isinstance(recorded, str) and recorded else None))
         else:
-            found.append((name if isinstance(name, str) else None, block))
+            found.append((name if isinstance(name, str) else None, block, None))
     return found
 
 

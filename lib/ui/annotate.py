@@ -30,7 +30,7 @@ from lib.ui.cache import per_trace
 TARGET, LABELS, TEXT = "annotate.target", "annotate.labels", "annotate.text"
 EDIT, EDITING, EDIT_TEXT, EDIT_LABELS = "annotate.edit", "annotate.editing", "annotate.edit_text", "annotate.edit_labels"
 LABEL_SET, PICK, JUMP, SAID = "annotate.label_set", "annotate.pick", "annotate.jump", "annotate.said"
-RUBRIC_SET, SCORE = "annotate.rubric_set", "annotate.score."
+RUBRIC_SET, SCORE, EDIT_SCORE = "annotate.rubric_set", "annotate.score.", "annotate.edit_score."
 PASS_FAIL = {"": None, "pass": 1.0, "fail": 0.0}
 """A pass/fail rubric's choices and the marks they store."""
 VIEWERS_READ = ("On this server viewers read notes; only editors write, change or delete them. "
@@ -207,24 +207,44 @@ def note_form(loaded: LoadedTrace, index: int, disabled: bool) -> None:
                   on_click=_save, args=(loaded,))
 
 
-def _score_fields() -> None:
-    """One optional score per rubric: pass or fail, or a number in its range."""
+def _score_fields(prefix: str = SCORE) -> None:
+    """One optional score per rubric: pass or fail, or a number in its range; widget keys start with `prefix`."""
     rubrics = snapshot().rubrics
     for rubric, column in zip(rubrics, st.columns(len(rubrics)) if rubrics else ()):
         with column:
             st.caption("Score under the rubric (optional):")
             plain.text(rubric_words(rubric))
             if rubric.pass_fail:
-                st.selectbox("Pass or fail", list(PASS_FAIL), key=SCORE + rubric.name)
+                st.selectbox("Pass or fail", list(PASS_FAIL), key=prefix + rubric.name)
             else:
                 st.number_input("Score", min_value=rubric.low, max_value=rubric.high, value=None,
-                                key=SCORE + rubric.name)
+                                key=prefix + rubric.name)
 
 
-def _scores() -> tuple[Score, ...]:
+def _score_choices(note: Note) -> dict[str, float | str | None]:
+    """The note's scores as the score fields show them, by widget key: "pass" or "fail", a number, or empty."""
+    marks = {score.rubric: score.value for score in note.scores}
+    shown: dict[str, float | str | None] = {}
+    for rubric in snapshot().rubrics:
+        mark = marks.get(rubric.name)
+        if rubric.pass_fail:
+            shown[EDIT_SCORE + rubric.name] = next((k for k, v in PASS_FAIL.items() if v == mark and k), "")
+        else:  # a mark outside a range changed since shows empty: the number box cannot hold it
+            shown[EDIT_SCORE + rubric.name] = mark if mark is not None and rubric.low <= mark <= rubric.high else None
+    return shown
+
+
+def _unshown(note: Note) -> list[Score]:
+    """The note's scores no field can show: under a rubric no longer set, or outside its rubric's range now. An edit
+    keeps them, unless it gives a new score under that rubric."""
+    shown = _score_choices(note)
+    return [score for score in note.scores if shown.get(EDIT_SCORE + score.rubric) in (None, "")]
+
+
+def _scores(prefix: str = SCORE) -> tuple[Score, ...]:
     """The scores given in the form, each checked against its rubric; NoteError when one is out of range."""
     rubrics = snapshot().rubrics
-    given = [(r, st.session_state.get(SCORE + r.name)) for r in rubrics]
+    given = [(r, st.session_state.get(prefix + r.name)) for r in rubrics]
     marks = [(r, PASS_FAIL.get(value) if r.pass_fail else value) for r, value in given]
     return tuple(check_score(Score(r.name, mark), rubrics) for r, mark in marks if mark is not None)
 
@@ -289,8 +309,14 @@ def editor(loaded: LoadedTrace, disabled: bool, editing: bool) -> None:
     if st.session_state.get(EDITING) != chosen:
         st.session_state[EDITING], st.session_state[EDIT_TEXT] = chosen, note.text
         st.session_state[EDIT_LABELS] = list(note.labels)
+        st.session_state.update(_score_choices(note))
     choices = list(dict.fromkeys([*snapshot().labels, *note.labels]))
     st.multiselect("Labels", choices, key=EDIT_LABELS)
+    _score_fields(EDIT_SCORE)
+    if unshown := _unshown(note):
+        st.caption("Scores kept as they are, since no field above can show them (the rubric was dropped or its "
+                   "range changed); a new score under the same rubric replaces one:")
+        plain.text(", ".join(f"{score.rubric} {score.value:g}" for score in unshown))
     st.text_area("Note", key=EDIT_TEXT)
     save, delete = st.columns(2)
     save.button("Save the changes", key="annotate.edit_save", disabled=disabled, on_click=_edit, args=(note, choices))
@@ -300,7 +326,9 @@ def editor(loaded: LoadedTrace, disabled: bool, editing: bool) -> None:
 def _edit(note: Note, known: list[str]) -> None:
     def change(store: Store) -> None:
         text, labels = check_note(st.session_state.get(EDIT_TEXT, ""), st.session_state.get(EDIT_LABELS, []), known)
-        if not store.edit(note.id, text, labels):
+        given = _scores(EDIT_SCORE)
+        kept = [score for score in _unshown(note) if score.rubric not in {g.rubric for g in given}]
+        if not store.edit(note.id, text, labels, [*given, *kept]):
             raise NoteError("That note was deleted meanwhile.")
     _write(change, "Saved the changes to the note on:", note.target)
 

@@ -60,6 +60,8 @@ class Running:
     """What it was started with."""
     parent_choice: str
     """The parent as Compare names it: a bundled name or `upload:N`."""
+    parent_digest: str
+    """The parent's digest: the fork is shown only beside the trace it was forked from."""
     workdir: tempfile.TemporaryDirectory
     """The scenario's database lives here while the session does."""
 
@@ -165,14 +167,15 @@ def _run(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> Non
     setup = ForkSetup(loaded.trace, loaded.name, at, body, after, notes)
     workdir = tempfile.TemporaryDirectory(prefix="roundtrip-fork-")
     runner = start(setup, provider, Path(workdir.name))
-    st.session_state[RUNNING] = Running(runner, setup, _parent_choice(loaded), workdir)
+    st.session_state[RUNNING] = Running(runner, setup, _parent_choice(loaded), loaded.digest, workdir)
     advance(runner, after)
 
 
-def progress() -> None:
-    """The fork being run: what happened, the call waiting for a person, and Compare with parent when done."""
+def progress(loaded: catalog.LoadedTrace) -> None:
+    """The fork of this trace being run: what happened, the call waiting for a person, and Compare with parent when
+    done. A fork of another trace stays in the session, out of sight, until its trace is picked again."""
     running: Running | None = st.session_state.get(RUNNING)
-    if running is None:
+    if running is None or running.parent_digest != loaded.digest:
         return
     status = running.runner.status
     st.subheader("The fork", anchor=False)

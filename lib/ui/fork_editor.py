@@ -180,9 +180,11 @@ def _delete(edit: Editing, entry: fork_edits.Entry) -> None:
 
 
 def _add_message(edit: Editing) -> None:
+    places = {n: _before(edit.body, n) for n in fork_edits.insert_positions(edit.body, edit.dialect)}
     with st.expander("Add a message"):
         st.selectbox("Role", ["user", "assistant", "tool"], key=edit.key("new.role"),
                      format_func={"user": "user", "assistant": "assistant", "tool": "tool result"}.get)
+        st.selectbox("Where", list(places), index=len(places) - 1, key=edit.key("new.at"), format_func=places.get)
         st.text_area("Its text, or the tool result", key=edit.key("new.text"))
         st.text_input("The call it answers (tool results only)", key=edit.key("new.call"))
         st.button("Add the message", key=edit.key("new.add"), on_click=_added_message, args=(edit,))
@@ -192,9 +194,18 @@ def _added_message(edit: Editing) -> None:
     role, call = _value(edit.key("new.role")), (_value(edit.key("new.call")) or "").strip()
     if role == "tool" and not call:
         return _said("A tool result needs the id of the call it answers.")
-    edit.put(fork_edits.with_message(edit.body, edit.dialect, role, _value(edit.key("new.text")) or "", call),
-             redraw=True)
+    edit.put(fork_edits.with_message(edit.body, edit.dialect, role, _value(edit.key("new.text")) or "", call,
+                                     at=_value(edit.key("new.at"))), redraw=True)
     _said(None)
+
+
+def _before(body: dict, position: int) -> str:
+    """A place in the messages array, in our words: before which message (by role), or at the end."""
+    messages = body.get("messages") or []
+    if position >= len(messages):
+        return "at the end"
+    role = messages[position].get("role") if isinstance(messages[position], dict) else None
+    return f"before messages[{position}] · {role if role in ROLES else 'other role'}"
 
 
 # --- tools -------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Saved traces in the UI: the "Save to library" button an editor sees, and a saved trace read by its id.
 
 lib/library.py keeps them; this module lays out and caches. A saved trace's id is its fingerprint,
-so what is read under an id never changes: it is read once per server, like a bundled file, and
-dropped after `KEPT_S` so that a trace deleted through another replica stops opening here too.
+so its rounds never change: they are read and parsed once per server, like a bundled file. Every open still
+asks the database, by id, whether the trace is kept (lib/library.OpenedTraces), so that a trace deleted through
+another replica stops opening here as soon as its delete returns.
 """
 
 from __future__ import annotations
@@ -18,33 +19,21 @@ SAVED = "trace.saved"
 """Session key: the id of the saved trace the picker shows, when it shows one."""
 SAVED_HERE = "kept.saved_here"
 """Session key: {trace digest: id} of the traces this session saved, so their link stays on screen."""
-KEPT_S = 300
-"""How long a saved trace read from the database is kept in this server's memory."""
 
 
-class _NotKept(LookupError):
-    """No saved trace has this id; raised inside the cache so that a miss is never cached."""
-
-
-@st.cache_resource(show_spinner="Reading the saved trace…", max_entries=32, ttl=KEPT_S)
-def _load(url: str, trace_id: str) -> catalog.LoadedTrace:
-    found = library.open_kept(store(url), trace_id)
-    if found is None:
-        raise _NotKept(trace_id)  # not cached: it may be saved through another replica a moment from now
-    return found
+@st.cache_resource(show_spinner=False)
+def _opened(url: str) -> library.OpenedTraces:
+    return library.OpenedTraces(store(url))  # a failure to open the store is not cached: the next rerun tries again
 
 
 def load(trace_id: str) -> catalog.LoadedTrace | None:
     """The saved trace with this id, or None when there is none; StoreUnavailable when the database fails."""
-    try:
-        return _load(database_url(), trace_id)
-    except _NotKept:
-        return None
+    return _opened(database_url()).open(trace_id, reading=st.spinner("Reading the saved trace…"))
 
 
 def forget(trace_id: str) -> None:
-    """Drop a deleted trace from this server's memory at once."""
-    _load.clear(database_url(), trace_id)
+    """Let go of a deleted trace's parsed model at once (it would stop opening anyway: each open asks the database)."""
+    _opened(database_url()).forget(trace_id)
 
 
 def link(trace_id: str) -> str:

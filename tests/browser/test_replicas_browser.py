@@ -1,7 +1,8 @@
 """Two replicas of the app on two ports, one PostgreSQL database between them, driven in Chromium.
 
 What a shared server promises: a trace saved through one replica opens by its link through the
-other, and a note written on one shows on the other. The replicas run as a server deployment
+other, one deleted through one stops opening through the other at once, and a note written on one
+shows on the other. The replicas run as a server deployment
 whose operator named the identity header `X-Remote-User`; a header of any other name is ignored.
 PostgreSQL comes from ROUNDTRIP_TEST_POSTGRES_URL (tests/databases.py): without a server the tests
 skip saying so, except under CI, where they fail.
@@ -14,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from bench.load_test import free_port, start_app
+from lib import library
+from lib.store import open_store
 from tests.browser.conftest import VIEWPORT, Watch, guard
 from tests.databases import postgres_schema
 
@@ -101,6 +104,24 @@ def test_a_trace_saved_through_one_replica_opens_by_its_link_through_the_other_w
         learner.wait_for_timeout(2_500)
     expect(learner.get_by_text("Written through the first replica.")).to_be_visible(timeout=WAIT)
     expect(learner.get_by_text(EDITOR).first).to_be_visible(timeout=WAIT)  # signed with the identity, not a typed name
+
+
+def test_a_trace_deleted_through_one_replica_stops_opening_through_the_other_at_once(visit, replicas, shared_database):
+    first, second = replicas
+    trace_id = _uploaded_and_saved(visit(first, {"X-Remote-User": EDITOR}))
+    learner = visit(second)
+    learner.goto(f"/?trace={trace_id}&round=2")
+    expect(learner.get_by_role("heading", name="Round 2: the program sends")).to_be_visible(timeout=WAIT)  # read and held
+
+    # The first replica's Delete runs library.delete on the shared database; the second replica is not told.
+    store = open_store(shared_database)
+    assert library.delete(store, trace_id)
+    store.close()
+
+    again = visit(second)
+    again.goto(f"/?trace={trace_id}&round=2")
+    expect(again.get_by_text("The saved trace asked for cannot be opened.")).to_be_visible(timeout=WAIT)
+    expect(again.get_by_text("No trace with this id is kept in the library", exact=False)).to_be_visible(timeout=WAIT)
 
 
 def test_an_identity_header_the_operator_did_not_name_is_ignored(visit, replicas):
