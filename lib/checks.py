@@ -5,11 +5,11 @@ in `CHECKS` under its code; `run_checks(trace)` runs them all and returns the fi
 
 Severities:
 
-- error: the provider rejects the request (`missing-tool-result`, `orphan-tool-result`,
-  `provider-error`), or the program ran a call it should have refused (`unknown-tool`,
-  `invalid-arguments`, `truncated-arguments`). Those three call checks drop to warning when the
-  program refused the call (a failed or declined execution, or an error result): the model
-  still erred, but the program caught it.
+- error: the provider rejects the request, or would reject a transcript's history sent as it
+  stands (`missing-tool-result`, `orphan-tool-result`, `provider-error`), or the program ran a
+  call it should have refused (`unknown-tool`, `invalid-arguments`, `truncated-arguments`).
+  Those three call checks drop to warning when the program refused the call (a failed or
+  declined execution, or an error result): the model still erred, but the program caught it.
 - warning: the loop goes on, but the model is likely misled: `empty-tool-result`,
   `narration-without-call`, `model-filled-identity`, `history-rewritten`, `too-many-tools`,
   `repeated-call`, and a call whose whole turn the next request dropped (`missing-tool-result`).
@@ -220,7 +220,15 @@ def _missing_tool_result(trace: Trace) -> Iterator[Hit]:
         if following is None or any(p.call_id == call.id for _, p, _ in _appended(following, round_)):
             continue
         echoed = _call_path(following.request, call.id)
-        if echoed is not None:
+        if echoed is not None and following.request_from_transcript:
+            # A transcript is not a request log: it shows no request sent with this history, only a history
+            # that could not be sent as it stands.
+            yield Hit("error", following.index, "request", echoed,
+                      f"This transcript records no result for the {call.name} call {call.id} before the model's "
+                      "next turn: the log kept none, or the program never answered it. Sent or replayed as it "
+                      "stands, this history is invalid: a provider rejects a request that resends a call without "
+                      "its result, so give every call its own result, a failure included.")
+        elif echoed is not None:
             yield Hit("error", following.index, "request", echoed,
                       f"This request resends the {call.name} call {call.id}, but no result for it follows. Every call "
                       "needs its own result, a failure included, before the model is called again; the provider "

@@ -217,6 +217,10 @@ teaching, or derived (inferred) by an importer."""
 ORIGINS = ("recorded", "completed", "constructed", "derived")
 """Every origin, in the order docs/trace-format.md lists them."""
 
+TRANSCRIPT_REQUEST = "request"
+"""The `derived` entry of a round cut out of a transcript: its request is the turns before it, not a
+request the log recorded (fine-tuning lines, ShareGPT, agent trajectories)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Provenance:
@@ -336,6 +340,12 @@ class Round:
         alone): a real request carries at least one message, so an empty one is a request the log did not keep."""
         request = self.request
         return bool(request.messages) or request.system is not None or bool(request.tools)
+
+    @property
+    def request_from_transcript(self) -> bool:
+        """True when the importer cut this request out of a transcript (the turns before this one): no request
+        with exactly this history is on record as sent."""
+        return TRANSCRIPT_REQUEST in (self.extra.get("derived") or ())
 
     @property
     def provenance(self) -> Provenance | None:

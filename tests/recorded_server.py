@@ -41,6 +41,8 @@ class Reply:
     """Server-sent events to stream instead of the body, each one a ready `data: ...` block."""
     drop_after: int | None = None
     """Stream only this many events, then reset the connection (a dropped stream)."""
+    content_type: str = "application/json"
+    """The body's media type; with any other, `body` is a string sent as it is (a page a browser loads)."""
 
 
 @dataclass(frozen=True)
@@ -136,10 +138,10 @@ def _handler(server: RecordedServer) -> type[BaseHTTPRequestHandler]:
                 payload = {"error": {"type": "authentication_error", "message": said}}
             if reply.events:
                 return self._stream(reply)
-            data = json.dumps(payload).encode()
+            data = json.dumps(payload).encode() if reply.content_type == "application/json" else payload.encode()
             try:
                 self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
+                self.send_header("content-type", reply.content_type)
                 if reply.declare_length:
                     self.send_header("content-length", str(len(data)))
                 for name, value in reply.headers.items():

@@ -35,6 +35,11 @@ EXPECTED = [
      {"resp_67e52d90176c819180bd8b6823aff4c7093f95c20016a37e": [1, 3]}, 1),
     ("openai-tool-calls.har", {"har": "an entry with request.url and response.content (a HAR file)"},
      "3 lines: 2 rounds in 1 conversation; 0 lines skipped", {"conversation 1": [2, 4]}, 1),
+    # Recorded by Chromium (tests/fixtures/tools/record_har.py): the page that ran the loop, then its two calls.
+    ("chromium-openai-tool-calls.har", {"har": "an entry with request.url and response.content (a HAR file)"},
+     "3 lines: 2 rounds in 1 conversation; 0 lines skipped", {"conversation 1": [2, 4]}, 1),
+    ("chromium-openai-stream.har", {"har": "an entry with request.url and response.content (a HAR file)"},
+     "3 lines: 2 rounds in 1 conversation; 0 lines skipped", {"conversation 1": [1, 3]}, 1),
 ]
 
 
@@ -205,7 +210,7 @@ def test_swe_agent_observations_answer_their_calls_by_id():
     answered = rounds[1].request.raw["messages"][3]
     assert answered["role"] == "tool" and answered["tool_call_id"] == rounds[0].tool_calls[0].id
     assert not {"agent", "message_type", "thought", "action"} & set(rounds[1].request.raw["messages"][2])
-    assert rounds[0].extra["derived"] == ["usage", "finish"]
+    assert rounds[0].extra["derived"] == ["request", "usage", "finish"]
 
 
 def test_a_broken_episode_is_named_and_the_next_one_still_loads():
@@ -311,6 +316,30 @@ def test_har_other_traffic_is_passed_over_and_base64_bodies_are_opened():
     rounds = upload("openai-tool-calls.har").conversations[0].trace.rounds
     assert texts_of(rounds[1]) == "The temperature in Tokyo is currently 20.0 degrees Celsius."
     assert [c.name for c in rounds[0].tool_calls] == ["get_temperature"]
+
+
+@pytest.mark.parametrize("recorded, same_calls_in", [
+    ("chromium-openai-tool-calls.har", FIXTURES / "openai-tool-calls.har"),
+    ("chromium-openai-stream.har", FIXTURES.parent / "openai-chat-stream-with-request.jsonl"),
+])
+def test_a_har_chromium_recorded_rebuilds_the_calls_it_carried(recorded, same_calls_in):
+    # The same recorded exchanges, fetched by a page in Chromium: as the built HAR and the
+    # request-plus-stream lines read them, message for message, with model, usage and stop reason.
+    expected = read_upload([(same_calls_in.name, same_calls_in.read_bytes())])
+    result = upload(recorded)
+    assert result.problems == ()
+    assert described(result) == described(expected)
+    assert texts(result.conversations[0].trace)[-1] in {
+        "The temperature in Tokyo is currently 20.0 degrees Celsius.", "The capital of the UK is London."}
+
+
+def described(result):
+    """Each round as a user reads it: what was sent, what came back."""
+    return [([(m.role, m.text, [(c.id, c.name, c.arguments) for c in m.tool_calls],
+               [(r.call_id, r.content) for r in m.tool_results]) for m in round_.request.messages],
+             round_.response.model, round_.response.message.text, round_.response.usage, round_.response.finish_reason,
+             [(c.id, c.name, c.arguments) for c in round_.tool_calls])
+            for conversation in result.conversations for round_ in conversation.trace.rounds]
 
 
 YAML_KINDS = b"""\

@@ -26,7 +26,7 @@ def test_each_response_is_the_assistant_message_with_its_finish_derived():
     assert response.finish_reason == "tool_calls" and response.usage is None
     _, response = read(second)
     assert response.finish_reason == "stop" and response.message.text.startswith("It's 14:05 in Oslo")
-    assert first.derived == second.derived == ["usage", "finish"]
+    assert first.derived == second.derived == ["request", "usage", "finish"]
     assert first.response["object"] == "chat.completion"
 
 

@@ -8,7 +8,7 @@ from lib.logs.sharegpt import ShareGPTFormat
 from tests.formats_support import (assert_detects_only_its_own, assert_only_line_problems, calls, feed, feed_files,
                                     lines, problems, read, results)
 
-PARSED = ["usage", "finish", "tool calls", "call ids"]
+PARSED = ["request", "usage", "finish", "tool calls", "call ids"]
 
 
 def test_glaive_function_call_and_observation_turns_become_calls_and_results():

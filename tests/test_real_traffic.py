@@ -7,6 +7,7 @@ asserts what a user sees: the conversations, the rounds, the findings.
 from pathlib import Path
 
 import orjson
+import pytest
 
 from lib.logs.upload import read_upload
 
@@ -34,13 +35,29 @@ def test_a_span_without_attributes_is_no_damage():
     assert upload.summary().endswith("0 lines skipped")
 
 
-def test_model_calls_each_in_its_own_trace_are_chained_by_content():
-    upload = _read("otlp-span-per-call.jsonl")
+@pytest.mark.parametrize("fixture, first_trace", [
+    ("otlp-span-per-call.jsonl", "ceff934c4064b1e67267f62c3ce8b370"),
+    ("otlp-span-per-call-openinference.jsonl", "22a238409d331b243e7514285f26de46"),
+])
+def test_model_calls_each_in_its_own_trace_are_chained_by_content(fixture, first_trace):
+    # Written by the real opentelemetry-instrumentation-openai-v2 and openinference-instrumentation-openai
+    # (tests/fixtures/tools/record_otlp_spans.py): two chat spans, each the root of a trace of its own, and
+    # the tool's own attribute-less span.
+    upload = _read(fixture)
     [conversation] = upload.conversations
-    assert conversation.id == "5b8aa5a2d2c872e8321cf37308d69df2"
-    assert [[m.role for m in r.request.messages] for r in conversation.trace.rounds] == [
-        ["user"], ["user", "assistant", "tool"]]
-    assert conversation.trace.rounds[1].resent_prefix == 1
+    first, second = conversation.trace.rounds
+    assert conversation.id == first_trace
+    assert conversation.trace.model == "gpt-4.1-mini"
+    assert [r.response.model for r in (first, second)] == ["gpt-4.1-mini-2025-04-14"] * 2
+    assert [(c.id, c.name, c.arguments) for c in first.tool_calls] == [
+        ("call_IgqlTCby7lsxDXPIUPgkmAiq", "get_temperature", {"city": "Tokyo"})]
+    assert [m.role for m in second.request.messages] == ["system", "user", "assistant", "tool"]
+    assert second.resent_prefix == 2
+    [result] = second.request.messages[3].tool_results
+    assert (result.call_id, result.content) == ("call_IgqlTCby7lsxDXPIUPgkmAiq", "20.0")
+    assert second.response.message.text == "The temperature in Tokyo is currently 20.0 degrees Celsius."
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in (first, second)] == [
+        (50, 14), (75, 14)]
 
 
 def test_span_per_line_calls_in_their_own_traces_are_chained_by_content_too():
@@ -259,3 +276,62 @@ def test_an_ollama_call_sent_back_without_its_id_is_the_call_the_model_made_not_
 def test_an_ollama_refusal_keeps_its_status_and_words():
     [finding] = _findings(_read("ollama-chat-cloud.jsonl"), "provider-error")
     assert "HTTP 400" in finding.message and "gemma3:1b does not support tools" in finding.message
+
+
+def test_a_transcript_that_kept_no_results_is_not_said_to_have_had_a_request_rejected():
+    # hermes-agent line 2 and a fine-tuning line: transcripts, not request logs. No request with this
+    # history was recorded, so no provider can be said to have rejected one; the history is still invalid.
+    finetune = {"messages": [
+        {"role": "user", "content": "Where is order 7?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_7", "type": "function", "function": {"name": "get_order", "arguments": '{"id": 7}'}}]},
+        {"role": "user", "content": "Still there?"},
+        {"role": "assistant", "content": "Order 7 shipped yesterday."}]}
+    for upload in (_read("sharegpt-hermes-agent.jsonl"), read_upload([("ft.jsonl", orjson.dumps(finetune))])):
+        unanswered = _findings(upload, "missing-tool-result")
+        assert unanswered and all(f.severity == "error" for f in unanswered)
+        for finding in unanswered:
+            assert "rejects the request otherwise" not in finding.message
+            assert "This transcript" in finding.message and "records no result" in finding.message
+            assert "a provider rejects a request that resends a call without its result" in finding.message
+
+
+def test_a_request_log_that_resent_a_call_without_its_result_still_says_the_provider_rejects_it():
+    # The same gap in a log of the requests a program sent: that request was really sent.
+    request = {"model": "gpt-4o-mini", "messages": [
+        {"role": "user", "content": "Where is order 7?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_7", "type": "function", "function": {"name": "get_order", "arguments": '{"id": 7}'}}]},
+        {"role": "user", "content": "Still there?"}]}
+    first = {"request": {"model": "gpt-4o-mini", "messages": request["messages"][:1]},
+             "response": {"choices": [{"index": 0, "message": request["messages"][1], "finish_reason": "tool_calls"}]}}
+    second = {"request": request, "response": {"choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant", "content": "Order 7 shipped yesterday."}}]}}
+    upload = read_upload([("pairs.jsonl", orjson.dumps(first) + b"\n" + orjson.dumps(second))])
+    [finding] = _findings(upload, "missing-tool-result")
+    assert finding.severity == "error" and finding.round == 2
+    assert "This request resends the get_order call call_7" in finding.message
+    assert "the provider rejects the request otherwise" in finding.message
+    assert "transcript" not in finding.message
+
+
+def test_an_openinference_span_keeps_the_model_asked_for_and_the_finish_reason_it_recorded():
+    # openinference-instrumentation-openai 0.1.66 writes the model that answered as llm.model_name, the
+    # model asked for inside llm.invocation_parameters, and the finish reason as llm.finish_reason.
+    [conversation] = _read("otlp-span-per-call-openinference.jsonl").conversations
+    first, second = conversation.trace.rounds
+    assert conversation.trace.model == "gpt-4.1-mini"
+    assert [r.request.raw["model"] for r in (first, second)] == ["gpt-4.1-mini"] * 2
+    assert [r.response.model for r in (first, second)] == ["gpt-4.1-mini-2025-04-14"] * 2
+    assert [r.response.finish_reason for r in (first, second)] == ["tool_calls", "stop"]
+
+
+def test_openinference_settings_that_do_not_parse_leave_the_call_named_by_the_model_that_answered():
+    document = orjson.loads((FIXTURES / "otlp-span-per-call-openinference.jsonl").read_bytes())
+    span = document["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+    settings = next(a for a in span["attributes"] if a["key"] == "llm.invocation_parameters")
+    settings["value"]["stringValue"] = '{"model": "gpt-4.1-mini", '  # cut off mid-object
+    upload = read_upload([("otlp.jsonl", orjson.dumps(document))])
+    assert upload.problems == ()
+    first, second = upload.conversations[0].trace.rounds
+    assert (first.request.raw["model"], second.request.raw["model"]) == ("gpt-4.1-mini-2025-04-14", "gpt-4.1-mini")

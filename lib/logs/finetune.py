@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from lib.dialects import OPENAI
+from lib.model import TRANSCRIPT_REQUEST
 from lib.logs.chat_shape import chat_completion, describe, require
 from lib.logs.record import CallRecord, LineProblem, LogFormat
 
@@ -60,7 +61,8 @@ class FineTuningFormat(LogFormat):
 def conversation_rounds(messages: list[dict], parameters: dict, line: int, conversation: str,
                         where: str) -> Iterator[CallRecord]:
     """One round per assistant message of a whole recorded conversation: everything before it is
-    that round's request. Usage and finish were never recorded, so they are derived."""
+    that round's request, cut out of the transcript rather than recorded as sent. Usage and finish were
+    never recorded, so they are derived."""
     if not any(m.get("role") == "assistant" for m in messages):
         raise LineProblem(f"{where} has no assistant message, so there is no round to split off")
     for position, message in enumerate(messages):
@@ -73,7 +75,7 @@ def conversation_rounds(messages: list[dict], parameters: dict, line: int, conve
             request={"messages": messages[:position], **parameters},
             response=chat_completion(message, finish),
             conversation=conversation,
-            derived=["usage", "finish"],
+            derived=[TRANSCRIPT_REQUEST, "usage", "finish"],
         )
 
 

@@ -102,7 +102,8 @@ class CallRecord:
     latency_ms: float | None = None
     """Wall time of the call, when the log has it."""
     derived: list[str] = field(default_factory=list)
-    """What we worked out rather than read: `response` (inferred from the next request),
+    """What we worked out rather than read: `request` (the turns before this one in a transcript,
+    lib.model.TRANSCRIPT_REQUEST), `response` (inferred from the next request),
     `usage` or `finish` (derived from a whole conversation), `tool calls` (parsed out of text),
     `call ids` (made up where the log has none, results paired by order)."""
     converted_from: str | None = None

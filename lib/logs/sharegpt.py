@@ -25,6 +25,7 @@ from typing import Any, Iterator
 from lib.logs import chat_shape as convert
 from lib.logs.record import CallRecord, LineProblem, LogFormat
 from lib.logs.provider_pairs import CallIds
+from lib.model import TRANSCRIPT_REQUEST
 
 ROLES = {"system": "system", "human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant",
          "model": "assistant", "function_call": "assistant", "tool": "tool", "observation": "tool",
@@ -88,7 +89,7 @@ class ShareGPTFormat(LogFormat):
         # Agent trajectories (hermes-agent) name the model the run used beside the turns.
         model = {"model": obj["model"]} if isinstance(obj.get("model"), str) and obj["model"] else {}
         parameters = {"tools": tools} if tools else {}
-        derived = ["usage", "finish", TEXT_CALLS, *ids.derived()]
+        derived = [TRANSCRIPT_REQUEST, "usage", "finish", TEXT_CALLS, *ids.derived()]
         for position, message in enumerate(messages):
             if message["role"] != "assistant" or _continued(messages, position):
                 continue

@@ -485,17 +485,29 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> CallRecord:
 
 
 def _openinference_call(tree: _Attributes) -> _Call:
-    """An OpenInference LLM span: chat-style messages under llm.*; it records no finish reason."""
+    """An OpenInference LLM span: chat-style messages under llm.*; versions before `llm.finish_reason`
+    record no finish reason."""
     return _Call(
         inputs=[_flat_turn(_inner(m, "message")) for m in _list_at(tree, "llm.input_messages")],
         output=[_flat_turn(_inner(m, "message")) for m in _list_at(tree, "llm.output_messages")[:1]],
         tools=[_chat_tool(_opened(_inner(t, "tool").get("json_schema"), "llm.tools")) for t in _list_at(tree, "llm.tools")],
-        model=_at(tree, "llm.model_name"),
+        model=_openinference_model(tree),
         usage=convert.chat_usage(_at(tree, "llm.token_count.prompt"), _at(tree, "llm.token_count.completion"),
                                  cached=_at(tree, "llm.token_count.prompt_details.cache_read"),
                                  reasoning=_at(tree, "llm.token_count.completion_details.reasoning")),
-        finish=None,
+        finish=_finish(_at(tree, "llm.finish_reason")),
     )
+
+
+def _openinference_model(tree: _Attributes) -> Any:
+    """The model asked for: OpenInference keeps it among the invocation parameters and names the model
+    that answered in `llm.model_name`, the only name a span without those parameters gives."""
+    try:
+        parameters = _json_at(tree, "llm.invocation_parameters")
+    except LineProblem:
+        parameters = None  # Settings that do not parse are no reason to lose the call.
+    asked = parameters.get("model") if isinstance(parameters, dict) else None
+    return asked if isinstance(asked, str) and asked else _at(tree, "llm.model_name")
 
 
 def _genai_call(tree: _Attributes, resent: _ResentInputs) -> _Call:
