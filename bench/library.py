@@ -186,6 +186,11 @@ def _p95_ms(store, name: str, queries: list[LibraryQuery]) -> tuple[float, str]:
     return statistics.quantiles(timings, n=20)[-1], total
 
 
+def _when() -> str:
+    # The machine is shared: every latency is read against the load it ran under.
+    return f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC, load average {os.getloadavg()[0]:.1f}"
+
+
 def _verdict(value: float, target: float) -> str:
     return "PASS" if value <= target else "ABOVE TARGET"
 
@@ -216,7 +221,8 @@ def run(scale: float, force_sqlite: bool) -> None:
         url = f"sqlite:///{Path(folder.name) / 'library.db'}"
     store = open_store(url)
     try:
-        print(f"library bench: {count:,} conversations (--scale {scale}) on {store.engine.dialect.name}", flush=True)
+        print(f"library bench: {count:,} conversations (--scale {scale}) on {store.engine.dialect.name}, {_when()}",
+              flush=True)
         store.set_rubrics([Rubric("grounded", 0, 3)])
         filled = _fill(store, count)
         if server:
@@ -233,6 +239,7 @@ def run(scale: float, force_sqlite: bool) -> None:
                   f"{_verdict(p95, SEARCH_TARGET_MS)}")
         print(f"storage: {used / 1e6:,.0f} MB for {unique / 1e6:,.0f} MB of unique content, {used / unique:.2f}x "
               f"target <= {STORAGE_TARGET}x {_verdict(used / unique, STORAGE_TARGET)}")
+        print(f"done {_when()}")
     finally:
         store.close()
         if server:

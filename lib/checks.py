@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from decimal import Decimal, InvalidOperation
 from dataclasses import dataclass
 from functools import lru_cache
@@ -64,7 +63,7 @@ TOO_MANY_TOOLS = 10
 """More tools than this in one request makes a wrong pick noticeably more likely."""
 
 SAME_CALL_LIMIT = 2
-"""The same call (tool and arguments) more often than this looks like a loop."""
+"""The same call (tool and arguments) in more rounds than this looks like a loop."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,9 +264,18 @@ def _orphan_tool_result(trace: Trace) -> Iterator[Hit]:
             if part.call_id not in made and part.call_id not in reported:
                 reported.add(part.call_id)
                 yield Hit("error", round_.index, "request", join_path(f"messages[{i}]", part.path),
-                          f"This result answers {part.call_id}, but no earlier message of the request makes a call "
-                          "with that id. The provider rejects it: keep the assistant turn that made the call, and "
-                          "copy its id into the result unchanged.")
+                          _orphan_message(part.call_id, round_.request_from_transcript))
+
+
+def _orphan_message(call_id: str, transcript: bool) -> str:
+    fix = "keep the assistant turn that made the call, and copy its id into the result unchanged."
+    if transcript:
+        # A transcript shows no request sent with this history, only a history that could not be sent as it stands.
+        return (f"This transcript records a result for {call_id}, but no earlier turn makes a call with that id. Sent "
+                "or replayed as it stands, this history is invalid: a provider rejects a request that carries a "
+                f"result for a call it does not make, so {fix}")
+    return (f"This result answers {call_id}, but no earlier message of the request makes a call with that id. The "
+            f"provider rejects it: {fix}")
 
 
 @check("text-with-tool-calls")
@@ -665,11 +673,16 @@ def _too_many_tools(trace: Trace) -> Iterator[Hit]:
 
 @check("repeated-call")
 def _repeated_call(trace: Trace) -> Iterator[Hit]:
-    made: Counter = Counter()
+    # A loop is a call made again after its result came back: copies in one turn (three topics for three jokes)
+    # were asked for together, before any result, so each call counts once per round.
+    rounds_made: dict[tuple, set[int]] = {}
     for round_, call, path in _calls(trace):
         key = (call.name, canonical_json(call.arguments) if call.arguments is not None else call.arguments_raw)
-        made[key] += 1
-        if made[key] == SAME_CALL_LIMIT + 1:
+        made = rounds_made.setdefault(key, set())
+        if round_.index in made:
+            continue
+        made.add(round_.index)
+        if len(made) == SAME_CALL_LIMIT + 1:
             yield Hit("warning", round_.index, "response", path,
                       f"{call.name} has now been called {SAME_CALL_LIMIT + 1} times with the same arguments. The model "
                       "is probably looping because the result does not tell it what it needs. Make the result say "
@@ -716,10 +729,14 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         status = f"with HTTP {error.status}" if error.status is not None else "(HTTP status not recorded)"
         pointer = f", pointing at messages[{index}]" if index is not None else ""
         rejected = _rejected_generation(error.body)
-        shown = f"What the model wrote, rejected: \"{shorten(rejected, 240)}\" " if rejected else ""
+        # A rejected generation is the model's output refused after the fact: the request itself was fine.
+        after = (f"What the model wrote, rejected: \"{shorten(rejected, 240)}\" The model did answer: the provider "
+                 "rejected what it wrote and returned no response. Send the request again, or append the rejected "
+                 "call with the reason so the model can correct it." if rejected
+                 else "The model saw nothing of this round: fix the request and send it again.")
         yield Hit("error", round_.index, "request", f"messages[{index}]" if index is not None else "",
                   f"The provider refused this request {status}{pointer}. Its words: \"{shorten(error.message, 240)}\" "
-                  f"{shown}The model saw nothing of this round: fix the request and send it again.")
+                  + after)
 
 
 def _rejected_generation(body: object) -> str | None:

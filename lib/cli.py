@@ -77,7 +77,7 @@ def _read(path: str, forced: str | None = None) -> Upload | None:
         _say(f"{path}: cannot be read: {exc.strerror or exc}", sys.stderr)
         return None
     upload = read_upload([(Path(path).name, data)], forced)
-    for problem in upload.problems:
+    for problem in (*upload.problems, *upload.notes):
         _say(f"{path}: {problem}", sys.stderr)
     return upload
 
@@ -151,6 +151,7 @@ def summary_of(upload: Upload) -> dict:
         "formats": {name: {"lines": count, "rule": rule} for name, (count, rule) in formats},
         "summary": upload.summary(),
         "problems": [{"line": p.line, "error": p.message} for p in upload.problems],
+        "notes": [{"line": n.line, "note": n.message} for n in upload.notes],
         "conversations": [
             {"id": c.id, "title": c.trace.title, "dialect": c.trace.dialect, "model": c.trace.model,
              "rounds": _rounds(c.trace)}
@@ -339,7 +340,7 @@ def _add_library(commands, formats: list[str]) -> None:
     saving.add_argument("--source", choices=library.SOURCES, default="upload", help="how the traces came in")
     saving.add_argument("--author", default="", help="who saves them (default: nobody named)")
     searching = commands.add_parser("search", help="list the kept conversations that match, the latest first")
-    searching.add_argument("text", nargs="*", metavar="TEXT", help="words that must all be in one message or tool result")
+    searching.add_argument("text", nargs="*", metavar="TEXT", help="words that must all be in the trace's messages or tool results")
     for option, meaning in (("tool", "a tool the model called"), ("model", "the model"), ("finding", "a check's code"),
                             ("severity", "a finding's severity"), ("label", "a note's label"), ("source", "how it came in")):
         searching.add_argument(f"--{option}", default="", help=meaning)

@@ -25,7 +25,7 @@ from lib.round_view import round_view
 from lib.summary import RoundSummary
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, plural, show_controls
-from lib.provenance import ORIGIN_TITLES, provenance_detail
+from lib.provenance import origin_line, provenance_detail
 from lib.tokens import input_parts
 from lib.usage_gap import gap_reason
 
@@ -87,7 +87,7 @@ TEMPLATES.filters.update(plural=plural, figure=figure, code_text=_code_text, fai
 # The policy and the stylesheet are our own constants, written as they are (entities mean nothing in <style>).
 TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP_MARKS, step_titles=STEP_TITLES,
                          origin_words=ORIGIN_WORDS, finish_field=_finish_field, input_parts=input_parts, gap_reason=gap_reason,
-                         origin_titles=ORIGIN_TITLES, provenance_detail=provenance_detail, sends=sends)
+                         origin_line=origin_line, provenance_detail=provenance_detail, sends=sends)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = ()) -> str:

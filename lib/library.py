@@ -31,8 +31,8 @@ from lib.intern import content_key
 from lib.lessons import lesson_line
 from lib.library_search import (COUNT_LIMIT, PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
                                 export_csv, export_jsonl, score_averages, search)
-from lib.library_schema import (MESSAGE, SEARCHED_BYTES, SYSTEM, TOOLS, WORDS, content, findings, rounds, searched,
-                                tool_calls, trace_content, traces, words)
+from lib.library_schema import (CHUNK, MESSAGE, SYSTEM, TOOLS, Digest, add_words, bulk_insert, content, findings,
+                                remove_words, rounds, tool_calls, trace_content, trace_words, traces)
 from lib.logs.native import VERSION, read_objects, round_line
 from lib.lru import LeastRecentlyUsed
 from lib.model import Round, Trace
@@ -47,8 +47,6 @@ SOURCES: tuple[Source, ...] = ("upload", "capture", "live", "fork")
 """Every source, in the order the Library lists them."""
 LINK = "?trace={id}"
 """The query string that opens a kept trace in the explorer."""
-CHUNK = 2_000
-"""Rows per bulk statement, and values per IN list: under every database's limit on bound parameters."""
 
 
 class LibraryError(ValueError):
@@ -93,6 +91,8 @@ class _Prepared:
     """The tool names the model called."""
     findings: Counter
     """(code, severity) -> how many findings."""
+    words: list[str]
+    """Its words for the text index (lib/library_schema.py `trace_words`)."""
 
 
 def save(store: Store, trace: Trace, *, source: Source, title: str | None = None, author: str = "") -> str:
@@ -126,7 +126,7 @@ def _prepare(item: ToKeep, saved: str) -> _Prepared:
     found = Counter((f.code, f.severity) for f in run_checks(trace))
     row = _trace_row(item, saved, sum(found.values()))
     called = frozenset(call.name[:200] for r in trace.rounds for call in r.tool_calls)
-    return _Prepared(row["id"], row, contents.kept, round_rows, called, found)
+    return _Prepared(row["id"], row, contents.kept, round_rows, called, found, trace_words(contents.kept.values()))
 
 
 class _Contents:
@@ -249,42 +249,48 @@ def _dumps(value: Any) -> str:
 
 
 def _insert(conn: Connection, prepared: list[_Prepared]) -> None:
-    stored = _existing(conn, {p.id for p in prepared})
+    stored = _existing(conn, [p.id for p in prepared])
     fresh = list({p.id: p for p in prepared if p.id not in stored}.values())
     if not fresh:
         return
     numbers = _store_contents(conn, fresh)
-    _bulk(conn, traces, [p.row for p in fresh])
-    trace_numbers = _existing(conn, {p.id for p in fresh})
+    trace_numbers = dict(zip((p.id for p in fresh), _new_numbers(conn, traces, len(fresh))))
+    bulk_insert(conn, traces, [{"number": trace_numbers[p.id], **p.row} for p in fresh])
     # One bulk statement per table for the whole batch, not one per trace.
     used, kept, called, found = [], [], [], []
     for p in fresh:
         number = trace_numbers[p.id]
-        used += [{"trace": number, "content": n} for n in {numbers[d] for d in p.contents}]
-        kept += [{"trace": number, "index": index, "body": body, "refs": _dumps(_numbered(refs, numbers))}
-                 for index, body, refs in p.rounds]
-        called += [{"trace": number, "name": name} for name in p.tools]
-        found += [{"trace": number, "code": code, "severity": severity, "count": count}
-                  for (code, severity), count in p.findings.items()]
+        used += [(n, number) for n in {numbers[d] for d in p.contents}]
+        kept += [(number, index, body, _dumps(_numbered(refs, numbers))) for index, body, refs in p.rounds]
+        called += [(number, name) for name in p.tools]
+        found += [(number, code, severity, count) for (code, severity), count in p.findings.items()]
     for table, rows in ((trace_content, used), (rounds, kept), (tool_calls, called), (findings, found)):
-        _bulk(conn, table, rows)
+        bulk_insert(conn, table, rows)
+    add_words(conn, {trace_numbers[p.id]: p.words for p in fresh})
 
 
-def _bulk(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
-    for start in range(0, len(rows), CHUNK):
-        conn.execute(table.insert(), rows[start:start + CHUNK])
+def _new_numbers(conn: Connection, table: sa.Table, count: int) -> list[int]:
+    """Row numbers for `count` new rows, taken before inserting them, so that nothing is looked up afterwards."""
+    if conn.dialect.name == "postgresql":
+        taken = sa.text("SELECT nextval(pg_get_serial_sequence(:table, 'number')) FROM generate_series(1, :count)")
+        return list(conn.execute(taken, {"table": table.name, "count": count}).scalars())
+    # SQLite: the transaction holds the write lock from its start, so no one else takes these.
+    last = conn.execute(sa.select(sa.func.max(table.c.number))).scalar() or 0
+    return list(range(last + 1, last + 1 + count))
 
 
-def _existing(conn: Connection, ids: set[str]) -> dict[str, int]:
-    return _numbers(conn, traces.c.id, traces.c.number, sorted(ids))
-
-
-def _content_numbers(conn: Connection, digests: list[str]) -> dict[str, int]:
-    return _numbers(conn, content.c.digest, content.c.number, digests)
+def _existing(conn: Connection, ids: list[str]) -> dict[str, int]:
+    return _numbers(conn, traces.c.id, traces.c.number, ids)
 
 
 def _numbers(conn: Connection, key: sa.Column, number: sa.Column, keys: list[str]) -> dict[str, int]:
-    """Row numbers by key for the keys stored, looked up a chunk at a time."""
+    """Row numbers by key for the keys stored (hex digests or trace ids)."""
+    if conn.dialect.name == "postgresql":
+        # One text parameter: a bound list of 10,000 values cost more in the driver than the lookup on the server.
+        wanted = sa.func.unnest(sa.func.string_to_array(sa.bindparam("keys", " ".join(keys), type_=sa.Text), " "))
+        if isinstance(key.type, Digest):
+            wanted = sa.func.decode(wanted, "hex")
+        return dict(conn.execute(sa.select(key, number).where(key.in_(sa.select(wanted)))).all())
     found: dict[str, int] = {}
     for start in range(0, len(keys), CHUNK):
         found.update(conn.execute(sa.select(key, number).where(key.in_(keys[start:start + CHUNK]))).all())
@@ -294,21 +300,11 @@ def _numbers(conn: Connection, key: sa.Column, number: sa.Column, keys: list[str
 def _store_contents(conn: Connection, fresh: list[_Prepared]) -> dict[str, int]:
     """Content numbers by digest for every content of these traces, storing what is not stored yet."""
     wanted = {digest: value for p in fresh for digest, value in p.contents.items()}
-    numbers = _content_numbers(conn, list(wanted))
+    numbers = _numbers(conn, content.c.digest, content.c.number, list(wanted))
     missing = [d for d in wanted if d not in numbers]
-    _bulk(conn, content, [{"digest": d, "kind": wanted[d][0], "raw": wanted[d][1]} for d in missing])
-    added = _content_numbers(conn, missing)
-    numbers.update(added)
-    if conn.dialect.name == "sqlite":
-        _index_words(conn, [(added[d], wanted[d]) for d in missing])
-    return numbers
-
-
-def _index_words(conn: Connection, added: list[tuple[int, tuple[str, str, Any]]]) -> None:
-    rows = [{"rowid": number, "words": words(raw)} for number, (kind, text, raw) in added
-            if searched(kind) and len(text.encode()) <= SEARCHED_BYTES]
-    if rows:
-        conn.execute(sa.text(f"INSERT INTO {WORDS} (rowid, words) VALUES (:rowid, :words)"), rows)
+    added = dict(zip(missing, _new_numbers(conn, content, len(missing))))
+    bulk_insert(conn, content, [(added[d], d, wanted[d][0], wanted[d][1]) for d in missing])
+    return {**numbers, **added}
 
 
 def _numbered(refs: dict, numbers: dict[str, int]) -> dict:
@@ -449,6 +445,7 @@ def delete(store: Store, trace_id: str) -> bool:
         number = conn.execute(sa.select(traces.c.number).where(traces.c.id == trace_id).with_for_update()).scalar()
         if number is None:
             return False
+        remove_words(conn, number)
         used = list(conn.execute(sa.select(trace_content.c.content).where(trace_content.c.trace == number)).scalars())
         for table in (trace_content, rounds, tool_calls, findings):
             conn.execute(table.delete().where(table.c.trace == number))
@@ -460,15 +457,7 @@ def delete(store: Store, trace_id: str) -> bool:
 
 def _drop_unused(conn: Connection, numbers: list[int]) -> None:
     still = sa.select(trace_content.c.content).where(trace_content.c.content == content.c.number).exists()
-    unused = sa.and_(content.c.number.in_(numbers), ~still)
-    if conn.dialect.name == "sqlite":
-        # A contentless FTS5 row is removed by giving back the very words it was indexed with.
-        rows = conn.execute(sa.select(content.c.number, content.c.kind, content.c.raw).where(unused)).all()
-        gone = [{"rowid": n, "words": words(orjson.loads(raw))} for n, kind, raw in rows
-                if searched(kind) and len(raw.encode()) <= SEARCHED_BYTES]
-        if gone:
-            conn.execute(sa.text(f"INSERT INTO {WORDS} ({WORDS}, rowid, words) VALUES ('delete', :rowid, :words)"), gone)
-    conn.execute(content.delete().where(unused))
+    conn.execute(content.delete().where(sa.and_(content.c.number.in_(numbers), ~still)))
 
 
 def trace_ids(store: Store) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from lib.annotations import Note
-from lib.library_schema import PG_WORDS, TOOLS, WORDS, content, findings, tool_calls, trace_content, traces
+from lib.library_schema import WORD_BYTES, WORDS, findings, query_words, tool_calls, traces, words_text
 from lib.spreadsheet import csv_text
 from lib.store import Store, note_labels, note_scores, notes
 
@@ -45,7 +45,7 @@ class LibraryQuery:
     """What to look for among kept traces; empty fields do not filter."""
 
     text: str = ""
-    """Words that must all appear in one message or tool result of the trace (case ignored)."""
+    """Words that must all appear in the trace's messages and tool results, in one or in several (case ignored)."""
     tool: str = ""
     """A tool the model called."""
     model: str = ""
@@ -149,11 +149,7 @@ def search(store: Store, query: LibraryQuery) -> LibraryPage:
     column = traces.c[query.sort]
     order = (column.desc(), traces.c.number.desc()) if query.descending else (column.asc(), traces.c.number.asc())
     with store.transaction(write=False) as conn:
-        conditions = _conditions(conn, query)
-        if _words(query.text):
-            found, total, more = _page_counted(conn, conditions, order, query)
-        else:
-            found, total, more = _page_then_count(conn, conditions, order, query)
+        found, total, more = _page_then_count(conn, _conditions(conn, query), order, query)
         codes = _codes(conn, [row.number for row in found])
     rows = tuple(LibraryRow(id=r.id, title=r.title, model=r.model, rounds=r.rounds, tokens=r.tokens, cost=r.cost,
                             findings=r.findings, finding_codes=codes.get(r.number, ()), source=r.source,
@@ -164,16 +160,6 @@ def search(store: Store, query: LibraryQuery) -> LibraryPage:
 _LISTED = [traces.c[name] for name in ("number", "id", "title", "model", "rounds", "tokens", "cost", "findings",
                                         "source", "saved", "author")]
 """The columns a row shows: the header and annotation lines stay out of the sort."""
-
-
-def _page_counted(conn: Connection, conditions: list, order: tuple, query: LibraryQuery) -> tuple[list, int, bool]:
-    """The page with its exact total from one query: the text filter's matches are gathered from the text index
-    as a whole before the first row can be sorted, so counting them as well costs little more than the page."""
-    found = conn.execute(sa.select(*_LISTED, sa.func.count().over().label("matched")).where(*conditions)
-                         .order_by(*order).offset(query.offset).limit(query.limit)).all()
-    if found:
-        return found, found[0].matched, False
-    return found, *_count(conn, conditions)
 
 
 def _page_then_count(conn: Connection, conditions: list, order: tuple, query: LibraryQuery) -> tuple[list, int, bool]:
@@ -219,9 +205,11 @@ def _codes(conn: Connection, numbers: list[int]) -> dict[int, tuple[str, ...]]:
 def _conditions(conn: Connection, query: LibraryQuery) -> list:
     """One SQL condition per filter given."""
     out = []
-    if _words(query.text):
-        out.append(traces.c.number.in_(sa.select(trace_content.c.trace)
-                                       .where(trace_content.c.content.in_(_matching(conn, query.text)))))
+    words = query_words(query.text)
+    if words:
+        # A word too long for the index is in no trace's words (and PostgreSQL would refuse it in a query).
+        indexed = all(len(word.encode()) <= WORD_BYTES for word in words)
+        out.append(traces.c.number.in_(_matching(conn, words)) if indexed else sa.false())
     if query.tool:
         out.append(traces.c.number.in_(sa.select(tool_calls.c.trace).where(tool_calls.c.name == query.tool)))
     if query.model:
@@ -254,22 +242,13 @@ def _conditions(conn: Connection, query: LibraryQuery) -> list:
     return out
 
 
-def _words(text: str) -> list[str]:
-    # Letters and digits only, so that both databases split a query the same way and no FTS5 or
-    # tsquery operator in it is obeyed.
-    return re.findall(r"[^\W_]+", text or "")
-
-
-def _matching(conn: Connection, text: str):
-    """The content numbers holding every word of `text`."""
-    words = _words(text)
+def _matching(conn: Connection, words: list[str]):
+    """The numbers of the traces holding every one of these words, from the text index (one row per trace)."""
     if conn.dialect.name == "postgresql":
-        return sa.select(content.c.number).where(
-            sa.text(f"kind <> '{TOOLS}' AND {PG_WORDS} @@ plainto_tsquery('simple', :words)")
-            .bindparams(words=" ".join(words)))
-    match = " ".join('"' + word + '"' for word in words)
+        return sa.select(sa.literal_column("trace")).select_from(sa.table(WORDS)).where(
+            sa.text("words @@ CAST(:words AS tsquery)").bindparams(words=words_text(words, " & ")))
     return sa.select(sa.literal_column("rowid")).select_from(sa.table(WORDS)).where(
-        sa.text(f"{WORDS} MATCH :words").bindparams(words=match))
+        sa.text(f"{WORDS} MATCH :words").bindparams(words=" ".join(f'"{word}"' for word in words)))
 
 
 def _moment(given: str, field: str) -> str:

@@ -234,6 +234,10 @@ class Provenance:
     """What the real request carried that this record lacks (e.g. `response_format`)."""
 
 
+TOOLS_IN_PROMPT = "tool list (read from the system prompt)"
+"""A round's `derived` entry saying its tool definitions were read out of the system prompt's text (a Hermes
+`<tools>` block), not sent as a tools field: the model got them once, inside the instructions."""
+
 RECORDED = Provenance("recorded")
 """What a payload with no stated provenance is taken to be: as the log recorded it."""
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from lib.model import Provenance
+from lib.dialects import DIALECT_NAMES
+from lib.model import Provenance, Round, Trace
 
 ORIGIN_TITLES = {
     "recorded": "As recorded: the payload the program sent and received.",
@@ -11,6 +12,35 @@ ORIGIN_TITLES = {
     "derived": "Derived by the importer: parts of this payload were inferred from the log, not recorded.",
 }
 """Each origin as the line shown next to a payload (our own words)."""
+
+CONVERTED_FROM = {
+    "bedrock-converse": "an AWS Bedrock Converse body",
+    "gemini": "a Google Gemini generateContent body",
+    "inspect": "an Inspect AI model event",
+    "ollama": "an Ollama /api/chat body",
+    "openai-responses": "an OpenAI Responses API object",
+    "openinference": "an OpenInference span",
+    "otel-genai": "an OpenTelemetry GenAI span",
+    "sharegpt": "a ShareGPT / Hermes transcript",
+}
+"""What each importer's `converted_from` read, in words."""
+
+
+def origin_line(trace: Trace, round_: Round) -> str:
+    """The line shown next to a round's payload: its origin, and for a round an importer converted from another
+    format, that the body on screen (and every path its steps name) is our writing of the record, not the record."""
+    provenance = trace.round_provenance(round_)
+    converted = round_.extra.get("converted_from")
+    if not converted:
+        return ORIGIN_TITLES[provenance.origin]
+    # Our words only: a native trace's `converted_from` is the file's text, and this line is drawn as markdown.
+    source = CONVERTED_FROM.get(converted, "another log format")
+    body = f"written here as an {DIALECT_NAMES.get(trace.dialect, trace.dialect)} body"
+    if provenance.origin == "recorded":
+        return (f"Converted from {source}: the content is as recorded, {body}, so the paths on the steps name this "
+                "body, not the log's.")
+    return (f"{ORIGIN_TITLES[provenance.origin]} Converted from {source}, {body}, so the paths on the steps name this "
+            "body, not the log's.")
 
 
 def provenance_detail(provenance: Provenance) -> str:

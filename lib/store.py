@@ -96,7 +96,12 @@ def _v2(conn: Connection) -> None:
     library_schema.create(conn)
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2)
+def _v3(conn: Connection) -> None:
+    # The library's text index: one row of words per kept trace instead of one per content row.
+    library_schema.index_words_per_trace(conn)
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3)
 """Schema migrations in order: the database is at version N once the first N have run."""
 
 

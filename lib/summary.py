@@ -32,6 +32,8 @@ class RoundSummary:
     """The model that answered, or the one asked for."""
     request_recorded: bool = True
     """False when the log held no request for this round: nothing about the request is known."""
+    tool_list_recorded: bool = True
+    """False when the model called tools but no request in the log carries a tool list: one was sent, unrecorded."""
 
 
 def _finish(round_) -> str:
@@ -47,6 +49,8 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     """A summary row for every round; linear in the rounds plus the unique content."""
     rows = []
     previous_length = 0
+    # Transcripts and trajectories keep the messages, not the tools: a call proves a list was sent.
+    tool_list_recorded = any(r.request.tools for r in trace.rounds) or not any(r.tool_calls for r in trace.rounds)
     for round_, (breakdown, usage) in zip(trace.rounds, reconciled_breakdowns(trace, counter)):
         length = len(round_.request.messages)
         response = round_.response
@@ -63,6 +67,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 latency_ms=round_.latency_ms,
                 model=model,
                 request_recorded=round_.request_recorded,
+                tool_list_recorded=tool_list_recorded,
             )
         )
         previous_length = length
@@ -88,6 +93,12 @@ class Snowball:
     """Tokens of the tool list in the last request."""
     tools_total: int
     """Tokens spent on tool lists over all calls."""
+    tool_list_recorded: bool = True
+    """False when the log kept no tool list though the model called tools (RoundSummary.tool_list_recorded)."""
+    estimated_calls: int = 0
+    """Calls whose usage was not reported, so their tokens in the totals are our offline estimate."""
+    last_estimated: bool = False
+    """Whether the last call's input (one call with the final context) is our estimate."""
 
 
 def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
@@ -101,4 +112,7 @@ def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
         resent_share=sum(r.breakdown.resent for r in rows) / counted if counted else 0.0,
         tools_per_round=rows[-1].breakdown.tools if rows else 0,
         tools_total=sum(r.breakdown.tools for r in rows),
+        tool_list_recorded=all(r.tool_list_recorded for r in rows),
+        estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
+        last_estimated=bool(rows) and rows[-1].usage.source != "reported",
     )

@@ -8,7 +8,7 @@ How the parts are estimated (docs/tokens.md has the measured accuracy):
 - a message: its text, call names and arguments, tool results, and other parts as JSON;
 - framing: a fixed number of tokens per message for the role markers a chat template adds, plus
   the tokens that open the reply (OpenAI documents 3 and 3 for its chat models);
-- the tool list: the JSON text of each definition; Anthropic also prepends a tool-use system
+- the tool list: the JSON text of each definition; for Claude, Anthropic also prepends a tool-use system
   prompt whenever tools are sent (346 tokens on current Claude models, per Anthropic's pricing
   notes), counted with the tools;
 - the response: the assistant message, without framing.
@@ -31,6 +31,7 @@ from lib.dialects import ANTHROPIC, OPENAI
 from lib.encodings import VocabularyUnavailable, count_tokens, load_encoding
 from lib.lru import LeastRecentlyUsed
 from lib.model import (
+    TOOLS_IN_PROMPT,
     Message,
     OtherPart,
     Round,
@@ -62,6 +63,15 @@ FRAMING = {
     OPENAI: Framing(per_message=3, reply=3, tools_preamble=0),
     ANTHROPIC: Framing(per_message=3, reply=0, tools_preamble=346),
 }
+
+
+def framing_of(trace: Trace) -> Framing:
+    """The framing of the trace's dialect; the tool-use prompt only for Claude (or an unnamed model on Anthropic's
+    API): Bedrock Converse reads as the Anthropic dialect for every model it serves, Amazon Nova's included."""
+    framing = FRAMING.get(trace.dialect, FRAMING[OPENAI])
+    if framing.tools_preamble and trace.model and "claude" not in trace.model.lower():
+        return replace(framing, tools_preamble=0)
+    return framing
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +241,7 @@ _Parts = tuple[int, int, int, int, int, int]
 
 def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
     """Every round's counted parts, each built from the previous round's plus what is new."""
-    framing = FRAMING.get(trace.dialect, FRAMING[OPENAI])
+    framing = framing_of(trace)
     found: list[_Parts] = []
     before: tuple[int, int] = (0, 0)
     previous_length = 0
@@ -259,6 +269,11 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
             previous_tools = request.tools
             tools = tools_tokens(previous_tools, counter) + (framing.tools_preamble if previous_tools else 0)
         resent += tools if tools_resent else 0
+        if TOOLS_IN_PROMPT in round_.extra.get("derived", ()):
+            # The tools are text of the instructions: counted once, as tools, out of the instructions' share.
+            moved = min(tools, instructions)
+            instructions -= moved
+            resent -= moved if tools_resent and kept[0] >= moved else 0
         recorded = bool(messages) or system is not None or bool(request.tools)  # Round.request_recorded, inlined
         found.append((instructions, tools, kept[1], added[1],
                       framing.per_message * len(messages) + (framing.reply if recorded else 0), resent))

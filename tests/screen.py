@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 READ = ("markdown", "text", "caption")
 """The element kinds that hold lines a user reads."""
 ALERTS = ("success", "info", "warning", "error")
@@ -25,3 +27,17 @@ def lines(at, kinds: tuple[str, ...] = READ) -> list[str]:
 def screen(at) -> str:
     """The main area's lines joined, one per line."""
     return "\n".join(lines(at))
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+"""The recorded logs the importers are tested on (tests/fixtures/README.md says where each comes from)."""
+
+
+def uploaded(app, fixture: str):
+    """The app run with tests/fixtures/`fixture` opened through the sidebar's uploader, as a user opens a log."""
+    at = app.run()
+    path = FIXTURES / fixture
+    at.file_uploader(key="sidebar.upload").upload(path.name, path.read_bytes())
+    at.run()
+    assert not at.exception
+    return at

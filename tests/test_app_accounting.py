@@ -6,6 +6,7 @@ import streamlit as st
 
 from lib.encodings import VocabularyUnavailable
 from lib import tokens
+from tests.screen import uploaded
 
 
 def _metrics(at) -> dict[str, str]:
@@ -146,3 +147,47 @@ def test_an_anthropic_traces_rounds_table_names_its_own_stop_reason_field(app):
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert "stop reason" in rounds.columns and "finish reason" not in rounds.columns
     assert rounds["stop reason"].tolist()[0] == "tool_use"
+
+
+def test_when_we_count_more_than_was_reported_the_reason_given_is_one_that_makes_fewer_tokens(app):
+    # pydantic-ai's recorded gpt-4.1-mini call: 50 tokens reported, 81 by our count, 59 of them the tool's JSON.
+    # Tokens a template adds would make the report larger, not smaller: that cannot be why it is 31 fewer.
+    at = uploaded(app, "containers/pydantic-ai-openai-tool-calls.yaml")
+    said = [t.value for t in at.main.text if "than our count" in t.value]
+    assert said == ["The reported input is 31 tokens fewer than our count, 62% of the input. Why: we count the tool "
+                    "definitions as JSON text, and the provider writes them for the model in a shorter form of its own."]
+
+
+def test_a_bedrock_nova_call_is_not_charged_claudes_tool_use_prompt(app):
+    # Bedrock Converse reads as the Anthropic dialect, but the recorded model is Amazon Nova: the 346-token system
+    # prompt Anthropic adds when tools are sent is Claude's, so the tool definitions are only their own JSON.
+    at = uploaded(app, "bedrock-converse.jsonl")
+    where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
+    assert "tool definitions 203 ·" in where
+    assert _metrics(at)["Our estimate of the input"] == "229"
+
+
+def test_totals_that_add_up_estimates_say_they_are_estimates(app):
+    # A hermes-agent transcript reports no usage: the explorer shows each round's input as "≈ 416", estimated.
+    # The Tokens page's totals are sums of those estimates, and must not read as billed figures.
+    at = uploaded(app, "sharegpt-hermes-agent.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    billed = next(m for m in at.metric if m.label == "Input billed over all calls")
+    assert billed.value.startswith("≈ ")
+    assert "3 of them reported no usage: their tokens are our offline estimate." in billed.help
+    assert _metrics(at)["One call with the final context"].startswith("≈ ")
+
+
+def test_reported_totals_carry_no_estimate_mark(app):
+    at = _open_accounting(app, "larkfield-get-order")
+    assert _metrics(at)["Input billed over all calls"] == "4,224"
+    assert "estimate" not in next(m for m in at.metric if m.label == "Input billed over all calls").help
+
+
+def test_a_gap_on_a_request_without_tools_does_not_blame_the_tool_definitions(app):
+    # pydantic-ai's recorded Claude stream sends no tools: 92 reported, 55 by our count.
+    at = uploaded(app, "containers/pydantic-ai-anthropic-stream.yaml")
+    said = [t.value for t in at.main.text if "than our count" in t.value]
+    assert said == ["The reported input is 37 tokens more than our count, 40% of the input. Why: we count with "
+                    "o200k_base, which is not the tokenizer of claude-sonnet-4-5-20250929; the provider's chat "
+                    "template adds tokens we cannot see."]

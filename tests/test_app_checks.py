@@ -3,7 +3,7 @@
 import json
 
 from tests.hostile import IMG, SCRIPT, UNESCAPED, markdown_like
-from tests.screen import screen
+from tests.screen import screen, uploaded
 
 
 def _open_checks(app, trace):
@@ -78,3 +78,12 @@ def test_trace_text_in_findings_is_shown_literally_never_as_markup(app):
     for value in markdown_like(at):
         assert not UNESCAPED.search(value), value
     assert IMG in _texts(at)  # the explanation, as text
+
+
+def test_three_calls_in_one_turn_are_not_called_a_loop(app):
+    # Gemini, recorded by pydantic-ai: asked for three jokes, the model calls generate_topic three times in its
+    # first turn, in parallel. No result exists yet, so nothing can have failed to tell it what it needs.
+    at = uploaded(app, "gemini.jsonl")
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    assert "repeated-call" not in screen(at) and "looping" not in _texts(at)

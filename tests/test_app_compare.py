@@ -44,7 +44,8 @@ def test_the_links_row_opens_that_pair_with_the_results_and_the_finish(app):
     assert at.number_input(key="compare.row").value == 4
     assert [s.value for s in at.subheader] == ["Row 4: left round 4, right round 2"]
     results = next(d.value for d in at.dataframe if list(d.value.columns) == ["left", "right"])
-    assert "finish: end" in list(results["left"]) and "finish: end" in list(results["right"])
+    # Each side's stop signal as its payload writes it: Hengxin's `finish_reason` is "stop", not our "end".
+    assert "finish_reason: stop" in list(results["left"]) and "finish_reason: stop" in list(results["right"])
     assert at.metric[0].label.startswith("Input tokens, right (left: 1,523)")
 
 
@@ -70,3 +71,9 @@ def test_two_conversations_of_one_upload_can_be_compared(app):
     assert list(_table(at, "findings")["name"]) == ["your upload · conversation 1", "your upload · conversation 2"]
     assert at.selectbox(key="compare.left").value == "upload:0"
     assert len(_table(at, "verdict")) == 3
+
+
+def test_each_sides_finish_is_named_by_its_own_dialects_field_and_value(app):
+    at = _open(app, "order-status-anthropic,hengxin-expense", row="1")
+    results = next(d.value for d in at.dataframe if list(d.value.columns) == ["left", "right"])
+    assert "stop_reason: tool_use" in list(results["left"]) and "finish_reason: tool_calls" in list(results["right"])

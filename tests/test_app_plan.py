@@ -99,8 +99,9 @@ def test_the_tokens_and_closing_slides_show_the_tokens_pages_own_figures(app, wo
         for label in ("Input billed over all calls", "One call with the final context", "Tool list, every round"):
             assert shown[label] == figures[label], (slide_id, label)
     tokens = _slide(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60), "hengxin-tokens", workshop)
-    assert "4 calls billed 5,580 input tokens, 3.7 times one call with the final context" in _lead(tokens)
-    assert figures["Input billed over all calls"] == "5,580"
+    # Rounds 2-4 reported no usage: the total is round 1's report plus three estimates, and says so.
+    assert "4 calls billed about 5,580 input tokens, 3.7 times one call with the final context" in _lead(tokens)
+    assert figures["Input billed over all calls"] == "≈ 5,580"
     closing = _metrics(_slide(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60), "hengxin-closing", workshop))
     # Findings: the overridden user_id, the values the model filled in round 1's two calls, the write tool of round 3.
     assert (closing["Model calls"], closing["Tool calls"], closing["Findings of the checks"]) == ("4", "4", "4")

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from lib.logs.spans import SpanFormat
+from lib.logs.upload import read_upload
 from tests.formats_support import (assert_detects_only_its_own, assert_only_line_problems, calls, feed,
                                     feed_files, lines, problems, read, results)
 
@@ -222,3 +223,39 @@ def test_any_one_place_changed_in_an_otlp_document_gives_a_line_problem_or_recor
     spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
     one_span = {"resourceSpans": [{"resource": document["resourceSpans"][0]["resource"], "scopeSpans": [{"spans": spans[:2]}]}]}
     assert assert_only_line_problems(SpanFormat, [one_span]) > 300
+
+
+SYSTEM = {"role": "system", "parts": [{"type": "text", "content": "Answer from the order records only. " * 20}]}
+CALLED = {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "lookup", "arguments": {"n": 7}}]}
+ANSWERED = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": "shipped"}]}
+
+
+def _user(text):
+    return {"role": "user", "parts": [{"type": "text", "content": text}]}
+
+
+def _chat_spans(inputs, traces):
+    """A chat span per input, a minute apart, in the given traces."""
+    return [_span({**_chat_attributes(), "gen_ai.input.messages": json.dumps(history)}, trace=trace,
+                  start=f"2026-01-05T10:0{minute}:00.000000Z") for minute, (history, trace) in enumerate(zip(inputs, traces))]
+
+
+def test_each_call_of_a_run_hands_on_the_very_list_its_resent_history_extends():
+    first = [SYSTEM, _user("Where is order 7?")]
+    records = feed(SpanFormat(), _chat_spans([first, first + [CALLED, ANSWERED]], ["0xa", "0xb"]))
+    assert records[0].resends is None
+    assert records[1].resends is records[0].request["messages"]
+    assert records[1].request["messages"][:2] == records[0].request["messages"]
+
+
+def test_a_call_that_resends_an_earlier_calls_history_keeps_its_own_messages_when_another_call_came_between():
+    first = [SYSTEM, _user("Where is order 7?")]
+    inputs = [first, [SYSTEM, _user("Cancel order 9.")], first + [CALLED, ANSWERED]]
+    spans = _chat_spans(inputs, ["0xabc"] * 3)
+    upload = read_upload([("spans.jsonl", "\n".join(map(json.dumps, spans)).encode())])
+
+    (conversation,) = upload.conversations
+    last = conversation.trace.rounds[-1].request
+    # The third call's text extends the first call's, but the call before it in the trace is the second.
+    assert [m.role for m in last.messages] == ["system", "user", "assistant", "tool"]
+    assert last.messages[1].text == "Where is order 7?"

@@ -12,7 +12,7 @@ from lib.checks import run_checks
 from lib.fingerprint import fingerprint
 from lib.logs.native import read_trace, write_trace
 from lib.logs.upload import read_upload
-from lib.store import open_store
+from lib.store import MIGRATIONS, open_store
 from lib.summary import summarize
 from lib.tokens import CHARACTER_COUNTER
 from tests.conftest import load_bundled
@@ -178,3 +178,60 @@ def test_a_message_holding_a_nul_character_is_kept_and_loads_back(store):
     assert back.rounds[0].request.messages[1].raw["content"] == "order \u0000 nul marker"
     assert library.search(store, library.LibraryQuery(text="records")).total == 1  # the rest is searched as ever
     assert library.delete(store, trace_id)
+
+
+def test_traces_kept_before_the_per_trace_text_index_are_found_and_deleted_after_the_upgrade(database_url, monkeypatch):
+    # Schema version 2 indexed each content row; a trace kept then has no row of words until version 3 makes it.
+    older = open_store(database_url, migrations=MIGRATIONS[:2])
+    monkeypatch.setattr(library, "add_words", lambda conn, by_trace: None)
+    larkfield = library.save(older, _trace("larkfield-get-order"), source="capture")
+    hengxin = library.save(older, _trace("hengxin-expense"), source="upload")
+    older.close()
+    monkeypatch.undo()
+
+    upgraded = open_store(database_url)
+    assert upgraded.version() == len(MIGRATIONS) == 3
+    found = library.search(upgraded, library.LibraryQuery(text="81265 garden"))
+    assert [row.id for row in found.rows] == [larkfield]
+    assert library.delete(upgraded, larkfield)
+    assert library.search(upgraded, library.LibraryQuery(text="81265")).total == 0
+    assert [row.id for row in library.search(upgraded, library.LibraryQuery(text="hengxin")).rows] == [hengxin]
+    upgraded.close()
+
+
+def test_a_trace_of_very_long_words_and_a_huge_vocabulary_is_kept_and_its_first_words_searched(store):
+    # PostgreSQL refuses a lexeme over 2,046 bytes and a text-search vector over 1 MB: neither may refuse the save.
+    lines = list(synthetic_lines(4))
+    first = json.loads(lines[1])
+    many = " ".join(f"w{n:06d}" for n in range(60_000))
+    first["request"]["messages"][1]["content"] = f"lookup {'x' * 3_000} {many}"
+    lines[1] = json.dumps(first)
+    second = json.loads(lines[2])
+    second["request"]["messages"][1]["content"] = first["request"]["messages"][1]["content"]
+    second["request"]["messages"][3]["content"] = " ".join(f"z{n:06d}" for n in range(70_000))
+    lines[2] = json.dumps(second)
+    trace = read_trace(lines)[0]
+    trace_id = library.save(store, trace, source="upload")
+    assert library.load(store, trace_id).rounds == trace.rounds
+    assert library.search(store, library.LibraryQuery(text="w000001 w059999 lookup")).total == 1
+    assert library.search(store, library.LibraryQuery(text="x" * 3_000)).total == 0  # too long a word to index
+    assert library.search(store, library.LibraryQuery(text="z069999")).total == 0  # past the 1 MB of words
+    assert library.delete(store, trace_id)
+    assert library.search(store, library.LibraryQuery(text="lookup")).total == 0
+
+
+def test_a_save_that_meets_content_another_replica_stored_meanwhile_tries_again_and_keeps_the_trace(store, monkeypatch):
+    first, second = _synthetic(6), read_trace(list(synthetic_lines(8, record_words=20)))[0]  # the same system prompt
+    library.save(store, first, source="upload")
+    looked_up, lookups = library._numbers, []
+
+    def blind_once(conn, key, number, keys):
+        # The first look finds no content, as if another replica stored the shared prompt just after it.
+        lookups.append(key.name)
+        return {} if lookups.count("digest") == 1 else looked_up(conn, key, number, keys)
+
+    monkeypatch.setattr(library, "_numbers", blind_once)
+    second_id = library.save(store, second, source="live")
+    assert lookups.count("digest") == 2  # the insert met the stored prompt's digest, and the save went again
+    assert library.load(store, second_id).rounds == second.rounds
+    assert library.search(store, library.LibraryQuery(text="records one at a time")).total == 2

@@ -58,6 +58,23 @@ def test_text_is_found_in_tool_results_user_messages_and_final_answers(store, ke
     assert titles(store, text="expects_a_word_no_trace_has") == set()
 
 
+def test_the_words_of_a_text_search_may_be_in_different_messages_of_one_trace(store, kept):
+    # The library lists conversations: 81265 is only in get_order's result, "Monday" only in the person's message
+    # and the final answer.
+    assert titles(store, text="81265 Monday") == {LARKFIELD}
+    assert titles(store, text="81265 Hengxin") == set()  # each word is in some trace, never both in one
+
+
+def test_a_text_search_counts_up_to_the_count_limit_like_every_other_filter(store, kept, monkeypatch):
+    # "user" is in every trace (a role); a limit of two stands for 10,000 against 100,000 matches.
+    monkeypatch.setattr(library_search, "COUNT_LIMIT", 2)
+    first = library.search(store, LibraryQuery(text="user", sort="title", descending=False, limit=1))
+    assert (first.total, first.more, first.shown_total()) == (2, True, "2+")
+    assert first.rows[0].title == HENGXIN
+    every = library.search(store, LibraryQuery(text="user", limit=100))
+    assert (every.total, every.more, len(every.rows)) == (10, False, 10)  # the page shows where the matches end
+
+
 def test_search_operators_in_the_text_are_words_not_syntax(store, kept):
     for text in ['"garden', "garden* (shed", "garden & !shed | (", "garden:*", 'shed")^']:
         assert titles(store, text=text) == {LARKFIELD}, text

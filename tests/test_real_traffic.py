@@ -60,6 +60,31 @@ def test_model_calls_each_in_its_own_trace_are_chained_by_content(fixture, first
         (50, 14), (75, 14)]
 
 
+def test_spans_recorded_without_content_capture_say_so_and_keep_model_tokens_and_finish():
+    # Written by the real opentelemetry-instrumentation-openai-v2 left at its default
+    # (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT unset): each chat span carries the model, the
+    # token counts and the finish reason, and no message.
+    upload = _read("otlp-span-per-call-no-content.jsonl")
+    assert upload.problems == ()
+    [note] = upload.notes
+    assert str(note).startswith("line 1: 2 model-call spans carry no messages: the instrumentation did not capture "
+                                "content")
+    assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" in str(note)
+    rounds = [round_ for c in upload.conversations for round_ in c.trace.rounds]
+    assert [(r.request.model, r.response.model, r.response.finish_reason) for r in rounds] == [
+        ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", "tool_calls"), ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", "stop")]
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in rounds] == [(50, 14), (75, 14)]
+    for conversation in upload.conversations:
+        [round_] = conversation.trace.rounds
+        assert round_.request.messages == () and round_.response.message.text == ""
+        provenance = conversation.trace.round_provenance(round_)
+        assert "did not capture" in provenance.note and provenance.omitted == ("messages",)
+
+
+def test_a_span_that_kept_its_messages_has_no_note():
+    assert _read("otlp-span-per-call.jsonl").notes == ()
+
+
 def test_span_per_line_calls_in_their_own_traces_are_chained_by_content_too():
     document = (FIXTURES / "otlp-span-per-call.jsonl").read_bytes()
     spans = [span for resource in orjson.loads(document)["resourceSpans"]
@@ -335,3 +360,37 @@ def test_openinference_settings_that_do_not_parse_leave_the_call_named_by_the_mo
     assert upload.problems == ()
     first, second = upload.conversations[0].trace.rounds
     assert (first.request.raw["model"], second.request.raw["model"]) == ("gpt-4.1-mini-2025-04-14", "gpt-4.1-mini")
+
+
+ORPHANED = [
+    {"role": "user", "content": "Where is order 7?"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_7", "type": "function", "function": {"name": "get_order", "arguments": '{"id": 7}'}}]},
+    {"role": "tool", "tool_call_id": "call_7", "content": '{"status": "shipped"}'},
+    {"role": "tool", "tool_call_id": "call_ghost", "content": '{"status": "lost"}'},
+]
+"""A history with a result that answers no call of it: call_ghost was never made."""
+
+
+def test_a_transcript_with_a_result_for_no_call_is_not_said_to_have_had_a_request_rejected():
+    # A fine-tuning line is a transcript: no request with this history is on record as sent, so no
+    # provider can be said to have rejected one; sent as it stands, the history would still be refused.
+    finetune = {"messages": [*ORPHANED, {"role": "assistant", "content": "Order 7 shipped yesterday."}]}
+    [finding] = _findings(read_upload([("ft.jsonl", orjson.dumps(finetune))]), "orphan-tool-result")
+    assert finding.severity == "error" and finding.round == 2
+    assert "The provider rejects it" not in finding.message
+    assert "This transcript" in finding.message and "call_ghost" in finding.message
+    assert "a provider rejects a request that carries a result for a call it does not make" in finding.message
+
+
+def test_a_request_log_with_a_result_for_no_call_still_says_the_provider_rejects_it():
+    # The same result in a log of the requests a program sent: that request was really sent.
+    first = {"request": {"model": "gpt-4o-mini", "messages": ORPHANED[:1]},
+             "response": {"choices": [{"index": 0, "message": ORPHANED[1], "finish_reason": "tool_calls"}]}}
+    second = {"request": {"model": "gpt-4o-mini", "messages": ORPHANED}, "response": {"choices": [{
+        "index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Order 7 shipped yesterday."}}]}}
+    upload = read_upload([("pairs.jsonl", orjson.dumps(first) + b"\n" + orjson.dumps(second))])
+    [finding] = _findings(upload, "orphan-tool-result")
+    assert finding.severity == "error" and finding.round == 2
+    assert "This result answers call_ghost" in finding.message and "The provider rejects it" in finding.message
+    assert "transcript" not in finding.message

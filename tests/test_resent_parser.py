@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from lib.checks import run_checks
 from lib.logs import resent
 from lib.logs.resent import ResentParser
+from lib.logs.resent_text import ResentTexts
 from lib.logs.native import read_trace
 from tests.synthetic import synthetic_lines, synthetic_log
 
@@ -33,7 +34,7 @@ def _conversation_lines(messages: list[dict], separators=(",", ":"), ensure_asci
     return lines
 
 
-def _assert_parses_like_orjson(parser: ResentParser, line: bytes) -> None:
+def _assert_parses_like_orjson(parser: ResentParser | ResentTexts, line: bytes) -> None:
     try:
         expected = orjson.loads(line)
     except orjson.JSONDecodeError:

@@ -34,6 +34,7 @@ EXPECTED = [
     (('otel-genai.jsonl',), ['spans'], '6 lines: 3 rounds in 2 conversations; 0 lines skipped', {'4bf92f3577b34da6a3ce929d0e0e4736': [2, 5], '9a8b7c6d5e4f30211203f4e5d6c7b8a9': [1]}, 2),
     (('otlp-resource-spans.jsonl',), ['spans'], '1 line: 3 rounds in 1 conversation; 0 lines skipped', {'2f8e4c6a0b1d3e5f7a9c8b6d4e2f0a1c': [1, 3, 5]}, 2),
     (('otlp-span-per-call.jsonl',), ['spans'], '1 line: 2 rounds in 1 conversation; 0 lines skipped', {'ceff934c4064b1e67267f62c3ce8b370': [2, 4]}, 1),
+    (('otlp-span-per-call-no-content.jsonl',), ['spans'], '1 line: 2 rounds in 2 conversations; 0 lines skipped', {'03bc5514d8aa6d7d568eaa76afb333b9': [0], '43e09334a2dca25f5654e3198343348f': [0]}, 0),
     (('otlp-span-per-call-openinference.jsonl',), ['spans'], '1 line: 2 rounds in 1 conversation; 0 lines skipped', {'22a238409d331b243e7514285f26de46': [2, 4]}, 1),
     (('requests-only.jsonl',), ['openai-chat'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [2, 5]}, 2),
     (('tau-bench-airline-cut.jsonl',), ['openai-finetune'], '1 line: 6 rounds in 1 conversation; 0 lines skipped', {'line 1': [2, 4, 6, 8, 10, 12]}, 3),

@@ -167,6 +167,8 @@ def object_at(obj: dict, key: str) -> dict:
 
 def as_int(value: Any) -> int | None:
     """A token count or timestamp as an int: OTLP writes int64 as strings; None when it is not a number."""
+    if type(value) is int:
+        return value
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
         return int(value)
     return int_or_none(value)

@@ -20,7 +20,7 @@ import io
 import re
 import zipfile
 from itertools import accumulate
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import orjson
 import yaml
@@ -53,9 +53,10 @@ YAML_SUFFIXES = (".yaml", ".yml")
 Element = tuple[int, "dict | str"]
 
 
-def elements(name: str, data: bytes, limit: int) -> Iterator[Element] | None:
+def elements(name: str, data: bytes, limit: int, loads: Callable[[bytes], Any] = orjson.loads) -> Iterator[Element] | None:
     """The file's elements when it is one document; None for a file read line by line.
-    `limit` is the most bytes one element (or a whole YAML or JSON document) may take."""
+    `limit` is the most bytes one element (or a whole YAML or JSON document) may take; `loads` parses
+    a JSON document (raising what orjson.loads raises), given so the caller's shortcuts apply to it."""
     lower = name.lower().removesuffix(".gz")  # a `.yaml.gz` cassette arrives here already opened
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
@@ -65,7 +66,7 @@ def elements(name: str, data: bytes, limit: int) -> Iterator[Element] | None:
     if lower.endswith(YAML_SUFFIXES):
         return _cassette(data, limit)
     if lower.endswith(ONE_DOCUMENT_SUFFIXES) or (lower.endswith(".json") and data.lstrip()[:1] == b"{"):
-        return _json_document(data, limit, required=not lower.endswith(".json"))
+        return _json_document(data, limit, required=not lower.endswith(".json"), loads=loads)
     return None
 
 
@@ -73,11 +74,11 @@ def _too_large(size: int, limit: int) -> str:
     return f"is too large ({size:,} bytes; the limit is {limit:,})"
 
 
-def _json_document(data: bytes, limit: int, required: bool) -> Iterator[Element] | None:
+def _json_document(data: bytes, limit: int, required: bool, loads: Callable[[bytes], Any]) -> Iterator[Element] | None:
     if len(data) > limit:
         return iter([(1, _too_large(len(data), limit))])
     try:
-        document = orjson.loads(data)
+        document = loads(data)
     except orjson.JSONDecodeError as exc:
         # A `.json` of several objects is a line-per-call log: the line reader takes it.
         return iter([(1, f"is not one JSON document ({exc})")]) if required else None

@@ -112,6 +112,13 @@ class CallRecord:
     """When the call started, for ordering calls of one conversation."""
     held_by_provider: int = 0
     """Messages of `request` the provider held rather than the program sent (see lib.model.Request)."""
+    resends: list | None = None
+    """The `messages` list of an earlier record's request whose very objects `request`'s messages start
+    with, when the format built them so: if that record is the call before in the conversation, the
+    rebuilding takes its messages over without comparing them again."""
+    provenance: dict | None = None
+    """The round's provenance as the native format writes it (lib.model.read_provenance), when the log
+    lacks part of the call: a span whose instrumentation captured no messages."""
 
 
 class LogFormat:
@@ -138,3 +145,8 @@ class LogFormat:
     def finish(self) -> Iterator[CallRecord]:
         """Calls still buffered at the end of the file (streams, batches waiting for a partner)."""
         return iter(())
+
+    def notes(self) -> list[Problem]:
+        """What the lines read lack, said once per upload after finish(): lines that loaded, but without
+        something a user would look for (spans whose instrumentation captured no messages)."""
+        return []

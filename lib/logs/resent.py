@@ -25,10 +25,14 @@ from typing import Any, Callable
 
 import orjson
 
+from lib.logs.resent_text import ResentTexts
+
 _MARKER_TEXT = "\x00roundtrip:" + secrets.token_hex(16)
 """Stands in for reused bytes; random per process, so no log can contain it by chance or design."""
 _MARKER = orjson.dumps(_MARKER_TEXT)
 _KEY = b'"messages"'
+_SPANS = b'{"resourceSpans":'
+"""How the OpenTelemetry Collector's file exporter starts every line."""
 _WHITESPACE = b" \t\r\n"
 _TRAILING = "unexpected content after document"
 """orjson's message when a document goes on after its value: how the end of an array is found."""
@@ -134,6 +138,8 @@ class ResentParser:
     def __init__(self, loads: Callable[[bytes], Any] = strict_loads) -> None:
         self._loads = loads
         """The whole-line parser, used for every line this one cannot take a shortcut on."""
+        self.texts = ResentTexts(loads)
+        """The parser of lines that resend their history inside strings (OTLP spans) instead."""
         self._arrays: list[_Array] = []
         """Remembered arrays, the most recently used first."""
         self._held = 0
@@ -148,9 +154,11 @@ class ResentParser:
     def parse(self, line: bytes | str) -> Any:
         """The line's JSON value; raises exactly what the whole-line parser raises on a bad line."""
         worth_it = isinstance(line, bytes) and len(line) >= SMALL_LINE
+        if worth_it and line.startswith(_SPANS):
+            return self.texts.parse(line)  # a collector's line: no messages array to look for in it
         opening = _array_opening(line) if worth_it else None
         if opening is None:
-            return self._loads(line)
+            return self.texts.parse(line) if worth_it else self._loads(line)
         for earlier in self._arrays:
             if line.startswith(earlier.elements, opening + 1):
                 value = self._parse_after(line, opening, earlier)

@@ -25,7 +25,7 @@ from typing import Any, Iterator
 from lib.logs import chat_shape as convert
 from lib.logs.record import CallRecord, LineProblem, LogFormat
 from lib.logs.provider_pairs import CallIds
-from lib.model import TRANSCRIPT_REQUEST
+from lib.model import TOOLS_IN_PROMPT, TRANSCRIPT_REQUEST
 
 ROLES = {"system": "system", "human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant",
          "model": "assistant", "function_call": "assistant", "tool": "tool", "observation": "tool",
@@ -85,11 +85,12 @@ class ShareGPTFormat(LogFormat):
                     for m in _messages(turn, position, role_key, text_key, ids, unnamed)]
         if not any(m["role"] == "assistant" for m in messages):
             raise LineProblem("the transcript has no assistant turn, so there is no round to split off")
-        tools = _tools(obj, messages)
+        tools, in_prompt = _tools(obj, messages)
         # Agent trajectories (hermes-agent) name the model the run used beside the turns.
         model = {"model": obj["model"]} if isinstance(obj.get("model"), str) and obj["model"] else {}
         parameters = {"tools": tools} if tools else {}
-        derived = [TRANSCRIPT_REQUEST, "usage", "finish", TEXT_CALLS, *ids.derived()]
+        derived = [TRANSCRIPT_REQUEST, "usage", "finish", TEXT_CALLS, *ids.derived(),
+                   *([TOOLS_IN_PROMPT] if in_prompt else [])]
         for position, message in enumerate(messages):
             if message["role"] != "assistant" or _continued(messages, position):
                 continue
@@ -174,20 +175,22 @@ def _results(text: str, name: Any) -> list[tuple[str | None, str, str | None]]:
     return found
 
 
-def _tools(obj: dict, messages: list[dict]) -> list[dict]:
-    """The tool list: the line's `tools` (a list, or a list as JSON text), else the system prompt's `<tools>`."""
+def _tools(obj: dict, messages: list[dict]) -> tuple[list[dict], bool]:
+    """The tool list: the line's `tools` (a list, or a list as JSON text), else the system prompt's `<tools>`; and
+    whether it was read out of the system prompt."""
     tools = obj.get("tools")
     if isinstance(tools, str):
         tools = _json(tools)
-    if not isinstance(tools, list):
+    in_prompt = not isinstance(tools, list)
+    if in_prompt:
         system = next((m["content"] for m in messages if m["role"] == "system" and isinstance(m["content"], str)), "")
         # The prompt may name the tags before it fills them: the first block that parses is the list.
         tools = next((found for found in map(_json, TOOLS.findall(system)) if isinstance(found, list)), None)
     if not isinstance(tools, list):
-        return []
+        return [], False
     return [t if isinstance(t, dict) and isinstance(t.get("function"), dict)
             else convert.function_tool(t.get("name"), t.get("description"), t.get("parameters"))
-            for t in tools if isinstance(t, dict)]
+            for t in tools if isinstance(t, dict)], in_prompt
 
 
 def _json(text: str) -> Any:

@@ -27,7 +27,8 @@ from lib.dialects import OPENAI
 from lib.dialects.common import parse_arguments
 from lib.intern import canonical_json
 from lib.logs import chat_shape as convert
-from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
+from lib.text import plural
 
 TRACE_ID_KEYS = ("traceId", "trace_id", "context", "context.trace_id")
 """Keys a span carries its trace id under (OTLP, SDK dumps, console exporter, flattened exports)."""
@@ -51,6 +52,18 @@ SPAN_ID_KEYS = ("spanId", "span_id")
 
 ERROR_STATUS = (2, "STATUS_CODE_ERROR", "ERROR", "StatusCode.ERROR")
 """Span status codes that mean the operation failed."""
+
+CAPTURE_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+"""The variable OpenTelemetry's GenAI instrumentations read to record messages; unset, they record none."""
+
+UNCAPTURED = {
+    "origin": "completed",
+    "note": "This span carries no messages: the instrumentation did not capture content (it records messages only "
+            f"when {CAPTURE_VARIABLE} is set). The model, token counts and finish reason are as recorded; the "
+            "request's messages and the model's answer are not, so nothing said can be shown.",
+    "omitted": ["messages"],
+}
+"""The provenance of a round read from a model-call span without messages, as the native format writes it."""
 
 
 @dataclass
@@ -90,6 +103,8 @@ class SpanFormat(LogFormat):
     def __init__(self) -> None:
         self._held = _Held()
         self._resent = _ResentInputs()
+        self._uncaptured: list[int] = []
+        """The line of every model-call span that carries no messages."""
 
     def detect(self, obj: dict) -> str | None:
         if "resourceSpans" in obj:
@@ -136,7 +151,10 @@ class SpanFormat(LogFormat):
         key = (span.start if span.start is not None else float("inf"), len(self._held.calls) + len(self._held.tools))
         kind = _kind(span.attributes)
         if kind in ("gen_ai", "openinference"):
-            self._held.calls.append((key, _call_record(span, kind, self._resent)))
+            record = _call_record(span, kind, self._resent)
+            if record.provenance is not None:
+                self._uncaptured.append(line)
+            self._held.calls.append((key, record))
         elif kind is not None:
             self._held.tools.append((key, span.trace, _execution(span, kind)))
 
@@ -152,6 +170,19 @@ class SpanFormat(LogFormat):
         for _, record in calls:
             yield record
 
+    def notes(self) -> list[Problem]:
+        if not self._uncaptured:
+            return []
+        first, last, count = self._uncaptured[0], self._uncaptured[-1], len(self._uncaptured)
+        where = f", from this line to line {last:,}," if last != first else ""
+        return [Problem(first, f"{plural(count, 'model-call span')}{where} {'carries' if count == 1 else 'carry'} no "
+                               "messages: the instrumentation did not capture content. OpenTelemetry's GenAI "
+                               f"instrumentations record messages only when {CAPTURE_VARIABLE} is set before they "
+                               "start (SPAN_ONLY or true, as the instrumentation's version asks). Each call's model, "
+                               "token counts and finish reason are shown as recorded, but nothing said, and calls in "
+                               "traces of their own cannot be joined into one conversation without their messages.",
+                        last if last != first else None)]
+
 
 def _chain_traces(traces: list[list[tuple[tuple, CallRecord]]]) -> None:
     """Give a trace's calls the conversation of an earlier trace whose last request their first extends.
@@ -161,9 +192,10 @@ def _chain_traces(traces: list[list[tuple[tuple, CallRecord]]]) -> None:
     are kept by their first message, so a trace is compared only with the runs it could continue.
     """
     ends: dict[bytes | None, list[tuple[list, str | None]]] = {}
+    openings: dict[int, bytes] = {}  # by the message's id: a run's calls share its first message object
     for calls in traces:
         first = _messages(calls[0][1])
-        candidates = [(key, end) for key in (None, _opening(first)) for end in ends.get(key, ())]
+        candidates = [(key, end) for key in (None, _opening(first, openings)) for end in ends.get(key, ())]
         best = max((c for c in candidates if len(first) > len(c[1][0]) and first[: len(c[1][0])] == c[1][0]),
                    key=lambda c: len(c[1][0]), default=None)
         if best is not None:
@@ -171,12 +203,18 @@ def _chain_traces(traces: list[list[tuple[tuple, CallRecord]]]) -> None:
             for _, record in calls:
                 record.conversation = best[1][1]
         last = _messages(calls[-1][1])
-        ends.setdefault(_opening(last), []).append((last, calls[0][1].conversation))
+        ends.setdefault(_opening(last, openings), []).append((last, calls[0][1].conversation))
 
 
-def _opening(messages: list) -> bytes | None:
-    """What a run of messages is kept under: its first message; None for no messages (a prefix of every run)."""
-    return canonical_json(messages[0]) if messages else None
+def _opening(messages: list, openings: dict[int, bytes]) -> bytes | None:
+    """What a run of messages is kept under: its first message; None for no messages (a prefix of every run).
+    `openings` holds the texts already written, by message id (the messages outlive it)."""
+    if not messages:
+        return None
+    found = openings.get(id(messages[0]))
+    if found is None:
+        found = openings[id(messages[0])] = canonical_json(messages[0])
+    return found
 
 
 def _messages(record: CallRecord) -> list:
@@ -219,8 +257,11 @@ def _read_span(raw: dict, line: int) -> _Span:
     trace = raw.get("traceId")
     if not (type(trace) is str and trace):  # OTLP's own key is the usual one; the others are looked for after it
         trace = _trace_id(raw)
-    start = _nanos(raw, ("startTimeUnixNano", "start_time", "startTime"))
-    end = _nanos(raw, ("endTimeUnixNano", "end_time", "endTime"))
+    start, end = raw.get("startTimeUnixNano"), raw.get("endTimeUnixNano")
+    if not (type(start) is str and type(end) is str and start.isdigit() and end.isdigit()):  # OTLP's own shape, taken first
+        start, end = _nanos(raw, ("startTimeUnixNano", "start_time", "startTime")), _nanos(raw, ("endTimeUnixNano", "end_time", "endTime"))
+    else:
+        start, end = int(start), int(end)
     return _Span(
         line=line,
         trace=trace.removeprefix("0x"),
@@ -295,7 +336,7 @@ class _Attributes:
         if plan is not None:
             value = flat.get(path, _ABSENT)
             if value is _ABSENT:
-                if path not in plan and not any(p in flat for p in _path_prefixes(path)):
+                if path not in plan and flat.keys().isdisjoint(_path_prefixes(path)):
                     return None
             elif type(value) is not dict:  # a dict's digit keys would become a list in the tree
                 return value
@@ -360,9 +401,8 @@ def _listed(node: Any) -> Any:
     return node
 
 
-def _at(attributes: _Attributes, path: str) -> Any:
-    """The value at a dotted path of a span's attributes, or None."""
-    return attributes.at(path)
+_at = _Attributes.at
+"""The value at a dotted path of a span's attributes, or None (the method itself: one call less per lookup)."""
 
 
 def _walk(tree: Any, path: str) -> Any:
@@ -465,11 +505,21 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> CallRecord:
     tree = span.attributes
     call = _openinference_call(tree) if kind == "openinference" else _genai_call(tree, resent)
     request: dict = {"model": call.model} if call.model is not None else {}
-    request["messages"] = [m for turn in call.inputs for m in (turn if isinstance(turn, list) else convert.chat_message(*turn))]
+    if len(call.inputs) == 1 and isinstance(call.inputs[0], list):
+        # The very list read from the text: the next call's list starts with its objects (CallRecord.resends).
+        request["messages"], resends = call.inputs[0], resent.extended
+    else:
+        request["messages"], resends = [m for turn in call.inputs for m in
+                                        (turn if isinstance(turn, list) else convert.chat_message(*turn))], None
     if call.tools:
         request["tools"] = call.tools
     response, error = None, None
+    uncaptured = kind == "gen_ai" and not call.inputs and not call.output
     assistant = next((m for m in convert.chat_messages(call.output) if m.get("role") == "assistant"), None)
+    resent.answered(assistant)
+    if uncaptured:
+        # The answer's text and calls went unrecorded, not unsaid; its model, usage and finish are on the span.
+        assistant = {"role": "assistant", "content": None}
     if span.failure is not None:
         error = {"status": convert.as_int(_at(tree, "http.response.status_code")), "body": {"message": span.failure},
                  "message": span.failure}
@@ -481,6 +531,8 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> CallRecord:
         conversation=span.trace, latency_ms=span.duration_ms,
         converted_from="openinference" if kind == "openinference" else "otel-genai",
         timestamp=convert.iso_time(span.start // 10**9, span.start % 10**9) if span.start is not None else None,
+        resends=resends,
+        provenance={**UNCAPTURED, "omitted": ["messages"]} if uncaptured else None,
     )
 
 
@@ -512,6 +564,7 @@ def _openinference_model(tree: _Attributes) -> Any:
 
 def _genai_call(tree: _Attributes, resent: _ResentInputs) -> _Call:
     """An OTel GenAI span: the current message attributes, else the legacy flattened prompt/completion keys."""
+    resent.latest = resent.extended = None
     if _at(tree, "gen_ai.input.messages") is None and _at(tree, "gen_ai.output.messages") is None:
         inputs = [_flat_turn(m) for m in _checked_list(_json_at(tree, "gen_ai.prompt"), "gen_ai.prompt")]
         outputs = _checked_list(_json_at(tree, "gen_ai.completion"), "gen_ai.completion")[:1]
@@ -543,7 +596,9 @@ class _ResentInputs:
 
     Each call of an agent resends the whole history, so its text is the previous call's with new
     messages appended: only the appended part is parsed and converted (as lib/logs/resent.py does
-    for whole lines). Only the latest text of each conversation is kept.
+    for whole lines). Only the latest text of each conversation is kept, without its closing `]`,
+    with its messages and the answer its call got: that answer, resent next, is handed on as the very
+    object, so the rebuilding's check that a request extends the one before compares pointers.
     """
 
     OPENING = 256
@@ -552,8 +607,13 @@ class _ResentInputs:
     """Conversations kept per opening; the oldest is dropped past this."""
 
     def __init__(self) -> None:
-        self._by_opening: dict[str, list[tuple[str, list[dict]]]] = {}
+        self._by_opening: dict[str, list[list]] = {}
+        """[text less its `]` (None when it does not end in one), messages, the answer or None] per conversation, by opening."""
         self._tools: tuple[str, list] | None = None
+        self.latest: list | None = None
+        """The entry the last call of `messages` made, until its answer is known."""
+        self.extended: list | None = None
+        """The earlier messages list the last call of `messages` extended, or None."""
 
     def tools(self, tree: _Attributes) -> list:
         """A call's tool definitions as Chat Completions tools; an agent sends the same text with every
@@ -568,15 +628,25 @@ class _ResentInputs:
     def messages(self, text: str) -> list[dict]:
         """The Chat Completions messages `text` holds, reusing those of the earlier text it extends."""
         kept = self._by_opening.setdefault(text[: self.OPENING], [])
-        earlier = max((entry for entry in kept if _extends(text, entry[0])), key=lambda e: len(e[0]), default=None)
+        earlier = next((entry for entry in reversed(kept) if entry[0] is not None and _extends(text, entry[0])), None)
         if earlier is None:
             messages = self._converted(text)
         else:
             kept.remove(earlier)
-            messages = earlier[1] + self._converted("[" + text[len(earlier[0]):])
-        kept.append((text, messages))
+            added = self._converted("[" + text[len(earlier[0]) + 1:])
+            if added and earlier[2] is not None and added[0] == earlier[2]:
+                added[0] = earlier[2]
+            messages = earlier[1] + added
+            self.extended = earlier[1]
+        self.latest = [text[:-1] if text.endswith("]") else None, messages, None]
+        kept.append(self.latest)
         del kept[: -self.KEPT]
         return messages
+
+    def answered(self, reply: dict | None) -> None:
+        """The answer to the call whose messages were read last."""
+        if self.latest is not None:
+            self.latest[2], self.latest = reply, None
 
     @staticmethod
     def _converted(text: str) -> list[dict]:
@@ -585,10 +655,9 @@ class _ResentInputs:
         return convert.chat_messages(turns)
 
 
-def _extends(text: str, earlier: str) -> bool:
-    """Whether JSON array text `text` is `earlier` with more elements appended."""
-    end = len(earlier) - 1
-    return earlier.endswith("]") and len(text) > end + 1 and text[end] == "," and text.startswith(earlier[:end])
+def _extends(text: str, opened: str) -> bool:
+    """Whether JSON array text `text` is an earlier one, `opened` without its closing `]`, with more elements appended."""
+    return len(text) > len(opened) + 1 and text[len(opened)] == "," and text.startswith(opened)
 
 
 def _parts_turn(message: Any, attribute: str) -> tuple[str, list]:

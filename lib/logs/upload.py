@@ -41,6 +41,7 @@ from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, Problem
 from lib.logs.near_miss import nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.logs.resent import ResentParser, hold_interned, skip_whitespace, value_end
+from lib.logs.resent_text import ResentTexts
 from lib.intern import collector_paused, content_key
 from lib.model import Message, ProviderError, Request, Response, Round, Trace
 from lib.text import plural
@@ -73,6 +74,8 @@ class Upload:
     """Lines that could not be used, those past the listed problems included."""
     size: int = 0
     """Bytes read, after decompression: what the upload cache counts it as."""
+    notes: tuple[Problem, ...] = ()
+    """What lines that loaded lack, by line (spans that carry no messages): not skipped, but not whole."""
 
     @property
     def rounds(self) -> int:
@@ -172,6 +175,7 @@ class _Call:
     converted_from: str | None
     timestamp: str | None
     order: int
+    provenance: dict | None
 
 
 @dataclass
@@ -183,6 +187,8 @@ class _Thread:
     opening: tuple | None = None
     """The opening the thread is indexed under; None for a thread the log named."""
     calls: list[_Call] = field(default_factory=list)
+    last_sent: list | None = None
+    """The `messages` list of the last call's request body, as the record held it (see CallRecord.resends)."""
 
 
 class _Rebuilder:
@@ -203,6 +209,7 @@ class _Rebuilder:
         if record.held_by_provider:
             request = replace(request, held_by_provider=record.held_by_provider)
         hold_interned(body, request.raw["messages"])
+        thread.last_sent = body.get("messages")
         response = dialect.read_response(record.response, self.pools) if record.response else None
         error = None
         if record.error is not None:
@@ -218,7 +225,7 @@ class _Rebuilder:
         thread.calls.append(_Call(
             record.line, request, response, error, executions,
             number_or_none(record.latency_ms), tuple(record.derived), record.converted_from,
-            text_or_none(record.timestamp), self._order,
+            text_or_none(record.timestamp), self._order, record.provenance,
         ))
 
     def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None]:
@@ -226,7 +233,8 @@ class _Rebuilder:
         extend the thread's last, and the opening a new thread is to be indexed under."""
         if record.conversation is not None:
             key = f"{record.conversation} ({record.dialect})" if self._clash(record) else record.conversation
-            return self.threads.get(key) or _Thread(key, record.dialect), False, None
+            thread = self.threads.get(key) or _Thread(key, record.dialect)
+            return thread, record.resends is not None and record.resends is thread.last_sent, None
         raws = body.get("messages") if isinstance(body.get("messages"), list) else []
         # Threads are indexed by their first request's first two messages; a request is looked up
         # under its first two and its first one, so a thread that opened with one message is found.
@@ -302,6 +310,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra["derived"] = list(derived)
         if call.converted_from:
             extra["converted_from"] = call.converted_from
+        if call.provenance:
+            extra["provenance"] = call.provenance
         rounds.append(Round(
             index=position + 1, request=call.request, response=response, error=call.error,
             executions=call.executions, latency_ms=call.latency_ms,
@@ -413,8 +423,9 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         if thread.calls
     ]
     problems = reading.problems
+    notes = tuple(note for instance in reading.instances for note in instance.notes())
     return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
-                  reading.size)
+                  reading.size, notes)
 
 
 def _unpacked(name: str, data: bytes, label: str, reading: _Reading) -> bytes | None:
@@ -448,7 +459,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     """Every line (or array element) of a log: parsed, its format detected, fed to that importer."""
     parser = ResentParser()
     caps, problems, formats = reading.caps, reading.problems, reading.formats
-    whole = documents.elements(name, data, caps.line_bytes)  # .eval, cassettes, HAR, .traj: one document, cut into elements
+    whole = documents.elements(name, data, caps.line_bytes, ResentTexts(orjson.loads).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
     items = _items(name, data) if whole is None else ((number, element, 1) for number, element in whole)
     for number, item, span in items:
         reading.lines += span

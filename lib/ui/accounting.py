@@ -19,6 +19,11 @@ from lib.ui.charts import tokens_per_round
 from lib.tokens import Counting
 
 
+TOOL_LIST_UNRECORDED = ("The log kept no tool list, though the model called tools: the list was sent, but it is "
+                        "neither shown nor counted here.")
+"""Said wherever the tool list's tokens would be, for a log that kept the messages but not the tools."""
+
+
 def counting_notice(counting: Counting) -> None:
     """Say plainly when estimates are only a character rule of thumb."""
     if counting.problem:
@@ -68,7 +73,8 @@ def round_metrics(row: RoundSummary, gap_reason: str | None = None, response_hid
     if gap_reason:
         plain.text(gap_reason)
     parts = " · ".join(f"{label} {tokens:,}" for label, tokens in input_parts(row.breakdown))
-    st.caption(f"Where the input goes ({usage.input_tokens:,} in all): {parts}.")
+    st.caption(f"Where the input goes ({usage.input_tokens:,} in all): {parts}." + ("" if row.tool_list_recorded else
+               " " + TOOL_LIST_UNRECORDED))
 
 
 def _unrecorded_request_metrics(usage, left, middle) -> None:
@@ -127,12 +133,20 @@ def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
 def snowball_metrics(ball: Snowball) -> None:
     """The conversation's totals: what resending everything every round adds up to."""
     a, b, c, d = st.columns(4)
-    a.metric("Input billed over all calls", f"{ball.billed_input:,}", help=f"{ball.rounds} calls, {ball.output:,} out.")
-    b.metric("One call with the final context", f"{ball.single_call_input:,}",
+    # A sum with one estimate in it is an estimate: say so on the figure, as the explorer does on each round's.
+    about = "≈ " if ball.estimated_calls else ""
+    estimated = (f" {ball.estimated_calls:,} of them reported no usage: their tokens are our offline estimate."
+                 if ball.estimated_calls else "")
+    a.metric("Input billed over all calls", f"{about}{ball.billed_input:,}",
+             help=f"{ball.rounds} calls, {ball.output:,} out.{estimated}")
+    b.metric("One call with the final context", f"{'≈ ' if ball.last_estimated else ''}{ball.single_call_input:,}",
              delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if ball.single_call_input else None,
              delta_color="off")
     c.metric("Input already sent in the previous request", f"{ball.resent_share:.0%}",
              help="Instructions, tool definitions and earlier messages that the request before had carried too.")
+    if not ball.tool_list_recorded:
+        d.metric("Tool list, every round", "not in the log", help=TOOL_LIST_UNRECORDED)
+        return
     d.metric("Tool list, every round", f"{ball.tools_per_round:,} tokens",
              delta=f"{ball.tools_total:,} over {ball.rounds} rounds", delta_color="off")
 

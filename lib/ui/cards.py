@@ -241,13 +241,22 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
         st.caption(f"The trace records no stop signal; read as {response.stop!r} from the message.")
 
 
+def _nothing_ran(round_: Round, next_round: Round | None) -> str:
+    if round_.error is None:
+        return "The program ran nothing after this response: the round trip ends here."
+    # A failed call is often retried: the trace goes on, so only its last round ends it.
+    if next_round is None:
+        return "The call failed, so the program ran nothing: the trace ends here."
+    return f"The call failed, so the program ran nothing; round {next_round.index} is its next request."
+
+
 def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], pointer: Pointer | None = None,
                    across: int = 1, explain: bool = True) -> None:
     """Step 3: what the program ran between this response and the next request, `across` executions side by side
     (then each one's arguments above what it returned); `explain` False where the slide's lead says it already."""
     lane = [m for m in marks if isinstance(m, StepLabel) and m.step == 3]
     if not lane:
-        st.caption("The program ran nothing after this response: the round trip ends here.")
+        st.caption(_nothing_ran(round_, next_round))
         return
     if explain:
         st.caption("This lane is invisible to the model. It never sees the handler run, only the result the "

@@ -224,6 +224,8 @@ def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
                        f"{upload.skipped_lines:,} skipped. {rule}")
         else:
             plain.text(f"{plural(count, 'line')} read as {format_name}: {rule}")
+    for note in upload.notes:
+        plain.text(note)
     if upload.problems:
         with st.expander(f"Skipped lines ({upload.skipped_lines:,})", expanded=not upload.conversations):
             st.text("\n".join(str(p) for p in upload.problems[:200]))

@@ -137,7 +137,8 @@ def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     ball = snowball(rows)
     st.header(":material/calculate: Tokens and cost")
     times = f", {ball.billed_input / ball.single_call_input:.1f} times" if ball.single_call_input else ""
-    lead(f"Every call resends everything: {plural(ball.rounds, 'call')} billed {ball.billed_input:,} input tokens"
+    about = "about " if ball.estimated_calls else ""  # the Tokens page's "≈", in words
+    lead(f"Every call resends everything: {plural(ball.rounds, 'call')} billed {about}{ball.billed_input:,} input tokens"
          f"{times} one call with the final context.")
     accounting.snowball_metrics(ball)
     st.plotly_chart(charts.for_projector(charts.input_breakdown(rows), height=360), key="slide.tokens",
