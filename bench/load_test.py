@@ -47,16 +47,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(port: int, env: dict[str, str] | None = None, traces: Path | None = None) -> subprocess.Popen:
+def start_app(port: int, env: dict[str, str] | None = None, traces: Path | None = None,
+              script: str = "app.py", script_args: tuple[str, ...] = (), root: Path = ROOT) -> subprocess.Popen:
     """`streamlit run app.py` on 127.0.0.1:port, returned once /_stcore/health says ok.
 
     `env` adds to the environment the server runs with (the browser tests give it a notes
-    database of their own); `traces`, a folder, replaces the bundled traces (bench/serve.py)."""
+    database of their own); `traces`, a folder, replaces the bundled traces (bench/serve.py);
+    `script` runs another page the same way (bench/peers/floor.py's bare page), given `script_args`; `root`,
+    another checkout's app (bench/peers/against.py)."""
     launcher = ["bench.serve", str(traces)] if traces else ["streamlit"]
+    arguments = ["--", *script_args] if script_args else []
     server = subprocess.Popen(
-        [sys.executable, "-m", *launcher, "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})},
+        [sys.executable, "-m", *launcher, "run", script, "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", *arguments],
+        cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})},
     )
     for _ in range(120):
         try:

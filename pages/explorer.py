@@ -21,7 +21,7 @@ navigation.require_rounds(loaded)
 
 
 def current_round() -> None:
-    index = explorer.navigation(loaded)
+    index = explorer.navigation(loaded, navigator=not modes.predict)
     explorer.round_view(loaded, index, revealed=not modes.predict or predict.revealed(loaded, index))
 
 

@@ -239,3 +239,30 @@ def test_the_resent_messages_table_is_sent_only_once_opened(app):
     table = next(d.value for d in at.dataframe if "path" in d.value.columns)
     assert table["path"].tolist() == [f"messages[{i}]" for i in range(7)]
     assert table["role"].tolist()[:2] == ["system", "user"]
+
+
+def _navigator_data(at) -> list[dict]:
+    """What the round navigator was given on the last run: its component's JSON."""
+    return [json.loads(element.proto.mixed.json or element.proto.json) for element in at.get("bidi_component")]
+
+
+def test_a_long_trace_gets_a_round_navigator_sent_every_round_once_then_only_the_round(app):
+    at = _open_long_trace(app, 61)
+    (first,) = _navigator_data(at)
+    assert first["round"] == 1 and len(first["rounds"]) == 61
+    assert first["rounds"][60]["heading"] == "Round 61: the program sends 122 messages, 2 of them new"
+    at.number_input(key="explorer.round").set_value(61).run()
+    # The browser holds the rounds since the first run: a switch sends the round on screen, not the trace again.
+    assert _navigator_data(at) == [{"trace": first["trace"], "round": 61}]
+
+
+def test_a_short_trace_gets_no_round_navigator(app):
+    at = app.run()
+    assert not at.exception and _navigator_data(at) == []
+
+
+def test_predict_mode_gets_no_round_navigator_on_a_long_trace(app):
+    app.query_params["mode"] = "predict"
+    at = _open_long_trace(app, 61)
+    assert any(e.value.startswith("Round 1:") for e in at.subheader)
+    assert _navigator_data(at) == []  # it holds every response: it would give the predictions away

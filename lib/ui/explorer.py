@@ -15,6 +15,7 @@ from lib.sequence import SEQUENCE_ROUNDS, sequence, window_start
 from lib.model import Round
 from lib.steps import STEP_COLORS, STEP_TITLES, StepLabel
 from lib.ui import accounting, annotate, cards, charts, lesson, plain, predict, rounds, side_by_side, state
+from lib.ui.round_navigator import round_navigator
 from lib.ui.navigation import fork_from
 from lib.ui.cache import per_trace
 from lib.text import plural
@@ -65,8 +66,9 @@ def _step(delta: int, count: int) -> None:
     st.session_state[state.ROUND] = min(max(st.session_state[state.ROUND] + delta, 1), count)
 
 
-def navigation(loaded: LoadedTrace) -> int:
-    """Previous / next buttons and a round selector; keeps `?round=` in step."""
+def navigation(loaded: LoadedTrace, navigator: bool = True) -> int:
+    """Previous / next buttons and a round selector, and on a long trace the round navigator unless `navigator` is
+    False (predict mode: it holds every response); keeps `?round=` in step."""
     count = len(loaded.trace.rounds)
     index = current_round(loaded)
     back, pick, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
@@ -78,6 +80,8 @@ def navigation(loaded: LoadedTrace) -> int:
                    key="explorer.next", width="stretch")
     st.query_params["round"] = str(st.session_state[state.ROUND])
     _follow(st.session_state[state.ROUND], count)
+    if navigator and count > DRAWN_UP_TO:
+        round_navigator(loaded, st.session_state[state.ROUND])
     return st.session_state[state.ROUND]
 
 

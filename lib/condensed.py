@@ -1,0 +1,89 @@
+"""A trace condensed for the round navigator, which holds every round in the browser: each distinct message once,
+rounds referring to them by number, as Inspect's condensed log does, and every value plain JSON text.
+
+What a round carries is what its card reads first: the messages new in its request, the response's text and
+tool calls (or the error), and the tool results the program produced after it. Long texts are cut at `CLIP`
+characters; the cards below the navigator show them whole."""
+
+from __future__ import annotations
+
+import json
+
+from lib.growth import sends
+from lib.model import Message, Part, Round, Trace
+from lib.text import show_controls
+
+CLIP = 600
+"""Characters of one text the navigator holds; the rest is counted, and read in the round's cards."""
+
+
+def _clipped(text: str) -> str:
+    text = show_controls(text)
+    if len(text) <= CLIP:
+        return text
+    return text[:CLIP] + f"\n… {len(text) - CLIP:,} more characters, in the round's cards below"
+
+
+def _part(part: Part) -> list[str]:
+    """[kind, label, text]: kind one of text, call, result, other."""
+    match part.kind:
+        case "text":
+            return ["text", "", _clipped(part.text)]
+        case "tool-call":
+            return ["call", show_controls(f"tool call {part.name} · id {part.id}"), _clipped(part.arguments_raw)]
+        case "tool-result":
+            error = " · marked as an error" if part.is_error else ""
+            return ["result", show_controls(f"tool result for call {part.call_id}{error}"), _clipped(part.content)]
+        case _:
+            return ["other", show_controls(f"a {part.type} part, in the round's cards below"), ""]
+
+
+def _message(message: Message) -> list:
+    return [show_controls(str(message.role)), [_part(part) for part in message.parts]]
+
+
+def _output(output) -> str:
+    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
+
+
+class _Messages:
+    """Numbers each distinct message the first time a round refers to it."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, int] = {}
+        self.condensed: list[list] = []
+
+    def number(self, message: Message) -> int:
+        if message.key not in self.numbers:
+            self.numbers[message.key] = len(self.condensed)
+            self.condensed.append(_message(message))
+        return self.numbers[message.key]
+
+
+def _round(round_: Round, before: tuple[Message, ...], messages: _Messages) -> dict:
+    """New and changed as the round's cards count them (lib/growth.py): past the previous request's length, new;
+    before it and unlike the copy sent then, changed."""
+    sent = round_.request.messages
+    start = round_.resent_prefix
+    changed = [message for message, earlier in zip(sent[start:len(before)], before[start:])
+               if message is not earlier and message != earlier]
+    new = sent[len(before):]
+    condensed = {"heading": f"Round {round_.index}: {sends(round_, len(new))}",
+                 "new": [messages.number(message) for message in new],
+                 "changed": [messages.number(message) for message in changed],
+                 "results": [[show_controls(execution.name), show_controls(execution.tool_call_id), execution.ok,
+                              _clipped(_output(execution.output))] for execution in round_.executions]}
+    if round_.response is not None:
+        condensed["response"] = messages.number(round_.response.message)
+    elif round_.error is not None:
+        condensed["error"] = _clipped(f"{round_.error.status or 'no status'}: {round_.error.message}")
+    return condensed
+
+
+def condensed_rounds(trace: Trace) -> dict:
+    """{"rounds": [...], "messages": [...]}: each round's heading, its new and changed messages and its response as
+    numbers into `messages`, its error and tool results; each message as [role, [[kind, label, text], ...]]."""
+    messages = _Messages()
+    rounds = [_round(round_, previous.request.messages if previous else (), messages)
+              for previous, round_ in zip((None, *trace.rounds), trace.rounds)]
+    return {"rounds": rounds, "messages": messages.condensed}

@@ -1,0 +1,49 @@
+"""The round navigator of a long trace: every round held in the page (lib/condensed.py), its list virtualised, the
+chosen round readable at once, without a server round trip; the round's cards below follow by a fragment rerun.
+
+A session's browser gets the condensed rounds once per trace; later reruns send only the round on screen. A page
+that lacks them (a reconnect after the server restarted) says so, and the next rerun sends them again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from lib.catalog import LoadedTrace
+from lib.condensed import condensed_rounds
+from lib.ui import state
+from lib.ui.cache import per_trace
+
+NAVIGATOR = "explorer.navigator"
+"""Session key: the navigator component."""
+SENT = "explorer.navigator_sent"
+"""Session key: the digest of the trace whose condensed rounds this session's browser holds."""
+_HERE = Path(__file__).parent
+_COMPONENT = st.components.v2.component(
+    "roundtrip.round_navigator", js=(_HERE / "round_navigator.js").read_text(encoding="utf-8"),
+    css=(_HERE / "round_navigator.css").read_text(encoding="utf-8"))
+
+
+@per_trace()
+def _condensed(loaded: LoadedTrace) -> dict:
+    return condensed_rounds(loaded.trace)
+
+
+def _chosen() -> None:
+    chosen = st.session_state[NAVIGATOR].get("chosen")
+    if isinstance(chosen, int):
+        st.session_state[state.ROUND] = chosen
+
+
+def _missing() -> None:
+    st.session_state.pop(SENT, None)
+
+
+def round_navigator(loaded: LoadedTrace, index: int) -> None:
+    """The navigator on round `index`; a round chosen in it becomes the round on screen."""
+    data = {"trace": loaded.digest, "round": index}
+    if st.session_state.get(SENT) != loaded.digest:
+        data |= _condensed(loaded)
+        st.session_state[SENT] = loaded.digest
+    _COMPONENT(key=NAVIGATOR, data=data, on_chosen_change=_chosen, on_missing_change=_missing)

@@ -1,0 +1,111 @@
+"""The round navigator of a long trace, in Debian's Chromium: every round readable in the page at a key press,
+trace text shown as text and never as markup, and the round's cards below following the round chosen in it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from bench.load_test import free_port, start_app
+from tests.browser.conftest import VIEWPORT, Watch, guard
+from tests.hostile import HOSTILE, IMG, SCRIPT, hostile_trace
+from tests.synthetic import synthetic_lines
+
+EXTRA_ROUNDS = 70
+"""Plain rounds after the hostile trace's three, so that the trace is long enough to get the navigator."""
+ROUNDS = 3 + EXTRA_ROUNDS
+PROBE = "window.__navigatorRan"
+"""Set by the hostile payload's handlers if any of them ever ran."""
+
+
+def _long_hostile_trace() -> str:
+    """The hostile trace (markup, scripts, remote images in every string), then plain rounds of tool calls."""
+    probed = HOSTILE.replace("alert(1)", f"{PROBE}=1").replace("alert('owned')", f"{PROBE}=2")
+    lines = hostile_trace(probed).decode().splitlines()
+    for line in list(synthetic_lines(EXTRA_ROUNDS))[1:]:
+        round_ = json.loads(line)
+        round_["index"] += 3
+        lines.append(json.dumps(round_))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def navigator_url(chromium_present, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("navigator")
+    (folder / "hostile-long.jsonl").write_text(_long_hostile_trace())
+    server = start_app(free_port(), traces=folder)
+    yield f"http://127.0.0.1:{server.args[server.args.index('--server.port') + 1]}"
+    server.terminate()
+    server.wait(timeout=30)
+
+
+@pytest.fixture
+def navigator_page(browser, navigator_url):
+    watch = Watch()
+    context = browser.new_context(viewport=VIEWPORT, base_url=navigator_url)
+    context.set_default_timeout(60_000)
+    guard(context, watch)
+    page = context.new_page()
+    page.on("dialog", lambda dialog: (watch.dialogs.append(dialog.message), dialog.dismiss()))
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    yield page, watch, requested
+    context.close()
+
+
+def _navigator(page):
+    return page.get_by_role("region", name="Round navigator")
+
+
+def _cards_heading(page, index: int):
+    """The round's own heading below the navigator, drawn by Python."""
+    return page.locator('[data-testid="stHeading"]').filter(
+        has_text=re.compile(rf"^Round {index}: the program sends"))
+
+
+def test_hostile_text_in_the_navigator_reads_as_text_and_loads_nothing(navigator_page):
+    page, watch, requested = navigator_page
+    page.goto("/?trace=hostile-long&round=1")
+    navigator = _navigator(page)
+    navigator.get_by_text(re.compile(r"^Round 1: the program sends")).wait_for()
+    # Round 1's new messages (system and user) and its tool call carry the payload: all of it reads as typed.
+    shown = navigator.locator("pre").all_inner_texts()
+    assert any(IMG.replace("alert(1)", f"{PROBE}=1") in text for text in shown), shown
+    assert any(SCRIPT.replace("alert('owned')", f"{PROBE}=2") in text for text in shown), shown
+    assert navigator.locator("img, script, a, meta").count() == 0
+    navigator.get_by_role("listbox", name="Rounds").focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    navigator.get_by_text(re.compile(r"^Round 3: the program sends")).wait_for()
+    page.wait_for_timeout(1_000)
+    assert page.evaluate(PROBE) is None
+    assert watch.dialogs == []
+    assert watch.remote == [], f"requests left for other hosts: {watch.remote}"
+    assert [url for url in requested if url.rstrip("/").endswith("/x")] == [], "an <img src=x> from the trace loaded"
+
+
+def test_keys_in_the_navigator_show_a_round_at_once_and_the_cards_follow(navigator_page):
+    page, _, _ = navigator_page
+    page.goto("/?trace=hostile-long&round=1")
+    navigator = _navigator(page)
+    navigator.get_by_text(re.compile(r"^Round 1: the program sends")).wait_for()
+    rounds = navigator.get_by_role("listbox", name="Rounds")
+    rounds.focus()
+    page.keyboard.press("End")
+    navigator.get_by_text(re.compile(rf"^Round {ROUNDS}: the program sends")).wait_for()
+    navigator.get_by_text(f"All {EXTRA_ROUNDS - 1} records looked up.").wait_for()
+    _cards_heading(page, ROUNDS).wait_for()
+    assert page.get_by_label(re.compile(r"^Round \(1 to")).input_value() == str(ROUNDS)
+
+    page.keyboard.press("ArrowUp")
+    navigator.get_by_text(re.compile(rf"^Round {ROUNDS - 1}: the program sends")).wait_for()
+    navigator.get_by_text(f"tool result of lookup · id call_{EXTRA_ROUNDS - 1}").wait_for()
+    _cards_heading(page, ROUNDS - 1).wait_for()
+
+    # The other way round: Python's own buttons move the navigator too.
+    page.get_by_role("button", name="◀ Previous round").click()
+    _cards_heading(page, ROUNDS - 2).wait_for()
+    navigator.get_by_text(re.compile(rf"^Round {ROUNDS - 2}: the program sends")).wait_for()
+    assert rounds.locator("[aria-selected=true]").inner_text().startswith(f"Round {ROUNDS - 2} ·")
