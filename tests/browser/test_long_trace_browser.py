@@ -23,8 +23,9 @@ from tests.synthetic import synthetic_lines
 ROUNDS = 1000
 FIRST_LOAD_MS = 3_000
 """Longest main-thread task allowed while the trace opens."""
-SWITCH_MS = 500
-"""Longest main-thread task allowed while another round replaces the one on screen."""
+SWITCH_MS = 1_500
+"""Longest main-thread task allowed while another round replaces the one on screen: 500 ms failed at load
+averages of 16 to 18 (tasks of 502 to 669 ms with nothing wrong); the regressions it is for take 4.5 s and more."""
 
 
 @pytest.fixture(scope="module")
