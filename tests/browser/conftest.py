@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
 import pytest
@@ -58,6 +58,17 @@ def app_url(chromium_present, tmp_path_factory) -> str:
     data = tmp_path_factory.mktemp("browser-notes")
     port = free_port()
     server = start_app(port, env={"ROUNDTRIP_DATABASE_URL": f"sqlite:///{data / 'notes.db'}"})
+    yield f"http://127.0.0.1:{port}"
+    server.terminate()
+    server.wait(timeout=30)
+
+
+def serve_traces(folder: Path, name: str, text: str) -> Iterator[str]:
+    """The app on a free loopback port serving only the trace `name` written into `folder`: its base URL,
+    for a module fixture to yield from; the server stops when the fixture ends."""
+    (folder / name).write_text(text)
+    port = free_port()
+    server = start_app(port, traces=folder)
     yield f"http://127.0.0.1:{port}"
     server.terminate()
     server.wait(timeout=30)

@@ -15,9 +15,8 @@ import re
 
 import pytest
 
-from bench.load_test import free_port, start_app
 from bench.longtasks import long_tasks, page_clock, watch_long_tasks
-from tests.browser.conftest import VIEWPORT, Watch, guard
+from tests.browser.conftest import VIEWPORT, Watch, guard, serve_traces
 from tests.synthetic import synthetic_lines
 
 ROUNDS = 1000
@@ -31,12 +30,8 @@ averages of 16 to 18 (tasks of 502 to 669 ms with nothing wrong); the regression
 @pytest.fixture(scope="module")
 def long_trace_url(chromium_present, tmp_path_factory):
     """The app serving a folder that holds only a synthetic 1,000-round trace."""
-    folder = tmp_path_factory.mktemp("long-trace")
-    (folder / f"synthetic-{ROUNDS}.jsonl").write_text("\n".join(synthetic_lines(ROUNDS)) + "\n")
-    server = start_app(free_port(), traces=folder)
-    yield f"http://127.0.0.1:{server.args[server.args.index('--server.port') + 1]}"
-    server.terminate()
-    server.wait(timeout=30)
+    yield from serve_traces(tmp_path_factory.mktemp("long-trace"), f"synthetic-{ROUNDS}.jsonl",
+                            "\n".join(synthetic_lines(ROUNDS)) + "\n")
 
 
 @pytest.fixture

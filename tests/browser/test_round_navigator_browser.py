@@ -8,8 +8,7 @@ import re
 
 import pytest
 
-from bench.load_test import free_port, start_app
-from tests.browser.conftest import VIEWPORT, Watch, guard
+from tests.browser.conftest import VIEWPORT, Watch, guard, serve_traces
 from tests.hostile import HOSTILE, IMG, SCRIPT, hostile_trace
 from tests.synthetic import synthetic_lines
 
@@ -33,12 +32,7 @@ def _long_hostile_trace() -> str:
 
 @pytest.fixture(scope="module")
 def navigator_url(chromium_present, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("navigator")
-    (folder / "hostile-long.jsonl").write_text(_long_hostile_trace())
-    server = start_app(free_port(), traces=folder)
-    yield f"http://127.0.0.1:{server.args[server.args.index('--server.port') + 1]}"
-    server.terminate()
-    server.wait(timeout=30)
+    yield from serve_traces(tmp_path_factory.mktemp("navigator"), "hostile-long.jsonl", _long_hostile_trace())
 
 
 @pytest.fixture
