@@ -15,6 +15,7 @@ lib.dialects.openai_chat reads as an OtherPart.
 from __future__ import annotations
 
 import json
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 import time
 from datetime import datetime, timezone
 from typing import Any, Iterable
@@ -48,13 +49,19 @@ def text_or_raw(block: Any, text_types: tuple[str, ...] = ("text",)) -> Any:
 _JSON_TEXT = json.JSONEncoder(ensure_ascii=False)
 """One encoder for every value: `json.dumps` with an option builds a new encoder per call, which cost
 more than the encoding of a call's arguments."""
+_ENCODE = c_make_encoder(None, _JSON_TEXT.default, encode_basestring, None, ": ", ", ", False, False, True) \
+    if c_make_encoder is not None else None
+"""The C encoder `_JSON_TEXT.encode` builds on every call, built once (without the cycle check: parsed
+JSON has no cycles). Its text is json.dumps's with ensure_ascii=False, at less than half the time."""
 
 
 def json_text(value: Any) -> str:
     """`value` as the text a Chat Completions field carries: strings as they are, anything else as JSON."""
     if isinstance(value, str):
         return value
-    return _JSON_TEXT.encode(value)
+    if _ENCODE is None:
+        return _JSON_TEXT.encode(value)
+    return "".join(_ENCODE(value, 0))
 
 
 def tool_call(call_id: Any, name: Any, arguments: Any) -> dict:

@@ -267,7 +267,7 @@ def _read_span(raw: dict, line: int) -> _Span:
         trace=trace.removeprefix("0x"),
         start=start,
         duration_ms=(end - start) / 1e6 if start is not None and end is not None and end >= start else None,
-        attributes=_Attributes(attributes),
+        attributes=_Plain(attributes) if _plain(attributes) else _Attributes(attributes),
         failure=_failure(raw.get("status")),
     )
 
@@ -400,6 +400,50 @@ def _path_prefixes(path: str) -> tuple[str, ...]:
     """`a` and `a.b` for `a.b.c`: keys whose value a path would walk into."""
     steps = path.split(".")
     return tuple(".".join(steps[:n]) for n in range(1, len(steps)))
+
+
+class _Plain(dict):
+    """A GenAI span's attributes when every path the readers ask of such a span is a key or absent
+    (see `_plain`): looked up as the flat dict itself, None when absent, without `_Attributes`'s
+    checks. The fast path: tests compare it with `_Attributes` on every span fixture."""
+
+    __slots__ = ()
+
+    def __missing__(self, path: str) -> None:
+        if path not in PLAIN_PATHS:
+            # A reader that asks for a path the fast path was not checked for would read None silently.
+            raise KeyError(f"{path!r} is not among spans.PLAIN_PATHS")
+        return None
+
+
+PLAIN_PATHS = frozenset({
+    "openinference.span.kind", "gen_ai.operation.name", "gen_ai.input.messages", "gen_ai.output.messages",
+    "gen_ai.prompt", "gen_ai.completion", "gen_ai.system_instructions", "gen_ai.tool.definitions",
+    "llm.request.functions", "gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
+    "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "gen_ai.response.finish_reasons",
+    "http.response.status_code", "gen_ai.response.id", "gen_ai.response.model", "llm.model_name",
+    "gen_ai.tool.call.id", "gen_ai.tool.name", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result",
+})
+"""Every path read of a GenAI model-call or tool span (the OpenInference names among them are asked as fallbacks)."""
+_PLAIN_OPERATIONS = frozenset((*CHAT_OPERATIONS, "execute_tool"))
+_PLAIN_PREFIXES = frozenset(prefix for path in PLAIN_PATHS for prefix in _path_prefixes(path))
+
+
+def _plain(flat: dict) -> bool:
+    """Whether `_Attributes` would answer each of PLAIN_PATHS with the flat dict's value, or None when
+    absent: a GenAI chat or tool span whose keys are leaves, none of them above or below a path read."""
+    operation = flat.get("gen_ai.operation.name")
+    return _Attributes.DIRECT and type(operation) is str and operation in _PLAIN_OPERATIONS \
+        and _plain_keys(tuple(flat)) and dict not in set(map(type, flat.values()))
+
+
+@lru_cache(maxsize=256)
+def _plain_keys(keys: tuple) -> bool:
+    plan = _key_plan(keys)
+    return plan is not None and "openinference.span.kind" not in keys and plan.isdisjoint(PLAIN_PATHS) \
+        and _PLAIN_PREFIXES.isdisjoint(keys)
+
+
 
 
 def _nest(flat: dict) -> dict:
@@ -656,7 +700,11 @@ class _ResentInputs:
     def messages(self, text: str) -> list[dict]:
         """The Chat Completions messages `text` holds, reusing those of the earlier text it extends."""
         kept = self._by_opening.setdefault(text[: self.OPENING], [])
-        earlier = next((entry for entry in reversed(kept) if entry[0] is not None and _extends(text, entry[0])), None)
+        for earlier in reversed(kept):
+            if earlier[0] is not None and _extends(text, earlier[0]):
+                break
+        else:
+            earlier = None
         if earlier is None:
             messages = convert.chat_messages(self._turns(text))
         else:
