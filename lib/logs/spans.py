@@ -288,9 +288,14 @@ def _otlp_attributes(items: list) -> dict:
     try:
         for item in items:
             key, value = item["key"], item["value"]
-            # Most attributes are strings: taken without the general AnyValue walk.
-            flat[key] = value["stringValue"] if type(value) is dict and len(value) == 1 and "stringValue" in value \
-                else _any_value(value)
+            # Most attributes are strings, then counts: taken without the general AnyValue walk.
+            if type(value) is dict and len(value) == 1 and "stringValue" in value:
+                flat[key] = value["stringValue"]
+            elif type(value) is dict and len(value) == 1 and type(number := value.get("intValue")) is str \
+                    and number.isdigit():
+                flat[key] = int(number)
+            else:
+                flat[key] = _any_value(value)
             if type(key) is not str:
                 break
         else:
