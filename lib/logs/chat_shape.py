@@ -15,9 +15,9 @@ lib.dialects.openai_chat reads as an OtherPart.
 from __future__ import annotations
 
 import json
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 import time
 from datetime import datetime, timezone
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Iterable
 
 from lib.coerce import int_or_none

@@ -6,8 +6,10 @@ names the conversation and their start time orders it. Tool-execution spans of t
 become the executions of the call whose response asked for them, so every span is held until
 the end of the file.
 
-Attribute keys are dotted paths (`llm.input_messages.0.message.role`); they are nested into a tree
-first, so the flattened conventions read like the JSON ones.
+Attribute keys are dotted paths (`llm.input_messages.0.message.role`); where a path needs it they
+are nested into a tree, so the flattened conventions read like the JSON ones. A GenAI span whose keys
+are all leaves, none above or below a path read (what the instrumentations write), skips every such
+check: its flat attributes answer the lookups as they are (`_Plain`, the fast path).
 
 It runs past 400 lines because OpenTelemetry GenAI and OpenInference are one family read through
 one attribute tree; each convention's keys sit beside the others they must not be confused with.
@@ -311,7 +313,7 @@ def _checked_attributes(items: list) -> dict:
     for position, item in enumerate(items):
         try:
             key, value = item["key"], item.get("value")
-        except (TypeError, KeyError, AttributeError):
+        except (TypeError, KeyError):
             key = None
         if type(key) is not str:
             raise LineProblem(f"attributes[{position}] is {convert.describe(item)}, expected {{key, value}}")
@@ -444,11 +446,10 @@ def _plain(flat: dict) -> bool:
 
 @lru_cache(maxsize=256)
 def _plain_keys(keys: tuple) -> bool:
+    """Whether no key prefixes another or a path read, none extends a path read, and none is OpenInference's kind."""
     plan = _key_plan(keys)
     return plan is not None and "openinference.span.kind" not in keys and plan.isdisjoint(PLAIN_PATHS) \
         and _PLAIN_PREFIXES.isdisjoint(keys)
-
-
 
 
 def _nest(flat: dict) -> dict:
