@@ -77,3 +77,13 @@ def test_spans_recorded_without_content_capture_say_what_they_lack_and_show_what
     assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" in sidebar
     page = " ".join(t.value for t in at.main.text) + " ".join(c.value for c in at.main.caption)
     assert "did not capture" in page
+
+
+def test_openinference_spans_with_hidden_messages_say_which_variable_hid_them(app):
+    # Written by the real openinference-instrumentation-openai with OPENINFERENCE_HIDE_INPUTS/OUTPUTS set.
+    at = _upload(app, ("spans.jsonl", (FIXTURES / "otlp-span-per-call-openinference-hidden.jsonl").read_bytes()))
+    sidebar = " ".join(t.value for t in at.sidebar.text)
+    assert "2 model-call spans carry no messages: OpenInference hid them, as" in sidebar
+    assert "OPENINFERENCE_HIDE_INPUTS" in sidebar and "OPENINFERENCE_HIDE_OUTPUTS" in sidebar
+    page = " ".join(t.value for t in at.main.text) + " ".join(c.value for c in at.main.caption)
+    assert "OPENINFERENCE_HIDE_INPUTS" in page
