@@ -1,5 +1,6 @@
 """Uploading a log in the real app: the summary, the skipped lines, the conversation picker."""
 
+import json
 from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -77,6 +78,13 @@ def test_a_har_file_is_counted_in_entries_through_the_sidebar(app):
     assert "3 entries: 2 rounds in 1 conversation; 0 entries skipped" in captions
     assert "3 entries read as har: an entry with request.url and response.content (a HAR file)" in captions
     assert "lines" not in captions
+
+    har = json.loads((CONTAINERS / "chromium-openai-tool-calls.har").read_bytes())
+    har["log"]["entries"].append("not an entry")
+    at = _upload(app, ("broken.har", json.dumps(har).encode()))
+    captions = " ".join(t.value for t in at.sidebar.text)
+    assert "4 entries: 2 rounds in 1 conversation; 1 entry skipped" in captions
+    assert [e.label for e in at.sidebar.expander if e.label.startswith("Skipped")] == ["Skipped entries (1)"]
 
 
 def test_spans_recorded_without_content_capture_say_what_they_lack_and_show_what_they_kept(app):

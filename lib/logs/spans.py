@@ -70,6 +70,7 @@ class _Unrecorded:
     """The variable to set (CAPTURE_VARIABLE) or those to unset (OpenInference's HIDE_ ones) to record it."""
 
     def reason(self) -> str:
+        """Why the span lacks it, and what turns its recording back on."""
         if self.variables == (CAPTURE_VARIABLE,):
             return ("the instrumentation did not capture content. OpenTelemetry's GenAI instrumentations record "
                     f"messages only when {CAPTURE_VARIABLE} is set before they start (SPAN_ONLY or true, as the "
