@@ -47,12 +47,12 @@ ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function
 """The roles the dialects define: one of these is our own word and may sit in markdown; any other is shown as text."""
 
 
-HIGHLIGHT_LABEL = "Colours and copy buttons"
+HIGHLIGHT_LABEL = "Colour and copy"
 """The toggle that shows payloads highlighted."""
 PAYLOAD_CSS = """<style>
 /* Payloads as plain monospace text in a code block's box. A fixed rule of our own: no trace text. */
 [class*="st-key-payload-"] [data-testid="stText"] { background: rgba(151, 166, 195, 0.15); border-radius: 0.5rem;
-  padding: 0.6rem 0.9rem; }
+  padding: 0.6rem 0.9rem; width: 100%; box-sizing: border-box; }
 [class*="st-key-payload-"] [data-testid="stText"] > span { font-family: "Source Code Pro", monospace;
   font-size: 0.875rem; line-height: 1.5; white-space: pre-wrap; overflow-wrap: anywhere; }
 </style>"""
