@@ -17,10 +17,9 @@ if editing:
 this_round, this_trace, everything, labels = st.tabs(["This round", "This trace", "All notes", "Labels and rubrics"])
 with this_round:
     index = explorer.navigation(loaded)
-    with explorer.navigator_above(loaded, index):
-        if editing:
-            annotate.note_form(loaded, index, disabled=unavailable)
-        explorer.round_view(loaded, index, pointer=annotate.card_pointer(loaded, index, editing))
+    if editing:
+        annotate.note_form(loaded, index, disabled=unavailable)
+    explorer.round_view(loaded, index, pointer=annotate.card_pointer(loaded, index, editing))
 with this_trace:
     annotate.editor(loaded, disabled=unavailable, editing=editing)
     annotate.exports(loaded)

@@ -21,9 +21,8 @@ navigation.require_rounds(loaded)
 
 
 def current_round() -> None:
-    index = explorer.navigation(loaded)
-    with explorer.navigator_above(loaded, index, shown=not modes.predict):
-        explorer.round_view(loaded, index, revealed=not modes.predict or predict.revealed(loaded, index))
+    index = explorer.navigation(loaded, navigator=not modes.predict)
+    explorer.round_view(loaded, index, revealed=not modes.predict or predict.revealed(loaded, index))
 
 
 # Outside predict mode the round is a fragment: moving between rounds reruns only it, not the overview,
