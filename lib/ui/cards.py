@@ -52,8 +52,9 @@ HIGHLIGHT_LABEL = "Colour and copy"
 PAYLOAD_CSS = """<style>
 /* Payloads as plain monospace text in a code block's box. A fixed rule of our own: no trace text. */
 [class*="st-key-payload-"] [data-testid="stText"] { background: rgba(151, 166, 195, 0.15); border-radius: 0.5rem;
-  padding: 0.6rem 0.9rem; width: 100%; box-sizing: border-box; }
-[class*="st-key-payload-"] [data-testid="stText"] > span { font-family: "Source Code Pro", monospace;
+  padding: 0.6rem 0.9rem; }
+/* The system's monospace, as the round navigator's: no font file to fetch on a first load. */
+[class*="st-key-payload-"] [data-testid="stText"] > span { font-family: monospace;
   font-size: 0.875rem; line-height: 1.5; white-space: pre-wrap; overflow-wrap: anywhere; }
 </style>"""
 """How a payload looks when it is not highlighted."""
@@ -81,7 +82,7 @@ def payload(text: str, language: str | None, where=st) -> None:
         where.code(text, language=language, wrap_lines=True)
         return
     with where.container(key=f"payload-{next(_PAYLOADS)}"):
-        st.text(text)
+        st.text(text, width="stretch")
 
 
 def code_block(value, where=st) -> None:
