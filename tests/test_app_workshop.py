@@ -7,7 +7,7 @@ import pytest
 from lib.ui.lesson import LESSON_CSS
 from lib.ui.presenter import PRESENTER_CSS
 from lib.ui.picker import SIDEBAR_CSS
-from tests.screen import screen
+from tests.screen import READ, lines, screen, uploaded
 
 
 def _markdown(at) -> str:
@@ -199,3 +199,17 @@ def test_the_presenter_names_a_narration_that_ends_the_loop_as_the_checks_page_d
     assert not at.exception
     assert _headers(at) == ["⑤ Loop ends without a call"]
     assert "Model answers" not in _markdown(at)
+
+
+def test_after_a_failed_call_the_next_request_shows_the_result_no_step_showed(app):
+    # Groq refused round 1 (HTTP 400, tool_use_failed); the client appended the rejected call and a validation
+    # error as its result. Round 1 had no step ④, so round 2's request is the first place that result is seen.
+    at = uploaded(app, "openai-compatible-tool-use-failed.jsonl")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    for _ in range(2):
+        at.button(key="presenter.next").click().run()
+    assert not at.exception
+    assert (_query(at, "round"), _query(at, "step")) == ("2", "1")
+    folded = [e.label for e in at.expander if "already showed" in e.label]
+    assert folded == []  # round 1 showed neither a model's turn nor a result
+    assert any("Fix the errors and try again." in line for line in lines(at, READ + ("code",)))

@@ -15,7 +15,7 @@ import streamlit as st
 from lib.catalog import LoadedTrace
 from lib.growth import MessageEntry
 from lib.lessons import Lesson, lessons_at
-from lib.presenter import Position, Reveal, reveal
+from lib.presenter import Position, Reveal, reveal, shown_before
 from lib.round_view import RoundView
 from lib.slide_words import KNOWS, content_is_null, snowball, step_lead, stop_switch, tools_line
 from lib.steps import STEP_COLORS, STEP_MARKS
@@ -123,15 +123,25 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
     st.subheader("What the model sees", anchor=False)
     lead(KNOWS)
     _resent_stack(view)
-    seen = [e for e in placed.entries if e.status == "new" and round_.index > 1 and e.origin != "input"]
-    if seen:
-        with st.expander(f"{plural(len(seen), 'new message')} that steps ② and ④ of round {round_.index - 1} "
-                         "already showed: the model's turn and the results"):
-            for entry in seen:
+    seen = shown_before(placed, loaded.trace.rounds[round_.index - 2]) if round_.index > 1 else None
+    already = seen.entries if seen else ()
+    if already:
+        with st.expander(f"{plural(len(seen.entries), 'new message')} that {_steps_words(seen.steps)} of round "
+                         f"{round_.index - 1} already showed: {_shown_words(seen.steps)}"):
+            for entry in already:
                 cards.message_card(entry, marks)
     for entry in placed.entries:
-        if entry.status != "resent" and entry not in seen:
+        if entry.status != "resent" and entry not in already:
             cards.message_card(entry, marks)
+
+
+def _steps_words(steps: tuple[int, ...]) -> str:
+    marks = [STEP_MARKS[step] for step in steps]
+    return f"step {marks[0]}" if len(marks) == 1 else "steps " + " and ".join(marks)
+
+
+def _shown_words(steps: tuple[int, ...]) -> str:
+    return " and ".join({2: "the model's turn", 4: "the results"}[step] for step in steps)
 
 
 def _resent_stack(view: RoundView) -> None:
