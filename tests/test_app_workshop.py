@@ -213,3 +213,13 @@ def test_after_a_failed_call_the_next_request_shows_the_result_no_step_showed(ap
     folded = [e.label for e in at.expander if "already showed" in e.label]
     assert folded == []  # round 1 showed neither a model's turn nor a result
     assert any("Fix the errors and try again." in line for line in lines(at, READ + ("code",)))
+
+
+def test_the_counter_of_a_failed_call_does_not_say_its_tool_list_was_paid_for(app):
+    # Round 1 of the Groq recording failed with HTTP 400: whether the provider billed it, the log does not say.
+    at = uploaded(app, "openai-compatible-tool-use-failed.jsonl")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    assert not at.exception
+    tools = next(line for line in _markdown(at).splitlines() if line.startswith("**Tools:**"))
+    assert "paid" not in tools
+    assert "the call failed, and the log does not say whether the provider billed it" in tools
