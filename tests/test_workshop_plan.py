@@ -156,7 +156,7 @@ def test_the_docs_give_the_bundled_plans_link_length_as_it_is(workshop):
     said = [(int(slides), int(chars.replace(",", ""))) for slides, chars in re.findall(
         r"The (\d+)-slide Hengxin plan packs into about ([\d,]+) characters", (ROOT / "docs/workshop-plan.md").read_text())]
     said += [(int(slides), int(chars.replace(",", ""))) for chars, slides in re.findall(
-        r"about ([\d,]+) characters for the (\d+)-slide Hengxin plan", (ROOT / "README.md").read_text())]
+        r"about\s+([\d,]+)\s+characters\s+for\s+the\s+(\d+)-slide\s+Hengxin\s+plan", (ROOT / "README.md").read_text())]
     assert len(said) == 2
     for slides, chars in said:
         assert slides == len(workshop.slides)
