@@ -14,7 +14,9 @@ annotate.messages()
 editing = annotate.editing()
 if editing:
     annotate.import_offer(loaded)
-this_round, this_trace, everything, labels = st.tabs(["This round", "This trace", "All notes", "Labels and rubrics"])
+# Keyed, so the tab in use stays open when a save's message appears above the tabs.
+this_round, this_trace, everything, labels = st.tabs(["This round", "This trace", "All notes", "Labels and rubrics"],
+                                                     key="annotate.tab")
 with this_round:
     index = explorer.navigation(loaded)
     if editing:
