@@ -3,6 +3,9 @@ the explorer, and the stop for a file with no readable rounds. Each is written h
 
 from __future__ import annotations
 
+from typing import Iterable
+from urllib.parse import urlsplit
+
 import streamlit as st
 
 from lib.catalog import LoadedTrace
@@ -10,6 +13,8 @@ from lib.ui import state
 
 FRAME = "app.framed"
 """Session key: set by app.py before it runs a page."""
+WANTED = "app.wanted"
+"""Session key: the page a link named (its URL path and query) when it opened without the frame."""
 EXPLORER = "pages/explorer.py"
 """The round explorer's page, where a finding or a note opens its round."""
 COMPARE = "pages/compare.py"
@@ -25,8 +30,19 @@ def frame_guard() -> None:
     # The project keeps a top-level pages/ folder, and Streamlit's legacy auto-discovery then treats a
     # fresh server as an old-style multipage app: the first visit to a page's URL runs that page alone,
     # without app.py's page config and navigation. Going through app.py puts the frame back.
+    # The link's page and query are kept for app.py to open once its navigation exists (open_wanted).
     if not st.session_state.get(FRAME):
+        st.session_state[WANTED] = (urlsplit(st.context.url).path.rstrip("/").rsplit("/", 1)[-1],
+                                    st.query_params.to_dict())
         st.switch_page("app.py")
+
+
+def open_wanted(pages: Iterable) -> None:
+    """Open the page a link named, now that app.py's navigation holds it (see frame_guard)."""
+    wanted = st.session_state.pop(WANTED, None)
+    page = next((p for p in pages if wanted and p.url_path == wanted[0]), None)
+    if page is not None:
+        st.switch_page(page, query_params=wanted[1])
 
 
 def keep_widget_values(keys: tuple[str, ...]) -> None:
