@@ -11,10 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from lib import catalog
-from lib.compare import (Comparison, Run, RoundPair, call_changes, compare, item_text, message_changes,
-                         round_contents, tool_changes)
+from lib.compare import (Comparison, Run, RoundPair, call_changes, compare, finish_written, item_text,
+                         message_changes, round_contents, tool_changes)
 from lib.deeplink import is_kept_id, linked_round
-from lib.model import Round
 from lib.prices import DEFAULT_PRICES, cost_words
 from lib.store import StoreUnavailable
 from lib.summary import about
@@ -254,21 +253,12 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
     st.markdown("**Results sent back, and the finish**")
     results = [{"left": item_text(x) if x else None, "right": item_text(y) if y else None}
                for x, y in _zipped(content_a.results, content_b.results)]
-    _table(results + [{"left": _finish(a), "right": _finish(b)}],
+    _table(results + [{"left": finish_written(a), "right": finish_written(b)}],
            "compare.results", "")
     for side, round_ in (("left", a), ("right", b)):
         if round_.error is not None:
             st.caption(f"The {side} round's call failed:")
             plain.text(round_.error.message)
-
-
-def _finish(round_: Round) -> str:
-    """The stop signal as the round's payload writes it (`finish_reason: stop`, `stop_reason: tool_use`), not the
-    normalized one the verdicts compare by."""
-    response = round_.response
-    if response is None or response.finish_reason is None:
-        return "finish: none recorded"
-    return f"{(response.finish_reason_path or 'finish').rsplit('.', 1)[-1]}: {response.finish_reason}"
 
 
 def _zipped(a: tuple, b: tuple) -> list[tuple]:
