@@ -128,6 +128,10 @@ class RoundPair:
     """Codes of findings in the left round that the right round lacks."""
     findings_right: tuple[str, ...]
     """Codes of findings in the right round that the left round lacks."""
+    estimated_left: bool = False
+    """The left round's tokens are our offline estimate: its call reported no usage."""
+    estimated_right: bool = False
+    """The right round's tokens are our offline estimate."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,12 +396,17 @@ def compare(left: Run, right: Run, prices: tuple[Price, ...]) -> Comparison:
             tokens_left=_tokens(row_a), tokens_right=_tokens(row_b),
             cost_left=round_cost(row_a, prices) if row_a else None, cost_right=round_cost(row_b, prices) if row_b else None,
             findings_left=tuple(sorted(found_a - found_b)), findings_right=tuple(sorted(found_b - found_a)),
+            estimated_left=_estimated(row_a), estimated_right=_estimated(row_b),
         ))
     return Comparison(figures(left, prices), figures(right, prices), tuple(pairs))
 
 
 def _tokens(row: RoundSummary | None) -> tuple[int, int] | None:
     return (row.usage.input_tokens, row.usage.output_tokens) if row else None
+
+
+def _estimated(row: RoundSummary | None) -> bool:
+    return row is not None and row.usage.source != "reported"
 
 
 # --- one pair in detail ------------------------------------------------------------------------------------
