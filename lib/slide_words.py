@@ -48,6 +48,9 @@ class Snowball:
     """Where the input goes (lib.tokens.input_parts), parts of zero left out."""
     failed: bool = False
     """The call failed: whether the provider billed this request, the log does not say."""
+    held: bool = False
+    """A listed request's earlier messages are held by the provider (previous_response_id or a conversation): the
+    sizes count what the model reads, not what the program sent."""
 
 
 def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_current: bool = False) -> Snowball:
@@ -66,6 +69,7 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         input_tokens=row.usage.input_tokens, estimated=row.usage.source != "reported",
         split=tuple((label, tokens) for label, tokens in input_parts(row.breakdown) if tokens),
         failed=row.failed,
+        held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),
     )
 
 

@@ -223,3 +223,19 @@ def test_the_counter_of_a_failed_call_does_not_say_its_tool_list_was_paid_for(ap
     tools = next(line for line in _markdown(at).splitlines() if line.startswith("**Tools:**"))
     assert "paid" not in tools
     assert "the call failed, and the log does not say whether the provider billed it" in tools
+
+
+def test_a_request_that_extends_a_response_held_by_the_provider_is_not_said_to_resend_it(app):
+    # The Responses API chain: round 2 sends previous_response_id and 3 new items; the provider holds the 2 earlier
+    # messages. The model reads them again (and they are billed), but the program does not send them.
+    at = uploaded(app, "openai-responses.jsonl")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    for _ in range(4):
+        at.button(key="presenter.next").click().run()
+    assert not at.exception
+    assert (_query(at, "round"), _query(at, "step")) == ("2", "1")
+    shown = _markdown(at)
+    assert "resent unchanged**, grayed" not in shown
+    assert "**2 earlier messages held by the provider** (previous_response_id or conversation), not sent again" in shown
+    counter = next(line for line in shown.splitlines() if "round by round:" in line)
+    assert counter.startswith("**Messages the model reads, round by round:**")

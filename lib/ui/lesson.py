@@ -103,7 +103,7 @@ def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool) -> Non
     line = ("… → " if snow.more_before else "") + " → ".join(sizes) + (" → …" if snow.more_after else "")
     split = " · ".join(f"{label} {tokens:,}" for label, tokens in snow.split)
     with st.container(border=True, key="snowball"):
-        st.markdown(f"**Messages sent, round by round:** {line}")
+        st.markdown(f"**Messages {'the model reads' if snow.held else 'sent'}, round by round:** {line}")
         st.markdown(f"**Tools:** {tools_line(snow)}" if snow.tools else "**Tools:** none in this request")
         st.markdown(f"**Input tokens{' (estimated)' if snow.estimated else ''}:** "
                     f"{'≈ ' if snow.estimated else ''}{snow.input_tokens:,}" + (f" = {split}" if split else ""))
@@ -150,8 +150,12 @@ def _resent_stack(view: RoundView) -> None:
     if system is None and not resent:
         st.markdown("Nothing is resent: this is the first request.")
         return
-    st.markdown(f"**{plural(len(resent) + (system is not None), 'message')} resent unchanged**, grayed: "
-                "the model reads every one of them again.")
+    # With previous_response_id or a conversation the provider holds the earlier messages: the program sends none.
+    held = view.round.request.held_by_provider
+    again = len(resent) + (system is not None) - held
+    said = ([f"**{plural(held, 'earlier message')} held by the provider** (previous_response_id or conversation), "
+             "not sent again"] if held else []) + ([f"**{plural(again, 'message')} resent unchanged**"] if again > 0 else [])
+    st.markdown(f"{' and '.join(said)}, grayed: the model reads every one of them again.")
     lines = [f"system (top-level field) · {summarize_message(system)}"] if system is not None else []
     lines += [_stack_line(entry) for entry in resent]
     with st.container(key="resent-stack"):
