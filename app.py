@@ -22,5 +22,5 @@ pages = [
     st.Page("pages/watch.py", title="Watch", icon=":material/visibility:"),
 ]
 shown = st.navigation(pages)
-open_wanted(pages)
+open_wanted(pages, shown)
 shown.run()

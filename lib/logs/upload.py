@@ -58,6 +58,10 @@ class Conversation:
     """Its rounds."""
 
 
+UNITS = {"entry": "entries"}
+"""The plural of a unit an upload is counted in, where it is not the unit and an s."""
+
+
 @dataclass(frozen=True, slots=True)
 class Upload:
     """Everything read from one upload."""
@@ -77,7 +81,17 @@ class Upload:
     notes: tuple[Problem, ...] = ()
     """What lines that loaded lack, by line (spans that carry no messages): not skipped, but not whole."""
     unit: str = "line"
-    """What `lines` counts: "line", or "element" for a file that is one JSON array."""
+    """What `lines` counts: "line", "element" for a file that is one JSON array, or what a one-document file
+    holds ("sample", "interaction", "entry", "document"); "item" for files of different units."""
+
+    @property
+    def units(self) -> str:
+        """The unit's plural: `lines`, `entries`."""
+        return UNITS.get(self.unit, self.unit + "s")
+
+    def counted(self, count: int) -> str:
+        """`count` of the upload's items in words: `1 sample`, `3 entries`."""
+        return plural(count, self.unit, self.units)
 
     @property
     def rounds(self) -> int:
@@ -92,8 +106,8 @@ class Upload:
     def summary(self) -> str:
         """One line a user reads first: what loaded and what did not."""
         return (
-            f"{plural(self.lines, self.unit)}: {plural(self.rounds, 'round')} in "
-            f"{plural(len(self.conversations), 'conversation')}; {plural(self.skipped_lines, self.unit)} skipped"
+            f"{self.counted(self.lines)}: {plural(self.rounds, 'round')} in "
+            f"{plural(len(self.conversations), 'conversation')}; {self.counted(self.skipped_lines)} skipped"
         )
 
 
@@ -471,8 +485,12 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     parser = ResentParser()
     caps, problems, formats = reading.caps, reading.problems, reading.formats
     whole = documents.elements(name, data, caps.line_bytes, ResentTexts(orjson.loads).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
-    items = _items(name, data) if whole is None else ((number, element, 1) for number, element in whole)
-    reading.units.add("element" if whole is None and _is_json_array(name, data) else "line")
+    if whole is None:
+        items = _items(name, data)
+        reading.units.add("element" if _is_json_array(name, data) else "line")
+    else:
+        items = ((number, element, 1) for number, element in whole[1])
+        reading.units.add(whole[0])
     for number, item, span in items:
         reading.lines += span
         if isinstance(item, str):  # an element the document reader could not cut out, and why

@@ -29,19 +29,22 @@ def frame_guard() -> None:
     """Send a page opened without app.py's frame through the frame."""
     # The project keeps a top-level pages/ folder, and Streamlit's legacy auto-discovery then treats a
     # fresh server as an old-style multipage app: the first visit to a page's URL runs that page alone,
-    # without app.py's page config and navigation. Going through app.py puts the frame back.
-    # The link's page and query are kept for app.py to open once its navigation exists (open_wanted).
+    # without app.py's page config and navigation. Going through app.py puts the frame back. A restarted
+    # server meets every open page this way on its reconnect: the deep link (?trace=, ?round=) goes along,
+    # or the page would fall back to the first trace at round 1 (switch_page clears the query by default).
+    # The link's page is kept too, for app.py to open once its navigation exists (open_wanted).
     if not st.session_state.get(FRAME):
-        st.session_state[WANTED] = (urlsplit(st.context.url).path.rstrip("/").rsplit("/", 1)[-1],
-                                    st.query_params.to_dict())
-        st.switch_page("app.py")
+        query = st.query_params.to_dict()
+        st.session_state[WANTED] = (urlsplit(st.context.url).path.rstrip("/").rsplit("/", 1)[-1], query)
+        st.switch_page("app.py", query_params=query)
 
 
-def open_wanted(pages: Iterable) -> None:
-    """Open the page a link named, now that app.py's navigation holds it (see frame_guard)."""
+def open_wanted(pages: Iterable, current) -> None:
+    """Open the page a link named, now that app.py's navigation holds it (see frame_guard), unless `current`, the
+    page the navigation chose, is that page already."""
     wanted = st.session_state.pop(WANTED, None)
     page = next((p for p in pages if wanted and p.url_path == wanted[0]), None)
-    if page is not None:
+    if page is not None and page.url_path != current.url_path:
         st.switch_page(page, query_params=wanted[1])
 
 
