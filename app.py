@@ -4,22 +4,23 @@ from pathlib import Path
 
 import streamlit as st
 
-from lib.ui.navigation import FRAME
+from lib.ui.navigation import FRAME, open_wanted
 
 # The favicon is a file of ours: a Material icon there is fetched from fonts.gstatic.com, an emoji needs an emoji font.
 st.set_page_config(page_title="Roundtrip", page_icon=str(Path(__file__).parent / "docs" / "favicon.png"), layout="wide")
 st.session_state[FRAME] = True
-st.navigation(
-    [
-        st.Page("pages/explorer.py", title="Round explorer", icon=":material/search:", default=True),
-        st.Page("pages/tokens.py", title="Tokens and cost", icon=":material/calculate:", url_path="overview"),  # the address it always had
-        st.Page("pages/checks.py", title="Checks", icon=":material/stethoscope:"),
-        st.Page("pages/plan.py", title="Workshop plan", icon=":material/slideshow:"),
-        st.Page("pages/annotate.py", title="Annotate", icon=":material/edit_note:"),
-        st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
-        st.Page("pages/library.py", title="Library", icon=":material/library_books:"),
-        st.Page("pages/fork.py", title="Fork", icon=":material/fork_right:"),
-        st.Page("pages/live.py", title="Live run", icon=":material/play_arrow:"),
-        st.Page("pages/watch.py", title="Watch", icon=":material/visibility:"),
-    ]
-).run()
+pages = [
+    st.Page("pages/explorer.py", title="Round explorer", icon=":material/search:", default=True),
+    st.Page("pages/tokens.py", title="Tokens and cost", icon=":material/calculate:", url_path="overview"),  # the address it always had
+    st.Page("pages/checks.py", title="Checks", icon=":material/stethoscope:"),
+    st.Page("pages/plan.py", title="Workshop plan", icon=":material/slideshow:"),
+    st.Page("pages/annotate.py", title="Annotate", icon=":material/edit_note:"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("pages/library.py", title="Library", icon=":material/library_books:"),
+    st.Page("pages/fork.py", title="Fork", icon=":material/fork_right:"),
+    st.Page("pages/live.py", title="Live run", icon=":material/play_arrow:"),
+    st.Page("pages/watch.py", title="Watch", icon=":material/visibility:"),
+]
+shown = st.navigation(pages)
+open_wanted(pages, shown)
+shown.run()

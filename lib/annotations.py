@@ -333,6 +333,13 @@ def target_words(trace: Trace, target: str) -> str:
     return words if words.startswith("Round ") else f"round {index} · {words.strip()}"
 
 
+def note_heading(trace: Trace, note: Note) -> str:
+    """A note's line above its text, as the explorer and the exported file both write it: its target in words,
+    labels, scores, author and time."""
+    marks = [f"{score.rubric} {score.value:g}" for score in note.scores]
+    return " · ".join([target_words(trace, note.target), *note.labels, *marks, note.author, time_words(note.created)])
+
+
 def time_words(stamp: str) -> str:
     """A note's time as a person reads it (`30 Nov 2026, 17:49 UTC`); a stamp that is not one, as it is."""
     try:

@@ -62,6 +62,8 @@ class RoundContent:
     """The normalized stop signal, or None without a response."""
     results: tuple[Item, ...]
     """The results the next request carried back for this round's calls."""
+    finish: str = "finish: none recorded"
+    """The stop signal as the payload writes it (`finish_reason: stop`, `stop_reason: tool_use`); `stop` compares."""
 
     @property
     def calls(self) -> tuple[Item, ...]:
@@ -126,6 +128,10 @@ class RoundPair:
     """Codes of findings in the left round that the right round lacks."""
     findings_right: tuple[str, ...]
     """Codes of findings in the right round that the left round lacks."""
+    estimated_left: bool = False
+    """The left round's tokens are our offline estimate: its call reported no usage."""
+    estimated_right: bool = False
+    """The right round's tokens are our offline estimate."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,12 +218,13 @@ def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
         response = round_.response
         answer = tuple(_neutral(message_items(response.message), names)) if response is not None else ()
         tools = tuple((t.name, t.description, _canonical(t.parameters)) for t in request.tools)
-        found.append(RoundContent(tuple(added), tools, answer, response.stop if response else None, ()))
+        found.append(RoundContent(tuple(added), tools, answer, response.stop if response else None, (),
+                                  finish_written(round_)))
         previous = len(request.messages)
     # A round's results arrive in the next request.
     return tuple(
         RoundContent(c.added, c.tools, c.answer, c.stop,
-                     tuple(i for i in found[n + 1].added if i[0] == "result") if n + 1 < len(found) else ())
+                     tuple(i for i in found[n + 1].added if i[0] == "result") if n + 1 < len(found) else (), c.finish)
         for n, c in enumerate(found)
     )
 
@@ -303,9 +310,11 @@ def _tools_verdict(left: RoundContent, right: RoundContent) -> str | None:
 def _added_verdict(left: RoundContent, right: RoundContent) -> str | None:
     if left.added == right.added:
         return None
-    first = next((a for a, b in zip(left.added, right.added) if a != b), None)
+    differing = [a for a, b in zip(left.added, right.added) if a != b]
+    first = differing[0] if differing else None
     if first is not None and first[0] == "result":
-        return f"different result of `{first[1]}` sent"
+        tools = list(dict.fromkeys(f"`{item[1]}`" for item in differing if item[0] == "result"))
+        return f"different result{'s' if len(tools) > 1 else ''} of {', '.join(tools)} sent"
     if first is not None and first[0] == "text":
         return f"different {first[1]} message sent"
     return "different messages sent"
@@ -322,13 +331,18 @@ def verdict(left: RoundContent | None, right: RoundContent | None) -> str:
         _tools_verdict(left, right),
         _calls_verdict(left, right),
         "different answer text" if _texts(left) != _texts(right) else None,
-        f"finish {_stop(left)} → {_stop(right)}" if left.stop != right.stop else None,
+        f"{left.finish} → {right.finish}" if left.stop != right.stop else None,
     ]
     return "; ".join(s for s in said if s) or "same"
 
 
-def _stop(content: RoundContent) -> str:
-    return content.stop or "none (no answer)"
+def finish_written(round_: Round) -> str:
+    """The stop signal as the round's payload writes it (`finish_reason: stop`, `stop_reason: tool_use`), not the
+    normalized one the verdicts compare by."""
+    response = round_.response
+    if response is None or response.finish_reason is None:
+        return "finish: none recorded"
+    return f"{(response.finish_reason_path or 'finish').rsplit('.', 1)[-1]}: {response.finish_reason}"
 
 
 def _texts(content: RoundContent) -> tuple[Item, ...]:
@@ -382,12 +396,17 @@ def compare(left: Run, right: Run, prices: tuple[Price, ...]) -> Comparison:
             tokens_left=_tokens(row_a), tokens_right=_tokens(row_b),
             cost_left=round_cost(row_a, prices) if row_a else None, cost_right=round_cost(row_b, prices) if row_b else None,
             findings_left=tuple(sorted(found_a - found_b)), findings_right=tuple(sorted(found_b - found_a)),
+            estimated_left=_estimated(row_a), estimated_right=_estimated(row_b),
         ))
     return Comparison(figures(left, prices), figures(right, prices), tuple(pairs))
 
 
 def _tokens(row: RoundSummary | None) -> tuple[int, int] | None:
     return (row.usage.input_tokens, row.usage.output_tokens) if row else None
+
+
+def _estimated(row: RoundSummary | None) -> bool:
+    return row is not None and row.usage.source != "reported"
 
 
 # --- one pair in detail ------------------------------------------------------------------------------------

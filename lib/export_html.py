@@ -16,7 +16,7 @@ from typing import Iterable
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from lib.annotations import Note, round_of
+from lib.annotations import Note, note_heading, round_of
 from lib.dialects import DIALECTS
 from lib.failures import failure_heading, odd_status
 from lib.growth import ORIGIN_WORDS, sends
@@ -87,7 +87,8 @@ TEMPLATES.filters.update(plural=plural, figure=figure, code_text=_code_text, fai
 # The policy and the stylesheet are our own constants, written as they are (entities mean nothing in <style>).
 TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP_MARKS, step_titles=STEP_TITLES,
                          origin_words=ORIGIN_WORDS, finish_field=_finish_field, input_parts=input_parts, gap_reason=gap_reason,
-                         origin_line=origin_line, provenance_detail=provenance_detail, sends=sends)
+                         origin_line=origin_line, provenance_detail=provenance_detail, sends=sends,
+                         note_heading=note_heading)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = ()) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from lib.growth import Growth
+from lib.growth import Growth, MessageEntry
 from lib.model import Round, Trace
 from lib.steps import STEP_TITLES, StepLabel, steps_for_round
 from lib.text import plural
@@ -127,6 +127,25 @@ def reveal(trace: Trace, position: Position,
         # A narration that ends the loop is named as what it is, as the explorer and the Checks page name it.
         title = next((lab.title for lab in labels if lab.narration), title)
     return Reveal(position, title, labels, index)
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """The new messages of a request that the previous round's own steps already put on screen."""
+
+    entries: tuple[MessageEntry, ...]
+    """Those messages, in the request's order."""
+    steps: tuple[int, ...]
+    """The previous round's steps that showed them: 2 (its model turn), 4 (the results of its calls)."""
+
+
+def shown_before(placed: Growth, previous: Round) -> Shown:
+    """Which of a request's new messages the previous round showed: its model turn at step 2 and the results of
+    its calls at step 4. A round that failed, or answered, has no step 4: results appended after it are new here."""
+    shows = {"response": 2, "tool-result": 4}
+    steps = steps_in(previous)
+    entries = tuple(e for e in placed.new if shows.get(e.origin) in steps)
+    return Shown(entries, tuple(sorted({shows[e.origin] for e in entries})))
 
 
 def carried(placed: Growth, index: int) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from lib.dialects import DIALECTS, anthropic_messages
 from lib.model import Round, Trace
-from lib.summary import RoundSummary
+from lib.summary import BILLING_NOT_KNOWN, RoundSummary
 from lib.text import plural
 from lib.tokens import input_parts
 
@@ -46,6 +46,11 @@ class Snowball:
     """The input is our estimate, not the API's report."""
     split: tuple[tuple[str, int], ...]
     """Where the input goes (lib.tokens.input_parts), parts of zero left out."""
+    failed: bool = False
+    """The call failed: whether the provider billed this request, the log does not say."""
+    held: bool = False
+    """A listed request's earlier messages are held by the provider (previous_response_id or a conversation): the
+    sizes count what the model reads, not what the program sent."""
 
 
 def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_current: bool = False) -> Snowball:
@@ -63,6 +68,8 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         tools_unchanged=index > 1 and trace.rounds[index - 2].request.tools == trace.rounds[index - 1].request.tools,
         input_tokens=row.usage.input_tokens, estimated=row.usage.source != "reported",
         split=tuple((label, tokens) for label, tokens in input_parts(row.breakdown) if tokens),
+        failed=row.failed,
+        held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),
     )
 
 
@@ -119,6 +126,9 @@ def content_is_null(round_: Round) -> bool:
 def tools_line(snow: Snowball) -> str:
     """The tool list in one line: how many, and that each request pays for it again."""
     listed = f"{plural(snow.tools, 'tool definition')}, {plural(snow.tools_tokens, 'token')}"
+    if snow.failed:
+        sent = "resent unchanged" if snow.tools_unchanged else "sent with this request"
+        return f"{listed}: {sent}; {BILLING_NOT_KNOWN}"
     if snow.tools_unchanged:
         return f"{listed}: resent unchanged, paid again (request {snow.tools_sent} to carry them)"
     return f"{listed}: sent with this request and paid for with it, again with every request after"

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from lib.model import Trace, Usage
 from lib.tokens import InputBreakdown, TokenCounter, reconciled_breakdowns
 
+BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
+"""What is said wherever a failed call's cost would be: an error response carries no usage."""
+
 
 @dataclass(frozen=True, slots=True)
 class RoundSummary:

@@ -9,12 +9,16 @@ loaded = trace_picker()
 annotate.follow_jump()
 plain.title(loaded.trace.title, "Annotate")
 navigation.require_rounds(loaded)
-unavailable = annotate.store_problem()
-annotate.messages()
-editing = annotate.editing()
-if editing:
-    annotate.import_offer(loaded)
-this_round, this_trace, everything, labels = st.tabs(["This round", "This trace", "All notes", "Labels and rubrics"])
+# What comes and goes above the tabs (a save's message, the database's problem, an import offer) sits in one
+# container, and the tabs are keyed: the tab in use stays open when a message appears or goes.
+with st.container():
+    unavailable = annotate.store_problem()
+    annotate.messages()
+    editing = annotate.editing()
+    if editing:
+        annotate.import_offer(loaded)
+this_round, this_trace, everything, labels = st.tabs(["This round", "This trace", "All notes", "Labels and rubrics"],
+                                                     key="annotate.tab")
 with this_round:
     index = explorer.navigation(loaded)
     if editing:

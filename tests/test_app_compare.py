@@ -47,7 +47,17 @@ def test_the_links_row_opens_that_pair_with_the_results_and_the_finish(app):
     results = next(d.value for d in at.dataframe if list(d.value.columns) == ["left", "right"])
     # Each side's stop signal as its payload writes it: Hengxin's `finish_reason` is "stop", not our "end".
     assert "finish_reason: stop" in list(results["left"]) and "finish_reason: stop" in list(results["right"])
-    assert at.metric[0].label.startswith("Input tokens, right (left: 1,523)")
+    assert at.metric[0].label.startswith("Input tokens, right (left: ≈ 1,523)")  # estimated, as the Tokens page says
+
+
+def test_a_rounds_figures_are_marked_as_estimates_and_a_missing_price_is_said_as_the_totals_say_it(app):
+    # Hengxin's round 1 reported its usage; round 2's is our estimate; DeepSeek-V4-Flash has no price.
+    at = _open(app, "hengxin-expense,hengxin-expense", row="2")
+    figures = {m.label: m.value for m in at.metric}
+    assert figures["Input tokens, right (left: ≈ 1,378)"] == "≈ 1,378"
+    assert figures["Cost USD, right"] == "no price"
+    rows = _table(at, "verdict")
+    assert list(rows["tokens in, left"])[:2] == ["1,247", "≈ 1,378"]
 
 
 def test_a_run_compared_with_itself_is_the_same_in_every_round(app):

@@ -86,6 +86,12 @@ def test_a_filter_narrows_the_list(ids, key, value, expected):
     assert _titles(at) == sorted(_title(name) for name in expected)
 
 
+def test_one_match_is_counted_in_the_singular(ids):
+    at = _library()
+    at.text_input(key="library.tool").set_value("queryExpense").run()
+    assert "1 saved trace matches; showing 1 to 1." in _said(at)
+
+
 def test_a_filter_that_matches_nothing_says_so(ids):
     at = _library()
     at.text_input(key="library.tool").set_value("no_such_tool").run()

@@ -122,6 +122,11 @@ def test_the_closing_slide_in_predict_mode_shows_the_learners_score(app, worksho
     assert _metrics(at)["Your score on this trace"] == "2 / 5"
 
 
+def test_the_closing_slide_before_any_prediction_says_none_was_made_not_a_score(app, workshop):
+    at = _slide(app, "hengxin-closing", workshop, "present,predict")
+    assert _metrics(at)["Your score on this trace"] == "no round predicted yet"
+
+
 def test_the_gallery_slide_leads_with_the_fix_and_shows_the_finding(app, workshop):
     at = _slide(app, "gallery-empty-result-invented-answer", workshop)
     assert _lead(at).startswith("The fix: never send back a bare empty value.")

@@ -7,7 +7,7 @@ import pytest
 from lib.ui.lesson import LESSON_CSS
 from lib.ui.presenter import PRESENTER_CSS
 from lib.ui.picker import SIDEBAR_CSS
-from tests.screen import screen
+from tests.screen import READ, lines, screen, uploaded
 
 
 def _markdown(at) -> str:
@@ -105,7 +105,7 @@ def test_a_scripted_prediction_session_is_scored_round_by_round_and_for_the_trac
     assert "Call queryExpense" not in _markdown(at)
     assert not [d for d in at.dataframe if "messages sent" in d.value.columns]
     assert "Hidden until you predict" in " ".join(c.value for c in at.caption)
-    assert _score(at) == "0 / 0"
+    assert _score(at) == "no round predicted yet"
 
     _predict(at, 1, "call", "queryExpense", '{"status": "submitted", "user_id": "E10238"}', 5)
     shown = _markdown(at)
@@ -130,7 +130,7 @@ def test_a_scripted_prediction_session_is_scored_round_by_round_and_for_the_trac
     at.number_input(key="explorer.round").set_value(1).run()
     assert "Your prediction: 5 of 5 points" in _markdown(at)  # kept in the session
     at.button(key="predict.start_over").click().run()
-    assert _score(at) == "0 / 0"
+    assert _score(at) == "no round predicted yet"
 
 
 def test_both_dialects_side_by_side_with_the_field_mapping(app):
@@ -199,3 +199,43 @@ def test_the_presenter_names_a_narration_that_ends_the_loop_as_the_checks_page_d
     assert not at.exception
     assert _headers(at) == ["⑤ Loop ends without a call"]
     assert "Model answers" not in _markdown(at)
+
+
+def test_after_a_failed_call_the_next_request_shows_the_result_no_step_showed(app):
+    # Groq refused round 1 (HTTP 400, tool_use_failed); the client appended the rejected call and a validation
+    # error as its result. Round 1 had no step ④, so round 2's request is the first place that result is seen.
+    at = uploaded(app, "openai-compatible-tool-use-failed.jsonl")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    for _ in range(2):
+        at.button(key="presenter.next").click().run()
+    assert not at.exception
+    assert (_query(at, "round"), _query(at, "step")) == ("2", "1")
+    folded = [e.label for e in at.expander if "already showed" in e.label]
+    assert folded == []  # round 1 showed neither a model's turn nor a result
+    assert any("Fix the errors and try again." in line for line in lines(at, READ + ("code",)))
+
+
+def test_the_counter_of_a_failed_call_does_not_say_its_tool_list_was_paid_for(app):
+    # Round 1 of the Groq recording failed with HTTP 400: whether the provider billed it, the log does not say.
+    at = uploaded(app, "openai-compatible-tool-use-failed.jsonl")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    assert not at.exception
+    tools = next(line for line in _markdown(at).splitlines() if line.startswith("**Tools:**"))
+    assert "paid" not in tools
+    assert "the call failed, and the log does not say whether the provider billed it" in tools
+
+
+def test_a_request_that_extends_a_response_held_by_the_provider_is_not_said_to_resend_it(app):
+    # The Responses API chain: round 2 sends previous_response_id and 3 new items; the provider holds the 2 earlier
+    # messages. The model reads them again (and they are billed), but the program does not send them.
+    at = uploaded(app, "openai-responses.jsonl")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    for _ in range(4):
+        at.button(key="presenter.next").click().run()
+    assert not at.exception
+    assert (_query(at, "round"), _query(at, "step")) == ("2", "1")
+    shown = _markdown(at)
+    assert "resent unchanged**, grayed" not in shown
+    assert "**2 earlier messages held by the provider** (previous_response_id or conversation), not sent again" in shown
+    counter = next(line for line in shown.splitlines() if "round by round:" in line)
+    assert counter.startswith("**Messages the model reads, round by round:**")

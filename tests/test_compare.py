@@ -111,7 +111,7 @@ def test_a_removed_tool_and_an_emptied_result_are_said_in_the_verdict():
     forked = read([*lines[:2], json.dumps(round2), *lines[3:]])
     found = compare(run_of(trace), run_of(forked), DEFAULT_PRICES)
     assert found.first_divergence == 2
-    assert found.pairs[1].verdict.startswith("different result of `queryExpense` sent; "
+    assert found.pairs[1].verdict.startswith("different results of `queryExpense`, `queryTravelPolicy` sent; "
                                              "tool list changed: `createExpenseSupplement` removed")
     removed = tool_changes(round_contents(trace)[1], round_contents(forked)[1])
     assert [(t.name, t.status) for t in removed] == [("createExpenseSupplement", "removed")]
@@ -142,3 +142,21 @@ def test_two_runs_of_1000_rounds_are_aligned_in_under_a_second():
     assert len(found.pairs) == 1000 and found.first_divergence == 500
     assert found.pairs[499].verdict == "same call, different arguments: `n` 500 → 5000"
     assert took < 1.0, f"{took:.2f} s"
+
+
+def test_the_verdict_names_every_result_that_differs_and_each_finish_as_its_payload_writes_it():
+    # The teaching fork of round 2: both lookups come back empty and the model answers instead of calling.
+    trace, text = hengxin_lines()
+    lines = text.splitlines()
+    round2 = json.loads(lines[2])
+    for message in round2["request"]["messages"]:
+        if message["role"] == "tool":
+            message["content"] = ""
+    choice = round2["response"]["choices"][0]
+    choice["message"] = {"role": "assistant", "content": "Your claim of 3,860 is within the limit."}
+    choice["finish_reason"] = "stop"
+    forked = read([*lines[:2], json.dumps(round2)])
+    found = compare(run_of(trace), run_of(forked), DEFAULT_PRICES)
+    assert found.pairs[1].verdict == ("different results of `queryExpense`, `queryTravelPolicy` sent; "
+                                      "different calls: `calcAmountOver` → no call; different answer text; "
+                                      "finish_reason: tool_calls → finish_reason: stop")

@@ -146,3 +146,18 @@ def test_a_plan_is_reordered_trimmed_and_extended_with_ids_kept_unique(workshop)
     twice = inserted(once, 2, "pitfalls/narration-without-call", "gallery")
     assert [s.id for s in twice.slides[1:3]] == ["narration-without-call-gallery", "narration-without-call-gallery-2"]
     assert twice.slides[0] == first and twice.slides[3] == second
+
+
+def test_the_docs_give_the_bundled_plans_link_length_as_it_is(workshop):
+    import re
+    from tests.conftest import ROOT
+
+    packed = len(pack(workshop))
+    said = [(int(slides), int(chars.replace(",", ""))) for slides, chars in re.findall(
+        r"The (\d+)-slide Hengxin plan packs into about ([\d,]+) characters", (ROOT / "docs/workshop-plan.md").read_text())]
+    said += [(int(slides), int(chars.replace(",", ""))) for chars, slides in re.findall(
+        r"about\s+([\d,]+)\s+characters\s+for\s+the\s+(\d+)-slide\s+Hengxin\s+plan", (ROOT / "README.md").read_text())]
+    assert len(said) == 2
+    for slides, chars in said:
+        assert slides == len(workshop.slides)
+        assert abs(packed - chars) <= 0.05 * packed

@@ -7,7 +7,7 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from lib.summary import RoundSummary, Snowball, about
+from lib.summary import BILLING_NOT_KNOWN, RoundSummary, Snowball, about
 from lib.dialects import DIALECTS
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
 from lib.text import plural
@@ -69,7 +69,7 @@ def round_metrics(row: RoundSummary, gap_reason: str | None = None, response_hid
             how += (f" Anchored on round {usage.anchor_round}'s reported input: its count plus the content "
                     "that differs between the two requests.")
         if row.failed:
-            how += " The call failed, and the log does not say whether the provider billed it."
+            how += f" {BILLING_NOT_KNOWN.capitalize()}."
         left.metric("Input tokens (estimated)", f"≈ {usage.input_tokens:,}", help=how)
         _estimated_output(row, middle)
     if gap_reason:

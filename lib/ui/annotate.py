@@ -16,7 +16,7 @@ import streamlit as st
 
 from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, TRACE, Note, NoteError, Rubric, Score, annotated,
                              check_label, check_score, read_rubric, rubric_words, check_note, line_id, notes_csv, notes_from_lines, now,
-                             round_of, round_targets, target_words, time_words, unresolved)
+                             note_heading, round_of, round_targets, time_words, unresolved)
 from lib.catalog import LoadedTrace
 from lib.fingerprint import fingerprint
 from lib.logs.native import write_trace
@@ -133,9 +133,7 @@ def round_notes(loaded: LoadedTrace, index: int) -> None:
 
 def note_entry(note: Note, detached: str | None, trace: Trace) -> None:
     """One note: its target, labels, author and time, in words, then its text as plain text."""
-    marks = [f"{score.rubric} {score.value:g}" for score in note.scores]
-    plain.text(" · ".join([target_words(trace, note.target), *note.labels, *marks, note.author,
-                           time_words(note.created)]))
+    plain.text(note_heading(trace, note))
     if detached:
         plain.text("Detached: " + detached)
     if note.text:

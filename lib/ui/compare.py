@@ -11,10 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from lib import catalog
-from lib.compare import (Comparison, Run, RoundPair, call_changes, compare, item_text, message_changes,
-                         round_contents, tool_changes)
+from lib.compare import (Comparison, Run, RoundPair, call_changes, compare, finish_written, item_text,
+                         message_changes, round_contents, tool_changes)
 from lib.deeplink import is_kept_id, linked_round
-from lib.model import Round
 from lib.prices import DEFAULT_PRICES, cost_words
 from lib.store import StoreUnavailable
 from lib.summary import about
@@ -184,8 +183,8 @@ def _delta(left, right):
 def rounds_table(found: Comparison) -> None:
     """One row per aligned pair: the rounds, the verdict, and the tokens on each side."""
     records = [{"row": n, "left round": p.left, "right round": p.right, "verdict": p.verdict,
-                "tokens in, left": p.tokens_left[0] if p.tokens_left else None,
-                "tokens in, right": p.tokens_right[0] if p.tokens_right else None,
+                "tokens in, left": _tokens(p.tokens_left, 0, p.estimated_left),
+                "tokens in, right": _tokens(p.tokens_right, 0, p.estimated_right),
                 "Δ tokens in": _delta(*(t[0] if t else None for t in (p.tokens_left, p.tokens_right)))}
                for n, p in enumerate(found.pairs, start=1)]
     st.dataframe(pd.DataFrame(records).convert_dtypes(), hide_index=True, width="stretch", key="compare.rounds")
@@ -207,15 +206,21 @@ def chosen_row(found: Comparison) -> int:
     return row
 
 
+def _tokens(tokens: tuple[int, int] | None, n: int, estimated: bool) -> str | None:
+    """Input (n=0) or output (n=1) tokens of one side's round, marked ≈ as every page marks an estimate."""
+    return None if tokens is None else about(tokens[n], estimated)
+
+
 def _figures(pair: RoundPair) -> None:
     a, b, c = st.columns(3)
     for column, label, n in ((a, "Input tokens", 0), (b, "Output tokens", 1)):
         left, right = (t[n] if t else None for t in (pair.tokens_left, pair.tokens_right))
-        column.metric(f"{label}, right (left: {'–' if left is None else f'{left:,}'})",
-                      "–" if right is None else f"{right:,}", delta=_delta(left, right), delta_color="off")
+        column.metric(f"{label}, right (left: {_tokens(pair.tokens_left, n, pair.estimated_left) or '–'})",
+                      _tokens(pair.tokens_right, n, pair.estimated_right) or "–", delta=_delta(left, right),
+                      delta_color="off")
     cost = _delta(pair.cost_left, pair.cost_right)
-    c.metric("Cost USD, right", "–" if pair.cost_right is None else f"{pair.cost_right:.6f}",
-             delta=None if cost is None else f"{cost:+.6f}", delta_color="off")
+    spent = "–" if pair.right is None else "no price" if pair.cost_right is None else f"{pair.cost_right:.6f}"
+    c.metric("Cost USD, right", spent, delta=None if cost is None else f"{cost:+.6f}", delta_color="off")
 
 
 def _table(records: list[dict], key: str, empty: str) -> None:
@@ -254,21 +259,12 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
     st.markdown("**Results sent back, and the finish**")
     results = [{"left": item_text(x) if x else None, "right": item_text(y) if y else None}
                for x, y in _zipped(content_a.results, content_b.results)]
-    _table(results + [{"left": _finish(a), "right": _finish(b)}],
+    _table(results + [{"left": finish_written(a), "right": finish_written(b)}],
            "compare.results", "")
     for side, round_ in (("left", a), ("right", b)):
         if round_.error is not None:
             st.caption(f"The {side} round's call failed:")
             plain.text(round_.error.message)
-
-
-def _finish(round_: Round) -> str:
-    """The stop signal as the round's payload writes it (`finish_reason: stop`, `stop_reason: tool_use`), not the
-    normalized one the verdicts compare by."""
-    response = round_.response
-    if response is None or response.finish_reason is None:
-        return "finish: none recorded"
-    return f"{(response.finish_reason_path or 'finish').rsplit('.', 1)[-1]}: {response.finish_reason}"
 
 
 def _zipped(a: tuple, b: tuple) -> list[tuple]:

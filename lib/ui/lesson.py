@@ -15,7 +15,7 @@ import streamlit as st
 from lib.catalog import LoadedTrace
 from lib.growth import MessageEntry
 from lib.lessons import Lesson, lessons_at
-from lib.presenter import Position, Reveal, reveal
+from lib.presenter import Position, Reveal, reveal, shown_before
 from lib.round_view import RoundView
 from lib.slide_words import KNOWS, content_is_null, snowball, step_lead, stop_switch, tools_line
 from lib.steps import STEP_COLORS, STEP_MARKS
@@ -103,7 +103,7 @@ def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool) -> Non
     line = ("… → " if snow.more_before else "") + " → ".join(sizes) + (" → …" if snow.more_after else "")
     split = " · ".join(f"{label} {tokens:,}" for label, tokens in snow.split)
     with st.container(border=True, key="snowball"):
-        st.markdown(f"**Messages sent, round by round:** {line}")
+        st.markdown(f"**Messages {'the model reads' if snow.held else 'sent'}, round by round:** {line}")
         st.markdown(f"**Tools:** {tools_line(snow)}" if snow.tools else "**Tools:** none in this request")
         st.markdown(f"**Input tokens{' (estimated)' if snow.estimated else ''}:** "
                     f"{'≈ ' if snow.estimated else ''}{snow.input_tokens:,}" + (f" = {split}" if split else ""))
@@ -123,15 +123,25 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
     st.subheader("What the model sees", anchor=False)
     lead(KNOWS)
     _resent_stack(view)
-    seen = [e for e in placed.entries if e.status == "new" and round_.index > 1 and e.origin != "input"]
-    if seen:
-        with st.expander(f"{plural(len(seen), 'new message')} that steps ② and ④ of round {round_.index - 1} "
-                         "already showed: the model's turn and the results"):
-            for entry in seen:
+    seen = shown_before(placed, loaded.trace.rounds[round_.index - 2]) if round_.index > 1 else None
+    already = seen.entries if seen else ()
+    if already:
+        with st.expander(f"{plural(len(seen.entries), 'new message')} that {_steps_words(seen.steps)} of round "
+                         f"{round_.index - 1} already showed: {_shown_words(seen.steps)}"):
+            for entry in already:
                 cards.message_card(entry, marks)
     for entry in placed.entries:
-        if entry.status != "resent" and entry not in seen:
+        if entry.status != "resent" and entry not in already:
             cards.message_card(entry, marks)
+
+
+def _steps_words(steps: tuple[int, ...]) -> str:
+    marks = [STEP_MARKS[step] for step in steps]
+    return f"step {marks[0]}" if len(marks) == 1 else "steps " + " and ".join(marks)
+
+
+def _shown_words(steps: tuple[int, ...]) -> str:
+    return " and ".join({2: "the model's turn", 4: "the results"}[step] for step in steps)
 
 
 def _resent_stack(view: RoundView) -> None:
@@ -140,8 +150,12 @@ def _resent_stack(view: RoundView) -> None:
     if system is None and not resent:
         st.markdown("Nothing is resent: this is the first request.")
         return
-    st.markdown(f"**{plural(len(resent) + (system is not None), 'message')} resent unchanged**, grayed: "
-                "the model reads every one of them again.")
+    # With previous_response_id or a conversation the provider holds the earlier messages: the program sends none.
+    held = view.round.request.held_by_provider
+    again = len(resent) + (system is not None) - held
+    said = ([f"**{plural(held, 'earlier message')} held by the provider** (previous_response_id or conversation), "
+             "not sent again"] if held else []) + ([f"**{plural(again, 'message')} resent unchanged**"] if again > 0 else [])
+    st.markdown(f"{' and '.join(said)}, grayed: the model reads every one of them again.")
     lines = [f"system (top-level field) · {summarize_message(system)}"] if system is not None else []
     lines += [_stack_line(entry) for entry in resent]
     with st.container(key="resent-stack"):

@@ -107,7 +107,8 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
                 "the Watch page or a finished live run.")
         return []
     matched = f"{page.shown_total()} saved traces" if page.more else plural(page.total, 'saved trace')
-    st.caption(f"{matched} match; showing {page.offset + 1:,} to {page.offset + len(page.rows):,}. "
+    verb = "matches" if page.total == 1 and not page.more else "match"
+    st.caption(f"{matched} {verb}; showing {page.offset + 1:,} to {page.offset + len(page.rows):,}. "
                "Select one row to open it, two to compare them.")
     if page.more:
         st.caption(f"Counting stops at {page.total:,}: the pages go that far; narrow the filters to see the rest, "

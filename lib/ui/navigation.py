@@ -3,6 +3,9 @@ the explorer, and the stop for a file with no readable rounds. Each is written h
 
 from __future__ import annotations
 
+from typing import Iterable
+from urllib.parse import urlsplit
+
 import streamlit as st
 
 from lib.catalog import LoadedTrace
@@ -10,6 +13,8 @@ from lib.ui import state
 
 FRAME = "app.framed"
 """Session key: set by app.py before it runs a page."""
+WANTED = "app.wanted"
+"""Session key: the page a link named (its URL path and query) when it opened without the frame."""
 EXPLORER = "pages/explorer.py"
 """The round explorer's page, where a finding or a note opens its round."""
 COMPARE = "pages/compare.py"
@@ -27,8 +32,20 @@ def frame_guard() -> None:
     # without app.py's page config and navigation. Going through app.py puts the frame back. A restarted
     # server meets every open page this way on its reconnect: the deep link (?trace=, ?round=) goes along,
     # or the page would fall back to the first trace at round 1 (switch_page clears the query by default).
+    # The link's page is kept too, for app.py to open once its navigation exists (open_wanted).
     if not st.session_state.get(FRAME):
-        st.switch_page("app.py", query_params=st.query_params.to_dict())
+        query = st.query_params.to_dict()
+        st.session_state[WANTED] = (urlsplit(st.context.url).path.rstrip("/").rsplit("/", 1)[-1], query)
+        st.switch_page("app.py", query_params=query)
+
+
+def open_wanted(pages: Iterable, current) -> None:
+    """Open the page a link named, now that app.py's navigation holds it (see frame_guard), unless `current`, the
+    page the navigation chose, is that page already."""
+    wanted = st.session_state.pop(WANTED, None)
+    page = next((p for p in pages if wanted and p.url_path == wanted[0]), None)
+    if page is not None and page.url_path != current.url_path:
+        st.switch_page(page, query_params=wanted[1])
 
 
 def keep_widget_values(keys: tuple[str, ...]) -> None:

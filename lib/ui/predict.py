@@ -81,12 +81,17 @@ def earned(loaded: LoadedTrace) -> tuple[int, int]:
     return total(_scores(loaded).values())
 
 
+def score_words(loaded: LoadedTrace) -> str:
+    """The trace's score as the explorer and the closing slide write it; before any prediction, that there is none."""
+    earned_, possible = earned(loaded)
+    return f"{earned_} / {possible}" if _scores(loaded) else "no round predicted yet"
+
+
 def trace_score(loaded: LoadedTrace) -> None:
     """The score over every round predicted so far, and a way to start again."""
     found = _scores(loaded)
-    earned_, possible = earned(loaded)
     left, right = st.columns([3, 1], vertical_alignment="bottom")
-    left.metric("Your score on this trace", f"{earned_} / {possible}",
+    left.metric("Your score on this trace", score_words(loaded),
                 help=f"{plural(len(found), 'round')} predicted of {len(loaded.trace.rounds)}.")
     right.button("Start over", key="predict.start_over", on_click=_start_over, args=(loaded,), disabled=not found)
 

@@ -201,8 +201,7 @@ def _closing(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     columns[1].metric("Tool calls", f"{calls:,}")
     columns[2].metric("Findings of the checks", f"{len(found):,}")
     if predicting:
-        earned, possible = predict.earned(loaded)
-        columns[3].metric("Your score on this trace", f"{earned} / {possible}")
+        columns[3].metric("Your score on this trace", predict.score_words(loaded))
 
 
 DRAW = {"step": _step, "tokens": _tokens, "dialects": _dialects, "diagram": _diagram, "gallery": _gallery,
