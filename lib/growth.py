@@ -77,6 +77,15 @@ def _origin(message: Message, previous_round: Round | None) -> Origin:
     return "input"
 
 
+def held_apart(round_: Round, entries: tuple[MessageEntry, ...]) -> tuple[tuple[MessageEntry, ...], tuple[MessageEntry, ...]]:
+    """`entries` split into the messages the provider held (previous_response_id or a conversation: shown
+    reconstructed, not sent) and those the program really sent, in that order."""
+    messages = round_.request.messages
+    first = 1 if messages and messages[0].role == "system" else 0  # held ones follow the system message sent
+    held = range(first, first + round_.request.held_by_provider)
+    return tuple(e for e in entries if e.index in held), tuple(e for e in entries if e.index not in held)
+
+
 NOT_IN_THE_LOG = "the request was not in the log"
 """What is said of a round whose log recorded only what came back."""
 

@@ -4,6 +4,7 @@ import json
 import re
 
 from lib import catalog
+from tests.screen import uploaded
 
 STEP_NAMES = {1: "Request sent", 2: "Call intent", 3: "Program executes", 4: "Result appended", 5: "Model answers"}
 
@@ -279,3 +280,16 @@ def test_predict_mode_gets_no_round_navigator_on_a_long_trace(app):
     at = _open_long_trace(app, 61)
     assert any(e.value.startswith("Round 1:") for e in at.subheader)
     assert _navigator_data(at) == []  # it holds every response: it would give the predictions away
+
+
+def test_a_request_that_extends_a_response_held_by_the_provider_is_not_said_to_resend_it(app):
+    # The Responses API chain: round 2 sends previous_response_id, its instructions and two tool results; the
+    # provider holds the question and the model's turn. The cards under the heading must say so, as the heading does.
+    at = uploaded(app, "openai-responses.jsonl")
+    at.number_input(key="explorer.round").set_value(2).run()
+    assert not at.exception
+    assert "2 earlier messages held by the provider" in _heading(at)
+    labels = [e.label for e in at.expander]
+    assert "2 earlier messages held by the provider (messages[1] to messages[2]), not sent in this request" in labels
+    assert "1 message resent unchanged (messages[0])" in labels  # the instructions do go out again
+    assert not any("2 messages resent unchanged" in label for label in labels)

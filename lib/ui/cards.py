@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.annotations import NoteMark
-from lib.growth import ORIGIN_WORDS, Growth, MessageEntry
+from lib.growth import ORIGIN_WORDS, Growth, MessageEntry, held_apart
 from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
 from lib.checks import Finding
@@ -43,6 +43,8 @@ RESENT_ROWS = 300
 """Resent messages listed in the collapsed table; a long trace's full history stays in Raw JSON."""
 RESENT_OPEN = "cards.resent_open"
 """Session key: the table of resent messages is open."""
+HELD_OPEN = "cards.held_open"
+"""Session key: the table of messages the provider held is open."""
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "unknown"})
 """The roles the dialects define: one of these is our own word and may sit in markdown; any other is shown as text."""
 
@@ -185,19 +187,28 @@ def _diff(before: Message, after: Message) -> str:
     return "\n".join(difflib.unified_diff(old, new, "sent before", "sent now", lineterm=""))
 
 
-def resent_table(entries: tuple[MessageEntry, ...]) -> None:
-    """The resent messages, collapsed into one table: they go out again byte for byte."""
-    if not entries:
-        return
+def resent_table(held: tuple[MessageEntry, ...], resent: tuple[MessageEntry, ...]) -> None:
+    """The resent messages, collapsed into one table: they go out again byte for byte. Those the provider held
+    (previous_response_id or a conversation) have a table of their own: the program did not send them."""
+    if held:
+        _message_table(held, "earlier message", "held by the provider", ", not sent in this request",
+                       "The provider keeps these from the earlier response: the model reads them again (and they are "
+                       "billed), but the program did not send them. They are shown reconstructed from earlier rounds.", HELD_OPEN)
+    if resent:
+        _message_table(resent, "message", "resent unchanged", "",
+                       "The model keeps no memory between calls, so the program sends the whole history again.", RESENT_OPEN)
+
+
+def _message_table(entries: tuple[MessageEntry, ...], noun: str, what: str, after: str, why: str, key: str) -> None:
     first, last = entries[0].index, entries[-1].index
     where = f"messages[{first}]" if first == last else f"messages[{first}] to messages[{last}]"
     # Sent (and its rows built) only while open: on a long trace it is hundreds of rows on every round switch.
-    section = st.expander(f"{plural(len(entries), 'message')} resent unchanged ({where})", key=RESENT_OPEN,
+    section = st.expander(f"{plural(len(entries), noun)} {what} ({where}){after}", key=key,
                           on_change="rerun")
     if not section.open:
         return
     with section:
-        st.caption("The model keeps no memory between calls, so the program sends the whole history again.")
+        st.caption(why)
         shown = entries[-RESENT_ROWS:]
         if len(shown) < len(entries):
             st.caption(f"The last {len(shown):,} of them; Raw JSON has every one.")
@@ -245,10 +256,11 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Ro
             same = previous is not None and previous.request.system == system
             st.markdown("**system** (a top-level field, outside the messages array)" + (" · resent unchanged" if same else ""))
             _parts(system, "system", marks)
-    resent_table(placed.resent)
+    held, sent = held_apart(round_, placed.entries)
+    resent_table(held, tuple(e for e in sent if e.status == "resent"))
     if placed.dropped:
         st.warning(f"{plural(placed.dropped, 'message')} of the previous request missing from this one.")
-    for entry in placed.entries:
+    for entry in sent:
         if entry.status != "resent":
             message_card(entry, marks, pointer)
     tools_section(round_, marks, pointer)
