@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, Iterable
 
 import tiktoken
 
@@ -217,6 +217,17 @@ INPUT_PARTS = (
 def input_parts(breakdown: InputBreakdown) -> tuple[tuple[str, int], ...]:
     """The named parts of a round's input; they always sum to its headline, `breakdown.total`."""
     return tuple((label, getattr(breakdown, field)) for field, label in INPUT_PARTS)
+
+
+NOT_COUNTED = dict(INPUT_PARTS)["not_counted"]
+"""The label of the part our tokenizer does not see."""
+
+
+def input_words(parts: Iterable[tuple[str, int]]) -> str:
+    """A round's input parts (see `input_parts`) in words. Where our count is above the reported input the
+    remainder is negative, and a negative share is untrue: it is said as our tokenizer's overcount instead."""
+    return " · ".join(f"our count is {-tokens:,} above the reported input: the tokenizer is not the model's"
+                      if label == NOT_COUNTED and tokens < 0 else f"{label} {tokens:,}" for label, tokens in parts)
 
 
 def _split(messages, counter: TokenCounter) -> tuple[int, int]:

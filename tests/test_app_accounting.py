@@ -191,3 +191,13 @@ def test_a_gap_on_a_request_without_tools_does_not_blame_the_tool_definitions(ap
     assert said == ["The reported input is 37 tokens more than our count, 40% of the input. Why: we count with "
                     "o200k_base, which is not the tokenizer of claude-sonnet-4-5-20250929; the provider's chat "
                     "template adds tokens we cannot see."]
+
+
+def test_an_input_our_tokenizer_overcounts_is_said_to_be_overcounted_not_given_a_negative_share(app):
+    # Round 2 of the Responses chain reports fewer input tokens than our tokenizer counts in the request: the split
+    # cannot hold a negative "not counted" part, it says our count is above the reported input, and why.
+    at = uploaded(app, "openai-responses.jsonl")
+    at.number_input(key="explorer.round").set_value(2).run()
+    split = next(c.value for c in at.caption if c.value.startswith("Where the input goes"))
+    assert "our count is 59 above the reported input: the tokenizer is not the model's" in split
+    assert "not counted" not in split and "-59" not in split

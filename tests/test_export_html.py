@@ -8,11 +8,13 @@ from html.parser import HTMLParser
 from lib import catalog
 from lib.annotations import Note
 from lib.export_html import handout_html, trace_html
+from lib.logs.upload import read_upload
 from lib.model import ProviderError
 from lib.summary import summarize
 from lib.encodings import load_encoding
 from lib.tokens import CHARACTER_COUNTER, tiktoken_counter
 from tests.hostile import HOSTILE, IMG, META, SCRIPT, SHOWN, hostile_trace
+from tests.screen import FIXTURES
 
 OUR_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "span", "b", "code", "pre", "div",
             "table", "tr", "th", "td", "section", "details", "summary", "ol", "li"}
@@ -199,3 +201,11 @@ def test_a_note_reads_in_the_file_as_in_the_explorer_with_its_scores(hengxin):
     page = trace_html(hengxin, summarize(hengxin, CHARACTER_COUNTER), [note])
     shown = re.sub(r"<[^>]+>", "", page).replace("&#34;", '"').replace("&quot;", '"')
     assert heading in shown
+
+
+def test_the_file_says_where_our_tokenizer_counts_more_than_the_reported_input_instead_of_a_negative_share():
+    upload = read_upload([("openai-responses.jsonl", (FIXTURES / "openai-responses.jsonl").read_bytes())])
+    trace = upload.conversations[0].trace  # its round 2 reports 59 tokens fewer than our tokenizer counts
+    page = "".join(_parse(trace_html(trace, summarize(trace, tiktoken_counter(load_encoding("o200k_base"))))).text)
+    assert "our count is 59 above the reported input: the tokenizer is not the model's" in page
+    assert "-59" not in page

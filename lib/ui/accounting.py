@@ -11,7 +11,7 @@ from lib.summary import BILLING_NOT_KNOWN, RoundSummary, Snowball, about
 from lib.dialects import DIALECTS
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
 from lib.text import plural
-from lib.tokens import input_parts
+from lib.tokens import input_parts, input_words
 from lib.usage_gap import gap_reason
 from lib.ui import plain, state
 from lib.ui.cache import per_trace
@@ -74,7 +74,7 @@ def round_metrics(row: RoundSummary, gap_reason: str | None = None, response_hid
         _estimated_output(row, middle)
     if gap_reason:
         plain.text(gap_reason)
-    parts = " · ".join(f"{label} {tokens:,}" for label, tokens in input_parts(row.breakdown))
+    parts = input_words(input_parts(row.breakdown))
     st.caption(f"Where the input goes ({usage.input_tokens:,} in all): {parts}." + ("" if row.tool_list_recorded else
                " " + TOOL_LIST_UNRECORDED))
 

@@ -20,6 +20,7 @@ from lib.round_view import RoundView
 from lib.slide_words import KNOWS, content_is_null, snowball, step_lead, stop_switch, tools_line
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.text import plural, shorten, summarize_message
+from lib.tokens import input_words
 from lib.ui import cards, plain, rounds, state
 
 LESSON_CSS = """<style>
@@ -101,7 +102,7 @@ def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool) -> Non
     snow = snowball(loaded.trace, state.summaries(loaded), index, upto_current)
     sizes = [f":blue-background[**{count:,}**]" if k == snow.current else f"{count:,}" for k, count in snow.sizes]
     line = ("… → " if snow.more_before else "") + " → ".join(sizes) + (" → …" if snow.more_after else "")
-    split = " · ".join(f"{label} {tokens:,}" for label, tokens in snow.split)
+    split = input_words(snow.split)
     with st.container(border=True, key="snowball"):
         st.markdown(f"**Messages {'the model reads' if snow.held else 'sent'}, round by round:** {line}")
         st.markdown(f"**Tools:** {tools_line(snow)}" if snow.tools else "**Tools:** none in this request")
