@@ -77,9 +77,15 @@ def _origin(message: Message, previous_round: Round | None) -> Origin:
     return "input"
 
 
-def held_apart(round_: Round, entries: tuple[MessageEntry, ...]) -> tuple[tuple[MessageEntry, ...], tuple[MessageEntry, ...]]:
+Entries = tuple[MessageEntry, ...]
+"""Some messages of a request, placed."""
+
+
+def held_apart(round_: Round, entries: Entries) -> tuple[Entries, Entries]:
     """`entries` split into the messages the provider held (previous_response_id or a conversation: shown
     reconstructed, not sent) and those the program really sent, in that order."""
+    if not round_.request.held_by_provider:
+        return (), entries
     messages = round_.request.messages
     first = 1 if messages and messages[0].role == "system" else 0  # held ones follow the system message sent
     held = range(first, first + round_.request.held_by_provider)

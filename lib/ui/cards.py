@@ -45,6 +45,10 @@ RESENT_OPEN = "cards.resent_open"
 """Session key: the table of resent messages is open."""
 HELD_OPEN = "cards.held_open"
 """Session key: the table of messages the provider held is open."""
+HELD_WHY = ("The provider keeps these from the earlier response (previous_response_id or a conversation): the model "
+            "reads them again, and they are billed, but the program did not send them. Shown reconstructed from "
+            "earlier rounds.")
+"""Said inside the table of messages the provider held."""
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "unknown"})
 """The roles the dialects define: one of these is our own word and may sit in markdown; any other is shown as text."""
 
@@ -191,20 +195,22 @@ def resent_table(held: tuple[MessageEntry, ...], resent: tuple[MessageEntry, ...
     """The resent messages, collapsed into one table: they go out again byte for byte. Those the provider held
     (previous_response_id or a conversation) have a table of their own: the program did not send them."""
     if held:
-        _message_table(held, "earlier message", "held by the provider", ", not sent in this request",
-                       "The provider keeps these from the earlier response: the model reads them again (and they are "
-                       "billed), but the program did not send them. They are shown reconstructed from earlier rounds.", HELD_OPEN)
+        _message_table(held, f"{plural(len(held), 'earlier message')} held by the provider ({_where(held)}), not "
+                       "sent in this request", HELD_WHY, HELD_OPEN)
     if resent:
-        _message_table(resent, "message", "resent unchanged", "",
-                       "The model keeps no memory between calls, so the program sends the whole history again.", RESENT_OPEN)
+        _message_table(resent, f"{plural(len(resent), 'message')} resent unchanged ({_where(resent)})",
+                       "The model keeps no memory between calls, so the program sends the whole history again.",
+                       RESENT_OPEN)
 
 
-def _message_table(entries: tuple[MessageEntry, ...], noun: str, what: str, after: str, why: str, key: str) -> None:
+def _where(entries: tuple[MessageEntry, ...]) -> str:
     first, last = entries[0].index, entries[-1].index
-    where = f"messages[{first}]" if first == last else f"messages[{first}] to messages[{last}]"
+    return f"messages[{first}]" if first == last else f"messages[{first}] to messages[{last}]"
+
+
+def _message_table(entries: tuple[MessageEntry, ...], label: str, why: str, key: str) -> None:
     # Sent (and its rows built) only while open: on a long trace it is hundreds of rows on every round switch.
-    section = st.expander(f"{plural(len(entries), noun)} {what} ({where}){after}", key=key,
-                          on_change="rerun")
+    section = st.expander(label, key=key, on_change="rerun")
     if not section.open:
         return
     with section:
