@@ -25,6 +25,8 @@ from typing import Any, Callable, Iterator
 import orjson
 import yaml
 
+from lib.logs.chat_shape import describe
+
 ZIP_MEMBERS_FACTOR = 4
 """All of a zip's members together may inflate to this many times the limit on one element."""
 
@@ -83,7 +85,7 @@ def _json_document(data: bytes, limit: int, required: bool, loads: Callable[[byt
         # A `.json` of several objects is a line-per-call log: the line reader takes it.
         return iter([(1, f"is not one JSON document ({exc})")]) if required else None
     if not isinstance(document, dict):
-        return iter([(1, f"is a JSON {type(document).__name__}, not an object")])
+        return iter([(1, f"is {describe(document)}, not a JSON object")])
     log = document.get("log")
     if isinstance(log, dict) and isinstance(log.get("entries"), list):
         return _numbered(log["entries"], "entry")

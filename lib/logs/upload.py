@@ -38,6 +38,7 @@ from lib.dialects.common import Pools
 from lib.logs import FORMATS, documents
 from lib.logs.limits import Limits, limits
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, ProblemList
+from lib.logs.chat_shape import describe
 from lib.logs.near_miss import nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.logs.resent import ResentParser, hold_interned, skip_whitespace, value_end
@@ -494,7 +495,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
                 problems.append(Problem(number, label + json_problem(exc)))
                 continue
         if not isinstance(obj, dict):
-            problems.append(Problem(number, f"{label}is a JSON {type(obj).__name__}, not an object"))
+            problems.append(Problem(number, f"{label}is {describe(obj)}, not a JSON object"))
             continue
         reading.first = reading.first or (number, obj)
         chosen, rule = _detect(reading.instances, obj, reading.forced)

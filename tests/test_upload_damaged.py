@@ -1,0 +1,125 @@
+"""Every format the importer reads, from its real recordings, damaged: one field replaced by any value,
+the file cut short, or a stretch of it garbled. The upload never raises, every problem names its line
+(or element) and says what is wrong in a user's words, never as a caught crash, and what the damage
+did not touch still loads."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+
+from lib.logs.upload import read_upload
+from tests.damage import (DOCUMENT_FIXTURES, HOSTILE_VALUES, LINE_FIXTURES, PARTNERS, FIXTURES, cut, damaged,
+                          garbled, opened, paths, unclear)
+from tests.test_upload_hostile import _assert_typed
+
+FEW = settings(max_examples=30, deadline=None, derandomize=True, database=None,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+"""Enough examples to walk a recording's fields in a few seconds on a CI core; the same ones every run."""
+
+ALL = LINE_FIXTURES + DOCUMENT_FIXTURES
+
+
+def _upload(name: str, data: bytes):
+    """The upload as a user makes it: a batch half goes up with its intact partner."""
+    files = [(name, data)]
+    if name in PARTNERS:
+        files.append((PARTNERS[name], (FIXTURES / PARTNERS[name]).read_bytes()))
+    return read_upload(files)
+
+
+def _items(upload) -> int:
+    return upload.lines
+
+
+def _assert_sound(upload, items: int) -> None:
+    """What any upload owes its user, however damaged the file: typed traces, problems named by an item that exists, in words."""
+    for conversation in upload.conversations:
+        _assert_typed(conversation.trace)
+    for problem in (*upload.problems, *upload.notes):
+        assert isinstance(problem.message, str) and problem.message
+        assert 1 <= problem.line <= max(items, 1), str(problem)
+    assert unclear(upload.problems) == [] and unclear(upload.notes) == []
+
+
+@pytest.mark.parametrize("fixture", ALL)
+def test_each_recording_reads_clean_before_any_damage(fixture):
+    recording = opened(fixture)
+    upload = _upload(recording.name, recording.write(recording.values))
+    assert upload.rounds > 0
+    _assert_sound(upload, upload.lines)
+
+
+@pytest.mark.parametrize("fixture", ALL)
+def test_any_field_of_a_real_recording_replaced_by_any_value_loads_the_rest_and_names_the_item(fixture):
+    recording = opened(fixture)
+    fields = list(paths(recording.values))
+
+    @FEW
+    @given(st.sampled_from(fields), HOSTILE_VALUES)
+    def replace_one(path, value):
+        upload = _upload(recording.name, damaged(recording, path, value))
+        _assert_sound(upload, upload.lines)
+
+    replace_one()
+
+
+@pytest.mark.parametrize("fixture", LINE_FIXTURES)
+def test_one_damaged_line_costs_at_most_what_that_line_carried(fixture):
+    """The other lines still load: as many rounds as when the damaged line is not there at all."""
+    recording = opened(fixture)
+    lines = recording.values
+    without = [_upload(recording.name, recording.write(lines[:n] + [{}] + lines[n + 1:])).rounds for n in range(len(lines))]
+    fields = [path for path in paths(lines) if len(path) > 1]
+
+    @FEW
+    @given(st.sampled_from(fields), HOSTILE_VALUES)
+    def replace_one(path, value):
+        upload = _upload(recording.name, damaged(recording, path, value))
+        assert upload.rounds >= without[path[0]], (path, value, [str(p) for p in upload.problems])
+
+    replace_one()
+
+
+@pytest.mark.parametrize("fixture", ALL)
+def test_a_real_recording_cut_short_or_garbled_anywhere_never_raises_and_names_the_item(fixture):
+    recording = opened(fixture)
+    data = recording.write(recording.values)
+
+    @FEW
+    @given(st.integers(0, len(data)), st.binary(min_size=1, max_size=12) | st.sampled_from(
+        [b"\x00", b"\n", b'"', b"}", b"\xff\xfe", b"\r\n\r\n", b"NaN", b"\\u0000", b"[" * 12]), st.booleans())
+    def break_bytes(at, junk, truncate):
+        broken = cut(data, at) if truncate else garbled(data, at, junk)
+        upload = _upload(recording.name, broken)
+        _assert_sound(upload, upload.lines)
+
+    break_bytes()
+
+
+# --- what the damage found, each at its smallest ----------------------------------------------------
+
+
+PAIRS = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+
+
+def test_a_line_that_is_null_or_a_number_says_so_in_json_words_not_python_ones():
+    upload = read_upload([("log.jsonl", b"\n".join([PAIRS[0], b"null", b"12", b"[1]", PAIRS[1]]))])
+    assert [str(p) for p in upload.problems] == ["line 2: is null, not a JSON object", "line 3: is a number, not a JSON object",
+                                                 "line 4: is a list, not a JSON object"]
+    assert upload.rounds == 2
+
+
+def test_a_json_document_that_is_null_says_so_in_json_words():
+    upload = read_upload([("episode.traj", b"null")])
+    assert [str(p) for p in upload.problems] == ["line 1: is null, not a JSON object"]
+
+
+def test_a_native_trace_line_that_is_null_says_so_in_json_words():
+    from lib.logs.native import read_trace
+    from tests.test_upload_hostile import HENGXIN
+
+    trace, problems = read_trace([HENGXIN[0], "null", *HENGXIN[1:]])
+    assert [str(p) for p in problems] == ["line 2: is null, expected an object with a 'kind'"]
+    assert len(trace.rounds) == 4
