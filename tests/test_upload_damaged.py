@@ -5,6 +5,8 @@ did not touch still loads."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
@@ -123,3 +125,12 @@ def test_a_native_trace_line_that_is_null_says_so_in_json_words():
     trace, problems = read_trace([HENGXIN[0], "null", *HENGXIN[1:]])
     assert [str(p) for p in problems] == ["line 2: is null, expected an object with a 'kind'"]
     assert len(trace.rounds) == 4
+
+
+def test_a_tool_whose_type_is_a_list_loads_its_line_with_the_tool_named():
+    line = json.loads(PAIRS[0])
+    line["request"]["tools"][0]["type"] = ["function"]
+    upload = read_upload([("log.jsonl", b"\n".join([json.dumps(line).encode(), *PAIRS[1:]]))])
+    assert upload.problems == () and upload.rounds == 4
+    (first_tool, *_) = upload.conversations[0].trace.rounds[0].request.tools
+    assert first_tool.name == line["request"]["tools"][0]["function"]["name"]

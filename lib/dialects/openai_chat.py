@@ -113,7 +113,8 @@ def _tool_call(call: Any, path: str) -> ToolCallPart:
 def _tool(raw: Any, key: str) -> ToolDefinition:
     raw_dict = raw if isinstance(raw, dict) else {}
     # {"type": "function", "function": {...}}, {"type": "custom", "custom": {...}} or a legacy function.
-    spec = raw_dict.get(raw_dict.get("type", "function"))
+    kind = raw_dict.get("type", "function")
+    spec = raw_dict.get(kind if isinstance(kind, str) else "function")  # a damaged type (a list, an object) is no key
     spec = spec if isinstance(spec, dict) else raw_dict
     return ToolDefinition(
         name=str(spec.get("name", "")),
