@@ -134,3 +134,12 @@ def test_a_tool_whose_type_is_a_list_loads_its_line_with_the_tool_named():
     assert upload.problems == () and upload.rounds == 4
     (first_tool, *_) = upload.conversations[0].trace.rounds[0].request.tools
     assert first_tool.name == line["request"]["tools"][0]["function"]["name"]
+
+
+def test_an_eval_whose_sample_does_not_inflate_names_that_sample_and_loads_the_other():
+    data = (FIXTURES / "containers" / "inspect-arithmetic-with-tool.eval").read_bytes()
+    damaged_first_sample = data[:1359] + b"\x00" + data[1360:]  # inside samples/1_epoch_1.json's deflated bytes
+    upload = read_upload([("arithmetic.eval", damaged_first_sample)])
+    assert [p.line for p in upload.problems] == [1]
+    assert upload.problems[0].message.startswith("samples/1_epoch_1.json (sample 1) is damaged: its compressed data does not inflate")
+    assert [c.id for c in upload.conversations] == ["sample 2 epoch 1"]

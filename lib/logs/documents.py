@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from itertools import accumulate
 from typing import Any, Callable, Iterator
 
@@ -104,7 +105,7 @@ def _zip_samples(data: bytes, limit: int) -> Iterator[Element]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = [m for m in archive.infolist() if m.filename.startswith("samples/") and m.filename.endswith(".json")]
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         yield 1, f"is not a readable .eval (zip) file ({exc})"
         return
     if not members:
@@ -120,7 +121,10 @@ def _zip_samples(data: bytes, limit: int) -> Iterator[Element]:
             with archive.open(member) as stream:
                 raw = stream.read(member.file_size + 1)  # never trust the declared size alone
             sample = orjson.loads(raw)
-        except (zipfile.BadZipFile, OSError, ValueError, orjson.JSONDecodeError) as exc:
+        except (zlib.error, EOFError) as exc:  # a damaged stretch inside the member's deflated bytes
+            yield number, f"{where} is damaged: its compressed data does not inflate ({exc})"
+            continue
+        except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, orjson.JSONDecodeError) as exc:
             yield number, f"{where} cannot be read ({exc})"
             continue
         budget -= len(raw)
