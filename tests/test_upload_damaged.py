@@ -31,26 +31,25 @@ def _upload(name: str, data: bytes):
     return read_upload(files)
 
 
-def _items(upload) -> int:
-    return upload.lines
-
-
-def _assert_sound(upload, items: int) -> None:
-    """What any upload owes its user, however damaged the file: typed traces, problems named by an item that exists, in words."""
+def _assert_sound(upload, data: bytes) -> None:
+    """What any upload owes its user, however damaged the file: typed traces, problems named by an item that exists
+    (an element, or for a document that cannot be cut into elements at all, a line of the file), in words."""
     for conversation in upload.conversations:
         _assert_typed(conversation.trace)
+    last = max(upload.lines, data.count(b"\n") + 1)
     for problem in (*upload.problems, *upload.notes):
         assert isinstance(problem.message, str) and problem.message
-        assert 1 <= problem.line <= max(items, 1), str(problem)
+        assert 1 <= problem.line <= last, str(problem)
     assert unclear(upload.problems) == [] and unclear(upload.notes) == []
 
 
 @pytest.mark.parametrize("fixture", ALL)
 def test_each_recording_reads_clean_before_any_damage(fixture):
     recording = opened(fixture)
-    upload = _upload(recording.name, recording.write(recording.values))
+    data = recording.write(recording.values)
+    upload = _upload(recording.name, data)
     assert upload.rounds > 0
-    _assert_sound(upload, upload.lines)
+    _assert_sound(upload, data)
 
 
 @pytest.mark.parametrize("fixture", ALL)
@@ -61,8 +60,8 @@ def test_any_field_of_a_real_recording_replaced_by_any_value_loads_the_rest_and_
     @FEW
     @given(st.sampled_from(fields), HOSTILE_VALUES)
     def replace_one(path, value):
-        upload = _upload(recording.name, damaged(recording, path, value))
-        _assert_sound(upload, upload.lines)
+        data = damaged(recording, path, value)
+        _assert_sound(_upload(recording.name, data), data)
 
     replace_one()
 
@@ -94,8 +93,7 @@ def test_a_real_recording_cut_short_or_garbled_anywhere_never_raises_and_names_t
         [b"\x00", b"\n", b'"', b"}", b"\xff\xfe", b"\r\n\r\n", b"NaN", b"\\u0000", b"[" * 12]), st.booleans())
     def break_bytes(at, junk, truncate):
         broken = cut(data, at) if truncate else garbled(data, at, junk)
-        upload = _upload(recording.name, broken)
-        _assert_sound(upload, upload.lines)
+        _assert_sound(_upload(recording.name, broken), broken)
 
     break_bytes()
 
@@ -143,3 +141,13 @@ def test_an_eval_whose_sample_does_not_inflate_names_that_sample_and_loads_the_o
     assert [p.line for p in upload.problems] == [1]
     assert upload.problems[0].message.startswith("samples/1_epoch_1.json (sample 1) is damaged: its compressed data does not inflate")
     assert [c.id for c in upload.conversations] == ["sample 2 epoch 1"]
+
+
+@pytest.mark.parametrize("calls", [5, 2 ** 70, "call_1", True])
+def test_tool_calls_that_are_not_a_list_load_the_line_and_keep_the_value_in_sight(calls):
+    line = json.loads(PAIRS[0])
+    line["response"]["choices"][0]["message"]["tool_calls"] = calls
+    upload = read_upload([("log.jsonl", b"\n".join([json.dumps(line).encode(), *PAIRS[1:]]))])
+    assert upload.problems == () and upload.rounds == 4
+    message = upload.conversations[0].trace.rounds[0].response.message
+    assert message.tool_calls == () and [part.raw for part in message.parts if part.path == "tool_calls"] == [calls]
