@@ -63,6 +63,13 @@ def _write_lines(values: list) -> bytes:
     return "\n".join(json.dumps(value) for value in values).encode()
 
 
+def _write_yaml(document) -> bytes:
+    try:
+        return yaml.safe_dump(document, sort_keys=False).encode()
+    except RecursionError:  # PyYAML's writer recurses per level; JSON is YAML too, and the reader's depth guard sees it
+        return json.dumps(document, default=str).encode()
+
+
 def _write_zip(members: dict) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -84,7 +91,7 @@ def opened(fixture: str) -> Recording:
     if path.suffix == ".jsonl":
         return Recording(path.name, [json.loads(line) for line in data.splitlines() if line.strip()], _write_lines)
     if path.suffix == ".yaml":
-        return Recording(path.name, yaml.safe_load(data), lambda doc: yaml.safe_dump(doc, sort_keys=False).encode())
+        return Recording(path.name, yaml.safe_load(data), _write_yaml)
     if path.suffix == ".eval":
         return Recording(path.name, _read_zip(data), _write_zip)
     return Recording(path.name, json.loads(data), lambda doc: json.dumps(doc).encode())

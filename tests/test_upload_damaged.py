@@ -151,3 +151,11 @@ def test_tool_calls_that_are_not_a_list_load_the_line_and_keep_the_value_in_sigh
     assert upload.problems == () and upload.rounds == 4
     message = upload.conversations[0].trace.rounds[0].response.message
     assert message.tool_calls == () and [part.raw for part in message.parts if part.path == "tool_calls"] == [calls]
+
+
+def test_a_cassette_cut_short_inside_a_key_names_its_last_line_not_the_one_after():
+    data = (FIXTURES / "containers" / "pydantic-ai-anthropic-stream.yaml").read_bytes()
+    cut_inside_a_key = data[:data.index(b"\n      h", 200) + 8]  # ends on a line that reads "      h"
+    lines = cut_inside_a_key.count(b"\n") + 1
+    upload = read_upload([("cassette.yaml", cut_inside_a_key)])
+    assert [str(p) for p in upload.problems] == [f"line {lines}: is not valid YAML at line {lines} (could not find expected ':')"]

@@ -146,8 +146,10 @@ def _cassette(data: bytes, limit: int) -> Iterator[Element]:
         return
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        yield (mark.line + 1 if mark is not None else 1), f"is not valid YAML{where} ({getattr(exc, 'problem', exc)})"
+        # libyaml marks a file that ends mid-token on the line after its last one: name the last line instead.
+        line = min(mark.line + 1, data.count(b"\n") + (not data.endswith(b"\n"))) if mark is not None else 1
+        where = f" at line {line}" if mark is not None else ""
+        yield max(line, 1), f"is not valid YAML{where} ({getattr(exc, 'problem', exc)})"
         return
     interactions = document.get("interactions") if isinstance(document, dict) else None
     if not isinstance(interactions, list):
