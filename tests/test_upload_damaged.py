@@ -16,7 +16,7 @@ from tests.damage import (DOCUMENT_FIXTURES, HOSTILE_VALUES, LINE_FIXTURES, PART
                           garbled, opened, paths, unclear)
 from tests.test_upload_hostile import _assert_typed
 
-FEW = settings(max_examples=30, deadline=None, derandomize=True, database=None,
+FEW = settings(max_examples=300, deadline=None, derandomize=True, database=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 """Enough examples to walk a recording's fields in a few seconds on a CI core; the same ones every run."""
 
@@ -159,3 +159,21 @@ def test_a_cassette_cut_short_inside_a_key_names_its_last_line_not_the_one_after
     lines = cut_inside_a_key.count(b"\n") + 1
     upload = read_upload([("cassette.yaml", cut_inside_a_key)])
     assert [str(p) for p in upload.problems] == [f"line {lines}: is not valid YAML at line {lines} (could not find expected ':')"]
+
+
+ANTHROPIC = (FIXTURES / "anthropic-pairs.jsonl").read_bytes().splitlines()
+
+
+@pytest.mark.parametrize("where", [("system",), ("messages", 0, "content")])
+@pytest.mark.parametrize("value", [5, 2 ** 70, True, {"type": "text", "text": "hi"}])
+def test_anthropic_content_that_is_neither_text_nor_blocks_loads_the_line_and_keeps_the_value_in_sight(where, value):
+    line = json.loads(ANTHROPIC[0])
+    target = line["input"]
+    for step in where[:-1]:
+        target = target[step]
+    target[where[-1]] = value
+    upload = read_upload([("log.jsonl", b"\n".join([json.dumps(line).encode(), *ANTHROPIC[1:]]))])
+    assert upload.problems == () and upload.rounds == len(ANTHROPIC)
+    request = upload.conversations[0].trace.rounds[0].request
+    message = request.system if where == ("system",) else request.messages[0]
+    assert [part.raw for part in message.parts] == [value]

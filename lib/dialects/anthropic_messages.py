@@ -104,8 +104,12 @@ def _message(raw: Any, key: str) -> Message:
     content = raw.get("content")
     if isinstance(content, str):
         parts: tuple[Part, ...] = (TextPart(text=content, path="content"),)
-    else:
-        parts = tuple(_block(b, f"content[{i}]") for i, b in enumerate(content or ()))
+    elif isinstance(content, list):
+        parts = tuple(_block(b, f"content[{i}]") for i, b in enumerate(content))
+    elif content is None:
+        parts = ()
+    else:  # neither text nor blocks (a number, an object): kept in sight as it was, never iterated
+        parts = (OtherPart(type="content", raw=content, path="content"),)
     return Message(role=str(raw.get("role", "unknown")), parts=parts, raw=raw, key=key)
 
 
