@@ -16,7 +16,7 @@ from tests.damage import (DOCUMENT_FIXTURES, HOSTILE_VALUES, LINE_FIXTURES, PART
                           garbled, opened, paths, unclear)
 from tests.test_upload_hostile import _assert_typed
 
-FEW = settings(max_examples=300, deadline=None, derandomize=True, database=None,
+FEW = settings(max_examples=50, deadline=None, derandomize=True, database=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 """Enough examples to walk a recording's fields in a few seconds on a CI core; the same ones every run."""
 

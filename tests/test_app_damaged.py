@@ -1,0 +1,58 @@
+"""Damaged real recordings uploaded through the real app: the explorer (every round, as cards and in both
+dialects), the Tokens page and the Checks page show what loaded, and never an exception."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
+
+from lib.ui import explorer, state
+from tests.damage import DOCUMENT_FIXTURES, HOSTILE_VALUES, LINE_FIXTURES, damaged, opened, paths
+
+ROOT = Path(__file__).resolve().parent.parent
+ROUNDS_WALKED = 6
+"""Rounds of each conversation opened one by one (the fixtures' longest conversations fit)."""
+
+
+def _walk(at: AppTest, upload_name: str, data: bytes) -> None:
+    """Upload `data` and open every page and round a user would, asserting that none shows an exception."""
+    uploader = at.file_uploader(key="sidebar.upload")
+    uploader.clear()
+    uploader.upload(upload_name, data)
+    at.switch_page("pages/explorer.py").run()
+    assert not at.exception, at.exception
+    for page in ("pages/tokens.py", "pages/checks.py", "pages/explorer.py"):
+        at.switch_page(page).run()
+        assert not at.exception, (page, at.exception)
+    rounds = at.number_input(key=state.ROUND) if any(n.key == state.ROUND for n in at.number_input) else None
+    if rounds is None:
+        return  # no readable rounds: the page says so (tests/test_app_upload.py)
+    for view in (explorer.CARDS, explorer.DIALECTS):
+        at.radio(key=state.VIEW).set_value(view).run()
+        for index in range(1, min(int(rounds.max), ROUNDS_WALKED) + 1):
+            at.number_input(key=state.ROUND).set_value(index).run()
+            assert not at.exception, (view, index, at.exception)
+    at.radio(key=state.VIEW).set_value(explorer.CARDS).run()
+
+
+@pytest.fixture(scope="module")
+def app_at() -> AppTest:
+    """One app for the module: uploads replace each other, as they do for a user who opens file after file."""
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+
+
+@pytest.mark.parametrize("fixture", LINE_FIXTURES + DOCUMENT_FIXTURES)
+def test_a_damaged_recording_opens_on_every_page_and_round_without_an_exception(app_at, fixture):
+    recording = opened(fixture)
+
+    @settings(max_examples=4, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+    @given(st.sampled_from(list(paths(recording.values))), HOSTILE_VALUES)
+    def open_damaged(path, value):
+        _walk(app_at, recording.name, damaged(recording, path, value))
+
+    open_damaged()
