@@ -177,3 +177,17 @@ def test_anthropic_content_that_is_neither_text_nor_blocks_loads_the_line_and_ke
     request = upload.conversations[0].trace.rounds[0].request
     message = request.system if where == ("system",) else request.messages[0]
     assert [part.raw for part in message.parts] == [value]
+
+
+@pytest.mark.parametrize("message", [5, None, [1], "text"])
+def test_a_message_that_is_not_an_object_converts_to_both_dialects(message):
+    from lib.dialects.convert import convert
+
+    line = json.loads(ANTHROPIC[1])
+    line["input"]["messages"][1] = message
+    upload = read_upload([("log.jsonl", b"\n".join([ANTHROPIC[0], json.dumps(line).encode(), *ANTHROPIC[2:]]))])
+    assert upload.problems == ()
+    for trace in (c.trace for c in upload.conversations):
+        for round_ in trace.rounds:
+            for target in ("openai-chat", "anthropic-messages"):
+                convert(round_.request, round_.response, trace.dialect, target)  # the Both dialects view

@@ -235,8 +235,9 @@ def tool_result_block(call_id: str, content: str, is_error: bool) -> dict:
     return block
 
 
-def _content(blocks: list[dict]) -> Any:
-    if len(blocks) == 1 and blocks[0].get("type") == "text":
+def _content(blocks: list) -> Any:
+    # A block kept raw may be anything its log held (a number, a list): only a text block is unwrapped.
+    if len(blocks) == 1 and isinstance(blocks[0], dict) and blocks[0].get("type") == "text":
         return blocks[0]["text"]
     return blocks
 
