@@ -56,3 +56,8 @@ def test_a_damaged_recording_opens_on_every_page_and_round_without_an_exception(
         _walk(app_at, recording.name, damaged(recording, path, value))
 
     open_damaged()
+
+
+def test_a_token_count_too_large_for_a_table_opens_the_explorer_and_tokens_pages(app_at):
+    recording = opened("ollama-chat.jsonl")
+    _walk(app_at, recording.name, damaged(recording, (0, "response", "prompt_eval_count"), 2 ** 70))

@@ -191,3 +191,12 @@ def test_a_message_that_is_not_an_object_converts_to_both_dialects(message):
         for round_ in trace.rounds:
             for target in ("openai-chat", "anthropic-messages"):
                 convert(round_.request, round_.response, trace.dialect, target)  # the Both dialects view
+
+
+def test_a_token_count_too_large_for_any_table_is_no_count():
+    line = json.loads(PAIRS[0])
+    line["response"]["usage"]["prompt_tokens"] = 2 ** 70
+    line["response"]["usage"]["completion_tokens"] = 1e30
+    upload = read_upload([("log.jsonl", b"\n".join([json.dumps(line).encode(), *PAIRS[1:]]))])
+    usage = upload.conversations[0].trace.rounds[0].response.usage
+    assert (usage.input_tokens, usage.output_tokens) == (0, 0)
