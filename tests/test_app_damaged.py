@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from lib.ui import explorer, state
-from tests.damage import DOCUMENT_FIXTURES, HOSTILE_VALUES, LINE_FIXTURES, damaged, opened, paths
+from tests.damage import DOCUMENT_FIXTURES, FIXTURES, HOSTILE_VALUES, LINE_FIXTURES, damaged, opened, paths
+from tests.screen import screen
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS_WALKED = 6
@@ -61,3 +62,14 @@ def test_a_damaged_recording_opens_on_every_page_and_round_without_an_exception(
 def test_a_token_count_too_large_for_a_table_opens_the_explorer_and_tokens_pages(app_at):
     recording = opened("ollama-chat.jsonl")
     _walk(app_at, recording.name, damaged(recording, (0, "response", "prompt_eval_count"), 2 ** 70))
+
+
+def test_an_eval_with_one_damaged_sample_names_it_in_the_sidebar_and_opens_the_other(app_at):
+    data = (FIXTURES / "containers" / "inspect-arithmetic-with-tool.eval").read_bytes()
+    _walk(app_at, "arithmetic.eval", data[:1359] + b"\x00" + data[1360:])  # inside sample 1's deflated bytes
+    sidebar = "\n".join(t.value for t in app_at.sidebar.text)
+    assert "2 lines: 2 rounds in 1 conversation; 1 line skipped" in sidebar
+    assert "line 1: samples/1_epoch_1.json (sample 1) is damaged: its compressed data does not inflate" in sidebar
+    assert app_at.selectbox(key="sidebar.conversation").options == ["sample 2 epoch 1 · 2 rounds"]
+    assert "arithmetic.eval · sample 2 epoch 1" in screen(app_at)  # the conversation's title, as text
+    assert any(s.value.startswith("Round 2: the program sends") for s in app_at.subheader)
