@@ -97,6 +97,27 @@ def opened(fixture: str) -> Recording:
     return Recording(path.name, json.loads(data), lambda doc: json.dumps(doc).encode())
 
 
+ELEMENT_LISTS = (("samples",), ("log", "entries"), ("interactions",))
+"""Where a document keeps the elements the importer numbers: an Inspect log's samples, a HAR's entries, a cassette's interactions."""
+
+
+def items(recording: Recording) -> list[tuple]:
+    """The path to each item the importer names on its own: a line, an array's element, a sample, an entry, an
+    interaction (none for a file that is one object)."""
+    values = recording.values
+    if recording.name.endswith(".eval"):
+        return [(member,) for member in values if member.startswith("samples/")]
+    if isinstance(values, list):
+        return [(n,) for n in range(len(values))]
+    for prefix in ELEMENT_LISTS:
+        found = values
+        for step in prefix:
+            found = found.get(step) if isinstance(found, dict) else None
+        if isinstance(found, list):
+            return [(*prefix, n) for n in range(len(found))]
+    return []
+
+
 def _json_inside(value: str) -> Any:
     if len(value) < 2 or value.lstrip()[:1] not in ("{", "["):
         return None
@@ -134,6 +155,13 @@ def replaced(value, path: tuple, new) -> Any:
     copy = list(value)
     copy[step] = replaced(copy[step], rest, new)
     return copy
+
+
+def value_at(value, path: tuple) -> Any:
+    """The field at `path` (inside JSON held in strings too)."""
+    for step in path:
+        value = json.loads(value) if step == INSIDE_JSON else value[step]
+    return value
 
 
 def damaged(recording: Recording, path: tuple, new) -> bytes:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from lib.logs.upload import read_upload
 from tests.damage import (DOCUMENT_FIXTURES, HOSTILE_VALUES, LINE_FIXTURES, PARTNERS, FIXTURES, cut, damaged,
-                          garbled, opened, paths, unclear)
+                          garbled, items, opened, paths, unclear, value_at)
 from tests.test_upload_hostile import _assert_typed
 
 FEW = settings(max_examples=50, deadline=None, derandomize=True, database=None,
@@ -66,19 +66,23 @@ def test_any_field_of_a_real_recording_replaced_by_any_value_loads_the_rest_and_
     replace_one()
 
 
-@pytest.mark.parametrize("fixture", LINE_FIXTURES)
-def test_one_damaged_line_costs_at_most_what_that_line_carried(fixture):
-    """The other lines still load: as many rounds as when the damaged line is not there at all."""
+@pytest.mark.parametrize("fixture", [f for f in ALL if len(items(opened(f))) > 1])
+def test_one_damaged_item_costs_at_most_what_that_item_carried(fixture):
+    """The other lines (samples, entries, interactions) still load: as many rounds as when the damaged item is
+    an empty object."""
     recording = opened(fixture)
-    lines = recording.values
-    without = [_upload(recording.name, recording.write(lines[:n] + [{}] + lines[n + 1:])).rounds for n in range(len(lines))]
-    fields = [path for path in paths(lines) if len(path) > 1]
+    places = items(recording)
+    without = {place: _upload(recording.name, damaged(recording, place, {})).rounds for place in places}
+    fields = [(place, path) for place in places for path in paths(value_at(recording.values, place), place)]
 
     @FEW
     @given(st.sampled_from(fields), HOSTILE_VALUES)
-    def replace_one(path, value):
+    def replace_one(field, value):
+        place, path = field
         upload = _upload(recording.name, damaged(recording, path, value))
-        assert upload.rounds >= without[path[0]], (path, value, [str(p) for p in upload.problems])
+        if recording.name.endswith(".yaml") and any("nests deeper than" in p.message for p in upload.problems):
+            return  # YAML too deep to parse safely is refused whole: libyaml cannot be stopped partway (lib/logs/documents.py)
+        assert upload.rounds >= without[place], (path, value, [str(p) for p in upload.problems])
 
     replace_one()
 
