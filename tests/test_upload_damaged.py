@@ -204,3 +204,48 @@ def test_a_token_count_too_large_for_any_table_is_no_count():
     upload = read_upload([("log.jsonl", b"\n".join([json.dumps(line).encode(), *PAIRS[1:]]))])
     usage = upload.conversations[0].trace.rounds[0].response.usage
     assert (usage.input_tokens, usage.output_tokens) == (0, 0)
+
+
+CONTAINERS = FIXTURES / "containers"
+
+
+def test_a_har_cut_off_inside_its_last_entry_loads_the_entries_before_it():
+    data = (CONTAINERS / "openai-tool-calls.har").read_bytes()
+    cut_off = data[:data.rfind(b'"request"')]  # inside the third entry: the second call
+    upload = read_upload([("recording.har", cut_off)])
+    assert upload.rounds == 1  # the first call (entry 1 is the page's script)
+    (problem,) = upload.problems
+    assert problem.line == 3 and problem.message.startswith("entry 3 is not valid JSON (")
+    assert problem.message.endswith("the file does not parse whole, so its entries were read one by one")
+
+
+def test_a_har_entry_holding_nan_costs_that_entry_only():
+    data = (CONTAINERS / "openai-tool-calls.har").read_bytes()
+    first = data.index(b'"startedDateTime"')  # entry 1: the page's script
+    damaged_first = data[:first] + b'"score": NaN, ' + data[first:]
+    upload = read_upload([("recording.har", damaged_first)])
+    assert upload.rounds == 2 and [p.line for p in upload.problems] == [1]
+
+
+def test_an_inspect_log_cut_off_inside_its_second_sample_loads_the_first():
+    data = (CONTAINERS / "inspect-system-prompt.json").read_bytes()
+    second = data.index(b'"id": 2,')
+    upload = read_upload([("log.json", data[:second + 20])])
+    assert [c.id for c in upload.conversations] == ["sample 1 epoch 1"]
+    assert [p.line for p in upload.problems] == [2]
+    assert upload.problems[0].message.startswith("sample 2 is not valid JSON (")
+
+
+def test_a_json_document_broken_outside_its_entries_still_says_so():
+    data = (CONTAINERS / "openai-tool-calls.har").read_bytes().rstrip()
+    upload = read_upload([("recording.har", data[:-1] + b", oops}")])  # after the entries, in the log object
+    assert upload.rounds == 2
+    assert [str(p).split(" (")[0] for p in upload.problems] == ["line 1: is not one JSON document"]
+
+
+def test_an_episode_holding_nan_in_a_json_array_costs_that_episode_only():
+    data = (CONTAINERS / "tau-bench-airline.json").read_bytes()
+    at = data.index(b'"traj"')  # in episode 1
+    upload = read_upload([("episodes.json", data[:at] + b'"score": NaN, ' + data[at:])])
+    assert [p.line for p in upload.problems] == [1]
+    assert [c.id for c in upload.conversations] == ["episode 2 (task 35, trial 3)"]

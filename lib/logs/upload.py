@@ -108,7 +108,7 @@ def _items(name: str, data: bytes) -> Iterator[tuple[int, bytes, int]]:
         data = data[3:]
     stripped = data.lstrip()
     if _is_json_array(name, data):
-        yield from ((number, element, 1) for number, element in _array_elements(stripped))
+        yield from ((number, element, 1) for number, element in documents.array_elements(stripped))
         return
     if name.lower().endswith(".json") and stripped[:1] == b"{" and b"\n{" not in stripped:
         yield 1, stripped, 1
@@ -141,29 +141,6 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes, int]]:
         stop = end if stop < 0 else stop + 1
         yield number, data[position:stop], 1
         number, position = number + 1, stop
-
-
-def _array_elements(data: bytes) -> Iterator[tuple[int, bytes]]:
-    """The elements of a JSON array, one at a time, so a large array is never held parsed whole.
-    Where an element does not parse, the rest of the array goes out as one item, to be reported."""
-    position, number, window = 1, 0, 64 * 1024
-    while True:
-        position = skip_whitespace(data, position)
-        if position >= len(data) or data[position] == ord("]"):
-            return  # an array cut off right after an element keeps its elements
-        number += 1
-        end = value_end(data, position, window)
-        if end is None:
-            yield number, data[position:]
-            return
-        yield number, data[position:end]
-        window = max(window, 2 * (end - position))
-        position = skip_whitespace(data, end)
-        if data[position: position + 1] == b",":
-            position += 1
-        elif position < len(data) and data[position] != ord("]"):
-            yield number + 1, data[position:]  # no comma after the element: reported as the next one
-            return
 
 
 # --- conversations -------------------------------------------------------------------------------
