@@ -249,3 +249,13 @@ def test_an_episode_holding_nan_in_a_json_array_costs_that_episode_only():
     upload = read_upload([("episodes.json", data[:at] + b'"score": NaN, ' + data[at:])])
     assert [p.line for p in upload.problems] == [1]
     assert [c.id for c in upload.conversations] == ["episode 2 (task 35, trial 3)"]
+
+
+@pytest.mark.parametrize("kind", ["arrayValue", "kvlistValue"])
+def test_an_otlp_attribute_whose_values_are_not_a_list_costs_that_attribute_only(kind):
+    document = json.loads((FIXTURES / "otlp-span-per-call.jsonl").read_bytes())
+    clean = read_upload([("spans.jsonl", json.dumps(document).encode())])
+    span = document["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+    span["attributes"].append({"key": "app.damaged", "value": {kind: {"values": 5}}})
+    upload = read_upload([("spans.jsonl", json.dumps(document).encode())])
+    assert upload.problems == () and upload.rounds == clean.rounds
