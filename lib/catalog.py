@@ -96,10 +96,11 @@ def from_upload(upload: Upload, source: str, key: str, index: int) -> LoadedTrac
     return LoadedTrace(f"{source} · {chosen.id}", f"{key}:{index}", chosen.trace, upload.problems)
 
 
-def from_library(trace: Trace, trace_id: str) -> LoadedTrace:
-    """A trace kept in the library (lib/library.py); keyed by its id, since a kept trace never changes. The
-    problems its file had were left behind when it was saved."""
-    return LoadedTrace(trace.title, f"library:{trace_id}", trace, ())
+def from_library(trace: Trace, trace_id: str, generation: tuple) -> LoadedTrace:
+    """A trace kept in the library (lib/library.py); keyed by its id and the saving it was read from
+    (`generation`: row number, time saved, title), since a trace deleted and saved again keeps its id (the
+    fingerprint of its rounds) with another title and notes. The problems its file had were left behind."""
+    return LoadedTrace(trace.title, f"library:{trace_id}:{digest(repr(generation).encode())[:16]}", trace, ())
 
 
 def from_live_run(trace_file: TraceFile, name: str) -> LoadedTrace:

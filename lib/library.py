@@ -329,8 +329,8 @@ def load(store: Store, trace_id: str) -> Trace | None:
 
 def open_kept(store: Store, trace_id: str) -> LoadedTrace | None:
     """A kept trace as the explorer and compare take one; None when no trace has this id."""
-    trace = load(store, trace_id)
-    return None if trace is None else from_library(trace, trace_id)
+    found = _load(store, trace_id)
+    return None if found is None else from_library(found[1], trace_id, found[0])
 
 
 Generation = tuple[int, str, str]
@@ -363,7 +363,7 @@ class OpenedTraces:
             found = _load(self.store, trace_id)
         if found is None:  # deleted between the lookup and the read
             return None
-        opened = from_library(found[1], trace_id)
+        opened = from_library(found[1], trace_id, found[0])
         self._held.put(trace_id, (found[0], opened))
         return opened
 

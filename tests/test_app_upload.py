@@ -1,5 +1,6 @@
 """Uploading a log in the real app: the summary, the skipped lines, the conversation picker."""
 
+import json
 from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -55,17 +56,35 @@ CONTAINERS = FIXTURES / "containers"
 def test_an_inspect_eval_log_opens_through_the_sidebar_naming_its_format_and_rule(app):
     at = _upload(app, ("arithmetic.eval", (CONTAINERS / "inspect-arithmetic-with-tool.eval").read_bytes()))
     sidebar = [t.value for t in at.sidebar.text]
-    assert "2 lines: 4 rounds in 2 conversations; 0 lines skipped" in sidebar
+    assert "2 samples: 4 rounds in 2 conversations; 0 samples skipped" in sidebar
     captions = " ".join(sidebar)
-    assert "2 lines read as inspect: a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)" in captions
+    assert "lines" not in captions  # an .eval is a zip of samples, not a file of lines
+    assert "2 samples read as inspect: a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)" in captions
     assert at.selectbox(key="sidebar.conversation").options == ["sample 1 epoch 1 · 2 rounds", "sample 2 epoch 1 · 2 rounds"]
 
 
 def test_a_cassette_opens_through_the_sidebar(app):
     at = _upload(app, ("test_tool_calls.yaml", (CONTAINERS / "pydantic-ai-openai-tool-calls.yaml").read_bytes()))
     captions = " ".join(t.value for t in at.sidebar.text)
-    assert "2 lines read as vcr-cassette: an interaction with request.uri and response.status (a VCR cassette)" in captions
+    assert "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped" in captions
+    assert "2 interactions read as vcr-cassette: an interaction with request.uri and response.status (a VCR cassette)" in captions
     assert next(s.value for s in at.subheader if s.value.startswith("Round ")).startswith("Round 1: the program sends 2 messages")
+
+
+def test_a_har_file_is_counted_in_entries_through_the_sidebar(app):
+    # Recorded by Chromium: the page that ran the loop, then its two calls.
+    at = _upload(app, ("session.har", (CONTAINERS / "chromium-openai-tool-calls.har").read_bytes()))
+    captions = " ".join(t.value for t in at.sidebar.text)
+    assert "3 entries: 2 rounds in 1 conversation; 0 entries skipped" in captions
+    assert "3 entries read as har: an entry with request.url and response.content (a HAR file)" in captions
+    assert "lines" not in captions
+
+    har = json.loads((CONTAINERS / "chromium-openai-tool-calls.har").read_bytes())
+    har["log"]["entries"].append("not an entry")
+    at = _upload(app, ("broken.har", json.dumps(har).encode()))
+    captions = " ".join(t.value for t in at.sidebar.text)
+    assert "4 entries: 2 rounds in 1 conversation; 1 entry skipped" in captions
+    assert [e.label for e in at.sidebar.expander if e.label.startswith("Skipped")] == ["Skipped entries (1)"]
 
 
 def test_spans_recorded_without_content_capture_say_what_they_lack_and_show_what_they_kept(app):
@@ -77,3 +96,13 @@ def test_spans_recorded_without_content_capture_say_what_they_lack_and_show_what
     assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" in sidebar
     page = " ".join(t.value for t in at.main.text) + " ".join(c.value for c in at.main.caption)
     assert "did not capture" in page
+
+
+def test_openinference_spans_with_hidden_messages_say_which_variable_hid_them(app):
+    # Written by the real openinference-instrumentation-openai with OPENINFERENCE_HIDE_INPUTS/OUTPUTS set.
+    at = _upload(app, ("spans.jsonl", (FIXTURES / "otlp-span-per-call-openinference-hidden.jsonl").read_bytes()))
+    sidebar = " ".join(t.value for t in at.sidebar.text)
+    assert "2 model-call spans carry no messages: OpenInference hid them, as" in sidebar
+    assert "OPENINFERENCE_HIDE_INPUTS" in sidebar and "OPENINFERENCE_HIDE_OUTPUTS" in sidebar
+    page = " ".join(t.value for t in at.main.text) + " ".join(c.value for c in at.main.caption)
+    assert "OPENINFERENCE_HIDE_INPUTS" in page

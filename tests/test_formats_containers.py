@@ -12,34 +12,34 @@ FIXTURES = Path(__file__).parent / "fixtures" / "containers"
 
 EXPECTED = [
     ("inspect-system-prompt.json", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
-     "2 lines: 4 rounds in 2 conversations; 0 lines skipped", {"sample 1 epoch 1": [1, 1], "sample 2 epoch 1": [1, 1]}, 0),
+     "2 samples: 4 rounds in 2 conversations; 0 samples skipped", {"sample 1 epoch 1": [1, 1], "sample 2 epoch 1": [1, 1]}, 0),
     ("inspect-arithmetic-with-tool.eval", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
-     "2 lines: 4 rounds in 2 conversations; 0 lines skipped", {"sample 1 epoch 1": [1, 3], "sample 2 epoch 1": [1, 3]}, 2),
+     "2 samples: 4 rounds in 2 conversations; 0 samples skipped", {"sample 1 epoch 1": [1, 3], "sample 2 epoch 1": [1, 3]}, 2),
     # Inspect AI's own test log, written by Inspect as it ran (Azure AI, Llama 3.1 405B, 2 samples x 2 epochs).
     ("inspect-popularity-azureai.eval", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
-     "4 lines: 4 rounds in 4 conversations; 0 lines skipped",
+     "4 samples: 4 rounds in 4 conversations; 0 samples skipped",
      {"sample 2 epoch 2": [2], "sample 2 epoch 1": [2], "sample 1 epoch 1": [2], "sample 1 epoch 2": [2]}, 0),
     ("swe-agent-test-repo.traj", {"swe-agent": "'history' beside 'trajectory' or 'info' (a SWE-agent trajectory)"},
-     "1 line: 4 rounds in 1 conversation; 0 lines skipped", {"trajectory 1": [2, 4, 6, 8]}, 4),
+     "1 document: 4 rounds in 1 conversation; 0 documents skipped", {"trajectory 1": [2, 4, 6, 8]}, 4),
     ("tau-bench-airline.json", {"agent-episode": "messages under 'traj' (a tau-bench style episode)"},
      "2 elements: 7 rounds in 2 conversations; 0 elements skipped",
      {"episode 1 (task 10, trial 1)": [2, 4, 6, 8], "episode 2 (task 35, trial 3)": [2, 4, 6]}, 3),
     ("pydantic-ai-openai-tool-calls.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
-     "2 lines: 2 rounds in 1 conversation; 0 lines skipped", {"conversation 1": [2, 4]}, 1),
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 1),
     ("pydantic-ai-anthropic-stream.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
-     "1 line: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [1]}, 0),
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     # The second request resends its whole history (no previous_response_id): one conversation of two
     # rounds, the first response's id naming it (issue 16 item 1).
     ("pydantic-ai-openai-responses.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
-     "2 lines: 2 rounds in 1 conversation; 0 lines skipped",
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
      {"resp_67e52d90176c819180bd8b6823aff4c7093f95c20016a37e": [1, 3]}, 1),
     ("openai-tool-calls.har", {"har": "an entry with request.url and response.content (a HAR file)"},
-     "3 lines: 2 rounds in 1 conversation; 0 lines skipped", {"conversation 1": [2, 4]}, 1),
+     "3 entries: 2 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [2, 4]}, 1),
     # Recorded by Chromium (tests/fixtures/tools/record_har.py): the page that ran the loop, then its two calls.
     ("chromium-openai-tool-calls.har", {"har": "an entry with request.url and response.content (a HAR file)"},
-     "3 lines: 2 rounds in 1 conversation; 0 lines skipped", {"conversation 1": [2, 4]}, 1),
+     "3 entries: 2 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [2, 4]}, 1),
     ("chromium-openai-stream.har", {"har": "an entry with request.url and response.content (a HAR file)"},
-     "3 lines: 2 rounds in 1 conversation; 0 lines skipped", {"conversation 1": [1, 3]}, 1),
+     "3 entries: 2 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [1, 3]}, 1),
 ]
 
 
@@ -300,16 +300,17 @@ def test_yaml_that_does_not_parse_is_named_by_its_line():
 def test_a_yaml_tag_that_would_run_code_is_refused_by_the_safe_loader():
     result = upload("evil.yaml", b"interactions: !!python/object/apply:os.system ['true']\n")
     assert result.conversations == () and "is not valid YAML" in result.problems[0].message
+    assert result.summary() == "1 document: 0 rounds in 0 conversations; 1 document skipped"  # no interaction was read
 
 
-@pytest.mark.parametrize("name, wrap", [("cassette.yaml.gz", "gzip"), ("export.har", "bom")])
-def test_a_gzipped_or_bom_prefixed_document_is_still_one_document(name, wrap):
+@pytest.mark.parametrize("name, wrap, unit", [("cassette.yaml.gz", "gzip", "interactions"), ("export.har", "bom", "entries")])
+def test_a_gzipped_or_bom_prefixed_document_is_still_one_document(name, wrap, unit):
     import gzip
     source = "pydantic-ai-openai-tool-calls.yaml" if wrap == "gzip" else "openai-tool-calls.har"
     data = (FIXTURES / source).read_bytes()
     data = gzip.compress(data) if wrap == "gzip" else b"\xef\xbb\xbf" + data
     result = upload(name, data)
-    assert result.problems == () and result.summary().endswith("2 rounds in 1 conversation; 0 lines skipped")
+    assert result.problems == () and result.summary().endswith(f"2 rounds in 1 conversation; 0 {unit} skipped")
 
 
 def test_har_other_traffic_is_passed_over_and_base64_bodies_are_opened():

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
-from lib import tokens
+from lib import library, tokens
 from lib.lru import LeastRecentlyUsed
 from lib.model import Message, TextPart
 from lib.ui import cache
 from tests.conftest import load_bundled
+from tests.databases import database_url, postgres_url, sqlite_url, store  # noqa: F401 (fixtures)
 
 
 def test_a_derived_value_is_computed_once_per_trace_and_key(monkeypatch):
@@ -53,3 +56,26 @@ def test_the_shared_token_counts_forget_the_least_recently_used(monkeypatch):
         tokens.message_tokens(message, counter)
     assert len(tokens._counts) == 2
     assert counted == ["one", "two words", "three", "two words"]  # "one" stayed: it was used last but one
+
+
+def test_a_trace_saved_again_under_the_same_id_never_shows_what_was_derived_from_its_earlier_saving(store):
+    # The id is the rounds' fingerprint: deleted and saved again with another title and other notes, a
+    # trace keeps its id, and what the explorer derived from the first saving must not be shown for the second.
+    st.cache_resource.clear()
+
+    @cache.per_trace()
+    def heading(loaded):
+        return f"{loaded.trace.title}: {len(loaded.trace.annotations)} notes"
+
+    opened = library.OpenedTraces(store)
+    trace = load_bundled("hengxin-expense").trace
+    trace_id = library.save(store, trace, source="upload", title="Week 48")
+    assert heading(opened.open(trace_id)) == "Week 48: 0 notes"
+
+    assert library.delete(store, trace_id)
+    note = {"kind": "annotation", "target": {"round": 1}, "label": "good", "author": "ana", "created": "2026-11-30T10:00:00Z"}
+    again = replace(trace, annotations=(note,))
+    assert library.save(store, again, source="upload", title="Week 49") == trace_id
+    assert heading(opened.open(trace_id)) == "Week 49: 1 notes"
+    assert heading(library.open_kept(store, trace_id)) == "Week 49: 1 notes"
+    st.cache_resource.clear()

@@ -81,8 +81,52 @@ def test_spans_recorded_without_content_capture_say_so_and_keep_model_tokens_and
         assert "did not capture" in provenance.note and provenance.omitted == ("messages",)
 
 
+def test_openinference_spans_with_hidden_messages_say_so_and_keep_model_tokens_and_finish():
+    # Written by the real openinference-instrumentation-openai with OPENINFERENCE_HIDE_INPUTS and
+    # OPENINFERENCE_HIDE_OUTPUTS set: input.value and output.value read "__REDACTED__", and the spans carry no
+    # llm.input_messages, llm.output_messages or llm.tools; the model, the token counts and the finish reason stay.
+    upload = _read("otlp-span-per-call-openinference-hidden.jsonl")
+    assert upload.problems == ()
+    [note] = upload.notes
+    assert str(note).startswith("line 1: 2 model-call spans carry no messages: OpenInference hid them, as")
+    assert "OPENINFERENCE_HIDE_INPUTS" in str(note) and "OPENINFERENCE_HIDE_OUTPUTS" in str(note)
+    assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" not in str(note)
+    rounds = [round_ for c in upload.conversations for round_ in c.trace.rounds]
+    assert [(r.request.model, r.response.model, r.response.finish_reason) for r in rounds] == [
+        ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", "tool_calls"), ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", "stop")]
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in rounds] == [(50, 14), (75, 14)]
+    for conversation in upload.conversations:
+        [round_] = conversation.trace.rounds
+        assert round_.request.messages == () and round_.response.message.text == ""
+        assert all("__REDACTED__" not in m.text for m in (*round_.request.messages, round_.response.message))
+        provenance = conversation.trace.round_provenance(round_)
+        assert "OPENINFERENCE_HIDE_INPUTS" in provenance.note and provenance.omitted == ("messages",)
+
+
+def test_openinference_spans_that_hid_only_the_answer_keep_the_request_and_name_the_output_variable():
+    # The recorded spans with their messages, and each span's answer removed as OPENINFERENCE_HIDE_OUTPUTS
+    # removes it: output.value "__REDACTED__", no llm.output_messages.
+    document = orjson.loads((FIXTURES / "otlp-span-per-call-openinference.jsonl").read_bytes())
+    for resource in document["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                attributes = [a for a in span.get("attributes", ()) if not a["key"].startswith("llm.output_messages")]
+                for attribute in attributes:
+                    if attribute["key"] == "output.value":
+                        attribute["value"] = {"stringValue": "__REDACTED__"}
+                span["attributes"] = attributes
+    upload = read_upload([("hidden-answers.jsonl", orjson.dumps(document))])
+    [note] = upload.notes
+    assert str(note).startswith("line 1: 2 model-call spans carry no answer: OpenInference hid it, as")
+    assert "OPENINFERENCE_HIDE_OUTPUTS" in str(note) and "OPENINFERENCE_HIDE_INPUTS" not in str(note)
+    rounds = [round_ for c in upload.conversations for round_ in c.trace.rounds]
+    assert [len(r.request.messages) for r in rounds] == [2, 4]
+    assert [(r.response.finish_reason, r.response.usage.output_tokens) for r in rounds] == [("tool_calls", 14), ("stop", 14)]
+
+
 def test_a_span_that_kept_its_messages_has_no_note():
     assert _read("otlp-span-per-call.jsonl").notes == ()
+    assert _read("otlp-span-per-call-openinference.jsonl").notes == ()
 
 
 def test_span_per_line_calls_in_their_own_traces_are_chained_by_content_too():

@@ -36,6 +36,7 @@ EXPECTED = [
     (('otlp-span-per-call.jsonl',), ['spans'], '1 line: 2 rounds in 1 conversation; 0 lines skipped', {'ceff934c4064b1e67267f62c3ce8b370': [2, 4]}, 1),
     (('otlp-span-per-call-no-content.jsonl',), ['spans'], '1 line: 2 rounds in 2 conversations; 0 lines skipped', {'03bc5514d8aa6d7d568eaa76afb333b9': [0], '43e09334a2dca25f5654e3198343348f': [0]}, 0),
     (('otlp-span-per-call-openinference.jsonl',), ['spans'], '1 line: 2 rounds in 1 conversation; 0 lines skipped', {'22a238409d331b243e7514285f26de46': [2, 4]}, 1),
+    (('otlp-span-per-call-openinference-hidden.jsonl',), ['spans'], '1 line: 2 rounds in 2 conversations; 0 lines skipped', {'852a74636efb8a1f6dffe44639fb7dde': [0], '6eeba3028dde6ca3418546a824766648': [0]}, 0),
     (('requests-only.jsonl',), ['openai-chat'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [2, 5]}, 2),
     (('tau-bench-airline-cut.jsonl',), ['openai-finetune'], '1 line: 6 rounds in 1 conversation; 0 lines skipped', {'line 1': [2, 4, 6, 8, 10, 12]}, 3),
     (('openai-compatible-empty-call-id.jsonl',), ['openai-chat'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [1, 3]}, 1),

@@ -8,7 +8,9 @@
 
 Elements are numbered from 1 and stand where lines stand in a line-per-call log, so a broken
 element is named by its number and the others still load. An element that cannot be had at all
-comes out as a string: the problem, in a user's words.
+comes out as a string: the problem, in a user's words. Each file's elements come with the word for
+one of them (sample, interaction, entry; document for a file read whole or not read at all), which
+the upload's summary counts in.
 
 Sizes are capped before anything is inflated: a zip member's or a YAML file's declared size, then
 what is actually read, so a zip bomb or a YAML alias bomb is refused instead of filling memory.
@@ -55,10 +57,14 @@ ONE_DOCUMENT_SUFFIXES = (".traj", ".har")
 YAML_SUFFIXES = (".yaml", ".yml")
 
 Element = tuple[int, "dict | str"]
+Elements = tuple[str, Iterator[Element]]
+"""What one element is called ("sample", "interaction", "entry", "document"), and the elements."""
+WHOLE = "document"
+"""What a file read as one object, or one that could not be read, counts as."""
 
 
-def elements(name: str, data: bytes, limit: int, loads: Callable[[bytes], Any] = orjson.loads) -> Iterator[Element] | None:
-    """The file's elements when it is one document; None for a file read line by line.
+def elements(name: str, data: bytes, limit: int, loads: Callable[[bytes], Any] = orjson.loads) -> Elements | None:
+    """The file's elements, and what one is called, when it is one document; None for a file read line by line.
     `limit` is the most bytes one element (or a whole YAML or JSON document) may take; `loads` parses
     a JSON document (raising what orjson.loads raises), given so the caller's shortcuts apply to it."""
     lower = name.lower().removesuffix(".gz")  # a `.yaml.gz` cassette arrives here already opened
@@ -78,9 +84,9 @@ def _too_large(size: int, limit: int) -> str:
     return f"is too large ({size:,} bytes; the limit is {limit:,})"
 
 
-def _json_document(data: bytes, limit: int, required: bool, loads: Callable[[bytes], Any]) -> Iterator[Element] | None:
+def _json_document(data: bytes, limit: int, required: bool, loads: Callable[[bytes], Any]) -> Elements | None:
     if len(data) > limit:
-        return iter([(1, _too_large(len(data), limit))])
+        return _refused(_too_large(len(data), limit))
     try:
         document = loads(data)
     except orjson.JSONDecodeError as exc:
@@ -88,22 +94,27 @@ def _json_document(data: bytes, limit: int, required: bool, loads: Callable[[byt
             salvaged = _salvaged(data, exc, loads)
             if salvaged is not None:
                 return salvaged
-        return iter([(1, f"is not one JSON document ({exc})")]) if required else None
+        return _refused(f"is not one JSON document ({exc})") if required else None
     if not isinstance(document, dict):
-        return iter([(1, f"is {describe(document)}, not a JSON object")])
+        return _refused(f"is {describe(document)}, not a JSON object")
     log = document.get("log")
     if isinstance(log, dict) and isinstance(log.get("entries"), list):
         return _numbered(log["entries"], "entry")
     if isinstance(document.get("samples"), list) and isinstance(document.get("eval"), dict):
         return _numbered(document["samples"], "sample")
-    return iter([(1, document)])
+    return WHOLE, iter([(1, document)])
+
+
+def _refused(problem: str, line: int = 1) -> Elements:
+    """A file none of whose elements can be had: one problem, about the document."""
+    return WHOLE, iter([(line, problem)])
 
 
 ELEMENT_ARRAY = re.compile(rb'"(entries|samples)"\s*:\s*\[')
 """Where a HAR keeps its entries and an Inspect log its samples, found in the bytes of a document that does not parse."""
 
 
-def _salvaged(data: bytes, broken: orjson.JSONDecodeError, loads: Callable[[bytes], Any]) -> Iterator[Element] | None:
+def _salvaged(data: bytes, broken: orjson.JSONDecodeError, loads: Callable[[bytes], Any]) -> Elements | None:
     """A document that does not parse whole (cut off mid-write, one entry damaged): its entries or samples, each
     read on its own so the good ones still load; None when it has no such array."""
     found = ELEMENT_ARRAY.search(data)
@@ -125,7 +136,7 @@ def _salvaged(data: bytes, broken: orjson.JSONDecodeError, loads: Callable[[byte
         if whole:  # the damage lies outside the array: say so, since no entry does
             yield 1, f"is not one JSON document ({broken}); its {kinds} were read one by one"
 
-    return read()
+    return kind, read()
 
 
 def array_elements(data: bytes, opening: int = 0) -> Iterator[tuple[int, bytes]]:
@@ -176,22 +187,24 @@ def _bracketed_end(data: bytes, start: int) -> int | None:
     return None
 
 
-def _numbered(items: list, kind: str) -> Iterator[Element]:
-    for number, item in enumerate(items, start=1):
-        yield number, item if isinstance(item, dict) else f"{kind} {number} is not an object"
+def _numbered(items: list, kind: str) -> Elements:
+    return kind, ((number, item if isinstance(item, dict) else f"{kind} {number} is not an object")
+                  for number, item in enumerate(items, start=1))
 
 
-def _zip_samples(data: bytes, limit: int) -> Iterator[Element]:
-    """The samples of an Inspect `.eval` zip, in the order they were written."""
+def _zip_samples(data: bytes, limit: int) -> Elements:
+    """The samples of an Inspect `.eval` zip, in the order they were written, each inflated when its turn comes."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = [m for m in archive.infolist() if m.filename.startswith("samples/") and m.filename.endswith(".json")]
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        yield 1, f"is not a readable .eval (zip) file ({exc})"
-        return
+        return _refused(f"is not a readable .eval (zip) file ({exc})")
     if not members:
-        yield 1, "is a zip without samples/*.json (not an Inspect AI .eval log)"
-        return
+        return _refused("is a zip without samples/*.json (not an Inspect AI .eval log)")
+    return "sample", _inflated(archive, members, limit)
+
+
+def _inflated(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], limit: int) -> Iterator[Element]:
     budget = ZIP_MEMBERS_FACTOR * limit
     for number, member in enumerate(members, start=1):
         where = f"{member.filename} (sample {number})"
@@ -212,31 +225,26 @@ def _zip_samples(data: bytes, limit: int) -> Iterator[Element]:
         yield number, sample if isinstance(sample, dict) else f"{where} is not a JSON object"
 
 
-def _cassette(data: bytes, limit: int) -> Iterator[Element]:
+def _cassette(data: bytes, limit: int) -> Elements:
     """A cassette's interactions, loaded with a safe loader only."""
     if len(data) > limit:
-        yield 1, _too_large(len(data), limit)
-        return
+        return _refused(_too_large(len(data), limit))
     if _nests_too_deep(data):
-        yield 1, f"nests deeper than {MAX_YAML_DEPTH} levels, which no cassette does; refused"
-        return
+        return _refused(f"nests deeper than {MAX_YAML_DEPTH} levels, which no cassette does; refused")
     try:
         document = load_yaml(data)
     except SharedNode:
-        yield 1, "uses YAML anchors and aliases (&name / *name), which cassettes never do; refused"
-        return
+        return _refused("uses YAML anchors and aliases (&name / *name), which cassettes never do; refused")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         # libyaml marks a file that ends mid-token on the line after its last one: name the last line instead.
         line = min(mark.line + 1, data.count(b"\n") + (not data.endswith(b"\n"))) if mark is not None else 1
         where = f" at line {line}" if mark is not None else ""
-        yield max(line, 1), f"is not valid YAML{where} ({getattr(exc, 'problem', exc)})"
-        return
+        return _refused(f"is not valid YAML{where} ({getattr(exc, 'problem', exc)})", max(line, 1))
     interactions = document.get("interactions") if isinstance(document, dict) else None
     if not isinstance(interactions, list):
-        yield 1, "has no 'interactions' list (not a VCR cassette)"
-        return
-    yield from _numbered(interactions, "interaction")
+        return _refused("has no 'interactions' list (not a VCR cassette)")
+    return _numbered(interactions, "interaction")
 
 
 def _nests_too_deep(data: bytes) -> bool:

@@ -56,14 +56,53 @@ ERROR_STATUS = (2, "STATUS_CODE_ERROR", "ERROR", "StatusCode.ERROR")
 CAPTURE_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 """The variable OpenTelemetry's GenAI instrumentations read to record messages; unset, they record none."""
 
-UNCAPTURED = {
-    "origin": "completed",
-    "note": "This span carries no messages: the instrumentation did not capture content (it records messages only "
-            f"when {CAPTURE_VARIABLE} is set). The model, token counts and finish reason are as recorded; the "
-            "request's messages and the model's answer are not, so nothing said can be shown.",
-    "omitted": ["messages"],
-}
-"""The provenance of a round read from a model-call span without messages, as the native format writes it."""
+HIDDEN_VALUE = "__REDACTED__"
+"""What OpenInference writes in place of an `input.value` or `output.value` it was told to hide."""
+
+
+@dataclass(frozen=True)
+class _Unrecorded:
+    """What a model-call span that loaded lacks, and which environment variable left it out."""
+
+    lacks: str
+    """What the span does not carry: "messages", "request messages" or "answer"."""
+    variables: tuple[str, ...]
+    """The variable to set (CAPTURE_VARIABLE) or those to unset (OpenInference's HIDE_ ones) to record it."""
+
+    def reason(self) -> str:
+        """Why the span lacks it, and what turns its recording back on."""
+        if self.variables == (CAPTURE_VARIABLE,):
+            return ("the instrumentation did not capture content. OpenTelemetry's GenAI instrumentations record "
+                    f"messages only when {CAPTURE_VARIABLE} is set before they start (SPAN_ONLY or true, as the "
+                    "instrumentation's version asks)")
+        them, were = ("it", "was") if len(self.variables) == 1 else ("them", "were")
+        return (f"OpenInference hid {self._it()}, as {' and '.join(self.variables)} {were} set where the application "
+                f"started its instrumentation. Unset {them} (or set {them} to false) and OpenInference records the "
+                f"{self.lacks} again")
+
+    def _it(self) -> str:
+        return "it" if self.lacks == "answer" else "them"
+
+    def provenance(self) -> dict:
+        """The provenance of a round read from such a span, as the native format writes it."""
+        return {"origin": "completed",
+                "note": f"This span carries no {self.lacks}: {self.reason()}. The model, token counts and finish "
+                        f"reason are as recorded; the {self.lacks} cannot be shown.",
+                "omitted": ["messages"] if self.lacks != "answer" else []}
+
+    def note(self, lines: list[int]) -> Problem:
+        """Said once per upload, at the first of the spans' lines."""
+        first, last, count = lines[0], lines[-1], len(lines)
+        where = f", from this line to line {last:,}," if last != first else ""
+        apart = "" if self.lacks == "answer" else (
+            ", and calls in traces of their own cannot be joined into one conversation without their messages")
+        return Problem(first, f"{plural(count, 'model-call span')}{where} {'carries' if count == 1 else 'carry'} no "
+                              f"{self.lacks}: {self.reason()}. Each call's model, token counts and finish reason are "
+                              f"shown as recorded, but not the {self.lacks}{apart}.", last if last != first else None)
+
+
+UNCAPTURED = _Unrecorded("messages", (CAPTURE_VARIABLE,))
+"""A GenAI span written without content capture."""
 
 
 @dataclass
@@ -103,8 +142,8 @@ class SpanFormat(LogFormat):
     def __init__(self) -> None:
         self._held = _Held()
         self._resent = _ResentInputs()
-        self._uncaptured: list[int] = []
-        """The line of every model-call span that carries no messages."""
+        self._unrecorded: dict[_Unrecorded, list[int]] = {}
+        """The line of every model-call span that lacks its messages or its answer, by what it lacks and why."""
 
     def detect(self, obj: dict) -> str | None:
         if "resourceSpans" in obj:
@@ -151,9 +190,9 @@ class SpanFormat(LogFormat):
         key = (span.start if span.start is not None else float("inf"), len(self._held.calls) + len(self._held.tools))
         kind = _kind(span.attributes)
         if kind in ("gen_ai", "openinference"):
-            record = _call_record(span, kind, self._resent)
-            if record.provenance is not None:
-                self._uncaptured.append(line)
+            record, unrecorded = _call_record(span, kind, self._resent)
+            if unrecorded is not None:
+                self._unrecorded.setdefault(unrecorded, []).append(line)
             self._held.calls.append((key, record))
         elif kind is not None:
             self._held.tools.append((key, span.trace, _execution(span, kind)))
@@ -171,17 +210,7 @@ class SpanFormat(LogFormat):
             yield record
 
     def notes(self) -> list[Problem]:
-        if not self._uncaptured:
-            return []
-        first, last, count = self._uncaptured[0], self._uncaptured[-1], len(self._uncaptured)
-        where = f", from this line to line {last:,}," if last != first else ""
-        return [Problem(first, f"{plural(count, 'model-call span')}{where} {'carries' if count == 1 else 'carry'} no "
-                               "messages: the instrumentation did not capture content. OpenTelemetry's GenAI "
-                               f"instrumentations record messages only when {CAPTURE_VARIABLE} is set before they "
-                               "start (SPAN_ONLY or true, as the instrumentation's version asks). Each call's model, "
-                               "token counts and finish reason are shown as recorded, but nothing said, and calls in "
-                               "traces of their own cannot be joined into one conversation without their messages.",
-                        last if last != first else None)]
+        return [unrecorded.note(lines) for unrecorded, lines in self._unrecorded.items()]
 
 
 def _chain_traces(traces: list[list[tuple[tuple, CallRecord]]]) -> None:
@@ -501,8 +530,8 @@ class _Call:
     """The finish reason in Chat Completions words, or None when not recorded."""
 
 
-def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> CallRecord:
-    """The Chat Completions call a model-call span amounts to."""
+def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> tuple[CallRecord, _Unrecorded | None]:
+    """The Chat Completions call a model-call span amounts to, and what the span lacks, if anything."""
     tree = span.attributes
     call = _openinference_call(tree) if kind == "openinference" else _genai_call(tree, resent)
     request: dict = {"model": call.model} if call.model is not None else {}
@@ -515,10 +544,13 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> CallRecord:
     if call.tools:
         request["tools"] = call.tools
     response, error = None, None
-    uncaptured = kind == "gen_ai" and not call.inputs and not call.output
+    if kind == "openinference":
+        unrecorded = _hidden(tree, call, span.failure is not None)
+    else:
+        unrecorded = UNCAPTURED if not call.inputs and not call.output else None
     assistant = next((m for m in convert.chat_messages(call.output) if m.get("role") == "assistant"), None)
     resent.answered(assistant)
-    if uncaptured:
+    if unrecorded is not None and not call.output:
         # The answer's text and calls went unrecorded, not unsaid; its model, usage and finish are on the span.
         assistant = {"role": "assistant", "content": None}
     if span.failure is not None:
@@ -533,8 +565,24 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> CallRecord:
         converted_from="openinference" if kind == "openinference" else "otel-genai",
         timestamp=convert.iso_time(span.start // 10**9, span.start % 10**9) if span.start is not None else None,
         resends=resends,
-        provenance={**UNCAPTURED, "omitted": ["messages"]} if uncaptured else None,
-    )
+        provenance=unrecorded.provenance() if unrecorded is not None else None,
+    ), unrecorded
+
+
+def _hidden(tree: _Attributes, call: _Call, failed: bool) -> _Unrecorded | None:
+    """What an OpenInference LLM span was told to leave out. OPENINFERENCE_HIDE_INPUTS also writes
+    `input.value` as HIDDEN_VALUE, the narrower OPENINFERENCE_HIDE_INPUT_MESSAGES leaves it; outputs alike."""
+    hid = []
+    if not call.inputs:
+        hid.append("OPENINFERENCE_HIDE_INPUTS" if _at(tree, "input.value") == HIDDEN_VALUE
+                   else "OPENINFERENCE_HIDE_INPUT_MESSAGES")
+    if not call.output and not failed:  # a failed call has no answer to hide
+        hid.append("OPENINFERENCE_HIDE_OUTPUTS" if _at(tree, "output.value") == HIDDEN_VALUE
+                   else "OPENINFERENCE_HIDE_OUTPUT_MESSAGES")
+    if not hid:
+        return None
+    lacks = "messages" if len(hid) == 2 else "request messages" if not call.inputs else "answer"
+    return _Unrecorded(lacks, tuple(hid))
 
 
 def _openinference_call(tree: _Attributes) -> _Call:

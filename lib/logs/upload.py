@@ -41,7 +41,7 @@ from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, Problem
 from lib.logs.chat_shape import describe
 from lib.logs.near_miss import nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
-from lib.logs.resent import ResentParser, hold_interned, skip_whitespace, value_end
+from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.intern import collector_paused, content_key
 from lib.model import Message, ProviderError, Request, Response, Round, Trace
@@ -57,6 +57,10 @@ class Conversation:
     """The id the log gave it, or one we made up (`conversation 3`)."""
     trace: Trace
     """Its rounds."""
+
+
+UNITS = {"entry": "entries"}
+"""The plural of a unit an upload is counted in, where it is not the unit and an s."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +82,17 @@ class Upload:
     notes: tuple[Problem, ...] = ()
     """What lines that loaded lack, by line (spans that carry no messages): not skipped, but not whole."""
     unit: str = "line"
-    """What `lines` counts: "line", or "element" for a file that is one JSON array."""
+    """What `lines` counts: "line", "element" for a file that is one JSON array, or what a one-document file
+    holds ("sample", "interaction", "entry", "document"); "item" for files of different units."""
+
+    @property
+    def units(self) -> str:
+        """The unit's plural: `lines`, `entries`."""
+        return UNITS.get(self.unit, self.unit + "s")
+
+    def counted(self, count: int) -> str:
+        """`count` of the upload's items in words: `1 sample`, `3 entries`."""
+        return plural(count, self.unit, self.units)
 
     @property
     def rounds(self) -> int:
@@ -93,8 +107,8 @@ class Upload:
     def summary(self) -> str:
         """One line a user reads first: what loaded and what did not."""
         return (
-            f"{plural(self.lines, self.unit)}: {plural(self.rounds, 'round')} in "
-            f"{plural(len(self.conversations), 'conversation')}; {plural(self.skipped_lines, self.unit)} skipped"
+            f"{self.counted(self.lines)}: {plural(self.rounds, 'round')} in "
+            f"{plural(len(self.conversations), 'conversation')}; {self.counted(self.skipped_lines)} skipped"
         )
 
 
@@ -449,8 +463,12 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     parser = ResentParser()
     caps, problems, formats = reading.caps, reading.problems, reading.formats
     whole = documents.elements(name, data, caps.line_bytes, ResentTexts(orjson.loads).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
-    items = _items(name, data) if whole is None else ((number, element, 1) for number, element in whole)
-    reading.units.add("element" if whole is None and _is_json_array(name, data) else "line")
+    if whole is None:
+        items = _items(name, data)
+        reading.units.add("element" if _is_json_array(name, data) else "line")
+    else:
+        items = ((number, element, 1) for number, element in whole[1])
+        reading.units.add(whole[0])
     for number, item, span in items:
         reading.lines += span
         if isinstance(item, str):  # an element the document reader could not cut out, and why

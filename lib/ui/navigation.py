@@ -24,9 +24,11 @@ def frame_guard() -> None:
     """Send a page opened without app.py's frame through the frame."""
     # The project keeps a top-level pages/ folder, and Streamlit's legacy auto-discovery then treats a
     # fresh server as an old-style multipage app: the first visit to a page's URL runs that page alone,
-    # without app.py's page config and navigation. Going through app.py puts the frame back.
+    # without app.py's page config and navigation. Going through app.py puts the frame back. A restarted
+    # server meets every open page this way on its reconnect: the deep link (?trace=, ?round=) goes along,
+    # or the page would fall back to the first trace at round 1 (switch_page clears the query by default).
     if not st.session_state.get(FRAME):
-        st.switch_page("app.py")
+        st.switch_page("app.py", query_params=st.query_params.to_dict())
 
 
 def keep_widget_values(keys: tuple[str, ...]) -> None:

@@ -222,14 +222,14 @@ def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
     for format_name, (count, rule) in upload.formats.items():
         if forced != "auto":  # every line was tried as the chosen format; those it could not read are skipped
             kept = count - upload.skipped_lines
-            plain.text(f"{plural(count, upload.unit)} tried as {format_name}, your choice: {max(kept, 0):,} read, "
+            plain.text(f"{upload.counted(count)} tried as {format_name}, your choice: {max(kept, 0):,} read, "
                        f"{upload.skipped_lines:,} skipped. {rule}")
         else:
-            plain.text(f"{plural(count, upload.unit)} read as {format_name}: {rule}")
+            plain.text(f"{upload.counted(count)} read as {format_name}: {rule}")
     for note in upload.notes:
         plain.text(note)
     if upload.problems:
-        with st.expander(f"Skipped lines ({upload.skipped_lines:,})", expanded=not upload.conversations):
+        with st.expander(f"Skipped {upload.units} ({upload.skipped_lines:,})", expanded=not upload.conversations):
             st.text("\n".join(str(p) for p in upload.problems[:200]))
             if len(upload.problems) > 200:
                 st.caption(f"and {len(upload.problems) - 200:,} more.")

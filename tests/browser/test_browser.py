@@ -138,15 +138,16 @@ def test_a_jsonl_file_uploads_through_the_real_file_chooser(page, tmp_path):
     screenshot(page, "upload")
 
 
-@pytest.mark.parametrize("name", ["inspect-arithmetic-with-tool.eval", "pydantic-ai-openai-tool-calls.yaml",
-                                  "openai-tool-calls.har", "swe-agent-test-repo.traj"])
-def test_a_whole_document_log_uploads_through_the_real_file_chooser(page, name):
+@pytest.mark.parametrize("name, unit", [("inspect-arithmetic-with-tool.eval", "samples"),
+                                        ("pydantic-ai-openai-tool-calls.yaml", "interactions"),
+                                        ("openai-tool-calls.har", "entries"), ("swe-agent-test-repo.traj", "documents")])
+def test_a_whole_document_log_uploads_through_the_real_file_chooser(page, name, unit):
     # The uploader refuses a suffix missing from its type list ("application/x-yaml files are not allowed").
     fixture = Path(__file__).parent.parent / "fixtures" / "containers" / name
     page.goto("/")
     _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
     page.locator(f'{SIDEBAR} input[type="file"]').set_input_files(str(fixture))
-    expect(page.locator(SIDEBAR).get_by_text("0 lines skipped")).to_be_visible(timeout=60_000)  # a loaded machine reruns slowly
+    expect(page.locator(SIDEBAR).get_by_text(f"0 {unit} skipped")).to_be_visible(timeout=60_000)  # a loaded machine reruns slowly
     expect(page.locator(SIDEBAR).get_by_text("files are not allowed")).to_have_count(0)
 
 

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from bench.load_test import free_port, start_app
 from tests.browser.conftest import VIEWPORT, Watch, guard, serve_traces
 from tests.hostile import HOSTILE, IMG, SCRIPT, hostile_trace
 from tests.synthetic import synthetic_lines
@@ -103,3 +104,73 @@ def test_keys_in_the_navigator_show_a_round_at_once_and_the_cards_follow(navigat
     _cards_heading(page, ROUNDS - 2).wait_for()
     navigator.get_by_text(re.compile(rf"^Round {ROUNDS - 2}: the program sends")).wait_for()
     assert rounds.locator("[aria-selected=true]").inner_text().startswith(f"Round {ROUNDS - 2} ·")
+
+
+SOCKETS = """(() => {
+  const Native = window.WebSocket;
+  window.__sockets = [];
+  window.WebSocket = class extends Native {
+    constructor(...args) { super(...args); window.__sockets.push(this); }
+  };
+})()"""
+"""Keeps every websocket the page opens, so a test can drop the app's connection as a network blip does."""
+
+
+def _reconnected(page, index: int, redrawn: bool) -> None:
+    """Wait until Streamlit has reconnected and its rerun is drawn (no element left stale), the navigator and the
+    cards on round `index`; `redrawn`: the navigator was drawn anew, from condensed rounds sent again."""
+    page.wait_for_function("() => window.__sockets.some(s => s.readyState === WebSocket.OPEN)")
+    if redrawn:  # the navigator's frame lies in the component's shadow root, where Playwright's CSS reaches
+        page.locator(".navigator:not([data-before])").wait_for()
+    page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""")
+    _cards_heading(page, index).wait_for()
+    _navigator(page).get_by_text(re.compile(rf"^Round {index}: the program sends")).wait_for()
+
+
+def _choose_and_follow(page, index: int) -> None:
+    """One key up in the navigator: the round reads at once, and the cards below follow it."""
+    navigator = _navigator(page)
+    navigator.get_by_role("listbox", name="Rounds").focus()
+    page.keyboard.press("ArrowUp")
+    navigator.get_by_text(re.compile(rf"^Round {index}: the program sends")).wait_for()
+    _cards_heading(page, index).wait_for()
+    assert page.get_by_label(re.compile(r"^Round \(1 to")).input_value() == str(index)
+
+
+def test_after_the_connection_drops_or_the_server_restarts_the_navigator_still_drives_the_cards(browser, tmp_path):
+    # A blip keeps the server's session (the page holds the rounds, Python knows it); a restart gives the page a new
+    # session that knows nothing of what the page holds. Either way the round chosen in the list must drive the cards.
+    (tmp_path / "hostile-long.jsonl").write_text(_long_hostile_trace())
+    port = free_port()
+    server = start_app(port, traces=tmp_path)
+    context = browser.new_context(viewport=VIEWPORT, base_url=f"http://127.0.0.1:{port}")
+    context.set_default_timeout(60_000)
+    context.add_init_script(SOCKETS)
+    watch = Watch()
+    guard(context, watch)
+    try:
+        page = context.new_page()
+        page.goto("/?trace=hostile-long&round=1")
+        _navigator(page).get_by_text(re.compile(r"^Round 1: the program sends")).wait_for()
+        _navigator(page).get_by_role("listbox", name="Rounds").focus()
+        page.keyboard.press("End")
+        _cards_heading(page, ROUNDS).wait_for()
+
+        page.evaluate("() => window.__sockets.forEach(s => s.close())")
+        _reconnected(page, ROUNDS, redrawn=False)  # the same session: the page holds the rounds, Python knows it
+        _choose_and_follow(page, ROUNDS - 1)
+
+        _navigator(page).evaluate("frame => frame.dataset.before = 'restart'")
+        server.terminate()
+        server.wait(timeout=30)
+        server = start_app(port, traces=tmp_path)
+        # A new session: the rounds come again, and the deep link brings the page back on the round it showed.
+        _reconnected(page, ROUNDS - 1, redrawn=True)
+        _choose_and_follow(page, ROUNDS - 2)
+        assert _navigator(page).get_by_role("listbox", name="Rounds").locator("[aria-selected=true]").inner_text() \
+            .startswith(f"Round {ROUNDS - 2} ·")
+        assert watch.remote == []
+    finally:
+        context.close()
+        server.terminate()
+        server.wait(timeout=30)
