@@ -109,6 +109,7 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/live.py", "scenario.options.model"): "a scenario of ours (lib/live/scenarios.py)",
     ("lib/ui/live.py", "scenario.session.items()"): "a scenario of ours: its session fields (lib/live/scenarios.py)",
     ("lib/ui/live.py", "tool.name"): "a scenario's tool, written in lib/live/tools.py",
+    ("lib/ui/picker.py", "upload.units"): "Upload.units: our word for what a file is counted in (lines, samples, entries)",
     ("lib/ui/predict.py", "point.what"): "Point.what: what was predicted, in our words (lib/predict.py)",
     ("lib/ui/side_by_side.py", "r.what"): FIELD_RULE,
     ("lib/ui/side_by_side.py", "r.openai"): FIELD_RULE,
