@@ -47,6 +47,8 @@ def int_or_none(value: Any) -> int | None:
 
 def count(value: Any) -> int:
     """A token count: a whole number of at least 0, anything else 0."""
+    if type(value) is int:  # the usual case, without the general checks (but within the 64 bits a table holds)
+        return value if 0 < value < 2 ** 63 else 0
     found = int_or_none(value)
     return found if found is not None and found > 0 else 0
 

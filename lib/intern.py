@@ -35,21 +35,38 @@ def content_key(value: Any) -> str:
 class Interner:
     """A pool of built objects keyed by the digest of their raw JSON."""
 
+    HELD = 256
+    """Raw objects remembered by identity (see `get`'s `hold`); the oldest is forgotten past this."""
+
     def __init__(self) -> None:
         self._pool: dict[str, Any] = {}
+        self._held: dict[int, tuple[Any, Any]] = {}
+        """(raw, built) by id(raw), for raws handed on as the very object; holding the raw keeps its id unique."""
         self.lookups = 0
         """How many times an object was asked for; `lookups - len(self)` were served from the pool."""
 
     def __len__(self) -> int:
         return len(self._pool)
 
-    def get(self, raw: Any, build: Callable[[Any, str], T]) -> T:
-        """The pooled object for `raw`, building it with `build(raw, key)` the first time."""
+    def get(self, raw: Any, build: Callable[[Any, str], T], hold: bool = False) -> T:
+        """The pooled object for `raw`, building it with `build(raw, key)` the first time.
+
+        `hold` remembers the answer for this very object: a response's message that the importer hands
+        on as the object the next request resends is then found without digesting it again. Only
+        objects that nothing changes afterwards may be held (the importers' dicts, once read)."""
         self.lookups += 1
+        known = self._held.get(id(raw))
+        if known is not None and known[0] is raw:
+            return known[1]
         key = content_key(raw)
         found = self._pool.get(key)
         if found is None:
             found = self._pool[key] = build(raw, key)
+        if hold:
+            held = self._held
+            held[id(raw)] = (raw, found)
+            if len(held) > self.HELD:
+                del held[next(iter(held))]
         return found
 
 

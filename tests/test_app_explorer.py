@@ -33,6 +33,19 @@ def _overview(at):
     return next(d.value for d in at.dataframe if "messages sent" in d.value.columns)
 
 
+def test_payloads_are_plain_text_until_colours_are_asked_for_then_the_same_text_is_highlighted(app):
+    app.query_params["round"] = "2"
+    at = app.run()
+    arguments = '{"actual_amount": 3860.00, "limit_amount": 3800.00}'
+    assert arguments in _texts(at) and not at.main.code  # no highlighter on the page until asked for
+    at.toggle(key="explorer.highlight").set_value(True).run()
+    assert arguments in [c.value for c in at.main.code] and arguments not in _texts(at)
+    assert next(c for c in at.main.code if c.value == arguments).language == "json"
+    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/explorer.py").run()
+    assert arguments in [c.value for c in at.main.code]  # the choice outlasts a visit to another page
+
+
 def test_the_app_opens_on_hengxin_round_1_without_a_click(app):
     at = app.run()
     assert not at.exception
@@ -124,9 +137,9 @@ def test_an_uploaded_native_file_opens_and_its_bad_lines_are_named(app):
 def test_payload_text_is_shown_exactly_as_sent_and_estimates_say_so(app):
     app.query_params["round"] = "2"
     at = app.run()
-    codes = [c.value for c in at.code]
-    assert '{"actual_amount": 3860.00, "limit_amount": 3800.00}' in codes
-    assert any('"amount": 3860.00' in c for c in codes)
+    payloads = _texts(at)
+    assert '{"actual_amount": 3860.00, "limit_amount": 3800.00}' in payloads
+    assert any('"amount": 3860.00' in t for t in payloads)
     metric = next(m for m in at.metric if m.label.startswith("Input tokens"))
     assert metric.label == "Input tokens (estimated)" and metric.value.startswith("≈ ")
     assert int(metric.value[2:].replace(",", "")) > 1247

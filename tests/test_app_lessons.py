@@ -153,7 +153,9 @@ def test_point_12_the_money_call_shows_the_decimal_computation_in_presenter_and_
     for at in (_slide("hengxin-expense", 2, 2), _slide("hengxin-expense", 2, 1, mode="")):
         assert ":violet-badge[:material/calculate: The program's arithmetic: Decimal, quantized, then compared]" \
             in screen(at)
-        worked = next(c.value for c in at.code if c.language == "python")
+        # Highlighted on the slide; plain monospace text in the explorer until colours are asked for.
+        blocks = [c.value for c in at.code if c.language == "python"] + [t.value for t in at.text]
+        worked = next(b for b in blocks if "quantize(" in b)
         assert worked.splitlines()[-1] == "actual_amount > limit_amount  # 3860.00 > 3800.00: over by 60.00"
 
 

@@ -13,3 +13,20 @@ def test_times_are_fixed_width_text_that_sorts_as_the_times_do():
 def test_arguments_recorded_as_objects_read_as_the_json_text_an_api_sends():
     assert json_text({"city": "Zürich", "days": [1, 2.5], "metric": None}) == '{"city": "Zürich", "days": [1, 2.5], "metric": null}'
     assert json_text('{"already": "text"}') == '{"already": "text"}'
+
+
+def test_times_read_alike_on_both_sides_of_the_shortcut_and_past_what_a_date_can_hold():
+    # Times from 1970 to 9999 are written by gmtime; the rest by datetime, which refuses year 10000.
+    assert iso_time(0, 0) == "1970-01-01T00:00:00.000000000Z"
+    assert iso_time(-1, 999_999_999) == "1969-12-31T23:59:59.999999999Z"
+    assert iso_time(951_782_400, 1) == "2000-02-29T00:00:00.000000001Z"
+    assert iso_time(253_402_300_799, 0) == "9999-12-31T23:59:59.000000000Z"
+    assert iso_time(253_402_300_800, 0) is None
+    assert iso_time("1767610800", 7) == "2026-01-05T11:00:00.000000007Z"
+
+
+def test_arguments_are_written_as_json_dumps_writes_them_whatever_the_value():
+    import json
+    for value in [{"a": [1, 2.5, None, True, False]}, [], {}, 12345678901234567890123, -0.0, 1e300,
+                  {"\u2028 line": "tab\tquote\"é"}, [[[{"deep": [1]}]]], float("nan")]:
+        assert json_text(value) == json.dumps(value, ensure_ascii=False)

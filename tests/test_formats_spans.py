@@ -248,6 +248,25 @@ def test_each_call_of_a_run_hands_on_the_very_list_its_resent_history_extends():
     assert records[1].request["messages"][:2] == records[0].request["messages"]
 
 
+def test_an_answer_resent_as_it_was_written_is_the_very_message_the_call_before_got():
+    first = [SYSTEM, _user("Where is order 7?")]
+    answer = {"role": "assistant", "parts": [{"type": "text", "content": "Hello"}]}  # _chat_attributes' answer
+    records = feed(SpanFormat(), _chat_spans([first, first + [answer, _user("And order 9?")]], ["0xa", "0xb"]))
+    resent = records[1].request["messages"][2]
+    assert resent is records[0].response["choices"][0]["message"]
+    assert resent == {"role": "assistant", "content": "Hello"}
+
+
+def test_an_answer_resent_otherwise_than_it_was_written_is_read_as_the_request_sends_it():
+    # A program may resend an edited answer (or a framework its own rendering of it): the request's
+    # own words are what the round shows, not the answer the call before got.
+    first = [SYSTEM, _user("Where is order 7?")]
+    edited = {"role": "assistant", "parts": [{"type": "text", "content": "Hello, edited"}]}
+    records = feed(SpanFormat(), _chat_spans([first, first + [edited, _user("And order 9?")]], ["0xa", "0xb"]))
+    assert records[1].request["messages"][2] == {"role": "assistant", "content": "Hello, edited"}
+    assert records[0].response["choices"][0]["message"]["content"] == "Hello"
+
+
 def test_a_call_that_resends_an_earlier_calls_history_keeps_its_own_messages_when_another_call_came_between():
     first = [SYSTEM, _user("Where is order 7?")]
     inputs = [first, [SYSTEM, _user("Cancel order 9.")], first + [CALLED, ANSWERED]]

@@ -1,5 +1,7 @@
 """Interning: memory grows with the unique content, not with the square of the rounds."""
 
+from lib import intern
+from lib.intern import Interner
 from lib.logs.native import read_trace
 from tests.synthetic import synthetic_lines
 
@@ -37,3 +39,30 @@ def test_messages_with_the_same_content_in_another_key_order_are_one():
     trace, _ = read_trace(lines)
     assert trace.rounds[0].request.messages[0] is trace.rounds[1].request.messages[0]
     assert trace.unique_messages == 1
+
+
+def _built(raw, key):
+    return {"built from": dict(raw), "key": key}
+
+
+def test_a_held_answer_resent_as_the_very_dict_is_found_without_digesting_it_again(monkeypatch):
+    # Span importers hand a call's answer on as the object the next request resends.
+    pool, answer = Interner(), {"role": "assistant", "content": "Shipped."}
+    built = pool.get(answer, _built, hold=True)
+    digested = []
+    monkeypatch.setattr(intern, "content_key", lambda value, key=intern.content_key: digested.append(value) or key(value))
+    assert pool.get(answer, _built) is built and digested == []
+    assert pool.get(dict(answer), _built) is built  # an equal copy is found by its content, digested
+    assert digested == [answer]
+
+
+def test_only_the_latest_held_answers_are_remembered(monkeypatch):
+    pool = Interner()
+    answers = [{"n": n} for n in range(Interner.HELD + 10)]
+    for answer in answers:
+        pool.get(answer, _built, hold=True)
+    digested = []
+    monkeypatch.setattr(intern, "content_key", lambda value, key=intern.content_key: digested.append(value) or key(value))
+    pool.get(answers[-1], _built)
+    pool.get(answers[0], _built)
+    assert digested == [answers[0]]  # the oldest was forgotten; found again by its content

@@ -7,6 +7,7 @@ Each dialect module offers `read_request(body, pools)` and `read_response(body, 
 from __future__ import annotations
 
 import json
+import json.scanner
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +50,9 @@ def intern_tools(raw_tools: list, pools: Pools, build, previous: "Request | None
     return pools.tool_lists.get(raw_tools, build)
 
 
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())
+"""The scanner json.loads parses with (the C one where there is one), called directly."""
+
 TOO_DEEP = "nested too deeply to read"
 """Why arguments deeper than the standard library's recursion limit are kept as text only."""
 
@@ -63,6 +67,14 @@ def parse_arguments(raw: Any) -> tuple[str, Any, str | None]:
     if raw.strip() == "":
         # Several OpenAI-compatible servers send "" for a tool without parameters.
         return raw, {}, None
+    try:
+        # json.loads's own scanner, without its wrapper (a third of the time on short arguments): the
+        # same value when the text is one value with no space around it; anything else goes to json.loads.
+        value, end = _SCAN(raw, 0)
+        if end == len(raw):
+            return raw, value, None
+    except (StopIteration, ValueError, RecursionError):
+        pass  # json.loads below says what is wrong, as it always did
     try:
         return raw, json.loads(raw), None
     except ValueError as exc:

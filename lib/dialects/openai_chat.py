@@ -168,7 +168,8 @@ def read_response(body: dict, pools: Pools) -> Response:
     choices = body.get("choices")
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         choice = choices[0]
-        message = pools.messages.get(choice.get("message") or {}, _message)
+        # Held: importers that hand the answer on resend this very dict in the next request.
+        message = pools.messages.get(choice.get("message") or {}, _message, hold=True)
         finish_reason = text_or_none(choice.get("finish_reason"))
         message_path, finish_path = "choices[0].message", "choices[0].finish_reason"
     else:

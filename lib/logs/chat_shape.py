@@ -15,7 +15,9 @@ lib.dialects.openai_chat reads as an OtherPart.
 from __future__ import annotations
 
 import json
+import time
 from datetime import datetime, timezone
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Iterable
 
 from lib.coerce import int_or_none
@@ -47,13 +49,19 @@ def text_or_raw(block: Any, text_types: tuple[str, ...] = ("text",)) -> Any:
 _JSON_TEXT = json.JSONEncoder(ensure_ascii=False)
 """One encoder for every value: `json.dumps` with an option builds a new encoder per call, which cost
 more than the encoding of a call's arguments."""
+_ENCODE = c_make_encoder(None, _JSON_TEXT.default, encode_basestring, None, ": ", ", ", False, False, True) \
+    if c_make_encoder is not None else None
+"""The C encoder `_JSON_TEXT.encode` builds on every call, built once (without the cycle check: parsed
+JSON has no cycles). Its text is json.dumps's with ensure_ascii=False, at less than half the time."""
 
 
 def json_text(value: Any) -> str:
     """`value` as the text a Chat Completions field carries: strings as they are, anything else as JSON."""
     if isinstance(value, str):
         return value
-    return _JSON_TEXT.encode(value)
+    if _ENCODE is None:
+        return _JSON_TEXT.encode(value)
+    return "".join(_ENCODE(value, 0))
 
 
 def tool_call(call_id: Any, name: Any, arguments: Any) -> dict:
@@ -133,12 +141,12 @@ def chat_usage(prompt: Any, completion: Any, *, cached: Any = None, reasoning: A
     prompt, completion = as_int(prompt), as_int(completion)
     if prompt is None and completion is None:
         return None
-    usage: dict = {"prompt_tokens": prompt or 0, "completion_tokens": completion or 0,
-                   "total_tokens": (prompt or 0) + (completion or 0)}
-    if as_int(cached) is not None:
-        usage["prompt_tokens_details"] = {"cached_tokens": as_int(cached)}
-    if as_int(reasoning) is not None:
-        usage["completion_tokens_details"] = {"reasoning_tokens": as_int(reasoning)}
+    prompt, completion = prompt or 0, completion or 0
+    usage: dict = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    if cached is not None and (cached := as_int(cached)) is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": cached}
+    if reasoning is not None and (reasoning := as_int(reasoning)) is not None:
+        usage["completion_tokens_details"] = {"reasoning_tokens": reasoning}
     return usage
 
 
@@ -174,11 +182,19 @@ def as_int(value: Any) -> int | None:
     return int_or_none(value)
 
 
+_YEAR_10000 = 253_402_300_800
+"""The first second datetime cannot hold (10000-01-01T00:00:00Z): later ones take the datetime path, which refuses them."""
+
+
 def iso_time(seconds: Any, nanos: int = 0) -> str | None:
     """UTC ISO 8601 text with nanoseconds, fixed width so that texts sort as times do."""
     whole = as_int(seconds)
     if whole is None:
         return None
+    if 0 <= whole < _YEAR_10000:
+        # gmtime and formatting: a third of the time of a datetime's isoformat, the same text.
+        moment = time.gmtime(whole)
+        return "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ" % (*moment[:6], nanos)
     try:
         moment = datetime.fromtimestamp(whole, tz=timezone.utc)
     except (OverflowError, OSError, ValueError):

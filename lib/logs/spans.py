@@ -6,8 +6,10 @@ names the conversation and their start time orders it. Tool-execution spans of t
 become the executions of the call whose response asked for them, so every span is held until
 the end of the file.
 
-Attribute keys are dotted paths (`llm.input_messages.0.message.role`); they are nested into a tree
-first, so the flattened conventions read like the JSON ones.
+Attribute keys are dotted paths (`llm.input_messages.0.message.role`); where a path needs it they
+are nested into a tree, so the flattened conventions read like the JSON ones. A GenAI span whose keys
+are all leaves, none above or below a path read (what the instrumentations write), skips every such
+check: its flat attributes answer the lookups as they are (`_Plain`, the fast path).
 
 It runs past 400 lines because OpenTelemetry GenAI and OpenInference are one family read through
 one attribute tree; each convention's keys sit beside the others they must not be confused with.
@@ -296,7 +298,7 @@ def _read_span(raw: dict, line: int) -> _Span:
         trace=trace.removeprefix("0x"),
         start=start,
         duration_ms=(end - start) / 1e6 if start is not None and end is not None and end >= start else None,
-        attributes=_Attributes(attributes),
+        attributes=_Plain(attributes) if _plain(attributes) else _Attributes(attributes),
         failure=_failure(raw.get("status")),
     )
 
@@ -314,6 +316,29 @@ def _trace_id(raw: dict) -> str:
 def _otlp_attributes(items: list) -> dict:
     """OTLP's `[{key, value: AnyValue}]` as a flat dict."""
     flat = {}
+    try:
+        for item in items:
+            key, value = item["key"], item["value"]
+            # Most attributes are strings, then counts: taken without the general AnyValue walk.
+            if type(value) is dict and len(value) == 1 and "stringValue" in value:
+                flat[key] = value["stringValue"]
+            elif type(value) is dict and len(value) == 1 and type(number := value.get("intValue")) is str \
+                    and number.isdigit():
+                flat[key] = int(number)
+            else:
+                flat[key] = _any_value(value)
+            if type(key) is not str:
+                break
+        else:
+            return flat
+    except (TypeError, KeyError):
+        pass
+    return _checked_attributes(items)
+
+
+def _checked_attributes(items: list) -> dict:
+    """`_otlp_attributes` for a list with an odd item: each item checked, the first bad one named."""
+    flat = {}
     for position, item in enumerate(items):
         try:
             key, value = item["key"], item.get("value")
@@ -321,7 +346,6 @@ def _otlp_attributes(items: list) -> dict:
             key = None
         if type(key) is not str:
             raise LineProblem(f"attributes[{position}] is {convert.describe(item)}, expected {{key, value}}")
-        # Most attributes are strings: taken without the general AnyValue walk.
         flat[key] = value["stringValue"] if type(value) is dict and len(value) == 1 and "stringValue" in value \
             else _any_value(value)
     return flat
@@ -346,19 +370,32 @@ def _any_value(value: Any) -> Any:
     return None
 
 
-class _Attributes:
-    """A span's attributes, looked up by dotted path; nested into a tree only when a path needs one.
+class _Attributes(dict):
+    """A span's attributes, looked up by dotted path as `attributes[path]` (None when absent); nested
+    into a tree only when a path needs one.
 
     Spans that write each attribute under its own full key (the GenAI message attributes) are
     answered from the flat dict: nesting every span's keys cost more than the rest of reading it.
+    When no key prefixes another and no value is an object, the attributes are the dict itself, so
+    a key present is found by a plain dict lookup; any other path is answered by `at`.
     """
 
     __slots__ = ("flat", "_plan", "_tree")
 
+    DIRECT = True
+    """Whether keys present are looked up as a plain dict's; False sends every lookup through `at`
+    (the tests compare the two)."""
+
     def __init__(self, flat: dict) -> None:
+        plan = _key_plan(tuple(flat))
+        direct = self.DIRECT and plan is not None and dict not in set(map(type, flat.values()))
+        super().__init__(flat if direct else ())
         self.flat = flat
-        self._plan = _key_plan(tuple(flat))
+        self._plan = plan
         self._tree: dict | None = None
+
+    def __missing__(self, path: str) -> Any:
+        return self.at(path)
 
     def at(self, path: str) -> Any:
         """The value at a dotted path, as `_walk` finds it in the nested tree, or None."""
@@ -402,6 +439,49 @@ def _path_prefixes(path: str) -> tuple[str, ...]:
     return tuple(".".join(steps[:n]) for n in range(1, len(steps)))
 
 
+class _Plain(dict):
+    """A GenAI span's attributes when every path the readers ask of such a span is a key or absent
+    (see `_plain`): looked up as the flat dict itself, None when absent, without `_Attributes`'s
+    checks. The fast path: tests compare it with `_Attributes` on every span fixture."""
+
+    __slots__ = ()
+
+    def __missing__(self, path: str) -> None:
+        if path not in PLAIN_PATHS:
+            # A reader that asks for a path the fast path was not checked for would read None silently.
+            raise KeyError(f"{path!r} is not among spans.PLAIN_PATHS")
+        return None
+
+
+PLAIN_PATHS = frozenset({
+    "openinference.span.kind", "gen_ai.operation.name", "gen_ai.input.messages", "gen_ai.output.messages",
+    "gen_ai.prompt", "gen_ai.completion", "gen_ai.system_instructions", "gen_ai.tool.definitions",
+    "llm.request.functions", "gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
+    "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "gen_ai.response.finish_reasons",
+    "http.response.status_code", "gen_ai.response.id", "gen_ai.response.model", "llm.model_name",
+    "gen_ai.tool.call.id", "gen_ai.tool.name", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result",
+})
+"""Every path read of a GenAI model-call or tool span (the OpenInference names among them are asked as fallbacks)."""
+_PLAIN_OPERATIONS = frozenset((*CHAT_OPERATIONS, "execute_tool"))
+_PLAIN_PREFIXES = frozenset(prefix for path in PLAIN_PATHS for prefix in _path_prefixes(path))
+
+
+def _plain(flat: dict) -> bool:
+    """Whether `_Attributes` would answer each of PLAIN_PATHS with the flat dict's value, or None when
+    absent: a GenAI chat or tool span whose keys are leaves, none of them above or below a path read."""
+    operation = flat.get("gen_ai.operation.name")
+    return _Attributes.DIRECT and type(operation) is str and operation in _PLAIN_OPERATIONS \
+        and _plain_keys(tuple(flat)) and dict not in set(map(type, flat.values()))
+
+
+@lru_cache(maxsize=256)
+def _plain_keys(keys: tuple) -> bool:
+    """Whether no key prefixes another or a path read, none extends a path read, and none is OpenInference's kind."""
+    plan = _key_plan(keys)
+    return plan is not None and "openinference.span.kind" not in keys and plan.isdisjoint(PLAIN_PATHS) \
+        and _PLAIN_PREFIXES.isdisjoint(keys)
+
+
 def _nest(flat: dict) -> dict:
     """Dotted keys as a tree; numbered steps (`input_messages.0`) become lists."""
     tree: dict = {}
@@ -431,10 +511,6 @@ def _listed(node: Any) -> Any:
     return node
 
 
-_at = _Attributes.at
-"""The value at a dotted path of a span's attributes, or None (the method itself: one call less per lookup)."""
-
-
 def _walk(tree: Any, path: str) -> Any:
     """The value at a dotted path of the attribute tree, or None."""
     for step in path.split("."):
@@ -449,7 +525,7 @@ def _walk(tree: Any, path: str) -> Any:
 
 def _json_at(tree: _Attributes, path: str) -> Any:
     """An attribute that may hold JSON written as a string (the GenAI message attributes often do)."""
-    return _opened(_at(tree, path), path)
+    return _opened(tree[path], path)
 
 
 def _opened(value: Any, path: str) -> Any:
@@ -495,16 +571,16 @@ def _failure(status: Any) -> str | None:
 
 def _kind(tree: _Attributes) -> str | None:
     """`gen_ai` or `openinference` for a model call, `gen_ai-tool` or `openinference-tool` for a tool run."""
-    kind = _at(tree, "openinference.span.kind")
+    kind = tree["openinference.span.kind"]
     if kind is not None:
         return {"LLM": "openinference", "TOOL": "openinference-tool"}.get(str(kind).upper())
-    operation = _at(tree, "gen_ai.operation.name")
+    operation = tree["gen_ai.operation.name"]
     if operation == "execute_tool":
         return "gen_ai-tool"
     if operation in CHAT_OPERATIONS:
         return "gen_ai"
     # Older instrumentations set no operation name; their message keys still say it is a model call.
-    if operation is None and any(_at(tree, p) is not None for p in MESSAGE_KEYS):
+    if operation is None and any(tree[p] is not None for p in MESSAGE_KEYS):
         return "gen_ai"
     return None
 
@@ -548,16 +624,17 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> tuple[CallRec
         unrecorded = _hidden(tree, call, span.failure is not None)
     else:
         unrecorded = UNCAPTURED if not call.inputs and not call.output else None
-    assistant = next((m for m in convert.chat_messages(call.output) if m.get("role") == "assistant"), None)
-    resent.answered(assistant)
+    answer = convert.chat_messages(call.output)
+    assistant = next((m for m in answer if m.get("role") == "assistant"), None)
+    resent.answered(assistant, call.output[0] if len(answer) == 1 and assistant is not None else None)
     if unrecorded is not None and not call.output:
         # The answer's text and calls went unrecorded, not unsaid; its model, usage and finish are on the span.
         assistant = {"role": "assistant", "content": None}
     if span.failure is not None:
-        error = {"status": convert.as_int(_at(tree, "http.response.status_code")), "body": {"message": span.failure},
+        error = {"status": convert.as_int(tree["http.response.status_code"]), "body": {"message": span.failure},
                  "message": span.failure}
     elif assistant is not None:
-        response = convert.chat_completion(assistant, call.finish, id=_at(tree, "gen_ai.response.id"),
+        response = convert.chat_completion(assistant, call.finish, id=tree["gen_ai.response.id"],
                                            model=_first(tree, "gen_ai.response.model", "llm.model_name"), usage=call.usage)
     return CallRecord(
         line=span.line, dialect=OPENAI, request=request, response=response, error=error,
@@ -574,10 +651,10 @@ def _hidden(tree: _Attributes, call: _Call, failed: bool) -> _Unrecorded | None:
     `input.value` as HIDDEN_VALUE, the narrower OPENINFERENCE_HIDE_INPUT_MESSAGES leaves it; outputs alike."""
     hid = []
     if not call.inputs:
-        hid.append("OPENINFERENCE_HIDE_INPUTS" if _at(tree, "input.value") == HIDDEN_VALUE
+        hid.append("OPENINFERENCE_HIDE_INPUTS" if tree["input.value"] == HIDDEN_VALUE
                    else "OPENINFERENCE_HIDE_INPUT_MESSAGES")
     if not call.output and not failed:  # a failed call has no answer to hide
-        hid.append("OPENINFERENCE_HIDE_OUTPUTS" if _at(tree, "output.value") == HIDDEN_VALUE
+        hid.append("OPENINFERENCE_HIDE_OUTPUTS" if tree["output.value"] == HIDDEN_VALUE
                    else "OPENINFERENCE_HIDE_OUTPUT_MESSAGES")
     if not hid:
         return None
@@ -593,10 +670,10 @@ def _openinference_call(tree: _Attributes) -> _Call:
         output=[_flat_turn(_inner(m, "message")) for m in _list_at(tree, "llm.output_messages")[:1]],
         tools=[_chat_tool(_opened(_inner(t, "tool").get("json_schema"), "llm.tools")) for t in _list_at(tree, "llm.tools")],
         model=_openinference_model(tree),
-        usage=convert.chat_usage(_at(tree, "llm.token_count.prompt"), _at(tree, "llm.token_count.completion"),
-                                 cached=_at(tree, "llm.token_count.prompt_details.cache_read"),
-                                 reasoning=_at(tree, "llm.token_count.completion_details.reasoning")),
-        finish=_finish(_at(tree, "llm.finish_reason")),
+        usage=convert.chat_usage(tree["llm.token_count.prompt"], tree["llm.token_count.completion"],
+                                 cached=tree["llm.token_count.prompt_details.cache_read"],
+                                 reasoning=tree["llm.token_count.completion_details.reasoning"]),
+        finish=_finish(tree["llm.finish_reason"]),
     )
 
 
@@ -608,20 +685,20 @@ def _openinference_model(tree: _Attributes) -> Any:
     except LineProblem:
         parameters = None  # Settings that do not parse are no reason to lose the call.
     asked = parameters.get("model") if isinstance(parameters, dict) else None
-    return asked if isinstance(asked, str) and asked else _at(tree, "llm.model_name")
+    return asked if isinstance(asked, str) and asked else tree["llm.model_name"]
 
 
 def _genai_call(tree: _Attributes, resent: _ResentInputs) -> _Call:
     """An OTel GenAI span: the current message attributes, else the legacy flattened prompt/completion keys."""
     resent.latest = resent.extended = None
-    if _at(tree, "gen_ai.input.messages") is None and _at(tree, "gen_ai.output.messages") is None:
+    if tree["gen_ai.input.messages"] is None and tree["gen_ai.output.messages"] is None:
         inputs = [_flat_turn(m) for m in _checked_list(_json_at(tree, "gen_ai.prompt"), "gen_ai.prompt")]
         outputs = _checked_list(_json_at(tree, "gen_ai.completion"), "gen_ai.completion")[:1]
         output = [_flat_turn(m) for m in outputs]
     else:
         system = _json_at(tree, "gen_ai.system_instructions")
         inputs = [("system", _checked_list(system, "gen_ai.system_instructions"))] if system else []
-        sent = _at(tree, "gen_ai.input.messages")
+        sent = tree["gen_ai.input.messages"]
         if isinstance(sent, str):
             inputs += [resent.messages(sent)]  # already Chat Completions messages
         else:
@@ -632,7 +709,7 @@ def _genai_call(tree: _Attributes, resent: _ResentInputs) -> _Call:
     finish = outputs[0].get("finish_reason") if outputs and isinstance(outputs[0], dict) else None
     return _Call(
         inputs=inputs, output=output, tools=resent.tools(tree),
-        model=_at(tree, "gen_ai.request.model"),
+        model=tree["gen_ai.request.model"],
         usage=convert.chat_usage(_first(tree, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
                                  _first(tree, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
         finish=_finish(finish if finish is not None else _first_reason(tree)),
@@ -657,7 +734,8 @@ class _ResentInputs:
 
     def __init__(self) -> None:
         self._by_opening: dict[str, list[list]] = {}
-        """[text less its `]` (None when it does not end in one), messages, the answer or None] per conversation, by opening."""
+        """[text less its `]` (None when it does not end in one), messages, the answer or None, the output turn
+        it was converted from or None] per conversation, by opening."""
         self._tools: tuple[str, list] | None = None
         self.latest: list | None = None
         """The entry the last call of `messages` made, until its answer is known."""
@@ -667,7 +745,7 @@ class _ResentInputs:
     def tools(self, tree: _Attributes) -> list:
         """A call's tool definitions as Chat Completions tools; an agent sends the same text with every
         call, so the last text read is kept with its tools."""
-        text = _at(tree, "gen_ai.tool.definitions")
+        text = tree["gen_ai.tool.definitions"]
         if not isinstance(text, str):
             return [_chat_tool(t) for t in _genai_tools(tree)]
         if self._tools is None or self._tools[0] != text:
@@ -677,31 +755,41 @@ class _ResentInputs:
     def messages(self, text: str) -> list[dict]:
         """The Chat Completions messages `text` holds, reusing those of the earlier text it extends."""
         kept = self._by_opening.setdefault(text[: self.OPENING], [])
-        earlier = next((entry for entry in reversed(kept) if entry[0] is not None and _extends(text, entry[0])), None)
+        for earlier in reversed(kept):
+            if earlier[0] is not None and _extends(text, earlier[0]):
+                break
+        else:
+            earlier = None
         if earlier is None:
-            messages = self._converted(text)
+            messages = convert.chat_messages(self._turns(text))
         else:
             kept.remove(earlier)
-            added = self._converted("[" + text[len(earlier[0]) + 1:])
-            if added and earlier[2] is not None and added[0] == earlier[2]:
-                added[0] = earlier[2]
+            turns = self._turns("[" + text[len(earlier[0]) + 1:])
+            if turns and earlier[3] is not None and turns[0] == earlier[3]:
+                # The answer resent as the call's output wrote it: the message converted then, not again.
+                # (As in intern_messages, `==` takes 1, 1.0 and true as equal: a price worth paying.)
+                added = [earlier[2], *convert.chat_messages(turns[1:])]
+            else:
+                added = convert.chat_messages(turns)
+                if added and earlier[2] is not None and added[0] == earlier[2]:
+                    added[0] = earlier[2]
             messages = earlier[1] + added
             self.extended = earlier[1]
-        self.latest = [text[:-1] if text.endswith("]") else None, messages, None]
+        self.latest = [text[:-1] if text.endswith("]") else None, messages, None, None]
         kept.append(self.latest)
         del kept[: -self.KEPT]
         return messages
 
-    def answered(self, reply: dict | None) -> None:
-        """The answer to the call whose messages were read last."""
+    def answered(self, reply: dict | None, turn: tuple | None) -> None:
+        """The answer to the call whose messages were read last, and the output turn it was converted
+        from when that turn converts to the answer alone."""
         if self.latest is not None:
-            self.latest[2], self.latest = reply, None
+            self.latest[2], self.latest[3], self.latest = reply, turn, None
 
     @staticmethod
-    def _converted(text: str) -> list[dict]:
-        turns = [_parts_turn(m, "gen_ai.input.messages") for m in _checked_list(_opened(text, "gen_ai.input.messages"),
-                                                                              "gen_ai.input.messages")]
-        return convert.chat_messages(turns)
+    def _turns(text: str) -> list[tuple[str, list]]:
+        return [_parts_turn(m, "gen_ai.input.messages")
+                for m in _checked_list(_opened(text, "gen_ai.input.messages"), "gen_ai.input.messages")]
 
 
 def _extends(text: str, opened: str) -> bool:
@@ -747,7 +835,7 @@ def _inner(value: Any, key: str) -> dict:
 
 def _list_at(tree: _Attributes, path: str) -> list:
     """The list at a path of the attribute tree; [] when absent."""
-    return _checked_list(_at(tree, path), path)
+    return _checked_list(tree[path], path)
 
 
 def _list_json_at(tree: _Attributes, path: str) -> list:
@@ -766,7 +854,11 @@ def _checked_list(value: Any, path: str) -> list:
 
 def _first(tree: _Attributes, *paths: str) -> Any:
     """The value at the first of `paths` that has one (conventions renamed their keys)."""
-    return next((v for v in (_at(tree, p) for p in paths) if v is not None), None)
+    for path in paths:
+        value = tree[path]
+        if value is not None:
+            return value
+    return None
 
 
 def _genai_tools(tree: _Attributes) -> list:
@@ -789,7 +881,7 @@ def _chat_tool(tool: Any) -> Any:
 
 def _first_reason(tree: _Attributes) -> Any:
     """The first of the span's `gen_ai.response.finish_reasons`, as the provider wrote it."""
-    reasons = _at(tree, "gen_ai.response.finish_reasons")
+    reasons = tree["gen_ai.response.finish_reasons"]
     if isinstance(reasons, str):
         reasons = [reasons]
     return reasons[0] if isinstance(reasons, list) and reasons else None
@@ -809,11 +901,11 @@ def _execution(span: _Span, kind: str) -> dict:
     """A native execution entry for a tool span; its call id may still be empty (see _attach)."""
     tree = span.attributes
     if kind == "gen_ai-tool":
-        call_id, name = _at(tree, "gen_ai.tool.call.id"), _at(tree, "gen_ai.tool.name")
-        arguments, output = _at(tree, "gen_ai.tool.call.arguments"), _at(tree, "gen_ai.tool.call.result")
+        call_id, name = tree["gen_ai.tool.call.id"], tree["gen_ai.tool.name"]
+        arguments, output = tree["gen_ai.tool.call.arguments"], tree["gen_ai.tool.call.result"]
     else:
-        call_id, name = _at(tree, "tool_call.id"), _at(tree, "tool.name")
-        arguments, output = _at(tree, "input.value"), _at(tree, "output.value")
+        call_id, name = tree["tool_call.id"], tree["tool.name"]
+        arguments, output = tree["input.value"], tree["output.value"]
     entry = {"tool_call_id": "" if call_id is None else str(call_id), "name": "" if name is None else str(name),
              "arguments": _parsed(arguments), "output": output, "ok": span.failure is None}
     if span.duration_ms is not None:

@@ -1,12 +1,17 @@
 """Cards for one round: the request, the response, and the program's lane between them.
 
-Every string taken from a trace goes to st.code, st.json, st.dataframe or lib/ui/plain.text;
+Every string taken from a trace goes to st.text (lib/ui/plain), st.code, st.json or st.dataframe;
 markdown here holds only our own words and numbers. Nothing from a trace becomes markup.
+
+Payloads are monospace text by default and highlighted (st.code: colours, a copy button) once asked for: st.code
+loads the 1.56 MB syntax highlighter, which on a long trace's first load cost the browser a second of blocked main
+thread before anything else could be read.
 """
 
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 from typing import Callable, Union
 
@@ -21,7 +26,7 @@ from lib.checks import Finding
 from lib.failures import failure_heading, odd_status
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, join_path
 from lib.text import as_code, figure, plural, show_controls, summarize_message
-from lib.ui import plain
+from lib.ui import plain, state
 from lib.ui.plain import clip
 
 Mark = Union[StepLabel, Finding, NoteMark]
@@ -42,10 +47,48 @@ ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function
 """The roles the dialects define: one of these is our own word and may sit in markdown; any other is shown as text."""
 
 
+HIGHLIGHT_LABEL = "Colour and copy"
+"""The toggle that shows payloads highlighted."""
+PAYLOAD_CSS = """<style>
+/* Payloads as plain monospace text in a code block's box. A fixed rule of our own: no trace text. */
+[class*="st-key-payload-"] [data-testid="stText"] { background: rgba(151, 166, 195, 0.15); border-radius: 0.5rem;
+  padding: 0.6rem 0.9rem; }
+/* The system's monospace, as the round navigator's: no font file to fetch on a first load. */
+[class*="st-key-payload-"] [data-testid="stText"] > span { font-family: monospace;
+  font-size: 0.875rem; line-height: 1.5; white-space: pre-wrap; overflow-wrap: anywhere; }
+</style>"""
+"""How a payload looks when it is not highlighted."""
+_PAYLOADS = itertools.count()
+"""Numbers the payloads' containers: their keys, which the look above finds, must differ on a page."""
+
+
+def highlighted() -> bool:
+    """Whether payloads are drawn by st.code: when asked for, and always in presenter mode (the slides' look)."""
+    return bool(st.session_state.get(state.HIGHLIGHT) or st.session_state.get(state.PRESENTER))
+
+
+def payload_look() -> None:
+    """The toggle between plain and highlighted payloads, and the plain look's style."""
+    st.toggle(HIGHLIGHT_LABEL, key=state.HIGHLIGHT,
+              help="Payloads are shown as plain monospace text. Turn this on for JSON in colour and a copy button "
+                   "on each block (the page then loads the highlighter's code, 1.5 MB, once).")
+    if not highlighted():
+        st.html(PAYLOAD_CSS)
+
+
+def payload(text: str, language: str | None, where=st) -> None:
+    """Text from a trace as sent: highlighted in a code block when asked for, else monospace plain text."""
+    if highlighted():
+        where.code(text, language=language, wrap_lines=True)
+        return
+    with where.container(key=f"payload-{next(_PAYLOADS)}"):
+        st.text(text, width="stretch")
+
+
 def code_block(value, where=st) -> None:
     """A value in a code block: strings exactly as sent, clipped only when huge."""
     text, language = as_code(value)
-    where.code(clip(show_controls(text)) or "(empty)", language=language, wrap_lines=True)
+    payload(clip(show_controls(text)) or "(empty)", language, where)
 
 
 def step_badge(label: StepLabel) -> None:
@@ -112,7 +155,7 @@ def money_block(call: ToolCallPart) -> None:
     worked = money_comparison(call)
     if worked is not None:
         st.markdown(":violet-badge[:material/calculate: The program's arithmetic: Decimal, quantized, then compared]")
-        st.code("\n".join(worked.lines()), language="python", wrap_lines=True)
+        payload("\n".join(worked.lines()), "python")
 
 
 def message_card(entry: MessageEntry, marks: list[Mark], pointer: Pointer | None = None) -> None:
@@ -133,7 +176,7 @@ def message_card(entry: MessageEntry, marks: list[Mark], pointer: Pointer | None
         _parts(entry.message, path, marks)
         if entry.previous is not None:
             st.caption("What changed against the copy sent before:")
-            st.code(show_controls(_diff(entry.previous, entry.message)), language="diff", wrap_lines=True)
+            payload(show_controls(_diff(entry.previous, entry.message)), "diff")
 
 
 def _diff(before: Message, after: Message) -> str:

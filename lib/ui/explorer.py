@@ -140,7 +140,11 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
 
     if state.VIEW_CHOSEN in st.session_state:
         st.session_state[state.VIEW] = st.session_state[state.VIEW_CHOSEN]
-    view = st.radio("Show the payload as", VIEWS, horizontal=True, key=state.VIEW, on_change=_keep_view)
+    shown_as, look = st.columns([3, 1], vertical_alignment="bottom")
+    view = shown_as.radio("Show the payload as", VIEWS, horizontal=True, key=state.VIEW, on_change=_keep_view)
+    if view == CARDS:
+        with look:
+            cards.payload_look()
     if view != DIALECTS:
         provenance_line(loaded.trace, round_)
     if view == DIALECTS:

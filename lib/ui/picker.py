@@ -45,7 +45,7 @@ SIDEBAR_CSS = """<style>
 section[data-testid="stSidebar"] { min-width: 25rem; }
 </style>"""
 """The sidebar's width."""
-KEPT = (TRACE, FORMAT, CONVERSATION, state.TOKENIZER, state.ROUND, state.VIEW, state.PRESENTER, state.PREDICT, state.STEP)
+KEPT = (TRACE, FORMAT, CONVERSATION, state.TOKENIZER, state.ROUND, state.VIEW, state.HIGHLIGHT, state.PRESENTER, state.PREDICT, state.STEP)
 """Widget values that must survive a page switch."""
 
 

@@ -44,6 +44,11 @@ def long_page(browser, long_trace_url):
     yield context.new_page()
     context.close()
     assert watch.remote == [], f"requests left for other hosts: {watch.remote}"
+HEAVY_BUNDLES = ("StreamlitSyntaxHighlighter", "DataFrame", "PlotlyChart", "ArrowVegaLiteChart", "Json")
+"""Streamlit's largest lazily loaded element bundles, which a long trace's first paint must not fetch: the syntax
+highlighter behind st.code (1.56 MB, a task of a second on a loaded machine), the data grid behind st.dataframe,
+plotly, Vega-Lite and st.json's viewer. Each is fetched the first time a page draws its element."""
+_BUNDLE = re.compile(r"/static/js/([A-Za-z]+)\.[^/]+\.js$")
 CHARTS = ".st-key-explorer-overview, .st-key-explorer-tokens_chart, .st-key-explorer-sequence"
 """The explorer's table and charts below the round, by the keys Streamlit writes into their containers' classes."""
 
@@ -81,3 +86,27 @@ def test_a_1000_round_trace_opens_and_switches_rounds_without_blocking_the_brows
     _settled(long_page)
     on_step = long_tasks(long_page, before)
     assert max(on_step, default=0) <= SWITCH_MS, f"long tasks on a step with the chart open (ms): {sorted(on_step)}"
+
+
+def _bundles(page, requested: list[str]) -> list[str]:
+    page.on("request", lambda request: requested.append(request.url))
+    return requested
+
+
+def _heavy(requested: list[str]) -> list[str]:
+    return [found.group(1) for found in map(_BUNDLE.search, requested) if found and found.group(1) in HEAVY_BUNDLES]
+
+
+def test_a_long_traces_first_load_fetches_none_of_the_heavy_element_bundles_and_colours_come_on_demand(long_page):
+    requested = _bundles(long_page, [])
+    long_page.goto(f"/?trace=synthetic-{ROUNDS}&round=1")
+    long_page.get_by_text(re.compile(r"^Round 1: the program sends")).first.wait_for()
+    _settled(long_page)
+    assert any(_BUNDLE.search(url) for url in requested), "no element bundle seen: the check would see nothing"
+    assert _heavy(requested) == [], "the first load fetched a heavy element bundle"
+    arguments = long_page.locator('[class*="st-key-payload-"] [data-testid="stText"]').filter(has_text='{"n": 1}')
+    assert arguments.first.is_visible(), "round 1's call arguments are not on screen as text"
+
+    long_page.get_by_text("Colour and copy").click()
+    long_page.locator('[data-testid="stCode"]').filter(has_text='{"n": 1}').first.wait_for()
+    assert _heavy(requested) == ["StreamlitSyntaxHighlighter"], "asking for colours did not bring the highlighter"

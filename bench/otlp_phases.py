@@ -1,0 +1,80 @@
+"""Where `bench.import_otlp`'s agent-run import spends its time, phase by phase (CPU µs per span).
+
+Runs the import's steps one after the other on the bench's agent runs, each timed apart: the parse
+(resent strings read, the marked copy parsed), the span reader, tool runs and trace chaining, the
+rebuilding into model objects, conversations, and freeing. Not a figure with a target: the table
+in bench/README.md's spans section is made with it.
+
+    .venv/bin/python -m bench.otlp_phases [--lines] [--megabytes 100] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import orjson
+
+from bench import import_otlp
+from lib.intern import collector_paused
+from lib.logs import spans, upload
+from lib.logs.resent_text import ResentTexts
+
+PHASES = ("orjson.loads of each line, the bench's baseline", "parse: strings read, marked copy parsed",
+          "reading and converting spans", "tool runs to their calls, traces chained",
+          "rebuilding calls (interning, model objects)", "conversations", "freeing what was read and built")
+
+
+def _one_run(data: bytes) -> list[float]:
+    """The CPU seconds of each phase, in PHASES order, for one import of `data`. Each line is parsed,
+    read and freed before the next, as the import does."""
+    clock, times = time.process_time, [0.0] * len(PHASES)
+
+    def timed(phase, work):
+        start = clock()
+        result = work()
+        times[phase] += clock() - start
+        return result
+
+    with collector_paused():
+        def baseline():
+            for line in data.splitlines():
+                orjson.loads(line)
+        timed(0, baseline)
+        parser, reader = ResentTexts(orjson.loads), spans.SpanFormat()
+        for number, line in enumerate(data.splitlines(), start=1):
+            document = timed(1, lambda: parser.parse(line))
+            timed(2, lambda: list(reader.feed(document, number)))
+            timed(6, lambda: document.clear())  # what is left of it that nothing read holds
+            del document
+        records = timed(3, lambda: list(reader.finish()))
+        rebuilder = upload._Rebuilder()
+        timed(4, lambda: [rebuilder.add(record) for record in records])
+        traces = timed(5, lambda: [upload._trace(thread, "bench", rebuilder.pools) for thread in rebuilder.threads.values()])
+        start = clock()
+        del reader, records, rebuilder, traces
+        times[6] += clock() - start
+    return times
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--lines", action="store_true", help="collector lines rather than one document")
+    options.add_argument("--megabytes", type=float, default=import_otlp.TARGET_BYTES / 1e6)
+    options.add_argument("--runs", type=int, default=3)
+    chosen = options.parse_args()
+    import_otlp.TARGET_BYTES = int(chosen.megabytes * 1e6)
+    per_line, whole, conversations = import_otlp.synthetic_otlp()
+    data = per_line if chosen.lines else whole
+    del per_line, whole
+    runs = [_one_run(data) for _ in range(chosen.runs)]
+    best = [min(run[phase] for run in runs) for phase in range(len(PHASES))]
+    span_count = 2 * conversations * import_otlp.ROUNDS
+    width = max(map(len, PHASES))
+    for phase, seconds in zip(PHASES, best):
+        print(f"{phase:>{width}}: {seconds / span_count * 1e6:6.1f} µs a span")
+    print(f"{'import ÷ baseline':>{width}}: {sum(best[1:]) / best[0]:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""Tool-call arguments are read as json.loads reads them, and a problem is worded as json.loads words it
+(lib.dialects.common.parse_arguments calls json.loads's scanner directly first, for speed)."""
+
+import json
+
+import pytest
+
+from lib.dialects.common import TOO_DEEP, parse_arguments
+
+
+@pytest.mark.parametrize("text", [
+    '{"city": "Oslo"}', ' {"city": "Oslo"}', '{"city": "Oslo"}\n', '[1, 2.50, -0.0, 1e5]', '"just text"',
+    'NaN', '{"a": 1, "a": 2}', '123456789012345678901234567890', '"\\ud800"', '{"é": "\\u00e9"}',
+])
+def test_arguments_that_parse_read_as_json_loads_reads_them(text):
+    raw, parsed, error = parse_arguments(text)
+    assert (raw, error) == (text, None)
+    assert repr(parsed) == repr(json.loads(text))  # repr: 1 and 1.0, -0.0 and 0.0 told apart
+
+
+@pytest.mark.parametrize("text", ['{"city": "Oslo"} x', '{"city": ', '{"a" 1}', "[1, 2,]", "1" * 5000])
+def test_arguments_that_do_not_parse_say_what_json_loads_says(text):
+    with pytest.raises(ValueError) as refused:
+        json.loads(text)
+    assert parse_arguments(text) == (text, None, f"not valid JSON: {refused.value}")
+
+
+def test_arguments_nested_past_the_recursion_limit_are_kept_as_text():
+    assert parse_arguments("[" * 100_000) == ("[" * 100_000, None, TOO_DEEP)
