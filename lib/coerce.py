@@ -32,21 +32,23 @@ def number_or_none(value: Any) -> float | int | None:
     return value if math.isfinite(value) else None
 
 
+WHOLE_NUMBERS = range(-(2 ** 63), 2 ** 63)
+"""The whole numbers a table can hold (64 bits): no real status, index or token count lies outside them."""
+
+
 def int_or_none(value: Any) -> int | None:
-    """A whole number (an HTTP status, an index), or None; `400.0` counts, `"400"` does not."""
+    """A whole number (an HTTP status, an index), or None; `400.0` counts, `"400"` does not, nor one past 64 bits."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value
     if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
+        value = int(value)
+    return value if isinstance(value, int) and value in WHOLE_NUMBERS else None
 
 
 def count(value: Any) -> int:
     """A token count: a whole number of at least 0, anything else 0."""
-    if type(value) is int:  # the usual case, without the general checks
-        return value if value > 0 else 0
+    if type(value) is int:  # the usual case, without the general checks (but within the 64 bits a table holds)
+        return value if 0 < value < 2 ** 63 else 0
     found = int_or_none(value)
     return found if found is not None and found > 0 else 0
 

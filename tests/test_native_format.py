@@ -54,7 +54,7 @@ def test_bad_lines_are_named_and_the_good_lines_still_load():
     assert [len(r.request.messages) for r in trace.rounds] == [2, 7]
     by_line = {p.line: p.message for p in problems}
     assert "not valid JSON" in by_line[3]
-    assert "JSON list" in by_line[4]
+    assert "is a list," in by_line[4]
     assert "without a 'request'" in by_line[5]
     assert "has index 3 where 2 was expected" in by_line[6]
     assert "unknown kind 'banana'" in by_line[7]

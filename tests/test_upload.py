@@ -81,7 +81,7 @@ def test_bad_lines_are_named_and_the_good_ones_still_load():
     assert reasons[3] == "is empty"
     assert reasons[4] == "is not UTF-8 text"
     assert "nested too deeply" in reasons[5]
-    assert reasons[6] == "is a JSON list, not an object"
+    assert reasons[6] == "is a list, not a JSON object"
     assert reasons[7] == "matches no known log format"
     assert reasons[8].startswith("is too large")
     assert upload.summary() == "9 lines: 2 rounds in 1 conversation; 7 lines skipped"
@@ -156,4 +156,4 @@ def test_a_json_array_is_read_an_element_at_a_time_and_a_broken_element_is_named
 
     assert read_upload([("empty.json", b" [ ] ")]).summary() == "0 elements: 0 rounds in 0 conversations; 0 elements skipped"
     numbers = read_upload([("numbers.json", b"[1, 2.5]")])
-    assert [p.message for p in numbers.problems] == ["is a JSON int, not an object", "is a JSON float, not an object"]
+    assert [p.message for p in numbers.problems] == ["is a number, not a JSON object", "is a number, not a JSON object"]

@@ -104,8 +104,12 @@ def _message(raw: Any, key: str) -> Message:
     content = raw.get("content")
     if isinstance(content, str):
         parts: tuple[Part, ...] = (TextPart(text=content, path="content"),)
-    else:
-        parts = tuple(_block(b, f"content[{i}]") for i, b in enumerate(content or ()))
+    elif isinstance(content, list):
+        parts = tuple(_block(b, f"content[{i}]") for i, b in enumerate(content))
+    elif content is None:
+        parts = ()
+    else:  # neither text nor blocks (a number, an object): kept in sight as it was, never iterated
+        parts = (OtherPart(type="content", raw=content, path="content"),)
     return Message(role=str(raw.get("role", "unknown")), parts=parts, raw=raw, key=key)
 
 
@@ -231,8 +235,9 @@ def tool_result_block(call_id: str, content: str, is_error: bool) -> dict:
     return block
 
 
-def _content(blocks: list[dict]) -> Any:
-    if len(blocks) == 1 and blocks[0].get("type") == "text":
+def _content(blocks: list) -> Any:
+    # A block kept raw may be anything its log held (a number, a list): only a text block is unwrapped.
+    if len(blocks) == 1 and isinstance(blocks[0], dict) and blocks[0].get("type") == "text":
         return blocks[0]["text"]
     return blocks
 

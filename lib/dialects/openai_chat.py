@@ -88,8 +88,11 @@ def _message(raw: Any, key: str) -> Message:
             else:
                 kind = block.get("type", "block") if isinstance(block, dict) else type(block).__name__
                 parts.append(OtherPart(type=str(kind), raw=block, path=f"content[{i}]"))
-    for i, call in enumerate(raw.get("tool_calls") or ()):
-        parts.append(_tool_call(call, f"tool_calls[{i}]"))
+    calls = raw.get("tool_calls")
+    if isinstance(calls, list):
+        parts.extend(_tool_call(call, f"tool_calls[{i}]") for i, call in enumerate(calls))
+    elif calls:  # not a list of calls: kept in sight as it was, never read as calls (a string's letters, a dict's keys)
+        parts.append(OtherPart(type="tool_calls", raw=calls, path="tool_calls"))
     if isinstance(raw.get("function_call"), dict):
         parts.append(_tool_call({"function": raw["function_call"]}, "function_call"))
     return Message(role=role, parts=tuple(parts), raw=raw, key=key)
@@ -113,7 +116,8 @@ def _tool_call(call: Any, path: str) -> ToolCallPart:
 def _tool(raw: Any, key: str) -> ToolDefinition:
     raw_dict = raw if isinstance(raw, dict) else {}
     # {"type": "function", "function": {...}}, {"type": "custom", "custom": {...}} or a legacy function.
-    spec = raw_dict.get(raw_dict.get("type", "function"))
+    kind = raw_dict.get("type", "function")
+    spec = raw_dict.get(kind if isinstance(kind, str) else "function")  # a damaged type (a list, an object) is no key
     spec = spec if isinstance(spec, dict) else raw_dict
     return ToolDefinition(
         name=str(spec.get("name", "")),

@@ -21,11 +21,15 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from itertools import accumulate
 from typing import Any, Callable, Iterator
 
 import orjson
 import yaml
+
+from lib.logs.chat_shape import describe
+from lib.logs.resent import skip_whitespace, value_end
 
 ZIP_MEMBERS_FACTOR = 4
 """All of a zip's members together may inflate to this many times the limit on one element."""
@@ -86,10 +90,13 @@ def _json_document(data: bytes, limit: int, required: bool, loads: Callable[[byt
     try:
         document = loads(data)
     except orjson.JSONDecodeError as exc:
-        # A `.json` of several objects is a line-per-call log: the line reader takes it.
+        if required or b"\n{" not in data.lstrip():  # a `.json` of several objects is a line log: the line reader takes it
+            salvaged = _salvaged(data, exc, loads)
+            if salvaged is not None:
+                return salvaged
         return _refused(f"is not one JSON document ({exc})") if required else None
     if not isinstance(document, dict):
-        return _refused(f"is a JSON {type(document).__name__}, not an object")
+        return _refused(f"is {describe(document)}, not a JSON object")
     log = document.get("log")
     if isinstance(log, dict) and isinstance(log.get("entries"), list):
         return _numbered(log["entries"], "entry")
@@ -103,6 +110,83 @@ def _refused(problem: str, line: int = 1) -> Elements:
     return WHOLE, iter([(line, problem)])
 
 
+ELEMENT_ARRAY = re.compile(rb'"(entries|samples)"\s*:\s*\[')
+"""Where a HAR keeps its entries and an Inspect log its samples, found in the bytes of a document that does not parse."""
+
+
+def _salvaged(data: bytes, broken: orjson.JSONDecodeError, loads: Callable[[bytes], Any]) -> Elements | None:
+    """A document that does not parse whole (cut off mid-write, one entry damaged): its entries or samples, each
+    read on its own so the good ones still load; None when it has no such array."""
+    found = ELEMENT_ARRAY.search(data)
+    if found is None:
+        return None
+    kind, kinds = ("entry", "entries") if found.group(1) == b"entries" else ("sample", "samples")
+
+    def read() -> Iterator[Element]:
+        whole = True
+        for number, element in array_elements(data, found.end() - 1):
+            try:
+                value = loads(element)
+            except (ValueError, RecursionError) as exc:
+                whole = False
+                yield number, (f"{kind} {number} is not valid JSON ({exc}); the file does not parse whole, so its "
+                               f"{kinds} were read one by one")
+                continue
+            yield number, value if isinstance(value, dict) else f"{kind} {number} is not an object"
+        if whole:  # the damage lies outside the array: say so, since no entry does
+            yield 1, f"is not one JSON document ({broken}); its {kinds} were read one by one"
+
+    return kind, read()
+
+
+def array_elements(data: bytes, opening: int = 0) -> Iterator[tuple[int, bytes]]:
+    """The elements of the JSON array that opens at `opening`, one at a time, so a large array is never held parsed
+    whole. Where an element does not parse, the rest of the array goes out as one item, to be reported."""
+    position, number, window = opening + 1, 0, 64 * 1024
+    while True:
+        position = skip_whitespace(data, position)
+        if position >= len(data) or data[position] == ord("]"):
+            return  # an array cut off right after an element keeps its elements
+        number += 1
+        end = value_end(data, position, window) or _bracketed_end(data, position)
+        if end is None:
+            yield number, data[position:]
+            return
+        yield number, data[position:end]
+        window = max(window, 2 * (end - position))
+        position = skip_whitespace(data, end)
+        if data[position: position + 1] == b",":
+            position += 1
+        elif position < len(data) and data[position] != ord("]"):
+            yield number + 1, data[position:]  # no comma after the element: reported as the next one
+            return
+
+
+STRUCTURE = re.compile(rb'[\\"\[\]{}]')
+"""The bytes that delimit JSON values: brackets, quotes, and the backslash that escapes a quote."""
+
+
+def _bracketed_end(data: bytes, start: int) -> int | None:
+    """Where the object or array at `start` closes, counting brackets outside strings: the end of an element that
+    does not parse (a NaN, a bad token inside), so the elements after it are still read; None when it never closes."""
+    if data[start: start + 1] not in (b"{", b"["):
+        return None
+    depth, inside, escaped = 0, False, -1
+    for match in STRUCTURE.finditer(data, start):
+        at, char = match.start(), data[match.start()]
+        if at == escaped:
+            continue
+        if char == ord("\\"):
+            escaped = at + 1 if inside else escaped
+        elif char == ord('"'):
+            inside = not inside
+        elif not inside:
+            depth += 1 if char in b"[{" else -1
+            if depth == 0:
+                return at + 1
+    return None
+
+
 def _numbered(items: list, kind: str) -> Elements:
     return kind, ((number, item if isinstance(item, dict) else f"{kind} {number} is not an object")
                   for number, item in enumerate(items, start=1))
@@ -113,7 +197,7 @@ def _zip_samples(data: bytes, limit: int) -> Elements:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = [m for m in archive.infolist() if m.filename.startswith("samples/") and m.filename.endswith(".json")]
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         return _refused(f"is not a readable .eval (zip) file ({exc})")
     if not members:
         return _refused("is a zip without samples/*.json (not an Inspect AI .eval log)")
@@ -131,7 +215,10 @@ def _inflated(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], limit: i
             with archive.open(member) as stream:
                 raw = stream.read(member.file_size + 1)  # never trust the declared size alone
             sample = orjson.loads(raw)
-        except (zipfile.BadZipFile, OSError, ValueError, orjson.JSONDecodeError) as exc:
+        except (zlib.error, EOFError) as exc:  # a damaged stretch inside the member's deflated bytes
+            yield number, f"{where} is damaged: its compressed data does not inflate ({exc})"
+            continue
+        except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, orjson.JSONDecodeError) as exc:
             yield number, f"{where} cannot be read ({exc})"
             continue
         budget -= len(raw)
@@ -150,8 +237,10 @@ def _cassette(data: bytes, limit: int) -> Elements:
         return _refused("uses YAML anchors and aliases (&name / *name), which cassettes never do; refused")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        return _refused(f"is not valid YAML{where} ({getattr(exc, 'problem', exc)})", mark.line + 1 if mark is not None else 1)
+        # libyaml marks a file that ends mid-token on the line after its last one: name the last line instead.
+        line = min(mark.line + 1, data.count(b"\n") + (not data.endswith(b"\n"))) if mark is not None else 1
+        where = f" at line {line}" if mark is not None else ""
+        return _refused(f"is not valid YAML{where} ({getattr(exc, 'problem', exc)})", max(line, 1))
     interactions = document.get("interactions") if isinstance(document, dict) else None
     if not isinstance(interactions, list):
         return _refused("has no 'interactions' list (not a VCR cassette)")

@@ -14,6 +14,7 @@ from typing import Any, Iterable, Iterator
 from lib.coerce import flag, int_or_none, number_or_none, shown, text, text_or_none
 from lib.dialects import DIALECTS, openai_chat
 from lib.dialects.common import Pools
+from lib.logs.chat_shape import describe
 from lib.logs.limits import limits
 from lib.logs.record import Problem, ProblemList
 from lib.logs.resent import Refused, ResentParser, hold_interned
@@ -67,7 +68,7 @@ def _read_objects(numbered: Iterable[tuple[int, Any]], name: str, problems: Prob
 
     for number, obj in numbered:
         if not isinstance(obj, dict):
-            problems.append(Problem(number, f"is a JSON {type(obj).__name__}, expected an object with a 'kind'"))
+            problems.append(Problem(number, f"is {describe(obj)}, expected an object with a 'kind'"))
             continue
         kind = obj.get("kind")
         if kind == "trace":

@@ -359,10 +359,11 @@ def _any_value(value: Any) -> Any:
         return convert.as_int(value["intValue"])
     if "arrayValue" in value:
         values = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else None
-        return [_any_value(v) for v in values or ()]
+        return [_any_value(v) for v in values] if isinstance(values, list) else []
     if "kvlistValue" in value:
         values = value["kvlistValue"].get("values") if isinstance(value["kvlistValue"], dict) else None
-        return {str(kv.get("key")): _any_value(kv.get("value")) for kv in values or () if isinstance(kv, dict)}
+        return {str(kv.get("key")): _any_value(kv.get("value")) for kv in values if isinstance(kv, dict)} \
+            if isinstance(values, list) else {}
     for key in ("stringValue", "boolValue", "doubleValue", "bytesValue"):
         if key in value:
             return value[key]

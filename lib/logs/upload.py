@@ -38,9 +38,10 @@ from lib.dialects.common import Pools
 from lib.logs import FORMATS, documents
 from lib.logs.limits import Limits, limits
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, ProblemList
+from lib.logs.chat_shape import describe
 from lib.logs.near_miss import nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
-from lib.logs.resent import ResentParser, hold_interned, skip_whitespace, value_end
+from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.intern import collector_paused, content_key
 from lib.model import Message, ProviderError, Request, Response, Round, Trace
@@ -121,7 +122,7 @@ def _items(name: str, data: bytes) -> Iterator[tuple[int, bytes, int]]:
         data = data[3:]
     stripped = data.lstrip()
     if _is_json_array(name, data):
-        yield from ((number, element, 1) for number, element in _array_elements(stripped))
+        yield from ((number, element, 1) for number, element in documents.array_elements(stripped))
         return
     if name.lower().endswith(".json") and stripped[:1] == b"{" and b"\n{" not in stripped:
         yield 1, stripped, 1
@@ -154,29 +155,6 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes, int]]:
         stop = end if stop < 0 else stop + 1
         yield number, data[position:stop], 1
         number, position = number + 1, stop
-
-
-def _array_elements(data: bytes) -> Iterator[tuple[int, bytes]]:
-    """The elements of a JSON array, one at a time, so a large array is never held parsed whole.
-    Where an element does not parse, the rest of the array goes out as one item, to be reported."""
-    position, number, window = 1, 0, 64 * 1024
-    while True:
-        position = skip_whitespace(data, position)
-        if position >= len(data) or data[position] == ord("]"):
-            return  # an array cut off right after an element keeps its elements
-        number += 1
-        end = value_end(data, position, window)
-        if end is None:
-            yield number, data[position:]
-            return
-        yield number, data[position:end]
-        window = max(window, 2 * (end - position))
-        position = skip_whitespace(data, end)
-        if data[position: position + 1] == b",":
-            position += 1
-        elif position < len(data) and data[position] != ord("]"):
-            yield number + 1, data[position:]  # no comma after the element: reported as the next one
-            return
 
 
 # --- conversations -------------------------------------------------------------------------------
@@ -512,7 +490,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
                 problems.append(Problem(number, label + json_problem(exc)))
                 continue
         if not isinstance(obj, dict):
-            problems.append(Problem(number, f"{label}is a JSON {type(obj).__name__}, not an object"))
+            problems.append(Problem(number, f"{label}is {describe(obj)}, not a JSON object"))
             continue
         reading.first = reading.first or (number, obj)
         chosen, rule = _detect(reading.instances, obj, reading.forced)

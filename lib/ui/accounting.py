@@ -27,10 +27,9 @@ TOOL_LIST_UNRECORDED = ("The log kept no tool list, though the model called tool
 def counting_notice(counting: Counting) -> None:
     """Say plainly when estimates are only a character rule of thumb."""
     if counting.problem:
-        st.warning(
-            "No tokenizer vocabulary could be loaded, so estimates count 4 characters as one token and are "
-            "rough. " + counting.problem
-        )
+        st.warning("No tokenizer vocabulary could be loaded, so estimates count 4 characters as one token and are "
+                   "rough. Why:")
+        plain.text(counting.problem)
     elif not counting.counter.exact:
         st.info("Estimates count 4 characters as one token (chosen in the sidebar); they are rough.")
 

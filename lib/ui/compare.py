@@ -109,8 +109,8 @@ def _linked(choices: dict[str, str]) -> None:
     for n, key in enumerate((LEFT, RIGHT)):
         name = asked[n] if n < len(asked) else defaults[n]
         if name not in choices:
-            st.warning(f"The link asks for a run that was not found; the {'left' if n == 0 else 'right'} side shows "
-                       f"{choices[defaults[n]]} instead. The link asked for:")
+            st.warning(f"The link asks for a run that was not found; the {'left' if n == 0 else 'right'} side shows a "
+                       "bundled trace instead. The link asked for:")
             plain.text(name)
             name = defaults[n]
         st.session_state[key] = name

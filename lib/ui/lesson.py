@@ -45,14 +45,16 @@ CALL_NOTES = ("model-filled-value", "write-tool-call")
 """The findings presenter mode pins next to a call: values the model filled, and a write tool's approval."""
 
 
-def lead(sentence: str, ours: bool = True) -> None:
-    """The one sentence that matters on a slide, in the largest type after the heading. Our own words go as
-    markdown; a trace's words (`ours` False) as text."""
+def lead(sentence: str) -> None:
+    """The one sentence that matters on a slide, in the largest type after the heading: our own words, as markdown."""
     with st.container(key=LEAD_KEY):
-        if ours:
-            st.markdown(sentence)
-        else:
-            plain.text(sentence)
+        st.markdown(sentence)
+
+
+def lead_text(sentence: str) -> None:
+    """A trace's words in the lead's place and size, as text (tests/test_markup_audit.py tells the two apart by name)."""
+    with st.container(key=LEAD_KEY):
+        plain.text(sentence)
 
 
 def callouts(lessons: tuple[Lesson, ...], key: str) -> None:

@@ -175,13 +175,15 @@ def _linked_trace(names: list[str], titles: dict[str, str]) -> str:
         st.session_state[kept.SAVED] = asked  # opened (or said missing) by _saved, as every later run does
         return SAVED_CHOICE
     st.query_params.pop("round", None)  # a round of a trace that is not here means nothing in another
-    st.warning(f"The link asks for a trace that was not found. Showing the first bundled trace, "
-               f"{titles[catalog.FIRST_TRACE]}, from round 1. The link asked for:")
+    # The titles are a trace's words: shown as text beside our sentence, never inside it.
+    st.warning("The link asks for a trace that was not found. Showing the first bundled trace from round 1:")
+    plain.text(titles[catalog.FIRST_TRACE])
+    st.caption("The link asked for:")
     plain.text(asked)
     nearest = closest_trace(asked, names)
     if nearest is not None and nearest != catalog.FIRST_TRACE:
-        st.button(f"Open the nearest name instead: {titles[nearest]}", key="sidebar.nearest_trace",
-                  on_click=_pick, args=(nearest,))
+        plain.text(titles[nearest])
+        st.button("Open the nearest name instead", key="sidebar.nearest_trace", on_click=_pick, args=(nearest,))
     return catalog.FIRST_TRACE
 
 

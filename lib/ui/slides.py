@@ -22,7 +22,7 @@ from lib.sequence import sequence
 from lib.summary import snowball
 from lib.text import plural
 from lib.ui import accounting, cards, charts, findings, plain, predict, presenter, state
-from lib.ui.lesson import lead
+from lib.ui.lesson import lead, lead_text
 from lib.workshop_plan import Plan, ReadPlan, Slide
 
 PLAN = "plan.plan"
@@ -179,7 +179,7 @@ def _gallery(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     paragraphs = findings.paragraphs(loaded)
     fix = next((p for p in paragraphs if p.lower().startswith("the fix")), None)
     if fix:
-        lead(fix, ours=False)
+        lead_text(fix)
     for paragraph in paragraphs:
         if paragraph != fix:
             plain.text(paragraph)
