@@ -63,6 +63,8 @@ WORDS = {
     "carried": "what a request is made of, in counts of messages (lib/presenter.py)",
     "stop_switch": "a dialect's stop field and its two values, constants of lib/dialects (lib/slide_words.py)",
     "input_parts": "the parts of a round's input by our names, each with its token count (lib/tokens.py)",
+    "input_words": "the parts of a round's input in our words, each with its token count (lib/tokens.py)",
+    "_where": "a run of messages by their indexes: messages[i] to messages[j] (lib/ui/cards.py)",
 }
 """Helpers whose result is our own words, whatever they are given: each checked to quote no trace text."""
 FORMATTERS = {"join", "capitalize", "replace", "format", "str", "strip", "rstrip", "lstrip", "lower", "upper",
@@ -102,7 +104,6 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/presenter.py", "shown.title"): "Reveal.title: a step title of lib/presenter.py",
     ("lib/ui/presenter.py", "shown.position.round"): "Position.round: a round number",
     ("lib/ui/presenter.py", "here.round"): "Position.round: a round number",
-    ("lib/ui/lesson.py", "snow.split"): "(our name of an input part, its token count) pairs (lib/summary.py)",
     ("lib/ui/slides.py", "st.session_state.get(SLIDE, 0)"): "the slide's position: an int our buttons keep",
     ("lib/ui/library.py", "page.shown_total()"): "a count, its digits grouped, '+' when counting stopped",
     ("lib/ui/live.py", "scenario.description"): "a scenario of ours (lib/live/scenarios.py)",
