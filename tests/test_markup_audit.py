@@ -65,6 +65,9 @@ WORDS = {
     "input_parts": "the parts of a round's input by our names, each with its token count (lib/tokens.py)",
     "input_words": "the parts of a round's input in our words, each with its token count (lib/tokens.py)",
     "_where": "a run of messages by their indexes: messages[i] to messages[j] (lib/ui/cards.py)",
+    "_tokens": "one side's token count of a round, ≈ when estimated, through `about` (lib/ui/compare.py)",
+    "_steps_words": "the marks of the steps given, our STEP_MARKS constants (lib/ui/lesson.py)",
+    "_shown_words": "what the steps given showed, in our words (lib/ui/lesson.py)",
 }
 """Helpers whose result is our own words, whatever they are given: each checked to quote no trace text."""
 FORMATTERS = {"join", "capitalize", "replace", "format", "str", "strip", "rstrip", "lstrip", "lower", "upper",
