@@ -201,15 +201,21 @@ def test_the_presenter_names_a_narration_that_ends_the_loop_as_the_checks_page_d
     assert "Model answers" not in _markdown(at)
 
 
-def test_after_a_failed_call_the_next_request_shows_the_result_no_step_showed(app):
-    # Groq refused round 1 (HTTP 400, tool_use_failed); the client appended the rejected call and a validation
-    # error as its result. Round 1 had no step ④, so round 2's request is the first place that result is seen.
-    at = uploaded(app, "openai-compatible-tool-use-failed.jsonl")
+def _presenting_round_2(app, fixture: str, steps: int):
+    """The uploaded recording in presenter mode, `steps` slides on: the first step of round 2."""
+    at = uploaded(app, fixture)
     at.toggle(key="explorer.presenter").set_value(True).run()
-    for _ in range(2):
+    for _ in range(steps):
         at.button(key="presenter.next").click().run()
     assert not at.exception
     assert (_query(at, "round"), _query(at, "step")) == ("2", "1")
+    return at
+
+
+def test_after_a_failed_call_the_next_request_shows_the_result_no_step_showed(app):
+    # Groq refused round 1 (HTTP 400, tool_use_failed); the client appended the rejected call and a validation
+    # error as its result. Round 1 had no step ④, so round 2's request is the first place that result is seen.
+    at = _presenting_round_2(app, "openai-compatible-tool-use-failed.jsonl", steps=2)
     folded = [e.label for e in at.expander if "already showed" in e.label]
     assert folded == []  # round 1 showed neither a model's turn nor a result
     assert any("Fix the errors and try again." in line for line in lines(at, READ + ("code",)))
@@ -228,12 +234,7 @@ def test_the_counter_of_a_failed_call_does_not_say_its_tool_list_was_paid_for(ap
 def test_a_request_that_extends_a_response_held_by_the_provider_is_not_said_to_resend_it(app):
     # The Responses API chain: round 2 sends previous_response_id and 3 new items; the provider holds the 2 earlier
     # messages. The model reads them again (and they are billed), but the program does not send them.
-    at = uploaded(app, "openai-responses.jsonl")
-    at.toggle(key="explorer.presenter").set_value(True).run()
-    for _ in range(4):
-        at.button(key="presenter.next").click().run()
-    assert not at.exception
-    assert (_query(at, "round"), _query(at, "step")) == ("2", "1")
+    at = _presenting_round_2(app, "openai-responses.jsonl", steps=4)
     shown = _markdown(at)
     assert "resent unchanged**, grayed" not in shown
     assert "**2 earlier messages held by the provider** (previous_response_id or conversation), not sent again" in shown

@@ -60,6 +60,19 @@ def test_model_calls_each_in_its_own_trace_are_chained_by_content(fixture, first
         (50, 14), (75, 14)]
 
 
+def _kept_without_messages(upload) -> list:
+    """The two recorded calls, each its own conversation of one round with no message, their model, tokens and
+    finish kept; as (conversation, round) pairs."""
+    assert [len(c.trace.rounds) for c in upload.conversations] == [1, 1]
+    pairs = [(c, round_) for c in upload.conversations for round_ in c.trace.rounds]
+    rounds = [round_ for _, round_ in pairs]
+    assert [(r.request.model, r.response.model, r.response.finish_reason) for r in rounds] == [
+        ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", "tool_calls"), ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", "stop")]
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in rounds] == [(50, 14), (75, 14)]
+    assert all(r.request.messages == () and r.response.message.text == "" for r in rounds)
+    return pairs
+
+
 def test_spans_recorded_without_content_capture_say_so_and_keep_model_tokens_and_finish():
     # Written by the real opentelemetry-instrumentation-openai-v2 left at its default
     # (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT unset): each chat span carries the model, the
@@ -70,13 +83,7 @@ def test_spans_recorded_without_content_capture_say_so_and_keep_model_tokens_and
     assert str(note).startswith("line 1: 2 model-call spans carry no messages: the instrumentation did not capture "
                                 "content")
     assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" in str(note)
-    rounds = [round_ for c in upload.conversations for round_ in c.trace.rounds]
-    assert [(r.request.model, r.response.model, r.response.finish_reason) for r in rounds] == [
-        ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", "tool_calls"), ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", "stop")]
-    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in rounds] == [(50, 14), (75, 14)]
-    for conversation in upload.conversations:
-        [round_] = conversation.trace.rounds
-        assert round_.request.messages == () and round_.response.message.text == ""
+    for conversation, round_ in _kept_without_messages(upload):
         provenance = conversation.trace.round_provenance(round_)
         assert "did not capture" in provenance.note and provenance.omitted == ("messages",)
 
@@ -91,13 +98,7 @@ def test_openinference_spans_with_hidden_messages_say_so_and_keep_model_tokens_a
     assert str(note).startswith("line 1: 2 model-call spans carry no messages: OpenInference hid them, as")
     assert "OPENINFERENCE_HIDE_INPUTS" in str(note) and "OPENINFERENCE_HIDE_OUTPUTS" in str(note)
     assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" not in str(note)
-    rounds = [round_ for c in upload.conversations for round_ in c.trace.rounds]
-    assert [(r.request.model, r.response.model, r.response.finish_reason) for r in rounds] == [
-        ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", "tool_calls"), ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", "stop")]
-    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in rounds] == [(50, 14), (75, 14)]
-    for conversation in upload.conversations:
-        [round_] = conversation.trace.rounds
-        assert round_.request.messages == () and round_.response.message.text == ""
+    for conversation, round_ in _kept_without_messages(upload):
         assert all("__REDACTED__" not in m.text for m in (*round_.request.messages, round_.response.message))
         provenance = conversation.trace.round_provenance(round_)
         assert "OPENINFERENCE_HIDE_INPUTS" in provenance.note and provenance.omitted == ("messages",)

@@ -55,7 +55,11 @@ def chromium_present() -> None:
 @pytest.fixture(scope="session")
 def app_url(chromium_present, tmp_path_factory) -> str:
     """The app served on a free loopback port, with a notes database of its own."""
-    data = tmp_path_factory.mktemp("browser-notes")
+    yield from serve_app(tmp_path_factory.mktemp("browser-notes"))
+
+
+def serve_app(data: Path) -> Iterator[str]:
+    """A server of the app on a free loopback port, its notes database in `data`; stopped when the caller is done."""
     port = free_port()
     server = start_app(port, env={"ROUNDTRIP_DATABASE_URL": f"sqlite:///{data / 'notes.db'}"})
     yield f"http://127.0.0.1:{port}"

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.load_test import free_port, start_app
 from tests.browser.browser_api import expect
-from tests.browser.conftest import VIEWPORT, guard, screenshot
+from tests.browser.conftest import VIEWPORT, guard, screenshot, serve_app
 from tests.browser.test_browser import _idle
 
 RUBRICS = "One rubric per line: a name, a colon, then a range (grounded: 0-3) or pass/fail"
@@ -33,12 +32,7 @@ def test_saving_the_rubrics_leaves_the_editor_on_screen_with_what_the_save_said(
 @pytest.fixture(scope="module")
 def fresh_url(chromium_present, tmp_path_factory) -> str:
     """A server no session has visited yet: its first visitor is the one a link was handed to."""
-    data = tmp_path_factory.mktemp("fresh-notes")
-    port = free_port()
-    server = start_app(port, env={"ROUNDTRIP_DATABASE_URL": f"sqlite:///{data / 'notes.db'}"})
-    yield f"http://127.0.0.1:{port}"
-    server.terminate()
-    server.wait(timeout=30)
+    yield from serve_app(tmp_path_factory.mktemp("fresh-notes"))
 
 
 def test_a_link_to_a_page_opens_that_page_for_a_fresh_servers_first_visitor(browser, fresh_url, watch):
