@@ -12,7 +12,7 @@ from typing import Iterable
 
 from lib.annotations import Note, NoteMark, marks_for_round, round_of
 from lib.checks import Finding
-from lib.growth import Growth, growth
+from lib.growth import Entries, Growth, growth, held_apart
 from lib.model import Round, Trace
 from lib.predict import Outcome, outcome
 from lib.steps import StepLabel, steps_for_round
@@ -49,6 +49,11 @@ class RoundView:
     """What the round did, for predict mode; None when there is nothing to predict."""
     finish: str
     """The stop signal for an overview table, or `error`."""
+
+    @property
+    def held_and_sent(self) -> tuple[Entries, Entries]:
+        """Its request's messages: those the provider held (not sent in this request), then those the program sent."""
+        return held_apart(self.round, self.placed.entries)
 
     @property
     def marks(self) -> tuple[StepLabel | Finding | NoteMark, ...]:

@@ -209,3 +209,14 @@ def test_the_file_says_where_our_tokenizer_counts_more_than_the_reported_input_i
     page = "".join(_parse(trace_html(trace, summarize(trace, tiktoken_counter(load_encoding("o200k_base"))))).text)
     assert "our count is 59 above the reported input: the tokenizer is not the model's" in page
     assert "-59" not in page
+
+
+def test_the_file_says_the_provider_held_the_earlier_messages_of_a_previous_response_id_chain():
+    # Round 2 of the Responses chain sends previous_response_id: the provider holds the question and the model's
+    # turn; the program sends only the instructions again and the new items.
+    upload = read_upload([("openai-responses.jsonl", (FIXTURES / "openai-responses.jsonl").read_bytes())])
+    trace = upload.conversations[0].trace
+    page = " ".join(" ".join(_parse(trace_html(trace, summarize(trace, CHARACTER_COUNTER))).text).split())
+    assert "2 earlier messages held by the provider (messages[1] to messages[2]), not sent in this request" in page
+    assert "1 message resent unchanged (messages[0])" in page
+    assert "3 messages resent unchanged" not in page
