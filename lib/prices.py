@@ -96,9 +96,12 @@ def trace_cost(rounds: Iterable[tuple[str | None, Usage]], prices: tuple[Price, 
 
 def cost_words(spent: TraceCost) -> str:
     """A trace's cost as every page writes it: `US$0.01234`, or `no price` when no round's model has one."""
-    if spent.total is None:
-        return "no price"
-    return f"US${spent.total:.5f}" + (" (some rounds: no price)" if spent.unpriced else "")
+    return money_words(spent.total) + (" (some rounds: no price)" if spent.total is not None and spent.unpriced else "")
+
+
+def money_words(amount: float | None) -> str:
+    """An amount of dollars as every page writes it: `US$0.01234`, or `no price` when there is none."""
+    return "no price" if amount is None else f"US${amount:.5f}"
 
 
 def _number(value) -> float | None:

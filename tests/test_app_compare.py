@@ -1,5 +1,7 @@
 """The Compare page, driven through the real app with AppTest on the real bundled traces."""
 
+import re
+
 from lib.ui import picker, state
 from tests.screen import uploaded
 from tests.synthetic import synthetic_log
@@ -105,3 +107,11 @@ def test_the_totals_say_no_price_and_mark_estimated_tokens_as_the_tokens_page_do
     assert list(totals["cost USD"]) == ["no price", "no price"]
     assert list(totals["tokens in"]) == [billed, billed]
     assert all(str(out).startswith("≈ ") for out in totals["tokens out"])
+
+
+def test_a_rounds_cost_is_written_as_the_totals_write_it(app):
+    # Row 4 pairs Hengxin's round 4 with round 2 of a run whose model has a price.
+    at = _open(app, "hengxin-expense,pitfalls/empty-result-invented-answer", row="4")
+    cost = next(m for m in at.metric if m.label == "Cost USD, right")
+    assert re.fullmatch(r"US\$\d+\.\d{5}", cost.value), cost.value
+    assert re.fullmatch(r"US\$\d+\.\d{5}", list(_table(at, "cost USD")["cost USD"])[1])

@@ -54,6 +54,7 @@ WORDS = {
     "failure_heading": "our sentence for a failed call from its HTTP status number (lib/failures.py)",
     "sends": "our sentence counting a round's messages (lib/round_view.py)",
     "cost_words": "a price in dollars or 'not known' (lib/prices.py)",
+    "money_words": "an amount in dollars or 'no price' (lib/prices.py)",
     "about": "a token count, ≈ when estimated (lib/ui/accounting.py)",
     "_nothing_ran": "our sentence for a round whose calls did not run (lib/ui/cards.py)",
     "origin_line": "where a trace came from, in our words and numbers (lib/provenance.py)",

@@ -14,7 +14,7 @@ from lib import catalog
 from lib.compare import (Comparison, Run, RoundPair, call_changes, compare, finish_written, item_text,
                          message_changes, round_contents, tool_changes)
 from lib.deeplink import is_kept_id, linked_round
-from lib.prices import DEFAULT_PRICES, cost_words
+from lib.prices import DEFAULT_PRICES, cost_words, money_words
 from lib.store import StoreUnavailable
 from lib.summary import about
 from lib.ui import kept, navigation, picker, plain, state
@@ -219,8 +219,8 @@ def _figures(pair: RoundPair) -> None:
                       _tokens(pair.tokens_right, n, pair.estimated_right) or "–", delta=_delta(left, right),
                       delta_color="off")
     cost = _delta(pair.cost_left, pair.cost_right)
-    spent = "–" if pair.right is None else "no price" if pair.cost_right is None else f"{pair.cost_right:.6f}"
-    c.metric("Cost USD, right", spent, delta=None if cost is None else f"{cost:+.6f}", delta_color="off")
+    spent = "–" if pair.right is None else money_words(pair.cost_right)
+    c.metric("Cost USD, right", spent, delta=None if cost is None else f"{cost:+.5f}", delta_color="off")
 
 
 def _table(records: list[dict], key: str, empty: str) -> None:
