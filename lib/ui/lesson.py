@@ -126,14 +126,16 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
     st.subheader("What the model sees", anchor=False)
     lead(KNOWS)
     _resent_stack(view)
-    seen = shown_before(placed, loaded.trace.rounds[round_.index - 2]) if round_.index > 1 else None
+    # A message the provider held is grayed in the stack: neither a card nor a fold of what a step showed.
+    sent = replace(placed, entries=view.held_and_sent[1])
+    seen = shown_before(sent, loaded.trace.rounds[round_.index - 2]) if round_.index > 1 else None
     already = seen.entries if seen else ()
     if already:
         with st.expander(f"{plural(len(seen.entries), 'new message')} that {_steps_words(seen.steps)} of round "
                          f"{round_.index - 1} already showed: {_shown_words(seen.steps)}"):
             for entry in already:
                 cards.message_card(entry, marks)
-    for entry in placed.entries:
+    for entry in sent.entries:
         if entry.status != "resent" and entry not in already:
             cards.message_card(entry, marks)
 
@@ -149,18 +151,19 @@ def _shown_words(steps: tuple[int, ...]) -> str:
 
 def _resent_stack(view: RoundView) -> None:
     system = view.round.request.system
-    resent = view.placed.resent
-    if system is None and not resent:
+    # With previous_response_id or a conversation the provider holds the earlier messages; what else goes out again
+    # (the instructions, a top-level system) the program does resend.
+    held, sent = view.held_and_sent
+    resent = tuple(e for e in sent if e.status == "resent")
+    if system is None and not resent and not held:
         st.markdown("Nothing is resent: this is the first request.")
         return
-    # With previous_response_id or a conversation the provider holds the earlier messages: the program sends none.
-    held = view.round.request.held_by_provider
-    again = len(resent) + (system is not None) - held
-    said = ([f"**{plural(held, 'earlier message')} held by the provider** (previous_response_id or conversation), "
-             "not sent again"] if held else []) + ([f"**{plural(again, 'message')} resent unchanged**"] if again > 0 else [])
+    again = len(resent) + (system is not None)
+    said = ([f"**{plural(len(held), 'earlier message')} held by the provider** (previous_response_id or conversation), "
+             "not sent again"] if held else []) + ([f"**{plural(again, 'message')} resent unchanged**"] if again else [])
     st.markdown(f"{' and '.join(said)}, grayed: the model reads every one of them again.")
     lines = [f"system (top-level field) · {summarize_message(system)}"] if system is not None else []
-    lines += [_stack_line(entry) for entry in resent]
+    lines += [_stack_line(entry) for entry in sorted((*held, *resent), key=lambda e: e.index)]
     with st.container(key="resent-stack"):
         if len(lines) > STACK_ROWS:
             st.markdown(f"… and {plural(len(lines) - STACK_ROWS, 'earlier message')}, resent the same way")
