@@ -18,7 +18,9 @@ class RoundSummary:
     round: int
     """1-based round number."""
     messages_sent: int
-    """Length of the request's messages array."""
+    """Length of the request's messages array: every message the model reads, the held ones included."""
+    messages_held: int
+    """Of those, the messages the provider held (previous_response_id or a conversation): read, billed, not sent."""
     new_messages: int
     """Messages this request added to the previous one."""
     tool_calls: int
@@ -66,6 +68,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
             RoundSummary(
                 round=round_.index,
                 messages_sent=length,
+                messages_held=round_.request.held_by_provider,
                 new_messages=max(0, length - previous_length),
                 tool_calls=len(response.message.tool_calls) if response else 0,
                 finish_reason=_finish(round_),

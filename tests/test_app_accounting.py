@@ -202,3 +202,15 @@ def test_an_input_our_tokenizer_overcounts_is_said_to_be_overcounted_not_given_a
     split = next(c.value for c in at.caption if c.value.startswith("Where the input goes"))
     assert "our count is 59 above the reported input: the tokenizer is not the model's" in split
     assert "not counted" not in split and "-59" not in split
+
+
+def test_a_held_chain_counts_as_sent_only_what_the_program_sent_and_still_bills_the_held_messages(app):
+    # Round 2 of the Responses chain sends previous_response_id, the instructions and two tool results; the provider
+    # holds the question and the model's turn. The model reads all 5 (they are billed as input), 3 are sent.
+    at = uploaded(app, "openai-responses.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["messages sent"].tolist()[:2] == [2, 3]
+    assert rounds["messages held by the provider"].tolist()[:2] == [0, 2]
+    assert rounds["tokens in"].tolist()[1] == 231  # the held messages are read and billed: input counts them

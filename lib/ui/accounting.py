@@ -107,7 +107,9 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     for r in rows:
         record = {
             "round": r.round,
-            "messages sent": r.messages_sent,
+            # The provider held some of them: the model reads them (the input counts them), the program sent none.
+            "messages sent": r.messages_sent - r.messages_held,
+            "messages held by the provider": r.messages_held,
             "new messages": r.new_messages,
             "tool calls": r.tool_calls,
             finish_field.replace("_", " "): r.finish_reason,
@@ -128,6 +130,9 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     if table.empty or table["latency ms"].isna().all():
         # A log that timed no call: a column of "None" says nothing; a round that is timed shows its time.
         table = table.drop(columns="latency ms", errors="ignore")
+    # Only a previous_response_id or conversation chain has held messages: elsewhere a column of zeros says nothing.
+    if table.empty or not table["messages held by the provider"].any():
+        table = table.drop(columns="messages held by the provider", errors="ignore")
     return table
 
 
