@@ -214,3 +214,13 @@ def test_a_held_chain_counts_as_sent_only_what_the_program_sent_and_still_bills_
     assert rounds["messages sent"].tolist()[:2] == [2, 3]
     assert rounds["messages held by the provider"].tolist()[:2] == [0, 2]
     assert rounds["tokens in"].tolist()[1] == 231  # the held messages are read and billed: input counts them
+
+
+def test_the_messages_chart_of_a_held_chain_is_titled_by_what_the_model_reads_not_by_what_was_sent(app):
+    # Its bars stack every message of the request, the ones the provider held included: those were not sent.
+    at = uploaded(app, "openai-responses.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    chart = next(c for c in charts if {t["name"] for t in c["data"]} >= {"new"})
+    assert chart["layout"]["yaxis"]["title"]["text"] == "messages the model reads"
+    assert {t["name"] for t in chart["data"]} == {"earlier (resent, or held by the provider)", "new"}

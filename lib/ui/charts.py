@@ -90,14 +90,17 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
 
 
 def messages_per_round(rows: tuple[RoundSummary, ...]) -> go.Figure:
-    """Messages sent per round, split into resent and new."""
+    """Messages per round, split into earlier and new: what was sent, or with a provider-held chain, what the
+    model reads (the held messages are read, not sent)."""
     figure = go.Figure()
     rounds = _numbers(r.round for r in rows)
-    _per_round(figure, rows, "#7f7f7f", "messages", name="resent", x=rounds,
+    held = any(r.messages_held for r in rows)
+    earlier = "earlier (resent, or held by the provider)" if held else "resent"
+    _per_round(figure, rows, "#7f7f7f", "messages", name=earlier, x=rounds,
                y=_numbers(r.messages_sent - r.new_messages for r in rows))
     _per_round(figure, rows, "#2ca02c", "messages", name="new", x=rounds, y=_numbers(r.new_messages for r in rows))
     figure.update_layout(barmode="stack")
-    return _layout(figure, rows, "messages sent")
+    return _layout(figure, rows, "messages the model reads" if held else "messages sent")
 
 
 def cumulative_input(rows: tuple[RoundSummary, ...]) -> go.Figure:

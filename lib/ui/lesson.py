@@ -159,8 +159,8 @@ def _resent_stack(view: RoundView) -> None:
         st.markdown("Nothing is resent: this is the first request.")
         return
     again = len(resent) + (system is not None)
-    said = ([f"**{plural(len(held), 'earlier message')} held by the provider** (previous_response_id or conversation), "
-             "not sent again"] if held else []) + ([f"**{plural(again, 'message')} resent unchanged**"] if again else [])
+    said = ([f"**{plural(len(held), 'earlier message')} held by the provider** (previous_response_id or "
+             "conversation), not sent again"] if held else []) + ([f"**{plural(again, 'message')} resent unchanged**"] if again else [])
     st.markdown(f"{' and '.join(said)}, grayed: the model reads every one of them again.")
     lines = [f"system (top-level field) · {summarize_message(system)}"] if system is not None else []
     lines += [_stack_line(entry) for entry in sorted((*held, *resent), key=lambda e: e.index)]
