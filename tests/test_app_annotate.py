@@ -238,7 +238,7 @@ def test_rubrics_are_set_once_and_a_note_is_scored_under_them(notes_url):
     at = _write(at, "Grounded in the policy lookup, and right.")
     (note,) = open_store(notes_url).notes()
     assert {(s.rubric, s.value) for s in note.scores} == {("grounded", 2.0), ("correct", 1.0)}
-    assert any(t.startswith("round 2 ·") and "grounded 2" in t and "correct 1" in t for t in _texts(at))
+    assert any(t.startswith("round 2 ·") and "grounded 2 of 0-3" in t and "correct: pass" in t for t in _texts(at))
 
 
 def _scored(url: str, *scores: Score) -> Note:
@@ -269,7 +269,7 @@ def test_an_editor_changes_a_notes_scores_and_clears_them(notes_url):
     at.button(key="annotate.edit_save").click().run()
     assert f"Saved the changes to the note on:\n{TOOL_CALL}" in _said(at)
     assert _scores(notes_url) == {("grounded", 3.0), ("correct", 0.0)}
-    assert any("grounded 3" in t and "correct 0" in t for t in _texts(at))
+    assert any("grounded 3 of 0-3" in t and "correct: fail" in t for t in _texts(at))
 
     at.number_input(key="annotate.edit_score.grounded").set_value(None)
     at.selectbox(key="annotate.edit_score.correct").set_value("")
