@@ -301,3 +301,12 @@ def test_a_rubric_line_that_is_not_one_is_refused_naming_it(notes_url):
     at.button(key="annotate.save_rubrics").click().run()
     assert "The rubrics were not saved:\n'helpful, from one to five' is not a rubric" in _said(at)
     assert open_store(notes_url).rubrics() == ()
+
+
+def test_a_mark_on_a_range_rubric_is_written_as_the_number_it_is_in_its_box(notes_url):
+    _scored(notes_url, Score("grounded", 2), Score("correct", 1))
+    at = _session()
+    box = at.number_input(key="annotate.edit_score.grounded")
+    # What the browser writes in the box: the widget's printf format applied to its value.
+    assert box.proto.format % box.value == "2"
+    assert at.number_input(key="annotate.score.grounded").proto.format % 1.5 == "1.5"

@@ -215,7 +215,8 @@ def _score_fields(prefix: str = SCORE) -> None:
             if rubric.pass_fail:
                 st.selectbox("Pass or fail", list(PASS_FAIL), key=prefix + rubric.name)
             else:
-                st.number_input("Score", min_value=rubric.low, max_value=rubric.high, value=None,
+                # %g: a mark is the number it is (2, 1.5), not 2.00
+                st.number_input("Score", min_value=rubric.low, max_value=rubric.high, value=None, format="%g",
                                 key=prefix + rubric.name)
 
 
