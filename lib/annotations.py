@@ -333,11 +333,22 @@ def target_words(trace: Trace, target: str) -> str:
     return words if words.startswith("Round ") else f"round {index} · {words.strip()}"
 
 
-def note_heading(trace: Trace, note: Note) -> str:
+def note_heading(trace: Trace, note: Note, rubrics: Iterable[Rubric] = ()) -> str:
     """A note's line above its text, as the explorer and the exported file both write it: its target in words,
-    labels, scores, author and time."""
-    marks = [f"{score.rubric} {score.value:g}" for score in note.scores]
+    labels, scores (read on `rubrics`, the rubric set), author and time."""
+    marks = [score_words(score, rubrics) for score in note.scores]
     return " · ".join([target_words(trace, note.target), *note.labels, *marks, note.author, time_words(note.created)])
+
+
+def score_words(score: Score, rubrics: Iterable[Rubric] = ()) -> str:
+    """A score as a person reads it on its rubric: `correct: pass`, `grounded 2 of 0-3`; under a rubric no longer
+    set there is no scale to read it on, so its name and mark."""
+    rubric = next((r for r in rubrics if r.name == score.rubric), None)
+    if rubric is None:
+        return f"{score.rubric} {score.value:g}"
+    if rubric.pass_fail and score.value in (0, 1):
+        return f"{score.rubric}: {'pass' if score.value else 'fail'}"
+    return f"{score.rubric} {score.value:g} of {rubric.low:g}-{rubric.high:g}"
 
 
 def time_words(stamp: str) -> str:

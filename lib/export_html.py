@@ -16,7 +16,7 @@ from typing import Iterable
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from lib.annotations import Note, note_heading, round_of
+from lib.annotations import Note, Rubric, note_heading, round_of
 from lib.dialects import DIALECTS
 from lib.failures import failure_heading, odd_status
 from lib.growth import ORIGIN_WORDS, sends
@@ -91,15 +91,17 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          note_heading=note_heading)
 
 
-def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = ()) -> str:
-    """The whole trace as one HTML page: every round's steps, request, response, program lane, tokens and notes."""
+def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),
+               rubrics: Iterable[Rubric] = ()) -> str:
+    """The whole trace as one HTML page: every round's steps, request, response, program lane, tokens and notes
+    (their scores read on `rubrics`)."""
     by_round: dict[int | None, list[Note]] = {}
     for note in notes:
         by_round.setdefault(round_of(note.target), []).append(note)
     views = [round_view(trace, r.index, notes=by_round.get(r.index, ()), row=rows[r.index - 1] if rows else None)
              for r in trace.rounds]
     return TEMPLATES.get_template("trace.html.j2").render(trace=trace, rows=bool(rows), rounds=views,
-                                                          trace_notes=by_round.get(None, []))
+                                                          trace_notes=by_round.get(None, []), rubrics=tuple(rubrics))
 
 
 def handout_html(trace: Trace, rounds: Iterable[int] | None = None) -> str:

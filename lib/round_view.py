@@ -62,8 +62,9 @@ class RoundView:
 
 
 def round_view(trace: Trace, index: int, findings: Iterable[Finding] = (), notes: Iterable[Note] = (),
-               row: RoundSummary | None = None) -> RoundView:
-    """Round `index` (1-based) of the trace, given the trace's findings and notes (this round's are picked)."""
+               row: RoundSummary | None = None, waiting: str | None = None) -> RoundView:
+    """Round `index` (1-based) of the trace, given the trace's findings and notes (this round's are picked);
+    `waiting` is the id of a call a live run holds for the user's approval."""
     round_ = trace.rounds[index - 1]
     previous = trace.rounds[index - 2] if index > 1 else None
     system = round_.request.system
@@ -75,7 +76,7 @@ def round_view(trace: Trace, index: int, findings: Iterable[Finding] = (), notes
         placed=placed,
         system_changed=system is not None and (previous is None or previous.request.system != system),
         tools_changed=previous is None or previous.request.tools != round_.request.tools,
-        steps=tuple(steps_for_round(trace, index, placed)),
+        steps=tuple(steps_for_round(trace, index, placed, waiting)),
         findings=tuple(f for f in findings if f.round == index),
         notes=mine, note_marks=marks_for_round(mine, index), row=row,
         outcome=outcome(trace, index), finish=_finish(round_),

@@ -101,14 +101,16 @@ def find_call(trace: Trace, call_id: str, before: int) -> tuple[int, ToolCallPar
     return None
 
 
-def steps_for_round(trace: Trace, index: int, placed: Growth | None = None) -> tuple[StepLabel, ...]:
-    """Every step label of round `index` (1-based), in the order the steps happen."""
+def steps_for_round(trace: Trace, index: int, placed: Growth | None = None,
+                    waiting: str | None = None) -> tuple[StepLabel, ...]:
+    """Every step label of round `index` (1-based), in the order the steps happen; `waiting` is the id of the call
+    a live run holds for the user's approval in this round, if any (its execution is not missing, it has not come)."""
     round_ = trace.rounds[index - 1]
     placed = placed or growth(trace, index)
     labels: list[StepLabel] = []
     labels.extend(_tool_list(trace, round_))
     labels.extend(_results(trace, round_, placed))
-    labels.extend(_response(round_, DIALECTS[trace.dialect].FINISH_FIELD))
+    labels.extend(_response(round_, DIALECTS[trace.dialect].FINISH_FIELD, waiting))
     return tuple(labels)
 
 
@@ -151,7 +153,7 @@ def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
     return labels
 
 
-def _response(round_: Round, finish_field: str) -> list[StepLabel]:
+def _response(round_: Round, finish_field: str, waiting: str | None = None) -> list[StepLabel]:
     response = round_.response
     if response is None:
         return []
@@ -170,7 +172,11 @@ def _response(round_: Round, finish_field: str) -> list[StepLabel]:
             StepLabel(3, "execution", f"executions[{i}]", f"{execution.name} ({execution.tool_call_id}): {outcome}",
                       call_id=execution.tool_call_id)
         )
-    if response.message.tool_calls and not round_.executions:
+    held = [call for call in response.message.tool_calls if call.id == waiting]
+    for call in held:
+        labels.append(StepLabel(3, "execution", "", f"waiting for your approval: {call.name} ({call.id})",
+                                call_id=call.id))
+    if response.message.tool_calls and not round_.executions and not held:
         labels.append(StepLabel(3, "execution", "", "not recorded: the trace does not say what the program ran"))
     narration = narrates_without_call(round_)
     if (narration or response.stop == "end") and response.message.text:

@@ -10,9 +10,9 @@ from dataclasses import replace
 import pytest
 
 from lib import catalog
-from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, Note, NoteError, Score, annotated, annotation_line, check_author,
+from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, Note, NoteError, Rubric, Score, annotated, annotation_line, check_author,
                              check_label, check_note, line_id, marks_for_round, notes_csv, notes_from_lines,
-                             round_targets, unresolved)
+                             round_targets, score_words, unresolved)
 from lib.fingerprint import fingerprint
 from lib.logs.native import write_trace
 from lib.logs.upload import read_upload
@@ -200,3 +200,13 @@ def test_scores_travel_in_the_annotation_line_and_a_malformed_scores_object_is_r
     assert [n.scores for n in found.notes] == [scored.scores]
     assert "Annotation 2 (round:1) was not imported: its scores are not an object of rubric names and numbers." \
         in found.problems
+
+
+def test_a_score_reads_as_its_rubric_gives_it_pass_or_fail_or_a_whole_mark_of_its_range():
+    rubrics = (Rubric("grounded", 0, 3), Rubric("correct", 0, 1, pass_fail=True))
+    assert score_words(Score("grounded", 2.0), rubrics) == "grounded 2 of 0-3"
+    assert score_words(Score("grounded", 1.5), rubrics) == "grounded 1.5 of 0-3"
+    assert score_words(Score("correct", 1.0), rubrics) == "correct: pass"
+    assert score_words(Score("correct", 0.0), rubrics) == "correct: fail"
+    # Under a rubric no longer set there is no scale to read it on: its name and mark.
+    assert score_words(Score("tone", 4.0), rubrics) == "tone 4"

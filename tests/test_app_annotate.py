@@ -238,7 +238,7 @@ def test_rubrics_are_set_once_and_a_note_is_scored_under_them(notes_url):
     at = _write(at, "Grounded in the policy lookup, and right.")
     (note,) = open_store(notes_url).notes()
     assert {(s.rubric, s.value) for s in note.scores} == {("grounded", 2.0), ("correct", 1.0)}
-    assert any(t.startswith("round 2 ·") and "grounded 2" in t and "correct 1" in t for t in _texts(at))
+    assert any(t.startswith("round 2 ·") and "grounded 2 of 0-3" in t and "correct: pass" in t for t in _texts(at))
 
 
 def _scored(url: str, *scores: Score) -> Note:
@@ -269,7 +269,7 @@ def test_an_editor_changes_a_notes_scores_and_clears_them(notes_url):
     at.button(key="annotate.edit_save").click().run()
     assert f"Saved the changes to the note on:\n{TOOL_CALL}" in _said(at)
     assert _scores(notes_url) == {("grounded", 3.0), ("correct", 0.0)}
-    assert any("grounded 3" in t and "correct 0" in t for t in _texts(at))
+    assert any("grounded 3 of 0-3" in t and "correct: fail" in t for t in _texts(at))
 
     at.number_input(key="annotate.edit_score.grounded").set_value(None)
     at.selectbox(key="annotate.edit_score.correct").set_value("")
@@ -301,3 +301,12 @@ def test_a_rubric_line_that_is_not_one_is_refused_naming_it(notes_url):
     at.button(key="annotate.save_rubrics").click().run()
     assert "The rubrics were not saved:\n'helpful, from one to five' is not a rubric" in _said(at)
     assert open_store(notes_url).rubrics() == ()
+
+
+def test_a_mark_on_a_range_rubric_is_written_as_the_number_it_is_in_its_box(notes_url):
+    _scored(notes_url, Score("grounded", 2), Score("correct", 1))
+    at = _session()
+    box = at.number_input(key="annotate.edit_score.grounded")
+    # What the browser writes in the box: the widget's printf format applied to its value.
+    assert box.proto.format % box.value == "2"
+    assert at.number_input(key="annotate.score.grounded").proto.format % 1.5 == "1.5"

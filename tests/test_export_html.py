@@ -191,14 +191,16 @@ def test_a_hostile_lesson_stays_text_in_the_file_and_the_handout():
 
 def test_a_note_reads_in_the_file_as_in_the_explorer_with_its_scores(hengxin):
     # The explorer's line for this note: its target in words, labels, scores, author and time.
-    from lib.annotations import Score, note_heading
+    from lib.annotations import Rubric, Score, note_heading
 
+    rubrics = (Rubric("grounded", 0, 3), Rubric("correct", 0, 1, pass_fail=True))
     note = replace(_note("round:2/request.messages[3]", "Grounded in the lookup?"),
                    scores=(Score("grounded", 2.0), Score("correct", 1.0)))
-    heading = note_heading(hengxin, note)
+    heading = note_heading(hengxin, note, rubrics)
     assert heading == ('round 2 · request messages[3] · tool · new · result for call_q1: {"expense_id": '
-                       '"BX-20261015-0… · question for class · grounded 2 · correct 1 · Ana · 29 Nov 2026, 10:00 UTC')
-    page = trace_html(hengxin, summarize(hengxin, CHARACTER_COUNTER), [note])
+                       '"BX-20261015-0… · question for class · grounded 2 of 0-3 · correct: pass · Ana · '
+                       '29 Nov 2026, 10:00 UTC')
+    page = trace_html(hengxin, summarize(hengxin, CHARACTER_COUNTER), [note], rubrics)
     shown = re.sub(r"<[^>]+>", "", page).replace("&#34;", '"').replace("&quot;", '"')
     assert heading in shown
 

@@ -241,3 +241,10 @@ def test_the_deadline_typed_on_the_page_cuts_off_a_server_that_trickles_its_answ
         press_run(at)
     assert at.error[0].value == "The run ended with an error."
     assert "Round 1 failed: The call passed its deadline of 1 s" in ended(at)[1]
+
+
+def test_a_call_waiting_for_approval_is_said_to_wait_not_to_be_unrecorded(app):
+    at = press_run(open_live(app))
+    lane = [t.value for t in at.text]
+    assert "waiting for your approval: createExpenseSupplement (call_q4)" in lane
+    assert not [t for t in lane if "the trace does not say what the program ran" in t]

@@ -1,5 +1,6 @@
 """Growth of the messages array and the five step labels, on the bundled traces."""
 
+import dataclasses
 import json
 
 from lib.logs.native import read_trace
@@ -96,3 +97,16 @@ def test_each_dialect_names_its_own_stop_field_in_the_call_intent_label(hengxin,
     assert anthropic.detail == "stop_reason 'tool_use': run the tools"
     openai = next(s for s in steps_for_round(hengxin, 1) if s.path == "choices[0].finish_reason")
     assert openai.detail == "finish_reason 'tool_calls': run the tools"
+
+
+def test_a_call_with_no_execution_is_unrecorded_in_a_log_and_waiting_in_a_live_run_held_for_approval(hengxin):
+    held = dataclasses.replace(hengxin.rounds[2], executions=())
+    trace = dataclasses.replace(hengxin, rounds=(*hengxin.rounds[:2], held, *hengxin.rounds[3:]))
+    (call,) = held.tool_calls
+
+    def lane(**kwargs):
+        return [s.detail for s in steps_for_round(trace, 3, **kwargs) if s.step == 3]
+
+    assert lane() == ["not recorded: the trace does not say what the program ran"]
+    assert lane(waiting=call.id) == [f"waiting for your approval: {call.name} ({call.id})"]
+    assert lane(waiting="call_elsewhere") == ["not recorded: the trace does not say what the program ran"]

@@ -16,7 +16,7 @@ import streamlit as st
 
 from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, TRACE, Note, NoteError, Rubric, Score, annotated,
                              check_label, check_score, read_rubric, rubric_words, check_note, line_id, notes_csv, notes_from_lines, now,
-                             note_heading, round_of, round_targets, time_words, unresolved)
+                             note_heading, round_of, round_targets, score_words, time_words, unresolved)
 from lib.catalog import LoadedTrace
 from lib.fingerprint import fingerprint
 from lib.logs.native import write_trace
@@ -133,7 +133,7 @@ def round_notes(loaded: LoadedTrace, index: int) -> None:
 
 def note_entry(note: Note, detached: str | None, trace: Trace) -> None:
     """One note: its target, labels, author and time, in words, then its text as plain text."""
-    plain.text(note_heading(trace, note))
+    plain.text(note_heading(trace, note, snapshot().rubrics))
     if detached:
         plain.text("Detached: " + detached)
     if note.text:
@@ -215,7 +215,8 @@ def _score_fields(prefix: str = SCORE) -> None:
             if rubric.pass_fail:
                 st.selectbox("Pass or fail", list(PASS_FAIL), key=prefix + rubric.name)
             else:
-                st.number_input("Score", min_value=rubric.low, max_value=rubric.high, value=None,
+                # %g: a mark is the number it is (2, 1.5), not 2.00
+                st.number_input("Score", min_value=rubric.low, max_value=rubric.high, value=None, format="%g",
                                 key=prefix + rubric.name)
 
 
@@ -314,7 +315,7 @@ def editor(loaded: LoadedTrace, disabled: bool, editing: bool) -> None:
     if unshown := _unshown(note):
         st.caption("Scores kept as they are, since no field above can show them (the rubric was dropped or its "
                    "range changed); a new score under the same rubric replaces one:")
-        plain.text(", ".join(f"{score.rubric} {score.value:g}" for score in unshown))
+        plain.text(", ".join(score_words(score) for score in unshown))
     st.text_area("Note", key=EDIT_TEXT)
     save, delete = st.columns(2)
     save.button("Save the changes", key="annotate.edit_save", disabled=disabled, on_click=_edit, args=(note, choices))

@@ -113,13 +113,15 @@ def header(loaded: LoadedTrace, predicting: bool = False) -> None:
     st.markdown(" ".join(f":{STEP_COLORS[n].name}-background[{cards.STEP_MARKS[n]} {t}]" for n, t in STEP_TITLES.items()))
 
 
-def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: cards.Pointer | None = None) -> None:
+def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: cards.Pointer | None = None,
+               waiting: str | None = None) -> None:
     """Everything about one round: request and response side by side, the program's lane, tokens.
 
     With `revealed` False (predict mode, before the learner has predicted), the response side holds
     the prediction form instead, and nothing that would give the response away is drawn. `pointer`
-    puts a "note on this" button on every card (the Annotate page)."""
-    shown = rounds.view(loaded, index)
+    puts a "note on this" button on every card (the Annotate page); `waiting` is the id of the call a live run
+    holds for the user's approval (the Live page)."""
+    shown = rounds.view(loaded, index, waiting)
     round_, placed, labels, found, marks = shown.round, shown.placed, list(shown.steps), shown.findings, list(shown.marks)
 
     st.subheader(f"Round {index}: {sends(round_, len(placed.new))}")

@@ -304,7 +304,8 @@ def rounds(runner: Runner) -> None:
         st.session_state[SHOWN], st.session_state[ROUND] = count, count  # follow the trace as it grows
     st.session_state[ROUND] = min(st.session_state[ROUND], count)
     index = st.radio("Round", range(1, count + 1), key=ROUND, horizontal=True, format_func=lambda k: f"Round {k}")
-    explorer.round_view(shown, index)
+    pending = runner.status.pending if runner.status.state == "needs-approval" else None
+    explorer.round_view(shown, index, waiting=pending.id if pending and index == count else None)
 
 
 def exports(runner: Runner) -> None:

@@ -14,12 +14,14 @@ from lib.ui import annotate, findings, state
 from lib.ui.cache import per_trace
 
 
-@per_trace(key=lambda index, counter_name, notes, rows: (index, counter_name, notes))
+@per_trace(key=lambda index, counter_name, notes, rows, waiting: (index, counter_name, notes, waiting))
 def _view(loaded: LoadedTrace, index: int, counter_name: str, notes: tuple[Note, ...],
-          rows: tuple[RoundSummary, ...]) -> RoundView:
-    return round_view(loaded.trace, index, findings.findings(loaded), notes, rows[index - 1])
+          rows: tuple[RoundSummary, ...], waiting: str | None) -> RoundView:
+    return round_view(loaded.trace, index, findings.findings(loaded), notes, rows[index - 1], waiting)
 
 
-def view(loaded: LoadedTrace, index: int) -> RoundView:
-    """Round `index` of the trace, with the counter chosen in the sidebar and the notes stored for the trace."""
-    return _view(loaded, index, state.counting(loaded).counter.name, annotate.notes_on(loaded), state.summaries(loaded))
+def view(loaded: LoadedTrace, index: int, waiting: str | None = None) -> RoundView:
+    """Round `index` of the trace, with the counter chosen in the sidebar and the notes stored for the trace;
+    `waiting` is the id of a call a live run holds for the user's approval."""
+    return _view(loaded, index, state.counting(loaded).counter.name, annotate.notes_on(loaded), state.summaries(loaded),
+                 waiting)

@@ -21,7 +21,8 @@ STEM_LIMIT = 80
 def downloads(loaded: LoadedTrace) -> None:
     """The trace as a single offline HTML file, and a handout with one page per round."""
     trace = loaded.trace
-    rows, notes = state.summaries(loaded), annotate.notes_on(loaded)  # cached; the store's problems are absorbed there
+    # Each is cached; the store's problems are absorbed there.
+    rows, notes, rubrics = state.summaries(loaded), annotate.notes_on(loaded), annotate.snapshot().rubrics
     # An upload's name carries its conversation's id, which a log may make as long as it likes: keep what a
     # file system takes.
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", loaded.name.removesuffix(".jsonl"))[:STEM_LIMIT].strip("-.") or "trace"
@@ -30,7 +31,7 @@ def downloads(loaded: LoadedTrace) -> None:
                "The handout prints one page per round, with room for a prediction, and the answers at the end.")
     left, right = st.columns(2)
     left.download_button("Download the trace as one HTML file", key="share.html", on_click="ignore",
-                         data=lambda: trace_html(trace, rows, notes).encode(), file_name=f"{stem}.html",
+                         data=lambda: trace_html(trace, rows, notes, rubrics).encode(), file_name=f"{stem}.html",
                          mime="text/html")
     right.download_button("Download a printable handout", key="share.handout", on_click="ignore",
                           data=lambda: handout_html(trace).encode(), file_name=f"{stem}.handout.html",
