@@ -12,7 +12,9 @@ FIXTURES = Path(__file__).parent / "fixtures" / "containers"
 
 EXPECTED = [
     ("inspect-system-prompt.json", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
-     "2 samples: 4 rounds in 2 conversations; 0 samples skipped", {"sample 1 epoch 1": [1, 1], "sample 2 epoch 1": [1, 1]}, 0),
+     "2 samples: 4 rounds in 4 conversations; 0 samples skipped",
+     {"sample 1 epoch 1": [1], "sample 1 epoch 1, scorer model_graded_qa": [1], "sample 2 epoch 1": [1],
+      "sample 2 epoch 1, scorer model_graded_qa": [1]}, 0),
     ("inspect-arithmetic-with-tool.eval", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
      "2 samples: 4 rounds in 2 conversations; 0 samples skipped", {"sample 1 epoch 1": [1, 3], "sample 2 epoch 1": [1, 3]}, 2),
     # Inspect AI's own test log, written by Inspect as it ran (Azure AI, Llama 3.1 405B, 2 samples x 2 epochs).
@@ -70,7 +72,7 @@ def test_every_container_fixture_is_covered():
 
 
 def test_inspect_attachments_are_put_back_into_the_recorded_bodies():
-    scorer = upload("inspect-system-prompt.json").conversations[0].trace.rounds[1]
+    [scorer] = upload("inspect-system-prompt.json").conversations[1].trace.rounds
     asked = scorer.request.messages[0].text
     assert asked.startswith("\nYou are assessing a submitted answer") and "attachment://" not in asked
     assert texts_of(scorer).endswith("GRADE: C")
@@ -96,12 +98,14 @@ def _cassette_bodies(name):
 
 
 def _inspect_log_calling(bodies):
-    """The real Inspect log, its first sample's model calls replaced by other recorded provider bodies."""
+    """The real Inspect log, its first sample's model calls replaced by other recorded provider bodies, all made by
+    the solver (the log's second call was the scorer's)."""
     import json
     log = json.loads((FIXTURES / "inspect-system-prompt.json").read_bytes())
     models = [e for e in log["samples"][0]["events"] if e["event"] == "model"]
     for event, (request, response) in zip(models, bodies):
         event["call"] = {"request": request, "response": response, "time": 0.5}
+        event["span_id"] = models[0]["span_id"]
     return json.dumps(log).encode()
 
 
@@ -125,7 +129,7 @@ def test_model_events_without_a_provider_call_are_read_from_inspects_own_message
         event.pop("call", None)
     result = upload("log.json", json.dumps(log).encode())
     assert result.problems == ()
-    solver, scorer = result.conversations[0].trace.rounds
+    [solver], [scorer] = (c.trace.rounds for c in result.conversations[:2])
     assert [m.role for m in solver.request.messages] == ["system", "user"]
     assert solver.request.messages[0].text == "Be terse." and texts_of(solver) == "4"
     assert scorer.request.messages[0].text.startswith("\nYou are assessing a submitted answer")
@@ -143,7 +147,24 @@ def test_a_model_event_with_nothing_to_read_is_named_and_the_other_samples_still
     assert [str(p) for p in result.problems] == [
         "line 1: sample 1 epoch 1, model call 1: neither a provider call nor Inspect's 'input' messages "
         "were recorded (read as Inspect AI eval log)"]
-    assert [c.id for c in result.conversations] == ["sample 2 epoch 1"]
+    assert [c.id for c in result.conversations] == ["sample 2 epoch 1", "sample 2 epoch 1, scorer model_graded_qa"]
+
+
+def test_a_scorers_call_in_a_log_written_before_spans_is_a_conversation_of_its_own_too():
+    # Older Inspect logs bracket a scorer's events with `step` events instead of spans (0.3.42 wrote
+    # inspect-popularity-azureai.eval so).
+    import json
+    log = json.loads((FIXTURES / "inspect-system-prompt.json").read_bytes())
+    for sample in log["samples"]:
+        for event in sample["events"]:
+            if event["event"] in ("span_begin", "span_end"):
+                action = "begin" if event["event"] == "span_begin" else "end"
+                event.update(event="step", action=action, type=event.get("type"), name=event.get("name"))
+            event.pop("span_id", None)
+    result = upload("log.json", json.dumps(log).encode())
+    assert {c.id: len(c.trace.rounds) for c in result.conversations} == {
+        "sample 1 epoch 1": 1, "sample 1 epoch 1, scorer model_graded_qa": 1,
+        "sample 2 epoch 1": 1, "sample 2 epoch 1, scorer model_graded_qa": 1}
 
 
 def test_a_sample_nested_past_pythons_recursion_limit_is_named_not_raised():

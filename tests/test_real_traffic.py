@@ -439,3 +439,16 @@ def test_a_request_log_with_a_result_for_no_call_still_says_the_provider_rejects
     assert finding.severity == "error" and finding.round == 2
     assert "This result answers call_ghost" in finding.message and "The provider rejects it" in finding.message
     assert "transcript" not in finding.message
+
+
+def test_an_inspect_scorers_grading_call_is_a_conversation_of_its_own_not_a_round_of_the_sample():
+    # vitals' Inspect log: each sample's solver asks "What's 2+2?" ("Be terse."), then the model_graded_qa scorer asks
+    # the grader a prompt of its own, inside a span of type 'scorer'. That call does not continue the solver's
+    # conversation: read as its round 2, it "rewrote" the history and "narrated without a call".
+    upload = _read("containers/inspect-system-prompt.json")
+    assert {c.id: [len(r.request.messages) for r in c.trace.rounds] for c in upload.conversations} == {
+        "sample 1 epoch 1": [1], "sample 1 epoch 1, scorer model_graded_qa": [1],
+        "sample 2 epoch 1": [1], "sample 2 epoch 1, scorer model_graded_qa": [1]}
+    grader = next(c.trace for c in upload.conversations if c.id == "sample 1 epoch 1, scorer model_graded_qa")
+    assert grader.rounds[0].request.messages[0].text.startswith("\nYou are assessing a submitted answer")
+    assert _findings(upload, "history-rewritten") == []

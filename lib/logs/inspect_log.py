@@ -5,7 +5,8 @@ A log is a `.json` document (`eval`, `samples`, ...) or a zipped `.eval` (`heade
 at a time. Each `model` event keeps the provider's own request and response under
 `call.request` / `call.response`; long strings are stored once per sample under `attachments`
 and referenced as `attachment://<hash>`, so they are put back before the bodies are read.
-One sample (one epoch of it) is one conversation.
+One sample (one epoch of it) is one conversation; a model call a scorer makes (model-graded scoring asks
+a grader a prompt of its own) is a conversation of its own, named after the sample and the scorer.
 
 A model event without a provider call (Inspect's mock model, or a provider body in neither
 dialect) is read from Inspect's own `input` / `tools` / `output` instead, converted into the
@@ -48,12 +49,13 @@ class InspectSampleFormat(LogFormat):
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         events = require(obj, "events", list)
         attachments = obj.get("attachments") if isinstance(obj.get("attachments"), dict) else {}
-        conversation = f"sample {obj.get('id')} epoch {obj.get('epoch')}"
+        conversation = sample = f"sample {obj.get('id')} epoch {obj.get('epoch')}"
         try:
-            models = [_resolved(e, attachments) for e in events if isinstance(e, dict) and e.get("event") == "model"]
+            models = [(_resolved(e, attachments), scorer) for e, scorer in _model_events(events)]
         except RecursionError:
             raise LineProblem(f"{conversation}: its model events nest too deeply to read") from None
-        for position, event in enumerate(models, start=1):
+        for position, (event, scorer) in enumerate(models, start=1):
+            conversation = sample if scorer is None else f"{sample}, scorer {scorer}"
             call = event.get("call") if isinstance(event.get("call"), dict) else {}
             request = call.get("request")
             if is_responses_request(request):
@@ -66,6 +68,44 @@ class InspectSampleFormat(LogFormat):
                 yield _record(call, event, line, conversation)
             else:
                 yield _from_inspect(event, line, conversation, position)
+
+
+def _model_events(events: list) -> Iterator[tuple[dict, str | None]]:
+    """Each `model` event with the name of the scorer that made the call, or None for the solver's calls.
+
+    Recent Inspect logs nest events in spans (`span_begin` with `type` and `parent_id`, each event naming
+    its `span_id`); older ones (0.3.42's) bracket them with `step` events (`action` begin/end, `type`)."""
+    spans: dict[str, dict] = {}
+    steps: list[dict] = []
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        kind = event.get("event")
+        if kind == "span_begin" and isinstance(event.get("id"), str):
+            spans[event["id"]] = event
+        elif kind == "step" and event.get("action") == "begin":
+            steps.append(event)
+        elif kind == "step" and event.get("action") == "end" and steps:
+            steps.pop()
+        elif kind == "model":
+            yield event, _scorer(event.get("span_id"), spans) or _scorer_step(steps)
+
+
+def _scorer(span_id: object, spans: dict[str, dict]) -> str | None:
+    """The name of the scorer span `span_id` sits in, if any (followed up its parents)."""
+    seen: set = set()
+    while isinstance(span_id, str) and span_id in spans and span_id not in seen:
+        seen.add(span_id)
+        span = spans[span_id]
+        if span.get("type") == "scorer":
+            return str(span.get("name") or "")
+        span_id = span.get("parent_id")
+    return None
+
+
+def _scorer_step(steps: list[dict]) -> str | None:
+    """The name of the innermost open scorer step, if any."""
+    return next((str(s.get("name") or "") for s in reversed(steps) if s.get("type") == "scorer"), None)
 
 
 def _latency(call: dict) -> float | None:
