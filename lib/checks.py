@@ -47,7 +47,7 @@ from lib.model import (
     ToolResultPart,
     Trace,
 )
-from lib.narration import narrates_without_call
+from lib.narration import narrates_without_call, tools_in_play
 from lib.steps import join_path
 from lib.text import plural, shorten
 
@@ -311,8 +311,9 @@ def _empty_tool_result(trace: Trace) -> Iterator[Hit]:
 
 @check("narration-without-call")
 def _narration_without_call(trace: Trace) -> Iterator[Hit]:
+    tooled = tools_in_play(trace)
     for round_, response in _responses(trace):
-        if narrates_without_call(round_):
+        if narrates_without_call(round_, tooled):
             yield Hit("warning", round_.index, "response", _text_path(response),
                       "The model says it is about to act but calls no tool, and the turn ends. Shown to a person "
                       "this reads as a hang. Detect it (no call, no result since the question) and ask the model "

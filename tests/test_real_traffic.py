@@ -452,3 +452,13 @@ def test_an_inspect_scorers_grading_call_is_a_conversation_of_its_own_not_a_roun
     grader = next(c.trace for c in upload.conversations if c.id == "sample 1 epoch 1, scorer model_graded_qa")
     assert grader.rounds[0].request.messages[0].text.startswith("\nYou are assessing a submitted answer")
     assert _findings(upload, "history-rewritten") == []
+
+
+def test_a_model_offered_no_tools_that_says_what_it_will_look_at_is_answering_not_narrating():
+    # The grader of vitals' Inspect log is offered no tools; it reasons aloud ("I'll look at what was submitted")
+    # and ends on "GRADE: C". It could call nothing: that is its answer, not an announced call that never came.
+    from lib.steps import steps_for_round
+    upload = _read("containers/inspect-system-prompt.json")
+    assert _findings(upload, "narration-without-call") == []
+    grader = next(c.trace for c in upload.conversations if c.id == "sample 1 epoch 1, scorer model_graded_qa")
+    assert [s.detail for s in steps_for_round(grader, 1) if s.step == 5] == ["final answer"]
