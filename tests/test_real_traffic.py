@@ -462,3 +462,25 @@ def test_a_model_offered_no_tools_that_says_what_it_will_look_at_is_answering_no
     assert _findings(upload, "narration-without-call") == []
     grader = next(c.trace for c in upload.conversations if c.id == "sample 1 epoch 1, scorer model_graded_qa")
     assert [s.detail for s in steps_for_round(grader, 1) if s.step == 5] == ["final answer"]
+
+
+def test_a_transcript_cut_on_a_tool_turn_keeps_that_result_as_what_the_program_ran():
+    # tau-bench's gpt-4o trajectory cut after message 13, the search_onestop_flight result: no request follows to
+    # append it to, and the program lane said "not recorded" although the transcript records what the tool returned.
+    [conversation] = _read("tau-bench-airline-cut.jsonl").conversations
+    last = conversation.trace.rounds[-1]
+    [ran] = last.executions
+    assert (ran.tool_call_id, ran.name) == ("call_HGn16KZh9oNCruxsMJ4gYXan", "search_onestop_flight")
+    assert ran.arguments == {"origin": "JFK", "destination": "SEA", "date": "2024-05-20"}
+    assert '"flight_number": "HAT057"' in ran.output
+    assert [r.executions for r in conversation.trace.rounds[:-1]] == [()] * 5
+
+
+def test_the_explorer_shows_the_result_a_cut_transcript_ends_on_in_the_programs_lane(app):
+    from lib.ui import state
+    from tests.screen import screen, uploaded
+    at = uploaded(app, "tau-bench-airline-cut.jsonl")
+    at.number_input(key=state.ROUND).set_value(6).run()
+    shown = screen(at)
+    assert "not recorded: the trace does not say what the program ran" not in shown
+    assert "HAT057" in shown
