@@ -484,3 +484,11 @@ def test_the_explorer_shows_the_result_a_cut_transcript_ends_on_in_the_programs_
     shown = screen(at)
     assert "not recorded: the trace does not say what the program ran" not in shown
     assert "HAT057" in shown
+
+
+def test_a_swe_agent_run_names_the_model_its_replay_config_ran():
+    # SWE-agent's own test trajectory: `replay_config` (a JSON string) holds agent.model.name "gpt-4o"; the run's
+    # rounds read as made by no model, so neither the model nor a price was shown.
+    [conversation] = read_upload([("run.traj", (FIXTURES / "containers" / "swe-agent-test-repo.traj").read_bytes())]).conversations
+    assert conversation.trace.model == "gpt-4o"
+    assert {r.request.raw.get("model") for r in conversation.trace.rounds} == {"gpt-4o"}

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+import orjson
+
 from lib.logs.chat_shape import describe, require
 from lib.logs.finetune import conversation_rounds
 from lib.logs.record import CallRecord, LineProblem, LogFormat
@@ -49,7 +51,22 @@ class SweAgentFormat(LogFormat):
         history = require(obj, "history", list)
         messages = [message for i, raw in enumerate(history) for message in _api_messages(raw, f"history[{i}]")]
         instance = _instance_id(obj)
-        yield from conversation_rounds(messages, {}, line, instance or f"trajectory {line}", "'history'")
+        yield from conversation_rounds(messages, _model_of(obj), line, instance or f"trajectory {line}", "'history'")
+
+
+def _model_of(obj: dict) -> dict:
+    """The model the run was configured with (`replay_config`, a JSON string or object: agent.model.name), as a
+    request parameter; empty when the file does not say."""
+    config = obj.get("replay_config")
+    if isinstance(config, str):
+        try:
+            config = orjson.loads(config)
+        except orjson.JSONDecodeError:
+            return {}
+    agent = config.get("agent") if isinstance(config, dict) else None
+    model = agent.get("model") if isinstance(agent, dict) else None
+    name = model.get("name") if isinstance(model, dict) else None
+    return {"model": name} if isinstance(name, str) and name else {}
 
 
 def _api_messages(raw: Any, where: str) -> list[dict]:
