@@ -86,3 +86,15 @@ def test_a_failed_call_whose_error_holds_no_output_says_the_output_is_not_known(
     at.number_input(key="explorer.round").set_value(2).run()
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Output tokens"] == "not known" and "Output tokens (estimated)" not in metrics
+
+
+def test_the_tokens_page_gives_no_reason_for_a_gap_with_a_request_nobody_counted(app):
+    # Anthropic's batch results keep each answer, not the request: the explorer says nothing of the request is
+    # counted, so the whole reported input is no gap between two counts, and the provider's chat template is no
+    # reason for it.
+    at = uploaded(app, "anthropic-batch-results.jsonl")
+    assert "The request was not in the log, so nothing of it is counted or estimated." in screen(at)
+    at.switch_page("pages/tokens.py").run()
+    shown = screen(at)
+    assert "Input billed over all calls" in {m.label for m in at.metric}
+    assert "than our count" not in shown and "chat template" not in shown
