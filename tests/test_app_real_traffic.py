@@ -98,3 +98,30 @@ def test_the_tokens_page_gives_no_reason_for_a_gap_with_a_request_nobody_counted
     shown = screen(at)
     assert "Input billed over all calls" in {m.label for m in at.metric}
     assert "than our count" not in shown and "chat template" not in shown
+
+
+def test_the_tokens_page_does_not_count_the_requests_of_a_log_that_kept_only_answers(app):
+    # Anthropic's batch results: the answer of each request, none of the requests. How many messages were sent,
+    # how large the tool list was and how much input was resent are not in the log, not zero.
+    at = uploaded(app, "anthropic-batch-results.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["Tool list, every round"] == "not in the log"
+    assert shown["Input already sent in the previous request"] == "not in the log"
+    assert shown["Input billed over all calls"] == "1,122"  # reported by the API
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["messages sent"].isna().all() and rounds["new messages"].isna().all()
+    # Nothing of the request was counted: the reported input is not "template, provider tokens".
+    assert rounds["in: not counted by our tokenizer (template, provider tokens)"].isna().all()
+    assert rounds["tokens in"].tolist() == [1122]
+
+
+def test_the_input_chart_stacks_nothing_for_a_request_the_log_did_not_keep():
+    from lib.logs.upload import read_upload
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    from lib.ui.charts import input_breakdown
+    from tests.screen import FIXTURES
+    upload = read_upload([("results.jsonl", (FIXTURES / "anthropic-batch-results.jsonl").read_bytes())])
+    rows = summarize(upload.conversations[0].trace, counter_for("o200k_base").counter)
+    assert [list(bar.y) for bar in input_breakdown(rows).data] == [[0]] * 6
