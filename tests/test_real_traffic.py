@@ -492,3 +492,20 @@ def test_a_swe_agent_run_names_the_model_its_replay_config_ran():
     [conversation] = read_upload([("run.traj", (FIXTURES / "containers" / "swe-agent-test-repo.traj").read_bytes())]).conversations
     assert conversation.trace.model == "gpt-4o"
     assert {r.request.raw.get("model") for r in conversation.trace.rounds} == {"gpt-4o"}
+
+
+def test_a_call_that_timed_out_is_not_said_to_be_refused_nor_the_request_to_need_fixing():
+    # An OTel GenAI span of a call that ended in a timeout (`error.type` "timeout", no HTTP status): no provider
+    # refused anything, and nothing says the request was at fault.
+    [finding] = _findings(_read("otel-genai.jsonl"), "provider-error")
+    assert "Request timed out." in finding.message and "HTTP status not recorded" in finding.message
+    assert "refused" not in finding.message and "fix the request" not in finding.message
+
+
+def test_a_batch_request_that_expired_or_was_canceled_is_not_said_to_need_fixing():
+    # Anthropic's batch results: `expired` and `canceled` requests were never run; `errored` ones got a 400.
+    said = {f.message.split("Its words: ")[1][:9]: f.message for f in _findings(_read("anthropic-batch-results.jsonl"),
+                                                                              "provider-error")}
+    assert "refused this request with HTTP 400" in said['"errored:'] and "fix the request" in said['"errored:']
+    for unrun in ('"expired:', '"canceled'):
+        assert "refused" not in said[unrun] and "fix the request" not in said[unrun]
