@@ -125,3 +125,11 @@ def test_the_input_chart_stacks_nothing_for_a_request_the_log_did_not_keep():
     upload = read_upload([("results.jsonl", (FIXTURES / "anthropic-batch-results.jsonl").read_bytes())])
     rows = summarize(upload.conversations[0].trace, counter_for("o200k_base").counter)
     assert [list(bar.y) for bar in input_breakdown(rows).data] == [[0]] * 6
+
+
+def test_a_span_that_recorded_no_finish_reason_is_not_shown_one_named_none(app):
+    # These OpenInference spans carry no llm.finish_reason: the converted body has finish_reason null. The explorer
+    # pinned step 2 to it as "finish_reason None: run the tools" and showed "Stop signal ...: None".
+    shown = screen(uploaded(app, "openinference.jsonl"))
+    assert "None" not in shown
+    assert "The trace records no stop signal; read as 'tool_calls' from the message." in shown
