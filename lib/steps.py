@@ -176,7 +176,8 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None, tool
     for call in held:
         labels.append(StepLabel(3, "execution", "", f"waiting for your approval: {call.name} ({call.id})",
                                 call_id=call.id))
-    if response.message.tool_calls and not round_.executions and not held:
+    # A stop for tools whose calls the log did not keep (a span without content) asked the program to run them too.
+    if (response.message.tool_calls or response.stop == "tool_calls") and not round_.executions and not held:
         labels.append(StepLabel(3, "execution", "", "not recorded: the trace does not say what the program ran"))
     narration = narrates_without_call(round_, tooled)
     if (narration or response.stop == "end") and response.message.text:

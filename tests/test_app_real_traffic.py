@@ -133,3 +133,13 @@ def test_a_span_that_recorded_no_finish_reason_is_not_shown_one_named_none(app):
     shown = screen(uploaded(app, "openinference.jsonl"))
     assert "None" not in shown
     assert "The trace records no stop signal; read as 'tool_calls' from the message." in shown
+
+
+def test_a_call_that_stopped_for_tools_the_span_did_not_keep_is_not_said_to_have_run_nothing(app):
+    # opentelemetry-instrumentation-openai-v2 without content capture: round 1's span says finish_reason
+    # 'tool_calls' but holds no calls, and the tool ran in a span without attributes. Nothing says the program ran
+    # nothing; the log does not say what it ran.
+    shown = screen(uploaded(app, "otlp-span-per-call-no-content.jsonl"))
+    assert "finish_reason 'tool_calls': run the tools" in shown
+    assert "The program ran nothing after this response" not in shown
+    assert "not recorded: the trace does not say what the program ran" in shown
