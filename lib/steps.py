@@ -155,8 +155,9 @@ def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
 
 def _response(round_: Round, finish_field: str, waiting: str | None = None, tooled: bool = True) -> list[StepLabel]:
     response = round_.response
-    if response is None:
-        return []
+    if response is None:  # a failure says what happened itself; a request the log ends on says nothing more
+        return [] if round_.error is not None else [StepLabel(
+            3, "execution", "", "not recorded: the trace has no response to this request, so nor what the program did next")]
     labels = []
     for call in response.message.tool_calls:
         path = join_path(response.message_path, call.path)

@@ -143,3 +143,14 @@ def test_a_call_that_stopped_for_tools_the_span_did_not_keep_is_not_said_to_have
     assert "finish_reason 'tool_calls': run the tools" in shown
     assert "The program ran nothing after this response" not in shown
     assert "not recorded: the trace does not say what the program ran" in shown
+
+
+def test_the_last_request_of_a_requests_only_log_is_not_said_to_have_had_a_response(app):
+    # A log of requests alone: round 1's response is read off request 2; request 2 has nothing after it. No response
+    # came back that the program could have "run nothing after".
+    from lib.ui import state
+    at = uploaded(app, "requests-only.jsonl")
+    at.number_input(key=state.ROUND).set_value(2).run()
+    shown = screen(at)
+    assert "The program ran nothing after this response" not in shown
+    assert "not recorded: the trace has no response to this request, so nor what the program did next" in shown
