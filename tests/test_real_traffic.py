@@ -509,3 +509,14 @@ def test_a_batch_request_that_expired_or_was_canceled_is_not_said_to_need_fixing
     assert "refused this request with HTTP 400" in said['"errored:'] and "fix the request" in said['"errored:']
     for unrun in ('"expired:', '"canceled'):
         assert "refused" not in said[unrun] and "fix the request" not in said[unrun]
+
+
+def test_a_swe_agent_run_whose_history_stops_before_its_last_step_says_so():
+    # SWE-agent's own test trajectory: `trajectory` has 5 steps (the fifth is `submit`) and info.model_stats counts
+    # 5 API calls, but `history` holds only the first 4 model turns. The 4 rounds shown are not the whole run.
+    upload = read_upload([("run.traj", (FIXTURES / "containers" / "swe-agent-test-repo.traj").read_bytes())])
+    assert upload.rounds == 4
+    [note] = upload.notes
+    assert note.line == 1
+    assert "5 steps" in note.message and "4 model turns" in note.message and "submit" in note.message
+    assert "5 API calls" in note.message
