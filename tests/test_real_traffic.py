@@ -520,3 +520,14 @@ def test_a_swe_agent_run_whose_history_stops_before_its_last_step_says_so():
     assert note.line == 1
     assert "5 steps" in note.message and "4 model turns" in note.message and "submit" in note.message
     assert "5 API calls" in note.message
+
+
+def test_the_summary_names_every_rule_that_read_a_format_with_how_many_lines_each():
+    # openai-responses.jsonl holds request/response pairs, stream events and a request alone: "6 lines read as
+    # openai-responses: a Responses request under 'request' and its response under 'response'" said that of all six.
+    upload = _read("openai-responses.jsonl")
+    assert upload.formats["openai-responses"] == (6, (
+        "a Responses request under 'request' and its response under 'response' (3 lines); "
+        "type names a Responses stream event (2 lines); 'input' with Responses request keys (1 line)"))
+    # A file read by one rule names it alone, its events all the same kind of line.
+    assert _read("anthropic-stream.jsonl").formats["anthropic-stream"] == (26, "type names a Messages stream event")

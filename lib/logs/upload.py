@@ -74,7 +74,8 @@ class Upload:
     lines: int
     """Items read (lines, or array elements)."""
     formats: dict[str, tuple[int, str]]
-    """Per format name: how many lines it read, and the rule that first recognized one."""
+    """Per format name: how many lines it read, and the rule that recognized them (each rule with its count, when
+    different lines were recognized by different rules)."""
     skipped: int = 0
     """Lines that could not be used, those past the listed problems included."""
     size: int = 0
@@ -386,7 +387,9 @@ class _Reading:
         self.problems = ProblemList(caps.problems_kept)
         """Every line that could not be used."""
         self.formats: dict[str, tuple[int, str]] = {}
-        """Per format name: lines read, and the rule that first recognized one."""
+        """Per format name: lines read, and the rule that recognized them (see Upload.formats)."""
+        self.rules: dict[str, dict[str, int]] = {}
+        """Per format name: each rule that recognized a line, and how many it recognized."""
         self.native: list[Conversation] = []
         """The conversations of native trace files, read whole."""
         self.first: tuple[int, dict] | None = None
@@ -415,7 +418,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     _finish_importers(reading)
     rebuilder = reading.rebuilder
     rebuilder.join_late_rounds()
-    if not rebuilder.threads and not reading.native and (forced or not reading.formats):
+    if not rebuilder.threads and not reading.native and (forced or not (reading.formats or reading.rules)):
         reading.problems.extend(nothing_read(reading.instances, forced, reading.first))
     source = files[0][0] if len(files) == 1 else f"{len(files)} files"
     conversations = reading.native + [
@@ -426,6 +429,8 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     problems = reading.problems
     notes = tuple(note for instance in reading.instances for note in instance.notes())
     unit = reading.units.pop() if len(reading.units) == 1 else "item" if reading.units else "line"  # "item": an array and lines
+    for name, fired in reading.rules.items():
+        reading.formats[name] = (sum(fired.values()), _rules_said(fired, unit))
     return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
                   reading.size, notes, unit)
 
@@ -461,7 +466,7 @@ def _read_native(name: str, data: bytes, label: str, reading: _Reading) -> None:
 def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     """Every line (or array element) of a log: parsed, its format detected, fed to that importer."""
     parser = ResentParser()
-    caps, problems, formats = reading.caps, reading.problems, reading.formats
+    caps, problems, rules = reading.caps, reading.problems, reading.rules
     whole = documents.elements(name, data, caps.line_bytes, ResentTexts(orjson.loads).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
     if whole is None:
         items = _items(name, data)
@@ -497,9 +502,17 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
         if chosen is None:
             problems.append(Problem(number, f"{label}matches no known log format"))
             continue
-        count, first_rule = formats.get(chosen.name, (0, rule))
-        formats[chosen.name] = (count + 1, first_rule)
+        fired = rules.setdefault(chosen.name, {})
+        fired[rule] = fired.get(rule, 0) + 1
         _feed(chosen, obj, number, label, reading)
+
+
+def _rules_said(fired: dict[str, int], unit: str) -> str:
+    """The rule that recognized a format's lines, or, when several did, each with how many it recognized."""
+    if len(fired) == 1:
+        return next(iter(fired))
+    ranked = sorted(fired.items(), key=lambda item: -item[1])
+    return "; ".join(f"{rule} ({plural(count, unit, UNITS.get(unit, unit + 's'))})" for rule, count in ranked)
 
 
 def _feed(chosen: LogFormat, obj: dict, number: int, label: str, reading: _Reading) -> None:
