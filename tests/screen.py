@@ -41,3 +41,12 @@ def uploaded(app, fixture: str):
     at.run()
     assert not at.exception
     return at
+
+
+def round_shown(app, fixture: str, k: int) -> str:
+    """What the explorer shows of round `k` of tests/fixtures/`fixture`, opened through the sidebar's uploader."""
+    from lib.ui import state
+    at = uploaded(app, fixture)
+    at.number_input(key=state.ROUND).set_value(k).run()
+    assert not at.exception
+    return screen(at)

@@ -1,7 +1,7 @@
 """Real recordings of other projects' traffic, opened through the sidebar's uploader: what the explorer says about
 them must be true of what the log holds."""
 
-from tests.screen import screen, uploaded
+from tests.screen import round_shown, screen, uploaded
 
 
 def test_a_generation_the_provider_rejected_is_not_said_to_be_unseen_by_the_model(app):
@@ -148,9 +148,13 @@ def test_a_call_that_stopped_for_tools_the_span_did_not_keep_is_not_said_to_have
 def test_the_last_request_of_a_requests_only_log_is_not_said_to_have_had_a_response(app):
     # A log of requests alone: round 1's response is read off request 2; request 2 has nothing after it. No response
     # came back that the program could have "run nothing after".
-    from lib.ui import state
-    at = uploaded(app, "requests-only.jsonl")
-    at.number_input(key=state.ROUND).set_value(2).run()
-    shown = screen(at)
+    shown = round_shown(app, "requests-only.jsonl", 2)
     assert "The program ran nothing after this response" not in shown
     assert "not recorded: the trace has no response to this request, so nor what the program did next" in shown
+
+
+def test_the_explorer_shows_the_result_a_cut_transcript_ends_on_in_the_programs_lane(app):
+    # tau-bench's trajectory cut on the search_onestop_flight result: round 6's lane shows what the tool returned.
+    shown = round_shown(app, "tau-bench-airline-cut.jsonl", 6)
+    assert "not recorded: the trace does not say what the program ran" not in shown
+    assert "HAT057" in shown

@@ -476,16 +476,6 @@ def test_a_transcript_cut_on_a_tool_turn_keeps_that_result_as_what_the_program_r
     assert [r.executions for r in conversation.trace.rounds[:-1]] == [()] * 5
 
 
-def test_the_explorer_shows_the_result_a_cut_transcript_ends_on_in_the_programs_lane(app):
-    from lib.ui import state
-    from tests.screen import screen, uploaded
-    at = uploaded(app, "tau-bench-airline-cut.jsonl")
-    at.number_input(key=state.ROUND).set_value(6).run()
-    shown = screen(at)
-    assert "not recorded: the trace does not say what the program ran" not in shown
-    assert "HAT057" in shown
-
-
 def test_a_swe_agent_run_names_the_model_its_replay_config_ran():
     # SWE-agent's own test trajectory: `replay_config` (a JSON string) holds agent.model.name "gpt-4o"; the run's
     # rounds read as made by no model, so neither the model nor a price was shown.
