@@ -158,3 +158,12 @@ def test_the_explorer_shows_the_result_a_cut_transcript_ends_on_in_the_programs_
     shown = round_shown(app, "tau-bench-airline-cut.jsonl", 6)
     assert "not recorded: the trace does not say what the program ran" not in shown
     assert "HAT057" in shown
+
+
+def test_a_round_the_log_kept_half_of_is_not_called_what_the_program_sent_and_received(app):
+    # Bare chat.completion bodies keep no request; a requests-only log's last request has no response after it.
+    assert "As recorded: the response the program received; the request was not in the log." in screen(
+        uploaded(app, "bare-responses.jsonl"))
+    last = round_shown(app, "requests-only.jsonl", 2)
+    assert "As recorded: the request the program sent; no response to it was in the log." in last
+    assert "sent and received" not in last
