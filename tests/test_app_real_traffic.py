@@ -167,3 +167,19 @@ def test_a_round_the_log_kept_half_of_is_not_called_what_the_program_sent_and_re
     last = round_shown(app, "requests-only.jsonl", 2)
     assert "As recorded: the request the program sent; no response to it was in the log." in last
     assert "sent and received" not in last
+
+
+def test_the_sidebar_numbers_a_documents_notes_and_problems_in_its_own_unit(app):
+    # A .traj file is one document, an Inspect log a list of samples: "line 1" named no line of either.
+    sidebar = [t.value for t in uploaded(app, "containers/swe-agent-test-repo.traj").sidebar.text]
+    assert any(t.startswith("document 1: the run's trajectory has 5 steps") for t in sidebar)
+    assert not any(t.startswith("line 1:") for t in sidebar)
+
+
+def test_a_skipped_sample_is_numbered_as_a_sample():
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+    data = (FIXTURES / "containers" / "inspect-system-prompt.json").read_bytes()
+    upload = read_upload([("log.json", data[:data.index(b'"id": 2,') + 20])])
+    [problem] = upload.problems
+    assert upload.said(problem).startswith("sample 2: sample 2 is not valid JSON (")

@@ -95,6 +95,10 @@ class Upload:
         """`count` of the upload's items in words: `1 sample`, `3 entries`."""
         return plural(count, self.unit, self.units)
 
+    def said(self, problem: Problem) -> str:
+        """A problem or note as a user reads it, numbered in the upload's unit: `sample 2: ...`, `line 7: ...`."""
+        return f"{self.unit} {problem.line}: {problem.message}"
+
     @property
     def rounds(self) -> int:
         """Rounds over all conversations."""
