@@ -521,3 +521,11 @@ def test_the_summary_names_every_rule_that_read_a_format_with_how_many_lines_eac
         "type names a Responses stream event (2 lines); 'input' with Responses request keys (1 line)"))
     # A file read by one rule names it alone, its events all the same kind of line.
     assert _read("anthropic-stream.jsonl").formats["anthropic-stream"] == (26, "type names a Messages stream event")
+
+
+@pytest.mark.parametrize("fixture", ["bare-responses.jsonl", "openai-chat-stream.jsonl", "anthropic-stream.jsonl",
+                                     "anthropic-batch-results.jsonl"])
+def test_a_value_is_not_said_to_be_in_no_earlier_message_when_the_log_kept_no_message(fixture):
+    # Responses and streamed chunks without their requests: "Oslo" may well be the person's word, in a request the
+    # log did not keep. Nothing can be said of what came before.
+    assert _findings(_read(fixture), "model-filled-value") == []
