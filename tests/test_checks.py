@@ -466,6 +466,15 @@ def test_a_date_the_model_wrote_in_iso_form_from_the_persons_words_is_not_filled
     assert any('date "2022-01-02"' in m for m in messages)
 
 
+
+def test_a_response_whose_request_the_log_did_not_keep_has_no_filled_value_said_to_be_in_no_earlier_message():
+    # A log of bare Chat Completions responses: the model called get_weather for Oslo and Rome, but the request
+    # that asked it is not in the log. Nothing says whether the person named the city, so nothing is flagged.
+    data = (FIXTURES / "bare-responses.jsonl").read_bytes()
+    (first, *_) = read_upload([("bare-responses.jsonl", data)]).conversations
+    assert not first.trace.rounds[0].request_recorded and first.trace.rounds[0].tool_calls
+    assert found(first.trace, "model-filled-value") == []
+
 BOOK = {"type": "function", "function": {"name": "bookRoom", "description": "Book a room.", "parameters": {
     "type": "object", "properties": {"order_id": {"type": "string"}}}}}
 
