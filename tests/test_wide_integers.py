@@ -62,3 +62,16 @@ def test_a_native_trace_keeps_its_wide_integer():
     loaded = catalog.load_bytes(data.replace(written, b'"input": {"n": %d, "order_id": "A-48213"}' % WIDE), "wide")
     assert loaded.problems == ()
     assert json.loads(_calls([loaded.trace])[0].arguments_raw)["n"] == WIDE
+
+
+def test_the_raw_json_view_shows_a_wide_integer_as_written_not_as_a_browser_rounds_it(app):
+    # The browser's JSON.parse, behind st.json, would show 123456789012345680000000000000: the body goes as text.
+    # An Anthropic response holds a call's input as an object, so the integer is a number of the body.
+    data = (catalog.TRACES_DIR / "order-status-anthropic.jsonl").read_bytes()
+    wide = data.replace(b'"input": {"order_id": "A-48213"}', b'"input": {"n": %d, "order_id": "A-48213"}' % WIDE)
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("wide.jsonl", wide).run()
+    at.radio(key="explorer.view").set_value("Raw JSON").run()
+    assert not at.exception
+    assert not [j for j in at.json if str(WIDE) in j.value]
+    assert any(f'"n": {WIDE}' in c.value for c in at.code)
