@@ -47,7 +47,7 @@ from lib.model import (
     ToolResultPart,
     Trace,
 )
-from lib.narration import narrates_without_call, tools_in_play
+from lib.narration import narrates_without_call
 from lib.steps import join_path
 from lib.text import plural, shorten
 
@@ -311,9 +311,8 @@ def _empty_tool_result(trace: Trace) -> Iterator[Hit]:
 
 @check("narration-without-call")
 def _narration_without_call(trace: Trace) -> Iterator[Hit]:
-    tooled = tools_in_play(trace)
     for round_, response in _responses(trace):
-        if narrates_without_call(round_, tooled):
+        if narrates_without_call(round_):
             yield Hit("warning", round_.index, "response", _text_path(response),
                       "The model says it is about to act but calls no tool, and the turn ends. Shown to a person "
                       "this reads as a hang. Detect it (no call, no result since the question) and ask the model "
@@ -549,7 +548,7 @@ def _allowed_values(tool: ToolDefinition | None, name: str) -> list:
 @check("model-filled-value")
 def _model_filled_value(trace: Trace) -> Iterator[Hit]:
     for round_, said in _said_so_far(trace):
-        if not round_.request_recorded:  # the log kept no message before the call: the value may be in any of them
+        if not round_.request_recorded:  # nothing says what the request held: no value is known to be unsaid
             continue
         for call in round_.tool_calls:
             if not isinstance(call.arguments, dict):

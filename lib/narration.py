@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from lib.model import Message, Round, Trace
+from lib.model import Message, Round
 
 _ANNOUNCES = re.compile(
     r"\b(let me|i['’]ll|i will|i['’]m going to|i am going to)\s+(now\s+)?"
@@ -29,16 +29,17 @@ def _result_since_question(messages: tuple[Message, ...]) -> bool:
     return False
 
 
-def tools_in_play(trace: Trace) -> bool:
-    """Whether the conversation has tools: some request offers them, or some response calls one (a log may keep the
-    calls and not the tool list). Without tools a model can call nothing, so announcing a look is its answer."""
-    return any(r.request.tools or r.tool_calls for r in trace.rounds)
+def _no_tool_to_call(round_: Round) -> bool:
+    """A recorded request that offers no tool and whose history holds no call: the model could call nothing (a
+    grader's call, a plain chat). A transcript that kept the calls but not the tool list still had tools."""
+    request = round_.request
+    return round_.request_recorded and not request.tools and not any(
+        m.tool_calls or m.tool_results for m in request.messages)
 
 
-def narrates_without_call(round_: Round, tooled: bool = True) -> bool:
-    """The response announces an action, calls no tool, and no result has come since the question; `tooled` is
-    `tools_in_play` of the round's conversation."""
+def narrates_without_call(round_: Round) -> bool:
+    """The response announces an action, calls no tool it was offered, and no result has come since the question."""
     response = round_.response
-    if response is None or response.message.tool_calls or not tooled:
+    if response is None or response.message.tool_calls or _no_tool_to_call(round_):
         return False
     return bool(_ANNOUNCES.search(response.message.text)) and not _result_since_question(round_.request.messages)

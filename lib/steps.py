@@ -19,7 +19,7 @@ from typing import Literal
 from lib.dialects import DIALECTS
 from lib.growth import Growth, growth
 from lib.model import Round, ToolCallPart, Trace
-from lib.narration import narrates_without_call, tools_in_play
+from lib.narration import narrates_without_call
 from lib.text import plural
 
 STEP_TITLES = {
@@ -110,7 +110,7 @@ def steps_for_round(trace: Trace, index: int, placed: Growth | None = None,
     labels: list[StepLabel] = []
     labels.extend(_tool_list(trace, round_))
     labels.extend(_results(trace, round_, placed))
-    labels.extend(_response(round_, DIALECTS[trace.dialect].FINISH_FIELD, waiting, tools_in_play(trace)))
+    labels.extend(_response(round_, DIALECTS[trace.dialect].FINISH_FIELD, waiting))
     return tuple(labels)
 
 
@@ -153,7 +153,7 @@ def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
     return labels
 
 
-def _response(round_: Round, finish_field: str, waiting: str | None = None, tooled: bool = True) -> list[StepLabel]:
+def _response(round_: Round, finish_field: str, waiting: str | None = None) -> list[StepLabel]:
     response = round_.response
     if response is None:  # a failure says what happened itself; a request the log ends on says nothing more
         return [] if round_.error is not None else [StepLabel(
@@ -180,7 +180,7 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None, tool
     # A stop for tools whose calls the log did not keep (a span without content) asked the program to run them too.
     if (response.message.tool_calls or response.stop == "tool_calls") and not round_.executions and not held:
         labels.append(StepLabel(3, "execution", "", "not recorded: the trace does not say what the program ran"))
-    narration = narrates_without_call(round_, tooled)
+    narration = narrates_without_call(round_)
     if (narration or response.stop == "end") and response.message.text:
         text_part = next(p for p in response.message.parts if p.kind == "text")
         path = join_path(response.message_path, text_part.path)

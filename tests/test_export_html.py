@@ -233,3 +233,9 @@ def test_the_file_does_not_split_the_input_of_a_request_the_log_did_not_keep():
     assert "1,122 in, 24 out, as the API reported them" in whole
     assert "Where the input goes" not in whole and "than our count" not in whole
     assert "The request was not in the log, so nothing of it is counted or estimated." in whole
+
+
+def test_a_handout_of_a_held_chain_counts_the_messages_the_program_sends(responses_chain):
+    page = handout_html(responses_chain)
+    assert "Round 2: the program sends 3 messages and 2 tools" in page
+    assert "Request 2 carried 3 messages." in page and "Request 2 carried 5 messages." not in page

@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 import orjson
 
+from lib.intern import loads_exact
 from lib.logs.chat_shape import describe, require
 from lib.logs.finetune import conversation_rounds
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
@@ -87,7 +88,7 @@ def _model_of(obj: dict) -> dict:
     config = obj.get("replay_config")
     if isinstance(config, str):
         try:
-            config = orjson.loads(config)
+            config = loads_exact(config)
         except orjson.JSONDecodeError:
             return {}
     agent = config.get("agent") if isinstance(config, dict) else None

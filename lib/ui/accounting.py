@@ -113,7 +113,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             "round": r.round,
             # The provider held some of them: the model reads them (the input counts them), the program sent none.
             # A request the log did not keep sent messages all the same: how many is not known, not zero.
-            "messages sent": r.messages_sent - r.messages_held if r.request_recorded else None,
+            "messages sent": r.program_sent if r.request_recorded else None,
             "messages held by the provider": r.messages_held,
             "new messages": r.new_messages if r.request_recorded else None,
             "tool calls": r.tool_calls,
