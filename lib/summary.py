@@ -15,6 +15,11 @@ REQUEST_NOT_COUNTED = "The request was not in the log, so nothing of it is count
 """What is said wherever a round's input would be split or estimated, for a request the log did not keep."""
 
 
+TOOL_LIST_UNRECORDED = ("The log kept no tool list, though the model called tools: the list was sent, but it is "
+                        "neither shown nor counted here.")
+"""Said wherever the tool list's tokens would be, for a log that kept the messages but not the tools."""
+
+
 @dataclass(frozen=True, slots=True)
 class RoundSummary:
     """The figures of one round at a glance."""

@@ -43,10 +43,11 @@ def uploaded(app, fixture: str):
     return at
 
 
-def round_shown(app, fixture: str, k: int) -> str:
-    """What the explorer shows of round `k` of tests/fixtures/`fixture`, opened through the sidebar's uploader."""
+def round_shown(app, fixture: str, k: int, kinds: tuple[str, ...] = READ) -> str:
+    """What the explorer shows of round `k` of tests/fixtures/`fixture`, opened through the sidebar's uploader, in
+    elements of `kinds`."""
     from lib.ui import state
     at = uploaded(app, fixture)
     at.number_input(key=state.ROUND).set_value(k).run()
     assert not at.exception
-    return screen(at)
+    return "\n".join(lines(at, kinds))

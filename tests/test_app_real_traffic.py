@@ -1,7 +1,7 @@
 """Real recordings of other projects' traffic, opened through the sidebar's uploader: what the explorer says about
 them must be true of what the log holds."""
 
-from tests.screen import round_shown, screen, uploaded
+from tests.screen import ALERTS, READ, round_shown, screen, uploaded
 
 
 def test_a_generation_the_provider_rejected_is_not_said_to_be_unseen_by_the_model(app):
@@ -183,3 +183,20 @@ def test_a_skipped_sample_is_numbered_as_a_sample():
     upload = read_upload([("log.json", data[:data.index(b'"id": 2,') + 20])])
     [problem] = upload.problems
     assert upload.said(problem).startswith("sample 2: sample 2 is not valid JSON (")
+
+
+def test_a_transcript_that_kept_no_tool_list_is_not_said_to_offer_the_model_none(app):
+    # tau-bench keeps the messages, not the tools the agent offered: round 3 calls get_user_details, so a tool list
+    # was sent. "No tools in this request: the model cannot ask for any" sat right above that call.
+    shown = round_shown(app, "tau-bench-airline-cut.jsonl", 3)
+    assert "get_user_details" in shown
+    assert "the model cannot ask for any" not in shown
+    assert "The log kept no tool list, though the model called tools" in shown
+
+
+def test_a_request_the_log_ends_on_is_not_said_to_have_been_in_flight(app):
+    # A log of requests alone ends on request 2: whether its call was still running or its answer was dropped, the
+    # log cannot tell.
+    shown = round_shown(app, "requests-only.jsonl", 2, READ + ALERTS)
+    assert "still in flight" not in shown
+    assert "No response recorded for this round: the log ends on this request" in shown

@@ -7,7 +7,7 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from lib.summary import BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, RoundSummary, Snowball, about, counted_parts
+from lib.summary import BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary, Snowball, about, counted_parts
 from lib.dialects import DIALECTS
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
 from lib.text import plural
@@ -18,10 +18,6 @@ from lib.ui.cache import per_trace
 from lib.ui.charts import tokens_per_round
 from lib.tokens import Counting
 
-
-TOOL_LIST_UNRECORDED = ("The log kept no tool list, though the model called tools: the list was sent, but it is "
-                        "neither shown nor counted here.")
-"""Said wherever the tool list's tokens would be, for a log that kept the messages but not the tools."""
 
 REQUESTS_UNRECORDED = ("The log kept the answers, not the requests: what each request sent, its tool list included, "
                        "is not known. The input figures are what the API reported, where it did.")
