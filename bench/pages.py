@@ -121,7 +121,7 @@ CASES = [
     Case("annotate", lambda t, n: _app(t, "pages/annotate.py", round=str(SIZES[t] - 1)), _save_note),
     Case("compare", lambda t, n: _app(None, "pages/compare.py", compare=f"{t},{t}"), _number("compare.row"),
          per_trace=True),
-    Case("fork", lambda t, n: _app(t, "pages/fork.py"), _number("fork.round")),
+    Case("fork", lambda t, n: _app(t, "pages/fork.py", round=str(SIZES[t] - 1)), _number("fork.round")),
     Case("plan", lambda t, n: _app(t, "pages/plan.py"), _press("plan.open_bundled")),
     Case("library", lambda t, n: _app(None, "pages/library.py"), _sort),
     Case("watch", lambda t, n: _app(None, "pages/watch.py"), _watch_round),
