@@ -226,7 +226,7 @@ def test_a_fork_of_a_long_traces_last_round_draws_one_page_of_its_messages_and_r
     assert len(fields) == fork_editor.PAGE
     assert [w.value for w in fields][-1] == json.dumps({"n": 79, "record": "record 79", "notes": ""})
     pages = _widget(at.selectbox, ".page")
-    assert pages.format_func(pages.value) == "messages[120] to messages[159] (the newest)"
+    assert pages.format_func(pages.value) == f"messages[{160 - fork_editor.PAGE}] to messages[159] (the newest)"
     pages.set_value(0).run()
     first = [w for w in at.text_area if ".entry." in str(w.key)]
     assert first[0].value == "Look up records 1 to 79, one per call, then summarize."
