@@ -70,8 +70,9 @@ def _app(trace: str | None, page: str | None = None, **query: str) -> Callable[[
 
 
 def _near_end(trace: str, n: int) -> int:
-    """A round near the end of the trace, a different one from the last time."""
-    return SIZES[trace] - 1 - (n % 2)
+    """A round near the end of the trace, the n-th time one not shown before (Hengxin's three cycle)."""
+    last = SIZES[trace]
+    return last - 1 - n % (last - 1)
 
 
 def _number(key: str) -> Callable[[object, str, int], None]:

@@ -484,6 +484,26 @@ def message_changes(left: Round, left_trace: Trace, right: Round, right_trace: T
     return tuple(out)
 
 
+def same_runs_shortened(changes: tuple[MessageChange, ...], kept: int) -> list[MessageChange]:
+    """The changes with each run of more than 2 × `kept` + 1 entries the same in both cut to its first and last
+    `kept` and one entry between them that says how many it stands for: a late round of a long trace resends
+    thousands of messages, nearly all the same."""
+    out: list[MessageChange] = []
+    run: list[MessageChange] = []
+    for change in (*changes, None):
+        if change is not None and change.status == "same":
+            run.append(change)
+            continue
+        if len(run) > 2 * kept + 1:
+            hidden = f"({len(run) - 2 * kept:,} more entries, the same in both)"
+            run = [*run[:kept], MessageChange("same", hidden, hidden), *run[-kept:]]
+        out += run
+        run = []
+        if change is not None:
+            out.append(change)
+    return out
+
+
 def tool_changes(left: RoundContent, right: RoundContent) -> tuple[ToolChange, ...]:
     """Tools added, removed, or described differently from the left request to the right one."""
     a = {name: (text, schema) for name, text, schema in left.tools}
