@@ -76,11 +76,10 @@ def rounds(path: Path) -> None:
 
 def _rounds(path: Path) -> None:
     try:
-        data = path.read_bytes()
+        upload, key = state.load_growing(path)
     except OSError as exc:
         st.warning(f"The capture cannot be read ({exc.strerror or type(exc).__name__}).")
         return
-    upload, key = state.load_upload([(path.name, data)], catalog.digest(data), None)
     plain.text(upload.summary())
     if not upload.conversations:
         st.info("No round captured yet: calls appear here within a second of completing.")
