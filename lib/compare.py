@@ -465,16 +465,23 @@ def _text_diff(left: str, right: str) -> str:
     return "\n".join(difflib.unified_diff(left.splitlines(), right.splitlines(), "left", "right", n=1, lineterm=""))
 
 
-def message_changes(left: Round, left_trace: Trace, right: Round, right_trace: Trace) -> tuple[MessageChange, ...]:
-    """The two requests' messages arrays diffed entry by entry: same, changed (with a text diff), only left, only right."""
+def message_changes(left: Round, left_trace: Trace, right: Round, right_trace: Trace,
+                    kept: int | None = None) -> tuple[MessageChange, ...]:
+    """The two requests' messages arrays diffed entry by entry: same, changed (with a text diff), only left, only right.
+    With `kept`, a run of more than 2 × `kept` + 1 entries the same in both keeps its first and last `kept`, with one
+    entry between them saying how many it stands for: a late round of a long trace resends thousands, nearly all
+    the same, and none of the others is written out."""
     a = conversation(left.request, _call_names(left_trace))
     b = conversation(right.request, _call_names(right_trace))
-    out: list[MessageChange] = []
-    for tag, i1, i2, j1, j2 in _matched(a, b):
-        lefts, rights = [item_text(x) for x in a[i1:i2]], [item_text(x) for x in b[j1:j2]]
+    # The history both requests open with is matched by a plain walk: difflib over thousands of entries is slow.
+    start = next((n for n, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    out: list[MessageChange] = _same_run(a[:start], kept)
+    for tag, i1, i2, j1, j2 in _matched(a[start:], b[start:]):
+        i1, i2, j1, j2 = i1 + start, i2 + start, j1 + start, j2 + start
         if tag == "equal":
-            out += [MessageChange("same", x, x) for x in lefts]
+            out += _same_run(a[i1:i2], kept)
             continue
+        lefts, rights = [item_text(x) for x in a[i1:i2]], [item_text(x) for x in b[j1:j2]]
         paired = tag == "replace"
         for x, y in zip(lefts, rights) if paired else ():
             out.append(MessageChange("changed", x, y, _text_diff(x, y)))
@@ -484,24 +491,11 @@ def message_changes(left: Round, left_trace: Trace, right: Round, right_trace: T
     return tuple(out)
 
 
-def same_runs_shortened(changes: tuple[MessageChange, ...], kept: int) -> list[MessageChange]:
-    """The changes with each run of more than 2 × `kept` + 1 entries the same in both cut to its first and last
-    `kept` and one entry between them that says how many it stands for: a late round of a long trace resends
-    thousands of messages, nearly all the same."""
-    out: list[MessageChange] = []
-    run: list[MessageChange] = []
-    for change in (*changes, None):
-        if change is not None and change.status == "same":
-            run.append(change)
-            continue
-        if len(run) > 2 * kept + 1:
-            hidden = f"({len(run) - 2 * kept:,} more entries, the same in both)"
-            run = [*run[:kept], MessageChange("same", hidden, hidden), *run[-kept:]]
-        out += run
-        run = []
-        if change is not None:
-            out.append(change)
-    return out
+def _same_run(items: list, kept: int | None) -> list[MessageChange]:
+    if kept is None or len(items) <= 2 * kept + 1:
+        return [MessageChange("same", text, text) for text in map(item_text, items)]
+    hidden = f"({len(items) - 2 * kept:,} more entries, the same in both)"
+    return [*_same_run(items[:kept], None), MessageChange("same", hidden, hidden), *_same_run(items[-kept:], None)]
 
 
 def tool_changes(left: RoundContent, right: RoundContent) -> tuple[ToolChange, ...]:

@@ -12,7 +12,7 @@ import streamlit as st
 
 from lib import catalog
 from lib.compare import (Comparison, Run, RoundContent, RoundPair, call_changes, compare, finish_written, item_text,
-                         message_changes, round_contents, same_runs_shortened, tool_changes)
+                         message_changes, round_contents, tool_changes)
 from lib.deeplink import is_kept_id, linked_round
 from lib.prices import DEFAULT_PRICES, cost_words, money_words
 from lib.store import StoreUnavailable
@@ -176,7 +176,8 @@ def _contents(loaded: catalog.LoadedTrace) -> tuple[RoundContent, ...]:
 
 @per_trace(key=lambda right, rounds: (right.digest, rounds))
 def _message_changes(left: catalog.LoadedTrace, right: catalog.LoadedTrace, rounds: tuple[int, int]):
-    return message_changes(left.trace.rounds[rounds[0] - 1], left.trace, right.trace.rounds[rounds[1] - 1], right.trace)
+    return message_changes(left.trace.rounds[rounds[0] - 1], left.trace, right.trace.rounds[rounds[1] - 1], right.trace,
+                           SAME_KEPT)
 
 
 @per_trace(key=lambda right, counters: (right.digest, counters))
@@ -271,7 +272,7 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
     a, b = left.trace.rounds[pair.left - 1], right.trace.rounds[pair.right - 1]
     st.markdown("**The messages array, as the model reads it**")
     changes = _message_changes(left, right, (pair.left, pair.right))
-    _table([{"entry": c.status, "left": c.left, "right": c.right} for c in same_runs_shortened(changes, SAME_KEPT)],
+    _table([{"entry": c.status, "left": c.left, "right": c.right} for c in changes],
            "compare.messages", "Neither request carries a message.")
     for change in (c for c in changes if c.diff):
         st.code(change.diff, language="diff")
