@@ -191,7 +191,7 @@ def _import(loaded: LoadedTrace) -> None:
 
 def note_form(loaded: LoadedTrace, index: int, disabled: bool) -> None:
     """Pick what the note is about in this round, write it, label it, save it."""
-    targets = {**round_targets(loaded.trace, index), TRACE: "The whole trace"}
+    targets = {**_targets(loaded, index), TRACE: "The whole trace"}
     with st.container(border=True):
         st.markdown(f"**Add a note to round {index}**")
         st.caption("Signed as (your sign-in; on a laptop, ROUNDTRIP_AUTHOR or your login name):")
@@ -248,10 +248,17 @@ def _scores(prefix: str = SCORE) -> tuple[Score, ...]:
     return tuple(check_score(Score(r.name, mark), rubrics) for r, mark in marks if mark is not None)
 
 
+@per_trace()
+def _targets(loaded: LoadedTrace, index: int) -> dict[str, str]:
+    """Round `index`'s targets, worked out once per trace and round: a late round of a long trace has thousands of
+    messages to place. Shared by every session: read it, never change it."""
+    return round_targets(loaded.trace, index)
+
+
 def card_pointer(loaded: LoadedTrace, index: int, editing: bool):
     """For the round's cards: a button on each that points the note form at what the card shows (for a viewer,
     who has no form, nothing)."""
-    targets = round_targets(loaded.trace, index)
+    targets = _targets(loaded, index)
 
     def pointer(path: str) -> None:
         target = f"round:{index}/{path}"
