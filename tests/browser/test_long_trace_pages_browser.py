@@ -13,9 +13,10 @@ import shutil
 
 import pytest
 
-from bench.longtasks import long_tasks, watch_long_tasks
+from bench.longtasks import long_tasks
 from lib import catalog
-from tests.browser.conftest import VIEWPORT, Watch, guard, serve_traces
+from tests.browser.conftest import serve_traces
+from tests.browser.test_long_trace_browser import long_page  # noqa: F401 (a session on this module's server)
 from tests.synthetic import synthetic_lines
 
 ROUNDS = 1000
@@ -39,18 +40,6 @@ def long_trace_url(chromium_present, tmp_path_factory):
     folder = tmp_path_factory.mktemp("long-trace-pages") / "traces"
     shutil.copytree(catalog.TRACES_DIR, folder)
     yield from serve_traces(folder, f"{LONG}.jsonl", "\n".join(synthetic_lines(ROUNDS)) + "\n")
-
-
-@pytest.fixture
-def long_page(browser, long_trace_url):
-    watch = Watch()
-    context = browser.new_context(viewport=VIEWPORT, base_url=long_trace_url)
-    context.set_default_timeout(120_000)
-    guard(context, watch)
-    watch_long_tasks(context)
-    yield context.new_page()
-    context.close()
-    assert watch.remote == [], f"requests left for other hosts: {watch.remote}"
 
 
 @pytest.mark.parametrize("name", list(PAGES))
