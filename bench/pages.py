@@ -100,7 +100,8 @@ def _sort(at, trace: str, n: int) -> None:
 
 
 def _watch_round(at, trace: str, n: int) -> None:
-    at.radio(key="watch.round").set_value(_near_end(trace, n))
+    chooser = at.radio(key="watch.round") if SIZES[trace] <= 12 else at.number_input(key="watch.round")
+    chooser.set_value(_near_end(trace, n))
 
 
 SLIDES = 8
