@@ -43,7 +43,7 @@ from lib.logs.near_miss import nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
-from lib.intern import collector_paused, content_key
+from lib.intern import collector_paused, content_key, loads_exact
 from lib.model import Message, ProviderError, Request, Response, Round, Trace
 from lib.text import plural
 
@@ -462,7 +462,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     """Every line (or array element) of a log: parsed, its format detected, fed to that importer."""
     parser = ResentParser()
     caps, problems, formats = reading.caps, reading.problems, reading.formats
-    whole = documents.elements(name, data, caps.line_bytes, ResentTexts(orjson.loads).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
+    whole = documents.elements(name, data, caps.line_bytes, ResentTexts(loads_exact).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
     if whole is None:
         items = _items(name, data)
         reading.units.add("element" if _is_json_array(name, data) else "line")
