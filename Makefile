@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(PY) -m bench.compare
 	$(PY) -m bench.library
 	$(PY) -m bench.tokens_page
+	$(PY) -m bench.pages
 	$(PY) -m bench.upload_bombs
 	$(PY) -m bench.live_overhead
 	$(PY) -m bench.proxy

@@ -12,7 +12,7 @@ import re
 import uuid
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any, Iterable, Literal
+from typing import Any, Iterable, Literal, Mapping
 
 from lib.logs.native import round_line
 from lib.growth import growth
@@ -321,23 +321,27 @@ def check_author(name: str) -> str:
     return clean
 
 
-def target_words(trace: Trace, target: str) -> str:
+def target_words(trace: Trace, target: str, targets: Mapping[str, str] | None = None) -> str:
     """A note's target as a person reads it (`round 2 · request messages[4] · tool result …`), the path itself
-    when the trace has nothing there."""
+    when the trace has nothing there; `targets`, its round's `round_targets` when the caller has them already."""
     if target == TRACE:
         return "the whole trace"
     index = round_of(target)
-    words = round_targets(trace, index).get(target) if index and index <= len(trace.rounds) else None
+    if not index or index > len(trace.rounds):
+        return target
+    words = (round_targets(trace, index) if targets is None else targets).get(target)
     if words is None:
         return target
     return words if words.startswith("Round ") else f"round {index} · {words.strip()}"
 
 
-def note_heading(trace: Trace, note: Note, rubrics: Iterable[Rubric] = ()) -> str:
+def note_heading(trace: Trace, note: Note, rubrics: Iterable[Rubric] = (),
+                 targets: Mapping[str, str] | None = None) -> str:
     """A note's line above its text, as the explorer and the exported file both write it: its target in words,
-    labels, scores (read on `rubrics`, the rubric set), author and time."""
+    labels, scores (read on `rubrics`, the rubric set), author and time; `targets` as `target_words` takes them."""
     marks = [score_words(score, rubrics) for score in note.scores]
-    return " · ".join([target_words(trace, note.target), *note.labels, *marks, note.author, time_words(note.created)])
+    return " · ".join([target_words(trace, note.target, targets), *note.labels, *marks, note.author,
+                       time_words(note.created)])
 
 
 def score_words(score: Score, rubrics: Iterable[Rubric] = ()) -> str:

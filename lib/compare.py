@@ -203,8 +203,12 @@ def _request_items(messages: tuple[Message, ...], names: dict[str, str]) -> list
 
 def conversation(request: Request, names: dict[str, str]) -> list[Item]:
     """The whole request as the model reads it: the system prompt (wherever the dialect puts it), then the messages."""
+    return _system_items(request, names) + _request_items(request.messages, names)
+
+
+def _system_items(request: Request, names: dict[str, str]) -> list[Item]:
     system = _neutral(message_items(request.system), names) if request.system is not None else []
-    return [("text", "system", item[2]) for item in system] + _request_items(request.messages, names)
+    return [("text", "system", item[2]) for item in system]
 
 
 def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
@@ -465,16 +469,28 @@ def _text_diff(left: str, right: str) -> str:
     return "\n".join(difflib.unified_diff(left.splitlines(), right.splitlines(), "left", "right", n=1, lineterm=""))
 
 
-def message_changes(left: Round, left_trace: Trace, right: Round, right_trace: Trace) -> tuple[MessageChange, ...]:
-    """The two requests' messages arrays diffed entry by entry: same, changed (with a text diff), only left, only right."""
-    a = conversation(left.request, _call_names(left_trace))
-    b = conversation(right.request, _call_names(right_trace))
-    out: list[MessageChange] = []
-    for tag, i1, i2, j1, j2 in _matched(a, b):
-        lefts, rights = [item_text(x) for x in a[i1:i2]], [item_text(x) for x in b[j1:j2]]
+def message_changes(left: Round, left_trace: Trace, right: Round, right_trace: Trace,
+                    kept: int | None = None) -> tuple[MessageChange, ...]:
+    """The two requests' messages arrays diffed entry by entry: same, changed (with a text diff), only left, only right.
+    With `kept`, a run of more than 2 × `kept` + 1 entries the same in both keeps its first and last `kept`, with one
+    entry between them saying how many it stands for: a late round of a long trace resends thousands, nearly all
+    the same, and none of the others is written out."""
+    names_a, names_b = _call_names(left_trace), _call_names(right_trace)
+    # The messages both requests open with (the same objects, in a trace compared with itself or its fork) are not
+    # taken apart: only the few entries listed are.
+    opening = _shared_opening(left.request, right.request) if kept is not None else 0
+    out: list[MessageChange] = _same_opening(left.request, opening, names_a, kept) if opening else []
+    a = _request_items(left.request.messages[opening:], names_a) if opening else conversation(left.request, names_a)
+    b = _request_items(right.request.messages[opening:], names_b) if opening else conversation(right.request, names_b)
+    # What follows is matched by a plain walk as far as it is the same: difflib over thousands of entries is slow.
+    start = next((n for n, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    out += _same_run(a[:start], kept)
+    for tag, i1, i2, j1, j2 in _matched(a[start:], b[start:]):
+        i1, i2, j1, j2 = i1 + start, i2 + start, j1 + start, j2 + start
         if tag == "equal":
-            out += [MessageChange("same", x, x) for x in lefts]
+            out += _same_run(a[i1:i2], kept)
             continue
+        lefts, rights = [item_text(x) for x in a[i1:i2]], [item_text(x) for x in b[j1:j2]]
         paired = tag == "replace"
         for x, y in zip(lefts, rights) if paired else ():
             out.append(MessageChange("changed", x, y, _text_diff(x, y)))
@@ -482,6 +498,40 @@ def message_changes(left: Round, left_trace: Trace, right: Round, right_trace: T
         out += [MessageChange("only left", x, None) for x in lefts[shared:]]
         out += [MessageChange("only right", None, y) for y in rights[shared:]]
     return tuple(out)
+
+
+def _shared_opening(left: Request, right: Request) -> int:
+    """How many messages the two requests open with alike, under the same system prompt; 0 when it differs."""
+    if left.system != right.system:
+        return 0
+    pairs = zip(left.messages, right.messages)
+    return next((n for n, (x, y) in enumerate(pairs) if not (x is y or x == y)),
+                min(len(left.messages), len(right.messages)))
+
+
+def _same_opening(request: Request, count: int, names: dict[str, str], kept: int) -> list[MessageChange]:
+    """The system prompt and the first `count` messages, the same in both requests: the entries of the messages at
+    either end, at least `kept` each, and one entry between them saying how many messages it stands for."""
+    messages = request.messages[:count]
+    head, n = _system_items(request, names), 0
+    while len(head) < kept and n < len(messages):
+        head += _request_items(messages[n:n + 1], names)
+        n += 1
+    tail, m = [], len(messages)
+    while len(tail) < kept and m > n:
+        m -= 1
+        tail = _request_items(messages[m:m + 1], names) + tail
+    if m - n <= 1:
+        return _same_run(head + _request_items(messages[n:m], names) + tail, None)
+    hidden = f"({m - n:,} more messages, the same in both)"
+    return [*_same_run(head, None), MessageChange("same", hidden, hidden), *_same_run(tail, None)]
+
+
+def _same_run(items: list, kept: int | None) -> list[MessageChange]:
+    if kept is None or len(items) <= 2 * kept + 1:
+        return [MessageChange("same", text, text) for text in map(item_text, items)]
+    hidden = f"({len(items) - 2 * kept:,} more entries, the same in both)"
+    return [*_same_run(items[:kept], None), MessageChange("same", hidden, hidden), *_same_run(items[-kept:], None)]
 
 
 def tool_changes(left: RoundContent, right: RoundContent) -> tuple[ToolChange, ...]:

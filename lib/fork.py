@@ -11,7 +11,6 @@ provider the caller passes, and the replay provider answers only requests it has
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Literal
 from lib.dialects import DIALECT_NAMES, DIALECTS
 from lib.dialects.common import Pools
 from lib.dialects.convert import convert
-from lib.fork_edits import json_object
+from lib.fork_edits import copied, json_object
 from lib.live.launch import toolbox as scenario_toolbox
 from lib.live.providers import Provider
 from lib.live.replay import RECORDINGS_DIR, ReplayProvider, read_recordings, recordings_from_trace
@@ -47,7 +46,7 @@ TYPED = "typed by the person running the fork, not produced by the program"
 
 def request_body(trace: Trace, at: int) -> dict:
     """A copy of round `at`'s request body, to edit."""
-    return copy.deepcopy(trace.rounds[at - 1].request.raw)
+    return copied(trace.rounds[at - 1].request.raw)
 
 
 def parse_body(text: str) -> tuple[dict | None, str | None]:

@@ -8,6 +8,6 @@ st.title("Compare two runs", anchor=False)
 left, right = compare.pickers()
 found = compare.comparison(left, right)
 compare.summary(found)
-compare.rounds_table(found)
+compare.rounds_table(left, right)
 if found.pairs:
     compare.detail(left, right, found, compare.chosen_row(found))

@@ -310,3 +310,24 @@ def test_a_mark_on_a_range_rubric_is_written_as_the_number_it_is_in_its_box(note
     # What the browser writes in the box: the widget's printf format applied to its value.
     assert box.proto.format % box.value == "2"
     assert at.number_input(key="annotate.score.grounded").proto.format % 1.5 == "1.5"
+
+
+def test_a_rounds_note_targets_are_worked_out_once_per_trace_and_round_not_on_every_rerun(notes_url, monkeypatch):
+    # Round 999 of a 1,000-round trace has about 2,000 messages to place; the form and the cards' "Note on this"
+    # buttons worked them out again on every rerun of the page, twice.
+    import lib.annotations
+    import lib.ui.annotate as annotate_page
+    import streamlit as st
+
+    worked_out = []
+    real = lib.annotations.round_targets
+    counted = lambda trace, index: worked_out.append(index) or real(trace, index)  # noqa: E731
+    monkeypatch.setattr(annotate_page, "round_targets", counted)
+    monkeypatch.setattr(lib.annotations, "round_targets", counted)  # the note's heading, under the cards
+    st.cache_resource.clear()  # what another test left in the server's caches
+    first = _session(round_=3)
+    _write(first, "Why this policy lookup?", target="round:3")
+    assert "Saved your note on:" in _said(first)
+    again = _session(round_=3)  # another visitor, the same round, its note's heading above the cards
+    assert any(t.startswith("Round 3 as a whole · bad arguments · Ada") for t in _texts(again))
+    assert worked_out == [3]

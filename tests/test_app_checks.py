@@ -2,8 +2,10 @@
 
 import json
 
+from lib.ui import findings
 from tests.hostile import IMG, SCRIPT, UNESCAPED, markdown_like
 from tests.screen import screen, uploaded
+from tests.synthetic import synthetic_lines
 
 
 def _open_checks(app, trace):
@@ -87,3 +89,20 @@ def test_three_calls_in_one_turn_are_not_called_a_loop(app):
     at.switch_page("pages/checks.py").run()
     assert not at.exception
     assert "repeated-call" not in screen(at) and "looping" not in _texts(at)
+
+
+def test_a_long_traces_findings_are_drawn_a_page_at_a_time_and_the_last_is_a_page_away(app):
+    # 997 findings (a model-filled record number each round): the page drew 100 cards with a button each, and said
+    # nothing of the other 897 but to use the command line.
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("long.jsonl", "\n".join(synthetic_lines(1000)).encode()).run()
+    at.switch_page("pages/checks.py").run()
+    assert [s.value for s in at.subheader] == [":material/info: Worth knowing (997)"]
+    assert len([b for b in at.button if str(b.key).startswith("checks.open.")]) == findings.PAGE
+    pages = at.selectbox(key="checks.page.info")
+    last = pages.options[-1]
+    assert last == "991 to 997 (rounds 992 to 998)"
+    pages.set_value(990).run()
+    assert [b.label for b in at.button if str(b.key).startswith("checks.open.")][-1] == "Open round 998"
+    at.button(key="checks.open.info.996").click().run()
+    assert at.number_input(key="explorer.round").value == 998

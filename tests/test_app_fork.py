@@ -6,7 +6,9 @@ import json
 
 from lib.catalog import TRACES_DIR
 from lib.fork import request_body
+from lib.ui import fork_editor
 from tests.conftest import load_bundled
+from tests.synthetic import synthetic_lines
 
 HENGXIN = "hengxin-expense"
 
@@ -211,3 +213,24 @@ def test_with_live_runs_turned_off_the_fork_offers_replay_only_and_says_why(app)
     at = _fork_page(app, 2)
     assert at.selectbox(key="fork.provider").options == ["Replay (recorded answers only, no key)"]
     assert "Live runs are turned off here (ROUNDTRIP_LIVE_RUNS=off). Replay still works." in _texts(at)
+
+
+def test_a_fork_of_a_long_traces_last_round_draws_one_page_of_its_messages_and_reaches_the_first(app):
+    # Round 80 of a synthetic trace sends 160 messages; a field and a button each made every rerun of the
+    # Fork page redraw them all (about 4,000 widgets at round 999 of 1,000, 28 s a rerun).
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("long.jsonl", "\n".join(synthetic_lines(80)).encode()).run()
+    at.switch_page("pages/fork.py").run()
+    at.number_input(key="fork.round").set_value(80).run()
+    fields = [w for w in at.text_area if ".entry." in str(w.key)]
+    assert len(fields) == fork_editor.PAGE
+    assert [w.value for w in fields][-1] == json.dumps({"n": 79, "record": "record 79", "notes": ""})
+    pages = _widget(at.selectbox, ".page")
+    assert pages.format_func(pages.value) == f"messages[{160 - fork_editor.PAGE}] to messages[159] (the newest)"
+    pages.set_value(0).run()
+    first = [w for w in at.text_area if ".entry." in str(w.key)]
+    assert first[0].value == "Look up records 1 to 79, one per call, then summarize."
+    _widget(at.button, ".empty").click().run()
+    at.radio(key="fork.mode").set_value("Raw JSON").run()
+    sent = json.loads(_widget(at.text_area, ".raw").value)["messages"]
+    assert [m["content"] for m in sent if m["role"] == "tool"] == [""] * 79  # an edit still reaches every page

@@ -1,6 +1,9 @@
 """The Watch page, driven through the real app with AppTest: a call made through the proxy by the
 real openai SDK appears as a round, the sidebar gives the exact base URLs, and no key is shown."""
 
+import json
+from pathlib import Path
+
 import openai
 import pytest
 
@@ -8,6 +11,7 @@ from lib.capture import files
 from lib.capture.background import BackgroundProxy
 from lib.live.replay import RECORDINGS_DIR, read_recordings
 from tests.recorded_server import RecordedServer
+from tests.synthetic import synthetic_lines
 from tests.test_live_app import rendered
 
 SENTINEL = "sk-SENTINEL-watch-0815-never-shown"
@@ -52,3 +56,38 @@ def test_a_call_through_the_proxy_appears_as_a_round(app, captures):
     page = rendered(at)
     assert "queryTravelPolicy" in page
     assert SENTINEL not in page
+
+
+def test_a_capture_is_read_again_only_once_it_has_grown(app, captures, monkeypatch):
+    # The Watch page reruns every second; it used to read and hash the whole capture each time (130 MB for a
+    # thousand rounds of resent history, a quarter of a second a rerun).
+    lines = [json.dumps({"request": r.request, "response": r.response})
+             for r in read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[:2]]
+    capture = captures / "capture-20261201-000000.jsonl"
+    capture.write_text(lines[0] + "\n")
+    reads = []
+    real_read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda path: reads.append(path.name) or real_read(path))
+    at = open_watch(app)
+    at.run()
+    at.run()
+    assert reads.count(capture.name) == 1
+    assert at.radio(key="watch.round").options == ["Round 1"]
+    with capture.open("a") as growing:
+        growing.write(lines[1] + "\n")
+    at.run()
+    assert reads.count(capture.name) == 2
+    assert at.radio(key="watch.round").options == ["Round 1", "Round 2"]
+
+
+def test_a_long_capture_offers_its_rounds_as_a_number_not_a_thousand_choices(app, captures):
+    # A capture of a thousand rounds drew a thousand choices, written and sent again every second.
+    rounds = [json.loads(line) for line in list(synthetic_lines(40))[1:]]
+    lines = [json.dumps({"request": r["request"], "response": r["response"]}) for r in rounds]
+    (captures / "capture-20261201-000000.jsonl").write_text("\n".join(lines) + "\n")
+    at = open_watch(app)
+    assert "watch.round" not in [r.key for r in at.radio]
+    chooser = at.number_input(key="watch.round")
+    assert (chooser.label, chooser.value) == ("Round (1 to 40)", 40)  # the newest, as it arrives
+    chooser.set_value(7).run()
+    assert any(s.value.startswith("Round 7: ") for s in at.subheader)

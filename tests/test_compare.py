@@ -5,7 +5,8 @@ import time
 from dataclasses import replace
 
 from lib.checks import run_checks
-from lib.compare import Run, call_changes, compare, message_changes, round_contents, tool_changes
+from lib import catalog
+from lib.compare import MessageChange, Run, call_changes, compare, message_changes, round_contents, tool_changes
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.dialects.convert import convert, reread
 from lib.encodings import encoding_name_for_model
@@ -160,3 +161,15 @@ def test_the_verdict_names_every_result_that_differs_and_each_finish_as_its_payl
     assert found.pairs[1].verdict == ("different results of `queryExpense`, `queryTravelPolicy` sent; "
                                       "different calls: `calcAmountOver` → no call; different answer text; "
                                       "finish_reason: tool_calls → finish_reason: stop")
+
+
+def test_a_long_requests_shared_history_is_listed_by_its_ends_and_counted_not_written_out():
+    # Round 999 of a 1,000-round trace resends about 2,000 messages; Compare listed every one of them.
+    trace = catalog.load_bytes(("\n".join(synthetic_lines(40)) + "\n").encode(), "synthetic-40").trace
+    late = trace.rounds[29]
+    every = message_changes(late, trace, late, trace)
+    listed = message_changes(late, trace, late, trace, kept=3)
+    assert len(late.request.messages) == 60  # one entry each: the first and the last three are listed
+    hidden = "(54 more messages, the same in both)"
+    assert listed == (*every[:3], MessageChange("same", hidden, hidden), *every[-3:])
+    assert {change.status for change in every} == {"same"}

@@ -20,7 +20,6 @@ from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, TRACE, Note, NoteError,
 from lib.catalog import LoadedTrace
 from lib.fingerprint import fingerprint
 from lib.logs.native import write_trace
-from lib.model import Trace
 from lib.store import Store, StoreUnavailable, database_url, not_created_yet
 from lib.text import plural, shorten
 from lib.ui import access as ui_access, kept, navigation, picker, plain, state
@@ -128,12 +127,14 @@ def round_notes(loaded: LoadedTrace, index: int) -> None:
     if here:
         with st.expander(f":material/edit_note: Notes on this round ({len(here)})", expanded=True):
             for note in here:
-                note_entry(note, unresolved(loaded.trace, note.target), loaded.trace)
+                note_entry(note, unresolved(loaded.trace, note.target), loaded)
 
 
-def note_entry(note: Note, detached: str | None, trace: Trace) -> None:
+def note_entry(note: Note, detached: str | None, loaded: LoadedTrace) -> None:
     """One note: its target, labels, author and time, in words, then its text as plain text."""
-    plain.text(note_heading(trace, note, snapshot().rubrics))
+    index = round_of(note.target)
+    targets = _targets(loaded, index) if index and index <= len(loaded.trace.rounds) else None
+    plain.text(note_heading(loaded.trace, note, snapshot().rubrics, targets))
     if detached:
         plain.text("Detached: " + detached)
     if note.text:
@@ -191,7 +192,7 @@ def _import(loaded: LoadedTrace) -> None:
 
 def note_form(loaded: LoadedTrace, index: int, disabled: bool) -> None:
     """Pick what the note is about in this round, write it, label it, save it."""
-    targets = {**round_targets(loaded.trace, index), TRACE: "The whole trace"}
+    targets = {**_targets(loaded, index), TRACE: "The whole trace"}
     with st.container(border=True):
         st.markdown(f"**Add a note to round {index}**")
         st.caption("Signed as (your sign-in; on a laptop, ROUNDTRIP_AUTHOR or your login name):")
@@ -248,10 +249,17 @@ def _scores(prefix: str = SCORE) -> tuple[Score, ...]:
     return tuple(check_score(Score(r.name, mark), rubrics) for r, mark in marks if mark is not None)
 
 
+@per_trace()
+def _targets(loaded: LoadedTrace, index: int) -> dict[str, str]:
+    """Round `index`'s targets, worked out once per trace and round: a late round of a long trace has thousands of
+    messages to place. Shared by every session: read it, never change it."""
+    return round_targets(loaded.trace, index)
+
+
 def card_pointer(loaded: LoadedTrace, index: int, editing: bool):
     """For the round's cards: a button on each that points the note form at what the card shows (for a viewer,
     who has no form, nothing)."""
-    targets = round_targets(loaded.trace, index)
+    targets = _targets(loaded, index)
 
     def pointer(path: str) -> None:
         target = f"round:{index}/{path}"
@@ -297,7 +305,7 @@ def editor(loaded: LoadedTrace, disabled: bool, editing: bool) -> None:
         st.warning(f"{plural(len(detached), 'note')} of this trace point at something it does not have. "
                    "They are kept, not dropped: edit or delete them here.")
         for note_id, reason in detached.items():
-            note_entry(mine[note_id], reason, loaded.trace)
+            note_entry(mine[note_id], reason, loaded)
     if not mine:
         st.caption("No notes on this trace yet.")
     if not mine or not editing:

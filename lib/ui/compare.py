@@ -11,13 +11,14 @@ import pandas as pd
 import streamlit as st
 
 from lib import catalog
-from lib.compare import (Comparison, Run, RoundPair, call_changes, compare, finish_written, item_text,
+from lib.compare import (Comparison, Run, RoundContent, RoundPair, call_changes, compare, finish_written, item_text,
                          message_changes, round_contents, tool_changes)
 from lib.deeplink import is_kept_id, linked_round
 from lib.prices import DEFAULT_PRICES, cost_words, money_words
 from lib.store import StoreUnavailable
 from lib.summary import about
 from lib.ui import kept, navigation, picker, plain, state
+from lib.ui.cache import per_trace
 from lib.ui.findings import findings
 
 LEFT = "compare.left"
@@ -42,6 +43,8 @@ OPEN = "compare.open"
 """Session key: another page asked for Compare to open next."""
 SECOND_TRACE = "pitfalls/empty-result-invented-answer"
 """The right run when nothing else is asked for: a short trace that answers without the data."""
+SAME_KEPT = 3
+"""Of a run of entries the same in both requests, this many are listed at each end; the rest are one row."""
 
 
 def _upload():
@@ -156,8 +159,36 @@ def pickers() -> tuple[catalog.LoadedTrace, catalog.LoadedTrace]:
 
 
 def comparison(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> Comparison:
-    """The two runs aligned, their figures from the same cached rows and findings as every other page."""
+    """The two runs aligned, their figures from the same cached rows and findings as every other page; once per
+    pair of traces and tokenizers."""
+    return _aligned(left, right, (state.counting(left).counter.name, state.counting(right).counter.name))
+
+
+@per_trace(key=lambda right, counters: (right.digest, counters), spinner="Aligning the runs…")
+def _aligned(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counters: tuple[str, str]) -> Comparison:
     return compare(_run(left), _run(right), DEFAULT_PRICES)
+
+
+@per_trace()
+def _contents(loaded: catalog.LoadedTrace) -> tuple[RoundContent, ...]:
+    return round_contents(loaded.trace)
+
+
+@per_trace(key=lambda right, rounds: (right.digest, rounds))
+def _message_changes(left: catalog.LoadedTrace, right: catalog.LoadedTrace, rounds: tuple[int, int]):
+    return message_changes(left.trace.rounds[rounds[0] - 1], left.trace, right.trace.rounds[rounds[1] - 1], right.trace,
+                           SAME_KEPT)
+
+
+@per_trace(key=lambda right, counters: (right.digest, counters))
+def _rounds_frame(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counters: tuple[str, str]) -> pd.DataFrame:
+    found = _aligned(left, right, counters)
+    records = [{"row": n, "left round": p.left, "right round": p.right, "verdict": p.verdict,
+                "tokens in, left": _tokens(p.tokens_left, 0, p.estimated_left),
+                "tokens in, right": _tokens(p.tokens_right, 0, p.estimated_right),
+                "Δ tokens in": _delta(*(t[0] if t else None for t in (p.tokens_left, p.tokens_right)))}
+               for n, p in enumerate(found.pairs, start=1)]
+    return pd.DataFrame(records).convert_dtypes()
 
 
 def summary(found: Comparison) -> None:
@@ -180,14 +211,10 @@ def _delta(left, right):
     return None if left is None or right is None else right - left
 
 
-def rounds_table(found: Comparison) -> None:
+def rounds_table(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> None:
     """One row per aligned pair: the rounds, the verdict, and the tokens on each side."""
-    records = [{"row": n, "left round": p.left, "right round": p.right, "verdict": p.verdict,
-                "tokens in, left": _tokens(p.tokens_left, 0, p.estimated_left),
-                "tokens in, right": _tokens(p.tokens_right, 0, p.estimated_right),
-                "Δ tokens in": _delta(*(t[0] if t else None for t in (p.tokens_left, p.tokens_right)))}
-               for n, p in enumerate(found.pairs, start=1)]
-    st.dataframe(pd.DataFrame(records).convert_dtypes(), hide_index=True, width="stretch", key="compare.rounds")
+    table = _rounds_frame(left, right, (state.counting(left).counter.name, state.counting(right).counter.name))
+    st.dataframe(table, hide_index=True, width="stretch", key="compare.rounds")
 
 
 def chosen_row(found: Comparison) -> int:
@@ -244,12 +271,12 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
         return
     a, b = left.trace.rounds[pair.left - 1], right.trace.rounds[pair.right - 1]
     st.markdown("**The messages array, as the model reads it**")
-    changes = message_changes(a, left.trace, b, right.trace)
-    _table([{"entry": c.status, "left": c.left, "right": c.right} for c in changes], "compare.messages",
-           "Neither request carries a message.")
+    changes = _message_changes(left, right, (pair.left, pair.right))
+    _table([{"entry": c.status, "left": c.left, "right": c.right} for c in changes],
+           "compare.messages", "Neither request carries a message.")
     for change in (c for c in changes if c.diff):
         st.code(change.diff, language="diff")
-    content_a, content_b = round_contents(left.trace)[pair.left - 1], round_contents(right.trace)[pair.right - 1]
+    content_a, content_b = _contents(left)[pair.left - 1], _contents(right)[pair.right - 1]
     st.markdown("**Tools**")
     _table([{"tool": t.name, "change": t.status, "left": t.left, "right": t.right}
             for t in tool_changes(content_a, content_b)], "compare.tools", "The same tools, described alike.")

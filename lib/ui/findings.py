@@ -17,8 +17,9 @@ from lib.ui.cache import per_trace
 HEADINGS = {"error": ":material/error: Errors", "warning": ":material/warning: Warnings", "info": ":material/info: Worth knowing"}
 """A heading per severity."""
 
-SHOWN = 100
-"""At most this many findings per severity are drawn; `python -m lib check` lists them all."""
+PAGE = 10
+"""Findings of one severity drawn at once: a long trace has one or more a round, and a card with a button for each
+would make every rerun of the page slow; the rest are a page away."""
 
 
 @per_trace(spinner="Checking the trace…")
@@ -63,10 +64,22 @@ def listing(loaded: LoadedTrace, found: tuple[Finding, ...]) -> None:
         if not group:
             continue
         st.subheader(f"{HEADINGS[severity]} ({len(group)})")
-        for n, finding in enumerate(group[:SHOWN]):
-            _card(loaded, finding, key=f"checks.open.{severity}.{n}")
-        if len(group) > SHOWN:
-            st.caption(f"{len(group) - SHOWN} more not shown here; `python -m lib check` lists them all.")
+        for n in _page(group, severity):
+            _card(loaded, group[n], key=f"checks.open.{severity}.{n}")
+
+
+def _page(group: list[Finding], severity: str) -> range:
+    """Which of a severity's findings to draw: all of a few, else the page chosen, the first by default."""
+    if len(group) <= PAGE:
+        return range(len(group))
+
+    def words(start: int) -> str:
+        last = min(start + PAGE, len(group))
+        return f"{start + 1:,} to {last:,} (rounds {group[start].round:,} to {group[last - 1].round:,})"
+
+    start = st.selectbox(f"{len(group):,} findings, {PAGE} at a time", range(0, len(group), PAGE),
+                         format_func=words, key=f"checks.page.{severity}")
+    return range(start, min(start + PAGE, len(group)))
 
 
 def _card(loaded: LoadedTrace, finding: Finding, key: str) -> None:

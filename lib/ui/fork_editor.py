@@ -149,13 +149,19 @@ def _system(edit: Editing) -> None:
 # --- messages ----------------------------------------------------------------------------------
 
 LABELS = {"text": "Text", "result": "Tool result", "json": "The message as JSON"}
+PAGE = 10
+"""Message fields drawn at once: a late round of a long trace resends thousands of messages, and a field and a
+button for each would make every rerun of the page take seconds."""
 
 
 def _messages(edit: Editing) -> None:
     st.markdown("**Messages**")
     st.button("Empty every tool result", key=edit.key("empty"),
               on_click=lambda: edit.put(fork_edits.with_results_emptied(edit.body), redraw=True))
-    for n, entry in enumerate(fork_edits.entries(edit.body)):
+    found = fork_edits.entries(edit.body)
+    shown = _shown(edit, found)
+    for n in shown:
+        entry = found[n]
         role = entry.role if entry.role in ROLES else "other role"
         where = f"messages[{entry.message}]" + (f".content[{entry.block}]" if entry.block is not None else "")
         st.caption(f"{where} · {role}" + (" · answers the call:" if entry.call_id else ""))
@@ -166,7 +172,23 @@ def _messages(edit: Editing) -> None:
         left.text_area(LABELS[entry.kind], value=entry.text, key=key, on_change=_entry, args=(edit, entry, key),
                        height=200 if entry.kind == "json" else None)
         right.button("Delete", key=edit.key(f"delete.{n}"), on_click=_delete, args=(edit, entry))
-    _add_message(edit)
+    _add_message(edit, {found[n].message for n in shown} if len(shown) < len(found) else None)
+
+
+def _shown(edit: Editing, found: list[fork_edits.Entry]) -> range:
+    """Which entries to draw: all of a short request; of a long one the page chosen, the newest by default."""
+    ends = list(range(len(found), 0, -PAGE))[::-1]
+    if len(ends) <= 1:
+        return range(len(found))
+
+    def words(page: int) -> str:
+        first, last = found[max(0, ends[page] - PAGE)].message, found[ends[page] - 1].message
+        return f"messages[{first}] to messages[{last}]" + (" (the newest)" if page == len(ends) - 1 else "")
+
+    # Not renamed with the body's version: an edit keeps the page it was made on.
+    page = st.selectbox(f"{len(found):,} messages and results, {PAGE} at a time", range(len(ends)),
+                        index=len(ends) - 1, format_func=words, key=f"fork.w.{edit.slot}.page")
+    return range(max(0, ends[page] - PAGE), ends[page])
 
 
 def _entry(edit: Editing, entry: fork_edits.Entry, key: str) -> None:
@@ -179,8 +201,12 @@ def _delete(edit: Editing, entry: fork_edits.Entry) -> None:
     edit.put(fork_edits.without_entry(edit.body, entry), redraw=True)
 
 
-def _add_message(edit: Editing) -> None:
-    places = {n: _before(edit.body, n) for n in fork_edits.insert_positions(edit.body, edit.dialect)}
+def _add_message(edit: Editing, near: set[int] | None) -> None:
+    """The form that adds a message; `near`, when only some messages are shown, the ones it may go before."""
+    body = edit.body  # once: each reading goes through the session state
+    end = len(body.get("messages") or [])
+    places = {n: _before(body, n) for n in fork_edits.insert_positions(body, edit.dialect)
+              if near is None or n in near or n == end}
     with st.expander("Add a message"):
         st.selectbox("Role", ["user", "assistant", "tool"], key=edit.key("new.role"),
                      format_func={"user": "user", "assistant": "assistant", "tool": "tool result"}.get)

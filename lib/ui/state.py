@@ -6,11 +6,13 @@ thirty browsers on the same trace hold one copy. Nothing here may mutate a cache
 
 from __future__ import annotations
 
+from pathlib import Path
 
 import streamlit as st
 
 from lib import catalog
 from lib.logs.limits import limits
+from lib.lru import LeastRecentlyUsed
 from lib.logs.upload import Upload, read_upload
 from lib.encodings import encoding_name_for_model
 from lib.summary import RoundSummary, summarize
@@ -85,6 +87,26 @@ def load_upload(files: list[tuple[str, bytes]], digest: str, forced: str | None)
         with st.spinner("Reading the upload…"):
             upload = read_upload(files, forced)
         cache.put(key, upload, upload.size)
+    return upload, key
+
+
+@st.cache_resource(show_spinner=False)
+def _versions() -> LeastRecentlyUsed:
+    """(path, modified time, size) of a growing file → the key its upload is cached under."""
+    return LeastRecentlyUsed(64)
+
+
+def load_growing(path: Path) -> tuple[Upload, str]:
+    """A file that grows while it is watched (a capture) as an upload, read and hashed again only once its time or
+    size changed: a rerun every second must not read and hash a capture of a thousand rounds (130 MB) each time."""
+    found = path.stat()
+    version = (str(path), found.st_mtime_ns, found.st_size)
+    key = _versions().get(version)
+    upload = _uploads().get(key) if key else None
+    if upload is None:
+        data = path.read_bytes()
+        upload, key = load_upload([(path.name, data)], catalog.digest(data), None)
+        _versions().put(version, key)
     return upload, key
 
 

@@ -20,6 +20,9 @@ CAPTURE, CONVERSATION, ROUND, SHOWN, PORT = ("watch.capture", "watch.conversatio
 
 REFRESH_S = 1.0
 """How often the chosen capture is read again."""
+CHOICES_UP_TO = 12
+"""Rounds offered as a row of choices; a longer capture gets a number field: a thousand choices, their labels
+written and sent again every second, made each rerun of the page take twice Hengxin's."""
 
 
 def for_editors() -> bool:
@@ -76,11 +79,10 @@ def rounds(path: Path) -> None:
 
 def _rounds(path: Path) -> None:
     try:
-        data = path.read_bytes()
+        upload, key = state.load_growing(path)
     except OSError as exc:
         st.warning(f"The capture cannot be read ({exc.strerror or type(exc).__name__}).")
         return
-    upload, key = state.load_upload([(path.name, data)], catalog.digest(data), None)
     plain.text(upload.summary())
     if not upload.conversations:
         st.info("No round captured yet: calls appear here within a second of completing.")
@@ -99,7 +101,10 @@ def _follow(loaded: catalog.LoadedTrace) -> None:
     if st.session_state.get(SHOWN) != count or ROUND not in st.session_state:
         st.session_state[SHOWN], st.session_state[ROUND] = count, count
     st.session_state[ROUND] = min(st.session_state[ROUND], count)
-    index = st.radio("Round", range(1, count + 1), key=ROUND, horizontal=True, format_func=lambda k: f"Round {k}")
+    if count <= CHOICES_UP_TO:
+        index = st.radio("Round", range(1, count + 1), key=ROUND, horizontal=True, format_func=lambda k: f"Round {k}")
+    else:
+        index = st.number_input(f"Round (1 to {count:,})", min_value=1, max_value=count, step=1, key=ROUND)
     kept.save_button(loaded, "capture", key="watch.save")
     explorer.round_view(loaded, index)
 
