@@ -29,6 +29,7 @@ from lib.dialects import OPENAI
 from lib.dialects.common import parse_arguments
 from lib.intern import canonical_json
 from lib.logs import chat_shape as convert
+from lib.logs import otlp_typed
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.text import plural
 
@@ -173,22 +174,28 @@ class SpanFormat(LogFormat):
 
     def _take_document(self, document: dict, line: int) -> None:
         """Hold every span of an OTLP/JSON document; one bad span does not lose the others."""
-        spans = list(_otlp_spans(document))
+        resources = document.get("resourceSpans")
+        typed = type(resources) is otlp_typed.Resources
+        spans = list(otlp_typed.spans(resources) if typed else _otlp_spans(document))
         problems = []
         for number, span in enumerate(spans, start=1):
             try:
-                self._take(span, line)
+                self._take(span, line, typed)
             except LineProblem as problem:
                 problems.append(f"span {number}: {problem}")
         if problems:
             # The good spans of the document are kept; the line is reported for the bad ones.
             raise LineProblem(f"{len(problems)} of {len(spans)} spans could not be read ({'; '.join(problems[:3])})")
 
-    def _take(self, raw: Any, line: int) -> None:
-        """Hold one span as a call or a tool run; other spans are not ours to show."""
-        if not isinstance(raw, dict):
+    def _take(self, raw: Any, line: int, typed: bool = False) -> None:
+        """Hold one span (a dict, or otlp_typed's Span when `typed`) as a call or a tool run; other spans
+        are not ours to show."""
+        if typed:
+            span = _read_typed_span(raw, line)
+        elif not isinstance(raw, dict):
             raise LineProblem(f"a span is {convert.describe(raw)}, expected an object")
-        span = _read_span(raw, line)
+        else:
+            span = _read_span(raw, line)
         key = (span.start if span.start is not None else float("inf"), len(self._held.calls) + len(self._held.tools))
         kind = _kind(span.attributes)
         if kind in ("gen_ai", "openinference"):
@@ -300,6 +307,20 @@ def _read_span(raw: dict, line: int) -> _Span:
         duration_ms=(end - start) / 1e6 if start is not None and end is not None and end >= start else None,
         attributes=_Plain(attributes) if _plain(attributes) else _Attributes(attributes),
         failure=_failure(raw.get("status")),
+    )
+
+
+def _read_typed_span(raw: otlp_typed.Span, line: int) -> _Span:
+    """`_read_span` of a span decoded by lib/logs/otlp_typed.py, whose fields have OTLP's own shape."""
+    attributes = otlp_typed.flat_attributes(raw)
+    start, end = int(raw.startTimeUnixNano), int(raw.endTimeUnixNano)
+    return _Span(
+        line=line,
+        trace=raw.traceId.removeprefix("0x"),
+        start=start,
+        duration_ms=(end - start) / 1e6 if end >= start else None,
+        attributes=_Plain(attributes) if _plain(attributes) else _Attributes(attributes),
+        failure=_failure(otlp_typed.status(raw)),
     )
 
 
