@@ -18,6 +18,7 @@ import orjson
 from bench import import_otlp
 from lib.intern import collector_paused
 from lib.logs import otlp_typed, spans, upload
+from lib.logs.resent import ResentParser
 from lib.logs.resent_text import ResentTexts
 
 PHASES = ("orjson.loads of each line, the bench's baseline", "parse: strings read, marked copy parsed",
@@ -25,7 +26,7 @@ PHASES = ("orjson.loads of each line, the bench's baseline", "parse: strings rea
           "rebuilding calls (interning, model objects)", "conversations", "freeing what was read and built")
 
 
-def _one_run(data: bytes, typed: bool) -> list[float]:
+def _one_run(data: bytes, whole: bool) -> list[float]:
     """The CPU seconds of each phase, in PHASES order, for one import of `data`. Each line is parsed,
     read and freed before the next, as the import does."""
     clock, times = time.process_time, [0.0] * len(PHASES)
@@ -41,8 +42,9 @@ def _one_run(data: bytes, typed: bool) -> list[float]:
             for line in data.splitlines():
                 orjson.loads(line)
         timed(0, baseline)
-        # As the import reads them: a one-document file through the typed decoder, lines without it.
-        parser, reader = ResentTexts(orjson.loads, otlp_typed.decode if typed else None), spans.SpanFormat()
+        # As the import parses them: a one-document file as lib/logs/documents.py does, lines as _read_items does.
+        parser = ResentTexts(orjson.loads, otlp_typed.decode) if whole else ResentParser(typed=otlp_typed.decode_unrepeated)
+        reader = spans.SpanFormat()
         for number, line in enumerate(data.splitlines(), start=1):
             document = timed(1, lambda: parser.parse(line))
             timed(2, lambda: list(reader.feed(document, number)))

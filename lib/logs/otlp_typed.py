@@ -26,8 +26,9 @@ from msgspec import UNSET, UnsetType
 from lib.logs.chat_shape import as_int
 
 
-class _Strict(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """Every struct here: no key beyond the declared ones, and no cycles to collect."""
+class _Strict(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    """Every struct here: no key beyond the declared ones, no cycles to collect, and written back with only
+    the fields the document wrote (see `decode_unrepeated`)."""
 
 
 class LeafValue(_Strict):
@@ -231,10 +232,26 @@ class Resources(list):
 
 _NO_STATUS = Status()
 _DECODER = msgspec.json.Decoder(Document)
+_ENCODER = msgspec.json.Encoder()
 
 
 def decode(data: bytes) -> dict | None:
     """`{"resourceSpans": Resources}` for a document of the shape above; None for anything else."""
+    document = _decoded(data)
+    return None if document is None else {"resourceSpans": Resources(document.resourceSpans)}
+
+
+def decode_unrepeated(data: bytes) -> dict | None:
+    """`decode` for the lines of a log, whose reader refuses an object that writes a key twice
+    (lib/logs/resent.py's check_keys): None, leaving the line to that reader, unless the document written
+    back has as many quotes as `data` (a key written twice is read once, and written back once)."""
+    document = _decoded(data)
+    if document is None or _ENCODER.encode(document).count(b'"') != data.count(b'"'):
+        return None
+    return {"resourceSpans": Resources(document.resourceSpans)}
+
+
+def _decoded(data: bytes) -> Document | None:
     try:
         document = _DECODER.decode(data)
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
@@ -244,7 +261,7 @@ def decode(data: bytes) -> dict | None:
             for span in scope.spans or ():
                 if not (span.traceId and span.startTimeUnixNano.isdigit() and span.endTimeUnixNano.isdigit()):
                     return None
-    return {"resourceSpans": Resources(document.resourceSpans)}
+    return document
 
 
 def input_values(resources: Resources, attribute: str) -> Any:
@@ -264,9 +281,9 @@ def spans(resources: Resources) -> Any:
             yield from scope.spans or ()
 
 
-def flat_attributes(span: Span) -> dict:
-    """The span's attributes as the flat dict `spans._otlp_attributes` makes of them."""
-    flat = {}
+def flat_attributes(span: Span, flat: dict) -> dict:
+    """The span's attributes put into `flat` (an empty dict, or one of a dict subclass) as `spans._otlp_attributes`
+    puts them into a dict."""
     for item in span.attributes or ():
         value = item.value
         text = value.stringValue

@@ -108,7 +108,7 @@ UNCAPTURED = _Unrecorded("messages", (CAPTURE_VARIABLE,))
 """A GenAI span written without content capture."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Span:
     """One span, read into the fields every convention shares."""
 
@@ -312,14 +312,14 @@ def _read_span(raw: dict, line: int) -> _Span:
 
 def _read_typed_span(raw: otlp_typed.Span, line: int) -> _Span:
     """`_read_span` of a span decoded by lib/logs/otlp_typed.py, whose fields have OTLP's own shape."""
-    attributes = otlp_typed.flat_attributes(raw)
+    attributes = otlp_typed.flat_attributes(raw, _Plain())  # built as the fast path's, copied when it is not one
     start, end = int(raw.startTimeUnixNano), int(raw.endTimeUnixNano)
     return _Span(
         line=line,
         trace=raw.traceId.removeprefix("0x"),
         start=start,
         duration_ms=(end - start) / 1e6 if end >= start else None,
-        attributes=_Plain(attributes) if _plain(attributes) else _Attributes(attributes),
+        attributes=attributes if _plain(attributes) else _Attributes(dict(attributes)),
         failure=_failure(otlp_typed.status(raw)),
     )
 
@@ -609,7 +609,7 @@ def _kind(tree: _Attributes) -> str | None:
 # --- model calls -----------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Call:
     """What a model-call span says, in whichever convention it was written."""
 

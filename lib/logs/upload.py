@@ -161,7 +161,7 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes, int]]:
 # --- conversations -------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Call:
     """A call turned into model objects, waiting for its place in a conversation."""
 
@@ -461,10 +461,11 @@ def _read_native(name: str, data: bytes, label: str, reading: _Reading) -> None:
 
 def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     """Every line (or array element) of a log: parsed, its format detected, fed to that importer."""
-    parser = ResentParser()
+    # OTLP documents are decoded into typed spans when only the span reader may read them.
+    spans_only = reading.forced in (None, SpanFormat.name)
+    parser = ResentParser(typed=otlp_typed.decode_unrepeated if spans_only else None)
     caps, problems, formats = reading.caps, reading.problems, reading.formats
-    # A one-document OTLP file is decoded into typed spans when only the span reader may read it.
-    typed = otlp_typed.decode if reading.forced in (None, SpanFormat.name) else None
+    typed = otlp_typed.decode if spans_only else None
     whole = documents.elements(name, data, caps.line_bytes, ResentTexts(orjson.loads, typed).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
     if whole is None:
         items = _items(name, data)
