@@ -281,9 +281,10 @@ def spans(resources: Resources) -> Any:
             yield from scope.spans or ()
 
 
-def flat_attributes(span: Span, flat: dict) -> dict:
-    """The span's attributes put into `flat` (an empty dict, or one of a dict subclass) as `spans._otlp_attributes`
-    puts them into a dict."""
+def flat_attributes(span: Span) -> tuple[dict, bool]:
+    """The span's attributes as the flat dict `spans._otlp_attributes` makes of them, and whether a value
+    in it is an object (a key-value list's)."""
+    flat, objects = {}, False
     for item in span.attributes or ():
         value = item.value
         text = value.stringValue
@@ -291,8 +292,9 @@ def flat_attributes(span: Span, flat: dict) -> dict:
         if text is not UNSET and value.intValue is UNSET and value.arrayValue is UNSET and value.kvlistValue is UNSET:
             flat[item.key] = text
         else:
-            flat[item.key] = plain(value)
-    return flat
+            flat[item.key] = found = plain(value)
+            objects = objects or type(found) is dict
+    return flat, objects
 
 
 _INT64 = range(-2**63, 2**64)

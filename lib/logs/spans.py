@@ -312,14 +312,14 @@ def _read_span(raw: dict, line: int) -> _Span:
 
 def _read_typed_span(raw: otlp_typed.Span, line: int) -> _Span:
     """`_read_span` of a span decoded by lib/logs/otlp_typed.py, whose fields have OTLP's own shape."""
-    attributes = otlp_typed.flat_attributes(raw, _Plain())  # built as the fast path's, copied when it is not one
+    attributes, objects = otlp_typed.flat_attributes(raw)
     start, end = int(raw.startTimeUnixNano), int(raw.endTimeUnixNano)
     return _Span(
         line=line,
         trace=raw.traceId.removeprefix("0x"),
         start=start,
         duration_ms=(end - start) / 1e6 if end >= start else None,
-        attributes=attributes if _plain(attributes) else _Attributes(dict(attributes)),
+        attributes=_Plain(attributes) if _plain(attributes, objects) else _Attributes(attributes),
         failure=_failure(otlp_typed.status(raw)),
     )
 
@@ -487,12 +487,14 @@ _PLAIN_OPERATIONS = frozenset((*CHAT_OPERATIONS, "execute_tool"))
 _PLAIN_PREFIXES = frozenset(prefix for path in PLAIN_PATHS for prefix in _path_prefixes(path))
 
 
-def _plain(flat: dict) -> bool:
+def _plain(flat: dict, objects: bool | None = None) -> bool:
     """Whether `_Attributes` would answer each of PLAIN_PATHS with the flat dict's value, or None when
-    absent: a GenAI chat or tool span whose keys are leaves, none of them above or below a path read."""
+    absent: a GenAI chat or tool span whose keys are leaves, none of them above or below a path read, and
+    no value an object (`objects` says whether one is, when the caller knows)."""
     operation = flat.get("gen_ai.operation.name")
     return _Attributes.DIRECT and type(operation) is str and operation in _PLAIN_OPERATIONS \
-        and _plain_keys(tuple(flat)) and dict not in set(map(type, flat.values()))
+        and _plain_keys(tuple(flat)) \
+        and (not objects if objects is not None else dict not in set(map(type, flat.values())))
 
 
 @lru_cache(maxsize=256)
