@@ -229,6 +229,14 @@ class Document(_Strict):
 class Resources(list):
     """The typed `resourceSpans` of a document, so the span reader knows to read its entries as structs."""
 
+    __slots__ = ("extended",)
+
+    def __init__(self, resources: list[Resource]) -> None:
+        super().__init__(resources)
+        self.extended: dict[int, str] = {}
+        """By the id of a `gen_ai.input.messages` text: the earlier text lib/logs/resent_text.py read it as
+        extending, the bytes they share compared there (see spans._ResentInputs.parents)."""
+
 
 _NO_STATUS = Status()
 _DECODER = msgspec.json.Decoder(Document)

@@ -90,6 +90,7 @@ class ResentTexts:
 
     def _parse(self, line: bytes, made: list[_Earlier]) -> Any:
         pieces, texts, last, tries = [], [], 0, TRIES
+        extended: dict[int, str] = {}
         opening = _opening(line)
         start = line.find(opening, last) + len(opening) if opening else -1
         while start >= len(opening or b"") and tries:
@@ -99,6 +100,8 @@ class ResentTexts:
             if end <= 0:
                 break
             text = self._read(line, start, end, earlier, made)
+            if text is not None and earlier is not None:
+                extended[id(text)] = earlier.text
             if text is None:
                 tries, end = tries - 1, start  # the next string may begin before that `]"`
             else:
@@ -112,6 +115,7 @@ class ResentTexts:
         if self._typed is not None:
             value = self._typed(marked)
             if value is not None and _restored(otlp_typed.input_values(value["resourceSpans"], ATTRIBUTE), texts):
+                value["resourceSpans"].extended = extended
                 return value
         try:
             value = self._loads(marked)

@@ -169,6 +169,7 @@ class SpanFormat(LogFormat):
         if "resourceSpans" in obj:
             self._take_document(obj, line)
         else:
+            self._resent.parents = {}
             self._take(obj, line)
         yield from ()
 
@@ -178,11 +179,16 @@ class SpanFormat(LogFormat):
         typed = type(resources) is otlp_typed.Resources
         spans = list(otlp_typed.spans(resources) if typed else _otlp_spans(document))
         problems = []
-        for number, span in enumerate(spans, start=1):
-            try:
-                self._take(span, line, typed)
-            except LineProblem as problem:
-                problems.append(f"span {number}: {problem}")
+        # Ids name objects only while they live: the document's texts live as long as it is read.
+        self._resent.parents = resources.extended if typed else {}
+        try:
+            for number, span in enumerate(spans, start=1):
+                try:
+                    self._take(span, line, typed)
+                except LineProblem as problem:
+                    problems.append(f"span {number}: {problem}")
+        finally:
+            self._resent.parents = {}
         if problems:
             # The good spans of the document are kept; the line is reported for the bad ones.
             raise LineProblem(f"{len(problems)} of {len(spans)} spans could not be read ({'; '.join(problems[:3])})")
@@ -757,13 +763,16 @@ class _ResentInputs:
 
     def __init__(self) -> None:
         self._by_opening: dict[str, list[list]] = {}
-        """[text less its `]` (None when it does not end in one), messages, the answer or None, the output turn
-        it was converted from or None] per conversation, by opening."""
+        """[text (None when it does not end in `]`), messages, the answer or None, the output turn it was converted
+        from or None] per conversation, by opening."""
         self._tools: tuple[str, list] | None = None
         self.latest: list | None = None
         """The entry the last call of `messages` made, until its answer is known."""
         self.extended: list | None = None
         """The earlier messages list the last call of `messages` extended, or None."""
+        self.parents: dict[int, str] = {}
+        """For the texts of the document being read, by id: the earlier text that lib/logs/resent_text.py read
+        each as extending (its bytes compared there, so not compared again here)."""
 
     def tools(self, tree: _Attributes) -> list:
         """A call's tool definitions as Chat Completions tools; an agent sends the same text with every
@@ -778,8 +787,9 @@ class _ResentInputs:
     def messages(self, text: str) -> list[dict]:
         """The Chat Completions messages `text` holds, reusing those of the earlier text it extends."""
         kept = self._by_opening.setdefault(text[: self.OPENING], [])
+        parent = self.parents.get(id(text))
         for earlier in reversed(kept):
-            if earlier[0] is not None and _extends(text, earlier[0]):
+            if earlier[0] is not None and _extends(text, earlier[0], parent):
                 break
         else:
             earlier = None
@@ -787,7 +797,7 @@ class _ResentInputs:
             messages = convert.chat_messages(self._turns(text))
         else:
             kept.remove(earlier)
-            turns = self._turns("[" + text[len(earlier[0]) + 1:])
+            turns = self._turns("[" + text[len(earlier[0]):])
             if turns and earlier[3] is not None and turns[0] == earlier[3]:
                 # The answer resent as the call's output wrote it: the message converted then, not again.
                 # (As in intern_messages, `==` takes 1, 1.0 and true as equal: a price worth paying.)
@@ -798,7 +808,7 @@ class _ResentInputs:
                     added[0] = earlier[2]
             messages = earlier[1] + added
             self.extended = earlier[1]
-        self.latest = [text[:-1] if text.endswith("]") else None, messages, None, None]
+        self.latest = [text if text.endswith("]") else None, messages, None, None]
         kept.append(self.latest)
         del kept[: -self.KEPT]
         return messages
@@ -815,9 +825,11 @@ class _ResentInputs:
                 for m in _checked_list(_opened(text, "gen_ai.input.messages"), "gen_ai.input.messages")]
 
 
-def _extends(text: str, opened: str) -> bool:
-    """Whether JSON array text `text` is an earlier one, `opened` without its closing `]`, with more elements appended."""
-    return len(text) > len(opened) + 1 and text[len(opened)] == "," and text.startswith(opened)
+def _extends(text: str, earlier: str, parent: str | None) -> bool:
+    """Whether JSON array text `text` is an earlier one, `earlier` (which ends in `]`), with more elements appended.
+    `parent` is the text `text` was read as starting with, less its `]` (see _ResentInputs.parents), if any."""
+    end = len(earlier) - 1
+    return len(text) > end + 1 and text[end] == "," and (parent is earlier or text.startswith(earlier[:end]))
 
 
 def _parts_turn(message: Any, attribute: str) -> tuple[str, list]:
