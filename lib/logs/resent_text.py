@@ -90,6 +90,7 @@ class ResentTexts:
 
     def _parse(self, line: bytes, made: list[_Earlier]) -> Any:
         pieces, texts, last, tries = [], [], 0, TRIES
+        view = memoryview(line)  # the pieces kept between strings are copied once, by the join, not sliced first
         extended: dict[int, str] = {}
         opening = _opening(line)
         start = line.find(opening, last) + len(opening) if opening else -1
@@ -105,13 +106,13 @@ class ResentTexts:
             if text is None:
                 tries, end = tries - 1, start  # the next string may begin before that `]"`
             else:
-                pieces += (line[last:start], _MARKER, b"%d" % len(texts))
+                pieces += (view[last:start], _MARKER, b"%d" % len(texts))
                 texts.append(text)
                 last = end
             start = line.find(opening, end) + len(opening)
         if not texts:
             return self._whole(line)
-        marked = b"".join((*pieces, line[last:]))
+        marked = b"".join((*pieces, view[last:]))
         if self._typed is not None:
             value = self._typed(marked)
             if value is not None and _restored(otlp_typed.input_values(value["resourceSpans"], ATTRIBUTE), texts):
