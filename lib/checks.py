@@ -548,6 +548,8 @@ def _allowed_values(tool: ToolDefinition | None, name: str) -> list:
 @check("model-filled-value")
 def _model_filled_value(trace: Trace) -> Iterator[Hit]:
     for round_, said in _said_so_far(trace):
+        if not round_.request_recorded:  # nothing says what the request held: no value is known to be unsaid
+            continue
         for call in round_.tool_calls:
             if not isinstance(call.arguments, dict):
                 continue

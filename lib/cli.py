@@ -7,6 +7,11 @@ conversations per file.
   file cannot be read or has unreadable lines (named on stderr), 0 otherwise.
 - `summarize FILE [--format NAME] [--json]` prints what was found; exits 0 when at least one round
   loaded, 2 with a clear message when none did (with --json, after the document and its problems).
+  Each round of the JSON: `index`, `request_in_log`, `messages_in_request` (the messages the program sent,
+  as the Tokens page's "messages sent"; null when the request is not in the log), `messages_held` (earlier
+  messages the provider held under previous_response_id or a conversation: read and billed, not sent),
+  `new_messages` (of those sent, the ones the previous request lacked), `tool_calls`, `tool_results`,
+  `finish`, `steps`, `inferred`, `usage` (input, output, source, input_parts), `finish_reason`, `error`.
 - `convert FILE -o OUT.jsonl` writes each conversation in the native format.
 - `run SCENARIO --provider replay -o OUT.jsonl` plays a scenario's tool loop (lib/live/) and writes
   the native trace as it grows; exits 0 when the model answered, 1 when the run ended otherwise
@@ -128,7 +133,8 @@ def _rounds(trace: Trace) -> list[dict]:
         out.append({
             "index": round_.index,
             "request_in_log": round_.request_recorded,
-            "messages_in_request": row.messages_sent if round_.request_recorded else None,
+            "messages_in_request": row.program_sent if round_.request_recorded else None,
+            "messages_held": row.messages_held,
             "new_messages": row.new_messages,
             "tool_calls": [{"id": c.id, "name": c.name} for c in round_.tool_calls],
             "tool_results": [label.call_id for label in labels if label.step == 4],
@@ -166,6 +172,13 @@ def summary_of(upload: Upload) -> dict:
     }
 
 
+def _size(row: dict) -> str:
+    if not row["request_in_log"]:
+        return "not in the log"
+    held = f" (+{row['messages_held']} held)" if row["messages_held"] else ""
+    return f"{row['messages_in_request']}{held}"
+
+
 def summarize(path: str, forced: str | None, as_json: bool) -> int:
     """Print what one file holds, as JSON or as a few lines for a person."""
     upload = _read(path, forced)
@@ -184,7 +197,7 @@ def summarize(path: str, forced: str | None, as_json: bool) -> int:
         return 0 if upload.conversations else UNREADABLE
     _say(f"{path}: {document['summary']}")
     for conversation in document["conversations"]:
-        sizes = [str(r["messages_in_request"]) if r["request_in_log"] else "not in the log" for r in conversation["rounds"]]
+        sizes = [_size(r) for r in conversation["rounds"]]
         _say(f"  {conversation['id']}: {len(conversation['rounds'])} rounds, messages {' → '.join(sizes)}")
     for finding in document["checks"]:
         _say(f"  {finding['severity']} {finding['code']} in {finding['conversation']} round {finding['round']}")

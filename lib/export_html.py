@@ -19,7 +19,7 @@ from markupsafe import Markup
 from lib.annotations import Note, Rubric, note_heading, round_of
 from lib.dialects import DIALECTS
 from lib.failures import failure_heading, odd_status
-from lib.growth import ORIGIN_WORDS, sends
+from lib.growth import ORIGIN_WORDS, program_sent, sends
 from lib.model import Trace
 from lib.round_view import round_view
 from lib.summary import RoundSummary
@@ -87,7 +87,7 @@ TEMPLATES.filters.update(plural=plural, figure=figure, code_text=_code_text, fai
 # The policy and the stylesheet are our own constants, written as they are (entities mean nothing in <style>).
 TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP_MARKS, step_titles=STEP_TITLES,
                          origin_words=ORIGIN_WORDS, finish_field=_finish_field, input_parts=input_parts, input_words=input_words, gap_reason=gap_reason,
-                         origin_line=origin_line, provenance_detail=provenance_detail, sends=sends,
+                         origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading)
 
 

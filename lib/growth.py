@@ -81,15 +81,35 @@ Entries = tuple[MessageEntry, ...]
 """Some messages of a request, placed."""
 
 
-def held_apart(round_: Round, entries: Entries) -> tuple[Entries, Entries]:
-    """`entries` split into the messages the provider held (previous_response_id or a conversation: shown
-    reconstructed, not sent) and those the program really sent, in that order."""
+def held_indices(round_: Round) -> range:
+    """Where in the request's messages the provider-held ones are (previous_response_id or a conversation: shown
+    reconstructed, not sent); empty when the program sent them all."""
     if not round_.request.held_by_provider:
-        return (), entries
+        return range(0)
     messages = round_.request.messages
     first = 1 if messages and messages[0].role == "system" else 0  # held ones follow the system message sent
-    held = range(first, first + round_.request.held_by_provider)
+    return range(first, first + round_.request.held_by_provider)
+
+
+def held_apart(round_: Round, entries: Entries) -> tuple[Entries, Entries]:
+    """`entries` split into the messages the provider held and those the program really sent, in that order."""
+    held = held_indices(round_)
+    if not held:
+        return (), entries
     return tuple(e for e in entries if e.index in held), tuple(e for e in entries if e.index not in held)
+
+
+def program_sent(round_: Round) -> int:
+    """How many of the request's messages the program itself sent: the held ones left out."""
+    return len(round_.request.messages) - len(held_indices(round_))
+
+
+def new_sent(round_: Round, previous_length: int) -> int:
+    """How many of the request's messages past the previous request's `previous_length` the program itself sent:
+    the held ones are new to the reconstructed history, not to the request."""
+    new = range(previous_length, len(round_.request.messages))
+    held = held_indices(round_)
+    return len(new) - len(range(max(new.start, held.start), min(new.stop, held.stop)))
 
 
 NOT_IN_THE_LOG = "the request was not in the log"
@@ -107,7 +127,7 @@ def sends(round_: Round, new: int) -> str:
     held = request.held_by_provider
     if not held:
         return f"the program sends {plural(len(request.messages), 'message')}, {new} of them new"
-    return (f"the program sends {plural(len(request.messages) - held, 'message')}; {plural(held, 'earlier message')} "
+    return (f"the program sends {plural(program_sent(round_), 'message')}; {plural(held, 'earlier message')} "
             "held by the provider (previous_response_id or conversation) are shown reconstructed, not sent")
 
 

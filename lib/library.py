@@ -27,7 +27,7 @@ from lib.catalog import LoadedTrace, from_library
 from lib.checks import run_checks
 from lib.encodings import encoding_name_for_model
 from lib.fingerprint import fingerprint
-from lib.intern import content_key
+from lib.intern import content_key, loads_exact
 from lib.lessons import lesson_line
 from lib.library_search import (COUNT_LIMIT, PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
                                 export_csv, export_jsonl, score_averages, search)
@@ -391,11 +391,11 @@ def _load(store: Store, trace_id: str) -> tuple[Generation, Trace] | None:
         values: dict[int, Any] = {}
         for start in range(0, len(wanted), CHUNK):
             query = sa.select(content.c.number, content.c.raw).where(content.c.number.in_(wanted[start:start + CHUNK]))
-            values.update((number, orjson.loads(raw)) for number, raw in conn.execute(query).all())
-    header = orjson.loads(row.header)
+            values.update((number, loads_exact(raw)) for number, raw in conn.execute(query).all())
+    header = loads_exact(row.header)
     header["title"] = row.title
     lines = list(_round_lines(kept, refs, values))
-    trace, _ = read_objects([header, *lines, *orjson.loads(row.annotations)], name=row.title)
+    trace, _ = read_objects([header, *lines, *loads_exact(row.annotations)], name=row.title)
     return (row.number, row.saved, row.title), _with_held(trace, refs)
 
 
@@ -412,7 +412,7 @@ def _referenced(refs: dict) -> Iterator[int]:
 def _round_lines(kept: list, refs: list[dict], values: dict[int, Any]) -> Iterator[dict]:
     previous: list = []
     for row, ref in zip(kept, refs):
-        line = orjson.loads(row.body)
+        line = loads_exact(row.body)
         request = line["request"]
         if "messages" in ref:
             count, added = ref["messages"]

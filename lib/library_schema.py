@@ -22,13 +22,13 @@ import re
 import zlib
 from typing import Any, Iterable, Iterator
 
-import orjson
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from lib.annotations import AUTHOR_LIMIT
+from lib.intern import loads_exact
 
 SEARCHED_BYTES = 500_000
 """Content longer than this (as JSON) is stored but not indexed for text search: one pasted document
@@ -224,7 +224,7 @@ def stored_contents(conn: Connection, trace_number: int) -> Iterator[tuple[str, 
     query = (sa.select(content.c.kind, content.c.raw).join(trace_content, trace_content.c.content == content.c.number)
              .where(trace_content.c.trace == trace_number))
     for kind, raw in conn.execute(query).all():
-        yield kind, raw, orjson.loads(raw)
+        yield kind, raw, loads_exact(raw)
 
 
 def add_words(conn: Connection, by_trace: dict[int, list[str]]) -> None:

@@ -29,9 +29,17 @@ def _result_since_question(messages: tuple[Message, ...]) -> bool:
     return False
 
 
+def _no_tool_to_call(round_: Round) -> bool:
+    """A recorded request that offers no tool and whose history holds no call: the model could call nothing (a
+    grader's call, a plain chat). A transcript that kept the calls but not the tool list still had tools."""
+    request = round_.request
+    return round_.request_recorded and not request.tools and not any(
+        m.tool_calls or m.tool_results for m in request.messages)
+
+
 def narrates_without_call(round_: Round) -> bool:
-    """The response announces an action, calls no tool, and no result has come since the question."""
+    """The response announces an action, calls no tool it was offered, and no result has come since the question."""
     response = round_.response
-    if response is None or response.message.tool_calls:
+    if response is None or response.message.tool_calls or _no_tool_to_call(round_):
         return False
     return bool(_ANNOUNCES.search(response.message.text)) and not _result_since_question(round_.request.messages)

@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
+from lib.growth import program_sent
 from lib.model import JSON, ToolDefinition, Trace
 from lib.text import plural, shorten
 
@@ -100,7 +101,7 @@ def outcome(trace: Trace, index: int) -> Outcome | None:
     calls = tuple((c.name, c.arguments) for c in round_.tool_calls)
     following = trace.rounds[index] if index < len(trace.rounds) else None
     return Outcome(index, "call" if calls else "answer", calls,
-                   len(following.request.messages) if following else None,
+                   program_sent(following) if following else None,
                    tuple(c.arguments_raw for c in round_.tool_calls))
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from lib.growth import Growth, MessageEntry
+from lib.growth import Growth, MessageEntry, held_apart
 from lib.model import Round, Trace
 from lib.steps import STEP_TITLES, StepLabel, steps_for_round
 from lib.text import plural
@@ -148,8 +148,19 @@ def shown_before(placed: Growth, previous: Round) -> Shown:
     return Shown(entries, tuple(sorted({shows[e.origin] for e in entries})))
 
 
-def carried(placed: Growth, index: int) -> str:
-    """What request `index` is made of, against the request before it: the growth step 4 causes."""
+def carried(round_: Round, placed: Growth) -> str:
+    """What the round's request is made of, against the request before it: the growth step 4 causes. Messages the
+    provider held are named apart: the program did not send them."""
+    held, sent = held_apart(round_, placed.entries)
+    sentence = _made_of(Growth(sent, placed.dropped), round_.index)
+    if not held:
+        return sentence
+    turn = ", the model's previous turn among them" if any(e.origin == "response" for e in held) else ""
+    return (f"{sentence} The provider holds {plural(len(held), 'earlier message')} (previous_response_id or "
+            f"conversation){turn}.")
+
+
+def _made_of(placed: Growth, index: int) -> str:
     origins = [e.origin for e in placed.new]
     pieces = [f"{plural(len(placed.resent), 'message')} resent unchanged"]
     if origins.count("response"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from lib.growth import program_sent
 from lib.model import Round, Trace
 from lib.text import plural, shorten
 
@@ -47,6 +48,13 @@ class Arrow:
     """True when it happens at the same time as the arrow before it (parallel calls): drawn in that arrow's row."""
 
 
+def _sent_words(round_: Round) -> str:
+    # The messages a provider held (previous_response_id or a conversation) are read by the model, not sent.
+    held = round_.request.held_by_provider
+    sent = plural(program_sent(round_), "message")
+    return f"{sent} ({held} held by the provider)" if held else sent
+
+
 def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tuple[Arrow, ...]:
     """The arrows of `limit` rounds from round `first` on, in order."""
     arrows: list[Arrow] = []
@@ -62,7 +70,7 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         if results and k > 1:
             arrows.append(Arrow(k, "program", "program", 4, f"appends {plural(results, 'result')} to the messages"))
         tools = f" + {plural(len(round_.request.tools), 'tool')}" if round_.request.tools else ""
-        sent = f"{plural(len(round_.request.messages), 'message')}{tools}" if round_.request_recorded else "not in the log"
+        sent = f"{_sent_words(round_)}{tools}" if round_.request_recorded else "not in the log"
         arrows.append(Arrow(k, "program", "model", 1, f"request {k}: {sent}"))
         if round_.error is not None:
             arrows.append(_failure(k, round_.error.status))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lib.growth import new_sent
 from lib.model import Trace, Usage
 from lib.tokens import InputBreakdown, TokenCounter, reconciled_breakdowns
 
@@ -22,7 +23,7 @@ class RoundSummary:
     messages_held: int
     """Of those, the messages the provider held (previous_response_id or a conversation): read, billed, not sent."""
     new_messages: int
-    """Messages this request added to the previous one."""
+    """Messages this request added to the previous one that the program sent (held ones are not: lib.growth.new_sent)."""
     tool_calls: int
     """Call intents in the response."""
     finish_reason: str
@@ -43,6 +44,11 @@ class RoundSummary:
     """True when the call failed (an error, no response): whether the provider billed it, the log does not say."""
     rejected_output: bool = False
     """True when the output is a generation the provider rejected (`failed_generation`), counted offline."""
+
+    @property
+    def program_sent(self) -> int:
+        """The messages the program itself put in the request: the held ones left out."""
+        return self.messages_sent - self.messages_held
 
 
 def _finish(round_) -> str:
@@ -69,7 +75,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 round=round_.index,
                 messages_sent=length,
                 messages_held=round_.request.held_by_provider,
-                new_messages=max(0, length - previous_length),
+                new_messages=new_sent(round_, previous_length),
                 tool_calls=len(response.message.tool_calls) if response else 0,
                 finish_reason=_finish(round_),
                 usage=usage,

@@ -39,6 +39,16 @@ def order_status():
 
 
 @pytest.fixture
+def responses_chain():
+    """The Responses API chain of tests/fixtures/openai-responses.jsonl: from round 2 on, the provider holds the
+    earlier messages (previous_response_id)."""
+    from lib.logs.upload import read_upload
+
+    name = "openai-responses.jsonl"
+    return read_upload([(name, (ROOT / "tests" / "fixtures" / name).read_bytes())]).conversations[0].trace
+
+
+@pytest.fixture
 def app():
     """The real app, not yet run; set query params before calling .run()."""
     return AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)

@@ -224,3 +224,14 @@ def test_the_messages_chart_of_a_held_chain_is_titled_by_what_the_model_reads_no
     chart = next(c for c in charts if {t["name"] for t in c["data"]} >= {"new"})
     assert chart["layout"]["yaxis"]["title"]["text"] == "messages the model reads"
     assert {t["name"] for t in chart["data"]} == {"earlier (resent, or held by the provider)", "new"}
+
+
+def test_a_held_chain_counts_as_new_only_the_messages_the_program_sent(app):
+    # Round 2 of the Responses chain adds the model's turn and two tool results to what the model reads, but the
+    # provider holds the model's turn: the program sent 2 new messages. Rounds 3 and 4 send one new question each.
+    at = uploaded(app, "openai-responses.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["new messages"].tolist()[:4] == [2, 2, 1, 1]
+    assert rounds["messages sent"].tolist()[:4] == [2, 3, 2, 2]

@@ -144,6 +144,17 @@ def test_narration_without_call_is_an_announced_action_with_no_call_and_no_resul
     assert found(after_a_result, "narration-without-call") == []
 
 
+def test_a_request_that_offers_no_tool_has_no_narration_without_call():
+    # A grader's call (Inspect's model_graded_qa) sends no tools: "I'll look at what was submitted" is the model
+    # reasoning aloud, with no call it could have made. The same words where a tool was offered are narration.
+    graded = [{"role": "user", "content": "Grade the answer '4' to 'What is 2+2?'. End with GRADE: C or GRADE: I."}]
+    reasoning = says("First I'll look at what was submitted: 4. That is correct.\n\nGRADE: C")
+    assert found(trace_of(model_round(graded, reasoning, tools=())), "narration-without-call") == []
+    assert found(trace_of(model_round(graded, reasoning)), "narration-without-call") != []
+    labels = steps_for_round(trace_of(model_round(graded, reasoning, tools=())), 1)
+    assert not [label for label in labels if label.narration]
+
+
 def test_unknown_tool_is_a_call_to_a_name_the_request_did_not_offer():
     assert found(loop(calls(call("call_a", name="cancel_order")), [result("call_a")]), "unknown-tool") == [
         ("error", 1, "response", "choices[0].message.tool_calls[0]")]
@@ -465,6 +476,15 @@ def test_a_date_the_model_wrote_in_iso_form_from_the_persons_words_is_not_filled
     messages = [f.message for f in run_checks(other_day.conversations[0].trace) if f.code == "model-filled-value"]
     assert any('date "2022-01-02"' in m for m in messages)
 
+
+
+def test_a_response_whose_request_the_log_did_not_keep_has_no_filled_value_said_to_be_in_no_earlier_message():
+    # A log of bare Chat Completions responses: the model called get_weather for Oslo and Rome, but the request
+    # that asked it is not in the log. Nothing says whether the person named the city, so nothing is flagged.
+    data = (FIXTURES / "bare-responses.jsonl").read_bytes()
+    (first, *_) = read_upload([("bare-responses.jsonl", data)]).conversations
+    assert not first.trace.rounds[0].request_recorded and first.trace.rounds[0].tool_calls
+    assert found(first.trace, "model-filled-value") == []
 
 BOOK = {"type": "function", "function": {"name": "bookRoom", "description": "Book a room.", "parameters": {
     "type": "object", "properties": {"order_id": {"type": "string"}}}}}

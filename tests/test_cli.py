@@ -211,3 +211,16 @@ def test_diff_of_a_missing_file_exits_2_naming_it():
     done = run("diff", "hengxin-expense", "no-such-run.jsonl")
     assert done.returncode == 2
     assert "no-such-run.jsonl: cannot be read" in done.stderr
+
+
+def test_summarize_counts_a_held_chain_as_the_tokens_page_does_what_the_program_sent_and_what_was_held():
+    # The Responses chain: from round 2 on the provider holds the earlier messages (previous_response_id). The
+    # request the program sent carries only the instructions and the new items.
+    done = run("summarize", "tests/fixtures/openai-responses.jsonl", "--json")
+    assert done.returncode == 0, done.stderr
+    rounds = json.loads(done.stdout)["conversations"][0]["rounds"]
+    assert [r["messages_in_request"] for r in rounds] == [2, 3, 2, 2]
+    assert [r["messages_held"] for r in rounds] == [0, 2, 5, 7]
+    assert [r["new_messages"] for r in rounds] == [2, 2, 1, 1]
+    lines = run("summarize", "tests/fixtures/openai-responses.jsonl").stdout.splitlines()
+    assert "messages 2 → 3 (+2 held) → 2 (+5 held) → 2 (+7 held)" in lines[1]

@@ -222,3 +222,9 @@ def test_the_file_says_the_provider_held_the_earlier_messages_of_a_previous_resp
     assert "2 earlier messages held by the provider (messages[1] to messages[2]), not sent in this request" in page
     assert "1 message resent unchanged (messages[0])" in page
     assert "3 messages resent unchanged" not in page
+
+
+def test_a_handout_of_a_held_chain_counts_the_messages_the_program_sends(responses_chain):
+    page = handout_html(responses_chain)
+    assert "Round 2: the program sends 3 messages and 2 tools" in page
+    assert "Request 2 carried 3 messages." in page and "Request 2 carried 5 messages." not in page

@@ -12,7 +12,9 @@ FIXTURES = Path(__file__).parent / "fixtures" / "containers"
 
 EXPECTED = [
     ("inspect-system-prompt.json", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
-     "2 samples: 4 rounds in 2 conversations; 0 samples skipped", {"sample 1 epoch 1": [1, 1], "sample 2 epoch 1": [1, 1]}, 0),
+     "2 samples: 4 rounds in 4 conversations; 0 samples skipped",
+     {"sample 1 epoch 1": [1], "sample 1 epoch 1, scorer model_graded_qa": [1], "sample 2 epoch 1": [1],
+      "sample 2 epoch 1, scorer model_graded_qa": [1]}, 0),
     ("inspect-arithmetic-with-tool.eval", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
      "2 samples: 4 rounds in 2 conversations; 0 samples skipped", {"sample 1 epoch 1": [1, 3], "sample 2 epoch 1": [1, 3]}, 2),
     # Inspect AI's own test log, written by Inspect as it ran (Azure AI, Llama 3.1 405B, 2 samples x 2 epochs).
@@ -69,8 +71,24 @@ def test_every_container_fixture_is_covered():
 # --- Inspect AI --------------------------------------------------------------------------------------
 
 
+def _solver_and_scorer(result):
+    """Sample 1's model call and its grader's, each the first round of its own conversation."""
+    by_id = {c.id: c.trace for c in result.conversations}
+    return by_id["sample 1 epoch 1"].rounds[0], by_id["sample 1 epoch 1, scorer model_graded_qa"].rounds[0]
+
+
+def test_a_graders_model_call_is_a_conversation_of_its_own_not_a_round_of_the_sample():
+    # model_graded_qa asks another model to grade the answer: a new conversation, not the sample's history
+    # rewritten, and with no tool offered, its "I'll look at what was submitted" is no narration without a call.
+    from lib.checks import run_checks
+    result = upload("inspect-system-prompt.json")
+    solver, scorer = _solver_and_scorer(result)
+    assert texts_of(solver) == "4" and texts_of(scorer).endswith("GRADE: C")
+    assert [f.code for c in result.conversations for f in run_checks(c.trace)] == []
+
+
 def test_inspect_attachments_are_put_back_into_the_recorded_bodies():
-    scorer = upload("inspect-system-prompt.json").conversations[0].trace.rounds[1]
+    _, scorer = _solver_and_scorer(upload("inspect-system-prompt.json"))
     asked = scorer.request.messages[0].text
     assert asked.startswith("\nYou are assessing a submitted answer") and "attachment://" not in asked
     assert texts_of(scorer).endswith("GRADE: C")
@@ -102,6 +120,7 @@ def _inspect_log_calling(bodies):
     models = [e for e in log["samples"][0]["events"] if e["event"] == "model"]
     for event, (request, response) in zip(models, bodies):
         event["call"] = {"request": request, "response": response, "time": 0.5}
+        event["span_id"] = models[0]["span_id"]  # one solver's tool loop: every call in its generate span
     return json.dumps(log).encode()
 
 
@@ -125,7 +144,7 @@ def test_model_events_without_a_provider_call_are_read_from_inspects_own_message
         event.pop("call", None)
     result = upload("log.json", json.dumps(log).encode())
     assert result.problems == ()
-    solver, scorer = result.conversations[0].trace.rounds
+    solver, scorer = _solver_and_scorer(result)
     assert [m.role for m in solver.request.messages] == ["system", "user"]
     assert solver.request.messages[0].text == "Be terse." and texts_of(solver) == "4"
     assert scorer.request.messages[0].text.startswith("\nYou are assessing a submitted answer")
@@ -143,7 +162,7 @@ def test_a_model_event_with_nothing_to_read_is_named_and_the_other_samples_still
     assert [str(p) for p in result.problems] == [
         "line 1: sample 1 epoch 1, model call 1: neither a provider call nor Inspect's 'input' messages "
         "were recorded (read as Inspect AI eval log)"]
-    assert [c.id for c in result.conversations] == ["sample 2 epoch 1"]
+    assert [c.id for c in result.conversations] == ["sample 2 epoch 1", "sample 2 epoch 1, scorer model_graded_qa"]
 
 
 def test_a_sample_nested_past_pythons_recursion_limit_is_named_not_raised():

@@ -248,3 +248,34 @@ def test_a_call_waiting_for_approval_is_said_to_wait_not_to_be_unrecorded(app):
     lane = [t.value for t in at.text]
     assert "waiting for your approval: createExpenseSupplement (call_q4)" in lane
     assert not [t for t in lane if "the trace does not say what the program ran" in t]
+
+
+def _completion(*calls):
+    """A Chat Completions response that asks for `calls`, (id, name, arguments) each, in one turn."""
+    return {"id": "chatcmpl-mixed", "object": "chat.completion", "created": 1764547200, "model": "gpt-4.1-mini",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": None,
+                "tool_calls": [{"id": i, "type": "function", "function": {"name": n, "arguments": a}}
+                               for i, n, a in calls]}}],
+            "usage": {"prompt_tokens": 900, "completion_tokens": 60, "total_tokens": 960}}
+
+
+def test_a_round_whose_read_ran_and_whose_write_waits_says_both_in_the_program_lane(app):
+    # One turn asks for a read (queryExpense) and a write (createExpenseSupplement): the program runs the read at
+    # once and holds the write for the person. The lane must show the read as run and the write as waiting.
+    read = ("call_r1", "queryExpense", '{"user_id": "E10238", "status": "submitted"}')
+    write = ("call_w1", "createExpenseSupplement", '{"expense_id": "BX-20261015-0932", "over_amount": 60.00, '
+                                                   '"reason": "accommodation over the standard"}')
+    at = choose_openai(open_live(app))
+    with RecordedServer({"/v1/chat/completions": [Reply(_completion(read, write))]}) as server:
+        at.text_input(key="live.base_url.openai").input(server.url + "/v1")
+        at.text_input(key=live.KEY).input(SENTINEL).run()
+        press_run(at)
+    assert len(server.received) == 1
+    assert at.session_state[live.RUNNER].status.pending.id == "call_w1"
+    (ran,) = written_trace(at).rounds[0].executions
+    assert (ran.name, ran.tool_call_id, ran.ok) == ("queryExpense", "call_r1", True)
+    lane = [t.value for t in at.text]
+    assert "handler queryExpense · call call_r1" in " ".join(lane)
+    assert "waiting for your approval: createExpenseSupplement (call_w1)" in rendered(at)
+    assert not [t for t in lane if "the trace does not say what the program ran" in t]

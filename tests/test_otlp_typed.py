@@ -118,6 +118,8 @@ SHAPES = [
                                                                                {"doubleValue": 1})), True),
     ("a double past 64 bits", lambda d: _first_span(d)["attributes"].append(_value(
         "gen_ai.usage.input_tokens", {"doubleValue": 2 ** 70})), True),
+    ("a double below int64", lambda d: _first_span(d)["attributes"].append(_value(
+        "gen_ai.usage.input_tokens", {"doubleValue": -2 ** 63 - 1})), True),
     ("a key-value list", lambda d: _first_span(d)["attributes"].append(_value("gen_ai.request.model", {
         "kvlistValue": {"values": [{"key": "name", "value": {"boolValue": True}}, {"value": None}]}})), True),
     ("a bool beside a string", lambda d: _first_span(d)["attributes"].append(_value(

@@ -79,3 +79,10 @@ def test_feedback_quotes_the_arguments_exactly_as_the_model_wrote_them(hengxin):
                   outcome(hengxin, 2))
     says = next(p.says for p in found.points if p.what == "argument values")
     assert says == 'it sent {"actual_amount": 3860.00, "limit_amount": 3800.00}'
+
+
+def test_on_a_held_chain_the_next_requests_size_is_what_the_program_sends(responses_chain):
+    # Request 2 of the Responses chain sends the instructions and two tool results; the provider holds the question
+    # and the model's turn (previous_response_id), which the program does not send.
+    assert outcome(responses_chain, 1).next_messages == 3
+    assert score(Prediction("call", next_messages=3), outcome(responses_chain, 1)).points[-1].earned == 1

@@ -70,7 +70,7 @@ def test_step_4_of_the_last_round_says_nothing_came_back():
 
 
 def test_the_growth_sentence_counts_what_request_k_is_made_of(hengxin):
-    assert carried(growth(hengxin, 2), 2) == ("Request 2 carries 5 messages: 2 messages resent unchanged, the model's "
+    assert carried(hengxin.rounds[1], growth(hengxin, 2)) == ("Request 2 carries 5 messages: 2 messages resent unchanged, the model's "
                                               "previous turn and 2 messages with tool results.")
 
 
@@ -88,3 +88,12 @@ def test_every_step_has_one_name_in_the_explorer_presenter_and_export(hengxin):
     assert steps_for_round(hengxin, 1)[0].title == "Request sent"
     page = trace_html(hengxin)
     assert "Request sent" in page and "Tool list sent" not in page and "sends the request" not in page
+
+
+def test_on_a_held_chain_the_growth_sentence_counts_what_the_program_sent_and_names_what_the_provider_held(
+        responses_chain):
+    # Request 2 of the Responses chain: the provider holds the question and the model's turn (previous_response_id);
+    # the program sends the instructions again and the two tool results.
+    assert carried(responses_chain.rounds[1], growth(responses_chain, 2)) == (
+        "Request 2 carries 3 messages: 1 message resent unchanged and 2 messages with tool results. The provider "
+        "holds 2 earlier messages (previous_response_id or conversation), the model's previous turn among them.")

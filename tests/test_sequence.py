@@ -82,3 +82,10 @@ def test_a_providers_400_is_drawn_from_the_api_lane():
 def test_the_window_of_rounds_holds_the_round_being_viewed():
     assert [window_start(k, 30) for k in (1, 12, 13, 24, 25, 30)] == [1, 1, 13, 13, 19, 19]
     assert window_start(3, 4) == 1
+
+
+def test_a_held_chain_request_arrow_counts_the_messages_sent_and_names_the_held_ones(responses_chain):
+    arrows = sequence(responses_chain)
+    assert [a.label for a in arrows if a.step == 1] == [
+        "request 1: 2 messages + 2 tools", "request 2: 3 messages (2 held by the provider) + 2 tools",
+        "request 3: 2 messages (5 held by the provider) + 2 tools", "request 4: 2 messages (7 held by the provider) + 2 tools"]

@@ -231,7 +231,7 @@ def test_an_inspect_log_cut_off_inside_its_second_sample_loads_the_first():
     data = (CONTAINERS / "inspect-system-prompt.json").read_bytes()
     second = data.index(b'"id": 2,')
     upload = read_upload([("log.json", data[:second + 20])])
-    assert [c.id for c in upload.conversations] == ["sample 1 epoch 1"]
+    assert [c.id for c in upload.conversations] == ["sample 1 epoch 1", "sample 1 epoch 1, scorer model_graded_qa"]
     assert [p.line for p in upload.problems] == [2]
     assert upload.problems[0].message.startswith("sample 2 is not valid JSON (")
 

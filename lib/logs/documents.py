@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterator
 import orjson
 import yaml
 
+from lib.intern import loads_exact
 from lib.logs.chat_shape import describe
 from lib.logs.resent import skip_whitespace, value_end
 
@@ -63,7 +64,7 @@ WHOLE = "document"
 """What a file read as one object, or one that could not be read, counts as."""
 
 
-def elements(name: str, data: bytes, limit: int, loads: Callable[[bytes], Any] = orjson.loads) -> Elements | None:
+def elements(name: str, data: bytes, limit: int, loads: Callable[[bytes], Any] = loads_exact) -> Elements | None:
     """The file's elements, and what one is called, when it is one document; None for a file read line by line.
     `limit` is the most bytes one element (or a whole YAML or JSON document) may take; `loads` parses
     a JSON document (raising what orjson.loads raises), given so the caller's shortcuts apply to it."""
@@ -214,7 +215,7 @@ def _inflated(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], limit: i
         try:
             with archive.open(member) as stream:
                 raw = stream.read(member.file_size + 1)  # never trust the declared size alone
-            sample = orjson.loads(raw)
+            sample = loads_exact(raw)
         except (zlib.error, EOFError) as exc:  # a damaged stretch inside the member's deflated bytes
             yield number, f"{where} is damaged: its compressed data does not inflate ({exc})"
             continue

@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 import orjson
 
+from lib.intern import loads_exact
 from lib.logs.record import CallRecord, LineProblem
 from lib.logs.responses import FINAL_EVENTS, ResponsesFormat, is_responses_request
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
@@ -115,10 +116,10 @@ def _json(body: Any, label: str) -> Any:
     if not text or text[:1] not in "{[":
         return None
     try:
-        return orjson.loads(text)
+        return loads_exact(text)
     except orjson.JSONDecodeError:
         pass
-    try:  # orjson refuses what json takes (NaN, integers past 64 bits): the slower parser decides
+    try:  # orjson refuses what json takes (NaN, lone surrogates): the slower parser decides
         return json.loads(text)
     except ValueError as exc:
         raise LineProblem(f"{label} is not valid JSON ({exc})") from exc

@@ -5,7 +5,8 @@ A log is a `.json` document (`eval`, `samples`, ...) or a zipped `.eval` (`heade
 at a time. Each `model` event keeps the provider's own request and response under
 `call.request` / `call.response`; long strings are stored once per sample under `attachments`
 and referenced as `attachment://<hash>`, so they are put back before the bodies are read.
-One sample (one epoch of it) is one conversation.
+One sample (one epoch of it) is one conversation; a scorer's own model calls (model_graded_qa asking another model
+to grade the answer) are a conversation of their own, named after the scorer, not rounds of the sample's history.
 
 A model event without a provider call (Inspect's mock model, or a provider body in neither
 dialect) is read from Inspect's own `input` / `tools` / `output` instead, converted into the
@@ -48,12 +49,15 @@ class InspectSampleFormat(LogFormat):
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         events = require(obj, "events", list)
         attachments = obj.get("attachments") if isinstance(obj.get("attachments"), dict) else {}
-        conversation = f"sample {obj.get('id')} epoch {obj.get('epoch')}"
+        sample = f"sample {obj.get('id')} epoch {obj.get('epoch')}"
         try:
             models = [_resolved(e, attachments) for e in events if isinstance(e, dict) and e.get("event") == "model"]
         except RecursionError:
-            raise LineProblem(f"{conversation}: its model events nest too deeply to read") from None
+            raise LineProblem(f"{sample}: its model events nest too deeply to read") from None
+        spans = _spans(events)
         for position, event in enumerate(models, start=1):
+            scorer = _scorer(event, spans)
+            conversation = f"{sample}, scorer {scorer}" if scorer else sample
             call = event.get("call") if isinstance(event.get("call"), dict) else {}
             request = call.get("request")
             if is_responses_request(request):
@@ -66,6 +70,24 @@ class InspectSampleFormat(LogFormat):
                 yield _record(call, event, line, conversation)
             else:
                 yield _from_inspect(event, line, conversation, position)
+
+
+def _spans(events: list) -> dict[str, tuple[str | None, str | None]]:
+    """Every span of the sample by id: its parent's id, and its name when it is a scorer's."""
+    return {e["id"]: (e.get("parent_id"), str(e.get("name")) if e.get("type") == "scorer" else None)
+            for e in events if isinstance(e, dict) and e.get("event") == "span_begin" and isinstance(e.get("id"), str)}
+
+
+def _scorer(event: dict, spans: dict[str, tuple[str | None, str | None]]) -> str | None:
+    """The scorer a model event ran under, or None for the solver's calls (and logs written before spans)."""
+    span, seen = event.get("span_id"), set()
+    while isinstance(span, str) and span in spans and span not in seen:  # a log's parent links may loop
+        seen.add(span)
+        parent, scorer = spans[span]
+        if scorer is not None:
+            return scorer
+        span = parent
+    return None
 
 
 def _latency(call: dict) -> float | None:

@@ -12,8 +12,8 @@ only when reading it so gives exactly what parsing it whole with orjson gives:
   nested list, times not written as OTLP's digit strings, an empty trace id, an old
   `instrumentationLibrarySpans` resource, a key beside `resourceSpans`: `decode` answers None and the
   document is parsed as before, by the general reader (which also names the problems of a broken one).
-The one value msgspec reads its own way, an integer beyond 64 bits (orjson makes it a float), is
-turned into what orjson makes of it.
+Integers beyond 64 bits stay the integers written, as lib.intern.loads_exact keeps them for the
+general reader.
 """
 
 from __future__ import annotations
@@ -305,10 +305,6 @@ def flat_attributes(span: Span) -> tuple[dict, bool]:
     return flat, objects
 
 
-_INT64 = range(-2**63, 2**64)
-"""The integers orjson reads as ints (an int64 or a uint64); it reads larger ones as floats."""
-
-
 def plain(value: LeafValue) -> Any:
     """The value as `spans._any_value` reads the same AnyValue parsed by orjson: the first kind present
     in its order (int, array, key-value list, string, bool, double, bytes), None when none is."""
@@ -327,10 +323,7 @@ def plain(value: LeafValue) -> Any:
 
 
 def _scalar(value: LeafValue) -> Any:
-    number = value.doubleValue
-    if type(number) is int and number not in _INT64:
-        number = float(number)
-    for found in (value.stringValue, value.boolValue, number, value.bytesValue):
+    for found in (value.stringValue, value.boolValue, value.doubleValue, value.bytesValue):
         if found is not UNSET:
             return found
     return None

@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 import orjson
 
+from lib.intern import loads_exact
 from lib.logs.resent_text import ResentTexts
 
 _MARKER_TEXT = "\x00roundtrip:" + secrets.token_hex(16)
@@ -118,7 +119,7 @@ def strict_loads(line: bytes | str) -> Any:
     """orjson.loads, except that a repeated key or a NaN or Infinity is named (Refused), not taken in
     silence or reported as a stray character."""
     try:
-        value = orjson.loads(line)
+        value = loads_exact(line)
     except orjson.JSONDecodeError as exc:
         if _may_hold_constant(line) and "depth limit" not in exc.msg:
             try:  # the standard library reads NaN and Infinity: it finds them for us
@@ -281,7 +282,7 @@ def value_end(document: bytes, start: int, window: int) -> int | None:
 
 def _parse_or_none(document: bytes | memoryview) -> Any:
     try:
-        return orjson.loads(document)
+        return loads_exact(document)
     except orjson.JSONDecodeError:
         return None
 

@@ -27,7 +27,7 @@ import orjson
 
 from lib.dialects import OPENAI
 from lib.dialects.common import parse_arguments
-from lib.intern import canonical_json
+from lib.intern import canonical_json, loads_exact
 from lib.logs import chat_shape as convert
 from lib.logs import otlp_typed
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
@@ -562,7 +562,7 @@ def _opened(value: Any, path: str) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return orjson.loads(value)
+        return loads_exact(value)
     except orjson.JSONDecodeError:
         pass
     try:  # orjson refuses what json takes (NaN, lone surrogates): the slower parser decides

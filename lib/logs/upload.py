@@ -44,7 +44,7 @@ from lib.logs.native import json_problem, read_execution, read_trace, shared_pre
 from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
-from lib.intern import collector_paused, content_key
+from lib.intern import collector_paused, content_key, loads_exact
 from lib.model import Message, ProviderError, Request, Response, Round, Trace
 from lib.text import plural
 
@@ -466,7 +466,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     parser = ResentParser(typed=otlp_typed.decode_unrepeated if spans_only else None)
     caps, problems, formats = reading.caps, reading.problems, reading.formats
     typed = otlp_typed.decode if spans_only else None
-    whole = documents.elements(name, data, caps.line_bytes, ResentTexts(orjson.loads, typed).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
+    whole = documents.elements(name, data, caps.line_bytes, ResentTexts(loads_exact, typed).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
     if whole is None:
         items = _items(name, data)
         reading.units.add("element" if _is_json_array(name, data) else "line")

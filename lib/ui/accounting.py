@@ -108,7 +108,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
         record = {
             "round": r.round,
             # The provider held some of them: the model reads them (the input counts them), the program sent none.
-            "messages sent": r.messages_sent - r.messages_held,
+            "messages sent": r.program_sent,
             "messages held by the provider": r.messages_held,
             "new messages": r.new_messages,
             "tool calls": r.tool_calls,

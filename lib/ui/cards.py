@@ -322,9 +322,14 @@ def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], p
     if explain:
         st.caption("This lane is invisible to the model. It never sees the handler run, only the result the "
                    "program appends to the next request.")
-    if not round_.executions:
-        step_badge(lane[0])
-        return
+    _executions(round_, next_round, marks, pointer, across)
+    for label in lane:
+        if not label.path:  # said of a call with no execution: it waits for approval, or the log kept none
+            step_badge(label)
+
+
+def _executions(round_: Round, next_round: Round | None, marks: list[Mark], pointer: Pointer | None,
+                across: int) -> None:
     appended = {}
     if next_round is not None:
         for i, message in enumerate(next_round.request.messages):

@@ -197,7 +197,7 @@ def _raw(body, labels) -> None:
                            "what": lab.detail} for lab in labels]),
             hide_index=True, width="stretch",
         )
-    st.json(body, expanded=3)
+    plain.payload(body)
 
 
 def overview(loaded: LoadedTrace) -> None:

@@ -10,10 +10,15 @@ dataframe, which make none either.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import streamlit as st
 
 from lib.text import show_controls
 
+BROWSER_EXACT = 2 ** 53
+"""The largest integer a browser's JSON.parse keeps exact: st.json shows anything past it rounded."""
 DISPLAY_LIMIT = 20_000
 """Characters of one value shown at once; the raw JSON view keeps the whole value."""
 
@@ -48,3 +53,25 @@ def title(value, words: str | None = None) -> None:
 def ours(value, words) -> str | None:
     """`value` when it is one of our own `words` (so markdown may show it), else None."""
     return value if isinstance(value, str) and value in words else None
+
+
+def _holds_wide_integer(body: Any) -> bool:
+    """Whether an integer past BROWSER_EXACT sits anywhere in the body; a stack, not recursion: bodies nest deep."""
+    stack = [body]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > BROWSER_EXACT:
+            return True
+    return False
+
+
+def payload(body: Any) -> None:
+    """A whole JSON body, folded by st.json; as JSON text when it holds an integer the browser would round."""
+    if _holds_wide_integer(body):
+        st.code(json.dumps(body, ensure_ascii=False, indent=2), language="json")
+    else:
+        st.json(body, expanded=3)

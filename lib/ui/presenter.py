@@ -220,7 +220,7 @@ def _appended(loaded: LoadedTrace, shown: Reveal) -> None:
         st.info("The trace ends here: no request carries these results back to the model.")
         return
     placed = rounds.view(loaded, index + 1).placed
-    lesson.lead(carried(placed, index + 1))
+    lesson.lead(carried(trace.rounds[index], placed))
     if not shown.labels:
         st.warning(f"Request {index + 1} carries no result for the calls of round {index}.")
     for entry in placed.new:

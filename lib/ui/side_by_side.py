@@ -61,7 +61,7 @@ def _body(trace: Trace, round_: Round, converted: ConvertedRound, recorded: bool
         st.caption("Hidden until you predict it.")
     elif round_.error is not None:
         st.caption("The call failed; a provider's error body is its own and is not converted.")
-        st.json(round_.error.body, expanded=3)
+        plain.payload(round_.error.body)
     elif round_.response is None:
         st.caption("No response recorded: the call was still in flight.")
     else:
@@ -73,7 +73,7 @@ def _body(trace: Trace, round_: Round, converted: ConvertedRound, recorded: bool
 
 def _payload(raw, recorded: bool, converted_body) -> None:
     if recorded:
-        st.json(raw, expanded=3)
+        plain.payload(raw)
     else:
         # As text, not st.json: the browser would parse the numbers again and show 60.00 as 60.
         st.code(plain.clip(show_controls(dumps_as_written(converted_body, indent=2))), language="json")
