@@ -753,15 +753,31 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         # A log that kept no status says nothing about the connection: claim only what it recorded.
         status = f"with HTTP {error.status}" if error.status is not None else "(HTTP status not recorded)"
         pointer = f", pointing at messages[{index}]" if index is not None else ""
+        words = f"Its words: \"{shorten(error.message, 240)}\" "
         rejected = error.rejected_generation
-        # A rejected generation is the model's output refused after the fact: the request itself was fine.
-        after = (f"What the model wrote, rejected: \"{shorten(rejected, 240)}\" The model did answer: the provider "
-                 "rejected what it wrote and returned no response. Send the request again, or append the rejected "
-                 "call with the reason so the model can correct it." if rejected
-                 else "The model saw nothing of this round: fix the request and send it again.")
-        yield Hit("error", round_.index, "request", f"messages[{index}]" if index is not None else "",
-                  f"The provider refused this request {status}{pointer}. Its words: \"{shorten(error.message, 240)}\" "
-                  + after)
+        if rejected:  # the model's output refused after the fact: the request itself was fine
+            said = (f"The provider refused this request {status}{pointer}. {words}What the model wrote, rejected: "
+                    f"\"{shorten(rejected, 240)}\" The model did answer: the provider rejected what it wrote and "
+                    "returned no response. Send the request again, or append the rejected call with the reason so "
+                    "the model can correct it.")
+        elif _refusal(error.status):
+            said = (f"The provider refused this request {status}{pointer}. {words}The model saw nothing of this "
+                    "round: fix the request and send it again.")
+        else:  # a timeout, an overloaded server, a batch that expired: nothing says the request was at fault
+            said = (f"This call failed {status}{pointer}. {words}No response came back, and "
+                    + ("the status is the provider's trouble, not the request's: send it again after a pause."
+                       if _numeric_status(error.status) else
+                       "the log does not say whether the request was at fault: read the words before sending it again."))
+        yield Hit("error", round_.index, "request", f"messages[{index}]" if index is not None else "", said)
+
+
+def _numeric_status(status: object) -> bool:
+    return isinstance(status, int) and not isinstance(status, bool)
+
+
+def _refusal(status: object) -> bool:
+    """An HTTP status that blames the request: a 4xx, but not a timeout (408) or a rate limit (429)."""
+    return _numeric_status(status) and 400 <= status < 500 and status not in (408, 429)
 
 
 @check("declined-call")

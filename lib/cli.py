@@ -83,7 +83,7 @@ def _read(path: str, forced: str | None = None) -> Upload | None:
         return None
     upload = read_upload([(Path(path).name, data)], forced)
     for problem in (*upload.problems, *upload.notes):
-        _say(f"{path}: {problem}", sys.stderr)
+        _say(f"{path}: {upload.said(problem)}", sys.stderr)
     return upload
 
 

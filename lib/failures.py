@@ -9,6 +9,11 @@ NO_RECORDING = "no_recording"
 """The error type the replay provider writes when no recording matches a request."""
 
 
+NO_RESPONSE = ("No response recorded for this round: the log ends on this request, and does not say whether the call "
+               "was still running or its answer was not kept.")
+"""Said where a round's response would be when the log holds its request and nothing after it."""
+
+
 def is_replay_miss(error: ProviderError | None) -> bool:
     """True when the replay provider had no recording for the request: nothing was sent anywhere."""
     body = error.body if error is not None and isinstance(error.body, dict) else {}

@@ -32,7 +32,7 @@ def origin_line(trace: Trace, round_: Round) -> str:
     provenance = trace.round_provenance(round_)
     converted = round_.extra.get("converted_from")
     if not converted:
-        return ORIGIN_TITLES[provenance.origin]
+        return _half_recorded(round_) if provenance.origin == "recorded" else ORIGIN_TITLES[provenance.origin]
     # Our words only: a native trace's `converted_from` is the file's text, and this line is drawn as markdown.
     source = CONVERTED_FROM.get(converted, "another log format")
     body = f"written here as an {DIALECT_NAMES.get(trace.dialect, trace.dialect)} body"
@@ -41,6 +41,15 @@ def origin_line(trace: Trace, round_: Round) -> str:
                 "body, not the log's.")
     return (f"{ORIGIN_TITLES[provenance.origin]} Converted from {source}, {body}, so the paths on the steps name this "
             "body, not the log's.")
+
+
+def _half_recorded(round_: Round) -> str:
+    """A recorded round's line, saying which half the log kept when it kept only one."""
+    if not round_.request_recorded:
+        return "As recorded: the response the program received; the request was not in the log."
+    if round_.response is None and round_.error is None:
+        return "As recorded: the request the program sent; no response to it was in the log."
+    return ORIGIN_TITLES["recorded"]
 
 
 def provenance_detail(provenance: Provenance) -> str:

@@ -56,6 +56,11 @@ class RoundView:
         return held_apart(self.round, self.placed.entries)
 
     @property
+    def tool_list_recorded(self) -> bool:
+        """False for a log that kept the messages but not the tool list (RoundSummary.tool_list_recorded)."""
+        return self.row is None or self.row.tool_list_recorded
+
+    @property
     def marks(self) -> tuple[StepLabel | Finding | NoteMark, ...]:
         """Everything pinned to a card: step labels, findings, then notes."""
         return (*self.steps, *self.findings, *self.note_marks)

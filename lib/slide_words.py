@@ -51,6 +51,8 @@ class Snowball:
     held: bool = False
     """A listed request's earlier messages are held by the provider (previous_response_id or a conversation): the
     sizes count what the model reads, not what the program sent."""
+    tool_list_recorded: bool = True
+    """False for a log that kept the messages but not the tool list (RoundSummary.tool_list_recorded)."""
 
 
 def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_current: bool = False) -> Snowball:
@@ -70,6 +72,7 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         split=tuple((label, tokens) for label, tokens in input_parts(row.breakdown) if tokens),
         failed=row.failed,
         held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),
+        tool_list_recorded=row.tool_list_recorded,
     )
 
 
@@ -125,6 +128,9 @@ def content_is_null(round_: Round) -> bool:
 
 def tools_line(snow: Snowball) -> str:
     """The tool list in one line: how many, and that each request pays for it again."""
+    if not snow.tools:
+        return ("none in this request" if snow.tool_list_recorded
+                else "not in the log (the model called tools, so a list was sent; it is not counted here)")
     listed = f"{plural(snow.tools, 'tool definition')}, {plural(snow.tools_tokens, 'token')}"
     if snow.failed:
         sent = "resent unchanged" if snow.tools_unchanged else "sent with this request"

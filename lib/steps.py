@@ -155,8 +155,9 @@ def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
 
 def _response(round_: Round, finish_field: str, waiting: str | None = None) -> list[StepLabel]:
     response = round_.response
-    if response is None:
-        return []
+    if response is None:  # a failure says what happened itself; a request the log ends on says nothing more
+        return [] if round_.error is not None else [StepLabel(
+            3, "execution", "", "not recorded: the trace has no response to this request, so nor what the program did next")]
     labels = []
     for call in response.message.tool_calls:
         path = join_path(response.message_path, call.path)
@@ -176,7 +177,8 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None) -> l
     for call in held:
         labels.append(StepLabel(3, "execution", "", f"waiting for your approval: {call.name} ({call.id})",
                                 call_id=call.id))
-    if response.message.tool_calls and not round_.executions and not held:
+    # A stop for tools whose calls the log did not keep (a span without content) asked the program to run them too.
+    if (response.message.tool_calls or response.stop == "tool_calls") and not round_.executions and not held:
         labels.append(StepLabel(3, "execution", "", "not recorded: the trace does not say what the program ran"))
     narration = narrates_without_call(round_)
     if (narration or response.stop == "end") and response.message.text:

@@ -6,10 +6,18 @@ from dataclasses import dataclass
 
 from lib.growth import new_sent
 from lib.model import Trace, Usage
-from lib.tokens import InputBreakdown, TokenCounter, reconciled_breakdowns
+from lib.tokens import InputBreakdown, TokenCounter, input_parts, reconciled_breakdowns
 
 BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
 """What is said wherever a failed call's cost would be: an error response carries no usage."""
+
+REQUEST_NOT_COUNTED = "The request was not in the log, so nothing of it is counted or estimated."
+"""What is said wherever a round's input would be split or estimated, for a request the log did not keep."""
+
+
+TOOL_LIST_UNRECORDED = ("The log kept no tool list, though the model called tools: the list was sent, but it is "
+                        "neither shown nor counted here.")
+"""Said wherever the tool list's tokens would be, for a log that kept the messages but not the tools."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +57,13 @@ class RoundSummary:
     def program_sent(self) -> int:
         """The messages the program itself put in the request: the held ones left out."""
         return self.messages_sent - self.messages_held
+
+
+def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
+    """The round's input parts (lib.tokens.input_parts), each None when the log kept no request: nothing of it was
+    counted, so the reported input has no parts, and its whole is not "tokens our tokenizer does not see"."""
+    parts = input_parts(row.breakdown)
+    return parts if row.request_recorded else tuple((label, None) for label, _ in parts)
 
 
 def _finish(round_) -> str:
@@ -120,6 +135,9 @@ class Snowball:
     """Calls whose usage was not reported, so their tokens in the totals are our offline estimate."""
     last_estimated: bool = False
     """Whether the last call's input (one call with the final context) is our estimate."""
+    requests_recorded: bool = True
+    """False when the log kept no round's request (batch results, bare responses): the tool list and what each
+    request resent are not known."""
 
 
 def about(tokens: int, estimated: bool) -> str:
@@ -142,4 +160,5 @@ def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
         failed_calls=sum(1 for r in rows if r.failed),
         estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
         last_estimated=bool(rows) and rows[-1].usage.source != "reported",
+        requests_recorded=any(r.request_recorded for r in rows),
     )

@@ -50,8 +50,11 @@ def _rendering_reason(round_: Round, reported_more: bool) -> str:
 
 
 def gap_reason(trace: Trace, row: RoundSummary) -> str | None:
-    """The reported input against our count, and why they differ, when they differ by more than 20%."""
+    """The reported input against our count, and why they differ, when they differ by more than 20%; None when the
+    log kept no request, since then nothing was counted to differ."""
     usage, gap = row.usage, row.breakdown.not_counted
+    if not row.request_recorded:
+        return None
     if usage.source == "reported":
         whose = "The reported input is"
     elif usage.anchor_round is not None:

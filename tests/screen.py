@@ -41,3 +41,13 @@ def uploaded(app, fixture: str):
     at.run()
     assert not at.exception
     return at
+
+
+def round_shown(app, fixture: str, k: int, kinds: tuple[str, ...] = READ) -> str:
+    """What the explorer shows of round `k` of tests/fixtures/`fixture`, opened through the sidebar's uploader, in
+    elements of `kinds`."""
+    from lib.ui import state
+    at = uploaded(app, fixture)
+    at.number_input(key=state.ROUND).set_value(k).run()
+    assert not at.exception
+    return "\n".join(lines(at, kinds))

@@ -69,7 +69,7 @@ def test_an_eval_with_one_damaged_sample_names_it_in_the_sidebar_and_opens_the_o
     _walk(app_at, "arithmetic.eval", data[:1359] + b"\x00" + data[1360:])  # inside sample 1's deflated bytes
     sidebar = "\n".join(t.value for t in app_at.sidebar.text)
     assert "2 samples: 2 rounds in 1 conversation; 1 sample skipped" in sidebar
-    assert "line 1: samples/1_epoch_1.json (sample 1) is damaged: its compressed data does not inflate" in sidebar
+    assert "sample 1: samples/1_epoch_1.json (sample 1) is damaged: its compressed data does not inflate" in sidebar
     assert app_at.selectbox(key="sidebar.conversation").options == ["sample 2 epoch 1 · 2 rounds"]
     assert "arithmetic.eval · sample 2 epoch 1" in screen(app_at)  # the conversation's title, as text
     assert any(s.value.startswith("Round 2: the program sends") for s in app_at.subheader)

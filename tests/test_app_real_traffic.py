@@ -1,7 +1,7 @@
 """Real recordings of other projects' traffic, opened through the sidebar's uploader: what the explorer says about
 them must be true of what the log holds."""
 
-from tests.screen import screen, uploaded
+from tests.screen import ALERTS, READ, round_shown, screen, uploaded
 
 
 def test_a_generation_the_provider_rejected_is_not_said_to_be_unseen_by_the_model(app):
@@ -86,3 +86,117 @@ def test_a_failed_call_whose_error_holds_no_output_says_the_output_is_not_known(
     at.number_input(key="explorer.round").set_value(2).run()
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Output tokens"] == "not known" and "Output tokens (estimated)" not in metrics
+
+
+def test_the_tokens_page_gives_no_reason_for_a_gap_with_a_request_nobody_counted(app):
+    # Anthropic's batch results keep each answer, not the request: the explorer says nothing of the request is
+    # counted, so the whole reported input is no gap between two counts, and the provider's chat template is no
+    # reason for it.
+    at = uploaded(app, "anthropic-batch-results.jsonl")
+    assert "The request was not in the log, so nothing of it is counted or estimated." in screen(at)
+    at.switch_page("pages/tokens.py").run()
+    shown = screen(at)
+    assert "Input billed over all calls" in {m.label for m in at.metric}
+    assert "than our count" not in shown and "chat template" not in shown
+
+
+def test_the_tokens_page_does_not_count_the_requests_of_a_log_that_kept_only_answers(app):
+    # Anthropic's batch results: the answer of each request, none of the requests. How many messages were sent,
+    # how large the tool list was and how much input was resent are not in the log, not zero.
+    at = uploaded(app, "anthropic-batch-results.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["Tool list, every round"] == "not in the log"
+    assert shown["Input already sent in the previous request"] == "not in the log"
+    assert shown["Input billed over all calls"] == "1,122"  # reported by the API
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["messages sent"].isna().all() and rounds["new messages"].isna().all()
+    # Nothing of the request was counted: the reported input is not "template, provider tokens".
+    assert rounds["in: not counted by our tokenizer (template, provider tokens)"].isna().all()
+    assert rounds["tokens in"].tolist() == [1122]
+
+
+def test_the_input_chart_stacks_nothing_for_a_request_the_log_did_not_keep():
+    from lib.logs.upload import read_upload
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    from lib.ui.charts import input_breakdown
+    from tests.screen import FIXTURES
+    upload = read_upload([("results.jsonl", (FIXTURES / "anthropic-batch-results.jsonl").read_bytes())])
+    rows = summarize(upload.conversations[0].trace, counter_for("o200k_base").counter)
+    assert [list(bar.y) for bar in input_breakdown(rows).data] == [[0]] * 6
+
+
+def test_a_span_that_recorded_no_finish_reason_is_not_shown_one_named_none(app):
+    # These OpenInference spans carry no llm.finish_reason: the converted body has finish_reason null. The explorer
+    # pinned step 2 to it as "finish_reason None: run the tools" and showed "Stop signal ...: None".
+    shown = screen(uploaded(app, "openinference.jsonl"))
+    assert "None" not in shown
+    assert "The trace records no stop signal; read as 'tool_calls' from the message." in shown
+
+
+def test_a_call_that_stopped_for_tools_the_span_did_not_keep_is_not_said_to_have_run_nothing(app):
+    # opentelemetry-instrumentation-openai-v2 without content capture: round 1's span says finish_reason
+    # 'tool_calls' but holds no calls, and the tool ran in a span without attributes. Nothing says the program ran
+    # nothing; the log does not say what it ran.
+    shown = screen(uploaded(app, "otlp-span-per-call-no-content.jsonl"))
+    assert "finish_reason 'tool_calls': run the tools" in shown
+    assert "The program ran nothing after this response" not in shown
+    assert "not recorded: the trace does not say what the program ran" in shown
+
+
+def test_the_last_request_of_a_requests_only_log_is_not_said_to_have_had_a_response(app):
+    # A log of requests alone: round 1's response is read off request 2; request 2 has nothing after it. No response
+    # came back that the program could have "run nothing after".
+    shown = round_shown(app, "requests-only.jsonl", 2)
+    assert "The program ran nothing after this response" not in shown
+    assert "not recorded: the trace has no response to this request, so nor what the program did next" in shown
+
+
+def test_the_explorer_shows_the_result_a_cut_transcript_ends_on_in_the_programs_lane(app):
+    # tau-bench's trajectory cut on the search_onestop_flight result: round 6's lane shows what the tool returned.
+    shown = round_shown(app, "tau-bench-airline-cut.jsonl", 6)
+    assert "not recorded: the trace does not say what the program ran" not in shown
+    assert "HAT057" in shown
+
+
+def test_a_round_the_log_kept_half_of_is_not_called_what_the_program_sent_and_received(app):
+    # Bare chat.completion bodies keep no request; a requests-only log's last request has no response after it.
+    assert "As recorded: the response the program received; the request was not in the log." in screen(
+        uploaded(app, "bare-responses.jsonl"))
+    last = round_shown(app, "requests-only.jsonl", 2)
+    assert "As recorded: the request the program sent; no response to it was in the log." in last
+    assert "sent and received" not in last
+
+
+def test_the_sidebar_numbers_a_documents_notes_and_problems_in_its_own_unit(app):
+    # A .traj file is one document, an Inspect log a list of samples: "line 1" named no line of either.
+    sidebar = [t.value for t in uploaded(app, "containers/swe-agent-test-repo.traj").sidebar.text]
+    assert any(t.startswith("document 1: the run's trajectory has 5 steps") for t in sidebar)
+    assert not any(t.startswith("line 1:") for t in sidebar)
+
+
+def test_a_skipped_sample_is_numbered_as_a_sample():
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+    data = (FIXTURES / "containers" / "inspect-system-prompt.json").read_bytes()
+    upload = read_upload([("log.json", data[:data.index(b'"id": 2,') + 20])])
+    [problem] = upload.problems
+    assert upload.said(problem).startswith("sample 2: sample 2 is not valid JSON (")
+
+
+def test_a_transcript_that_kept_no_tool_list_is_not_said_to_offer_the_model_none(app):
+    # tau-bench keeps the messages, not the tools the agent offered: round 3 calls get_user_details, so a tool list
+    # was sent. "No tools in this request: the model cannot ask for any" sat right above that call.
+    shown = round_shown(app, "tau-bench-airline-cut.jsonl", 3)
+    assert "get_user_details" in shown
+    assert "the model cannot ask for any" not in shown
+    assert "The log kept no tool list, though the model called tools" in shown
+
+
+def test_a_request_the_log_ends_on_is_not_said_to_have_been_in_flight(app):
+    # A log of requests alone ends on request 2: whether its call was still running or its answer was dropped, the
+    # log cannot tell.
+    shown = round_shown(app, "requests-only.jsonl", 2, READ + ALERTS)
+    assert "still in flight" not in shown
+    assert "No response recorded for this round: the log ends on this request" in shown

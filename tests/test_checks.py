@@ -517,3 +517,18 @@ def test_hengxin_round_3_create_expense_supplement_is_a_write_tool(hengxin):
     marked = [f for f in run_checks(hengxin) if f.code == "write-tool-call"]
     assert [(f.round, f.severity) for f in marked] == [(3, "info")]
     assert "createExpenseSupplement changes something" in marked[0].message
+
+
+@pytest.mark.parametrize("status, said", [
+    (400, "The provider refused this request with HTTP 400."),
+    (429, "This call failed with HTTP 429. Its words: \"Slow down.\" No response came back, and the status is the "
+          "provider's trouble, not the request's: send it again after a pause."),
+    (503, "This call failed with HTTP 503."),
+    (None, "the log does not say whether the request was at fault"),
+])
+def test_a_provider_error_blames_the_request_only_for_a_status_that_does(status, said):
+    error = {"status": status, "body": {"error": {"message": "Slow down."}}, "message": "Slow down."}
+    trace = trace_of(_error_round([USER], error))
+    [finding] = [f for f in run_checks(trace) if f.code == "provider-error"]
+    assert said in finding.message
+    assert ("fix the request" in finding.message) == (status == 400)

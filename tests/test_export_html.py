@@ -224,6 +224,17 @@ def test_the_file_says_the_provider_held_the_earlier_messages_of_a_previous_resp
     assert "3 messages resent unchanged" not in page
 
 
+def test_the_file_does_not_split_the_input_of_a_request_the_log_did_not_keep():
+    # Anthropic's batch results keep the answer and its reported usage, not the request: the 1,122 tokens in are
+    # not "tokens our tokenizer does not see", and no chat template explains them.
+    upload = read_upload([("results.jsonl", (FIXTURES / "anthropic-batch-results.jsonl").read_bytes())])
+    trace = upload.conversations[0].trace
+    whole = " ".join(_parse(trace_html(trace, summarize(trace, CHARACTER_COUNTER))).text)
+    assert "1,122 in, 24 out, as the API reported them" in whole
+    assert "Where the input goes" not in whole and "than our count" not in whole
+    assert "The request was not in the log, so nothing of it is counted or estimated." in whole
+
+
 def test_a_handout_of_a_held_chain_counts_the_messages_the_program_sends(responses_chain):
     page = handout_html(responses_chain)
     assert "Round 2: the program sends 3 messages and 2 tools" in page

@@ -114,7 +114,8 @@ def _cassette_bodies(name):
 
 
 def _inspect_log_calling(bodies):
-    """The real Inspect log, its first sample's model calls replaced by other recorded provider bodies."""
+    """The real Inspect log, its first sample's model calls replaced by other recorded provider bodies, all made by
+    the solver (the log's second call was the scorer's)."""
     import json
     log = json.loads((FIXTURES / "inspect-system-prompt.json").read_bytes())
     models = [e for e in log["samples"][0]["events"] if e["event"] == "model"]
@@ -163,6 +164,23 @@ def test_a_model_event_with_nothing_to_read_is_named_and_the_other_samples_still
         "line 1: sample 1 epoch 1, model call 1: neither a provider call nor Inspect's 'input' messages "
         "were recorded (read as Inspect AI eval log)"]
     assert [c.id for c in result.conversations] == ["sample 2 epoch 1", "sample 2 epoch 1, scorer model_graded_qa"]
+
+
+def test_a_scorers_call_in_a_log_written_before_spans_is_a_conversation_of_its_own_too():
+    # Older Inspect logs bracket a scorer's events with `step` events instead of spans (0.3.42 wrote
+    # inspect-popularity-azureai.eval so).
+    import json
+    log = json.loads((FIXTURES / "inspect-system-prompt.json").read_bytes())
+    for sample in log["samples"]:
+        for event in sample["events"]:
+            if event["event"] in ("span_begin", "span_end"):
+                action = "begin" if event["event"] == "span_begin" else "end"
+                event.update(event="step", action=action, type=event.get("type"), name=event.get("name"))
+            event.pop("span_id", None)
+    result = upload("log.json", json.dumps(log).encode())
+    assert {c.id: len(c.trace.rounds) for c in result.conversations} == {
+        "sample 1 epoch 1": 1, "sample 1 epoch 1, scorer model_graded_qa": 1,
+        "sample 2 epoch 1": 1, "sample 2 epoch 1, scorer model_graded_qa": 1}
 
 
 def test_a_sample_nested_past_pythons_recursion_limit_is_named_not_raised():

@@ -206,7 +206,7 @@ def test_a_malformed_event_is_a_line_problem_that_names_the_field(events, words)
 
 
 def test_anthropic_stream_detection_claims_events_and_nothing_else():
-    assert AnthropicStreamFormat().detect({"type": "message_stop"}) == "type is 'message_stop' (a Messages stream event)"
+    assert AnthropicStreamFormat().detect({"type": "message_stop"}) == "type names a Messages stream event"
     assert_detects_only_its_own(AnthropicStreamFormat)
 
 

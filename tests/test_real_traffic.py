@@ -439,3 +439,93 @@ def test_a_request_log_with_a_result_for_no_call_still_says_the_provider_rejects
     assert finding.severity == "error" and finding.round == 2
     assert "This result answers call_ghost" in finding.message and "The provider rejects it" in finding.message
     assert "transcript" not in finding.message
+
+
+def test_an_inspect_scorers_grading_call_is_a_conversation_of_its_own_not_a_round_of_the_sample():
+    # vitals' Inspect log: each sample's solver asks "What's 2+2?" ("Be terse."), then the model_graded_qa scorer asks
+    # the grader a prompt of its own, inside a span of type 'scorer'. That call does not continue the solver's
+    # conversation: read as its round 2, it "rewrote" the history and "narrated without a call".
+    upload = _read("containers/inspect-system-prompt.json")
+    assert {c.id: [len(r.request.messages) for r in c.trace.rounds] for c in upload.conversations} == {
+        "sample 1 epoch 1": [1], "sample 1 epoch 1, scorer model_graded_qa": [1],
+        "sample 2 epoch 1": [1], "sample 2 epoch 1, scorer model_graded_qa": [1]}
+    grader = next(c.trace for c in upload.conversations if c.id == "sample 1 epoch 1, scorer model_graded_qa")
+    assert grader.rounds[0].request.messages[0].text.startswith("\nYou are assessing a submitted answer")
+    assert _findings(upload, "history-rewritten") == []
+
+
+def test_a_model_offered_no_tools_that_says_what_it_will_look_at_is_answering_not_narrating():
+    # The grader of vitals' Inspect log is offered no tools; it reasons aloud ("I'll look at what was submitted")
+    # and ends on "GRADE: C". It could call nothing: that is its answer, not an announced call that never came.
+    from lib.steps import steps_for_round
+    upload = _read("containers/inspect-system-prompt.json")
+    assert _findings(upload, "narration-without-call") == []
+    grader = next(c.trace for c in upload.conversations if c.id == "sample 1 epoch 1, scorer model_graded_qa")
+    assert [s.detail for s in steps_for_round(grader, 1) if s.step == 5] == ["final answer"]
+
+
+def test_a_transcript_cut_on_a_tool_turn_keeps_that_result_as_what_the_program_ran():
+    # tau-bench's gpt-4o trajectory cut after message 13, the search_onestop_flight result: no request follows to
+    # append it to, and the program lane said "not recorded" although the transcript records what the tool returned.
+    [conversation] = _read("tau-bench-airline-cut.jsonl").conversations
+    last = conversation.trace.rounds[-1]
+    [ran] = last.executions
+    assert (ran.tool_call_id, ran.name) == ("call_HGn16KZh9oNCruxsMJ4gYXan", "search_onestop_flight")
+    assert ran.arguments == {"origin": "JFK", "destination": "SEA", "date": "2024-05-20"}
+    assert '"flight_number": "HAT057"' in ran.output
+    assert [r.executions for r in conversation.trace.rounds[:-1]] == [()] * 5
+
+
+def test_a_swe_agent_run_names_the_model_its_replay_config_ran():
+    # SWE-agent's own test trajectory: `replay_config` (a JSON string) holds agent.model.name "gpt-4o"; the run's
+    # rounds read as made by no model, so neither the model nor a price was shown.
+    [conversation] = read_upload([("run.traj", (FIXTURES / "containers" / "swe-agent-test-repo.traj").read_bytes())]).conversations
+    assert conversation.trace.model == "gpt-4o"
+    assert {r.request.raw.get("model") for r in conversation.trace.rounds} == {"gpt-4o"}
+
+
+def test_a_call_that_timed_out_is_not_said_to_be_refused_nor_the_request_to_need_fixing():
+    # An OTel GenAI span of a call that ended in a timeout (`error.type` "timeout", no HTTP status): no provider
+    # refused anything, and nothing says the request was at fault.
+    [finding] = _findings(_read("otel-genai.jsonl"), "provider-error")
+    assert "Request timed out." in finding.message and "HTTP status not recorded" in finding.message
+    assert "refused" not in finding.message and "fix the request" not in finding.message
+
+
+def test_a_batch_request_that_expired_or_was_canceled_is_not_said_to_need_fixing():
+    # Anthropic's batch results: `expired` and `canceled` requests were never run; `errored` ones got a 400.
+    said = {f.message.split("Its words: ")[1][:9]: f.message for f in _findings(_read("anthropic-batch-results.jsonl"),
+                                                                              "provider-error")}
+    assert "refused this request with HTTP 400" in said['"errored:'] and "fix the request" in said['"errored:']
+    for unrun in ('"expired:', '"canceled'):
+        assert "refused" not in said[unrun] and "fix the request" not in said[unrun]
+
+
+def test_a_swe_agent_run_whose_history_stops_before_its_last_step_says_so():
+    # SWE-agent's own test trajectory: `trajectory` has 5 steps (the fifth is `submit`) and info.model_stats counts
+    # 5 API calls, but `history` holds only the first 4 model turns. The 4 rounds shown are not the whole run.
+    upload = read_upload([("run.traj", (FIXTURES / "containers" / "swe-agent-test-repo.traj").read_bytes())])
+    assert upload.rounds == 4
+    [note] = upload.notes
+    assert note.line == 1
+    assert "5 steps" in note.message and "4 model turns" in note.message and "submit" in note.message
+    assert "5 API calls" in note.message
+
+
+def test_the_summary_names_every_rule_that_read_a_format_with_how_many_lines_each():
+    # openai-responses.jsonl holds request/response pairs, stream events and a request alone: "6 lines read as
+    # openai-responses: a Responses request under 'request' and its response under 'response'" said that of all six.
+    upload = _read("openai-responses.jsonl")
+    assert upload.formats["openai-responses"] == (6, (
+        "a Responses request under 'request' and its response under 'response' (3 lines); "
+        "type names a Responses stream event (2 lines); 'input' with Responses request keys (1 line)"))
+    # A file read by one rule names it alone, its events all the same kind of line.
+    assert _read("anthropic-stream.jsonl").formats["anthropic-stream"] == (26, "type names a Messages stream event")
+
+
+@pytest.mark.parametrize("fixture", ["bare-responses.jsonl", "openai-chat-stream.jsonl", "anthropic-stream.jsonl",
+                                     "anthropic-batch-results.jsonl"])
+def test_a_value_is_not_said_to_be_in_no_earlier_message_when_the_log_kept_no_message(fixture):
+    # Responses and streamed chunks without their requests: "Oslo" may well be the person's word, in a request the
+    # log did not keep. Nothing can be said of what came before.
+    assert _findings(_read(fixture), "model-filled-value") == []

@@ -50,3 +50,12 @@ def test_each_step_leads_with_one_sentence_of_what_happens_at_it(hengxin):
     assert step_lead(last, 5) == "The loop ends: this text goes to the person, and the model is not called again."
     refused = load_bundled("pitfalls/unanswered-parallel-call").trace.rounds[1]
     assert refused.response is None and step_lead(refused, 2).startswith("The call failed")
+
+
+def test_a_transcript_that_kept_no_tool_list_has_a_counter_that_says_so_not_that_no_tools_were_sent():
+    # tau-bench keeps the messages, not the tools: round 3 calls get_user_details, so a tool list went with it.
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+    trace = read_upload([("t.jsonl", (FIXTURES / "tau-bench-airline-cut.jsonl").read_bytes())]).conversations[0].trace
+    third = snowball(trace, summarize(trace, COUNTER), 3)
+    assert tools_line(third) == "not in the log (the model called tools, so a list was sent; it is not counted here)"

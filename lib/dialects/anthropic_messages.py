@@ -182,7 +182,7 @@ def read_response(body: dict, pools: Pools) -> Response:
         model=text_or_none(body.get("model")),
         raw=body,
         message_path="",
-        finish_reason_path="stop_reason" if "stop_reason" in body else None,
+        finish_reason_path="stop_reason" if stop_reason is not None else None,
     )
 
 

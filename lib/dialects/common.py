@@ -83,6 +83,12 @@ def parse_arguments(raw: Any) -> tuple[str, Any, str | None]:
         return raw, None, TOO_DEEP
 
 
+def arguments_value(raw: Any) -> Any:
+    """Arguments as an execution entry keeps them: their JSON value when they parse, the text as written when not."""
+    text, parsed, error = parse_arguments(raw)
+    return text if error else parsed
+
+
 class WrittenNumber(float):
     """A JSON number that remembers how the model wrote it (`3860.00`), so writing it again keeps its digits."""
 

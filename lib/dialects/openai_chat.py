@@ -171,7 +171,9 @@ def read_response(body: dict, pools: Pools) -> Response:
         # Held: importers that hand the answer on resend this very dict in the next request.
         message = pools.messages.get(choice.get("message") or {}, _message, hold=True)
         finish_reason = text_or_none(choice.get("finish_reason"))
-        message_path, finish_path = "choices[0].message", "choices[0].finish_reason"
+        # A null finish_reason (a span or a stream that never said) is no stop signal to pin a step to.
+        message_path = "choices[0].message"
+        finish_path = "choices[0].finish_reason" if finish_reason is not None else None
     else:
         # Some sources record only the assistant message; its stop signal is then unknown.
         message = pools.messages.get(body, _message)

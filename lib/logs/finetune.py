@@ -2,6 +2,8 @@
 
 Each assistant message is one round's response; everything before it is that round's request.
 The file never says what the calls cost or why they stopped, so usage and finish are derived.
+A transcript cut on a tool turn (agent trajectories stop anywhere) has no request to append those
+results to: they are the last round's executions, what the program ran and got back.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from lib.dialects import OPENAI
+from lib.dialects.common import arguments_value, flatten_content
 from lib.model import TRANSCRIPT_REQUEST
 from lib.logs.chat_shape import chat_completion, describe, require
 from lib.logs.record import CallRecord, LineProblem, LogFormat
@@ -63,11 +66,11 @@ def conversation_rounds(messages: list[dict], parameters: dict, line: int, conve
     """One round per assistant message of a whole recorded conversation: everything before it is
     that round's request, cut out of the transcript rather than recorded as sent. Usage and finish were
     never recorded, so they are derived."""
-    if not any(m.get("role") == "assistant" for m in messages):
+    turns = [position for position, message in enumerate(messages) if message.get("role") == "assistant"]
+    if not turns:
         raise LineProblem(f"{where} has no assistant message, so there is no round to split off")
-    for position, message in enumerate(messages):
-        if message.get("role") != "assistant":
-            continue
+    for position in turns:
+        message = messages[position]
         finish = "tool_calls" if message.get("tool_calls") or message.get("function_call") else "stop"
         yield CallRecord(
             line=line,
@@ -76,7 +79,23 @@ def conversation_rounds(messages: list[dict], parameters: dict, line: int, conve
             response=chat_completion(message, finish),
             conversation=conversation,
             derived=[TRANSCRIPT_REQUEST, "usage", "finish"],
+            executions=_ran_after(message, messages[position + 1:]) if position == turns[-1] else [],
         )
+
+
+def _ran_after(turn: dict, rest: list[dict]) -> list[dict]:
+    """The tool turns after the transcript's last model turn, as execution entries of the calls they answer."""
+    calls = {c.get("id"): c.get("function") for c in turn.get("tool_calls") or () if isinstance(c, dict)}
+    ran = []
+    for message in rest:
+        function = calls.get(message.get("tool_call_id")) if message.get("role") == "tool" else None
+        if isinstance(function, dict):
+            content = message.get("content")
+            ran.append({"tool_call_id": str(message["tool_call_id"]), "name": str(function.get("name") or ""),
+                        "arguments": arguments_value(function.get("arguments")),
+                        "output": content if isinstance(content, str) else flatten_content(content),
+                        "note": "the transcript ends on this result: no request after it was recorded"})
+    return ran
 
 
 def _sent(message: object, where: str) -> dict:

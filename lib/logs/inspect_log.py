@@ -5,8 +5,8 @@ A log is a `.json` document (`eval`, `samples`, ...) or a zipped `.eval` (`heade
 at a time. Each `model` event keeps the provider's own request and response under
 `call.request` / `call.response`; long strings are stored once per sample under `attachments`
 and referenced as `attachment://<hash>`, so they are put back before the bodies are read.
-One sample (one epoch of it) is one conversation; a scorer's own model calls (model_graded_qa asking another model
-to grade the answer) are a conversation of their own, named after the scorer, not rounds of the sample's history.
+One sample (one epoch of it) is one conversation; a model call a scorer makes (model-graded scoring asks
+a grader a prompt of its own) is a conversation of its own, named after the sample and the scorer.
 
 A model event without a provider call (Inspect's mock model, or a provider body in neither
 dialect) is read from Inspect's own `input` / `tools` / `output` instead, converted into the
@@ -49,15 +49,13 @@ class InspectSampleFormat(LogFormat):
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         events = require(obj, "events", list)
         attachments = obj.get("attachments") if isinstance(obj.get("attachments"), dict) else {}
-        sample = f"sample {obj.get('id')} epoch {obj.get('epoch')}"
+        conversation = sample = f"sample {obj.get('id')} epoch {obj.get('epoch')}"
         try:
-            models = [_resolved(e, attachments) for e in events if isinstance(e, dict) and e.get("event") == "model"]
+            models = [(_resolved(e, attachments), scorer) for e, scorer in _model_events(events)]
         except RecursionError:
-            raise LineProblem(f"{sample}: its model events nest too deeply to read") from None
-        spans = _spans(events)
-        for position, event in enumerate(models, start=1):
-            scorer = _scorer(event, spans)
-            conversation = f"{sample}, scorer {scorer}" if scorer else sample
+            raise LineProblem(f"{conversation}: its model events nest too deeply to read") from None
+        for position, (event, scorer) in enumerate(models, start=1):
+            conversation = sample if scorer is None else f"{sample}, scorer {scorer}"
             call = event.get("call") if isinstance(event.get("call"), dict) else {}
             request = call.get("request")
             if is_responses_request(request):
@@ -72,22 +70,42 @@ class InspectSampleFormat(LogFormat):
                 yield _from_inspect(event, line, conversation, position)
 
 
-def _spans(events: list) -> dict[str, tuple[str | None, str | None]]:
-    """Every span of the sample by id: its parent's id, and its name when it is a scorer's."""
-    return {e["id"]: (e.get("parent_id"), str(e.get("name")) if e.get("type") == "scorer" else None)
-            for e in events if isinstance(e, dict) and e.get("event") == "span_begin" and isinstance(e.get("id"), str)}
+def _model_events(events: list) -> Iterator[tuple[dict, str | None]]:
+    """Each `model` event with the name of the scorer that made the call, or None for the solver's calls.
+
+    Recent Inspect logs nest events in spans (`span_begin` with `type` and `parent_id`, each event naming
+    its `span_id`); older ones (0.3.42's) bracket them with `step` events (`action` begin/end, `type`)."""
+    spans: dict[str, dict] = {}
+    steps: list[dict] = []
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        kind = event.get("event")
+        if kind == "span_begin" and isinstance(event.get("id"), str):
+            spans[event["id"]] = event
+        elif kind == "step" and event.get("action") == "begin":
+            steps.append(event)
+        elif kind == "step" and event.get("action") == "end" and steps:
+            steps.pop()
+        elif kind == "model":
+            yield event, _scorer(event.get("span_id"), spans) or _scorer_step(steps)
 
 
-def _scorer(event: dict, spans: dict[str, tuple[str | None, str | None]]) -> str | None:
-    """The scorer a model event ran under, or None for the solver's calls (and logs written before spans)."""
-    span, seen = event.get("span_id"), set()
-    while isinstance(span, str) and span in spans and span not in seen:  # a log's parent links may loop
-        seen.add(span)
-        parent, scorer = spans[span]
-        if scorer is not None:
-            return scorer
-        span = parent
+def _scorer(span_id: object, spans: dict[str, dict]) -> str | None:
+    """The name of the scorer span `span_id` sits in, if any (followed up its parents)."""
+    seen: set = set()
+    while isinstance(span_id, str) and span_id in spans and span_id not in seen:
+        seen.add(span_id)
+        span = spans[span_id]
+        if span.get("type") == "scorer":
+            return str(span.get("name") or "")
+        span_id = span.get("parent_id")
     return None
+
+
+def _scorer_step(steps: list[dict]) -> str | None:
+    """The name of the innermost open scorer step, if any."""
+    return next((str(s.get("name") or "") for s in reversed(steps) if s.get("type") == "scorer"), None)
 
 
 def _latency(call: dict) -> float | None:

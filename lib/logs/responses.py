@@ -72,7 +72,7 @@ class ResponsesFormat(LogFormat):
     def detect(self, obj: dict) -> str | None:
         kind = obj.get("type")
         if isinstance(kind, str) and kind.startswith("response.") and "object" not in obj:
-            return f"type is '{kind}' (a Responses stream event)"
+            return "type names a Responses stream event"
         if is_responses_response(obj):
             return "object is 'response' with an 'output' list"
         if "request" in obj or "response" in obj:

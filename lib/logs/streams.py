@@ -188,9 +188,9 @@ class AnthropicStreamFormat(LogFormat):
 
     def detect(self, obj: dict) -> str | None:
         if obj.get("type") in STREAM_EVENTS:
-            return f"type is '{obj['type']}' (a Messages stream event)"
+            return "type names a Messages stream event"
         if obj.get("event") in STREAM_EVENTS and isinstance(obj.get("data"), dict):
-            return f"event is '{obj['event']}' with its data (a Messages stream event)"
+            return "event names a Messages stream event, with its data"
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:

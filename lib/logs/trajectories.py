@@ -14,9 +14,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+import orjson
+
+from lib.intern import loads_exact
 from lib.logs.chat_shape import describe, require
 from lib.logs.finetune import conversation_rounds
-from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
+from lib.text import shorten
 
 SWE_AGENT_KEYS = ("trajectory", "info", "environment", "replay_config")
 """Keys a SWE-agent `.traj` file keeps beside `history`."""
@@ -45,11 +49,52 @@ class SweAgentFormat(LogFormat):
             return "'history' messages with a 'message_type' (a SWE-agent trajectory)"
         return None
 
+    def __init__(self) -> None:
+        self._notes: list[Problem] = []
+
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         history = require(obj, "history", list)
         messages = [message for i, raw in enumerate(history) for message in _api_messages(raw, f"history[{i}]")]
         instance = _instance_id(obj)
-        yield from conversation_rounds(messages, {}, line, instance or f"trajectory {line}", "'history'")
+        yield from conversation_rounds(messages, _model_of(obj), line, instance or f"trajectory {line}", "'history'")
+        missing = _steps_not_in_history(obj, sum(1 for m in messages if m.get("role") == "assistant"))
+        if missing:
+            self._notes.append(Problem(line, missing))
+
+    def notes(self) -> list[Problem]:
+        return self._notes
+
+
+def _steps_not_in_history(obj: dict, turns: int) -> str | None:
+    """What the run did past its `history`, in words: SWE-agent may save the history before the last step (the
+    `submit`), which `trajectory` and info.model_stats still count."""
+    steps = obj.get("trajectory") if isinstance(obj.get("trajectory"), list) else []
+    if len(steps) <= turns:
+        return None
+    actions = [str(s.get("action") or "").strip() for s in steps[turns:] if isinstance(s, dict)]
+    stats = (obj.get("info") or {}).get("model_stats") if isinstance(obj.get("info"), dict) else None
+    calls = stats.get("api_calls") if isinstance(stats, dict) else None
+    counted = f"; info.model_stats counts {calls:,} API calls" if isinstance(calls, int) else ""
+    last = "The last step" if len(actions) == 1 else f"The last {len(actions):,} steps"
+    verb = "is" if len(actions) == 1 else "are"
+    return (f"the run's trajectory has {len(steps):,} steps and its history {turns:,} model turns{counted}. {last} "
+            f"({', '.join(shorten(a, 60) for a in actions)}) {verb} not in the history, so not shown as a round: the "
+            "rounds shown are not the whole run.")
+
+
+def _model_of(obj: dict) -> dict:
+    """The model the run was configured with (`replay_config`, a JSON string or object: agent.model.name), as a
+    request parameter; empty when the file does not say."""
+    config = obj.get("replay_config")
+    if isinstance(config, str):
+        try:
+            config = loads_exact(config)
+        except orjson.JSONDecodeError:
+            return {}
+    agent = config.get("agent") if isinstance(config, dict) else None
+    model = agent.get("model") if isinstance(agent, dict) else None
+    name = model.get("name") if isinstance(model, dict) else None
+    return {"model": name} if isinstance(name, str) and name else {}
 
 
 def _api_messages(raw: Any, where: str) -> list[dict]:

@@ -75,7 +75,8 @@ class Upload:
     lines: int
     """Items read (lines, or array elements)."""
     formats: dict[str, tuple[int, str]]
-    """Per format name: how many lines it read, and the rule that first recognized one."""
+    """Per format name: how many lines it read, and the rule that recognized them (each rule with its count, when
+    different lines were recognized by different rules)."""
     skipped: int = 0
     """Lines that could not be used, those past the listed problems included."""
     size: int = 0
@@ -94,6 +95,10 @@ class Upload:
     def counted(self, count: int) -> str:
         """`count` of the upload's items in words: `1 sample`, `3 entries`."""
         return plural(count, self.unit, self.units)
+
+    def said(self, problem: Problem) -> str:
+        """A problem or note as a user reads it, numbered in the upload's unit: `sample 2: ...`, `line 7: ...`."""
+        return f"{self.unit} {problem.line}: {problem.message}"
 
     @property
     def rounds(self) -> int:
@@ -387,7 +392,9 @@ class _Reading:
         self.problems = ProblemList(caps.problems_kept)
         """Every line that could not be used."""
         self.formats: dict[str, tuple[int, str]] = {}
-        """Per format name: lines read, and the rule that first recognized one."""
+        """Per format name: lines read, and the rule that recognized them (see Upload.formats)."""
+        self.rules: dict[str, dict[str, int]] = {}
+        """Per format name: each rule that recognized a line, and how many it recognized."""
         self.native: list[Conversation] = []
         """The conversations of native trace files, read whole."""
         self.first: tuple[int, dict] | None = None
@@ -416,7 +423,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     _finish_importers(reading)
     rebuilder = reading.rebuilder
     rebuilder.join_late_rounds()
-    if not rebuilder.threads and not reading.native and (forced or not reading.formats):
+    if not rebuilder.threads and not reading.native and (forced or not (reading.formats or reading.rules)):
         reading.problems.extend(nothing_read(reading.instances, forced, reading.first))
     source = files[0][0] if len(files) == 1 else f"{len(files)} files"
     conversations = reading.native + [
@@ -427,6 +434,8 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     problems = reading.problems
     notes = tuple(note for instance in reading.instances for note in instance.notes())
     unit = reading.units.pop() if len(reading.units) == 1 else "item" if reading.units else "line"  # "item": an array and lines
+    for name, fired in reading.rules.items():
+        reading.formats[name] = (sum(fired.values()), _rules_said(fired, unit))
     return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
                   reading.size, notes, unit)
 
@@ -464,7 +473,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     # OTLP documents are decoded into typed spans when only the span reader may read them.
     spans_only = reading.forced in (None, SpanFormat.name)
     parser = ResentParser(typed=otlp_typed.decode_unrepeated if spans_only else None)
-    caps, problems, formats = reading.caps, reading.problems, reading.formats
+    caps, problems, rules = reading.caps, reading.problems, reading.rules
     typed = otlp_typed.decode if spans_only else None
     whole = documents.elements(name, data, caps.line_bytes, ResentTexts(loads_exact, typed).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
     if whole is None:
@@ -501,9 +510,17 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
         if chosen is None:
             problems.append(Problem(number, f"{label}matches no known log format"))
             continue
-        count, first_rule = formats.get(chosen.name, (0, rule))
-        formats[chosen.name] = (count + 1, first_rule)
+        fired = rules.setdefault(chosen.name, {})
+        fired[rule] = fired.get(rule, 0) + 1
         _feed(chosen, obj, number, label, reading)
+
+
+def _rules_said(fired: dict[str, int], unit: str) -> str:
+    """The rule that recognized a format's lines, or, when several did, each with how many it recognized."""
+    if len(fired) == 1:
+        return next(iter(fired))
+    ranked = sorted(fired.items(), key=lambda item: -item[1])
+    return "; ".join(f"{rule} ({plural(count, unit, UNITS.get(unit, unit + 's'))})" for rule, count in ranked)
 
 
 def _feed(chosen: LogFormat, obj: dict, number: int, label: str, reading: _Reading) -> None:

@@ -7,7 +7,7 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from lib.summary import BILLING_NOT_KNOWN, RoundSummary, Snowball, about
+from lib.summary import BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary, Snowball, about, counted_parts
 from lib.dialects import DIALECTS
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
 from lib.text import plural
@@ -19,9 +19,9 @@ from lib.ui.charts import tokens_per_round
 from lib.tokens import Counting
 
 
-TOOL_LIST_UNRECORDED = ("The log kept no tool list, though the model called tools: the list was sent, but it is "
-                        "neither shown nor counted here.")
-"""Said wherever the tool list's tokens would be, for a log that kept the messages but not the tools."""
+REQUESTS_UNRECORDED = ("The log kept the answers, not the requests: what each request sent, its tool list included, "
+                       "is not known. The input figures are what the API reported, where it did.")
+"""Said wherever a request's contents would be counted, for a log that kept no request at all."""
 
 
 def counting_notice(counting: Counting) -> None:
@@ -96,7 +96,7 @@ def _unrecorded_request_metrics(usage, left, middle) -> None:
     else:
         left.metric("Input tokens", "not known")
         middle.metric("Output tokens (estimated)", f"≈ {usage.output_tokens:,}")
-    st.caption("The request was not in the log, so nothing of it is counted or estimated.")
+    st.caption(REQUEST_NOT_COUNTED)
 
 
 def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | None = None,
@@ -108,15 +108,16 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
         record = {
             "round": r.round,
             # The provider held some of them: the model reads them (the input counts them), the program sent none.
-            "messages sent": r.program_sent,
+            # A request the log did not keep sent messages all the same: how many is not known, not zero.
+            "messages sent": r.program_sent if r.request_recorded else None,
             "messages held by the provider": r.messages_held,
-            "new messages": r.new_messages,
+            "new messages": r.new_messages if r.request_recorded else None,
             "tool calls": r.tool_calls,
             finish_field.replace("_", " "): r.finish_reason,
             "tokens in": r.usage.input_tokens if r.request_recorded or r.usage.source == "reported" else None,
             "tokens out": r.usage.output_tokens,
             "tokens are": r.usage.source,
-            **{f"in: {label}": tokens for label, tokens in input_parts(r.breakdown)},
+            **{f"in: {label}": tokens for label, tokens in counted_parts(r)},
             "cached in": r.usage.cache_read_tokens,
             "reasoning": r.usage.reasoning_tokens,
             "latency ms": r.latency_ms,
@@ -160,6 +161,10 @@ def snowball_metrics(ball: Snowball) -> None:
     b.metric("One call with the final context", about(ball.single_call_input, ball.last_estimated),
              delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if ball.single_call_input else None,
              delta_color="off")
+    if not ball.requests_recorded:
+        c.metric("Input already sent in the previous request", "not in the log", help=REQUESTS_UNRECORDED)
+        d.metric("Tool list, every round", "not in the log", help=REQUESTS_UNRECORDED)
+        return
     c.metric("Input already sent in the previous request", f"{ball.resent_share:.0%}",
              help="Instructions, tool definitions and earlier messages that the request before had carried too.")
     if not ball.tool_list_recorded:

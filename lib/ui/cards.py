@@ -20,10 +20,11 @@ import streamlit as st
 
 from lib.annotations import NoteMark
 from lib.growth import ORIGIN_WORDS, Growth, MessageEntry, held_apart
+from lib.summary import TOOL_LIST_UNRECORDED
 from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
 from lib.checks import Finding
-from lib.failures import failure_heading, odd_status
+from lib.failures import NO_RESPONSE, failure_heading, odd_status
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, join_path
 from lib.text import as_code, figure, plural, show_controls, summarize_message
 from lib.ui import plain, state
@@ -223,11 +224,14 @@ def _message_table(entries: tuple[MessageEntry, ...], label: str, why: str, key:
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
-def tools_section(round_: Round, marks: list[Mark], pointer: Pointer | None = None) -> None:
-    """Step 1: the tool list that travels with the request."""
+def tools_section(round_: Round, marks: list[Mark], pointer: Pointer | None = None,
+                  tool_list_recorded: bool = True) -> None:
+    """Step 1: the tool list that travels with the request; `tool_list_recorded` False for a log that kept the
+    messages but not the tools (RoundSummary.tool_list_recorded)."""
     label = next((m for m in marks if isinstance(m, StepLabel) and m.step == 1), None)
     if label is None:
-        st.caption("No tools in this request: the model cannot ask for any.")
+        st.caption("No tools in this request: the model cannot ask for any." if tool_list_recorded
+                   else TOOL_LIST_UNRECORDED)
         return
     step_badge(label)
     _badges_at(marks, "tools", steps=False)
@@ -249,8 +253,8 @@ def request_not_in_log() -> None:
 
 
 def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Round | None,
-                  pointer: Pointer | None = None) -> None:
-    """The request side as cards: the system prompt, the messages array, then the tools."""
+                  pointer: Pointer | None = None, tool_list_recorded: bool = True) -> None:
+    """The request side as cards: the system prompt, the messages array, then the tools (see tools_section)."""
     if not round_.request_recorded:
         request_not_in_log()
         return
@@ -269,7 +273,7 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Ro
     for entry in sent:
         if entry.status != "resent":
             message_card(entry, marks, pointer)
-    tools_section(round_, marks, pointer)
+    tools_section(round_, marks, pointer, tool_list_recorded)
 
 
 def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = None, stop_said: bool = False) -> None:
@@ -283,7 +287,7 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
         return
     response = round_.response
     if response is None:
-        st.info("No response recorded for this round: the call was still in flight.")
+        st.info(NO_RESPONSE)
         return
     with st.container(border=True):
         if pointer:
@@ -303,6 +307,8 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
 
 
 def _nothing_ran(round_: Round, next_round: Round | None) -> str:
+    if round_.error is None and round_.response is None:
+        return "Nothing after this request is recorded, so nor what the program did next."
     if round_.error is None:
         return "The program ran nothing after this response: the round trip ends here."
     # A failed call is often retried: the trace goes on, so only its last round ends it.

@@ -7,10 +7,9 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from lib.summary import RoundSummary
+from lib.summary import RoundSummary, counted_parts
 from lib.sequence import LANE_TITLES, LANES, Arrow
 from lib.steps import STEP_COLORS, STEP_MARKS
-from lib.tokens import input_parts
 
 _STYLE = {
     "reported": {"pattern": "", "opacity": 1.0},
@@ -79,11 +78,12 @@ def _per_round(figure: go.Figure, rows, color: str, stack: str | None = None, **
 def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
     """Each round's input, stacked by where it goes: the bars (areas on a long trace) reach the input in the rounds table."""
     figure = go.Figure()
-    parts = [input_parts(r.breakdown) for r in rows]
+    parts = [counted_parts(r) for r in rows]
     rounds = _numbers(r.round for r in rows)
     for i, color in enumerate(PART_COLORS):
         label = parts[0][i][0] if parts else ""
-        _per_round(figure, rows, color, "input", name=label, x=rounds, y=_numbers(p[i][1] for p in parts),
+        # A round whose request the log did not keep has no parts: no bar, its reported input is in the table.
+        _per_round(figure, rows, color, "input", name=label, x=rounds, y=_numbers(p[i][1] or 0 for p in parts),
                    hovertemplate=f"round %{{x}}<br>%{{y:,}} tokens of {label}<extra></extra>")
     figure.update_layout(barmode="relative")
     return _layout(figure, rows, "input tokens")

@@ -107,7 +107,7 @@ def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool) -> Non
     split = input_words(snow.split)
     with st.container(border=True, key="snowball"):
         st.markdown(f"**Messages {'the model reads' if snow.held else 'sent'}, round by round:** {line}")
-        st.markdown(f"**Tools:** {tools_line(snow)}" if snow.tools else "**Tools:** none in this request")
+        st.markdown(f"**Tools:** {tools_line(snow)}")
         st.markdown(f"**Input tokens{' (estimated)' if snow.estimated else ''}:** "
                     f"{'≈ ' if snow.estimated else ''}{snow.input_tokens:,}" + (f" = {split}" if split else ""))
 
@@ -122,7 +122,7 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
         snow = snowball(loaded.trace, state.summaries(loaded), round_.index)
         with st.container(key="asks-tools"):
             st.markdown(f"① {tools_line(snow)}")
-    cards.tools_section(round_, marks)
+    cards.tools_section(round_, marks, tool_list_recorded=view.tool_list_recorded)
     st.subheader("What the model sees", anchor=False)
     lead(KNOWS)
     _resent_stack(view)

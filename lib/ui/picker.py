@@ -227,10 +227,10 @@ def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
         else:
             plain.text(f"{upload.counted(count)} read as {format_name}: {rule}")
     for note in upload.notes:
-        plain.text(note)
+        plain.text(upload.said(note))
     if upload.problems:
         with st.expander(f"Skipped {upload.units} ({upload.skipped_lines:,})", expanded=not upload.conversations):
-            st.text("\n".join(str(p) for p in upload.problems[:200]))
+            st.text("\n".join(upload.said(p) for p in upload.problems[:200]))
             if len(upload.problems) > 200:
                 st.caption(f"and {len(upload.problems) - 200:,} more.")
     source = _source(files)

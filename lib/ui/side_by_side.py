@@ -15,6 +15,7 @@ from lib.dialects import ANTHROPIC, DIALECT_NAMES, OPENAI
 from lib.dialects.common import dumps_as_written
 from lib.dialects.convert import ConvertedRound, convert
 from lib.dialects.field_table import field_mapping
+from lib.failures import NO_RESPONSE
 from lib.model import Round, Trace
 from lib.text import plural, show_controls
 from lib.ui import plain
@@ -63,7 +64,7 @@ def _body(trace: Trace, round_: Round, converted: ConvertedRound, recorded: bool
         st.caption("The call failed; a provider's error body is its own and is not converted.")
         plain.payload(round_.error.body)
     elif round_.response is None:
-        st.caption("No response recorded: the call was still in flight.")
+        st.caption(NO_RESPONSE)
     else:
         _payload(round_.response.raw, recorded, converted.response.body)
     if not recorded and converted.notes:
