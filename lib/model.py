@@ -9,7 +9,7 @@ No SDK and no Streamlit here: these are plain values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Literal, Union
 
 from lib.lessons import Lesson
@@ -27,9 +27,42 @@ Stop = Literal["tool_calls", "end", "length", "content_filter", "refusal", "othe
 """The normalized reason a response stopped."""
 
 
+def built_fast(cls: type) -> type:
+    """Give a frozen slots dataclass an `__init__` that sets each slot through its descriptor.
+
+    A frozen dataclass's own `__init__` sets every field with `object.__setattr__(self, name, value)`,
+    which costs about three times an unfrozen one's; reading a log builds hundreds of thousands of
+    these objects (a message part is 1 to 2 µs), so the hot ones are built this way. The instances
+    are the same and stay frozen: only the constructor is quicker. Same parameters, same defaults."""
+    namespace: dict[str, Any] = {"_FACTORY": _FACTORY}
+    parameters, lines = [], []
+    for number, found in enumerate(fields(cls)):
+        namespace[f"_set{number}"] = cls.__dict__[found.name].__set__
+        if found.default is not MISSING:
+            namespace[f"_default{number}"] = found.default
+            parameters.append(f"{found.name}=_default{number}")
+        elif found.default_factory is not MISSING:
+            namespace[f"_make{number}"] = found.default_factory
+            parameters.append(f"{found.name}=_FACTORY")
+            lines.append(f"if {found.name} is _FACTORY: {found.name} = _make{number}()")
+        else:
+            parameters.append(found.name)
+        lines.append(f"_set{number}(self, {found.name})")
+    exec(f"def __init__(self, {', '.join(parameters)}):\n    " + "\n    ".join(lines), namespace)  # noqa: S102 - our own field names
+    namespace["__init__"].__qualname__ = f"{cls.__qualname__}.__init__"
+    namespace["__init__"].__module__ = cls.__module__
+    cls.__init__ = namespace["__init__"]
+    return cls
+
+
+_FACTORY = object()
+"""Stands for a field whose default is made per instance, not given."""
+
+
 # --- message parts ---------------------------------------------------------------------------
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class TextPart:
     """Text written by a person, the program or the model."""
@@ -42,6 +75,7 @@ class TextPart:
     """Tag for matching on the part type."""
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class ToolCallPart:
     """The model's request that the program run a tool: the call intent."""
@@ -62,6 +96,7 @@ class ToolCallPart:
     """Tag for matching on the part type."""
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class ToolResultPart:
     """What the program sent back to the model for one call."""
@@ -78,6 +113,7 @@ class ToolResultPart:
     """Tag for matching on the part type."""
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class OtherPart:
     """Any part we do not model (thinking, images, server tools), kept raw."""
@@ -96,6 +132,7 @@ Part = Union[TextPart, ToolCallPart, ToolResultPart, OtherPart]
 """One piece of a message."""
 
 
+@built_fast
 @dataclass(frozen=True, slots=True, eq=False)
 class Message:
     """One entry of the messages array (or the system prompt), interned by content.
@@ -138,6 +175,7 @@ class Message:
 # --- tools, usage, executions ----------------------------------------------------------------
 
 
+@built_fast
 @dataclass(frozen=True, slots=True, eq=False)
 class ToolDefinition:
     """One tool as the request describes it to the model."""
@@ -160,6 +198,7 @@ class ToolDefinition:
         return hash(self.key)
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Tokens one round cost, normalized across providers."""
@@ -182,6 +221,7 @@ class Usage:
     """For an estimate: the tokenizer counted with, or `characters` for the rule of thumb."""
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class Execution:
     """What the program did for one call between a response and the next request."""
@@ -258,6 +298,7 @@ def read_provenance(raw: JSON) -> Provenance | None:
 # --- one round ---------------------------------------------------------------------------------
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class Request:
     """What the program sent to the model in one round."""
@@ -278,6 +319,7 @@ class Request:
     reconstructed here from the earlier rounds."""
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class Response:
     """What the model sent back in one round."""
@@ -300,6 +342,7 @@ class Response:
     """JSON path of the stop signal in `raw`, or None when the body has none."""
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class ProviderError:
     """A model call that failed instead of answering."""
@@ -324,6 +367,7 @@ class ProviderError:
         return None
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class Round:
     """One model call and what the program did after it."""

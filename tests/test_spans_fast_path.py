@@ -28,7 +28,8 @@ def _both_paths(files: list[tuple[str, bytes]], monkeypatch) -> tuple[tuple, tup
     """(fast path's reading, general path's reading, spans the fast path took)."""
     taken = []
     plain = spans._plain
-    monkeypatch.setattr(spans, "_plain", lambda flat: taken.append(1) or plain(flat) if plain(flat) else False)
+    monkeypatch.setattr(spans, "_plain",
+                        lambda flat, *objects: taken.append(1) or plain(flat, *objects) if plain(flat, *objects) else False)
     fast = _everything(files)
     with monkeypatch.context() as general:
         general.setattr(spans._Attributes, "DIRECT", False)

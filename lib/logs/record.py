@@ -78,7 +78,7 @@ class LineProblem(Exception):
     """A line that a format recognized but cannot use; the message says why, in a user's words."""
 
 
-@dataclass
+@dataclass(slots=True)
 class CallRecord:
     """One model call found in a log."""
 

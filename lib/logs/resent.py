@@ -136,10 +136,10 @@ def strict_loads(line: bytes | str) -> Any:
 class ResentParser:
     """Parses the lines of one file, reusing the messages of earlier lines a line resends."""
 
-    def __init__(self, loads: Callable[[bytes], Any] = strict_loads) -> None:
+    def __init__(self, loads: Callable[[bytes], Any] = strict_loads, typed: Callable[[bytes], Any] | None = None) -> None:
         self._loads = loads
         """The whole-line parser, used for every line this one cannot take a shortcut on."""
-        self.texts = ResentTexts(loads)
+        self.texts = ResentTexts(loads, typed)
         """The parser of lines that resend their history inside strings (OTLP spans) instead."""
         self._arrays: list[_Array] = []
         """Remembered arrays, the most recently used first."""

@@ -24,6 +24,8 @@ from typing import Any, Callable, Iterator
 
 import orjson
 
+from lib.logs import otlp_typed
+
 ATTRIBUTE = "gen_ai.input.messages"
 """The attribute whose strings are resent."""
 _OPENINGS = (b'"gen_ai.input.messages","value":{"stringValue":"',
@@ -61,9 +63,12 @@ class _Earlier:
 class ResentTexts:
     """Parses the lines (or the one document) of a file, taking resent message strings as read."""
 
-    def __init__(self, loads: Callable[[bytes], Any]) -> None:
+    def __init__(self, loads: Callable[[bytes], Any], typed: Callable[[bytes], Any] | None = None) -> None:
         self._loads = loads
         """The whole-line parser: for a line without such strings, and for one the shortcut does not hold on."""
+        self._typed = typed
+        """A decoder into typed structs (lib/logs/otlp_typed.py) tried before `loads`; None when it does not
+        answer for a line, which `loads` then parses as before."""
         self._by_opening: dict[bytes, list[_Earlier]] = {}
         """Remembered strings by their first OPENING bytes, the least recently used opening first."""
         self._held = 0
@@ -85,6 +90,8 @@ class ResentTexts:
 
     def _parse(self, line: bytes, made: list[_Earlier]) -> Any:
         pieces, texts, last, tries = [], [], 0, TRIES
+        view = memoryview(line)  # the pieces kept between strings are copied once, by the join, not sliced first
+        extended: dict[int, str] = {}
         opening = _opening(line)
         start = line.find(opening, last) + len(opening) if opening else -1
         while start >= len(opening or b"") and tries:
@@ -94,20 +101,33 @@ class ResentTexts:
             if end <= 0:
                 break
             text = self._read(line, start, end, earlier, made)
+            if text is not None and earlier is not None:
+                extended[id(text)] = earlier.text
             if text is None:
                 tries, end = tries - 1, start  # the next string may begin before that `]"`
             else:
-                pieces += (line[last:start], _MARKER, b"%d" % len(texts))
+                pieces += (view[last:start], _MARKER, b"%d" % len(texts))
                 texts.append(text)
                 last = end
             start = line.find(opening, end) + len(opening)
         if not texts:
-            return self._loads(line)
+            return self._whole(line)
+        marked = b"".join((*pieces, view[last:]))
+        if self._typed is not None:
+            value = self._typed(marked)
+            if value is not None and _restored(otlp_typed.input_values(value["resourceSpans"], ATTRIBUTE), texts):
+                value["resourceSpans"].extended = extended
+                return value
         try:
-            value = self._loads(b"".join((*pieces, line[last:])))
+            value = self._loads(marked)
         except ValueError:
             return self._loads(line)
-        return value if _restored(value, texts) else self._loads(line)
+        return value if _restored(_input_values(value), texts) else self._loads(line)
+
+    def _whole(self, line: bytes) -> Any:
+        """A line without strings taken as read: typed when the typed decoder answers for it."""
+        value = self._typed(line) if self._typed is not None else None
+        return self._loads(line) if value is None else value
 
     def _earlier(self, line: bytes, start: int) -> _Earlier | None:
         """The most recently read string that the string at `start` starts with, less its `]`. (Any
@@ -155,16 +175,21 @@ class ResentTexts:
             self._held -= len(earlier.written)
 
 
-def _restored(document: Any, texts: list[str]) -> bool:
-    """Put each text back in place of its marker; whether every marker came back as a whole string."""
+def _restored(holders: Iterator[Any], texts: list[str]) -> bool:
+    """Put each text back in place of its marker, in the holders of the document's input strings (dicts, or
+    otlp_typed's AnyValue structs); whether every marker came back as a whole string."""
     restored = 0
-    for holder in _input_values(document):
-        marker = holder["stringValue"]
+    for holder in holders:
+        typed = type(holder) is otlp_typed.AnyValue
+        marker = holder.stringValue if typed else holder["stringValue"]
         if marker.startswith(_MARKER_TEXT):
             number = marker[len(_MARKER_TEXT):]
             if not (number.isdigit() and int(number) < len(texts)):
                 return False
-            holder["stringValue"] = texts[int(number)]
+            if typed:
+                holder.stringValue = texts[int(number)]
+            else:
+                holder["stringValue"] = texts[int(number)]
             restored += 1
             if restored == len(texts):
                 return True  # each marker was put in once: none is left further on

@@ -29,6 +29,7 @@ from lib.dialects import OPENAI
 from lib.dialects.common import parse_arguments
 from lib.intern import canonical_json, loads_exact
 from lib.logs import chat_shape as convert
+from lib.logs import otlp_typed
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.text import plural
 
@@ -107,7 +108,7 @@ UNCAPTURED = _Unrecorded("messages", (CAPTURE_VARIABLE,))
 """A GenAI span written without content capture."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Span:
     """One span, read into the fields every convention shares."""
 
@@ -168,27 +169,39 @@ class SpanFormat(LogFormat):
         if "resourceSpans" in obj:
             self._take_document(obj, line)
         else:
+            self._resent.parents = {}
             self._take(obj, line)
         yield from ()
 
     def _take_document(self, document: dict, line: int) -> None:
         """Hold every span of an OTLP/JSON document; one bad span does not lose the others."""
-        spans = list(_otlp_spans(document))
+        resources = document.get("resourceSpans")
+        typed = type(resources) is otlp_typed.Resources
+        spans = list(otlp_typed.spans(resources) if typed else _otlp_spans(document))
         problems = []
-        for number, span in enumerate(spans, start=1):
-            try:
-                self._take(span, line)
-            except LineProblem as problem:
-                problems.append(f"span {number}: {problem}")
+        # Ids name objects only while they live: the document's texts live as long as it is read.
+        self._resent.parents = resources.extended if typed else {}
+        try:
+            for number, span in enumerate(spans, start=1):
+                try:
+                    self._take(span, line, typed)
+                except LineProblem as problem:
+                    problems.append(f"span {number}: {problem}")
+        finally:
+            self._resent.parents = {}
         if problems:
             # The good spans of the document are kept; the line is reported for the bad ones.
             raise LineProblem(f"{len(problems)} of {len(spans)} spans could not be read ({'; '.join(problems[:3])})")
 
-    def _take(self, raw: Any, line: int) -> None:
-        """Hold one span as a call or a tool run; other spans are not ours to show."""
-        if not isinstance(raw, dict):
+    def _take(self, raw: Any, line: int, typed: bool = False) -> None:
+        """Hold one span (a dict, or otlp_typed's Span when `typed`) as a call or a tool run; other spans
+        are not ours to show."""
+        if typed:
+            span = _read_typed_span(raw, line)
+        elif not isinstance(raw, dict):
             raise LineProblem(f"a span is {convert.describe(raw)}, expected an object")
-        span = _read_span(raw, line)
+        else:
+            span = _read_span(raw, line)
         key = (span.start if span.start is not None else float("inf"), len(self._held.calls) + len(self._held.tools))
         kind = _kind(span.attributes)
         if kind in ("gen_ai", "openinference"):
@@ -300,6 +313,20 @@ def _read_span(raw: dict, line: int) -> _Span:
         duration_ms=(end - start) / 1e6 if start is not None and end is not None and end >= start else None,
         attributes=_Plain(attributes) if _plain(attributes) else _Attributes(attributes),
         failure=_failure(raw.get("status")),
+    )
+
+
+def _read_typed_span(raw: otlp_typed.Span, line: int) -> _Span:
+    """`_read_span` of a span decoded by lib/logs/otlp_typed.py, whose fields have OTLP's own shape."""
+    attributes, objects = otlp_typed.flat_attributes(raw)
+    start, end = int(raw.startTimeUnixNano), int(raw.endTimeUnixNano)
+    return _Span(
+        line=line,
+        trace=raw.traceId.removeprefix("0x"),
+        start=start,
+        duration_ms=(end - start) / 1e6 if end >= start else None,
+        attributes=_Plain(attributes) if _plain(attributes, objects) else _Attributes(attributes),
+        failure=_failure(otlp_typed.status(raw)),
     )
 
 
@@ -466,12 +493,14 @@ _PLAIN_OPERATIONS = frozenset((*CHAT_OPERATIONS, "execute_tool"))
 _PLAIN_PREFIXES = frozenset(prefix for path in PLAIN_PATHS for prefix in _path_prefixes(path))
 
 
-def _plain(flat: dict) -> bool:
+def _plain(flat: dict, objects: bool | None = None) -> bool:
     """Whether `_Attributes` would answer each of PLAIN_PATHS with the flat dict's value, or None when
-    absent: a GenAI chat or tool span whose keys are leaves, none of them above or below a path read."""
+    absent: a GenAI chat or tool span whose keys are leaves, none of them above or below a path read, and
+    no value an object (`objects` says whether one is, when the caller knows)."""
     operation = flat.get("gen_ai.operation.name")
     return _Attributes.DIRECT and type(operation) is str and operation in _PLAIN_OPERATIONS \
-        and _plain_keys(tuple(flat)) and dict not in set(map(type, flat.values()))
+        and _plain_keys(tuple(flat)) \
+        and (not objects if objects is not None else dict not in set(map(type, flat.values())))
 
 
 @lru_cache(maxsize=256)
@@ -588,7 +617,7 @@ def _kind(tree: _Attributes) -> str | None:
 # --- model calls -----------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Call:
     """What a model-call span says, in whichever convention it was written."""
 
@@ -734,13 +763,16 @@ class _ResentInputs:
 
     def __init__(self) -> None:
         self._by_opening: dict[str, list[list]] = {}
-        """[text less its `]` (None when it does not end in one), messages, the answer or None, the output turn
-        it was converted from or None] per conversation, by opening."""
+        """[text (None when it does not end in `]`), messages, the answer or None, the output turn it was converted
+        from or None] per conversation, by opening."""
         self._tools: tuple[str, list] | None = None
         self.latest: list | None = None
         """The entry the last call of `messages` made, until its answer is known."""
         self.extended: list | None = None
         """The earlier messages list the last call of `messages` extended, or None."""
+        self.parents: dict[int, str] = {}
+        """For the texts of the document being read, by id: the earlier text that lib/logs/resent_text.py read
+        each as extending (its bytes compared there, so not compared again here)."""
 
     def tools(self, tree: _Attributes) -> list:
         """A call's tool definitions as Chat Completions tools; an agent sends the same text with every
@@ -755,8 +787,9 @@ class _ResentInputs:
     def messages(self, text: str) -> list[dict]:
         """The Chat Completions messages `text` holds, reusing those of the earlier text it extends."""
         kept = self._by_opening.setdefault(text[: self.OPENING], [])
+        parent = self.parents.get(id(text))
         for earlier in reversed(kept):
-            if earlier[0] is not None and _extends(text, earlier[0]):
+            if earlier[0] is not None and _extends(text, earlier[0], parent):
                 break
         else:
             earlier = None
@@ -764,7 +797,7 @@ class _ResentInputs:
             messages = convert.chat_messages(self._turns(text))
         else:
             kept.remove(earlier)
-            turns = self._turns("[" + text[len(earlier[0]) + 1:])
+            turns = self._turns("[" + text[len(earlier[0]):])
             if turns and earlier[3] is not None and turns[0] == earlier[3]:
                 # The answer resent as the call's output wrote it: the message converted then, not again.
                 # (As in intern_messages, `==` takes 1, 1.0 and true as equal: a price worth paying.)
@@ -775,7 +808,7 @@ class _ResentInputs:
                     added[0] = earlier[2]
             messages = earlier[1] + added
             self.extended = earlier[1]
-        self.latest = [text[:-1] if text.endswith("]") else None, messages, None, None]
+        self.latest = [text if text.endswith("]") else None, messages, None, None]
         kept.append(self.latest)
         del kept[: -self.KEPT]
         return messages
@@ -792,9 +825,11 @@ class _ResentInputs:
                 for m in _checked_list(_opened(text, "gen_ai.input.messages"), "gen_ai.input.messages")]
 
 
-def _extends(text: str, opened: str) -> bool:
-    """Whether JSON array text `text` is an earlier one, `opened` without its closing `]`, with more elements appended."""
-    return len(text) > len(opened) + 1 and text[len(opened)] == "," and text.startswith(opened)
+def _extends(text: str, earlier: str, parent: str | None) -> bool:
+    """Whether JSON array text `text` is an earlier one, `earlier` (which ends in `]`), with more elements appended.
+    `parent` is the text `text` was read as starting with, less its `]` (see _ResentInputs.parents), if any."""
+    end = len(earlier) - 1
+    return len(text) > end + 1 and text[end] == "," and (parent is earlier or text.startswith(earlier[:end]))
 
 
 def _parts_turn(message: Any, attribute: str) -> tuple[str, list]:

@@ -35,7 +35,7 @@ import orjson
 from lib.coerce import int_or_none, number_or_none, text, text_or_none
 from lib.dialects import DIALECTS, anthropic_messages, openai_chat
 from lib.dialects.common import Pools
-from lib.logs import FORMATS, documents
+from lib.logs import FORMATS, documents, otlp_typed
 from lib.logs.limits import Limits, limits
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, ProblemList
 from lib.logs.chat_shape import describe
@@ -43,6 +43,7 @@ from lib.logs.near_miss import nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
+from lib.logs.spans import SpanFormat
 from lib.intern import collector_paused, content_key, loads_exact
 from lib.model import Message, ProviderError, Request, Response, Round, Trace
 from lib.text import plural
@@ -165,7 +166,7 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes, int]]:
 # --- conversations -------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Call:
     """A call turned into model objects, waiting for its place in a conversation."""
 
@@ -469,9 +470,12 @@ def _read_native(name: str, data: bytes, label: str, reading: _Reading) -> None:
 
 def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     """Every line (or array element) of a log: parsed, its format detected, fed to that importer."""
-    parser = ResentParser()
+    # OTLP documents are decoded into typed spans when only the span reader may read them.
+    spans_only = reading.forced in (None, SpanFormat.name)
+    parser = ResentParser(typed=otlp_typed.decode_unrepeated if spans_only else None)
     caps, problems, rules = reading.caps, reading.problems, reading.rules
-    whole = documents.elements(name, data, caps.line_bytes, ResentTexts(loads_exact).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
+    typed = otlp_typed.decode if spans_only else None
+    whole = documents.elements(name, data, caps.line_bytes, ResentTexts(loads_exact, typed).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
     if whole is None:
         items = _items(name, data)
         reading.units.add("element" if _is_json_array(name, data) else "line")
