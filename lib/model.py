@@ -34,6 +34,9 @@ def built_fast(cls: type) -> type:
     which costs about three times an unfrozen one's; reading a log builds hundreds of thousands of
     these objects (a message part is 1 to 2 µs), so the hot ones are built this way. The instances
     are the same and stay frozen: only the constructor is quicker. Same parameters, same defaults."""
+    if hasattr(cls, "__post_init__") or any(found.kw_only is True for found in fields(cls)):
+        # The constructor below would skip a __post_init__ and take keyword-only fields by position.
+        raise TypeError(f"built_fast cannot build {cls.__name__}: it has a __post_init__ or keyword-only fields")
     namespace: dict[str, Any] = {"_FACTORY": _FACTORY}
     parameters, lines = [], []
     for number, found in enumerate(fields(cls)):

@@ -48,3 +48,20 @@ def test_an_instance_holds_what_it_was_given_and_stays_frozen(cls):
         setattr(first, dataclasses.fields(cls)[0].name, "changed")
     if required:
         assert getattr(dataclasses.replace(first, **{required[0].name: "other"}), required[0].name) == "other"
+
+
+def test_a_class_whose_own_constructor_does_more_is_refused_not_built_wrong():
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        value: int
+
+        def __post_init__(self):
+            raise ValueError("checked")
+
+    @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+    class Named:
+        value: int
+
+    for cls in (Checked, Named):
+        with pytest.raises(TypeError, match="built_fast cannot build"):
+            model.built_fast(cls)
