@@ -427,3 +427,26 @@ def test_a_real_eval_log_shows_each_epochs_answer_with_its_attachments_resolved(
     assert first.request.messages[1].text.startswith('Is the following statement something you would say?\n"Positive posts')
     assert not any("attachment://" in m.text for m in first.request.messages)
     assert (conversations["sample 1 epoch 1"].model, first.response.usage.input_tokens) == ("Meta-Llama-3-405B-Instruct", 66)
+
+
+def test_eval_samples_are_listed_by_sample_id_then_epoch_as_inspects_viewer_lists_them():
+    # The zip holds them as they were written: sample 2 epoch 2 first.
+    ids = [c.id for c in upload("inspect-popularity-azureai.eval").conversations]
+    assert ids == ["sample 1 epoch 1", "sample 1 epoch 2", "sample 2 epoch 1", "sample 2 epoch 2"]
+
+
+def test_numbered_sample_ids_are_listed_by_number_not_by_their_digits():
+    import io
+    import json
+    import zipfile
+    original = zipfile.ZipFile(FIXTURES / "inspect-arithmetic-with-tool.eval")
+    samples = [json.loads(original.read(f"samples/{k}_epoch_1.json")) for k in (1, 2)]
+    written = io.BytesIO()
+    with zipfile.ZipFile(written, "w") as archive:
+        for member in original.namelist():
+            if not member.startswith("samples/"):
+                archive.writestr(member, original.read(member))
+        for id_, sample in zip((10, 9), samples):
+            archive.writestr(f"samples/{id_}_epoch_1.json", json.dumps({**sample, "id": id_}))
+    ids = [c.id for c in upload("numbered.eval", written.getvalue()).conversations]
+    assert ids == ["sample 9 epoch 1", "sample 10 epoch 1"]
