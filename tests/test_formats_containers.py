@@ -250,6 +250,25 @@ def test_swe_agent_observations_answer_their_calls_by_id():
     assert rounds[0].extra["derived"] == ["request", "usage", "finish"]
 
 
+def test_a_swe_agent_run_says_what_its_own_model_stats_counted_beside_our_figures_never_in_them():
+    # info.model_stats: 7,141 tokens sent, 243 received over 5 API calls, as SWE-agent counted them itself.
+    result = upload("swe-agent-test-repo.traj")
+    said = [n.message for n in result.notes if "model_stats" in n.message and "tokens sent" in n.message]
+    assert said == ["the run's own info.model_stats: 7,141 tokens sent, 243 received over 5 API calls. SWE-agent "
+                    "counted these itself: the rounds' token figures here are our own, and neither is added to the "
+                    "other."]
+    usages = [r.response.usage for r in result.conversations[0].trace.rounds]
+    assert all(u is None or u.input_tokens != 7141 for u in usages)
+
+
+def test_a_swe_agent_run_without_model_stats_says_nothing_of_them():
+    import json
+    run = json.loads((FIXTURES / "swe-agent-test-repo.traj").read_bytes())
+    del run["info"]["model_stats"]
+    run["info"]["extra"] = {"model_stats": "not stats"}
+    assert not [n for n in upload("run.traj", json.dumps(run).encode()).notes if "tokens sent" in n.message]
+
+
 def test_a_broken_episode_is_named_and_the_next_one_still_loads():
     import json
     episodes = json.loads((FIXTURES / "tau-bench-airline.json").read_bytes())
