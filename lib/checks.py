@@ -357,7 +357,7 @@ def _argument_problems(call: ToolCallPart, tool: ToolDefinition | None) -> list[
 @check("invalid-arguments")
 def _invalid_arguments(trace: Trace) -> Iterator[Hit]:
     for round_, call, path in _calls(trace):
-        if round_.response.stop == "length":
+        if round_.response.stop == "length" or _stream_cut(round_, call):
             continue  # Cut off mid-call: truncated-arguments names the cause.
         problems = _argument_problems(call, _tool(round_.request, call.name))
         if problems:
@@ -367,6 +367,11 @@ def _invalid_arguments(trace: Trace) -> Iterator[Hit]:
                       "problems as an error result so the model can correct them in the next round.")
 
 
+def _stream_cut(round_: Round, call: ToolCallPart) -> bool:
+    """The stream ended before this call closed (lib.model.CUT_CALLS)."""
+    return any(cut is call for cut in round_.cut_calls)
+
+
 @check("truncated-arguments")
 def _truncated_arguments(trace: Trace) -> Iterator[Hit]:
     for round_, call, path in _calls(trace):
@@ -374,6 +379,12 @@ def _truncated_arguments(trace: Trace) -> Iterator[Hit]:
             yield Hit(_bad_call(trace, round_, call), round_.index, "response", path,
                       f"The response hit its output limit while writing this {call.name} call, so the arguments may "
                       "be cut short. Do not run it: raise the output limit (max_tokens) or ask again.")
+        elif _stream_cut(round_, call):
+            # The model wrote nothing wrong: what it wrote after the cut never reached the log.
+            yield Hit(_bad_call(trace, round_, call), round_.index, "response", path,
+                      f"The stream ended while the model was writing this {call.name} call, before its arguments "
+                      "closed, so they are cut short: the model did not write them wrong, the stream was cut. Do not "
+                      "run it: send the request again.")
 
 
 _IDENTITY_NAMES = {"userid", "customerid", "employeeid", "accountid", "memberid", "tenantid", "staffid"}

@@ -277,6 +277,11 @@ class Provenance:
     """What the real request carried that this record lacks (e.g. `response_format`)."""
 
 
+CUT_CALLS = "cut_calls"
+"""The round key listing, by position among the response's tool calls, the calls whose stream ended before they
+closed (a stream reader saw no finish chunk, no content_block_stop): their arguments are cut short by the stream."""
+
+
 TOOLS_IN_PROMPT = "tool list (read from the system prompt)"
 """A round's `derived` entry saying its tool definitions were read out of the system prompt's text (a Hermes
 `<tools>` block), not sent as a tools field: the model got them once, inside the instructions."""
@@ -396,6 +401,12 @@ class Round:
     def tool_calls(self) -> tuple[ToolCallPart, ...]:
         """The call intents this round's response made."""
         return self.response.message.tool_calls if self.response else ()
+
+    @property
+    def cut_calls(self) -> tuple[ToolCallPart, ...]:
+        """The calls whose stream ended before they closed (CUT_CALLS): cut short, not written wrong by the model."""
+        calls, positions = self.tool_calls, self.extra.get(CUT_CALLS) or ()
+        return tuple(calls[p] for p in positions if type(p) is int and 0 <= p < len(calls))
 
     @property
     def request_recorded(self) -> bool:

@@ -29,6 +29,7 @@ import tiktoken
 
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.encodings import VocabularyUnavailable, count_tokens, load_encoding
+from lib.growth import held_indices
 from lib.lru import LeastRecentlyUsed
 from lib.model import (
     TOOLS_IN_PROMPT,
@@ -178,7 +179,7 @@ class InputBreakdown:
     tools: int
     """The tool definitions, and any fixed preamble the provider adds for them."""
     history: int
-    """Conversation messages resent unchanged from the previous request."""
+    """Conversation messages resent unchanged from the previous request (the provider-held ones are `held`)."""
     new: int
     """Conversation messages this request adds: user turns, the echoed assistant turn, tool results."""
     framing: int
@@ -191,11 +192,14 @@ class InputBreakdown:
     not_counted: int = 0
     """The headline minus what we counted: reported tokens (or an anchor round's) our tokenizer does not
     see, such as the chat template and provider tokens; negative when we count more than was reported."""
+    held: int = 0
+    """Earlier messages the provider held (previous_response_id or a conversation, lib.growth.held_indices): the
+    program did not send them, the model reads them and they are billed as input."""
 
     @property
     def counted(self) -> int:
         """The tokens our tokenizer counted in the request."""
-        return self.instructions + self.tools + self.history + self.new + self.framing
+        return self.instructions + self.tools + self.history + self.held + self.new + self.framing
 
     @property
     def total(self) -> int:
@@ -207,6 +211,7 @@ INPUT_PARTS = (
     ("instructions", "instructions"),
     ("tools", "tool definitions"),
     ("history", "earlier messages (resent)"),
+    ("held", "earlier messages held by the provider (billed as input)"),
     ("new", "new messages"),
     ("framing", "message framing"),
     ("not_counted", "not counted by our tokenizer (template, provider tokens)"),
@@ -221,13 +226,17 @@ def input_parts(breakdown: InputBreakdown) -> tuple[tuple[str, int], ...]:
 
 NOT_COUNTED = dict(INPUT_PARTS)["not_counted"]
 """The label of the part our tokenizer does not see."""
+HELD = dict(INPUT_PARTS)["held"]
+"""The label of the earlier messages the provider held."""
 
 
 def input_words(parts: Iterable[tuple[str, int]]) -> str:
     """A round's input parts (see `input_parts`) in words. Where our count is above the reported input the
-    remainder is negative, and a negative share is untrue: it is said as our tokenizer's overcount instead."""
+    remainder is negative, and a negative share is untrue: it is said as our tokenizer's overcount instead. Held
+    messages are named only where the provider held some: elsewhere the words would describe an API not in use."""
     return " · ".join(f"our count is {-tokens:,} above the reported input: the tokenizer is not the model's"
-                      if label == NOT_COUNTED and tokens < 0 else f"{label} {tokens:,}" for label, tokens in parts)
+                      if label == NOT_COUNTED and tokens < 0 else f"{label} {tokens:,}"
+                      for label, tokens in parts if tokens or label != HELD)
 
 
 def _split(messages, counter: TokenCounter) -> tuple[int, int]:
@@ -246,8 +255,20 @@ def _split(messages, counter: TokenCounter) -> tuple[int, int]:
     return instructions, conversation
 
 
-_Parts = tuple[int, int, int, int, int, int]
-"""A round's counted parts, in InputBreakdown's field order: instructions, tools, history, new, framing, resent."""
+_Parts = tuple[int, int, int, int, int, int, int]
+"""A round's counted parts, in InputBreakdown's field order: instructions, tools, history, new, framing, resent,
+held."""
+
+
+def _held_parts(round_: Round, prefix: int, counter: TokenCounter) -> tuple[int, int, int, int]:
+    """Of a round's messages the provider held: (instruction tokens, conversation tokens within the resent prefix,
+    conversation tokens past it, how many are within the prefix). They are read and billed, not sent: neither
+    resent nor new."""
+    held, messages = held_indices(round_), round_.request.messages
+    within = range(held.start, max(held.start, min(held.stop, prefix)))
+    kept = _split(messages[within.start:within.stop], counter)
+    added = _split(messages[within.stop:held.stop], counter)
+    return kept[0] + added[0], kept[1], added[1], len(within)
 
 
 def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
@@ -268,6 +289,13 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
         instructions = kept[0] + added[0]
         system = request.system
         resent = kept[0] + kept[1] + framing.per_message * prefix
+        history, new, held = kept[1], added[1], 0
+        if request.held_by_provider:
+            held_instructions, held_history, held_new, held_within = _held_parts(round_, prefix, counter)
+            instructions -= held_instructions
+            history, new = history - held_history, new - held_new
+            held = held_instructions + held_history + held_new
+            resent -= held_instructions + held_history + framing.per_message * held_within
         if system is not None:
             system_tokens = message_tokens(system, counter) + framing.per_message
             instructions += system_tokens
@@ -286,8 +314,8 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
             instructions -= moved
             resent -= moved if tools_resent and kept[0] >= moved else 0
         recorded = bool(messages) or system is not None or bool(request.tools)  # Round.request_recorded, inlined
-        found.append((instructions, tools, kept[1], added[1],
-                      framing.per_message * len(messages) + (framing.reply if recorded else 0), resent))
+        found.append((instructions, tools, history, new,
+                      framing.per_message * len(messages) + (framing.reply if recorded else 0), resent, held))
         before = (kept[0] + added[0], kept[1] + added[1])
         previous_length = len(messages)
     return found
@@ -295,7 +323,7 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
 
 def breakdowns(trace: Trace, counter: TokenCounter) -> tuple[InputBreakdown, ...]:
     """The input breakdown of every round, each built from the previous one plus what is new."""
-    return tuple(InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5])
+    return tuple(InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5], held=parts[6])
                  for parts in _counted_parts(trace, counter))
 
 
@@ -305,8 +333,8 @@ def reconciled_breakdowns(trace: Trace, counter: TokenCounter) -> tuple[tuple[In
     # Each breakdown is built once, with its gap, from plain tuples: building it twice (counted, then
     # reconciled) was a seventh of counting a 1,000-round trace.
     found = _counted_parts(trace, counter)
-    counted = [sum(parts[:5]) for parts in found]
-    return tuple((InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5],
+    counted = [sum(parts[:5]) + parts[6] for parts in found]
+    return tuple((InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5], held=parts[6],
                                  not_counted=usage.input_tokens - total), usage)
                  for parts, total, usage in zip(found, counted, usages(trace, counted, counter)))
 

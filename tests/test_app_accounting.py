@@ -235,3 +235,27 @@ def test_a_held_chain_counts_as_new_only_the_messages_the_program_sent(app):
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["new messages"].tolist()[:4] == [2, 2, 1, 1]
     assert rounds["messages sent"].tolist()[:4] == [2, 3, 2, 2]
+
+
+def test_a_previous_response_id_chain_shows_its_earlier_messages_held_by_the_provider_never_resent(app):
+    # The Responses chain: from round 2 on the provider holds the conversation; the program resends only the
+    # instructions and the tool list. The rounds table, the chart and round 2's split in the explorer say so.
+    from lib.ui import state
+    at = uploaded(app, "openai-responses.jsonl")
+    at.number_input(key=state.ROUND).set_value(2).run()
+    split = next(c.value for c in at.caption if c.value.startswith("Where the input goes"))
+    assert "earlier messages (resent) 0 ·" in split and "earlier messages held by the provider (billed as input)" in split
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["in: earlier messages (resent)"].tolist() == [0, 0, 0, 0]
+    assert all(rounds["in: earlier messages held by the provider (billed as input)"][1:] > 0)
+    charts = {c.proto.spec for c in at.get("plotly_chart")}
+    assert any("earlier messages held by the provider" in spec for spec in charts)
+
+
+def test_a_trace_the_provider_held_nothing_of_has_no_held_column_or_series(app):
+    at = _open_accounting(app, "hengxin-expense")
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert not any("held" in column for column in rounds.columns)
+    assert not any("held by the provider" in c.proto.spec for c in at.get("plotly_chart"))

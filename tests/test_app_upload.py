@@ -106,3 +106,13 @@ def test_openinference_spans_with_hidden_messages_say_which_variable_hid_them(ap
     assert "OPENINFERENCE_HIDE_INPUTS" in sidebar and "OPENINFERENCE_HIDE_OUTPUTS" in sidebar
     page = " ".join(t.value for t in at.main.text) + " ".join(c.value for c in at.main.caption)
     assert "OPENINFERENCE_HIDE_INPUTS" in page
+
+
+def test_a_swe_agent_run_shows_its_own_model_stats_beside_the_upload_not_in_our_figures(app):
+    at = _upload(app, ("run.traj", (FIXTURES / "containers" / "swe-agent-test-repo.traj").read_bytes()))
+    sidebar = " ".join(t.value for t in at.sidebar.text)
+    assert "the run's own info.model_stats: 7,141 tokens sent, 243 received over 5 API calls" in sidebar
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    assert "the run's own info.model_stats" in " ".join(t.value for t in at.sidebar.text)  # beside the Tokens page
+    assert not any(m.value.replace(",", "").startswith(("7141", "≈ 7141")) for m in at.metric)

@@ -532,3 +532,27 @@ def test_a_provider_error_blames_the_request_only_for_a_status_that_does(status,
     [finding] = [f for f in run_checks(trace) if f.code == "provider-error"]
     assert said in finding.message
     assert ("fix the request" in finding.message) == (status == 400)
+
+
+@pytest.mark.parametrize("fixture", ["anthropic-stream.jsonl", "openai-chat-stream.jsonl"])
+def test_a_stream_cut_inside_the_arguments_is_said_to_be_cut_not_the_models_bad_json(fixture):
+    # Conversation 3 ends inside get_weather's arguments: the model did not write bad JSON, the stream was cut.
+    upload = read_upload([(fixture, (FIXTURES / fixture).read_bytes())])
+    trace = upload.conversations[2].trace
+    found = {f.code: f for f in run_checks(trace)}
+    assert "invalid-arguments" not in found
+    cut = found["truncated-arguments"]
+    assert "The stream ended" in cut.message and "get_weather" in cut.message
+    assert "correct" not in cut.message and "output limit" not in cut.message
+    assert cut.where == "round 1 response " + ("content[0]" if fixture.startswith("anthropic") else
+                                               "choices[0].message.tool_calls[0]")
+
+
+def test_a_cut_stream_saved_as_a_trace_file_and_read_back_is_still_said_to_be_cut():
+    # A kept trace (the library, a download) is the native format: the mark travels with the round.
+    from lib.logs.native import write_trace
+    fixture = "anthropic-stream.jsonl"
+    trace = read_upload([(fixture, (FIXTURES / fixture).read_bytes())]).conversations[2].trace
+    again, problems = read_trace(list(write_trace(trace)))
+    assert not problems
+    assert [f.code for f in run_checks(again) if "arguments" in f.code] == ["truncated-arguments"]

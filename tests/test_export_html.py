@@ -239,3 +239,14 @@ def test_a_handout_of_a_held_chain_counts_the_messages_the_program_sends(respons
     page = handout_html(responses_chain)
     assert "Round 2: the program sends 3 messages and 2 tools" in page
     assert "Request 2 carried 3 messages." in page and "Request 2 carried 5 messages." not in page
+
+
+def test_the_files_input_split_names_the_messages_the_provider_held_as_held_never_as_resent(responses_chain):
+    # The Responses chain resends the instructions and the tool list, never a message of the conversation: the
+    # provider holds those (previous_response_id). Every round's split says so.
+    page = " ".join(" ".join(_parse(trace_html(responses_chain, summarize(responses_chain, CHARACTER_COUNTER))).text)
+                    .split())
+    splits = re.findall(r"Where the input goes [^.]*\.", page)
+    assert len(splits) == 4
+    assert all("earlier messages (resent) 0 " in split for split in splits)
+    assert all("earlier messages held by the provider (billed as input)" in split for split in splits[1:])

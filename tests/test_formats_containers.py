@@ -250,6 +250,25 @@ def test_swe_agent_observations_answer_their_calls_by_id():
     assert rounds[0].extra["derived"] == ["request", "usage", "finish"]
 
 
+def test_a_swe_agent_run_says_what_its_own_model_stats_counted_beside_our_figures_never_in_them():
+    # info.model_stats: 7,141 tokens sent, 243 received over 5 API calls, as SWE-agent counted them itself.
+    result = upload("swe-agent-test-repo.traj")
+    said = [n.message for n in result.notes if "model_stats" in n.message and "tokens sent" in n.message]
+    assert said == ["the run's own info.model_stats: 7,141 tokens sent, 243 received over 5 API calls. SWE-agent "
+                    "counted these itself: the rounds' token figures here are our own, and neither is added to the "
+                    "other."]
+    usages = [r.response.usage for r in result.conversations[0].trace.rounds]
+    assert all(u is None or u.input_tokens != 7141 for u in usages)
+
+
+def test_a_swe_agent_run_without_model_stats_says_nothing_of_them():
+    import json
+    run = json.loads((FIXTURES / "swe-agent-test-repo.traj").read_bytes())
+    del run["info"]["model_stats"]
+    run["info"]["extra"] = {"model_stats": "not stats"}
+    assert not [n for n in upload("run.traj", json.dumps(run).encode()).notes if "tokens sent" in n.message]
+
+
 def test_a_broken_episode_is_named_and_the_next_one_still_loads():
     import json
     episodes = json.loads((FIXTURES / "tau-bench-airline.json").read_bytes())
@@ -427,3 +446,26 @@ def test_a_real_eval_log_shows_each_epochs_answer_with_its_attachments_resolved(
     assert first.request.messages[1].text.startswith('Is the following statement something you would say?\n"Positive posts')
     assert not any("attachment://" in m.text for m in first.request.messages)
     assert (conversations["sample 1 epoch 1"].model, first.response.usage.input_tokens) == ("Meta-Llama-3-405B-Instruct", 66)
+
+
+def test_eval_samples_are_listed_by_sample_id_then_epoch_as_inspects_viewer_lists_them():
+    # The zip holds them as they were written: sample 2 epoch 2 first.
+    ids = [c.id for c in upload("inspect-popularity-azureai.eval").conversations]
+    assert ids == ["sample 1 epoch 1", "sample 1 epoch 2", "sample 2 epoch 1", "sample 2 epoch 2"]
+
+
+def test_numbered_sample_ids_are_listed_by_number_not_by_their_digits():
+    import io
+    import json
+    import zipfile
+    original = zipfile.ZipFile(FIXTURES / "inspect-arithmetic-with-tool.eval")
+    samples = [json.loads(original.read(f"samples/{k}_epoch_1.json")) for k in (1, 2)]
+    written = io.BytesIO()
+    with zipfile.ZipFile(written, "w") as archive:
+        for member in original.namelist():
+            if not member.startswith("samples/"):
+                archive.writestr(member, original.read(member))
+        for id_, sample in zip((10, 9), samples):
+            archive.writestr(f"samples/{id_}_epoch_1.json", json.dumps({**sample, "id": id_}))
+    ids = [c.id for c in upload("numbered.eval", written.getvalue()).conversations]
+    assert ids == ["sample 9 epoch 1", "sample 10 epoch 1"]

@@ -212,3 +212,26 @@ def test_anthropic_stream_detection_claims_events_and_nothing_else():
 
 def test_any_one_place_changed_in_an_event_line_gives_a_line_problem_or_a_record_never_a_crash():
     assert assert_only_line_problems(AnthropicStreamFormat, lines("anthropic-stream.jsonl")) > 500
+
+
+def test_a_stream_cut_inside_a_calls_arguments_marks_that_call_as_cut():
+    # Conversation 3 of each recording ends inside get_weather's arguments: no finish chunk, no content_block_stop.
+    *whole, openai_cut = feed_files(OpenAIChatStreamFormat(), "openai-chat-stream.jsonl")
+    *closed, anthropic_cut = feed_files(AnthropicStreamFormat(), "anthropic-stream.jsonl")
+    assert openai_cut.cut_calls == [0] and anthropic_cut.cut_calls == [0]
+    assert all(record.cut_calls == [] for record in (*whole, *closed))
+
+
+def test_a_call_whose_block_closed_before_the_stream_was_cut_is_not_marked():
+    # The first tool_use block closed; the stream ended inside the second one.
+    events = [{"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "model": "c",
+                                                    "content": [], "usage": {"input_tokens": 1, "output_tokens": 1}}},
+              {"type": "content_block_start", "index": 0,
+               "content_block": {"type": "tool_use", "id": "t1", "name": "a", "input": {}}},
+              {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{}"}},
+              {"type": "content_block_stop", "index": 0},
+              {"type": "content_block_start", "index": 1,
+               "content_block": {"type": "tool_use", "id": "t2", "name": "b", "input": {}}},
+              {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"x"}}]
+    (record,) = feed(AnthropicStreamFormat(), events)
+    assert record.cut_calls == [1]

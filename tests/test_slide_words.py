@@ -59,3 +59,12 @@ def test_a_transcript_that_kept_no_tool_list_has_a_counter_that_says_so_not_that
     trace = read_upload([("t.jsonl", (FIXTURES / "tau-bench-airline-cut.jsonl").read_bytes())]).conversations[0].trace
     third = snowball(trace, summarize(trace, COUNTER), 3)
     assert tools_line(third) == "not in the log (the model called tools, so a list was sent; it is not counted here)"
+
+
+def test_a_held_chain_counter_splits_the_input_into_held_messages_never_resent_ones(responses_chain):
+    # The presenter counter's split is the Tokens page's (lib.tokens.input_parts): held messages are named held.
+    rows = summarize(responses_chain, counter_for("o200k_base").counter)
+    for index in (2, 3, 4):
+        split = dict(snowball(responses_chain, rows, index).split)
+        assert "earlier messages (resent)" not in split
+        assert split["earlier messages held by the provider (billed as input)"] > 0

@@ -86,3 +86,29 @@ def test_without_a_vocabulary_the_character_rule_is_used_and_named(hengxin):
     rows = summarize(hengxin, CHARACTER_COUNTER)
     assert rows[1].usage.method == "characters" and rows[1].usage.source == "estimated"
     assert rows[0].breakdown.instructions == -(-len(hengxin.rounds[0].request.messages[0].text) // 4)
+
+
+HELD = "earlier messages held by the provider (billed as input)"
+
+
+def test_a_previous_response_id_chain_splits_the_held_messages_as_held_by_the_provider_never_as_resent(
+        responses_chain, o200k):
+    # From round 2 on the program sends previous_response_id, the instructions and the new items: the provider holds
+    # the question and the model's turns. The model reads them (they are billed), the program did not resend them.
+    from lib.growth import held_indices
+    from lib.tokens import input_parts, input_words
+    found = breakdowns(responses_chain, o200k)
+    for round_, breakdown in list(zip(responses_chain.rounds, found))[1:]:
+        held = [round_.request.messages[i] for i in held_indices(round_)]
+        assert breakdown.held == sum(message_tokens(m, o200k) for m in held) > 0
+        assert breakdown.history == 0
+        assert dict(input_parts(breakdown))[HELD] == breakdown.held
+        assert f"{HELD} {breakdown.held:,}" in input_words(input_parts(breakdown))
+        # Resent is what the previous request carried and this one sends again: instructions and tools here.
+        assert breakdown.resent == breakdown.instructions + breakdown.tools + 3
+        assert breakdown.total == sum(tokens for _, tokens in input_parts(breakdown))
+
+
+def test_a_trace_the_provider_held_nothing_of_says_nothing_of_held_messages(hengxin, o200k):
+    from lib.tokens import input_parts, input_words
+    assert all(HELD not in input_words(input_parts(b)) for b in breakdowns(hengxin, o200k))

@@ -193,11 +193,30 @@ def _numbered(items: list, kind: str) -> Elements:
                   for number, item in enumerate(items, start=1))
 
 
+SAMPLE_MEMBER = re.compile(r"samples/(.+)_epoch_([0-9]{1,9})\.json")
+"""An `.eval` zip's sample member: `samples/<id>_epoch_<n>.json`."""
+
+
+def _sample_order(member: zipfile.ZipInfo) -> tuple:
+    """Sample id, then epoch, as Inspect's viewer lists them: ids that are numbers by value, before named ones;
+    a member named otherwise after them all, in zip order."""
+    named = SAMPLE_MEMBER.fullmatch(member.filename)
+    if named is None:
+        return (2,)
+    id_, epoch = named[1], int(named[2])
+    if id_.isascii() and id_.isdigit():
+        number = id_.lstrip("0")
+        return 0, len(number), number, epoch  # by value, and no int() of a thousand digits
+    return 1, id_, epoch
+
+
 def _zip_samples(data: bytes, limit: int) -> Elements:
-    """The samples of an Inspect `.eval` zip, in the order they were written, each inflated when its turn comes."""
+    """The samples of an Inspect `.eval` zip, by sample id then epoch (the zip holds them as they were written),
+    each inflated when its turn comes."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-        members = [m for m in archive.infolist() if m.filename.startswith("samples/") and m.filename.endswith(".json")]
+        members = sorted((m for m in archive.infolist() if m.filename.startswith("samples/")
+                          and m.filename.endswith(".json")), key=_sample_order)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         return _refused(f"is not a readable .eval (zip) file ({exc})")
     if not members:

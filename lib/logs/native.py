@@ -21,7 +21,7 @@ from lib.logs.resent import Refused, ResentParser, hold_interned
 from lib.intern import collector_paused
 from lib.lessons import KIND as LESSON, Lesson, lesson_line, read_lesson
 from lib.presenter import steps_in
-from lib.model import Execution, ProviderError, Round, Trace, read_provenance
+from lib.model import CUT_CALLS, Execution, ProviderError, Round, Trace, read_provenance
 
 VERSION = 1
 
@@ -217,6 +217,7 @@ _EXTRA_TYPES = {
     "converted_from": lambda v: isinstance(v, str),
     "source_line": lambda v: int_or_none(v) is not None,
     "provenance": lambda v: read_provenance(v) is not None,
+    CUT_CALLS: lambda v: isinstance(v, list) and all(type(x) is int for x in v),
 }
 """The optional round fields docs/trace-format.md gives a type, with the test each value must pass."""
 

@@ -119,6 +119,9 @@ class CallRecord:
     provenance: dict | None = None
     """The round's provenance as the native format writes it (lib.model.read_provenance), when the log
     lacks part of the call: a span whose instrumentation captured no messages."""
+    cut_calls: list[int] = field(default_factory=list)
+    """Positions among the response's tool calls (0-based) of the calls whose stream ended before they closed:
+    their arguments are cut short by the stream, not written wrong by the model (lib.model.CUT_CALLS)."""
 
 
 class LogFormat:

@@ -147,8 +147,10 @@ def _chunk_record(stream: _ChoiceStream) -> CallRecord:
                            created=head.get("created"), usage=stream.usage, index=stream.index)
     if "system_fingerprint" in head:
         body["system_fingerprint"] = head["system_fingerprint"]
+    # Calls stream one after another: with no finish_reason the stream ended inside the last one.
+    cut = [len(stream.calls) - 1] if stream.calls and stream.finish_reason is None else []
     return CallRecord(line=stream.line, dialect=OPENAI, request=stream.request, response=body,
-                      timestamp=iso_time(head.get("created")))
+                      timestamp=iso_time(head.get("created")), cut_calls=cut)
 
 
 # --- Anthropic stream events ---------------------------------------------------------------------
@@ -306,9 +308,14 @@ def _apply_message_delta(stream: _MessageStream, event: dict) -> None:
 
 def _event_record(stream: _MessageStream) -> CallRecord:
     """The `type: message` body a stream amounts to, blocks in index order."""
+    # A tool_use block still collecting pieces got no content_block_stop: the stream ended inside it.
+    unclosed = set(stream.pieces)
     for index in list(stream.pieces):
         _finish_block(stream, index)
     body = dict(stream.message)
-    body["content"] = [block for _, block in sorted(stream.blocks.items())]
+    blocks = sorted(stream.blocks.items())
+    body["content"] = [block for _, block in blocks]
     body.setdefault("stop_reason", None)
-    return CallRecord(line=stream.line, dialect=ANTHROPIC, request=stream.request, response=body)
+    calls = [index for index, block in blocks if block.get("type") == "tool_use"]
+    return CallRecord(line=stream.line, dialect=ANTHROPIC, request=stream.request, response=body,
+                      cut_calls=[position for position, index in enumerate(calls) if index in unclosed])

@@ -60,6 +60,9 @@ class SweAgentFormat(LogFormat):
         missing = _steps_not_in_history(obj, sum(1 for m in messages if m.get("role") == "assistant"))
         if missing:
             self._notes.append(Problem(line, missing))
+        counted = _own_count(obj)
+        if counted:
+            self._notes.append(Problem(line, counted))
 
     def notes(self) -> list[Problem]:
         return self._notes
@@ -72,14 +75,40 @@ def _steps_not_in_history(obj: dict, turns: int) -> str | None:
     if len(steps) <= turns:
         return None
     actions = [str(s.get("action") or "").strip() for s in steps[turns:] if isinstance(s, dict)]
-    stats = (obj.get("info") or {}).get("model_stats") if isinstance(obj.get("info"), dict) else None
-    calls = stats.get("api_calls") if isinstance(stats, dict) else None
-    counted = f"; info.model_stats counts {calls:,} API calls" if isinstance(calls, int) else ""
+    calls = _model_stats(obj).get("api_calls")
+    counted = f"; info.model_stats counts {calls:,} API calls" if calls is not None else ""
     last = "The last step" if len(actions) == 1 else f"The last {len(actions):,} steps"
     verb = "is" if len(actions) == 1 else "are"
     return (f"the run's trajectory has {len(steps):,} steps and its history {turns:,} model turns{counted}. {last} "
             f"({', '.join(shorten(a, 60) for a in actions)}) {verb} not in the history, so not shown as a round: the "
             "rounds shown are not the whole run.")
+
+
+TOKEN_STATS = (("tokens_sent", "{:,} tokens sent"), ("tokens_received", "{:,} received"))
+"""The token counts of SWE-agent's info.model_stats, and how each is said."""
+
+
+def _model_stats(obj: dict) -> dict[str, int]:
+    """The counts the run kept of itself (info.model_stats: tokens sent and received, API calls), the whole numbers."""
+    info = obj.get("info")
+    stats = info.get("model_stats") if isinstance(info, dict) else None
+    if not isinstance(stats, dict):
+        return {}
+    return {key: value for key, value in stats.items()
+            if key in ("tokens_sent", "tokens_received", "api_calls") and type(value) is int and value >= 0}
+
+
+def _own_count(obj: dict) -> str | None:
+    """What the run counted of itself, said beside our figures and never added to them: SWE-agent's counts sum
+    every call, the history's included or not, with its own tokenizer."""
+    stats = _model_stats(obj)
+    if not stats:
+        return None
+    tokens = ", ".join(words.format(stats[key]) for key, words in TOKEN_STATS if key in stats)
+    calls = f"{stats['api_calls']:,} API calls" if "api_calls" in stats else ""
+    counts = f"{tokens} over {calls}" if tokens and calls else tokens or calls
+    return (f"the run's own info.model_stats: {counts}. SWE-agent counted these itself: the rounds' token figures "
+            "here are our own, and neither is added to the other.")
 
 
 def _model_of(obj: dict) -> dict:

@@ -45,7 +45,7 @@ from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
 from lib.intern import collector_paused, content_key, loads_exact
-from lib.model import Message, ProviderError, Request, Response, Round, Trace
+from lib.model import CUT_CALLS, Message, ProviderError, Request, Response, Round, Trace
 from lib.text import plural
 
 
@@ -181,6 +181,7 @@ class _Call:
     timestamp: str | None
     order: int
     provenance: dict | None
+    cut_calls: tuple[int, ...] = ()
 
 
 @dataclass
@@ -230,7 +231,7 @@ class _Rebuilder:
         thread.calls.append(_Call(
             record.line, request, response, error, executions,
             number_or_none(record.latency_ms), tuple(record.derived), record.converted_from,
-            text_or_none(record.timestamp), self._order, record.provenance,
+            text_or_none(record.timestamp), self._order, record.provenance, tuple(record.cut_calls),
         ))
 
     def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None]:
@@ -317,6 +318,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra["converted_from"] = call.converted_from
         if call.provenance:
             extra["provenance"] = call.provenance
+        if call.cut_calls:
+            extra[CUT_CALLS] = list(call.cut_calls)
         rounds.append(Round(
             index=position + 1, request=call.request, response=response, error=call.error,
             executions=call.executions, latency_ms=call.latency_ms,

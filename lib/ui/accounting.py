@@ -11,7 +11,7 @@ from lib.summary import BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECO
 from lib.dialects import DIALECTS
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
 from lib.text import plural
-from lib.tokens import input_parts, input_words
+from lib.tokens import HELD, input_parts, input_words
 from lib.usage_gap import gap_reason
 from lib.ui import plain, state
 from lib.ui.cache import per_trace
@@ -133,7 +133,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
         table = table.drop(columns="latency ms", errors="ignore")
     # Only a previous_response_id or conversation chain has held messages: elsewhere a column of zeros says nothing.
     if table.empty or not table["messages held by the provider"].any():
-        table = table.drop(columns="messages held by the provider", errors="ignore")
+        table = table.drop(columns=["messages held by the provider", f"in: {HELD}"], errors="ignore")
     return table
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lib.summary import RoundSummary, counted_parts
+from lib.tokens import HELD
 from lib.sequence import LANE_TITLES, LANES, Arrow
 from lib.steps import STEP_COLORS, STEP_MARKS
 
@@ -18,7 +19,7 @@ _STYLE = {
 BARS_UP_TO = 60
 """Rounds up to which the tokens chart draws a bar per round; longer traces get one line per series, a
 single path for the browser to draw instead of thousands of patterned bars that block it for seconds."""
-PART_COLORS = ("#8c564b", "#1f77b4", "#7f7f7f", "#2ca02c", "#bcbd22", "#d0d0d0")
+PART_COLORS = ("#8c564b", "#1f77b4", "#7f7f7f", "#9467bd", "#2ca02c", "#bcbd22", "#d0d0d0")
 """The colors of lib.tokens.INPUT_PARTS, bottom of the stack first."""
 
 
@@ -82,6 +83,8 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
     rounds = _numbers(r.round for r in rows)
     for i, color in enumerate(PART_COLORS):
         label = parts[0][i][0] if parts else ""
+        if label == HELD and not any(p[i][1] for p in parts):
+            continue  # only a previous_response_id or conversation chain has held messages: no empty legend entry
         # A round whose request the log did not keep has no parts: no bar, its reported input is in the table.
         _per_round(figure, rows, color, "input", name=label, x=rounds, y=_numbers(p[i][1] or 0 for p in parts),
                    hovertemplate=f"round %{{x}}<br>%{{y:,}} tokens of {label}<extra></extra>")
