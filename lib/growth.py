@@ -107,6 +107,8 @@ def program_sent(round_: Round) -> int:
 def new_sent(round_: Round, previous_length: int) -> int:
     """How many of the request's messages past the previous request's `previous_length` the program itself sent:
     the held ones are new to the reconstructed history, not to the request."""
+    if not round_.request.held_by_provider:
+        return max(0, len(round_.request.messages) - previous_length)
     new = range(previous_length, len(round_.request.messages))
     held = held_indices(round_)
     return len(new) - len(range(max(new.start, held.start), min(new.stop, held.stop)))

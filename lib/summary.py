@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lib.growth import new_sent
-from lib.model import Trace, Usage
+from lib.model import Trace, Usage, built_fast
 from lib.tokens import InputBreakdown, TokenCounter, input_parts, reconciled_breakdowns
 
 BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
@@ -20,6 +20,7 @@ TOOL_LIST_UNRECORDED = ("The log kept no tool list, though the model called tool
 """Said wherever the tool list's tokens would be, for a log that kept the messages but not the tools."""
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class RoundSummary:
     """The figures of one round at a glance."""

@@ -32,6 +32,7 @@ from lib.encodings import VocabularyUnavailable, count_tokens, load_encoding
 from lib.growth import held_indices
 from lib.lru import LeastRecentlyUsed
 from lib.model import (
+    built_fast,
     TOOLS_IN_PROMPT,
     Message,
     OtherPart,
@@ -145,16 +146,17 @@ def _message_text(message: Message) -> str:
     if len(parts) == 1 and type(parts[0]) is TextPart:
         return parts[0].text  # most messages: no pattern matching, no join
     pieces = []
-    for part in message.parts:
-        match part:
-            case TextPart(text=text):
-                pieces.append(text)
-            case ToolCallPart(name=name, arguments_raw=arguments):
-                pieces.append(f"{name} {arguments}")
-            case ToolResultPart(content=content):
-                pieces.append(content)
-            case OtherPart(raw=raw):
-                pieces.append(json.dumps(raw, ensure_ascii=False))
+    for part in parts:
+        # Exact types, not class patterns: this runs once for every distinct message a trace holds.
+        kind = type(part)
+        if kind is TextPart:
+            pieces.append(part.text)
+        elif kind is ToolCallPart:
+            pieces.append(f"{part.name} {part.arguments_raw}")
+        elif kind is ToolResultPart:
+            pieces.append(part.content)
+        elif kind is OtherPart:
+            pieces.append(json.dumps(part.raw, ensure_ascii=False))
     return "\n".join(pieces)
 
 
@@ -170,6 +172,7 @@ def tools_tokens(tools: tuple[ToolDefinition, ...], counter: TokenCounter) -> in
     )
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class InputBreakdown:
     """Where one request's input tokens go (estimated)."""
