@@ -53,6 +53,8 @@ class RoundSummary:
     """True when the call failed (an error, no response): whether the provider billed it, the log does not say."""
     rejected_output: bool = False
     """True when the output is a generation the provider rejected (`failed_generation`), counted offline."""
+    response_recorded: bool = True
+    """False for a request the log ends on: neither a response nor an error was recorded, so no output is known."""
 
     @property
     def program_sent(self) -> int:
@@ -103,6 +105,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 failed=response is None and round_.error is not None,
                 rejected_output=response is None and round_.error is not None
                 and round_.error.rejected_generation is not None,
+                response_recorded=response is not None or round_.error is not None,
             )
         )
         previous_length = length

@@ -200,3 +200,11 @@ def test_a_request_the_log_ends_on_is_not_said_to_have_been_in_flight(app):
     shown = round_shown(app, "requests-only.jsonl", 2, READ + ALERTS)
     assert "still in flight" not in shown
     assert "No response recorded for this round: the log ends on this request" in shown
+
+
+def test_a_request_the_log_ends_on_has_no_output_counted_as_zero(app):
+    # requests-only.jsonl ends on request 2: nothing the model wrote was recorded, so its output is not known, not 0.
+    from lib.ui import state
+    at = uploaded(app, "requests-only.jsonl")
+    at.number_input(key=state.ROUND).set_value(2).run()
+    assert [m.value for m in at.metric if m.label.startswith("Output tokens")] == ["not in the log"]

@@ -84,6 +84,8 @@ def _estimated_output(row: RoundSummary, column) -> None:
                       help="What the model wrote, which the provider refused (failed_generation), counted offline.")
     elif row.failed:  # the provider returned an error and kept nothing of what the model may have written
         column.metric("Output tokens", "not known", help="The call failed and the error holds no output.")
+    elif not row.response_recorded:
+        column.metric("Output tokens", "not in the log", help="The log ends on this request: no response was recorded.")
     else:
         column.metric("Output tokens (estimated)", f"≈ {row.usage.output_tokens:,}")
 
@@ -115,7 +117,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             "tool calls": r.tool_calls,
             finish_field.replace("_", " "): r.finish_reason,
             "tokens in": r.usage.input_tokens if r.request_recorded or r.usage.source == "reported" else None,
-            "tokens out": r.usage.output_tokens,
+            "tokens out": r.usage.output_tokens if r.response_recorded or r.usage.source == "reported" else None,
             "tokens are": r.usage.source,
             **{f"in: {label}": tokens for label, tokens in counted_parts(r)},
             "cached in": r.usage.cache_read_tokens,
