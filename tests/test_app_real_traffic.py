@@ -208,3 +208,18 @@ def test_a_request_the_log_ends_on_has_no_output_counted_as_zero(app):
     at = uploaded(app, "requests-only.jsonl")
     at.number_input(key=state.ROUND).set_value(2).run()
     assert [m.value for m in at.metric if m.label.startswith("Output tokens")] == ["not in the log"]
+
+
+def test_the_input_chart_names_our_overcount_as_such_not_as_tokens_our_tokenizer_did_not_count():
+    # openai-responses.jsonl: our count of rounds 2 to 4 is above the reported input. The part that went below zero
+    # was labelled "not counted by our tokenizer", the opposite of what it was.
+    from lib.logs.upload import read_upload
+    from lib.summary import summarize
+    from lib.tokens import NOT_COUNTED, counter_for
+    from lib.ui.charts import OVERCOUNT, input_breakdown
+    from tests.screen import FIXTURES
+    upload = read_upload([("responses.jsonl", (FIXTURES / "openai-responses.jsonl").read_bytes())])
+    trace = upload.conversations[0].trace
+    series = {bar.name: list(bar.y) for bar in input_breakdown(summarize(trace, counter_for("o200k_base").counter)).data}
+    assert all(tokens >= 0 for tokens in series[NOT_COUNTED])
+    assert any(tokens < 0 for tokens in series[OVERCOUNT])

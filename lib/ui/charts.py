@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lib.summary import RoundSummary, counted_parts
-from lib.tokens import HELD
+from lib.tokens import HELD, NOT_COUNTED
 from lib.sequence import LANE_TITLES, LANES, Arrow
 from lib.steps import STEP_COLORS, STEP_MARKS
 
@@ -76,6 +76,10 @@ def _per_round(figure: go.Figure, rows, color: str, stack: str | None = None, **
         figure.add_scatter(**series, mode="lines", stackgroup=stack, line={"color": color, "width": 1 if stack else 1.5})
 
 
+OVERCOUNT = "our count above the reported input (the tokenizer is not the model's)"
+"""The input chart's name for a negative remainder: our count exceeds the input the API reported."""
+
+
 def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
     """Each round's input, stacked by where it goes: the bars (areas on a long trace) reach the input in the rounds table."""
     figure = go.Figure()
@@ -86,7 +90,14 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
         if label == HELD and not any(p[i][1] for p in parts):
             continue  # only a previous_response_id or conversation chain has held messages: no empty legend entry
         # A round whose request the log did not keep has no parts: no bar, its reported input is in the table.
-        _per_round(figure, rows, color, "input", name=label, x=rounds, y=_numbers(p[i][1] or 0 for p in parts),
+        values = [p[i][1] or 0 for p in parts]
+        if label == NOT_COUNTED and any(tokens < 0 for tokens in values):
+            # Below zero the remainder is our tokenizer counting more than the model's did: named as that.
+            _per_round(figure, rows, "#e377c2", "input", name=OVERCOUNT, x=rounds,
+                       y=_numbers(min(tokens, 0) for tokens in values),
+                       hovertemplate="round %{x}<br>our count %{y:,} tokens above the reported input<extra></extra>")
+            values = [max(tokens, 0) for tokens in values]
+        _per_round(figure, rows, color, "input", name=label, x=rounds, y=_numbers(values),
                    hovertemplate=f"round %{{x}}<br>%{{y:,}} tokens of {label}<extra></extra>")
     figure.update_layout(barmode="relative")
     return _layout(figure, rows, "input tokens")
