@@ -84,7 +84,7 @@ def _page(group: list[Finding], severity: str) -> range:
 
 def _card(loaded: LoadedTrace, finding: Finding, key: str) -> None:
     with st.container(border=True):
-        words, action = st.columns([6, 1], vertical_alignment="center")
+        words, action = st.columns([3, 1], vertical_alignment="center")  # room for "Open round 1,000" at 1280 px
         words.markdown(f"**{finding.code}**")
         plain.text(finding.where, words)
         plain.text(finding.message, words)
