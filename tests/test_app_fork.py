@@ -234,3 +234,14 @@ def test_a_fork_of_a_long_traces_last_round_draws_one_page_of_its_messages_and_r
     at.radio(key="fork.mode").set_value("Raw JSON").run()
     sent = json.loads(_widget(at.text_area, ".raw").value)["messages"]
     assert [m["content"] for m in sent if m["role"] == "tool"] == [""] * 79  # an edit still reaches every page
+
+
+def test_a_page_of_one_message_is_named_by_that_message_alone(app):
+    # tau-bench's round 6 has 11 messages and results: paged back from the newest, the first page holds one.
+    from tests.screen import uploaded
+    at = uploaded(app, "tau-bench-airline-cut.jsonl")
+    at.switch_page("pages/fork.py").run()
+    at.number_input(key="fork.round").set_value(6).run()
+    pages = _widget(at.selectbox, ".page")
+    assert [pages.format_func(page) for page in range(len(pages.options))] == [
+        "messages[1]", "messages[2] to messages[11] (the newest)"]

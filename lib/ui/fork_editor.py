@@ -183,7 +183,8 @@ def _shown(edit: Editing, found: list[fork_edits.Entry]) -> range:
 
     def words(page: int) -> str:
         first, last = found[max(0, ends[page] - PAGE)].message, found[ends[page] - 1].message
-        return f"messages[{first}] to messages[{last}]" + (" (the newest)" if page == len(ends) - 1 else "")
+        where = f"messages[{first}]" if first == last else f"messages[{first}] to messages[{last}]"
+        return where + (" (the newest)" if page == len(ends) - 1 else "")
 
     # Not renamed with the body's version: an edit keeps the page it was made on.
     page = st.selectbox(f"{len(found):,} messages and results, {PAGE} at a time", range(len(ends)),
