@@ -151,7 +151,8 @@ def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
 
 def snowball_metrics(ball: Snowball) -> None:
     """The conversation's totals: what resending everything every round adds up to."""
-    a, b, c, d = st.columns(4)
+    # Two by two: four abreast cut the longer labels short at 1280 px.
+    (a, b), (c, d) = st.columns(2), st.columns(2)
     # A sum with one estimate in it is an estimate: say so on the figure, as the explorer does on each round's.
     estimated = (f" {ball.estimated_calls:,} of them reported no usage: their tokens are our offline estimate."
                  if ball.estimated_calls else "")
