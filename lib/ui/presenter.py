@@ -81,7 +81,7 @@ def modes() -> Modes:
     for key, word in MODES.items():
         if key not in st.session_state:
             st.session_state[key] = word in asked
-    left, right, corner = st.columns([2, 2, 3], vertical_alignment="center")  # whole labels at 1280 px
+    left, right, corner = st.columns([1, 1, 3], vertical_alignment="center")
     left.toggle("Presenter mode", key=state.PRESENTER,
                 help="Big type, no sidebar and no raw JSON; the round unfolds one step at a time.")
     right.toggle("Predict mode", key=state.PREDICT,
