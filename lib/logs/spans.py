@@ -26,7 +26,7 @@ from typing import Any, Iterator
 import orjson
 
 from lib.dialects import OPENAI
-from lib.dialects.common import parse_arguments
+from lib.dialects.common import arguments_value
 from lib.intern import canonical_json, loads_exact
 from lib.logs import chat_shape as convert
 from lib.logs import otlp_typed
@@ -952,10 +952,7 @@ def _execution(span: _Span, kind: str) -> dict:
 
 def _parsed(arguments: Any) -> Any:
     """Arguments as JSON when they parse, as written when not, None when the span did not record them."""
-    if arguments is None:
-        return None
-    raw, parsed, error = parse_arguments(arguments)
-    return raw if error else parsed
+    return None if arguments is None else arguments_value(arguments)
 
 
 def _attach(entry: dict, key: tuple, calls: list[tuple[tuple, CallRecord]]) -> None:

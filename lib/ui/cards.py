@@ -307,8 +307,6 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
 
 
 def _nothing_ran(round_: Round, next_round: Round | None) -> str:
-    if round_.error is None and round_.response is None:
-        return "Nothing after this request is recorded, so nor what the program did next."
     if round_.error is None:
         return "The program ran nothing after this response: the round trip ends here."
     # A failed call is often retried: the trace goes on, so only its last round ends it.
