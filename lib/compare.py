@@ -334,10 +334,20 @@ def verdict(left: RoundContent | None, right: RoundContent | None) -> str:
         _added_verdict(left, right),
         _tools_verdict(left, right),
         _calls_verdict(left, right),
-        "different answer text" if _texts(left) != _texts(right) else None,
+        _answer_verdict(left, right),
         f"{left.finish} → {right.finish}" if left.stop != right.stop else None,
     ]
     return "; ".join(s for s in said if s) or "same"
+
+
+def _answer_verdict(left: RoundContent, right: RoundContent) -> str | None:
+    a, b = answer_texts(left), answer_texts(right)
+    if a == b:
+        return None
+    # A text one side never wrote is not "different": saying so would claim both answers said something.
+    if not a or not b:
+        return f"answer text in the {'left' if a else 'right'} run only"
+    return "different answer text"
 
 
 def finish_written(round_: Round) -> str:
@@ -349,8 +359,9 @@ def finish_written(round_: Round) -> str:
     return f"{(response.finish_reason_path or 'finish').rsplit('.', 1)[-1]}: {response.finish_reason}"
 
 
-def _texts(content: RoundContent) -> tuple[Item, ...]:
-    return tuple(item for item in content.answer if item[0] == "text")
+def answer_texts(content: RoundContent) -> tuple[str, ...]:
+    """What the model wrote in words in this round's response, each text part on its own."""
+    return tuple(item[2] for item in content.answer if item[0] == "text")
 
 
 # --- figures ---------------------------------------------------------------------------------------------

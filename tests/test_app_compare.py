@@ -115,3 +115,13 @@ def test_a_rounds_cost_is_written_as_the_totals_write_it(app):
     cost = next(m for m in at.metric if m.label == "Cost USD, right")
     assert re.fullmatch(r"US\$\d+\.\d{5}", cost.value), cost.value
     assert re.fullmatch(r"US\$\d+\.\d{5}", list(_table(at, "cost USD")["cost USD"])[1])
+
+
+def test_the_pair_shows_what_each_model_wrote_when_the_verdict_says_the_answers_differ(app):
+    # Row 4: Hengxin's answer about the filed supplement beside the pitfall's invented shipping date. The verdict
+    # says "different answer text"; a reader must be able to read both answers there, not only be told they differ.
+    at = _open(app, "hengxin-expense,pitfalls/empty-result-invented-answer", row="4")
+    assert "different answer text" in " ".join(_texts(at))
+    written = _table(at, "what the left model wrote")
+    assert any("supplementary reimbursement form has been submitted" in str(t) for t in written["what the left model wrote"])
+    assert any("shipped on 18 November 2026" in str(t) for t in written["what the right model wrote"])

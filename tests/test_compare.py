@@ -146,7 +146,8 @@ def test_two_runs_of_1000_rounds_are_aligned_in_under_a_second():
 
 
 def test_the_verdict_names_every_result_that_differs_and_each_finish_as_its_payload_writes_it():
-    # The teaching fork of round 2: both lookups come back empty and the model answers instead of calling.
+    # The teaching fork of round 2: both lookups come back empty and the model answers instead of calling. The
+    # parent's round 2 wrote no text at all, so the fork's answer is not "different": it is in one run only.
     trace, text = hengxin_lines()
     lines = text.splitlines()
     round2 = json.loads(lines[2])
@@ -159,8 +160,9 @@ def test_the_verdict_names_every_result_that_differs_and_each_finish_as_its_payl
     forked = read([*lines[:2], json.dumps(round2)])
     found = compare(run_of(trace), run_of(forked), DEFAULT_PRICES)
     assert found.pairs[1].verdict == ("different results of `queryExpense`, `queryTravelPolicy` sent; "
-                                      "different calls: `calcAmountOver` → no call; different answer text; "
+                                      "different calls: `calcAmountOver` → no call; answer text in the right run only; "
                                       "finish_reason: tool_calls → finish_reason: stop")
+    assert "answer text in the left run only" in compare(run_of(forked), run_of(trace), DEFAULT_PRICES).pairs[1].verdict
 
 
 def test_a_long_requests_shared_history_is_listed_by_its_ends_and_counted_not_written_out():
@@ -173,3 +175,4 @@ def test_a_long_requests_shared_history_is_listed_by_its_ends_and_counted_not_wr
     hidden = "(54 more messages, the same in both)"
     assert listed == (*every[:3], MessageChange("same", hidden, hidden), *every[-3:])
     assert {change.status for change in every} == {"same"}
+

@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from lib import catalog
-from lib.compare import (Comparison, Run, RoundContent, RoundPair, call_changes, compare, finish_written, item_text,
-                         message_changes, round_contents, tool_changes)
+from lib.compare import (Comparison, Run, RoundContent, RoundPair, answer_texts, call_changes, compare, finish_written,
+                         item_text, message_changes, round_contents, tool_changes)
 from lib.deeplink import is_kept_id, linked_round
 from lib.prices import DEFAULT_PRICES, cost_words, money_words
 from lib.store import StoreUnavailable
@@ -283,6 +283,10 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
     st.markdown("**Calls**")
     _table([{"left": c.left, "right": c.right, "arguments changed": ", ".join(c.arguments)}
             for c in call_changes(content_a, content_b)], "compare.calls", "Neither round made a call.")
+    st.markdown("**What the model wrote**")
+    _table([{"what the left model wrote": x, "what the right model wrote": y}
+            for x, y in _zipped(answer_texts(content_a), answer_texts(content_b))],
+           "compare.answers", "Neither response carries text.")
     st.markdown("**Results sent back, and the finish**")
     results = [{"left": item_text(x) if x else None, "right": item_text(y) if y else None}
                for x, y in _zipped(content_a.results, content_b.results)]
