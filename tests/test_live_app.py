@@ -279,3 +279,22 @@ def test_a_round_whose_read_ran_and_whose_write_waits_says_both_in_the_program_l
     assert "handler queryExpense · call call_r1" in " ".join(lane)
     assert "waiting for your approval: createExpenseSupplement (call_w1)" in rendered(at)
     assert not [t for t in lane if "the trace does not say what the program ran" in t]
+
+
+def test_a_refusal_shows_the_providers_own_words_under_the_status_not_the_status_twice(app):
+    # The provider's body says only its sentence; the status is the response's, said once in our own words above it.
+    # The Watch page shows a captured refusal this way; a live run's must read the same.
+    said = "Invalid 'messages[1].content': this model does not accept tools."
+    at = open_live(app)
+    at.radio(key=live.PROVIDER).set_value("openai").run()
+    body = {"error": {"message": said, "type": "invalid_request_error", "code": None}}
+    with RecordedServer({"/v1/chat/completions": [Reply(body, 400)]}) as server:
+        at.text_input(key="live.base_url.openai").input(server.url + "/v1")
+        at.text_input(key=live.KEY).input("sk-test").run()
+        press_run(at)
+    assert ended(at)[1] == f"Round 1 failed: HTTP 400: {said}"
+    texts = [t.value for t in at.main.text]
+    assert "The call failed: HTTP 400. The provider said:" in [e.value for e in at.error]
+    assert said in texts
+    assert any(f'Its words: "{said}"' in t for t in texts)
+    assert written_trace(at).rounds[0].error.message == said

@@ -112,7 +112,7 @@ class ReplayProvider:
             return Exchange(body, None, error, _ms(started))
         if found.status >= 400:
             message = provider_message(found.response, "the recorded error")
-            error = {"status": found.status, "message": f"HTTP {found.status}: {message}", "body": found.response}
+            error = {"status": found.status, "message": message, "body": found.response}
             return Exchange(body, None, error, _ms(started))
         return Exchange(body, found.response, None, _ms(started))
 
