@@ -62,6 +62,20 @@ class RoundSummary:
         return self.messages_sent - self.messages_held
 
 
+OUTPUT_MISSING = {"not known": "the call failed and the error holds no output",
+                  "not in the log": "no response was recorded"}
+"""The words for a round with no output figure, each with why; the explorer's card says the same."""
+
+
+def missing_output(row: RoundSummary) -> str | None:
+    """Why a round has no output figure (a key of OUTPUT_MISSING), or None when it has one, reported or estimated."""
+    if row.usage.source == "reported" or row.rejected_output:
+        return None
+    if row.failed:
+        return "not known"
+    return None if row.response_recorded else "not in the log"
+
+
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
     """The round's input parts (lib.tokens.input_parts), each None when the log kept no request: nothing of it was
     counted, so the reported input has no parts, and its whole is not "tokens our tokenizer does not see"."""
