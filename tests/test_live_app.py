@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from lib.failures import NO_RECORDING_SAID
 from lib.logs.native import read_trace
 from lib.ui import live
 from tests.recorded_server import RecordedServer, Reply
@@ -103,6 +104,11 @@ def test_an_edited_question_has_no_recording_and_says_so(app):
     press_run(at)
     assert at.error[0].value == "The run ended with an error."
     assert "Round 1 failed: No recording for this request" in ended(at)[1]
+    # The run's end says it, and the response card: the page had it five times over, in two wordings, and the
+    # advice twice.
+    said = [t.value for t in at.main.text] + [box.value for box in (*at.info, *at.error, *at.warning)]
+    assert [s for s in said if "recording" in s] == [f"Round 1 failed: {NO_RECORDING_SAID}", NO_RECORDING_SAID]
+    assert sum("real provider" in s or "live provider" in s for s in said) == 1
     assert written_trace(at).rounds[0].error is not None
 
 
