@@ -125,3 +125,14 @@ def test_the_pair_shows_what_each_model_wrote_when_the_verdict_says_the_answers_
     written = _table(at, "what the left model wrote")
     assert any("supplementary reimbursement form has been submitted" in str(t) for t in written["what the left model wrote"])
     assert any("shipped on 18 November 2026" in str(t) for t in written["what the right model wrote"])
+
+
+def test_a_token_delta_with_an_estimate_on_either_side_is_marked_as_an_estimate(app):
+    # A difference taken from an estimate is an estimate: Hengxin's round 4 and the pitfall's round 2 are both our
+    # counts, and row 1 sets Hengxin's reported input against the pitfall's estimate. Each is marked ≈.
+    at = _open(app, "hengxin-expense,pitfalls/empty-result-invented-answer", row="4")
+    shown = next(m for m in at.metric if m.label.startswith("Input tokens, right"))
+    assert shown.label.startswith("Input tokens, right (left: ≈ 1,523)") and shown.delta.startswith("≈ -")
+    deltas = list(_table(at, "Δ tokens in")["Δ tokens in"])
+    assert deltas[0] == "≈ -1,116"  # Hengxin's reported 1,247 against the pitfall's estimated ≈ 131
+    assert str(deltas[3]).startswith("≈ -")

@@ -186,7 +186,7 @@ def _rounds_frame(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counter
     records = [{"row": n, "left round": p.left, "right round": p.right, "verdict": p.verdict,
                 "tokens in, left": _tokens(p.tokens_left, 0, p.estimated_left),
                 "tokens in, right": _tokens(p.tokens_right, 0, p.estimated_right),
-                "Δ tokens in": _delta(*(t[0] if t else None for t in (p.tokens_left, p.tokens_right)))}
+                "Δ tokens in": _token_delta(p, 0)}
                for n, p in enumerate(found.pairs, start=1)]
     return pd.DataFrame(records).convert_dtypes()
 
@@ -209,6 +209,12 @@ def summary(found: Comparison) -> None:
 
 def _delta(left, right):
     return None if left is None or right is None else right - left
+
+
+def _token_delta(pair: RoundPair, n: int) -> str | None:
+    """Input (n=0) or output (n=1) tokens, right less left: an estimate, marked ≈, when either side is one."""
+    change = _delta(*(t[n] if t else None for t in (pair.tokens_left, pair.tokens_right)))
+    return None if change is None else about(change, pair.estimated_left or pair.estimated_right)
 
 
 def rounds_table(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> None:
@@ -241,10 +247,11 @@ def _tokens(tokens: tuple[int, int] | None, n: int, estimated: bool) -> str | No
 def _figures(pair: RoundPair) -> None:
     a, b, c = st.columns(3)
     for column, label, n in ((a, "Input tokens", 0), (b, "Output tokens", 1)):
-        left, right = (t[n] if t else None for t in (pair.tokens_left, pair.tokens_right))
+        change = _delta(*(t[n] if t else None for t in (pair.tokens_left, pair.tokens_right))) or 0
+        # A delta written "≈ -86" does not start with its sign, so the arrow is given, not guessed.
         column.metric(f"{label}, right (left: {_tokens(pair.tokens_left, n, pair.estimated_left) or '–'})",
-                      _tokens(pair.tokens_right, n, pair.estimated_right) or "–", delta=_delta(left, right),
-                      delta_color="off")
+                      _tokens(pair.tokens_right, n, pair.estimated_right) or "–", delta=_token_delta(pair, n),
+                      delta_color="off", delta_arrow="down" if change < 0 else "up" if change > 0 else "off")
     cost = _delta(pair.cost_left, pair.cost_right)
     spent = "–" if pair.right is None else money_words(pair.cost_right)
     c.metric("Cost USD, right", spent, delta=None if cost is None else f"{cost:+.5f}", delta_color="off")
