@@ -176,3 +176,14 @@ def test_a_long_requests_shared_history_is_listed_by_its_ends_and_counted_not_wr
     assert listed == (*every[:3], MessageChange("same", hidden, hidden), *every[-3:])
     assert {change.status for change in every} == {"same"}
 
+
+
+def test_a_call_and_a_result_at_the_same_place_are_each_in_one_run_only_not_one_entry_changed():
+    # Hengxin's round 4 beside the pitfall's round 2: where Hengxin's request has its queryTravelPolicy call, the
+    # pitfall's has the result of find_orders. A call did not become a result: each is in its own run only.
+    left, right = load_bundled("hengxin-expense").trace, load_bundled("pitfalls/empty-result-invented-answer").trace
+    changes = message_changes(left.rounds[3], left, right.rounds[1], right)
+    assert [(c.left, c.right) for c in changes if c.status == "changed" and
+            (c.left or "").split(" ")[0] != (c.right or "").split(" ")[0]] == []
+    assert MessageChange("only right", None, "result of find_orders: []") in changes
+    assert ("changed", "call queryExpense") == (changes[2].status, changes[2].left.split(" {")[0])  # calls pair
