@@ -136,3 +136,14 @@ def test_a_token_delta_with_an_estimate_on_either_side_is_marked_as_an_estimate(
     deltas = list(_table(at, "Δ tokens in")["Δ tokens in"])
     assert deltas[0] == "≈ -1,116"  # Hengxin's reported 1,247 against the pitfall's estimated ≈ 131
     assert str(deltas[3]).startswith("≈ -")
+
+
+def test_a_side_a_round_lacks_reads_as_a_dash_not_as_none(app):
+    # Hengxin's rounds 2 and 3 have no counterpart in the pitfall: the table said "None" where the round would be,
+    # and the pair's calls, results and messages said "None" where a side has nothing.
+    at = _open(app, "hengxin-expense,pitfalls/empty-result-invented-answer", row="4")
+    rounds = _table(at, "verdict")
+    assert [str(v) for v in rounds["right round"]][1:3] == ["–", "–"]
+    assert [str(v) for v in rounds["tokens in, right"]][1:3] == ["–", "–"]
+    shown = [str(v) for d in at.dataframe for column in d.value.columns for v in d.value[column]]
+    assert "None" not in shown and "<NA>" not in shown and "nan" not in shown

@@ -43,6 +43,8 @@ OPEN = "compare.open"
 """Session key: another page asked for Compare to open next."""
 SECOND_TRACE = "pitfalls/empty-result-invented-answer"
 """The right run when nothing else is asked for: a short trace that answers without the data."""
+NOTHING = "–"
+"""What a table cell says where one side has nothing: a round one run lacks, a call or a result it does not make."""
 SAME_KEPT = 3
 """Of a run of entries the same in both requests, this many are listed at each end; the rest are one row."""
 
@@ -188,7 +190,7 @@ def _rounds_frame(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counter
                 "tokens in, right": _tokens(p.tokens_right, 0, p.estimated_right),
                 "Δ tokens in": _token_delta(p, 0)}
                for n, p in enumerate(found.pairs, start=1)]
-    return pd.DataFrame(records).convert_dtypes()
+    return _dashed(records)
 
 
 def summary(found: Comparison) -> None:
@@ -257,9 +259,15 @@ def _figures(pair: RoundPair) -> None:
     c.metric("Cost USD, right", spent, delta=None if cost is None else f"{cost:+.5f}", delta_color="off")
 
 
+def _dashed(records: list[dict]) -> pd.DataFrame:
+    """The records as a table where a side that has nothing reads `–`, as the headings write it, not "None"."""
+    return pd.DataFrame([{name: NOTHING if value is None else value for name, value in record.items()}
+                         for record in records])
+
+
 def _table(records: list[dict], key: str, empty: str) -> None:
     if records:
-        st.dataframe(pd.DataFrame(records), hide_index=True, width="stretch", key=key)
+        st.dataframe(_dashed(records), hide_index=True, width="stretch", key=key)
     else:
         st.caption(empty)
 
