@@ -61,6 +61,17 @@ class RoundSummary:
         """The messages the program itself put in the request: the held ones left out."""
         return self.messages_sent - self.messages_held
 
+    @property
+    def input_known(self) -> bool:
+        """Whether the round's input tokens are known: reported, or counted from a request the log kept."""
+        return self.request_recorded or self.usage.source == "reported"
+
+    @property
+    def output_known(self) -> bool:
+        """Whether the round's output tokens are known: reported, or counted from a response or error the log kept
+        (a request the log ends on has neither: its output is not 0, it is not in the log)."""
+        return self.response_recorded or self.usage.source == "reported"
+
 
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
     """The round's input parts (lib.tokens.input_parts), each None when the log kept no request: nothing of it was

@@ -223,3 +223,20 @@ def test_the_input_chart_names_our_overcount_as_such_not_as_tokens_our_tokenizer
     series = {bar.name: list(bar.y) for bar in input_breakdown(summarize(trace, counter_for("o200k_base").counter)).data}
     assert all(tokens >= 0 for tokens in series[NOT_COUNTED])
     assert any(tokens < 0 for tokens in series[OVERCOUNT])
+
+
+def _output_series(at, key: str) -> list[tuple[list, list]]:
+    import json
+    [chart] = [c for c in at.get("plotly_chart") if c.proto.id.endswith(key)]
+    return [(s["x"], s["y"]) for s in json.loads(chart.proto.spec)["data"] if s["name"].startswith("output")]
+
+
+def test_a_request_the_log_ends_on_is_not_plotted_or_tabled_as_zero_output_tokens(app):
+    # requests-only.jsonl ends on request 2. The explorer's "All rounds" chart and the Tokens page's drew round 2's
+    # output as a bar of 0 tokens, and the table left a blank: it is not in the log, so a gap, and the words.
+    at = uploaded(app, "requests-only.jsonl")
+    assert _output_series(at, "explorer.tokens_chart") == [([1], [17])]
+    at.switch_page("pages/tokens.py").run()
+    assert _output_series(at, "overview.tokens") == [([1], [17])]
+    rounds = next(d.value for d in at.dataframe if "tokens out" in d.value.columns)
+    assert rounds["tokens out"].tolist() == ["17", "not in the log"]

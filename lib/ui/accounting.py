@@ -19,6 +19,9 @@ from lib.ui.charts import tokens_per_round
 from lib.tokens import Counting
 
 
+NOT_IN_THE_LOG = "not in the log"
+"""What a figure reads where the log did not keep what it would be counted from: unknown, never 0 or blank."""
+
 REQUESTS_UNRECORDED = ("The log kept the answers, not the requests: what each request sent, its tool list included, "
                        "is not known. The input figures are what the API reported, where it did.")
 """Said wherever a request's contents would be counted, for a log that kept no request at all."""
@@ -85,7 +88,7 @@ def _estimated_output(row: RoundSummary, column) -> None:
     elif row.failed:  # the provider returned an error and kept nothing of what the model may have written
         column.metric("Output tokens", "not known", help="The call failed and the error holds no output.")
     elif not row.response_recorded:
-        column.metric("Output tokens", "not in the log", help="The log ends on this request: no response was recorded.")
+        column.metric("Output tokens", NOT_IN_THE_LOG, help="The log ends on this request: no response was recorded.")
     else:
         column.metric("Output tokens (estimated)", f"≈ {row.usage.output_tokens:,}")
 
@@ -116,8 +119,9 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             "new messages": r.new_messages if r.request_recorded else None,
             "tool calls": r.tool_calls,
             finish_field.replace("_", " "): r.finish_reason,
-            "tokens in": r.usage.input_tokens if r.request_recorded or r.usage.source == "reported" else None,
-            "tokens out": r.usage.output_tokens if r.response_recorded or r.usage.source == "reported" else None,
+            # A blank cell read as nothing said, and a 0 as a count: what the log lacks is named.
+            "tokens in": r.usage.input_tokens if r.input_known else NOT_IN_THE_LOG,
+            "tokens out": r.usage.output_tokens if r.output_known else NOT_IN_THE_LOG,
             "tokens are": r.usage.source,
             **{f"in: {label}": tokens for label, tokens in counted_parts(r)},
             "cached in": r.usage.cache_read_tokens,
@@ -165,13 +169,13 @@ def snowball_metrics(ball: Snowball) -> None:
              delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if ball.single_call_input else None,
              delta_color="off")
     if not ball.requests_recorded:
-        c.metric("Input already sent in the previous request", "not in the log", help=REQUESTS_UNRECORDED)
-        d.metric("Tool list, every round", "not in the log", help=REQUESTS_UNRECORDED)
+        c.metric("Input already sent in the previous request", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
+        d.metric("Tool list, every round", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
         return
     c.metric("Input already sent in the previous request", f"{ball.resent_share:.0%}",
              help="Instructions, tool definitions and earlier messages that the request before had carried too.")
     if not ball.tool_list_recorded:
-        d.metric("Tool list, every round", "not in the log", help=TOOL_LIST_UNRECORDED)
+        d.metric("Tool list, every round", NOT_IN_THE_LOG, help=TOOL_LIST_UNRECORDED)
         return
     d.metric("Tool list, every round", f"{ball.tools_per_round:,} tokens",
              delta=f"{ball.tools_total:,} over {ball.rounds} rounds", delta_color="off")

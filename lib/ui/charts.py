@@ -37,12 +37,13 @@ def _layout(figure: go.Figure, rows, y_title: str) -> go.Figure:
 
 def tokens_per_round(rows: tuple[RoundSummary, ...]) -> go.Figure:
     """Input and output tokens per round; estimated values are hatched and pale (dotted on a long trace),
-    reported ones solid."""
+    reported ones solid. A round whose figure the log cannot give (RoundSummary.input_known, output_known) has
+    no bar: a bar of 0 would say the model wrote nothing."""
     figure = go.Figure()
     bars = len(rows) <= BARS_UP_TO
     for measure, color in (("input", "#1f77b4"), ("output", "#ff7f0e")):
         for source, style in _STYLE.items():
-            picked = [r for r in rows if r.usage.source == source]
+            picked = [r for r in rows if r.usage.source == source and getattr(r, f"{measure}_known")]
             if not picked:
                 continue
             series = {
