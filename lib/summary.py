@@ -61,16 +61,38 @@ class RoundSummary:
         """The messages the program itself put in the request: the held ones left out."""
         return self.messages_sent - self.messages_held
 
-    @property
-    def input_known(self) -> bool:
-        """Whether the round's input tokens are known: reported, or counted from a request the log kept."""
-        return self.request_recorded or self.usage.source == "reported"
+    # What the log did not keep is unknown, not 0: the Tokens page and `summarize --json` read these alike.
 
     @property
-    def output_known(self) -> bool:
-        """Whether the round's output tokens are known: reported, or counted from a response or error the log kept
-        (a request the log ends on has neither: its output is not 0, it is not in the log)."""
-        return self.response_recorded or self.usage.source == "reported"
+    def sent_if_known(self) -> int | None:
+        """The messages the program sent (program_sent), or None when the log kept no request."""
+        return self.program_sent if self.request_recorded else None
+
+    @property
+    def held_if_known(self) -> int | None:
+        """The messages the provider held, or None when the log kept no request."""
+        return self.messages_held if self.request_recorded else None
+
+    @property
+    def new_if_known(self) -> int | None:
+        """The new messages the program sent (new_messages), or None when the log kept no request."""
+        return self.new_messages if self.request_recorded else None
+
+    @property
+    def calls_if_known(self) -> int | None:
+        """The call intents of the response, or None for a request the log ends on (no response, no error)."""
+        return self.tool_calls if self.response_recorded else None
+
+    @property
+    def input_if_known(self) -> int | None:
+        """The input tokens: reported, or counted from a request the log kept; else None."""
+        return self.usage.input_tokens if self.request_recorded or self.usage.source == "reported" else None
+
+    @property
+    def output_if_known(self) -> int | None:
+        """The output tokens: reported, or counted from a response or error the log kept; else None (a request the
+        log ends on did not produce 0 tokens: what it produced is not in the log)."""
+        return self.usage.output_tokens if self.response_recorded or self.usage.source == "reported" else None
 
 
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:

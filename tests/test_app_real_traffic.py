@@ -1,6 +1,8 @@
 """Real recordings of other projects' traffic, opened through the sidebar's uploader: what the explorer says about
 them must be true of what the log holds."""
 
+import json
+
 from tests.screen import ALERTS, READ, round_shown, screen, uploaded
 
 
@@ -110,10 +112,13 @@ def test_the_tokens_page_does_not_count_the_requests_of_a_log_that_kept_only_ans
     assert shown["Input already sent in the previous request"] == "not in the log"
     assert shown["Input billed over all calls"] == "1,122"  # reported by the API
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
-    assert rounds["messages sent"].isna().all() and rounds["new messages"].isna().all()
+    assert set(rounds["messages sent"]) == set(rounds["new messages"]) == {"not in the log"}
     # Nothing of the request was counted: the reported input is not "template, provider tokens".
     assert rounds["in: not counted by our tokenizer (template, provider tokens)"].isna().all()
     assert rounds["tokens in"].tolist() == [1122]
+    # Nor are the messages drawn as a bar of 0.
+    [messages] = [c for c in at.get("plotly_chart") if c.proto.id.endswith("overview.messages")]
+    assert all(not series["x"] for series in json.loads(messages.proto.spec)["data"])
 
 
 def test_the_input_chart_stacks_nothing_for_a_request_the_log_did_not_keep():
@@ -226,7 +231,6 @@ def test_the_input_chart_names_our_overcount_as_such_not_as_tokens_our_tokenizer
 
 
 def _output_series(at, key: str) -> list[tuple[list, list]]:
-    import json
     [chart] = [c for c in at.get("plotly_chart") if c.proto.id.endswith(key)]
     return [(s["x"], s["y"]) for s in json.loads(chart.proto.spec)["data"] if s["name"].startswith("output")]
 
@@ -240,3 +244,4 @@ def test_a_request_the_log_ends_on_is_not_plotted_or_tabled_as_zero_output_token
     assert _output_series(at, "overview.tokens") == [([1], [17])]
     rounds = next(d.value for d in at.dataframe if "tokens out" in d.value.columns)
     assert rounds["tokens out"].tolist() == ["17", "not in the log"]
+    assert rounds["tool calls"].tolist() == ["2", "not in the log"]  # none were recorded, not "none were made"

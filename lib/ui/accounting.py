@@ -113,15 +113,14 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
         record = {
             "round": r.round,
             # The provider held some of them: the model reads them (the input counts them), the program sent none.
-            # A request the log did not keep sent messages all the same: how many is not known, not zero.
-            "messages sent": r.program_sent if r.request_recorded else None,
-            "messages held by the provider": r.messages_held,
-            "new messages": r.new_messages if r.request_recorded else None,
-            "tool calls": r.tool_calls,
-            finish_field.replace("_", " "): r.finish_reason,
             # A blank cell read as nothing said, and a 0 as a count: what the log lacks is named.
-            "tokens in": r.usage.input_tokens if r.input_known else NOT_IN_THE_LOG,
-            "tokens out": r.usage.output_tokens if r.output_known else NOT_IN_THE_LOG,
+            "messages sent": _or_unknown(r.sent_if_known),
+            "messages held by the provider": _or_unknown(r.held_if_known),
+            "new messages": _or_unknown(r.new_if_known),
+            "tool calls": _or_unknown(r.calls_if_known),
+            finish_field.replace("_", " "): r.finish_reason,
+            "tokens in": _or_unknown(r.input_if_known),
+            "tokens out": _or_unknown(r.output_if_known),
             "tokens are": r.usage.source,
             **{f"in: {label}": tokens for label, tokens in counted_parts(r)},
             "cached in": r.usage.cache_read_tokens,
@@ -138,9 +137,13 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
         # A log that timed no call: a column of "None" says nothing; a round that is timed shows its time.
         table = table.drop(columns="latency ms", errors="ignore")
     # Only a previous_response_id or conversation chain has held messages: elsewhere a column of zeros says nothing.
-    if table.empty or not table["messages held by the provider"].any():
+    if not any(r.messages_held for r in rows):
         table = table.drop(columns=["messages held by the provider", f"in: {HELD}"], errors="ignore")
     return table
+
+
+def _or_unknown(figure: int | None) -> int | str:
+    return NOT_IN_THE_LOG if figure is None else figure
 
 
 def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
