@@ -184,6 +184,15 @@ def snowball_metrics(ball: Snowball) -> None:
              delta=f"{ball.tools_total:,} over {ball.rounds} rounds", delta_color="off")
 
 
+def log_notes(notes: tuple[str, ...]) -> None:
+    """What the log says of the run itself (catalog.LoadedTrace.notes: a SWE-agent run's own counts), under the
+    totals as text of its own: beside our figures, never in them."""
+    if notes:
+        st.caption("What the log itself says of this run, beside our figures (neither is added to the other):")
+        for note in notes:
+            plain.text(note)
+
+
 PRICES = "overview.prices"
 """Session key: the price table as edited in this session."""
 
