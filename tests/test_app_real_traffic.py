@@ -245,3 +245,17 @@ def test_a_request_the_log_ends_on_is_not_plotted_or_tabled_as_zero_output_token
     rounds = next(d.value for d in at.dataframe if "tokens out" in d.value.columns)
     assert rounds["tokens out"].tolist() == ["17", "not in the log"]
     assert rounds["tool calls"].tolist() == ["2", "not in the log"]  # none were recorded, not "none were made"
+
+
+def test_a_rounds_table_with_figures_not_in_the_log_goes_to_the_browser_as_it_is():
+    # A column of numbers and "not in the log" is no Arrow column: Streamlit logged a traceback on every draw and
+    # converted it behind our back.
+    import pyarrow
+    from lib.logs.upload import read_upload
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    from lib.ui.accounting import rounds_table
+    from tests.screen import FIXTURES
+    trace = read_upload([("r.jsonl", (FIXTURES / "requests-only.jsonl").read_bytes())]).conversations[0].trace
+    table = pyarrow.Table.from_pandas(rounds_table(summarize(trace, counter_for("o200k_base").counter)))
+    assert table.column("tokens out").to_pylist() == ["17", "not in the log"]

@@ -139,6 +139,9 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     # Only a previous_response_id or conversation chain has held messages: elsewhere a column of zeros says nothing.
     if not any(r.messages_held for r in rows):
         table = table.drop(columns=["messages held by the provider", f"in: {HELD}"], errors="ignore")
+    # Arrow takes no column of numbers and words: Streamlit would log a traceback on every draw and convert it itself.
+    for column in table.columns[table.isin([NOT_IN_THE_LOG]).any()]:
+        table[column] = table[column].astype(str)
     return table
 
 
