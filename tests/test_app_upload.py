@@ -139,3 +139,14 @@ def test_the_tokens_page_shows_each_swe_agent_runs_own_model_stats_beside_its_fi
     at.selectbox(key="sidebar.conversation").set_value(1).run()
     page = " ".join(t.value for t in at.main.text)
     assert "9,000 tokens sent" in page and "7,141 tokens sent" not in page
+
+def test_after_a_page_switch_the_sidebar_says_which_upload_is_open_though_the_uploader_shows_none(app):
+    # Streamlit drops a file uploader's files on another page: the uploader read empty while the Trace box still
+    # named the upload, as if nothing were open.
+    from lib.ui.picker import UPLOAD_STILL_OPEN
+    at = _upload(app, ("requests-only.jsonl", (FIXTURES / "requests-only.jsonl").read_bytes()))
+    said = lambda: [c.value for c in at.sidebar.caption] + [t.value for t in at.sidebar.text]  # noqa: E731
+    assert not any("requests-only.jsonl" in line for line in said())  # the uploader itself shows the file
+    at.switch_page("pages/tokens.py").run()
+    assert at.file_uploader(key="sidebar.upload").value == []
+    assert UPLOAD_STILL_OPEN in said() and "requests-only.jsonl" in said()
