@@ -102,11 +102,9 @@ OUTPUT_MISSING = {"not known": "the call failed and the error holds no output",
 
 def missing_output(row: RoundSummary) -> str | None:
     """Why a round has no output figure (a key of OUTPUT_MISSING), or None when it has one, reported or estimated."""
-    if row.usage.source == "reported" or row.rejected_output:
-        return None
-    if row.failed:
+    if row.failed and not row.rejected_output and row.usage.source != "reported":
         return "not known"
-    return None if row.response_recorded else "not in the log"
+    return "not in the log" if row.output_if_known is None else None
 
 
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
