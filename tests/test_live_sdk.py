@@ -218,3 +218,19 @@ def test_the_size_cap_is_set_per_run_and_an_answer_under_it_is_read_whole(tmp_pa
         assert round_.response.message.text == "B" * 5_000
     else:
         assert round_.error.message.startswith("The response passed the size cap of 1,000 bytes")
+
+
+@pytest.mark.parametrize("provider, scenario, path",
+                         [("openai", LOAN, CHAT), ("anthropic", ORDER_STATUS, "/v1/messages")])
+@pytest.mark.parametrize("status", [307, 308])
+def test_a_redirect_to_another_server_is_not_followed_with_the_key_or_the_conversation(
+        tmp_path, provider, scenario, path, status):
+    # The SDKs' HTTP client follows redirects and resends a 307/308's body: the whole conversation (system
+    # prompt, tools, messages) would reach the address named, and its answer be taken for the model's.
+    with RecordedServer() as elsewhere:
+        moved = Reply({}, status, headers={"location": elsewhere.url + path})
+        with RecordedServer({path: [moved]}) as server:
+            status_ = start(setup_for(provider, scenario, server, max_retries=0), SENTINEL, tmp_path).run()
+    assert elsewhere.received == []
+    assert status_.outcome == "error"
+    assert "redirect" in status_.message and elsewhere.url in status_.message

@@ -60,6 +60,10 @@ class CallLimitExceeded(openai.OpenAIError, anthropic.AnthropicError):
         self.message = message
 
 
+class RedirectRefused(CallLimitExceeded):
+    """A server's redirect to another address: a call goes only to the server of its base URL."""
+
+
 @dataclass(frozen=True)
 class Exchange:
     """One model call as it happened."""
@@ -215,6 +219,7 @@ class _LimitedTransport(httpx2.BaseTransport):
         self.limits = limits
         # A transport of our own makes the client skip the environment's proxy, so it is looked up here.
         where = urlsplit(base_url)
+        self._origin = _origin(base_url)
         proxy = urllib.request.getproxies().get(where.scheme)
         bypass = proxy and urllib.request.proxy_bypass(where.hostname or "")
         self._inner = httpx2.HTTPTransport(proxy=None if bypass else proxy)
@@ -244,6 +249,11 @@ class _LimitedTransport(httpx2.BaseTransport):
                                  "the rest of it was not read.")
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        # The SDKs' client follows redirects with the body and the headers it does not know to drop
+        # (a 307 resends the whole conversation): a call never leaves the base URL's server.
+        if _origin(str(request.url)) != self._origin:
+            raise RedirectRefused(f"The server redirected the call to {_origin(str(request.url))}; it was not "
+                                  "followed: a call goes only to the server of its base URL.")
         left = self.remaining()
         if left <= 0:
             raise self.late()
@@ -266,6 +276,13 @@ class _LimitedTransport(httpx2.BaseTransport):
 
     def close(self) -> None:
         self._inner.close()
+
+
+def _origin(url: str) -> str:
+    """Scheme, host and port: what a redirect may not change."""
+    parts = urlsplit(url)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    return f"{parts.scheme}://{parts.hostname}:{port}"
 
 
 class _LimitedStream(httpx2.SyncByteStream):
