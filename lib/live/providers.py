@@ -164,10 +164,16 @@ def _exchange(create: Callable, body: dict, secret: str, sdk: ModuleType) -> Exc
         return Exchange(body, None, error, _since(started))
 
 
+SDK_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
+"""Keyword arguments of the SDKs' create() that are no field of the body but change the call: from a body (a trace's,
+forked or replayed) they would set headers or the address of a call that carries the server's key."""
+
+
 def _arguments(create: Callable, body: dict) -> dict:
-    """The body as SDK keyword arguments; fields the SDK does not name travel in `extra_body`."""
+    """The body as SDK keyword arguments; fields the SDK does not name, or that it takes as options, travel in
+    `extra_body`, so they are sent as the body fields they were written as."""
     named = inspect.signature(create).parameters
-    arguments = {k: v for k, v in body.items() if k in named and k not in ("extra_body", "timeout")}
+    arguments = {k: v for k, v in body.items() if k in named and k not in SDK_OPTIONS}
     extra = {k: v for k, v in body.items() if k not in arguments}
     if extra:
         arguments["extra_body"] = extra
