@@ -8,16 +8,15 @@ Exchanges that are not model calls (a token refresh, a page's images) yield noth
 
 from __future__ import annotations
 
-import gzip
-import io
 import json
+import zlib
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 import orjson
 
 from lib.intern import loads_exact
-from lib.logs.limits import limits
+from lib.logs.limits import gunzipped_at_most, limits
 from lib.logs.record import CallRecord, LineProblem
 from lib.logs.responses import FINAL_EVENTS, ResponsesFormat, is_responses_request
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
@@ -41,9 +40,8 @@ class Inflater:
         """The body's bytes, opened; LineProblem when it does not open or would pass either cap."""
         most = min(MAX_BODY_BYTES, self.left)
         try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-                data = stream.read(most + 1)
-        except (OSError, EOFError) as exc:
+            data = gunzipped_at_most(data, most)
+        except (OSError, EOFError, zlib.error) as exc:
             raise LineProblem(f"{label} is gzip that does not open ({exc})") from exc
         if len(data) > most:
             if most == MAX_BODY_BYTES:
