@@ -54,6 +54,8 @@ DEEP_ENTRIES = re.compile(rb"-(?: +-){%d} +" % (MAX_YAML_DEPTH - 1))
 rare: 7 times faster than a character class tried at every byte of the file.)"""
 
 ZIP_SIGNATURE = b"PK\x03\x04"
+ENCRYPTED = 0x1
+"""The general-purpose flag bit of a zip member that is encrypted."""
 ONE_DOCUMENT_SUFFIXES = (".traj", ".har")
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -230,6 +232,9 @@ def _inflated(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], limit: i
         where = f"{member.filename} (sample {number})"
         if member.file_size > min(limit, budget):
             yield number, f"{where} inflates to {member.file_size:,} bytes; the limit is {min(limit, budget):,}"
+            continue
+        if member.flag_bits & ENCRYPTED:  # zipfile would raise RuntimeError, asking for a password
+            yield number, f"{where} is encrypted; Roundtrip reads no password-protected member"
             continue
         try:
             with archive.open(member) as stream:
