@@ -219,7 +219,7 @@ def _zip_samples(data: bytes, limit: int) -> Elements:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = sorted((m for m in archive.infolist() if m.filename.startswith("samples/")
                           and m.filename.endswith(".json")), key=_sample_order)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
         return _refused(f"is not a readable .eval (zip) file ({exc})")
     if not members:
         return _refused("is a zip without samples/*.json (not an Inspect AI .eval log)")
