@@ -359,6 +359,21 @@ def test_a_yaml_tag_that_would_run_code_is_refused_by_the_safe_loader():
     assert result.summary() == "1 document: 0 rounds in 0 conversations; 1 document skipped"  # no interaction was read
 
 
+@pytest.mark.parametrize("value, said", [
+    ("9" * 5000, f"the int '{'9' * 40}' cannot be read (Exceeds the limit (4300 digits)"),
+    ("2026-13-45T10:00:00Z", "the timestamp '2026-13-45T10:00:00Z' cannot be read (month must be in 1..12)"),
+    ("!!timestamp 'not a time'", "the timestamp 'not a time' cannot be read)"),
+    ("!!float 'x'", "the float 'x' cannot be read (could not convert string to float: 'x'))"),
+    ("!!bool 'maybe'", "the bool 'maybe' cannot be read)"),
+])
+def test_a_cassette_value_the_safe_loader_cannot_build_is_named_with_its_line_not_raised(value, said):
+    data = (b"interactions:\n- request: {uri: 'https://api.openai.com/v1/chat/completions', method: POST}\n"
+            b"  response:\n    status: " + value.encode() + b"\n")
+    result = upload("bad-value.yaml", data)
+    (problem,) = result.problems
+    assert result.said(problem).startswith(f"document 4: is not valid YAML at line 4 ({said}")
+
+
 @pytest.mark.parametrize("name, wrap, unit", [("cassette.yaml.gz", "gzip", "interactions"), ("export.har", "bom", "entries")])
 def test_a_gzipped_or_bom_prefixed_document_is_still_one_document(name, wrap, unit):
     import gzip

@@ -334,7 +334,10 @@ def load_yaml(data: bytes) -> Any:
         except (_Unusual, RecursionError):
             # The depth guard bounds each kind of nesting, not their sum: a file that mixes them past
             # Python's recursion limit is built by the safe constructor, which does not recurse.
-            document = loader.construct_document(root)
+            try:
+                document = loader.construct_document(root)
+            except UNBUILDABLE as exc:
+                raise _unreadable(exc, None) from None
         if _shares_nodes(document):
             raise SharedNode
         return document
@@ -362,7 +365,24 @@ def _built(node: yaml.Node, loader: Any, seen: set[int]) -> Any:
     build = _SCALARS.get(tag)
     if build is None or not isinstance(node, yaml.ScalarNode):
         raise _Unusual
-    return build(loader, node)
+    try:
+        return build(loader, node)
+    except UNBUILDABLE as exc:
+        raise _unreadable(exc, node) from None
+
+
+UNBUILDABLE = (ValueError, KeyError, AttributeError, TypeError, OverflowError)
+"""What the safe constructor raises, not as a YAML error, on a scalar it cannot build: a 5,000-digit int (Python's
+limit on int()), month 13, `!!bool maybe`, `!!timestamp 'not a time'`."""
+
+
+def _unreadable(exc: Exception, node: yaml.Node | None) -> yaml.constructor.ConstructorError:
+    """The failure as the YAML error it is, marked at the scalar when it is known. Only a ValueError's words are
+    a reason a person can read (the others are the constructor's own KeyError or AttributeError)."""
+    why = f" ({exc})" if isinstance(exc, ValueError) else ""
+    what = f"the {node.tag.rsplit(':', 1)[-1]} {node.value[:40]!r}" if node is not None else "a value"
+    return yaml.constructor.ConstructorError(None, None, f"{what} cannot be read{why}",
+                                             node.start_mark if node is not None else None)
 
 
 def _shares_nodes(document: Any) -> bool:
