@@ -348,6 +348,18 @@ def test_a_yaml_alias_bomb_is_refused():
         "line 1: uses YAML anchors and aliases (&name / *name), which cassettes never do; refused"]
 
 
+def test_a_cassette_of_more_yaml_nodes_than_any_cassette_holds_is_refused_before_they_are_built():
+    # Each node is a Python object of about 300 bytes once composed: 4-byte `- a` lines held 76 times their size,
+    # and a 64 KB .yaml.gz of 64 MB of them held 5 GB and 2 minutes of the server.
+    # The count is taken from libyaml's event stream, before anything is composed: refused, nothing was built.
+    import gzip
+    packed = gzip.compress(b"interactions:\n" + b"- a\n" * 2_600_000)
+    assert len(packed) < 32 * 1024
+    result = upload("many.yaml.gz", packed)
+    assert [str(p) for p in result.problems] == [
+        "line 1: holds more than 2,500,000 YAML nodes, which no cassette does; refused"]
+
+
 def test_yaml_that_does_not_parse_is_named_by_its_line():
     result = upload("broken.yaml", b"interactions:\n- request: {method: POST\n  response: [\n")
     assert len(result.problems) == 1 and "is not valid YAML at line" in result.problems[0].message

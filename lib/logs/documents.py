@@ -22,7 +22,7 @@ import io
 import re
 import zipfile
 import zlib
-from itertools import accumulate
+from itertools import accumulate, islice
 from typing import Any, Callable, Iterator
 
 import orjson
@@ -42,6 +42,12 @@ MAX_YAML_DEPTH = 256
 """The deepest nesting a YAML file may have. Cassettes nest a few dozen levels; libyaml's composer
 recurses in C with no guard (a file of 100,000 `[` crashes the process) and its parser slows down
 with the square of flow nesting, so depth is bounded on the bytes before any YAML is parsed."""
+
+MAX_YAML_NODES = 2_500_000
+"""The most YAML events (one per scalar, two per list or mapping) a cassette may hold: a 1,000-call cassette with
+YAML bodies holds 850,000. Composed, each is a Python node of about 300 bytes: a file of 4-byte `- a` lines held
+76 times its size (64 MB, 5 GB; 64 KB gzipped), so a file that may pass the limit is counted first, as a stream that
+keeps none of them."""
 
 YAML_DEPTH_STEP = [1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256)]
 NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
@@ -254,8 +260,11 @@ def _cassette(data: bytes, limit: int) -> Elements:
     """A cassette's interactions, loaded with a safe loader only."""
     if len(data) > limit:
         return _refused(_too_large(len(data), limit))
-    if _nests_too_deep(data):
+    brackets, entries = data.translate(None, NOT_BRACKETS), data.translate(ENTRY_MARKS)
+    if _nests_too_deep(data, brackets, entries):
         return _refused(f"nests deeper than {MAX_YAML_DEPTH} levels, which no cassette does; refused")
+    if _too_many_nodes(data, brackets, entries):
+        return _refused(f"holds more than {MAX_YAML_NODES:,} YAML nodes, which no cassette does; refused")
     try:
         document = load_yaml(data)
     except SharedNode:
@@ -272,14 +281,31 @@ def _cassette(data: bytes, limit: int) -> Elements:
     return _numbered(interactions, "interaction")
 
 
-def _nests_too_deep(data: bytes) -> bool:
-    """Whether the YAML may nest deeper than MAX_YAML_DEPTH. Brackets inside quoted strings count
-    too (JSON bodies are balanced, so they add only their own depth): an overestimate, never an
-    underestimate. Runs at the speed of bytes.translate and itertools, not of a Python loop per byte."""
-    brackets = data.translate(None, NOT_BRACKETS)
+def _nests_too_deep(data: bytes, brackets: bytes, entries: bytes) -> bool:
+    """Whether the YAML may nest deeper than MAX_YAML_DEPTH, given its brackets and its bytes mapped by ENTRY_MARKS.
+    Brackets inside quoted strings count too (JSON bodies are balanced, so they add only their own depth): an
+    overestimate, never an underestimate. Runs at the speed of bytes.translate and itertools, not of a Python loop
+    per byte."""
     if len(brackets) > MAX_YAML_DEPTH and max(accumulate(map(YAML_DEPTH_STEP.__getitem__, brackets))) > MAX_YAML_DEPTH:
         return True
-    return DEEP_INDENT in data or DEEP_ENTRIES.search(data.translate(ENTRY_MARKS)) is not None
+    return DEEP_INDENT in data or DEEP_ENTRIES.search(entries) is not None
+
+
+def _too_many_nodes(data: bytes, brackets: bytes, entries: bytes) -> bool:
+    """Whether the YAML holds more than MAX_YAML_NODES events, counted by libyaml's parser without composing them
+    when a bound read off the bytes does not rule it out. A file that does not parse is left to the loader, which
+    names its line."""
+    # At most: 4 events a block line (a key, its value, a mapping's start and end), 2 a `- ` or `? ` (a nested list
+    # or mapping), 4 a flow collection or a comma (a pair in a mapping), and the stream's and document's 4. Quoted
+    # strings count too: an overestimate, so only a file it puts past the limit pays for the exact count.
+    bound = 4 * (data.count(b"\n") + data.count(b",") + brackets.count(b"[") + brackets.count(b"{")) \
+        + 2 * entries.count(b"-") + 4
+    if bound <= MAX_YAML_NODES:
+        return False
+    try:
+        return next(islice(yaml.parse(data, Loader=YAML_LOADER), MAX_YAML_NODES, None), None) is not None
+    except yaml.YAMLError:
+        return False
 
 
 class SharedNode(Exception):
