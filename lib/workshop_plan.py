@@ -95,6 +95,8 @@ def read_plan(text: str, traces: Mapping[str, int]) -> ReadPlan:
     except ValueError as exc:
         where = f"line {exc.lineno}, column {exc.colno}: " if isinstance(exc, json.JSONDecodeError) else ""
         return ReadPlan(None, (f"{where}not valid JSON ({getattr(exc, 'msg', exc)}).",))
+    except RecursionError:  # a link of 166 characters unpacks to 50,000 brackets
+        return ReadPlan(None, ("not valid JSON (it is nested too deeply to read).",))
     if not isinstance(document, dict) or document.get("kind") != KIND:
         return ReadPlan(None, (f'line 1: not a workshop plan: a plan is a JSON object with "kind": "{KIND}".',))
     problems: list[str] = []

@@ -152,6 +152,16 @@ def test_a_plan_file_past_the_size_of_any_plan_is_refused_unread(traces):
                              "of a thousand slides takes about 90,000).",)
 
 
+def test_a_plan_nested_past_pythons_recursion_limit_is_a_problem_in_a_link_and_in_a_file(traces):
+    import base64
+    import zlib
+    deep = b"[" * 50_000 + b"]" * 50_000
+    link = LINK_PREFIX + base64.urlsafe_b64encode(zlib.compress(deep, 9)).decode().rstrip("=")
+    assert len(link) < 200  # a link anyone can be sent
+    for read in (unpack(link, traces), read_plan(deep.decode(), traces)):
+        assert read.plan is None and read.problems == ("not valid JSON (it is nested too deeply to read).",)
+
+
 def test_every_bundled_plan_reads_without_a_problem(traces):
     assert bundled_plans()
     for name in bundled_plans():
