@@ -292,7 +292,7 @@ def _text_with_tool_calls(trace: Trace) -> Iterator[Hit]:
 def _is_empty(content: str) -> bool:
     try:
         return json.loads(content) in (None, "", [], {})
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past Python's limit, so far from empty
         return not content.strip()
 
 

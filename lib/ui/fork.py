@@ -137,8 +137,8 @@ def _provider(parent: catalog.LoadedTrace, dialect: str, provider: str):
     if provider != "compatible" and not place.api_key:
         raise ValueError(f"No API key for {PROVIDERS[provider]}: type one, or have the server's operator set it.")
     if provider == "anthropic":
-        return AnthropicProvider(place.api_key, place.base_url)
-    return OpenAIProvider(place.api_key or "not-needed", place.base_url)
+        return AnthropicProvider(place.api_key, place.base_url, public_only=place.public_only)
+    return OpenAIProvider(place.api_key or "not-needed", place.base_url, public_only=place.public_only)
 
 
 def _parent_choice(loaded: catalog.LoadedTrace) -> str:

@@ -170,7 +170,8 @@ def _start() -> None:
                      Teaching(bool(field("drop_result")), bool(field("empty_result")), bool(field("tools_in_system"))),
                      base_url=pair.base_url, timeout_s=float(get(TIMEOUT) or 60),
                      max_retries=int(get(RETRIES) if get(RETRIES) is not None else 2),
-                     limits=CallLimits(deadline_s=float(get(DEADLINE) or CallLimits.deadline_s)))
+                     limits=CallLimits(deadline_s=float(get(DEADLINE) or CallLimits.deadline_s)),
+                     public_only=pair.public_only)
     workdir = tempfile.TemporaryDirectory(prefix="roundtrip-live-")
     try:
         runner = start(setup, pair.api_key, Path(workdir.name))
