@@ -135,13 +135,23 @@ def _plan_file(slides: int) -> str:
 def test_a_plan_file_of_thousands_of_slides_reads_in_time_linear_in_its_slides(traces):
     # Each slide's id was checked against a set rebuilt from every slide before it: 10,000 slides took 6 s of the
     # server (a plan file may come from any visitor), 20,000 took 13.
+    # Ten times the slides must cost about ten times the time, not a hundred: a ratio taken in one run, so a busy
+    # machine slows both sides alike (quadratic reading gave about 100).
     import time
-    text = _plan_file(11_000)
-    assert len(text) < 1_000_000
-    started = time.perf_counter()
-    read = read_plan(text, traces)
-    assert time.perf_counter() - started < 2.5
-    assert read.problems == () and len(read.plan.slides) == 11_000
+
+    def seconds(slides: int) -> float:
+        text = _plan_file(slides)
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            read = read_plan(text, traces)
+            best = min(best, time.perf_counter() - started)
+        assert read.problems == () and len(read.plan.slides) == slides
+        return best
+
+    assert len(_plan_file(11_000)) < 1_000_000
+    small, large = seconds(1_100), seconds(11_000)
+    assert large / small < 35
 
 
 def test_a_plan_file_past_the_size_of_any_plan_is_refused_unread(traces):
