@@ -4,7 +4,7 @@ import json
 import re
 
 from lib import catalog
-from tests.screen import uploaded
+from tests.screen import figures, uploaded
 
 STEP_NAMES = {1: "Request sent", 2: "Call intent", 3: "Program executes", 4: "Result appended", 5: "Model answers"}
 
@@ -53,7 +53,7 @@ def test_the_app_opens_on_hengxin_round_1_without_a_click(app):
     assert "Hengxin expense reimbursement" in _texts(at)  # the title, as text
     assert _heading(at) == "Round 1: the program sends 2 messages, 2 of them new"
     assert at.number_input(key="explorer.round").value == 1
-    assert at.metric[0].label == "Input tokens (reported)" and at.metric[0].value == "1,247"
+    assert figures(at)["Input tokens (reported)"].value == "1,247"
 
 
 def test_stepping_through_hengxin_shows_the_growth_and_the_steps(app):
@@ -141,7 +141,7 @@ def test_payload_text_is_shown_exactly_as_sent_and_estimates_say_so(app):
     payloads = _texts(at)
     assert '{"actual_amount": 3860.00, "limit_amount": 3800.00}' in payloads
     assert any('"amount": 3860.00' in t for t in payloads)
-    metric = next(m for m in at.metric if m.label.startswith("Input tokens"))
+    metric = next(f for f in figures(at).values() if f.label.startswith("Input tokens"))
     assert metric.label == "Input tokens (estimated)" and metric.value.startswith("≈ ")
     assert int(metric.value[2:].replace(",", "")) > 1247
     assert "Anchored on round 1" in metric.help
