@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.conftest import load_bundled
-from tests.screen import screen
+from tests.screen import figures, screen
 
 
 def _query(at, name):
@@ -21,7 +21,7 @@ def _headers(at) -> list[str]:
 
 
 def _metrics(at) -> list[str]:
-    return [m.label for m in at.metric]
+    return list(figures(at))
 
 
 def test_above_a_hidden_response_neither_the_description_nor_the_output_tokens_show(app):
