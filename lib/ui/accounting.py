@@ -56,7 +56,8 @@ def round_figures(row: RoundSummary, gap_reason: str | None = None, response_hid
     usage, estimate = row.usage, row.breakdown.counted
     left, middle, right = st.columns(3)
     if response_hidden:
-        shown = f"{usage.input_tokens:,}" if row.request_recorded else "not known"
+        estimated = "≈ " if usage.source != "reported" else ""
+        shown = f"{estimated}{usage.input_tokens:,}" if row.request_recorded else "not known"
         left.caption(f"Input tokens ({usage.source}): **{shown}**")
         middle.caption("Output tokens and our estimates are hidden until you predict the response.")
         return
