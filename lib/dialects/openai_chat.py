@@ -152,14 +152,15 @@ def read_usage(usage: Any) -> Usage | None:
     """Reported usage; OpenAI's prompt_tokens already include cached tokens."""
     if not isinstance(usage, dict) or "prompt_tokens" not in usage:
         return None
-    prompt_details = mapping(usage.get("prompt_tokens_details"))
-    completion_details = mapping(usage.get("completion_tokens_details"))
+    prompt_details, completion_details = usage.get("prompt_tokens_details"), usage.get("completion_tokens_details")
     return Usage(
         input_tokens=count(usage.get("prompt_tokens")),
         output_tokens=count(usage.get("completion_tokens")),
         source="reported",
-        cache_read_tokens=count(prompt_details.get("cached_tokens")),
-        reasoning_tokens=count(completion_details.get("reasoning_tokens")),
+        # Most usages carry no details: a count of nothing is 0, without the lookups.
+        cache_read_tokens=count(mapping(prompt_details).get("cached_tokens")) if prompt_details is not None else 0,
+        reasoning_tokens=count(mapping(completion_details).get("reasoning_tokens"))
+        if completion_details is not None else 0,
     )
 
 
