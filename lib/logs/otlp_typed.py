@@ -289,10 +289,11 @@ def spans(resources: Resources) -> Any:
             yield from scope.spans or ()
 
 
-def flat_attributes(span: Span) -> tuple[dict, bool]:
-    """The span's attributes as the flat dict `spans._otlp_attributes` makes of them, and whether a value
-    in it is an object (a key-value list's)."""
-    flat, objects = {}, False
+def flat_attributes(span: Span, into: type[dict] = dict) -> tuple[dict, bool]:
+    """The span's attributes as the flat dict `spans._otlp_attributes` makes of them (built as `into`, a dict
+    or a subclass, so that the reader need not copy it), and whether a value in it is an object (a key-value
+    list's)."""
+    flat, objects = into(), False
     for item in span.attributes or ():
         value = item.value
         text = value.stringValue

@@ -214,11 +214,13 @@ class SpanFormat(LogFormat):
 
     def finish(self) -> Iterator[CallRecord]:
         held, self._held = self._held, _Held()
-        calls = sorted(held.calls, key=lambda c: c[0])
+        # By start alone: the sort is stable, so equal starts stay in the order read, as the key's second part
+        # orders them, and a number compares at a fraction of a tuple's cost.
+        calls = sorted(held.calls, key=lambda c: c[0][0])
         by_trace: dict[str | None, list[tuple[tuple, CallRecord]]] = {}
         for key, record in calls:
             by_trace.setdefault(record.conversation, []).append((key, record))
-        for key, trace, entry in sorted(held.tools, key=lambda t: t[0]):
+        for key, trace, entry in sorted(held.tools, key=lambda t: t[0][0]):
             _attach(entry, key, by_trace.get(trace, []))
         _chain_traces(list(by_trace.values()))
         for _, record in calls:
@@ -318,14 +320,14 @@ def _read_span(raw: dict, line: int) -> _Span:
 
 def _read_typed_span(raw: otlp_typed.Span, line: int) -> _Span:
     """`_read_span` of a span decoded by lib/logs/otlp_typed.py, whose fields have OTLP's own shape."""
-    attributes, objects = otlp_typed.flat_attributes(raw)
+    attributes, objects = otlp_typed.flat_attributes(raw, _Plain)
     start, end = int(raw.startTimeUnixNano), int(raw.endTimeUnixNano)
     return _Span(
         line=line,
         trace=raw.traceId.removeprefix("0x"),
         start=start,
         duration_ms=(end - start) / 1e6 if end >= start else None,
-        attributes=_Plain(attributes) if _plain(attributes, objects) else _Attributes(attributes),
+        attributes=attributes if _plain(attributes, objects) else _Attributes(dict(attributes)),
         failure=_failure(otlp_typed.status(raw)),
     )
 
