@@ -656,7 +656,11 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> tuple[CallRec
     else:
         unrecorded = UNCAPTURED if not call.inputs and not call.output else None
     answer = convert.chat_messages(call.output)
-    assistant = next((m for m in answer if m.get("role") == "assistant"), None)
+    assistant = None
+    for message in answer:
+        if message.get("role") == "assistant":
+            assistant = message
+            break
     resent.answered(assistant, call.output[0] if len(answer) == 1 and assistant is not None else None)
     if unrecorded is not None and not call.output:
         # The answer's text and calls went unrecorded, not unsaid; its model, usage and finish are on the span.
@@ -671,7 +675,7 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> tuple[CallRec
         line=span.line, dialect=OPENAI, request=request, response=response, error=error,
         conversation=span.trace, latency_ms=span.duration_ms,
         converted_from="openinference" if kind == "openinference" else "otel-genai",
-        timestamp=convert.iso_time(span.start // 10**9, span.start % 10**9) if span.start is not None else None,
+        timestamp=convert.iso_time(*divmod(span.start, 1_000_000_000)) if span.start is not None else None,
         resends=resends,
         provenance=unrecorded.provenance() if unrecorded is not None else None,
     ), unrecorded
