@@ -177,7 +177,7 @@ def as_int(value: Any) -> int | None:
     """A token count or timestamp as an int: OTLP writes int64 as strings; None when it is not a number."""
     if type(value) is int:
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and value.strip().lstrip("-").isdecimal():
         return int(value)
     return int_or_none(value)
 

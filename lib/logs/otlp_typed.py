@@ -267,7 +267,7 @@ def _decoded(data: bytes) -> Document | None:
     for resource in document.resourceSpans:
         for scope in resource.scopeSpans or ():
             for span in scope.spans or ():
-                if not (span.traceId and span.startTimeUnixNano.isdigit() and span.endTimeUnixNano.isdigit()):
+                if not (span.traceId and span.startTimeUnixNano.isdecimal() and span.endTimeUnixNano.isdecimal()):
                     return None
     return document
 

@@ -304,7 +304,7 @@ def _read_span(raw: dict, line: int) -> _Span:
     if not (type(trace) is str and trace):  # OTLP's own key is the usual one; the others are looked for after it
         trace = _trace_id(raw)
     start, end = raw.get("startTimeUnixNano"), raw.get("endTimeUnixNano")
-    if not (type(start) is str and type(end) is str and start.isdigit() and end.isdigit()):  # OTLP's own shape, taken first
+    if not (type(start) is str and type(end) is str and start.isdecimal() and end.isdecimal()):  # OTLP's own shape, taken first
         start, end = _nanos(raw, ("startTimeUnixNano", "start_time", "startTime")), _nanos(raw, ("endTimeUnixNano", "end_time", "endTime"))
     else:
         start, end = int(start), int(end)
@@ -352,7 +352,7 @@ def _otlp_attributes(items: list) -> dict:
             if type(value) is dict and len(value) == 1 and "stringValue" in value:
                 flat[key] = value["stringValue"]
             elif type(value) is dict and len(value) == 1 and type(number := value.get("intValue")) is str \
-                    and number.isdigit():
+                    and number.isdecimal():
                 flat[key] = int(number)
             else:
                 flat[key] = _any_value(value)
@@ -455,7 +455,7 @@ def _key_plan(keys: tuple) -> frozenset | None:
         if type(key) is not str:
             return None
         steps = key.split(".")
-        if any(step.isdigit() for step in steps):
+        if any(step.isdecimal() for step in steps):
             return None
         prefixes.update(".".join(steps[:n]) for n in range(1, len(steps)))
     return None if prefixes.intersection(keys) else frozenset(prefixes)
@@ -537,7 +537,7 @@ def _listed(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     node = {k: _listed(v) for k, v in node.items()}
-    if node and all(k.isdigit() for k in node):
+    if node and all(k.isdecimal() for k in node):
         return [node[k] for k in sorted(node, key=int)]
     return node
 
@@ -545,7 +545,7 @@ def _listed(node: Any) -> Any:
 def _walk(tree: Any, path: str) -> Any:
     """The value at a dotted path of the attribute tree, or None."""
     for step in path.split("."):
-        if isinstance(tree, list) and step.isdigit() and int(step) < len(tree):
+        if isinstance(tree, list) and step.isdecimal() and int(step) < len(tree):
             tree = tree[int(step)]
         elif isinstance(tree, dict):
             tree = tree.get(step)
@@ -576,7 +576,7 @@ def _opened(value: Any, path: str) -> Any:
 def _nanos(raw: dict, keys: tuple[str, ...]) -> int | None:
     """A span time in nanoseconds: OTLP writes nanoseconds (as a string), SDK dumps ISO 8601."""
     value = next((raw[k] for k in keys if raw.get(k) is not None), None)
-    if type(value) is str and value.isdigit():  # OTLP's own shape, taken first
+    if type(value) is str and value.isdecimal():  # OTLP's own shape, taken first
         return int(value)
     number = convert.as_int(value)
     if number is not None:
