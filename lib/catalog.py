@@ -57,6 +57,9 @@ class LoadedTrace:
     """The trace."""
     problems: tuple[Problem, ...]
     """Bad lines, each named by its number."""
+    notes: tuple[str, ...] = ()
+    """What the log says of this conversation beside what loaded (a SWE-agent run's own token counts), as a user
+    reads it: said next to our figures, never added to them."""
 
 
 def bundled_traces() -> list[BundledTrace]:
@@ -93,7 +96,8 @@ def from_upload(upload: Upload, source: str, key: str, index: int) -> LoadedTrac
         empty = Trace(title=source, dialect=OPENAI, rounds=())
         return LoadedTrace(source, key, empty, upload.problems)
     chosen = upload.conversations[index]
-    return LoadedTrace(f"{source} · {chosen.id}", f"{key}:{index}", chosen.trace, upload.problems)
+    notes = tuple(upload.said(note) for note in upload.notes if note.conversation == chosen.id)
+    return LoadedTrace(f"{source} · {chosen.id}", f"{key}:{index}", chosen.trace, upload.problems, notes)
 
 
 def from_library(trace: Trace, trace_id: str, generation: tuple) -> LoadedTrace:

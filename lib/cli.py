@@ -12,6 +12,8 @@ conversations per file.
   messages the provider held under previous_response_id or a conversation: read and billed, not sent),
   `new_messages` (of those sent, the ones the previous request lacked), `tool_calls`, `tool_results`,
   `finish`, `steps`, `inferred`, `usage` (input, output, source, input_parts), `finish_reason`, `error`.
+  What the log did not keep is null, never 0 or []: a request's counts, results and input parts when the request
+  is not in the log, the calls and output of a request the log ends on (the Tokens page's "not in the log").
 - `convert FILE -o OUT.jsonl` writes each conversation in the native format.
 - `run SCENARIO --provider replay -o OUT.jsonl` plays a scenario's tool loop (lib/live/) and writes
   the native trace as it grows; exits 0 when the model answered, 1 when the run ended otherwise
@@ -53,11 +55,11 @@ from lib.logs.native import write_trace
 from lib.logs.upload import Upload, read_upload
 from lib.model import Round, Trace
 from lib.prices import DEFAULT_PRICES
-from lib.summary import summarize as summarize_rounds
+from lib.summary import counted_parts, summarize as summarize_rounds
 from lib.steps import steps_for_round
 from lib.store import StoreUnavailable, database_url, open_store
 from lib.text import plural, terminal_safe
-from lib.tokens import counter_for, input_parts
+from lib.tokens import counter_for
 
 UNREADABLE = 2
 """Exit status when a file, or some of its lines, could not be read."""
@@ -133,16 +135,18 @@ def _rounds(trace: Trace) -> list[dict]:
         out.append({
             "index": round_.index,
             "request_in_log": round_.request_recorded,
-            "messages_in_request": row.program_sent if round_.request_recorded else None,
-            "messages_held": row.messages_held,
-            "new_messages": row.new_messages,
-            "tool_calls": [{"id": c.id, "name": c.name} for c in round_.tool_calls],
-            "tool_results": [label.call_id for label in labels if label.step == 4],
+            # What the log did not keep is null, as the Tokens page says "not in the log": never 0 or [].
+            "messages_in_request": row.sent_if_known,
+            "messages_held": row.held_if_known,
+            "new_messages": row.new_if_known,
+            "tool_calls": [{"id": c.id, "name": c.name} for c in round_.tool_calls]
+            if row.calls_if_known is not None else None,
+            "tool_results": [label.call_id for label in labels if label.step == 4] if round_.request_recorded else None,
             "finish": _finish(round_),
             "steps": sorted({label.step for label in labels}),
             "inferred": "response" in derived,
-            "usage": {"input": row.usage.input_tokens, "output": row.usage.output_tokens, "source": source,
-                      "input_parts": dict(input_parts(row.breakdown))},
+            "usage": {"input": row.input_if_known, "output": row.output_if_known, "source": source,
+                      "input_parts": dict(counted_parts(row))},
             "finish_reason": round_.response.finish_reason if round_.response else None,
             "error": {"status": round_.error.status, "message": round_.error.message} if round_.error else None,
         })

@@ -61,6 +61,39 @@ class RoundSummary:
         """The messages the program itself put in the request: the held ones left out."""
         return self.messages_sent - self.messages_held
 
+    # What the log did not keep is unknown, not 0: the Tokens page and `summarize --json` read these alike.
+
+    @property
+    def sent_if_known(self) -> int | None:
+        """The messages the program sent (program_sent), or None when the log kept no request."""
+        return self.program_sent if self.request_recorded else None
+
+    @property
+    def held_if_known(self) -> int | None:
+        """The messages the provider held, or None when the log kept no request."""
+        return self.messages_held if self.request_recorded else None
+
+    @property
+    def new_if_known(self) -> int | None:
+        """The new messages the program sent (new_messages), or None when the log kept no request."""
+        return self.new_messages if self.request_recorded else None
+
+    @property
+    def calls_if_known(self) -> int | None:
+        """The call intents of the response, or None for a request the log ends on (no response, no error)."""
+        return self.tool_calls if self.response_recorded else None
+
+    @property
+    def input_if_known(self) -> int | None:
+        """The input tokens: reported, or counted from a request the log kept; else None."""
+        return self.usage.input_tokens if self.request_recorded or self.usage.source == "reported" else None
+
+    @property
+    def output_if_known(self) -> int | None:
+        """The output tokens: reported, or counted from a response or error the log kept; else None (a request the
+        log ends on did not produce 0 tokens: what it produced is not in the log)."""
+        return self.usage.output_tokens if self.response_recorded or self.usage.source == "reported" else None
+
 
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
     """The round's input parts (lib.tokens.input_parts), each None when the log kept no request: nothing of it was

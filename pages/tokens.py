@@ -21,6 +21,7 @@ st.caption(
     "the one before, and the conversation as a whole costs far more than its final context would alone."
 )
 accounting.snowball_metrics(snowball(rows))
+accounting.log_notes(loaded.notes)
 
 with st.expander("Prices (US$ per million tokens): edit to match your contract"):
     prices = accounting.price_editor()

@@ -1,6 +1,8 @@
 """Real recordings of other projects' traffic, opened through the sidebar's uploader: what the explorer says about
 them must be true of what the log holds."""
 
+import json
+
 from tests.screen import ALERTS, READ, round_shown, screen, uploaded
 
 
@@ -110,10 +112,13 @@ def test_the_tokens_page_does_not_count_the_requests_of_a_log_that_kept_only_ans
     assert shown["Input already sent in the previous request"] == "not in the log"
     assert shown["Input billed over all calls"] == "1,122"  # reported by the API
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
-    assert rounds["messages sent"].isna().all() and rounds["new messages"].isna().all()
+    assert set(rounds["messages sent"]) == set(rounds["new messages"]) == {"not in the log"}
     # Nothing of the request was counted: the reported input is not "template, provider tokens".
     assert rounds["in: not counted by our tokenizer (template, provider tokens)"].isna().all()
     assert rounds["tokens in"].tolist() == [1122]
+    # Nor are the messages drawn as a bar of 0.
+    [messages] = [c for c in at.get("plotly_chart") if c.proto.id.endswith("overview.messages")]
+    assert all(not series["x"] for series in json.loads(messages.proto.spec)["data"])
 
 
 def test_the_input_chart_stacks_nothing_for_a_request_the_log_did_not_keep():
@@ -223,3 +228,34 @@ def test_the_input_chart_names_our_overcount_as_such_not_as_tokens_our_tokenizer
     series = {bar.name: list(bar.y) for bar in input_breakdown(summarize(trace, counter_for("o200k_base").counter)).data}
     assert all(tokens >= 0 for tokens in series[NOT_COUNTED])
     assert any(tokens < 0 for tokens in series[OVERCOUNT])
+
+
+def _output_series(at, key: str) -> list[tuple[list, list]]:
+    [chart] = [c for c in at.get("plotly_chart") if c.proto.id.endswith(key)]
+    return [(s["x"], s["y"]) for s in json.loads(chart.proto.spec)["data"] if s["name"].startswith("output")]
+
+
+def test_a_request_the_log_ends_on_is_not_plotted_or_tabled_as_zero_output_tokens(app):
+    # requests-only.jsonl ends on request 2. The explorer's "All rounds" chart and the Tokens page's drew round 2's
+    # output as a bar of 0 tokens, and the table left a blank: it is not in the log, so a gap, and the words.
+    at = uploaded(app, "requests-only.jsonl")
+    assert _output_series(at, "explorer.tokens_chart") == [([1], [17])]
+    at.switch_page("pages/tokens.py").run()
+    assert _output_series(at, "overview.tokens") == [([1], [17])]
+    rounds = next(d.value for d in at.dataframe if "tokens out" in d.value.columns)
+    assert rounds["tokens out"].tolist() == ["17", "not in the log"]
+    assert rounds["tool calls"].tolist() == ["2", "not in the log"]  # none were recorded, not "none were made"
+
+
+def test_a_rounds_table_with_figures_not_in_the_log_goes_to_the_browser_as_it_is():
+    # A column of numbers and "not in the log" is no Arrow column: Streamlit logged a traceback on every draw and
+    # converted it behind our back.
+    import pyarrow
+    from lib.logs.upload import read_upload
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    from lib.ui.accounting import rounds_table
+    from tests.screen import FIXTURES
+    trace = read_upload([("r.jsonl", (FIXTURES / "requests-only.jsonl").read_bytes())]).conversations[0].trace
+    table = pyarrow.Table.from_pandas(rounds_table(summarize(trace, counter_for("o200k_base").counter)))
+    assert table.column("tokens out").to_pylist() == ["17", "not in the log"]

@@ -116,3 +116,37 @@ def test_a_swe_agent_run_shows_its_own_model_stats_beside_the_upload_not_in_our_
     assert not at.exception
     assert "the run's own info.model_stats" in " ".join(t.value for t in at.sidebar.text)  # beside the Tokens page
     assert not any(m.value.replace(",", "").startswith(("7141", "≈ 7141")) for m in at.metric)
+
+
+
+def _swe_agent_run(instance: str, tokens_sent: int) -> bytes:
+    run = json.loads((FIXTURES / "containers" / "swe-agent-test-repo.traj").read_bytes())
+    run["info"]["instance_id"] = instance
+    run["info"]["model_stats"]["tokens_sent"] = tokens_sent
+    return json.dumps(run).encode()
+
+
+def test_the_tokens_page_shows_each_swe_agent_runs_own_model_stats_beside_its_figures_never_in_them(app):
+    # Two runs uploaded together: the run's own count was said in the sidebar only, for the whole upload. The Tokens
+    # page, where our figures are, says the count of the run on screen, as text of its own, not in a metric.
+    at = _upload(app, ("a.traj", _swe_agent_run("task-a", 7141)), ("b.traj", _swe_agent_run("task-b", 9000)))
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    page = " ".join(t.value for t in at.main.text)
+    assert "the run's own info.model_stats: 7,141 tokens sent, 243 received over 5 API calls" in page
+    assert "9,000 tokens sent" not in page
+    assert not any("model_stats" in f"{m.label} {m.value} {m.help}" for m in at.metric)
+    at.selectbox(key="sidebar.conversation").set_value(1).run()
+    page = " ".join(t.value for t in at.main.text)
+    assert "9,000 tokens sent" in page and "7,141 tokens sent" not in page
+
+def test_after_a_page_switch_the_sidebar_says_which_upload_is_open_though_the_uploader_shows_none(app):
+    # Streamlit drops a file uploader's files on another page: the uploader read empty while the Trace box still
+    # named the upload, as if nothing were open.
+    from lib.ui.picker import UPLOAD_STILL_OPEN
+    at = _upload(app, ("requests-only.jsonl", (FIXTURES / "requests-only.jsonl").read_bytes()))
+    said = lambda: [c.value for c in at.sidebar.caption] + [t.value for t in at.sidebar.text]  # noqa: E731
+    assert not any("requests-only.jsonl" in line for line in said())  # the uploader itself shows the file
+    at.switch_page("pages/tokens.py").run()
+    assert at.file_uploader(key="sidebar.upload").value == []
+    assert UPLOAD_STILL_OPEN in said() and "requests-only.jsonl" in said()

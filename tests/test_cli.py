@@ -94,6 +94,18 @@ def test_summarize_says_a_request_not_in_the_log_instead_of_counting_its_message
     assert [r["request_in_log"] for r in hengxin] == [True] * 4
 
 
+def test_summarize_prints_what_the_log_did_not_keep_as_null_never_as_0():
+    # bare-responses.jsonl kept no request: how many messages were new or held, which results it carried and where its
+    # input went are unknown, as the Tokens page says, not 0 or [] (its input, reported by the API, is known).
+    [first] = json.loads(run("summarize", "tests/fixtures/bare-responses.jsonl", "--json").stdout)["conversations"][0]["rounds"]
+    assert (first["new_messages"], first["messages_held"], first["tool_results"]) == (None, None, None)
+    assert first["usage"]["input"] == 120 and set(first["usage"]["input_parts"].values()) == {None}
+    assert [c["name"] for c in first["tool_calls"]] == ["get_weather", "get_weather"]
+    # requests-only.jsonl ends on request 2: no response, so its calls and output are unknown, not none and 0.
+    rounds = json.loads(run("summarize", "tests/fixtures/requests-only.jsonl", "--json").stdout)["conversations"][0]["rounds"]
+    assert [(r["tool_calls"] is None, r["usage"]["output"]) for r in rounds] == [(False, 17), (True, None)]
+    assert [r["new_messages"] for r in rounds] == [2, 3]
+
 def test_summarize_reports_an_error_round():
     summary = json.loads(run("summarize", "traces/pitfalls/unanswered-parallel-call.jsonl", "--json").stdout)
     second = summary["conversations"][0]["rounds"][1]

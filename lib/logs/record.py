@@ -26,6 +26,9 @@ class Problem:
     """What is wrong, in words a user can act on."""
     last: int | None = None
     """The last line of a run of lines the problem covers (blank lines), when it covers more than one."""
+    conversation: str | None = None
+    """The conversation a note is about, when the format knows (a SWE-agent run's own counts): the pages that show
+    that conversation's figures say it beside them, not only the sidebar beside the whole upload."""
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}"

@@ -55,14 +55,14 @@ class SweAgentFormat(LogFormat):
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         history = require(obj, "history", list)
         messages = [message for i, raw in enumerate(history) for message in _api_messages(raw, f"history[{i}]")]
-        instance = _instance_id(obj)
-        yield from conversation_rounds(messages, _model_of(obj), line, instance or f"trajectory {line}", "'history'")
+        run = _instance_id(obj) or f"trajectory {line}"
+        yield from conversation_rounds(messages, _model_of(obj), line, run, "'history'")
         missing = _steps_not_in_history(obj, sum(1 for m in messages if m.get("role") == "assistant"))
         if missing:
-            self._notes.append(Problem(line, missing))
+            self._notes.append(Problem(line, missing, conversation=run))
         counted = _own_count(obj)
         if counted:
-            self._notes.append(Problem(line, counted))
+            self._notes.append(Problem(line, counted, conversation=run))
 
     def notes(self) -> list[Problem]:
         return self._notes

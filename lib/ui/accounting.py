@@ -19,6 +19,9 @@ from lib.ui.charts import tokens_per_round
 from lib.tokens import Counting
 
 
+NOT_IN_THE_LOG = "not in the log"
+"""What a figure reads where the log did not keep what it would be counted from: unknown, never 0 or blank."""
+
 REQUESTS_UNRECORDED = ("The log kept the answers, not the requests: what each request sent, its tool list included, "
                        "is not known. The input figures are what the API reported, where it did.")
 """Said wherever a request's contents would be counted, for a log that kept no request at all."""
@@ -85,7 +88,7 @@ def _estimated_output(row: RoundSummary, column) -> None:
     elif row.failed:  # the provider returned an error and kept nothing of what the model may have written
         column.metric("Output tokens", "not known", help="The call failed and the error holds no output.")
     elif not row.response_recorded:
-        column.metric("Output tokens", "not in the log", help="The log ends on this request: no response was recorded.")
+        column.metric("Output tokens", NOT_IN_THE_LOG, help="The log ends on this request: no response was recorded.")
     else:
         column.metric("Output tokens (estimated)", f"≈ {row.usage.output_tokens:,}")
 
@@ -110,14 +113,14 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
         record = {
             "round": r.round,
             # The provider held some of them: the model reads them (the input counts them), the program sent none.
-            # A request the log did not keep sent messages all the same: how many is not known, not zero.
-            "messages sent": r.program_sent if r.request_recorded else None,
-            "messages held by the provider": r.messages_held,
-            "new messages": r.new_messages if r.request_recorded else None,
-            "tool calls": r.tool_calls,
+            # A blank cell read as nothing said, and a 0 as a count: what the log lacks is named.
+            "messages sent": _or_unknown(r.sent_if_known),
+            "messages held by the provider": _or_unknown(r.held_if_known),
+            "new messages": _or_unknown(r.new_if_known),
+            "tool calls": _or_unknown(r.calls_if_known),
             finish_field.replace("_", " "): r.finish_reason,
-            "tokens in": r.usage.input_tokens if r.request_recorded or r.usage.source == "reported" else None,
-            "tokens out": r.usage.output_tokens if r.response_recorded or r.usage.source == "reported" else None,
+            "tokens in": _or_unknown(r.input_if_known),
+            "tokens out": _or_unknown(r.output_if_known),
             "tokens are": r.usage.source,
             **{f"in: {label}": tokens for label, tokens in counted_parts(r)},
             "cached in": r.usage.cache_read_tokens,
@@ -134,9 +137,16 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
         # A log that timed no call: a column of "None" says nothing; a round that is timed shows its time.
         table = table.drop(columns="latency ms", errors="ignore")
     # Only a previous_response_id or conversation chain has held messages: elsewhere a column of zeros says nothing.
-    if table.empty or not table["messages held by the provider"].any():
+    if not any(r.messages_held for r in rows):
         table = table.drop(columns=["messages held by the provider", f"in: {HELD}"], errors="ignore")
+    # Arrow takes no column of numbers and words: Streamlit would log a traceback on every draw and convert it itself.
+    for column in table.columns[table.isin([NOT_IN_THE_LOG]).any()]:
+        table[column] = table[column].astype(str)
     return table
+
+
+def _or_unknown(figure: int | None) -> int | str:
+    return NOT_IN_THE_LOG if figure is None else figure
 
 
 def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
@@ -165,16 +175,25 @@ def snowball_metrics(ball: Snowball) -> None:
              delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if ball.single_call_input else None,
              delta_color="off")
     if not ball.requests_recorded:
-        c.metric("Input already sent in the previous request", "not in the log", help=REQUESTS_UNRECORDED)
-        d.metric("Tool list, every round", "not in the log", help=REQUESTS_UNRECORDED)
+        c.metric("Input already sent in the previous request", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
+        d.metric("Tool list, every round", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
         return
     c.metric("Input already sent in the previous request", f"{ball.resent_share:.0%}",
              help="Instructions, tool definitions and earlier messages that the request before had carried too.")
     if not ball.tool_list_recorded:
-        d.metric("Tool list, every round", "not in the log", help=TOOL_LIST_UNRECORDED)
+        d.metric("Tool list, every round", NOT_IN_THE_LOG, help=TOOL_LIST_UNRECORDED)
         return
     d.metric("Tool list, every round", f"{ball.tools_per_round:,} tokens",
              delta=f"{ball.tools_total:,} over {ball.rounds} rounds", delta_color="off")
+
+
+def log_notes(notes: tuple[str, ...]) -> None:
+    """What the log says of the run itself (catalog.LoadedTrace.notes: a SWE-agent run's own counts), under the
+    totals as text of its own: beside our figures, never in them."""
+    if notes:
+        st.caption("What the log itself says of this run, beside our figures (neither is added to the other):")
+        for note in notes:
+            plain.text(note)
 
 
 PRICES = "overview.prices"

@@ -37,12 +37,13 @@ def _layout(figure: go.Figure, rows, y_title: str) -> go.Figure:
 
 def tokens_per_round(rows: tuple[RoundSummary, ...]) -> go.Figure:
     """Input and output tokens per round; estimated values are hatched and pale (dotted on a long trace),
-    reported ones solid."""
+    reported ones solid. A round whose figure the log cannot give (RoundSummary.input_if_known, output_if_known)
+    has no bar: a bar of 0 would say the model wrote nothing."""
     figure = go.Figure()
     bars = len(rows) <= BARS_UP_TO
     for measure, color in (("input", "#1f77b4"), ("output", "#ff7f0e")):
         for source, style in _STYLE.items():
-            picked = [r for r in rows if r.usage.source == source]
+            picked = [r for r in rows if r.usage.source == source and getattr(r, f"{measure}_if_known") is not None]
             if not picked:
                 continue
             series = {
@@ -105,14 +106,15 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
 
 def messages_per_round(rows: tuple[RoundSummary, ...]) -> go.Figure:
     """Messages per round, split into earlier and new: what was sent, or with a provider-held chain, what the
-    model reads (the held messages are read, not sent)."""
+    model reads (the held messages are read, not sent). A request the log did not keep has no bar, not one of 0."""
     figure = go.Figure()
-    rounds = _numbers(r.round for r in rows)
-    held = any(r.messages_held for r in rows)
+    kept = [r for r in rows if r.request_recorded]
+    rounds = _numbers(r.round for r in kept)
+    held = any(r.messages_held for r in kept)
     earlier = "earlier (resent, or held by the provider)" if held else "resent"
     _per_round(figure, rows, "#7f7f7f", "messages", name=earlier, x=rounds,
-               y=_numbers(r.messages_sent - r.new_messages for r in rows))
-    _per_round(figure, rows, "#2ca02c", "messages", name="new", x=rounds, y=_numbers(r.new_messages for r in rows))
+               y=_numbers(r.messages_sent - r.new_messages for r in kept))
+    _per_round(figure, rows, "#2ca02c", "messages", name="new", x=rounds, y=_numbers(r.new_messages for r in kept))
     figure.update_layout(barmode="stack")
     return _layout(figure, rows, "messages the model reads" if held else "messages sent")
 

@@ -39,6 +39,8 @@ FILES = "trace.upload_files"
 """Session key: the uploaded files as (name, bytes). Kept apart from the widget, whose value a page switch drops."""
 FILES_DIGEST = "trace.upload_digest"
 """Session key: the content hash of FILES, computed when they were opened."""
+UPLOAD_STILL_OPEN = "Open now, though the uploader above shows no file (it empties when you change page):"
+"""Said under an uploader that shows no file while an upload is open, so the sidebar does not contradict itself."""
 SIDEBAR_CSS = """<style>
 /* A fixed rule of our own, no trace text: the sidebar wide enough for the longest bundled trace title, whose box
    (a text input) cannot wrap and would cut it mid-phrase. */
@@ -127,7 +129,7 @@ def trace_picker() -> catalog.LoadedTrace:
         st.header("Roundtrip")
         st.caption("See every round of a tool call: what the program sent, what the model answered.")
         name = st.selectbox("Trace", [*opened, *names], format_func=titles.get, key=TRACE, on_change=_chosen)
-        _uploader()
+        _uploader(files)
         st.selectbox("Count tokens with", state.TOKENIZERS, key=state.TOKENIZER,
                      help="auto picks the tiktoken vocabulary for the trace's model; characters is a rough rule of "
                           "thumb (4 characters a token) for when no vocabulary is available.")
@@ -145,13 +147,14 @@ def trace_picker() -> catalog.LoadedTrace:
         return loaded
 
 
-def _uploader() -> None:
-    """The file uploader, for an editor; a viewer is told why there is none."""
+def _uploader(files: list[tuple[str, bytes]] | None) -> None:
+    """The file uploader, for an editor; a viewer is told why there is none. Under it, the upload on screen when
+    the uploader shows none: Streamlit drops its files on another page, the upload stays open."""
     if not ui_access.visitor().edits:
         st.caption("On this server viewers open the traces listed here and the links they are given; only editors "
                    "open their own logs. Sign in as an editor to upload.")
         return
-    st.file_uploader(
+    shown = st.file_uploader(
         "Or open your own log (.jsonl, .json, .jsonl.gz, .eval, .yaml, .har, .traj)",
         type=["jsonl", "json", "gz", "eval", "yaml", "yml", "har", "traj"],
         accept_multiple_files=True, key=_uploader_key(), on_change=_uploaded_changed,
@@ -159,6 +162,9 @@ def _uploader() -> None:
              "response pairs, streams, batches, Responses API, fine-tuning lines, OpenTelemetry spans, "
              "Inspect AI eval logs, agent trajectories, VCR cassettes and HAR files.",
     )
+    if files and not shown:
+        st.caption(UPLOAD_STILL_OPEN)
+        plain.text(", ".join(name for name, _ in files))  # the user's file names: text, never markdown
 
 
 def _source(files: list[tuple[str, bytes]]) -> str:

@@ -82,10 +82,13 @@ def modes() -> Modes:
         if key not in st.session_state:
             st.session_state[key] = word in asked
     left, right, corner = st.columns([1, 1, 3], vertical_alignment="center")
-    left.toggle("Presenter mode", key=state.PRESENTER,
-                help="Big type, no sidebar and no raw JSON; the round unfolds one step at a time.")
-    right.toggle("Predict mode", key=state.PREDICT,
-                 help="Each response stays hidden until you say what the model will do; your score is kept.")
+    # One word each: "Presenter mode" was cut short beside the sidebar at 1280 px, and wider columns squeeze the
+    # slide's title in the corner onto more lines. The help says the whole name.
+    left.toggle("Present", key=state.PRESENTER,
+                help="Presenter mode: big type, no sidebar and no raw JSON; the round unfolds one step at a time.")
+    right.toggle("Predict", key=state.PREDICT,
+                 help="Predict mode: each response stays hidden until you say what the model will do; your score is "
+                      "kept.")
     on = [word for key, word in MODES.items() if st.session_state[key]]
     if on:
         st.query_params["mode"] = ",".join(on)

@@ -189,12 +189,12 @@ def _walk_views(page, hostile: Path):
     screenshot(page, "hostile-explorer")
     page.get_by_role("button", name="◀ Previous round", exact=True).click()  # round 3 failed: nothing to predict
     expect(page.get_by_text("Round 2: the program sends 4 messages, 2 of them new")).to_be_visible()
-    page.get_by_text("Predict mode", exact=True).click()
+    page.get_by_text("Predict", exact=True).click()
     expect(page.get_by_text("What will the model do with request 2?")).to_be_visible()
     _idle(page)
     yield "predict mode"
-    page.get_by_text("Predict mode", exact=True).click()
-    page.get_by_text("Presenter mode", exact=True).click()
+    page.get_by_text("Predict", exact=True).click()
+    page.get_by_text("Present", exact=True).click()
     expect(page.get_by_role("heading", name=TITLES[1])).to_be_visible()
     expect(page.get_by_text("round 2 of 3")).to_be_visible()
     _idle(page)
@@ -210,7 +210,7 @@ def _walk_views(page, hostile: Path):
         _idle(page)
         yield f"presenter, round {round_} step {step}"
     screenshot(page, "hostile-presenter")
-    page.get_by_text("Presenter mode", exact=True).click()
+    page.get_by_text("Present", exact=True).click()
     _idle(page)
     for title, heading in (("Tokens and cost", "Where each round's input goes"), ("Checks", "Checks"),
                            ("Annotate", "Annotate")):

@@ -135,3 +135,21 @@ def test_fork_hengxin_round_2_with_the_results_emptied_runs_the_recorded_fork_an
     page.mouse.move(0, 0)
     page.wait_for_timeout(300)
     screenshot(page, "compare", readme=True)
+
+
+SWITCHES_CUT_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stCheckbox"]')]
+    .map(box => box.querySelector('[data-testid="stMarkdownContainer"]'))
+    .filter(label => label && label.scrollWidth > label.clientWidth + 1).map(label => label.textContent)"""
+"""The main area's switch labels wider than the room they get: drawn cut short with an ellipsis."""
+
+
+def test_the_mode_switches_are_named_whole_beside_the_sidebar_at_1280_px(page):
+    # "Presenter mode" and "Predict mode" read "Presenter…" and "Predict m…" beside the sidebar at 1280 px.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto("/?trace=hengxin-expense&round=1")
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+    for key in ("explorer-presenter", "explorer-predict"):
+        expect(page.locator(f".st-key-{key} [data-testid='stCheckbox']")).to_be_visible()
+    assert page.evaluate(SWITCHES_CUT_JS) == []
+    _idle(page)
+    screenshot(page, "mode-switches")
