@@ -138,7 +138,7 @@ def _exchange(create: Callable, body: dict, secret: str, sdk: ModuleType) -> Exc
     except sdk.APIStatusError as exc:
         received = _json(exc.response.text)
         said = provider_message(received, type(exc).__name__)
-        error = {"status": exc.status_code, "message": f"HTTP {exc.status_code}: {said}", "body": received}
+        error = {"status": exc.status_code, "message": said, "body": received}
         return Exchange(scrub(_sent(exc.request, body), secret), None, scrub(error, secret), _since(started))
     except sdk.APITimeoutError as exc:
         error = {"status": None, "message": "The request timed out: no answer within the client's timeout, "
