@@ -1,7 +1,10 @@
 """Interning: memory grows with the unique content, not with the square of the rounds."""
 
+import gc
+import weakref
+
 from lib import intern
-from lib.intern import Interner
+from lib.intern import Interner, collector_paused
 from lib.logs.native import read_trace
 from tests.synthetic import synthetic_lines
 
@@ -66,3 +69,56 @@ def test_only_the_latest_held_answers_are_remembered(monkeypatch):
     pool.get(answers[-1], _built)
     pool.get(answers[0], _built)
     assert digested == [answers[0]]  # the oldest was forgotten; found again by its content
+
+
+def _kept_by_a_read() -> list:
+    with collector_paused():
+        return [{"role": "user", "content": [f"message {n}"]} for n in range(2_000)]
+
+
+def test_what_a_read_keeps_waits_in_the_oldest_generation_not_for_a_young_pass():
+    gc.collect()
+    kept = _kept_by_a_read()
+    # A young pass would walk every one of them, only to find them all alive.
+    assert gc.isenabled() and gc.get_count()[0] < 100
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(message) in oldest and id(message["content"]) in oldest for message in kept)
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_cycle_made_while_reading_is_still_collected():
+    with collector_paused():
+        cycle: list = []
+        cycle.append(cycle)
+        watched = weakref.ref(_Node(cycle))
+    del cycle
+    gc.collect()
+    assert watched() is None
+
+
+def test_objects_frozen_on_purpose_stay_frozen():
+    gc.collect()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        _kept_by_a_read()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_a_collector_that_was_off_stays_off():
+    gc.disable()
+    try:
+        _kept_by_a_read()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+class _Node:
+    """Something a weak reference can watch, held in a cycle."""
+
+    def __init__(self, cycle: list) -> None:
+        self.cycle = cycle
+        cycle.append(self)
