@@ -63,9 +63,7 @@ class Growth:
     def since(self) -> str:
         """What "new" is counted against, when not the request before, as words to follow "new": " since round
         j's request" when the log lost the ones between, " to the log" when it kept no earlier one; else ""."""
-        if self.against is None and self.index > 1:
-            return " to the log"
-        return f" since round {self.against}'s request" if self.against not in (None, self.index - 1) else ""
+        return since_words(self.index, self.against)
 
     @property
     def new_words(self) -> str:
@@ -166,12 +164,31 @@ def kept_before(rounds: Sequence[Round], index: int) -> Round | None:
     return None
 
 
+def resent_prefix(rounds: Sequence[Round], index: int) -> int:
+    """How many leading messages round `index`'s request shares, unchanged, with the latest earlier request the log
+    kept: Round.resent_prefix, which the importers measure against the request before, empty when the log lost it."""
+    round_ = rounds[index - 1]
+    if index == 1 or rounds[index - 2].request_recorded or not round_.request_recorded:
+        return round_.resent_prefix
+    kept = kept_before(rounds, index)
+    pairs = zip(kept.request.messages, round_.request.messages) if kept else ()
+    return next((i for i, (old, new) in enumerate(pairs) if old is not new),
+                min(len(kept.request.messages), len(round_.request.messages)) if kept else 0)
+
+
 def kept_pairs(trace: Trace) -> Iterator[tuple[Round, Round]]:
     """Every kept request beside the one it is placed against (kept_before): a lost request is compared with
     nothing and nothing is compared with it."""
     for round_ in trace.rounds:
         if round_.request_recorded and (before := kept_before(trace.rounds, round_.index)) is not None:
             yield before, round_
+
+
+def since_words(index: int, against: int | None) -> str:
+    """Growth.since for round `index` placed against round `against`'s request."""
+    if against is None and index > 1:
+        return " to the log"
+    return f" since round {against}'s request" if against not in (None, index - 1) else ""
 
 
 def against_words(index: int, against: int | None) -> str | None:

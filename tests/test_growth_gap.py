@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from lib.checks import run_checks
+from lib.condensed import condensed_rounds
 from lib.encodings import load_encoding
 from lib.growth import growth
 from lib.logs.upload import read_upload
@@ -118,3 +119,17 @@ def test_the_tokens_page_says_which_round_the_new_messages_count_against(app):
     assert not at.exception
     said = [c.value for c in at.caption]
     assert "Round 3's new messages are counted against round 1's request: round 2's is not in the log." in said
+
+
+def test_the_input_tokens_split_resent_and_new_against_the_latest_request_kept():
+    first, _, third = _rows(_trace(2))
+    # Round 1's one message is resent in round 3, and so is its tool list: both were sent before, in round 1.
+    assert third.breakdown.history == first.breakdown.new > 0
+    assert third.breakdown.resent >= third.breakdown.tools + third.breakdown.history
+    assert third.breakdown.tools == first.breakdown.tools > 0
+
+
+def test_the_round_navigator_heads_round_3_as_the_explorer_does():
+    navigated = condensed_rounds(_trace(2))["rounds"][2]
+    assert navigated["heading"] == "Round 3: the program sends 5 messages, 4 of them new since round 1's request"
+    assert len(navigated["new"]) == 4 and navigated["changed"] == []
