@@ -21,6 +21,7 @@ from lib.logs.upload import read_upload
 from lib.steps import steps_for_round
 from lib.summary import summarize
 from lib.tokens import tiktoken_counter
+from lib.ui import state
 from tests.conftest import ROOT
 
 SPANS = ROOT / "tests" / "fixtures" / "otlp-resource-spans.jsonl"
@@ -133,3 +134,13 @@ def test_the_round_navigator_heads_round_3_as_the_explorer_does():
     navigated = condensed_rounds(_trace(2))["rounds"][2]
     assert navigated["heading"] == "Round 3: the program sends 5 messages, 4 of them new since round 1's request"
     assert len(navigated["new"]) == 4 and navigated["changed"] == []
+
+
+def test_presenter_mode_badges_round_3s_messages_new_since_round_1(app):
+    at = _uploaded(app, 2)
+    at.number_input(key="explorer.round").set_value(3).run()
+    at.toggle(key=state.PRESENTER).set_value(True).run()
+    assert not at.exception
+    badges = [m.value for m in at.markdown if "-badge[" in m.value]
+    assert any("new since round 1's request" in b for b in badges)
+    assert not any("new this round" in b for b in badges)
