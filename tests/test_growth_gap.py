@@ -16,6 +16,7 @@ from pathlib import Path
 from lib.checks import run_checks
 from lib.condensed import condensed_rounds
 from lib.encodings import load_encoding
+from lib.export_html import trace_html
 from lib.growth import growth
 from lib.logs.upload import read_upload
 from lib.steps import steps_for_round
@@ -144,3 +145,9 @@ def test_presenter_mode_badges_round_3s_messages_new_since_round_1(app):
     badges = [m.value for m in at.markdown if "-badge[" in m.value]
     assert any("new since round 1's request" in b for b in badges)
     assert not any("new this round" in b for b in badges)
+
+
+def test_the_exported_page_says_round_3_counts_against_round_1():
+    page = trace_html(_trace(2))
+    assert "Round 3&#39;s new messages are counted against round 1&#39;s request" in page
+    assert page.count("new since round 1&#39;s request") == 4 + 1  # four cards and the heading
