@@ -82,6 +82,8 @@ class Endpoint:
     """The server's base URL; None only for a compatible server nobody named."""
     api_key: str | None
     """The key sent there; None when there is none."""
+    public_only: bool = False
+    """A base URL a visitor typed on a server: it may lead only to public addresses, never inside the server's network."""
 
 
 def read_config(settings: Mapping[str, object]) -> AccessConfig:
@@ -165,7 +167,7 @@ def endpoint(config: AccessConfig, provider: str, typed_key: str | None, typed_u
     if typed_url:
         check_base_url(typed_url)
     if typed_key:
-        return Endpoint(typed_url or operator_url, typed_key)
+        return Endpoint(typed_url or operator_url, typed_key, bool(typed_url) and config.deployment == "server")
     if typed_url:
         raise AccessError(NO_TYPED_KEY)
     return Endpoint(operator_url, operator_key or None)

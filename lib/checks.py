@@ -34,6 +34,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
 from jsonschema.validators import validator_for
 
+from lib.failures import is_replay_miss
 from lib.growth import growth, kept_pairs
 from lib.intern import canonical_json
 from lib.model import (
@@ -292,7 +293,7 @@ def _text_with_tool_calls(trace: Trace) -> Iterator[Hit]:
 def _is_empty(content: str) -> bool:
     try:
         return json.loads(content) in (None, "", [], {})
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past Python's limit, so far from empty
         return not content.strip()
 
 
@@ -760,7 +761,8 @@ def _offending_message(request: Request, said: str) -> int | None:
 
 @check("provider-error")
 def _provider_error(trace: Trace) -> Iterator[Hit]:
-    for round_, error in ((r, r.error) for r in trace.rounds if r.error is not None):
+    # A replay miss reached no provider: nothing in it was refused or failed, and its card says so already.
+    for round_, error in ((r, r.error) for r in trace.rounds if r.error is not None and not is_replay_miss(r.error)):
         index = _offending_message(round_.request, f"{error.message} {json.dumps(error.body, ensure_ascii=False)}")
         # A log that kept no status says nothing about the connection: claim only what it recorded.
         status = f"with HTTP {error.status}" if error.status is not None else "(HTTP status not recorded)"

@@ -334,10 +334,20 @@ def verdict(left: RoundContent | None, right: RoundContent | None) -> str:
         _added_verdict(left, right),
         _tools_verdict(left, right),
         _calls_verdict(left, right),
-        "different answer text" if _texts(left) != _texts(right) else None,
+        _answer_verdict(left, right),
         f"{left.finish} → {right.finish}" if left.stop != right.stop else None,
     ]
     return "; ".join(s for s in said if s) or "same"
+
+
+def _answer_verdict(left: RoundContent, right: RoundContent) -> str | None:
+    a, b = answer_texts(left), answer_texts(right)
+    if a == b:
+        return None
+    # A text one side never wrote is not "different": saying so would claim both answers said something.
+    if not a or not b:
+        return f"answer text in the {'left' if a else 'right'} run only"
+    return "different answer text"
 
 
 def finish_written(round_: Round) -> str:
@@ -349,8 +359,9 @@ def finish_written(round_: Round) -> str:
     return f"{(response.finish_reason_path or 'finish').rsplit('.', 1)[-1]}: {response.finish_reason}"
 
 
-def _texts(content: RoundContent) -> tuple[Item, ...]:
-    return tuple(item for item in content.answer if item[0] == "text")
+def answer_texts(content: RoundContent) -> tuple[str, ...]:
+    """What the model wrote in words in this round's response, each text part on its own."""
+    return tuple(item[2] for item in content.answer if item[0] == "text")
 
 
 # --- figures ---------------------------------------------------------------------------------------------
@@ -490,14 +501,22 @@ def message_changes(left: Round, left_trace: Trace, right: Round, right_trace: T
         if tag == "equal":
             out += _same_run(a[i1:i2], kept)
             continue
-        lefts, rights = [item_text(x) for x in a[i1:i2]], [item_text(x) for x in b[j1:j2]]
         paired = tag == "replace"
-        for x, y in zip(lefts, rights) if paired else ():
-            out.append(MessageChange("changed", x, y, _text_diff(x, y)))
-        shared = min(len(lefts), len(rights)) if paired else 0
-        out += [MessageChange("only left", x, None) for x in lefts[shared:]]
-        out += [MessageChange("only right", None, y) for y in rights[shared:]]
+        for x, y in zip(a[i1:i2], b[j1:j2]) if paired else ():
+            out += _replaced(x, y)
+        shared = min(i2 - i1, j2 - j1) if paired else 0
+        out += [MessageChange("only left", item_text(x), None) for x in a[i1 + shared:i2]]
+        out += [MessageChange("only right", None, item_text(y)) for y in b[j1 + shared:j2]]
     return tuple(out)
+
+
+def _replaced(x: Item, y: Item) -> list[MessageChange]:
+    """Two entries at one place: one entry changed when both are the same kind (a call, a result, a role's text),
+    else each in its own run only: a call did not become a result."""
+    left, right = item_text(x), item_text(y)
+    if x[0] == y[0] and (x[0] != "text" or x[1] == y[1]):
+        return [MessageChange("changed", left, right, _text_diff(left, right))]
+    return [MessageChange("only left", left, None), MessageChange("only right", None, right)]
 
 
 def _shared_opening(left: Request, right: Request) -> int:

@@ -22,7 +22,7 @@ from lib.failures import NO_RESPONSE, failure_heading, odd_status
 from lib.growth import ORIGIN_WORDS, against_words, program_sent, sends
 from lib.model import Trace
 from lib.round_view import round_view
-from lib.summary import REQUEST_NOT_COUNTED, RoundSummary
+from lib.summary import OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, missing_output
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, plural, show_controls
 from lib.provenance import origin_line, provenance_detail
@@ -89,7 +89,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          origin_words=ORIGIN_WORDS, finish_field=_finish_field, input_parts=input_parts, input_words=input_words, gap_reason=gap_reason,
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading, request_not_counted=REQUEST_NOT_COUNTED, against_words=against_words,
-                         no_response=NO_RESPONSE)
+                         no_response=NO_RESPONSE, missing_output=missing_output, output_missing=OUTPUT_MISSING)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),

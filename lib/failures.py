@@ -9,6 +9,10 @@ NO_RECORDING = "no_recording"
 """The error type the replay provider writes when no recording matches a request."""
 
 
+NO_RECORDING_SAID = "No recording for this request: the replay provider answers only the requests it has recorded."
+"""What a replay miss is, once: the replay provider's error message and the heading above it are this sentence. What
+to do next is the page's to say (choose a real provider, undo the edit), so the trace does not say it."""
+
 NO_RESPONSE = ("No response recorded for this round: the log ends on this request, and does not say whether the call "
                "was still running or its answer was not kept.")
 """Said where a round's response would be when the log holds its request and nothing after it."""
@@ -25,8 +29,7 @@ def is_replay_miss(error: ProviderError | None) -> bool:
 def failure_heading(error: ProviderError) -> str:
     """The sentence above what the provider said; our own words only."""
     if is_replay_miss(error):
-        return ("No recording matches this request: the replay provider answers only the requests it has "
-                "recorded.")
+        return NO_RECORDING_SAID
     if _numeric(error.status):
         return f"The call failed: HTTP {error.status}. The provider said:"
     if not error.status:

@@ -245,6 +245,10 @@ def json_object(text: str, what: str) -> tuple[dict | None, str | None]:
         parsed = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, f"{what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+    except ValueError as exc:  # a number past Python's 4,300 digits
+        return None, f"{what} is not valid JSON: {exc}."
+    except RecursionError:
+        return None, f"{what} is not valid JSON: it is nested too deeply to read."
     if not isinstance(parsed, dict):
         return None, f"{what} must be a JSON object."
     return parsed, None

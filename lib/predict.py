@@ -128,6 +128,8 @@ def read_arguments(text: str) -> tuple[JSON | None, str | None]:
         return json.loads(text), None
     except ValueError as exc:
         return None, f"not valid JSON ({exc})"
+    except RecursionError:
+        return None, "not valid JSON (it is nested too deeply to read)"
 
 
 def _names(calls: Iterable[tuple[str, JSON]]) -> str:

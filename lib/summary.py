@@ -96,9 +96,22 @@ class RoundSummary:
 
     @property
     def output_if_known(self) -> int | None:
-        """The output tokens: reported, or counted from a response or error the log kept; else None (a request the
-        log ends on did not produce 0 tokens: what it produced is not in the log)."""
-        return self.usage.output_tokens if self.response_recorded or self.usage.source == "reported" else None
+        """The output tokens, reported or counted from a response or error the log kept; None when `missing_output`
+        names why there is no figure (a failed call produced none we know of; a request the log ends on did not
+        produce 0 tokens: what it produced is not in the log)."""
+        return None if missing_output(self) else self.usage.output_tokens
+
+
+OUTPUT_MISSING = {"not known": "the call failed and the error holds no output",
+                  "not in the log": "no response was recorded"}
+"""The words for a round with no output figure, each with why; the explorer's card says the same."""
+
+
+def missing_output(row: RoundSummary) -> str | None:
+    """Why a round has no output figure (a key of OUTPUT_MISSING), or None when it has one, reported or estimated."""
+    if row.failed and not row.rejected_output and row.usage.source != "reported":
+        return "not known"
+    return None if row.response_recorded or row.usage.source == "reported" else "not in the log"
 
 
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:

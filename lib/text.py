@@ -26,7 +26,7 @@ def as_code(value) -> tuple[str, str | None]:
     if isinstance(value, str):
         try:
             json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or JSON nested past what Python reads: shown as text
             return value, None
         return value, "json"
     return json.dumps(value, ensure_ascii=False, indent=2), "json"

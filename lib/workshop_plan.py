@@ -38,6 +38,8 @@ LINK_LIMIT = 8_000
 """Characters of `?plan=` read at most: a plan of a hundred slides packs into far fewer."""
 UNPACKED_LIMIT = 200_000
 """Bytes a packed plan may unpack to; a link that would unpack to more is refused, not inflated."""
+FILE_LIMIT = 1_000_000
+"""Characters of a plan file read at most: any visitor may open one, and a plan of a thousand slides is 90,000."""
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
 
@@ -85,11 +87,16 @@ def slide_id(trace: str, view: str, round_: int, step: int) -> str:
 
 def read_plan(text: str, traces: Mapping[str, int]) -> ReadPlan:
     """A plan file's text read against the bundled traces (`name` → number of rounds)."""
+    if len(text) > FILE_LIMIT:
+        return ReadPlan(None, (f"the file is {len(text):,} characters long; a plan file is at most {FILE_LIMIT:,} "
+                               "(a plan of a thousand slides takes about 90,000).",))
     try:
         document = json.loads(text)
     except ValueError as exc:
         where = f"line {exc.lineno}, column {exc.colno}: " if isinstance(exc, json.JSONDecodeError) else ""
         return ReadPlan(None, (f"{where}not valid JSON ({getattr(exc, 'msg', exc)}).",))
+    except RecursionError:  # a link of 166 characters unpacks to 50,000 brackets
+        return ReadPlan(None, ("not valid JSON (it is nested too deeply to read).",))
     if not isinstance(document, dict) or document.get("kind") != KIND:
         return ReadPlan(None, (f'line 1: not a workshop plan: a plan is a JSON object with "kind": "{KIND}".',))
     problems: list[str] = []
@@ -103,15 +110,17 @@ def read_plan(text: str, traces: Mapping[str, int]) -> ReadPlan:
         return ReadPlan(Plan(title, ()), tuple(problems))
     lines = _slide_lines(text)
     slides: list[Slide] = []
+    ids: set[str] = set()
     for n, raw in enumerate(found):
         where = f"line {lines[n]}, slide {n + 1}" if n < len(lines) else f"slide {n + 1}"
         slide, problem = _slide(raw, traces)
         if problem:
             problems.append(f"{where}: {problem}")
-        elif slide.id in {s.id for s in slides}:
+        elif slide.id in ids:
             problems.append(f'{where}: field "id": {slide.id} is the id of an earlier slide; ids must differ.')
         else:
             slides.append(slide)
+            ids.add(slide.id)
     if not slides and not problems:
         problems.append(f'line {_key_line(text, "slides")}: field "slides": the plan has no slide.')
     return ReadPlan(Plan(title.strip(), tuple(slides)), tuple(problems))

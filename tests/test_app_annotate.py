@@ -17,6 +17,8 @@ from tests.screen import ALERTS, lines, screen
 from tests.test_live_app import rendered
 
 TOOL_CALL = "round:2/response.choices[0].message.tool_calls[0]"
+TOOL_CALL_WORDS = "round 2 · choices[0].message.tool_calls[0] · call calcAmountOver (call_q3)"
+"""What a person reads for that target: its words, never the path the store keeps."""
 
 
 @pytest.fixture
@@ -68,7 +70,7 @@ def _seed(url: str, trace: str, target: str, text: str, author: str = "Ada", lab
 def test_a_note_on_round_2s_tool_call_is_found_by_a_fresh_session(notes_url):
     at = _write(_session(), "The model passed the amounts as strings with two decimals.")
     assert not at.exception
-    assert f"Saved your note on:\n{TOOL_CALL}" in _said(at)
+    assert f"Saved your note on:\n{TOOL_CALL_WORDS}" in _said(at)
 
     fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     fresh.query_params["round"] = "2"
@@ -134,8 +136,8 @@ def test_an_annotated_upload_restores_its_notes_once_and_the_bundled_copy_shows_
     at.file_uploader(key="sidebar.upload").upload("for class.jsonl", data).run()
     assert "This file carries 1 note not stored yet." in _said(at)
     at.button(key="annotate.import").click().run()
-    assert "Imported 1 note; 0 were stored already." in _said(at)
-    assert "The 1 note this file carries are all stored." in [c.value for c in at.caption]
+    assert "Imported 1 note." in _said(at)
+    assert "The note this file carries is stored." in [c.value for c in at.caption]
     assert not any(b.key == "annotate.import" for b in at.button)
     assert [(n.id, n.text) for n in open_store(notes_url).notes()] == [("from-class", "Why two decimals?")]
 
@@ -168,10 +170,10 @@ def test_a_note_can_be_edited_and_deleted(notes_url):
     at.text_area(key="annotate.edit_text").set_value("Second thought.")
     at.multiselect(key="annotate.edit_labels").set_value(["hallucinated"])
     at.button(key="annotate.edit_save").click().run()
-    assert f"Saved the changes to the note on:\n{TOOL_CALL}" in _said(at)
+    assert f"Saved the changes to the note on:\n{TOOL_CALL_WORDS}" in _said(at)
     assert [(n.text, n.labels) for n in open_store(notes_url).notes()] == [("Second thought.", ("hallucinated",))]
     at.button(key="annotate.delete").click().run()
-    assert f"Deleted the note on:\n{TOOL_CALL}" in _said(at)
+    assert f"Deleted the note on:\n{TOOL_CALL_WORDS}" in _said(at)
     assert open_store(notes_url).notes() == ()
 
 
@@ -267,7 +269,7 @@ def test_an_editor_changes_a_notes_scores_and_clears_them(notes_url):
     at.number_input(key="annotate.edit_score.grounded").set_value(3)
     at.selectbox(key="annotate.edit_score.correct").set_value("fail")
     at.button(key="annotate.edit_save").click().run()
-    assert f"Saved the changes to the note on:\n{TOOL_CALL}" in _said(at)
+    assert f"Saved the changes to the note on:\n{TOOL_CALL_WORDS}" in _said(at)
     assert _scores(notes_url) == {("grounded", 3.0), ("correct", 0.0)}
     assert any("grounded 3 of 0-3" in t and "correct: fail" in t for t in _texts(at))
 

@@ -115,3 +115,35 @@ def test_a_rounds_cost_is_written_as_the_totals_write_it(app):
     cost = next(m for m in at.metric if m.label == "Cost USD, right")
     assert re.fullmatch(r"US\$\d+\.\d{5}", cost.value), cost.value
     assert re.fullmatch(r"US\$\d+\.\d{5}", list(_table(at, "cost USD")["cost USD"])[1])
+
+
+def test_the_pair_shows_what_each_model_wrote_when_the_verdict_says_the_answers_differ(app):
+    # Row 4: Hengxin's answer about the filed supplement beside the pitfall's invented shipping date. The verdict
+    # says "different answer text"; a reader must be able to read both answers there, not only be told they differ.
+    at = _open(app, "hengxin-expense,pitfalls/empty-result-invented-answer", row="4")
+    assert "different answer text" in " ".join(_texts(at))
+    written = _table(at, "what the left model wrote")
+    assert any("supplementary reimbursement form has been submitted" in str(t) for t in written["what the left model wrote"])
+    assert any("shipped on 18 November 2026" in str(t) for t in written["what the right model wrote"])
+
+
+def test_a_token_delta_with_an_estimate_on_either_side_is_marked_as_an_estimate(app):
+    # A difference taken from an estimate is an estimate: Hengxin's round 4 and the pitfall's round 2 are both our
+    # counts, and row 1 sets Hengxin's reported input against the pitfall's estimate. Each is marked ≈.
+    at = _open(app, "hengxin-expense,pitfalls/empty-result-invented-answer", row="4")
+    shown = next(m for m in at.metric if m.label.startswith("Input tokens, right"))
+    assert shown.label.startswith("Input tokens, right (left: ≈ 1,523)") and shown.delta.startswith("≈ -")
+    deltas = list(_table(at, "Δ tokens in")["Δ tokens in"])
+    assert deltas[0] == "≈ -1,116"  # Hengxin's reported 1,247 against the pitfall's estimated ≈ 131
+    assert str(deltas[3]).startswith("≈ -")
+
+
+def test_a_side_a_round_lacks_reads_as_a_dash_not_as_none(app):
+    # Hengxin's rounds 2 and 3 have no counterpart in the pitfall: the table said "None" where the round would be,
+    # and the pair's calls, results and messages said "None" where a side has nothing.
+    at = _open(app, "hengxin-expense,pitfalls/empty-result-invented-answer", row="4")
+    rounds = _table(at, "verdict")
+    assert [str(v) for v in rounds["right round"]][1:3] == ["–", "–"]
+    assert [str(v) for v in rounds["tokens in, right"]][1:3] == ["–", "–"]
+    shown = [str(v) for d in at.dataframe for column in d.value.columns for v in d.value[column]]
+    assert "None" not in shown and "<NA>" not in shown and "nan" not in shown

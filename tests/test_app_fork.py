@@ -62,6 +62,9 @@ def test_a_tool_result_edited_in_its_own_field_has_no_recording_and_real_provide
     assert any(t.startswith("Round 2 failed: No recording for this request") for t in _texts(at))
     assert "Choose a real provider above" in at.info[0].value
     assert "Connection" not in " ".join(_texts(at))
+    # Said once: the page had the miss in two wordings, one under the other, and the advice twice.
+    said = _texts(at) + [box.value for box in (*at.info, *at.error, *at.warning)]
+    assert sum("recording" in s for s in said) == 1 and sum("provider" in s.lower() for s in said) == 2
 
 
 def test_the_teaching_forks_are_listed_and_the_write_tool_removed_one_runs_offline(app):

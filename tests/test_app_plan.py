@@ -229,3 +229,16 @@ def test_present_this_plan_opens_presenter_mode_on_its_first_slide(app):
     assert not at.exception
     assert _headers(at) == ["② Call intent"] and "slide 1 of 29" in screen(at)
     assert _query(at, "plan").startswith("p1.")  # no longer the bundled plan: it travels packed
+
+
+def test_a_plan_file_with_no_good_slide_says_it_was_not_opened_and_the_plan_open_before_stays(app):
+    # The warning said "the slides without one are kept" while none was, above the Hengxin plan still on screen: a
+    # reader took it for the file's plan.
+    at = _plan_page(app)
+    text = json.dumps({"kind": "roundtrip-plan", "version": 1, "title": "Mine",
+                       "slides": [{"trace": "hengxin-expense", "view": "step", "round": 9, "step": 2}]})
+    at.file_uploader(key="plan.upload").upload("mine.json", text.encode()).run()
+    assert not at.exception
+    said = [w.value for w in at.warning]
+    assert said == ["The plan has 1 problem, and none of its slides can be shown: it was not opened."]
+    assert at.text_input(key="plan.title").value.startswith("Hengxin")

@@ -259,3 +259,19 @@ def test_a_rounds_table_with_figures_not_in_the_log_goes_to_the_browser_as_it_is
     trace = read_upload([("r.jsonl", (FIXTURES / "requests-only.jsonl").read_bytes())]).conversations[0].trace
     table = pyarrow.Table.from_pandas(rounds_table(summarize(trace, counter_for("o200k_base").counter)))
     assert table.column("tokens out").to_pylist() == ["17", "not in the log"]
+
+
+def test_a_failed_calls_output_is_not_known_in_the_rounds_table_chart_and_cli_as_on_its_card():
+    # openai-error.jsonl's round 2 was refused with a 400 and no output: its card and the HTML export say "not
+    # known", the rounds table said 0 tokens out and the CLI printed 0.
+    from lib.logs.upload import read_upload
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    from lib.ui.accounting import rounds_table
+    from tests.screen import FIXTURES
+    trace = read_upload([("e.jsonl", (FIXTURES / "openai-error.jsonl").read_bytes())]).conversations[0].trace
+    rows = summarize(trace, counter_for("o200k_base").counter)
+    assert rounds_table(rows)["tokens out"].tolist() == ["30", "not known"]
+    assert [r.output_if_known for r in rows] == [30, None]
+    import pyarrow
+    assert pyarrow.Table.from_pandas(rounds_table(rows)).column("tokens out").to_pylist() == ["30", "not known"]

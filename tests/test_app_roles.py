@@ -124,3 +124,30 @@ def test_a_viewer_is_not_shown_the_servers_captures(server):
     at = _visit("pages/watch.py")
     assert "only editors watch captures" in _said(at)
     assert not [s for s in at.selectbox if s.key == "watch.capture"] and at.get("number_input") == []
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_an_editor_on_a_server_cannot_aim_a_live_run_at_the_servers_own_network(server, host):
+    """A typed base URL makes the server itself send a POST and show the answer: on a shared server it may name
+    only a public address, not this machine, its network or a cloud metadata service (the name is resolved)."""
+    with RecordedServer({"/v1/chat/completions": [Reply({"error": {"message": "internal admin"}}, 418)]}) as inside:
+        at = _visit("pages/live.py", EDITOR)
+        at.radio(key="live.provider").set_value("openai").run()
+        at.text_input(key="live.base_url.openai").input(inside.url.replace("127.0.0.1", host) + "/v1")
+        at.text_input(key="live.api_key").input("typed-key").run()
+        at.button(key="live.run").click().run()
+        assert inside.received == []
+    said = "\n".join(lines(at, ("text",)))
+    assert "internal admin" not in said
+    assert "a base URL typed on this server must name a public address" in said
+
+
+def test_an_editor_on_a_server_cannot_aim_a_fork_at_the_servers_own_network(server):
+    with RecordedServer({"/v1/chat/completions": [Reply({}, 401)]}) as inside:
+        at = _visit("pages/fork.py", EDITOR)
+        at.selectbox(key="fork.provider").set_value("compatible").run()
+        at.text_input(key="fork.base_url").set_value(f"{inside.url}/v1")
+        at.text_input(key="fork.api_key").set_value("typed-key").run()
+        at.button(key="fork.run").click().run()
+        assert inside.received == []
+    assert "a base URL typed on this server must name a public address" in "\n".join(lines(at, ("text",)))

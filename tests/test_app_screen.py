@@ -23,7 +23,7 @@ def test_a_replay_miss_says_no_recording_matches_and_offers_the_real_providers(a
     press_run(at)
     errors = [e.value for e in at.error]
     assert not any("connection failed" in e for e in errors)
-    assert "No recording matches this request: the replay provider answers only the requests it has recorded." in errors
+    assert "No recording for this request: the replay provider answers only the requests it has recorded." in errors
     offer = next(i.value for i in at.info if "real provider" in i.value)
     assert "OpenAI" in offer and "Anthropic" in offer
     at.button(key="live.try.openai").click().run()

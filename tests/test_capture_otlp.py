@@ -63,3 +63,19 @@ def test_a_body_that_is_not_an_export_is_refused_in_words(tmp_path):
     assert refused.status_code == 400 and "not an OTLP protobuf" in refused.json()["message"]
     assert bad_json.status_code == 400 and "resourceSpans" in bad_json.json()["message"]
     assert capture.read_text() == ""
+
+
+def test_a_gzip_export_that_opens_past_the_limit_is_refused_without_being_opened_whole(tmp_path):
+    import gzip
+    import tracemalloc
+    bomb = gzip.compress(bytes(256 * 1024 * 1024), 9)  # 256 MiB of zeros in 250 KB
+    capture = tmp_path / "capture.jsonl"
+    with BackgroundProxy("http://127.0.0.1:9", capture) as proxy:
+        tracemalloc.start()
+        refused = httpx2.post(proxy.url + "/v1/traces", content=bomb, timeout=30,
+                              headers={"content-type": "application/x-protobuf", "content-encoding": "gzip"})
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert refused.status_code == 400 and "larger than 64 MiB" in refused.json()["message"]
+    assert peak < 100 * 1024 * 1024
+    assert capture.read_text() == ""

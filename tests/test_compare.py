@@ -146,7 +146,8 @@ def test_two_runs_of_1000_rounds_are_aligned_in_under_a_second():
 
 
 def test_the_verdict_names_every_result_that_differs_and_each_finish_as_its_payload_writes_it():
-    # The teaching fork of round 2: both lookups come back empty and the model answers instead of calling.
+    # The teaching fork of round 2: both lookups come back empty and the model answers instead of calling. The
+    # parent's round 2 wrote no text at all, so the fork's answer is not "different": it is in one run only.
     trace, text = hengxin_lines()
     lines = text.splitlines()
     round2 = json.loads(lines[2])
@@ -159,8 +160,9 @@ def test_the_verdict_names_every_result_that_differs_and_each_finish_as_its_payl
     forked = read([*lines[:2], json.dumps(round2)])
     found = compare(run_of(trace), run_of(forked), DEFAULT_PRICES)
     assert found.pairs[1].verdict == ("different results of `queryExpense`, `queryTravelPolicy` sent; "
-                                      "different calls: `calcAmountOver` → no call; different answer text; "
+                                      "different calls: `calcAmountOver` → no call; answer text in the right run only; "
                                       "finish_reason: tool_calls → finish_reason: stop")
+    assert "answer text in the left run only" in compare(run_of(forked), run_of(trace), DEFAULT_PRICES).pairs[1].verdict
 
 
 def test_a_long_requests_shared_history_is_listed_by_its_ends_and_counted_not_written_out():
@@ -173,3 +175,15 @@ def test_a_long_requests_shared_history_is_listed_by_its_ends_and_counted_not_wr
     hidden = "(54 more messages, the same in both)"
     assert listed == (*every[:3], MessageChange("same", hidden, hidden), *every[-3:])
     assert {change.status for change in every} == {"same"}
+
+
+
+def test_a_call_and_a_result_at_the_same_place_are_each_in_one_run_only_not_one_entry_changed():
+    # Hengxin's round 4 beside the pitfall's round 2: where Hengxin's request has its queryTravelPolicy call, the
+    # pitfall's has the result of find_orders. A call did not become a result: each is in its own run only.
+    left, right = load_bundled("hengxin-expense").trace, load_bundled("pitfalls/empty-result-invented-answer").trace
+    changes = message_changes(left.rounds[3], left, right.rounds[1], right)
+    assert [(c.left, c.right) for c in changes if c.status == "changed" and
+            (c.left or "").split(" ")[0] != (c.right or "").split(" ")[0]] == []
+    assert MessageChange("only right", None, "result of find_orders: []") in changes
+    assert ("changed", "call queryExpense") == (changes[2].status, changes[2].left.split(" {")[0])  # calls pair

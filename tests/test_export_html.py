@@ -250,3 +250,15 @@ def test_the_files_input_split_names_the_messages_the_provider_held_as_held_neve
     assert len(splits) == 4
     assert all("earlier messages (resent) 0 " in split for split in splits)
     assert all("earlier messages held by the provider (billed as input)" in split for split in splits[1:])
+
+
+def test_the_file_says_a_failed_calls_output_is_not_known_as_the_explorer_does(hengxin):
+    # Hengxin's last call refused with a 400: the error holds no output. The explorer's card says "not known"; the
+    # file said "≈ 0 out", an estimate of a text that never came back, and 0 in its table.
+    last = hengxin.rounds[-1]
+    failed = replace(last, response=None, error=ProviderError(status=400, message="refused", body={}))
+    trace = replace(hengxin, rounds=(*hengxin.rounds[:-1], failed))
+    whole = " ".join(" ".join(_parse(trace_html(trace, summarize(trace, CHARACTER_COUNTER))).text).split())
+    assert "≈ 0 out" not in whole
+    assert "Output tokens: not known (the call failed and the error holds no output)" in whole
+    assert "≈ 51 out" in whole  # round 3 answered: its estimate stands

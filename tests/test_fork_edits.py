@@ -49,6 +49,15 @@ def test_emptying_the_results_empties_every_tool_message_in_openai_and_every_too
     assert len(blocks) == 2
 
 
+def test_a_schema_typed_with_a_number_too_long_or_nesting_too_deep_for_python_is_a_problem_not_a_crash():
+    body = _hengxin(1)
+    for typed, said in [('{"type": "object", "maxLength": ' + "9" * 5000 + "}", "Exceeds the limit (4300 digits)"),
+                        ('{"type": "object", "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply")]:
+        unchanged, problem = with_added_tool(body, OPENAI, "lookup", "Looks up.", typed)
+        assert unchanged is body
+        assert problem.startswith("The schema of the new tool 'lookup' is not valid JSON: ") and said in problem
+
+
 def test_a_message_edited_as_json_must_stay_a_json_object_and_the_problem_names_it():
     body = _hengxin(2)
     calls = next(e for e in entries(body) if e.kind == "json")

@@ -348,6 +348,18 @@ def test_a_yaml_alias_bomb_is_refused():
         "line 1: uses YAML anchors and aliases (&name / *name), which cassettes never do; refused"]
 
 
+def test_a_cassette_of_more_yaml_nodes_than_any_cassette_holds_is_refused_before_they_are_built():
+    # Each node is a Python object of about 300 bytes once composed: 4-byte `- a` lines held 76 times their size,
+    # and a 64 KB .yaml.gz of 64 MB of them held 5 GB and 2 minutes of the server.
+    # The count is taken from libyaml's event stream, before anything is composed: refused, nothing was built.
+    import gzip
+    packed = gzip.compress(b"interactions:\n" + b"- a\n" * 2_600_000)
+    assert len(packed) < 32 * 1024
+    result = upload("many.yaml.gz", packed)
+    assert [str(p) for p in result.problems] == [
+        "line 1: holds more than 2,500,000 YAML nodes, which no cassette does; refused"]
+
+
 def test_yaml_that_does_not_parse_is_named_by_its_line():
     result = upload("broken.yaml", b"interactions:\n- request: {method: POST\n  response: [\n")
     assert len(result.problems) == 1 and "is not valid YAML at line" in result.problems[0].message
@@ -357,6 +369,21 @@ def test_a_yaml_tag_that_would_run_code_is_refused_by_the_safe_loader():
     result = upload("evil.yaml", b"interactions: !!python/object/apply:os.system ['true']\n")
     assert result.conversations == () and "is not valid YAML" in result.problems[0].message
     assert result.summary() == "1 document: 0 rounds in 0 conversations; 1 document skipped"  # no interaction was read
+
+
+@pytest.mark.parametrize("value, said", [
+    ("9" * 5000, f"the int '{'9' * 40}' cannot be read (Exceeds the limit (4300 digits)"),
+    ("2026-13-45T10:00:00Z", "the timestamp '2026-13-45T10:00:00Z' cannot be read (month must be in 1..12)"),
+    ("!!timestamp 'not a time'", "the timestamp 'not a time' cannot be read)"),
+    ("!!float 'x'", "the float 'x' cannot be read (could not convert string to float: 'x'))"),
+    ("!!bool 'maybe'", "the bool 'maybe' cannot be read)"),
+])
+def test_a_cassette_value_the_safe_loader_cannot_build_is_named_with_its_line_not_raised(value, said):
+    data = (b"interactions:\n- request: {uri: 'https://api.openai.com/v1/chat/completions', method: POST}\n"
+            b"  response:\n    status: " + value.encode() + b"\n")
+    result = upload("bad-value.yaml", data)
+    (problem,) = result.problems
+    assert result.said(problem).startswith(f"document 4: is not valid YAML at line 4 ({said}")
 
 
 @pytest.mark.parametrize("name, wrap, unit", [("cassette.yaml.gz", "gzip", "interactions"), ("export.har", "bom", "entries")])

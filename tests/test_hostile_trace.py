@@ -31,7 +31,7 @@ def _every_view(app):
     at.switch_page(ANNOTATE).run()
     yield "annotate, before the import", at
     at.button(key="annotate.import").click().run()
-    assert [s.value for s in at.success] == ["Imported 1 note; 0 were stored already."]
+    assert [s.value for s in at.success] == ["Imported 1 note."]
     yield "annotate, with the note", at
     at.switch_page(EXPLORER).run()
     for index in (1, 2, 3):
@@ -77,3 +77,18 @@ def test_hostile_markup_is_shown_literally_as_text_and_bidi_controls_written_out
         assert not [value for value in literal if "\u202e" in value], where
     assert any(SHOWN in value for value in literal)
 
+
+
+def test_a_trace_whose_strings_are_thousands_of_brackets_deep_opens_in_every_view_without_an_error(app):
+    """A string that parses as JSON nested past Python's recursion limit (a tool result, an argument) is shown as
+    the text it is: reading it as JSON to pick a code block's language, or to tell an empty result, raised."""
+    deep = "[" * 3000 + "]" * 3000
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("deep.jsonl", hostile_trace(deep)).run()
+    for index in (1, 2, 3):
+        at.number_input(key="explorer.round").set_value(index).run()
+        assert not at.exception, index
+    assert any(deep in t.value for t in at.text)
+    for page in (TOKENS, CHECKS):
+        at.switch_page(page).run()
+        assert not at.exception, page

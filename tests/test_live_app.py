@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from lib.failures import NO_RECORDING_SAID
 from lib.logs.native import read_trace
 from lib.ui import live
 from tests.recorded_server import RecordedServer, Reply
@@ -103,6 +104,11 @@ def test_an_edited_question_has_no_recording_and_says_so(app):
     press_run(at)
     assert at.error[0].value == "The run ended with an error."
     assert "Round 1 failed: No recording for this request" in ended(at)[1]
+    # The run's end says it, and the response card: the page had it five times over, in two wordings, and the
+    # advice twice.
+    said = [t.value for t in at.main.text] + [box.value for box in (*at.info, *at.error, *at.warning)]
+    assert [s for s in said if "recording" in s] == [f"Round 1 failed: {NO_RECORDING_SAID}", NO_RECORDING_SAID]
+    assert sum("real provider" in s or "live provider" in s for s in said) == 1
     assert written_trace(at).rounds[0].error is not None
 
 
@@ -279,3 +285,22 @@ def test_a_round_whose_read_ran_and_whose_write_waits_says_both_in_the_program_l
     assert "handler queryExpense · call call_r1" in " ".join(lane)
     assert "waiting for your approval: createExpenseSupplement (call_w1)" in rendered(at)
     assert not [t for t in lane if "the trace does not say what the program ran" in t]
+
+
+def test_a_refusal_shows_the_providers_own_words_under_the_status_not_the_status_twice(app):
+    # The provider's body says only its sentence; the status is the response's, said once in our own words above it.
+    # The Watch page shows a captured refusal this way; a live run's must read the same.
+    said = "Invalid 'messages[1].content': this model does not accept tools."
+    at = open_live(app)
+    at.radio(key=live.PROVIDER).set_value("openai").run()
+    body = {"error": {"message": said, "type": "invalid_request_error", "code": None}}
+    with RecordedServer({"/v1/chat/completions": [Reply(body, 400)]}) as server:
+        at.text_input(key="live.base_url.openai").input(server.url + "/v1")
+        at.text_input(key=live.KEY).input("sk-test").run()
+        press_run(at)
+    assert ended(at)[1] == f"Round 1 failed: HTTP 400: {said}"
+    texts = [t.value for t in at.main.text]
+    assert "The call failed: HTTP 400. The provider said:" in [e.value for e in at.error]
+    assert said in texts
+    assert any(f'Its words: "{said}"' in t for t in texts)
+    assert written_trace(at).rounds[0].error.message == said

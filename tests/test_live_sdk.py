@@ -218,3 +218,42 @@ def test_the_size_cap_is_set_per_run_and_an_answer_under_it_is_read_whole(tmp_pa
         assert round_.response.message.text == "B" * 5_000
     else:
         assert round_.error.message.startswith("The response passed the size cap of 1,000 bytes")
+
+
+@pytest.mark.parametrize("provider, scenario, path",
+                         [("openai", LOAN, CHAT), ("anthropic", ORDER_STATUS, "/v1/messages")])
+@pytest.mark.parametrize("status", [307, 308])
+def test_a_redirect_to_another_server_is_not_followed_with_the_key_or_the_conversation(
+        tmp_path, provider, scenario, path, status):
+    # The SDKs' HTTP client follows redirects and resends a 307/308's body: the whole conversation (system
+    # prompt, tools, messages) would reach the address named, and its answer be taken for the model's.
+    with RecordedServer() as elsewhere:
+        moved = Reply({}, status, headers={"location": elsewhere.url + path})
+        with RecordedServer({path: [moved]}) as server:
+            status_ = start(setup_for(provider, scenario, server, max_retries=0), SENTINEL, tmp_path).run()
+    assert elsewhere.received == []
+    assert status_.outcome == "error"
+    assert "redirect" in status_.message and elsewhere.url in status_.message
+
+
+@pytest.mark.parametrize("provider, path", [("openai", CHAT), ("anthropic", "/v1/messages")])
+def test_a_request_body_fields_named_like_sdk_options_go_in_the_body_never_into_headers_or_the_address(provider, path):
+    """A forked or replayed body comes from a trace: `extra_headers` there must not set headers on a call made with
+    the server's key (an organization to bill, a beta to turn on), nor `extra_query` its address."""
+    from lib.live.providers import AnthropicProvider, OpenAIProvider
+    answer = chat_answer("Noted.") if provider == "openai" else {
+        "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": "Noted."}], "usage": {"input_tokens": 5, "output_tokens": 2}}
+    written = {"extra_headers": {"OpenAI-Organization": "org-someone-else", "anthropic-beta": "a-costly-beta"},
+               "extra_query": {"api-version": "from-the-trace"}}
+    body = {"model": "gpt-4o-mini" if provider == "openai" else "claude-sonnet-4-5", "max_tokens": 64,
+            "messages": [{"role": "user", "content": "Hello?"}], **written}
+    with RecordedServer({path: [Reply(answer)]}) as server:
+        made = OpenAIProvider if provider == "openai" else AnthropicProvider
+        exchange = made(SENTINEL, server.url + ("/v1" if provider == "openai" else ""), max_retries=0).send(body)
+    received = server.received[0]
+    assert exchange.error is None
+    assert received.path == path
+    assert not {"openai-organization", "anthropic-beta"} & set(received.headers)
+    assert {k: received.body[k] for k in written} == written
+    assert exchange.request == received.body

@@ -62,6 +62,10 @@ def test_arguments_that_do_not_parse_are_said_and_score_nothing(hengxin):
     assert read_arguments("  ") == (None, None)
 
 
+def test_arguments_typed_thousands_of_brackets_deep_are_said_not_raised():
+    assert read_arguments("[" * 5000) == (None, "not valid JSON (it is nested too deeply to read)")
+
+
 def test_a_failed_call_has_nothing_to_predict():
     trace = load_bundled("pitfalls/unanswered-parallel-call").trace
     assert outcome(trace, 2) is None

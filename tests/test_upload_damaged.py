@@ -147,6 +147,28 @@ def test_an_eval_whose_sample_does_not_inflate_names_that_sample_and_loads_the_o
     assert [c.id for c in upload.conversations] == ["sample 2 epoch 1"]
 
 
+def test_an_eval_whose_sample_is_marked_encrypted_names_that_sample_and_loads_the_other():
+    data = bytearray((FIXTURES / "containers" / "inspect-arithmetic-with-tool.eval").read_bytes())
+    # Bit 0 of the flags, in the member's local header and in its central directory entry: "encrypted".
+    name = b"samples/1_epoch_1.json"
+    for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        header = next(at for at in range(len(data)) if data.startswith(signature, at) and
+                      data.find(name, at, at + 64 + len(name)) > at)
+        data[header + flags] |= 1
+    upload = read_upload([("arithmetic.eval", bytes(data))])
+    assert [upload.said(p) for p in upload.problems] == [
+        "sample 1: samples/1_epoch_1.json (sample 1) is encrypted; Roundtrip reads no password-protected member"]
+    assert [c.id for c in upload.conversations] == ["sample 2 epoch 1"]
+
+
+def test_an_eval_whose_directory_asks_for_a_zip_version_past_pythons_is_named_not_raised():
+    data = bytearray((FIXTURES / "containers" / "inspect-arithmetic-with-tool.eval").read_bytes())
+    data[data.find(b"PK\x01\x02") + 6] = 99  # "version needed to extract": 9.9, one damaged byte
+    upload = read_upload([("arithmetic.eval", bytes(data))])
+    assert [upload.said(p) for p in upload.problems] == [
+        "document 1: is not a readable .eval (zip) file (zip file version 9.9)"]
+
+
 @pytest.mark.parametrize("calls", [5, 2 ** 70, "call_1", True])
 def test_tool_calls_that_are_not_a_list_load_the_line_and_keep_the_value_in_sight(calls):
     line = json.loads(PAIRS[0])

@@ -49,6 +49,54 @@ def test_a_gzip_under_the_cap_still_loads(monkeypatch):
     assert upload.summary() == "4 lines: 4 rounds in 2 conversations; 0 lines skipped"
 
 
+def _recorded_calls(count: int, answer_bytes: int) -> list[tuple[dict, bytes]]:
+    """`count` Chat Completions calls, each request with its gzip-compressed answer of `answer_bytes` text."""
+    calls = []
+    for number in range(1, count + 1):
+        request = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": f"Question {number}?"}]}
+        answer = {"id": f"chatcmpl-{number}", "object": "chat.completion", "model": "gpt-4o-mini", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "a" * answer_bytes}, "finish_reason": "stop"}]}
+        calls.append((request, gzip.compress(json.dumps(answer).encode())))
+    return calls
+
+
+def _har(calls: list[tuple[dict, bytes]]) -> bytes:
+    import base64
+    return json.dumps({"log": {"entries": [
+        {"request": {"method": "POST", "url": "https://api.openai.com/v1/chat/completions",
+                     "postData": {"text": json.dumps(request)}},
+         "response": {"status": 200, "content": {"mimeType": "application/json", "encoding": "base64",
+                                                 "text": base64.b64encode(body).decode()}}}
+        for request, body in calls]}}).encode()
+
+
+def _cassette(calls: list[tuple[dict, bytes]]) -> bytes:
+    import yaml
+    return yaml.safe_dump({"version": 1, "interactions": [
+        {"request": {"method": "POST", "uri": "https://api.openai.com/v1/chat/completions", "body": json.dumps(request)},
+         "response": {"status": {"code": 200}, "headers": {"Content-Encoding": ["gzip"]}, "body": {"string": body}}}
+        for request, body in calls]}).encode()
+
+
+@pytest.mark.parametrize("name, written, unit", [("bombs.har", _har, "entry"), ("bombs.yaml", _cassette, "interaction")])
+def test_gzip_bodies_inside_one_file_open_to_the_decompression_cap_together_not_each(monkeypatch, name, written, unit):
+    # Each body alone is under the 64 MB cap on one body; 80 of them, a few kilobytes uploaded, would
+    # hold 80 MB (and a 200 MB file of them terabytes) had each been measured on its own.
+    monkeypatch.setenv("ROUNDTRIP_MAX_DECOMPRESSED_MB", "3")
+    data = written(_recorded_calls(80, 1024 * 1024))
+    assert len(data) < 512 * 1024
+    tracemalloc.start()
+    upload = read_upload([(name, data)])
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert upload.rounds == 2
+    assert len(upload.problems) == 78
+    assert upload.said(upload.problems[0]).startswith(
+        f"{unit} 3: {unit} 3 (POST https://api.openai.com/v1/chat/completions): the response body opens to more "
+        "than the 3,145,728 bytes that the gzip bodies of one upload may open to together")
+    assert peak < 32 * 1024 * 1024
+
+
 def test_millions_of_empty_lines_are_one_problem_and_all_counted():
     data = b"\n".join(PAIRS[:2]) + b"\n" + b"\n" * 2_000_000 + b"\n".join(PAIRS[2:])
     upload = read_upload([("padded.jsonl.gz", gzip.compress(data))])

@@ -126,6 +126,52 @@ def test_a_link_that_would_unpack_to_a_huge_file_is_refused_not_inflated(traces)
     assert read.plan is None and "unpacks to more than 200,000 bytes" in read.problems[0]
 
 
+def _plan_file(slides: int) -> str:
+    import json
+    return json.dumps({"kind": "roundtrip-plan", "title": "Long", "slides": [
+        {"trace": "hengxin-expense", "round": 1, "step": 1, "id": f"s{n}"} for n in range(slides)]})
+
+
+def test_a_plan_file_of_thousands_of_slides_reads_in_time_linear_in_its_slides(traces):
+    # Each slide's id was checked against a set rebuilt from every slide before it: 10,000 slides took 6 s of the
+    # server (a plan file may come from any visitor), 20,000 took 13.
+    # Ten times the slides must cost about ten times the time, not a hundred: a ratio taken in one run, so a busy
+    # machine slows both sides alike (quadratic reading gave about 100).
+    import time
+
+    def seconds(slides: int) -> float:
+        text = _plan_file(slides)
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            read = read_plan(text, traces)
+            best = min(best, time.perf_counter() - started)
+        assert read.problems == () and len(read.plan.slides) == slides
+        return best
+
+    assert len(_plan_file(11_000)) < 1_000_000
+    small, large = seconds(1_100), seconds(11_000)
+    assert large / small < 35
+
+
+def test_a_plan_file_past_the_size_of_any_plan_is_refused_unread(traces):
+    text = _plan_file(20_000)
+    read = read_plan(text, traces)
+    assert read.plan is None
+    assert read.problems == (f"the file is {len(text):,} characters long; a plan file is at most 1,000,000 (a plan "
+                             "of a thousand slides takes about 90,000).",)
+
+
+def test_a_plan_nested_past_pythons_recursion_limit_is_a_problem_in_a_link_and_in_a_file(traces):
+    import base64
+    import zlib
+    deep = b"[" * 50_000 + b"]" * 50_000
+    link = LINK_PREFIX + base64.urlsafe_b64encode(zlib.compress(deep, 9)).decode().rstrip("=")
+    assert len(link) < 200  # a link anyone can be sent
+    for read in (unpack(link, traces), read_plan(deep.decode(), traces)):
+        assert read.plan is None and read.problems == ("not valid JSON (it is nested too deeply to read).",)
+
+
 def test_every_bundled_plan_reads_without_a_problem(traces):
     assert bundled_plans()
     for name in bundled_plans():

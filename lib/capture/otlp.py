@@ -5,8 +5,8 @@ which the span importer (lib/logs/spans.py) reads like an uploaded span file."""
 from __future__ import annotations
 
 import base64
-import gzip
 import json
+import zlib
 from typing import Callable
 
 from google.protobuf.json_format import MessageToDict
@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from lib.capture.files import CaptureFile
+from lib.logs.limits import gunzipped_at_most
 
 MAX_BODY = 64 * 1024 * 1024
 """The largest export accepted, after decompression."""
@@ -32,8 +33,8 @@ def decoded(body: bytes, content_type: str, encoding: str) -> dict:
     """The OTLP/JSON document an export body holds, protobuf or JSON, gzipped or not."""
     if encoding == "gzip":
         try:
-            body = gzip.decompress(body)
-        except (OSError, EOFError) as exc:
+            body = gunzipped_at_most(body, MAX_BODY)
+        except (OSError, EOFError, zlib.error) as exc:
             raise Refused(f"the body is not valid gzip ({exc})") from None
     if len(body) > MAX_BODY:
         raise Refused(f"the export is larger than {MAX_BODY // 2**20} MiB")

@@ -55,6 +55,8 @@ class RunSetup:
     """The SDK's own retries on 429, 5xx and connection failures."""
     limits: CallLimits = field(default_factory=CallLimits)
     """Each model call's deadline and response size cap."""
+    public_only: bool = False
+    """The base URL may lead only to public addresses (one a visitor typed on a server; lib/access.Endpoint)."""
 
 
 def edited(scenario: Scenario, system: str | None = None, question: str | None = None,
@@ -86,7 +88,7 @@ def make_provider(setup: RunSetup, api_key: str | None) -> Provider:
         raise ValueError(f"No API key for {PROVIDERS[setup.provider]}: set {ENV_KEYS[setup.provider]}, "
                          "add it to .streamlit/secrets.toml, or type it in.")
     connection = {"base_url": base_url, "timeout_s": setup.timeout_s, "max_retries": setup.max_retries,
-                  "limits": setup.limits}
+                  "limits": setup.limits, "public_only": setup.public_only}
     if setup.provider == "anthropic":
         return AnthropicProvider(api_key, **connection)
     # Local servers such as Ollama ignore the key, but the SDK insists on one.

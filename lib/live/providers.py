@@ -14,6 +14,7 @@ byte at a time, or answers with megabytes, would otherwise hold the run as long 
 from __future__ import annotations
 
 import inspect
+import ipaddress
 import json
 import socket
 import threading
@@ -49,7 +50,7 @@ class CallLimits:
 
 
 class CallLimitExceeded(openai.OpenAIError, anthropic.AnthropicError):
-    """A call passed its deadline or its size cap.
+    """A call stopped under the SDK: past its deadline or its size cap, or refused where it was going.
 
     An error of each SDK's own kind, because both pass those through at once: the SDK's retries
     would only spend the time the deadline is there to bound.
@@ -58,6 +59,14 @@ class CallLimitExceeded(openai.OpenAIError, anthropic.AnthropicError):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
+
+
+class RedirectRefused(CallLimitExceeded):
+    """A server's redirect to another address: a call goes only to the server of its base URL."""
+
+
+class AddressRefused(CallLimitExceeded):
+    """A base URL typed on a shared server that names an address of the server's own network."""
 
 
 @dataclass(frozen=True)
@@ -93,10 +102,10 @@ class OpenAIProvider:
     dialect = OPENAI
 
     def __init__(self, api_key: str, base_url: str, timeout_s: float = 60.0, max_retries: int = 2,
-                 limits: CallLimits = CallLimits()):
+                 limits: CallLimits = CallLimits(), public_only: bool = False):
         self.label = "openai" if base_url.rstrip("/") == OFFICIAL_BASE_URLS["openai"] else "openai-compatible"
         self._secret = api_key
-        self._guard = _LimitedTransport(limits, base_url)
+        self._guard = _LimitedTransport(limits, base_url, public_only)
         self._client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=max_retries,
                                      timeout=min(timeout_s, limits.deadline_s),
                                      http_client=openai.DefaultHttpxClient(transport=self._guard))
@@ -113,10 +122,10 @@ class AnthropicProvider:
     dialect = ANTHROPIC
 
     def __init__(self, api_key: str, base_url: str, timeout_s: float = 60.0, max_retries: int = 2,
-                 limits: CallLimits = CallLimits()):
+                 limits: CallLimits = CallLimits(), public_only: bool = False):
         self.label = "anthropic"
         self._secret = api_key
-        self._guard = _LimitedTransport(limits, base_url)
+        self._guard = _LimitedTransport(limits, base_url, public_only)
         self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=max_retries,
                                            timeout=min(timeout_s, limits.deadline_s),
                                            http_client=anthropic.DefaultHttpxClient(transport=self._guard))
@@ -138,7 +147,7 @@ def _exchange(create: Callable, body: dict, secret: str, sdk: ModuleType) -> Exc
     except sdk.APIStatusError as exc:
         received = _json(exc.response.text)
         said = provider_message(received, type(exc).__name__)
-        error = {"status": exc.status_code, "message": f"HTTP {exc.status_code}: {said}", "body": received}
+        error = {"status": exc.status_code, "message": said, "body": received}
         return Exchange(scrub(_sent(exc.request, body), secret), None, scrub(error, secret), _since(started))
     except sdk.APITimeoutError as exc:
         error = {"status": None, "message": "The request timed out: no answer within the client's timeout, "
@@ -155,10 +164,16 @@ def _exchange(create: Callable, body: dict, secret: str, sdk: ModuleType) -> Exc
         return Exchange(body, None, error, _since(started))
 
 
+SDK_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
+"""Keyword arguments of the SDKs' create() that are no field of the body but change the call: from a body (a trace's,
+forked or replayed) they would set headers or the address of a call that carries the server's key."""
+
+
 def _arguments(create: Callable, body: dict) -> dict:
-    """The body as SDK keyword arguments; fields the SDK does not name travel in `extra_body`."""
+    """The body as SDK keyword arguments; fields the SDK does not name, or that it takes as options, travel in
+    `extra_body`, so they are sent as the body fields they were written as."""
     named = inspect.signature(create).parameters
-    arguments = {k: v for k, v in body.items() if k in named and k not in ("extra_body", "timeout")}
+    arguments = {k: v for k, v in body.items() if k in named and k not in SDK_OPTIONS}
     extra = {k: v for k, v in body.items() if k not in arguments}
     if extra:
         arguments["extra_body"] = extra
@@ -211,10 +226,12 @@ def scrub(value: Any, secret: str | None) -> Any:
 class _LimitedTransport(httpx2.BaseTransport):
     """The HTTP transport under the SDK, holding every attempt of one call to its deadline and size cap."""
 
-    def __init__(self, limits: CallLimits, base_url: str):
+    def __init__(self, limits: CallLimits, base_url: str, public_only: bool = False):
         self.limits = limits
+        self._public_only = public_only
         # A transport of our own makes the client skip the environment's proxy, so it is looked up here.
         where = urlsplit(base_url)
+        self._origin = _origin(base_url)
         proxy = urllib.request.getproxies().get(where.scheme)
         bypass = proxy and urllib.request.proxy_bypass(where.hostname or "")
         self._inner = httpx2.HTTPTransport(proxy=None if bypass else proxy)
@@ -244,6 +261,14 @@ class _LimitedTransport(httpx2.BaseTransport):
                                  "the rest of it was not read.")
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        # The SDKs' client follows redirects with the body and the headers it does not know to drop
+        # (a 307 resends the whole conversation): a call never leaves the base URL's server.
+        if _origin(str(request.url)) != self._origin:
+            raise RedirectRefused(f"The server redirected the call to {_origin(str(request.url))}; it was not "
+                                  "followed: a call goes only to the server of its base URL.")
+        if self._public_only:
+            # Resolved at each call, not once when typed: a name can be pointed elsewhere in between.
+            _check_public(request.url.host, request.url.port or {"http": 80, "https": 443}[request.url.scheme])
         left = self.remaining()
         if left <= 0:
             raise self.late()
@@ -266,6 +291,30 @@ class _LimitedTransport(httpx2.BaseTransport):
 
     def close(self) -> None:
         self._inner.close()
+
+
+def _origin(url: str) -> str:
+    """Scheme, host and port: what a redirect may not change."""
+    parts = urlsplit(url)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    return f"{parts.scheme}://{parts.hostname}:{port}"
+
+
+PUBLIC_ONLY = ("a base URL typed on this server must name a public address, not this machine, its network or "
+               "a cloud metadata service (the operator names a server inside it in ROUNDTRIP_COMPATIBLE_BASE_URL)")
+"""Why a typed base URL that leads inside the server's network is refused."""
+
+
+def _check_public(host: str, port: int) -> None:
+    """AddressRefused unless every address `host` resolves to is a public one."""
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)}
+    except (OSError, UnicodeError):  # refused, not left to the client: its own lookup could answer otherwise
+        raise AddressRefused(f"The host {host} of the base URL could not be resolved; {PUBLIC_ONLY}.") from None
+    inside = sorted(a for a in found if not ipaddress.ip_address(a.split("%")[0]).is_global)
+    if inside:
+        where = host if host == inside[0] else f"{host} ({inside[0]})"
+        raise AddressRefused(f"The base URL's host {where} is inside this server's network: {PUBLIC_ONLY}.")
 
 
 class _LimitedStream(httpx2.SyncByteStream):

@@ -51,7 +51,7 @@ class ScriptedProvider:
         self.notes.append(reply.note)
         if reply.status >= 400:
             said = provider_message(reply.body, "the scripted error")
-            error = {"status": reply.status, "message": f"HTTP {reply.status}: {said}", "body": reply.body}
+            error = {"status": reply.status, "message": said, "body": reply.body}
             return Exchange(body, None, error, 0.0)
         return Exchange(body, reply.body, None, 0.0)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from lib.failures import NO_RECORDING
+from lib.failures import NO_RECORDING, NO_RECORDING_SAID
 from lib.live.providers import Exchange, provider_message
 
 RECORDINGS_DIR = Path(__file__).resolve().parent / "recordings"
@@ -105,14 +105,13 @@ class ReplayProvider:
         key = request_key(body)
         found = self._by_settings.get((key, _canonical(request_settings(body)))) or self._by_key.get(key)
         if found is None:
-            message = ("No recording for this request: the replay provider only answers requests it has recorded. "
-                       "Undo the edit or the switch, or choose a live provider.")
+            message = NO_RECORDING_SAID
             error = {"status": None, "message": message,
                      "body": {"error": {"type": NO_RECORDING, "message": message, "key": key}}}
             return Exchange(body, None, error, _ms(started))
         if found.status >= 400:
             message = provider_message(found.response, "the recorded error")
-            error = {"status": found.status, "message": f"HTTP {found.status}: {message}", "body": found.response}
+            error = {"status": found.status, "message": message, "body": found.response}
             return Exchange(body, None, error, _ms(started))
         return Exchange(body, found.response, None, _ms(started))
 

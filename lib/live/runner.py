@@ -229,7 +229,10 @@ class Runner:
         if exchange.error is not None:
             round_.error = exchange.error
             self.trace.put(round_.line())
-            return self._finish("error", f"Round {round_.index} failed: {exchange.error['message']}")
+            # The trace keeps the provider's words as it said them; the status is the response's, said here once.
+            status = exchange.error["status"]
+            said = f"HTTP {status}: {exchange.error['message']}" if status else exchange.error["message"]
+            return self._finish("error", f"Round {round_.index} failed: {said}")
         round_.response = exchange.response
         self.trace.put(round_.line())
         response = self.dialect.read(exchange.response)

@@ -22,7 +22,7 @@ import io
 import re
 import zipfile
 import zlib
-from itertools import accumulate
+from itertools import accumulate, islice
 from typing import Any, Callable, Iterator
 
 import orjson
@@ -43,6 +43,12 @@ MAX_YAML_DEPTH = 256
 recurses in C with no guard (a file of 100,000 `[` crashes the process) and its parser slows down
 with the square of flow nesting, so depth is bounded on the bytes before any YAML is parsed."""
 
+MAX_YAML_NODES = 2_500_000
+"""The most YAML events (one per scalar, two per list or mapping) a cassette may hold: a 1,000-call cassette with
+YAML bodies holds 850,000. Composed, each is a Python node of about 300 bytes: a file of 4-byte `- a` lines held
+76 times its size (64 MB, 5 GB; 64 KB gzipped), so a file that may pass the limit is counted first, as a stream that
+keeps none of them."""
+
 YAML_DEPTH_STEP = [1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256)]
 NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 DEEP_INDENT = b"\n" + b" " * MAX_YAML_DEPTH
@@ -54,6 +60,8 @@ DEEP_ENTRIES = re.compile(rb"-(?: +-){%d} +" % (MAX_YAML_DEPTH - 1))
 rare: 7 times faster than a character class tried at every byte of the file.)"""
 
 ZIP_SIGNATURE = b"PK\x03\x04"
+ENCRYPTED = 0x1
+"""The general-purpose flag bit of a zip member that is encrypted."""
 ONE_DOCUMENT_SUFFIXES = (".traj", ".har")
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -217,7 +225,7 @@ def _zip_samples(data: bytes, limit: int) -> Elements:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = sorted((m for m in archive.infolist() if m.filename.startswith("samples/")
                           and m.filename.endswith(".json")), key=_sample_order)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
         return _refused(f"is not a readable .eval (zip) file ({exc})")
     if not members:
         return _refused("is a zip without samples/*.json (not an Inspect AI .eval log)")
@@ -230,6 +238,9 @@ def _inflated(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], limit: i
         where = f"{member.filename} (sample {number})"
         if member.file_size > min(limit, budget):
             yield number, f"{where} inflates to {member.file_size:,} bytes; the limit is {min(limit, budget):,}"
+            continue
+        if member.flag_bits & ENCRYPTED:  # zipfile would raise RuntimeError, asking for a password
+            yield number, f"{where} is encrypted; Roundtrip reads no password-protected member"
             continue
         try:
             with archive.open(member) as stream:
@@ -249,8 +260,11 @@ def _cassette(data: bytes, limit: int) -> Elements:
     """A cassette's interactions, loaded with a safe loader only."""
     if len(data) > limit:
         return _refused(_too_large(len(data), limit))
-    if _nests_too_deep(data):
+    brackets, entries = data.translate(None, NOT_BRACKETS), data.translate(ENTRY_MARKS)
+    if _nests_too_deep(data, brackets, entries):
         return _refused(f"nests deeper than {MAX_YAML_DEPTH} levels, which no cassette does; refused")
+    if _too_many_nodes(data, brackets, entries):
+        return _refused(f"holds more than {MAX_YAML_NODES:,} YAML nodes, which no cassette does; refused")
     try:
         document = load_yaml(data)
     except SharedNode:
@@ -267,14 +281,31 @@ def _cassette(data: bytes, limit: int) -> Elements:
     return _numbered(interactions, "interaction")
 
 
-def _nests_too_deep(data: bytes) -> bool:
-    """Whether the YAML may nest deeper than MAX_YAML_DEPTH. Brackets inside quoted strings count
-    too (JSON bodies are balanced, so they add only their own depth): an overestimate, never an
-    underestimate. Runs at the speed of bytes.translate and itertools, not of a Python loop per byte."""
-    brackets = data.translate(None, NOT_BRACKETS)
+def _nests_too_deep(data: bytes, brackets: bytes, entries: bytes) -> bool:
+    """Whether the YAML may nest deeper than MAX_YAML_DEPTH, given its brackets and its bytes mapped by ENTRY_MARKS.
+    Brackets inside quoted strings count too (JSON bodies are balanced, so they add only their own depth): an
+    overestimate, never an underestimate. Runs at the speed of bytes.translate and itertools, not of a Python loop
+    per byte."""
     if len(brackets) > MAX_YAML_DEPTH and max(accumulate(map(YAML_DEPTH_STEP.__getitem__, brackets))) > MAX_YAML_DEPTH:
         return True
-    return DEEP_INDENT in data or DEEP_ENTRIES.search(data.translate(ENTRY_MARKS)) is not None
+    return DEEP_INDENT in data or DEEP_ENTRIES.search(entries) is not None
+
+
+def _too_many_nodes(data: bytes, brackets: bytes, entries: bytes) -> bool:
+    """Whether the YAML holds more than MAX_YAML_NODES events, counted by libyaml's parser without composing them
+    when a bound read off the bytes does not rule it out. A file that does not parse is left to the loader, which
+    names its line."""
+    # At most: 4 events a block line (a key, its value, a mapping's start and end), 2 a `- ` or `? ` (a nested list
+    # or mapping), 4 a flow collection or a comma (a pair in a mapping), and the stream's and document's 4. Quoted
+    # strings count too: an overestimate, so only a file it puts past the limit pays for the exact count.
+    bound = 4 * (data.count(b"\n") + data.count(b",") + brackets.count(b"[") + brackets.count(b"{")) \
+        + 2 * entries.count(b"-") + 4
+    if bound <= MAX_YAML_NODES:
+        return False
+    try:
+        return next(islice(yaml.parse(data, Loader=YAML_LOADER), MAX_YAML_NODES, None), None) is not None
+    except yaml.YAMLError:
+        return False
 
 
 class SharedNode(Exception):
@@ -329,7 +360,10 @@ def load_yaml(data: bytes) -> Any:
         except (_Unusual, RecursionError):
             # The depth guard bounds each kind of nesting, not their sum: a file that mixes them past
             # Python's recursion limit is built by the safe constructor, which does not recurse.
-            document = loader.construct_document(root)
+            try:
+                document = loader.construct_document(root)
+            except UNBUILDABLE as exc:
+                raise _unreadable(exc, None) from None
         if _shares_nodes(document):
             raise SharedNode
         return document
@@ -357,7 +391,24 @@ def _built(node: yaml.Node, loader: Any, seen: set[int]) -> Any:
     build = _SCALARS.get(tag)
     if build is None or not isinstance(node, yaml.ScalarNode):
         raise _Unusual
-    return build(loader, node)
+    try:
+        return build(loader, node)
+    except UNBUILDABLE as exc:
+        raise _unreadable(exc, node) from None
+
+
+UNBUILDABLE = (ValueError, KeyError, AttributeError, TypeError, OverflowError)
+"""What the safe constructor raises, not as a YAML error, on a scalar it cannot build: a 5,000-digit int (Python's
+limit on int()), month 13, `!!bool maybe`, `!!timestamp 'not a time'`."""
+
+
+def _unreadable(exc: Exception, node: yaml.Node | None) -> yaml.constructor.ConstructorError:
+    """The failure as the YAML error it is, marked at the scalar when it is known. Only a ValueError's words are
+    a reason a person can read (the others are the constructor's own KeyError or AttributeError)."""
+    why = f" ({exc})" if isinstance(exc, ValueError) else ""
+    what = f"the {node.tag.rsplit(':', 1)[-1]} {node.value[:40]!r}" if node is not None else "a value"
+    return yaml.constructor.ConstructorError(None, None, f"{what} cannot be read{why}",
+                                             node.start_mark if node is not None else None)
 
 
 def _shares_nodes(document: Any) -> bool:

@@ -6,6 +6,8 @@ can ask for millions of problem reports. The caps below bound what reading one c
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
 from dataclasses import dataclass
 
@@ -49,3 +51,10 @@ def limits() -> Limits:
         values[name] = int(given) * unit if given.isdigit() and int(given) > 0 else default * unit
     return Limits(**values)
 
+
+
+def gunzipped_at_most(data: bytes, most: int) -> bytes:
+    """Gzip `data` opened, but never past `most` + 1 bytes: a result longer than `most` is a body over its cap, told
+    without holding the rest (a few kilobytes can open to gigabytes). OSError, EOFError or zlib.error when not gzip."""
+    with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+        return stream.read(most + 1)

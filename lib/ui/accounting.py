@@ -7,7 +7,8 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from lib.summary import BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary, Snowball, about, counted_parts
+from lib.summary import (BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary, Snowball, about,
+                         OUTPUT_MISSING, counted_parts, missing_output)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
@@ -121,7 +122,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             "tool calls": _or_unknown(r.calls_if_known),
             finish_field.replace("_", " "): r.finish_reason,
             "tokens in": _or_unknown(r.input_if_known),
-            "tokens out": _or_unknown(r.output_if_known),
+            "tokens out": missing_output(r) or r.usage.output_tokens,
             "tokens are": r.usage.source,
             **{f"in: {label}": tokens for label, tokens in counted_parts(r)},
             "cached in": r.usage.cache_read_tokens,
@@ -141,7 +142,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     if not any(r.messages_held for r in rows):
         table = table.drop(columns=["messages held by the provider", f"in: {HELD}"], errors="ignore")
     # Arrow takes no column of numbers and words: Streamlit would log a traceback on every draw and convert it itself.
-    for column in table.columns[table.isin([NOT_IN_THE_LOG]).any()]:
+    for column in table.columns[table.isin([NOT_IN_THE_LOG, *OUTPUT_MISSING]).any()]:
         table[column] = table[column].astype(str)
     return table
 

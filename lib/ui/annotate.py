@@ -16,7 +16,7 @@ import streamlit as st
 
 from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, TRACE, Note, NoteError, Rubric, Score, annotated,
                              check_label, check_score, read_rubric, rubric_words, check_note, line_id, notes_csv, notes_from_lines, now,
-                             note_heading, round_of, round_targets, score_words, time_words, unresolved)
+                             note_heading, round_of, round_targets, score_words, target_words, time_words, unresolved)
 from lib.catalog import LoadedTrace
 from lib.fingerprint import fingerprint
 from lib.logs.native import write_trace
@@ -130,11 +130,20 @@ def round_notes(loaded: LoadedTrace, index: int) -> None:
                 note_entry(note, unresolved(loaded.trace, note.target), loaded)
 
 
+def _targets_of(loaded: LoadedTrace, target: str) -> dict[str, str] | None:
+    """The targets of the round `target` is in (worked out once), None when it names no round of this trace."""
+    index = round_of(target)
+    return _targets(loaded, index) if index and index <= len(loaded.trace.rounds) else None
+
+
+def _said_target(loaded: LoadedTrace, target: str) -> str:
+    """A target in the words a person reads, as a note's heading writes it."""
+    return target_words(loaded.trace, target, _targets_of(loaded, target))
+
+
 def note_entry(note: Note, detached: str | None, loaded: LoadedTrace) -> None:
     """One note: its target, labels, author and time, in words, then its text as plain text."""
-    index = round_of(note.target)
-    targets = _targets(loaded, index) if index and index <= len(loaded.trace.rounds) else None
-    plain.text(note_heading(loaded.trace, note, snapshot().rubrics, targets))
+    plain.text(note_heading(loaded.trace, note, snapshot().rubrics, _targets_of(loaded, note.target)))
     if detached:
         plain.text("Detached: " + detached)
     if note.text:
@@ -175,7 +184,9 @@ def import_offer(loaded: LoadedTrace) -> None:
     fp, stored = trace_id(loaded), {note.id for note in snapshot().notes}
     fresh = [line for line in loaded.trace.annotations if line_id(line, fp) not in stored]
     if not fresh:
-        st.caption(f"The {plural(len(loaded.trace.annotations), 'note')} this file carries are all stored.")
+        carried = len(loaded.trace.annotations)
+        st.caption("The note this file carries is stored." if carried == 1 else
+                   f"All {carried:,} notes this file carries are stored.")
         return
     st.info(f"This file carries {plural(len(fresh), 'note')} not stored yet.")
     st.button("Import them", key="annotate.import", on_click=_import, args=(loaded,))
@@ -185,7 +196,9 @@ def _import(loaded: LoadedTrace) -> None:
     found = notes_from_lines(loaded.trace, trace_id(loaded), loaded.name, snapshot().labels)
     added = []
     if _write(lambda store: added.append(store.import_notes(found.notes)), None):
-        _say("success", f"Imported {plural(added[0], 'note')}; {len(found.notes) - added[0]} were stored already.")
+        kept = len(found.notes) - added[0]
+        _say("success", f"Imported {plural(added[0], 'note')}" + (
+            f"; {plural(kept, 'was', 'were')} stored already." if kept else "."))
     if found.problems:
         _say("warning", f"{plural(len(found.problems), 'annotation line')} could not be imported:", found.problems)
 
@@ -291,7 +304,7 @@ def _save(loaded: LoadedTrace) -> None:
         return
     note = Note(id=str(uuid.uuid4()), trace=trace_id(loaded), target=target, labels=labels, text=text,
                 author=author, created=now(), trace_title=loaded.trace.title, trace_name=loaded.name, scores=scores)
-    if _write(lambda store: store.add(note), "Saved your note on:", target):
+    if _write(lambda store: store.add(note), "Saved your note on:", _said_target(loaded, target)):
         s[TEXT], s[LABELS] = "", []
         for rubric in snapshot().rubrics:
             s.pop(SCORE + rubric.name, None)
@@ -326,23 +339,25 @@ def editor(loaded: LoadedTrace, disabled: bool, editing: bool) -> None:
         plain.text(", ".join(score_words(score) for score in unshown))
     st.text_area("Note", key=EDIT_TEXT)
     save, delete = st.columns(2)
-    save.button("Save the changes", key="annotate.edit_save", disabled=disabled, on_click=_edit, args=(note, choices))
-    delete.button("Delete this note", key="annotate.delete", disabled=disabled, on_click=_delete, args=(note,))
+    save.button("Save the changes", key="annotate.edit_save", disabled=disabled, on_click=_edit,
+                args=(note, choices, _said_target(loaded, note.target)))
+    delete.button("Delete this note", key="annotate.delete", disabled=disabled, on_click=_delete,
+                  args=(note, _said_target(loaded, note.target)))
 
 
-def _edit(note: Note, known: list[str]) -> None:
+def _edit(note: Note, known: list[str], about: str) -> None:
     def change(store: Store) -> None:
         text, labels = check_note(st.session_state.get(EDIT_TEXT, ""), st.session_state.get(EDIT_LABELS, []), known)
         given = _scores(EDIT_SCORE)
         kept = [score for score in _unshown(note) if score.rubric not in {g.rubric for g in given}]
         if not store.edit(note.id, text, labels, [*given, *kept]):
             raise NoteError("That note was deleted meanwhile.")
-    _write(change, "Saved the changes to the note on:", note.target)
+    _write(change, "Saved the changes to the note on:", about)
 
 
-def _delete(note: Note) -> None:
+def _delete(note: Note, about: str) -> None:
     st.session_state.pop(EDITING, None)
-    _write(lambda store: store.delete(note.id), "Deleted the note on:", note.target)
+    _write(lambda store: store.delete(note.id), "Deleted the note on:", about)
 
 
 def exports(loaded: LoadedTrace) -> None:

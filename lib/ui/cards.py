@@ -24,7 +24,7 @@ from lib.summary import TOOL_LIST_UNRECORDED
 from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
 from lib.checks import Finding
-from lib.failures import NO_RESPONSE, failure_heading, odd_status
+from lib.failures import NO_RESPONSE, failure_heading, is_replay_miss, odd_status
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, join_path
 from lib.text import as_code, figure, plural, show_controls, summarize_message
 from lib.ui import plain, state
@@ -287,7 +287,8 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
         st.error(failure_heading(round_.error))
         if odd_status(round_.error):
             plain.text(round_.error.status)
-        code_block(round_.error.message)
+        if not is_replay_miss(round_.error):  # a miss's message is the heading's own sentence
+            code_block(round_.error.message)
         return
     response = round_.response
     if response is None:

@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from lib import catalog
-from lib.compare import (Comparison, Run, RoundContent, RoundPair, call_changes, compare, finish_written, item_text,
-                         message_changes, round_contents, tool_changes)
+from lib.compare import (Comparison, Run, RoundContent, RoundPair, answer_texts, call_changes, compare, finish_written,
+                         item_text, message_changes, round_contents, tool_changes)
 from lib.deeplink import is_kept_id, linked_round
 from lib.prices import DEFAULT_PRICES, cost_words, money_words
 from lib.store import StoreUnavailable
@@ -43,6 +43,8 @@ OPEN = "compare.open"
 """Session key: another page asked for Compare to open next."""
 SECOND_TRACE = "pitfalls/empty-result-invented-answer"
 """The right run when nothing else is asked for: a short trace that answers without the data."""
+NOTHING = "–"
+"""What a table cell says where one side has nothing: a round one run lacks, a call or a result it does not make."""
 SAME_KEPT = 3
 """Of a run of entries the same in both requests, this many are listed at each end; the rest are one row."""
 
@@ -186,9 +188,9 @@ def _rounds_frame(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counter
     records = [{"row": n, "left round": p.left, "right round": p.right, "verdict": p.verdict,
                 "tokens in, left": _tokens(p.tokens_left, 0, p.estimated_left),
                 "tokens in, right": _tokens(p.tokens_right, 0, p.estimated_right),
-                "Δ tokens in": _delta(*(t[0] if t else None for t in (p.tokens_left, p.tokens_right)))}
+                "Δ tokens in": _token_delta(p, 0)}
                for n, p in enumerate(found.pairs, start=1)]
-    return pd.DataFrame(records).convert_dtypes()
+    return _dashed(records)
 
 
 def summary(found: Comparison) -> None:
@@ -209,6 +211,12 @@ def summary(found: Comparison) -> None:
 
 def _delta(left, right):
     return None if left is None or right is None else right - left
+
+
+def _token_delta(pair: RoundPair, n: int) -> str | None:
+    """Input (n=0) or output (n=1) tokens, right less left: an estimate, marked ≈, when either side is one."""
+    change = _delta(*(t[n] if t else None for t in (pair.tokens_left, pair.tokens_right)))
+    return None if change is None else about(change, pair.estimated_left or pair.estimated_right)
 
 
 def rounds_table(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> None:
@@ -241,18 +249,25 @@ def _tokens(tokens: tuple[int, int] | None, n: int, estimated: bool) -> str | No
 def _figures(pair: RoundPair) -> None:
     a, b, c = st.columns(3)
     for column, label, n in ((a, "Input tokens", 0), (b, "Output tokens", 1)):
-        left, right = (t[n] if t else None for t in (pair.tokens_left, pair.tokens_right))
+        change = _delta(*(t[n] if t else None for t in (pair.tokens_left, pair.tokens_right))) or 0
+        # A delta written "≈ -86" does not start with its sign, so the arrow is given, not guessed.
         column.metric(f"{label}, right (left: {_tokens(pair.tokens_left, n, pair.estimated_left) or '–'})",
-                      _tokens(pair.tokens_right, n, pair.estimated_right) or "–", delta=_delta(left, right),
-                      delta_color="off")
+                      _tokens(pair.tokens_right, n, pair.estimated_right) or "–", delta=_token_delta(pair, n),
+                      delta_color="off", delta_arrow="down" if change < 0 else "up" if change > 0 else "off")
     cost = _delta(pair.cost_left, pair.cost_right)
     spent = "–" if pair.right is None else money_words(pair.cost_right)
     c.metric("Cost USD, right", spent, delta=None if cost is None else f"{cost:+.5f}", delta_color="off")
 
 
+def _dashed(records: list[dict]) -> pd.DataFrame:
+    """The records as a table where a side that has nothing reads `–`, as the headings write it, not "None"."""
+    return pd.DataFrame([{name: NOTHING if value is None else value for name, value in record.items()}
+                         for record in records])
+
+
 def _table(records: list[dict], key: str, empty: str) -> None:
     if records:
-        st.dataframe(pd.DataFrame(records), hide_index=True, width="stretch", key=key)
+        st.dataframe(_dashed(records), hide_index=True, width="stretch", key=key)
     else:
         st.caption(empty)
 
@@ -283,6 +298,10 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
     st.markdown("**Calls**")
     _table([{"left": c.left, "right": c.right, "arguments changed": ", ".join(c.arguments)}
             for c in call_changes(content_a, content_b)], "compare.calls", "Neither round made a call.")
+    st.markdown("**What the model wrote**")
+    _table([{"what the left model wrote": x, "what the right model wrote": y}
+            for x, y in _zipped(answer_texts(content_a), answer_texts(content_b))],
+           "compare.answers", "Neither response carries text.")
     st.markdown("**Results sent back, and the finish**")
     results = [{"left": item_text(x) if x else None, "right": item_text(y) if y else None}
                for x, y in _zipped(content_a.results, content_b.results)]

@@ -17,7 +17,7 @@ import streamlit as st
 
 from lib import access, catalog, fork_lessons
 from lib.dialects import DIALECT_NAMES, OPENAI, other
-from lib.failures import failure_heading, is_replay_miss
+from lib.failures import is_replay_miss
 from lib.fork import ForkSetup, advance, can_run_tools, in_dialect, original_result, replay, request_body, start
 from lib.live.providers import AnthropicProvider, OpenAIProvider
 from lib.live.runner import Runner
@@ -137,8 +137,8 @@ def _provider(parent: catalog.LoadedTrace, dialect: str, provider: str):
     if provider != "compatible" and not place.api_key:
         raise ValueError(f"No API key for {PROVIDERS[provider]}: type one, or have the server's operator set it.")
     if provider == "anthropic":
-        return AnthropicProvider(place.api_key, place.base_url)
-    return OpenAIProvider(place.api_key or "not-needed", place.base_url)
+        return AnthropicProvider(place.api_key, place.base_url, public_only=place.public_only)
+    return OpenAIProvider(place.api_key or "not-needed", place.base_url, public_only=place.public_only)
 
 
 def _parent_choice(loaded: catalog.LoadedTrace) -> str:
@@ -229,7 +229,7 @@ def _done(running: Running) -> None:
     fork, _ = running.runner.trace.read()
     last = fork.rounds[-1] if fork.rounds else None
     if last is not None and is_replay_miss(last.error):
-        st.info(failure_heading(last.error) + " Choose a real provider above (OpenAI, Anthropic or an "
+        st.info("Nothing was sent to a model. Choose a real provider above (OpenAI, Anthropic or an "
                 "OpenAI-compatible server) to send this request to a model, or undo the edit.")
     text = running.runner.trace.text()
     left, right = st.columns(2)

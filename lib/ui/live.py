@@ -16,7 +16,7 @@ from pathlib import Path
 import streamlit as st
 
 from lib import access, catalog
-from lib.failures import failure_heading, is_replay_miss
+from lib.failures import is_replay_miss
 from lib.live.launch import ENV_KEYS, PROVIDERS, RunSetup, edited, env_key, save_trace, start
 from lib.live.providers import CallLimits
 from lib.live.runner import LoopOptions, Runner, Teaching
@@ -170,7 +170,8 @@ def _start() -> None:
                      Teaching(bool(field("drop_result")), bool(field("empty_result")), bool(field("tools_in_system"))),
                      base_url=pair.base_url, timeout_s=float(get(TIMEOUT) or 60),
                      max_retries=int(get(RETRIES) if get(RETRIES) is not None else 2),
-                     limits=CallLimits(deadline_s=float(get(DEADLINE) or CallLimits.deadline_s)))
+                     limits=CallLimits(deadline_s=float(get(DEADLINE) or CallLimits.deadline_s)),
+                     public_only=pair.public_only)
     workdir = tempfile.TemporaryDirectory(prefix="roundtrip-live-")
     try:
         runner = start(setup, pair.api_key, Path(workdir.name))
@@ -236,7 +237,6 @@ def _offer_real_providers(runner: Runner) -> None:
     rounds_ = loaded(runner).trace.rounds
     if not rounds_ or not is_replay_miss(rounds_[-1].error):
         return
-    st.error(failure_heading(rounds_[-1].error))
     if live_refusal():
         st.info("Nothing was sent to a model. Live calls to a real provider are not open to you on this server.")
         return

@@ -33,8 +33,7 @@ def draft() -> Plan:
 
 
 def _open(read: ReadPlan) -> None:
-    st.session_state[slides.PROBLEMS] = read.problems
-    if read.plan is not None and read.plan.slides:
+    if slides.keep_problems(read):
         st.session_state[DRAFT] = read.plan
         st.session_state[SELECTED] = 0
         st.session_state.pop("plan.title", None)  # the title box shows the new plan's

@@ -35,6 +35,8 @@ SLIDE = "plan.slide"
 """Session key: the 0-based slide on screen."""
 PROBLEMS = "plan.problems"
 """Session key: what was wrong with the plan last opened, each naming its line and field."""
+UNOPENED = "plan.unopened"
+"""Session key: True when the plan last read had no slide to show, so the one open before stays."""
 DIAGRAM_ROUNDS = 2
 """Rounds one diagram slide draws, from the slide's round: in a projector's type, more would not fit one screen."""
 
@@ -44,10 +46,16 @@ def trace_rounds() -> dict[str, int]:
     return {t.name: len(state.load_bundled(t.name).trace.rounds) for t in state.bundled()}
 
 
+def keep_problems(read: ReadPlan) -> bool:
+    """Keep what was wrong with a plan just read, to say it; True when the plan has a slide to show, so it opens."""
+    opens = read.plan is not None and bool(read.plan.slides)
+    st.session_state[PROBLEMS], st.session_state[UNOPENED] = read.problems, not opens
+    return opens
+
+
 def open_plan(read: ReadPlan, link: str | None = None, slide: int = 0) -> None:
     """Make this plan the one presented, at `slide`, keeping what was wrong with it to say."""
-    st.session_state[PROBLEMS] = read.problems
-    if read.plan is None or not read.plan.slides:
+    if not keep_problems(read):
         return
     st.session_state[PLAN] = read.plan
     st.session_state[LINK] = link or workshop_plan.pack(read.plan)
@@ -80,7 +88,9 @@ def problems() -> None:
     """What was wrong with the plan last opened, each line as text (a file's words are not ours)."""
     found = st.session_state.get(PROBLEMS) or ()
     if found:
-        st.warning(f"The plan has {plural(len(found), 'problem')}; the slides without one are kept:")
+        st.warning(f"The plan has {plural(len(found), 'problem')}, and none of its slides can be shown: it was not "
+                   "opened." if st.session_state.get(UNOPENED) else
+                   f"The plan has {plural(len(found), 'problem')}; the slides without one are kept:")
         plain.text("\n".join(found))
 
 

@@ -42,13 +42,14 @@ def how_to_connect() -> None:
         port = st.number_input("Proxy port", 1, 65535, 8700, key=PORT)
         base = f"http://127.0.0.1:{port}"
         st.caption("Start the proxy (it records into data/captures/):")
-        st.code(f"python -m lib proxy --port {port} --upstream https://api.openai.com", language="bash")
+        # Wrapped: the sidebar is narrower than each line, and a line cut at its edge reads as the whole of it.
+        st.code(f"python -m lib proxy --port {port} --upstream https://api.openai.com", language="bash", wrap_lines=True)
         st.caption("OpenAI SDK (or any OpenAI-compatible server given as --upstream):")
-        st.code(f'OpenAI(base_url="{base}/v1")', language="python")
+        st.code(f'OpenAI(base_url="{base}/v1")', language="python", wrap_lines=True)
         st.caption("Anthropic SDK:")
-        st.code(f'Anthropic(base_url="{base}")', language="python")
+        st.code(f'Anthropic(base_url="{base}")', language="python", wrap_lines=True)
         st.caption("OpenTelemetry OTLP/HTTP exporter:")
-        st.code(f"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={base}/v1/traces", language="bash")
+        st.code(f"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={base}/v1/traces", language="bash", wrap_lines=True)
 
 
 def chosen_capture() -> Path | None:

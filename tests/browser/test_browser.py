@@ -219,7 +219,7 @@ def _walk_views(page, hostile: Path):
         _idle(page)
         yield title
     page.get_by_role("button", name="Import them").click()
-    expect(page.get_by_text("Imported 1 note; 0 were stored already.")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Imported 1 note.", exact=True)).to_be_visible(timeout=30_000)
     _idle(page)
     yield "Annotate, with the note"
     page.get_by_role("combobox", name="About").click()  # a selectbox's options hold tool names and ids: open its list

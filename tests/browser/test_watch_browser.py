@@ -36,3 +36,13 @@ def test_a_call_through_the_proxy_appears_on_the_watch_page_without_a_reload(pag
         client.chat.completions.create(**second.request)
         expect(page.get_by_text("Round 2", exact=True)).to_be_visible(timeout=10_000)
     assert navigations == []
+
+
+def test_the_sidebars_command_and_base_urls_are_read_whole_without_scrolling_sideways(page):
+    # At 1280 px the sidebar showed "python -m lib proxy --port" and hid the rest of each line behind a scrollbar.
+    page.goto("/watch")
+    blocks = page.locator('[data-testid="stSidebar"] pre')
+    expect(blocks.last).to_contain_text("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", timeout=30_000)
+    widths = blocks.evaluate_all("found => found.map(pre => [pre.innerText, pre.scrollWidth, pre.clientWidth])")
+    assert len(widths) == 4
+    assert [text for text, scrolled, shown in widths if scrolled > shown] == []
