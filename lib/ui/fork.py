@@ -21,7 +21,7 @@ from lib.failures import is_replay_miss
 from lib.fork import ForkSetup, advance, can_run_tools, in_dialect, original_result, replay, request_body, start
 from lib.live.providers import AnthropicProvider, OpenAIProvider
 from lib.live.runner import Runner
-from lib.ui import compare, fork_editor, kept, navigation, picker, plain, state
+from lib.ui import compare, explorer, fork_editor, kept, navigation, picker, plain, state
 from lib.ui.live import endpoint, live_refusal
 
 ROUND = navigation.FORK_ROUND
@@ -70,7 +70,8 @@ def chosen_round(loaded: catalog.LoadedTrace) -> int:
     """The round to fork."""
     count = len(loaded.trace.rounds)
     if st.session_state.get(ROUND, 0) > count or ROUND not in st.session_state:
-        st.session_state[ROUND] = min(st.session_state.get(state.ROUND, 1), count)
+        # The explorer's round, or a link's ?round= when this page is the first a visitor opens.
+        st.session_state[ROUND] = explorer.current_round(loaded)
     return st.number_input("Fork from round", min_value=1, max_value=count, step=1, key=ROUND)
 
 

@@ -349,3 +349,11 @@ def test_the_exported_file_and_handout_of_a_hostile_trace_request_nothing_and_go
                                               " document.links.length])")) == [0, 0, 0]
         finally:
             context.close()
+
+
+def test_a_link_to_the_fork_page_opens_the_round_it_names(page):
+    # /fork?trace=…&round=3 opened round 1 to fork: the Fork page read only the round the explorer had set, and a
+    # visitor who follows the link never saw the explorer.
+    page.goto("/fork?trace=hengxin-expense&round=3")
+    field = page.get_by_label("Fork from round")
+    expect(field).to_have_value("3")
