@@ -151,9 +151,13 @@ class ResentParser:
         """Bytes parsed a second time to remember their arrays."""
         self.reused_lines = 0
         """Lines read by reusing an earlier line's messages."""
+        self.read_from: bytes | str = b""
+        """What the last line was read from: the line, less the history taken as read from an earlier line's
+        (checked there), so a check of what is new in a line need not read the whole line again."""
 
     def parse(self, line: bytes | str) -> Any:
         """The line's JSON value; raises exactly what the whole-line parser raises on a bad line."""
+        self.read_from = line
         worth_it = isinstance(line, bytes) and len(line) >= SMALL_LINE
         if worth_it and line.startswith(_SPANS):
             return self.texts.parse(line)  # a collector's line: no messages array to look for in it
@@ -190,6 +194,7 @@ class ResentParser:
         self._remember(_Array(line[opening + 1: closing].rstrip(_WHITESPACE), messages))
         self.saved_bytes += reused
         self.reused_lines += 1
+        self.read_from = marked
         return value
 
     def _parse_remembering(self, line: bytes, opening: int) -> Any:
