@@ -11,6 +11,7 @@ dataframe, which make no markup of it.
 import pytest
 
 from tests.hostile import SCRIPT, SHOWN, hostile_trace, markdown_leaks
+from tests.synthetic import synthetic_log
 
 EXPLORER, ANNOTATE, CHECKS, TOKENS = "pages/explorer.py", "pages/annotate.py", "pages/checks.py", "pages/tokens.py"
 
@@ -135,3 +136,22 @@ def test_a_trace_with_values_a_thousand_levels_deep_opens_in_every_view_annotate
     assert "line 2: has request.metadata.tree nested more than 200 levels deep; shown as text" in said
     assert "line 2: has executions[0].overrides.q nested more than 200 levels deep; shown as text" in said
     assert "bottom" in said  # the deep value's innermost string, in the text kept of it
+
+
+def test_a_provider_log_with_a_value_a_thousand_levels_deep_opens_in_every_view_and_fork_and_says_so(app):
+    """The same rule for a log of requests and responses (an OpenAI Chat Completions log), read by the importers."""
+    deep = b"[" * DEEP_LEVELS + b'"bottom"' + b"]" * DEEP_LEVELS
+    lines = synthetic_log(1, 3).splitlines()
+    lines[0] = lines[0].replace(b'{"request": {', b'{"request": {"metadata": {"tree": ' + deep + b"}, ", 1)
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("deep.jsonl", b"\n".join(lines)).run()
+    said = _everything_said(at)
+    for view in ("Cards", "Raw JSON", "Both dialects"):
+        at.radio(key="explorer.view").set_value(view).run()
+        assert not at.exception, view
+        said += _everything_said(at)
+    for page in (ANNOTATE, "pages/fork.py"):
+        at.switch_page(page).run()
+        assert not at.exception, page
+    assert "line 1: has request.metadata.tree nested more than 200 levels deep; shown as text" in said
+    assert "bottom" in said

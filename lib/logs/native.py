@@ -18,7 +18,7 @@ from lib.logs.chat_shape import describe
 from lib.logs.limits import limits
 from lib.logs.record import Problem, ProblemList
 from lib.logs.resent import Refused, ResentParser, hold_interned
-from lib.intern import DEEPEST, collector_paused, kept_shallow, nests_deeper
+from lib.intern import collector_paused
 from lib.lessons import KIND as LESSON, Lesson, lesson_line, read_lesson
 from lib.presenter import steps_in
 from lib.model import CUT_CALLS, Execution, ProviderError, Round, Trace, read_provenance
@@ -57,9 +57,7 @@ def _parsed(lines: Iterable[str | bytes], problems: ProblemList) -> Iterator[tup
         except ValueError as exc:
             problems.append(Problem(number, json_problem(exc)))
             continue
-        if nests_deeper(parser.read_from):
-            problems.extend(Problem(number, f"has {field} nested more than {DEEPEST} levels deep; shown as text")
-                            for field in kept_shallow(value))
+        problems.extend(Problem(number, said) for said in parser.kept_shallow(value))
         yield number, value
 
 
