@@ -33,8 +33,8 @@ else:
     st.fragment(current_round)()
 st.divider()
 if modes.predict:
-    predict.trace_score(loaded)  # the overview and the picture would give the answers away
+    predict.trace_score(loaded)  # the overview, the picture and the files would give the answers away
 else:
     explorer.overview(loaded)
     explorer.sequence_diagram(loaded)
-share.downloads(loaded)
+    share.downloads(loaded)

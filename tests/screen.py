@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 READ = ("markdown", "text", "caption")
@@ -27,6 +29,29 @@ def lines(at, kinds: tuple[str, ...] = READ) -> list[str]:
 def screen(at) -> str:
     """The main area's lines joined, one per line."""
     return "\n".join(lines(at))
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One token figure of the explorer's round, as a user reads it."""
+
+    label: str
+    """Its name: `Input tokens (reported)`."""
+    value: str
+    """The number as shown, with its ≈ when estimated, or `not known`."""
+    delta: str
+    """How it compares, `+15 vs reported`; empty when nothing is said."""
+    help: str
+    """Its explanation, in the tooltip."""
+
+
+_FIGURE = re.compile(r"^(?P<label>[^:*]+): \*\*(?P<value>[^*]+)\*\*(?: \((?P<delta>[^)]*)\))?$")
+
+
+def figures(at) -> dict[str, Figure]:
+    """The round's token figures in the main area, by name: the captions written `name: **number**`."""
+    found = ((_FIGURE.match(c.value), c.proto.help) for c in at.main.caption)
+    return {m["label"]: Figure(m["label"], m["value"], m["delta"] or "", why) for m, why in found if m}
 
 
 FIXTURES = Path(__file__).parent / "fixtures"

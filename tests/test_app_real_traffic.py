@@ -3,7 +3,7 @@ them must be true of what the log holds."""
 
 import json
 
-from tests.screen import ALERTS, READ, round_shown, screen, uploaded
+from tests.screen import ALERTS, READ, figures, round_shown, screen, uploaded
 
 
 def test_a_generation_the_provider_rejected_is_not_said_to_be_unseen_by_the_model(app):
@@ -46,7 +46,7 @@ def test_a_tool_list_read_out_of_the_system_prompt_is_counted_once(app):
     at = uploaded(app, "sharegpt-hermes-agent.jsonl")
     where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
     assert where.startswith("Where the input goes (416 in all): instructions 217 · tool definitions 74 ·")
-    assert {m.label: m.value for m in at.metric}["Input tokens (estimated)"] == "≈ 416"
+    assert figures(at)["Input tokens (estimated)"].value == "≈ 416"
     assert "tool list (read from the system prompt)" in screen(at)
 
 
@@ -72,7 +72,7 @@ def test_a_rejected_generation_is_counted_as_output_and_the_failed_calls_billing
     # Groq's 400 `tool_use_failed` carries what the model wrote (`failed_generation`): that is the round's output,
     # not 0 tokens. Whether the failed call's input was billed, the log does not say; the sums must not claim it.
     at = uploaded(app, "openai-compatible-tool-use-failed.jsonl")
-    metrics = {m.label: m for m in at.metric}
+    metrics = figures(at)
     assert "Output tokens (estimated)" not in metrics
     output = metrics["Output tokens (estimated, rejected by the provider)"]
     assert output.value.startswith("≈ ") and output.value != "≈ 0"
@@ -86,7 +86,7 @@ def test_a_failed_call_whose_error_holds_no_output_says_the_output_is_not_known(
     # OpenAI's recorded 400 for a request missing a tool result: the error says nothing of any output.
     at = uploaded(app, "openai-error.jsonl")
     at.number_input(key="explorer.round").set_value(2).run()
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = {f.label: f.value for f in figures(at).values()}
     assert metrics["Output tokens"] == "not known" and "Output tokens (estimated)" not in metrics
 
 
@@ -212,7 +212,7 @@ def test_a_request_the_log_ends_on_has_no_output_counted_as_zero(app):
     from lib.ui import state
     at = uploaded(app, "requests-only.jsonl")
     at.number_input(key=state.ROUND).set_value(2).run()
-    assert [m.value for m in at.metric if m.label.startswith("Output tokens")] == ["not in the log"]
+    assert [f.value for f in figures(at).values() if f.label.startswith("Output tokens")] == ["not in the log"]
 
 
 def test_the_input_chart_names_our_overcount_as_such_not_as_tokens_our_tokenizer_did_not_count():

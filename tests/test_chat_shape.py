@@ -30,3 +30,13 @@ def test_arguments_are_written_as_json_dumps_writes_them_whatever_the_value():
     for value in [{"a": [1, 2.5, None, True, False]}, [], {}, 12345678901234567890123, -0.0, 1e300,
                   {"\u2028 line": "tab\tquote\"é"}, [[[{"deep": [1]}]]], float("nan")]:
         assert json_text(value) == json.dumps(value, ensure_ascii=False)
+
+
+def test_every_second_of_a_day_and_days_far_apart_read_as_datetime_writes_them():
+    # The date is written once per day and the time of day worked out: both must agree with datetime.
+    from datetime import datetime, timezone
+    day = 1_767_571_200  # 2026-01-05T00:00:00Z
+    seconds = [*range(day - 2, day + 86_402, 997), day + 86_399, 0, 68_169_600, 951_868_799, 253_402_214_400]
+    for whole in seconds:
+        expected = datetime.fromtimestamp(whole, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        assert iso_time(whole, 42) == f"{expected}.000000042Z"

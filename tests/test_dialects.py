@@ -222,3 +222,15 @@ def test_a_conversion_keeps_the_digits_of_the_arguments_as_the_model_wrote_them(
     assert dumps_as_written(loads_as_written('{"a": [1, 2.50, {"b": null}]}'), indent=2) == json.dumps(
         {"a": [1, 2.5, {"b": None}]}, indent=2).replace("2.5", "2.50")
     assert dumps_as_written(loads_as_written('{"x": 60.00, "y": 1e3, "z": "60.00"}')) == '{"x": 60.00, "y": 1e3, "z": "60.00"}'
+
+
+def test_a_chat_usage_reads_its_details_whether_present_null_absent_or_damaged():
+    read = openai_chat.read_usage
+    assert read({"prompt_tokens": 120, "completion_tokens": 30}) == Usage(120, 30, "reported")
+    assert read({"prompt_tokens": 120, "completion_tokens": 30, "prompt_tokens_details": None,
+                 "completion_tokens_details": None}) == Usage(120, 30, "reported")
+    assert read({"prompt_tokens": 120, "completion_tokens": 30, "prompt_tokens_details": [64],
+                 "completion_tokens_details": "12"}) == Usage(120, 30, "reported")
+    assert read({"prompt_tokens": 120, "completion_tokens": 30, "prompt_tokens_details": {"cached_tokens": 64},
+                 "completion_tokens_details": {"reasoning_tokens": 12}}) \
+        == Usage(120, 30, "reported", cache_read_tokens=64, reasoning_tokens=12)

@@ -1,9 +1,12 @@
 """Interning: memory grows with the unique content, not with the square of the rounds."""
 
+import gc
+import weakref
+
 import orjson
 
 from lib import intern
-from lib.intern import Interner, kept_shallow, nests_deeper
+from lib.intern import Interner, collector_paused, kept_shallow, nests_deeper
 from lib.logs.native import read_trace
 from tests.synthetic import synthetic_lines
 
@@ -86,3 +89,56 @@ def test_what_lies_past_200_levels_is_kept_as_its_json_text_and_each_field_named
         tree = tree[0]
     assert tree[0] == "[" * 803 + '"bottom",{"k":1.5}' + "]" * 803
     assert not nests_deeper(orjson.dumps(value))
+
+
+def _kept_by_a_read() -> list:
+    with collector_paused():
+        return [{"role": "user", "content": [f"message {n}"]} for n in range(2_000)]
+
+
+def test_what_a_read_keeps_waits_in_the_oldest_generation_not_for_a_young_pass():
+    gc.collect()
+    kept = _kept_by_a_read()
+    # A young pass would walk every one of them, only to find them all alive.
+    assert gc.isenabled() and gc.get_count()[0] < 100
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(message) in oldest and id(message["content"]) in oldest for message in kept)
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_cycle_made_while_reading_is_still_collected():
+    with collector_paused():
+        cycle: list = []
+        cycle.append(cycle)
+        watched = weakref.ref(_Node(cycle))
+    del cycle
+    gc.collect()
+    assert watched() is None
+
+
+def test_objects_frozen_on_purpose_stay_frozen():
+    gc.collect()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        _kept_by_a_read()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_a_collector_that_was_off_stays_off():
+    gc.disable()
+    try:
+        _kept_by_a_read()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+class _Node:
+    """Something a weak reference can watch, held in a cycle."""
+
+    def __init__(self, cycle: list) -> None:
+        self.cycle = cycle
+        cycle.append(self)

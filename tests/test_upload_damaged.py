@@ -281,3 +281,22 @@ def test_an_otlp_attribute_whose_values_are_not_a_list_costs_that_attribute_only
     span["attributes"].append({"key": "app.damaged", "value": {kind: {"values": 5}}})
     upload = read_upload([("spans.jsonl", json.dumps(document).encode())])
     assert upload.problems == () and upload.rounds == clean.rounds
+
+
+@pytest.mark.parametrize("name", ["spans.json", "spans.jsonl"])
+@pytest.mark.parametrize("field", ["startTimeUnixNano", "intValue", "key"])
+def test_otlp_numbers_written_in_superscript_digits_cost_that_value_only(name, field):
+    # "²" is a digit to str.isdigit but no number to int(): it once lost the whole document to "ValueError: invalid literal".
+    document = json.loads((FIXTURES / "otlp-span-per-call.jsonl").read_bytes())
+    clean = read_upload([(name, json.dumps(document).encode())])
+    span = document["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+    if field == "startTimeUnixNano":
+        span["startTimeUnixNano"] = "1767610800²"
+    elif field == "intValue":
+        span["attributes"].append({"key": "gen_ai.usage.input_tokens", "value": {"intValue": "¹²"}})
+    else:
+        span["attributes"].append({"key": "app.step.²", "value": {"stringValue": "a flattened list's odd index"}})
+    upload = read_upload([(name, json.dumps(document, ensure_ascii=False).encode())])
+    assert upload.problems == () and upload.rounds == clean.rounds
+    if field != "startTimeUnixNano":  # a call whose time is lost is ordered after the timed ones, as any such call is
+        assert len(upload.conversations) == len(clean.conversations)

@@ -70,47 +70,55 @@ REQUEST_FIELDS = frozenset({"messages", "tools", "functions", "tool_choice", "pa
 
 
 def _message(raw: Any, key: str) -> Message:
+    # Every new message of every log passes here: the usual shapes (a text, a tool result, calls) are
+    # taken with as few lookups as the checks allow, parts built by position.
     if not isinstance(raw, dict):
         return Message(role="unknown", parts=(OtherPart(type=type(raw).__name__, raw=raw),), raw=raw, key=key)
     role = str(raw.get("role", "unknown"))
-    parts: list[Part] = []
     content = raw.get("content")
     if role in ("tool", "function"):
         # Legacy function messages carry no id; their name is the best pairing we have.
         call_id = (raw.get("tool_call_id") if "tool_call_id" in raw else raw.get("name")) or ""
-        parts.append(ToolResultPart(call_id=str(call_id), content=flatten_content(content), path="content"))
+        parts: list[Part] = [ToolResultPart(str(call_id), flatten_content(content), False, "content")]
     elif isinstance(content, str):
-        parts.append(TextPart(text=content, path="content"))
+        parts = [TextPart(content, "content")]
     elif isinstance(content, list):
-        for i, block in enumerate(content):
-            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
-                parts.append(TextPart(text=block["text"], path=f"content[{i}]"))
-            else:
-                kind = block.get("type", "block") if isinstance(block, dict) else type(block).__name__
-                parts.append(OtherPart(type=str(kind), raw=block, path=f"content[{i}]"))
+        parts = [_content_part(block, i) for i, block in enumerate(content)]
+    else:
+        parts = []
     calls = raw.get("tool_calls")
     if isinstance(calls, list):
-        parts.extend(_tool_call(call, f"tool_calls[{i}]") for i, call in enumerate(calls))
+        for i, call in enumerate(calls):
+            parts.append(_tool_call(call, _CALL_PATHS[i] if i < len(_CALL_PATHS) else f"tool_calls[{i}]"))
     elif calls:  # not a list of calls: kept in sight as it was, never read as calls (a string's letters, a dict's keys)
         parts.append(OtherPart(type="tool_calls", raw=calls, path="tool_calls"))
-    if isinstance(raw.get("function_call"), dict):
-        parts.append(_tool_call({"function": raw["function_call"]}, "function_call"))
-    return Message(role=role, parts=tuple(parts), raw=raw, key=key)
+    legacy = raw.get("function_call")
+    if isinstance(legacy, dict):
+        parts.append(_tool_call({"function": legacy}, "function_call"))
+    return Message(role, tuple(parts), raw, key)
+
+
+_CALL_PATHS = tuple(f"tool_calls[{i}]" for i in range(16))
+"""The paths of a message's first calls, written once."""
+
+
+def _content_part(block: Any, i: int) -> Part:
+    """One block of a content list: text, or kept raw."""
+    if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+        return TextPart(text=block["text"], path=f"content[{i}]")
+    kind = block.get("type", "block") if isinstance(block, dict) else type(block).__name__
+    return OtherPart(type=str(kind), raw=block, path=f"content[{i}]")
 
 
 def _tool_call(call: Any, path: str) -> ToolCallPart:
     call = call if isinstance(call, dict) else {}
-    function = call.get("function") if isinstance(call.get("function"), dict) else call
+    function = call.get("function")
+    if not isinstance(function, dict):
+        function = call
     text, parsed, error = parse_arguments(function.get("arguments", ""))
-    return ToolCallPart(
-        # Only a legacy function_call has no id to pair on; an empty id is the provider's, shown as sent.
-        id=str((call.get("id") if "id" in call else function.get("name")) or ""),
-        name=str(function.get("name") or ""),
-        arguments_raw=text,
-        arguments=parsed,
-        arguments_error=error,
-        path=path,
-    )
+    name = function.get("name")
+    # Only a legacy function_call has no id to pair on; an empty id is the provider's, shown as sent.
+    return ToolCallPart(str((call.get("id") if "id" in call else name) or ""), str(name or ""), text, parsed, error, path)
 
 
 def _tool(raw: Any, key: str) -> ToolDefinition:
@@ -152,14 +160,15 @@ def read_usage(usage: Any) -> Usage | None:
     """Reported usage; OpenAI's prompt_tokens already include cached tokens."""
     if not isinstance(usage, dict) or "prompt_tokens" not in usage:
         return None
-    prompt_details = mapping(usage.get("prompt_tokens_details"))
-    completion_details = mapping(usage.get("completion_tokens_details"))
+    prompt_details, completion_details = usage.get("prompt_tokens_details"), usage.get("completion_tokens_details")
     return Usage(
         input_tokens=count(usage.get("prompt_tokens")),
         output_tokens=count(usage.get("completion_tokens")),
         source="reported",
-        cache_read_tokens=count(prompt_details.get("cached_tokens")),
-        reasoning_tokens=count(completion_details.get("reasoning_tokens")),
+        # Most usages carry no details: a count of nothing is 0, without the lookups.
+        cache_read_tokens=count(mapping(prompt_details).get("cached_tokens")) if prompt_details is not None else 0,
+        reasoning_tokens=count(mapping(completion_details).get("reasoning_tokens"))
+        if completion_details is not None else 0,
     )
 
 

@@ -177,13 +177,16 @@ def as_int(value: Any) -> int | None:
     """A token count or timestamp as an int: OTLP writes int64 as strings; None when it is not a number."""
     if type(value) is int:
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and value.strip().lstrip("-").isdecimal():
         return int(value)
     return int_or_none(value)
 
 
 _YEAR_10000 = 253_402_300_800
 """The first second datetime cannot hold (10000-01-01T00:00:00Z): later ones take the datetime path, which refuses them."""
+_DATES: dict[int, str] = {}
+"""`YYYY-MM-DDT` by day since the epoch: a log's calls fall on a few days."""
+_DATES_KEPT = 4096
 
 
 def iso_time(seconds: Any, nanos: int = 0) -> str | None:
@@ -192,9 +195,16 @@ def iso_time(seconds: Any, nanos: int = 0) -> str | None:
     if whole is None:
         return None
     if 0 <= whole < _YEAR_10000:
-        # gmtime and formatting: a third of the time of a datetime's isoformat, the same text.
-        moment = time.gmtime(whole)
-        return "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ" % (*moment[:6], nanos)
+        # The day's date written once per day, the time of day by arithmetic: a third of gmtime and
+        # formatting, themselves a third of a datetime's isoformat, the same text.
+        day, second = divmod(whole, 86_400)
+        date = _DATES.get(day)
+        if date is None:
+            if len(_DATES) >= _DATES_KEPT:
+                _DATES.clear()
+            date = _DATES[day] = "%04d-%02d-%02dT" % time.gmtime(whole)[:3]
+        hour, second = divmod(second, 3600)
+        return "%s%02d:%02d:%02d.%09dZ" % (date, hour, second // 60, second % 60, nanos)
     try:
         moment = datetime.fromtimestamp(whole, tz=timezone.utc)
     except (OverflowError, OSError, ValueError):

@@ -261,18 +261,20 @@ def _read_error(raw: Any) -> ProviderError | None:
 
 def read_execution(entry: dict) -> Execution:
     """An execution entry of a round line as an Execution."""
-    approval = entry.get("approval")
+    get = entry.get
+    approval, overrides, call_id, name = get("approval"), get("overrides"), entry["tool_call_id"], get("name")
+    # Every tool run of every log passes here: the usual string fields taken as they are, the rest coerced.
     return Execution(
-        tool_call_id=text(entry["tool_call_id"]),
-        name=text(entry.get("name")),
-        arguments=entry.get("arguments"),
-        output=entry.get("output"),
-        ok=flag(entry.get("ok"), True),
-        duration_ms=number_or_none(entry.get("duration_ms")),
-        approval=approval if approval in ("approved", "declined") else None,
-        note=text_or_none(entry.get("note")),
-        overrides=entry.get("overrides") if isinstance(entry.get("overrides"), dict) else None,
-        raw=entry,
+        call_id if type(call_id) is str else text(call_id),
+        name if type(name) is str else text(name),
+        get("arguments"),
+        get("output"),
+        flag(get("ok"), True),
+        number_or_none(get("duration_ms")),
+        approval if approval in ("approved", "declined") else None,
+        text_or_none(get("note")),
+        overrides if isinstance(overrides, dict) else None,
+        entry,
     )
 
 

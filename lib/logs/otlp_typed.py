@@ -267,7 +267,7 @@ def _decoded(data: bytes) -> Document | None:
     for resource in document.resourceSpans:
         for scope in resource.scopeSpans or ():
             for span in scope.spans or ():
-                if not (span.traceId and span.startTimeUnixNano.isdigit() and span.endTimeUnixNano.isdigit()):
+                if not (span.traceId and span.startTimeUnixNano.isdecimal() and span.endTimeUnixNano.isdecimal()):
                     return None
     return document
 
@@ -289,10 +289,11 @@ def spans(resources: Resources) -> Any:
             yield from scope.spans or ()
 
 
-def flat_attributes(span: Span) -> tuple[dict, bool]:
-    """The span's attributes as the flat dict `spans._otlp_attributes` makes of them, and whether a value
-    in it is an object (a key-value list's)."""
-    flat, objects = {}, False
+def flat_attributes(span: Span, into: type[dict] = dict) -> tuple[dict, bool]:
+    """The span's attributes as the flat dict `spans._otlp_attributes` makes of them (built as `into`, a dict
+    or a subclass, so that the reader need not copy it), and whether a value in it is an object (a key-value
+    list's)."""
+    flat, objects = into(), False
     for item in span.attributes or ():
         value = item.value
         text = value.stringValue

@@ -184,7 +184,7 @@ def _restored(holders: Iterator[Any], texts: list[str]) -> bool:
         marker = holder.stringValue if typed else holder["stringValue"]
         if marker.startswith(_MARKER_TEXT):
             number = marker[len(_MARKER_TEXT):]
-            if not (number.isdigit() and int(number) < len(texts)):
+            if not (number.isdecimal() and int(number) < len(texts)):
                 return False
             if typed:
                 holder.stringValue = texts[int(number)]

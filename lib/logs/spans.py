@@ -214,11 +214,13 @@ class SpanFormat(LogFormat):
 
     def finish(self) -> Iterator[CallRecord]:
         held, self._held = self._held, _Held()
-        calls = sorted(held.calls, key=lambda c: c[0])
+        # By start alone: the sort is stable, so equal starts stay in the order read, as the key's second part
+        # orders them, and a number compares at a fraction of a tuple's cost.
+        calls = sorted(held.calls, key=lambda c: c[0][0])
         by_trace: dict[str | None, list[tuple[tuple, CallRecord]]] = {}
         for key, record in calls:
             by_trace.setdefault(record.conversation, []).append((key, record))
-        for key, trace, entry in sorted(held.tools, key=lambda t: t[0]):
+        for key, trace, entry in sorted(held.tools, key=lambda t: t[0][0]):
             _attach(entry, key, by_trace.get(trace, []))
         _chain_traces(list(by_trace.values()))
         for _, record in calls:
@@ -302,7 +304,7 @@ def _read_span(raw: dict, line: int) -> _Span:
     if not (type(trace) is str and trace):  # OTLP's own key is the usual one; the others are looked for after it
         trace = _trace_id(raw)
     start, end = raw.get("startTimeUnixNano"), raw.get("endTimeUnixNano")
-    if not (type(start) is str and type(end) is str and start.isdigit() and end.isdigit()):  # OTLP's own shape, taken first
+    if not (type(start) is str and type(end) is str and start.isdecimal() and end.isdecimal()):  # OTLP's own shape, taken first
         start, end = _nanos(raw, ("startTimeUnixNano", "start_time", "startTime")), _nanos(raw, ("endTimeUnixNano", "end_time", "endTime"))
     else:
         start, end = int(start), int(end)
@@ -318,14 +320,14 @@ def _read_span(raw: dict, line: int) -> _Span:
 
 def _read_typed_span(raw: otlp_typed.Span, line: int) -> _Span:
     """`_read_span` of a span decoded by lib/logs/otlp_typed.py, whose fields have OTLP's own shape."""
-    attributes, objects = otlp_typed.flat_attributes(raw)
+    attributes, objects = otlp_typed.flat_attributes(raw, _Plain)
     start, end = int(raw.startTimeUnixNano), int(raw.endTimeUnixNano)
     return _Span(
         line=line,
         trace=raw.traceId.removeprefix("0x"),
         start=start,
         duration_ms=(end - start) / 1e6 if end >= start else None,
-        attributes=_Plain(attributes) if _plain(attributes, objects) else _Attributes(attributes),
+        attributes=attributes if _plain(attributes, objects) else _Attributes(dict(attributes)),
         failure=_failure(otlp_typed.status(raw)),
     )
 
@@ -350,7 +352,7 @@ def _otlp_attributes(items: list) -> dict:
             if type(value) is dict and len(value) == 1 and "stringValue" in value:
                 flat[key] = value["stringValue"]
             elif type(value) is dict and len(value) == 1 and type(number := value.get("intValue")) is str \
-                    and number.isdigit():
+                    and number.isdecimal():
                 flat[key] = int(number)
             else:
                 flat[key] = _any_value(value)
@@ -453,7 +455,7 @@ def _key_plan(keys: tuple) -> frozenset | None:
         if type(key) is not str:
             return None
         steps = key.split(".")
-        if any(step.isdigit() for step in steps):
+        if any(step.isdecimal() for step in steps):
             return None
         prefixes.update(".".join(steps[:n]) for n in range(1, len(steps)))
     return None if prefixes.intersection(keys) else frozenset(prefixes)
@@ -535,7 +537,7 @@ def _listed(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     node = {k: _listed(v) for k, v in node.items()}
-    if node and all(k.isdigit() for k in node):
+    if node and all(k.isdecimal() for k in node):
         return [node[k] for k in sorted(node, key=int)]
     return node
 
@@ -543,7 +545,7 @@ def _listed(node: Any) -> Any:
 def _walk(tree: Any, path: str) -> Any:
     """The value at a dotted path of the attribute tree, or None."""
     for step in path.split("."):
-        if isinstance(tree, list) and step.isdigit() and int(step) < len(tree):
+        if isinstance(tree, list) and step.isdecimal() and int(step) < len(tree):
             tree = tree[int(step)]
         elif isinstance(tree, dict):
             tree = tree.get(step)
@@ -574,7 +576,7 @@ def _opened(value: Any, path: str) -> Any:
 def _nanos(raw: dict, keys: tuple[str, ...]) -> int | None:
     """A span time in nanoseconds: OTLP writes nanoseconds (as a string), SDK dumps ISO 8601."""
     value = next((raw[k] for k in keys if raw.get(k) is not None), None)
-    if type(value) is str and value.isdigit():  # OTLP's own shape, taken first
+    if type(value) is str and value.isdecimal():  # OTLP's own shape, taken first
         return int(value)
     number = convert.as_int(value)
     if number is not None:
@@ -654,7 +656,11 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> tuple[CallRec
     else:
         unrecorded = UNCAPTURED if not call.inputs and not call.output else None
     answer = convert.chat_messages(call.output)
-    assistant = next((m for m in answer if m.get("role") == "assistant"), None)
+    assistant = None
+    for message in answer:
+        if message.get("role") == "assistant":
+            assistant = message
+            break
     resent.answered(assistant, call.output[0] if len(answer) == 1 and assistant is not None else None)
     if unrecorded is not None and not call.output:
         # The answer's text and calls went unrecorded, not unsaid; its model, usage and finish are on the span.
@@ -669,7 +675,7 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> tuple[CallRec
         line=span.line, dialect=OPENAI, request=request, response=response, error=error,
         conversation=span.trace, latency_ms=span.duration_ms,
         converted_from="openinference" if kind == "openinference" else "otel-genai",
-        timestamp=convert.iso_time(span.start // 10**9, span.start % 10**9) if span.start is not None else None,
+        timestamp=convert.iso_time(*divmod(span.start, 1_000_000_000)) if span.start is not None else None,
         resends=resends,
         provenance=unrecorded.provenance() if unrecorded is not None else None,
     ), unrecorded

@@ -1,4 +1,4 @@
-"""Token and cost figures: metrics for one round, the rounds table, the snowball numbers."""
+"""Token and cost figures: one round's figures, the rounds table, the snowball numbers."""
 
 from __future__ import annotations
 
@@ -26,6 +26,13 @@ NOT_IN_THE_LOG = "not in the log"
 REQUESTS_UNRECORDED = ("The log kept the answers, not the requests: what each request sent, its tool list included, "
                        "is not known. The input figures are what the API reported, where it did.")
 """Said wherever a request's contents would be counted, for a log that kept no request at all."""
+REPORTED_INPUT = "What the provider's usage field says the model read: every message, instruction and tool definition."
+"""The tooltip of a round's reported input."""
+OUR_ESTIMATE = ("The same request counted offline, with the tokenizer chosen in the sidebar; the difference is what our "
+                "count leaves out (the chat template's own tokens, images) or counts otherwise.")
+"""The tooltip of our estimate beside a reported input."""
+REPORTED_OUTPUT = "What the provider's usage field says the model wrote in its answer."
+"""The tooltip of a round's reported output."""
 
 
 def counting_notice(counting: Counting) -> None:
@@ -38,26 +45,30 @@ def counting_notice(counting: Counting) -> None:
         st.info("Estimates count 4 characters as one token (chosen in the sidebar); they are rough.")
 
 
-def round_metrics(row: RoundSummary, gap_reason: str | None = None, response_hidden: bool = False) -> None:
+def round_figures(row: RoundSummary, gap_reason: str | None = None, response_hidden: bool = False) -> None:
     """Input and output tokens of one round, saying whether the API reported them or we estimated them, and
     why our count differs from the report (`gap_reason`, from lib.usage_gap) next to the figures. While the
-    response is hidden (predict mode), only the input: the output's size would tell an answer from a call."""
+    response is hidden (predict mode), only the input: the output's size would tell an answer from a call.
+
+    Each figure is a caption, `name: **number**`, its explanation in the caption's tooltip: st.metric made a first
+    load fetch and evaluate its own code (number formatting, 64 KB in 8 files), and the page showed none of its
+    lazily loaded elements before the last of their code had arrived."""
     usage, estimate = row.usage, row.breakdown.counted
     left, middle, right = st.columns(3)
     if response_hidden:
-        shown = f"{usage.input_tokens:,}" if row.request_recorded else "not known"
-        left.metric(f"Input tokens ({usage.source})", shown)
+        estimated = "≈ " if usage.source != "reported" else ""
+        shown = f"{estimated}{usage.input_tokens:,}" if row.request_recorded else "not known"
+        left.caption(f"Input tokens ({usage.source}): **{shown}**")
         middle.caption("Output tokens and our estimates are hidden until you predict the response.")
         return
     if not row.request_recorded:
-        _unrecorded_request_metrics(usage, left, middle)
+        _unrecorded_request_figures(usage, left, middle)
         return
     if usage.source == "reported":
         gap = row.breakdown.not_counted
-        left.metric("Input tokens (reported)", f"{usage.input_tokens:,}")
-        middle.metric("Our estimate of the input", f"{estimate:,}", delta=f"{-gap:+,} vs reported",
-                      delta_color="off")
-        right.metric("Output tokens (reported)", f"{usage.output_tokens:,}")
+        left.caption(f"Input tokens (reported): **{usage.input_tokens:,}**", help=REPORTED_INPUT)
+        middle.caption(f"Our estimate of the input: **{estimate:,}** ({-gap:+,} vs reported)", help=OUR_ESTIMATE)
+        right.caption(f"Output tokens (reported): **{usage.output_tokens:,}**", help=REPORTED_OUTPUT)
         extras = []
         if usage.cache_read_tokens or usage.cache_write_tokens:
             extras.append(f"{usage.cache_read_tokens:,} read from the prompt cache, "
@@ -73,7 +84,7 @@ def round_metrics(row: RoundSummary, gap_reason: str | None = None, response_hid
                     "that differs between the two requests.")
         if row.failed:
             how += f" {BILLING_NOT_KNOWN.capitalize()}."
-        left.metric("Input tokens (estimated)", f"≈ {usage.input_tokens:,}", help=how)
+        left.caption(f"Input tokens (estimated): **≈ {usage.input_tokens:,}**", help=how)
         _estimated_output(row, middle)
     if gap_reason:
         plain.text(gap_reason)
@@ -84,24 +95,26 @@ def round_metrics(row: RoundSummary, gap_reason: str | None = None, response_hid
 
 def _estimated_output(row: RoundSummary, column) -> None:
     if row.rejected_output:
-        column.metric("Output tokens (estimated, rejected by the provider)", f"≈ {row.usage.output_tokens:,}",
-                      help="What the model wrote, which the provider refused (failed_generation), counted offline.")
+        column.caption(f"Output tokens (estimated, rejected by the provider): **≈ {row.usage.output_tokens:,}**",
+                       help="What the model wrote, which the provider refused (failed_generation), counted offline.")
     elif row.failed:  # the provider returned an error and kept nothing of what the model may have written
-        column.metric("Output tokens", "not known", help="The call failed and the error holds no output.")
+        column.caption("Output tokens: **not known**", help="The call failed and the error holds no output.")
     elif not row.response_recorded:
-        column.metric("Output tokens", NOT_IN_THE_LOG, help="The log ends on this request: no response was recorded.")
+        column.caption(f"Output tokens: **{NOT_IN_THE_LOG}**",
+                       help="The log ends on this request: no response was recorded.")
     else:
-        column.metric("Output tokens (estimated)", f"≈ {row.usage.output_tokens:,}")
+        column.caption(f"Output tokens (estimated): **≈ {row.usage.output_tokens:,}**",
+                       help="The API reported no usage for this round; counted offline from the response's content.")
 
 
-def _unrecorded_request_metrics(usage, left, middle) -> None:
+def _unrecorded_request_figures(usage, left, middle) -> None:
     # No estimate of a request we never saw: only what the API reported, if anything.
     if usage.source == "reported":
-        left.metric("Input tokens (reported)", f"{usage.input_tokens:,}")
-        middle.metric("Output tokens (reported)", f"{usage.output_tokens:,}")
+        left.caption(f"Input tokens (reported): **{usage.input_tokens:,}**", help=REPORTED_INPUT)
+        middle.caption(f"Output tokens (reported): **{usage.output_tokens:,}**", help=REPORTED_OUTPUT)
     else:
-        left.metric("Input tokens", "not known")
-        middle.metric("Output tokens (estimated)", f"≈ {usage.output_tokens:,}")
+        left.caption("Input tokens: **not known**")
+        middle.caption(f"Output tokens (estimated): **≈ {usage.output_tokens:,}**")
     st.caption(REQUEST_NOT_COUNTED)
 
 

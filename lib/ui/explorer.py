@@ -130,7 +130,7 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
                                                        "shows the fork beside this trace."):
         fork_from(index)
     accounting.counting_notice(state.counting(loaded))
-    accounting.round_metrics(shown.row, gap_reason(loaded.trace, shown.row) if revealed else None, not revealed)
+    accounting.round_figures(shown.row, gap_reason(loaded.trace, shown.row) if revealed else None, not revealed)
     annotate.round_notes(loaded, index)
     if found and revealed:
         with st.expander(f"Checks on this round: {plural(len(found), 'finding')}", expanded=True):

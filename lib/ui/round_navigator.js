@@ -166,9 +166,21 @@ function build(root, trace) {
   return view;
 }
 
+const decoder = new TextDecoder();
+
+// Python sends bytes: a line of JSON with the trace and the round on screen, then, on a session's first run, a second
+// line with the condensed rounds (JSON escapes the newlines inside strings, so the first newline ends the first line).
+function unpack(bytes) {
+  const text = decoder.decode(bytes);
+  const cut = text.indexOf("\n");
+  if (cut < 0) return [JSON.parse(text), null];
+  return [JSON.parse(text.slice(0, cut)), JSON.parse(text.slice(cut + 1))];
+}
+
 export default function (component) {
-  const { data, parentElement, setTriggerValue } = component;
-  if (data.rounds) held.set(data.trace, { rounds: data.rounds, messages: data.messages });
+  const { parentElement, setTriggerValue } = component;
+  const [data, condensed] = unpack(component.data);
+  if (condensed) held.set(data.trace, condensed);
   const trace = held.get(data.trace);
   if (!trace) {
     setTriggerValue("missing", data.trace); // this page never got the rounds (a reconnect): Python sends them again

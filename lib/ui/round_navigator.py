@@ -2,12 +2,19 @@
 chosen round readable at once, without a server round trip; the round's cards below follow by a fragment rerun.
 
 A session's browser gets the condensed rounds once per trace; later reruns send only the round on screen. A page
-that lacks them (a reconnect after the server restarted) says so, and the next rerun sends them again."""
+that lacks them (a reconnect after the server restarted) says so, and the next rerun sends them again.
+
+What the component is given is bytes: one line of JSON, the trace and the round on screen, and on a session's first
+run a second, the condensed rounds, serialized once per trace. Given a dict, Streamlit serializes it on every call,
+twice (to send it, and sorted, to name the element): 430 KB of JSON for a 1,000-round trace, on every visitor's
+first load, in the server process that also serves the page its code."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import orjson
 import streamlit as st
 
 from lib.catalog import LoadedTrace
@@ -26,8 +33,8 @@ _COMPONENT = st.components.v2.component(
 
 
 @per_trace()
-def _condensed(loaded: LoadedTrace) -> dict:
-    return condensed_rounds(loaded.trace)
+def _condensed(loaded: LoadedTrace) -> bytes:
+    return orjson.dumps(condensed_rounds(loaded.trace))
 
 
 def _chosen() -> None:
@@ -42,8 +49,8 @@ def _missing() -> None:
 
 def round_navigator(loaded: LoadedTrace, index: int) -> None:
     """The navigator on round `index`; a round chosen in it becomes the round on screen."""
-    data = {"trace": loaded.digest, "round": index}
+    data = json.dumps({"trace": loaded.digest, "round": index}).encode()
     if st.session_state.get(SENT) != loaded.digest:
-        data |= _condensed(loaded)
+        data += b"\n" + _condensed(loaded)  # JSON escapes every newline inside a string: this one is the only one
         st.session_state[SENT] = loaded.digest
     _COMPONENT(key=NAVIGATOR, data=data, on_chosen_change=_chosen, on_missing_change=_missing)

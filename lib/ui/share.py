@@ -1,7 +1,9 @@
-"""Download buttons for the trace as one HTML file and as a printable handout.
+"""Download buttons for the trace as one HTML file and as a printable handout, in a popover.
 
 lib/export_html.py builds the files; the buttons build them only when pressed (Streamlit calls
-the data function on the click), so an ordinary rerun pays nothing for them.
+the data function on the click), so an ordinary rerun pays nothing for them. The browser draws a popover's
+content only once it is opened, so a first load fetches no download button's code: the script's last element,
+whose code was the last a first load waited for before Streamlit showed the page's lazily loaded elements.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from lib.catalog import LoadedTrace
 from lib.export_html import handout_html, trace_html
 from lib.ui import annotate, state
 
+EXPORT = "Export…"
+"""The popover that holds the two downloads."""
 STEM_LIMIT = 80
 """Characters of a downloaded file's name before its extension."""
 
@@ -29,10 +33,10 @@ def downloads(loaded: LoadedTrace) -> None:
     st.subheader("Share")
     st.caption("One HTML file that opens in any browser, offline: every round with its steps, tokens and notes. "
                "The handout prints one page per round, with room for a prediction, and the answers at the end.")
-    left, right = st.columns(2)
-    left.download_button("Download the trace as one HTML file", key="share.html", on_click="ignore",
-                         data=lambda: trace_html(trace, rows, notes, rubrics).encode(), file_name=f"{stem}.html",
-                         mime="text/html")
-    right.download_button("Download a printable handout", key="share.handout", on_click="ignore",
-                          data=lambda: handout_html(trace).encode(), file_name=f"{stem}.handout.html",
-                          mime="text/html")
+    box = st.popover(EXPORT, icon=":material/download:")
+    box.download_button("Download the trace as one HTML file", key="share.html", on_click="ignore",
+                        data=lambda: trace_html(trace, rows, notes, rubrics).encode(), file_name=f"{stem}.html",
+                        mime="text/html")
+    box.download_button("Download a printable handout", key="share.handout", on_click="ignore",
+                        data=lambda: handout_html(trace).encode(), file_name=f"{stem}.handout.html",
+                        mime="text/html")

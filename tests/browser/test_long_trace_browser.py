@@ -110,3 +110,27 @@ def test_a_long_traces_first_load_fetches_none_of_the_heavy_element_bundles_and_
     long_page.get_by_text("Colour and copy").click()
     long_page.locator('[data-testid="stCode"]').filter(has_text='{"n": 1}').first.wait_for()
     assert _heavy(requested) == ["StreamlitSyntaxHighlighter"], "asking for colours did not bring the highlighter"
+
+
+ON_DEMAND = ("Metric", "DownloadButton")
+"""Element bundles the explorer's first screen no longer needs: the round's token figures are captions (st.metric
+brought its own number formatting), and the downloads wait in a popover, whose content the browser draws only once
+it is opened. Streamlit shows the lazily loaded elements of a page once the last of their code has arrived, and the
+download buttons', the script's last element, was the last a first load asked for."""
+
+
+def test_a_long_traces_first_screen_fetches_no_metric_or_download_code_and_the_downloads_come_when_asked(long_page):
+    requested = _bundles(long_page, [])
+    long_page.goto(f"/?trace=synthetic-{ROUNDS}&round=1")
+    long_page.get_by_text(re.compile(r"^Round 1: the program sends")).first.wait_for()
+    _settled(long_page)
+    fetched = {found.group(1) for found in map(_BUNDLE.search, requested) if found}
+    assert "Text" in fetched, "no element bundle seen: the check would see nothing"
+    assert fetched.isdisjoint(ON_DEMAND), f"the first load fetched {sorted(fetched & set(ON_DEMAND))}"
+    assert long_page.get_by_text("Input tokens (reported):").first.is_visible(), "round 1's token figures are missing"
+    download = long_page.get_by_role("button", name="Download the trace as one HTML file")
+    assert not download.is_visible()
+
+    long_page.get_by_role("button", name=re.compile("Export…")).click()
+    download.wait_for()
+    assert long_page.get_by_role("button", name="Download a printable handout").is_visible()
