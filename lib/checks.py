@@ -35,7 +35,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 from jsonschema.validators import validator_for
 
 from lib.failures import is_replay_miss
-from lib.growth import growth
+from lib.growth import growth, kept_pairs
 from lib.intern import canonical_json
 from lib.model import (
     Execution,
@@ -218,8 +218,9 @@ def _bad_call(trace: Trace, round_: Round, call: ToolCallPart) -> Severity:
 def _missing_tool_result(trace: Trace) -> Iterator[Hit]:
     for round_, call, path in _calls(trace):
         following = _next(trace, round_)
-        if following is None or any(p.call_id == call.id for _, p, _ in _appended(following, round_)):
-            continue
+        if following is None or not following.request_recorded \
+                or any(p.call_id == call.id for _, p, _ in _appended(following, round_)):
+            continue  # a request the log lost may have carried the result
         echoed = _call_path(following.request, call.id)
         if echoed is not None and following.request_from_transcript:
             # A transcript is not a request log: it shows no request sent with this history, only a history
@@ -649,7 +650,7 @@ def _echo_differs(previous: Round, request: Request) -> int | None:
 
 @check("history-rewritten")
 def _history_rewritten(trace: Trace) -> Iterator[Hit]:
-    for previous, round_ in zip(trace.rounds, trace.rounds[1:]):
+    for previous, round_ in kept_pairs(trace):
         if round_.request.held_by_provider:
             continue  # the provider held the history: the program resent nothing that could differ
         # Interning makes an unchanged prefix cheap to see; only a break in it needs the full comparison.
@@ -682,7 +683,7 @@ def _instructions_not_resent(trace: Trace) -> Iterator[Hit]:
 
 @check("tools-changed")
 def _tools_changed(trace: Trace) -> Iterator[Hit]:
-    for previous, round_ in zip(trace.rounds, trace.rounds[1:]):
+    for previous, round_ in kept_pairs(trace):
         before, now = previous.request.tools, round_.request.tools
         if before == now:
             continue

@@ -10,7 +10,9 @@ conversations per file.
   Each round of the JSON: `index`, `request_in_log`, `messages_in_request` (the messages the program sent,
   as the Tokens page's "messages sent"; null when the request is not in the log), `messages_held` (earlier
   messages the provider held under previous_response_id or a conversation: read and billed, not sent),
-  `new_messages` (of those sent, the ones the previous request lacked), `tool_calls`, `tool_results`,
+  `new_messages` (of those sent, the ones the previous request lacked), `new_counted_against` (the round whose
+  request that is: the one before, or the latest earlier one the log kept when it lost the one before; null for
+  round 1, and new_messages null too when the log kept no earlier request), `tool_calls`, `tool_results`,
   `finish`, `steps`, `inferred`, `usage` (input, output, source, input_parts), `finish_reason`, `error`.
   What the log did not keep is null, never 0 or []: a request's counts, results and input parts when the request
   is not in the log, the calls and output of a request the log ends on (the Tokens page's "not in the log").
@@ -139,6 +141,7 @@ def _rounds(trace: Trace) -> list[dict]:
             "messages_in_request": row.sent_if_known,
             "messages_held": row.held_if_known,
             "new_messages": row.new_if_known,
+            "new_counted_against": row.new_against,
             "tool_calls": [{"id": c.id, "name": c.name} for c in round_.tool_calls]
             if row.calls_if_known is not None else None,
             "tool_results": [label.call_id for label in labels if label.step == 4] if round_.request_recorded else None,

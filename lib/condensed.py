@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from lib.growth import sends
+from lib.growth import kept_before, resent_prefix, sends, since_words
 from lib.model import Message, Part, Round, Trace
 from lib.text import show_controls
 
@@ -60,15 +60,18 @@ class _Messages:
         return self.numbers[message.key]
 
 
-def _round(round_: Round, before: tuple[Message, ...], messages: _Messages) -> dict:
-    """New and changed as the round's cards count them (lib/growth.py): past the previous request's length, new;
-    before it and unlike the copy sent then, changed."""
+def _round(trace: Trace, round_: Round, messages: _Messages) -> dict:
+    """New and changed as the round's cards count them (lib/growth.py): past the length of the latest earlier request
+    the log kept, new; before it and unlike the copy sent then, changed."""
     sent = round_.request.messages
-    start = round_.resent_prefix
+    kept = kept_before(trace.rounds, round_.index) if round_.request_recorded else None
+    before = kept.request.messages if kept else ()
+    start = resent_prefix(trace.rounds, round_.index)
     changed = [message for message, earlier in zip(sent[start:len(before)], before[start:])
                if message is not earlier and message != earlier]
     new = sent[len(before):]
-    condensed = {"heading": f"Round {round_.index}: {sends(round_, len(new))}",
+    since = since_words(round_.index, kept.index if kept else None)
+    condensed = {"heading": f"Round {round_.index}: {sends(round_, len(new), since)}",
                  "new": [messages.number(message) for message in new],
                  "changed": [messages.number(message) for message in changed],
                  "results": [[show_controls(execution.name), show_controls(execution.tool_call_id), execution.ok,
@@ -84,6 +87,5 @@ def condensed_rounds(trace: Trace) -> dict:
     """{"rounds": [...], "messages": [...]}: each round's heading, its new and changed messages and its response as
     numbers into `messages`, its error and tool results; each message as [role, [[kind, label, text], ...]]."""
     messages = _Messages()
-    rounds = [_round(round_, previous.request.messages if previous else (), messages)
-              for previous, round_ in zip((None, *trace.rounds), trace.rounds)]
+    rounds = [_round(trace, round_, messages) for round_ in trace.rounds]
     return {"rounds": rounds, "messages": messages.condensed}

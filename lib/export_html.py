@@ -19,7 +19,7 @@ from markupsafe import Markup
 from lib.annotations import Note, Rubric, note_heading, round_of
 from lib.dialects import DIALECTS
 from lib.failures import NO_RESPONSE, failure_heading, odd_status
-from lib.growth import ORIGIN_WORDS, program_sent, sends
+from lib.growth import ORIGIN_WORDS, against_words, program_sent, sends
 from lib.model import Trace
 from lib.round_view import round_view
 from lib.summary import OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, missing_output
@@ -88,7 +88,7 @@ TEMPLATES.filters.update(plural=plural, figure=figure, code_text=_code_text, fai
 TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP_MARKS, step_titles=STEP_TITLES,
                          origin_words=ORIGIN_WORDS, finish_field=_finish_field, input_parts=input_parts, input_words=input_words, gap_reason=gap_reason,
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
-                         note_heading=note_heading, request_not_counted=REQUEST_NOT_COUNTED,
+                         note_heading=note_heading, request_not_counted=REQUEST_NOT_COUNTED, against_words=against_words,
                          no_response=NO_RESPONSE, missing_output=missing_output, output_missing=OUTPUT_MISSING)
 
 

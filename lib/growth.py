@@ -2,12 +2,16 @@
 
 Request k should be request k-1's messages, plus response k-1's assistant turn, plus the new
 results. Everything older is resent unchanged; a resent message that differs is a rewrite.
+
+When the log lost request k-1 but kept an earlier one, request k is placed against the latest it kept
+(`kept_before`): what that one held is still known to be resent, and "new" means new since it, which every
+view says. With no earlier request kept, which messages are new is not known.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Iterator, Literal, Sequence
 
 from lib.model import Message, Round, Trace
 from lib.text import plural
@@ -49,6 +53,22 @@ class Growth:
     """Every message of the request, in order."""
     dropped: int
     """How many messages of the previous request are missing from this one."""
+    against: int | None = None
+    """The round whose request this one is placed against (kept_before); None for the first round, a request the
+    log did not keep, or one with no earlier request kept."""
+    index: int = 1
+    """The round of this request (1-based)."""
+
+    @property
+    def since(self) -> str:
+        """What "new" is counted against, when not the request before, as words to follow "new": " since round
+        j's request" when the log lost the ones between, " to the log" when it kept no earlier one; else ""."""
+        return since_words(self.index, self.against)
+
+    @property
+    def new_words(self) -> str:
+        """A new message's badge: "new this round", or new since what, when the log lost the request before."""
+        return "new" + self.since if self.since else "new this round"
 
     @property
     def new(self) -> tuple[MessageEntry, ...]:
@@ -118,26 +138,79 @@ NOT_IN_THE_LOG = "the request was not in the log"
 """What is said of a round whose log recorded only what came back."""
 
 
-def sends(round_: Round, new: int) -> str:
+def sends(round_: Round, new: int, since: str = "") -> str:
     """What the program sent in a round, in words: its messages and how many are new, or that the log lacks it.
 
     With `previous_response_id` or a conversation id the program sends only the new items; the history
-    the provider held is shown reconstructed from earlier rounds, and is labelled so, never counted as sent."""
+    the provider held is shown reconstructed from earlier rounds, and is labelled so, never counted as sent.
+    `since` is Growth.since: what "new" is counted against when the log lost the request before."""
     if not round_.request_recorded:
         return NOT_IN_THE_LOG
     request = round_.request
     held = request.held_by_provider
     if not held:
-        return f"the program sends {plural(len(request.messages), 'message')}, {new} of them new"
+        return f"the program sends {plural(len(request.messages), 'message')}, {new} of them new{since}"
     return (f"the program sends {plural(program_sent(round_), 'message')}; {plural(held, 'earlier message')} "
             "held by the provider (previous_response_id or conversation) are shown reconstructed, not sent")
 
 
+def kept_before(rounds: Sequence[Round], index: int) -> Round | None:
+    """The latest round before round `index` (1-based) whose request the log kept: the one before, unless the log
+    lost its request; None when it kept none. Walks back over the lost ones only, so a pass over a trace that asks
+    this of each kept round stays linear."""
+    for position in range(index - 2, -1, -1):
+        if rounds[position].request_recorded:
+            return rounds[position]
+    return None
+
+
+def resent_prefix(rounds: Sequence[Round], index: int) -> int:
+    """How many leading messages round `index`'s request shares, unchanged, with the latest earlier request the log
+    kept: Round.resent_prefix, which the importers measure against the request before, empty when the log lost it."""
+    round_ = rounds[index - 1]
+    if index == 1 or rounds[index - 2].request_recorded or not round_.request_recorded:
+        return round_.resent_prefix
+    kept = kept_before(rounds, index)
+    pairs = zip(kept.request.messages, round_.request.messages) if kept else ()
+    return next((i for i, (old, new) in enumerate(pairs) if old is not new),
+                min(len(kept.request.messages), len(round_.request.messages)) if kept else 0)
+
+
+def kept_pairs(trace: Trace) -> Iterator[tuple[Round, Round]]:
+    """Every kept request beside the one it is placed against (kept_before): a lost request is compared with
+    nothing and nothing is compared with it."""
+    for round_ in trace.rounds:
+        if round_.request_recorded and (before := kept_before(trace.rounds, round_.index)) is not None:
+            yield before, round_
+
+
+def since_words(index: int, against: int | None) -> str:
+    """Growth.since for round `index` placed against round `against`'s request."""
+    if against is None and index > 1:
+        return " to the log"
+    return f" since round {against}'s request" if against not in (None, index - 1) else ""
+
+
+def against_words(index: int, against: int | None) -> str | None:
+    """Said where round `index`'s new messages are shown, when they are not counted against the round before:
+    which request they are counted against, or that no earlier request is in the log; None otherwise."""
+    if index == 1 or against == index - 1:
+        return None
+    if against is None:
+        return f"No request before round {index}'s is in the log, so which of its messages are new is not known."
+    lost = f"round {index - 1}'s is" if against == index - 2 else f"those of rounds {against + 1} to {index - 1} are"
+    return f"Round {index}'s new messages are counted against round {against}'s request: {lost} not in the log."
+
+
 def growth(trace: Trace, index: int) -> Growth:
-    """Round `index`'s request (1-based) placed against the request before it."""
+    """Round `index`'s request (1-based) placed against the latest earlier request the log kept (kept_before); a
+    request the log did not keep is placed against nothing."""
     current = trace.rounds[index - 1]
+    if not current.request_recorded:
+        return Growth(entries=(), dropped=0, index=index)
+    kept = kept_before(trace.rounds, index)
     previous_round = trace.rounds[index - 2] if index > 1 else None
-    before = previous_round.request.messages if previous_round else ()
+    before = kept.request.messages if kept else ()
     entries = []
     for i, message in enumerate(current.request.messages):
         if i >= len(before):
@@ -146,4 +219,5 @@ def growth(trace: Trace, index: int) -> Growth:
             entries.append(MessageEntry(i, message, "resent", "input"))
         else:
             entries.append(MessageEntry(i, message, "changed", "input", previous=before[i]))
-    return Growth(entries=tuple(entries), dropped=max(0, len(before) - len(current.request.messages)))
+    return Growth(entries=tuple(entries), dropped=max(0, len(before) - len(current.request.messages)),
+                  against=kept.index if kept else None, index=index)

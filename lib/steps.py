@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from lib.dialects import DIALECTS
-from lib.growth import Growth, growth
+from lib.growth import Growth, growth, kept_before
 from lib.model import Round, ToolCallPart, Trace
 from lib.narration import narrates_without_call
 from lib.text import plural
@@ -119,15 +119,15 @@ def _tool_list(trace: Trace, round_: Round) -> list[StepLabel]:
     if not tools:
         return []
     field = "functions" if "functions" in round_.request.raw and "tools" not in round_.request.raw else "tools"
-    previous = trace.rounds[round_.index - 2].request.tools if round_.index > 1 else None
-    resent = previous is not None and previous == tools
+    kept = kept_before(trace.rounds, round_.index)  # a request the log lost held no tool list we know of
+    resent = kept is not None and kept.request.tools == tools
     names = ", ".join(t.name for t in tools)
-    if previous is None:
+    if kept is None:
         detail = f"{plural(len(tools), 'tool')} sent: {names}"
     elif resent:
         detail = f"{plural(len(tools), 'tool')} resent unchanged: {names}"
     else:
-        detail = f"{plural(len(tools), 'tool')}, changed since round {round_.index - 1}: {names}"
+        detail = f"{plural(len(tools), 'tool')}, changed since round {kept.index}: {names}"
     return [StepLabel(1, "request", field, detail, resent=resent)]
 
 

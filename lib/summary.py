@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lib.growth import new_sent
+from lib.growth import kept_before, new_sent
 from lib.model import Trace, Usage, built_fast
 from lib.tokens import InputBreakdown, TokenCounter, input_parts, reconciled_breakdowns
 
@@ -32,7 +32,8 @@ class RoundSummary:
     messages_held: int
     """Of those, the messages the provider held (previous_response_id or a conversation): read, billed, not sent."""
     new_messages: int
-    """Messages this request added to the previous one that the program sent (held ones are not: lib.growth.new_sent)."""
+    """Messages this request added to the previous one the log kept (new_against) that the program sent (held ones
+    are not: lib.growth.new_sent)."""
     tool_calls: int
     """Call intents in the response."""
     finish_reason: str
@@ -55,6 +56,9 @@ class RoundSummary:
     """True when the output is a generation the provider rejected (`failed_generation`), counted offline."""
     response_recorded: bool = True
     """False for a request the log ends on: neither a response nor an error was recorded, so no output is known."""
+    new_against: int | None = None
+    """The round whose request new_messages counts against (lib.growth.kept_before): the one before, or an earlier
+    one when the log lost the requests between; None for the first round, or when the log kept no earlier request."""
 
     @property
     def program_sent(self) -> int:
@@ -75,8 +79,10 @@ class RoundSummary:
 
     @property
     def new_if_known(self) -> int | None:
-        """The new messages the program sent (new_messages), or None when the log kept no request."""
-        return self.new_messages if self.request_recorded else None
+        """The new messages the program sent (new_messages), or None when the log kept no request, or none before a
+        later round's, so that what is new in it is not known."""
+        known = self.request_recorded and (self.round == 1 or self.new_against is not None)
+        return self.new_messages if known else None
 
     @property
     def calls_if_known(self) -> int | None:
@@ -127,19 +133,18 @@ def _finish(round_) -> str:
 def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     """A summary row for every round; linear in the rounds plus the unique content."""
     rows = []
-    previous_length = 0
     # Transcripts and trajectories keep the messages, not the tools: a call proves a list was sent.
     tool_list_recorded = any(r.request.tools for r in trace.rounds) or not any(r.tool_calls for r in trace.rounds)
     for round_, (breakdown, usage) in zip(trace.rounds, reconciled_breakdowns(trace, counter)):
-        length = len(round_.request.messages)
+        kept = kept_before(trace.rounds, round_.index) if round_.request_recorded else None
         response = round_.response
         model = (response.model if response else None) or round_.request.model or trace.model
         rows.append(
             RoundSummary(
                 round=round_.index,
-                messages_sent=length,
+                messages_sent=len(round_.request.messages),
                 messages_held=round_.request.held_by_provider,
-                new_messages=new_sent(round_, previous_length),
+                new_messages=new_sent(round_, len(kept.request.messages) if kept else 0),
                 tool_calls=len(response.message.tool_calls) if response else 0,
                 finish_reason=_finish(round_),
                 usage=usage,
@@ -152,9 +157,9 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 rejected_output=response is None and round_.error is not None
                 and round_.error.rejected_generation is not None,
                 response_recorded=response is not None or round_.error is not None,
+                new_against=kept.index if kept else None,
             )
         )
-        previous_length = length
     return tuple(rows)
 
 

@@ -29,7 +29,7 @@ import tiktoken
 
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.encodings import VocabularyUnavailable, count_tokens, load_encoding
-from lib.growth import held_indices
+from lib.growth import held_indices, resent_prefix
 from lib.lru import LeastRecentlyUsed
 from lib.model import (
     built_fast,
@@ -281,11 +281,12 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
     before: tuple[int, int] = (0, 0)
     previous_length = 0
     previous_tools, tools = None, 0
-    previous_system = None
+    # What is resent is what the latest request the log kept held: a request it lost held nothing we know of.
+    kept_tools, kept_system = None, None
     for round_ in trace.rounds:
         request = round_.request
         messages = request.messages
-        prefix = round_.resent_prefix
+        prefix = resent_prefix(trace.rounds, round_.index)
         # A pure extension resends the whole previous request: reuse its sums instead of recounting.
         kept = before if prefix == previous_length else _split(messages[:prefix], counter)
         added = _split(messages[prefix:], counter)
@@ -302,10 +303,10 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
         if system is not None:
             system_tokens = message_tokens(system, counter) + framing.per_message
             instructions += system_tokens
-            if previous_system == system:
+            if kept_system == system:
                 resent += system_tokens
-        previous_system = system
-        tools_resent = previous_tools is not None and request.tools == previous_tools
+        recorded = bool(messages) or system is not None or bool(request.tools)  # Round.request_recorded, inlined
+        tools_resent = kept_tools is not None and request.tools == kept_tools
         if request.tools is not previous_tools:
             # Interning hands every round that resends the tool list the very same tuple.
             previous_tools = request.tools
@@ -316,7 +317,8 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
             moved = min(tools, instructions)
             instructions -= moved
             resent -= moved if tools_resent and kept[0] >= moved else 0
-        recorded = bool(messages) or system is not None or bool(request.tools)  # Round.request_recorded, inlined
+        if recorded:
+            kept_tools, kept_system = request.tools, system
         found.append((instructions, tools, history, new,
                       framing.per_message * len(messages) + (framing.reply if recorded else 0), resent, held))
         before = (kept[0] + added[0], kept[1] + added[1])

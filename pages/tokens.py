@@ -36,6 +36,7 @@ st.subheader("Rounds")
 st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds",
              column_config={"cost USD": st.column_config.NumberColumn(format="%.6f")})
 accounting.gap_notes(loaded.trace, rows)
+accounting.counted_against_notes(rows)
 st.download_button("Download the table as CSV", table_csv(table).encode(), file_name="rounds.csv",
                    mime="text/csv", key="overview.csv")
 

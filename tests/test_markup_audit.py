@@ -69,6 +69,7 @@ WORDS = {
     "_tokens": "one side's token count of a round, ≈ when estimated, through `about` (lib/ui/compare.py)",
     "_steps_words": "the marks of the steps given, our STEP_MARKS constants (lib/ui/lesson.py)",
     "_shown_words": "what the steps given showed, in our words (lib/ui/lesson.py)",
+    "against_words": "which request a round's new messages count against, in our words and round numbers (lib/growth.py)",
 }
 """Helpers whose result is our own words, whatever they are given: each checked to quote no trace text."""
 FORMATTERS = {"join", "capitalize", "replace", "format", "str", "strip", "rstrip", "lstrip", "lower", "upper",
@@ -81,6 +82,7 @@ NUMBERS = {"int", "float", "bool"}
 
 LINK = "LinkedRound.problem: our sentence about a link's round, with its number (lib/deeplink.py)"
 CHECK_CODE = "Finding.code: a check's code, a constant of lib/checks.py"
+NEW_WORDS = "Growth.new_words: what a new message is new against, our words with a round number (lib/growth.py)"
 FIELD_RULE = "a FieldRow rule: our words on where each dialect writes a field (lib/dialects/field_table.py)"
 VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/accounting.py", "usage.source"): "Usage.source: Literal['reported', 'estimated'] (lib/model.py)",
@@ -90,6 +92,9 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/cards.py", "finding.code"): CHECK_CODE,
     ("lib/ui/findings.py", "finding.code"): CHECK_CODE,
     ("lib/ui/cards.py", "response.stop"): "Response.stop: the Stop Literal (lib/model.py)",
+    ("lib/ui/cards.py", "placed.new_words"): NEW_WORDS,
+    ("lib/ui/lesson.py", "placed.new_words"): NEW_WORDS,
+    ("lib/ui/presenter.py", "placed.new_words"): NEW_WORDS,
     ("lib/ui/cards.py", "part.path"): "a part's place in its message, written by our readers (content[2])",
     ("lib/ui/compare.py", "found.first_divergence"): "a row number",
     ("lib/ui/compare.py", "pair.left"): "RoundPair.left: a round number or None",

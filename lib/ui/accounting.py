@@ -10,6 +10,7 @@ import streamlit as st
 from lib.summary import (BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary, Snowball, about,
                          OUTPUT_MISSING, counted_parts, missing_output)
 from lib.dialects import DIALECTS
+from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
 from lib.text import plural
 from lib.tokens import HELD, input_parts, input_words
@@ -171,6 +172,15 @@ def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
         first, why = gaps[0]
         more = f" The same holds for {plural(len(gaps) - 1, 'other round')}." if len(gaps) > 1 else ""
         plain.text(f"Round {first}: {why}{more}")
+
+
+def counted_against_notes(rows: tuple[RoundSummary, ...]) -> None:
+    """Under the rounds table, when the log lost a request between two it kept: which request the next round's
+    "new messages" count against (lib.growth.against_words), said for the first such round, the others counted."""
+    said = [words for words in (against_words(r.round, r.new_against) for r in rows if r.request_recorded) if words]
+    if said:
+        more = f" The same holds for {plural(len(said) - 1, 'other round')}." if len(said) > 1 else ""
+        st.caption(said[0] + more)
 
 
 def snowball_metrics(ball: Snowball) -> None:

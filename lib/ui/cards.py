@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.annotations import NoteMark
-from lib.growth import ORIGIN_WORDS, Growth, MessageEntry, held_apart
+from lib.growth import ORIGIN_WORDS, Growth, MessageEntry, against_words, held_apart
 from lib.summary import TOOL_LIST_UNRECORDED
 from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
@@ -165,13 +165,14 @@ def money_block(call: ToolCallPart) -> None:
         payload("\n".join(worked.lines()), "python")
 
 
-def message_card(entry: MessageEntry, marks: list[Mark], pointer: Pointer | None = None) -> None:
+def message_card(entry: MessageEntry, marks: list[Mark], pointer: Pointer | None = None,
+                 new_words: str = "new this round") -> None:
     """One new or changed message of a request, with the step marks on its parts."""
     path = f"messages[{entry.index}]"
     with st.container(border=True):
         if pointer:
             pointer(f"request.{path}")
-        status = "new this round" if entry.status == "new" else "changed since the previous request"
+        status = new_words if entry.status == "new" else "changed since the previous request"
         role = plain.ours(entry.message.role, ROLES)
         st.markdown(f"**{path}**" + (f" · role **{role}**" if role else "") +
                     f" · :{'green' if entry.status == 'new' else 'orange'}-badge[{status}]")
@@ -267,12 +268,15 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Ro
             st.markdown("**system** (a top-level field, outside the messages array)" + (" · resent unchanged" if same else ""))
             _parts(system, "system", marks)
     held, sent = held_apart(round_, placed.entries)
+    against = against_words(round_.index, placed.against)
+    if against is not None:
+        st.caption(against)
     resent_table(held, tuple(e for e in sent if e.status == "resent"))
     if placed.dropped:
         st.warning(f"{plural(placed.dropped, 'message')} of the previous request missing from this one.")
     for entry in sent:
         if entry.status != "resent":
-            message_card(entry, marks, pointer)
+            message_card(entry, marks, pointer, placed.new_words)
     tools_section(round_, marks, pointer, tool_list_recorded)
 
 

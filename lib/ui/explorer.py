@@ -124,7 +124,7 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
     shown = rounds.view(loaded, index, waiting)
     round_, placed, labels, found, marks = shown.round, shown.placed, list(shown.steps), shown.findings, list(shown.marks)
 
-    st.subheader(f"Round {index}: {sends(round_, len(placed.new))}")
+    st.subheader(f"Round {index}: {sends(round_, len(placed.new), placed.since)}")
     if revealed and pointer is None and st.button("Fork from here", key="explorer.fork", icon=":material/fork_right:",
                                                   help="Edit this round's request and send it again; Compare then "
                                                        "shows the fork beside this trace."):

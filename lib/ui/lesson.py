@@ -134,10 +134,10 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
         with st.expander(f"{plural(len(seen.entries), 'new message')} that {_steps_words(seen.steps)} of round "
                          f"{round_.index - 1} already showed: {_shown_words(seen.steps)}"):
             for entry in already:
-                cards.message_card(entry, marks)
+                cards.message_card(entry, marks, new_words=placed.new_words)
     for entry in sent.entries:
         if entry.status != "resent" and entry not in already:
-            cards.message_card(entry, marks)
+            cards.message_card(entry, marks, new_words=placed.new_words)
 
 
 def _steps_words(steps: tuple[int, ...]) -> str:

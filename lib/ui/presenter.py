@@ -228,4 +228,4 @@ def _appended(loaded: LoadedTrace, shown: Reveal) -> None:
         st.warning(f"Request {index + 1} carries no result for the calls of round {index}.")
     for entry in placed.new:
         if entry.message.tool_results:
-            cards.message_card(entry, list(shown.labels))
+            cards.message_card(entry, list(shown.labels), new_words=placed.new_words)

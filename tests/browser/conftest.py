@@ -31,6 +31,12 @@ VIEWPORT = {"width": 1280, "height": 900}
 LOOPBACK = {"127.0.0.1", "localhost"}
 SHOT_TOLERANCE = 0.002
 """Share of a README screenshot's pixels that may differ before the committed file is replaced."""
+SHOT_TILE = 32
+"""Side of the squares a screenshot is compared in, in pixels: about a word of body text."""
+PLAIN_DIFFERENCE = 64
+"""A pixel differs plainly when its grey level moves this much (of 255); antialiasing moves edges less."""
+TILE_CHANGE = 48
+"""Plainly differing pixels in one square that make a change however small the share: a glyph or two redrawn."""
 
 
 def _missing() -> str | None:
@@ -150,12 +156,17 @@ def screenshot(page, name: str, readme: bool = False) -> Path:
 
 
 def _changed(before: Path, after: Path) -> bool:
-    """More than a sliver of pixels differ: chart antialiasing moves a few between runs, which is no change."""
+    """More than a sliver of pixels differ, or some differ plainly in one place (a word renamed): chart
+    antialiasing moves a few faint pixels between runs, which is no change."""
     from PIL import Image, ImageChops
 
     with Image.open(before) as old, Image.open(after) as new:
         if old.size != new.size:
             return True
-        differing = ImageChops.difference(old.convert("RGB"), new.convert("RGB")).convert("L").point(
-            lambda value: 255 if value else 0).histogram()[255]
-        return differing > SHOT_TOLERANCE * new.size[0] * new.size[1]
+        difference = ImageChops.difference(old.convert("RGB"), new.convert("RGB")).convert("L")
+        width, height = new.size
+        if difference.point(lambda value: 255 if value else 0).histogram()[255] > SHOT_TOLERANCE * width * height:
+            return True
+        plain = difference.point(lambda value: 255 if value >= PLAIN_DIFFERENCE else 0)
+        return any(plain.crop((x, y, x + SHOT_TILE, y + SHOT_TILE)).histogram()[255] >= TILE_CHANGE
+                   for x in range(0, width, SHOT_TILE) for y in range(0, height, SHOT_TILE))

@@ -35,3 +35,34 @@ def test_make_screenshots_copies_a_readme_screenshot_into_docs(shots, drawn, mon
     monkeypatch.setenv("ROUNDTRIP_WRITE_SCREENSHOTS", "1")
     path = screenshot(drawn, "explorer", readme=True)
     assert (shots / "docs" / "screenshots" / "explorer.png").read_bytes() == path.read_bytes()
+
+
+SWITCHES = ("<div style='font: 14px sans-serif; padding: 16px'><label><input type=checkbox checked> {present}</label>"
+            "<label style='margin-left: 120px'><input type=checkbox> {predict}</label></div>")
+
+
+def _kept_after_a_redraw(browser, monkeypatch, first: str, then: str) -> bool:
+    """Whether `make screenshots` replaces a README screenshot of `first` with one of `then`."""
+    monkeypatch.setenv("ROUNDTRIP_WRITE_SCREENSHOTS", "1")
+    opened = browser.new_page(viewport=conftest.VIEWPORT)
+    try:
+        opened.set_content(first)
+        kept = screenshot(opened, "presenter", readme=True).read_bytes()
+        opened.set_content(then)
+        redrawn = screenshot(opened, "presenter", readme=True).read_bytes()
+    finally:
+        opened.close()
+    return (conftest.README_SHOTS / "presenter.png").read_bytes() == redrawn != kept
+
+
+def test_make_screenshots_replaces_a_screenshot_whose_switch_labels_were_renamed(shots, browser, monkeypatch):
+    # The README kept "Presenter mode" and "Predict mode" after the switches became "Present" and "Predict":
+    # two words on a 1280x900 page are fewer pixels than the share that chart antialiasing may move.
+    before = SWITCHES.format(present="Presenter mode", predict="Predict mode")
+    after = SWITCHES.format(present="Present", predict="Predict")
+    assert _kept_after_a_redraw(browser, monkeypatch, before, after)
+
+
+def test_make_screenshots_keeps_a_screenshot_when_only_a_faint_edge_moved(shots, browser, monkeypatch):
+    line = "<div style='margin: 40px; width: 600px; height: 1px; background: {colour}'></div>"
+    assert not _kept_after_a_redraw(browser, monkeypatch, line.format(colour="#e0e0e0"), line.format(colour="#e8e8e8"))
