@@ -119,3 +119,82 @@ def _promote_young() -> None:
     if gc.get_freeze_count() == 0:
         gc.freeze()
         gc.unfreeze()
+
+
+DEEPEST = 200
+"""How many levels a value of a trace may nest; what lies deeper is kept as its JSON text. orjson reads 1,024
+levels, but the standard library's json, copying and Streamlit's own rendering recurse a few frames a level and
+run out of Python's recursion limit (1,000 frames) far sooner; no real trace comes near 200."""
+_OPENED = b"[" * (1024 - DEEPEST)
+"""What nests a line's value so that orjson's limit of 1,024 levels falls just past DEEPEST levels of it."""
+_CLOSED = _OPENED[1:].replace(b"[", b"]")
+"""All but one of those arrays closed: left wholly open, orjson says it failed to allocate memory instead."""
+
+
+def nests_deeper(raw: bytes | str) -> bool:
+    """Whether a line's JSON value nests more than DEEPEST levels. Only a line holding that many `[` and `{`
+    can; for those, orjson (whose own limit is 1,024 levels) is handed the line inside enough arrays that it
+    refuses exactly when the line nests deeper: the depth counted in C, strings and escapes understood. One array
+    is left open, so the parse fails either way before a single Python object is built: a fraction of a read."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else bytes(raw)
+    if data.count(b"[") + data.count(b"{") <= DEEPEST:
+        return False
+    try:
+        orjson.loads(b"".join((_OPENED, data, _CLOSED)))
+    except orjson.JSONDecodeError as exc:  # always: one array is left open
+        return "depth limit" in exc.msg
+    return False
+
+
+def kept_shallow(value: Any) -> list[str]:
+    """Replaces, in place, every container nested DEEPEST levels down with its JSON text; the path of each
+    field that held one (`request.metadata.tree`). Iterative: the value is what recursion cannot walk."""
+    fields: list[str] = []
+    pending: list[tuple[Any, tuple, int]] = [(value, (), 1)]
+    while pending:
+        container, path, depth = pending.pop()
+        for key, inner in container.items() if isinstance(container, dict) else enumerate(container):
+            if not isinstance(inner, (dict, list)):
+                continue
+            if depth < DEEPEST:
+                pending.append((inner, (*path, key), depth + 1))
+                continue
+            container[key] = json_text(inner)
+            fields.append(_field_name((*path, key)))
+    return fields
+
+
+def _field_name(path: tuple) -> str:
+    """`executions[0].overrides.q` for the path down to the last key of an object, at most six steps of it: the
+    field a user wrote, not the thousand list positions inside it."""
+    keys = [i for i, step in enumerate(path) if isinstance(step, str)]
+    end = keys[-1] + 1 if keys else 1
+    name = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in path[: min(end, 6)]).lstrip(".")
+    return name + "…" if end > 6 else name
+
+
+def json_text(value: Any) -> str:
+    """A value's compact JSON text, written without recursion (orjson stops at 255 levels, json at the stack)."""
+    parts: list[str] = []
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, _Literal):
+            parts.append(item)
+        elif isinstance(item, dict):
+            pending.append(_Literal("}"))
+            for i, (key, inner) in reversed(list(enumerate(item.items()))):
+                pending.extend((inner, _Literal(("," if i else "") + json.dumps(key, ensure_ascii=False) + ":")))
+            pending.append(_Literal("{"))
+        elif isinstance(item, list):
+            pending.append(_Literal("]"))
+            for i, inner in reversed(list(enumerate(item))):
+                pending.extend((inner, _Literal("," if i else "")))
+            pending.append(_Literal("["))
+        else:
+            parts.append(json.dumps(item, ensure_ascii=False))
+    return "".join(parts)
+
+
+class _Literal(str):
+    """Text json_text writes as it is (brackets, commas, keys), told apart from the string values it quotes."""

@@ -11,6 +11,7 @@ dataframe, which make no markup of it.
 import pytest
 
 from tests.hostile import SCRIPT, SHOWN, hostile_trace, markdown_leaks
+from tests.synthetic import synthetic_log
 
 EXPLORER, ANNOTATE, CHECKS, TOKENS = "pages/explorer.py", "pages/annotate.py", "pages/checks.py", "pages/tokens.py"
 
@@ -92,3 +93,65 @@ def test_a_trace_whose_strings_are_thousands_of_brackets_deep_opens_in_every_vie
     for page in (TOKENS, CHECKS):
         at.switch_page(page).run()
         assert not at.exception, page
+
+
+DEEP_LEVELS = 1000
+
+
+def deeply_nested_trace() -> bytes:
+    """The three-round trace with a metadata value in round 1's request and an execution's overrides each nested
+    a thousand levels deep: orjson reads up to 1,024 levels, Python's recursive code runs out long before."""
+    deep = "[" * DEEP_LEVELS + '"bottom"' + "]" * DEEP_LEVELS
+    lines = hostile_trace("plain words").decode().splitlines()
+    round_1 = lines[1].replace('"request": {', '"request": {"metadata": {"tree": __DEEP__}, ', 1)
+    round_1 = round_1.replace('"overrides": {"q": "plain words"}', '"overrides": {"q": __DEEP__}')
+    lines[1] = round_1.replace("__DEEP__", deep)
+    return "\n".join(lines).encode()
+
+
+def _everything_said(at) -> str:
+    return " ".join(str(e.value) for kind in ("warning", "caption", "markdown", "info", "text", "code", "json", "dataframe")
+                    for e in at.get(kind))
+
+
+def test_a_trace_with_values_a_thousand_levels_deep_opens_in_every_view_annotate_and_fork_and_says_so(app):
+    """A value nested past what Python's recursive code reads (json, copying, fingerprints, Streamlit's own) is
+    kept, below a fixed depth, as its JSON text: every view shows it without an error and the upload says so."""
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("deep.jsonl", deeply_nested_trace()).run()
+    assert not at.exception
+    said = _everything_said(at)
+    for index in (1, 2, 3):
+        at.number_input(key="explorer.round").set_value(index).run()
+        for view in ("Cards", "Raw JSON", "Both dialects"):
+            at.radio(key="explorer.view").set_value(view).run()
+            assert not at.exception, (index, view)
+            said += _everything_said(at)
+    for page in (ANNOTATE, "pages/fork.py", TOKENS, CHECKS):
+        at.switch_page(page).run()
+        assert not at.exception, page
+    at.switch_page("pages/fork.py").run()
+    at.number_input(key="fork.round").set_value(1).run()
+    assert not at.exception
+    assert "line 2: has request.metadata.tree nested more than 200 levels deep; shown as text" in said
+    assert "line 2: has executions[0].overrides.q nested more than 200 levels deep; shown as text" in said
+    assert "bottom" in said  # the deep value's innermost string, in the text kept of it
+
+
+def test_a_provider_log_with_a_value_a_thousand_levels_deep_opens_in_every_view_and_fork_and_says_so(app):
+    """The same rule for a log of requests and responses (an OpenAI Chat Completions log), read by the importers."""
+    deep = b"[" * DEEP_LEVELS + b'"bottom"' + b"]" * DEEP_LEVELS
+    lines = synthetic_log(1, 3).splitlines()
+    lines[0] = lines[0].replace(b'{"request": {', b'{"request": {"metadata": {"tree": ' + deep + b"}, ", 1)
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("deep.jsonl", b"\n".join(lines)).run()
+    said = _everything_said(at)
+    for view in ("Cards", "Raw JSON", "Both dialects"):
+        at.radio(key="explorer.view").set_value(view).run()
+        assert not at.exception, view
+        said += _everything_said(at)
+    for page in (ANNOTATE, "pages/fork.py"):
+        at.switch_page(page).run()
+        assert not at.exception, page
+    assert "line 1: has request.metadata.tree nested more than 200 levels deep; shown as text" in said
+    assert "bottom" in said

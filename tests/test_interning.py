@@ -3,8 +3,10 @@
 import gc
 import weakref
 
+import orjson
+
 from lib import intern
-from lib.intern import Interner, collector_paused
+from lib.intern import Interner, collector_paused, kept_shallow, nests_deeper
 from lib.logs.native import read_trace
 from tests.synthetic import synthetic_lines
 
@@ -69,6 +71,24 @@ def test_only_the_latest_held_answers_are_remembered(monkeypatch):
     pool.get(answers[-1], _built)
     pool.get(answers[0], _built)
     assert digested == [answers[0]]  # the oldest was forgotten; found again by its content
+
+
+def test_a_line_nests_too_deep_only_past_200_levels_of_structure_not_of_brackets_inside_strings():
+    assert not nests_deeper(b"[" * 200 + b"]" * 200)
+    assert nests_deeper(b"[" * 201 + b"]" * 201)
+    assert nests_deeper('{"a": ' + "[" * 300 + "]" * 300 + "}")
+    assert not nests_deeper(b'["' + b"[" * 5000 + b'"]')  # a string of brackets is one level, whatever it holds
+
+
+def test_what_lies_past_200_levels_is_kept_as_its_json_text_and_each_field_named():
+    value = orjson.loads(b'{"request": {"metadata": {"tree": ' + b"[" * 1000 + b'"bottom", {"k": 1.5}' + b"]" * 1000
+                         + b'}}, "executions": [{"overrides": {"q": ' + b"[" * 300 + b"null" + b"]" * 300 + b"}}]}")
+    assert sorted(kept_shallow(value)) == ["executions[0].overrides.q", "request.metadata.tree"]
+    tree = value["request"]["metadata"]["tree"]
+    for _ in range(196):  # the root object, request and metadata are 3 of the 200 levels kept; the tree has 197
+        tree = tree[0]
+    assert tree[0] == "[" * 803 + '"bottom",{"k":1.5}' + "]" * 803
+    assert not nests_deeper(orjson.dumps(value))
 
 
 def _kept_by_a_read() -> list:

@@ -205,13 +205,15 @@ def test_thousand_deep_tool_arguments_load_with_the_depth_named():
     assert call.arguments is None and call.arguments_error == "nested too deeply to read"
 
 
-def test_a_first_line_too_deep_to_read_is_named_and_leaves_no_empty_conversation_behind():
-    # Under orjson's 1,024 levels, over what the standard library's encoder reaches when keying the message.
+def test_a_first_line_nested_too_deep_is_read_with_the_field_named_and_leaves_no_empty_conversation_behind():
+    # Under orjson's 1,024 levels, over what the standard library's encoder reaches when keying the message:
+    # below 200 levels the content is kept as its JSON text (lib.intern.DEEPEST), so the line is read.
     deep = (b'{"request": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}, "response": {"choices": '
             b'[{"message": {"role": "assistant", "content": ' + _deep(1015).encode() + b"}}]}}")
     upload = read_upload([("deep.jsonl", b"\n".join([deep, PAIRS[0]]))])
-    assert [str(p) for p in upload.problems] == ["line 1: is nested too deeply to read (read as OpenAI Chat Completions)"]
-    assert [len(c.trace.rounds) for c in upload.conversations] == [1]
+    assert [str(p) for p in upload.problems] == [
+        "line 1: has response.choices[0].message.content nested more than 200 levels deep; shown as text"]
+    assert [len(c.trace.rounds) for c in upload.conversations] == [1, 1]
 
 
 def test_a_tool_list_that_is_not_a_list_does_not_take_the_upload_down():

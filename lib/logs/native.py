@@ -53,9 +53,12 @@ def _parsed(lines: Iterable[str | bytes], problems: ProblemList) -> Iterator[tup
         if not line or line.isspace():
             continue
         try:
-            yield number, parser.parse(line)  # bytes go to orjson as they are: it checks UTF-8 faster than decoding first
+            value = parser.parse(line)  # bytes go to orjson as they are: it checks UTF-8 faster than decoding first
         except ValueError as exc:
             problems.append(Problem(number, json_problem(exc)))
+            continue
+        problems.extend(Problem(number, said) for said in parser.kept_shallow(value))
+        yield number, value
 
 
 def _read_objects(numbered: Iterable[tuple[int, Any]], name: str, problems: ProblemList) -> tuple[Trace, list[Problem]]:

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import orjson
 
-from lib.intern import loads_exact
+from lib.intern import DEEPEST, kept_shallow, loads_exact, nests_deeper
 from lib.logs.resent_text import ResentTexts
 
 _MARKER_TEXT = "\x00roundtrip:" + secrets.token_hex(16)
@@ -151,11 +151,18 @@ class ResentParser:
         """Bytes parsed a second time to remember their arrays."""
         self.reused_lines = 0
         """Lines read by reusing an earlier line's messages."""
+        self.read_from: bytes | str = b""
+        """What the last line was read from: the line, less the history taken as read from an earlier line's
+        (checked there), so a check of what is new in a line need not read the whole line again."""
 
     def parse(self, line: bytes | str) -> Any:
         """The line's JSON value; raises exactly what the whole-line parser raises on a bad line."""
+        self.read_from = line
         worth_it = isinstance(line, bytes) and len(line) >= SMALL_LINE
         if worth_it and line.startswith(_SPANS):
+            # Not checked for depth: checking every collector line whole costs a third of its import, and what a
+            # span carries lies in strings that lib/logs/spans.py parses on its own.
+            self.read_from = b""
             return self.texts.parse(line)  # a collector's line: no messages array to look for in it
         opening = _array_opening(line) if worth_it else None
         if opening is None:
@@ -170,6 +177,13 @@ class ResentParser:
             return self._loads(line)
         value = self._parse_remembering(line, opening)
         return self._loads(line) if value is None else value
+
+    def kept_shallow(self, value: Any) -> list[str]:
+        """Each field of the last line's `value` nested more than DEEPEST levels deep, said as a problem, and kept
+        below that depth as its JSON text: Python's recursive code (json, copying, rendering) cannot walk it."""
+        if not nests_deeper(self.read_from):
+            return []
+        return [f"has {field} nested more than {DEEPEST} levels deep; shown as text" for field in kept_shallow(value)]
 
     def _parse_after(self, line: bytes, opening: int, earlier: _Array) -> Any:
         """The line parsed with `earlier`'s elements taken as read, or None when that does not hold."""
@@ -190,6 +204,7 @@ class ResentParser:
         self._remember(_Array(line[opening + 1: closing].rstrip(_WHITESPACE), messages))
         self.saved_bytes += reused
         self.reused_lines += 1
+        self.read_from = marked
         return value
 
     def _parse_remembering(self, line: bytes, opening: int) -> Any:

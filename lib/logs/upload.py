@@ -505,6 +505,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
             except ValueError as exc:  # orjson's errors, and the lines strict_loads refuses
                 problems.append(Problem(number, label + json_problem(exc)))
                 continue
+            problems.extend(Problem(number, label + said) for said in parser.kept_shallow(obj))
         if not isinstance(obj, dict):
             problems.append(Problem(number, f"{label}is {describe(obj)}, not a JSON object"))
             continue
