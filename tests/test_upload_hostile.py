@@ -211,7 +211,10 @@ def test_a_first_line_nested_too_deep_is_read_with_the_field_named_and_leaves_no
     deep = (b'{"request": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}, "response": {"choices": '
             b'[{"message": {"role": "assistant", "content": ' + _deep(1015).encode() + b"}}]}}")
     upload = read_upload([("deep.jsonl", b"\n".join([deep, PAIRS[0]]))])
-    assert [str(p) for p in upload.problems] == [
+    # The line loaded: a note of what it lacks, not a skipped line.
+    assert upload.summary() == "2 lines: 2 rounds in 2 conversations; 0 lines skipped"
+    assert upload.problems == ()
+    assert [upload.said(note) for note in upload.notes] == [
         "line 1: has response.choices[0].message.content nested more than 200 levels deep; shown as text"]
     assert [len(c.trace.rounds) for c in upload.conversations] == [1, 1]
 

@@ -57,7 +57,7 @@ def _parsed(lines: Iterable[str | bytes], problems: ProblemList) -> Iterator[tup
         except ValueError as exc:
             problems.append(Problem(number, json_problem(exc)))
             continue
-        problems.extend(Problem(number, said) for said in parser.kept_shallow(value))
+        problems.extend(Problem(number, said, loaded=True) for said in parser.kept_shallow(value))
         yield number, value
 
 

@@ -29,6 +29,8 @@ class Problem:
     conversation: str | None = None
     """The conversation a note is about, when the format knows (a SWE-agent run's own counts): the pages that show
     that conversation's figures say it beside them, not only the sidebar beside the whole upload."""
+    loaded: bool = False
+    """True when the line loaded and this says what it lacks (a note), not why it was skipped."""
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}"

@@ -396,6 +396,8 @@ class _Reading:
         """Every line that could not be used."""
         self.formats: dict[str, tuple[int, str]] = {}
         """Per format name: lines read, and the rule that recognized them (see Upload.formats)."""
+        self.notes: list[Problem] = []
+        """What lines that loaded lack (see Upload.notes), said by the reader rather than an importer."""
         self.rules: dict[str, dict[str, int]] = {}
         """Per format name: each rule that recognized a line, and how many it recognized."""
         self.native: list[Conversation] = []
@@ -435,7 +437,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         if thread.calls
     ]
     problems = reading.problems
-    notes = tuple(note for instance in reading.instances for note in instance.notes())
+    notes = (*reading.notes, *(note for instance in reading.instances for note in instance.notes()))
     unit = reading.units.pop() if len(reading.units) == 1 else "item" if reading.units else "line"  # "item": an array and lines
     for name, fired in reading.rules.items():
         reading.formats[name] = (sum(fired.values()), _rules_said(fired, unit))
@@ -464,7 +466,8 @@ def _read_native(name: str, data: bytes, label: str, reading: _Reading) -> None:
     trace, found = read_trace(io.BytesIO(data), name=name, keep=reading.caps.problems_kept)
     reading.lines += data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     reading.units.add("line")
-    reading.problems.extend(Problem(p.line, label + p.message, p.last) for p in found)
+    reading.problems.extend(Problem(p.line, label + p.message, p.last) for p in found if not p.loaded)
+    reading.notes.extend(Problem(p.line, label + p.message, p.last, loaded=True) for p in found if p.loaded)
     if trace.rounds:
         reading.native.append(Conversation(trace.title, trace))
         reading.formats["native"] = (reading.formats.get("native", (0, ""))[0] + len(trace.rounds),
@@ -505,7 +508,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
             except ValueError as exc:  # orjson's errors, and the lines strict_loads refuses
                 problems.append(Problem(number, label + json_problem(exc)))
                 continue
-            problems.extend(Problem(number, label + said) for said in parser.kept_shallow(obj))
+            reading.notes.extend(Problem(number, label + said, loaded=True) for said in parser.kept_shallow(obj))
         if not isinstance(obj, dict):
             problems.append(Problem(number, f"{label}is {describe(obj)}, not a JSON object"))
             continue
