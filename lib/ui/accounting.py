@@ -95,14 +95,12 @@ def round_figures(row: RoundSummary, gap_reason: str | None = None, response_hid
 
 
 def _estimated_output(row: RoundSummary, column) -> None:
-    if row.rejected_output:
+    if missing_output(row):  # the rounds table, charts, CLI and export read the same rule
+        column.caption(f"Output tokens: **{missing_output(row)}**",
+                       help=f"{OUTPUT_MISSING[missing_output(row)].capitalize()}.")
+    elif row.rejected_output:
         column.caption(f"Output tokens (estimated, rejected by the provider): **≈ {row.usage.output_tokens:,}**",
                        help="What the model wrote, which the provider refused (failed_generation), counted offline.")
-    elif row.failed:  # the provider returned an error and kept nothing of what the model may have written
-        column.caption("Output tokens: **not known**", help="The call failed and the error holds no output.")
-    elif not row.response_recorded:
-        column.caption(f"Output tokens: **{NOT_IN_THE_LOG}**",
-                       help="The log ends on this request: no response was recorded.")
     else:
         column.caption(f"Output tokens (estimated): **≈ {row.usage.output_tokens:,}**",
                        help="The API reported no usage for this round; counted offline from the response's content.")
