@@ -1,8 +1,10 @@
-"""Two small uploads that used to take the server's memory, read as the app reads them.
+"""Small uploads that used to take the server's memory, read as the app reads them.
 
-Issue 13's targets, each bomb read in a fresh process with the default caps:
+Each bomb read in a fresh process with the default caps (issue 13's targets, and a zip of many members):
 - a 10 KB `.jsonl.gz` of 10 million empty lines (it used to cost 2.3 GB: one problem per line);
 - an 8 MB gzip that expands to 8 GiB (it used to end in MemoryError);
+- a 38 MB `.eval` zip of 300,000 empty members (it used to take 10 s and
+  264 MB, 125 MB above the bomb's own bytes: a ZipInfo and a problem per member);
 peak memory of the process (max RSS, the interpreter and its imports included) at most 300 MB,
 and the read at most 5 s (wall time; the CPU time beside it shows what a busy machine added).
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 import gzip
 import json
 import resource
+import struct
 import subprocess
 import sys
 import time
@@ -37,7 +40,21 @@ def eight_gib() -> tuple[str, bytes]:
     return "zeros.jsonl.gz", member * (8 * 1024 ** 3 // MEMBER_BYTES)
 
 
-BOMBS = {"10 million empty lines": empty_lines, "8 GiB of zeros": eight_gib}
+def many_members(count: int = 300_000) -> tuple[str, bytes]:
+    """An `.eval` zip of `count` empty sample members, written by hand: zipfile's writer would hold a ZipInfo for
+    each, and its memory would count in this process's. The end record's 16-bit count says 65,535 and no Zip64
+    record follows: zipfile reads the directory by its size in bytes, whatever the count says."""
+    local, directory = bytearray(), bytearray()
+    for number in range(1, count + 1):
+        name = f"samples/{number}_epoch_1.json".encode()
+        directory += struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0x21, 0, 0, 0, len(name), 0, 0,
+                                 0, 0, 0, len(local)) + name
+        local += struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0x21, 0, 0, 0, len(name), 0) + name
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, len(directory), len(local), 0)
+    return "members.eval", bytes(local + directory + end)
+
+
+BOMBS = {"10 million empty lines": empty_lines, "8 GiB of zeros": eight_gib, "300,000 zip members": many_members}
 
 
 def _one(title: str) -> dict:

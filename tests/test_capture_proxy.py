@@ -272,3 +272,58 @@ def test_an_unreachable_upstream_is_a_502_in_words_and_an_error_round(tmp_path):
     assert "could not be reached" in raised.value.body["message"]
     (round_,) = captured(capture).conversations[0].trace.rounds
     assert "could not be reached" in round_.error.message
+
+
+# --- bodies too large to hold: refused while they arrive ------------------------------------------
+
+MIB = 1024 * 1024
+
+
+def test_a_request_body_over_64_mib_is_refused_as_it_arrives_and_never_forwarded(tmp_path):
+    import tracemalloc
+
+    import httpx2
+
+    def a_quarter_gib():  # sent chunk by chunk, without a length: only reading it tells its size
+        for _ in range(256):
+            yield b" " * MIB
+
+    with RecordedServer({CHAT: [Reply({})]}) as upstream, BackgroundProxy(upstream.url, tmp_path / "c.jsonl") as proxy:
+        tracemalloc.start()
+        refused = httpx2.post(proxy.url + CHAT, content=a_quarter_gib(), timeout=30,
+                              headers={"content-type": "application/json"})
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert refused.status_code == 413
+    assert refused.json()["error"]["message"] == ("the request body is larger than 64 MiB, the most the proxy holds "
+                                                  "to record; it was not forwarded")
+    assert upstream.received == []
+    assert peak < 150 * MIB
+    assert any("refused a POST /v1/chat/completions request" in line for line in proxy.said)
+
+
+def test_a_response_body_over_64_mib_is_a_502_in_words_and_an_error_round(tmp_path):
+    huge = Reply("x" * (65 * MIB), content_type="text/plain", declare_length=False)
+    capture = tmp_path / "capture.jsonl"
+    with RecordedServer({CHAT: [huge]}) as upstream, BackgroundProxy(upstream.url, capture) as proxy:
+        with pytest.raises(openai.InternalServerError) as raised:
+            openai_client(proxy).chat.completions.create(**_first_request())
+    assert raised.value.status_code == 502
+    assert raised.value.body["message"] == "the upstream's response body is larger than 64 MiB, the most the proxy " \
+                                           "holds to record"
+    (round_,) = captured(capture).conversations[0].trace.rounds
+    assert "larger than 64 MiB" in round_.error.message
+
+
+def test_a_stream_over_64_mib_is_dropped_for_the_client_at_the_limit_and_is_an_error_round(tmp_path):
+    start_chunk = chat_stream(recorded("hengxin")[-1].response)[0]
+    padding = "data: " + json.dumps({"padding": "x" * MIB}) + "\n\n"  # events a client skips, a megabyte each
+    capture = tmp_path / "capture.jsonl"
+    with RecordedServer({CHAT: [Reply(None, events=(start_chunk,) + (padding,) * 70)]}) as upstream, \
+            BackgroundProxy(upstream.url, capture) as proxy:
+        with pytest.raises(openai.APIConnectionError):
+            for _ in openai_client(proxy).chat.completions.create(**_first_request(), stream=True):
+                pass
+    (round_,) = captured(capture).conversations[0].trace.rounds
+    assert round_.error.message == ("the upstream's stream grew larger than 64 MiB, the most the proxy holds to "
+                                    "record; it was dropped for the client there")

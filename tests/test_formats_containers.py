@@ -238,6 +238,25 @@ def test_a_zip_bomb_member_is_refused_before_it_is_inflated():
     assert [c.id for c in result.conversations] == ["sample 2 epoch 1"]
 
 
+
+def eval_of_empty_members(count):
+    import io
+    import zipfile
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for number in range(1, count + 1):
+            archive.writestr(f"samples/{number}_epoch_1.json", b"")
+    return buffer.getvalue()
+
+
+def test_an_eval_whose_zip_lists_too_many_members_is_refused_before_any_is_read():
+    """Every member a zip lists costs memory and time before any is read, so an .eval listing too many is refused whole."""
+    result = upload("members.eval", eval_of_empty_members(50_001))
+    assert [str(p) for p in result.problems] == [
+        "line 1: the .eval (zip) file lists 50,001 members; the limit is 50,000"]
+    assert result.conversations == ()
+
+
 # --- trajectories ---------------------------------------------------------------------------------------
 
 

@@ -257,3 +257,42 @@ def test_a_request_body_fields_named_like_sdk_options_go_in_the_body_never_into_
     assert not {"openai-organization", "anthropic-beta"} & set(received.headers)
     assert {k: received.body[k] for k in written} == written
     assert exchange.request == received.body
+
+
+PUBLIC = "93.184.215.14"
+"""A public address a rebinding name answers when it is checked."""
+
+
+@pytest.mark.parametrize("provider, scenario, path",
+                         [("openai", LOAN, CHAT), ("anthropic", ORDER_STATUS, "/v1/messages")])
+def test_a_typed_name_that_rebinds_to_this_machine_after_the_check_never_reaches_it(
+        tmp_path, monkeypatch, provider, scenario, path):
+    """A typed base URL is checked on a shared server, and the call connects to the very address that passed: a DNS
+    answer changed between the check and the connection (rebinding) does not send it to this machine."""
+    real_lookup, asked, dialed = socket.getaddrinfo, [], []
+
+    def rebinding_dns(host, port, *args, **kwargs):
+        if host != "rebind.example":
+            return real_lookup(host, port, *args, **kwargs)
+        asked.append(host)
+        address = PUBLIC if len(asked) == 1 else "127.0.0.1"
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port))]
+
+    real_connect = socket.socket.connect
+
+    def no_internet(sock, address):
+        dialed.append(address[0])
+        if address[0] != "127.0.0.1":
+            raise ConnectionRefusedError("no internet in tests")
+        return real_connect(sock, address)
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding_dns)
+    monkeypatch.setattr(socket.socket, "connect", no_internet)
+    with RecordedServer({path: [Reply({"error": {"message": "internal admin"}}, 418)]}) as inside:
+        typed = inside.url.replace("127.0.0.1", "rebind.example") + ("/v1" if provider == "openai" else "")
+        setup = RunSetup(scenario, provider, base_url=typed, max_retries=0, timeout_s=2, public_only=True)
+        status = start(setup, "typed-key-0001", tmp_path).run()
+        assert inside.received == []
+    assert status.outcome == "error" and "Connection failed" in status.message
+    assert "internal admin" not in status.message
+    assert PUBLIC in dialed and "127.0.0.1" not in dialed

@@ -6,7 +6,8 @@ The client's headers, credentials included, go to the upstream untouched and are
 a capture line holds the two bodies, the status, the latency and the time, nothing else. Streamed
 responses are passed on chunk by chunk as they arrive and recorded once the stream ends. An
 upstream failure reaches the client as the client would have seen it without the proxy, and is
-recorded as an error round.
+recorded as an error round. A body over MAX_BODY is refused while it arrives, never held whole: a request
+is answered 413 unforwarded, a response 502, a stream is dropped for the client at the limit.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from starlette.routing import Route
 
 from lib.capture.assemble import assembled, sse_events
 from lib.capture.files import CaptureFile
-from lib.capture.otlp import receive_traces
+from lib.capture.otlp import MAX_BODY, receive_traces
 
 RECORDED = (("/chat/completions", "openai"), ("/responses", "responses"), ("/messages", "anthropic"))
 """Path endings of the calls the proxy records, and the API each one speaks."""
@@ -106,6 +107,26 @@ def _json(data: bytes):
         return None
 
 
+TOO_LARGE = f"larger than {MAX_BODY // 2**20} MiB, the most the proxy holds to record"
+"""Why a body past MAX_BODY is refused."""
+
+
+class TooLarge(Exception):
+    """A body that passed MAX_BODY while it was read."""
+
+
+async def _at_most(chunks: AsyncIterator[bytes], declared: str | None) -> bytes:
+    """The body the chunks make up; TooLarge as soon as it (or the length it declares) passes MAX_BODY."""
+    if declared and declared.isdigit() and int(declared) > MAX_BODY:
+        raise TooLarge
+    received = bytearray()
+    async for chunk in chunks:
+        received += chunk
+        if len(received) > MAX_BODY:
+            raise TooLarge
+    return bytes(received)
+
+
 def failure(kind: str, message: str) -> dict:
     """An error body in the OpenAI shape, for a failure no upstream answered (a timeout, a drop)."""
     return {"error": {"type": kind, "message": message}}
@@ -165,7 +186,12 @@ def build_app(upstreams: Upstreams, capture: CaptureFile, timeout_s: float = 600
 
 
 async def _forward(request: Request, client: httpx2.AsyncClient, upstreams: Upstreams, recorder: Recorder) -> Response:
-    body = await request.body()
+    try:
+        body = await _at_most(request.stream(), request.headers.get("content-length"))
+    except TooLarge:
+        recorder.say(f"refused a {request.method} {request.url.path} request: its body is {TOO_LARGE}")
+        return JSONResponse(failure("request_too_large", f"the request body is {TOO_LARGE}; it was not forwarded"),
+                            413)
     call = Call(api_of(request.method, request.url.path), body, _secrets(request.headers), time.perf_counter(),
                 time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     url = root_url(upstreams.for_request(request.headers)) + request.url.path
@@ -206,7 +232,9 @@ def _unanswered(call: Call, recorder: Recorder, status: int, kind: str, message:
 
 async def _whole(upstream: httpx2.Response, call: Call, recorder: Recorder) -> Response:
     try:
-        data = await upstream.aread()
+        data = await _at_most(upstream.aiter_bytes(), upstream.headers.get("content-length"))
+    except TooLarge:
+        return _unanswered(call, recorder, 502, "upstream_too_large", f"the upstream's response body is {TOO_LARGE}")
     except httpx2.HTTPError as exc:
         return _unanswered(call, recorder, 502, "upstream_dropped",
                            f"the upstream connection dropped before the whole body arrived ({type(exc).__name__})")
@@ -224,6 +252,10 @@ async def _relay(upstream: httpx2.Response, call: Call, recorder: Recorder) -> A
     try:
         async for chunk in upstream.aiter_raw():
             received += chunk
+            if len(received) > MAX_BODY:
+                recorder.record(call, None, failure("upstream_too_large", f"the upstream's stream grew {TOO_LARGE}; "
+                                                    "it was dropped for the client there"))
+                raise TooLarge
             yield chunk
     except httpx2.HTTPError as exc:
         recorder.record(call, None, failure("upstream_dropped", "the upstream connection dropped mid-stream after "

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator, Protocol
 from urllib.parse import urlsplit
 
 import anthropic
+import httpcore2
 import httpx2
 import openai
 
@@ -235,6 +236,11 @@ class _LimitedTransport(httpx2.BaseTransport):
         proxy = urllib.request.getproxies().get(where.scheme)
         bypass = proxy and urllib.request.proxy_bypass(where.hostname or "")
         self._inner = httpx2.HTTPTransport(proxy=None if bypass else proxy)
+        self._pinned = _PinnedBackend()
+        if public_only and (bypass or not proxy):
+            # The client would look the name up again when it connects, and a second answer (DNS rebinding) could
+            # lead inside: it connects to the address that was checked (TLS still checks the name).
+            self._inner._pool._network_backend = self._pinned
         self._deadline = float("inf")
 
     @contextmanager
@@ -268,7 +274,9 @@ class _LimitedTransport(httpx2.BaseTransport):
                                   "followed: a call goes only to the server of its base URL.")
         if self._public_only:
             # Resolved at each call, not once when typed: a name can be pointed elsewhere in between.
-            _check_public(request.url.host, request.url.port or {"http": 80, "https": 443}[request.url.scheme])
+            checked = _check_public(request.url.host,
+                                    request.url.port or {"http": 80, "https": 443}[request.url.scheme])
+            self._pinned.addresses[request.url.raw_host.decode("ascii")] = checked
         left = self.remaining()
         if left <= 0:
             raise self.late()
@@ -305,16 +313,36 @@ PUBLIC_ONLY = ("a base URL typed on this server must name a public address, not 
 """Why a typed base URL that leads inside the server's network is refused."""
 
 
-def _check_public(host: str, port: int) -> None:
-    """AddressRefused unless every address `host` resolves to is a public one."""
+def _check_public(host: str, port: int) -> list[str]:
+    """The addresses `host` resolves to, in the resolver's order; AddressRefused unless every one is public."""
     try:
-        found = {info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)}
+        found = list(dict.fromkeys(info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)))
     except (OSError, UnicodeError):  # refused, not left to the client: its own lookup could answer otherwise
         raise AddressRefused(f"The host {host} of the base URL could not be resolved; {PUBLIC_ONLY}.") from None
     inside = sorted(a for a in found if not ipaddress.ip_address(a.split("%")[0]).is_global)
     if inside:
         where = host if host == inside[0] else f"{host} ({inside[0]})"
         raise AddressRefused(f"The base URL's host {where} is inside this server's network: {PUBLIC_ONLY}.")
+    return found
+
+
+class _PinnedBackend(httpcore2.SyncBackend):
+    """Connects a host to the addresses `_check_public` passed for it, never to a fresh lookup's answer."""
+
+    def __init__(self):
+        self.addresses: dict[str, list[str]] = {}
+        """The checked addresses of each host, by the host as the URL spells it on the wire."""
+
+    def connect_tcp(self, host: str, port: int, *args: Any, **kwargs: Any) -> httpcore2.NetworkStream:
+        if host not in self.addresses:  # only a checked host gets this far; anything else is refused
+            raise AddressRefused(f"The host {host} was not checked before the connection; {PUBLIC_ONLY}.")
+        failed: Exception | None = None
+        for address in self.addresses[host]:
+            try:
+                return super().connect_tcp(address, port, *args, **kwargs)
+            except httpcore2.ConnectError as exc:  # the next address, as a resolver's client would try it
+                failed = exc
+        raise failed or AddressRefused(f"The host {host} has no address; {PUBLIC_ONLY}.")
 
 
 class _LimitedStream(httpx2.SyncByteStream):
