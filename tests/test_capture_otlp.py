@@ -79,3 +79,22 @@ def test_a_gzip_export_that_opens_past_the_limit_is_refused_without_being_opened
     assert refused.status_code == 400 and "larger than 64 MiB" in refused.json()["message"]
     assert peak < 100 * 1024 * 1024
     assert capture.read_text() == ""
+
+
+def test_an_export_over_64_mib_is_refused_as_it_arrives_never_held_whole(tmp_path):
+    import tracemalloc
+
+    def a_quarter_gib():  # sent chunk by chunk, without a length: only reading it tells its size
+        for _ in range(256):
+            yield b" " * 2**20
+
+    capture = tmp_path / "capture.jsonl"
+    with BackgroundProxy("http://127.0.0.1:9", capture) as proxy:
+        tracemalloc.start()
+        refused = httpx2.post(proxy.url + "/v1/traces", content=a_quarter_gib(), timeout=30,
+                              headers={"content-type": "application/json"})
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert refused.status_code == 413 and refused.json()["message"] == "the export is larger than 64 MiB"
+    assert peak < 150 * 2**20
+    assert capture.read_text() == ""

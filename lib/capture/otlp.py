@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import zlib
-from typing import Callable
+from typing import AsyncIterator, Callable
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import DecodeError
@@ -27,6 +27,23 @@ ID_FIELDS = ("traceId", "spanId", "parentSpanId")
 
 class Refused(ValueError):
     """An export the receiver cannot read, with the reason in words."""
+
+
+class TooLarge(Exception):
+    """A body that passed MAX_BODY while it was read."""
+
+
+async def at_most(chunks: AsyncIterator[bytes], declared: str | None) -> bytes:
+    """The body the chunks make up; TooLarge as soon as it (or the length it declares) passes MAX_BODY, so a body
+    that large is never held whole."""
+    if declared and declared.isdigit() and int(declared) > MAX_BODY:
+        raise TooLarge
+    received = bytearray()
+    async for chunk in chunks:
+        received += chunk
+        if len(received) > MAX_BODY:
+            raise TooLarge
+    return bytes(received)
 
 
 def decoded(body: bytes, content_type: str, encoding: str) -> dict:
@@ -74,7 +91,10 @@ async def receive_traces(request: Request, capture: CaptureFile, say: Callable[[
     """Take one export: append its spans to the capture and answer as an OTLP collector does."""
     content_type = request.headers.get("content-type", "application/x-protobuf")
     try:
-        document = decoded(await request.body(), content_type, request.headers.get("content-encoding", ""))
+        body = await at_most(request.stream(), request.headers.get("content-length"))
+        document = decoded(body, content_type, request.headers.get("content-encoding", ""))
+    except TooLarge:
+        return JSONResponse({"code": 3, "message": f"the export is larger than {MAX_BODY // 2**20} MiB"}, 413)
     except Refused as exc:
         return JSONResponse({"code": 3, "message": str(exc)}, 400)
     spans = sum(len(s.get("spans", [])) for r in document.get("resourceSpans", []) for s in r.get("scopeSpans", []))

@@ -27,7 +27,7 @@ from starlette.routing import Route
 
 from lib.capture.assemble import assembled, sse_events
 from lib.capture.files import CaptureFile
-from lib.capture.otlp import MAX_BODY, receive_traces
+from lib.capture.otlp import MAX_BODY, TooLarge, at_most, receive_traces
 
 RECORDED = (("/chat/completions", "openai"), ("/responses", "responses"), ("/messages", "anthropic"))
 """Path endings of the calls the proxy records, and the API each one speaks."""
@@ -111,22 +111,6 @@ TOO_LARGE = f"larger than {MAX_BODY // 2**20} MiB, the most the proxy holds to r
 """Why a body past MAX_BODY is refused."""
 
 
-class TooLarge(Exception):
-    """A body that passed MAX_BODY while it was read."""
-
-
-async def _at_most(chunks: AsyncIterator[bytes], declared: str | None) -> bytes:
-    """The body the chunks make up; TooLarge as soon as it (or the length it declares) passes MAX_BODY."""
-    if declared and declared.isdigit() and int(declared) > MAX_BODY:
-        raise TooLarge
-    received = bytearray()
-    async for chunk in chunks:
-        received += chunk
-        if len(received) > MAX_BODY:
-            raise TooLarge
-    return bytes(received)
-
-
 def failure(kind: str, message: str) -> dict:
     """An error body in the OpenAI shape, for a failure no upstream answered (a timeout, a drop)."""
     return {"error": {"type": kind, "message": message}}
@@ -187,7 +171,7 @@ def build_app(upstreams: Upstreams, capture: CaptureFile, timeout_s: float = 600
 
 async def _forward(request: Request, client: httpx2.AsyncClient, upstreams: Upstreams, recorder: Recorder) -> Response:
     try:
-        body = await _at_most(request.stream(), request.headers.get("content-length"))
+        body = await at_most(request.stream(), request.headers.get("content-length"))
     except TooLarge:
         recorder.say(f"refused a {request.method} {request.url.path} request: its body is {TOO_LARGE}")
         return JSONResponse(failure("request_too_large", f"the request body is {TOO_LARGE}; it was not forwarded"),
@@ -232,7 +216,7 @@ def _unanswered(call: Call, recorder: Recorder, status: int, kind: str, message:
 
 async def _whole(upstream: httpx2.Response, call: Call, recorder: Recorder) -> Response:
     try:
-        data = await _at_most(upstream.aiter_bytes(), upstream.headers.get("content-length"))
+        data = await at_most(upstream.aiter_bytes(), upstream.headers.get("content-length"))
     except TooLarge:
         return _unanswered(call, recorder, 502, "upstream_too_large", f"the upstream's response body is {TOO_LARGE}")
     except httpx2.HTTPError as exc:
