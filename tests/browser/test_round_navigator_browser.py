@@ -189,19 +189,3 @@ def test_after_the_connection_drops_or_the_server_restarts_the_navigator_still_d
         context.close()
         server.terminate()
         server.wait(timeout=30)
-
-
-def test_a_first_load_sends_the_rounds_heading_before_the_navigators_rounds(navigator_page):
-    """The navigator sits above the round but carries every round: sent first, it held the round's own text back
-    until the browser had read all of it."""
-    page, _, _ = navigator_page
-    frames: list[bytes] = []
-    page.on("websocket", lambda socket: socket.on(
-        "framereceived", lambda payload: frames.append(payload if isinstance(payload, bytes) else payload.encode())))
-    page.goto("/?trace=hostile-long&round=1")
-    _navigator(page).get_by_text(re.compile(r"^Round 1: the program sends")).wait_for()
-    _cards_heading(page, 1).wait_for()
-    navigator = next(n for n, frame in enumerate(frames) if b'{"trace": "' in frame)
-    heading = next(n for n, frame in enumerate(frames)
-                   if b"Round 1: the program sends" in frame and b'{"trace": "' not in frame)
-    assert heading < navigator, f"the navigator's rounds came in frame {navigator}, the round's heading in {heading}"
