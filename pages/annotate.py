@@ -20,10 +20,10 @@ with st.container():
 this_round, this_trace, everything, labels = st.tabs(["This round", "This trace", "All notes", "Labels and rubrics"],
                                                      key="annotate.tab")
 with this_round:
-    with explorer.navigated(loaded) as index:
-        if editing:
-            annotate.note_form(loaded, index, disabled=unavailable)
-        explorer.round_view(loaded, index, pointer=annotate.card_pointer(loaded, index, editing))
+    index = explorer.navigation(loaded)
+    if editing:
+        annotate.note_form(loaded, index, disabled=unavailable)
+    explorer.round_view(loaded, index, pointer=annotate.card_pointer(loaded, index, editing))
 with this_trace:
     annotate.editor(loaded, disabled=unavailable, editing=editing)
     annotate.exports(loaded)

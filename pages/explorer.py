@@ -21,8 +21,8 @@ navigation.require_rounds(loaded)
 
 
 def current_round() -> None:
-    with explorer.navigated(loaded, navigator=not modes.predict) as index:
-        explorer.round_view(loaded, index, revealed=not modes.predict or predict.revealed(loaded, index))
+    index = explorer.navigation(loaded, navigator=not modes.predict)
+    explorer.round_view(loaded, index, revealed=not modes.predict or predict.revealed(loaded, index))
 
 
 # Outside predict mode the round is a fragment: moving between rounds reruns only it, not the overview,

@@ -66,14 +66,9 @@ def _step(delta: int, count: int) -> None:
     st.session_state[state.ROUND] = min(max(st.session_state[state.ROUND] + delta, 1), count)
 
 
-@contextmanager
-def navigated(loaded: LoadedTrace, navigator: bool = True) -> Iterator[int]:
+def navigation(loaded: LoadedTrace, navigator: bool = True) -> int:
     """Previous / next buttons and a round selector, and on a long trace the round navigator unless `navigator` is
-    False (predict mode: it holds every response); keeps `?round=` in step. Yields the round on screen, to draw it in
-    the `with` block.
-
-    The navigator keeps its place above the round but is sent after it: on a long trace's first load it carries
-    every round (hundreds of KB), and sent first it held the round's own text back until the browser had read it."""
+    False (predict mode: it holds every response); keeps `?round=` in step."""
     count = len(loaded.trace.rounds)
     index = current_round(loaded)
     back, pick, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
@@ -85,11 +80,9 @@ def navigated(loaded: LoadedTrace, navigator: bool = True) -> Iterator[int]:
                    key="explorer.next", width="stretch")
     st.query_params["round"] = str(st.session_state[state.ROUND])
     _follow(st.session_state[state.ROUND], count)
-    slot = st.container()
-    yield st.session_state[state.ROUND]
     if navigator and count > DRAWN_UP_TO:
-        with slot:
-            round_navigator(loaded, st.session_state[state.ROUND])
+        round_navigator(loaded, st.session_state[state.ROUND])
+    return st.session_state[state.ROUND]
 
 
 def _follow(index: int, count: int) -> None:
