@@ -101,7 +101,14 @@ def _v3(conn: Connection) -> None:
     library_schema.index_words_per_trace(conn)
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3)
+def _v4(conn: Connection) -> None:
+    # A kept trace's tokens say whether they hold our estimate (lib/library.py, which needs this module first).
+    from lib import library
+
+    library.mark_estimated_tokens(conn)
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3, _v4)
 """Schema migrations in order: the database is at version N once the first N have run."""
 
 

@@ -185,6 +185,11 @@ def test_export_gives_the_filtered_set_with_notes_and_scores_as_jsonl_and_safe_c
     assert (rows[0]["title"], rows[0]["grounded"], rows[0]["labels"]) == (LOAN, "3.0", "costly")
     everything = list(csv.DictReader(io.StringIO(library.export_csv(store, LibraryQuery()))))
     assert len(everything) == 10  # a trace without notes still has its row
+    # Larkfield's log reports usage on every round; Hengxin's on one of four, so its figure holds our estimate.
+    marked = {row["title"]: row["tokens estimated"] for row in everything}
+    assert (marked[LARKFIELD], marked[HENGXIN]) == ("", "yes")
+    assert {line["title"]: line["tokens_estimated"] for line in map(json.loads, library.export_jsonl(
+        store, LibraryQuery()))}.items() >= {LARKFIELD: False, HENGXIN: True}.items()
 
 
 def test_counting_stops_past_the_count_limit_and_says_so_while_the_export_gives_every_match(store, kept, monkeypatch):
