@@ -287,7 +287,7 @@ def export_jsonl(store: Store, query: LibraryQuery) -> Iterator[str]:
 
 
 EXPORT_COLUMNS = ("id", "title", "model", "rounds", "tokens", "tokens estimated", "cost", "findings", "source", "saved", "link",
-                  "note target", "labels", "note", "note author", "note created")
+                  "note target", "labels", "note", "note author", "note claimed author", "note created")
 """The CSV's columns before one column per rubric."""
 
 
@@ -303,10 +303,10 @@ def export_csv(store: Store, query: LibraryQuery) -> str:
                        row.findings, row.source, row.saved, f"?trace={row.id}"]
         for note in kept or [None]:
             if note is None:
-                out.append(trace_cells + [""] * (5 + len(rubrics)))
+                out.append(trace_cells + [""] * (6 + len(rubrics)))
                 continue
             marks = {score.rubric: score.value for score in note.scores}
-            out.append(trace_cells + [note.target, "; ".join(note.labels), note.text, note.author, note.created]
+            out.append(trace_cells + [note.target, "; ".join(note.labels), note.text, note.author, note.claimed_author, note.created]
                        + [marks.get(name, "") for name in rubrics])
     return csv_text([*EXPORT_COLUMNS, *rubrics], out)
 
@@ -328,5 +328,5 @@ def _with_notes(store: Store, query: LibraryQuery) -> Iterator[tuple[LibraryRow,
 
 def _note_fields(note: Note) -> dict:
     return {"id": note.id, "target": note.target, "labels": list(note.labels), "text": note.text,
-            "author": note.author, "created": note.created,
+            "author": note.author, "claimed_author": note.claimed_author, "created": note.created,
             "scores": {score.rubric: score.value for score in note.scores}}
