@@ -124,7 +124,7 @@ class Note:
     text: str
     """The note itself, untrusted: shown only as text."""
     author: str
-    """Who wrote it, as they named themselves."""
+    """Who wrote it, as they named themselves; for an imported note, who imported it."""
     created: str
     """When it was written, ISO 8601 in UTC."""
     trace_title: str = ""
@@ -133,6 +133,8 @@ class Note:
     """Where that trace was opened from then: a bundled trace's name or an uploaded file's name."""
     scores: tuple[Score, ...] = ()
     """Marks under named rubrics, beside the labels; at most one per rubric."""
+    claimed_author: str = ""
+    """For an imported note, the author its file named: a claim no one checked, so never its signature."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,7 +342,8 @@ def note_heading(trace: Trace, note: Note, rubrics: Iterable[Rubric] = (),
     """A note's line above its text, as the explorer and the exported file both write it: its target in words,
     labels, scores (read on `rubrics`, the rubric set), author and time; `targets` as `target_words` takes them."""
     marks = [score_words(score, rubrics) for score in note.scores]
-    return " · ".join([target_words(trace, note.target, targets), *note.labels, *marks, note.author,
+    claim = [f"claimed author: {note.claimed_author}"] if note.claimed_author else []
+    return " · ".join([target_words(trace, note.target, targets), *note.labels, *marks, note.author, *claim,
                        time_words(note.created)])
 
 
@@ -376,6 +379,8 @@ def annotation_line(note: Note) -> dict:
     """The note as an annotation line of the native file."""
     line = {"kind": "annotation", "id": note.id, "target": note.target, "labels": list(note.labels),
             "note": note.text, "author": note.author, "created": note.created}
+    if note.claimed_author:
+        line["claimed_author"] = note.claimed_author
     if note.scores:
         line["scores"] = {score.rubric: score.value for score in note.scores}
     return line
@@ -398,13 +403,14 @@ def annotated(trace: Trace, trace_id: str, notes: Iterable[Note]) -> Trace:
     return replace(trace, annotations=tuple(lines))
 
 
-def notes_from_lines(trace: Trace, trace_id: str, name: str, known: Iterable[str]) -> Imported:
-    """The notes a file's annotation lines carry; a line that cannot be a note becomes a problem."""
+def notes_from_lines(trace: Trace, trace_id: str, name: str, known: Iterable[str], *, importer: str) -> Imported:
+    """The notes a file's annotation lines carry, signed by their importer, each line's author kept as its claimed
+    author; a line that cannot be a note becomes a problem."""
     notes, problems = [], []
     known = tuple(known)
     for n, line in enumerate(trace.annotations, start=1):
         try:
-            notes.append(_note_from_line(line, trace, trace_id, name, known))
+            notes.append(replace(_note_from_line(line, trace, trace_id, name, known), author=importer[:AUTHOR_LIMIT]))
         except NoteError as exc:
             problems.append(f"Annotation {n} ({str(line.get('target'))[:80]}) was not imported: {exc}")
     return Imported(tuple(notes), tuple(problems))
@@ -422,7 +428,7 @@ def _note_from_line(line: dict, trace: Trace, trace_id: str, name: str, known: t
     parse_target(line.get("target"))
     text, labels = check_note(text, labels, known)
     return Note(id=note_id, trace=trace_id, target=line["target"], labels=labels, text=text,
-                author=author[:AUTHOR_LIMIT], created=str(line.get("created") or "")[:40],
+                author="", claimed_author=author[:AUTHOR_LIMIT], created=str(line.get("created") or "")[:40],
                 trace_title=trace.title, trace_name=name, scores=_scores_of(line.get("scores")))
 
 
@@ -437,12 +443,14 @@ def _scores_of(given: Any) -> tuple[Score, ...]:
     return tuple(Score(rubric, float(value)) for rubric, value in given.items())
 
 
-CSV_COLUMNS = ("trace", "target", "detached", "labels", "note", "author", "created", "id", "fingerprint")
+CSV_COLUMNS = ("trace", "target", "detached", "labels", "note", "author", "claimed author", "created", "id",
+               "fingerprint")
 """The columns of the notes CSV."""
 
 
 def notes_csv(notes: Iterable[Note], detached: set[str]) -> str:
     """The notes as CSV text; a cell a spreadsheet would run as a formula gets a leading '."""
     return csv_text(CSV_COLUMNS, ((note.trace_title, note.target, "yes" if note.id in detached else "",
-                                   "; ".join(note.labels), note.text, note.author, note.created, note.id, note.trace)
+                                   "; ".join(note.labels), note.text, note.author, note.claimed_author, note.created,
+                                   note.id, note.trace)
                                   for note in notes))

@@ -31,14 +31,14 @@ from lib.intern import content_key, loads_exact
 from lib.lessons import lesson_line
 from lib.library_search import (COUNT_LIMIT, PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
                                 export_csv, export_jsonl, score_averages, search)
-from lib.library_schema import (CHUNK, MESSAGE, SYSTEM, TOOLS, Digest, add_words, bulk_insert, content, findings,
-                                remove_words, rounds, tool_calls, trace_content, trace_words, traces)
+from lib.library_schema import (CHUNK, MESSAGE, SYSTEM, TOOLS, Digest, add_column, add_words, bulk_insert, content,
+                                findings, remove_words, rounds, tool_calls, trace_content, trace_words, traces)
 from lib.logs.native import VERSION, read_objects, round_line
 from lib.lru import LeastRecentlyUsed
 from lib.model import Round, Trace
 from lib.prices import DEFAULT_PRICES, trace_cost
 from lib.store import Store
-from lib.summary import summarize
+from lib.summary import RoundSummary, snowball, summarize
 from lib.tokens import counter_for
 
 Source = Literal["upload", "capture", "live", "fork"]
@@ -175,19 +175,35 @@ def _round_row(round_: Round, previous: list, contents: _Contents) -> tuple[tupl
 def _trace_row(item: ToKeep, saved: str, findings_count: int) -> dict:
     """The library_traces row: what the list shows and filters on, worked out once."""
     trace = item.trace
-    figures = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
+    figures = _figures(trace)
+    ball = snowball(figures)
     header = {"kind": "trace", "version": VERSION, "title": trace.title, "dialect": trace.dialect}
     header.update({k: v for k, v in trace.header.items() if k not in header})
     return {
         "id": fingerprint(trace), "title": _clean(item.title or trace.title), "dialect": trace.dialect,
         "model": _clean(_model(trace))[:200] or None, "source": item.source, "author": _clean(item.author)[:AUTHOR_LIMIT],
         "saved": saved, "rounds": len(trace.rounds),
-        "tokens": sum(r.usage.input_tokens + r.usage.output_tokens for r in figures),
+        "tokens": ball.tokens, "tokens_estimated": bool(ball.estimated_calls),
         "cost": trace_cost(((r.model, r.usage) for r in figures), DEFAULT_PRICES).total,
         "findings": findings_count, "header": _dumps(header),
         # The file's other lines as write_trace writes them: lessons, then annotation lines.
         "annotations": _dumps([lesson_line(lesson) for lesson in trace.lessons] + list(trace.annotations)),
     }
+
+
+def _figures(trace: Trace) -> tuple[RoundSummary, ...]:
+    """The rounds' figures as the Tokens page works them out under its automatic tokenizer."""
+    return summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
+
+
+def mark_estimated_tokens(conn: Connection) -> None:
+    """Schema version 4: a kept trace's tokens say whether they hold an estimate. Each trace kept so far is read
+    back and its figure worked out again, as a save now does."""
+    add_column(conn, traces.c.tokens_estimated)
+    for number in conn.execute(sa.select(traces.c.number)).scalars().all():
+        ball = snowball(_figures(_read(conn, traces.c.number == number)[1]))
+        conn.execute(traces.update().where(traces.c.number == number)
+                     .values(tokens=ball.tokens, tokens_estimated=bool(ball.estimated_calls)))
 
 
 def _answer_path(response: Any) -> list | None:
@@ -381,17 +397,23 @@ def _generation(conn: Connection, trace_id: str) -> Generation | None:
 def _load(store: Store, trace_id: str) -> tuple[Generation, Trace] | None:
     """The kept trace and the generation it was read at, in one transaction; None when no trace has this id."""
     with store.transaction(write=False) as conn:
-        row = conn.execute(sa.select(traces).where(traces.c.id == trace_id)).first()
-        if row is None:
-            return None
-        kept = conn.execute(sa.select(rounds.c.body, rounds.c.refs).where(rounds.c.trace == row.number)
-                            .order_by(rounds.c.index)).all()
-        refs = [orjson.loads(r.refs) for r in kept]
-        wanted = sorted({n for ref in refs for n in _referenced(ref)})
-        values: dict[int, Any] = {}
-        for start in range(0, len(wanted), CHUNK):
-            query = sa.select(content.c.number, content.c.raw).where(content.c.number.in_(wanted[start:start + CHUNK]))
-            values.update((number, loads_exact(raw)) for number, raw in conn.execute(query).all())
+        return _read(conn, traces.c.id == trace_id)
+
+
+def _read(conn: Connection, which: sa.ColumnElement) -> tuple[Generation, Trace] | None:
+    """The kept trace the condition picks, and the generation it was read at; None when there is none."""
+    row = conn.execute(sa.select(traces.c.number, traces.c.saved, traces.c.title, traces.c.header,
+                                 traces.c.annotations).where(which)).first()
+    if row is None:
+        return None
+    kept = conn.execute(sa.select(rounds.c.body, rounds.c.refs).where(rounds.c.trace == row.number)
+                        .order_by(rounds.c.index)).all()
+    refs = [orjson.loads(r.refs) for r in kept]
+    wanted = sorted({n for ref in refs for n in _referenced(ref)})
+    values: dict[int, Any] = {}
+    for start in range(0, len(wanted), CHUNK):
+        query = sa.select(content.c.number, content.c.raw).where(content.c.number.in_(wanted[start:start + CHUNK]))
+        values.update((n, loads_exact(raw)) for n, raw in conn.execute(query).all())
     header = loads_exact(row.header)
     header["title"] = row.title
     lines = list(_round_lines(kept, refs, values))

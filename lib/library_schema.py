@@ -93,6 +93,8 @@ traces = sa.Table(
     sa.Column("saved", sa.String(40), nullable=False, index=True),
     sa.Column("rounds", sa.Integer, nullable=False, index=True),
     sa.Column("tokens", sa.BigInteger, nullable=False, index=True),
+    # Schema version 4; version 2 kept the figure unmarked.
+    sa.Column("tokens_estimated", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("cost", sa.Float, nullable=True, index=True),
     sa.Column("findings", sa.Integer, nullable=False),
     sa.Column("header", sa.Text, nullable=False),
@@ -189,10 +191,23 @@ $$""" % SEARCHED_BYTES
 """Schema version 2's words of one content row on PostgreSQL; version 3 drops it. Frozen: a migration never changes."""
 
 
+def as_before(table: sa.Table, *added: str) -> sa.Table:
+    """The table as an earlier migration created it: without the columns later ones `added`. A migration never
+    changes, so it creates this, not the table as it stands now."""
+    return sa.Table(table.name, sa.MetaData(), *(column._copy() for column in table.columns if column.name not in added))
+
+
+def add_column(conn: Connection, column: sa.Column) -> None:
+    """Add a column of the tables above to its table as it stands in the database, its default in existing rows."""
+    ddl = conn.dialect.ddl_compiler(conn.dialect, None)
+    conn.exec_driver_sql(f"ALTER TABLE {column.table.name} ADD COLUMN {ddl.get_column_specification(column)}")
+
+
 def create(conn: Connection) -> None:
     """Create the library's tables and schema version 2's per-content text index (a migration step of
     lib/store.py, frozen; `index_words_per_trace` replaces that index)."""
-    LIBRARY.create_all(conn, tables=list(TABLES))
+    as_before(traces, "tokens_estimated").create(conn)
+    LIBRARY.create_all(conn, tables=[table for table in TABLES if table is not traces])
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql(_V2_PG_WORDS_FUNCTION)
         conn.exec_driver_sql("CREATE INDEX library_content_words ON library_content USING gin ((library_words(raw))) "

@@ -93,7 +93,9 @@ class LibraryRow:
     rounds: int
     """How many rounds."""
     tokens: int
-    """Tokens in and out over all rounds, reported or estimated."""
+    """Tokens in and out over all rounds, reported or estimated (lib.summary.Snowball.tokens)."""
+    tokens_estimated: bool
+    """Whether some round reported no usage, so that `tokens` holds our offline estimate."""
     cost: float | None
     """USD at the default prices, or None when no round's model has a price."""
     findings: int
@@ -151,14 +153,15 @@ def search(store: Store, query: LibraryQuery) -> LibraryPage:
     with store.transaction(write=False) as conn:
         found, total, more = _page_then_count(conn, _conditions(conn, query), order, query)
         codes = _codes(conn, [row.number for row in found])
-    rows = tuple(LibraryRow(id=r.id, title=r.title, model=r.model, rounds=r.rounds, tokens=r.tokens, cost=r.cost,
+    rows = tuple(LibraryRow(id=r.id, title=r.title, model=r.model, rounds=r.rounds, tokens=r.tokens,
+                            tokens_estimated=r.tokens_estimated, cost=r.cost,
                             findings=r.findings, finding_codes=codes.get(r.number, ()), source=r.source,
                             saved=r.saved, author=r.author) for r in found)
     return LibraryPage(rows, total, query.offset, query.limit, more)
 
 
-_LISTED = [traces.c[name] for name in ("number", "id", "title", "model", "rounds", "tokens", "cost", "findings",
-                                        "source", "saved", "author")]
+_LISTED = [traces.c[name] for name in ("number", "id", "title", "model", "rounds", "tokens", "tokens_estimated",
+                                        "cost", "findings", "source", "saved", "author")]
 """The columns a row shows: the header and annotation lines stay out of the sort."""
 
 
@@ -283,8 +286,8 @@ def export_jsonl(store: Store, query: LibraryQuery) -> Iterator[str]:
                           "notes": [_note_fields(note) for note in kept]}, ensure_ascii=False)
 
 
-EXPORT_COLUMNS = ("id", "title", "model", "rounds", "tokens", "cost", "findings", "source", "saved", "link",
-                  "note target", "labels", "note", "note author", "note created")
+EXPORT_COLUMNS = ("id", "title", "model", "rounds", "tokens", "tokens estimated", "cost", "findings", "source", "saved", "link",
+                  "note target", "labels", "note", "note author", "note claimed author", "note created")
 """The CSV's columns before one column per rubric."""
 
 
@@ -295,14 +298,15 @@ def export_csv(store: Store, query: LibraryQuery) -> str:
     rubrics = sorted({score.rubric for _, kept in listed for note in kept for score in note.scores})
     out = []
     for row, kept in listed:
-        trace_cells = [row.id, row.title, row.model or "", row.rounds, row.tokens, "" if row.cost is None else row.cost,
+        trace_cells = [row.id, row.title, row.model or "", row.rounds, row.tokens,
+                       "yes" if row.tokens_estimated else "", "" if row.cost is None else row.cost,
                        row.findings, row.source, row.saved, f"?trace={row.id}"]
         for note in kept or [None]:
             if note is None:
-                out.append(trace_cells + [""] * (5 + len(rubrics)))
+                out.append(trace_cells + [""] * (6 + len(rubrics)))
                 continue
             marks = {score.rubric: score.value for score in note.scores}
-            out.append(trace_cells + [note.target, "; ".join(note.labels), note.text, note.author, note.created]
+            out.append(trace_cells + [note.target, "; ".join(note.labels), note.text, note.author, note.claimed_author, note.created]
                        + [marks.get(name, "") for name in rubrics])
     return csv_text([*EXPORT_COLUMNS, *rubrics], out)
 
@@ -324,5 +328,5 @@ def _with_notes(store: Store, query: LibraryQuery) -> Iterator[tuple[LibraryRow,
 
 def _note_fields(note: Note) -> dict:
     return {"id": note.id, "target": note.target, "labels": list(note.labels), "text": note.text,
-            "author": note.author, "created": note.created,
+            "author": note.author, "claimed_author": note.claimed_author, "created": note.created,
             "scores": {score.rubric: score.value for score in note.scores}}

@@ -51,6 +51,8 @@ notes = sa.Table(
     sa.Column("created", sa.String(40), nullable=False),
     sa.Column("trace_title", sa.Text, nullable=False),
     sa.Column("trace_name", sa.Text, nullable=False),
+    # Schema version 5.
+    sa.Column("claimed_author", sa.String(AUTHOR_LIMIT), nullable=False, server_default=""),
 )
 note_labels = sa.Table(
     "note_labels", METADATA,
@@ -86,7 +88,8 @@ class StoreUnavailable(Exception):
 def _v1(conn: Connection) -> None:
     # Version 1 creates the tables as defined above. When a later migration alters a table, give
     # this one a frozen copy of the version 1 shapes first: a migration must never change.
-    METADATA.create_all(conn, tables=[notes, note_labels, labels])
+    library_schema.as_before(notes, "claimed_author").create(conn)
+    METADATA.create_all(conn, tables=[note_labels, labels])
     conn.execute(labels.insert(), [{"name": name, "position": i} for i, name in enumerate(DEFAULT_LABELS)])
 
 
@@ -101,7 +104,20 @@ def _v3(conn: Connection) -> None:
     library_schema.index_words_per_trace(conn)
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3)
+def _v4(conn: Connection) -> None:
+    # A kept trace's tokens say whether they hold our estimate (lib/library.py, which needs this module first).
+    from lib import library
+
+    library.mark_estimated_tokens(conn)
+
+
+def _v5(conn: Connection) -> None:
+    # An imported note is signed by its importer; the author its file named is kept apart. Which notes stored so far
+    # were imported is not recorded, so they claim nothing.
+    library_schema.add_column(conn, notes.c.claimed_author)
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5)
 """Schema migrations in order: the database is at version N once the first N have run."""
 
 
@@ -341,7 +357,8 @@ def _insert(conn: Connection, new: Sequence[Note]) -> None:
         return
     conn.execute(notes.insert(), [
         {"id": n.id, "trace": n.trace, "target": n.target, "text": n.text, "author": n.author,
-         "created": n.created, "trace_title": n.trace_title, "trace_name": n.trace_name} for n in new
+         "claimed_author": n.claimed_author, "created": n.created, "trace_title": n.trace_title,
+         "trace_name": n.trace_name} for n in new
     ])
     _insert_labels(conn, [(n.id, n.labels) for n in new])
     _insert_scores(conn, [(n.id, n.scores) for n in new])

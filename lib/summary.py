@@ -194,6 +194,11 @@ class Snowball:
     """False when the log kept no round's request (batch results, bare responses): the tool list and what each
     request resent are not known."""
 
+    @property
+    def tokens(self) -> int:
+        """Input and output over all calls: the conversation's tokens, an estimate when estimated_calls is not 0."""
+        return self.billed_input + self.output
+
 
 def about(tokens: int, estimated: bool) -> str:
     """A token sum as every page writes it: marked `≈` when it holds an estimate, since then it is one."""

@@ -11,7 +11,7 @@ import pytest
 
 from lib import catalog
 from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, Note, NoteError, Rubric, Score, annotated, annotation_line, check_author,
-                             check_label, check_note, line_id, marks_for_round, notes_csv, notes_from_lines,
+                             check_label, check_note, line_id, marks_for_round, note_heading, notes_csv, notes_from_lines,
                              round_targets, score_words, unresolved)
 from lib.fingerprint import fingerprint
 from lib.logs.native import write_trace
@@ -156,7 +156,7 @@ def test_an_import_refuses_lines_with_unknown_labels_or_overlong_text_and_keeps_
         {"kind": "annotation", "id": "lost", "target": "round:9", "labels": [], "note": "detached, still kept"},
         {"kind": "annotation", "id": "bad", "target": "the tool call", "labels": [], "note": "x"},
     )
-    found = notes_from_lines(trace, "fp", "upload.jsonl", DEFAULT_LABELS)
+    found = notes_from_lines(trace, "fp", "upload.jsonl", DEFAULT_LABELS, importer="Ada")
     assert [n.id for n in found.notes] == ["good", "lost"]
     assert found.notes[0].trace_title == "Hengxin expense reimbursement" and found.notes[0].trace_name == "upload.jsonl"
     problems = "\n".join(found.problems)
@@ -196,7 +196,7 @@ def test_scores_travel_in_the_annotation_line_and_a_malformed_scores_object_is_r
     assert line["scores"] == {"grounded": 2.0, "resolved": 1.0}
     trace = _with_annotations(hengxin, line, {"kind": "annotation", "id": "bad", "target": "round:1", "labels": ["costly"],
                                               "scores": {"grounded": "three"}})
-    found = notes_from_lines(trace, "fp", "upload.jsonl", DEFAULT_LABELS)
+    found = notes_from_lines(trace, "fp", "upload.jsonl", DEFAULT_LABELS, importer="Ada")
     assert [n.scores for n in found.notes] == [scored.scores]
     assert "Annotation 2 (round:1) was not imported: its scores are not an object of rubric names and numbers." \
         in found.problems
@@ -210,3 +210,17 @@ def test_a_score_reads_as_its_rubric_gives_it_pass_or_fail_or_a_whole_mark_of_it
     assert score_words(Score("correct", 0.0), rubrics) == "correct: fail"
     # Under a rubric no longer set there is no scale to read it on: its name and mark.
     assert score_words(Score("tone", 4.0), rubrics) == "tone 4"
+
+
+def test_an_imported_note_is_signed_by_its_importer_and_keeps_the_files_author_as_a_claim(hengxin):
+    trace = _with_annotations(hengxin, {"kind": "annotation", "id": "forged", "target": TOOL_CALL, "labels": [],
+                                        "note": "Approved.", "author": "The Dean", "created": "2026-11-28T09:00:00Z"})
+    note, = notes_from_lines(trace, "fp", "upload.jsonl", DEFAULT_LABELS, importer="Bo").notes
+    assert (note.author, note.claimed_author) == ("Bo", "The Dean")
+    assert "Bo · claimed author: The Dean" in note_heading(hengxin, note)
+    assert (annotation_line(note)["author"], annotation_line(note)["claimed_author"]) == ("Bo", "The Dean")
+    row, = csv.DictReader(io.StringIO(notes_csv([note], detached=set())))
+    assert (row["author"], row["claimed author"]) == ("Bo", "The Dean")
+    # A note written here claims nothing: its line and heading say no more than before.
+    written = _note(TOOL_CALL)
+    assert "claimed_author" not in annotation_line(written) and "claimed" not in note_heading(hengxin, written)

@@ -148,6 +148,21 @@ def test_an_annotated_upload_restores_its_notes_once_and_the_bundled_copy_shows_
     assert "Why two decimals?" in _texts(at)
 
 
+def test_an_imported_note_is_signed_by_whoever_imports_it_and_the_files_author_reads_as_a_claim(notes_url):
+    # On a round the trace lacks, so that the Annotate page lists it, heading and all, among the detached notes.
+    line = {"kind": "annotation", "id": "forged", "target": "round:9", "labels": [], "note": "Approved by the dean.",
+            "author": "The Dean", "created": "2026-11-28T09:00:00Z"}
+    data = (catalog.TRACES_DIR / "hengxin-expense.jsonl").read_bytes() + json.dumps(line).encode() + b"\n"
+    at = _session()
+    at.file_uploader(key="sidebar.upload").upload("forged.jsonl", data).run()
+    at.button(key="annotate.import").click().run()
+    assert "Imported 1 note." in _said(at)
+    assert [(n.author, n.claimed_author) for n in open_store(notes_url).notes()] == [("Ada", "The Dean")]
+    listed = next(d.value for d in at.dataframe if "author" in d.value.columns)
+    assert listed[["author", "claimed author"]].values.tolist() == [["Ada", "The Dean"]]
+    assert any(" · Ada · claimed author: The Dean · 28 Nov 2026, 09:00 UTC" in text for text in _texts(at))
+
+
 def test_the_notes_list_filters_by_author_and_opens_a_note_on_another_trace_in_the_explorer(notes_url):
     _seed(notes_url, "hengxin-expense", "round:3", "Round 3 compares the amounts.", author="Ada")
     _seed(notes_url, "loan-calculator", "round:1", "The program computes.", author="Bo")

@@ -193,3 +193,20 @@ def test_a_hostile_saved_trace_reaches_the_list_only_as_table_cells(app_database
     at = _select(_library(), *_titles(_library()))
     assert len(at.dataframe(key="library.table").value) == 1
     assert markdown_leaks(at) == []
+
+
+def test_a_token_figure_holding_an_estimate_reads_with_its_mark_and_why(ids, app_database):
+    # Hengxin reports usage on one round of four: its figure holds our estimate of the other three. Larkfield reports
+    # usage on every round.
+    store = open_store(app_database)
+    library.save(store, load_bundled("larkfield-get-order").trace, source="upload")
+    kept = {row.title: row for row in library.search(store, library.LibraryQuery()).rows}
+    at = _library()
+    table = at.dataframe(key="library.table").value
+    shown = dict(zip(table["title"], table["tokens"]))
+    hengxin, larkfield = kept[_title("hengxin-expense")], kept[_title("larkfield-get-order")]
+    assert hengxin.tokens_estimated and not larkfield.tokens_estimated
+    assert shown[hengxin.title] == f"≈ {hengxin.tokens:,}"
+    assert shown[larkfield.title] == f"{larkfield.tokens:,}"
+    assert "≈ marks a token figure that holds our offline estimate: some of that trace's rounds report no usage." \
+        in _said(at)

@@ -9,12 +9,13 @@ import sqlalchemy as sa
 
 from lib import catalog, library
 from lib.checks import run_checks
+from lib.encodings import encoding_name_for_model
 from lib.fingerprint import fingerprint
 from lib.logs.native import read_trace, write_trace
 from lib.logs.upload import read_upload
 from lib.store import MIGRATIONS, open_store
-from lib.summary import summarize
-from lib.tokens import CHARACTER_COUNTER
+from lib.summary import snowball, summarize
+from lib.tokens import CHARACTER_COUNTER, counter_for
 from tests.conftest import load_bundled
 from tests.databases import database_url, postgres_url, sqlite_url, store  # noqa: F401 (fixtures)
 from tests.synthetic import synthetic_lines, synthetic_log
@@ -185,13 +186,14 @@ def test_traces_kept_before_the_per_trace_text_index_are_found_and_deleted_after
     # Schema version 2 indexed each content row; a trace kept then has no row of words until version 3 makes it.
     older = open_store(database_url, migrations=MIGRATIONS[:2])
     monkeypatch.setattr(library, "add_words", lambda conn, by_trace: None)
+    _rows_as_before_version_4(monkeypatch)
     larkfield = library.save(older, _trace("larkfield-get-order"), source="capture")
     hengxin = library.save(older, _trace("hengxin-expense"), source="upload")
     older.close()
     monkeypatch.undo()
 
     upgraded = open_store(database_url)
-    assert upgraded.version() == len(MIGRATIONS) == 3
+    assert upgraded.version() == len(MIGRATIONS)
     found = library.search(upgraded, library.LibraryQuery(text="81265 garden"))
     assert [row.id for row in found.rows] == [larkfield]
     assert library.delete(upgraded, larkfield)
@@ -236,3 +238,46 @@ def test_a_save_that_meets_content_another_replica_stored_meanwhile_tries_again_
     assert lookups.count("digest") == 2  # the insert met the stored prompt's digest, and the save went again
     assert library.load(store, second_id).rounds == second.rounds
     assert library.search(store, library.LibraryQuery(text="records one at a time")).total == 2
+
+
+def _rows_as_before_version_4(monkeypatch) -> None:
+    """Saves write library_traces rows as the code before schema version 4 did: without tokens_estimated."""
+    marked = library._trace_row
+    monkeypatch.setattr(library, "_trace_row", lambda *given: {name: value for name, value in marked(*given).items()
+                                                                 if name != "tokens_estimated"})
+
+
+def _tokens_page_total(trace) -> tuple[int, bool]:
+    """The trace's tokens in and out as the Tokens page gives them under the automatic tokenizer, and whether any
+    round's are our estimate."""
+    ball = snowball(summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter))
+    return ball.billed_input + ball.output, bool(ball.estimated_calls)
+
+
+def test_a_trace_whose_rounds_report_no_usage_is_kept_with_its_tokens_marked_estimated(store):
+    # Hengxin's log reports usage on one round of four, Larkfield's on both of its rounds.
+    hengxin, larkfield = _trace("hengxin-expense"), _trace("larkfield-get-order")
+    ids = {library.save(store, hengxin, source="upload"): hengxin, library.save(store, larkfield, source="upload"): larkfield}
+    rows = {row.id: row for row in library.search(store, library.LibraryQuery()).rows}
+    for trace_id, trace in ids.items():
+        assert (rows[trace_id].tokens, rows[trace_id].tokens_estimated) == _tokens_page_total(trace)
+    assert rows[fingerprint(hengxin)].tokens_estimated and not rows[fingerprint(larkfield)].tokens_estimated
+    # The figure stored is the one a tokens range filters on.
+    total = rows[fingerprint(hengxin)].tokens
+    assert [row.id for row in library.search(store, library.LibraryQuery(tokens=(total, total))).rows] == [fingerprint(hengxin)]
+
+
+def test_traces_kept_before_tokens_were_marked_estimated_are_marked_by_the_upgrade(database_url, monkeypatch):
+    older = open_store(database_url, migrations=MIGRATIONS[:3])
+    _rows_as_before_version_4(monkeypatch)
+    hengxin = library.save(older, _trace("hengxin-expense"), source="upload")
+    larkfield = library.save(older, _trace("larkfield-get-order"), source="capture")
+    older.close()
+    monkeypatch.undo()
+
+    upgraded = open_store(database_url)
+    assert upgraded.version() == len(MIGRATIONS) >= 4
+    rows = {row.id: row for row in library.search(upgraded, library.LibraryQuery()).rows}
+    assert (rows[hengxin].tokens, rows[hengxin].tokens_estimated) == _tokens_page_total(_trace("hengxin-expense"))
+    assert (rows[larkfield].tokens, rows[larkfield].tokens_estimated) == _tokens_page_total(_trace("larkfield-get-order"))
+    upgraded.close()

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import uuid
+from dataclasses import replace
 
 import pytest
 
@@ -185,6 +186,17 @@ def test_export_gives_the_filtered_set_with_notes_and_scores_as_jsonl_and_safe_c
     assert (rows[0]["title"], rows[0]["grounded"], rows[0]["labels"]) == (LOAN, "3.0", "costly")
     everything = list(csv.DictReader(io.StringIO(library.export_csv(store, LibraryQuery()))))
     assert len(everything) == 10  # a trace without notes still has its row
+    assert (rows[0]["note author"], rows[0]["note claimed author"]) == ("ada@example.org", "")
+    store.import_notes([replace(_note(kept[LOAN], "Approved."), id="claimed", author="Bo", claimed_author="The Dean")])
+    claimed = [row for row in csv.DictReader(io.StringIO(library.export_csv(store, query))) if row["note"] == "Approved."]
+    assert [(row["note author"], row["note claimed author"]) for row in claimed] == [("Bo", "The Dean")]
+    noted = next(json.loads(line) for line in library.export_jsonl(store, query))["notes"]
+    assert {(note["author"], note["claimed_author"]) for note in noted} == {("ada@example.org", ""), ("Bo", "The Dean")}
+    # Larkfield's log reports usage on every round; Hengxin's on one of four, so its figure holds our estimate.
+    marked = {row["title"]: row["tokens estimated"] for row in everything}
+    assert (marked[LARKFIELD], marked[HENGXIN]) == ("", "yes")
+    assert {line["title"]: line["tokens_estimated"] for line in map(json.loads, library.export_jsonl(
+        store, LibraryQuery()))}.items() >= {LARKFIELD: False, HENGXIN: True}.items()
 
 
 def test_counting_stops_past_the_count_limit_and_says_so_while_the_export_gives_every_match(store, kept, monkeypatch):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -113,7 +114,7 @@ def test_annotate_export_wipe_import_brings_every_note_back_on_its_target_and_tw
     assert fresh.notes() == ()
     reopened = catalog.load_bytes(exported, "my copy.jsonl")
     assert reopened.problems == () and fingerprint(reopened.trace) == fp
-    found = notes_from_lines(reopened.trace, fp, reopened.name, fresh.labels())
+    found = notes_from_lines(reopened.trace, fp, reopened.name, fresh.labels(), importer="Ada")
     assert found.problems == ()
     assert fresh.import_notes(found.notes) == len(written)
     assert fresh.import_notes(found.notes) == 0
@@ -237,3 +238,24 @@ def test_the_postgresql_schema_matches_the_sqlite_one(sqlite_url, postgres_url):
     assert shapes[0] == shapes[1]
     assert set(shapes[0]) == {"schema_version", "notes", "note_labels", "labels", "note_scores", "rubrics",
                               *(table.name for table in library_schema.TABLES)}
+
+
+def test_an_imported_notes_claimed_author_is_stored_beside_its_signer(store):
+    claimed = replace(_note("Approved."), author="Bo", claimed_author="The Dean")
+    assert store.import_notes([claimed, _note("written here")]) == 2
+    assert {(n.text, n.author, n.claimed_author) for n in store.notes()} == {("Approved.", "Bo", "The Dean"),
+                                                                            ("written here", "Ada", "")}
+
+
+def test_notes_kept_before_claimed_authors_were_stored_claim_nothing_after_the_upgrade(database_url):
+    older = open_store(database_url, MIGRATIONS[:4])
+    with older.transaction(write=True) as conn:
+        conn.execute(sa.insert(sa.table("notes", *(sa.column(name) for name in (
+            "id", "trace", "target", "text", "author", "created", "trace_title", "trace_name")))),
+            {"id": "n1", "trace": "fp", "target": "trace", "text": "old", "author": "Ada", "created": "2026-11-01T00:00:00Z",
+             "trace_title": "", "trace_name": ""})
+    older.close()
+    upgraded = open_store(database_url)
+    assert upgraded.version() == len(MIGRATIONS) >= 5
+    assert [(n.text, n.author, n.claimed_author) for n in upgraded.notes()] == [("old", "Ada", "")]
+    upgraded.close()

@@ -193,7 +193,11 @@ def import_offer(loaded: LoadedTrace) -> None:
 
 
 def _import(loaded: LoadedTrace) -> None:
-    found = notes_from_lines(loaded.trace, trace_id(loaded), loaded.name, snapshot().labels)
+    importer = ui_access.visitor().identity
+    if not importer:
+        _say("error", VIEWERS_READ)
+        return
+    found = notes_from_lines(loaded.trace, trace_id(loaded), loaded.name, snapshot().labels, importer=importer)
     added = []
     if _write(lambda store: added.append(store.import_notes(found.notes)), None):
         kept = len(found.notes) - added[0]
@@ -387,8 +391,9 @@ def all_notes(loaded: LoadedTrace) -> None:
     shown = [n for n in everything if (not labels or labels & set(n.labels)) and (not authors or n.author in authors)
              and (not traces or n.trace in traces)]
     st.dataframe(pd.DataFrame([{"trace": titles[n.trace], "target": n.target, "labels": ", ".join(n.labels),
-                                "note": n.text, "author": n.author, "created": time_words(n.created)} for n in shown],
-                              columns=["trace", "target", "labels", "note", "author", "created"]),
+                                "note": n.text, "author": n.author, "claimed author": n.claimed_author,
+                                "created": time_words(n.created)} for n in shown],
+                              columns=["trace", "target", "labels", "note", "author", "claimed author", "created"]),
                  hide_index=True, width="stretch", key="annotate.all")
     st.download_button("Download these notes as CSV", key="annotate.all_csv", on_click="ignore",
                        data=notes_csv(shown, set()).encode(), file_name="notes.csv", mime="text/csv")
