@@ -203,10 +203,11 @@ def test_a_token_figure_holding_an_estimate_reads_with_its_mark_and_why(ids, app
     kept = {row.title: row for row in library.search(store, library.LibraryQuery()).rows}
     at = _library()
     table = at.dataframe(key="library.table").value
-    shown = dict(zip(table["title"], table["tokens"]))
+    shown = {title: (tokens, mark) for title, tokens, mark in zip(table["title"], table["tokens"], table["tokens are"])}
     hengxin, larkfield = kept[_title("hengxin-expense")], kept[_title("larkfield-get-order")]
     assert hengxin.tokens_estimated and not larkfield.tokens_estimated
-    assert shown[hengxin.title] == f"≈ {hengxin.tokens:,}"
-    assert shown[larkfield.title] == f"{larkfield.tokens:,}"
-    assert "≈ marks a token figure that holds our offline estimate: some of that trace's rounds report no usage." \
+    assert shown[hengxin.title] == (hengxin.tokens, "≈ partly estimated")
+    assert shown[larkfield.title] == (larkfield.tokens, "reported")
+    assert ("≈ partly estimated: that trace's token figure holds our offline estimate, since some of its rounds "
+            "report no usage.") \
         in _said(at)

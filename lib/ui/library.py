@@ -18,7 +18,6 @@ from lib.checks import CHECKS, SEVERITIES
 from lib.library_search import (SORTS, LibraryPage, LibraryQuery, LibraryRow, Range, SearchError, export_csv,
                                 export_jsonl, score_averages, search)
 from lib.store import StoreUnavailable
-from lib.summary import about
 from lib.text import plural
 from lib.ui import access as ui_access, annotate, compare, kept, picker, plain
 from lib.ui.database import store
@@ -33,7 +32,8 @@ DELETED = "library.deleted"
 """Session key: how many traces the last delete removed, said once on the next run."""
 SIZES = (25, 50, 100)
 """Page sizes offered."""
-ESTIMATED = "≈ marks a token figure that holds our offline estimate: some of that trace's rounds report no usage."
+ESTIMATED = ("≈ partly estimated: that trace's token figure holds our offline estimate, since some of its rounds "
+             "report no usage.")
 """Said under a page of traces when a figure on it is marked."""
 RANGES = (("rounds", "Rounds", 1.0), ("tokens", "Tokens", 1000.0), ("cost", "Cost (USD)", 0.01))
 """The range filters: query field, our label, and the step of their number boxes."""
@@ -117,7 +117,8 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
         st.caption(f"Counting stops at {page.total:,}: the pages go that far; narrow the filters to see the rest, "
                    "or export the set, which holds every match.")
     table = pd.DataFrame([{"title": r.title, "model": r.model or "", "rounds": r.rounds,
-                           "tokens": about(r.tokens, r.tokens_estimated),
+                           # The figure stays a number, so that the table sorts it as one; its mark is beside it.
+                           "tokens": r.tokens, "tokens are": "≈ partly estimated" if r.tokens_estimated else "reported",
                            "cost USD": r.cost, "findings": r.findings, "checks": ", ".join(r.finding_codes),
                            "source": r.source, "saved": r.saved, "saved by": r.author} for r in page.rows])
     shown = st.dataframe(table, key=TABLE, on_select="rerun", selection_mode="multi-row", hide_index=True,
