@@ -327,3 +327,25 @@ def test_a_stream_over_64_mib_is_dropped_for_the_client_at_the_limit_and_is_an_e
     (round_,) = captured(capture).conversations[0].trace.rounds
     assert round_.error.message == ("the upstream's stream grew larger than 64 MiB, the most the proxy holds to "
                                     "record; it was dropped for the client there")
+
+
+def test_the_command_says_a_dropped_stream_in_one_line_without_a_traceback(tmp_path):
+    events = tuple(chat_stream(recorded("hengxin")[-1].response))
+    capture = tmp_path / "capture.jsonl"
+    port = free_port()
+    with RecordedServer({CHAT: [Reply(None, events=events, drop_after=3)]}) as upstream:
+        command = [sys.executable, "-m", "lib", "proxy", "--port", str(port), "--upstream", upstream.url,
+                   "-o", str(capture)]
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proxy:
+            try:
+                _wait_for(port)
+                with pytest.raises(openai.APIConnectionError):
+                    client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key=SENTINEL, max_retries=0)
+                    for _ in client.chat.completions.create(**_first_request(), stream=True):
+                        pass
+                time.sleep(0.5)  # what the server prints after the client saw the drop
+            finally:
+                proxy.terminate()
+            said = proxy.stdout.read()
+    assert "recorded openai call: no HTTP answer (the upstream connection dropped mid-stream after" in said
+    assert "Traceback" not in said and "Exception in ASGI application" not in said, said

@@ -7,6 +7,7 @@ a warning. uvicorn's access log is off: it would print query strings, where some
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -36,6 +37,13 @@ def refusal(host: str, allow_remote: bool) -> str | None:
             "read what it records. Add --allow-remote if that is what you want.")
 
 
+def _without_stream_cuts(record: logging.LogRecord) -> bool:
+    """Drop uvicorn's traceback for a stream the proxy cut on purpose: its line was already said."""
+    from lib.capture.proxy import STREAM_CUTS
+
+    return not (record.exc_info and isinstance(record.exc_info[1], STREAM_CUTS))
+
+
 def serve(args) -> int:
     """Start the proxy; returns when it is stopped (Ctrl-C)."""
     import uvicorn
@@ -56,7 +64,9 @@ def serve(args) -> int:
           f"  Anthropic SDK: base_url={base}  (upstream {args.anthropic_upstream})\n"
           f"  OTLP exporter: endpoint={base}/v1/traces", flush=True)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, access_log=False, log_level="warning")
+        config = uvicorn.Config(app, host=args.host, port=args.port, access_log=False, log_level="warning")
+        logging.getLogger("uvicorn.error").addFilter(_without_stream_cuts)  # after Config, which sets logging up
+        uvicorn.Server(config).run()
     finally:
         capture.close()
     return 0

@@ -134,7 +134,10 @@ class Recorder:
         line = {"request": request, "response": response, "status": status, "latency_ms": latency,
                 "timestamp": call.timestamp, "api": call.api}
         self.capture.append(line, call.secrets)
-        self.say(f"recorded {call.api} call: HTTP {status if status is not None else 'none'}, {latency:.0f} ms")
+        outcome = f"HTTP {status}" if status is not None else "no HTTP answer"
+        if status is None and _is_error_body(response):  # our own words of what happened, never the upstream's
+            outcome += f" ({response['error']['message']})"
+        self.say(f"recorded {call.api} call: {outcome}, {latency:.0f} ms")
 
 
 def _is_error_body(body) -> bool:
@@ -227,6 +230,10 @@ async def _whole(upstream: httpx2.Response, call: Call, recorder: Recorder) -> R
     parsed = _json(data)
     recorder.record(call, upstream.status_code, parsed if parsed is not None else data.decode("utf-8", "replace"))
     return Response(data, upstream.status_code, headers=_back(upstream.headers))
+
+
+STREAM_CUTS = (TooLarge, httpx2.HTTPError)
+"""What `_relay` raises to drop a stream for the client, once the call is recorded and said."""
 
 
 async def _relay(upstream: httpx2.Response, call: Call, recorder: Recorder) -> AsyncIterator[bytes]:
