@@ -410,7 +410,11 @@ def notes_from_lines(trace: Trace, trace_id: str, name: str, known: Iterable[str
     known = tuple(known)
     for n, line in enumerate(trace.annotations, start=1):
         try:
-            notes.append(replace(_note_from_line(line, trace, trace_id, name, known), author=importer[:AUTHOR_LIMIT]))
+            note = _note_from_line(line, trace, trace_id, name, known)
+            signer = importer[:AUTHOR_LIMIT]
+            # A file naming its importer claims nothing the signature does not already say.
+            notes.append(replace(note, author=signer, claimed_author="" if note.claimed_author == signer
+                                 else note.claimed_author))
         except NoteError as exc:
             problems.append(f"Annotation {n} ({str(line.get('target'))[:80]}) was not imported: {exc}")
     return Imported(tuple(notes), tuple(problems))

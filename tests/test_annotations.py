@@ -224,3 +224,11 @@ def test_an_imported_note_is_signed_by_its_importer_and_keeps_the_files_author_a
     # A note written here claims nothing: its line and heading say no more than before.
     written = _note(TOOL_CALL)
     assert "claimed_author" not in annotation_line(written) and "claimed" not in note_heading(hengxin, written)
+
+
+def test_a_note_imported_by_the_author_its_file_names_claims_nothing_more(hengxin):
+    trace = _with_annotations(hengxin, {"kind": "annotation", "id": "mine", "target": TOOL_CALL, "labels": [],
+                                        "note": "Checked.", "author": "Bo", "created": "2026-11-28T09:00:00Z"})
+    note, = notes_from_lines(trace, "fp", "upload.jsonl", DEFAULT_LABELS, importer="Bo").notes
+    assert (note.author, note.claimed_author) == ("Bo", "")
+    assert "claimed" not in note_heading(hengxin, note)

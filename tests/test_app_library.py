@@ -206,8 +206,8 @@ def test_a_token_figure_holding_an_estimate_reads_with_its_mark_and_why(ids, app
     shown = {title: (tokens, mark) for title, tokens, mark in zip(table["title"], table["tokens"], table["tokens are"])}
     hengxin, larkfield = kept[_title("hengxin-expense")], kept[_title("larkfield-get-order")]
     assert hengxin.tokens_estimated and not larkfield.tokens_estimated
-    assert shown[hengxin.title] == (hengxin.tokens, "≈ partly estimated")
+    assert shown[hengxin.title] == (hengxin.tokens, "≈ estimated")
     assert shown[larkfield.title] == (larkfield.tokens, "reported")
-    assert ("≈ partly estimated: that trace's token figure holds our offline estimate, since some of its rounds "
-            "report no usage.") \
+    assert ("≈ estimated: some or all of that trace's rounds report no usage, and its figure holds our offline "
+            "estimate for them.") \
         in _said(at)

@@ -32,8 +32,8 @@ DELETED = "library.deleted"
 """Session key: how many traces the last delete removed, said once on the next run."""
 SIZES = (25, 50, 100)
 """Page sizes offered."""
-ESTIMATED = ("≈ partly estimated: that trace's token figure holds our offline estimate, since some of its rounds "
-             "report no usage.")
+ESTIMATED = ("≈ estimated: some or all of that trace's rounds report no usage, and its figure holds our offline "
+             "estimate for them.")
 """Said under a page of traces when a figure on it is marked."""
 RANGES = (("rounds", "Rounds", 1.0), ("tokens", "Tokens", 1000.0), ("cost", "Cost (USD)", 0.01))
 """The range filters: query field, our label, and the step of their number boxes."""
@@ -118,11 +118,14 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
                    "or export the set, which holds every match.")
     table = pd.DataFrame([{"title": r.title, "model": r.model or "", "rounds": r.rounds,
                            # The figure stays a number, so that the table sorts it as one; its mark is beside it.
-                           "tokens": r.tokens, "tokens are": "≈ partly estimated" if r.tokens_estimated else "reported",
+                           "tokens": r.tokens, "tokens are": "≈ estimated" if r.tokens_estimated else "reported",
                            "cost USD": r.cost, "findings": r.findings, "checks": ", ".join(r.finding_codes),
                            "source": r.source, "saved": r.saved, "saved by": r.author} for r in page.rows])
+    columns = {"rounds": st.column_config.NumberColumn(format="localized"),
+               "tokens": st.column_config.NumberColumn("tokens (in + out)", format="localized"),
+               "cost USD": st.column_config.NumberColumn(format="%.5f")}
     shown = st.dataframe(table, key=TABLE, on_select="rerun", selection_mode="multi-row", hide_index=True,
-                         width="stretch", column_config={"cost USD": st.column_config.NumberColumn(format="%.5f")})
+                         width="stretch", column_config=columns)
     if any(r.tokens_estimated for r in page.rows):
         st.caption(ESTIMATED)
     pages = (page.total - 1) // page.limit + 1
