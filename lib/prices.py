@@ -94,14 +94,19 @@ def trace_cost(rounds: Iterable[tuple[str | None, Usage]], prices: tuple[Price, 
     return TraceCost(math.fsum(costs) if costs else None, tuple(sorted(unpriced)))
 
 
-def cost_words(spent: TraceCost) -> str:
-    """A trace's cost as every page writes it: `US$0.01234`, or `no price` when no round's model has one."""
-    return money_words(spent.total) + (" (some rounds: no price)" if spent.total is not None and spent.unpriced else "")
+def cost_words(spent: TraceCost, estimated: bool = False) -> str:
+    """A trace's cost as every page writes it: `US$0.01234`, or `no price` when no round's model has one; marked `≈`
+    when it was worked out from `estimated` tokens."""
+    return money_words(spent.total, estimated) + (" (some rounds: no price)" if spent.total is not None and spent.unpriced
+                                                  else "")
 
 
-def money_words(amount: float | None) -> str:
-    """An amount of dollars as every page writes it: `US$0.01234`, or `no price` when there is none."""
-    return "no price" if amount is None else f"US${amount:.5f}"
+def money_words(amount: float | None, estimated: bool = False) -> str:
+    """An amount of dollars as every page writes it: `US$0.01234`, or `no price` when there is none; `≈ US$0.01234`
+    when it was worked out from `estimated` tokens, since then it is an estimate too."""
+    if amount is None:
+        return "no price"
+    return f"≈ US${amount:.5f}" if estimated else f"US${amount:.5f}"
 
 
 def _number(value) -> float | None:

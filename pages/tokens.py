@@ -20,7 +20,8 @@ st.caption(
     "Every round sends the whole conversation again, plus the tool list. So each call costs more than "
     "the one before, and the conversation as a whole costs far more than its final context would alone."
 )
-accounting.snowball_metrics(snowball(rows))
+ball = snowball(rows)
+accounting.snowball_metrics(ball)
 accounting.log_notes(loaded.notes)
 
 with st.expander("Prices (US$ per million tokens): edit to match your contract"):
@@ -30,7 +31,7 @@ spent = trace_cost(((r.model, r.usage) for r in rows), prices)
 if spent.unpriced:
     st.info("No price for these models: add a row to the price table to see their cost.")
     plain.text(", ".join(spent.unpriced))
-st.metric("Cost of the whole trace", cost_words(spent))
+st.metric("Cost of the whole trace", cost_words(spent, estimated=bool(ball.estimated_calls)))
 
 st.subheader("Rounds")
 st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds",

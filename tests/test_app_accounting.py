@@ -33,6 +33,12 @@ def test_larkfield_shows_2_calls_4224_in_123_out_and_the_ledger_cost(app):
     assert rounds["tokens are"].tolist() == ["reported", "reported"]
 
 
+def test_a_cost_worked_out_from_estimated_tokens_is_marked_as_an_estimate(app):
+    # The loan calculator's log reports no usage: every token of its cost is our offline count.
+    at = _open_accounting(app, "loan-calculator")
+    assert _metrics(at)["Cost of the whole trace"].startswith("≈ US$")
+
+
 def test_the_rounds_table_downloads_as_csv(app):
     at = _open_accounting(app, "hengxin-expense")
     assert any(b.label == "Download the table as CSV" for b in at.get("download_button"))

@@ -110,11 +110,19 @@ def test_the_totals_say_no_price_and_mark_estimated_tokens_as_the_tokens_page_do
 
 
 def test_a_rounds_cost_is_written_as_the_totals_write_it(app):
-    # Row 4 pairs Hengxin's round 4 with round 2 of a run whose model has a price.
+    # Row 4 pairs Hengxin's round 4 with round 2 of a run whose model has a price; both rounds' tokens are our
+    # counts, so both the round's cost and the run's total are estimates, and say so.
     at = _open(app, "hengxin-expense,pitfalls/empty-result-invented-answer", row="4")
     cost = next(m for m in at.metric if m.label == "Cost USD, right")
-    assert re.fullmatch(r"US\$\d+\.\d{5}", cost.value), cost.value
-    assert re.fullmatch(r"US\$\d+\.\d{5}", list(_table(at, "cost USD")["cost USD"])[1])
+    assert re.fullmatch(r"≈ US\$\d+\.\d{5}", cost.value), cost.value
+    assert re.fullmatch(r"≈ US\$\d+\.\d{5}", list(_table(at, "cost USD")["cost USD"])[1])
+
+
+def test_a_cost_difference_taken_from_estimates_is_marked_as_one(app):
+    # Both pitfall runs have a priced model and report no usage: both costs, and their difference, are our counts.
+    at = _open(app, "pitfalls/empty-result-invented-answer,pitfalls/model-filled-employee-id", row="1")
+    cost = next(m for m in at.metric if m.label == "Cost USD, right")
+    assert cost.value.startswith("≈ US$") and cost.delta.startswith("≈ "), (cost.value, cost.delta)
 
 
 def test_the_pair_shows_what_each_model_wrote_when_the_verdict_says_the_answers_differ(app):

@@ -208,6 +208,6 @@ def test_a_token_figure_holding_an_estimate_reads_with_its_mark_and_why(ids, app
     assert hengxin.tokens_estimated and not larkfield.tokens_estimated
     assert shown[hengxin.title] == (hengxin.tokens, "≈ estimated")
     assert shown[larkfield.title] == (larkfield.tokens, "reported")
-    assert ("≈ estimated: some or all of that trace's rounds report no usage, and its figure holds our offline "
-            "estimate for them.") \
+    assert ("≈ estimated: some or all of that trace's rounds report no usage; its token figure, and the cost worked "
+            "out from it, hold our offline estimate for them.") \
         in _said(at)

@@ -197,7 +197,8 @@ def summary(found: Comparison) -> None:
     """Each run's totals, and where the runs first part."""
     table = pd.DataFrame([{"run": side, "name": f.name, "rounds": f.rounds, "tool calls": f.calls,
                            "tokens in": about(f.input_tokens, bool(f.estimated_calls)),
-                           "tokens out": about(f.output_tokens, bool(f.estimated_calls)), "cost USD": cost_words(f.cost),
+                           "tokens out": about(f.output_tokens, bool(f.estimated_calls)),
+                           "cost USD": cost_words(f.cost, bool(f.estimated_calls)),
                            "findings": f.findings}
                           for side, f in (("left", found.left), ("right", found.right))])
     st.dataframe(table, hide_index=True, width="stretch", key="compare.summary")
@@ -255,8 +256,11 @@ def _figures(pair: RoundPair) -> None:
                       _tokens(pair.tokens_right, n, pair.estimated_right) or "–", delta=_token_delta(pair, n),
                       delta_color="off", delta_arrow="down" if change < 0 else "up" if change > 0 else "off")
     cost = _delta(pair.cost_left, pair.cost_right)
-    spent = "–" if pair.right is None else money_words(pair.cost_right)
-    c.metric("Cost USD, right", spent, delta=None if cost is None else f"{cost:+.5f}", delta_color="off")
+    spent = "–" if pair.right is None else money_words(pair.cost_right, pair.estimated_right)
+    # A difference taken from an estimate on either side is one too; written "≈ +0.00001", its arrow is given.
+    mark = "≈ " if pair.estimated_left or pair.estimated_right else ""
+    c.metric("Cost USD, right", spent, delta=None if cost is None else f"{mark}{cost:+.5f}", delta_color="off",
+             delta_arrow="off" if not cost else "down" if cost < 0 else "up")
 
 
 def _dashed(records: list[dict]) -> pd.DataFrame:

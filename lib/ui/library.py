@@ -32,8 +32,8 @@ DELETED = "library.deleted"
 """Session key: how many traces the last delete removed, said once on the next run."""
 SIZES = (25, 50, 100)
 """Page sizes offered."""
-ESTIMATED = ("≈ estimated: some or all of that trace's rounds report no usage, and its figure holds our offline "
-             "estimate for them.")
+ESTIMATED = ("≈ estimated: some or all of that trace's rounds report no usage; its token figure, and the cost worked "
+             "out from it, hold our offline estimate for them.")
 """Said under a page of traces when a figure on it is marked."""
 RANGES = (("rounds", "Rounds", 1.0), ("tokens", "Tokens", 1000.0), ("cost", "Cost (USD)", 0.01))
 """The range filters: query field, our label, and the step of their number boxes."""
