@@ -97,8 +97,8 @@ def trace_cost(rounds: Iterable[tuple[str | None, Usage]], prices: tuple[Price, 
 def cost_words(spent: TraceCost, estimated: bool = False) -> str:
     """A trace's cost as every page writes it: `US$0.01234`, or `no price` when no round's model has one; marked `≈`
     when it was worked out from `estimated` tokens."""
-    return money_words(spent.total, estimated) + (" (some rounds: no price)" if spent.total is not None and spent.unpriced
-                                                  else "")
+    unpriced = " (some rounds: no price)" if spent.total is not None and spent.unpriced else ""
+    return money_words(spent.total, estimated) + unpriced
 
 
 def money_words(amount: float | None, estimated: bool = False) -> str:
