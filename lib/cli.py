@@ -409,7 +409,8 @@ def search(store, args) -> int:
                                  severity=args.severity, label=args.label, source=args.source, limit=args.limit)
     page = library.search(store, query)
     found = [{"id": row.id, "title": row.title, "model": row.model, "rounds": row.rounds, "tokens": row.tokens,
-              "tokens_estimated": row.tokens_estimated, "findings": list(row.finding_codes), "link": library.link(row.id)} for row in page.rows]
+              "tokens_estimated": row.tokens_estimated, "findings": list(row.finding_codes),
+              "link": library.link(row.id)} for row in page.rows]
     if args.json:
         for line in json.dumps({"total": page.total, "total_capped": page.more, "matches": found}, ensure_ascii=False, indent=2).splitlines():
             _say(line)

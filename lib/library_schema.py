@@ -194,7 +194,8 @@ $$""" % SEARCHED_BYTES
 def as_before(table: sa.Table, *added: str) -> sa.Table:
     """The table as an earlier migration created it: without the columns later ones `added`. A migration never
     changes, so it creates this, not the table as it stands now."""
-    return sa.Table(table.name, sa.MetaData(), *(column._copy() for column in table.columns if column.name not in added))
+    kept = (column._copy() for column in table.columns if column.name not in added)
+    return sa.Table(table.name, sa.MetaData(), *kept)
 
 
 def add_column(conn: Connection, column: sa.Column) -> None:

@@ -286,8 +286,8 @@ def export_jsonl(store: Store, query: LibraryQuery) -> Iterator[str]:
                           "notes": [_note_fields(note) for note in kept]}, ensure_ascii=False)
 
 
-EXPORT_COLUMNS = ("id", "title", "model", "rounds", "tokens", "tokens estimated", "cost", "findings", "source", "saved", "link",
-                  "note target", "labels", "note", "note author", "note claimed author", "note created")
+EXPORT_COLUMNS = ("id", "title", "model", "rounds", "tokens", "tokens estimated", "cost", "findings", "source", "saved",
+                  "link", "note target", "labels", "note", "note author", "note claimed author", "note created")
 """The CSV's columns before one column per rubric."""
 
 
@@ -306,8 +306,8 @@ def export_csv(store: Store, query: LibraryQuery) -> str:
                 out.append(trace_cells + [""] * (6 + len(rubrics)))
                 continue
             marks = {score.rubric: score.value for score in note.scores}
-            out.append(trace_cells + [note.target, "; ".join(note.labels), note.text, note.author, note.claimed_author, note.created]
-                       + [marks.get(name, "") for name in rubrics])
+            out.append(trace_cells + [note.target, "; ".join(note.labels), note.text, note.author, note.claimed_author,
+                                      note.created] + [marks.get(name, "") for name in rubrics])
     return csv_text([*EXPORT_COLUMNS, *rubrics], out)
 
 
