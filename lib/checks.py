@@ -34,7 +34,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
 from jsonschema.validators import validator_for
 
-from lib.failures import is_replay_miss
+from lib.failures import is_unsent
 from lib.growth import growth, kept_pairs
 from lib.intern import canonical_json
 from lib.model import (
@@ -761,8 +761,9 @@ def _offending_message(request: Request, said: str) -> int | None:
 
 @check("provider-error")
 def _provider_error(trace: Trace) -> Iterator[Hit]:
-    # A replay miss reached no provider: nothing in it was refused or failed, and its card says so already.
-    for round_, error in ((r, r.error) for r in trace.rounds if r.error is not None and not is_replay_miss(r.error)):
+    # A replay miss, or a call Roundtrip would not send, reached no provider: nothing in it was refused or failed,
+    # and its card says so already.
+    for round_, error in ((r, r.error) for r in trace.rounds if r.error is not None and not is_unsent(r.error)):
         index = _offending_message(round_.request, f"{error.message} {json.dumps(error.body, ensure_ascii=False)}")
         # A log that kept no status says nothing about the connection: claim only what it recorded.
         status = f"with HTTP {error.status}" if error.status is not None else "(HTTP status not recorded)"

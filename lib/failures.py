@@ -18,18 +18,34 @@ NO_RESPONSE = ("No response recorded for this round: the log ends on this reques
 """Said where a round's response would be when the log holds its request and nothing after it."""
 
 
-def is_replay_miss(error: ProviderError | None) -> bool:
-    """True when the replay provider had no recording for the request: nothing was sent anywhere."""
+REFUSED_HERE = "refused_before_sending"
+"""The error type Roundtrip writes when it refused to send a call itself (a base URL typed on a shared server that
+leads inside the server's network): no provider saw the request."""
+
+
+def _error_type(error: ProviderError | None) -> object:
     body = error.body if error is not None and isinstance(error.body, dict) else {}
     # A native trace keeps the whole error field (status, message, body); other logs keep the body alone.
     inner = (body.get("body") if isinstance(body.get("body"), dict) else body).get("error")
-    return isinstance(inner, dict) and inner.get("type") == NO_RECORDING
+    return inner.get("type") if isinstance(inner, dict) else None
+
+
+def is_replay_miss(error: ProviderError | None) -> bool:
+    """True when the replay provider had no recording for the request: nothing was sent anywhere."""
+    return _error_type(error) == NO_RECORDING
+
+
+def is_unsent(error: ProviderError | None) -> bool:
+    """True when no provider saw the request: a replay miss, or a call Roundtrip refused to send."""
+    return _error_type(error) in (NO_RECORDING, REFUSED_HERE)
 
 
 def failure_heading(error: ProviderError) -> str:
     """The sentence above what the provider said; our own words only."""
     if is_replay_miss(error):
         return NO_RECORDING_SAID
+    if is_unsent(error):
+        return "Roundtrip refused to send this call, so no provider saw it. Why:"
     if _numeric(error.status):
         return f"The call failed: HTTP {error.status}. The provider said:"
     if not error.status:

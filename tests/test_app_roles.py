@@ -140,6 +140,10 @@ def test_an_editor_on_a_server_cannot_aim_a_live_run_at_the_servers_own_network(
     said = "\n".join(lines(at, ("text",)))
     assert "internal admin" not in said
     assert "a base URL typed on this server must name a public address" in said
+    # Nothing was sent: the round says Roundtrip refused it, and no check calls it a provider's failure.
+    shown = "\n".join(lines(at, ("text", "markdown", "caption", "error")))
+    assert "Roundtrip refused to send this call, so no provider saw it." in shown
+    assert "This call failed" not in shown and "provider-error" not in shown
 
 
 def test_an_editor_on_a_server_cannot_aim_a_fork_at_the_servers_own_network(server):

@@ -534,6 +534,13 @@ def test_a_provider_error_blames_the_request_only_for_a_status_that_does(status,
     assert ("fix the request" in finding.message) == (status == 400)
 
 
+def test_a_call_roundtrip_refused_to_send_is_no_providers_error():
+    # What live mode writes when a base URL typed on a shared server leads inside its network: nothing was sent.
+    said = "The base URL's host localhost is inside this server's network."
+    error = {"status": None, "message": said, "body": {"error": {"type": "refused_before_sending", "message": said}}}
+    assert [f for f in run_checks(trace_of(_error_round([USER], error))) if f.code == "provider-error"] == []
+
+
 @pytest.mark.parametrize("fixture", ["anthropic-stream.jsonl", "openai-chat-stream.jsonl"])
 def test_a_stream_cut_inside_the_arguments_is_said_to_be_cut_not_the_models_bad_json(fixture):
     # Conversation 3 ends inside get_weather's arguments: the model did not write bad JSON, the stream was cut.

@@ -33,6 +33,7 @@ import openai
 
 from lib.access import OFFICIAL_BASE_URLS
 from lib.dialects import ANTHROPIC, OPENAI
+from lib.failures import REFUSED_HERE
 
 HIDDEN = "[key hidden]"
 """What an API key is replaced with wherever a response repeats it."""
@@ -143,6 +144,9 @@ def _exchange(create: Callable, body: dict, secret: str, sdk: ModuleType) -> Exc
         raw = create(**_arguments(create, body))
         sent, received = raw.http_response.request, _json(raw.http_response.text)
         return Exchange(scrub(_sent(sent, body), secret), scrub(received, secret), None, _since(started))
+    except AddressRefused as exc:  # refused here, before anything was sent
+        said = {"error": {"type": REFUSED_HERE, "message": exc.message}}
+        return Exchange(body, None, {"status": None, "message": exc.message, "body": said}, _since(started))
     except CallLimitExceeded as exc:
         return Exchange(body, None, {"status": None, "message": exc.message, "body": None}, _since(started))
     except sdk.APIStatusError as exc:
