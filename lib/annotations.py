@@ -407,20 +407,16 @@ def notes_from_lines(trace: Trace, trace_id: str, name: str, known: Iterable[str
     """The notes a file's annotation lines carry, signed by their importer, each line's author kept as its claimed
     author; a line that cannot be a note becomes a problem."""
     notes, problems = [], []
-    known = tuple(known)
+    known, signer = tuple(known), importer[:AUTHOR_LIMIT]
     for n, line in enumerate(trace.annotations, start=1):
         try:
-            note = _note_from_line(line, trace, trace_id, name, known)
-            signer = importer[:AUTHOR_LIMIT]
-            # A file naming its importer claims nothing the signature does not already say.
-            notes.append(replace(note, author=signer, claimed_author="" if note.claimed_author == signer
-                                 else note.claimed_author))
+            notes.append(_note_from_line(line, trace, trace_id, name, known, signer))
         except NoteError as exc:
             problems.append(f"Annotation {n} ({str(line.get('target'))[:80]}) was not imported: {exc}")
     return Imported(tuple(notes), tuple(problems))
 
 
-def _note_from_line(line: dict, trace: Trace, trace_id: str, name: str, known: tuple[str, ...]) -> Note:
+def _note_from_line(line: dict, trace: Trace, trace_id: str, name: str, known: tuple[str, ...], signer: str) -> Note:
     labels, text, author = line.get("labels") or [], line.get("note", ""), line.get("author") or ""
     if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
         raise NoteError("its labels are not a list of strings.")
@@ -431,8 +427,10 @@ def _note_from_line(line: dict, trace: Trace, trace_id: str, name: str, known: t
         raise NoteError("its id is longer than 64 characters.")
     parse_target(line.get("target"))
     text, labels = check_note(text, labels, known)
-    return Note(id=note_id, trace=trace_id, target=line["target"], labels=labels, text=text,
-                author="", claimed_author=author[:AUTHOR_LIMIT], created=str(line.get("created") or "")[:40],
+    claimed = author[:AUTHOR_LIMIT]
+    # A file naming its importer claims nothing the signature does not already say.
+    return Note(id=note_id, trace=trace_id, target=line["target"], labels=labels, text=text, author=signer,
+                claimed_author="" if claimed == signer else claimed, created=str(line.get("created") or "")[:40],
                 trace_title=trace.title, trace_name=name, scores=_scores_of(line.get("scores")))
 
 
