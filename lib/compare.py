@@ -100,8 +100,8 @@ class ArgumentChange:
 
     @property
     def line(self) -> str:
-        """`city_tier` 2 → 3."""
-        return f"`{self.path}` {_shown(self.left)} → {_shown(self.right)}"
+        """city_tier: 2 → 3 (plain text: shown with st.text and in tables, where backticks would stay as they are)."""
+        return f"{self.path}: {_shown(self.left)} → {_shown(self.right)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,13 +302,13 @@ def _calls_verdict(left: RoundContent, right: RoundContent) -> str | None:
 
 
 def _call_list(content: RoundContent) -> str:
-    return ", ".join(f"`{name}`" for name in content.shape[0]) or "no call"
+    return ", ".join(content.shape[0]) or "no call"
 
 
 def _tools_verdict(left: RoundContent, right: RoundContent) -> str | None:
     if left.tools == right.tools:
         return None
-    return "tool list changed: " + ", ".join(f"`{c.name}` {c.status}" for c in tool_changes(left, right))
+    return "tool list changed: " + ", ".join(f"{c.name} {c.status}" for c in tool_changes(left, right))
 
 
 def _added_verdict(left: RoundContent, right: RoundContent) -> str | None:
@@ -317,7 +317,7 @@ def _added_verdict(left: RoundContent, right: RoundContent) -> str | None:
     differing = [a for a, b in zip(left.added, right.added) if a != b]
     first = differing[0] if differing else None
     if first is not None and first[0] == "result":
-        tools = list(dict.fromkeys(f"`{item[1]}`" for item in differing if item[0] == "result"))
+        tools = list(dict.fromkeys(item[1] for item in differing if item[0] == "result"))
         return f"different result{'s' if len(tools) > 1 else ''} of {', '.join(tools)} sent"
     if first is not None and first[0] == "text":
         return f"different {first[1]} message sent"

@@ -2,6 +2,8 @@
 
 import re
 
+import pandas as pd
+
 from lib.ui import picker, state
 from tests.screen import uploaded
 from tests.synthetic import synthetic_log
@@ -35,7 +37,7 @@ def test_a_link_opens_two_bundled_runs_with_totals_verdicts_and_the_first_diverg
     rounds = _table(at, "verdict")
     assert list(rounds["verdict"])[1:3] == ["only in the left run (removed)"] * 2
     assert [s.value for s in at.subheader] == ["Row 1: left round 1, right round 1"]
-    assert any("different calls: `queryExpense`, `queryTravelPolicy` → `find_orders`" in t for t in _texts(at))
+    assert any("different calls: queryExpense, queryTravelPolicy → find_orders" in t for t in _texts(at))
     messages = _table(at, "entry")
     assert "user: Has my order LK-204117 shipped yet?" in list(messages["right"])
     assert "model-filled-identity" in list(_table(at, "only in the left")["only in the left"])
@@ -146,12 +148,47 @@ def test_a_token_delta_with_an_estimate_on_either_side_is_marked_as_an_estimate(
     assert str(deltas[3]).startswith("≈ -")
 
 
+def _cells(table) -> dict[str, list[str]]:
+    """Each column's cells as the browser writes them: a missing value as the table's placeholder."""
+    return {column: [table.proto.placeholder if pd.isna(v) else str(v) for v in table.value[column]]
+            for column in table.value.columns}
+
+
 def test_a_side_a_round_lacks_reads_as_a_dash_not_as_none(app):
     # Hengxin's rounds 2 and 3 have no counterpart in the pitfall: the table said "None" where the round would be,
     # and the pair's calls, results and messages said "None" where a side has nothing.
     at = _open(app, "hengxin-expense,pitfalls/empty-result-invented-answer", row="4")
-    rounds = _table(at, "verdict")
-    assert [str(v) for v in rounds["right round"]][1:3] == ["–", "–"]
-    assert [str(v) for v in rounds["tokens in, right"]][1:3] == ["–", "–"]
-    shown = [str(v) for d in at.dataframe for column in d.value.columns for v in d.value[column]]
-    assert "None" not in shown and "<NA>" not in shown and "nan" not in shown
+    rounds = _cells(next(d for d in at.dataframe if "verdict" in d.value.columns))
+    assert rounds["right round"][:4] == ["1", "–", "–", "2"]
+    assert rounds["tokens in, right"][1:3] == ["–", "–"]
+    shown = [cell for d in at.dataframe for cells in _cells(d).values() for cell in cells]
+    assert "None" not in shown and "<NA>" not in shown and "nan" not in shown and "1.0" not in shown
+
+
+def test_a_round_only_one_run_has_keeps_the_round_numbers_a_column_of_numbers():
+    # A dash written into the data made a column of numbers and text: Streamlit converted it with a pyarrow
+    # traceback in the server's log on every visit to Compare.
+    from lib.ui.compare import _dashed
+    frame = _dashed([{"left round": 2, "right round": None, "verdict": "only in the left run (removed)"},
+                     {"left round": 3, "right round": 2, "verdict": "same"}])
+    assert str(frame["right round"].dtype) == "Int64" and str(frame["left round"].dtype) == "Int64"
+    assert frame["verdict"].tolist() == ["only in the left run (removed)", "same"]
+
+
+def test_compare_opens_on_the_upload_the_user_was_reading_named_by_its_file(app):
+    # A new user uploaded a log, read it, then opened Compare: the left run was still the bundled Hengxin trace, and
+    # the upload was at the end of the list as "Your upload · conversation 1", with no file name.
+    at = uploaded(app, "openai-compatible-tool-use-failed.jsonl")
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    left = at.selectbox(key="compare.left")
+    assert left.value == "upload:0"
+    assert left.format_func(left.value).startswith("Your upload (openai-compatible-tool-use-failed.jsonl) · ")
+    assert at.selectbox(key="compare.right").value == "pitfalls/empty-result-invented-answer"
+
+
+def test_compare_opens_on_the_bundled_trace_the_user_was_reading(app):
+    at = app.run()
+    at.selectbox(key=picker.TRACE).set_value("loan-calculator").run()
+    at.switch_page("pages/compare.py").run()
+    assert at.selectbox(key="compare.left").value == "loan-calculator"

@@ -44,7 +44,7 @@ def test_empty_every_result_in_the_fields_then_the_recorded_fork_answers_and_com
     _compare_with_parent(at)
     assert at.info[0].value == "The runs first diverge at row 2: left round 2, right round 2."
     verdict = list(_table(at, "verdict")["verdict"])[1]
-    assert verdict.startswith("different results of `queryExpense`, `queryTravelPolicy` sent")
+    assert verdict.startswith("different results of queryExpense, queryTravelPolicy sent")
     assert verdict.endswith("finish_reason: tool_calls → finish_reason: stop")  # as each payload writes it
     assert list(_table(at, "findings")["rounds"]) == [4, 2]
 

@@ -76,10 +76,10 @@ def test_a_changed_argument_is_named_with_both_values():
     changed = read(text.replace('\\"city_tier\\": \\"2\\"', '\\"city_tier\\": \\"3\\"').splitlines())
     found = compare(run_of(trace), run_of(changed), DEFAULT_PRICES)
     assert found.first_divergence == 1
-    assert found.pairs[0].verdict == 'same call, different arguments: `city_tier` "2" → "3"'
+    assert found.pairs[0].verdict == 'same call, different arguments: city_tier: "2" → "3"'
     assert [(p.left, p.right) for p in found.pairs] == [(1, 1), (2, 2), (3, 3), (4, 4)]
     calls = call_changes(round_contents(trace)[0], round_contents(changed)[0])
-    assert [c.arguments for c in calls] == [(), ('`city_tier` "2" → "3"',)]
+    assert [c.arguments for c in calls] == [(), ('city_tier: "2" → "3"',)]
     later = message_changes(trace.rounds[1], trace, changed.rounds[1], changed)
     changed_entries = [c for c in later if c.status == "changed"]
     assert [c.left.split(" ")[0] for c in changed_entries] == ["call", "result"]  # the policy echoes the tier
@@ -112,8 +112,8 @@ def test_a_removed_tool_and_an_emptied_result_are_said_in_the_verdict():
     forked = read([*lines[:2], json.dumps(round2), *lines[3:]])
     found = compare(run_of(trace), run_of(forked), DEFAULT_PRICES)
     assert found.first_divergence == 2
-    assert found.pairs[1].verdict.startswith("different results of `queryExpense`, `queryTravelPolicy` sent; "
-                                             "tool list changed: `createExpenseSupplement` removed")
+    assert found.pairs[1].verdict.startswith("different results of queryExpense, queryTravelPolicy sent; "
+                                             "tool list changed: createExpenseSupplement removed")
     removed = tool_changes(round_contents(trace)[1], round_contents(forked)[1])
     assert [(t.name, t.status) for t in removed] == [("createExpenseSupplement", "removed")]
     assert "empty-tool-result" in found.pairs[1].findings_right
@@ -124,7 +124,7 @@ def test_two_runs_in_different_scenarios_pair_by_shape_and_keep_the_extra_rounds
     other = load_bundled("pitfalls/empty-result-invented-answer").trace
     found = compare(run_of(hengxin), run_of(other), DEFAULT_PRICES)
     assert [(p.left, p.right) for p in found.pairs] == [(1, 1), (2, None), (3, None), (4, 2)]
-    assert "different calls: `queryExpense`, `queryTravelPolicy` → `find_orders`" in found.pairs[0].verdict
+    assert "different calls: queryExpense, queryTravelPolicy → find_orders" in found.pairs[0].verdict
     estimated = run_of(other).rows[1].usage
     assert found.pairs[3].tokens_right == (estimated.input_tokens, estimated.output_tokens)
     assert found.right.cost.total is not None and found.pairs[3].cost_right is not None
@@ -141,7 +141,7 @@ def test_two_runs_of_1000_rounds_are_aligned_in_under_a_second():
     found = compare(*runs, DEFAULT_PRICES)
     took = time.process_time() - start
     assert len(found.pairs) == 1000 and found.first_divergence == 500
-    assert found.pairs[499].verdict == "same call, different arguments: `n` 500 → 5000"
+    assert found.pairs[499].verdict == "same call, different arguments: n: 500 → 5000"
     assert took < 1.0, f"{took:.2f} s"
 
 
@@ -159,8 +159,8 @@ def test_the_verdict_names_every_result_that_differs_and_each_finish_as_its_payl
     choice["finish_reason"] = "stop"
     forked = read([*lines[:2], json.dumps(round2)])
     found = compare(run_of(trace), run_of(forked), DEFAULT_PRICES)
-    assert found.pairs[1].verdict == ("different results of `queryExpense`, `queryTravelPolicy` sent; "
-                                      "different calls: `calcAmountOver` → no call; answer text in the right run only; "
+    assert found.pairs[1].verdict == ("different results of queryExpense, queryTravelPolicy sent; "
+                                      "different calls: calcAmountOver → no call; answer text in the right run only; "
                                       "finish_reason: tool_calls → finish_reason: stop")
     assert "answer text in the left run only" in compare(run_of(forked), run_of(trace), DEFAULT_PRICES).pairs[1].verdict
 

@@ -55,7 +55,7 @@ def test_round_2_with_its_results_emptied_goes_through_the_openai_sdk_and_diverg
     assert fork.rounds[1].response.message.text == "Your claim is within the standard."
     found = compare(_run(parent, "parent"), _run(fork, "fork"), DEFAULT_PRICES)
     assert found.first_divergence == 2
-    assert found.pairs[1].verdict.startswith("different results of `queryExpense`, `queryTravelPolicy` sent")
+    assert found.pairs[1].verdict.startswith("different results of queryExpense, queryTravelPolicy sent")
     assert "empty-tool-result" in found.pairs[1].findings_right
 
 

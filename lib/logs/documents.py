@@ -294,10 +294,11 @@ def _cassette(data: bytes, limit: int) -> Elements:
 
 
 def _nests_too_deep(data: bytes, structure: bytes, marks: bytes) -> bool:
-    """Whether the YAML may nest deeper than MAX_YAML_DEPTH, given its bytes kept by NOT_STRUCTURE and its bytes
-    mapped by ENTRY_MARKS with the spaces taken out. Brackets inside quoted strings count too (JSON bodies are balanced, so they add only
-    their own depth): an overestimate, never an underestimate. Runs at the speed of bytes.translate and numpy, not of
-    a Python loop per byte (a 1,000-call cassette's JSON bodies hold some 350,000 brackets)."""
+    """Whether the YAML may nest deeper than MAX_YAML_DEPTH, given its brackets, commas and line breaks and its bytes
+    mapped by ENTRY_MARKS with the spaces taken out. Brackets inside quoted strings count too (JSON bodies are
+    balanced, so they add only their own depth): an overestimate, never an underestimate. Runs at the speed of
+    bytes.translate and numpy, not of a Python loop per byte (a 1,000-call cassette's JSON bodies hold some 350,000
+    brackets)."""
     if len(structure) > MAX_YAML_DEPTH:
         import numpy as np  # here, not at the top: only a file of some size pays for loading numpy
 

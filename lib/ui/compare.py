@@ -63,13 +63,25 @@ def _choices() -> dict[str, str]:
     found = {t.name: t.title for t in state.bundled()}
     upload, _ = _upload()
     for n, conversation in enumerate(upload.conversations if upload else ()):
-        found[f"{UPLOADED}{n}"] = f"Your upload · {conversation.id}"
+        found[f"{UPLOADED}{n}"] = f"Your upload ({picker.files_name(st.session_state[picker.FILES])}) · " \
+                                  f"{conversation.id}"
     for trace_id in st.session_state.get(SAVED_RUNS, ()):
         if (saved := _saved(trace_id)) is not None:
             found[f"{SAVED}{trace_id}"] = f"Saved · {saved.trace.title}"
     for n, (_, at) in enumerate(st.session_state.get(FORKS, ())):
         found[f"{FORKED}{n}"] = f"Your fork {n + 1} (from round {at})"
     return found
+
+
+def _open_in_sidebar() -> str:
+    """The choice of the trace the other pages show (an upload's conversation, a saved trace, a bundled one): the left
+    run when no link names one, so that Compare starts from what the user was reading."""
+    if st.session_state.get(picker.FILES):
+        return f"{UPLOADED}{st.session_state.get(picker.CONVERSATION, 0)}"
+    if (trace_id := st.session_state.get(kept.SAVED)) is not None:
+        return _saved_choice(trace_id)
+    shown = st.session_state.get(picker.TRACE)
+    return shown if shown in {t.name for t in state.bundled()} else catalog.FIRST_TRACE
 
 
 def _saved(trace_id: str) -> catalog.LoadedTrace | None:
@@ -107,10 +119,13 @@ def _linked(choices: dict[str, str]) -> None:
     if LEFT in st.session_state:
         return
     asked = [_saved_choice(name) for name in st.query_params.get("compare", "").split(",") if name]
-    choices.update(_choices())  # the saved traces the link names, now offered
+    open_now = _open_in_sidebar()
+    choices.update(_choices())  # the saved traces the link names, or the one open in the sidebar, now offered
+    if open_now not in choices:  # a saved trace the library cannot give now
+        open_now = catalog.FIRST_TRACE
     st.session_state[LINKED] = bool(asked)
     st.query_params.pop("trace", None)  # the other pages' trace; this page names its two runs
-    defaults = [catalog.FIRST_TRACE, SECOND_TRACE]
+    defaults = [open_now, SECOND_TRACE if open_now != SECOND_TRACE else catalog.FIRST_TRACE]
     for n, key in enumerate((LEFT, RIGHT)):
         name = asked[n] if n < len(asked) else defaults[n]
         if name not in choices:
@@ -201,7 +216,7 @@ def summary(found: Comparison) -> None:
                            "cost USD": cost_words(f.cost, bool(f.estimated_calls)),
                            "findings": f.findings}
                           for side, f in (("left", found.left), ("right", found.right))])
-    st.dataframe(table, hide_index=True, width="stretch", key="compare.summary")
+    st.dataframe(table, hide_index=True, width="stretch", key="compare.summary", placeholder=NOTHING)
     first = found.first_divergence
     if first is None:
         st.success("The runs say the same in every round.")
@@ -223,7 +238,7 @@ def _token_delta(pair: RoundPair, n: int) -> str | None:
 def rounds_table(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> None:
     """One row per aligned pair: the rounds, the verdict, and the tokens on each side."""
     table = _rounds_frame(left, right, (state.counting(left).counter.name, state.counting(right).counter.name))
-    st.dataframe(table, hide_index=True, width="stretch", key="compare.rounds")
+    st.dataframe(table, hide_index=True, width="stretch", key="compare.rounds", placeholder=NOTHING)
 
 
 def chosen_row(found: Comparison) -> int:
@@ -264,14 +279,20 @@ def _figures(pair: RoundPair) -> None:
 
 
 def _dashed(records: list[dict]) -> pd.DataFrame:
-    """The records as a table where a side that has nothing reads `–`, as the headings write it, not "None"."""
-    return pd.DataFrame([{name: NOTHING if value is None else value for name, value in record.items()}
-                         for record in records])
+    """The records as a table whose columns of whole numbers stay whole numbers where a side has nothing (shown as
+    `–`, the tables' placeholder, as the headings write it, not "None"). A `–` put in the data itself made a column
+    of numbers and text, which Streamlit converts with a traceback in the server's log."""
+    frame = pd.DataFrame(records)
+    for name in frame.columns:
+        values = [record[name] for record in records if record.get(name) is not None]
+        if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            frame[name] = pd.array([record.get(name) for record in records], dtype="Int64")
+    return frame
 
 
 def _table(records: list[dict], key: str, empty: str) -> None:
     if records:
-        st.dataframe(_dashed(records), hide_index=True, width="stretch", key=key)
+        st.dataframe(_dashed(records), hide_index=True, width="stretch", key=key, placeholder=NOTHING)
     else:
         st.caption(empty)
 

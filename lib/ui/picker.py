@@ -117,7 +117,7 @@ def trace_picker() -> catalog.LoadedTrace:
     saved = None if files else _saved()
     if files:
         st.session_state[TRACE] = OPENED
-        titles[OPENED] = f"Your upload: {_source(files)}"
+        titles[OPENED] = f"Your upload: {files_name(files)}"
     elif saved is not None:
         st.session_state[TRACE] = SAVED_CHOICE
         titles[SAVED_CHOICE] = f"Saved: {saved.trace.title}"
@@ -167,7 +167,8 @@ def _uploader(files: list[tuple[str, bytes]] | None) -> None:
         plain.text(", ".join(name for name, _ in files))  # the user's file names: text, never markdown
 
 
-def _source(files: list[tuple[str, bytes]]) -> str:
+def files_name(files: list[tuple[str, bytes]]) -> str:
+    """What the open files are called: the file's name, or how many files there are."""
     return files[0][0] if len(files) == 1 else plural(len(files), "file")
 
 
@@ -239,7 +240,7 @@ def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
             st.text("\n".join(upload.said(p) for p in upload.problems[:200]))
             if len(upload.problems) > 200:
                 st.caption(f"and {len(upload.problems) - 200:,} more.")
-    source = _source(files)
+    source = files_name(files)
     if not upload.conversations:
         return catalog.from_upload(upload, source, digest, 0)
     labels = [f"{c.id} · {plural(len(c.trace.rounds), 'round')}" for c in upload.conversations]
