@@ -211,3 +211,20 @@ def test_a_token_figure_holding_an_estimate_reads_with_its_mark_and_why(ids, app
     assert ("≈ estimated: some or all of that trace's rounds report no usage; its token figure, and the cost worked "
             "out from it, hold our offline estimate for them.") \
         in _said(at)
+
+
+def test_a_trace_whose_model_has_no_price_reads_no_price_not_none(app_database):
+    # A new user saved an upload whose model (openai/gpt-oss-120b) the price table lacks: its cost cell read a grey
+    # "None", where the Tokens page says "no price" of the same trace.
+    store = open_store(app_database)
+    upload = (ROOT / "tests" / "fixtures" / "openai-compatible-tool-use-failed.jsonl").read_bytes()
+    library.save(store, catalog.load_bytes(upload, "tool-use-failed").trace, source="upload")
+    library.save(store, load_bundled("loan-calculator").trace, source="upload")  # gpt-4o-mini: priced
+    at = _library()
+    table = at.dataframe(key="library.table")
+    costs = {title: table.proto.placeholder if cost is None or cost != cost else f"{cost:.5f}"
+             for title, cost in zip(table.value["title"], table.value["cost USD"])}
+    assert costs[_title("loan-calculator")] != "no price"
+    assert [c for c in costs.values() if c == "no price"] == ["no price"]
+    assert ("A cost of “no price”: the price table has no price for that trace's models, so no cost is worked out. "
+            "The Tokens page lists the prices it knows.") in _said(at)

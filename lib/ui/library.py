@@ -35,6 +35,11 @@ SIZES = (25, 50, 100)
 ESTIMATED = ("≈ estimated: some or all of that trace's rounds report no usage; its token figure, and the cost worked "
              "out from it, hold our offline estimate for them.")
 """Said under a page of traces when a figure on it is marked."""
+NO_PRICE = "no price"
+"""What a cost cell reads when no round's model has a price (as the Tokens page writes it), not "None"."""
+UNPRICED = ("A cost of \u201cno price\u201d: the price table has no price for that trace's models, so no cost is "
+            "worked out. The Tokens page lists the prices it knows.")
+"""Said under a page of traces when a cost on it is missing."""
 RANGES = (("rounds", "Rounds", 1.0), ("tokens", "Tokens", 1000.0), ("cost", "Cost (USD)", 0.01))
 """The range filters: query field, our label, and the step of their number boxes."""
 
@@ -125,9 +130,11 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
                "tokens": st.column_config.NumberColumn("tokens (in + out)", format="localized"),
                "cost USD": st.column_config.NumberColumn(format="%.5f")}
     shown = st.dataframe(table, key=TABLE, on_select="rerun", selection_mode="multi-row", hide_index=True,
-                         width="stretch", column_config=columns)
+                         width="stretch", column_config=columns, placeholder=NO_PRICE)
     if any(r.tokens_estimated for r in page.rows):
         st.caption(ESTIMATED)
+    if any(r.cost is None for r in page.rows):
+        st.caption(UNPRICED)
     pages = (page.total - 1) // page.limit + 1
     if pages > 1:
         st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, key=PAGE)
