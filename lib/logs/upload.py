@@ -86,6 +86,8 @@ class Upload:
     unit: str = "line"
     """What `lines` counts: "line", "element" for a file that is one JSON array, or what a one-document file
     holds ("sample", "interaction", "entry", "document"); "item" for files of different units."""
+    not_calls: int = 0
+    """Items read whole that were no model call (a HAR file's page load): neither rounds nor skipped."""
 
     @property
     def units(self) -> str:
@@ -111,10 +113,12 @@ class Upload:
         return self.skipped or len({p.line for p in self.problems})
 
     def summary(self) -> str:
-        """One line a user reads first: what loaded and what did not."""
+        """One line a user reads first: what loaded, what was no model call, and what did not load."""
+        others = f"{self.counted(self.not_calls)} not {'a model call' if self.not_calls == 1 else 'model calls'}; " \
+            if self.not_calls else ""
         return (
             f"{self.counted(self.lines)}: {plural(self.rounds, 'round')} in "
-            f"{plural(len(self.conversations), 'conversation')}; {self.counted(self.skipped_lines)} skipped"
+            f"{plural(len(self.conversations), 'conversation')}; {others}{self.counted(self.skipped_lines)} skipped"
         )
 
 
@@ -441,8 +445,9 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     unit = reading.units.pop() if len(reading.units) == 1 else "item" if reading.units else "line"  # "item": an array and lines
     for name, fired in reading.rules.items():
         reading.formats[name] = (sum(fired.values()), _rules_said(fired, unit))
+    not_calls = sum(instance.not_calls() for instance in reading.instances)
     return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
-                  reading.size, notes, unit)
+                  reading.size, notes, unit, not_calls)
 
 
 def _unpacked(name: str, data: bytes, label: str, reading: _Reading) -> bytes | None:
