@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import re
 import zlib
 from dataclasses import dataclass, field, replace
@@ -134,10 +135,16 @@ def _items(name: str, data: bytes) -> Iterator[tuple[int, bytes, int]]:
     if _is_json_array(name, data):
         yield from ((number, element, 1) for number, element in documents.array_elements(stripped))
         return
-    if name.lower().endswith(".json") and stripped[:1] == b"{" and b"\n{" not in stripped:
+    if _is_one_object(name, data):
         yield 1, stripped, 1
         return
     yield from _lines(data)
+
+
+def _is_one_object(name: str, data: bytes) -> bool:
+    """Whether the file is one JSON object, read as one item however many lines it spans."""
+    stripped = data.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return name.lower().endswith(".json") and stripped[:1] == b"{" and b"\n{" not in stripped
 
 
 def _is_json_array(name: str, data: bytes) -> bool:
@@ -487,9 +494,12 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     caps, problems, rules = reading.caps, reading.problems, reading.rules
     typed = otlp_typed.decode if spans_only else None
     whole = documents.elements(name, data, caps.line_bytes, ResentTexts(loads_exact, typed).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
+    # What an item that does not parse is called where the parser's place in it is said: the file's own unit.
+    said_as = "line"
     if whole is None:
         items = _items(name, data)
         reading.units.add("element" if _is_json_array(name, data) else "line")
+        said_as = "element" if _is_json_array(name, data) else "file" if _is_one_object(name, data) else "line"
     else:
         items = ((number, element, 1) for number, element in whole[1])
         reading.units.add(whole[0])
@@ -511,7 +521,12 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
             try:
                 obj = parser.parse(item)
             except ValueError as exc:  # orjson's errors, and the lines strict_loads refuses
-                problems.append(Problem(number, label + json_problem(exc)))
+                at = number
+                if said_as == "file" and isinstance(exc, json.JSONDecodeError):
+                    # One object over many lines: the parser's line within it, past any blank ones, is the file's.
+                    body = data.removeprefix(b"\xef\xbb\xbf")
+                    at = body[:len(body) - len(body.lstrip())].count(b"\n") + exc.lineno
+                problems.append(Problem(at, label + json_problem(exc, said_as)))
                 continue
             reading.notes.extend(Problem(number, label + said, loaded=True) for said in parser.kept_shallow(obj))
         if not isinstance(obj, dict):
