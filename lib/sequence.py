@@ -3,9 +3,9 @@
 Five lanes: the user, the tools, the program, the provider's API and the model. Each round adds its arrows in the
 order things happen, numbered with the five steps of lib/steps.py: ① the program sends the request
 (with the tool list), ② the model asks for a tool, ③ the program runs it (marked not recorded where the trace
-does not say), ④ the program appends the result to the messages, ⑤ the model answers. Calls the model asks for in one response run side by side,
-and a provider's refusal comes from its API: the model never saw that request. Labels are our own words around trace strings;
-whoever draws them must escape those. No Streamlit, no plotly here.
+does not say), ④ the program appends the result to the messages, ⑤ the model answers. Calls the model asks for
+in one response run side by side, and a provider's refusal comes from its API: the model never saw that request.
+Labels are our own words around trace strings; whoever draws them must escape those. No Streamlit, no plotly here.
 """
 
 from __future__ import annotations

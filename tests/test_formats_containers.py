@@ -36,12 +36,15 @@ EXPECTED = [
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
      {"resp_67e52d90176c819180bd8b6823aff4c7093f95c20016a37e": [1, 3]}, 1),
     ("openai-tool-calls.har", {"har": "an entry with request.url and response.content (a HAR file)"},
-     "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped", {"conversation 1": [2, 4]}, 1),
+     "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
+     {"conversation 1": [2, 4]}, 1),
     # Recorded by Chromium (tests/fixtures/tools/record_har.py): the page that ran the loop, then its two calls.
     ("chromium-openai-tool-calls.har", {"har": "an entry with request.url and response.content (a HAR file)"},
-     "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped", {"conversation 1": [2, 4]}, 1),
+     "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
+     {"conversation 1": [2, 4]}, 1),
     ("chromium-openai-stream.har", {"har": "an entry with request.url and response.content (a HAR file)"},
-     "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped", {"conversation 1": [1, 3]}, 1),
+     "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
+     {"conversation 1": [1, 3]}, 1),
 ]
 
 
