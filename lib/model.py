@@ -402,6 +402,16 @@ class Round:
         """The call intents this round's response made."""
         return self.response.message.tool_calls if self.response else ()
 
+    def execution_of(self, call_id: str) -> Execution | None:
+        """What the trace records the program did for the call `call_id`; None when it records nothing: a plain
+        API log holds the model's calls, never what the program ran, so it cannot say whether or how it ran."""
+        return next((e for e in self.executions if e.tool_call_id == call_id), None)
+
+    @property
+    def executions_recorded(self) -> bool:
+        """Whether the trace says what the program ran after this response (any execution kept for it)."""
+        return bool(self.executions)
+
     @property
     def cut_calls(self) -> tuple[ToolCallPart, ...]:
         """The calls whose stream ended before they closed (CUT_CALLS): cut short, not written wrong by the model."""

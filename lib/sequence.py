@@ -2,10 +2,10 @@
 
 Five lanes: the user, the tools, the program, the provider's API and the model. Each round adds its arrows in the
 order things happen, numbered with the five steps of lib/steps.py: ① the program sends the request
-(with the tool list), ② the model asks for a tool, ③ the program runs it, ④ the program appends the
-result to the messages, ⑤ the model answers. Calls the model asks for in one response run side by side,
-and a provider's refusal comes from its API: the model never saw that request. Labels are our own words around trace strings;
-whoever draws them must escape those. No Streamlit, no plotly here.
+(with the tool list), ② the model asks for a tool, ③ the program runs it (marked not recorded where the trace
+does not say), ④ the program appends the result to the messages, ⑤ the model answers. Calls the model asks for
+in one response run side by side, and a provider's refusal comes from its API: the model never saw that request.
+Labels are our own words around trace strings; whoever draws them must escape those. No Streamlit, no plotly here.
 """
 
 from __future__ import annotations
@@ -46,6 +46,9 @@ class Arrow:
     """What it carries, in our words; may hold trace strings, unescaped."""
     beside: bool = False
     """True when it happens at the same time as the arrow before it (parallel calls): drawn in that arrow's row."""
+    recorded: bool = True
+    """False for what the trace does not record but the round implies (a call's execution, in a log of API calls
+    alone): its label says "not recorded", and it is drawn grey rather than as fact."""
 
 
 def _sent_words(round_: Round) -> str:
@@ -102,16 +105,22 @@ def _calls(k: int, round_: Round) -> list[Arrow]:
     asked = f"asks for {shorten(names, 48)}" if len(calls) == 1 else \
         f"asks for {len(calls)} calls at once: {shorten(names, 48)}"
     arrows = [Arrow(k, "model", "program", 2, asked)]
-    ran = {e.tool_call_id: e for e in round_.executions}
     returns = []
     for n, call in enumerate(calls):
-        execution = ran.get(call.id)
-        declined = execution is not None and execution.approval == "declined"
+        execution = round_.execution_of(call.id)
+        if execution is None:
+            # What Step 3 says too (lib/steps.py): the trace does not say the program ran it, nor what came back.
+            arrows.append(Arrow(k, "program", "tools", 3, f"runs {shorten(call.name, 40)}? (not recorded)",
+                                beside=n > 0, recorded=False))
+            returns.append(Arrow(k, "tools", "program", None, "returns? (not recorded)", beside=bool(returns),
+                                 recorded=False))
+            continue
+        declined = execution.approval == "declined"
         verb = "declines" if declined else "runs"
         arrows.append(Arrow(k, "program", "tools", 3, f"{verb} {shorten(call.name, 40)}", beside=n > 0))
         if not declined:
-            outcome = "returns" if execution is None or execution.ok else "fails"
-            returns.append(Arrow(k, "tools", "program", None, outcome, beside=bool(returns)))
+            returns.append(Arrow(k, "tools", "program", None, "returns" if execution.ok else "fails",
+                                 beside=bool(returns)))
     return arrows + returns
 
 

@@ -178,7 +178,7 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None) -> l
         labels.append(StepLabel(3, "execution", "", f"waiting for your approval: {call.name} ({call.id})",
                                 call_id=call.id))
     # A stop for tools whose calls the log did not keep (a span without content) asked the program to run them too.
-    if (response.message.tool_calls or response.stop == "tool_calls") and not round_.executions and not held:
+    if (response.message.tool_calls or response.stop == "tool_calls") and not round_.executions_recorded and not held:
         labels.append(StepLabel(3, "execution", "", "not recorded: the trace does not say what the program ran"))
     narration = narrates_without_call(round_)
     if (narration or response.stop == "end") and response.message.text:

@@ -75,7 +75,7 @@ def test_a_har_file_is_counted_in_entries_through_the_sidebar(app):
     # Recorded by Chromium: the page that ran the loop, then its two calls.
     at = _upload(app, ("session.har", (CONTAINERS / "chromium-openai-tool-calls.har").read_bytes()))
     captions = " ".join(t.value for t in at.sidebar.text)
-    assert "3 entries: 2 rounds in 1 conversation; 0 entries skipped" in captions
+    assert "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped" in captions
     assert "3 entries read as har: an entry with request.url and response.content (a HAR file)" in captions
     assert "lines" not in captions
 
@@ -83,7 +83,7 @@ def test_a_har_file_is_counted_in_entries_through_the_sidebar(app):
     har["log"]["entries"].append("not an entry")
     at = _upload(app, ("broken.har", json.dumps(har).encode()))
     captions = " ".join(t.value for t in at.sidebar.text)
-    assert "4 entries: 2 rounds in 1 conversation; 1 entry skipped" in captions
+    assert "4 entries: 2 rounds in 1 conversation; 1 entry not a model call; 1 entry skipped" in captions
     assert [e.label for e in at.sidebar.expander if e.label.startswith("Skipped")] == ["Skipped entries (1)"]
 
 

@@ -36,12 +36,15 @@ EXPECTED = [
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
      {"resp_67e52d90176c819180bd8b6823aff4c7093f95c20016a37e": [1, 3]}, 1),
     ("openai-tool-calls.har", {"har": "an entry with request.url and response.content (a HAR file)"},
-     "3 entries: 2 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [2, 4]}, 1),
+     "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
+     {"conversation 1": [2, 4]}, 1),
     # Recorded by Chromium (tests/fixtures/tools/record_har.py): the page that ran the loop, then its two calls.
     ("chromium-openai-tool-calls.har", {"har": "an entry with request.url and response.content (a HAR file)"},
-     "3 entries: 2 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [2, 4]}, 1),
+     "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
+     {"conversation 1": [2, 4]}, 1),
     ("chromium-openai-stream.har", {"har": "an entry with request.url and response.content (a HAR file)"},
-     "3 entries: 2 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [1, 3]}, 1),
+     "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
+     {"conversation 1": [1, 3]}, 1),
 ]
 
 
@@ -405,14 +408,15 @@ def test_a_cassette_value_the_safe_loader_cannot_build_is_named_with_its_line_no
     assert result.said(problem).startswith(f"document 4: is not valid YAML at line 4 ({said}")
 
 
-@pytest.mark.parametrize("name, wrap, unit", [("cassette.yaml.gz", "gzip", "interactions"), ("export.har", "bom", "entries")])
+@pytest.mark.parametrize("name, wrap, unit", [("cassette.yaml.gz", "gzip", "0 interactions"),
+                                              ("export.har", "bom", "1 entry not a model call; 0 entries")])
 def test_a_gzipped_or_bom_prefixed_document_is_still_one_document(name, wrap, unit):
     import gzip
     source = "pydantic-ai-openai-tool-calls.yaml" if wrap == "gzip" else "openai-tool-calls.har"
     data = (FIXTURES / source).read_bytes()
     data = gzip.compress(data) if wrap == "gzip" else b"\xef\xbb\xbf" + data
     result = upload(name, data)
-    assert result.problems == () and result.summary().endswith(f"2 rounds in 1 conversation; 0 {unit} skipped")
+    assert result.problems == () and result.summary().endswith(f"2 rounds in 1 conversation; {unit} skipped")
 
 
 def test_har_other_traffic_is_passed_over_and_base64_bodies_are_opened():
@@ -515,3 +519,17 @@ def test_numbered_sample_ids_are_listed_by_number_not_by_their_digits():
             archive.writestr(f"samples/{id_}_epoch_1.json", json.dumps({**sample, "id": id_}))
     ids = [c.id for c in upload("numbered.eval", written.getvalue()).conversations]
     assert ids == ["sample 9 epoch 1", "sample 10 epoch 1"]
+
+
+def test_a_cassette_counts_an_interaction_that_was_no_model_call_as_a_har_file_counts_its_page():
+    # A token refresh recorded between the two calls: read, and said to be no model call, not dropped unsaid.
+    import yaml
+    cassette = yaml.safe_load((FIXTURES / "pydantic-ai-openai-tool-calls.yaml").read_bytes())
+    refresh = {"request": {"method": "POST", "uri": "https://auth.example/token", "body": "grant_type=refresh",
+                           "headers": {}},
+               "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "{}"}}}
+    cassette["interactions"].insert(1, refresh)
+    result = upload("refresh.yaml", yaml.safe_dump(cassette).encode())
+    assert result.summary() == "3 interactions: 2 rounds in 1 conversation; 1 interaction not a model call; " \
+                               "0 interactions skipped"
+    assert result.problems == ()

@@ -1,12 +1,20 @@
 """The round trip as a picture: arrows per round between user, program, model and tools, steps numbered."""
 
 import json
+import re
+from pathlib import Path
 
+import pytest
+
+from lib.logs.upload import read_upload
 from lib.sequence import sequence, window_start
+from lib.steps import steps_for_round
 from lib.ui.charts import sequence_diagram
 from tests.conftest import load_bundled
 from tests.hostile import IMG, hostile_trace
 from lib import catalog
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _round(arrows, k):
@@ -89,3 +97,64 @@ def test_a_held_chain_request_arrow_counts_the_messages_sent_and_names_the_held_
     assert [a.label for a in arrows if a.step == 1] == [
         "request 1: 2 messages + 2 tools", "request 2: 3 messages (2 held by the provider) + 2 tools",
         "request 3: 2 messages (5 held by the provider) + 2 tools", "request 4: 2 messages (7 held by the provider) + 2 tools"]
+
+
+PLOTLY_ENTITIES = {"mu": "\u03bc", "amp": "&", "lt": "<", "gt": ">", "nbsp": "\xa0", "times": "\xd7", "plusmn": "\xb1",
+                   "deg": "\xb0"}
+"""The named entities plotly.js turns back into characters in a label (svg_text_utils' entityToUnicode); any other
+name, &quot; among them, it shows as written."""
+
+
+def _shown(text: str) -> str:
+    """A label's text as plotly.js writes it on screen, once its tags are read: its entities converted."""
+    def character(found: re.Match) -> str:
+        name = found.group(1)
+        if name.startswith("#"):
+            return chr(int(name[2:], 16) if name[1] == "x" else int(name[1:]))
+        return PLOTLY_ENTITIES.get(name, found.group(0))
+    return re.sub(r"&(#\d+|#x[\da-fA-F]+|[a-z]+);", character, text)
+
+
+def _labels(trace):
+    return [a.get("text", "") for a in json.loads(sequence_diagram(sequence(trace), len(trace.rounds)).to_json())
+            ["layout"]["annotations"]]
+
+
+def test_a_question_with_quotes_reads_with_its_quotes_in_the_picture():
+    # A real OpenAI-compatible log (Groq): the user asks for a tool by name, in double quotes.
+    upload = read_upload([("log.jsonl", (FIXTURES / "openai-compatible-tool-use-failed.jsonl").read_bytes())])
+    [asked] = [t for t in _labels(upload.conversations[0].trace) if t.startswith("asks:")]
+    assert _shown(asked) == 'asks: Please call the "get_something_by_name" tool wi…'
+    assert "&quot;" not in _shown(asked)
+
+
+def test_markup_in_a_trace_stays_text_in_the_picture_quotes_and_all():
+    trace = catalog.load_bytes(hostile_trace('<b>bold</b> "quoted" & <br>'), "hostile.jsonl").trace
+    asked = [t for t in _labels(trace) if t.startswith("asks:")]
+    assert asked and all("<" not in t and ">" not in t for t in asked)  # no tag for plotly to read
+    assert all(_shown(t).startswith('asks: <b>bold</b> "quoted" & <br>') for t in asked)
+
+
+@pytest.mark.parametrize("name", ["openai-responses-resent.jsonl", "gemini.jsonl", "bedrock-converse.jsonl"])
+def test_an_execution_the_trace_did_not_record_is_drawn_as_not_recorded_as_step_3_says(name):
+    upload = read_upload([(name, (FIXTURES / name).read_bytes())])
+    trace = upload.conversations[0].trace
+    arrows = sequence(trace)
+    called = [r for r in trace.rounds if r.tool_calls]
+    assert called
+    for round_ in called:
+        said = [s.detail for s in steps_for_round(trace, round_.index) if s.step == 3]
+        assert said == ["not recorded: the trace does not say what the program ran"]
+        runs = [a.label for a in arrows if a.round == round_.index and a.source == "program" and a.target == "tools"]
+        assert runs == [f"runs {c.name}? (not recorded)" for c in round_.tool_calls]
+        back = [a.label for a in arrows if a.round == round_.index and a.source == "tools"]
+        assert back == ["returns? (not recorded)"] * len(round_.tool_calls)
+        assert not [a for a in arrows if a.round == round_.index and a.source == "tools" and a.recorded]
+
+
+def test_an_execution_the_trace_recorded_is_drawn_as_fact(hengxin):
+    arrows = sequence(hengxin)
+    assert [(a.round, a.label) for a in arrows if a.step == 3 or a.source == "tools"] == [
+        (1, "runs queryExpense"), (1, "runs queryTravelPolicy"), (1, "returns"), (1, "returns"),
+        (2, "runs calcAmountOver"), (2, "returns"), (3, "runs createExpenseSupplement"), (3, "returns")]
+    assert all(a.recorded for a in arrows)

@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import re
 from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
@@ -139,6 +140,20 @@ def test_mutated_valid_lines_never_raise_and_every_line_is_used_or_reported(muta
     assert used | reported == set(range(1, upload.lines + 1))
 
 
+def test_a_line_that_is_not_json_is_named_by_its_line_and_the_place_in_it():
+    # orjson counts lines within what it was given, one line here: its "line 1 column 2" is not the file's line.
+    good = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    upload = read_upload([("broken.jsonl", b"\n".join([good[0], b"{not json", b'{"model": "gpt-4o",', good[2]]))])
+    assert [upload.said(p) for p in upload.problems] == [
+        "line 2: is not valid JSON (at character 2 of the line: unexpected character, expected a string key)",
+        "line 3: is not valid JSON (at the end of the line: unexpected end of data)",
+    ]
+    # One object over many lines (a .json file): the file's line where it stops, not line 1 and a line within it.
+    upload = read_upload([("one.json", b'\n{\n  "model": "gpt-4o",\n  "messages": [oops]\n}\n')])
+    assert [upload.said(p) for p in upload.problems] == [
+        "line 4: is not valid JSON (at character 16 of the line: unexpected character, expected a JSON value)"]
+
+
 def test_a_json_array_is_read_an_element_at_a_time_and_a_broken_element_is_named():
     good = [json.loads(line) for line in (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()]
     elements = [json.dumps(e, indent=2, ensure_ascii=False) for e in good]
@@ -148,7 +163,12 @@ def test_a_json_array_is_read_an_element_at_a_time_and_a_broken_element_is_named
     cut = ("[" + ",".join(elements[:3]) + "," + elements[3][: len(elements[3]) // 2]).encode()
     upload = read_upload([("cut.json", cut)])
     assert upload.rounds == 3
-    assert [(p.line, p.message.split(":")[0]) for p in upload.problems] == [(4, "is not valid JSON")]
+    assert [upload.said(p) for p in upload.problems] == [
+        "element 4: is not valid JSON (at the end of the element: unexpected end of data)"]
+    bare = ("[" + ",".join(elements[:3]) + "," + elements[3].replace('"role"', "role", 1) + "]").encode()
+    [problem] = read_upload([("bare.json", bare)]).problems
+    assert problem.line == 4 and re.fullmatch(r"is not valid JSON \(at line \d+, character \d+ of the element: "
+                                              r"unexpected character, expected a string key\)", problem.message)
 
     no_comma = ("[" + ",".join(elements[:2]) + " " + elements[2] + "]").encode()
     upload = read_upload([("no-comma.json", no_comma)])

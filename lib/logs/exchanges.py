@@ -3,7 +3,7 @@
 Both recorders keep a request and a response with headers and a body; the bodies may be JSON
 text, gzip bytes, or a server-sent event stream. A streamed body is assembled by the stream
 formats of lib/logs/streams.py, exactly as if its events had been logged one per line.
-Exchanges that are not model calls (a token refresh, a page's images) yield nothing.
+Exchanges that are not model calls (a token refresh, a page's images) yield nothing; they are counted (not_calls).
 """
 
 from __future__ import annotations
@@ -76,12 +76,15 @@ class ExchangeReader:
     def __init__(self) -> None:
         self.responses = ResponsesFormat()
         self.inflater = Inflater(limits().decompressed_bytes)
+        self.not_calls = 0
+        """Exchanges read that were no model call."""
 
     def record(self, exchange: Exchange, line: int, where: str) -> Iterator[CallRecord]:
         """The model call an exchange was, if it was one."""
         where = f"{where} ({exchange.method} {exchange.url})"
         request = _json(exchange.request_body, f"{where}: the request body", self.inflater)
         if not isinstance(request, dict):
+            self.not_calls += 1
             return
         label = f"{where}: the response body"
         if is_responses_request(request) or "/v1/responses" in exchange.url:
@@ -90,6 +93,7 @@ class ExchangeReader:
             return
         anthropic = anthropic_messages.is_request(request) or "/v1/messages" in exchange.url
         if not (anthropic or openai_chat.is_request(request) or "/chat/completions" in exchange.url):
+            self.not_calls += 1
             return
         dialect = ANTHROPIC if anthropic else OPENAI
         response = _response(exchange, label, dialect, self.inflater)

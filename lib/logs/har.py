@@ -25,6 +25,9 @@ class HarEntryFormat(LogFormat):
     def __init__(self) -> None:
         self._reader = ExchangeReader()
 
+    def not_calls(self) -> int:
+        return self._reader.not_calls
+
     def detect(self, obj: dict) -> str | None:
         request, response = object_at(obj, "request"), object_at(obj, "response")
         if "url" in request and "method" in request and "status" in response and "content" in response:

@@ -134,8 +134,9 @@ def _placed(lessons: list[tuple[int, Lesson]], rounds: list[Round], problems: Pr
     return tuple(kept)
 
 
-def json_problem(error: ValueError) -> str:
-    """A line that does not parse, its problem in a user's words."""
+def json_problem(error: ValueError, unit: str = "line") -> str:
+    """A line (or `unit`: an array's element, a one-document file) that does not parse, its problem in a user's
+    words."""
     if isinstance(error, Refused):
         return str(error)
     said = str(error)
@@ -143,7 +144,21 @@ def json_problem(error: ValueError) -> str:
         return "is not UTF-8 text"
     if "depth limit" in said or "recursion" in said:
         return "is nested too deeply (more than 1,024 levels)"
+    if isinstance(error, json.JSONDecodeError):  # orjson's error is one
+        return f"is not valid JSON ({_place(error, unit)}: {error.msg})"
     return f"is not valid JSON: {said}"
+
+
+def _place(error: json.JSONDecodeError, unit: str) -> str:
+    """Where in the item parsing stopped. The parser counts lines within the item it was given, so its own
+    "line 1 column 2" would read as a second line number beside the file's: said as a place in the item."""
+    if not error.doc[error.pos:].strip():
+        return f"at the end of the {unit}"
+    if unit == "file":  # one object over many lines: the problem is numbered with the file's line it stopped on
+        return f"at character {error.colno:,} of the line"
+    if error.lineno == 1:
+        return f"at character {error.colno:,} of the {unit}"
+    return f"at line {error.lineno:,}, character {error.colno:,} of the {unit}"
 
 
 def _read_header(obj: dict, number: int, problems: list[Problem]) -> tuple[dict, ModuleType]:

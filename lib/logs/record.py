@@ -154,6 +154,11 @@ class LogFormat:
         """Calls still buffered at the end of the file (streams, batches waiting for a partner)."""
         return iter(())
 
+    def not_calls(self) -> int:
+        """Items read whole that were no model call (a HAR file's page load, a cassette's token refresh): left
+        out on purpose, counted so the upload's summary adds up."""
+        return 0
+
     def notes(self) -> list[Problem]:
         """What the lines read lack, said once per upload after finish(): lines that loaded, but without
         something a user would look for (spans whose instrumentation captured no messages)."""

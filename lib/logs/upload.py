@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import re
 import zlib
 from dataclasses import dataclass, field, replace
@@ -86,6 +87,8 @@ class Upload:
     unit: str = "line"
     """What `lines` counts: "line", "element" for a file that is one JSON array, or what a one-document file
     holds ("sample", "interaction", "entry", "document"); "item" for files of different units."""
+    not_calls: int = 0
+    """Items read whole that were no model call (a HAR file's page load): neither rounds nor skipped."""
 
     @property
     def units(self) -> str:
@@ -111,10 +114,12 @@ class Upload:
         return self.skipped or len({p.line for p in self.problems})
 
     def summary(self) -> str:
-        """One line a user reads first: what loaded and what did not."""
+        """One line a user reads first: what loaded, what was no model call, and what did not load."""
+        others = f"{self.counted(self.not_calls)} not {'a model call' if self.not_calls == 1 else 'model calls'}; " \
+            if self.not_calls else ""
         return (
             f"{self.counted(self.lines)}: {plural(self.rounds, 'round')} in "
-            f"{plural(len(self.conversations), 'conversation')}; {self.counted(self.skipped_lines)} skipped"
+            f"{plural(len(self.conversations), 'conversation')}; {others}{self.counted(self.skipped_lines)} skipped"
         )
 
 
@@ -130,10 +135,16 @@ def _items(name: str, data: bytes) -> Iterator[tuple[int, bytes, int]]:
     if _is_json_array(name, data):
         yield from ((number, element, 1) for number, element in documents.array_elements(stripped))
         return
-    if name.lower().endswith(".json") and stripped[:1] == b"{" and b"\n{" not in stripped:
+    if _is_one_object(name, data):
         yield 1, stripped, 1
         return
     yield from _lines(data)
+
+
+def _is_one_object(name: str, data: bytes) -> bool:
+    """Whether the file is one JSON object, read as one item however many lines it spans."""
+    stripped = data.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return name.lower().endswith(".json") and stripped[:1] == b"{" and b"\n{" not in stripped
 
 
 def _is_json_array(name: str, data: bytes) -> bool:
@@ -441,8 +452,9 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     unit = reading.units.pop() if len(reading.units) == 1 else "item" if reading.units else "line"  # "item": an array and lines
     for name, fired in reading.rules.items():
         reading.formats[name] = (sum(fired.values()), _rules_said(fired, unit))
+    not_calls = sum(instance.not_calls() for instance in reading.instances)
     return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
-                  reading.size, notes, unit)
+                  reading.size, notes, unit, not_calls)
 
 
 def _unpacked(name: str, data: bytes, label: str, reading: _Reading) -> bytes | None:
@@ -482,9 +494,12 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     caps, problems, rules = reading.caps, reading.problems, reading.rules
     typed = otlp_typed.decode if spans_only else None
     whole = documents.elements(name, data, caps.line_bytes, ResentTexts(loads_exact, typed).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
+    # What an item that does not parse is called where the parser's place in it is said: the file's own unit.
+    said_as = "line"
     if whole is None:
         items = _items(name, data)
         reading.units.add("element" if _is_json_array(name, data) else "line")
+        said_as = "element" if _is_json_array(name, data) else "file" if _is_one_object(name, data) else "line"
     else:
         items = ((number, element, 1) for number, element in whole[1])
         reading.units.add(whole[0])
@@ -506,7 +521,12 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
             try:
                 obj = parser.parse(item)
             except ValueError as exc:  # orjson's errors, and the lines strict_loads refuses
-                problems.append(Problem(number, label + json_problem(exc)))
+                at = number
+                if said_as == "file" and isinstance(exc, json.JSONDecodeError):
+                    # One object over many lines: the parser's line within it, past any blank ones, is the file's.
+                    body = data.removeprefix(b"\xef\xbb\xbf")
+                    at = body[:len(body) - len(body.lstrip())].count(b"\n") + exc.lineno
+                problems.append(Problem(at, label + json_problem(exc, said_as)))
                 continue
             reading.notes.extend(Problem(number, label + said, loaded=True) for said in parser.kept_shallow(obj))
         if not isinstance(obj, dict):

@@ -134,6 +134,8 @@ def cumulative_input(rows: tuple[RoundSummary, ...]) -> go.Figure:
     return _layout(figure, rows, "input tokens")
 
 
+UNRECORDED = "#a0a0a0"
+"""The grey of an arrow the trace does not record (Arrow.recorded): drawn apart from the facts."""
 ROW_PX = 30
 """Height of one arrow's row in the sequence diagram."""
 
@@ -142,7 +144,7 @@ def sequence_diagram(arrows: tuple[Arrow, ...], rounds_total: int) -> go.Figure:
     """Lanes for user, program, model and tools; one row per arrow, the five steps numbered and colored.
 
     Labels hold trace strings: plotly reads a little HTML in annotation text (links, line breaks), so
-    every label is escaped first and shows as the text it is.
+    every label is escaped first (_plotly_text) and shows as the text it is.
     """
     lane_x = {lane: i for i, lane in enumerate(LANES)}
     right = len(LANES) - 1
@@ -192,9 +194,10 @@ def sequence_diagram(arrows: tuple[Arrow, ...], rounds_total: int) -> go.Figure:
 def _arrow(arrow: Arrow, lane_x: dict, row: float, place: int, of: int) -> list[dict]:
     """One arrow's annotations; arrows that happen at once share a row, each a little lower than the one before,
     their labels side by side."""
-    color = STEP_COLORS[arrow.step].hex if arrow.step in STEP_COLORS else "#555555"
+    color = UNRECORDED if not arrow.recorded else STEP_COLORS[arrow.step].hex if arrow.step in STEP_COLORS \
+        else "#555555"
     mark = f"{STEP_MARKS[arrow.step]} " if arrow.step else ""
-    text = mark + html.escape(arrow.label)
+    text = mark + _plotly_text(arrow.label)
     x0, x1 = lane_x[arrow.source], lane_x[arrow.target]
     if x0 == x1:
         return [{"x": x0 + 0.06, "y": row, "text": text, "showarrow": False, "xanchor": "left",
@@ -204,6 +207,13 @@ def _arrow(arrow: Arrow, lane_x: dict, row: float, place: int, of: int) -> list[
              "showarrow": True, "arrowhead": 2, "arrowsize": 1.2, "arrowwidth": 1.6, "arrowcolor": color},
             {**_label_place(x0, x1, place, of), "y": row + 0.32, "text": text, "showarrow": False,
              "font": {"size": 12 if of == 1 else 11, "color": color}}]
+
+
+def _plotly_text(text: str) -> str:
+    """Trace text as plotly.js shows it verbatim: `&`, `<` and `>` escaped, so no tag can form. Quotes stay as
+    they are: plotly turns only a few named entities back into characters, and `&quot;` is not among them;
+    outside a tag a quote is only a quote."""
+    return html.escape(text, quote=False)
 
 
 def _label_place(x0: float, x1: float, place: int, of: int) -> dict:
