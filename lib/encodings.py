@@ -122,14 +122,11 @@ def load_encoding(name: str) -> tiktoken.Encoding:
         return _load_cached(name)
 
 
-def encoding_name_for_model(model: str | None) -> str:
-    """Encoding for a model: cl100k_base for GPT-4/3.5 and OpenAI embeddings, else o200k_base.
-
-    Non-OpenAI models (Claude, DeepSeek, Llama, ...) and unknown or missing names get
-    o200k_base as an approximation: their real tokenizers are not public or not offline.
-    """
+def model_encoding(model: str | None) -> str | None:
+    """The encoding the model itself uses, of those we bundle (o200k_base or cl100k_base), or None when the model is
+    unnamed or its tokenizer is not one of them (Claude, DeepSeek, Gemini, Llama, ...)."""
     if not model:
-        return "o200k_base"
+        return None
     # Routers and proxies write "openai/gpt-4" or "azure/gpt-4"; the part after the last slash is the model.
     name = model.strip().lower().rsplit("/", 1)[-1]
     # tiktoken only knows the two released text-embedding-3 names; later ones share the vocabulary.
@@ -138,9 +135,19 @@ def encoding_name_for_model(model: str | None) -> str:
     try:
         found = tiktoken.model.encoding_name_for_model(name)
     except KeyError:
-        return "o200k_base"
-    # Older encodings (r50k/p50k, gpt2) are not bundled; o200k_harmony only adds special tokens.
-    return "cl100k_base" if found == "cl100k_base" else "o200k_base"
+        return None
+    # o200k_harmony (gpt-oss) only adds special tokens to o200k_base; older encodings (r50k/p50k, gpt2) are not
+    # bundled, and none of ours is theirs.
+    return {"o200k_base": "o200k_base", "o200k_harmony": "o200k_base", "cl100k_base": "cl100k_base"}.get(found)
+
+
+def encoding_name_for_model(model: str | None) -> str:
+    """Encoding for a model: cl100k_base for GPT-4/3.5 and OpenAI embeddings, else o200k_base.
+
+    Non-OpenAI models (Claude, DeepSeek, Llama, ...) and unknown or missing names get
+    o200k_base as an approximation: their real tokenizers are not public or not offline.
+    """
+    return "cl100k_base" if model_encoding(model) == "cl100k_base" else "o200k_base"
 
 
 def count_tokens(text: str, encoding: tiktoken.Encoding) -> int:

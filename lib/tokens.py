@@ -234,12 +234,28 @@ HELD = dict(INPUT_PARTS)["held"]
 
 
 def input_words(parts: Iterable[tuple[str, int]]) -> str:
-    """A round's input parts (see `input_parts`) in words. Where our count is above the reported input the
-    remainder is negative, and a negative share is untrue: it is said as our tokenizer's overcount instead. Held
+    """A round's input parts (see `input_parts`) in words. Where our count is above the input the remainder is
+    negative, and a negative share is untrue: it is left out, and `split_words` says the parts are our count's. Held
     messages are named only where the provider held some: elsewhere the words would describe an API not in use."""
-    return " · ".join(f"our count is {-tokens:,} above the reported input: the tokenizer is not the model's"
-                      if label == NOT_COUNTED and tokens < 0 else f"{label} {tokens:,}"
-                      for label, tokens in parts if tokens or label != HELD)
+    return " · ".join(f"{label} {tokens:,}" for label, tokens in parts
+                      if (tokens or label != HELD) and not (label == NOT_COUNTED and tokens < 0))
+
+
+def overcount(parts: Iterable[tuple[str, int]]) -> int:
+    """How many tokens our count is above the round's input (see `input_parts`); 0 when it is not above it."""
+    return max(0, -dict(parts).get(NOT_COUNTED, 0))
+
+
+def split_words(parts: Iterable[tuple[str, int]], headline: int, reported: bool) -> str:
+    """Where a round's input goes, in figures that add up: `(1,378 in all): parts`, the parts summing to the
+    headline. Where our count is above the headline, the parts listed are our count's and sum to it, said so, and the
+    headline (`reported` by the provider, or estimated) stands beside them with the difference."""
+    parts = tuple(parts)
+    over, listed = overcount(parts), input_words(parts)
+    if not over:
+        return f"({headline:,} in all): {listed}"
+    whose = "the provider reported" if reported else "the estimate is"
+    return f"(by our count, {headline + over:,} in all; {whose} {headline:,}, {over:,} fewer): {listed}"
 
 
 def _split(messages, counter: TokenCounter) -> tuple[int, int]:

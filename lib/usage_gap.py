@@ -1,13 +1,15 @@
 """Why our count of a round's input and the reported input differ, decided from what the trace shows.
 
 A gap of more than a fifth is said in words beside the figure: a reader must not take our count for
-the provider's, nor the provider's for a mistake.
+the provider's, nor the provider's for a mistake. So is any count above the reported input, however
+small: the input's parts then are our count's, not shares of the input, and the reader is told why.
 """
 
 from __future__ import annotations
 
-import tiktoken.model
+from dataclasses import dataclass
 
+from lib.encodings import model_encoding
 from lib.model import Round, Trace
 from lib.summary import RoundSummary
 from lib.text import plural
@@ -15,16 +17,17 @@ from lib.text import plural
 GAP_SHARE = 0.2
 """A gap larger than this share of the reported input gets its reason said."""
 
+ROUNDS_NAMED = 5
+"""Up to this many other rounds sharing an explanation are named; beyond it, counted."""
 
-def _tokenizer_is_the_models(model: str | None) -> bool:
-    try:
-        tiktoken.model.encoding_name_for_model((model or "").strip().lower().rsplit("/", 1)[-1])
-    except KeyError:
-        return False
-    return True
+
+def counts_with_models_tokenizer(counter: str, model: str | None) -> bool:
+    """Whether the counter (a tiktoken encoding's name, or `characters`) is the model's own tokenizer."""
+    return model_encoding(model) == counter
 
 
 def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool) -> list[str]:
+    """The one explanation of a gap measured on `round_`: every view that says why takes it from here."""
     reasons = []
     omitted = trace.round_provenance(round_).omitted
     if omitted and reported_more:  # a request the record abridged is counted short, never long
@@ -32,7 +35,7 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
     counter = row.breakdown.counter
     if counter == "characters":
         reasons.append("we count 4 characters as a token, not with the model's tokenizer")
-    elif not _tokenizer_is_the_models(row.model):
+    elif not counts_with_models_tokenizer(counter, row.model):
         reasons.append(f"we count with {counter}, which is not the tokenizer of {row.model or 'an unnamed model'}")
     reasons.append(_rendering_reason(round_, reported_more))
     return reasons
@@ -45,25 +48,83 @@ def _rendering_reason(round_: Round, reported_more: bool) -> str:
     if reported_more:
         return "the provider's chat template adds tokens we cannot see"
     if round_.request.tools:
-        return "we count the tool definitions as JSON text, and the provider writes them for the model in a shorter form of its own"
+        return ("we count the tool definitions as JSON text, and the provider writes them for the model in a "
+                "shorter form of its own")
     return "the provider frames the messages in fewer tokens than we allow for"
 
 
-def gap_reason(trace: Trace, row: RoundSummary) -> str | None:
-    """The reported input against our count, and why they differ, when they differ by more than 20%; None when the
-    log kept no request, since then nothing was counted to differ."""
+@dataclass(frozen=True, slots=True)
+class GapNote:
+    """Why one round's input and our count of it differ."""
+
+    words: str
+    """The whole explanation, as said beside the round's figures."""
+    kind: tuple
+    """What the explanation says apart from its figures: the round it was measured on (None for the round's own
+    report), whether the report is above our count, and the reasons. Rounds of one kind share one explanation."""
+
+
+def _share(gap: int, base: int) -> str:
+    share = abs(gap) / base
+    return "under 1%" if share < 0.005 else f"{share:.0%}"
+
+
+def gap_note(trace: Trace, row: RoundSummary) -> GapNote | None:
+    """The reported input against our count, and why they differ, when they differ by more than a fifth or our count
+    is above the input; None when the log kept no request, since then nothing was counted to differ. An estimate
+    carrying another round's gap says that round's gap, as a share of that round's reported input."""
     usage, gap = row.usage, row.breakdown.not_counted
-    if not row.request_recorded:
+    if not row.request_recorded or not gap:
         return None
     if usage.source == "reported":
+        measured_on, base = trace.rounds[row.round - 1], usage.input_tokens
         whose = "The reported input is"
+        of = "of the input"
     elif usage.anchor_round is not None:
-        whose = f"This estimate carries round {usage.anchor_round}'s gap: its reported input was"
+        measured_on = trace.rounds[usage.anchor_round - 1]
+        base = measured_on.response.usage.input_tokens
+        whose = (f"This estimate carries round {usage.anchor_round}'s gap: round {usage.anchor_round}'s reported "
+                 "input was")
+        of = f"of round {usage.anchor_round}'s input"
     else:
         return None
-    headline = usage.input_tokens
-    if not headline or abs(gap) <= GAP_SHARE * headline:
+    if not base or (gap > 0 and gap <= GAP_SHARE * base):
         return None
-    round_ = trace.rounds[row.round - 1]
-    return (f"{whose} {plural(abs(gap), 'token')} {'more' if gap > 0 else 'fewer'} than our count, "
-            f"{abs(gap) / headline:.0%} of the input. Why: " + "; ".join(_reasons(trace, round_, row, gap > 0)) + ".")
+    reasons = _reasons(trace, measured_on, row, gap > 0)
+    words = (f"{whose} {plural(abs(gap), 'token')} {'more' if gap > 0 else 'fewer'} than our count, "
+             f"{_share(gap, base)} {of}. Why: " + "; ".join(reasons) + ".")
+    return GapNote(words, (usage.anchor_round, gap > 0, tuple(reasons)))
+
+
+def gap_reason(trace: Trace, row: RoundSummary) -> str | None:
+    """The words of `gap_note`, or None where no gap is explained."""
+    note = gap_note(trace, row)
+    return note.words if note else None
+
+
+def _rounds_words(rounds: list[int]) -> str:
+    if len(rounds) > ROUNDS_NAMED:
+        return plural(len(rounds), "other round")
+    named = [str(k) for k in rounds]
+    return ("round " if len(named) == 1 else "rounds ") + (
+        named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1])
+
+
+def gap_notes_words(trace: Trace, rows: tuple[RoundSummary, ...]) -> list[str]:
+    """The explanations of a trace's gaps, said once for each kind (`GapNote.kind`) at the first round it applies to,
+    with the other rounds it applies to: the same words where theirs are the same, else the same reasons."""
+    kinds: dict[tuple, list[tuple[int, GapNote]]] = {}
+    for row in rows:
+        if note := gap_note(trace, row):
+            kinds.setdefault(note.kind, []).append((row.round, note))
+    said = []
+    for (_, reported_more, _), notes in kinds.items():
+        (first, note), others = notes[0], [k for k, _ in notes[1:]]
+        line = f"Round {first}: {note.words}"
+        if others and all(other.words == note.words for _, other in notes):
+            line += f" The same holds for {_rounds_words(others)}."
+        elif others:
+            line += (f" For the same reasons, the reported input of {_rounds_words(others)} is also "
+                     + ("above our count by more than a fifth." if reported_more else "below our count."))
+        said.append(line)
+    return said

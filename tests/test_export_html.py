@@ -209,8 +209,10 @@ def test_the_file_says_where_our_tokenizer_counts_more_than_the_reported_input_i
     upload = read_upload([("openai-responses.jsonl", (FIXTURES / "openai-responses.jsonl").read_bytes())])
     trace = upload.conversations[0].trace  # its round 2 reports 59 tokens fewer than our tokenizer counts
     page = "".join(_parse(trace_html(trace, summarize(trace, tiktoken_counter(load_encoding("o200k_base"))))).text)
-    assert "our count is 59 above the reported input: the tokenizer is not the model's" in page
-    assert "-59" not in page
+    assert ("Where the input goes (by our count, 290 in all; the provider reported 231, 59 fewer): instructions 14 · "
+            "tool definitions 138 ·") in page
+    assert "The reported input is 59 tokens fewer than our count, 26% of the input." in page
+    assert "-59" not in page and "not the model's" not in page
 
 
 def test_the_file_says_the_provider_held_the_earlier_messages_of_a_previous_response_id_chain():

@@ -66,6 +66,7 @@ WORDS = {
     "stop_switch": "a dialect's stop field and its two values, constants of lib/dialects (lib/slide_words.py)",
     "input_parts": "the parts of a round's input by our names, each with its token count (lib/tokens.py)",
     "input_words": "the parts of a round's input in our words, each with its token count (lib/tokens.py)",
+    "split_words": "where a round's input goes: our words, its token counts and figures (lib/tokens.py)",
     "_where": "a run of messages by their indexes: messages[i] to messages[j] (lib/ui/cards.py)",
     "_tokens": "one side's token count of a round, ≈ when estimated, through `about` (lib/ui/compare.py)",
     "_steps_words": "the marks of the steps given, our STEP_MARKS constants (lib/ui/lesson.py)",

@@ -13,8 +13,8 @@ from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
 from lib.text import plural
-from lib.tokens import HELD, input_parts, input_words
-from lib.usage_gap import gap_reason
+from lib.tokens import HELD, input_parts, split_words
+from lib.usage_gap import gap_notes_words
 from lib.ui import plain, state
 from lib.ui.cache import per_trace
 from lib.ui.charts import tokens_per_round
@@ -89,9 +89,8 @@ def round_figures(row: RoundSummary, gap_reason: str | None = None, response_hid
         _estimated_output(row, middle)
     if gap_reason:
         plain.text(gap_reason)
-    parts = input_words(input_parts(row.breakdown))
-    st.caption(f"Where the input goes ({usage.input_tokens:,} in all): {parts}." + ("" if row.tool_list_recorded else
-               " " + TOOL_LIST_UNRECORDED))
+    split = split_words(input_parts(row.breakdown), usage.input_tokens, usage.source == "reported")
+    st.caption(f"Where the input goes {split}." + ("" if row.tool_list_recorded else " " + TOOL_LIST_UNRECORDED))
 
 
 def _estimated_output(row: RoundSummary, column) -> None:
@@ -163,13 +162,10 @@ def _or_unknown(figure: int | None) -> int | str:
 
 
 def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
-    """Beside the rounds table: why our count and the reported input differ by more than 20%, said once for the
-    first round it applies to, with how many other rounds it applies to too."""
-    gaps = [(row.round, why) for row in rows if (why := gap_reason(trace, row))]
-    if gaps:
-        first, why = gaps[0]
-        more = f" The same holds for {plural(len(gaps) - 1, 'other round')}." if len(gaps) > 1 else ""
-        plain.text(f"Round {first}: {why}{more}")
+    """Beside the rounds table: why our count and the input differ (lib.usage_gap.gap_notes_words), each explanation
+    once, with the rounds it holds for. As text: the reasons name the trace's model."""
+    for line in gap_notes_words(trace, rows):
+        plain.text(line)
 
 
 def counted_against_notes(rows: tuple[RoundSummary, ...]) -> None:

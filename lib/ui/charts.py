@@ -77,8 +77,9 @@ def _per_round(figure: go.Figure, rows, color: str, stack: str | None = None, **
         figure.add_scatter(**series, mode="lines", stackgroup=stack, line={"color": color, "width": 1 if stack else 1.5})
 
 
-OVERCOUNT = "our count above the reported input (the tokenizer is not the model's)"
-"""The input chart's name for a negative remainder: our count exceeds the input the API reported."""
+OVERCOUNT = "our count above the input"
+"""The input chart's name for a negative remainder: our count exceeds the round's input. Why is said beside the
+rounds table (lib.usage_gap), per round: a legend cannot say one reason for every round."""
 
 
 def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
@@ -96,7 +97,8 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
             # Below zero the remainder is our tokenizer counting more than the model's did: named as that.
             _per_round(figure, rows, "#e377c2", "input", name=OVERCOUNT, x=rounds,
                        y=_numbers(min(tokens, 0) for tokens in values),
-                       hovertemplate="round %{x}<br>our count %{y:,} tokens above the reported input<extra></extra>")
+                       customdata=_numbers(max(-tokens, 0) for tokens in values),
+                       hovertemplate="round %{x}<br>our count %{customdata:,} tokens above the input<extra></extra>")
             values = [max(tokens, 0) for tokens in values]
         _per_round(figure, rows, color, "input", name=label, x=rounds, y=_numbers(values),
                    hovertemplate=f"round %{{x}}<br>%{{y:,}} tokens of {label}<extra></extra>")
