@@ -193,7 +193,7 @@ class InputBreakdown:
     """Of the counted tokens, those the previous request already sent: instructions, tool definitions,
     earlier messages and their framing."""
     not_counted: int = 0
-    """The headline minus what we counted: reported tokens (or an anchor round's) our tokenizer does not
+    """The headline minus what we counted: reported tokens (or an anchor round's) our count does not
     see, such as the chat template and provider tokens; negative when we count more than was reported."""
     held: int = 0
     """Earlier messages the provider held (previous_response_id or a conversation, lib.growth.held_indices): the
@@ -217,7 +217,7 @@ INPUT_PARTS = (
     ("held", "earlier messages held by the provider (billed as input)"),
     ("new", "new messages"),
     ("framing", "message framing"),
-    ("not_counted", "not counted by our tokenizer (template, provider tokens)"),
+    ("not_counted", "reported beyond our count (template, provider tokens)"),
 )
 """The parts of a round's input, field and label, in the order they are shown and stacked."""
 

@@ -84,7 +84,7 @@ def test_without_a_vocabulary_the_app_says_so_and_counts_characters(app, monkeyp
         st.cache_resource.clear()
 
 
-NOT_COUNTED = "not counted by our tokenizer (template, provider tokens)"
+NOT_COUNTED = "reported beyond our count (template, provider tokens)"
 
 
 def _where_the_input_goes(at) -> tuple[int, dict[str, int]]:

@@ -114,7 +114,7 @@ def test_the_tokens_page_does_not_count_the_requests_of_a_log_that_kept_only_ans
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert set(rounds["messages sent"]) == set(rounds["new messages"]) == {"not in the log"}
     # Nothing of the request was counted: the reported input is not "template, provider tokens".
-    assert rounds["in: not counted by our tokenizer (template, provider tokens)"].isna().all()
+    assert rounds["in: reported beyond our count (template, provider tokens)"].isna().all()
     assert rounds["tokens in"].tolist() == [1122]
     # Nor are the messages drawn as a bar of 0.
     [messages] = [c for c in at.get("plotly_chart") if c.proto.id.endswith("overview.messages")]

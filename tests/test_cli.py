@@ -83,7 +83,7 @@ def test_summarize_gives_each_rounds_input_parts_summing_to_its_input():
     rounds = json.loads(run("summarize", "traces/hengxin-expense.jsonl", "--json").stdout)["conversations"][0]["rounds"]
     second = rounds[1]["usage"]
     assert second["input"] == 1378
-    assert second["input_parts"]["not counted by our tokenizer (template, provider tokens)"] == 503
+    assert second["input_parts"]["reported beyond our count (template, provider tokens)"] == 503
     assert all(sum(r["usage"]["input_parts"].values()) == r["usage"]["input"] for r in rounds)
 
 

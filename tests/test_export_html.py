@@ -144,7 +144,7 @@ def test_the_file_sends_no_referrer(hengxin):
 def test_the_file_gives_each_rounds_input_with_parts_summing_to_it_and_why_it_differs(hengxin):
     page = "".join(_parse(trace_html(hengxin, summarize(hengxin, tiktoken_counter(load_encoding("o200k_base"))))).text)
     assert ("Where the input goes (1,378 in all): instructions 48 · tool definitions 653 · earlier messages (resent) "
-            "34 · new messages 122 · message framing 18 · not counted by our tokenizer (template, provider tokens) "
+            "34 · new messages 122 · message framing 18 · reported beyond our count (template, provider tokens) "
             "503.") in page
     assert "This estimate carries round 1's gap" in page and "not the tokenizer of DeepSeek-V4-Flash" in page
 
