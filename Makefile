@@ -13,11 +13,16 @@ PORT ?= 8501
 
 venv: $(STAMP)
 
+# After the install, the app's imports are compiled once: uv writes no bytecode, so the server's first visitor would
+# compile pandas, plotly and streamlit, and again on every start where PYTHONDONTWRITEBYTECODE is set (container
+# images often set it): 3 to 4 s of a first page on 2 cores.
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	if [ "$(INSTALLER)" = uv ] && $(PY) -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION) \
 	    && $(VENV)/bin/uv pip install --quiet --python $(PY) -r requirements.txt; then :; \
 	else $(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt; fi
+	PYTHONDONTWRITEBYTECODE= $(PY) -c "import importlib, pkgutil, lib.ui; \
+	    [importlib.import_module('lib.ui.' + m.name) for m in pkgutil.iter_modules(lib.ui.__path__)]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 
