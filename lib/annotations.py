@@ -447,12 +447,36 @@ def _scores_of(given: Any) -> tuple[Score, ...]:
 
 CSV_COLUMNS = ("trace", "target", "detached", "labels", "note", "author", "claimed author", "created", "id",
                "fingerprint")
-"""The columns of the notes CSV."""
+"""The columns of the notes CSV every export has; a column per rubric scored follows them (`score_column`)."""
 
 
-def notes_csv(notes: Iterable[Note], detached: set[str]) -> str:
-    """The notes as CSV text; a cell a spreadsheet would run as a formula gets a leading '."""
-    return csv_text(CSV_COLUMNS, ((note.trace_title, note.target, "yes" if note.id in detached else "",
-                                   "; ".join(note.labels), note.text, note.author, note.claimed_author, note.created,
-                                   note.id, note.trace)
-                                  for note in notes))
+def score_column(rubric: str) -> str:
+    """The notes CSV's column for the scores under `rubric`."""
+    return f"score: {rubric}"
+
+
+def score_mark(score: Score, rubrics: Iterable[Rubric] = ()) -> float | str:
+    """A score's mark alone, as a spreadsheet cell: pass or fail on a pass/fail rubric, else the number."""
+    rubric = next((r for r in rubrics if r.name == score.rubric), None)
+    if rubric is not None and rubric.pass_fail and score.value in (0, 1):
+        return "pass" if score.value else "fail"
+    value = float(score.value)
+    return int(value) if value.is_integer() else value
+
+
+def notes_csv(notes: Iterable[Note], detached: set[str], rubrics: Iterable[Rubric] = ()) -> str:
+    """The notes as CSV text, with a column per rubric any of them is scored under (in the order of `rubrics`, the
+    rubric set, then any no longer set); a cell a spreadsheet would run as a formula gets a leading '."""
+    notes, rubrics = list(notes), tuple(rubrics)
+    scored = {score.rubric for note in notes for score in note.scores}
+    names = [r.name for r in rubrics if r.name in scored]
+    names += list(dict.fromkeys(s.rubric for note in notes for s in note.scores if s.rubric not in names))
+
+    def marks(note: Note) -> list[float | str]:
+        given = {score.rubric: score_mark(score, rubrics) for score in note.scores}
+        return [given.get(name, "") for name in names]
+
+    return csv_text((*CSV_COLUMNS, *map(score_column, names)),
+                    ((note.trace_title, note.target, "yes" if note.id in detached else "", "; ".join(note.labels),
+                      note.text, note.author, note.claimed_author, note.created, note.id, note.trace, *marks(note))
+                     for note in notes))

@@ -55,7 +55,7 @@ def parse_body(text: str) -> tuple[dict | None, str | None]:
 
 
 def in_dialect(body: dict, source: str, target: str) -> tuple[dict, tuple[str, ...]]:
-    """The request written in `target` through the model, and what the conversion could not carry."""
+    """The request written in `target` through Roundtrip's data model, and what the conversion could not carry."""
     if source == target:
         return body, ()
     written = convert(DIALECTS[source].read_request(body, Pools()), None, source, target).request

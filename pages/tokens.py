@@ -34,7 +34,7 @@ if spent.unpriced:
 st.metric("Cost of the whole trace", cost_words(spent, estimated=bool(ball.estimated_calls)))
 
 st.subheader("Rounds")
-st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds",
+st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds", placeholder="–",
              column_config={"cost USD": st.column_config.NumberColumn(format="%.6f")})
 accounting.gap_notes(loaded.trace, rows)
 accounting.counted_against_notes(rows)

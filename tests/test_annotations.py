@@ -190,6 +190,23 @@ def test_the_csv_defuses_a_formula_hidden_behind_leading_whitespace_or_a_control
     assert [r["note"] for r in rows] == ["'" + text for text in formulas] + [" indented, not a formula"]
 
 
+def test_the_csv_has_a_column_per_rubric_scored_holding_each_notes_mark():
+    rubrics = (Rubric("grounded", 0, 3), Rubric("safe", 0, 1, pass_fail=True), Rubric("unused", 0, 5))
+    notes = [replace(_note("round:1", "both"), scores=(Score("safe", 1.0), Score("grounded", 2.0))),
+             _note("round:2", "none"),
+             replace(_note("round:3", "partly"), scores=(Score("grounded", 1.5), Score("=1+1", -2.0)))]
+    text = notes_csv(notes, detached=set(), rubrics=rubrics)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    # In the rubric set's order, then a rubric no longer set; none for a rubric no exported note scores. A rubric's
+    # name comes after "score: ", so no header cell can start a formula.
+    assert list(rows[0])[-3:] == ["score: grounded", "score: safe", "score: =1+1"]
+    assert [(r["score: grounded"], r["score: safe"], r["score: =1+1"]) for r in rows] == [
+        ("2", "pass", ""), ("", "", ""), ("1.5", "", "-2")]
+    # Notes scored under no rubric export the columns they always had.
+    assert list(csv.DictReader(io.StringIO(notes_csv([_note("round:1")], set(), rubrics))))[0].keys() == {
+        "trace", "target", "detached", "labels", "note", "author", "claimed author", "created", "id", "fingerprint"}
+
+
 def test_scores_travel_in_the_annotation_line_and_a_malformed_scores_object_is_refused(hengxin):
     scored = replace(_note(TOOL_CALL), scores=(Score("grounded", 2.0), Score("resolved", 1.0)))
     line = annotation_line(scored)

@@ -342,3 +342,10 @@ def test_a_trace_the_provider_held_nothing_of_has_no_held_column_or_series(app):
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert not any("held" in column for column in rounds.columns)
     assert not any("held by the provider" in c.proto.spec for c in at.get("plotly_chart"))
+
+
+def test_a_rounds_table_cell_the_log_leaves_empty_reads_as_a_dash_never_none(app):
+    # A round of a model with no price has no cost; a log may leave a round's finish reason or latency out.
+    at = _open_accounting(app, "hengxin-expense")
+    rounds = next(d for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds.proto.placeholder == "–"

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lib import catalog
+from lib import annotations as annotate, catalog
 from lib.annotations import Note, Rubric, Score
 from lib.fingerprint import fingerprint
 from lib.store import open_store
+from lib.ui import annotate as ui_annotate
 from tests.conftest import ROOT, load_bundled
 from tests.hostile import HOSTILE, SHOWN, UNESCAPED, markdown_like
 from tests.screen import ALERTS, lines, screen
@@ -273,6 +276,26 @@ def _scored(url: str, *scores: Score) -> Note:
 def _scores(url: str) -> set[tuple[str, float]]:
     (note,) = open_store(url).notes()
     return {(s.rubric, s.value) for s in note.scores}
+
+
+def test_the_notes_list_and_both_csv_exports_carry_a_notes_scores(notes_url, monkeypatch):
+    _scored(notes_url, Score("grounded", 2), Score("correct", 1))
+    exported = []
+
+    def recorded(*args):
+        exported.append(annotate.notes_csv(*args))
+        return exported[-1]
+
+    monkeypatch.setattr(ui_annotate, "notes_csv", recorded)
+    at = _session()
+    listed = next(d.value for d in at.dataframe if "author" in d.value.columns)
+    scores, = listed["scores"].tolist()
+    assert set(scores.split(" · ")) == {"grounded 2 of 0-3", "correct: pass"}
+    assert any(scores in t for t in _texts(at))  # as the note's heading writes them
+    assert len(exported) == 2  # this trace's notes, and the list's
+    for text in exported:
+        row, = csv.DictReader(io.StringIO(text))
+        assert (row["note"], row["score: grounded"], row["score: correct"]) == ("Scored when written.", "2", "pass")
 
 
 def test_an_editor_changes_a_notes_scores_and_clears_them(notes_url):

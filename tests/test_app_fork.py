@@ -54,6 +54,13 @@ def _compare_with_parent(at):
     assert not at.exception
 
 
+def test_the_other_dialect_is_offered_as_converted_by_roundtrip_not_through_the_model(app):
+    # "The model" is the LLM everywhere else on the page; the conversion is Roundtrip's own.
+    at = _fork_page(app, 2)
+    assert at.radio(key="fork.dialect").options == [
+        "OpenAI Chat Completions (as recorded)", "Anthropic Messages (converted by Roundtrip, field by field)"]
+
+
 def test_a_tool_result_edited_in_its_own_field_has_no_recording_and_real_providers_are_offered(app):
     at = _fork_page(app, 2)
     _widget(at.text_area, ".entry.3").set_value('{"total_limit": 5000.00}').run()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -186,6 +187,14 @@ def _plan_page(app):
 
 def _slide_ids(at) -> list[str]:
     return list(next(d.value for d in at.dataframe if "view" in d.value.columns)["id"])
+
+
+def test_the_slides_table_shows_a_dash_not_none_where_a_slide_has_no_step(app, workshop):
+    at = _plan_page(app)
+    table = next(d for d in at.dataframe if "view" in d.value.columns)
+    steps = dict(zip(table.value["id"], table.value["step"]))
+    assert pd.isna(steps["hengxin-dialects-r2"]) and steps["hengxin-r1s1"] == 1
+    assert table.proto.placeholder == "–"
 
 
 def test_the_plan_page_reorders_removes_and_adds_slides_and_shares_the_result(app, workshop, traces):

@@ -151,7 +151,7 @@ def test_both_dialects_side_by_side_with_the_field_mapping(app):
     assert "| **Which call a result answers** | tool_call_id on the tool message | tool_use_id in the tool_result block |" in rules
     captions = " ".join(c.value for c in at.caption)
     assert "Completed from a partial record: parts of this payload were added, not recorded." in captions
-    assert "Converted through the model." in captions
+    assert "Converted by Roundtrip, field by field." in captions
 
 
 def test_the_other_dialect_keeps_the_arguments_digits_as_the_model_wrote_them(app):

@@ -1,4 +1,4 @@
-"""Dialects: any round written as Chat Completions or as Messages, through the model, and back.
+"""Dialects: any round written as Chat Completions or as Messages, through Roundtrip's data model, and back.
 
 "The same model" is lib.dialects.equivalence.ModelView: the system prompt's texts; the conversation
 as the model reads it (who wrote each text, each call's id, name and parsed arguments, each

@@ -1,7 +1,7 @@
 """One round in either dialect: the model's Request and Response written by the target dialect's
 writers (`write_request`, `write_response` in lib/dialects/<dialect>.py).
 
-The conversion goes through the model (lib/model.py), never from one dialect's JSON straight to
+The conversion goes through Roundtrip's data model (lib/model.py), never from one dialect's JSON straight to
 the other's: messages, parts, call ids, results and the stop signal come from the model; only
 the request's settings (max_tokens, tool_choice, stop sequences), which the model does not hold,
 are asked of the source dialect's module.

@@ -374,7 +374,8 @@ def exports(loaded: LoadedTrace) -> None:
         file_name=f"{name}.annotated.jsonl", mime="application/jsonl",
         help="The native format with one annotation line per note: open it here again to bring the notes back.")
     st.download_button("Download this trace's notes as CSV", key="annotate.export_csv", on_click="ignore",
-                       data=notes_csv(mine, detached).encode(), file_name=f"{name}.notes.csv", mime="text/csv")
+                       data=notes_csv(mine, detached, snapshot().rubrics).encode(), file_name=f"{name}.notes.csv",
+                       mime="text/csv")
 
 
 def all_notes(loaded: LoadedTrace) -> None:
@@ -390,13 +391,16 @@ def all_notes(loaded: LoadedTrace) -> None:
     traces = set(by_trace.multiselect("Trace", list(titles), format_func=titles.get, key="annotate.by_trace"))
     shown = [n for n in everything if (not labels or labels & set(n.labels)) and (not authors or n.author in authors)
              and (not traces or n.trace in traces)]
+    rubrics = snapshot().rubrics
     st.dataframe(pd.DataFrame([{"trace": titles[n.trace], "target": n.target, "labels": ", ".join(n.labels),
-                                "note": n.text, "author": n.author, "claimed author": n.claimed_author,
+                                "note": n.text, "scores": " · ".join(score_words(s, rubrics) for s in n.scores),
+                                "author": n.author, "claimed author": n.claimed_author,
                                 "created": time_words(n.created)} for n in shown],
-                              columns=["trace", "target", "labels", "note", "author", "claimed author", "created"]),
+                              columns=["trace", "target", "labels", "note", "scores", "author", "claimed author",
+                                       "created"]),
                  hide_index=True, width="stretch", key="annotate.all")
     st.download_button("Download these notes as CSV", key="annotate.all_csv", on_click="ignore",
-                       data=notes_csv(shown, set()).encode(), file_name="notes.csv", mime="text/csv")
+                       data=notes_csv(shown, set(), rubrics).encode(), file_name="notes.csv", mime="text/csv")
     if not shown:
         return
     by_id = {note.id: note for note in shown}

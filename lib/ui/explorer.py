@@ -206,7 +206,7 @@ def overview(loaded: LoadedTrace) -> None:
     st.subheader("All rounds")
     with _drawn_when_open(loaded, f"Every round in a table ({len(table):,} rows)", OVERVIEW_OPEN) as drawn:
         if drawn:
-            st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview")
+            st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview", placeholder="–")
     with _drawn_when_open(loaded, "Tokens per round, as a chart", TOKENS_CHART_OPEN) as drawn:
         if drawn:
             st.plotly_chart(figure, key="explorer.tokens_chart")

@@ -107,7 +107,7 @@ def sender(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> N
     own = loaded.trace.dialect
     dialect = st.radio("Send it as", [own, other(own)], key=DIALECT, horizontal=True,
                        format_func=lambda d: DIALECT_NAMES[d] + (" (as recorded)" if d == own else
-                                                                  " (converted through the model)"))
+                                                                  " (converted by Roundtrip, field by field)"))
     refusal = live_refusal()
     offered = [REPLAY] if refusal else [REPLAY, "anthropic"] if dialect != OPENAI else [REPLAY, "openai", "compatible"]
     if st.session_state.get(PROVIDER) not in offered:

@@ -66,7 +66,7 @@ def slide_table(plan: Plan) -> None:
     st.dataframe(pd.DataFrame([{"#": n, "id": s.id, "trace": s.trace, "view": VIEWS[s.view], "round": s.round,
                                 "step": s.step if s.view == "step" else None}
                                for n, s in enumerate(plan.slides, start=1)]),
-                 hide_index=True, width="stretch", key="plan.table")
+                 hide_index=True, width="stretch", key="plan.table", placeholder="–")
 
 
 def _edit(change) -> None:

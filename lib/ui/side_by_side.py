@@ -1,7 +1,7 @@
 """One round in both dialects side by side, with the field mapping panel above them.
 
-lib/dialects/convert.py converts through the model; this lays the two bodies out. The dialect a
-trace was recorded in shows its real payload; the other shows the conversion and what it could
+lib/dialects/convert.py converts through Roundtrip's data model (lib/model.py); this lays the two
+bodies out. The dialect a trace was recorded in shows its real payload; the other shows the conversion and what it could
 not carry. Trace strings reach the screen only through st.json, st.dataframe and st.text.
 """
 
@@ -51,7 +51,7 @@ def _body(trace: Trace, round_: Round, converted: ConvertedRound, recorded: bool
     if recorded:
         provenance_line(trace, round_)
     else:
-        st.caption("Converted through the model.")
+        st.caption("Converted by Roundtrip, field by field.")
     st.markdown("**Request**")
     if round_.request_recorded:
         _payload(round_.request.raw, recorded, converted.request.body)
