@@ -24,14 +24,15 @@ def _defused_value(value):
 
 
 def csv_text(columns: Sequence[str], rows: Iterable[Sequence]) -> str:
-    """A header and rows as CSV text, every text cell defused."""
+    """A header and rows as CSV text, every text cell defused, the header's too: a column may be named by a user
+    (a rubric's name)."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(columns)
+    writer.writerow([defused(column) for column in columns])
     writer.writerows([_defused_value(value) for value in row] for row in rows)
     return out.getvalue()
 
 
 def table_csv(table) -> str:
-    """A pandas table as CSV text without its index, every text cell defused."""
-    return table.map(_defused_value).to_csv(index=False)
+    """A pandas table as CSV text without its index, every text cell defused, the header's too."""
+    return table.map(_defused_value).rename(columns=_defused_value).to_csv(index=False)

@@ -160,6 +160,17 @@ def test_scores_average_per_rubric_over_the_filtered_set(store, kept):
     assert store.notes(kept[LOAN])[0].scores == (Score("grounded", 3), Score("resolved", 1))
 
 
+def test_a_rubric_named_as_a_formula_heads_its_csv_column_as_text(store, kept):
+    # A rubric's name is typed by an editor and becomes a column's header: the header row was written as it was, so
+    # a rubric named =HYPERLINK(...) ran as a formula in the spreadsheet of whoever opened the export.
+    rubric = '=HYPERLINK("http://x.example")'
+    store.set_rubrics([Rubric(rubric, 0, 3)])
+    store.add(_note(kept[LOAN], "Fine.", scores=(Score(rubric, 2),)))
+    header = next(csv.reader(io.StringIO(library.export_csv(store, LibraryQuery(source="fork")))))
+    assert header[-1] == "'" + rubric
+    assert not any(cell.lstrip()[:1] in "=+-@" for cell in header)
+
+
 def test_a_score_outside_its_rubric_is_refused_with_the_reason():
     rubrics = (Rubric("grounded", 0, 3), Rubric("resolved", pass_fail=True))
     assert check_score(Score("grounded", 2.5), rubrics) == Score("grounded", 2.5)

@@ -19,3 +19,10 @@ def test_the_rounds_table_download_defuses_a_model_name_or_finish_reason_written
     assert [row["model"] for row in table][:2] == ["' =HYPERLINK(\"http://evil\",\"cheap\")", rows[1].model]
     assert [row["finish reason"] for row in table] == ["tool_calls", "'@SUM(A1)", "tool_calls", "stop"]
     assert [row["tokens in"] for row in table][0] == "1247"
+
+
+def test_a_header_a_user_named_is_defused_in_both_writers():
+    import pandas as pd
+    from lib.spreadsheet import csv_text
+    assert csv_text(["note", "=1+1"], [["ok", 2]]).splitlines()[0] == "note,'=1+1"
+    assert table_csv(pd.DataFrame({"@SUM(A1)": ["-x"]})).splitlines() == ["'@SUM(A1)", "'-x"]
