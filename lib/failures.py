@@ -23,6 +23,18 @@ REFUSED_HERE = "refused_before_sending"
 leads inside the server's network): no provider saw the request."""
 
 
+UNREACHABLE = "connection_failed"
+"""The error type Roundtrip writes when no connection to the provider's server could be made: nothing answered."""
+
+
+def unreachable_said(host: str | None) -> str:
+    """What a call that reached no server is, naming the server by host only: a base URL may carry a key or a
+    token in its user part or query, and the transport's exception class means nothing to a learner."""
+    server = host or "the server"
+    return (f"Connection failed: {server} could not be reached (no network, or nothing answering at that "
+            f"address).")
+
+
 def _error_type(error: ProviderError | None) -> object:
     body = error.body if error is not None and isinstance(error.body, dict) else {}
     # A native trace keeps the whole error field (status, message, body); other logs keep the body alone.

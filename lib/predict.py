@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Iterable, Literal
 
 from lib.growth import program_sent
+from lib.logs.native import json_problem
 from lib.model import JSON, ToolDefinition, Trace
 from lib.text import plural, shorten
 
@@ -93,13 +94,18 @@ class Score:
         return sum(p.possible for p in self.points)
 
 
+def has_next_request(trace: Trace, index: int) -> bool:
+    """True when round `index` is followed by another request, whose messages a learner can be asked to count."""
+    return index < len(trace.rounds)
+
+
 def outcome(trace: Trace, index: int) -> Outcome | None:
     """What round `index` did, or None when it has no response to predict (an error, a call in flight)."""
     round_ = trace.rounds[index - 1]
     if round_.response is None:
         return None
     calls = tuple((c.name, c.arguments) for c in round_.tool_calls)
-    following = trace.rounds[index] if index < len(trace.rounds) else None
+    following = trace.rounds[index] if has_next_request(trace, index) else None
     return Outcome(index, "call" if calls else "answer", calls,
                    program_sent(following) if following else None,
                    tuple(c.arguments_raw for c in round_.tool_calls))
@@ -126,8 +132,8 @@ def read_arguments(text: str) -> tuple[JSON | None, str | None]:
         return None, None
     try:
         return json.loads(text), None
-    except ValueError as exc:
-        return None, f"not valid JSON ({exc})"
+    except ValueError as exc:  # worded as an upload's line is, not as Python's "line 1 column 2 (char 1)"
+        return None, json_problem(exc, "arguments").removeprefix("is ")
     except RecursionError:
         return None, "not valid JSON (it is nested too deeply to read)"
 

@@ -255,3 +255,22 @@ def test_a_page_of_one_message_is_named_by_that_message_alone(app):
     pages = _widget(at.selectbox, ".page")
     assert [pages.format_func(page) for page in range(len(pages.options))] == [
         "messages[1]", "messages[2] to messages[11] (the newest)"]
+
+
+def test_a_fork_sent_to_a_server_that_is_not_there_names_its_host_not_an_exception_class(app):
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again before the call: nothing listens there
+    at = _fork_page(app, 2)
+    at.selectbox(key="fork.provider").set_value("openai").run()
+    at.text_input(key="fork.base_url").set_value(f"http://learner:pw-SECRET@127.0.0.1:{port}/v1?token=T0KEN").run()
+    at.text_input(key="fork.api_key").set_value("sk-typed-0001").run()
+    at.button(key="fork.run").click().run(timeout=30)
+    shown = " ".join(_texts(at) + [e.value for e in at.error])
+    assert f"Connection failed: 127.0.0.1:{port} could not be reached" in shown
+    assert "ConnectError" not in shown and "(ConnectError)" not in shown
+    assert "pw-SECRET" not in shown and "T0KEN" not in shown and "learner" not in shown
+    # ...while the recorded error keeps the transport's own word for it, for whoever reads the raw error
+    fork = next(r for r in at.session_state["fork.running"].runner.trace.read()[0].rounds if r.error)
+    assert fork.error.body["body"]["error"]["cause"] == "ConnectError"

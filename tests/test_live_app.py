@@ -304,3 +304,16 @@ def test_a_refusal_shows_the_providers_own_words_under_the_status_not_the_status
     assert said in texts
     assert any(f'Its words: "{said}"' in t for t in texts)
     assert written_trace(at).rounds[0].error.message == said
+
+
+def test_a_run_that_cannot_start_says_the_run_below_is_the_previous_one(app, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    at = open_live(app)
+    at.selectbox(key=live.SCENARIO).set_value("loan").run()
+    press_run(at)
+    assert [b.value for b in at.success] == ["The model answered."]
+    at.radio(key=live.PROVIDER).set_value("openai").run()
+    press_run(at)
+    assert at.error[0].value == "The run could not start:"
+    assert "The run below is the previous one (replay), kept as it was." in [c.value for c in at.caption]
+    assert [b.value for b in at.success] == ["The model answered."]  # the previous run, still there below

@@ -1,6 +1,6 @@
 """Predict mode's scoring: tool or answer, which tool, argument names and values, the next request's size."""
 
-from lib.predict import Prediction, outcome, read_arguments, score, total
+from lib.predict import Prediction, has_next_request, outcome, read_arguments, score, total
 from tests.conftest import load_bundled
 
 
@@ -90,3 +90,13 @@ def test_on_a_held_chain_the_next_requests_size_is_what_the_program_sends(respon
     # and the model's turn (previous_response_id), which the program does not send.
     assert outcome(responses_chain, 1).next_messages == 3
     assert score(Prediction("call", next_messages=3), outcome(responses_chain, 1)).points[-1].earned == 1
+
+
+def test_arguments_that_do_not_parse_say_where_as_an_uploaded_line_does():
+    assert read_arguments("{expense_id: BX}")[1] == ("not valid JSON (at character 2 of the arguments: "
+                                                     "Expecting property name enclosed in double quotes)")
+    assert read_arguments('{"a": 1,\n x}')[1].startswith("not valid JSON (at line 2, character 2 of the arguments")
+
+
+def test_only_a_round_followed_by_a_request_has_messages_to_count(hengxin):
+    assert [has_next_request(hengxin, k) for k in (1, 2, 3, 4)] == [True, True, True, False]

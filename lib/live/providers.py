@@ -33,7 +33,7 @@ import openai
 
 from lib.access import OFFICIAL_BASE_URLS
 from lib.dialects import ANTHROPIC, OPENAI
-from lib.failures import REFUSED_HERE
+from lib.failures import REFUSED_HERE, UNREACHABLE, unreachable_said
 
 HIDDEN = "[key hidden]"
 """What an API key is replaced with wherever a response repeats it."""
@@ -159,9 +159,11 @@ def _exchange(create: Callable, body: dict, secret: str, sdk: ModuleType) -> Exc
                                             "the SDK's retries included.", "body": None}
         return Exchange(scrub(_sent(exc.request, body), secret), None, error, _since(started))
     except sdk.APIConnectionError as exc:
-        cause = type(exc.__cause__).__name__ if exc.__cause__ else "no answer"
-        error = {"status": None, "message": f"Connection failed ({cause}): the server could not be reached.",
-                 "body": None}
+        said = unreachable_said(_server(exc.request))
+        # The transport's exception class stays in the recorded body, for whoever reads the raw error.
+        cause = type(exc.__cause__).__name__ if exc.__cause__ else None
+        error = {"status": None, "message": said,
+                 "body": {"error": {"type": UNREACHABLE, "message": said, "cause": cause}}}
         return Exchange(scrub(_sent(exc.request, body), secret), None, error, _since(started))
     except Exception as exc:  # noqa: BLE001 - a live run shows every failure as a round, never a crash
         error = {"status": None, "message": f"The call could not be made ({type(exc).__name__}): "
@@ -183,6 +185,15 @@ def _arguments(create: Callable, body: dict) -> dict:
     if extra:
         arguments["extra_body"] = extra
     return arguments
+
+
+def _server(request: Any) -> str | None:
+    """The host (and a port other than the scheme's) a request was sent to; never its user part, path or query."""
+    try:
+        url = request.url
+        return f"{url.host}:{url.port}" if url.port else url.host or None
+    except Exception:  # noqa: BLE001 - a request we cannot read back is said as "the server"
+        return None
 
 
 def _sent(request: Any, fallback: dict) -> dict:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lib.catalog import LoadedTrace
-from lib.predict import ACTIONS, Prediction, Score, placeholder, read_arguments, score, total
+from lib.predict import ACTIONS, Prediction, Score, has_next_request, placeholder, read_arguments, score, total
 from lib.text import plural
 from lib.ui import plain, rounds, state
 
@@ -42,15 +42,19 @@ def form(loaded: LoadedTrace, index: int) -> None:
                      placeholder="Choose the tool it will call", help="Only when you expect a tool call.")
         st.text_area("With which arguments (JSON)", key=_key(index, "arguments"), placeholder=placeholder(definitions),
                      help="Compared as JSON: names and values. Leave empty when you expect an answer.")
-        st.number_input("How many messages will the next request carry?", min_value=0, step=1, value=None,
-                        key=_key(index, "messages"))
+        # Asked only where it is scored: the last round has no next request to count.
+        if has_next_request(loaded.trace, index):
+            st.number_input("How many messages will the next request carry?", min_value=0, step=1, value=None,
+                            key=_key(index, "messages"))
+        else:
+            st.caption("This is the trace's last round: no request follows it, so there are no messages to count.")
         st.form_submit_button("Reveal the response", key=REVEAL, type="primary", on_click=_score, args=(loaded, index))
 
 
 def _score(loaded: LoadedTrace, index: int) -> None:
     get = st.session_state.get
     arguments, problem = read_arguments(get(_key(index, "arguments")) or "")
-    counted = get(_key(index, "messages"))
+    counted = get(_key(index, "messages")) if has_next_request(loaded.trace, index) else None
     prediction = Prediction(
         action=get(_key(index, "action")) or "call",
         tool=get(_key(index, "tool")),
