@@ -586,10 +586,15 @@ def _filled_message(tool_name: str, filled: list[tuple[str, object]], tool: Tool
     chosen = [name for name, value in filled if value in _allowed_values(tool, name)]
     among = (f" {' and '.join(chosen)} {'is one' if len(chosen) == 1 else 'are each one'} of the values the schema "
              "allows, but nothing in the conversation says which.") if chosen else ""
+    one = len(filled) == 1
+    # Only an exact copy (or the same day, number or rate written another way) is recognised: "tomorrow at 10 for an
+    # hour" turned into a date, a time and 60 minutes is not, so the words may not claim the values were invented.
     return (f"The model filled {listed} in the {tool_name} call itself: "
-            f"{'it appears' if len(filled) == 1 else 'they appear'} in no earlier message (not the person's words, "
-            f"not a tool result, not the instructions).{among} A value the program knows should come from the "
-            "program; one nobody knows, the model should ask the person for.")
+            f"{'it appears' if one else 'they appear'} in no earlier message as written (the person's words, a tool "
+            f"result, the instructions).{among} Either the model read {'it' if one else 'them'} from something said "
+            f"another way (\"tomorrow\", \"for an hour\"), or it made {'it' if one else 'them'} up: the conversation "
+            "alone cannot tell which. A value the program knows should come from the program; one nobody gave, the "
+            "model should ask the person for.")
 
 
 WRITE_VERBS = frozenset({

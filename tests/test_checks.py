@@ -433,6 +433,16 @@ def test_hengxin_job_level_p6_and_city_tier_2_are_marked_as_filled_by_the_model(
     assert [where for where in filled if not where.startswith("round 1 ")] == []
 
 
+def test_values_the_model_may_have_read_from_the_persons_other_words_are_not_said_to_be_invented():
+    # invalid-arguments-corrected: the person asked for "tomorrow at 10 for an hour, six of us" and the
+    # instructions give today's date; the call's date, start and duration are a reading of those words, which the
+    # check cannot follow. The finding said they were "not the person's words"; it must leave both readings open.
+    trace = load_bundled("pitfalls/invalid-arguments-corrected").trace
+    messages = [f.message for f in run_checks(trace) if f.code == "model-filled-value"]
+    assert messages and all("not the person's words" not in m for m in messages)
+    assert all("read" in m and "from something said another way" in m and "cannot tell which" in m for m in messages)
+
+
 @pytest.mark.parametrize("arguments, results, expected", [
     ('{"order_id": "7"}', [], []),                                    # the user's words
     ('{"order_id": "7", "status": "closed"}', [], ['status "closed"']),  # an allowed value nobody asked for
