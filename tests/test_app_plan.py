@@ -251,3 +251,13 @@ def test_a_plan_file_with_no_good_slide_says_it_was_not_opened_and_the_plan_open
     said = [w.value for w in at.warning]
     assert said == ["The plan has 1 problem, and none of its slides can be shown: it was not opened."]
     assert at.text_input(key="plan.title").value.startswith("Hengxin")
+
+
+def test_a_slide_asked_for_past_a_traces_last_round_says_which_round_it_shows(app):
+    # The form took round 9 of a 4-round trace and silently made it round 4, the form still reading 9.
+    at = _plan_page(app)
+    at.selectbox(key="plan.add.trace").set_value("hengxin-expense")
+    at.selectbox(key="plan.add.view").set_value("step")
+    at.number_input(key="plan.add.round").set_value(9)
+    at.button(key="plan.add.submit").click().run()
+    assert "That trace has 4 rounds, not 9: the slide shows round 4, its last." in [i.value for i in at.info]

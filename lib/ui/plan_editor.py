@@ -20,6 +20,8 @@ DRAFT = "plan.draft"
 """Session key: the plan being edited."""
 SELECTED = "plan.selected"
 """Session key: the 0-based slide the move, remove and add buttons act at."""
+ADJUSTED = "plan.add.adjusted"
+"""Session key: what the last slide added took instead of what was asked (a round past the trace's end), said once."""
 FIRST_PLAN = "hengxin-workshop"
 """The bundled plan the page opens with."""
 
@@ -90,7 +92,11 @@ def _add() -> None:
     index = min(get(SELECTED, -1) + 1, len(st.session_state[DRAFT].slides))
     trace, view = get("plan.add.trace"), get("plan.add.view")
     loaded = state.load_bundled(trace)
-    round_ = min(int(get("plan.add.round") or 1), len(loaded.trace.rounds))
+    asked, count = int(get("plan.add.round") or 1), len(loaded.trace.rounds)
+    round_ = min(asked, count)
+    if round_ != asked:
+        st.session_state[ADJUSTED] = (f"That trace has {count:,} rounds, not {asked:,}: the slide shows round "
+                                      f"{round_:,}, its last.")
     steps = steps_in(loaded.trace.rounds[round_ - 1])
     step = next((s for s in steps if s >= int(get("plan.add.step") or 1)), steps[-1])
     _edit(lambda plan: workshop_plan.inserted(plan, index, trace, view, round_, step))
@@ -106,6 +112,8 @@ def _retitle() -> None:
 def editor(plan: Plan) -> None:
     """Reorder, remove and add slides, and rename the plan."""
     st.text_input("Title", value=plan.title, key="plan.title", on_change=_retitle)
+    if adjusted := st.session_state.pop(ADJUSTED, None):
+        st.info(adjusted)  # our words and numbers only
     count = len(plan.slides)
     if count:
         st.session_state[SELECTED] = min(st.session_state.get(SELECTED, 0), count - 1)
