@@ -71,3 +71,16 @@ _TERMINAL_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u2
 def terminal_safe(line: str) -> str:
     """One line a terminal prints as it reads: each control as a visible escape that JSON reads too (`\\u001b`)."""
     return _TERMINAL_CONTROLS.sub(lambda found: f"\\u{ord(found.group()):04x}", line)
+
+
+def json_place(error: json.JSONDecodeError, unit: str) -> str:
+    """Where in the item (`unit`: a line, an array's element, the arguments) parsing stopped. The parser counts lines
+    within the item it was given, so its own "line 1 column 2" would read as a second line number beside a file's:
+    said as a place in the item."""
+    if not error.doc[error.pos:].strip():
+        return f"at the end of the {unit}"
+    if unit == "file":  # one object over many lines: the problem is numbered with the file's line it stopped on
+        return f"at character {error.colno:,} of the line"
+    if error.lineno == 1:
+        return f"at character {error.colno:,} of the {unit}"
+    return f"at line {error.lineno:,}, character {error.colno:,} of the {unit}"

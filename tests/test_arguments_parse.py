@@ -1,5 +1,5 @@
-"""Tool-call arguments are read as json.loads reads them, and a problem is worded as json.loads words it
-(lib.dialects.common.parse_arguments calls json.loads's scanner directly first, for speed)."""
+"""Tool-call arguments are read as json.loads reads them, and a problem is worded with json.loads's reason and its
+place in the arguments (lib.dialects.common.parse_arguments calls json.loads's scanner directly first, for speed)."""
 
 import json
 
@@ -18,11 +18,23 @@ def test_arguments_that_parse_read_as_json_loads_reads_them(text):
     assert repr(parsed) == repr(json.loads(text))  # repr: 1 and 1.0, -0.0 and 0.0 told apart
 
 
-@pytest.mark.parametrize("text", ['{"city": "Oslo"} x', '{"city": ', '{"a" 1}', "[1, 2,]", "1" * 5000])
-def test_arguments_that_do_not_parse_say_what_json_loads_says(text):
-    with pytest.raises(ValueError) as refused:
+@pytest.mark.parametrize("text, said", [
+    ('{"city": "Oslo"} x', "not valid JSON (at character 18 of the arguments: Extra data)"),
+    ('{"city": ', "not valid JSON (at the end of the arguments: Expecting value)"),
+    ('{"a" 1}', "not valid JSON (at character 6 of the arguments: Expecting ':' delimiter)"),
+    ("[1, 2,]", "not valid JSON (at character 7 of the arguments: Expecting value)"),
+])
+def test_arguments_that_do_not_parse_say_json_loads_reason_and_where_in_the_arguments(text, said):
+    # Not json.loads's "line 1 column 18 (char 17)": arguments are one value, and a card already names its line.
+    with pytest.raises(ValueError):
         json.loads(text)
-    assert parse_arguments(text) == (text, None, f"not valid JSON: {refused.value}")
+    assert parse_arguments(text) == (text, None, said)
+
+
+def test_arguments_past_pythons_digit_limit_say_what_json_loads_says():
+    with pytest.raises(ValueError) as refused:
+        json.loads("1" * 5000)
+    assert parse_arguments("1" * 5000) == ("1" * 5000, None, f"not valid JSON: {refused.value}")
 
 
 def test_arguments_nested_past_the_recursion_limit_are_kept_as_text():

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.intern import Interner
+from lib.text import json_place
 from lib.model import JSON, Message, Request, Response, Stop, TextPart
 
 
@@ -77,6 +78,8 @@ def parse_arguments(raw: Any) -> tuple[str, Any, str | None]:
         pass  # json.loads below says what is wrong, as it always did
     try:
         return raw, json.loads(raw), None
+    except json.JSONDecodeError as exc:
+        return raw, None, f"not valid JSON ({json_place(exc, 'arguments')}: {exc.msg})"
     except ValueError as exc:
         return raw, None, f"not valid JSON: {exc}"
     except RecursionError:

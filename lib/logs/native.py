@@ -21,6 +21,7 @@ from lib.logs.resent import Refused, ResentParser, hold_interned
 from lib.intern import collector_paused
 from lib.lessons import KIND as LESSON, Lesson, lesson_line, read_lesson
 from lib.presenter import steps_in
+from lib.text import json_place
 from lib.model import CUT_CALLS, Execution, ProviderError, Round, Trace, read_provenance
 
 VERSION = 1
@@ -145,20 +146,8 @@ def json_problem(error: ValueError, unit: str = "line") -> str:
     if "depth limit" in said or "recursion" in said:
         return "is nested too deeply (more than 1,024 levels)"
     if isinstance(error, json.JSONDecodeError):  # orjson's error is one
-        return f"is not valid JSON ({_place(error, unit)}: {error.msg})"
+        return f"is not valid JSON ({json_place(error, unit)}: {error.msg})"
     return f"is not valid JSON: {said}"
-
-
-def _place(error: json.JSONDecodeError, unit: str) -> str:
-    """Where in the item parsing stopped. The parser counts lines within the item it was given, so its own
-    "line 1 column 2" would read as a second line number beside the file's: said as a place in the item."""
-    if not error.doc[error.pos:].strip():
-        return f"at the end of the {unit}"
-    if unit == "file":  # one object over many lines: the problem is numbered with the file's line it stopped on
-        return f"at character {error.colno:,} of the line"
-    if error.lineno == 1:
-        return f"at character {error.colno:,} of the {unit}"
-    return f"at line {error.lineno:,}, character {error.colno:,} of the {unit}"
 
 
 def _read_header(obj: dict, number: int, problems: list[Problem]) -> tuple[dict, ModuleType]:
