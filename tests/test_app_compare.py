@@ -83,7 +83,7 @@ def test_two_conversations_of_one_upload_can_be_compared(app):
     app.session_state[picker.FILES] = files
     app.session_state[picker.FILES_DIGEST] = state.files_digest(files)
     at = _open(app, "upload:0,upload:1")
-    assert list(_table(at, "findings")["name"]) == ["your upload · conversation 1", "your upload · conversation 2"]
+    assert list(_table(at, "findings")["name"]) == ["log.jsonl · conversation 1", "log.jsonl · conversation 2"]
     assert at.selectbox(key="compare.left").value == "upload:0"
     assert len(_table(at, "verdict")) == 3
 
@@ -158,6 +158,8 @@ def test_a_side_a_round_lacks_reads_as_a_dash_not_as_none(app):
     # Hengxin's rounds 2 and 3 have no counterpart in the pitfall: the table said "None" where the round would be,
     # and the pair's calls, results and messages said "None" where a side has nothing.
     at = _open(app, "hengxin-expense,pitfalls/empty-result-invented-answer", row="4")
+    tools = _cells(next(d for d in at.dataframe if "change" in d.value.columns))
+    assert "–" in tools["left"] + tools["right"] and "" not in tools["left"] + tools["right"]
     rounds = _cells(next(d for d in at.dataframe if "verdict" in d.value.columns))
     assert rounds["right round"][:4] == ["1", "–", "–", "2"]
     assert rounds["tokens in, right"][1:3] == ["–", "–"]

@@ -215,7 +215,7 @@ def test_a_fork_of_an_uploaded_log_types_the_results_and_compares_with_the_uploa
     _compare_with_parent(at)
     assert not at.exception
     assert at.success[0].value == "The runs say the same in every round."
-    assert list(_table(at, "findings")["name"])[0].startswith("your upload")
+    assert list(_table(at, "findings")["name"])[0].startswith("mine.jsonl")  # as the explorer names the upload
 
 
 def test_with_live_runs_turned_off_the_fork_offers_replay_only_and_says_why(app):

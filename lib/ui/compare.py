@@ -106,7 +106,8 @@ def _loaded(choice: str) -> catalog.LoadedTrace:
         return catalog.load_bytes(data, f"fork {int(choice.removeprefix(FORKED)) + 1} (from round {at})")
     if choice.startswith(UPLOADED):
         upload, key = _upload()
-        return catalog.from_upload(upload, "your upload", key, int(choice.removeprefix(UPLOADED)))
+        files = picker.files_name(st.session_state[picker.FILES])  # named as the explorer names it
+        return catalog.from_upload(upload, files, key, int(choice.removeprefix(UPLOADED)))
     return state.load_bundled(choice)
 
 
@@ -318,10 +319,11 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
         st.code(change.diff, language="diff")
     content_a, content_b = _contents(left)[pair.left - 1], _contents(right)[pair.right - 1]
     st.markdown("**Tools**")
-    _table([{"tool": t.name, "change": t.status, "left": t.left, "right": t.right}
+    # A side a tool is missing from, or a call with no argument changed, has nothing: the placeholder, not a blank.
+    _table([{"tool": t.name, "change": t.status, "left": t.left or None, "right": t.right or None}
             for t in tool_changes(content_a, content_b)], "compare.tools", "The same tools, described alike.")
     st.markdown("**Calls**")
-    _table([{"left": c.left, "right": c.right, "arguments changed": ", ".join(c.arguments)}
+    _table([{"left": c.left, "right": c.right, "arguments changed": ", ".join(c.arguments) or None}
             for c in call_changes(content_a, content_b)], "compare.calls", "Neither round made a call.")
     st.markdown("**What the model wrote**")
     _table([{"what the left model wrote": x, "what the right model wrote": y}
