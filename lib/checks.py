@@ -38,7 +38,6 @@ from lib.failures import is_unsent
 from lib.growth import growth, kept_pairs
 from lib.intern import canonical_json
 from lib.model import (
-    Execution,
     Message,
     Request,
     Response,
@@ -193,13 +192,9 @@ def _text_path(response: Response) -> str:
     return join_path(response.message_path, part.path)
 
 
-def _execution(round_: Round, call_id: str) -> Execution | None:
-    return next((e for e in round_.executions if e.tool_call_id == call_id), None)
-
-
 def _refused(trace: Trace, round_: Round, call_id: str) -> bool:
     """Whether the program did not run a call: a failed or declined execution, or an error result."""
-    execution = _execution(round_, call_id)
+    execution = round_.execution_of(call_id)
     if execution is not None:
         return not execution.ok or execution.approval == "declined"
     following = _next(trace, round_)
@@ -415,7 +410,7 @@ def _is_identity(name: str, tool: ToolDefinition | None) -> bool:
 
 def _overridden(round_: Round, call: ToolCallPart, name: str) -> bool:
     """Whether the program ran the call with its own value for this argument rather than the model's."""
-    execution = _execution(round_, call.id)
+    execution = round_.execution_of(call.id)
     if execution is None:
         return False
     if execution.overrides and name in execution.overrides:
@@ -437,7 +432,7 @@ def _model_filled_identity(trace: Trace) -> Iterator[Hit]:
                           f"The model filled the identity argument {name} of {call.name} itself; the program used its "
                           f"own value instead, as it should. Leaving {name} out of the schema would stop the model "
                           "from being asked at all.")
-            elif _said_by_user(round_.request, value) and _execution(round_, call.id) is None:
+            elif _said_by_user(round_.request, value) and round_.execution_of(call.id) is None:
                 # Copied from the user, and the log does not show the program running it as given.
                 yield Hit("info", round_.index, "response", path,
                           f"The model filled the identity argument {name} of {call.name} with "
@@ -631,7 +626,7 @@ def _write_tool_call(trace: Trace) -> Iterator[Hit]:
     for round_, call, path in _calls(trace):
         if not is_write_tool(trace, call.name):
             continue
-        execution = _execution(round_, call.id)
+        execution = round_.execution_of(call.id)
         recorded = _APPROVALS.get(execution.approval if execution else None, "The trace records no approval.")
         yield Hit("info", round_.index, "response", path,
                   f"{call.name} changes something: it is a write tool. The model can only ask for it; a person "

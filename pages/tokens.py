@@ -44,7 +44,7 @@ st.download_button("Download the table as CSV", table_csv(table).encode(), file_
 st.subheader("Where each round's input goes")
 st.plotly_chart(charts.input_breakdown(rows), key="overview.breakdown")
 st.caption("Counted with " + counting.counter.name + "; each bar reaches the round's input in the table, the "
-           "part our tokenizer cannot see included" + ("; where our count is above the input, the bar reaches our "
+           "part reported beyond our count included" + ("; where our count is above the input, the bar reaches our "
            "count and what it is above hangs below zero" if any(r.breakdown.not_counted < 0 for r in rows) else "")
            + ". Earlier messages grow every round; the tool list and the instructions ride along unchanged.")
 left, right = st.columns(2)

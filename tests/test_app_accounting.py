@@ -2,6 +2,7 @@
 
 import json
 
+import pandas as pd
 import pytest
 import streamlit as st
 
@@ -349,3 +350,6 @@ def test_a_rounds_table_cell_the_log_leaves_empty_reads_as_a_dash_never_none(app
     at = _open_accounting(app, "hengxin-expense")
     rounds = next(d for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds.proto.placeholder == "–"
+    # DeepSeek-V4-Flash has no price: every cost cell is empty, and the browser writes the placeholder there.
+    shown = [rounds.proto.placeholder if pd.isna(cost) else str(cost) for cost in rounds.value["cost USD"]]
+    assert shown == ["–"] * 4

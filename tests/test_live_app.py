@@ -315,5 +315,5 @@ def test_a_run_that_cannot_start_says_the_run_below_is_the_previous_one(app, mon
     at.radio(key=live.PROVIDER).set_value("openai").run()
     press_run(at)
     assert at.error[0].value == "The run could not start:"
-    assert "The run below is the previous one (replay), kept as it was." in [c.value for c in at.caption]
+    assert "The run below is the previous one (replay), kept as it was." in [t.value for t in at.text]
     assert [b.value for b in at.success] == ["The model answered."]  # the previous run, still there below

@@ -117,8 +117,6 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/presenter.py", "here.round"): "Position.round: a round number",
     ("lib/ui/slides.py", "st.session_state.get(SLIDE, 0)"): "the slide's position: an int our buttons keep",
     ("lib/ui/library.py", "page.shown_total()"): "a count, its digits grouped, '+' when counting stopped",
-    ("lib/ui/live.py", "previous.provider.label"):
-        "Provider.label: 'openai', 'openai-compatible', 'anthropic', 'replay' or 'scripted', set by our providers",
     ("lib/ui/plan_editor.py", "adjusted"): "our sentence on a round past a trace's end, with its numbers (_add)",
     ("lib/ui/live.py", "scenario.description"): "a scenario of ours (lib/live/scenarios.py)",
     ("lib/ui/live.py", "scenario.options.model"): "a scenario of ours (lib/live/scenarios.py)",

@@ -126,30 +126,33 @@ class Upload:
 # --- items -------------------------------------------------------------------------------------
 
 
-def _items(name: str, data: bytes) -> Iterator[tuple[int, bytes, int]]:
-    """(item number, JSON bytes, how many lines it spans) for every line, or every element of a
-    `.json` array; a run of blank lines is one empty item."""
+def _items(data: bytes, shape: str) -> Iterator[tuple[int, bytes, int]]:
+    """(item number, JSON bytes, how many lines it spans) for every line, every element of a `.json` array, or the
+    one object of a `.json` file (`shape`, from `_shape`); a run of blank lines is one empty item."""
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
-    stripped = data.lstrip()
-    if _is_json_array(name, data):
-        yield from ((number, element, 1) for number, element in documents.array_elements(stripped))
-        return
-    if _is_one_object(name, data):
-        yield 1, stripped, 1
-        return
-    yield from _lines(data)
+    if shape == "element":
+        yield from ((number, element, 1) for number, element in documents.array_elements(data.lstrip()))
+    elif shape == "file":
+        yield 1, data.lstrip(), 1
+    else:
+        yield from _lines(data)
 
 
-def _is_one_object(name: str, data: bytes) -> bool:
-    """Whether the file is one JSON object, read as one item however many lines it spans."""
-    stripped = data.removeprefix(b"\xef\xbb\xbf").lstrip()
-    return name.lower().endswith(".json") and stripped[:1] == b"{" and b"\n{" not in stripped
+_LEADING = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n\f\v]*")
+"""A byte-order mark and the blank space before a file's first value."""
 
 
-def _is_json_array(name: str, data: bytes) -> bool:
-    """Whether the file is one JSON array, read element by element rather than line by line."""
-    return name.lower().endswith(".json") and data.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"["
+def _shape(name: str, data: bytes) -> str:
+    """How a file is cut into items: "element" for a `.json` file that is one JSON array, "file" for one that is one
+    JSON object however many lines it spans, else "line". Decided once per file, without copying it."""
+    if not name.lower().endswith(".json"):
+        return "line"
+    start = _LEADING.match(data).end()
+    first = data[start:start + 1]
+    if first == b"[":
+        return "element"
+    return "file" if first == b"{" and data.find(b"\n{", start) == -1 else "line"
 
 
 _BLANK_LINES = re.compile(rb"[ \t\r\n\f\v]*\n")
@@ -497,9 +500,9 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     # What an item that does not parse is called where the parser's place in it is said: the file's own unit.
     said_as = "line"
     if whole is None:
-        items = _items(name, data)
-        reading.units.add("element" if _is_json_array(name, data) else "line")
-        said_as = "element" if _is_json_array(name, data) else "file" if _is_one_object(name, data) else "line"
+        said_as = _shape(name, data)
+        items = _items(data, said_as)
+        reading.units.add("line" if said_as == "file" else said_as)
     else:
         items = ((number, element, 1) for number, element in whole[1])
         reading.units.add(whole[0])
@@ -524,8 +527,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
                 at = number
                 if said_as == "file" and isinstance(exc, json.JSONDecodeError):
                     # One object over many lines: the parser's line within it, past any blank ones, is the file's.
-                    body = data.removeprefix(b"\xef\xbb\xbf")
-                    at = body[:len(body) - len(body.lstrip())].count(b"\n") + exc.lineno
+                    at = _LEADING.match(data).group().count(b"\n") + exc.lineno
                 problems.append(Problem(at, label + json_problem(exc, said_as)))
                 continue
             reading.notes.extend(Problem(number, label + said, loaded=True) for said in parser.kept_shallow(obj))

@@ -94,7 +94,7 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
         # A round whose request the log did not keep has no parts: no bar, its reported input is in the table.
         values = [p[i][1] or 0 for p in parts]
         if label == NOT_COUNTED and any(tokens < 0 for tokens in values):
-            # Below zero the remainder is our tokenizer counting more than the model's did: named as that.
+            # Below zero the remainder is our count above the round's input: named as that, not as a share of it.
             _per_round(figure, rows, "#e377c2", "input", name=OVERCOUNT, x=rounds,
                        y=_numbers(min(tokens, 0) for tokens in values),
                        customdata=_numbers(max(-tokens, 0) for tokens in values),

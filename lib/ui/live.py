@@ -84,7 +84,7 @@ def setup_form() -> None:
         plain.text(st.session_state[PROBLEM])
         previous = current()
         if previous is not None:  # kept, so the learner's last run is not lost to a missing key; said, not mixed in
-            st.caption(f"The run below is the previous one ({previous.provider.label}), kept as it was.")
+            plain.text(f"The run below is the previous one ({previous.provider.label}), kept as it was.")
 
 
 def _connection(scenario: Scenario, provider: str) -> None:

@@ -1,8 +1,8 @@
 """One round in both dialects side by side, with the field mapping panel above them.
 
 lib/dialects/convert.py converts through Roundtrip's data model (lib/model.py); this lays the two
-bodies out. The dialect a trace was recorded in shows its real payload; the other shows the conversion and what it could
-not carry. Trace strings reach the screen only through st.json, st.dataframe and st.text.
+bodies out. The dialect a trace was recorded in shows its real payload; the other shows the conversion and what it
+could not carry. Trace strings reach the screen only through st.json, st.dataframe and st.text.
 """
 
 from __future__ import annotations
