@@ -348,7 +348,47 @@ def _argument_problems(call: ToolCallPart, tool: ToolDefinition | None) -> list[
     except Exception:  # A $ref that leads nowhere: a schema we cannot follow is not the model's fault.
         return []
     errors.sort(key=lambda e: [str(p) for p in e.absolute_path])
-    return [f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}" for e in errors]
+    # jsonschema writes values as Python does (None, True, ['a']); the payload says null, true, ["a"].
+    said = (f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {_schema_words(e)}" for e in errors)
+    return list(dict.fromkeys(said))  # Each missing property is an error of its own, worded for all of them.
+
+
+TYPE_WORDS = {"string": "a string", "number": "a number", "integer": "an integer", "boolean": "true or false",
+              "object": "an object", "array": "an array", "null": "null"}
+"""A JSON schema type, as the sentence "… is not ___" ends."""
+
+BOUND_WORDS = {"minimum": "below the minimum", "maximum": "above the maximum",
+               "exclusiveMinimum": "not above", "exclusiveMaximum": "not below",
+               "minLength": "shorter than the fewest characters allowed,", "maxLength":
+               "longer than the most characters allowed,", "minItems": "fewer items than the fewest allowed,",
+               "maxItems": "more items than the most allowed,", "pattern": "not matched by the pattern"}
+"""A bound a value broke, as the sentence "… is ___ <bound>" goes on."""
+
+
+def _as_json(value) -> str:
+    return shorten(json.dumps(value, ensure_ascii=False, default=str), 60)
+
+
+def _schema_words(error) -> str:
+    """One schema error in JSON's words; jsonschema's own message for the keywords worded nowhere here."""
+    keyword, expected, value = error.validator, error.validator_value, error.instance
+    if keyword == "type":
+        names = [expected] if isinstance(expected, str) else list(expected)
+        return f"{_as_json(value)} is not {' or '.join(TYPE_WORDS.get(n, n) for n in names)}"
+    if keyword == "required" and isinstance(value, dict):
+        missing = [name for name in expected if name not in value]
+        return f"the required {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing"
+    if keyword == "enum":
+        return f"{_as_json(value)} is not one of {', '.join(_as_json(v) for v in expected)}"
+    if keyword == "const":
+        return f"{_as_json(value)} is not {_as_json(expected)}"
+    if keyword == "additionalProperties" and expected is False and isinstance(value, dict):
+        named, patterns = error.schema.get("properties") or {}, error.schema.get("patternProperties") or {}
+        extra = [k for k in value if k not in named and not any(re.search(p, k) for p in patterns)]
+        return f"{', '.join(extra)} {'is' if len(extra) == 1 else 'are'} not among the parameters it allows"
+    if keyword in BOUND_WORDS:
+        return f"{_as_json(value)} is {BOUND_WORDS[keyword]} {_as_json(expected)}"
+    return error.message
 
 
 @check("invalid-arguments")
