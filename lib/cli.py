@@ -109,7 +109,7 @@ def check(paths: list[str], forced: str | None = None) -> int:
         for conversation, f in found:
             _say(f"{path}: {f.severity} {f.code} {_where(upload, conversation, f)}: {f.message}")
         if not found:
-            _say(f"{path}: no findings in {upload.rounds} rounds")
+            _say(f"{path}: no findings in {plural(upload.rounds, 'round')}")
         if any(f.severity == "error" for _, f in found):
             status = max(status, 1)
     return status

@@ -20,6 +20,11 @@ def test_check_exits_0_on_the_clean_bundled_traces():
     assert not [line for line in done.stdout.splitlines() if ": error " in line or ": warning " in line]
 
 
+def test_a_clean_one_round_file_has_no_findings_in_1_round():
+    done = run("check", "tests/fixtures/containers/pydantic-ai-anthropic-stream.yaml")
+    assert "tests/fixtures/containers/pydantic-ai-anthropic-stream.yaml: no findings in 1 round" in done.stdout.splitlines()
+
+
 def test_check_exits_1_on_the_unanswered_call_and_prints_one_line_per_finding():
     done = run("check", "traces/pitfalls/unanswered-parallel-call.jsonl")
     assert done.returncode == 1
