@@ -205,7 +205,7 @@ def summarize(path: str, forced: str | None, as_json: bool) -> int:
     _say(f"{path}: {document['summary']}")
     for conversation in document["conversations"]:
         sizes = [_size(r) for r in conversation["rounds"]]
-        _say(f"  {conversation['id']}: {len(conversation['rounds'])} rounds, messages {' → '.join(sizes)}")
+        _say(f"  {conversation['id']}: {plural(len(conversation['rounds']), 'round')}, messages {' → '.join(sizes)}")
     for finding in document["checks"]:
         _say(f"  {finding['severity']} {finding['code']} in {finding['conversation']} round {finding['round']}")
     return 0
@@ -221,7 +221,7 @@ def convert(path: str, out: str, forced: str | None) -> int:
     for n, conversation in enumerate(upload.conversations, start=1):
         written = target if len(upload.conversations) == 1 else target.with_name(f"{target.stem}-{n}{target.suffix}")
         written.write_text("".join(line + "\n" for line in write_trace(conversation.trace)), encoding="utf-8")
-        _say(f"{written}: {conversation.id}, {len(conversation.trace.rounds)} rounds")
+        _say(f"{written}: {conversation.id}, {plural(len(conversation.trace.rounds), 'round')}")
     return 0
 
 

@@ -35,6 +35,13 @@ def test_larkfield_shows_2_calls_4224_in_123_out_and_the_ledger_cost(app):
     assert rounds["tokens are"].tolist() == ["reported", "reported"]
 
 
+def test_a_one_call_trace_counts_1_call_over_1_round(app):
+    at = uploaded(app, "containers/pydantic-ai-anthropic-stream.yaml")
+    at.switch_page("pages/tokens.py").run()
+    assert next(m for m in at.metric if m.label == "Input billed over all calls").help.startswith("1 call, ")
+    assert next(m for m in at.metric if m.label == "Tool list, every round").delta.endswith(" over 1 round")
+
+
 def test_a_cost_worked_out_from_estimated_tokens_is_marked_as_an_estimate(app):
     # The loan calculator's log reports no usage: every token of its cost is our offline count.
     at = _open_accounting(app, "loan-calculator")

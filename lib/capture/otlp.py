@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response
 
 from lib.capture.files import CaptureFile
 from lib.logs.limits import gunzipped_at_most
+from lib.text import plural
 
 MAX_BODY = 64 * 1024 * 1024
 """The largest export accepted, after decompression."""
@@ -100,7 +101,7 @@ async def receive_traces(request: Request, capture: CaptureFile, say: Callable[[
     spans = sum(len(s.get("spans", [])) for r in document.get("resourceSpans", []) for s in r.get("scopeSpans", []))
     if spans:
         capture.append(document)
-        say(f"recorded an OTLP export of {spans} spans")
+        say(f"recorded an OTLP export of {plural(spans, 'span')}")
     if content_type.startswith("application/json"):
         return JSONResponse({})
     return Response(ExportTraceServiceResponse().SerializeToString(), media_type="application/x-protobuf")

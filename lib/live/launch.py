@@ -23,7 +23,7 @@ from lib.live.runner import LoopOptions, Runner, Teaching
 from lib.live.scenarios import Scenario
 from lib.live.tools import Context, Toolbox
 from lib.live.tracefile import TraceFile
-from lib.text import terminal_safe
+from lib.text import plural, terminal_safe
 
 PROVIDERS = {"replay": "Replay (recorded, no key)", "openai": "OpenAI", "anthropic": "Anthropic",
              "compatible": "OpenAI-compatible server"}
@@ -160,5 +160,5 @@ def run_headless(setup: RunSetup, output: Path, decline: bool = False) -> int:
             print(terminal_safe(f"{'declined' if decline else 'approved'} {call.name} {call.id} {call.arguments_raw}"))
             status = runner.decline(call.id) if decline else runner.approve(call.id)
             status = runner.run()
-    print(terminal_safe(f"{output}: {runner.rounds} rounds. {status.message}"))
+    print(terminal_safe(f"{output}: {plural(runner.rounds, 'round')}. {status.message}"))
     return 0 if status.outcome == "answered" else 1

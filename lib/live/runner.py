@@ -23,6 +23,7 @@ from lib.live.providers import Provider
 from lib.live.tools import Result, Toolbox, repeated_id
 from lib.live.tracefile import TraceFile
 from lib.model import ToolCallPart
+from lib.text import plural
 
 NOT_RUN_STOPPED = "Not executed: the person running the program stopped the run before this call ran."
 """The output recorded for a call left unanswered by a Stop; it never reaches the model."""
@@ -212,7 +213,7 @@ class Runner:
 
     def _call_model(self) -> Status:
         if self.rounds - self._first + 1 >= self.loop.max_rounds:
-            return self._finish("capped", f"Stopped at the cap of {self.loop.max_rounds} rounds.")
+            return self._finish("capped", f"Stopped at the cap of {plural(self.loop.max_rounds, 'round')}.")
         marks = (["tools-in-system-prompt"] if self.teaching.tools_in_system else []) + self._next_marks
         self._next_marks = []
         body = ({**self._template, "messages": list(self.messages)} if self._template is not None

@@ -21,7 +21,7 @@ from lib.logs.resent import Refused, ResentParser, hold_interned
 from lib.intern import collector_paused
 from lib.lessons import KIND as LESSON, Lesson, lesson_line, read_lesson
 from lib.presenter import steps_in
-from lib.text import json_place
+from lib.text import json_place, plural
 from lib.model import CUT_CALLS, Execution, ProviderError, Round, Trace, read_provenance
 
 VERSION = 1
@@ -126,7 +126,7 @@ def _placed(lessons: list[tuple[int, Lesson]], rounds: list[Round], problems: Pr
     for number, lesson in lessons:
         if lesson.round > len(rounds):
             problems.append(Problem(number, f"is a lesson for round {lesson.round}, but the trace has "
-                                            f"{len(rounds)} rounds; skipped"))
+                                            f"{plural(len(rounds), 'round')}; skipped"))
         elif lesson.step not in (steps := steps_in(rounds[lesson.round - 1])):
             problems.append(Problem(number, f"is a lesson for step {lesson.step} of round {lesson.round}, which has "
                                             f"steps {', '.join(map(str, steps))} only; skipped"))

@@ -188,7 +188,7 @@ def snowball_metrics(ball: Snowball) -> None:
         estimated += (f" {ball.failed_calls:,} of them failed: whether the provider billed "
                       f"{'it' if ball.failed_calls == 1 else 'them'}, the log does not say.")
     a.metric("Input billed over all calls", about(ball.billed_input, bool(ball.estimated_calls)),
-             help=f"{ball.rounds} calls, {ball.output:,} out.{estimated}")
+             help=f"{plural(ball.rounds, 'call')}, {ball.output:,} out.{estimated}")
     b.metric("One call with the final context", about(ball.single_call_input, ball.last_estimated),
              delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if ball.single_call_input else None,
              delta_color="off")
@@ -202,7 +202,7 @@ def snowball_metrics(ball: Snowball) -> None:
         d.metric("Tool list, every round", NOT_IN_THE_LOG, help=TOOL_LIST_UNRECORDED)
         return
     d.metric("Tool list, every round", f"{ball.tools_per_round:,} tokens",
-             delta=f"{ball.tools_total:,} over {ball.rounds} rounds", delta_color="off")
+             delta=f"{ball.tools_total:,} over {plural(ball.rounds, 'round')}", delta_color="off")
 
 
 def log_notes(notes: tuple[str, ...]) -> None:

@@ -13,6 +13,7 @@ import streamlit as st
 
 from lib import workshop_plan
 from lib.presenter import steps_in
+from lib.text import plural
 from lib.ui import navigation, slides, state
 from lib.workshop_plan import VIEWS, Plan, ReadPlan
 
@@ -95,7 +96,7 @@ def _add() -> None:
     asked, count = int(get("plan.add.round") or 1), len(loaded.trace.rounds)
     round_ = min(asked, count)
     if round_ != asked:
-        st.session_state[ADJUSTED] = (f"That trace has {count:,} rounds, not {asked:,}: the slide shows round "
+        st.session_state[ADJUSTED] = (f"That trace has {plural(count, 'round')}, not {asked:,}: the slide shows round "
                                       f"{round_:,}, its last.")
     steps = steps_in(loaded.trace.rounds[round_ - 1])
     step = next((s for s in steps if s >= int(get("plan.add.step") or 1)), steps[-1])
