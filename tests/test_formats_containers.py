@@ -35,6 +35,28 @@ EXPECTED = [
     ("pydantic-ai-openai-responses.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
      {"resp_67e52d90176c819180bd8b6823aff4c7093f95c20016a37e": [1, 3]}, 1),
+    # Provider-native APIs recorded in cassettes by other projects' tests: Gemini (whole and streamed), Bedrock
+    # Converse (whole, streamed as AWS's binary event stream, refused), Ollama; Cohere's chat, which no format
+    # reads, is counted as a model call left out, not as "not a model call".
+    ("crewai-gemini-parallel-crew.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 7]}, 3),
+    ("crewai-gemini-stream-multi.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 2),
+    ("oi-genai-auto-tool.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 1),
+    ("crewai-bedrock-parallel-kickoff.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 3),
+    ("ollm-bedrock-converse-stream-tool.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
+    ("pyd-bedrock-error.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    ("oi-ollama-tool-call.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
+    ("ollm-cohere-v2-tool-history.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 0 rounds in 0 conversations; 2 interactions model calls to an API Roundtrip does not read; "
+     "0 interactions skipped", {}, 0),
+    ("pyd-deepseek-responses-400.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [4]}, 0),
     ("openai-tool-calls.har", {"har": "an entry with request.url and response.content (a HAR file)"},
      "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
      {"conversation 1": [2, 4]}, 1),
@@ -533,3 +555,89 @@ def test_a_cassette_counts_an_interaction_that_was_no_model_call_as_a_har_file_c
     assert result.summary() == "3 interactions: 2 rounds in 1 conversation; 1 interaction not a model call; " \
                                "0 interactions skipped"
     assert result.problems == ()
+
+
+# --- provider-native APIs in cassettes ---------------------------------------------------------------
+
+
+def _rounds(name):
+    result = upload(name)
+    assert result.problems == ()
+    (conversation,) = result.conversations
+    return conversation.trace
+
+
+def _figures(round_):
+    response = round_.response
+    return response.model, response.finish_reason, response.usage.input_tokens, response.usage.output_tokens
+
+
+def test_a_gemini_cassette_reads_its_parallel_calls_their_results_and_the_model_named_in_its_url():
+    # crewAI's recording: three functionCall parts (lines 51-58), their functionResponses sent back (line 104).
+    trace = _rounds("crewai-gemini-parallel-crew.yaml")
+    first, second = trace.rounds
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [
+        ("parallel_local_search_one", {"query": "latest OpenAI model release notes"}),
+        ("parallel_local_search_two", {"query": "latest Anthropic model release notes"}),
+        ("parallel_local_search_three", {"query": "latest Gemini model release notes"})]
+    assert [p.call_id for m in second.request.messages for p in m.tool_results] == [c.id for c in first.tool_calls]
+    assert _figures(first) == ("gemini-2.5-flash", "tool_calls", 327, 209)
+    assert _figures(second) == ("gemini-2.5-flash", "stop", 504, 469)
+
+
+def test_a_streamed_gemini_cassette_body_is_joined_from_its_server_sent_chunks():
+    (round_,) = _rounds("crewai-gemini-stream-multi.yaml").rounds
+    assert [(c.name, c.arguments) for c in round_.tool_calls] == [
+        ("get_current_temperature", {"city": "Paris"}), ("get_current_temperature", {"city": "London"})]
+    assert _figures(round_) == ("gemini-2.0-flash", "tool_calls", 37, 14)
+
+
+def test_a_bedrock_converse_cassette_is_read_as_converse_not_as_anthropic_messages():
+    # It was read as Messages: no calls, no usage, no model. The model is in the URL (line 45).
+    first, second = _rounds("crewai-bedrock-parallel-kickoff.yaml").rounds
+    assert [c.name for c in first.tool_calls] == [
+        "parallel_local_search_one", "parallel_local_search_two", "parallel_local_search_three"]
+    assert _figures(first) == ("us.anthropic.claude-sonnet-4-6", "tool_use", 914, 169)
+    assert _figures(second) == ("us.anthropic.claude-sonnet-4-6", "end_turn", 1197, 173)
+    assert [p.call_id for m in second.request.messages for p in m.tool_results] == [c.id for c in first.tool_calls]
+
+
+def test_a_bedrock_converse_stream_is_decoded_from_awss_binary_event_stream():
+    (round_,) = _rounds("ollm-bedrock-converse-stream-tool.yaml").rounds
+    assert [(c.name, c.arguments) for c in round_.tool_calls] == [("get_weather", {"location": "Barcelona"})]
+    assert _figures(round_) == ("anthropic.claude-3-sonnet-20240229-v1:0", "tool_use", 236, 58)
+    assert round_.response.message.text.startswith("Okay")
+
+
+def test_a_broken_event_stream_is_named_not_raised():
+    from lib.logs.bedrock_converse import stream_response
+    from lib.logs.record import LineProblem
+    with pytest.raises(LineProblem, match="does not fit the stream"):
+        stream_response(b"\x00\x00\x10\x00" + b"\x00" * 20)
+
+
+def test_a_refused_bedrock_call_keeps_its_status_and_awss_words():
+    (round_,) = _rounds("pyd-bedrock-error.yaml").rounds
+    assert (round_.error.status, round_.error.message) == (400, "The provided model identifier is invalid.")
+
+
+def test_an_ollama_cassette_is_read_as_ollama_with_its_answer_and_counts():
+    # It was read as Chat Completions: the response dropped, a blank-id result reported as an orphan.
+    (round_,) = _rounds("oi-ollama-tool-call.yaml").rounds
+    assert [(c.name, c.arguments) for c in round_.tool_calls] == [("get_current_weather", {"city": "Paris"})]
+    assert _figures(round_) == ("qwen3.6:latest", "tool_calls", 292, 143)
+
+
+def test_model_calls_to_an_api_no_format_reads_are_named_as_such_not_as_no_model_call():
+    result = upload("ollm-cohere-v2-tool-history.yaml")
+    assert [result.said(n) for n in result.notes] == [
+        "interaction 1: a model call to api.cohere.com/v2/chat, an API Roundtrip does not read (it reads Chat "
+        "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out, and so "
+        "is 1 more call to it"]
+    assert "not model calls" not in result.summary()
+
+
+def test_a_refused_responses_call_keeps_the_http_status_its_cassette_recorded():
+    # The body's `code` is 400 (line 65); the check said "HTTP status not recorded".
+    (round_,) = _rounds("pyd-deepseek-responses-400.yaml").rounds
+    assert (round_.error.status, round_.error.message) == (400, "No tool output found for tool call call-a.")

@@ -153,6 +153,16 @@ def test_a_failed_response_or_an_error_body_becomes_the_records_error():
     assert (second.error["status"], second.error["message"]) == (400, "No tool output found for function call call_x.")
 
 
+def test_an_http_status_recorded_beside_the_bodies_is_the_errors_status():
+    # pydantic-ai's deepseek cassette, as a pair line: the status sits beside the bodies, not inside the error body.
+    refused = {"request": {"model": "deepseek-v4-flash", "input": "Hi", "tools": []}, "status_code": 400,
+               "response": {"error": {"message": "No tool output found for tool call call-a.", "code": "400"}}}
+    cut = {"request": {"model": "gpt-5-mini", "input": "Hi", "tools": []}, "status_code": 502, "response": {}}
+    first, second = feed(ResponsesFormat(), [refused, cut])
+    assert (first.error["status"], first.error["message"]) == (400, "No tool output found for tool call call-a.")
+    assert (second.error["status"], second.error["message"]) == (502, "HTTP 502")
+
+
 @pytest.mark.parametrize("obj, words", [
     ({"model": "gpt-5-mini", "instructions": "x", "input": 7}, "'input' is a number"),
     ({"model": "gpt-5-mini", "instructions": "x", "input": ["hello"]}, "input[0] is a string"),

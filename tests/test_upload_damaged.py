@@ -48,7 +48,7 @@ def test_each_recording_reads_clean_before_any_damage(fixture):
     recording = opened(fixture)
     data = recording.write(recording.values)
     upload = _upload(recording.name, data)
-    assert upload.rounds > 0
+    assert upload.rounds > 0 or upload.unread_calls > 0  # Cohere's calls: read, and named as an API left out
     _assert_sound(upload, data)
 
 

@@ -10,11 +10,17 @@ their kind.
 
 Bedrock's model invocation logs (CloudWatch or S3) carry the same bodies under
 `input.inputBodyJson` and `output.outputBodyJson`, with the model in `modelId`.
+
+ConverseStream answers in AWS's binary event stream (`application/vnd.amazon.eventstream`): framed
+messages whose `:event-type` header names a JSON payload (`messageStart`, `contentBlockStart`,
+`contentBlockDelta`, `contentBlockStop`, `messageStop`, `metadata`). `stream_response` joins them
+into the Converse response the same call would have had unstreamed.
 """
 
 from __future__ import annotations
 
 import json
+import struct
 from typing import Any, Iterator
 
 from lib.logs import chat_shape as convert
@@ -195,3 +201,106 @@ def _messages_response(response: dict, model: str | None) -> dict:
                          "cache_read_input_tokens": convert.as_int(usage.get("cacheReadInputTokens")) or 0,
                          "cache_creation_input_tokens": convert.as_int(usage.get("cacheWriteInputTokens")) or 0}
     return body
+
+
+HEADER_VALUE_SIZES = {0: 0, 1: 0, 2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}
+"""Event stream header value types of a fixed size (bools, integers, timestamp, uuid); 6 and 7 (bytes, string)
+carry a two-byte length."""
+
+
+def _stream_messages(data: bytes) -> Iterator[tuple[dict[str, Any], bytes]]:
+    """(headers, payload) of each message of an AWS event stream; LineProblem where the framing breaks."""
+    position = 0
+    while position < len(data):
+        if len(data) - position < 16:
+            raise LineProblem(f"the event stream ends inside a message's frame (byte {position:,})")
+        total, headers_length = struct.unpack_from(">II", data, position)
+        end = position + total
+        if total < 16 + headers_length or end > len(data):
+            raise LineProblem(f"the event stream's message at byte {position:,} says it is {total:,} bytes long, "
+                              "which does not fit the stream")
+        headers_end = position + 12 + headers_length
+        yield _headers(data[position + 12:headers_end], position), data[headers_end:end - 4]
+        position = end
+
+
+def _headers(data: bytes, position: int) -> dict[str, Any]:
+    """An event stream message's headers (`data`: their bytes; `position`: the message's, for problems)."""
+    headers: dict[str, Any] = {}
+    at = 0
+    try:
+        while at < len(data):
+            name_length = data[at]
+            name = data[at + 1:at + 1 + name_length].decode("utf-8", "replace")
+            kind, at = data[at + 1 + name_length], at + 2 + name_length
+            if kind in (6, 7):
+                size = struct.unpack_from(">H", data, at)[0]
+                value: Any = data[at + 2:at + 2 + size]
+                headers[name], at = value.decode("utf-8", "replace") if kind == 7 else value, at + 2 + size
+            elif kind in HEADER_VALUE_SIZES:
+                headers[name], at = kind == 0, at + HEADER_VALUE_SIZES[kind]
+            else:
+                raise LineProblem(f"the event stream's message at byte {position:,} has a header of unknown type {kind}")
+    except (IndexError, struct.error) as exc:
+        raise LineProblem(f"the event stream's message at byte {position:,} has headers cut short") from exc
+    return headers
+
+
+def stream_response(data: bytes) -> dict | None:
+    """The Converse response a ConverseStream body amounts to: its blocks joined in order, the stop reason, usage
+    and metrics; an exception the stream ended with, as its body (`{"message": ...}`); None for no event."""
+    blocks: dict[int, dict] = {}
+    response: dict = {"output": {"message": {"role": "assistant", "content": []}}, "stopReason": None}
+    seen = False
+    for headers, payload in _stream_messages(data):
+        try:
+            event = json.loads(payload) if payload else {}
+        except ValueError as exc:
+            raise LineProblem(f"an event stream message's payload is not valid JSON ({exc})") from exc
+        if not isinstance(event, dict):
+            continue
+        if headers.get(":message-type") == "exception":
+            return {"message": str(event.get("message") or headers.get(":exception-type") or "the stream failed")}
+        kind, seen = headers.get(":event-type"), True
+        index = convert.as_int(event.get("contentBlockIndex")) or 0
+        if kind == "messageStart" and isinstance(event.get("role"), str):
+            response["output"]["message"]["role"] = event["role"]
+        elif kind == "contentBlockStart" and isinstance(convert.object_at(event, "start").get("toolUse"), dict):
+            blocks[index] = {"toolUse": {**event["start"]["toolUse"], "input": ""}}
+        elif kind == "contentBlockDelta":
+            _add_delta(blocks, index, convert.object_at(event, "delta"))
+        elif kind == "messageStop":
+            response["stopReason"] = event.get("stopReason")
+        elif kind == "metadata":
+            response.update({k: event[k] for k in ("usage", "metrics") if isinstance(event.get(k), dict)})
+    for block in blocks.values():
+        use = block.get("toolUse")
+        if isinstance(use, dict) and isinstance(use.get("input"), str):
+            try:  # the input arrives as pieces of JSON text; a stream cut short leaves it as text
+                use["input"] = json.loads(use["input"] or "{}")
+            except ValueError:
+                pass
+    response["output"]["message"]["content"] = [blocks[i] for i in sorted(blocks)]
+    return response if seen else None
+
+
+def _add_delta(blocks: dict[int, dict], index: int, delta: dict) -> None:
+    """One contentBlockDelta added to the block it continues."""
+    kind = next((k for k in ("text", "toolUse", "reasoningContent") if k in delta), None)
+    if kind is None:
+        return
+    block = blocks.setdefault(index, {"text": ""} if kind == "text" else
+                              {"toolUse": {"input": ""}} if kind == "toolUse" else
+                              {"reasoningContent": {"reasoningText": {"text": ""}}})
+    if kind not in block:
+        raise LineProblem(f"content block {index} of the event stream gets a {kind} delta, but it is not a {kind} block")
+    piece = delta[kind]
+    if kind == "text":
+        block["text"] += str(piece or "")
+    elif kind == "toolUse":
+        block["toolUse"]["input"] = str(block["toolUse"].get("input") or "") + str(convert.object_at(delta, kind).get("input") or "")
+    else:
+        said, piece = block["reasoningContent"]["reasoningText"], convert.object_at(delta, kind)
+        said["text"] = str(said.get("text") or "") + str(piece.get("text") or "")
+        if isinstance(piece.get("signature"), str):
+            said["signature"] = piece["signature"]

@@ -12,7 +12,7 @@ from typing import Any, Iterator
 
 from lib.logs.chat_shape import object_at
 from lib.logs.exchanges import Exchange, ExchangeReader
-from lib.logs.record import CallRecord, LogFormat
+from lib.logs.record import CallRecord, LogFormat, Problem
 
 
 class CassetteFormat(LogFormat):
@@ -26,6 +26,12 @@ class CassetteFormat(LogFormat):
 
     def not_calls(self) -> int:
         return self._reader.not_calls
+
+    def unread_calls(self) -> int:
+        return sum(map(len, self._reader.unread.values()))
+
+    def notes(self) -> list[Problem]:
+        return self._reader.unread_notes()
 
     def detect(self, obj: dict) -> str | None:
         request, response = object_at(obj, "request"), object_at(obj, "response")

@@ -9,18 +9,37 @@ Exchanges that are not model calls (a token refresh, a page's images) yield noth
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from dataclasses import dataclass
 from typing import Any, Iterator
+from urllib.parse import unquote, urlsplit
 
 import orjson
 
 from lib.intern import loads_exact
+from lib.logs.bedrock_converse import BedrockConverseFormat, stream_response
+from lib.logs.gemini import GeminiFormat
 from lib.logs.limits import gunzipped_at_most, limits
-from lib.logs.record import CallRecord, LineProblem
+from lib.logs.ollama import OllamaFormat, joined_chunks
+from lib.logs.provider_pairs import ProviderPairFormat, error_body
+from lib.logs.record import CallRecord, LineProblem, Problem
 from lib.logs.responses import FINAL_EVENTS, ResponsesFormat, is_responses_request
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
 from lib.logs.streams import AnthropicStreamFormat, OpenAIChatStreamFormat
+from lib.text import plural
+
+GEMINI_PATH = re.compile(r"/models/([^/:]+):(?:stream)?generateContent$", re.IGNORECASE)
+"""Gemini's and Vertex AI's generateContent and streamGenerateContent paths; the model is in the path."""
+
+BEDROCK_PATH = re.compile(r"/model/([^/]+)/converse(-stream)?$")
+"""Bedrock's Converse and ConverseStream paths; the model id (or its ARN, quoted) is in the path."""
+
+OLLAMA_PATH = "/api/chat"
+"""Ollama's native chat path."""
+
+MODEL_CALL_KEYS = ("messages", "message", "contents", "prompt", "inputText", "chat_history")
+"""Request keys that make a POST a model call, in an API of its own when no format here reads it (Cohere's chat)."""
 
 MAX_BODY_BYTES = 64 * 1024 * 1024
 """A decompressed body longer than this is refused: no real call body comes near it."""
@@ -75,9 +94,12 @@ class ExchangeReader:
 
     def __init__(self) -> None:
         self.responses = ResponsesFormat()
+        self.gemini, self.bedrock, self.ollama = GeminiFormat(), BedrockConverseFormat(), OllamaFormat()
         self.inflater = Inflater(limits().decompressed_bytes)
         self.not_calls = 0
         """Exchanges read that were no model call."""
+        self.unread: dict[str, list[int]] = {}
+        """Exchanges that were model calls to an API no format here reads, by the API's host and path: their items."""
 
     def record(self, exchange: Exchange, line: int, where: str) -> Iterator[CallRecord]:
         """The model call an exchange was, if it was one."""
@@ -89,23 +111,95 @@ class ExchangeReader:
         label = f"{where}: the response body"
         if is_responses_request(request) or "/v1/responses" in exchange.url:
             response = _response(exchange, label, None, self.inflater)
-            yield from self.responses.feed({"request": request, "response": response}, line)
+            yield from self.responses.feed({"request": request, "response": response, "status_code": exchange.status},
+                                           line)
             return
+        native = self._native(exchange.url, request)
+        if native is not None:
+            yield _native_call(*native, request, _native_response(exchange, native[0], label, self.inflater),
+                               exchange.status, line)
+            return
+        by_path = "/v1/messages" in exchange.url or "/chat/completions" in exchange.url
         anthropic = anthropic_messages.is_request(request) or "/v1/messages" in exchange.url
-        if not (anthropic or openai_chat.is_request(request) or "/chat/completions" in exchange.url):
-            self.not_calls += 1
+        if not (anthropic or openai_chat.is_request(request) or by_path):
+            self._left_out(exchange, request, line)
             return
         dialect = ANTHROPIC if anthropic else OPENAI
         response = _response(exchange, label, dialect, self.inflater)
-        error = None
-        if exchange.status is not None and exchange.status >= 400:
-            inner = response.get("error") if isinstance(response, dict) else None
-            message = inner.get("message") if isinstance(inner, dict) else None
-            error = {"status": exchange.status, "body": response, "message": str(message or f"HTTP {exchange.status}")}
+        error = _error(response, exchange.status)
+        if error is None and not (anthropic_messages.is_response(response) or openai_chat.is_response(response)):
+            if isinstance(response, dict) and not by_path:
+                # A request shaped like Chat Completions (Cohere's v2 chat) answered in another API's words.
+                self._left_out(exchange, request, line)
+                return
             response = None
-        elif not (anthropic_messages.is_response(response) or openai_chat.is_response(response)):
-            response = None
-        yield CallRecord(line=line, dialect=dialect, request=request, response=response, error=error)
+        yield CallRecord(line=line, dialect=dialect, request=request,
+                         response=None if error else response, error=error)
+
+    def _left_out(self, exchange: Exchange, request: dict, line: int) -> None:
+        """Count an exchange no format here reads: a model call to another API, or no model call at all."""
+        if exchange.method.upper() == "POST" and any(key in request for key in MODEL_CALL_KEYS):
+            parts = urlsplit(exchange.url)
+            self.unread.setdefault(f"{parts.hostname or ''}{parts.path}", []).append(line)
+        else:
+            self.not_calls += 1
+
+    def unread_notes(self) -> list[Problem]:
+        """One note per API whose calls were left out: where the first is, and how many there were."""
+        return [Problem(items[0], f"a model call to {api}, an API Roundtrip does not read (it reads Chat Completions, "
+                        "Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out"
+                        + (f", and so {'is' if len(items) == 2 else 'are'} {plural(len(items) - 1, 'more call')} to it"
+                           if len(items) > 1 else ""), loaded=True)
+                for api, items in self.unread.items()]
+
+    def _native(self, url: str, request: dict) -> tuple[ProviderPairFormat, dict] | None:
+        """The provider-native format a call is in, with the model its URL names; None for Chat Completions and
+        Messages. The path decides where it can; bodies only where the path is neither of those two."""
+        path = urlsplit(url).path
+        if (found := BEDROCK_PATH.search(path)) is not None:
+            return self.bedrock, {"modelId": unquote(found.group(1))}
+        if (found := GEMINI_PATH.search(path)) is not None:
+            return self.gemini, {"model": unquote(found.group(1))}
+        if path.endswith(OLLAMA_PATH):
+            return self.ollama, {}
+        if path.endswith(("/chat/completions", "/messages")):
+            return None
+        return next(((f, {}) for f in (self.bedrock, self.gemini, self.ollama) if f.is_request(request)), None)
+
+
+def _error(response: Any, status: int | None) -> dict | None:
+    """The error an exchange's answer was: its error body's words, or the HTTP status alone."""
+    error = error_body(response, status)
+    if error is None and status is not None and status >= 400:
+        error = {"status": status, "body": response, "message": f"HTTP {status}"}
+    return error
+
+
+def _native_call(provider: ProviderPairFormat, named: dict, request: dict, response: Any, status: int | None,
+                 line: int) -> CallRecord:
+    """A provider-native call converted by its format, as a pair line of that format would be."""
+    error = _error(response, status)
+    if error is not None or not provider.is_response(response):
+        response = None
+    record = provider.record(request, response, line, named)
+    record.error = error
+    return record
+
+
+def _native_response(exchange: Exchange, provider: ProviderPairFormat, label: str, inflater: Inflater) -> Any:
+    """A native call's response body; a stream as the list of its chunks (Gemini), or joined (Ollama, Bedrock)."""
+    if isinstance(provider, BedrockConverseFormat) and isinstance(exchange.response_body, (bytes, bytearray)) and \
+            "eventstream" in exchange.response_type:
+        return stream_response(bytes(exchange.response_body))
+    if isinstance(provider, GeminiFormat) and _is_stream(exchange.response_body, exchange.response_type):
+        return _events(_text(exchange.response_body, label, inflater), label)
+    if isinstance(provider, OllamaFormat):
+        text = _text(exchange.response_body, label, inflater).strip() if not isinstance(
+            exchange.response_body, (dict, list)) else None
+        if text and "\n" in text:  # one JSON object per line: a stream's chunks
+            chunks = [_json(piece, label, inflater) for piece in text.splitlines() if piece.strip()]
+            return joined_chunks(chunks) if all(isinstance(c, dict) and "message" in c for c in chunks) else chunks
+    return _json(exchange.response_body, label, inflater)
 
 
 def _response(exchange: Exchange, label: str, dialect: str | None, inflater: Inflater) -> Any:

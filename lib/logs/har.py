@@ -13,7 +13,7 @@ from typing import Iterator
 
 from lib.logs.chat_shape import object_at
 from lib.logs.exchanges import Exchange, ExchangeReader
-from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 
 
 class HarEntryFormat(LogFormat):
@@ -27,6 +27,12 @@ class HarEntryFormat(LogFormat):
 
     def not_calls(self) -> int:
         return self._reader.not_calls
+
+    def unread_calls(self) -> int:
+        return sum(map(len, self._reader.unread.values()))
+
+    def notes(self) -> list[Problem]:
+        return self._reader.unread_notes()
 
     def detect(self, obj: dict) -> str | None:
         request, response = object_at(obj, "request"), object_at(obj, "response")

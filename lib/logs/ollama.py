@@ -78,12 +78,12 @@ class OllamaFormat(ProviderPairFormat):
         self._stream = (first, chunks)
         if obj["done"]:
             self._stream = None
-            yield self.record(None, _joined(chunks), first, obj)
+            yield self.record(None, joined_chunks(chunks), first, obj)
 
     def finish(self) -> Iterator[CallRecord]:
         stream, self._stream = self._stream, None
         if stream is not None:
-            yield self.record(None, _joined(stream[1]), stream[0], stream[1][-1])
+            yield self.record(None, joined_chunks(stream[1]), stream[0], stream[1][-1])
 
     def record(self, request: dict | None, response: Any, line: int, obj: dict) -> CallRecord:
         ids = CallIds()
@@ -154,7 +154,7 @@ def _signature(name: Any, arguments: Any) -> str | None:
         return None
 
 
-def _joined(chunks: list[dict]) -> dict:
+def joined_chunks(chunks: list[dict]) -> dict:
     """One response from a stream's chunks: text and thinking joined, calls gathered, the last chunk's figures."""
     last = chunks[-1]
     if len(chunks) == 1:

@@ -159,6 +159,10 @@ class LogFormat:
         out on purpose, counted so the upload's summary adds up."""
         return 0
 
+    def unread_calls(self) -> int:
+        """Items that were model calls to an API no format here reads (Cohere's chat): left out, and named in a note."""
+        return 0
+
     def notes(self) -> list[Problem]:
         """What the lines read lack, said once per upload after finish(): lines that loaded, but without
         something a user would look for (spans whose instrumentation captured no messages)."""

@@ -102,12 +102,13 @@ class ResponsesFormat(LogFormat):
             request, response = _body(obj, "request", optional=True), _body(obj, "response", optional=True)
             if request is None and response is None:
                 raise LineProblem("'request' and 'response' are both null")
-            yield self._record(request, response, line)
+            yield self._record(request, response, line, convert.as_int(obj.get("status_code", obj.get("status"))))
         else:
             yield self._record(obj, None, line)
 
-    def _record(self, request: dict | None, response: dict | None, line: int) -> CallRecord:
-        """One call, its history rebuilt and its response remembered for the calls that chain on it."""
+    def _record(self, request: dict | None, response: dict | None, line: int, status: int | None = None) -> CallRecord:
+        """One call, its history rebuilt and its response remembered for the calls that chain on it (`status`: the
+        HTTP status the line recorded beside the bodies)."""
         history, conversation = self._history(request, response)
         messages = history
         chat_request = None
@@ -116,7 +117,7 @@ class ResponsesFormat(LogFormat):
             chat_request = _chat_request(request, messages)
         chat_response, error, opens = None, None, None
         if response is not None and not is_responses_response(response):
-            error = _error_body(response)
+            error = _error_body(response, status)
             response = None
         if response is not None:
             assistant = _assistant(response)
@@ -167,13 +168,15 @@ def _body(obj: dict, key: str, optional: bool = False) -> dict | None:
     raise LineProblem(f"'{key}' is {convert.describe(value) if key in obj else 'missing'}, expected an object")
 
 
-def _error_body(body: dict) -> dict:
-    """The error a logged `{"error": {...}}` body in the response's place stands for."""
+def _error_body(body: dict, status: int | None) -> dict:
+    """The error a logged `{"error": {...}}` body in the response's place stands for; with an HTTP error status
+    recorded, whatever body came with it."""
     error = body.get("error")
-    if not isinstance(error, dict):
+    if not isinstance(error, dict) and not (status and status >= 400):
         raise LineProblem("'response' is neither a response object (object 'response' with an 'output' list) nor an error")
-    message = str(error.get("message") or "the call failed")
-    return {"status": convert.as_int(body.get("status_code")), "body": body, "message": message}
+    said = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
+    message = str(said or (f"HTTP {status}" if status else "the call failed"))
+    return {"status": status or convert.as_int(body.get("status_code")), "body": body, "message": message}
 
 
 def _text(value: Any) -> str | None:

@@ -89,6 +89,8 @@ class Upload:
     holds ("sample", "interaction", "entry", "document"); "item" for files of different units."""
     not_calls: int = 0
     """Items read whole that were no model call (a HAR file's page load): neither rounds nor skipped."""
+    unread_calls: int = 0
+    """Items that were model calls to an API Roundtrip does not read (Cohere's chat): neither rounds nor skipped."""
 
     @property
     def units(self) -> str:
@@ -117,6 +119,9 @@ class Upload:
         """One line a user reads first: what loaded, what was no model call, and what did not load."""
         others = f"{self.counted(self.not_calls)} not {'a model call' if self.not_calls == 1 else 'model calls'}; " \
             if self.not_calls else ""
+        if self.unread_calls:
+            others += (f"{self.counted(self.unread_calls)} {'a model call' if self.unread_calls == 1 else 'model calls'}"
+                       " to an API Roundtrip does not read; ")
         return (
             f"{self.counted(self.lines)}: {plural(self.rounds, 'round')} in "
             f"{plural(len(self.conversations), 'conversation')}; {others}{self.counted(self.skipped_lines)} skipped"
@@ -456,8 +461,9 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     for name, fired in reading.rules.items():
         reading.formats[name] = (sum(fired.values()), _rules_said(fired, unit))
     not_calls = sum(instance.not_calls() for instance in reading.instances)
+    unread = sum(instance.unread_calls() for instance in reading.instances)
     return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
-                  reading.size, notes, unit, not_calls)
+                  reading.size, notes, unit, not_calls, unread)
 
 
 def _unpacked(name: str, data: bytes, label: str, reading: _Reading) -> bytes | None:
