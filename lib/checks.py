@@ -64,7 +64,7 @@ TOO_MANY_TOOLS = 10
 """More tools than this in one request makes a wrong pick noticeably more likely."""
 
 SAME_CALL_LIMIT = 2
-"""The same call (tool and arguments) in more rounds than this looks like a loop."""
+"""The same call (tool and arguments) made again after this many rounds sent back its result looks like a loop."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -603,12 +603,18 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
                 continue
             tool = _tool(round_.request, call.name)
             # Identity is model-filled-identity's to report; prose is the model's own writing, not a fact it filled.
-            filled = [(name, value) for name, value in call.arguments.items()
+            unsaid = [(name, value) for name, value in call.arguments.items()
                       if not _is_identity(name, tool) and _fact(value) and not said.holds(value)]
-            if filled:
+            # The tool definition says a schema's default, though no message does: the model did not make it up.
+            defaults = [(name, value) for name, value in unsaid if _is_default(tool, name, value)]
+            filled = [pair for pair in unsaid if pair not in defaults]
+            if unsaid:
                 path = join_path(round_.response.message_path, call.path)
-                yield Hit("info", round_.index, "response", path, _filled_message(call.name, filled, tool),
-                          f"Filled by the model, in no earlier message: {', '.join(_named(filled))}")
+                briefs = [f"Filled by the model, in no earlier message: {', '.join(_named(filled))}"] if filled else []
+                briefs += [f"the schema's default: {', '.join(_named(defaults))}"] if defaults else []
+                brief = "; ".join(briefs)
+                yield Hit("info", round_.index, "response", path, _filled_message(call.name, filled, defaults, tool),
+                          brief[0].upper() + brief[1:])
 
 
 def _named(filled: list[tuple[str, object]]) -> list[str]:
@@ -616,7 +622,15 @@ def _named(filled: list[tuple[str, object]]) -> list[str]:
     return [f"{name} {shorten(json.dumps(value, ensure_ascii=False), 40)}" for name, value in filled]
 
 
-def _filled_message(tool_name: str, filled: list[tuple[str, object]], tool: ToolDefinition | None) -> str:
+def _filled_message(tool_name: str, filled: list[tuple[str, object]], defaults: list[tuple[str, object]],
+                    tool: ToolDefinition | None) -> str:
+    named, single = " and ".join(_named(defaults)), len(defaults) == 1
+    if not filled:
+        return (f"The model filled {named} in the {tool_name} call with the {'default' if single else 'defaults'} the "
+                f"tool's schema gives: the tool definition says {'it' if single else 'them'}, though no earlier "
+                "message does.")
+    given = (f"{named} {'is the default' if single else 'are the defaults'} the tool's schema gives: the tool "
+             "definition says so, though no earlier message does.")
     listed = " and ".join(_named(filled))
     chosen = [name for name, value in filled if value in _allowed_values(tool, name)]
     among = (f" {' and '.join(chosen)} {'is one' if len(chosen) == 1 else 'are each one'} of the values the schema "
@@ -629,7 +643,14 @@ def _filled_message(tool_name: str, filled: list[tuple[str, object]], tool: Tool
             f"result, the instructions).{among} Either the model read {'it' if one else 'them'} from something said "
             f"another way (\"tomorrow\", \"for an hour\"), or it made {'it' if one else 'them'} up: the conversation "
             "alone cannot tell which. A value the program knows should come from the program; one nobody gave, the "
-            "model should ask the person for.")
+            "model should ask the person for." + (f" {given}" if defaults else ""))
+
+
+def _is_default(tool: ToolDefinition | None, name: str, value: object) -> bool:
+    """Whether the value is the `default` the tool's schema gives this parameter: 1.0 is 1, but true is not."""
+    parameter = _parameter(tool, name)
+    default = parameter.get("default", object())
+    return default == value and isinstance(default, bool) == isinstance(value, bool)
 
 
 WRITE_VERBS = frozenset({
@@ -645,13 +666,27 @@ def name_words(name: str) -> list[str]:
     return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)]
 
 
-def is_write_tool(trace: Trace, name: str) -> bool:
+_HANDOFF = re.compile(r"\s*hand[- ]?off to\b", re.IGNORECASE)
+"""How an agent handoff's description opens; the OpenAI Agents SDK writes "Handoff to the Symphony Composer agent to
+handle the request." for its `transfer_to_symphony_composer` tool."""
+
+
+def is_handoff(tool: ToolDefinition | None) -> bool:
+    """Whether the tool's description says it hands the conversation to another agent: the program's routing,
+    which changes nothing itself, though its name starts with a verb that may (transfer_to_…)."""
+    return tool is not None and bool(_HANDOFF.match(tool.description))
+
+
+def is_write_tool(trace: Trace, name: str, tool: ToolDefinition | None = None) -> bool:
     """Whether a tool changes something: as the header's `tool_effects` declares it ("write" or "read"), else
-    when its name starts with a verb that changes things (WRITE_VERBS)."""
+    when its name starts with a verb that changes things (WRITE_VERBS) and its definition, where the request has
+    one, is not an agent handoff."""
     declared = trace.header.get("tool_effects")
     effect = declared.get(name) if isinstance(declared, dict) else None
     if effect in ("write", "read"):
         return effect == "write"
+    if is_handoff(tool):
+        return False
     words = name_words(name)
     return bool(words) and words[0] in WRITE_VERBS
 
@@ -664,7 +699,7 @@ _APPROVALS = {"approved": "The execution records that a person approved it.",
 @check("write-tool-call")
 def _write_tool_call(trace: Trace) -> Iterator[Hit]:
     for round_, call, path in _calls(trace):
-        if not is_write_tool(trace, call.name):
+        if not is_write_tool(trace, call.name, _tool(round_.request, call.name)):
             continue
         execution = round_.execution_of(call.id)
         recorded = _APPROVALS.get(execution.approval if execution else None, "The trace records no approval.")
@@ -752,19 +787,33 @@ def _too_many_tools(trace: Trace) -> Iterator[Hit]:
 @check("repeated-call")
 def _repeated_call(trace: Trace) -> Iterator[Hit]:
     # A loop is a call made again after its result came back: copies in one turn (three topics for three jokes)
-    # were asked for together, before any result, so each call counts once per round.
-    rounds_made: dict[tuple, set[int]] = {}
+    # were asked for together, before any result, and a copy the program dropped got none (missing-tool-result says
+    # so), so only rounds whose copy was answered count, each once.
+    answered: dict[tuple, set[int]] = {}
+    reported: set[tuple] = set()
     for round_, call, path in _calls(trace):
         key = (call.name, canonical_json(call.arguments) if call.arguments is not None else call.arguments_raw)
-        made = rounds_made.setdefault(key, set())
-        if round_.index in made:
+        if key in reported:
             continue
-        made.add(round_.index)
-        if len(made) == SAME_CALL_LIMIT + 1:
+        rounds = answered.setdefault(key, set())
+        if len(rounds - {round_.index}) >= SAME_CALL_LIMIT:
+            reported.add(key)
             yield Hit("warning", round_.index, "response", path,
-                      f"{call.name} has now been called {SAME_CALL_LIMIT + 1} times with the same arguments. The model "
-                      "is probably looping because the result does not tell it what it needs. Make the result say "
-                      "plainly what happened, and cap the number of rounds.")
+                      f"{call.name} is called again with the same arguments, after the results of {SAME_CALL_LIMIT} "
+                      "calls like it came back. The model is probably looping because the result does not tell it "
+                      "what it needs. Make the result say plainly what happened, and cap the number of rounds.")
+        elif _answered(trace, round_, call):
+            rounds.add(round_.index)
+
+
+def _answered(trace: Trace, round_: Round, call: ToolCallPart) -> bool:
+    """Whether the next request sends the model a result for this call, under its id or the id it was resent under."""
+    following = _next(trace, round_)
+    if following is None or not following.request_recorded:
+        return False  # the log does not show the model any result
+    renamed = _renamed_call(following.request, round_, call)
+    ids = {call.id, renamed[0]} if renamed is not None else {call.id}
+    return any(p.call_id in ids for _, p, _ in _appended(following, round_))
 
 
 @check("reused-call-id")

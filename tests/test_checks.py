@@ -457,6 +457,23 @@ def test_model_filled_value_flags_a_short_value_no_earlier_message_holds(argumen
     assert len(messages) == (1 if expected else 0)
 
 
+def test_a_value_the_schema_gives_as_its_default_is_said_to_be_the_default_not_unsaid():
+    unit = {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"}
+    tool = {"type": "function", "function": {"name": "lookup", "parameters": {
+        "type": "object", "properties": {"order_id": {"type": "string"}, "unit": unit}}}}
+    said = {}
+    for value in ("celsius", "fahrenheit"):
+        turn = calls(call("call_a", f'{{"order_id": "7", "unit": "{value}"}}'))
+        trace = loop(turn, [result("call_a")], first={"tools": [tool]}, second={"tools": [tool]})
+        [said[value]] = [f for f in run_checks(trace) if f.code == "model-filled-value"]
+    assert said["celsius"].message == ('The model filled unit "celsius" in the lookup call with the default the '
+                                       "tool's schema gives: the tool definition says it, though no earlier message "
+                                       "does.")
+    assert said["celsius"].brief == 'The schema\'s default: unit "celsius"'
+    assert "unit is one of the values the schema allows, but nothing in the conversation says which" \
+        in said["fahrenheit"].message
+
+
 def test_a_number_from_a_tool_result_is_copied_not_filled_whatever_its_formatting():
     first = calls(call("call_a"))
     copied = calls(call("call_b", '{"order_id": "7", "amount": 250000}'))
@@ -499,6 +516,14 @@ def test_a_response_whose_request_the_log_did_not_keep_has_no_filled_value_said_
 
 BOOK = {"type": "function", "function": {"name": "bookRoom", "description": "Book a room.", "parameters": {
     "type": "object", "properties": {"order_id": {"type": "string"}}}}}
+# The OpenAI Agents SDK's own description of a handoff, and tau-bench's transfer to a person (its real description).
+HANDOFF = {"type": "function", "function": {"name": "transfer_to_billing_agent", "parameters": {"type": "object"},
+                                            "description": "Handoff to the Billing agent to handle the request. "}}
+TO_HUMAN = {"type": "function", "function": {"name": "transfer_to_human_agents", "parameters": {"type": "object"},
+                                             "description": "Transfer the user to a human agent, with a summary of the "
+                                                            "user's issue. Only transfer if the user explicitly asks "
+                                                            "for a human agent, or if the user's issue cannot be "
+                                                            "resolved by the agent with the available tools."}}
 
 
 @pytest.mark.parametrize("tools, header, writes", [
@@ -506,6 +531,8 @@ BOOK = {"type": "function", "function": {"name": "bookRoom", "description": "Boo
     ([LOOKUP], {}, []),                                             # a lookup changes nothing
     ([LOOKUP], {"tool_effects": {"lookup": "write"}}, ["lookup"]),  # the trace says so
     ([BOOK], {"tool_effects": {"bookRoom": "read"}}, []),           # …and the trace overrides the name
+    ([HANDOFF], {}, []),                                            # another agent takes over: nothing changes
+    ([TO_HUMAN], {}, ["transfer_to_human_agents"]),                 # a person is brought in: that is an action
 ])
 def test_a_write_tool_call_is_marked_with_where_a_persons_approval_belongs(tools, header, writes):
     name = tools[0]["function"]["name"]

@@ -529,3 +529,43 @@ def test_a_value_is_not_said_to_be_in_no_earlier_message_when_the_log_kept_no_me
     # Responses and streamed chunks without their requests: "Oslo" may well be the person's word, in a request the
     # log did not keep. Nothing can be said of what came before.
     assert _findings(_read(fixture), "model-filled-value") == []
+
+
+def test_a_call_made_again_because_the_program_dropped_it_is_not_called_a_loop():
+    # crewAI's native tool calling, recorded: asked to count 'one' to 'four', the model calls all four at once; crewAI
+    # runs the first and drops the rest, so the model asks for 'three' again in round 2 (dropped again) and round 3.
+    # No result for 'three' ever came back before round 3: nothing can have failed to tell the model what it needs.
+    upload = _read("containers/crewai-openai-max-usage.yaml")
+    assert _findings(upload, "repeated-call") == []
+    dropped = [(f.round, f.path) for f in _findings(upload, "missing-tool-result")]
+    assert (1, "choices[0].message.tool_calls[2]") in dropped and (2, "choices[0].message.tool_calls[1]") in dropped
+    [conversation] = upload.conversations
+    threes = [[c.id for c in r.tool_calls if c.arguments == {"value": "three"}] for r in conversation.trace.rounds]
+    assert [len(ids) for ids in threes] == [1, 1, 1]
+
+
+def test_a_value_the_schema_gives_as_its_default_is_said_to_be_the_default():
+    # BeeAI's agent, recorded by openinference: asked for the weather in Las Vegas, the model called OpenMeteoTool with
+    # temperature_unit "celsius", the `default` its schema gives, and country "USA", which nobody said.
+    upload = _read("containers/openinference-beeai-agent.yaml")
+    [finding] = _findings(upload, "model-filled-value")
+    assert finding.severity == "info"
+    assert 'country "USA"' in finding.message
+    assert 'temperature_unit "celsius" is the default the tool\'s schema gives' in finding.message
+    assert finding.message.startswith(
+        'The model filled country "USA" in the OpenMeteoTool call itself: it appears in no earlier message')
+    assert "nothing in the conversation says which" not in finding.message
+    assert finding.brief == ('Filled by the model, in no earlier message: country "USA"; '
+                             'the schema\'s default: temperature_unit "celsius"')
+
+
+def test_an_agents_sdk_handoff_is_not_called_a_write_tool():
+    # The OpenAI Agents SDK, recorded by openllmetry: the conductor agent hands the request to the Symphony Composer
+    # through transfer_to_symphony_composer, whose description the SDK writes as "Handoff to the Symphony Composer
+    # agent to handle the request." Handing over to another agent of the same program changes nothing a person
+    # would approve.
+    upload = _read("containers/openllmetry-agents-handoff.yaml")
+    [conversation] = upload.conversations
+    [handoff] = conversation.trace.rounds[0].tool_calls
+    assert handoff.name == "transfer_to_symphony_composer"
+    assert _findings(upload, "write-tool-call") == []
