@@ -400,6 +400,29 @@ def test_a_yaml_alias_bomb_is_refused():
         "line 1: uses YAML anchors and aliases (&name / *name), which cassettes never do; refused"]
 
 
+@pytest.mark.parametrize("anchored", ["'{\"model\": \"gpt-4o\", \"messages\": []}'", "!!binary eyJtb2RlbCI6IDF9"])
+def test_an_alias_of_one_string_is_refused_too(anchored):
+    # A megabyte body anchored once and named by every interaction: the file stays one body long, the work grows
+    # with the interactions that name it.
+    line = "- request: {{method: POST, uri: 'https://api.openai.com/v1/chat/completions', body: {}}}\n" \
+           "  response: {{status: {{code: 200}}, body: {{string: '{{}}'}}}}\n"
+    bomb = ("interactions:\n" + line.format("&b " + anchored) + line.format("*b") * 3).encode()
+    result = upload("bomb.yaml", bomb)
+    assert [str(p) for p in result.problems] == [
+        "line 1: uses YAML anchors and aliases (&name / *name), which cassettes never do; refused"]
+
+
+def test_a_body_nested_past_what_python_can_walk_is_named_and_the_next_entry_still_loads():
+    import json
+    har = json.loads((FIXTURES / "openai-tool-calls.har").read_bytes())
+    body = har["log"]["entries"][1]["request"]["postData"]["text"].rstrip()
+    har["log"]["entries"][1]["request"]["postData"]["text"] = body[:-1] + ', "metadata": ' + "[" * 1000 + "]" * 1000 + "}"
+    result = upload("deep.har", json.dumps(har).encode())
+    (problem,) = result.problems
+    assert problem.line == 2 and "the request body nests more than 200 levels deep; no model call does" in problem.message
+    assert result.rounds == 1
+
+
 def test_a_cassette_of_more_yaml_nodes_than_any_cassette_holds_is_refused_before_they_are_built():
     # Each node is a Python object of about 300 bytes once composed: 4-byte `- a` lines held 76 times their size,
     # and a 64 KB .yaml.gz of 64 MB of them held 5 GB and 2 minutes of the server.

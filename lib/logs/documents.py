@@ -385,7 +385,7 @@ def load_yaml(data: bytes) -> Any:
         if root is None:
             return None
         try:
-            return _built(root, loader, set())
+            return _built(root, loader, set() if b"&" in data else None)  # an alias needs an anchor, `&name`
         except (_Unusual, RecursionError):
             # The depth guard bounds each kind of nesting, not their sum: a file that mixes them past
             # Python's recursion limit is built by the safe constructor, which does not recurse.
@@ -400,14 +400,18 @@ def load_yaml(data: bytes) -> Any:
         loader.dispose()
 
 
-def _built(node: yaml.Node, loader: Any, seen: set[int]) -> Any:
+def _built(node: yaml.Node, loader: Any, seen: set[int] | None) -> Any:
+    """The node as Python values, each node built once (`seen`: the nodes built so far, None where the file has no
+    anchor, so no node can be reached twice): an alias of a string is as much a bomb as one of a list, a megabyte
+    body handed to the JSON parser once per interaction that names it."""
+    if seen is not None:
+        if id(node) in seen:
+            raise SharedNode
+        seen.add(id(node))
     tag = node.tag
     if tag == _STR:
         return node.value
     if tag == _MAP or tag == _SEQ:
-        if id(node) in seen:
-            raise SharedNode
-        seen.add(id(node))
         if tag == _SEQ:
             return [_built(item, loader, seen) for item in node.value]
         mapping = {}
@@ -441,15 +445,17 @@ def _unreadable(exc: Exception, node: yaml.Node | None) -> yaml.constructor.Cons
 
 
 def _shares_nodes(document: Any) -> bool:
-    """Whether one list or mapping is reached twice: the mark of an alias, and of an alias bomb,
-    which expands only when walked. Each node is visited once, so the check itself stays small."""
+    """Whether one list, mapping, string or bytes value is reached twice: the mark of an alias, and of an alias
+    bomb, which expands only when walked. Each node is visited once, so the check itself stays small. (Equal short
+    strings the safe constructor builds are separate objects; only an alias hands out the same one again.)"""
     seen: set[int] = set()
     pending = [document]
     while pending:
         node = pending.pop()
-        if isinstance(node, (dict, list)):
-            if id(node) in seen:
+        if isinstance(node, (dict, list, str, bytes)):
+            if id(node) in seen and (isinstance(node, (dict, list)) or len(node) > 64):
                 return True
             seen.add(id(node))
-            pending.extend(node.values() if isinstance(node, dict) else node)
+            if isinstance(node, (dict, list)):
+                pending.extend(node.values() if isinstance(node, dict) else node)
     return False

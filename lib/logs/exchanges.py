@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 import orjson
 
-from lib.intern import loads_exact
+from lib.intern import DEEPEST, loads_exact, nests_deeper
 from lib.logs.bedrock_converse import BedrockConverseFormat, stream_response
 from lib.logs.gemini import GeminiFormat
 from lib.logs.limits import gunzipped_at_most, limits
@@ -234,6 +234,8 @@ def _json(body: Any, label: str, inflater: Inflater) -> Any:
     text = _text(body, label, inflater).strip()
     if not text or text[:1] not in "{[":
         return None
+    if nests_deeper(text):  # Python's recursive code (json, copying, rendering) could not walk it
+        raise LineProblem(f"{label} nests more than {DEEPEST} levels deep; no model call does")
     try:
         return loads_exact(text)
     except orjson.JSONDecodeError:
