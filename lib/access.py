@@ -12,7 +12,7 @@ delete. A note is signed with the visitor's identity, never with a name typed be
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Mapping
+from typing import Any, Literal, Mapping
 from urllib.parse import urlsplit
 
 from lib.annotations import AUTHOR_LIMIT
@@ -103,6 +103,21 @@ def read_config(settings: Mapping[str, object]) -> AccessConfig:
     return AccessConfig(deployment, frozenset(n.casefold() for n in listed if n != EVERY_IDENTIFIED_USER),
                         EVERY_IDENTIFIED_USER in listed, text("ROUNDTRIP_IDENTITY_HEADER") or None, live == "on", urls,
                         " ".join(text("ROUNDTRIP_AUTHOR").split())[:AUTHOR_LIMIT] or None)
+
+
+def login_identity(claims: Mapping[str, Any]) -> str | None:
+    """The identity a login gives (Streamlit's `st.user`, an OIDC provider's claims): its email, only when the
+    provider says the address is verified; None when it does not say so, or nobody is logged in."""
+    if not claims.get("is_logged_in"):
+        return None
+    # An unverified address is whatever the account typed (self sign-up, a multi-tenant directory): anyone could
+    # claim a listed editor's. A provider that never sends the claim is not taken at its word either. `sub` is
+    # never used: it is an id of the provider's, not an address, and could be spelt like one on the editors' list.
+    verified = claims.get("email_verified")
+    if verified is not True and not (isinstance(verified, str) and verified.strip().lower() == "true"):
+        return None
+    email = claims.get("email")
+    return email if isinstance(email, str) and email else None
 
 
 def identity(config: AccessConfig, login: str | None, headers: Mapping[str, str]) -> str | None:

@@ -4,7 +4,7 @@ that pairs a base URL with a key."""
 import pytest
 
 from lib.access import (NO_TYPED_KEY, AccessConfig, AccessError, Endpoint, endpoint, identity, live_refusal,
-                        read_config, role)
+                        login_identity, read_config, role)
 
 OPERATOR_KEY = "sk-operator-0001"
 VISITOR_KEY = "sk-visitor-0001"
@@ -50,6 +50,33 @@ def test_the_apps_own_login_comes_before_any_header_and_a_star_makes_every_ident
     assert identity(config, "ada@example.com", {"X-Forwarded-Email": "mallory@example.com"}) == "ada@example.com"
     assert role(config, "anyone@example.com") == "editor"
     assert role(config, None) == "viewer"
+
+
+LISTED = "ada@example.com"
+
+
+@pytest.mark.parametrize("claims, who", [
+    ({"email": LISTED, "email_verified": True}, LISTED),
+    ({"email": LISTED, "email_verified": "true"}, LISTED),
+    ({"email": LISTED, "email_verified": False}, None),
+    ({"email": LISTED, "email_verified": "false"}, None),
+    ({"email": LISTED}, None),
+    ({"sub": LISTED, "email_verified": True}, None),
+    ({"sub": LISTED, "email": "bob@example.com", "email_verified": False}, None),
+], ids=["verified", "verified, said as a string", "not verified", "not verified, said as a string",
+        "the provider does not say", "no email, a sub spelt like the listed one", "an unverified email and a sub"])
+def test_a_login_names_its_email_only_when_the_provider_says_the_address_is_verified_and_never_its_sub(claims, who):
+    """An account that may claim an address it does not own (self sign-up, a multi-tenant directory) is not the
+    listed editor by claiming it; nor is a `sub` that reads like an address."""
+    config = server(ROUNDTRIP_EDITORS=LISTED)
+    login = login_identity({"is_logged_in": True, **claims})
+    assert login == who
+    assert role(config, identity(config, login, {})) == ("editor" if who else "viewer")
+
+
+def test_nobody_logged_in_names_nobody_whatever_the_claims_say():
+    assert login_identity({"is_logged_in": False, "email": LISTED, "email_verified": True}) is None
+    assert login_identity({}) is None
 
 
 def test_the_operator_can_turn_live_runs_off_even_for_editors():

@@ -4,6 +4,8 @@ uploaded log, and Compare with parent."""
 
 import json
 
+import pytest
+
 from lib.catalog import TRACES_DIR
 from lib.fork import request_body
 from lib.ui import fork_editor
@@ -274,3 +276,38 @@ def test_a_fork_sent_to_a_server_that_is_not_there_names_its_host_not_an_excepti
     # ...while the recorded error keeps the transport's own word for it, for whoever reads the raw error
     fork = next(r for r in at.session_state["fork.running"].runner.trace.read()[0].rounds if r.error)
     assert fork.error.body["body"]["error"]["cause"] == "ConnectError"
+
+
+# The bundled order-status trace names a model the SDK warns about; the warning is not what this test is about.
+@pytest.mark.filterwarnings("ignore:The model 'claude-sonnet-4-5' is deprecated:DeprecationWarning")
+def test_a_forked_rounds_body_sets_no_header_on_the_call_that_carries_the_operators_key(app, monkeypatch, tmp_path):
+    """A shared log's request asks for another workspace and user profile, fields that anthropic's SDK would turn
+    into the headers anthropic-workspace-id and anthropic-user-profile-id: forked with the operator's key, they stay
+    in the body as written."""
+    from tests.recorded_server import RecordedServer, Reply
+    operator_key = "sk-ant-OPERATOR-SENTINEL-0123456789"
+    lines = (TRACES_DIR / "order-status-anthropic.jsonl").read_text().splitlines()
+    first = json.loads(lines[1])
+    first["request"].update(workspace_id="wrkspc_someone_else", user_profile_id="up_someone_else")
+    lines[1] = json.dumps(first)
+    answer = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+              "stop_reason": "end_turn", "content": [{"type": "text", "text": "Noted."}],
+              "usage": {"input_tokens": 5, "output_tokens": 2}}
+    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", f"sqlite:///{tmp_path / 'notes.db'}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", operator_key)
+    with RecordedServer({"/v1/messages": [Reply(answer)]}) as server:
+        monkeypatch.setenv("ROUNDTRIP_ANTHROPIC_BASE_URL", server.url)
+        at = app.run()
+        at.file_uploader(key="sidebar.upload").upload("shared.jsonl", "\n".join(lines).encode()).run()
+        at.switch_page("pages/fork.py").run()
+        at.number_input(key="fork.round").set_value(1).run()
+        at.selectbox(key="fork.provider").set_value("anthropic").run()
+        at.radio(key="fork.after").set_value("stop").run()
+        at.button(key="fork.run").click().run(timeout=30)
+    assert not at.exception
+    (received,) = server.received
+    assert operator_key in received.headers.get("x-api-key", "") + received.headers.get("authorization", "")
+    assert not {"anthropic-workspace-id", "anthropic-user-profile-id"} & set(received.headers)
+    assert [h for h, value in received.headers.items() if "someone_else" in value] == []
+    assert (received.body["workspace_id"], received.body["user_profile_id"]) == ("wrkspc_someone_else",
+                                                                                  "up_someone_else")

@@ -29,7 +29,7 @@ def server(tmp_path, monkeypatch) -> str:
 
 def _visit(page: str | None = None, login: str | None = None) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.user = {"is_logged_in": True, "email": login} if login else {"is_logged_in": False}
+    at.user = {"is_logged_in": True, "email": login, "email_verified": True} if login else {"is_logged_in": False}
     at.query_params["trace"], at.query_params["round"] = "hengxin-expense", "2"
     at.run()
     if page:
@@ -78,6 +78,19 @@ def test_a_listed_editor_uploads_and_annotates_and_the_note_is_signed_with_the_l
     at.button(key="annotate.save").click().run()
     (note,) = open_store(server).notes()
     assert (note.author, note.text) == (EDITOR, "Signed by my login.")
+
+
+@pytest.mark.parametrize("claims", [{"email": EDITOR, "email_verified": False}, {"email": EDITOR}, {"sub": EDITOR}],
+                         ids=["email not verified", "the provider does not say", "a sub spelt like the editor"])
+def test_a_login_that_only_claims_the_editors_address_views(server, claims):
+    """With Streamlit's login, the listed address counts only when the provider says it is verified."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.user = {"is_logged_in": True, **claims}
+    at.query_params["trace"] = "hengxin-expense"
+    at.run()
+    assert not at.exception
+    assert at.get("file_uploader") == []
+    assert "only editors open their own logs" in _said(at)
 
 
 def test_a_write_forged_by_a_viewer_is_refused_in_words_and_changes_nothing(server):

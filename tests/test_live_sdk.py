@@ -259,6 +259,40 @@ def test_a_request_body_fields_named_like_sdk_options_go_in_the_body_never_into_
     assert exchange.request == received.body
 
 
+@pytest.mark.parametrize("provider, path", [("openai", CHAT), ("anthropic", "/v1/messages")])
+def test_every_field_the_sdk_could_read_as_more_than_a_body_field_is_sent_as_written_and_sets_nothing_else(
+        provider, path):
+    """Whatever create() names beyond the fields it requires (anthropic's `workspace_id` and `user_profile_id`
+    become headers, `stream` changes how the answer is read, `timeout` the wait), a body from a trace carries each
+    as a body field, exactly as written, and nothing of it reaches the headers or the address."""
+    import inspect
+
+    import anthropic
+    import openai
+
+    from lib.live.providers import AnthropicProvider, OpenAIProvider
+    client = openai.OpenAI(api_key="unused").chat.completions if provider == "openai" else \
+        anthropic.Anthropic(api_key="unused").messages
+    required = {"model", "messages"} | ({"max_tokens"} if provider == "anthropic" else set())
+    named = set(inspect.signature(client.create).parameters) - required
+    assert {"workspace_id", "user_profile_id"} <= named or provider == "openai"
+    written = {name: f"from-the-trace-{name}" for name in sorted(named)}
+    body = {"model": "gpt-4o-mini" if provider == "openai" else "claude-sonnet-4-5", "max_tokens": 64,
+            "messages": [{"role": "user", "content": "Hello?"}], **written}
+    answer = chat_answer("Noted.") if provider == "openai" else {
+        "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": "Noted."}], "usage": {"input_tokens": 5, "output_tokens": 2}}
+    with RecordedServer({path: [Reply(answer)]}) as server:
+        made = OpenAIProvider if provider == "openai" else AnthropicProvider
+        exchange = made(SENTINEL, server.url + ("/v1" if provider == "openai" else ""), max_retries=0).send(body)
+    (received,) = server.received
+    assert received.path == path
+    assert [h for h, value in received.headers.items() if "from-the-trace" in h + value] == []
+    assert received.body == body
+    assert exchange.error is None, exchange.error
+    assert exchange.request == received.body
+
+
 PUBLIC = "93.184.215.14"
 """A public address a rebinding name answers when it is checked."""
 

@@ -13,7 +13,6 @@ byte at a time, or answers with megabytes, would otherwise hold the run as long 
 
 from __future__ import annotations
 
-import inspect
 import ipaddress
 import json
 import socket
@@ -115,7 +114,7 @@ class OpenAIProvider:
     def send(self, body: dict) -> Exchange:
         """Make one Chat Completions call."""
         with self._guard.armed():
-            return _exchange(self._client.chat.completions.with_raw_response.create, body, self._secret, openai)
+            return _exchange(self._client.chat.completions.with_raw_response.create, body, OPENAI, self._secret, openai)
 
 
 class AnthropicProvider:
@@ -135,13 +134,14 @@ class AnthropicProvider:
     def send(self, body: dict) -> Exchange:
         """Make one Messages call."""
         with self._guard.armed():
-            return _exchange(self._client.messages.with_raw_response.create, body, self._secret, anthropic)
+            return _exchange(self._client.messages.with_raw_response.create, body, ANTHROPIC, self._secret,
+                             anthropic)
 
 
-def _exchange(create: Callable, body: dict, secret: str, sdk: ModuleType) -> Exchange:
+def _exchange(create: Callable, body: dict, dialect: str, secret: str, sdk: ModuleType) -> Exchange:
     started = time.perf_counter()
     try:
-        raw = create(**_arguments(create, body))
+        raw = create(**_arguments(body, dialect))
         sent, received = raw.http_response.request, _json(raw.http_response.text)
         return Exchange(scrub(_sent(sent, body), secret), scrub(received, secret), None, _since(started))
     except AddressRefused as exc:  # refused here, before anything was sent
@@ -171,17 +171,20 @@ def _exchange(create: Callable, body: dict, secret: str, sdk: ModuleType) -> Exc
         return Exchange(body, None, error, _since(started))
 
 
-SDK_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
-"""Keyword arguments of the SDKs' create() that are no field of the body but change the call: from a body (a trace's,
-forked or replayed) they would set headers or the address of a call that carries the server's key."""
+KEYWORD_FIELDS = {OPENAI: ("model", "messages"), ANTHROPIC: ("model", "messages", "max_tokens")}
+"""The body fields given to each SDK's create() as keyword arguments: those it requires, each a plain field of the
+API's body. Every other keyword of create() may do more than fill in the body: the SDKs' call options
+(`extra_headers`, `extra_query`, `timeout`) and, in anthropic 2.x, `workspace_id` and `user_profile_id` become
+headers, and `stream` changes how the answer is read. From a body (a trace's, forked or replayed) any of them would
+change a call that carries the server's key, and the next SDK release may add more."""
 
 
-def _arguments(create: Callable, body: dict) -> dict:
-    """The body as SDK keyword arguments; fields the SDK does not name, or that it takes as options, travel in
-    `extra_body`, so they are sent as the body fields they were written as."""
-    named = inspect.signature(create).parameters
-    arguments = {k: v for k, v in body.items() if k in named and k not in SDK_OPTIONS}
-    extra = {k: v for k, v in body.items() if k not in arguments}
+def _arguments(body: dict, dialect: str) -> dict:
+    """The body as SDK keyword arguments: the fields the SDK requires as keywords, and every other field in
+    `extra_body`, which the SDK sends as the body fields they were written as and reads nothing into."""
+    keywords = KEYWORD_FIELDS[dialect]
+    arguments = {k: v for k, v in body.items() if k in keywords}
+    extra = {k: v for k, v in body.items() if k not in keywords}
     if extra:
         arguments["extra_body"] = extra
     return arguments

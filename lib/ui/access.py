@@ -37,12 +37,9 @@ def config() -> tuple[access.AccessConfig, str | None]:
 
 def _login() -> str | None:
     try:
-        user = st.user
-        if user.get("is_logged_in"):
-            return str(user.get("email") or user.get("sub") or "") or None
+        return access.login_identity(st.user)
     except Exception:  # noqa: BLE001 - no login configured: nobody is logged in
-        pass
-    return None
+        return None
 
 
 def role(settings: access.AccessConfig) -> access.Role:
