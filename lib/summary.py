@@ -121,6 +121,12 @@ def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
     return parts if row.request_recorded else tuple((label, None) for label, _ in parts)
 
 
+def overcounted(rows: tuple[RoundSummary, ...]) -> bool:
+    """Whether our count is above the reported input in any round: its "reported beyond our count" part is then
+    below zero, so that the parts still add up to the reported figure."""
+    return any(r.request_recorded and r.breakdown.not_counted < 0 for r in rows)
+
+
 def _finish(round_) -> str:
     if round_.response is not None:
         response = round_.response

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib.dialects import DIALECTS
-from lib.summary import snowball
+from lib.summary import overcounted, snowball
 from lib.ui import accounting, charts, navigation, plain, state
 from lib.ui.picker import trace_picker
 from lib.prices import cost_words, trace_cost
@@ -37,6 +37,7 @@ st.subheader("Rounds")
 st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds", placeholder="–",
              column_config={"cost USD": st.column_config.NumberColumn(format="%.6f")})
 accounting.gap_notes(loaded.trace, rows)
+accounting.overcount_note(rows)
 accounting.counted_against_notes(rows)
 st.download_button("Download the table as CSV", table_csv(table).encode(), file_name="rounds.csv",
                    mime="text/csv", key="overview.csv")
@@ -45,7 +46,7 @@ st.subheader("Where each round's input goes")
 st.plotly_chart(charts.input_breakdown(rows), key="overview.breakdown")
 st.caption("Counted with " + counting.counter.name + "; each bar reaches the round's input in the table, the "
            "part reported beyond our count included" + ("; where our count is above the input, the bar reaches our "
-           "count and what it is above hangs below zero" if any(r.breakdown.not_counted < 0 for r in rows) else "")
+           "count and what it is above hangs below zero" if overcounted(rows) else "")
            + ". Earlier messages grow every round; the tool list and the instructions ride along unchanged.")
 left, right = st.columns(2)
 with left:

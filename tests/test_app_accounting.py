@@ -233,6 +233,23 @@ def test_where_the_input_goes_adds_up_when_our_count_is_above_the_reported_input
     assert rounds["tokens in"].tolist()[0] == 83
 
 
+def test_a_rounds_table_with_a_part_below_zero_says_what_that_figure_is(app):
+    # Gemini's round 1: our count 127, reported 83. The table's part is -44 so that the row adds up to 83.
+    at = uploaded(app, "gemini.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    parts = [c for c in rounds.columns if c.startswith("in: ")]
+    assert rounds.loc[0, "in: reported beyond our count (template, provider tokens)"] == -44
+    assert rounds.loc[0, parts].sum() == rounds.loc[0, "tokens in"] == 83
+    said = "A figure below zero under “reported beyond our count” is how far our count is above the reported input"
+    assert any(c.value.startswith(said) for c in at.caption)
+
+
+def test_a_rounds_table_with_no_part_below_zero_says_nothing_of_one(app):
+    at = _open_accounting(app, "hengxin-expense")
+    assert not any("below zero under" in c.value for c in at.caption)
+
+
 def test_an_anthropic_traces_rounds_table_names_its_own_stop_reason_field(app):
     at = _open_accounting(app, "order-status-anthropic")
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)

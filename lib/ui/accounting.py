@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.summary import (BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary, Snowball, about,
-                         OUTPUT_MISSING, counted_parts, missing_output)
+                         OUTPUT_MISSING, counted_parts, missing_output, overcounted)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
@@ -166,6 +166,13 @@ def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
     once, with the rounds it holds for. As text: the reasons name the trace's model."""
     for line in gap_notes_words(trace, rows):
         plain.text(line)
+
+
+def overcount_note(rows: tuple[RoundSummary, ...]) -> None:
+    """Under a rounds table holding a negative "reported beyond our count": what that figure is."""
+    if overcounted(rows):
+        st.caption("A figure below zero under “reported beyond our count” is how far our count is above the "
+                   "reported input, so that the row's parts still add up to the tokens in.")
 
 
 def counted_against_notes(rows: tuple[RoundSummary, ...]) -> None:

@@ -207,6 +207,7 @@ def overview(loaded: LoadedTrace) -> None:
     with _drawn_when_open(loaded, f"Every round in a table ({len(table):,} rows)", OVERVIEW_OPEN) as drawn:
         if drawn:
             st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview", placeholder="–")
+            accounting.overcount_note(state.summaries(loaded))
     with _drawn_when_open(loaded, "Tokens per round, as a chart", TOKENS_CHART_OPEN) as drawn:
         if drawn:
             st.plotly_chart(figure, key="explorer.tokens_chart")
