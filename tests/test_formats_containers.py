@@ -419,7 +419,8 @@ def test_a_body_nested_past_what_python_can_walk_is_named_and_the_next_entry_sti
     har["log"]["entries"][1]["request"]["postData"]["text"] = body[:-1] + ', "metadata": ' + "[" * 1000 + "]" * 1000 + "}"
     result = upload("deep.har", json.dumps(har).encode())
     (problem,) = result.problems
-    assert problem.line == 2 and "the request body nests more than 200 levels deep; no model call does" in problem.message
+    assert result.said(problem) == ("entry 2: the request body of POST https://api.openai.com/v1/chat/completions nests "
+                                    "more than 200 levels deep; no model call does (read as HAR (browser network log))")
     assert result.rounds == 1
 
 

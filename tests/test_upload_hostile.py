@@ -92,7 +92,7 @@ def test_gzip_bodies_inside_one_file_open_to_the_decompression_cap_together_not_
     assert upload.rounds == 2
     assert len(upload.problems) == 78
     assert upload.said(upload.problems[0]).startswith(
-        f"{unit} 3: {unit} 3 (POST https://api.openai.com/v1/chat/completions): the response body opens to more "
+        f"{unit} 3: the response body of POST https://api.openai.com/v1/chat/completions opens to more "
         "than the 3,145,728 bytes that the gzip bodies of one upload may open to together")
     assert peak < 32 * 1024 * 1024
 

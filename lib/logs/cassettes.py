@@ -48,7 +48,7 @@ class CassetteFormat(LogFormat):
             request_body=_body(request), status=code if isinstance(code, int) else None,
             response_body=_body(response), response_type=_header(response, "content-type"),
         )
-        yield from self._reader.record(exchange, line, f"interaction {line}")
+        yield from self._reader.record(exchange, line)
 
 
 def _body(side: dict) -> Any:

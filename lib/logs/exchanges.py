@@ -101,14 +101,15 @@ class ExchangeReader:
         self.unread: dict[str, list[int]] = {}
         """Exchanges that were model calls to an API no format here reads, by the API's host and path: their items."""
 
-    def record(self, exchange: Exchange, line: int, where: str) -> Iterator[CallRecord]:
+    def record(self, exchange: Exchange, line: int) -> Iterator[CallRecord]:
         """The model call an exchange was, if it was one."""
-        where = f"{where} ({exchange.method} {exchange.url})"
-        request = _json(exchange.request_body, f"{where}: the request body", self.inflater)
+        # The upload names the item (`entry 3: ...`); a problem names the exchange by its method and URL.
+        where = f"{exchange.method} {exchange.url}"
+        request = _json(exchange.request_body, f"the request body of {where}", self.inflater)
         if not isinstance(request, dict):
             self.not_calls += 1
             return
-        label = f"{where}: the response body"
+        label = f"the response body of {where}"
         if is_responses_request(request) or "/v1/responses" in exchange.url:
             response = _response(exchange, label, None, self.inflater)
             yield from self.responses.feed({"request": request, "response": response, "status_code": exchange.status},

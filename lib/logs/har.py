@@ -56,4 +56,4 @@ class HarEntryFormat(LogFormat):
             status=status if isinstance(status, int) and status > 0 else None,
             response_body=body, response_type=str(content.get("mimeType") or "").lower(),
         )
-        yield from self._reader.record(exchange, line, f"entry {line}")
+        yield from self._reader.record(exchange, line)
