@@ -21,6 +21,11 @@ EXPECTED = [
     ("inspect-popularity-azureai.eval", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
      "4 samples: 4 rounds in 4 conversations; 0 samples skipped",
      {"sample 2 epoch 2": [2], "sample 2 epoch 1": [2], "sample 1 epoch 1": [2], "sample 1 epoch 2": [2]}, 0),
+    # Written by Inspect 0.3.41: the events under `transcript`, long strings as `tc://` (it was read as a fine-tuning
+    # line, its usage our count of a base64 image).
+    ("inspect-images-tc.json", {"inspect": "a sample with 'id', 'epoch' and 'transcript.events' (an Inspect AI eval log "
+                                           "before 0.3.42)"},
+     "1 sample: 1 round in 1 conversation; 0 samples skipped", {"sample 1 epoch 1": [2]}, 0),
     ("swe-agent-test-repo.traj", {"swe-agent": "'history' beside 'trajectory' or 'info' (a SWE-agent trajectory)"},
      "1 document: 4 rounds in 1 conversation; 0 documents skipped", {"trajectory 1": [2, 4, 6, 8]}, 4),
     ("tau-bench-airline.json", {"agent-episode": "messages under 'traj' (a tau-bench style episode)"},
@@ -673,3 +678,11 @@ def test_a_refused_responses_call_keeps_the_http_status_its_cassette_recorded():
     # The body's `code` is 400 (line 65); the check said "HTTP status not recorded".
     (round_,) = _rounds("pyd-deepseek-responses-400.yaml").rounds
     assert (round_.error.status, round_.error.message) == (400, "No tool output found for tool call call-a.")
+
+
+def test_an_inspect_log_before_0_3_42_puts_its_transcript_strings_back_and_keeps_the_reported_usage():
+    (conversation,) = upload("inspect-images-tc.json").conversations
+    (round_,) = conversation.trace.rounds
+    assert round_.request.messages[0].text.startswith("\nFor the following exercise, it is important that you answer")
+    assert "tc://" not in round_.request.messages[0].text
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (323, 5)

@@ -19,13 +19,16 @@ from typing import Any, Iterator
 
 from lib.dialects.common import flatten_content
 from lib.logs import chat_shape as convert
-from lib.logs.chat_shape import describe, require
+from lib.logs.chat_shape import describe, object_at, require
 from lib.logs.record import CallRecord, LineProblem, LogFormat
 from lib.logs.responses import ResponsesFormat, is_responses_request
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
 
 ATTACHMENT = "attachment://"
 """The prefix of a string Inspect moved into the sample's attachments."""
+
+TRANSCRIPT_CONTENT = "tc://"
+"""The same prefix in logs before 0.3.42, whose samples keep their events and those strings under `transcript`."""
 
 STOP_REASONS = {"stop": "stop", "tool_calls": "tool_calls", "max_tokens": "length", "model_length": "length",
                 "content_filter": "content_filter"}
@@ -42,13 +45,22 @@ class InspectSampleFormat(LogFormat):
         self._responses = ResponsesFormat()
 
     def detect(self, obj: dict) -> str | None:
-        if isinstance(obj.get("events"), list) and "epoch" in obj and "id" in obj:
+        if "epoch" not in obj or "id" not in obj:
+            return None
+        if isinstance(obj.get("events"), list):
             return "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"
+        if isinstance(object_at(obj, "transcript").get("events"), list):
+            return "a sample with 'id', 'epoch' and 'transcript.events' (an Inspect AI eval log before 0.3.42)"
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
-        events = require(obj, "events", list)
-        attachments = obj.get("attachments") if isinstance(obj.get("attachments"), dict) else {}
+        transcript = object_at(obj, "transcript")
+        if "events" not in obj and isinstance(transcript.get("events"), list):
+            # Before 0.3.42: the events, and the strings they name as tc://<hash>, sit under `transcript`.
+            events, kept, prefix = transcript["events"], transcript.get("content"), TRANSCRIPT_CONTENT
+        else:
+            events, kept, prefix = require(obj, "events", list), obj.get("attachments"), ATTACHMENT
+        attachments = (prefix, kept if isinstance(kept, dict) else {})
         conversation = sample = f"sample {obj.get('id')} epoch {obj.get('epoch')}"
         try:
             models = [(_resolved(e, attachments), scorer) for e, scorer in _model_events(events)]
@@ -194,11 +206,13 @@ def _error(event: dict) -> dict | None:
     return {"status": None, "body": event.get("call", {}).get("response"), "message": str(message)}
 
 
-def _resolved(value: Any, attachments: dict) -> Any:
-    """`value` with every `attachment://<hash>` string replaced by the attachment's content."""
+def _resolved(value: Any, attachments: tuple[str, dict]) -> Any:
+    """`value` with every `attachment://<hash>` (or `tc://<hash>`: `attachments`' prefix) string replaced by the
+    attachment's content."""
     if isinstance(value, str):
-        if value.startswith(ATTACHMENT):
-            return attachments.get(value[len(ATTACHMENT):], value)
+        prefix, kept = attachments
+        if value.startswith(prefix):
+            return kept.get(value[len(prefix):], value)
         return value
     if isinstance(value, dict):
         return {k: _resolved(v, attachments) for k, v in value.items()}
