@@ -381,6 +381,14 @@ def test_a_refused_call_in_a_cassette_is_an_error_round_with_the_providers_words
     assert (round_.error.status, round_.error.message) == (400, "Invalid 'messages[1].tool_call_id'")
 
 
+def test_a_call_whose_answer_was_recorded_empty_says_so_beside_its_round():
+    # openinference's BeeAI cassette: its second call's 200 answer has an empty body (line 182).
+    result = upload("test_empty.yaml", _vcrpy_cassette(200, ""))
+    assert result.rounds == 1 and result.conversations[0].trace.rounds[0].response is None
+    assert [result.said(n) for n in result.notes] == [
+        "interaction 2: the response body was recorded empty (HTTP 200): the round shows the request alone"]
+
+
 def test_a_streamed_chat_completion_in_a_cassette_is_assembled_with_its_tool_call():
     import json
     head = {"id": "chatcmpl-7", "object": "chat.completion.chunk", "created": 1767607200, "model": "gpt-4o-mini"}

@@ -31,7 +31,7 @@ class CassetteFormat(LogFormat):
         return sum(map(len, self._reader.unread.values()))
 
     def notes(self) -> list[Problem]:
-        return self._reader.unread_notes()
+        return self._reader.notes()
 
     def detect(self, obj: dict) -> str | None:
         request, response = object_at(obj, "request"), object_at(obj, "response")

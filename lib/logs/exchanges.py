@@ -100,9 +100,18 @@ class ExchangeReader:
         """Exchanges read that were no model call."""
         self.unread: dict[str, list[int]] = {}
         """Exchanges that were model calls to an API no format here reads, by the API's host and path: their items."""
+        self.unanswered: list[tuple[int, int | None]] = []
+        """(item, HTTP status) of the model calls recorded with an empty response body."""
 
     def record(self, exchange: Exchange, line: int) -> Iterator[CallRecord]:
         """The model call an exchange was, if it was one."""
+        records = list(self._calls(exchange, line))
+        body = exchange.response_body
+        if records and (body is None or (isinstance(body, (str, bytes, bytearray)) and not body.strip())):
+            self.unanswered.append((line, exchange.status))
+        yield from records
+
+    def _calls(self, exchange: Exchange, line: int) -> Iterator[CallRecord]:
         # The upload names the item (`entry 3: ...`); a problem names the exchange by its method and URL.
         where = f"{exchange.method} {exchange.url}"
         request = _json(exchange.request_body, f"the request body of {where}", self.inflater)
@@ -145,13 +154,20 @@ class ExchangeReader:
         else:
             self.not_calls += 1
 
-    def unread_notes(self) -> list[Problem]:
-        """One note per API whose calls were left out: where the first is, and how many there were."""
-        return [Problem(items[0], f"a model call to {api}, an API Roundtrip does not read (it reads Chat Completions, "
-                        "Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out"
-                        + (f", and so {'is' if len(items) == 2 else 'are'} {plural(len(items) - 1, 'more call')} to it"
-                           if len(items) > 1 else ""), loaded=True)
-                for api, items in self.unread.items()]
+    def notes(self) -> list[Problem]:
+        """What the exchanges read lack: a note per API whose calls were left out (where the first is, and how many
+        there were), and one for the calls whose response body was recorded empty."""
+        notes = [Problem(items[0], f"a model call to {api}, an API Roundtrip does not read (it reads Chat Completions, "
+                         "Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out"
+                         + (f", and so {'is' if len(items) == 2 else 'are'} {plural(len(items) - 1, 'more call')} "
+                            "to it" if len(items) > 1 else ""), loaded=True)
+                 for api, items in self.unread.items()]
+        if self.unanswered:
+            (first, status), more = self.unanswered[0], len(self.unanswered) - 1
+            notes.append(Problem(first, f"the response body was recorded empty{f' (HTTP {status})' if status else ''}"
+                                 + (f", as it was for {plural(more, 'more call')}" if more else "")
+                                 + ": the round shows the request alone", loaded=True))
+        return notes
 
     def _native(self, url: str, request: dict) -> tuple[ProviderPairFormat, dict] | None:
         """The provider-native format a call is in, with the model its URL names; None for Chat Completions and
