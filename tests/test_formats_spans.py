@@ -108,6 +108,21 @@ def test_openinference_llm_spans_read_as_rounds():
     assert (response.usage.input_tokens, response.usage.cache_read_tokens, response.usage.output_tokens) == (231, 128, 19)
 
 
+def test_a_turn_in_geminis_role_model_is_the_assistants():
+    # google-adk's OpenInference spans (as Langfuse's google-adk export keeps them) name the answer's role `model`:
+    # the answer, its calls and the reported usage were dropped. The same spans with Gemini's role:
+    from tests.formats_support import lines
+    spans = [json.loads(json.dumps(obj).replace('.message.role": "assistant"', '.message.role": "model"'))
+             for obj in lines("openinference.jsonl")]
+    fmt = SpanFormat()
+    records = [r for number, obj in enumerate(spans, start=1) for r in fmt.feed(obj, number)] + list(fmt.finish())
+    request, response = read(records[0])
+    assert calls(response) == [("call_Oi1zX2cV3bN4mQ", "get_weather"), ("call_Oi2wE3rT4yU5iO", "get_local_time")]
+    request, response = read(records[1])
+    assert [m.role for m in request.messages] == ["system", "user", "assistant", "tool", "tool"]
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (231, 19)
+
+
 def test_openinference_tool_spans_attach_by_call_id_or_else_by_tool_name():
     first, _ = feed_files(SpanFormat(), "openinference.jsonl")
     assert [(e["tool_call_id"], e["name"]) for e in first.executions] == [

@@ -838,18 +838,27 @@ def _extends(text: str, earlier: str, parent: str | None) -> bool:
     return len(text) > end + 1 and text[end] == "," and (parent is earlier or text.startswith(earlier[:end]))
 
 
+ROLES = {"model": "assistant"}
+"""Roles instrumentations copy from a provider's own words (Gemini's `model`), as Chat Completions names them."""
+
+
+def _role(message: dict) -> str:
+    role = str(message.get("role") or "user")
+    return ROLES.get(role, role)
+
+
 def _parts_turn(message: Any, attribute: str) -> tuple[str, list]:
     """A current-convention message `{role, parts}` as a turn."""
     if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
         raise LineProblem(f"attribute '{attribute}' has a message without a 'parts' list ({convert.describe(message)})")
-    return str(message.get("role") or "user"), message["parts"]
+    return _role(message), message["parts"]
 
 
 def _flat_turn(message: Any) -> tuple[str, list]:
     """A message written as role/content/tool_calls fields (legacy GenAI keys, OpenInference) as a turn."""
     if not isinstance(message, dict):
         raise LineProblem(f"a span message is {convert.describe(message)}, expected an object")
-    role = str(message.get("role") or "user")
+    role = _role(message)
     content = message.get("content")
     if role == "tool":
         return role, [convert.tool_result_part(message.get("tool_call_id"), content if content is not None else "")]
