@@ -26,6 +26,10 @@ EXPECTED = [
     ("inspect-images-tc.json", {"inspect": "a sample with 'id', 'epoch' and 'transcript.events' (an Inspect AI eval log "
                                            "before 0.3.42)"},
      "1 sample: 1 round in 1 conversation; 0 samples skipped", {"sample 1 epoch 1": [2]}, 0),
+    # mini-swe-agent's test data: `json.dump(messages)`, one array of 22 chat messages (each was an error of its own).
+    ("mini-swe-agent-github-issue.traj.json",
+     {"openai-finetune": "'messages' with assistant turns, ending on a user turn, without a 'model' (a transcript)"},
+     "22 elements: 10 rounds in 1 conversation; 0 elements skipped", {"line 1": [2, 4, 6, 8, 10, 12, 14, 16, 18, 20]}, 0),
     ("swe-agent-test-repo.traj", {"swe-agent": "'history' beside 'trajectory' or 'info' (a SWE-agent trajectory)"},
      "1 document: 4 rounds in 1 conversation; 0 documents skipped", {"trajectory 1": [2, 4, 6, 8]}, 4),
     ("tau-bench-airline.json", {"agent-episode": "messages under 'traj' (a tau-bench style episode)"},
@@ -694,3 +698,20 @@ def test_an_inspect_log_before_0_3_42_puts_its_transcript_strings_back_and_keeps
     assert round_.request.messages[0].text.startswith("\nFor the following exercise, it is important that you answer")
     assert "tc://" not in round_.request.messages[0].text
     assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (323, 5)
+
+
+def test_a_json_array_of_chat_messages_is_one_conversation_and_says_so():
+    result = upload("mini-swe-agent-github-issue.traj.json")
+    assert [result.said(n) for n in result.notes] == [
+        "element 1: the file is one JSON array of 22 chat messages: read as one conversation"]
+    (conversation,) = result.conversations
+    assert conversation.trace.rounds[0].request.messages[0].role == "system"
+
+
+def test_an_array_whose_elements_are_not_all_chat_messages_is_read_element_by_element():
+    import json
+    messages = json.loads((FIXTURES / "mini-swe-agent-github-issue.traj.json").read_bytes())
+    messages[5] = {"note": "not a message"}
+    result = upload("mixed.json", json.dumps(messages).encode())
+    assert result.notes == () and result.conversations == ()
+    assert result.summary() == "22 elements: 0 rounds in 0 conversations; 22 elements skipped"

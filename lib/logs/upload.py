@@ -29,7 +29,7 @@ import json
 import re
 import zlib
 from dataclasses import dataclass, field, replace
-from typing import Iterator
+from typing import Any, Iterator
 
 import orjson
 
@@ -495,6 +495,40 @@ def _read_native(name: str, data: bytes, label: str, reading: _Reading) -> None:
                                      "a Roundtrip header line")
 
 
+CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+"""The roles of Chat Completions messages."""
+
+
+def _is_chat_message(value: Any) -> bool:
+    role = value.get("role") if isinstance(value, dict) else None
+    return isinstance(role, str) and role in CHAT_ROLES and ("content" in value or "tool_calls" in value)
+
+
+def _one_transcript(data: bytes, items: Iterator[tuple[int, bytes, int]], most: int,
+                    reading: _Reading) -> Iterator[tuple[int, bytes | dict, int]]:
+    """A `.json` array of chat messages (what `json.dump(messages)` writes) as one transcript, `{"messages": [...]}`,
+    when it is no larger than one item may be; any other array's elements as they come."""
+    first = next(items, None)
+    if first is None:
+        return
+    try:
+        head = loads_exact(first[1])
+    except ValueError:
+        head = None
+    if _is_chat_message(head) and len(data) <= most:
+        try:
+            messages = loads_exact(data[3:] if data[:3] == b"\xef\xbb\xbf" else data)
+        except ValueError:
+            messages = None
+        if isinstance(messages, list) and all(_is_chat_message(m) for m in messages):
+            reading.notes.append(Problem(1, f"the file is one JSON array of {len(messages):,} chat messages: read as "
+                                            "one conversation", loaded=True))
+            yield 1, {"messages": messages}, len(messages)
+            return
+    yield first
+    yield from items
+
+
 def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     """Every line (or array element) of a log: parsed, its format detected, fed to that importer."""
     # OTLP documents are decoded into typed spans when only the span reader may read them.
@@ -508,6 +542,8 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     if whole is None:
         said_as = _shape(name, data)
         items = _items(data, said_as)
+        if said_as == "element":
+            items = _one_transcript(data, items, caps.line_bytes, reading)
         reading.units.add("line" if said_as == "file" else said_as)
     else:
         items = ((number, element, 1) for number, element in whole[1])
