@@ -97,6 +97,16 @@ def test_gzip_bodies_inside_one_file_open_to_the_decompression_cap_together_not_
     assert peak < 32 * 1024 * 1024
 
 
+def test_a_har_file_and_a_cassette_uploaded_together_share_the_one_cap_on_opened_bodies(monkeypatch):
+    # Each format had its own budget: the two files together opened twice the cap.
+    monkeypatch.setenv("ROUNDTRIP_MAX_DECOMPRESSED_MB", "3")
+    calls = _recorded_calls(20, 1024 * 1024)
+    upload = read_upload([("a.har", _har(calls)), ("b.yaml", _cassette(calls))])
+    assert upload.rounds == 2
+    refused = [p for p in upload.problems if "that the gzip bodies of one upload may open to together" in p.message]
+    assert len(refused) == 38  # of the 40 bodies of 1 MiB, only the first two fit in 3 MB
+
+
 def test_millions_of_empty_lines_are_one_problem_and_all_counted():
     data = b"\n".join(PAIRS[:2]) + b"\n" + b"\n" * 2_000_000 + b"\n".join(PAIRS[2:])
     upload = read_upload([("padded.jsonl.gz", gzip.compress(data))])

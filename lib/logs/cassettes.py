@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from lib.logs.chat_shape import object_at
-from lib.logs.exchanges import Exchange, ExchangeReader
+from lib.logs.exchanges import Exchange, ExchangeReader, Inflater
 from lib.logs.record import CallRecord, LogFormat, Problem
 
 
@@ -26,6 +26,9 @@ class CassetteFormat(LogFormat):
 
     def not_calls(self) -> int:
         return self._reader.not_calls
+
+    def share_bodies(self, inflater: Inflater) -> None:
+        self._reader.inflater = inflater
 
     def unread_calls(self) -> int:
         return sum(map(len, self._reader.unread.values()))

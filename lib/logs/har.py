@@ -12,7 +12,7 @@ import binascii
 from typing import Iterator
 
 from lib.logs.chat_shape import object_at
-from lib.logs.exchanges import Exchange, ExchangeReader
+from lib.logs.exchanges import Exchange, ExchangeReader, Inflater
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 
 
@@ -27,6 +27,9 @@ class HarEntryFormat(LogFormat):
 
     def not_calls(self) -> int:
         return self._reader.not_calls
+
+    def share_bodies(self, inflater: Inflater) -> None:
+        self._reader.inflater = inflater
 
     def unread_calls(self) -> int:
         return sum(map(len, self._reader.unread.values()))

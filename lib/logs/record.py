@@ -10,7 +10,7 @@ fine-tuning lines) convert their content into the Chat Completions shape and say
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Iterator
+from typing import Any, ClassVar, Iterator
 
 from lib.model import Dialect
 from lib.text import plural
@@ -158,6 +158,10 @@ class LogFormat:
         """Items read whole that were no model call (a HAR file's page load, a cassette's token refresh): left
         out on purpose, counted so the upload's summary adds up."""
         return 0
+
+    def share_bodies(self, inflater: Any) -> None:
+        """Take the upload's one budget for opening recorded gzip bodies (lib.logs.exchanges.Inflater), so that a HAR
+        file and a cassette uploaded together do not each get the whole of it. Formats that open none ignore it."""
 
     def unread_calls(self) -> int:
         """Items that were model calls to an API no format here reads (Cohere's chat): left out, and named in a note."""

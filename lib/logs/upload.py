@@ -40,6 +40,7 @@ from lib.logs import FORMATS, documents, otlp_typed
 from lib.logs.limits import Limits, limits
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, ProblemList
 from lib.logs.chat_shape import describe
+from lib.logs.exchanges import Inflater
 from lib.logs.near_miss import nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.logs.resent import ResentParser, hold_interned
@@ -409,6 +410,9 @@ class _Reading:
         """The limits in force."""
         self.instances = [cls() for cls in FORMATS if not forced or forced == "native" or cls.name == forced]
         """The importers that may read a line, in detection order, each with its own state."""
+        bodies = Inflater(caps.decompressed_bytes)
+        for instance in self.instances:
+            instance.share_bodies(bodies)
         self.rebuilder = _Rebuilder()
         """The calls read so far, grouped into conversations."""
         self.problems = ProblemList(caps.problems_kept)
