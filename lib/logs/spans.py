@@ -838,6 +838,22 @@ def _extends(text: str, earlier: str, parent: str | None) -> bool:
     return len(text) > end + 1 and text[end] == "," and (parent is earlier or text.startswith(earlier[:end]))
 
 
+def genai_messages(messages: list, attribute: str) -> list[dict]:
+    """Current-convention `{role, parts}` messages (gen_ai.input.messages / gen_ai.output.messages) as Chat
+    Completions messages: what other formats that carry such messages outside a span hand over."""
+    return convert.chat_messages(_parts_turn(m, attribute) for m in messages)
+
+
+def attach_execution(entry: dict, key: tuple, calls: list[tuple[tuple, CallRecord]]) -> None:
+    """Give a tool run (a native execution entry) to the call of `calls` that asked for it, as a span's is given."""
+    _attach(entry, key, calls)
+
+
+def finish_reason(reason: Any) -> str | None:
+    """A finish reason as GenAI messages or spans write it, in Chat Completions words."""
+    return _finish(reason)
+
+
 def _parts_turn(message: Any, attribute: str) -> tuple[str, list]:
     """A current-convention message `{role, parts}` as a turn."""
     if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
