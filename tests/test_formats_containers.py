@@ -84,6 +84,17 @@ EXPECTED = [
     ("chromium-openai-stream.har", {"har": "an entry with request.url and response.content (a HAR file)"},
      "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
      {"conversation 1": [1, 3]}, 1),
+    # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
+    # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
+    # LangChain's Chat Completions messages).
+    ("langfuse-openai-agents.json", {"langfuse": "'trace' with its 'observations' (a Langfuse trace export)"},
+     "1 document: 2 rounds in 1 conversation; 0 documents skipped", {"Agent workflow": [2, 4]}, 1),
+    ("langfuse-pydantic-ai-tools.json", {"langfuse": "'trace' with its 'observations' (a Langfuse trace export)"},
+     "1 document: 4 rounds in 1 conversation; 0 documents skipped", {"joke-generator": [2, 6, 8, 2]}, 4),
+    ("langfuse-google-adk.json", {"langfuse": "'trace' with its 'observations' (a Langfuse trace export)"},
+     "1 document: 2 rounds in 1 conversation; 0 documents skipped", {"invocation [hello_app]": [2, 4]}, 1),
+    ("langfuse-langgraph.json", {"langfuse": "'trace' with its 'observations' (a Langfuse trace export)"},
+     "1 document: 2 rounds in 1 conversation; 0 documents skipped", {"LangGraph": [2, 4]}, 1),
 ]
 
 

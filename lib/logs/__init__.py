@@ -9,13 +9,14 @@ Adding a format is one new module and one line in FORMATS.
 
 from __future__ import annotations
 
-from lib.logs import (batches, bedrock_converse, cassettes, finetune, gemini, har, inspect_log, ollama, pairs,
-                      recorded_streams, responses, sharegpt, spans, streams, trajectories)
+from lib.logs import (batches, bedrock_converse, cassettes, finetune, gemini, har, inspect_log, langfuse, ollama,
+                      pairs, recorded_streams, responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
     # Whole-document formats (lib/logs/documents.py cuts them into elements): samples, interactions, entries, runs.
     inspect_log.InspectSampleFormat,
+    langfuse.LangfuseTraceFormat,
     cassettes.CassetteFormat,
     har.HarEntryFormat,
     trajectories.SweAgentFormat,

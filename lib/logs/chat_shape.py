@@ -102,8 +102,9 @@ def chat_message(role: str, parts: Iterable[Any]) -> list[dict]:
         elif kind == "tool_call":
             calls.append(tool_call(part.get("id"), part.get("name"), part.get("arguments")))
         elif kind == "tool_call_response":
-            results.append({"role": "tool", "tool_call_id": str(part.get("id") or ""),
-                            "content": json_text(part.get("response"))})
+            # The semconv names the result `response`; pydantic-ai writes it as `result`.
+            said = part.get("response", part.get("result"))
+            results.append({"role": "tool", "tool_call_id": str(part.get("id") or ""), "content": json_text(said)})
         else:
             blocks.append(part)
     if role == "tool":

@@ -221,7 +221,7 @@ class SpanFormat(LogFormat):
         for key, record in calls:
             by_trace.setdefault(record.conversation, []).append((key, record))
         for key, trace, entry in sorted(held.tools, key=lambda t: t[0][0]):
-            _attach(entry, key, by_trace.get(trace, []))
+            attach_execution(entry, key, by_trace.get(trace, []))
         _chain_traces(list(by_trace.values()))
         for _, record in calls:
             yield record
@@ -708,7 +708,7 @@ def _openinference_call(tree: _Attributes) -> _Call:
         usage=convert.chat_usage(tree["llm.token_count.prompt"], tree["llm.token_count.completion"],
                                  cached=tree["llm.token_count.prompt_details.cache_read"],
                                  reasoning=tree["llm.token_count.completion_details.reasoning"]),
-        finish=_finish(tree["llm.finish_reason"]),
+        finish=finish_reason(tree["llm.finish_reason"]),
     )
 
 
@@ -747,7 +747,7 @@ def _genai_call(tree: _Attributes, resent: _ResentInputs) -> _Call:
         model=tree["gen_ai.request.model"],
         usage=convert.chat_usage(_first(tree, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
                                  _first(tree, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
-        finish=_finish(finish if finish is not None else _first_reason(tree)),
+        finish=finish_reason(finish if finish is not None else _first_reason(tree)),
     )
 
 
@@ -847,6 +847,12 @@ def _role(message: dict) -> str:
     return ROLES.get(role, role)
 
 
+def genai_messages(messages: list, attribute: str) -> list[dict]:
+    """Current-convention `{role, parts}` messages (gen_ai.input.messages / gen_ai.output.messages) as Chat
+    Completions messages: what other formats that carry such messages outside a span hand over."""
+    return convert.chat_messages(_parts_turn(m, attribute) for m in messages)
+
+
 def _parts_turn(message: Any, attribute: str) -> tuple[str, list]:
     """A current-convention message `{role, parts}` as a turn."""
     if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
@@ -937,7 +943,7 @@ def _first_reason(tree: _Attributes) -> Any:
     return reasons[0] if isinstance(reasons, list) and reasons else None
 
 
-def _finish(reason: Any) -> str | None:
+def finish_reason(reason: Any) -> str | None:
     """A finish reason in Chat Completions words; one we do not know is kept as written."""
     if reason is None:
         return None
@@ -970,7 +976,7 @@ def _parsed(arguments: Any) -> Any:
     return None if arguments is None else arguments_value(arguments)
 
 
-def _attach(entry: dict, key: tuple, calls: list[tuple[tuple, CallRecord]]) -> None:
+def attach_execution(entry: dict, key: tuple, calls: list[tuple[tuple, CallRecord]]) -> None:
     """Give a tool run to the call of its trace that asked for it: by call id, else by name.
 
     Without an id, the run goes to the latest call started before it that has an unexecuted call
