@@ -22,6 +22,7 @@ CONVERTED_FROM = {
     "openinference": "an OpenInference span",
     "otel-genai": "an OpenTelemetry GenAI span",
     "sharegpt": "a ShareGPT / Hermes transcript",
+    "vercel-ai-sdk": "a Vercel AI SDK span",
 }
 """What each importer's `converted_from` read, in words."""
 

@@ -293,3 +293,143 @@ def test_a_call_that_resends_an_earlier_calls_history_keeps_its_own_messages_whe
     # The third call's text extends the first call's, but the call before it in the trace is the second.
     assert [m.role for m in last.messages] == ["system", "user", "assistant", "tool"]
     assert last.messages[1].text == "Where is order 7?"
+
+
+# --- the Vercel AI SDK's own spans (experimental_telemetry) ------------------------------------------------
+
+VERCEL_TRACE = "849b2198dcb60ea2cccd2129e578d9ea"
+VERCEL_CALL = "call_IgqlTCby7lsxDXPIUPgkmAiq"
+
+
+def _vercel_spans():
+    """The recorded AI SDK run's document and its spans: doGenerate, ai.toolCall, doGenerate, generateText."""
+    (document,) = lines("otlp-vercel-ai-sdk.jsonl")
+    return document, document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+
+
+def test_vercel_ai_sdk_provider_calls_read_as_rounds_with_calls_paired_with_their_results():
+    first, second = feed_files(SpanFormat(), "otlp-vercel-ai-sdk.jsonl")
+    assert {(r.conversation, r.converted_from) for r in (first, second)} == {(VERCEL_TRACE, "vercel-ai-sdk")}
+    request, response = read(first)
+    assert [(m.role, m.text) for m in request.messages] == [
+        ("system", "You are a helpful assistant."), ("user", "What is the temperature in Tokyo?")]
+    assert [(t.name, t.parameters["required"]) for t in request.tools] == [("get_temperature", ["city"])]
+    assert request.model == "gpt-4.1-mini" and response.model == "gpt-4.1-mini-2025-04-14"
+    assert calls(response) == [(VERCEL_CALL, "get_temperature")]
+    assert response.message.tool_calls[0].arguments == {"city": "Tokyo"}
+    # The SDK's "tool-calls" in Chat Completions words; the counts as the SDK reported them.
+    assert response.finish_reason == "tool_calls"
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (50, 14)
+    assert first.latency_ms == pytest.approx(57.125333) and first.timestamp == "2026-12-06T02:17:18.155000000Z"
+    request, response = read(second)
+    assert [m.role for m in request.messages] == ["system", "user", "assistant", "tool"]
+    assert results(request) == [VERCEL_CALL] and request.messages[3].tool_results[0].content == "20.0"
+    assert response.message.text == "The temperature in Tokyo is currently 20.0 degrees Celsius."
+    assert (response.finish_reason, response.usage.input_tokens, response.usage.output_tokens) == ("stop", 75, 14)
+
+
+def test_the_ai_sdks_tool_call_span_is_the_execution_of_the_call_that_asked_for_it():
+    first, second = feed_files(SpanFormat(), "otlp-vercel-ai-sdk.jsonl")
+    (execution,) = first.executions
+    assert (execution["tool_call_id"], execution["name"], execution["arguments"], execution["ok"]) == (
+        VERCEL_CALL, "get_temperature", {"city": "Tokyo"}, True)
+    # The SDK writes the result as JSON text ("\"20.0\""): the execution shows the string the tool returned.
+    assert execution["output"] == "20.0" and second.executions == []
+
+
+def test_ai_sdk_calls_in_traces_of_their_own_are_chained_by_the_request_that_extends_the_one_before():
+    # Without a context manager registered, each AI SDK span is the root of a trace of its own.
+    document, spans = _vercel_spans()
+    spans[2]["traceId"] = "0f" * 16
+    first, second = feed(SpanFormat(), [document])
+    assert first.conversation == second.conversation == VERCEL_TRACE
+
+
+def test_the_ai_sdks_generate_stream_and_object_calls_read_and_its_wrapper_and_embedding_spans_do_not():
+    # openinference-vercel's recording of ai 6.0.68: each span the root of its own trace.
+    records = feed_files(SpanFormat(), "otlp-vercel-ai-sdk-v6.jsonl")
+    said = [(read(r)[0].messages[-1].text, read(r)[1].message.text[:24]) for r in records]
+    assert said == [("Write a haiku about programming.", "Lines of code align,  \nL"),
+                    ("And what is 3 + 3?", "3 + 3 equals 6."),
+                    ("Generate a simple recipe for scrambled eggs.", '{"name":"Scrambled Eggs"'),
+                    ("Write a short poem about TypeScript.", "In code’s embrace, where")]
+    # Version 6 still writes promptTokens on generateText's calls, and inputTokens on streamText's.
+    assert [(read(r)[1].usage.input_tokens, read(r)[1].usage.output_tokens) for r in records] == [
+        (14, 20), (50, 9), (63, 156), (15, 112)]
+    request, _ = read(records[1])
+    assert [(m.role, m.text) for m in request.messages][:1] == [("system", "You are a helpful assistant.")]
+
+
+def test_version_4_tool_calls_and_results_read_as_version_6_ones():
+    # Before version 5 the SDK wrote a call's arguments as an object under `args` and a result under `result`.
+    document, spans = _vercel_spans()
+    for span in spans:
+        for attribute in span["attributes"]:
+            value = attribute["value"].get("stringValue", "")
+            if attribute["key"] == "ai.response.toolCalls":
+                attribute["value"]["stringValue"] = value.replace('"input":"{\\"city\\":\\"Tokyo\\"}"',
+                                                                  '"args":{"city":"Tokyo"}')
+            elif attribute["key"] == "ai.prompt.messages":
+                attribute["value"]["stringValue"] = value.replace('"input":', '"args":').replace(
+                    '"output":{"type":"text","value":"20.0"}', '"result":"20.0"')
+    first, second = feed(SpanFormat(), [document])
+    assert read(first)[1].message.tool_calls[0].arguments == {"city": "Tokyo"}
+    request, _ = read(second)
+    assert request.messages[2].tool_calls[0].arguments == {"city": "Tokyo"}
+    assert request.messages[3].tool_results[0].content == "20.0"
+
+
+def test_spans_none_of_which_is_a_model_call_say_so_and_name_their_attribute_prefixes():
+    # The embedding spans of openinference-vercel's recording: read, and no round in them.
+    (document,) = lines("otlp-vercel-ai-sdk-v6.jsonl")
+    spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    spans[:] = [s for s in spans if s["name"].startswith("ai.embed")]
+    upload = read_upload([("embed.jsonl", json.dumps(document).encode())])
+    assert upload.rounds == 0 and not upload.problems
+    (note,) = upload.notes
+    assert upload.said(note) == (
+        "line 1: 2 spans read, and none is a model call in a convention Roundtrip reads: OpenTelemetry GenAI "
+        "(gen_ai.operation.name chat, text_completion or generate_content), OpenInference (openinference.span.kind "
+        "LLM) and the Vercel AI SDK (ai.operationId ending in .doGenerate or .doStream). Their attribute names: "
+        "ai.*, operation.*, resource.*. Spans of another instrumentation, or only tool, embedding or wrapper spans, "
+        "give no rounds.")
+
+
+def test_an_upload_with_a_model_call_span_has_no_such_note():
+    (document,) = lines("otlp-vercel-ai-sdk.jsonl")
+    assert read_upload([("run.jsonl", json.dumps(document).encode())]).notes == ()
+
+
+def test_any_one_place_changed_in_the_ai_sdks_spans_gives_a_line_problem_or_records_never_a_crash():
+    # The SDK writes its messages, calls and tools as JSON text; opened up, the mutations reach every part.
+    _, spans = _vercel_spans()
+    flat = [{"traceId": s["traceId"], "spanId": s["spanId"], "startTimeUnixNano": s["startTimeUnixNano"],
+             "endTimeUnixNano": s["endTimeUnixNano"],
+             "attributes": {a["key"]: _opened_value(a["key"], a["value"]) for a in s["attributes"]}} for s in spans]
+    assert feed(SpanFormat(), flat)[1].request["messages"][3]["role"] == "tool"
+    assert assert_only_line_problems(SpanFormat, flat, stride=2) > 500
+
+
+def _opened_value(key, value):
+    """An OTLP attribute value as the flat span lines carry it, with the SDK's JSON text opened."""
+    if "arrayValue" in value:
+        values = [v["stringValue"] for v in value["arrayValue"]["values"]]
+        return [json.loads(v) for v in values] if key == "ai.prompt.tools" else values
+    found = next(iter(value.values()))
+    return json.loads(found) if key in ("ai.prompt.messages", "ai.response.toolCalls") else found
+
+
+def test_ai_sdk_calls_recorded_without_inputs_or_outputs_say_which_setting_left_them_out():
+    # experimental_telemetry: {recordInputs: false, recordOutputs: false} keeps prompts and answers off the spans.
+    document, spans = _vercel_spans()
+    for span in spans:
+        span["attributes"] = [a for a in span["attributes"]
+                              if a["key"] not in ("ai.prompt.messages", "ai.response.text", "ai.response.toolCalls")]
+    upload = read_upload([("run.jsonl", json.dumps(document).encode())])
+    assert upload.rounds == 2
+    assert [upload.said(n) for n in upload.notes] == [
+        "line 1: 2 model-call spans carry no messages: the Vercel AI SDK was told not to record them, as "
+        "experimental_telemetry's recordInputs and recordOutputs were set to false. Leave them unset (true is the "
+        "default) and the SDK records the messages again. Each call's model, token counts and finish reason are shown "
+        "as recorded, but not the messages, and calls in traces of their own cannot be joined into one conversation "
+        "without their messages."]

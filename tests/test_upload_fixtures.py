@@ -37,6 +37,8 @@ EXPECTED = [
     (('otlp-span-per-call-no-content.jsonl',), ['spans'], '1 line: 2 rounds in 2 conversations; 0 lines skipped', {'03bc5514d8aa6d7d568eaa76afb333b9': [0], '43e09334a2dca25f5654e3198343348f': [0]}, 0),
     (('otlp-span-per-call-openinference.jsonl',), ['spans'], '1 line: 2 rounds in 1 conversation; 0 lines skipped', {'22a238409d331b243e7514285f26de46': [2, 4]}, 1),
     (('otlp-span-per-call-openinference-hidden.jsonl',), ['spans'], '1 line: 2 rounds in 2 conversations; 0 lines skipped', {'852a74636efb8a1f6dffe44639fb7dde': [0], '6eeba3028dde6ca3418546a824766648': [0]}, 0),
+    (('otlp-vercel-ai-sdk.jsonl',), ['spans'], '1 line: 2 rounds in 1 conversation; 0 lines skipped', {'849b2198dcb60ea2cccd2129e578d9ea': [2, 4]}, 1),
+    (('otlp-vercel-ai-sdk-v6.jsonl',), ['spans'], '1 line: 4 rounds in 4 conversations; 0 lines skipped', {'b3e700af9eab81e19f72f964d62a35af': [1], 'edff2fc5854be6170e8cccccec0c82cf': [4], '8f60802815d6e97da2dbc4708a8e5c7b': [1], '478d4dcc697ecfabc5e7a3d6e4216291': [1]}, 0),
     (('requests-only.jsonl',), ['openai-chat'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [2, 5]}, 2),
     (('tau-bench-airline-cut.jsonl',), ['openai-finetune'], '1 line: 6 rounds in 1 conversation; 0 lines skipped', {'line 1': [2, 4, 6, 8, 10, 12]}, 3),
     (('openai-compatible-empty-call-id.jsonl',), ['openai-chat'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [1, 3]}, 1),

@@ -1,4 +1,5 @@
-"""Tracing spans: OpenTelemetry GenAI (current and legacy keys) and OpenInference, converted to Chat Completions.
+"""Tracing spans: OpenTelemetry GenAI (current and legacy keys), OpenInference and the Vercel AI SDK's `ai.*`
+spans, converted to Chat Completions.
 
 A line holds one span (attributes as a flat dict, or OTLP's `[{key, value}]` list) or a whole
 OTLP/JSON `{"resourceSpans": [...]}` document. Only model-call spans become calls; their trace id
@@ -11,8 +12,8 @@ are nested into a tree, so the flattened conventions read like the JSON ones. A 
 are all leaves, none above or below a path read (what the instrumentations write), skips every such
 check: its flat attributes answer the lookups as they are (`_Plain`, the fast path).
 
-It runs past 400 lines because OpenTelemetry GenAI and OpenInference are one family read through
-one attribute tree; each convention's keys sit beside the others they must not be confused with.
+It runs past 400 lines because OpenTelemetry GenAI, OpenInference and the AI SDK's spans are one family read
+through one attribute tree; each convention's keys sit beside the others they must not be confused with.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ FINISH_REASONS = {
     "stop": "stop", "end_turn": "stop", "stop_sequence": "stop", "STOP": "stop",
     "length": "length", "max_tokens": "length", "MAX_TOKENS": "length",
     "content_filter": "content_filter", "SAFETY": "content_filter",
+    "tool-calls": "tool_calls", "content-filter": "content_filter",  # the Vercel AI SDK's words
 }
 """Finish reasons as spans write them (the semconv's, or the provider's raw value) in Chat Completions words."""
 
@@ -58,6 +60,24 @@ ERROR_STATUS = (2, "STATUS_CODE_ERROR", "ERROR", "StatusCode.ERROR")
 
 CAPTURE_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 """The variable OpenTelemetry's GenAI instrumentations read to record messages; unset, they record none."""
+
+VERCEL_CALLS = (".doGenerate", ".doStream")
+"""How the Vercel AI SDK's `ai.operationId` of a provider call ends (`ai.generateText.doGenerate`,
+`ai.streamObject.doStream`); the span around them (`ai.generateText`) sums the steps of a whole run."""
+
+VERCEL_TOOL = "ai.toolCall"
+"""The Vercel AI SDK's `ai.operationId` of a tool's execution."""
+
+READ_CONVENTIONS = ("OpenTelemetry GenAI (gen_ai.operation.name chat, text_completion or generate_content), "
+                    "OpenInference (openinference.span.kind LLM) and the Vercel AI SDK (ai.operationId ending in "
+                    ".doGenerate or .doStream)")
+"""The model-call spans read here, as the note on an upload of none of them names them."""
+
+PREFIXES_KEPT = 200
+"""Spans whose attribute prefixes are counted for that note, while no model call has been read."""
+
+VERCEL_SETTINGS = ("recordInputs", "recordOutputs")
+"""The AI SDK's telemetry settings that, set to false, leave a call's messages or its answer off its span."""
 
 HIDDEN_VALUE = "__REDACTED__"
 """What OpenInference writes in place of an `input.value` or `output.value` it was told to hide."""
@@ -74,11 +94,15 @@ class _Unrecorded:
 
     def reason(self) -> str:
         """Why the span lacks it, and what turns its recording back on."""
+        them, were = ("it", "was") if len(self.variables) == 1 else ("them", "were")
+        if self.variables[0] in VERCEL_SETTINGS:
+            return (f"the Vercel AI SDK was told not to record {self._it()}, as experimental_telemetry's "
+                    f"{' and '.join(self.variables)} {were} set to false. Leave {them} unset (true is the default) and "
+                    f"the SDK records the {self.lacks} again")
         if self.variables == (CAPTURE_VARIABLE,):
             return ("the instrumentation did not capture content. OpenTelemetry's GenAI instrumentations record "
                     f"messages only when {CAPTURE_VARIABLE} is set before they start (SPAN_ONLY or true, as the "
                     "instrumentation's version asks)")
-        them, were = ("it", "was") if len(self.variables) == 1 else ("them", "were")
         return (f"OpenInference hid {self._it()}, as {' and '.join(self.variables)} {were} set where the application "
                 f"started its instrumentation. Unset {them} (or set {them} to false) and OpenInference records the "
                 f"{self.lacks} again")
@@ -147,6 +171,12 @@ class SpanFormat(LogFormat):
         self._resent = _ResentInputs()
         self._unrecorded: dict[_Unrecorded, list[int]] = {}
         """The line of every model-call span that lacks its messages or its answer, by what it lacks and why."""
+        self._spans = self._calls = 0
+        """Spans read, and model-call spans among them."""
+        self._first_line: int | None = None
+        self._prefixes: dict[str, int] = {}
+        """Spans per attribute prefix (`ai.`, `traceloop.`), counted over the first PREFIXES_KEPT spans while no
+        model call has been read: what the note on an upload without one names."""
 
     def detect(self, obj: dict) -> str | None:
         if "resourceSpans" in obj:
@@ -204,13 +234,25 @@ class SpanFormat(LogFormat):
             span = _read_span(raw, line)
         key = (span.start if span.start is not None else float("inf"), len(self._held.calls) + len(self._held.tools))
         kind = _kind(span.attributes)
-        if kind in ("gen_ai", "openinference"):
+        self._spans += 1
+        if not self._calls and self._spans <= PREFIXES_KEPT:
+            self._count_prefixes(span, line)
+        if kind in ("gen_ai", "openinference", "vercel"):
+            self._calls += 1
             record, unrecorded = _call_record(span, kind, self._resent)
             if unrecorded is not None:
                 self._unrecorded.setdefault(unrecorded, []).append(line)
             self._held.calls.append((key, record))
         elif kind is not None:
             self._held.tools.append((key, span.trace, _execution(span, kind)))
+
+    def _count_prefixes(self, span: _Span, line: int) -> None:
+        if self._first_line is None:
+            self._first_line = line
+        attributes = span.attributes
+        keys = map(str, attributes.flat if type(attributes) is _Attributes else attributes)
+        for prefix in {k[: k.index(".") + 1] if "." in k else k for k in keys}:
+            self._prefixes[prefix] = self._prefixes.get(prefix, 0) + 1
 
     def finish(self) -> Iterator[CallRecord]:
         held, self._held = self._held, _Held()
@@ -227,7 +269,22 @@ class SpanFormat(LogFormat):
             yield record
 
     def notes(self) -> list[Problem]:
-        return [unrecorded.note(lines) for unrecorded, lines in self._unrecorded.items()]
+        notes = [unrecorded.note(lines) for unrecorded, lines in self._unrecorded.items()]
+        if self._spans and not self._calls:
+            notes.append(self._no_call_note())
+        return notes
+
+    def _no_call_note(self) -> Problem:
+        """Why spans that loaded gave no round: none was a model call in a convention read here."""
+        common = sorted(self._prefixes, key=lambda p: (-self._prefixes[p], p))
+        shown = ", ".join(f"{p}*" if p.endswith(".") else p for p in common[:12])
+        more = f" and {len(common) - 12:,} more" if len(common) > 12 else ""
+        counted = "" if self._spans <= PREFIXES_KEPT else f" (in the first {PREFIXES_KEPT:,} spans)"
+        seen = f"Their attribute names{counted}: {shown}{more}." if common else "None of them carries attributes."
+        return Problem(self._first_line or 1,
+                       f"{plural(self._spans, 'span')} read, and none is a model call in a convention Roundtrip reads: "
+                       f"{READ_CONVENTIONS}. {seen} Spans of another instrumentation, or only tool, embedding or "
+                       "wrapper spans, give no rounds.", loaded=True)
 
 
 def _chain_traces(traces: list[list[tuple[tuple, CallRecord]]]) -> None:
@@ -601,7 +658,8 @@ def _failure(status: Any) -> str | None:
 
 
 def _kind(tree: _Attributes) -> str | None:
-    """`gen_ai` or `openinference` for a model call, `gen_ai-tool` or `openinference-tool` for a tool run."""
+    """`gen_ai`, `openinference` or `vercel` for a model call, `gen_ai-tool`, `openinference-tool` or `vercel-tool`
+    for a tool run."""
     kind = tree["openinference.span.kind"]
     if kind is not None:
         return {"LLM": "openinference", "TOOL": "openinference-tool"}.get(str(kind).upper())
@@ -613,6 +671,13 @@ def _kind(tree: _Attributes) -> str | None:
     # Older instrumentations set no operation name; their message keys still say it is a model call.
     if operation is None and any(tree[p] is not None for p in MESSAGE_KEYS):
         return "gen_ai"
+    if operation is None:
+        # The Vercel AI SDK writes `ai.*` keys and no operation name (a few gen_ai.* beside them on calls).
+        sdk = tree["ai.operationId"]
+        if type(sdk) is str and sdk.endswith(VERCEL_CALLS):
+            return "vercel"
+        if sdk == VERCEL_TOOL:
+            return "vercel-tool"
     return None
 
 
@@ -640,7 +705,8 @@ class _Call:
 def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> tuple[CallRecord, _Unrecorded | None]:
     """The Chat Completions call a model-call span amounts to, and what the span lacks, if anything."""
     tree = span.attributes
-    call = _openinference_call(tree) if kind == "openinference" else _genai_call(tree, resent)
+    call = _openinference_call(tree) if kind == "openinference" else _vercel_call(tree, resent) if kind == "vercel" \
+        else _genai_call(tree, resent)
     request: dict = {"model": call.model} if call.model is not None else {}
     if len(call.inputs) == 1 and isinstance(call.inputs[0], list):
         # The very list read from the text: the next call's list starts with its objects (CallRecord.resends).
@@ -653,6 +719,8 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> tuple[CallRec
     response, error = None, None
     if kind == "openinference":
         unrecorded = _hidden(tree, call, span.failure is not None)
+    elif kind == "vercel":
+        unrecorded = _unrecorded_by_sdk(call, span.failure is not None)
     else:
         unrecorded = UNCAPTURED if not call.inputs and not call.output else None
     answer = convert.chat_messages(call.output)
@@ -668,17 +736,26 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> tuple[CallRec
     if span.failure is not None:
         error = {"status": convert.as_int(tree["http.response.status_code"]), "body": {"message": span.failure},
                  "message": span.failure}
+    elif assistant is not None and kind == "vercel":
+        # Versions before the AI SDK wrote gen_ai.* beside its own keys name the response only under ai.response.*.
+        response = convert.chat_completion(
+            assistant, call.finish, id=_first(tree, "gen_ai.response.id", "ai.response.id"),
+            model=_first(tree, "gen_ai.response.model", "ai.response.model"), usage=call.usage)
     elif assistant is not None:
         response = convert.chat_completion(assistant, call.finish, id=tree["gen_ai.response.id"],
                                            model=_first(tree, "gen_ai.response.model", "llm.model_name"), usage=call.usage)
     return CallRecord(
         line=span.line, dialect=OPENAI, request=request, response=response, error=error,
         conversation=span.trace, latency_ms=span.duration_ms,
-        converted_from="openinference" if kind == "openinference" else "otel-genai",
+        converted_from=CONVERTED_FROM[kind],
         timestamp=convert.iso_time(*divmod(span.start, 1_000_000_000)) if span.start is not None else None,
         resends=resends,
         provenance=unrecorded.provenance() if unrecorded is not None else None,
     ), unrecorded
+
+
+CONVERTED_FROM = {"gen_ai": "otel-genai", "openinference": "openinference", "vercel": "vercel-ai-sdk"}
+"""The `converted_from` of a round read from each kind of model-call span (lib/provenance.py names them)."""
 
 
 def _hidden(tree: _Attributes, call: _Call, failed: bool) -> _Unrecorded | None:
@@ -695,6 +772,14 @@ def _hidden(tree: _Attributes, call: _Call, failed: bool) -> _Unrecorded | None:
         return None
     lacks = "messages" if len(hid) == 2 else "request messages" if not call.inputs else "answer"
     return _Unrecorded(lacks, tuple(hid))
+
+
+def _unrecorded_by_sdk(call: _Call, failed: bool) -> _Unrecorded | None:
+    """What an AI SDK call span was told to leave out (recordInputs, recordOutputs)."""
+    off = (*(() if call.inputs else VERCEL_SETTINGS[:1]), *(() if call.output or failed else VERCEL_SETTINGS[1:]))
+    if not off:
+        return None
+    return _Unrecorded("messages" if len(off) == 2 else "request messages" if not call.inputs else "answer", off)
 
 
 def _openinference_call(tree: _Attributes) -> _Call:
@@ -721,6 +806,80 @@ def _openinference_model(tree: _Attributes) -> Any:
         parameters = None  # Settings that do not parse are no reason to lose the call.
     asked = parameters.get("model") if isinstance(parameters, dict) else None
     return asked if isinstance(asked, str) and asked else tree["llm.model_name"]
+
+
+def _vercel_call(tree: _Attributes, resent: _ResentInputs) -> _Call:
+    """A Vercel AI SDK provider call (`ai.generateText.doGenerate`, `ai.streamText.doStream`, ...): the messages it
+    sent as AI SDK messages in `ai.prompt.messages`, its answer as `ai.response.text` (or `.object`) and
+    `ai.response.toolCalls`. Token counts are `promptTokens`/`completionTokens` before version 5,
+    `inputTokens`/`outputTokens` since."""
+    resent.latest = resent.extended = None
+    sent = _checked_list(_json_at(tree, "ai.prompt.messages"), "ai.prompt.messages")
+    inputs = [_vercel_turn(m, "ai.prompt.messages") for m in sent]
+    parts: list = []
+    text = _first(tree, "ai.response.text", "ai.response.object")
+    if isinstance(text, str) and text:
+        parts.append(convert.text_part(text))
+    for call in _list_json_at(tree, "ai.response.toolCalls"):
+        if not isinstance(call, dict):
+            raise LineProblem(f"attribute 'ai.response.toolCalls' holds {convert.describe(call)}, expected objects")
+        # Version 5 writes the arguments as JSON text under `input`, version 4 as an object under `args`.
+        parts.append(convert.tool_call_part(call.get("toolCallId"), call.get("toolName"),
+                                            call["input"] if "input" in call else call.get("args")))
+    # No text and no calls at all: the SDK was told not to record outputs (recordOutputs: false).
+    output = [("assistant", parts)] if parts or text == "" else []
+    return _Call(
+        inputs=inputs, output=output, tools=[_vercel_tool(t) for t in _list_json_at(tree, "ai.prompt.tools")],
+        model=_first(tree, "gen_ai.request.model", "ai.model.id"),
+        usage=convert.chat_usage(
+            _first(tree, "ai.usage.inputTokens", "ai.usage.promptTokens", "gen_ai.usage.input_tokens"),
+            _first(tree, "ai.usage.outputTokens", "ai.usage.completionTokens", "gen_ai.usage.output_tokens"),
+            cached=_first(tree, "ai.usage.cachedInputTokens", "ai.usage.inputTokenDetails.cacheReadTokens"),
+            reasoning=_first(tree, "ai.usage.reasoningTokens", "ai.usage.outputTokenDetails.reasoningTokens")),
+        finish=_finish(_first(tree, "ai.response.finishReason") or _first_reason(tree)),
+    )
+
+
+def _vercel_turn(message: Any, attribute: str) -> tuple[str, list]:
+    """An AI SDK message, `{role, content}` with content text or a list of typed parts, as a turn."""
+    if not isinstance(message, dict):
+        raise LineProblem(f"attribute '{attribute}' has {convert.describe(message)} for a message, expected an object")
+    content = message.get("content")
+    if isinstance(content, str):
+        return _role(message), [convert.text_part(content)] if content else []
+    if not isinstance(content, list):
+        raise LineProblem(f"attribute '{attribute}' has a message whose content is {convert.describe(content)}, "
+                          "expected text or a list of parts")
+    parts = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "tool-call":
+            parts.append(convert.tool_call_part(part.get("toolCallId"), part.get("toolName"),
+                                                part["input"] if "input" in part else part.get("args")))
+        elif kind == "tool-result":
+            parts.append(convert.tool_result_part(part.get("toolCallId"), _vercel_result(part)))
+        else:
+            parts.append(convert.text_or_raw(part))
+    return _role(message), parts
+
+
+def _vercel_result(part: dict) -> Any:
+    """What a tool-result part says the tool returned: version 5's typed `output` (`{type: "text" | "json" |
+    "error-text" | ..., value}`), or version 4's `result`."""
+    output = part.get("output")
+    if isinstance(output, dict) and "value" in output:
+        return output["value"]
+    return output if "output" in part else part.get("result")
+
+
+def _vercel_tool(tool: Any) -> Any:
+    """One `ai.prompt.tools` entry (JSON text of `{type, name, description, inputSchema}`; `parameters` before
+    version 5) as a Chat Completions tool."""
+    tool = _opened(tool, "ai.prompt.tools")
+    if not isinstance(tool, dict):
+        return tool
+    schema = tool.get("inputSchema", tool.get("parameters"))
+    return convert.function_tool(tool.get("name"), tool.get("description"), schema)
 
 
 def _genai_call(tree: _Attributes, resent: _ResentInputs) -> _Call:
@@ -959,6 +1118,10 @@ def _execution(span: _Span, kind: str) -> dict:
     if kind == "gen_ai-tool":
         call_id, name = tree["gen_ai.tool.call.id"], tree["gen_ai.tool.name"]
         arguments, output = tree["gen_ai.tool.call.arguments"], tree["gen_ai.tool.call.result"]
+    elif kind == "vercel-tool":
+        call_id, name = tree["ai.toolCall.id"], tree["ai.toolCall.name"]
+        # The SDK writes what the tool returned as JSON text (a string result in quotes): read back as the value.
+        arguments, output = tree["ai.toolCall.args"], _parsed(tree["ai.toolCall.result"])
     else:
         call_id, name = tree["tool_call.id"], tree["tool.name"]
         arguments, output = tree["input.value"], tree["output.value"]
