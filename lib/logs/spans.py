@@ -836,7 +836,7 @@ def _vercel_call(tree: _Attributes, resent: _ResentInputs) -> _Call:
             _first(tree, "ai.usage.outputTokens", "ai.usage.completionTokens", "gen_ai.usage.output_tokens"),
             cached=_first(tree, "ai.usage.cachedInputTokens", "ai.usage.inputTokenDetails.cacheReadTokens"),
             reasoning=_first(tree, "ai.usage.reasoningTokens", "ai.usage.outputTokenDetails.reasoningTokens")),
-        finish=_finish(_first(tree, "ai.response.finishReason") or _first_reason(tree)),
+        finish=finish_reason(_first(tree, "ai.response.finishReason") or _first_reason(tree)),
     )
 
 
