@@ -11,30 +11,15 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from lib.logs.chat_shape import object_at
-from lib.logs.exchanges import Exchange, ExchangeReader, Inflater
-from lib.logs.record import CallRecord, LogFormat, Problem
+from lib.logs.exchanges import Exchange, ExchangeFormat
+from lib.logs.record import CallRecord
 
 
-class CassetteFormat(LogFormat):
+class CassetteFormat(ExchangeFormat):
     """One cassette interaction: a recorded request with `uri` and `method`, and its response."""
 
     name = "vcr-cassette"
     title = "VCR cassette"
-
-    def __init__(self) -> None:
-        self._reader = ExchangeReader()
-
-    def not_calls(self) -> int:
-        return self._reader.not_calls
-
-    def share_bodies(self, inflater: Inflater) -> None:
-        self._reader.inflater = inflater
-
-    def unread_calls(self) -> int:
-        return sum(map(len, self._reader.unread.values()))
-
-    def notes(self) -> list[Problem]:
-        return self._reader.notes()
 
     def detect(self, obj: dict) -> str | None:
         request, response = object_at(obj, "request"), object_at(obj, "response")
@@ -51,7 +36,7 @@ class CassetteFormat(LogFormat):
             request_body=_body(request), status=code if isinstance(code, int) else None,
             response_body=_body(response), response_type=_header(response, "content-type"),
         )
-        yield from self._reader.record(exchange, line)
+        yield from self.reader.record(exchange, line)
 
 
 def _body(side: dict) -> Any:

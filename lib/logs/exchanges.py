@@ -23,7 +23,7 @@ from lib.logs.gemini import GeminiFormat
 from lib.logs.limits import gunzipped_at_most, limits
 from lib.logs.ollama import OllamaFormat, joined_chunks
 from lib.logs.provider_pairs import ProviderPairFormat, error_body
-from lib.logs.record import CallRecord, LineProblem, Problem
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.logs.responses import FINAL_EVENTS, ResponsesFormat, is_responses_request
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
 from lib.logs.streams import AnthropicStreamFormat, OpenAIChatStreamFormat
@@ -182,6 +182,27 @@ class ExchangeReader:
         if path.endswith(("/chat/completions", "/messages")):
             return None
         return next(((f, {}) for f in (self.bedrock, self.gemini, self.ollama) if f.is_request(request)), None)
+
+
+class ExchangeFormat(LogFormat):
+    """A format whose items are recorded HTTP exchanges (cassettes, HAR files): read by one ExchangeReader, which
+    counts and names what was no model call or a call to an API not read here."""
+
+    def __init__(self) -> None:
+        self.reader = ExchangeReader()
+        """Reads this file's exchanges in order."""
+
+    def not_calls(self) -> int:
+        return self.reader.not_calls
+
+    def share_bodies(self, inflater: Inflater) -> None:
+        self.reader.inflater = inflater
+
+    def unread_calls(self) -> int:
+        return sum(map(len, self.reader.unread.values()))
+
+    def notes(self) -> list[Problem]:
+        return self.reader.notes()
 
 
 def _error(response: Any, status: int | None) -> dict | None:

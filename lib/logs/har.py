@@ -12,30 +12,15 @@ import binascii
 from typing import Iterator
 
 from lib.logs.chat_shape import object_at
-from lib.logs.exchanges import Exchange, ExchangeReader, Inflater
-from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
+from lib.logs.exchanges import Exchange, ExchangeFormat
+from lib.logs.record import CallRecord, LineProblem
 
 
-class HarEntryFormat(LogFormat):
+class HarEntryFormat(ExchangeFormat):
     """One HAR entry: request.method and request.url, response.status and response.content."""
 
     name = "har"
     title = "HAR (browser network log)"
-
-    def __init__(self) -> None:
-        self._reader = ExchangeReader()
-
-    def not_calls(self) -> int:
-        return self._reader.not_calls
-
-    def share_bodies(self, inflater: Inflater) -> None:
-        self._reader.inflater = inflater
-
-    def unread_calls(self) -> int:
-        return sum(map(len, self._reader.unread.values()))
-
-    def notes(self) -> list[Problem]:
-        return self._reader.notes()
 
     def detect(self, obj: dict) -> str | None:
         request, response = object_at(obj, "request"), object_at(obj, "response")
@@ -59,4 +44,4 @@ class HarEntryFormat(LogFormat):
             status=status if isinstance(status, int) and status > 0 else None,
             response_body=body, response_type=str(content.get("mimeType") or "").lower(),
         )
-        yield from self._reader.record(exchange, line)
+        yield from self.reader.record(exchange, line)
