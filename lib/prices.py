@@ -82,13 +82,17 @@ class TraceCost:
     """The models with no price, sorted: their rounds are left out of the total."""
 
 
+NO_MODEL = "(the log names no model)"
+"""How a round whose log names no model is listed among those without a price."""
+
+
 def trace_cost(rounds: Iterable[tuple[str | None, Usage]], prices: tuple[Price, ...]) -> TraceCost:
     """The cost of every (model, usage) round, summed over those with a price."""
     costs, unpriced = [], set()
     for model, usage in rounds:
         price = price_for(model, prices)
         if price is None:
-            unpriced.add(str(model))
+            unpriced.add(str(model) if model else NO_MODEL)
         else:
             costs.append(cost(usage, price))
     return TraceCost(math.fsum(costs) if costs else None, tuple(sorted(unpriced)))

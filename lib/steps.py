@@ -110,7 +110,8 @@ def steps_for_round(trace: Trace, index: int, placed: Growth | None = None,
     labels: list[StepLabel] = []
     labels.extend(_tool_list(trace, round_))
     labels.extend(_results(trace, round_, placed))
-    labels.extend(_response(round_, DIALECTS[trace.dialect].FINISH_FIELD, waiting))
+    labels.extend(_response(round_, DIALECTS[trace.dialect].FINISH_FIELD, waiting,
+                            trace.rounds[index] if index < len(trace.rounds) else None))
     return tuple(labels)
 
 
@@ -153,7 +154,8 @@ def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
     return labels
 
 
-def _response(round_: Round, finish_field: str, waiting: str | None = None) -> list[StepLabel]:
+def _response(round_: Round, finish_field: str, waiting: str | None = None,
+              next_round: Round | None = None) -> list[StepLabel]:
     response = round_.response
     if response is None:  # a failure says what happened itself; a request the log ends on says nothing more
         return [] if round_.error is not None else [StepLabel(
@@ -187,6 +189,10 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None) -> l
         if narration:
             labels.append(StepLabel(5, "response", path, "the loop ended with no call made: the text announces an "
                                     "action, it does not answer", narration=True))
-        else:
+        elif next_round is None:
             labels.append(StepLabel(5, "response", path, "final answer"))
+        else:
+            # A text-protocol agent (commands in the text, run by the program) or a person's next question goes on.
+            labels.append(StepLabel(5, "response", path, f"answer in text, no tool call; round {next_round.index} "
+                                    "goes on from it"))
     return labels

@@ -54,6 +54,13 @@ def figure(value, spec: str = ",") -> str:
     return str(value)
 
 
+def milliseconds(value) -> str:
+    """A duration in milliseconds as a person reads it: two significant digits under 10 (0.39), whole above (1,204)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return format(value, ".2g") if abs(value) < 10 else format(round(value), ",")
+    return str(value)
+
+
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
     """`1 tool`, `4 tools`."""
     return f"{count:,} {noun if count == 1 else (nouns or noun + 's')}"

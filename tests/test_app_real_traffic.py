@@ -275,3 +275,40 @@ def test_a_failed_calls_output_is_not_known_in_the_rounds_table_chart_and_cli_as
     assert [r.output_if_known for r in rows] == [30, None]
     import pyarrow
     assert pyarrow.Table.from_pandas(rounds_table(rows)).column("tokens out").to_pylist() == ["30", "not known"]
+
+
+def test_a_text_agents_round_that_the_next_round_goes_on_from_is_not_called_the_end(app):
+    # mini-swe-agent runs the bash command it reads in the model's text and sends its output as the next user turn:
+    # every round said "final answer" and "the round trip ends here", ten times over.
+    at = uploaded(app, "containers/mini-swe-agent-github-issue.traj.json")
+    shown = screen(at)
+    assert "the round trip ends here" not in shown
+    assert "The model called no tool here, so no tool call ran; round 2 is the program's next request." in shown
+    assert "answer in text, no tool call; round 2 goes on from it" in shown
+    sidebar = " ".join(t.value for t in at.sidebar.text)
+    assert "22 elements: 10 rounds in 1 conversation; 0 elements skipped" in sidebar
+    assert "22 elements read as openai-finetune" in sidebar
+    at.number_input(key="explorer.round").set_value(10).run()
+    assert "final answer" in screen(at)
+
+
+def test_a_round_whose_log_names_no_model_is_listed_without_a_price_in_words_not_as_none(app):
+    at = uploaded(app, "containers/mini-swe-agent-github-issue.traj.json")
+    at.switch_page("pages/tokens.py").run()
+    shown = [t.value for t in at.main.text]
+    assert "(the log names no model)" in shown and "None" not in shown
+
+
+def test_a_tool_run_under_a_millisecond_is_shown_to_two_digits(app):
+    # The Vercel AI SDK's ai.toolCall span lasted 0.392075 ms.
+    shown = screen(uploaded(app, "otlp-vercel-ai-sdk.jsonl"))
+    assert "0.39 ms" in shown and "0.392075" not in shown
+
+
+def test_a_file_of_calls_to_an_api_not_read_says_so_where_the_rounds_would_be(app):
+    at = uploaded(app, "containers/ollm-cohere-v2-tool-history.yaml")
+    assert [w.value for w in at.warning] == [
+        "This file holds no readable rounds. The sidebar says what it holds and why none could be read."]
+    sidebar = " ".join(t.value for t in at.sidebar.text)
+    assert "2 interactions to an API Roundtrip does not read" in sidebar
+    assert "a model call to api.cohere.com/v2/chat, an API Roundtrip does not read" in sidebar

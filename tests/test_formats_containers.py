@@ -62,7 +62,7 @@ EXPECTED = [
     ("oi-ollama-tool-call.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
     ("ollm-cohere-v2-tool-history.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
-     "2 interactions: 0 rounds in 0 conversations; 2 interactions model calls to an API Roundtrip does not read; "
+     "2 interactions: 0 rounds in 0 conversations; 2 interactions to an API Roundtrip does not read; "
      "0 interactions skipped", {}, 0),
     ("pyd-deepseek-responses-400.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [4]}, 0),

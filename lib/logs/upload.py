@@ -121,8 +121,7 @@ class Upload:
         others = f"{self.counted(self.not_calls)} not {'a model call' if self.not_calls == 1 else 'model calls'}; " \
             if self.not_calls else ""
         if self.unread_calls:
-            others += (f"{self.counted(self.unread_calls)} {'a model call' if self.unread_calls == 1 else 'model calls'}"
-                       " to an API Roundtrip does not read; ")
+            others += f"{self.counted(self.unread_calls)} to an API Roundtrip does not read; "
         return (
             f"{self.counted(self.lines)}: {plural(self.rounds, 'round')} in "
             f"{plural(len(self.conversations), 'conversation')}; {others}{self.counted(self.skipped_lines)} skipped"
@@ -586,7 +585,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
             problems.append(Problem(number, f"{label}matches no known log format"))
             continue
         fired = rules.setdefault(chosen.name, {})
-        fired[rule] = fired.get(rule, 0) + 1
+        fired[rule] = fired.get(rule, 0) + span  # a transcript made of a whole array counts its elements
         _feed(chosen, obj, number, label, reading)
 
 

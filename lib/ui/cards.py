@@ -26,7 +26,7 @@ from lib.money import money_comparison
 from lib.checks import Finding
 from lib.failures import NO_RESPONSE, failure_heading, is_replay_miss, odd_status
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, join_path
-from lib.text import as_code, figure, plural, show_controls, summarize_message
+from lib.text import as_code, milliseconds, plural, show_controls, summarize_message
 from lib.ui import plain, state
 from lib.ui.plain import clip
 
@@ -312,8 +312,12 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
 
 
 def _nothing_ran(round_: Round, next_round: Round | None) -> str:
-    if round_.error is None:
+    if round_.error is None and next_round is None:
         return "The program ran nothing after this response: the round trip ends here."
+    if round_.error is None:
+        # An agent that reads commands out of the text runs them between rounds; no tool call says which.
+        return (f"The model called no tool here, so no tool call ran; round {next_round.index} is the program's next "
+                "request.")
     # A failed call is often retried: the trace goes on, so only its last round ends it.
     if next_round is None:
         return "The call failed, so the program ran nothing: the trace ends here."
@@ -353,7 +357,7 @@ def _executions(round_: Round, next_round: Round | None, marks: list[Mark], poin
             st.markdown(":green-badge[ran ok]" if execution.ok else ":red-badge[failed]")
             facts = [f"handler {execution.name}", f"call {execution.tool_call_id}"]
             if execution.duration_ms is not None:
-                facts.append(f"{figure(execution.duration_ms, 'g')} ms")
+                facts.append(f"{milliseconds(execution.duration_ms)} ms")
             if execution.approval:
                 facts.append(str(execution.approval))
             plain.text(" · ".join(facts))

@@ -72,7 +72,7 @@ def open_round(loaded: LoadedTrace, index: int) -> None:
 def require_rounds(loaded: LoadedTrace) -> None:
     """Stop the page here when the trace has no readable rounds, saying where the problems are listed."""
     if not loaded.trace.rounds:
-        st.warning("This file holds no readable rounds. The problems found are listed in the sidebar.")
+        st.warning("This file holds no readable rounds. The sidebar says what it holds and why none could be read.")
         st.stop()
 
 
