@@ -45,7 +45,8 @@ def test_an_openai_agents_trace_reads_its_responses_calls_paired_with_their_resu
 
 def test_pydantic_ai_genai_messages_keep_each_tool_result_it_wrote_as_result():
     # pydantic-ai writes a tool_call_response's answer under `result`, not the semconv's `response`: it read as null.
-    first, second, third, evaluator = rounds("langfuse-pydantic-ai-tools.json")
+    writer, critic = upload("langfuse-pydantic-ai-tools.json").conversations
+    (first, second, third), (evaluator,) = writer.trace.rounds, critic.trace.rounds
     assert answered(first, second) == [
         ("get_pun_suggestion", {"topic": "programming"},
          "Pun idea: Play on words related to 'programming' - think about homophones or double meanings"),
@@ -59,6 +60,17 @@ def test_pydantic_ai_genai_messages_keep_each_tool_result_it_wrote_as_result():
     assert [(r.response.finish_reason, usage(r)) for r in (first, second, third, evaluator)] == [
         ("tool_calls", (265, 73, 0)), ("stop", (417, 53, 0)), ("stop", (502, 14, 0)), ("tool_calls", (131, 69, 0))]
     assert [c.name for c in evaluator.tool_calls] == ["final_result"]
+
+
+def test_two_agents_of_one_trace_are_two_conversations_not_one_rewritten_history():
+    # The joke critic (its own system prompt, under the trace's `evaluator_agent run` span) was round 4 of the writer's
+    # conversation: "history rewritten, 6 messages dropped", its prompt shown as a diff of the writer's.
+    writer, critic = upload("langfuse-pydantic-ai-tools.json").conversations
+    assert (writer.id, critic.id) == ("joke-generator", "joke-generator · evaluator_agent run")
+    assert critic.trace.rounds[0].request.messages[0].text == (
+        "You are a joke critic. Evaluate if the joke is funny and well-crafted.")
+    from lib.checks import run_checks
+    assert not [f for f in run_checks(writer.trace) if f.code == "history-rewritten"]
 
 
 def test_a_google_adk_trace_reads_the_sdks_snake_case_request_and_response():

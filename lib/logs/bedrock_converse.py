@@ -240,7 +240,8 @@ def _headers(data: bytes, position: int) -> dict[str, Any]:
             elif kind in HEADER_VALUE_SIZES:
                 headers[name], at = kind == 0, at + HEADER_VALUE_SIZES[kind]
             else:
-                raise LineProblem(f"the event stream's message at byte {position:,} has a header of unknown type {kind}")
+                raise LineProblem(f"the event stream's message at byte {position:,} has a header of unknown "
+                                  f"type {kind}")
     except (IndexError, struct.error) as exc:
         raise LineProblem(f"the event stream's message at byte {position:,} has headers cut short") from exc
     return headers
@@ -293,12 +294,14 @@ def _add_delta(blocks: dict[int, dict], index: int, delta: dict) -> None:
                               {"toolUse": {"input": ""}} if kind == "toolUse" else
                               {"reasoningContent": {"reasoningText": {"text": ""}}})
     if kind not in block:
-        raise LineProblem(f"content block {index} of the event stream gets a {kind} delta, but it is not a {kind} block")
+        raise LineProblem(f"content block {index} of the event stream gets a {kind} delta, but it is not a "
+                          f"{kind} block")
     piece = delta[kind]
     if kind == "text":
         block["text"] += str(piece or "")
     elif kind == "toolUse":
-        block["toolUse"]["input"] = str(block["toolUse"].get("input") or "") + str(convert.object_at(delta, kind).get("input") or "")
+        more = convert.object_at(delta, kind).get("input")
+        block["toolUse"]["input"] = str(block["toolUse"].get("input") or "") + str(more or "")
     else:
         said, piece = block["reasoningContent"]["reasoningText"], convert.object_at(delta, kind)
         said["text"] = str(said.get("text") or "") + str(piece.get("text") or "")

@@ -5,7 +5,8 @@ sent them wrote them (as JSON, or as JSON text), so each is handed to the conver
 items and a response object (the OpenAI Agents SDK), OpenTelemetry GenAI `{role, parts}` messages (pydantic-ai),
 Chat Completions messages (LangChain, LiteLLM, CrewAI), google-genai request and response objects (Google ADK).
 A generation in a shape none of them reads is not guessed at: it is a round with its model, usage and latency
-and no messages, and a note names it. The trace is one conversation, named by the trace's name (or id), its
+and no messages, and a note names it. Each agent of a trace (the generations that open with the same first
+message) is one conversation, named by the trace's name (or id), a second agent's after its parent observation;
 rounds in start-time order; Langfuse's own usage figures (`usageDetails`) are the round's usage.
 """
 
@@ -19,7 +20,7 @@ from typing import Any, Iterator
 import orjson
 
 from lib.dialects import OPENAI
-from lib.intern import loads_exact
+from lib.intern import content_key, loads_exact
 from lib.logs import chat_shape as convert
 from lib.logs import gemini, responses, spans
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
@@ -76,6 +77,8 @@ class LangfuseTraceFormat(LogFormat):
                 key = (start is None, start or 0, position)
                 (generations if observation["type"] == "GENERATION" else tools).append((key, position, observation))
         calls = []
+        agents: dict[object, str] = {}  # conversation by the first message each agent sends
+        named = {o.get("id"): o.get("name") for o in observations if isinstance(o, dict)}
         for key, position, observation in sorted(generations, key=lambda g: g[0]):
             where = _named(observation, position)
             try:
@@ -83,7 +86,11 @@ class LangfuseTraceFormat(LogFormat):
             except LineProblem as problem:
                 problems.append(f"{where}: {problem}")
                 continue
-            record.conversation = conversation
+            messages = (record.request or {}).get("messages") or [None]
+            parent = named.get(observation.get("parentObservationId"))
+            agent = parent if isinstance(parent, str) and parent else len(agents) + 1
+            record.conversation = agents.setdefault(content_key(messages[0]) if messages[0] is not None else None,
+                                                    f"{conversation} · {agent}" if agents else conversation)
             calls.append((key, record))
         for key, _, observation in sorted(tools, key=lambda t: t[0]):
             spans.attach_execution(_execution(observation), key, calls)
