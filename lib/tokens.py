@@ -9,8 +9,8 @@ How the parts are estimated (docs/tokens.md has the measured accuracy):
 - framing: a fixed number of tokens per message for the role markers a chat template adds, plus
   the tokens that open the reply (OpenAI documents 3 and 3 for its chat models);
 - the tool list: the JSON text of each definition; for Claude, Anthropic also prepends a tool-use system
-  prompt whenever tools are sent (346 tokens on current Claude models, per Anthropic's pricing
-  notes), counted with the tools;
+  prompt whenever tools are sent (346 tokens on current Claude models, 530, 159 and 264 on Claude 3 Opus,
+  Sonnet and Haiku, per Anthropic's pricing notes, with the tool choice left to the model), counted with the tools;
 - the response: the assistant message, without framing.
 
 When another round of the same trace has reported usage, an input estimate is anchored on it:
@@ -22,6 +22,7 @@ same in every request of one conversation, so it cancels; what differs is conten
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
@@ -67,13 +68,24 @@ FRAMING = {
 }
 
 
+TOOL_PROMPTS = ((re.compile(r"claude-3-opus"), 530), (re.compile(r"claude-3-sonnet"), 159),
+                (re.compile(r"claude-3-(?:5-)?haiku"), 264))
+"""Claude models whose tool-use system prompt is not the current models' 346 tokens (Anthropic's pricing notes, tool
+choice auto); matched in any spelling of the model's id (`anthropic.claude-3-sonnet-20240229-v1:0` on Bedrock)."""
+
+
 def framing_of(trace: Trace) -> Framing:
     """The framing of the trace's dialect; the tool-use prompt only for Claude (or an unnamed model on Anthropic's
-    API): Bedrock Converse reads as the Anthropic dialect for every model it serves, Amazon Nova's included."""
+    API), of the size the model's family has: Bedrock Converse reads as the Anthropic dialect for every model it
+    serves, Amazon Nova's included."""
     framing = FRAMING.get(trace.dialect, FRAMING[OPENAI])
-    if framing.tools_preamble and trace.model and "claude" not in trace.model.lower():
+    model = (trace.model or "").lower()
+    if not framing.tools_preamble or not model:
+        return framing
+    if "claude" not in model:
         return replace(framing, tools_preamble=0)
-    return framing
+    sized = next((tokens for pattern, tokens in TOOL_PROMPTS if pattern.search(model)), None)
+    return replace(framing, tools_preamble=sized) if sized is not None else framing
 
 
 @dataclass(frozen=True, slots=True)

@@ -275,6 +275,15 @@ def test_a_bedrock_nova_call_is_not_charged_claudes_tool_use_prompt(app):
     assert figures(at)["Our estimate of the input"].value == "229"
 
 
+def test_a_claude_3_sonnet_call_is_charged_its_own_tool_use_prompt_not_the_current_models(app):
+    # openllmetry's Bedrock ConverseStream call to Claude 3 Sonnet: Anthropic lists its tool-use prompt at 159 tokens.
+    # With the current models' 346 the tool definitions read 403, above the whole reported input of 236.
+    at = uploaded(app, "containers/ollm-bedrock-converse-stream-tool.yaml")
+    where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
+    assert "tool definitions 216 ·" in where
+    assert figures(at)["Our estimate of the input"].value == "226"
+
+
 def test_totals_that_add_up_estimates_say_they_are_estimates(app):
     # A hermes-agent transcript reports no usage: the explorer shows each round's input as "≈ 416", estimated.
     # The Tokens page's totals are sums of those estimates, and must not read as billed figures.
