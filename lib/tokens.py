@@ -247,10 +247,11 @@ HELD = dict(INPUT_PARTS)["held"]
 
 def input_words(parts: Iterable[tuple[str, int]]) -> str:
     """A round's input parts (see `input_parts`) in words. Where our count is above the input the remainder is
-    negative, and a negative share is untrue: it is left out, and `split_words` says the parts are our count's. Held
-    messages are named only where the provider held some: elsewhere the words would describe an API not in use."""
+    negative, and a negative share is untrue: it is left out, and `split_words` says the parts are our count's; so is
+    a remainder of 0, which on a trace that reported nothing would name a report there was not. Held messages are
+    named only where the provider held some: elsewhere the words would describe an API not in use."""
     return " · ".join(f"{label} {tokens:,}" for label, tokens in parts
-                      if (tokens or label != HELD) and not (label == NOT_COUNTED and tokens < 0))
+                      if (tokens or label != HELD) and not (label == NOT_COUNTED and tokens <= 0))
 
 
 def overcount(parts: Iterable[tuple[str, int]]) -> int:

@@ -312,3 +312,11 @@ def test_a_file_of_calls_to_an_api_not_read_says_so_where_the_rounds_would_be(ap
     sidebar = " ".join(t.value for t in at.sidebar.text)
     assert "2 interactions to an API Roundtrip does not read" in sidebar
     assert "a model call to api.cohere.com/v2/chat, an API Roundtrip does not read" in sidebar
+
+
+def test_a_trace_that_reported_no_usage_names_no_part_reported_beyond_our_count(app):
+    # mini-swe-agent's messages carry no usage: "reported beyond our count 0" named a report there was not.
+    at = uploaded(app, "containers/mini-swe-agent-github-issue.traj.json")
+    where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
+    assert "reported beyond our count" not in where
+    assert "new messages" in where
