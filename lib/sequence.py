@@ -10,7 +10,7 @@ Labels are our own words around trace strings; whoever draws them must escape th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from lib.growth import program_sent
@@ -121,7 +121,22 @@ def _calls(k: int, round_: Round) -> list[Arrow]:
         if not declined:
             returns.append(Arrow(k, "tools", "program", None, "returns" if execution.ok else "fails",
                                  beside=bool(returns)))
+    if len(calls) > 2:
+        # Three labels side by side in one lane's width overlap: the row's first arrow speaks for all of them.
+        return [arrows[0], *_said_once(arrows[1:]), *_said_once(returns)]
     return arrows + returns
+
+
+def _said_once(row: list[Arrow]) -> list[Arrow]:
+    """Arrows that happen at once, the first labelled with what they do and how many do each (`runs 3? (not
+    recorded)`, `returns 2, fails 1`), the others unlabelled."""
+    done: dict[tuple[str, bool], int] = {}
+    for arrow in row:
+        verb = arrow.label.split(" ", 1)[0].rstrip("?")
+        done[(verb, arrow.recorded)] = done.get((verb, arrow.recorded), 0) + 1
+    label = ", ".join(f"{verb} {count}" + ("" if recorded else "? (not recorded)")
+                      for (verb, recorded), count in done.items())
+    return [replace(arrow, label=label if n == 0 else "") for n, arrow in enumerate(row)]
 
 
 def window_start(round_: int, rounds: int, limit: int = SEQUENCE_ROUNDS) -> int:
