@@ -137,7 +137,12 @@ def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
     for entry in placed.new:
         for part in entry.message.tool_results:
             found = find_call(trace, part.call_id, round_.index)
-            if found is None:
+            sent = next((i for i, m in enumerate(round_.request.messages[:entry.index])
+                         if any(c.id == part.call_id for c in m.tool_calls)), None) if found is None else None
+            if sent is not None:
+                # A history that starts before the log: the call is in this request, from no response it kept.
+                detail = f"result for {part.call_id}, called in messages[{sent}] of this request (by no response in the log)"
+            elif found is None:
                 detail = f"result for {part.call_id}, which no earlier call made"
             else:
                 detail = f"result for {found[1].name} ({part.call_id}, called in round {found[0]})"

@@ -569,3 +569,14 @@ def test_an_agents_sdk_handoff_is_not_called_a_write_tool():
     [handoff] = conversation.trace.rounds[0].tool_calls
     assert handoff.name == "transfer_to_symphony_composer"
     assert _findings(upload, "write-tool-call") == []
+
+
+def test_a_result_whose_call_is_in_the_same_request_is_not_said_to_answer_no_call():
+    # pydantic-ai's DeepSeek cassette sends a history it built itself: call-a sits in messages[0] of the very request
+    # whose messages[1] answers it. "which no earlier call made" contradicted the card just above it.
+    from lib.steps import steps_for_round
+    data = (FIXTURES / "containers" / "pyd-deepseek-responses-400.yaml").read_bytes()
+    trace = read_upload([("deepseek.yaml", data)]).conversations[0].trace
+    assert [s.detail for s in steps_for_round(trace, 1) if s.step == 4] == [
+        "result for call-a, called in messages[0] of this request (by no response in the log)",
+        "result for call-b, called in messages[0] of this request (by no response in the log)"]
