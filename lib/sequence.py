@@ -74,7 +74,11 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
             arrows.append(Arrow(k, "program", "program", 4, f"appends {plural(results, 'result')} to the messages"))
         tools = f" + {plural(len(round_.request.tools), 'tool')}" if round_.request.tools else ""
         sent = f"{_sent_words(round_)}{tools}" if round_.request_recorded else "not in the log"
-        arrows.append(Arrow(k, "program", "model", 1, f"request {k}: {sent}"))
+        error = round_.error
+        # A provider that refused the request answered from its API: the model never saw it (unless it wrote the
+        # output the provider then rejected).
+        refused = error is not None and bool(error.status) and not error.rejected_generation
+        arrows.append(Arrow(k, "program", "api" if refused else "model", 1, f"request {k}: {sent}"))
         if round_.error is not None:
             arrows.append(_failure(k, round_.error.status))
             continue

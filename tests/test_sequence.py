@@ -85,6 +85,10 @@ def test_a_providers_400_is_drawn_from_the_api_lane():
     titles = {a["text"]: a["x"] for a in figure["layout"]["annotations"] if a.get("text", "").startswith("<b>")}
     refusal = next(a for a in figure["layout"]["annotations"] if a.get("showarrow") and a["ax"] == titles["<b>Provider API</b>"])
     assert refusal["x"] == titles["<b>Program</b>"]
+    # The refused request reached the API, not the model: its arrow ends on the API's lane.
+    request = next(a for a in arrows if a.round == 2 and a.step == 1)
+    assert (request.source, request.target) == ("program", "api")
+    assert [(a.source, a.target) for a in arrows if a.round == 1 and a.step == 1] == [("program", "model")]
 
 
 def test_the_window_of_rounds_holds_the_round_being_viewed():
