@@ -698,6 +698,17 @@ def test_model_calls_to_an_api_no_format_reads_are_named_as_such_not_as_no_model
     assert "not model calls" not in result.summary()
 
 
+def test_a_responses_turn_whose_text_follows_its_call_says_the_order_is_not_shown():
+    # pydantic-ai's DeepSeek cassette: text, call-a, text, call-b in one turn (the provider refused that order). As one
+    # Chat Completions message the request looks valid; a note says what the conversion could not hold.
+    result = upload("pyd-deepseek-responses-400.yaml")
+    assert [result.said(n) for n in result.notes] == [
+        "interaction 1: the request's input has the model's text after one of its calls in the same turn (text, call, "
+        "text, call), an order no Chat Completions message can hold: the turn is shown as one assistant message, its "
+        "texts before its calls"]
+    assert upload("pydantic-ai-openai-responses.yaml").notes == ()
+
+
 def test_a_refused_responses_call_keeps_the_http_status_its_cassette_recorded():
     # The body's `code` is 400 (line 65); the check said "HTTP status not recorded".
     (round_,) = _rounds("pyd-deepseek-responses-400.yaml").rounds

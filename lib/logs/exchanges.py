@@ -162,6 +162,7 @@ class ExchangeReader:
                          + (f", and so {'is' if len(items) == 2 else 'are'} {plural(len(items) - 1, 'more call')} "
                             "to it" if len(items) > 1 else ""), loaded=True)
                  for api, items in self.unread.items()]
+        notes.extend(self.responses.notes())
         if self.unanswered:
             (first, status), more = self.unanswered[0], len(self.unanswered) - 1
             notes.append(Problem(first, f"the response body was recorded empty{f' (HTTP {status})' if status else ''}"

@@ -14,7 +14,8 @@ from typing import Any, Iterable, Iterator
 from lib.dialects import OPENAI
 from lib.dialects.common import flatten_content
 from lib.logs import chat_shape as convert
-from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
+from lib.text import plural
 
 REQUEST_KEYS = ("instructions", "previous_response_id", "tools", "reasoning", "text", "store", "conversation",
                 "max_output_tokens", "tool_choice", "include")
@@ -68,6 +69,19 @@ class ResponsesFormat(LogFormat):
     def __init__(self) -> None:
         self._links: dict[str, _Link] = {}
         self._conversations: dict[str, list[dict]] = {}
+        self.interleaved: list[int] = []
+        """Lines whose request's input has the model's text after its call in one turn (see `notes`)."""
+
+    def notes(self) -> list[Problem]:
+        if not self.interleaved:
+            return []
+        more = len(self.interleaved) - 1
+        return [Problem(self.interleaved[0], "the request's input has the model's text after one of its calls in "
+                        "the same turn (text, call, text, call), an order no Chat Completions message can hold: the "
+                        "turn is shown as one assistant message, its texts before its calls"
+                        + (f"; {plural(more, 'more request')} {'holds' if more == 1 else 'hold'} such a turn too"
+                           if more else ""),
+                        loaded=True)]
 
     def detect(self, obj: dict) -> str | None:
         kind = obj.get("type")
@@ -113,7 +127,10 @@ class ResponsesFormat(LogFormat):
         messages = history
         chat_request = None
         if request is not None:
-            messages = history + convert.chat_messages(_turns(_input_items(request), "input"))
+            items = _input_items(request)
+            if _interleaved(items):
+                self.interleaved.append(line)
+            messages = history + convert.chat_messages(_turns(items, "input"))
             chat_request = _chat_request(request, messages)
         chat_response, error, opens = None, None, None
         if response is not None and not is_responses_response(response):
@@ -210,6 +227,21 @@ def _input_items(request: dict) -> list:
 
 
 # --- items -------------------------------------------------------------------------------------
+
+
+def _interleaved(items: list) -> bool:
+    """Whether a run of the model's items has a text message after a call: merged into one turn, the order is lost."""
+    called = False
+    for item in items:
+        kind = item.get("type", "message" if "role" in item else None) if isinstance(item, dict) else None
+        if kind in ("function_call", "custom_tool_call"):
+            called = True
+        elif kind == "message" and item.get("role") == "assistant":
+            if called:
+                return True
+        elif kind not in ("reasoning", None):
+            called = False
+    return False
 
 
 def _turns(items: Iterable[Any], where: str) -> list[tuple[str, list]]:
