@@ -19,10 +19,12 @@ from lib.text import plural
 Status = Literal["new", "resent", "changed"]
 """A message's standing in its request compared with the previous request."""
 
-Origin = Literal["input", "response", "tool-result"]
-"""Where a message came from: the person or program, the previous response, or a tool."""
+Origin = Literal["input", "history", "response", "tool-result"]
+"""Where a message came from: the person or program, an assistant turn the program put in the history, the previous
+response, or a tool."""
 ORIGIN_WORDS: dict[str, str] = {
     "input": "written by the person or the program",
+    "history": "an assistant turn the program put in the history, not the previous response as it came back",
     "response": "the model's turn from the previous response, appended unchanged",
     "tool-result": "tool results the program appended",
 }
@@ -94,7 +96,7 @@ def _origin(message: Message, previous_round: Round | None) -> Origin:
         # Clients often drop null fields (refusal, annotations) when they echo the turn back.
         if message == answered or (message.tool_calls, message.text) == (answered.tool_calls, answered.text):
             return "response"
-    return "input"
+    return "history" if message.role == "assistant" else "input"
 
 
 Entries = tuple[MessageEntry, ...]

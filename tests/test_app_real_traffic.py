@@ -320,3 +320,9 @@ def test_a_trace_that_reported_no_usage_names_no_part_reported_beyond_our_count(
     where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
     assert "reported beyond our count" not in where
     assert "new messages" in where
+
+
+def test_an_assistant_turn_the_program_put_in_the_history_is_not_said_to_be_written_by_the_person(app):
+    # pydantic-ai's DeepSeek request opens on an assistant turn it built; no response in the log wrote it.
+    shown = screen(uploaded(app, "containers/pyd-deepseek-responses-400.yaml"))
+    assert "An assistant turn the program put in the history, not the previous response as it came back." in shown
