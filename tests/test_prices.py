@@ -37,5 +37,5 @@ def test_a_trace_costs_the_sum_of_its_priced_rounds_and_names_the_models_without
               ("chat-small", Usage(2181, 102, "reported")), (None, Usage(10, 1, "estimated"))]
     spent = trace_cost(rounds, DEFAULT_PRICES)
     assert round(spent.total, 5) == 0.00048
-    assert spent.unpriced == ("DeepSeek-V4-Flash", "None")
+    assert spent.unpriced == ("(the log names no model)", "DeepSeek-V4-Flash")  # not "None"
     assert trace_cost([("DeepSeek-V4-Flash", Usage(1, 1, "reported"))], DEFAULT_PRICES).total is None
