@@ -273,10 +273,11 @@ def _json(body: Any, label: str, inflater: Inflater) -> Any:
     text = _text(body, label, inflater).strip()
     if not text or text[:1] not in "{[":
         return None
-    if nests_deeper(text):  # Python's recursive code (json, copying, rendering) could not walk it
+    raw = text.encode("utf-8", "surrogatepass")  # once, for the depth check and the parse both
+    if nests_deeper(raw):  # Python's recursive code (json, copying, rendering) could not walk it
         raise LineProblem(f"{label} nests more than {DEEPEST} levels deep; no model call does")
     try:
-        return loads_exact(text)
+        return loads_exact(raw)
     except orjson.JSONDecodeError:
         pass
     try:  # orjson refuses what json takes (NaN, lone surrogates): the slower parser decides
