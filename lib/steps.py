@@ -141,7 +141,8 @@ def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
                          if any(c.id == part.call_id for c in m.tool_calls)), None) if found is None else None
             if sent is not None:
                 # A history that starts before the log: the call is in this request, from no response it kept.
-                detail = f"result for {part.call_id}, called in messages[{sent}] of this request (by no response in the log)"
+                detail = (f"result for {part.call_id}, called in messages[{sent}] of this request (by no response in "
+                          "the log)")
             elif found is None:
                 detail = f"result for {part.call_id}, which no earlier call made"
             else:

@@ -412,7 +412,8 @@ def _metadata_tools(observation: dict) -> list[dict]:
         parameters = parameters if isinstance(parameters, dict) else {}
         definitions = [t for key in ("function_tools", "output_tools") if isinstance(parameters.get(key), list)
                        for t in parameters[key]]
-    return [convert.function_tool(t.get("name"), t.get("description"), next((t[k] for k in SCHEMA_KEYS if k in t), None))
+    return [convert.function_tool(t.get("name"), t.get("description"),
+                                  next((t[k] for k in SCHEMA_KEYS if k in t), None))
             for t in definitions if isinstance(t, dict) and isinstance(t.get("name"), str)]
 
 

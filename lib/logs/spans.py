@@ -221,7 +221,8 @@ class SpanFormat(LogFormat):
             self._resent.parents = {}
         if problems:
             # The good spans of the document are kept; the line is reported for the bad ones.
-            raise LineProblem(f"{len(problems)} of {plural(len(spans), 'span')} could not be read ({'; '.join(problems[:3])})")
+            raise LineProblem(f"{len(problems)} of {plural(len(spans), 'span')} could not be read "
+                              f"({'; '.join(problems[:3])})")
 
     def _take(self, raw: Any, line: int, typed: bool = False) -> None:
         """Hold one span (a dict, or otlp_typed's Span when `typed`) as a call or a tool run; other spans
