@@ -14,7 +14,8 @@ Severities:
   `narration-without-call`, `model-filled-identity`, `history-rewritten`, `too-many-tools`,
   `repeated-call`, and a call whose whole turn the next request dropped (`missing-tool-result`).
 - info: legal and worth knowing: `text-with-tool-calls` (a client must keep that text),
-  `tools-changed`, `declined-call`, `model-filled-value` (an argument no earlier message holds),
+  `tools-changed`, `declined-call`, `model-filled-value` (an argument no earlier message holds; not
+  in a structured answer given as a call, pydantic-ai's `final_result`),
   `write-tool-call` (a tool that changes something, where a person's approval belongs), and
   `model-filled-identity` when the execution records that the program replaced the model's value.
 
@@ -602,6 +603,8 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
             if not isinstance(call.arguments, dict):
                 continue
             tool = _tool(round_.request, call.name)
+            if is_output_tool(call.name, tool):
+                continue  # the model's answer, given as a call: every value in it is the model's to write
             # Identity is model-filled-identity's to report; prose is the model's own writing, not a fact it filled.
             unsaid = [(name, value) for name, value in call.arguments.items()
                       if not _is_identity(name, tool) and _fact(value) and not said.holds(value)]
@@ -669,6 +672,18 @@ def name_words(name: str) -> list[str]:
 _HANDOFF = re.compile(r"\s*hand[- ]?off to\b", re.IGNORECASE)
 """How an agent handoff's description opens; the OpenAI Agents SDK writes "Handoff to the Symphony Composer agent to
 handle the request." for its `transfer_to_symphony_composer` tool."""
+
+
+_OUTPUT_TOOL = re.compile(r"final_result(?:_\w+)?")
+"""pydantic-ai's name for the tool through which the model gives its structured answer (`final_result`, or
+`final_result_<Type>` for one of several output types)."""
+
+
+def is_output_tool(name: str, tool: ToolDefinition | None) -> bool:
+    """Whether the call is the model's final answer in structured form (pydantic-ai's output tool, whose default
+    description is "The final response which ends this conversation") rather than a tool the program runs."""
+    described = tool is not None and tool.description.startswith("The final response which ends this conversation")
+    return described or _OUTPUT_TOOL.fullmatch(name) is not None
 
 
 def is_handoff(tool: ToolDefinition | None) -> bool:

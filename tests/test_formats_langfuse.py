@@ -138,3 +138,12 @@ def test_a_broken_generation_is_named_and_the_others_still_load():
     assert len(result.conversations[0].trace.rounds) == 1
     (problem,) = result.problems
     assert "90d94774e8e3724d (response)" in problem.message and "call_id" in problem.message
+
+
+def test_the_answer_pydantic_ai_gives_through_its_output_tool_is_not_called_a_value_the_model_made_up():
+    # The critic rates the joke through `final_result`: "quality good" is its answer, not a fact it should have asked
+    # the person for.
+    from lib.checks import run_checks
+    _, critic = upload("langfuse-pydantic-ai-tools.json").conversations
+    assert [c.name for c in critic.trace.rounds[0].tool_calls] == ["final_result"]
+    assert not [f for f in run_checks(critic.trace) if f.code == "model-filled-value"]
