@@ -147,3 +147,16 @@ def test_the_answer_pydantic_ai_gives_through_its_output_tool_is_not_called_a_va
     _, critic = upload("langfuse-pydantic-ai-tools.json").conversations
     assert [c.name for c in critic.trace.rounds[0].tool_calls] == ["final_result"]
     assert not [f for f in run_checks(critic.trace) if f.code == "model-filled-value"]
+
+
+def test_a_generation_whose_json_text_nests_past_what_the_app_can_walk_is_kept_as_text_not_read():
+    # A recorded exchange's body nested 1,000 deep broke four views; a Langfuse input given as JSON text is held the
+    # same way: it stays text, so the generation is named as unread rather than carrying the nesting into the trace.
+    export = json.loads((FIXTURES / "langfuse-langgraph.json").read_bytes())
+    generation = next(o for o in export["observations"] if o.get("type") == "GENERATION")
+    generation["input"] = '[{"role": "user", "content": ' + "[" * 1000 + "]" * 1000 + "}]"
+    result = upload("deep.json", json.dumps(export).encode())
+    assert any("in a shape Roundtrip does not read" in n.message for n in result.notes)
+    for conversation in result.conversations:
+        for round_ in conversation.trace.rounds:
+            json.dumps(round_.request.raw)  # nothing in the trace is nested past what Python can walk

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 import orjson
 
 from lib.dialects import OPENAI
-from lib.intern import content_key, loads_exact
+from lib.intern import content_key, loads_exact, nests_deeper
 from lib.logs import chat_shape as convert
 from lib.logs import gemini, responses, spans
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
@@ -344,8 +344,9 @@ def _usage(observation: dict) -> dict | None:
 
 
 def _opened(value: Any, key: str) -> Any:
-    """An input or output Langfuse kept as JSON text, parsed; text that is not JSON stays text."""
-    if not isinstance(value, str) or value.lstrip()[:1] not in ("{", "[", '"'):
+    """An input or output Langfuse kept as JSON text, parsed; text that is not JSON, or nests deeper than the app can
+    walk (as a recorded exchange's body is held, lib/logs/exchanges.py), stays text."""
+    if not isinstance(value, str) or value.lstrip()[:1] not in ("{", "[", '"') or nests_deeper(value):
         return value
     try:
         return loads_exact(value)
