@@ -201,3 +201,26 @@ def test_an_article_fits_the_word_after_it():
             "done": True, "done_reason": "stop", "prompt_eval_count": 3, "eval_count": 1}
     upload = read_upload([("x.jsonl", json.dumps({"response": body}).encode())], None)
     assert upload.formats["ollama"][1].startswith("an Ollama /api/chat response under 'response'")
+
+
+
+def _round_after_the_box_is_dropped() -> None:
+    import streamlit as st
+
+    from lib.ui import explorer, state
+    loaded = state.load_bundled("hengxin-expense")
+    if "shown" not in st.session_state:
+        st.session_state["shown"] = explorer.current_round(loaded)
+        st.session_state[state.ROUND] = 3  # the user moves on to round 3
+        explorer.current_round(loaded)
+        del st.session_state[state.ROUND]  # what Streamlit does to a widget's value a page switch left behind
+    st.text(f"round {explorer.current_round(loaded)}")
+
+
+def test_the_round_survives_a_page_switch_that_drops_the_round_boxs_value():
+    """Streamlit clears the widgets a page switch leaves behind when the switch interrupts a run before the app
+    could keep them (seen in Chromium on a busy machine): the explorer comes back on the same round, not round 1."""
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_function(_round_after_the_box_is_dropped).run()
+    assert not at.exception
+    assert [t.value for t in at.text] == ["round 3"]

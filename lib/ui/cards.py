@@ -76,7 +76,7 @@ def highlighted() -> bool:
 
 def payload_look() -> None:
     """The toggle between plain and highlighted payloads, and the plain look's style."""
-    st.toggle(HIGHLIGHT_LABEL, key=state.HIGHLIGHT,
+    st.toggle(HIGHLIGHT_LABEL, key=state.HIGHLIGHT, persist_state="session",
               help="Payloads are shown as plain monospace text. Turn this on for JSON in colour and a copy button "
                    "on each block (the page then loads the highlighter's code, 1.5 MB, once).")
     if not highlighted():

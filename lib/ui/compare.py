@@ -170,8 +170,8 @@ def pickers() -> tuple[catalog.LoadedTrace, catalog.LoadedTrace]:
         if st.session_state[key] not in choices:  # an upload closed since
             st.session_state[key] = catalog.FIRST_TRACE
     left, right = st.columns(2)
-    a = left.selectbox("Left run", list(choices), format_func=choices.get, key=LEFT)
-    b = right.selectbox("Right run", list(choices), format_func=choices.get, key=RIGHT)
+    a = left.selectbox("Left run", list(choices), format_func=choices.get, key=LEFT, persist_state="session")
+    b = right.selectbox("Right run", list(choices), format_func=choices.get, key=RIGHT, persist_state="session")
     st.query_params["compare"] = f"{a},{b}"
     return _loaded(a), _loaded(b)
 

@@ -53,12 +53,16 @@ def _query_round(count: int) -> int:
 def current_round(loaded: LoadedTrace) -> int:
     """The round on screen: from the deep link at first, then from the controls."""
     count = len(loaded.trace.rounds)
-    if st.session_state.get(state.SHOWN_DIGEST) != loaded.digest or state.ROUND not in st.session_state:
+    seen = st.session_state.get(state.SHOWN_DIGEST) == loaded.digest
+    if not seen or state.ROUND not in st.session_state:
         # A deep link's ?round= counts for the first trace a session opens; a trace picked later starts at 1.
         first_view = state.SHOWN_DIGEST not in st.session_state
         st.session_state[state.SHOWN_DIGEST] = loaded.digest
-        st.session_state[state.ROUND] = _query_round(count) if first_view else 1
+        # A page switch that interrupts a run can drop the widget's value: the same trace keeps its round.
+        st.session_state[state.ROUND] = (_query_round(count) if first_view
+                                         else st.session_state.get(state.ROUND_SHOWN, 1) if seen else 1)
     st.session_state[state.ROUND] = min(max(st.session_state[state.ROUND], 1), count)
+    st.session_state[state.ROUND_SHOWN] = st.session_state[state.ROUND]
     return st.session_state[state.ROUND]
 
 
@@ -75,7 +79,8 @@ def navigation(loaded: LoadedTrace, navigator: bool = True) -> int:
     back.button("◀ Previous round", on_click=_step, args=(-1, count), disabled=index <= 1,
                 key="explorer.previous", width="stretch")
     # A number field costs the same for 4 rounds or 1,000; a selectbox would ship every option each rerun.
-    pick.number_input(f"Round (1 to {count})", min_value=1, max_value=count, step=1, key=state.ROUND)
+    pick.number_input(f"Round (1 to {count})", min_value=1, max_value=count, step=1, key=state.ROUND,
+                      persist_state="session")
     forward.button("Next round ▶", on_click=_step, args=(1, count), disabled=index >= count,
                    key="explorer.next", width="stretch")
     st.query_params["round"] = str(st.session_state[state.ROUND])
@@ -143,7 +148,8 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
     if state.VIEW_CHOSEN in st.session_state:
         st.session_state[state.VIEW] = st.session_state[state.VIEW_CHOSEN]
     shown_as, look = st.columns([3, 1], vertical_alignment="bottom")
-    view = shown_as.radio("Show the payload as", VIEWS, horizontal=True, key=state.VIEW, on_change=_keep_view)
+    view = shown_as.radio("Show the payload as", VIEWS, horizontal=True, key=state.VIEW, on_change=_keep_view,
+                      persist_state="session")
     if view == CARDS:
         with look:
             cards.payload_look()

@@ -58,7 +58,7 @@ def keep_widget_values(keys: tuple[str, ...]) -> None:
 
 def point_explorer_at(loaded: LoadedTrace, index: int) -> None:
     """Make round `index` of this trace the explorer's round, for when it opens next."""
-    st.session_state[state.ROUND] = index
+    st.session_state[state.ROUND] = st.session_state[state.ROUND_SHOWN] = index
     # The explorer resets the round when it sees a trace for the first time; this marks it as seen.
     st.session_state[state.SHOWN_DIGEST] = loaded.digest
 

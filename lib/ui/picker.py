@@ -128,9 +128,10 @@ def trace_picker() -> catalog.LoadedTrace:
         st.html(SIDEBAR_CSS)
         st.header("Roundtrip")
         st.caption("See every round of a tool call: what the program sent, what the model answered.")
-        name = st.selectbox("Trace", [*opened, *names], format_func=titles.get, key=TRACE, on_change=_chosen)
+        name = st.selectbox("Trace", [*opened, *names], format_func=titles.get, key=TRACE, on_change=_chosen,
+                            persist_state="session")
         _uploader(files)
-        st.selectbox("Count tokens with", state.TOKENIZERS, key=state.TOKENIZER,
+        st.selectbox("Count tokens with", state.TOKENIZERS, key=state.TOKENIZER, persist_state="session",
                      help="auto picks the tiktoken vocabulary for the trace's model; characters is a rough rule of "
                           "thumb (4 characters a token) for when no vocabulary is available.")
         if saved is not None:
@@ -221,7 +222,7 @@ def _pick(name: str) -> None:
 
 def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
     """The upload's summary, format, conversation picker and skipped lines; the chosen conversation."""
-    forced = st.selectbox("Read the file as", ["auto", *format_names()], key=FORMAT,
+    forced = st.selectbox("Read the file as", ["auto", *format_names()], key=FORMAT, persist_state="session",
                           help="auto decides line by line; choose a format when detection gets it wrong.")
     upload, digest = state.load_upload(files, st.session_state[FILES_DIGEST], None if forced == "auto" else forced)
     st.button("Back to the bundled traces", on_click=_close_upload, key="sidebar.close_upload")
@@ -246,5 +247,6 @@ def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
     labels = [f"{c.id} · {plural(len(c.trace.rounds), 'round')}" for c in upload.conversations]
     if st.session_state.get(CONVERSATION, 0) >= len(labels):
         st.session_state[CONVERSATION] = 0
-    index = st.selectbox("Conversation", range(len(labels)), format_func=labels.__getitem__, key=CONVERSATION)
+    index = st.selectbox("Conversation", range(len(labels)), format_func=labels.__getitem__, key=CONVERSATION,
+                         persist_state="session")
     return catalog.from_upload(upload, source, digest, index)

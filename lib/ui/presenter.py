@@ -84,9 +84,9 @@ def modes() -> Modes:
     left, right, corner = st.columns([1, 1, 3], vertical_alignment="center")
     # One word each: "Presenter mode" was cut short beside the sidebar at 1280 px, and wider columns squeeze the
     # slide's title in the corner onto more lines. The help says the whole name.
-    left.toggle("Present", key=state.PRESENTER,
+    left.toggle("Present", key=state.PRESENTER, persist_state="session",
                 help="Presenter mode: big type, no sidebar and no raw JSON; the round unfolds one step at a time.")
-    right.toggle("Predict", key=state.PREDICT,
+    right.toggle("Predict", key=state.PREDICT, persist_state="session",
                  help="Predict mode: each response stays hidden until you say what the model will do; your score is "
                       "kept.")
     on = [word for key, word in MODES.items() if st.session_state[key]]

@@ -92,7 +92,7 @@ def _rounds(path: Path) -> None:
     if st.session_state.get(CONVERSATION, len(labels) - 1) >= len(labels):
         st.session_state.pop(CONVERSATION, None)
     index = st.selectbox("Conversation", range(len(labels)), index=len(labels) - 1, format_func=labels.__getitem__,
-                         key=CONVERSATION)
+                         key=CONVERSATION, persist_state="session")
     _follow(catalog.from_upload(upload, path.name, key, index))
 
 
