@@ -8,6 +8,7 @@ import pytest
 
 from lib.logs.upload import read_upload
 
+ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "containers"
 
 EXPECTED = [
@@ -244,22 +245,42 @@ def test_a_sample_nested_past_pythons_recursion_limit_is_named_not_raised():
         "line 1: sample 7 epoch 1: its model events nest too deeply to read (read as Inspect AI eval log)"]
 
 
-@pytest.mark.parametrize("shape", ["flow", "block", "indented", "complex keys"])
-def test_yaml_nested_past_any_cassette_is_refused_before_libyaml_sees_it(shape):
-    # 100,000 levels crash libyaml's composer outright (a segmentation fault), and slow its parser quadratically.
-    deep = {"flow": b"interactions: " + b"[" * 100_000 + b"]" * 100_000,
-            "block": b"interactions:\n" + b"- " * 100_000 + b"x\n",
-            "indented": b"interactions:\n" + b"".join(b" " * i + b"- \n" for i in range(0, 600, 2)),
-            "complex keys": b"interactions:\n" + b"? - " * 50_000 + b"x\n"}[shape]
-    assert [str(p) for p in upload("deep.yaml", deep).problems] == [
-        "line 1: nests deeper than 256 levels, which no cassette does; refused"]
+DEEP_YAML = {
+    "flow": b"interactions: " + b"[" * 100_000 + b"]" * 100_000,
+    "block": b"interactions:\n" + b"- " * 100_000 + b"x\n",
+    "indented": b"interactions:\n" + b"".join(b" " * i + b"- \n" for i in range(0, 600, 2)),
+    "complex keys": b"interactions:\n" + b"? - " * 50_000 + b"x\n",
+    # Brackets inside quoted strings are text, not nesting; a guard that counted the bytes' brackets was fooled by
+    # closing ones inside a string ahead of real opening ones, and 200 KB crashed the server.
+    "closers quoted first": b"interactions: ['" + b"]" * 100_000 + b"', " + b"[" * 100_000 + b"]" * 100_000 + b"]\n",
+    "closers quoted between": b"interactions: " + b"[ ']]]]', " * 50_000 + b"x\n",
+}
+"""YAML nested 100,000 levels in each way it can be written: enough to crash PyYAML's C composer."""
 
 
-def test_yaml_nested_within_the_guard_but_past_pythons_recursion_limit_still_reads():
-    # Each kind of nesting stays under the guard's 256; together they go past 600 levels.
+@pytest.mark.parametrize("shape, line", [("flow", 1), ("block", 2), ("indented", 257), ("complex keys", 2),
+                                         ("closers quoted first", 1), ("closers quoted between", 1)])
+def test_yaml_nested_past_any_cassette_is_refused_and_the_server_stays_up(shape, line):
+    # In a process of its own: a crash there fails this test instead of ending the test run (and, in the app, the
+    # server of every visitor).
+    import subprocess
+    import sys
+    read = ("import sys; from lib.logs.upload import read_upload; "
+            "print([str(p) for p in read_upload([('deep.yaml', sys.stdin.buffer.read())]).problems])")
+    done = subprocess.run([sys.executable, "-c", read], input=DEEP_YAML[shape], capture_output=True, timeout=120,
+                          cwd=ROOT)
+    assert done.returncode == 0, done.stderr.decode()[-500:]
+    assert done.stdout.decode().strip() == str(
+        [f"line {line}: nests deeper than 256 levels, which no cassette does; refused"])
+
+
+def test_yaml_nested_256_levels_in_all_still_reads():
+    # Every kind of nesting counts towards the one limit: 120 indented lists, then lists in flow style.
     deep = b"interactions:\n" + b"".join(b" " * (2 * i) + b"-\n" for i in range(120)) \
-        + b" " * 240 + b"- " * 250 + b"[" * 250 + b"]" * 250 + b"\n"
+        + b" " * 240 + b"- " * 60 + b"[" * 75 + b"]" * 75 + b"\n"
     assert [str(p) for p in upload("deep.yaml", deep).problems] == ["line 1: interaction 1 is not an object"]
+    assert [str(p) for p in upload("deeper.yaml", deep.replace(b"[]", b"[[]]")).problems] == [
+        "line 122: nests deeper than 256 levels, which no cassette does; refused"]
 
 
 def test_a_broken_eval_zip_is_reported_not_raised():
@@ -456,13 +477,14 @@ def test_a_body_nested_past_what_python_can_walk_is_named_and_the_next_entry_sti
 def test_a_cassette_of_more_yaml_nodes_than_any_cassette_holds_is_refused_before_they_are_built():
     # Each node is a Python object of about 300 bytes once composed: 4-byte `- a` lines held 76 times their size,
     # and a 64 KB .yaml.gz of 64 MB of them held 5 GB and 2 minutes of the server.
-    # The count is taken from libyaml's event stream, before anything is composed: refused, nothing was built.
+    # The events are counted as the values are built from them: refused at the limit (2.5 million short strings, some
+    # 200 MB for a moment), named by the line it was reached at.
     import gzip
     packed = gzip.compress(b"interactions:\n" + b"- a\n" * 2_600_000)
     assert len(packed) < 32 * 1024
     result = upload("many.yaml.gz", packed)
     assert [str(p) for p in result.problems] == [
-        "line 1: holds more than 2,500,000 YAML nodes, which no cassette does; refused"]
+        "line 2499997: holds more than 2,500,000 YAML nodes, which no cassette does; refused"]
 
 
 def test_yaml_that_does_not_parse_is_named_by_its_line():

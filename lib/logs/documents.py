@@ -22,8 +22,6 @@ import io
 import re
 import zipfile
 import zlib
-from functools import cache
-from itertools import islice
 from typing import Any, Callable, Iterator
 
 import orjson
@@ -40,26 +38,14 @@ YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """The C safe loader where PyYAML was built with libyaml; the pure-Python safe loader otherwise."""
 
 MAX_YAML_DEPTH = 256
-"""The deepest nesting a YAML file may have. Cassettes nest a few dozen levels; libyaml's composer
-recurses in C with no guard (a file of 100,000 `[` crashes the process) and its parser slows down
-with the square of flow nesting, so depth is bounded on the bytes before any YAML is parsed."""
+"""The deepest nesting a YAML file may have, every kind of nesting counted together. Cassettes nest a few dozen
+levels. PyYAML composes a document in C by recursion with no guard (200 KB of brackets crash the process), so a
+cassette is never composed that way: it is built from libyaml's event stream, which counts the depth as it goes."""
 
 MAX_YAML_NODES = 2_500_000
 """The most YAML events (one per scalar, two per list or mapping) a cassette may hold: a 1,000-call cassette with
-YAML bodies holds 850,000. Composed, each is a Python node of about 300 bytes: a file of 4-byte `- a` lines held
-76 times its size (64 MB, 5 GB; 64 KB gzipped), so a file that may pass the limit is counted first, as a stream that
-keeps none of them."""
-
-YAML_DEPTH_STEP = [1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256)]
-NOT_STRUCTURE = bytes(b for b in range(256) if b not in b"[]{},\n")
-"""Every byte but brackets, commas and line breaks: deleted, what is left bounds a YAML file's depth and size."""
-DEEP_INDENT = b"\n" + b" " * MAX_YAML_DEPTH
-ENTRY_MARKS = bytes(ord("-") if b in b"-?" else b if b == ord(" ") else ord("\n") for b in range(256))
-"""`-` and `?` as `-`, spaces kept, every other byte a line break: what DEEP_ENTRIES searches."""
-DEEP_ENTRIES = re.compile(rb"-(?: +-){%d} +" % (MAX_YAML_DEPTH - 1))
-"""A line indented MAX_YAML_DEPTH columns, or as many `- ` / `? ` in a row: the only ways to nest that deep in block style.
-(Searched in the bytes mapped by ENTRY_MARKS, where the pattern starts on one literal byte that is
-rare: 7 times faster than a character class tried at every byte of the file.)"""
+YAML bodies holds 850,000. A file of 4-byte `- a` lines is a value per 4 bytes (64 MB of them, 64 KB gzipped, held
+gigabytes), so the events are counted as they come and the file refused at the limit."""
 
 ZIP_SIGNATURE = b"PK\x03\x04"
 ZIP_DIRECTORY_ENTRY = b"PK\x01\x02"
@@ -272,13 +258,12 @@ def _cassette(data: bytes, limit: int) -> Elements:
     """A cassette's interactions, loaded with a safe loader only."""
     if len(data) > limit:
         return _refused(_too_large(len(data), limit))
-    structure, marks = data.translate(None, NOT_STRUCTURE), data.translate(ENTRY_MARKS, b" ")
-    if _nests_too_deep(data, structure, marks):
-        return _refused(f"nests deeper than {MAX_YAML_DEPTH} levels, which no cassette does; refused")
-    if _too_many_nodes(data, structure, marks):
-        return _refused(f"holds more than {MAX_YAML_NODES:,} YAML nodes, which no cassette does; refused")
     try:
         document = load_yaml(data)
+    except TooMany as exc:
+        return _refused(f"holds more than {MAX_YAML_NODES:,} YAML nodes, which no cassette does; refused", exc.line)
+    except TooDeep as exc:
+        return _refused(f"nests deeper than {MAX_YAML_DEPTH} levels, which no cassette does; refused", exc.line)
     except SharedNode:
         return _refused("uses YAML anchors and aliases (&name / *name), which cassettes never do; refused")
     except yaml.YAMLError as exc:
@@ -293,52 +278,21 @@ def _cassette(data: bytes, limit: int) -> Elements:
     return _numbered(interactions, "interaction")
 
 
-def _nests_too_deep(data: bytes, structure: bytes, marks: bytes) -> bool:
-    """Whether the YAML may nest deeper than MAX_YAML_DEPTH, given its brackets, commas and line breaks and its bytes
-    mapped by ENTRY_MARKS with the spaces taken out. Brackets inside quoted strings count too (JSON bodies are
-    balanced, so they add only their own depth): an overestimate, never an underestimate. Runs at the speed of
-    bytes.translate and numpy, not of a Python loop per byte (a 1,000-call cassette's JSON bodies hold some 350,000
-    brackets)."""
-    if len(structure) > MAX_YAML_DEPTH:
-        import numpy as np  # here, not at the top: only a file of some size pays for loading numpy
-
-        steps = _depth_steps()[np.frombuffer(structure, dtype=np.uint8)]
-        if int(np.cumsum(steps, dtype=np.int64).max()) > MAX_YAML_DEPTH:
-            return True
-    if DEEP_INDENT in data:
-        return True
-    # MAX_YAML_DEPTH `- ` in a row become as many dashes in a row once the spaces are out: a search for them
-    # rules most files out at memory speed, and only a file that has them is searched for the exact pattern.
-    return b"-" * MAX_YAML_DEPTH in marks and DEEP_ENTRIES.search(data.translate(ENTRY_MARKS)) is not None
-
-
-@cache
-def _depth_steps():
-    """YAML_DEPTH_STEP as a numpy array, to be indexed by a whole file's bytes at once."""
-    import numpy as np
-
-    return np.array(YAML_DEPTH_STEP, dtype=np.int8)
-
-
-def _too_many_nodes(data: bytes, structure: bytes, marks: bytes) -> bool:
-    """Whether the YAML holds more than MAX_YAML_NODES events, counted by libyaml's parser without composing them
-    when a bound read off the bytes does not rule it out. A file that does not parse is left to the loader, which
-    names its line."""
-    # At most: 4 events a block line (a key, its value, a mapping's start and end), 2 a `- ` or `? ` (a nested list
-    # or mapping), 4 a flow collection or a comma (a pair in a mapping), and the stream's and document's 4. Quoted
-    # strings count too: an overestimate, so only a file it puts past the limit pays for the exact count.
-    bound = 4 * (structure.count(b"\n") + structure.count(b",") + structure.count(b"[") + structure.count(b"{")) \
-        + 2 * marks.count(b"-") + 4
-    if bound <= MAX_YAML_NODES:
-        return False
-    try:
-        return next(islice(yaml.parse(data, Loader=YAML_LOADER), MAX_YAML_NODES, None), None) is not None
-    except yaml.YAMLError:
-        return False
-
-
 class SharedNode(Exception):
     """A YAML node reached twice: an alias (`*name`), and the way an alias bomb multiplies itself."""
+
+
+class TooDeep(Exception):
+    """YAML nested deeper than MAX_YAML_DEPTH."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+        """The 1-based line where the nesting went past the limit."""
+
+
+class TooMany(TooDeep):
+    """YAML of more than MAX_YAML_NODES events."""
 
 
 class _Unusual(Exception):
@@ -374,56 +328,101 @@ class _Loader(YAML_LOADER):  # type: ignore[misc, valid-type]
 
 
 def load_yaml(data: bytes) -> Any:
-    """The YAML document, as the safe loader reads it, raising SharedNode at the first alias.
+    """The YAML document, as the safe loader reads it; raises SharedNode at the first alias, TooDeep past
+    MAX_YAML_DEPTH levels and TooMany past MAX_YAML_NODES events, each before the document is built.
 
-    The nodes are composed in C (libyaml); building them into dicts, lists and strings here rather
-    than with PyYAML's constructor takes a third of the time, since almost every node of a cassette
-    is a plain mapping, list or string. Anything else is left to the safe constructor."""
+    Built straight from libyaml's events with a stack of our own, never by recursion, so no nesting can overflow the
+    C stack; and since almost every node of a cassette is a plain mapping, list or string, this is several times
+    faster than composing nodes and constructing them. Anything else (a merge key, a set, a composite key) is left to
+    the safe constructor, once the whole stream has been checked."""
     loader = _Loader(data)
     try:
-        root = loader.get_single_node()
-        if root is None:
-            return None
-        try:
-            return _built(root, loader, set() if b"&" in data else None)  # an alias needs an anchor, `&name`
-        except (_Unusual, RecursionError):
-            # The depth guard bounds each kind of nesting, not their sum: a file that mixes them past
-            # Python's recursion limit is built by the safe constructor, which does not recurse.
-            try:
-                document = loader.construct_document(root)
-            except UNBUILDABLE as exc:
-                raise _unreadable(exc, None) from None
-        if _shares_nodes(document):
-            raise SharedNode
+        document = _from_events(loader)
+    finally:
+        loader.dispose()
+    if document is not _UNUSUAL:
         return document
+    loader = _Loader(data)
+    try:
+        root = loader.get_single_node()  # safe to compose now: the stream was checked to its end
+        return None if root is None else loader.construct_document(root)
+    except UNBUILDABLE as exc:
+        raise _unreadable(exc, None) from None
     finally:
         loader.dispose()
 
 
-def _built(node: yaml.Node, loader: Any, seen: set[int] | None) -> Any:
-    """The node as Python values, each node built once (`seen`: the nodes built so far, None where the file has no
-    anchor, so no node can be reached twice): an alias of a string is as much a bomb as one of a list, a megabyte
-    body handed to the JSON parser once per interaction that names it."""
-    if seen is not None:
-        if id(node) in seen:
+_UNUSUAL = object()
+"""What _from_events returns for a document it leaves to the safe constructor."""
+_NO_KEY = object()
+"""A mapping's pending key before its key is read."""
+
+
+def _from_events(loader: Any) -> Any:
+    """The document built from the loader's events, or _UNUSUAL (after every event was still counted and checked)."""
+    stack: list[Any] = []  # the enclosing lists and mappings
+    here: Any = None  # the list or dict being filled; None at the top
+    key: Any = _NO_KEY
+    document: Any = None
+    building, events = True, 0
+    while (event := loader.get_event()) is not None:
+        events += 1
+        if events > MAX_YAML_NODES:
+            raise TooMany(event.start_mark.line + 1)
+        kind = type(event)
+        if kind is yaml.AliasEvent:
             raise SharedNode
-        seen.add(id(node))
-    tag = node.tag
+        if kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            here, key = stack.pop(), _NO_KEY  # a mapping's pending key was this collection's
+            continue
+        if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            if len(stack) >= MAX_YAML_DEPTH:
+                raise TooDeep(event.start_mark.line + 1)
+            stack.append(here)
+            if not building:
+                continue
+            if (not event.implicit and event.tag not in (_MAP, _SEQ)) or (type(here) is dict and key is _NO_KEY):
+                building = False  # a tagged collection (`!!set`), or a collection as a mapping's key
+                continue
+            value: Any = {} if kind is yaml.MappingStartEvent else []
+        elif kind is yaml.ScalarEvent:
+            if not building:
+                continue
+            try:
+                value = _scalar(event, loader)
+            except _Unusual:
+                building = False
+                continue
+        else:
+            continue  # the stream's and the document's start and end
+        if here is None:
+            document = value
+        elif type(here) is list:
+            here.append(value)
+        elif key is _NO_KEY:
+            key = value
+            continue
+        else:
+            here[key] = value
+            key = _NO_KEY
+        if kind is not yaml.ScalarEvent:
+            here, key = value, _NO_KEY
+    return document if building else _UNUSUAL
+
+
+def _scalar(event: yaml.ScalarEvent, loader: Any) -> Any:
+    """A scalar event's value as the safe loader builds it; _Unusual for a tag left to the safe constructor."""
+    tag = event.tag
+    if tag is None:
+        tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+    elif tag == "!":
+        tag = _STR
     if tag == _STR:
-        return node.value
-    if tag == _MAP or tag == _SEQ:
-        if tag == _SEQ:
-            return [_built(item, loader, seen) for item in node.value]
-        mapping = {}
-        for key, value in node.value:
-            key = _built(key, loader, seen)
-            if isinstance(key, (dict, list)):
-                raise _Unusual
-            mapping[key] = _built(value, loader, seen)
-        return mapping
+        return event.value
     build = _SCALARS.get(tag)
-    if build is None or not isinstance(node, yaml.ScalarNode):
+    if build is None:
         raise _Unusual
+    node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
     try:
         return build(loader, node)
     except UNBUILDABLE as exc:
@@ -442,20 +441,3 @@ def _unreadable(exc: Exception, node: yaml.Node | None) -> yaml.constructor.Cons
     what = f"the {node.tag.rsplit(':', 1)[-1]} {node.value[:40]!r}" if node is not None else "a value"
     return yaml.constructor.ConstructorError(None, None, f"{what} cannot be read{why}",
                                              node.start_mark if node is not None else None)
-
-
-def _shares_nodes(document: Any) -> bool:
-    """Whether one list, mapping, string or bytes value is reached twice: the mark of an alias, and of an alias
-    bomb, which expands only when walked. Each node is visited once, so the check itself stays small. (Equal short
-    strings the safe constructor builds are separate objects; only an alias hands out the same one again.)"""
-    seen: set[int] = set()
-    pending = [document]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (dict, list, str, bytes)):
-            if id(node) in seen and (isinstance(node, (dict, list)) or len(node) > 64):
-                return True
-            seen.add(id(node))
-            if isinstance(node, (dict, list)):
-                pending.extend(node.values() if isinstance(node, dict) else node)
-    return False
