@@ -7,6 +7,8 @@ const VISIBLE_ROWS = 12;
 const OVERSCAN_ROWS = 8;
 const SETTLE_MS = 250; // held arrow keys move the list at once, and ask Python for one round, not one per key
 const PAGE_ROWS = 10;
+const RESEND_MS = 5000; // a choice Python has not drawn by then is told again: a reconnect can lose the message
+const RESENDS = 3;
 
 const held = new Map(); // trace digest -> condensed rounds, kept for the page's life: reruns send only the round
 const views = new WeakMap(); // the component's root -> its navigator
@@ -104,7 +106,7 @@ function build(root, trace) {
   for (const child of [...root.children]) if (child.classList.contains("navigator")) child.remove();
   root.append(frame);
 
-  const view = { trace, selected: 0, told: null, sent: null, timer: null, tell: null };
+  const view = { trace, selected: 0, told: null, sent: null, timer: null, resend: null, tell: null };
 
   function drawRows() {
     const first = Math.max(0, Math.floor(list.scrollTop / ROW_PX) - OVERSCAN_ROWS);
@@ -136,18 +138,28 @@ function build(root, trace) {
     shown.replaceChildren(detail(rounds[view.selected], view.selected, messages));
     if (!chosenHere) return;
     clearTimeout(view.timer);
+    clearTimeout(view.resend);
     view.timer = setTimeout(() => {
       view.timer = null;
       view.sent = view.selected + 1;
       view.tell(view.sent);
+      view.resend = setTimeout(() => resend(RESENDS), RESEND_MS);
     }, SETTLE_MS);
   };
+
+  // Until Python draws the round told (follow() hears it back), tell it again, a few times at most.
+  function resend(left) {
+    if (view.sent === null || left === 0) return;
+    view.tell(view.sent);
+    view.resend = setTimeout(() => resend(left - 1), RESEND_MS);
+  }
 
   // Python's round moved (its own buttons, a deep link): follow it, unless it is this list's own choice coming back
   // or the keys have moved on since.
   view.follow = (round) => {
     const moved = round !== view.told;
     view.told = round;
+    if (round === view.sent || moved) clearTimeout(view.resend); // drawn, or Python moved on by itself
     if (round === view.sent) view.sent = null;
     else if (moved && view.timer === null && round !== view.selected + 1) view.select(round - 1, false);
   };

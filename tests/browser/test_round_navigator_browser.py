@@ -189,3 +189,25 @@ def test_after_the_connection_drops_or_the_server_restarts_the_navigator_still_d
         context.close()
         server.terminate()
         server.wait(timeout=30)
+
+
+LOSE_NEXT_MESSAGE = """() => {
+  const socket = window.__sockets.find(s => s.readyState === WebSocket.OPEN);
+  const send = socket.send;
+  window.__lost = 0;
+  socket.send = function () { socket.send = send; window.__lost += 1; };
+}"""
+"""Drops the next message the page sends Streamlit, as a connection that goes down under it would."""
+
+
+def test_a_choice_whose_message_is_lost_is_told_again_and_the_cards_follow(navigator_page):
+    # Seen once in CI after a server restart: the list showed the round chosen, the cards never followed it.
+    page, _, _ = navigator_page
+    page.context.add_init_script(SOCKETS)
+    page.goto("/?trace=hostile-long&round=5")
+    _navigator(page).get_by_text(re.compile(r"^Round 5: the program sends")).wait_for()
+    _cards_heading(page, 5).wait_for()
+    page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""")
+    page.evaluate(LOSE_NEXT_MESSAGE)
+    _choose_and_follow(page, 4)
+    assert page.evaluate("window.__lost") == 1
