@@ -120,6 +120,20 @@ def login_identity(claims: Mapping[str, Any]) -> str | None:
     return email if isinstance(email, str) and email else None
 
 
+UNVERIFIED_LOGIN = ("You are signed in, but your sign-in provider does not vouch for your email address (it does not "
+                    "say the address is verified), so the sign-in cannot make you an editor.")
+"""Said to a visitor whose login names an address its provider does not say is verified."""
+NO_ADDRESS_LOGIN = "You are signed in, but your sign-in gives no email address, so it cannot make you an editor."
+"""Said to a visitor whose login names no address at all."""
+
+
+def login_refusal(claims: Mapping[str, Any]) -> str | None:
+    """Why a login gives no identity, said to the person signed in; None when nobody is, or the login gives one."""
+    if not claims.get("is_logged_in") or login_identity(claims) is not None:
+        return None
+    return UNVERIFIED_LOGIN if claims.get("email") else NO_ADDRESS_LOGIN
+
+
 def identity(config: AccessConfig, login: str | None, headers: Mapping[str, str]) -> str | None:
     """Who is asking: the app's own login first, else the operator's named header; never any other header."""
     if login:

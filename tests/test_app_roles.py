@@ -91,6 +91,9 @@ def test_a_login_that_only_claims_the_editors_address_views(server, claims):
     assert not at.exception
     assert at.get("file_uploader") == []
     assert "only editors open their own logs" in _said(at)
+    said_why = ("your sign-in gives no email address" if "sub" in claims
+                else "your sign-in provider does not vouch for your email address")
+    assert f"You are signed in, but {said_why}" in _said(at)
 
 
 def test_a_write_forged_by_a_viewer_is_refused_in_words_and_changes_nothing(server):

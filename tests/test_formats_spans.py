@@ -6,7 +6,7 @@ import pytest
 
 from lib.logs.spans import SpanFormat
 from lib.logs.upload import read_upload
-from tests.formats_support import (assert_detects_only_its_own, assert_only_line_problems, calls, feed,
+from tests.formats_support import (FIXTURES, assert_detects_only_its_own, assert_only_line_problems, calls, feed,
                                     feed_files, lines, problems, read, results)
 
 OTEL_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -433,3 +433,17 @@ def test_ai_sdk_calls_recorded_without_inputs_or_outputs_say_which_setting_left_
         "default) and the SDK records the messages again. Each call's model, token counts and finish reason are shown "
         "as recorded, but not the messages, and calls in traces of their own cannot be joined into one conversation "
         "without their messages."]
+
+
+def test_an_attribute_nested_past_what_python_can_walk_is_named_and_the_other_spans_still_load():
+    # 900 levels parse (orjson reads 1,024) but broke the dialects, Fork and Annotate views that walk the value.
+    lines = (FIXTURES / "otel-genai.jsonl").read_text().splitlines()
+    span = json.loads(lines[0])
+    definitions = json.loads(span["attributes"]["gen_ai.tool.definitions"])
+    definitions[0]["parameters"]["properties"]["city"]["examples"] = json.loads("[" * 900 + "]" * 900)
+    span["attributes"]["gen_ai.tool.definitions"] = json.dumps(definitions)
+    result = read_upload([("deep.jsonl", "\n".join([json.dumps(span), *lines[1:]]).encode())])
+    assert [str(p) for p in result.problems] == [
+        "line 1: attribute 'gen_ai.tool.definitions' nests more than 200 levels deep; no model call does "
+        "(read as OpenTelemetry / OpenInference spans)"]
+    assert sum(len(c.trace.rounds) for c in result.conversations) == 2

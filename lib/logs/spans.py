@@ -28,7 +28,7 @@ import orjson
 
 from lib.dialects import OPENAI
 from lib.dialects.common import arguments_value
-from lib.intern import canonical_json, loads_exact
+from lib.intern import DEEPEST, canonical_json, loads_exact, nests_deeper
 from lib.logs import chat_shape as convert
 from lib.logs import otlp_typed
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
@@ -621,6 +621,8 @@ def _opened(value: Any, path: str) -> Any:
     """`value`, parsed when it is JSON written as a string."""
     if not isinstance(value, str):
         return value
+    if nests_deeper(value):  # a value past what recursion can walk breaks the views that show or copy it
+        raise LineProblem(f"attribute '{path}' nests more than {DEEPEST} levels deep; no model call does")
     try:
         return loads_exact(value)
     except orjson.JSONDecodeError:

@@ -42,6 +42,16 @@ def _login() -> str | None:
         return None
 
 
+def say_login_refusal() -> None:
+    """Under what a viewer may do: why a visitor who is signed in is still a viewer, when their login is the reason."""
+    try:
+        refusal = access.login_refusal(st.user)
+    except Exception:  # noqa: BLE001 - no login configured: nobody is logged in
+        return
+    if refusal:
+        st.caption(refusal)
+
+
 def role(settings: access.AccessConfig) -> access.Role:
     """This visitor's role under the given configuration."""
     return visitor(settings).role

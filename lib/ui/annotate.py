@@ -164,6 +164,7 @@ def editing() -> bool:
     if ui_access.visitor().edits:
         return True
     st.info(VIEWERS_READ)
+    ui_access.say_login_refusal()
     return False
 
 

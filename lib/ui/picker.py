@@ -154,6 +154,7 @@ def _uploader(files: list[tuple[str, bytes]] | None) -> None:
     if not ui_access.visitor().edits:
         st.caption("On this server viewers open the traces listed here and the links they are given; only editors "
                    "open their own logs. Sign in as an editor to upload.")
+        ui_access.say_login_refusal()
         return
     shown = st.file_uploader(
         "Or open your own log (.jsonl, .json, .jsonl.gz, .eval, .yaml, .har, .traj)",
