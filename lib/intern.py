@@ -136,9 +136,14 @@ def nests_deeper(raw: bytes | str) -> bool:
     can; for those, orjson (whose own limit is 1,024 levels) is handed the line inside enough arrays that it
     refuses exactly when the line nests deeper: the depth counted in C, strings and escapes understood. One array
     is left open, so the parse fails either way before a single Python object is built: a fraction of a read."""
-    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else bytes(raw)
-    if data.count(b"[") + data.count(b"{") <= DEEPEST:
-        return False
+    if isinstance(raw, str):  # counted before it is encoded: most text is ruled out without a copy
+        if raw.count("[") + raw.count("{") <= DEEPEST:
+            return False
+        data = raw.encode("utf-8", "surrogatepass")
+    else:
+        data = bytes(raw)
+        if data.count(b"[") + data.count(b"{") <= DEEPEST:
+            return False
     try:
         orjson.loads(b"".join((_OPENED, data, _CLOSED)))
     except orjson.JSONDecodeError as exc:  # always: one array is left open
