@@ -85,6 +85,10 @@ EXPECTED = [
     ("chromium-openai-stream.har", {"har": "an entry with request.url and response.content (a HAR file)"},
      "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
      {"conversation 1": [1, 3]}, 1),
+    # Recorded through aiohttp: vcrpy kept the header names as multidict's istr, a Python tag (the file was refused).
+    ("ddtrace-openai-aiohttp-headers.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [2]}, 1),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).
@@ -272,6 +276,30 @@ def test_yaml_nested_past_any_cassette_is_refused_and_the_server_stays_up(shape,
     assert done.returncode == 0, done.stderr.decode()[-500:]
     assert done.stdout.decode().strip() == str(
         [f"line {line}: nests deeper than 256 levels, which no cassette does; refused"])
+
+
+def test_a_cassette_recorded_through_aiohttp_reads_its_header_names_as_text():
+    # vcrpy's aiohttp stub keeps each header name as multidict's case-insensitive istr, which PyYAML writes as
+    # `!!python/object/apply:multidict._multidict.istr [Accept]`: the name is text, never a Python object to build.
+    from lib.logs.documents import load_yaml
+    result = upload("ddtrace-openai-aiohttp-headers.yaml")
+    assert result.problems == ()
+    (round_,) = result.conversations[0].trace.rounds
+    assert [(c.id, c.name, c.arguments) for c in round_.tool_calls] == [
+        ("call_AMIJLbrlmV1VEtIa4G0nE0Io", "add", {"a": 2, "b": 2})]
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (81, 17)
+    assert round_.response.finish_reason == "tool_calls" and round_.response.model == "gpt-4o-mini-2024-07-18"
+    cassette = load_yaml((FIXTURES / "ddtrace-openai-aiohttp-headers.yaml").read_bytes())
+    headers = cassette["interactions"][0]["request"]["headers"]
+    assert headers["User-Agent"] == ["OpenAI/Python 1.98.0"] and headers["Content-Length"] == ["495"]
+
+
+@pytest.mark.parametrize("key", [b"!!python/object/apply:os.system\n      - ls",
+                                 b"!!python/object/apply:multidict._multidict.istr\n      - A\n      - B"])
+def test_any_other_python_tag_still_refuses_the_cassette(key):
+    body = b"interactions:\n- request:\n    headers:\n      ? " + key + b"\n      : - x\n"
+    (problem,) = upload("tagged.yaml", body).problems
+    assert "could not determine a constructor for the tag" in str(problem)
 
 
 def test_yaml_nested_256_levels_in_all_still_reads():

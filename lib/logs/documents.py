@@ -365,6 +365,7 @@ def _from_events(loader: Any) -> Any:
     key: Any = _NO_KEY
     document: Any = None
     building, events = True, 0
+    value: Any = None
     while (event := loader.get_event()) is not None:
         events += 1
         if events > MAX_YAML_NODES:
@@ -378,13 +379,24 @@ def _from_events(loader: Any) -> Any:
         if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             if len(stack) >= MAX_YAML_DEPTH:
                 raise TooDeep(event.start_mark.line + 1)
-            stack.append(here)
-            if not building:
-                continue
-            if (not event.implicit and event.tag not in (_MAP, _SEQ)) or (type(here) is dict and key is _NO_KEY):
-                building = False  # a tagged collection (`!!set`), or a collection as a mapping's key
-                continue
-            value: Any = {} if kind is yaml.MappingStartEvent else []
+            if building and kind is yaml.SequenceStartEvent and _is_header_name(event.tag) \
+                    and _is_text(loader.peek_event()):
+                value, events = loader.get_event().value, events + 1
+                if type(loader.peek_event()) is not yaml.SequenceEndEvent:
+                    stack.append(here)
+                    building = False
+                    continue
+                loader.get_event()
+                events += 1
+                kind = yaml.ScalarEvent  # placed as the text it is, a mapping's key most often
+            else:
+                stack.append(here)
+                if not building:
+                    continue
+                if (not event.implicit and event.tag not in (_MAP, _SEQ)) or (type(here) is dict and key is _NO_KEY):
+                    building = False  # a tagged collection (`!!set`), or a collection as a mapping's key
+                    continue
+                value = {} if kind is yaml.MappingStartEvent else []
         elif kind is yaml.ScalarEvent:
             if not building:
                 continue
@@ -408,6 +420,20 @@ def _from_events(loader: Any) -> Any:
         if kind is not yaml.ScalarEvent:
             here, key = value, _NO_KEY
     return document if building else _UNUSUAL
+
+
+def _is_header_name(tag: str | None) -> bool:
+    """Whether a tagged list is a header name as aiohttp holds it: vcrpy's aiohttp stub keeps multidict's istr keys,
+    and PyYAML writes each as `!!python/object/apply:multidict._multidict.istr [Name]` (the C or the Python build)."""
+    return tag is not None and tag.startswith(_MULTIDICT) and tag.endswith(".istr")
+
+
+_MULTIDICT = "tag:yaml.org,2002:python/object/apply:multidict."
+
+
+def _is_text(event: Any) -> bool:
+    """Whether an event is a scalar read as text (an istr's one argument; PyYAML quotes a name that would not be)."""
+    return type(event) is yaml.ScalarEvent and event.tag in (None, "!", _STR)
 
 
 def _scalar(event: yaml.ScalarEvent, loader: Any) -> Any:
