@@ -184,7 +184,8 @@ def test_a_cassette_cut_short_inside_a_key_names_its_last_line_not_the_one_after
     cut_inside_a_key = data[:data.index(b"\n      h", 200) + 8]  # ends on a line that reads "      h"
     lines = cut_inside_a_key.count(b"\n") + 1
     upload = read_upload([("cassette.yaml", cut_inside_a_key)])
-    assert [str(p) for p in upload.problems] == [f"line {lines}: is not valid YAML at line {lines} (could not find expected ':')"]
+    assert [upload.said(p) for p in upload.problems] == [
+        f"document 1: is not valid YAML at line {lines} (could not find expected ':')"]
 
 
 ANTHROPIC = (FIXTURES / "anthropic-pairs.jsonl").read_bytes().splitlines()

@@ -107,9 +107,9 @@ def _json_document(data: bytes, limit: int, required: bool, loads: Callable[[byt
     return WHOLE, iter([(1, document)])
 
 
-def _refused(problem: str, line: int = 1) -> Elements:
-    """A file none of whose elements can be had: one problem, about the document."""
-    return WHOLE, iter([(line, problem)])
+def _refused(problem: str) -> Elements:
+    """A file none of whose elements can be had: one problem, about the document (element 1, the only one)."""
+    return WHOLE, iter([(1, problem)])
 
 
 ELEMENT_ARRAY = re.compile(rb'"(entries|samples)"\s*:\s*\[')
@@ -261,9 +261,11 @@ def _cassette(data: bytes, limit: int) -> Elements:
     try:
         document = load_yaml(data)
     except TooMany as exc:
-        return _refused(f"holds more than {MAX_YAML_NODES:,} YAML nodes, which no cassette does; refused", exc.line)
+        return _refused(f"holds more than {MAX_YAML_NODES:,} YAML nodes by line {exc.line:,}, which no cassette does; "
+                        "refused")
     except TooDeep as exc:
-        return _refused(f"nests deeper than {MAX_YAML_DEPTH} levels, which no cassette does; refused", exc.line)
+        return _refused(f"nests deeper than {MAX_YAML_DEPTH} levels at line {exc.line:,}, which no cassette does; "
+                        "refused")
     except SharedNode:
         return _refused("uses YAML anchors and aliases (&name / *name), which cassettes never do; refused")
     except yaml.YAMLError as exc:
@@ -271,7 +273,7 @@ def _cassette(data: bytes, limit: int) -> Elements:
         # libyaml marks a file that ends mid-token on the line after its last one: name the last line instead.
         line = min(mark.line + 1, data.count(b"\n") + (not data.endswith(b"\n"))) if mark is not None else 1
         where = f" at line {line}" if mark is not None else ""
-        return _refused(f"is not valid YAML{where} ({getattr(exc, 'problem', exc)})", max(line, 1))
+        return _refused(f"is not valid YAML{where} ({getattr(exc, 'problem', exc)})")  # one document: its number, 1
     interactions = document.get("interactions") if isinstance(document, dict) else None
     if not isinstance(interactions, list):
         return _refused("has no 'interactions' list (not a VCR cassette)")
