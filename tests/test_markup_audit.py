@@ -72,6 +72,7 @@ WORDS = {
     "_steps_words": "the marks of the steps given, our STEP_MARKS constants (lib/ui/lesson.py)",
     "_shown_words": "what the steps given showed, in our words (lib/ui/lesson.py)",
     "against_words": "which request a round's new messages count against, in our words and round numbers (lib/growth.py)",
+    "login_refusal": "one of two constant sentences on why a signed-in visitor is no editor (lib/access.py)",
 }
 """Helpers whose result is our own words, whatever they are given: each checked to quote no trace text."""
 FORMATTERS = {"join", "capitalize", "replace", "format", "str", "strip", "rstrip", "lstrip", "lower", "upper",
