@@ -89,6 +89,10 @@ EXPECTED = [
     ("ddtrace-openai-aiohttp-headers.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [2]}, 1),
+    # Two answers asked for at once (n = 2): one round, the first answer's call, and a note.
+    ("ddtrace-litellm-two-choices.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).
@@ -789,3 +793,14 @@ def test_an_array_whose_elements_are_not_all_chat_messages_is_read_element_by_el
     result = upload("mixed.json", json.dumps(messages).encode())
     assert result.notes == () and result.conversations == ()
     assert result.summary() == "22 elements: 0 rounds in 0 conversations; 22 elements skipped"
+
+
+def test_a_call_that_asked_for_two_answers_at_once_says_the_round_shows_the_first():
+    # The usage (38 output tokens) counts both answers; shown without a word, it read as the one answer's.
+    result = upload("ddtrace-litellm-two-choices.yaml")
+    assert [result.said(note) for note in result.notes] == [
+        "interaction 1: the call asked for 2 answers at once (n = 2): the round shows the first, and any usage the "
+        "provider reported counts both"]
+    (round_,) = result.conversations[0].trace.rounds
+    assert [c.name for c in round_.tool_calls] == ["get_current_weather"]
+    assert round_.response.usage.output_tokens == 38

@@ -603,6 +603,7 @@ def _feed(chosen: LogFormat, obj: dict, number: int, label: str, reading: _Readi
     try:
         for record in chosen.feed(obj, number):
             reading.rebuilder.add(record)
+            _note_answers(record, label, reading)
     except LineProblem as exc:
         problems.append(Problem(number, f"{label}{exc} (read as {chosen.title})"))
     except RecursionError:
@@ -619,12 +620,27 @@ def _finish_importers(reading: _Reading) -> None:
             for record in instance.finish():
                 try:
                     reading.rebuilder.add(record)
+                    _note_answers(record, "", reading)
                 except Exception as exc:  # noqa: BLE001 - one odd record must not drop the ones after it
                     problems.append(Problem(record.line, f"could not be read as {instance.title}: {type(exc).__name__}: {exc}"))
         except LineProblem as exc:
             problems.append(Problem(lines, f"at the end of the file: {exc} (read as {instance.title})"))
         except Exception as exc:  # noqa: BLE001 - same promise as for lines
             problems.append(Problem(lines, f"at the end of the file, {instance.title}: {type(exc).__name__}: {exc}"))
+
+
+def _note_answers(record: CallRecord, label: str, reading: _Reading) -> None:
+    """A note on a Chat Completions call that asked for several answers at once (`n`): a round shows one."""
+    if record.dialect != openai_chat.DIALECT:
+        return
+    asked = int_or_none(record.request.get("n")) if isinstance(record.request, dict) else None
+    choices = record.response.get("choices") if isinstance(record.response, dict) else None
+    answers = max(asked or 1, len(choices) if isinstance(choices, list) else 1)
+    if answers > 1:
+        every = "both" if answers == 2 else f"all {answers}"
+        reading.notes.append(Problem(record.line, f"{label}the call asked for {answers} answers at once (n = {answers}): "
+                                     f"the round shows the first, and any usage the provider reported counts {every}",
+                                     loaded=True))
 
 
 def _detect(instances: list[LogFormat], obj: dict, forced: str | None) -> tuple[LogFormat | None, str]:
