@@ -662,6 +662,9 @@ WRITE_VERBS = frozenset({
     "reject", "assign", "file", "order", "write", "save", "upload", "move", "close", "archive",
 })
 """First words of a tool name that say the tool changes something (createExpenseSupplement, cancel_order)."""
+ALONE_NOT_WRITE = frozenset({"add", "set", "new", "file", "order", "post", "move", "close", "change"})
+"""Of those verbs, the ones that as a whole name more often compute or look something up: `add` of two numbers
+(every tutorial's first tool), a `file` or an `order` fetched. With an object after them they change something."""
 
 
 def name_words(name: str) -> list[str]:
@@ -703,7 +706,9 @@ def is_write_tool(trace: Trace, name: str, tool: ToolDefinition | None = None) -
     if is_handoff(tool):
         return False
     words = name_words(name)
-    return bool(words) and words[0] in WRITE_VERBS
+    if not words or words[0] not in WRITE_VERBS:
+        return False
+    return len(words) > 1 or words[0] not in ALONE_NOT_WRITE
 
 
 _APPROVALS = {"approved": "The execution records that a person approved it.",

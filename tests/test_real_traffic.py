@@ -571,6 +571,19 @@ def test_an_agents_sdk_handoff_is_not_called_a_write_tool():
     assert _findings(upload, "write-tool-call") == []
 
 
+def test_a_tool_named_add_that_adds_two_numbers_is_not_called_a_write_tool():
+    # dd-trace-py's recorded OpenAI call: `add` (a + b), the first tool of many tutorials, was said to change
+    # something and to need a person's approval. With an object after it the verb still reads as a write.
+    from lib.checks import is_write_tool
+    upload = _read("containers/ddtrace-openai-aiohttp-headers.yaml")
+    [conversation] = upload.conversations
+    assert [c.name for c in conversation.trace.rounds[0].tool_calls] == ["add"]
+    assert _findings(upload, "write-tool-call") == []
+    trace = conversation.trace
+    assert [is_write_tool(trace, name) for name in ("add_to_cart", "addItem", "delete", "cancel", "order", "file")] \
+        == [True, True, True, True, False, False]
+
+
 def test_a_result_whose_call_is_in_the_same_request_is_not_said_to_answer_no_call():
     # pydantic-ai's DeepSeek cassette sends a history it built itself: call-a sits in messages[0] of the very request
     # whose messages[1] answers it. "which no earlier call made" contradicted the card just above it.
