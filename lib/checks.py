@@ -263,18 +263,22 @@ def _orphan_tool_result(trace: Trace) -> Iterator[Hit]:
             if part.call_id not in made and part.call_id not in reported:
                 reported.add(part.call_id)
                 yield Hit("error", round_.index, "request", join_path(f"messages[{i}]", part.path),
-                          _orphan_message(part.call_id, round_.request_from_transcript))
+                          _orphan_message(part.call_id, round_.request_from_transcript,
+                                          round_.response is not None and round_.error is None))
 
 
-def _orphan_message(call_id: str, transcript: bool) -> str:
+def _orphan_message(call_id: str, transcript: bool, answered: bool = False) -> str:
     fix = "keep the assistant turn that made the call, and copy its id into the result unchanged."
     if transcript:
         # A transcript shows no request sent with this history, only a history that could not be sent as it stands.
         return (f"This transcript records a result for {call_id}, but no earlier turn makes a call with that id. Sent "
                 "or replayed as it stands, this history is invalid: a provider rejects a request that carries a "
                 f"result for a call it does not make, so {fix}")
-    return (f"This result answers {call_id}, but no earlier message of the request makes a call with that id. The "
-            f"provider rejects it: {fix}")
+    said = f"This result answers {call_id}, but no earlier message of the request makes a call with that id."
+    if answered:  # the log shows an answer: an older API, or a compatible server, let it through
+        return (f"{said} This provider answered it anyway; OpenAI's and Anthropic's APIs today refuse such a request "
+                f"with a 400, so {fix}")
+    return f"{said} The provider rejects it: {fix}"
 
 
 @check("text-with-tool-calls")

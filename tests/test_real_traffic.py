@@ -428,8 +428,9 @@ def test_a_transcript_with_a_result_for_no_call_is_not_said_to_have_had_a_reques
     assert "a provider rejects a request that carries a result for a call it does not make" in finding.message
 
 
-def test_a_request_log_with_a_result_for_no_call_still_says_the_provider_rejects_it():
-    # The same result in a log of the requests a program sent: that request was really sent.
+def test_a_request_log_with_a_result_for_no_call_says_todays_apis_refuse_it_though_this_one_was_answered():
+    # The same result in a log of the requests a program sent: that request was really sent, and answered (dd-trace-py
+    # recorded claude-3-opus answering one in 2024). "The provider rejects it" contradicted the answer on screen.
     first = {"request": {"model": "gpt-4o-mini", "messages": ORPHANED[:1]},
              "response": {"choices": [{"index": 0, "message": ORPHANED[1], "finish_reason": "tool_calls"}]}}
     second = {"request": {"model": "gpt-4o-mini", "messages": ORPHANED}, "response": {"choices": [{
@@ -437,8 +438,14 @@ def test_a_request_log_with_a_result_for_no_call_still_says_the_provider_rejects
     upload = read_upload([("pairs.jsonl", orjson.dumps(first) + b"\n" + orjson.dumps(second))])
     [finding] = _findings(upload, "orphan-tool-result")
     assert finding.severity == "error" and finding.round == 2
-    assert "This result answers call_ghost" in finding.message and "The provider rejects it" in finding.message
+    assert "This result answers call_ghost" in finding.message and "The provider rejects it" not in finding.message
+    assert "This provider answered it anyway; OpenAI's and Anthropic's APIs today refuse such a request with a 400" \
+        in finding.message
     assert "transcript" not in finding.message
+    refused = {"request": second["request"], "error": {"status": 400, "body": {"error": {"message": "Invalid"}}}}
+    upload = read_upload([("pairs.jsonl", orjson.dumps(first) + b"\n" + orjson.dumps(refused))])
+    [finding] = _findings(upload, "orphan-tool-result")
+    assert "The provider rejects it" in finding.message
 
 
 def test_an_inspect_scorers_grading_call_is_a_conversation_of_its_own_not_a_round_of_the_sample():
