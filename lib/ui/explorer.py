@@ -58,9 +58,12 @@ def current_round(loaded: LoadedTrace) -> int:
         # A deep link's ?round= counts for the first trace a session opens; a trace picked later starts at 1.
         first_view = state.SHOWN_DIGEST not in st.session_state
         st.session_state[state.SHOWN_DIGEST] = loaded.digest
-        # A page switch that interrupts a run can drop the widget's value: the same trace keeps its round.
-        st.session_state[state.ROUND] = (_query_round(count) if first_view
-                                         else st.session_state.get(state.ROUND_SHOWN, 1) if seen else 1)
+        if first_view:
+            st.session_state[state.ROUND] = _query_round(count)
+        elif seen:  # a page switch that interrupts a run can drop the widget's value: the trace keeps its round
+            st.session_state[state.ROUND] = st.session_state.get(state.ROUND_SHOWN, 1)
+        else:
+            st.session_state[state.ROUND] = 1
     st.session_state[state.ROUND] = min(max(st.session_state[state.ROUND], 1), count)
     st.session_state[state.ROUND_SHOWN] = st.session_state[state.ROUND]
     return st.session_state[state.ROUND]
@@ -149,7 +152,7 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
         st.session_state[state.VIEW] = st.session_state[state.VIEW_CHOSEN]
     shown_as, look = st.columns([3, 1], vertical_alignment="bottom")
     view = shown_as.radio("Show the payload as", VIEWS, horizontal=True, key=state.VIEW, on_change=_keep_view,
-                      persist_state="session")
+                          persist_state="session")
     if view == CARDS:
         with look:
             cards.payload_look()

@@ -50,7 +50,9 @@ def open_wanted(pages: Iterable, current) -> None:
 
 def keep_widget_values(keys: tuple[str, ...]) -> None:
     """Keep these widgets' values over a page switch."""
-    # Streamlit forgets a widget's value when another page draws it; writing the value back keeps it.
+    # Streamlit forgets a widget's value when another page draws it; writing the value back keeps it. The widgets
+    # also ask for persist_state="session", which keeps a value even through a switch that interrupts a run before
+    # this line; this line still keeps a value set before its widget was first drawn (point_explorer_at).
     for key in keys:
         if key in st.session_state:
             st.session_state[key] = st.session_state[key]
