@@ -284,16 +284,20 @@ class SharedNode(Exception):
     """A YAML node reached twice: an alias (`*name`), and the way an alias bomb multiplies itself."""
 
 
-class TooDeep(Exception):
-    """YAML nested deeper than MAX_YAML_DEPTH."""
+class PastLimit(Exception):
+    """YAML that goes past one of the limits on a cassette, found at `line`."""
 
     def __init__(self, line: int) -> None:
         super().__init__(line)
         self.line = line
-        """The 1-based line where the nesting went past the limit."""
+        """The 1-based line where the file went past the limit."""
 
 
-class TooMany(TooDeep):
+class TooDeep(PastLimit):
+    """YAML nested deeper than MAX_YAML_DEPTH."""
+
+
+class TooMany(PastLimit):
     """YAML of more than MAX_YAML_NODES events."""
 
 
