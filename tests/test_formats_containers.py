@@ -50,6 +50,9 @@ EXPECTED = [
     # reads, is counted as a model call left out, not as "not a model call".
     ("crewai-gemini-parallel-crew.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 7]}, 3),
+    # llm-gemini sends its calls back in the proto's snake_case (`function_call`, `function_response`): they were lost.
+    ("llm-gemini-snake-case-call.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
     ("crewai-gemini-stream-multi.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 2),
     ("oi-genai-auto-tool.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
@@ -706,6 +709,18 @@ def test_a_streamed_gemini_cassette_body_is_joined_from_its_server_sent_chunks()
     assert [(c.name, c.arguments) for c in round_.tool_calls] == [
         ("get_current_temperature", {"city": "Paris"}), ("get_current_temperature", {"city": "London"})]
     assert _figures(round_) == ("gemini-2.0-flash", "tool_calls", 37, 14)
+
+
+def test_a_gemini_request_in_snake_case_sends_back_the_call_and_its_result():
+    # llm-gemini's round 2 (line 66): `function_call` with its `thoughtSignature`, then `function_response`.
+    first, second = _rounds("llm-gemini-snake-case-call.yaml").rounds
+    assert [(c.id, c.name, c.arguments) for c in first.tool_calls] == [("call_1_0", "multiply", {"y": 3, "x": 5})]
+    sent_back = second.request.messages[1]
+    assert [(c.id, c.name, c.arguments) for c in sent_back.tool_calls] == [("call_1_0", "multiply", {"y": 3, "x": 5})]
+    assert [(p.call_id, p.content) for m in second.request.messages for p in m.tool_results] == [
+        ("call_1_0", '{"output": "15"}')]
+    assert texts(_rounds("llm-gemini-snake-case-call.yaml")) == ["", "5 times 3 is 15."]
+    assert _figures(second) == ("gemini-3-flash-preview", "stop", 121, 9)
 
 
 def test_a_bedrock_converse_cassette_is_read_as_converse_not_as_anthropic_messages():

@@ -39,6 +39,9 @@ GENERATION_SETTINGS = {"temperature": "temperature", "topP": "top_p", "maxOutput
                        "stopSequences": "stop", "seed": "seed"}
 """`generationConfig` keys that mean the same as a Chat Completions request key."""
 
+SIGNATURE_KEYS = ("thoughtSignature", "thought_signature")
+"""A part's opaque signature, beside the content that names the part's kind."""
+
 SCHEMA_KEYS = ("parametersJsonSchema", "parameters_json_schema", "parameters")
 """Where a function declaration keeps its parameter schema, newest spelling first."""
 
@@ -167,7 +170,9 @@ def _parts(parts: Any, turn: int, ids: CallIds, where: str) -> list:
     for position, part in enumerate(parts):
         if not isinstance(part, dict):
             raise LineProblem(f"{where}.parts[{position}] is {convert.describe(part)}, expected a Part object")
-        call, result = part.get("functionCall"), part.get("functionResponse")
+        # The API also takes the proto's own snake_case names, as llm-gemini and google-genai dumps send them.
+        call = part.get("functionCall", part.get("function_call"))
+        result = part.get("functionResponse", part.get("function_response"))
         if isinstance(part.get("text"), str) and not part.get("thought"):
             converted.append(convert.text_part(part["text"]))
         elif isinstance(call, dict):
@@ -179,7 +184,7 @@ def _parts(parts: Any, turn: int, ids: CallIds, where: str) -> list:
                                                       result.get("response")))
         else:
             # Thoughts, inline data, code execution: shown raw, under the part's own key.
-            kind = "thought" if part.get("thought") else next((k for k in part if k != "thoughtSignature"), "part")
+            kind = "thought" if part.get("thought") else next((k for k in part if k not in SIGNATURE_KEYS), "part")
             converted.append({"type": kind, **part})
     return converted
 
