@@ -246,13 +246,21 @@ def _missing_tool_result(trace: Trace) -> Iterator[Hit]:
 
 def _renamed_call(request: Request, round_: Round, call: ToolCallPart) -> tuple[str, str] | None:
     """(the new id, its path) where `request` resends `call`, same tool and arguments, under another id."""
-    i = len(round_.request.messages)
-    if i >= len(request.messages) or request.messages[i].role != "assistant":
-        return None
-    for sent in request.messages[i].tool_calls:
-        if sent.id != call.id and (sent.name, sent.arguments_raw) == (call.name, call.arguments_raw):
-            return sent.id, join_path(f"messages[{i}]", sent.path)
+    for i, message in _turn_sent_back(request, len(round_.request.messages)):
+        for sent in message.tool_calls:
+            if sent.id != call.id and (sent.name, sent.arguments_raw) == (call.name, call.arguments_raw):
+                return sent.id, join_path(f"messages[{i}]", sent.path)
     return None
+
+
+def _turn_sent_back(request: Request, i: int) -> list[tuple[int, Message]]:
+    """The assistant messages from index `i` on, with their indexes: the turn a request sends back. Some clients
+    (simonw/llm) send one turn as two messages, an empty text and then the calls."""
+    turn = []
+    while i < len(request.messages) and request.messages[i].role == "assistant":
+        turn.append((i, request.messages[i]))
+        i += 1
+    return turn
 
 
 @check("orphan-tool-result")
@@ -737,12 +745,14 @@ def _write_tool_call(trace: Trace) -> Iterator[Hit]:
 def _echo_differs(previous: Round, request: Request) -> int | None:
     """The index of the assistant turn that resends the previous response, when it is not what the model wrote."""
     i = len(previous.request.messages)
-    if previous.response is None or i >= len(request.messages) or request.messages[i].role != "assistant":
+    turn = _turn_sent_back(request, i)
+    if previous.response is None or not turn:
         return None
-    sent, written = request.messages[i], previous.response.message
+    written = previous.response.message
     as_written = [(c.id, c.name, c.arguments) for c in written.tool_calls]
+    sent = [(c.id, c.name, c.arguments) for _, m in turn for c in m.tool_calls]
     # Clients may drop null fields or thinking blocks; what matters is the text and the calls.
-    if sent.text == written.text and [(c.id, c.name, c.arguments) for c in sent.tool_calls] == as_written:
+    if "".join(m.text for _, m in turn) == written.text and sent == as_written:
         return None
     return i
 

@@ -53,6 +53,12 @@ EXPECTED = [
     # llm-gemini sends its calls back in the proto's snake_case (`function_call`, `function_response`): they were lost.
     ("llm-gemini-snake-case-call.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
+    # simonw/llm sends a turn back as two assistant messages, an empty text and then the calls.
+    ("llm-openai-split-turn.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 4]}, 1),
+    ("llm-openrouter-renamed-call.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
+                                                          "cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 4]}, 1),
     ("crewai-gemini-stream-multi.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 2),
     ("oi-genai-auto-tool.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},

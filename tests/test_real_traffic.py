@@ -200,6 +200,20 @@ def test_a_call_resent_under_another_id_is_a_rewritten_history_not_a_dropped_tur
     assert "pyd_ai_cee885c699414386a7e14b7ec43cadbc" in finding.message and "rewrote" in finding.message
 
 
+def test_a_turn_sent_back_as_two_assistant_messages_is_not_a_rewritten_history():
+    # simonw/llm's recording: round 2 sends `{"content": ""}` then the multiply call as a second assistant message.
+    upload = _read("containers/llm-openai-split-turn.yaml")
+    assert _findings(upload, "history-rewritten") == [] and _findings(upload, "missing-tool-result") == []
+
+
+def test_a_call_renamed_in_a_turn_sent_back_as_two_messages_is_named_as_renamed_not_dropped():
+    # The answer named its call `llm_version:0`; llm sent it back, after an empty assistant message, as `0`.
+    [finding] = _findings(_read("containers/llm-openrouter-renamed-call.yaml"), "missing-tool-result")
+    assert (finding.round, finding.side, finding.path) == (2, "request", "messages[2].tool_calls[0]")
+    assert "dropped" not in finding.message
+    assert "llm_version:0" in finding.message and "under another id, 0," in finding.message
+
+
 def test_a_file_nothing_detects_says_which_formats_came_closest_and_why():
     # A tau-bench episode cut before the agent's first answer: the user's turn only.
     line = b'{"messages": [{"role": "system", "content": "# Airline Agent Policy"}, {"role": "user", "content": "Hi!"}]}\n'
