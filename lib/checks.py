@@ -751,8 +751,9 @@ def _echo_differs(previous: Round, request: Request) -> int | None:
     written = previous.response.message
     as_written = [(c.id, c.name, c.arguments) for c in written.tool_calls]
     sent = [(c.id, c.name, c.arguments) for _, m in turn for c in m.tool_calls]
-    # Clients may drop null fields or thinking blocks; what matters is the text and the calls.
-    if "".join(m.text for _, m in turn) == written.text and sent == as_written:
+    # Clients may drop null fields or thinking blocks; what matters is the text and the calls. Whitespace alone is not
+    # text: Anthropic refuses an empty text block, so clients send " " where the model wrote none.
+    if "".join(m.text for _, m in turn).strip() == written.text.strip() and sent == as_written:
         return None
     return i
 

@@ -53,6 +53,10 @@ EXPECTED = [
     # llm-gemini sends its calls back in the proto's snake_case (`function_call`, `function_response`): they were lost.
     ("llm-gemini-snake-case-call.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
+    # simonw/llm-anthropic sends a turn of calls back with a text block of one space.
+    ("llm-anthropic-space-text.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
+                                                        "cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 2),
     # simonw/llm sends a turn back as two assistant messages, an empty text and then the calls.
     ("llm-openai-split-turn.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 4]}, 1),

@@ -206,6 +206,14 @@ def test_a_turn_sent_back_as_two_assistant_messages_is_not_a_rewritten_history()
     assert _findings(upload, "history-rewritten") == [] and _findings(upload, "missing-tool-result") == []
 
 
+def test_a_turn_sent_back_with_a_space_for_the_text_the_model_did_not_write_is_not_a_rewritten_history():
+    # simonw/llm-anthropic's recording: claude-haiku-4-5 answered with two calls and no text; llm sends the turn back
+    # with a text block of one space, since Anthropic refuses an empty one.
+    upload = _read("containers/llm-anthropic-space-text.yaml")
+    assert upload.conversations[0].trace.rounds[1].request.messages[1].text == " "
+    assert _findings(upload, "history-rewritten") == []
+
+
 def test_a_call_renamed_in_a_turn_sent_back_as_two_messages_is_named_as_renamed_not_dropped():
     # The answer named its call `llm_version:0`; llm sent it back, after an empty assistant message, as `0`.
     [finding] = _findings(_read("containers/llm-openrouter-renamed-call.yaml"), "missing-tool-result")
