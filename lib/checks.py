@@ -753,9 +753,14 @@ def _echo_differs(previous: Round, request: Request) -> int | None:
     sent = [(c.id, c.name, c.arguments) for _, m in turn for c in m.tool_calls]
     # Clients may drop null fields or thinking blocks; what matters is the text and the calls. Whitespace alone is not
     # text: Anthropic refuses an empty text block, so clients send " " where the model wrote none.
-    if "".join(m.text for _, m in turn).strip() == written.text.strip() and sent == as_written:
+    if "".join(m.text for _, m in turn).strip() != written.text.strip():
+        return i
+    if sent == as_written:
         return None
-    return i
+    # Only the ids rewritten, each to a new one: missing-tool-result names every one of them, in so many words.
+    # (Ids swapped between calls stay here: each result then answers another call.)
+    same_calls = [c[1:] for c in sent] == [c[1:] for c in as_written]
+    return None if same_calls and not {c[0] for c in sent} & {c[0] for c in as_written} else i
 
 
 @check("history-rewritten")

@@ -220,6 +220,7 @@ def test_a_call_renamed_in_a_turn_sent_back_as_two_messages_is_named_as_renamed_
     assert (finding.round, finding.side, finding.path) == (2, "request", "messages[2].tool_calls[0]")
     assert "dropped" not in finding.message
     assert "llm_version:0" in finding.message and "under another id, 0," in finding.message
+    assert _findings(_read("containers/llm-openrouter-renamed-call.yaml"), "history-rewritten") == []  # said once
 
 
 def test_a_file_nothing_detects_says_which_formats_came_closest_and_why():
@@ -448,6 +449,23 @@ def test_a_transcript_with_a_result_for_no_call_is_not_said_to_have_had_a_reques
     assert "The provider rejects it" not in finding.message
     assert "This transcript" in finding.message and "call_ghost" in finding.message
     assert "a provider rejects a request that carries a result for a call it does not make" in finding.message
+
+
+def test_call_ids_swapped_between_two_calls_are_still_a_rewritten_history():
+    # Renamed to new ids, calls are named by missing-tool-result alone; swapped, each result answers the other call,
+    # which nothing else says.
+    calls = [{"id": f"call_{k}", "type": "function", "function": {"name": "lookup", "arguments": f'{{"k": {k}}}'}}
+             for k in (1, 2)]
+    answer = {"role": "assistant", "content": None, "tool_calls": calls}
+    swapped = {**answer, "tool_calls": [{**calls[0], "id": "call_2"}, {**calls[1], "id": "call_1"}]}
+    asked = [{"role": "user", "content": "Look up 1 and 2."}]
+    first = {"request": {"model": "m", "messages": asked},
+             "response": {"choices": [{"index": 0, "message": answer, "finish_reason": "tool_calls"}]}}
+    results = [{"role": "tool", "tool_call_id": f"call_{k}", "content": f"record {k}"} for k in (1, 2)]
+    second = {"request": {"model": "m", "messages": [*asked, swapped, *results]}, "response": {"choices": [{
+        "index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Done."}}]}}
+    upload = read_upload([("pairs.jsonl", orjson.dumps(first) + b"\n" + orjson.dumps(second))])
+    assert [(f.round, f.path) for f in _findings(upload, "history-rewritten")] == [(2, "messages[1]")]
 
 
 def test_a_request_log_with_a_result_for_no_call_says_todays_apis_refuse_it_though_this_one_was_answered():
