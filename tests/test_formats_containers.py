@@ -106,6 +106,13 @@ EXPECTED = [
     ("ddtrace-litellm-two-choices.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
+    # vercel/ai's recorded Anthropic stream of programmatic tool calling: 13 answers whose message_start already holds
+    # the call the code execution made, then the final answer (the calls were lost: empty answers).
+    ("vercel-anthropic-prepopulated-calls.chunks.txt", {"anthropic-stream": "type names a Messages stream event"},
+     "111 lines: 14 rounds in 14 conversations; 0 lines skipped", {f"conversation {n}": [0] for n in range(1, 15)}, 13),
+    # Perplexity's stream ends on a `chat.completion.done` chunk holding the finish reason (it was skipped: no format).
+    ("vercel-perplexity-done-chunk.chunks.txt", {"openai-chat-stream": "object is 'chat.completion.chunk'"},
+     "8 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).
@@ -829,3 +836,25 @@ def test_a_call_that_asked_for_two_answers_at_once_says_the_round_shows_the_firs
     (round_,) = result.conversations[0].trace.rounds
     assert [c.name for c in round_.tool_calls] == ["get_current_weather"]
     assert round_.response.usage.output_tokens == 38
+
+
+# --- Streams recorded by vercel/ai ------------------------------------------------------------------------------
+
+
+def test_calls_an_anthropic_message_start_already_holds_are_the_answers_calls():
+    result = upload("vercel-anthropic-prepopulated-calls.chunks.txt")
+    first = result.conversations[0].trace.rounds[0]
+    assert [(c.id, c.name, c.arguments) for c in first.tool_calls] == [
+        ("toolu_015dGLMbwBKv1ZRQr6KdJzeH", "rollDie", {"player": "player2"})]
+    assert first.response.finish_reason == "tool_use"
+    last = result.conversations[-1].trace.rounds[0]
+    assert "Player 2 wins the game 3-2!" in last.response.message.text and last.tool_calls == ()
+
+
+def test_perplexitys_closing_done_chunk_is_read_with_its_finish_reason():
+    result = upload("vercel-perplexity-done-chunk.chunks.txt")
+    response = result.conversations[0].trace.rounds[0].response
+    assert result.problems == ()
+    assert response.finish_reason == "stop"
+    assert response.message.text.startswith("**EcoVista Day**")
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (11, 434)

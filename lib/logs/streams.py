@@ -53,7 +53,8 @@ class OpenAIChatStreamFormat(LogFormat):
         self._streams: dict[tuple[str, int], _ChoiceStream] = {}
 
     def detect(self, obj: dict) -> str | None:
-        if obj.get("object") == "chat.completion.chunk":
+        # Perplexity's stream ends on a chunk of its own object name, holding the finish reason.
+        if obj.get("object") in ("chat.completion.chunk", "chat.completion.done"):
             return "object is 'chat.completion.chunk'"
         return None
 
@@ -205,7 +206,11 @@ class AnthropicStreamFormat(LogFormat):
             if self._open is not None:
                 # A new message before message_stop: the previous stream was cut off.
                 yield _event_record(self._open)
-            self._open = _MessageStream(line, {**message, "content": []})
+            # A message_start may already hold whole blocks (a call made by the code execution tool, answered
+            # by the client): they are the first blocks, and content_block_start indices go on after them.
+            started = message.get("content") if isinstance(message.get("content"), list) else []
+            blocks = {index: dict(block) for index, block in enumerate(started) if isinstance(block, dict)}
+            self._open = _MessageStream(line, {**message, "content": []}, blocks)
         elif kind == "error":
             yield from self._fail(event)
         elif kind in STREAM_EVENTS:
