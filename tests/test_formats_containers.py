@@ -111,7 +111,8 @@ EXPECTED = [
     ("vercel-anthropic-prepopulated-calls.chunks.txt", {"anthropic-stream": "type names a Messages stream event"},
      "111 lines: 14 rounds in 14 conversations; 0 lines skipped", {f"conversation {n}": [0] for n in range(1, 15)}, 13),
     # Perplexity's stream ends on a `chat.completion.done` chunk holding the finish reason (it was skipped: no format).
-    ("vercel-perplexity-done-chunk.chunks.txt", {"openai-chat-stream": "object is 'chat.completion.chunk'"},
+    ("vercel-perplexity-done-chunk.chunks.txt", {"openai-chat-stream": "object is 'chat.completion.chunk' (7 lines); "
+                                                "object is 'chat.completion.done' (Perplexity's last chunk) (1 line)"},
      "8 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,

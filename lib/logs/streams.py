@@ -53,9 +53,10 @@ class OpenAIChatStreamFormat(LogFormat):
         self._streams: dict[tuple[str, int], _ChoiceStream] = {}
 
     def detect(self, obj: dict) -> str | None:
-        # Perplexity's stream ends on a chunk of its own object name, holding the finish reason.
-        if obj.get("object") in ("chat.completion.chunk", "chat.completion.done"):
+        if obj.get("object") == "chat.completion.chunk":
             return "object is 'chat.completion.chunk'"
+        if obj.get("object") == "chat.completion.done":  # Perplexity's last chunk: it holds the finish reason
+            return "object is 'chat.completion.done' (Perplexity's last chunk)"
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
