@@ -111,6 +111,11 @@ EXPECTED = [
     ("vercel-anthropic-prepopulated-calls.chunks.txt", {"anthropic-stream": "type names a Messages stream event"},
      "111 lines: 14 rounds in 14 conversations; 0 lines skipped", {f"conversation {n}": [0] for n in range(1, 15)}, 13),
     # Perplexity's stream ends on a `chat.completion.done` chunk holding the finish reason (it was skipped: no format).
+    # Azure OpenAI's stream opens on a chunk of prompt filter results with no choices: no "matches no known format".
+    ("vercel-azure-prompt-filter.chunks.txt", {"openai-chat-stream": (
+        "object is 'chat.completion.chunk' (7 lines); 'prompt_filter_results' with no choices (Azure OpenAI's first "
+        "chunk) (1 line)")},
+     "8 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
     ("vercel-perplexity-done-chunk.chunks.txt", {"openai-chat-stream": "object is 'chat.completion.chunk' (7 lines); "
                                                 "object is 'chat.completion.done' (Perplexity's last chunk) (1 line)"},
      "8 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),

@@ -57,6 +57,8 @@ class OpenAIChatStreamFormat(LogFormat):
             return "object is 'chat.completion.chunk'"
         if obj.get("object") == "chat.completion.done":  # Perplexity's last chunk: it holds the finish reason
             return "object is 'chat.completion.done' (Perplexity's last chunk)"
+        if obj.get("choices") == [] and "prompt_filter_results" in obj and not obj.get("object"):
+            return "'prompt_filter_results' with no choices (Azure OpenAI's first chunk)"  # nothing of the answer
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
