@@ -21,6 +21,7 @@ this_round, this_trace, everything, labels = st.tabs(["This round", "This trace"
                                                      key="annotate.tab")
 with this_round:
     index = explorer.navigation(loaded)
+    explorer.round_list(loaded, index)
     if editing:
         annotate.note_form(loaded, index, disabled=unavailable)
     explorer.round_view(loaded, index, pointer=annotate.card_pointer(loaded, index, editing))

@@ -21,8 +21,12 @@ navigation.require_rounds(loaded)
 
 
 def current_round() -> None:
-    index = explorer.navigation(loaded, navigator=not modes.predict)
+    index = explorer.navigation(loaded)
+    listed = st.container()  # the round list, shown above the round but sent after it: it is the page's largest part
     explorer.round_view(loaded, index, revealed=not modes.predict or predict.revealed(loaded, index))
+    if not modes.predict:  # the list holds every response
+        with listed:
+            explorer.round_list(loaded, index)
 
 
 # Outside predict mode the round is a fragment: moving between rounds reruns only it, not the overview,

@@ -73,9 +73,8 @@ def _step(delta: int, count: int) -> None:
     st.session_state[state.ROUND] = min(max(st.session_state[state.ROUND] + delta, 1), count)
 
 
-def navigation(loaded: LoadedTrace, navigator: bool = True) -> int:
-    """Previous / next buttons and a round selector, and on a long trace the round navigator unless `navigator` is
-    False (predict mode: it holds every response); keeps `?round=` in step."""
+def navigation(loaded: LoadedTrace) -> int:
+    """Previous / next buttons and a round selector; keeps `?round=` in step."""
     count = len(loaded.trace.rounds)
     index = current_round(loaded)
     back, pick, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
@@ -88,9 +87,13 @@ def navigation(loaded: LoadedTrace, navigator: bool = True) -> int:
                    key="explorer.next", width="stretch")
     st.query_params["round"] = str(st.session_state[state.ROUND])
     _follow(st.session_state[state.ROUND], count)
-    if navigator and count > DRAWN_UP_TO:
-        round_navigator(loaded, st.session_state[state.ROUND])
     return st.session_state[state.ROUND]
+
+
+def round_list(loaded: LoadedTrace, index: int) -> None:
+    """On a long trace, the round navigator: every round readable in the page, round `index` chosen."""
+    if len(loaded.trace.rounds) > DRAWN_UP_TO:
+        round_navigator(loaded, index)
 
 
 def _follow(index: int, count: int) -> None:
