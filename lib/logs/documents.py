@@ -428,13 +428,14 @@ def _from_events(loader: Any) -> Any:
     return document if building else _UNUSUAL
 
 
+_MULTIDICT = "tag:yaml.org,2002:python/object/apply:multidict."
+"""How PyYAML tags an object of multidict's, built by a call (what a safe load refuses)."""
+
+
 def _is_header_name(tag: str | None) -> bool:
     """Whether a tagged list is a header name as aiohttp holds it: vcrpy's aiohttp stub keeps multidict's istr keys,
     and PyYAML writes each as `!!python/object/apply:multidict._multidict.istr [Name]` (the C or the Python build)."""
     return tag is not None and tag.startswith(_MULTIDICT) and tag.endswith(".istr")
-
-
-_MULTIDICT = "tag:yaml.org,2002:python/object/apply:multidict."
 
 
 def _is_text(event: Any) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import getpass
 import os
+from typing import Any, Mapping
 
 import streamlit as st
 
@@ -35,19 +36,21 @@ def config() -> tuple[access.AccessConfig, str | None]:
         return LOCKED, str(exc)
 
 
-def _login() -> str | None:
+def _claims() -> Mapping[str, Any]:
+    """The visitor's login claims (Streamlit's `st.user`); none when no login is configured."""
     try:
-        return access.login_identity(st.user)
+        return st.user.to_dict()
     except Exception:  # noqa: BLE001 - no login configured: nobody is logged in
-        return None
+        return {}
+
+
+def _login() -> str | None:
+    return access.login_identity(_claims())
 
 
 def say_login_refusal() -> None:
     """Under what a viewer may do: why a visitor who is signed in is still a viewer, when their login is the reason."""
-    try:
-        refusal = access.login_refusal(st.user)
-    except Exception:  # noqa: BLE001 - no login configured: nobody is logged in
-        return
+    refusal = access.login_refusal(_claims())
     if refusal:
         st.caption(refusal)
 
