@@ -106,7 +106,8 @@ function build(root, trace) {
   for (const child of [...root.children]) if (child.classList.contains("navigator")) child.remove();
   root.append(frame);
 
-  const view = { trace, selected: 0, told: null, sent: null, timer: null, resend: null, tell: null };
+  // told: the round Python last drew; sent: the last round this list told it; asked: the rounds told and not yet drawn.
+  const view = { trace, selected: 0, told: null, sent: null, asked: [], timer: null, resend: null, tell: null };
 
   function drawRows() {
     const first = Math.max(0, Math.floor(list.scrollTop / ROW_PX) - OVERSCAN_ROWS);
@@ -142,6 +143,7 @@ function build(root, trace) {
     view.timer = setTimeout(() => {
       view.timer = null;
       view.sent = view.selected + 1;
+      view.asked.push(view.sent);
       view.tell(view.sent);
       view.resend = setTimeout(() => resend(RESENDS), RESEND_MS);
     }, SETTLE_MS);
@@ -154,14 +156,25 @@ function build(root, trace) {
     view.resend = setTimeout(() => resend(left - 1), RESEND_MS);
   }
 
-  // Python's round moved (its own buttons, a deep link): follow it, unless it is this list's own choice coming back
-  // or the keys have moved on since.
+  // Python's round moved (its own buttons, a deep link): follow it, unless it is one of this list's own choices
+  // coming back (a busy server draws an earlier one after the keys have moved on) or the keys have moved on since.
   view.follow = (round) => {
     const moved = round !== view.told;
     view.told = round;
-    if (round === view.sent || moved) clearTimeout(view.resend); // drawn, or Python moved on by itself
-    if (round === view.sent) view.sent = null;
-    else if (moved && view.timer === null && round !== view.selected + 1) view.select(round - 1, false);
+    const own = view.asked.indexOf(round);
+    if (own >= 0) {
+      view.asked.splice(0, own + 1); // Python draws choices in the order told: the ones before it are passed
+      if (!view.asked.length) {
+        clearTimeout(view.resend);
+        view.sent = null;
+      }
+      return;
+    }
+    if (!moved) return;
+    clearTimeout(view.resend); // Python moved on by itself: what the list told is overtaken
+    view.sent = null;
+    view.asked = [];
+    if (view.timer === null && round !== view.selected + 1) view.select(round - 1, false);
   };
 
   const keys = { ArrowDown: 1, ArrowUp: -1, PageDown: PAGE_ROWS, PageUp: -PAGE_ROWS };

@@ -211,3 +211,57 @@ def test_a_choice_whose_message_is_lost_is_told_again_and_the_cards_follow(navig
     page.evaluate(LOSE_NEXT_MESSAGE)
     _choose_and_follow(page, 4)
     assert page.evaluate("window.__lost") == 1
+
+
+HOLD_MESSAGES = """(() => {
+  const Native = window.WebSocket;
+  window.__held = [];
+  window.__holding = false;
+  window.__told = 0;
+  // One message every few milliseconds, so that the page draws each answer on its own, as it would as they came.
+  window.__release = () => {
+    const next = () => { const deliver = window.__held.shift(); if (deliver) { deliver(); setTimeout(next, 5); } };
+    window.__holding = false;
+    next();
+  };
+  window.WebSocket = class extends Native {
+    addEventListener(type, listener, ...rest) {
+      if (type !== "message") return super.addEventListener(type, listener, ...rest);
+      return super.addEventListener(type, (event) => {
+        if (window.__holding) window.__held.push(() => listener.call(this, event));
+        else listener.call(this, event);
+      }, ...rest);
+    }
+    send(...args) { window.__told += 1; return super.send(...args); }
+  };
+})()"""
+"""Lets a test hold what Streamlit sends the page and deliver it later, in order, as a slow server or network does;
+counts the messages the page sends. (Messages that come while the held ones are delivered are not held: none do.)"""
+
+
+def test_a_round_drawn_late_for_an_earlier_choice_does_not_pull_the_list_back(navigator_page):
+    # A busy server (a room of learners) answers End only after the user has already pressed Home and the list has
+    # told Python so: the answer for the last round arrives late, and must not move the list off the first.
+    page, _, _ = navigator_page
+    page.context.add_init_script(HOLD_MESSAGES)
+    page.goto("/?trace=hostile-long&round=5")
+    navigator = _navigator(page)
+    navigator.get_by_text(re.compile(r"^Round 5: the program sends")).wait_for()
+    _cards_heading(page, 5).wait_for()
+    page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""")
+    rounds = navigator.get_by_role("listbox", name="Rounds")
+    rounds.focus()
+    page.evaluate("window.__holding = true")
+    told = page.evaluate("window.__told")
+    page.keyboard.press("End")
+    page.wait_for_function(f"window.__told > {told}")  # the list told Python the last round
+    told = page.evaluate("window.__told")
+    page.keyboard.press("Home")
+    page.wait_for_function(f"window.__told > {told}")  # and then the first
+    page.wait_for_timeout(2_000)  # time for the server to draw both; the page still holds what it sent
+    page.evaluate("window.__release()")
+    _cards_heading(page, 1).wait_for()
+    page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""")
+    navigator.get_by_text(re.compile(r"^Round 1: the program sends")).wait_for(timeout=10_000)
+    assert rounds.locator("[aria-selected=true]").inner_text().startswith("Round 1 ·")
+    assert page.get_by_label(re.compile(r"^Round \(1 to")).input_value() == "1"
