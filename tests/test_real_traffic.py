@@ -640,3 +640,38 @@ def test_a_result_whose_call_is_in_the_same_request_is_not_said_to_answer_no_cal
     assert [s.detail for s in steps_for_round(trace, 1) if s.step == 4] == [
         "result for call-a, called in messages[0] of this request (by no response in the log)",
         "result for call-b, called in messages[0] of this request (by no response in the log)"]
+
+
+def _data_lines(sse: bytes) -> bytes:
+    """The JSON of each `data:` line, one per line: the same stream written as chunk or event lines."""
+    payloads = [line[5:].strip() for line in sse.splitlines() if line.startswith(b"data:")]
+    return b"\n".join(payload for payload in payloads if payload != b"[DONE]") + b"\n"
+
+
+@pytest.mark.parametrize("name, calls", [("openai-chat-stream.sse", ["multiply"]),
+                                         ("anthropic-stream.sse", ["pelican_name_generator"] * 2)])
+def test_a_streamed_answer_saved_as_server_sent_events_reads_as_its_event_lines_do(name, calls):
+    # What `curl -N` prints of a streamed call: `event:` and `data:` lines, blank lines between events.
+    sse = (FIXTURES / name).read_bytes()
+    upload = read_upload([(name, sse)])
+    as_lines = read_upload([("events.jsonl", _data_lines(sse))])
+    assert upload.problems == ()
+    assert upload.lines == sse.count(b"\n")
+    assert [note.message for note in upload.notes] == [
+        "read as server-sent events, as a stream arrives over HTTP: the JSON of each `data:` line; event names, ids, "
+        "comments and the closing [DONE] carry nothing more"]
+    (conversation,) = upload.conversations
+    (round_,) = conversation.trace.rounds
+    assert [call.name for call in round_.response.message.tool_calls] == calls
+    assert round_.response == as_lines.conversations[0].trace.rounds[0].response
+
+
+def test_a_broken_event_in_server_sent_events_is_named_by_its_line_and_the_answer_still_loads():
+    lines = (FIXTURES / "anthropic-stream.sse").read_bytes().split(b"\n")
+    assert lines[7] == b'data: {"type": "ping"}'
+    lines[7] = b'data: {"type": "ping"'
+    upload = read_upload([("answer.sse", b"\n".join(lines))])
+    assert [(problem.line, problem.message) for problem in upload.problems] == [
+        (8, "is not valid JSON (at the end of the event's data: unexpected end of data)")]
+    (conversation,) = upload.conversations
+    assert len(conversation.trace.rounds[0].response.message.tool_calls) == 2

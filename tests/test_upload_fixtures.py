@@ -14,6 +14,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 EXPECTED = [
     (('anthropic-pairs.jsonl',), ['anthropic-messages'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'ticket-7': [1, 3]}, 2),
+    (('anthropic-stream.sse',), ['anthropic-stream'], '30 lines: 1 round in 1 conversation; 0 lines skipped', {'conversation 1': [0]}, 2),
+    (('openai-chat-stream.sse',), ['openai-chat-stream'], '30 lines: 1 round in 1 conversation; 0 lines skipped', {'conversation 1': [0]}, 1),
     (('anthropic-stream.jsonl',), ['anthropic-stream'], '26 lines: 3 rounds in 3 conversations; 0 lines skipped', {'conversation 1': [0], 'conversation 2': [0], 'conversation 3': [0]}, 3),
     (('bedrock-converse.jsonl',), ['bedrock-converse'], '2 lines: 2 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [1, 3]}, 2),
     (('bare-responses.jsonl',), ['openai-chat'], '2 lines: 2 rounds in 2 conversations; 0 lines skipped', {'conversation 1': [0], 'conversation 2': [0]}, 2),
@@ -63,4 +65,4 @@ def test_each_fixture_reads_to_its_expected_summary(names, formats, summary, sha
 
 def test_every_fixture_is_covered():
     covered = {name for row in EXPECTED for name in row[0]}
-    assert covered == {p.name for p in FIXTURES.glob("*.jsonl")}
+    assert covered == {p.name for p in FIXTURES.glob("*.jsonl")} | {p.name for p in FIXTURES.glob("*.sse")}

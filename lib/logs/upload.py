@@ -160,6 +160,32 @@ def _shape(name: str, data: bytes) -> str:
     return "file" if first == b"{" and data.find(b"\n{", start) == -1 else "line"
 
 
+_SSE_START = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n\f\v]*(?:data|event|id|retry)?:")
+"""How a server-sent-events text begins (a field name or a comment): no JSON line begins so."""
+SSE_NOTE = ("read as server-sent events, as a stream arrives over HTTP: the JSON of each `data:` line; event names, "
+            "ids, comments and the closing [DONE] carry nothing more")
+"""What the upload says of a file of server-sent events."""
+
+
+class _ServerSentEvents:
+    """The `data:` lines of server-sent-events text (what `curl -N` or a proxy saves of a streamed answer), each as
+    an item on its own line; `skipped` counts the other lines once read."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        """The file's bytes."""
+        self.skipped = 0
+        """Lines that carry no JSON: event names, ids, comments, blank separators, the closing [DONE]."""
+
+    def __iter__(self) -> Iterator[tuple[int, bytes, int]]:
+        for number, line, span in _lines(self.data):
+            payload = line[5:].strip() if line.startswith(b"data:") else b""
+            if not payload or payload == b"[DONE]":
+                self.skipped += span
+                continue
+            yield number, payload, 1
+
+
 _BLANK_LINES = re.compile(rb"[ \t\r\n\f\v]*\n")
 """Blank lines, up to the last line break of the run (a group repeated per line would cost the
 regular expression engine memory per line)."""
@@ -541,13 +567,17 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
     typed = otlp_typed.decode if spans_only else None
     whole = documents.elements(name, data, caps.line_bytes, ResentTexts(loads_exact, typed).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
     # What an item that does not parse is called where the parser's place in it is said: the file's own unit.
-    said_as = "line"
+    said_as, events = "line", None
     if whole is None:
         said_as = _shape(name, data)
         items = _items(data, said_as)
         if said_as == "element":
             items = _one_transcript(data, items, caps.line_bytes, reading)
         reading.units.add("line" if said_as == "file" else said_as)
+        if said_as == "line" and _SSE_START.match(data):
+            items = events = _ServerSentEvents(data)
+            said_as = "event's data"  # a place in the JSON after `data:`, not in the line
+            reading.notes.append(Problem(1, label + SSE_NOTE, loaded=True))
     else:
         items = ((number, element, 1) for number, element in whole[1])
         reading.units.add(whole[0])
@@ -587,6 +617,8 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
         fired = rules.setdefault(chosen.name, {})
         fired[rule] = fired.get(rule, 0) + span  # a transcript made of a whole array counts its elements
         _feed(chosen, obj, number, label, reading)
+    if events is not None:
+        reading.lines += events.skipped
 
 
 def _rules_said(fired: dict[str, int], unit: str) -> str:
