@@ -103,6 +103,11 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [2]}, 1),
     # Two answers asked for at once (n = 2): one round, the first answer's call, and a note.
+    # The Datadog APM test agent's VCR proxy: one interaction per .json file, the request under `url`, both bodies as
+    # text (it matched no known format). Round 2 of Mistral's tool loop: the call and its result sent back.
+    ("ddtrace-mistral-tool-result.json",
+     {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [3]}, 0),
     ("ddtrace-litellm-two-choices.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),

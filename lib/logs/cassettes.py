@@ -1,9 +1,11 @@
-"""VCR cassettes (vcrpy, pytest-recording, pydantic-ai's variant): each interaction that was a model call.
+"""VCR cassettes (vcrpy, pytest-recording, pydantic-ai's variant, the Datadog APM test agent's): each interaction
+that was a model call.
 
 A cassette is YAML (`interactions:` with a `request` and a `response` each); lib/logs/documents.py
 loads it safely and hands this format one interaction at a time. Bodies come in the shapes the
 recorders write: vcrpy's request `body` text and response `body: {string: ...}` (bytes, often gzip,
-when the body was binary), pydantic-ai's `parsed_body`, and its `body: {type, content}`.
+when the body was binary), pydantic-ai's `parsed_body`, and its `body: {type, content}`. The Datadog APM
+test agent's VCR proxy writes one interaction per `.json` file, its request under `url`, both bodies as text.
 """
 
 from __future__ import annotations
@@ -16,15 +18,20 @@ from lib.logs.record import CallRecord
 
 
 class CassetteFormat(ExchangeFormat):
-    """One cassette interaction: a recorded request with `uri` and `method`, and its response."""
+    """One cassette interaction: a recorded request with `uri` (the Datadog test agent: `url`) and `method`, and its
+    response."""
 
     name = "vcr-cassette"
     title = "VCR cassette"
 
     def detect(self, obj: dict) -> str | None:
         request, response = object_at(obj, "request"), object_at(obj, "response")
-        if "uri" in request and "method" in request and "status" in response:
+        if "method" not in request or "status" not in response:
+            return None
+        if "uri" in request:
             return "an interaction with request.uri and response.status (a VCR cassette)"
+        if "url" in request and isinstance(response["status"], dict):  # a HAR entry's status is a number
+            return "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
@@ -32,7 +39,7 @@ class CassetteFormat(ExchangeFormat):
         status = response.get("status")
         code = status.get("code") if isinstance(status, dict) else status
         exchange = Exchange(
-            method=str(request.get("method") or ""), url=str(request.get("uri") or ""),
+            method=str(request.get("method") or ""), url=str(request.get("uri") or request.get("url") or ""),
             request_body=_body(request), status=code if isinstance(code, int) else None,
             response_body=_body(response), response_type=_header(response, "content-type"),
         )
