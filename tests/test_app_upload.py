@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+from tests.screen import screen
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
@@ -150,3 +152,13 @@ def test_after_a_page_switch_the_sidebar_says_which_upload_is_open_though_the_up
     at.switch_page("pages/tokens.py").run()
     assert at.file_uploader(key="sidebar.upload").value == []
     assert UPLOAD_STILL_OPEN in said() and "requests-only.jsonl" in said()
+
+
+def test_a_streamed_answer_saved_as_server_sent_events_opens_as_one_round_whose_request_was_not_logged(app):
+    at = _upload(app, ("answer.sse", (FIXTURES / "anthropic-stream.sse").read_bytes()))
+    sidebar = " ".join([t.value for t in at.sidebar.text] + [c.value for c in at.sidebar.caption])
+    assert "30 lines: 1 round in 1 conversation; 0 lines skipped" in sidebar
+    assert "read as server-sent events" in sidebar
+    shown = screen(at)
+    assert shown.count("pelican_name_generator") >= 2  # both calls of the answer
+    assert "not in the log" in shown
