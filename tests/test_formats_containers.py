@@ -78,6 +78,12 @@ EXPECTED = [
     ("ollm-cohere-v2-tool-history.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 0 rounds in 0 conversations; 2 interactions to an API Roundtrip does not read; "
      "0 interactions skipped", {}, 0),
+    # The OpenAI Agents SDK's voice pipeline: a transcription, the agent's streamed Responses call, then text-to-speech
+    # (`/v1/audio/speech`: `input`, `model`, `voice`, `instructions`), which was read as a second conversation.
+    ("logfire-agents-voice-speech.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "3 interactions: 1 round in 1 conversation; 1 interaction not a model call; 1 interaction to an API Roundtrip "
+     "does not read; 0 interactions skipped", {"resp_0f4c5a783ebc79bc00699336f0df488194bddca1fa9a623a2e": [1]}, 0),
     ("pyd-deepseek-responses-400.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [4]}, 0),
     # crewAI runs the first of the calls a turn makes and drops the rest: each request keeps one call of the turn.
@@ -794,6 +800,24 @@ def test_model_calls_to_an_api_no_format_reads_are_named_as_such_not_as_no_model
         "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out, and so "
         "is 1 more call to it"]
     assert "not model calls" not in result.summary()
+
+
+def test_a_text_to_speech_call_is_named_as_a_call_to_an_api_not_read_not_read_as_a_responses_round():
+    # Its `instructions` beside `input` made it look like a Responses request: a second conversation whose one round
+    # "asked" gpt-4o-mini-tts to say the agent's answer, with no response, its PCM audio left unread.
+    result = upload("logfire-agents-voice-speech.yaml")
+    assert [c.trace.model for c in result.conversations] == ["gpt-4o"]
+    assert [result.said(n) for n in result.notes] == [
+        "interaction 3: a model call to api.openai.com/v1/audio/speech, an API Roundtrip does not read (it reads Chat "
+        "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out"]
+
+
+def test_a_speech_request_logged_as_a_line_is_not_a_responses_request():
+    from lib.logs.responses import is_responses_request
+    speech = {"input": "Bonjour", "model": "gpt-4o-mini-tts", "voice": "ash", "response_format": "pcm",
+              "instructions": "Read out the text."}
+    assert not is_responses_request(speech)
+    assert is_responses_request({"input": "Bonjour", "model": "gpt-4.1", "instructions": "Be nice"})
 
 
 def test_a_responses_turn_whose_text_follows_its_call_says_the_order_is_not_shown():

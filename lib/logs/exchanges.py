@@ -24,7 +24,7 @@ from lib.logs.limits import gunzipped_at_most, limits
 from lib.logs.ollama import OllamaFormat, joined_chunks
 from lib.logs.provider_pairs import ProviderPairFormat, error_body
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
-from lib.logs.responses import FINAL_EVENTS, ResponsesFormat, is_responses_request
+from lib.logs.responses import FINAL_EVENTS, SPEECH_KEY, ResponsesFormat, is_responses_request
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
 from lib.logs.streams import AnthropicStreamFormat, OpenAIChatStreamFormat
 from lib.text import plural
@@ -38,8 +38,9 @@ BEDROCK_PATH = re.compile(r"/model/([^/]+)/converse(-stream)?$")
 OLLAMA_PATH = "/api/chat"
 """Ollama's native chat path."""
 
-MODEL_CALL_KEYS = ("messages", "message", "contents", "prompt", "inputText", "chat_history")
-"""Request keys that make a POST a model call, in an API of its own when no format here reads it (Cohere's chat)."""
+MODEL_CALL_KEYS = ("messages", "message", "contents", "prompt", "inputText", "chat_history", SPEECH_KEY)
+"""Request keys that make a POST a model call, in an API of its own when no format here reads it (Cohere's chat,
+OpenAI's text-to-speech)."""
 
 MAX_BODY_BYTES = 64 * 1024 * 1024
 """A decompressed body longer than this is refused: no real call body comes near it."""

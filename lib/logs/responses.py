@@ -21,6 +21,9 @@ REQUEST_KEYS = ("instructions", "previous_response_id", "tools", "reasoning", "t
                 "max_output_tokens", "tool_choice", "include")
 """Keys only a Responses request has beside `input` (embeddings requests have `model` + `input` too)."""
 
+SPEECH_KEY = "voice"
+"""The key that makes a body with `input`, `model` and `instructions` a text-to-speech request (`/v1/audio/speech`)."""
+
 FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
 """Stream events that carry the whole response; the other `response.*` events are pieces of it."""
 
@@ -46,7 +49,7 @@ class _Link:
 
 def is_responses_request(body: Any) -> bool:
     """A Responses request body: `input` as text or items, with a key only this API has."""
-    if not isinstance(body, dict) or any(k in body for k in ("messages", "output", "event", "kind")):
+    if not isinstance(body, dict) or any(k in body for k in ("messages", "output", "event", "kind", SPEECH_KEY)):
         return False
     items = body.get("input")
     if isinstance(items, str):
@@ -98,6 +101,8 @@ class ResponsesFormat(LogFormat):
         return None
 
     def near_miss(self, obj: dict) -> str | None:
+        if "input" in obj and SPEECH_KEY in obj:
+            return "has 'input' beside 'voice': a text-to-speech request (/v1/audio/speech), not a Responses request"
         if "input" in obj and not is_responses_request(obj):
             return "has 'input', but no 'model' nor a key only a Responses request has ('instructions', 'tools', ...)"
         if obj.get("object") == "response":
