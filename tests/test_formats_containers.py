@@ -71,6 +71,14 @@ EXPECTED = [
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 3),
     ("ollm-bedrock-converse-stream-tool.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
+    # LangChain's cassettes (langchain-tests' serializer, every partner package): vcrpy's `requests` and `responses`
+    # lists side by side, gzipped, every header value '**REDACTED**' (the file was refused: no 'interactions').
+    ("langchain-aws-agent-loop-stream.yaml.gz",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
+    ("langchain-aws-citations.yaml.gz",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 0),
     ("pyd-bedrock-error.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     ("oi-ollama-tool-call.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
@@ -772,6 +780,34 @@ def test_a_bedrock_converse_stream_is_decoded_from_awss_binary_event_stream():
     assert [(c.name, c.arguments) for c in round_.tool_calls] == [("get_weather", {"location": "Barcelona"})]
     assert _figures(round_) == ("anthropic.claude-3-sonnet-20240229-v1:0", "tool_use", 236, 58)
     assert round_.response.message.text.startswith("Okay")
+
+
+def test_a_converse_stream_whose_content_type_was_redacted_is_decoded_by_its_path():
+    # LangChain's cassette keeps no header value, so no `application/vnd.amazon.eventstream`: the answer was left
+    # unread, round 1 inferred from round 2's request (usage estimated, the model's text beside its call lost).
+    from lib.checks import run_checks
+    first, second = _rounds("langchain-aws-agent-loop-stream.yaml.gz").rounds
+    assert _figures(first) == ("us.anthropic.claude-sonnet-5", "tool_use", 446, 76)
+    assert first.response.message.text == "I'll check the current weather in San Francisco, CA for you."
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [("get_weather", {"location": "San Francisco, CA"})]
+    # LangChain sent the call back without the text the model wrote beside it: said, now that the answer is read.
+    trace = upload("langchain-aws-agent-loop-stream.yaml.gz").conversations[0].trace
+    assert [(f.code, f.round) for f in run_checks(trace) if f.severity != "info"] == [("history-rewritten", 2)]
+
+
+def test_a_converse_turn_with_citations_is_read_as_its_cited_text():
+    # The model's streamed answer cites the document; round 2 sends it back as `citationsContent` blocks, which were
+    # kept raw: the text read back lacked the cited sentences, and "not what the model wrote" was said of it.
+    from lib.checks import run_checks
+    trace = upload("langchain-aws-citations.yaml.gz").conversations[0].trace
+    first, second = trace.rounds
+    written = "\n".join(["According to the company policy manual, ", "employees get 20 days annual leave.",
+                         " If you need more specific details, ", "consult with your manager for details."])
+    assert first.response.message.text == written
+    sent_back = second.request.messages[1]
+    assert (sent_back.role, sent_back.text) == ("assistant", written)
+    assert sent_back.raw["content"][1]["citations"][0]["title"] == "company_policy"
+    assert [f.code for f in run_checks(trace)] == []
 
 
 def test_a_broken_event_stream_is_named_not_raised():

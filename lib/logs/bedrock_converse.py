@@ -5,8 +5,8 @@ Converse is close to Messages: a `system` list, `messages` of content blocks, to
 `toolResult` block per result, both keyed by `toolUseId`; the response is
 `{"output": {"message"}, "stopReason", "usage": {"inputTokens", ...}, "metrics": {"latencyMs"}}`.
 Blocks are keyed by their kind (`{"text": ...}`, `{"toolUse": {...}}`) where Messages writes
-`{"type": ...}`; other kinds (images, documents, cache points, guard content) stay raw under
-their kind.
+`{"type": ...}`; a `citationsContent` block (text citing a document) is a text block with its
+`citations`; other kinds (images, documents, cache points, guard content) stay raw under their kind.
 
 Bedrock's model invocation logs (CloudWatch or S3) carry the same bodies under
 `input.inputBodyJson` and `output.outputBodyJson`, with the model in `modelId`.
@@ -165,6 +165,11 @@ def _block(block: Any, where: str) -> dict:
     if isinstance(reasoning, dict) and isinstance(reasoning.get("reasoningText"), dict):
         text = reasoning["reasoningText"]
         return {"type": "thinking", "thinking": text.get("text"), "signature": text.get("signature")}
+    cited = block.get("citationsContent")
+    if isinstance(cited, dict) and isinstance(cited.get("content"), list):
+        # Text the model wrote citing a document: a Messages text block with its citations.
+        said = "".join(str(c["text"]) for c in cited["content"] if isinstance(c, dict) and "text" in c)
+        return {"type": "text", "text": said, "citations": cited.get("citations") or []}
     kind = next((k for k in BLOCK_KEYS if k in block), next(iter(block), "block"))
     return {"type": kind, **block}
 

@@ -22,6 +22,7 @@ import io
 import re
 import zipfile
 import zlib
+from itertools import zip_longest
 from typing import Any, Callable, Iterator
 
 import orjson
@@ -275,8 +276,14 @@ def _cassette(data: bytes, limit: int) -> Elements:
         where = f" at line {line}" if mark is not None else ""
         return _refused(f"is not valid YAML{where} ({getattr(exc, 'problem', exc)})")  # one document: its number, 1
     interactions = document.get("interactions") if isinstance(document, dict) else None
+    if interactions is None and isinstance(document, dict) and isinstance(document.get("requests"), list) \
+            and isinstance(document.get("responses"), list):
+        # vcrpy's cassette as it holds it in memory, the requests and the responses in two lists of one order: what
+        # LangChain's test serializer (langchain-tests, every partner package's `.yaml.gz` cassettes) writes.
+        interactions = [{"request": request, "response": response}
+                        for request, response in zip_longest(document["requests"], document["responses"])]
     if not isinstance(interactions, list):
-        return _refused("has no 'interactions' list (not a VCR cassette)")
+        return _refused("has no 'interactions' list, nor 'requests' beside 'responses' (not a VCR cassette)")
     return _numbered(interactions, "interaction")
 
 
