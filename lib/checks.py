@@ -677,6 +677,8 @@ WRITE_VERBS = frozenset({
 ALONE_NOT_WRITE = frozenset({"add", "set", "new", "file", "order", "post", "move", "close", "change"})
 """Of those verbs, the ones that as a whole name more often compute or look something up: `add` of two numbers
 (every tutorial's first tool), a `file` or an `order` fetched. With an object after them they change something."""
+NUMBER_WORDS = frozenset({"number", "numbers", "two", "integers", "ints", "floats", "digits"})
+"""Words after `add` that say it adds numbers together (add_numbers, add_two_numbers, addIntegers): it computes."""
 
 
 def name_words(name: str) -> list[str]:
@@ -719,6 +721,8 @@ def is_write_tool(trace: Trace, name: str, tool: ToolDefinition | None = None) -
         return False
     words = name_words(name)
     if not words or words[0] not in WRITE_VERBS:
+        return False
+    if words[0] == "add" and set(words[1:]) <= NUMBER_WORDS:
         return False
     return len(words) > 1 or words[0] not in ALONE_NOT_WRITE
 

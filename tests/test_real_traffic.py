@@ -631,6 +631,19 @@ def test_a_tool_named_add_that_adds_two_numbers_is_not_called_a_write_tool():
         == [True, True, True, True, False, False]
 
 
+def test_a_tool_named_add_numbers_is_not_called_a_write_tool():
+    # langchain-azure's recorded LangGraph agent: `add_numbers` ("Add two numbers together") was said to change
+    # something and to need a person's approval, because a word followed `add`. Numbers are what it adds.
+    from lib.checks import is_write_tool
+    upload = _read("containers/langchain-azure-add-numbers.yaml")
+    [conversation] = upload.conversations
+    assert [c.name for c in conversation.trace.rounds[0].tool_calls] == ["add_numbers"]
+    assert _findings(upload, "write-tool-call") == []
+    trace = conversation.trace
+    assert [is_write_tool(trace, name) for name in ("add_two_numbers", "addIntegers", "add_number_to_list",
+                                                    "add_user")] == [False, False, True, True]
+
+
 def test_a_result_whose_call_is_in_the_same_request_is_not_said_to_answer_no_call():
     # pydantic-ai's DeepSeek cassette sends a history it built itself: call-a sits in messages[0] of the very request
     # whose messages[1] answers it. "which no earlier call made" contradicted the card just above it.
