@@ -95,6 +95,11 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "3 interactions: 1 round in 1 conversation; 1 interaction not a model call; 1 interaction to an API Roundtrip "
      "does not read; 0 interactions skipped", {"resp_0f4c5a783ebc79bc00699336f0df488194bddca1fa9a623a2e": [1]}, 0),
+    # Cohere's v2 chat streamed: its events were read as Chat Completions chunks ("'choices' is missing").
+    ("langchain-cohere-stream-tool-call.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 0 rounds in 0 conversations; 1 interaction to an API Roundtrip does not read; "
+     "0 interactions skipped", {}, 0),
     ("pyd-deepseek-responses-400.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [4]}, 0),
     # crewAI runs the first of the calls a turn makes and drops the rest: each request keeps one call of the turn.
@@ -857,6 +862,16 @@ def test_a_speech_request_logged_as_a_line_is_not_a_responses_request():
               "instructions": "Read out the text."}
     assert not is_responses_request(speech)
     assert is_responses_request({"input": "Bonjour", "model": "gpt-4.1", "instructions": "Be nice"})
+
+
+def test_a_streamed_call_to_an_api_no_format_reads_is_named_as_such_not_as_a_broken_chunk():
+    # langchain-cohere's recording: `model` and `messages` as Chat Completions has them, answered in Cohere's own
+    # events (message-start, tool-call-delta, ...). Unstreamed, it was named; streamed, it was "'choices' is missing".
+    result = upload("langchain-cohere-stream-tool-call.yaml")
+    assert result.problems == ()
+    assert [result.said(n) for n in result.notes] == [
+        "interaction 1: a model call to api.cohere.com/v2/chat, an API Roundtrip does not read (it reads Chat "
+        "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out"]
 
 
 def test_a_responses_turn_whose_text_follows_its_call_says_the_order_is_not_shown():

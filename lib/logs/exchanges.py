@@ -260,6 +260,10 @@ def _response(exchange: Exchange, label: str, dialect: str | None, inflater: Inf
         finals = [e.get("response") for e in events if e.get("type") in FINAL_EVENTS]
         return finals[-1] if finals else None
     reader = AnthropicStreamFormat() if dialect == ANTHROPIC else OpenAIChatStreamFormat()
+    if events and not any(reader.detect(e) or "choices" in e for e in events):
+        # Another API's stream (Cohere's v2 chat) under a request shaped like Chat Completions: its first event
+        # stands for the answer, which `_calls` names as another API's words, as it does an unstreamed one.
+        return events[0]
     records = [r for number, event in enumerate(events, start=1) for r in reader.feed(event, number)]
     records.extend(reader.finish())
     return records[0].response if records else None
