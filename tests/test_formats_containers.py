@@ -100,6 +100,9 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 0 rounds in 0 conversations; 1 interaction to an API Roundtrip does not read; "
      "0 interactions skipped", {}, 0),
+    ("logfire-openrouter-stream-reasoning.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     ("pyd-deepseek-responses-400.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [4]}, 0),
     # crewAI runs the first of the calls a turn makes and drops the rest: each request keeps one call of the turn.
@@ -872,6 +875,16 @@ def test_a_streamed_call_to_an_api_no_format_reads_is_named_as_such_not_as_a_bro
     assert [result.said(n) for n in result.notes] == [
         "interaction 1: a model call to api.cohere.com/v2/chat, an API Roundtrip does not read (it reads Chat "
         "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out"]
+
+
+def test_a_stream_keeps_the_reasoning_openrouter_sends_under_reasoning():
+    # logfire's recording of google/gemini-2.5-flash through OpenRouter: most of the 1,003 output tokens are the
+    # reasoning its chunks stream as `delta.reasoning` (DeepSeek's `reasoning_content` was kept; this was dropped).
+    (round_,) = _rounds("logfire-openrouter-stream-reasoning.yaml").rounds
+    answer = round_.response.message.raw
+    assert answer["reasoning"].startswith("**Interpreting User Intent**\n\nI'm zeroing in on the core of the query.")
+    assert "reasoning_content" not in answer
+    assert answer["content"].startswith("That's a clever way to put it!")
 
 
 def test_a_responses_turn_whose_text_follows_its_call_says_the_order_is_not_shown():

@@ -17,6 +17,10 @@ from lib.logs.record import CallRecord, LineProblem, LogFormat
 # --- OpenAI Chat Completions chunks -------------------------------------------------------------
 
 
+REASONING_KEYS = ("reasoning_content", "reasoning")
+"""Delta keys of the model's reasoning: DeepSeek's and vLLM's `reasoning_content`, OpenRouter's `reasoning`."""
+
+
 @dataclass
 class _ChoiceStream:
     """One choice of one streamed completion, as its chunks arrive."""
@@ -29,8 +33,9 @@ class _ChoiceStream:
     """The choice index."""
     content: list[str] = field(default_factory=list)
     """Text fragments, in order."""
-    reasoning: list[str] = field(default_factory=list)
-    """`reasoning_content` fragments some OpenAI-compatible servers stream beside the text."""
+    reasoning: dict[str, list[str]] = field(default_factory=dict)
+    """Reasoning fragments some OpenAI-compatible servers stream beside the text, by the key they name it with
+    (REASONING_KEYS), each kept apart: a server may send the same text under both."""
     refusal: list[str] = field(default_factory=list)
     """Refusal fragments."""
     calls: dict[int, dict] = field(default_factory=dict)
@@ -89,10 +94,14 @@ class OpenAIChatStreamFormat(LogFormat):
         if stream is None:
             head = {k: obj[k] for k in ("id", "created", "model", "system_fingerprint") if k in obj}
             stream = self._streams[(stream_id, index)] = _ChoiceStream(line, head, index)
-        for key, pieces in (("content", stream.content), ("reasoning_content", stream.reasoning), ("refusal", stream.refusal)):
+        for key, pieces in (("content", stream.content), ("refusal", stream.refusal)):
             piece = (delta or {}).get(key)
             if isinstance(piece, str):
                 pieces.append(piece)
+        for key in REASONING_KEYS:
+            piece = (delta or {}).get(key)
+            if isinstance(piece, str):
+                stream.reasoning.setdefault(key, []).append(piece)
         fragments = (delta or {}).get("tool_calls")
         if fragments is not None and not isinstance(fragments, list):
             raise LineProblem(f"choices[{index}].delta.tool_calls is {describe(fragments)}, expected a list")
@@ -139,8 +148,8 @@ def _chunk_record(stream: _ChoiceStream) -> CallRecord:
     message: dict = {"role": "assistant", "content": "".join(stream.content) if stream.content else None}
     if stream.refusal:
         message["refusal"] = "".join(stream.refusal)
-    if stream.reasoning:
-        message["reasoning_content"] = "".join(stream.reasoning)
+    for key, pieces in stream.reasoning.items():
+        message[key] = "".join(pieces)
     if stream.calls:
         message["tool_calls"] = [tool_call(call["id"], call["name"], "".join(call["arguments"]))
                                  for _, call in sorted(stream.calls.items())]
