@@ -877,6 +877,21 @@ def test_a_streamed_call_to_an_api_no_format_reads_is_named_as_such_not_as_a_bro
         "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out"]
 
 
+def test_a_stream_that_holds_only_an_error_event_is_a_round_with_that_error():
+    # OpenRouter answers a failed upstream call with HTTP 200 and one `data: {"error": ...}` event: it was skipped
+    # as a broken chunk ("'choices' is missing").
+    cassette = (b"interactions:\n- request:\n    body: '{\"model\": \"x/y\", \"messages\": [{\"role\": \"user\", "
+                b"\"content\": \"hi\"}], \"stream\": true}'\n    method: POST\n"
+                b"    uri: https://openrouter.ai/api/v1/chat/completions\n  response:\n    body:\n      string: "
+                b"\"data: {\\\"error\\\": {\\\"message\\\": \\\"Provider returned error\\\"}}\\n\\ndata: [DONE]\\n\"\n"
+                b"    headers:\n      content-type:\n      - text/event-stream\n    status:\n      code: 200\n"
+                b"version: 1\n")
+    result = upload("openrouter-error.yaml", cassette)
+    assert result.problems == ()
+    (round_,) = result.conversations[0].trace.rounds
+    assert (round_.error.status, round_.error.message) == (200, "Provider returned error")
+
+
 def test_a_stream_keeps_the_reasoning_openrouter_sends_under_reasoning():
     # logfire's recording of google/gemini-2.5-flash through OpenRouter: most of the 1,003 output tokens are the
     # reasoning its chunks stream as `delta.reasoning` (DeepSeek's `reasoning_content` was kept; this was dropped).
