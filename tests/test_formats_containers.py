@@ -63,6 +63,11 @@ EXPECTED = [
     ("llm-openrouter-renamed-call.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                           "cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 4]}, 1),
+    # Mirascope sends a streamed Gemini answer back one part per chunk ("{\n  \"value\": 57", "3\n}"): the same text,
+    # which was said not to be what the model wrote.
+    ("mirascope-gemini-split-echo.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
+                                                           "cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
     ("crewai-gemini-stream-multi.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 2),
     ("oi-genai-auto-tool.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
@@ -774,6 +779,18 @@ def test_a_gemini_request_in_snake_case_sends_back_the_call_and_its_result():
         ("call_1_0", '{"output": "15"}')]
     assert texts(_rounds("llm-gemini-snake-case-call.yaml")) == ["", "5 times 3 is 15."]
     assert _figures(second) == ("gemini-3-flash-preview", "stop", 121, 9)
+
+
+def test_a_streamed_gemini_answer_sent_back_one_part_per_chunk_is_the_answer_as_written():
+    # Mirascope's validation retry: the answer streamed as two chunks ('{\n  "value": 57', '3\n}'), sent back in round 2
+    # as two text parts. Read with a line break between them, the turn said 57, then 3, and "not what the model wrote".
+    from lib.checks import run_checks
+    trace = _rounds("mirascope-gemini-split-echo.yaml")
+    first, second = trace.rounds
+    sent_back = second.request.messages[2]
+    assert (sent_back.role, sent_back.text) == ("assistant", '{\n  "value": 573\n}')
+    assert first.response.message.text == '{\n  "value": 573\n}'
+    assert [f.code for f in run_checks(trace)] == []
 
 
 def test_a_bedrock_converse_cassette_is_read_as_converse_not_as_anthropic_messages():

@@ -167,13 +167,19 @@ def _parts(parts: Any, turn: int, ids: CallIds, where: str) -> list:
     if not isinstance(parts, list):
         raise LineProblem(f"{where}.parts is {convert.describe(parts)}, expected a list of parts")
     converted: list = []
+    text_before = False
     for position, part in enumerate(parts):
         if not isinstance(part, dict):
             raise LineProblem(f"{where}.parts[{position}] is {convert.describe(part)}, expected a Part object")
         # The API also takes the proto's own snake_case names, as llm-gemini and google-genai dumps send them.
         call = part.get("functionCall", part.get("function_call"))
         result = part.get("functionResponse", part.get("function_response"))
-        if isinstance(part.get("text"), str) and not part.get("thought"):
+        is_text = isinstance(part.get("text"), str) and not part.get("thought")
+        if is_text and text_before:
+            # Adjacent text parts are one text, run together as google-genai's `.text` reads them: clients send a
+            # streamed answer back one part per chunk, and a line break between them would be text nobody sent.
+            converted[-1] = convert.text_part(converted[-1]["content"] + part["text"])
+        elif is_text:
             converted.append(convert.text_part(part["text"]))
         elif isinstance(call, dict):
             calls = sum(1 for p in converted if p.get("type") == "tool_call")
@@ -186,6 +192,7 @@ def _parts(parts: Any, turn: int, ids: CallIds, where: str) -> list:
             # Thoughts, inline data, code execution: shown raw, under the part's own key.
             kind = "thought" if part.get("thought") else next((k for k in part if k not in SIGNATURE_KEYS), "part")
             converted.append({"type": kind, **part})
+        text_before = is_text
     return converted
 
 
