@@ -18,6 +18,11 @@ _ANNOUNCES = re.compile(
 )
 """Words that announce an action the model is about to take."""
 
+PROVIDER_RAN = frozenset({"server_tool_use", "mcp_tool_use", "web_search_call", "file_search_call",
+                          "code_interpreter_call", "mcp_call", "image_generation_call"})
+"""Parts that record a tool the provider ran inside the turn (Anthropic's server tools, the Responses API's built-in
+ones): the model acted, though it made no call for the program to run."""
+
 
 def _result_since_question(messages: tuple[Message, ...]) -> bool:
     """Whether a tool result arrived after the last message of the person (or program) asking."""
@@ -41,5 +46,7 @@ def narrates_without_call(round_: Round) -> bool:
     """The response announces an action, calls no tool it was offered, and no result has come since the question."""
     response = round_.response
     if response is None or response.message.tool_calls or _no_tool_to_call(round_):
+        return False
+    if any(p.kind == "other" and p.type in PROVIDER_RAN for p in response.message.parts):
         return False
     return bool(_ANNOUNCES.search(response.message.text)) and not _result_since_question(round_.request.messages)

@@ -65,6 +65,10 @@ EXPECTED = [
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 4]}, 1),
     # Mirascope sends a streamed Gemini answer back one part per chunk ("{\n  \"value\": 57", "3\n}"): the same text,
     # which was said not to be what the model wrote.
+    # Anthropic's web search, a tool Anthropic runs inside the turn: three `server_tool_use` blocks, their results beside.
+    ("mirascope-anthropic-web-search.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a "
+                                                             "VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     ("mirascope-gemini-split-echo.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                            "cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
@@ -791,6 +795,21 @@ def test_a_streamed_gemini_answer_sent_back_one_part_per_chunk_is_the_answer_as_
     assert (sent_back.role, sent_back.text) == ("assistant", '{\n  "value": 573\n}')
     assert first.response.message.text == '{\n  "value": 573\n}'
     assert [f.code for f in run_checks(trace)] == []
+
+
+def test_a_turn_that_ran_anthropics_web_search_is_no_narration_without_a_call():
+    # "Let me search more specifically" is followed by the search itself, a server_tool_use Anthropic ran in the same
+    # turn: it was called narration with no call, "reads as a hang", on a turn that searched three times.
+    from lib.checks import run_checks
+    from lib.narration import narrates_without_call
+    (round_,) = _rounds("mirascope-anthropic-web-search.yaml").rounds
+    blocks = round_.response.message.raw["content"]
+    assert blocks[2]["text"] == "Let me search more specifically for Bitcoin's price on January 1, 2026:"
+    assert [b["input"]["query"] for b in blocks if b["type"] == "server_tool_use"] == [
+        "bitcoin price January 1 2026", '"January 1 2026" bitcoin price historical data',
+        "bitcoin New Year 2026 price January 1"]
+    assert round_.tool_calls == () and not narrates_without_call(round_)
+    assert [f.code for f in run_checks(_rounds("mirascope-anthropic-web-search.yaml"))] == []
 
 
 def test_a_bedrock_converse_cassette_is_read_as_converse_not_as_anthropic_messages():
