@@ -151,7 +151,8 @@ class Message:
     raw: JSON
     """The message exactly as it appeared in the request or response."""
     key: str
-    """Canonical JSON of `raw`: identical messages have identical keys."""
+    """Digest of `raw`'s canonical JSON as the model reads it (lib.dialects.common.read_form: cache breakpoints set
+    aside, a lone text block as its string): identical messages have identical keys."""
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Message) and other.key == self.key

@@ -132,6 +132,15 @@ EXPECTED = [
     ("chromium-openai-stream.har", {"har": "an entry with request.url and response.content (a HAR file)"},
      "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
      {"conversation 1": [1, 3]}, 1),
+    # Recorded by Polly.JS (Mirascope's TypeScript tests): a 3-round Messages loop whose cache breakpoint moves to the
+    # newest message each round; round 3 was a conversation of its own.
+    ("mirascope-anthropic-moved-cache-breakpoint.har", {"har": "an entry with request.url and response.content (a HAR "
+                                                              "file)"},
+     "3 entries: 3 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [1, 3, 5]}, 2),
+    # The same, the message it unmarks written back as a string ([{"type": "text", "text": X}] in round 2, X in round 3).
+    ("mirascope-anthropic-unmarked-as-string.har", {"har": "an entry with request.url and response.content (a HAR "
+                                                          "file)"},
+     "3 entries: 3 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [1, 3, 5]}, 0),
     # Recorded through aiohttp: vcrpy kept the header names as multidict's istr, a Python tag (the file was refused).
     ("ddtrace-openai-aiohttp-headers.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
@@ -641,6 +650,40 @@ def test_a_har_chromium_recorded_rebuilds_the_calls_it_carried(recorded, same_ca
     assert described(result) == described(expected)
     assert texts(result.conversations[0].trace)[-1] in {
         "The temperature in Tokyo is currently 20.0 degrees Celsius.", "The capital of the UK is London."}
+
+
+def test_a_message_resent_without_its_cache_breakpoint_is_the_message_resent_unchanged():
+    # Anthropic's prompt caching marks the newest message with `cache_control` and clients move the mark on every round:
+    # round 3 resends round 2's tool result without it. That request was read as another conversation, and joined, its
+    # resent message would have been called changed ("the prompt cache is lost"), which moving the mark does not do.
+    from lib.checks import run_checks
+    from lib.growth import growth
+    result = upload("mirascope-anthropic-moved-cache-breakpoint.har")
+    (conversation,) = result.conversations
+    trace = conversation.trace
+    second, third = trace.rounds[1], trace.rounds[2]
+    assert second.request.messages[2].raw["content"][0]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in third.request.messages[2].raw["content"][0]
+    assert [e.status for e in growth(trace, 3).entries] == ["resent", "resent", "resent", "new", "new"]
+    assert [(r.call_id, r.content) for m in third.request.messages for r in m.tool_results] == [
+        ("toolu_01P7k7mwcV6S2ZEBxchQWxFh", "Incorrect passphrase: The correct passphrase is 'cake'. Try again."),
+        ("toolu_0112i43b446dJy7sND9EPsQT", "The cake is a lie.")]
+    assert [f.code for f in run_checks(trace)] == ["text-with-tool-calls"]
+
+
+def test_a_message_unmarked_and_written_as_the_string_its_one_text_block_held_is_resent_unchanged():
+    # Mirascope moves the breakpoint on and writes the message it unmarks as a string: the one text block it was, which
+    # both APIs read as that string. Round 3 was another conversation.
+    from lib.checks import run_checks
+    from lib.growth import growth
+    (conversation,) = upload("mirascope-anthropic-unmarked-as-string.har").conversations
+    trace = conversation.trace
+    marked, unmarked = trace.rounds[1].request.messages[2], trace.rounds[2].request.messages[2]
+    assert marked.raw["content"] == [{"type": "text", "text": unmarked.raw["content"],
+                                      "cache_control": {"type": "ephemeral"}}]
+    assert unmarked.raw["content"].startswith("Your response could not be parsed: Incorrect passphrase.")
+    assert [e.status for e in growth(trace, 3).entries] == ["resent", "resent", "resent", "new", "new"]
+    assert [f.code for f in run_checks(trace)] == []
 
 
 def described(result):

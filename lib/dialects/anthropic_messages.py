@@ -22,6 +22,7 @@ from lib.dialects.common import (
     intern_messages,
     intern_tools,
     loads_as_written,
+    message_key,
     parse_arguments,
     texts_of,
     unmapped,
@@ -101,6 +102,7 @@ def _block(block: Any, path: str) -> Part:
 def _message(raw: Any, key: str) -> Message:
     if not isinstance(raw, dict):
         return Message(role="unknown", parts=(OtherPart(type=type(raw).__name__, raw=raw),), raw=raw, key=key)
+    key = message_key(raw, key)  # a moved cache breakpoint leaves the message what it was
     content = raw.get("content")
     if isinstance(content, str):
         parts: tuple[Part, ...] = (TextPart(text=content, path="content"),)

@@ -11,7 +11,7 @@ import json.scanner
 from dataclasses import dataclass, field
 from typing import Any
 
-from lib.intern import Interner
+from lib.intern import Interner, content_key
 from lib.text import json_place
 from lib.model import JSON, Message, Request, Response, Stop, TextPart
 
@@ -24,6 +24,45 @@ class Pools:
     """Distinct messages."""
     tool_lists: Interner = field(default_factory=Interner)
     """Distinct tool lists (a list is usually resent whole)."""
+
+
+CACHE_BREAKPOINT = "cache_control"
+"""Where a message or a content block marks a cache breakpoint (Anthropic's prompt caching, and OpenRouter's in Chat
+Completions parts): how far the provider may cache, nothing the model reads. Clients move the mark to the newest
+message every round, so an earlier message is resent without it: that is the message resent unchanged."""
+
+
+def _one_text(blocks: list) -> str | None:
+    """The text of a content list that is one plain text block, which both APIs take as that text written as a string;
+    else None."""
+    if len(blocks) != 1 or not isinstance(block := blocks[0], dict) or not isinstance(block.get("text"), str):
+        return None
+    return block["text"] if block.get("type") == "text" and len(block) == 2 else None
+
+
+def read_form(raw: Any) -> Any:
+    """A raw message as the model reads it: `raw` itself, or a copy without its cache breakpoints and with a lone plain
+    text block written as the string it stands for. Clients that move the breakpoint on often write the message they
+    unmark as a string: still the message resent unchanged. Message keys and the matching of a request to its
+    conversation use this form."""
+    if not isinstance(raw, dict):
+        return raw
+    content = raw.get("content")
+    marked = isinstance(content, list) and any(isinstance(b, dict) and CACHE_BREAKPOINT in b for b in content)
+    if not marked and CACHE_BREAKPOINT not in raw and not (isinstance(content, list) and _one_text(content) is not None):
+        return raw
+    copy = {k: v for k, v in raw.items() if k != CACHE_BREAKPOINT}
+    if isinstance(content, list):
+        blocks = [{k: v for k, v in b.items() if k != CACHE_BREAKPOINT} if isinstance(b, dict) else b for b in content]
+        text = _one_text(blocks)
+        copy["content"] = blocks if text is None else text
+    return copy
+
+
+def message_key(raw: Any, key: str) -> str:
+    """Message.key for a raw message whose digest is `key`: the digest of its read form (read_form)."""
+    plain = read_form(raw)
+    return key if plain is raw else content_key(plain)
 
 
 def intern_messages(raw_messages: Any, pools: Pools, build, previous: "Request | None", checked: bool = False) -> tuple[tuple, list]:

@@ -20,6 +20,7 @@ from lib.dialects.common import (
     flatten_content,
     intern_messages,
     intern_tools,
+    message_key,
     others,
     parse_arguments,
     texts_of,
@@ -74,6 +75,7 @@ def _message(raw: Any, key: str) -> Message:
     # taken with as few lookups as the checks allow, parts built by position.
     if not isinstance(raw, dict):
         return Message(role="unknown", parts=(OtherPart(type=type(raw).__name__, raw=raw),), raw=raw, key=key)
+    key = message_key(raw, key)  # a moved cache breakpoint (OpenRouter's, in content parts) changes nothing read
     role = str(raw.get("role", "unknown"))
     content = raw.get("content")
     if role in ("tool", "function"):

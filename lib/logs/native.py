@@ -239,12 +239,13 @@ def _typed_extra(extra: dict, number: int, problems: ProblemList) -> dict:
 
 def shared_prefix(before: tuple, now: tuple) -> int:
     """How many leading messages two requests share, unchanged."""
-    # Interning makes an unchanged message the very same object, so identity is the whole test.
+    # Interning makes an unchanged message the very same object, so identity is the whole test, but for a message
+    # resent with its cache breakpoint moved: another object, of the same key (lib.dialects.common.read_form).
     if len(now) >= len(before) and all(map(operator.is_, before, now)):
         return len(before)
     count = 0
     for old, new in zip(before, now):
-        if old is not new:
+        if old is not new and old != new:
             break
         count += 1
     return count

@@ -35,7 +35,7 @@ import orjson
 
 from lib.coerce import int_or_none, number_or_none, text, text_or_none
 from lib.dialects import DIALECTS, anthropic_messages, openai_chat
-from lib.dialects.common import Pools
+from lib.dialects.common import Pools, read_form
 from lib.logs import FORMATS, documents, otlp_typed
 from lib.logs.limits import Limits, limits
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, ProblemList
@@ -289,19 +289,25 @@ class _Rebuilder:
         raws = body.get("messages") if isinstance(body.get("messages"), list) else []
         # Threads are indexed by their first request's first two messages; a request is looked up
         # under its first two and its first one, so a thread that opened with one message is found.
-        opening = tuple(content_key(m) for m in raws[:2])
+        # A message is known by what the model reads of it (read_form): a cache breakpoint moved on is no other message.
+        opening = tuple(content_key(read_form(m)) for m in raws[:2])
         keys = [opening, opening[:1]] if len(opening) == 2 else [opening]
-        best, best_length = None, -1
+        best, best_length, exact = None, -1, False
         for key in keys:
             for thread in self._by_opening.get(key, ()):
                 before = thread.calls[-1].request.raw.get("messages") or []
-                if thread.dialect == record.dialect and len(before) > best_length and len(raws) > len(before) \
-                        and raws[: len(before)] == before:
-                    best, best_length = thread, len(before)
+                if thread.dialect != record.dialect or len(before) <= best_length or len(raws) <= len(before):
+                    continue
+                if raws[: len(before)] == before:
+                    best, best_length, exact = thread, len(before), True
+                elif _resent_unmarked(raws, before):
+                    best, best_length, exact = thread, len(before), False
         if best is None:
             name = record.name if record.name and record.name not in self.threads else None
             return _Thread(name or f"conversation {len(self.threads) + 1}", record.dialect, opening), False, opening
-        return best, True, None
+        # Only a prefix resent as it was is taken over as read (`checked`): one with a breakpoint moved is read again,
+        # so that each request shows the message as it sent it.
+        return best, exact, None
 
     def join_late_rounds(self) -> None:
         """Chain threads whose calls arrived out of order (batch results come back in any order):
@@ -327,6 +333,11 @@ class _Rebuilder:
     def _clash(self, record: CallRecord) -> bool:
         thread = self.threads.get(record.conversation)
         return thread is not None and thread.dialect != record.dialect
+
+
+def _resent_unmarked(raws: list, before: list) -> bool:
+    """Whether `raws` starts with the messages of `before` as the model reads them (read_form)."""
+    return all(old == new or read_form(old) == read_form(new) for old, new in zip(before, raws))
 
 
 def _inferred_response(dialect: str, request: Request, following: Request, pools: Pools) -> Response | None:
