@@ -232,6 +232,8 @@ def _missing_tool_result(trace: Trace) -> Iterator[Hit]:
                       "needs its own result, a failure included, before the model is called again; the provider "
                       "rejects the request otherwise.")
         elif (renamed := _renamed_call(following.request, round_, call)) is not None:
+            if round_.call_ids_made_up:
+                continue  # the provider gave the call no id to keep: the program's own id, answered, is no rewrite
             yield Hit("warning", following.index, "request", renamed[1],
                       f"This request resends the {call.name} call {call.id or '(with an empty id)'} under another id, "
                       f"{renamed[0]}, with its result paired to that id: the program rewrote the call id. The model "

@@ -265,6 +265,10 @@ TRANSCRIPT_REQUEST = "request"
 """The `derived` entry of a round cut out of a transcript: its request is the turns before it, not a
 request the log recorded (fine-tuning lines, ShareGPT, agent trajectories)."""
 
+MADE_UP_IDS = "call ids"
+"""The `derived` entry of a round whose provider sent its calls without ids (Gemini, Ollama, transcripts): the ids are
+made up from each call's place, and results paired by order."""
+
 
 @dataclass(frozen=True, slots=True)
 class Provenance:
@@ -431,6 +435,11 @@ class Round:
         """True when the importer cut this request out of a transcript (the turns before this one): no request
         with exactly this history is on record as sent."""
         return TRANSCRIPT_REQUEST in (self.extra.get("derived") or ())
+
+    @property
+    def call_ids_made_up(self) -> bool:
+        """True when the provider sent this round's calls without ids and the importer named them by place."""
+        return MADE_UP_IDS in (self.extra.get("derived") or ())
 
     @property
     def provenance(self) -> Provenance | None:

@@ -69,6 +69,10 @@ EXPECTED = [
     ("mirascope-anthropic-web-search.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a "
                                                              "VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    # Mirascope resumes a Gemini call with gpt-4o: Gemini's call, which came without an id, sent back under Mirascope's own.
+    ("mirascope-gemini-then-openai-resume.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
+                                                                  "(a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
     ("mirascope-gemini-split-echo.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                            "cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
@@ -853,6 +857,20 @@ def test_a_turn_that_ran_anthropics_web_search_is_no_narration_without_a_call():
         "bitcoin New Year 2026 price January 1"]
     assert round_.tool_calls == () and not narrates_without_call(round_)
     assert [f.code for f in run_checks(_rounds("mirascope-anthropic-web-search.yaml"))] == []
+
+
+def test_a_call_gemini_sent_without_an_id_sent_back_under_the_programs_own_id_is_no_rewritten_id():
+    # Gemini sent compute_fib without an id (the importer names it call_1_0, by place); Mirascope resumes with gpt-4o,
+    # sending it back as google_unknown_tool_id with its result. "The program rewrote the call id; keep the provider's
+    # id" was said of an id the provider never gave.
+    from lib.checks import run_checks
+    trace = _rounds("mirascope-gemini-then-openai-resume.yaml")
+    first, second = trace.rounds
+    assert first.call_ids_made_up and [(c.id, c.name) for c in first.tool_calls] == [("call_1_0", "compute_fib")]
+    assert [(c.id, c.name) for c in second.request.messages[1].tool_calls] == [("google_unknown_tool_id", "compute_fib")]
+    assert [(r.call_id, r.content) for r in second.request.messages[2].tool_results] == [
+        ("google_unknown_tool_id", "218922995834555169026")]
+    assert [f.code for f in run_checks(trace)] == ["tools-changed"]
 
 
 def test_a_bedrock_converse_cassette_is_read_as_converse_not_as_anthropic_messages():

@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.model import MADE_UP_IDS
 from lib.text import with_article
 from lib.logs.pairs import call_meta, error_of, split_pair
 
-MADE_UP_IDS = "call ids"
-"""The `derived` entry of a record whose call ids were made up and whose results were paired by order."""
 
 
 @dataclass
