@@ -73,6 +73,10 @@ EXPECTED = [
     ("mirascope-gemini-then-openai-resume.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
                                                                   "(a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
+    # Groq's streamed answer reports its usage under `x_groq.usage` in the last chunk (it was estimated).
+    ("ollm-groq-stream-usage.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
+                                                     "cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     ("mirascope-gemini-split-echo.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                            "cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
@@ -871,6 +875,14 @@ def test_a_call_gemini_sent_without_an_id_sent_back_under_the_programs_own_id_is
     assert [(r.call_id, r.content) for r in second.request.messages[2].tool_results] == [
         ("google_unknown_tool_id", "218922995834555169026")]
     assert [f.code for f in run_checks(trace)] == ["tools-changed"]
+
+
+def test_a_groq_stream_keeps_the_usage_groq_reports_under_x_groq():
+    # Groq's last chunk carries no `usage`, but `x_groq.usage` (18 in, 73 out): the round showed our own count (15, 69).
+    (round_,) = _rounds("ollm-groq-stream-usage.yaml").rounds
+    usage = round_.response.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.source) == (18, 73, "reported")
+    assert _figures(round_) == ("llama3-8b-8192", "stop", 18, 73)
 
 
 def test_a_bedrock_converse_cassette_is_read_as_converse_not_as_anthropic_messages():

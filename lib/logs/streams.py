@@ -17,6 +17,17 @@ from lib.logs.record import CallRecord, LineProblem, LogFormat
 # --- OpenAI Chat Completions chunks -------------------------------------------------------------
 
 
+def _usage_of(chunk: dict) -> dict | None:
+    """The usage a chunk reports: `usage`, or Groq's `x_groq.usage`, which its last chunk carries instead (the usage
+    object of Groq's unstreamed answer, timings and all)."""
+    usage = chunk.get("usage")
+    if isinstance(usage, dict):
+        return usage
+    groq = chunk.get("x_groq")
+    usage = groq.get("usage") if isinstance(groq, dict) else None
+    return usage if isinstance(usage, dict) else None
+
+
 REASONING_KEYS = ("reasoning_content", "reasoning")
 """Delta keys of the model's reasoning: DeepSeek's and vLLM's `reasoning_content`, OpenRouter's `reasoning`."""
 
@@ -73,7 +84,7 @@ class OpenAIChatStreamFormat(LogFormat):
             if not isinstance(choice, dict):
                 raise LineProblem(f"choices[{position}] is {describe(choice)}, expected an object")
             self._add_choice(obj, stream_id, choice, line)
-        usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else None
+        usage = _usage_of(obj)
         for (sid, index), stream in self._streams.items():
             if sid == stream_id and isinstance(obj.get("request"), dict):
                 stream.request = obj["request"]
