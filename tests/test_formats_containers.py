@@ -77,6 +77,10 @@ EXPECTED = [
     ("ollm-groq-stream-usage.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                      "cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    # Bedrock's InvokeModelWithResponseStream around a Messages body: Anthropic's stream events, base64 in AWS's frames.
+    ("ollm-bedrock-invoke-stream-claude.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
+                                                                "(a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     ("mirascope-gemini-split-echo.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                            "cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
@@ -900,6 +904,34 @@ def test_a_bedrock_converse_stream_is_decoded_from_awss_binary_event_stream():
     assert [(c.name, c.arguments) for c in round_.tool_calls] == [("get_weather", {"location": "Barcelona"})]
     assert _figures(round_) == ("anthropic.claude-3-sonnet-20240229-v1:0", "tool_use", 236, 58)
     assert round_.response.message.text.startswith("Okay")
+
+
+def test_an_invoke_model_stream_is_decoded_into_the_stream_of_its_bodys_api():
+    # Each `chunk` of the event stream holds one Anthropic stream event as base64 `bytes`: the body was not read, and the
+    # round showed no answer, no stop reason and our own count of the request.
+    (round_,) = _rounds("ollm-bedrock-invoke-stream-claude.yaml").rounds
+    assert texts_of(round_) == "Why did the distributed tracing span cross the road? To get to the other service!"
+    assert _figures(round_) == ("claude-3-sonnet-20240229", "end_turn", 16, 21)
+    assert round_.response.usage.source == "reported"
+
+
+def _frame(headers: dict, payload: bytes) -> bytes:
+    """One AWS event stream message (checksums left zero: the reader does not check them)."""
+    import struct
+    written = b"".join(bytes([len(k)]) + k.encode() + b"\x07" + struct.pack(">H", len(v)) + v.encode()
+                       for k, v in headers.items())
+    return struct.pack(">II", 16 + len(written) + len(payload), len(written)) + b"\0" * 4 + written + payload + b"\0" * 4
+
+
+def test_an_invoke_model_stream_chunk_that_is_not_base64_json_is_named_and_an_exception_kept_as_an_error_event():
+    from lib.logs.bedrock_converse import invoke_stream_events
+    from lib.logs.record import LineProblem
+    chunk = {":event-type": "chunk", ":message-type": "event"}
+    with pytest.raises(LineProblem, match="not base64 JSON"):
+        invoke_stream_events(_frame(chunk, b'{"bytes": "not base64!"}'))
+    refused = {":exception-type": "throttlingException", ":message-type": "exception"}
+    assert invoke_stream_events(_frame(refused, b'{"message": "Too many requests"}')) == [
+        {"type": "error", "error": {"type": "throttlingException", "message": "Too many requests"}}]
 
 
 def test_a_converse_stream_whose_content_type_was_redacted_is_decoded_by_its_path():

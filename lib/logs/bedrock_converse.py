@@ -15,10 +15,16 @@ ConverseStream answers in AWS's binary event stream (`application/vnd.amazon.eve
 messages whose `:event-type` header names a JSON payload (`messageStart`, `contentBlockStart`,
 `contentBlockDelta`, `contentBlockStop`, `messageStop`, `metadata`). `stream_response` joins them
 into the Converse response the same call would have had unstreamed.
+
+InvokeModelWithResponseStream (`/model/<id>/invoke-with-response-stream`) frames the model's own stream the same way:
+each `chunk` event's payload is `{"bytes": <base64>}`, one event of the body's own API (Anthropic's `message_start`,
+`content_block_delta`, ... for a Messages body). `invoke_stream_events` opens them, for the stream readers of that API.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import struct
 from typing import Any, Iterator
@@ -250,6 +256,33 @@ def _headers(data: bytes, position: int) -> dict[str, Any]:
     except (IndexError, struct.error) as exc:
         raise LineProblem(f"the event stream's message at byte {position:,} has headers cut short") from exc
     return headers
+
+
+def invoke_stream_events(data: bytes) -> list[dict]:
+    """The events an InvokeModelWithResponseStream body carries, each `chunk`'s base64 `bytes` opened: its body API's
+    stream events, in order. An exception the stream ended with is an `error` event with AWS's words."""
+    events: list[dict] = []
+    for headers, payload in _stream_messages(data):
+        try:
+            message = json.loads(payload) if payload else {}
+        except ValueError as exc:
+            raise LineProblem(f"an event stream message's payload is not valid JSON ({exc})") from exc
+        if not isinstance(message, dict):
+            continue
+        if headers.get(":message-type") == "exception":
+            words = str(message.get("message") or headers.get(":exception-type") or "the stream failed")
+            events.append({"type": "error", "error": {"type": str(headers.get(":exception-type") or "exception"),
+                                                      "message": words}})
+            continue
+        if headers.get(":event-type") != "chunk" or not isinstance(message.get("bytes"), str):
+            continue
+        try:
+            event = json.loads(base64.b64decode(message["bytes"], validate=True))
+        except (binascii.Error, ValueError) as exc:
+            raise LineProblem(f"an event stream chunk's bytes are not base64 JSON ({exc})") from exc
+        if isinstance(event, dict):
+            events.append(event)
+    return events
 
 
 def stream_response(data: bytes) -> dict | None:

@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlsplit
 import orjson
 
 from lib.intern import DEEPEST, loads_exact, nests_deeper
-from lib.logs.bedrock_converse import BedrockConverseFormat, stream_response
+from lib.logs.bedrock_converse import BedrockConverseFormat, invoke_stream_events, stream_response
 from lib.logs.gemini import GeminiFormat
 from lib.logs.limits import gunzipped_at_most, limits
 from lib.logs.ollama import OllamaFormat, joined_chunks
@@ -34,6 +34,9 @@ GEMINI_PATH = re.compile(r"/models/([^/:]+):(?:stream)?generateContent$", re.IGN
 
 BEDROCK_PATH = re.compile(r"/model/([^/]+)/converse(-stream)?$")
 """Bedrock's Converse and ConverseStream paths; the model id (or its ARN, quoted) is in the path."""
+
+INVOKE_STREAM_PATH = re.compile(r"/model/[^/]+/invoke-with-response-stream$")
+"""Bedrock's InvokeModelWithResponseStream path: the body's own API streamed inside AWS's event stream."""
 
 OLLAMA_PATH = "/api/chat"
 """Ollama's native chat path."""
@@ -252,9 +255,14 @@ def _native_response(exchange: Exchange, provider: ProviderPairFormat, label: st
 
 def _response(exchange: Exchange, label: str, dialect: str | None, inflater: Inflater) -> Any:
     """The response body as the API would have sent it unstreamed (dialect None: the Responses API)."""
-    if not _is_stream(exchange.response_body, exchange.response_type):
-        return _json(exchange.response_body, label, inflater)
-    events = _events(_text(exchange.response_body, label, inflater), label)
+    body = exchange.response_body
+    if dialect is not None and isinstance(body, (bytes, bytearray)) and (
+            "eventstream" in exchange.response_type or INVOKE_STREAM_PATH.search(urlsplit(exchange.url).path)):
+        events = invoke_stream_events(bytes(body))  # Bedrock's InvokeModelWithResponseStream
+    elif not _is_stream(body, exchange.response_type):
+        return _json(body, label, inflater)
+    else:
+        events = _events(_text(body, label, inflater), label)
     if dialect is None:
         # The Responses API sends the whole response again in its final event.
         finals = [e.get("response") for e in events if e.get("type") in FINAL_EVENTS]
