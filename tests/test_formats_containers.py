@@ -81,6 +81,13 @@ EXPECTED = [
     ("ollm-bedrock-invoke-stream-claude.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
                                                                 "(a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    # Amazon Nova through InvokeModel: a Converse-shaped body, the model named only by the path (unstreamed, streamed).
+    ("ollm-bedrock-invoke-nova.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
+                                                       "cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    ("ollm-bedrock-invoke-stream-nova.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a "
+                                                              "VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     ("mirascope-gemini-split-echo.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                            "cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
@@ -913,6 +920,21 @@ def test_an_invoke_model_stream_is_decoded_into_the_stream_of_its_bodys_api():
     assert texts_of(round_) == "Why did the distributed tracing span cross the road? To get to the other service!"
     assert _figures(round_) == ("claude-3-sonnet-20240229", "end_turn", 16, 21)
     assert round_.response.usage.source == "reported"
+
+
+def test_amazon_nova_through_invoke_model_names_the_model_its_path_names():
+    (round_,) = _rounds("ollm-bedrock-invoke-nova.yaml").rounds
+    assert (round_.request.model, round_.response.model) == ("us.amazon.nova-lite-v1:0", "us.amazon.nova-lite-v1:0")
+    assert texts_of(round_).startswith("Sure, here's a joke for you:")
+
+
+def test_amazon_novas_invoke_model_stream_is_joined_into_one_answer_with_its_usage():
+    # Each chunk is one Converse stream event under its name; under a guardrail Nova streams every word as a block of
+    # its own. The answer was empty, with no usage; the words are one text, as Nova's unstreamed answer has them.
+    (round_,) = _rounds("ollm-bedrock-invoke-stream-nova.yaml").rounds
+    assert texts_of(round_).startswith("On their first night in the wilderness, the friends gathered around the campfire")
+    assert len(round_.response.message.parts) == 1
+    assert _figures(round_) == ("amazon.nova-lite-v1:0", "end_turn", 30, 55)
 
 
 def _frame(headers: dict, payload: bytes) -> bytes:

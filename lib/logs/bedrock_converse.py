@@ -285,12 +285,15 @@ def invoke_stream_events(data: bytes) -> list[dict]:
     return events
 
 
+STREAM_EVENTS = ("messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata")
+"""The events of a Converse stream, named by the `:event-type` header in ConverseStream and by their one key in the
+chunks of a Converse-shaped body's InvokeModelWithResponseStream (Amazon Nova)."""
+
+
 def stream_response(data: bytes) -> dict | None:
     """The Converse response a ConverseStream body amounts to: its blocks joined in order, the stop reason, usage
     and metrics; an exception the stream ended with, as its body (`{"message": ...}`); None for no event."""
-    blocks: dict[int, dict] = {}
-    response: dict = {"output": {"message": {"role": "assistant", "content": []}}, "stopReason": None}
-    seen = False
+    events = []
     for headers, payload in _stream_messages(data):
         try:
             event = json.loads(payload) if payload else {}
@@ -300,8 +303,33 @@ def stream_response(data: bytes) -> dict | None:
             continue
         if headers.get(":message-type") == "exception":
             return {"message": str(event.get("message") or headers.get(":exception-type") or "the stream failed")}
-        kind, seen = headers.get(":event-type"), True
+        events.append((headers.get(":event-type"), event))
+    return _joined(events) if events else None
+
+
+def invoke_stream_response(data: bytes) -> dict | None:
+    """The Converse response a Converse-shaped body's InvokeModelWithResponseStream amounts to (Amazon Nova's: each
+    chunk one event under its name). Nova may stream each piece of text as a block of its own; its unstreamed answer
+    is one text, so text blocks that follow one another are joined."""
+    events = []
+    for event in invoke_stream_events(data):
+        if event.get("type") == "error":
+            return {"message": event["error"]["message"]}
+        kind = next((k for k in STREAM_EVENTS if isinstance(event.get(k), dict)), None)
+        if kind is not None:
+            events.append((kind, event[kind]))
+    return _joined(events, one_text=True) if events else None
+
+
+def _joined(events: list[tuple[Any, dict]], one_text: bool = False) -> dict:
+    """The response a stream's (kind, event) pairs amount to; `one_text` joins text blocks that follow one another."""
+    blocks: dict[int, dict] = {}
+    response: dict = {"output": {"message": {"role": "assistant", "content": []}}, "stopReason": None}
+    for kind, event in events:
         index = convert.as_int(event.get("contentBlockIndex")) or 0
+        if one_text and kind == "contentBlockDelta" and "text" in convert.object_at(event, "delta") and blocks:
+            last = max(blocks)
+            index = last if "text" in blocks[last] and index not in blocks else index
         if kind == "messageStart" and isinstance(event.get("role"), str):
             response["output"]["message"]["role"] = event["role"]
         elif kind == "contentBlockStart" and isinstance(convert.object_at(event, "start").get("toolUse"), dict):
@@ -320,7 +348,7 @@ def stream_response(data: bytes) -> dict | None:
             except ValueError:
                 pass
     response["output"]["message"]["content"] = [blocks[i] for i in sorted(blocks)]
-    return response if seen else None
+    return response
 
 
 def _add_delta(blocks: dict[int, dict], index: int, delta: dict) -> None:

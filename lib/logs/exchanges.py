@@ -18,7 +18,8 @@ from urllib.parse import unquote, urlsplit
 import orjson
 
 from lib.intern import DEEPEST, loads_exact, nests_deeper
-from lib.logs.bedrock_converse import BedrockConverseFormat, invoke_stream_events, stream_response
+from lib.logs.bedrock_converse import (BedrockConverseFormat, invoke_stream_events, invoke_stream_response,
+                                      stream_response)
 from lib.logs.gemini import GeminiFormat
 from lib.logs.limits import gunzipped_at_most, limits
 from lib.logs.ollama import OllamaFormat, joined_chunks
@@ -35,8 +36,9 @@ GEMINI_PATH = re.compile(r"/models/([^/:]+):(?:stream)?generateContent$", re.IGN
 BEDROCK_PATH = re.compile(r"/model/([^/]+)/converse(-stream)?$")
 """Bedrock's Converse and ConverseStream paths; the model id (or its ARN, quoted) is in the path."""
 
-INVOKE_STREAM_PATH = re.compile(r"/model/[^/]+/invoke-with-response-stream$")
-"""Bedrock's InvokeModelWithResponseStream path: the body's own API streamed inside AWS's event stream."""
+INVOKE_PATH = re.compile(r"/model/([^/]+)/invoke(-with-response-stream)?$")
+"""Bedrock's InvokeModel and InvokeModelWithResponseStream paths: the model id is in the path, the body is the model's
+own API (Messages for Claude, Converse's shape for Amazon Nova), streamed inside AWS's event stream."""
 
 OLLAMA_PATH = "/api/chat"
 """Ollama's native chat path."""
@@ -186,7 +188,10 @@ class ExchangeReader:
             return self.ollama, {}
         if path.endswith(("/chat/completions", "/messages")):
             return None
-        return next(((f, {}) for f in (self.bedrock, self.gemini, self.ollama) if f.is_request(request)), None)
+        found = next(((f, {}) for f in (self.bedrock, self.gemini, self.ollama) if f.is_request(request)), None)
+        if found is not None and found[0] is self.bedrock and (invoked := INVOKE_PATH.search(path)) is not None:
+            return self.bedrock, {"modelId": unquote(invoked.group(1))}  # Amazon Nova through InvokeModel
+        return found
 
 
 class ExchangeFormat(LogFormat):
@@ -235,8 +240,17 @@ def _is_converse_stream(url: str) -> bool:
     return found is not None and found.group(2) is not None
 
 
+def _is_invoke_stream(url: str) -> bool:
+    """Whether the URL is Bedrock's InvokeModelWithResponseStream."""
+    found = INVOKE_PATH.search(urlsplit(url).path)
+    return found is not None and found.group(2) is not None
+
+
 def _native_response(exchange: Exchange, provider: ProviderPairFormat, label: str, inflater: Inflater) -> Any:
     """A native call's response body; a stream as the list of its chunks (Gemini), or joined (Ollama, Bedrock)."""
+    if isinstance(provider, BedrockConverseFormat) and isinstance(exchange.response_body, (bytes, bytearray)) \
+            and _is_invoke_stream(exchange.url):
+        return invoke_stream_response(bytes(exchange.response_body))  # Amazon Nova's, through InvokeModel
     # ConverseStream's path says its body is AWS's event stream where the content type was not kept (LangChain's
     # cassettes write every header's value as '**REDACTED**').
     if isinstance(provider, BedrockConverseFormat) and isinstance(exchange.response_body, (bytes, bytearray)) and (
@@ -257,7 +271,7 @@ def _response(exchange: Exchange, label: str, dialect: str | None, inflater: Inf
     """The response body as the API would have sent it unstreamed (dialect None: the Responses API)."""
     body = exchange.response_body
     if dialect is not None and isinstance(body, (bytes, bytearray)) and (
-            "eventstream" in exchange.response_type or INVOKE_STREAM_PATH.search(urlsplit(exchange.url).path)):
+            "eventstream" in exchange.response_type or _is_invoke_stream(exchange.url)):
         events = invoke_stream_events(bytes(body))  # Bedrock's InvokeModelWithResponseStream
     elif not _is_stream(body, exchange.response_type):
         return _json(body, label, inflater)
