@@ -88,6 +88,10 @@ EXPECTED = [
     ("ollm-bedrock-invoke-stream-nova.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a "
                                                               "VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    # Ollama's answer without prompt_eval_count (its prompt was cached): 0 tokens in was shown as reported.
+    ("ollm-ollama-cached-prompt.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
+                                                        "cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     ("mirascope-gemini-split-echo.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                            "cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
@@ -1001,6 +1005,17 @@ def test_an_ollama_cassette_is_read_as_ollama_with_its_answer_and_counts():
     (round_,) = _rounds("oi-ollama-tool-call.yaml").rounds
     assert [(c.name, c.arguments) for c in round_.tool_calls] == [("get_current_weather", {"city": "Paris"})]
     assert _figures(round_) == ("qwen3.6:latest", "tool_calls", 292, 143)
+
+
+def test_an_ollama_answer_without_prompt_eval_count_has_its_usage_counted_not_reported_as_nothing_read():
+    # Ollama left prompt_eval_count out when the prompt was in its cache (ollama/ollama#2068): the round said 0 tokens
+    # in, as reported, for a 17-token prompt (the same prompt is reported as 17 in the other recordings).
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    trace = _rounds("ollm-ollama-cached-prompt.yaml")
+    assert trace.rounds[0].response.usage is None
+    (row,) = summarize(trace, counter_for("o200k_base").counter)
+    assert row.usage.source == "estimated" and row.input_if_known > 0
 
 
 def test_model_calls_to_an_api_no_format_reads_are_named_as_such_not_as_no_model_call():

@@ -181,5 +181,8 @@ def _chat_response(response: dict, ids: CallIds, turn: int, given: dict[str, str
         finish = "tool_calls" if message.get("tool_calls") else "stop"
     else:
         finish = reason
-    return convert.chat_completion(message, finish, model=response.get("model"),
-                                   usage=convert.chat_usage(response.get("prompt_eval_count"), response.get("eval_count")))
+    # Ollama left prompt_eval_count out when the prompt was in its cache (ollama/ollama#2068, #3427; fixed mid-2024):
+    # that says nothing of how long the prompt was, so the usage is not taken as reported (0 tokens in), but counted.
+    usage = convert.chat_usage(response["prompt_eval_count"], response.get("eval_count")) \
+        if "prompt_eval_count" in response else None
+    return convert.chat_completion(message, finish, model=response.get("model"), usage=usage)
