@@ -92,6 +92,9 @@ EXPECTED = [
     ("ollm-ollama-cached-prompt.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                         "cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    # Together's answer ends with finish_reason "eos": a stop of unknown kind, so the answer was never shown as step 5.
+    ("ollm-together-eos.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     ("mirascope-gemini-split-echo.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                            "cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
@@ -1016,6 +1019,14 @@ def test_an_ollama_answer_without_prompt_eval_count_has_its_usage_counted_not_re
     assert trace.rounds[0].response.usage is None
     (row,) = summarize(trace, counter_for("o200k_base").counter)
     assert row.usage.source == "estimated" and row.input_if_known > 0
+
+
+def test_togethers_eos_finish_reason_is_the_model_ending_its_answer():
+    from lib.steps import steps_for_round
+    trace = _rounds("ollm-together-eos.yaml")
+    (round_,) = trace.rounds
+    assert (round_.response.finish_reason, round_.response.stop) == ("eos", "end")
+    assert 5 in {label.step for label in steps_for_round(trace, 1)}
 
 
 def test_model_calls_to_an_api_no_format_reads_are_named_as_such_not_as_no_model_call():

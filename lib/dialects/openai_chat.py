@@ -56,6 +56,7 @@ FINISH_REASONS: dict[str, Stop] = {
     "stop": "end",
     "length": "length",
     "content_filter": "content_filter",
+    "eos": "end",  # Together's: the model wrote its end-of-sequence token
 }
 """A finish_reason read as the normalized stop (any other one is `other`)."""
 FINISH_REASON_OF: dict[Stop, str] = {
