@@ -95,6 +95,10 @@ EXPECTED = [
     # Together's answer ends with finish_reason "eos": a stop of unknown kind, so the answer was never shown as step 5.
     ("ollm-together-eos.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    # Nova under a guardrail that masked its answer: the body's usage has inputTokens alone (0 out was shown as reported).
+    ("ollm-bedrock-nova-guardrail-usage.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
+                                                                "(a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     ("mirascope-gemini-split-echo.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                            "cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
@@ -942,6 +946,17 @@ def test_amazon_novas_invoke_model_stream_is_joined_into_one_answer_with_its_usa
     assert texts_of(round_).startswith("On their first night in the wilderness, the friends gathered around the campfire")
     assert len(round_.response.message.parts) == 1
     assert _figures(round_) == ("amazon.nova-lite-v1:0", "end_turn", 30, 55)
+
+
+def test_a_converse_usage_without_output_tokens_is_counted_not_reported_as_nothing_written():
+    # The guardrail anonymized Nova's answer, and the body's usage kept only inputTokens: the round said 0 tokens out,
+    # as reported, beside an answer of two sentences.
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    trace = _rounds("ollm-bedrock-nova-guardrail-usage.yaml")
+    assert trace.rounds[0].response.usage is None
+    (row,) = summarize(trace, counter_for("o200k_base").counter)
+    assert row.usage.source == "estimated" and row.output_if_known > 0
 
 
 def _frame(headers: dict, payload: bytes) -> bytes:

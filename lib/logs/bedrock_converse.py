@@ -206,7 +206,9 @@ def _messages_response(response: dict, model: str | None) -> dict:
         body["model"] = model
     reason = text_of(response.get("stopReason"))
     body["stop_reason"] = STOP_REASONS.get(reason, reason) if reason else None
-    if "inputTokens" in usage:
+    # A usage without outputTokens (Nova's answer under a guardrail that masked it) says nothing of the output: the
+    # round's usage is counted, not reported as 0 tokens out.
+    if "inputTokens" in usage and "outputTokens" in usage:
         body["usage"] = {"input_tokens": convert.as_int(usage.get("inputTokens")) or 0,
                          "output_tokens": convert.as_int(usage.get("outputTokens")) or 0,
                          "cache_read_input_tokens": convert.as_int(usage.get("cacheReadInputTokens")) or 0,
