@@ -65,11 +65,11 @@ EXPECTED = [
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 4]}, 1),
     # Mirascope sends a streamed Gemini answer back one part per chunk ("{\n  \"value\": 57", "3\n}"): the same text,
     # which was said not to be what the model wrote.
-    # Anthropic's web search, a tool Anthropic runs inside the turn: three `server_tool_use` blocks, their results beside.
+    # Anthropic's web search, a tool Anthropic runs inside the turn: three `server_tool_use` blocks, results beside.
     ("mirascope-anthropic-web-search.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a "
                                                              "VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
-    # Mirascope resumes a Gemini call with gpt-4o: Gemini's call, which came without an id, sent back under Mirascope's own.
+    # Mirascope resumes a Gemini call with gpt-4o: Gemini's call, sent without an id, sent back under Mirascope's.
     ("mirascope-gemini-then-openai-resume.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
                                                                   "(a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
@@ -95,7 +95,7 @@ EXPECTED = [
     # Together's answer ends with finish_reason "eos": a stop of unknown kind, so the answer was never shown as step 5.
     ("ollm-together-eos.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
-    # Nova under a guardrail that masked its answer: the body's usage has inputTokens alone (0 out was shown as reported).
+    # Nova under a guardrail that masked its answer: the body's usage has inputTokens alone (0 out was shown reported).
     ("ollm-bedrock-nova-guardrail-usage.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
                                                                 "(a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
@@ -167,7 +167,7 @@ EXPECTED = [
     ("mirascope-anthropic-moved-cache-breakpoint.har", {"har": "an entry with request.url and response.content (a HAR "
                                                               "file)"},
      "3 entries: 3 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [1, 3, 5]}, 2),
-    # The same, the message it unmarks written back as a string ([{"type": "text", "text": X}] in round 2, X in round 3).
+    # The same, the message it unmarks written back as a string ([{"type": "text", "text": X}] in round 2, X in 3).
     ("mirascope-anthropic-unmarked-as-string.har", {"har": "an entry with request.url and response.content (a HAR "
                                                           "file)"},
      "3 entries: 3 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [1, 3, 5]}, 0),
@@ -893,7 +893,8 @@ def test_a_call_gemini_sent_without_an_id_sent_back_under_the_programs_own_id_is
     trace = _rounds("mirascope-gemini-then-openai-resume.yaml")
     first, second = trace.rounds
     assert first.call_ids_made_up and [(c.id, c.name) for c in first.tool_calls] == [("call_1_0", "compute_fib")]
-    assert [(c.id, c.name) for c in second.request.messages[1].tool_calls] == [("google_unknown_tool_id", "compute_fib")]
+    sent_back = second.request.messages[1]
+    assert [(c.id, c.name) for c in sent_back.tool_calls] == [("google_unknown_tool_id", "compute_fib")]
     assert [(r.call_id, r.content) for r in second.request.messages[2].tool_results] == [
         ("google_unknown_tool_id", "218922995834555169026")]
     assert [f.code for f in run_checks(trace)] == ["tools-changed"]
@@ -925,8 +926,8 @@ def test_a_bedrock_converse_stream_is_decoded_from_awss_binary_event_stream():
 
 
 def test_an_invoke_model_stream_is_decoded_into_the_stream_of_its_bodys_api():
-    # Each `chunk` of the event stream holds one Anthropic stream event as base64 `bytes`: the body was not read, and the
-    # round showed no answer, no stop reason and our own count of the request.
+    # Each `chunk` of the event stream holds one Anthropic stream event as base64 `bytes`: the body was not read, and
+    # the round showed no answer, no stop reason and our own count of the request.
     (round_,) = _rounds("ollm-bedrock-invoke-stream-claude.yaml").rounds
     assert texts_of(round_) == "Why did the distributed tracing span cross the road? To get to the other service!"
     assert _figures(round_) == ("claude-3-sonnet-20240229", "end_turn", 16, 21)
@@ -943,7 +944,7 @@ def test_amazon_novas_invoke_model_stream_is_joined_into_one_answer_with_its_usa
     # Each chunk is one Converse stream event under its name; under a guardrail Nova streams every word as a block of
     # its own. The answer was empty, with no usage; the words are one text, as Nova's unstreamed answer has them.
     (round_,) = _rounds("ollm-bedrock-invoke-stream-nova.yaml").rounds
-    assert texts_of(round_).startswith("On their first night in the wilderness, the friends gathered around the campfire")
+    assert texts_of(round_).startswith("On their first night in the wilderness, the friends gathered around the")
     assert len(round_.response.message.parts) == 1
     assert _figures(round_) == ("amazon.nova-lite-v1:0", "end_turn", 30, 55)
 
@@ -964,7 +965,8 @@ def _frame(headers: dict, payload: bytes) -> bytes:
     import struct
     written = b"".join(bytes([len(k)]) + k.encode() + b"\x07" + struct.pack(">H", len(v)) + v.encode()
                        for k, v in headers.items())
-    return struct.pack(">II", 16 + len(written) + len(payload), len(written)) + b"\0" * 4 + written + payload + b"\0" * 4
+    prelude = struct.pack(">II", 16 + len(written) + len(payload), len(written)) + b"\0" * 4
+    return prelude + written + payload + b"\0" * 4
 
 
 def test_an_invoke_model_stream_chunk_that_is_not_base64_json_is_named_and_an_exception_kept_as_an_error_event():

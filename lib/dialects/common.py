@@ -49,7 +49,8 @@ def read_form(raw: Any) -> Any:
         return raw
     content = raw.get("content")
     marked = isinstance(content, list) and any(isinstance(b, dict) and CACHE_BREAKPOINT in b for b in content)
-    if not marked and CACHE_BREAKPOINT not in raw and not (isinstance(content, list) and _one_text(content) is not None):
+    lone_text = isinstance(content, list) and _one_text(content) is not None
+    if not marked and not lone_text and CACHE_BREAKPOINT not in raw:
         return raw
     copy = {k: v for k, v in raw.items() if k != CACHE_BREAKPOINT}
     if isinstance(content, list):

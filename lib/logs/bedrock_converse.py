@@ -287,7 +287,8 @@ def invoke_stream_events(data: bytes) -> list[dict]:
     return events
 
 
-STREAM_EVENTS = ("messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata")
+STREAM_EVENTS = ("messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop",
+                 "metadata")
 """The events of a Converse stream, named by the `:event-type` header in ConverseStream and by their one key in the
 chunks of a Converse-shaped body's InvokeModelWithResponseStream (Amazon Nova)."""
 
