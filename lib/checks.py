@@ -240,10 +240,13 @@ def _missing_tool_result(trace: Trace) -> Iterator[Hit]:
                       "reads a call it did not make that way; keep the provider's id, or give each call an id "
                       "before the first request that resends it.")
         elif round_.response.stop != "length":  # A turn cut off by the output limit is rightly discarded.
+            # An assistant turn where this one belongs is this turn rewritten (history-rewritten says how), not dropped.
+            what = "the turn sent back there was rewritten without it" if _turn_sent_back(
+                following.request, len(round_.request.messages)) else "the turn was dropped"
             yield Hit("warning", round_.index, "response", path,
                       f"Round {following.index}'s request carries neither call {call.id} ({call.name}) nor a result "
-                      "for it: the turn was dropped, so the model never learns what became of its request. Send the "
-                      "assistant turn back with a result for every call.")
+                      f"for it: {what}, so the model never learns what became of its request. Send the assistant turn "
+                      "back as received, with a result for every call.")
 
 
 def _renamed_call(request: Request, round_: Round, call: ToolCallPart) -> tuple[str, str] | None:

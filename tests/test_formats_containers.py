@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from lib.checks import run_checks
 from lib.logs.upload import read_upload
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -178,6 +179,10 @@ EXPECTED = [
     # Two answers asked for at once (n = 2): one round, the first answer's call, and a note.
     # The Datadog APM test agent's VCR proxy: one interaction per .json file, the request under `url`, both bodies as
     # text (it matched no known format). Round 2 of Mistral's tool loop: the call and its result sent back.
+    # Mirascope resuming a structured answer: the output tool's call is sent back as the text it carried.
+    ("mirascope-anthropic-structured-resume.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 2),
     ("ddtrace-mistral-tool-result.json",
      {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
      "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [3]}, 0),
@@ -247,7 +252,6 @@ def _solver_and_scorer(result):
 def test_a_graders_model_call_is_a_conversation_of_its_own_not_a_round_of_the_sample():
     # model_graded_qa asks another model to grade the answer: a new conversation, not the sample's history
     # rewritten, and with no tool offered, its "I'll look at what was submitted" is no narration without a call.
-    from lib.checks import run_checks
     result = upload("inspect-system-prompt.json")
     solver, scorer = _solver_and_scorer(result)
     assert texts_of(solver) == "4" and texts_of(scorer).endswith("GRADE: C")
@@ -1181,3 +1185,15 @@ def test_perplexitys_closing_done_chunk_is_read_with_its_finish_reason():
     assert response.finish_reason == "stop"
     assert response.message.text.startswith("**EcoVista Day**")
     assert (response.usage.input_tokens, response.usage.output_tokens) == (11, 434)
+
+
+def test_a_call_sent_back_rewritten_as_text_is_said_rewritten_not_dropped():
+    # Mirascope resumes a structured answer by sending the output tool's call back as the JSON it carried: the turn is
+    # there, rewritten, and history-rewritten says so; missing-tool-result must not call it dropped.
+    findings = run_checks(upload("mirascope-anthropic-structured-resume.yaml").conversations[0].trace)
+    missing = [f.message for f in findings if f.code == "missing-tool-result"]
+    assert missing == [
+        "Round 2's request carries neither call toolu_01F8XAUFvncqMXL2ZoPnrST3 (__mirascope_formatted_output_tool__) "
+        "nor a result for it: the turn sent back there was rewritten without it, so the model never learns what "
+        "became of its request. Send the assistant turn back as received, with a result for every call."]
+    assert "history-rewritten" in {f.code for f in findings}
