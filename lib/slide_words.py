@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from lib.dialects import DIALECTS, anthropic_messages
 from lib.model import Round, Trace
-from lib.summary import BILLING_NOT_KNOWN, RoundSummary
+from lib.summary import BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, RoundSummary, counted_parts
 from lib.text import plural
-from lib.tokens import input_parts
+from lib.tokens import input_words, overcount, split_words
 
 WINDOW = 9
 """Rounds the counter lists around the current one; a long trace's others are left out with an ellipsis."""
@@ -24,8 +24,8 @@ KNOWS = "This request is everything the model knows."
 class Snowball:
     """The counter on every slide: how the request grows, round by round, and what this one costs."""
 
-    sizes: tuple[tuple[int, int], ...]
-    """(round, messages sent) for the rounds listed, in order."""
+    sizes: tuple[tuple[int, int | None], ...]
+    """(round, messages sent) for the rounds listed, in order; None for a request the log did not keep."""
     current: int
     """The round on screen, highlighted among them."""
     more_before: bool
@@ -40,8 +40,9 @@ class Snowball:
     """The tool definitions' tokens in this request."""
     tools_unchanged: bool
     """The same tool list as the request before."""
-    input_tokens: int
-    """The round's input tokens, the Tokens page's headline."""
+    input_tokens: int | None
+    """The round's input tokens, the Tokens page's headline; None when neither reported nor counted (no request
+    in the log, no usage)."""
     estimated: bool
     """The input is our estimate, not the API's report."""
     split: tuple[tuple[str, int], ...]
@@ -53,6 +54,8 @@ class Snowball:
     sizes count what the model reads, not what the program sent."""
     tool_list_recorded: bool = True
     """False for a log that kept the messages but not the tool list (RoundSummary.tool_list_recorded)."""
+    request_recorded: bool = True
+    """False when the log kept no request for this round: its input, if reported, has no parts we counted."""
 
 
 def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_current: bool = False) -> Snowball:
@@ -63,17 +66,37 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
     shown = range(first, min(last, first + WINDOW - 1) + 1)
     row = rows[index - 1]
     return Snowball(
-        sizes=tuple((k, rows[k - 1].messages_sent) for k in shown),
+        sizes=tuple((k, rows[k - 1].messages_sent if rows[k - 1].request_recorded else None) for k in shown),
         current=index, more_before=first > 1, more_after=shown[-1] < len(rows),
         tools=len(trace.rounds[index - 1].request.tools),
         tools_sent=sum(1 for r in trace.rounds[:index] if r.request.tools), tools_tokens=row.breakdown.tools,
         tools_unchanged=index > 1 and trace.rounds[index - 2].request.tools == trace.rounds[index - 1].request.tools,
-        input_tokens=row.usage.input_tokens, estimated=row.usage.source != "reported",
-        split=tuple((label, tokens) for label, tokens in input_parts(row.breakdown) if tokens),
+        input_tokens=row.input_if_known, estimated=row.usage.source != "reported" and row.request_recorded,
+        split=tuple((label, tokens) for label, tokens in counted_parts(row) if tokens),
         failed=row.failed,
         held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),
-        tool_list_recorded=row.tool_list_recorded,
+        tool_list_recorded=row.tool_list_recorded, request_recorded=row.request_recorded,
     )
+
+
+def size_words(size: int | None) -> str:
+    """One request's size in the counter: its messages, or that the log did not keep the request."""
+    return "not in the log" if size is None else f"{size:,}"
+
+
+def input_line(snow: Snowball) -> str:
+    """The counter's input figure and where it goes, in figures that add up; for a request the log did not keep,
+    the reported figure alone, and why it has no parts (nothing of the request was counted)."""
+    if not snow.request_recorded:
+        figure = "not known" if snow.input_tokens is None else f"{snow.input_tokens:,} reported"
+        return f"{figure}; {REQUEST_NOT_COUNTED[0].lower()}{REQUEST_NOT_COUNTED[1:].rstrip('.')}"
+    figure = f"{'≈ ' if snow.estimated else ''}{snow.input_tokens:,}"
+    if not snow.split:
+        return figure
+    # Where our count is above the input, its parts are our count's: said so, not set equal to the input.
+    if overcount(snow.split):
+        return f"{figure} · where it goes {split_words(snow.split, snow.input_tokens, not snow.estimated)}"
+    return f"{figure} = {input_words(snow.split)}"
 
 
 def asks(round_: Round) -> str:

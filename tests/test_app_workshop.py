@@ -254,3 +254,17 @@ def test_a_held_chain_slide_counts_the_instructions_as_resent_and_the_model_turn
     assert [line.split(" · ")[0] for line in stack] == ["messages[0]", "messages[1]", "messages[2]"]
     assert "**messages[2]** · role **assistant** · :green-badge[new this round]" not in shown
     assert "**messages[3]** · role **tool** · :green-badge[new this round]" in shown
+
+
+def test_the_counter_of_a_request_not_in_the_log_neither_counts_its_messages_nor_splits_its_input(app):
+    # A Messages stream recorded only what came back: the program sent messages, how many is not known, and the
+    # reported 1,436 input tokens are not "beyond our count" (nothing was counted), as the explorer says.
+    at = uploaded(app, "anthropic-stream.jsonl")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    assert not at.exception
+    shown = _markdown(at).splitlines()
+    messages = next(line for line in shown if "round by round:" in line)
+    assert messages == "**Messages sent, round by round:** :blue-background[**not in the log**]"
+    tokens = next(line for line in shown if line.startswith("**Input tokens"))
+    assert tokens == ("**Input tokens:** 1,436 reported; the request was not in the log, so nothing of it is "
+                      "counted or estimated")

@@ -62,6 +62,8 @@ WORDS = {
     "tools_line": "our words for how many tools a request sent (lib/presenter.py)",
     "ours": "the value only when it is one of the words given, else None (lib/ui/plain.py)",
     "step_lead": "a step slide's one sentence: constants, or a count of the calls (lib/slide_words.py)",
+    "size_words": "a request's message count, or 'not in the log' (lib/slide_words.py)",
+    "input_line": "a round's input figure and its parts, in our words and numbers (lib/slide_words.py)",
     "carried": "what a request is made of, in counts of messages (lib/presenter.py)",
     "stop_switch": "a dialect's stop field and its two values, constants of lib/dialects (lib/slide_words.py)",
     "input_parts": "the parts of a round's input by our names, each with its token count (lib/tokens.py)",

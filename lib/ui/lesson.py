@@ -17,10 +17,10 @@ from lib.growth import MessageEntry
 from lib.lessons import Lesson, lessons_at
 from lib.presenter import Position, Reveal, reveal, shown_before
 from lib.round_view import RoundView
-from lib.slide_words import KNOWS, content_is_null, snowball, step_lead, stop_switch, tools_line
+from lib.slide_words import (KNOWS, content_is_null, input_line, size_words, snowball, step_lead, stop_switch,
+                             tools_line)
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.text import plural, shorten, summarize_message
-from lib.tokens import input_words, overcount, split_words
 from lib.ui import cards, plain, rounds, state
 
 LESSON_CSS = """<style>
@@ -102,16 +102,13 @@ def beside_round(loaded: LoadedTrace, index: int) -> None:
 def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool) -> None:
     """The counter on every slide: messages per round with this one highlighted, tools resent, input split."""
     snow = snowball(loaded.trace, state.summaries(loaded), index, upto_current)
-    sizes = [f":blue-background[**{count:,}**]" if k == snow.current else f"{count:,}" for k, count in snow.sizes]
+    sizes = [f":blue-background[**{size_words(count)}**]" if k == snow.current else size_words(count)
+             for k, count in snow.sizes]
     line = ("… → " if snow.more_before else "") + " → ".join(sizes) + (" → …" if snow.more_after else "")
-    # Where our count is above the input, its parts are our count's: said so, not set equal to the input.
-    split = (f"= {input_words(snow.split)}" if not overcount(snow.split)
-             else f"· where it goes {split_words(snow.split, snow.input_tokens, not snow.estimated)}")
     with st.container(border=True, key="snowball"):
         st.markdown(f"**Messages {'the model reads' if snow.held else 'sent'}, round by round:** {line}")
         st.markdown(f"**Tools:** {tools_line(snow)}")
-        st.markdown(f"**Input tokens{' (estimated)' if snow.estimated else ''}:** "
-                    f"{'≈ ' if snow.estimated else ''}{snow.input_tokens:,}" + (f" {split}" if snow.split else ""))
+        st.markdown(f"**Input tokens{' (estimated)' if snow.estimated else ''}:** {input_line(snow)}")
 
 
 def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
