@@ -1,8 +1,12 @@
 """Uploading a log in the real app: the summary, the skipped lines, the conversation picker."""
 
 import json
+import re
 from pathlib import Path
 
+import pytest
+
+from lib.logs import format_names
 from tests.screen import screen
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -42,6 +46,18 @@ def test_a_forced_format_rereads_the_file(app):
     sidebar = " ".join(t.value for t in at.sidebar.text)
     assert "4 lines: 0 rounds in 0 conversations; 4 lines skipped" in sidebar
     assert any("no readable rounds" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("forced", [name for name in format_names() if name != "openai-chat"])
+def test_a_format_forced_on_lines_it_does_not_fit_skips_every_line_in_plain_words(app, forced):
+    # Chat Completions pairs read as anything else: each line is skipped, and why is said in our words. None is a
+    # page load "not a model call" (they are model calls, in another format), and no Python exception is named.
+    at = _upload(app, ("pairs.jsonl", (FIXTURES / "openai-pairs.jsonl").read_bytes()))
+    at.selectbox(key="sidebar.format").set_value(forced).run()
+    assert not at.exception
+    sidebar = [t.value for t in at.sidebar.text]
+    assert sidebar[0] == "4 lines: 0 rounds in 0 conversations; 4 lines skipped"
+    assert not [line for line in sidebar if re.search(r"\b[A-Z][a-z]+(Error|Exception)\b|Traceback|\bNone\b", line)]
 
 
 def test_two_files_of_one_batch_are_joined(app):

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from lib.logs.chat_shape import object_at
+from lib.logs.chat_shape import object_at, require
 from lib.logs.exchanges import Exchange, ExchangeFormat
-from lib.logs.record import CallRecord
+from lib.logs.record import CallRecord, LineProblem
 
 
 class CassetteFormat(ExchangeFormat):
@@ -35,7 +35,11 @@ class CassetteFormat(ExchangeFormat):
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
-        request, response = object_at(obj, "request"), object_at(obj, "response")
+        # Detection asks for these; a format chosen by hand must too, or any object is "not a model call".
+        request, response = require(obj, "request", dict), object_at(obj, "response")
+        if "uri" not in request and "url" not in request:
+            raise LineProblem("'request.uri' is missing (nor the Datadog test agent's 'request.url'), expected the "
+                              "address the request went to")
         status = response.get("status")
         code = status.get("code") if isinstance(status, dict) else status
         exchange = Exchange(

@@ -11,7 +11,7 @@ import base64
 import binascii
 from typing import Iterator
 
-from lib.logs.chat_shape import object_at
+from lib.logs.chat_shape import object_at, require
 from lib.logs.exchanges import Exchange, ExchangeFormat
 from lib.logs.record import CallRecord, LineProblem
 
@@ -29,7 +29,10 @@ class HarEntryFormat(ExchangeFormat):
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
-        request, response = object_at(obj, "request"), object_at(obj, "response")
+        # Detection asks for these; a format chosen by hand must too, or any object is "not a model call".
+        request, response = require(obj, "request", dict), object_at(obj, "response")
+        if "url" not in request:
+            raise LineProblem("'request.url' is missing, expected the address the request went to")
         content = object_at(response, "content")
         body = content.get("text")
         if content.get("encoding") == "base64" and isinstance(body, str):

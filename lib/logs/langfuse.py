@@ -65,7 +65,7 @@ class LangfuseTraceFormat(LogFormat):
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
-        trace, observations = obj["trace"], obj["observations"]
+        trace, observations = convert.require(obj, "trace", dict), convert.require(obj, "observations", list)
         conversation = self._conversation(trace, line)
         generations, tools, problems = [], [], []
         for position, observation in enumerate(observations, start=1):

@@ -100,8 +100,8 @@ def _read_objects(numbered: Iterable[tuple[int, Any]], name: str, problems: Prob
             else:
                 lessons.append((number, found_lesson))
         else:
-            problems.append(Problem(number, f"has unknown kind {shown(kind)}; expected 'trace', 'round', "
-                                            "'annotation' or 'lesson'"))
+            said = f"unknown kind {shown(kind)}" if "kind" in obj else "no 'kind'"
+            problems.append(Problem(number, f"has {said}; expected 'trace', 'round', 'annotation' or 'lesson'"))
 
     if header is None:
         problems.append(Problem(1, "no header line and no rounds: this is not a Roundtrip trace"))

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from lib.coerce import shown
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.logs.chat_shape import as_int, chat_completion, describe, iso_time, object_at, require, tool_call
 from lib.logs.record import CallRecord, LineProblem, LogFormat
@@ -248,7 +249,9 @@ class AnthropicStreamFormat(LogFormat):
             else:
                 _apply_block_event(stream, kind, event)
         else:
-            raise LineProblem(f"type {kind!r} is not a Messages stream event")
+            if "type" not in event:
+                raise LineProblem("'type' is missing, expected a Messages stream event's type")
+            raise LineProblem(f"type {shown(kind)} is not a Messages stream event")
 
     def _stream(self, kind: str) -> _MessageStream:
         """The open message an event belongs to."""
