@@ -27,7 +27,7 @@ from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, plural, show_controls
 from lib.provenance import origin_line, provenance_detail
 from lib.tokens import input_parts, split_words
-from lib.usage_gap import gap_reason
+from lib.usage_gap import figure_note
 
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
 """The file's own Content-Security-Policy: inline styles, and nothing else at all."""
@@ -86,7 +86,8 @@ TEMPLATES.filters.update(plural=plural, figure=figure, code_text=_code_text, fai
                         odd_status=odd_status)
 # The policy and the stylesheet are our own constants, written as they are (entities mean nothing in <style>).
 TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP_MARKS, step_titles=STEP_TITLES,
-                         origin_words=ORIGIN_WORDS, finish_field=_finish_field, input_parts=input_parts, split_words=split_words, gap_reason=gap_reason,
+                         origin_words=ORIGIN_WORDS, finish_field=_finish_field, input_parts=input_parts,
+                         split_words=split_words, figure_note=figure_note,
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading, request_not_counted=REQUEST_NOT_COUNTED, against_words=against_words,
                          no_response=NO_RESPONSE, missing_output=missing_output, output_missing=OUTPUT_MISSING)

@@ -102,6 +102,27 @@ def gap_reason(trace: Trace, row: RoundSummary) -> str | None:
     return note.words if note else None
 
 
+def _foreign_count(row: RoundSummary) -> str | None:
+    """`counter, which is not the tokenizer of model` for an estimate no reported round anchors, counted with a
+    vocabulary not the model's; None otherwise (an anchored estimate's gap note says it, a character count's notice)."""
+    counter = row.breakdown.counter
+    if (row.usage.source == "reported" or not row.request_recorded or row.usage.anchor_round is not None
+            or counter == "characters" or counts_with_models_tokenizer(counter, row.model)):
+        return None
+    return f"{counter}, which is not the tokenizer of {row.model or 'an unnamed model'}"
+
+
+def _caveat(counted: str, whose: str) -> str:
+    return f"Estimated with {counted}: the provider's own count of {whose} would differ."
+
+
+def figure_note(trace: Trace, row: RoundSummary) -> str | None:
+    """What is said beside a round's figures: why our count and the report differ (`gap_reason`), or, for an estimate
+    nothing reported anchors, that it was counted with a tokenizer not the model's."""
+    counted = _foreign_count(row)
+    return gap_reason(trace, row) or (_caveat(counted, "this round") if counted else None)
+
+
 def _rounds_words(rounds: list[int]) -> str:
     if len(rounds) > ROUNDS_NAMED:
         return plural(len(rounds), "other round")
@@ -112,7 +133,8 @@ def _rounds_words(rounds: list[int]) -> str:
 
 def gap_notes_words(trace: Trace, rows: tuple[RoundSummary, ...]) -> list[str]:
     """The explanations of a trace's gaps, said once for each kind (`GapNote.kind`) at the first round it applies to,
-    with the other rounds it applies to: the same words where theirs are the same, else the same reasons."""
+    with the other rounds it applies to: the same words where theirs are the same, else the same reasons. Then the
+    rounds whose estimate no reported round anchors and a tokenizer not the model's counted (`figure_note`)."""
     kinds: dict[tuple, list[tuple[int, GapNote]]] = {}
     for row in rows:
         if note := gap_note(trace, row):
@@ -127,4 +149,11 @@ def gap_notes_words(trace: Trace, rows: tuple[RoundSummary, ...]) -> list[str]:
             line += (f" For the same reasons, the reported input of {_rounds_words(others)} is also "
                      + ("above our count by more than a fifth." if reported_more else "below our count."))
         said.append(line)
+    foreign: dict[str, list[int]] = {}
+    for row in rows:
+        if counted := _foreign_count(row):
+            foreign.setdefault(counted, []).append(row.round)
+    for counted, rounds in foreign.items():
+        words = _rounds_words(rounds)
+        said.append(f"{words[0].upper()}{words[1:]}: {_caveat(counted, 'it' if len(rounds) == 1 else 'them')}")
     return said

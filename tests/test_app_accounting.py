@@ -206,6 +206,30 @@ def test_a_gap_on_a_model_we_count_with_its_own_tokenizer_is_not_blamed_on_the_t
     assert "our count above the input" in legend and not any("tokenizer is not" in name for name in legend)
 
 
+CAVEAT = ("Estimated with o200k_base, which is not the tokenizer of claude-sonnet-4-5: the provider's own count of "
+          "{} would differ.")
+
+
+def test_an_estimate_counted_with_a_tokenizer_not_the_models_says_so_beside_the_figure(app):
+    # The order status trace reports no usage: every figure is our o200k_base count of a Claude request. No reported
+    # round anchors it, so no gap note says so: the caveat stands beside the figures and under the rounds table.
+    app.query_params["trace"] = "order-status-anthropic"
+    at = app.run()
+    assert figures(at)["Input tokens (estimated)"].value == "≈ 480"
+    assert CAVEAT.format("this round") in [t.value for t in at.main.text]
+    at.switch_page("pages/tokens.py").run()
+    assert "Rounds 1 and 2: " + CAVEAT.format("them") in [t.value for t in at.main.text]
+
+
+def test_an_estimate_counted_with_the_models_own_tokenizer_has_no_caveat(app):
+    app.query_params["trace"] = "loan-calculator"  # gpt-4o-mini, whose tokenizer is o200k_base
+    at = app.run()
+    assert figures(at)["Input tokens (estimated)"].value == "≈ 158"
+    assert not [t.value for t in at.main.text if "not the tokenizer of" in t.value]
+    at.switch_page("pages/tokens.py").run()
+    assert not [t.value for t in at.main.text if "not the tokenizer of" in t.value]
+
+
 def test_a_model_counted_with_another_tokenizer_than_its_own_is_told_so():
     # gpt-4o's tokenizer is o200k_base: counted with cl100k_base, the tokenizer is one reason for the gap.
     from lib.logs.upload import read_upload

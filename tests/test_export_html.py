@@ -264,3 +264,10 @@ def test_the_file_says_a_failed_calls_output_is_not_known_as_the_explorer_does(h
     assert "≈ 0 out" not in whole
     assert "Output tokens: not known (the call failed and the error holds no output)" in whole
     assert "≈ 51 out" in whole  # round 3 answered: its estimate stands
+
+
+def test_an_estimate_counted_with_another_models_tokenizer_says_so_in_the_export(order_status):
+    # No round of the order status trace reports usage; o200k_base is not Claude's tokenizer.
+    page = trace_html(order_status, summarize(order_status, tiktoken_counter(load_encoding("o200k_base"))))
+    assert page.count("Estimated with o200k_base, which is not the tokenizer of claude-sonnet-4-5: the provider&#39;s "
+                      "own count of this round would differ.") == 2

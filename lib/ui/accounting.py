@@ -46,9 +46,9 @@ def counting_notice(counting: Counting) -> None:
         st.info("Estimates count 4 characters as one token (chosen in the sidebar); they are rough.")
 
 
-def round_figures(row: RoundSummary, gap_reason: str | None = None, response_hidden: bool = False) -> None:
+def round_figures(row: RoundSummary, note: str | None = None, response_hidden: bool = False) -> None:
     """Input and output tokens of one round, saying whether the API reported them or we estimated them, and
-    why our count differs from the report (`gap_reason`, from lib.usage_gap) next to the figures. While the
+    why our count differs from the report or what counted it (`note`, lib.usage_gap.figure_note) next to them. While the
     response is hidden (predict mode), only the input: the output's size would tell an answer from a call.
 
     Each figure is a caption, `name: **number**`, its explanation in the caption's tooltip: st.metric made a first
@@ -87,8 +87,8 @@ def round_figures(row: RoundSummary, gap_reason: str | None = None, response_hid
             how += f" {BILLING_NOT_KNOWN.capitalize()}."
         left.caption(f"Input tokens (estimated): **≈ {usage.input_tokens:,}**", help=how)
         _estimated_output(row, middle)
-    if gap_reason:
-        plain.text(gap_reason)
+    if note:
+        plain.text(note)
     split = split_words(input_parts(row.breakdown), usage.input_tokens, usage.source == "reported")
     st.caption(f"Where the input goes {split}." + ("" if row.tool_list_recorded else " " + TOOL_LIST_UNRECORDED))
 

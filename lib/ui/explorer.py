@@ -20,7 +20,7 @@ from lib.ui.navigation import fork_from
 from lib.ui.cache import per_trace
 from lib.text import plural
 from lib.ui.provenance import provenance_line
-from lib.usage_gap import gap_reason
+from lib.usage_gap import figure_note
 
 SEQUENCE_FROM = "explorer.sequence_from"
 """Session key: the first round the sequence diagram draws."""
@@ -141,7 +141,7 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
                                                        "shows the fork beside this trace."):
         fork_from(index)
     accounting.counting_notice(state.counting(loaded))
-    accounting.round_figures(shown.row, gap_reason(loaded.trace, shown.row) if revealed else None, not revealed)
+    accounting.round_figures(shown.row, figure_note(loaded.trace, shown.row) if revealed else None, not revealed)
     annotate.round_notes(loaded, index)
     if found and revealed:
         with st.expander(f"Checks on this round: {plural(len(found), 'finding')}", expanded=True):
