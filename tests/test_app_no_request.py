@@ -59,3 +59,15 @@ def test_the_diagram_and_the_export_say_the_request_was_not_in_the_log():
     assert [a.label for a in sequence(trace) if a.step == 1] == ["request 1: not in the log"]
     page = trace_html(trace)
     assert "Round 1: the request was not in the log" in page and "sends 0 messages" not in page
+
+
+def test_predict_mode_shows_the_reported_input_of_a_request_not_in_the_log_as_the_explorer_does(app):
+    # The stream kept no request, but its usage reports 1,436 input tokens: known, and the same figure in both modes.
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("anthropic-stream.jsonl",
+                                                  (FIXTURES / "anthropic-stream.jsonl").read_bytes())
+    at.run()
+    assert figures(at)["Input tokens (reported)"].value == "1,436"
+    at.toggle(key="explorer.predict").set_value(True).run()
+    assert not at.exception
+    assert figures(at)["Input tokens (reported)"].value == "1,436"

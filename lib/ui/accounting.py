@@ -57,9 +57,11 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
     usage, estimate = row.usage, row.breakdown.counted
     left, middle, right = st.columns(3)
     if response_hidden:
-        estimated = "≈ " if usage.source != "reported" else ""
-        shown = f"{estimated}{usage.input_tokens:,}" if row.request_recorded else "not known"
-        left.caption(f"Input tokens ({usage.source}): **{shown}**")
+        known = row.input_if_known  # reported, or counted from a request the log kept: as the rounds table says
+        if known is None:
+            left.caption("Input tokens: **not known**")
+        else:
+            left.caption(f"Input tokens ({usage.source}): **{about(known, usage.source != 'reported')}**")
         middle.caption("Output tokens and our estimates are hidden until you predict the response.")
         return
     if not row.request_recorded:
