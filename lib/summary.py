@@ -121,6 +121,21 @@ def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
     return parts if row.request_recorded else tuple((label, None) for label, _ in parts)
 
 
+def no_bar_words(rows: tuple[RoundSummary, ...]) -> str | None:
+    """Under the charts of where the input goes and of messages per round: the rounds that have no bar there, the log
+    having kept no request of theirs; None when it kept every one."""
+    missing = [r.round for r in rows if not r.request_recorded]
+    if not missing:
+        return None
+    if len(missing) == 1:
+        return (f"Round {missing[0]} has no bar here nor under messages per round: the request was not in the log, "
+                "so nothing of it is counted or estimated.")
+    named = (f"Rounds {', '.join(map(str, missing[:-1]))} and {missing[-1]}" if len(missing) <= 5
+             else f"{len(missing):,} rounds")
+    return (f"{named} have no bar here nor under messages per round: their requests were not in the log, so nothing "
+            "of them is counted or estimated.")
+
+
 def overcounted(rows: tuple[RoundSummary, ...]) -> bool:
     """Whether our count is above the reported input in any round: its "reported beyond our count" part is then
     below zero, so that the parts still add up to the reported figure."""

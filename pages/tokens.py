@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib.dialects import DIALECTS
-from lib.summary import overcounted, snowball
+from lib.summary import snowball
 from lib.ui import accounting, charts, navigation, plain, state
 from lib.ui.picker import trace_picker
 from lib.prices import cost_words, trace_cost
@@ -44,10 +44,7 @@ st.download_button("Download the table as CSV", table_csv(table).encode(), file_
 
 st.subheader("Where each round's input goes")
 st.plotly_chart(charts.input_breakdown(rows), key="overview.breakdown")
-st.caption("Counted with " + counting.counter.name + "; each bar reaches the round's input in the table, the "
-           "part reported beyond our count included" + ("; where our count is above the input, the bar reaches our "
-           "count and what it is above hangs below zero" if overcounted(rows) else "")
-           + ". Earlier messages grow every round; the tool list and the instructions ride along unchanged.")
+accounting.breakdown_caption(counting, rows)
 left, right = st.columns(2)
 with left:
     st.markdown("**Messages per round**")

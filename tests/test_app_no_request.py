@@ -71,3 +71,15 @@ def test_predict_mode_shows_the_reported_input_of_a_request_not_in_the_log_as_th
     at.toggle(key="explorer.predict").set_value(True).run()
     assert not at.exception
     assert figures(at)["Input tokens (reported)"].value == "1,436"
+
+
+def test_the_tokens_page_says_why_a_round_whose_request_was_not_in_the_log_has_no_bar(app):
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("anthropic-stream.jsonl",
+                                                  (FIXTURES / "anthropic-stream.jsonl").read_bytes())
+    at.run()
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    caption = next(c.value for c in at.main.caption if c.value.startswith("Counted with"))
+    assert ("Round 1 has no bar here nor under messages per round: the request was not in the log, so nothing of it "
+            "is counted or estimated.") in caption

@@ -62,6 +62,7 @@ WORDS = {
     "tools_line": "our words for how many tools a request sent (lib/presenter.py)",
     "ours": "the value only when it is one of the words given, else None (lib/ui/plain.py)",
     "step_lead": "a step slide's one sentence: constants, or a count of the calls (lib/slide_words.py)",
+    "no_bar_words": "the rounds that have no bar, by number, in our words (lib/summary.py)",
     "size_words": "a request's message count, or 'not in the log' (lib/slide_words.py)",
     "input_line": "a round's input figure and its parts, in our words and numbers (lib/slide_words.py)",
     "carried": "what a request is made of, in counts of messages (lib/presenter.py)",
@@ -134,7 +135,7 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/slides.py", "slide.round"): "Slide.round: a round number (lib/workshop_plan.py)",
     ("lib/ui/watch.py", "exc.strerror"): "the operating system's words for why the capture file cannot be read",
     ("lib/ui/watch.py", "type(exc).__name__"): "the name of the error class",
-    ("pages/tokens.py", "counting.counter.name"): "the name of the counter (o200k_base, cl100k_base, characters)",
+    ("lib/ui/accounting.py", "counting.counter.name"): "the name of the counter (o200k_base, cl100k_base, characters)",
 }
 """(file, expression) found in a markup call, and why it is ours: the exceptions, each read and explained."""
 VOUCHES_USED: set[tuple[str, str]] = set()

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.summary import (BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary, Snowball, about,
-                         OUTPUT_MISSING, counted_parts, missing_output, overcounted)
+                         OUTPUT_MISSING, counted_parts, missing_output, no_bar_words, overcounted)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
@@ -168,6 +168,16 @@ def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
     once, with the rounds it holds for. As text: the reasons name the trace's model."""
     for line in gap_notes_words(trace, rows):
         plain.text(line)
+
+
+def breakdown_caption(counting: Counting, rows: tuple[RoundSummary, ...]) -> None:
+    """Under the chart of where each round's input goes: what counted, what the bars reach, and which rounds have
+    none (lib.summary.no_bar_words)."""
+    missing = no_bar_words(rows)
+    st.caption("Counted with " + counting.counter.name + "; each bar reaches the round's input in the table, the part reported "
+               "beyond our count included" + ("; where our count is above the input, the bar reaches our count and "
+               "what it is above hangs below zero" if overcounted(rows) else "") + ". Earlier messages grow every "
+               "round; the tool list and the instructions ride along unchanged." + (f" {missing}" if missing else ""))
 
 
 def overcount_note(rows: tuple[RoundSummary, ...]) -> None:
