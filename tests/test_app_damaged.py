@@ -73,3 +73,23 @@ def test_an_eval_with_one_damaged_sample_names_it_in_the_sidebar_and_opens_the_o
     assert app_at.selectbox(key="sidebar.conversation").options == ["sample 2 epoch 1 · 2 rounds"]
     assert "arithmetic.eval · sample 2 epoch 1" in screen(app_at)  # the conversation's title, as text
     assert any(s.value.startswith("Round 2: the program sends") for s in app_at.subheader)
+
+
+def test_a_lost_round_line_takes_its_lessons_with_it_and_the_others_stay_on_their_own_rounds(app):
+    # Hengxin with round 2's line cut off mid-write: the file's rounds 3 and 4 are read as rounds 2 and 3, and so are
+    # their lessons. The lessons written for round 2 (the calcAmountOver call) are not put on the round that now
+    # stands second (the createExpenseSupplement call): they are skipped, and the sidebar says why.
+    lines = (ROOT / "traces" / "hengxin-expense.jsonl").read_bytes().split(b"\n")
+    lines[2] = lines[2][:200]
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("hengxin.jsonl", b"\n".join(lines))
+    at.run()
+    at.number_input(key=state.ROUND).set_value(2).run()
+    assert not at.exception
+    shown = screen(at)
+    assert "createExpenseSupplement" in shown
+    assert "The model does no arithmetic" not in shown
+    assert "A write tool: a person approves before it runs" in shown
+    sidebar = "\n".join(t.value for t in at.sidebar.text)
+    assert "line 11: is a lesson for round 2, but no round line read has index 2; skipped" in sidebar
+    assert "line 14: is a lesson for round 4" not in sidebar  # the file's round 4, read as round 3, keeps its lessons

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import operator
+from dataclasses import replace
 from types import ModuleType
 from typing import Any, Iterable, Iterator
 
@@ -69,6 +70,10 @@ def _read_objects(numbered: Iterable[tuple[int, Any]], name: str, problems: Prob
     lessons: list[tuple[int, Lesson]] = []
     pools = Pools()
     dialect: ModuleType | None = None
+    # A lesson names its round by the file's index: where a round line was lost or misnumbered, the rounds read are
+    # numbered anew, and each lesson follows its round's line, not the number it now stands at.
+    read_as: dict[int, int] = {}
+    renumbered = False
 
     for number, obj in numbered:
         if not isinstance(obj, dict):
@@ -91,6 +96,10 @@ def _read_objects(numbered: Iterable[tuple[int, Any]], name: str, problems: Prob
             found = _guarded_round(obj, number, rounds[-1] if rounds else None, dialect, pools, problems)
             if found is not None:
                 rounds.append(found)
+                written = int_or_none(obj.get("index"))
+                if written is not None:
+                    read_as.setdefault(written, found.index)
+                renumbered = renumbered or written != found.index
         elif kind == "annotation":
             annotations.append(obj)
         elif kind == LESSON:
@@ -115,15 +124,24 @@ def _read_objects(numbered: Iterable[tuple[int, Any]], name: str, problems: Prob
         header=header,
         annotations=tuple(annotations),
         unique_messages=len(pools.messages),
-        lessons=_placed(lessons, rounds, problems),
+        lessons=_placed(lessons, rounds, problems, read_as if renumbered else None),
     )
     return trace, problems.listed()
 
 
-def _placed(lessons: list[tuple[int, Lesson]], rounds: list[Round], problems: ProblemList) -> tuple[Lesson, ...]:
-    """The lessons whose round the trace has; each other one is a problem naming its line."""
+def _placed(lessons: list[tuple[int, Lesson]], rounds: list[Round], problems: ProblemList,
+            read_as: dict[int, int] | None = None) -> tuple[Lesson, ...]:
+    """The lessons whose round the trace has; each other one is a problem naming its line. With `read_as` (the
+    round each index the file wrote was read as, when rounds were numbered anew), a lesson goes to the round read
+    from the line of its index, and one whose index no round line read holds is skipped."""
     kept = []
     for number, lesson in lessons:
+        if read_as is not None:
+            if lesson.round not in read_as:
+                problems.append(Problem(number, f"is a lesson for round {lesson.round}, but no round line read has "
+                                                f"index {lesson.round}; skipped"))
+                continue
+            lesson = replace(lesson, round=read_as[lesson.round])
         if lesson.round > len(rounds):
             problems.append(Problem(number, f"is a lesson for round {lesson.round}, but the trace has "
                                             f"{plural(len(rounds), 'round')}; skipped"))
