@@ -64,6 +64,8 @@ class RoundContent:
     """The results the next request carried back for this round's calls."""
     finish: str = "finish: none recorded"
     """The stop signal as the payload writes it (`finish_reason: stop`, `stop_reason: tool_use`); `stop` compares."""
+    request_recorded: bool = True
+    """False when the log kept no request for this round: its messages and tools are not known, not empty."""
 
     @property
     def calls(self) -> tuple[Item, ...]:
@@ -223,12 +225,13 @@ def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
         answer = tuple(_neutral(message_items(response.message), names)) if response is not None else ()
         tools = tuple((t.name, t.description, _canonical(t.parameters)) for t in request.tools)
         found.append(RoundContent(tuple(added), tools, answer, response.stop if response else None, (),
-                                  finish_written(round_)))
+                                  finish_written(round_), round_.request_recorded))
         previous = len(request.messages)
     # A round's results arrive in the next request.
     return tuple(
         RoundContent(c.added, c.tools, c.answer, c.stop,
-                     tuple(i for i in found[n + 1].added if i[0] == "result") if n + 1 < len(found) else (), c.finish)
+                     tuple(i for i in found[n + 1].added if i[0] == "result") if n + 1 < len(found) else (), c.finish,
+                     c.request_recorded)
         for n, c in enumerate(found)
     )
 
@@ -324,15 +327,40 @@ def _added_verdict(left: RoundContent, right: RoundContent) -> str | None:
     return "different messages sent"
 
 
+def _unrecorded(left: RoundContent, right: RoundContent) -> str | None:
+    """Whose request the log did not keep: `left`, `right` or `neither`; None when both kept theirs."""
+    if left.request_recorded and right.request_recorded:
+        return None
+    if not (left.request_recorded or right.request_recorded):
+        return "neither"
+    return "left" if not left.request_recorded else "right"
+
+
+def unrecorded_words(left: RoundContent, right: RoundContent) -> str | None:
+    """Where the messages and tools of two rounds would be compared: which side's request the log did not keep, so
+    that they are not; None when both sides kept theirs."""
+    side = _unrecorded(left, right)
+    if side is None:
+        return None
+    if side == "neither":
+        return "Neither run's request was in the log: what either sent is not known."
+    return f"The {side} run's request was not in the log: what it sent is not known."
+
+
 def verdict(left: RoundContent | None, right: RoundContent | None) -> str:
-    """What differs between two aligned rounds, in one line."""
+    """What differs between two aligned rounds, in one line. A request the log did not keep is not compared: an
+    unknown one is not an empty one."""
     if right is None:
         return "only in the left run (removed)"
     if left is None:
         return "only in the right run (inserted)"
+    side = _unrecorded(left, right)
+    unknown = (None if side is None else
+               "neither run's request was in the log, so their messages and tools are not compared" if side == "neither"
+               else f"the {side} run's request was not in the log, so its messages and tools are not compared")
     said = [
-        _added_verdict(left, right),
-        _tools_verdict(left, right),
+        unknown or _added_verdict(left, right),
+        None if unknown else _tools_verdict(left, right),
         _calls_verdict(left, right),
         _answer_verdict(left, right),
         f"{left.finish} → {right.finish}" if left.stop != right.stop else None,

@@ -194,3 +194,18 @@ def test_compare_opens_on_the_bundled_trace_the_user_was_reading(app):
     at.selectbox(key=picker.TRACE).set_value("loan-calculator").run()
     at.switch_page("pages/compare.py").run()
     assert at.selectbox(key="compare.left").value == "loan-calculator"
+
+
+def test_a_request_not_in_the_log_is_not_compared_as_an_empty_one(app):
+    # The Messages stream kept only what came back: its messages and tool list are not known, so Compare says so,
+    # not that the messages differ, that find_orders was added, nor that the right's system prompt is "only right".
+    at = uploaded(app, "anthropic-stream.jsonl")
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    verdict = list(_table(at, "verdict")["verdict"])[0]
+    assert verdict == ("the left run's request was not in the log, so its messages and tools are not compared; "
+                       "different calls: get_weather, get_local_time → find_orders; answer text in the left run only")
+    assert "The left run's request was not in the log: what it sent is not known." in _texts(at) + [
+        c.value for c in at.main.caption]
+    assert not any("entry" in d.value.columns for d in at.dataframe)  # no messages table
+    assert not any("tool" in d.value.columns for d in at.dataframe)  # no tools table

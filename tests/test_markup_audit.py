@@ -63,6 +63,7 @@ WORDS = {
     "ours": "the value only when it is one of the words given, else None (lib/ui/plain.py)",
     "step_lead": "a step slide's one sentence: constants, or a count of the calls (lib/slide_words.py)",
     "no_bar_words": "the rounds that have no bar, by number, in our words (lib/summary.py)",
+    "unrecorded_words": "which run's request the log did not keep: left, right or neither (lib/compare.py)",
     "size_words": "a request's message count, or 'not in the log' (lib/slide_words.py)",
     "input_line": "a round's input figure and its parts, in our words and numbers (lib/slide_words.py)",
     "carried": "what a request is made of, in counts of messages (lib/presenter.py)",

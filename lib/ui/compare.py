@@ -12,7 +12,7 @@ import streamlit as st
 
 from lib import catalog
 from lib.compare import (Comparison, Run, RoundContent, RoundPair, answer_texts, call_changes, compare, finish_written,
-                         item_text, message_changes, round_contents, tool_changes)
+                         item_text, message_changes, round_contents, tool_changes, unrecorded_words)
 from lib.deeplink import is_kept_id, linked_round
 from lib.prices import DEFAULT_PRICES, cost_words, money_words
 from lib.store import StoreUnavailable
@@ -311,17 +311,24 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
         st.caption("This round is in one run only: open it in the round explorer to read it.")
         return
     a, b = left.trace.rounds[pair.left - 1], right.trace.rounds[pair.right - 1]
-    st.markdown("**The messages array, as the model reads it**")
-    changes = _message_changes(left, right, (pair.left, pair.right))
-    _table([{"entry": c.status, "left": c.left, "right": c.right} for c in changes],
-           "compare.messages", "Neither request carries a message.")
-    for change in (c for c in changes if c.diff):
-        st.code(change.diff, language="diff")
     content_a, content_b = _contents(left)[pair.left - 1], _contents(right)[pair.right - 1]
+    unknown = unrecorded_words(content_a, content_b)
+    st.markdown("**The messages array, as the model reads it**")
+    if unknown:  # an unknown request diffed as an empty one would list the other's every message as "only" there
+        st.caption(unknown)
+    else:
+        changes = _message_changes(left, right, (pair.left, pair.right))
+        _table([{"entry": c.status, "left": c.left, "right": c.right} for c in changes],
+               "compare.messages", "Neither request carries a message.")
+        for change in (c for c in changes if c.diff):
+            st.code(change.diff, language="diff")
     st.markdown("**Tools**")
     # A side a tool is missing from, or a call with no argument changed, has nothing: the placeholder, not a blank.
-    _table([{"tool": t.name, "change": t.status, "left": t.left or None, "right": t.right or None}
-            for t in tool_changes(content_a, content_b)], "compare.tools", "The same tools, described alike.")
+    if unknown:
+        st.caption(unknown)
+    else:
+        _table([{"tool": t.name, "change": t.status, "left": t.left or None, "right": t.right or None}
+                for t in tool_changes(content_a, content_b)], "compare.tools", "The same tools, described alike.")
     st.markdown("**Calls**")
     _table([{"left": c.left, "right": c.right, "arguments changed": ", ".join(c.arguments) or None}
             for c in call_changes(content_a, content_b)], "compare.calls", "Neither round made a call.")
