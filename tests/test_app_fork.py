@@ -311,3 +311,14 @@ def test_a_forked_rounds_body_sets_no_header_on_the_call_that_carries_the_operat
     assert [h for h, value in received.headers.items() if "someone_else" in value] == []
     assert (received.body["workspace_id"], received.body["user_profile_id"]) == ("wrkspc_someone_else",
                                                                                   "up_someone_else")
+
+
+def test_forking_a_round_whose_request_was_not_in_the_log_says_the_editor_starts_empty(app):
+    # A Messages stream kept only what came back: there is no recorded request to start from or go back to.
+    from tests.screen import uploaded
+    at = uploaded(app, "anthropic-stream.jsonl")
+    at.switch_page("pages/fork.py").run()
+    assert not at.exception
+    assert [i.value for i in at.info] == ["Round 1's request was not in the log: there is no recorded request to "
+                                          "start from, so the editor starts empty. Write the request to send."]
+    assert not [b for b in at.button if b.key == "fork.reset"]

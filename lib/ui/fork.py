@@ -96,8 +96,12 @@ def _load(loaded: catalog.LoadedTrace, lesson: fork_lessons.Lesson) -> None:
 def editor(loaded: catalog.LoadedTrace, at: int) -> fork_editor.Editing:
     """The request editor, with a way back to the recorded request."""
     edit = fork_editor.editing(loaded, at)
-    st.button("Start again from the recorded request", key="fork.reset",
-              on_click=lambda: fork_editor.replace_body(edit, request_body(loaded.trace, at)))
+    if loaded.trace.rounds[at - 1].request_recorded:
+        st.button("Start again from the recorded request", key="fork.reset",
+                  on_click=lambda: fork_editor.replace_body(edit, request_body(loaded.trace, at)))
+    else:  # an empty editor is not what the program sent
+        st.info(f"Round {at}'s request was not in the log: there is no recorded request to start from, so the editor "
+                "starts empty. Write the request to send.")
     fork_editor.editor(edit)
     return edit
 
