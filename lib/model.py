@@ -285,6 +285,9 @@ class Provenance:
 CUT_CALLS = "cut_calls"
 """The round key listing, by position among the response's tool calls, the calls whose stream ended before they
 closed (a stream reader saw no finish chunk, no content_block_stop): their arguments are cut short by the stream."""
+STREAMED = "streamed"
+"""The round key saying its response came as a stream: the body shown is assembled from the stream's events into the
+one the API returns unstreamed, not a body the program received."""
 
 
 TOOLS_IN_PROMPT = "tool list (read from the system prompt)"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lib.dialects import DIALECT_NAMES
-from lib.model import Provenance, Round, Trace
+from lib.model import STREAMED, Provenance, Round, Trace
 
 ORIGIN_TITLES = {
     "recorded": "As recorded: the payload the program sent and received.",
@@ -45,9 +45,17 @@ def origin_line(trace: Trace, round_: Round) -> str:
 
 
 def _half_recorded(round_: Round) -> str:
-    """A recorded round's line, saying which half the log kept when it kept only one."""
+    """A recorded round's line, saying which half the log kept when it kept only one, and when the response came as a
+    stream, that the body shown is our assembly of it."""
+    streamed = round_.extra.get(STREAMED) is True and round_.response is not None
     if not round_.request_recorded:
+        if streamed:
+            return ("As recorded: the response the program received as a stream, shown here assembled into the body "
+                    "the API returns unstreamed; the request was not in the log.")
         return "As recorded: the response the program received; the request was not in the log."
+    if streamed:
+        return ("As recorded: the request the program sent; the response came as a stream, shown here assembled into "
+                "the body the API returns unstreamed.")
     if round_.response is None and round_.error is None:
         return "As recorded: the request the program sent; no response to it was in the log."
     return ORIGIN_TITLES["recorded"]

@@ -3,6 +3,8 @@ them must be true of what the log holds."""
 
 import json
 
+import pytest
+
 from tests.screen import ALERTS, READ, figures, round_shown, screen, uploaded
 
 
@@ -326,3 +328,22 @@ def test_an_assistant_turn_the_program_put_in_the_history_is_not_said_to_be_writ
     # pydantic-ai's DeepSeek request opens on an assistant turn it built; no response in the log wrote it.
     shown = screen(uploaded(app, "containers/pyd-deepseek-responses-400.yaml"))
     assert "An assistant turn the program put in the history, not the previous response as it came back." in shown
+
+
+STREAMED = ("As recorded: the request the program sent; the response came as a stream, shown here assembled into the "
+            "body the API returns unstreamed.")
+
+
+@pytest.mark.parametrize("fixture", ["containers/chromium-openai-stream.har", "openai-chat-stream-with-request.jsonl",
+                                     "containers/pydantic-ai-anthropic-stream.yaml"])
+def test_a_streamed_response_is_said_to_be_assembled_not_received_as_shown(app, fixture):
+    # The program received chunks (chat.completion.chunk, message_start...); the body on screen, with its
+    # "object": "chat.completion", is Roundtrip's assembly of them.
+    shown = round_shown(app, fixture, 1)
+    assert STREAMED in shown and "sent and received" not in shown
+
+
+def test_a_streamed_response_whose_request_was_not_in_the_log_says_both(app):
+    shown = screen(uploaded(app, "anthropic-stream.jsonl"))
+    assert ("As recorded: the response the program received as a stream, shown here assembled into the body the API "
+            "returns unstreamed; the request was not in the log.") in shown

@@ -149,8 +149,8 @@ class ExchangeReader:
                 self._left_out(exchange, request, line)
                 return
             response = None
-        yield CallRecord(line=line, dialect=dialect, request=request,
-                         response=None if error else response, error=error)
+        yield CallRecord(line=line, dialect=dialect, request=request, response=None if error else response, error=error,
+                         streamed=response is not None and _is_stream(exchange.response_body, exchange.response_type))
 
     def _left_out(self, exchange: Exchange, request: dict, line: int) -> None:
         """Count an exchange no format here reads: a model call to another API, or no model call at all."""

@@ -23,7 +23,7 @@ from lib.intern import collector_paused
 from lib.lessons import KIND as LESSON, Lesson, lesson_line, read_lesson
 from lib.presenter import steps_in
 from lib.text import json_place, plural
-from lib.model import CUT_CALLS, Execution, ProviderError, Round, Trace, read_provenance
+from lib.model import CUT_CALLS, STREAMED, Execution, ProviderError, Round, Trace, read_provenance
 
 VERSION = 1
 
@@ -243,6 +243,7 @@ _EXTRA_TYPES = {
     "source_line": lambda v: int_or_none(v) is not None,
     "provenance": lambda v: read_provenance(v) is not None,
     CUT_CALLS: lambda v: isinstance(v, list) and all(type(x) is int for x in v),
+    STREAMED: lambda v: v is True,
 }
 """The optional round fields docs/trace-format.md gives a type, with the test each value must pass."""
 

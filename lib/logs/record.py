@@ -127,6 +127,9 @@ class CallRecord:
     cut_calls: list[int] = field(default_factory=list)
     """Positions among the response's tool calls (0-based) of the calls whose stream ended before they closed:
     their arguments are cut short by the stream, not written wrong by the model (lib.model.CUT_CALLS)."""
+    streamed: bool = False
+    """The response came as a stream and `response` is our assembly of its events into the unstreamed body
+    (lib.model.STREAMED): what is shown of it was not received in that shape."""
 
 
 class LogFormat:

@@ -175,7 +175,7 @@ def _chunk_record(stream: _ChoiceStream) -> CallRecord:
     # Calls stream one after another: with no finish_reason the stream ended inside the last one.
     cut = [len(stream.calls) - 1] if stream.calls and stream.finish_reason is None else []
     return CallRecord(line=stream.line, dialect=OPENAI, request=stream.request, response=body,
-                      timestamp=iso_time(head.get("created")), cut_calls=cut)
+                      timestamp=iso_time(head.get("created")), cut_calls=cut, streamed=True)
 
 
 # --- Anthropic stream events ---------------------------------------------------------------------
@@ -349,4 +349,5 @@ def _event_record(stream: _MessageStream) -> CallRecord:
     body.setdefault("stop_reason", None)
     calls = [index for index, block in blocks if block.get("type") == "tool_use"]
     return CallRecord(line=stream.line, dialect=ANTHROPIC, request=stream.request, response=body,
-                      cut_calls=[position for position, index in enumerate(calls) if index in unclosed])
+                      cut_calls=[position for position, index in enumerate(calls) if index in unclosed],
+                      streamed=True)
