@@ -214,11 +214,19 @@ class Snowball:
     requests_recorded: bool = True
     """False when the log kept no round's request (batch results, bare responses): the tool list and what each
     request resent are not known."""
+    unknown_inputs: int = 0
+    """Calls whose input is not known (no request in the log, no usage reported): left out of the input sums."""
+    last_unknown: bool = False
+    """Whether the last call's input (one call with the final context) is not known."""
 
     @property
     def tokens(self) -> int:
         """Input and output over all calls: the conversation's tokens, an estimate when estimated_calls is not 0."""
         return self.billed_input + self.output
+
+
+INPUT_NOT_KNOWN = "input not known (no request in the log, no usage reported)"
+"""Said of a call whose input neither the log's request nor a reported usage gives, where sums leave it out."""
 
 
 def about(tokens: int, estimated: bool) -> str:
@@ -231,9 +239,9 @@ def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
     counted = sum(r.breakdown.counted for r in rows)
     return Snowball(
         rounds=len(rows),
-        billed_input=sum(r.usage.input_tokens for r in rows),
+        billed_input=sum(r.input_if_known or 0 for r in rows),
         output=sum(r.usage.output_tokens for r in rows),
-        single_call_input=rows[-1].usage.input_tokens if rows else 0,
+        single_call_input=(rows[-1].input_if_known or 0) if rows else 0,
         resent_share=sum(r.breakdown.resent for r in rows) / counted if counted else 0.0,
         tools_per_round=rows[-1].breakdown.tools if rows else 0,
         tools_total=sum(r.breakdown.tools for r in rows),
@@ -242,4 +250,6 @@ def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
         estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
         last_estimated=bool(rows) and rows[-1].usage.source != "reported",
         requests_recorded=any(r.request_recorded for r in rows),
+        unknown_inputs=sum(1 for r in rows if r.input_if_known is None),
+        last_unknown=bool(rows) and rows[-1].input_if_known is None,
     )

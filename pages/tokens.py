@@ -6,7 +6,7 @@ from lib.dialects import DIALECTS
 from lib.summary import snowball
 from lib.ui import accounting, charts, navigation, plain, state
 from lib.ui.picker import trace_picker
-from lib.prices import cost_words, trace_cost
+from lib.prices import trace_cost
 from lib.spreadsheet import table_csv
 
 loaded = trace_picker()
@@ -31,7 +31,7 @@ spent = trace_cost(((r.model, r.usage) for r in rows), prices)
 if spent.unpriced:
     st.info("No price for these models: add a row to the price table to see their cost.")
     plain.text(", ".join(spent.unpriced))
-st.metric("Cost of the whole trace", cost_words(spent, estimated=bool(ball.estimated_calls)))
+accounting.cost_metric(spent, ball)
 
 st.subheader("Rounds")
 st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds", placeholder="–",

@@ -83,3 +83,22 @@ def test_the_tokens_page_says_why_a_round_whose_request_was_not_in_the_log_has_n
     caption = next(c.value for c in at.main.caption if c.value.startswith("Counted with"))
     assert ("Round 1 has no bar here nor under messages per round: the request was not in the log, so nothing of it "
             "is counted or estimated.") in caption
+
+
+def test_the_totals_of_a_call_whose_input_is_not_known_say_so_instead_of_0(app):
+    # The third stream of the file kept no request and reported no usage: its input is not known, as the explorer
+    # says, so neither total is "≈ 0", and the cost is said to leave that input out.
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("openai-chat-stream.jsonl",
+                                                  (FIXTURES / "openai-chat-stream.jsonl").read_bytes())
+    at.run()
+    at.selectbox(key="sidebar.conversation").set_value(2).run()
+    assert figures(at)["Input tokens"].value == "not known"
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    metrics = {m.label: m for m in at.metric}
+    assert metrics["Input billed over all calls"].value == "not known"
+    assert "1 of them: input not known (no request in the log, no usage reported)" in metrics[
+        "Input billed over all calls"].help
+    assert metrics["One call with the final context"].value == "not known"
+    assert "leaves out the input of 1 call, which is not known" in metrics["Cost of the whole trace"].help

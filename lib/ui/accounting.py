@@ -8,10 +8,11 @@ import pandas as pd
 import streamlit as st
 
 from lib.summary import (BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary, Snowball, about,
-                         OUTPUT_MISSING, counted_parts, missing_output, no_bar_words, overcounted)
+                         INPUT_NOT_KNOWN, OUTPUT_MISSING, counted_parts, missing_output, no_bar_words,
+                         overcounted)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
-from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
+from lib.prices import DEFAULT_PRICES, Price, TraceCost, cost, cost_words, price_for, prices_from_rows
 from lib.text import plural
 from lib.tokens import HELD, input_parts, split_words
 from lib.usage_gap import gap_notes_words
@@ -22,6 +23,8 @@ from lib.tokens import Counting
 
 
 NOT_IN_THE_LOG = "not in the log"
+NOT_KNOWN = "not known"
+"""A total none of whose parts is known, as the explorer writes a round's figure that is not."""
 """What a figure reads where the log did not keep what it would be counted from: unknown, never 0 or blank."""
 
 REQUESTS_UNRECORDED = ("The log kept the answers, not the requests: what each request sent, its tool list included, "
@@ -206,10 +209,15 @@ def snowball_metrics(ball: Snowball) -> None:
     if ball.failed_calls:
         estimated += (f" {ball.failed_calls:,} of them failed: whether the provider billed "
                       f"{'it' if ball.failed_calls == 1 else 'them'}, the log does not say.")
-    a.metric("Input billed over all calls", about(ball.billed_input, bool(ball.estimated_calls)),
-             help=f"{plural(ball.rounds, 'call')}, {ball.output:,} out.{estimated}")
-    b.metric("One call with the final context", about(ball.single_call_input, ball.last_estimated),
-             delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if ball.single_call_input else None,
+    if ball.unknown_inputs:  # a call nothing measured is left out of the sum, not added as 0
+        estimated += f" {ball.unknown_inputs:,} of them: {INPUT_NOT_KNOWN}, left out of the sum."
+    known = ball.unknown_inputs < ball.rounds
+    a.metric("Input billed over all calls", about(ball.billed_input, bool(ball.estimated_calls)) if known else
+             NOT_KNOWN, help=f"{plural(ball.rounds, 'call')}, {ball.output:,} out.{estimated}")
+    b.metric("One call with the final context", NOT_KNOWN if ball.last_unknown else
+             about(ball.single_call_input, ball.last_estimated),
+             delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed"
+             if ball.single_call_input and not ball.last_unknown and not ball.unknown_inputs else None,
              delta_color="off")
     if not ball.requests_recorded:
         c.metric("Input already sent in the previous request", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
@@ -222,6 +230,13 @@ def snowball_metrics(ball: Snowball) -> None:
         return
     d.metric("Tool list, every round", f"{ball.tools_per_round:,} tokens",
              delta=f"{ball.tools_total:,} over {plural(ball.rounds, 'round')}", delta_color="off")
+
+
+def cost_metric(spent: TraceCost, ball: Snowball) -> None:
+    """The cost of the whole trace, ≈ when estimated tokens went into it, saying what it leaves out."""
+    left_out = (f"It leaves out the input of {plural(ball.unknown_inputs, 'call')}, which is not known (no request "
+                "in the log, no usage reported)." if ball.unknown_inputs else None)
+    st.metric("Cost of the whole trace", cost_words(spent, estimated=bool(ball.estimated_calls)), help=left_out)
 
 
 def log_notes(notes: tuple[str, ...]) -> None:
