@@ -209,3 +209,17 @@ def test_a_request_not_in_the_log_is_not_compared_as_an_empty_one(app):
         c.value for c in at.main.caption]
     assert not any("entry" in d.value.columns for d in at.dataframe)  # no messages table
     assert not any("tool" in d.value.columns for d in at.dataframe)  # no tools table
+
+
+def test_a_rounds_figure_the_log_does_not_give_is_named_as_the_explorer_names_it_not_0(app):
+    # Round 4 of the Responses chain is a request the log ends on: its output is "not in the log" in the explorer
+    # and the Tokens page, not "≈ 0".
+    at = uploaded(app, "openai-responses.jsonl")
+    at.switch_page("pages/compare.py").run()
+    at.selectbox(key="compare.right").set_value("upload:0").run()
+    at.number_input(key="compare.row").set_value(4).run()
+    assert not at.exception
+    output = next(m for m in at.metric if m.label.startswith("Output tokens"))
+    assert (output.label, output.value) == ("Output tokens, right (left: not in the log)", "not in the log")
+    assert not output.delta  # no difference is taken from a figure the log does not give
+    assert next(m for m in at.metric if m.label.startswith("Input tokens")).value == "≈ 324"
