@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lib.encodings import model_encoding
-from lib.model import Round, Trace
+from lib.model import OtherPart, Round, Trace
 from lib.summary import RoundSummary
 from lib.text import plural
 
@@ -26,9 +26,24 @@ def counts_with_models_tokenizer(counter: str, model: str | None) -> bool:
     return model_encoding(model) == counter
 
 
+IMAGE_PARTS = frozenset({"image_url", "image", "input_image"})
+"""The part types an image is sent as: Chat Completions, Messages (and Bedrock), the Responses API."""
+
+
+def _images(round_: Round) -> int:
+    """The images a request carries: parts we count as their JSON text, where the provider bills the picture."""
+    request = round_.request
+    messages = (*request.messages, request.system) if request.system is not None else request.messages
+    return sum(1 for message in messages for part in message.parts
+               if type(part) is OtherPart and part.type in IMAGE_PARTS)
+
+
 def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool) -> list[str]:
     """The one explanation of a gap measured on `round_`: every view that says why takes it from here."""
     reasons = []
+    if images := _images(round_):
+        reasons.append(f"the request carries {plural(images, 'image')}, which we count as the text of "
+                       f"{'its part' if images == 1 else 'their parts'}, not as the provider bills an image")
     omitted = trace.round_provenance(round_).omitted
     if omitted and reported_more:  # a request the record abridged is counted short, never long
         reasons.append("the trace's instructions are abridged: the recorded request lacks " + ", ".join(omitted))

@@ -410,3 +410,13 @@ def test_a_rounds_table_cell_the_log_leaves_empty_reads_as_a_dash_never_none(app
     # DeepSeek-V4-Flash has no price: every cost cell is empty, and the browser writes the placeholder there.
     shown = [rounds.proto.placeholder if pd.isna(cost) else str(cost) for cost in rounds.value["cost USD"]]
     assert shown == ["–"] * 4
+
+
+def test_a_gap_on_a_request_that_carries_an_image_names_the_image(app):
+    # Inspect's image question: 323 input tokens reported, 94 counted. Most of the gap is the picture, which we count
+    # as the JSON text of its part (its data removed in this log), and the provider bills as an image.
+    at = uploaded(app, "containers/inspect-images-tc.json")
+    why = [t.value for t in at.main.text if "than our count" in t.value]
+    assert why == ["The reported input is 229 tokens more than our count, 71% of the input. Why: the request carries "
+                   "1 image, which we count as the text of its part, not as the provider bills an image; the "
+                   "provider's chat template adds tokens we cannot see."]
