@@ -115,13 +115,22 @@ FAILED = "The call failed: there is no model turn for the program to act on."
 """A failed call's one sentence (step 2 without a response)."""
 
 
-def step_lead(round_: Round, step: int) -> str:
-    """The one sentence that matters on a step slide (step 4's is lib.presenter.carried, which needs the growth)."""
+def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
+    """The one sentence that matters on a step slide (step 4's is lib.presenter.carried, which needs the growth).
+    Step 5 ends the loop only where no round follows (`next_round`): a person's next question, or a program that
+    reads commands in the text, goes on from it, as the explorer's label says."""
     if step == 1:
         return KNOWS
     if step == 2:
         return f"The model {asks(round_)}" if round_.tool_calls else FAILED
-    return RUNS if step == 3 else ANSWERS
+    if step == 3:
+        return RUNS
+    if round_.response is not None and not round_.response.message.text:
+        ends = f"round {next_round} goes on from it" if next_round else "the model is not called again"
+        return f"No tool call and no text: this response holds no answer, and {ends}."
+    if next_round:
+        return f"No tool call: this text goes back to the program, and round {next_round} goes on from it."
+    return ANSWERS
 
 
 @dataclass(frozen=True, slots=True)

@@ -268,3 +268,21 @@ def test_the_counter_of_a_request_not_in_the_log_neither_counts_its_messages_nor
     tokens = next(line for line in shown if line.startswith("**Input tokens"))
     assert tokens == ("**Input tokens:** 1,436 reported; the request was not in the log, so nothing of it is "
                       "counted or estimated")
+
+
+def test_a_text_answer_that_a_later_round_goes_on_from_is_not_said_to_end_the_loop(app):
+    # The Responses chain: round 2 answers in text, then the person asks again (round 3), which is cut at its token
+    # limit with no text at all, and round 4 follows. Neither slide may say the model is not called again.
+    at = _presenting_round_2(app, "openai-responses.jsonl", steps=4)
+    at.button(key="presenter.next").click().run()
+    assert (_query(at, "round"), _query(at, "step")) == ("2", "5")
+    assert _lead(at.main) == "No tool call: this text goes back to the program, and round 3 goes on from it."
+    at.button(key="presenter.next").click().run()
+    at.button(key="presenter.next").click().run()
+    assert (_query(at, "round"), _query(at, "step")) == ("3", "5")
+    assert _lead(at.main) == "No tool call and no text: this response holds no answer, and round 4 goes on from it."
+
+
+def test_the_last_rounds_text_answer_ends_the_loop(app):
+    at = _open_presenter(app, 4, 5)
+    assert _lead(at.main) == "The loop ends: this text goes to the person, and the model is not called again."

@@ -177,7 +177,8 @@ def _stack_line(entry: MessageEntry) -> str:
 def response_slide(loaded: LoadedTrace, view: RoundView, shown: Reveal) -> None:
     """Steps 2 and 5: what the model asked for, the response with notes beside its calls, the loop's switch."""
     round_ = view.round
-    lead(step_lead(round_, shown.position.step))
+    following = round_.index + 1 if round_.index < len(loaded.trace.rounds) else None
+    lead(step_lead(round_, shown.position.step, following))
     # On a slide, the short form: the Checks page and the explorer keep the whole message.
     notes = [replace(f, message=f.brief or f.message) for f in view.findings if f.code in CALL_NOTES]
     cards.response_cards(round_, [*shown.labels, *notes], stop_said=round_.response is not None)
