@@ -87,9 +87,11 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         calls = round_.tool_calls
         if calls:
             arrows.extend(_calls(k, round_))
-        else:
+        elif round_.response.message.text:
             arrows.append(Arrow(k, "model", "program", 5, "answers in text"))
             arrows.append(Arrow(k, "program", "user", None, "shows the answer"))
+        else:  # cut at its token limit, or reasoning alone: nothing to show the person
+            arrows.append(Arrow(k, "model", "program", 5, "stops with no call and no text"))
     return tuple(arrows)
 
 

@@ -179,3 +179,11 @@ def test_three_parallel_calls_are_labelled_once_per_row_so_no_label_lies_on_anot
     assert [a.label for a in first if a.source == "tools"] == ["returns 3? (not recorded)", "", ""]
     figure = json.loads(sequence_diagram(sequence(trace), 2).to_json())
     assert sum("runs 3? (not recorded)" in a.get("text", "") for a in figure["layout"]["annotations"]) == 1
+
+
+def test_a_response_with_neither_a_call_nor_text_is_not_drawn_as_an_answer_shown(responses_chain):
+    # Round 3 of the Responses chain stopped at its token limit after reasoning only: it wrote no text to show.
+    round_3 = [a.label for a in sequence(responses_chain) if a.round == 3]
+    assert "answers in text" not in round_3 and "shows the answer" not in round_3
+    assert [a.label for a in sequence(responses_chain) if a.round == 3 and a.step == 5] == [
+        "stops with no call and no text"]
