@@ -25,7 +25,7 @@ from lib.checks import Finding
 from lib.dialects.equivalence import message_items
 from lib.model import Message, Request, Round, Trace
 from lib.prices import Price, TraceCost, cost, price_for, trace_cost
-from lib.summary import RoundSummary
+from lib.summary import RoundSummary, tokens_words
 
 Item = tuple
 """One thing the model reads: (`text`, role, text), (`call`, tool, arguments as JSON) or (`result`, tool, content)."""
@@ -116,9 +116,10 @@ class RoundPair:
     """What differs, in one line: `same`, or e.g. "same call, different arguments: `city_tier` 2 → 3"."""
     same: bool
     """True when both rounds say the same (tokens and cost may still differ)."""
-    tokens_left: tuple[int, int] | None
-    """The left round's input and output tokens, as lib.summary reports or estimates them."""
-    tokens_right: tuple[int, int] | None
+    tokens_left: tuple[int | None, int | None] | None
+    """The left round's input and output tokens, as lib.summary reports or estimates them, each None where the log
+    gives no figure (RoundSummary.input_if_known, output_if_known)."""
+    tokens_right: tuple[int | None, int | None] | None
     """The right round's input and output tokens."""
     cost_left: float | None
     """The left round's cost in USD, None without a price."""
@@ -132,6 +133,10 @@ class RoundPair:
     """The left round's tokens are our offline estimate: its call reported no usage."""
     estimated_right: bool = False
     """The right round's tokens are our offline estimate."""
+    words_left: tuple[str, str] | None = None
+    """The left round's input and output tokens as the Tokens page writes them (lib.summary.tokens_words)."""
+    words_right: tuple[str, str] | None = None
+    """The right round's input and output tokens in words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,12 +417,14 @@ def compare(left: Run, right: Run, prices: tuple[Price, ...]) -> Comparison:
             cost_left=round_cost(row_a, prices) if row_a else None, cost_right=round_cost(row_b, prices) if row_b else None,
             findings_left=tuple(sorted(found_a - found_b)), findings_right=tuple(sorted(found_b - found_a)),
             estimated_left=_estimated(row_a), estimated_right=_estimated(row_b),
+            words_left=tokens_words(row_a) if row_a else None, words_right=tokens_words(row_b) if row_b else None,
         ))
     return Comparison(figures(left, prices), figures(right, prices), tuple(pairs))
 
 
-def _tokens(row: RoundSummary | None) -> tuple[int, int] | None:
-    return (row.usage.input_tokens, row.usage.output_tokens) if row else None
+def _tokens(row: RoundSummary | None) -> tuple[int | None, int | None] | None:
+    # A figure the log cannot give is None, never a 0 to subtract: the Tokens page says "not in the log" there.
+    return (row.input_if_known, row.output_if_known) if row else None
 
 
 def _estimated(row: RoundSummary | None) -> bool:

@@ -10,9 +10,8 @@ from dataclasses import dataclass
 
 from lib.dialects import DIALECTS, anthropic_messages
 from lib.model import Round, Trace
-from lib.summary import BILLING_NOT_KNOWN, RoundSummary
+from lib.summary import BILLING_NOT_KNOWN, RoundSummary, counted_parts
 from lib.text import plural
-from lib.tokens import input_parts
 
 WINDOW = 9
 """Rounds the counter lists around the current one; a long trace's others are left out with an ellipsis."""
@@ -40,12 +39,13 @@ class Snowball:
     """The tool definitions' tokens in this request."""
     tools_unchanged: bool
     """The same tool list as the request before."""
-    input_tokens: int
-    """The round's input tokens, the Tokens page's headline."""
+    input_tokens: int | None
+    """The round's input tokens, the Tokens page's headline; None where the log gives none (input_if_known)."""
     estimated: bool
     """The input is our estimate, not the API's report."""
     split: tuple[tuple[str, int], ...]
-    """Where the input goes (lib.tokens.input_parts), parts of zero left out."""
+    """Where the input goes (lib.summary.counted_parts), parts of zero left out: none for a request the log did not
+    keep, whose reported input nothing was counted from."""
     failed: bool = False
     """The call failed: whether the provider billed this request, the log does not say."""
     held: bool = False
@@ -68,8 +68,8 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         tools=len(trace.rounds[index - 1].request.tools),
         tools_sent=sum(1 for r in trace.rounds[:index] if r.request.tools), tools_tokens=row.breakdown.tools,
         tools_unchanged=index > 1 and trace.rounds[index - 2].request.tools == trace.rounds[index - 1].request.tools,
-        input_tokens=row.usage.input_tokens, estimated=row.usage.source != "reported",
-        split=tuple((label, tokens) for label, tokens in input_parts(row.breakdown) if tokens),
+        input_tokens=row.input_if_known, estimated=row.usage.source != "reported",
+        split=tuple((label, tokens) for label, tokens in counted_parts(row) if tokens),
         failed=row.failed,
         held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),
         tool_list_recorded=row.tool_list_recorded,

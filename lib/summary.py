@@ -114,6 +114,18 @@ def missing_output(row: RoundSummary) -> str | None:
     return None if row.response_recorded or row.usage.source == "reported" else "not in the log"
 
 
+NOT_IN_THE_LOG = "not in the log"
+"""What a figure reads where the log did not keep what it would be counted from: unknown, never 0 or blank."""
+
+
+def tokens_words(row: RoundSummary) -> tuple[str, str]:
+    """A round's input and output tokens as every page writes them: `1,234` as reported, `≈ 1,234` for our estimate,
+    or why the log gives no figure (NOT_IN_THE_LOG, `missing_output`), never a 0 standing for what is not known."""
+    estimated = row.usage.source != "reported"
+    tokens_in = NOT_IN_THE_LOG if row.input_if_known is None else about(row.input_if_known, estimated)
+    return tokens_in, missing_output(row) or about(row.usage.output_tokens, estimated)
+
+
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
     """The round's input parts (lib.tokens.input_parts), each None when the log kept no request: nothing of it was
     counted, so the reported input has no parts, and its whole is not "tokens our tokenizer does not see"."""

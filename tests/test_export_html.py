@@ -264,3 +264,17 @@ def test_the_file_says_a_failed_calls_output_is_not_known_as_the_explorer_does(h
     assert "≈ 0 out" not in whole
     assert "Output tokens: not known (the call failed and the error holds no output)" in whole
     assert "≈ 51 out" in whole  # round 3 answered: its estimate stands
+
+
+def test_the_file_writes_the_input_of_a_request_the_log_did_not_keep_as_not_in_the_log_never_0():
+    # OpenAI's batch output keeps no request, and trip-20's request expired before it ran. The Tokens page's table
+    # says "not in the log" for its tokens in; the file's table said 0 and its round "≈ 0 in, estimated offline",
+    # under "The request was not in the log, so nothing of it is counted or estimated."
+    upload = read_upload([("output.jsonl", (FIXTURES / "openai-batch-output.jsonl").read_bytes())])
+    trace = next(c.trace for c in upload.conversations if c.id == "trip-20-expired")
+    cells = _parse(trace_html(trace, summarize(trace, CHARACTER_COUNTER))).text
+    whole = " ".join(cells)
+    assert "≈ 0 in" not in whole
+    assert "Tokens: input not in the log; the API reported none." in whole
+    row = cells[cells.index("1", cells.index("tokens are")):][:7]
+    assert row[4:6] == ["not in the log", "not known"]

@@ -7,8 +7,8 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from lib.summary import (BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary, Snowball, about,
-                         OUTPUT_MISSING, counted_parts, missing_output, overcounted)
+from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary,
+                         Snowball, about, OUTPUT_MISSING, counted_parts, missing_output, overcounted)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
@@ -20,9 +20,6 @@ from lib.ui.cache import per_trace
 from lib.ui.charts import tokens_per_round
 from lib.tokens import Counting
 
-
-NOT_IN_THE_LOG = "not in the log"
-"""What a figure reads where the log did not keep what it would be counted from: unknown, never 0 or blank."""
 
 REQUESTS_UNRECORDED = ("The log kept the answers, not the requests: what each request sent, its tool list included, "
                        "is not known. The input figures are what the API reported, where it did.")

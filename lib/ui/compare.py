@@ -202,8 +202,8 @@ def _message_changes(left: catalog.LoadedTrace, right: catalog.LoadedTrace, roun
 def _rounds_frame(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counters: tuple[str, str]) -> pd.DataFrame:
     found = _aligned(left, right, counters)
     records = [{"row": n, "left round": p.left, "right round": p.right, "verdict": p.verdict,
-                "tokens in, left": _tokens(p.tokens_left, 0, p.estimated_left),
-                "tokens in, right": _tokens(p.tokens_right, 0, p.estimated_right),
+                "tokens in, left": _tokens(p.words_left, 0),
+                "tokens in, right": _tokens(p.words_right, 0),
                 "Δ tokens in": _token_delta(p, 0)}
                for n, p in enumerate(found.pairs, start=1)]
     return _dashed(records)
@@ -258,9 +258,9 @@ def chosen_row(found: Comparison) -> int:
     return row
 
 
-def _tokens(tokens: tuple[int, int] | None, n: int, estimated: bool) -> str | None:
-    """Input (n=0) or output (n=1) tokens of one side's round, marked ≈ as every page marks an estimate."""
-    return None if tokens is None else about(tokens[n], estimated)
+def _tokens(words: tuple[str, str] | None, n: int) -> str | None:
+    """Input (n=0) or output (n=1) tokens of one side's round as the Tokens page writes them (RoundPair.words_left)."""
+    return None if words is None else words[n]
 
 
 def _figures(pair: RoundPair) -> None:
@@ -268,8 +268,8 @@ def _figures(pair: RoundPair) -> None:
     for column, label, n in ((a, "Input tokens", 0), (b, "Output tokens", 1)):
         change = _delta(*(t[n] if t else None for t in (pair.tokens_left, pair.tokens_right))) or 0
         # A delta written "≈ -86" does not start with its sign, so the arrow is given, not guessed.
-        column.metric(f"{label}, right (left: {_tokens(pair.tokens_left, n, pair.estimated_left) or '–'})",
-                      _tokens(pair.tokens_right, n, pair.estimated_right) or "–", delta=_token_delta(pair, n),
+        column.metric(f"{label}, right (left: {_tokens(pair.words_left, n) or '–'})",
+                      _tokens(pair.words_right, n) or "–", delta=_token_delta(pair, n),
                       delta_color="off", delta_arrow="down" if change < 0 else "up" if change > 0 else "off")
     cost = _delta(pair.cost_left, pair.cost_right)
     spent = "–" if pair.right is None else money_words(pair.cost_right, pair.estimated_right)

@@ -19,6 +19,7 @@ from lib.presenter import Position, Reveal, reveal, shown_before
 from lib.round_view import RoundView
 from lib.slide_words import KNOWS, content_is_null, snowball, step_lead, stop_switch, tools_line
 from lib.steps import STEP_COLORS, STEP_MARKS
+from lib.summary import NOT_IN_THE_LOG
 from lib.text import plural, shorten, summarize_message
 from lib.tokens import input_words, overcount, split_words
 from lib.ui import cards, plain, rounds, state
@@ -110,8 +111,11 @@ def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool) -> Non
     with st.container(border=True, key="snowball"):
         st.markdown(f"**Messages {'the model reads' if snow.held else 'sent'}, round by round:** {line}")
         st.markdown(f"**Tools:** {tools_line(snow)}")
-        st.markdown(f"**Input tokens{' (estimated)' if snow.estimated else ''}:** "
-                    f"{'≈ ' if snow.estimated else ''}{snow.input_tokens:,}" + (f" {split}" if snow.split else ""))
+        if snow.input_tokens is None:  # the log kept no request: nothing of it is counted or estimated
+            st.markdown(f"**Input tokens:** {NOT_IN_THE_LOG}")
+        else:
+            st.markdown(f"**Input tokens{' (estimated)' if snow.estimated else ''}:** "
+                        f"{'≈ ' if snow.estimated else ''}{snow.input_tokens:,}" + (f" {split}" if snow.split else ""))
 
 
 def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
