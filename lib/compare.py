@@ -25,7 +25,7 @@ from lib.checks import Finding
 from lib.dialects.equivalence import message_items
 from lib.model import Message, Request, Round, Trace
 from lib.prices import Price, TraceCost, cost, price_for, trace_cost
-from lib.summary import RoundSummary, tokens_words
+from lib.summary import RoundSummary, snowball, tokens_words
 
 Item = tuple
 """One thing the model reads: (`text`, role, text), (`call`, tool, arguments as JSON) or (`result`, tool, content)."""
@@ -155,6 +155,10 @@ class RunFigures:
     """Output tokens over all rounds."""
     estimated_calls: int
     """Rounds whose usage was not reported, so their tokens in the sums are our offline estimate."""
+    input_words: str
+    """input_tokens as the Tokens page writes its total (Snowball.billed_input_words): `≈`, or what it leaves out."""
+    output_words: str
+    """output_tokens as the Tokens page writes its total (Snowball.output_words)."""
     cost: TraceCost
     """USD over the rounds with a price, and the models that have none."""
     findings: int
@@ -381,13 +385,16 @@ def round_cost(row: RoundSummary, prices: tuple[Price, ...]) -> float | None:
 def figures(run: Run, prices: tuple[Price, ...]) -> RunFigures:
     """A run's totals."""
     rows = run.rows
+    ball = snowball(rows)  # the Tokens page's own totals, so that both pages write the same figure
     return RunFigures(
         name=run.name,
         rounds=len(rows),
         calls=sum(r.tool_calls for r in rows),
-        input_tokens=sum(r.usage.input_tokens for r in rows),
-        output_tokens=sum(r.usage.output_tokens for r in rows),
-        estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
+        input_tokens=ball.billed_input,
+        output_tokens=ball.output,
+        estimated_calls=ball.estimated_calls,
+        input_words=ball.billed_input_words,
+        output_words=ball.output_words,
         cost=trace_cost(((r.model, r.usage) for r in rows), prices),
         findings=len(run.findings),
     )

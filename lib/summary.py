@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from lib.growth import kept_before, new_sent
 from lib.model import Trace, Usage, built_fast
+from lib.text import plural
 from lib.tokens import InputBreakdown, TokenCounter, input_parts, reconciled_breakdowns
 
 BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
@@ -211,16 +212,52 @@ class Snowball:
     requests_recorded: bool = True
     """False when the log kept no round's request (batch results, bare responses): the tool list and what each
     request resent are not known."""
+    unknown_input_calls: int = 0
+    """Calls whose input the log cannot give (RoundSummary.input_if_known): billed_input is the sum over the others."""
+    unknown_output_calls: int = 0
+    """Calls with no output figure (missing_output): `output` is the sum over the others."""
+    last_input_known: bool = True
+    """Whether the last call's input is known: single_call_input is 0 in its place when not."""
+    output_missing: str = "not known"
+    """What the output total reads when no call's output is known: the rounds' own word (OUTPUT_MISSING) when they
+    share one."""
 
     @property
     def tokens(self) -> int:
         """Input and output over all calls: the conversation's tokens, an estimate when estimated_calls is not 0."""
         return self.billed_input + self.output
 
+    @property
+    def billed_input_words(self) -> str:
+        """billed_input as every page writes it (total_words)."""
+        return total_words(self.billed_input, self.rounds, self.estimated_calls, self.unknown_input_calls)
+
+    @property
+    def output_words(self) -> str:
+        """`output` as every page writes it (total_words)."""
+        return total_words(self.output, self.rounds, self.estimated_calls, self.unknown_output_calls,
+                           self.output_missing)
+
+    @property
+    def single_call_words(self) -> str:
+        """single_call_input as every page writes it: marked `≈` when estimated, NOT_IN_THE_LOG when not known."""
+        return about(self.single_call_input, self.last_estimated) if self.last_input_known else NOT_IN_THE_LOG
+
 
 def about(tokens: int, estimated: bool) -> str:
     """A token sum as every page writes it: marked `≈` when it holds an estimate, since then it is one."""
     return f"≈ {tokens:,}" if estimated else f"{tokens:,}"
+
+
+def total_words(tokens: int, calls: int, estimated: int, unknown: int, missing: str = NOT_IN_THE_LOG) -> str:
+    """A sum over `calls` rounds' tokens as every page writes it, given how many of them are `estimated` (usage not
+    reported) and how many have no figure (`unknown`, always among the estimated): `missing` when no call's figure is
+    known; else the sum of the known ones, marked `≈` when one of them is an estimate, and how many calls it leaves
+    out. A figure that is not known is never added in as 0."""
+    if calls and unknown >= calls:
+        return missing
+    words = about(tokens, estimated > unknown)
+    return f"{words} ({plural(unknown, 'call')} not known, left out)" if unknown else words
 
 
 def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
@@ -239,4 +276,13 @@ def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
         estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
         last_estimated=bool(rows) and rows[-1].usage.source != "reported",
         requests_recorded=any(r.request_recorded for r in rows),
+        unknown_input_calls=sum(1 for r in rows if r.input_if_known is None),
+        unknown_output_calls=sum(1 for r in rows if missing_output(r)),
+        last_input_known=not rows or rows[-1].input_if_known is not None,
+        output_missing=_shared_missing(rows),
     )
+
+
+def _shared_missing(rows: tuple[RoundSummary, ...]) -> str:
+    said = {missing_output(r) for r in rows} - {None}
+    return said.pop() if len(said) == 1 else "not known"

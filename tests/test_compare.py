@@ -206,3 +206,9 @@ def test_a_round_whose_request_and_output_the_log_lacks_is_not_compared_as_zero_
     answered = _batch_results("ticket-7-round-2")  # its usage was reported: the input is known, unsplit
     pair = compare(answered, answered, DEFAULT_PRICES).pairs[0]
     assert pair.tokens_left == (1122, 24) and pair.words_left == ("1,122", "24")
+
+
+def test_the_totals_of_a_run_whose_requests_the_log_lacks_say_so_as_the_tokens_page_does():
+    failed = _batch_results("ticket-8")
+    totals = compare(failed, failed, DEFAULT_PRICES).left
+    assert (totals.input_words, totals.output_words) == ("not in the log", "not known")

@@ -68,7 +68,8 @@ WORDS = {
     "input_words": "the parts of a round's input in our words, each with its token count (lib/tokens.py)",
     "split_words": "where a round's input goes: our words, its token counts and figures (lib/tokens.py)",
     "_where": "a run of messages by their indexes: messages[i] to messages[j] (lib/ui/cards.py)",
-    "_tokens": "one side's token count of a round, ≈ when estimated, through `about` (lib/ui/compare.py)",
+    "_tokens": "one side's token count of a round, ≈ when estimated, or why it has none: RoundPair.words_left, "
+               "lib.summary.tokens_words (lib/ui/compare.py)",
     "_steps_words": "the marks of the steps given, our STEP_MARKS constants (lib/ui/lesson.py)",
     "_shown_words": "what the steps given showed, in our words (lib/ui/lesson.py)",
     "against_words": "which request a round's new messages count against, in our words and round numbers (lib/growth.py)",
@@ -91,6 +92,8 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/accounting.py", "usage.source"): "Usage.source: Literal['reported', 'estimated'] (lib/model.py)",
     ("lib/ui/accounting.py", "usage.method"): "the name of the counter that estimated (o200k_base, characters)",
     ("lib/ui/accounting.py", "usage.anchor_round"): "Usage.anchor_round: a round number",
+    ("lib/ui/accounting.py", "ball.output_words"): "Snowball.output_words: a token sum, ≈ and how many calls it leaves "
+                                                   "out, or a constant word (lib.summary.total_words)",
     ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES or NARRATION_TITLE (lib/steps.py)",
     ("lib/ui/cards.py", "finding.code"): CHECK_CODE,
     ("lib/ui/findings.py", "finding.code"): CHECK_CODE,

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary,
-                         Snowball, about, OUTPUT_MISSING, counted_parts, missing_output, overcounted)
+                         Snowball, OUTPUT_MISSING, counted_parts, missing_output, overcounted)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
@@ -191,11 +191,15 @@ def snowball_metrics(ball: Snowball) -> None:
     if ball.failed_calls:
         estimated += (f" {ball.failed_calls:,} of them failed: whether the provider billed "
                       f"{'it' if ball.failed_calls == 1 else 'them'}, the log does not say.")
-    a.metric("Input billed over all calls", about(ball.billed_input, bool(ball.estimated_calls)),
-             help=f"{plural(ball.rounds, 'call')}, {ball.output:,} out.{estimated}")
-    b.metric("One call with the final context", about(ball.single_call_input, ball.last_estimated),
-             delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if ball.single_call_input else None,
-             delta_color="off")
+    if ball.unknown_input_calls:
+        estimated += (f" {ball.unknown_input_calls:,} of them the log kept no request for: their input is not known, "
+                      "and not in the sum.")
+    a.metric("Input billed over all calls", ball.billed_input_words,
+             help=f"{plural(ball.rounds, 'call')}, {ball.output_words} out.{estimated}")
+    # A ratio over a sum that leaves calls out would be too small: none is given then.
+    whole = ball.single_call_input and not ball.unknown_input_calls
+    b.metric("One call with the final context", ball.single_call_words,
+             delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if whole else None, delta_color="off")
     if not ball.requests_recorded:
         c.metric("Input already sent in the previous request", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
         d.metric("Tool list, every round", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)

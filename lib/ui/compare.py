@@ -212,8 +212,7 @@ def _rounds_frame(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counter
 def summary(found: Comparison) -> None:
     """Each run's totals, and where the runs first part."""
     table = pd.DataFrame([{"run": side, "name": f.name, "rounds": f.rounds, "tool calls": f.calls,
-                           "tokens in": about(f.input_tokens, bool(f.estimated_calls)),
-                           "tokens out": about(f.output_tokens, bool(f.estimated_calls)),
+                           "tokens in": f.input_words, "tokens out": f.output_words,
                            "cost USD": cost_words(f.cost, bool(f.estimated_calls)),
                            "findings": f.findings}
                           for side, f in (("left", found.left), ("right", found.right))])
