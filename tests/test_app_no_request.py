@@ -11,7 +11,7 @@ from lib.logs.upload import read_upload
 from lib.summary import summarize
 from lib.sequence import sequence
 from lib.tokens import tiktoken_counter
-from tests.screen import figures
+from tests.screen import figures, uploaded
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RESPONSE_ONLY = ["bare-responses.jsonl", "openai-chat-stream.jsonl", "openai-batch-output.jsonl",
@@ -59,3 +59,18 @@ def test_the_diagram_and_the_export_say_the_request_was_not_in_the_log():
     assert [a.label for a in sequence(trace) if a.step == 1] == ["request 1: not in the log"]
     page = trace_html(trace)
     assert "Round 1: the request was not in the log" in page and "sends 0 messages" not in page
+
+
+def test_the_tokens_page_of_a_failed_call_whose_request_the_log_lacks_totals_nothing_as_0(app):
+    # Anthropic's batch results: ticket-8 failed with a 400, and the log kept neither its request nor any output.
+    # Its row reads "not in the log" and "not known"; the totals above it read "≈ 0", an estimate of nothing.
+    at = uploaded(app, "anthropic-batch-results.jsonl")
+    picker = at.selectbox(key="sidebar.conversation")
+    picker.set_value(next(i for i, label in enumerate(picker.options) if label.startswith("ticket-8"))).run()
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    metrics = {m.label: m for m in at.metric}
+    assert metrics["Input billed over all calls"].value == "not in the log"
+    assert metrics["One call with the final context"].value == "not in the log"
+    assert metrics["Input billed over all calls"].help.startswith("1 call, not known out.")
+    assert "the log kept no request for: their input is not known" in metrics["Input billed over all calls"].help
