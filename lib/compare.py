@@ -24,8 +24,8 @@ from typing import Literal
 from lib.checks import Finding
 from lib.dialects.equivalence import message_items
 from lib.model import Message, Request, Round, Trace
-from lib.prices import Price, TraceCost, cost, price_for, trace_cost
-from lib.summary import RoundSummary, snowball, tokens_words
+from lib.prices import Price, TraceCost
+from lib.summary import RoundSummary, cost_known, round_cost, rows_cost, snowball, tokens_words
 
 Item = tuple
 """One thing the model reads: (`text`, role, text), (`call`, tool, arguments as JSON) or (`result`, tool, content)."""
@@ -122,7 +122,7 @@ class RoundPair:
     tokens_right: tuple[int | None, int | None] | None
     """The right round's input and output tokens."""
     cost_left: float | None
-    """The left round's cost in USD, None without a price."""
+    """The left round's cost in USD, None without a price or when it is not known (cost_known_left)."""
     cost_right: float | None
     """The right round's cost in USD."""
     findings_left: tuple[str, ...]
@@ -137,6 +137,10 @@ class RoundPair:
     """The left round's input and output tokens as the Tokens page writes them (lib.summary.tokens_words)."""
     words_right: tuple[str, str] | None = None
     """The right round's input and output tokens in words."""
+    cost_known_left: bool = True
+    """The left round's cost can be worked out (lib.summary.cost_known): the log has its request and its answer."""
+    cost_known_right: bool = True
+    """The right round's cost can be worked out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,12 +380,6 @@ def answer_texts(content: RoundContent) -> tuple[str, ...]:
 # --- figures ---------------------------------------------------------------------------------------------
 
 
-def round_cost(row: RoundSummary, prices: tuple[Price, ...]) -> float | None:
-    """What one round cost in USD at these prices, None when its model has none."""
-    price = price_for(row.model, prices)
-    return cost(row.usage, price) if price else None
-
-
 def figures(run: Run, prices: tuple[Price, ...]) -> RunFigures:
     """A run's totals."""
     rows = run.rows
@@ -395,7 +393,7 @@ def figures(run: Run, prices: tuple[Price, ...]) -> RunFigures:
         estimated_calls=ball.estimated_calls,
         input_words=ball.billed_input_words,
         output_words=ball.output_words,
-        cost=trace_cost(((r.model, r.usage) for r in rows), prices),
+        cost=rows_cost(rows, prices),
         findings=len(run.findings),
     )
 
@@ -425,6 +423,7 @@ def compare(left: Run, right: Run, prices: tuple[Price, ...]) -> Comparison:
             findings_left=tuple(sorted(found_a - found_b)), findings_right=tuple(sorted(found_b - found_a)),
             estimated_left=_estimated(row_a), estimated_right=_estimated(row_b),
             words_left=tokens_words(row_a) if row_a else None, words_right=tokens_words(row_b) if row_b else None,
+            cost_known_left=row_a is None or cost_known(row_a), cost_known_right=row_b is None or cost_known(row_b),
         ))
     return Comparison(figures(left, prices), figures(right, prices), tuple(pairs))
 

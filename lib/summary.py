@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from lib.growth import kept_before, new_sent
 from lib.model import Trace, Usage, built_fast
+from lib.prices import Price, TraceCost, cost, price_for, trace_cost
 from lib.text import plural
 from lib.tokens import InputBreakdown, TokenCounter, input_parts, reconciled_breakdowns
 
@@ -125,6 +126,28 @@ def tokens_words(row: RoundSummary) -> tuple[str, str]:
     estimated = row.usage.source != "reported"
     tokens_in = NOT_IN_THE_LOG if row.input_if_known is None else about(row.input_if_known, estimated)
     return tokens_in, missing_output(row) or about(row.usage.output_tokens, estimated)
+
+
+def cost_known(row: RoundSummary) -> bool:
+    """Whether the round's cost can be worked out: its input and output are known, or the call failed, writing nothing
+    to pay for (whether it was billed at all, BILLING_NOT_KNOWN). A request or an answer the log lacks is not priced
+    as 0 tokens."""
+    return row.input_if_known is not None and (row.output_if_known is not None or row.failed)
+
+
+def round_cost(row: RoundSummary, prices: tuple[Price, ...]) -> float | None:
+    """What one round cost in USD at these prices; None when its model has none, or its cost is not known
+    (cost_known)."""
+    price = price_for(row.model, prices) if cost_known(row) else None
+    return cost(row.usage, price) if price else None
+
+
+def rows_cost(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...]) -> TraceCost:
+    """What the rounds cost at these prices, summed over those whose cost is known; the others counted apart."""
+    known = [r for r in rows if cost_known(r)]
+    spent = trace_cost(((r.model, r.usage) for r in known), prices)
+    return TraceCost(spent.total, spent.unpriced, len(rows) - len(known),
+                     any(r.usage.source != "reported" for r in known))
 
 
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:

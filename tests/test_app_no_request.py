@@ -74,3 +74,25 @@ def test_the_tokens_page_of_a_failed_call_whose_request_the_log_lacks_totals_not
     assert metrics["One call with the final context"].value == "not in the log"
     assert metrics["Input billed over all calls"].help.startswith("1 call, not known out.")
     assert "the log kept no request for: their input is not known" in metrics["Input billed over all calls"].help
+
+
+def _batch_request(app, conversation: str):
+    at = uploaded(app, "anthropic-batch-requests.jsonl")
+    picker = at.selectbox(key="sidebar.conversation")
+    picker.set_value(next(i for i, label in enumerate(picker.options) if label.startswith(conversation + " "))).run()
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    return at
+
+
+def test_a_call_whose_answer_the_log_lacks_has_no_cost_as_if_it_wrote_nothing(app):
+    # Anthropic's batch requests without their results: the rounds table writes ticket-8's tokens out "not in the
+    # log", and priced it, with the trace, at its input alone: "≈ US$0.00157", as if the model had written nothing.
+    at = _batch_request(app, "ticket-8")
+    assert {m.label: m.value for m in at.metric}["Cost of the whole trace"] == "not known"
+    table = next(d.value for d in at.dataframe if "cost USD" in d.value.columns)
+    assert list(table["tokens out"]) == ["not in the log"] and table["cost USD"].isna().all()
+    # ticket-7's first round was answered: the total is its cost, and says what it leaves out.
+    at = _batch_request(app, "ticket-7-round-1")
+    total = {m.label: m.value for m in at.metric}["Cost of the whole trace"]
+    assert total.startswith("≈ US$") and total.endswith(" (1 call not known, left out)")

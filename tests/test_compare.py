@@ -212,3 +212,17 @@ def test_the_totals_of_a_run_whose_requests_the_log_lacks_say_so_as_the_tokens_p
     failed = _batch_results("ticket-8")
     totals = compare(failed, failed, DEFAULT_PRICES).left
     assert (totals.input_words, totals.output_words) == ("not in the log", "not known")
+
+
+def test_a_call_whose_answer_the_log_lacks_is_not_priced_on_compare_as_on_the_tokens_page():
+    # Anthropic's batch requests without their results: ticket-8's output is not in the log, so neither is its cost;
+    # Compare priced its input alone ("≈ US$0.00157"), as if the model had written nothing.
+    from lib.logs.upload import read_upload
+    from lib.prices import cost_words
+    from tests.screen import FIXTURES
+    upload = read_upload([("requests.jsonl", (FIXTURES / "anthropic-batch-requests.jsonl").read_bytes())])
+    run = run_of(next(c.trace for c in upload.conversations if c.id == "ticket-8"))
+    found = compare(run, run, DEFAULT_PRICES)
+    pair = found.pairs[0]
+    assert (pair.cost_left, pair.cost_known_left) == (None, False)
+    assert cost_words(found.left.cost) == "not known"

@@ -8,10 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary,
-                         Snowball, OUTPUT_MISSING, counted_parts, missing_output, overcounted)
+                         Snowball, OUTPUT_MISSING, counted_parts, missing_output, overcounted, round_cost)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
-from lib.prices import DEFAULT_PRICES, Price, cost, price_for, prices_from_rows
+from lib.prices import DEFAULT_PRICES, Price, prices_from_rows
 from lib.text import plural
 from lib.tokens import HELD, input_parts, split_words
 from lib.usage_gap import gap_notes_words
@@ -137,9 +137,8 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             "latency ms": r.latency_ms,
         }
         if prices is not None:
-            price = price_for(r.model, prices)
             record["model"] = r.model
-            record["cost USD"] = cost(r.usage, price) if price else None
+            record["cost USD"] = round_cost(r, prices)
         records.append(record)
     table = pd.DataFrame(records)
     if table.empty or table["latency ms"].isna().all():

@@ -14,7 +14,7 @@ from lib import catalog
 from lib.compare import (Comparison, Run, RoundContent, RoundPair, answer_texts, call_changes, compare, finish_written,
                          item_text, message_changes, round_contents, tool_changes)
 from lib.deeplink import is_kept_id, linked_round
-from lib.prices import DEFAULT_PRICES, cost_words, money_words
+from lib.prices import COST_NOT_KNOWN, DEFAULT_PRICES, cost_words, money_words
 from lib.store import StoreUnavailable
 from lib.summary import about
 from lib.ui import kept, navigation, picker, plain, state
@@ -213,7 +213,7 @@ def summary(found: Comparison) -> None:
     """Each run's totals, and where the runs first part."""
     table = pd.DataFrame([{"run": side, "name": f.name, "rounds": f.rounds, "tool calls": f.calls,
                            "tokens in": f.input_words, "tokens out": f.output_words,
-                           "cost USD": cost_words(f.cost, bool(f.estimated_calls)),
+                           "cost USD": cost_words(f.cost),
                            "findings": f.findings}
                           for side, f in (("left", found.left), ("right", found.right))])
     st.dataframe(table, hide_index=True, width="stretch", key="compare.summary", placeholder=NOTHING)
@@ -271,7 +271,8 @@ def _figures(pair: RoundPair) -> None:
                       _tokens(pair.words_right, n) or "–", delta=_token_delta(pair, n),
                       delta_color="off", delta_arrow="down" if change < 0 else "up" if change > 0 else "off")
     cost = _delta(pair.cost_left, pair.cost_right)
-    spent = "–" if pair.right is None else money_words(pair.cost_right, pair.estimated_right)
+    spent = "–" if pair.right is None else (money_words(pair.cost_right, pair.estimated_right)
+                                            if pair.cost_known_right else COST_NOT_KNOWN)
     # A difference taken from an estimate on either side is one too; written "≈ +0.00001", its arrow is given.
     mark = "≈ " if pair.estimated_left or pair.estimated_right else ""
     c.metric("Cost USD, right", spent, delta=None if cost is None else f"{mark}{cost:+.5f}", delta_color="off",
