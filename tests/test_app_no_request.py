@@ -96,3 +96,13 @@ def test_a_call_whose_answer_the_log_lacks_has_no_cost_as_if_it_wrote_nothing(ap
     at = _batch_request(app, "ticket-7-round-1")
     total = {m.label: m.value for m in at.metric}["Cost of the whole trace"]
     assert total.startswith("≈ US$") and total.endswith(" (1 call not known, left out)")
+
+
+def test_the_explorer_does_not_estimate_the_output_of_a_failed_call_whose_request_the_log_lacks(app):
+    # ticket-8 of Anthropic's batch results failed with a 400: no output came back. The rounds table says its tokens
+    # out are "not known"; the explorer's round figures said "Output tokens (estimated): ≈ 0".
+    at = uploaded(app, "anthropic-batch-results.jsonl")
+    picker = at.selectbox(key="sidebar.conversation")
+    picker.set_value(next(i for i, label in enumerate(picker.options) if label.startswith("ticket-8"))).run()
+    shown = {name: figure.value for name, figure in figures(at).items()}
+    assert shown == {"Input tokens": "not in the log", "Output tokens": "not known"}

@@ -8,7 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary,
-                         Snowball, OUTPUT_MISSING, counted_parts, missing_output, overcounted, round_cost)
+                         Snowball, OUTPUT_MISSING, counted_parts, missing_output, overcounted, round_cost,
+                         tokens_words)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, prices_from_rows
@@ -54,13 +55,11 @@ def round_figures(row: RoundSummary, gap_reason: str | None = None, response_hid
     usage, estimate = row.usage, row.breakdown.counted
     left, middle, right = st.columns(3)
     if response_hidden:
-        estimated = "≈ " if usage.source != "reported" else ""
-        shown = f"{estimated}{usage.input_tokens:,}" if row.request_recorded else "not known"
-        left.caption(f"Input tokens ({usage.source}): **{shown}**")
+        left.caption(f"Input tokens ({usage.source}): **{tokens_words(row)[0]}**")
         middle.caption("Output tokens and our estimates are hidden until you predict the response.")
         return
     if not row.request_recorded:
-        _unrecorded_request_figures(usage, left, middle)
+        _unrecorded_request_figures(row, left, middle)
         return
     if usage.source == "reported":
         gap = row.breakdown.not_counted
@@ -102,14 +101,15 @@ def _estimated_output(row: RoundSummary, column) -> None:
                        help="The API reported no usage for this round; counted offline from the response's content.")
 
 
-def _unrecorded_request_figures(usage, left, middle) -> None:
+def _unrecorded_request_figures(row: RoundSummary, left, middle) -> None:
     # No estimate of a request we never saw: only what the API reported, if anything.
+    usage = row.usage
     if usage.source == "reported":
         left.caption(f"Input tokens (reported): **{usage.input_tokens:,}**", help=REPORTED_INPUT)
         middle.caption(f"Output tokens (reported): **{usage.output_tokens:,}**", help=REPORTED_OUTPUT)
     else:
-        left.caption("Input tokens: **not known**")
-        middle.caption(f"Output tokens (estimated): **≈ {usage.output_tokens:,}**")
+        left.caption(f"Input tokens: **{NOT_IN_THE_LOG}**")  # the rounds table's word for the same figure
+        _estimated_output(row, middle)  # a failed call wrote nothing to estimate
     st.caption(REQUEST_NOT_COUNTED)
 
 
