@@ -90,6 +90,10 @@ ANSWERS = "The loop ends: this text goes to the person, and the model is not cal
 """Step 5's one sentence."""
 FAILED = "The call failed: there is no model turn for the program to act on."
 """A failed call's one sentence (step 2 without a response)."""
+CALLS_NOT_KEPT = "The model stops to have tools run, but the log did not keep which: its calls are not recorded."
+"""Step 2's one sentence for a stop for tools whose calls the log did not keep (a span without content)."""
+STOPS = "The model stopped before an answer or a call (its stop signal says why): nothing to run, nothing to answer."
+"""Step 5's one sentence for a response that stopped for another reason: its length limit, a filter."""
 
 
 def step_lead(round_: Round, step: int) -> str:
@@ -97,7 +101,11 @@ def step_lead(round_: Round, step: int) -> str:
     if step == 1:
         return KNOWS
     if step == 2:
-        return f"The model {asks(round_)}" if round_.tool_calls else FAILED
+        if round_.tool_calls:
+            return f"The model {asks(round_)}"
+        return FAILED if round_.response is None else CALLS_NOT_KEPT
+    if step == 5 and round_.response is not None and round_.response.stop not in (None, "end"):
+        return STOPS
     return RUNS if step == 3 else ANSWERS
 
 
