@@ -28,7 +28,7 @@ from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, plural, show_controls
 from lib.provenance import origin_line, provenance_detail
 from lib.tokens import input_parts, split_words
-from lib.usage_gap import gap_reason
+from lib.usage_gap import gap_reason, tokenizer_caveat
 
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
 """The file's own Content-Security-Policy: inline styles, and nothing else at all."""
@@ -81,6 +81,12 @@ def _estimated_input(row: RoundSummary) -> str:
     return f"input {tokens_in}" if row.input_if_known is None else f"{tokens_in} in"
 
 
+def _caveat(row: RoundSummary) -> str:
+    """lib.usage_gap.tokenizer_caveat after an estimate's sentence, with its space; empty when there is none."""
+    said = tokenizer_caveat(row)
+    return f" {said}" if said else ""
+
+
 def _finish_field(dialect: str) -> str:
     """The column of the stop signal, named after the dialect's own field: finish reason, stop reason."""
     return DIALECTS[dialect].FINISH_FIELD.replace("_", " ")
@@ -98,7 +104,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading, request_not_counted=REQUEST_NOT_COUNTED, against_words=against_words,
                          no_response=NO_RESPONSE, missing_output=missing_output, output_missing=OUTPUT_MISSING,
-                         not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input)
+                         not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input, caveat=_caveat)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),

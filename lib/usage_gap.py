@@ -26,6 +26,17 @@ def counts_with_models_tokenizer(counter: str, model: str | None) -> bool:
     return model_encoding(model) == counter
 
 
+def tokenizer_caveat(row: RoundSummary) -> str | None:
+    """Said beside a round's estimated figures when what counted them is not the model's own tokenizer (another
+    vendor's model, an unnamed one, the character rule): our words, naming no trace text. None for reported figures
+    and for a count with the model's own vocabulary."""
+    counter = row.usage.method or row.breakdown.counter
+    counted = row.input_if_known is not None or row.output_if_known is not None  # a failed, unlogged call: nothing
+    if row.usage.source == "reported" or not counted or counts_with_models_tokenizer(counter, row.model):
+        return None
+    return f"The count is approximate: {counter} is not this model's own tokenizer."
+
+
 def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool) -> list[str]:
     """The one explanation of a gap measured on `round_`: every view that says why takes it from here."""
     reasons = []

@@ -386,3 +386,20 @@ def test_a_rounds_table_cell_the_log_leaves_empty_reads_as_a_dash_never_none(app
     # DeepSeek-V4-Flash has no price: every cost cell is empty, and the browser writes the placeholder there.
     shown = [rounds.proto.placeholder if pd.isna(cost) else str(cost) for cost in rounds.value["cost USD"]]
     assert shown == ["–"] * 4
+
+
+def test_an_estimate_counted_with_a_tokenizer_that_is_not_the_models_says_so_beside_the_figure(app):
+    # hermes-agent's transcript names kimi-k2.6 and reports no usage: "auto" counts with o200k_base, OpenAI's
+    # vocabulary, not Kimi's. The figure said only "counted offline with o200k_base", as if that were the model's.
+    at = uploaded(app, "sharegpt-hermes-agent.jsonl")
+    shown = figures(at)
+    assert "The count is approximate: o200k_base is not this model's own tokenizer." in \
+        shown["Input tokens (estimated)"].help
+    assert "not this model's own tokenizer" in shown["Output tokens (estimated)"].help
+
+
+def test_an_estimate_counted_with_the_models_own_tokenizer_claims_no_approximation(app):
+    # The loan calculator's log reports no usage and names an OpenAI model, whose vocabulary we count with.
+    app.query_params["trace"] = "loan-calculator"
+    at = app.run()
+    assert "not this model's own tokenizer" not in figures(at)["Input tokens (estimated)"].help

@@ -278,3 +278,17 @@ def test_the_file_writes_the_input_of_a_request_the_log_did_not_keep_as_not_in_t
     assert "Tokens: input not in the log; the API reported none." in whole
     row = cells[cells.index("1", cells.index("tokens are")):][:7]
     assert row[4:6] == ["not in the log", "not known"]
+
+
+def test_the_file_says_an_estimate_counted_with_another_models_tokenizer_is_approximate():
+    # hermes-agent's transcript names kimi-k2.6 and reports no usage; "auto" counts with o200k_base, not Kimi's own.
+    upload = read_upload([("hermes.jsonl", (FIXTURES / "sharegpt-hermes-agent.jsonl").read_bytes())])
+    trace = upload.conversations[0].trace
+    counter = tiktoken_counter(load_encoding("o200k_base"))
+    whole = " ".join(" ".join(_parse(trace_html(trace, summarize(trace, counter))).text).split())
+    assert ("estimated offline (o200k_base); the API reported none. The count is approximate: o200k_base is not this "
+            "model's own tokenizer.") in whole
+    # Where nothing was counted (a failed batch call the log kept no request for), no count is called approximate.
+    upload = read_upload([("results.jsonl", (FIXTURES / "anthropic-batch-results.jsonl").read_bytes())])
+    failed = next(c.trace for c in upload.conversations if c.id == "ticket-8")
+    assert "approximate" not in trace_html(failed, summarize(failed, counter))

@@ -15,7 +15,7 @@ from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, prices_from_rows
 from lib.text import plural
 from lib.tokens import HELD, input_parts, split_words
-from lib.usage_gap import gap_notes_words
+from lib.usage_gap import gap_notes_words, tokenizer_caveat
 from lib.ui import plain, state
 from lib.ui.cache import per_trace
 from lib.ui.charts import tokens_per_round
@@ -75,7 +75,9 @@ def round_figures(row: RoundSummary, gap_reason: str | None = None, response_hid
         if extras:
             st.caption("; ".join(extras) + ".")
     else:
-        how = f"The API reported no usage for this round; counted offline with {usage.method}."
+        caveat = tokenizer_caveat(row)
+        how = f"The API reported no usage for this round; counted offline with {usage.method}." + (
+            f" {caveat}" if caveat else "")
         if usage.anchor_round:
             how += (f" Anchored on round {usage.anchor_round}'s reported input: its count plus the content "
                     "that differs between the two requests.")
@@ -90,15 +92,19 @@ def round_figures(row: RoundSummary, gap_reason: str | None = None, response_hid
 
 
 def _estimated_output(row: RoundSummary, column) -> None:
+    caveat = tokenizer_caveat(row)
+    caveat = f" {caveat}" if caveat else ""
     if missing_output(row):  # the rounds table, charts, CLI and export read the same rule
         column.caption(f"Output tokens: **{missing_output(row)}**",
                        help=f"{OUTPUT_MISSING[missing_output(row)].capitalize()}.")
     elif row.rejected_output:
         column.caption(f"Output tokens (estimated, rejected by the provider): **≈ {row.usage.output_tokens:,}**",
-                       help="What the model wrote, which the provider refused (failed_generation), counted offline.")
+                       help="What the model wrote, which the provider refused (failed_generation), counted offline."
+                       + caveat)
     else:
         column.caption(f"Output tokens (estimated): **≈ {row.usage.output_tokens:,}**",
-                       help="The API reported no usage for this round; counted offline from the response's content.")
+                       help="The API reported no usage for this round; counted offline from the response's content."
+                       + caveat)
 
 
 def _unrecorded_request_figures(row: RoundSummary, left, middle) -> None:
