@@ -292,3 +292,25 @@ def test_the_file_says_an_estimate_counted_with_another_models_tokenizer_is_appr
     upload = read_upload([("results.jsonl", (FIXTURES / "anthropic-batch-results.jsonl").read_bytes())])
     failed = next(c.trace for c in upload.conversations if c.id == "ticket-8")
     assert "approximate" not in trace_html(failed, summarize(failed, counter))
+
+
+def test_the_files_table_counts_messages_sent_and_tool_calls_as_the_tokens_page_does(responses_chain):
+    # The Responses chain's round 2 sends 3 messages; the provider holds 2 more (previous_response_id). The file's
+    # heading said so, and its table counted 5 "messages sent". A log of bare responses kept no request: the table
+    # said 0 messages sent, where the Tokens page says "not in the log".
+    rows = summarize(responses_chain, CHARACTER_COUNTER)
+    cells = _parse(trace_html(responses_chain, rows)).text
+    table = cells[cells.index("tokens are") + 1:]
+    assert table[1:3] == [str(rows[0].sent_if_known), str(rows[0].calls_if_known)]
+    assert table[7:10] == ["2", str(rows[1].sent_if_known), "0"] and rows[1].sent_if_known == 3
+    upload = read_upload([("bare.jsonl", (FIXTURES / "bare-responses.jsonl").read_bytes())])
+    bare = upload.conversations[0].trace
+    cells = _parse(trace_html(bare, summarize(bare, CHARACTER_COUNTER))).text
+    table = cells[cells.index("tokens are") + 1:]
+    assert table[:3] == ["1", "not in the log", "2"]
+    # A log of requests alone ends on request 2: what came back, tool calls included, is not in the log.
+    upload = read_upload([("requests.jsonl", (FIXTURES / "requests-only.jsonl").read_bytes())])
+    ends = upload.conversations[0].trace
+    cells = _parse(trace_html(ends, summarize(ends, CHARACTER_COUNTER))).text
+    table = cells[cells.index("tokens are") + 1:]
+    assert table[7:10] == ["2", "5", "not in the log"]
