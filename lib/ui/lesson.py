@@ -115,7 +115,8 @@ def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool) -> Non
             st.markdown(f"**Input tokens:** {NOT_IN_THE_LOG}")
         else:
             st.markdown(f"**Input tokens{' (estimated)' if snow.estimated else ''}:** "
-                        f"{'≈ ' if snow.estimated else ''}{snow.input_tokens:,}" + (f" {split}" if snow.split else ""))
+                        f"{'≈ ' if snow.estimated else ''}{snow.input_tokens:,}"
+                        + (f" {split}" if snow.split else ""))
 
 
 def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
