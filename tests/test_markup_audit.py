@@ -96,7 +96,7 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/accounting.py", "usage.method"): "the name of the counter that estimated (o200k_base, characters)",
     ("lib/ui/accounting.py", "usage.anchor_round"): "Usage.anchor_round: a round number",
     ("lib/ui/accounting.py", "ball.output_words"):
-        "Snowball.output_words: a token sum, ≈ and how many calls it leaves out, or a constant (lib.summary.total_words)",
+        "Snowball.output_words: a token sum, ≈ and the calls it leaves out, or a constant (lib.summary.total_words)",
     ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES or NARRATION_TITLE (lib/steps.py)",
     ("lib/ui/cards.py", "finding.code"): CHECK_CODE,
     ("lib/ui/findings.py", "finding.code"): CHECK_CODE,
