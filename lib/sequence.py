@@ -102,6 +102,8 @@ def _no_call(k: int, round_: Round) -> list[Arrow]:
     if response.stop not in (None, "end"):
         return [Arrow(k, "model", "program", None, f"stops: {response.finish_reason or response.stop}, no answer and "
                       "no call")]
+    if not response.message.text:  # a span that kept no content: the loop ended, on words not in the log
+        return [Arrow(k, "model", "program", 5, "ends the loop: the response holds no text in the log")]
     return [Arrow(k, "model", "program", 5, "answers in text"), Arrow(k, "program", "user", None, "shows the answer")]
 
 

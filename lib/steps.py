@@ -220,4 +220,9 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
             # A text-protocol agent (commands in the text, run by the program) or a person's next question goes on.
             labels.append(StepLabel(5, "response", path, f"answer in text, no tool call; round {next_round.index} "
                                     "goes on from it"))
+    elif response.stop == "end" and not response.message.tool_calls and response.finish_reason_path:
+        # A span that kept no content still says the loop ended: its stop signal is the step on the payload.
+        said = f"{finish_field} {response.finish_reason!r}"
+        labels.append(StepLabel(5, "response", response.finish_reason_path, f"{said}: the loop ends; the response "
+                                "holds no text (the log kept none, or the model wrote none)"))
     return labels
