@@ -18,7 +18,7 @@ from typing import Literal
 
 from lib.dialects import DIALECTS
 from lib.growth import Growth, growth, kept_before
-from lib.model import Round, ToolCallPart, Trace
+from lib.model import Message, Round, ToolCallPart, Trace
 from lib.narration import narrates_without_call
 from lib.text import plural
 
@@ -168,7 +168,7 @@ def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
     return labels
 
 
-def _sent_back_as(trace: Trace, round_: Round, message, call_id: str) -> tuple[int, ToolCallPart] | None:
+def _sent_back_as(trace: Trace, round_: Round, message: Message, call_id: str) -> tuple[int, ToolCallPart] | None:
     """The call of the previous round's response that `message`, in this request, sends back under the id `call_id`
     (the same tool and arguments, another id), with that round; None when there is none."""
     sent = next(c for c in message.tool_calls if c.id == call_id)
