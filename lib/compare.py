@@ -24,8 +24,8 @@ from typing import Literal
 from lib.checks import Finding
 from lib.dialects.equivalence import message_items
 from lib.model import Message, Request, Round, Trace
-from lib.prices import Price, TraceCost, cost, price_for, trace_cost
-from lib.summary import RoundSummary, missing_output
+from lib.prices import Price, TraceCost
+from lib.summary import RoundSummary, cost_known, round_cost, rows_cost, snowball, tokens_words
 
 Item = tuple
 """One thing the model reads: (`text`, role, text), (`call`, tool, arguments as JSON) or (`result`, tool, content)."""
@@ -119,12 +119,12 @@ class RoundPair:
     same: bool
     """True when both rounds say the same (tokens and cost may still differ)."""
     tokens_left: tuple[int | None, int | None] | None
-    """The left round's input and output tokens, as lib.summary reports or estimates them; each None where the log
-    does not give it (RoundSummary.input_if_known, output_if_known)."""
+    """The left round's input and output tokens, as lib.summary reports or estimates them, each None where the log
+    gives no figure (RoundSummary.input_if_known, output_if_known)."""
     tokens_right: tuple[int | None, int | None] | None
     """The right round's input and output tokens."""
     cost_left: float | None
-    """The left round's cost in USD, None without a price."""
+    """The left round's cost in USD, None without a price or when it is not known (cost_known_left)."""
     cost_right: float | None
     """The right round's cost in USD."""
     findings_left: tuple[str, ...]
@@ -135,11 +135,14 @@ class RoundPair:
     """The left round's tokens are our offline estimate: its call reported no usage."""
     estimated_right: bool = False
     """The right round's tokens are our offline estimate."""
-    unknown_left: tuple[str, str] = ("", "")
-    """Why the left round's input and output have no figure, as the explorer says it (`not known`, `not in the
-    log`); empty where it has one."""
-    unknown_right: tuple[str, str] = ("", "")
-    """Why the right round's input and output have no figure."""
+    words_left: tuple[str, str] | None = None
+    """The left round's input and output tokens as the Tokens page writes them (lib.summary.tokens_words)."""
+    words_right: tuple[str, str] | None = None
+    """The right round's input and output tokens in words."""
+    cost_known_left: bool = True
+    """The left round's cost can be worked out (lib.summary.cost_known): the log has its request and its answer."""
+    cost_known_right: bool = True
+    """The right round's cost can be worked out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +161,10 @@ class RunFigures:
     """Output tokens over all rounds."""
     estimated_calls: int
     """Rounds whose usage was not reported, so their tokens in the sums are our offline estimate."""
+    input_words: str
+    """input_tokens as the Tokens page writes its total (Snowball.billed_input_words): `≈`, or what it leaves out."""
+    output_words: str
+    """output_tokens as the Tokens page writes its total (Snowball.output_words)."""
     cost: TraceCost
     """USD over the rounds with a price, and the models that have none."""
     findings: int
@@ -401,23 +408,20 @@ def answer_texts(content: RoundContent) -> tuple[str, ...]:
 # --- figures ---------------------------------------------------------------------------------------------
 
 
-def round_cost(row: RoundSummary, prices: tuple[Price, ...]) -> float | None:
-    """What one round cost in USD at these prices, None when its model has none."""
-    price = price_for(row.model, prices)
-    return cost(row.usage, price) if price else None
-
-
 def figures(run: Run, prices: tuple[Price, ...]) -> RunFigures:
     """A run's totals."""
     rows = run.rows
+    ball = snowball(rows)  # the Tokens page's own totals, so that both pages write the same figure
     return RunFigures(
         name=run.name,
         rounds=len(rows),
         calls=sum(r.tool_calls for r in rows),
-        input_tokens=sum(r.usage.input_tokens for r in rows),
-        output_tokens=sum(r.usage.output_tokens for r in rows),
-        estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
-        cost=trace_cost(((r.model, r.usage) for r in rows), prices),
+        input_tokens=ball.billed_input,
+        output_tokens=ball.output,
+        estimated_calls=ball.estimated_calls,
+        input_words=ball.billed_input_words,
+        output_words=ball.output_words,
+        cost=rows_cost(rows, prices),
         findings=len(run.findings),
     )
 
@@ -446,20 +450,15 @@ def compare(left: Run, right: Run, prices: tuple[Price, ...]) -> Comparison:
             cost_left=round_cost(row_a, prices) if row_a else None, cost_right=round_cost(row_b, prices) if row_b else None,
             findings_left=tuple(sorted(found_a - found_b)), findings_right=tuple(sorted(found_b - found_a)),
             estimated_left=_estimated(row_a), estimated_right=_estimated(row_b),
-            unknown_left=_unknown(row_a), unknown_right=_unknown(row_b),
+            words_left=tokens_words(row_a) if row_a else None, words_right=tokens_words(row_b) if row_b else None,
+            cost_known_left=row_a is None or cost_known(row_a), cost_known_right=row_b is None or cost_known(row_b),
         ))
     return Comparison(figures(left, prices), figures(right, prices), tuple(pairs))
 
 
 def _tokens(row: RoundSummary | None) -> tuple[int | None, int | None] | None:
+    # A figure the log cannot give is None, never a 0 to subtract: the Tokens page says "not in the log" there.
     return (row.input_if_known, row.output_if_known) if row else None
-
-
-def _unknown(row: RoundSummary | None) -> tuple[str, str]:
-    # The explorer's words for a figure the log does not give (lib.ui.accounting.round_figures).
-    if row is None:
-        return "", ""
-    return "not known" if row.input_if_known is None else "", missing_output(row) or ""
 
 
 def _estimated(row: RoundSummary | None) -> bool:

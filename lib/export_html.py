@@ -21,8 +21,9 @@ from lib.dialects import DIALECTS
 from lib.failures import NO_RESPONSE, failure_heading, odd_status
 from lib.growth import ORIGIN_WORDS, against_words, program_sent, sends
 from lib.model import Trace
-from lib.round_view import round_view
-from lib.summary import OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, missing_output
+from lib.round_view import RoundView, round_view
+from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, missing_output,
+                         tokens_words)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, plural, show_controls
 from lib.provenance import origin_line, provenance_detail
@@ -73,6 +74,25 @@ def _shown(value):
     return value if isinstance(value, Markup) or not isinstance(value, str) else show_controls(value)
 
 
+def _estimated_input(row: RoundSummary) -> str:
+    """An estimated round's input as the file's round heading says it: `≈ 1,234 in`, or that the log did not keep the
+    request, which nothing then estimates (the Tokens page's NOT_IN_THE_LOG)."""
+    tokens_in = tokens_words(row)[0]
+    return f"input {tokens_in}" if row.input_if_known is None else f"{tokens_in} in"
+
+
+def _table_counts(view: RoundView) -> tuple[int | str, int | str]:
+    """The messages the program sent and the response's tool calls, as the Tokens page's table writes them
+    (RoundSummary.sent_if_known, calls_if_known): held messages are not sent, and what the log lacks is named."""
+    round_, row = view.round, view.row
+    if row is not None:
+        sent, calls = row.sent_if_known, row.calls_if_known
+    else:  # a file without token figures: the same rules, read off the round
+        sent = program_sent(round_) if round_.request_recorded else None
+        calls = len(round_.tool_calls) if round_.response is not None or round_.error is not None else None
+    return (NOT_IN_THE_LOG if sent is None else sent), (NOT_IN_THE_LOG if calls is None else calls)
+
+
 def _finish_field(dialect: str) -> str:
     """The column of the stop signal, named after the dialect's own field: finish reason, stop reason."""
     return DIALECTS[dialect].FINISH_FIELD.replace("_", " ")
@@ -90,7 +110,9 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          split_words=split_words, figure_note=figure_note,
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading, request_not_counted=REQUEST_NOT_COUNTED, against_words=against_words,
-                         no_response=NO_RESPONSE, missing_output=missing_output, output_missing=OUTPUT_MISSING)
+                         no_response=NO_RESPONSE, missing_output=missing_output, output_missing=OUTPUT_MISSING,
+                         not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,
+                         table_counts=_table_counts)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),

@@ -27,6 +27,9 @@ TITLES = STEP_TITLES
 """What each step reveals: the one name of each step (lib.steps)."""
 FAILED_TITLE = "The provider refuses the call"
 """Step 2's title when the call failed instead of answering."""
+STOPPED_TITLE = "The model stops without an answer or a call"
+"""Step 5's title for a response that stopped for another reason (its length limit, a filter): the cards label no
+step 5 on it, for it answers nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +57,11 @@ class Reveal:
 
 
 def steps_in(round_: Round) -> tuple[int, ...]:
-    """The steps a round has, in order."""
+    """The steps a round has, in order: a stop for tools whose calls the log did not keep (a span without content) is
+    a call intent too, as its step labels say (lib/steps.py)."""
     if round_.response is not None:
-        return (1, 2, 3, 4) if round_.response.message.tool_calls else (1, 5)
+        response = round_.response
+        return (1, 2, 3, 4) if response.message.tool_calls or response.stop == "tool_calls" else (1, 5)
     if round_.error is not None:
         return (1, 2)
     return (1,)
@@ -113,6 +118,8 @@ def reveal(trace: Trace, position: Position,
     index, step = position.round, position.step
     round_ = trace.rounds[index - 1]
     title = FAILED_TITLE if step == 2 and round_.response is None else TITLES[step]
+    if step == 5 and round_.response is not None and round_.response.stop not in (None, "end"):
+        title = STOPPED_TITLE
     if step == 4:
         if index == len(trace.rounds):
             return Reveal(position, title, (), index + 1)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from lib.model import Usage
+from lib.text import plural
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,11 @@ class TraceCost:
     """USD over the rounds whose model has a price; None when no round's has."""
     unpriced: tuple[str, ...]
     """The models with no price, sorted: their rounds are left out of the total."""
+    unknown: int = 0
+    """Rounds left out of the total because their cost is not known (lib.summary.cost_known): the log lacks their
+    request or their answer."""
+    estimated: bool = False
+    """A round summed reported no usage: the total is worked out from our estimate of its tokens."""
 
 
 NO_MODEL = "(the log names no model)"
@@ -98,11 +104,19 @@ def trace_cost(rounds: Iterable[tuple[str | None, Usage]], prices: tuple[Price, 
     return TraceCost(math.fsum(costs) if costs else None, tuple(sorted(unpriced)))
 
 
+COST_NOT_KNOWN = "not known"
+"""A cost the log does not give the tokens for: never the price of the tokens it does give alone."""
+
+
 def cost_words(spent: TraceCost, estimated: bool = False) -> str:
     """A trace's cost as every page writes it: `US$0.01234`, or `no price` when no round's model has one; marked `≈`
-    when it was worked out from `estimated` tokens."""
+    when it was worked out from `estimated` tokens; COST_NOT_KNOWN when no round's cost is known, and how many calls
+    it leaves out when some are not."""
+    if spent.total is None and spent.unknown and not spent.unpriced:
+        return COST_NOT_KNOWN
     unpriced = " (some rounds: no price)" if spent.total is not None and spent.unpriced else ""
-    return money_words(spent.total, estimated) + unpriced
+    left_out = f" ({plural(spent.unknown, 'call')} not known, left out)" if spent.unknown else ""
+    return money_words(spent.total, estimated or spent.estimated) + unpriced + left_out
 
 
 def money_words(amount: float | None, estimated: bool = False) -> str:

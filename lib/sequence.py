@@ -15,6 +15,7 @@ from typing import Literal
 
 from lib.growth import program_sent
 from lib.model import Round, Trace
+from lib.narration import narrates_without_call
 from lib.text import plural, shorten
 
 Lane = Literal["user", "program", "api", "model", "tools"]
@@ -84,15 +85,26 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
             continue
         if round_.response is None:
             continue
-        calls = round_.tool_calls
-        if calls:
-            arrows.extend(_calls(k, round_))
-        elif round_.response.message.text:
-            arrows.append(Arrow(k, "model", "program", 5, "answers in text"))
-            arrows.append(Arrow(k, "program", "user", None, "shows the answer"))
-        else:  # cut at its token limit, or reasoning alone: nothing to show the person
-            arrows.append(Arrow(k, "model", "program", 5, "stops with no call and no text"))
+        arrows.extend(_calls(k, round_) if round_.tool_calls else _no_call(k, round_))
     return tuple(arrows)
+
+
+def _no_call(k: int, round_: Round) -> list[Arrow]:
+    """A response with no call in it, drawn as its step labels name it (lib/steps.py): a stop for tools whose calls
+    the log did not keep is still a call intent, narration ends the loop without answering, and a stop for length
+    or a filter is no answer."""
+    response = round_.response
+    if response.stop == "tool_calls":
+        return [Arrow(k, "model", "program", 2, "asks for tools (the calls are not recorded)"),
+                Arrow(k, "program", "tools", 3, "runs them? (not recorded)", recorded=False)]
+    if narrates_without_call(round_):
+        return [Arrow(k, "model", "program", 5, "ends the loop without a call: announces an action, runs none")]
+    if response.stop not in (None, "end"):
+        return [Arrow(k, "model", "program", None, f"stops: {response.finish_reason or response.stop}, no answer and "
+                      "no call")]
+    if not response.message.text:  # a span that kept no content: the loop ended, on words not in the log
+        return [Arrow(k, "model", "program", 5, "ends the loop: the response holds no text in the log")]
+    return [Arrow(k, "model", "program", 5, "answers in text"), Arrow(k, "program", "user", None, "shows the answer")]
 
 
 def _failure(k: int, status) -> Arrow:

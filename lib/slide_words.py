@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from lib.dialects import DIALECTS, anthropic_messages
 from lib.model import Round, Trace
-from lib.summary import BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, RoundSummary, counted_parts
+from lib.summary import BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, counted_parts
 from lib.text import plural
 from lib.tokens import input_words, overcount, split_words
 
@@ -46,7 +46,8 @@ class Snowball:
     estimated: bool
     """The input is our estimate, not the API's report."""
     split: tuple[tuple[str, int], ...]
-    """Where the input goes (lib.tokens.input_parts), parts of zero left out."""
+    """Where the input goes (lib.summary.counted_parts), parts of zero left out: none for a request the log did not
+    keep, whose reported input nothing was counted from."""
     failed: bool = False
     """The call failed: whether the provider billed this request, the log does not say."""
     held: bool = False
@@ -88,7 +89,7 @@ def input_line(snow: Snowball) -> str:
     """The counter's input figure and where it goes, in figures that add up; for a request the log did not keep,
     the reported figure alone, and why it has no parts (nothing of the request was counted)."""
     if not snow.request_recorded:
-        figure = "not known" if snow.input_tokens is None else f"{snow.input_tokens:,} reported"
+        figure = NOT_IN_THE_LOG if snow.input_tokens is None else f"{snow.input_tokens:,} reported"
         return f"{figure}; {REQUEST_NOT_COUNTED[0].lower()}{REQUEST_NOT_COUNTED[1:].rstrip('.')}"
     figure = f"{'≈ ' if snow.estimated else ''}{snow.input_tokens:,}"
     if not snow.split:
@@ -113,6 +114,10 @@ ANSWERS = "The loop ends: this text goes to the person, and the model is not cal
 """Step 5's one sentence."""
 FAILED = "The call failed: there is no model turn for the program to act on."
 """A failed call's one sentence (step 2 without a response)."""
+CALLS_NOT_KEPT = "The model stops to have tools run, but the log did not keep which: its calls are not recorded."
+"""Step 2's one sentence for a stop for tools whose calls the log did not keep (a span without content)."""
+STOPS = "The model stopped before an answer or a call (its stop signal says why): nothing to run, nothing to answer."
+"""Step 5's one sentence for a response that stopped for another reason: its length limit, a filter."""
 
 
 def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
@@ -122,9 +127,13 @@ def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
     if step == 1:
         return KNOWS
     if step == 2:
-        return f"The model {asks(round_)}" if round_.tool_calls else FAILED
+        if round_.tool_calls:
+            return f"The model {asks(round_)}"
+        return FAILED if round_.response is None else CALLS_NOT_KEPT
     if step == 3:
         return RUNS
+    if round_.response is not None and round_.response.stop not in (None, "end"):
+        return STOPS + (f" Round {next_round} goes on from it." if next_round else "")
     if round_.response is not None and not round_.response.message.text:
         ends = f"round {next_round} goes on from it" if next_round else "the model is not called again"
         return f"No tool call and no text: this response holds no answer, and {ends}."

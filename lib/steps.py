@@ -18,7 +18,7 @@ from typing import Literal
 
 from lib.dialects import DIALECTS
 from lib.growth import Growth, growth, kept_before
-from lib.model import Round, ToolCallPart, Trace
+from lib.model import Message, Round, ToolCallPart, Trace
 from lib.narration import narrates_without_call
 from lib.text import plural
 
@@ -139,7 +139,15 @@ def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
             found = find_call(trace, part.call_id, round_.index)
             sent = next((i for i, m in enumerate(round_.request.messages[:entry.index])
                          if any(c.id == part.call_id for c in m.tool_calls)), None) if found is None else None
-            if sent is not None:
+            renamed = _sent_back_as(trace, round_, round_.request.messages[sent], part.call_id) \
+                if sent is not None else None
+            if renamed is not None:
+                # The previous response made this call; the program sent its turn back with an id of its own.
+                made = f"as {renamed[1].id}" if renamed[1].id else "with an empty id"
+                detail = (f"result for {renamed[1].name} ({part.call_id}, called in round {renamed[0]} {made}, which "
+                          "the program sent back under this one)")
+                found = renamed
+            elif sent is not None:
                 # A history that starts before the log: the call is in this request, from no response it kept.
                 detail = (f"result for {part.call_id}, called in messages[{sent}] of this request (by no response in "
                           "the log)")
@@ -158,6 +166,17 @@ def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
                 )
             )
     return labels
+
+
+def _sent_back_as(trace: Trace, round_: Round, message: Message, call_id: str) -> tuple[int, ToolCallPart] | None:
+    """The call of the previous round's response that `message`, in this request, sends back under the id `call_id`
+    (the same tool and arguments, another id), with that round; None when there is none."""
+    sent = next(c for c in message.tool_calls if c.id == call_id)
+    previous = trace.rounds[round_.index - 2] if round_.index > 1 else None
+    for call in previous.tool_calls if previous is not None else ():
+        if call.id != call_id and (call.name, call.arguments_raw) == (sent.name, sent.arguments_raw):
+            return previous.index, call
+    return None
 
 
 def _response(round_: Round, finish_field: str, waiting: str | None = None,
@@ -201,4 +220,9 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
             # A text-protocol agent (commands in the text, run by the program) or a person's next question goes on.
             labels.append(StepLabel(5, "response", path, f"answer in text, no tool call; round {next_round.index} "
                                     "goes on from it"))
+    elif response.stop == "end" and not response.message.tool_calls and response.finish_reason_path:
+        # A span that kept no content still says the loop ended: its stop signal is the step on the payload.
+        said = f"{finish_field} {response.finish_reason!r}"
+        labels.append(StepLabel(5, "response", response.finish_reason_path, f"{said}: the loop ends; the response "
+                                "holds no text (the log kept none, or the model wrote none)"))
     return labels

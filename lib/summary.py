@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from lib.growth import kept_before, new_sent
 from lib.model import Trace, Usage, built_fast
+from lib.prices import Price, TraceCost, cost, price_for, trace_cost
+from lib.text import plural
 from lib.tokens import InputBreakdown, TokenCounter, input_parts, reconciled_breakdowns
 
 BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
@@ -114,6 +116,40 @@ def missing_output(row: RoundSummary) -> str | None:
     return None if row.response_recorded or row.usage.source == "reported" else "not in the log"
 
 
+NOT_IN_THE_LOG = "not in the log"
+"""What a figure reads where the log did not keep what it would be counted from: unknown, never 0 or blank."""
+
+
+def tokens_words(row: RoundSummary) -> tuple[str, str]:
+    """A round's input and output tokens as every page writes them: `1,234` as reported, `≈ 1,234` for our estimate,
+    or why the log gives no figure (NOT_IN_THE_LOG, `missing_output`), never a 0 standing for what is not known."""
+    estimated = row.usage.source != "reported"
+    tokens_in = NOT_IN_THE_LOG if row.input_if_known is None else about(row.input_if_known, estimated)
+    return tokens_in, missing_output(row) or about(row.usage.output_tokens, estimated)
+
+
+def cost_known(row: RoundSummary) -> bool:
+    """Whether the round's cost can be worked out: its input and output are known, or the call failed, writing nothing
+    to pay for (whether it was billed at all, BILLING_NOT_KNOWN). A request or an answer the log lacks is not priced
+    as 0 tokens."""
+    return row.input_if_known is not None and (row.output_if_known is not None or row.failed)
+
+
+def round_cost(row: RoundSummary, prices: tuple[Price, ...]) -> float | None:
+    """What one round cost in USD at these prices; None when its model has none, or its cost is not known
+    (cost_known)."""
+    price = price_for(row.model, prices) if cost_known(row) else None
+    return cost(row.usage, price) if price else None
+
+
+def rows_cost(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...]) -> TraceCost:
+    """What the rounds cost at these prices, summed over those whose cost is known; the others counted apart."""
+    known = [r for r in rows if cost_known(r)]
+    spent = trace_cost(((r.model, r.usage) for r in known), prices)
+    return TraceCost(spent.total, spent.unpriced, len(rows) - len(known),
+                     any(r.usage.source != "reported" for r in known))
+
+
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
     """The round's input parts (lib.tokens.input_parts), each None when the log kept no request: nothing of it was
     counted, so the reported input has no parts, and its whole is not "tokens our tokenizer does not see"."""
@@ -214,24 +250,52 @@ class Snowball:
     requests_recorded: bool = True
     """False when the log kept no round's request (batch results, bare responses): the tool list and what each
     request resent are not known."""
-    unknown_inputs: int = 0
-    """Calls whose input is not known (no request in the log, no usage reported): left out of the input sums."""
-    last_unknown: bool = False
-    """Whether the last call's input (one call with the final context) is not known."""
+    unknown_input_calls: int = 0
+    """Calls whose input the log cannot give (RoundSummary.input_if_known): billed_input is the sum over the others."""
+    unknown_output_calls: int = 0
+    """Calls with no output figure (missing_output): `output` is the sum over the others."""
+    last_input_known: bool = True
+    """Whether the last call's input is known: single_call_input is 0 in its place when not."""
+    output_missing: str = "not known"
+    """What the output total reads when no call's output is known: the rounds' own word (OUTPUT_MISSING) when they
+    share one."""
 
     @property
     def tokens(self) -> int:
         """Input and output over all calls: the conversation's tokens, an estimate when estimated_calls is not 0."""
         return self.billed_input + self.output
 
+    @property
+    def billed_input_words(self) -> str:
+        """billed_input as every page writes it (total_words)."""
+        return total_words(self.billed_input, self.rounds, self.estimated_calls, self.unknown_input_calls)
 
-INPUT_NOT_KNOWN = "input not known (no request in the log, no usage reported)"
-"""Said of a call whose input neither the log's request nor a reported usage gives, where sums leave it out."""
+    @property
+    def output_words(self) -> str:
+        """`output` as every page writes it (total_words)."""
+        return total_words(self.output, self.rounds, self.estimated_calls, self.unknown_output_calls,
+                           self.output_missing)
+
+    @property
+    def single_call_words(self) -> str:
+        """single_call_input as every page writes it: marked `≈` when estimated, NOT_IN_THE_LOG when not known."""
+        return about(self.single_call_input, self.last_estimated) if self.last_input_known else NOT_IN_THE_LOG
 
 
 def about(tokens: int, estimated: bool) -> str:
     """A token sum as every page writes it: marked `≈` when it holds an estimate, since then it is one."""
     return f"≈ {tokens:,}" if estimated else f"{tokens:,}"
+
+
+def total_words(tokens: int, calls: int, estimated: int, unknown: int, missing: str = NOT_IN_THE_LOG) -> str:
+    """A sum over `calls` rounds' tokens as every page writes it, given how many of them are `estimated` (usage not
+    reported) and how many have no figure (`unknown`, always among the estimated): `missing` when no call's figure is
+    known; else the sum of the known ones, marked `≈` when one of them is an estimate, and how many calls it leaves
+    out. A figure that is not known is never added in as 0."""
+    if calls and unknown >= calls:
+        return missing
+    words = about(tokens, estimated > unknown)
+    return f"{words} ({plural(unknown, 'call')} not known, left out)" if unknown else words
 
 
 def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
@@ -250,6 +314,13 @@ def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
         estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
         last_estimated=bool(rows) and rows[-1].usage.source != "reported",
         requests_recorded=any(r.request_recorded for r in rows),
-        unknown_inputs=sum(1 for r in rows if r.input_if_known is None),
-        last_unknown=bool(rows) and rows[-1].input_if_known is None,
+        unknown_input_calls=sum(1 for r in rows if r.input_if_known is None),
+        unknown_output_calls=sum(1 for r in rows if missing_output(r)),
+        last_input_known=not rows or rows[-1].input_if_known is not None,
+        output_missing=_shared_missing(rows),
     )
+
+
+def _shared_missing(rows: tuple[RoundSummary, ...]) -> str:
+    said = {missing_output(r) for r in rows} - {None}
+    return said.pop() if len(said) == 1 else "not known"

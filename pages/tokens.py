@@ -3,10 +3,10 @@
 import streamlit as st
 
 from lib.dialects import DIALECTS
-from lib.summary import snowball
+from lib.summary import overcounted, rows_cost, snowball
 from lib.ui import accounting, charts, navigation, plain, state
 from lib.ui.picker import trace_picker
-from lib.prices import trace_cost
+from lib.prices import cost_words
 from lib.spreadsheet import table_csv
 
 loaded = trace_picker()
@@ -27,11 +27,11 @@ accounting.log_notes(loaded.notes)
 with st.expander("Prices (US$ per million tokens): edit to match your contract"):
     prices = accounting.price_editor()
 table = accounting.rounds_table(rows, prices, DIALECTS[loaded.trace.dialect].FINISH_FIELD)
-spent = trace_cost(((r.model, r.usage) for r in rows), prices)
+spent = rows_cost(rows, prices)
 if spent.unpriced:
     st.info("No price for these models: add a row to the price table to see their cost.")
     plain.text(", ".join(spent.unpriced))
-accounting.cost_metric(spent, ball)
+st.metric("Cost of the whole trace", cost_words(spent))
 
 st.subheader("Rounds")
 st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds", placeholder="–",

@@ -11,7 +11,7 @@ from lib.logs.upload import read_upload
 from lib.summary import summarize
 from lib.sequence import sequence
 from lib.tokens import tiktoken_counter
-from tests.screen import figures
+from tests.screen import figures, uploaded
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RESPONSE_ONLY = ["bare-responses.jsonl", "openai-chat-stream.jsonl", "openai-batch-output.jsonl",
@@ -87,18 +87,65 @@ def test_the_tokens_page_says_why_a_round_whose_request_was_not_in_the_log_has_n
 
 def test_the_totals_of_a_call_whose_input_is_not_known_say_so_instead_of_0(app):
     # The third stream of the file kept no request and reported no usage: its input is not known, as the explorer
-    # says, so neither total is "≈ 0", and the cost is said to leave that input out.
+    # says, so neither total is "≈ 0", and nor is the cost of a call whose input is not known.
     at = app.run()
     at.file_uploader(key="sidebar.upload").upload("openai-chat-stream.jsonl",
                                                   (FIXTURES / "openai-chat-stream.jsonl").read_bytes())
     at.run()
     at.selectbox(key="sidebar.conversation").set_value(2).run()
-    assert figures(at)["Input tokens"].value == "not known"
+    assert figures(at)["Input tokens"].value == "not in the log"
     at.switch_page("pages/tokens.py").run()
     assert not at.exception
     metrics = {m.label: m for m in at.metric}
-    assert metrics["Input billed over all calls"].value == "not known"
-    assert "1 of them: input not known (no request in the log, no usage reported)" in metrics[
+    assert metrics["Input billed over all calls"].value == "not in the log"
+    assert "1 of them the log kept no request for: their input is not known, and not in the sum." in metrics[
         "Input billed over all calls"].help
-    assert metrics["One call with the final context"].value == "not known"
-    assert "leaves out the input of 1 call, which is not known" in metrics["Cost of the whole trace"].help
+    assert metrics["One call with the final context"].value == "not in the log"
+    assert metrics["Cost of the whole trace"].value == "not known"
+
+
+def test_the_tokens_page_of_a_failed_call_whose_request_the_log_lacks_totals_nothing_as_0(app):
+    # Anthropic's batch results: ticket-8 failed with a 400, and the log kept neither its request nor any output.
+    # Its row reads "not in the log" and "not known"; the totals above it read "≈ 0", an estimate of nothing.
+    at = uploaded(app, "anthropic-batch-results.jsonl")
+    picker = at.selectbox(key="sidebar.conversation")
+    picker.set_value(next(i for i, label in enumerate(picker.options) if label.startswith("ticket-8"))).run()
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    metrics = {m.label: m for m in at.metric}
+    assert metrics["Input billed over all calls"].value == "not in the log"
+    assert metrics["One call with the final context"].value == "not in the log"
+    assert metrics["Input billed over all calls"].help.startswith("1 call, not known out.")
+    assert "the log kept no request for: their input is not known" in metrics["Input billed over all calls"].help
+
+
+def _batch_request(app, conversation: str):
+    at = uploaded(app, "anthropic-batch-requests.jsonl")
+    picker = at.selectbox(key="sidebar.conversation")
+    picker.set_value(next(i for i, label in enumerate(picker.options) if label.startswith(conversation + " "))).run()
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    return at
+
+
+def test_a_call_whose_answer_the_log_lacks_has_no_cost_as_if_it_wrote_nothing(app):
+    # Anthropic's batch requests without their results: the rounds table writes ticket-8's tokens out "not in the
+    # log", and priced it, with the trace, at its input alone: "≈ US$0.00157", as if the model had written nothing.
+    at = _batch_request(app, "ticket-8")
+    assert {m.label: m.value for m in at.metric}["Cost of the whole trace"] == "not known"
+    table = next(d.value for d in at.dataframe if "cost USD" in d.value.columns)
+    assert list(table["tokens out"]) == ["not in the log"] and table["cost USD"].isna().all()
+    # ticket-7's first round was answered: the total is its cost, and says what it leaves out.
+    at = _batch_request(app, "ticket-7-round-1")
+    total = {m.label: m.value for m in at.metric}["Cost of the whole trace"]
+    assert total.startswith("≈ US$") and total.endswith(" (1 call not known, left out)")
+
+
+def test_the_explorer_does_not_estimate_the_output_of_a_failed_call_whose_request_the_log_lacks(app):
+    # ticket-8 of Anthropic's batch results failed with a 400: no output came back. The rounds table says its tokens
+    # out are "not known"; the explorer's round figures said "Output tokens (estimated): ≈ 0".
+    at = uploaded(app, "anthropic-batch-results.jsonl")
+    picker = at.selectbox(key="sidebar.conversation")
+    picker.set_value(next(i for i, label in enumerate(picker.options) if label.startswith("ticket-8"))).run()
+    shown = {name: figure.value for name, figure in figures(at).items()}
+    assert shown == {"Input tokens": "not in the log", "Output tokens": "not known"}

@@ -347,3 +347,23 @@ def test_a_streamed_response_whose_request_was_not_in_the_log_says_both(app):
     shown = screen(uploaded(app, "anthropic-stream.jsonl"))
     assert ("As recorded: the response the program received as a stream, shown here assembled into the body the API "
             "returns unstreamed; the request was not in the log.") in shown
+def test_input_the_log_cannot_give_is_not_plotted_as_0_in_the_running_total():
+    # A streamed answer logged without its request (openai-chat-stream conversation 3): the rounds table writes its
+    # tokens in "not in the log". The Tokens page's "input billed so far" chart plotted it as 0, and added 0 to the
+    # running total of the rounds around it.
+    from lib.encodings import load_encoding
+    from lib.logs.upload import read_upload
+    from lib.summary import summarize
+    from lib.tokens import tiktoken_counter
+    from lib.ui.charts import cumulative_input
+    from tests.conftest import load_bundled
+    from tests.screen import FIXTURES
+    counter = tiktoken_counter(load_encoding("o200k_base"))
+    upload = read_upload([("stream.jsonl", (FIXTURES / "openai-chat-stream.jsonl").read_bytes())])
+    lost = summarize(next(c.trace for c in upload.conversations if c.id == "conversation 3"), counter)
+    larkfield = summarize(load_bundled("larkfield-get-order").trace, counter)
+    from dataclasses import replace
+    rows = (*larkfield, replace(lost[0], round=3))
+    series = {line.name: (list(line.x), list(line.y)) for line in cumulative_input(rows).data}
+    assert series["input billed so far"] == ([1, 2], [2043, 4224])
+    assert series["this round's context in one call"] == ([1, 2], [2043, 2181])

@@ -187,3 +187,42 @@ def test_a_call_and_a_result_at_the_same_place_are_each_in_one_run_only_not_one_
             (c.left or "").split(" ")[0] != (c.right or "").split(" ")[0]] == []
     assert MessageChange("only right", None, "result of find_orders: []") in changes
     assert ("changed", "call queryExpense") == (changes[2].status, changes[2].left.split(" {")[0])  # calls pair
+
+
+def _batch_results(conversation: str) -> Run:
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+    upload = read_upload([("results.jsonl", (FIXTURES / "anthropic-batch-results.jsonl").read_bytes())])
+    return run_of(next(c.trace for c in upload.conversations if c.id == conversation), conversation)
+
+
+def test_a_round_whose_request_and_output_the_log_lacks_is_not_compared_as_zero_tokens():
+    # Anthropic's batch results keep no request, and ticket-8's call failed with a 400 that holds no output. The
+    # Tokens page writes its tokens in "not in the log" and its tokens out "not known"; Compare wrote "≈ 0" for both.
+    failed = _batch_results("ticket-8")
+    pair = compare(failed, failed, DEFAULT_PRICES).pairs[0]
+    assert pair.tokens_left == pair.tokens_right == (None, None)
+    assert pair.words_left == pair.words_right == ("not in the log", "not known")
+    answered = _batch_results("ticket-7-round-2")  # its usage was reported: the input is known, unsplit
+    pair = compare(answered, answered, DEFAULT_PRICES).pairs[0]
+    assert pair.tokens_left == (1122, 24) and pair.words_left == ("1,122", "24")
+
+
+def test_the_totals_of_a_run_whose_requests_the_log_lacks_say_so_as_the_tokens_page_does():
+    failed = _batch_results("ticket-8")
+    totals = compare(failed, failed, DEFAULT_PRICES).left
+    assert (totals.input_words, totals.output_words) == ("not in the log", "not known")
+
+
+def test_a_call_whose_answer_the_log_lacks_is_not_priced_on_compare_as_on_the_tokens_page():
+    # Anthropic's batch requests without their results: ticket-8's output is not in the log, so neither is its cost;
+    # Compare priced its input alone ("≈ US$0.00157"), as if the model had written nothing.
+    from lib.logs.upload import read_upload
+    from lib.prices import cost_words
+    from tests.screen import FIXTURES
+    upload = read_upload([("requests.jsonl", (FIXTURES / "anthropic-batch-requests.jsonl").read_bytes())])
+    run = run_of(next(c.trace for c in upload.conversations if c.id == "ticket-8"))
+    found = compare(run, run, DEFAULT_PRICES)
+    pair = found.pairs[0]
+    assert (pair.cost_left, pair.cost_known_left) == (None, False)
+    assert cost_words(found.left.cost) == "not known"

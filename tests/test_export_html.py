@@ -271,3 +271,51 @@ def test_an_estimate_counted_with_another_models_tokenizer_says_so_in_the_export
     page = trace_html(order_status, summarize(order_status, tiktoken_counter(load_encoding("o200k_base"))))
     assert page.count("Estimated with o200k_base, which is not the tokenizer of claude-sonnet-4-5: the provider&#39;s "
                       "own count of this round would differ.") == 2
+def test_the_file_writes_the_input_of_a_request_the_log_did_not_keep_as_not_in_the_log_never_0():
+    # OpenAI's batch output keeps no request, and trip-20's request expired before it ran. The Tokens page's table
+    # says "not in the log" for its tokens in; the file's table said 0 and its round "≈ 0 in, estimated offline",
+    # under "The request was not in the log, so nothing of it is counted or estimated."
+    upload = read_upload([("output.jsonl", (FIXTURES / "openai-batch-output.jsonl").read_bytes())])
+    trace = next(c.trace for c in upload.conversations if c.id == "trip-20-expired")
+    cells = _parse(trace_html(trace, summarize(trace, CHARACTER_COUNTER))).text
+    whole = " ".join(cells)
+    assert "≈ 0 in" not in whole
+    assert "Tokens: input not in the log; the API reported none." in whole
+    row = cells[cells.index("1", cells.index("tokens are")):][:7]
+    assert row[4:6] == ["not in the log", "not known"]
+
+
+def test_the_file_says_an_estimate_counted_with_another_models_tokenizer_is_approximate():
+    # hermes-agent's transcript names kimi-k2.6 and reports no usage; "auto" counts with o200k_base, not Kimi's own.
+    upload = read_upload([("hermes.jsonl", (FIXTURES / "sharegpt-hermes-agent.jsonl").read_bytes())])
+    trace = upload.conversations[0].trace
+    counter = tiktoken_counter(load_encoding("o200k_base"))
+    whole = " ".join(" ".join(_parse(trace_html(trace, summarize(trace, counter))).text).split())
+    assert ("Estimated with o200k_base, which is not the tokenizer of kimi-k2.6: the provider's own count of this "
+            "round would differ.") in whole
+    # Where nothing was counted (a failed batch call the log kept no request for), no count is called approximate.
+    upload = read_upload([("results.jsonl", (FIXTURES / "anthropic-batch-results.jsonl").read_bytes())])
+    failed = next(c.trace for c in upload.conversations if c.id == "ticket-8")
+    assert "which is not the tokenizer of" not in trace_html(failed, summarize(failed, counter))
+
+
+def test_the_files_table_counts_messages_sent_and_tool_calls_as_the_tokens_page_does(responses_chain):
+    # The Responses chain's round 2 sends 3 messages; the provider holds 2 more (previous_response_id). The file's
+    # heading said so, and its table counted 5 "messages sent". A log of bare responses kept no request: the table
+    # said 0 messages sent, where the Tokens page says "not in the log".
+    rows = summarize(responses_chain, CHARACTER_COUNTER)
+    cells = _parse(trace_html(responses_chain, rows)).text
+    table = cells[cells.index("tokens are") + 1:]
+    assert table[1:3] == [str(rows[0].sent_if_known), str(rows[0].calls_if_known)]
+    assert table[7:10] == ["2", str(rows[1].sent_if_known), "0"] and rows[1].sent_if_known == 3
+    upload = read_upload([("bare.jsonl", (FIXTURES / "bare-responses.jsonl").read_bytes())])
+    bare = upload.conversations[0].trace
+    cells = _parse(trace_html(bare, summarize(bare, CHARACTER_COUNTER))).text
+    table = cells[cells.index("tokens are") + 1:]
+    assert table[:3] == ["1", "not in the log", "2"]
+    # A log of requests alone ends on request 2: what came back, tool calls included, is not in the log.
+    upload = read_upload([("requests.jsonl", (FIXTURES / "requests-only.jsonl").read_bytes())])
+    ends = upload.conversations[0].trace
+    cells = _parse(trace_html(ends, summarize(ends, CHARACTER_COUNTER))).text
+    table = cells[cells.index("tokens are") + 1:]
+    assert table[7:10] == ["2", "5", "not in the log"]

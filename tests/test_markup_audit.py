@@ -56,6 +56,9 @@ WORDS = {
     "cost_words": "a price in dollars or 'not known' (lib/prices.py)",
     "money_words": "an amount in dollars or 'no price' (lib/prices.py)",
     "about": "a token count, ≈ when estimated (lib/ui/accounting.py)",
+    "tokenizer_caveat": "our sentence naming the counter (an encoding's name or characters), never the model "
+                        "(lib/usage_gap.py)",
+    "tokens_words": "a round's input and output tokens: digits, ≈ when estimated, or why none (lib/summary.py)",
     "missing_output": "'not known' or 'not in the log': why a round has no output figure (lib/summary.py)",
     "_nothing_ran": "our sentence for a round whose calls did not run (lib/ui/cards.py)",
     "origin_line": "where a trace came from, in our words and numbers (lib/provenance.py)",
@@ -72,7 +75,8 @@ WORDS = {
     "input_words": "the parts of a round's input in our words, each with its token count (lib/tokens.py)",
     "split_words": "where a round's input goes: our words, its token counts and figures (lib/tokens.py)",
     "_where": "a run of messages by their indexes: messages[i] to messages[j] (lib/ui/cards.py)",
-    "_tokens": "one side's token count of a round, ≈ when estimated, through `about` (lib/ui/compare.py)",
+    "_tokens": "one side's token count of a round, ≈ when estimated, or why it has none: RoundPair.words_left, "
+               "lib.summary.tokens_words (lib/ui/compare.py)",
     "_steps_words": "the marks of the steps given, our STEP_MARKS constants (lib/ui/lesson.py)",
     "_shown_words": "what the steps given showed, in our words (lib/ui/lesson.py)",
     "against_words": "which request a round's new messages count against, in our words and round numbers (lib/growth.py)",
@@ -95,6 +99,8 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/accounting.py", "usage.source"): "Usage.source: Literal['reported', 'estimated'] (lib/model.py)",
     ("lib/ui/accounting.py", "usage.method"): "the name of the counter that estimated (o200k_base, characters)",
     ("lib/ui/accounting.py", "usage.anchor_round"): "Usage.anchor_round: a round number",
+    ("lib/ui/accounting.py", "ball.output_words"):
+        "Snowball.output_words: a token sum, ≈ and the calls it leaves out, or a constant (lib.summary.total_words)",
     ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES or NARRATION_TITLE (lib/steps.py)",
     ("lib/ui/cards.py", "finding.code"): CHECK_CODE,
     ("lib/ui/findings.py", "finding.code"): CHECK_CODE,

@@ -97,3 +97,33 @@ def test_on_a_held_chain_the_growth_sentence_counts_what_the_program_sent_and_na
     assert carried(responses_chain.rounds[1], growth(responses_chain, 2)) == (
         "Request 2 carries 3 messages: 1 message resent unchanged and 2 messages with tool results. The provider "
         "holds 2 earlier messages (previous_response_id or conversation), the model's previous turn among them.")
+
+
+def _conversation(fixture: str, conversation: str):
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+    upload = read_upload([(fixture, (FIXTURES / fixture).read_bytes())])
+    return next(c.trace for c in upload.conversations if c.id == conversation)
+
+
+def test_a_stop_for_tools_whose_calls_the_span_did_not_keep_is_presented_as_call_intent_not_as_an_answer():
+    # A span recorded without content: finish_reason tool_calls, no message. The cards label step 2 on the stop
+    # signal and step 3 "not recorded"; presenter mode went from the request to "⑤ Model answers", with nothing on it.
+    trace = _conversation("otlp-span-per-call-no-content.jsonl", "03bc5514d8aa6d7d568eaa76afb333b9")
+    assert steps_in(trace.rounds[0]) == (1, 2, 3, 4)
+    intent = reveal(trace, Position(1, 2))
+    assert intent.title == "Call intent" and [lab.path for lab in intent.labels] == ["choices[0].finish_reason"]
+    assert [lab.detail for lab in reveal(trace, Position(1, 3)).labels] == [
+        "not recorded: the trace does not say what the program ran"]
+    # Its slide's sentence said "The call failed": the call did not fail, the log kept no content.
+    from lib.slide_words import step_lead
+    assert step_lead(trace.rounds[0], 2).startswith("The model stops to have tools run, but the log did not keep which")
+
+
+def test_a_response_cut_off_at_its_length_limit_is_not_presented_as_the_model_answering():
+    # The Responses API's third round stopped at max_output_tokens: the cards label no step 5, and the slide was
+    # titled "Model answers".
+    trace = _conversation("openai-responses.jsonl", "resp_68b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5")
+    assert reveal(trace, Position(3, 5)).title == "The model stops without an answer or a call"
+    from lib.slide_words import step_lead
+    assert not step_lead(trace.rounds[2], 5).startswith("The loop ends: this text goes to the person")

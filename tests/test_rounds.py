@@ -110,3 +110,44 @@ def test_a_call_with_no_execution_is_unrecorded_in_a_log_and_waiting_in_a_live_r
     assert lane() == ["not recorded: the trace does not say what the program ran"]
     assert lane(waiting=call.id) == [f"waiting for your approval: {call.name} ({call.id})"]
     assert lane(waiting="call_elsewhere") == ["not recorded: the trace does not say what the program ran"]
+
+
+def _conversation(fixture: str):
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+    return read_upload([(fixture, (FIXTURES / fixture).read_bytes())]).conversations[0].trace
+
+
+def test_a_result_for_a_call_the_program_sent_back_under_another_id_names_the_round_that_made_it():
+    # pydantic-ai gave round 1's call, which came back with an empty id, an id of its own before sending it back.
+    # Step 4 said the result answered a call "by no response in the log"; the Checks page says, rightly, that it is
+    # round 1's get_current_time call under a rewritten id.
+    trace = _conversation("openai-compatible-empty-call-id.jsonl")
+    [label] = [s for s in steps_for_round(trace, 2) if s.step == 4]
+    assert label.call_round == 1
+    assert label.detail == ("result for get_current_time (pyd_ai_cee885c699414386a7e14b7ec43cadbc, called in round 1 "
+                            "with an empty id, which the program sent back under this one)")
+    # simonw/llm renamed OpenRouter's id llm_version:0 to 0.
+    trace = _conversation("containers/llm-openrouter-renamed-call.yaml")
+    [label] = [s for s in steps_for_round(trace, 2) if s.step == 4]
+    assert label.call_round == 1
+    assert label.detail == ("result for llm_version (0, called in round 1 as llm_version:0, which the program sent "
+                            "back under this one)")
+
+
+def test_a_span_that_kept_no_content_labels_its_loop_ending_stop_as_step_5_on_the_stop_signal():
+    # opentelemetry-instrumentation-openai-v2 without content capture: the second call's span says finish_reason
+    # 'stop' and holds no message. The cards labelled nothing, while the diagram drew "⑤ answers in text" and presenter
+    # mode showed "⑤ Model answers" with nothing on it.
+    from lib.logs.upload import read_upload
+    from lib.presenter import Position, reveal
+    from lib.sequence import sequence
+    from tests.screen import FIXTURES
+    upload = read_upload([("spans.jsonl", (FIXTURES / "otlp-span-per-call-no-content.jsonl").read_bytes())])
+    trace = next(c.trace for c in upload.conversations if c.id == "43e09334a2dca25f5654e3198343348f")
+    [label] = [s for s in steps_for_round(trace, 1) if s.step == 5]
+    assert (label.path, label.detail) == ("choices[0].finish_reason", "finish_reason 'stop': the loop ends; the "
+                                          "response holds no text (the log kept none, or the model wrote none)")
+    assert reveal(trace, Position(1, 5)).labels == (label,)
+    assert [(a.step, a.label) for a in sequence(trace) if a.step == 5] == [
+        (5, "ends the loop: the response holds no text in the log")]

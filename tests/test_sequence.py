@@ -185,5 +185,39 @@ def test_a_response_with_neither_a_call_nor_text_is_not_drawn_as_an_answer_shown
     # Round 3 of the Responses chain stopped at its token limit after reasoning only: it wrote no text to show.
     round_3 = [a.label for a in sequence(responses_chain) if a.round == 3]
     assert "answers in text" not in round_3 and "shows the answer" not in round_3
-    assert [a.label for a in sequence(responses_chain) if a.round == 3 and a.step == 5] == [
-        "stops with no call and no text"]
+    assert [a.label for a in sequence(responses_chain) if a.round == 3 and a.source == "model"] == [
+        "stops: length, no answer and no call"]
+def _conversation(fixture: str, conversation: str):
+    upload = read_upload([(fixture, (FIXTURES / fixture).read_bytes())])
+    return next(c.trace for c in upload.conversations if c.id == conversation)
+
+
+def test_a_stop_for_tools_whose_calls_the_span_did_not_keep_is_drawn_as_call_intent_not_as_an_answer():
+    # A span recorded without content: finish_reason tool_calls, no message. The cards label step 2 on the stop
+    # signal and step 3 "not recorded"; the diagram drew "⑤ answers in text" and "shows the answer".
+    trace = _conversation("otlp-span-per-call-no-content.jsonl", "03bc5514d8aa6d7d568eaa76afb333b9")
+    assert {s.step for s in steps_for_round(trace, 1)} == {2, 3}
+    drawn = [(a.step, a.label, a.recorded) for a in sequence(trace) if a.round == 1]
+    assert drawn[1:] == [(2, "asks for tools (the calls are not recorded)", True),
+                         (3, "runs them? (not recorded)", False)]
+
+
+def test_a_response_cut_off_at_its_length_limit_is_not_drawn_as_the_model_answering():
+    # The Responses API's third round stopped at max_output_tokens: the cards label no step 5. The diagram said
+    # "⑤ answers in text".
+    trace = _conversation("openai-responses.jsonl", "resp_68b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5")
+    assert trace.rounds[2].response.finish_reason == "length"
+    assert 5 not in {s.step for s in steps_for_round(trace, 3)}
+    drawn = [(a.step, a.label) for a in sequence(trace) if a.round == 3]
+    assert drawn[-1] == (None, "stops: length, no answer and no call")
+    assert not any(label == "shows the answer" for _, label in drawn)
+
+
+def test_narration_that_ends_the_loop_is_drawn_as_the_cards_name_it_not_as_an_answer():
+    # Round 1 announces "let me check" and calls nothing: the cards name its step 5 "Loop ends without a call", the
+    # diagram drew "⑤ answers in text" and "shows the answer".
+    trace = load_bundled("pitfalls/narration-without-call").trace
+    assert [s.title for s in steps_for_round(trace, 1) if s.step == 5] == ["Loop ends without a call"]
+    drawn = [(a.step, a.label) for a in sequence(trace) if a.round == 1]
+    assert (5, "ends the loop without a call: announces an action, runs none") in drawn
+    assert not any(label in ("answers in text", "shows the answer") for _, label in drawn)

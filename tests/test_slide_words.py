@@ -68,3 +68,22 @@ def test_a_held_chain_counter_splits_the_input_into_held_messages_never_resent_o
         split = dict(snowball(responses_chain, rows, index).split)
         assert "earlier messages (resent)" not in split
         assert split["earlier messages held by the provider (billed as input)"] > 0
+
+
+def _batch_results(conversation: str):
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+    upload = read_upload([("results.jsonl", (FIXTURES / "anthropic-batch-results.jsonl").read_bytes())])
+    return next(c.trace for c in upload.conversations if c.id == conversation)
+
+
+def test_the_counter_of_a_request_the_log_did_not_keep_neither_estimates_nor_splits_its_input():
+    # Anthropic's batch results keep the answers, not the requests. ticket-8's call failed: nothing of its input is
+    # known, and the slide said "Input tokens (estimated): ≈ 0". ticket-7's usage was reported, 1,122 tokens in, and
+    # the slide split them all as "reported beyond our count": the Tokens page splits a request it never saw nowhere.
+    failed = _batch_results("ticket-8")
+    counter = snowball(failed, summarize(failed, COUNTER), 1)
+    assert counter.input_tokens is None and counter.split == ()
+    answered = _batch_results("ticket-7-round-2")
+    counter = snowball(answered, summarize(answered, COUNTER), 1)
+    assert counter.input_tokens == 1122 and not counter.estimated and counter.split == ()

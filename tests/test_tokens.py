@@ -112,3 +112,34 @@ def test_a_previous_response_id_chain_splits_the_held_messages_as_held_by_the_pr
 def test_a_trace_the_provider_held_nothing_of_says_nothing_of_held_messages(hengxin, o200k):
     from lib.tokens import input_parts, input_words
     assert all(HELD not in input_words(input_parts(b)) for b in breakdowns(hengxin, o200k))
+
+
+def _conversation(fixture: str, conversation: str):
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+    upload = read_upload([(fixture, (FIXTURES / fixture).read_bytes())])
+    return next(c.trace for c in upload.conversations if c.id == conversation)
+
+
+def test_totals_over_calls_whose_request_the_log_did_not_keep_say_not_in_the_log_never_0(o200k):
+    # A streamed answer cut short, logged without its request: the rounds table writes its tokens in "not in the
+    # log". The totals summed its unknown input as 0 and wrote "≈ 0" billed, "their tokens are our offline estimate".
+    ball = snowball(summarize(_conversation("openai-chat-stream.jsonl", "conversation 3"), o200k))
+    assert ball.billed_input_words == "not in the log"
+    assert ball.single_call_words == "not in the log"
+    assert ball.output_words == "≈ 12"  # the answer is in the log: counted offline
+    # Anthropic's batch results: ticket-8 failed with a 400, no request and no output kept.
+    failed = snowball(summarize(_conversation("anthropic-batch-results.jsonl", "ticket-8"), o200k))
+    assert (failed.billed_input_words, failed.output_words) == ("not in the log", "not known")
+    # Reported usage on a request the log did not keep is known: it is summed, and as reported, unmarked.
+    answered = snowball(summarize(_conversation("anthropic-batch-results.jsonl", "ticket-7-round-2"), o200k))
+    assert (answered.billed_input_words, answered.output_words, answered.single_call_words) == ("1,122", "24", "1,122")
+
+
+def test_a_total_that_leaves_out_calls_it_cannot_know_says_how_many(o200k):
+    rows = summarize(load_bundled("larkfield-get-order").trace, o200k)
+    assert snowball(rows).billed_input_words == "4,224"
+    lost = summarize(_conversation("openai-chat-stream.jsonl", "conversation 3"), o200k)
+    ball = snowball(rows + lost)
+    assert ball.billed_input_words == "4,224 (1 call not known, left out)"
+    assert ball.output_words == "≈ 135"

@@ -260,17 +260,22 @@ def _headers(data: bytes, position: int) -> dict[str, Any]:
     return headers
 
 
-def invoke_stream_events(data: bytes) -> list[dict]:
-    """The events an InvokeModelWithResponseStream body carries, each `chunk`'s base64 `bytes` opened: its body API's
-    stream events, in order. An exception the stream ended with is an `error` event with AWS's words."""
-    events: list[dict] = []
+def _objects(data: bytes) -> Iterator[tuple[dict, dict]]:
+    """Each event-stream message's headers and its JSON payload, where that is an object (others carry nothing)."""
     for headers, payload in _stream_messages(data):
         try:
             message = json.loads(payload) if payload else {}
         except ValueError as exc:
             raise LineProblem(f"an event stream message's payload is not valid JSON ({exc})") from exc
-        if not isinstance(message, dict):
-            continue
+        if isinstance(message, dict):
+            yield headers, message
+
+
+def invoke_stream_events(data: bytes) -> list[dict]:
+    """The events an InvokeModelWithResponseStream body carries, each `chunk`'s base64 `bytes` opened: its body API's
+    stream events, in order. An exception the stream ended with is an `error` event with AWS's words."""
+    events: list[dict] = []
+    for headers, message in _objects(data):
         if headers.get(":message-type") == "exception":
             words = str(message.get("message") or headers.get(":exception-type") or "the stream failed")
             events.append({"type": "error", "error": {"type": str(headers.get(":exception-type") or "exception"),
@@ -297,13 +302,7 @@ def stream_response(data: bytes) -> dict | None:
     """The Converse response a ConverseStream body amounts to: its blocks joined in order, the stop reason, usage
     and metrics; an exception the stream ended with, as its body (`{"message": ...}`); None for no event."""
     events = []
-    for headers, payload in _stream_messages(data):
-        try:
-            event = json.loads(payload) if payload else {}
-        except ValueError as exc:
-            raise LineProblem(f"an event stream message's payload is not valid JSON ({exc})") from exc
-        if not isinstance(event, dict):
-            continue
+    for headers, event in _objects(data):
         if headers.get(":message-type") == "exception":
             return {"message": str(event.get("message") or headers.get(":exception-type") or "the stream failed")}
         events.append((headers.get(":event-type"), event))

@@ -7,12 +7,12 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from lib.summary import (BILLING_NOT_KNOWN, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary, Snowball, about,
-                         INPUT_NOT_KNOWN, OUTPUT_MISSING, counted_parts, missing_output, no_bar_words,
-                         overcounted)
+from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary,
+                         Snowball, OUTPUT_MISSING, counted_parts, missing_output, no_bar_words, overcounted,
+                         round_cost, tokens_words)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
-from lib.prices import DEFAULT_PRICES, Price, TraceCost, cost, cost_words, price_for, prices_from_rows
+from lib.prices import DEFAULT_PRICES, Price, prices_from_rows
 from lib.text import plural
 from lib.tokens import HELD, input_parts, split_words
 from lib.usage_gap import gap_notes_words
@@ -21,11 +21,6 @@ from lib.ui.cache import per_trace
 from lib.ui.charts import tokens_per_round
 from lib.tokens import Counting
 
-
-NOT_IN_THE_LOG = "not in the log"
-NOT_KNOWN = "not known"
-"""A total none of whose parts is known, as the explorer writes a round's figure that is not."""
-"""What a figure reads where the log did not keep what it would be counted from: unknown, never 0 or blank."""
 
 REQUESTS_UNRECORDED = ("The log kept the answers, not the requests: what each request sent, its tool list included, "
                        "is not known. The input figures are what the API reported, where it did.")
@@ -60,15 +55,11 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
     usage, estimate = row.usage, row.breakdown.counted
     left, middle, right = st.columns(3)
     if response_hidden:
-        known = row.input_if_known  # reported, or counted from a request the log kept: as the rounds table says
-        if known is None:
-            left.caption("Input tokens: **not known**")
-        else:
-            left.caption(f"Input tokens ({usage.source}): **{about(known, usage.source != 'reported')}**")
+        left.caption(f"Input tokens ({usage.source}): **{tokens_words(row)[0]}**")
         middle.caption("Output tokens and our estimates are hidden until you predict the response.")
         return
     if not row.request_recorded:
-        _unrecorded_request_figures(usage, left, middle)
+        _unrecorded_request_figures(row, left, middle)
         return
     if usage.source == "reported":
         gap = row.breakdown.not_counted
@@ -110,14 +101,15 @@ def _estimated_output(row: RoundSummary, column) -> None:
                        help="The API reported no usage for this round; counted offline from the response's content.")
 
 
-def _unrecorded_request_figures(usage, left, middle) -> None:
+def _unrecorded_request_figures(row: RoundSummary, left, middle) -> None:
     # No estimate of a request we never saw: only what the API reported, if anything.
+    usage = row.usage
     if usage.source == "reported":
         left.caption(f"Input tokens (reported): **{usage.input_tokens:,}**", help=REPORTED_INPUT)
         middle.caption(f"Output tokens (reported): **{usage.output_tokens:,}**", help=REPORTED_OUTPUT)
     else:
-        left.caption("Input tokens: **not known**")
-        middle.caption(f"Output tokens (estimated): **≈ {usage.output_tokens:,}**")
+        left.caption(f"Input tokens: **{NOT_IN_THE_LOG}**")  # the rounds table's word for the same figure
+        _estimated_output(row, middle)  # a failed call wrote nothing to estimate
     st.caption(REQUEST_NOT_COUNTED)
 
 
@@ -145,9 +137,8 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             "latency ms": r.latency_ms,
         }
         if prices is not None:
-            price = price_for(r.model, prices)
             record["model"] = r.model
-            record["cost USD"] = cost(r.usage, price) if price else None
+            record["cost USD"] = round_cost(r, prices)
         records.append(record)
     table = pd.DataFrame(records)
     if table.empty or table["latency ms"].isna().all():
@@ -209,16 +200,15 @@ def snowball_metrics(ball: Snowball) -> None:
     if ball.failed_calls:
         estimated += (f" {ball.failed_calls:,} of them failed: whether the provider billed "
                       f"{'it' if ball.failed_calls == 1 else 'them'}, the log does not say.")
-    if ball.unknown_inputs:  # a call nothing measured is left out of the sum, not added as 0
-        estimated += f" {ball.unknown_inputs:,} of them: {INPUT_NOT_KNOWN}, left out of the sum."
-    known = ball.unknown_inputs < ball.rounds
-    a.metric("Input billed over all calls", about(ball.billed_input, bool(ball.estimated_calls)) if known else
-             NOT_KNOWN, help=f"{plural(ball.rounds, 'call')}, {ball.output:,} out.{estimated}")
-    b.metric("One call with the final context", NOT_KNOWN if ball.last_unknown else
-             about(ball.single_call_input, ball.last_estimated),
-             delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed"
-             if ball.single_call_input and not ball.last_unknown and not ball.unknown_inputs else None,
-             delta_color="off")
+    if ball.unknown_input_calls:
+        estimated += (f" {ball.unknown_input_calls:,} of them the log kept no request for: their input is not known, "
+                      "and not in the sum.")
+    a.metric("Input billed over all calls", ball.billed_input_words,
+             help=f"{plural(ball.rounds, 'call')}, {ball.output_words} out.{estimated}")
+    # A ratio over a sum that leaves calls out would be too small: none is given then.
+    whole = ball.single_call_input and not ball.unknown_input_calls
+    b.metric("One call with the final context", ball.single_call_words,
+             delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if whole else None, delta_color="off")
     if not ball.requests_recorded:
         c.metric("Input already sent in the previous request", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
         d.metric("Tool list, every round", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
@@ -230,13 +220,6 @@ def snowball_metrics(ball: Snowball) -> None:
         return
     d.metric("Tool list, every round", f"{ball.tools_per_round:,} tokens",
              delta=f"{ball.tools_total:,} over {plural(ball.rounds, 'round')}", delta_color="off")
-
-
-def cost_metric(spent: TraceCost, ball: Snowball) -> None:
-    """The cost of the whole trace, ≈ when estimated tokens went into it, saying what it leaves out."""
-    left_out = (f"It leaves out the input of {plural(ball.unknown_inputs, 'call')}, which is not known (no request "
-                "in the log, no usage reported)." if ball.unknown_inputs else None)
-    st.metric("Cost of the whole trace", cost_words(spent, estimated=bool(ball.estimated_calls)), help=left_out)
 
 
 def log_notes(notes: tuple[str, ...]) -> None:

@@ -122,17 +122,20 @@ def messages_per_round(rows: tuple[RoundSummary, ...]) -> go.Figure:
 
 
 def cumulative_input(rows: tuple[RoundSummary, ...]) -> go.Figure:
-    """Input billed so far, against what one call with the same context would have cost."""
+    """Input billed so far, against what one call with the same context would have cost. A round whose input the log
+    cannot give (RoundSummary.input_if_known) has no point and adds nothing, as the totals leave it out: a 0 would say
+    its call read nothing."""
+    known = [r for r in rows if r.input_if_known is not None]
     running, total = [], 0
-    for r in rows:
-        total += r.usage.input_tokens
+    for r in known:
+        total += r.input_if_known
         running.append(total)
-    rounds = _numbers(r.round for r in rows)
+    rounds = _numbers(r.round for r in known)
     mode = "lines+markers" if len(rows) <= BARS_UP_TO else "lines"  # a marker per round is a shape per round
     figure = go.Figure()
     figure.add_scatter(name="input billed so far", x=rounds, y=_numbers(running), mode=mode)
     figure.add_scatter(name="this round's context in one call", x=rounds,
-                       y=_numbers(r.usage.input_tokens for r in rows), mode=mode, line={"dash": "dot"})
+                       y=_numbers(r.input_if_known for r in known), mode=mode, line={"dash": "dot"})
     return _layout(figure, rows, "input tokens")
 
 

@@ -14,7 +14,7 @@ from lib import catalog
 from lib.compare import (Comparison, Run, RoundContent, RoundPair, answer_texts, call_changes, compare, finish_written,
                          item_text, message_changes, round_contents, tool_changes, unrecorded_words)
 from lib.deeplink import is_kept_id, linked_round
-from lib.prices import DEFAULT_PRICES, cost_words, money_words
+from lib.prices import COST_NOT_KNOWN, DEFAULT_PRICES, cost_words, money_words
 from lib.store import StoreUnavailable
 from lib.summary import about
 from lib.ui import kept, navigation, picker, plain, state
@@ -202,8 +202,8 @@ def _message_changes(left: catalog.LoadedTrace, right: catalog.LoadedTrace, roun
 def _rounds_frame(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counters: tuple[str, str]) -> pd.DataFrame:
     found = _aligned(left, right, counters)
     records = [{"row": n, "left round": p.left, "right round": p.right, "verdict": p.verdict,
-                "tokens in, left": _tokens(p, "left", 0),
-                "tokens in, right": _tokens(p, "right", 0),
+                "tokens in, left": _tokens(p.words_left, 0),
+                "tokens in, right": _tokens(p.words_right, 0),
                 "Δ tokens in": _token_delta(p, 0)}
                for n, p in enumerate(found.pairs, start=1)]
     return _dashed(records)
@@ -212,9 +212,8 @@ def _rounds_frame(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counter
 def summary(found: Comparison) -> None:
     """Each run's totals, and where the runs first part."""
     table = pd.DataFrame([{"run": side, "name": f.name, "rounds": f.rounds, "tool calls": f.calls,
-                           "tokens in": about(f.input_tokens, bool(f.estimated_calls)),
-                           "tokens out": about(f.output_tokens, bool(f.estimated_calls)),
-                           "cost USD": cost_words(f.cost, bool(f.estimated_calls)),
+                           "tokens in": f.input_words, "tokens out": f.output_words,
+                           "cost USD": cost_words(f.cost),
                            "findings": f.findings}
                           for side, f in (("left", found.left), ("right", found.right))])
     st.dataframe(table, hide_index=True, width="stretch", key="compare.summary", placeholder=NOTHING)
@@ -258,15 +257,9 @@ def chosen_row(found: Comparison) -> int:
     return row
 
 
-def _tokens(pair: RoundPair, side: str, n: int) -> str | None:
-    """Input (n=0) or output (n=1) tokens of one side's round, marked ≈ as every page marks an estimate, or why the
-    log gives none; None where that side has no round."""
-    tokens = getattr(pair, f"tokens_{side}")
-    if tokens is None:
-        return None
-    if tokens[n] is None:
-        return getattr(pair, f"unknown_{side}")[n]
-    return about(tokens[n], getattr(pair, f"estimated_{side}"))
+def _tokens(words: tuple[str, str] | None, n: int) -> str | None:
+    """Input (n=0) or output (n=1) tokens of one side's round as the Tokens page writes them (RoundPair.words_left)."""
+    return None if words is None else words[n]
 
 
 def _figures(pair: RoundPair) -> None:
@@ -274,11 +267,12 @@ def _figures(pair: RoundPair) -> None:
     for column, label, n in ((a, "Input tokens", 0), (b, "Output tokens", 1)):
         change = _delta(*(t[n] if t else None for t in (pair.tokens_left, pair.tokens_right))) or 0
         # A delta written "≈ -86" does not start with its sign, so the arrow is given, not guessed.
-        column.metric(f"{label}, right (left: {_tokens(pair, 'left', n) or '–'})",
-                      _tokens(pair, "right", n) or "–", delta=_token_delta(pair, n),
+        column.metric(f"{label}, right (left: {_tokens(pair.words_left, n) or '–'})",
+                      _tokens(pair.words_right, n) or "–", delta=_token_delta(pair, n),
                       delta_color="off", delta_arrow="down" if change < 0 else "up" if change > 0 else "off")
     cost = _delta(pair.cost_left, pair.cost_right)
-    spent = "–" if pair.right is None else money_words(pair.cost_right, pair.estimated_right)
+    spent = "–" if pair.right is None else (money_words(pair.cost_right, pair.estimated_right)
+                                            if pair.cost_known_right else COST_NOT_KNOWN)
     # A difference taken from an estimate on either side is one too; written "≈ +0.00001", its arrow is given.
     mark = "≈ " if pair.estimated_left or pair.estimated_right else ""
     c.metric("Cost USD, right", spent, delta=None if cost is None else f"{mark}{cost:+.5f}", delta_color="off",

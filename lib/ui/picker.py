@@ -132,8 +132,9 @@ def trace_picker() -> catalog.LoadedTrace:
                             persist_state="session")
         _uploader(files)
         st.selectbox("Count tokens with", state.TOKENIZERS, key=state.TOKENIZER, persist_state="session",
-                     help="auto picks the tiktoken vocabulary for the trace's model; characters is a rough rule of "
-                          "thumb (4 characters a token) for when no vocabulary is available.")
+                     help="auto picks the trace's model's own tiktoken vocabulary where it has one (OpenAI's models), "
+                          "else o200k_base, which only approximates another vendor's tokenizer; characters is a rough "
+                          "rule of thumb (4 characters a token) for when no vocabulary is available.")
         if saved is not None:
             st.query_params["trace"] = st.session_state[kept.SAVED]  # the permanent link: it opens on any replica
             st.caption("Kept in the library; this address is its permanent link.")

@@ -148,8 +148,12 @@ def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     st.header(":material/calculate: Tokens and cost")
     times = f", {ball.billed_input / ball.single_call_input:.1f} times" if ball.single_call_input else ""
     about = "about " if ball.estimated_calls else ""  # the Tokens page's "≈", in words
-    lead(f"Every call resends everything: {plural(ball.rounds, 'call')} billed {about}{ball.billed_input:,} input tokens"
-         f"{times} one call with the final context.")
+    if ball.unknown_input_calls:  # a sum with calls left out is no bill: the metrics below say what it holds
+        lead(f"Every call resends everything: {plural(ball.rounds, 'call')}, of which the log kept no request for "
+             f"{ball.unknown_input_calls:,}, so what the conversation was billed for its input is not known.")
+    else:
+        lead(f"Every call resends everything: {plural(ball.rounds, 'call')} billed {about}{ball.billed_input:,} input "
+             f"tokens{times} one call with the final context.")
     accounting.snowball_metrics(ball)
     st.plotly_chart(charts.for_projector(charts.input_breakdown(rows), height=360), key="slide.tokens",
                     config={"displayModeBar": False})
