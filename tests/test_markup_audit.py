@@ -56,8 +56,6 @@ WORDS = {
     "cost_words": "a price in dollars or 'not known' (lib/prices.py)",
     "money_words": "an amount in dollars or 'no price' (lib/prices.py)",
     "about": "a token count, ≈ when estimated (lib/ui/accounting.py)",
-    "tokenizer_caveat": "our sentence naming the counter (an encoding's name or characters), never the model "
-                        "(lib/usage_gap.py)",
     "tokens_words": "a round's input and output tokens: digits, ≈ when estimated, or why none (lib/summary.py)",
     "missing_output": "'not known' or 'not in the log': why a round has no output figure (lib/summary.py)",
     "_nothing_ran": "our sentence for a round whose calls did not run (lib/ui/cards.py)",
