@@ -205,7 +205,9 @@ def _walk_views(page, hostile: Path):
             ("Next ▶", (1, 4)), ("Next ▶", (2, 1)), ("Next ▶", (2, 5)), ("Next ▶", (3, 1)), ("Next ▶", (3, 2))]
     for button, (round_, step) in walk:
         page.get_by_role("button", name=button, exact=True).click()
-        title = "② The provider refuses the call" if (round_, step) == (3, 2) else TITLES[step]
+        # Round 2's finish_reason is the hostile text, no stop the loop knows: the cards label no answer on it.
+        title = {(3, 2): "② The provider refuses the call",
+                 (2, 5): "⑤ The model stops without an answer or a call"}.get((round_, step), TITLES[step])
         expect(page.get_by_role("heading", name=title)).to_be_visible()
         expect(page.get_by_text(f"round {round_} of 3")).to_be_visible()
         _idle(page)
