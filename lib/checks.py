@@ -15,7 +15,7 @@ Severities:
   `repeated-call`, and a call whose whole turn the next request dropped (`missing-tool-result`).
 - info: legal and worth knowing: `text-with-tool-calls` (a client must keep that text),
   `tools-changed`, `declined-call`, `model-filled-value` (an argument no earlier message holds; not
-  in a structured answer given as a call, pydantic-ai's `final_result`),
+  in a structured answer given as a call, pydantic-ai's `final_result`, Mirascope's formatted output tool),
   `write-tool-call` (a tool that changes something, where a person's approval belongs), and
   `model-filled-identity` when the execution records that the program replaced the model's value.
 
@@ -35,7 +35,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
 from jsonschema.validators import validator_for
 
-from lib.failures import is_unsent
+from lib.failures import is_unsent, unrun_in_batch
 from lib.growth import growth, kept_pairs
 from lib.intern import canonical_json
 from lib.model import (
@@ -232,17 +232,19 @@ def _missing_tool_result(trace: Trace) -> Iterator[Hit]:
                       "needs its own result, a failure included, before the model is called again; the provider "
                       "rejects the request otherwise.")
         elif (renamed := _renamed_call(following.request, round_, call)) is not None:
-            if round_.call_ids_made_up:
+            if round_.call_ids_made_up or not call.id:
                 continue  # the provider gave the call no id to keep: the program's own id, answered, is no rewrite
             yield Hit("warning", following.index, "request", renamed[1],
-                      f"This request resends the {call.name} call {call.id or '(with an empty id)'} under another id, "
+                      f"This request resends the {call.name} call {call.id} under another id, "
                       f"{renamed[0]}, with its result paired to that id: the program rewrote the call id. The model "
                       "reads a call it did not make that way; keep the provider's id, or give each call an id "
                       "before the first request that resends it.")
         elif round_.response.stop != "length":  # A turn cut off by the output limit is rightly discarded.
             # An assistant turn where this one belongs is this turn rewritten (history-rewritten says how), not dropped.
-            what = "the turn sent back there was rewritten without it" if _turn_sent_back(
-                following.request, len(round_.request.messages)) else "the turn was dropped"
+            sent_back = bool(_turn_sent_back(following.request, len(round_.request.messages)))
+            if sent_back and is_output_tool(call.name, _tool(round_.request, call.name)):
+                continue  # the model's structured answer, not a request to act: no result is owed for it
+            what = "the turn sent back there was rewritten without it" if sent_back else "the turn was dropped"
             yield Hit("warning", round_.index, "response", path,
                       f"Round {following.index}'s request carries neither call {call.id} ({call.name}) nor a result "
                       f"for it: {what}, so the model never learns what became of its request. Send the assistant turn "
@@ -696,14 +698,15 @@ _HANDOFF = re.compile(r"\s*hand[- ]?off to\b", re.IGNORECASE)
 handle the request." for its `transfer_to_symphony_composer` tool."""
 
 
-_OUTPUT_TOOL = re.compile(r"final_result(?:_\w+)?")
-"""pydantic-ai's name for the tool through which the model gives its structured answer (`final_result`, or
-`final_result_<Type>` for one of several output types)."""
+_OUTPUT_TOOL = re.compile(r"final_result(?:_\w+)?|__mirascope_formatted_output_tool__")
+"""The names of the tool through which the model gives its structured answer: pydantic-ai's (`final_result`, or
+`final_result_<Type>` for one of several output types) and Mirascope's, which it sends back as text."""
 
 
 def is_output_tool(name: str, tool: ToolDefinition | None) -> bool:
-    """Whether the call is the model's final answer in structured form (pydantic-ai's output tool, whose default
-    description is "The final response which ends this conversation") rather than a tool the program runs."""
+    """Whether the call is the model's final answer in structured form (pydantic-ai's or Mirascope's output tool;
+    pydantic-ai's default description is "The final response which ends this conversation") rather than a tool the
+    program runs."""
     described = tool is not None and tool.description.startswith("The final response which ends this conversation")
     return described or _OUTPUT_TOOL.fullmatch(name) is not None
 
@@ -751,8 +754,9 @@ def _write_tool_call(trace: Trace) -> Iterator[Hit]:
                   f"A write tool: a person approves it here, before step 3 runs it. {recorded}")
 
 
-def _echo_differs(previous: Round, request: Request) -> int | None:
-    """The index of the assistant turn that resends the previous response, when it is not what the model wrote."""
+def _echo_differs(previous: Round, request: Request) -> tuple[int, str] | None:
+    """Where the assistant turn that resends the previous response is not what the model wrote: the turn's index, and
+    what differs in words."""
     i = len(previous.request.messages)
     turn = _turn_sent_back(request, i)
     if previous.response is None or not turn:
@@ -762,14 +766,25 @@ def _echo_differs(previous: Round, request: Request) -> int | None:
     sent = [(c.id, c.name, c.arguments) for _, m in turn for c in m.tool_calls]
     # Clients may drop null fields or thinking blocks; what matters is the text and the calls. Whitespace alone is not
     # text: Anthropic refuses an empty text block, so clients send " " where the model wrote none.
-    if "".join(m.text for _, m in turn).strip() != written.text.strip():
-        return i
-    if sent == as_written:
-        return None
-    # Only the ids rewritten, each to a new one: missing-tool-result names every one of them, in so many words.
-    # (Ids swapped between calls stay here: each result then answers another call.)
-    same_calls = [c[1:] for c in sent] == [c[1:] for c in as_written]
-    return None if same_calls and not {c[0] for c in sent} & {c[0] for c in as_written} else i
+    text_written, text_sent = written.text.strip(), "".join(m.text for _, m in turn).strip()
+    if as_written and not sent and text_sent and not text_written:
+        return i, f"its {' and '.join(dict.fromkeys(c.name for c in written.tool_calls))} call is sent back as text"
+    differences = []
+    if text_sent != text_written:
+        differences.append("the text the model wrote beside its calls is left out" if not text_sent and as_written
+                           else "its text is left out" if not text_sent
+                           else "it carries text the model did not write in its answer" if not text_written
+                           else "its text is not the text the model wrote")
+    if sent != as_written:
+        # Only the ids rewritten, each to a new one: missing-tool-result names every one of them, in so many words.
+        # (Ids swapped between calls stay here: each result then answers another call.)
+        same_calls = [c[1:] for c in sent] == [c[1:] for c in as_written]
+        renamed = same_calls and not {c[0] for c in sent} & {c[0] for c in as_written}
+        if not renamed:
+            some_kept = sent and all(c in as_written for c in sent) and len(sent) < len(as_written)
+            differences.append(f"it carries {len(sent)} of the {len(as_written)} calls the model made" if some_kept
+                               else "its calls are not the calls the model made (tool, arguments or ids)")
+    return (i, "; ".join(differences)) if differences else None
 
 
 @check("history-rewritten")
@@ -788,9 +803,9 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
                       "history it did not write, and the prompt cache is lost. If this is deliberate trimming, keep "
                       "each call together with its result.")
         elif (echo := _echo_differs(previous, round_.request)) is not None:
-            yield Hit("warning", round_.index, "request", f"messages[{echo}]",
-                      f"The assistant turn sent back here is not what the model wrote in round {previous.index}: its "
-                      "text or its calls differ. Send the turn back as received, text beside the calls included.")
+            yield Hit("warning", round_.index, "request", f"messages[{echo[0]}]",
+                      f"The assistant turn sent back here is not what the model wrote in round {previous.index}: "
+                      f"{echo[1]}. Send the turn back as received, text beside the calls included.")
 
 
 @check("instructions-not-resent")
@@ -908,7 +923,11 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         pointer = f", pointing at messages[{index}]" if index is not None else ""
         words = f"Its words: \"{shorten(error.message, 240)}\" "
         rejected = error.rejected_generation
-        if rejected:  # the model's output refused after the fact: the request itself was fine
+        if (unrun := unrun_in_batch(error)) is not None:  # no HTTP exchange, no provider: the batch ended first
+            ended = "expired" if unrun == "expired" else "was canceled"
+            said = (f"The batch never ran this request: the batch {ended} before its turn came. {words}No provider "
+                    "looked at the request, so nothing in it was at fault: send it again, in a new batch.")
+        elif rejected:  # the model's output refused after the fact: the request itself was fine
             said = (f"The provider refused this request {status}{pointer}. {words}What the model wrote, rejected: "
                     f"\"{shorten(rejected, 240)}\" The model did answer: the provider rejected what it wrote and "
                     "returned no response. Send the request again, or append the rejected call with the reason so "
@@ -916,7 +935,7 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         elif _refusal(error.status):
             said = (f"The provider refused this request {status}{pointer}. {words}The model saw nothing of this "
                     "round: fix the request and send it again.")
-        else:  # a timeout, an overloaded server, a batch that expired: nothing says the request was at fault
+        else:  # a timeout, an overloaded server: nothing says the request was at fault
             said = (f"This call failed {status}{pointer}. {words}No response came back, and "
                     + ("the status is the provider's trouble, not the request's: send it again after a pause."
                        if _numeric_status(error.status) else

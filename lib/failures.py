@@ -52,6 +52,20 @@ def is_unsent(error: ProviderError | None) -> bool:
     return _error_type(error) in (NO_RECORDING, REFUSED_HERE)
 
 
+UNRUN_IN_BATCH = {"expired": "expired", "canceled": "canceled", "batch_expired": "expired",
+                  "batch_cancelled": "canceled"}
+"""How a batch says it ended before it ran a request (Anthropic's result `type`, OpenAI's error `code`), by what
+became of the batch."""
+
+
+def unrun_in_batch(error: ProviderError | None) -> str | None:
+    """`expired` or `canceled` when the batch ended before it ran the request: no provider looked at it; else None."""
+    body = error.body if error is not None and isinstance(error.body, dict) else {}
+    inner = body.get("body") if isinstance(body.get("body"), dict) else body
+    said = inner.get("type") if "type" in inner else inner.get("code")
+    return UNRUN_IN_BATCH.get(said) if isinstance(said, str) else None
+
+
 def failure_heading(error: ProviderError) -> str:
     """The sentence above what the provider said; our own words only."""
     if is_replay_miss(error):

@@ -194,10 +194,14 @@ def test_an_empty_call_id_is_not_shown_as_the_tool_name():
     assert (call.id, call.name) == ("", "get_current_time")
 
 
-def test_a_call_resent_under_another_id_is_a_rewritten_history_not_a_dropped_turn():
-    [finding] = _findings(_read("openai-compatible-empty-call-id.jsonl"), "missing-tool-result")
-    assert "dropped" not in finding.message
-    assert "pyd_ai_cee885c699414386a7e14b7ec43cadbc" in finding.message and "rewrote" in finding.message
+def test_a_call_the_provider_gave_an_empty_id_answered_under_the_programs_own_id_is_no_finding():
+    # Gemini's OpenAI-compatible endpoint named the call "": there was no id to keep. pydantic-ai gave it its own,
+    # pyd_ai_cee885…, before the request that resent it, and paired the result to it: what a client must do. The
+    # warning said "the program rewrote the call id … keep the provider's id", advice that cannot be followed.
+    upload = _read("openai-compatible-empty-call-id.jsonl")
+    resent = upload.conversations[0].trace.rounds[1].request.messages
+    assert resent[1].tool_calls[0].id == resent[2].tool_results[0].call_id == "pyd_ai_cee885c699414386a7e14b7ec43cadbc"
+    assert _findings(upload, "missing-tool-result") == [] and _findings(upload, "history-rewritten") == []
 
 
 def test_a_turn_sent_back_as_two_assistant_messages_is_not_a_rewritten_history():
@@ -688,3 +692,46 @@ def test_a_broken_event_in_server_sent_events_is_named_by_its_line_and_the_answe
         (8, "is not valid JSON (at the end of the event's data: unexpected end of data)")]
     (conversation,) = upload.conversations
     assert len(conversation.trace.rounds[0].response.message.tool_calls) == 2
+
+
+def test_a_turn_sent_back_without_the_text_beside_its_calls_says_the_text_was_left_out():
+    # CrewAI on Bedrock: the model wrote "I'll execute all 3 parallel searches simultaneously right now!" beside its
+    # three calls; round 2 sends the three calls back alone. The warning said "its text or its calls differ".
+    [finding] = _findings(_read("containers/crewai-bedrock-parallel-kickoff.yaml"), "history-rewritten")
+    assert (finding.round, finding.path) == (2, "messages[1]")
+    assert "the text the model wrote beside its calls is left out" in finding.message
+    assert "its text or its calls differ" not in finding.message and "calls differ" not in finding.message
+
+
+def test_a_turn_sent_back_with_some_of_its_calls_says_how_many_it_kept():
+    # CrewAI on OpenAI: the model asked for four counting_tool calls at once; CrewAI ran the first and sent back a turn
+    # holding only that one (round 2), then did the same with the three the model asked again (round 3).
+    found = _findings(_read("containers/crewai-openai-max-usage.yaml"), "history-rewritten")
+    assert [(f.round, f.path) for f in found] == [(2, "messages[2]"), (3, "messages[5]")]
+    assert "it carries 1 of the 4 calls the model made" in found[0].message
+    assert "it carries 1 of the 3 calls the model made" in found[1].message
+    assert all("text" not in f.message.split("round")[1].split(".")[0] for f in found)  # the text was not touched
+
+
+def test_a_turn_sent_back_with_text_the_model_did_not_write_says_so():
+    # Groq's gpt-oss-120b answered round 2 with a call and its reasoning in `reasoning`, no content; pydantic-ai sent
+    # the turn back with that reasoning as `<think>` text in content.
+    [finding] = _findings(_read("openai-compatible-tool-use-failed.jsonl"), "history-rewritten")
+    assert (finding.round, finding.path) == (3, "messages[4]")
+    assert "it carries text the model did not write in its answer" in finding.message
+
+
+def test_a_batch_request_the_batch_never_ran_is_said_never_run_not_failed():
+    # Anthropic's `expired` and `canceled` results, and OpenAI's `batch_expired` error: the batch ended before the
+    # request's turn. The finding said "This call failed (HTTP status not recorded) … the log does not say whether the
+    # request was at fault", though the log says the request was never run, so nothing in it was at fault.
+    said = [f.message for f in _findings(_read("anthropic-batch-results.jsonl"), "provider-error")
+            + _findings(_read("openai-batch-output.jsonl"), "provider-error")]
+    unrun = [s for s in said if "never ran this request" in s]
+    assert len(unrun) == 3
+    assert sum("the batch expired before" in s for s in unrun) == 2
+    assert sum("the batch was canceled before" in s for s in unrun) == 1
+    for message in unrun:
+        assert "failed" not in message and "HTTP" not in message and "does not say whether" not in message
+        assert "nothing in it was at fault" in message
+    assert sum("refused this request with HTTP 400" in s for s in said) == 2  # ticket-8 and trip-18 stay refusals
