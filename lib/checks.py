@@ -212,25 +212,49 @@ def _bad_call(trace: Trace, round_: Round, call: ToolCallPart) -> Severity:
 
 @check("missing-tool-result")
 def _missing_tool_result(trace: Trace) -> Iterator[Hit]:
+    reported: set[tuple[int, str]] = set()
+    for hit in _unanswered_after_response(trace):
+        reported.add((hit.round, hit.path))
+        yield hit
+    # A request's history may hold a call no logged response made (the first request of a batch, a log that starts
+    # mid-conversation): it needs its result in that same request all the same.
+    for round_, i, message, _ in _fresh(trace):
+        answered = {p.call_id for m in round_.request.messages[i + 1:] for p in m.tool_results}
+        for call in message.tool_calls:
+            path = join_path(f"messages[{i}]", call.path)
+            if call.id not in answered and (round_.index, path) not in reported and round_.request_recorded:
+                yield Hit("error", round_.index, "request", path, _unanswered_message(round_, call))
+
+
+def _unanswered_message(round_: Round, call: ToolCallPart, resent: bool = False) -> str:
+    """What a request that carries a call and no result for it is, as far as the log shows what became of it."""
+    carries = "resends" if resent else "carries"
+    if round_.request_from_transcript:
+        # A transcript is not a request log: it shows no request sent with this history, only a history that could
+        # not be sent as it stands.
+        return (f"This transcript records no result for the {call.name} call {call.id} before the model's next turn: "
+                "the log kept none, or the program never answered it. Sent or replayed as it stands, this history is "
+                f"invalid: a provider rejects a request that {carries} a call without its result, so give every call "
+                "its own result, a failure included.")
+    said = f"This request {carries} the {call.name} call {call.id}, but no result for it follows."
+    fix = "every call needs its own result, a failure included, before the model is called again."
+    if round_.response is not None and round_.error is None:  # an older API, or a compatible server, let it through
+        return (f"{said} This provider answered it anyway; OpenAI's and Anthropic's APIs today refuse such a request "
+                f"with a 400, so {fix}")
+    return f"{said} The provider rejects such a request: {fix}"
+
+
+def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
+    """Each call a logged response made that the next request does not answer: resent without its result, resent
+    under another id, or left out."""
     for round_, call, path in _calls(trace):
         following = _next(trace, round_)
         if following is None or not following.request_recorded \
                 or any(p.call_id == call.id for _, p, _ in _appended(following, round_)):
             continue  # a request the log lost may have carried the result
         echoed = _call_path(following.request, call.id)
-        if echoed is not None and following.request_from_transcript:
-            # A transcript is not a request log: it shows no request sent with this history, only a history
-            # that could not be sent as it stands.
-            yield Hit("error", following.index, "request", echoed,
-                      f"This transcript records no result for the {call.name} call {call.id} before the model's "
-                      "next turn: the log kept none, or the program never answered it. Sent or replayed as it "
-                      "stands, this history is invalid: a provider rejects a request that resends a call without "
-                      "its result, so give every call its own result, a failure included.")
-        elif echoed is not None:
-            yield Hit("error", following.index, "request", echoed,
-                      f"This request resends the {call.name} call {call.id}, but no result for it follows. Every call "
-                      "needs its own result, a failure included, before the model is called again; the provider "
-                      "rejects the request otherwise.")
+        if echoed is not None:
+            yield Hit("error", following.index, "request", echoed, _unanswered_message(following, call, resent=True))
         elif (renamed := _renamed_call(following.request, round_, call)) is not None:
             if round_.call_ids_made_up or not call.id:
                 continue  # the provider gave the call no id to keep: the program's own id, answered, is no rewrite

@@ -393,8 +393,9 @@ def test_a_transcript_that_kept_no_results_is_not_said_to_have_had_a_request_rej
             assert "a provider rejects a request that resends a call without its result" in finding.message
 
 
-def test_a_request_log_that_resent_a_call_without_its_result_still_says_the_provider_rejects_it():
-    # The same gap in a log of the requests a program sent: that request was really sent.
+def test_a_request_log_that_resent_a_call_without_its_result_says_the_provider_answered_it_anyway_where_it_did():
+    # The same gap in a log of the requests a program sent: that request was really sent, and the log holds the answer
+    # it got. The finding said "the provider rejects the request otherwise" of a request the log shows answered.
     request = {"model": "gpt-4o-mini", "messages": [
         {"role": "user", "content": "Where is order 7?"},
         {"role": "assistant", "content": None, "tool_calls": [
@@ -408,8 +409,26 @@ def test_a_request_log_that_resent_a_call_without_its_result_still_says_the_prov
     [finding] = _findings(upload, "missing-tool-result")
     assert finding.severity == "error" and finding.round == 2
     assert "This request resends the get_order call call_7" in finding.message
-    assert "the provider rejects the request otherwise" in finding.message
-    assert "transcript" not in finding.message
+    assert "This provider answered it anyway; OpenAI's and Anthropic's APIs today refuse such a request with a 400" \
+        in finding.message
+    assert "rejects" not in finding.message and "transcript" not in finding.message
+
+
+def test_a_batch_request_whose_history_holds_a_call_without_its_result_is_an_error_before_any_result_comes_back():
+    # The batch input files alone: Anthropic's ticket-8 sends two calls followed by "Never mind.", OpenAI's trip-18
+    # answers one call of two. No response in the log made those calls, so nothing was flagged, though the results
+    # files show both requests refused with a 400 for exactly this.
+    anthropic = _findings(_read("anthropic-batch-requests.jsonl"), "missing-tool-result")
+    openai = _findings(_read("openai-batch-input.jsonl"), "missing-tool-result")
+    assert [(f.severity, f.round, f.side, f.path) for f in anthropic] == [
+        ("error", 1, "request", "messages[1].content[1]"), ("error", 1, "request", "messages[1].content[2]")]
+    assert [(f.severity, f.round, f.side, f.path) for f in openai] == [
+        ("error", 1, "request", "messages[2].tool_calls[1]")]
+    assert openai[0].message == (
+        "This request carries the get_local_time call call_Bq2vU6zJ9nPq4R, but no result for it follows. The provider "
+        "rejects such a request: every call needs its own result, a failure included, before the model is called "
+        "again.")
+    assert "get_weather call toolu_01Mb3Xq9Lr2Vn8Ks5Tw7Yz1P" in anthropic[0].message
 
 
 def test_an_openinference_span_keeps_the_model_asked_for_and_the_finish_reason_it_recorded():
