@@ -850,14 +850,22 @@ def _tools_changed(trace: Trace) -> Iterator[Hit]:
         before, now = previous.request.tools, round_.request.tools
         if before == now:
             continue
-        added = sorted({t.name for t in now} - {t.name for t in before})
-        removed = sorted({t.name for t in before} - {t.name for t in now})
+        was, is_ = {t.name: t for t in before}, {t.name: t for t in now}
+        added, removed = sorted(is_.keys() - was.keys()), sorted(was.keys() - is_.keys())
+        edited = sorted(name for name in is_.keys() & was.keys() if is_[name] != was[name])
         what = [f"added {', '.join(added)}"] if added else []
         what += [f"removed {', '.join(removed)}"] if removed else []
+        what += [f"{edited[0]}'s definition edited" if len(edited) == 1
+                 else f"the definitions of {', '.join(edited)} edited"] if edited else []
+        what += ["the tools sent in another order"] if not what else []
+        models = previous.request.model, round_.request.model
+        # Another model has a cache of its own: the earlier rounds never filled it, whatever the tools.
+        cache = (f"This request goes to another model ({models[1]}; round {previous.index} asked {models[0]}), so no "
+                 "prompt cache carries over in any case." if None not in models and models[0] != models[1] else
+                 "That is allowed, but it invalidates the prompt cache.")
         yield Hit("info", round_.index, "request", _tools_path(round_.request),
-                  f"The tool list differs from round {previous.index}'s ({'; '.join(what) or 'definitions edited'}). "
-                  "That is allowed, but it invalidates the prompt cache, and a model may still call a tool it saw "
-                  "earlier.")
+                  f"The tool list differs from round {previous.index}'s ({'; '.join(what)}). {cache}"
+                  + (" A model may still call a tool it saw earlier." if removed else ""))
 
 
 @check("too-many-tools")

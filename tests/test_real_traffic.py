@@ -754,3 +754,15 @@ def test_a_batch_request_the_batch_never_ran_is_said_never_run_not_failed():
         assert "failed" not in message and "HTTP" not in message and "does not say whether" not in message
         assert "nothing in it was at fault" in message
     assert sum("refused this request with HTTP 400" in s for s in said) == 2  # ticket-8 and trip-18 stay refusals
+
+
+def test_a_tool_list_edited_when_the_conversation_moves_to_another_model_names_the_tool_and_the_move():
+    # Mirascope resumes a Gemini conversation with gpt-4o and writes compute_fib's schema each provider's way (INTEGER,
+    # then integer with additionalProperties and strict). The finding said "definitions edited … it invalidates the
+    # prompt cache, and a model may still call a tool it saw earlier": no cache carries from Gemini to OpenAI, and no
+    # tool was taken away.
+    [finding] = _findings(_read("containers/mirascope-gemini-then-openai-resume.yaml"), "tools-changed")
+    assert (finding.round, finding.path) == (2, "tools")
+    assert "(compute_fib's definition edited)" in finding.message
+    assert "another model (gpt-4o; round 1 asked gemini-2.5-flash)" in finding.message
+    assert "invalidates the prompt cache" not in finding.message and "saw earlier" not in finding.message
