@@ -72,6 +72,9 @@ def failure_heading(error: ProviderError) -> str:
         return NO_RECORDING_SAID
     if is_unsent(error):
         return "Roundtrip refused to send this call, so no provider saw it. Why:"
+    if (unrun := unrun_in_batch(error)) is not None:  # a batch result, not an HTTP exchange: no status to miss
+        ended = "expired" if unrun == "expired" else "was canceled"
+        return f"The batch never ran this call: the batch {ended} before its turn came, so no provider saw it. Why:"
     if _numeric(error.status):
         return f"The call failed: HTTP {error.status}. The provider said:"
     if not error.status:

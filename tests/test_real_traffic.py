@@ -766,3 +766,17 @@ def test_a_tool_list_edited_when_the_conversation_moves_to_another_model_names_t
     assert "(compute_fib's definition edited)" in finding.message
     assert "another model (gpt-4o; round 1 asked gemini-2.5-flash)" in finding.message
     assert "invalidates the prompt cache" not in finding.message and "saw earlier" not in finding.message
+
+
+def test_a_batch_request_the_batch_never_ran_is_headed_as_never_run_on_its_card():
+    # The card and the export head a failed call with failure_heading: "The call failed, and no HTTP status was
+    # recorded (the log does not say whether a server answered)" was said of requests the batch never sent.
+    from lib.failures import failure_heading
+    rounds = [c.trace.rounds[0] for name in ("anthropic-batch-results.jsonl", "openai-batch-output.jsonl")
+              for c in _read(name).conversations if c.trace.rounds[0].error is not None]
+    headings = [failure_heading(r.error) for r in rounds]
+    assert sum(h.startswith("The batch never ran this call: the batch expired before its turn came")
+               for h in headings) == 2
+    assert sum(h.startswith("The batch never ran this call: the batch was canceled before") for h in headings) == 1
+    assert sum("no provider saw it" in h for h in headings) == 3
+    assert sum(h == "The call failed: HTTP 400. The provider said:" for h in headings) == 2  # ticket-8, trip-18
