@@ -818,7 +818,16 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
             continue  # the provider held the history: the program resent nothing that could differ
         # Interning makes an unchanged prefix cheap to see; only a break in it needs the full comparison.
         placed = growth(trace, round_.index) if round_.resent_prefix < len(previous.request.messages) else None
-        if placed is not None and (placed.changed or placed.dropped):
+        # Other instructions are no history the model wrote: a handoff to another agent (OpenAI Agents SDK) sends the
+        # run on under the next agent's own.
+        instructions = placed is not None and not placed.dropped and bool(placed.changed) and all(
+            e.index == 0 and e.message.role == "system" and e.previous.role == "system" for e in placed.changed)
+        if instructions:
+            yield Hit("info", round_.index, "request", "messages[0]",
+                      f"The instructions differ from round {previous.index}'s: the model answers this round under "
+                      "other instructions (a handoff to another agent does this). That is allowed, but it invalidates "
+                      "the prompt cache.")
+        if placed is not None and (placed.changed or placed.dropped) and not instructions:
             counts = [plural(len(placed.changed), "resent message") + " changed"] if placed.changed else []
             counts += [plural(placed.dropped, "message") + " dropped"] if placed.dropped else []
             path = f"messages[{placed.changed[0].index}]" if placed.changed else "messages"

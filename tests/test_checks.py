@@ -248,6 +248,18 @@ def test_history_rewritten_is_a_resent_message_that_changed_or_history_dropped()
     assert found(grown, "history-rewritten") == []
 
 
+def test_other_instructions_alone_are_said_as_such_not_as_a_history_the_model_did_not_write():
+    triage = {"role": "system", "content": "Route the question to the right agent."}
+    tutor = {"role": "system", "content": "Answer history questions."}
+    answered = says("Order 7 shipped.")
+    handed_off = trace_of(model_round([triage, USER], answered),
+                          model_round([tutor, USER, answered, {"role": "user", "content": "And 8?"}], says("?")))
+    assert found(handed_off, "history-rewritten") == [("info", 2, "request", "messages[0]")]
+    both = trace_of(model_round([triage, USER], answered),
+                    model_round([tutor, {"role": "user", "content": "Where is order 9?"}, answered], says("?")))
+    assert found(both, "history-rewritten") == [("warning", 2, "request", "messages[0]")]
+
+
 def test_history_rewritten_catches_the_text_beside_a_call_dropped_on_the_way_back():
     written = calls(call("call_a"), content="Checking order 7.")
     sent_back = calls(call("call_a"))

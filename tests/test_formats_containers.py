@@ -153,6 +153,13 @@ EXPECTED = [
     ("openllmetry-agents-handoff.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped",
      {"resp_689f74e29ec88192a33523ce531650ec0d633b0c8e3fd59d": [2]}, 1),
+    # The OpenAI Agents SDK hands off to another agent: the History Tutor's request sends the triage agent's input,
+    # call and result on under its own instructions. It was a conversation of its own, the handoff never answered.
+    ("weave-agents-handoff.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
+                                                   "cassette)"},
+     "3 interactions: 3 rounds in 2 conversations; 0 interactions skipped",
+     {"resp_67d8f074efa88192af27cf8d6acc8ff00ee5dd4cb8e6239b": [2, 4],
+      "resp_67d8f074ef008192bfa4871d5b210d410e6dd4b8acbdb1ee": [2]}, 1),
     ("openai-tool-calls.har", {"har": "an entry with request.url and response.content (a HAR file)"},
      "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
      {"conversation 1": [2, 4]}, 1),
@@ -1196,3 +1203,23 @@ def test_a_structured_answer_sent_back_as_text_is_said_rewritten_and_not_left_un
     assert [(f.code, f.round) for f in findings] == [("history-rewritten", 2)]
     assert ("not what the model wrote in round 1: its __mirascope_formatted_output_tool__ call is sent back as text"
             in findings[0].message)
+
+
+def test_a_handoff_goes_on_in_the_conversation_that_made_it_under_the_next_agents_instructions():
+    # weave's OpenAI Agents SDK cassette: the triage agent calls transfer_to_history_tutor; the History Tutor's request
+    # (no previous_response_id) resends that input, the call and its result with other instructions and no tools.
+    triage, guardrail = upload("weave-agents-handoff.yaml").conversations
+    first, second = triage.trace.rounds
+    assert [c.name for c in first.tool_calls] == ["transfer_to_history_tutor"]
+    assert [m.text for m in (first.request.messages[0], second.request.messages[0])] == [
+        "You determine which agent to use based on the user's homework question",
+        "You provide assistance with historical queries. Explain important events and context clearly."]
+    assert [p.content for m in second.request.messages for p in m.tool_results] == ["{'assistant': 'History Tutor'}"]
+    assert second.response.message.text.startswith("The first President of the United States was George Washington.")
+    # The guardrail's parallel call (its own instructions, the same question, no model turn) stays apart.
+    assert guardrail.trace.rounds[0].request.messages[0].text == "Check if the user is asking about homework."
+    findings = {(f.code, f.severity, f.round): f.message for f in run_checks(triage.trace)}
+    assert set(findings) == {("history-rewritten", "info", 2), ("tools-changed", "info", 2)}
+    assert findings[("history-rewritten", "info", 2)] == (
+        "The instructions differ from round 1's: the model answers this round under other instructions (a handoff to "
+        "another agent does this). That is allowed, but it invalidates the prompt cache.")

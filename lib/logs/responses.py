@@ -8,8 +8,11 @@ response id names the conversation.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
+
+import orjson
 
 from lib.dialects import OPENAI
 from lib.dialects.common import flatten_content
@@ -71,6 +74,8 @@ class ResponsesFormat(LogFormat):
 
     def __init__(self) -> None:
         self._links: dict[str, _Link] = {}
+        self._answers: dict[bytes, list[_Link]] = {}
+        """The links by their own assistant message (see `_resent_chain`)."""
         self._conversations: dict[str, list[dict]] = {}
         self.interleaved: list[int] = []
         """Lines whose request's input has the model's text after its call in one turn (see `notes`)."""
@@ -137,6 +142,8 @@ class ResponsesFormat(LogFormat):
                 self.interleaved.append(line)
             messages = history + convert.chat_messages(_turns(items, "input"))
             chat_request = _chat_request(request, messages)
+            if conversation is None and _continues(messages):
+                conversation = self._resent_chain(messages)
         chat_response, error, opens = None, None, None
         if response is not None and not is_responses_response(response):
             error = _error_body(response, status)
@@ -172,6 +179,21 @@ class ResponsesFormat(LogFormat):
             return [], previous
         return list(link.history), link.conversation
 
+    def _resent_chain(self, messages: list[dict]) -> str | None:
+        """The conversation whose latest history `messages` resends whole and goes on from, instructions aside.
+
+        A handoff (OpenAI Agents SDK) sends the run's history on under the next agent's instructions, without a
+        `previous_response_id`: the new instructions keep the request from extending the earlier one as sent, yet
+        its input is that round's input, the model's output and the results."""
+        # Looked up by the last model turn the request resends, so a long log costs one look-up per request.
+        last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "assistant"), None)
+        if last is None or last == len(messages) - 1:
+            return None
+        for link in self._answers.get(_answer_key(messages[last]), ()):
+            if len(link.history) == last + 1 and messages[: last + 1] == link.history:
+                return link.conversation
+        return None
+
     def _remember(self, request: dict | None, response: dict, conversation: str | None, history: list[dict]) -> None:
         """Keep the history after a response, under its id and its Conversations API id."""
         response_id = _text(response.get("id"))
@@ -179,7 +201,17 @@ class ResponsesFormat(LogFormat):
         if thread is not None:
             self._conversations[thread] = history
         if response_id is not None:
-            self._links[response_id] = _Link(conversation or response_id, history)
+            link = _Link(conversation or response_id, history)
+            self._links[response_id] = link
+            self._answers.setdefault(_answer_key(history[-1]), []).append(link)
+
+
+def _answer_key(message: dict) -> bytes:
+    """A model turn as a key: equal turns, equal keys."""
+    try:
+        return orjson.dumps(message, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer past 64 bits, which the standard library writes
+        return json.dumps(message, sort_keys=True, default=str).encode()
 
 
 def _body(obj: dict, key: str, optional: bool = False) -> dict | None:
