@@ -265,14 +265,20 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
                       "before the first request that resends it.")
         elif round_.response.stop != "length":  # A turn cut off by the output limit is rightly discarded.
             # An assistant turn where this one belongs is this turn rewritten (history-rewritten says how), not dropped.
-            sent_back = bool(_turn_sent_back(following.request, len(round_.request.messages)))
-            if sent_back and is_output_tool(call.name, _tool(round_.request, call.name)):
+            turn = _turn_sent_back(following.request, len(round_.request.messages))
+            if turn and is_output_tool(call.name, _tool(round_.request, call.name)):
                 continue  # the model's structured answer, not a request to act: no result is owed for it
-            what = "the turn sent back there was rewritten without it" if sent_back else "the turn was dropped"
+            if call.id and any(call.id in m.text for _, m in turn):
+                # smolagents' ToolCallingAgent writes the call into the turn's text ("Calling tools: [{'id': ...")
+                # and the result into a user message ("Observation: ..."): the model does read an answer, as words.
+                what = ("the turn sent back there names it in its text, written out as words rather than sent as a "
+                        "call, so whatever answers it reaches the model as ordinary text, not as this call's result")
+            else:
+                what = ("the turn sent back there was rewritten without it" if turn else "the turn was dropped") \
+                    + ", so the model never learns what became of its request"
             yield Hit("warning", round_.index, "response", path,
                       f"Round {following.index}'s request carries neither call {call.id} ({call.name}) nor a result "
-                      f"for it: {what}, so the model never learns what became of its request. Send the assistant turn "
-                      "back as received, with a result for every call.")
+                      f"for it: {what}. Send the assistant turn back as received, with a result for every call.")
 
 
 def _renamed_call(request: Request, round_: Round, call: ToolCallPart) -> tuple[str, str] | None:

@@ -160,6 +160,10 @@ EXPECTED = [
      "3 interactions: 3 rounds in 2 conversations; 0 interactions skipped",
      {"resp_67d8f074efa88192af27cf8d6acc8ff00ee5dd4cb8e6239b": [2, 4],
       "resp_67d8f074ef008192bfa4871d5b210d410e6dd4b8acbdb1ee": [2]}, 1),
+    # smolagents' ToolCallingAgent sends its call back as text ("Calling tools: [...]"), the result as "Observation:".
+    ("weave-smolagents-calls-as-text.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a "
+                                                             "VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 2),
     ("openai-tool-calls.har", {"har": "an entry with request.url and response.content (a HAR file)"},
      "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
      {"conversation 1": [2, 4]}, 1),
@@ -1223,3 +1227,21 @@ def test_a_handoff_goes_on_in_the_conversation_that_made_it_under_the_next_agent
     assert findings[("history-rewritten", "info", 2)] == (
         "The instructions differ from round 1's: the model answers this round under other instructions (a handoff to "
         "another agent does this). That is allowed, but it invalidates the prompt cache.")
+
+
+def test_a_call_sent_back_written_out_in_the_turns_text_is_not_said_never_answered():
+    # smolagents (weave's cassette) writes the get_weather call into the assistant turn's text and its result into a
+    # user message, "Observation: ...": the model does read the answer, as words. It was told it "never learns what
+    # became of its request".
+    trace = upload("weave-smolagents-calls-as-text.yaml").conversations[0].trace
+    first, second = trace.rounds
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [("get_weather", {"location": "Tokyo", "celsius": True})]
+    assert [c.name for c in second.tool_calls] == ["final_answer"]
+    assert second.request.messages[3].text == "Observation:\nThe weather in Tokyo is sunny with temperatures around 7°C."
+    findings = run_checks(trace)
+    assert [f.message for f in findings if f.code == "missing-tool-result"] == [
+        "Round 2's request carries neither call call_nxuBkOloEPe9Dq2lgskN8jEL (get_weather) nor a result for it: the "
+        "turn sent back there names it in its text, written out as words rather than sent as a call, so whatever "
+        "answers it reaches the model as ordinary text, not as this call's result. Send the assistant turn back as "
+        "received, with a result for every call."]
+    assert [(f.code, f.round) for f in findings if f.code == "history-rewritten"] == [("history-rewritten", 2)]
