@@ -164,6 +164,11 @@ EXPECTED = [
     ("weave-smolagents-calls-as-text.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a "
                                                              "VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 2),
+    # weave recorded LangChain's OpenAI functions agent with the request body scrubbed to '' (it was "not a model call"),
+    # its answer a legacy `function_call` streamed in pieces (the call was lost).
+    ("weave-langchain-legacy-function-call.yaml", {"vcr-cassette": "an interaction with request.uri and "
+                                                                   "response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [0]}, 1),
     ("openai-tool-calls.har", {"har": "an entry with request.url and response.content (a HAR file)"},
      "3 entries: 2 rounds in 1 conversation; 1 entry not a model call; 0 entries skipped",
      {"conversation 1": [2, 4]}, 1),
@@ -1245,3 +1250,16 @@ def test_a_call_sent_back_written_out_in_the_turns_text_is_not_said_never_answer
         "answers it reaches the model as ordinary text, not as this call's result. Send the assistant turn back as "
         "received, with a result for every call."]
     assert [(f.code, f.round) for f in findings if f.code == "history-rewritten"] == [("history-rewritten", 2)]
+
+
+def test_a_call_recorded_without_its_request_body_is_a_round_whose_request_is_not_known():
+    # weave's LangChain cassette keeps `body: ''` for the request to /v1/chat/completions; the answer streams a legacy
+    # `function_call` (`delta.function_call`, name then argument pieces), finish_reason `function_call`.
+    result = upload("weave-langchain-legacy-function-call.yaml")
+    [round_] = result.conversations[0].trace.rounds
+    assert not round_.request_recorded
+    assert [(c.name, c.arguments) for c in round_.tool_calls] == [("Calculator", {"a": 3, "b": 4})]
+    assert (round_.response.model, round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (
+        "gpt-3.5-turbo-0125", 82, 19)
+    assert [p.message for p in result.notes] == [
+        "the request body was recorded empty: the round shows the response alone, its request not known"]

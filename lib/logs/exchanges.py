@@ -108,6 +108,8 @@ class ExchangeReader:
         """Exchanges that were model calls to an API no format here reads, by the API's host and path: their items."""
         self.unanswered: list[tuple[int, int | None]] = []
         """(item, HTTP status) of the model calls recorded with an empty response body."""
+        self.unsent: list[int] = []
+        """Items of the model calls recorded with an empty request body (a recorder that scrubbed it)."""
 
     def record(self, exchange: Exchange, line: int) -> Iterator[CallRecord]:
         """The model call an exchange was, if it was one."""
@@ -122,7 +124,11 @@ class ExchangeReader:
         where = f"{exchange.method} {exchange.url}"
         request = _json(exchange.request_body, f"the request body of {where}", self.inflater)
         if not isinstance(request, dict):
-            self.not_calls += 1
+            if _empty(exchange.request_body) and (answer := self._answer_alone(exchange, line)) is not None:
+                self.unsent.append(line)
+                yield answer
+            else:
+                self.not_calls += 1
             return
         label = f"the response body of {where}"
         if is_responses_request(request) or "/v1/responses" in exchange.url:
@@ -152,6 +158,20 @@ class ExchangeReader:
         yield CallRecord(line=line, dialect=dialect, request=request, response=None if error else response, error=error,
                          streamed=response is not None and _is_stream(exchange.response_body, exchange.response_type))
 
+    def _answer_alone(self, exchange: Exchange, line: int) -> CallRecord | None:
+        """The call an exchange recorded without its request body was, when its path names Chat Completions or
+        Messages and its answer is one of theirs: a round whose request the log did not keep."""
+        path = urlsplit(exchange.url).path
+        if not path.endswith(("/chat/completions", "/v1/messages")):
+            return None
+        dialect = ANTHROPIC if path.endswith("/v1/messages") else OPENAI
+        response = _response(exchange, f"the response body of {exchange.method} {exchange.url}", dialect, self.inflater)
+        error = _error(response, exchange.status)
+        if error is None and not (anthropic_messages.is_response(response) or openai_chat.is_response(response)):
+            return None
+        return CallRecord(line=line, dialect=dialect, request=None, response=None if error else response, error=error,
+                          streamed=error is None and _is_stream(exchange.response_body, exchange.response_type))
+
     def _left_out(self, exchange: Exchange, request: dict, line: int) -> None:
         """Count an exchange no format here reads: a model call to another API, or no model call at all."""
         if exchange.method.upper() == "POST" and any(key in request for key in MODEL_CALL_KEYS):
@@ -169,6 +189,11 @@ class ExchangeReader:
                             "to it" if len(items) > 1 else ""), loaded=True)
                  for api, items in self.unread.items()]
         notes.extend(self.responses.notes())
+        if self.unsent:
+            more = len(self.unsent) - 1
+            notes.append(Problem(self.unsent[0], "the request body was recorded empty"
+                                 + (f", as it was for {plural(more, 'more call')}" if more else "")
+                                 + ": the round shows the response alone, its request not known", loaded=True))
         if self.unanswered:
             (first, status), more = self.unanswered[0], len(self.unanswered) - 1
             notes.append(Problem(first, f"the response body was recorded empty{f' (HTTP {status})' if status else ''}"
@@ -319,6 +344,11 @@ def _json(body: Any, label: str, inflater: Inflater) -> Any:
         return json.loads(text)
     except ValueError as exc:
         raise LineProblem(f"{label} is not valid JSON ({exc})") from exc
+
+
+def _empty(body: Any) -> bool:
+    """Whether a recorded body is empty: absent, or nothing but whitespace."""
+    return body is None or (isinstance(body, (str, bytes, bytearray)) and not body.strip())
 
 
 def _is_stream(body: Any, content_type: str) -> bool:

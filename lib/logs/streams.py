@@ -52,6 +52,9 @@ class _ChoiceStream:
     """Refusal fragments."""
     calls: dict[int, dict] = field(default_factory=dict)
     """Tool calls by their fragment `index`: id, name and argument fragments."""
+    function_call: dict[str, list[str]] = field(default_factory=dict)
+    """The legacy `function_call` (before tool_calls; LangChain's OpenAI functions agent): name and argument
+    fragments."""
     finish_reason: str | None = None
     """The choice's finish_reason; stays None when the stream was cut off."""
     usage: dict | None = None
@@ -119,6 +122,12 @@ class OpenAIChatStreamFormat(LogFormat):
             raise LineProblem(f"choices[{index}].delta.tool_calls is {describe(fragments)}, expected a list")
         for fragment in fragments or ():
             self._merge_fragment(stream, fragment)
+        legacy = (delta or {}).get("function_call")
+        if legacy is not None and not isinstance(legacy, dict):
+            raise LineProblem(f"choices[{index}].delta.function_call is {describe(legacy)}, expected an object")
+        for key, piece in (legacy or {}).items():
+            if key in ("name", "arguments") and isinstance(piece, str):
+                stream.function_call.setdefault(key, []).append(piece)
         if choice.get("finish_reason") is not None:
             stream.finish_reason = str(choice["finish_reason"])
 
@@ -165,7 +174,9 @@ def _chunk_record(stream: _ChoiceStream) -> CallRecord:
     if stream.calls:
         message["tool_calls"] = [tool_call(call["id"], call["name"], "".join(call["arguments"]))
                                  for _, call in sorted(stream.calls.items())]
-    elif message["content"] is None:
+    if stream.function_call:
+        message["function_call"] = {key: "".join(pieces) for key, pieces in stream.function_call.items()}
+    if not stream.calls and not stream.function_call and message["content"] is None:
         message["content"] = ""
     head = stream.head
     body = chat_completion(message, stream.finish_reason, id=head.get("id"), model=head.get("model"),
