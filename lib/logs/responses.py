@@ -48,6 +48,8 @@ class _Link:
     """The conversation it belongs to: the chain's first response id."""
     history: list[dict]
     """The Chat Completions messages so far, its own assistant message last (instructions excluded)."""
+    instructions: Any = None
+    """The `instructions` its request sent, when its request is in the log."""
 
 
 def is_responses_request(body: Any) -> bool:
@@ -143,7 +145,7 @@ class ResponsesFormat(LogFormat):
             messages = history + convert.chat_messages(_turns(items, "input"))
             chat_request = _chat_request(request, messages)
             if conversation is None and _continues(messages):
-                conversation = self._resent_chain(messages)
+                conversation = self._resent_chain(messages, request.get("instructions"))
         chat_response, error, opens = None, None, None
         if response is not None and not is_responses_response(response):
             error = _error_body(response, status)
@@ -179,19 +181,21 @@ class ResponsesFormat(LogFormat):
             return [], previous
         return list(link.history), link.conversation
 
-    def _resent_chain(self, messages: list[dict]) -> str | None:
-        """The conversation whose latest history `messages` resends whole and goes on from, instructions aside.
+    def _resent_chain(self, messages: list[dict], instructions: Any) -> str | None:
+        """The conversation whose latest history `messages` resends whole and goes on from under other instructions.
 
         A handoff (OpenAI Agents SDK) sends the run's history on under the next agent's instructions, without a
         `previous_response_id`: the new instructions keep the request from extending the earlier one as sent, yet
-        its input is that round's input, the model's output and the results."""
-        # Looked up by the last model turn the request resends, so a long log costs one look-up per request.
+        its input is that round's input, the model's output and the results. Under the same instructions the
+        request extends the earlier one as sent, and the upload chains it on content as it does any other."""
+        # Looked up by the last model turn the request resends, so a long log costs one look-up per request; the
+        # latest first, as a test that runs twice records the same turns twice.
         last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "assistant"), None)
         if last is None or last == len(messages) - 1:
             return None
-        for link in self._answers.get(_answer_key(messages[last]), ()):
+        for link in reversed(self._answers.get(_answer_key(messages[last]), ())):
             if len(link.history) == last + 1 and messages[: last + 1] == link.history:
-                return link.conversation
+                return link.conversation if link.instructions != instructions else None
         return None
 
     def _remember(self, request: dict | None, response: dict, conversation: str | None, history: list[dict]) -> None:
@@ -201,7 +205,7 @@ class ResponsesFormat(LogFormat):
         if thread is not None:
             self._conversations[thread] = history
         if response_id is not None:
-            link = _Link(conversation or response_id, history)
+            link = _Link(conversation or response_id, history, (request or {}).get("instructions"))
             self._links[response_id] = link
             self._answers.setdefault(_answer_key(history[-1]), []).append(link)
 
