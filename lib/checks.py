@@ -67,6 +67,10 @@ TOO_MANY_TOOLS = 10
 SAME_CALL_LIMIT = 2
 """The same call (tool and arguments) made again after this many rounds sent back its result looks like a loop."""
 
+ID_IN_TEXT = 8
+"""The shortest call id looked for in a turn's text: a provider's ids are longer, and a short one ("0") is in
+any text by chance."""
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -268,7 +272,7 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
             turn = _turn_sent_back(following.request, len(round_.request.messages))
             if turn and is_output_tool(call.name, _tool(round_.request, call.name)):
                 continue  # the model's structured answer, not a request to act: no result is owed for it
-            if call.id and any(call.id in m.text for _, m in turn):
+            if len(call.id or "") >= ID_IN_TEXT and any(call.id in m.text for _, m in turn):
                 # smolagents' ToolCallingAgent writes the call into the turn's text ("Calling tools: [{'id': ...")
                 # and the result into a user message ("Observation: ..."): the model does read an answer, as words.
                 what = ("the turn sent back there names it in its text, written out as words rather than sent as a "
