@@ -260,6 +260,16 @@ def test_other_instructions_alone_are_said_as_such_not_as_a_history_the_model_di
     assert found(both, "history-rewritten") == [("warning", 2, "request", "messages[0]")]
 
 
+def test_a_call_written_out_as_text_is_said_so_only_where_its_id_is_in_the_text_and_long_enough_to_tell():
+    def missing(call_id, sent_back):
+        trace = trace_of(model_round([USER], calls(call(call_id))),
+                         model_round([USER, says(sent_back), {"role": "user", "content": "Observation: shipped"}],
+                                     says("Order 7 has shipped.")))
+        return [f.message for f in run_checks(trace) if f.code == "missing-tool-result"][0]
+    assert "names it in its text" in missing("call_nxuBkOloEPe9", "Calling tools: [{'id': 'call_nxuBkOloEPe9'}]")
+    assert "rewritten without it" in missing("0", "Looking up order 70 now.")
+
+
 def test_history_rewritten_catches_the_text_beside_a_call_dropped_on_the_way_back():
     written = calls(call("call_a"), content="Checking order 7.")
     sent_back = calls(call("call_a"))
