@@ -164,8 +164,8 @@ EXPECTED = [
     ("weave-smolagents-calls-as-text.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a "
                                                              "VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 2),
-    # weave recorded LangChain's OpenAI functions agent with the request body scrubbed to '' (it was "not a model call"),
-    # its answer a legacy `function_call` streamed in pieces (the call was lost).
+    # weave recorded LangChain's OpenAI functions agent with the request body scrubbed to '' (it was "not a model
+    # call"), its answer a legacy `function_call` streamed in pieces (the call was lost).
     ("weave-langchain-legacy-function-call.yaml", {"vcr-cassette": "an interaction with request.uri and "
                                                                    "response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [0]}, 1),
@@ -1240,9 +1240,11 @@ def test_a_call_sent_back_written_out_in_the_turns_text_is_not_said_never_answer
     # became of its request".
     trace = upload("weave-smolagents-calls-as-text.yaml").conversations[0].trace
     first, second = trace.rounds
-    assert [(c.name, c.arguments) for c in first.tool_calls] == [("get_weather", {"location": "Tokyo", "celsius": True})]
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [
+        ("get_weather", {"location": "Tokyo", "celsius": True})]
     assert [c.name for c in second.tool_calls] == ["final_answer"]
-    assert second.request.messages[3].text == "Observation:\nThe weather in Tokyo is sunny with temperatures around 7°C."
+    assert second.request.messages[3].text == (
+        "Observation:\nThe weather in Tokyo is sunny with temperatures around 7°C.")
     findings = run_checks(trace)
     assert [f.message for f in findings if f.code == "missing-tool-result"] == [
         "Round 2's request carries neither call call_nxuBkOloEPe9Dq2lgskN8jEL (get_weather) nor a result for it: the "
