@@ -420,6 +420,8 @@ def test_a_gap_on_a_request_that_carries_an_image_names_the_image(app):
     assert why == ["The reported input is 229 tokens more than our count, 71% of the input. Why: the request carries "
                    "1 image, which we count as the text of its part, not as the provider bills an image; the "
                    "provider's chat template adds tokens we cannot see."]
+
+
 def test_an_estimate_counted_with_a_tokenizer_that_is_not_the_models_says_so_beside_the_figure(app):
     # hermes-agent's transcript names kimi-k2.6 and reports no usage: "auto" counts with o200k_base, OpenAI's
     # vocabulary, not Kimi's. The figure said only "counted offline with o200k_base", as if that were the model's.

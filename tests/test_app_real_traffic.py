@@ -347,6 +347,8 @@ def test_a_streamed_response_whose_request_was_not_in_the_log_says_both(app):
     shown = screen(uploaded(app, "anthropic-stream.jsonl"))
     assert ("As recorded: the response the program received as a stream, shown here assembled into the body the API "
             "returns unstreamed; the request was not in the log.") in shown
+
+
 def test_input_the_log_cannot_give_is_not_plotted_as_0_in_the_running_total():
     # A streamed answer logged without its request (openai-chat-stream conversation 3): the rounds table writes its
     # tokens in "not in the log". The Tokens page's "input billed so far" chart plotted it as 0, and added 0 to the

@@ -271,6 +271,8 @@ def test_an_estimate_counted_with_another_models_tokenizer_says_so_in_the_export
     page = trace_html(order_status, summarize(order_status, tiktoken_counter(load_encoding("o200k_base"))))
     assert page.count("Estimated with o200k_base, which is not the tokenizer of claude-sonnet-4-5: the provider&#39;s "
                       "own count of this round would differ.") == 2
+
+
 def test_the_file_writes_the_input_of_a_request_the_log_did_not_keep_as_not_in_the_log_never_0():
     # OpenAI's batch output keeps no request, and trip-20's request expired before it ran. The Tokens page's table
     # says "not in the log" for its tokens in; the file's table said 0 and its round "≈ 0 in, estimated offline",

@@ -187,6 +187,8 @@ def test_a_response_with_neither_a_call_nor_text_is_not_drawn_as_an_answer_shown
     assert "answers in text" not in round_3 and "shows the answer" not in round_3
     assert [a.label for a in sequence(responses_chain) if a.round == 3 and a.source == "model"] == [
         "stops: length, no answer and no call"]
+
+
 def _conversation(fixture: str, conversation: str):
     upload = read_upload([(fixture, (FIXTURES / fixture).read_bytes())])
     return next(c.trace for c in upload.conversations if c.id == conversation)
