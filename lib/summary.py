@@ -239,6 +239,10 @@ class Snowball:
     """Tokens of the tool list in the last request."""
     tools_total: int
     """Tokens spent on tool lists over all calls."""
+    tools_fewest: int | None = None
+    """Tokens of the smallest tool list among the requests the log kept; None when it kept none."""
+    tools_most: int | None = None
+    """Tokens of the largest tool list among the requests the log kept; None when it kept none."""
     tool_list_recorded: bool = True
     """False when the log kept no tool list though the model called tools (RoundSummary.tool_list_recorded)."""
     failed_calls: int = 0
@@ -264,6 +268,19 @@ class Snowball:
     def tokens(self) -> int:
         """Input and output over all calls: the conversation's tokens, an estimate when estimated_calls is not 0."""
         return self.billed_input + self.output
+
+    @property
+    def tools_vary(self) -> bool:
+        """Whether the kept requests sent tool lists of other sizes: an agent handoff, or a program that changes its
+        tools between rounds."""
+        return self.tools_fewest != self.tools_most
+
+    @property
+    def tools_words(self) -> str:
+        """The tool list's tokens a round as the page writes it: the range when they vary, else the one figure."""
+        if self.tools_vary:
+            return f"{self.tools_fewest:,} to {self.tools_most:,} tokens"
+        return f"{self.tools_per_round:,} tokens"
 
     @property
     def billed_input_words(self) -> str:
@@ -301,6 +318,7 @@ def total_words(tokens: int, calls: int, estimated: int, unknown: int, missing: 
 def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
     """The totals of a conversation's rounds."""
     counted = sum(r.breakdown.counted for r in rows)
+    kept_tools = [r.breakdown.tools for r in rows if r.request_recorded]
     return Snowball(
         rounds=len(rows),
         billed_input=sum(r.input_if_known or 0 for r in rows),
@@ -309,6 +327,8 @@ def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
         resent_share=sum(r.breakdown.resent for r in rows) / counted if counted else 0.0,
         tools_per_round=rows[-1].breakdown.tools if rows else 0,
         tools_total=sum(r.breakdown.tools for r in rows),
+        tools_fewest=min(kept_tools, default=None),
+        tools_most=max(kept_tools, default=None),
         tool_list_recorded=all(r.tool_list_recorded for r in rows),
         failed_calls=sum(1 for r in rows if r.failed),
         estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),

@@ -436,3 +436,13 @@ def test_an_estimate_counted_with_the_models_own_tokenizer_claims_no_approximati
     at = app.run()
     assert figures(at)["Input tokens (estimated)"].value.startswith("≈")
     assert not [t.value for t in at.main.text if "which is not the tokenizer of" in t.value]
+
+
+def test_a_handoff_that_drops_the_tool_list_gives_the_tool_list_range_not_the_last_rounds(app):
+    # The triage agent sends two transfer tools in round 1; the history tutor it hands off to sends none in round 2.
+    at = uploaded(app, "containers/weave-agents-handoff.yaml")
+    at.switch_page("pages/tokens.py").run()
+    tool_list = next(m for m in at.metric if m.label == "Tool list, every round")
+    assert tool_list.value == "0 to 140 tokens"
+    assert tool_list.delta == "140 over 2 rounds"
+    assert "not the same size in every request" in tool_list.help

@@ -218,8 +218,11 @@ def snowball_metrics(ball: Snowball) -> None:
     if not ball.tool_list_recorded:
         d.metric("Tool list, every round", NOT_IN_THE_LOG, help=TOOL_LIST_UNRECORDED)
         return
-    d.metric("Tool list, every round", f"{ball.tools_per_round:,} tokens",
-             delta=f"{ball.tools_total:,} over {plural(ball.rounds, 'round')}", delta_color="off")
+    d.metric("Tool list, every round", ball.tools_words,
+             delta=f"{ball.tools_total:,} over {plural(ball.rounds, 'round')}", delta_color="off",
+             help=None if not ball.tools_vary else
+             "The tool list was not the same size in every request: an agent handoff or a program that changes "
+             "its tools sends another list. The figure gives the smallest and the largest.")
 
 
 def log_notes(notes: tuple[str, ...]) -> None:
