@@ -30,7 +30,7 @@ import tiktoken
 
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.encodings import VocabularyUnavailable, count_tokens, load_encoding
-from lib.growth import held_indices, resent_prefix
+from lib.growth import held_indices, kept_before, resent_prefix
 from lib.lru import LeastRecentlyUsed
 from lib.model import (
     built_fast,
@@ -303,6 +303,17 @@ def _held_parts(round_: Round, prefix: int, counter: TokenCounter) -> tuple[int,
     return kept[0] + added[0], kept[1], added[1], len(within)
 
 
+def _resent_past_prefix(rounds, index: int, prefix: int) -> list:
+    """Round `index`'s messages past its resent prefix that sit unchanged where the latest earlier request the log
+    kept had them (lib.growth.growth calls them resent)."""
+    kept = kept_before(rounds, index)
+    if kept is None:
+        return []
+    old, messages = kept.request.messages, rounds[index - 1].request.messages
+    return [messages[i] for i in range(prefix, min(len(old), len(messages)))
+            if messages[i] is old[i] or messages[i] == old[i]]
+
+
 def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
     """Every round's counted parts, each built from the previous round's plus what is new."""
     framing = framing_of(trace)
@@ -323,6 +334,14 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
         system = request.system
         resent = kept[0] + kept[1] + framing.per_message * prefix
         history, new, held = kept[1], added[1], 0
+        if prefix < len(messages) and not request.held_by_provider:
+            # A message resent unchanged after one that changed (a handoff's new instructions) is past the cache's
+            # prefix, yet the previous request carried it: resent, as its card says, not new.
+            again = _resent_past_prefix(trace.rounds, round_.index, prefix)
+            if again:
+                again_instructions, again_conversation = _split(again, counter)
+                history, new = history + again_conversation, new - again_conversation
+                resent += again_instructions + again_conversation + framing.per_message * len(again)
         if request.held_by_provider:
             held_instructions, held_history, held_new, held_within = _held_parts(round_, prefix, counter)
             instructions -= held_instructions

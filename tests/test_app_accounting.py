@@ -8,7 +8,7 @@ import streamlit as st
 
 from lib.encodings import VocabularyUnavailable
 from lib import tokens
-from tests.screen import figures, screen, uploaded
+from tests.screen import figures, round_shown, screen, uploaded
 
 
 def _metrics(at) -> dict[str, str]:
@@ -446,3 +446,16 @@ def test_a_handoff_that_drops_the_tool_list_gives_the_tool_list_range_not_the_la
     assert tool_list.value == "0 to 140 tokens"
     assert tool_list.delta == "140 over 2 rounds"
     assert "not the same size in every request" in tool_list.help
+
+
+def test_a_message_resent_unchanged_after_the_handoffs_new_instructions_counts_as_resent_not_new(app):
+    # Round 2 of the handoff changes the system message and resends the user's question as it was: the card says
+    # "1 message resent unchanged", so the question's tokens are earlier messages, not new ones.
+    shown = round_shown(app, "containers/weave-agents-handoff.yaml", 2)
+    assert "earlier messages (resent) 10 · new messages 13 ·" in shown
+    at = uploaded(app, "containers/weave-agents-handoff.yaml")
+    at.switch_page("pages/tokens.py").run()
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["new messages"].tolist() == [2, 2]
+    assert rounds["in: earlier messages (resent)"].tolist() == [0, 10]
+    assert _metrics(at)["Input already sent in the previous request"] != "0%"
