@@ -303,7 +303,7 @@ def _held_parts(round_: Round, prefix: int, counter: TokenCounter) -> tuple[int,
     return kept[0] + added[0], kept[1], added[1], len(within)
 
 
-def _resent_past_prefix(rounds, index: int, prefix: int) -> list:
+def _resent_past_prefix(rounds: tuple[Round, ...], index: int, prefix: int) -> list[Message]:
     """Round `index`'s messages past its resent prefix that sit unchanged where the latest earlier request the log
     kept had them (lib.growth.growth calls them resent)."""
     kept = kept_before(rounds, index)
