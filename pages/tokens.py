@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib.dialects import DIALECTS
-from lib.summary import overcounted, rows_cost, snowball
+from lib.summary import rows_cost, snowball
 from lib.ui import accounting, charts, navigation, plain, state
 from lib.ui.picker import trace_picker
 from lib.prices import cost_words
