@@ -357,6 +357,12 @@ class Response:
     finish_reason_path: str | None
     """JSON path of the stop signal in `raw`, or None when the body has none."""
 
+    @property
+    def stopped_short(self) -> bool:
+        """The model stopped for another reason than ending its answer or asking for tools (its length limit, a
+        filter, a stop signal not known): the response answers nothing."""
+        return self.stop not in (None, "end", "tool_calls")
+
 
 @built_fast
 @dataclass(frozen=True, slots=True)

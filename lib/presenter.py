@@ -118,7 +118,7 @@ def reveal(trace: Trace, position: Position,
     index, step = position.round, position.step
     round_ = trace.rounds[index - 1]
     title = FAILED_TITLE if step == 2 and round_.response is None else TITLES[step]
-    if step == 5 and round_.response is not None and round_.response.stop not in (None, "end"):
+    if step == 5 and round_.response is not None and round_.response.stopped_short:
         title = STOPPED_TITLE
     if step == 4:
         if index == len(trace.rounds):

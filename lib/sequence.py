@@ -99,7 +99,7 @@ def _no_call(k: int, round_: Round) -> list[Arrow]:
                 Arrow(k, "program", "tools", 3, "runs them? (not recorded)", recorded=False)]
     if narrates_without_call(round_):
         return [Arrow(k, "model", "program", 5, "ends the loop without a call: announces an action, runs none")]
-    if response.stop not in (None, "end"):
+    if response.stopped_short:
         return [Arrow(k, "model", "program", None, f"stops: {response.finish_reason or response.stop}, no answer and "
                       "no call")]
     if not response.message.text:  # a span that kept no content: the loop ended, on words not in the log

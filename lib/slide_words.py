@@ -82,7 +82,7 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
 
 def size_words(size: int | None) -> str:
     """One request's size in the counter: its messages, or that the log did not keep the request."""
-    return "not in the log" if size is None else f"{size:,}"
+    return NOT_IN_THE_LOG if size is None else f"{size:,}"
 
 
 def input_line(snow: Snowball) -> str:
@@ -132,7 +132,7 @@ def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
         return FAILED if round_.response is None else CALLS_NOT_KEPT
     if step == 3:
         return RUNS
-    if round_.response is not None and round_.response.stop not in (None, "end"):
+    if round_.response is not None and round_.response.stopped_short:
         return STOPS + (f" Round {next_round} goes on from it." if next_round else "")
     if round_.response is not None and not round_.response.message.text:
         ends = f"round {next_round} goes on from it" if next_round else "the model is not called again"

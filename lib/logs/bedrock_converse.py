@@ -271,15 +271,19 @@ def _objects(data: bytes) -> Iterator[tuple[dict, dict]]:
             yield headers, message
 
 
+def _exception_words(headers: dict, message: dict) -> str:
+    """What AWS said of the exception a stream ended with."""
+    return str(message.get("message") or headers.get(":exception-type") or "the stream failed")
+
+
 def invoke_stream_events(data: bytes) -> list[dict]:
     """The events an InvokeModelWithResponseStream body carries, each `chunk`'s base64 `bytes` opened: its body API's
     stream events, in order. An exception the stream ended with is an `error` event with AWS's words."""
     events: list[dict] = []
     for headers, message in _objects(data):
         if headers.get(":message-type") == "exception":
-            words = str(message.get("message") or headers.get(":exception-type") or "the stream failed")
             events.append({"type": "error", "error": {"type": str(headers.get(":exception-type") or "exception"),
-                                                      "message": words}})
+                                                      "message": _exception_words(headers, message)}})
             continue
         if headers.get(":event-type") != "chunk" or not isinstance(message.get("bytes"), str):
             continue
@@ -304,7 +308,7 @@ def stream_response(data: bytes) -> dict | None:
     events = []
     for headers, event in _objects(data):
         if headers.get(":message-type") == "exception":
-            return {"message": str(event.get("message") or headers.get(":exception-type") or "the stream failed")}
+            return {"message": _exception_words(headers, event)}
         events.append((headers.get(":event-type"), event))
     return _joined(events) if events else None
 

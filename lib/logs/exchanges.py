@@ -259,44 +259,38 @@ def _native_call(provider: ProviderPairFormat, named: dict, request: dict, respo
     return record
 
 
-def _is_converse_stream(url: str) -> bool:
-    """Whether the URL is Bedrock's ConverseStream."""
-    found = BEDROCK_PATH.search(urlsplit(url).path)
-    return found is not None and found.group(2) is not None
-
-
-def _is_invoke_stream(url: str) -> bool:
-    """Whether the URL is Bedrock's InvokeModelWithResponseStream."""
-    found = INVOKE_PATH.search(urlsplit(url).path)
+def _streaming_path(path: re.Pattern, url: str) -> bool:
+    """Whether the URL is the streaming one of the two Bedrock paths `path` matches (BEDROCK_PATH: ConverseStream,
+    INVOKE_PATH: InvokeModelWithResponseStream), which its second group marks."""
+    found = path.search(urlsplit(url).path)
     return found is not None and found.group(2) is not None
 
 
 def _native_response(exchange: Exchange, provider: ProviderPairFormat, label: str, inflater: Inflater) -> Any:
     """A native call's response body; a stream as the list of its chunks (Gemini), or joined (Ollama, Bedrock)."""
-    if isinstance(provider, BedrockConverseFormat) and isinstance(exchange.response_body, (bytes, bytearray)) \
-            and _is_invoke_stream(exchange.url):
-        return invoke_stream_response(bytes(exchange.response_body))  # Amazon Nova's, through InvokeModel
-    # ConverseStream's path says its body is AWS's event stream where the content type was not kept (LangChain's
-    # cassettes write every header's value as '**REDACTED**').
-    if isinstance(provider, BedrockConverseFormat) and isinstance(exchange.response_body, (bytes, bytearray)) and (
-            "eventstream" in exchange.response_type or _is_converse_stream(exchange.url)):
-        return stream_response(bytes(exchange.response_body))
-    if isinstance(provider, GeminiFormat) and _is_stream(exchange.response_body, exchange.response_type):
-        return _events(_text(exchange.response_body, label, inflater), label)
+    body = exchange.response_body
+    if isinstance(provider, BedrockConverseFormat) and isinstance(body, (bytes, bytearray)):
+        if _streaming_path(INVOKE_PATH, exchange.url):
+            return invoke_stream_response(bytes(body))  # Amazon Nova's, through InvokeModel
+        # ConverseStream's path says its body is AWS's event stream where the content type was not kept (LangChain's
+        # cassettes write every header's value as '**REDACTED**').
+        if "eventstream" in exchange.response_type or _streaming_path(BEDROCK_PATH, exchange.url):
+            return stream_response(bytes(body))
+    if isinstance(provider, GeminiFormat) and _is_stream(body, exchange.response_type):
+        return _events(_text(body, label, inflater), label)
     if isinstance(provider, OllamaFormat):
-        text = _text(exchange.response_body, label, inflater).strip() if not isinstance(
-            exchange.response_body, (dict, list)) else None
+        text = _text(body, label, inflater).strip() if not isinstance(body, (dict, list)) else None
         if text and "\n" in text:  # one JSON object per line: a stream's chunks
             chunks = [_json(piece, label, inflater) for piece in text.splitlines() if piece.strip()]
             return joined_chunks(chunks) if all(isinstance(c, dict) and "message" in c for c in chunks) else chunks
-    return _json(exchange.response_body, label, inflater)
+    return _json(body, label, inflater)
 
 
 def _response(exchange: Exchange, label: str, dialect: str | None, inflater: Inflater) -> Any:
     """The response body as the API would have sent it unstreamed (dialect None: the Responses API)."""
     body = exchange.response_body
     if dialect is not None and isinstance(body, (bytes, bytearray)) and (
-            "eventstream" in exchange.response_type or _is_invoke_stream(exchange.url)):
+            "eventstream" in exchange.response_type or _streaming_path(INVOKE_PATH, exchange.url)):
         events = invoke_stream_events(bytes(body))  # Bedrock's InvokeModelWithResponseStream
     elif not _is_stream(body, exchange.response_type):
         return _json(body, label, inflater)

@@ -8,14 +8,12 @@ response id names the conversation.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
-import orjson
-
 from lib.dialects import OPENAI
 from lib.dialects.common import flatten_content
+from lib.intern import canonical_json
 from lib.logs import chat_shape as convert
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.text import plural
@@ -77,7 +75,7 @@ class ResponsesFormat(LogFormat):
     def __init__(self) -> None:
         self._links: dict[str, _Link] = {}
         self._answers: dict[bytes, list[_Link]] = {}
-        """The links by their own assistant message (see `_resent_chain`)."""
+        """The links by their own assistant message's canonical JSON (see `_resent_chain`)."""
         self._conversations: dict[str, list[dict]] = {}
         self.interleaved: list[int] = []
         """Lines whose request's input has the model's text after its call in one turn (see `notes`)."""
@@ -193,7 +191,7 @@ class ResponsesFormat(LogFormat):
         last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "assistant"), None)
         if last is None or last == len(messages) - 1:
             return None
-        for link in reversed(self._answers.get(_answer_key(messages[last]), ())):
+        for link in reversed(self._answers.get(canonical_json(messages[last]), ())):
             if len(link.history) == last + 1 and messages[: last + 1] == link.history:
                 return link.conversation if link.instructions != instructions else None
         return None
@@ -207,15 +205,7 @@ class ResponsesFormat(LogFormat):
         if response_id is not None:
             link = _Link(conversation or response_id, history, (request or {}).get("instructions"))
             self._links[response_id] = link
-            self._answers.setdefault(_answer_key(history[-1]), []).append(link)
-
-
-def _answer_key(message: dict) -> bytes:
-    """A model turn as a key: equal turns, equal keys."""
-    try:
-        return orjson.dumps(message, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # an integer past 64 bits, which the standard library writes
-        return json.dumps(message, sort_keys=True, default=str).encode()
+            self._answers.setdefault(canonical_json(history[-1]), []).append(link)
 
 
 def _body(obj: dict, key: str, optional: bool = False) -> dict | None:
