@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lib.growth import kept_before, new_sent
+from lib.growth import new_sent
 from lib.model import Trace, Usage, built_fast
 from lib.prices import Price, TraceCost, cost, price_for, trace_cost
 from lib.text import plural
@@ -192,8 +192,11 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     rows = []
     # Transcripts and trajectories keep the messages, not the tools: a call proves a list was sent.
     tool_list_recorded = any(r.request.tools for r in trace.rounds) or not any(r.tool_calls for r in trace.rounds)
+    last_kept = None  # lib.growth.kept_before, carried along the rounds rather than walked back from each
     for round_, (breakdown, usage) in zip(trace.rounds, reconciled_breakdowns(trace, counter)):
-        kept = kept_before(trace.rounds, round_.index) if round_.request_recorded else None
+        recorded = round_.request_recorded
+        kept = last_kept if recorded else None
+        last_kept = round_ if recorded else last_kept
         response = round_.response
         model = (response.model if response else None) or round_.request.model or trace.model
         rows.append(
@@ -208,7 +211,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 breakdown=breakdown,
                 latency_ms=round_.latency_ms,
                 model=model,
-                request_recorded=round_.request_recorded,
+                request_recorded=recorded,
                 tool_list_recorded=tool_list_recorded,
                 failed=response is None and round_.error is not None,
                 rejected_output=response is None and round_.error is not None

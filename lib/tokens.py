@@ -277,9 +277,11 @@ def _split(messages, counter: TokenCounter) -> tuple[int, int]:
     name, known = counter.name, _counts.get
     for message in messages:
         # The remembered count first, inline: this runs for every new message of every round.
-        tokens = known((name, message.key))
-        if tokens is None:
-            tokens = message_tokens(message, counter)
+        key = (name, message.key)
+        tokens = known(key)
+        if tokens is None:  # message_tokens, inlined: counted once, with the one lookup above
+            tokens = counter.count(_message_text(message))
+            _counts.put(key, tokens)
         if message.role in INSTRUCTION_ROLES:
             instructions += tokens
         else:
@@ -319,7 +321,7 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
     framing = framing_of(trace)
     found: list[_Parts] = []
     before: tuple[int, int] = (0, 0)
-    previous_length = 0
+    previous_length, previous_recorded = 0, True  # round 1 has nothing before it: nothing resent past its prefix
     previous_tools, tools = None, 0
     # What is resent is what the latest request the log kept held: a request it lost held nothing we know of.
     kept_tools, kept_system = None, None
@@ -334,7 +336,9 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
         system = request.system
         resent = kept[0] + kept[1] + framing.per_message * prefix
         history, new, held = kept[1], added[1], 0
-        if prefix < len(messages) and not request.held_by_provider:
+        if prefix < len(messages) and not request.held_by_provider \
+                and not (previous_recorded and prefix >= previous_length):
+            # (The test above skips the walk when the previous request is all resent: every snowball round.)
             # A message resent unchanged after one that changed (a handoff's new instructions) is past the cache's
             # prefix, yet the previous request carried it: resent, as its card says, not new.
             again = _resent_past_prefix(trace.rounds, round_.index, prefix)
@@ -370,7 +374,7 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
         found.append((instructions, tools, history, new,
                       framing.per_message * len(messages) + (framing.reply if recorded else 0), resent, held))
         before = (kept[0] + added[0], kept[1] + added[1])
-        previous_length = len(messages)
+        previous_length, previous_recorded = len(messages), recorded
     return found
 
 
