@@ -27,13 +27,32 @@ CONVERTED_FROM = {
 """What each importer's `converted_from` read, in words."""
 
 
+STREAM_ASSEMBLED = ("The response came as a stream: the body shown is assembled here from its chunks, not received in "
+                    "that shape.")
+"""Said of a streamed response wherever the origin line does not say it in its own words."""
+
+
 def origin_line(trace: Trace, round_: Round) -> str:
     """The line shown next to a round's payload: its origin, and for a round an importer converted from another
-    format, that the body on screen (and every path its steps name) is our writing of the record, not the record."""
+    format, that the body on screen (and every path its steps name) is our writing of the record, not the record;
+    for a response that came as a stream, that the body shown is our assembly of it."""
     provenance = trace.round_provenance(round_)
+    if not round_.extra.get("converted_from") and provenance.origin == "recorded":
+        return _half_recorded(round_)
+    line = _origin(trace, round_, provenance)
+    return f"{line} {STREAM_ASSEMBLED}" if _streamed(round_) else line
+
+
+def _streamed(round_: Round) -> bool:
+    """Whether the round's response came as a stream that the importer assembled (lib.model.STREAMED)."""
+    return round_.extra.get(STREAMED) is True and round_.response is not None
+
+
+def _origin(trace: Trace, round_: Round, provenance: Provenance) -> str:
+    """A round's origin in words, and for a converted round, that the body shown is our writing of the record."""
     converted = round_.extra.get("converted_from")
     if not converted:
-        return _half_recorded(round_) if provenance.origin == "recorded" else ORIGIN_TITLES[provenance.origin]
+        return ORIGIN_TITLES[provenance.origin]
     # Our words only: a native trace's `converted_from` is the file's text, and this line is drawn as markdown.
     source = CONVERTED_FROM.get(converted, "another log format")
     body = f"written here as an {DIALECT_NAMES.get(trace.dialect, trace.dialect)} body"
@@ -47,7 +66,7 @@ def origin_line(trace: Trace, round_: Round) -> str:
 def _half_recorded(round_: Round) -> str:
     """A recorded round's line, saying which half the log kept when it kept only one, and when the response came as a
     stream, that the body shown is our assembly of it."""
-    streamed = round_.extra.get(STREAMED) is True and round_.response is not None
+    streamed = _streamed(round_)
     if not round_.request_recorded:
         if streamed:
             return ("As recorded: the response the program received as a stream, shown here assembled into the body "

@@ -93,6 +93,10 @@ EXPECTED = [
     ("ollm-ollama-cached-prompt.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                         "cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    # Ollama's `/api/chat` streamed: one chunk per line (application/x-ndjson), joined until the one that is done.
+    ("ollm-ollama-stream-chat.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
+                                                      "cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     # Together's answer ends with finish_reason "eos": a stop of unknown kind, so the answer was never shown as step 5.
     ("ollm-together-eos.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),

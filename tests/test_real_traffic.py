@@ -780,3 +780,62 @@ def test_a_batch_request_the_batch_never_ran_is_headed_as_never_run_on_its_card(
     assert sum(h.startswith("The batch never ran this call: the batch was canceled before") for h in headings) == 1
     assert sum("no provider saw it" in h for h in headings) == 3
     assert sum(h == "The call failed: HTTP 400. The provider said:" for h in headings) == 2  # ticket-8, trip-18
+
+
+def _ollama_stream_lines() -> bytes:
+    """The real Ollama stream of containers/ollm-ollama-stream-chat.yaml as a proxy saves it: one chunk per line."""
+    import yaml
+    cassette = yaml.safe_load((FIXTURES / "containers/ollm-ollama-stream-chat.yaml").read_text())
+    return cassette["interactions"][0]["response"]["body"]["string"].encode()
+
+
+STREAM_WORDS = ("The response came as a stream: the body shown is assembled here from its chunks, not received in that "
+                "shape.")
+
+
+@pytest.mark.parametrize("fixture, streamed", [
+    ("gemini-stream.jsonl", [True, True]),  # Gemini's chunks under 'response'
+    ("containers/crewai-gemini-stream-multi.yaml", [True]),  # streamGenerateContent?alt=sse
+    ("containers/llm-gemini-snake-case-call.yaml", [True, True]),  # streamGenerateContent's JSON array of chunks
+    ("containers/ollm-ollama-stream-chat.yaml", [True]),  # Ollama /api/chat, one chunk per line
+    ("containers/ollm-bedrock-converse-stream-tool.yaml", [True]),  # ConverseStream
+    ("containers/langchain-aws-agent-loop-stream.yaml.gz", [True, False]),  # ConverseStream, then Converse
+    ("containers/ollm-bedrock-invoke-stream-nova.yaml", [True]),  # InvokeModelWithResponseStream, Converse events
+])
+def test_a_streamed_answer_converted_from_another_api_is_said_to_be_assembled_from_its_stream(fixture, streamed):
+    # OpenAI's and Anthropic's streams said so; Gemini's, Ollama's and Bedrock's, converted to another body on top,
+    # were said to be "as recorded" alone, though no chunk of the log has the shape shown.
+    from lib.provenance import origin_line
+    [conversation] = _read(fixture).conversations
+    said = [origin_line(conversation.trace, r) for r in conversation.trace.rounds]
+    assert all(line.startswith(("Converted from", "Derived by the importer")) for line in said)
+    assert [line.endswith(STREAM_WORDS) for line in said] == streamed
+
+
+def test_a_bedrock_invoke_stream_of_messages_events_is_said_to_be_assembled():
+    # InvokeModelWithResponseStream around a Messages body: Anthropic's events, base64 inside AWS's binary frames. Its
+    # content type was not taken for a stream, so the assembled message was called "sent and received".
+    from lib.provenance import origin_line
+    [conversation] = _read("containers/ollm-bedrock-invoke-stream-claude.yaml").conversations
+    assert origin_line(conversation.trace, conversation.trace.rounds[0]) == (
+        "As recorded: the request the program sent; the response came as a stream, shown here assembled into the body "
+        "the API returns unstreamed.")
+
+
+def test_an_ollama_stream_saved_chunk_per_line_is_said_to_be_assembled_and_a_whole_answer_is_not():
+    from lib.provenance import origin_line
+    [streamed] = read_upload([("ollama.jsonl", _ollama_stream_lines())]).conversations
+    assert origin_line(streamed.trace, streamed.trace.rounds[0]).endswith(STREAM_WORDS)
+    assert streamed.trace.rounds[0].response.message.text.startswith("Why did the OpenTelemetry agent go to therapy?")
+    last = _ollama_stream_lines().strip().splitlines()[-1]  # the chunk with "done": true, alone: a whole answer
+    [whole] = read_upload([("ollama.jsonl", last)]).conversations
+    assert "stream" not in origin_line(whole.trace, whole.trace.rounds[0])
+
+
+@pytest.mark.parametrize("fixture", ["gemini.jsonl", "containers/crewai-gemini-parallel-crew.yaml",
+                                     "containers/oi-ollama-tool-call.yaml", "ollama-chat-cloud.jsonl",
+                                     "containers/ollm-bedrock-invoke-nova.yaml", "bedrock-converse.jsonl"])
+def test_an_answer_received_whole_says_nothing_of_a_stream(fixture):
+    from lib.provenance import origin_line
+    upload = _read(fixture)
+    assert not any("stream" in origin_line(c.trace, r) for c in upload.conversations for r in c.trace.rounds)

@@ -132,13 +132,13 @@ class ExchangeReader:
             return
         label = f"the response body of {where}"
         if is_responses_request(request) or "/v1/responses" in exchange.url:
-            response = _response(exchange, label, None, self.inflater)
+            response, _ = _response(exchange, label, None, self.inflater)
             yield from self.responses.feed({"request": request, "response": response, "status_code": exchange.status},
                                            line)
             return
         native = self._native(exchange.url, request)
         if native is not None:
-            yield _native_call(*native, request, _native_response(exchange, native[0], label, self.inflater),
+            yield _native_call(*native, request, *_native_response(exchange, native[0], label, self.inflater),
                                exchange.status, line)
             return
         by_path = "/v1/messages" in exchange.url or "/chat/completions" in exchange.url
@@ -147,7 +147,7 @@ class ExchangeReader:
             self._left_out(exchange, request, line)
             return
         dialect = ANTHROPIC if anthropic else OPENAI
-        response = _response(exchange, label, dialect, self.inflater)
+        response, streamed = _response(exchange, label, dialect, self.inflater)
         error = _error(response, exchange.status)
         if error is None and not (anthropic_messages.is_response(response) or openai_chat.is_response(response)):
             if isinstance(response, dict) and not by_path:
@@ -156,7 +156,7 @@ class ExchangeReader:
                 return
             response = None
         yield CallRecord(line=line, dialect=dialect, request=request, response=None if error else response, error=error,
-                         streamed=response is not None and _is_stream(exchange.response_body, exchange.response_type))
+                         streamed=streamed)
 
     def _answer_alone(self, exchange: Exchange, line: int) -> CallRecord | None:
         """The call an exchange recorded without its request body was, when its path names Chat Completions or
@@ -165,12 +165,13 @@ class ExchangeReader:
         if not path.endswith(("/chat/completions", "/v1/messages")):
             return None
         dialect = ANTHROPIC if path.endswith("/v1/messages") else OPENAI
-        response = _response(exchange, f"the response body of {exchange.method} {exchange.url}", dialect, self.inflater)
+        response, streamed = _response(exchange, f"the response body of {exchange.method} {exchange.url}", dialect,
+                                       self.inflater)
         error = _error(response, exchange.status)
         if error is None and not (anthropic_messages.is_response(response) or openai_chat.is_response(response)):
             return None
         return CallRecord(line=line, dialect=dialect, request=None, response=None if error else response, error=error,
-                          streamed=error is None and _is_stream(exchange.response_body, exchange.response_type))
+                          streamed=streamed)
 
     def _left_out(self, exchange: Exchange, request: dict, line: int) -> None:
         """Count an exchange no format here reads: a model call to another API, or no model call at all."""
@@ -248,13 +249,14 @@ def _error(response: Any, status: int | None) -> dict | None:
     return error
 
 
-def _native_call(provider: ProviderPairFormat, named: dict, request: dict, response: Any, status: int | None,
-                 line: int) -> CallRecord:
-    """A provider-native call converted by its format, as a pair line of that format would be."""
+def _native_call(provider: ProviderPairFormat, named: dict, request: dict, response: Any, streamed: bool,
+                 status: int | None, line: int) -> CallRecord:
+    """A provider-native call converted by its format, as a pair line of that format would be (`streamed`: the
+    response was assembled from a stream)."""
     error = _error(response, status)
     if error is not None or not provider.is_response(response):
         response = None
-    record = provider.record(request, response, line, named)
+    record = provider.call(request, response, line, named, streamed)
     record.error = error
     return record
 
@@ -266,48 +268,54 @@ def _streaming_path(path: re.Pattern, url: str) -> bool:
     return found is not None and found.group(2) is not None
 
 
-def _native_response(exchange: Exchange, provider: ProviderPairFormat, label: str, inflater: Inflater) -> Any:
-    """A native call's response body; a stream as the list of its chunks (Gemini), or joined (Ollama, Bedrock)."""
+def _native_response(exchange: Exchange, provider: ProviderPairFormat, label: str,
+                     inflater: Inflater) -> tuple[Any, bool]:
+    """A native call's response body: a stream as the list of its chunks (Gemini), or joined (Ollama, Bedrock), and
+    whether it is a stream joined here."""
     body = exchange.response_body
     if isinstance(provider, BedrockConverseFormat) and isinstance(body, (bytes, bytearray)):
         if _streaming_path(INVOKE_PATH, exchange.url):
-            return invoke_stream_response(bytes(body))  # Amazon Nova's, through InvokeModel
+            return invoke_stream_response(bytes(body)), True  # Amazon Nova's, through InvokeModel
         # ConverseStream's path says its body is AWS's event stream where the content type was not kept (LangChain's
         # cassettes write every header's value as '**REDACTED**').
         if "eventstream" in exchange.response_type or _streaming_path(BEDROCK_PATH, exchange.url):
-            return stream_response(bytes(body))
+            return stream_response(bytes(body)), True
     if isinstance(provider, GeminiFormat) and _is_stream(body, exchange.response_type):
-        return _events(_text(body, label, inflater), label)
+        return _events(_text(body, label, inflater), label), False
     if isinstance(provider, OllamaFormat):
         text = _text(body, label, inflater).strip() if not isinstance(body, (dict, list)) else None
         if text and "\n" in text:  # one JSON object per line: a stream's chunks
             chunks = [_json(piece, label, inflater) for piece in text.splitlines() if piece.strip()]
-            return joined_chunks(chunks) if all(isinstance(c, dict) and "message" in c for c in chunks) else chunks
-    return _json(body, label, inflater)
+            if all(isinstance(c, dict) and "message" in c for c in chunks):
+                return joined_chunks(chunks), True
+            return chunks, False
+    # A list of chunks (streamGenerateContent without `alt=sse` answers with a JSON array) is the format's to join.
+    return _json(body, label, inflater), False
 
 
-def _response(exchange: Exchange, label: str, dialect: str | None, inflater: Inflater) -> Any:
-    """The response body as the API would have sent it unstreamed (dialect None: the Responses API)."""
+def _response(exchange: Exchange, label: str, dialect: str | None, inflater: Inflater) -> tuple[Any, bool]:
+    """The response body as the API would have sent it unstreamed (dialect None: the Responses API), and whether it
+    is our assembly of a stream's events."""
     body = exchange.response_body
     if dialect is not None and isinstance(body, (bytes, bytearray)) and (
             "eventstream" in exchange.response_type or _streaming_path(INVOKE_PATH, exchange.url)):
         events = invoke_stream_events(bytes(body))  # Bedrock's InvokeModelWithResponseStream
     elif not _is_stream(body, exchange.response_type):
-        return _json(body, label, inflater)
+        return _json(body, label, inflater), False
     else:
         events = _events(_text(body, label, inflater), label)
     if dialect is None:
-        # The Responses API sends the whole response again in its final event.
+        # The Responses API sends the whole response again in its final event: received in that shape, not assembled.
         finals = [e.get("response") for e in events if e.get("type") in FINAL_EVENTS]
-        return finals[-1] if finals else None
+        return (finals[-1] if finals else None), False
     reader = AnthropicStreamFormat() if dialect == ANTHROPIC else OpenAIChatStreamFormat()
     if events and not any(reader.detect(e) or "choices" in e for e in events):
         # Another API's stream (Cohere's v2 chat) under a request shaped like Chat Completions: its first event
         # stands for the answer, which `_calls` names as another API's words, as it does an unstreamed one.
-        return events[0]
+        return events[0], False
     records = [r for number, event in enumerate(events, start=1) for r in reader.feed(event, number)]
     records.extend(reader.finish())
-    return records[0].response if records else None
+    return (records[0].response, True) if records else (None, False)
 
 
 def _text(body: Any, label: str, inflater: Inflater) -> str:

@@ -92,12 +92,13 @@ class GeminiFormat(ProviderPairFormat):
         if any(isinstance(c, dict) and c.get("finishReason") for c in obj.get("candidates") or ()) or \
                 (not obj.get("candidates") and "promptFeedback" in obj):
             del self._streams[key]
-            yield self.record(None, chunks, first, obj)
+            # A chunk that finishes alone is a whole response on its line, not a stream.
+            yield self.call(None, chunks if len(chunks) > 1 else obj, first, obj)
 
     def finish(self) -> Iterator[CallRecord]:
         streams, self._streams = self._streams, {}
         for first, chunks in sorted(streams.values(), key=lambda s: s[0]):
-            yield self.record(None, chunks, first, chunks[-1])
+            yield self.call(None, chunks, first, chunks[-1])  # a stream that never finished
 
     def record(self, request: dict | None, response: Any, line: int, obj: dict) -> CallRecord:
         # The API sends calls without ids and clients fill in their own when they send a turn back:

@@ -78,12 +78,13 @@ class OllamaFormat(ProviderPairFormat):
         self._stream = (first, chunks)
         if obj["done"]:
             self._stream = None
-            yield self.record(None, joined_chunks(chunks), first, obj)
+            # A done response alone on its line is a whole answer, not a stream.
+            yield self.call(None, joined_chunks(chunks), first, obj, streamed=len(chunks) > 1)
 
     def finish(self) -> Iterator[CallRecord]:
         stream, self._stream = self._stream, None
-        if stream is not None:
-            yield self.record(None, joined_chunks(stream[1]), stream[0], stream[1][-1])
+        if stream is not None:  # a stream that never finished
+            yield self.call(None, joined_chunks(stream[1]), stream[0], stream[1][-1], streamed=True)
 
     def record(self, request: dict | None, response: Any, line: int, obj: dict) -> CallRecord:
         ids = CallIds()

@@ -107,6 +107,14 @@ class ProviderPairFormat(LogFormat):
         """The call a request and (non-error) response amount to, converted."""
         raise NotImplementedError
 
+    def call(self, request: dict | None, response: Any, line: int, obj: dict, streamed: bool = False) -> CallRecord:
+        """`record`'s call, marked as streamed (CallRecord.streamed) where its response is our assembly of a stream:
+        a list of chunks, which `record` joins (no API answers whole with a list), or a stream the caller joined
+        (`streamed`)."""
+        record = self.record(request, response, line, obj)
+        record.streamed = response is not None and (streamed or isinstance(response, list))
+        return record
+
     def detect(self, obj: dict) -> str | None:
         split = split_pair(obj)
         if split is not None:
@@ -141,7 +149,7 @@ class ProviderPairFormat(LogFormat):
         error = error_body(response, obj.get("status") or obj.get("status_code"))
         if error is None and response is not None and not self.is_response(response):
             raise LineProblem(f"the response is not {with_article(self.title)} response body")
-        record = self.record(request, None if error else response, line, obj)
+        record = self.call(request, None if error else response, line, obj)
         record.error = error
         meta = call_meta(obj)
         record.conversation = record.conversation or meta["conversation"]
