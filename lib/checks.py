@@ -9,7 +9,9 @@ Severities:
   stands (`missing-tool-result`, `orphan-tool-result`, `provider-error`), or the program ran a
   call it should have refused (`unknown-tool`, `invalid-arguments`, `truncated-arguments`).
   Those three call checks drop to warning when the program refused the call (a failed or
-  declined execution, or an error result): the model still erred, but the program caught it.
+  declined execution, or an error result): the model still erred, but the program caught it. A call cut
+  short by a recording that ends mid-stream (`truncated-arguments`) is an error only where the log shows
+  the program ran it, and a warning otherwise: the log cannot say the program's own stream was cut.
 - warning: the loop goes on, but the model is likely misled: `empty-tool-result`,
   `narration-without-call`, `model-filled-identity`, `history-rewritten`, `too-many-tools`,
   `repeated-call`, and a call whose whole turn the next request dropped (`missing-tool-result`).
@@ -204,6 +206,17 @@ def _refused(trace: Trace, round_: Round, call_id: str) -> bool:
         return not execution.ok or execution.approval == "declined"
     following = _next(trace, round_)
     return following is not None and any(p.is_error for _, p, _ in _appended(following, round_) if p.call_id == call_id)
+
+
+def _ran(trace: Trace, round_: Round, call_id: str) -> bool:
+    """Whether the log shows the program ran a call: an execution that went ahead, or a result the next request sent
+    back that is not an error."""
+    execution = round_.execution_of(call_id)
+    if execution is not None:
+        return execution.ok and execution.approval != "declined"
+    following = _next(trace, round_)
+    return following is not None and any(not p.is_error for _, p, _ in _appended(following, round_)
+                                         if p.call_id == call_id)
 
 
 def _bad_call(trace: Trace, round_: Round, call: ToolCallPart) -> Severity:
@@ -471,11 +484,16 @@ def _truncated_arguments(trace: Trace) -> Iterator[Hit]:
                       f"The response hit its output limit while writing this {call.name} call, so the arguments may "
                       "be cut short. Do not run it: raise the output limit (max_tokens) or ask again.")
         elif _stream_cut(round_, call):
-            # The model wrote nothing wrong: what it wrote after the cut never reached the log.
-            yield Hit(_bad_call(trace, round_, call), round_.index, "response", path,
-                      f"The stream ended while the model was writing this {call.name} call, before its arguments "
-                      "closed, so they are cut short: the model did not write them wrong, the stream was cut. Do not "
-                      "run it: send the request again.")
+            # What is known is that the recording ends mid-call: whether the program's own stream was cut there, the
+            # log cannot say. It is an error only where the log shows the program ran the call all the same.
+            ran = _ran(trace, round_, call.id)
+            yield Hit("error" if ran else "warning", round_.index, "response", path,
+                      f"The recording ends while the model was writing this {call.name} call, before its arguments "
+                      "closed: the arguments shown are cut short by the recording, not written wrong by the model. "
+                      "The log does not show whether the program got the rest of the stream, and "
+                      + ("yet the program ran the call: if its stream was cut here too, it ran arguments the model "
+                         "never finished." if ran else "nothing in it shows the program ran the call.")
+                      + " A call whose stream is cut like this should not be run: send the request again.")
 
 
 _IDENTITY_NAMES = {"userid", "customerid", "employeeid", "accountid", "memberid", "tenantid", "staffid"}

@@ -609,10 +609,38 @@ def test_a_stream_cut_inside_the_arguments_is_said_to_be_cut_not_the_models_bad_
     found = {f.code: f for f in run_checks(trace)}
     assert "invalid-arguments" not in found
     cut = found["truncated-arguments"]
-    assert "The stream ended" in cut.message and "get_weather" in cut.message
+    assert "The recording ends" in cut.message and "get_weather" in cut.message
     assert "correct" not in cut.message and "output limit" not in cut.message
     assert cut.where == "round 1 response " + ("content[0]" if fixture.startswith("anthropic") else
                                                "choices[0].message.tool_calls[0]")
+
+
+@pytest.mark.parametrize("fixture", ["anthropic-stream.jsonl", "openai-chat-stream.jsonl"])
+def test_a_recording_that_ends_mid_call_is_a_warning_about_the_recording_not_an_error_of_a_call_that_ran(fixture):
+    # Conversation 3's chunks end inside get_weather's arguments, and nothing after them: the log cannot say whether
+    # the program's own stream was cut there too, nor whether it ran the call. It was an error, as for a bad call the
+    # program ran, and said "Do not run it" as though it had.
+    trace = read_upload([(fixture, (FIXTURES / fixture).read_bytes())]).conversations[2].trace
+    [cut] = [f for f in run_checks(trace) if f.code == "truncated-arguments"]
+    assert cut.severity == "warning"
+    assert cut.message == (
+        "The recording ends while the model was writing this get_weather call, before its arguments closed: the "
+        "arguments shown are cut short by the recording, not written wrong by the model. The log does not show "
+        "whether the program got the rest of the stream, and nothing in it shows the program ran the call. A call "
+        "whose stream is cut like this should not be run: send the request again.")
+
+
+def test_a_call_the_recording_cut_that_the_log_shows_run_is_an_error():
+    # The same recording, with the program's run of the cut call recorded beside it (as a native trace holds it).
+    from lib.model import Execution
+    trace = read_upload([("a.jsonl", (FIXTURES / "anthropic-stream.jsonl").read_bytes())]).conversations[2].trace
+    first = trace.rounds[0]
+    [call] = first.cut_calls
+    ran = dataclasses.replace(first, executions=(Execution(call.id, call.name, call.arguments, "12 C"),))
+    [cut] = [f for f in run_checks(dataclasses.replace(trace, rounds=(ran,))) if f.code == "truncated-arguments"]
+    assert cut.severity == "error"
+    assert "yet the program ran the call: if its stream was cut here too, it ran arguments the model never finished" \
+        in cut.message
 
 
 def test_a_cut_stream_saved_as_a_trace_file_and_read_back_is_still_said_to_be_cut():
