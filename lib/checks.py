@@ -343,13 +343,29 @@ def _orphan_message(call_id: str, transcript: bool, answered: bool = False) -> s
     return f"{said} The provider rejects it: {fix}"
 
 
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
+"""Reasoning a model writes in its text between `<think>` tags (an open tag runs to the end: the text was cut)."""
+
+
 @check("text-with-tool-calls")
 def _text_with_tool_calls(trace: Trace) -> Iterator[Hit]:
     for round_, response in _responses(trace):
-        if response.message.tool_calls and response.message.text.strip():
-            yield Hit("info", round_.index, "response", _text_path(response),
-                      "The model wrote text beside its tool calls. That is legal, but a client that reads only the "
-                      "calls loses it: show it to the person and send it back with the calls in the next request.")
+        text = response.message.text
+        if not (response.message.tool_calls and text.strip()):
+            continue
+        if _THINK.search(text) is None:
+            said = ("The model wrote text beside its tool calls. That is legal, but a client that reads only the "
+                    "calls loses it: show it to the person and send it back with the calls in the next request.")
+        elif _THINK.sub("", text).strip():
+            said = ("The model wrote text beside its tool calls, after reasoning in <think> tags. That is legal, but a "
+                    "client that reads only the calls loses it: show the person the text outside the tags (the "
+                    "reasoning is not an answer for them) and send it all back with the calls in the next request.")
+        else:
+            # Reasoning is the model thinking before it acts: shown to a person as a reply, it reads as one.
+            said = ("The model wrote reasoning, in <think> tags, beside its tool calls. It is not an answer for the "
+                    "person: do not show it as one. A client that reads only the calls loses it; send it back with "
+                    "the calls where the model's chat format keeps earlier reasoning.")
+        yield Hit("info", round_.index, "response", _text_path(response), said)
 
 
 def _is_empty(content: str) -> bool:

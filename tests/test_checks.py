@@ -194,6 +194,27 @@ def test_truncated_arguments_are_calls_under_a_length_finish_and_not_also_invali
     assert found(loop(cut, [result("call_a")]), "truncated-arguments") == []
 
 
+def test_reasoning_in_think_tags_beside_the_calls_is_not_advised_to_be_shown_to_the_person():
+    # hermes-agent's kimi-k2.6 writes `<think>` text beside each <tool_call>: the model reasoning before it acts, not
+    # an answer. The finding told the reader to "show it to the person".
+    upload = read_upload([("h.jsonl", (FIXTURES / "sharegpt-hermes-agent.jsonl").read_bytes())])
+    said = [f.message for c in upload.conversations for f in run_checks(c.trace) if f.code == "text-with-tool-calls"]
+    assert len(said) == 5
+    assert all("show it to the person" not in message for message in said)
+    assert set(said) == {
+        "The model wrote reasoning, in <think> tags, beside its tool calls. It is not an answer for the person: do not "
+        "show it as one. A client that reads only the calls loses it; send it back with the calls where the model's "
+        "chat format keeps earlier reasoning."}
+
+
+def test_text_beside_the_calls_after_reasoning_in_think_tags_is_the_part_to_show():
+    said = next(f.message for f in run_checks(loop(calls(call("call_a"), content="<think>Look it up.</think>Checking."),
+                                                   [result("call_a")])) if f.code == "text-with-tool-calls")
+    assert said == ("The model wrote text beside its tool calls, after reasoning in <think> tags. That is legal, but a "
+                    "client that reads only the calls loses it: show the person the text outside the tags (the "
+                    "reasoning is not an answer for them) and send it all back with the calls in the next request.")
+
+
 WHO = {"type": "function", "function": {"name": "lookup", "description": "Look up the caller's orders.", "parameters": {
     "type": "object", "properties": {
         "order_id": {"type": "string", "description": "The order to look up."},
