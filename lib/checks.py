@@ -51,7 +51,7 @@ from lib.model import (
     Trace,
 )
 from lib.narration import narrates_without_call
-from lib.steps import join_path
+from lib.steps import join_path, same_call_renamed
 from lib.text import plural, shorten
 
 Severity = Literal["error", "warning", "info"]
@@ -301,9 +301,8 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
 def _renamed_call(request: Request, round_: Round, call: ToolCallPart) -> tuple[str, str] | None:
     """(the new id, its path) where `request` resends `call`, same tool and arguments, under another id."""
     for i, message in _turn_sent_back(request, len(round_.request.messages)):
-        for sent in message.tool_calls:
-            if sent.id != call.id and (sent.name, sent.arguments_raw) == (call.name, call.arguments_raw):
-                return sent.id, join_path(f"messages[{i}]", sent.path)
+        if (sent := same_call_renamed(call, message.tool_calls)) is not None:
+            return sent.id, join_path(f"messages[{i}]", sent.path)
     return None
 
 

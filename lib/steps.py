@@ -14,7 +14,7 @@ handout and the HTML export all say it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Iterable, Literal
 
 from lib.dialects import DIALECTS
 from lib.growth import Growth, growth, kept_before
@@ -90,6 +90,13 @@ def join_path(*pieces: str) -> str:
             continue
         path = piece if not path else path + (piece if piece.startswith("[") else "." + piece)
     return path
+
+
+def same_call_renamed(call: ToolCallPart, calls: Iterable[ToolCallPart]) -> ToolCallPart | None:
+    """The first of `calls` that is `call` under another id: the same tool and arguments. Read from either end of a
+    resent turn: the response's call as the program sent it back, or the sent-back call as the response made it."""
+    return next((other for other in calls if other.id != call.id
+                 and (other.name, other.arguments_raw) == (call.name, call.arguments_raw)), None)
 
 
 def find_call(trace: Trace, call_id: str, before: int) -> tuple[int, ToolCallPart] | None:
@@ -173,10 +180,8 @@ def _sent_back_as(trace: Trace, round_: Round, message: Message, call_id: str) -
     (the same tool and arguments, another id), with that round; None when there is none."""
     sent = next(c for c in message.tool_calls if c.id == call_id)
     previous = trace.rounds[round_.index - 2] if round_.index > 1 else None
-    for call in previous.tool_calls if previous is not None else ():
-        if call.id != call_id and (call.name, call.arguments_raw) == (sent.name, sent.arguments_raw):
-            return previous.index, call
-    return None
+    made = same_call_renamed(sent, previous.tool_calls) if previous is not None else None
+    return (previous.index, made) if made is not None else None
 
 
 def _response(round_: Round, finish_field: str, waiting: str | None = None,
