@@ -4,6 +4,8 @@ Where each fixture comes from: tests/fixtures/containers/README.md."""
 
 from pathlib import Path
 
+import re
+
 import pytest
 
 from lib.checks import run_checks
@@ -973,15 +975,35 @@ def test_amazon_novas_invoke_model_stream_is_joined_into_one_answer_with_its_usa
     assert _figures(round_) == ("amazon.nova-lite-v1:0", "end_turn", 30, 55)
 
 
+TOKEN_HEADERS = re.compile(rb"      X-Amzn-Bedrock-(?:Cache-Read-|Cache-Write-)?(?:Input|Output)-Token-Count:\n"
+                           rb"      - '\d+'\n")
+"""The token counts Bedrock's InvokeModel answers with in its response headers, as the cassettes hold them."""
+
+
 def test_a_converse_usage_without_output_tokens_is_counted_not_reported_as_nothing_written():
     # The guardrail anonymized Nova's answer, and the body's usage kept only inputTokens: the round said 0 tokens out,
-    # as reported, beside an answer of two sentences.
+    # as reported, beside an answer of two sentences. Here the recording keeps no headers, so nothing reports them.
     from lib.summary import summarize
     from lib.tokens import counter_for
-    trace = _rounds("ollm-bedrock-nova-guardrail-usage.yaml")
+    data = (FIXTURES / "ollm-bedrock-nova-guardrail-usage.yaml").read_bytes()
+    assert len(TOKEN_HEADERS.findall(data)) == 4
+    trace = upload("ollm-bedrock-nova-guardrail-usage.yaml", TOKEN_HEADERS.sub(b"", data)).conversations[0].trace
     assert trace.rounds[0].response.usage is None
     (row,) = summarize(trace, counter_for("o200k_base").counter)
     assert row.usage.source == "estimated" and row.output_if_known > 0
+
+
+def test_the_token_counts_bedrock_sends_in_its_response_headers_are_the_reported_usage_where_the_body_has_none():
+    # Bedrock's InvokeModel reports the call's counts in X-Amzn-Bedrock-Input-Token-Count and -Output-Token-Count
+    # (30 and 51 here); the guardrail left the body's usage with inputTokens alone, so the usage was unknown.
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    trace = _rounds("ollm-bedrock-nova-guardrail-usage.yaml")
+    assert _figures(trace.rounds[0]) == ("amazon.nova-lite-v1:0", "end_turn", 30, 51)
+    (row,) = summarize(trace, counter_for("o200k_base").counter)
+    assert (row.usage.source, row.usage.input_tokens, row.usage.output_tokens) == ("reported", 30, 51)
+    # Where the body has its own counts, they stand (the headers say the same: 7 in, 53 out).
+    assert _figures(_rounds("ollm-bedrock-invoke-nova.yaml").rounds[0])[2:] == (7, 53)
 
 
 def _frame(headers: dict, payload: bytes) -> bytes:

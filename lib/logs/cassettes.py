@@ -46,6 +46,7 @@ class CassetteFormat(ExchangeFormat):
             method=str(request.get("method") or ""), url=str(request.get("uri") or request.get("url") or ""),
             request_body=_body(request), status=code if isinstance(code, int) else None,
             response_body=_body(response), response_type=_header(response, "content-type"),
+            response_headers=_headers(response),
         )
         yield from self.reader.record(exchange, line)
 
@@ -61,6 +62,16 @@ def _body(side: dict) -> Any:
         if "content" in body:
             return body["content"]
     return body
+
+
+def _headers(side: dict) -> dict[str, str]:
+    """Every header's first value, by lowercase name; headers are recorded as lists of values, keys in any case."""
+    headers = {}
+    for key, value in object_at(side, "headers").items():
+        first = value[0] if isinstance(value, list) and value else value
+        if isinstance(first, (str, int)):
+            headers.setdefault(str(key).lower(), str(first))
+    return headers
 
 
 def _header(side: dict, name: str) -> str:

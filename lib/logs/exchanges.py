@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 from urllib.parse import unquote, urlsplit
 
@@ -46,6 +46,13 @@ OLLAMA_PATH = "/api/chat"
 MODEL_CALL_KEYS = ("messages", "message", "contents", "prompt", "inputText", "chat_history", SPEECH_KEY)
 """Request keys that make a POST a model call, in an API of its own when no format here reads it (Cohere's chat,
 OpenAI's text-to-speech)."""
+
+BEDROCK_TOKEN_HEADERS = {"input_tokens": "x-amzn-bedrock-input-token-count",
+                         "output_tokens": "x-amzn-bedrock-output-token-count",
+                         "cache_read_input_tokens": "x-amzn-bedrock-cache-read-input-token-count",
+                         "cache_creation_input_tokens": "x-amzn-bedrock-cache-write-input-token-count"}
+"""Where Bedrock's InvokeModel and Converse report a call's token counts in the response headers, by the Messages
+usage field each is; the first two are always sent."""
 
 MAX_BODY_BYTES = 64 * 1024 * 1024
 """A decompressed body longer than this is refused: no real call body comes near it."""
@@ -93,6 +100,8 @@ class Exchange:
     """The response body: JSON already parsed, text, bytes, or None."""
     response_type: str
     """The response content type, lowercase ('' when not recorded)."""
+    response_headers: dict[str, str] = field(default_factory=dict)
+    """The response headers the recorder kept, by lowercase name, each its first value."""
 
 
 class ExchangeReader:
@@ -139,7 +148,7 @@ class ExchangeReader:
         native = self._native(exchange.url, request)
         if native is not None:
             yield _native_call(*native, request, *_native_response(exchange, native[0], label, self.inflater),
-                               exchange.status, line)
+                               exchange.status, exchange.response_headers, line)
             return
         by_path = "/v1/messages" in exchange.url or "/chat/completions" in exchange.url
         anthropic = anthropic_messages.is_request(request) or "/v1/messages" in exchange.url
@@ -250,15 +259,29 @@ def _error(response: Any, status: int | None) -> dict | None:
 
 
 def _native_call(provider: ProviderPairFormat, named: dict, request: dict, response: Any, streamed: bool,
-                 status: int | None, line: int) -> CallRecord:
+                 status: int | None, headers: dict[str, str], line: int) -> CallRecord:
     """A provider-native call converted by its format, as a pair line of that format would be (`streamed`: the
-    response was assembled from a stream)."""
+    response was assembled from a stream; `headers`: the response headers recorded)."""
     error = _error(response, status)
     if error is not None or not provider.is_response(response):
         response = None
     record = provider.call(request, response, line, named, streamed)
     record.error = error
+    if isinstance(provider, BedrockConverseFormat) and isinstance(record.response, dict) \
+            and "usage" not in record.response and (usage := _header_usage(headers)) is not None:
+        # A body without its counts (Nova's under a guardrail that masked the answer): the headers report them.
+        record.response["usage"] = usage
     return record
+
+
+def _header_usage(headers: dict[str, str]) -> dict | None:
+    """The Messages usage Bedrock's token-count headers report; None without both the input and the output count
+    (LangChain's cassettes write every header's value as '**REDACTED**')."""
+    counts = {field_: int(headers[name]) for field_, name in BEDROCK_TOKEN_HEADERS.items()
+              if headers.get(name, "").strip().isdigit()}
+    if "input_tokens" not in counts or "output_tokens" not in counts:
+        return None
+    return {"cache_read_input_tokens": 0, "cache_creation_input_tokens": 0, **counts}
 
 
 def _streaming_path(path: re.Pattern, url: str) -> bool:

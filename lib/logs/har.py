@@ -46,5 +46,7 @@ class HarEntryFormat(ExchangeFormat):
             request_body=object_at(request, "postData").get("text"),
             status=status if isinstance(status, int) and status > 0 else None,
             response_body=body, response_type=str(content.get("mimeType") or "").lower(),
+            response_headers={str(h["name"]).lower(): str(h["value"]) for h in reversed(response.get("headers") or [])
+                              if isinstance(h, dict) and isinstance(h.get("value"), (str, int)) and "name" in h},
         )
         yield from self.reader.record(exchange, line)
