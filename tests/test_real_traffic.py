@@ -839,3 +839,23 @@ def test_an_answer_received_whole_says_nothing_of_a_stream(fixture):
     from lib.provenance import origin_line
     upload = _read(fixture)
     assert not any("stream" in origin_line(c.trace, r) for c in upload.conversations for r in c.trace.rounds)
+
+
+def test_a_streamed_call_cut_short_inside_a_cassette_is_said_cut_by_the_recording_not_written_wrong():
+    # simonw/llm's recorded stream of a multiply call, its body ending five events in, inside the arguments: what a
+    # proxy or a test recorder saves when the connection breaks. Read as a chunk file it was "cut short"; read inside
+    # a cassette the mark was lost, and the same call was "invalid arguments", the model's fault.
+    import yaml
+    from lib.checks import run_checks
+    cassette = yaml.safe_load((FIXTURES / "containers" / "llm-openai-split-turn.yaml").read_text())
+    first = cassette["interactions"][0]
+    events = first["response"]["body"]["string"].split("\n\n")
+    first["response"]["body"]["string"] = "\n\n".join(events[:5]) + "\n\n"
+    cut = yaml.safe_dump({"interactions": [first], "version": 1}).encode()
+    [conversation] = read_upload([("cut.yaml", cut)]).conversations
+    [round_] = conversation.trace.rounds
+    assert [(c.name, c.arguments_raw) for c in round_.cut_calls] == [("multiply", '{"a":123')]
+    codes = {f.code: f for f in run_checks(conversation.trace)}
+    assert "invalid-arguments" not in codes
+    assert codes["truncated-arguments"].message.startswith(
+        "The recording ends while the model was writing this multiply call, before its arguments closed")

@@ -156,7 +156,7 @@ class ExchangeReader:
             self._left_out(exchange, request, line)
             return
         dialect = ANTHROPIC if anthropic else OPENAI
-        response, streamed = _response(exchange, label, dialect, self.inflater)
+        response, stream = _response(exchange, label, dialect, self.inflater)
         error = _error(response, exchange.status)
         if error is None and not (anthropic_messages.is_response(response) or openai_chat.is_response(response)):
             if isinstance(response, dict) and not by_path:
@@ -165,7 +165,7 @@ class ExchangeReader:
                 return
             response = None
         yield CallRecord(line=line, dialect=dialect, request=request, response=None if error else response, error=error,
-                         streamed=streamed)
+                         streamed=stream is not None, cut_calls=stream.cut_calls if stream else [])
 
     def _answer_alone(self, exchange: Exchange, line: int) -> CallRecord | None:
         """The call an exchange recorded without its request body was, when its path names Chat Completions or
@@ -174,13 +174,13 @@ class ExchangeReader:
         if not path.endswith(("/chat/completions", "/v1/messages")):
             return None
         dialect = ANTHROPIC if path.endswith("/v1/messages") else OPENAI
-        response, streamed = _response(exchange, f"the response body of {exchange.method} {exchange.url}", dialect,
-                                       self.inflater)
+        response, stream = _response(exchange, f"the response body of {exchange.method} {exchange.url}", dialect,
+                                     self.inflater)
         error = _error(response, exchange.status)
         if error is None and not (anthropic_messages.is_response(response) or openai_chat.is_response(response)):
             return None
         return CallRecord(line=line, dialect=dialect, request=None, response=None if error else response, error=error,
-                          streamed=streamed)
+                          streamed=stream is not None, cut_calls=stream.cut_calls if stream else [])
 
     def _left_out(self, exchange: Exchange, request: dict, line: int) -> None:
         """Count an exchange no format here reads: a model call to another API, or no model call at all."""
@@ -316,29 +316,31 @@ def _native_response(exchange: Exchange, provider: ProviderPairFormat, label: st
     return _json(body, label, inflater), False
 
 
-def _response(exchange: Exchange, label: str, dialect: str | None, inflater: Inflater) -> tuple[Any, bool]:
-    """The response body as the API would have sent it unstreamed (dialect None: the Responses API), and whether it
-    is our assembly of a stream's events."""
+def _response(exchange: Exchange, label: str, dialect: str | None,
+              inflater: Inflater) -> tuple[Any, CallRecord | None]:
+    """The response body as the API would have sent it unstreamed (dialect None: the Responses API), and the call
+    our assembly of a stream's events made (its calls cut short by the stream's end among them), or None when the
+    body was not assembled here."""
     body = exchange.response_body
     if dialect is not None and isinstance(body, (bytes, bytearray)) and (
             "eventstream" in exchange.response_type or _streaming_path(INVOKE_PATH, exchange.url)):
         events = invoke_stream_events(bytes(body))  # Bedrock's InvokeModelWithResponseStream
     elif not _is_stream(body, exchange.response_type):
-        return _json(body, label, inflater), False
+        return _json(body, label, inflater), None
     else:
         events = _events(_text(body, label, inflater), label)
     if dialect is None:
         # The Responses API sends the whole response again in its final event: received in that shape, not assembled.
         finals = [e.get("response") for e in events if e.get("type") in FINAL_EVENTS]
-        return (finals[-1] if finals else None), False
+        return (finals[-1] if finals else None), None
     reader = AnthropicStreamFormat() if dialect == ANTHROPIC else OpenAIChatStreamFormat()
     if events and not any(reader.detect(e) or "choices" in e for e in events):
         # Another API's stream (Cohere's v2 chat) under a request shaped like Chat Completions: its first event
         # stands for the answer, which `_calls` names as another API's words, as it does an unstreamed one.
-        return events[0], False
+        return events[0], None
     records = [r for number, event in enumerate(events, start=1) for r in reader.feed(event, number)]
     records.extend(reader.finish())
-    return (records[0].response, True) if records else (None, False)
+    return (records[0].response, records[0]) if records else (None, None)
 
 
 def _text(body: Any, label: str, inflater: Inflater) -> str:
