@@ -57,7 +57,7 @@ from lib.logs.native import write_trace
 from lib.logs.upload import Upload, read_upload
 from lib.model import Round, Trace
 from lib.prices import DEFAULT_PRICES
-from lib.summary import about, counted_parts, summarize as summarize_rounds
+from lib.summary import counted_parts, summarize as summarize_rounds
 from lib.steps import steps_for_round
 from lib.store import StoreUnavailable, database_url, open_store
 from lib.text import plural, terminal_safe
@@ -409,14 +409,14 @@ def search(store, args) -> int:
                                  severity=args.severity, label=args.label, source=args.source, limit=args.limit)
     page = library.search(store, query)
     found = [{"id": row.id, "title": row.title, "model": row.model, "rounds": row.rounds, "tokens": row.tokens,
-              "tokens_estimated": row.tokens_estimated, "findings": list(row.finding_codes),
-              "link": library.link(row.id)} for row in page.rows]
+              "tokens_estimated": row.tokens_estimated, "tokens_words": row.tokens_words,
+              "findings": list(row.finding_codes), "link": library.link(row.id)} for row in page.rows]
     if args.json:
         for line in json.dumps({"total": page.total, "total_capped": page.more, "matches": found}, ensure_ascii=False, indent=2).splitlines():
             _say(line)
         return 0
     for row in found:
         _say(f"{row['id']}  {row['title']}  {row['model'] or '-'}  {plural(row['rounds'], 'round')}  "
-             f"{about(row['tokens'], row['tokens_estimated'])} tokens  {', '.join(row['findings']) or 'no findings'}")
+             f"tokens {row['tokens_words']}  {', '.join(row['findings']) or 'no findings'}")
     _say(f"{page.shown_total()} matching" + (f", the first {len(found)} shown" if page.total > len(found) else ""))
     return 0

@@ -31,14 +31,14 @@ from lib.intern import content_key, loads_exact
 from lib.lessons import lesson_line
 from lib.library_search import (COUNT_LIMIT, PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
                                 export_csv, export_jsonl, score_averages, search)
-from lib.library_schema import (CHUNK, MESSAGE, SYSTEM, TOOLS, Digest, add_column, add_words, bulk_insert, content,
-                                findings, remove_words, rounds, tool_calls, trace_content, trace_words, traces)
+from lib.library_schema import (CHUNK, LEFT_OUT, MESSAGE, SYSTEM, TOOLS, Digest, add_column, add_words, bulk_insert,
+                                content, findings, remove_words, rounds, tool_calls, trace_content, trace_words, traces)
 from lib.logs.native import VERSION, read_objects, round_line
 from lib.lru import LeastRecentlyUsed
 from lib.model import Round, Trace
-from lib.prices import DEFAULT_PRICES, trace_cost
+from lib.prices import DEFAULT_PRICES
 from lib.store import Store
-from lib.summary import RoundSummary, snowball, summarize
+from lib.summary import RoundSummary, rows_cost, snowball, summarize
 from lib.tokens import counter_for
 
 Source = Literal["upload", "capture", "live", "fork"]
@@ -176,16 +176,12 @@ def _trace_row(item: ToKeep, saved: str, findings_count: int) -> dict:
     """The library_traces row: what the list shows and filters on, worked out once."""
     trace = item.trace
     figures = _figures(trace)
-    ball = snowball(figures)
     header = {"kind": "trace", "version": VERSION, "title": trace.title, "dialect": trace.dialect}
     header.update({k: v for k, v in trace.header.items() if k not in header})
     return {
         "id": fingerprint(trace), "title": _clean(item.title or trace.title), "dialect": trace.dialect,
         "model": _clean(_model(trace))[:200] or None, "source": item.source, "author": _clean(item.author)[:AUTHOR_LIMIT],
-        "saved": saved, "rounds": len(trace.rounds),
-        "tokens": ball.tokens, "tokens_estimated": bool(ball.estimated_calls),
-        "cost": trace_cost(((r.model, r.usage) for r in figures), DEFAULT_PRICES).total,
-        "findings": findings_count, "header": _dumps(header),
+        "saved": saved, "rounds": len(trace.rounds), **_known_figures(figures), "findings": findings_count, "header": _dumps(header),
         # The file's other lines as write_trace writes them: lessons, then annotation lines.
         "annotations": _dumps([lesson_line(lesson) for lesson in trace.lessons] + list(trace.annotations)),
     }
@@ -196,14 +192,34 @@ def _figures(trace: Trace) -> tuple[RoundSummary, ...]:
     return summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
 
 
+def _known_figures(figures: tuple[RoundSummary, ...]) -> dict:
+    """The library_traces columns of the tokens and cost: the sums over the rounds whose figures are known, how many
+    rounds they leave out, and whether they hold our estimate (lib.summary.snowball, rows_cost)."""
+    ball, spent = snowball(figures), rows_cost(figures, DEFAULT_PRICES)
+    return {"tokens": ball.known_tokens, "tokens_estimated": ball.known_tokens_estimated,
+            "tokens_left_out": ball.unknown_calls,
+            "cost": spent.total, "cost_left_out": spent.unknown, "cost_estimated": spent.estimated}
+
+
 def mark_estimated_tokens(conn: Connection) -> None:
     """Schema version 4: a kept trace's tokens say whether they hold an estimate. Each trace kept so far is read
-    back and its figure worked out again, as a save now does."""
+    back and its figure worked out again, as a save did then (frozen: version 6 works them out anew)."""
     add_column(conn, traces.c.tokens_estimated)
     for number in conn.execute(sa.select(traces.c.number)).scalars().all():
         ball = snowball(_figures(_read(conn, traces.c.number == number)[1]))
         conn.execute(traces.update().where(traces.c.number == number)
-                     .values(tokens=ball.tokens, tokens_estimated=bool(ball.estimated_calls)))
+                     .values(tokens=ball.billed_input + ball.output, tokens_estimated=bool(ball.estimated_calls)))
+
+
+def leave_out_unknown_figures(conn: Connection) -> None:
+    """Schema version 6: a kept trace's tokens and cost leave out the rounds whose figures the log does not give,
+    and say how many, instead of counting them as 0. Each trace kept so far is read back and its figures worked out
+    again, as a save now does."""
+    for name in LEFT_OUT:
+        add_column(conn, traces.c[name])
+    for number in conn.execute(sa.select(traces.c.number)).scalars().all():
+        figures = _figures(_read(conn, traces.c.number == number)[1])
+        conn.execute(traces.update().where(traces.c.number == number).values(**_known_figures(figures)))
 
 
 def _answer_path(response: Any) -> list | None:

@@ -92,10 +92,18 @@ traces = sa.Table(
     sa.Column("author", sa.String(AUTHOR_LIMIT), nullable=False),
     sa.Column("saved", sa.String(40), nullable=False, index=True),
     sa.Column("rounds", sa.Integer, nullable=False, index=True),
+    # Over the rounds whose tokens in and out are both known; since schema version 6 the rounds whose are not are
+    # left out and counted in tokens_left_out (version 5 and before counted them as 0, or their input alone).
     sa.Column("tokens", sa.BigInteger, nullable=False, index=True),
-    # Schema version 4; version 2 kept the figure unmarked.
+    # Schema version 4; version 2 kept the figure unmarked. Since version 6: of the rounds summed in `tokens`.
     sa.Column("tokens_estimated", sa.Boolean, nullable=False, server_default=sa.false()),
+    # Schema version 6: the trace's tokens are known only when this is 0 (lib.summary.Snowball.unknown_calls).
+    sa.Column("tokens_left_out", sa.Integer, nullable=False, server_default=sa.text("0")),
+    # Over the rounds whose cost is known (lib.summary.rows_cost) since schema version 6; NULL without a price.
     sa.Column("cost", sa.Float, nullable=True, index=True),
+    # Schema version 6: the rounds whose cost is not known, and whether the cost holds our estimate.
+    sa.Column("cost_left_out", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("cost_estimated", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("findings", sa.Integer, nullable=False),
     sa.Column("header", sa.Text, nullable=False),
     sa.Column("annotations", sa.Text, nullable=False),
@@ -133,6 +141,8 @@ findings = sa.Table(
     sa.Column("severity", sa.String(10), primary_key=True, index=True),
     sa.Column("count", sa.Integer, nullable=False),
 )
+LEFT_OUT = ("tokens_left_out", "cost_left_out", "cost_estimated")
+"""The library_traces columns schema version 6 adds: what the figures leave out as not known."""
 TABLES = (traces, content, trace_content, rounds, tool_calls, findings)
 """Every library table, parents first."""
 
@@ -207,7 +217,7 @@ def add_column(conn: Connection, column: sa.Column) -> None:
 def create(conn: Connection) -> None:
     """Create the library's tables and schema version 2's per-content text index (a migration step of
     lib/store.py, frozen; `index_words_per_trace` replaces that index)."""
-    as_before(traces, "tokens_estimated").create(conn)
+    as_before(traces, "tokens_estimated", *LEFT_OUT).create(conn)
     LIBRARY.create_all(conn, tables=[table for table in TABLES if table is not traces])
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql(_V2_PG_WORDS_FUNCTION)

@@ -20,8 +20,10 @@ from sqlalchemy.engine import Connection
 
 from lib.annotations import Note
 from lib.library_schema import WORD_BYTES, WORDS, findings, query_words, tool_calls, traces, words_text
+from lib.prices import TraceCost, cost_words
 from lib.spreadsheet import csv_text
 from lib.store import Store, note_labels, note_scores, notes
+from lib.summary import conversation_tokens_words
 
 SORTS = ("saved", "title", "model", "rounds", "tokens", "cost", "findings", "source")
 """The columns the list can be sorted by."""
@@ -67,9 +69,11 @@ class LibraryQuery:
     rounds: Range = _OPEN
     """Rounds, lowest and highest."""
     tokens: Range = _OPEN
-    """Tokens in and out, lowest and highest."""
+    """Tokens in and out, lowest and highest. A trace some of whose rounds' tokens are not known matches a lowest
+    its known ones reach, never a highest: its total is not known to be under it."""
     cost: Range = _OPEN
-    """Cost in USD, lowest and highest; a trace whose models have no price has no cost and is left out."""
+    """Cost in USD, lowest and highest; a trace whose models have no price has no cost and is left out, and one some
+    of whose rounds' cost is not known is left out of a highest, as with tokens."""
     sort: str = "saved"
     """One of SORTS."""
     descending: bool = True
@@ -92,12 +96,23 @@ class LibraryRow:
     """The model it ran on."""
     rounds: int
     """How many rounds."""
-    tokens: int
-    """Tokens in and out over all rounds, reported or estimated (lib.summary.Snowball.tokens)."""
+    tokens: int | None
+    """Tokens in and out over all rounds, reported or estimated (lib.summary.Snowball.tokens); None when some round's
+    are not known."""
+    tokens_known: int
+    """Tokens in and out over the rounds whose figures are known: `tokens` when none is left out."""
+    tokens_left_out: int
+    """Rounds whose tokens in or out the log does not give: left out of tokens_known."""
     tokens_estimated: bool
-    """Whether some round reported no usage, so that `tokens` holds our offline estimate."""
+    """Whether some round summed in tokens_known reported no usage, so that it holds our offline estimate."""
     cost: float | None
-    """USD at the default prices, or None when no round's model has a price."""
+    """USD at the default prices; None when no round's model has a price, or some round's cost is not known."""
+    cost_known: float | None
+    """USD over the rounds whose cost is known (lib.summary.rows_cost): `cost` when none is left out."""
+    cost_left_out: int
+    """Rounds whose cost is not known (lib.summary.cost_known): left out of cost_known."""
+    cost_estimated: bool
+    """Whether cost_known was worked out from our estimate of some round's tokens."""
     findings: int
     """How many pitfall findings."""
     finding_codes: tuple[str, ...]
@@ -108,6 +123,16 @@ class LibraryRow:
     """When it was saved, ISO 8601 in UTC."""
     author: str
     """Who saved it."""
+
+    @property
+    def tokens_words(self) -> str:
+        """The tokens as every page writes them (lib.summary.conversation_tokens_words)."""
+        return conversation_tokens_words(self.tokens_known, self.rounds, self.tokens_left_out, self.tokens_estimated)
+
+    @property
+    def cost_words(self) -> str:
+        """The cost as every page writes it (lib.prices.cost_words)."""
+        return cost_words(TraceCost(self.cost_known, (), self.cost_left_out, self.cost_estimated))
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,20 +173,36 @@ def search(store: Store, query: LibraryQuery) -> LibraryPage:
         raise SearchError(f"Cannot sort by {query.sort!r}; choose one of {', '.join(SORTS)}.")
     if not 1 <= query.limit <= PAGE_LIMIT or query.offset < 0:
         raise SearchError(f"A page holds 1 to {PAGE_LIMIT} rows from an offset of 0 or more.")
-    column = traces.c[query.sort]
-    order = (column.desc(), traces.c.number.desc()) if query.descending else (column.asc(), traces.c.number.asc())
     with store.transaction(write=False) as conn:
-        found, total, more = _page_then_count(conn, _conditions(conn, query), order, query)
+        found, total, more = _page_then_count(conn, _conditions(conn, query), _order(query), query)
         codes = _codes(conn, [row.number for row in found])
-    rows = tuple(LibraryRow(id=r.id, title=r.title, model=r.model, rounds=r.rounds, tokens=r.tokens,
-                            tokens_estimated=r.tokens_estimated, cost=r.cost,
+    rows = tuple(LibraryRow(id=r.id, title=r.title, model=r.model, rounds=r.rounds,
+                            tokens=None if r.tokens_left_out else r.tokens, tokens_known=r.tokens,
+                            tokens_left_out=r.tokens_left_out, tokens_estimated=r.tokens_estimated,
+                            cost=None if r.cost_left_out else r.cost, cost_known=r.cost, cost_left_out=r.cost_left_out,
+                            cost_estimated=r.cost_estimated,
                             findings=r.findings, finding_codes=codes.get(r.number, ()), source=r.source,
                             saved=r.saved, author=r.author) for r in found)
     return LibraryPage(rows, total, query.offset, query.limit, more)
 
 
+_LEFT_OUT = {"tokens": traces.c.tokens_left_out, "cost": traces.c.cost_left_out}
+"""The figures that may leave out rounds whose own are not known: how many they leave out."""
+
+
+def _order(query: LibraryQuery) -> tuple:
+    """The sort: a figure that is not known whole (or has no price) comes last either way, not as a small one."""
+    column = traces.c[query.sort]
+    by = (column.desc(), traces.c.number.desc()) if query.descending else (column.asc(), traces.c.number.asc())
+    if query.sort not in _LEFT_OUT:
+        return by
+    unknown = sa.case((_LEFT_OUT[query.sort] > 0, 1), else_=0)
+    return unknown.asc(), by[0].nulls_last(), by[1]
+
+
 _LISTED = [traces.c[name] for name in ("number", "id", "title", "model", "rounds", "tokens", "tokens_estimated",
-                                        "cost", "findings", "source", "saved", "author")]
+                                        "tokens_left_out", "cost", "cost_left_out", "cost_estimated", "findings",
+                                        "source", "saved", "author")]
 """The columns a row shows: the header and annotation lines stay out of the sort."""
 
 
@@ -239,9 +280,12 @@ def _conditions(conn: Connection, query: LibraryQuery) -> list:
     for name in ("rounds", "tokens", "cost"):
         low, high = getattr(query, name)
         if low is not None:
+            # The known rounds reaching it, the whole reaches it too.
             out.append(traces.c[name] >= low)
         if high is not None:
             out.append(traces.c[name] <= high)
+            if name in _LEFT_OUT:
+                out.append(_LEFT_OUT[name] == 0)
     return out
 
 
@@ -282,7 +326,8 @@ def _until(given: str):
 def export_jsonl(store: Store, query: LibraryQuery) -> Iterator[str]:
     """Every trace the query finds (all pages, in its order), one JSON line each, with its link, notes and scores."""
     for row, kept in _with_notes(store, query):
-        yield json.dumps({**asdict(row), "finding_codes": list(row.finding_codes), "link": f"?trace={row.id}",
+        yield json.dumps({**asdict(row), "tokens_words": row.tokens_words, "cost_words": row.cost_words,
+                          "finding_codes": list(row.finding_codes), "link": f"?trace={row.id}",
                           "notes": [_note_fields(note) for note in kept]}, ensure_ascii=False)
 
 
@@ -298,8 +343,10 @@ def export_csv(store: Store, query: LibraryQuery) -> str:
     rubrics = sorted({score.rubric for _, kept in listed for note in kept for score in note.scores})
     out = []
     for row, kept in listed:
-        trace_cells = [row.id, row.title, row.model or "", row.rounds, row.tokens,
-                       "yes" if row.tokens_estimated else "", "" if row.cost is None else row.cost,
+        # A figure not known whole reads in words, as on the page, never as the sum of the rest.
+        trace_cells = [row.id, row.title, row.model or "", row.rounds,
+                       row.tokens_words if row.tokens is None else row.tokens, "yes" if row.tokens_estimated else "",
+                       row.cost_words if row.cost is None else row.cost,
                        row.findings, row.source, row.saved, f"?trace={row.id}"]
         for note in kept or [None]:
             if note is None:

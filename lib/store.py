@@ -117,7 +117,15 @@ def _v5(conn: Connection) -> None:
     library_schema.add_column(conn, notes.c.claimed_author)
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5)
+def _v6(conn: Connection) -> None:
+    # A kept trace's tokens and cost leave out the rounds whose figures the log lacks, and count them, instead of
+    # counting them as 0 (lib/library.py).
+    from lib import library
+
+    library.leave_out_unknown_figures(conn)
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5, _v6)
 """Schema migrations in order: the database is at version N once the first N have run."""
 
 

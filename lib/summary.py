@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from lib.growth import new_sent
 from lib.model import Trace, Usage, built_fast
-from lib.prices import Price, TraceCost, cost, price_for, trace_cost
+from lib.prices import COST_NOT_KNOWN, Price, TraceCost, cost, price_for, trace_cost
 from lib.text import plural
 from lib.tokens import InputBreakdown, TokenCounter, input_parts, reconciled_breakdowns
 
@@ -266,11 +266,27 @@ class Snowball:
     output_missing: str = "not known"
     """What the output total reads when no call's output is known: the rounds' own word (OUTPUT_MISSING) when they
     share one."""
+    unknown_calls: int = 0
+    """Calls whose input or output is not known (input_if_known, missing_output): left out of known_tokens."""
+    known_tokens: int = 0
+    """Input and output over the calls whose both figures are known."""
 
     @property
-    def tokens(self) -> int:
-        """Input and output over all calls: the conversation's tokens, an estimate when estimated_calls is not 0."""
-        return self.billed_input + self.output
+    def tokens(self) -> int | None:
+        """Input and output over all calls: the conversation's tokens, an estimate when estimated_calls is not 0;
+        None when some call's are not known (unknown_calls), never a sum that counts them as 0."""
+        return None if self.unknown_calls else self.known_tokens
+
+    @property
+    def known_tokens_estimated(self) -> bool:
+        """Whether known_tokens holds our estimate of some call's tokens (the calls left out are all estimated)."""
+        return self.estimated_calls > self.unknown_calls
+
+    @property
+    def tokens_words(self) -> str:
+        """The conversation's tokens in and out as every page writes them (conversation_tokens_words)."""
+        return conversation_tokens_words(self.known_tokens, self.rounds, self.unknown_calls,
+                                         self.known_tokens_estimated)
 
     @property
     def tools_vary(self) -> bool:
@@ -318,6 +334,14 @@ def total_words(tokens: int, calls: int, estimated: int, unknown: int, missing: 
     return f"{words} ({plural(unknown, 'call')} not known, left out)" if unknown else words
 
 
+def conversation_tokens_words(known: int, calls: int, unknown: int, estimated: bool) -> str:
+    """A conversation's tokens in and out as every page writes them (total_words), given the sum over its calls whose
+    both figures are `known`, how many of its `calls` are left out of it as `unknown`, and whether the sum holds our
+    `estimated` figure for some call; COST_NOT_KNOWN when no call's are known, whichever part of them is missing."""
+    # total_words counts the unknown calls among the estimated ones: one more marks the known sum itself.
+    return total_words(known, calls, unknown + int(estimated), unknown, COST_NOT_KNOWN)
+
+
 def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
     """The totals of a conversation's rounds."""
     counted = sum(r.breakdown.counted for r in rows)
@@ -341,7 +365,13 @@ def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
         unknown_output_calls=sum(1 for r in rows if missing_output(r)),
         last_input_known=not rows or rows[-1].input_if_known is not None,
         output_missing=_shared_missing(rows),
+        unknown_calls=sum(1 for r in rows if not _both_known(r)),
+        known_tokens=sum(r.usage.input_tokens + r.usage.output_tokens for r in rows if _both_known(r)),
     )
+
+
+def _both_known(row: RoundSummary) -> bool:
+    return row.input_if_known is not None and row.output_if_known is not None
 
 
 def _shared_missing(rows: tuple[RoundSummary, ...]) -> str:

@@ -13,6 +13,7 @@ from lib.encodings import encoding_name_for_model
 from lib.fingerprint import fingerprint
 from lib.logs.native import read_trace, write_trace
 from lib.logs.upload import read_upload
+from lib.library_schema import LEFT_OUT
 from lib.store import MIGRATIONS, open_store
 from lib.summary import snowball, summarize
 from lib.tokens import CHARACTER_COUNTER, counter_for
@@ -240,18 +241,33 @@ def test_a_save_that_meets_content_another_replica_stored_meanwhile_tries_again_
     assert library.search(store, library.LibraryQuery(text="records one at a time")).total == 2
 
 
+def _rows_as_before_version_6(monkeypatch, *dropped: str) -> None:
+    """Saves write library_traces rows as the code before schema version 6 did: without the columns it adds (nor
+    `dropped`), a round whose tokens are not known counted as 0 and its input alone priced."""
+    from lib.prices import DEFAULT_PRICES, trace_cost
+    marked = library._trace_row
+
+    def old_row(item, *given):
+        figures = library._figures(item.trace)
+        ball = snowball(figures)
+        row = {**marked(item, *given), "tokens": ball.billed_input + ball.output,
+               "tokens_estimated": bool(ball.estimated_calls),
+               "cost": trace_cost(((r.model, r.usage) for r in figures), DEFAULT_PRICES).total}
+        return {name: value for name, value in row.items() if name not in (*LEFT_OUT, *dropped)}
+
+    monkeypatch.setattr(library, "_trace_row", old_row)
+
+
 def _rows_as_before_version_4(monkeypatch) -> None:
     """Saves write library_traces rows as the code before schema version 4 did: without tokens_estimated."""
-    marked = library._trace_row
-    monkeypatch.setattr(library, "_trace_row", lambda *given: {name: value for name, value in marked(*given).items()
-                                                                 if name != "tokens_estimated"})
+    _rows_as_before_version_6(monkeypatch, "tokens_estimated")
 
 
-def _tokens_page_total(trace) -> tuple[int, bool]:
+def _tokens_page_total(trace) -> tuple[int | None, bool]:
     """The trace's tokens in and out as the Tokens page gives them under the automatic tokenizer, and whether any
     round's are our estimate."""
     ball = snowball(summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter))
-    return ball.billed_input + ball.output, bool(ball.estimated_calls)
+    return ball.tokens, bool(ball.estimated_calls)
 
 
 def test_a_trace_whose_rounds_report_no_usage_is_kept_with_its_tokens_marked_estimated(store):
@@ -280,4 +296,35 @@ def test_traces_kept_before_tokens_were_marked_estimated_are_marked_by_the_upgra
     rows = {row.id: row for row in library.search(upgraded, library.LibraryQuery()).rows}
     assert (rows[hengxin].tokens, rows[hengxin].tokens_estimated) == _tokens_page_total(_trace("hengxin-expense"))
     assert (rows[larkfield].tokens, rows[larkfield].tokens_estimated) == _tokens_page_total(_trace("larkfield-get-order"))
+    upgraded.close()
+
+
+def test_a_library_kept_when_unknown_figures_counted_as_0_is_upgraded_without_losing_a_row(database_url, monkeypatch):
+    # Schema version 5 stored ticket-8's tokens as its input alone and priced that: its answer is not in the log.
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+    upload = read_upload([("requests.jsonl", (FIXTURES / "anthropic-batch-requests.jsonl").read_bytes())])
+    ticket_8 = next(c.trace for c in upload.conversations if c.id == "ticket-8")
+    older = open_store(database_url, migrations=MIGRATIONS[:5])
+    _rows_as_before_version_6(monkeypatch)
+    unknown = library.save(older, ticket_8, source="upload")
+    larkfield = library.save(older, _trace("larkfield-get-order"), source="capture")
+    monkeypatch.undo()
+    with older.engine.connect() as conn:
+        stored = conn.execute(sa.text("SELECT tokens, cost FROM library_traces WHERE id = :id"), {"id": unknown}).one()
+    assert stored.tokens > 0 and stored.cost > 0  # a figure that was not true
+    before = rows_per_table(older)
+    older.close()
+
+    upgraded = open_store(database_url)
+    assert upgraded.version() == len(MIGRATIONS) == 6
+    assert rows_per_table(upgraded) == {**before, "schema_version": 6}
+    assert library.load(upgraded, unknown).rounds == ticket_8.rounds
+    rows = {row.id: row for row in library.search(upgraded, library.LibraryQuery()).rows}
+    assert (rows[unknown].tokens, rows[unknown].tokens_words, rows[unknown].cost_words) == (None, "not known",
+                                                                                          "not known")
+    assert (rows[larkfield].tokens, rows[larkfield].tokens_left_out) == (_tokens_page_total(
+        _trace("larkfield-get-order"))[0], 0)
+    small = library.search(upgraded, library.LibraryQuery(tokens=(None, 100_000), cost=(None, 1.0)))
+    assert [row.id for row in small.rows] == [larkfield]
     upgraded.close()

@@ -70,15 +70,31 @@ def test_search_prints_the_matches_as_json_with_each_filter(database_url):
     assert found("--finding", "missing-tool-result") == ["Pitfall: a parallel call answered in part"]
     assert found("--label", "costly") == ["Hengxin expense reimbursement"]
     match = json.loads(run(database_url, "search", "--finding", "missing-tool-result", "--json").stdout)["matches"][0]
-    assert set(match) == {"id", "title", "model", "rounds", "tokens", "tokens_estimated", "findings", "link"}
+    assert set(match) == {"id", "title", "model", "rounds", "tokens", "tokens_estimated", "tokens_words", "findings",
+                          "link"}
     assert match["tokens_estimated"]  # no round of the parallel-call pitfall reports usage
+    # Its failed call wrote no output we know of: the total is not known, its words say which calls it sums.
+    assert match["tokens"] is None and match["tokens_words"].endswith("(1 call not known, left out)")
     assert (match["model"], match["rounds"], match["findings"]) == ("gpt-4o-mini", 3, ["missing-tool-result", "provider-error"])
     plain = run(database_url, "search", "--tool", "get_order")
     assert plain.returncode == 0 and plain.stdout.splitlines()[-1] == "2 matching"
     # Larkfield reports usage on every round; the pitfall's figure is our estimate, and reads so.
     tokens = {line.split("  ")[1]: line.split("  ")[4] for line in plain.stdout.splitlines()[:-1]}
-    assert not tokens["Larkfield ticket T-80008: get_order"].startswith("≈")
-    assert tokens["Pitfall: a parallel call answered in part"].startswith("≈ ")
+    assert tokens["Larkfield ticket T-80008: get_order"] == "tokens 4,347"
+    assert tokens["Pitfall: a parallel call answered in part"].startswith("tokens ≈ ")
+
+
+def test_search_says_a_total_the_log_does_not_give_is_not_known_as_the_tokens_page_does(database_url):
+    # The batch requests without their results: no call of ticket-8 has its answer in the log. The search printed its
+    # input alone, "≈ 520 tokens", as if that were the conversation's tokens.
+    assert run(database_url, "save", "tests/fixtures/anthropic-batch-requests.jsonl").returncode == 0
+    done = run(database_url, "search", "--json")
+    matches = {match["title"].rsplit(" · ", 1)[1]: match for match in json.loads(done.stdout)["matches"]}
+    assert (matches["ticket-8"]["tokens"], matches["ticket-8"]["tokens_words"]) == (None, "not known")
+    assert matches["ticket-7-round-1"]["tokens_words"] == "≈ 514 (1 call not known, left out)"
+    plain = {line.split("  ")[1].rsplit(" · ", 1)[1]: line.split("  ")[4]
+             for line in run(database_url, "search").stdout.splitlines()[:-1]}
+    assert plain["ticket-8"] == "tokens not known"
 
 
 def test_a_store_that_cannot_be_reached_exits_3_without_showing_the_password():

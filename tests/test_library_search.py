@@ -130,7 +130,10 @@ def test_rounds_tokens_and_cost_ranges(store, kept):
 def test_sorting_and_pages_with_the_total_over_all_pages(store, kept):
     everything = library.search(store, LibraryQuery(sort="tokens", descending=True, limit=100))
     assert everything.total == len(kept) == 10
-    assert [row.tokens for row in everything.rows] == sorted((row.tokens for row in everything.rows), reverse=True)
+    # The parallel-call pitfall's failed call wrote no output we know of: its total is not known, and comes last.
+    known = [row.tokens for row in everything.rows[:-1]]
+    assert known == sorted(known, reverse=True) and None not in known
+    assert (everything.rows[-1].title, everything.rows[-1].tokens) == (PARALLEL, None)
     second = library.search(store, LibraryQuery(sort="tokens", descending=True, offset=3, limit=3))
     assert second.total == 10 and second.rows == everything.rows[3:6]
     assert library.search(store, LibraryQuery(sort="title", descending=False, limit=1)).rows[0].title == HENGXIN
@@ -144,7 +147,8 @@ def test_a_row_carries_what_the_list_shows(store, kept):
     row = library.search(store, LibraryQuery(tool="get_order", finding="missing-tool-result")).rows[0]
     assert (row.id, row.title, row.model, row.rounds, row.findings) == (kept[PARALLEL], PARALLEL, "gpt-4o-mini", 3, 2)
     assert row.finding_codes == ("missing-tool-result", "provider-error")
-    assert row.tokens > 0 and row.cost > 0
+    assert row.tokens is None and row.tokens_known > 0 and row.cost > 0  # the failed call's output is not known
+    assert row.tokens_words.endswith("(1 call not known, left out)") and row.cost_words.startswith("≈ US$")
 
 
 def test_scores_average_per_rubric_over_the_filtered_set(store, kept):
@@ -223,3 +227,49 @@ def test_counting_stops_past_the_count_limit_and_says_so_while_the_export_gives_
     few = library.search(store, LibraryQuery(source="upload", limit=1))
     assert (few.total, few.more) == (4, True)
     assert library.search(store, LibraryQuery(source="capture", limit=1)).shown_total() == "1"
+
+
+def _batch_requests() -> dict[str, object]:
+    """Anthropic's batch requests without their results, each conversation's trace by id: ticket-8's one call has no
+    answer in the log, nor has the second call of ticket-7-round-1."""
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+    upload = read_upload([("requests.jsonl", (FIXTURES / "anthropic-batch-requests.jsonl").read_bytes())])
+    return {c.id: c.trace for c in upload.conversations}
+
+
+def _tokens_page_words(trace) -> tuple[str, str]:
+    """The trace's tokens in and out and its cost as lib.summary writes them, under the automatic tokenizer."""
+    from lib.encodings import encoding_name_for_model
+    from lib.prices import DEFAULT_PRICES, cost_words
+    from lib.summary import rows_cost, snowball, summarize
+    from lib.tokens import counter_for
+    rows = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
+    return snowball(rows).tokens_words, cost_words(rows_cost(rows, DEFAULT_PRICES))
+
+
+def test_a_conversation_whose_answer_the_log_lacks_is_no_small_total_to_a_filter_or_a_sort(store):
+    # The library stored ticket-8's tokens as its input alone (≈ 520) and priced that input alone: "tokens under
+    # 1,000" and "cost under a cent" found it, and an ascending sort put it among the smallest.
+    traces = _batch_requests()
+    ids = {name: library.save(store, traces[name], source="upload") for name in ("ticket-8", "ticket-7-round-1")}
+    larkfield = library.save(store, load_bundled("larkfield-get-order").trace, source="upload")
+    rows = {row.id: row for row in library.search(store, LibraryQuery()).rows}
+    ticket_8, ticket_7 = rows[ids["ticket-8"]], rows[ids["ticket-7-round-1"]]
+    assert (ticket_8.tokens, ticket_8.cost, ticket_8.tokens_left_out, ticket_8.cost_left_out) == (None, None, 1, 1)
+    assert (ticket_8.tokens_words, ticket_8.cost_words) == ("not known", "not known")
+    assert (ticket_7.tokens_words, ticket_7.cost_words) == _tokens_page_words(traces["ticket-7-round-1"])
+    assert ticket_7.tokens_words.endswith("(1 call not known, left out)") and ticket_7.tokens is None
+    assert (rows[larkfield].tokens_words, rows[larkfield].cost_words) == _tokens_page_words(
+        load_bundled("larkfield-get-order").trace)
+
+    def found(**filters) -> list[str]:
+        return [row.id for row in library.search(store, LibraryQuery(**filters)).rows]
+
+    assert found(tokens=(None, 100_000)) == [larkfield]
+    assert found(cost=(None, 1.0)) == [larkfield]
+    # What the known calls reach, the whole reaches too.
+    assert set(found(tokens=(ticket_7.tokens_known, None))) == {ids["ticket-7-round-1"], larkfield}
+    for descending in (True, False):
+        for sort in ("tokens", "cost"):
+            assert found(sort=sort, descending=descending)[0] == larkfield, (sort, descending)
