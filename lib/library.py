@@ -181,7 +181,8 @@ def _trace_row(item: ToKeep, saved: str, findings_count: int) -> dict:
     return {
         "id": fingerprint(trace), "title": _clean(item.title or trace.title), "dialect": trace.dialect,
         "model": _clean(_model(trace))[:200] or None, "source": item.source, "author": _clean(item.author)[:AUTHOR_LIMIT],
-        "saved": saved, "rounds": len(trace.rounds), **_known_figures(figures), "findings": findings_count, "header": _dumps(header),
+        "saved": saved, "rounds": len(trace.rounds), **_known_figures(figures), "findings": findings_count,
+        "header": _dumps(header),
         # The file's other lines as write_trace writes them: lessons, then annotation lines.
         "annotations": _dumps([lesson_line(lesson) for lesson in trace.lessons] + list(trace.annotations)),
     }

@@ -9,7 +9,12 @@ from streamlit.testing.v1 import AppTest
 from lib import catalog, library, library_search
 from lib.annotations import Note, Score
 from lib.logs.native import read_trace
+from lib.encodings import encoding_name_for_model
+from lib.logs.upload import read_upload
+from lib.prices import DEFAULT_PRICES, cost_words
 from lib.store import open_store
+from lib.summary import rows_cost, snowball, summarize
+from lib.tokens import counter_for
 from tests.conftest import ROOT, load_bundled
 from tests.databases import app_database  # noqa: F401 - a fixture
 from tests.hostile import HOSTILE, hostile_trace, markdown_leaks
@@ -195,22 +200,32 @@ def test_a_hostile_saved_trace_reaches_the_list_only_as_table_cells(app_database
     assert markdown_leaks(at) == []
 
 
+def _figures(at: AppTest) -> dict[str, tuple[str, str]]:
+    """The tokens and cost each listed trace shows, by title."""
+    table = at.dataframe(key="library.table").value
+    return {title: (tokens, cost) for title, tokens, cost in zip(table["title"], table["tokens (in + out)"],
+                                                                 table["cost"])}
+
+
+def _tokens_page_words(trace) -> tuple[str, str]:
+    """The trace's tokens in and out and its cost as lib.summary writes them, under the automatic tokenizer."""
+    rows = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
+    return snowball(rows).tokens_words, cost_words(rows_cost(rows, DEFAULT_PRICES))
+
+
 def test_a_token_figure_holding_an_estimate_reads_with_its_mark_and_why(ids, app_database):
     # Hengxin reports usage on one round of four: its figure holds our estimate of the other three. Larkfield reports
     # usage on every round.
     store = open_store(app_database)
     library.save(store, load_bundled("larkfield-get-order").trace, source="upload")
-    kept = {row.title: row for row in library.search(store, library.LibraryQuery()).rows}
-    at = _library()
-    table = at.dataframe(key="library.table").value
-    shown = {title: (tokens, mark) for title, tokens, mark in zip(table["title"], table["tokens"], table["tokens are"])}
-    hengxin, larkfield = kept[_title("hengxin-expense")], kept[_title("larkfield-get-order")]
-    assert hengxin.tokens_estimated and not larkfield.tokens_estimated
-    assert shown[hengxin.title] == (hengxin.tokens, "≈ estimated")
-    assert shown[larkfield.title] == (larkfield.tokens, "reported")
+    shown = _figures(_library())
+    for name in ("hengxin-expense", "larkfield-get-order"):
+        assert shown[_title(name)] == _tokens_page_words(load_bundled(name).trace), name
+    assert shown[_title("hengxin-expense")][0].startswith("≈ ")
+    assert shown[_title("larkfield-get-order")][0][0].isdigit()
     assert ("≈ estimated: some or all of that trace's rounds report no usage; its token figure, and the cost worked "
             "out from it, hold our offline estimate for them.") \
-        in _said(at)
+        in _said(_library())
 
 
 def test_a_trace_whose_model_has_no_price_reads_no_price_not_none(app_database):
@@ -221,10 +236,37 @@ def test_a_trace_whose_model_has_no_price_reads_no_price_not_none(app_database):
     library.save(store, catalog.load_bytes(upload, "tool-use-failed").trace, source="upload")
     library.save(store, load_bundled("loan-calculator").trace, source="upload")  # gpt-4o-mini: priced
     at = _library()
-    table = at.dataframe(key="library.table")
-    costs = {title: table.proto.placeholder if cost is None or cost != cost else f"{cost:.5f}"
-             for title, cost in zip(table.value["title"], table.value["cost USD"])}
-    assert costs[_title("loan-calculator")] != "no price"
+    costs = {title: cost for title, (_, cost) in _figures(at).items()}
+    assert costs[_title("loan-calculator")].startswith("≈ US$")
     assert [c for c in costs.values() if c == "no price"] == ["no price"]
     assert ("A cost of “no price”: the price table has no price for that trace's models, so no cost is worked out. "
             "The Tokens page lists the prices it knows.") in _said(at)
+
+
+def test_a_conversation_whose_answers_the_log_lacks_reads_not_known_as_on_the_tokens_page_not_a_small_sum(
+        app_database):
+    # Anthropic's batch requests without their results: no answer of ticket-8 is in the log, nor the second of
+    # ticket-7-round-1. The Library listed ticket-8 at "≈ 520" tokens and the price of that input alone, sorted it
+    # among the smallest, and a "tokens to 1,000" filter found it.
+    store = open_store(app_database)
+    upload = read_upload([("requests.jsonl", (ROOT / "tests" / "fixtures" / "anthropic-batch-requests.jsonl")
+                           .read_bytes())])
+    traces = {c.id: c.trace for c in upload.conversations}
+    for name in ("ticket-8", "ticket-7-round-1"):
+        library.save(store, traces[name], source="upload")
+    library.save(store, load_bundled("larkfield-get-order").trace, source="upload")
+    at = _library()
+    shown = _figures(at)
+    assert shown[traces["ticket-8"].title] == ("not known", "not known")
+    assert shown[traces["ticket-7-round-1"].title] == _tokens_page_words(traces["ticket-7-round-1"])
+    assert shown[traces["ticket-7-round-1"].title][0].endswith(" (1 call not known, left out)")
+    assert shown[_title("larkfield-get-order")] == _tokens_page_words(load_bundled("larkfield-get-order").trace)
+    assert ("“not known”, or “left out”: the log lacks a request or an answer of a call of that trace, or a failed "
+            "call's output, so that call's tokens or cost are not known; a figure sums the calls that are. A highest "
+            "value filtered on leaves such a trace out, and a sort by tokens or cost lists it last.") in _said(at)
+
+    at.selectbox(key="library.sort").set_value("tokens").run()
+    at.toggle(key="library.descending").set_value(False).run()
+    assert list(at.dataframe(key="library.table").value["title"])[0] == _title("larkfield-get-order")
+    at.number_input(key="library.tokens_high").set_value(100_000.0).run()
+    assert _titles(at) == [_title("larkfield-get-order")]

@@ -35,8 +35,11 @@ SIZES = (25, 50, 100)
 ESTIMATED = ("≈ estimated: some or all of that trace's rounds report no usage; its token figure, and the cost worked "
              "out from it, hold our offline estimate for them.")
 """Said under a page of traces when a figure on it is marked."""
-NO_PRICE = "no price"
-"""What a cost cell reads when no round's model has a price (as the Tokens page writes it), not "None"."""
+LEFT_OUT = ("\u201cnot known\u201d, or \u201cleft out\u201d: the log lacks a request or an answer of a call of that "
+            "trace, or a failed call's output, so that call's tokens or cost are not known; a figure sums the calls "
+            "that are. A highest value filtered on leaves such a trace out, and a sort by tokens or cost lists it "
+            "last.")
+"""Said under a page of traces when a figure on it leaves out calls that are not known."""
 UNPRICED = ("A cost of \u201cno price\u201d: the price table has no price for that trace's models, so no cost is "
             "worked out. The Tokens page lists the prices it knows.")
 """Said under a page of traces when a cost on it is missing."""
@@ -121,19 +124,20 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
     if page.more:
         st.caption(f"Counting stops at {page.total:,}: the pages go that far; narrow the filters to see the rest, "
                    "or export the set, which holds every match.")
+    # The figures in the words every page writes them in: a total some rounds are missing from is no number to sort
+    # by (Sort by sorts them in the database, the unknown last).
     table = pd.DataFrame([{"title": r.title, "model": r.model or "", "rounds": r.rounds,
-                           # The figure stays a number, so that the table sorts it as one; its mark is beside it.
-                           "tokens": r.tokens, "tokens are": "≈ estimated" if r.tokens_estimated else "reported",
-                           "cost USD": r.cost, "findings": r.findings, "checks": ", ".join(r.finding_codes),
-                           "source": r.source, "saved": r.saved, "saved by": r.author} for r in page.rows])
-    columns = {"rounds": st.column_config.NumberColumn(format="localized"),
-               "tokens": st.column_config.NumberColumn("tokens (in + out)", format="localized"),
-               "cost USD": st.column_config.NumberColumn(format="%.5f")}
+                           "tokens (in + out)": r.tokens_words, "cost": r.cost_words, "findings": r.findings,
+                           "checks": ", ".join(r.finding_codes), "source": r.source, "saved": r.saved,
+                           "saved by": r.author} for r in page.rows])
+    columns = {"rounds": st.column_config.NumberColumn(format="localized")}
     shown = st.dataframe(table, key=TABLE, on_select="rerun", selection_mode="multi-row", hide_index=True,
-                         width="stretch", column_config=columns, placeholder=NO_PRICE)
-    if any(r.tokens_estimated for r in page.rows):
+                         width="stretch", column_config=columns)
+    if any(r.tokens_estimated or r.cost_estimated for r in page.rows):
         st.caption(ESTIMATED)
-    if any(r.cost is None for r in page.rows):
+    if any(r.tokens_left_out or r.cost_left_out for r in page.rows):
+        st.caption(LEFT_OUT)
+    if any(r.cost_known is None and not r.cost_left_out for r in page.rows):
         st.caption(UNPRICED)
     pages = (page.total - 1) // page.limit + 1
     if pages > 1:
