@@ -32,7 +32,8 @@ from lib.lessons import lesson_line
 from lib.library_search import (COUNT_LIMIT, PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
                                 export_csv, export_jsonl, score_averages, search)
 from lib.library_schema import (CHUNK, LEFT_OUT, MESSAGE, SYSTEM, TOOLS, Digest, add_column, add_words, bulk_insert,
-                                content, findings, remove_words, rounds, tool_calls, trace_content, trace_words, traces)
+                                content, findings, index_known_first, remove_words, rounds, tool_calls, trace_content,
+                                trace_words, traces)
 from lib.logs.native import VERSION, read_objects, round_line
 from lib.lru import LeastRecentlyUsed
 from lib.model import Round, Trace
@@ -218,6 +219,7 @@ def leave_out_unknown_figures(conn: Connection) -> None:
     again, as a save now does."""
     for name in LEFT_OUT:
         add_column(conn, traces.c[name])
+    index_known_first(conn)
     for number in conn.execute(sa.select(traces.c.number)).scalars().all():
         figures = _figures(_read(conn, traces.c.number == number)[1])
         conn.execute(traces.update().where(traces.c.number == number).values(**_known_figures(figures)))

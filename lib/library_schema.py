@@ -214,6 +214,18 @@ def add_column(conn: Connection, column: sa.Column) -> None:
     conn.exec_driver_sql(f"ALTER TABLE {column.table.name} ADD COLUMN {ddl.get_column_specification(column)}")
 
 
+def index_known_first(conn: Connection) -> None:
+    """Schema version 6: indexes that give a sort by tokens or by cost in either direction as lib/library_search.py
+    asks it (the fewest rounds left out first, then the figure, then the row number), so that a deep page walks an
+    index instead of sorting every trace."""
+    cost_down = "cost DESC NULLS LAST" if conn.dialect.name == "postgresql" else "cost DESC"  # SQLite: NULL is least
+    for name, columns in (("tokens_up", "tokens_left_out, tokens, number"),
+                          ("tokens_down", "tokens_left_out, tokens DESC, number DESC"),
+                          ("cost_up", "cost_left_out, cost, number"),
+                          ("cost_down", f"cost_left_out, {cost_down}, number DESC")):
+        conn.exec_driver_sql(f"CREATE INDEX library_traces_{name} ON library_traces ({columns})")
+
+
 def create(conn: Connection) -> None:
     """Create the library's tables and schema version 2's per-content text index (a migration step of
     lib/store.py, frozen; `index_words_per_trace` replaces that index)."""

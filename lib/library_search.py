@@ -191,13 +191,14 @@ _LEFT_OUT = {"tokens": traces.c.tokens_left_out, "cost": traces.c.cost_left_out}
 
 
 def _order(query: LibraryQuery) -> tuple:
-    """The sort: a figure that is not known whole (or has no price) comes last either way, not as a small one."""
+    """The sort. A total that is not known comes last either way, never as a small one: the traces leaving out no
+    round first, then those leaving out one, and so on; a cost without a price after the priced ones. An index
+    serves each (lib/library_schema.py `index_known_first`)."""
     column = traces.c[query.sort]
     by = (column.desc(), traces.c.number.desc()) if query.descending else (column.asc(), traces.c.number.asc())
-    if query.sort not in _LEFT_OUT:
-        return by
-    unknown = sa.case((_LEFT_OUT[query.sort] > 0, 1), else_=0)
-    return unknown.asc(), by[0].nulls_last(), by[1]
+    if query.sort == "cost":
+        by = (by[0].nulls_last(), by[1])
+    return (_LEFT_OUT[query.sort].asc(), *by) if query.sort in _LEFT_OUT else by
 
 
 _LISTED = [traces.c[name] for name in ("number", "id", "title", "model", "rounds", "tokens", "tokens_estimated",

@@ -327,4 +327,7 @@ def test_a_library_kept_when_unknown_figures_counted_as_0_is_upgraded_without_lo
         _trace("larkfield-get-order"))[0], 0)
     small = library.search(upgraded, library.LibraryQuery(tokens=(None, 100_000), cost=(None, 1.0)))
     assert [row.id for row in small.rows] == [larkfield]
+    # A sort by either figure, the unknown last, walks an index in each direction instead of sorting every trace.
+    indexed = {index["name"] for index in sa.inspect(upgraded.engine).get_indexes("library_traces")}
+    assert indexed >= {f"library_traces_{figure}_{way}" for figure in ("tokens", "cost") for way in ("up", "down")}
     upgraded.close()
