@@ -685,6 +685,8 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
     for round_, said in _said_so_far(trace):
         if not round_.request_recorded:  # nothing says what the request held: no value is known to be unsaid
             continue
+        # A log that keeps no system prompt (Claude Code's) cannot say the instructions did not hold the value.
+        unlogged = "system" in trace.round_provenance(round_).omitted
         for call in round_.tool_calls:
             if not isinstance(call.arguments, dict):
                 continue
@@ -702,8 +704,8 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
                 briefs = [f"Filled by the model, in no earlier message: {', '.join(_named(filled))}"] if filled else []
                 briefs += [f"the schema's default: {', '.join(_named(defaults))}"] if defaults else []
                 brief = "; ".join(briefs)
-                yield Hit("info", round_.index, "response", path, _filled_message(call.name, filled, defaults, tool),
-                          brief[0].upper() + brief[1:])
+                yield Hit("info", round_.index, "response", path,
+                          _filled_message(call.name, filled, defaults, tool, unlogged), brief[0].upper() + brief[1:])
 
 
 def _named(filled: list[tuple[str, object]]) -> list[str]:
@@ -712,7 +714,7 @@ def _named(filled: list[tuple[str, object]]) -> list[str]:
 
 
 def _filled_message(tool_name: str, filled: list[tuple[str, object]], defaults: list[tuple[str, object]],
-                    tool: ToolDefinition | None) -> str:
+                    tool: ToolDefinition | None, instructions_unlogged: bool = False) -> str:
     named, single = " and ".join(_named(defaults)), len(defaults) == 1
     if not filled:
         return (f"The model filled {named} in the {tool_name} call with the {'default' if single else 'defaults'} the "
@@ -727,9 +729,14 @@ def _filled_message(tool_name: str, filled: list[tuple[str, object]], defaults: 
     one = len(filled) == 1
     # Only an exact copy (or the same day, number or rate written another way) is recognised: "tomorrow at 10 for an
     # hour" turned into a date, a time and 60 minutes is not, so the words may not claim the values were invented.
+    searched, either = "the person's words, a tool result, the instructions", "Either"
+    if instructions_unlogged:
+        searched = (f"the person's words, a tool result; the log does not keep the instructions, which may hold "
+                    f"{'it' if one else 'them'}")
+        either = "If they do not, either"
     return (f"The model filled {listed} in the {tool_name} call itself: "
-            f"{'it appears' if one else 'they appear'} in no earlier message as written (the person's words, a tool "
-            f"result, the instructions).{among} Either the model read {'it' if one else 'them'} from something said "
+            f"{'it appears' if one else 'they appear'} in no earlier message as written ({searched}).{among} "
+            f"{either} the model read {'it' if one else 'them'} from something said "
             f"another way (\"tomorrow\", \"for an hour\"), or it made {'it' if one else 'them'} up: the conversation "
             "alone cannot tell which. A value the program knows should come from the program; one nobody gave, the "
             "model should ask the person for." + (f" {given}" if defaults else ""))

@@ -9,8 +9,8 @@ Adding a format is one new module and one line in FORMATS.
 
 from __future__ import annotations
 
-from lib.logs import (batches, bedrock_converse, cassettes, finetune, gemini, har, inspect_log, langfuse, ollama,
-                      pairs, recorded_streams, responses, sharegpt, spans, streams, trajectories)
+from lib.logs import (batches, bedrock_converse, cassettes, claude_code, finetune, gemini, har, inspect_log, langfuse,
+                      ollama, pairs, recorded_streams, responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
@@ -34,6 +34,8 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # an Ollama request for a Chat Completions one.
     bedrock_converse.BedrockConverseFormat,
     ollama.OllamaFormat,
+    # A transcript entry per line, its 'message' beside Claude Code's own keys: no other format's line has them.
+    claude_code.ClaudeCodeFormat,
     # Before the fine-tuning reader, which would take a Hermes 'messages' line as plain text.
     sharegpt.ShareGPTFormat,
     # Before the Chat Completions reader, which would take a whole conversation for one request.

@@ -1,0 +1,231 @@
+"""Claude Code session logs: `~/.claude/projects/<project>/<session>.jsonl`, one transcript entry per line.
+
+Each `user` or `assistant` line carries one Anthropic Messages `message` beside Claude Code's bookkeeping
+(`uuid`, `parentUuid`, `sessionId`, `isSidechain`, `requestId`, `cwd`, `toolUseResult`...). Claude Code writes one
+API response over several `assistant` lines, one per content block, sharing `message.id` and `requestId`, each
+repeating the call's usage: they are merged into one response, its usage counted once (the last line's, the latest
+the log reports). Tool results come back as `user` lines of `tool_result` blocks; consecutive user lines are one
+user turn, as the API reads consecutive messages of one role.
+
+Like a fine-tuning line, the log is a transcript: each response is a round, and its request is the conversation
+before it, cut out of the log rather than recorded as sent (TRANSCRIPT_REQUEST). Claude Code logs neither its system
+prompt nor its tool list: every round says it lacks them (its provenance's `omitted`), never that they were empty.
+A session is a conversation; a subagent's lines (`isSidechain`) are a conversation of their own. Lines of other
+types (summary, system, file-history-snapshot...) are no model call: counted, not read. Assistant lines Claude Code
+wrote itself (`model` "<synthetic>": an interruption, an API error it reported) are no model call either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from lib.dialects import ANTHROPIC
+from lib.dialects.common import flatten_content
+from lib.logs.chat_shape import describe, require
+from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.model import TRANSCRIPT_REQUEST
+
+MESSAGE_TYPES = ("user", "assistant")
+"""Line types that carry a message of the conversation."""
+
+BOOKKEEPING_TYPES = frozenset({
+    "summary", "system", "file-history-snapshot", "queue-operation", "progress", "attachment", "last-prompt",
+    "permission-mode", "mode", "ai-title", "custom-title", "agent-name", "pr-link", "worktree-state",
+    "attribution-snapshot", "tag",
+})
+"""Line types Claude Code writes for itself beside the conversation: no model call, no message the model read."""
+
+SESSION_KEYS = ("sessionId", "uuid", "parentUuid", "leafUuid", "messageId")
+"""Keys only Claude Code's lines carry beside their `type`: one of them makes a line Claude Code's."""
+
+SYNTHETIC = "<synthetic>"
+"""The `model` of an assistant line Claude Code wrote itself, without calling a model."""
+
+PROVENANCE = {
+    "origin": "derived",
+    "note": "Cut out of a Claude Code session log: the request is the conversation before this response as the log "
+            "kept it, not a request on record as sent. Claude Code does not log its system prompt or its tool list: "
+            "both were sent, but neither is shown or counted here. The response and its usage are as recorded.",
+    "omitted": ["system", "tools"],
+}
+"""Every round's provenance: what the log lacks, said where the round is shown (lib/provenance.py)."""
+
+
+@dataclass(slots=True)
+class _Response:
+    """An API response being assembled from its lines."""
+
+    id: str | None
+    """`message.id` (or, without one, `requestId`): the lines of one response share it."""
+    line: int
+    """Its first line."""
+    request: list[dict]
+    """The conversation before it: its round's request messages."""
+    body: dict
+    """The last line's message, its usage the one counted."""
+    blocks: list = field(default_factory=list)
+    """The content blocks of all its lines, in order."""
+    stop_reason: Any = None
+    """The last stop reason its lines report (the lines written mid-stream report none)."""
+    timestamp: str | None = None
+    """Its first line's time."""
+
+
+@dataclass(slots=True)
+class _Conversation:
+    """A session or a subagent's run, being rebuilt line by line."""
+
+    messages: list[dict] = field(default_factory=list)
+    """The turns so far, each response's once it is complete."""
+    user: list = field(default_factory=list)
+    """The contents of the user lines since the last response, not yet one turn."""
+    response: _Response | None = None
+    """The response whose lines are still coming."""
+    sent: list | None = None
+    """The messages list of the last round's request (see CallRecord.resends)."""
+
+
+class ClaudeCodeFormat(LogFormat):
+    """Claude Code's session transcript, one round per API response."""
+
+    name = "claude-code"
+    title = "Claude Code session log"
+
+    def __init__(self) -> None:
+        self._conversations: dict[str, _Conversation] = {}
+        self._where: dict[str, str] = {}
+        """The conversation of each line read, by its uuid: a subagent's line follows its parent."""
+        self._subagents = 0
+        self._session: str | None = None
+        self._not_calls = 0
+
+    def detect(self, obj: dict) -> str | None:
+        kind = obj.get("type")
+        if kind in MESSAGE_TYPES and "message" in obj and any(k in obj for k in SESSION_KEYS):
+            return "a user or assistant line with a 'message' beside 'sessionId' or 'uuid' (a Claude Code session log)"
+        if kind in BOOKKEEPING_TYPES and any(k in obj for k in SESSION_KEYS):
+            return "a Claude Code bookkeeping line (summary, system, file-history-snapshot...)"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        kind = obj.get("type")
+        if kind not in MESSAGE_TYPES:
+            self._not_calls += 1
+            return
+        message = require(obj, "message", dict)
+        content = _content(message, kind)
+        if kind == "assistant" and message.get("model") == SYNTHETIC:
+            self._not_calls += 1  # Claude Code's own words (an interruption, an error it met): no model was called
+            return
+        key = self._conversation_of(obj)
+        conversation = self._conversations.setdefault(key, _Conversation())
+        if kind == "user":
+            conversation.user.append(content)
+            return
+        if not isinstance(content, list):
+            content = [{"type": "text", "text": content}]
+        same = message.get("id") if isinstance(message.get("id"), str) else obj.get("requestId")
+        open_ = conversation.response
+        if open_ is not None and same is not None and same == open_.id:
+            # One more block of the response being written (tool results may have come between: they follow it).
+            open_.blocks.extend(content)
+            open_.body = message
+            open_.stop_reason = message.get("stop_reason") or open_.stop_reason
+            return
+        yield from self._close(key, conversation)
+        if conversation.user:
+            conversation.messages.append(_user_turn(conversation.user))
+            conversation.user = []
+        timestamp = obj.get("timestamp")
+        conversation.response = _Response(same if isinstance(same, str) else None, line, list(conversation.messages),
+                                           message, list(content), message.get("stop_reason"),
+                                           timestamp if isinstance(timestamp, str) else None)
+
+    def finish(self) -> Iterator[CallRecord]:
+        for key, conversation in self._conversations.items():
+            yield from self._close(key, conversation, last=True)
+
+    def not_calls(self) -> int:
+        return self._not_calls
+
+    def _close(self, key: str, conversation: _Conversation, last: bool = False) -> Iterator[CallRecord]:
+        """The round of the response whose lines are complete, its turn added to the conversation."""
+        response = conversation.response
+        if response is None:
+            return
+        conversation.response = None
+        turn = {"role": "assistant", "content": response.blocks}
+        body = {**response.body, "role": "assistant", "content": response.blocks, "stop_reason": response.stop_reason}
+        body.setdefault("type", "message")
+        conversation.messages.append(turn)
+        request = {"messages": response.request}
+        yield CallRecord(
+            line=response.line, dialect=ANTHROPIC, request=request, response=body, conversation=key,
+            derived=[TRANSCRIPT_REQUEST], timestamp=response.timestamp, resends=conversation.sent,
+            provenance=PROVENANCE, executions=_ran_after(turn, conversation.user) if last else [],
+        )
+        conversation.sent = response.request
+
+    def _conversation_of(self, obj: dict) -> str:
+        """`session <id>` for the session's own lines; a subagent's lines (`isSidechain`) are a conversation of their
+        own: the run their parent line is in, else the one their `agentId` names, else a new one."""
+        session = obj.get("sessionId") if isinstance(obj.get("sessionId"), str) else self._session
+        self._session = session
+        named = f"session {session}" if session else "session"
+        if obj.get("isSidechain") is True:
+            agent, parent = obj.get("agentId"), obj.get("parentUuid")
+            if isinstance(parent, str) and parent in self._where:
+                key = self._where[parent]
+            elif isinstance(agent, str) and agent:
+                key = f"{named}, subagent {agent}"
+            else:
+                self._subagents += 1
+                key = f"{named}, subagent run {self._subagents}"
+        else:
+            key = named
+        uuid = obj.get("uuid")
+        if isinstance(uuid, str):
+            self._where[uuid] = key
+        return key
+
+
+def _content(message: dict, kind: str) -> str | list:
+    """The message's content, a string or a list of blocks; a LineProblem naming what is wrong otherwise."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        found = "missing" if "content" not in message else describe(content)
+        raise LineProblem(f"the {kind} line's message.content is {found}, expected a string or a list of blocks")
+    for i, block in enumerate(content):
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            raise LineProblem(f"the {kind} line's message.content[{i}] is {describe(block)}, expected a content block "
+                              "with a 'type'")
+    return content
+
+
+def _user_turn(contents: list) -> dict:
+    """The user lines since the last response as one turn: one line's content as it was, several lines' blocks
+    joined."""
+    if len(contents) == 1:
+        return {"role": "user", "content": contents[0]}
+    return {"role": "user", "content": [block for content in contents
+                                        for block in ([{"type": "text", "text": content}]
+                                                      if isinstance(content, str) else content)]}
+
+
+def _ran_after(turn: dict, contents: list) -> list[dict]:
+    """The results after the log's last response, as execution entries of the calls they answer: no request after
+    them was logged to carry them."""
+    calls = {b.get("id"): b for b in turn["content"] if b.get("type") == "tool_use"}
+    ran = []
+    for content in contents:
+        for block in content if isinstance(content, list) else ():
+            call = calls.get(block.get("tool_use_id")) if block.get("type") == "tool_result" else None
+            if call is not None:
+                ran.append({"tool_call_id": str(block["tool_use_id"]), "name": str(call.get("name") or ""),
+                            "arguments": call.get("input"), "output": flatten_content(block.get("content")),
+                            "ok": block.get("is_error") is not True,
+                            "note": "the log ends on this result: no request after it was logged"})
+    return ran

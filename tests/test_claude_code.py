@@ -1,0 +1,175 @@
+"""Issue 16: Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`) read as rounds.
+
+The fixtures are public recordings of the format (tests/fixtures/README.md says where): each test says what a user
+sees of them: the format named, the conversations, the rounds, the tool calls answered, the usage as reported, and
+that the log's missing system prompt and tool list are said to be missing, never shown as empty.
+"""
+
+import json
+from pathlib import Path
+
+from lib.checks import run_checks
+from lib.logs.upload import read_upload
+from lib.provenance import provenance_detail
+from lib.summary import summarize
+from lib.tokens import CHARACTER_COUNTER
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _read(*names: str):
+    return read_upload([(name, (FIXTURES / name).read_bytes()) for name in names])
+
+
+def _upload_lines(*lines: dict):
+    return read_upload([("session.jsonl", "\n".join(json.dumps(line) for line in lines).encode())])
+
+
+def test_a_session_is_one_conversation_each_response_a_round_cut_out_of_the_transcript():
+    upload = _read("claude-code-session.jsonl")
+    assert upload.summary() == "12 lines: 5 rounds in 1 conversation; 1 line not a model call; 0 lines skipped"
+    assert upload.formats["claude-code"][0] == 12
+    assert "a Claude Code session log" in upload.formats["claude-code"][1]
+    [conversation] = upload.conversations
+    assert conversation.id == "session test_session"
+    rounds = conversation.trace.rounds
+    assert [len(r.request.messages) for r in rounds] == [1, 3, 5, 7, 9]
+    assert [r.resent_prefix for r in rounds] == [0, 1, 3, 5, 7]
+    assert all(r.request_from_transcript for r in rounds)
+    assert rounds[0].request.messages[0].text == "Hello Claude! Can you help me understand how Python decorators work?"
+    # The Edit call of round 2 is answered by the next request's tool_result.
+    [edit] = rounds[1].tool_calls
+    assert (edit.id, edit.name, edit.arguments["file_path"]) == ("tool_001", "Edit", "/tmp/decorator_example.py")
+    [result] = rounds[2].request.messages[4].tool_results
+    assert (result.call_id, result.content) == ("tool_001", "File created successfully at: /tmp/decorator_example.py")
+    assert [r.response.finish_reason for r in rounds] == ["end_turn", "tool_use", "end_turn", "tool_use", "end_turn"]
+    assert conversation.trace.model == "claude-3-sonnet-20240229"
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in rounds] == [
+        (25, 120), (45, 85), (78, 95), (25, 35), (45, 110)]
+    assert not [f for f in run_checks(conversation.trace) if f.code in ("missing-tool-result", "orphan-tool-result")]
+
+
+def test_a_response_written_over_several_lines_is_one_round_with_its_usage_once_and_a_subagent_its_own_conversation():
+    # Recorded by Claude Code 2.0.46: the subagent's response is two lines (a text block, then a Grep call) sharing
+    # message.id and requestId, each repeating the call's usage.
+    upload = _read("claude-code-sidechain.jsonl")
+    assert upload.summary() == "6 lines: 3 rounds in 2 conversations; 0 lines skipped"
+    session, subagent = upload.conversations
+    assert session.id == "session 88a8d761-7b9a-4bf1-a8ca-c1febe6bf358"
+    assert subagent.id == "session 88a8d761-7b9a-4bf1-a8ca-c1febe6bf358, subagent run 1"
+    [searching] = subagent.trace.rounds
+    assert searching.response.message.text.startswith("I'll research how `data-border-color` is used")
+    assert [(c.id, c.name) for c in searching.tool_calls] == [("toolu_01BWgwmyj8gGuqFNHMPqqtN2", "Grep")]
+    usage = searching.response.usage
+    assert (usage.input_tokens, usage.cache_write_tokens, usage.output_tokens) == (19833, 19830, 183)
+    # The session's Task call is answered in the next round's request; that round read its history from the cache.
+    task, after = session.trace.rounds
+    assert [(c.id, c.name) for c in task.tool_calls] == [("toolu_01JA2mLseQCAW3MdwPE4qWEk", "Task")]
+    assert [p.call_id for p in after.request.messages[1].tool_results] == ["toolu_01JA2mLseQCAW3MdwPE4qWEk"]
+    usage = after.response.usage
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens, usage.output_tokens) == (
+        144227, 141272, 2952, 190)
+    # The excerpt starts mid-session: the first round's history is not in the log, and says so.
+    assert not task.request_recorded
+
+
+def test_the_missing_system_prompt_and_tool_list_are_said_to_be_missing_never_empty():
+    upload = _read("claude-code-session.jsonl")
+    trace = upload.conversations[0].trace
+    round_ = trace.rounds[1]
+    assert round_.request.system is None and round_.request.tools == ()
+    provenance = trace.round_provenance(round_)
+    assert provenance.origin == "derived" and provenance.omitted == ("system", "tools")
+    detail = provenance_detail(provenance)
+    assert "Claude Code does not log its system prompt or its tool list" in detail
+    rows = summarize(trace, CHARACTER_COUNTER)
+    assert not any(row.tool_list_recorded for row in rows)  # the model called tools: a list was sent, unlogged
+
+
+def test_a_session_without_usage_or_message_ids_reads_and_its_consecutive_user_lines_are_one_turn():
+    # simonw/claude-code-transcripts' sample: no usage, no message ids, no stop reasons.
+    upload = _read("claude-code-transcripts-sample.jsonl")
+    assert upload.summary() == "8 lines: 3 rounds in 1 conversation; 1 line not a model call; 0 lines skipped"
+    write, bash, last = upload.conversations[0].trace.rounds
+    assert [(c.name, c.arguments["file_path"]) for c in write.tool_calls] == [("Write", "/project/hello.py")]
+    assert write.response.usage is None  # not logged: the app estimates it, and says so
+    assert [m.role for m in last.request.messages] == ["user", "assistant", "user", "assistant", "user"]
+    # Two user lines (a tool result, then the person's next words) are one user turn, as the API reads them.
+    assert [type(p).__name__ for p in last.request.messages[4].parts] == ["ToolResultPart", "TextPart"]
+
+
+def test_a_log_ending_on_tool_results_keeps_them_as_what_the_program_ran():
+    lines = (FIXTURES / "claude-code-session.jsonl").read_text().splitlines()
+    # Cut after round 4's Bash call and its result: no request after the result was logged.
+    upload = read_upload([("cut.jsonl", "\n".join(lines[:9]).encode())])
+    last = upload.conversations[0].trace.rounds[-1]
+    [ran] = last.executions
+    assert (ran.tool_call_id, ran.name) == ("tool_002", "Bash")
+    assert "the log ends on this result" in ran.note
+
+
+def test_bookkeeping_lines_are_counted_as_no_model_call_and_claude_codes_own_words_are_no_round():
+    session = {"sessionId": "s-1", "isSidechain": False}
+    upload = _upload_lines(
+        {"type": "file-history-snapshot", "messageId": "m-0", "isSnapshotUpdate": False,
+         "snapshot": {"messageId": "m-0", "trackedFileBackups": {}, "timestamp": "2026-01-01T00:00:00Z"}},
+        {**session, "type": "user", "uuid": "u-1", "parentUuid": None, "message": {"role": "user", "content": "hi"}},
+        {**session, "type": "assistant", "uuid": "a-1", "parentUuid": "u-1", "message": {
+            "id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": None,
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}],
+            "usage": {"input_tokens": 4, "output_tokens": 1}}, "requestId": "req_1"},
+        # Claude Code starts the tool while the response is still being written: its result comes first.
+        {**session, "type": "user", "uuid": "u-2", "parentUuid": "a-1", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "README.md"}]}},
+        {**session, "type": "assistant", "uuid": "a-2", "parentUuid": "u-2", "message": {
+            "id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "tool_use",
+            "content": [{"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "pwd"}}],
+            "usage": {"input_tokens": 4, "output_tokens": 30}}, "requestId": "req_1"},
+        {**session, "type": "user", "uuid": "u-3", "parentUuid": "a-2", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_2", "content": "/work"}]}},
+        {**session, "type": "system", "subtype": "compact_boundary", "uuid": "y-1", "content": "compacted"},
+        {**session, "type": "assistant", "uuid": "a-3", "parentUuid": "u-3", "message": {
+            "id": "msg_synthetic", "role": "assistant", "model": "<synthetic>",
+            "content": [{"type": "text", "text": "No response requested."}]}},
+        {**session, "type": "assistant", "uuid": "a-4", "parentUuid": "u-3", "message": {
+            "id": "msg_2", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": "Done."}], "usage": {"input_tokens": 60, "output_tokens": 2}}},
+    )
+    assert upload.summary() == "9 lines: 2 rounds in 1 conversation; 3 lines not model calls; 0 lines skipped"
+    first, second = upload.conversations[0].trace.rounds
+    assert [c.id for c in first.tool_calls] == ["toolu_1", "toolu_2"]
+    assert (first.response.finish_reason, first.response.usage.output_tokens) == ("tool_use", 30)
+    assert [m.role for m in second.request.messages] == ["user", "assistant", "user"]
+    assert [p.call_id for p in second.request.messages[2].tool_results] == ["toolu_1", "toolu_2"]
+    assert second.response.message.text == "Done."
+
+
+def test_a_damaged_line_is_a_problem_naming_the_line_and_the_rest_still_load():
+    # daaain/claude-code-log's edge cases: a message whose content key is misspelt, a message that is a string,
+    # a content list holding a bare string, and lines that are no JSON object.
+    upload = _read("claude-code-edge-cases.jsonl")
+    said = [upload.said(p) for p in upload.problems]
+    assert said[0] == ("line 10: the user line's message.content is missing, expected a string or a list of blocks "
+                       "(read as Claude Code session log)")
+    assert said[1] == "line 11: 'message' is a string, expected an object (read as Claude Code session log)"
+    assert said[-1].startswith("line 18: the user line's message.content[0] is a string")
+    assert [c.id for c in upload.conversations] == ["session edge_cases", "session todowrite_session"]
+    assert len(upload.conversations[0].trace.rounds) == 3
+
+
+def test_other_formats_lines_are_not_taken_for_claude_codes():
+    from lib.logs.claude_code import ClaudeCodeFormat
+    detect = ClaudeCodeFormat().detect
+    assert detect({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}) is None
+    assert detect({"type": "message", "role": "assistant", "content": [], "id": "msg_1"}) is None
+    assert detect({"type": "assistant", "message": {"role": "assistant", "content": "x"}}) is None  # no session key
+    assert detect({"type": "summary", "summary": "Title", "leafUuid": "u-9"})
+
+
+def test_a_value_the_model_filled_is_not_said_to_be_missing_from_instructions_the_log_does_not_keep():
+    # Claude Code's system prompt names the working directory: a path in a call may come from there.
+    trace = _read("claude-code-session.jsonl").conversations[0].trace
+    [filled] = [f for f in run_checks(trace) if f.code == "model-filled-value" and f.round == 2]
+    assert 'file_path "/tmp/decorator_example.py"' in filled.message
+    assert "the log does not keep the instructions, which may hold it" in filled.message
+    assert "a tool result, the instructions)" not in filled.message
