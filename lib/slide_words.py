@@ -55,6 +55,8 @@ class Snowball:
     sizes count what the model reads, not what the program sent."""
     tool_list_recorded: bool = True
     """False for a log that kept the messages but not the tool list (RoundSummary.tool_list_recorded)."""
+    tool_list_never_logged: bool = False
+    """True for a log whose format never keeps the tool list (RoundSummary.tool_list_never_logged)."""
     request_recorded: bool = True
     """False when the log kept no request for this round: its input, if reported, has no parts we counted."""
 
@@ -76,7 +78,8 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         split=tuple((label, tokens) for label, tokens in counted_parts(row) if tokens),
         failed=row.failed,
         held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),
-        tool_list_recorded=row.tool_list_recorded, request_recorded=row.request_recorded,
+        tool_list_recorded=row.tool_list_recorded, tool_list_never_logged=row.tool_list_never_logged,
+        request_recorded=row.request_recorded,
     )
 
 
@@ -170,8 +173,11 @@ def content_is_null(round_: Round) -> bool:
 def tools_line(snow: Snowball) -> str:
     """The tool list in one line: how many, and that each request pays for it again."""
     if not snow.tools:
-        return ("none in this request" if snow.tool_list_recorded
-                else "not in the log (the model called tools, so a list was sent; it is not counted here)")
+        if snow.tool_list_recorded:
+            return "none in this request"
+        if snow.tool_list_never_logged:
+            return "not in the log (its format never keeps the list the program sends; it is not counted here)"
+        return "not in the log (the model called tools, so a list was sent; it is not counted here)"
     listed = f"{plural(snow.tools, 'tool definition')}, {plural(snow.tools_tokens, 'token')}"
     if snow.failed:
         sent = "resent unchanged" if snow.tools_unchanged else "sent with this request"

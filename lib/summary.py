@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lib.growth import new_sent
-from lib.model import Trace, Usage, built_fast
+from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, cost, price_for, trace_cost
 from lib.text import plural
 from lib.tokens import InputBreakdown, TokenCounter, input_parts, reconciled_breakdowns
@@ -20,6 +20,23 @@ REQUEST_NOT_COUNTED = "The request was not in the log, so nothing of it is count
 TOOL_LIST_UNRECORDED = ("The log kept no tool list, though the model called tools: the list was sent, but it is "
                         "neither shown nor counted here.")
 """Said wherever the tool list's tokens would be, for a log that kept the messages but not the tools."""
+
+TOOL_LIST_NOT_LOGGED = ("The log kept no tool list: its format never keeps the list the program sends (Claude Code's "
+                        "does not), so it is neither shown nor counted here.")
+"""Said instead, for a log whose format never keeps the tool list (tool_list_never_logged): whether or not the model
+called a tool, no figure may say the list was empty."""
+
+
+def tool_list_never_logged(round_: Round) -> bool:
+    """Whether the round's log format never keeps the tool list it sent: its provenance says the request lacks
+    `tools`, as every round of a Claude Code session log does."""
+    provenance = round_.provenance
+    return provenance is not None and "tools" in provenance.omitted
+
+
+def tool_list_missing(never_logged: bool) -> str:
+    """What is said where the tool list would be, for a log that kept none (tool_list_recorded False)."""
+    return TOOL_LIST_NOT_LOGGED if never_logged else TOOL_LIST_UNRECORDED
 
 
 @built_fast
@@ -51,7 +68,10 @@ class RoundSummary:
     request_recorded: bool = True
     """False when the log held no request for this round: nothing about the request is known."""
     tool_list_recorded: bool = True
-    """False when the model called tools but no request in the log carries a tool list: one was sent, unrecorded."""
+    """False when the model called tools but no request in the log carries a tool list: one was sent, unrecorded;
+    and for a log whose format never keeps the list (tool_list_never_logged)."""
+    tool_list_never_logged: bool = False
+    """True when the log's format never keeps the tool list (Claude Code's): said with TOOL_LIST_NOT_LOGGED."""
     failed: bool = False
     """True when the call failed (an error, no response): whether the provider billed it, the log does not say."""
     rejected_output: bool = False
@@ -191,7 +211,9 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     """A summary row for every round; linear in the rounds plus the unique content."""
     rows = []
     # Transcripts and trajectories keep the messages, not the tools: a call proves a list was sent.
-    tool_list_recorded = any(r.request.tools for r in trace.rounds) or not any(r.tool_calls for r in trace.rounds)
+    never_logged = any(tool_list_never_logged(r) for r in trace.rounds)
+    tool_list_recorded = not never_logged and (any(r.request.tools for r in trace.rounds)
+                                               or not any(r.tool_calls for r in trace.rounds))
     last_kept = None  # lib.growth.kept_before, carried along the rounds rather than walked back from each
     for round_, (breakdown, usage) in zip(trace.rounds, reconciled_breakdowns(trace, counter)):
         recorded = round_.request_recorded
@@ -213,6 +235,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 model=model,
                 request_recorded=recorded,
                 tool_list_recorded=tool_list_recorded,
+                tool_list_never_logged=never_logged,
                 failed=response is None and round_.error is not None,
                 rejected_output=response is None and round_.error is not None
                 and round_.error.rejected_generation is not None,
@@ -248,6 +271,8 @@ class Snowball:
     """Tokens of the largest tool list among the requests the log kept; None when it kept none."""
     tool_list_recorded: bool = True
     """False when the log kept no tool list though the model called tools (RoundSummary.tool_list_recorded)."""
+    tool_list_never_logged: bool = False
+    """True when the log's format never keeps the tool list (RoundSummary.tool_list_never_logged)."""
     failed_calls: int = 0
     """Failed calls in the sums: whether the provider billed their input, the log does not say."""
     estimated_calls: int = 0
@@ -357,6 +382,7 @@ def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
         tools_fewest=min(kept_tools, default=None),
         tools_most=max(kept_tools, default=None),
         tool_list_recorded=all(r.tool_list_recorded for r in rows),
+        tool_list_never_logged=any(r.tool_list_never_logged for r in rows),
         failed_calls=sum(1 for r in rows if r.failed),
         estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
         last_estimated=bool(rows) and rows[-1].usage.source != "reported",

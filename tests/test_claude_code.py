@@ -173,3 +173,25 @@ def test_a_value_the_model_filled_is_not_said_to_be_missing_from_instructions_th
     assert 'file_path "/tmp/decorator_example.py"' in filled.message
     assert "the log does not keep the instructions, which may hold it" in filled.message
     assert "a tool result, the instructions)" not in filled.message
+
+
+CHAT_ONLY = [
+    {"type": "user", "sessionId": "s-2", "uuid": "u-1", "parentUuid": None,
+     "message": {"role": "user", "content": "What does this repository do?"}},
+    {"type": "assistant", "sessionId": "s-2", "uuid": "a-1", "parentUuid": "u-1", "requestId": "req_1",
+     "message": {"id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+                 "content": [{"type": "text", "text": "It reads logs."}],
+                 "usage": {"input_tokens": 3, "cache_read_input_tokens": 14000, "output_tokens": 5}}},
+]
+"""A session in which the model called no tool: Claude Code sent its tool list all the same."""
+
+
+def test_a_session_without_tool_calls_never_says_its_requests_carried_no_tools():
+    from lib.slide_words import snowball, tools_line
+    from lib.summary import TOOL_LIST_NOT_LOGGED, tool_list_missing
+    trace = _upload_lines(*CHAT_ONLY).conversations[0].trace
+    [row] = summarize(trace, CHARACTER_COUNTER)
+    assert not row.tool_list_recorded and row.tool_list_never_logged
+    assert tool_list_missing(row.tool_list_never_logged) == TOOL_LIST_NOT_LOGGED
+    assert tools_line(snowball(trace, (row,), 1)) == (
+        "not in the log (its format never keeps the list the program sends; it is not counted here)")

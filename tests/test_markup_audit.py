@@ -53,6 +53,7 @@ WORDS = {
     "plural": "a count and our noun, made plural (lib/text.py)",
     "failure_heading": "our sentence for a failed call from its HTTP status number (lib/failures.py)",
     "sends": "our sentence counting a round's messages (lib/round_view.py)",
+    "tool_list_missing": "one of two constants saying the log kept no tool list (lib/summary.py)",
     "cost_words": "a price in dollars or 'not known' (lib/prices.py)",
     "money_words": "an amount in dollars or 'no price' (lib/prices.py)",
     "about": "a token count, ≈ when estimated (lib/ui/accounting.py)",

@@ -111,6 +111,9 @@ class ClaudeCodeFormat(LogFormat):
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         kind = obj.get("type")
         if kind not in MESSAGE_TYPES:
+            if not self.detect(obj):  # a line forced on this reader that is none of Claude Code's
+                raise LineProblem("is no Claude Code line: its 'type' is neither 'user' nor 'assistant', and it is "
+                                  "none of Claude Code's bookkeeping lines")
             self._not_calls += 1
             return
         message = require(obj, "message", dict)

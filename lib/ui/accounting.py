@@ -7,9 +7,9 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, TOOL_LIST_UNRECORDED, RoundSummary,
-                         Snowball, OUTPUT_MISSING, counted_parts, missing_output, no_bar_words, overcounted,
-                         round_cost, tokens_words)
+from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, Snowball,
+                         OUTPUT_MISSING, counted_parts, missing_output, no_bar_words, overcounted, round_cost,
+                         tokens_words, tool_list_missing)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, prices_from_rows
@@ -86,7 +86,8 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
     if note:
         plain.text(note)
     split = split_words(input_parts(row.breakdown), usage.input_tokens, usage.source == "reported")
-    st.caption(f"Where the input goes {split}." + ("" if row.tool_list_recorded else " " + TOOL_LIST_UNRECORDED))
+    st.caption(f"Where the input goes {split}."
+               + ("" if row.tool_list_recorded else " " + tool_list_missing(row.tool_list_never_logged)))
 
 
 def _estimated_output(row: RoundSummary, column) -> None:
@@ -216,7 +217,7 @@ def snowball_metrics(ball: Snowball) -> None:
     c.metric("Input already sent in the previous request", f"{ball.resent_share:.0%}",
              help="Instructions, tool definitions and earlier messages that the request before had carried too.")
     if not ball.tool_list_recorded:
-        d.metric("Tool list, every round", NOT_IN_THE_LOG, help=TOOL_LIST_UNRECORDED)
+        d.metric("Tool list, every round", NOT_IN_THE_LOG, help=tool_list_missing(ball.tool_list_never_logged))
         return
     d.metric("Tool list, every round", ball.tools_words,
              delta=f"{ball.tools_total:,} over {plural(ball.rounds, 'round')}", delta_color="off",

@@ -20,7 +20,7 @@ import streamlit as st
 
 from lib.annotations import NoteMark
 from lib.growth import ORIGIN_WORDS, Growth, MessageEntry, against_words, held_apart
-from lib.summary import TOOL_LIST_UNRECORDED
+from lib.summary import tool_list_missing, tool_list_never_logged
 from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
 from lib.checks import Finding
@@ -232,7 +232,7 @@ def tools_section(round_: Round, marks: list[Mark], pointer: Pointer | None = No
     label = next((m for m in marks if isinstance(m, StepLabel) and m.step == 1), None)
     if label is None:
         st.caption("No tools in this request: the model cannot ask for any." if tool_list_recorded
-                   else TOOL_LIST_UNRECORDED)
+                   else tool_list_missing(tool_list_never_logged(round_)))
         return
     step_badge(label)
     _badges_at(marks, "tools", steps=False)
