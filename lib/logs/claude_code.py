@@ -168,6 +168,9 @@ class ClaudeCodeFormat(LogFormat):
             derived=[TRANSCRIPT_REQUEST], timestamp=response.timestamp, resends=conversation.sent,
             provenance=PROVENANCE, executions=_ran_after(turn, conversation.user) if last else [],
         )
+        # The upload has read the record by now and put the interned messages into its request's list: the
+        # conversation holds those, so the parsed copies are freed and the next request resends the very same objects.
+        conversation.messages[:len(response.request)] = response.request
         conversation.sent = response.request
 
     def _conversation_of(self, obj: dict) -> str:
