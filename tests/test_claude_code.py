@@ -127,7 +127,7 @@ def test_bookkeeping_lines_are_counted_as_no_model_call_and_claude_codes_own_wor
             "usage": {"input_tokens": 4, "output_tokens": 30}}, "requestId": "req_1"},
         {**session, "type": "user", "uuid": "u-3", "parentUuid": "a-2", "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "toolu_2", "content": "/work"}]}},
-        {**session, "type": "system", "subtype": "compact_boundary", "uuid": "y-1", "content": "compacted"},
+        {**session, "type": "system", "subtype": "turn_duration", "uuid": "y-1", "durationMs": 88947},
         {**session, "type": "assistant", "uuid": "a-3", "parentUuid": "u-3", "message": {
             "id": "msg_synthetic", "role": "assistant", "model": "<synthetic>",
             "content": [{"type": "text", "text": "No response requested."}]}},
@@ -195,3 +195,28 @@ def test_a_session_without_tool_calls_never_says_its_requests_carried_no_tools()
     assert tool_list_missing(row.tool_list_never_logged) == TOOL_LIST_NOT_LOGGED
     assert tools_line(snowball(trace, (row,), 1)) == (
         "not in the log (its format never keeps the list the program sends; it is not counted here)")
+
+
+def test_after_a_compaction_the_requests_start_again_from_its_summary():
+    session = {"sessionId": "s-3", "isSidechain": False}
+    upload = _upload_lines(
+        {**session, "type": "user", "uuid": "u-1", "parentUuid": None, "message": {"role": "user", "content": "go"}},
+        {**session, "type": "assistant", "uuid": "a-1", "parentUuid": "u-1", "message": {
+            "id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": "long work"}], "usage": {"input_tokens": 9, "output_tokens": 9}}},
+        {**session, "type": "system", "subtype": "compact_boundary", "uuid": "c-1", "parentUuid": None,
+         "logicalParentUuid": "a-1", "content": "Conversation compacted",
+         "compactMetadata": {"trigger": "auto", "preTokens": 155025}},
+        {**session, "type": "user", "uuid": "s-1", "parentUuid": "c-1", "isCompactSummary": True,
+         "message": {"role": "user", "content": [{"type": "text", "text": "Summary: long work done."}]}},
+        {**session, "type": "assistant", "uuid": "a-2", "parentUuid": "s-1", "message": {
+            "id": "msg_2", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": "Carrying on."}], "usage": {"input_tokens": 5, "output_tokens": 3}}},
+    )
+    assert upload.summary() == "5 lines: 2 rounds in 1 conversation; 1 line not a model call; 0 lines skipped"
+    before, after = upload.conversations[0].trace.rounds
+    assert [m.text for m in after.request.messages] == ["Summary: long work done."]
+    assert after.resent_prefix == 0
+    assert [upload.said(n) for n in upload.notes] == [
+        "line 3: Claude Code compacted the conversation here: the requests after this line start again from its "
+        "summary, not from the turns before it"]

@@ -12,7 +12,8 @@ before it, cut out of the log rather than recorded as sent (TRANSCRIPT_REQUEST).
 prompt nor its tool list: every round says it lacks them (its provenance's `omitted`), never that they were empty.
 A session is a conversation; a subagent's lines (`isSidechain`) are a conversation of their own. Lines of other
 types (summary, system, file-history-snapshot...) are no model call: counted, not read. Assistant lines Claude Code
-wrote itself (`model` "<synthetic>": an interruption, an API error it reported) are no model call either.
+wrote itself (`model` "<synthetic>": an interruption, an API error it reported) are no model call either. After a
+compaction (a `compact_boundary` line) the requests start again from the summary that follows it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, Iterator
 from lib.dialects import ANTHROPIC
 from lib.dialects.common import flatten_content
 from lib.logs.chat_shape import describe, require
-from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.model import TRANSCRIPT_REQUEST
 
 MESSAGE_TYPES = ("user", "assistant")
@@ -38,6 +39,10 @@ BOOKKEEPING_TYPES = frozenset({
 
 SESSION_KEYS = ("sessionId", "uuid", "parentUuid", "leafUuid", "messageId")
 """Keys only Claude Code's lines carry beside their `type`: one of them makes a line Claude Code's."""
+
+COMPACTED = ("Claude Code compacted the conversation here: the requests after this line start again from its summary, "
+             "not from the turns before it")
+"""The note at a `compact_boundary` line."""
 
 SYNTHETIC = "<synthetic>"
 """The `model` of an assistant line Claude Code wrote itself, without calling a model."""
@@ -99,6 +104,7 @@ class ClaudeCodeFormat(LogFormat):
         self._subagents = 0
         self._session: str | None = None
         self._not_calls = 0
+        self._notes: list[Problem] = []
 
     def detect(self, obj: dict) -> str | None:
         kind = obj.get("type")
@@ -115,6 +121,8 @@ class ClaudeCodeFormat(LogFormat):
                 raise LineProblem("is no Claude Code line: its 'type' is neither 'user' nor 'assistant', and it is "
                                   "none of Claude Code's bookkeeping lines")
             self._not_calls += 1
+            if kind == "system" and obj.get("subtype") == "compact_boundary":
+                yield from self._compacted(obj, line)
             return
         message = require(obj, "message", dict)
         content = _content(message, kind)
@@ -151,6 +159,20 @@ class ClaudeCodeFormat(LogFormat):
 
     def not_calls(self) -> int:
         return self._not_calls
+
+    def notes(self) -> list[Problem]:
+        return self._notes
+
+    def _compacted(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        """A compaction: the response before it is complete, and the conversation after it starts again from the
+        summary Claude Code writes next (the turns it may keep across, in versions that keep some, are not known)."""
+        key = self._conversation_of(obj)
+        conversation = self._conversations.get(key)
+        if conversation is None:
+            return
+        yield from self._close(key, conversation)
+        conversation.messages, conversation.user, conversation.sent = [], [], None
+        self._notes.append(Problem(line, COMPACTED, conversation=key, loaded=True))
 
     def _close(self, key: str, conversation: _Conversation, last: bool = False) -> Iterator[CallRecord]:
         """The round of the response whose lines are complete, its turn added to the conversation."""
