@@ -220,3 +220,188 @@ def test_after_a_compaction_the_requests_start_again_from_its_summary():
     assert [upload.said(n) for n in upload.notes] == [
         "line 3: Claude Code compacted the conversation here: the requests after this line start again from its "
         "summary, not from the turns before it"]
+
+
+# --- Claude Code's stream-json output (`claude -p --output-format stream-json --verbose`, the Agent SDK) ------------
+
+
+def test_stream_json_is_named_with_its_rule_each_response_a_round_its_usage_once_and_the_missing_prompt_said():
+    # Recorded from Claude Code 2.1.285 (littlebearapps/untether): one run, two responses each written over two lines,
+    # a rate_limit_event, thinking_tokens lines and the closing result line. The run did not echo the prompt.
+    upload = _read("claude-stream-json-read.jsonl")
+    assert upload.summary() == "10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped"
+    assert list(upload.formats) == ["claude-stream-json"]
+    assert "a line with 'session_id' and 'parent_tool_use_id' (Claude Code's stream-json output) (5 lines)" in (
+        upload.formats["claude-stream-json"][1])
+    [conversation] = upload.conversations
+    assert conversation.id == "session 4cda4f2a-2a49-499b-af37-c6f4739bd0c7"
+    read, answer = conversation.trace.rounds
+    assert [(c.id, c.name, c.arguments) for c in read.tool_calls] == [
+        ("toolu_01HuM79SMKPFWsfqfwtvd858", "Read", {"file_path": "/tmp/fixture/big1.txt"})]
+    assert [p.call_id for p in answer.request.messages[1].tool_results] == ["toolu_01HuM79SMKPFWsfqfwtvd858"]
+    assert answer.response.message.text == "901"
+    usage = read.response.usage  # two lines, each repeating the call's usage: counted once
+    assert (usage.cache_read_tokens, usage.cache_write_tokens, usage.output_tokens) == (13780, 7424, 3)
+    # The first request is not shown as an empty conversation: the log lacks the prompt, and says so.
+    assert not read.request_recorded
+    provenance = conversation.trace.round_provenance(read)
+    assert provenance.omitted == ("system", "tools", "a user turn (the person's prompt)")
+    assert "A user turn before this response is not in the log either (the person's prompt" in provenance_detail(
+        provenance)
+    assert "a user turn (the person's prompt)" in conversation.trace.round_provenance(answer).omitted  # still lacks it
+    said = [upload.said(n) for n in upload.notes]
+    assert "line 2: the person's prompt before this response is not in the log (stream-json echoes it only when the " \
+           "run used --replay-user-messages): the request shown lacks it" in said
+    # The result line is no round; its totals are checked against the rounds', and the difference said.
+    assert ("line 10: the result line's usage differs from the sum of the 2 rounds read since the run began "
+            "(output 234 against 4); each round shows the counts its own lines report") in said
+    assert "may fall short of what the call produced" in provenance.note
+
+
+def test_stream_json_init_line_names_the_tools_offered_but_never_stands_for_their_definitions():
+    upload = _read("claude-stream-json-read.jsonl")
+    trace = upload.conversations[0].trace
+    [init] = [upload.said(n) for n in upload.notes if n.line == 1]
+    assert init.startswith("line 1: Claude Code's init line says the run was started with model "
+                           "claude-haiku-4-5-20251001 and offered 29 tools by name (Task, Bash, CronCreate,")
+    assert init.endswith("the log keeps their names only, not their definitions, so the tool list is neither shown nor "
+                         "counted")
+    rows = summarize(trace, CHARACTER_COUNTER)
+    assert all(r.request.tools == () for r in trace.rounds)
+    assert all(row.tool_list_never_logged and not row.tool_list_recorded for row in rows)
+
+
+def test_stream_json_with_the_prompt_echoed_reads_it_and_a_result_without_responses_is_said():
+    # littlebearapps/untether's sample, written by that project in the CLI's shape: a prompt echoed
+    # (--replay-user-messages), two tool results on two lines, a second session that ended in an error, and a
+    # rate_limit_event without a session_id.
+    upload = _read("claude-stream-json-sample.jsonl")
+    assert upload.summary() == "10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped"
+    first, second = upload.conversations[0].trace.rounds
+    assert first.request.messages[0].text == "List the files in the current directory, then summarize what you see."
+    assert upload.conversations[0].trace.round_provenance(first).omitted == ("system", "tools")
+    assert [p.call_id for p in second.request.messages[2].tool_results] == ["toolu_01BASH_LS_EXAMPLE", "toolu_02"]
+    said = [upload.said(n) for n in upload.notes]
+    assert not [s for s in said if "prompt before this response" in s]
+    assert ("line 9: the result line reports usage (input 40, output 12) for a run whose responses are not in the "
+            "log; the run ended with error_during_execution") in said
+
+
+STREAMED = {"session_id": "s-9"}
+"""The keys every line of the run below shares."""
+
+
+def _event(event: dict, parent: str | None = None) -> dict:
+    return {**STREAMED, "type": "stream_event", "event": event, "parent_tool_use_id": parent, "uuid": "e"}
+
+
+def _assistant(msg_id: str, blocks: list, parent: str | None = None, output: int = 1) -> dict:
+    return {**STREAMED, "type": "assistant", "parent_tool_use_id": parent, "uuid": "a", "message": {
+        "id": msg_id, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": None,
+        "content": blocks, "usage": {"input_tokens": 5, "cache_read_input_tokens": 100, "output_tokens": output}}}
+
+
+def _results(call: str, text: str, parent: str | None = None) -> dict:
+    return {**STREAMED, "type": "user", "parent_tool_use_id": parent, "uuid": "u", "message": {
+        "role": "user", "content": [{"type": "tool_result", "tool_use_id": call, "content": text}]}}
+
+
+TASK = {"type": "tool_use", "id": "toolu_task", "name": "Task", "input": {"prompt": "count the files"}}
+"""The session's call that starts a subagent."""
+
+
+def test_stream_json_subagent_lines_are_their_own_conversation_and_stream_events_do_not_double_rounds_or_usage():
+    upload = _upload_lines(
+        {**STREAMED, "type": "system", "subtype": "init", "model": "claude-sonnet-4-5", "tools": ["Task", "Bash"]},
+        {**STREAMED, "type": "user", "parent_tool_use_id": None, "message": {"role": "user", "content": "Count."}},
+        _event({"type": "message_start", "message": {"id": "msg_1", "usage": {"input_tokens": 5, "output_tokens": 1}}}),
+        _event({"type": "content_block_start", "index": 0, "content_block": {**TASK, "input": {}}}),
+        _event({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": "{}"}}),
+        _event({"type": "content_block_stop", "index": 0}),
+        _assistant("msg_1", [TASK]),
+        _event({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 57}}),
+        _event({"type": "message_stop"}),
+        {**STREAMED, "type": "user", "parent_tool_use_id": "toolu_task",
+         "message": {"role": "user", "content": [{"type": "text", "text": "count the files"}]}},
+        _assistant("msg_s1", [{"type": "tool_use", "id": "toolu_ls", "name": "Bash", "input": {"command": "ls"}}],
+                   parent="toolu_task", output=9),
+        _results("toolu_ls", "a b c", parent="toolu_task"),
+        _assistant("msg_s2", [{"type": "text", "text": "3 files"}], parent="toolu_task"),
+        _results("toolu_task", "3 files"),
+        _assistant("msg_2", [{"type": "text", "text": "There are 3 files."}]),
+        {**STREAMED, "type": "result", "subtype": "success", "is_error": False, "num_turns": 2,
+         "usage": {"input_tokens": 20, "cache_read_input_tokens": 400, "output_tokens": 68}},
+    )
+    assert upload.summary() == "16 lines: 4 rounds in 2 conversations; 8 lines not model calls; 0 lines skipped"
+    by_id = {c.id: c for c in upload.conversations}
+    assert by_id.keys() == {"session s-9", "session s-9, subagent of call toolu_task"}
+    session, subagent = by_id["session s-9"], by_id["session s-9, subagent of call toolu_task"]
+    task, answer = session.trace.rounds
+    assert [c.id for c in task.tool_calls] == ["toolu_task"]
+    # The usage the stream wrote when the response ended replaces the count on its line, taken once.
+    assert (task.response.usage.output_tokens, task.response.finish_reason) == (57, "tool_use")
+    assert "may fall short" not in session.trace.round_provenance(task).note
+    assert [p.call_id for p in answer.request.messages[2].tool_results] == ["toolu_task"]
+    listing, counted = subagent.trace.rounds
+    assert listing.request.messages[0].text == "count the files"  # the subagent's prompt was on record
+    assert [m.role for m in counted.request.messages] == ["user", "assistant", "user"]
+    # The result's totals are those of the four rounds: no note.
+    assert not [n for n in upload.notes if "result line" in n.message]
+
+
+def test_stream_json_a_later_prompt_the_log_lacks_is_said_at_the_response_after_it():
+    upload = _upload_lines(
+        {**STREAMED, "type": "system", "subtype": "init", "model": "claude-sonnet-4-5", "tools": []},
+        {**STREAMED, "type": "user", "parent_tool_use_id": None, "message": {"role": "user", "content": "Hi."}},
+        _assistant("msg_1", [{"type": "text", "text": "Hello."}]),
+        {**STREAMED, "type": "result", "subtype": "success", "is_error": False},
+        {**STREAMED, "type": "system", "subtype": "init", "model": "claude-sonnet-4-5", "tools": []},
+        _assistant("msg_2", [{"type": "text", "text": "Done."}]),
+    )
+    first, second = upload.conversations[0].trace.rounds
+    trace = upload.conversations[0].trace
+    assert trace.round_provenance(first).omitted == ("system", "tools")
+    assert trace.round_provenance(second).omitted == ("system", "tools", "a user turn (the person's prompt)")
+    assert [n.line for n in upload.notes if "prompt before this response" in n.message] == [6]
+
+
+def test_stream_json_a_damaged_line_is_a_problem_naming_the_line_and_the_rest_still_load():
+    upload = _upload_lines(
+        {**STREAMED, "type": "user", "parent_tool_use_id": None, "message": {"role": "user", "content": "Hi."}},
+        {**STREAMED, "type": "assistant", "parent_tool_use_id": None, "message": {"role": "assistant"}},
+        _event("not an event"),
+        _assistant("msg_1", [{"type": "text", "text": "Hello."}]),
+    )
+    assert [upload.said(p) for p in upload.problems] == [
+        "line 2: the assistant line's message.content is missing, expected a string or a list of blocks (read as "
+        "Claude Code stream-json output)",
+        "line 3: 'event' is a string, expected an object (read as Claude Code stream-json output)"]
+    assert len(upload.conversations[0].trace.rounds) == 1
+
+
+def test_stream_json_and_session_logs_do_not_take_each_others_lines_nor_other_formats():
+    from lib.logs.claude_stream_json import ClaudeStreamJsonFormat
+    detect = ClaudeStreamJsonFormat().detect
+    assert _read("claude-code-sidechain.jsonl").formats.keys() == {"claude-code"}
+    assert detect({"type": "assistant", "sessionId": "s", "uuid": "u", "message": {"role": "assistant"}}) is None
+    assert detect({"type": "result", "result": "done"}) is None  # no session_id
+    assert detect({"type": "message_start", "message": {"id": "msg_1"}}) is None
+    assert detect({"type": "rate_limit_event", "rate_limit_info": {}}) is None  # not before a line of stream-json
+
+
+def test_stream_json_after_a_compaction_the_next_request_says_it_lacks_the_summary():
+    upload = _upload_lines(
+        {**STREAMED, "type": "user", "parent_tool_use_id": None, "message": {"role": "user", "content": "Go."}},
+        _assistant("msg_1", [{"type": "text", "text": "Long work."}]),
+        {**STREAMED, "type": "system", "subtype": "compact_boundary", "uuid": "c",
+         "compact_metadata": {"trigger": "auto", "pre_tokens": 155025}},
+        _assistant("msg_2", [{"type": "text", "text": "Carrying on."}]),
+    )
+    before, after = upload.conversations[0].trace.rounds
+    assert not after.request_recorded  # not the turns before the compaction, and not an empty conversation
+    assert [upload.said(n) for n in upload.notes] == [
+        "line 3: Claude Code compacted the conversation here: the requests after this line start again from its "
+        "summary, not from the turns before it",
+        "line 4: the summary Claude Code started the conversation again from after the compaction is not in the log: "
+        "the request shown lacks it"]

@@ -9,8 +9,9 @@ Adding a format is one new module and one line in FORMATS.
 
 from __future__ import annotations
 
-from lib.logs import (batches, bedrock_converse, cassettes, claude_code, finetune, gemini, har, inspect_log, langfuse,
-                      ollama, pairs, recorded_streams, responses, sharegpt, spans, streams, trajectories)
+from lib.logs import (batches, bedrock_converse, cassettes, claude_code, claude_stream_json, finetune, gemini, har,
+                      inspect_log, langfuse, ollama, pairs, recorded_streams, responses, sharegpt, spans, streams,
+                      trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
@@ -34,6 +35,9 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # an Ollama request for a Chat Completions one.
     bedrock_converse.BedrockConverseFormat,
     ollama.OllamaFormat,
+    # Before the session-log reader, whose 'uuid' rule would take its lines: their snake_case 'session_id' and
+    # 'parent_tool_use_id' are none of a session log's.
+    claude_stream_json.ClaudeStreamJsonFormat,
     # A transcript entry per line, its 'message' beside Claude Code's own keys: no other format's line has them.
     claude_code.ClaudeCodeFormat,
     # Before the fine-tuning reader, which would take a Hermes 'messages' line as plain text.

@@ -75,6 +75,11 @@ class _Response:
     """The last stop reason its lines report (the lines written mid-stream report none)."""
     timestamp: str | None = None
     """Its first line's time."""
+    lacks_prompt: bool = False
+    """True when its request lacks a prompt the person wrote that the log does not hold (ClaudeCodeFormat._opening)."""
+    usage: dict | None = None
+    """The usage the stream reported when the response ended, when the log kept it: it replaces the lines' counts,
+    which Claude Code writes before the response ends."""
 
 
 @dataclass(slots=True)
@@ -89,6 +94,10 @@ class _Conversation:
     """The response whose lines are still coming."""
     sent: list | None = None
     """The messages list of the last round's request (see CallRecord.resends)."""
+    prompt_due: bool = True
+    """True while the person's next prompt is due and no line has carried it (stream-json's reader)."""
+    prompts_unlogged: int = 0
+    """Prompts the person wrote that its messages lack, the log not holding them (stream-json's reader)."""
 
 
 class ClaudeCodeFormat(LogFormat):
@@ -96,6 +105,8 @@ class ClaudeCodeFormat(LogFormat):
 
     name = "claude-code"
     title = "Claude Code session log"
+    request_id_key = "requestId"
+    """The key of the line's API request id: a response's lines share it when they lack `message.id`."""
 
     def __init__(self) -> None:
         self._conversations: dict[str, _Conversation] = {}
@@ -136,7 +147,7 @@ class ClaudeCodeFormat(LogFormat):
             return
         if not isinstance(content, list):
             content = [{"type": "text", "text": content}]
-        same = message.get("id") if isinstance(message.get("id"), str) else obj.get("requestId")
+        same = message.get("id") if isinstance(message.get("id"), str) else obj.get(self.request_id_key)
         open_ = conversation.response
         if open_ is not None and same is not None and same == open_.id:
             # One more block of the response being written (tool results may have come between: they follow it).
@@ -151,7 +162,16 @@ class ClaudeCodeFormat(LogFormat):
         timestamp = obj.get("timestamp")
         conversation.response = _Response(same if isinstance(same, str) else None, line, list(conversation.messages),
                                            message, list(content), message.get("stop_reason"),
-                                           timestamp if isinstance(timestamp, str) else None)
+                                           timestamp if isinstance(timestamp, str) else None,
+                                           self._opening(key, conversation, line))
+
+    def _opening(self, key: str, conversation: _Conversation, line: int) -> bool:
+        """Whether the response starting at `line` follows a prompt the log lacks. A session log keeps every prompt."""
+        return False
+
+    def _provenance(self, response: _Response) -> dict:
+        """The provenance of the response's round."""
+        return PROVENANCE
 
     def finish(self) -> Iterator[CallRecord]:
         for key, conversation in self._conversations.items():
@@ -183,12 +203,15 @@ class ClaudeCodeFormat(LogFormat):
         turn = {"role": "assistant", "content": response.blocks}
         body = {**response.body, "role": "assistant", "content": response.blocks, "stop_reason": response.stop_reason}
         body.setdefault("type", "message")
+        if response.usage is not None:
+            usage = body.get("usage")
+            body["usage"] = {**(usage if isinstance(usage, dict) else {}), **response.usage}
         conversation.messages.append(turn)
         request = {"messages": response.request}
         yield CallRecord(
             line=response.line, dialect=ANTHROPIC, request=request, response=body, conversation=key,
             derived=[TRANSCRIPT_REQUEST], timestamp=response.timestamp, resends=conversation.sent,
-            provenance=PROVENANCE, executions=_ran_after(turn, conversation.user) if last else [],
+            provenance=self._provenance(response), executions=_ran_after(turn, conversation.user) if last else [],
         )
         # The upload has read the record by now and put the interned messages into its request's list: the
         # conversation holds those, so the parsed copies are freed and the next request resends the very same objects.

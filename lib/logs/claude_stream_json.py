@@ -1,0 +1,219 @@
+"""Claude Code's stream-json output: what `claude -p --output-format stream-json --verbose` prints, and what programs
+built on the Claude Agent SDK (Python, TypeScript) log of its messages, one JSON object a line.
+
+Its `assistant` and `user` lines carry the same Anthropic Messages `message` as a session log's (lib/logs/claude_code.py
+reads them the same way: each API response a round, its lines sharing `message.id`, its request the conversation before
+it), beside snake_case keys: `session_id`, `parent_tool_use_id` (the Task call a subagent's line belongs to: its own
+conversation), `request_id`, `uuid`. The person's prompt is not among them unless the run echoed it
+(`--replay-user-messages`): a request whose prompt the log lacks says so. The `system`/`init` line names the model and
+the tools the run offered, by name only: said in a note, never taken for the tool definitions. `result` lines close a
+run with its totals: no model call, but their usage is checked against the rounds' sum and any difference said.
+`stream_event` lines (`--include-partial-messages`) repeat the responses as API stream events: counted as no model
+call, only their `message_delta` usage taken, the one count written when the response ended.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from lib.coerce import int_or_none
+from lib.logs.chat_shape import require
+from lib.logs.claude_code import MESSAGE_TYPES, PROVENANCE, ClaudeCodeFormat, _Conversation, _Response
+from lib.logs.record import CallRecord, LineProblem, Problem
+from lib.text import plural
+
+STREAM_TYPES = frozenset({
+    "system", "result", "stream_event", "rate_limit_event", "control_request", "control_response",
+    "control_cancel_request", "keep_alive", "tool_progress", "auth_status", "streamlined_text",
+    "streamlined_tool_use_summary",
+})
+"""Line types stream-json writes beside the messages: no model call, no message the model read."""
+
+UNKEYED_TYPES = frozenset({"rate_limit_event", "control_request", "control_response", "control_cancel_request",
+                           "keep_alive"})
+"""Bookkeeping types some versions write without `session_id`: stream-json's only once a line of the file was."""
+
+USAGE_KEYS = (("input_tokens", "input"), ("cache_read_input_tokens", "cache read"),
+              ("cache_creation_input_tokens", "cache write"), ("output_tokens", "output"))
+"""The usage counts a `result` line totals, and their names in words."""
+
+NO_PROMPT = ("the person's prompt before this response is not in the log (stream-json echoes it only when the run used "
+             "--replay-user-messages): the request shown lacks it")
+"""The note at a response whose prompt the log lacks."""
+
+NO_SUMMARY = ("the summary Claude Code started the conversation again from after the compaction is not in the log: the "
+              "request shown lacks it")
+"""The note at the first response after a compaction, when no user line carried its summary."""
+
+PARTIAL_OUTPUT = ("Claude Code writes each assistant line before the response ends, so the output count on its lines "
+                  "may fall short of what the call produced; the log kept no later count for this response.")
+"""Said of a round whose usage came from its assistant lines alone."""
+
+
+class ClaudeStreamJsonFormat(ClaudeCodeFormat):
+    """Claude Code's stream-json output (the CLI's `-p` mode, the Agent SDK), one round per API response."""
+
+    name = "claude-stream-json"
+    title = "Claude Code stream-json output"
+    request_id_key = "request_id"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen = False
+        """True once a line of this file was recognized by one of stream-json's own keys."""
+        self._offered: set[tuple] = set()
+        """The (session, model, tools) of each init line already noted."""
+        self._started: dict[str, str] = {}
+        """Per conversation, the `message.id` of the last stream event's message_start."""
+        self._run: dict[str, list] = {}
+        """Per session, the usage of each round since its last `result` line (None where a round reported none)."""
+        self._compacted_keys: set[str] = set()
+        """The conversations compacted since their last response: the turn due is the summary, not a prompt."""
+
+    def detect(self, obj: dict) -> str | None:
+        kind = obj.get("type")
+        keyed = "session_id" in obj
+        if keyed and "parent_tool_use_id" in obj and kind in MESSAGE_TYPES + ("stream_event",):
+            self._seen = True
+            return "a line with 'session_id' and 'parent_tool_use_id' (Claude Code's stream-json output)"
+        if keyed and kind == "system" and obj.get("subtype") == "init":
+            self._seen = True
+            return "a system init line with 'session_id' (Claude Code's stream-json output)"
+        if (keyed and kind in STREAM_TYPES) or (self._seen and kind in UNKEYED_TYPES):
+            return "a result, system or other bookkeeping line of Claude Code's stream-json output"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        kind = obj.get("type")
+        if kind in MESSAGE_TYPES:
+            if not isinstance(obj.get("session_id"), str) and obj.get("session_id") is not None:
+                raise LineProblem("its 'session_id' is not a string")
+            yield from super().feed(obj, line)
+            if kind == "user":
+                self._heard(obj)
+            return
+        if kind not in STREAM_TYPES:
+            raise LineProblem("is no line of Claude Code's stream-json output: its 'type' is none of its types")
+        self._not_calls += 1
+        if kind == "system" and obj.get("subtype") == "init":
+            self._init(obj, line)
+        elif kind == "system" and obj.get("subtype") == "compact_boundary":
+            yield from self._compacted(obj, line)
+            conversation = self._conversations.get(self._conversation_of(obj))
+            if conversation is not None:  # unless a user line carries the summary it starts from, the request lacks it
+                conversation.prompt_due, conversation.prompts_unlogged = True, 0
+                self._compacted_keys.add(self._conversation_of(obj))
+        elif kind == "stream_event":
+            self._stream_event(obj)
+        elif kind == "result":
+            yield from self._result(obj, line)
+
+    def _heard(self, obj: dict) -> None:
+        """A user line: one that carries more than tool results is the person's prompt, which the next response
+        follows."""
+        content = obj["message"].get("content")
+        conversation = self._conversations.get(self._conversation_of(obj))
+        if conversation is not None and (isinstance(content, str) or any(
+                block.get("type") != "tool_result" for block in content)):
+            conversation.prompt_due = False
+
+    def _opening(self, key: str, conversation: _Conversation, line: int) -> bool:
+        if conversation.prompt_due:
+            conversation.prompts_unlogged += 1
+            said = NO_SUMMARY if key in self._compacted_keys else NO_PROMPT
+            self._notes.append(Problem(line, said, conversation=key, loaded=True))
+        conversation.prompt_due = False
+        self._compacted_keys.discard(key)
+        return conversation.prompts_unlogged > 0
+
+    def _provenance(self, response: _Response) -> dict:
+        note = PROVENANCE["note"].replace("a Claude Code session log", "Claude Code's stream-json output")
+        omitted = list(PROVENANCE["omitted"])
+        if response.lacks_prompt:
+            note += (" A user turn before this response is not in the log either (the person's prompt, which "
+                     "stream-json echoes only with --replay-user-messages, or the summary a compaction started from): "
+                     "the request shown lacks it.")
+            omitted.append("a user turn (the person's prompt)")
+        if response.usage is None:
+            note += " " + PARTIAL_OUTPUT
+        return {**PROVENANCE, "note": note, "omitted": omitted}
+
+    def _conversation_of(self, obj: dict) -> str:
+        """`session <id>`; a subagent's lines (`parent_tool_use_id` set) the conversation of the Task call they
+        answer to."""
+        session = obj.get("session_id") if isinstance(obj.get("session_id"), str) else self._session
+        self._session = session
+        named = f"session {session}" if session else "session"
+        parent = obj.get("parent_tool_use_id")
+        return f"{named}, subagent of call {parent}" if isinstance(parent, str) and parent else named
+
+    def _close(self, key: str, conversation: _Conversation, last: bool = False) -> Iterator[CallRecord]:
+        for record in super()._close(key, conversation, last):
+            usage = record.response.get("usage")
+            self._run.setdefault(key.split(", subagent")[0], []).append(usage if isinstance(usage, dict) else None)
+            yield record
+
+    def _init(self, obj: dict, line: int) -> None:
+        """A note of the model and the tool names the run offered: names only, never the definitions."""
+        tools = obj.get("tools")
+        names = tuple(str(t) for t in tools) if isinstance(tools, list) else None
+        model = obj.get("model") if isinstance(obj.get("model"), str) else None
+        key = self._conversation_of(obj)
+        if names is None or (key, model, names) in self._offered:
+            return
+        self._offered.add((key, model, names))
+        started = f"was started with model {model} and " if model else ""
+        listed = ", ".join(names) if names else "none"
+        self._notes.append(Problem(line, f"Claude Code's init line says the run {started}offered "
+                                         f"{plural(len(names), 'tool')} by name ({listed}): the log keeps their names "
+                                         "only, not their definitions, so the tool list is neither shown nor counted",
+                                   conversation=key, loaded=True))
+
+    def _stream_event(self, obj: dict) -> None:
+        """A stream event repeats a response the assistant lines carry: only the count its message_delta writes
+        when the response ends is taken, as the response's usage."""
+        event = require(obj, "event", dict)
+        key = self._conversation_of(obj)
+        if event.get("type") == "message_start" and isinstance(event.get("message"), dict):
+            self._started[key] = event["message"].get("id")
+        elif event.get("type") == "message_delta" and isinstance(event.get("usage"), dict):
+            conversation = self._conversations.get(key)
+            response = conversation.response if conversation is not None else None
+            if response is not None and response.id is not None and response.id == self._started.get(key):
+                response.usage = event["usage"]
+                stop = event.get("delta", {}).get("stop_reason") if isinstance(event.get("delta"), dict) else None
+                response.stop_reason = stop or response.stop_reason
+
+    def _result(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        """A run's end: its responses are complete, the person's next prompt is due, and its totals are checked
+        against the rounds'."""
+        session = self._conversation_of(obj)
+        for key, conversation in self._conversations.items():
+            if key == session or key.startswith(session + ", subagent"):
+                yield from self._close(key, conversation)
+        if session in self._conversations:
+            self._conversations[session].prompt_due = True
+        rounds = self._run.pop(session, [])
+        said = self._totals_differ(obj.get("usage"), rounds)
+        ended = obj.get("subtype")
+        if obj.get("is_error") is True or (isinstance(ended, str) and ended != "success"):
+            said.append(f"the run ended with {ended if isinstance(ended, str) else 'an error'}")
+        if said:
+            self._notes.append(Problem(line, "; ".join(said), conversation=session, loaded=True))
+
+    @staticmethod
+    def _totals_differ(usage: object, rounds: list) -> list[str]:
+        """What a result line's totals say that the rounds since the run began do not, in words."""
+        if not isinstance(usage, dict):
+            return []
+        reported = {word: int_or_none(usage.get(k)) for k, word in USAGE_KEYS}
+        summed = {word: sum(int_or_none(u.get(k)) or 0 for u in rounds if u) for k, word in USAGE_KEYS}
+        differ = [w for w, n in reported.items() if n is not None and n != summed[w] and (n or rounds)]
+        if not differ:
+            return []
+        if not rounds:
+            counts = ", ".join(f"{w} {reported[w]:,}" for w in differ)
+            return [f"the result line reports usage ({counts}) for a run whose responses are not in the log"]
+        both = ", ".join(f"{w} {reported[w]:,} against {summed[w]:,}" for w in differ)
+        return [f"the result line's usage differs from the sum of the {plural(len(rounds), 'round')} read since the "
+                f"run began ({both}); each round shows the counts its own lines report"]
