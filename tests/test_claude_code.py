@@ -405,3 +405,22 @@ def test_stream_json_after_a_compaction_the_next_request_says_it_lacks_the_summa
         "summary, not from the turns before it",
         "line 4: the summary Claude Code started the conversation again from after the compaction is not in the log: "
         "the request shown lacks it"]
+
+
+def test_stream_json_the_summary_a_compaction_writes_as_a_user_line_is_what_the_next_request_starts_from():
+    # Claude Code 2.1.207 writes the summary after the boundary as a user line without 'parent_tool_use_id'
+    # ("isSynthetic": true): it is stream-json's line, not a session log's for its 'uuid'.
+    upload = _upload_lines(
+        {**STREAMED, "type": "user", "parent_tool_use_id": None, "message": {"role": "user", "content": "Go."}},
+        _assistant("msg_1", [{"type": "text", "text": "Long work."}]),
+        {**STREAMED, "type": "system", "subtype": "compact_boundary", "uuid": "c",
+         "compact_metadata": {"trigger": "manual", "pre_tokens": 36663, "post_tokens": 972}},
+        {**STREAMED, "type": "user", "uuid": "s", "isReplay": False, "isSynthetic": True,
+         "message": {"role": "user", "content": "This session is being continued from a previous conversation."}},
+        _assistant("msg_2", [{"type": "text", "text": "Carrying on."}]),
+    )
+    assert list(upload.formats) == ["claude-stream-json"]
+    before, after = upload.conversations[0].trace.rounds
+    assert [m.text for m in after.request.messages] == ["This session is being continued from a previous conversation."]
+    assert upload.conversations[0].trace.round_provenance(after).omitted == ("system", "tools")
+    assert not [n for n in upload.notes if "not in the log" in n.message]

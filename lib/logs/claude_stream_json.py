@@ -79,6 +79,9 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
         if keyed and kind == "system" and obj.get("subtype") == "init":
             self._seen = True
             return "a system init line with 'session_id' (Claude Code's stream-json output)"
+        if self._seen and keyed and kind in MESSAGE_TYPES and isinstance(obj.get("message"), dict):
+            # The summary a compaction starts again from comes as a user line without 'parent_tool_use_id' (2.1.207).
+            return "a user or assistant line with 'session_id', after a line of Claude Code's stream-json output"
         if (keyed and kind in STREAM_TYPES) or (self._seen and kind in UNKEYED_TYPES):
             return "a result, system or other bookkeeping line of Claude Code's stream-json output"
         return None
