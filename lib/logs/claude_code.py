@@ -269,11 +269,15 @@ def _user_turn(contents: list) -> dict:
 def _ran_after(turn: dict, contents: list) -> list[dict]:
     """The results after the log's last response, as execution entries of the calls they answer: no request after
     them was logged to carry them."""
-    calls = {b.get("id"): b for b in turn["content"] if b.get("type") == "tool_use"}
+    # Only text ids pair a result with its call: a damaged id (a list, an object) pairs nothing and costs that result.
+    calls = {b["id"]: b for b in turn["content"]
+             if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)}
     ran = []
     for content in contents:
         for block in content if isinstance(content, list) else ():
-            call = calls.get(block.get("tool_use_id")) if block.get("type") == "tool_result" else None
+            answered = block.get("tool_use_id") if isinstance(block, dict) and block.get("type") == "tool_result" \
+                else None
+            call = calls.get(answered) if isinstance(answered, str) else None
             if call is not None:
                 ran.append({"tool_call_id": str(block["tool_use_id"]), "name": str(call.get("name") or ""),
                             "arguments": call.get("input"), "output": flatten_content(block.get("content")),
