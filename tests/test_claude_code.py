@@ -430,9 +430,9 @@ def test_a_damaged_call_id_costs_that_call_s_pairing_not_the_session():
     # Found by the damage test: a tool_use id written as a list stopped the whole file at its end ("unhashable type"),
     # losing a round; the call is now simply unpaired with its result.
     lines = (FIXTURES / "claude-code-sidechain.jsonl").read_text().splitlines()
-    damaged = json.loads(lines[2])
+    damaged = json.loads(lines[3])
     damaged["message"]["content"][0]["id"] = []
-    lines[2] = json.dumps(damaged)
+    lines[3] = json.dumps(damaged)
     upload = read_upload([("session.jsonl", "\n".join(lines).encode())])
     assert upload.rounds == 3
     assert not [p for p in upload.problems if "unhashable" in p.message]
