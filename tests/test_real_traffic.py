@@ -713,6 +713,28 @@ def test_a_broken_event_in_server_sent_events_is_named_by_its_line_and_the_answe
     assert len(conversation.trace.rounds[0].response.message.tool_calls) == 2
 
 
+def test_a_stray_line_in_server_sent_events_is_named_and_the_answer_still_loads():
+    # A JSON line pasted into the saved stream: it was dropped unsaid, as if it were an event's comment.
+    lines = (FIXTURES / "anthropic-stream.sse").read_bytes().split(b"\n")
+    lines.insert(8, b'{"type": "ping"}')
+    upload = read_upload([("answer.sse", b"\n".join(lines))])
+    assert [(problem.line, problem.message) for problem in upload.problems] == [
+        (9, "is not a line of server-sent events (data:, event:, id:, retry:, or a comment opening with ':'), so "
+            "nothing of it was read")]
+    (conversation,) = upload.conversations
+    assert len(conversation.trace.rounds[0].response.message.tool_calls) == 2
+
+
+def test_a_log_whose_first_line_was_damaged_to_open_with_a_colon_is_not_taken_for_server_sent_events():
+    # Found by the fuzz test: ':' opens an event stream's comment, so the whole JSON-lines log read as a stream with
+    # no data line, its three good lines lost unsaid.
+    lines = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    lines[0] = b":" + lines[0][1:]
+    upload = read_upload([("pairs.jsonl", b"\n".join(lines))])
+    assert upload.summary() == "4 lines: 3 rounds in 2 conversations; 1 line skipped"
+    assert [problem.line for problem in upload.problems] == [1]
+
+
 def test_a_turn_sent_back_without_the_text_beside_its_calls_says_the_text_was_left_out():
     # CrewAI on Bedrock: the model wrote "I'll execute all 3 parallel searches simultaneously right now!" beside its
     # three calls; round 2 sends the three calls back alone. The warning said "its text or its calls differ".

@@ -167,6 +167,17 @@ SSE_NOTE = ("read as server-sent events, as a stream arrives over HTTP: the JSON
 """What the upload says of a file of server-sent events."""
 
 
+_SSE_DATA = re.compile(rb"^data:", re.MULTILINE)
+"""A `data:` line: a file of server-sent events has one, or it carried no stream (a damaged log opening with `:`)."""
+
+_SSE_LINE = re.compile(rb"[ \t\r\n\f\v]*$|(?:data|event|id|retry)?:")
+"""A line of server-sent events: blank, a comment (`:`), or one of the four fields the stream format has."""
+
+NOT_AN_EVENT_LINE = ("is not a line of server-sent events (data:, event:, id:, retry:, or a comment opening with ':'), "
+                     "so nothing of it was read")
+"""Said of a line of a server-sent-events file that none of its lines can be."""
+
+
 class _ServerSentEvents:
     """The `data:` lines of server-sent-events text (what `curl -N` or a proxy saves of a streamed answer), each as
     an item on its own line; `skipped` counts the other lines once read."""
@@ -177,8 +188,12 @@ class _ServerSentEvents:
         self.skipped = 0
         """Lines that carry no JSON: event names, ids, comments, blank separators, the closing [DONE]."""
 
-    def __iter__(self) -> Iterator[tuple[int, bytes, int]]:
+    def __iter__(self) -> Iterator[tuple[int, bytes | str, int]]:
         for number, line, span in _lines(self.data):
+            if line and not _SSE_LINE.match(line, 3 if number == 1 and line.startswith(b"\xef\xbb\xbf") else 0):
+                # Not a line a stream carries (a JSON line, a line of damage): said, as in any other file, not lost.
+                yield number, NOT_AN_EVENT_LINE, 1
+                continue
             payload = line[5:].strip() if line.startswith(b"data:") else b""
             if not payload or payload == b"[DONE]":
                 self.skipped += span
@@ -589,7 +604,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
         if said_as == "element":
             items = _one_transcript(data, items, caps.line_bytes, reading)
         reading.units.add("line" if said_as == "file" else said_as)
-        if said_as == "line" and _SSE_START.match(data):
+        if said_as == "line" and _SSE_START.match(data) and _SSE_DATA.search(data):
             items = events = _ServerSentEvents(data)
             said_as = "event's data"  # a place in the JSON after `data:`, not in the line
             reading.notes.append(Problem(1, label + SSE_NOTE, loaded=True))
