@@ -881,3 +881,23 @@ def test_a_streamed_call_cut_short_inside_a_cassette_is_said_cut_by_the_recordin
     assert "invalid-arguments" not in codes
     assert codes["truncated-arguments"].message.startswith(
         "The recording ends while the model was writing this multiply call, before its arguments closed")
+
+
+def test_a_ruby_vcr_cassette_reads_with_its_binary_bodies():
+    # ruby_llm's cassette of DeepSeek: Ruby's VCR keeps its interactions under `http_interactions` and writes a body
+    # that is not UTF-8 text as `!binary` base64 (Psych's tag). The whole file was refused as "not valid YAML".
+    upload = read_upload([(name := "ruby-llm-deepseek-parallel-calls.yml",
+                           (FIXTURES / "containers" / name).read_bytes())])
+    assert upload.problems == ()
+    [conversation] = upload.conversations
+    first, second = conversation.trace.rounds
+    assert [(c.id, c.name) for c in first.tool_calls] == [
+        ("call_00_PY4jZerU5C9MoO3wQIwi1346", "weather"), ("call_01_TyBfcy9ufcThybwyvzrZ6553", "best_language_to_learn")]
+    assert [(p.call_id, p.content) for m in second.request.messages for p in m.tool_results] == [
+        ("call_00_PY4jZerU5C9MoO3wQIwi1346", "Current weather at 52.5200, 13.4050: 15°C, Wind: 10 km/h"),
+        ("call_01_TyBfcy9ufcThybwyvzrZ6553", "Ruby")]
+    # Round 2's answer is the `!binary` body, read as the JSON it encodes.
+    assert second.response.message.text.startswith(
+        "Here are the results:\n\n🌤️ **Weather in Berlin:** Currently **15°C**")
+    assert (second.response.usage.input_tokens, second.response.usage.output_tokens) == (547, 69)
+    assert second.response.model == "deepseek-v4-flash"

@@ -276,6 +276,9 @@ def _cassette(data: bytes, limit: int) -> Elements:
         where = f" at line {line}" if mark is not None else ""
         return _refused(f"is not valid YAML{where} ({getattr(exc, 'problem', exc)})")  # one document: its number, 1
     interactions = document.get("interactions") if isinstance(document, dict) else None
+    if interactions is None and isinstance(document, dict):
+        # Ruby's VCR and R's vcr (ruby_llm, ellmer, langchainrb): the same request/response pairs under this name.
+        interactions = document.get("http_interactions")
     if interactions is None and isinstance(document, dict) and isinstance(document.get("requests"), list) \
             and isinstance(document.get("responses"), list):
         # vcrpy's cassette as it holds it in memory, the requests and the responses in two lists of one order: what
@@ -283,7 +286,8 @@ def _cassette(data: bytes, limit: int) -> Elements:
         interactions = [{"request": request, "response": response}
                         for request, response in zip_longest(document["requests"], document["responses"])]
     if not isinstance(interactions, list):
-        return _refused("has no 'interactions' list, nor 'requests' beside 'responses' (not a VCR cassette)")
+        return _refused("has no 'interactions' (nor 'http_interactions') list, nor 'requests' beside 'responses' "
+                        "(not a VCR cassette)")
     return _numbered(interactions, "interaction")
 
 
@@ -313,6 +317,10 @@ class _Unusual(Exception):
 
 
 _STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_BINARY = "tag:yaml.org,2002:binary"
+RUBY_BINARY = "!binary"
+"""How Ruby's YAML (Psych) tags a binary string, as Ruby's VCR writes every body that is not UTF-8 text
+(`string: !binary |-`): YAML 1.1's `!!binary` written with the primary handle, base64 the same."""
 _SCALARS = {tag: build for tag, build in yaml.constructor.SafeConstructor.yaml_constructors.items()
             if tag and tag.rsplit(":", 1)[-1] in ("null", "bool", "int", "float", "binary", "timestamp")}
 """Scalar tags a cassette may hold besides text (`!!binary` bodies, status codes), built as the safe loader builds them."""
@@ -338,6 +346,9 @@ class _Loader(YAML_LOADER):  # type: ignore[misc, valid-type]
         return None
 
     _WILDCARDS = list(YAML_LOADER.yaml_implicit_resolvers.get(None, ()))
+
+
+_Loader.add_constructor(RUBY_BINARY, yaml.constructor.SafeConstructor.construct_yaml_binary)  # when left to it
 
 
 def load_yaml(data: bytes) -> Any:
@@ -457,6 +468,8 @@ def _scalar(event: yaml.ScalarEvent, loader: Any) -> Any:
         tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
     elif tag == "!":
         tag = _STR
+    elif tag == RUBY_BINARY:
+        tag = _BINARY
     if tag == _STR:
         return event.value
     build = _SCALARS.get(tag)
