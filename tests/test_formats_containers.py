@@ -229,6 +229,14 @@ EXPECTED = [
     ("ruby-llm-deepseek-parallel-calls.yml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 4]}, 2),
+    # Amazon Nova's web grounding, a system tool Bedrock runs inside the turn (unstreamed, streamed): it was a call the
+    # request "does not offer", never to be run.
+    ("ruby-llm-bedrock-nova-grounding.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    ("ruby-llm-bedrock-nova-grounding-stream.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).

@@ -901,3 +901,19 @@ def test_a_ruby_vcr_cassette_reads_with_its_binary_bodies():
         "Here are the results:\n\n🌤️ **Weather in Berlin:** Currently **15°C**")
     assert (second.response.usage.input_tokens, second.response.usage.output_tokens) == (547, 69)
     assert second.response.model == "deepseek-v4-flash"
+
+
+@pytest.mark.parametrize("name", ["ruby-llm-bedrock-nova-grounding.yml", "ruby-llm-bedrock-nova-grounding-stream.yml"])
+def test_novas_web_grounding_is_a_tool_bedrock_ran_in_the_turn_not_a_call_to_a_tool_never_offered(name):
+    # The request offers Nova's grounding as a system tool (`{"systemTool": {"name": "nova_grounding"}}`); Bedrock
+    # runs it inside the turn, its `toolUse` typed `server_tool_use`, its `toolResult` beside it. It was read as a
+    # call of the program's to a tool the request "does not offer. Never run it", an error.
+    from lib.checks import run_checks
+    [conversation] = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations
+    (round_,) = conversation.trace.rounds
+    assert [tool.name for tool in round_.request.tools] == ["nova_grounding"]
+    assert round_.tool_calls == () and round_.response.stop == "end"
+    [search] = [b for b in round_.response.message.raw["content"] if b["type"] == "server_tool_use"]
+    assert (search["name"], search["input"]) == ("nova_grounding", {"query": "latest stable Ruby version"})
+    assert "The latest stable Ruby version is 4.0.6" in round_.response.message.text
+    assert [f.code for f in run_checks(conversation.trace)] == []

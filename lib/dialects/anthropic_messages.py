@@ -388,9 +388,10 @@ def stop_sequences(raw: dict) -> list | None:
 
 
 def foreign_tool(tool: ToolDefinition, target: str) -> str | None:
-    """Why this tool cannot be written in `target` (a server tool runs at Anthropic), or None."""
+    """Why this tool cannot be written in `target` (a server tool runs at the provider: Anthropic's, or a system tool
+    Bedrock runs), or None."""
     if _server_tool(tool):
-        return f"the server tool {tool.raw.get('type')} runs at Anthropic; {target} has no such tool; left out"
+        return f"the server tool {tool.raw.get('type')} runs at the provider; {target} has no such tool; left out"
     return None
 
 

@@ -160,10 +160,14 @@ def _block(block: Any, where: str) -> dict:
         return {"type": "text", "text": block["text"]}
     use, result, reasoning = block.get("toolUse"), block.get("toolResult"), block.get("reasoningContent")
     if isinstance(use, dict):
-        return {"type": "tool_use", "id": use.get("toolUseId"), "name": use.get("name"), "input": use.get("input")}
+        # A system tool's use (Nova's `nova_grounding`) is typed `server_tool_use`: Bedrock ran it inside the turn, as
+        # Anthropic runs its server tools, and nothing is owed for it; the program's own calls carry no type.
+        kind = "server_tool_use" if use.get("type") == "server_tool_use" else "tool_use"
+        return {"type": kind, "id": use.get("toolUseId"), "name": use.get("name"), "input": use.get("input")}
     if isinstance(result, dict):
         content = result.get("content")
-        converted: dict = {"type": "tool_result", "tool_use_id": result.get("toolUseId"),
+        # What the system tool found (typed after it, `nova_grounding_result`) stays a block of that type.
+        converted: dict = {"type": text_of(result.get("type")) or "tool_result", "tool_use_id": result.get("toolUseId"),
                            "content": [_result_block(c) for c in content] if isinstance(content, list) else content}
         if result.get("status") == "error":
             converted["is_error"] = True
@@ -191,8 +195,12 @@ def _result_block(block: Any) -> Any:
 
 def _tool(tool: Any) -> Any:
     spec = tool.get("toolSpec") if isinstance(tool, dict) else None
+    system = tool.get("systemTool") if isinstance(tool, dict) else None
+    if isinstance(system, dict):
+        # A tool Bedrock runs itself (Nova's web grounding): a Messages server tool, typed, named as offered.
+        return {"type": "systemTool", "name": system.get("name")}
     if not isinstance(spec, dict):
-        return tool  # a cachePoint or a system tool: kept as sent
+        return tool  # a cachePoint: kept as sent
     return {"name": spec.get("name"), "description": spec.get("description"),
             "input_schema": convert.object_at(spec, "inputSchema").get("json")}
 
@@ -340,6 +348,8 @@ def _joined(events: list[tuple[Any, dict]], one_text: bool = False) -> dict:
             response["output"]["message"]["role"] = event["role"]
         elif kind == "contentBlockStart" and isinstance(convert.object_at(event, "start").get("toolUse"), dict):
             blocks[index] = {"toolUse": {**event["start"]["toolUse"], "input": ""}}
+        elif kind == "contentBlockStart" and isinstance(convert.object_at(event, "start").get("toolResult"), dict):
+            blocks[index] = {"toolResult": dict(event["start"]["toolResult"])}  # a system tool's, whole at its start
         elif kind == "contentBlockDelta":
             _add_delta(blocks, index, convert.object_at(event, "delta"))
         elif kind == "messageStop":
