@@ -299,11 +299,14 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
 
 
 def _renamed_call(request: Request, round_: Round, call: ToolCallPart) -> tuple[str, str] | None:
-    """(the new id, its path) where `request` resends `call`, same tool and arguments, under another id."""
-    for i, message in _turn_sent_back(request, len(round_.request.messages)):
-        if (sent := same_call_renamed(call, message.tool_calls)) is not None:
-            return sent.id, join_path(f"messages[{i}]", sent.path)
-    return None
+    """(the new id, its path) where `request` resends `call`, same tool and arguments, under another id. Calls alike
+    (two dice rolls: one tool, no arguments) are paired in order, so each is named by its own new id."""
+    sent = [(i, c) for i, message in _turn_sent_back(request, len(round_.request.messages)) for c in message.tool_calls]
+    resent = same_call_renamed(call, round_.tool_calls, [c for _, c in sent])
+    if resent is None:
+        return None
+    i = next(i for i, c in sent if c is resent)
+    return resent.id, join_path(f"messages[{i}]", resent.path)
 
 
 def _turn_sent_back(request: Request, i: int) -> list[tuple[int, Message]]:

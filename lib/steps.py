@@ -14,7 +14,7 @@ handout and the HTML export all say it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Literal, Sequence
 
 from lib.dialects import DIALECTS
 from lib.growth import Growth, growth, kept_before
@@ -92,11 +92,20 @@ def join_path(*pieces: str) -> str:
     return path
 
 
-def same_call_renamed(call: ToolCallPart, calls: Iterable[ToolCallPart]) -> ToolCallPart | None:
-    """The first of `calls` that is `call` under another id: the same tool and arguments. Read from either end of a
-    resent turn: the response's call as the program sent it back, or the sent-back call as the response made it."""
-    return next((other for other in calls if other.id != call.id
-                 and (other.name, other.arguments_raw) == (call.name, call.arguments_raw)), None)
+def same_call_renamed(call: ToolCallPart, own: Sequence[ToolCallPart],
+                      other: Sequence[ToolCallPart]) -> ToolCallPart | None:
+    """The call of `other` that `call`, one of `own`, is under another id: the same tool and arguments, calls alike
+    (two dice rolls) paired in order, the n-th of `own` with the n-th of `other`; None when there is none or it keeps
+    the id. Read from either end of a resent turn: the response's calls as the program sent them back, or the
+    sent-back calls as the response made them."""
+    alike = (call.name, call.arguments_raw)
+    nth = 0
+    for made in own:
+        if made is call:
+            break
+        nth += (made.name, made.arguments_raw) == alike
+    matches = [c for c in other if (c.name, c.arguments_raw) == alike]
+    return matches[nth] if nth < len(matches) and matches[nth].id != call.id else None
 
 
 def find_call(trace: Trace, call_id: str, before: int) -> tuple[int, ToolCallPart] | None:
@@ -180,7 +189,7 @@ def _sent_back_as(trace: Trace, round_: Round, message: Message, call_id: str) -
     (the same tool and arguments, another id), with that round; None when there is none."""
     sent = next(c for c in message.tool_calls if c.id == call_id)
     previous = trace.rounds[round_.index - 2] if round_.index > 1 else None
-    made = same_call_renamed(sent, previous.tool_calls) if previous is not None else None
+    made = same_call_renamed(sent, message.tool_calls, previous.tool_calls) if previous is not None else None
     return (previous.index, made) if made is not None else None
 
 

@@ -237,6 +237,11 @@ EXPECTED = [
     ("ruby-llm-bedrock-nova-grounding-stream.yml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    # R's vcr (ellmer): two identical dice calls, sent back under the Responses items' ids (fc_...) in place of call_id.
+    ("ellmer-openai-responses-two-dice.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
+     {"resp_0e90a1b8c334f9dd016a6fcc74c8e081938316c8164331153e": [2, 5]}, 2),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).

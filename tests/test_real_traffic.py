@@ -917,3 +917,20 @@ def test_novas_web_grounding_is_a_tool_bedrock_ran_in_the_turn_not_a_call_to_a_t
     assert (search["name"], search["input"]) == ("nova_grounding", {"query": "latest stable Ruby version"})
     assert "The latest stable Ruby version is 4.0.6" in round_.response.message.text
     assert [f.code for f in run_checks(conversation.trace)] == []
+
+
+def test_two_identical_calls_resent_under_other_ids_are_each_named_by_the_id_it_was_given():
+    # ellmer sends each Responses function_call back under its item's id (fc_...) instead of its call_id: two dice
+    # rolls, the same tool with the same arguments. The second finding named the first call's new id and place.
+    from lib.checks import run_checks
+    name = "ellmer-openai-responses-two-dice.yml"
+    [conversation] = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations
+    findings = run_checks(conversation.trace)
+    assert [(f.code, f.severity, f.round, f.path) for f in findings] == [
+        ("missing-tool-result", "warning", 2, "messages[2].tool_calls[0]"),
+        ("missing-tool-result", "warning", 2, "messages[2].tool_calls[1]")]
+    first, second = (f.message for f in findings)
+    assert first.startswith("This request resends the dice call call_xseDNO4uZC4ayRmQEcIj7tX9 under another id, "
+                            "fc_0e90a1b8c334f9dd016a6fcc757b3081939c1312fb6592a1df,")
+    assert second.startswith("This request resends the dice call call_2rGZg0Ye80XFPI8l6Law8ouK under another id, "
+                             "fc_0e90a1b8c334f9dd016a6fcc757b408193baaa9c61298c7ab9,")
