@@ -775,15 +775,16 @@ _HANDOFF = re.compile(r"\s*hand[- ]?off to\b", re.IGNORECASE)
 handle the request." for its `transfer_to_symphony_composer` tool."""
 
 
-_OUTPUT_TOOL = re.compile(r"final_result(?:_\w+)?|__mirascope_formatted_output_tool__")
+_OUTPUT_TOOL = re.compile(r"final_result(?:_\w+)?|__mirascope_formatted_output_tool__|_structured_tool_call")
 """The names of the tool through which the model gives its structured answer: pydantic-ai's (`final_result`, or
-`final_result_<Type>` for one of several output types) and Mirascope's, which it sends back as text."""
+`final_result_<Type>` for one of several output types), Mirascope's and ellmer's (`chat_structured()`), both of which
+send it back as text."""
 
 
 def is_output_tool(name: str, tool: ToolDefinition | None) -> bool:
-    """Whether the call is the model's final answer in structured form (pydantic-ai's or Mirascope's output tool;
-    pydantic-ai's default description is "The final response which ends this conversation") rather than a tool the
-    program runs."""
+    """Whether the call is the model's final answer in structured form (pydantic-ai's, Mirascope's or ellmer's output
+    tool; pydantic-ai's default description is "The final response which ends this conversation") rather than a tool
+    the program runs."""
     described = tool is not None and tool.description.startswith("The final response which ends this conversation")
     return described or _OUTPUT_TOOL.fullmatch(name) is not None
 

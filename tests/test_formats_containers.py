@@ -242,6 +242,10 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
      {"resp_0e90a1b8c334f9dd016a6fcc74c8e081938316c8164331153e": [2, 5]}, 2),
+    # ellmer's structured answer through its `_structured_tool_call` tool, sent back as the JSON it carried.
+    ("ellmer-anthropic-structured-data.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 2),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).

@@ -934,3 +934,17 @@ def test_two_identical_calls_resent_under_other_ids_are_each_named_by_the_id_it_
                             "fc_0e90a1b8c334f9dd016a6fcc757b3081939c1312fb6592a1df,")
     assert second.startswith("This request resends the dice call call_2rGZg0Ye80XFPI8l6Law8ouK under another id, "
                              "fc_0e90a1b8c334f9dd016a6fcc757b408193baaa9c61298c7ab9,")
+
+
+def test_ellmers_structured_answer_sent_back_as_text_is_said_rewritten_not_left_unanswered():
+    # ellmer's chat_structured() forces its `_structured_tool_call` tool and sends the call back as the JSON it carried
+    # ({"title": ..., "author": ...}): the model's answer, not a request to act. It was said that "the model never
+    # learns what became of its request", as Mirascope's output tool was before.
+    from lib.checks import run_checks
+    name = "ellmer-anthropic-structured-data.yml"
+    [conversation] = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations
+    first, second = conversation.trace.rounds
+    assert second.request.messages[1].text == '{"title":"Apples are tasty","author":"Hadley Wickham"}'
+    findings = run_checks(conversation.trace)
+    assert [(f.code, f.round) for f in findings] == [("history-rewritten", 2)]
+    assert "its _structured_tool_call call is sent back as text" in findings[0].message
