@@ -948,3 +948,16 @@ def test_ellmers_structured_answer_sent_back_as_text_is_said_rewritten_not_left_
     findings = run_checks(conversation.trace)
     assert [(f.code, f.round) for f in findings] == [("history-rewritten", 2)]
     assert "its _structured_tool_call call is sent back as text" in findings[0].message
+
+
+def test_a_gemini_function_calling_mode_written_in_lowercase_still_forces_the_tool():
+    # ruby_llm sends `functionCallingConfig: {"mode": "any", "allowedFunctionNames": ["weather"]}`; Gemini takes the
+    # mode in any case and the model called weather for "What's the fall of Rome?". Only "ANY" was known: the request
+    # read as tool_choice "any", which no Chat Completions request says, and the fork editor as no tool_choice sent.
+    from lib.dialects.openai_chat import read_tool_choice
+    name = "ruby-llm-gemini-forced-tool-lowercase.yml"
+    [conversation] = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations
+    first, _ = conversation.trace.rounds
+    assert first.request.raw["tool_choice"] == {"type": "function", "function": {"name": "weather"}}
+    assert read_tool_choice(first.request.raw) == ("weather", None)
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [("weather", {"latitude": "123", "longitude": "123"})]

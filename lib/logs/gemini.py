@@ -212,6 +212,7 @@ def _tool_choice(config: dict) -> Any:
     mode = config.get("mode")
     if not isinstance(mode, str):
         return None
+    mode = mode.upper()  # Gemini takes the enum in any case (ruby_llm writes "any", "none")
     allowed = config.get("allowedFunctionNames")
     if mode == "ANY" and isinstance(allowed, list) and len(allowed) == 1:
         return {"type": "function", "function": {"name": allowed[0]}}
