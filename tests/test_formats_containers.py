@@ -250,6 +250,12 @@ EXPECTED = [
     ("ruby-llm-gemini-forced-tool-lowercase.yml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
+    # A Message Batch over HTTP: created with two requests, polled, its results fetched as JSON lines (the creation
+    # was a round of its own with no request in the log and no answer; the two calls were lost).
+    ("ruby-llm-anthropic-message-batch.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "3 interactions: 2 rounds in 2 conversations; 1 interaction not a model call; 0 interactions skipped",
+     {"0": [1], "1": [1]}, 0),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).

@@ -961,3 +961,23 @@ def test_a_gemini_function_calling_mode_written_in_lowercase_still_forces_the_to
     assert first.request.raw["tool_choice"] == {"type": "function", "function": {"name": "weather"}}
     assert read_tool_choice(first.request.raw) == ("weather", None)
     assert [(c.name, c.arguments) for c in first.tool_calls] == [("weather", {"latitude": "123", "longitude": "123"})]
+
+
+def test_a_message_batch_recorded_over_http_is_its_requests_joined_to_their_results():
+    # ruby_llm's batch: POST /v1/messages/batches sends two requests (custom_id "0", "1"), a poll says the batch
+    # ended, GET .../results answers both in JSON lines. The batch's creation was read as a Messages round whose
+    # request "is not in the log" and that had no answer; the two questions and their answers were lost.
+    from lib.checks import run_checks
+    name = "ruby-llm-anthropic-message-batch.yml"
+    upload = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())])
+    assert upload.problems == ()
+    assert upload.summary() == "3 interactions: 2 rounds in 2 conversations; 1 interaction not a model call; " \
+                               "0 interactions skipped"
+    rounds = {c.id: c.trace.rounds for c in upload.conversations}
+    assert sorted(rounds) == ["0", "1"]
+    (four,), (jupiter,) = rounds["0"], rounds["1"]
+    assert [m.text for m in four.request.messages] == ["What is 2 + 2?"]
+    assert four.request.system.text == "Be terse."
+    assert (four.response.message.text, jupiter.response.message.text) == ("4", "Jupiter")
+    assert (four.response.usage.input_tokens, four.response.usage.output_tokens) == (20, 5)
+    assert [f.code for c in upload.conversations for f in run_checks(c.trace)] == []

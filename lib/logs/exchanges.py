@@ -18,6 +18,8 @@ from urllib.parse import unquote, urlsplit
 import orjson
 
 from lib.intern import DEEPEST, loads_exact, nests_deeper
+from lib.logs.batches import AnthropicBatchFormat
+from lib.logs.chat_shape import describe
 from lib.logs.bedrock_converse import (BedrockConverseFormat, invoke_stream_events, invoke_stream_response,
                                       stream_response)
 from lib.logs.gemini import GeminiFormat
@@ -42,6 +44,10 @@ own API (Messages for Claude, Converse's shape for Amazon Nova), streamed inside
 
 OLLAMA_PATH = "/api/chat"
 """Ollama's native chat path."""
+
+MESSAGE_BATCHES_PATH = re.compile(r"/v1/messages/batches(?:/([^/]+)(?:/(results|cancel))?)?/?$")
+"""Anthropic's Message Batches: created by a POST of `requests`, answered by `<id>/results` in JSON lines; a batch's
+own id alone is a poll for its status, `cancel` a cancellation."""
 
 MODEL_CALL_KEYS = ("messages", "message", "contents", "prompt", "inputText", "chat_history", SPEECH_KEY)
 """Request keys that make a POST a model call, in an API of its own when no format here reads it (Cohere's chat,
@@ -119,6 +125,8 @@ class ExchangeReader:
         """(item, HTTP status) of the model calls recorded with an empty response body."""
         self.unsent: list[int] = []
         """Items of the model calls recorded with an empty request body (a recorder that scrubbed it)."""
+        self.message_batches = AnthropicBatchFormat()
+        """Joins the requests a Message Batch was created with to the results it was answered with."""
 
     def record(self, exchange: Exchange, line: int) -> Iterator[CallRecord]:
         """The model call an exchange was, if it was one."""
@@ -131,6 +139,9 @@ class ExchangeReader:
     def _calls(self, exchange: Exchange, line: int) -> Iterator[CallRecord]:
         # The upload names the item (`entry 3: ...`); a problem names the exchange by its method and URL.
         where = f"{exchange.method} {exchange.url}"
+        if (batch := MESSAGE_BATCHES_PATH.search(urlsplit(exchange.url).path)) is not None:
+            yield from self._message_batch(exchange, batch, line)
+            return
         request = _json(exchange.request_body, f"the request body of {where}", self.inflater)
         if not isinstance(request, dict):
             if _empty(exchange.request_body) and (answer := self._answer_alone(exchange, line)) is not None:
@@ -166,6 +177,35 @@ class ExchangeReader:
             response = None
         yield CallRecord(line=line, dialect=dialect, request=request, response=None if error else response, error=error,
                          streamed=stream is not None, cut_calls=stream.cut_calls if stream else [])
+
+    def _message_batch(self, exchange: Exchange, batch: re.Match, line: int) -> Iterator[CallRecord]:
+        """The calls of a Message Batch: the requests it was created with, each joined on its custom_id to the
+        result line that answers it, as the batch files are (lib/logs/batches.py). A poll or a cancellation is no
+        model call."""
+        where = f"{exchange.method} {exchange.url}"
+        if batch.group(1) is None and exchange.method.upper() == "POST":
+            created = _json(exchange.request_body, f"the request body of {where}", self.inflater)
+            requests = created.get("requests") if isinstance(created, dict) else None
+            if not isinstance(requests, list):
+                raise LineProblem(f"the request body of {where} has no 'requests' list, expected the batch's requests")
+            for request in requests:
+                if not isinstance(request, dict):
+                    raise LineProblem(f"a request of {where} is {describe(request)}, expected an object")
+                yield from self.message_batches.feed(request, line)
+        elif batch.group(2) == "results" and exchange.status is not None and exchange.status < 400:
+            label = f"the response body of {where}"
+            for piece in _text(exchange.response_body, label, self.inflater).splitlines():
+                if piece.strip():
+                    result = _json(piece, label, self.inflater)
+                    if not isinstance(result, dict):
+                        raise LineProblem(f"a line of {label} is {describe(result)}, expected a result object")
+                    yield from self.message_batches.feed(result, line)
+        else:
+            self.not_calls += 1
+
+    def finish(self) -> Iterator[CallRecord]:
+        """The batch requests still waiting for their results (or results for their requests) at the end."""
+        yield from self.message_batches.finish()
 
     def _answer_alone(self, exchange: Exchange, line: int) -> CallRecord | None:
         """The call an exchange recorded without its request body was, when its path names Chat Completions or
@@ -239,6 +279,9 @@ class ExchangeFormat(LogFormat):
 
     def not_calls(self) -> int:
         return self.reader.not_calls
+
+    def finish(self) -> Iterator[CallRecord]:
+        return self.reader.finish()
 
     def share_bodies(self, inflater: Inflater) -> None:
         self.reader.inflater = inflater
