@@ -852,7 +852,7 @@ def _echo_differs(previous: Round, request: Request) -> tuple[int, str] | None:
         differences.append("the text the model wrote beside its calls is left out" if not text_sent and as_written
                            else "its text is left out" if not text_sent
                            else "it carries text the model did not write in its answer" if not text_written
-                           else "its text is not the text the model wrote")
+                           else _text_rewritten(text_written, text_sent))
     if sent != as_written:
         # Only the ids rewritten, each to a new one: missing-tool-result names every one of them, in so many words.
         # (Ids swapped between calls stay here: each result then answers another call.)
@@ -863,6 +863,20 @@ def _echo_differs(previous: Round, request: Request) -> tuple[int, str] | None:
             differences.append(f"it carries {len(sent)} of the {len(as_written)} calls the model made" if some_kept
                                else "its calls are not the calls the model made (tool, arguments or ids)")
     return (i, "; ".join(differences)) if differences else None
+
+
+def _text_rewritten(written: str, sent: str) -> str:
+    """How the text sent back differs from the text the model wrote. A client that parses a structured answer and
+    writes it out again (chatlas, ellmer) sends the same JSON with other spacing: said so, not left to be looked for."""
+    if written[:1] in "{[" and sent[:1] in "{[":
+        try:
+            same = json.loads(written) == json.loads(sent)
+        except (ValueError, RecursionError):  # trace text: not JSON, or nested past what the parser walks
+            same = False
+        if same:
+            return "its text is the JSON the model wrote, written out again with the same values (other spacing or " \
+                   "key order)"
+    return "its text is not the text the model wrote"
 
 
 @check("history-rewritten")

@@ -256,6 +256,10 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "3 interactions: 2 rounds in 2 conversations; 1 interaction not a model call; 0 interactions skipped",
      {"0": [1], "1": [1]}, 0),
+    # chatlas sends a structured answer back parsed and written out again: the same JSON, other spacing.
+    ("chatlas-anthropic-json-respaced.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 0),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).

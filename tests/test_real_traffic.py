@@ -981,3 +981,19 @@ def test_a_message_batch_recorded_over_http_is_its_requests_joined_to_their_resu
     assert (four.response.message.text, jupiter.response.message.text) == ("4", "Jupiter")
     assert (four.response.usage.input_tokens, four.response.usage.output_tokens) == (20, 5)
     assert [f.code for c in upload.conversations for f in run_checks(c.trace)] == []
+
+
+def test_an_answer_sent_back_as_the_same_json_with_other_spacing_is_said_to_be_so():
+    # chatlas parses the model's structured answer and sends it back written out again: '{"title": "Apples are
+    # tasty", ...}' comes back as '{"title":"Apples are tasty",...}'. It was said to be "not the text the model wrote",
+    # which sends a reader looking for a change of content that is not there.
+    from lib.checks import run_checks
+    name = "chatlas-anthropic-json-respaced.yaml"
+    [conversation] = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations
+    first, second = conversation.trace.rounds
+    assert first.response.message.text == '{"title": "Apples are tasty", "author": "Hadley Wickham"}'
+    assert second.request.messages[1].text == '{"title":"Apples are tasty","author":"Hadley Wickham"}'
+    [finding] = run_checks(conversation.trace)
+    assert (finding.code, finding.round, finding.path) == ("history-rewritten", 2, "messages[1]")
+    assert ("not what the model wrote in round 1: its text is the JSON the model wrote, written out again with the "
+            "same values (other spacing or key order)." in finding.message)
