@@ -997,3 +997,17 @@ def test_an_answer_sent_back_as_the_same_json_with_other_spacing_is_said_to_be_s
     assert (finding.code, finding.round, finding.path) == ("history-rewritten", 2, "messages[1]")
     assert ("not what the model wrote in round 1: its text is the JSON the model wrote, written out again with the "
             "same values (other spacing or key order)." in finding.message)
+
+
+def test_an_answer_whose_content_is_a_json_object_is_that_json_not_an_empty_answer():
+    # Cloudflare Workers AI's Chat Completions answers a json_schema response_format with `message.content` the object
+    # itself ({"title": ..., "author": ...}), not its text. The answer read as empty, and the turn chatlas sent back
+    # was said to carry "text the model did not write in its answer".
+    from lib.checks import run_checks
+    name = "chatlas-cloudflare-json-object-answer.yaml"
+    [conversation] = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations
+    first, second = conversation.trace.rounds
+    assert first.response.message.text == '{"title":"Apples are tasty","author":"Hadley Wickham"}'
+    assert first.response.message.raw["content"] == {"title": "Apples are tasty", "author": "Hadley Wickham"}
+    assert second.request.messages[1].text == '{"title":"Apples are tasty","author":"Hadley Wickham"}'
+    assert [f.code for f in run_checks(conversation.trace)] == []

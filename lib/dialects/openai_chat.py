@@ -6,6 +6,7 @@ as a body, the stop table, the tool_choice mapping and the predicates that recog
 
 from __future__ import annotations
 
+import json
 from types import ModuleType
 from typing import Any
 
@@ -87,6 +88,10 @@ def _message(raw: Any, key: str) -> Message:
         parts = [TextPart(content, "content")]
     elif isinstance(content, list):
         parts = [_content_part(block, i) for i, block in enumerate(content)]
+    elif isinstance(content, dict):
+        # Cloudflare Workers AI answers a json_schema response_format with the object itself, not its text: the
+        # answer is that JSON, written compactly in the order received (the model's own spacing is not recorded).
+        parts = [TextPart(json.dumps(content, ensure_ascii=False, separators=(",", ":")), "content")]
     else:
         parts = []
     calls = raw.get("tool_calls")
