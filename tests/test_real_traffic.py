@@ -1011,3 +1011,15 @@ def test_an_answer_whose_content_is_a_json_object_is_that_json_not_an_empty_answ
     assert first.response.message.raw["content"] == {"title": "Apples are tasty", "author": "Hadley Wickham"}
     assert second.request.messages[1].text == '{"title":"Apples are tasty","author":"Hadley Wickham"}'
     assert [f.code for f in run_checks(conversation.trace)] == []
+
+
+def test_a_token_count_asked_of_the_provider_is_no_model_call():
+    # chatlas counts the tokens of one question with OpenAI (/v1/responses/input_tokens), Anthropic
+    # (/v1/messages/count_tokens) and Gemini (:countTokens). Anthropic's and Gemini's counts were rounds the model never
+    # answered, OpenAI's a damaged interaction ("'response' is neither a response object ... nor an error").
+    name = "chatlas-token-counts.yaml"
+    upload = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())])
+    assert upload.problems == ()
+    assert upload.conversations == ()
+    assert upload.summary() == "3 interactions: 0 rounds in 0 conversations; 3 interactions not model calls; " \
+                               "0 interactions skipped"

@@ -45,6 +45,10 @@ own API (Messages for Claude, Converse's shape for Amazon Nova), streamed inside
 OLLAMA_PATH = "/api/chat"
 """Ollama's native chat path."""
 
+TOKEN_COUNT_PATHS = ("/v1/messages/count_tokens", "/v1/responses/input_tokens", ":countTokens")
+"""Anthropic's, OpenAI's and Gemini's token counting: a request in the shape of a model call, answered with a count
+alone. The model is not called."""
+
 MESSAGE_BATCHES_PATH = re.compile(r"/v1/messages/batches(?:/([^/]+)(?:/(results|cancel))?)?/?$")
 """Anthropic's Message Batches: created by a POST of `requests`, answered by `<id>/results` in JSON lines; a batch's
 own id alone is a poll for its status, `cancel` a cancellation."""
@@ -139,7 +143,11 @@ class ExchangeReader:
     def _calls(self, exchange: Exchange, line: int) -> Iterator[CallRecord]:
         # The upload names the item (`entry 3: ...`); a problem names the exchange by its method and URL.
         where = f"{exchange.method} {exchange.url}"
-        if (batch := MESSAGE_BATCHES_PATH.search(urlsplit(exchange.url).path)) is not None:
+        path = urlsplit(exchange.url).path
+        if path.rstrip("/").endswith(TOKEN_COUNT_PATHS):
+            self.not_calls += 1
+            return
+        if (batch := MESSAGE_BATCHES_PATH.search(path)) is not None:
             yield from self._message_batch(exchange, batch, line)
             return
         request = _json(exchange.request_body, f"the request body of {where}", self.inflater)
