@@ -761,6 +761,12 @@ WRITE_VERBS = frozenset({
 ALONE_NOT_WRITE = frozenset({"add", "set", "new", "file", "order", "post", "move", "close", "change"})
 """Of those verbs, the ones that as a whole name more often compute or look something up: `add` of two numbers
 (every tutorial's first tool), a `file` or an `order` fetched. With an object after them they change something."""
+READ_VERBS = frozenset({"get", "fetch", "read", "list", "search", "find", "lookup", "load", "view", "show", "query",
+                        "download", "retrieve", "describe", "count", "check"})
+"""Verbs that only look something up. After a WRITE_VERBS word that is as often a thing (NOUN_FIRST), the first
+word names that thing (file_fetch, order_lookup, post_search), and this verb what the tool does with it."""
+NOUN_FIRST = frozenset({"file", "order", "post"})
+"""Of ALONE_NOT_WRITE, the words that before a reading verb name a thing, not an act (add_list adds a list)."""
 NUMBER_WORDS = frozenset({"number", "numbers", "two", "integers", "ints", "floats", "digits"})
 """Words after `add` that say it adds numbers together (add_numbers, add_two_numbers, addIntegers): it computes."""
 
@@ -809,6 +815,8 @@ def is_write_tool(trace: Trace, name: str, tool: ToolDefinition | None = None) -
     if not words or words[0] not in WRITE_VERBS:
         return False
     if words[0] == "add" and set(words[1:]) <= NUMBER_WORDS:
+        return False
+    if words[0] in NOUN_FIRST and len(words) > 1 and words[1] in READ_VERBS:
         return False
     return len(words) > 1 or words[0] not in ALONE_NOT_WRITE
 

@@ -270,6 +270,10 @@ EXPECTED = [
     ("chatlas-token-counts.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "3 interactions: 0 rounds in 0 conversations; 3 interactions not model calls; 0 interactions skipped", {}, 0),
+    # A tool named file_fetch ("Fetches the requested file") was called a write tool, `file` read as the verb.
+    ("ruby-llm-anthropic-file-fetch.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).

@@ -1023,3 +1023,15 @@ def test_a_token_count_asked_of_the_provider_is_no_model_call():
     assert upload.conversations == ()
     assert upload.summary() == "3 interactions: 0 rounds in 0 conversations; 3 interactions not model calls; " \
                                "0 interactions skipped"
+
+
+def test_a_tool_named_for_a_thing_and_then_a_reading_verb_is_not_a_write_tool():
+    # ruby_llm's file_fetch ("Fetches the requested file") was said to change something, "a write tool" a person should
+    # approve: `file` was read as the verb (to file a claim), though `fetch` after it says what the tool does.
+    from lib.checks import is_write_tool, run_checks
+    name = "ruby-llm-anthropic-file-fetch.yml"
+    [conversation] = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations
+    assert [f.code for f in run_checks(conversation.trace)] == ["text-with-tool-calls"]
+    assert not is_write_tool(conversation.trace, "file_fetch")
+    assert is_write_tool(conversation.trace, "file_claim") and is_write_tool(conversation.trace, "order_pizza")
+    assert is_write_tool(conversation.trace, "add_list") and is_write_tool(conversation.trace, "set_view")
