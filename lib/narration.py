@@ -18,6 +18,9 @@ _ANNOUNCES = re.compile(
 )
 """Words that announce an action the model is about to take."""
 
+_ASKS = re.compile(r"\?(?:\s|$)")
+"""A question in the text: a question mark that ends a sentence (not one inside an address's query string)."""
+
 PROVIDER_RAN = frozenset({"server_tool_use", "mcp_tool_use", "web_search_call", "file_search_call",
                           "code_interpreter_call", "mcp_call", "image_generation_call"})
 """Parts that record a tool the provider ran inside the turn (Anthropic's server tools, the Responses API's built-in
@@ -43,10 +46,15 @@ def _no_tool_to_call(round_: Round) -> bool:
 
 
 def narrates_without_call(round_: Round) -> bool:
-    """The response announces an action, calls no tool it was offered, and no result has come since the question."""
+    """The response announces an action, calls no tool it was offered, asks the person nothing, and no result has
+    come since the question."""
     response = round_.response
     if response is None or response.message.tool_calls or _no_tool_to_call(round_):
         return False
     if any(p.kind == "other" and p.type in PROVIDER_RAN for p in response.message.parts):
         return False
-    return bool(_ANNOUNCES.search(response.message.text)) and not _result_since_question(round_.request.messages)
+    text = response.message.text
+    # A turn that asks the person something ("Which repository? Share it and I'll fetch the info.") waits for their
+    # answer, as it should: the action it names depends on it.
+    return bool(_ANNOUNCES.search(text)) and not _ASKS.search(text) \
+        and not _result_since_question(round_.request.messages)

@@ -274,6 +274,12 @@ EXPECTED = [
     ("ruby-llm-anthropic-file-fetch.yml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
+    # A Responses call offering two MCP servers, answered with questions back to the person ("Share those and I'll
+    # fetch the info."): it was called narration without a call.
+    ("activeagent-responses-mcp-asks-back.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped",
+     {"resp_06a0f877661f6c2a00691e3005458c819aa2ea27e6a884bc7f": [1]}, 0),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).

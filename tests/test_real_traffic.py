@@ -1035,3 +1035,18 @@ def test_a_tool_named_for_a_thing_and_then_a_reading_verb_is_not_a_write_tool():
     assert not is_write_tool(conversation.trace, "file_fetch")
     assert is_write_tool(conversation.trace, "file_claim") and is_write_tool(conversation.trace, "order_pizza")
     assert is_write_tool(conversation.trace, "add_list") and is_write_tool(conversation.trace, "set_view")
+
+
+def test_an_answer_that_asks_the_person_a_question_is_not_narration_without_a_call():
+    # activeagent's gpt-5 call, offered two MCP servers, asks which location and which repository, then says "Share
+    # those and I'll fetch the info." It waits for the person, as it should: it was said to announce an action and
+    # stop, "shown to a person this reads as a hang".
+    from lib.checks import run_checks
+    from lib.narration import narrates_without_call
+    name = "activeagent-responses-mcp-asks-back.yml"
+    [conversation] = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations
+    (round_,) = conversation.trace.rounds
+    assert round_.response.message.text.startswith("I’m happy to do that—just need a couple details:")
+    assert round_.response.message.text.endswith("Share those and I’ll fetch the info.")
+    assert not narrates_without_call(round_)
+    assert [f.code for f in run_checks(conversation.trace)] == []
