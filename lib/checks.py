@@ -301,12 +301,40 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
 def _renamed_call(request: Request, round_: Round, call: ToolCallPart) -> tuple[str, str] | None:
     """(the new id, its path) where `request` resends `call`, same tool and arguments, under another id. Calls alike
     (two dice rolls: one tool, no arguments) are paired in order, so each is named by its own new id."""
-    sent = [(i, c) for i, message in _turn_sent_back(request, len(round_.request.messages)) for c in message.tool_calls]
+    sent = [(i, c) for i, message in _split_turn(request, len(round_.request.messages), round_.tool_calls)
+            for c in message.tool_calls]
     resent = same_call_renamed(call, round_.tool_calls, [c for _, c in sent])
     if resent is None:
         return None
     i = next(i for i, c in sent if c is resent)
     return resent.id, join_path(f"messages[{i}]", resent.path)
+
+
+def _split_turn(request: Request, i: int, made: tuple[ToolCallPart, ...]) -> list[tuple[int, Message]]:
+    """The assistant messages from index `i` on that send back a turn whose calls were `made`: those in a row, then,
+    past the results after them, any that carry nothing but calls of that turn not yet sent back. raix sends a turn's
+    calls back one assistant message each, every call's result before the next call."""
+    turn = _turn_sent_back(request, i)
+    left = [(c.name, c.arguments_raw) for c in made]
+    for _, message in turn:
+        for sent in message.tool_calls:
+            if (sent.name, sent.arguments_raw) in left:
+                left.remove((sent.name, sent.arguments_raw))
+    j = i + len(turn)
+    while left and j < len(request.messages):
+        message = request.messages[j]
+        if message.role != "assistant" and message.tool_results and not message.tool_calls:
+            j += 1  # a result between the calls
+            continue
+        calls = [(c.name, c.arguments_raw) for c in message.tool_calls]
+        if message.role != "assistant" or not calls or message.text.strip() or any(
+                calls.count(c) > left.count(c) for c in calls):
+            break
+        for c in calls:
+            left.remove(c)
+        turn.append((j, message))
+        j += 1
+    return turn
 
 
 def _turn_sent_back(request: Request, i: int) -> list[tuple[int, Message]]:
@@ -849,13 +877,17 @@ def _echo_differs(previous: Round, request: Request) -> tuple[int, str] | None:
         return None
     written = previous.response.message
     as_written = [(c.id, c.name, c.arguments) for c in written.tool_calls]
-    sent = [(c.id, c.name, c.arguments) for _, m in turn for c in m.tool_calls]
+    split = _split_turn(request, i, written.tool_calls)
+    sent = [(c.id, c.name, c.arguments) for _, m in split for c in m.tool_calls]
     # Clients may drop null fields or thinking blocks; what matters is the text and the calls. Whitespace alone is not
     # text: Anthropic refuses an empty text block, so clients send " " where the model wrote none.
     text_written, text_sent = written.text.strip(), "".join(m.text for _, m in turn).strip()
     if as_written and not sent and text_sent and not text_written:
         return i, f"its {' and '.join(dict.fromkeys(c.name for c in written.tool_calls))} call is sent back as text"
     differences = []
+    if len(split) > len(turn):
+        differences.append(f"its {len(as_written)} calls are sent back in {len(split)} assistant messages, each after "
+                           "the result of the one before, where the model made them in one turn")
     if text_sent != text_written:
         differences.append("the text the model wrote beside its calls is left out" if not text_sent and as_written
                            else "its text is left out" if not text_sent

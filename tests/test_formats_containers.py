@@ -280,6 +280,11 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped",
      {"resp_06a0f877661f6c2a00691e3005458c819aa2ea27e6a884bc7f": [1]}, 0),
+    # raix sends one turn of two calls back as two assistant messages, each call under raix's own id, its result after
+    # it: the second call was said sent back "neither as a call nor with a result".
+    ("raix-one-turn-sent-back-as-two.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 5]}, 2),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).

@@ -1050,3 +1050,24 @@ def test_an_answer_that_asks_the_person_a_question_is_not_narration_without_a_ca
     assert round_.response.message.text.endswith("Share those and I’ll fetch the info.")
     assert not narrates_without_call(round_)
     assert [f.code for f in run_checks(conversation.trace)] == []
+
+
+def test_a_turn_of_two_calls_sent_back_as_two_turns_names_each_call_where_it_went():
+    # gpt-4o calls call_this_function_twice twice in one turn; raix sends the turn back as two assistant messages, each
+    # one call under an id of raix's own with its (empty) result after it. The second call was said to be sent back
+    # "neither as a call nor with a result ... the model never learns what became of its request".
+    from lib.checks import run_checks
+    name = "raix-one-turn-sent-back-as-two.yml"
+    [conversation] = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations
+    findings = [(f.code, f.round, f.path, f.message) for f in run_checks(conversation.trace)]
+    renamed = [(path, message.split(": the program")[0]) for code, _, path, message in findings
+               if code == "missing-tool-result"]
+    assert renamed == [
+        ("messages[1].tool_calls[0]", "This request resends the call_this_function_twice call "
+         "call_lQWevJ9PRcJlvRTO6cDYoGEw under another id, a3a52466-cec3-493a-8e22, with its result paired to that id"),
+        ("messages[3].tool_calls[0]", "This request resends the call_this_function_twice call "
+         "call_ZVZudyGKawkuy4x1uj5zi1SL under another id, 4ad9c733-dde1-45d7-b2c4, with its result paired to that id")]
+    [rewritten] = [message for code, _, _, message in findings if code == "history-rewritten"]
+    assert ("not what the model wrote in round 1: its 2 calls are sent back in 2 assistant messages, each after the "
+            "result of the one before, where the model made them in one turn." in rewritten)
+    assert [code for code, *_ in findings].count("empty-tool-result") == 2
