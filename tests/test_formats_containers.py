@@ -285,6 +285,12 @@ EXPECTED = [
     ("raix-one-turn-sent-back-as-two.yml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 5]}, 2),
+    # A Gemini batch of inline requests: created, polled, its answers in the batch when it succeeded (the three were
+    # "not model calls", the two questions and their answers lost).
+    ("ruby-llm-gemini-inline-batch.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "3 interactions: 2 rounds in 2 conversations; 1 interaction not a model call; 0 interactions skipped",
+     {"0": [1], "1": [1]}, 0),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).

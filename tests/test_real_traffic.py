@@ -1071,3 +1071,21 @@ def test_a_turn_of_two_calls_sent_back_as_two_turns_names_each_call_where_it_wen
     assert ("not what the model wrote in round 1: its 2 calls are sent back in 2 assistant messages, each after the "
             "result of the one before, where the model made them in one turn." in rewritten)
     assert [code for code, *_ in findings].count("empty-tool-result") == 2
+
+
+def test_a_gemini_batch_recorded_over_http_is_its_requests_joined_to_the_answers_it_succeeded_with():
+    # ruby_llm's Gemini batch: POST models/gemini-2.5-flash:batchGenerateContent with two inline requests (custom_id
+    # "0" and "1" in their metadata), a poll while pending, then GET batches/<id> once it succeeded, the answers inline
+    # in the same order. All three were "not model calls": the batch's two questions and answers were lost.
+    from lib.checks import run_checks
+    name = "ruby-llm-gemini-inline-batch.yml"
+    upload = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())])
+    assert upload.problems == ()
+    assert upload.summary() == "3 interactions: 2 rounds in 2 conversations; 1 interaction not a model call; " \
+                               "0 interactions skipped"
+    rounds = {c.id: c.trace.rounds[0] for c in upload.conversations}
+    assert [m.text for m in rounds["0"].request.messages] == ["What is 2 + 2? Just the number."]
+    assert (rounds["0"].response.message.text, rounds["1"].response.message.text) == ("4", "Jupiter")
+    assert rounds["0"].request.model == "gemini-2.5-flash"
+    assert (rounds["1"].response.usage.input_tokens, rounds["1"].response.usage.output_tokens) == (13, 54)
+    assert [f.code for c in upload.conversations for f in run_checks(c.trace)] == []

@@ -19,6 +19,7 @@ import orjson
 
 from lib.intern import DEEPEST, loads_exact, nests_deeper
 from lib.logs.batches import AnthropicBatchFormat
+from lib.logs import chat_shape as convert
 from lib.logs.chat_shape import describe
 from lib.logs.bedrock_converse import (BedrockConverseFormat, invoke_stream_events, invoke_stream_response,
                                       stream_response)
@@ -44,6 +45,13 @@ own API (Messages for Claude, Converse's shape for Amazon Nova), streamed inside
 
 OLLAMA_PATH = "/api/chat"
 """Ollama's native chat path."""
+
+GEMINI_BATCH_PATH = re.compile(r"/models/([^/:]+):batchGenerateContent$", re.IGNORECASE)
+"""Gemini's Batch API, created with inline requests (`batch.inputConfig.requests.requests`); the model is in the
+path."""
+
+GEMINI_BATCH_NAME = re.compile(r"/(batches/[^/:]+)$")
+"""A Gemini batch fetched by its name: a poll, or, once it succeeded, its answers inline in request order."""
 
 TOKEN_COUNT_PATHS = ("/v1/messages/count_tokens", "/v1/responses/input_tokens", ":countTokens")
 """Anthropic's, OpenAI's and Gemini's token counting: a request in the shape of a model call, answered with a count
@@ -131,6 +139,9 @@ class ExchangeReader:
         """Items of the model calls recorded with an empty request body (a recorder that scrubbed it)."""
         self.message_batches = AnthropicBatchFormat()
         """Joins the requests a Message Batch was created with to the results it was answered with."""
+        self.gemini_batches: dict[str, tuple[int, str, list]] = {}
+        """Gemini batches created and not yet seen answered, by name: the item that created each, its model, and its
+        inline requests in order."""
 
     def record(self, exchange: Exchange, line: int) -> Iterator[CallRecord]:
         """The model call an exchange was, if it was one."""
@@ -149,6 +160,9 @@ class ExchangeReader:
             return
         if (batch := MESSAGE_BATCHES_PATH.search(path)) is not None:
             yield from self._message_batch(exchange, batch, line)
+            return
+        if (created := GEMINI_BATCH_PATH.search(path)) is not None or GEMINI_BATCH_NAME.search(path) is not None:
+            yield from self._gemini_batch(exchange, created, line)
             return
         request = _json(exchange.request_body, f"the request body of {where}", self.inflater)
         if not isinstance(request, dict):
@@ -211,9 +225,60 @@ class ExchangeReader:
         else:
             self.not_calls += 1
 
+    def _gemini_batch(self, exchange: Exchange, created: re.Match | None, line: int) -> Iterator[CallRecord]:
+        """The calls of a Gemini batch of inline requests: the requests it was created with, kept by the batch's name,
+        each joined to the answer at its place once a fetch of the batch holds them. A poll is no model call."""
+        where = f"{exchange.method} {exchange.url}"
+        if created is None and not self.gemini_batches:
+            self.not_calls += 1  # no batch of this file's is waiting (OpenAI's `/v1/batches/<id>` is named alike)
+            return
+        answer = _json(exchange.response_body, f"the response body of {where}", self.inflater)
+        name = answer.get("name") if isinstance(answer, dict) else None
+        if created is not None:
+            sent = _json(exchange.request_body, f"the request body of {where}", self.inflater)
+            inline = convert.object_at(convert.object_at(convert.object_at(sent, "batch"), "inputConfig"), "requests")
+            requests = inline.get("requests")
+            if not isinstance(requests, list) or not isinstance(name, str):
+                self.not_calls += 1  # a batch of a file's requests, or one the API refused: none of them is here
+                return
+            self.gemini_batches[name] = (line, unquote(created.group(1)), requests)
+            return
+        output = convert.object_at(convert.object_at(answer, "metadata"), "output") or \
+            convert.object_at(answer, "response")
+        answers = convert.object_at(output, "inlinedResponses").get("inlinedResponses")
+        if not isinstance(answers, list) or name not in self.gemini_batches:
+            self.not_calls += 1
+            return
+        _, model, requests = self.gemini_batches.pop(name)
+        for place, request in enumerate(requests):
+            yield self._gemini_batch_call(request, answers[place] if place < len(answers) else None, model, place,
+                                          line)
+
+    def _gemini_batch_call(self, entry: Any, answered: Any, model: str, place: int, line: int) -> CallRecord:
+        """One inline request of a Gemini batch with its answer (None: not answered), named by its metadata's key or
+        custom_id where it has one, else by its place."""
+        request = convert.object_at(entry, "request")
+        metadata = convert.object_at(entry, "metadata")
+        named = next((str(metadata[k]) for k in ("key", "custom_id") if isinstance(metadata.get(k), (str, int))),
+                     f"request {place + 1}")
+        response = convert.object_at(answered, "response") if isinstance(answered, dict) else None
+        record = self.gemini.record(request if self.gemini.is_request(request) else None,
+                                    response if self.gemini.is_response(response) else None, line, {"model": model})
+        failed = convert.object_at(answered, "error") if isinstance(answered, dict) else {}
+        if failed:
+            said = str(failed.get("message") or "the request failed")
+            code = failed.get("code")  # a google.rpc.Status: its code is the HTTP status's
+            record.error = {"status": code if isinstance(code, int) else None, "body": failed, "message": said}
+        record.name = named
+        return record
+
     def finish(self) -> Iterator[CallRecord]:
         """The batch requests still waiting for their results (or results for their requests) at the end."""
         yield from self.message_batches.finish()
+        batches, self.gemini_batches = self.gemini_batches, {}
+        for line, model, requests in batches.values():
+            for place, request in enumerate(requests):
+                yield self._gemini_batch_call(request, None, model, place, line)
 
     def _answer_alone(self, exchange: Exchange, line: int) -> CallRecord | None:
         """The call an exchange recorded without its request body was, when its path names Chat Completions or
