@@ -29,7 +29,7 @@ INSIDE_JSON = "<json>"
 LINE_FIXTURES = sorted(path.name for path in FIXTURES.glob("*.jsonl"))
 """Every line-per-call recording."""
 DOCUMENT_FIXTURES = sorted(f"containers/{path.name}" for path in (FIXTURES / "containers").iterdir()
-                           if path.suffix in (".json", ".traj", ".har", ".yaml", ".eval"))
+                           if path.suffix in (".json", ".traj", ".har", ".yaml", ".yml", ".eval"))
 """Every whole-document recording: Inspect logs, SWE-agent, tau-bench, VCR cassettes, HAR."""
 PARTNERS = {"openai-batch-input.jsonl": "openai-batch-output.jsonl",
             "openai-batch-output.jsonl": "openai-batch-input.jsonl",
@@ -92,7 +92,7 @@ def opened(fixture: str) -> Recording:
     data = path.read_bytes()
     if path.suffix == ".jsonl":
         return Recording(path.name, [json.loads(line) for line in data.splitlines() if line.strip()], _write_lines)
-    if path.suffix == ".yaml":
+    if path.suffix in (".yaml", ".yml"):
         # As the app reads it: a cassette recorded through aiohttp tags its header names, which safe_load refuses.
         return Recording(path.name, load_yaml(data), _write_yaml)
     if path.suffix == ".eval":
@@ -100,7 +100,7 @@ def opened(fixture: str) -> Recording:
     return Recording(path.name, json.loads(data), lambda doc: json.dumps(doc).encode())
 
 
-ELEMENT_LISTS = (("samples",), ("log", "entries"), ("interactions",))
+ELEMENT_LISTS = (("samples",), ("log", "entries"), ("interactions",), ("http_interactions",))
 """Where a document keeps the elements the importer numbers: an Inspect log's samples, a HAR's entries, a cassette's interactions."""
 
 

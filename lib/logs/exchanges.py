@@ -233,14 +233,20 @@ class ExchangeReader:
             self.not_calls += 1  # no batch of this file's is waiting (OpenAI's `/v1/batches/<id>` is named alike)
             return
         answer = _json(exchange.response_body, f"the response body of {where}", self.inflater)
-        name = answer.get("name") if isinstance(answer, dict) else None
+        answer = answer if isinstance(answer, dict) else {}
+        name = answer.get("name")
         if created is not None:
             sent = _json(exchange.request_body, f"the request body of {where}", self.inflater)
+            sent = sent if isinstance(sent, dict) else {}
             inline = convert.object_at(convert.object_at(convert.object_at(sent, "batch"), "inputConfig"), "requests")
             requests = inline.get("requests")
             if not isinstance(requests, list) or not isinstance(name, str):
                 self.not_calls += 1  # a batch of a file's requests, or one the API refused: none of them is here
                 return
+            for place, entry in enumerate(requests):  # checked here, so that the batch's item is the one named
+                if not isinstance(entry, dict) or not self.gemini.is_request(convert.object_at(entry, "request")):
+                    raise LineProblem(f"request {place + 1} of the batch is not a generateContent request "
+                                      "(`request.contents`)")
             self.gemini_batches[name] = (line, unquote(created.group(1)), requests)
             return
         output = convert.object_at(convert.object_at(answer, "metadata"), "output") or \
@@ -257,13 +263,12 @@ class ExchangeReader:
     def _gemini_batch_call(self, entry: Any, answered: Any, model: str, place: int, line: int) -> CallRecord:
         """One inline request of a Gemini batch with its answer (None: not answered), named by its metadata's key or
         custom_id where it has one, else by its place."""
-        request = convert.object_at(entry, "request")
-        metadata = convert.object_at(entry, "metadata")
+        request, metadata = convert.object_at(entry, "request"), convert.object_at(entry, "metadata")
         named = next((str(metadata[k]) for k in ("key", "custom_id") if isinstance(metadata.get(k), (str, int))),
                      f"request {place + 1}")
         response = convert.object_at(answered, "response") if isinstance(answered, dict) else None
-        record = self.gemini.record(request if self.gemini.is_request(request) else None,
-                                    response if self.gemini.is_response(response) else None, line, {"model": model})
+        record = self.gemini.record(request, response if self.gemini.is_response(response) else None, line,
+                                    {"model": model})
         failed = convert.object_at(answered, "error") if isinstance(answered, dict) else {}
         if failed:
             said = str(failed.get("message") or "the request failed")
