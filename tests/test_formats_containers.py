@@ -291,6 +291,11 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "3 interactions: 2 rounds in 2 conversations; 1 interaction not a model call; 0 interactions skipped",
      {"0": [1], "1": [1]}, 0),
+    # sublayer sends Gemini `contents` as one Content object and its `parts` as one Part, which the API takes (the
+    # interaction was skipped: "'contents' is an object, expected a list").
+    ("sublayer-gemini-lone-content.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).

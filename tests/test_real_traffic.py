@@ -1089,3 +1089,18 @@ def test_a_gemini_batch_recorded_over_http_is_its_requests_joined_to_the_answers
     assert rounds["0"].request.model == "gemini-2.5-flash"
     assert (rounds["1"].response.usage.input_tokens, rounds["1"].response.usage.output_tokens) == (13, 54)
     assert [f.code for c in upload.conversations for f in run_checks(c.trace)] == []
+
+
+def test_a_gemini_request_whose_contents_is_one_content_object_reads_as_that_one_turn():
+    # sublayer sends `contents: {"role": "user", "parts": {"text": ...}}`: a lone object where the API documents a
+    # list, which Gemini's JSON parsing takes as a list of one (it answered 200). The interaction was skipped as
+    # damaged, "'contents' is an object, expected a list".
+    name = "sublayer-gemini-lone-content.yml"
+    upload = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())])
+    assert upload.problems == ()
+    [conversation] = upload.conversations
+    (round_,) = conversation.trace.rounds
+    assert [(m.role, m.text) for m in round_.request.messages] == [
+        ("user", "What is the meaning of life, the universe, and everything?")]
+    assert round_.response.message.text == '{"the_answer": "42"}\n'
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (14, 9)

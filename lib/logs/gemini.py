@@ -47,7 +47,7 @@ SCHEMA_KEYS = ("parametersJsonSchema", "parameters_json_schema", "parameters")
 
 
 def _is_request(body: Any) -> bool:
-    contents = body.get("contents") if isinstance(body, dict) else None
+    contents = _repeated(body.get("contents")) if isinstance(body, dict) and "contents" in body else None
     return isinstance(contents, list) and all(isinstance(c, dict) and ("parts" in c or "role" in c) for c in contents[:1])
 
 
@@ -120,7 +120,9 @@ def _chat_request(request: dict, ids: CallIds, model: str | None) -> dict:
     if model or isinstance(request.get("model"), str):
         body["model"] = model or request["model"]
     system = _system(request.get("systemInstruction", request.get("system_instruction")))
-    contents = convert.require(request, "contents", list) if "contents" in request else []
+    contents = _repeated(request.get("contents"))
+    if not isinstance(contents, list):
+        raise LineProblem(f"'contents' is {convert.describe(contents)}, expected a list")
     turns = [_turn(content, position, ids) for position, content in enumerate(contents)]
     body["messages"] = system + convert.chat_messages(turns)
     tools = request.get("tools")
@@ -136,13 +138,21 @@ def _chat_request(request: dict, ids: CallIds, model: str | None) -> dict:
     return body
 
 
+def _repeated(value: Any) -> Any:
+    """A repeated field's value as a list: Gemini's JSON parsing takes a lone object where a list belongs as a list of
+    one (sublayer sends `contents` and `parts` so, and is answered); absent, an empty list."""
+    if value is None:
+        return []
+    return [value] if isinstance(value, dict) else value
+
+
 def _system(instruction: Any) -> list[dict]:
     """`systemInstruction` (a Content, or plain text) as a leading system message."""
     if isinstance(instruction, str):
         return [{"role": "system", "content": instruction}] if instruction else []
     if not isinstance(instruction, dict):
         return []
-    parts = instruction.get("parts")
+    parts = _repeated(instruction.get("parts"))
     texts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)] if isinstance(parts, list) else []
     return [{"role": "system", "content": "\n".join(texts)}] if texts else []
 
@@ -165,6 +175,7 @@ def _turn(content: Any, position: int, ids: CallIds) -> tuple[str, list]:
 
 def _parts(parts: Any, turn: int, ids: CallIds, where: str) -> list:
     """A Content's parts in the common part shape (lib.logs.chat_shape); other parts stay raw."""
+    parts = [parts] if isinstance(parts, dict) else parts  # a lone Part (see _repeated); absent is no list
     if not isinstance(parts, list):
         raise LineProblem(f"{where}.parts is {convert.describe(parts)}, expected a list of parts")
     converted: list = []
