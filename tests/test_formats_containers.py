@@ -296,6 +296,11 @@ EXPECTED = [
     ("sublayer-gemini-lone-content.yml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    # ruby_llm replaces the system message and goes on with the same conversation (it was two conversations, where the
+    # same run against Anthropic, whose system is no message, was one).
+    ("ruby-llm-deepseek-replaced-instructions.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).

@@ -1104,3 +1104,17 @@ def test_a_gemini_request_whose_contents_is_one_content_object_reads_as_that_one
         ("user", "What is the meaning of life, the universe, and everything?")]
     assert round_.response.message.text == '{"the_answer": "42"}\n'
     assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (14, 9)
+
+
+def test_a_request_that_goes_on_under_a_new_system_message_continues_its_conversation():
+    # ruby_llm's with_instructions replaces the system message ("XKCD7392" -> "PURPLE-ELEPHANT-42") and sends the
+    # conversation on: the first question, the model's answer, a new question. It read as two conversations (the same
+    # run against Anthropic, whose system prompt is no message, read as one), the answer never seen sent back.
+    from lib.checks import run_checks
+    name = "ruby-llm-deepseek-replaced-instructions.yml"
+    upload = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())])
+    [conversation] = upload.conversations
+    first, second = conversation.trace.rounds
+    assert second.request.messages[2].text == first.response.message.text
+    assert [(f.code, f.severity, f.round) for f in run_checks(conversation.trace)] == [
+        ("history-rewritten", "info", 2)]

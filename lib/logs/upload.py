@@ -265,6 +265,9 @@ class _Rebuilder:
         self.pools = Pools()
         self.threads: dict[str, _Thread] = {}
         self._by_opening: dict[tuple, list[_Thread]] = {}
+        self._by_first_turn: dict[Any, list[_Thread]] = {}
+        """Threads that opened with a system message, by the message after it: found again when a request goes on
+        under other instructions."""
         self._order = 0
 
     def add(self, record: CallRecord) -> None:
@@ -288,6 +291,9 @@ class _Rebuilder:
             self.threads[thread.id] = thread
             if opening is not None:
                 self._by_opening.setdefault(opening, []).append(thread)
+                raws = body.get("messages") if isinstance(body.get("messages"), list) else []
+                if len(raws) > 1 and _is_instruction(raws[0]):
+                    self._by_first_turn.setdefault(content_key(read_form(raws[1])), []).append(thread)
         self._order += 1
         thread.calls.append(_Call(
             record.line, request, response, error, executions,
@@ -319,12 +325,30 @@ class _Rebuilder:
                     best, best_length, exact = thread, len(before), True
                 elif _resent_unmarked(raws, before):
                     best, best_length, exact = thread, len(before), False
+        if best is None and len(raws) > 2 and _is_instruction(raws[0]):
+            best = self._under_other_instructions(record.dialect, raws)
         if best is None:
             name = record.name if record.name and record.name not in self.threads else None
             return _Thread(name or f"conversation {len(self.threads) + 1}", record.dialect, opening), False, opening
         # Only a prefix resent as it was is taken over as read (`checked`): one with a breakpoint moved is read again,
         # so that each request shows the message as it sent it.
         return best, exact, None
+
+    def _under_other_instructions(self, dialect: str, raws: list) -> _Thread | None:
+        """The thread a request continues under another system message: it resends the thread's last request but its
+        first message, then the answer that request got (ruby_llm's with_instructions replaces the system message and
+        goes on). Without the answer resent, a request that shares a question under another prompt is not taken for
+        the same conversation."""
+        best, best_length = None, 0
+        for thread in self._by_first_turn.get(content_key(read_form(raws[1])), ()):
+            last = thread.calls[-1]
+            before = last.request.raw.get("messages") or []
+            if thread.dialect != dialect or len(before) < 2 or len(raws) <= len(before) or len(before) <= best_length \
+                    or last.response is None or not _is_instruction(before[0]) or before[0] == raws[0]:
+                continue
+            if _resent_unmarked(raws[1:], before[1:]) and _answer_resent(raws[len(before)], last.response):
+                best, best_length = thread, len(before)
+        return best
 
     def join_late_rounds(self) -> None:
         """Chain threads whose calls arrived out of order (batch results come back in any order):
@@ -350,6 +374,23 @@ class _Rebuilder:
     def _clash(self, record: CallRecord) -> bool:
         thread = self.threads.get(record.conversation)
         return thread is not None and thread.dialect != record.dialect
+
+
+def _is_instruction(raw: Any) -> bool:
+    """Whether a request's message is its instructions (a system or developer message)."""
+    return isinstance(raw, dict) and raw.get("role") in ("system", "developer")
+
+
+def _answer_resent(raw: Any, response: Response) -> bool:
+    """Whether a request's message is the response's answer sent back: the model's text, and its calls by id."""
+    if not isinstance(raw, dict) or raw.get("role") != "assistant":
+        return False
+    content = raw.get("content")
+    said = content if isinstance(content, str) else "".join(
+        str(b.get("text") or "") for b in content if isinstance(b, dict)) if isinstance(content, list) else ""
+    calls = raw.get("tool_calls") if isinstance(raw.get("tool_calls"), list) else []
+    ids = [c.get("id") for c in calls if isinstance(c, dict)]
+    return said.strip() == response.message.text.strip() and ids == [c.id for c in response.message.tool_calls]
 
 
 def _resent_unmarked(raws: list, before: list) -> bool:
