@@ -1002,31 +1002,35 @@ def _repeated_call(trace: Trace) -> Iterator[Hit]:
     # A loop is a call made again after its result came back: copies in one turn (three topics for three jokes)
     # were asked for together, before any result, and a copy the program dropped got none (missing-tool-result says
     # so), so only rounds whose copy was answered count, each once.
-    answered: dict[tuple, set[int]] = {}
+    # A copy whose results were not all the same (a die rolled, the time asked) told the model something new each
+    # time: asked again, it is no loop on a result that says too little.
+    answered: dict[tuple, dict[int, str]] = {}
     reported: set[tuple] = set()
     for round_, call, path in _calls(trace):
         key = (call.name, canonical_json(call.arguments) if call.arguments is not None else call.arguments_raw)
         if key in reported:
             continue
-        rounds = answered.setdefault(key, set())
-        if len(rounds - {round_.index}) >= SAME_CALL_LIMIT:
+        results = answered.setdefault(key, {})
+        earlier = [said for index, said in results.items() if index != round_.index]
+        if len(earlier) >= SAME_CALL_LIMIT and len(set(earlier)) == 1:
             reported.add(key)
             yield Hit("warning", round_.index, "response", path,
                       f"{call.name} is called again with the same arguments, after the results of {SAME_CALL_LIMIT} "
                       "calls like it came back. The model is probably looping because the result does not tell it "
                       "what it needs. Make the result say plainly what happened, and cap the number of rounds.")
-        elif _answered(trace, round_, call):
-            rounds.add(round_.index)
+        elif (said := _result_sent(trace, round_, call)) is not None:
+            results.setdefault(round_.index, said)
 
 
-def _answered(trace: Trace, round_: Round, call: ToolCallPart) -> bool:
-    """Whether the next request sends the model a result for this call, under its id or the id it was resent under."""
+def _result_sent(trace: Trace, round_: Round, call: ToolCallPart) -> str | None:
+    """The result the next request sends the model for this call, under its id or the id it was resent under; None
+    where it sends none."""
     following = _next(trace, round_)
     if following is None or not following.request_recorded:
-        return False  # the log does not show the model any result
+        return None  # the log does not show the model any result
     renamed = _renamed_call(following.request, round_, call)
     ids = {call.id, renamed[0]} if renamed is not None else {call.id}
-    return any(p.call_id in ids for _, p, _ in _appended(following, round_))
+    return next((p.content for _, p, _ in _appended(following, round_) if p.call_id in ids), None)
 
 
 @check("reused-call-id")

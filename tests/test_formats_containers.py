@@ -301,6 +301,10 @@ EXPECTED = [
     ("ruby-llm-deepseek-replaced-instructions.yml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
+    # Three dice rolls asked for, one call a round, each answered with another roll (the third was called a loop).
+    ("ruby-llm-ollama-cloud-three-rolls.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4, 6, 8]}, 3),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).

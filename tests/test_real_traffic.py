@@ -1118,3 +1118,16 @@ def test_a_request_that_goes_on_under_a_new_system_message_continues_its_convers
     assert second.request.messages[2].text == first.response.message.text
     assert [(f.code, f.severity, f.round) for f in run_checks(conversation.trace)] == [
         ("history-rewritten", "info", 2)]
+
+
+def test_a_call_made_again_whose_earlier_copies_each_got_another_result_is_not_a_loop():
+    # "Roll the dice 3 times": gpt-oss on Ollama Cloud calls dice_roll (no arguments) once a round, and each roll comes
+    # back different ({"roll":1}, then 2, then 3). The third call was said to be "probably looping because the result
+    # does not tell it what it needs", though each result told it something new.
+    from lib.checks import run_checks
+    name = "ruby-llm-ollama-cloud-three-rolls.yml"
+    [conversation] = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations
+    last = conversation.trace.rounds[-1]
+    assert [p.content for m in last.request.messages for p in m.tool_results] == [
+        '{"roll":1}', '{"roll":2}', '{"roll":3}']
+    assert [f.code for f in run_checks(conversation.trace)] == []
