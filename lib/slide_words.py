@@ -172,6 +172,10 @@ def content_is_null(round_: Round) -> bool:
 
 def tools_line(snow: Snowball) -> str:
     """The tool list in one line: how many, and that each request pays for it again."""
+    if not snow.request_recorded:
+        # Nothing of the request is known: neither "none", nor a list proved by this round's calls (predict mode
+        # hides those until the learner has said what the model will do).
+        return f"{NOT_IN_THE_LOG}: the request was not kept, nor its tool list"
     if not snow.tools:
         if snow.tool_list_recorded:
             return "none in this request"

@@ -149,3 +149,28 @@ def test_the_explorer_does_not_estimate_the_output_of_a_failed_call_whose_reques
     picker.set_value(next(i for i, label in enumerate(picker.options) if label.startswith("ticket-8"))).run()
     shown = {name: figure.value for name, figure in figures(at).items()}
     assert shown == {"Input tokens": "not in the log", "Output tokens": "not known"}
+
+
+def _counter_tools(at) -> str:
+    """The presenter counter's line about the tool list."""
+    return next(m.value for m in at.markdown if m.value.startswith("**Tools:**"))
+
+
+def test_the_presenter_counter_does_not_say_a_request_not_in_the_log_sent_no_tools(app):
+    # Conversation 2 of the bare responses answers in text; its request, tool list and all, was not logged, so
+    # nothing says whether tools were sent (the spans without content did send one: get_temperature).
+    at = uploaded(app, "bare-responses.jsonl")
+    at.selectbox(key="sidebar.conversation").set_value(1).run()
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    assert not at.exception
+    assert _counter_tools(at) == "**Tools:** not in the log: the request was not kept, nor its tool list"
+
+
+def test_predict_mode_does_not_give_away_that_the_model_calls_a_tool_in_the_tools_line(app):
+    # The stream kept only the answer, a multiply call; before the learner predicts, the counter must not say
+    # that the model called tools.
+    at = uploaded(app, "openai-chat-stream.sse")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    at.toggle(key="explorer.predict").set_value(True).run()
+    assert not at.exception
+    assert "called tools" not in _counter_tools(at)
