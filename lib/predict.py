@@ -4,8 +4,9 @@ A prediction names a tool call or an answer, which tool and with which arguments
 messages the next request will carry. Points, per round:
 
 - tool or answer: 1;
-- when the model called a tool: which tool, 1 (any of the tools it called, for parallel calls);
-  the argument names, 1; their values, 1 (compared as parsed JSON, so 3860.00 and 3860 agree);
+- when the model called a tool: which tool, 1 (any of the tools it called, for parallel calls), unless the
+  request offered no tool list to choose from (a log that kept none); the argument names, 1; their values, 1
+  (compared as parsed JSON, so 3860.00 and 3860 agree);
 - when the trace has a next request: its number of messages, 1.
 
 Pure functions, no Streamlit: lib/ui/predict.py keeps the scores in the session.
@@ -58,6 +59,9 @@ class Outcome:
     """Messages in the next request, or None when the trace has no next request."""
     arguments_raw: tuple[str, ...] = ()
     """Each call's arguments as the model wrote them, in the order of `calls`: what feedback quotes."""
+    tools_offered: bool = True
+    """False when the request carries no tool list for the learner to choose from (the log kept none): which
+    tool is then not scored, and the arguments are compared with every call's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +112,7 @@ def outcome(trace: Trace, index: int) -> Outcome | None:
     following = trace.rounds[index] if has_next_request(trace, index) else None
     return Outcome(index, "call" if calls else "answer", calls,
                    program_sent(following) if following else None,
-                   tuple(c.arguments_raw for c in round_.tool_calls))
+                   tuple(c.arguments_raw for c in round_.tool_calls), tools_offered=bool(round_.request.tools))
 
 
 _SAMPLES = {"string": "…", "number": 0, "integer": 0, "boolean": True, "array": [], "object": {}}
@@ -144,9 +148,11 @@ def _names(calls: Iterable[tuple[str, JSON]]) -> str:
 
 
 def _arguments(prediction: Prediction, outcome_: Outcome) -> list[Point]:
-    same_tool = [args for name, args in outcome_.calls if name == prediction.tool]
+    # With no tool to choose, the learner's arguments may be meant for any of the calls.
+    chosen = [outcome_.tools_offered is False or name == prediction.tool for name, _ in outcome_.calls]
+    same_tool = [args for (_, args), take in zip(outcome_.calls, chosen) if take]
     # Quoted as the model wrote them: re-serialized, 3860.00 would read 3860.0.
-    written = [raw for (name, _), raw in zip(outcome_.calls, outcome_.arguments_raw) if name == prediction.tool]
+    written = [raw for raw, take in zip(outcome_.arguments_raw, chosen) if take]
     sent = (written or list(outcome_.arguments_raw) or [json.dumps(outcome_.calls[0][1], ensure_ascii=False)])[0]
     if prediction.action != "call" or not same_tool:
         says = f"it sent {shorten(sent, 120)}"
@@ -177,9 +183,10 @@ def score(prediction: Prediction, outcome_: Outcome) -> Score:
     else:
         did = "it answered in text"
     points.append(Point("tool or answer", int(prediction.action == outcome_.action), 1, did))
-    if outcome_.action == "call":
+    if outcome_.action == "call" and outcome_.tools_offered:
         right = prediction.action == "call" and any(name == prediction.tool for name, _ in outcome_.calls)
         points.append(Point("which tool", int(right), 1, did))
+    if outcome_.action == "call":
         points.extend(_arguments(prediction, outcome_))
     if outcome_.next_messages is not None:
         right = prediction.next_messages == outcome_.next_messages

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.screen import screen
+from tests.screen import screen, uploaded
 
 
 QUESTION = "How many messages will the next request carry?"
@@ -42,3 +42,19 @@ def test_arguments_that_do_not_parse_are_said_in_our_words_not_pythons(app):
     shown = screen(at)
     assert "yours were not valid JSON (at character 2 of the arguments: " in shown
     assert "line 1 column 2" not in shown and "char 1" not in shown
+
+
+def test_a_request_whose_tool_list_the_log_lacks_scores_the_arguments_and_not_the_tool_it_offered_no_choice_of(app):
+    # The stream kept only the answer: multiply({"a":1231,"b":2331}). With no tool list there is no tool to choose,
+    # so the learner who predicted a call with exactly those arguments loses no point for it.
+    app.query_params["mode"] = "predict"
+    at = uploaded(app, "openai-chat-stream.sse")
+    assert at.selectbox(key="predict.1.tool").disabled
+    assert "The log kept no tool list for this request: there is no tool to choose, and none is scored." in screen(at)
+    at.radio(key="predict.1.action").set_value("call")
+    at.text_area(key="predict.1.arguments").set_value('{"a": 1231, "b": 2331}')
+    at.button(key="predict.reveal").click().run()
+    assert not at.exception
+    shown = screen(at)
+    assert "Your prediction: 3 of 3 points" in shown
+    assert "which tool" not in shown

@@ -15,6 +15,10 @@ from lib.ui import plain, rounds, state
 
 REVEAL = "predict.reveal"
 """Key of the form's submit button (the round is in the form's own key)."""
+NO_TOOLS = "No tools in this request: there is no tool to choose, and none is scored."
+"""Under the disabled tool choice of a request that carried an empty tool list."""
+NO_TOOL_LIST = "The log kept no tool list for this request: there is no tool to choose, and none is scored."
+"""Under the disabled tool choice of a request whose tool list the log did not keep (lib.predict.Outcome)."""
 
 
 def _scores(loaded: LoadedTrace) -> dict[int, Score]:
@@ -32,7 +36,8 @@ def revealed(loaded: LoadedTrace, index: int) -> bool:
 
 def form(loaded: LoadedTrace, index: int) -> None:
     """Ask what the model will do; the response stays hidden until the learner presses Reveal."""
-    definitions = rounds.view(loaded, index).round.request.tools
+    view = rounds.view(loaded, index)
+    definitions = view.round.request.tools
     tools = [tool.name for tool in definitions]
     with st.form(key=f"predict.form.{index}"):
         st.markdown(f"**What will the model do with request {index}?**")
@@ -40,6 +45,8 @@ def form(loaded: LoadedTrace, index: int) -> None:
         st.radio("The model will", list(ACTIONS), format_func=ACTIONS.get, key=_key(index, "action"), horizontal=True)
         st.selectbox("Which tool", tools, index=None, key=_key(index, "tool"), disabled=not tools,
                      placeholder="Choose the tool it will call", help="Only when you expect a tool call.")
+        if not tools:
+            st.caption(NO_TOOLS if view.round.request_recorded and view.tool_list_recorded else NO_TOOL_LIST)
         st.text_area("With which arguments (JSON)", key=_key(index, "arguments"), placeholder=placeholder(definitions),
                      help="Compared as JSON: names and values. Leave empty when you expect an answer.")
         # Asked only where it is scored: the last round has no next request to count.
