@@ -393,8 +393,10 @@ def _answer_verdict(left: RoundContent, right: RoundContent) -> str | None:
 
 def finish_written(round_: Round) -> str:
     """The stop signal as the round's payload writes it (`finish_reason: stop`, `stop_reason: tool_use`), not the
-    normalized one the verdicts compare by."""
+    normalized one the verdicts compare by. A failed call has no stop signal to record: it says it failed."""
     response = round_.response
+    if response is None and round_.error is not None:
+        return "the call failed"
     if response is None or response.finish_reason is None:
         return "finish: none recorded"
     return f"{(response.finish_reason_path or 'finish').rsplit('.', 1)[-1]}: {response.finish_reason}"

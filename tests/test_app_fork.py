@@ -322,3 +322,14 @@ def test_forking_a_round_whose_request_was_not_in_the_log_says_the_editor_starts
     assert [i.value for i in at.info] == ["Round 1's request was not in the log: there is no recorded request to "
                                           "start from, so the editor starts empty. Write the request to send."]
     assert not [b for b in at.button if b.key == "fork.reset"]
+
+
+def test_compare_with_parent_says_the_forks_call_failed_where_it_failed_not_that_no_finish_was_recorded(app):
+    # Replay has no recording for an edited result, so the fork's round 2 is a failed call: no response at all.
+    at = _fork_page(app, 2)
+    _widget(at.text_area, ".entry.3").set_value('{"total_limit": 5000.00}').run()
+    at.button(key="fork.run").click().run()
+    _compare_with_parent(at)
+    verdict = list(_table(at, "verdict")["verdict"])[1]
+    assert verdict.endswith("finish_reason: tool_calls → the call failed")
+    assert "none recorded" not in verdict
