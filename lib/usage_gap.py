@@ -41,6 +41,9 @@ def _images(round_: Round) -> int:
 def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool) -> list[str]:
     """The one explanation of a gap measured on `round_`: every view that says why takes it from here."""
     reasons = []
+    if reported_more and not row.tool_list_recorded:  # the list was billed; our count cannot hold what was not kept
+        reasons.append("the log kept no tool list, though the model called tools, so the list that was sent and "
+                       "billed is not in our count")
     if images := _images(round_):
         reasons.append(f"the request carries {plural(images, 'image')}, which we count as the text of "
                        f"{'its part' if images == 1 else 'their parts'}, not as the provider bills an image")
