@@ -11,7 +11,6 @@ import streamlit as st
 
 from lib import catalog
 from lib.capture import files
-from lib.text import plural
 from lib.ui import access as ui_access, explorer, kept, navigation, picker, plain, state
 
 CAPTURE, CONVERSATION, ROUND, SHOWN, PORT = ("watch.capture", "watch.conversation", "watch.round",
@@ -88,8 +87,11 @@ def _rounds(path: Path) -> None:
     if not upload.conversations:
         st.info("No round captured yet: calls appear here within a second of completing.")
         return
-    labels = [f"{c.id} · {plural(len(c.trace.rounds), 'round')}" for c in upload.conversations]
-    if st.session_state.get(CONVERSATION, len(labels) - 1) >= len(labels):
+    # The ids alone, as the captures' names: a label with the round count changed with every call, and the browser
+    # then sent back a label no option had, which Streamlit hands over as that text instead of a conversation.
+    labels = [c.id for c in upload.conversations]
+    chosen = st.session_state.get(CONVERSATION)
+    if not isinstance(chosen, int) or chosen >= len(labels):
         st.session_state.pop(CONVERSATION, None)
     index = st.selectbox("Conversation", range(len(labels)), index=len(labels) - 1, format_func=labels.__getitem__,
                          key=CONVERSATION, persist_state="session")

@@ -38,6 +38,22 @@ def test_a_call_through_the_proxy_appears_on_the_watch_page_without_a_reload(pag
     assert navigations == []
 
 
+def test_the_watch_page_keeps_following_a_conversation_as_each_new_round_arrives(page, capture):
+    # The conversation's choice was labelled with its round count: when a third round arrived, the browser sent back
+    # the label it held ("· 2 rounds"), which no option had any more, and the page showed Streamlit's error box.
+    recordings = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[:3]
+    with RecordedServer(recordings=recordings) as upstream, BackgroundProxy(upstream.url, capture) as proxy:
+        page.goto("/watch")
+        expect(page.get_by_text("No round captured yet")).to_be_visible(timeout=30_000)
+        client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="sk-browser-test", max_retries=0)
+        for k, recording in enumerate(recordings, start=1):
+            client.chat.completions.create(**recording.request)
+            expect(page.get_by_text(f"Round {k}", exact=True)).to_be_visible(timeout=10_000)
+            page.wait_for_timeout(1_500)  # a rerun or two of the fragment with this round on screen
+        expect(page.get_by_text(f"Round {len(recordings)}: the program sends 7 messages, 2 of them new")).to_be_visible()
+        assert page.locator('[data-testid="stException"]').count() == 0
+
+
 def test_the_sidebars_command_and_base_urls_are_read_whole_without_scrolling_sideways(page):
     # At 1280 px the sidebar showed "python -m lib proxy --port" and hid the rest of each line behind a scrollbar.
     page.goto("/watch")
