@@ -371,3 +371,17 @@ def test_a_rounds_note_targets_are_worked_out_once_per_trace_and_round_not_on_ev
     again = _session(round_=3)  # another visitor, the same round, its note's heading above the cards
     assert any(t.startswith("Round 3 as a whole · bad arguments · Ada") for t in _texts(again))
     assert worked_out == [3]
+
+
+def test_predict_mode_keeps_a_rounds_notes_hidden_until_the_learner_has_predicted(notes_url):
+    # A note on round 2's call names the call and what is wrong with its arguments: the answer to predict.
+    _write(_session(), "calcAmountOver gets the amounts straight from the results")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update({"trace": "hengxin-expense", "round": "2", "mode": "predict"})
+    at.run()
+    assert not at.exception
+    assert "calcAmountOver gets the amounts straight from the results" not in screen(at)
+    assert "This round's notes (1) are hidden until you predict the response: they may give it away." in screen(at)
+    at.radio(key="predict.2.action").set_value("call")
+    at.button(key="predict.reveal").click().run()
+    assert "calcAmountOver gets the amounts straight from the results" in screen(at)

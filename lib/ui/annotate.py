@@ -114,8 +114,9 @@ def messages() -> None:
 # --- in the explorer -------------------------------------------------------------------------
 
 
-def round_notes(loaded: LoadedTrace, index: int) -> None:
-    """Which rounds carry notes, and every note of this round with its target."""
+def round_notes(loaded: LoadedTrace, index: int, revealed: bool = True) -> None:
+    """Which rounds carry notes, and every note of this round with its target; with `revealed` False (predict mode,
+    before the learner has predicted) only how many, since a note on the round may say what the model did."""
     if snapshot().problem:
         st.caption("Notes are not shown: the database could not be read.")
         plain.text(snapshot().problem)
@@ -124,7 +125,9 @@ def round_notes(loaded: LoadedTrace, index: int) -> None:
     if rounds:
         st.caption(":material/edit_note: Notes on " + ", ".join(f"round {r}" for r in rounds))
     here = [note for note in mine if round_of(note.target) == index]
-    if here:
+    if here and not revealed:
+        st.caption(f"This round's notes ({len(here)}) are hidden until you predict the response: they may give it away.")
+    elif here:
         with st.expander(f":material/edit_note: Notes on this round ({len(here)})", expanded=True):
             for note in here:
                 note_entry(note, unresolved(loaded.trace, note.target), loaded)
