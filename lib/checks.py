@@ -133,6 +133,19 @@ def run_checks(trace: Trace) -> tuple[Finding, ...]:
     return tuple(sorted(found, key=lambda f: (f.round, SEVERITIES.index(f.severity))))
 
 
+def unread_requests(trace: Trace) -> str | None:
+    """Said beside the checks' result: the rounds whose request the log did not keep, so that the checks of what the
+    program sent read nothing there; None when the log kept every request."""
+    missing = [r.index for r in trace.rounds if not r.request_recorded]
+    if not missing:
+        return None
+    named = (f"round {missing[0]}" if len(missing) == 1 else
+             f"rounds {', '.join(map(str, missing[:-1]))} and {missing[-1]}" if len(missing) <= 5 else
+             f"{len(missing):,} rounds")
+    return (f"The log kept no request for {'any round' if len(missing) == len(trace.rounds) > 1 else named}, so what "
+            "the program sent (its messages, its tool list, the results it owed) was not checked.")
+
+
 # --- where things are ---------------------------------------------------------------------------
 
 

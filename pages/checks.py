@@ -1,5 +1,6 @@
 """Checks: every pitfall found in the current trace, by severity, each with a way to its round."""
 
+from lib.checks import unread_requests
 from lib.ui import findings, navigation, plain
 from lib.ui.picker import trace_picker
 
@@ -8,5 +9,5 @@ plain.title(loaded.trace.title, "Checks")
 findings.explanation(loaded)
 navigation.require_rounds(loaded)
 found = findings.findings(loaded)
-findings.counts(found)
+findings.counts(found, unread_requests(loaded.trace))
 findings.listing(loaded, found)

@@ -106,3 +106,14 @@ def test_a_long_traces_findings_are_drawn_a_page_at_a_time_and_the_last_is_a_pag
     assert [b.label for b in at.button if str(b.key).startswith("checks.open.")][-1] == "Open round 998"
     at.button(key="checks.open.info.996").click().run()
     assert at.number_input(key="explorer.round").value == 998
+
+
+def test_a_trace_whose_requests_the_log_lacks_is_not_called_free_of_pitfalls(app):
+    # The span kept neither messages nor tools: the checks of what the program sent had nothing to read.
+    at = uploaded(app, "otlp-span-per-call-no-content.jsonl")
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    assert [s.value for s in at.success] == []
+    assert [i.value for i in at.info] == ["No pitfalls found in what the log kept."]
+    assert ("The log kept no request for round 1, so what the program sent (its messages, its tool list, the "
+            "results it owed) was not checked.") in screen(at)

@@ -47,14 +47,19 @@ def explanation(loaded: LoadedTrace) -> None:
                 plain.text(paragraph)
 
 
-def counts(found: tuple[Finding, ...]) -> None:
-    """One line: how many findings of each severity, or that there are none."""
+def counts(found: tuple[Finding, ...], unread: str | None = None) -> None:
+    """One line: how many findings of each severity, or that there are none; then `unread` (lib.checks.unread_requests),
+    where the log lacked requests: none found there is not none there."""
     if not found:
-        st.success("No pitfalls found in this trace.")
+        if unread is None:
+            st.success("No pitfalls found in this trace.")
+        else:
+            st.info("No pitfalls found in what the log kept.")
+            st.caption(unread)
         return
     by = {s: sum(f.severity == s for f in found) for s in SEVERITIES}
     st.caption(f"{plural(by['error'], 'error')}, {plural(by['warning'], 'warning')} and {by['info']} worth knowing. "
-               "Each names the round and the JSON path of the part it is about.")
+               "Each names the round and the JSON path of the part it is about." + (f" {unread}" if unread else ""))
 
 
 def listing(loaded: LoadedTrace, found: tuple[Finding, ...]) -> None:
