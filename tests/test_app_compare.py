@@ -223,3 +223,16 @@ def test_a_rounds_figure_the_log_does_not_give_is_named_as_the_explorer_names_it
     assert (output.label, output.value) == ("Output tokens, right (left: not in the log)", "not in the log")
     assert not output.delta  # no difference is taken from a figure the log does not give
     assert next(m for m in at.metric if m.label.startswith("Input tokens")).value == "≈ 324"
+
+
+def test_a_cost_difference_too_small_to_write_has_no_arrow_saying_it_went_up(app):
+    # The two bare responses cost US$0.000036 and US$0.000039: both written US$0.00004, their difference +0.00000.
+    # An arrow pointing up beside "+0.00000" says the cost rose by an amount the page shows as none.
+    at = uploaded(app, "bare-responses.jsonl")
+    at.switch_page("pages/compare.py").run()
+    at.selectbox(key="compare.left").set_value("upload:0").run()
+    at.selectbox(key="compare.right").set_value("upload:1").run()
+    assert not at.exception
+    cost = next(m for m in at.metric if m.label == "Cost USD, right")
+    assert (cost.value, cost.delta) == ("US$0.00004", "+0.00000")
+    assert cost.proto.direction == cost.proto.MetricDirection.NONE

@@ -271,6 +271,8 @@ def _figures(pair: RoundPair) -> None:
                       _tokens(pair.words_right, n) or "–", delta=_token_delta(pair, n),
                       delta_color="off", delta_arrow="down" if change < 0 else "up" if change > 0 else "off")
     cost = _delta(pair.cost_left, pair.cost_right)
+    if cost is not None:  # the arrow follows the difference as written: none beside "+0.00000", nor a "-0.00000"
+        cost = round(cost, 5) + 0.0
     spent = "–" if pair.right is None else (money_words(pair.cost_right, pair.estimated_right)
                                             if pair.cost_known_right else COST_NOT_KNOWN)
     # A difference taken from an estimate on either side is one too; written "≈ +0.00001", its arrow is given.
