@@ -143,6 +143,20 @@ class RoundPair:
     """The left round's cost can be worked out (lib.summary.cost_known): the log has its request and its answer."""
     cost_known_right: bool = True
     """The right round's cost can be worked out."""
+    failed_left: bool = False
+    """The left round's call failed: whether the provider billed it, the log does not say (BILLING_NOT_KNOWN)."""
+    failed_right: bool = False
+    """The right round's call failed."""
+
+    @property
+    def billing_words(self) -> str | None:
+        """Beside the pair's cost: which side's call failed, whose billing the log does not say; None when neither."""
+        sides = [side for side, failed in (("left", self.failed_left), ("right", self.failed_right)) if failed]
+        if not sides:
+            return None
+        whose = "Both calls" if len(sides) == 2 else f"The {sides[0]} call"
+        return (f"{whose} failed, and the log does not say whether the provider billed "
+                f"{'them' if len(sides) == 2 else 'it'}: the cost is of the input sent, had it been billed.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -454,6 +468,7 @@ def compare(left: Run, right: Run, prices: tuple[Price, ...]) -> Comparison:
             estimated_left=_estimated(row_a), estimated_right=_estimated(row_b),
             words_left=tokens_words(row_a) if row_a else None, words_right=tokens_words(row_b) if row_b else None,
             cost_known_left=row_a is None or cost_known(row_a), cost_known_right=row_b is None or cost_known(row_b),
+            failed_left=row_a is not None and row_a.failed, failed_right=row_b is not None and row_b.failed,
         ))
     return Comparison(figures(left, prices), figures(right, prices), tuple(pairs))
 

@@ -333,3 +333,15 @@ def test_compare_with_parent_says_the_forks_call_failed_where_it_failed_not_that
     verdict = list(_table(at, "verdict")["verdict"])[1]
     assert verdict.endswith("finish_reason: tool_calls → the call failed")
     assert "none recorded" not in verdict
+
+
+def test_compare_with_parent_says_beside_the_cost_that_the_failed_calls_billing_is_not_known(app):
+    # The Tokens page says of a failed call that the log does not say whether it was billed; the same round's cost
+    # on Compare said nothing of it.
+    at = _fork_page(app, 2)
+    _widget(at.text_area, ".entry.3").set_value('{"total_limit": 5000.00}').run()
+    at.button(key="fork.run").click().run()
+    _compare_with_parent(at)
+    cost = next(m for m in at.metric if m.label == "Cost USD, right")
+    assert cost.help == ("The right call failed, and the log does not say whether the provider billed it: the cost is "
+                         "of the input sent, had it been billed.")

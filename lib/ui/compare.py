@@ -278,7 +278,7 @@ def _figures(pair: RoundPair) -> None:
     # A difference taken from an estimate on either side is one too; written "≈ +0.00001", its arrow is given.
     mark = "≈ " if pair.estimated_left or pair.estimated_right else ""
     c.metric("Cost USD, right", spent, delta=None if cost is None else f"{mark}{cost:+.5f}", delta_color="off",
-             delta_arrow="off" if not cost else "down" if cost < 0 else "up")
+             delta_arrow="off" if not cost else "down" if cost < 0 else "up", help=pair.billing_words)
 
 
 def _dashed(records: list[dict]) -> pd.DataFrame:
