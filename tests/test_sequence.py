@@ -223,3 +223,14 @@ def test_narration_that_ends_the_loop_is_drawn_as_the_cards_name_it_not_as_an_an
     drawn = [(a.step, a.label) for a in sequence(trace) if a.round == 1]
     assert (5, "ends the loop without a call: announces an action, runs none") in drawn
     assert not any(label in ("answers in text", "shows the answer") for _, label in drawn)
+
+
+def test_three_calls_run_at_once_are_labelled_once_with_no_bare_step_marks_beside_the_label():
+    # Gemini's round 1 asks for generate_topic three times at once, and the log does not say what the program ran.
+    # The row's first arrow speaks for the three; the other two drew a lone "③" each, on top of that label.
+    name = "gemini.jsonl"
+    trace = read_upload([(name, (FIXTURES / name).read_bytes())]).conversations[0].trace
+    figure = json.loads(sequence_diagram(sequence(trace), 2).to_json())
+    texts = [a.get("text", "") for a in figure["layout"]["annotations"]]
+    assert [t for t in texts if t.strip() == "③"] == []
+    assert texts.count("③ runs 3? (not recorded)") == 1

@@ -170,8 +170,12 @@ def sequence_diagram(arrows: tuple[Arrow, ...], rounds_total: int) -> go.Figure:
         together = [arrow]
         while n + len(together) < len(arrows) and arrows[n + len(together)].beside:
             together.append(arrows[n + len(together)])
+        # An arrow another of its row speaks for (lib.sequence._said_once) has no label, not even its step's mark.
+        spoken = sum(1 for one in together if one.label)
+        said = 0
         for place, one in enumerate(together):
-            annotations.extend(_arrow(one, lane_x, row, place, len(together)))
+            annotations.extend(_arrow(one, lane_x, row, place, (said, spoken)))
+            said += bool(one.label)
         row -= 1
     top, bottom = 0.9, row + 0.4
     if any(a.beside for a in arrows):
@@ -196,9 +200,9 @@ def sequence_diagram(arrows: tuple[Arrow, ...], rounds_total: int) -> go.Figure:
     return figure
 
 
-def _arrow(arrow: Arrow, lane_x: dict, row: float, place: int, of: int) -> list[dict]:
+def _arrow(arrow: Arrow, lane_x: dict, row: float, place: int, label: tuple[int, int]) -> list[dict]:
     """One arrow's annotations; arrows that happen at once share a row, each a little lower than the one before,
-    their labels side by side."""
+    their labels side by side: `label` is this one's place among the row's labelled arrows and how many there are."""
     color = UNRECORDED if not arrow.recorded else STEP_COLORS[arrow.step].hex if arrow.step in STEP_COLORS \
         else "#555555"
     mark = f"{STEP_MARKS[arrow.step]} " if arrow.step else ""
@@ -208,10 +212,13 @@ def _arrow(arrow: Arrow, lane_x: dict, row: float, place: int, of: int) -> list[
         return [{"x": x0 + 0.06, "y": row, "text": text, "showarrow": False, "xanchor": "left",
                  "font": {"size": 12, "color": color}, "bordercolor": color, "borderpad": 3, "bgcolor": "#ffffff"}]
     y = row - 0.14 * place
-    return [{"x": x1, "y": y, "ax": x0, "ay": y, "xref": "x", "yref": "y", "axref": "x", "ayref": "y", "text": "",
-             "showarrow": True, "arrowhead": 2, "arrowsize": 1.2, "arrowwidth": 1.6, "arrowcolor": color},
-            {**_label_place(x0, x1, place, of), "y": row + 0.32, "text": text, "showarrow": False,
-             "font": {"size": 12 if of == 1 else 11, "color": color}}]
+    line = {"x": x1, "y": y, "ax": x0, "ay": y, "xref": "x", "yref": "y", "axref": "x", "ayref": "y", "text": "",
+            "showarrow": True, "arrowhead": 2, "arrowsize": 1.2, "arrowwidth": 1.6, "arrowcolor": color}
+    if not arrow.label:
+        return [line]
+    spot, of = label
+    return [line, {**_label_place(x0, x1, spot, of), "y": row + 0.32, "text": text, "showarrow": False,
+                   "font": {"size": 12 if of == 1 else 11, "color": color}}]
 
 
 def _plotly_text(text: str) -> str:
