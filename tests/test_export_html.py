@@ -95,7 +95,7 @@ def test_the_handout_has_a_page_per_round_and_the_answers_last(hengxin):
     page = handout_html(hengxin)
     assert page.count('<section class="page">') == 5
     assert "@media print" in page and "break-after: page" in page
-    assert page.count("How many messages will the next request carry?") == 4
+    assert page.count("How many messages will the next request carry?") == 3  # not on the last round
     answers = page[page.index("<h2>Answers</h2>"):]
     assert "Request 2 carried 5 messages." in answers and "The trace has no next request." in answers
     assert "call_q4" in answers and page.index("call_q4") < page.index("<h2>Answers</h2>")
@@ -321,3 +321,11 @@ def test_the_files_table_counts_messages_sent_and_tool_calls_as_the_tokens_page_
     cells = _parse(trace_html(ends, summarize(ends, CHARACTER_COUNTER))).text
     table = cells[cells.index("tokens are") + 1:]
     assert table[7:10] == ["2", "5", "not in the log"]
+
+
+def test_the_handout_asks_for_the_next_requests_size_only_where_a_next_request_has_an_answer(hengxin):
+    # Round 4 is Hengxin's last: its answer reads "The trace has no next request", so the question had no answer.
+    # Predict mode asks it on every round but the last; the handout asked it on all four.
+    page = handout_html(hengxin)
+    assert page.count("How many messages will the next request carry?") == 3
+    assert page.count("This is the trace's last round: no request follows it, so there are no messages to count.") == 1
