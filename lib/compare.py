@@ -25,7 +25,7 @@ from lib.checks import Finding
 from lib.dialects.equivalence import message_items
 from lib.model import Message, Request, Round, Trace
 from lib.prices import Price, TraceCost
-from lib.summary import RoundSummary, cost_known, round_cost, rows_cost, snowball, tokens_words
+from lib.summary import RoundSummary, cost_known, round_cost, rows_cost, snowball, tokens_words, tool_list_kept
 
 Item = tuple
 """One thing the model reads: (`text`, role, text), (`call`, tool, arguments as JSON) or (`result`, tool, content)."""
@@ -66,6 +66,9 @@ class RoundContent:
     """The stop signal as the payload writes it (`finish_reason: stop`, `stop_reason: tool_use`); `stop` compares."""
     request_recorded: bool = True
     """False when the log kept no request for this round: its messages and tools are not known, not empty."""
+    tools_recorded: bool = True
+    """False when the log kept no tool list though the model called tools (lib.summary.tool_list_kept): the tools
+    are not known, not none."""
 
     @property
     def calls(self) -> tuple[Item, ...]:
@@ -243,6 +246,7 @@ def _system_items(request: Request, names: dict[str, str]) -> list[Item]:
 def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
     """What each round says; linear in the messages each round adds."""
     names = _call_names(trace)
+    listed = tool_list_kept(trace)
     found: list[RoundContent] = []
     previous = 0
     for round_ in trace.rounds:
@@ -252,13 +256,13 @@ def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
         answer = tuple(_neutral(message_items(response.message), names)) if response is not None else ()
         tools = tuple((t.name, t.description, _canonical(t.parameters)) for t in request.tools)
         found.append(RoundContent(tuple(added), tools, answer, response.stop if response else None, (),
-                                  finish_written(round_), round_.request_recorded))
+                                  finish_written(round_), round_.request_recorded, listed))
         previous = len(request.messages)
     # A round's results arrive in the next request.
     return tuple(
         RoundContent(c.added, c.tools, c.answer, c.stop,
                      tuple(i for i in found[n + 1].added if i[0] == "result") if n + 1 < len(found) else (), c.finish,
-                     c.request_recorded)
+                     c.request_recorded, c.tools_recorded)
         for n, c in enumerate(found)
     )
 
@@ -335,7 +339,31 @@ def _call_list(content: RoundContent) -> str:
     return ", ".join(content.shape[0]) or "no call"
 
 
+def _unlisted(left: RoundContent, right: RoundContent) -> str | None:
+    """Whose log kept no tool list: `left`, `right` or `neither`; None when both kept theirs."""
+    if left.tools_recorded and right.tools_recorded:
+        return None
+    if not (left.tools_recorded or right.tools_recorded):
+        return "neither"
+    return "left" if not left.tools_recorded else "right"
+
+
+def unlisted_words(left: RoundContent, right: RoundContent) -> str | None:
+    """Where the tools of two rounds would be compared: which side's log kept no tool list, so that they are not;
+    None when both kept theirs."""
+    side = _unlisted(left, right)
+    if side is None:
+        return None
+    if side == "neither":
+        return "Neither run's log kept a tool list, though their models called tools: their tools are not known."
+    return f"The {side} run's log kept no tool list, though its model called tools: its tools are not known."
+
+
 def _tools_verdict(left: RoundContent, right: RoundContent) -> str | None:
+    side = _unlisted(left, right)
+    if side is not None:  # an unknown list compared as an empty one would have every tool of the other "removed"
+        return (None if side == "neither" else
+                f"the {side} run's log kept no tool list, so the tools are not compared")
     if left.tools == right.tools:
         return None
     return "tool list changed: " + ", ".join(f"{c.name} {c.status}" for c in tool_changes(left, right))

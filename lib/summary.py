@@ -207,13 +207,20 @@ def _finish(round_) -> str:
     return "(no response)"
 
 
+def tool_list_kept(trace: Trace) -> bool:
+    """False when the model called tools but no request in the log carries a tool list: one was sent, unrecorded; and
+    for a log whose format never keeps the list (tool_list_never_logged)."""
+    # Transcripts, trajectories and content-only spans keep the messages, not the tools: a call proves a list was sent.
+    if any(tool_list_never_logged(r) for r in trace.rounds):
+        return False
+    return any(r.request.tools for r in trace.rounds) or not any(r.tool_calls for r in trace.rounds)
+
+
 def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     """A summary row for every round; linear in the rounds plus the unique content."""
     rows = []
-    # Transcripts and trajectories keep the messages, not the tools: a call proves a list was sent.
     never_logged = any(tool_list_never_logged(r) for r in trace.rounds)
-    tool_list_recorded = not never_logged and (any(r.request.tools for r in trace.rounds)
-                                               or not any(r.tool_calls for r in trace.rounds))
+    tool_list_recorded = tool_list_kept(trace)
     last_kept = None  # lib.growth.kept_before, carried along the rounds rather than walked back from each
     for round_, (breakdown, usage) in zip(trace.rounds, reconciled_breakdowns(trace, counter)):
         recorded = round_.request_recorded

@@ -5,7 +5,7 @@ import re
 import pandas as pd
 
 from lib.ui import picker, state
-from tests.screen import uploaded
+from tests.screen import FIXTURES, uploaded
 from tests.synthetic import synthetic_log
 
 
@@ -236,3 +236,18 @@ def test_a_cost_difference_too_small_to_write_has_no_arrow_saying_it_went_up(app
     cost = next(m for m in at.metric if m.label == "Cost USD, right")
     assert (cost.value, cost.delta) == ("US$0.00004", "+0.00000")
     assert cost.proto.direction == cost.proto.MetricDirection.NONE
+
+
+def test_a_run_whose_log_kept_no_tool_list_is_not_said_to_have_removed_its_tools(app):
+    # The same two calls, recorded twice: by the browser (the HAR keeps get_temperature in each request) and by the
+    # openai-v2 instrumentation (its span keeps the messages, not the tools). Nothing was removed.
+    files = [(name, (FIXTURES / path).read_bytes()) for name, path in
+             (("calls.har", "containers/openai-tool-calls.har"), ("spans.jsonl", "otlp-span-per-call.jsonl"))]
+    app.session_state[picker.FILES] = files
+    app.session_state[picker.FILES_DIGEST] = state.files_digest(files)
+    at = _open(app, "upload:0,upload:1", row="1")
+    verdicts = list(_table(at, "verdict")["verdict"])
+    assert verdicts[0] == "the right run's log kept no tool list, so the tools are not compared"
+    assert not any("removed" in v for v in verdicts)
+    assert "The right run's log kept no tool list, though its model called tools: its tools are not known." in [
+        c.value for c in at.main.caption]

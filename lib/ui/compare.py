@@ -12,7 +12,7 @@ import streamlit as st
 
 from lib import catalog
 from lib.compare import (Comparison, Run, RoundContent, RoundPair, answer_texts, call_changes, compare, finish_written,
-                         item_text, message_changes, round_contents, tool_changes, unrecorded_words)
+                         item_text, message_changes, round_contents, tool_changes, unlisted_words, unrecorded_words)
 from lib.deeplink import is_kept_id, linked_round
 from lib.prices import COST_NOT_KNOWN, DEFAULT_PRICES, cost_words, money_words
 from lib.store import StoreUnavailable
@@ -326,8 +326,8 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
             st.code(change.diff, language="diff")
     st.markdown("**Tools**")
     # A side a tool is missing from, or a call with no argument changed, has nothing: the placeholder, not a blank.
-    if unknown:
-        st.caption(unknown)
+    if unknown or unlisted_words(content_a, content_b):
+        st.caption(unknown or unlisted_words(content_a, content_b))
     else:
         _table([{"tool": t.name, "change": t.status, "left": t.left or None, "right": t.right or None}
                 for t in tool_changes(content_a, content_b)], "compare.tools", "The same tools, described alike.")
