@@ -345,3 +345,16 @@ def test_compare_with_parent_says_beside_the_cost_that_the_failed_calls_billing_
     cost = next(m for m in at.metric if m.label == "Cost USD, right")
     assert cost.help == ("The right call failed, and the log does not say whether the provider billed it: the cost is "
                          "of the input sent, had it been billed.")
+
+
+def test_a_replay_miss_after_the_forked_round_is_not_put_down_to_an_edit_nobody_made(app):
+    # Round 1 forked unedited: Replay answers it, the scenario's tools run for real, and their results are not the
+    # recorded ones, so round 2's request has no recording. The page told the user to "undo the edit".
+    at = _fork_page(app, 1, "order-status-anthropic")
+    at.button(key="fork.run").click().run()
+    assert not at.exception
+    assert any(t.startswith("Round 2 failed: No recording for this request") for t in _texts(at))
+    said = at.info[0].value
+    assert "undo the edit" not in said
+    assert said.startswith("Nothing was sent to a model for round 2: Replay has no recording of its request, which "
+                           "carries the results this fork sent back.")

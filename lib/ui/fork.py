@@ -233,9 +233,13 @@ def _decide(call_id: str, decision: str) -> None:
 def _done(running: Running) -> None:
     fork, _ = running.runner.trace.read()
     last = fork.rounds[-1] if fork.rounds else None
-    if last is not None and is_replay_miss(last.error):
+    if last is not None and is_replay_miss(last.error) and last.index == running.setup.at:
         st.info("Nothing was sent to a model. Choose a real provider above (OpenAI, Anthropic or an "
                 "OpenAI-compatible server) to send this request to a model, or undo the edit.")
+    elif last is not None and is_replay_miss(last.error):  # past the forked round: the results sent back differ
+        st.info(f"Nothing was sent to a model for round {last.index}: Replay has no recording of its request, which "
+                "carries the results this fork sent back. Choose a real provider above (OpenAI, Anthropic or an "
+                f"OpenAI-compatible server) to go on past round {running.setup.at}, or stop after the forked round.")
     text = running.runner.trace.text()
     left, right = st.columns(2)
     left.button("Compare with parent", key="fork.compare", type="primary", on_click=_compare, args=(running,))
