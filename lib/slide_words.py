@@ -57,13 +57,16 @@ class Snowball:
     """False for a log that kept the messages but not the tool list (RoundSummary.tool_list_recorded)."""
     tool_list_never_logged: bool = False
     """True for a log whose format never keeps the tool list (RoundSummary.tool_list_never_logged)."""
+    secret: bool = False
+    """True in predict mode before the learner has predicted: no line may say what the model does, in this round or
+    a later one."""
     request_recorded: bool = True
     """False when the log kept no request for this round: its input, if reported, has no parts we counted."""
 
 
 def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_current: bool = False) -> Snowball:
     """Round `index`'s counter. With `upto_current` no later round is listed: predict mode keeps the next
-    request's size for the learner to guess."""
+    request's size for the learner to guess, and what the model does (Snowball.secret)."""
     last = index if upto_current else len(rows)
     first = max(1, min(index - WINDOW // 2, last - WINDOW + 1))
     shown = range(first, min(last, first + WINDOW - 1) + 1)
@@ -79,7 +82,7 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         failed=row.failed,
         held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),
         tool_list_recorded=row.tool_list_recorded, tool_list_never_logged=row.tool_list_never_logged,
-        request_recorded=row.request_recorded,
+        request_recorded=row.request_recorded, secret=upto_current,
     )
 
 
@@ -176,6 +179,8 @@ def tools_line(snow: Snowball) -> str:
         # Nothing of the request is known: neither "none", nor a list proved by this round's calls (predict mode
         # hides those until the learner has said what the model will do).
         return f"{NOT_IN_THE_LOG}: the request was not kept, nor its tool list"
+    if not snow.tools and not snow.tool_list_recorded and snow.secret:  # the calls that prove a list are the answer
+        return f"{NOT_IN_THE_LOG}: this log kept the messages, not the tool list"
     if not snow.tools:
         if snow.tool_list_recorded:
             return "none in this request"

@@ -174,3 +174,13 @@ def test_predict_mode_does_not_give_away_that_the_model_calls_a_tool_in_the_tool
     at.toggle(key="explorer.predict").set_value(True).run()
     assert not at.exception
     assert "called tools" not in _counter_tools(at)
+
+
+def test_predict_mode_on_a_transcript_without_tools_does_not_say_the_model_calls_tools(app):
+    # tau-bench kept the messages, not the tools. Before the learner predicts round 1 (an answer in text), the
+    # counter said "the model called tools, so a list was sent": a later round's answer, given away.
+    at = uploaded(app, "tau-bench-airline-cut.jsonl")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    at.toggle(key="explorer.predict").set_value(True).run()
+    assert not at.exception
+    assert _counter_tools(at) == "**Tools:** not in the log: this log kept the messages, not the tool list"
