@@ -20,6 +20,9 @@ REQUEST_NOT_COUNTED = "The request was not in the log, so nothing of it is count
 TOOL_LIST_UNRECORDED = ("The log kept no tool list, though the model called tools: the list was sent, but it is "
                         "neither shown nor counted here.")
 """Said wherever the tool list's tokens would be, for a log that kept the messages but not the tools."""
+TOOL_LIST_UNRECORDED_UNTIL_PREDICTED = ("The log kept the messages, not the tool list: it is neither shown nor "
+                                        "counted here.")
+"""TOOL_LIST_UNRECORDED before the learner has predicted: the calls that prove a list was sent are the answer."""
 
 TOOL_LIST_NOT_LOGGED = ("The log kept no tool list: its format never keeps the list the program sends (Claude Code's "
                         "does not), so it is neither shown nor counted here.")
@@ -34,9 +37,12 @@ def tool_list_never_logged(round_: Round) -> bool:
     return provenance is not None and "tools" in provenance.omitted
 
 
-def tool_list_missing(never_logged: bool) -> str:
-    """What is said where the tool list would be, for a log that kept none (tool_list_recorded False)."""
-    return TOOL_LIST_NOT_LOGGED if never_logged else TOOL_LIST_UNRECORDED
+def tool_list_missing(never_logged: bool, secret: bool = False) -> str:
+    """What is said where the tool list would be, for a log that kept none (tool_list_recorded False); `secret` in
+    predict mode before the learner has predicted, when the calls that prove a list was sent are the answer."""
+    if never_logged:
+        return TOOL_LIST_NOT_LOGGED
+    return TOOL_LIST_UNRECORDED_UNTIL_PREDICTED if secret else TOOL_LIST_UNRECORDED
 
 
 @built_fast

@@ -11,7 +11,7 @@ from lib.logs.upload import read_upload
 from lib.summary import summarize
 from lib.sequence import sequence
 from lib.tokens import tiktoken_counter
-from tests.screen import figures, uploaded
+from tests.screen import figures, screen, uploaded
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RESPONSE_ONLY = ["bare-responses.jsonl", "openai-chat-stream.jsonl", "openai-batch-output.jsonl",
@@ -184,3 +184,15 @@ def test_predict_mode_on_a_transcript_without_tools_does_not_say_the_model_calls
     at.toggle(key="explorer.predict").set_value(True).run()
     assert not at.exception
     assert _counter_tools(at) == "**Tools:** not in the log: this log kept the messages, not the tool list"
+
+
+def test_the_request_side_of_a_hidden_round_does_not_say_the_model_called_tools_either(app):
+    # Under the request's messages the explorer, and presenter mode's step 1, said "The log kept no tool list, though
+    # the model called tools" before the learner had predicted round 1.
+    at = uploaded(app, "tau-bench-airline-cut.jsonl")
+    at.toggle(key="explorer.predict").set_value(True).run()
+    hidden = "The log kept the messages, not the tool list: it is neither shown nor counted here."
+    assert "called tools" not in screen(at) and hidden in screen(at)
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    assert not at.exception
+    assert "called tools" not in screen(at) and hidden in screen(at)

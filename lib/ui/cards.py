@@ -226,13 +226,14 @@ def _message_table(entries: tuple[MessageEntry, ...], label: str, why: str, key:
 
 
 def tools_section(round_: Round, marks: list[Mark], pointer: Pointer | None = None,
-                  tool_list_recorded: bool = True) -> None:
+                  tool_list_recorded: bool = True, secret: bool = False) -> None:
     """Step 1: the tool list that travels with the request; `tool_list_recorded` False for a log that kept the
-    messages but not the tools (RoundSummary.tool_list_recorded)."""
+    messages but not the tools (RoundSummary.tool_list_recorded); `secret` True in predict mode before the learner
+    has predicted."""
     label = next((m for m in marks if isinstance(m, StepLabel) and m.step == 1), None)
     if label is None:
         st.caption("No tools in this request: the model cannot ask for any." if tool_list_recorded
-                   else tool_list_missing(tool_list_never_logged(round_)))
+                   else tool_list_missing(tool_list_never_logged(round_), secret))
         return
     step_badge(label)
     _badges_at(marks, "tools", steps=False)
@@ -254,7 +255,7 @@ def request_not_in_log() -> None:
 
 
 def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Round | None,
-                  pointer: Pointer | None = None, tool_list_recorded: bool = True) -> None:
+                  pointer: Pointer | None = None, tool_list_recorded: bool = True, secret: bool = False) -> None:
     """The request side as cards: the system prompt, the messages array, then the tools (see tools_section)."""
     if not round_.request_recorded:
         request_not_in_log()
@@ -277,7 +278,7 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Ro
     for entry in sent:
         if entry.status != "resent":
             message_card(entry, marks, pointer, placed.new_words)
-    tools_section(round_, marks, pointer, tool_list_recorded)
+    tools_section(round_, marks, pointer, tool_list_recorded, secret)
 
 
 def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = None, stop_said: bool = False) -> None:

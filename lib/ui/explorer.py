@@ -170,7 +170,8 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
         with left:
             st.markdown(f"#### :material/arrow_forward: Request {index}: program → model")
             if view == CARDS:
-                cards.request_cards(round_, placed, marks, shown.previous, pointer, shown.tool_list_recorded)
+                cards.request_cards(round_, placed, marks, shown.previous, pointer, shown.tool_list_recorded,
+                                    secret=not revealed)
             elif not round_.request_recorded:
                 cards.request_not_in_log()
             else:

@@ -111,8 +111,9 @@ def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool) -> Non
         st.markdown(f"**Input tokens{' (estimated)' if snow.estimated else ''}:** {input_line(snow)}")
 
 
-def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
-    """Step 1: the tool list first, then what the model sees, the resent history grayed beneath it."""
+def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: bool = False) -> None:
+    """Step 1: the tool list first, then what the model sees, the resent history grayed beneath it; `secret` True
+    in predict mode before the learner has predicted."""
     round_, placed = view.round, view.placed
     if not round_.request_recorded:
         cards.request_not_in_log()
@@ -121,7 +122,7 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list) -> None:
         snow = snowball(loaded.trace, state.summaries(loaded), round_.index)
         with st.container(key="asks-tools"):
             st.markdown(f"① {tools_line(snow)}")
-    cards.tools_section(round_, marks, tool_list_recorded=view.tool_list_recorded)
+    cards.tools_section(round_, marks, tool_list_recorded=view.tool_list_recorded, secret=secret)
     st.subheader("What the model sees", anchor=False)
     lead(KNOWS)
     _resent_stack(view)

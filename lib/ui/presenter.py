@@ -186,7 +186,8 @@ def step_slide(loaded: LoadedTrace, here: Position, predicting: bool) -> None:
         predict.form(loaded, here.round)
         return
     shown = reveal(loaded.trace, here, _steps_of(loaded))
-    lesson.beside(loaded, here.round, here.step, f"{STEP_MARKS[here.step]} {shown.title}", lambda: _body(loaded, shown))
+    lesson.beside(loaded, here.round, here.step, f"{STEP_MARKS[here.step]} {shown.title}",
+                  lambda: _body(loaded, shown, secret))
 
 
 def progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
@@ -201,12 +202,12 @@ def progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
     st.markdown("  →  ".join(chips) + ("  →  ?" if secret else ""))
 
 
-def _body(loaded: LoadedTrace, shown: Reveal) -> None:
+def _body(loaded: LoadedTrace, shown: Reveal, secret: bool = False) -> None:
     index, step = shown.position.round, shown.position.step
     view = rounds.view(loaded, index)
     round_, marks = view.round, list(shown.labels)
     if step == 1:
-        lesson.request_slide(loaded, view, marks)
+        lesson.request_slide(loaded, view, marks, secret)
     elif step in (2, 5):
         predict.result(loaded, index)
         lesson.response_slide(loaded, view, shown)
