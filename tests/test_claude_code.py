@@ -144,6 +144,53 @@ def test_bookkeeping_lines_are_counted_as_no_model_call_and_claude_codes_own_wor
     assert second.response.message.text == "Done."
 
 
+def _line(uuid: str, parent: str, message: dict, kind: str = "assistant", **more) -> dict:
+    """A session line in Claude Code 2.1.92's shape (its keys as a recording of that version writes them)."""
+    return {"parentUuid": parent, "isSidechain": False, "type": kind, "uuid": uuid, "sessionId": "s-2192",
+            "version": "2.1.92", "timestamp": "2026-04-05T19:42:30.897Z", "message": message, **more}
+
+
+def _written(msg_id: str, block: dict, stop: str | None, output: int) -> dict:
+    return {"model": "claude-haiku-4-5-20251001", "id": msg_id, "type": "message", "role": "assistant",
+            "content": [block], "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 3, "cache_read_input_tokens": 50973, "output_tokens": output}}
+
+
+def test_a_session_log_says_an_output_count_written_before_the_response_ended_may_fall_short():
+    # Claude Code 2.1.x writes each block's line as the block ends, before the response does: those lines say
+    # `stop_reason: null` and the count so far (1, 8 tokens); the response's last line, written when it ended,
+    # carries its stop reason and the final count (108). Where the log has no such line, the count may fall short.
+    bash = {"type": "tool_use", "id": "toolu_ls", "name": "Bash", "input": {"command": "ls"}}
+    read = {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": "pyproject.toml"}}
+    upload = _upload_lines(
+        _line("u-1", None, {"role": "user", "content": "Map this codebase."}, kind="user"),
+        _line("a-1", "u-1", _written("msg_1", {"type": "text", "text": "Let me look."}, None, 8), requestId="req_1"),
+        _line("a-2", "a-1", _written("msg_1", bash, "tool_use", 108), requestId="req_1"),
+        _line("u-2", "a-2", {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_ls", "content": "pyproject.toml"}]}, kind="user"),
+        _line("a-3", "u-2", _written("msg_2", {"type": "text", "text": "Now the config."}, None, 1),
+              requestId="req_2"),
+        _line("a-4", "a-3", _written("msg_2", read, None, 1), requestId="req_2"),
+    )
+    trace = upload.conversations[0].trace
+    ended, unended = trace.rounds
+    assert (ended.response.usage.output_tokens, ended.response.finish_reason) == (108, "tool_use")
+    assert "may fall short" not in trace.round_provenance(ended).note
+    # The second response's lines were all written before it ended: its count (1) may fall short, and the log does
+    # not say why the model stopped, so no stop reason is shown as if it had been recorded.
+    assert unended.response.usage.output_tokens == 1
+    note = trace.round_provenance(unended).note
+    assert "Claude Code writes each assistant line before the response ends, so the output count on its lines " \
+           "may fall short of what the call produced; the log kept no later count for this response." in note
+    assert "the log does not record why the model stopped" in note
+    assert (unended.response.finish_reason, unended.response.finish_reason_path) == (None, None)
+    # A 2.1.233 recording (OthmanAdi/margin) whose lines all carry the stop reason and final count: nothing said.
+    recorded = _read("claude-code-2.1.233.jsonl").conversations[0].trace
+    assert [(r.response.finish_reason, r.response.usage.output_tokens) for r in recorded.rounds] == [
+        ("tool_use", 135), ("end_turn", 177)]
+    assert not any("may fall short" in recorded.round_provenance(r).note for r in recorded.rounds)
+
+
 def test_a_damaged_line_is_a_problem_naming_the_line_and_the_rest_still_load():
     # daaain/claude-code-log's edge cases: a message whose content key is misspelt, a message that is a string,
     # a content list holding a bare string, and lines that are no JSON object.

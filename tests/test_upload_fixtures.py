@@ -53,6 +53,7 @@ EXPECTED = [
     (('claude-code-edge-cases.jsonl',), ['claude-code'], '19 lines: 4 rounds in 2 conversations; 1 line not a model call; 7 lines skipped', {'session edge_cases': [1, 3, 5], 'session todowrite_session': [0]}, 3),
     (('claude-code-sidechain.jsonl',), ['claude-code'], '6 lines: 3 rounds in 2 conversations; 0 lines skipped', {'session 88a8d761-7b9a-4bf1-a8ca-c1febe6bf358': [0, 2], 'session 88a8d761-7b9a-4bf1-a8ca-c1febe6bf358, subagent run 1': [0]}, 2),
     (('claude-code-transcripts-sample.jsonl',), ['claude-code'], '8 lines: 3 rounds in 1 conversation; 1 line not a model call; 0 lines skipped', {'session test-session-id': [1, 3, 5]}, 2),
+    (('claude-code-2.1.233.jsonl',), ['claude-code'], '11 lines: 2 rounds in 1 conversation; 4 lines not model calls; 0 lines skipped', {'session 9c42ba52-3bf1-449f-a040-8ee33284a1c8': [1, 3]}, 1),
     (('claude-stream-json-read.jsonl',), ['claude-stream-json'], '10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped', {'session 4cda4f2a-2a49-499b-af37-c6f4739bd0c7': [0, 2]}, 1),
     (('claude-stream-json-sample.jsonl',), ['claude-stream-json'], '10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped', {'session aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa': [1, 3]}, 2),
     (('openai-batch-input.jsonl', 'openai-batch-output.jsonl'), ['openai-batch'], '8 lines: 5 rounds in 3 conversations; 0 lines skipped', {'trip-17-round-1': [2, 4, 5], 'trip-19-never-ran': [1], 'trip-20-expired': [0]}, 2),

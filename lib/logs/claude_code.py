@@ -56,6 +56,14 @@ PROVENANCE = {
 }
 """Every round's provenance: what the log lacks, said where the round is shown (lib/provenance.py)."""
 
+PARTIAL_OUTPUT = ("Claude Code writes each assistant line before the response ends, so the output count on its lines "
+                  "may fall short of what the call produced; the log kept no later count for this response.")
+"""Said of a round whose usage came from lines written before its response ended."""
+
+NO_STOP = ("For the same reason the log does not record why the model stopped: the stop shown is read from the "
+           "response's content, not recorded.")
+"""Said of such a round when none of its lines reports a stop reason."""
+
 
 @dataclass(slots=True)
 class _Response:
@@ -171,7 +179,8 @@ class ClaudeCodeFormat(LogFormat):
 
     def _provenance(self, response: _Response) -> dict:
         """The provenance of the response's round."""
-        return PROVENANCE
+        said = unended(response)
+        return {**PROVENANCE, "note": f"{PROVENANCE['note']} {said}"} if said else PROVENANCE
 
     def finish(self) -> Iterator[CallRecord]:
         for key, conversation in self._conversations.items():
@@ -239,6 +248,15 @@ class ClaudeCodeFormat(LogFormat):
         if isinstance(uuid, str):
             self._where[uuid] = key
         return key
+
+
+def unended(response: _Response) -> str:
+    """What the round must say when its usage is a count written before the response ended (both readers' rule):
+    the count stands only where the log kept one written at the end, a line that reports the stop reason or the
+    stream's message_delta; else the output may fall short, and without any stop reason the stop is not on record."""
+    if response.usage is not None or response.body.get("stop_reason"):
+        return ""
+    return PARTIAL_OUTPUT if response.stop_reason else f"{PARTIAL_OUTPUT} {NO_STOP}"
 
 
 def _content(message: dict, kind: str) -> str | list:

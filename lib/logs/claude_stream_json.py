@@ -18,7 +18,7 @@ from typing import Iterator
 
 from lib.coerce import int_or_none
 from lib.logs.chat_shape import require
-from lib.logs.claude_code import MESSAGE_TYPES, PROVENANCE, ClaudeCodeFormat, _Conversation, _Response
+from lib.logs.claude_code import MESSAGE_TYPES, PROVENANCE, ClaudeCodeFormat, _Conversation, _Response, unended
 from lib.logs.record import CallRecord, LineProblem, Problem
 from lib.text import plural
 
@@ -44,11 +44,6 @@ NO_PROMPT = ("the person's prompt before this response is not in the log (stream
 NO_SUMMARY = ("the summary Claude Code started the conversation again from after the compaction is not in the log: the "
               "request shown lacks it")
 """The note at the first response after a compaction, when no user line carried its summary."""
-
-PARTIAL_OUTPUT = ("Claude Code writes each assistant line before the response ends, so the output count on its lines "
-                  "may fall short of what the call produced; the log kept no later count for this response.")
-"""Said of a round whose usage came from its assistant lines alone."""
-
 
 class ClaudeStreamJsonFormat(ClaudeCodeFormat):
     """Claude Code's stream-json output (the CLI's `-p` mode, the Agent SDK), one round per API response."""
@@ -137,8 +132,9 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
                      "stream-json echoes only with --replay-user-messages, or the summary a compaction started from): "
                      "the request shown lacks it.")
             omitted.append("a user turn (the person's prompt)")
-        if response.usage is None:
-            note += " " + PARTIAL_OUTPUT
+        said = unended(response)
+        if said:
+            note += " " + said
         return {**PROVENANCE, "note": note, "omitted": omitted}
 
     def _conversation_of(self, obj: dict) -> str:
