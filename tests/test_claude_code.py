@@ -191,6 +191,64 @@ def test_a_session_log_says_an_output_count_written_before_the_response_ended_ma
     assert not any("may fall short" in recorded.round_provenance(r).note for r in recorded.rounds)
 
 
+def test_claude_codes_api_error_line_is_a_failed_round_and_an_interruption_no_model_call():
+    # Claude Code writes a call that failed as an assistant line of its own (`model: "<synthetic>"`, flagged
+    # `isApiErrorMessage`), in the shapes of 2.1.x lines: a rate limit with `apiErrorStatus`, a server error whose
+    # status is only in its text, and an error without any status.
+    session = {"sessionId": "s-err", "isSidechain": False}
+
+    def failed(uuid: str, parent: str, text: str, **more) -> dict:
+        return {**session, "type": "assistant", "uuid": uuid, "parentUuid": parent, "isApiErrorMessage": True,
+                **more, "message": {"id": f"msg_{uuid}", "model": "<synthetic>", "role": "assistant",
+                                    "type": "message", "content": [{"type": "text", "text": text}]}}
+
+    upload = _upload_lines(
+        {**session, "type": "user", "uuid": "u-1", "parentUuid": None, "message": {"role": "user", "content": "hi"}},
+        failed("e-1", "u-1", "API Error: 500 {\"type\":\"error\",\"error\":{\"type\":\"api_error\","
+                             "\"message\":\"Internal server error\"}}"),
+        {**session, "type": "user", "uuid": "u-2", "parentUuid": "e-1",
+         "message": {"role": "user", "content": "try again"}},
+        failed("e-2", "u-2", "You've hit your session limit · resets 9:50pm", error="rate_limit",
+               apiErrorStatus=429),
+        failed("e-3", "e-2", "API Error: Connection closed mid-response"),
+        {**session, "type": "user", "uuid": "u-3", "parentUuid": "e-3", "message": {"role": "user", "content": "go"}},
+        {**session, "type": "assistant", "uuid": "a-1", "parentUuid": "u-3", "message": {
+            "id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": "Hello."}], "usage": {"input_tokens": 9, "output_tokens": 2}}},
+        {**session, "type": "user", "uuid": "u-4", "parentUuid": "a-1",
+         "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}},
+        {**session, "type": "assistant", "uuid": "a-2", "parentUuid": "u-4", "message": {
+            "id": "msg_synthetic", "role": "assistant", "model": "<synthetic>",
+            "content": [{"type": "text", "text": "No response requested."}]}},
+    )
+    assert upload.summary() == "9 lines: 4 rounds in 1 conversation; 1 line not a model call; 0 lines skipped"
+    trace = upload.conversations[0].trace
+    server, limit, closed, answered = trace.rounds
+    assert [(r.error.status, r.response) for r in (server, limit, closed)] == [(500, None), (429, None), (None, None)]
+    assert server.error.message.startswith("API Error: 500")
+    assert limit.error.message == "You've hit your session limit · resets 9:50pm"
+    # Each failed request is the conversation before the error: the person's words the call carried.
+    assert [m.text for m in server.request.messages] == ["hi"]
+    assert [[p.text for p in m.parts] for m in limit.request.messages] == [["hi", "try again"]]
+    assert [m.role for m in answered.request.messages] == ["user"] and answered.response.message.text == "Hello."
+    said = [f.message for f in run_checks(trace) if f.code == "provider-error"]
+    assert len(said) == 3
+    assert any("with HTTP 429" in s for s in said) and any("(HTTP status not recorded)" in s for s in said)
+    assert "Claude Code wrote this error in the log in place of a response" in trace.round_provenance(server).note
+    # stream-json writes the same line with its own keys (`is_api_error_message`).
+    streamed = _upload_lines(
+        {**STREAMED, "type": "system", "subtype": "init", "model": "claude-sonnet-4-5", "tools": ["Bash"]},
+        {**STREAMED, "type": "assistant", "parent_tool_use_id": None, "uuid": "a", "is_api_error_message": True,
+         "message": {"id": "msg_e", "model": "<synthetic>", "role": "assistant", "type": "message",
+                     "content": [{"type": "text", "text": "API Error: 529 Overloaded"}]}},
+    )
+    [overloaded] = streamed.conversations[0].trace.rounds
+    assert (overloaded.error.status, overloaded.error.message) == (529, "API Error: 529 Overloaded")
+    provenance = streamed.conversations[0].trace.round_provenance(overloaded)
+    assert "Cut out of Claude Code's stream-json output" in provenance.note
+    assert "a user turn (the person's prompt)" in provenance.omitted
+
+
 def test_a_damaged_line_is_a_problem_naming_the_line_and_the_rest_still_load():
     # daaain/claude-code-log's edge cases: a message whose content key is misspelt, a message that is a string,
     # a content list holding a bare string, and lines that are no JSON object.

@@ -18,6 +18,7 @@ compaction (a `compact_boundary` line) the requests start again from the summary
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -55,6 +56,15 @@ PROVENANCE = {
     "omitted": ["system", "tools"],
 }
 """Every round's provenance: what the log lacks, said where the round is shown (lib/provenance.py)."""
+
+FAILED = ("Cut out of a Claude Code session log: the request is the conversation before this call as the log kept it, "
+          "not a request on record as sent. Claude Code does not log its system prompt or its tool list: both were "
+          "sent, but neither is shown or counted here. The call failed: Claude Code wrote this error in the log in "
+          "place of a response, with the HTTP status where its words give one.")
+"""The provenance note of a round whose call failed."""
+
+API_ERROR_KEYS = ("isApiErrorMessage", "is_api_error_message")
+"""The flag, in the session log's spelling and stream-json's, of an assistant line standing for a call that failed."""
 
 PARTIAL_OUTPUT = ("Claude Code writes each assistant line before the response ends, so the output count on its lines "
                   "may fall short of what the call produced; the log kept no later count for this response.")
@@ -145,11 +155,14 @@ class ClaudeCodeFormat(LogFormat):
             return
         message = require(obj, "message", dict)
         content = _content(message, kind)
-        if kind == "assistant" and message.get("model") == SYNTHETIC:
-            self._not_calls += 1  # Claude Code's own words (an interruption, an error it met): no model was called
+        if kind == "assistant" and message.get("model") == SYNTHETIC and not _api_error(obj):
+            self._not_calls += 1  # Claude Code's own words (an interruption, no response requested): no model call
             return
         key = self._conversation_of(obj)
         conversation = self._conversations.setdefault(key, _Conversation())
+        if kind == "assistant" and message.get("model") == SYNTHETIC:
+            yield from self._failed(key, conversation, obj, content, line)
+            return
         if kind == "user":
             conversation.user.append(content)
             return
@@ -172,6 +185,28 @@ class ClaudeCodeFormat(LogFormat):
                                            message, list(content), message.get("stop_reason"),
                                            timestamp if isinstance(timestamp, str) else None,
                                            self._opening(key, conversation, line))
+
+    def _failed(self, key: str, conversation: _Conversation, obj: dict, content: str | list,
+                line: int) -> Iterator[CallRecord]:
+        """A call that failed: Claude Code wrote the error in place of the response. Its request is the conversation
+        before it; the error line is no turn the model reads, so the person's words stay due for the next call."""
+        yield from self._close(key, conversation)
+        request = list(conversation.messages) + ([_user_turn(conversation.user)] if conversation.user else [])
+        said = flatten_content(content) if isinstance(content, list) else content
+        status = _status(obj, said)
+        body = {k: obj[k] for k in ("error", "apiErrorStatus", "errorDetails", "error_details") if k in obj}
+        timestamp = obj.get("timestamp")
+        lacks_prompt = self._opening(key, conversation, line)
+        yield CallRecord(
+            line=line, dialect=ANTHROPIC, request={"messages": request}, conversation=key,
+            error={"status": status, "body": {**body, "text": said}, "message": said or "the call failed"},
+            derived=[TRANSCRIPT_REQUEST], timestamp=timestamp if isinstance(timestamp, str) else None,
+            resends=conversation.sent, provenance=self._failed_provenance(lacks_prompt),
+        )
+
+    def _failed_provenance(self, lacks_prompt: bool) -> dict:
+        """The provenance of a failed call's round (`lacks_prompt`: its request lacks a prompt, see _opening)."""
+        return {**PROVENANCE, "note": FAILED}
 
     def _opening(self, key: str, conversation: _Conversation, line: int) -> bool:
         """Whether the response starting at `line` follows a prompt the log lacks. A session log keeps every prompt."""
@@ -248,6 +283,23 @@ class ClaudeCodeFormat(LogFormat):
         if isinstance(uuid, str):
             self._where[uuid] = key
         return key
+
+
+def _api_error(obj: dict) -> bool:
+    """Whether the line is Claude Code's report of a model call that failed (an API error, a rate limit)."""
+    return any(obj.get(k) is True for k in API_ERROR_KEYS)
+
+
+def _status(obj: dict, said: str) -> int | None:
+    """The HTTP status the error line records (`apiErrorStatus`), else the one its words give ("API Error: 500 ...",
+    `errorDetails` "429 {...}"); None where neither gives one."""
+    for key in ("apiErrorStatus", "api_error_status"):
+        if isinstance(obj.get(key), int) and not isinstance(obj.get(key), bool) and 100 <= obj[key] <= 599:
+            return obj[key]
+    found = re.search(r"API Error: ([1-5]\d\d)\b", said)
+    details = obj.get("errorDetails")
+    found = found or (re.match(r"([1-5]\d\d)\b", details) if isinstance(details, str) else None)
+    return int(found.group(1)) if found else None
 
 
 def unended(response: _Response) -> str:

@@ -18,7 +18,8 @@ from typing import Iterator
 
 from lib.coerce import int_or_none
 from lib.logs.chat_shape import require
-from lib.logs.claude_code import MESSAGE_TYPES, PROVENANCE, ClaudeCodeFormat, _Conversation, _Response, unended
+from lib.logs.claude_code import (FAILED, MESSAGE_TYPES, PROVENANCE, ClaudeCodeFormat, _Conversation, _Response,
+                                  unended)
 from lib.logs.record import CallRecord, LineProblem, Problem
 from lib.text import plural
 
@@ -125,16 +126,23 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
         return conversation.prompts_unlogged > 0
 
     def _provenance(self, response: _Response) -> dict:
-        note = PROVENANCE["note"].replace("a Claude Code session log", "Claude Code's stream-json output")
+        return self._said(PROVENANCE["note"], response.lacks_prompt, unended(response))
+
+    def _failed_provenance(self, lacks_prompt: bool) -> dict:
+        return self._said(FAILED, lacks_prompt, "")
+
+    @staticmethod
+    def _said(note: str, lacks_prompt: bool, unended_words: str) -> dict:
+        """A round's provenance as stream-json's: the session log's, named for this output, with what it lacks."""
+        note = note.replace("a Claude Code session log", "Claude Code's stream-json output")
         omitted = list(PROVENANCE["omitted"])
-        if response.lacks_prompt:
+        if lacks_prompt:
             note += (" A user turn before this response is not in the log either (the person's prompt, which "
                      "stream-json echoes only with --replay-user-messages, or the summary a compaction started from): "
                      "the request shown lacks it.")
             omitted.append("a user turn (the person's prompt)")
-        said = unended(response)
-        if said:
-            note += " " + said
+        if unended_words:
+            note += " " + unended_words
         return {**PROVENANCE, "note": note, "omitted": omitted}
 
     def _conversation_of(self, obj: dict) -> str:
