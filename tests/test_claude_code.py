@@ -249,6 +249,35 @@ def test_claude_codes_api_error_line_is_a_failed_round_and_an_interruption_no_mo
     assert "a user turn (the person's prompt)" in provenance.omitted
 
 
+def test_a_subagent_whose_rounds_close_first_is_still_listed_after_the_session_that_started_it():
+    session = {"sessionId": "s-order"}
+    task = {"type": "tool_use", "id": "toolu_task", "name": "Task", "input": {"prompt": "count the files"}}
+
+    def said(uuid: str, parent: str, msg_id: str, blocks: list, sidechain: bool = False) -> dict:
+        return {**session, "type": "assistant", "uuid": uuid, "parentUuid": parent, "isSidechain": sidechain,
+                "message": {"id": msg_id, "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+                            "content": blocks, "usage": {"input_tokens": 5, "output_tokens": 3}}}
+
+    def heard(uuid: str, parent: str, content, sidechain: bool = False) -> dict:
+        return {**session, "type": "user", "uuid": uuid, "parentUuid": parent, "isSidechain": sidechain,
+                "message": {"role": "user", "content": content}}
+
+    upload = _upload_lines(
+        heard("u-1", None, "How many files?"),
+        said("a-1", "u-1", "msg_1", [task]),
+        heard("s-u1", None, "count the files", sidechain=True),
+        said("s-a1", "s-u1", "msg_s1", [{"type": "tool_use", "id": "toolu_ls", "name": "Bash",
+                                         "input": {"command": "ls"}}], sidechain=True),
+        heard("s-u2", "s-a1", [{"type": "tool_result", "tool_use_id": "toolu_ls", "content": "a b c"}],
+              sidechain=True),
+        said("s-a2", "s-u2", "msg_s2", [{"type": "text", "text": "3 files"}], sidechain=True),
+        heard("u-2", "a-1", [{"type": "tool_result", "tool_use_id": "toolu_task", "content": "3 files"}]),
+        said("a-2", "u-2", "msg_2", [{"type": "text", "text": "There are 3 files."}]),
+    )
+    assert [c.id for c in upload.conversations] == ["session s-order", "session s-order, subagent run 1"]
+    assert [len(c.trace.rounds) for c in upload.conversations] == [2, 2]
+
+
 def test_a_damaged_line_is_a_problem_naming_the_line_and_the_rest_still_load():
     # daaain/claude-code-log's edge cases: a message whose content key is misspelt, a message that is a string,
     # a content list holding a bare string, and lines that are no JSON object.

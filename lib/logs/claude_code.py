@@ -134,6 +134,12 @@ class ClaudeCodeFormat(LogFormat):
         self._session: str | None = None
         self._not_calls = 0
         self._notes: list[Problem] = []
+        self._begun: list[str] = []
+        """The conversations in the order their first line came."""
+        self._out: set[str] = set()
+        """The conversations a round of which has been handed on."""
+        self._held: list[CallRecord] = []
+        """Rounds held back until the conversations that began before theirs have handed one on (_due)."""
 
     def detect(self, obj: dict) -> str | None:
         kind = obj.get("type")
@@ -159,6 +165,8 @@ class ClaudeCodeFormat(LogFormat):
             self._not_calls += 1  # Claude Code's own words (an interruption, no response requested): no model call
             return
         key = self._conversation_of(obj)
+        if key not in self._conversations:
+            self._begun.append(key)
         conversation = self._conversations.setdefault(key, _Conversation())
         if kind == "assistant" and message.get("model") == SYNTHETIC:
             yield from self._failed(key, conversation, obj, content, line)
@@ -197,12 +205,12 @@ class ClaudeCodeFormat(LogFormat):
         body = {k: obj[k] for k in ("error", "apiErrorStatus", "errorDetails", "error_details") if k in obj}
         timestamp = obj.get("timestamp")
         lacks_prompt = self._opening(key, conversation, line)
-        yield CallRecord(
+        yield from self._release(CallRecord(
             line=line, dialect=ANTHROPIC, request={"messages": request}, conversation=key,
             error={"status": status, "body": {**body, "text": said}, "message": said or "the call failed"},
             derived=[TRANSCRIPT_REQUEST], timestamp=timestamp if isinstance(timestamp, str) else None,
             resends=conversation.sent, provenance=self._failed_provenance(lacks_prompt),
-        )
+        ))
 
     def _failed_provenance(self, lacks_prompt: bool) -> dict:
         """The provenance of a failed call's round (`lacks_prompt`: its request lacks a prompt, see _opening)."""
@@ -220,6 +228,7 @@ class ClaudeCodeFormat(LogFormat):
     def finish(self) -> Iterator[CallRecord]:
         for key, conversation in self._conversations.items():
             yield from self._close(key, conversation, last=True)
+        yield from self._due(everything=True)
 
     def not_calls(self) -> int:
         return self._not_calls
@@ -252,15 +261,52 @@ class ClaudeCodeFormat(LogFormat):
             body["usage"] = {**(usage if isinstance(usage, dict) else {}), **response.usage}
         conversation.messages.append(turn)
         request = {"messages": response.request}
-        yield CallRecord(
+        record = CallRecord(
             line=response.line, dialect=ANTHROPIC, request=request, response=body, conversation=key,
             derived=[TRANSCRIPT_REQUEST], timestamp=response.timestamp, resends=conversation.sent,
             provenance=self._provenance(response), executions=_ran_after(turn, conversation.user) if last else [],
         )
-        # The upload has read the record by now and put the interned messages into its request's list: the
-        # conversation holds those, so the parsed copies are freed and the next request resends the very same objects.
+        self._closed(record)
+        yield from self._release(record)
+        # The upload has read the record by now (unless it is held) and put the interned messages into its request's
+        # list: the conversation holds those, so the parsed copies are freed and the next request resends the very
+        # same objects.
         conversation.messages[:len(response.request)] = response.request
         conversation.sent = response.request
+
+    def _closed(self, record: CallRecord) -> None:
+        """A round just completed, before it is handed on (stream-json sums its run's usage)."""
+
+    def _release(self, record: CallRecord) -> Iterator[CallRecord]:
+        """The rounds due once `record` is complete, in the order of their conversations' first lines."""
+        self._held.append(record)
+        yield from self._due()
+
+    def _due(self, everything: bool = False) -> Iterator[CallRecord]:
+        """The held rounds that may go (all of them at the end). A subagent's rounds close while the response that
+        started it is still being written: held until the session hands on a round, the subagent is listed after
+        it, as its first line comes after the session's."""
+        while self._held:
+            at = next((i for i, r in enumerate(self._held) if everything or not self._waits(r.conversation)), None)
+            if at is None:
+                return
+            record = self._held.pop(at)
+            self._out.add(record.conversation)
+            yield record
+
+    def _waits(self, key: str) -> bool:
+        """Whether a conversation that began before `key` has handed on no round yet but has one coming (a response
+        still being written, or a round held)."""
+        for earlier in self._begun:
+            if earlier == key:
+                return False
+            if earlier in self._out:
+                continue
+            conversation = self._conversations.get(earlier)
+            if (conversation is not None and conversation.response is not None) or any(
+                    r.conversation == earlier for r in self._held):
+                return True
+        return False
 
     def _conversation_of(self, obj: dict) -> str:
         """`session <id>` for the session's own lines; a subagent's lines (`isSidechain`) are a conversation of their

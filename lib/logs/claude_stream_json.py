@@ -154,11 +154,10 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
         parent = obj.get("parent_tool_use_id")
         return f"{named}, subagent of call {parent}" if isinstance(parent, str) and parent else named
 
-    def _close(self, key: str, conversation: _Conversation, last: bool = False) -> Iterator[CallRecord]:
-        for record in super()._close(key, conversation, last):
-            usage = record.response.get("usage")
-            self._run.setdefault(key.split(", subagent")[0], []).append(usage if isinstance(usage, dict) else None)
-            yield record
+    def _closed(self, record: CallRecord) -> None:
+        usage = record.response.get("usage") if isinstance(record.response, dict) else None
+        run = (record.conversation or "").split(", subagent")[0]
+        self._run.setdefault(run, []).append(usage if isinstance(usage, dict) else None)
 
     def _init(self, obj: dict, line: int) -> None:
         """A note of the model and the tool names the run offered: names only, never the definitions."""
