@@ -500,6 +500,28 @@ def test_stream_json_a_later_prompt_the_log_lacks_is_said_at_the_response_after_
     assert [n.line for n in upload.notes if "prompt before this response" in n.message] == [6]
 
 
+def test_amps_claude_compatible_stream_json_is_named_amps_never_claude_codes():
+    # littlebearapps/untether's samples of `amp -x --stream-json` (Amp thread ids `T-<uuid>`): Claude Code's shapes,
+    # no message ids. Read as Amp's output: the rounds and tool results as Claude Code's, nothing said of Claude Code.
+    upload = _read("amp-stream-json-success.jsonl")
+    assert upload.summary() == "5 lines: 2 rounds in 1 conversation; 2 lines not model calls; 0 lines skipped"
+    assert list(upload.formats) == ["amp-stream-json"]
+    assert "is an Amp thread id (T-...): Amp's output" in upload.formats["amp-stream-json"][1]
+    [conversation] = upload.conversations
+    assert conversation.id == "session T-2775dc92-90ed-4f85-8b73-8f9766029e83"
+    bash, answer = conversation.trace.rounds
+    assert [(c.id, c.name, c.arguments) for c in bash.tool_calls] == [("toolu_01", "Bash", {"command": "echo hello"})]
+    assert [p.call_id for p in answer.request.messages[1].tool_results] == ["toolu_01"]
+    assert (answer.response.message.text, answer.response.usage.output_tokens) == ("hello", 10)
+    said = [upload.said(n) for n in upload.notes] + [conversation.trace.round_provenance(r).note for r in (bash, answer)]
+    assert not [s for s in said if "Claude Code" in s]
+    assert "Cut out of Amp's stream-json output" in said[-1]
+    assert "line 1: Amp's init line says the run offered 3 tools by name (Bash, Read, Write)" in said[0]
+    failed = _read("amp-stream-json-error.jsonl")
+    assert list(failed.formats) == ["amp-stream-json"]
+    assert [failed.said(n) for n in failed.notes][-1] == "line 2: the run ended with error"
+
+
 def test_stream_json_a_damaged_line_is_a_problem_naming_the_line_and_the_rest_still_load():
     upload = _upload_lines(
         {**STREAMED, "type": "user", "parent_tool_use_id": None, "message": {"role": "user", "content": "Hi."}},

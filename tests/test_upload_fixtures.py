@@ -56,6 +56,8 @@ EXPECTED = [
     (('claude-code-2.1.233.jsonl',), ['claude-code'], '11 lines: 2 rounds in 1 conversation; 4 lines not model calls; 0 lines skipped', {'session 9c42ba52-3bf1-449f-a040-8ee33284a1c8': [1, 3]}, 1),
     (('claude-stream-json-read.jsonl',), ['claude-stream-json'], '10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped', {'session 4cda4f2a-2a49-499b-af37-c6f4739bd0c7': [0, 2]}, 1),
     (('claude-stream-json-sample.jsonl',), ['claude-stream-json'], '10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped', {'session aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa': [1, 3]}, 2),
+    (('amp-stream-json-success.jsonl',), ['amp-stream-json'], '5 lines: 2 rounds in 1 conversation; 2 lines not model calls; 0 lines skipped', {'session T-2775dc92-90ed-4f85-8b73-8f9766029e83': [0, 2]}, 1),
+    (('amp-stream-json-error.jsonl',), ['amp-stream-json'], '2 lines: 0 rounds in 0 conversations; 2 lines not model calls; 0 lines skipped', {}, 0),
     (('openai-batch-input.jsonl', 'openai-batch-output.jsonl'), ['openai-batch'], '8 lines: 5 rounds in 3 conversations; 0 lines skipped', {'trip-17-round-1': [2, 4, 5], 'trip-19-never-ran': [1], 'trip-20-expired': [0]}, 2),
     (('anthropic-batch-requests.jsonl', 'anthropic-batch-results.jsonl'), ['anthropic-batch'], '11 lines: 6 rounds in 5 conversations; 0 lines skipped', {'ticket-8': [3], 'ticket-7-round-1': [1, 3], 'ticket-9': [1], 'ticket-10': [1], 'ticket-11': [0]}, 2),
 ]

@@ -52,6 +52,14 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
     name = "claude-stream-json"
     title = "Claude Code stream-json output"
     request_id_key = "request_id"
+    program = "Claude Code"
+    """The program that wrote the output, as its notes name it."""
+    no_prompt = NO_PROMPT
+    """The note at a response whose prompt the output lacks."""
+    prompt_missing = ("A user turn before this response is not in the log either (the person's prompt, which "
+                      "stream-json echoes only with --replay-user-messages, or the summary a compaction started "
+                      "from): the request shown lacks it.")
+    """Said in the provenance of a request that lacks a user turn."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -67,6 +75,12 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
         """The conversations compacted since their last response: the turn due is the summary, not a prompt."""
 
     def detect(self, obj: dict) -> str | None:
+        if is_amp(obj):  # Amp's output in Claude Code's shapes: its own format's (AmpStreamJsonFormat)
+            return None
+        return self._detect(obj)
+
+    def _detect(self, obj: dict) -> str | None:
+        """The rule of stream-json's shapes that recognizes the line, if one does."""
         kind = obj.get("type")
         keyed = "session_id" in obj
         if keyed and "parent_tool_use_id" in obj and kind in MESSAGE_TYPES + ("stream_event",):
@@ -119,7 +133,7 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
     def _opening(self, key: str, conversation: _Conversation, line: int) -> bool:
         if conversation.prompt_due:
             conversation.prompts_unlogged += 1
-            said = NO_SUMMARY if key in self._compacted_keys else NO_PROMPT
+            said = NO_SUMMARY if key in self._compacted_keys else self.no_prompt
             self._notes.append(Problem(line, said, conversation=key, loaded=True))
         conversation.prompt_due = False
         self._compacted_keys.discard(key)
@@ -131,15 +145,14 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
     def _failed_provenance(self, lacks_prompt: bool) -> dict:
         return self._said(FAILED, lacks_prompt, "")
 
-    @staticmethod
-    def _said(note: str, lacks_prompt: bool, unended_words: str) -> dict:
+    def _said(self, note: str, lacks_prompt: bool, unended_words: str) -> dict:
         """A round's provenance as stream-json's: the session log's, named for this output, with what it lacks."""
-        note = note.replace("a Claude Code session log", "Claude Code's stream-json output")
+        note = note.replace("a Claude Code session log", f"{self.program}'s stream-json output").replace(
+            "Claude Code does not log", f"{self.program} does not log").replace(
+            "Claude Code wrote this error", f"{self.program} wrote this error")
         omitted = list(PROVENANCE["omitted"])
         if lacks_prompt:
-            note += (" A user turn before this response is not in the log either (the person's prompt, which "
-                     "stream-json echoes only with --replay-user-messages, or the summary a compaction started from): "
-                     "the request shown lacks it.")
+            note += " " + self.prompt_missing
             omitted.append("a user turn (the person's prompt)")
         if unended_words:
             note += " " + unended_words
@@ -170,7 +183,7 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
         self._offered.add((key, model, names))
         started = f"was started with model {model} and " if model else ""
         listed = ", ".join(names) if names else "none"
-        self._notes.append(Problem(line, f"Claude Code's init line says the run {started}offered "
+        self._notes.append(Problem(line, f"{self.program}'s init line says the run {started}offered "
                                          f"{plural(len(names), 'tool')} by name ({listed}): the log keeps their names "
                                          "only, not their definitions, so the tool list is neither shown nor counted",
                                    conversation=key, loaded=True))
@@ -223,3 +236,33 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
         both = ", ".join(f"{w} {reported[w]:,} against {summed[w]:,}" for w in differ)
         return [f"the result line's usage differs from the sum of the {plural(len(rounds), 'round')} read since the "
                 f"run began ({both}); each round shows the counts its own lines report"]
+
+
+AMP_THREAD = "T-"
+"""How Amp's thread ids, its output's `session_id`, begin (`T-<uuid>`); Claude Code's session ids are bare UUIDs."""
+
+
+def is_amp(obj: dict) -> bool:
+    """Whether the line is Amp's: its `session_id` is an Amp thread id."""
+    session = obj.get("session_id")
+    return isinstance(session, str) and session.startswith(AMP_THREAD)
+
+
+class AmpStreamJsonFormat(ClaudeStreamJsonFormat):
+    """Amp's `--stream-json` output: Claude Code's stream-json shapes, written by Amp (its thread ids `T-<uuid>`)."""
+
+    name = "amp-stream-json"
+    title = "Amp stream-json output"
+    program = "Amp"
+    no_prompt = "the person's prompt before this response is not in the log: the request shown lacks it"
+    prompt_missing = "A user turn before this response (the person's prompt) is not in the log either: the request " \
+                     "shown lacks it."
+
+    def detect(self, obj: dict) -> str | None:
+        if not is_amp(obj) or not self._detect(obj):
+            return None
+        return "a line in Claude Code's stream-json shape whose 'session_id' is an Amp thread id (T-...): Amp's output"
+
+    def _provenance(self, response: _Response) -> dict:
+        # Whether Amp writes a line before its response ends is not known: its counts are shown as recorded.
+        return self._said(PROVENANCE["note"], response.lacks_prompt, "")
