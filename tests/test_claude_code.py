@@ -513,7 +513,8 @@ def test_amps_claude_compatible_stream_json_is_named_amps_never_claude_codes():
     assert [(c.id, c.name, c.arguments) for c in bash.tool_calls] == [("toolu_01", "Bash", {"command": "echo hello"})]
     assert [p.call_id for p in answer.request.messages[1].tool_results] == ["toolu_01"]
     assert (answer.response.message.text, answer.response.usage.output_tokens) == ("hello", 10)
-    said = [upload.said(n) for n in upload.notes] + [conversation.trace.round_provenance(r).note for r in (bash, answer)]
+    trace = conversation.trace
+    said = [upload.said(n) for n in upload.notes] + [trace.round_provenance(r).note for r in (bash, answer)]
     assert not [s for s in said if "Claude Code" in s]
     assert "Cut out of Amp's stream-json output" in said[-1]
     assert "line 1: Amp's init line says the run offered 3 tools by name (Bash, Read, Write)" in said[0]
