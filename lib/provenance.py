@@ -15,6 +15,7 @@ ORIGIN_TITLES = {
 
 CONVERTED_FROM = {
     "bedrock-converse": "an AWS Bedrock Converse body",
+    "cohere": "a Cohere v2 chat body",
     "gemini": "a Google Gemini generateContent body",
     "inspect": "an Inspect AI model event",
     "ollama": "an Ollama /api/chat body",

@@ -308,12 +308,12 @@ def test_a_tool_run_under_a_millisecond_is_shown_to_two_digits(app):
 
 
 def test_a_file_of_calls_to_an_api_not_read_says_so_where_the_rounds_would_be(app):
-    at = uploaded(app, "containers/ollm-cohere-v2-tool-history.yaml")
+    at = uploaded(app, "containers/ollm-cohere-v1-chat.yaml")
     assert [w.value for w in at.warning] == [
         "This file holds no readable rounds. The sidebar says what it holds and why none could be read."]
     sidebar = " ".join(t.value for t in at.sidebar.text)
-    assert "2 interactions to an API Roundtrip does not read" in sidebar
-    assert "a model call to api.cohere.com/v2/chat, an API Roundtrip does not read" in sidebar
+    assert "1 interaction to an API Roundtrip does not read" in sidebar
+    assert "a model call to api.cohere.com/v1/chat, an API Roundtrip does not read" in sidebar
 
 
 def test_a_trace_that_reported_no_usage_names_no_part_reported_beyond_our_count(app):

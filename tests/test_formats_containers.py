@@ -49,8 +49,8 @@ EXPECTED = [
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
      {"resp_67e52d90176c819180bd8b6823aff4c7093f95c20016a37e": [1, 3]}, 1),
     # Provider-native APIs recorded in cassettes by other projects' tests: Gemini (whole and streamed), Bedrock
-    # Converse (whole, streamed as AWS's binary event stream, refused), Ollama; Cohere's chat, which no format
-    # reads, is counted as a model call left out, not as "not a model call".
+    # Converse (whole, streamed as AWS's binary event stream, refused), Ollama, Cohere's v2 chat; Cohere's v1 chat,
+    # which no format reads, is counted as a model call left out, not as "not a model call".
     ("crewai-gemini-parallel-crew.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 7]}, 3),
     # llm-gemini sends its calls back in the proto's snake_case (`function_call`, `function_response`): they were lost.
@@ -132,8 +132,16 @@ EXPECTED = [
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     ("oi-ollama-tool-call.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
+    # Cohere's v2 chat: its requests shaped like Chat Completions, its answers in Cohere's own words (`tool_plan`,
+    # `finish_reason` "TOOL_CALL", `usage.tokens`). They were left out as calls to an API not read (issue 16).
     ("ollm-cohere-v2-tool-history.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
-     "2 interactions: 0 rounds in 0 conversations; 2 interactions to an API Roundtrip does not read; "
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 4]}, 2),
+    ("langchain-cohere-reasoning-tool-call.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
+    # Cohere's v1 chat (`message`, `chat_history`) is still an API no format reads.
+    ("ollm-cohere-v1-chat.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 0 rounds in 0 conversations; 1 interaction to an API Roundtrip does not read; "
      "0 interactions skipped", {}, 0),
     # The OpenAI Agents SDK's voice pipeline: a transcription, the agent's streamed Responses call, then text-to-speech
     # (`/v1/audio/speech`: `input`, `model`, `voice`, `instructions`), which was read as a second conversation.
@@ -141,11 +149,11 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "3 interactions: 1 round in 1 conversation; 1 interaction not a model call; 1 interaction to an API Roundtrip "
      "does not read; 0 interactions skipped", {"resp_0f4c5a783ebc79bc00699336f0df488194bddca1fa9a623a2e": [1]}, 0),
-    # Cohere's v2 chat streamed: its events were read as Chat Completions chunks ("'choices' is missing").
+    # Cohere's v2 chat streamed (message-start, tool-plan-delta, tool-call-delta, message-end): its events were read as
+    # Chat Completions chunks ("'choices' is missing"), then left out as another API's.
     ("langchain-cohere-stream-tool-call.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
-     "1 interaction: 0 rounds in 0 conversations; 1 interaction to an API Roundtrip does not read; "
-     "0 interactions skipped", {}, 0),
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
     ("logfire-openrouter-stream-reasoning.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
@@ -1174,11 +1182,11 @@ def test_togethers_eos_finish_reason_is_the_model_ending_its_answer():
 
 
 def test_model_calls_to_an_api_no_format_reads_are_named_as_such_not_as_no_model_call():
-    result = upload("ollm-cohere-v2-tool-history.yaml")
+    result = upload("ollm-cohere-v1-chat.yaml")
     assert [result.said(n) for n in result.notes] == [
-        "interaction 1: a model call to api.cohere.com/v2/chat, an API Roundtrip does not read (it reads Chat "
-        "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out, and so "
-        "is 1 more call to it"]
+        "interaction 1: a model call to api.cohere.com/v1/chat, an API Roundtrip does not read (it reads Chat "
+        "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's v2 chat): "
+        "left out"]
     assert "not model calls" not in result.summary()
 
 
@@ -1189,7 +1197,8 @@ def test_a_text_to_speech_call_is_named_as_a_call_to_an_api_not_read_not_read_as
     assert [c.trace.model for c in result.conversations] == ["gpt-4o"]
     assert [result.said(n) for n in result.notes] == [
         "interaction 3: a model call to api.openai.com/v1/audio/speech, an API Roundtrip does not read (it reads Chat "
-        "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out"]
+        "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's v2 chat): "
+        "left out"]
 
 
 def test_a_speech_request_logged_as_a_line_is_not_a_responses_request():
@@ -1198,16 +1207,6 @@ def test_a_speech_request_logged_as_a_line_is_not_a_responses_request():
               "instructions": "Read out the text."}
     assert not is_responses_request(speech)
     assert is_responses_request({"input": "Bonjour", "model": "gpt-4.1", "instructions": "Be nice"})
-
-
-def test_a_streamed_call_to_an_api_no_format_reads_is_named_as_such_not_as_a_broken_chunk():
-    # langchain-cohere's recording: `model` and `messages` as Chat Completions has them, answered in Cohere's own
-    # events (message-start, tool-call-delta, ...). Unstreamed, it was named; streamed, it was "'choices' is missing".
-    result = upload("langchain-cohere-stream-tool-call.yaml")
-    assert result.problems == ()
-    assert [result.said(n) for n in result.notes] == [
-        "interaction 1: a model call to api.cohere.com/v2/chat, an API Roundtrip does not read (it reads Chat "
-        "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out"]
 
 
 def test_a_stream_that_holds_only_an_error_event_is_a_round_with_that_error():

@@ -823,6 +823,8 @@ STREAM_WORDS = ("The response came as a stream: the body shown is assembled here
     ("containers/ollm-bedrock-converse-stream-tool.yaml", [True]),  # ConverseStream
     ("containers/langchain-aws-agent-loop-stream.yaml.gz", [True, False]),  # ConverseStream, then Converse
     ("containers/ollm-bedrock-invoke-stream-nova.yaml", [True]),  # InvokeModelWithResponseStream, Converse events
+    ("containers/langchain-cohere-stream-tool-call.yaml", [True]),  # Cohere's v2 chat, its own events
+    ("containers/ollm-cohere-v2-tool-history.yaml", [False, False]),  # Cohere's v2 chat, whole
 ])
 def test_a_streamed_answer_converted_from_another_api_is_said_to_be_assembled_from_its_stream(fixture, streamed):
     # OpenAI's and Anthropic's streams said so; Gemini's, Ollama's and Bedrock's, converted to another body on top,
@@ -1131,3 +1133,55 @@ def test_a_call_made_again_whose_earlier_copies_each_got_another_result_is_not_a
     assert [p.content for m in last.request.messages for p in m.tool_results] == [
         '{"roll":1}', '{"roll":2}', '{"roll":3}']
     assert [f.code for f in run_checks(conversation.trace)] == []
+
+
+def test_a_cohere_v2_chat_run_is_its_rounds_with_calls_results_and_counts_as_cohere_sent_them():
+    # openllmetry's recording of Cohere's v2 chat: two calls, then their results sent back. Both calls were left out
+    # as "a model call to an API Roundtrip does not read".
+    upload = _read("containers/ollm-cohere-v2-tool-history.yaml")
+    assert upload.notes == ()
+    [conversation] = upload.conversations
+    first, second = conversation.trace.rounds
+    assert conversation.trace.model == "command-r"
+    assert [(c.id, c.name, c.arguments) for c in first.tool_calls] == [
+        ("get_time_dp3men9jrvhf", "get_time", {"location": "Tokyo"}),
+        ("get_weather_d7arjgsc96yf", "get_weather", {"location": "Tokyo"})]
+    # `tool_plan`: what the model said it would do before its calls.
+    assert first.response.message.text == "I will search for the current time and weather in Tokyo."
+    assert [(r.response.finish_reason, r.response.stop) for r in (first, second)] == [
+        ("tool_calls", "tool_calls"), ("stop", "end")]
+    assert [(r.call_id, r.content) for m in second.request.messages for r in m.tool_results] == [
+        ("get_time_dp3men9jrvhf", "4:20 PM"), ("get_weather_d7arjgsc96yf", "Sunny 20 degrees Celsius")]
+    assert second.response.message.text.startswith("The current time in Tokyo is 4:20 PM")
+    # `usage.tokens`, what the model read (Cohere's own prompt included), not `billed_units` (62 in, 28 out).
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in (first, second)] == [
+        (968, 83), (1094, 102)]
+    assert _findings(upload, "missing-tool-result") == []
+    # The client sent the turn back without its tool_plan: true, and said.
+    [rewritten] = _findings(upload, "history-rewritten")
+    assert "the text the model wrote beside its calls is left out" in rewritten.message
+
+
+def test_a_cohere_v2_stream_is_joined_into_the_call_and_plan_it_streamed():
+    # langchain-cohere's recording: the plan in 24 tool-plan-delta events, the arguments in 17 tool-call-delta events.
+    from lib.provenance import origin_line
+    upload = _read("containers/langchain-cohere-stream-tool-call.yaml")
+    assert (upload.problems, upload.notes) == ((), ())
+    [conversation] = upload.conversations
+    [round_] = conversation.trace.rounds
+    assert [(c.id, c.name, c.arguments) for c in round_.tool_calls] == [
+        ("Person_2fnrphbsnr66", "Person", {"name": "Erick", "age": 27})]
+    assert round_.response.message.text.startswith("I will use the Person tool to create a person with the name Erick")
+    assert (round_.response.finish_reason, round_.response.usage.input_tokens) == ("tool_calls", 906)
+    assert origin_line(conversation.trace, round_).startswith("Converted from a Cohere v2 chat body")
+
+
+def test_a_cohere_reasoning_answer_keeps_its_thinking_and_cached_count():
+    # command-a-reasoning's gzip answer: a `thinking` block, then the call; `usage.cached_tokens` beside the counts.
+    [conversation] = _read("containers/langchain-cohere-reasoning-tool-call.yaml").conversations
+    [round_] = conversation.trace.rounds
+    thinking = [p for p in round_.response.message.parts if getattr(p, "type", None) == "thinking"]
+    assert len(thinking) == 1 and thinking[0].raw["thinking"].startswith("Okay, the user is asking for the weather")
+    assert [(c.name, c.arguments) for c in round_.tool_calls] == [("get_the_weather", {"location": "Osaka"})]
+    usage = round_.response.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (1494, 330, 1008)

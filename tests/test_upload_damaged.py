@@ -48,7 +48,7 @@ def test_each_recording_reads_clean_before_any_damage(fixture):
     recording = opened(fixture)
     data = recording.write(recording.values)
     upload = _upload(recording.name, data)
-    # Cohere's calls: read, and named as an API left out; token counts: read, and none of them a model call.
+    # Cohere's v1 calls: read, and named as an API left out; token counts: read, and none of them a model call.
     assert upload.rounds > 0 or upload.unread_calls > 0 or upload.not_calls == upload.lines > 0
     _assert_sound(upload, data)
 

@@ -23,6 +23,7 @@ from lib.logs import chat_shape as convert
 from lib.logs.chat_shape import describe
 from lib.logs.bedrock_converse import (BedrockConverseFormat, invoke_stream_events, invoke_stream_response,
                                       stream_response)
+from lib.logs.cohere import CohereFormat, joined_events
 from lib.logs.gemini import GeminiFormat
 from lib.logs.limits import gunzipped_at_most, limits
 from lib.logs.ollama import OllamaFormat, joined_chunks
@@ -46,6 +47,9 @@ own API (Messages for Claude, Converse's shape for Amazon Nova), streamed inside
 OLLAMA_PATH = "/api/chat"
 """Ollama's native chat path."""
 
+COHERE_PATH = "/v2/chat"
+"""Cohere's v2 chat path: its requests are shaped like Chat Completions, its answers in Cohere's own words."""
+
 GEMINI_BATCH_PATH = re.compile(r"/models/([^/:]+):batchGenerateContent$", re.IGNORECASE)
 """Gemini's Batch API, created with inline requests (`batch.inputConfig.requests.requests`); the model is in the
 path."""
@@ -62,7 +66,7 @@ MESSAGE_BATCHES_PATH = re.compile(r"/v1/messages/batches(?:/([^/]+)(?:/(results|
 own id alone is a poll for its status, `cancel` a cancellation."""
 
 MODEL_CALL_KEYS = ("messages", "message", "contents", "prompt", "inputText", "chat_history", SPEECH_KEY)
-"""Request keys that make a POST a model call, in an API of its own when no format here reads it (Cohere's chat,
+"""Request keys that make a POST a model call, in an API of its own when no format here reads it (Cohere's v1 chat,
 OpenAI's text-to-speech)."""
 
 BEDROCK_TOKEN_HEADERS = {"input_tokens": "x-amzn-bedrock-input-token-count",
@@ -128,6 +132,7 @@ class ExchangeReader:
     def __init__(self) -> None:
         self.responses = ResponsesFormat()
         self.gemini, self.bedrock, self.ollama = GeminiFormat(), BedrockConverseFormat(), OllamaFormat()
+        self.cohere = CohereFormat()
         self.inflater = Inflater(limits().decompressed_bytes)
         self.not_calls = 0
         """Exchanges read that were no model call."""
@@ -193,7 +198,7 @@ class ExchangeReader:
         error = _error(response, exchange.status)
         if error is None and not (anthropic_messages.is_response(response) or openai_chat.is_response(response)):
             if isinstance(response, dict) and not by_path:
-                # A request shaped like Chat Completions (Cohere's v2 chat) answered in another API's words.
+                # A request shaped like Chat Completions answered in another API's words (a proxy's own).
                 self._left_out(exchange, request, line)
                 return
             response = None
@@ -312,7 +317,8 @@ class ExchangeReader:
         """What the exchanges read lack: a note per API whose calls were left out (where the first is, and how many
         there were), and one for the calls whose response body was recorded empty."""
         notes = [Problem(items[0], f"a model call to {api}, an API Roundtrip does not read (it reads Chat Completions, "
-                         "Anthropic Messages, the Responses API, Gemini, Bedrock Converse and Ollama): left out"
+                         "Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's v2 "
+                         "chat): left out"
                          + (f", and so {'is' if len(items) == 2 else 'are'} {plural(len(items) - 1, 'more call')} "
                             "to it" if len(items) > 1 else ""), loaded=True)
                  for api, items in self.unread.items()]
@@ -339,9 +345,12 @@ class ExchangeReader:
             return self.gemini, {"model": unquote(found.group(1))}
         if path.endswith(OLLAMA_PATH):
             return self.ollama, {}
+        if path.rstrip("/").endswith(COHERE_PATH):
+            return self.cohere, {}
         if path.endswith(("/chat/completions", "/messages")):
             return None
-        found = next(((f, {}) for f in (self.bedrock, self.gemini, self.ollama) if f.is_request(request)), None)
+        found = next(((f, {}) for f in (self.bedrock, self.gemini, self.ollama, self.cohere) if f.is_request(request)),
+                     None)
         if found is not None and found[0] is self.bedrock and (invoked := INVOKE_PATH.search(path)) is not None:
             return self.bedrock, {"modelId": unquote(invoked.group(1))}  # Amazon Nova through InvokeModel
         return found
@@ -426,6 +435,8 @@ def _native_response(exchange: Exchange, provider: ProviderPairFormat, label: st
             return stream_response(bytes(body)), True
     if isinstance(provider, GeminiFormat) and _is_stream(body, exchange.response_type):
         return _events(_text(body, label, inflater), label), False
+    if isinstance(provider, CohereFormat) and _is_stream(body, exchange.response_type):
+        return joined_events(_events(_text(body, label, inflater), label)), True
     if isinstance(provider, OllamaFormat):
         text = _text(body, label, inflater).strip() if not isinstance(body, (dict, list)) else None
         if text and "\n" in text:  # one JSON object per line: a stream's chunks
@@ -456,7 +467,7 @@ def _response(exchange: Exchange, label: str, dialect: str | None,
         return (finals[-1] if finals else None), None
     reader = AnthropicStreamFormat() if dialect == ANTHROPIC else OpenAIChatStreamFormat()
     if events and not any(reader.detect(e) or "choices" in e for e in events):
-        # Another API's stream (Cohere's v2 chat) under a request shaped like Chat Completions: its first event
+        # Another API's stream under a request shaped like Chat Completions: its first event
         # stands for the answer, which `_calls` names as another API's words, as it does an unstreamed one.
         return events[0], None
     records = [r for number, event in enumerate(events, start=1) for r in reader.feed(event, number)]
