@@ -14,6 +14,7 @@ ORIGIN_TITLES = {
 """Each origin as the line shown next to a payload (our own words)."""
 
 CONVERTED_FROM = {
+    "adk-session": "a Google ADK session event",
     "bedrock-converse": "an AWS Bedrock Converse body",
     "cohere": "a Cohere v2 chat body",
     "gemini": "a Google Gemini generateContent body",

@@ -36,6 +36,11 @@ EXPECTED = [
      "22 elements: 10 rounds in 1 conversation; 0 elements skipped", {"line 1": [2, 4, 6, 8, 10, 12, 14, 16, 18, 20]}, 0),
     ("swe-agent-test-repo.traj", {"swe-agent": "'history' beside 'trajectory' or 'info' (a SWE-agent trajectory)"},
      "1 document: 4 rounds in 1 conversation; 0 documents skipped", {"trajectory 1": [2, 4, 6, 8]}, 4),
+    # A Google ADK session's events (issue 16): matched no format.
+    ("adk-session-function-call.json",
+     {"adk-session": "'events' each with an 'author' and an invocation id (a Google ADK session)"},
+     "1 document: 3 rounds in 1 conversation; 0 documents skipped",
+     {"ead43200-b575-4241-9248-233b4be4f29a": [1, 3, 5]}, 1),
     ("tau-bench-airline.json", {"agent-episode": "messages under 'traj' (a tau-bench style episode)"},
      "2 elements: 7 rounds in 2 conversations; 0 elements skipped",
      {"episode 1 (task 10, trial 1)": [2, 4, 6, 8], "episode 2 (task 35, trial 3)": [2, 4, 6]}, 3),

@@ -1185,3 +1185,53 @@ def test_a_cohere_reasoning_answer_keeps_its_thinking_and_cached_count():
     assert [(c.name, c.arguments) for c in round_.tool_calls] == [("get_the_weather", {"location": "Osaka"})]
     usage = round_.response.usage
     assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (1494, 330, 1008)
+
+
+def test_a_google_adk_session_is_one_conversation_a_round_per_model_answer_cut_from_its_events():
+    # google/adk-python's test session: a greeting, then a function_call to update_fc, its function_response and the
+    # answer. It matched no format.
+    upload = _read("containers/adk-session-function-call.json")
+    assert list(upload.formats) == ["adk-session"]
+    [conversation] = upload.conversations
+    greeting, call, answer = conversation.trace.rounds
+    assert conversation.id == "ead43200-b575-4241-9248-233b4be4f29a"
+    assert greeting.response.message.text.startswith("Hello! 👋  How can I help you today?")
+    [made] = call.tool_calls
+    assert (made.name, made.arguments["data_one"], made.arguments["data_three"]) == (
+        "update_fc", "RRRR", ["apple", "banana"])
+    assert [m.role for m in answer.request.messages] == ["user", "assistant", "user", "assistant", "tool"]
+    assert answer.request.messages[4].tool_results[0].call_id == made.id
+    assert answer.response.message.text.startswith("OK. I've updated the data.")
+    # The session keeps no request: each is the events before the answer, and said to be.
+    assert all(r.request_from_transcript for r in conversation.trace.rounds)
+    assert _findings(upload, "missing-tool-result") == []
+
+
+def test_an_adk_session_as_the_web_api_writes_it_keeps_its_counts_and_call_ids():
+    # The same shape in the web API's camelCase, with the fields later ADK adds: usageMetadata, finishReason, ids.
+    event = {"invocationId": "e-1", "author": "agent", "id": "b", "timestamp": 1750052502.5,
+             "content": {"role": "model", "parts": [{"functionCall": {"id": "adk-1", "name": "roll_die",
+                                                                      "args": {"sides": 50}}}]},
+             "usageMetadata": {"promptTokenCount": 555, "candidatesTokenCount": 5}, "finishReason": "STOP"}
+    session = {"id": "s", "appName": "dice", "userId": "u", "events": [
+        {"invocationId": "e-1", "author": "user", "id": "a", "timestamp": 1750052501.0,
+         "content": {"role": "user", "parts": [{"text": "Roll a 50 sided die"}]}},
+        {**event, "partial": True, "id": "p"}, event,
+        {"invocationId": "e-1", "author": "agent", "id": "c", "timestamp": 1750052503.0,
+         "content": {"role": "user", "parts": [{"functionResponse": {"id": "adk-1", "name": "roll_die",
+                                                                     "response": {"result": 13}}}]}},
+        {"invocationId": "e-1", "author": "agent", "id": "d", "timestamp": 1750052504.0,
+         "content": {"role": "model", "parts": [{"text": "I rolled a 13."}]}}]}
+    upload = read_upload([("session.json", orjson.dumps(session))])
+    [conversation] = upload.conversations
+    rolled, said = conversation.trace.rounds
+    assert [(c.name, c.arguments) for c in rolled.tool_calls] == [("roll_die", {"sides": 50})]
+    assert (rolled.response.usage.input_tokens, rolled.response.usage.output_tokens) == (555, 5)
+    assert said.request.messages[2].tool_results[0].content == '{"result": 13}'
+    assert said.response.message.text == "I rolled a 13."
+
+
+def test_adk_session_detection_claims_no_other_format_s_lines():
+    from lib.logs.adk import AdkSessionFormat
+    from tests.formats_support import assert_detects_only_its_own
+    assert_detects_only_its_own(AdkSessionFormat)

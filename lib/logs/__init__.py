@@ -9,7 +9,7 @@ Adding a format is one new module and one line in FORMATS.
 
 from __future__ import annotations
 
-from lib.logs import (batches, bedrock_converse, cassettes, claude_code, claude_stream_json, finetune, gemini, har,
+from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, finetune, gemini, har,
                       inspect_log, langfuse, ollama, pairs, recorded_streams, responses, sharegpt, spans, streams,
                       trajectories)
 from lib.logs.record import LogFormat
@@ -21,6 +21,7 @@ FORMATS: tuple[type[LogFormat], ...] = (
     cassettes.CassetteFormat,
     har.HarEntryFormat,
     trajectories.SweAgentFormat,
+    adk.AdkSessionFormat,
     trajectories.EpisodeFormat,
     spans.SpanFormat,
     batches.AnthropicBatchFormat,

@@ -423,8 +423,8 @@ def _streaming_path(path: re.Pattern, url: str) -> bool:
 
 def _native_response(exchange: Exchange, provider: ProviderPairFormat, label: str,
                      inflater: Inflater) -> tuple[Any, bool]:
-    """A native call's response body: a stream as the list of its chunks (Gemini), or joined (Ollama, Bedrock), and
-    whether it is a stream joined here."""
+    """A native call's response body: a stream as the list of its chunks (Gemini), or joined (Ollama, Bedrock,
+    Cohere), and whether it is a stream joined here."""
     body = exchange.response_body
     if isinstance(provider, BedrockConverseFormat) and isinstance(body, (bytes, bytearray)):
         if _streaming_path(INVOKE_PATH, exchange.url):
