@@ -137,6 +137,12 @@ EXPECTED = [
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     ("oi-ollama-tool-call.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
+    # An OpenAI Batch recorded over HTTP (issue 16): the input file uploaded as a multipart form, the batch created and
+    # polled, the output file's content; every interaction was "not a model call".
+    ("ruby-llm-openai-batch-responses.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "5 interactions: 2 rounds in 2 conversations; 3 interactions not model calls; 0 interactions skipped",
+     {"0": [1], "1": [1]}, 0),
     # Cohere's v2 chat: its requests shaped like Chat Completions, its answers in Cohere's own words (`tool_plan`,
     # `finish_reason` "TOOL_CALL", `usage.tokens`). They were left out as calls to an API not read (issue 16).
     ("ollm-cohere-v2-tool-history.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},

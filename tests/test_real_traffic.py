@@ -1235,3 +1235,25 @@ def test_adk_session_detection_claims_no_other_format_s_lines():
     from lib.logs.adk import AdkSessionFormat
     from tests.formats_support import assert_detects_only_its_own
     assert_detects_only_its_own(AdkSessionFormat)
+
+
+def test_an_openai_batch_recorded_over_http_is_its_uploaded_requests_joined_to_the_output_file_by_custom_id():
+    # ruby_llm's recording: the JSONL of two /v1/responses requests uploaded to /v1/files as a multipart form, the
+    # batch created and polled until it named its output file, then that file's content. All five interactions were
+    # "not a model call".
+    upload = _read("containers/ruby-llm-openai-batch-responses.yml")
+    assert (upload.problems, upload.notes) == ((), ())
+    assert {c.id: [r.response.message.text for r in c.trace.rounds] for c in upload.conversations} == {
+        "0": ["4"], "1": ["Jupiter"]}
+    asked = {c.id: c.trace.rounds[0].request.messages[0].text for c in upload.conversations}
+    assert asked == {"0": "What is 2 + 2? Just the number.", "1": "Name the largest planet in our solar system. One word."}
+    assert [c.trace.rounds[0].response.usage.output_tokens for c in upload.conversations] == [109, 115]
+
+
+def test_an_openai_batch_whose_output_was_not_recorded_is_its_requests_alone():
+    import yaml
+    cassette = yaml.safe_load((FIXTURES / "containers/ruby-llm-openai-batch-responses.yml").read_text())
+    cassette["http_interactions"] = cassette["http_interactions"][:-1]  # the output file's content
+    upload = read_upload([("batch.yml", yaml.safe_dump(cassette).encode())])
+    assert upload.problems == ()
+    assert [(c.id, c.trace.rounds[0].response) for c in upload.conversations] == [("0", None), ("1", None)]

@@ -65,6 +65,16 @@ MESSAGE_BATCHES_PATH = re.compile(r"/v1/messages/batches(?:/([^/]+)(?:/(results|
 """Anthropic's Message Batches: created by a POST of `requests`, answered by `<id>/results` in JSON lines; a batch's
 own id alone is a poll for its status, `cancel` a cancellation."""
 
+OPENAI_FILES_PATH = re.compile(r"/v1/files(?:/([^/]+)/content)?/?$")
+"""OpenAI's file upload (a multipart POST; a Batch's input file is its requests in JSON lines) and a file's content
+(a finished Batch's output file: its results in JSON lines)."""
+
+OPENAI_BATCHES_PATH = re.compile(r"/v1/batches(?:/([^/]+))?/?$")
+"""OpenAI's Batch API: created from an uploaded input file, then polled until it names its output file."""
+
+BATCH_URLS = {"/v1/chat/completions": "chat", "/v1/responses": "responses"}
+"""The Batch endpoints whose requests and results are read, by the API their bodies are in."""
+
 MODEL_CALL_KEYS = ("messages", "message", "contents", "prompt", "inputText", "chat_history", SPEECH_KEY)
 """Request keys that make a POST a model call, in an API of its own when no format here reads it (Cohere's v1 chat,
 OpenAI's text-to-speech)."""
@@ -144,6 +154,12 @@ class ExchangeReader:
         """Items of the model calls recorded with an empty request body (a recorder that scrubbed it)."""
         self.message_batches = AnthropicBatchFormat()
         """Joins the requests a Message Batch was created with to the results it was answered with."""
+        self.batch_inputs: dict[str, tuple[int, dict[str, dict]]] = {}
+        """OpenAI Batch input files uploaded, by file id: the item that uploaded each, and its request lines not yet
+        answered, by custom_id."""
+        self.batch_files: dict[str, str] = {}
+        """The input file of each OpenAI Batch created, by batch id, and of each output or error file a poll named, by
+        file id."""
         self.gemini_batches: dict[str, tuple[int, str, list]] = {}
         """Gemini batches created and not yet seen answered, by name: the item that created each, its model, and its
         inline requests in order."""
@@ -166,6 +182,10 @@ class ExchangeReader:
         if (batch := MESSAGE_BATCHES_PATH.search(path)) is not None:
             yield from self._message_batch(exchange, batch, line)
             return
+        if (files := OPENAI_FILES_PATH.search(path)) is not None or OPENAI_BATCHES_PATH.search(path) is not None:
+            if (yielded := self._openai_batch(exchange, files, line)) is not None:
+                yield from yielded
+                return
         if (created := GEMINI_BATCH_PATH.search(path)) is not None or GEMINI_BATCH_NAME.search(path) is not None:
             yield from self._gemini_batch(exchange, created, line)
             return
@@ -230,6 +250,86 @@ class ExchangeReader:
         else:
             self.not_calls += 1
 
+    def _openai_batch(self, exchange: Exchange, files: re.Match | None, line: int) -> list[CallRecord] | None:
+        """The calls of an OpenAI Batch recorded over HTTP: its input file's request lines, uploaded as a multipart
+        form, kept by file id; the batch created from that file; the polls, until one names the output file; then
+        that file's content, each result joined on its custom_id to the request it answers, as the batch files are
+        (lib/logs/batches.py). None for an exchange that is no part of a batch this file holds (a Gemini batch's)."""
+        where = f"{exchange.method} {exchange.url}"
+        method, failed = exchange.method.upper(), exchange.status is not None and exchange.status >= 400
+        if files is not None and files.group(1) is not None:  # a file's content: JSON lines, not one object
+            answer = {}
+        else:
+            answer = {} if failed else _json(exchange.response_body, f"the response body of {where}", self.inflater)
+            answer = answer if isinstance(answer, dict) else {}
+        if files is not None and files.group(1) is None and method == "POST":
+            label = f"the request body of {where}"
+            requests = _batch_lines(_text(exchange.request_body, label, self.inflater), label, self.inflater)
+            if requests and isinstance(answer.get("id"), str):
+                self.batch_inputs[answer["id"]] = (line, requests)
+            else:
+                self.not_calls += 1  # a file for another purpose (fine-tuning), a batch not read here, or one refused
+            return []
+        if files is not None and files.group(1) is not None:
+            input_file = self.batch_files.get(files.group(1))
+            if input_file is None or failed:
+                self.not_calls += 1
+                return []
+            label = f"the response body of {where}"
+            return [record for piece in _text(exchange.response_body, label, self.inflater).splitlines()
+                    if piece.strip() for record in self._batch_result(_json(piece, label, self.inflater), input_file,
+                                                                      line)]
+        if files is not None:
+            return None
+        batch = answer if answer.get("object") == "batch" else {}
+        input_file = batch.get("input_file_id")
+        if not isinstance(input_file, str) or input_file not in self.batch_inputs:
+            if method == "GET" and self.gemini_batches:
+                return None  # a Gemini batch's name can read like one of OpenAI's
+            self.not_calls += 1
+            return []
+        if isinstance(batch.get("id"), str):
+            self.batch_files[batch["id"]] = input_file
+        for key in ("output_file_id", "error_file_id"):
+            if isinstance(batch.get(key), str):
+                self.batch_files[batch[key]] = input_file
+        self.not_calls += 1  # a creation or a poll: the calls come with the results
+        return []
+
+    def _batch_result(self, result: Any, input_file: str, line: int) -> Iterator[CallRecord]:
+        """One line of a Batch's output (or error) file, joined to the request it answers."""
+        if not isinstance(result, dict):
+            raise LineProblem(f"a line of the batch's results is {describe(result)}, expected a result object")
+        custom_id = result.get("custom_id")
+        named = str(custom_id) if isinstance(custom_id, (str, int)) and not isinstance(custom_id, bool) else None
+        pending = self.batch_inputs.get(input_file, (line, {}))[1]
+        sent = pending.pop(named, None) if named is not None else None
+        yield from self._batch_call(sent, result, line, named)
+
+    def _batch_call(self, sent: dict | None, result: dict | None, line: int,
+                    name: str | None) -> Iterator[CallRecord]:
+        """A Batch request line and the result line that answers it (either may be None), read as the API its url
+        names: Chat Completions as a pair, a Responses API request through the Responses reader."""
+        answered = convert.object_at(result, "response") if isinstance(result, dict) else {}
+        body = answered.get("body") if isinstance(answered.get("body"), dict) else None
+        # A result whose request is not here says its API by its body alone.
+        kind = _batch_api(sent) if sent is not None else \
+            "responses" if isinstance(body, dict) and body.get("object") == "response" else "chat"
+        status = convert.as_int(answered.get("status_code"))
+        request = convert.object_at(sent, "body") if sent is not None else None
+        error = _error(body, status)
+        failed = convert.object_at(result, "error") if isinstance(result, dict) else {}
+        if error is None and failed:
+            error = {"status": status, "body": failed, "message": str(failed.get("message") or "the request failed")}
+        if kind == "responses":
+            for record in self.responses.feed({"request": request, "response": None if error else body,
+                                               "status_code": status}, line):
+                record.name, record.error = name, error or record.error
+                yield record
+            return
+        response = body if error is None and openai_chat.is_response(body) else None
+        yield CallRecord(line=line, dialect=OPENAI, request=request, response=response, error=error, name=name)
+
     def _gemini_batch(self, exchange: Exchange, created: re.Match | None, line: int) -> Iterator[CallRecord]:
         """The calls of a Gemini batch of inline requests: the requests it was created with, kept by the batch's name,
         each joined to the answer at its place once a fetch of the batch holds them. A poll is no model call."""
@@ -285,6 +385,12 @@ class ExchangeReader:
     def finish(self) -> Iterator[CallRecord]:
         """The batch requests still waiting for their results (or results for their requests) at the end."""
         yield from self.message_batches.finish()
+        created = set(self.batch_files.values())
+        inputs, self.batch_inputs = self.batch_inputs, {}
+        for file_id, (line, pending) in inputs.items():
+            if file_id in created:  # a file uploaded for a batch never created holds no calls
+                for custom_id, sent in pending.items():
+                    yield from self._batch_call(sent, None, line, custom_id)
         batches, self.gemini_batches = self.gemini_batches, {}
         for line, model, requests in batches.values():
             for place, request in enumerate(requests):
@@ -378,6 +484,27 @@ class ExchangeFormat(LogFormat):
 
     def notes(self) -> list[Problem]:
         return self.reader.notes()
+
+
+def _batch_lines(text: str, label: str, inflater: Inflater) -> dict[str, dict]:
+    """The request lines of a Batch input file in a multipart upload's body, by custom_id; empty when the body holds
+    none (a file for another purpose)."""
+    lines: dict[str, dict] = {}
+    for piece in text.splitlines():
+        piece = piece.strip()
+        if not piece.startswith("{"):
+            continue  # the form's boundaries and part headers, and its other fields (`purpose`)
+        request = _json(piece, label, inflater)
+        if isinstance(request, dict) and isinstance(request.get("custom_id"), (str, int)) and _batch_api(request):
+            lines.setdefault(str(request["custom_id"]), request)
+    return lines
+
+
+def _batch_api(line: dict) -> str | None:
+    """The API a Batch request line's body is in, by its url; None for a line to an endpoint no format here reads
+    (embeddings, moderations), or no request line at all."""
+    url = line.get("url")
+    return BATCH_URLS.get(url.split("?")[0].rstrip("/")) if isinstance(url, str) and "body" in line else None
 
 
 def _error(response: Any, status: int | None) -> dict | None:
