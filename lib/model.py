@@ -440,6 +440,14 @@ class Round:
         return bool(request.messages) or request.system is not None or bool(request.tools)
 
     @property
+    def answer_recorded(self) -> bool:
+        """False when the log kept none of the model's turn: an empty assistant turn in a round completed from a
+        partial record (a span without content capture keeps the model, token counts and finish, not the words)."""
+        response, provenance = self.response, self.provenance
+        return (response is None or bool(response.message.parts) or provenance is None
+                or provenance.origin != "completed")
+
+    @property
     def request_from_transcript(self) -> bool:
         """True when the importer cut this request out of a transcript (the turns before this one): no request
         with exactly this history is on record as sent."""

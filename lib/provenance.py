@@ -88,3 +88,7 @@ def provenance_detail(provenance: Provenance) -> str:
     if provenance.omitted:
         pieces.append("The recorded request lacks: " + ", ".join(provenance.omitted) + ".")
     return " ".join(pieces)
+
+
+ANSWER_NOT_CAPTURED = "The log did not capture this turn's content: what the model wrote is not in the record."
+"""Said on a model's turn the log kept none of (Round.answer_recorded): not that the model wrote nothing."""

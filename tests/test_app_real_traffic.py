@@ -378,3 +378,11 @@ def test_a_gap_from_a_tool_list_the_span_did_not_keep_is_put_down_to_that_list_f
     assert ("The reported input is 28 tokens more than our count, 56% of the input. Why: the log kept no tool "
             "list, though the model called tools, so the list that was sent and billed is not in our count; "
             "the provider's chat template adds tokens we cannot see.") in shown
+
+
+def test_a_model_turn_the_span_did_not_capture_is_not_said_to_hold_no_content(app):
+    # opentelemetry-instrumentation-openai-v2 without content capture: the span keeps the model, the token counts and
+    # finish_reason 'tool_calls', not what the model wrote. "(no content)" reads as "the model wrote nothing".
+    shown = screen(uploaded(app, "otlp-span-per-call-no-content.jsonl"))
+    assert "(no content)" not in shown
+    assert "The log did not capture this turn's content: what the model wrote is not in the record." in shown

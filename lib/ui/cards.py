@@ -23,6 +23,7 @@ from lib.growth import ORIGIN_WORDS, Growth, MessageEntry, against_words, held_a
 from lib.summary import tool_list_missing, tool_list_never_logged
 from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
+from lib.provenance import ANSWER_NOT_CAPTURED
 from lib.checks import Finding
 from lib.failures import NO_RESPONSE, failure_heading, is_replay_miss, odd_status
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, join_path
@@ -133,7 +134,7 @@ def _badges_at(marks: list[Mark], path: str, steps: bool = True) -> None:
             finding_badge(mark)
 
 
-def _parts(message: Message, base: str, marks: list[Mark]) -> None:
+def _parts(message: Message, base: str, marks: list[Mark], empty: str = "(no content)") -> None:
     for part in message.parts:
         path = join_path(base, part.path)
         _badges_at(marks, path)
@@ -154,7 +155,7 @@ def _parts(message: Message, base: str, marks: list[Mark]) -> None:
                 plain.text(f"A {part.type} part, kept as sent")
                 code_block(part.raw)
     if not message.parts:
-        st.text("(no content)")
+        st.text(empty)
 
 
 def money_block(call: ToolCallPart) -> None:
@@ -303,7 +304,8 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
             plain.text(f"model {response.model}")
         if response.message_path:
             _badges_at(marks, response.message_path)
-        _parts(response.message, response.message_path, marks)
+        _parts(response.message, response.message_path, marks,
+               "(no content)" if round_.answer_recorded else ANSWER_NOT_CAPTURED)
     if response.finish_reason_path:
         _badges_at(marks, response.finish_reason_path)
         if not stop_said:
