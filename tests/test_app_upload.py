@@ -198,3 +198,14 @@ def test_a_claude_code_session_without_tool_calls_does_not_say_its_request_had_n
     shown = screen(at)
     assert "It reads logs." in shown and TOOL_LIST_NOT_LOGGED in shown
     assert "No tools in this request" not in shown
+
+
+def test_a_file_no_format_reads_names_each_skipped_line_once(app):
+    # Two objects no format reads: line 1's one entry says why the file matched nothing (what came closest), in place
+    # of a second entry on the same line saying it matches no known log format.
+    at = _upload(app, ("notes.jsonl", b'{"city": "Paris", "unit": "celsius"}\n{"city": "Oslo"}\n'))
+    skipped = next(e for e in at.sidebar.expander if e.label.startswith("Skipped"))
+    listed = "\n".join(t.value for t in skipped.text).splitlines()
+    assert [entry.split(":")[0] for entry in listed] == ["line 1", "line 2"]
+    assert listed[0].startswith("line 1: no line of the file matches a known log format; none comes close")
+    assert listed[1] == "line 2: matches no known log format"

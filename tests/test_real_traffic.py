@@ -232,7 +232,8 @@ def test_a_file_nothing_detects_says_which_formats_came_closest_and_why():
     line = b'{"messages": [{"role": "system", "content": "# Airline Agent Policy"}, {"role": "user", "content": "Hi!"}]}\n'
     upload = read_upload([("cut.jsonl", line * 2)])
     said = [p.message for p in upload.problems]
-    assert "matches no known log format" in said[0]
+    assert [p.line for p in upload.problems] == [1, 2]  # line 1 once: the reason stands in place of "matches none"
+    assert said[0].startswith("no line of the file matches a known log format")
     closest = next(m for m in said if "closest" in m)
     assert "OpenAI fine-tuning chat: has 'messages', but no assistant turn" in closest
     assert "'model', 'tools' or 'functions'" in closest

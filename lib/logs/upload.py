@@ -62,6 +62,8 @@ class Conversation:
     """Its rounds."""
 
 
+NO_FORMAT = "matches no known log format"
+"""Said of an object no format's rule matched."""
 UNITS = {"entry": "entries"}
 """The plural of a unit an upload is counted in, where it is not the unit and an s."""
 
@@ -548,7 +550,8 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     rebuilder = reading.rebuilder
     rebuilder.join_late_rounds()
     if not rebuilder.threads and not reading.native and (forced or not (reading.formats or reading.rules)):
-        reading.problems.extend(nothing_read(reading.instances, forced, reading.first))
+        for why in nothing_read(reading.instances, forced, reading.first):
+            _in_place_of_its_line(reading.problems, why)
     source = files[0][0] if len(files) == 1 else f"{len(files)} files"
     conversations = reading.native + [
         Conversation(thread.id, _trace(thread, source, rebuilder.pools))
@@ -683,13 +686,23 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
         reading.first = reading.first or (number, obj)
         chosen, rule = _detect(reading.instances, obj, reading.forced)
         if chosen is None:
-            problems.append(Problem(number, f"{label}matches no known log format"))
+            problems.append(Problem(number, label + NO_FORMAT))
             continue
         fired = rules.setdefault(chosen.name, {})
         fired[rule] = fired.get(rule, 0) + span  # a transcript made of a whole array counts its elements
         _feed(chosen, obj, number, label, reading)
     if events is not None:
         reading.lines += events.skipped
+
+
+def _in_place_of_its_line(problems: list[Problem], why: Problem) -> None:
+    """Why no format read the file, said on its first object's line in place of that line's 'matches no known log
+    format': the skipped-line list names each line once."""
+    for at, problem in enumerate(problems):
+        if problem.line == why.line and not problem.loaded and problem.message.endswith(NO_FORMAT):
+            problems[at] = why
+            return
+    problems.append(why)
 
 
 def _rules_said(fired: dict[str, int], unit: str) -> str:
