@@ -198,6 +198,15 @@ def no_bar_words(rows: tuple[RoundSummary, ...]) -> str | None:
             "of them is counted or estimated.")
 
 
+def no_chart_words(rows: tuple[RoundSummary, ...]) -> str | None:
+    """In place of the charts of where the input goes and of messages per round, when the log kept no request of
+    the trace: they would have no bar at all, and empty axes read as "nothing went in". None when one has a bar."""
+    if any(r.request_recorded for r in rows):
+        return None
+    return ("No chart: the log kept no request of this trace, so none of its input or messages is counted or "
+            "estimated. The input the provider reported, if any, is in the rounds table.")
+
+
 def overcounted(rows: tuple[RoundSummary, ...]) -> bool:
     """Whether our count is above the reported input in any round: its "reported beyond our count" part is then
     below zero, so that the parts still add up to the reported figure."""

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib.dialects import DIALECTS
-from lib.summary import rows_cost, snowball
+from lib.summary import no_chart_words, rows_cost, snowball
 from lib.ui import accounting, charts, navigation, plain, state
 from lib.ui.picker import trace_picker
 from lib.prices import cost_words
@@ -43,12 +43,19 @@ st.download_button("Download the table as CSV", table_csv(table).encode(), file_
                    mime="text/csv", key="overview.csv")
 
 st.subheader("Where each round's input goes")
-st.plotly_chart(charts.input_breakdown(rows), key="overview.breakdown")
-accounting.breakdown_caption(counting, rows)
+no_chart = no_chart_words(rows)
+if no_chart:
+    st.caption(no_chart)
+else:
+    st.plotly_chart(charts.input_breakdown(rows), key="overview.breakdown")
+    accounting.breakdown_caption(counting, rows)
 left, right = st.columns(2)
 with left:
     st.markdown("**Messages per round**")
-    st.plotly_chart(charts.messages_per_round(rows), key="overview.messages")
+    if no_chart:
+        st.caption(no_chart)
+    else:
+        st.plotly_chart(charts.messages_per_round(rows), key="overview.messages")
 with right:
     st.markdown("**Tokens per round**")
     st.plotly_chart(charts.tokens_per_round(rows), key="overview.tokens")

@@ -1,6 +1,7 @@
 """Logs that recorded no request (bare responses, chunk-only streams, batch output alone): the app says the
 request was not in the log and shows nothing derived from it."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -80,9 +81,8 @@ def test_the_tokens_page_says_why_a_round_whose_request_was_not_in_the_log_has_n
     at.run()
     at.switch_page("pages/tokens.py").run()
     assert not at.exception
-    caption = next(c.value for c in at.main.caption if c.value.startswith("Counted with"))
-    assert ("Round 1 has no bar here nor under messages per round: the request was not in the log, so nothing of it "
-            "is counted or estimated.") in caption
+    # Its one round is its every round: no chart is drawn at all, and the page says why.
+    assert "No chart: the log kept no request of this trace" in screen(at)
 
 
 def test_the_totals_of_a_call_whose_input_is_not_known_say_so_instead_of_0(app):
@@ -196,3 +196,19 @@ def test_the_request_side_of_a_hidden_round_does_not_say_the_model_called_tools_
     at.toggle(key="explorer.presenter").set_value(True).run()
     assert not at.exception
     assert "called tools" not in screen(at) and hidden in screen(at)
+
+
+def test_the_tokens_page_draws_no_empty_chart_for_a_trace_whose_requests_the_log_lacks(app):
+    # Bare chat.completion bodies: no request, so no part of any round's input is counted and no message either.
+    # Empty axes read as "nothing went in": the page says why there is no chart instead.
+    at = uploaded(app, "bare-responses.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    charted = [json.loads(c.proto.spec)["data"] for c in at.get("plotly_chart")]
+    assert [[series["name"] for series in chart] for chart in charted] == [
+        ["input (reported)", "output (reported)"], ["input billed so far", "this round's context in one call"]]
+    said = [c.value for c in at.main.caption]
+    no_chart = ("No chart: the log kept no request of this trace, so none of its input or messages is counted or "
+                "estimated. The input the provider reported, if any, is in the rounds table.")
+    assert said.count(no_chart) == 2  # where the input goes, and messages per round
+    assert not any(c.startswith("Counted with") for c in said)
