@@ -25,7 +25,8 @@ from lib.checks import Finding
 from lib.dialects.equivalence import message_items
 from lib.model import Message, Request, Round, Trace
 from lib.prices import Price, TraceCost
-from lib.summary import RoundSummary, cost_known, round_cost, rows_cost, snowball, tokens_words, tool_list_kept
+from lib.summary import (UNMADE_SAID, RoundSummary, cost_known, round_cost, rows_cost, snowball, tokens_words,
+                         tool_list_kept)
 
 Item = tuple
 """One thing the model reads: (`text`, role, text), (`call`, tool, arguments as JSON) or (`result`, tool, content)."""
@@ -150,10 +151,19 @@ class RoundPair:
     """The left round's call failed: whether the provider billed it, the log does not say (BILLING_NOT_KNOWN)."""
     failed_right: bool = False
     """The right round's call failed."""
+    unmade_left: bool = False
+    """The left round made no call (RoundSummary.sent): no provider saw its request, so it costs nothing."""
+    unmade_right: bool = False
+    """The right round made no call."""
 
     @property
     def billing_words(self) -> str | None:
-        """Beside the pair's cost: which side's call failed, whose billing the log does not say; None when neither."""
+        """Beside the pair's cost: which side's call was never made, or failed, whose billing the log does not say;
+        None when neither."""
+        unmade = [side for side, no in (("left", self.unmade_left), ("right", self.unmade_right)) if no]
+        if unmade:
+            whose = "Neither call was made" if len(unmade) == 2 else f"The {unmade[0]} call was never made"
+            return f"{whose}: {UNMADE_SAID}."
         sides = [side for side, failed in (("left", self.failed_left), ("right", self.failed_right)) if failed]
         if not sides:
             return None
@@ -497,6 +507,7 @@ def compare(left: Run, right: Run, prices: tuple[Price, ...]) -> Comparison:
             words_left=tokens_words(row_a) if row_a else None, words_right=tokens_words(row_b) if row_b else None,
             cost_known_left=row_a is None or cost_known(row_a), cost_known_right=row_b is None or cost_known(row_b),
             failed_left=row_a is not None and row_a.failed, failed_right=row_b is not None and row_b.failed,
+            unmade_left=row_a is not None and not row_a.sent, unmade_right=row_b is not None and not row_b.sent,
         ))
     return Comparison(figures(left, prices), figures(right, prices), tuple(pairs))
 

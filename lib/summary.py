@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lib.failures import is_unsent
 from lib.growth import new_sent
 from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, cost, price_for, trace_cost
@@ -12,6 +13,10 @@ from lib.tokens import InputBreakdown, TokenCounter, input_parts, reconciled_bre
 
 BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
 """What is said wherever a failed call's cost would be: an error response carries no usage."""
+
+NO_CALL_MADE = "no call made"
+"""A figure's words for a round whose request no provider saw (RoundSummary.sent): nothing was read, written or billed,
+so it is neither 0 tokens of a call nor a figure the log lacks."""
 
 REQUEST_NOT_COUNTED = "The request was not in the log, so nothing of it is counted or estimated."
 """What is said wherever a round's input would be split or estimated, for a request the log did not keep."""
@@ -80,6 +85,9 @@ class RoundSummary:
     """True when the log's format never keeps the tool list (Claude Code's): said with TOOL_LIST_NOT_LOGGED."""
     failed: bool = False
     """True when the call failed (an error, no response): whether the provider billed it, the log does not say."""
+    sent: bool = True
+    """False when no provider saw the request (lib.failures.is_unsent: a Replay miss, a call Roundtrip refused to
+    send): no call was made, so it has no tokens and costs nothing, and it is not a failed call."""
     rejected_output: bool = False
     """True when the output is a generation the provider rejected (`failed_generation`), counted offline."""
     response_recorded: bool = True
@@ -119,7 +127,10 @@ class RoundSummary:
 
     @property
     def input_if_known(self) -> int | None:
-        """The input tokens: reported, or counted from a request the log kept; else None."""
+        """The input tokens: reported, or counted from a request the log kept; else None, and for a call never made
+        (sent): it read nothing, and the sums leave it out."""
+        if not self.sent:
+            return None
         return self.usage.input_tokens if self.request_recorded or self.usage.source == "reported" else None
 
     @property
@@ -127,7 +138,7 @@ class RoundSummary:
         """The output tokens, reported or counted from a response or error the log kept; None when `missing_output`
         names why there is no figure (a failed call produced none we know of; a request the log ends on did not
         produce 0 tokens: what it produced is not in the log)."""
-        return None if missing_output(self) else self.usage.output_tokens
+        return None if missing_output(self) or not self.sent else self.usage.output_tokens
 
 
 OUTPUT_MISSING = {"not known": "the call failed and the error holds no output",
@@ -149,21 +160,40 @@ NOT_IN_THE_LOG = "not in the log"
 def tokens_words(row: RoundSummary) -> tuple[str, str]:
     """A round's input and output tokens as every page writes them: `1,234` as reported, `≈ 1,234` for our estimate,
     or why the log gives no figure (NOT_IN_THE_LOG, `missing_output`), never a 0 standing for what is not known."""
+    if not row.sent:
+        return NO_CALL_MADE, NO_CALL_MADE
     estimated = row.usage.source != "reported"
     tokens_in = NOT_IN_THE_LOG if row.input_if_known is None else about(row.input_if_known, estimated)
     return tokens_in, missing_output(row) or about(row.usage.output_tokens, estimated)
 
 
+UNMADE_SAID = "no provider saw the request, so nothing was billed for it"
+"""Why a round that made no call (RoundSummary.sent) has no tokens and costs nothing, wherever its figures would be."""
+
+
+def table_tokens(row: RoundSummary) -> tuple[int | str, int | str]:
+    """The round's input and output tokens as the rounds table holds them: numbers, or why there is none (NO_CALL_MADE,
+    NOT_IN_THE_LOG, OUTPUT_MISSING's words), never a 0 standing for either."""
+    if not row.sent:
+        return NO_CALL_MADE, NO_CALL_MADE
+    tokens_in = NOT_IN_THE_LOG if row.input_if_known is None else row.input_if_known
+    return tokens_in, missing_output(row) or row.usage.output_tokens
+
+
 def cost_known(row: RoundSummary) -> bool:
     """Whether the round's cost can be worked out: its input and output are known, or the call failed, writing nothing
     to pay for (whether it was billed at all, BILLING_NOT_KNOWN). A request or an answer the log lacks is not priced
-    as 0 tokens."""
+    as 0 tokens. A call never made (RoundSummary.sent) costs nothing."""
+    if not row.sent:
+        return True
     return row.input_if_known is not None and (row.output_if_known is not None or row.failed)
 
 
 def round_cost(row: RoundSummary, prices: tuple[Price, ...]) -> float | None:
     """What one round cost in USD at these prices; None when its model has none, or its cost is not known
     (cost_known)."""
+    if not row.sent:
+        return 0.0
     price = price_for(row.model, prices) if cost_known(row) else None
     return cost(row.usage, price) if price else None
 
@@ -171,9 +201,10 @@ def round_cost(row: RoundSummary, prices: tuple[Price, ...]) -> float | None:
 def rows_cost(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...]) -> TraceCost:
     """What the rounds cost at these prices, summed over those whose cost is known; the others counted apart."""
     known = [r for r in rows if cost_known(r)]
-    spent = trace_cost(((r.model, r.usage) for r in known), prices)
-    return TraceCost(spent.total, spent.unpriced, len(rows) - len(known),
-                     any(r.usage.source != "reported" for r in known))
+    made = [r for r in known if r.sent]  # a call never made costs nothing, at any price
+    spent = trace_cost(((r.model, r.usage) for r in made), prices)
+    total = 0.0 if known and not made else spent.total
+    return TraceCost(total, spent.unpriced, len(rows) - len(known), any(r.usage.source != "reported" for r in made))
 
 
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
@@ -258,7 +289,8 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 request_recorded=recorded,
                 tool_list_recorded=tool_list_recorded,
                 tool_list_never_logged=never_logged,
-                failed=response is None and round_.error is not None,
+                failed=response is None and round_.error is not None and not is_unsent(round_.error),
+                sent=not is_unsent(round_.error),
                 rejected_output=response is None and round_.error is not None
                 and round_.error.rejected_generation is not None,
                 response_recorded=response is not None or round_.error is not None,
@@ -295,6 +327,8 @@ class Snowball:
     """False when the log kept no tool list though the model called tools (RoundSummary.tool_list_recorded)."""
     tool_list_never_logged: bool = False
     """True when the log's format never keeps the tool list (RoundSummary.tool_list_never_logged)."""
+    unmade_calls: int = 0
+    """Rounds that made no call (RoundSummary.sent): no provider saw their request, so they are in no sum."""
     failed_calls: int = 0
     """Failed calls in the sums: whether the provider billed their input, the log does not say."""
     estimated_calls: int = 0
@@ -389,12 +423,14 @@ def conversation_tokens_words(known: int, calls: int, unknown: int, estimated: b
     return total_words(known, calls, unknown + int(estimated), unknown, COST_NOT_KNOWN)
 
 
-def snowball(rows: tuple[RoundSummary, ...]) -> Snowball:
-    """The totals of a conversation's rounds."""
+def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
+    """The totals of a conversation's rounds; a round that made no call (RoundSummary.sent) is in none of them."""
+    rows = tuple(r for r in every if r.sent)
     counted = sum(r.breakdown.counted for r in rows)
     kept_tools = [r.breakdown.tools for r in rows if r.request_recorded]
     return Snowball(
-        rounds=len(rows),
+        rounds=len(every),
+        unmade_calls=len(every) - len(rows),
         billed_input=sum(r.input_if_known or 0 for r in rows),
         output=sum(r.usage.output_tokens for r in rows),
         single_call_input=(rows[-1].input_if_known or 0) if rows else 0,

@@ -335,16 +335,45 @@ def test_compare_with_parent_says_the_forks_call_failed_where_it_failed_not_that
     assert "none recorded" not in verdict
 
 
-def test_compare_with_parent_says_beside_the_cost_that_the_failed_calls_billing_is_not_known(app):
-    # The Tokens page says of a failed call that the log does not say whether it was billed; the same round's cost
-    # on Compare said nothing of it.
+def _missed_at_round_2(app):
+    """Hengxin's round 2 forked with an edited result: Replay has no recording of it, so no call is made."""
     at = _fork_page(app, 2)
     _widget(at.text_area, ".entry.3").set_value('{"total_limit": 5000.00}').run()
     at.button(key="fork.run").click().run()
+    assert at.info[0].value.startswith("Nothing was sent to a model.")
+    return at
+
+
+def test_compare_with_parent_says_a_round_replay_missed_made_no_call_and_prices_nothing_for_it(app):
+    # The fork page says nothing was sent to a model; Compare priced the round's estimated input as a call that
+    # failed, "had it been billed", and added it to the fork's input.
+    at = _missed_at_round_2(app)
     _compare_with_parent(at)
-    cost = next(m for m in at.metric if m.label == "Cost USD, right")
-    assert cost.help == ("The right call failed, and the log does not say whether the provider billed it: the cost is "
-                         "of the input sent, had it been billed.")
+    metrics = {m.label.split(" (")[0]: m for m in at.metric}
+    assert metrics["Input tokens, right"].value == "no call made"
+    assert metrics["Output tokens, right"].value == "no call made"
+    assert metrics["Cost USD, right"].help == ("The right call was never made: no provider saw the request, so "
+                                               "nothing was billed for it.")
+    runs = _table(at, "run")
+    assert list(runs["tokens in"]) == ["≈ 5,580", "1,247"]  # the fork's round 1 alone: its round 2 made no call
+
+
+def test_the_tokens_page_of_a_fork_says_the_round_replay_missed_made_no_call(app):
+    # The fork downloaded and opened again: its round 2 was never sent, so nothing of it is billed input.
+    at = _missed_at_round_2(app)
+    _compare_with_parent(at)
+    data, _ = at.session_state["compare.forks"][0]
+    at.switch_page("app.py").run()
+    at.file_uploader(key="sidebar.upload").upload("fork-round-2.jsonl", data)
+    at.run()
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    rounds = _table(at, "tokens in")
+    assert list(rounds["tokens in"])[1] == "no call made" and list(rounds["tokens out"])[1] == "no call made"
+    billed = next(m for m in at.metric if m.label == "Input billed over all calls")
+    assert billed.value == "1,247"
+    assert "1 of them was never made: no provider saw its request, so nothing of it is in the sums." in billed.help
+    assert "whether the provider billed" not in billed.help
 
 
 def test_a_replay_miss_after_the_forked_round_is_not_put_down_to_an_edit_nobody_made(app):

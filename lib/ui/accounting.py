@@ -7,9 +7,9 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, Snowball,
-                         OUTPUT_MISSING, counted_parts, missing_output, no_bar_words, overcounted, round_cost,
-                         tokens_words, tool_list_missing)
+from lib.summary import (BILLING_NOT_KNOWN, NO_CALL_MADE, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, UNMADE_SAID,
+                         RoundSummary, Snowball, OUTPUT_MISSING, counted_parts, missing_output, no_bar_words,
+                         overcounted, round_cost, table_tokens, tokens_words, tool_list_missing)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, prices_from_rows
@@ -54,6 +54,10 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
     lazily loaded elements before the last of their code had arrived."""
     usage, estimate = row.usage, row.breakdown.counted
     left, middle, right = st.columns(3)
+    if not row.sent:
+        left.caption(f"Input tokens: **{NO_CALL_MADE}**", help=UNMADE_SAID.capitalize() + ".")
+        middle.caption(f"Output tokens: **{NO_CALL_MADE}**", help=UNMADE_SAID.capitalize() + ".")
+        return
     if response_hidden:
         left.caption(f"Input tokens ({usage.source}): **{tokens_words(row)[0]}**")
         middle.caption("Output tokens and our estimates are hidden until you predict the response.")
@@ -129,8 +133,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             "new messages": _or_unknown(r.new_if_known),
             "tool calls": _or_unknown(r.calls_if_known),
             finish_field.replace("_", " "): r.finish_reason,
-            "tokens in": _or_unknown(r.input_if_known),
-            "tokens out": missing_output(r) or r.usage.output_tokens,
+            **dict(zip(("tokens in", "tokens out"), table_tokens(r))),
             "tokens are": r.usage.source,
             **{f"in: {label}": tokens for label, tokens in counted_parts(r)},
             "cached in": r.usage.cache_read_tokens,
@@ -149,7 +152,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     if not any(r.messages_held for r in rows):
         table = table.drop(columns=["messages held by the provider", f"in: {HELD}"], errors="ignore")
     # Arrow takes no column of numbers and words: Streamlit would log a traceback on every draw and convert it itself.
-    for column in table.columns[table.isin([NOT_IN_THE_LOG, *OUTPUT_MISSING]).any()]:
+    for column in table.columns[table.isin([NOT_IN_THE_LOG, NO_CALL_MADE, *OUTPUT_MISSING]).any()]:
         table[column] = table[column].astype(str)
     return table
 
@@ -201,6 +204,11 @@ def snowball_metrics(ball: Snowball) -> None:
     if ball.failed_calls:
         estimated += (f" {ball.failed_calls:,} of them failed: whether the provider billed "
                       f"{'it' if ball.failed_calls == 1 else 'them'}, the log does not say.")
+    if ball.unmade_calls:
+        were = "was" if ball.unmade_calls == 1 else "were"
+        estimated += (f" {ball.unmade_calls:,} of them {were} never made: no provider saw "
+                      f"{'its request' if ball.unmade_calls == 1 else 'their requests'}, so nothing of "
+                      f"{'it' if ball.unmade_calls == 1 else 'them'} is in the sums.")
     if ball.unknown_input_calls:
         estimated += (f" {ball.unknown_input_calls:,} of them the log kept no request for: their input is not known, "
                       "and not in the sum.")
