@@ -76,6 +76,13 @@ def _never(index: int) -> bool:
     return False
 
 
+def open_rounds(rounds: int, hidden: Callable[[int], bool] = _never) -> int:
+    """How many rounds, from the first, a slide of more than one round may show (the tokens, the picture, both
+    dialects): those before the first round whose response is still `hidden`. Its answer is the learner's to predict,
+    and each later round would give it away: its request carries that answer, and its input grows by it."""
+    return next((k - 1 for k in range(1, rounds + 1) if hidden(k)), rounds)
+
+
 def settle(trace: Trace, round_index: int, step: int, hidden: Callable[[int], bool] = _never) -> Position:
     """The position nearest to the one asked for: the round clamped, then its first step at or after `step`.
     A `hidden` round has only its request and the prediction slot (PREDICT_STEP)."""

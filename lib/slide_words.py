@@ -86,6 +86,21 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
     )
 
 
+def predicted_only_words(shown: int) -> str:
+    """Said on a slide that shows only the rounds predicted so far (lib.presenter.open_rounds): what it leaves out
+    and why; with none shown, which round to predict first."""
+    if shown == 0:
+        return predict_first_words(0)
+    only = "Round 1 only, the one" if shown == 1 else f"Rounds 1 to {shown} only, the ones"
+    return (f"{only} predicted so far: round {shown + 1} and after would give away what the model does in round "
+            f"{shown + 1}.")
+
+
+def predict_first_words(shown: int) -> str:
+    """Said in place of a slide whose rounds begin after the first one still to predict (round `shown` + 1)."""
+    return f"Predict round {shown + 1} first: this slide would give away what the model does in it."
+
+
 def size_words(size: int | None) -> str:
     """One request's size in the counter: its messages, or that the log did not keep the request."""
     return NOT_IN_THE_LOG if size is None else f"{size:,}"

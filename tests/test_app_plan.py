@@ -261,3 +261,43 @@ def test_a_slide_asked_for_past_a_traces_last_round_says_which_round_it_shows(ap
     at.number_input(key="plan.add.round").set_value(9)
     at.button(key="plan.add.submit").click().run()
     assert "That trace has 4 rounds, not 9: the slide shows round 4, its last." in [i.value for i in at.info]
+
+
+def _chart(at) -> str:
+    """The slide's one chart, as the browser gets it (its data and its labels)."""
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    return charts[0].proto.spec
+
+
+def _on_slide(at, slide_id: str, workshop):
+    at.session_state["plan.slide"] = [s.id for s in workshop.slides].index(slide_id)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def test_in_predict_mode_the_slides_after_the_steps_give_away_no_round_the_learner_has_not_predicted(app, workshop):
+    # Hengxin's round 1 is still to predict: the tokens chart's later bars, the picture's arrows and round 2's request
+    # (which carries round 1's calls) would each say what the model does in round 1.
+    at = _slide(app, "hengxin-tokens", workshop, "present,predict")
+    first = "Predict round 1 first: this slide would give away what the model does in it."
+    assert first in screen(at) and not at.get("plotly_chart") and "Input billed over all calls" not in _metrics(at)
+    for slide_id in ("hengxin-diagram-r1", "hengxin-dialects-r2"):
+        _on_slide(at, slide_id, workshop)
+        assert first in screen(at) and not at.get("plotly_chart"), slide_id
+        assert "**Messages array**" not in screen(at), slide_id  # round 2's request: round 1's calls in it
+    # Round 1 predicted: the slides show it, and nothing of round 2 on.
+    _on_slide(at, "hengxin-r1s2", workshop)
+    at.radio(key="predict.1.action").set_value("call")
+    at.button(key="predict.reveal").click().run()
+    _on_slide(at, "hengxin-tokens", workshop)
+    only = "Round 1 only, the one predicted so far: round 2 and after would give away what the model does in round 2."
+    assert only in screen(at) and [series["x"] for series in json.loads(_chart(at))["data"]][0] == [1]
+    assert "1 call billed 1,247 input tokens" in _lead(at)
+    _on_slide(at, "hengxin-diagram-r1", workshop)
+    assert only in screen(at) and "request 1" in _chart(at) and "request 2" not in _chart(at)
+    _on_slide(at, "hengxin-diagram-r3", workshop)
+    assert "Predict round 2 first: this slide would give away what the model does in it." in screen(at)
+    _on_slide(at, "hengxin-dialects-r2", workshop)
+    assert "**Messages array**" in screen(at) and "Predict round" not in screen(at)

@@ -65,6 +65,8 @@ WORDS = {
     "ours": "the value only when it is one of the words given, else None (lib/ui/plain.py)",
     "step_lead": "a step slide's one sentence: constants, or a count of the calls (lib/slide_words.py)",
     "no_bar_words": "the rounds that have no bar, by number, in our words (lib/summary.py)",
+    "predicted_only_words": "round numbers and our sentence: which rounds a slide leaves out (lib/slide_words.py)",
+    "predict_first_words": "a round number and our sentence: which round to predict first (lib/slide_words.py)",
     "no_chart_words": "a constant sentence saying why no input or message chart is drawn (lib/summary.py)",
     "unrecorded_words": "which run's request the log did not keep: left, right or neither (lib/compare.py)",
     "unlisted_words": "which run's log kept no tool list: left, right or neither (lib/compare.py)",

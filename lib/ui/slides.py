@@ -17,8 +17,9 @@ from lib.catalog import LoadedTrace
 from lib.dialects import ANTHROPIC, DIALECT_NAMES, OPENAI
 from lib.dialects.convert import convert
 from lib.dialects.field_table import NONE_HERE, field_mapping
-from lib.presenter import Position, settle
+from lib.presenter import Position, open_rounds, settle
 from lib.sequence import sequence
+from lib.slide_words import predict_first_words, predicted_only_words
 from lib.summary import snowball
 from lib.text import plural
 from lib.ui import accounting, cards, charts, findings, plain, predict, presenter, state
@@ -142,10 +143,19 @@ def _step(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     presenter.step_slide(loaded, _position(loaded, slide, predicting)[0], predicting)
 
 
+def _open(loaded: LoadedTrace, predicting: bool) -> int:
+    """The rounds a slide of more than one round may show (lib.presenter.open_rounds)."""
+    return open_rounds(len(loaded.trace.rounds), presenter.hidden_rounds(loaded, predicting))
+
+
 def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
-    rows = state.summaries(loaded)
-    ball = snowball(rows)
+    shown = _open(loaded, predicting)
     st.header(":material/calculate: Tokens and cost")
+    if not shown:
+        lead(predict_first_words(shown))
+        return
+    rows = state.summaries(loaded)[:shown]
+    ball = snowball(rows)
     times = f", {ball.billed_input / ball.single_call_input:.1f} times" if ball.single_call_input else ""
     about = "about " if ball.estimated_calls else ""  # the Tokens page's "≈", in words
     if ball.unknown_input_calls:  # a sum with calls left out is no bill: the metrics below say what it holds
@@ -154,6 +164,8 @@ def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     else:
         lead(f"Every call resends everything: {plural(ball.rounds, 'call')} billed {about}{ball.billed_input:,} input "
              f"tokens{times} one call with the final context.")
+    if shown < len(loaded.trace.rounds):
+        st.caption(predicted_only_words(shown))
     accounting.snowball_metrics(ball)
     st.plotly_chart(charts.for_projector(charts.input_breakdown(rows), height=360), key="slide.tokens",
                     config={"displayModeBar": False})
@@ -162,10 +174,14 @@ def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
 def _dialects(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     trace = loaded.trace
     round_ = trace.rounds[min(slide.round, len(trace.rounds)) - 1]
+    st.header(f":material/translate: Round {round_.index} in both dialects")
+    shown = _open(loaded, predicting)
+    if round_.index > shown + 1:  # its request carries the answer of an earlier round still to predict
+        lead(predict_first_words(shown))
+        return
     revealed = not predicting or predict.revealed(loaded, round_.index)
     response = round_.response if revealed else None  # before a prediction the response must not leak
     both = {d: convert(round_.request, response, trace.dialect, d) for d in (OPENAI, ANTHROPIC)}
-    st.header(f":material/translate: Round {round_.index} in both dialects")
     lead("The same round in two dialects: the model reads the same conversation; only the packaging differs.")
     rows = [r for r in field_mapping(both[OPENAI], both[ANTHROPIC])
             if (r.openai_here, r.anthropic_here) != (NONE_HERE, NONE_HERE)]
@@ -184,7 +200,13 @@ def _diagram(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     st.header(":material/swap_horiz: The round trip as a picture")
     lead("The model never talks to a tool: the program sits between them and runs every call.")
     first = min(max(slide.round, 1), max(len(trace.rounds) - DIAGRAM_ROUNDS + 1, 1))
-    figure = charts.sequence_diagram(sequence(trace, DIAGRAM_ROUNDS, first), len(trace.rounds))
+    shown = _open(loaded, predicting)
+    if first > shown:
+        st.caption(predict_first_words(shown))
+        return
+    if first + DIAGRAM_ROUNDS - 1 > shown < len(trace.rounds):
+        st.caption(predicted_only_words(shown))
+    figure = charts.sequence_diagram(sequence(trace, min(DIAGRAM_ROUNDS, shown - first + 1), first), len(trace.rounds))
     st.plotly_chart(charts.for_projector(figure, height=560), key="slide.diagram", config={"displayModeBar": False})
 
 
