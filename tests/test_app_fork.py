@@ -387,3 +387,22 @@ def test_a_replay_miss_after_the_forked_round_is_not_put_down_to_an_edit_nobody_
     assert "undo the edit" not in said
     assert said.startswith("Nothing was sent to a model for round 2: Replay has no recording of its request, which "
                            "carries the results this fork sent back.")
+
+
+def test_the_explorer_of_a_fork_says_the_round_replay_missed_made_no_call(app):
+    # Its figures said "Input tokens (estimated): ≈ 1,343", "the call failed, and the log does not say whether the
+    # provider billed it", for a request Replay never sent anywhere.
+    from lib.ui import state
+    from tests.screen import figures
+    at = _missed_at_round_2(app)
+    _compare_with_parent(at)
+    data, _ = at.session_state["compare.forks"][0]
+    at.switch_page("app.py").run()
+    at.file_uploader(key="sidebar.upload").upload("fork-round-2.jsonl", data)
+    at.run()
+    at.number_input(key=state.ROUND).set_value(2).run()
+    assert not at.exception
+    shown = figures(at)
+    assert shown["Input tokens"].value == "no call made" and shown["Output tokens"].value == "no call made"
+    assert shown["Input tokens"].help == "No provider saw the request, so nothing was billed for it."
+
