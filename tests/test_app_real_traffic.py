@@ -118,9 +118,9 @@ def test_the_tokens_page_does_not_count_the_requests_of_a_log_that_kept_only_ans
     # Nothing of the request was counted: the reported input is not "template, provider tokens".
     assert rounds["in: reported beyond our count (template, provider tokens)"].isna().all()
     assert rounds["tokens in"].tolist() == [1122]
-    # Nor are the messages drawn as a bar of 0.
-    [messages] = [c for c in at.get("plotly_chart") if c.proto.id.endswith("overview.messages")]
-    assert all(not series["x"] for series in json.loads(messages.proto.spec)["data"])
+    # Nor are the messages drawn as a bar of 0, nor as empty axes: the page says why there is no chart.
+    assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith(("overview.messages", "overview.breakdown"))]
+    assert "No chart: the log kept no request of this trace" in screen(at)
 
 
 def test_the_input_chart_stacks_nothing_for_a_request_the_log_did_not_keep():
