@@ -26,7 +26,7 @@ from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, Ro
                          tokens_words)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, plural, show_controls
-from lib.provenance import origin_line, provenance_detail
+from lib.provenance import ANSWER_NOT_CAPTURED, origin_line, provenance_detail
 from lib.tokens import input_parts, split_words
 from lib.usage_gap import figure_note
 
@@ -110,7 +110,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          split_words=split_words, figure_note=figure_note,
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading, request_not_counted=REQUEST_NOT_COUNTED, against_words=against_words,
-                         no_response=NO_RESPONSE, missing_output=missing_output, output_missing=OUTPUT_MISSING,
+                         no_response=NO_RESPONSE, answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
                          not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,
                          table_counts=_table_counts)
 

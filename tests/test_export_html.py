@@ -329,3 +329,12 @@ def test_the_handout_asks_for_the_next_requests_size_only_where_a_next_request_h
     page = handout_html(hengxin)
     assert page.count("How many messages will the next request carry?") == 3
     assert page.count("This is the trace's last round: no request follows it, so there are no messages to count.") == 1
+
+
+def test_the_export_says_a_model_turn_the_span_did_not_capture_was_not_captured_not_that_it_was_empty():
+    # The explorer's card says so (Round.answer_recorded); the trace file said "(no content)", as if the model wrote
+    # nothing, for a span written without content capture.
+    upload = read_upload([("spans.jsonl", (FIXTURES / "otlp-span-per-call-no-content.jsonl").read_bytes())])
+    page = trace_html(upload.conversations[0].trace)
+    assert "(no content)" not in page
+    assert "The log did not capture this turn&#39;s content: what the model wrote is not in the record." in page
