@@ -349,13 +349,18 @@ def _call_list(content: RoundContent) -> str:
     return ", ".join(content.shape[0]) or "no call"
 
 
-def _unlisted(left: RoundContent, right: RoundContent) -> str | None:
-    """Whose log kept no tool list: `left`, `right` or `neither`; None when both kept theirs."""
-    if left.tools_recorded and right.tools_recorded:
+def _lacking(left_kept: bool, right_kept: bool) -> str | None:
+    """Which side's log lacks something: `left`, `right` or `neither` (both lack it); None when both kept it."""
+    if left_kept and right_kept:
         return None
-    if not (left.tools_recorded or right.tools_recorded):
+    if not (left_kept or right_kept):
         return "neither"
-    return "left" if not left.tools_recorded else "right"
+    return "left" if not left_kept else "right"
+
+
+def _unlisted(left: RoundContent, right: RoundContent) -> str | None:
+    """Whose log kept no tool list (_lacking)."""
+    return _lacking(left.tools_recorded, right.tools_recorded)
 
 
 def unlisted_words(left: RoundContent, right: RoundContent) -> str | None:
@@ -393,12 +398,8 @@ def _added_verdict(left: RoundContent, right: RoundContent) -> str | None:
 
 
 def _unrecorded(left: RoundContent, right: RoundContent) -> str | None:
-    """Whose request the log did not keep: `left`, `right` or `neither`; None when both kept theirs."""
-    if left.request_recorded and right.request_recorded:
-        return None
-    if not (left.request_recorded or right.request_recorded):
-        return "neither"
-    return "left" if not left.request_recorded else "right"
+    """Whose request the log did not keep (_lacking)."""
+    return _lacking(left.request_recorded, right.request_recorded)
 
 
 def unrecorded_words(left: RoundContent, right: RoundContent) -> str | None:
