@@ -257,16 +257,17 @@ def tool_list_kept(trace: Trace) -> bool:
     """False when the model called tools but no request in the log carries a tool list: one was sent, unrecorded; and
     for a log whose format never keeps the list (tool_list_never_logged)."""
     # Transcripts, trajectories and content-only spans keep the messages, not the tools: a call proves a list was sent.
-    if any(tool_list_never_logged(r) for r in trace.rounds):
-        return False
-    return any(r.request.tools for r in trace.rounds) or not any(r.tool_calls for r in trace.rounds)
+    # (A format that never keeps the list keeps none in any request: the first test settles most traces alone.)
+    if any(r.request.tools for r in trace.rounds):
+        return True
+    return not any(tool_list_never_logged(r) for r in trace.rounds) and not any(r.tool_calls for r in trace.rounds)
 
 
 def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     """A summary row for every round; linear in the rounds plus the unique content."""
     rows = []
-    never_logged = any(tool_list_never_logged(r) for r in trace.rounds)
     tool_list_recorded = tool_list_kept(trace)
+    never_logged = not tool_list_recorded and any(tool_list_never_logged(r) for r in trace.rounds)
     last_kept = None  # lib.growth.kept_before, carried along the rounds rather than walked back from each
     for round_, (breakdown, usage) in zip(trace.rounds, reconciled_breakdowns(trace, counter)):
         recorded = round_.request_recorded
@@ -290,7 +291,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 tool_list_recorded=tool_list_recorded,
                 tool_list_never_logged=never_logged,
                 failed=response is None and round_.error is not None and not is_unsent(round_.error),
-                sent=not is_unsent(round_.error),
+                sent=round_.error is None or not is_unsent(round_.error),
                 rejected_output=response is None and round_.error is not None
                 and round_.error.rejected_generation is not None,
                 response_recorded=response is not None or round_.error is not None,
