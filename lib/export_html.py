@@ -22,12 +22,12 @@ from lib.failures import NO_RESPONSE, failure_heading, odd_status
 from lib.growth import ORIGIN_WORDS, against_words, program_sent, sends
 from lib.model import Trace
 from lib.round_view import RoundView, round_view
-from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, missing_output,
-                         tokens_words)
+from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
+                         missing_output, tokens_words)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, plural, show_controls
 from lib.provenance import ANSWER_NOT_CAPTURED, origin_line, provenance_detail
-from lib.tokens import input_parts, split_words
+from lib.tokens import split_words
 from lib.usage_gap import figure_note
 
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
@@ -106,7 +106,7 @@ TEMPLATES.filters.update(plural=plural, figure=figure, code_text=_code_text, fai
                         odd_status=odd_status)
 # The policy and the stylesheet are our own constants, written as they are (entities mean nothing in <style>).
 TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP_MARKS, step_titles=STEP_TITLES,
-                         origin_words=ORIGIN_WORDS, finish_field=_finish_field, input_parts=input_parts,
+                         origin_words=ORIGIN_WORDS, finish_field=_finish_field, counted_parts=counted_parts,
                          split_words=split_words, figure_note=figure_note,
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading, request_not_counted=REQUEST_NOT_COUNTED, against_words=against_words,

@@ -45,9 +45,9 @@ class Snowball:
     in the log, no usage)."""
     estimated: bool
     """The input is our estimate, not the API's report."""
-    split: tuple[tuple[str, int], ...]
+    split: tuple[tuple[str, int | None], ...]
     """Where the input goes (lib.summary.counted_parts), parts of zero left out: none for a request the log did not
-    keep, whose reported input nothing was counted from."""
+    keep, whose reported input nothing was counted from; None for a part its log's format never keeps."""
     failed: bool = False
     """The call failed: whether the provider billed this request, the log does not say."""
     held: bool = False
@@ -78,7 +78,8 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         tools_sent=sum(1 for r in trace.rounds[:index] if r.request.tools), tools_tokens=row.breakdown.tools,
         tools_unchanged=index > 1 and trace.rounds[index - 2].request.tools == trace.rounds[index - 1].request.tools,
         input_tokens=row.input_if_known, estimated=row.usage.source != "reported" and row.request_recorded,
-        split=tuple((label, tokens) for label, tokens in counted_parts(row) if tokens),
+        split=tuple((label, tokens) for label, tokens in counted_parts(row)
+                    if tokens or (tokens is None and row.request_recorded)),
         failed=row.failed,
         held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),
         tool_list_recorded=row.tool_list_recorded, tool_list_never_logged=row.tool_list_never_logged,

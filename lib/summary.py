@@ -9,7 +9,7 @@ from lib.growth import new_sent
 from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, cost, price_for, trace_cost
 from lib.text import plural
-from lib.tokens import InputBreakdown, TokenCounter, input_parts, reconciled_breakdowns
+from lib.tokens import INPUT_PARTS, InputBreakdown, TokenCounter, input_parts, reconciled_breakdowns
 
 BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
 """What is said wherever a failed call's cost would be: an error response carries no usage."""
@@ -17,6 +17,9 @@ BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provi
 NO_CALL_MADE = "no call made"
 """A figure's words for a round whose request no provider saw (RoundSummary.sent): nothing was read, written or billed,
 so it is neither 0 tokens of a call nor a figure the log lacks."""
+
+PART_LABELS = dict(INPUT_PARTS)
+"""Each input part's label, by its InputBreakdown field."""
 
 REQUEST_NOT_COUNTED = "The request was not in the log, so nothing of it is counted or estimated."
 """What is said wherever a round's input would be split or estimated, for a request the log did not keep."""
@@ -40,6 +43,18 @@ def tool_list_never_logged(round_: Round) -> bool:
     `tools`, as every round of a Claude Code session log does."""
     provenance = round_.provenance
     return provenance is not None and "tools" in provenance.omitted
+
+
+LACKED_PARTS = {"system": "instructions", "tools": "tools"}
+"""What a provenance may say the recorded request lacks (Provenance.omitted), and the InputBreakdown field that would
+count it."""
+
+
+def parts_not_logged(round_: Round) -> tuple[str, ...]:
+    """The InputBreakdown fields of the round's request that its log's format never keeps (Claude Code's system prompt
+    and tool list): sent and billed, so counted as not known, never as 0."""
+    provenance = round_.provenance
+    return tuple(LACKED_PARTS[o] for o in provenance.omitted if o in LACKED_PARTS) if provenance else ()
 
 
 def tool_list_missing(never_logged: bool, secret: bool = False) -> str:
@@ -95,6 +110,9 @@ class RoundSummary:
     new_against: int | None = None
     """The round whose request new_messages counts against (lib.growth.kept_before): the one before, or an earlier
     one when the log lost the requests between; None for the first round, or when the log kept no earlier request."""
+    parts_not_logged: tuple[str, ...] = ()
+    """The InputBreakdown fields its log's format never keeps (parts_not_logged): not known, in the part reported
+    beyond our count."""
 
     @property
     def program_sent(self) -> int:
@@ -209,9 +227,14 @@ def rows_cost(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...]) -> Trac
 
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
     """The round's input parts (lib.tokens.input_parts), each None when the log kept no request: nothing of it was
-    counted, so the reported input has no parts, and its whole is not "tokens our tokenizer does not see"."""
+    counted, so the reported input has no parts, and its whole is not "tokens our tokenizer does not see". A part
+    the log's format never keeps (RoundSummary.parts_not_logged) is None too, where nothing of it was counted: it was
+    sent, so 0 would be untrue."""
     parts = input_parts(row.breakdown)
-    return parts if row.request_recorded else tuple((label, None) for label, _ in parts)
+    if not row.request_recorded:
+        return tuple((label, None) for label, _ in parts)
+    lacked = {PART_LABELS[field] for field in row.parts_not_logged}
+    return tuple((label, None if label in lacked and not tokens else tokens) for label, tokens in parts)
 
 
 def no_bar_words(rows: tuple[RoundSummary, ...]) -> str | None:
@@ -296,6 +319,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 and round_.error.rejected_generation is not None,
                 response_recorded=response is not None or round_.error is not None,
                 new_against=kept.index if kept else None,
+                parts_not_logged=parts_not_logged(round_),
             )
         )
     return tuple(rows)

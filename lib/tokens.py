@@ -245,21 +245,39 @@ HELD = dict(INPUT_PARTS)["held"]
 """The label of the earlier messages the provider held."""
 
 
-def input_words(parts: Iterable[tuple[str, int]]) -> str:
+PART_NOT_LOGGED = "not in the log"
+"""What a part reads where the log's format never keeps it (lib.summary.counted_parts gives it as None)."""
+
+
+def not_counted_label(lacked: Iterable[str]) -> str:
+    """NOT_COUNTED as said of a round whose log lacks the parts `lacked` (their labels): what the log lacks was sent
+    and billed, so it is in the reported input beyond our count, beside the template and the provider's tokens."""
+    lacked = tuple(lacked)
+    if not lacked:
+        return NOT_COUNTED
+    return f"reported beyond our count (the {' and '.join(lacked)} the log lacks, template, provider tokens)"
+
+
+def input_words(parts: Iterable[tuple[str, int | None]]) -> str:
     """A round's input parts (see `input_parts`) in words. Where our count is above the input the remainder is
     negative, and a negative share is untrue: it is left out, and `split_words` says the parts are our count's; so is
     a remainder of 0, which on a trace that reported nothing would name a report there was not. Held messages are
-    named only where the provider held some: elsewhere the words would describe an API not in use."""
-    return " · ".join(f"{label} {tokens:,}" for label, tokens in parts
-                      if (tokens or label != HELD) and not (label == NOT_COUNTED and tokens <= 0))
+    named only where the provider held some: elsewhere the words would describe an API not in use. A part the log
+    lacks (None) is said to be not in the log, never 0, and the remainder says it holds it."""
+    parts = tuple(parts)
+    lacked = [label for label, tokens in parts if tokens is None]
+    return " · ".join(f"{label} {PART_NOT_LOGGED}" if tokens is None
+                      else f"{not_counted_label(lacked) if label == NOT_COUNTED else label} {tokens:,}"
+                      for label, tokens in parts
+                      if tokens is None or ((tokens or label != HELD) and not (label == NOT_COUNTED and tokens <= 0)))
 
 
-def overcount(parts: Iterable[tuple[str, int]]) -> int:
+def overcount(parts: Iterable[tuple[str, int | None]]) -> int:
     """How many tokens our count is above the round's input (see `input_parts`); 0 when it is not above it."""
     return max(0, -dict(parts).get(NOT_COUNTED, 0))
 
 
-def split_words(parts: Iterable[tuple[str, int]], headline: int, reported: bool) -> str:
+def split_words(parts: Iterable[tuple[str, int | None]], headline: int, reported: bool) -> str:
     """Where a round's input goes, in figures that add up: `(1,378 in all): parts`, the parts summing to the
     headline. Where our count is above the headline, the parts listed are our count's and sum to it, said so, and the
     headline (`reported` by the provider, or estimated) stands beside them with the difference."""

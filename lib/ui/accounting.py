@@ -14,7 +14,7 @@ from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, prices_from_rows
 from lib.text import plural
-from lib.tokens import HELD, input_parts, split_words
+from lib.tokens import HELD, split_words
 from lib.usage_gap import gap_notes_words
 from lib.ui import plain, state
 from lib.ui.cache import per_trace
@@ -89,7 +89,7 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
         _estimated_output(row, middle)
     if note:
         plain.text(note)
-    split = split_words(input_parts(row.breakdown), usage.input_tokens, usage.source == "reported")
+    split = split_words(counted_parts(row), usage.input_tokens, usage.source == "reported")
     st.caption(f"Where the input goes {split}."
                + ("" if row.tool_list_recorded else " " + tool_list_missing(row.tool_list_never_logged)))
 
@@ -135,7 +135,9 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             finish_field.replace("_", " "): r.finish_reason,
             **dict(zip(("tokens in", "tokens out"), table_tokens(r))),
             "tokens are": r.usage.source,
-            **{f"in: {label}": tokens for label, tokens in counted_parts(r)},
+            # A part the log's format never keeps reads as such; a request the log lacks leaves its parts blank.
+            **{f"in: {label}": NOT_IN_THE_LOG if tokens is None and r.request_recorded else tokens
+               for label, tokens in counted_parts(r)},
             "cached in": r.usage.cache_read_tokens,
             "reasoning": r.usage.reasoning_tokens,
             "latency ms": r.latency_ms,
@@ -168,6 +170,12 @@ def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
         plain.text(line)
 
 
+PARTS_NOT_LOGGED = ("This log's format (Claude Code's) keeps neither the instructions nor the tool list: "
+                    "they were sent and billed, but they have no bar of their own; their tokens are in the part "
+                    "reported beyond our count.")
+"""Under the input chart, for a log whose format never keeps the instructions or the tool list."""
+
+
 def breakdown_caption(counting: Counting, rows: tuple[RoundSummary, ...]) -> None:
     """Under the chart of where each round's input goes: what counted, what the bars reach, and which rounds have
     none (lib.summary.no_bar_words)."""
@@ -175,7 +183,8 @@ def breakdown_caption(counting: Counting, rows: tuple[RoundSummary, ...]) -> Non
     st.caption("Counted with " + counting.counter.name + "; each bar reaches the round's input in the table, the part reported "
                "beyond our count included" + ("; where our count is above the input, the bar reaches our count and "
                "what it is above hangs below zero" if overcounted(rows) else "") + ". Earlier messages grow every "
-               "round; the tool list and the instructions ride along unchanged." + (f" {missing}" if missing else ""))
+               "round; the tool list and the instructions ride along unchanged." + (f" {missing}" if missing else "")
+               + (f" {PARTS_NOT_LOGGED}" if any(r.parts_not_logged for r in rows) else ""))
 
 
 def overcount_note(rows: tuple[RoundSummary, ...]) -> None:
