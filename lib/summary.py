@@ -338,8 +338,8 @@ class Snowball:
     single_call_input: int
     """Input of the last call alone: one call with the same final context."""
     resent_share: float
-    """Share of all counted input that the previous request had already sent (instructions, tool
-    definitions, earlier messages)."""
+    """Share of the counted input that the previous request had already sent (instructions, tool definitions, earlier
+    messages), over the rounds whose previous request is known (resent_rounds)."""
     tools_per_round: int
     """Tokens of the tool list in the last request."""
     tools_total: int
@@ -376,6 +376,15 @@ class Snowball:
     """Calls whose input or output is not known (input_if_known, missing_output): left out of known_tokens."""
     known_tokens: int = 0
     """Input and output over the calls whose both figures are known."""
+    resent_rounds: int = 0
+    """Rounds whose request the log kept, and the one before it too (or that are the first): resent_share is theirs.
+    Where it is 0, what any request sent again is not known."""
+    resent_unknown: int = 0
+    """Rounds whose request the log kept but not the one before it: what they sent again is not known, left out of
+    resent_share."""
+    parts_not_logged: bool = False
+    """True when the log's format keeps no instructions or tool list (RoundSummary.parts_not_logged): resent every
+    round, they are not in resent_share."""
 
     @property
     def tokens(self) -> int | None:
@@ -406,6 +415,27 @@ class Snowball:
         if self.tools_vary:
             return f"{self.tools_fewest:,} to {self.tools_most:,} tokens"
         return f"{self.tools_per_round:,} tokens"
+
+    @property
+    def resent_words(self) -> str:
+        """resent_share as every page writes it: NOT_IN_THE_LOG when no round's previous request is known."""
+        return f"{self.resent_share:.0%}" if self.resent_rounds else NOT_IN_THE_LOG
+
+    @property
+    def resent_help(self) -> str:
+        """What resent_share is a share of, and what the log does not let it hold."""
+        if not self.resent_rounds:
+            return ("No request in the log follows one the log also kept: what each request sent again is not "
+                    "known.")
+        said = "Instructions, tool definitions and earlier messages that the request before had carried too."
+        if self.resent_unknown:
+            one = self.resent_unknown == 1
+            said += (f" {plural(self.resent_unknown, 'round')} whose previous request the log lacks "
+                     f"{'is' if one else 'are'} left out: what {'it' if one else 'they'} sent again is not known.")
+        if self.parts_not_logged:
+            said += (" The log keeps neither the instructions nor the tool list, which every request sends again: "
+                     "this is a share of the messages we counted, without them.")
+        return said
 
     @property
     def billed_input_words(self) -> str:
@@ -448,10 +478,17 @@ def conversation_tokens_words(known: int, calls: int, unknown: int, estimated: b
     return total_words(known, calls, unknown + int(estimated), unknown, COST_NOT_KNOWN)
 
 
+def _resent_known(row: RoundSummary) -> bool:
+    """Whether what the round's request sent again is known: the log kept it and the request before it (lib.growth's
+    kept_before), or it is the first."""
+    return row.request_recorded and (row.round == 1 or row.new_against is not None)
+
+
 def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
     """The totals of a conversation's rounds; a round that made no call (RoundSummary.sent) is in none of them."""
     rows = tuple(r for r in every if r.sent)
-    counted = sum(r.breakdown.counted for r in rows)
+    resent_known = [r for r in rows if _resent_known(r)]
+    counted = sum(r.breakdown.counted for r in resent_known)
     kept_tools = [r.breakdown.tools for r in rows if r.request_recorded]
     return Snowball(
         rounds=len(every),
@@ -459,7 +496,7 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         billed_input=sum(r.input_if_known or 0 for r in rows),
         output=sum(r.usage.output_tokens for r in rows),
         single_call_input=(rows[-1].input_if_known or 0) if rows else 0,
-        resent_share=sum(r.breakdown.resent for r in rows) / counted if counted else 0.0,
+        resent_share=sum(r.breakdown.resent for r in resent_known) / counted if counted else 0.0,
         tools_per_round=rows[-1].breakdown.tools if rows else 0,
         tools_total=sum(r.breakdown.tools for r in rows),
         tools_fewest=min(kept_tools, default=None),
@@ -476,6 +513,9 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         output_missing=_shared_missing(rows),
         unknown_calls=sum(1 for r in rows if not _both_known(r)),
         known_tokens=sum(r.usage.input_tokens + r.usage.output_tokens for r in rows if _both_known(r)),
+        resent_rounds=len(resent_known),
+        resent_unknown=sum(1 for r in rows if r.request_recorded and not _resent_known(r)),
+        parts_not_logged=any(r.parts_not_logged for r in rows),
     )
 
 

@@ -25,3 +25,24 @@ def test_a_session_logs_rounds_table_says_its_instructions_and_tools_are_not_in_
     assert rounds["in: earlier messages (resent)"].tolist()[2] == 145
     assert any("they were sent and billed, but they have no bar of their own; their tokens are in the part reported "
                "beyond our count" in c.value for c in at.main.caption)
+
+
+def _resent(at):
+    return next(m for m in at.metric if m.label == "Input already sent in the previous request")
+
+
+def test_what_was_resent_is_not_known_where_the_log_kept_no_request_before(app):
+    # Round 1's request is not in the log (its prompt was not echoed), so what round 2 sent again is not known: not 0%.
+    at = uploaded(app, "claude-stream-json-read.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    assert _resent(at).value == "not in the log"
+    assert "what each request sent again is not known" in _resent(at).help
+
+
+def test_a_session_logs_resent_share_says_it_leaves_out_the_instructions_and_tool_list(app):
+    at = uploaded(app, "claude-code-session.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    assert _resent(at).value == "65%"
+    assert ("The log keeps neither the instructions nor the tool list, which every request sends again: this is a "
+            "share of the messages we counted, without them.") in _resent(at).help

@@ -231,8 +231,7 @@ def snowball_metrics(ball: Snowball) -> None:
         c.metric("Input already sent in the previous request", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
         d.metric("Tool list, every round", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
         return
-    c.metric("Input already sent in the previous request", f"{ball.resent_share:.0%}",
-             help="Instructions, tool definitions and earlier messages that the request before had carried too.")
+    c.metric("Input already sent in the previous request", ball.resent_words, help=ball.resent_help)
     if not ball.tool_list_recorded:
         d.metric("Tool list, every round", NOT_IN_THE_LOG, help=tool_list_missing(ball.tool_list_never_logged))
         return
