@@ -223,6 +223,9 @@ class Usage:
     """For an estimate: the round with reported usage whose input count it is offset from."""
     method: str | None = None
     """For an estimate: the tokenizer counted with, or `characters` for the rule of thumb."""
+    cache_write_1h_tokens: int = 0
+    """Of cache_write_tokens, those written to the cache for an hour (Anthropic's
+    `cache_creation.ephemeral_1h_input_tokens`, as Claude Code writes it), billed at a higher rate than 5 minutes'."""
 
 
 @built_fast

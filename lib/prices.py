@@ -31,6 +31,9 @@ class Price:
     """When these figures were read off the provider's price page (or the source named)."""
     source: str = ""
     """Where the figures come from."""
+    cache_write_1h: float | None = None
+    """USD per million input tokens written to the cache for an hour (Anthropic, Claude Code); None: charged as a
+    cache write."""
 
 
 DEFAULT_PRICES: tuple[Price, ...] = (
@@ -40,10 +43,10 @@ DEFAULT_PRICES: tuple[Price, ...] = (
     Price("gpt-4.1", 2.00, 0.50, None, 8.00, "2025-08", "OpenAI pricing page"),
     Price("gpt-5-mini", 0.25, 0.025, None, 2.00, "2025-08", "OpenAI pricing page"),
     Price("gpt-5", 1.25, 0.125, None, 10.00, "2025-08", "OpenAI pricing page"),
-    Price("claude-haiku-4-5", 1.00, 0.10, 1.25, 5.00, "2025-10", "Anthropic pricing page"),
-    Price("claude-sonnet-4-5", 3.00, 0.30, 3.75, 15.00, "2025-09", "Anthropic pricing page"),
+    Price("claude-haiku-4-5", 1.00, 0.10, 1.25, 5.00, "2025-10", "Anthropic pricing page", 2.00),
+    Price("claude-sonnet-4-5", 3.00, 0.30, 3.75, 15.00, "2025-09", "Anthropic pricing page", 6.00),
     # The live Anthropic scenario's default model.
-    Price("claude-sonnet-4-6", 3.00, 0.30, 3.75, 15.00, "2026-11", "Anthropic model page"),
+    Price("claude-sonnet-4-6", 3.00, 0.30, 3.75, 15.00, "2026-11", "Anthropic model page", 6.00),
     Price("deepseek-chat", 0.28, 0.028, None, 0.42, "2025-09", "DeepSeek pricing page"),
     Price("chat-small", 0.10, None, None, 0.50, "2026-10",
           "Larkfield course ledger: 4,224 in + 123 out = US$0.00048"),
@@ -63,13 +66,17 @@ def price_for(model: str | None, prices: tuple[Price, ...]) -> Price | None:
 
 
 def cost(usage: Usage, price: Price) -> float:
-    """What a round cost in USD: uncached input, cache reads, cache writes and output each at its rate."""
+    """What a round cost in USD: uncached input, cache reads, cache writes (for 5 minutes, for an hour) and output
+    each at its rate."""
     cached = usage.cache_read_tokens
     written = usage.cache_write_tokens
+    for_an_hour = min(usage.cache_write_1h_tokens, written)
     fresh = max(0, usage.input_tokens - cached - written)
     dollars = fresh * price.input + usage.output_tokens * price.output
     dollars += cached * (price.cached_input if price.cached_input is not None else price.input)
-    dollars += written * (price.cache_write if price.cache_write is not None else price.input)
+    write = price.cache_write if price.cache_write is not None else price.input
+    dollars += (written - for_an_hour) * write
+    dollars += for_an_hour * (price.cache_write_1h if price.cache_write_1h is not None else write)
     return dollars / 1_000_000
 
 
@@ -143,5 +150,6 @@ def prices_from_rows(rows: list[dict]) -> tuple[Price, ...]:
         model, input_, output = str(row.get("model") or "").strip(), _number(row.get("input")), _number(row.get("output"))
         if model and input_ is not None and output is not None:
             found.append(Price(model, input_, _number(row.get("cached_input")), _number(row.get("cache_write")),
-                               output, str(row.get("as_of") or ""), str(row.get("source") or "")))
+                               output, str(row.get("as_of") or ""), str(row.get("source") or ""),
+                               _number(row.get("cache_write_1h"))))
     return tuple(found)

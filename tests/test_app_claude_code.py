@@ -46,3 +46,13 @@ def test_a_session_logs_resent_share_says_it_leaves_out_the_instructions_and_too
     assert _resent(at).value == "65%"
     assert ("The log keeps neither the instructions nor the tool list, which every request sends again: this is a "
             "share of the messages we counted, without them.") in _resent(at).help
+
+
+def test_claude_codes_one_hour_cache_writes_are_priced_at_their_own_rate(app):
+    # Claude Code writes its prompt cache for an hour (usage.cache_creation.ephemeral_1h_input_tokens: all 29,690
+    # written here), which Anthropic bills at twice the input price, not the 5-minute write's 1.25 times: at Haiku
+    # 4.5's $1 in, $0.10 cached, $2 a 1-hour write and $5 out, 18 + 34,984 × 0.1 + 29,690 × 2 + 4 × 5 = US$0.06292.
+    at = uploaded(app, "claude-stream-json-read.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    assert next(m for m in at.metric if m.label == "Cost of the whole trace").value == "US$0.06292"

@@ -159,12 +159,15 @@ def read_usage(usage: Any) -> Usage | None:
         return None
     cache_read = count(usage.get("cache_read_input_tokens"))
     cache_write = count(usage.get("cache_creation_input_tokens"))
+    written = usage.get("cache_creation")
+    for_an_hour = count(written.get("ephemeral_1h_input_tokens")) if isinstance(written, dict) else 0
     return Usage(
         input_tokens=count(usage.get("input_tokens")) + cache_read + cache_write,
         output_tokens=count(usage.get("output_tokens")),
         source="reported",
         cache_read_tokens=cache_read,
         cache_write_tokens=cache_write,
+        cache_write_1h_tokens=min(for_an_hour, cache_write),
     )
 
 

@@ -260,11 +260,13 @@ def price_editor() -> tuple[Price, ...]:
     table = pd.DataFrame([asdict(p) for p in DEFAULT_PRICES])
     edited = st.data_editor(
         table, num_rows="dynamic", hide_index=True, width="stretch", key=PRICES,
+        column_order=("model", "input", "cached_input", "cache_write", "cache_write_1h", "output", "as_of", "source"),
         column_config={
             "model": st.column_config.TextColumn("model (or name prefix)", required=True),
             "input": st.column_config.NumberColumn("input $/M", min_value=0.0, format="%.3f", required=True),
             "cached_input": st.column_config.NumberColumn("cached input $/M", min_value=0.0, format="%.3f"),
             "cache_write": st.column_config.NumberColumn("cache write $/M", min_value=0.0, format="%.3f"),
+            "cache_write_1h": st.column_config.NumberColumn("cache write, 1 hour $/M", min_value=0.0, format="%.3f"),
             "output": st.column_config.NumberColumn("output $/M", min_value=0.0, format="%.3f", required=True),
             "as_of": st.column_config.TextColumn("as of"),
             "source": st.column_config.TextColumn("source"),
