@@ -105,6 +105,8 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/accounting.py", "usage.anchor_round"): "Usage.anchor_round: a round number",
     ("lib/ui/accounting.py", "ball.output_words"):
         "Snowball.output_words: a token sum, ≈ and the calls it leaves out, or a constant (lib.summary.total_words)",
+    ("lib/ui/accounting.py", "ball.resent_help"):
+        "Snowball.resent_help: our sentences with a count of rounds (lib/summary.py)",
     ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES or NARRATION_TITLE (lib/steps.py)",
     ("lib/ui/cards.py", "finding.code"): CHECK_CODE,
     ("lib/ui/findings.py", "finding.code"): CHECK_CODE,
