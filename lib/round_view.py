@@ -16,7 +16,7 @@ from lib.growth import Entries, Growth, growth, held_apart
 from lib.model import Round, Trace
 from lib.predict import Outcome, outcome
 from lib.steps import StepLabel, steps_for_round
-from lib.summary import RoundSummary
+from lib.summary import RoundSummary, finish_words
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,7 @@ class RoundView:
     outcome: Outcome | None
     """What the round did, for predict mode; None when there is nothing to predict."""
     finish: str
-    """The stop signal for an overview table, or `error`."""
+    """The stop signal for an overview table, as the Tokens page's table writes it (lib.summary.finish_words)."""
 
     @property
     def held_and_sent(self) -> tuple[Entries, Entries]:
@@ -84,11 +84,7 @@ def round_view(trace: Trace, index: int, findings: Iterable[Finding] = (), notes
         steps=tuple(steps_for_round(trace, index, placed, waiting)),
         findings=tuple(f for f in findings if f.round == index),
         notes=mine, note_marks=marks_for_round(mine, index), row=row,
-        outcome=outcome(trace, index), finish=_finish(round_),
+        outcome=outcome(trace, index), finish=finish_words(round_),
     )
 
 
-def _finish(round_: Round) -> str:
-    if round_.response is not None and round_.response.finish_reason:
-        return str(round_.response.finish_reason)
-    return "error" if round_.error else ""

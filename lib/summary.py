@@ -267,7 +267,9 @@ def overcounted(rows: tuple[RoundSummary, ...]) -> bool:
     return any(r.request_recorded and r.breakdown.not_counted < 0 for r in rows)
 
 
-def _finish(round_) -> str:
+def finish_words(round_: Round) -> str:
+    """The round's stop signal as every rounds table writes it: the provider's own word, else the stop read from the
+    message in brackets, else what happened instead (an error and its status, no response)."""
     if round_.response is not None:
         response = round_.response
         return str(response.finish_reason) if response.finish_reason else f"({response.stop})"
@@ -305,7 +307,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 messages_held=round_.request.held_by_provider,
                 new_messages=new_sent(round_, len(kept.request.messages) if kept else 0),
                 tool_calls=len(response.message.tool_calls) if response else 0,
-                finish_reason=_finish(round_),
+                finish_reason=finish_words(round_),
                 usage=usage,
                 breakdown=breakdown,
                 latency_ms=round_.latency_ms,

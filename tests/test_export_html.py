@@ -338,3 +338,21 @@ def test_the_export_says_a_model_turn_the_span_did_not_capture_was_not_captured_
     page = trace_html(upload.conversations[0].trace)
     assert "(no content)" not in page
     assert "The log did not capture this turn&#39;s content: what the model wrote is not in the record." in page
+
+
+def _claude_stream_json():
+    upload = read_upload([("run.jsonl", (FIXTURES / "claude-stream-json-read.jsonl").read_bytes())])
+    return upload.conversations[0].trace
+
+
+def test_the_files_stop_reason_column_reads_as_the_tokens_pages_table():
+    # Claude Code's assistant lines, written before the response ends, carry no stop_reason: the Tokens page's table
+    # says "(tool_calls)" and "(end)", read from the message; the file's column was blank.
+    trace = _claude_stream_json()
+    rows = summarize(trace, CHARACTER_COUNTER)
+    assert [r.finish_reason for r in rows] == ["(tool_calls)", "(end)"]
+    cells = _parse(trace_html(trace, rows)).text
+    start = cells.index("tokens are") + 1
+    assert cells[start:start + 14] == ["1", "not in the log", "1", "(tool_calls)", "21,214", "3", "reported",
+                                       "2", "2", "0", "(end)", "43,478", "1", "reported"]
+
