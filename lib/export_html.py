@@ -20,10 +20,10 @@ from lib.annotations import Note, Rubric, note_heading, round_of
 from lib.dialects import DIALECTS
 from lib.failures import NO_RESPONSE, failure_heading, odd_status
 from lib.growth import ORIGIN_WORDS, against_words, program_sent, sends
-from lib.model import Trace
+from lib.model import Round, Trace
 from lib.round_view import RoundView, round_view
 from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
-                         missing_output, tokens_words)
+                         missing_output, tokens_words, tool_list_kept)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, plural, show_controls
 from lib.provenance import ANSWER_NOT_CAPTURED, origin_line, provenance_detail
@@ -93,6 +93,14 @@ def _table_counts(view: RoundView) -> tuple[int | str, int | str]:
     return (NOT_IN_THE_LOG if sent is None else sent), (NOT_IN_THE_LOG if calls is None else calls)
 
 
+def tools_sent_words(trace: Trace, round_: Round) -> str:
+    """What the handout says of the tool list a round's program sent: how many tools, or that the log keeps none
+    (lib.summary.tool_list_kept), never a count of 0 for a list that was sent and not logged."""
+    if not tool_list_kept(trace):
+        return "; the log keeps no tool list"
+    return " and " + plural(len(round_.request.tools), "tool")
+
+
 def _finish_field(dialect: str) -> str:
     """The column of the stop signal, named after the dialect's own field: finish reason, stop reason."""
     return DIALECTS[dialect].FINISH_FIELD.replace("_", " ")
@@ -112,7 +120,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          note_heading=note_heading, request_not_counted=REQUEST_NOT_COUNTED, against_words=against_words,
                          no_response=NO_RESPONSE, answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
                          not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,
-                         table_counts=_table_counts)
+                         table_counts=_table_counts, tools_sent_words=tools_sent_words)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),

@@ -356,3 +356,9 @@ def test_the_files_stop_reason_column_reads_as_the_tokens_pages_table():
     assert cells[start:start + 14] == ["1", "not in the log", "1", "(tool_calls)", "21,214", "3", "reported",
                                        "2", "2", "0", "(end)", "43,478", "1", "reported"]
 
+
+def test_a_handout_of_a_claude_code_log_does_not_say_its_program_sent_0_tools():
+    # Claude Code sent 29 tools (its init line names them) and logs none of them: not "2 messages and 0 tools".
+    whole = " ".join(" ".join(_parse(handout_html(_claude_stream_json())).text).split())
+    assert "0 tools" not in whole
+    assert "Round 2: the program sends 2 messages; the log keeps no tool list" in whole
