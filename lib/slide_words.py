@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from lib.dialects import DIALECTS, anthropic_messages
 from lib.model import Round, Trace
-from lib.summary import BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, counted_parts
+from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
+                         parts_not_logged)
 from lib.text import plural
 from lib.tokens import input_words, overcount, split_words
 
@@ -18,6 +19,17 @@ WINDOW = 9
 """Rounds the counter lists around the current one; a long trace's others are left out with an ellipsis."""
 KNOWS = "This request is everything the model knows."
 """The one sentence under what the model sees: it has no memory but this request."""
+KNOWS_UNLOGGED_INSTRUCTIONS = ("This request is everything the model knows, but the log does not keep its "
+                               "instructions (the system prompt): they were sent with these messages, and are not "
+                               "shown here.")
+"""KNOWS for a request whose log's format never keeps the instructions (Claude Code's): the messages shown are not
+all the model read."""
+
+
+def knows_words(round_: Round) -> str:
+    """The sentence under what the model sees: KNOWS, or, where the log never keeps the instructions, that they are
+    part of what it knows though not shown."""
+    return KNOWS_UNLOGGED_INSTRUCTIONS if "instructions" in parts_not_logged(round_) else KNOWS
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +159,7 @@ def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
     Step 5 ends the loop only where no round follows (`next_round`): a person's next question, or a program that
     reads commands in the text, goes on from it, as the explorer's label says."""
     if step == 1:
-        return KNOWS
+        return knows_words(round_)
     if step == 2:
         if round_.tool_calls:
             return f"The model {asks(round_)}"

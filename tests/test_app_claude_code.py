@@ -1,7 +1,7 @@
 """Claude Code's logs (session transcripts, stream-json output), as an engineer who uses Claude Code reads them."""
 
 from lib.ui import state
-from tests.screen import round_shown, uploaded
+from tests.screen import round_shown, screen, uploaded
 
 
 def test_the_explorer_says_the_instructions_and_tool_list_are_not_in_a_claude_code_log_never_0(app):
@@ -56,3 +56,14 @@ def test_claude_codes_one_hour_cache_writes_are_priced_at_their_own_rate(app):
     at.switch_page("pages/tokens.py").run()
     assert not at.exception
     assert next(m for m in at.metric if m.label == "Cost of the whole trace").value == "US$0.06292"
+
+
+def test_presenter_step_1_says_the_model_also_read_instructions_the_claude_code_log_does_not_keep(app):
+    # "What the model sees: this request is everything the model knows", over a request without Claude Code's system
+    # prompt, and nothing on the slide said it was missing: a learner reads the messages shown as all the model had.
+    at = uploaded(app, "claude-code-session.jsonl")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    assert not at.exception
+    shown = screen(at)
+    assert ("This request is everything the model knows, but the log does not keep its instructions (the system "
+            "prompt): they were sent with these messages, and are not shown here.") in shown

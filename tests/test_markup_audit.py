@@ -64,6 +64,7 @@ WORDS = {
     "tools_line": "our words for how many tools a request sent (lib/presenter.py)",
     "ours": "the value only when it is one of the words given, else None (lib/ui/plain.py)",
     "step_lead": "a step slide's one sentence: constants, or a count of the calls (lib/slide_words.py)",
+    "knows_words": "one of two constant sentences on what the model knows (lib/slide_words.py)",
     "no_bar_words": "the rounds that have no bar, by number, in our words (lib/summary.py)",
     "predicted_only_words": "round numbers and our sentence: which rounds a slide leaves out (lib/slide_words.py)",
     "predict_first_words": "a round number and our sentence: which round to predict first (lib/slide_words.py)",

@@ -17,7 +17,7 @@ from lib.growth import MessageEntry
 from lib.lessons import Lesson, lessons_at
 from lib.presenter import Position, Reveal, reveal, shown_before
 from lib.round_view import RoundView
-from lib.slide_words import (KNOWS, content_is_null, input_line, size_words, snowball, step_lead, stop_switch,
+from lib.slide_words import (content_is_null, input_line, knows_words, size_words, snowball, step_lead, stop_switch,
                              tools_line)
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.text import plural, shorten, summarize_message
@@ -124,7 +124,7 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: boo
             st.markdown(f"① {tools_line(snow)}")
     cards.tools_section(round_, marks, tool_list_recorded=view.tool_list_recorded, secret=secret)
     st.subheader("What the model sees", anchor=False)
-    lead(KNOWS)
+    lead(knows_words(round_))
     _resent_stack(view)
     # A message the provider held is grayed in the stack: neither a card nor a fold of what a step showed.
     sent = replace(placed, entries=view.held_and_sent[1])
