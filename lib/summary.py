@@ -9,7 +9,8 @@ from lib.growth import new_sent
 from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, cost, price_for, trace_cost
 from lib.text import plural
-from lib.tokens import INPUT_PARTS, InputBreakdown, TokenCounter, input_parts, reconciled_breakdowns
+from lib.tokens import (INPUT_PARTS, InputBreakdown, TokenCounter, input_parts, not_counted_label,
+                        reconciled_breakdowns)
 
 BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
 """What is said wherever a failed call's cost would be: an error response carries no usage."""
@@ -235,6 +236,13 @@ def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
         return tuple((label, None) for label, _ in parts)
     lacked = {PART_LABELS[field] for field in row.parts_not_logged}
     return tuple((label, None if label in lacked and not tokens else tokens) for label, tokens in parts)
+
+
+def not_counted_words(rows: tuple[RoundSummary, ...]) -> str:
+    """The name of the part reported beyond our count over these rounds, as the explorer names it (lib.tokens.
+    not_counted_label): with the parts the log lacks where its format keeps some not (Claude Code's)."""
+    lacked = {field for r in rows if r.request_recorded for field in r.parts_not_logged}
+    return not_counted_label(PART_LABELS[field] for field, _ in INPUT_PARTS if field in lacked)
 
 
 def no_bar_words(rows: tuple[RoundSummary, ...]) -> str | None:

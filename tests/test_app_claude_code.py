@@ -67,3 +67,16 @@ def test_presenter_step_1_says_the_model_also_read_instructions_the_claude_code_
     shown = screen(at)
     assert ("This request is everything the model knows, but the log does not keep its instructions (the system "
             "prompt): they were sent with these messages, and are not shown here.") in shown
+
+
+def test_the_rounds_table_and_chart_name_what_a_claude_code_logs_remainder_holds(app):
+    # The explorer says the remainder holds the instructions and tool list the log lacks; the Tokens page's column
+    # and legend called the same 43,354 tokens "template, provider tokens".
+    at = uploaded(app, "claude-stream-json-read.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    named = "reported beyond our count (the instructions and tool definitions the log lacks, template, provider tokens)"
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds[f"in: {named}"].tolist()[1] == 43354
+    assert "in: reported beyond our count (template, provider tokens)" not in rounds.columns
+    chart = next(c for c in at.get("plotly_chart") if "input tokens" in c.proto.spec)
+    assert f'"name":"{named}"' in chart.proto.spec.replace(": ", ":")

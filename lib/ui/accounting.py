@@ -9,12 +9,12 @@ import streamlit as st
 
 from lib.summary import (BILLING_NOT_KNOWN, NO_CALL_MADE, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, UNMADE_SAID,
                          RoundSummary, Snowball, OUTPUT_MISSING, counted_parts, missing_output, no_bar_words,
-                         overcounted, round_cost, table_tokens, tokens_words, tool_list_missing)
+                         not_counted_words, overcounted, round_cost, table_tokens, tokens_words, tool_list_missing)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, prices_from_rows
 from lib.text import plural
-from lib.tokens import HELD, split_words
+from lib.tokens import HELD, NOT_COUNTED, split_words
 from lib.usage_gap import gap_notes_words
 from lib.ui import plain, state
 from lib.ui.cache import per_trace
@@ -153,6 +153,8 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     # Only a previous_response_id or conversation chain has held messages: elsewhere a column of zeros says nothing.
     if not any(r.messages_held for r in rows):
         table = table.drop(columns=["messages held by the provider", f"in: {HELD}"], errors="ignore")
+    # The remainder named as the explorer names it: a Claude Code log's holds the instructions and tools it lacks.
+    table = table.rename(columns={f"in: {NOT_COUNTED}": f"in: {not_counted_words(rows)}"})
     # Arrow takes no column of numbers and words: Streamlit would log a traceback on every draw and convert it itself.
     for column in table.columns[table.isin([NOT_IN_THE_LOG, NO_CALL_MADE, *OUTPUT_MISSING]).any()]:
         table[column] = table[column].astype(str)

@@ -7,7 +7,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from lib.summary import RoundSummary, counted_parts
+from lib.summary import RoundSummary, counted_parts, not_counted_words
 from lib.tokens import HELD, NOT_COUNTED
 from lib.sequence import LANE_TITLES, LANES, Arrow
 from lib.steps import STEP_COLORS, STEP_MARKS
@@ -100,8 +100,10 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
                        customdata=_numbers(max(-tokens, 0) for tokens in values),
                        hovertemplate="round %{x}<br>our count %{customdata:,} tokens above the input<extra></extra>")
             values = [max(tokens, 0) for tokens in values]
-        _per_round(figure, rows, color, "input", name=label, x=rounds, y=_numbers(values),
-                   hovertemplate=f"round %{{x}}<br>%{{y:,}} tokens of {label}<extra></extra>")
+        # The remainder named as the explorer names it (lib.summary.not_counted_words).
+        name = not_counted_words(rows) if label == NOT_COUNTED else label
+        _per_round(figure, rows, color, "input", name=name, x=rounds, y=_numbers(values),
+                   hovertemplate=f"round %{{x}}<br>%{{y:,}} tokens of {name}<extra></extra>")
     figure.update_layout(barmode="relative")
     return _layout(figure, rows, "input tokens")
 
