@@ -1,7 +1,7 @@
 """Claude Code's logs (session transcripts, stream-json output), as an engineer who uses Claude Code reads them."""
 
 from lib.ui import state
-from tests.screen import round_shown, screen, uploaded
+from tests.screen import FIXTURES, round_shown, screen, uploaded
 
 
 def test_the_explorer_says_the_instructions_and_tool_list_are_not_in_a_claude_code_log_never_0(app):
@@ -80,3 +80,17 @@ def test_the_rounds_table_and_chart_name_what_a_claude_code_logs_remainder_holds
     assert "in: reported beyond our count (template, provider tokens)" not in rounds.columns
     chart = next(c for c in at.get("plotly_chart") if "input tokens" in c.proto.spec)
     assert f'"name":"{named}"' in chart.proto.spec.replace(": ", ":")
+
+
+def test_a_claude_code_chat_without_tool_calls_is_not_said_to_have_called_tools(app):
+    # The session's first exchange alone: a question and an answer in text. Claude Code still sent its tool list (its
+    # format never logs it), but nothing here called a tool: the gap note said "though the model called tools".
+    first_two = (FIXTURES / "claude-code-session.jsonl").read_text().splitlines()[:2]
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("chat.jsonl", ("\n".join(first_two) + "\n").encode())
+    at.run()
+    assert not at.exception
+    shown = screen(at)
+    assert "called tools" not in shown
+    assert ("Why: the log's format never keeps the tool list (Claude Code's does not), so the list that was sent and "
+            "billed is not in our count;") in shown
