@@ -26,7 +26,7 @@ from lib.dialects.equivalence import message_items
 from lib.model import Message, Request, Round, Trace
 from lib.prices import Price, TraceCost
 from lib.summary import (UNMADE_SAID, RoundSummary, cost_known, round_cost, rows_cost, snowball, tokens_words,
-                         tool_list_kept)
+                         tool_list_kept, tool_list_never_logged)
 
 Item = tuple
 """One thing the model reads: (`text`, role, text), (`call`, tool, arguments as JSON) or (`result`, tool, content)."""
@@ -70,6 +70,9 @@ class RoundContent:
     tools_recorded: bool = True
     """False when the log kept no tool list though the model called tools (lib.summary.tool_list_kept): the tools
     are not known, not none."""
+    tools_never_logged: bool = False
+    """True when the log's format never keeps the tool list (lib.summary.tool_list_never_logged, Claude Code's):
+    whether or not the model called a tool, the tools are not known."""
 
     @property
     def calls(self) -> tuple[Item, ...]:
@@ -257,6 +260,7 @@ def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
     """What each round says; linear in the messages each round adds."""
     names = _call_names(trace)
     listed = tool_list_kept(trace)
+    never = any(tool_list_never_logged(r) for r in trace.rounds)
     found: list[RoundContent] = []
     previous = 0
     for round_ in trace.rounds:
@@ -266,13 +270,13 @@ def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
         answer = tuple(_neutral(message_items(response.message), names)) if response is not None else ()
         tools = tuple((t.name, t.description, _canonical(t.parameters)) for t in request.tools)
         found.append(RoundContent(tuple(added), tools, answer, response.stop if response else None, (),
-                                  finish_written(round_), round_.request_recorded, listed))
+                                  finish_written(round_), round_.request_recorded, listed, never))
         previous = len(request.messages)
     # A round's results arrive in the next request.
     return tuple(
         RoundContent(c.added, c.tools, c.answer, c.stop,
                      tuple(i for i in found[n + 1].added if i[0] == "result") if n + 1 < len(found) else (), c.finish,
-                     c.request_recorded, c.tools_recorded)
+                     c.request_recorded, c.tools_recorded, c.tools_never_logged)
         for n, c in enumerate(found)
     )
 
@@ -369,8 +373,18 @@ def unlisted_words(left: RoundContent, right: RoundContent) -> str | None:
     side = _unlisted(left, right)
     if side is None:
         return None
+    if side == "neither" and left.tools_never_logged and right.tools_never_logged:
+        return ("Neither run's log keeps a tool list (their format never does, as Claude Code's does not): their "
+                "tools are not known.")
+    if side == "neither" and (left.tools_never_logged or right.tools_never_logged):
+        never, called = ("left", "right") if left.tools_never_logged else ("right", "left")
+        return (f"Neither run's log kept a tool list (the {never} run's format never does, as Claude Code's does not; "
+                f"the {called} run's model called tools): their tools are not known.")
     if side == "neither":
         return "Neither run's log kept a tool list, though their models called tools: their tools are not known."
+    if (left if side == "left" else right).tools_never_logged:
+        return (f"The {side} run's log keeps no tool list (its format never does, as Claude Code's does not): its "
+                "tools are not known.")
     return f"The {side} run's log kept no tool list, though its model called tools: its tools are not known."
 
 

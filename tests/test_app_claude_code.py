@@ -94,3 +94,20 @@ def test_a_claude_code_chat_without_tool_calls_is_not_said_to_have_called_tools(
     assert "called tools" not in shown
     assert ("Why: the log's format never keeps the tool list (Claude Code's does not), so the list that was sent and "
             "billed is not in our count;") in shown
+
+
+def test_compare_does_not_say_two_claude_code_chats_called_tools(app):
+    # Two sessions' first exchanges, each a question answered in text: Claude Code's format never logs its tool list,
+    # but neither model called a tool. Compare said "though their models called tools".
+    session = (FIXTURES / "claude-code-session.jsonl").read_text().splitlines()[:2]
+    edge = (FIXTURES / "claude-code-edge-cases.jsonl").read_text().splitlines()[:2]
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("two.jsonl", ("\n".join(session + edge) + "\n").encode())
+    at.run()
+    at.query_params["compare"] = "upload:0,upload:1"
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    shown = screen(at)
+    assert "called tools" not in shown
+    assert ("Neither run's log keeps a tool list (their format never does, as Claude Code's does not): their tools are "
+            "not known.") in shown
