@@ -111,3 +111,13 @@ def test_compare_does_not_say_two_claude_code_chats_called_tools(app):
     assert "called tools" not in shown
     assert ("Neither run's log keeps a tool list (their format never does, as Claude Code's does not): their tools are "
             "not known.") in shown
+
+
+def test_the_input_chart_draws_no_zero_bars_for_the_parts_a_claude_code_log_does_not_keep(app):
+    # Its hover read "round 2, 0 tokens of instructions" for instructions that were sent and not logged.
+    at = uploaded(app, "claude-code-session.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    chart = next(c for c in at.get("plotly_chart") if "input tokens" in c.proto.spec)
+    spec = chart.proto.spec.replace(": ", ":")
+    assert '"name":"instructions"' not in spec and '"name":"tool definitions"' not in spec
+    assert '"name":"new messages"' in spec
