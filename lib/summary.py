@@ -54,6 +54,8 @@ count it."""
 def parts_not_logged(round_: Round) -> tuple[str, ...]:
     """The InputBreakdown fields of the round's request that its log's format never keeps (Claude Code's system prompt
     and tool list): sent and billed, so counted as not known, never as 0."""
+    if "provenance" not in round_.extra:  # only a stated provenance names what the log omits: most rounds have none
+        return ()
     provenance = round_.provenance
     return tuple(LACKED_PARTS[o] for o in provenance.omitted if o in LACKED_PARTS) if provenance else ()
 
@@ -303,16 +305,17 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     never_logged = not tool_list_recorded and any(tool_list_never_logged(r) for r in trace.rounds)
     last_kept = None  # lib.growth.kept_before, carried along the rounds rather than walked back from each
     for round_, (breakdown, usage) in zip(trace.rounds, reconciled_breakdowns(trace, counter)):
+        request, response, error = round_.request, round_.response, round_.error
         recorded = round_.request_recorded
         kept = last_kept if recorded else None
         last_kept = round_ if recorded else last_kept
-        response = round_.response
-        model = (response.model if response else None) or round_.request.model or trace.model
+        model = (response.model if response else None) or request.model or trace.model
+        unsent = error is not None and is_unsent(error)
         rows.append(
             RoundSummary(
                 round=round_.index,
-                messages_sent=len(round_.request.messages),
-                messages_held=round_.request.held_by_provider,
+                messages_sent=len(request.messages),
+                messages_held=request.held_by_provider,
                 new_messages=new_sent(round_, len(kept.request.messages) if kept else 0),
                 tool_calls=len(response.message.tool_calls) if response else 0,
                 finish_reason=finish_words(round_),
@@ -323,11 +326,10 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 request_recorded=recorded,
                 tool_list_recorded=tool_list_recorded,
                 tool_list_never_logged=never_logged,
-                failed=response is None and round_.error is not None and not is_unsent(round_.error),
-                sent=round_.error is None or not is_unsent(round_.error),
-                rejected_output=response is None and round_.error is not None
-                and round_.error.rejected_generation is not None,
-                response_recorded=response is not None or round_.error is not None,
+                failed=response is None and error is not None and not unsent,
+                sent=not unsent,
+                rejected_output=response is None and error is not None and error.rejected_generation is not None,
+                response_recorded=response is not None or error is not None,
                 new_against=kept.index if kept else None,
                 parts_not_logged=parts_not_logged(round_),
             )
