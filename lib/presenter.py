@@ -96,13 +96,21 @@ def _steps(trace: Trace, index: int, hidden: Callable[[int], bool]) -> tuple[int
 
 
 def following(trace: Trace, position: Position, hidden: Callable[[int], bool] = _never) -> Position | None:
-    """The next position: the round's next step, or the next round's request; None at the end."""
+    """The next position: the round's next step, or the next round's request; None at the end, and at a `hidden`
+    round's prediction slot: the next request carries its answer (waits_words)."""
     steps = _steps(trace, position.round, hidden)
     later = [s for s in steps if s > position.step]
     if later:
         return Position(position.round, later[0])
-    if position.round < len(trace.rounds):
+    if position.round < len(trace.rounds) and not hidden(position.round):
         return Position(position.round + 1, 1)
+    return None
+
+
+def waits_words(trace: Trace, position: Position, hidden: Callable[[int], bool] = _never) -> str | None:
+    """Why there is no next position though rounds follow: the round on screen is still to predict."""
+    if hidden(position.round) and position.round < len(trace.rounds) and following(trace, position, hidden) is None:
+        return f"Predict round {position.round} first: the next request carries what the model does in it."
     return None
 
 

@@ -82,14 +82,17 @@ def test_a_step_in_the_link_does_not_reveal_a_hidden_response(app, round_, step)
     assert "Program executes" not in shown and "Model answers" not in shown and "Result appended" not in shown
 
 
-def test_next_from_a_hidden_response_goes_on_without_revealing_it(app):
+def test_next_waits_on_a_hidden_response_for_the_prediction_and_says_why(app):
+    # Request 2 carries round 1's tool calls back to the model: moving on to it would give round 1's answer away.
     at = _present_predicting(app, 1, 2)
-    at.button(key="presenter.next").click().run()
-    assert (_query(at, "round"), _query(at, "step")) == ("2", "1")
-    at.button(key="presenter.previous").click().run()
-    assert (_query(at, "round"), _query(at, "step")) == ("1", "2")
+    assert at.button(key="presenter.next").disabled
+    assert "Predict round 1 first: the next request carries what the model does in it." in screen(at)
     assert _headers(at) == [":material/help: What will the model do?"]
     assert ANSWERS[1] not in screen(at)
+    at.radio(key="predict.1.action").set_value("call")
+    at.button(key="predict.reveal").click().run()
+    assert not at.button(key="presenter.next").disabled
+    assert "Predict round 1 first" not in screen(at)
 
 
 def test_once_predicted_the_round_unfolds_step_by_step_again(app):
@@ -106,7 +109,7 @@ def test_a_hidden_round_has_the_same_two_positions_whether_it_calls_or_answers(h
 
     hidden = {1, 4}.__contains__
     assert [settle(hengxin, k, 5, hidden) for k in (1, 4)] == [Position(1, 2), Position(4, 2)]
-    assert following(hengxin, Position(1, 2), hidden) == Position(2, 1)
+    assert following(hengxin, Position(1, 2), hidden) is None  # request 2 would show round 1's calls
     assert preceding(hengxin, Position(2, 1), hidden) == Position(1, 2)
     assert following(hengxin, Position(3, 4), hidden) == Position(4, 1)
     assert following(hengxin, Position(4, 2), hidden) is None

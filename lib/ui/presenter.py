@@ -13,7 +13,7 @@ from typing import Callable
 import streamlit as st
 
 from lib.catalog import LoadedTrace
-from lib.presenter import Position, Reveal, carried, following, preceding, reveal, settle, steps_in
+from lib.presenter import Position, Reveal, carried, following, preceding, reveal, settle, steps_in, waits_words
 from lib.slide_words import step_lead
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.ui import cards, explorer, lesson, plain, predict, rounds, state
@@ -170,6 +170,9 @@ def show(loaded: LoadedTrace, predicting: bool, corner=None) -> None:
     buttons((_move, (loaded, False, predicting)) if preceding(trace, here, hidden) else None,
             (_move, (loaded, True, predicting)) if following(trace, here, hidden) else None,
             lambda: progress(loaded, here, hidden(here.round)))
+    waits = waits_words(trace, here, hidden)
+    if waits:
+        st.caption(waits)
     step_slide(loaded, here, predicting)
     st.query_params["round"] = str(here.round)
     st.query_params["step"] = str(here.step)
