@@ -301,3 +301,21 @@ def test_in_predict_mode_the_slides_after_the_steps_give_away_no_round_the_learn
     assert "Predict round 2 first: this slide would give away what the model does in it." in screen(at)
     _on_slide(at, "hengxin-dialects-r2", workshop)
     assert "**Messages array**" in screen(at) and "Predict round" not in screen(at)
+
+
+def test_in_predict_mode_the_closing_slide_totals_only_the_rounds_predicted_so_far(app, workshop):
+    # The whole trace's 4 model calls and 4 tool calls would say what the model does in the rounds still to predict.
+    at = _slide(app, "hengxin-closing", workshop, "present,predict")
+    assert "Predict round 1 first: this slide would give away what the model does in it." in screen(at)
+    assert set(_metrics(at)) == {"Your score on this trace"}
+    _on_slide(at, "hengxin-r1s2", workshop)
+    at.radio(key="predict.1.action").set_value("call")
+    at.button(key="predict.reveal").click().run()
+    _on_slide(at, "hengxin-closing", workshop)
+    shown = _metrics(at)
+    # Round 1 alone: one model call, its two calls in parallel, and round 1's three findings (the overridden
+    # user_id, the values the model filled in its two calls), not round 3's write tool.
+    assert (shown["Model calls"], shown["Tool calls"], shown["Findings of the checks"]) == ("1", "2", "3")
+    assert "Round 1 only, the one predicted so far: round 2 and after would give away what the model does in " \
+           "round 2." in screen(at)
+    assert "One question, 1 model call and 2 tool calls" in _lead(at)

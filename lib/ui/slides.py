@@ -224,13 +224,20 @@ def _gallery(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
 
 
 def _closing(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
-    rows = state.summaries(loaded)
+    shown = _open(loaded, predicting)
+    st.header(":material/flag: What it took")
+    if not shown:
+        lead(predict_first_words(shown))
+        st.metric("Your score on this trace", predict.score_words(loaded))
+        return
+    rows = state.summaries(loaded)[:shown]
     ball = snowball(rows)
     calls = sum(r.tool_calls for r in rows)
-    found = findings.findings(loaded)
-    st.header(":material/flag: What it took")
+    found = [f for f in findings.findings(loaded) if f.round <= shown]
     lead(f"One question, {plural(ball.rounds, 'model call')} and {plural(calls, 'tool call')}: the tool list "
          f"and the whole conversation were sent again every time.")
+    if shown < len(loaded.trace.rounds):
+        st.caption(predicted_only_words(shown))
     accounting.snowball_metrics(ball)
     columns = st.columns(4)
     columns[0].metric("Model calls", f"{ball.rounds:,}")
