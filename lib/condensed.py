@@ -11,6 +11,7 @@ import json
 
 from lib.growth import kept_before, resent_prefix, sends, since_words
 from lib.model import Message, Part, Round, Trace
+from lib.provenance import ANSWER_NOT_CAPTURED
 from lib.text import show_controls
 
 CLIP = 600
@@ -78,6 +79,8 @@ def _round(trace: Trace, round_: Round, messages: _Messages) -> dict:
                               _clipped(_output(execution.output))] for execution in round_.executions]}
     if round_.response is not None:
         condensed["response"] = messages.number(round_.response.message)
+        if not round_.answer_recorded:  # not "(no content)": the model may have written much
+            condensed["response_empty"] = ANSWER_NOT_CAPTURED
     elif round_.error is not None:
         condensed["error"] = _clipped(f"{round_.error.status or 'no status'}: {round_.error.message}")
     return condensed
@@ -85,7 +88,8 @@ def _round(trace: Trace, round_: Round, messages: _Messages) -> dict:
 
 def condensed_rounds(trace: Trace) -> dict:
     """{"rounds": [...], "messages": [...]}: each round's heading, its new and changed messages and its response as
-    numbers into `messages`, its error and tool results; each message as [role, [[kind, label, text], ...]]."""
+    numbers into `messages`, its error and tool results, and for a turn the log did not capture (Round.answer_recorded)
+    what its empty response says (`response_empty`); each message as [role, [[kind, label, text], ...]]."""
     messages = _Messages()
     rounds = [_round(trace, round_, messages) for round_ in trace.rounds]
     return {"rounds": rounds, "messages": messages.condensed}

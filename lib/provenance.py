@@ -92,3 +92,5 @@ def provenance_detail(provenance: Provenance) -> str:
 
 ANSWER_NOT_CAPTURED = "The log did not capture this turn's content: what the model wrote is not in the record."
 """Said on a model's turn the log kept none of (Round.answer_recorded): not that the model wrote nothing."""
+NOT_CAPTURED = "the log did not capture what the model wrote"
+"""ANSWER_NOT_CAPTURED in a label's few words: the diagram's arrow and step 5's label on the stop signal."""

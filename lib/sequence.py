@@ -16,6 +16,7 @@ from typing import Literal
 from lib.growth import program_sent
 from lib.model import Round, Trace
 from lib.narration import narrates_without_call
+from lib.provenance import NOT_CAPTURED
 from lib.text import plural, shorten
 
 Lane = Literal["user", "program", "api", "model", "tools"]
@@ -102,7 +103,9 @@ def _no_call(k: int, round_: Round) -> list[Arrow]:
     if response.stopped_short:
         return [Arrow(k, "model", "program", None, f"stops: {response.finish_reason or response.stop}, no answer and "
                       "no call")]
-    if not response.message.text:  # a span that kept no content: the loop ended, on words not in the log
+    if not round_.answer_recorded:  # a span that kept no content: the loop ended, on words not in the log
+        return [Arrow(k, "model", "program", 5, f"ends the loop: {NOT_CAPTURED}")]
+    if not response.message.text:
         return [Arrow(k, "model", "program", 5, "ends the loop: the response holds no text in the log")]
     return [Arrow(k, "model", "program", 5, "answers in text"), Arrow(k, "program", "user", None, "shows the answer")]
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from lib.dialects import DIALECTS, anthropic_messages
 from lib.model import Round, Trace
+from lib.provenance import NOT_CAPTURED
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
                          parts_not_logged)
 from lib.text import plural
@@ -170,6 +171,8 @@ def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
         return STOPS + (f" Round {next_round} goes on from it." if next_round else "")
     if round_.response is not None and not round_.response.message.text:
         ends = f"round {next_round} goes on from it" if next_round else "the model is not called again"
+        if not round_.answer_recorded:  # the model may have answered at length: the log kept none of it
+            return f"No tool call: {NOT_CAPTURED}, and {ends}."
         return f"No tool call and no text: this response holds no answer, and {ends}."
     if next_round:
         return f"No tool call: this text goes back to the program, and round {next_round} goes on from it."

@@ -20,6 +20,7 @@ from lib.dialects import DIALECTS
 from lib.growth import Growth, growth, kept_before
 from lib.model import Message, Round, ToolCallPart, Trace
 from lib.narration import narrates_without_call
+from lib.provenance import NOT_CAPTURED
 from lib.text import plural
 
 STEP_TITLES = {
@@ -237,6 +238,7 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
     elif response.stop == "end" and not response.message.tool_calls and response.finish_reason_path:
         # A span that kept no content still says the loop ended: its stop signal is the step on the payload.
         said = f"{finish_field} {response.finish_reason!r}"
-        labels.append(StepLabel(5, "response", response.finish_reason_path, f"{said}: the loop ends; the response "
-                                "holds no text (the log kept none, or the model wrote none)"))
+        held = NOT_CAPTURED if not round_.answer_recorded else \
+            "the response holds no text (the log kept none, or the model wrote none)"
+        labels.append(StepLabel(5, "response", response.finish_reason_path, f"{said}: the loop ends; {held}"))
     return labels

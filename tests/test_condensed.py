@@ -4,12 +4,15 @@ cards read first, texts exactly as sent (the navigator shows them as text) and c
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from lib import catalog
 from lib.condensed import CLIP, condensed_rounds
 from lib.growth import growth
 from tests.hostile import SHOWN, hostile_trace
 from tests.synthetic import synthetic_lines
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _trace(lines) -> catalog.LoadedTrace:
@@ -56,3 +59,21 @@ def test_a_long_text_is_cut_and_says_how_much_is_left_for_the_cards():
     assert output.startswith('{"n": 1, "record": "record 1", "notes": "')
     head, tail = output.split("\n… ")
     assert len(head) == CLIP and tail.endswith("more characters, in the round's cards below")
+
+
+def test_a_model_turn_the_span_did_not_capture_says_so_in_the_navigator_not_no_content():
+    # opentelemetry-instrumentation-openai-v2 without content capture: the navigator drew "(no content)", as if the
+    # model wrote nothing, where the explorer's card says the log did not capture the turn (Round.answer_recorded).
+    from lib.logs.upload import read_upload
+    from lib.provenance import ANSWER_NOT_CAPTURED
+    from tests.screen import FIXTURES
+    upload = read_upload([("spans.jsonl", (FIXTURES / "otlp-span-per-call-no-content.jsonl").read_bytes())])
+    for conversation in upload.conversations:
+        [held] = condensed_rounds(conversation.trace)["rounds"]
+        assert held["response_empty"] == ANSWER_NOT_CAPTURED
+    assert "round.response_empty" in (ROOT / "lib/ui/round_navigator.js").read_text()  # what the navigator shows
+
+
+def test_a_captured_response_keeps_the_navigators_own_words_for_an_empty_turn():
+    condensed = condensed_rounds(_trace(synthetic_lines(2)).trace)
+    assert all("response_empty" not in held for held in condensed["rounds"])

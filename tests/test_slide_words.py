@@ -87,3 +87,13 @@ def test_the_counter_of_a_request_the_log_did_not_keep_neither_estimates_nor_spl
     answered = _batch_results("ticket-7-round-2")
     counter = snowball(answered, summarize(answered, COUNTER), 1)
     assert counter.input_tokens == 1122 and not counter.estimated and counter.split == ()
+
+
+def test_step_5_of_a_turn_the_span_did_not_capture_says_so_not_that_the_response_holds_no_answer():
+    # opentelemetry-instrumentation-openai-v2 without content capture: finish_reason 'stop', no message kept.
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+    upload = read_upload([("spans.jsonl", (FIXTURES / "otlp-span-per-call-no-content.jsonl").read_bytes())])
+    trace = next(c.trace for c in upload.conversations if c.id == "43e09334a2dca25f5654e3198343348f")
+    assert step_lead(trace.rounds[0], 5) == ("No tool call: the log did not capture what the model wrote, and the model "
+                                             "is not called again.")

@@ -42,11 +42,11 @@ function partBlock(part) {
   return block;
 }
 
-function messageBlock(message, status) {
+function messageBlock(message, status, empty) {
   const [role, parts] = message;
   const block = element("div", "message");
   block.append(element("div", "role", status ? `${role} · ${status}` : role));
-  if (!parts.length) block.append(element("div", "label", "(no content)"));
+  if (!parts.length) block.append(element("div", "label", empty ?? "(no content)"));
   for (const part of parts) block.append(partBlock(part));
   return block;
 }
@@ -68,7 +68,10 @@ function detail(round, index, messages) {
     request.append(element("div", "label", "Nothing new: every message is resent."));
   }
   const response = section(`Response ${number}: model → program`);
-  if (round.response !== undefined) response.append(messageBlock(messages[round.response]));
+  // A turn the log did not capture says so (round.response_empty), not that the model wrote nothing.
+  if (round.response !== undefined) {
+    response.append(messageBlock(messages[round.response], undefined, round.response_empty));
+  }
   else response.append(element("pre", "text", round.error ?? "No response in the log."));
   const lane = section(`The program's lane, after response ${number}: tool results`);
   for (const [name, id, ok, output] of round.results) {
