@@ -95,5 +95,5 @@ def test_step_5_of_a_turn_the_span_did_not_capture_says_so_not_that_the_response
     from tests.screen import FIXTURES
     upload = read_upload([("spans.jsonl", (FIXTURES / "otlp-span-per-call-no-content.jsonl").read_bytes())])
     trace = next(c.trace for c in upload.conversations if c.id == "43e09334a2dca25f5654e3198343348f")
-    assert step_lead(trace.rounds[0], 5) == ("No tool call: the log did not capture what the model wrote, and the model "
-                                             "is not called again.")
+    assert step_lead(trace.rounds[0], 5) == ("No tool call: the log did not capture what the model wrote, and the "
+                                             "model is not called again.")
