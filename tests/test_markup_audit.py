@@ -68,6 +68,7 @@ WORDS = {
     "no_bar_words": "the rounds that have no bar, by number, in our words (lib/summary.py)",
     "predicted_only_words": "round numbers and our sentence: which rounds a slide leaves out (lib/slide_words.py)",
     "predict_first_words": "a round number and our sentence: which round to predict first (lib/slide_words.py)",
+    "waits_words": "a round number and our sentence: why Next waits for a prediction (lib/presenter.py)",
     "no_chart_words": "a constant sentence saying why no input or message chart is drawn (lib/summary.py)",
     "unrecorded_words": "which run's request the log did not keep: left, right or neither (lib/compare.py)",
     "unlisted_words": "which run's log kept no tool list: left, right or neither (lib/compare.py)",

@@ -170,9 +170,8 @@ def show(loaded: LoadedTrace, predicting: bool, corner=None) -> None:
     buttons((_move, (loaded, False, predicting)) if preceding(trace, here, hidden) else None,
             (_move, (loaded, True, predicting)) if following(trace, here, hidden) else None,
             lambda: progress(loaded, here, hidden(here.round)))
-    waits = waits_words(trace, here, hidden)
-    if waits:
-        st.caption(waits)
+    if waits_words(trace, here, hidden):
+        st.caption(waits_words(trace, here, hidden))
     step_slide(loaded, here, predicting)
     st.query_params["round"] = str(here.round)
     st.query_params["step"] = str(here.step)
