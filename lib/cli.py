@@ -13,7 +13,8 @@ conversations per file.
   `new_messages` (of those sent, the ones the previous request lacked), `new_counted_against` (the round whose
   request that is: the one before, or the latest earlier one the log kept when it lost the one before; null for
   round 1, and new_messages null too when the log kept no earlier request), `tool_calls`, `tool_results`,
-  `finish`, `steps`, `inferred`, `usage` (input, output, source, input_parts), `finish_reason`, `error`.
+  `finish`, `steps`, `inferred`, `usage` (input, output, source, input_parts), `finish_reason`, `error`, and
+  `call_made` (false when no provider saw the request, a replay miss: its usage and input parts are null).
   What the log did not keep is null, never 0 or []: a request's counts, results and input parts when the request
   is not in the log, the calls and output of a request the log ends on (the Tokens page's "not in the log").
 - `convert FILE -o OUT.jsonl` writes each conversation in the native format.
@@ -137,6 +138,8 @@ def _rounds(trace: Trace) -> list[dict]:
         out.append({
             "index": round_.index,
             "request_in_log": round_.request_recorded,
+            # A replay miss: no provider saw the request, so its usage is null for want of a call, not of a log.
+            "call_made": row.sent,
             # What the log did not keep is null, as the Tokens page says "not in the log": never 0 or [].
             "messages_in_request": row.sent_if_known,
             "messages_held": row.held_if_known,

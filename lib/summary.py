@@ -230,11 +230,12 @@ def rows_cost(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...]) -> Trac
 
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
     """The round's input parts (lib.tokens.input_parts), each None when the log kept no request: nothing of it was
-    counted, so the reported input has no parts, and its whole is not "tokens our tokenizer does not see". A part
-    the log's format never keeps (RoundSummary.parts_not_logged) is None too, where nothing of it was counted: it was
+    counted, so the reported input has no parts, and its whole is not "tokens our tokenizer does not see"; and each
+    None for a call never made (RoundSummary.sent): no model read its request, so none of it is input. A part the
+    log's format never keeps (RoundSummary.parts_not_logged) is None too, where nothing of it was counted: it was
     sent, so 0 would be untrue."""
     parts = input_parts(row.breakdown)
-    if not row.request_recorded:
+    if not (row.request_recorded and row.sent):
         return tuple((label, None) for label, _ in parts)
     lacked = {PART_LABELS[field] for field in row.parts_not_logged}
     return tuple((label, None if label in lacked and not tokens else tokens) for label, tokens in parts)
@@ -247,19 +248,32 @@ def not_counted_words(rows: tuple[RoundSummary, ...]) -> str:
     return not_counted_label(PART_LABELS[field] for field, _ in INPUT_PARTS if field in lacked)
 
 
+def _rounds_named(rounds: list[int]) -> str:
+    return (f"Rounds {', '.join(map(str, rounds[:-1]))} and {rounds[-1]}" if len(rounds) <= 5
+            else f"{len(rounds):,} rounds")
+
+
 def no_bar_words(rows: tuple[RoundSummary, ...]) -> str | None:
     """Under the charts of where the input goes and of messages per round: the rounds that have no bar there, the log
-    having kept no request of theirs; None when it kept every one."""
+    having kept no request of theirs, and those with no input bar, having made no call (RoundSummary.sent); None
+    when every round has its bars."""
     missing = [r.round for r in rows if not r.request_recorded]
-    if not missing:
-        return None
+    unmade = [r.round for r in rows if r.request_recorded and not r.sent]
+    said = []
     if len(missing) == 1:
-        return (f"Round {missing[0]} has no bar here nor under messages per round: the request was not in the log, "
-                "so nothing of it is counted or estimated.")
-    named = (f"Rounds {', '.join(map(str, missing[:-1]))} and {missing[-1]}" if len(missing) <= 5
-             else f"{len(missing):,} rounds")
-    return (f"{named} have no bar here nor under messages per round: their requests were not in the log, so nothing "
-            "of them is counted or estimated.")
+        said.append(f"Round {missing[0]} has no bar here nor under messages per round: the request was not in the "
+                    "log, so nothing of it is counted or estimated.")
+    elif missing:
+        said.append(f"{_rounds_named(missing)} have no bar here nor under messages per round: their requests were not "
+                    "in the log, so nothing of them is counted or estimated.")
+    # The program built the request (its messages are charted); no provider saw it, so none of it is input.
+    if len(unmade) == 1:
+        said.append(f"Round {unmade[0]} has no bar here: no call was made, so nothing of its request was read or "
+                    "billed.")
+    elif unmade:
+        said.append(f"{_rounds_named(unmade)} have no bar here: no call was made, so nothing of their requests was "
+                    "read or billed.")
+    return " ".join(said) or None
 
 
 def no_chart_words(rows: tuple[RoundSummary, ...]) -> str | None:

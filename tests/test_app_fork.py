@@ -376,6 +376,29 @@ def test_the_tokens_page_of_a_fork_says_the_round_replay_missed_made_no_call(app
     assert "whether the provider billed" not in billed.help
 
 
+def test_a_round_replay_missed_has_no_input_bar_and_the_summary_says_no_call_was_made(app):
+    # The fork's round 2 was never sent: the chart of where each round's input goes drew its counted request as a bar
+    # of input, and `summarize --json` gave null usage with nothing to tell "no call made" from "not in the log".
+    from lib.cli import summary_of
+    from lib.logs.upload import read_upload
+    at = _missed_at_round_2(app)
+    _compare_with_parent(at)
+    data, _ = at.session_state["compare.forks"][0]
+    at.switch_page("app.py").run()
+    at.file_uploader(key="sidebar.upload").upload("fork-round-2.jsonl", data)
+    at.run()
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    breakdown = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    assert all(y == 0 or x != 2 for series in breakdown for x, y in zip(series["x"], series["y"]))
+    assert any("Round 2 has no bar here: no call was made, so nothing of its request was read or billed." in c.value
+               for c in at.caption)
+    [conversation] = summary_of(read_upload([("fork-round-2.jsonl", data)]))["conversations"]
+    assert [r["call_made"] for r in conversation["rounds"]] == [True, False]
+    assert conversation["rounds"][1]["usage"]["input"] is None
+    assert set(conversation["rounds"][1]["usage"]["input_parts"].values()) == {None}
+
+
 def test_a_replay_miss_after_the_forked_round_is_not_put_down_to_an_edit_nobody_made(app):
     # Round 1 forked unedited: Replay answers it, the scenario's tools run for real, and their results are not the
     # recorded ones, so round 2's request has no recording. The page told the user to "undo the edit".
