@@ -58,7 +58,7 @@ from lib.logs.native import write_trace
 from lib.logs.upload import Upload, read_upload
 from lib.model import Round, Trace
 from lib.prices import DEFAULT_PRICES
-from lib.summary import counted_parts, summarize as summarize_rounds
+from lib.summary import counted_parts, finish_words, summarize as summarize_rounds
 from lib.steps import steps_for_round
 from lib.store import StoreUnavailable, database_url, open_store
 from lib.text import plural, terminal_safe
@@ -121,9 +121,10 @@ def _finish(round_: Round) -> str:
         return "error"
     if round_.response is None:
         return "unknown"
-    # The summary names a stop as a finish_reason would; one with no equivalent is `unknown`, not made up.
+    # The summary names a stop as a finish_reason would; one with no equivalent is `unknown`, not made up, and one
+    # the log did not record is in parentheses, as on the Tokens page.
     stop = round_.response.stop
-    return "unknown" if stop in (None, "other") else openai_chat.FINISH_REASON_OF[stop]
+    return "unknown" if stop in (None, "other") else finish_words(round_, openai_chat.FINISH_REASON_OF[stop])
 
 
 def _rounds(trace: Trace) -> list[dict]:

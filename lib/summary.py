@@ -291,12 +291,21 @@ def overcounted(rows: tuple[RoundSummary, ...]) -> bool:
     return any(r.request_recorded and r.breakdown.not_counted < 0 for r in rows)
 
 
-def finish_words(round_: Round) -> str:
-    """The round's stop signal as every rounds table writes it: the provider's own word, else the stop read from the
-    message in brackets, else what happened instead (an error and its status, no response)."""
-    if round_.response is not None:
-        response = round_.response
-        return str(response.finish_reason) if response.finish_reason else f"({response.stop})"
+def stop_inferred(round_: Round) -> bool:
+    """The log recorded no stop signal for the round's response: the importer inferred it from the content (a
+    null `stop_reason`, none at all, or a response or finish the importer marks derived)."""
+    derived = round_.extra.get("derived") or ()
+    return not round_.response or not round_.response.finish_reason or "finish" in derived or "response" in derived
+
+
+def finish_words(round_: Round, named: str | None = None) -> str:
+    """The round's stop signal as every view writes it: the signal as recorded (or `named`, the same stop in another
+    dialect's words), in brackets when the log recorded none (stop_inferred); else what happened instead (an error
+    and its status, no response)."""
+    response = round_.response
+    if response is not None:
+        said = named or str(response.finish_reason or response.stop)
+        return f"({said})" if stop_inferred(round_) else said
     if round_.error is not None:
         return f"error {round_.error.status or ''}".strip()
     return "(no response)"

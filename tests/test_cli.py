@@ -125,7 +125,8 @@ def test_summarize_reads_a_log_and_marks_inferred_responses():
     assert summary["format"] == "openai-chat"
     rounds = summary["conversations"][0]["rounds"]
     assert [r["inferred"] for r in rounds] == [True, False]
-    assert [r["finish"] for r in rounds] == ["tool_calls", "unknown"]
+    # The first response is inferred from the next request: its stop too, so it is written in parentheses.
+    assert [r["finish"] for r in rounds] == ["(tool_calls)", "unknown"]
 
 
 def test_summarize_exits_2_with_a_clear_message_when_nothing_loads(tmp_path):
@@ -241,3 +242,13 @@ def test_summarize_counts_a_held_chain_as_the_tokens_page_does_what_the_program_
     assert [r["new_messages"] for r in rounds] == [2, 2, 1, 1]
     lines = run("summarize", "tests/fixtures/openai-responses.jsonl").stdout.splitlines()
     assert "messages 2 → 3 (+2 held) → 2 (+5 held) → 2 (+7 held)" in lines[1]
+
+
+def test_summarize_writes_a_stop_the_log_did_not_record_in_parentheses_as_the_tokens_page_does():
+    # The todowrite session's response has "stop_reason": null: the importer infers tool_calls from its tool_use
+    # block, and the summary must not pass that off as recorded (lib.summary.finish_words, one rule).
+    edge, todo = json.loads(run("summarize", "tests/fixtures/claude-code-edge-cases.jsonl", "--json").stdout
+                            )["conversations"]
+    assert [(r["finish"], r["finish_reason"]) for r in edge["rounds"]] == [
+        ("stop", "end_turn"), ("tool_calls", "tool_use"), ("tool_calls", "tool_use")]
+    assert [(r["finish"], r["finish_reason"]) for r in todo["rounds"]] == [("(tool_calls)", None)]
