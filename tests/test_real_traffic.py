@@ -1177,6 +1177,28 @@ def test_a_cohere_v2_stream_is_joined_into_the_call_and_plan_it_streamed():
     assert origin_line(conversation.trace, round_).startswith("Converted from a Cohere v2 chat body")
 
 
+def test_a_cohere_v2_stream_cut_inside_a_call_is_said_cut_by_the_recording_not_written_wrong():
+    # langchain-cohere's recorded stream, its body ending inside the Person call's arguments (after the 37th event,
+    # before tool-call-end and message-end): the call is cut short by the stream, as an OpenAI or Anthropic one is.
+    import yaml
+    from lib.checks import run_checks
+    cassette = yaml.safe_load((FIXTURES / "containers" / "langchain-cohere-stream-tool-call.yaml").read_text())
+    first = cassette["interactions"][0]
+    events = first["response"]["body"]["string"].split("\n\n")
+    first["response"]["body"]["string"] = "\n\n".join(events[:37]) + "\n\n"
+    cut = yaml.safe_dump({"interactions": [first], "version": 1}).encode()
+    [conversation] = read_upload([("cut.yaml", cut)]).conversations
+    [round_] = conversation.trace.rounds
+    assert [(c.name, c.arguments_raw) for c in round_.cut_calls] == [("Person", '{\n    "name": "Erick",')]
+    codes = {f.code: f for f in run_checks(conversation.trace)}
+    assert "invalid-arguments" not in codes
+    assert codes["truncated-arguments"].message.startswith(
+        "The recording ends while the model was writing this Person call, before its arguments closed")
+    # The whole recording's call closed: nothing is cut.
+    [whole] = _read("containers/langchain-cohere-stream-tool-call.yaml").conversations
+    assert whole.trace.rounds[0].cut_calls == ()
+
+
 def test_a_cohere_reasoning_answer_keeps_its_thinking_and_cached_count():
     # command-a-reasoning's gzip answer: a `thinking` block, then the call; `usage.cached_tokens` beside the counts.
     [conversation] = _read("containers/langchain-cohere-reasoning-tool-call.yaml").conversations

@@ -36,6 +36,10 @@ SETTINGS = {"temperature": "temperature", "max_tokens": "max_tokens", "p": "top_
 TOOL_CHOICES = {"REQUIRED": "required", "NONE": "none"}
 """`tool_choice` as a Chat Completions tool_choice."""
 
+UNCLOSED = "unclosed_calls"
+"""The key under which a joined stream (joined_events) lists the positions of its calls that got no `tool-call-end`:
+ours, not Cohere's, as no whole response carries it."""
+
 
 def is_response(body: Any) -> bool:
     """Whether `body` is a v2 chat response: a `message` beside `finish_reason`, without `choices` or Ollama's
@@ -76,8 +80,10 @@ class CohereFormat(ProviderPairFormat):
             turn = len(chat_request["messages"]) if chat_request is not None else 0
             model = chat_request.get("model") if chat_request is not None else obj.get("model")
             chat_response = _chat_response(response, ids, turn, model)
+        # A call the stream ended inside is cut short by the recording, not written wrong (lib.model.CUT_CALLS).
+        cut = response.get(UNCLOSED) if isinstance(response, dict) else None
         return CallRecord(line=line, dialect="openai-chat", request=chat_request, response=chat_response,
-                          derived=ids.derived(), converted_from=self.name)
+                          derived=ids.derived(), converted_from=self.name, cut_calls=list(cut or []))
 
 
 def _is_event(body: Any) -> bool:
@@ -179,10 +185,12 @@ def _chat_response(response: dict, ids: CallIds, turn: int, model: Any) -> dict:
 
 def joined_events(events: list) -> dict:
     """The whole response a stream's events stand for: content blocks, tool plan and calls joined in order, the finish
-    reason and usage of `message-end` (None where the stream ended before it)."""
+    reason and usage of `message-end` (None where the stream ended before it), and under UNCLOSED the positions of
+    the calls the stream ended inside."""
     response: dict = {"message": {"role": "assistant"}, "finish_reason": None}
     blocks: dict[Any, dict] = {}
     calls: dict[Any, dict] = {}
+    ended: set = set()
     plan: list[str] = []
     for event in events:
         if not isinstance(event, dict):
@@ -208,6 +216,8 @@ def joined_events(events: list) -> dict:
             function = calls[index].setdefault("function", {})
             if isinstance(function, dict):
                 function["arguments"] = (text_of(function.get("arguments")) or "") + (piece or "")
+        elif kind == "tool-call-end":
+            ended.add(index)
         elif kind == "message-end":
             response["finish_reason"] = delta.get("finish_reason")
             if isinstance(delta.get("usage"), dict):
@@ -218,4 +228,7 @@ def joined_events(events: list) -> dict:
         response["message"]["content"] = list(blocks.values())
     if calls:
         response["message"]["tool_calls"] = list(calls.values())
+    unclosed = [position for position, index in enumerate(calls) if index not in ended]
+    if unclosed:
+        response[UNCLOSED] = unclosed
     return response
