@@ -1102,7 +1102,10 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
             said = (f"The provider refused this request {status}{pointer}. {words}The model saw nothing of this "
                     "round: fix the request and send it again.")
         else:  # a timeout, an overloaded server: nothing says the request was at fault
-            said = (f"This call failed {status}{pointer}. {words}No response came back, and "
+            # A response the failure broke off (a Claude Code stream cut mid-response) did partly come back.
+            came = ("The response broke off part way: what came before the failure is shown, and " if round_.response
+                    else "No response came back, and ")
+            said = (f"This call failed {status}{pointer}. {words}{came}"
                     + ("the status is the provider's trouble, not the request's: send it again after a pause."
                        if _numeric_status(error.status) else
                        "the log does not say whether the request was at fault: read the words before sending it again."))

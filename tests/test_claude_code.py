@@ -249,6 +249,35 @@ def test_claude_codes_api_error_line_is_a_failed_round_and_an_interruption_no_mo
     assert "a user turn (the person's prompt)" in provenance.omitted
 
 
+def test_an_api_error_while_a_response_is_still_being_written_ends_that_call_one_round_not_two():
+    # The 2.1.233 recording's prompt and the first two lines of its first response (thinking, then text), written
+    # as 2.1.x writes a block's line before the response ends (`stop_reason: null`); its tool_use line never came:
+    # the connection broke and Claude Code wrote its API-error line instead. One call: its lines and the error.
+    lines = [json.loads(line) for line in (FIXTURES / "claude-code-2.1.233.jsonl").read_text().splitlines()]
+    prompt, thinking, text = lines[2], lines[4], lines[5]
+    for written in (thinking, text):
+        written["message"]["stop_reason"] = None
+    session = {"sessionId": prompt["sessionId"], "isSidechain": False}
+    error = {**session, "type": "assistant", "uuid": "e-1", "parentUuid": text["uuid"], "isApiErrorMessage": True,
+             "message": {"id": "msg_e-1", "model": "<synthetic>", "role": "assistant", "type": "message",
+                         "content": [{"type": "text", "text": "API Error: Connection closed mid-response"}]}}
+    again = {**session, "type": "user", "uuid": "u-2", "parentUuid": "e-1",
+             "message": {"role": "user", "content": "try again"}}
+    upload = _upload_lines(prompt, thinking, text, error, again, {**lines[8], "parentUuid": "u-2"}, lines[9])
+    trace = upload.conversations[0].trace
+    cut, answered = trace.rounds
+    assert [b.get("type") for b in cut.response.raw["content"]] == ["thinking", "text"]
+    assert (cut.error.status, cut.error.message) == (None, "API Error: Connection closed mid-response")
+    assert [m.text for m in cut.request.messages] == [prompt["message"]["content"]]
+    assert "The call failed while its response was being written" in trace.round_provenance(cut).note
+    [failed] = [f.message for f in run_checks(trace) if f.code == "provider-error"]
+    assert "The response broke off part way: what came before the failure is shown" in failed
+    # A response whose lines were all in (its stop reason recorded) is its own round; the error after it is the next.
+    ended = [dict(line, message={**line["message"], "stop_reason": "end_turn"}) for line in (thinking, text)]
+    rounds = _upload_lines(prompt, *ended, error).conversations[0].trace.rounds
+    assert [(r.response is not None, r.error is not None) for r in rounds] == [(True, False), (False, True)]
+
+
 def test_a_subagent_whose_rounds_close_first_is_still_listed_after_the_session_that_started_it():
     session = {"sessionId": "s-order"}
     task = {"type": "tool_use", "id": "toolu_task", "name": "Task", "input": {"prompt": "count the files"}}

@@ -63,6 +63,10 @@ FAILED = ("Cut out of a Claude Code session log: the request is the conversation
           "place of a response, with the HTTP status where its words give one.")
 """The provenance note of a round whose call failed."""
 
+CUT_BY_ERROR = ("The call failed while its response was being written: the response shown is the lines the log "
+                "kept before the error, and the error written after them is how the call ended.")
+"""Said of a round whose response an API error cut short."""
+
 API_ERROR_KEYS = ("isApiErrorMessage", "is_api_error_message")
 """The flag, in the session log's spelling and stream-json's, of an assistant line standing for a call that failed."""
 
@@ -196,18 +200,22 @@ class ClaudeCodeFormat(LogFormat):
 
     def _failed(self, key: str, conversation: _Conversation, obj: dict, content: str | list,
                 line: int) -> Iterator[CallRecord]:
-        """A call that failed: Claude Code wrote the error in place of the response. Its request is the conversation
-        before it; the error line is no turn the model reads, so the person's words stay due for the next call."""
-        yield from self._close(key, conversation)
-        request = list(conversation.messages) + ([_user_turn(conversation.user)] if conversation.user else [])
+        """A call that failed: Claude Code wrote the error in place of the response, or after the lines of a response
+        still being written, which it ended. Its request is the conversation before it; the error line is no turn the
+        model reads, so the person's words stay due for the next call."""
         said = flatten_content(content) if isinstance(content, list) else content
         status = _status(obj, said)
         body = {k: obj[k] for k in ("error", "apiErrorStatus", "errorDetails", "error_details") if k in obj}
+        error = {"status": status, "body": {**body, "text": said}, "message": said or "the call failed"}
+        if _writing(conversation):
+            yield from self._close(key, conversation, error=error)
+            return
+        yield from self._close(key, conversation)
+        request = list(conversation.messages) + ([_user_turn(conversation.user)] if conversation.user else [])
         timestamp = obj.get("timestamp")
         lacks_prompt = self._opening(key, conversation, line)
         yield from self._release(CallRecord(
-            line=line, dialect=ANTHROPIC, request={"messages": request}, conversation=key,
-            error={"status": status, "body": {**body, "text": said}, "message": said or "the call failed"},
+            line=line, dialect=ANTHROPIC, request={"messages": request}, conversation=key, error=error,
             derived=[TRANSCRIPT_REQUEST], timestamp=timestamp if isinstance(timestamp, str) else None,
             resends=conversation.sent, provenance=self._failed_provenance(lacks_prompt),
         ))
@@ -247,8 +255,10 @@ class ClaudeCodeFormat(LogFormat):
         conversation.messages, conversation.user, conversation.sent = [], [], None
         self._notes.append(Problem(line, COMPACTED, conversation=key, loaded=True))
 
-    def _close(self, key: str, conversation: _Conversation, last: bool = False) -> Iterator[CallRecord]:
-        """The round of the response whose lines are complete, its turn added to the conversation."""
+    def _close(self, key: str, conversation: _Conversation, last: bool = False,
+               error: dict | None = None) -> Iterator[CallRecord]:
+        """The round of the response whose lines are complete (or that `error` ended), its turn added to the
+        conversation."""
         response = conversation.response
         if response is None:
             return
@@ -261,10 +271,13 @@ class ClaudeCodeFormat(LogFormat):
             body["usage"] = {**(usage if isinstance(usage, dict) else {}), **response.usage}
         conversation.messages.append(turn)
         request = {"messages": response.request}
+        provenance = self._provenance(response)
+        if error is not None:
+            provenance = {**provenance, "note": f"{provenance['note']} {CUT_BY_ERROR}"}
         record = CallRecord(
-            line=response.line, dialect=ANTHROPIC, request=request, response=body, conversation=key,
+            line=response.line, dialect=ANTHROPIC, request=request, response=body, conversation=key, error=error,
             derived=[TRANSCRIPT_REQUEST], timestamp=response.timestamp, resends=conversation.sent,
-            provenance=self._provenance(response), executions=_ran_after(turn, conversation.user) if last else [],
+            provenance=provenance, executions=_ran_after(turn, conversation.user) if last else [],
         )
         self._closed(record)
         yield from self._release(record)
@@ -329,6 +342,13 @@ class ClaudeCodeFormat(LogFormat):
         if isinstance(uuid, str):
             self._where[uuid] = key
         return key
+
+
+def _writing(conversation: _Conversation) -> bool:
+    """Whether the conversation's response is still being written: none of its lines reports the stop reason or the
+    final count, and no user line (a tool result, the person's words) has come since it began."""
+    response = conversation.response
+    return response is not None and not response.stop_reason and response.usage is None and not conversation.user
 
 
 def _api_error(obj: dict) -> bool:
