@@ -249,18 +249,25 @@ def test_claude_codes_api_error_line_is_a_failed_round_and_an_interruption_no_mo
     assert "a user turn (the person's prompt)" in provenance.omitted
 
 
-def test_an_api_error_while_a_response_is_still_being_written_ends_that_call_one_round_not_two():
-    # The 2.1.233 recording's prompt and the first two lines of its first response (thinking, then text), written
-    # as 2.1.x writes a block's line before the response ends (`stop_reason: null`); its tool_use line never came:
-    # the connection broke and Claude Code wrote its API-error line instead. One call: its lines and the error.
+def _cut_by_error() -> tuple[list[dict], list[dict]]:
+    """The 2.1.233 recording's prompt and the first two lines of its first response (thinking, then text), written
+    as 2.1.x writes a block's line before the response ends (`stop_reason: null`), then the API-error line Claude
+    Code writes when the connection breaks before the tool_use line came; and the recording's lines."""
     lines = [json.loads(line) for line in (FIXTURES / "claude-code-2.1.233.jsonl").read_text().splitlines()]
     prompt, thinking, text = lines[2], lines[4], lines[5]
     for written in (thinking, text):
         written["message"]["stop_reason"] = None
-    session = {"sessionId": prompt["sessionId"], "isSidechain": False}
-    error = {**session, "type": "assistant", "uuid": "e-1", "parentUuid": text["uuid"], "isApiErrorMessage": True,
+    error = {"sessionId": prompt["sessionId"], "isSidechain": False, "type": "assistant", "uuid": "e-1",
+             "parentUuid": text["uuid"], "isApiErrorMessage": True,
              "message": {"id": "msg_e-1", "model": "<synthetic>", "role": "assistant", "type": "message",
                          "content": [{"type": "text", "text": "API Error: Connection closed mid-response"}]}}
+    return [prompt, thinking, text, error], lines
+
+
+def test_an_api_error_while_a_response_is_still_being_written_ends_that_call_one_round_not_two():
+    # The connection broke while the response was being written: one call, its lines and the error that ended it.
+    (prompt, thinking, text, error), lines = _cut_by_error()
+    session = {"sessionId": prompt["sessionId"], "isSidechain": False}
     again = {**session, "type": "user", "uuid": "u-2", "parentUuid": "e-1",
              "message": {"role": "user", "content": "try again"}}
     upload = _upload_lines(prompt, thinking, text, error, again, {**lines[8], "parentUuid": "u-2"}, lines[9])
@@ -276,6 +283,20 @@ def test_an_api_error_while_a_response_is_still_being_written_ends_that_call_one
     ended = [dict(line, message={**line["message"], "stop_reason": "end_turn"}) for line in (thinking, text)]
     rounds = _upload_lines(prompt, *ended, error).conversations[0].trace.rounds
     assert [(r.response is not None, r.error is not None) for r in rounds] == [(True, False), (False, True)]
+
+
+def test_the_explorer_shows_the_error_and_what_came_back_before_it_of_a_response_an_error_cut_short(app):
+    from lib.ui import state
+    cut, _ = _cut_by_error()
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("cut.jsonl", "\n".join(json.dumps(line) for line in cut).encode())
+    at.run()
+    at.number_input(key=state.ROUND).set_value(1).run()
+    assert not at.exception
+    assert any(e.value.startswith("The call failed, and no HTTP status was recorded") for e in at.error)
+    shown = [t.value for t in at.main.text] + [c.value for c in at.main.code]
+    assert "API Error: Connection closed mid-response" in shown
+    assert "I'll run that bash command for you." in shown
 
 
 def test_a_subagent_whose_rounds_close_first_is_still_listed_after_the_session_that_started_it():

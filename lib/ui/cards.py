@@ -291,7 +291,10 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
             plain.text(round_.error.status)
         if not is_replay_miss(round_.error):  # a miss's message is the heading's own sentence
             code_block(round_.error.message)
-        return
+        if round_.response is None:
+            return
+        # The failure broke a response off part way (a Claude Code stream): what came before it is shown below.
+        st.caption("Before the call failed, part of the response had come back:")
     response = round_.response
     if response is None:
         st.info(NO_RESPONSE)
