@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from lib.annotations import Note, Rubric, note_heading, round_of
 from lib.dialects import DIALECTS
-from lib.failures import NO_RESPONSE, failure_heading, odd_status
+from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_status
 from lib.growth import ORIGIN_WORDS, against_words, program_sent, sends
 from lib.model import Round, Trace
 from lib.round_view import RoundView, round_view
@@ -118,7 +118,8 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          split_words=split_words, figure_note=figure_note,
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading, request_not_counted=REQUEST_NOT_COUNTED, against_words=against_words,
-                         no_response=NO_RESPONSE, answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
+                         no_response=NO_RESPONSE, part_came_back=PART_CAME_BACK,
+                         answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
                          not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,
                          table_counts=_table_counts, tools_sent_words=tools_sent_words)
 

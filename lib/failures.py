@@ -17,6 +17,9 @@ NO_RESPONSE = ("No response recorded for this round: the log ends on this reques
                "was still running or its answer was not kept.")
 """Said where a round's response would be when the log holds its request and nothing after it."""
 
+PART_CAME_BACK = "Before the call failed, part of the response had come back:"
+"""Said above the part of a response a failure broke off (a Claude Code response an API error cut short)."""
+
 
 REFUSED_HERE = "refused_before_sending"
 """The error type Roundtrip writes when it refused to send a call itself (a base URL typed on a shared server that

@@ -299,6 +299,15 @@ def test_the_explorer_shows_the_error_and_what_came_back_before_it_of_a_response
     assert "I'll run that bash command for you." in shown
 
 
+def test_the_html_export_shows_the_error_and_what_came_back_before_it_of_a_response_an_error_cut_short():
+    from lib.export_html import trace_html
+    cut, _ = _cut_by_error()
+    page = trace_html(_upload_lines(*cut).conversations[0].trace)
+    failed = page.index("API Error: Connection closed mid-response")
+    assert page.index("Before the call failed, part of the response had come back:") > failed
+    assert page.index("I&#39;ll run that bash command for you.") > failed
+
+
 def test_a_subagent_whose_rounds_close_first_is_still_listed_after_the_session_that_started_it():
     session = {"sessionId": "s-order"}
     task = {"type": "tool_use", "id": "toolu_task", "name": "Task", "input": {"prompt": "count the files"}}

@@ -25,7 +25,7 @@ from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
 from lib.provenance import ANSWER_NOT_CAPTURED
 from lib.checks import Finding
-from lib.failures import NO_RESPONSE, failure_heading, is_replay_miss, odd_status
+from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, is_replay_miss, odd_status
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, join_path
 from lib.text import as_code, milliseconds, plural, show_controls, summarize_message
 from lib.ui import plain, state
@@ -294,7 +294,7 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
         if round_.response is None:
             return
         # The failure broke a response off part way (a Claude Code stream): what came before it is shown below.
-        st.caption("Before the call failed, part of the response had come back:")
+        st.caption(PART_CAME_BACK)
     response = round_.response
     if response is None:
         st.info(NO_RESPONSE)
