@@ -1163,6 +1163,32 @@ def test_a_cohere_v2_chat_run_is_its_rounds_with_calls_results_and_counts_as_coh
     assert "the text the model wrote beside its calls is left out" in rewritten.message
 
 
+def test_a_json_lines_log_of_cohere_v2_request_and_response_pairs_reads_as_the_cassette_does():
+    # The bodies of openllmetry's Cohere recording, logged one call a line under `request` and `response`, as the
+    # other providers' pair logs are: each line was refused as "not an OpenAI Chat Completions response body".
+    import yaml
+    cassette = yaml.safe_load((FIXTURES / "containers" / "ollm-cohere-v2-tool-history.yaml").read_text())
+    lines = [orjson.dumps({"request": orjson.loads(i["request"]["body"]),
+                           "response": orjson.loads(i["response"]["body"]["string"])})
+             for i in cassette["interactions"]]
+    upload = read_upload([("cohere.jsonl", b"\n".join(lines))])
+    assert upload.problems == ()
+    assert list(upload.formats) == ["cohere"]
+    [conversation] = upload.conversations
+    first, second = conversation.trace.rounds
+    assert [(c.id, c.name) for c in first.tool_calls] == [
+        ("get_time_dp3men9jrvhf", "get_time"), ("get_weather_d7arjgsc96yf", "get_weather")]
+    assert first.response.message.text == "I will search for the current time and weather in Tokyo."
+    assert [(r.call_id, r.content) for m in second.request.messages for r in m.tool_results] == [
+        ("get_time_dp3men9jrvhf", "4:20 PM"), ("get_weather_d7arjgsc96yf", "Sunny 20 degrees Celsius")]
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in (first, second)] == [
+        (968, 83), (1094, 102)]
+    # Read before the Chat Completions reader, it claims no line of any other format's fixtures.
+    from lib.logs.cohere import CohereFormat
+    from tests.formats_support import assert_detects_only_its_own
+    assert_detects_only_its_own(CohereFormat)
+
+
 def test_a_cohere_v2_stream_is_joined_into_the_call_and_plan_it_streamed():
     # langchain-cohere's recording: the plan in 24 tool-plan-delta events, the arguments in 17 tool-call-delta events.
     from lib.provenance import origin_line
