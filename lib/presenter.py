@@ -83,10 +83,26 @@ def open_rounds(rounds: int, hidden: Callable[[int], bool] = _never) -> int:
     return next((k - 1 for k in range(1, rounds + 1) if hidden(k)), rounds)
 
 
+def first_open(asked: int, hidden: Callable[[int], bool] = _never) -> int:
+    """The round a learner who asks for round `asked` may open: that round, or the first before it whose response
+    is still `hidden`, for every later request carries that answer. The one rule of the presenter's Next, a deep
+    link, a plan's step slide and the explorer's controls; moving back to a predicted round stays free."""
+    return next((k for k in range(1, asked) if hidden(k)), asked)
+
+
+def held_words(asked: int, opened: int) -> str | None:
+    """Why round `asked` was not opened (first_open): round `opened` is still to predict; None when it was."""
+    if opened >= asked:
+        return None
+    return (f"Predict round {opened} first: request {asked} carries what the model does in round {opened}, "
+            f"so round {opened} is shown.")
+
+
 def settle(trace: Trace, round_index: int, step: int, hidden: Callable[[int], bool] = _never) -> Position:
-    """The position nearest to the one asked for: the round clamped, then its first step at or after `step`.
-    A `hidden` round has only its request and the prediction slot (PREDICT_STEP)."""
-    index = min(max(round_index, 1), len(trace.rounds))
+    """The position nearest to the one asked for: the round clamped, and held at the first round still to predict
+    (first_open), then its first step at or after `step`. A `hidden` round has only its request and the prediction
+    slot (PREDICT_STEP)."""
+    index = first_open(min(max(round_index, 1), len(trace.rounds)), hidden)
     steps = _steps(trace, index, hidden)
     return Position(index, next((s for s in steps if s >= step), steps[-1]))
 

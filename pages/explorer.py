@@ -21,7 +21,7 @@ navigation.require_rounds(loaded)
 
 
 def current_round() -> None:
-    index = explorer.navigation(loaded)
+    index = explorer.navigation(loaded, modes.predict)
     listed = st.container()  # the round list, shown above the round but sent after it: it is the page's largest part
     explorer.round_view(loaded, index, revealed=not modes.predict or predict.revealed(loaded, index))
     if not modes.predict:  # the list holds every response

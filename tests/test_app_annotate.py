@@ -377,8 +377,10 @@ def test_predict_mode_keeps_a_rounds_notes_hidden_until_the_learner_has_predicte
     # A note on round 2's call names the call and what is wrong with its arguments: the answer to predict.
     _write(_session(), "calcAmountOver gets the amounts straight from the results")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.query_params.update({"trace": "hengxin-expense", "round": "2", "mode": "predict"})
+    at.query_params.update({"trace": "hengxin-expense", "round": "1", "mode": "predict"})
     at.run()
+    at.button(key="predict.reveal").click().run()  # round 2 opens once round 1 is predicted
+    at.button(key="explorer.next").click().run()
     assert not at.exception
     assert "calcAmountOver gets the amounts straight from the results" not in screen(at)
     assert "This round's notes (1) are hidden until you predict the response: they may give it away." in screen(at)

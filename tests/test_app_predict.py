@@ -19,8 +19,18 @@ def _predicting(app, round_):
     return at
 
 
+def _predicted_up_to(app, round_):
+    """On round `round_`, the rounds before it predicted: a later round opens only once they are."""
+    at = _predicting(app, 1)
+    for _ in range(1, round_):
+        at.button(key="predict.reveal").click().run()
+        at.button(key="explorer.next").click().run()
+    assert not at.exception
+    return at
+
+
 def test_the_last_round_does_not_ask_for_the_next_requests_messages(app):
-    at = _predicting(app, 4)
+    at = _predicted_up_to(app, 4)
     assert _questions(at) == []
     assert "no request follows it, so there are no messages to count" in screen(at)
     at.radio(key="predict.4.action").set_value("answer")
@@ -29,12 +39,12 @@ def test_the_last_round_does_not_ask_for_the_next_requests_messages(app):
 
 
 def test_a_round_with_a_next_request_asks_for_its_messages(app):
-    at = _predicting(app, 3)
+    at = _predicted_up_to(app, 3)
     assert _questions(at) == [QUESTION]
 
 
 def test_arguments_that_do_not_parse_are_said_in_our_words_not_pythons(app):
-    at = _predicting(app, 3)
+    at = _predicted_up_to(app, 3)
     at.radio(key="predict.3.action").set_value("call")
     at.selectbox(key="predict.3.tool").set_value("createExpenseSupplement")
     at.text_area(key="predict.3.arguments").set_value("{expense_id: BX}")
@@ -58,3 +68,28 @@ def test_a_request_whose_tool_list_the_log_lacks_scores_the_arguments_and_not_th
     shown = screen(at)
     assert "Your prediction: 3 of 3 points" in shown
     assert "which tool" not in shown
+
+
+HELD_3 = "Predict round 1 first: request 3 carries what the model does in round 1, so round 1 is shown."
+
+
+def _round_on_screen(at) -> str:
+    return next(h.value for h in at.subheader if h.value.startswith("Round ")).split(":")[0]
+
+
+def test_a_link_to_a_later_round_opens_the_first_round_still_to_predict_and_says_why(app):
+    # Request 3 carries round 1's calls and their results: opening it would give round 1's answer away.
+    at = _predicting(app, 3)
+    assert _round_on_screen(at) == "Round 1"
+    assert HELD_3 in [w.value for w in at.warning]
+    assert at.query_params["round"] in ("1", ["1"])
+    assert "Call queryExpense" not in screen(at)  # round 1's call, which request 3 carries back
+
+
+def test_a_presenter_link_to_a_later_round_stops_at_the_first_round_still_to_predict(app):
+    app.query_params.update({"trace": "hengxin-expense", "round": "3", "step": "1", "mode": "present,predict"})
+    at = app.run()
+    assert not at.exception
+    assert HELD_3 in [w.value for w in at.warning]
+    assert "round 1 of 4" in screen(at)
+    assert at.query_params["round"] in ("1", ["1"])

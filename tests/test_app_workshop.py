@@ -122,10 +122,15 @@ def test_a_scripted_prediction_session_is_scored_round_by_round_and_for_the_trac
     assert ":green-badge[right] messages in the next request (1/1)\nrequest 3 carried 7 messages" in shown
     assert _score(at) == "6 / 10"
 
+    at.number_input(key="explorer.round").set_value(4).run()  # request 4 would carry round 3's calls
+    assert "Predict round 3 first: request 4 carries what the model does in round 3, so round 3 is shown." in [
+        w.value for w in at.warning]
+    _predict(at, 3, "answer")
+    assert _score(at) == "6 / 15"
     at.number_input(key="explorer.round").set_value(4).run()
     _predict(at, 4, "answer")
     assert "Your prediction: 1 of 1 point" in _markdown(at)
-    assert _score(at) == "7 / 11"
+    assert _score(at) == "7 / 16"
 
     at.number_input(key="explorer.round").set_value(1).run()
     assert "Your prediction: 5 of 5 points" in _markdown(at)  # kept in the session

@@ -13,6 +13,7 @@ from lib.deeplink import linked_round
 from lib.growth import sends
 from lib.sequence import SEQUENCE_ROUNDS, sequence, window_start
 from lib.model import Round
+from lib.presenter import first_open, held_words
 from lib.steps import STEP_COLORS, STEP_TITLES, StepLabel
 from lib.ui import accounting, annotate, cards, charts, lesson, plain, predict, rounds, side_by_side, state
 from lib.ui.round_navigator import round_navigator
@@ -50,8 +51,9 @@ def _query_round(count: int) -> int:
     return linked.round
 
 
-def current_round(loaded: LoadedTrace) -> int:
-    """The round on screen: from the deep link at first, then from the controls."""
+def current_round(loaded: LoadedTrace, predicting: bool = False) -> int:
+    """The round on screen: from the deep link at first, then from the controls; in predict mode, never past the
+    first round still to predict, said so (lib.presenter.first_open)."""
     count = len(loaded.trace.rounds)
     seen = st.session_state.get(state.SHOWN_DIGEST) == loaded.digest
     if not seen or state.ROUND not in st.session_state:
@@ -64,7 +66,10 @@ def current_round(loaded: LoadedTrace) -> int:
             st.session_state[state.ROUND] = st.session_state.get(state.ROUND_SHOWN, 1)
         else:
             st.session_state[state.ROUND] = 1
-    st.session_state[state.ROUND] = min(max(st.session_state[state.ROUND], 1), count)
+    asked = min(max(st.session_state[state.ROUND], 1), count)
+    st.session_state[state.ROUND] = first_open(asked, predict.hidden_rounds(loaded, predicting))
+    if held_words(asked, st.session_state[state.ROUND]):
+        st.warning(held_words(asked, st.session_state[state.ROUND]))
     st.session_state[state.ROUND_SHOWN] = st.session_state[state.ROUND]
     return st.session_state[state.ROUND]
 
@@ -73,10 +78,11 @@ def _step(delta: int, count: int) -> None:
     st.session_state[state.ROUND] = min(max(st.session_state[state.ROUND] + delta, 1), count)
 
 
-def navigation(loaded: LoadedTrace) -> int:
-    """Previous / next buttons and a round selector; keeps `?round=` in step."""
+def navigation(loaded: LoadedTrace, predicting: bool = False) -> int:
+    """Previous / next buttons and a round selector; keeps `?round=` in step; in predict mode, never past the first
+    round still to predict (current_round)."""
     count = len(loaded.trace.rounds)
-    index = current_round(loaded)
+    index = current_round(loaded, predicting)
     back, pick, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
     back.button("◀ Previous round", on_click=_step, args=(-1, count), disabled=index <= 1,
                 key="explorer.previous", width="stretch")

@@ -34,6 +34,11 @@ def revealed(loaded: LoadedTrace, index: int) -> bool:
     return index in _scores(loaded) or rounds.view(loaded, index).outcome is None
 
 
+def hidden_rounds(loaded: LoadedTrace, predicting: bool):
+    """Which rounds' responses are still hidden: in predict mode, those not yet predicted."""
+    return lambda k: predicting and not revealed(loaded, k)
+
+
 def form(loaded: LoadedTrace, index: int) -> None:
     """Ask what the model will do; the response stays hidden until the learner presses Reveal."""
     view = rounds.view(loaded, index)

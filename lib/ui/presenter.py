@@ -107,15 +107,15 @@ def _query_step() -> int:
 
 
 def hidden_rounds(loaded: LoadedTrace, predicting: bool):
-    """Which rounds' responses are still hidden: in predict mode, those not yet predicted."""
-    return lambda k: predicting and not predict.revealed(loaded, k)
+    """Which rounds' responses are still hidden: in predict mode, those not yet predicted (lib.ui.predict)."""
+    return predict.hidden_rounds(loaded, predicting)
 
 
 def position(loaded: LoadedTrace, predicting: bool = False) -> Position:
     """The position on screen: from the deep link at first, then from the buttons."""
     fresh = st.session_state.get(state.SHOWN_DIGEST) != loaded.digest
     first_view = state.STEP not in st.session_state
-    index = explorer.current_round(loaded)
+    index = explorer.current_round(loaded, predicting)
     if first_view:
         st.session_state[state.STEP] = _query_step()
     elif fresh:

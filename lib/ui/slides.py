@@ -17,7 +17,7 @@ from lib.catalog import LoadedTrace
 from lib.dialects import ANTHROPIC, DIALECT_NAMES, OPENAI
 from lib.dialects.convert import convert
 from lib.dialects.field_table import NONE_HERE, field_mapping
-from lib.presenter import Position, open_rounds, settle
+from lib.presenter import Position, held_words, open_rounds, settle
 from lib.sequence import sequence
 from lib.slide_words import predict_first_words, predicted_only_words
 from lib.summary import snowball
@@ -115,8 +115,9 @@ def show(plan: Plan, predicting: bool, corner=None) -> None:
     slide = plan.slides[index]
     loaded = state.load_bundled(slide.trace)
     where = f"slide {index + 1} of {len(plan.slides)}"
-    if slide.view == "step":
-        where += f" · round {slide.round} of {len(loaded.trace.rounds)}"
+    if slide.view == "step":  # the round shown: a round still to predict holds a later one back (first_open)
+        here = _position(loaded, slide, predicting)[0]
+        where += f" · round {here.round} of {len(loaded.trace.rounds)}"
     presenter.frame(loaded.trace.title, where, corner)
     problems()
     between = (lambda: presenter.progress(loaded, *_position(loaded, slide, predicting))) if slide.view == "step" \
@@ -140,7 +141,11 @@ def _position(loaded: LoadedTrace, slide: Slide, predicting: bool) -> tuple[Posi
 
 
 def _step(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
-    presenter.step_slide(loaded, _position(loaded, slide, predicting)[0], predicting)
+    here = _position(loaded, slide, predicting)[0]
+    asked = min(max(slide.round, 1), len(loaded.trace.rounds))
+    if held_words(asked, here.round):
+        st.caption(held_words(asked, here.round))
+    presenter.step_slide(loaded, here, predicting)
 
 
 def _open(loaded: LoadedTrace, predicting: bool) -> int:
