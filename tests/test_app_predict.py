@@ -86,6 +86,24 @@ def test_a_link_to_a_later_round_opens_the_first_round_still_to_predict_and_says
     assert "Call queryExpense" not in screen(at)  # round 1's call, which request 3 carries back
 
 
+def test_the_explorers_next_waits_on_a_round_still_to_predict_and_back_stays_free(app):
+    at = _predicting(app, 1)
+    assert at.button(key="explorer.next").disabled
+    assert "Predict round 1 first: the next request carries what the model does in it." in [c.value for c in at.caption]
+    at.number_input(key="explorer.round").set_value(4).run()
+    assert _round_on_screen(at) == "Round 1"
+    assert "Predict round 1 first: request 4 carries what the model does in round 1, so round 1 is shown." in [
+        w.value for w in at.warning]
+    at.button(key="predict.reveal").click().run()
+    assert not at.button(key="explorer.next").disabled
+    at.button(key="explorer.next").click().run()
+    assert _round_on_screen(at) == "Round 2" and at.button(key="explorer.next").disabled
+    at.number_input(key="explorer.round").set_value(3).run()
+    assert _round_on_screen(at) == "Round 2"
+    at.button(key="explorer.previous").click().run()
+    assert _round_on_screen(at) == "Round 1" and not at.warning
+
+
 def test_a_presenter_link_to_a_later_round_stops_at_the_first_round_still_to_predict(app):
     app.query_params.update({"trace": "hengxin-expense", "round": "3", "step": "1", "mode": "present,predict"})
     at = app.run()

@@ -13,7 +13,7 @@ from lib.deeplink import linked_round
 from lib.growth import sends
 from lib.sequence import SEQUENCE_ROUNDS, sequence, window_start
 from lib.model import Round
-from lib.presenter import first_open, held_words
+from lib.presenter import PREDICT_STEP, Position, first_open, held_words, waits_words
 from lib.steps import STEP_COLORS, STEP_TITLES, StepLabel
 from lib.ui import accounting, annotate, cards, charts, lesson, plain, predict, rounds, side_by_side, state
 from lib.ui.round_navigator import round_navigator
@@ -79,18 +79,21 @@ def _step(delta: int, count: int) -> None:
 
 
 def navigation(loaded: LoadedTrace, predicting: bool = False) -> int:
-    """Previous / next buttons and a round selector; keeps `?round=` in step; in predict mode, never past the first
-    round still to predict (current_round)."""
+    """Previous / next buttons and a round selector; keeps `?round=` in step. In predict mode Next waits on a round
+    still to predict, as the presenter's does (lib.presenter.waits_words)."""
     count = len(loaded.trace.rounds)
     index = current_round(loaded, predicting)
+    waits = waits_words(loaded.trace, Position(index, PREDICT_STEP), predict.hidden_rounds(loaded, predicting))
     back, pick, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
     back.button("◀ Previous round", on_click=_step, args=(-1, count), disabled=index <= 1,
                 key="explorer.previous", width="stretch")
     # A number field costs the same for 4 rounds or 1,000; a selectbox would ship every option each rerun.
     pick.number_input(f"Round (1 to {count})", min_value=1, max_value=count, step=1, key=state.ROUND,
                       persist_state="session")
-    forward.button("Next round ▶", on_click=_step, args=(1, count), disabled=index >= count,
+    forward.button("Next round ▶", on_click=_step, args=(1, count), disabled=index >= count or waits is not None,
                    key="explorer.next", width="stretch")
+    if waits:
+        st.caption(waits)
     st.query_params["round"] = str(st.session_state[state.ROUND])
     _follow(st.session_state[state.ROUND], count)
     return st.session_state[state.ROUND]
