@@ -100,19 +100,20 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
     )
 
 
-def predicted_only_words(shown: int) -> str:
-    """Said on a slide that shows only the rounds predicted so far (lib.presenter.open_rounds): what it leaves out
-    and why; with none shown, which round to predict first."""
+def predicted_only_words(shown: int, where: str = "this slide") -> str:
+    """Said on a slide (or `where`: the Tokens page) that shows only the rounds predicted so far
+    (lib.presenter.open_rounds): what it leaves out and why; with none shown, which round to predict first."""
     if shown == 0:
-        return predict_first_words(0)
+        return predict_first_words(0, where)
     only = "Round 1 only, the one" if shown == 1 else f"Rounds 1 to {shown} only, the ones"
     return (f"{only} predicted so far: round {shown + 1} and after would give away what the model does in round "
             f"{shown + 1}.")
 
 
-def predict_first_words(shown: int) -> str:
-    """Said in place of a slide whose rounds begin after the first one still to predict (round `shown` + 1)."""
-    return f"Predict round {shown + 1} first: this slide would give away what the model does in it."
+def predict_first_words(shown: int, where: str = "this slide") -> str:
+    """Said in place of a slide (or `where`) whose rounds begin after the first one still to predict (round
+    `shown` + 1)."""
+    return f"Predict round {shown + 1} first: {where} would give away what the model does in it."
 
 
 def size_words(size: int | None) -> str:

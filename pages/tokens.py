@@ -3,8 +3,10 @@
 import streamlit as st
 
 from lib.dialects import DIALECTS
+from lib.presenter import open_rounds
+from lib.slide_words import predicted_only_words
 from lib.summary import no_chart_words, rows_cost, snowball
-from lib.ui import accounting, charts, navigation, plain, state
+from lib.ui import accounting, charts, navigation, plain, predict, state
 from lib.ui.picker import trace_picker
 from lib.prices import cost_words
 from lib.spreadsheet import table_csv
@@ -15,6 +17,14 @@ navigation.require_rounds(loaded)
 counting = state.counting(loaded)
 accounting.counting_notice(counting)
 rows = state.summaries(loaded)
+# While predicting, the table and charts stop before the first round still to predict: each row says how many tools
+# its round called and why it stopped, and each later request's size counts that round's answer.
+shown = open_rounds(len(rows), predict.hidden_rounds(loaded, st.session_state.get(state.PREDICT, False)))
+if shown < len(rows):
+    st.caption(predicted_only_words(shown, "this page"))
+    if not shown:
+        st.stop()
+    rows = rows[:shown]
 
 st.caption(
     "Every round sends the whole conversation again, plus the tool list. So each call costs more than "

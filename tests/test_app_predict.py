@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
 from tests.screen import screen, uploaded
 
 
@@ -111,3 +114,22 @@ def test_a_presenter_link_to_a_later_round_stops_at_the_first_round_still_to_pre
     assert HELD_3 in [w.value for w in at.warning]
     assert "round 1 of 4" in screen(at)
     assert at.query_params["round"] in ("1", ["1"])
+
+
+def _tokens_page_rounds(at) -> list[int]:
+    tables = [d.value for d in at.dataframe if "finish reason" in d.value.columns]
+    return [int(r) for table in tables for r in table["round"]]
+
+
+def test_the_tokens_page_opened_while_predicting_lists_only_the_rounds_predicted_so_far(app):
+    # Its table counts each round's tool calls and says why it stopped: the answers a learner is to predict.
+    at = _predicting(app, 1)
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    assert _tokens_page_rounds(at) == []
+    assert "Predict round 1 first: this page would give away what the model does in it." in screen(at)
+    at = _predicted_up_to(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60), 3)
+    at.switch_page("pages/tokens.py").run()
+    assert _tokens_page_rounds(at) == [1, 2]
+    assert ("Rounds 1 to 2 only, the ones predicted so far: round 3 and after would give away what the model does "
+            "in round 3.") in screen(at)
