@@ -260,20 +260,22 @@ def no_bar_words(rows: tuple[RoundSummary, ...]) -> str | None:
     missing = [r.round for r in rows if not r.request_recorded]
     unmade = [r.round for r in rows if r.request_recorded and not r.sent]
     said = []
-    if len(missing) == 1:
-        said.append(f"Round {missing[0]} has no bar here nor under messages per round: the request was not in the "
-                    "log, so nothing of it is counted or estimated.")
-    elif missing:
-        said.append(f"{_rounds_named(missing)} have no bar here nor under messages per round: their requests were not "
-                    "in the log, so nothing of them is counted or estimated.")
+    if missing:
+        said.append(_no_bar(missing, "here nor under messages per round",
+                            "the request was not in the log, so nothing of it is counted or estimated.",
+                            "their requests were not in the log, so nothing of them is counted or estimated."))
     # The program built the request (its messages are charted); no provider saw it, so none of it is input.
-    if len(unmade) == 1:
-        said.append(f"Round {unmade[0]} has no bar here: no call was made, so nothing of its request was read or "
-                    "billed.")
-    elif unmade:
-        said.append(f"{_rounds_named(unmade)} have no bar here: no call was made, so nothing of their requests was "
-                    "read or billed.")
+    if unmade:
+        said.append(_no_bar(unmade, "here", "no call was made, so nothing of its request was read or billed.",
+                            "no call was made, so nothing of their requests was read or billed."))
     return " ".join(said) or None
+
+
+def _no_bar(rounds: list[int], where: str, one: str, many: str) -> str:
+    """That `rounds` have no bar `where`, and why: `one` said of a single round, `many` of several."""
+    if len(rounds) == 1:
+        return f"Round {rounds[0]} has no bar {where}: {one}"
+    return f"{_rounds_named(rounds)} have no bar {where}: {many}"
 
 
 def no_chart_words(rows: tuple[RoundSummary, ...]) -> str | None:

@@ -344,6 +344,17 @@ def _missed_at_round_2(app):
     return at
 
 
+def _missed_fork_opened(app):
+    """The fork of _missed_at_round_2 downloaded from Compare and opened again as an upload; with its bytes."""
+    at = _missed_at_round_2(app)
+    _compare_with_parent(at)
+    data, _ = at.session_state["compare.forks"][0]
+    at.switch_page("app.py").run()
+    at.file_uploader(key="sidebar.upload").upload("fork-round-2.jsonl", data)
+    at.run()
+    return at, data
+
+
 def test_compare_with_parent_says_a_round_replay_missed_made_no_call_and_prices_nothing_for_it(app):
     # The fork page says nothing was sent to a model; Compare priced the round's estimated input as a call that
     # failed, "had it been billed", and added it to the fork's input.
@@ -360,12 +371,7 @@ def test_compare_with_parent_says_a_round_replay_missed_made_no_call_and_prices_
 
 def test_the_tokens_page_of_a_fork_says_the_round_replay_missed_made_no_call(app):
     # The fork downloaded and opened again: its round 2 was never sent, so nothing of it is billed input.
-    at = _missed_at_round_2(app)
-    _compare_with_parent(at)
-    data, _ = at.session_state["compare.forks"][0]
-    at.switch_page("app.py").run()
-    at.file_uploader(key="sidebar.upload").upload("fork-round-2.jsonl", data)
-    at.run()
+    at, data = _missed_fork_opened(app)
     at.switch_page("pages/tokens.py").run()
     assert not at.exception
     rounds = _table(at, "tokens in")
@@ -381,12 +387,7 @@ def test_a_round_replay_missed_has_no_input_bar_and_the_summary_says_no_call_was
     # of input, and `summarize --json` gave null usage with nothing to tell "no call made" from "not in the log".
     from lib.cli import summary_of
     from lib.logs.upload import read_upload
-    at = _missed_at_round_2(app)
-    _compare_with_parent(at)
-    data, _ = at.session_state["compare.forks"][0]
-    at.switch_page("app.py").run()
-    at.file_uploader(key="sidebar.upload").upload("fork-round-2.jsonl", data)
-    at.run()
+    at, data = _missed_fork_opened(app)
     at.switch_page("pages/tokens.py").run()
     assert not at.exception
     breakdown = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
@@ -417,12 +418,7 @@ def test_the_explorer_of_a_fork_says_the_round_replay_missed_made_no_call(app):
     # provider billed it", for a request Replay never sent anywhere.
     from lib.ui import state
     from tests.screen import figures
-    at = _missed_at_round_2(app)
-    _compare_with_parent(at)
-    data, _ = at.session_state["compare.forks"][0]
-    at.switch_page("app.py").run()
-    at.file_uploader(key="sidebar.upload").upload("fork-round-2.jsonl", data)
-    at.run()
+    at, data = _missed_fork_opened(app)
     at.number_input(key=state.ROUND).set_value(2).run()
     assert not at.exception
     shown = figures(at)
