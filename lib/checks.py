@@ -726,6 +726,15 @@ def _allowed_values(tool: ToolDefinition | None, name: str) -> list:
 
 @check("model-filled-value")
 def _model_filled_value(trace: Trace) -> Iterator[Hit]:
+    """A short value in a call that no earlier message holds: a fact (an id, a date, an amount, a name, a place)
+    someone should have given, which the model either read from words said another way or made up.
+
+    Not every value is such a fact. What the model composes is its own work, and nobody was meant to give it: prose
+    (a `description` of the command, a file's `content`, a message `body`), code and commands (`command`, `code`,
+    a search `pattern`), the path of a file it reads or creates (`file_path`), and how long it lets a tool run
+    (`timeout`). A coding agent fills these in every call; asking the person for them would be wrong advice. Such
+    parameters are known by name (AUTHORED_NAMES, or a name ending in `_path`), since logs like Claude Code's keep
+    no schema to say more."""
     for round_, said in _said_so_far(trace):
         if not round_.request_recorded:  # nothing says what the request held: no value is known to be unsaid
             continue
@@ -739,7 +748,8 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
                 continue  # the model's answer, given as a call: every value in it is the model's to write
             # Identity is model-filled-identity's to report; prose is the model's own writing, not a fact it filled.
             unsaid = [(name, value) for name, value in call.arguments.items()
-                      if not _is_identity(name, tool) and _fact(value) and not said.holds(value)]
+                      if not _is_identity(name, tool) and not _authored(name) and _fact(value)
+                      and not said.holds(value)]
             # The tool definition says a schema's default, though no message does: the model did not make it up.
             defaults = [(name, value) for name, value in unsaid if _is_default(tool, name, value)]
             filled = [pair for pair in unsaid if pair not in defaults]
@@ -750,6 +760,21 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
                 brief = "; ".join(briefs)
                 yield Hit("info", round_.index, "response", path,
                           _filled_message(call.name, filled, defaults, tool, unlogged), brief[0].upper() + brief[1:])
+
+
+AUTHORED_NAMES = frozenset({
+    "description", "content", "contents", "text", "body", "message", "summary", "prompt", "reason", "comment",
+    "command", "cmd", "script", "code", "pattern", "regex", "glob",
+    "path", "filepath", "filename", "directory", "dir", "cwd",
+    "timeout", "timeoutms", "timeoutseconds",
+})
+"""Parameter names (lower case, no `_`) whose value the model composes itself: prose it writes, code and commands
+it runs, paths it reads or creates, how long it lets a tool run. None is a fact someone should have given."""
+
+
+def _authored(name: str) -> bool:
+    """Whether the argument is the model's own work (AUTHORED_NAMES, or a path such as `notebook_path`)."""
+    return re.sub(r"[\W_]", "", name).lower() in AUTHORED_NAMES or name.lower().endswith("_path")
 
 
 def _named(filled: list[tuple[str, object]]) -> list[str]:

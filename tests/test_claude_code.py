@@ -8,6 +8,8 @@ that the log's missing system prompt and tool list are said to be missing, never
 import json
 from pathlib import Path
 
+import pytest
+
 from lib.checks import run_checks
 from lib.logs.upload import read_upload
 from lib.provenance import provenance_detail
@@ -359,11 +361,28 @@ def test_other_formats_lines_are_not_taken_for_claude_codes():
     assert detect({"type": "summary", "summary": "Title", "leafUuid": "u-9"})
 
 
+@pytest.mark.parametrize("fixture", ["claude-code-session.jsonl", "claude-code-edge-cases.jsonl",
+                                     "claude-code-transcripts-sample.jsonl", "claude-stream-json-sample.jsonl"])
+def test_what_a_coding_agent_composes_itself_is_not_called_a_value_someone_should_have_given(fixture):
+    # A Bash call's description ("Commit changes") and command ("ls"), the file it writes ("/project/hello.py") and
+    # what it writes there ("hello"), the timeout it lets a command run: the model's own work, not a fact to ask for.
+    upload = _read(fixture)
+    assert [f.brief for c in upload.conversations for f in run_checks(c.trace) if f.code == "model-filled-value"] == []
+
+
 def test_a_value_the_model_filled_is_not_said_to_be_missing_from_instructions_the_log_does_not_keep():
-    # Claude Code's system prompt names the working directory: a path in a call may come from there.
-    trace = _read("claude-code-session.jsonl").conversations[0].trace
-    [filled] = [f for f in run_checks(trace) if f.code == "model-filled-value" and f.round == 2]
-    assert 'file_path "/tmp/decorator_example.py"' in filled.message
+    # Claude Code's system prompt is not in its log: a date in a call may come from there (it names today's date).
+    session = {"sessionId": "s-3", "isSidechain": False}
+    upload = _upload_lines(
+        {**session, "type": "user", "uuid": "u-1", "parentUuid": None,
+         "message": {"role": "user", "content": "Book the team room for the retro"}},
+        {**session, "type": "assistant", "uuid": "a-1", "parentUuid": "u-1", "requestId": "req_1", "message": {
+            "id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "tool_use",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "mcp__rooms__book",
+                         "input": {"room": "team room", "date": "2026-11-24", "description": "Sprint retro"}}],
+            "usage": {"input_tokens": 4, "output_tokens": 30}}})
+    [filled] = [f for f in run_checks(upload.conversations[0].trace) if f.code == "model-filled-value"]
+    assert filled.brief == 'Filled by the model, in no earlier message: date "2026-11-24"'
     assert "the log does not keep the instructions, which may hold it" in filled.message
     assert "a tool result, the instructions)" not in filled.message
 
