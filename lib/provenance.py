@@ -90,6 +90,22 @@ def provenance_detail(provenance: Provenance) -> str:
     return " ".join(pieces)
 
 
+LACKED_NAMES = {"system": "the system prompt", "tools": "the tool list"}
+"""What a provenance's `omitted` entries name, in the words a converted request's note uses."""
+
+
+def converted_lacks(provenance: Provenance) -> str:
+    """Said over a request converted from a record that lacks parts of what was sent (Claude Code's system prompt and
+    tool list): the conversion lacks them too, so it is not the request the program sent. Empty when nothing is
+    omitted. Holds the trace's own `omitted` entries (untrusted text)."""
+    if not provenance.omitted:
+        return ""
+    named = [LACKED_NAMES.get(o, o) for o in provenance.omitted]
+    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    return (f"The log did not keep {listed} this request was sent with, so this conversion lacks "
+            f"{'it' if len(named) == 1 else 'them'} too: it is not the request as the program sent it.")
+
+
 ANSWER_NOT_CAPTURED = "The log did not capture this turn's content: what the model wrote is not in the record."
 """Said on a model's turn the log kept none of (Round.answer_recorded): not that the model wrote nothing."""
 NOT_CAPTURED = "the log did not capture what the model wrote"

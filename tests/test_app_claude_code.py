@@ -121,3 +121,17 @@ def test_the_input_chart_draws_no_zero_bars_for_the_parts_a_claude_code_log_does
     spec = chart.proto.spec.replace(": ", ":")
     assert '"name":"instructions"' not in spec and '"name":"tool definitions"' not in spec
     assert '"name":"new messages"' in spec
+
+
+def test_both_dialects_says_the_converted_request_lacks_the_system_prompt_and_tool_list_the_log_did_not_keep(app):
+    # Claude Code sent its system prompt and tool list but logged neither: the request converted to Chat Completions
+    # has no system message and no tools, which may not pass for a request sent so.
+    at = uploaded(app, "claude-code-session.jsonl")
+    at.radio(key="explorer.view").set_value("Both dialects").run()
+    assert not at.exception
+    assert ("The log did not keep the system prompt and the tool list this request was sent with, so this conversion "
+            "lacks them too: it is not the request as the program sent it.") in [t.value for t in at.main.text]
+    # Nor may the table of this round's fields put a dash, "none here", where the log kept no system prompt or tools.
+    fields = next(d.value for d in at.dataframe if "what" in d.value.columns).set_index("what")
+    assert fields.loc["System prompt"].tolist() == ["not in the log", "not in the log"]
+    assert fields.loc["Tool definitions"].tolist() == ["not in the log", "not in the log"]

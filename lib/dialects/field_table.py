@@ -31,6 +31,9 @@ class FieldRow:
 
 NONE_HERE = "–"
 """A mapping row this round has no instance of."""
+NOT_IN_LOG = "not in the log"
+"""A mapping row whose part the request was sent with, but the log's format never keeps (Claude Code's system prompt
+and tool list): not a dash, which would say the request had none."""
 
 
 def _compact(value: Any, limit: int = 80) -> str:
@@ -66,16 +69,19 @@ def _results_in(messages: list[dict], holders: list[int]) -> int:
     return sum(1 for i in holders for b in messages[i]["content"] if isinstance(b, dict) and b.get("type") == "tool_result")
 
 
-def field_mapping(oa: ConvertedRound, an: ConvertedRound) -> tuple[FieldRow, ...]:
-    """Where the two dialects differ, each with this round's own instance: the same round in both."""
+def field_mapping(oa: ConvertedRound, an: ConvertedRound, not_logged: tuple[str, ...] = ()) -> tuple[FieldRow, ...]:
+    """Where the two dialects differ, each with this round's own instance: the same round in both. `not_logged`:
+    the parts the log never keeps (summary.parts_not_logged: `instructions`, `tools`), said so, never a dash."""
+    absent_system = NOT_IN_LOG if "instructions" in not_logged else NONE_HERE
+    absent_tools = NOT_IN_LOG if "tools" in not_logged else NONE_HERE
     o_messages, a_messages = oa.request.body["messages"], an.request.body["messages"]
     rows = []
 
     system_at = next((i for i, m in enumerate(o_messages) if m.get("role") in ("system", "developer")), None)
     rows.append(FieldRow(
         "System prompt", "a message with role system, inside messages", "the top-level system field, outside messages",
-        f"messages[{system_at}].content = {_compact(o_messages[system_at]['content'])}" if system_at is not None else NONE_HERE,
-        f"system = {_compact(an.request.body['system'])}" if "system" in an.request.body else NONE_HERE))
+        f"messages[{system_at}].content = {_compact(o_messages[system_at]['content'])}" if system_at is not None else absent_system,
+        f"system = {_compact(an.request.body['system'])}" if "system" in an.request.body else absent_system))
 
     call = _first_call(oa)
     rows.append(FieldRow(
@@ -109,8 +115,8 @@ def field_mapping(oa: ConvertedRound, an: ConvertedRound) -> tuple[FieldRow, ...
 
     rows.append(FieldRow(
         "Tool definitions", "tools[].function with parameters", "tools[] with input_schema",
-        plural(len(oa.request.body["tools"]), "tool") if oa.request.body.get("tools") else NONE_HERE,
-        plural(len(an.request.body["tools"]), "tool") if an.request.body.get("tools") else NONE_HERE))
+        plural(len(oa.request.body["tools"]), "tool") if oa.request.body.get("tools") else absent_tools,
+        plural(len(an.request.body["tools"]), "tool") if an.request.body.get("tools") else absent_tools))
 
     rows.append(FieldRow(
         "Messages array", "everything, the system prompt and each tool result included",

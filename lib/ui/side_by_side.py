@@ -17,9 +17,11 @@ from lib.dialects.convert import ConvertedRound, convert
 from lib.dialects.field_table import field_mapping
 from lib.failures import NO_RESPONSE
 from lib.model import Round, Trace
+from lib.summary import parts_not_logged
 from lib.text import plural, show_controls
 from lib.ui import plain
 from lib.ui.cards import request_not_in_log
+from lib.provenance import converted_lacks
 from lib.ui.provenance import provenance_line
 
 
@@ -29,7 +31,7 @@ def side_by_side(loaded: LoadedTrace, index: int, revealed: bool = True) -> None
     round_ = trace.rounds[index - 1]
     response = round_.response if revealed else None  # before a prediction the response must not leak
     both = {d: convert(round_.request, response, trace.dialect, d) for d in (OPENAI, ANTHROPIC)}
-    rows = field_mapping(both[OPENAI], both[ANTHROPIC])
+    rows = field_mapping(both[OPENAI], both[ANTHROPIC], parts_not_logged(round_))
     st.markdown("**Where the two dialects differ**")
     # The rules are our own words (no trace text), so a markdown table may show them, wrapped; this round's own
     # fields, which hold trace text, go to the dataframe below.
@@ -54,6 +56,9 @@ def _body(trace: Trace, round_: Round, converted: ConvertedRound, recorded: bool
         st.caption("Converted by Roundtrip, field by field.")
     st.markdown("**Request**")
     if round_.request_recorded:
+        lacks = "" if recorded else converted_lacks(trace.round_provenance(round_))
+        if lacks:
+            plain.text(lacks)  # names the trace's own `omitted` entries
         _payload(round_.request.raw, recorded, converted.request.body)
     else:
         request_not_in_log()

@@ -20,7 +20,7 @@ from lib.dialects.field_table import NONE_HERE, field_mapping
 from lib.presenter import Position, held_words, open_rounds, settle
 from lib.sequence import sequence
 from lib.slide_words import predict_first_words, predicted_only_words
-from lib.summary import snowball
+from lib.summary import parts_not_logged, snowball
 from lib.text import plural
 from lib.ui import accounting, cards, charts, findings, plain, predict, presenter, state
 from lib.ui.lesson import lead, lead_text
@@ -188,7 +188,7 @@ def _dialects(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     response = round_.response if revealed else None  # before a prediction the response must not leak
     both = {d: convert(round_.request, response, trace.dialect, d) for d in (OPENAI, ANTHROPIC)}
     lead("The same round in two dialects: the model reads the same conversation; only the packaging differs.")
-    rows = [r for r in field_mapping(both[OPENAI], both[ANTHROPIC])
+    rows = [r for r in field_mapping(both[OPENAI], both[ANTHROPIC], parts_not_logged(round_))
             if (r.openai_here, r.anthropic_here) != (NONE_HERE, NONE_HERE)]
     head = st.columns([1, 2, 2])
     for column, words in zip(head, ("", DIALECT_NAMES[OPENAI], DIALECT_NAMES[ANTHROPIC])):
