@@ -60,6 +60,18 @@ def parts_not_logged(round_: Round) -> tuple[str, ...]:
     return tuple(LACKED_PARTS[o] for o in provenance.omitted if o in LACKED_PARTS) if provenance else ()
 
 
+def cache_written(usage: Usage) -> str:
+    """The tokens written to the prompt cache, and for how long where the log tells: Claude Code writes for an hour
+    (cache_creation.ephemeral_1h_input_tokens), billed at its own rate. Anthropic writes for 5 minutes or an hour, so
+    what a stated hour leaves is 5 minutes'; a log that states no hour does not say which, and nor does this."""
+    written, for_an_hour = usage.cache_write_tokens, usage.cache_write_1h_tokens
+    if not for_an_hour:
+        return f"{written:,} written to it"
+    if for_an_hour == written:
+        return f"{written:,} written to it for an hour"
+    return f"{written:,} written to it ({for_an_hour:,} for an hour, {written - for_an_hour:,} for 5 minutes)"
+
+
 def tool_list_missing(never_logged: bool, secret: bool = False) -> str:
     """What is said where the tool list would be, for a log that kept none (tool_list_recorded False); `secret` in
     predict mode before the learner has predicted, when the calls that prove a list was sent are the answer."""

@@ -135,3 +135,10 @@ def test_both_dialects_says_the_converted_request_lacks_the_system_prompt_and_to
     fields = next(d.value for d in at.dataframe if "what" in d.value.columns).set_index("what")
     assert fields.loc["System prompt"].tolist() == ["not in the log", "not in the log"]
     assert fields.loc["Tool definitions"].tolist() == ["not in the log", "not in the log"]
+
+
+def test_the_cache_line_says_claude_codes_cache_write_was_for_an_hour(app):
+    # Round 2 wrote 22,266 tokens to the cache, all of them for an hour (cache_creation.ephemeral_1h_input_tokens):
+    # billed at twice the input price, not a 5-minute write's 1.25 times, so the line says which.
+    shown = round_shown(app, "claude-stream-json-read.jsonl", 2)
+    assert "22,266 written to it for an hour (included in the input)" in shown

@@ -671,3 +671,16 @@ def test_a_damaged_call_id_costs_that_call_s_pairing_not_the_session():
     upload = read_upload([("session.jsonl", "\n".join(lines).encode())])
     assert upload.rounds == 3
     assert not [p for p in upload.problems if "unhashable" in p.message]
+
+
+def test_a_cache_write_says_for_how_long_only_where_the_log_tells():
+    # Claude Code's stream-json output states every write as an hour's; a usage that states no hour does not say which.
+    from lib.summary import cache_written
+    upload = _read("claude-stream-json-read.jsonl")
+    usages = [r.response.usage for c in upload.conversations for r in c.trace.rounds if r.response.usage]
+    written = {cache_written(u) for u in usages if u.cache_write_tokens}
+    assert "22,266 written to it for an hour" in written
+    assert all(words.endswith(" for an hour") for words in written)
+    untold = _upload_lines(*CHAT_ONLY[:1], {**CHAT_ONLY[1], "message": {**CHAT_ONLY[1]["message"], "usage": {
+        "input_tokens": 3, "cache_creation_input_tokens": 900, "output_tokens": 5}}})
+    assert cache_written(untold.conversations[0].trace.rounds[0].response.usage) == "900 written to it"

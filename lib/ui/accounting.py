@@ -8,8 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from lib.summary import (BILLING_NOT_KNOWN, NO_CALL_MADE, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, UNMADE_SAID,
-                         RoundSummary, Snowball, OUTPUT_MISSING, counted_parts, missing_output, no_bar_words,
-                         not_counted_words, overcounted, round_cost, table_tokens, tokens_words, tool_list_missing)
+                         RoundSummary, Snowball, OUTPUT_MISSING, cache_written, counted_parts, missing_output,
+                         no_bar_words, not_counted_words, overcounted, round_cost, table_tokens, tokens_words,
+                         tool_list_missing)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, prices_from_rows
@@ -73,7 +74,7 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
         extras = []
         if usage.cache_read_tokens or usage.cache_write_tokens:
             extras.append(f"{usage.cache_read_tokens:,} read from the prompt cache, "
-                          f"{usage.cache_write_tokens:,} written to it (included in the input)")
+                          f"{cache_written(usage)} (included in the input)")
         if usage.reasoning_tokens:
             extras.append(f"{usage.reasoning_tokens:,} reasoning tokens (included in the output)")
         if extras:
