@@ -684,3 +684,13 @@ def test_a_cache_write_says_for_how_long_only_where_the_log_tells():
     untold = _upload_lines(*CHAT_ONLY[:1], {**CHAT_ONLY[1], "message": {**CHAT_ONLY[1]["message"], "usage": {
         "input_tokens": 3, "cache_creation_input_tokens": 900, "output_tokens": 5}}})
     assert cache_written(untold.conversations[0].trace.rounds[0].response.usage) == "900 written to it"
+
+
+def test_a_subagent_line_whose_parent_is_not_in_the_log_is_no_conversation_and_said_for_what_it_holds():
+    # Line 5 is a subagent's tool result (agentId e1c84ba5) answering a call whose line the excerpt does not hold: it
+    # makes no round, so no conversation is listed for it, but the upload says what the line held, not nothing.
+    upload = _read("claude-code-sidechain.jsonl")
+    assert [len(c.trace.rounds) for c in upload.conversations] == [2, 1]
+    assert [(n.line, n.message, n.conversation) for n in upload.notes] == [
+        (5, "A subagent line holds a tool result answering a call the log does not hold, and no response "
+            "of the model's: no round, so no conversation is listed for it", None)]

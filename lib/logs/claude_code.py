@@ -27,6 +27,7 @@ from lib.dialects.common import flatten_content
 from lib.logs.chat_shape import describe, require
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.model import TRANSCRIPT_REQUEST
+from lib.text import plural
 
 MESSAGE_TYPES = ("user", "assistant")
 """Line types that carry a message of the conversation."""
@@ -120,6 +121,8 @@ class _Conversation:
     """True while the person's next prompt is due and no line has carried it (stream-json's reader)."""
     prompts_unlogged: int = 0
     """Prompts the person wrote that its messages lack, the log not holding them (stream-json's reader)."""
+    first_line: int = 0
+    """The line the conversation's first line is on."""
 
 
 class ClaudeCodeFormat(LogFormat):
@@ -171,7 +174,7 @@ class ClaudeCodeFormat(LogFormat):
         key = self._conversation_of(obj)
         if key not in self._conversations:
             self._begun.append(key)
-        conversation = self._conversations.setdefault(key, _Conversation())
+        conversation = self._conversations.setdefault(key, _Conversation(first_line=line))
         if kind == "assistant" and message.get("model") == SYNTHETIC:
             yield from self._failed(key, conversation, obj, content, line)
             return
@@ -237,6 +240,10 @@ class ClaudeCodeFormat(LogFormat):
         for key, conversation in self._conversations.items():
             yield from self._close(key, conversation, last=True)
         yield from self._due(everything=True)
+        # A conversation of lines but no response (a subagent's result whose earlier lines the log does not hold)
+        # makes no round and is not listed: the lines are said, not lost without a word.
+        self._notes += [Problem(c.first_line, _roundless(key, c.user), loaded=True)
+                        for key, c in self._conversations.items() if key not in self._out and c.user]
 
     def not_calls(self) -> int:
         return self._not_calls
@@ -349,6 +356,18 @@ def _writing(conversation: _Conversation) -> bool:
     final count, and no user line (a tool result, the person's words) has come since it began."""
     response = conversation.response
     return response is not None and not response.stop_reason and response.usage is None and not conversation.user
+
+
+def _roundless(key: str, user: list) -> str:
+    """What a conversation without a response holds (its lines make no round, so it is not listed)."""
+    results = sum(1 for content in user if isinstance(content, list)
+                  for block in content if isinstance(block, dict) and block.get("type") == "tool_result")
+    one = len(user) == 1
+    lines = f"{'A' if one else len(user)} {'subagent' if ', subagent' in key else 'session'} line{'' if one else 's'}"
+    held = (f"{'a tool result' if results == 1 else plural(results, 'tool result')} answering a call the log does not "
+            "hold") if results else "a prompt"
+    return (f"{lines}{' holds' if one else ' from here hold'} {held}, and no response of the model's: no round, so no "
+            f"conversation is listed for {'it' if one else 'them'}")
 
 
 def _api_error(obj: dict) -> bool:
