@@ -66,6 +66,7 @@ WORDS = {
     "step_lead": "a step slide's one sentence: constants, or a count of the calls (lib/slide_words.py)",
     "knows_words": "one of two constant sentences on what the model knows (lib/slide_words.py)",
     "no_bar_words": "the rounds that have no bar, by number, in our words (lib/summary.py)",
+    "cache_written": "token counts and our words: what was written to the prompt cache, for how long (lib/summary.py)",
     "predicted_only_words": "round numbers and our sentence: which rounds a slide leaves out (lib/slide_words.py)",
     "predict_first_words": "a round number and our sentence: which round to predict first (lib/slide_words.py)",
     "held_words": "round numbers and our sentence: why a later round was not opened (lib/presenter.py)",
