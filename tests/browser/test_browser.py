@@ -191,10 +191,14 @@ def _walk_views(page, hostile: Path):
     page.get_by_role("button", name="◀ Previous round", exact=True).click()  # round 3 failed: nothing to predict
     expect(page.get_by_text("Round 2: the program sends 4 messages, 2 of them new")).to_be_visible()
     page.get_by_text("Predict", exact=True).click()
-    expect(page.get_by_text("What will the model do with request 2?")).to_be_visible()
+    # Round 1 is still to predict: predict mode holds the explorer there (round 2's request carries its answer).
+    expect(page.get_by_text("What will the model do with request 1?")).to_be_visible()
     _idle(page)
     yield "predict mode"
     page.get_by_text("Predict", exact=True).click()
+    page.get_by_role("button", name="Next round ▶", exact=True).click()  # back to round 2, predict mode off
+    expect(page.get_by_text("Round 2: the program sends 4 messages, 2 of them new")).to_be_visible()
+    _idle(page)
     page.get_by_text("Present", exact=True).click()
     expect(page.get_by_role("heading", name=TITLES[1])).to_be_visible()
     expect(page.get_by_text("round 2 of 3")).to_be_visible()
