@@ -16,8 +16,7 @@ from typing import Any, Iterator
 
 from lib.logs import chat_shape as convert
 from lib.logs.chat_shape import describe, require
-from lib.logs.gemini import GeminiFormat
-from lib.logs.langfuse import _camel as camel_case
+from lib.logs.gemini import GeminiFormat, camel_case
 from lib.logs.record import CallRecord, LineProblem, LogFormat
 from lib.model import TRANSCRIPT_REQUEST
 

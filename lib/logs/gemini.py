@@ -14,6 +14,7 @@ chunk per line; chunks of one `responseId` are joined until the one with a `fini
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 from lib.logs import chat_shape as convert
@@ -65,6 +66,21 @@ def _is_response(body: Any) -> bool:
         return bool(body) and all(_is_chunk(c) for c in body)
     return _is_chunk(body)
 
+
+_SNAKE = re.compile(r"_([a-z])")
+
+USER_DATA = ("args", "response")
+"""google-genai fields whose keys are the program's own (a call's arguments, a function's answer): kept as written."""
+
+
+def camel_case(value: Any) -> Any:
+    """google-genai's snake_case field names (`function_call`, `usage_metadata`) as the REST API's camelCase."""
+    if isinstance(value, list):
+        return [camel_case(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    return {_SNAKE.sub(lambda m: m[1].upper(), k) if isinstance(k, str) else k: v if k in USER_DATA else camel_case(v)
+            for k, v in value.items()}
 
 class GeminiFormat(ProviderPairFormat):
     """Gemini / Vertex AI generateContent requests and responses, streamed or whole."""

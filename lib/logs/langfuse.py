@@ -13,7 +13,6 @@ rounds in start-time order; Langfuse's own usage figures (`usageDetails`) are th
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 
@@ -36,9 +35,6 @@ REASONING_KEYS = ("output_reasoning", "completion_details.reasoning", "output_re
 
 LANGCHAIN_TOOL = "function"
 """The `type` of a tool definition that Langfuse's LangChain handler lists among the messages as a `tool` message."""
-
-SNAKE = re.compile(r"_([a-z])")
-
 
 class LangfuseTraceFormat(LogFormat):
     """One Langfuse trace and its observations, exported from the Langfuse UI or its public API."""
@@ -276,35 +272,21 @@ def _from_gemini(inputs: dict, output: dict | None, model: str | None, line: int
     """A google-genai request and response, their Python field names written as the REST API's, read by the
     Gemini converter."""
     config = convert.object_at(inputs, "config")
-    request: dict = {"contents": _camel(inputs["contents"])}
+    request: dict = {"contents": gemini.camel_case(inputs["contents"])}
     system = config.get("system_instruction", config.get("systemInstruction", inputs.get("system_instruction")))
     if system is not None:
-        request["systemInstruction"] = _camel(system)
+        request["systemInstruction"] = gemini.camel_case(system)
     tools = config.get("tools", inputs.get("tools"))
     if tools is not None:
         request["tools"] = tools
     response = None
     if output is not None:
-        response = _camel({k: v for k, v in output.items() if k not in ("content", "finish_reason", "finishReason")})
+        response = gemini.camel_case({k: v for k, v in output.items() if k not in ("content", "finish_reason", "finishReason")})
         if "candidates" not in output:
             finish = output.get("finish_reason", output.get("finishReason"))
-            response["candidates"] = [_camel({"content": output.get("content") or {}, "finish_reason": finish})]
+            response["candidates"] = [gemini.camel_case({"content": output.get("content") or {}, "finish_reason": finish})]
     format_ = gemini.GeminiFormat()
     return format_.record(request, response, line, {"model": inputs.get("model") or model})
-
-
-USER_DATA = ("args", "response")
-"""google-genai fields whose keys are the program's own (a call's arguments, a function's answer): kept as written."""
-
-
-def _camel(value: Any) -> Any:
-    """google-genai's snake_case field names (`function_call`, `usage_metadata`) as the REST API's camelCase."""
-    if isinstance(value, list):
-        return [_camel(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    return {SNAKE.sub(lambda m: m[1].upper(), k) if isinstance(k, str) else k: v if k in USER_DATA else _camel(v)
-            for k, v in value.items()}
 
 
 def _unread(model: str | None, usage: dict | None, line: int, where: str) -> CallRecord:
