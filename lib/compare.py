@@ -25,8 +25,8 @@ from lib.checks import Finding
 from lib.dialects.equivalence import message_items
 from lib.model import Message, Request, Round, Trace
 from lib.prices import Price, TraceCost
-from lib.summary import (UNMADE_SAID, RoundSummary, cost_known, round_cost, rows_cost, snowball, tokens_words,
-                         tool_list_kept, tool_list_never_logged)
+from lib.summary import (UNMADE_SAID, RoundSummary, cost_known, round_cost, rows_cost, snowball, stop_inferred,
+                         tokens_words, tool_list_kept, tool_list_never_logged)
 
 Item = tuple
 """One thing the model reads: (`text`, role, text), (`call`, tool, arguments as JSON) or (`result`, tool, content)."""
@@ -466,7 +466,9 @@ def finish_written(round_: Round) -> str:
         return "the call failed"
     if response is None or response.finish_reason is None:
         return "finish: none recorded"
-    return f"{(response.finish_reason_path or 'finish').rsplit('.', 1)[-1]}: {response.finish_reason}"
+    said = f"{(response.finish_reason_path or 'finish').rsplit('.', 1)[-1]}: {response.finish_reason}"
+    # A transcript's or a batch input's finish is the importer's reading of the turn (stop_inferred), not a payload's.
+    return f"{said} (worked out by Roundtrip: the log recorded none)" if stop_inferred(round_) else said
 
 
 def answer_texts(content: RoundContent) -> tuple[str, ...]:

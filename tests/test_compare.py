@@ -226,3 +226,16 @@ def test_a_call_whose_answer_the_log_lacks_is_not_priced_on_compare_as_on_the_to
     pair = found.pairs[0]
     assert (pair.cost_left, pair.cost_known_left) == (None, False)
     assert cost_words(found.left.cost) == "not known"
+
+
+def test_a_stop_the_importer_worked_out_is_not_written_as_the_payload_s():
+    # A fine-tuning transcript records no finish_reason: the importer reads one off the turn. Compare's stop row wrote
+    # "finish_reason: tool_calls" as if a response had carried it.
+    from pathlib import Path
+    from lib.compare import finish_written
+    from lib.logs.upload import read_upload
+    fixture = Path(__file__).parent / "fixtures" / "openai-finetune.jsonl"
+    round_ = read_upload([(fixture.name, fixture.read_bytes())]).conversations[0].trace.rounds[0]
+    assert finish_written(round_) == "finish_reason: tool_calls (worked out by Roundtrip: the log recorded none)"
+    recorded = read_upload([("pairs.jsonl", (fixture.parent / "openai-pairs.jsonl").read_bytes())])
+    assert finish_written(recorded.conversations[0].trace.rounds[0]) == "finish_reason: tool_calls"
