@@ -52,7 +52,7 @@ from lib.model import (
 )
 from lib.narration import narrates_without_call
 from lib.steps import join_path, same_call_renamed
-from lib.text import plural, shorten
+from lib.text import plural, rounds_named, shorten
 
 Severity = Literal["error", "warning", "info"]
 """How bad a finding is."""
@@ -139,10 +139,8 @@ def unread_requests(trace: Trace) -> str | None:
     missing = [r.index for r in trace.rounds if not r.request_recorded]
     if not missing:
         return None
-    named = (f"round {missing[0]}" if len(missing) == 1 else
-             f"rounds {', '.join(map(str, missing[:-1]))} and {missing[-1]}" if len(missing) <= 5 else
-             f"{len(missing):,} rounds")
-    return (f"The log kept no request for {'any round' if len(missing) == len(trace.rounds) > 1 else named}, so what "
+    named = "any round" if len(missing) == len(trace.rounds) > 1 else rounds_named(missing)
+    return (f"The log kept no request for {named}, so what "
             "the program sent (its messages, its tool list, the results it owed) was not checked.")
 
 
@@ -212,24 +210,27 @@ def _text_path(response: Response) -> str:
     return join_path(response.message_path, part.path)
 
 
-def _refused(trace: Trace, round_: Round, call_id: str) -> bool:
-    """Whether the program did not run a call: a failed or declined execution, or an error result."""
+def _outcomes(trace: Trace, round_: Round, call_id: str) -> tuple[bool, ...]:
+    """What the log shows of a call's run, each True where it went ahead: its execution (False when it failed or was
+    declined), else each result the next request sent back for it (False for an error result); () when neither."""
     execution = round_.execution_of(call_id)
     if execution is not None:
-        return not execution.ok or execution.approval == "declined"
+        return (execution.ok and execution.approval != "declined",)
     following = _next(trace, round_)
-    return following is not None and any(p.is_error for _, p, _ in _appended(following, round_) if p.call_id == call_id)
+    if following is None:
+        return ()
+    return tuple(not p.is_error for _, p, _ in _appended(following, round_) if p.call_id == call_id)
+
+
+def _refused(trace: Trace, round_: Round, call_id: str) -> bool:
+    """Whether the program did not run a call: a failed or declined execution, or an error result."""
+    return not all(_outcomes(trace, round_, call_id))
 
 
 def _ran(trace: Trace, round_: Round, call_id: str) -> bool:
     """Whether the log shows the program ran a call: an execution that went ahead, or a result the next request sent
     back that is not an error."""
-    execution = round_.execution_of(call_id)
-    if execution is not None:
-        return execution.ok and execution.approval != "declined"
-    following = _next(trace, round_)
-    return following is not None and any(not p.is_error for _, p, _ in _appended(following, round_)
-                                         if p.call_id == call_id)
+    return any(_outcomes(trace, round_, call_id))
 
 
 def _bad_call(trace: Trace, round_: Round, call: ToolCallPart) -> Severity:

@@ -8,7 +8,7 @@ from lib.failures import is_unsent
 from lib.growth import new_sent
 from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, cost, price_for, trace_cost
-from lib.text import plural
+from lib.text import plural, rounds_named
 from lib.tokens import (INPUT_PARTS, InputBreakdown, TokenCounter, input_parts, not_counted_label,
                         reconciled_breakdowns)
 
@@ -41,9 +41,8 @@ called a tool, no figure may say the list was empty."""
 
 def tool_list_never_logged(round_: Round) -> bool:
     """Whether the round's log format never keeps the tool list it sent: its provenance says the request lacks
-    `tools`, as every round of a Claude Code session log does."""
-    provenance = round_.provenance
-    return provenance is not None and "tools" in provenance.omitted
+    `tools`, as every round of a Claude Code session log does (parts_not_logged)."""
+    return "tools" in parts_not_logged(round_)
 
 
 LACKED_PARTS = {"system": "instructions", "tools": "tools"}
@@ -260,11 +259,6 @@ def not_counted_words(rows: tuple[RoundSummary, ...]) -> str:
     return not_counted_label(PART_LABELS[field] for field, _ in INPUT_PARTS if field in lacked)
 
 
-def _rounds_named(rounds: list[int]) -> str:
-    return (f"Rounds {', '.join(map(str, rounds[:-1]))} and {rounds[-1]}" if len(rounds) <= 5
-            else f"{len(rounds):,} rounds")
-
-
 def no_bar_words(rows: tuple[RoundSummary, ...]) -> str | None:
     """Under the charts of where the input goes and of messages per round: the rounds that have no bar there, the log
     having kept no request of theirs, and those with no input bar, having made no call (RoundSummary.sent); None
@@ -287,7 +281,8 @@ def _no_bar(rounds: list[int], where: str, one: str, many: str) -> str:
     """That `rounds` have no bar `where`, and why: `one` said of a single round, `many` of several."""
     if len(rounds) == 1:
         return f"Round {rounds[0]} has no bar {where}: {one}"
-    return f"{_rounds_named(rounds)} have no bar {where}: {many}"
+    named = rounds_named(rounds)
+    return f"{named[0].upper()}{named[1:]} have no bar {where}: {many}"
 
 
 def no_chart_words(rows: tuple[RoundSummary, ...]) -> str | None:

@@ -66,6 +66,15 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else (nouns or noun + 's')}"
 
 
+def rounds_named(rounds: list[int]) -> str:
+    """Rounds by number, in words: `round 3`, `rounds 1, 2 and 3`, or past five, how many (`12 rounds`)."""
+    if len(rounds) == 1:
+        return f"round {rounds[0]}"
+    if len(rounds) <= 5:
+        return f"rounds {', '.join(map(str, rounds[:-1]))} and {rounds[-1]}"
+    return f"{len(rounds):,} rounds"
+
+
 def with_article(noun: str) -> str:
     """`a OpenAI…` is wrong and so is `a Anthropic…`: the article the noun's first sound takes, and the noun."""
     return f"{'an' if noun[:1].lower() in 'aeio' else 'a'} {noun}"

@@ -68,8 +68,8 @@ def current_round(loaded: LoadedTrace, predicting: bool = False) -> int:
             st.session_state[state.ROUND] = 1
     asked = min(max(st.session_state[state.ROUND], 1), count)
     st.session_state[state.ROUND] = first_open(asked, predict.hidden_rounds(loaded, predicting))
-    if held_words(asked, st.session_state[state.ROUND]):
-        st.warning(held_words(asked, st.session_state[state.ROUND]))
+    if said := held_words(asked, st.session_state[state.ROUND]):
+        st.warning(said)
     st.session_state[state.ROUND_SHOWN] = st.session_state[state.ROUND]
     return st.session_state[state.ROUND]
 
