@@ -9,9 +9,9 @@ Adding a format is one new module and one line in FORMATS.
 
 from __future__ import annotations
 
-from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cohere, finetune,
-                      gemini, har, inspect_log, langfuse, ollama, pairs, recorded_streams, responses, sharegpt, spans,
-                      streams, trajectories)
+from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, codex, cohere,
+                      finetune, gemini, har, inspect_log, langfuse, ollama, pairs, recorded_streams, responses,
+                      sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
@@ -39,6 +39,8 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # Before the Chat Completions reader, which would take a v2 chat request (shaped like its own) and refuse the
     # answer: a `message` beside `finish_reason`, no `choices`.
     cohere.CohereFormat,
+    # A rollout line's 'type' (session_meta, response_item, event_msg...) beside a 'payload': no other format's.
+    codex.CodexRolloutFormat,
     # Before the session-log reader, whose 'uuid' rule would take its lines: their snake_case 'session_id' and
     # 'parent_tool_use_id' are none of a session log's.
     claude_stream_json.ClaudeStreamJsonFormat,

@@ -1,0 +1,277 @@
+"""OpenAI Codex CLI session logs ("rollouts"): `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`.
+
+Each line is `{"timestamp", "type", "payload"}`. `session_meta` opens the session (its id, and in newer versions the
+base instructions Codex sends as the request's `instructions`); `turn_context` names the model each turn asks for;
+`response_item` lines are the conversation, each a Responses API item (messages, reasoning, function calls and their
+outputs, custom tool calls, shell calls, web searches); `event_msg` lines are what Codex showed and counted, among them
+`token_count`, whose `last_token_usage` is the usage of the model call that just ended. Versions before the envelope
+wrote a bare header line (`id`, `timestamp`, `instructions`) and then the bare items, with no token counts.
+
+The log is a transcript, not a record of requests: each model call is a round whose response is the items the model
+produced up to the next input item (a tool's output, the person's or Codex's next message), and whose request is every
+item before it, cut out of the log rather than recorded as sent (TRANSCRIPT_REQUEST). Codex never logs its tool list,
+and logs its base instructions only in versions whose `session_meta` carries them: each round says what it lacks (its
+provenance's `omitted`), never that it was empty. A `token_count` is tied to the round it follows; Codex repeats the
+last count at times (the same running total): a repeat is no new call. A round with no count after it says its usage
+is not in the log. The items are converted into Chat Completions messages as the Responses reader converts them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from lib.dialects import OPENAI
+from lib.logs import chat_shape as convert
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
+from lib.logs.responses import _item, _turns
+from lib.model import TRANSCRIPT_REQUEST
+
+LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+"""The `type` of a rollout line, each beside a `payload` object."""
+
+LEGACY_HEADER_KEYS = ("instructions", "git")
+"""Keys beside `id` and `timestamp` of the header line older versions wrote before their bare items."""
+
+MODEL_MESSAGE_ROLES = ("assistant",)
+"""The roles of message items the model wrote; user, developer and system messages are input."""
+
+INPUT_TYPES = frozenset({"message", "compaction", "compaction_summary"})
+"""Item types that are input whatever their name says (a message by its role; the summary a compaction leaves)."""
+
+NOT_SENT_TYPES = frozenset({"ghost_snapshot"})
+"""Item types Codex keeps for itself (undo snapshots) and never sends to the model: no part of any request."""
+
+NOTE = ("Cut out of an OpenAI Codex CLI session log: the request is the items before this response as the log kept "
+        "them, not a request on record as sent.")
+"""The start of every round's provenance note."""
+
+NO_TOOLS = "Codex does not log its tool list: it was sent, but it is neither shown nor counted here."
+"""Said of every round."""
+
+NO_INSTRUCTIONS = ("This session's log does not hold Codex's base instructions either (older versions do not write "
+                   "them): they were sent, but are neither shown nor counted here.")
+"""Said of a round whose session_meta carries no base instructions."""
+
+WITH_INSTRUCTIONS = "The instructions shown are the base instructions the session_meta line recorded."
+"""Said of a round whose session_meta carries them."""
+
+STOP = "The log does not record why the model stopped: the stop shown is read from the response's items."
+"""Said of every round: a rollout keeps the items, not the response's status."""
+
+NO_USAGE = "No token count follows this response in the log: its usage is not in the log."
+"""Said of a round without a token count of its own."""
+
+COMPACTED = ("Codex compacted the conversation here: the requests after this line start again from the history it "
+             "wrote in place of the turns before it")
+"""The note at a `compacted` line."""
+
+
+@dataclass(slots=True)
+class _Round:
+    """A model call whose items are being read."""
+
+    line: int
+    """The line of its first item."""
+    request: list[dict]
+    """The items before it: its request's input."""
+    model: str | None
+    """The model the turn asked for (the last turn_context's), when logged."""
+    timestamp: str | None
+    """Its first item's time."""
+    items: list[dict] = field(default_factory=list)
+    """The items the model produced."""
+    usage: dict | None = None
+    """The `last_token_usage` of the token count that followed it."""
+    answered: bool = False
+    """True once an input item has come after its items: the next model item starts another call."""
+
+
+class CodexRolloutFormat(LogFormat):
+    """Codex CLI's rollout file, one round per model call."""
+
+    name = "codex-rollout"
+    title = "OpenAI Codex CLI session log"
+
+    def __init__(self) -> None:
+        self._session: str | None = None
+        self._instructions: str | None = None
+        self._model: str | None = None
+        self._history: list[dict] = []
+        self._round: _Round | None = None
+        self._last_total: Any = None
+        """The running total of the last token count: a count repeating it is no new call."""
+        self._legacy = False
+        """True once a bare header line has been read: bare items follow it."""
+        self._not_calls = 0
+        self._notes: list[Problem] = []
+
+    def detect(self, obj: dict) -> str | None:
+        if obj.get("type") in LINE_TYPES and isinstance(obj.get("payload"), dict) and "timestamp" in obj:
+            return "a line of type session_meta, response_item, event_msg or turn_context with a 'payload' (a Codex " \
+                   "CLI rollout)"
+        if _legacy_header(obj):
+            self._legacy = True
+            return "an older Codex CLI rollout: a header line ('id', 'timestamp', 'instructions') and bare items"
+        if self._legacy and ("record_type" in obj or _bare_item(obj)):
+            return "an older Codex CLI rollout: a header line ('id', 'timestamp', 'instructions') and bare items"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        kind = obj.get("type")
+        payload = obj.get("payload")
+        timestamp = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
+        if kind in LINE_TYPES and "payload" in obj:
+            if not isinstance(payload, dict):
+                raise LineProblem(f"the {kind} line's 'payload' is {convert.describe(payload)}, expected an object")
+            if kind == "response_item":
+                yield from self._item(payload, line, timestamp)
+                return
+            self._not_calls += 1
+            if kind == "session_meta":
+                yield from self._meta(payload, line)
+            elif kind == "turn_context":
+                self._model = payload.get("model") if isinstance(payload.get("model"), str) else self._model
+            elif kind == "event_msg" and payload.get("type") == "token_count":
+                self._count(payload, line)
+            elif kind == "compacted":
+                yield from self._compacted(payload, line)
+            return
+        if _legacy_header(obj):
+            self._not_calls += 1
+            yield from self._meta(obj, line)
+            return
+        if "record_type" in obj:
+            self._not_calls += 1  # the older versions' state lines: no item
+            return
+        if _bare_item(obj):
+            yield from self._item(obj, line, timestamp)
+            return
+        raise LineProblem("is no Codex CLI rollout line: its 'type' is none of session_meta, response_item, event_msg, "
+                          "turn_context or compacted with a 'payload', and it is no bare item")
+
+    def finish(self) -> Iterator[CallRecord]:
+        yield from self._close()
+
+    def not_calls(self) -> int:
+        return self._not_calls
+
+    def notes(self) -> list[Problem]:
+        return self._notes
+
+    def _meta(self, meta: dict, line: int) -> Iterator[CallRecord]:
+        """A session's opening line: another session's id starts another conversation."""
+        session = meta.get("id") if isinstance(meta.get("id"), str) and meta.get("id") else None
+        if self._history and session != self._session:
+            yield from self._close()
+            self._history, self._last_total, self._model = [], None, None
+        self._session = session or self._session
+        base = meta.get("base_instructions")
+        text = base.get("text") if isinstance(base, dict) else meta.get("instructions")
+        self._instructions = text if isinstance(text, str) and text else None
+
+    def _item(self, item: dict, line: int, timestamp: str | None) -> Iterator[CallRecord]:
+        """One item of the conversation: the model's, part of the call being read (or the first of the next one), or
+        an input, which ends the model's items of that call."""
+        kind = item.get("type", "message" if "role" in item else None)
+        if kind in NOT_SENT_TYPES:
+            self._not_calls += 1
+            return
+        item = _as_call(item, kind)
+        _item(item, "the item")  # raises, naming what is wrong, before the item joins any request
+        if _from_model(item, kind):
+            if self._round is not None and self._round.answered:
+                yield from self._close()
+            if self._round is None:
+                self._round = _Round(line, list(self._history), self._model, timestamp)
+            self._round.items.append(item)
+        elif self._round is not None:
+            self._round.answered = True
+        self._history.append(item)
+
+    def _count(self, payload: dict, line: int) -> None:
+        """A token count: the usage of the call that just ended, unless it repeats the last one's running total."""
+        info = payload.get("info")
+        if not isinstance(info, dict) or not isinstance(info.get("last_token_usage"), dict):
+            return  # Codex's first count of a session carries only rate limits
+        total = info.get("total_token_usage")
+        if total is not None and total == self._last_total:
+            return
+        self._last_total = total
+        if self._round is not None and self._round.usage is None:
+            self._round.usage = info["last_token_usage"]
+        else:
+            self._notes.append(Problem(line, "a token count of a model call whose items the log does not hold (no "
+                                             "response since the last count): counted for no round", loaded=True))
+
+    def _compacted(self, payload: dict, line: int) -> Iterator[CallRecord]:
+        """A compaction: the call before it is complete, and the history is what Codex wrote in its place."""
+        yield from self._close()
+        kept = payload.get("replacement_history")
+        if isinstance(kept, list):
+            self._history = [i for i in kept if isinstance(i, dict) and i.get("type") not in NOT_SENT_TYPES]
+        else:
+            summary = payload.get("message")
+            self._history = [{"type": "message", "role": "user",
+                              "content": [{"type": "input_text", "text": summary if isinstance(summary, str) else ""}]}]
+        self._notes.append(Problem(line, COMPACTED, conversation=self._key(), loaded=True))
+
+    def _key(self) -> str:
+        """The conversation's name: the session's id."""
+        return f"session {self._session}" if self._session else "session"
+
+    def _close(self) -> Iterator[CallRecord]:
+        """The round of the call whose items are complete."""
+        round_ = self._round
+        if round_ is None:
+            return
+        self._round = None
+        system = [{"role": "system", "content": self._instructions}] if self._instructions else []
+        request: dict = {"model": round_.model} if round_.model else {}
+        request["messages"] = system + convert.chat_messages(_turns(round_.request, "input"))
+        answer = next((m for m in convert.chat_messages(_turns(round_.items, "output")) if m.get("role") == "assistant"),
+                      {"role": "assistant", "content": ""})
+        usage = round_.usage or {}
+        response = convert.chat_completion(
+            answer, "tool_calls" if answer.get("tool_calls") else "stop",
+            usage=convert.chat_usage(usage.get("input_tokens"), usage.get("output_tokens"),
+                                     cached=usage.get("cached_input_tokens"),
+                                     reasoning=usage.get("reasoning_output_tokens")) if usage else None)
+        said = [NOTE, WITH_INSTRUCTIONS if self._instructions else NO_INSTRUCTIONS, NO_TOOLS, STOP]
+        if round_.usage is None:
+            said.append(NO_USAGE)
+        provenance = {"origin": "derived", "note": " ".join(said),
+                      "omitted": ["tools"] if self._instructions else ["system", "tools"]}
+        yield CallRecord(
+            line=round_.line, dialect=OPENAI, request=request, response=response, conversation=self._key(),
+            derived=[TRANSCRIPT_REQUEST, "finish"], converted_from="openai-responses", timestamp=round_.timestamp,
+            provenance=provenance,
+        )
+
+
+def _legacy_header(obj: dict) -> bool:
+    """Whether the line is the header older versions wrote: the session's id and time, its instructions or git."""
+    return ("type" not in obj and isinstance(obj.get("id"), str) and isinstance(obj.get("timestamp"), str)
+            and any(k in obj for k in LEGACY_HEADER_KEYS) and len(obj) <= 5)
+
+
+def _bare_item(obj: dict) -> bool:
+    """Whether the line is a Responses item written bare, as older versions did after their header."""
+    return isinstance(obj.get("type"), str) and "payload" not in obj and (
+        obj["type"] != "message" or isinstance(obj.get("role"), str))
+
+
+def _from_model(item: dict, kind: Any) -> bool:
+    """Whether the model produced the item: an assistant message, reasoning, a call; not an input or an output."""
+    if kind == "message":
+        return item.get("role") in MODEL_MESSAGE_ROLES
+    return isinstance(kind, str) and kind not in INPUT_TYPES and not kind.endswith("_output")
+
+
+def _as_call(item: dict, kind: Any) -> dict:
+    """A shell call of the Responses API's built-in `local_shell` tool as the function call it stands for, so that the
+    function_call_output Codex sends back for it pairs with it by call_id; every other item as it is."""
+    if kind != "local_shell_call":
+        return item
+    return {"type": "function_call", "name": "local_shell", "arguments": item.get("action"),
+            "call_id": item.get("call_id", item.get("id"))}
