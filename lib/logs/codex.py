@@ -30,14 +30,21 @@ from lib.model import TRANSCRIPT_REQUEST
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 """The `type` of a rollout line, each beside a `payload` object."""
 
-LEGACY_HEADER_KEYS = ("instructions", "git")
-"""Keys beside `id` and `timestamp` of the header line older versions wrote before their bare items."""
+LEGACY_HEADER_KEYS = frozenset({"id", "timestamp", "instructions", "git", "cwd", "originator", "cli_version", "model"})
+"""The keys of the header line older versions wrote before their bare items (`id` and `timestamp` always)."""
+
+LEGACY_RULE = "an older Codex CLI rollout: a header line ('id', 'timestamp', 'instructions'...) and bare items after it"
+"""The rule that recognizes such a file's lines, once its header has been read."""
 
 MODEL_MESSAGE_ROLES = ("assistant",)
 """The roles of message items the model wrote; user, developer and system messages are input."""
 
 INPUT_TYPES = frozenset({"message", "compaction", "compaction_summary"})
 """Item types that are input whatever their name says (a message by its role; the summary a compaction leaves)."""
+
+BARE_TYPES = frozenset({"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+                        "custom_tool_call_output", "local_shell_call", "web_search_call"})
+"""The item types older versions wrote bare after their header."""
 
 NOT_SENT_TYPES = frozenset({"ghost_snapshot"})
 """Item types Codex keeps for itself (undo snapshots) and never sends to the model: no part of any request."""
@@ -103,18 +110,23 @@ class CodexRolloutFormat(LogFormat):
         """The running total of the last token count: a count repeating it is no new call."""
         self._legacy = False
         """True once a bare header line has been read: bare items follow it."""
+        self._asked = 0
+        """The lines this reader has been asked to recognize."""
         self._not_calls = 0
         self._notes: list[Problem] = []
 
     def detect(self, obj: dict) -> str | None:
-        if obj.get("type") in LINE_TYPES and isinstance(obj.get("payload"), dict) and "timestamp" in obj:
+        # A payload that is no object is still a rollout line: feed says what is wrong with it.
+        if obj.get("type") in LINE_TYPES and "payload" in obj and "timestamp" in obj:
             return "a line of type session_meta, response_item, event_msg or turn_context with a 'payload' (a Codex " \
                    "CLI rollout)"
-        if _legacy_header(obj):
+        self._asked += 1
+        if _legacy_header(obj) and (self._legacy or self._asked == 1):
+            # Only a file's first line opens an older rollout: a line shaped so elsewhere starts nothing.
             self._legacy = True
-            return "an older Codex CLI rollout: a header line ('id', 'timestamp', 'instructions') and bare items"
+            return LEGACY_RULE
         if self._legacy and ("record_type" in obj or _bare_item(obj)):
-            return "an older Codex CLI rollout: a header line ('id', 'timestamp', 'instructions') and bare items"
+            return LEGACY_RULE
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
@@ -166,8 +178,9 @@ class CodexRolloutFormat(LogFormat):
             yield from self._close()
             self._history, self._last_total, self._model = [], None, None
         self._session = session or self._session
+        # `instructions`, beside it in some versions, is the user's (AGENTS.md), which Codex sends as a message item.
         base = meta.get("base_instructions")
-        text = base.get("text") if isinstance(base, dict) else meta.get("instructions")
+        text = base.get("text") if isinstance(base, dict) else None
         self._instructions = text if isinstance(text, str) and text else None
 
     def _item(self, item: dict, line: int, timestamp: str | None) -> Iterator[CallRecord]:
@@ -229,8 +242,8 @@ class CodexRolloutFormat(LogFormat):
         system = [{"role": "system", "content": self._instructions}] if self._instructions else []
         request: dict = {"model": round_.model} if round_.model else {}
         request["messages"] = system + convert.chat_messages(_turns(round_.request, "input"))
-        answer = next((m for m in convert.chat_messages(_turns(round_.items, "output")) if m.get("role") == "assistant"),
-                      {"role": "assistant", "content": ""})
+        output = convert.chat_messages(_turns(round_.items, "output"))
+        answer = next((m for m in output if m.get("role") == "assistant"), {"role": "assistant", "content": ""})
         usage = round_.usage or {}
         response = convert.chat_completion(
             answer, "tool_calls" if answer.get("tool_calls") else "stop",
@@ -251,14 +264,14 @@ class CodexRolloutFormat(LogFormat):
 
 def _legacy_header(obj: dict) -> bool:
     """Whether the line is the header older versions wrote: the session's id and time, its instructions or git."""
-    return ("type" not in obj and isinstance(obj.get("id"), str) and isinstance(obj.get("timestamp"), str)
-            and any(k in obj for k in LEGACY_HEADER_KEYS) and len(obj) <= 5)
+    return (isinstance(obj.get("id"), str) and isinstance(obj.get("timestamp"), str)
+            and all(k in LEGACY_HEADER_KEYS for k in obj))
 
 
 def _bare_item(obj: dict) -> bool:
     """Whether the line is a Responses item written bare, as older versions did after their header."""
-    return isinstance(obj.get("type"), str) and "payload" not in obj and (
-        obj["type"] != "message" or isinstance(obj.get("role"), str))
+    kind = obj.get("type")
+    return kind in BARE_TYPES and "payload" not in obj and (kind != "message" or isinstance(obj.get("role"), str))
 
 
 def _from_model(item: dict, kind: Any) -> bool:

@@ -1,0 +1,211 @@
+"""OpenAI Codex CLI session logs (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) read as rounds.
+
+The fixture is a public recording of the format (tests/fixtures/README.md says where); the lines built here are in the
+shapes it and older versions write. Each test says what a user sees: the format named, the conversation, each model
+call a round with the items before it as its request, the calls paired with their outputs, the usage each token count
+reported, and that the tool list (and, where the log lacks them, the instructions and the usage) are not in the log.
+"""
+
+import json
+from pathlib import Path
+
+from lib.logs.upload import read_upload
+from lib.provenance import provenance_detail
+from lib.summary import parts_not_logged, tool_list_never_logged
+
+FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURE = "codex-rollout-0.125.jsonl"
+SESSION = "session 019e1625-789d-76c0-80ab-3724b5ddb799"
+
+
+def _read(name: str = FIXTURE):
+    return read_upload([(name, (FIXTURES / name).read_bytes())])
+
+
+def _lines(*lines: dict | str):
+    text = "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines)
+    return read_upload([("rollout.jsonl", text.encode())])
+
+
+def _line(kind: str, payload, at: str = "2026-05-11T08:27:00.000Z") -> dict:
+    return {"timestamp": at, "type": kind, "payload": payload}
+
+
+def _user(text: str) -> dict:
+    return _line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
+
+
+def _said(text: str) -> dict:
+    return _line("response_item", {"type": "message", "role": "assistant",
+                                   "content": [{"type": "output_text", "text": text}]})
+
+
+def _call(call_id: str, command: str) -> dict:
+    return _line("response_item", {"type": "function_call", "name": "exec_command",
+                                   "arguments": json.dumps({"cmd": command}), "call_id": call_id})
+
+
+def _output(call_id: str, output: str) -> dict:
+    return _line("response_item", {"type": "function_call_output", "call_id": call_id, "output": output})
+
+
+def _count(total: int, last_in: int, last_out: int) -> dict:
+    usage = {"input_tokens": last_in, "cached_input_tokens": 0, "output_tokens": last_out,
+             "reasoning_output_tokens": 0, "total_tokens": last_in + last_out}
+    return _line("event_msg", {"type": "token_count", "info": {
+        "total_token_usage": {**usage, "total_tokens": total}, "last_token_usage": usage}, "rate_limits": None})
+
+
+META = _line("session_meta", {"id": "s-1", "cwd": "/repo", "originator": "codex_cli_rs", "cli_version": "0.46.0",
+                              "instructions": None})
+
+
+def test_a_session_is_one_conversation_each_model_call_a_round_its_request_the_items_before_it():
+    upload = _read()
+    assert upload.summary() == "19 lines: 3 rounds in 1 conversation; 10 lines not model calls; 0 lines skipped"
+    assert upload.formats["codex-rollout"][0] == 19
+    assert "a Codex CLI rollout" in upload.formats["codex-rollout"][1]
+    [conversation] = upload.conversations
+    assert conversation.id == SESSION
+    rounds = conversation.trace.rounds
+    # The base instructions, Codex's developer message, AGENTS.md and the prompt; then each call and its output.
+    assert [len(r.request.messages) for r in rounds] == [4, 6, 8]
+    assert [m.role for m in rounds[2].request.messages] == ["system", "developer", "user", "user", "assistant", "tool",
+                                                            "assistant", "tool"]
+    assert rounds[0].request.messages[3].text == "show tools"
+    assert all(r.request_from_transcript for r in rounds)
+    assert {r.request.model for r in rounds} == {"gpt-5.5"}  # the turn_context's
+
+
+def test_each_call_is_paired_with_its_output_by_call_id_and_the_answer_is_the_last_round():
+    rounds = _read().conversations[0].trace.rounds
+    assert [[c.name for c in r.response.message.tool_calls] for r in rounds] == [["exec_command"], ["write_stdin"], []]
+    call = rounds[0].response.message.tool_calls[0]
+    assert call.id == "call_Y2p6KmqwoTtpi6atpDPuxC5M"
+    assert "using-superpowers/SKILL.md" in call.arguments["cmd"]
+    [result] = rounds[1].request.messages[5].tool_results
+    assert result.call_id == call.id
+    assert "Process running with session ID 48230" in result.content
+    assert rounds[2].response.message.text.startswith("Available tool groups in this session:")
+    assert [r.response.finish_reason for r in rounds] == ["tool_calls", "tool_calls", "stop"]
+
+
+def test_each_round_has_the_usage_of_the_token_count_that_followed_its_items():
+    rounds = _read().conversations[0].trace.rounds
+    usage = [(r.response.usage.input_tokens, r.response.usage.output_tokens, r.response.usage.cache_read_tokens,
+              r.response.usage.reasoning_tokens) for r in rounds]
+    # last_token_usage of lines 10, 14 and 18, not their running totals (37,614 and 57,906 tokens in).
+    assert usage == [(18703, 167, 0, 62), (18911, 37, 18304, 0), (20292, 170, 18816, 0)]
+
+
+def test_the_tool_list_is_said_to_be_missing_and_the_logged_base_instructions_are_shown():
+    trace = _read().conversations[0].trace
+    for round_ in trace.rounds:
+        assert round_.request.messages[0].role == "system"
+        assert round_.request.messages[0].text.startswith("You are Codex, a coding agent based on GPT-5.")
+        assert parts_not_logged(round_) == ("tools",)
+        assert tool_list_never_logged(round_)
+        said = provenance_detail(trace.round_provenance(round_))
+        assert "Codex does not log its tool list" in said
+        assert "base instructions the session_meta line recorded" in said
+        assert "not in the log" not in said  # each round has its token count
+
+
+def test_a_log_without_base_instructions_or_token_counts_says_both_are_not_in_the_log():
+    upload = _lines(META, _user("list the files"), _call("call_1", "ls"), _output("call_1", "a.txt\n"),
+                    _said("There is one file, a.txt."))
+    assert upload.summary() == "5 lines: 2 rounds in 1 conversation; 1 line not a model call; 0 lines skipped"
+    trace = upload.conversations[0].trace
+    for round_ in trace.rounds:
+        assert round_.response.usage is None
+        assert parts_not_logged(round_) == ("instructions", "tools")
+        said = provenance_detail(trace.round_provenance(round_))
+        assert "does not hold Codex's base instructions" in said
+        assert "its usage is not in the log" in said
+        assert [m.role for m in round_.request.messages][0] == "user"
+
+
+def test_a_repeated_token_count_is_no_new_call_and_leaves_the_next_round_without_usage():
+    # Codex writes the last count again at a turn's start (same running total): it is not the next call's usage.
+    upload = _lines(META, _user("go"), _call("call_1", "ls"), _count(110, 100, 10), _output("call_1", "a.txt"),
+                    _count(110, 100, 10), _said("done"))
+    rounds = upload.conversations[0].trace.rounds
+    assert rounds[0].response.usage.input_tokens == 100
+    assert rounds[1].response.usage is None
+    assert "its usage is not in the log" in provenance_detail(upload.conversations[0].trace.round_provenance(rounds[1]))
+
+
+def test_a_token_count_written_after_the_output_still_belongs_to_the_call_before_it():
+    upload = _lines(META, _user("go"), _call("call_1", "ls"), _output("call_1", "a.txt"), _count(110, 100, 10),
+                    _said("done"), _count(230, 115, 5))
+    rounds = upload.conversations[0].trace.rounds
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in rounds] == [(100, 10), (115, 5)]
+
+
+def test_parallel_calls_are_one_round_and_reasoning_stays_in_the_response():
+    reasoning = _line("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": "Look"}],
+                                        "content": None, "encrypted_content": "gAAAA"})
+    upload = _lines(META, _user("go"), reasoning, _call("call_1", "ls"), _call("call_2", "pwd"),
+                    _output("call_1", "a.txt"), _output("call_2", "/repo"), _said("done"))
+    rounds = upload.conversations[0].trace.rounds
+    assert len(rounds) == 2
+    assert [c.id for c in rounds[0].response.message.tool_calls] == ["call_1", "call_2"]
+    assert [r.call_id for m in rounds[1].request.messages for r in m.tool_results] == ["call_1", "call_2"]
+
+
+def test_a_local_shell_call_pairs_with_its_output_and_a_ghost_snapshot_is_no_part_of_any_request():
+    shell = _line("response_item", {"type": "local_shell_call", "call_id": "call_9", "status": "completed",
+                                    "action": {"type": "exec", "command": ["ls"]}})
+    ghost = _line("response_item", {"type": "ghost_snapshot", "ghost_commit": {"id": "abc"}})
+    upload = _lines(META, _user("go"), ghost, shell, _output("call_9", "a.txt"), _said("done"))
+    rounds = upload.conversations[0].trace.rounds
+    [call] = rounds[0].response.message.tool_calls
+    assert (call.id, call.name) == ("call_9", "local_shell")
+    assert [m.role for m in rounds[1].request.messages] == ["user", "assistant", "tool"]
+    assert upload.summary() == "6 lines: 2 rounds in 1 conversation; 2 lines not model calls; 0 lines skipped"
+
+
+def test_a_damaged_line_is_a_problem_naming_the_line_and_the_rest_still_load():
+    upload = _lines(META, _user("go"), _line("response_item", "not an object"),
+                    _line("response_item", {"type": "function_call_output", "output": "lost"}),
+                    _call("call_1", "ls"), _output("call_1", "a.txt"), _said("done"))
+    problems = {p.line: p.message for p in upload.problems}
+    assert "payload' is a string, expected an object" in problems[3]
+    assert "has no 'call_id', so its result cannot be paired" in problems[4]
+    assert len(upload.conversations[0].trace.rounds) == 2
+
+
+def test_a_compaction_starts_the_next_request_from_the_history_codex_wrote_in_its_place():
+    kept = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Summary: listed a.txt"}]}]
+    upload = _lines(META, _user("go"), _said("a.txt"), _line("compacted", {"message": "", "replacement_history": kept}),
+                    _user("and now?"), _said("nothing else"))
+    rounds = upload.conversations[0].trace.rounds
+    assert [m.text for m in rounds[1].request.messages] == ["go", "Summary: listed a.txt", "and now?"]
+    assert any("Codex compacted the conversation here" in n.message for n in upload.notes)
+
+
+def test_an_older_rollout_of_a_bare_header_and_bare_items_reads_without_usage():
+    upload = _lines({"id": "c27a914d", "timestamp": "2025-08-20T13:20:47.060Z", "instructions": None,
+                     "git": {"branch": "main"}},
+                    {"record_type": "state"},
+                    {"type": "message", "id": None, "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+                    {"type": "function_call", "id": "fc_1", "name": "shell", "arguments": "{\"command\":[\"ls\"]}",
+                     "call_id": "call_1"},
+                    {"type": "function_call_output", "call_id": "call_1", "output": "a.txt"},
+                    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "a.txt"}]})
+    assert upload.summary() == "6 lines: 2 rounds in 1 conversation; 2 lines not model calls; 0 lines skipped"
+    assert "an older Codex CLI rollout" in upload.formats["codex-rollout"][1]
+    [conversation] = upload.conversations
+    assert conversation.id == "session c27a914d"
+    assert all(r.response.usage is None for r in conversation.trace.rounds)
+    assert conversation.trace.rounds[0].response.message.tool_calls[0].name == "shell"
+
+
+def test_other_formats_lines_are_not_taken_for_codex_lines():
+    for name in ("claude-code-session.jsonl", "claude-stream-json-read.jsonl", "openai-responses.jsonl",
+                 "openai-pairs.jsonl"):
+        assert "codex-rollout" not in _read(name).formats
+    # A bare item with no header before it is no Codex line.
+    upload = _lines({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]})
+    assert "codex-rollout" not in upload.formats
