@@ -767,10 +767,11 @@ AUTHORED_NAMES = frozenset({
     "description", "content", "contents", "text", "body", "message", "summary", "prompt", "reason", "comment",
     "command", "cmd", "script", "code", "pattern", "regex", "glob",
     "path", "filepath", "filename", "directory", "dir", "cwd",
-    "timeout", "timeoutms", "timeoutseconds",
+    "timeout", "timeoutms", "timeoutseconds", "yieldtimems", "maxoutputtokens",
 })
 """Parameter names (lower case, no `_`) whose value the model composes itself: prose it writes, code and commands
-it runs, paths it reads or creates, how long it lets a tool run. None is a fact someone should have given."""
+it runs, paths it reads or creates, how long it lets a tool run and how much of its output it reads (Codex's
+`yield_time_ms`, `max_output_tokens`). None is a fact someone should have given."""
 
 
 def _authored(name: str) -> bool:

@@ -209,3 +209,11 @@ def test_other_formats_lines_are_not_taken_for_codex_lines():
     # A bare item with no header before it is no Codex line.
     upload = _lines({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]})
     assert "codex-rollout" not in upload.formats
+
+
+def test_how_long_codex_lets_a_command_run_and_how_much_output_it_reads_is_not_called_a_value_to_ask_for():
+    # exec_command's yield_time_ms and max_output_tokens: the model's own settings for the tool, like Claude Code's
+    # Bash timeout, not a fact the person should have given.
+    from lib.checks import run_checks
+    trace = _read().conversations[0].trace
+    assert [f.brief for f in run_checks(trace) if f.code == "model-filled-value"] == []
