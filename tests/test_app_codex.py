@@ -1,0 +1,24 @@
+"""OpenAI Codex CLI session logs (rollouts), as an engineer who uses Codex reads them in the app."""
+
+from tests.screen import round_shown, uploaded
+
+
+def test_the_explorer_shows_a_codex_round_its_call_and_usage_and_says_the_tool_list_is_not_in_the_log(app):
+    shown = round_shown(app, "codex-rollout-0.125.jsonl", 1)
+    assert "Input tokens (reported): **18,703**" in shown
+    assert "Output tokens (reported): **167**" in shown
+    assert "exec_command (call_Y2p6KmqwoTtpi6atpDPuxC5M)" in shown
+    assert "show tools" in shown
+    split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
+    assert "tool definitions 0" not in split and "tool definitions not in the log" in split
+    assert "Cut out of an OpenAI Codex CLI session log" in shown
+    assert "Codex does not log its tool list" in shown
+
+
+def test_the_rounds_table_lists_each_model_call_of_the_session_with_its_reported_tokens(app):
+    at = uploaded(app, "codex-rollout-0.125.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["tokens in"].tolist() == [18703, 18911, 20292]
+    assert set(rounds["in: tool definitions"]) == {"not in the log"}
