@@ -39,14 +39,14 @@ LEGACY_RULE = "an older Codex CLI rollout: a header line ('id', 'timestamp', 'in
 MODEL_MESSAGE_ROLES = ("assistant",)
 """The roles of message items the model wrote; user, developer and system messages are input."""
 
-INPUT_TYPES = frozenset({"message", "compaction", "compaction_summary"})
+INPUT_TYPES = ("message", "compaction", "compaction_summary")
 """Item types that are input whatever their name says (a message by its role; the summary a compaction leaves)."""
 
-BARE_TYPES = frozenset({"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-                        "custom_tool_call_output", "local_shell_call", "web_search_call"})
+BARE_TYPES = ("message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+              "custom_tool_call_output", "local_shell_call", "web_search_call")
 """The item types older versions wrote bare after their header."""
 
-NOT_SENT_TYPES = frozenset({"ghost_snapshot"})
+NOT_SENT_TYPES = ("ghost_snapshot",)
 """Item types Codex keeps for itself (undo snapshots) and never sends to the model: no part of any request."""
 
 NOTE = ("Cut out of an OpenAI Codex CLI session log: the request is the items before this response as the log kept "
@@ -187,6 +187,9 @@ class CodexRolloutFormat(LogFormat):
         """One item of the conversation: the model's, part of the call being read (or the first of the next one), or
         an input, which ends the model's items of that call."""
         kind = item.get("type", "message" if "role" in item else None)
+        if not isinstance(kind, str):
+            found = convert.describe(kind) if "type" in item else "missing, and so is its 'role'"
+            raise LineProblem(f"the item's 'type' is {found}, expected the name of a Responses item")
         if kind in NOT_SENT_TYPES:
             self._not_calls += 1
             return
