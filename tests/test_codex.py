@@ -96,6 +96,8 @@ def test_each_round_has_the_usage_of_the_token_count_that_followed_its_items():
               r.response.usage.reasoning_tokens) for r in rounds]
     # last_token_usage of lines 10, 14 and 18, not their running totals (37,614 and 57,906 tokens in).
     assert usage == [(18703, 167, 0, 62), (18911, 37, 18304, 0), (20292, 170, 18816, 0)]
+    # Together they are the session's running total on the last count (line 18): no call counted twice or missed.
+    assert sum(u[0] for u in usage) == 57906 and sum(u[1] for u in usage) == 374
 
 
 def test_the_tool_list_is_said_to_be_missing_and_the_logged_base_instructions_are_shown():
