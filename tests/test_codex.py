@@ -144,6 +144,14 @@ def test_a_token_count_written_after_the_output_still_belongs_to_the_call_before
     assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in rounds] == [(100, 10), (115, 5)]
 
 
+def test_a_second_count_after_one_response_is_said_to_count_a_call_the_log_does_not_hold():
+    upload = _lines(META, _user("go"), _said("done"), _count(110, 100, 10), _count(230, 115, 5))
+    [round_] = upload.conversations[0].trace.rounds
+    assert round_.response.usage.input_tokens == 100
+    [note] = upload.notes
+    assert note.line == 5 and "a token count of a model call whose items the log does not hold" in note.message
+
+
 def test_parallel_calls_are_one_round_and_reasoning_stays_in_the_response():
     reasoning = _line("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": "Look"}],
                                         "content": None, "encrypted_content": "gAAAA"})
