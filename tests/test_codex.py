@@ -32,7 +32,8 @@ def _line(kind: str, payload, at: str = "2026-05-11T08:27:00.000Z") -> dict:
 
 
 def _user(text: str) -> dict:
-    return _line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
+    return _line("response_item", {"type": "message", "role": "user",
+                                   "content": [{"type": "input_text", "text": text}]})
 
 
 def _said(text: str) -> dict:
@@ -193,6 +194,16 @@ def test_a_compaction_starts_the_next_request_from_the_history_codex_wrote_in_it
     rounds = upload.conversations[0].trace.rounds
     assert [m.text for m in rounds[1].request.messages] == ["go", "Summary: listed a.txt", "and now?"]
     assert any("Codex compacted the conversation here" in n.message for n in upload.notes)
+
+
+def test_a_replacement_history_item_codex_could_not_send_is_left_out_and_said_at_the_compaction():
+    kept = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
+            {"type": "function_call_output", "output": "no call id"}, {"type": "ghost_snapshot"}]
+    upload = _lines(META, _user("go"), _said("a.txt"), _line("compacted", {"message": "", "replacement_history": kept}),
+                    _user("and now?"), _said("nothing else"))
+    rounds = upload.conversations[0].trace.rounds
+    assert [m.text for m in rounds[1].request.messages] == ["go", "and now?"]
+    assert any(n.line == 4 and "2 of the 3 items of its replacement_history" in n.message for n in upload.notes)
 
 
 def test_an_older_rollout_of_a_bare_header_and_bare_items_reads_without_usage():

@@ -225,7 +225,12 @@ class CodexRolloutFormat(LogFormat):
         yield from self._close()
         kept = payload.get("replacement_history")
         if isinstance(kept, list):
-            self._history = [i for i in kept if isinstance(i, dict) and i.get("type") not in NOT_SENT_TYPES]
+            self._history = [i for i in map(_sendable, kept) if i is not None]
+            if len(self._history) < len(kept):
+                left = len(kept) - len(self._history)
+                self._notes.append(Problem(line, f"{left} of the {len(kept)} items of its replacement_history are no "
+                                                 "item Codex sends (a snapshot, or not a Responses item): left out of "
+                                                 "the requests after it", loaded=True))
         else:
             summary = payload.get("message")
             self._history = [{"type": "message", "role": "user",
@@ -282,6 +287,19 @@ def _from_model(item: dict, kind: Any) -> bool:
     if kind == "message":
         return item.get("role") in MODEL_MESSAGE_ROLES
     return isinstance(kind, str) and kind not in INPUT_TYPES and not kind.endswith("_output")
+
+
+def _sendable(item: Any) -> dict | None:
+    """An item of a compaction's replacement history as the requests after it carry it; None for one Codex does not
+    send (a snapshot) or that is no Responses item."""
+    if not isinstance(item, dict) or item.get("type") in NOT_SENT_TYPES:
+        return None
+    item = _as_call(item, item.get("type"))
+    try:
+        _item(item, "the item")
+    except LineProblem:
+        return None
+    return item
 
 
 def _as_call(item: dict, kind: Any) -> dict:
