@@ -374,17 +374,17 @@ def unlisted_words(left: RoundContent, right: RoundContent) -> str | None:
     if side is None:
         return None
     if side == "neither" and left.tools_never_logged and right.tools_never_logged:
-        return ("Neither run's log keeps a tool list (their format never does, as Claude Code's does not): their "
-                "tools are not known.")
+        return ("Neither run's log keeps a tool list (their format never does, as an agent's session log does not): "
+                "their tools are not known.")
     if side == "neither" and (left.tools_never_logged or right.tools_never_logged):
         never, called = ("left", "right") if left.tools_never_logged else ("right", "left")
-        return (f"Neither run's log kept a tool list (the {never} run's format never does, as Claude Code's does not; "
-                f"the {called} run's model called tools): their tools are not known.")
+        return (f"Neither run's log kept a tool list (the {never} run's format never does, as an agent's session log "
+                f"does not; the {called} run's model called tools): their tools are not known.")
     if side == "neither":
         return "Neither run's log kept a tool list, though their models called tools: their tools are not known."
     if (left if side == "left" else right).tools_never_logged:
-        return (f"The {side} run's log keeps no tool list (its format never does, as Claude Code's does not): its "
-                "tools are not known.")
+        return (f"The {side} run's log keeps no tool list (its format never does, as an agent's session log does "
+                "not): its tools are not known.")
     return f"The {side} run's log kept no tool list, though its model called tools: its tools are not known."
 
 

@@ -42,8 +42,8 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
     """The one explanation of a gap measured on `round_`: every view that says why takes it from here."""
     reasons = []
     if reported_more and row.tool_list_never_logged:  # whether or not the model called a tool, a list was sent
-        reasons.append("the log's format never keeps the tool list (Claude Code's does not), so the list that was "
-                       "sent and billed is not in our count")
+        reasons.append("the log's format never keeps the tool list (an agent's session log does not), so the list "
+                       "that was sent and billed is not in our count")
     elif reported_more and not row.tool_list_recorded:  # the list was billed; our count cannot hold what was not kept
         reasons.append("the log kept no tool list, though the model called tools, so the list that was sent and "
                        "billed is not in our count")

@@ -22,3 +22,12 @@ def test_the_rounds_table_lists_each_model_call_of_the_session_with_its_reported
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["tokens in"].tolist() == [18703, 18911, 20292]
     assert set(rounds["in: tool definitions"]) == {"not in the log"}
+
+
+def test_no_view_of_a_codex_session_calls_its_log_claude_codes(app):
+    shown = round_shown(app, "codex-rollout-0.125.jsonl", 2)
+    at = uploaded(app, "codex-rollout-0.125.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    tokens_page = "\n".join(str(e.value) for e in (*at.markdown, *at.caption, *at.text, *at.info, *at.warning))
+    assert "Claude Code" not in shown and "Claude Code" not in tokens_page
+    assert "an agent's session log" in tokens_page

@@ -173,7 +173,7 @@ def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
         plain.text(line)
 
 
-PARTS_NOT_LOGGED = ("This log's format (Claude Code's) keeps neither the instructions nor the tool list: "
+PARTS_NOT_LOGGED = ("This log's format (an agent's session log) keeps neither the instructions nor the tool list: "
                     "they were sent and billed, but they have no bar of their own; their tokens are in the part "
                     "reported beyond our count.")
 """Under the input chart, for a log whose format never keeps the instructions or the tool list."""
