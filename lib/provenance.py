@@ -18,6 +18,7 @@ CONVERTED_FROM = {
     "bedrock-converse": "an AWS Bedrock Converse body",
     "cohere": "a Cohere v2 chat body",
     "gemini": "a Google Gemini generateContent body",
+    "gemini-cli-session": "a Gemini CLI session recording",
     "inspect": "an Inspect AI model event",
     "ollama": "an Ollama /api/chat body",
     "openai-responses": "an OpenAI Responses API object",

@@ -10,8 +10,8 @@ Adding a format is one new module and one line in FORMATS.
 from __future__ import annotations
 
 from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, codex, cohere,
-                      finetune, gemini, har, inspect_log, langfuse, ollama, pairs, recorded_streams, responses,
-                      sharegpt, spans, streams, trajectories)
+                      finetune, gemini, gemini_cli, har, inspect_log, langfuse, ollama, pairs, recorded_streams,
+                      responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
@@ -22,6 +22,9 @@ FORMATS: tuple[type[LogFormat], ...] = (
     har.HarEntryFormat,
     trajectories.SweAgentFormat,
     adk.AdkSessionFormat,
+    # A session's first line (its 'sessionId' and 'projectHash') makes the message, '$set' and '$rewindTo' lines after
+    # it Gemini CLI's: no other format's line has those keys.
+    gemini_cli.GeminiCliSessionFormat,
     trajectories.EpisodeFormat,
     spans.SpanFormat,
     batches.AnthropicBatchFormat,

@@ -1,0 +1,284 @@
+"""Gemini CLI session recordings: `~/.gemini/tmp/<project hash>/chats/session-*.json` (or `.jsonl`).
+
+Gemini CLI (google-gemini/gemini-cli's chat recording service) keeps each session as a list of messages: the person's
+(`type: "user"`), the model's (`"gemini"`, with its `toolCalls`, a summary of its `thoughts`, its `tokens` and
+`model`), and its own notices to the person (`"info"`, `"error"`, `"warning"`), which were never sent to the model.
+Versions up to early 2026 write one JSON object (`sessionId`, `projectHash`, `startTime`, `messages`); later ones
+write JSON lines: a first line of that metadata, then each message as it is written (a message written again, once
+its tool calls or its usage are known, replaces the earlier copy), `$set` lines updating the metadata and
+`$rewindTo` lines dropping a message and every one after it.
+
+The requests are not recorded. Each `gemini` message is read as one model call, a round whose request is the
+conversation before it, rebuilt from the recording (TRANSCRIPT_REQUEST) and read as a Gemini request: the person's
+messages as user turns, each earlier answer as a model turn of its text and its calls, and the results Gemini CLI
+records on each call (`toolCalls[].result`, the `functionResponse` parts it sent back) as the user turn after it.
+Gemini CLI records neither its system prompt nor its tool list: every round says it lacks them, never that they were
+empty. Nor does it record why the model stopped. The thought summaries it keeps (a subject and a description, not the
+model's words) are not shown. Results of the last answer's calls, which no recorded call sent on, are that round's
+executions.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from lib.logs.chat_shape import describe, require
+from lib.logs.gemini import GeminiFormat
+from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.model import TRANSCRIPT_REQUEST
+
+MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
+"""The `type` of each message Gemini CLI records."""
+
+NOTICE_TYPES = ("info", "error", "warning")
+"""Messages Gemini CLI wrote for the person: no model call, and not sent to the model."""
+
+TOKEN_COUNTS = {"input": "promptTokenCount", "output": "candidatesTokenCount", "cached": "cachedContentTokenCount",
+                "thoughts": "thoughtsTokenCount", "tool": "toolUsePromptTokenCount", "total": "totalTokenCount"}
+"""A message's `tokens` and the `usageMetadata` counts Gemini CLI copied them from."""
+
+PROVENANCE = {
+    "origin": "derived",
+    "note": "Rebuilt from a Gemini CLI session recording: the request is the conversation before this answer as the "
+            "recording kept it (the person's messages, the model's earlier answers, and each tool call's result as "
+            "recorded on the call), not a request on record as sent; the order of an answer's text and its calls "
+            "within a turn is ours. Gemini CLI does not record its system prompt or its tool list: both were sent, "
+            "but neither is shown or counted here. Nor does it record why the model stopped: the stop shown is read "
+            "from the answer. The answer's text, its calls and its usage are as recorded; the summary of the model's "
+            "thoughts Gemini CLI keeps is not shown.",
+    "omitted": ["system", "tools"],
+}
+"""Every round's provenance: what the recording lacks, said where the round is shown (lib/provenance.py)."""
+
+LAST_RESULT = "the recording ends on this result: no recorded model call was sent it"
+"""Said of an execution of the last answer's calls."""
+
+
+@dataclass(slots=True)
+class _Session:
+    """One session's messages as the recording leaves them."""
+
+    key: str
+    """The conversation it is: `session <sessionId>`."""
+    messages: dict[str, tuple[dict, int]] = field(default_factory=dict)
+    """Each message by its id, in the order first written, with the line its last copy is on."""
+
+
+class GeminiCliSessionFormat(LogFormat):
+    """A Gemini CLI session recording, a round per answer of the model's."""
+
+    name = "gemini-cli-session"
+    title = "Gemini CLI session"
+
+    def __init__(self) -> None:
+        self._sessions: list[_Session] = []
+        self._lines = False
+        """True once a session's first line (its metadata, without messages) was read: its lines follow."""
+        self._not_calls = 0
+
+    def detect(self, obj: dict) -> str | None:
+        if isinstance(obj.get("sessionId"), str) and isinstance(obj.get("projectHash"), str):
+            if isinstance(obj.get("messages"), list):
+                return "'sessionId' and 'projectHash' beside 'messages' (a Gemini CLI session)"
+            self._lines = True
+            return "a line of 'sessionId' and 'projectHash' (a Gemini CLI session's first line)"
+        if not self._lines:
+            return None
+        if obj.get("type") in MESSAGE_TYPES and isinstance(obj.get("id"), str) and "content" in obj:
+            return "a message line (an 'id', a 'type' and 'content') after a Gemini CLI session's first line"
+        if isinstance(obj.get("$set"), dict) or isinstance(obj.get("$rewindTo"), str):
+            return "a '$set' or '$rewindTo' line after a Gemini CLI session's first line"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        # A later line may replace or drop any message: the rounds are made once the whole session is read (finish).
+        self._read(obj, line)
+        return iter(())
+
+    def _read(self, obj: dict, line: int) -> None:
+        """One line (or the whole document) into its session."""
+        if isinstance(obj.get("sessionId"), str):
+            messages = obj.get("messages")
+            self._sessions.append(_Session(f"session {obj['sessionId']}"))
+            if messages is None:
+                self._not_calls += 1
+                return
+            for place, message in enumerate(require(obj, "messages", list)):
+                self._message(message, line, f"messages[{place}]", f"message {place + 1}")
+            return
+        if not self._sessions:
+            raise LineProblem("comes before any Gemini CLI session's first line (its 'sessionId' and 'projectHash')")
+        if "$set" in obj or "$rewindTo" in obj:
+            self._not_calls += 1
+            self._update(obj)
+            return
+        if not isinstance(obj.get("id"), str):
+            raise LineProblem("is no Gemini CLI session line: it has no message 'id', '$set' or '$rewindTo'")
+        if obj.get("type") in NOTICE_TYPES:
+            self._not_calls += 1
+        self._message(obj, line, "the line", obj["id"])
+
+    def _message(self, message: Any, line: int, where: str, fallback: str) -> None:
+        """A message into its session, in place of an earlier copy of it."""
+        if not isinstance(message, dict):
+            raise LineProblem(f"{where} is {describe(message)}, expected a message object")
+        kind = message.get("type")
+        if kind not in MESSAGE_TYPES:
+            raise LineProblem(f"{where}'s 'type' is {describe(kind)}, expected one of {', '.join(MESSAGE_TYPES)}")
+        key = message["id"] if isinstance(message.get("id"), str) else fallback
+        self._sessions[-1].messages[key] = (message, line)
+
+    def _update(self, obj: dict) -> None:
+        """A `$rewindTo` line drops its message and every one after it (all of them, when the id is not found, as
+        Gemini CLI reads it); a `$set` of `messages` puts them in place of all before."""
+        session = self._sessions[-1]
+        rewind = obj.get("$rewindTo")
+        if isinstance(rewind, str):
+            ids = list(session.messages)
+            for key in ids[ids.index(rewind) if rewind in ids else 0:]:
+                del session.messages[key]
+        updates = obj.get("$set")
+        if isinstance(updates, dict) and isinstance(updates.get("messages"), list):
+            line = next(iter(session.messages.values()), ({}, 0))[1]
+            session.messages.clear()
+            for place, message in enumerate(updates["messages"]):
+                self._message(message, line, f"$set.messages[{place}]", f"message {place + 1}")
+
+    def finish(self) -> Iterator[CallRecord]:
+        sessions, self._sessions = self._sessions, []
+        for session in sessions:
+            yield from _rounds(session)
+
+    def not_calls(self) -> int:
+        return self._not_calls
+
+
+def _rounds(session: _Session) -> list[CallRecord]:
+    """Each answer of the session's as a round, its request the conversation before it."""
+    contents: list[dict] = []
+    rounds: list[CallRecord] = []
+    sent: set[str] = set()
+    """The ids of the results already in the conversation, from the calls they answer."""
+    last: tuple[list, dict] | None = None
+    for message, line in session.messages.values():
+        kind = message.get("type")
+        if kind == "user":
+            # Later versions also record the results they send back as a user message: the calls' results already
+            # stand for them.
+            parts = [p for p in _parts(message.get("content"), "content") if _answers(p) not in sent]
+            if parts:
+                contents.append({"role": "user", "parts": parts})
+        elif kind == "gemini":
+            turn = {"role": "model", "parts": _answer(message)}
+            rounds.append(_round(contents, turn, message, line, session.key))
+            contents.append(turn)
+            results = [part for call in _calls(message) for part in _parts(call.get("result"), "a call's result")]
+            sent |= {_answers(part) for part in results} - {None}
+            if results:
+                contents.append({"role": "user", "parts": results})
+            last = (turn["parts"], message)
+    if last is not None:
+        # Before the rounds are handed on: the upload turns each into the model's objects as it comes.
+        _ran_after(rounds[-1], *last)
+    return rounds
+
+
+def _round(before: list[dict], turn: dict, message: dict, line: int, session: str) -> CallRecord:
+    """One answer as a round: its request the conversation before it."""
+    tokens = message.get("tokens")
+    response: dict = {"candidates": [{"content": turn, "finishReason": "STOP"}]}
+    counts = {theirs: tokens[ours] for ours, theirs in TOKEN_COUNTS.items()
+              if isinstance(tokens, dict) and isinstance(tokens.get(ours), int)}
+    if counts:
+        response["usageMetadata"] = counts
+    model = message.get("model")
+    record = GeminiFormat().record({"contents": list(before)}, response, line,
+                                   {"model": model if isinstance(model, str) else None})
+    record.derived = [TRANSCRIPT_REQUEST, *record.derived, "finish", *([] if counts else ["usage"])]
+    record.conversation = session
+    record.converted_from = "gemini-cli-session"
+    record.provenance = PROVENANCE
+    timestamp = message.get("timestamp")
+    record.timestamp = timestamp if isinstance(timestamp, str) else None
+    return record
+
+
+def _answer(message: dict) -> list[dict]:
+    """The model's turn: its recorded content (text, or parts), then each call it made that the content lacks."""
+    parts = _parts(message.get("content"), "content")
+    made = {p["functionCall"].get("id") for p in parts if isinstance(p.get("functionCall"), dict)}
+    for call in _calls(message):
+        if call.get("id") not in made:
+            args = call.get("args")
+            parts.append({"functionCall": {"id": call.get("id"), "name": call.get("name"),
+                                           "args": args if isinstance(args, dict) else {}}})
+    return parts
+
+
+def _calls(message: dict) -> list[dict]:
+    """The message's tool calls as recorded."""
+    calls = message.get("toolCalls")
+    if calls is None:
+        return []
+    if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
+        raise LineProblem(f"a gemini message's 'toolCalls' is {describe(calls)}, expected a list of call objects")
+    return calls
+
+
+def _parts(content: Any, where: str) -> list[dict]:
+    """A recorded content (text, a part, or a list of parts and texts, as the Gemini SDK takes it) as parts."""
+    if content is None or content == "":
+        return []
+    if isinstance(content, str):
+        return [{"text": content}]
+    if isinstance(content, dict):
+        return [content]
+    if not isinstance(content, list):
+        raise LineProblem(f"a message's {where} is {describe(content)}, expected text or a list of parts")
+    parts = []
+    for item in content:
+        if isinstance(item, str):
+            parts.append({"text": item})
+        elif isinstance(item, dict):
+            parts.append(item)
+        else:
+            raise LineProblem(f"a message's {where} holds {describe(item)}, expected a part or text")
+    return parts
+
+
+def _answers(part: dict) -> str | None:
+    """The id of the call a part answers (a `functionResponse`'s), if it is one and names it."""
+    response = part.get("functionResponse")
+    return response.get("id") if isinstance(response, dict) and isinstance(response.get("id"), str) else None
+
+
+def _ran_after(record: CallRecord, parts: list[dict], message: dict) -> None:
+    """The results of the last answer's calls as executions of its round: no recorded call sent them on."""
+    message_ = (record.response or {}).get("choices", [{}])[0].get("message", {})
+    ours = [c.get("id") for c in message_.get("tool_calls") or ()]
+    recorded = [p["functionCall"].get("id") for p in parts if isinstance(p.get("functionCall"), dict)]
+    named = dict(zip(recorded, ours))
+    for call in _calls(message):
+        result = _parts(call.get("result"), "a call's result")
+        if call.get("id") not in named or not result:
+            continue
+        record.executions.append({"tool_call_id": str(named[call["id"]]), "name": str(call.get("name") or ""),
+                                  "arguments": call.get("args"), "output": _output(result),
+                                  "ok": call.get("status") == "success", "note": LAST_RESULT})
+
+
+def _output(parts: list[dict]) -> str:
+    """A call's recorded result as text: its function response's `output` (or the response as JSON), and any text
+    parts after it."""
+    pieces = []
+    for part in parts:
+        response = part.get("functionResponse")
+        if isinstance(response, dict):
+            answer = response.get("response")
+            output = answer.get("output") if isinstance(answer, dict) else None
+            pieces.append(output if isinstance(output, str) else json.dumps(answer, ensure_ascii=False))
+        elif isinstance(part.get("text"), str):
+            pieces.append(part["text"])
+    return "\n".join(pieces)
