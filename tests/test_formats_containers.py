@@ -41,6 +41,11 @@ EXPECTED = [
      {"adk-session": "'events' each with an 'author' and an invocation id (a Google ADK session)"},
      "1 document: 3 rounds in 1 conversation; 0 documents skipped",
      {"ead43200-b575-4241-9248-233b4be4f29a": [1, 3, 5]}, 1),
+    # A Gemini CLI session recording, one JSON object (versions before the JSON-lines one): matched no format.
+    ("gemini-cli-session.json",
+     {"gemini-cli-session": "'sessionId' and 'projectHash' beside 'messages' (a Gemini CLI session)"},
+     "1 document: 3 rounds in 1 conversation; 0 documents skipped",
+     {"session 8a20078e-2d5e-4f81-a640-9b879bbb7e6d": [1, 5, 10]}, 7),
     ("tau-bench-airline.json", {"agent-episode": "messages under 'traj' (a tau-bench style episode)"},
      "2 elements: 7 rounds in 2 conversations; 0 elements skipped",
      {"episode 1 (task 10, trial 1)": [2, 4, 6, 8], "episode 2 (task 35, trial 3)": [2, 4, 6]}, 3),

@@ -26,7 +26,7 @@ from typing import Any, Iterator
 
 from lib.logs.chat_shape import describe, require
 from lib.logs.gemini import GeminiFormat
-from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.model import TRANSCRIPT_REQUEST
 
 MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
@@ -51,6 +51,17 @@ PROVENANCE = {
     "omitted": ["system", "tools"],
 }
 """Every round's provenance: what the recording lacks, said where the round is shown (lib/provenance.py)."""
+
+PROMPTS_ONLY = ("Gemini CLI's logs.json keeps only what the person typed ({count}), each with its session id: no model "
+                "call, so no round. The session's recording, chats/session-*.json (or .jsonl) beside it, holds the "
+                "model's answers.")
+"""The note on a logs.json: its entries are read, and are no model call."""
+
+SAVED_CHAT = ("it looks like a Gemini CLI saved chat or checkpoint (`/chat save`, checkpoint-<tag>.json): a history of "
+              "Gemini contents with no usage, beginning with turns the CLI wrote itself, which Roundtrip does not "
+              "read as rounds; the session's recording (chats/session-*.json or .jsonl) holds the conversation "
+              "with each answer's usage")
+"""Why a saved chat is not read, said when nothing read the file."""
 
 LAST_RESULT = "the recording ends on this result: no recorded model call was sent it"
 """Said of an execution of the last answer's calls."""
@@ -77,6 +88,8 @@ class GeminiCliSessionFormat(LogFormat):
         self._lines = False
         """True once a session's first line (its metadata, without messages) was read: its lines follow."""
         self._not_calls = 0
+        self._prompts: list[int] = []
+        """The lines of logs.json entries read: the person's prompts, no model call."""
 
     def detect(self, obj: dict) -> str | None:
         if isinstance(obj.get("sessionId"), str) and isinstance(obj.get("projectHash"), str):
@@ -84,6 +97,8 @@ class GeminiCliSessionFormat(LogFormat):
                 return "'sessionId' and 'projectHash' beside 'messages' (a Gemini CLI session)"
             self._lines = True
             return "a line of 'sessionId' and 'projectHash' (a Gemini CLI session's first line)"
+        if _prompt_entry(obj):
+            return "a prompt entry of Gemini CLI's logs.json ('sessionId', 'messageId' and the 'message' typed)"
         if not self._lines:
             return None
         if obj.get("type") in MESSAGE_TYPES and isinstance(obj.get("id"), str) and "content" in obj:
@@ -97,8 +112,18 @@ class GeminiCliSessionFormat(LogFormat):
         self._read(obj, line)
         return iter(())
 
+    def near_miss(self, obj: dict) -> str | None:
+        history = obj.get("history")
+        if (isinstance(history, list) and history and _content(history[0])) or _content(obj):
+            return SAVED_CHAT
+        return None
+
     def _read(self, obj: dict, line: int) -> None:
         """One line (or the whole document) into its session."""
+        if _prompt_entry(obj):
+            self._not_calls += 1
+            self._prompts.append(line)
+            return
         if isinstance(obj.get("sessionId"), str):
             messages = obj.get("messages")
             self._sessions.append(_Session(f"session {obj['sessionId']}"))
@@ -127,6 +152,10 @@ class GeminiCliSessionFormat(LogFormat):
         kind = message.get("type")
         if kind not in MESSAGE_TYPES:
             raise LineProblem(f"{where}'s 'type' is {describe(kind)}, expected one of {', '.join(MESSAGE_TYPES)}")
+        # Checked here, on its own line, so that a damaged message costs that line, not the rounds made at the end.
+        _parts(message.get("content"), "content")
+        for call in _calls(message):
+            _parts(call.get("result"), "a call's result")
         key = message["id"] if isinstance(message.get("id"), str) else fallback
         self._sessions[-1].messages[key] = (message, line)
 
@@ -153,6 +182,24 @@ class GeminiCliSessionFormat(LogFormat):
 
     def not_calls(self) -> int:
         return self._not_calls
+
+    def notes(self) -> list[Problem]:
+        if not self._prompts:
+            return []
+        count = f"{len(self._prompts)} prompt{'' if len(self._prompts) == 1 else 's'}"
+        return [Problem(self._prompts[0], PROMPTS_ONLY.format(count=count), loaded=True)]
+
+
+def _prompt_entry(obj: dict) -> bool:
+    """Whether `obj` is an entry of Gemini CLI's logs.json: a prompt the person typed, with its session and place."""
+    return (isinstance(obj.get("sessionId"), str) and isinstance(obj.get("messageId"), int)
+            and isinstance(obj.get("message"), str) and "projectHash" not in obj)
+
+
+def _content(obj: Any) -> bool:
+    """Whether `obj` is a Gemini Content and nothing else: a `role` of the chat's and its `parts`."""
+    return (isinstance(obj, dict) and set(obj) == {"role", "parts"} and obj["role"] in ("user", "model")
+            and isinstance(obj["parts"], list))
 
 
 def _rounds(session: _Session) -> list[CallRecord]:

@@ -1,0 +1,169 @@
+"""Gemini CLI session recordings (`~/.gemini/tmp/<project hash>/chats/session-*.json` and `.jsonl`) read as rounds.
+
+The fixtures are two real sessions of Gemini CLI (tests/fixtures/README.md and tests/fixtures/containers/README.md
+say where from): the one-object `.json` that versions before spring 2026 wrote, and the JSON-lines file later ones
+write. Each test says what a user sees of them: the format named, the rounds and their requests rebuilt from the
+recording, the calls answered by the results recorded on them, the usage as recorded, and that the system prompt and
+tool list Gemini CLI does not record are said to be missing, never shown as empty.
+"""
+
+import json
+from pathlib import Path
+
+from lib.checks import run_checks
+from lib.logs.upload import read_upload
+from lib.provenance import origin_line, provenance_detail
+from lib.summary import parts_not_logged
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DOCUMENT = FIXTURES / "containers" / "gemini-cli-session.json"
+LINES = FIXTURES / "gemini-cli-session.jsonl"
+
+
+def _read(path: Path):
+    return read_upload([(path.name, path.read_bytes())])
+
+
+def _lines(*lines: dict, name: str = "session.jsonl"):
+    return read_upload([(name, "\n".join(json.dumps(line, ensure_ascii=False) for line in lines).encode())])
+
+
+def _recorded_lines() -> list[dict]:
+    return [json.loads(line) for line in LINES.read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_session_document_is_one_conversation_each_answer_a_round_its_request_rebuilt_from_the_recording():
+    upload = _read(DOCUMENT)
+    assert upload.summary() == "1 document: 3 rounds in 1 conversation; 0 documents skipped"
+    assert upload.formats["gemini-cli-session"][1] == "'sessionId' and 'projectHash' beside 'messages' (a Gemini CLI session)"
+    [conversation] = upload.conversations
+    assert conversation.id == "session 8a20078e-2d5e-4f81-a640-9b879bbb7e6d"
+    reading, writing, answer = conversation.trace.rounds
+    assert all(r.request_from_transcript for r in conversation.trace.rounds)
+    assert reading.request.messages[0].text.startswith("請幫我依照專案實際狀況更新 README.md")
+    assert [(c.name, c.arguments) for c in reading.tool_calls] == [
+        ("read_file", {"file_path": "README.md"}), ("read_file", {"file_path": "README.zh-CN.md"}),
+        ("read_file", {"file_path": "README.zh-TW.md"})]
+    # The results Gemini CLI recorded on each call are the next request's tool results, paired with the calls.
+    results = [p for m in writing.request.messages for p in m.tool_results]
+    assert [p.call_id for p in results] == [c.id for c in reading.tool_calls]
+    assert results[0].content.startswith('{"output": "<div align=\\"center\\" markdown=\\"1\\">')
+    assert [c.name for c in writing.tool_calls] == ["write_file"] * 4
+    assert answer.response.message.text.startswith("已經幫你整理好囉！")
+    assert [m.role for m in answer.request.messages] == ["user", "assistant"] + ["tool"] * 3 + ["assistant"] + ["tool"] * 4
+    assert not [f for f in run_checks(conversation.trace) if f.code in ("missing-tool-result", "orphan-tool-result")]
+
+
+def test_each_answers_usage_is_the_tokens_gemini_cli_recorded_its_thoughts_counted_as_output():
+    rounds = _read(DOCUMENT).conversations[0].trace.rounds
+    # "tokens": {"input": 11894, "output": 68, "cached": 7900, "thoughts": 344, "total": 12306}
+    usage = rounds[0].response.usage
+    assert (usage.source, usage.input_tokens, usage.cache_read_tokens, usage.output_tokens, usage.reasoning_tokens) == (
+        "reported", 11894, 7900, 68 + 344, 344)
+    assert [r.response.usage.input_tokens for r in rounds] == [11894, 20960, 43494]
+    assert rounds[0].request.model == "gemini-3.1-pro-preview-customtools"
+
+
+def test_the_system_prompt_and_tool_list_gemini_cli_does_not_record_are_said_to_be_missing_never_empty():
+    trace = _read(DOCUMENT).conversations[0].trace
+    round_ = trace.rounds[1]
+    assert round_.request.system is None and round_.request.tools == ()
+    assert parts_not_logged(round_) == ("instructions", "tools")
+    provenance = trace.round_provenance(round_)
+    assert provenance.origin == "derived" and provenance.omitted == ("system", "tools")
+    detail = provenance_detail(provenance)
+    assert "Gemini CLI does not record its system prompt or its tool list" in detail
+    assert "Nor does it record why the model stopped" in detail
+    assert "Converted from a Gemini CLI session recording" in origin_line(trace, round_)
+
+
+def test_json_lines_an_answer_written_again_once_its_calls_ran_is_one_round_at_its_last_copy():
+    # Lines 6 and 8 are one answer (id 52e62e67-...), written before and after its five calls ran.
+    upload = _read(LINES)
+    assert upload.summary() == "28 lines: 6 rounds in 1 conversation; 14 lines not model calls; 0 lines skipped"
+    assert "a Gemini CLI session's first line" in upload.formats["gemini-cli-session"][1]
+    [conversation] = upload.conversations
+    rounds = conversation.trace.rounds
+    assert [r.extra["source_line"] for r in rounds] == [8, 11, 14, 17, 20, 26]
+    first = rounds[0]
+    assert [c.name for c in first.tool_calls] == ["update_topic", "read_file", "read_file", "read_file", "read_file"]
+    assert [(r.response.usage.input_tokens, r.response.usage.cache_read_tokens) for r in rounds] == [
+        (13906, 0), (29082, 8156), (38324, 0), (40914, 32637), (40122, 8158), (40238, 0)]
+    # The info lines ("Empty GEMINI.md created...", "Request cancelled.") were shown to the person, never sent.
+    said = [m.text for r in rounds for m in r.request.messages]
+    assert not any("Request cancelled." in t or "Empty GEMINI.md created" in t for t in said)
+    assert rounds[-1].request.model == "gemini-3.1-pro-preview"
+
+
+def test_the_results_of_the_last_answers_calls_are_what_the_program_ran_no_recorded_call_sent_them():
+    last = _read(LINES).conversations[0].trace.rounds[-1]
+    assert [(e.name, e.ok) for e in last.executions] == [("update_topic", True), ("replace", True)]
+    assert [e.tool_call_id for e in last.executions] == [c.id for c in last.tool_calls]
+    assert last.executions[1].output.startswith("Successfully modified file: /home/wei/repo/discordbot/GEMINI.md")
+    assert "the recording ends on this result" in last.executions[0].note
+
+
+def test_results_also_recorded_as_a_user_message_are_sent_once():
+    # Newer Gemini CLI also records the results it sends back as a user message of functionResponse parts
+    # (geminiChat.ts, recordSyntheticMessage): they are the calls' recorded results, not a second turn.
+    lines = _recorded_lines()
+    call = next(c for line in lines if line.get("id", "").startswith("cda8a342") and "toolCalls" in line
+                for c in line["toolCalls"])
+    echoed = {"id": "echo-1", "timestamp": "2026-04-23T12:53:40.000Z", "type": "user", "content": call["result"]}
+    at = next(i for i, line in enumerate(lines) if line.get("id", "").startswith("edf94f05"))
+    upload = _lines(*lines[:at], echoed, *lines[at:])
+    after = upload.conversations[0].trace.rounds[3]
+    results = [p.call_id for m in after.request.messages for p in m.tool_results]
+    assert len(results) == len(set(results)) == 9
+
+
+def test_a_rewind_drops_the_message_it_names_and_every_one_after_it():
+    lines = _recorded_lines()
+    # Rewound to the person's second prompt ("幫我做一個小修改..."): the answer to it is gone.
+    upload = _lines(*lines, {"$rewindTo": "231038fa-bbfb-4b43-9a30-b8b7fcf54895"})
+    rounds = upload.conversations[0].trace.rounds
+    assert len(rounds) == 5
+    assert not any("uv run" in m.text for m in rounds[-1].request.messages)
+
+
+def test_a_damaged_line_is_a_problem_naming_the_line_and_the_rest_still_load():
+    lines = _recorded_lines()
+    damaged = {"id": "x-1", "timestamp": "2026-04-23T12:53:06.000Z", "type": "gemini", "content": "",
+               "toolCalls": "read_file"}
+    upload = _lines(*lines[:4], damaged, *lines[4:])
+    assert [upload.said(p) for p in upload.problems] == [
+        "line 5: a gemini message's 'toolCalls' is a string, expected a list of call objects (read as Gemini CLI "
+        "session)"]
+    assert len(upload.conversations[0].trace.rounds) == 6
+
+
+def test_gemini_clis_prompt_log_is_its_own_not_taken_for_a_claude_code_session_and_says_it_holds_no_call():
+    # logs.json beside the chats folder: what the person typed (logger.ts's LogEntry), one array of entries. Its
+    # 'sessionId' beside a string 'message' was read as Claude Code's, and every entry refused as a bad message.
+    entries = [{"sessionId": "0ab84937-9fe7-4284-986a-33c832af0b6a", "messageId": n, "type": "user", "message": said,
+                "timestamp": "2026-04-23T12:53:05.283Z"} for n, said in enumerate(["/init", "幫我做一個小修改"])]
+    upload = read_upload([("logs.json", json.dumps(entries, ensure_ascii=False).encode())])
+    assert list(upload.formats) == ["gemini-cli-session"]
+    assert upload.problems == ()
+    assert upload.summary() == "2 elements: 0 rounds in 0 conversations; 2 elements not model calls; 0 elements skipped"
+    [note] = upload.notes
+    assert "logs.json keeps only what the person typed (2 prompts)" in note.message
+
+
+def test_a_saved_chat_is_not_read_as_rounds_and_says_why():
+    # `/chat save <tag>` writes checkpoint-<tag>.json: {"history": Content[], "authType"} (logger.ts's Checkpoint).
+    history = [{"role": "user", "parts": [{"text": "list files"}]},
+               {"role": "model", "parts": [{"text": "Got it. Thanks for the context!"}]}]
+    for body in ({"history": history, "authType": "oauth-personal"}, history):
+        upload = read_upload([("checkpoint-x.json", json.dumps(body).encode())])
+        assert upload.conversations == ()
+        assert "a Gemini CLI saved chat or checkpoint (`/chat save`, checkpoint-<tag>.json)" in upload.problems[0].message
+
+
+def test_other_formats_lines_are_not_taken_for_gemini_clis():
+    from lib.logs.gemini_cli import GeminiCliSessionFormat
+    detect = GeminiCliSessionFormat().detect
+    # Before a session's first line, a message-shaped line is no one's; a Claude Code line never is Gemini CLI's.
+    assert detect({"id": "m1", "type": "user", "content": "hi"}) is None
+    assert detect({"type": "user", "sessionId": "s", "uuid": "u", "message": {"role": "user", "content": "x"}}) is None
+    assert detect({"$set": {"lastUpdated": "2026-04-23T12:53:02.597Z"}}) is None
