@@ -35,7 +35,8 @@ def _recorded_lines() -> list[dict]:
 def test_a_session_document_is_one_conversation_each_answer_a_round_its_request_rebuilt_from_the_recording():
     upload = _read(DOCUMENT)
     assert upload.summary() == "1 document: 3 rounds in 1 conversation; 0 documents skipped"
-    assert upload.formats["gemini-cli-session"][1] == "'sessionId' and 'projectHash' beside 'messages' (a Gemini CLI session)"
+    assert upload.formats["gemini-cli-session"][1] == ("'sessionId' and 'projectHash' beside 'messages' "
+                                                       "(a Gemini CLI session)")
     [conversation] = upload.conversations
     assert conversation.id == "session 8a20078e-2d5e-4f81-a640-9b879bbb7e6d"
     reading, writing, answer = conversation.trace.rounds
@@ -50,7 +51,8 @@ def test_a_session_document_is_one_conversation_each_answer_a_round_its_request_
     assert results[0].content.startswith('{"output": "<div align=\\"center\\" markdown=\\"1\\">')
     assert [c.name for c in writing.tool_calls] == ["write_file"] * 4
     assert answer.response.message.text.startswith("已經幫你整理好囉！")
-    assert [m.role for m in answer.request.messages] == ["user", "assistant"] + ["tool"] * 3 + ["assistant"] + ["tool"] * 4
+    roles = ["user", "assistant"] + ["tool"] * 3 + ["assistant"] + ["tool"] * 4
+    assert [m.role for m in answer.request.messages] == roles
     assert not [f for f in run_checks(conversation.trace) if f.code in ("missing-tool-result", "orphan-tool-result")]
 
 
@@ -140,8 +142,9 @@ def test_a_damaged_line_is_a_problem_naming_the_line_and_the_rest_still_load():
 def test_gemini_clis_prompt_log_is_its_own_not_taken_for_a_claude_code_session_and_says_it_holds_no_call():
     # logs.json beside the chats folder: what the person typed (logger.ts's LogEntry), one array of entries. Its
     # 'sessionId' beside a string 'message' was read as Claude Code's, and every entry refused as a bad message.
+    typed = ["/init", "幫我做一個小修改"]
     entries = [{"sessionId": "0ab84937-9fe7-4284-986a-33c832af0b6a", "messageId": n, "type": "user", "message": said,
-                "timestamp": "2026-04-23T12:53:05.283Z"} for n, said in enumerate(["/init", "幫我做一個小修改"])]
+                "timestamp": "2026-04-23T12:53:05.283Z"} for n, said in enumerate(typed)]
     upload = read_upload([("logs.json", json.dumps(entries, ensure_ascii=False).encode())])
     assert list(upload.formats) == ["gemini-cli-session"]
     assert upload.problems == ()
@@ -157,7 +160,8 @@ def test_a_saved_chat_is_not_read_as_rounds_and_says_why():
     for body in ({"history": history, "authType": "oauth-personal"}, history):
         upload = read_upload([("checkpoint-x.json", json.dumps(body).encode())])
         assert upload.conversations == ()
-        assert "a Gemini CLI saved chat or checkpoint (`/chat save`, checkpoint-<tag>.json)" in upload.problems[0].message
+        said = upload.problems[0].message
+        assert "a Gemini CLI saved chat or checkpoint (`/chat save`, checkpoint-<tag>.json)" in said
 
 
 def test_other_formats_lines_are_not_taken_for_gemini_clis():

@@ -3,9 +3,9 @@
 Gemini CLI (google-gemini/gemini-cli's chat recording service) keeps each session as a list of messages: the person's
 (`type: "user"`), the model's (`"gemini"`, with its `toolCalls`, a summary of its `thoughts`, its `tokens` and
 `model`), and its own notices to the person (`"info"`, `"error"`, `"warning"`), which were never sent to the model.
-Versions up to early 2026 write one JSON object (`sessionId`, `projectHash`, `startTime`, `messages`); later ones
-write JSON lines: a first line of that metadata, then each message as it is written (a message written again, once
-its tool calls or its usage are known, replaces the earlier copy), `$set` lines updating the metadata and
+Versions before 0.39 (April 2026) write one JSON object (`sessionId`, `projectHash`, `startTime`, `messages`); later
+ones write JSON lines: a first line of that metadata, then each message as it is written (a message written again,
+once its tool calls or its usage are known, replaces the earlier copy), `$set` lines updating the metadata and
 `$rewindTo` lines dropping a message and every one after it.
 
 The requests are not recorded. Each `gemini` message is read as one model call, a round whose request is the

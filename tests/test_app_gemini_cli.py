@@ -1,0 +1,25 @@
+"""Gemini CLI session recordings, as an engineer who uses Gemini CLI reads them in the app."""
+
+from tests.screen import round_shown, uploaded
+
+
+def test_the_explorer_shows_a_gemini_cli_round_rebuilt_its_results_paired_and_its_missing_parts_said(app):
+    shown = round_shown(app, "gemini-cli-session.jsonl", 2)
+    assert "Rebuilt from a Gemini CLI session recording: the request is the conversation before this answer" in shown
+    assert "Gemini CLI does not record its system prompt or its tool list" in shown
+    split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
+    assert "instructions 0" not in split and "tool definitions 0" not in split
+    assert "instructions not in the log · tool definitions not in the log" in split
+    # Round 1's five calls are answered in this request by the results Gemini CLI recorded on them.
+    assert "result for read_file (call_1_1, called in round 1)" in shown
+    assert "Input tokens (reported): **29,082**" in shown
+
+
+def test_a_gemini_cli_session_documents_rounds_table_says_its_instructions_and_tools_are_not_in_the_log(app):
+    at = uploaded(app, "containers/gemini-cli-session.json")
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["tokens in"].tolist() == [11894, 20960, 43494]
+    assert set(rounds["in: instructions"]) == {"not in the log"}
+    assert set(rounds["in: tool definitions"]) == {"not in the log"}
