@@ -171,3 +171,16 @@ def test_other_formats_lines_are_not_taken_for_gemini_clis():
     assert detect({"id": "m1", "type": "user", "content": "hi"}) is None
     assert detect({"type": "user", "sessionId": "s", "uuid": "u", "message": {"role": "user", "content": "x"}}) is None
     assert detect({"$set": {"lastUpdated": "2026-04-23T12:53:02.597Z"}}) is None
+
+
+def test_a_damaged_message_of_a_session_document_is_named_and_the_others_still_load():
+    session = json.loads(DOCUMENT.read_text(encoding="utf-8"))
+    session["messages"][1]["toolCalls"][0]["result"] = 7
+    upload = read_upload([("session.json", json.dumps(session, ensure_ascii=False).encode())])
+    # The first answer (three read_file calls) is left out; the two after it are still rounds.
+    assert upload.summary() == "1 document: 2 rounds in 1 conversation; 0 documents skipped"
+    assert [c.name for c in upload.conversations[0].trace.rounds[0].tool_calls] == ["write_file"] * 4
+    [note] = upload.notes
+    assert note.message == ("messages[1]: a message's toolCalls[].result is a number, expected text or a list of "
+                            "parts: that message is left out of the session read as Gemini CLI's; its other messages "
+                            "still load, and the requests rebuilt after it lack it")

@@ -63,6 +63,10 @@ SAVED_CHAT = ("it looks like a Gemini CLI saved chat or checkpoint (`/chat save`
               "with each answer's usage")
 """Why a saved chat is not read, said when nothing read the file."""
 
+DAMAGED = ("messages[{place}]: {problem}: that message is left out of the session read as Gemini CLI's; its other "
+           "messages still load, and the requests rebuilt after it lack it")
+"""Said of a message of a session document that could not be read."""
+
 LAST_RESULT = "the recording ends on this result: no recorded model call was sent it"
 """Said of an execution of the last answer's calls."""
 
@@ -88,6 +92,8 @@ class GeminiCliSessionFormat(LogFormat):
         self._lines = False
         """True once a session's first line (its metadata, without messages) was read: its lines follow."""
         self._not_calls = 0
+        self._damaged: list[Problem] = []
+        """What was wrong with each message of a session document that could not be read."""
         self._prompts: list[int] = []
         """The lines of logs.json entries read: the person's prompts, no model call."""
 
@@ -131,7 +137,11 @@ class GeminiCliSessionFormat(LogFormat):
                 self._not_calls += 1
                 return
             for place, message in enumerate(require(obj, "messages", list)):
-                self._message(message, line, f"messages[{place}]", f"message {place + 1}")
+                try:
+                    self._message(message, line, f"messages[{place}]", f"message {place + 1}")
+                except LineProblem as exc:
+                    # One message of a whole session: the others still load, and the requests after it lack it.
+                    self._damaged.append(Problem(line, DAMAGED.format(place=place, problem=exc), loaded=True))
             return
         if not self._sessions:
             raise LineProblem("comes before any Gemini CLI session's first line (its 'sessionId' and 'projectHash')")
@@ -152,10 +162,16 @@ class GeminiCliSessionFormat(LogFormat):
         kind = message.get("type")
         if kind not in MESSAGE_TYPES:
             raise LineProblem(f"{where}'s 'type' is {describe(kind)}, expected one of {', '.join(MESSAGE_TYPES)}")
-        # Checked here, on its own line, so that a damaged message costs that line, not the rounds made at the end.
-        _parts(message.get("content"), "content")
-        for call in _calls(message):
-            _parts(call.get("result"), "a call's result")
+        # Read here once, on its own line, so that a damaged message costs that line, not the rounds made at the end.
+        parts = _parts(message.get("content"), "content")
+        results = [part for call in _calls(message) for part in _parts(call.get("result"), "toolCalls[].result")]
+        turns = [{"role": "user", "parts": parts}] if parts and kind != "gemini" else []
+        if kind == "gemini":
+            turn = {"role": "model", "parts": _answer(message)}
+            _round([], turn, message, line, "")
+            turns = [turn] + ([{"role": "user", "parts": results}] if results else [])
+        if turns:
+            GeminiFormat().record({"contents": turns}, None, line, {})
         key = message["id"] if isinstance(message.get("id"), str) else fallback
         self._sessions[-1].messages[key] = (message, line)
 
@@ -185,9 +201,9 @@ class GeminiCliSessionFormat(LogFormat):
 
     def notes(self) -> list[Problem]:
         if not self._prompts:
-            return []
+            return self._damaged
         count = f"{len(self._prompts)} prompt{'' if len(self._prompts) == 1 else 's'}"
-        return [Problem(self._prompts[0], PROMPTS_ONLY.format(count=count), loaded=True)]
+        return [*self._damaged, Problem(self._prompts[0], PROMPTS_ONLY.format(count=count), loaded=True)]
 
 
 def _prompt_entry(obj: dict) -> bool:
@@ -221,7 +237,7 @@ def _rounds(session: _Session) -> list[CallRecord]:
             turn = {"role": "model", "parts": _answer(message)}
             rounds.append(_round(contents, turn, message, line, session.key))
             contents.append(turn)
-            results = [part for call in _calls(message) for part in _parts(call.get("result"), "a call's result")]
+            results = [part for call in _calls(message) for part in _parts(call.get("result"), "toolCalls[].result")]
             sent |= {_answers(part) for part in results} - {None}
             if results:
                 contents.append({"role": "user", "parts": results})
@@ -236,8 +252,8 @@ def _round(before: list[dict], turn: dict, message: dict, line: int, session: st
     """One answer as a round: its request the conversation before it."""
     tokens = message.get("tokens")
     response: dict = {"candidates": [{"content": turn, "finishReason": "STOP"}]}
-    counts = {theirs: tokens[ours] for ours, theirs in TOKEN_COUNTS.items()
-              if isinstance(tokens, dict) and isinstance(tokens.get(ours), int)}
+    counts = {theirs: tokens[ours] for ours, theirs in TOKEN_COUNTS.items() if isinstance(tokens, dict)
+              and isinstance(tokens.get(ours), int) and not isinstance(tokens[ours], bool)}
     if counts:
         response["usageMetadata"] = counts
     model = message.get("model")
@@ -255,11 +271,11 @@ def _round(before: list[dict], turn: dict, message: dict, line: int, session: st
 def _answer(message: dict) -> list[dict]:
     """The model's turn: its recorded content (text, or parts), then each call it made that the content lacks."""
     parts = _parts(message.get("content"), "content")
-    made = {p["functionCall"].get("id") for p in parts if isinstance(p.get("functionCall"), dict)}
+    made = {_id(p["functionCall"].get("id")) for p in parts if isinstance(p.get("functionCall"), dict)} - {None}
     for call in _calls(message):
-        if call.get("id") not in made:
+        if _id(call.get("id")) not in made:
             args = call.get("args")
-            parts.append({"functionCall": {"id": call.get("id"), "name": call.get("name"),
+            parts.append({"functionCall": {"id": _id(call.get("id")), "name": call.get("name"),
                                            "args": args if isinstance(args, dict) else {}}})
     return parts
 
@@ -295,6 +311,11 @@ def _parts(content: Any, where: str) -> list[dict]:
     return parts
 
 
+def _id(value: Any) -> str | None:
+    """A recorded call id, when it is text: only text ids pair a result with its call (a damaged one pairs none)."""
+    return value if isinstance(value, str) else None
+
+
 def _answers(part: dict) -> str | None:
     """The id of the call a part answers (a `functionResponse`'s), if it is one and names it."""
     response = part.get("functionResponse")
@@ -305,11 +326,11 @@ def _ran_after(record: CallRecord, parts: list[dict], message: dict) -> None:
     """The results of the last answer's calls as executions of its round: no recorded call sent them on."""
     message_ = (record.response or {}).get("choices", [{}])[0].get("message", {})
     ours = [c.get("id") for c in message_.get("tool_calls") or ()]
-    recorded = [p["functionCall"].get("id") for p in parts if isinstance(p.get("functionCall"), dict)]
-    named = dict(zip(recorded, ours))
+    recorded = [_id(p["functionCall"].get("id")) for p in parts if isinstance(p.get("functionCall"), dict)]
+    named = {recorded_id: our_id for recorded_id, our_id in zip(recorded, ours) if recorded_id is not None}
     for call in _calls(message):
-        result = _parts(call.get("result"), "a call's result")
-        if call.get("id") not in named or not result:
+        result = _parts(call.get("result"), "toolCalls[].result")
+        if _id(call.get("id")) not in named or not result:
             continue
         record.executions.append({"tool_call_id": str(named[call["id"]]), "name": str(call.get("name") or ""),
                                   "arguments": call.get("args"), "output": _output(result),
