@@ -184,3 +184,10 @@ def test_a_damaged_message_of_a_session_document_is_named_and_the_others_still_l
     assert note.message == ("messages[1]: a message's toolCalls[].result is a number, expected text or a list of "
                             "parts: that message is left out of the session read as Gemini CLI's; its other messages "
                             "still load, and the requests rebuilt after it lack it")
+
+
+def test_a_subagents_recording_is_named_as_a_subagents_run():
+    # Gemini CLI writes a subagent's run as a session file of its own, `"kind": "subagent"` on its first line.
+    first, *rest = _recorded_lines()
+    upload = _lines({**first, "kind": "subagent"}, *rest)
+    assert [c.id for c in upload.conversations] == ["session 0ab84937-9fe7-4284-986a-33c832af0b6a, a subagent's run"]

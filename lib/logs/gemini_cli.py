@@ -76,7 +76,7 @@ class _Session:
     """One session's messages as the recording leaves them."""
 
     key: str
-    """The conversation it is: `session <sessionId>`."""
+    """The conversation it is: `session <sessionId>`, and for a subagent's, `, a subagent's run` after it."""
     messages: dict[str, tuple[dict, int]] = field(default_factory=dict)
     """Each message by its id, in the order first written, with the line its last copy is on."""
 
@@ -132,7 +132,9 @@ class GeminiCliSessionFormat(LogFormat):
             return
         if isinstance(obj.get("sessionId"), str):
             messages = obj.get("messages")
-            self._sessions.append(_Session(f"session {obj['sessionId']}"))
+            # A subagent's run is recorded as a session of its own (under its parent's folder), marked by its kind.
+            subagent = ", a subagent's run" if obj.get("kind") == "subagent" else ""
+            self._sessions.append(_Session(f"session {obj['sessionId']}{subagent}"))
             if messages is None:
                 self._not_calls += 1
                 return
