@@ -14,6 +14,7 @@ from lib.checks import run_checks
 from lib.logs.upload import read_upload
 from lib.provenance import origin_line, provenance_detail
 from lib.summary import parts_not_logged
+from tests.formats_support import assert_detects_only_its_own
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DOCUMENT = FIXTURES / "containers" / "gemini-cli-session.json"
@@ -166,6 +167,7 @@ def test_a_saved_chat_is_not_read_as_rounds_and_says_why():
 
 def test_other_formats_lines_are_not_taken_for_gemini_clis():
     from lib.logs.gemini_cli import GeminiCliSessionFormat
+    assert_detects_only_its_own(GeminiCliSessionFormat)
     detect = GeminiCliSessionFormat().detect
     # Before a session's first line, a message-shaped line is no one's; a Claude Code line never is Gemini CLI's.
     assert detect({"id": "m1", "type": "user", "content": "hi"}) is None
