@@ -434,6 +434,65 @@ def test_after_a_compaction_the_requests_start_again_from_its_summary():
         "summary, not from the turns before it"]
 
 
+def _compacted_session(metadata: dict) -> list[dict]:
+    """A session compacted after its second answer, keeping the second prompt and its answer (the boundary line in
+    the shape Claude Code 2.1.226 writes it: `preservedSegment` and `preservedMessages`, whose `allUuids` also names
+    a line that is no message)."""
+    session = {"sessionId": "s-4", "isSidechain": False}
+
+    def answer(uuid: str, parent: str, msg: str, text: str) -> dict:
+        return {**session, "type": "assistant", "uuid": uuid, "parentUuid": parent, "message": {
+            "id": msg, "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": text}], "usage": {"input_tokens": 9, "output_tokens": 9}}}
+
+    return [
+        {**session, "type": "user", "uuid": "u-1", "parentUuid": None,
+         "message": {"role": "user", "content": "Read the notes."}},
+        answer("a-1", "u-1", "msg_1", "They say hello."),
+        {**session, "type": "user", "uuid": "u-2", "parentUuid": "a-1",
+         "message": {"role": "user", "content": "Now count their words."}},
+        {**session, "type": "attachment", "uuid": "at-1", "parentUuid": "u-2", "attachment": {"type": "todo"}},
+        answer("a-2", "at-1", "msg_2", "Two words."),
+        {**session, "type": "system", "subtype": "compact_boundary", "uuid": "c-1", "parentUuid": None,
+         "logicalParentUuid": "a-2", "content": "Conversation compacted", "level": "info",
+         "compactMetadata": {"trigger": "manual", "preTokens": 801920, "postTokens": 19650, **metadata}},
+        {**session, "type": "user", "uuid": "s-1", "parentUuid": "c-1", "isCompactSummary": True,
+         "message": {"role": "user", "content": [{"type": "text", "text": "Summary: notes read."}]}},
+        {**session, "type": "user", "uuid": "u-3", "parentUuid": "a-2",
+         "message": {"role": "user", "content": "And now?"}},
+        answer("a-3", "u-3", "msg_3", "Done."),
+    ]
+
+
+@pytest.mark.parametrize("metadata", [
+    {"preservedSegment": {"headUuid": "u-2", "anchorUuid": "s-1", "tailUuid": "a-2"},
+     "preservedMessages": {"anchorUuid": "s-1", "uuids": ["u-2", "a-2"], "allUuids": ["u-2", "at-1", "a-2"]}},
+    {"preservedSegment": {"headUuid": "u-2", "anchorUuid": "s-1", "tailUuid": "a-2"}},
+], ids=["preserved messages", "preserved segment only"])
+def test_after_a_compaction_the_requests_carry_the_turns_it_kept_after_its_summary(metadata):
+    upload = _upload_lines(*_compacted_session(metadata))
+    *_, after = upload.conversations[0].trace.rounds
+    assert [(m.role, [p.text for p in m.parts]) for m in after.request.messages] == [
+        ("user", ["Summary: notes read.", "Now count their words."]),
+        ("assistant", ["Two words."]),
+        ("user", ["And now?"]),
+    ]
+    assert [upload.said(n) for n in upload.notes] == [
+        "line 6: Claude Code compacted the conversation here: the requests after this line start again from its "
+        "summary and the 2 turns it kept (named in its compactMetadata), not from the other turns before it"]
+
+
+def test_a_compaction_that_kept_messages_the_log_does_not_hold_says_the_requests_lack_them():
+    lines = _compacted_session({"preservedMessages": {"anchorUuid": "s-1", "uuids": ["u-0", "a-2"]}})
+    upload = _upload_lines(*lines)
+    *_, after = upload.conversations[0].trace.rounds
+    assert [m.role for m in after.request.messages] == ["user", "assistant", "user"]
+    assert [upload.said(n) for n in upload.notes] == [
+        "line 6: Claude Code compacted the conversation here: the requests after this line start again from its "
+        "summary and the 1 turn it kept (named in its compactMetadata), not from the other turns before it; 1 of "
+        "the messages it says it kept is not in the log, so the requests after it lack it"]
+
+
 # --- Claude Code's stream-json output (`claude -p --output-format stream-json --verbose`, the Agent SDK) ------------
 
 

@@ -13,7 +13,9 @@ prompt nor its tool list: every round says it lacks them (its provenance's `omit
 A session is a conversation; a subagent's lines (`isSidechain`) are a conversation of their own. Lines of other
 types (summary, system, file-history-snapshot...) are no model call: counted, not read. Assistant lines Claude Code
 wrote itself (`model` "<synthetic>": an interruption, an API error it reported) are no model call either. After a
-compaction (a `compact_boundary` line) the requests start again from the summary that follows it.
+compaction (a `compact_boundary` line) the requests start again from the summary that follows it, then the turns the
+line's `compactMetadata` says Claude Code kept across it (`preservedMessages.uuids`, else the `preservedSegment` from
+`headUuid` to `tailUuid`, as Claude Code 2.1.226 writes them).
 """
 
 from __future__ import annotations
@@ -44,7 +46,15 @@ SESSION_KEYS = ("sessionId", "uuid", "parentUuid", "leafUuid", "messageId")
 
 COMPACTED = ("Claude Code compacted the conversation here: the requests after this line start again from its summary, "
              "not from the turns before it")
-"""The note at a `compact_boundary` line."""
+"""The note at a `compact_boundary` line that keeps no turn."""
+
+KEPT = ("Claude Code compacted the conversation here: the requests after this line start again from its summary and "
+        "the {turns} it kept (named in its compactMetadata), not from the other turns before it")
+"""The note at a `compact_boundary` line that keeps turns across the compaction."""
+
+KEPT_UNLOGGED = ("; {missing} of the messages it says it kept {are} not in the log, so the requests after it lack "
+                 "{them}")
+"""Added to the note where the log does not hold messages the compaction kept."""
 
 SYNTHETIC = "<synthetic>"
 """The `model` of an assistant line Claude Code wrote itself, without calling a model."""
@@ -103,6 +113,8 @@ class _Response:
     usage: dict | None = None
     """The usage the stream reported when the response ended, when the log kept it: it replaces the lines' counts,
     which Claude Code writes before the response ends."""
+    uuids: list[str] = field(default_factory=list)
+    """The `uuid` of each of its lines: a compaction names the turns it keeps by them."""
 
 
 @dataclass(slots=True)
@@ -123,6 +135,12 @@ class _Conversation:
     """Prompts the person wrote that its messages lack, the log not holding them (stream-json's reader)."""
     first_line: int = 0
     """The line the conversation's first line is on."""
+    user_uuids: list[str] = field(default_factory=list)
+    """The `uuid` of each user line since the last response."""
+    turn_of: dict[str, int] = field(default_factory=dict)
+    """The turn (its place in `messages`) each line went into, by the line's `uuid`: what a compaction keeps."""
+    kept: list[tuple[dict, list[str]]] | None = None
+    """The turns the last compaction kept, each with its lines' uuids: due after the summary it starts again from."""
 
 
 class ClaudeCodeFormat(LogFormat):
@@ -180,6 +198,11 @@ class ClaudeCodeFormat(LogFormat):
             return
         if kind == "user":
             conversation.user.append(content)
+            if isinstance(obj.get("uuid"), str):
+                conversation.user_uuids.append(obj["uuid"])
+            if conversation.kept is not None:  # the summary, written right after the compaction: the kept turns follow
+                _add_user_turn(conversation)
+                _restore(conversation)
             return
         if not isinstance(content, list):
             content = [{"type": "text", "text": content}]
@@ -188,18 +211,19 @@ class ClaudeCodeFormat(LogFormat):
         if open_ is not None and same is not None and same == open_.id:
             # One more block of the response being written (tool results may have come between: they follow it).
             open_.blocks.extend(content)
+            open_.uuids += [obj["uuid"]] if isinstance(obj.get("uuid"), str) else []
             open_.body = message
             open_.stop_reason = message.get("stop_reason") or open_.stop_reason
             return
         yield from self._close(key, conversation)
-        if conversation.user:
-            conversation.messages.append(_user_turn(conversation.user))
-            conversation.user = []
+        _add_user_turn(conversation)
+        _restore(conversation)
         timestamp = obj.get("timestamp")
         conversation.response = _Response(same if isinstance(same, str) else None, line, list(conversation.messages),
                                            message, list(content), message.get("stop_reason"),
                                            timestamp if isinstance(timestamp, str) else None,
-                                           self._opening(key, conversation, line))
+                                           self._opening(key, conversation, line),
+                                           uuids=[obj["uuid"]] if isinstance(obj.get("uuid"), str) else [])
 
     def _failed(self, key: str, conversation: _Conversation, obj: dict, content: str | list,
                 line: int) -> Iterator[CallRecord]:
@@ -253,14 +277,32 @@ class ClaudeCodeFormat(LogFormat):
 
     def _compacted(self, obj: dict, line: int) -> Iterator[CallRecord]:
         """A compaction: the response before it is complete, and the conversation after it starts again from the
-        summary Claude Code writes next (the turns it may keep across, in versions that keep some, are not known)."""
+        summary Claude Code writes next, then the turns the line says it kept (_kept)."""
         key = self._conversation_of(obj)
         conversation = self._conversations.get(key)
         if conversation is None:
             return
         yield from self._close(key, conversation)
-        conversation.messages, conversation.user, conversation.sent = [], [], None
-        self._notes.append(Problem(line, COMPACTED, conversation=key, loaded=True))
+        named = _kept(obj)
+        if conversation.user:  # lines after the last response: a turn that may be kept
+            conversation.turn_of.update(dict.fromkeys(conversation.user_uuids, len(conversation.messages)))
+            conversation.messages.append(_user_turn(conversation.user))
+        places = sorted({conversation.turn_of[u] for u in named if u in conversation.turn_of})
+        if not _listed(obj) and places:  # a segment: the turns from its head to its tail
+            places = list(range(places[0], places[-1] + 1))
+        lines: dict[int, list[str]] = {i: [] for i in places}  # each kept turn's lines, for a later compaction
+        for uuid, at in conversation.turn_of.items():
+            if at in lines:
+                lines[at].append(uuid)
+        kept = [(conversation.messages[i], lines[i]) for i in places]
+        missing = sum(1 for u in named if u not in conversation.turn_of)
+        conversation.messages, conversation.user, conversation.user_uuids, conversation.sent = [], [], [], None
+        conversation.turn_of, conversation.kept = {}, kept or None
+        said = KEPT.format(turns=plural(len(kept), "turn")) if kept else COMPACTED
+        if missing:
+            said += KEPT_UNLOGGED.format(missing=missing, are="is" if missing == 1 else "are",
+                                         them="it" if missing == 1 else "them")
+        self._notes.append(Problem(line, said, conversation=key, loaded=True))
 
     def _close(self, key: str, conversation: _Conversation, last: bool = False,
                error: dict | None = None) -> Iterator[CallRecord]:
@@ -271,6 +313,7 @@ class ClaudeCodeFormat(LogFormat):
             return
         conversation.response = None
         turn = {"role": "assistant", "content": response.blocks}
+        conversation.turn_of.update(dict.fromkeys(response.uuids, len(conversation.messages)))
         body = {**response.body, "role": "assistant", "content": response.blocks, "stop_reason": response.stop_reason}
         body.setdefault("type", "message")
         if response.usage is not None:
@@ -349,6 +392,55 @@ class ClaudeCodeFormat(LogFormat):
         if isinstance(uuid, str):
             self._where[uuid] = key
         return key
+
+
+def _kept(obj: dict) -> list[str]:
+    """The uuids of the lines a `compact_boundary` line says Claude Code kept across the compaction, in order:
+    `compactMetadata.preservedMessages.uuids` (the messages; its `allUuids` also names lines that are none), else its
+    `preservedSegment`'s `headUuid` and `tailUuid` (the turns between them are kept with them)."""
+    metadata = obj.get("compactMetadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    messages, segment = metadata.get("preservedMessages"), metadata.get("preservedSegment")
+    if _listed(obj):
+        return list(dict.fromkeys(u for u in messages["uuids"] if isinstance(u, str)))
+    if isinstance(segment, dict) and isinstance(segment.get("headUuid"), str):
+        ends = (segment["headUuid"], segment.get("tailUuid"))
+        return list(dict.fromkeys(u for u in ends if isinstance(u, str)))
+    return []
+
+
+def _listed(obj: dict) -> bool:
+    """Whether the `compact_boundary` line lists each message it kept (`preservedMessages.uuids`)."""
+    metadata = obj.get("compactMetadata")
+    messages = metadata.get("preservedMessages") if isinstance(metadata, dict) else None
+    return isinstance(messages, dict) and isinstance(messages.get("uuids"), list) and bool(messages["uuids"])
+
+
+def _add_user_turn(conversation: _Conversation) -> None:
+    """The user lines since the last response made one turn of the conversation (joined to a user turn before it,
+    as the API reads consecutive messages of one role: only a turn kept across a compaction comes before one)."""
+    if not conversation.user:
+        return
+    turn = _user_turn(conversation.user)
+    if conversation.messages and conversation.messages[-1].get("role") == "user":
+        turn = _user_turn([conversation.messages.pop()["content"], turn["content"]])
+    conversation.turn_of.update(dict.fromkeys(conversation.user_uuids, len(conversation.messages)))
+    conversation.messages.append(turn)
+    conversation.user, conversation.user_uuids = [], []
+
+
+def _restore(conversation: _Conversation) -> None:
+    """The turns a compaction kept, put after the summary it started again from: Claude Code sends them there."""
+    if conversation.kept is None:
+        return
+    for turn, uuids in conversation.kept:
+        if turn.get("role") == "user":
+            conversation.user, conversation.user_uuids = [turn["content"]], uuids
+            _add_user_turn(conversation)
+        else:
+            conversation.turn_of.update(dict.fromkeys(uuids, len(conversation.messages)))
+            conversation.messages.append(turn)
+    conversation.kept = None
 
 
 def _writing(conversation: _Conversation) -> bool:
