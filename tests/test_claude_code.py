@@ -75,6 +75,21 @@ def test_a_response_written_over_several_lines_is_one_round_with_its_usage_once_
     assert not task.request_recorded
 
 
+def test_a_subagent_result_whose_parent_line_the_log_lacks_joins_the_run_of_the_call_it_answers():
+    # The recorded excerpt's fifth line is a subagent's tool result whose parent line the excerpt does not hold. Here
+    # it answers the subagent's Grep call, which the log holds: the broken parent chain is mended by the call's id.
+    lines = [json.loads(line) for line in (FIXTURES / "claude-code-sidechain.jsonl").read_text().splitlines()]
+    lines[4]["message"]["content"][0]["tool_use_id"] = "toolu_01BWgwmyj8gGuqFNHMPqqtN2"
+    upload = _upload_lines(*lines)
+    assert [c.id for c in upload.conversations] == [
+        "session 88a8d761-7b9a-4bf1-a8ca-c1febe6bf358", "session 88a8d761-7b9a-4bf1-a8ca-c1febe6bf358, subagent run 1"]
+    [searching] = upload.conversations[1].trace.rounds
+    [ran] = searching.executions
+    assert (ran.tool_call_id, ran.name) == ("toolu_01BWgwmyj8gGuqFNHMPqqtN2", "Grep")
+    assert ran.output.startswith("  3130")
+    assert not upload.notes
+
+
 def test_the_missing_system_prompt_and_tool_list_are_said_to_be_missing_never_empty():
     upload = _read("claude-code-session.jsonl")
     trace = upload.conversations[0].trace

@@ -155,6 +155,11 @@ class ClaudeCodeFormat(LogFormat):
         self._conversations: dict[str, _Conversation] = {}
         self._where: dict[str, str] = {}
         """The conversation of each line read, by its uuid: a subagent's line follows its parent."""
+        self._agents: dict[str, str] = {}
+        """The run each `agentId` was found in by a call its tool result answers, when its lines did not name it."""
+        self._calls: dict[str, str] = {}
+        """The conversation of each tool call read, by its id: a subagent's result whose parent line the log lacks
+        follows the call it answers."""
         self._subagents = 0
         self._session: str | None = None
         self._not_calls = 0
@@ -206,6 +211,8 @@ class ClaudeCodeFormat(LogFormat):
             return
         if not isinstance(content, list):
             content = [{"type": "text", "text": content}]
+        self._calls.update((b["id"], key) for b in content
+                           if b.get("type") == "tool_use" and isinstance(b.get("id"), str))
         same = message.get("id") if isinstance(message.get("id"), str) else obj.get(self.request_id_key)
         open_ = conversation.response
         if open_ is not None and same is not None and same == open_.id:
@@ -371,9 +378,14 @@ class ClaudeCodeFormat(LogFormat):
                 return True
         return False
 
+    def _answered(self, obj: dict) -> str | None:
+        """The subagent run holding a call the line's tool results answer, if the log holds one."""
+        return next((self._calls[i] for i in _answered_ids(obj) if ", subagent" in self._calls.get(i, "")), None)
+
     def _conversation_of(self, obj: dict) -> str:
         """`session <id>` for the session's own lines; a subagent's lines (`isSidechain`) are a conversation of their
-        own: the run their parent line is in, else the one their `agentId` names, else a new one."""
+        own: the run their parent line is in, else (the parent line not in the log) the run of the call their tool
+        result answers, else the one their `agentId` names, else a new one."""
         session = obj.get("sessionId") if isinstance(obj.get("sessionId"), str) else self._session
         self._session = session
         named = f"session {session}" if session else "session"
@@ -381,8 +393,12 @@ class ClaudeCodeFormat(LogFormat):
             agent, parent = obj.get("agentId"), obj.get("parentUuid")
             if isinstance(parent, str) and parent in self._where:
                 key = self._where[parent]
+            elif (answered := self._answered(obj)) is not None:
+                key = answered
+                if isinstance(agent, str) and agent:  # the agent's later lines whose parents the log lacks follow
+                    self._agents.setdefault(agent, key)
             elif isinstance(agent, str) and agent:
-                key = f"{named}, subagent {agent}"
+                key = self._agents.get(agent, f"{named}, subagent {agent}")
             else:
                 self._subagents += 1
                 key = f"{named}, subagent run {self._subagents}"
@@ -441,6 +457,16 @@ def _restore(conversation: _Conversation) -> None:
             conversation.turn_of.update(dict.fromkeys(uuids, len(conversation.messages)))
             conversation.messages.append(turn)
     conversation.kept = None
+
+
+def _answered_ids(obj: dict) -> list[str]:
+    """The ids of the calls a user line's tool results answer."""
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if obj.get("type") != "user" or not isinstance(content, list):
+        return []
+    return [b["tool_use_id"] for b in content
+            if isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)]
 
 
 def _writing(conversation: _Conversation) -> bool:
