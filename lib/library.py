@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from lib.annotations import AUTHOR_LIMIT, now
+from lib.annotations import AUTHOR_LIMIT, line_id, now
 from lib.catalog import LoadedTrace, from_library
 from lib.checks import run_checks
 from lib.encodings import encoding_name_for_model
@@ -94,6 +94,8 @@ class _Prepared:
     """(code, severity) -> how many findings."""
     words: list[str]
     """Its words for the text index (lib/library_schema.py `trace_words`)."""
+    notes: tuple[dict, ...] = ()
+    """The annotation lines its file carried: kept with the trace, and added to it when it was kept already."""
 
 
 def save(store: Store, trace: Trace, *, source: Source, title: str | None = None, author: str = "") -> str:
@@ -127,7 +129,8 @@ def _prepare(item: ToKeep, saved: str) -> _Prepared:
     found = Counter((f.code, f.severity) for f in run_checks(trace))
     row = _trace_row(item, saved, sum(found.values()))
     called = frozenset(call.name[:200] for r in trace.rounds for call in r.tool_calls)
-    return _Prepared(row["id"], row, contents.kept, round_rows, called, found, trace_words(contents.kept.values()))
+    return _Prepared(row["id"], row, contents.kept, round_rows, called, found, trace_words(contents.kept.values()),
+                     trace.annotations)
 
 
 class _Contents:
@@ -285,9 +288,12 @@ def _dumps(value: Any) -> str:
 
 def _insert(conn: Connection, prepared: list[_Prepared]) -> None:
     stored = _existing(conn, [p.id for p in prepared])
+    _add_notes(conn, [(stored[p.id], p) for p in prepared if p.id in stored])
     fresh = list({p.id: p for p in prepared if p.id not in stored}.values())
     if not fresh:
         return
+    inserted = {id(p) for p in fresh}
+    twice = [p for p in prepared if p.id not in stored and id(p) not in inserted]
     numbers = _store_contents(conn, fresh)
     trace_numbers = dict(zip((p.id for p in fresh), _new_numbers(conn, traces, len(fresh))))
     bulk_insert(conn, traces, [{"number": trace_numbers[p.id], **p.row} for p in fresh])
@@ -302,6 +308,30 @@ def _insert(conn: Connection, prepared: list[_Prepared]) -> None:
     for table, rows in ((trace_content, used), (rounds, kept), (tool_calls, called), (findings, found)):
         bulk_insert(conn, table, rows)
     add_words(conn, {trace_numbers[p.id]: p.words for p in fresh})
+    # The same content twice in one batch is kept once: the notes of each copy are kept with it.
+    _add_notes(conn, [(trace_numbers[p.id], p) for p in twice])
+
+
+def _add_notes(conn: Connection, saved_again: list[tuple[int, _Prepared]]) -> None:
+    """Add to kept traces (by row number) the annotation lines of their files that they do not keep yet: saving a
+    trace kept already stores nothing else, but the notes its file carries are not to be lost."""
+    saved_again = [(number, p) for number, p in saved_again if p.notes]
+    if not saved_again:
+        return
+    wanted = list({number for number, _ in saved_again})
+    kept = {number: loads_exact(text) for number, text in conn.execute(
+        sa.select(traces.c.number, traces.c.annotations).where(traces.c.number.in_(wanted))).all()}
+    grown = set()
+    for number, p in saved_again:
+        lines = kept[number]
+        have = {line_id(line, p.id) for line in lines if isinstance(line, dict) and line.get("kind") == "annotation"}
+        for line in p.notes:
+            if line_id(line, p.id) not in have:
+                have.add(line_id(line, p.id))
+                lines.append(line)
+                grown.add(number)
+    for number in grown:
+        conn.execute(traces.update().where(traces.c.number == number).values(annotations=_dumps(kept[number])))
 
 
 def _new_numbers(conn: Connection, table: sa.Table, count: int) -> list[int]:
@@ -368,9 +398,10 @@ def open_kept(store: Store, trace_id: str) -> LoadedTrace | None:
     return None if found is None else from_library(found[1], trace_id, found[0])
 
 
-Generation = tuple[int, str, str]
-"""What tells one saving of a trace from another under the same id: (row number, when saved, title).
-SQLite may give a trace deleted and saved again its old row number; the time and title then tell them apart."""
+Generation = tuple[int, str, str, int]
+"""What tells one saving of a trace from another under the same id: (row number, when saved, title, length of its
+file's other lines). SQLite may give a trace deleted and saved again its old row number; the time and title then tell
+them apart; the length grows when a save of it again adds the notes its file carried."""
 
 
 class OpenedTraces:
@@ -408,7 +439,8 @@ class OpenedTraces:
 
 
 def _generation(conn: Connection, trace_id: str) -> Generation | None:
-    found = conn.execute(sa.select(traces.c.number, traces.c.saved, traces.c.title).where(traces.c.id == trace_id))
+    found = conn.execute(sa.select(traces.c.number, traces.c.saved, traces.c.title,
+                                   sa.func.length(traces.c.annotations)).where(traces.c.id == trace_id))
     row = found.first()
     return None if row is None else tuple(row)
 
@@ -422,7 +454,8 @@ def _load(store: Store, trace_id: str) -> tuple[Generation, Trace] | None:
 def _read(conn: Connection, which: sa.ColumnElement) -> tuple[Generation, Trace] | None:
     """The kept trace the condition picks, and the generation it was read at; None when there is none."""
     row = conn.execute(sa.select(traces.c.number, traces.c.saved, traces.c.title, traces.c.header,
-                                 traces.c.annotations).where(which)).first()
+                                 traces.c.annotations, sa.func.length(traces.c.annotations).label("length"))
+                       .where(which)).first()
     if row is None:
         return None
     kept = conn.execute(sa.select(rounds.c.body, rounds.c.refs).where(rounds.c.trace == row.number)
@@ -437,7 +470,7 @@ def _read(conn: Connection, which: sa.ColumnElement) -> tuple[Generation, Trace]
     header["title"] = row.title
     lines = list(_round_lines(kept, refs, values))
     trace, _ = read_objects([header, *lines, *loads_exact(row.annotations)], name=row.title)
-    return (row.number, row.saved, row.title), _with_held(trace, refs)
+    return (row.number, row.saved, row.title, row.length), _with_held(trace, refs)
 
 
 def _referenced(refs: dict) -> Iterator[int]:

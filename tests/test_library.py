@@ -4,6 +4,7 @@ real PostgreSQL server. Searching is in tests/test_library_search.py."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import sqlalchemy as sa
 
@@ -85,6 +86,36 @@ def test_saving_the_same_content_twice_gives_the_same_id_and_stores_nothing_more
     before = rows_per_table(store)
     assert library.save(store, trace, source="capture", title="again") == first
     assert rows_per_table(store) == before
+
+
+def test_saving_again_a_kept_trace_from_a_file_carrying_notes_keeps_its_notes(store):
+    """A trace saved from a capture, then the same conversation uploaded as a file carrying annotation lines and
+    saved: the kept trace is the capture's, and the file's notes are kept with it, once however often it is saved."""
+    trace = _trace("hengxin-expense")
+    trace_id = library.save(store, trace, source="capture")
+    opened = library.OpenedTraces(store)
+    assert opened.open(trace_id).trace.annotations == ()
+    note = {"kind": "annotation", "id": "note-1", "target": "round:2", "labels": ["costly"],
+            "note": "The whole policy is resent.", "author": "Ada", "created": "2026-12-01T09:00:00Z"}
+    by_hand = {"kind": "annotation", "target": "trace", "labels": [], "note": "Good example.", "author": "Bo"}
+    written = "\n".join([*write_trace(trace), json.dumps(note), json.dumps(by_hand)]).encode()
+    [conversation] = read_upload([("expense-notes.jsonl", written)]).conversations
+    for _ in range(2):
+        assert library.save(store, conversation.trace, source="upload") == trace_id
+    assert library.load(store, trace_id).annotations == (note, by_hand)
+    assert opened.open(trace_id).trace.annotations == (note, by_hand)  # not the copy read before the notes came
+    assert library.load(store, trace_id).lessons == trace.lessons
+
+
+def test_the_same_conversation_twice_in_one_batch_keeps_the_notes_of_each(store):
+    trace = _trace("hengxin-expense")
+    first = {"kind": "annotation", "id": "note-1", "target": "trace", "labels": [], "note": "one", "author": "Ada"}
+    second = {**first, "id": "note-2", "note": "two"}
+    kept = [library.ToKeep(replace(trace, annotations=(first,)), "upload"),
+            library.ToKeep(replace(trace, annotations=(second,)), "upload")]
+    [trace_id, again] = library.save_many(store, kept)
+    assert again == trace_id
+    assert {line["id"] for line in library.load(store, trace_id).annotations} == {"note-1", "note-2"}
 
 
 def test_a_200_round_conversation_stores_rows_and_bytes_linear_in_its_unique_content(store):
