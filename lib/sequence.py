@@ -78,11 +78,13 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         sent = f"{_sent_words(round_)}{tools}" if round_.request_recorded else "not in the log"
         error = round_.error
         # A provider that refused the request answered from its API: the model never saw it (unless it wrote the
-        # output the provider then rejected).
-        refused = error is not None and bool(error.status) and not error.rejected_generation
+        # output the provider then rejected, or part of a response came back before the call failed).
+        refused = error is not None and bool(error.status) and not error.rejected_generation and round_.response is None
         arrows.append(Arrow(k, "program", "api" if refused else "model", 1, f"request {k}: {sent}"))
-        if round_.error is not None:
-            arrows.append(_failure(k, round_.error.status))
+        if error is not None:
+            if round_.response is not None:
+                arrows.append(_cut(k, round_))
+            arrows.append(_failure(k, error.status, cut=round_.response is not None))
             continue
         if round_.response is None:
             continue
@@ -110,12 +112,27 @@ def _no_call(k: int, round_: Round) -> list[Arrow]:
     return [Arrow(k, "model", "program", 5, "answers in text"), Arrow(k, "program", "user", None, "shows the answer")]
 
 
-def _failure(k: int, status) -> Arrow:
+def _cut(k: int, round_: Round) -> Arrow:
+    """What came back of a response before the call failed (a stream that broke off): the calls it asked for or its
+    text, as the log kept them; the failure arrow follows it."""
+    message = round_.response.message
+    names = ", ".join(c.name for c in message.tool_calls)
+    if names:
+        what = f"asks for {shorten(names, 40)}"
+    elif message.text:
+        what = f"writes: {shorten(message.text, 40)}"
+    else:
+        what = "no text and no call in what the log kept"
+    return Arrow(k, "model", "program", None, f"part of a response, then the call fails: {what}")
+
+
+def _failure(k: int, status, cut: bool = False) -> Arrow:
     """A failed call: an HTTP status is the provider's API answering, the model never reached; a log without
-    one does not say who failed, so nothing is claimed."""
+    one does not say who failed, so nothing is claimed. A call `cut` while its response came back fails; it was
+    not refused."""
     if not status:
         return Arrow(k, "program", "program", None, "error: HTTP status not recorded")
-    said = "refuses the request" if isinstance(status, int) and 400 <= status < 500 else "fails"
+    said = "refuses the request" if isinstance(status, int) and 400 <= status < 500 and not cut else "fails"
     return Arrow(k, "api", "program", None, f"{said}: HTTP {status}")
 
 

@@ -234,3 +234,24 @@ def test_three_calls_run_at_once_are_labelled_once_with_no_bare_step_marks_besid
     texts = [a.get("text", "") for a in figure["layout"]["annotations"]]
     assert [t for t in texts if t.strip() == "③"] == []
     assert texts.count("③ runs 3? (not recorded)") == 1
+
+
+def test_a_claude_code_response_an_error_cut_short_shows_what_came_back_before_the_failure():
+    # Claude Code 2.1.233's recorded lines, the response's last line cut off by an API error line (as in
+    # tests/test_claude_code.py): the model answered part of the request, so the request reached it.
+    from tests.test_claude_code import _cut_by_error
+    cut, _ = _cut_by_error()
+    assert [(a.source, a.target, a.step, a.label) for a in sequence(_trace_of(cut))][1:] == [
+        ("program", "model", 1, "request 1: 1 message"),
+        ("model", "program", None, "part of a response, then the call fails: writes: I'll run that bash command for "
+                                   "you."),
+        ("program", "program", None, "error: HTTP status not recorded"),
+    ]
+    cut[-1]["message"]["content"][0]["text"] = "API Error: 529 Overloaded"
+    drawn = [(a.source, a.target, a.label) for a in sequence(_trace_of(cut))][1:]
+    assert drawn[0][:2] == ("program", "model") and drawn[-1] == ("api", "program", "fails: HTTP 529")
+
+
+def _trace_of(lines):
+    from tests.test_claude_code import _upload_lines
+    return _upload_lines(*lines).conversations[0].trace
