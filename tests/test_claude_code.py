@@ -675,6 +675,38 @@ def test_amps_claude_compatible_stream_json_is_named_amps_never_claude_codes():
     assert [failed.said(n) for n in failed.notes][-1] == "line 2: the run ended with error"
 
 
+def _amp_run(session: str) -> list[dict]:
+    """A run of `amp -x --stream-json` as amp 0.0.1775837683 writes one (keys and values as a public project's Amp
+    parser tests hold its captured stdout, the tool list cut): an init line naming the working directory and no model,
+    the echoed prompt, an assistant line with usage and no message id or model, the result without cost or usage."""
+    return [
+        {"type": "system", "subtype": "init", "cwd": "/Users/test/repo", "session_id": session,
+         "tools": ["Bash", "Read", "Task"], "mcp_servers": []},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "text", "text": "What is 2+2? Answer in one number only."}]},
+         "parent_tool_use_id": None, "session_id": session},
+        {"type": "assistant", "message": {"type": "message", "role": "assistant", "content": [
+            {"type": "text", "text": "4"}], "stop_reason": "end_turn", "usage": {
+            "input_tokens": 7, "cache_creation_input_tokens": 3, "cache_read_input_tokens": 14009, "output_tokens": 13,
+            "max_tokens": 300000, "service_tier": "standard"}}, "parent_tool_use_id": None, "session_id": session},
+        {"type": "result", "subtype": "success", "duration_ms": 2442, "is_error": False, "num_turns": 1, "result": "4",
+         "session_id": session},
+    ]
+
+
+@pytest.mark.parametrize("session", ["T-019e47a8-5090-7538-9035-f2fde26859b7", "9f0c2d7e-redacted"],
+                         ids=["thread id", "thread id rewritten"])
+def test_amps_output_is_known_by_its_shape_as_well_as_by_its_thread_id(session):
+    upload = _upload_lines(*_amp_run(session))
+    assert list(upload.formats) == ["amp-stream-json"]
+    [answer] = upload.conversations[0].trace.rounds
+    assert [m.text for m in answer.request.messages] == ["What is 2+2? Answer in one number only."]
+    assert answer.response.message.text == "4"
+    # Claude Code's outputs stay its own: their init lines name the model, their responses carry the API's id.
+    for name in ("claude-stream-json-read.jsonl", "claude-stream-json-sample.jsonl"):
+        assert list(_read(name).formats) == ["claude-stream-json"]
+
+
 def test_stream_json_a_damaged_line_is_a_problem_naming_the_line_and_the_rest_still_load():
     upload = _upload_lines(
         {**STREAMED, "type": "user", "parent_tool_use_id": None, "message": {"role": "user", "content": "Hi."}},

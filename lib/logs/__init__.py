@@ -47,7 +47,8 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # Before the session-log reader, whose 'uuid' rule would take its lines: their snake_case 'session_id' and
     # 'parent_tool_use_id' are none of a session log's.
     claude_stream_json.ClaudeStreamJsonFormat,
-    # Amp's output in the same shapes, known by its thread ids ('T-...'), which Claude Code's reader leaves to it.
+    # Amp's output in the same shapes, known by its thread ids ('T-...') or its lines' shape
+    # (claude_stream_json.amp_rule), which Claude Code's reader leaves to it.
     claude_stream_json.AmpStreamJsonFormat,
     # A transcript entry per line, its 'message' beside Claude Code's own keys: no other format's line has them.
     claude_code.ClaudeCodeFormat,

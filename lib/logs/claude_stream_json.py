@@ -73,11 +73,25 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
         """Per session, the usage of each round since its last `result` line (None where a round reported none)."""
         self._compacted_keys: set[str] = set()
         """The conversations compacted since their last response: the turn due is the summary, not a prompt."""
+        self._amp_runs: set[str] = set()
+        """The sessions a line of which was Amp's (amp_rule): their other lines are Amp's too."""
 
     def detect(self, obj: dict) -> str | None:
-        if is_amp(obj):  # Amp's output in Claude Code's shapes: its own format's (AmpStreamJsonFormat)
+        if self._amp(obj):  # Amp's output in Claude Code's shapes: its own format's (AmpStreamJsonFormat)
             return None
         return self._detect(obj)
+
+    def _amp(self, obj: dict) -> str | None:
+        """Why the line is Amp's output, if it is: its own shape (amp_rule), or an earlier line of its session's.
+        Both readers keep the same record, each line Claude Code's leaves going to Amp's next."""
+        session = obj.get("session_id")
+        rule = amp_rule(obj)
+        if rule is not None:
+            self._amp_runs.add(session)
+            return rule
+        if isinstance(session, str) and session in self._amp_runs:
+            return "an earlier line of its session was Amp's"
+        return None
 
     def _detect(self, obj: dict) -> str | None:
         """The rule of stream-json's shapes that recognizes the line, if one does."""
@@ -241,15 +255,33 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
 AMP_THREAD = "T-"
 """How Amp's thread ids, its output's `session_id`, begin (`T-<uuid>`); Claude Code's session ids are bare UUIDs."""
 
+CLAUDE_INIT_KEYS = ("model", "uuid", "apiKeySource", "permissionMode", "claude_code_version")
+"""Keys of Claude Code's init line (the model, beside the working directory since 1.0): Amp's has none of them."""
 
-def is_amp(obj: dict) -> bool:
-    """Whether the line is Amp's: its `session_id` is an Amp thread id."""
+
+def amp_rule(obj: dict) -> str | None:
+    """The rule by which the line is Amp's (`amp -x --stream-json`, recorded from amp 0.0.1775837683), if one does:
+    its `session_id` is an Amp thread id; or it is an init line naming the working directory and not the model; or
+    an assistant line whose message has content and usage but neither the `id` nor the `model` of the API's response,
+    which Claude Code copies whole (its own lines name the model `<synthetic>`), nor a line `uuid`."""
     session = obj.get("session_id")
-    return isinstance(session, str) and session.startswith(AMP_THREAD)
+    if not isinstance(session, str):
+        return None
+    if session.startswith(AMP_THREAD):
+        return "whose 'session_id' is an Amp thread id (T-...)"
+    kind, message = obj.get("type"), obj.get("message")
+    if kind == "system" and obj.get("subtype") == "init" and "cwd" in obj and not any(
+            key in obj for key in CLAUDE_INIT_KEYS):
+        return "an init line naming the working directory but no model"
+    if (kind == "assistant" and "uuid" not in obj and isinstance(message, dict)
+            and isinstance(message.get("content"), list) and isinstance(message.get("usage"), dict)
+            and "id" not in message and "model" not in message):
+        return "an assistant line whose message has usage but no 'id' or 'model' of the API's response"
+    return None
 
 
 class AmpStreamJsonFormat(ClaudeStreamJsonFormat):
-    """Amp's `--stream-json` output: Claude Code's stream-json shapes, written by Amp (its thread ids `T-<uuid>`)."""
+    """Amp's `--stream-json` output: Claude Code's stream-json shapes, written by Amp (amp_rule)."""
 
     name = "amp-stream-json"
     title = "Amp stream-json output"
@@ -259,9 +291,11 @@ class AmpStreamJsonFormat(ClaudeStreamJsonFormat):
                      "shown lacks it."
 
     def detect(self, obj: dict) -> str | None:
-        if not is_amp(obj) or not self._detect(obj):
+        rule = self._amp(obj)
+        if rule is None or not self._detect(obj):
             return None
-        return "a line in Claude Code's stream-json shape whose 'session_id' is an Amp thread id (T-...): Amp's output"
+        return f"a line in Claude Code's stream-json shape {rule}: Amp's output" if rule.startswith("whose") else \
+            f"a line in Claude Code's stream-json shape ({rule}): Amp's output"
 
     def _provenance(self, response: _Response) -> dict:
         # Whether Amp writes a line before its response ends is not known: its counts are shown as recorded.
