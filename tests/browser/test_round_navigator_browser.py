@@ -265,3 +265,31 @@ def test_a_round_drawn_late_for_an_earlier_choice_does_not_pull_the_list_back(na
     navigator.get_by_text(re.compile(r"^Round 1: the program sends")).wait_for(timeout=10_000)
     assert rounds.locator("[aria-selected=true]").inner_text().startswith("Round 1 ·")
     assert page.get_by_label(re.compile(r"^Round \(1 to")).input_value() == "1"
+
+
+def test_a_model_turn_the_log_did_not_capture_reads_not_captured_in_the_navigator_not_empty(browser, tmp_path):
+    # A span recorded without content capture keeps the model's stop, not its words (lib/condensed.py
+    # `response_empty`): the navigator says the log did not capture them, not "(no content)" as if the model wrote none.
+    from lib.provenance import ANSWER_NOT_CAPTURED
+    lines = list(synthetic_lines(EXTRA_ROUNDS))
+    last = json.loads(lines[-1])
+    last["response"]["choices"][0]["message"]["content"] = None
+    last["provenance"] = {"origin": "completed",
+                          "note": "A span without content capture: the model's words are not in it."}
+    lines[-1] = json.dumps(last)
+    (tmp_path / "uncaptured.jsonl").write_text("\n".join(lines) + "\n")
+    port = free_port()
+    server = start_app(port, traces=tmp_path)
+    context = browser.new_context(viewport=VIEWPORT, base_url=f"http://127.0.0.1:{port}")
+    context.set_default_timeout(60_000)
+    try:
+        page = context.new_page()
+        page.goto(f"/?trace=uncaptured&round={EXTRA_ROUNDS}")
+        navigator = _navigator(page)
+        navigator.get_by_text(re.compile(rf"^Round {EXTRA_ROUNDS}: the program sends")).wait_for()
+        navigator.get_by_text(ANSWER_NOT_CAPTURED).wait_for()
+        assert "(no content)" not in navigator.inner_text()
+    finally:
+        context.close()
+        server.terminate()
+        server.wait(timeout=30)
