@@ -46,6 +46,14 @@ EXPECTED = [
      {"gemini-cli-session": "'sessionId' and 'projectHash' beside 'messages' (a Gemini CLI session)"},
      "1 document: 3 rounds in 1 conversation; 0 documents skipped",
      {"session 8a20078e-2d5e-4f81-a640-9b879bbb7e6d": [1, 5, 10]}, 7),
+    # A Roo Code task's two files (Cline's shape): each read alone; tests/test_cline_task.py reads them together.
+    ("roo-code-api_conversation_history.json",
+     {"cline-task": "one JSON array of user and assistant turns carrying 'ts' (a Cline or Roo Code "
+                    "api_conversation_history.json)"},
+     "6 elements: 3 rounds in 1 conversation; 0 elements skipped", {"task 1": [1, 3, 5]}, 0),
+    ("roo-code-ui_messages.json", {"cline-task": "a UI event with 'ts' and 'say' or 'ask' (a Cline or Roo Code "
+                                                 "ui_messages.json)"},
+     "18 elements: 0 rounds in 0 conversations; 18 elements not model calls; 0 elements skipped", {}, 0),
     ("tau-bench-airline.json", {"agent-episode": "messages under 'traj' (a tau-bench style episode)"},
      "2 elements: 7 rounds in 2 conversations; 0 elements skipped",
      {"episode 1 (task 10, trial 1)": [2, 4, 6, 8], "episode 2 (task 35, trial 3)": [2, 4, 6]}, 3),

@@ -9,8 +9,8 @@ Adding a format is one new module and one line in FORMATS.
 
 from __future__ import annotations
 
-from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, codex, cohere,
-                      finetune, gemini, gemini_cli, har, inspect_log, langfuse, ollama, pairs, recorded_streams,
+from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
+                      cohere, finetune, gemini, gemini_cli, har, inspect_log, langfuse, ollama, pairs, recorded_streams,
                       responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
@@ -52,6 +52,9 @@ FORMATS: tuple[type[LogFormat], ...] = (
     claude_stream_json.AmpStreamJsonFormat,
     # A transcript entry per line, its 'message' beside Claude Code's own keys: no other format's line has them.
     claude_code.ClaudeCodeFormat,
+    # Before the transcript readers, which would take a Cline history (an array of turns, each with its 'ts') for a
+    # fine-tuning line of Chat Completions messages.
+    cline_task.ClineTaskFormat,
     # Before the fine-tuning reader, which would take a Hermes 'messages' line as plain text.
     sharegpt.ShareGPTFormat,
     # Before the Chat Completions reader, which would take a whole conversation for one request.

@@ -1,0 +1,304 @@
+"""Cline and Roo Code task histories: a task folder's `api_conversation_history.json`, with its `ui_messages.json`.
+
+The history is one JSON array of Anthropic Messages turns (`role` user or assistant, `content` a string or content
+blocks), each with the time Cline wrote it (`ts`, milliseconds); whatever provider the task called, the extension keeps
+its conversation in this shape. The upload reads such an array as one transcript (`{"messages": [...]}`); the `ts` on
+its turns is what tells it from any other array of messages. Each assistant turn is a round, its request the turns
+before it, cut out of the file rather than recorded as sent (TRANSCRIPT_REQUEST). The system prompt and the tool list
+are not in the file: every round says it lacks them (its provenance's `omitted`), never that they were empty.
+
+Roo Code, and Cline before native tool calls, wrote each tool call as XML tags inside the assistant's text and each
+result as text (`[read_file for 'x'] Result:`): those stay text here, not read as tool calls. Newer versions write
+`tool_use` and `tool_result` blocks, read as the Anthropic blocks they are.
+
+A Roo Code summary turn (`isSummary`, written by a separate call that condensed the conversation) is no round: its
+request is not in the file. Turns the condensing or truncation hid (`condenseParent`, `truncationParent` naming a
+summary or marker in the file) are left out of the requests after that summary or marker, as Roo Code leaves them out.
+
+`ui_messages.json` holds the extension's UI events; its `say: "api_req_started"` events carry each request's counts
+(`tokensIn`, `tokensOut`, `cacheWrites`, `cacheReads`). They become the rounds' usage only where the pairing is
+certain (_paired): one history and one UI file in the upload, as many such events as rounds, each event between the
+response before and its own. Otherwise the events are counted, not read, and a note says why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from lib.dialects import ANTHROPIC
+from lib.logs import chat_shape as convert
+from lib.logs.chat_shape import describe
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
+from lib.model import TRANSCRIPT_REQUEST
+from lib.text import plural
+
+ROLES = ("user", "assistant")
+"""The roles of the history's turns."""
+
+UI_TYPES = ("say", "ask")
+"""The `type` of a UI event: what the extension said, or what it asked the person."""
+
+REQUEST_STARTED = "api_req_started"
+"""The UI event written as each API request starts; its `text` is JSON with the request's counts once it ends."""
+
+ENDED_BADLY = ("cancelReason", "streamingFailedMessage")
+"""Keys of a request event whose request was cancelled or failed mid-stream: no response of it is in the history."""
+
+PROVENANCE = {
+    "origin": "derived",
+    "note": "Cut out of a Cline or Roo Code task history (api_conversation_history.json): the request is the "
+            "conversation before this response as the file kept it, not a request on record as sent. The extension "
+            "keeps every conversation in Anthropic's message shape whatever provider it called, and may shorten "
+            "earlier turns before sending them (dropping old turns when the context fills): a request rebuilt here "
+            "may hold more than was sent. The file keeps neither the system prompt nor the tool list: both were "
+            "sent, but neither is shown or counted here. Tool calls written as XML tags in the text (Roo Code, older "
+            "Cline) are shown as the text they are, not read as tool calls.",
+    "omitted": ["system", "tools"],
+}
+"""Every round's provenance: what the file lacks, said where the round is shown (lib/provenance.py)."""
+
+NO_USAGE = ("The history keeps no token counts: the counts are in ui_messages.json, which was not uploaded with it, "
+            "so no round's usage is known.")
+"""The note on a history read without its UI file."""
+
+USAGE_FROM_UI = ("Its usage is the counts of the api_req_started event of ui_messages.json paired with it: the file "
+                 "holds one such event per response, each written between the response before and this one.")
+"""Added to the provenance note of a round whose usage came from the UI file."""
+
+INTERRUPTED = ("The extension stopped reading this response before it ended (the turn closes with its own words, "
+               "'[Response interrupted ...]'): the text is what it had read, the stop is not on record, and an output "
+               "count paired with it may be only what the stream reported at its start.")
+"""Added to the provenance note of a round whose turn ends in the extension's interruption words."""
+
+INTERRUPTION = re.compile(r"\[Response interrupted by [^\]]*\]\s*$")
+"""The words Cline and Roo Code add at the end of a turn whose stream they stopped (a tool used, the person)."""
+
+UI_ALONE = ("ui_messages.json holds Cline's or Roo Code's UI events, not the conversation: upload the task's "
+            "api_conversation_history.json with it to see the rounds")
+"""The note on UI events read without a history."""
+
+
+@dataclass(slots=True)
+class _Task:
+    """A history read, its rounds held until the UI events (if any) are read."""
+
+    line: int
+    """The item the history came in."""
+    key: str
+    """Its conversation id."""
+    records: list[CallRecord]
+    """Its rounds, without usage."""
+    answered_at: list[int | None]
+    """Each round's response time (`ts`, milliseconds), when the turn has one."""
+    notes: list[Problem] = field(default_factory=list)
+    """What the history lacks, said once it is read."""
+
+
+class ClineTaskFormat(LogFormat):
+    """A Cline or Roo Code task history, one round per assistant turn, with usage from the task's UI events."""
+
+    name = "cline-task"
+    title = "Cline / Roo Code task history"
+
+    def __init__(self) -> None:
+        self._tasks: list[_Task] = []
+        self._events: list[tuple[int, dict]] = []
+        """The UI file's api_req_started events: their item, and their `text` parsed (empty where it does not)."""
+        self._ui_files = 0
+        self._ui_events = 0
+        self._first_event = 0
+        self._notes: list[Problem] = []
+
+    def detect(self, obj: dict) -> str | None:
+        messages = obj.get("messages")
+        if isinstance(messages, list) and len(obj) == 1 and messages and all(
+                isinstance(m, dict) and m.get("role") in ROLES for m in messages) and any(
+                isinstance(m.get("ts"), int) and not isinstance(m.get("ts"), bool) for m in messages):
+            return ("one JSON array of user and assistant turns carrying 'ts' (a Cline or Roo Code "
+                    "api_conversation_history.json)")
+        if obj.get("type") in UI_TYPES and isinstance(obj.get(obj["type"]), str) and isinstance(obj.get("ts"), int):
+            return "a UI event with 'ts' and 'say' or 'ask' (a Cline or Roo Code ui_messages.json)"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        if "messages" in obj:
+            self._tasks.append(_history(obj["messages"], line, f"task {len(self._tasks) + 1}"))
+            return iter(())
+        if obj.get("type") not in UI_TYPES:
+            raise LineProblem("is neither a task history (an array of turns) nor a UI event ('type' say or ask)")
+        self._ui_events += 1
+        self._first_event = self._first_event or line
+        if line == 1:  # each UI file's events are numbered from its first
+            self._ui_files += 1
+        if obj.get("say") == REQUEST_STARTED:
+            self._events.append((obj.get("ts"), _counts(obj.get("text"))))
+        return iter(())
+
+    def finish(self) -> Iterator[CallRecord]:
+        why = self._unpaired()
+        for task in self._tasks:
+            self._notes.extend(task.notes)
+            if why is None:
+                _add_usage(task, self._events)
+            elif why:
+                self._notes.append(Problem(task.line, why, conversation=task.key, loaded=True))
+            yield from task.records
+        if self._ui_events and not self._tasks:
+            self._notes.append(Problem(self._first_event, UI_ALONE, loaded=True))
+
+    def not_calls(self) -> int:
+        return self._ui_events
+
+    def notes(self) -> list[Problem]:
+        return self._notes
+
+    def _unpaired(self) -> str | None:
+        """Why the UI file's counts are not the rounds' usage (empty: no UI file came, said by NO_USAGE); None when
+        the pairing is certain."""
+        if not self._tasks:
+            return ""
+        if not self._ui_files:
+            return NO_USAGE
+        if len(self._tasks) > 1 or self._ui_files > 1:
+            return (f"{plural(len(self._tasks), 'task history', 'task histories')} and "
+                    f"{plural(self._ui_files, 'UI file')} were uploaded together: which counts belong to which task "
+                    "is not certain, so no round's usage is read from them. Upload one task's two files at a time.")
+        task = self._tasks[0]
+        rounds, events = len(task.records), len(self._events)
+        if rounds != events:
+            return (f"ui_messages.json holds {plural(events, 'api_req_started event')} for "
+                    f"{plural(rounds, 'response')} in the history (requests retried, cancelled, or made for "
+                    "condensing, or turns the history no longer holds): which counts belong to which response is not "
+                    "certain, so no round's usage is read from it.")
+        for number, ((at, counts), record) in enumerate(zip(self._events, task.records), start=1):
+            if counts is None or any(k in counts for k in ENDED_BADLY) or _usage(counts) is None:
+                return (f"the api_req_started event of request {number} in ui_messages.json holds no complete counts "
+                        "(the request failed, was cancelled, or its counts cannot be read as Anthropic's): no "
+                        "round's usage is read from the file.")
+            before, answered = (task.answered_at[number - 2] if number > 1 else None), task.answered_at[number - 1]
+            if not isinstance(at, int) or answered is None or at > answered or (before is not None and at <= before):
+                return (f"request {number}'s api_req_started event in ui_messages.json is not timed between the "
+                        "response before and its own: which counts belong to which response is not certain, so no "
+                        "round's usage is read from the file.")
+        return None
+
+
+def _history(messages: list, line: int, key: str) -> _Task:
+    """The history's rounds, each assistant turn one, its request the turns before it that were still sent."""
+    turns = [_turn(message, at) for at, message in enumerate(messages)]
+    hidden_by: dict[str, list[int]] = {}
+    for at, message in enumerate(messages):
+        for parent in ("condenseParent", "truncationParent"):
+            if isinstance(message.get(parent), str):
+                hidden_by.setdefault(message[parent], []).append(at)
+    task = _Task(line, key, [], [])
+    hidden: set[int] = set()
+    for at, message in enumerate(messages):
+        marker = message.get("condenseId") if message.get("isSummary") is True else (
+            message.get("truncationId") if message.get("isTruncationMarker") is True else None)
+        if isinstance(marker, str):
+            hidden.update(hidden_by.get(marker, ()))
+        if message.get("isSummary") is True:
+            task.notes.append(Problem(line, f"turn {at + 1} of the history is Roo Code's summary of the conversation "
+                                            "before it, written by a separate call whose request the file does not "
+                                            "hold: no round, and the requests after it start from it",
+                                      conversation=key, loaded=True))
+            continue
+        if message["role"] != "assistant":
+            continue
+        request = [turns[i] for i in range(at) if i not in hidden]
+        task.records.append(_round(request, turns[at], message, line, key))
+        task.answered_at.append(_ms(message.get("ts")))
+    if not task.records:
+        raise LineProblem("the history holds no assistant turn, so there is no round")
+    return task
+
+
+def _turn(message: dict, at: int) -> dict:
+    """A history turn as the Anthropic message it was sent as: its role and content, the extension's keys left out."""
+    content = message.get("content")
+    where = f"messages[{at}]"
+    if isinstance(content, list):
+        for i, block in enumerate(content):
+            if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+                raise LineProblem(f"{where}.content[{i}] is {describe(block)}, expected a content block with a 'type'")
+    elif not isinstance(content, str):
+        found = "missing" if "content" not in message else describe(content)
+        raise LineProblem(f"{where}.content is {found}, expected a string or a list of content blocks")
+    return {"role": message["role"], "content": content}
+
+
+def _round(request: list[dict], turn: dict, message: dict, line: int, key: str) -> CallRecord:
+    """One assistant turn as a round: its response the turn, its stop read from its blocks (none is recorded)."""
+    blocks = turn["content"] if isinstance(turn["content"], list) else [{"type": "text", "text": turn["content"]}]
+    called = any(block.get("type") == "tool_use" for block in blocks)
+    response: dict = {"type": "message", "role": "assistant", "content": blocks,
+                      "stop_reason": "tool_use" if called else "end_turn"}
+    model = convert.object_at(message, "modelInfo").get("modelId")
+    if isinstance(model, str) and model:
+        response["model"] = model
+    last = blocks[-1] if blocks else {}
+    cut = last.get("type") == "text" and isinstance(last.get("text"), str) and INTERRUPTION.search(last["text"])
+    provenance = {**PROVENANCE, "note": f"{PROVENANCE['note']} {INTERRUPTED}"} if cut else PROVENANCE
+    return CallRecord(line=line, dialect=ANTHROPIC, request={"messages": request}, response=response,
+                      conversation=key, derived=[TRANSCRIPT_REQUEST, "usage", "finish"], converted_from="cline-task",
+                      provenance=provenance)
+
+
+def _counts(text: Any) -> dict | None:
+    """An api_req_started event's `text` as the object it holds, or None where it holds none."""
+    if not isinstance(text, str):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _count(counts: dict, key: str) -> int | None:
+    """A count of the event: a whole number of tokens, 0 where the event leaves it out; None where it is no count."""
+    value = counts.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != int(value):
+        return None
+    return int(value)
+
+
+def _usage(counts: dict) -> dict | None:
+    """The event's counts as Anthropic's usage, or None where they cannot be read so with certainty.
+
+    Roo Code says how it counted (`apiProtocol`): Anthropic's way, input without the cache; or OpenAI's, the cache
+    read and written inside the input. Cline does not say: its counts stand only where no cache was read or written,
+    so the two ways agree."""
+    if "tokensIn" not in counts or "tokensOut" not in counts:
+        return None
+    found = {key: _count(counts, key) for key in ("tokensIn", "tokensOut", "cacheWrites", "cacheReads")}
+    if any(value is None for value in found.values()):
+        return None
+    written, read, taken = found["cacheWrites"], found["cacheReads"], found["tokensIn"]
+    protocol = counts.get("apiProtocol")
+    if protocol == "openai":
+        taken -= written + read
+    elif protocol != "anthropic" and (written or read):
+        return None
+    if taken < 0:
+        return None
+    return {"input_tokens": taken, "output_tokens": found["tokensOut"], "cache_creation_input_tokens": written,
+            "cache_read_input_tokens": read}
+
+
+def _add_usage(task: _Task, events: list[tuple[int, dict]]) -> None:
+    """The paired events' counts as the rounds' usage, each round's time its request's start."""
+    for record, (at, counts) in zip(task.records, events):
+        record.response["usage"] = _usage(counts)
+        record.derived = [d for d in record.derived if d != "usage"]
+        record.timestamp = convert.iso_time(at // 1000, (at % 1000) * 1_000_000)
+        record.provenance = {**record.provenance, "note": f"{record.provenance['note']} {USAGE_FROM_UI}"}
+
+
+def _ms(value: Any) -> int | None:
+    """A turn's `ts`, when it is a whole number of milliseconds."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

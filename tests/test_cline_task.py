@@ -1,0 +1,195 @@
+"""Cline and Roo Code task histories (`api_conversation_history.json`, with `ui_messages.json`) read as rounds.
+
+The fixtures are the first three requests of a real Roo Code task (tests/fixtures/containers/README.md says where and
+what was cut): each test says what a user sees of them: the format named, one conversation, a round per assistant
+turn cut out of the transcript, the system prompt and tool list said to be missing, and usage only where the UI
+file's counts pair with the responses for certain. The newer native tool_use shape is written here from Cline's
+stored shape, as no public recording of it with a licence was found.
+"""
+
+import json
+from pathlib import Path
+
+from lib.logs.upload import read_upload
+from lib.provenance import provenance_detail
+from lib.summary import parts_not_logged, tool_list_never_logged
+
+FIXTURES = Path(__file__).parent / "fixtures" / "containers"
+HISTORY = "roo-code-api_conversation_history.json"
+UI = "roo-code-ui_messages.json"
+
+
+def _read(*names: str, ui: list | None = None):
+    files = [(name, (FIXTURES / name).read_bytes()) for name in names]
+    if ui is not None:
+        files.append(("ui_messages.json", json.dumps(ui).encode()))
+    return read_upload(files)
+
+
+def _ui() -> list:
+    return json.loads((FIXTURES / UI).read_text())
+
+
+def _notes(upload) -> list[str]:
+    return [n.message for n in upload.notes]
+
+
+def test_a_history_alone_is_one_task_each_assistant_turn_a_round_with_no_usage_system_prompt_or_tool_list():
+    upload = _read(HISTORY)
+    assert upload.summary() == "6 elements: 3 rounds in 1 conversation; 0 elements skipped"
+    assert upload.formats["cline-task"][1] == ("one JSON array of user and assistant turns carrying 'ts' (a Cline or "
+                                               "Roo Code api_conversation_history.json)")
+    [task] = upload.conversations
+    assert task.id == "task 1"
+    rounds = task.trace.rounds
+    assert [len(r.request.messages) for r in rounds] == [1, 3, 5]
+    assert all(r.request_from_transcript for r in rounds)
+    assert rounds[0].request.messages[0].text.startswith("<task>\n# PHASE 1 : Diagnostic Système Interface-First")
+    assert rounds[1].request.messages[2].text.startswith("[update_todo_list] Result:")
+    # The file keeps no counts: not 0 tokens, not known, and the note says where they are.
+    assert [r.response.usage for r in rounds] == [None, None, None]
+    assert ("The history keeps no token counts: the counts are in ui_messages.json, which was not uploaded with it, "
+            "so no round's usage is known.") in _notes(upload)
+    # Sent, but not in the file: said to be missing, never an empty list.
+    assert all(parts_not_logged(r) == ("instructions", "tools") and tool_list_never_logged(r) for r in rounds)
+    detail = provenance_detail(rounds[0].provenance)
+    assert "The file keeps neither the system prompt nor the tool list" in detail
+    assert "may hold more than was sent" in detail
+    # Roo Code wrote its calls as XML in the text: shown as text, and said so, not made into calls.
+    assert "<update_todo_list>" in rounds[0].response.message.text and not rounds[0].tool_calls
+    assert "Tool calls written as XML tags in the text" in detail
+
+
+def test_with_its_ui_messages_each_round_has_the_counts_of_its_api_req_started_event():
+    upload = _read(HISTORY, UI)
+    assert upload.summary() == "24 elements: 3 rounds in 1 conversation; 18 elements not model calls; 0 elements skipped"
+    [task] = upload.conversations
+    usage = [r.response.usage for r in task.trace.rounds]
+    # Roo Code counted Anthropic's way (apiProtocol "anthropic"): 10 tokens of input beside the cache written.
+    assert [(u.input_tokens, u.cache_write_tokens, u.cache_read_tokens, u.output_tokens) for u in usage] == [
+        (37687, 37677, 0, 768), (38426, 38416, 0, 382), (52582, 52572, 0, 10)]
+    assert [u.source for u in usage] == ["reported"] * 3
+    assert all("api_req_started event of ui_messages.json paired with it" in provenance_detail(r.provenance)
+               for r in task.trace.rounds)
+    assert not [n for n in _notes(upload) if "usage" in n]
+
+
+def test_a_response_the_extension_stopped_reading_says_its_text_and_output_count_may_be_cut_short():
+    # Round 3 ends "[Response interrupted by a tool use result...]": Roo Code stopped the stream after the first tool,
+    # and its count of 10 output tokens for 1,200 characters is what the stream reported as it began.
+    [task] = _read(HISTORY, UI).conversations
+    said = [provenance_detail(r.provenance) for r in task.trace.rounds]
+    assert ["The extension stopped reading this response before it ended" in s for s in said] == [True, False, True]
+    assert "an output count paired with it may be only what the stream reported at its start" in said[2]
+
+
+def test_counts_that_do_not_pair_one_to_one_with_the_responses_are_not_read_and_the_note_says_why():
+    events = [e for e in _ui() if e.get("say") != "api_req_started" or "update_todo_list" not in e["text"]]
+    upload = _read(HISTORY, ui=events)
+    [task] = upload.conversations
+    assert [r.response.usage for r in task.trace.rounds] == [None, None, None]
+    assert any(n.startswith("ui_messages.json holds 2 api_req_started events for 3 responses in the history")
+               for n in _notes(upload))
+
+
+def test_counts_timed_out_of_step_with_the_responses_are_not_read():
+    events = _ui()
+    first = next(e for e in events if e.get("say") == "api_req_started")
+    first["ts"] += 60_000  # after the first response was written: it cannot be that response's request
+    upload = _read(HISTORY, ui=events)
+    assert [r.response.usage for r in upload.conversations[0].trace.rounds] == [None, None, None]
+    assert any("request 1's api_req_started event in ui_messages.json is not timed between the response before and "
+               "its own" in n for n in _notes(upload))
+
+
+def test_ui_messages_alone_are_counted_not_read_and_say_to_upload_the_history_with_them():
+    upload = _read(UI)
+    assert upload.summary() == "18 elements: 0 rounds in 0 conversations; 18 elements not model calls; 0 elements skipped"
+    assert upload.problems == ()
+    assert any("upload the task's api_conversation_history.json with it" in n for n in _notes(upload))
+
+
+# --- the newer shape: native tool_use blocks -----------------------------------------------------------------------
+
+def _cline_history() -> list[dict]:
+    """A history in the shape Cline 3.x stores with native tool calls: blocks, `ts`, `modelInfo`, `metrics`."""
+    model = {"modelId": "claude-sonnet-4-5-20250929", "providerId": "anthropic", "mode": "act"}
+    return [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nWhat is in README.md?\n</task>"}],
+         "ts": 1767225600000},
+        {"role": "assistant", "ts": 1767225605000, "modelInfo": model,
+         "content": [{"type": "text", "text": "Let me read it."},
+                     {"type": "tool_use", "id": "toolu_01", "name": "read_file", "input": {"path": "README.md"}}]},
+        {"role": "user", "ts": 1767225605100,
+         "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "# Demo\nA demo project."}]},
+        {"role": "assistant", "ts": 1767225609000, "modelInfo": model,
+         "content": [{"type": "text", "text": "README.md describes a demo project."}]},
+    ]
+
+
+def _event(ts: int, **counts) -> dict:
+    return {"ts": ts, "type": "say", "say": "api_req_started", "text": json.dumps({"request": "…", **counts})}
+
+
+def _upload(history: list[dict], ui: list[dict] | None = None):
+    files = [("api_conversation_history.json", json.dumps(history).encode())]
+    if ui is not None:
+        files.append(("ui_messages.json", json.dumps(ui).encode()))
+    return read_upload(files)
+
+
+def test_native_tool_calls_are_read_and_answered_by_the_next_requests_result_with_the_model_cline_named():
+    [task] = _upload(_cline_history()).conversations
+    first, second = task.trace.rounds
+    [call] = first.tool_calls
+    assert (call.id, call.name, call.arguments) == ("toolu_01", "read_file", {"path": "README.md"})
+    assert first.response.finish_reason == "tool_use" and second.response.finish_reason == "end_turn"
+    [result] = second.request.messages[2].tool_results
+    assert (result.call_id, result.content) == ("toolu_01", "# Demo\nA demo project.")
+    assert task.trace.model == "claude-sonnet-4-5-20250929"
+
+
+def test_clines_counts_are_read_only_where_no_cache_leaves_their_meaning_open():
+    # Cline does not say whether its input count holds the cache (Roo Code's apiProtocol does): without cache
+    # tokens both ways agree; with them the counts are not read, never guessed.
+    history = _cline_history()
+    plain = _upload(history, [_event(1767225600050, tokensIn=1200, tokensOut=40),
+                              _event(1767225605200, tokensIn=1300, tokensOut=12)])
+    assert [(u.input_tokens, u.output_tokens) for u in
+            (r.response.usage for r in plain.conversations[0].trace.rounds)] == [(1200, 40), (1300, 12)]
+    cached = _upload(history, [_event(1767225600050, tokensIn=1200, tokensOut=40, cacheReads=900),
+                               _event(1767225605200, tokensIn=1300, tokensOut=12)])
+    assert [r.response.usage for r in cached.conversations[0].trace.rounds] == [None, None]
+    assert any("its counts cannot be read as Anthropic's" in n for n in _notes(cached))
+
+
+def test_roo_codes_openai_counts_hold_the_cache_inside_the_input():
+    ui = [_event(1767225600050, tokensIn=1200, tokensOut=40, cacheReads=900, cacheWrites=0, apiProtocol="openai"),
+          _event(1767225605200, tokensIn=1300, tokensOut=12, cacheReads=1100, cacheWrites=100, apiProtocol="openai")]
+    usage = [r.response.usage for r in _upload(_cline_history(), ui).conversations[0].trace.rounds]
+    # Uncached input 300 and 100: the round's input still counts every token sent, the cache's with it.
+    assert [(u.input_tokens, u.cache_read_tokens, u.cache_write_tokens) for u in usage] == [(1200, 900, 0),
+                                                                                          (1300, 1100, 100)]
+
+
+def test_a_roo_code_summary_is_no_round_and_the_turns_it_condensed_leave_the_requests_after_it():
+    history = [
+        {"role": "user", "content": "<task>Fix the bug</task>", "ts": 1},
+        {"role": "assistant", "content": "Looking.", "ts": 2, "condenseParent": "c1"},
+        {"role": "user", "content": "[TASK RESUMPTION]", "ts": 3, "condenseParent": "c1"},
+        {"role": "assistant", "content": "Summary of the work so far.", "ts": 4, "isSummary": True,
+         "condenseId": "c1"},
+        {"role": "user", "content": "Go on.", "ts": 5},
+        {"role": "assistant", "content": "Done.", "ts": 6},
+    ]
+    upload = _upload(history)
+    rounds = upload.conversations[0].trace.rounds
+    assert [r.response.message.text for r in rounds] == ["Looking.", "Done."]
+    assert [m.text for m in rounds[1].request.messages] == ["<task>Fix the bug</task>", "Summary of the work so far.",
+                                                            "Go on."]
+    assert any(n.startswith("turn 4 of the history is Roo Code's summary") for n in _notes(upload))
+
+
+def test_an_array_of_chat_messages_without_clines_ts_is_still_read_as_a_transcript():
+    plain = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}]
+    assert list(_upload(plain).formats) == ["openai-finetune"]
