@@ -45,7 +45,6 @@ def test_a_history_alone_is_one_task_each_assistant_turn_a_round_with_no_usage_s
     assert [len(r.request.messages) for r in rounds] == [1, 3, 5]
     assert all(r.request_from_transcript for r in rounds)
     assert rounds[0].request.messages[0].text.startswith("<task>\n# PHASE 1 : Diagnostic Système Interface-First")
-    assert rounds[1].request.messages[2].text.startswith("[update_todo_list] Result:")
     # The file keeps no counts: not 0 tokens, not known, and the note says where they are.
     assert [r.response.usage for r in rounds] == [None, None, None]
     assert ("The history keeps no token counts: the counts are in ui_messages.json, which was not uploaded with it, "
@@ -55,9 +54,39 @@ def test_a_history_alone_is_one_task_each_assistant_turn_a_round_with_no_usage_s
     detail = provenance_detail(rounds[0].provenance)
     assert "The file keeps neither the system prompt nor the tool list" in detail
     assert "may hold more than was sent" in detail
-    # Roo Code wrote its calls as XML in the text: shown as text, and said so, not made into calls.
-    assert "<update_todo_list>" in rounds[0].response.message.text and not rounds[0].tool_calls
-    assert "Tool calls written as XML tags in the text" in detail
+
+
+def test_calls_roo_code_had_written_as_xml_in_the_text_are_read_as_calls_answered_by_the_results_under_their_header():
+    [task] = _read(HISTORY).conversations
+    rounds = task.trace.rounds
+    assert [[c.name for c in r.tool_calls] for r in rounds] == [["update_todo_list"], ["use_mcp_tool"],
+                                                                ["update_todo_list"]]
+    mcp = rounds[1].tool_calls[0]
+    assert (mcp.arguments["server_name"], mcp.arguments["tool_name"]) == ("roo-state-manager", "list_conversations")
+    assert json.loads(mcp.arguments["arguments"])["limit"] == 50
+    # The XML left the text; what the model wrote around it stays.
+    assert "<update_todo_list>" not in rounds[0].response.message.text
+    assert rounds[0].response.message.text.startswith("Je vais suivre rigoureusement l'approche **Interface-First**")
+    # "[update_todo_list] Result:" then "Todo list updated successfully.": the result of round 1's call, by its id.
+    [result] = rounds[1].request.messages[2].tool_results
+    assert (result.call_id, result.content) == (rounds[0].tool_calls[0].id, "Todo list updated successfully.")
+    [mcp_result] = rounds[2].request.messages[4].tool_results
+    assert mcp_result.call_id == mcp.id and mcp_result.content.startswith('[\n  {\n    "taskId": "3b9fdac8')
+    # The editor's state after the result stays the turn's own text.
+    assert rounds[1].request.messages[2].text.startswith("<environment_details>")
+    assert all({"tool calls", "call ids"} <= set(r.extra["derived"]) for r in rounds)
+    assert "they are read out of the text as tool calls, their ids made up" in provenance_detail(rounds[0].provenance)
+
+
+def test_a_tool_tag_left_open_or_of_no_tool_the_extension_has_stays_text():
+    history = [
+        {"role": "user", "content": "<task>Look</task>", "ts": 1},
+        {"role": "assistant", "content": "I'll use <thinking>a plan</thinking> then <read_file>\n<path>a.py", "ts": 2},
+    ]
+    [task] = _upload(history).conversations
+    [round_] = task.trace.rounds
+    assert round_.tool_calls == () and "<read_file>" in round_.response.message.text
+    assert "read out of the text" not in provenance_detail(round_.provenance)
 
 
 def test_with_its_ui_messages_each_round_has_the_counts_of_its_api_req_started_event():

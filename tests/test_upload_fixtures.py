@@ -59,7 +59,7 @@ EXPECTED = [
     (('gemini-cli-session.jsonl',), ['gemini-cli-session'], '28 lines: 6 rounds in 1 conversation; 14 lines not model calls; 0 lines skipped', {'session 0ab84937-9fe7-4284-986a-33c832af0b6a': [1, 7, 11, 13, 16, 18]}, 12),
     (('claude-stream-json-read.jsonl',), ['claude-stream-json'], '10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped', {'session 4cda4f2a-2a49-499b-af37-c6f4739bd0c7': [0, 2]}, 1),
     (('claude-stream-json-sample.jsonl',), ['claude-stream-json'], '10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped', {'session aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa': [1, 3]}, 2),
-    (('containers/roo-code-api_conversation_history.json', 'containers/roo-code-ui_messages.json'), ['cline-task'], '24 elements: 3 rounds in 1 conversation; 18 elements not model calls; 0 elements skipped', {'task 1': [1, 3, 5]}, 0),
+    (('containers/roo-code-api_conversation_history.json', 'containers/roo-code-ui_messages.json'), ['cline-task'], '24 elements: 3 rounds in 1 conversation; 18 elements not model calls; 0 elements skipped', {'task 1': [1, 3, 5]}, 3),
     (('amp-stream-json-success.jsonl',), ['amp-stream-json'], '5 lines: 2 rounds in 1 conversation; 2 lines not model calls; 0 lines skipped', {'session T-2775dc92-90ed-4f85-8b73-8f9766029e83': [0, 2]}, 1),
     (('amp-stream-json-error.jsonl',), ['amp-stream-json'], '2 lines: 0 rounds in 0 conversations; 2 lines not model calls; 0 lines skipped', {}, 0),
     (('openai-batch-input.jsonl', 'openai-batch-output.jsonl'), ['openai-batch'], '8 lines: 5 rounds in 3 conversations; 0 lines skipped', {'trip-17-round-1': [2, 4, 5], 'trip-19-never-ran': [1], 'trip-20-expired': [0]}, 2),

@@ -7,9 +7,11 @@ its turns is what tells it from any other array of messages. Each assistant turn
 before it, cut out of the file rather than recorded as sent (TRANSCRIPT_REQUEST). The system prompt and the tool list
 are not in the file: every round says it lacks them (its provenance's `omitted`), never that they were empty.
 
-Roo Code, and Cline before native tool calls, wrote each tool call as XML tags inside the assistant's text and each
-result as text (`[read_file for 'x'] Result:`): those stay text here, not read as tool calls. Newer versions write
-`tool_use` and `tool_result` blocks, read as the Anthropic blocks they are.
+Newer versions write `tool_use` and `tool_result` blocks, read as the Anthropic blocks they are. Roo Code, and Cline
+before native tool calls, wrote each call as XML tags in the assistant's text (`<read_file><path>x</path></read_file>`)
+and its result as text blocks the next turn opens with a header (`[read_file for 'x'] Result:`): in a history without
+native blocks, a call of a tool these extensions have is read out of the text as a tool call, its id made up, and the
+blocks after the header that names it, in order, become its result (`derived`: `tool calls`, `call ids`).
 
 A Roo Code summary turn (`isSummary`, written by a separate call that condensed the conversation) is no round: its
 request is not in the file. Turns the condensing or truncation hid (`condenseParent`, `truncationParent` naming a
@@ -32,7 +34,8 @@ from lib.dialects import ANTHROPIC
 from lib.logs import chat_shape as convert
 from lib.logs.chat_shape import describe
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
-from lib.model import TRANSCRIPT_REQUEST
+from lib.logs.sharegpt import TEXT_CALLS
+from lib.model import MADE_UP_IDS, TRANSCRIPT_REQUEST
 from lib.text import plural
 
 ROLES = ("user", "assistant")
@@ -54,8 +57,7 @@ PROVENANCE = {
             "keeps every conversation in Anthropic's message shape whatever provider it called, and may shorten "
             "earlier turns before sending them (dropping old turns when the context fills): a request rebuilt here "
             "may hold more than was sent. The file keeps neither the system prompt nor the tool list: both were "
-            "sent, but neither is shown or counted here. Tool calls written as XML tags in the text (Roo Code, older "
-            "Cline) are shown as the text they are, not read as tool calls.",
+            "sent, but neither is shown or counted here.",
     "omitted": ["system", "tools"],
 }
 """Every round's provenance: what the file lacks, said where the round is shown (lib/provenance.py)."""
@@ -67,6 +69,31 @@ NO_USAGE = ("The history keeps no token counts: the counts are in ui_messages.js
 USAGE_FROM_UI = ("Its usage is the counts of the api_req_started event of ui_messages.json paired with it: the file "
                  "holds one such event per response, each written between the response before and this one.")
 """Added to the provenance note of a round whose usage came from the UI file."""
+
+XML_CALLS = ("The extension had the model write its tool calls as XML tags in the text: they are read out of the "
+             "text as tool calls, their ids made up, and each result is the text the next turn gives under the "
+             "header naming that tool ('[read_file for ...] Result:').")
+"""Added to the provenance note of every round of a history whose calls were read out of the text."""
+
+TOOLS = ("execute_command", "read_file", "write_to_file", "replace_in_file", "search_files", "list_files",
+         "list_code_definition_names", "browser_action", "use_mcp_tool", "access_mcp_resource", "ask_followup_question",
+         "plan_mode_respond", "load_mcp_documentation", "attempt_completion", "new_task", "condense", "summarize_task",
+         "report_bug", "new_rule", "web_fetch", "web_search", "apply_diff", "insert_content", "search_and_replace",
+         "switch_mode", "update_todo_list", "codebase_search", "fetch_instructions", "generate_image",
+         "run_slash_command", "simple_read_file", "edit_file", "apply_patch", "search_replace")
+"""The tools Cline and Roo Code have had the model call in XML: a tag of another name in the text is only text."""
+
+XML_CALL = re.compile(r"<(" + "|".join(TOOLS) + r")>(.*?)</\1>", re.DOTALL)
+"""A whole tool call written in the text (one cut off before its closing tag is text: the extension ran none)."""
+
+XML_PARAMETER = re.compile(r"<([a-z_][a-z0-9_]*)>(.*?)</\1>", re.DOTALL)
+"""One parameter of a call written in XML: its tag and its value (a nested value kept as its text)."""
+
+RESULT_HEADER = re.compile(r"\[([a-z_]+)(?: for [^\n]*?)?\] Result:")
+"""The block that opens a tool's result in the turn after its call."""
+
+ENVIRONMENT = "<environment_details>"
+"""How the extension's own report of the editor's state begins, after the results of a turn."""
 
 INTERRUPTED = ("The extension stopped reading this response before it ended (the turn closes with its own words, "
                "'[Response interrupted ...]'): the text is what it had read, the stop is not on record, and an output "
@@ -189,6 +216,8 @@ class ClineTaskFormat(LogFormat):
 def _history(messages: list, line: int, key: str) -> _Task:
     """The history's rounds, each assistant turn one, its request the turns before it that were still sent."""
     turns = [_turn(message, at) for at, message in enumerate(messages)]
+    in_text = not any(isinstance(b, dict) and b.get("type") == "tool_use" for t in turns
+                      if isinstance(t["content"], list) for b in t["content"]) and _read_xml_calls(turns)
     hidden_by: dict[str, list[int]] = {}
     for at, message in enumerate(messages):
         for parent in ("condenseParent", "truncationParent"):
@@ -210,7 +239,7 @@ def _history(messages: list, line: int, key: str) -> _Task:
         if message["role"] != "assistant":
             continue
         request = [turns[i] for i in range(at) if i not in hidden]
-        task.records.append(_round(request, turns[at], message, line, key))
+        task.records.append(_round(request, turns[at], message, line, key, in_text))
         task.answered_at.append(_ms(message.get("ts")))
     if not task.records:
         raise LineProblem("the history holds no assistant turn, so there is no round")
@@ -231,8 +260,9 @@ def _turn(message: dict, at: int) -> dict:
     return {"role": message["role"], "content": content}
 
 
-def _round(request: list[dict], turn: dict, message: dict, line: int, key: str) -> CallRecord:
-    """One assistant turn as a round: its response the turn, its stop read from its blocks (none is recorded)."""
+def _round(request: list[dict], turn: dict, message: dict, line: int, key: str, in_text: bool) -> CallRecord:
+    """One assistant turn as a round: its response the turn, its stop read from its blocks (none is recorded);
+    `in_text`: the history's calls were read out of its text."""
     blocks = turn["content"] if isinstance(turn["content"], list) else [{"type": "text", "text": turn["content"]}]
     called = any(block.get("type") == "tool_use" for block in blocks)
     response: dict = {"type": "message", "role": "assistant", "content": blocks,
@@ -240,12 +270,68 @@ def _round(request: list[dict], turn: dict, message: dict, line: int, key: str) 
     model = convert.object_at(message, "modelInfo").get("modelId")
     if isinstance(model, str) and model:
         response["model"] = model
-    last = blocks[-1] if blocks else {}
-    cut = last.get("type") == "text" and isinstance(last.get("text"), str) and INTERRUPTION.search(last["text"])
-    provenance = {**PROVENANCE, "note": f"{PROVENANCE['note']} {INTERRUPTED}"} if cut else PROVENANCE
+    texts = [b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
+    said = [PROVENANCE["note"], *([XML_CALLS] if in_text else []),
+            *([INTERRUPTED] if texts and INTERRUPTION.search(texts[-1]) else [])]
     return CallRecord(line=line, dialect=ANTHROPIC, request={"messages": request}, response=response,
-                      conversation=key, derived=[TRANSCRIPT_REQUEST, "usage", "finish"], converted_from="cline-task",
-                      provenance=provenance)
+                      conversation=key, derived=[TRANSCRIPT_REQUEST, "usage", "finish",
+                                                 *([TEXT_CALLS, MADE_UP_IDS] if in_text else [])],
+                      converted_from="cline-task", provenance={**PROVENANCE, "note": " ".join(said)})
+
+
+def _read_xml_calls(turns: list[dict]) -> bool:
+    """The calls written as XML in the assistant turns' text made tool_use blocks, and the results the next turn gives
+    under their headers made tool_result blocks, in place; whether any call was read."""
+    found, waiting = False, []
+    for at, turn in enumerate(turns):
+        if turn["role"] == "assistant":
+            turns[at], waiting = _calls_read(turn, at)
+            found = found or bool(waiting)
+        elif waiting and isinstance(turn["content"], list):
+            turns[at] = {**turn, "content": _results_read(turn["content"], waiting)}
+            waiting = []
+    return found
+
+
+def _calls_read(turn: dict, at: int) -> tuple[dict, list[tuple[str, str]]]:
+    """The assistant turn with its XML calls as tool_use blocks after its text, and (name, id) of each call."""
+    content = turn["content"]
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    if not blocks or any(b.get("type") != "text" or not isinstance(b.get("text"), str) for b in blocks):
+        return turn, []
+    text = "\n".join(b["text"] for b in blocks)
+    calls = [{"type": "tool_use", "id": f"call_{at}_{n}", "name": found.group(1),
+              "input": {p: v.strip() for p, v in XML_PARAMETER.findall(found.group(2))}}
+             for n, found in enumerate(XML_CALL.finditer(text))]
+    if not calls:
+        return turn, []
+    kept = XML_CALL.sub("", text).strip()
+    return ({**turn, "content": ([{"type": "text", "text": kept}] if kept else []) + calls},
+            [(c["name"], c["id"]) for c in calls])
+
+
+def _results_read(blocks: list, waiting: list[tuple[str, str]]) -> list:
+    """The user turn's blocks with each result of a waiting call (its header naming the call's tool, in the calls'
+    order) as one tool_result block of what follows the header, up to the next header or the editor's state."""
+    out: list = []
+    result: list | None = None
+    for block in blocks:
+        text = block.get("text") if block.get("type") == "text" and isinstance(block.get("text"), str) else None
+        header = RESULT_HEADER.match(text) if text is not None else None
+        if header and waiting and header.group(1) == waiting[0][0]:
+            name, id_ = waiting.pop(0)
+            result = []
+            out.append({"type": "tool_result", "tool_use_id": id_, "content": result})
+            rest = text[header.end():].strip()
+            if rest:
+                result.append({"type": "text", "text": rest})
+            continue
+        if result is not None and not header and not (text or "").startswith(ENVIRONMENT):
+            result.append(block)
+            continue
+        result = None
+        out.append(block)
+    return out
 
 
 def _counts(text: Any) -> dict | None:
