@@ -222,3 +222,21 @@ def test_a_roo_code_summary_is_no_round_and_the_turns_it_condensed_leave_the_req
 def test_an_array_of_chat_messages_without_clines_ts_is_still_read_as_a_transcript():
     plain = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}]
     assert list(_upload(plain).formats) == ["openai-finetune"]
+
+
+def test_counts_that_are_no_numbers_are_not_read_and_nothing_breaks():
+    ui = [{"ts": 1767225600050, "type": "say", "say": "api_req_started",
+           "text": '{"tokensIn": NaN, "tokensOut": Infinity}'},
+          _event(1767225605200, tokensIn=1300, tokensOut=12)]
+    upload = _upload(_cline_history(), ui)
+    assert upload.problems == ()
+    assert [r.response.usage for r in upload.conversations[0].trace.rounds] == [None, None]
+
+
+def test_a_file_forced_on_this_reader_that_is_no_history_is_a_problem_naming_the_turn():
+    files = [("h.json", json.dumps([{"role": "user", "content": "hi", "ts": 1},
+                                    {"role": "system", "content": "x"}]).encode())]
+    upload = read_upload(files, forced="cline-task")
+    assert upload.conversations == ()
+    assert any("messages[1]'s 'role' is neither 'user' nor 'assistant'" in p.message for p in upload.problems)
+

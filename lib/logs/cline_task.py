@@ -26,6 +26,7 @@ response before and its own. Otherwise the events are counted, not read, and a n
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
@@ -137,6 +138,7 @@ class ClineTaskFormat(LogFormat):
         self._ui_files = 0
         self._ui_events = 0
         self._first_event = 0
+        self._last_event = 0
         self._notes: list[Problem] = []
 
     def detect(self, obj: dict) -> str | None:
@@ -158,8 +160,10 @@ class ClineTaskFormat(LogFormat):
             raise LineProblem("is neither a task history (an array of turns) nor a UI event ('type' say or ask)")
         self._ui_events += 1
         self._first_event = self._first_event or line
-        if line == 1:  # each UI file's events are numbered from its first
+        if line <= self._last_event:  # each UI file's events are numbered from its first
             self._ui_files += 1
+        self._ui_files = self._ui_files or 1
+        self._last_event = line
         if obj.get("say") == REQUEST_STARTED:
             self._events.append((obj.get("ts"), _counts(obj.get("text"))))
         return iter(())
@@ -215,6 +219,13 @@ class ClineTaskFormat(LogFormat):
 
 def _history(messages: list, line: int, key: str) -> _Task:
     """The history's rounds, each assistant turn one, its request the turns before it that were still sent."""
+    if not isinstance(messages, list):
+        raise LineProblem(f"'messages' is {describe(messages)}, expected the history's list of turns")
+    for at, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise LineProblem(f"messages[{at}] is {describe(message)}, expected a user or assistant turn")
+        if message.get("role") not in ROLES:
+            raise LineProblem(f"messages[{at}]'s 'role' is neither 'user' nor 'assistant': a history holds no other")
     turns = [_turn(message, at) for at, message in enumerate(messages)]
     in_text = not any(isinstance(b, dict) and b.get("type") == "tool_use" for t in turns
                       if isinstance(t["content"], list) for b in t["content"]) and _read_xml_calls(turns)
@@ -348,7 +359,8 @@ def _counts(text: Any) -> dict | None:
 def _count(counts: dict, key: str) -> int | None:
     """A count of the event: a whole number of tokens, 0 where the event leaves it out; None where it is no count."""
     value = counts.get(key, 0)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != int(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0 \
+            or value != int(value):
         return None
     return int(value)
 
