@@ -91,7 +91,8 @@ def test_a_tool_tag_left_open_or_of_no_tool_the_extension_has_stays_text():
 
 def test_with_its_ui_messages_each_round_has_the_counts_of_its_api_req_started_event():
     upload = _read(HISTORY, UI)
-    assert upload.summary() == "24 elements: 3 rounds in 1 conversation; 18 elements not model calls; 0 elements skipped"
+    assert upload.summary() == ("24 elements: 3 rounds in 1 conversation; 18 elements not model calls; "
+                                "0 elements skipped")
     [task] = upload.conversations
     usage = [r.response.usage for r in task.trace.rounds]
     # Roo Code counted Anthropic's way (apiProtocol "anthropic"): 10 tokens of input beside the cache written.
@@ -133,7 +134,8 @@ def test_counts_timed_out_of_step_with_the_responses_are_not_read():
 
 def test_ui_messages_alone_are_counted_not_read_and_say_to_upload_the_history_with_them():
     upload = _read(UI)
-    assert upload.summary() == "18 elements: 0 rounds in 0 conversations; 18 elements not model calls; 0 elements skipped"
+    assert upload.summary() == ("18 elements: 0 rounds in 0 conversations; 18 elements not model calls; "
+                                "0 elements skipped")
     assert upload.problems == ()
     assert any("upload the task's api_conversation_history.json with it" in n for n in _notes(upload))
 

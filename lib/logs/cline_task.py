@@ -25,6 +25,7 @@ response before and its own. Otherwise the events are counted, not read, and a n
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -84,11 +85,8 @@ TOOLS = ("execute_command", "read_file", "write_to_file", "replace_in_file", "se
          "run_slash_command", "simple_read_file", "edit_file", "apply_patch", "search_replace")
 """The tools Cline and Roo Code have had the model call in XML: a tag of another name in the text is only text."""
 
-XML_CALL = re.compile(r"<(" + "|".join(TOOLS) + r")>(.*?)</\1>", re.DOTALL)
-"""A whole tool call written in the text (one cut off before its closing tag is text: the extension ran none)."""
-
-XML_PARAMETER = re.compile(r"<([a-z_][a-z0-9_]*)>(.*?)</\1>", re.DOTALL)
-"""One parameter of a call written in XML: its tag and its value (a nested value kept as its text)."""
+TAG = re.compile(r"<(/?)([a-z_][a-z0-9_]*)>")
+"""An opening or closing XML tag, as the extensions write calls and their parameters."""
 
 RESULT_HEADER = re.compile(r"\[([a-z_]+)(?: for [^\n]*?)?\] Result:")
 """The block that opens a tool's result in the turn after its call."""
@@ -133,8 +131,9 @@ class ClineTaskFormat(LogFormat):
 
     def __init__(self) -> None:
         self._tasks: list[_Task] = []
-        self._events: list[tuple[int, dict]] = []
-        """The UI file's api_req_started events: their item, and their `text` parsed (empty where it does not)."""
+        self._events: list[tuple[Any, dict | None]] = []
+        """The UI file's api_req_started events: their `ts`, and their `text` parsed (None where it holds no
+        object)."""
         self._ui_files = 0
         self._ui_events = 0
         self._first_event = 0
@@ -187,8 +186,8 @@ class ClineTaskFormat(LogFormat):
         return self._notes
 
     def _unpaired(self) -> str | None:
-        """Why the UI file's counts are not the rounds' usage (empty: no UI file came, said by NO_USAGE); None when
-        the pairing is certain."""
+        """Why the UI file's counts are not the rounds' usage, to be said at each history (empty where no history was
+        read); None when the pairing is certain."""
         if not self._tasks:
             return ""
         if not self._ui_files:
@@ -283,7 +282,7 @@ def _round(request: list[dict], turn: dict, message: dict, line: int, key: str, 
         response["model"] = model
     texts = [b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
     said = [PROVENANCE["note"], *([XML_CALLS] if in_text else []),
-            *([INTERRUPTED] if texts and INTERRUPTION.search(texts[-1]) else [])]
+            *([INTERRUPTED] if texts and INTERRUPTION.search(texts[-1][-400:]) else [])]
     return CallRecord(line=line, dialect=ANTHROPIC, request={"messages": request}, response=response,
                       conversation=key, derived=[TRANSCRIPT_REQUEST, "usage", "finish",
                                                  *([TEXT_CALLS, MADE_UP_IDS] if in_text else [])],
@@ -311,14 +310,44 @@ def _calls_read(turn: dict, at: int) -> tuple[dict, list[tuple[str, str]]]:
     if not blocks or any(b.get("type") != "text" or not isinstance(b.get("text"), str) for b in blocks):
         return turn, []
     text = "\n".join(b["text"] for b in blocks)
-    calls = [{"type": "tool_use", "id": f"call_{at}_{n}", "name": found.group(1),
-              "input": {p: v.strip() for p, v in XML_PARAMETER.findall(found.group(2))}}
-             for n, found in enumerate(XML_CALL.finditer(text))]
+    written = _elements(text, frozenset(TOOLS))
+    calls = [{"type": "tool_use", "id": f"call_{at}_{n}", "name": name,
+              "input": {tag: value.strip() for tag, value, _, _ in _elements(body)}}
+             for n, (name, body, _, _) in enumerate(written)]
     if not calls:
         return turn, []
-    kept = XML_CALL.sub("", text).strip()
+    kept, last = [], 0
+    for _, _, start, end in written:
+        kept.append(text[last:start])
+        last = end
+    kept = "".join(kept + [text[last:]]).strip()
     return ({**turn, "content": ([{"type": "text", "text": kept}] if kept else []) + calls},
             [(c["name"], c["id"]) for c in calls])
+
+
+def _elements(text: str, names: frozenset[str] | None = None) -> list[tuple[str, str, int, int]]:
+    """The outermost XML elements of the text, of the tags `names` (any tag when None), each closed: (tag, what is
+    inside, where it starts, where it ends). A tag left open is text, as the extensions leave a call cut off. Each tag
+    is found once, and each closing tag by bisection, so no text makes this slow (a regular expression with a
+    backreference scans to the end for every open tag)."""
+    tags = [(m.start(), m.end(), m.group(2), m.group(1) == "/") for m in TAG.finditer(text)
+            if names is None or m.group(2) in names]
+    closing: dict[str, list[int]] = {}
+    for position, (_, _, tag, closes) in enumerate(tags):
+        if closes:
+            closing.setdefault(tag, []).append(position)
+    found, position = [], 0
+    while position < len(tags):
+        start, end, tag, closes = tags[position]
+        after = closing.get(tag, [])
+        nearest = bisect.bisect_right(after, position)
+        if closes or nearest == len(after):
+            position += 1
+            continue
+        close = tags[after[nearest]]
+        found.append((tag, text[end:close[0]], start, close[1]))
+        position = after[nearest] + 1
+    return found
 
 
 def _results_read(blocks: list, waiting: list[tuple[str, str]]) -> list:
@@ -330,7 +359,7 @@ def _results_read(blocks: list, waiting: list[tuple[str, str]]) -> list:
         text = block.get("text") if block.get("type") == "text" and isinstance(block.get("text"), str) else None
         header = RESULT_HEADER.match(text) if text is not None else None
         if header and waiting and header.group(1) == waiting[0][0]:
-            name, id_ = waiting.pop(0)
+            id_ = waiting.pop(0)[1]
             result = []
             out.append({"type": "tool_result", "tool_use_id": id_, "content": result})
             rest = text[header.end():].strip()
@@ -388,7 +417,7 @@ def _usage(counts: dict) -> dict | None:
             "cache_read_input_tokens": read}
 
 
-def _add_usage(task: _Task, events: list[tuple[int, dict]]) -> None:
+def _add_usage(task: _Task, events: list[tuple[Any, dict | None]]) -> None:
     """The paired events' counts as the rounds' usage, each round's time its request's start."""
     for record, (at, counts) in zip(task.records, events):
         record.response["usage"] = _usage(counts)
