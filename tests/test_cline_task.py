@@ -8,6 +8,7 @@ stored shape, as no public recording of it with a licence was found.
 """
 
 import json
+import time
 from pathlib import Path
 
 from lib.logs.upload import read_upload
@@ -242,3 +243,13 @@ def test_a_file_forced_on_this_reader_that_is_no_history_is_a_problem_naming_the
     assert upload.conversations == ()
     assert any("messages[1]'s 'role' is neither 'user' nor 'assistant'" in p.message for p in upload.problems)
 
+
+
+def test_a_turn_of_many_tags_left_open_reads_quickly():
+    # A regular expression with a backreference scanned to the end for every open tag: 20,000 took 24 s.
+    history = [{"role": "user", "content": "go", "ts": 1},
+               {"role": "assistant", "content": "<read_file><path>" * 20_000, "ts": 2}]
+    started = time.perf_counter()
+    [task] = _upload(history).conversations
+    assert time.perf_counter() - started < 5
+    assert task.trace.rounds[0].tool_calls == ()
