@@ -9,9 +9,10 @@ are not in the file: every round says it lacks them (its provenance's `omitted`)
 
 Newer versions write `tool_use` and `tool_result` blocks, read as the Anthropic blocks they are. Roo Code, and Cline
 before native tool calls, wrote each call as XML tags in the assistant's text (`<read_file><path>x</path></read_file>`)
-and its result as text blocks the next turn opens with a header (`[read_file for 'x'] Result:`): in a history without
-native blocks, a call of a tool these extensions have is read out of the text as a tool call, its id made up, and the
-blocks after the header that names it, in order, become its result (`derived`: `tool calls`, `call ids`).
+and its result as text blocks opened by a header (`[read_file for 'x'] Result:`) in the user turns after it: in a
+history without native blocks, a call of a tool these extensions have is read out of the text as a tool call, its id
+made up, and the blocks after the header that names it, in order, become its result (`derived`: `tool calls`,
+`call ids`).
 
 A Roo Code summary turn (`isSummary`, written by a separate call that condensed the conversation) is no round: its
 request is not in the file. Turns the condensing or truncation hid (`condenseParent`, `truncationParent` naming a
@@ -88,8 +89,13 @@ TOOLS = ("execute_command", "read_file", "write_to_file", "replace_in_file", "se
 TAG = re.compile(r"<(/?)([a-z_][a-z0-9_]*)>")
 """An opening or closing XML tag, as the extensions write calls and their parameters."""
 
-RESULT_HEADER = re.compile(r"\[([a-z_]+)(?: for [^\n]*?)?\] Result:")
-"""The block that opens a tool's result in the turn after its call."""
+RESULT_HEADER = re.compile(r"\[([a-z_]+)(?:\]| (?:for|in|to) )")
+"""How the block that opens a tool's result begins: the tool's name, then what it did (`[read_file for 'a.py']`,
+`[new_task in Code mode: '...']`, `[switch_mode to 'code' ...]`, `[update_todo_list]`). Roo Code's `[new_task
+completed] Result:`, the subtask's last words, is no result of the call: it is the turn's text."""
+
+RESULT_LINE = re.compile(r"\[[a-z_]+(?: (?:for|in|to) [^\n]*?)?\] Result:")
+"""A header on one line with the result after it in the same block, as older Cline wrote some."""
 
 ENVIRONMENT = "<environment_details>"
 """How the extension's own report of the editor's state begins, after the results of a turn."""
@@ -297,9 +303,8 @@ def _read_xml_calls(turns: list[dict]) -> bool:
         if turn["role"] == "assistant":
             turns[at], waiting = _calls_read(turn, at)
             found = found or bool(waiting)
-        elif waiting and isinstance(turn["content"], list):
+        elif waiting and isinstance(turn["content"], list):  # the results may come a user turn later (new_task)
             turns[at] = {**turn, "content": _results_read(turn["content"], waiting)}
-            waiting = []
     return found
 
 
@@ -357,14 +362,13 @@ def _results_read(blocks: list, waiting: list[tuple[str, str]]) -> list:
     result: list | None = None
     for block in blocks:
         text = block.get("text") if block.get("type") == "text" and isinstance(block.get("text"), str) else None
-        header = RESULT_HEADER.match(text) if text is not None else None
-        if header and waiting and header.group(1) == waiting[0][0]:
+        header = _header(text) if text is not None else None
+        if header and waiting and header[0] == waiting[0][0]:
             id_ = waiting.pop(0)[1]
             result = []
             out.append({"type": "tool_result", "tool_use_id": id_, "content": result})
-            rest = text[header.end():].strip()
-            if rest:
-                result.append({"type": "text", "text": rest})
+            if header[1]:
+                result.append({"type": "text", "text": header[1]})
             continue
         if result is not None and not header and not (text or "").startswith(ENVIRONMENT):
             result.append(block)
@@ -372,6 +376,18 @@ def _results_read(blocks: list, waiting: list[tuple[str, str]]) -> list:
         result = None
         out.append(block)
     return out
+
+
+def _header(text: str) -> tuple[str, str] | None:
+    """(the tool's name, the result written after the header in the same block) of a block opening a result; None
+    for any other block. A header alone in its block ends `] Result:`, whatever lines its description spans."""
+    begun = RESULT_HEADER.match(text)
+    if begun is None:
+        return None
+    if text.rstrip().endswith("] Result:"):
+        return begun.group(1), ""
+    line = RESULT_LINE.match(text)
+    return (begun.group(1), text[line.end():].strip()) if line else None
 
 
 def _counts(text: Any) -> dict | None:
