@@ -258,22 +258,24 @@ def test_a_turn_of_many_tags_left_open_reads_quickly():
 def test_a_subtasks_result_two_user_turns_later_answers_its_new_task_call_and_its_last_words_stay_text():
     # As Roo Code wrote it (jsboige/jsboige-mcp-servers' real task bc93a6f7, turns 33 to 35, texts shortened): the
     # subtask's last words come first, then the call's own result under a header spanning the subtask's message.
+    created = "Successfully created new task in 🪲 Debug mode with message: **MISSION DEBUG**"
+    call_text = ("\n<new_task>\n<mode>debug</mode>\n<message>\n**MISSION DEBUG**\nFind the loop.\n</message>\n"
+                 "</new_task>")
     history = [
         {"role": "user", "content": "<task>Fix it</task>", "ts": 1},
-        {"role": "assistant", "ts": 2, "content": [{"type": "text", "text": (
-            "\n<new_task>\n<mode>debug</mode>\n<message>\n**MISSION DEBUG**\nFind the loop.\n</message>\n</new_task>")}]},
+        {"role": "assistant", "ts": 2, "content": [{"type": "text", "text": call_text}]},
         {"role": "user", "ts": 3, "content": [{"type": "text", "text": "[new_task completed] Result: Loop fixed."}]},
         {"role": "user", "ts": 4, "content": [
             {"type": "text", "text": "[new_task in 🪲 Debug mode: '**MISSION DEBUG**\nFind the loop.'] Result:"},
-            {"type": "text", "text": "Successfully created new task in 🪲 Debug mode with message: **MISSION DEBUG**"},
+            {"type": "text", "text": created},
             {"type": "text", "text": "<environment_details>\n# VSCode Visible Files\n</environment_details>"}]},
         {"role": "assistant", "ts": 5, "content": [{"type": "text", "text": "The bug is fixed."}]},
     ]
     first, second = _upload(history).conversations[0].trace.rounds
     [call] = first.tool_calls
-    assert (call.name, call.arguments) == ("new_task", {"mode": "debug", "message": "**MISSION DEBUG**\nFind the loop."})
+    assert (call.name, call.arguments) == ("new_task", {"mode": "debug",
+                                                        "message": "**MISSION DEBUG**\nFind the loop."})
     [result] = [r for m in second.request.messages for r in m.tool_results]
-    assert (result.call_id, result.content) == (call.id, "Successfully created new task in 🪲 Debug mode with message: "
-                                                         "**MISSION DEBUG**")
+    assert (result.call_id, result.content) == (call.id, created)
     assert second.request.messages[2].text == "[new_task completed] Result: Loop fixed."
     assert second.request.messages[3].text.startswith("<environment_details>")
