@@ -6,6 +6,8 @@ from lib.ui import compare
 
 st.title("Compare two runs", anchor=False)
 left, right = compare.pickers()
+if compare.held_while_predicting(left, right):
+    st.stop()
 found = compare.comparison(left, right)
 compare.summary(found)
 compare.rounds_table(left, right)

@@ -35,6 +35,13 @@ PASS_FAIL = {"": None, "pass": 1.0, "fail": 0.0}
 VIEWERS_READ = ("On this server viewers read notes; only editors write, change or delete them. "
                 "Sign in as an editor to annotate.")
 """Why a viewer sees no note form, and why a forged write is refused."""
+HELD_WHILE_PREDICTING = ("Hidden in predict mode: notes on every round, and the trace's files, would give away what "
+                         "the model does in the rounds still to predict. A round's own notes show under This round "
+                         "once you have predicted it.")
+"""In place of the notes and files of a whole trace (or of every trace) while predicting."""
+FORM_WAITS = ("A note on this round waits until you have predicted the response: the parts a note can be about name "
+              "the model's calls.")
+"""In place of the note form on a round still to predict."""
 
 
 @dataclass(frozen=True, slots=True)

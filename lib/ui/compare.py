@@ -17,7 +17,7 @@ from lib.deeplink import is_kept_id, linked_round
 from lib.prices import COST_NOT_KNOWN, DEFAULT_PRICES, cost_words, money_words
 from lib.store import StoreUnavailable
 from lib.summary import about
-from lib.ui import kept, navigation, picker, plain, state
+from lib.ui import kept, navigation, picker, plain, predict, state
 from lib.ui.cache import per_trace
 from lib.ui.findings import findings
 
@@ -174,6 +174,21 @@ def pickers() -> tuple[catalog.LoadedTrace, catalog.LoadedTrace]:
     b = right.selectbox("Right run", list(choices), format_func=choices.get, key=RIGHT, persist_state="session")
     st.query_params["compare"] = f"{a},{b}"
     return _loaded(a), _loaded(b)
+
+
+def held_while_predicting(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> bool:
+    """True, and said why, when predict mode is on and a run has a round still to predict: every row of the page
+    names what the model did in its rounds (its calls, its answer), and the totals count them."""
+    if not predict.predicting():
+        return False
+    for side, run in (("left", left), ("right", right)):
+        shown = predict.shown_rounds(run, True)
+        if shown < len(run.trace.rounds):
+            st.info(f"Predict mode is on: the {side} run has round {shown + 1} still to predict, and comparing the runs "
+                    "would give away what the model does in it. Predict it in the round explorer, or turn predict "
+                    "mode off there.")
+            return True
+    return False
 
 
 def comparison(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> Comparison:

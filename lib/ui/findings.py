@@ -28,6 +28,12 @@ def findings(loaded: LoadedTrace) -> tuple[Finding, ...]:
     return run_checks(loaded.trace)
 
 
+def predicted(loaded: LoadedTrace, shown: int) -> tuple[Finding, ...]:
+    """The findings of rounds 1 to `shown` (lib.ui.predict.shown_rounds): in predict mode a finding names what the
+    model did in its round (its calls, their arguments), and a later request carries that."""
+    return tuple(f for f in findings(loaded) if f.round <= shown)
+
+
 def paragraphs(loaded: LoadedTrace) -> list[str]:
     """A gallery trace's explanation (header field `explanation`) as paragraphs: what happened, what the model
     saw, the fix; none when the trace has no explanation."""
@@ -47,12 +53,14 @@ def explanation(loaded: LoadedTrace) -> None:
                 plain.text(paragraph)
 
 
-def counts(found: tuple[Finding, ...], unread: str | None = None) -> None:
+def counts(found: tuple[Finding, ...], unread: str | None = None, whole: bool = True) -> None:
     """One line: how many findings of each severity, or that there are none; then `unread` (lib.checks.unread_requests),
-    where the log lacked requests: none found there is not none there."""
+    where the log lacked requests: none found there is not none there. `whole` False: only the rounds predicted so
+    far were listed."""
     if not found:
         if unread is None:
-            st.success("No pitfalls found in this trace.")
+            st.success("No pitfalls found in this trace." if whole else
+                       "No pitfalls found in the rounds predicted so far.")
         else:
             st.info("No pitfalls found in what the log kept.")
             st.caption(unread)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from lib.catalog import LoadedTrace
 from lib.predict import ACTIONS, Prediction, Score, has_next_request, placeholder, read_arguments, score, total
+from lib.presenter import open_rounds
 from lib.text import plural
 from lib.ui import plain, rounds, state
 
@@ -37,6 +38,20 @@ def revealed(loaded: LoadedTrace, index: int) -> bool:
 def hidden_rounds(loaded: LoadedTrace, predicting: bool):
     """Which rounds' responses are still hidden: in predict mode, those not yet predicted."""
     return lambda k: predicting and not revealed(loaded, k)
+
+
+def predicting() -> bool:
+    """Whether predict mode is on: the explorer's switch, or `?mode=predict` on the first page a session opens (the
+    switch then starts on, as presenter.modes starts it)."""
+    if state.PREDICT not in st.session_state:
+        st.session_state[state.PREDICT] = "predict" in st.query_params.get("mode", "").split(",")
+    return st.session_state[state.PREDICT]
+
+
+def shown_rounds(loaded: LoadedTrace, predicting_: bool) -> int:
+    """How many rounds, from the first, a view of more than one round may show (lib.presenter.open_rounds): every
+    round, or in predict mode those before the first round still to predict."""
+    return open_rounds(len(loaded.trace.rounds), hidden_rounds(loaded, predicting_))
 
 
 def form(loaded: LoadedTrace, index: int) -> None:

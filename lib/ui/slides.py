@@ -17,7 +17,7 @@ from lib.catalog import LoadedTrace
 from lib.dialects import ANTHROPIC, DIALECT_NAMES, OPENAI
 from lib.dialects.convert import convert
 from lib.dialects.field_table import NONE_HERE, field_mapping
-from lib.presenter import Position, held_words, open_rounds, settle
+from lib.presenter import Position, held_words, settle, waits_words
 from lib.sequence import sequence
 from lib.slide_words import predict_first_words, predicted_only_words
 from lib.summary import parts_not_logged, snowball
@@ -114,16 +114,20 @@ def show(plan: Plan, predicting: bool, corner=None) -> None:
     st.session_state[SLIDE] = index
     slide = plan.slides[index]
     loaded = state.load_bundled(slide.trace)
-    where = f"slide {index + 1} of {len(plan.slides)}"
+    where, waits = f"slide {index + 1} of {len(plan.slides)}", None
     if slide.view == "step":  # the round shown: a round still to predict holds a later one back (first_open)
         here = _position(loaded, slide, predicting)[0]
         where += f" · round {here.round} of {len(loaded.trace.rounds)}"
+        # Next waits on a prediction as the presenter's does: the next slide may be the next request.
+        waits = waits_words(loaded.trace, here, presenter.hidden_rounds(loaded, predicting))
     presenter.frame(loaded.trace.title, where, corner)
     problems()
     between = (lambda: presenter.progress(loaded, *_position(loaded, slide, predicting))) if slide.view == "step" \
         else None
-    presenter.buttons((_move, (-1,)) if index > 0 else None, (_move, (1,)) if index < len(plan.slides) - 1 else None,
-                      between)
+    presenter.buttons((_move, (-1,)) if index > 0 else None,
+                      (_move, (1,)) if index < len(plan.slides) - 1 and waits is None else None, between)
+    if waits:
+        st.caption(waits)
     with st.container(key=f"slide-{slide.view}"):
         DRAW[slide.view](loaded, slide, predicting)
     for name in ("trace", "round", "step"):
@@ -148,13 +152,8 @@ def _step(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     presenter.step_slide(loaded, here, predicting)
 
 
-def _open(loaded: LoadedTrace, predicting: bool) -> int:
-    """The rounds a slide of more than one round may show (lib.presenter.open_rounds)."""
-    return open_rounds(len(loaded.trace.rounds), presenter.hidden_rounds(loaded, predicting))
-
-
 def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
-    shown = _open(loaded, predicting)
+    shown = predict.shown_rounds(loaded, predicting)
     st.header(":material/calculate: Tokens and cost")
     if not shown:
         lead(predict_first_words(shown))
@@ -180,7 +179,7 @@ def _dialects(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     trace = loaded.trace
     round_ = trace.rounds[min(slide.round, len(trace.rounds)) - 1]
     st.header(f":material/translate: Round {round_.index} in both dialects")
-    shown = _open(loaded, predicting)
+    shown = predict.shown_rounds(loaded, predicting)
     if round_.index > shown + 1:  # its request carries the answer of an earlier round still to predict
         lead(predict_first_words(shown))
         return
@@ -205,7 +204,7 @@ def _diagram(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     st.header(":material/swap_horiz: The round trip as a picture")
     lead("The model never talks to a tool: the program sits between them and runs every call.")
     first = min(max(slide.round, 1), max(len(trace.rounds) - DIAGRAM_ROUNDS + 1, 1))
-    shown = _open(loaded, predicting)
+    shown = predict.shown_rounds(loaded, predicting)
     if first > shown:
         st.caption(predict_first_words(shown))
         return
@@ -217,6 +216,10 @@ def _diagram(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
 
 def _gallery(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     st.header(":material/warning: From the pitfall gallery")
+    shown = predict.shown_rounds(loaded, predicting)
+    if shown < len(loaded.trace.rounds):  # what happened, and the finding, tell what the model does in every round
+        lead(predict_first_words(shown))
+        return
     paragraphs = findings.paragraphs(loaded)
     fix = next((p for p in paragraphs if p.lower().startswith("the fix")), None)
     if fix:
@@ -229,7 +232,7 @@ def _gallery(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
 
 
 def _closing(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
-    shown = _open(loaded, predicting)
+    shown = predict.shown_rounds(loaded, predicting)
     st.header(":material/flag: What it took")
     if not shown:
         lead(predict_first_words(shown))
@@ -238,7 +241,7 @@ def _closing(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     rows = state.summaries(loaded)[:shown]
     ball = snowball(rows)
     calls = sum(r.tool_calls for r in rows)
-    found = [f for f in findings.findings(loaded) if f.round <= shown]
+    found = findings.predicted(loaded, shown)
     lead(f"One question, {plural(ball.rounds, 'model call')} and {plural(calls, 'tool call')}: the tool list "
          f"and the whole conversation were sent again every time.")
     if shown < len(loaded.trace.rounds):

@@ -1,0 +1,141 @@
+"""Predict mode beside the explorer: the Checks page, the Annotate page, Compare and a plan's slides hold back what
+the model does in a round the learner has not predicted yet, by the explorer's one rule (lib.presenter.open_rounds,
+first_open): a round still to predict, and every round after it, whose request carries its answer."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lib.workshop_plan import unpack
+from tests.conftest import ROOT, load_bundled
+from tests.screen import screen
+
+ROUND_1_FIRST = "Predict round 1 first: this page would give away what the model does in it."
+
+
+@pytest.fixture
+def notes_url(tmp_path, monkeypatch) -> str:
+    """A notes database of this test's own, and the laptop's author: the Annotate page's editor."""
+    url = f"sqlite:///{tmp_path / 'notes.db'}"
+    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", url)
+    monkeypatch.setenv("ROUNDTRIP_AUTHOR", "Ada")
+    return url
+
+
+def _predicting(trace: str = "hengxin-expense", predicted: int = 0) -> AppTest:
+    """A learner in the explorer in predict mode, rounds 1 to `predicted` predicted (each a call)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update({"trace": trace, "round": "1", "mode": "predict"})
+    at.run()
+    for index in range(1, predicted + 1):
+        at.radio(key=f"predict.{index}.action").set_value("call")
+        at.button(key="predict.reveal").click().run()
+        if index < len(load_bundled(trace).trace.rounds):
+            at.button(key="explorer.next").click().run()
+    assert not at.exception
+    return at
+
+
+def _on(at: AppTest, page: str) -> AppTest:
+    at.switch_page(page).run()
+    assert not at.exception
+    return at
+
+
+def test_the_checks_page_names_no_call_of_a_round_still_to_predict():
+    # Hengxin's findings name round 1's calls (queryExpense, queryTravelPolicy and what they were given) and round
+    # 3's write tool: the very answers a learner is asked for.
+    at = _on(_predicting(), "pages/checks.py")
+    shown = screen(at)
+    assert ROUND_1_FIRST in shown
+    assert "queryExpense" not in shown and "createExpenseSupplement" not in shown and not at.subheader
+    at = _on(_predicting(predicted=1), "pages/checks.py")
+    shown = screen(at)
+    assert ("Rounds 1 only" not in shown and "Round 1 only, the one predicted so far: round 2 and after would give "
+            "away what the model does in round 2.") in shown
+    assert "0 errors, 0 warnings and 3 worth knowing." in shown
+    assert "user_id of queryExpense" in shown and "createExpenseSupplement" not in shown
+    assert "round 3" not in shown
+
+
+def test_the_checks_page_holds_a_gallery_traces_explanation_until_every_round_is_predicted():
+    # The explanation tells what the model did: "the model filled employee_id itself".
+    at = _on(_predicting("pitfalls/model-filled-employee-id"), "pages/checks.py")
+    assert "What happened" not in screen(at) and ROUND_1_FIRST in screen(at)
+    rounds = len(load_bundled("pitfalls/model-filled-employee-id").trace.rounds)
+    at = _on(_predicting("pitfalls/model-filled-employee-id", predicted=rounds), "pages/checks.py")
+    assert "What happened: get_leave_balance takes employee_id" in screen(at)
+    assert "predicted so far" not in screen(at) and "Predict round" not in screen(at)
+
+
+def test_a_predicted_round_with_no_finding_is_not_called_a_trace_free_of_pitfalls():
+    # loan-calculator has no finding at all; with round 1 predicted the page has checked round 1 alone.
+    at = _on(_predicting("loan-calculator", predicted=1), "pages/checks.py")
+    assert [s.value for s in at.success] == ["No pitfalls found in the rounds predicted so far."]
+
+
+def test_the_annotate_page_in_predict_mode_hides_the_response_and_waits_on_it_as_the_explorer_does(notes_url):
+    at = _on(_predicting(), "pages/annotate.py")
+    shown = screen(at)
+    assert "Call queryExpense" not in shown and "queryTravelPolicy(" not in shown
+    assert "What will the model do with request 1?" in shown
+    assert at.button(key="explorer.next").disabled
+    assert "Predict round 1 first: the next request carries what the model does in it." in shown
+    # A note's target names every part of the round: the response's calls among them.
+    assert not [t for t in at.selectbox if t.key == "annotate.target"]
+
+
+def test_the_annotate_page_in_predict_mode_offers_no_file_and_no_note_of_a_later_round(notes_url):
+    editor = _on(_predicting(predicted=4), "pages/annotate.py")
+    editor.number_input(key="explorer.round").set_value(3).run()
+    editor.selectbox(key="annotate.target").set_value("round:3/response.choices[0].message.tool_calls[0]")
+    editor.text_area(key="annotate.text").set_value("It submits the form without asking")
+    editor.button(key="annotate.save").click().run()
+    assert not editor.exception
+    at = _on(_predicting(), "pages/annotate.py")
+    assert not at.get("download_button")  # the trace with its notes: every response
+    assert "It submits the form without asking" not in screen(at)
+    assert not [d for d in at.dataframe if "note" in d.value.columns and len(d.value)]
+
+
+def test_compare_in_predict_mode_shows_no_call_of_a_run_still_to_predict():
+    at = _on(_predicting(), "pages/compare.py")
+    shown = screen(at) + "\n".join(str(d.value.to_dict()) for d in at.dataframe)
+    assert "queryTravelPolicy" not in shown and "find_orders" not in shown  # round 1's calls, on either side
+    assert [i.value for i in at.info] == [
+        "Predict mode is on: the left run has round 1 still to predict, and comparing the runs would give away what "
+        "the model does in it. Predict it in the round explorer, or turn predict mode off there."]
+
+
+@pytest.fixture(scope="module")
+def workshop():
+    from lib import catalog
+    return unpack("hengxin-workshop", {t.name: len(load_bundled(t.name).trace.rounds)
+                                       for t in catalog.bundled_traces()}).plan
+
+
+def _slide(slide_id: str, workshop) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    number = [s.id for s in workshop.slides].index(slide_id) + 1
+    at.query_params.update({"plan": "hengxin-workshop", "slide": str(number), "mode": "present,predict"})
+    at.run()
+    assert not at.exception
+    return at
+
+
+def test_a_gallery_slide_in_predict_mode_holds_back_what_happened_until_the_trace_is_predicted(workshop):
+    at = _slide("gallery-empty-result-invented-answer", workshop)
+    shown = screen(at)
+    assert "What happened" not in shown and "The fix" not in shown and "empty-tool-result" not in shown
+    assert "Predict round 1 first: this slide would give away what the model does in it." in shown
+
+
+def test_a_plans_next_waits_on_a_round_still_to_predict_as_the_presenters_next_does(workshop):
+    at = _slide("hengxin-r1s2", workshop)
+    assert at.button(key="presenter.next").disabled
+    assert "Predict round 1 first: the next request carries what the model does in it." in screen(at)
+    assert not at.button(key="presenter.previous").disabled
+    at.radio(key="predict.1.action").set_value("call")
+    at.button(key="predict.reveal").click().run()
+    assert not at.button(key="presenter.next").disabled
