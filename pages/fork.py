@@ -1,5 +1,7 @@
 """Fork: one round's request edited and sent again, then compared with the trace it came from."""
 
+import streamlit as st
+
 from lib.ui import fork, navigation, plain
 from lib.ui.picker import trace_picker
 
@@ -7,6 +9,8 @@ loaded = trace_picker()
 fork.compare_when_asked()
 plain.title(loaded.trace.title, "Fork a round")
 navigation.require_rounds(loaded)
+if fork.held_while_predicting(loaded):
+    st.stop()
 fork.lessons(loaded)
 at = fork.chosen_round(loaded)
 edit = fork.editor(loaded, at)

@@ -139,3 +139,15 @@ def test_a_plans_next_waits_on_a_round_still_to_predict_as_the_presenters_next_d
     at.radio(key="predict.1.action").set_value("call")
     at.button(key="predict.reveal").click().run()
     assert not at.button(key="presenter.next").disabled
+
+
+def test_the_fork_page_waits_until_every_round_is_predicted():
+    # Replay answers a fork with the recorded responses, and the bundled forks' words tell what the model does in
+    # rounds 2 to 4 ("createExpenseSupplement removed from the tools. Without the write tool ... cannot file the form").
+    at = _on(_predicting(predicted=3), "pages/fork.py")
+    assert "createExpenseSupplement removed" not in screen(at) and "fork.run" not in [b.key for b in at.button]
+    assert [i.value for i in at.info] == [
+        "Predict mode is on: round 4 of this trace is still to predict, and a fork replays its recorded answers. "
+        "Predict every round in the round explorer first, or turn predict mode off there."]
+    at = _on(_predicting(predicted=4), "pages/fork.py")
+    assert "createExpenseSupplement removed" in screen(at) and not at.info

@@ -179,12 +179,9 @@ def pickers() -> tuple[catalog.LoadedTrace, catalog.LoadedTrace]:
 def held_while_predicting(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> bool:
     """True, and said why, when predict mode is on and a run has a round still to predict: every row of the page
     names what the model did in its rounds (its calls, its answer), and the totals count them."""
-    if not predict.predicting():
-        return False
     for side, run in (("left", left), ("right", right)):
-        shown = predict.shown_rounds(run, True)
-        if shown < len(run.trace.rounds):
-            st.info(f"Predict mode is on: the {side} run has round {shown + 1} still to predict, and comparing the runs "
+        if (first := predict.still_to_predict(run)) is not None:
+            st.info(f"Predict mode is on: the {side} run has round {first} still to predict, and comparing the runs "
                     "would give away what the model does in it. Predict it in the round explorer, or turn predict "
                     "mode off there.")
             return True

@@ -21,7 +21,7 @@ from lib.failures import is_replay_miss
 from lib.fork import ForkSetup, advance, can_run_tools, in_dialect, original_result, replay, request_body, start
 from lib.live.providers import AnthropicProvider, OpenAIProvider
 from lib.live.runner import Runner
-from lib.ui import compare, explorer, fork_editor, kept, navigation, picker, plain, state
+from lib.ui import compare, explorer, fork_editor, kept, navigation, picker, plain, predict, state
 from lib.ui.live import endpoint, live_refusal
 
 ROUND = navigation.FORK_ROUND
@@ -64,6 +64,16 @@ class Running:
     """The parent's digest: the fork is shown only beside the trace it was forked from."""
     workdir: tempfile.TemporaryDirectory
     """The scenario's database lives here while the session does."""
+
+
+def held_while_predicting(loaded: catalog.LoadedTrace) -> bool:
+    """True, and said why, when predict mode is on and a round of the trace is still to predict: Replay answers a
+    fork with the recorded responses, round after round, and the bundled forks' words tell what the model does."""
+    first = predict.still_to_predict(loaded)
+    if first is not None:
+        st.info(f"Predict mode is on: round {first} of this trace is still to predict, and a fork replays its recorded "
+                "answers. Predict every round in the round explorer first, or turn predict mode off there.")
+    return first is not None
 
 
 def chosen_round(loaded: catalog.LoadedTrace) -> int:

@@ -54,6 +54,13 @@ def shown_rounds(loaded: LoadedTrace, predicting_: bool) -> int:
     return open_rounds(len(loaded.trace.rounds), hidden_rounds(loaded, predicting_))
 
 
+def still_to_predict(loaded: LoadedTrace) -> int | None:
+    """In predict mode, the first round of this trace still to predict (shown_rounds); None when the mode is off or
+    every round is predicted. What a page that can show every round at once (Compare, a fork) waits for."""
+    shown = shown_rounds(loaded, predicting())
+    return shown + 1 if shown < len(loaded.trace.rounds) else None
+
+
 def form(loaded: LoadedTrace, index: int) -> None:
     """Ask what the model will do; the response stays hidden until the learner presses Reveal."""
     view = rounds.view(loaded, index)
