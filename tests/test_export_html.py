@@ -101,6 +101,15 @@ def test_the_handout_has_a_page_per_round_and_the_answers_last(hengxin):
     assert "call_q4" in answers and page.index("call_q4") < page.index("<h2>Answers</h2>")
 
 
+def test_the_handout_says_a_rounds_answer_is_on_the_next_page_not_only_at_the_end(hengxin):
+    # Round 2's page shows request 2: round 1's calls, their results, and its size in the heading. It told the learner
+    # the answers were at the end.
+    page = handout_html(hengxin)
+    assert "Round 2: the program sends 5 messages" in page and "call_q1" in page[:page.index("<h2>Answers</h2>")]
+    assert "before you turn the page: each request carries what the model did in the round before it." in page
+    assert "before you turn to the answers at the end" not in page
+
+
 def test_a_handout_of_one_round(hengxin):
     page = handout_html(hengxin, [3])
     assert page.count('<section class="page">') == 2 and "Round 3: the program sends 7 messages" in page
