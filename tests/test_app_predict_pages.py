@@ -151,3 +151,12 @@ def test_the_fork_page_waits_until_every_round_is_predicted():
         "Predict every round in the round explorer first, or turn predict mode off there."]
     at = _on(_predicting(predicted=4), "pages/fork.py")
     assert "createExpenseSupplement removed" in screen(at) and not at.info
+
+
+def test_a_slide_that_holds_its_round_back_says_predict_round_1_first_once(workshop):
+    # The slide asks for round 2 of a trace whose round 1 is still to predict: why round 1 is shown already says that
+    # round 1 is to be predicted first; a second sentence for the waiting Next said it again.
+    at = _slide("gallery-empty-result-invented-answer-r2s5", workshop)
+    assert at.button(key="presenter.next").disabled
+    assert [c.value for c in at.caption if c.value.startswith("Predict round 1 first")] == [
+        "Predict round 1 first: request 2 carries what the model does in round 1, so round 1 is shown."]

@@ -114,19 +114,21 @@ def show(plan: Plan, predicting: bool, corner=None) -> None:
     st.session_state[SLIDE] = index
     slide = plan.slides[index]
     loaded = state.load_bundled(slide.trace)
-    where, waits = f"slide {index + 1} of {len(plan.slides)}", None
+    where, waits, said = f"slide {index + 1} of {len(plan.slides)}", None, False
     if slide.view == "step":  # the round shown: a round still to predict holds a later one back (first_open)
         here = _position(loaded, slide, predicting)[0]
         where += f" · round {here.round} of {len(loaded.trace.rounds)}"
-        # Next waits on a prediction as the presenter's does: the next slide may be the next request.
+        # Next waits on a prediction as the presenter's does: the next slide may be the next request. Said only where
+        # the slide does not already say which round to predict first (_step's held_words).
         waits = waits_words(loaded.trace, here, presenter.hidden_rounds(loaded, predicting))
+        said = held_words(min(max(slide.round, 1), len(loaded.trace.rounds)), here.round) is not None
     presenter.frame(loaded.trace.title, where, corner)
     problems()
     between = (lambda: presenter.progress(loaded, *_position(loaded, slide, predicting))) if slide.view == "step" \
         else None
     presenter.buttons((_move, (-1,)) if index > 0 else None,
                       (_move, (1,)) if index < len(plan.slides) - 1 and waits is None else None, between)
-    if waits:
+    if waits and not said:
         st.caption(waits)
     with st.container(key=f"slide-{slide.view}"):
         DRAW[slide.view](loaded, slide, predicting)
