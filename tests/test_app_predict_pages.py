@@ -160,3 +160,11 @@ def test_a_slide_that_holds_its_round_back_says_predict_round_1_first_once(works
     assert at.button(key="presenter.next").disabled
     assert [c.value for c in at.caption if c.value.startswith("Predict round 1 first")] == [
         "Predict round 1 first: request 2 carries what the model does in round 1, so round 1 is shown."]
+
+
+def test_the_explorer_offers_a_fork_in_predict_mode_only_once_every_round_is_predicted():
+    # The Fork page waits until then: a button to it would lead to a page that says no.
+    at = _predicting(predicted=1)
+    at.button(key="explorer.previous").click().run()
+    assert "Your prediction" in screen(at) and "explorer.fork" not in [b.key for b in at.button]
+    assert "explorer.fork" in [b.key for b in _predicting(predicted=4).button]

@@ -145,9 +145,11 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
     round_, placed, labels, found, marks = shown.round, shown.placed, list(shown.steps), shown.findings, list(shown.marks)
 
     st.subheader(f"Round {index}: {sends(round_, len(placed.new), placed.since)}")
-    if revealed and pointer is None and st.button("Fork from here", key="explorer.fork", icon=":material/fork_right:",
-                                                  help="Edit this round's request and send it again; Compare then "
-                                                       "shows the fork beside this trace."):
+    # The Fork page waits, in predict mode, until every round is predicted (it replays the recorded answers).
+    forks = revealed and pointer is None and predict.still_to_predict(loaded) is None
+    if forks and st.button("Fork from here", key="explorer.fork", icon=":material/fork_right:",
+                           help="Edit this round's request and send it again; Compare then shows the fork beside "
+                                "this trace."):
         fork_from(index)
     accounting.counting_notice(state.counting(loaded))
     accounting.round_figures(shown.row, figure_note(loaded.trace, shown.row) if revealed else None, not revealed)
