@@ -168,3 +168,16 @@ def test_the_explorer_offers_a_fork_in_predict_mode_only_once_every_round_is_pre
     at.button(key="explorer.previous").click().run()
     assert "Your prediction" in screen(at) and "explorer.fork" not in [b.key for b in at.button]
     assert "explorer.fork" in [b.key for b in _predicting(predicted=4).button]
+
+
+def test_the_annotate_page_gets_no_round_navigator_on_a_long_trace_in_predict_mode(notes_url, app):
+    # The navigator holds every round's response, as the explorer's would; the explorer has none in predict mode.
+    from tests.synthetic import synthetic_lines
+    from tests.test_app_explorer import _navigator_data
+
+    app.query_params["mode"] = "predict"
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("long.jsonl", "\n".join(synthetic_lines(61)).encode()).run()
+    at = _on(at, "pages/annotate.py")
+    assert any(e.value.startswith("Round 1:") for e in at.subheader)
+    assert _navigator_data(at) == []
