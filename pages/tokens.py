@@ -40,7 +40,8 @@ spent = rows_cost(rows, prices)
 if spent.unpriced:
     st.info("No price for these models: add a row to the price table to see their cost.")
     plain.text(", ".join(spent.unpriced))
-st.metric("Cost of the whole trace", cost_words(spent))
+st.metric("Cost of the whole trace" if len(rows) == len(loaded.trace.rounds) else "Cost of the rounds predicted so far",
+          cost_words(spent))
 
 st.subheader("Rounds")
 st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds", placeholder="–",

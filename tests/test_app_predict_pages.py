@@ -181,3 +181,10 @@ def test_the_annotate_page_gets_no_round_navigator_on_a_long_trace_in_predict_mo
     at = _on(at, "pages/annotate.py")
     assert any(e.value.startswith("Round 1:") for e in at.subheader)
     assert _navigator_data(at) == []
+
+
+def test_the_tokens_page_does_not_call_the_cost_of_the_rounds_predicted_so_far_the_whole_traces():
+    at = _on(_predicting(predicted=1), "pages/tokens.py")
+    assert [m.label for m in at.metric if m.label.startswith("Cost of")] == ["Cost of the rounds predicted so far"]
+    at = _on(_predicting(predicted=4), "pages/tokens.py")
+    assert [m.label for m in at.metric if m.label.startswith("Cost of")] == ["Cost of the whole trace"]
