@@ -33,8 +33,8 @@ ACTIONS: dict[Action, str] = {"call": "call a tool", "answer": "answer in text"}
 class Prediction:
     """What a learner expects the model to do next."""
 
-    action: Action
-    """A tool call or an answer."""
+    action: Action | None
+    """A tool call or an answer; None when the learner did not say."""
     tool: str | None = None
     """The tool the learner expects, when a call."""
     arguments: JSON | None = None

@@ -133,3 +133,12 @@ def test_the_tokens_page_opened_while_predicting_lists_only_the_rounds_predicted
     assert _tokens_page_rounds(at) == [1, 2]
     assert ("Rounds 1 to 2 only, the ones predicted so far: round 3 and after would give away what the model does "
             "in round 3.") in screen(at)
+
+
+def test_revealing_without_saying_what_the_model_will_do_earns_no_point_for_it(app):
+    # The form came with "call a tool" already chosen: a learner who pressed Reveal without a word scored a point on
+    # every round that calls.
+    at = _predicting(app, 1)
+    assert at.radio(key="predict.1.action").value is None
+    at.button(key="predict.reveal").click().run()
+    assert "Your prediction: 0 of 5 points" in screen(at)

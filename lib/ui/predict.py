@@ -69,7 +69,9 @@ def form(loaded: LoadedTrace, index: int) -> None:
     with st.form(key=f"predict.form.{index}"):
         st.markdown(f"**What will the model do with request {index}?**")
         st.caption("The response stays hidden until you say. Each right answer is a point.")
-        st.radio("The model will", list(ACTIONS), format_func=ACTIONS.get, key=_key(index, "action"), horizontal=True)
+        # Nothing chosen at first: a learner who presses Reveal without a word has predicted nothing.
+        st.radio("The model will", list(ACTIONS), format_func=ACTIONS.get, key=_key(index, "action"), horizontal=True,
+                 index=None)
         st.selectbox("Which tool", tools, index=None, key=_key(index, "tool"), disabled=not tools,
                      placeholder="Choose the tool it will call", help="Only when you expect a tool call.")
         if not tools:
@@ -90,7 +92,7 @@ def _score(loaded: LoadedTrace, index: int) -> None:
     arguments, problem = read_arguments(get(_key(index, "arguments")) or "")
     counted = get(_key(index, "messages")) if has_next_request(loaded.trace, index) else None
     prediction = Prediction(
-        action=get(_key(index, "action")) or "call",
+        action=get(_key(index, "action")),
         tool=get(_key(index, "tool")),
         arguments=arguments,
         arguments_error=problem,
