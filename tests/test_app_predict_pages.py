@@ -188,3 +188,14 @@ def test_the_tokens_page_does_not_call_the_cost_of_the_rounds_predicted_so_far_t
     assert [m.label for m in at.metric if m.label.startswith("Cost of")] == ["Cost of the rounds predicted so far"]
     at = _on(_predicting(predicted=4), "pages/tokens.py")
     assert [m.label for m in at.metric if m.label.startswith("Cost of")] == ["Cost of the whole trace"]
+
+
+def test_a_link_with_mode_predict_to_the_checks_page_holds_it_back_as_it_would_the_explorer():
+    from lib.ui.navigation import FRAME
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update({"trace": "hengxin-expense", "mode": "predict"})
+    at.session_state[FRAME] = True  # the page opened inside app.py's frame, as a browser's link opens it
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    assert ROUND_1_FIRST in screen(at) and "queryExpense" not in screen(at)
