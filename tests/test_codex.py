@@ -238,3 +238,95 @@ def test_how_long_codex_lets_a_command_run_and_how_much_output_it_reads_is_not_c
     from lib.checks import run_checks
     trace = _read().conversations[0].trace
     assert [f.brief for f in run_checks(trace) if f.code == "model-filled-value"] == []
+
+
+# Codex writes a turn's failure as an `error` event (codex-rs/protocol/src/protocol.rs `ErrorEvent`: `message`,
+# `codex_error_info`; persisted by codex-rs/rollout/src/policy.rs at commit 851c9d5ef023ef39288bd3cb9bde3bdee8812d93,
+# `EventMsg::Error` in its Extended mode), after retries (its `stream_error` events are never persisted). No public
+# rollout holding one was found: these lines are written in that shape, the messages in the words of
+# codex-rs/core/src/error.rs (`RetryLimitReachedError`, `UsageLimitReachedError`, `CodexErr::Stream`).
+def _error(message: str, info=None) -> dict:
+    return _line("event_msg", {"type": "error", "message": message, "codex_error_info": info})
+
+
+def test_an_error_event_is_a_failed_round_whose_request_is_the_items_before_it():
+    from lib.checks import run_checks
+    upload = _lines(META, _user("list the files"), _call("call_1", "ls"), _count(110, 100, 10),
+                    _output("call_1", "a.txt\n"),
+                    _error("exceeded retry limit, last status: 500 Internal Server Error, request id: req_1",
+                           {"response_too_many_failed_attempts": {"http_status_code": 500}}),
+                    _user("try again"), _said("There is one file, a.txt."), _count(230, 115, 5))
+    assert upload.summary() == "9 lines: 3 rounds in 1 conversation; 3 lines not model calls; 0 lines skipped"
+    trace = upload.conversations[0].trace
+    listing, failed, answer = trace.rounds
+    assert failed.response is None
+    assert (failed.error.status, failed.error.message) == (
+        500, "exceeded retry limit, last status: 500 Internal Server Error, request id: req_1")
+    # Its request is everything before the error: the prompt, the call and its output.
+    assert [m.role for m in failed.request.messages] == ["user", "assistant", "tool"]
+    assert failed.request.messages[2].tool_results[0].content == "a.txt\n"
+    said = provenance_detail(trace.round_provenance(failed))
+    assert "Codex wrote this error in the log where the turn failed" in said
+    assert "does not hold Codex's base instructions" in said
+    assert [f.brief for f in run_checks(trace) if f.code == "provider-error"]
+    # The error is no item: the next request carries the output and the person's words, not the error.
+    assert [m.role for m in answer.request.messages] == ["user", "assistant", "tool", "user"]
+    assert answer.response.usage.input_tokens == 115
+
+
+def test_an_error_without_a_status_says_none_was_recorded_and_the_words_give_the_status_where_they_can():
+    upload = _lines(META, _user("go"),
+                    _error("You've hit your usage limit. Try again at 4:05 AM.", "usage_limit_exceeded"),
+                    _user("go on"), _error("unexpected status 503 Service Unavailable: overloaded", "other"))
+    limit, overloaded = upload.conversations[0].trace.rounds
+    assert (limit.error.status, limit.error.message) == (None, "You've hit your usage limit. Try again at 4:05 AM.")
+    assert [m.text for m in limit.request.messages] == ["go"]
+    assert overloaded.error.status == 503
+    assert [m.text for m in overloaded.request.messages] == ["go", "go on"]
+
+
+def test_an_error_while_the_calls_items_are_being_written_ends_that_call_one_round_not_two():
+    # The stream broke after the model's first item was written and before its token count.
+    upload = _lines(META, _user("go"), _said("Let me look at"),
+                    _error("stream disconnected before completion: stream closed before response.completed",
+                           {"response_stream_disconnected": {"http_status_code": None}}))
+    [cut] = upload.conversations[0].trace.rounds
+    assert cut.response.message.text == "Let me look at"
+    assert (cut.error.status, cut.error.message) == (
+        None, "stream disconnected before completion: stream closed before response.completed")
+    assert "The call failed while its response was being written" in provenance_detail(
+        upload.conversations[0].trace.round_provenance(cut))
+    # A call whose count came is complete: the error after it is the next call's.
+    complete = _lines(META, _user("go"), _said("done"), _count(110, 100, 10), _error("boom"))
+    rounds = complete.conversations[0].trace.rounds
+    assert [(r.response is not None, r.error is not None) for r in rounds] == [(True, False), (False, True)]
+
+
+def test_errors_that_are_no_model_call_and_an_aborted_turn_make_no_round_and_the_abort_is_said():
+    upload = _lines(META, _user("go"), _said("done"), _count(110, 100, 10),
+                    _error("Cannot steer this turn", {"active_turn_not_steerable": {"turn_kind": "review"}}),
+                    _line("event_msg", {"type": "turn_aborted", "turn_id": "t1", "reason": "interrupted"}))
+    assert upload.summary() == "6 lines: 1 round in 1 conversation; 4 lines not model calls; 0 lines skipped"
+    [round_] = upload.conversations[0].trace.rounds
+    assert round_.error is None
+    [note] = [n for n in upload.notes if n.line == 6]
+    assert "Codex stopped the turn here (turn_aborted, reason interrupted)" in note.message
+    assert "no failed model call" in note.message
+
+
+def test_outputs_after_the_logs_last_call_are_its_executions_where_the_log_records_how_the_run_ended():
+    # The recorded session cut after line 12: the exec_command call, its output and its exec_command_end (exit 0);
+    # no model call after them was logged.
+    lines = (FIXTURES / FIXTURE).read_bytes().splitlines(keepends=True)[:12]
+    upload = read_upload([("rollout.jsonl", b"".join(lines))])
+    [round_] = upload.conversations[0].trace.rounds
+    [ran] = round_.executions
+    assert (ran.tool_call_id, ran.name, ran.ok) == ("call_Y2p6KmqwoTtpi6atpDPuxC5M", "exec_command", True)
+    assert "using-superpowers/SKILL.md" in ran.arguments["cmd"]
+    assert ran.output.startswith("Chunk ID: a21e41\nWall time: 1.0037 seconds\nProcess running with session ID 48230")
+    assert ran.note == "the log ends on this output: no request after it was logged"
+    # A failed end is a failed execution; an output whose end the log lacks is no execution (its success unknown).
+    end = _line("event_msg", {"type": "exec_command_end", "call_id": "call_1", "exit_code": 2})
+    rounds = _lines(META, _user("go"), _call("call_1", "ls /x"), _call("call_2", "pwd"),
+                    _output("call_1", "ls: /x: No such file"), end, _output("call_2", "/repo")).conversations[0]
+    assert [(e.tool_call_id, e.ok) for e in rounds.trace.rounds[0].executions] == [("call_1", False)]

@@ -14,10 +14,21 @@ and logs its base instructions only in versions whose `session_meta` carries the
 provenance's `omitted`), never that it was empty. A `token_count` is tied to the round it follows; Codex repeats the
 last count at times (the same running total): a repeat is no new call. A round with no count after it says its usage
 is not in the log. The items are converted into Chat Completions messages as the Responses reader converts them.
+
+A model call that failed is the `error` event Codex writes when a turn ends in an error (codex-rs/protocol's
+`ErrorEvent`: `message`, `codex_error_info`): a failed round, its request the items before it, or, when it comes while
+the call's items are still being written (no token count yet, no input since), the end of that call. The errors Codex
+says leave the turn as it was (`active_turn_not_steerable`, `thread_rollback_failed`) and a sandbox's are no model
+call. Codex never writes its `stream_error` events (retries) to the rollout. A `turn_aborted` event is the person (or
+a budget) stopping the turn, no failed call: said in a note. The outputs after the log's last model call, which no
+logged request carried, are that round's executions where the log records how the run ended (an `exec_command_end`'s
+exit code, a `patch_apply_end`'s success).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -46,6 +57,12 @@ BARE_TYPES = ("message", "reasoning", "function_call", "function_call_output", "
               "custom_tool_call_output", "local_shell_call", "web_search_call")
 """The item types older versions wrote bare after their header."""
 
+CALL_TYPES = ("function_call", "custom_tool_call")
+"""Item types of a call whose output pairs with it by `call_id` (a shell call is read as a function call)."""
+
+OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
+"""Item types of a call's output."""
+
 NOT_SENT_TYPES = ("ghost_snapshot",)
 """Item types Codex keeps for itself (undo snapshots) and never sends to the model: no part of any request."""
 
@@ -68,6 +85,26 @@ STOP = "The log does not record why the model stopped: the stop shown is read fr
 
 NO_USAGE = "No token count follows this response in the log: its usage is not in the log."
 """Said of a round without a token count of its own."""
+
+NOT_CALL_ERRORS = ("active_turn_not_steerable", "thread_rollback_failed", "sandbox_error")
+"""`codex_error_info` kinds of an error that is no model call: a turn that could not be steered, a rollback, a
+sandbox's failure (Codex's `affects_turn_status` leaves the turn running for the first two)."""
+
+FAILED = ("Codex wrote this error in the log where the turn failed, in place of a response; it does not say which "
+          "request failed: the request shown is the items before the error. The HTTP status is shown where the error "
+          "records one.")
+"""Said of a round whose call failed."""
+
+CUT_BY_ERROR = ("The call failed while its response was being written (no token count followed its items): the "
+                "response shown is the items the log kept before the error, and the error is how the call ended.")
+"""Said of a round whose response an error cut short."""
+
+ABORTED = ("Codex stopped the turn here (turn_aborted, reason {reason}): the person interrupted it, or Codex ended it; "
+           "no failed model call. Whether a call was under way then is not in the log.")
+"""The note at a `turn_aborted` line."""
+
+LAST_OUTPUT = "the log ends on this output: no request after it was logged"
+"""Said of an execution of the last round's calls."""
 
 COMPACTED = ("Codex compacted the conversation here: the requests after this line start again from the history it "
              "wrote in place of the turns before it")
@@ -92,6 +129,8 @@ class _Round:
     """The `last_token_usage` of the token count that followed it."""
     answered: bool = False
     """True once an input item has come after its items: the next model item starts another call."""
+    after: list[dict] = field(default_factory=list)
+    """The input items since its items (its calls' outputs among them)."""
 
 
 class CodexRolloutFormat(LogFormat):
@@ -114,6 +153,8 @@ class CodexRolloutFormat(LogFormat):
         """The lines this reader has been asked to recognize."""
         self._not_calls = 0
         self._notes: list[Problem] = []
+        self._ended: dict[str, bool] = {}
+        """Whether each run the session logged the end of succeeded, by call id (exec_command_end, patch_apply_end)."""
 
     def detect(self, obj: dict) -> str | None:
         # A payload that is no object is still a rollout line: feed says what is wrong with it.
@@ -139,13 +180,16 @@ class CodexRolloutFormat(LogFormat):
             if kind == "response_item":
                 yield from self._item(payload, line, timestamp)
                 return
+            if kind == "event_msg" and payload.get("type") == "error" and _failed_call(payload):
+                yield from self._failed(payload, line, timestamp)
+                return
             self._not_calls += 1
             if kind == "session_meta":
                 yield from self._meta(payload, line)
             elif kind == "turn_context":
                 self._model = payload.get("model") if isinstance(payload.get("model"), str) else self._model
-            elif kind == "event_msg" and payload.get("type") == "token_count":
-                self._count(payload, line)
+            elif kind == "event_msg":
+                self._event(payload, line)
             elif kind == "compacted":
                 yield from self._compacted(payload, line)
             return
@@ -163,7 +207,7 @@ class CodexRolloutFormat(LogFormat):
                           "turn_context or compacted with a 'payload', and it is no bare item")
 
     def finish(self) -> Iterator[CallRecord]:
-        yield from self._close()
+        yield from self._close(last=True)
 
     def not_calls(self) -> int:
         return self._not_calls
@@ -175,8 +219,8 @@ class CodexRolloutFormat(LogFormat):
         """A session's opening line: another session's id starts another conversation."""
         session = meta.get("id") if isinstance(meta.get("id"), str) and meta.get("id") else None
         if self._history and session != self._session:
-            yield from self._close()
-            self._history, self._last_total, self._model = [], None, None
+            yield from self._close(last=True)
+            self._history, self._last_total, self._model, self._ended = [], None, None, {}
         self._session = session or self._session
         # `instructions`, beside it in some versions, is the user's (AGENTS.md), which Codex sends as a message item.
         base = meta.get("base_instructions")
@@ -203,7 +247,40 @@ class CodexRolloutFormat(LogFormat):
             self._round.items.append(item)
         elif self._round is not None:
             self._round.answered = True
+            self._round.after.append(item)
         self._history.append(item)
+
+    def _event(self, payload: dict, line: int) -> None:
+        """An event Codex showed or counted: a token count, a turn stopped, the end of a run."""
+        kind = payload.get("type")
+        if kind == "token_count":
+            self._count(payload, line)
+        elif kind == "turn_aborted":
+            reason = payload.get("reason")
+            self._notes.append(Problem(line, ABORTED.format(reason=reason if isinstance(reason, str) else "not given"),
+                                       conversation=self._key(), loaded=True))
+        elif isinstance(payload.get("call_id"), str):
+            code, success = payload.get("exit_code"), payload.get("success")
+            if kind == "exec_command_end" and isinstance(code, int) and not isinstance(code, bool):
+                self._ended[payload["call_id"]] = code == 0
+            elif kind == "patch_apply_end" and isinstance(success, bool):
+                self._ended[payload["call_id"]] = success
+
+    def _failed(self, payload: dict, line: int, timestamp: str | None) -> Iterator[CallRecord]:
+        """A model call that failed: the end of the call whose items are still being written, else a call of its
+        own whose request is every item before it. The error is no item: the requests after it do not carry it."""
+        said = payload.get("message") if isinstance(payload.get("message"), str) else ""
+        error = {"status": _status(payload, said), "body": payload, "message": said or "the call failed"}
+        round_ = self._round
+        if round_ is not None and not round_.answered and round_.usage is None:
+            yield from self._close(error=error)
+            return
+        yield from self._close()
+        yield CallRecord(
+            line=line, dialect=OPENAI, request=self._request(self._history, self._model), conversation=self._key(),
+            error=error, derived=[TRANSCRIPT_REQUEST], converted_from="openai-responses", timestamp=timestamp,
+            provenance=self._provenance([FAILED]),
+        )
 
     def _count(self, payload: dict, line: int) -> None:
         """A token count: the usage of the call that just ended, unless it repeats the last one's running total."""
@@ -241,15 +318,13 @@ class CodexRolloutFormat(LogFormat):
         """The conversation's name: the session's id."""
         return f"session {self._session}" if self._session else "session"
 
-    def _close(self) -> Iterator[CallRecord]:
-        """The round of the call whose items are complete."""
+    def _close(self, last: bool = False, error: dict | None = None) -> Iterator[CallRecord]:
+        """The round of the call whose items are complete (or that `error` ended); `last` when no call of its
+        session follows it in the log."""
         round_ = self._round
         if round_ is None:
             return
         self._round = None
-        system = [{"role": "system", "content": self._instructions}] if self._instructions else []
-        request: dict = {"model": round_.model} if round_.model else {}
-        request["messages"] = system + convert.chat_messages(_turns(round_.request, "input"))
         output = convert.chat_messages(_turns(round_.items, "output"))
         answer = next((m for m in output if m.get("role") == "assistant"), {"role": "assistant", "content": ""})
         usage = round_.usage or {}
@@ -258,16 +333,71 @@ class CodexRolloutFormat(LogFormat):
             usage=convert.chat_usage(usage.get("input_tokens"), usage.get("output_tokens"),
                                      cached=usage.get("cached_input_tokens"),
                                      reasoning=usage.get("reasoning_output_tokens")) if usage else None)
-        said = [NOTE, WITH_INSTRUCTIONS if self._instructions else NO_INSTRUCTIONS, NO_TOOLS, STOP]
-        if round_.usage is None:
-            said.append(NO_USAGE)
-        provenance = {"origin": "derived", "note": " ".join(said),
-                      "omitted": ["tools"] if self._instructions else ["system", "tools"]}
+        said = [STOP] + ([NO_USAGE] if round_.usage is None else []) + ([CUT_BY_ERROR] if error else [])
         yield CallRecord(
-            line=round_.line, dialect=OPENAI, request=request, response=response, conversation=self._key(),
-            derived=[TRANSCRIPT_REQUEST, "finish"], converted_from="openai-responses", timestamp=round_.timestamp,
-            provenance=provenance,
+            line=round_.line, dialect=OPENAI, request=self._request(round_.request, round_.model), response=response,
+            conversation=self._key(), error=error, derived=[TRANSCRIPT_REQUEST, "finish"],
+            converted_from="openai-responses", timestamp=round_.timestamp, provenance=self._provenance(said),
+            executions=self._ran_after(round_) if last else [],
         )
+
+    def _request(self, items: list[dict], model: str | None) -> dict:
+        """The Chat Completions request the items before a call amount to, the base instructions first when logged."""
+        system = [{"role": "system", "content": self._instructions}] if self._instructions else []
+        request: dict = {"model": model} if model else {}
+        request["messages"] = system + convert.chat_messages(_turns(items, "input"))
+        return request
+
+    def _provenance(self, said: list[str]) -> dict:
+        """A round's provenance: what every round of the log lacks, then what is said of this one."""
+        note = [NOTE, WITH_INSTRUCTIONS if self._instructions else NO_INSTRUCTIONS, NO_TOOLS, *said]
+        return {"origin": "derived", "note": " ".join(note),
+                "omitted": ["tools"] if self._instructions else ["system", "tools"]}
+
+    def _ran_after(self, round_: _Round) -> list[dict]:
+        """The outputs after the log's last call, as execution entries of the calls they answer, where the log records
+        how the run ended: an execution says whether it succeeded, and a bare output does not."""
+        calls = {item["call_id"]: item for item in round_.items
+                 if item.get("type") in CALL_TYPES and isinstance(item.get("call_id"), str)}
+        ran = []
+        for item in round_.after:
+            call = calls.get(item.get("call_id")) if item.get("type") in OUTPUT_TYPES else None
+            if call is None or item["call_id"] not in self._ended:
+                continue
+            [tool] = convert.chat_messages(_turns([item], "input")) or [{}]
+            ran.append({"tool_call_id": item["call_id"], "name": str(call.get("name") or ""),
+                        "arguments": _arguments(call), "output": tool.get("content"),
+                        "ok": self._ended[item["call_id"]], "note": LAST_OUTPUT})
+        return ran
+
+def _failed_call(payload: dict) -> bool:
+    """Whether an `error` event is a model call that failed: every error but those that are no call's."""
+    info = payload.get("codex_error_info")
+    kind = next(iter(info), None) if isinstance(info, dict) else info
+    return kind not in NOT_CALL_ERRORS
+
+
+def _status(payload: dict, said: str) -> int | None:
+    """The HTTP status the error records: its `codex_error_info`'s `http_status_code`, else the one its words give
+    ("unexpected status 503 ...", "exceeded retry limit, last status: 500 ..."); None where neither gives one."""
+    info = payload.get("codex_error_info")
+    for detail in info.values() if isinstance(info, dict) else ():
+        code = detail.get("http_status_code") if isinstance(detail, dict) else None
+        if isinstance(code, int) and not isinstance(code, bool) and 100 <= code <= 599:
+            return code
+    found = re.search(r"\bstatus:? ([1-5]\d\d)\b", said)
+    return int(found.group(1)) if found else None
+
+
+def _arguments(call: dict) -> Any:
+    """A call's arguments as the handler received them: a function call's JSON text read, a custom tool's input."""
+    arguments = call.get("arguments", call.get("input"))
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments)
+        except ValueError:
+            return arguments
+    return arguments
 
 
 def _legacy_header(obj: dict) -> bool:
