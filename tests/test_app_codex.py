@@ -31,3 +31,24 @@ def test_no_view_of_a_codex_session_calls_its_log_claude_codes(app):
     tokens_page = "\n".join(str(e.value) for e in (*at.markdown, *at.caption, *at.text, *at.info, *at.warning))
     assert "Claude Code" not in shown and "Claude Code" not in tokens_page
     assert "an agent's session log" in tokens_page
+
+
+def test_the_explorer_shows_a_codex_call_that_failed_with_the_status_its_error_recorded(app):
+    # An `error` event in codex-rs/protocol's ErrorEvent shape after the recorded session's first call
+    # (tests/test_codex.py says where the shape is from).
+    import json
+    from pathlib import Path
+
+    from lib.ui import state
+    recorded = (Path(__file__).parent / "fixtures" / "codex-rollout-0.125.jsonl").read_bytes().splitlines()[:12]
+    error = {"timestamp": "2026-05-11T08:27:30.000Z", "type": "event_msg", "payload": {
+        "type": "error", "message": "exceeded retry limit, last status: 500 Internal Server Error",
+        "codex_error_info": {"response_too_many_failed_attempts": {"http_status_code": 500}}}}
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("rollout.jsonl", b"\n".join([*recorded, json.dumps(error).encode()]))
+    at.run()
+    at.number_input(key=state.ROUND).set_value(2).run()
+    assert not at.exception
+    shown = [t.value for t in at.main.text] + [c.value for c in at.main.code] + [e.value for e in at.error]
+    assert any("exceeded retry limit, last status: 500 Internal Server Error" in s for s in shown)
+    assert "The call failed: HTTP 500. The provider said:" in [e.value for e in at.error]
