@@ -193,3 +193,47 @@ def test_a_subagents_recording_is_named_as_a_subagents_run():
     first, *rest = _recorded_lines()
     upload = _lines({**first, "kind": "subagent"}, *rest)
     assert [c.id for c in upload.conversations] == ["session 0ab84937-9fe7-4284-986a-33c832af0b6a, a subagent's run"]
+
+
+# Gemini CLI records an error it shows the person as an `error` message (packages/cli/src/ui/hooks/useHistoryManager.ts
+# at google-gemini/gemini-cli commit 5411f113cafae26161b4969b0237b8e1e024e2c2); when the model call failed, its text is
+# parseAndFormatApiError's (packages/core/src/utils/errorParsing.ts, same commit): "[API Error: ...]". No public
+# recording holding one was found: these lines are written in that shape, after the recorded session; the quota words
+# are those a Gemini CLI 2026 run printed (ai-supervisor-foundry/foundry's geminiStub), the status words those of the
+# Gemini SDK's errors ("got status: 429 Too Many Requests.").
+QUOTA = "[API Error: You have exhausted your capacity on this model. Your quota will reset after 2h52m39s.]"
+
+
+def _notice(kind: str, content: str, at: str = "2026-04-23T12:59:10.000Z") -> dict:
+    return {"id": f"{kind}-{at}", "timestamp": at, "type": kind, "content": content}
+
+
+def test_an_api_error_is_a_failed_round_whose_request_is_the_conversation_before_it():
+    from lib.checks import run_checks
+    lines = _recorded_lines()
+    upload = _lines(*lines, _notice("error", QUOTA))
+    assert upload.summary() == "29 lines: 7 rounds in 1 conversation; 14 lines not model calls; 0 lines skipped"
+    trace = upload.conversations[0].trace
+    answered, failed = trace.rounds[-2:]
+    assert failed.response is None
+    assert (failed.error.status, failed.error.message) == (None, QUOTA)
+    # The failed call carried the last answer and the results of its calls, so they are no longer left unsent.
+    before = len(answered.request.messages)
+    assert failed.request.messages[:before] == answered.request.messages
+    assert [c.id for c in failed.request.messages[before].tool_calls] == [c.id for c in answered.tool_calls]
+    assert [r.call_id for m in failed.request.messages[before + 1:] for r in m.tool_results] == [
+        c.id for c in answered.tool_calls]
+    assert answered.executions == ()
+    assert "Gemini CLI recorded this error in place of an answer" in provenance_detail(trace.round_provenance(failed))
+    assert parts_not_logged(failed) == ("instructions", "tools")
+    assert [f for f in run_checks(trace) if f.code == "provider-error"]
+
+
+def test_an_api_errors_status_is_read_from_its_words_and_other_errors_stay_notices():
+    upload = _lines(*_recorded_lines(), _notice("user", [{"text": "try again"}], "2026-04-23T12:59:00.000Z"),
+                    _notice("error", "[API Error: got status: 429 Too Many Requests. {\"error\":{\"code\":429}}]"),
+                    _notice("error", "Failed to update the model about exiting Plan Mode.", "2026-04-23T12:59:20.000Z"))
+    assert upload.summary() == "31 lines: 7 rounds in 1 conversation; 15 lines not model calls; 0 lines skipped"
+    failed = upload.conversations[0].trace.rounds[-1]
+    assert failed.error.status == 429
+    assert failed.request.messages[-1].text == "try again"

@@ -3,6 +3,10 @@
 Gemini CLI (google-gemini/gemini-cli's chat recording service) keeps each session as a list of messages: the person's
 (`type: "user"`), the model's (`"gemini"`, with its `toolCalls`, a summary of its `thoughts`, its `tokens` and
 `model`), and its own notices to the person (`"info"`, `"error"`, `"warning"`), which were never sent to the model.
+An `error` notice that begins `[API Error: ` is the one Gemini CLI shows when the model call failed (its stream's error
+event, or the error the call threw, after its retries: packages/cli/src/ui/hooks/useGeminiStream.ts through
+packages/core/src/utils/errorParsing.ts): a failed round, its request the conversation before it. Other errors (a
+command's, a tool's, a blocked or empty answer's) stay notices.
 Versions before 0.39 (April 2026) write one JSON object (`sessionId`, `projectHash`, `startTime`, `messages`); later
 ones write JSON lines: a first line of that metadata, then each message as it is written (a message written again,
 once its tool calls or its usage are known, replaces the earlier copy), `$set` lines updating the metadata and
@@ -21,6 +25,7 @@ executions.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -66,6 +71,19 @@ SAVED_CHAT = ("it looks like a Gemini CLI saved chat or checkpoint (`/chat save`
 DAMAGED = ("messages[{place}]: {problem}: that message is left out of the session read as Gemini CLI's; its other "
            "messages still load, and the requests rebuilt after it lack it")
 """Said of a message of a session document that could not be read."""
+
+API_ERROR = "[API Error: "
+"""How the error notice Gemini CLI shows for a model call that failed begins (parseAndFormatApiError)."""
+
+FAILED = {
+    **PROVENANCE,
+    "note": "Rebuilt from a Gemini CLI session recording: the request is the conversation before this error as the "
+            "recording kept it, not a request on record as sent. Gemini CLI does not record its system prompt or its "
+            "tool list: both were sent, but neither is shown or counted here. The call failed: Gemini CLI recorded "
+            "this error in place of an answer (after its own retries), without the model asked for; the HTTP status "
+            "is shown where the error's words give one.",
+}
+"""The provenance of a round whose call failed."""
 
 LAST_RESULT = "the recording ends on this result: no recorded model call was sent it"
 """Said of an execution of the last answer's calls."""
@@ -153,7 +171,7 @@ class GeminiCliSessionFormat(LogFormat):
             return
         if not isinstance(obj.get("id"), str):
             raise LineProblem("is no Gemini CLI session line: it has no message 'id', '$set' or '$rewindTo'")
-        if obj.get("type") in NOTICE_TYPES:
+        if obj.get("type") in NOTICE_TYPES and not _api_error(obj):
             self._not_calls += 1
         self._message(obj, line, "the line", obj["id"])
 
@@ -244,6 +262,10 @@ def _rounds(session: _Session) -> list[CallRecord]:
             if results:
                 contents.append({"role": "user", "parts": results})
             last = (turn["parts"], message)
+        elif kind == "error" and _api_error(message):
+            # The failed call carried the results before it: they are no longer the last answer's unsent ones.
+            rounds.append(_failed(contents, message, line, session.key))
+            last = None
     if last is not None:
         # Before the rounds are handed on: the upload turns each into the model's objects as it comes.
         _ran_after(rounds[-1], *last)
@@ -268,6 +290,28 @@ def _round(before: list[dict], turn: dict, message: dict, line: int, session: st
     timestamp = message.get("timestamp")
     record.timestamp = timestamp if isinstance(timestamp, str) else None
     return record
+
+
+def _failed(before: list[dict], message: dict, line: int, session: str) -> CallRecord:
+    """A model call that failed as a round: its request the conversation before the error, no response."""
+    said = message["content"]
+    record = GeminiFormat().record({"contents": list(before)}, None, line, {})
+    found = re.search(r'(?:got status:?|"code":)\s*([1-5]\d\d)\b', said)
+    record.error = {"status": int(found.group(1)) if found else None, "body": {"type": "error", "content": said},
+                    "message": said}
+    record.derived = [TRANSCRIPT_REQUEST, *record.derived]
+    record.conversation = session
+    record.converted_from = "gemini-cli-session"
+    record.provenance = FAILED
+    timestamp = message.get("timestamp")
+    record.timestamp = timestamp if isinstance(timestamp, str) else None
+    return record
+
+
+def _api_error(message: dict) -> bool:
+    """Whether the message is the error notice Gemini CLI shows for a model call that failed."""
+    content = message.get("content")
+    return message.get("type") == "error" and isinstance(content, str) and content.startswith(API_ERROR)
 
 
 def _answer(message: dict) -> list[dict]:
