@@ -240,9 +240,10 @@ def test_how_long_codex_lets_a_command_run_and_how_much_output_it_reads_is_not_c
     assert [f.brief for f in run_checks(trace) if f.code == "model-filled-value"] == []
 
 
-# Codex writes a turn's failure as an `error` event (codex-rs/protocol/src/protocol.rs `ErrorEvent`: `message`,
-# `codex_error_info`; persisted by codex-rs/rollout/src/policy.rs at commit 851c9d5ef023ef39288bd3cb9bde3bdee8812d93,
-# `EventMsg::Error` in its Extended mode), after retries (its `stream_error` events are never persisted). No public
+# Codex writes a turn's failure as an `error` event (openai/codex codex-rs/protocol/src/protocol.rs at commit
+# edb4efee49ae9f130636fab25f2e398a931dd987, `ErrorEvent`: `message`, `codex_error_info`; persisted by
+# codex-rs/rollout/src/policy.rs at commit 851c9d5ef023ef39288bd3cb9bde3bdee8812d93, `EventMsg::Error` in its Extended
+# mode), after retries (its `stream_error` events are never persisted). No public
 # rollout holding one was found: these lines are written in that shape, the messages in the words of
 # codex-rs/core/src/error.rs (`RetryLimitReachedError`, `UsageLimitReachedError`, `CodexErr::Stream`).
 def _error(message: str, info=None) -> dict:
