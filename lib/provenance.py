@@ -19,6 +19,7 @@ CONVERTED_FROM = {
     "cohere": "a Cohere v2 chat body",
     "gemini": "a Google Gemini generateContent body",
     "gemini-cli-session": "a Gemini CLI session recording",
+    "goose-session": "a Goose session file",
     "inspect": "an Inspect AI model event",
     "ollama": "an Ollama /api/chat body",
     "openai-responses": "an OpenAI Responses API object",

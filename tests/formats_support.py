@@ -59,6 +59,7 @@ FIXTURE_FORMATS = {
     "sharegpt-glaive.jsonl": "sharegpt",
     "sharegpt-hermes.jsonl": "sharegpt",
     "sharegpt-hermes-agent.jsonl": "sharegpt",
+    "goose-session.jsonl": "goose-session",
     # Written for the request/response pair importers; none of the formats here may claim them.
     "openai-pairs.jsonl": None,
     "anthropic-pairs.jsonl": None,

@@ -10,7 +10,8 @@ Adding a format is one new module and one line in FORMATS.
 from __future__ import annotations
 
 from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
-                      cohere, finetune, gemini, gemini_cli, har, inspect_log, langfuse, ollama, pairs, recorded_streams,
+                      cohere, finetune, gemini, gemini_cli, goose, har, inspect_log, langfuse, ollama, pairs,
+                      recorded_streams,
                       responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
@@ -25,6 +26,9 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # A session's first line (its 'sessionId' and 'projectHash') makes the message, '$set' and '$rewindTo' lines after
     # it Gemini CLI's: no other format's line has those keys.
     gemini_cli.GeminiCliSessionFormat,
+    # A first line of 'working_dir' and 'message_count' makes the message lines after it Goose's; a message line
+    # holding 'toolRequest' or 'toolResponse' blocks is Goose's wherever it is: no other format's has them.
+    goose.GooseSessionFormat,
     trajectories.EpisodeFormat,
     spans.SpanFormat,
     batches.AnthropicBatchFormat,

@@ -1,0 +1,28 @@
+"""Goose session files, as an engineer who uses Goose reads them in the app."""
+
+from tests.screen import lines, round_shown, uploaded
+
+
+def test_the_explorer_shows_a_goose_round_rebuilt_its_result_ran_and_its_missing_parts_said(app):
+    shown = round_shown(app, "goose-session.jsonl", 1)
+    assert "Rebuilt from a Goose session file: the request is the conversation before this response" in shown
+    assert "Goose does not record its system prompt or its tool list" in shown
+    split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
+    assert "instructions not in the log · tool definitions not in the log" in split
+    # No call's usage is in the file: the round's tokens are estimated, never the session's counts.
+    assert "Input tokens (estimated)" in shown and "Input tokens (reported)" not in shown
+    assert "Call developer__shell · id toolu_bdrk_01H6Vzjip2dzWDWJMQkiwevZ" in shown
+    assert "coding    1234  2.5  8.5 123456 87654 pts/0    R+   10:30   0:15 node worker.js" in shown
+    assert "the file ends on this result: no recorded call was sent it" in shown
+
+
+def test_the_tokens_page_shows_the_sessions_counts_beside_the_rounds_never_in_them(app):
+    at = uploaded(app, "goose-session.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    shown = "\n".join(lines(at))
+    assert ("Goose records no call's usage, only the session's token counts: 980 input and 270 output tokens in the "
+            "provider's last report") in shown
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert set(rounds["in: instructions"]) == {"not in the log"}
+    assert set(rounds["in: tool definitions"]) == {"not in the log"}
