@@ -1,6 +1,6 @@
 """Goose session files (`~/.local/share/goose/sessions/*.jsonl`) and `goose session export` JSON, read as rounds.
 
-The fixture is a Goose session file kept by a project that reads them (tests/fixtures/README.md says where from): a
+The fixture is a Goose session file written by a project that reads them (tests/fixtures/README.md says where from): a
 metadata line with the session's token counts, a prompt, a response with a `developer__shell` call, and its result.
 The other sessions here are built line by line in the shapes Goose's source writes (crates/goose/src/session, its
 conversation/message.rs and tool_result_serde.rs). Each test says what a user sees: the format named, each response
@@ -59,7 +59,8 @@ def _session() -> list[dict]:
         _message("user", _result("toolu_01",
                                  {"type": "text", "text": "test_x ... FAILED (timeout)",
                                   "annotations": {"audience": ["assistant"]}},
-                                 {"type": "text", "text": "FAILED shown to you", "annotations": {"audience": ["user"]}})),
+                                 {"type": "text", "text": "FAILED shown to you",
+                                  "annotations": {"audience": ["user"]}})),
         _message("assistant", _text("It times out: raise the timeout.")),
         _message("user", _text("thanks")),
     ]
