@@ -188,3 +188,13 @@ def test_a_damaged_line_is_a_problem_naming_the_line_and_the_rest_still_load():
 
 def test_goose_lines_are_read_as_goose_and_no_other_formats_lines_are():
     assert_detects_only_its_own(GooseSessionFormat)
+
+
+def test_messages_goose_hid_from_the_model_are_kept_in_the_requests_and_said():
+    lines = _session()
+    lines[1] = {**lines[1], "metadata": {"userVisible": True, "agentVisible": False}}
+    upload = _lines(*lines)
+    assert ("line 1: Goose marked 1 message as not sent to the model (metadata.agentVisible false, as it does when it "
+            "compacts a session): the requests rebuilt here include it, so a request after the compaction may hold "
+            "turns that were not sent") in [upload.said(n) for n in upload.notes]
+    assert upload.conversations[0].trace.rounds[0].request.messages[0].text == "why does test_x flake?"

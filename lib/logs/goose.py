@@ -63,7 +63,7 @@ COUNTED = ("the first line counts {counted} in the session; the file holds {held
 """Said where the metadata's message count and the messages read differ."""
 
 HIDDEN = ("Goose marked {count} as not sent to the model (metadata.agentVisible false, as it does when it compacts a "
-          "session): the requests rebuilt here include them, so a request after the compaction may hold turns that "
+          "session): the requests rebuilt here include {them}, so a request after the compaction may hold turns that "
           "were not sent")
 """Said of a session holding messages Goose hid from the model."""
 
@@ -142,7 +142,8 @@ class GooseSessionFormat(LogFormat):
 
     def _begin(self, obj: dict, line: int) -> None:
         """A new session, from its metadata line or its export."""
-        self._not_calls += 0 if isinstance(obj.get("conversation"), list) else 1
+        if not isinstance(obj.get("conversation"), list):  # a metadata line, no message of the conversation
+            self._not_calls += 1
         name = obj.get("id") if isinstance(obj.get("id"), str) else obj.get("name", obj.get("description"))
         key = f"session {name}" if isinstance(name, str) and name.strip() else f"session {len(self._sessions) + 1}"
         if any(s.key == key for s in self._sessions):
@@ -294,7 +295,8 @@ def _said(session: _Session) -> list[Problem]:
                                                           held=plural(held, "message")),
                              conversation=session.key, loaded=True))
     if session.hidden:
-        notes.append(Problem(session.line, HIDDEN.format(count=plural(session.hidden, "message")),
+        notes.append(Problem(session.line, HIDDEN.format(count=plural(session.hidden, "message"),
+                                                         them="it" if session.hidden == 1 else "them"),
                              conversation=session.key, loaded=True))
     return notes
 
