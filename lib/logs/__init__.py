@@ -10,8 +10,8 @@ Adding a format is one new module and one line in FORMATS.
 from __future__ import annotations
 
 from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
-                      cohere, finetune, gemini, gemini_cli, goose, har, inspect_log, langfuse, ollama, pairs,
-                      recorded_streams, responses, sharegpt, spans, streams, trajectories)
+                      cohere, finetune, gemini, gemini_cli, goose, har, inspect_log, langfuse, ollama, openhands,
+                      pairs, recorded_streams, responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
@@ -20,6 +20,8 @@ FORMATS: tuple[type[LogFormat], ...] = (
     langfuse.LangfuseTraceFormat,
     cassettes.CassetteFormat,
     har.HarEntryFormat,
+    # Before SWE-agent's: both keep a run under 'history', OpenHands' of events (an 'action' or 'observation').
+    openhands.OpenHandsTrajectoryFormat,
     trajectories.SweAgentFormat,
     adk.AdkSessionFormat,
     # A session's first line (its 'sessionId' and 'projectHash') makes the message, '$set' and '$rewindTo' lines after
@@ -58,6 +60,8 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # Before the transcript readers, which would take a Cline history (an array of turns, each with its 'ts') for a
     # fine-tuning line of Chat Completions messages.
     cline_task.ClineTaskFormat,
+    # Before the LiteLLM rule of the Chat Completions reader, which would take the call's 'kwargs' (its tools) for junk.
+    openhands.OpenHandsCompletionFormat,
     # Before the fine-tuning reader, which would take a Hermes 'messages' line as plain text.
     sharegpt.ShareGPTFormat,
     # Before the Chat Completions reader, which would take a whole conversation for one request.

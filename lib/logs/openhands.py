@@ -1,0 +1,209 @@
+"""OpenHands: the completion logs it writes per model call, and the trajectories of events it saves per run.
+
+- Completion logs (`log_completions=True`): one JSON file per model call under the completions folder, holding the
+  `messages` sent, the litellm `response` (a Chat Completions body), the call's other `kwargs` (the tools), `args`,
+  `timestamp` (seconds since the epoch) and `cost`. Where OpenHands called the model without native function calling
+  it prompted the model with its tools in text, and also keeps its function-calling view of the call
+  (`fncall_messages`, `fncall_response`). Each file is one call; several files, or their lines in one file, chain by
+  content into conversations as request/response pairs do.
+- Trajectories: the run's events (actions and observations), under `history` in an evaluation's `output.jsonl` line,
+  or as the JSON array `save_trajectory_path` writes. An action a model call produced keeps that call's whole
+  response under `tool_call_metadata.model_response`: each response is a round, its request rebuilt from the events
+  before it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Iterator
+
+from lib.dialects import OPENAI
+from lib.dialects.openai_chat import is_response
+from lib.logs.chat_shape import describe
+from lib.logs.finetune import _ran_after
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
+from lib.model import TRANSCRIPT_REQUEST
+from lib.text import plural
+
+COMPLETION_KEYS = ("kwargs", "cost", "fncall_messages")
+"""Keys only an OpenHands completion log keeps beside `messages` and `response` (LiteLLM's own logs have none)."""
+
+NOT_SENT_KWARGS = ("extra_body",)
+"""Keyword arguments OpenHands gives litellm that are no part of the request body (its proxy's metadata)."""
+
+TEXT_TOOLS = {
+    "origin": "derived",
+    "note": "OpenHands called this model without native function calling: it described its tools in the prompt's text "
+            "and read the calls out of the text of the answer. Shown is OpenHands' function-calling view of the call "
+            "('fncall_messages', 'fncall_response'); the text sent and received is under 'messages' and 'response'. "
+            "The tools were sent only as text inside the prompt: the tool list is not shown or counted here.",
+    "omitted": ["tools"],
+}
+"""The provenance of a completion logged with function calling done in text."""
+
+EVENT_SOURCES = ("agent", "user", "environment")
+"""The `source` of an OpenHands event."""
+
+REBUILT = ("Rebuilt from an OpenHands trajectory: the request is the run's events before this response, as messages "
+           "(the system prompt and tool list from the system event, the task, each earlier response and the content "
+           "of each observation), not a request on record as sent. What OpenHands adds to what it sends (the "
+           "workspace and microagent context it recalls, the text around each observation) is not rebuilt. Where "
+           "OpenHands called the model without native function calling, the response is OpenHands' function-calling "
+           "reading of the model's text. The response and its usage are as recorded.")
+"""Every trajectory round's provenance note."""
+
+NO_SYSTEM_EVENT = (" This trajectory has no system event (OpenHands before 0.35 wrote none): its system prompt and tool "
+                   "list were sent, but neither is shown or counted here.")
+"""Added to the note of a trajectory that lacks the system event."""
+
+
+class OpenHandsCompletionFormat(LogFormat):
+    """One OpenHands completion log: the messages and kwargs of one model call beside its litellm response."""
+
+    name = "openhands-completions"
+    title = "OpenHands completion log"
+
+    def detect(self, obj: dict) -> str | None:
+        if (isinstance(obj.get("messages"), list) and isinstance(obj.get("response"), dict)
+                and isinstance(obj.get("kwargs"), dict) and any(k in obj for k in ("cost", "fncall_messages"))):
+            return "'messages' and 'response' beside 'kwargs' and 'cost' (an OpenHands completion log)"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        kwargs = {k: v for k, v in obj["kwargs"].items() if k not in NOT_SENT_KWARGS}
+        in_text = "fncall_messages" in obj or "fncall_response" in obj
+        messages = obj.get("fncall_messages") if in_text else obj["messages"]
+        response = obj.get("fncall_response") if in_text else obj["response"]
+        if not isinstance(messages, list):
+            raise LineProblem(f"'fncall_messages' is {describe(messages)}, expected the list of messages")
+        if not is_response(response):
+            key = "'fncall_response'" if in_text else "'response'"
+            raise LineProblem(f"{key} is not a Chat Completions response (no choices[].message)")
+        yield CallRecord(
+            line=line,
+            dialect=OPENAI,
+            request={**kwargs, "messages": messages},
+            response=response,
+            timestamp=_when(obj.get("timestamp")),
+            derived=["tool calls"] if in_text else [],
+            provenance=TEXT_TOOLS if in_text else None,
+        )
+
+
+def _when(seconds: Any) -> str | None:
+    """A completion log's `timestamp` (seconds since the epoch) as ISO time, so that calls of several files sort."""
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+        try:
+            return datetime.fromtimestamp(seconds, timezone.utc).isoformat()
+        except (OverflowError, OSError, ValueError):
+            return None
+    return None
+
+
+def is_event(obj: Any) -> bool:
+    """Whether `obj` is an OpenHands event: an action or observation with its id and source."""
+    return (isinstance(obj, dict) and obj.get("source") in EVENT_SOURCES and "id" in obj
+            and ("action" in obj or "observation" in obj))
+
+
+class OpenHandsTrajectoryFormat(LogFormat):
+    """An OpenHands run's events: an evaluation output line's `history`, or a saved trajectory's array, one event
+    an element."""
+
+    name = "openhands-trajectory"
+    title = "OpenHands trajectory"
+
+    def __init__(self) -> None:
+        self._events: list[dict] = []
+        self._first_line = 0
+        self._notes: list[Problem] = []
+
+    def detect(self, obj: dict) -> str | None:
+        history = obj.get("history")
+        if isinstance(history, list) and history and is_event(history[0]):
+            return "'history' of OpenHands events (an evaluation's output line)"
+        if is_event(obj):
+            return "an OpenHands event (an action or observation with 'id' and 'source': a saved trajectory)"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        if "history" in obj and not is_event(obj):
+            name = str(obj.get("instance_id") or f"trajectory {line}")
+            yield from self._rounds(obj["history"], line, name, _model_asked(obj))
+            return
+        if not self._events:
+            self._first_line = line
+        self._events.append(obj)
+
+    def finish(self) -> Iterator[CallRecord]:
+        if self._events:
+            yield from self._rounds(self._events, self._first_line, "OpenHands trajectory", None)
+
+    def notes(self) -> list[Problem]:
+        return self._notes
+
+    def _rounds(self, events: list, line: int, name: str, model: str | None) -> Iterator[CallRecord]:
+        """One round per model response the events hold, its request the messages the events before it make."""
+        messages: list[dict] = []
+        tools: list | None = None
+        calls: list[tuple[int, dict]] = []
+        seen: set[str] = set()
+        untold = 0
+        for i, event in enumerate(events):
+            if not isinstance(event, dict):
+                raise LineProblem(f"history[{i}] is {describe(event)}, expected an OpenHands event")
+            meta = event.get("tool_call_metadata")
+            response = meta.get("model_response") if isinstance(meta, dict) else None
+            if event.get("action") == "system":
+                args = event.get("args") or {}
+                messages.append({"role": "system", "content": str(args.get("content") or event.get("message") or "")})
+                tools = args.get("tools") if isinstance(args.get("tools"), list) else None
+            elif event.get("action") == "message" and not isinstance(response, dict):
+                text = str((event.get("args") or {}).get("content") or event.get("message") or "")
+                if event.get("source") == "user":
+                    messages.append({"role": "user", "content": text})
+                else:
+                    # An answer of text alone keeps no model response: its words are resent, its call is not shown.
+                    messages.append({"role": "assistant", "content": text})
+                    untold += 1
+            elif "action" in event and isinstance(response, dict):
+                if str(response.get("id")) in seen:
+                    continue  # the second and later calls of one response: its round is already made
+                seen.add(str(response.get("id")))
+                if not is_response(response):
+                    raise LineProblem(f"history[{i}]'s tool_call_metadata.model_response is not a Chat Completions "
+                                      "response (no choices[].message)")
+                calls.append((len(messages), response))
+                messages.append(response["choices"][0]["message"])
+            elif "observation" in event and isinstance(meta, dict) and meta.get("tool_call_id"):
+                messages.append({"role": "tool", "tool_call_id": str(meta["tool_call_id"]),
+                                 "name": str(meta.get("function_name") or ""), "content": str(event.get("content") or "")})
+        if not calls:
+            raise LineProblem("the trajectory holds no model response (no action with tool_call_metadata): the calls "
+                              "themselves are in OpenHands' completion logs, written with log_completions=True")
+        note = REBUILT if tools is not None else REBUILT + NO_SYSTEM_EVENT
+        provenance = {"origin": "derived", "note": note, "omitted": [] if tools is not None else ["system", "tools"]}
+        for n, (position, response) in enumerate(calls):
+            request: dict[str, Any] = {"messages": messages[:position]}
+            if tools is not None:
+                request["tools"] = tools
+            if model:
+                request["model"] = model
+            last = n == len(calls) - 1
+            yield CallRecord(
+                line=line, dialect=OPENAI, request=request, response=response, conversation=name,
+                derived=[TRANSCRIPT_REQUEST], provenance=provenance,
+                executions=_ran_after(messages[position], messages[position + 1:]) if last else [],
+            )
+        if untold:
+            self._notes.append(Problem(line, f"{plural(untold, 'answer')} of the agent in text alone keep no model "
+                                             "response in the trajectory: the words are in the later requests, but "
+                                             "the calls are not shown as rounds (OpenHands' completion logs, written "
+                                             "with log_completions=True, hold them)", conversation=name, loaded=True))
+
+
+def _model_asked(obj: dict) -> str | None:
+    """The model an evaluation run asked for: its metadata's llm_config."""
+    config = (obj.get("metadata") or {}).get("llm_config") if isinstance(obj.get("metadata"), dict) else None
+    model = config.get("model") if isinstance(config, dict) else None
+    return model if isinstance(model, str) else None
