@@ -60,6 +60,9 @@ FIXTURE_FORMATS = {
     "sharegpt-hermes.jsonl": "sharegpt",
     "sharegpt-hermes-agent.jsonl": "sharegpt",
     "goose-session.jsonl": "goose-session",
+    "openhands-completions.jsonl": "openhands-completions",
+    "openhands-output.jsonl": "openhands-trajectory",
+    "openhands-resolver-output.jsonl": "openhands-trajectory",
     # Written for the request/response pair importers; none of the formats here may claim them.
     "openai-pairs.jsonl": None,
     "anthropic-pairs.jsonl": None,

@@ -52,8 +52,8 @@ REBUILT = ("Rebuilt from an OpenHands trajectory: the request is the run's event
            "reading of the model's text. The response and its usage are as recorded.")
 """Every trajectory round's provenance note."""
 
-NO_SYSTEM_EVENT = (" This trajectory has no system event (OpenHands before 0.35 wrote none): its system prompt and tool "
-                   "list were sent, but neither is shown or counted here.")
+NO_SYSTEM_EVENT = (" This trajectory has no system event (older OpenHands versions wrote none): its system prompt and "
+                   "tool list were sent, but neither is shown or counted here.")
 """Added to the note of a trajectory that lacks the system event."""
 
 
@@ -70,19 +70,22 @@ class OpenHandsCompletionFormat(LogFormat):
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
-        kwargs = {k: v for k, v in obj["kwargs"].items() if k not in NOT_SENT_KWARGS}
+        kwargs = obj.get("kwargs")
+        if not isinstance(kwargs, dict):
+            raise LineProblem(f"'kwargs' is {describe(kwargs)}, expected the call's keyword arguments (its tools)")
         in_text = "fncall_messages" in obj or "fncall_response" in obj
-        messages = obj.get("fncall_messages") if in_text else obj["messages"]
-        response = obj.get("fncall_response") if in_text else obj["response"]
+        messages = obj.get("fncall_messages") if in_text else obj.get("messages")
+        response = obj.get("fncall_response") if in_text else obj.get("response")
         if not isinstance(messages, list):
-            raise LineProblem(f"'fncall_messages' is {describe(messages)}, expected the list of messages")
+            key = "'fncall_messages'" if in_text else "'messages'"
+            raise LineProblem(f"{key} is {describe(messages)}, expected the list of messages")
         if not is_response(response):
             key = "'fncall_response'" if in_text else "'response'"
             raise LineProblem(f"{key} is not a Chat Completions response (no choices[].message)")
         yield CallRecord(
             line=line,
             dialect=OPENAI,
-            request={**kwargs, "messages": messages},
+            request={**{k: v for k, v in kwargs.items() if k not in NOT_SENT_KWARGS}, "messages": messages},
             response=response,
             timestamp=_when(obj.get("timestamp")),
             derived=["tool calls"] if in_text else [],
@@ -106,6 +109,12 @@ def is_event(obj: Any) -> bool:
             and ("action" in obj or "observation" in obj))
 
 
+def _is_history_event(obj: Any) -> bool:
+    """Whether `obj` is an event of an output line's `history`: an action or observation (older OpenHands wrote them
+    without id and source), not a chat message (SWE-agent's history keeps its 'action' beside a 'role')."""
+    return isinstance(obj, dict) and ("action" in obj or "observation" in obj) and "role" not in obj
+
+
 class OpenHandsTrajectoryFormat(LogFormat):
     """An OpenHands run's events: an evaluation output line's `history`, or a saved trajectory's array, one event
     an element."""
@@ -120,67 +129,77 @@ class OpenHandsTrajectoryFormat(LogFormat):
 
     def detect(self, obj: dict) -> str | None:
         history = obj.get("history")
-        if isinstance(history, list) and history and is_event(history[0]):
-            return "'history' of OpenHands events (an evaluation's output line)"
+        if isinstance(history, list) and history and _is_history_event(history[0]):
+            return "'history' of OpenHands events (an evaluation's or resolver's output line)"
         if is_event(obj):
             return "an OpenHands event (an action or observation with 'id' and 'source': a saved trajectory)"
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
-        if "history" in obj and not is_event(obj):
-            name = str(obj.get("instance_id") or f"trajectory {line}")
-            yield from self._rounds(obj["history"], line, name, _model_asked(obj))
+        if isinstance(obj.get("history"), list) and not is_event(obj):
+            history = obj["history"]
+            for i, event in enumerate(history):
+                problem = _damage(event)
+                if problem:
+                    raise LineProblem(f"history[{i}] {problem}")
+            name = f"instance {obj['instance_id']}" if obj.get("instance_id") else f"trajectory {line}"
+            records = list(self._rounds(history, line, name, _model_asked(obj)))
+            if not records:
+                raise LineProblem(_no_responses(history))
+            yield from records
             return
+        problem = _damage(obj)
+        if problem:
+            raise LineProblem(f"this event {problem}")
         if not self._events:
             self._first_line = line
         self._events.append(obj)
 
     def finish(self) -> Iterator[CallRecord]:
-        if self._events:
-            yield from self._rounds(self._events, self._first_line, "OpenHands trajectory", None)
+        if not self._events:
+            return
+        records = list(self._rounds(self._events, self._first_line, "OpenHands trajectory", None))
+        if not records:
+            self._notes.append(Problem(self._first_line, _no_responses(self._events)))
+        yield from records
 
     def notes(self) -> list[Problem]:
         return self._notes
 
-    def _rounds(self, events: list, line: int, name: str, model: str | None) -> Iterator[CallRecord]:
-        """One round per model response the events hold, its request the messages the events before it make."""
+    def _rounds(self, events: list[dict], line: int, name: str, model: str | None) -> Iterator[CallRecord]:
+        """One round per model response the events hold, its request the messages the events before it make (the
+        events are checked by _damage)."""
         messages: list[dict] = []
         tools: list | None = None
         calls: list[tuple[int, dict]] = []
         seen: set[str] = set()
         untold = 0
-        for i, event in enumerate(events):
-            if not isinstance(event, dict):
-                raise LineProblem(f"history[{i}] is {describe(event)}, expected an OpenHands event")
+        for event in events:
+            response = _response_of(event)
             meta = event.get("tool_call_metadata")
-            response = meta.get("model_response") if isinstance(meta, dict) else None
             if event.get("action") == "system":
-                args = event.get("args") or {}
+                args = event.get("args") if isinstance(event.get("args"), dict) else {}
                 messages.append({"role": "system", "content": str(args.get("content") or event.get("message") or "")})
                 tools = args.get("tools") if isinstance(args.get("tools"), list) else None
-            elif event.get("action") == "message" and not isinstance(response, dict):
-                text = str((event.get("args") or {}).get("content") or event.get("message") or "")
+            elif event.get("action") == "message" and response is None:
+                args = event.get("args") if isinstance(event.get("args"), dict) else {}
+                text = str(args.get("content") or event.get("message") or "")
                 if event.get("source") == "user":
                     messages.append({"role": "user", "content": text})
                 else:
                     # An answer of text alone keeps no model response: its words are resent, its call is not shown.
                     messages.append({"role": "assistant", "content": text})
                     untold += 1
-            elif "action" in event and isinstance(response, dict):
+            elif "action" in event and response is not None:
                 if str(response.get("id")) in seen:
                     continue  # the second and later calls of one response: its round is already made
                 seen.add(str(response.get("id")))
-                if not is_response(response):
-                    raise LineProblem(f"history[{i}]'s tool_call_metadata.model_response is not a Chat Completions "
-                                      "response (no choices[].message)")
                 calls.append((len(messages), response))
                 messages.append(response["choices"][0]["message"])
             elif "observation" in event and isinstance(meta, dict) and meta.get("tool_call_id"):
                 messages.append({"role": "tool", "tool_call_id": str(meta["tool_call_id"]),
-                                 "name": str(meta.get("function_name") or ""), "content": str(event.get("content") or "")})
-        if not calls:
-            raise LineProblem("the trajectory holds no model response (no action with tool_call_metadata): the calls "
-                              "themselves are in OpenHands' completion logs, written with log_completions=True")
+                                 "name": str(meta.get("function_name") or ""),
+                                 "content": str(event.get("content") or "")})
         note = REBUILT if tools is not None else REBUILT + NO_SYSTEM_EVENT
         provenance = {"origin": "derived", "note": note, "omitted": [] if tools is not None else ["system", "tools"]}
         for n, (position, response) in enumerate(calls):
@@ -195,11 +214,42 @@ class OpenHandsTrajectoryFormat(LogFormat):
                 derived=[TRANSCRIPT_REQUEST], provenance=provenance,
                 executions=_ran_after(messages[position], messages[position + 1:]) if last else [],
             )
-        if untold:
+        if calls and untold:
             self._notes.append(Problem(line, f"{plural(untold, 'answer')} of the agent in text alone keep no model "
                                              "response in the trajectory: the words are in the later requests, but "
                                              "the calls are not shown as rounds (OpenHands' completion logs, written "
                                              "with log_completions=True, hold them)", conversation=name, loaded=True))
+
+
+def _response_of(event: dict) -> dict | None:
+    """The model response an action keeps under tool_call_metadata, or None."""
+    meta = event.get("tool_call_metadata")
+    response = meta.get("model_response") if isinstance(meta, dict) else None
+    return response if isinstance(response, dict) else None
+
+
+def _damage(event: Any) -> str | None:
+    """What makes `event` unreadable, in words (said after 'history[i]' or 'this event'), or None."""
+    if not isinstance(event, dict):
+        return f"is {describe(event)}, expected an OpenHands event"
+    response = _response_of(event)
+    if "action" not in event or response is None:
+        return None
+    choices = response.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    if not (isinstance(first, dict) and isinstance(first.get("message"), dict)):
+        return "keeps a tool_call_metadata.model_response that is no Chat Completions response (no choices[0].message)"
+    if not isinstance(first["message"].get("tool_calls") or [], list):
+        return "keeps a tool_call_metadata.model_response whose message's 'tool_calls' is not a list"
+    return None
+
+
+def _no_responses(events: list) -> str:
+    """Why a trajectory makes no round: what it is, and the setting that writes its model calls."""
+    return (f"an OpenHands trajectory of {plural(len(events), 'event')}, none of which keeps the model response it "
+            "came from (no action has tool_call_metadata, as older versions wrote them): its model calls are not in "
+            "it. OpenHands writes each call, request and response, to its completion logs when run with "
+            "log_completions=True")
 
 
 def _model_asked(obj: dict) -> str | None:

@@ -1,0 +1,145 @@
+"""OpenHands' logs (its completion logs, its trajectories of events), as an engineer who runs OpenHands reads them."""
+
+import copy
+import json
+
+from lib.logs.openhands import OpenHandsCompletionFormat, OpenHandsTrajectoryFormat
+from lib.logs.upload import read_upload
+from lib.summary import parts_not_logged, tool_list_never_logged
+from tests.formats_support import FIXTURES, assert_detects_only_its_own, assert_only_line_problems, lines
+
+TOOLS = ["execute_bash", "think", "finish", "str_replace_editor"]
+"""The tools the CodeActAgent run of the fixtures was given (its system event's, its completion logs' kwargs)."""
+
+
+def _read(*files: tuple[str, bytes]):
+    return read_upload(list(files))
+
+
+def _fixture(name: str) -> tuple[str, bytes]:
+    return name, (FIXTURES / name).read_bytes()
+
+
+def _rounds(upload):
+    return [r for c in upload.conversations for r in c.trace.rounds]
+
+
+def test_a_completion_log_is_one_call_with_the_tool_list_its_kwargs_hold():
+    # Read as a LiteLLM pair before, the call's 'kwargs' (its tools) were left beside the messages: "no tools".
+    upload = _read(_fixture("openhands-completions.jsonl"))
+    assert upload.formats["openhands-completions"][1] == (
+        "'messages' and 'response' beside 'kwargs' and 'cost' (an OpenHands completion log)")
+    first = _rounds(upload)[0]
+    assert [t.name for t in first.request.tools] == TOOLS
+    assert not {"args", "kwargs", "cost", "timestamp"} & set(first.request.raw)
+    assert [(c.name, c.id) for c in first.tool_calls] == [("execute_bash", "toolu_01")]
+    assert (first.response.usage.input_tokens, first.response.usage.output_tokens) == (5920, 128)
+    assert first.response.raw["model"] == "meta-llama/llama-4-maverick"
+    assert not tool_list_never_logged(first)
+
+
+def test_completion_files_uploaded_together_chain_into_one_conversation_in_time_order():
+    # OpenHands writes one file per call, '<model>-<time>.json': uploaded in any order, they are one run.
+    calls = lines("openhands-completions.jsonl")
+    files = [(f"openai__openrouter-llama-4-maverick-{c['timestamp']}.json", json.dumps(c, indent=2).encode())
+             for c in reversed(calls)]
+    upload = _read(*files)
+    assert upload.summary() == "3 documents: 3 rounds in 1 conversation; 0 documents skipped"
+    rounds = _rounds(upload)
+    assert [len(r.request.messages) for r in rounds] == [2, 4, 6]
+    # Round 1's call is answered by the tool result round 2 sent.
+    result = rounds[1].request.raw["messages"][-1]
+    assert (result["role"], result["tool_call_id"]) == ("tool", "toolu_01")
+    assert result["content"][0]["text"].startswith("total 300")
+
+
+def _in_text(call: dict) -> dict:
+    """`call` as OpenHands logs a call made without native function calling: the text sent and received as
+    'messages' and 'response', its function-calling view as 'fncall_messages' and 'fncall_response', the tools
+    popped from kwargs (openhands/llm/llm.py)."""
+    text = copy.deepcopy(call["response"])
+    message = text["choices"][0]["message"]
+    command = json.loads(message.pop("tool_calls")[0]["function"]["arguments"])["command"]
+    message["content"] += f"\n\n<function=execute_bash>\n<parameter=command>{command}</parameter>\n</function>"
+    sent = copy.deepcopy(call["messages"])
+    sent[0]["content"][0]["text"] += "\n\nYou have access to the following functions: ..."
+    return {"messages": sent, "response": text, "args": [], "kwargs": {"stop": ["</function"]},
+            "timestamp": call["timestamp"], "cost": 0.0,
+            "fncall_messages": call["messages"], "fncall_response": call["response"]}
+
+
+def test_a_call_made_with_function_calling_in_text_shows_openhands_calls_and_says_the_tools_went_as_text():
+    line = _in_text(lines("openhands-completions.jsonl")[0])
+    (round_,) = _rounds(_read(("completion.jsonl", json.dumps(line).encode())))
+    assert [c.name for c in round_.tool_calls] == ["execute_bash"]
+    assert "tool calls" in round_.extra["derived"]
+    assert "OpenHands called this model without native function calling" in round_.provenance.note
+    assert tool_list_never_logged(round_)
+    assert parts_not_logged(round_) == ("tools",)
+
+
+def test_an_evaluation_output_line_is_a_round_per_model_response_with_the_runs_tools_and_results():
+    upload = _read(_fixture("openhands-output.jsonl"))
+    (conversation,) = upload.conversations
+    assert conversation.id == "instance ponylang__ponyc-4595"
+    rounds = conversation.trace.rounds
+    assert [[c.name for c in r.tool_calls] for r in rounds] == [["execute_bash"]] * 4 + [["think"], ["finish"]]
+    first, second = rounds[0], rounds[1]
+    assert [t.name for t in first.request.tools] == TOOLS
+    assert first.request.model == "openai/openrouter-llama-4-maverick"
+    assert (first.response.usage.input_tokens, first.response.usage.output_tokens) == (5920, 128)
+    result = second.request.raw["messages"][-1]
+    assert (result["role"], result["tool_call_id"], result["name"]) == ("tool", "toolu_01", "execute_bash")
+    assert result["content"].startswith("total 300")
+    assert "Rebuilt from an OpenHands trajectory" in first.provenance.note
+    assert parts_not_logged(first) == ()
+
+
+def test_a_saved_trajectory_reads_as_the_same_rounds_as_the_output_line_it_came_from():
+    upload = _read(_fixture("openhands-trajectory.json"))
+    assert [c.id for c in upload.conversations] == ["OpenHands trajectory"]
+    saved = _rounds(upload)
+    output = _rounds(_read(_fixture("openhands-output.jsonl")))
+    assert len(saved) == 6
+    assert [r.response.raw["id"] for r in saved] == [r.response.raw["id"] for r in output]
+    assert [r.request.raw["messages"] for r in saved] == [r.request.raw["messages"] for r in output]
+
+
+def test_one_response_with_two_calls_is_one_round():
+    # OpenHands writes an action per call, each with the whole response: the second is no second model call.
+    output = lines("openhands-output.jsonl")[0]
+    history = output["history"]
+    action = next(e for e in history if e.get("action") == "run")
+    response = action["tool_call_metadata"]["model_response"]
+    second = {**response["choices"][0]["message"]["tool_calls"][0], "id": "toolu_01b"}
+    response["choices"][0]["message"]["tool_calls"].append(second)
+    history.insert(history.index(action) + 1, copy.deepcopy({**action, "id": 1000}))
+    rounds = _rounds(_read(("output.jsonl", json.dumps(output).encode())))
+    assert len(rounds) == 6
+    assert [c.id for c in rounds[0].tool_calls] == ["toolu_01", "toolu_01b"]
+
+
+def test_a_trajectory_without_model_responses_says_what_it_is_and_which_setting_writes_the_calls():
+    upload = _read(_fixture("openhands-resolver-output.jsonl"))
+    assert upload.summary() == "1 line: 0 rounds in 0 conversations; 1 line skipped"
+    (problem,) = upload.problems
+    assert "an OpenHands trajectory of 8 events, none of which keeps the model response" in problem.message
+    assert "log_completions=True" in problem.message
+
+
+def test_each_reader_claims_its_own_lines_and_no_others():
+    assert_detects_only_its_own(OpenHandsCompletionFormat)
+    assert_detects_only_its_own(OpenHandsTrajectoryFormat)
+
+
+def test_a_damaged_completion_log_is_a_problem_of_its_line():
+    assert assert_only_line_problems(OpenHandsCompletionFormat, lines("openhands-completions.jsonl")[:1], stride=1)
+    line = _in_text(lines("openhands-completions.jsonl")[0])
+    assert assert_only_line_problems(OpenHandsCompletionFormat, [line])
+
+
+def test_a_damaged_event_is_a_problem_of_the_trajectory_never_a_crash():
+    events = json.loads((FIXTURES / "openhands-trajectory.json").read_text())
+    assert assert_only_line_problems(OpenHandsTrajectoryFormat, events[4:8])
+    output = lines("openhands-output.jsonl")[0]
+    assert assert_only_line_problems(OpenHandsTrajectoryFormat, [{**output, "history": output["history"][3:7]}])
