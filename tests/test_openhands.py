@@ -121,10 +121,10 @@ def test_one_response_with_two_calls_is_one_round():
 
 def test_a_trajectory_without_model_responses_says_what_it_is_and_which_setting_writes_the_calls():
     upload = _read(_fixture("openhands-resolver-output.jsonl"))
-    assert upload.summary() == "1 line: 0 rounds in 0 conversations; 1 line skipped"
-    (problem,) = upload.problems
-    assert "an OpenHands trajectory of 8 events, none of which keeps the model response" in problem.message
-    assert "log_completions=True" in problem.message
+    assert upload.summary() == "1 line: 0 rounds in 0 conversations; 1 line not a model call; 0 lines skipped"
+    (note,) = upload.notes
+    assert "an OpenHands trajectory of 8 events, none of which keeps the model response" in note.message
+    assert "its completion logs when run with log_completions=True" in note.message
 
 
 def test_each_reader_claims_its_own_lines_and_no_others():

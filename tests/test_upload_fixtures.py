@@ -65,10 +65,10 @@ EXPECTED = [
     (('amp-stream-json-success.jsonl',), ['amp-stream-json'], '5 lines: 2 rounds in 1 conversation; 2 lines not model calls; 0 lines skipped', {'session T-2775dc92-90ed-4f85-8b73-8f9766029e83': [0, 2]}, 1),
     (('amp-stream-json-error.jsonl',), ['amp-stream-json'], '2 lines: 0 rounds in 0 conversations; 2 lines not model calls; 0 lines skipped', {}, 0),
     # OpenHands: completion logs (one call a line, chained by content), an evaluation output line's event history, an
-    # older resolver output whose events keep no model response (skipped, with the setting that writes the calls).
+    # older resolver output whose events keep no model response (no model call: a note names the setting that writes them).
     (('openhands-completions.jsonl',), ['openhands-completions'], '3 lines: 3 rounds in 1 conversation; 0 lines skipped', {'conversation 1': [2, 4, 6]}, 3),
     (('openhands-output.jsonl',), ['openhands-trajectory'], '1 line: 6 rounds in 1 conversation; 0 lines skipped', {'instance ponylang__ponyc-4595': [2, 4, 6, 8, 10, 12]}, 6),
-    (('openhands-resolver-output.jsonl',), ['openhands-trajectory'], '1 line: 0 rounds in 0 conversations; 1 line skipped', {}, 0),
+    (('openhands-resolver-output.jsonl',), ['openhands-trajectory'], '1 line: 0 rounds in 0 conversations; 1 line not a model call; 0 lines skipped', {}, 0),
     (('openhands-trajectory.json',), ['openhands-trajectory'], '15 elements: 6 rounds in 1 conversation; 0 elements skipped', {'OpenHands trajectory': [2, 4, 6, 8, 10, 12]}, 6),
     (('openai-batch-input.jsonl', 'openai-batch-output.jsonl'), ['openai-batch'], '8 lines: 5 rounds in 3 conversations; 0 lines skipped', {'trip-17-round-1': [2, 4, 5], 'trip-19-never-ran': [1], 'trip-20-expired': [0]}, 2),
     (('anthropic-batch-requests.jsonl', 'anthropic-batch-results.jsonl'), ['anthropic-batch'], '11 lines: 6 rounds in 5 conversations; 0 lines skipped', {'ticket-8': [3], 'ticket-7-round-1': [1, 3], 'ticket-9': [1], 'ticket-10': [1], 'ticket-11': [0]}, 2),

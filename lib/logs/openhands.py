@@ -126,6 +126,7 @@ class OpenHandsTrajectoryFormat(LogFormat):
         self._events: list[dict] = []
         self._first_line = 0
         self._notes: list[Problem] = []
+        self._not_calls = 0
 
     def detect(self, obj: dict) -> str | None:
         history = obj.get("history")
@@ -145,7 +146,9 @@ class OpenHandsTrajectoryFormat(LogFormat):
             name = f"instance {obj['instance_id']}" if obj.get("instance_id") else f"trajectory {line}"
             records = list(self._rounds(history, line, name, _model_asked(obj)))
             if not records:
-                raise LineProblem(_no_responses(history))
+                # Read and understood, but no model call is in it: counted as such, and said with where the calls are.
+                self._not_calls += 1
+                self._notes.append(Problem(line, _no_responses(history), conversation=name, loaded=True))
             yield from records
             return
         problem = _damage(obj)
@@ -160,11 +163,15 @@ class OpenHandsTrajectoryFormat(LogFormat):
             return
         records = list(self._rounds(self._events, self._first_line, "OpenHands trajectory", None))
         if not records:
-            self._notes.append(Problem(self._first_line, _no_responses(self._events)))
+            self._not_calls += len(self._events)
+            self._notes.append(Problem(self._first_line, _no_responses(self._events), loaded=True))
         yield from records
 
     def notes(self) -> list[Problem]:
         return self._notes
+
+    def not_calls(self) -> int:
+        return self._not_calls
 
     def _rounds(self, events: list[dict], line: int, name: str, model: str | None) -> Iterator[CallRecord]:
         """One round per model response the events hold, its request the messages the events before it make (the
@@ -247,9 +254,9 @@ def _damage(event: Any) -> str | None:
 def _no_responses(events: list) -> str:
     """Why a trajectory makes no round: what it is, and the setting that writes its model calls."""
     return (f"an OpenHands trajectory of {plural(len(events), 'event')}, none of which keeps the model response it "
-            "came from (no action has tool_call_metadata, as older versions wrote them): its model calls are not in "
-            "it. OpenHands writes each call, request and response, to its completion logs when run with "
-            "log_completions=True")
+            "came from (no action has tool_call_metadata, as older versions wrote them), so it shows no round: its "
+            "model calls are not in it. OpenHands writes each call, request and response, to its completion logs "
+            "when run with log_completions=True")
 
 
 def _model_asked(obj: dict) -> str | None:
