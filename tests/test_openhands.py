@@ -105,6 +105,14 @@ def test_a_saved_trajectory_reads_as_the_same_rounds_as_the_output_line_it_came_
     assert [r.request.raw["messages"] for r in saved] == [r.request.raw["messages"] for r in output]
 
 
+def test_the_servers_trajectory_answer_reads_as_the_saved_trajectory_does():
+    events = json.loads((FIXTURES / "openhands-trajectory.json").read_text())
+    served = _rounds(_read(("trajectory.json", json.dumps({"trajectory": events}).encode())))
+    saved = _rounds(_read(_fixture("openhands-trajectory.json")))
+    assert len(served) == 6
+    assert [r.request.raw for r in served] == [r.request.raw for r in saved]
+
+
 def test_one_response_with_two_calls_is_one_round():
     # OpenHands writes an action per call, each with the whole response: the second is no second model call.
     output = lines("openhands-output.jsonl")[0]

@@ -7,7 +7,8 @@
   (`fncall_messages`, `fncall_response`). Each file is one call; several files, or their lines in one file, chain by
   content into conversations as request/response pairs do.
 - Trajectories: the run's events (actions and observations), under `history` in an evaluation's `output.jsonl` line,
-  or as the JSON array `save_trajectory_path` writes. An action a model call produced keeps that call's whole
+  under `trajectory` in the server's answer to GET /trajectory, or as the JSON array `save_trajectory_path` writes
+  (and the web app downloads). An action a model call produced keeps that call's whole
   response under `tool_call_metadata.model_response`: each response is a round, its request rebuilt from the events
   before it.
 """
@@ -132,17 +133,21 @@ class OpenHandsTrajectoryFormat(LogFormat):
         history = obj.get("history")
         if isinstance(history, list) and history and _is_history_event(history[0]):
             return "'history' of OpenHands events (an evaluation's or resolver's output line)"
+        served = obj.get("trajectory")
+        if isinstance(served, list) and served and is_event(served[0]) and "history" not in obj:
+            return "'trajectory' of OpenHands events (the server's answer to GET /trajectory)"
         if is_event(obj):
             return "an OpenHands event (an action or observation with 'id' and 'source': a saved trajectory)"
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
-        if isinstance(obj.get("history"), list) and not is_event(obj):
-            history = obj["history"]
+        key = "trajectory" if isinstance(obj.get("trajectory"), list) and "history" not in obj else "history"
+        if isinstance(obj.get(key), list) and not is_event(obj):
+            history = obj[key]
             for i, event in enumerate(history):
                 problem = _damage(event)
                 if problem:
-                    raise LineProblem(f"history[{i}] {problem}")
+                    raise LineProblem(f"{key}[{i}] {problem}")
             name = f"instance {obj['instance_id']}" if obj.get("instance_id") else f"trajectory {line}"
             records = list(self._rounds(history, line, name, _model_asked(obj)))
             if not records:
