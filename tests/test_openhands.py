@@ -113,6 +113,16 @@ def test_the_servers_trajectory_answer_reads_as_the_saved_trajectory_does():
     assert [r.request.raw for r in served] == [r.request.raw for r in saved]
 
 
+def test_a_condensed_run_says_its_rebuilt_requests_still_hold_what_the_condenser_left_out():
+    output = lines("openhands-output.jsonl")[0]
+    output["history"].insert(8, {"id": 900, "timestamp": "2025-04-30T16:33:00", "source": "agent", "message": "",
+                                 "action": "condensation", "args": {"forgotten_event_ids": [5, 6], "summary": None}})
+    upload = _read(("output.jsonl", json.dumps(output).encode()))
+    assert len(_rounds(upload)) == 6
+    (note,) = upload.notes
+    assert note.message.startswith("the run's condenser shortened what OpenHands sent (1 condensation event)")
+
+
 def test_one_response_with_two_calls_is_one_round():
     # OpenHands writes an action per call, each with the whole response: the second is no second model call.
     output = lines("openhands-output.jsonl")[0]

@@ -186,8 +186,10 @@ class OpenHandsTrajectoryFormat(LogFormat):
         calls: list[tuple[int, dict]] = []
         seen: set[str] = set()
         untold = 0
+        condensed = 0
         for event in events:
             response = _response_of(event)
+            condensed += event.get("action") == "condensation"
             meta = event.get("tool_call_metadata")
             if event.get("action") == "system":
                 args = event.get("args") if isinstance(event.get("args"), dict) else {}
@@ -226,6 +228,11 @@ class OpenHandsTrajectoryFormat(LogFormat):
                 derived=[TRANSCRIPT_REQUEST], provenance=provenance,
                 executions=_ran_after(messages[position], messages[position + 1:]) if last else [],
             )
+        if calls and condensed:
+            self._notes.append(Problem(line, f"the run's condenser shortened what OpenHands sent "
+                                             f"({plural(condensed, 'condensation event')}): the requests rebuilt "
+                                             "after it still hold the events it left out, and lack its summary",
+                                       conversation=name, loaded=True))
         if calls and untold:
             self._notes.append(Problem(line, f"{plural(untold, 'answer')} of the agent in text alone keep no model "
                                              "response in the trajectory: the words are in the later requests, but "
