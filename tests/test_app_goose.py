@@ -13,7 +13,7 @@ def test_the_explorer_shows_a_goose_round_rebuilt_its_result_ran_and_its_missing
     assert "Input tokens (estimated)" in shown and "Input tokens (reported)" not in shown
     assert "Call developer__shell · id toolu_bdrk_01H6Vzjip2dzWDWJMQkiwevZ" in shown
     assert "coding    1234  2.5  8.5 123456 87654 pts/0    R+   10:30   0:15 node worker.js" in shown
-    assert "the file ends on this result: no recorded call was sent it" in shown
+    assert "the log ends on this result: no request after it was logged" in shown
 
 
 def test_the_tokens_page_shows_the_sessions_counts_beside_the_rounds_never_in_them(app):

@@ -103,7 +103,7 @@ def test_the_results_of_the_last_answers_calls_are_what_the_program_ran_no_recor
     assert [(e.name, e.ok) for e in last.executions] == [("update_topic", True), ("replace", True)]
     assert [e.tool_call_id for e in last.executions] == [c.id for c in last.tool_calls]
     assert last.executions[1].output.startswith("Successfully modified file: /home/wei/repo/discordbot/GEMINI.md")
-    assert "the recording ends on this result" in last.executions[0].note
+    assert "the log ends on this result" in last.executions[0].note
 
 
 def test_results_also_recorded_as_a_user_message_are_sent_once():

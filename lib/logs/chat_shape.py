@@ -21,6 +21,7 @@ from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-
 from typing import Any, Iterable
 
 from lib.coerce import int_or_none
+from lib.dialects.common import arguments_value, flatten_content
 from lib.logs.record import LineProblem
 
 
@@ -232,3 +233,42 @@ def require(obj: dict, key: str, kind: type, where: str = "") -> Any:
         return value
     found = "missing" if key not in obj else describe(value)
     raise LineProblem(f"{where}'{key}' is {found}, expected {describe(kind())}")
+
+
+LOG_ENDS = "the log ends on this result: no request after it was logged"
+"""The note of an execution read from a result after a log's last response: no logged request carried it."""
+
+
+def chat_results_after(turn: dict, rest: list[dict]) -> list[dict]:
+    """The tool turns after a transcript's last model turn (Chat Completions shape), as execution entries of the calls
+    they answer."""
+    calls = {c.get("id"): c.get("function") for c in turn.get("tool_calls") or () if isinstance(c, dict)}
+    ran = []
+    for message in rest:
+        function = calls.get(message.get("tool_call_id")) if message.get("role") == "tool" else None
+        if isinstance(function, dict):
+            content = message.get("content")
+            ran.append({"tool_call_id": str(message["tool_call_id"]), "name": str(function.get("name") or ""),
+                        "arguments": arguments_value(function.get("arguments")),
+                        "output": content if isinstance(content, str) else flatten_content(content),
+                        "note": LOG_ENDS})
+    return ran
+
+
+def anthropic_results_after(turn: dict, contents: list) -> list[dict]:
+    """The `tool_result` blocks in the contents after a log's last response (Anthropic Messages shape), as execution
+    entries of the calls they answer."""
+    # Only text ids pair a result with its call: a damaged id (a list, an object) pairs nothing and costs that result.
+    calls = {b["id"]: b for b in turn.get("content") or ()
+             if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)}
+    ran = []
+    for content in contents:
+        for block in content if isinstance(content, list) else ():
+            answered = block.get("tool_use_id") if isinstance(block, dict) and block.get("type") == "tool_result" \
+                else None
+            call = calls.get(answered) if isinstance(answered, str) else None
+            if call is not None:
+                ran.append({"tool_call_id": str(block["tool_use_id"]), "name": str(call.get("name") or ""),
+                            "arguments": call.get("input"), "output": flatten_content(block.get("content")),
+                            "ok": block.get("is_error") is not True, "note": LOG_ENDS})
+    return ran

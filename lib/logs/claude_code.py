@@ -26,7 +26,7 @@ from typing import Any, Iterator
 
 from lib.dialects import ANTHROPIC
 from lib.dialects.common import flatten_content
-from lib.logs.chat_shape import describe, require
+from lib.logs.chat_shape import anthropic_results_after, describe, require
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.model import TRANSCRIPT_REQUEST
 from lib.text import plural
@@ -334,7 +334,7 @@ class ClaudeCodeFormat(LogFormat):
         record = CallRecord(
             line=response.line, dialect=ANTHROPIC, request=request, response=body, conversation=key, error=error,
             derived=[TRANSCRIPT_REQUEST], timestamp=response.timestamp, resends=conversation.sent,
-            provenance=provenance, executions=_ran_after(turn, conversation.user) if last else [],
+            provenance=provenance, executions=anthropic_results_after(turn, conversation.user) if last else [],
         )
         self._closed(record)
         yield from self._release(record)
@@ -537,23 +537,3 @@ def _user_turn(contents: list) -> dict:
     return {"role": "user", "content": [block for content in contents
                                         for block in ([{"type": "text", "text": content}]
                                                       if isinstance(content, str) else content)]}
-
-
-def _ran_after(turn: dict, contents: list) -> list[dict]:
-    """The results after the log's last response, as execution entries of the calls they answer: no request after
-    them was logged to carry them."""
-    # Only text ids pair a result with its call: a damaged id (a list, an object) pairs nothing and costs that result.
-    calls = {b["id"]: b for b in turn["content"]
-             if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)}
-    ran = []
-    for content in contents:
-        for block in content if isinstance(content, list) else ():
-            answered = block.get("tool_use_id") if isinstance(block, dict) and block.get("type") == "tool_result" \
-                else None
-            call = calls.get(answered) if isinstance(answered, str) else None
-            if call is not None:
-                ran.append({"tool_call_id": str(block["tool_use_id"]), "name": str(call.get("name") or ""),
-                            "arguments": call.get("input"), "output": flatten_content(block.get("content")),
-                            "ok": block.get("is_error") is not True,
-                            "note": "the log ends on this result: no request after it was logged"})
-    return ran

@@ -35,7 +35,7 @@ from typing import Any, Iterator
 from lib.dialects import OPENAI
 from lib.logs import chat_shape as convert
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
-from lib.logs.responses import _item, _turns
+from lib.logs.responses import item_turn, item_turns
 from lib.model import TRANSCRIPT_REQUEST
 
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
@@ -103,8 +103,6 @@ ABORTED = ("Codex stopped the turn here (turn_aborted, reason {reason}): the per
            "no failed model call. Whether a call was under way then is not in the log.")
 """The note at a `turn_aborted` line."""
 
-LAST_OUTPUT = "the log ends on this output: no request after it was logged"
-"""Said of an execution of the last round's calls."""
 
 COMPACTED = ("Codex compacted the conversation here: the requests after this line start again from the history it "
              "wrote in place of the turns before it")
@@ -238,7 +236,7 @@ class CodexRolloutFormat(LogFormat):
             self._not_calls += 1
             return
         item = _as_call(item, kind)
-        _item(item, "the item")  # raises, naming what is wrong, before the item joins any request
+        item_turn(item, "the item")  # raises, naming what is wrong, before the item joins any request
         if _from_model(item, kind):
             if self._round is not None and self._round.answered:
                 yield from self._close()
@@ -325,7 +323,7 @@ class CodexRolloutFormat(LogFormat):
         if round_ is None:
             return
         self._round = None
-        output = convert.chat_messages(_turns(round_.items, "output"))
+        output = convert.chat_messages(item_turns(round_.items, "output"))
         answer = next((m for m in output if m.get("role") == "assistant"), {"role": "assistant", "content": ""})
         usage = round_.usage or {}
         response = convert.chat_completion(
@@ -345,7 +343,7 @@ class CodexRolloutFormat(LogFormat):
         """The Chat Completions request the items before a call amount to, the base instructions first when logged."""
         system = [{"role": "system", "content": self._instructions}] if self._instructions else []
         request: dict = {"model": model} if model else {}
-        request["messages"] = system + convert.chat_messages(_turns(items, "input"))
+        request["messages"] = system + convert.chat_messages(item_turns(items, "input"))
         return request
 
     def _provenance(self, said: list[str]) -> dict:
@@ -364,10 +362,10 @@ class CodexRolloutFormat(LogFormat):
             call = calls.get(item.get("call_id")) if item.get("type") in OUTPUT_TYPES else None
             if call is None or item["call_id"] not in self._ended:
                 continue
-            [tool] = convert.chat_messages(_turns([item], "input")) or [{}]
+            [tool] = convert.chat_messages(item_turns([item], "input")) or [{}]
             ran.append({"tool_call_id": item["call_id"], "name": str(call.get("name") or ""),
                         "arguments": _arguments(call), "output": tool.get("content"),
-                        "ok": self._ended[item["call_id"]], "note": LAST_OUTPUT})
+                        "ok": self._ended[item["call_id"]], "note": convert.LOG_ENDS})
         return ran
 
 def _failed_call(payload: dict) -> bool:
@@ -426,7 +424,7 @@ def _sendable(item: Any) -> dict | None:
         return None
     item = _as_call(item, item.get("type"))
     try:
-        _item(item, "the item")
+        item_turn(item, "the item")
     except LineProblem:
         return None
     return item

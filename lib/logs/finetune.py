@@ -13,7 +13,7 @@ from typing import Iterator
 from lib.dialects import OPENAI
 from lib.dialects.common import arguments_value, flatten_content
 from lib.model import TRANSCRIPT_REQUEST
-from lib.logs.chat_shape import chat_completion, describe, require
+from lib.logs.chat_shape import chat_completion, chat_results_after, describe, require
 from lib.logs.record import CallRecord, LineProblem, LogFormat
 
 REQUEST_PARAMETERS = ("tools", "functions", "parallel_tool_calls")
@@ -79,23 +79,8 @@ def conversation_rounds(messages: list[dict], parameters: dict, line: int, conve
             response=chat_completion(message, finish),
             conversation=conversation,
             derived=[TRANSCRIPT_REQUEST, "usage", "finish"],
-            executions=_ran_after(message, messages[position + 1:]) if position == turns[-1] else [],
+            executions=chat_results_after(message, messages[position + 1:]) if position == turns[-1] else [],
         )
-
-
-def _ran_after(turn: dict, rest: list[dict]) -> list[dict]:
-    """The tool turns after the transcript's last model turn, as execution entries of the calls they answer."""
-    calls = {c.get("id"): c.get("function") for c in turn.get("tool_calls") or () if isinstance(c, dict)}
-    ran = []
-    for message in rest:
-        function = calls.get(message.get("tool_call_id")) if message.get("role") == "tool" else None
-        if isinstance(function, dict):
-            content = message.get("content")
-            ran.append({"tool_call_id": str(message["tool_call_id"]), "name": str(function.get("name") or ""),
-                        "arguments": arguments_value(function.get("arguments")),
-                        "output": content if isinstance(content, str) else flatten_content(content),
-                        "note": "the transcript ends on this result: no request after it was recorded"})
-    return ran
 
 
 def _sent(message: object, where: str) -> dict:

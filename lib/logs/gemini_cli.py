@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from lib.logs.chat_shape import describe, require
+from lib.logs.chat_shape import LOG_ENDS, describe, require
 from lib.logs.gemini import GeminiFormat
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.model import TRANSCRIPT_REQUEST
@@ -85,8 +85,6 @@ FAILED = {
 }
 """The provenance of a round whose call failed."""
 
-LAST_RESULT = "the recording ends on this result: no recorded model call was sent it"
-"""Said of an execution of the last answer's calls."""
 
 
 @dataclass(slots=True)
@@ -380,7 +378,7 @@ def _ran_after(record: CallRecord, parts: list[dict], message: dict) -> None:
             continue
         record.executions.append({"tool_call_id": str(named[call["id"]]), "name": str(call.get("name") or ""),
                                   "arguments": call.get("args"), "output": _output(result),
-                                  "ok": call.get("status") == "success", "note": LAST_RESULT})
+                                  "ok": call.get("status") == "success", "note": LOG_ENDS})
 
 
 def _output(parts: list[dict]) -> str:

@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterator
 
 from lib.dialects import ANTHROPIC
-from lib.logs.chat_shape import describe
+from lib.logs.chat_shape import anthropic_results_after, describe
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.model import TRANSCRIPT_REQUEST
 from lib.text import plural
@@ -74,9 +74,6 @@ UNREAD_CALL = ("a tool call Goose could not read (its toolCall's error: {error})
 DAMAGED = ("conversation[{place}]: {problem}: that message is left out of the session read as Goose's; its other "
            "messages still load, and the requests rebuilt after it lack it")
 """Said of a message of an exported session that could not be read."""
-
-LAST_RESULT = "the file ends on this result: no recorded call was sent it"
-"""Said of an execution of the last response's calls."""
 
 
 @dataclass(slots=True)
@@ -256,23 +253,9 @@ def _rounds(session: _Session) -> list[CallRecord]:
                                  provenance=PROVENANCE))
         messages.append({"role": "assistant", "content": blocks})
     if rounds and messages and messages[-1]["role"] == "user":
-        rounds[-1].executions = _ran_after(messages[-2] if len(messages) > 1 else {}, messages[-1])
+        rounds[-1].executions = anthropic_results_after(messages[-2] if len(messages) > 1 else {},
+                                                         [messages[-1]["content"]])
     return rounds
-
-
-def _ran_after(turn: dict, after: dict) -> list[dict]:
-    """The results after the file's last response, as executions of the calls they answer: no request carried them."""
-    calls = {b["id"]: b for b in turn.get("content", ()) if b["type"] == "tool_use"}
-    ran = []
-    for block in after["content"]:
-        call = calls.get(block.get("tool_use_id")) if block["type"] == "tool_result" else None
-        if call is not None:
-            output = "\n".join(b.get("text", "") for b in block["content"] if b["type"] == "text")
-            ran.append({"tool_call_id": call["id"], "name": call["name"], "arguments": call["input"],
-                        "output": output, "ok": block.get("is_error") is not True, "note": LAST_RESULT})
-    return ran
-
-
 def _said(session: _Session) -> list[Problem]:
     """What is said beside the session: its token totals, and where its metadata and its messages disagree."""
     meta, notes = session.meta, []

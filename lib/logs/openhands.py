@@ -20,8 +20,7 @@ from typing import Any, Iterator
 
 from lib.dialects import OPENAI
 from lib.dialects.openai_chat import is_response
-from lib.logs.chat_shape import describe
-from lib.logs.finetune import _ran_after
+from lib.logs.chat_shape import chat_results_after, describe
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.model import TRANSCRIPT_REQUEST
 from lib.text import plural
@@ -226,7 +225,7 @@ class OpenHandsTrajectoryFormat(LogFormat):
             yield CallRecord(
                 line=line, dialect=OPENAI, request=request, response=response, conversation=name,
                 derived=[TRANSCRIPT_REQUEST], provenance=provenance,
-                executions=_ran_after(messages[position], messages[position + 1:]) if last else [],
+                executions=chat_results_after(messages[position], messages[position + 1:]) if last else [],
             )
         if calls and condensed:
             self._notes.append(Problem(line, f"the run's condenser shortened what OpenHands sent "

@@ -140,7 +140,7 @@ class ResponsesFormat(LogFormat):
             items = _input_items(request)
             if _interleaved(items):
                 self.interleaved.append(line)
-            messages = history + convert.chat_messages(_turns(items, "input"))
+            messages = history + convert.chat_messages(item_turns(items, "input"))
             chat_request = _chat_request(request, messages)
             if conversation is None and _continues(messages):
                 conversation = self._resent_chain(messages, request.get("instructions"))
@@ -275,13 +275,13 @@ def _interleaved(items: list) -> bool:
     return False
 
 
-def _turns(items: Iterable[Any], where: str) -> list[tuple[str, list]]:
+def item_turns(items: Iterable[Any], where: str) -> list[tuple[str, list]]:
     """Items as (role, parts) turns; neighbouring model items (reasoning, text, calls) become one turn."""
     turns: list[tuple[str, list]] = []
     for position, item in enumerate(items):
         if not isinstance(item, dict):
             raise LineProblem(f"{where}[{position}] is {convert.describe(item)}, expected an item object")
-        role, parts = _item(item, f"{where}[{position}]")
+        role, parts = item_turn(item, f"{where}[{position}]")
         if role == "assistant" and turns and turns[-1][0] == "assistant":
             turns[-1][1].extend(parts)
         else:
@@ -289,7 +289,7 @@ def _turns(items: Iterable[Any], where: str) -> list[tuple[str, list]]:
     return turns
 
 
-def _item(item: dict, where: str) -> tuple[str, list]:
+def item_turn(item: dict, where: str) -> tuple[str, list]:
     """One input or output item as a (role, parts) turn."""
     kind = item.get("type", "message" if "role" in item else None)
     if kind == "message":
@@ -367,7 +367,7 @@ def _tool_choice(choice: Any) -> Any:
 
 def _assistant(response: dict) -> dict:
     """All of a response's output items as one assistant message."""
-    messages = convert.chat_messages(_turns(response.get("output") or (), "output"))
+    messages = convert.chat_messages(item_turns(response.get("output") or (), "output"))
     return next((m for m in messages if m.get("role") == "assistant"), {"role": "assistant", "content": ""})
 
 
