@@ -282,12 +282,7 @@ def _round(before: list[dict], turn: dict, message: dict, line: int, session: st
     record = GeminiFormat().record({"contents": list(before)}, response, line,
                                    {"model": model if isinstance(model, str) else None})
     record.derived = [TRANSCRIPT_REQUEST, *record.derived, "finish", *([] if counts else ["usage"])]
-    record.conversation = session
-    record.converted_from = "gemini-cli-session"
-    record.provenance = PROVENANCE
-    timestamp = message.get("timestamp")
-    record.timestamp = timestamp if isinstance(timestamp, str) else None
-    return record
+    return _placed(record, message, session, PROVENANCE)
 
 
 def _failed(before: list[dict], message: dict, line: int, session: str) -> CallRecord:
@@ -298,9 +293,14 @@ def _failed(before: list[dict], message: dict, line: int, session: str) -> CallR
     record.error = {"status": int(found.group(1)) if found else None, "body": {"type": "error", "content": said},
                     "message": said}
     record.derived = [TRANSCRIPT_REQUEST, *record.derived]
+    return _placed(record, message, session, FAILED)
+
+
+def _placed(record: CallRecord, message: dict, session: str, provenance: dict) -> CallRecord:
+    """The record placed in its session, said to be cut out of a Gemini CLI recording, at the message's time."""
     record.conversation = session
     record.converted_from = "gemini-cli-session"
-    record.provenance = FAILED
+    record.provenance = provenance
     timestamp = message.get("timestamp")
     record.timestamp = timestamp if isinstance(timestamp, str) else None
     return record
