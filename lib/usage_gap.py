@@ -47,6 +47,9 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
     elif reported_more and not row.tool_list_recorded:  # the list was billed; our count cannot hold what was not kept
         reasons.append("the log kept no tool list, though the model called tools, so the list that was sent and "
                        "billed is not in our count")
+    if round_.request_from_transcript:  # what the program wrapped around the turns, or cut, is in neither direction
+        reasons.append("the request is rebuilt from the log's transcript, not recorded as sent, so what the program "
+                       "added to the turns or left out of them when it sent them is not in our count")
     if images := _images(round_):
         reasons.append(f"the request carries {plural(images, 'image')}, which we count as the text of "
                        f"{'its part' if images == 1 else 'their parts'}, not as the provider bills an image")

@@ -41,3 +41,10 @@ def test_a_trajectory_without_model_responses_says_where_the_calls_are(app):
     sidebar = " ".join(t.value for t in at.sidebar.text)
     assert "an OpenHands trajectory of 8 events, none of which keeps the model response" in sidebar
     assert "log_completions=True" in sidebar
+
+
+def test_a_rebuilt_rounds_gap_names_the_rebuild_among_its_reasons(app):
+    shown = round_shown(app, "openhands-output.jsonl", 2)
+    why = next(line for line in shown.splitlines() if line.startswith("The reported input is"))
+    assert ("the request is rebuilt from the log's transcript, not recorded as sent, so what the program added to the "
+            "turns or left out of them when it sent them is not in our count") in why
