@@ -50,6 +50,20 @@ LACKED_PARTS = {"system": "instructions", "tools": "tools"}
 count it."""
 
 
+NOT_LOGGED_NAMES = {"instructions": "the instructions", "tools": "the tool list"}
+"""Each InputBreakdown field a log's format may never keep (parts_not_logged), as the pages name what was sent."""
+
+
+def not_logged_words(fields: tuple[str, ...]) -> tuple[str, str]:
+    """What a log's format never keeps, in words: `neither the instructions nor the tool list` or `no tool list`,
+    and `they` or `it` for it; every page that says so takes its words from here, so a log that keeps its
+    instructions (Codex's newer rollouts) is never said to lack them."""
+    lacked = [NOT_LOGGED_NAMES[f] for f in NOT_LOGGED_NAMES if f in fields]
+    if len(lacked) > 1:
+        return "neither " + " nor ".join(lacked), "they"
+    return ("no " + lacked[0].removeprefix("the ") if lacked else ""), "it"
+
+
 def parts_not_logged(round_: Round) -> tuple[str, ...]:
     """The InputBreakdown fields of the round's request that its log's format never keeps (Claude Code's system prompt
     and tool list): sent and billed, so counted as not known, never as 0."""
@@ -426,9 +440,9 @@ class Snowball:
     resent_unknown: int = 0
     """Rounds whose request the log kept but not the one before it: what they sent again is not known, left out of
     resent_share."""
-    parts_not_logged: bool = False
-    """True when the log's format keeps no instructions or tool list (RoundSummary.parts_not_logged): resent every
-    round, they are not in resent_share."""
+    parts_not_logged: tuple[str, ...] = ()
+    """The InputBreakdown fields the log's format never keeps over its rounds (RoundSummary.parts_not_logged): resent
+    every round, they are not in resent_share."""
 
     @property
     def tokens(self) -> int | None:
@@ -477,8 +491,10 @@ class Snowball:
             said += (f" {plural(self.resent_unknown, 'round')} whose previous request the log lacks "
                      f"{'is' if one else 'are'} left out: what {'it' if one else 'they'} sent again is not known.")
         if self.parts_not_logged:
-            said += (" The log keeps neither the instructions nor the tool list, which every request sends again: "
-                     "this is a share of the messages we counted, without them.")
+            lacked, them = not_logged_words(self.parts_not_logged)
+            counted = "messages" if "instructions" in self.parts_not_logged else "instructions and messages"
+            said += (f" The log keeps {lacked}, which every request sends again: this is a share of the {counted} "
+                     f"we counted, without {'them' if them == 'they' else 'it'}.")
         return said
 
     @property
@@ -559,7 +575,7 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         known_tokens=sum(r.usage.input_tokens + r.usage.output_tokens for r in rows if _both_known(r)),
         resent_rounds=len(resent_known),
         resent_unknown=sum(1 for r in rows if r.request_recorded and not _resent_known(r)),
-        parts_not_logged=any(r.parts_not_logged for r in rows),
+        parts_not_logged=tuple(dict.fromkeys(f for r in rows for f in r.parts_not_logged)),
     )
 
 

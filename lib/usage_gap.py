@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from lib.encodings import model_encoding
 from lib.model import OtherPart, Round, Trace
+from lib.provenance import LACKED_NAMES
 from lib.summary import RoundSummary
 from lib.text import plural
 
@@ -53,7 +54,9 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
     if images := _images(round_):
         reasons.append(f"the request carries {plural(images, 'image')}, which we count as the text of "
                        f"{'its part' if images == 1 else 'their parts'}, not as the provider bills an image")
-    omitted = trace.round_provenance(round_).omitted
+    # The tool list, where the log lacks it, has its reason above: said again here it would read as a second cause.
+    omitted = [LACKED_NAMES.get(o, o) for o in trace.round_provenance(round_).omitted
+               if not (o == "tools" and not row.tool_list_recorded)]
     if omitted and reported_more:  # a request the record abridged is counted short, never long
         reasons.append("the trace's instructions are abridged: the recorded request lacks " + ", ".join(omitted))
     counter = row.breakdown.counter

@@ -52,3 +52,30 @@ def test_the_explorer_shows_a_codex_call_that_failed_with_the_status_its_error_r
     shown = [t.value for t in at.main.text] + [c.value for c in at.main.code] + [e.value for e in at.error]
     assert any("exceeded retry limit, last status: 500 Internal Server Error" in s for s in shown)
     assert "The call failed: HTTP 500. The provider said:" in [e.value for e in at.error]
+
+
+def _tokens_page(app):
+    at = uploaded(app, "codex-rollout-0.125.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    return at
+
+
+def test_the_tokens_page_says_a_codex_log_lacks_the_tool_list_not_the_instructions_it_kept(app):
+    # Codex 0.125's session_meta carries its base instructions: the rounds table counts them (286 tokens a round).
+    at = _tokens_page(app)
+    captions = " ".join(c.value for c in at.caption)
+    assert "keeps neither the instructions nor the tool list" not in captions
+    assert ("This log's format (an agent's session log) keeps no tool list: it was sent and billed, but it has no bar "
+            "of its own; its tokens are in the part reported beyond our count.") in captions
+    resent = next(m for m in at.metric if m.label == "Input already sent in the previous request")
+    assert "neither the instructions" not in resent.help
+    assert ("The log keeps no tool list, which every request sends again: this is a share of the instructions and "
+            "messages we counted, without it.") in resent.help
+
+
+def test_the_gap_is_explained_once_by_the_tool_list_the_log_never_keeps_not_by_abridged_instructions(app):
+    at = _tokens_page(app)
+    said = next(t.value for t in at.main.text if t.value.startswith("Round 1: The reported input is"))
+    assert "the log's format never keeps the tool list" in said
+    assert "abridged" not in said and "lacks tools" not in said

@@ -23,3 +23,11 @@ def test_a_gemini_cli_session_documents_rounds_table_says_its_instructions_and_t
     assert rounds["tokens in"].tolist() == [11894, 20960, 43494]
     assert set(rounds["in: instructions"]) == {"not in the log"}
     assert set(rounds["in: tool definitions"]) == {"not in the log"}
+
+
+def test_the_gap_beside_a_gemini_cli_round_names_what_the_log_lacks_in_words_and_each_once(app):
+    shown = round_shown(app, "gemini-cli-session.jsonl", 1)
+    said = next(line for line in shown.splitlines() if line.startswith("The reported input is"))
+    assert "the log's format never keeps the tool list" in said
+    assert "the recorded request lacks the system prompt;" in said
+    assert "lacks system, tools" not in said

@@ -9,8 +9,8 @@ import streamlit as st
 
 from lib.summary import (BILLING_NOT_KNOWN, NO_CALL_MADE, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, UNMADE_SAID,
                          RoundSummary, Snowball, OUTPUT_MISSING, cache_written, counted_parts, missing_output,
-                         no_bar_words, not_counted_words, overcounted, round_cost, table_tokens, tokens_words,
-                         tool_list_missing)
+                         no_bar_words, not_counted_words, not_logged_words, overcounted, round_cost, table_tokens,
+                         tokens_words, tool_list_missing)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, prices_from_rows
@@ -173,10 +173,17 @@ def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
         plain.text(line)
 
 
-PARTS_NOT_LOGGED = ("This log's format (an agent's session log) keeps neither the instructions nor the tool list: "
-                    "they were sent and billed, but they have no bar of their own; their tokens are in the part "
-                    "reported beyond our count.")
-"""Under the input chart, for a log whose format never keeps the instructions or the tool list."""
+def parts_not_logged_words(rows: tuple[RoundSummary, ...]) -> str:
+    """Under the input chart, for a log whose format never keeps the instructions or the tool list: what has no bar
+    (lib.summary.not_logged_words); empty for any other log."""
+    fields = tuple(dict.fromkeys(f for r in rows for f in r.parts_not_logged))
+    if not fields:
+        return ""
+    lacked, they = not_logged_words(fields)
+    were, have = ("were", "have") if they == "they" else ("was", "has")
+    return (f"This log's format (an agent's session log) keeps {lacked}: {they} {were} sent and billed, but {they} "
+            f"{have} no bar of {'their' if they == 'they' else 'its'} own; {'their' if they == 'they' else 'its'} "
+            "tokens are in the part reported beyond our count.")
 
 
 def breakdown_caption(counting: Counting, rows: tuple[RoundSummary, ...]) -> None:
@@ -187,7 +194,7 @@ def breakdown_caption(counting: Counting, rows: tuple[RoundSummary, ...]) -> Non
                "beyond our count included" + ("; where our count is above the input, the bar reaches our count and "
                "what it is above hangs below zero" if overcounted(rows) else "") + ". Earlier messages grow every "
                "round; the tool list and the instructions ride along unchanged." + (f" {missing}" if missing else "")
-               + (f" {PARTS_NOT_LOGGED}" if any(r.parts_not_logged for r in rows) else ""))
+               + (f" {unlogged}" if (unlogged := parts_not_logged_words(rows)) else ""))
 
 
 def overcount_note(rows: tuple[RoundSummary, ...]) -> None:
