@@ -6,6 +6,7 @@ The defaults are a snapshot, dated per row: prices change, so the app lets a use
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -53,15 +54,21 @@ DEFAULT_PRICES: tuple[Price, ...] = (
 )
 
 
+SNAPSHOT = re.compile(r"[-@]\d{4}")
+"""What follows a family's name in a dated snapshot of it: `-2025-08-07`, `-20250929`, Vertex AI's `@20250929`.
+Anything else after the name (`.5`, `-nano`) is another model, with a price of its own."""
+
+
 def price_for(model: str | None, prices: tuple[Price, ...]) -> Price | None:
-    """The price of a model: an exact name first, then the longest name it starts with."""
+    """The price of a model: an exact name first, then the longest name of which it is a dated snapshot."""
     if not model:
         return None
     name = model.lower().split("/")[-1]
     exact = [p for p in prices if p.model.lower() == name]
     if exact:
         return exact[0]
-    prefixed = [p for p in prices if name.startswith(p.model.lower())]
+    prefixed = [p for p in prices if name.startswith(p.model.lower())
+                and SNAPSHOT.match(name, len(p.model))]
     return max(prefixed, key=lambda p: len(p.model)) if prefixed else None
 
 

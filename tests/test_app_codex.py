@@ -79,3 +79,13 @@ def test_the_gap_is_explained_once_by_the_tool_list_the_log_never_keeps_not_by_a
     said = next(t.value for t in at.main.text if t.value.startswith("Round 1: The reported input is"))
     assert "the log's format never keeps the tool list" in said
     assert "abridged" not in said and "lacks tools" not in said
+
+
+def test_the_tokens_page_prices_no_gpt_5_5_round_at_gpt_5s_rate(app):
+    # The rollout's turn_context asks for gpt-5.5; the table's gpt-5 row is another model's price.
+    at = _tokens_page(app)
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert set(rounds["model"]) == {"gpt-5.5"}
+    assert "cost USD" not in rounds.columns or rounds["cost USD"].isna().all()
+    shown = "\n".join(str(e.value) for e in (*at.markdown, *at.caption, *at.text, *at.info, *at.warning))
+    assert "No price for these models" in shown and "gpt-5.5" in shown
