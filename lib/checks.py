@@ -745,8 +745,8 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
             if not isinstance(call.arguments, dict):
                 continue
             tool = _tool(round_.request, call.name)
-            if is_output_tool(call.name, tool):
-                continue  # the model's answer, given as a call: every value in it is the model's to write
+            if is_output_tool(call.name, tool) or declared_effect(trace, call.name) == "narration":
+                continue  # the model's answer or its account of its work: every value in it is the model's to write
             # Identity is model-filled-identity's to report; prose is the model's own writing, not a fact it filled.
             unsaid = [(name, value) for name, value in call.arguments.items()
                       if not _is_identity(name, tool) and not _authored(name) and _fact(value)
@@ -869,13 +869,18 @@ def is_handoff(tool: ToolDefinition | None) -> bool:
     return tool is not None and bool(_HANDOFF.match(tool.description))
 
 
-def is_write_tool(trace: Trace, name: str, tool: ToolDefinition | None = None) -> bool:
-    """Whether a tool changes something: as the header's `tool_effects` declares it ("write" or "read"), else
-    when its name starts with a verb that changes things (WRITE_VERBS) and its definition, where the request has
-    one, is not an agent handoff."""
+def declared_effect(trace: Trace, name: str) -> object:
+    """What the trace header's `tool_effects` says the tool does (`write`, `read`, `narration`), or None."""
     declared = trace.header.get("tool_effects")
-    effect = declared.get(name) if isinstance(declared, dict) else None
-    if effect in ("write", "read"):
+    return declared.get(name) if isinstance(declared, dict) else None
+
+
+def is_write_tool(trace: Trace, name: str, tool: ToolDefinition | None = None) -> bool:
+    """Whether a tool changes something: as the header's `tool_effects` declares it ("write"; "read" and
+    "narration" do not), else when its name starts with a verb that changes things (WRITE_VERBS) and its
+    definition, where the request has one, is not an agent handoff."""
+    effect = declared_effect(trace, name)
+    if effect in ("write", "read", "narration"):
         return effect == "write"
     if is_handoff(tool):
         return False

@@ -331,3 +331,19 @@ def test_outputs_after_the_logs_last_call_are_its_executions_where_the_log_recor
     rounds = _lines(META, _user("go"), _call("call_1", "ls /x"), _call("call_2", "pwd"),
                     _output("call_1", "ls: /x: No such file"), end, _output("call_2", "/repo")).conversations[0]
     assert [(e.tool_call_id, e.ok) for e in rounds.trace.rounds[0].executions] == [("call_1", False)]
+
+
+def test_the_write_check_marks_a_patch_codex_applies_not_the_input_it_polls_a_running_command_with():
+    # write_stdin with no chars reads what the command started in round 1 printed since; apply_patch edits files.
+    from lib.checks import run_checks
+    assert [f.round for f in run_checks(_read().conversations[0].trace) if f.code == "write-tool-call"] == []
+    patch = _line("response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c-2",
+                                    "input": "*** Begin Patch\n*** Update File: a.py\n*** End Patch"})
+    done = _line("response_item", {"type": "custom_tool_call_output", "call_id": "c-2", "output": "Success."})
+    plan = _line("response_item", {"type": "function_call", "name": "update_plan", "call_id": "c-3",
+                                   "arguments": json.dumps({"explanation": "Tests pass", "plan": []})})
+    trace = _lines(META, _user("fix a.py"), patch, _count(10, 5, 5), done, plan, _count(20, 5, 5),
+                   _output("c-3", "Plan updated"), _said("Done."), _count(30, 5, 5)).conversations[0].trace
+    findings = run_checks(trace)
+    assert [f.round for f in findings if f.code == "write-tool-call"] == [1]
+    assert [f.round for f in findings if f.code == "model-filled-value"] == []

@@ -237,3 +237,22 @@ def test_an_api_errors_status_is_read_from_its_words_and_other_errors_stay_notic
     failed = upload.conversations[0].trace.rounds[-1]
     assert failed.error.status == 429
     assert failed.request.messages[-1].text == "try again"
+
+
+def _called(trace, finding) -> str:
+    """The name of the tool whose call a finding is about (its path ends `tool_calls[n]`)."""
+    index = int(finding.path.rsplit("[", 1)[1].rstrip("]"))
+    return trace.rounds[finding.round - 1].response.message.tool_calls[index].name
+
+
+def test_the_write_checks_mark_the_calls_that_change_files_not_the_topic_gemini_cli_shows():
+    # Gemini CLI's update_topic sets the title it shows the person; replace edits a file, as write_file writes one.
+    trace = _read(LINES).conversations[0].trace
+    writes = [(f.round, _called(trace, f)) for f in run_checks(trace) if f.code == "write-tool-call"]
+    assert writes == [(3, "write_file"), (6, "replace")]
+
+
+def test_the_words_the_model_writes_into_update_topic_are_not_values_someone_should_have_given():
+    # update_topic's title and strategic_intent are the model's account of its own work, as a summary is.
+    trace = _read(LINES).conversations[0].trace
+    assert [f.round for f in run_checks(trace) if f.code == "model-filled-value"] == []

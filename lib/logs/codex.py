@@ -66,6 +66,11 @@ OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
 NOT_SENT_TYPES = ("ghost_snapshot",)
 """Item types Codex keeps for itself (undo snapshots) and never sends to the model: no part of any request."""
 
+TOOL_EFFECTS = {"apply_patch": "write", "write_stdin": "read", "update_plan": "narration"}
+"""What Codex's own tools do (CallRecord.tool_effects): apply_patch edits files; write_stdin feeds or polls a command
+an exec_command call started, whose effects are that command's; update_plan is the plan Codex shows the person.
+Shell commands (exec_command, shell) may do anything, and are left to no declaration, as Claude Code's Bash is."""
+
 NOTE = ("Cut out of an OpenAI Codex CLI session log: the request is the items before this response as the log kept "
         "them, not a request on record as sent.")
 """The start of every round's provenance note."""
@@ -336,7 +341,7 @@ class CodexRolloutFormat(LogFormat):
             line=round_.line, dialect=OPENAI, request=self._request(round_.request, round_.model), response=response,
             conversation=self._key(), error=error, derived=[TRANSCRIPT_REQUEST, "finish"],
             converted_from="openai-responses", timestamp=round_.timestamp, provenance=self._provenance(said),
-            executions=self._ran_after(round_) if last else [],
+            executions=self._ran_after(round_) if last else [], tool_effects=TOOL_EFFECTS,
         )
 
     def _request(self, items: list[dict], model: str | None) -> dict:

@@ -57,6 +57,12 @@ PROVENANCE = {
 }
 """Every round's provenance: what the recording lacks, said where the round is shown (lib/provenance.py)."""
 
+TOOL_EFFECTS = {"write_file": "write", "replace": "write", "save_memory": "write", "update_topic": "narration",
+                "write_todos": "narration"}
+"""What Gemini CLI's own tools do (CallRecord.tool_effects): write_file and replace edit files, save_memory writes
+the memory file; update_topic and write_todos are the title, intent and to-do list it shows the person. Shell
+commands (run_shell_command) may do anything, and are left to no declaration, as Claude Code's Bash is."""
+
 PROMPTS_ONLY = ("Gemini CLI's logs.json keeps only what the person typed ({count}), each with its session id: no model "
                 "call, so no round. The session's recording, chats/session-*.json (or .jsonl) beside it, holds the "
                 "model's answers.")
@@ -301,6 +307,7 @@ def _placed(record: CallRecord, message: dict, session: str, provenance: dict) -
     record.conversation = session
     record.converted_from = "gemini-cli-session"
     record.provenance = provenance
+    record.tool_effects = TOOL_EFFECTS
     timestamp = message.get("timestamp")
     record.timestamp = timestamp if isinstance(timestamp, str) else None
     return record

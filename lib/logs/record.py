@@ -130,6 +130,10 @@ class CallRecord:
     streamed: bool = False
     """The response came as a stream and `response` is our assembly of its events into the unstreamed body
     (lib.model.STREAMED): what is shown of it was not received in that shape."""
+    tool_effects: dict[str, str] = field(default_factory=dict)
+    """What the format knows of its program's own tools, by name: `write` (it changes something), `read` (it does
+    not), or `narration` (the model's account of its work to the person, every argument its own words); the
+    conversation's trace header carries them (lib.checks.is_write_tool)."""
 
 
 class LogFormat:

@@ -258,6 +258,8 @@ class _Thread:
     calls: list[_Call] = field(default_factory=list)
     last_sent: list | None = None
     """The `messages` list of the last call's request body, as the record held it (see CallRecord.resends)."""
+    tool_effects: dict[str, str] = field(default_factory=dict)
+    """What its calls' format knows of the program's tools (CallRecord.tool_effects): the header's `tool_effects`."""
 
 
 class _Rebuilder:
@@ -297,6 +299,7 @@ class _Rebuilder:
                 if len(raws) > 1 and _is_instruction(raws[0]):
                     self._by_first_turn.setdefault(content_key(read_form(raws[1])), []).append(thread)
         self._order += 1
+        thread.tool_effects.update(record.tool_effects)
         thread.calls.append(_Call(
             record.line, request, response, error, executions,
             number_or_none(record.latency_ms), tuple(record.derived), record.converted_from,
@@ -450,6 +453,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
               "source": source, "conversation": thread.id}
     if model:
         header["model"] = model
+    if thread.tool_effects:
+        header["tool_effects"] = dict(thread.tool_effects)
     return Trace(title=header["title"], dialect=thread.dialect, rounds=tuple(rounds), model=model,
                  header=header, unique_messages=len(pools.messages))
 
