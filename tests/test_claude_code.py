@@ -800,3 +800,13 @@ def test_a_subagent_line_whose_parent_is_not_in_the_log_is_no_conversation_and_s
     assert [(n.line, n.message, n.conversation) for n in upload.notes] == [
         (5, "A subagent line holds a tool result answering a call the log does not hold, and no response "
             "of the model's: no round, so no conversation is listed for it", None)]
+
+
+def test_the_write_check_marks_a_multiedit_call_and_leaves_the_model_s_todo_list_alone():
+    # MultiEdit edits a file as Edit does, though its name starts with no verb; TodoWrite is the list Claude Code
+    # shows the person, and what the model writes into it is its own account of its work.
+    upload = _read("claude-code-edge-cases.jsonl")
+    findings = {c.id: run_checks(c.trace) for c in upload.conversations}
+    assert [(f.code, f.round) for f in findings["session edge_cases"] if f.code != "text-with-tool-calls"] == [
+        ("write-tool-call", 3)]
+    assert findings["session todowrite_session"] == ()

@@ -81,6 +81,12 @@ CUT_BY_ERROR = ("The call failed while its response was being written: the respo
 API_ERROR_KEYS = ("isApiErrorMessage", "is_api_error_message")
 """The flag, in the session log's spelling and stream-json's, of an assistant line standing for a call that failed."""
 
+TOOL_EFFECTS = {"Edit": "write", "MultiEdit": "write", "Write": "write", "NotebookEdit": "write",
+                "TodoWrite": "narration"}
+"""What Claude Code's own tools do (CallRecord.tool_effects): the four that edit files, MultiEdit and NotebookEdit
+among them though their names start with no verb; TodoWrite is the to-do list it shows the person. Bash may do
+anything, and is left to no declaration."""
+
 PARTIAL_OUTPUT = ("Claude Code writes each assistant line before the response ends, so the output count on its lines "
                   "may fall short of what the call produced; the log kept no later count for this response.")
 """Said of a round whose usage came from lines written before its response ended."""
@@ -335,6 +341,7 @@ class ClaudeCodeFormat(LogFormat):
             line=response.line, dialect=ANTHROPIC, request=request, response=body, conversation=key, error=error,
             derived=[TRANSCRIPT_REQUEST], timestamp=response.timestamp, resends=conversation.sent,
             provenance=provenance, executions=anthropic_results_after(turn, conversation.user) if last else [],
+            tool_effects=TOOL_EFFECTS,
         )
         self._closed(record)
         yield from self._release(record)
