@@ -26,7 +26,7 @@ from lib.dialects.equivalence import message_items
 from lib.model import Message, Request, Round, Trace
 from lib.prices import Price, TraceCost
 from lib.summary import (UNMADE_SAID, RoundSummary, cost_known, round_cost, rows_cost, snowball, stop_inferred,
-                         tokens_words, tool_list_kept, tool_list_never_logged)
+                         tokens_words, tool_list_kept, tool_list_never_logged, parts_not_logged)
 
 Item = tuple
 """One thing the model reads: (`text`, role, text), (`call`, tool, arguments as JSON) or (`result`, tool, content)."""
@@ -73,6 +73,9 @@ class RoundContent:
     tools_never_logged: bool = False
     """True when the log's format never keeps the tool list (lib.summary.tool_list_never_logged, Claude Code's):
     whether or not the model called a tool, the tools are not known."""
+    instructions_never_logged: bool = False
+    """True when the log's format never keeps the instructions (lib.summary.parts_not_logged: Claude Code's, Gemini
+    CLI's): what the request sent as its system prompt is not known, not absent."""
 
     @property
     def calls(self) -> tuple[Item, ...]:
@@ -261,6 +264,7 @@ def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
     names = _call_names(trace)
     listed = tool_list_kept(trace)
     never = any(tool_list_never_logged(r) for r in trace.rounds)
+    unlogged = any("instructions" in parts_not_logged(r) for r in trace.rounds)
     found: list[RoundContent] = []
     previous = 0
     for round_ in trace.rounds:
@@ -270,13 +274,13 @@ def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
         answer = tuple(_neutral(message_items(response.message), names)) if response is not None else ()
         tools = tuple((t.name, t.description, _canonical(t.parameters)) for t in request.tools)
         found.append(RoundContent(tuple(added), tools, answer, response.stop if response else None, (),
-                                  finish_written(round_), round_.request_recorded, listed, never))
+                                  finish_written(round_), round_.request_recorded, listed, never, unlogged))
         previous = len(request.messages)
     # A round's results arrive in the next request.
     return tuple(
         RoundContent(c.added, c.tools, c.answer, c.stop,
                      tuple(i for i in found[n + 1].added if i[0] == "result") if n + 1 < len(found) else (), c.finish,
-                     c.request_recorded, c.tools_recorded, c.tools_never_logged)
+                     c.request_recorded, c.tools_recorded, c.tools_never_logged, c.instructions_never_logged)
         for n, c in enumerate(found)
     )
 
@@ -398,10 +402,47 @@ def _tools_verdict(left: RoundContent, right: RoundContent) -> str | None:
     return "tool list changed: " + ", ".join(f"{c.name} {c.status}" for c in tool_changes(left, right))
 
 
+def _uninstructed(left: RoundContent, right: RoundContent) -> str | None:
+    """Whose log's format never keeps the instructions (_lacking)."""
+    return _lacking(not left.instructions_never_logged, not right.instructions_never_logged)
+
+
 def _added_verdict(left: RoundContent, right: RoundContent) -> str | None:
-    if left.added == right.added:
+    a, b = left.added, right.added
+    side, said = _uninstructed(left, right), None
+    if side is not None:
+        # Instructions one log never keeps, compared with the other's, would read as "different system message sent".
+        a, b = _unsystem(a), _unsystem(b)
+        if len(a) + len(b) < len(left.added) + len(right.added):
+            said = ("neither run's log keeps the instructions, so they are not compared" if side == "neither"
+                    else f"the {side} run's log keeps no instructions, so they are not compared")
+    verdict = _items_verdict(a, b)
+    return "; ".join(s for s in (said, verdict) if s) or None
+
+
+def uninstructed_words(left: RoundContent, right: RoundContent) -> str | None:
+    """Beside the two requests' messages: that one side's log never keeps the instructions, so the other's are
+    listed as only there, not as instructions the first did without; None when both logs keep theirs or neither
+    does."""
+    side = _uninstructed(left, right)
+    if side in (None, "neither"):
         return None
-    differing = [a for a, b in zip(left.added, right.added) if a != b]
+    other = "left" if side == "right" else "right"
+    return (f"The {side} run's log keeps no instructions (its format never does, as an agent's session log does "
+            f"not): the {other} run's are listed as only in the {other}, though the {side} run sent its own, which "
+            "are not known.")
+
+
+def _unsystem(items: tuple[Item, ...]) -> tuple[Item, ...]:
+    """The items without the system prompt's."""
+    return tuple(item for item in items if item[:2] != ("text", "system"))
+
+
+def _items_verdict(left: tuple[Item, ...], right: tuple[Item, ...]) -> str | None:
+    """What differs between the items two requests added, in a few words; None when nothing does."""
+    if left == right:
+        return None
+    differing = [a for a, b in zip(left, right) if a != b]
     first = differing[0] if differing else None
     if first is not None and first[0] == "result":
         tools = list(dict.fromkeys(item[1] for item in differing if item[0] == "result"))

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 from lib.checks import run_checks
 from lib import catalog
-from lib.compare import MessageChange, Run, call_changes, compare, message_changes, round_contents, tool_changes
+from lib.compare import (MessageChange, Run, call_changes, compare, message_changes, round_contents, tool_changes,
+                         uninstructed_words)
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.dialects.convert import convert, reread
 from lib.encodings import encoding_name_for_model
@@ -239,3 +240,24 @@ def test_a_stop_the_importer_worked_out_is_not_written_as_the_payload_s():
     assert finish_written(round_) == "finish_reason: tool_calls (worked out by Roundtrip: the log recorded none)"
     recorded = read_upload([("pairs.jsonl", (fixture.parent / "openai-pairs.jsonl").read_bytes())])
     assert finish_written(recorded.conversations[0].trace.rounds[0]) == "finish_reason: tool_calls"
+
+
+def _agent_run(fixture: str) -> Run:
+    from pathlib import Path
+    from lib.logs.upload import read_upload
+    data = (Path(__file__).parent / "fixtures" / fixture).read_bytes()
+    return run_of(read_upload([(fixture, data)]).conversations[0].trace, fixture)
+
+
+def test_a_log_that_keeps_no_instructions_is_not_said_to_have_sent_different_ones():
+    # Codex 0.125 logs its base instructions; Gemini CLI never logs its system prompt: what it sent is not known.
+    found = compare(_agent_run("codex-rollout-0.125.jsonl"), _agent_run("gemini-cli-session.jsonl"), DEFAULT_PRICES)
+    first = found.pairs[0].verdict
+    assert "different system message sent" not in first
+    assert first.startswith("the right run's log keeps no instructions, so they are not compared; ")
+    assert "different calls: exec_command → update_topic" in first
+    codex, gemini = (round_contents(_agent_run(f).trace)[0] for f in ("codex-rollout-0.125.jsonl",
+                                                                      "gemini-cli-session.jsonl"))
+    assert uninstructed_words(codex, gemini) == (
+        "The right run's log keeps no instructions (its format never does, as an agent's session log does not): the "
+        "left run's are listed as only in the left, though the right run sent its own, which are not known.")

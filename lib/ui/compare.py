@@ -12,7 +12,8 @@ import streamlit as st
 
 from lib import catalog
 from lib.compare import (Comparison, Run, RoundContent, RoundPair, answer_texts, call_changes, compare, finish_written,
-                         item_text, message_changes, round_contents, tool_changes, unlisted_words, unrecorded_words)
+                         item_text, message_changes, round_contents, tool_changes, uninstructed_words, unlisted_words,
+                         unrecorded_words)
 from lib.deeplink import is_kept_id, linked_round
 from lib.prices import COST_NOT_KNOWN, DEFAULT_PRICES, cost_words, money_words
 from lib.store import StoreUnavailable
@@ -336,6 +337,8 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
                "compare.messages", "Neither request carries a message.")
         for change in (c for c in changes if c.diff):
             st.code(change.diff, language="diff")
+        if uninstructed := uninstructed_words(content_a, content_b):
+            st.caption(uninstructed)
     st.markdown("**Tools**")
     # A side a tool is missing from, or a call with no argument changed, has nothing: the placeholder, not a blank.
     if unknown or unlisted_words(content_a, content_b):
