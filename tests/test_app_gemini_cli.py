@@ -31,3 +31,11 @@ def test_the_gap_beside_a_gemini_cli_round_names_what_the_log_lacks_in_words_and
     assert "the log's format never keeps the tool list" in said
     assert "the recorded request lacks the system prompt;" in said
     assert "lacks system, tools" not in said
+
+
+def test_the_program_lane_shows_what_gemini_cli_ran_after_every_answer_not_that_the_log_does_not_say(app):
+    # Gemini CLI records each call's status and result on the call: round 1's five calls all ran, and succeeded.
+    shown = round_shown(app, "gemini-cli-session.jsonl", 1)
+    assert "not recorded: the trace does not say what the program ran" not in shown
+    assert "read_file (call_1_4): ok · executions[4]" in shown
+    assert "the recording ends on this result" not in shown

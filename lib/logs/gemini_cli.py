@@ -15,11 +15,12 @@ once its tool calls or its usage are known, replaces the earlier copy), `$set` l
 The requests are not recorded. Each `gemini` message is read as one model call, a round whose request is the
 conversation before it, rebuilt from the recording (TRANSCRIPT_REQUEST) and read as a Gemini request: the person's
 messages as user turns, each earlier answer as a model turn of its text and its calls, and the results Gemini CLI
-records on each call (`toolCalls[].result`, the `functionResponse` parts it sent back) as the user turn after it.
+records on each call (`toolCalls[].result`, the `functionResponse` parts it sent back) as the user turn after it;
+those results, with each call's status, are also what the program ran after the answer (its round's executions).
 Gemini CLI records neither its system prompt nor its tool list: every round says it lacks them, never that they were
 empty. Nor does it record why the model stopped. The thought summaries it keeps (a subject and a description, not the
-model's words) are not shown. Results of the last answer's calls, which no recorded call sent on, are that round's
-executions.
+model's words) are not shown. No recorded call sent on the results of the last answer's calls: their executions
+say so.
 """
 
 from __future__ import annotations
@@ -248,7 +249,8 @@ def _rounds(session: _Session) -> list[CallRecord]:
     rounds: list[CallRecord] = []
     sent: set[str] = set()
     """The ids of the results already in the conversation, from the calls they answer."""
-    last: tuple[list, dict] | None = None
+    last_answered = False
+    """Whether the last round is an answer: no recorded call sent its calls' results on."""
     for message, line in session.messages.values():
         kind = message.get("type")
         if kind == "user":
@@ -260,19 +262,20 @@ def _rounds(session: _Session) -> list[CallRecord]:
         elif kind == "gemini":
             turn = {"role": "model", "parts": _answer(message)}
             rounds.append(_round(contents, turn, message, line, session.key))
+            # Before the round is handed on: the upload turns each into the model's objects as it comes.
+            _ran_after(rounds[-1], turn["parts"], message)
             contents.append(turn)
             results = [part for call in _calls(message) for part in _parts(call.get("result"), "toolCalls[].result")]
             sent |= {_answers(part) for part in results} - {None}
             if results:
                 contents.append({"role": "user", "parts": results})
-            last = (turn["parts"], message)
+            last_answered = True
         elif kind == "error" and _api_error(message):
             # The failed call carried the results before it: they are no longer the last answer's unsent ones.
             rounds.append(_failed(contents, message, line, session.key))
-            last = None
-    if last is not None:
-        # Before the rounds are handed on: the upload turns each into the model's objects as it comes.
-        _ran_after(rounds[-1], *last)
+            last_answered = False
+    for execution in rounds[-1].executions if last_answered else ():
+        execution["note"] = LOG_ENDS
     return rounds
 
 
@@ -374,7 +377,8 @@ def _answers(part: dict) -> str | None:
 
 
 def _ran_after(record: CallRecord, parts: list[dict], message: dict) -> None:
-    """The results of the last answer's calls as executions of its round: no recorded call sent them on."""
+    """The results Gemini CLI recorded on an answer's calls, with each call's status, as what the program ran after
+    it: the next request sends them on, and after the last answer none does."""
     message_ = (record.response or {}).get("choices", [{}])[0].get("message", {})
     ours = [c.get("id") for c in message_.get("tool_calls") or ()]
     recorded = [_id(p["functionCall"].get("id")) for p in parts if isinstance(p.get("functionCall"), dict)]
@@ -385,7 +389,7 @@ def _ran_after(record: CallRecord, parts: list[dict], message: dict) -> None:
             continue
         record.executions.append({"tool_call_id": str(named[call["id"]]), "name": str(call.get("name") or ""),
                                   "arguments": call.get("args"), "output": _output(result),
-                                  "ok": call.get("status") == "success", "note": LOG_ENDS})
+                                  "ok": call.get("status") == "success"})
 
 
 def _output(parts: list[dict]) -> str:
