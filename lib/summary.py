@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lib.dialects import DIALECTS
 from lib.failures import is_unsent
 from lib.growth import new_sent
 from lib.model import Round, Trace, Usage, built_fast
@@ -73,10 +74,13 @@ def parts_not_logged(round_: Round) -> tuple[str, ...]:
     return tuple(LACKED_PARTS[o] for o in provenance.omitted if o in LACKED_PARTS) if provenance else ()
 
 
-def cache_written(usage: Usage) -> str:
+def cache_written(usage: Usage, reported: bool = True) -> str:
     """The tokens written to the prompt cache, and for how long where the log tells: Claude Code writes for an hour
     (cache_creation.ephemeral_1h_input_tokens), billed at its own rate. Anthropic writes for 5 minutes or an hour, so
-    what a stated hour leaves is 5 minutes'; a log that states no hour does not say which, and nor does this."""
+    what a stated hour leaves is 5 minutes'; a log that states no hour does not say which, and nor does this. Where
+    the API reports no writes (`reported` False: RoundSummary.cache_writes_reported), that is what is said."""
+    if not reported:
+        return "the API does not report what it wrote to the cache"
     written, for_an_hour = usage.cache_write_tokens, usage.cache_write_1h_tokens
     if not for_an_hour:
         return f"{written:,} written to it"
@@ -141,6 +145,9 @@ class RoundSummary:
     parts_not_logged: tuple[str, ...] = ()
     """The InputBreakdown fields its log's format never keeps (parts_not_logged): not known, in the part reported
     beyond our count."""
+    cache_writes_reported: bool = True
+    """False where the trace's dialect reports no prompt-cache writes (lib.dialects' REPORTS_CACHE_WRITES: OpenAI's):
+    its usage's 0 written is not a figure the log holds (cache_written)."""
 
     @property
     def program_sent(self) -> int:
@@ -350,6 +357,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     tool_list_recorded = tool_list_kept(trace)
     never_logged = not tool_list_recorded and any(tool_list_never_logged(r) for r in trace.rounds)
     last_kept = None  # lib.growth.kept_before, carried along the rounds rather than walked back from each
+    writes_reported = getattr(DIALECTS.get(trace.dialect), "REPORTS_CACHE_WRITES", True)
     for round_, (breakdown, usage) in zip(trace.rounds, reconciled_breakdowns(trace, counter)):
         request, response, error = round_.request, round_.response, round_.error
         recorded = round_.request_recorded
@@ -378,6 +386,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 response_recorded=response is not None or error is not None,
                 new_against=kept.index if kept else None,
                 parts_not_logged=parts_not_logged(round_),
+                cache_writes_reported=writes_reported,
             )
         )
     return tuple(rows)

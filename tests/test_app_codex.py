@@ -89,3 +89,12 @@ def test_the_tokens_page_prices_no_gpt_5_5_round_at_gpt_5s_rate(app):
     assert "cost USD" not in rounds.columns or rounds["cost USD"].isna().all()
     shown = "\n".join(str(e.value) for e in (*at.markdown, *at.caption, *at.text, *at.info, *at.warning))
     assert "No price for these models" in shown and "gpt-5.5" in shown
+
+
+def test_a_codex_round_does_not_say_0_tokens_were_written_to_the_prompt_cache(app):
+    # OpenAI reports cache reads (cached_input_tokens), never writes: round 1's 18,703 input must have been written for
+    # round 2 to read 18,304, so "0 written to it" would be a figure the log does not hold.
+    shown = round_shown(app, "codex-rollout-0.125.jsonl", 2)
+    assert "0 written to it" not in shown
+    assert ("18,304 read from the prompt cache (included in the input); the API does not report what it wrote to "
+            "the cache.") in shown

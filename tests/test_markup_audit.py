@@ -66,7 +66,8 @@ WORDS = {
     "step_lead": "a step slide's one sentence: constants, or a count of the calls (lib/slide_words.py)",
     "knows_words": "one of two constant sentences on what the model knows (lib/slide_words.py)",
     "no_bar_words": "the rounds that have no bar, by number, in our words (lib/summary.py)",
-    "cache_written": "token counts and our words: what was written to the prompt cache, for how long (lib/summary.py)",
+    "cache_written": "token counts and our words: what was written to the prompt cache, for how long, or that the "
+                     "API reports none (lib/summary.py)",
     "predicted_only_words": "round numbers and our sentence: which rounds a slide leaves out (lib/slide_words.py)",
     "predict_first_words": "a round number and our sentence: which round to predict first (lib/slide_words.py)",
     "held_words": "round numbers and our sentence: why a later round was not opened (lib/presenter.py)",
@@ -74,6 +75,9 @@ WORDS = {
     "no_chart_words": "a constant sentence saying why no input or message chart is drawn (lib/summary.py)",
     "unrecorded_words": "which run's request the log did not keep: left, right or neither (lib/compare.py)",
     "unlisted_words": "which run's log kept no tool list: left, right or neither (lib/compare.py)",
+    "uninstructed_words": "which run's log keeps no instructions: left or right, in our words (lib/compare.py)",
+    "parts_not_logged_words": "what a log's format never keeps, constants of lib.summary.not_logged_words "
+                              "(lib/ui/accounting.py)",
     "unread_requests": "the rounds whose request the log did not keep, by number, in our words (lib/checks.py)",
     "size_words": "a request's message count, or 'not in the log' (lib/slide_words.py)",
     "input_line": "a round's input figure and its parts, in our words and numbers (lib/slide_words.py)",

@@ -50,6 +50,8 @@ TITLE = "Anthropic Messages"
 """The dialect in a user's words."""
 FINISH_FIELD = "stop_reason"
 """The response field that says why the model stopped, as this dialect names it."""
+REPORTS_CACHE_WRITES = True
+"""Whether this dialect's usage says what was written to the prompt cache: `cache_creation_input_tokens`, billed at its own rate."""
 
 STOP_REASONS: dict[str, Stop] = {
     "tool_use": "tool_calls",

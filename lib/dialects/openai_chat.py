@@ -50,6 +50,9 @@ TITLE = "OpenAI Chat Completions"
 """The dialect in a user's words."""
 FINISH_FIELD = "finish_reason"
 """The response field that says why the model stopped, as this dialect names it."""
+REPORTS_CACHE_WRITES = False
+"""Whether this dialect's usage says what was written to the prompt cache: OpenAI's usage counts the cached input it read (`cached_tokens`), never what it wrote: the
+API caches without a write fee, and Codex and Gemini CLI logs converted to this dialect report none either."""
 
 FINISH_REASONS: dict[str, Stop] = {
     "tool_calls": "tool_calls",

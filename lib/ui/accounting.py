@@ -72,9 +72,12 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
         middle.caption(f"Our estimate of the input: **{estimate:,}** ({-gap:+,} vs reported)", help=OUR_ESTIMATE)
         right.caption(f"Output tokens (reported): **{usage.output_tokens:,}**", help=REPORTED_OUTPUT)
         extras = []
-        if usage.cache_read_tokens or usage.cache_write_tokens:
+        if (usage.cache_read_tokens or usage.cache_write_tokens) and row.cache_writes_reported:
             extras.append(f"{usage.cache_read_tokens:,} read from the prompt cache, "
                           f"{cache_written(usage)} (included in the input)")
+        elif usage.cache_read_tokens:
+            extras.append(f"{usage.cache_read_tokens:,} read from the prompt cache (included in the input); "
+                          f"{cache_written(usage, reported=False)}")
         if usage.reasoning_tokens:
             extras.append(f"{usage.reasoning_tokens:,} reasoning tokens (included in the output)")
         if extras:
