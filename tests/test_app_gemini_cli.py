@@ -11,7 +11,7 @@ def test_the_explorer_shows_a_gemini_cli_round_rebuilt_its_results_paired_and_it
     assert "instructions 0" not in split and "tool definitions 0" not in split
     assert "instructions not in the log · tool definitions not in the log" in split
     # Round 1's five calls are answered in this request by the results Gemini CLI recorded on them.
-    assert "result for read_file (call_1_1, called in round 1)" in shown
+    assert "result for read_file (aao1q07o, called in round 1)" in shown
     assert "Input tokens (reported): **29,082**" in shown
 
 
@@ -37,5 +37,13 @@ def test_the_program_lane_shows_what_gemini_cli_ran_after_every_answer_not_that_
     # Gemini CLI records each call's status and result on the call: round 1's five calls all ran, and succeeded.
     shown = round_shown(app, "gemini-cli-session.jsonl", 1)
     assert "not recorded: the trace does not say what the program ran" not in shown
-    assert "read_file (call_1_4): ok · executions[4]" in shown
+    assert "read_file (hfq6e93w): ok · executions[4]" in shown
     assert "the recording ends on this result" not in shown
+
+
+def test_each_call_and_its_result_carry_the_id_gemini_cli_recorded_so_they_can_be_found_in_the_file(app):
+    # Gemini CLI records an id on each call and on the functionResponse it sent back: b5qo7ls5 is update_topic's.
+    shown = round_shown(app, "gemini-cli-session.jsonl", 2)
+    assert "Call update_topic · id b5qo7ls5" in shown
+    assert "result for read_file (aao1q07o, called in round 1)" in shown
+    assert "call_1_" not in shown

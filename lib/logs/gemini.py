@@ -116,10 +116,13 @@ class GeminiFormat(ProviderPairFormat):
         for first, chunks in sorted(streams.values(), key=lambda s: s[0]):
             yield self.call(None, chunks, first, chunks[-1])  # a stream that never finished
 
-    def record(self, request: dict | None, response: Any, line: int, obj: dict) -> CallRecord:
+    def record(self, request: dict | None, response: Any, line: int, obj: dict,
+               ids_recorded: bool = False) -> CallRecord:
+        """One call's record; `ids_recorded`: every call id is the log's own, the same in the response and in the
+        history after it (as a Gemini CLI recording's are), so the calls keep them."""
         # The API sends calls without ids and clients fill in their own when they send a turn back:
         # only ids by place are the same in a response and in the next request's history.
-        ids = CallIds(by_place=True)
+        ids = CallIds(by_place=not ids_recorded)
         chat_request = _chat_request(request, ids, text_of(obj.get("model"))) if request is not None else None
         turn = len(request["contents"]) if request is not None and isinstance(request.get("contents"), list) else 0
         chat_response, created = (None, None) if response is None else _chat_response(_joined(response), ids, turn)

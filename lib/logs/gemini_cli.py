@@ -288,8 +288,9 @@ def _round(before: list[dict], turn: dict, message: dict, line: int, session: st
     if counts:
         response["usageMetadata"] = counts
     model = message.get("model")
+    # Gemini CLI rebuilds each request from the recording, calls and results with the ids it recorded on them.
     record = GeminiFormat().record({"contents": list(before)}, response, line,
-                                   {"model": model if isinstance(model, str) else None})
+                                   {"model": model if isinstance(model, str) else None}, ids_recorded=True)
     record.derived = [TRANSCRIPT_REQUEST, *record.derived, "finish", *([] if counts else ["usage"])]
     return _placed(record, message, session, PROVENANCE)
 
