@@ -142,3 +142,10 @@ def test_the_cache_line_says_claude_codes_cache_write_was_for_an_hour(app):
     # billed at twice the input price, not a 5-minute write's 1.25 times, so the line says which.
     shown = round_shown(app, "claude-stream-json-read.jsonl", 2)
     assert "22,266 written to it for an hour (included in the input)" in shown
+
+
+def test_the_thinking_tokens_claude_code_logs_are_said_as_part_of_the_output(app):
+    # Claude Code 2.1's usage carries output_tokens_details.thinking_tokens: 49 of round 1's 135 output tokens.
+    shown = round_shown(app, "claude-code-2.1.233.jsonl", 1)
+    assert "Output tokens (reported): **135**" in shown
+    assert "49 reasoning tokens (included in the output)" in shown

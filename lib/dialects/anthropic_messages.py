@@ -156,13 +156,17 @@ def read_request(body: dict, pools: Pools, previous: Request | None = None, chec
 
 
 def read_usage(usage: Any) -> Usage | None:
-    """Reported usage; Anthropic's input_tokens exclude cache reads and writes, so add them back."""
+    """Reported usage; Anthropic's input_tokens exclude cache reads and writes, so add them back. The thinking
+    tokens, where the usage counts them apart (Claude Code's `output_tokens_details.thinking_tokens`), are part of
+    output_tokens, as Anthropic bills them."""
     if not isinstance(usage, dict) or "input_tokens" not in usage:
         return None
     cache_read = count(usage.get("cache_read_input_tokens"))
     cache_write = count(usage.get("cache_creation_input_tokens"))
     written = usage.get("cache_creation")
     for_an_hour = count(written.get("ephemeral_1h_input_tokens")) if isinstance(written, dict) else 0
+    details = usage.get("output_tokens_details")
+    thinking = count(details.get("thinking_tokens")) if isinstance(details, dict) else 0
     return Usage(
         input_tokens=count(usage.get("input_tokens")) + cache_read + cache_write,
         output_tokens=count(usage.get("output_tokens")),
@@ -170,6 +174,7 @@ def read_usage(usage: Any) -> Usage | None:
         cache_read_tokens=cache_read,
         cache_write_tokens=cache_write,
         cache_write_1h_tokens=min(for_an_hour, cache_write),
+        reasoning_tokens=min(thinking, count(usage.get("output_tokens"))),
     )
 
 
