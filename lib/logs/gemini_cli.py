@@ -298,7 +298,7 @@ def _round(before: list[dict], turn: dict, message: dict, line: int, session: st
 def _failed(before: list[dict], message: dict, line: int, session: str) -> CallRecord:
     """A model call that failed as a round: its request the conversation before the error, no response."""
     said = message["content"]
-    record = GeminiFormat().record({"contents": list(before)}, None, line, {})
+    record = GeminiFormat().record({"contents": list(before)}, None, line, {}, ids_recorded=True)
     found = re.search(r'(?:got status:?|"code":)\s*([1-5]\d\d)\b', said)
     record.error = {"status": int(found.group(1)) if found else None, "body": {"type": "error", "content": said},
                     "message": said}
