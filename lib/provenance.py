@@ -23,6 +23,7 @@ CONVERTED_FROM = {
     "inspect": "an Inspect AI model event",
     "ollama": "an Ollama /api/chat body",
     "openai-responses": "an OpenAI Responses API object",
+    "opencode-session": "an OpenCode session export",
     "openinference": "an OpenInference span",
     "otel-genai": "an OpenTelemetry GenAI span",
     "sharegpt": "a ShareGPT / Hermes transcript",

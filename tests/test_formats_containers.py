@@ -46,6 +46,16 @@ EXPECTED = [
      {"gemini-cli-session": "'sessionId' and 'projectHash' beside 'messages' (a Gemini CLI session)"},
      "1 document: 3 rounds in 1 conversation; 0 documents skipped",
      {"session 8a20078e-2d5e-4f81-a640-9b879bbb7e6d": [1, 5, 10]}, 7),
+    # OpenCode session exports (`opencode export <sessionID>`): matched no format. Each model call (step) a round.
+    ("opencode-export-ccusage-sample.json",
+     {"opencode-session": "an 'info' beside 'messages', each an 'info' with a 'role' and its 'parts' (an OpenCode "
+                          "session export)"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"session ses_test123abc": [1]}, 0),
+    ("opencode-export-steps.json",
+     {"opencode-session": "an 'info' beside 'messages', each an 'info' with a 'role' and its 'parts' (an OpenCode "
+                          "session export)"},
+     "1 document: 4 rounds in 1 conversation; 0 documents skipped",
+     {"session ses_4f1c2a7e9ffeQk2xV8bN3mR5tD": [1, 3, 5, 7]}, 2),
     # A Roo Code task's two files (Cline's shape): each read alone; tests/test_cline_task.py reads them together.
     ("roo-code-api_conversation_history.json",
      {"cline-task": "one JSON array of user and assistant turns carrying 'ts' (a Cline or Roo Code "

@@ -10,8 +10,8 @@ Adding a format is one new module and one line in FORMATS.
 from __future__ import annotations
 
 from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
-                      cohere, finetune, gemini, gemini_cli, goose, har, inspect_log, langfuse, ollama, openhands,
-                      pairs, recorded_streams, responses, sharegpt, spans, streams, trajectories)
+                      cohere, finetune, gemini, gemini_cli, goose, har, inspect_log, langfuse, ollama, opencode,
+                      openhands, pairs, recorded_streams, responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
@@ -30,6 +30,8 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # A first line of 'working_dir' and 'message_count' makes the message lines after it Goose's; a message line
     # holding 'toolRequest' or 'toolResponse' blocks is Goose's wherever it is: no other format's has them.
     goose.GooseSessionFormat,
+    # An 'info' beside 'messages', each message an 'info' and its 'parts': OpenCode's export, no other format's shape.
+    opencode.OpenCodeSessionFormat,
     trajectories.EpisodeFormat,
     spans.SpanFormat,
     batches.AnthropicBatchFormat,
