@@ -62,8 +62,8 @@ COMPACTED = ("OpenCode compacted this session here: it sent the calls after the 
              "after it, not the whole conversation; the requests shown after it are rebuilt from the whole export")
 """Said where a user message holds a compaction part."""
 
-REASONING = (" OpenCode counted {count:,} reasoning tokens for this call apart; a Messages usage has no field for them, "
-             "so they are not shown apart here (whether the output count holds them depends on the provider).")
+REASONING = (" OpenCode counted {count:,} reasoning tokens for this call apart; a Messages usage has no field for "
+             "them, so they are not shown apart here (whether the output count holds them depends on the provider).")
 """Added to the note of a round whose export counts reasoning tokens."""
 
 LAST_RESULT = "the export ends on this result: no model call after it is in the export"
@@ -84,7 +84,8 @@ class OpenCodeSessionFormat(LogFormat):
         first = messages[0] if isinstance(messages, list) and messages else None
         if (isinstance(info, dict) and isinstance(first, dict) and isinstance(first.get("info"), dict)
                 and "role" in first["info"] and isinstance(first.get("parts"), list)):
-            return "an 'info' beside 'messages', each an 'info' with a 'role' and its 'parts' (an OpenCode session export)"
+            return ("an 'info' beside 'messages', each an 'info' with a 'role' and its 'parts' (an OpenCode session "
+                    "export)")
         return None
 
     def notes(self) -> list[Problem]:

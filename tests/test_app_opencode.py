@@ -1,0 +1,24 @@
+"""OpenCode session exports, as an engineer who uses OpenCode reads them in the app."""
+
+from tests.screen import round_shown, uploaded
+
+
+def test_the_explorer_shows_an_opencode_step_rebuilt_its_result_paired_and_its_missing_parts_said(app):
+    shown = round_shown(app, "containers/opencode-export-steps.json", 2)
+    assert "Rebuilt from an OpenCode session export: the request is the conversation before this model call" in shown
+    assert "OpenCode does not export its system prompt or its tool list" in shown
+    split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
+    assert "instructions 0" not in split and "tool definitions 0" not in split
+    assert "instructions not in the log · tool definitions not in the log" in split
+    # Step 1's bash call is answered in this request by the output its tool part recorded.
+    assert "result for bash (toolu_01LmQ7v3XcTz9RbN4kWp2HsA, called in round 1)" in shown
+
+
+def test_an_opencode_exports_rounds_table_has_each_steps_tokens_and_no_instructions_or_tools_counted(app):
+    at = uploaded(app, "containers/opencode-export-steps.json")
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["tokens in"].tolist()[:3] == [3 + 10103 + 27, 5 + 10130 + 166, 4 + 10351 + 234]
+    assert set(rounds["in: instructions"]) == {"not in the log"}
+    assert set(rounds["in: tool definitions"]) == {"not in the log"}
