@@ -137,3 +137,44 @@ def test_the_reader_claims_no_other_formats_lines():
 
 def test_any_one_damaged_place_of_an_export_is_a_problem_in_words_never_a_crash():
     assert assert_only_line_problems(OpenCodeSessionFormat, [_document()]) > 100
+
+
+def _prompt_and_answer(document: dict, parts: list, error: dict | None = None) -> dict:
+    """The document with one more prompt and an answer of `parts` (and `error`) after it, then one more prompt and
+    its answer, so the requests after the answer show what OpenCode sent of it."""
+    messages = document["messages"]
+    prompt, answer = json.loads(json.dumps(messages[0])), json.loads(json.dumps(messages[1]))
+    answer["info"].pop("error", None)
+    failed = dict(answer, info={**answer["info"], **({"error": error} if error else {})}, parts=parts)
+    messages[2:] = [prompt, failed, prompt, dict(answer, parts=answer["parts"][-3:])]
+    return document
+
+
+def test_a_call_still_running_when_the_session_ended_is_answered_as_interrupted_as_opencode_sends_it():
+    running = {"type": "tool", "callID": "toolu_running", "tool": "bash",
+               "state": {"status": "running", "input": {"command": "npm run dev"}, "time": {"start": 1}}}
+    document = _prompt_and_answer(_document(), [{"type": "step-start"}, running],
+                                  {"name": "MessageAbortedError", "data": {"message": "The operation was aborted."}})
+    rounds = _upload(document).conversations[0].trace.rounds
+    stopped, after = rounds[3], rounds[4]
+    assert [c.id for c in stopped.tool_calls] == ["toolu_running"]
+    assert stopped.error.message == "MessageAbortedError: The operation was aborted."
+    # The person stopped it after it had called a tool: OpenCode keeps it in later requests, the call answered so.
+    [result] = [p for p in after.request.messages[-1].tool_results]
+    assert after.request.messages[-1].text.endswith("Run the tests and tell me which one fails.")
+    assert (result.call_id, result.content, result.is_error) == ("toolu_running", "[Tool execution was interrupted]",
+                                                                 True)
+
+
+def test_a_call_that_failed_before_any_part_is_a_failed_round_and_left_out_of_later_requests():
+    error = {"name": "ProviderAuthError", "data": {"providerID": "anthropic", "message": "Invalid API key"}}
+    document = _prompt_and_answer(_document(), [], error)
+    upload = _upload(document)
+    rounds = upload.conversations[0].trace.rounds
+    failed, after = rounds[3], rounds[4]
+    assert failed.response is None and failed.error.message == "ProviderAuthError: Invalid API key"
+    assert failed.error.status is None
+    assert not upload.notes
+    # OpenCode sends no turn of a failed message: the two prompts around it are one user turn.
+    assert [m.role for m in after.request.messages][-1] == "user"
+    assert len(after.request.messages) == len(failed.request.messages)

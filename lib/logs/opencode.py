@@ -115,12 +115,13 @@ class OpenCodeSessionFormat(LogFormat):
                 if content:
                     _add(turns, "user", content)
                 continue
-            if not parts:
+            error = meta.get("error") if isinstance(meta.get("error"), dict) else None
+            if not parts and error is None:
                 empty += 1
                 continue
-            steps = _steps(parts)
+            # A call that failed before its stream began (an authentication error) left no part: a step of none.
+            steps = _steps(parts) or [[]]
             unstepped = not any(p.get("type") in ("step-start", "step-finish") for p in parts)
-            error = meta.get("error") if isinstance(meta.get("error"), dict) else None
             for at, step in enumerate(steps):
                 last = at == len(steps) - 1
                 record = _round(turns, step, meta, line, session, error if last else None, unstepped)
@@ -296,6 +297,9 @@ def _round(turns: list[dict], step: list[dict], meta: dict, line: int, session: 
     finish = next((p for p in step if p.get("type") == "step-finish"), None)
     model = meta.get("modelID") if isinstance(meta.get("modelID"), str) else None
     note = PROVENANCE["note"]
+    # A message's own tokens stand for its one call only where it has no step parts and did not fail: a failed
+    # message's are what its finished steps summed, none of them this call's.
+    whole = whole and (error is None or finish is not None)
     usage = _usage(finish.get("tokens")) if finish is not None else (_usage(meta.get("tokens")) if whole else None)
     reason = finish.get("reason") if finish is not None else (meta.get("finish") if whole else None)
     if usage is None:
