@@ -66,9 +66,6 @@ REASONING = (" OpenCode counted {count:,} reasoning tokens for this call apart; 
              "them, so they are not shown apart here (whether the output count holds them depends on the provider).")
 """Added to the note of a round whose export counts reasoning tokens."""
 
-LAST_RESULT = "the export ends on this result: no model call after it is in the export"
-"""Said of an execution of the last round's calls."""
-
 
 class OpenCodeSessionFormat(LogFormat):
     """An OpenCode session export, one round per model call (step)."""
@@ -252,7 +249,7 @@ def _ran_after(step: list[dict]) -> list[dict]:
         if part.get("type") == "tool" and state.get("status") in ("completed", "error"):
             said, failed = _result(part)
             ran.append({"tool_call_id": str(part.get("callID") or ""), "name": str(part.get("tool") or ""),
-                        "arguments": state.get("input"), "output": said, "ok": not failed, "note": LAST_RESULT})
+                        "arguments": state.get("input"), "output": said, "ok": not failed, "note": convert.LOG_ENDS})
     return ran
 
 
