@@ -31,6 +31,8 @@ FIRST_TRACE = "hengxin-expense"
 
 PITFALLS = "pitfalls"
 """The subfolder of the pitfall gallery; its traces are named `pitfalls/<file name>`."""
+PREDICT_TITLE = "predict_title"
+"""The header field that names a trace in predict mode where its title would tell what the model does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,8 @@ class BundledTrace:
     """The header's title."""
     path: Path
     """Where the file is."""
+    neutral: str | None = None
+    """What predict mode calls it until every round is predicted (neutral_title); None where its title may show."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,14 +70,27 @@ def bundled_traces() -> list[BundledTrace]:
     """The bundled traces, the first trace first, the rest by name, then the pitfall gallery by name."""
     top = sorted((_bundled(path, path.stem) for path in TRACES_DIR.glob("*.jsonl")),
                  key=lambda t: (t.name != FIRST_TRACE, t.name))
-    gallery = [_bundled(path, f"{PITFALLS}/{path.stem}") for path in sorted((TRACES_DIR / PITFALLS).glob("*.jsonl"))]
+    gallery = [_bundled(path, f"{PITFALLS}/{path.stem}", place)
+               for place, path in enumerate(sorted((TRACES_DIR / PITFALLS).glob("*.jsonl")), start=1)]
     return top + gallery
 
 
-def _bundled(path: Path, name: str) -> BundledTrace:
+def _bundled(path: Path, name: str, place: int | None = None) -> BundledTrace:
     with path.open(encoding="utf-8") as f:
         header = json.loads(f.readline())
-    return BundledTrace(name=name, title=str(header.get("title", path.stem)), path=path)
+    return BundledTrace(name=name, title=str(header.get("title", path.stem)), path=path,
+                        neutral=neutral_title(header, place))
+
+
+def neutral_title(header: dict, place: int | None = None) -> str | None:
+    """What predict mode calls a trace until every round is predicted, where its title would tell what the model
+    does: a gallery trace by its `place` in the gallery ('Pitfall trace 2', every gallery title names its pitfall)
+    and its header's PREDICT_TITLE; another trace by its PREDICT_TITLE; None for one without, whose title may show."""
+    found = header.get(PREDICT_TITLE)
+    words = found.strip() if isinstance(found, str) and found.strip() else None
+    if place is None:
+        return words
+    return f"Pitfall trace {place}: {words}" if words else f"Pitfall trace {place}"
 
 
 def digest(data: bytes) -> str:

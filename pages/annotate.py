@@ -7,7 +7,7 @@ from lib.ui.picker import trace_picker
 
 loaded = trace_picker()
 annotate.follow_jump()
-plain.title(loaded.trace.title, "Annotate")
+plain.title(predict.title(loaded, predict.predicting()), "Annotate")
 navigation.require_rounds(loaded)
 # In predict mode the round is the explorer's in predict mode: a round still to predict keeps its response, and the
 # rounds after it, back; so do the notes and files that cover every round.

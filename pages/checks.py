@@ -8,7 +8,7 @@ from lib.ui import findings, navigation, plain, predict
 from lib.ui.picker import trace_picker
 
 loaded = trace_picker()
-plain.title(loaded.trace.title, "Checks")
+plain.title(predict.title(loaded, predict.predicting()), "Checks")
 # While predicting, a finding names what the model did in its round and a gallery trace's explanation tells the whole
 # story: the page stops before the first round still to predict, as the Tokens page does.
 shown = predict.shown_rounds(loaded, predict.predicting())

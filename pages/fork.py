@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-from lib.ui import fork, navigation, plain
+from lib.ui import fork, navigation, plain, predict
 from lib.ui.picker import trace_picker
 
 loaded = trace_picker()
 fork.compare_when_asked()
-plain.title(loaded.trace.title, "Fork a round")
+plain.title(predict.title(loaded, predict.predicting()), "Fork a round")
 navigation.require_rounds(loaded)
 if fork.held_while_predicting(loaded):
     st.stop()

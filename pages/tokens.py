@@ -11,7 +11,7 @@ from lib.prices import cost_words
 from lib.spreadsheet import table_csv
 
 loaded = trace_picker()
-plain.title(loaded.trace.title, "Tokens and cost")
+plain.title(predict.title(loaded, predict.predicting()), "Tokens and cost")
 navigation.require_rounds(loaded)
 counting = state.counting(loaded)
 accounting.counting_notice(counting)

@@ -61,14 +61,14 @@ def _upload():
 
 def _choices() -> dict[str, str]:
     """Every run that can be compared, by choice, with its label."""
-    found = {t.name: t.title for t in state.bundled()}
+    found = dict(predict.titles(predict.predicting()))  # a title that tells what happens waits, as in the sidebar
     upload, _ = _upload()
     for n, conversation in enumerate(upload.conversations if upload else ()):
         found[f"{UPLOADED}{n}"] = f"Your upload ({picker.files_name(st.session_state[picker.FILES])}) · " \
                                   f"{conversation.id}"
     for trace_id in st.session_state.get(SAVED_RUNS, ()):
         if (saved := _saved(trace_id)) is not None:
-            found[f"{SAVED}{trace_id}"] = f"Saved · {saved.trace.title}"
+            found[f"{SAVED}{trace_id}"] = f"Saved · {predict.title(saved, predict.predicting())}"
     for n, (_, at) in enumerate(st.session_state.get(FORKS, ())):
         found[f"{FORKED}{n}"] = f"Your fork {n + 1} (from round {at})"
     return found

@@ -120,9 +120,9 @@ def _follow(index: int, count: int) -> None:
 
 def header(loaded: LoadedTrace, predicting: bool = False) -> None:
     """The trace's title, description and the legend of the five steps. In predict mode, no description: a
-    trace's description tells what its rounds do."""
+    trace's description tells what its rounds do; nor a title that would (predict.title)."""
     trace = loaded.trace
-    plain.title(trace.title)
+    plain.title(predict.title(loaded, predicting))
     if trace.description and not predicting:
         plain.text(trace.description)
     st.caption(

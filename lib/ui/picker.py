@@ -15,7 +15,7 @@ from lib.deeplink import closest_trace, is_kept_id
 from lib.logs import format_names
 from lib.text import plural
 from lib.store import StoreUnavailable
-from lib.ui import access as ui_access, kept, navigation, plain, state
+from lib.ui import access as ui_access, kept, navigation, plain, predict, state
 
 TRACE = "sidebar.trace"
 """Session key of the bundled-trace selectbox."""
@@ -110,7 +110,8 @@ def trace_picker() -> catalog.LoadedTrace:
     navigation.keep_widget_values(KEPT)
     traces = state.bundled()
     names = [t.name for t in traces]
-    titles = {t.name: t.title for t in traces}
+    # In predict mode a title that tells what the model does gives way to a neutral name (predict.title).
+    titles = predict.titles(predict.predicting())
     if TRACE not in st.session_state:
         st.session_state[TRACE] = _linked_trace(names, titles)
     files = st.session_state.get(FILES)
@@ -120,7 +121,7 @@ def trace_picker() -> catalog.LoadedTrace:
         titles[OPENED] = f"Your upload: {files_name(files)}"
     elif saved is not None:
         st.session_state[TRACE] = SAVED_CHOICE
-        titles[SAVED_CHOICE] = f"Saved: {saved.trace.title}"
+        titles[SAVED_CHOICE] = f"Saved: {predict.title(saved, predict.predicting())}"
     elif st.session_state[TRACE] in (OPENED, SAVED_CHOICE):  # the files went another way (a page opened its own)
         st.session_state[TRACE] = st.session_state.get(BUNDLED, catalog.FIRST_TRACE)
     opened = [OPENED] if files else [SAVED_CHOICE] if saved is not None else []

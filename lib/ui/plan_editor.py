@@ -14,8 +14,8 @@ import streamlit as st
 from lib import workshop_plan
 from lib.presenter import steps_in
 from lib.text import plural
-from lib.ui import navigation, slides, state
-from lib.workshop_plan import VIEWS, Plan, ReadPlan
+from lib.ui import navigation, predict, slides, state
+from lib.workshop_plan import VIEWS, Plan, ReadPlan, Slide
 
 DRAFT = "plan.draft"
 """Session key: the plan being edited."""
@@ -25,6 +25,9 @@ ADJUSTED = "plan.add.adjusted"
 """Session key: what the last slide added took instead of what was asked (a round past the trace's end), said once."""
 FIRST_PLAN = "hengxin-workshop"
 """The bundled plan the page opens with."""
+HELD_NAMES = ("In predict mode a slide of a trace still to predict is named by the trace's neutral name, not by its "
+              "id or the trace's file name, which may tell what happens.")
+"""Under the slides table while some slide's trace is named so (held)."""
 
 
 def draft() -> Plan:
@@ -64,12 +67,29 @@ def opener() -> None:
     slides.problems()
 
 
+def held() -> dict[str, str]:
+    """The bundled traces a list names by their neutral name now (predict.titles), each with it: in predict mode,
+    those whose title would tell what happens, until each of their rounds is predicted. Their file names would too,
+    and so would the ids of their slides (workshop_plan.slide_id)."""
+    titles = predict.titles(predict.predicting())
+    return {t.name: titles[t.name] for t in state.bundled() if titles[t.name] != t.title}
+
+
 def slide_table(plan: Plan) -> None:
-    """The slides in order, each with the view's name in a teacher's words."""
-    st.dataframe(pd.DataFrame([{"#": n, "id": s.id, "trace": s.trace, "view": VIEWS[s.view], "round": s.round,
-                                "step": s.step if s.view == "step" else None}
+    """The slides in order, each with the view's name in a teacher's words; in predict mode a slide of a trace still
+    to predict without its id, and its trace by its neutral name (held)."""
+    names = held()
+    st.dataframe(pd.DataFrame([{"#": n, "id": None if s.trace in names else s.id, "trace": names.get(s.trace, s.trace),
+                                "view": VIEWS[s.view], "round": s.round, "step": s.step if s.view == "step" else None}
                                for n, s in enumerate(plan.slides, start=1)]),
                  hide_index=True, width="stretch", key="plan.table", placeholder="–")
+    if any(s.trace in names for s in plan.slides):
+        st.caption(HELD_NAMES)
+
+
+def _slide_words(slide: Slide, names: dict[str, str]) -> str:
+    """A slide as the Slide box names it: its id, or, for a trace named by its neutral name, that name and the view."""
+    return f"{names[slide.trace]} · {VIEWS[slide.view]}" if slide.trace in names else slide.id
 
 
 def _edit(change) -> None:
@@ -115,12 +135,12 @@ def editor(plan: Plan) -> None:
     st.text_input("Title", value=plan.title, key="plan.title", on_change=_retitle)
     if adjusted := st.session_state.pop(ADJUSTED, None):
         st.info(adjusted)  # our words and numbers only
-    count = len(plan.slides)
+    count, names = len(plan.slides), held()
     if count:
         st.session_state[SELECTED] = min(st.session_state.get(SELECTED, 0), count - 1)
         pick, up, down, remove = st.columns([3, 1, 1, 1], vertical_alignment="bottom")
         pick.selectbox("Slide", range(count), key=SELECTED,
-                       format_func=lambda n: f"{n + 1}. {plan.slides[n].id}")
+                       format_func=lambda n: f"{n + 1}. {_slide_words(plan.slides[n], names)}")
         up.button("Move up", key="plan.up", on_click=_move, args=(-1,), disabled=st.session_state[SELECTED] == 0,
                   width="stretch")
         down.button("Move down", key="plan.down", on_click=_move, args=(1,),
@@ -129,7 +149,8 @@ def editor(plan: Plan) -> None:
     with st.form("plan.add"):
         st.markdown("**Add a slide after the one chosen**")
         trace, view, round_, step = st.columns([3, 2, 1, 1])
-        trace.selectbox("Trace", [t.name for t in state.bundled()], key="plan.add.trace")
+        trace.selectbox("Trace", [t.name for t in state.bundled()], key="plan.add.trace",
+                        format_func=lambda name: names.get(name, name))
         view.selectbox("View", list(VIEWS), format_func=VIEWS.get, key="plan.add.view")
         round_.number_input("Round", min_value=1, step=1, value=1, key="plan.add.round")
         step.number_input("Step", min_value=1, max_value=5, step=1, value=1, key="plan.add.step",

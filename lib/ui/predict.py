@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lib.catalog import LoadedTrace
+from lib.catalog import LoadedTrace, neutral_title
 from lib.predict import ACTIONS, Prediction, Score, has_next_request, placeholder, read_arguments, score, total
 from lib.presenter import open_rounds
 from lib.text import plural
@@ -59,6 +59,23 @@ def still_to_predict(loaded: LoadedTrace) -> int | None:
     every round is predicted. What a page that can show every round at once (Compare, a fork) waits for."""
     shown = shown_rounds(loaded, predicting())
     return shown + 1 if shown < len(loaded.trace.rounds) else None
+
+
+def title(loaded: LoadedTrace, predicting_: bool) -> str:
+    """The trace's title as pages and slides head it: in predict mode, until every round is predicted, its neutral
+    name where its title would tell what the model does (lib.catalog.neutral_title)."""
+    bundled = next((t for t in state.bundled() if t.name == loaded.name), None)
+    neutral = bundled.neutral if bundled else neutral_title(loaded.trace.header)
+    if neutral and predicting_ and shown_rounds(loaded, True) < len(loaded.trace.rounds):
+        return neutral
+    return loaded.trace.title
+
+
+def titles(predicting_: bool) -> dict[str, str]:
+    """Every bundled trace's name and its title as a list of traces shows it (title): a trace whose title would tell
+    what happens is read only in predict mode, to know whether each of its rounds is predicted."""
+    return {t.name: title(state.load_bundled(t.name), predicting_) if t.neutral and predicting_ else t.title
+            for t in state.bundled()}
 
 
 def form(loaded: LoadedTrace, index: int) -> None:

@@ -166,7 +166,7 @@ def show(loaded: LoadedTrace, predicting: bool, corner=None) -> None:
     """One step of one round, with large Previous and Next buttons (where we are in `corner`, see frame)."""
     trace, hidden = loaded.trace, hidden_rounds(loaded, predicting)
     here = position(loaded, predicting)
-    frame(trace.title, f"round {here.round} of {len(trace.rounds)}", corner)
+    frame(predict.title(loaded, predicting), f"round {here.round} of {len(trace.rounds)}", corner)
     buttons((_move, (loaded, False, predicting)) if preceding(trace, here, hidden) else None,
             (_move, (loaded, True, predicting)) if following(trace, here, hidden) else None,
             lambda: progress(loaded, here, hidden(here.round)))

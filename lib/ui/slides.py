@@ -122,7 +122,7 @@ def show(plan: Plan, predicting: bool, corner=None) -> None:
         # the slide does not already say which round to predict first (_step's held_words).
         waits = waits_words(loaded.trace, here, presenter.hidden_rounds(loaded, predicting))
         said = held_words(min(max(slide.round, 1), len(loaded.trace.rounds)), here.round) is not None
-    presenter.frame(loaded.trace.title, where, corner)
+    presenter.frame(predict.title(loaded, predicting), where, corner)
     problems()
     between = (lambda: presenter.progress(loaded, *_position(loaded, slide, predicting))) if slide.view == "step" \
         else None
