@@ -86,3 +86,23 @@ def test_the_plan_page_in_predict_mode_names_no_slide_of_a_trace_still_to_predic
     at = _on(_predicting(EMPTY_RESULT, predicted=_rounds(EMPTY_RESULT)), "pages/plan.py")
     table = next(d.value for d in at.dataframe if "id" in d.value.columns)
     assert "gallery-empty-result-invented-answer" in list(table["id"]) and EMPTY_RESULT in list(table["trace"])
+
+
+@pytest.fixture
+def notes_url(tmp_path, monkeypatch) -> str:
+    url = f"sqlite:///{tmp_path / 'notes.db'}"
+    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", url)
+    monkeypatch.setenv("ROUNDTRIP_AUTHOR", "Ada")
+    return url
+
+
+def test_the_explorers_notes_line_names_no_round_after_the_first_still_to_predict(notes_url):
+    # Which later rounds carry notes tells how far the trace goes, and a note there is on what the model did.
+    _seed(notes_url, "hengxin-expense", "round:2/response.choices[0].message.tool_calls[0]", "Strings.", "Ada")
+    _seed(notes_url, "hengxin-expense", "round:3/response.choices[0].message.tool_calls[0]", "Writes.", "Bo")
+    captions = [c.value for c in _predicting().caption if "Notes on" in c.value]
+    assert captions == []
+    captions = [c.value for c in _predicting(predicted=1).caption if "Notes on" in c.value]
+    assert captions == [":material/edit_note: Notes on round 2"]
+    captions = [c.value for c in _predicting(predicted=2).caption if "Notes on" in c.value]
+    assert captions == [":material/edit_note: Notes on round 2, round 3"]

@@ -121,14 +121,16 @@ def messages() -> None:
 # --- in the explorer -------------------------------------------------------------------------
 
 
-def round_notes(loaded: LoadedTrace, index: int, revealed: bool = True) -> None:
+def round_notes(loaded: LoadedTrace, index: int, revealed: bool = True, opens: int | None = None) -> None:
     """Which rounds carry notes, and every note of this round with its target; with `revealed` False (predict mode,
-    before the learner has predicted) only how many, since a note on the round may say what the model did."""
+    before the learner has predicted) only how many, since a note on the round may say what the model did. With
+    `opens`, the last round a learner may open (lib.presenter.first_open), no later round is named: a note there is
+    on what the model does in a round still to predict, and the list would tell how far the trace goes."""
     if snapshot().problem:
         st.caption("Notes are not shown: the database could not be read.")
         plain.text(snapshot().problem)
     mine = notes_on(loaded)
-    rounds = sorted({r for r in map(round_of, (n.target for n in mine)) if r})
+    rounds = sorted({r for r in map(round_of, (n.target for n in mine)) if r and (opens is None or r <= opens)})
     if rounds:
         st.caption(":material/edit_note: Notes on " + ", ".join(f"round {r}" for r in rounds))
     here = [note for note in mine if round_of(note.target) == index]

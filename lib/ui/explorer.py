@@ -153,7 +153,7 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
         fork_from(index)
     accounting.counting_notice(state.counting(loaded))
     accounting.round_figures(shown.row, figure_note(loaded.trace, shown.row) if revealed else None, not revealed)
-    annotate.round_notes(loaded, index, revealed)
+    annotate.round_notes(loaded, index, revealed, predict.shown_rounds(loaded, predict.predicting()) + 1)
     if found and revealed:
         with st.expander(f"Checks on this round: {plural(len(found), 'finding')}", expanded=True):
             for finding in found:
