@@ -30,7 +30,7 @@ st.caption(
     "the one before, and the conversation as a whole costs far more than its final context would alone."
 )
 ball = snowball(rows)
-accounting.snowball_metrics(ball)
+accounting.snowball_metrics(ball, shown if shown < len(loaded.trace.rounds) else None)
 accounting.log_notes(loaded.notes)
 
 with st.expander("Prices (US$ per million tokens): edit to match your contract"):

@@ -297,7 +297,8 @@ def test_in_predict_mode_the_slides_after_the_steps_give_away_no_round_the_learn
     _on_slide(at, "hengxin-tokens", workshop)
     only = "Round 1 only, the one predicted so far: round 2 and after would give away what the model does in round 2."
     assert only in screen(at) and [series["x"] for series in json.loads(_chart(at))["data"]][0] == [1]
-    assert "1 call billed 1,247 input tokens" in _lead(at)
+    assert "1 call billed 1,247 input tokens, 1.0 times one call with round 1's context." in _lead(at)
+    assert {"Input billed over the rounds predicted so far", "One call with round 1's context"} <= set(_metrics(at))
     _on_slide(at, "hengxin-diagram-r1", workshop)
     assert only in screen(at) and "request 1" in _chart(at) and "request 2" not in _chart(at)
     _on_slide(at, "hengxin-diagram-r3", workshop)
@@ -321,7 +322,8 @@ def test_in_predict_mode_the_closing_slide_totals_only_the_rounds_predicted_so_f
     assert (shown["Model calls"], shown["Tool calls"], shown["Findings of the checks"]) == ("1", "2", "3")
     assert "Round 1 only, the one predicted so far: round 2 and after would give away what the model does in " \
            "round 2." in screen(at)
-    assert "One question, 1 model call and 2 tool calls" in _lead(at)
+    assert "In the rounds predicted so far: one question, 1 model call and 2 tool calls" in _lead(at)
+    assert "Input billed over the rounds predicted so far" in shown and "Input billed over all calls" not in shown
 
 
 def test_a_step_slide_of_a_later_round_in_predict_mode_stops_at_the_first_round_still_to_predict(app, workshop):

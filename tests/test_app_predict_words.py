@@ -106,3 +106,13 @@ def test_the_explorers_notes_line_names_no_round_after_the_first_still_to_predic
     assert captions == [":material/edit_note: Notes on round 2"]
     captions = [c.value for c in _predicting(predicted=2).caption if "Notes on" in c.value]
     assert captions == [":material/edit_note: Notes on round 2, round 3"]
+
+
+def test_the_tokens_page_labels_its_sums_as_the_rounds_predicted_so_far():
+    at = _on(_predicting(predicted=1), "pages/tokens.py")
+    labels = [m.label for m in at.metric]
+    assert "Input billed over the rounds predicted so far" in labels and "Input billed over all calls" not in labels
+    assert "One call with round 1's context" in labels and "One call with the final context" not in labels
+    at = _on(_predicting(predicted=4), "pages/tokens.py")
+    labels = [m.label for m in at.metric]
+    assert "Input billed over all calls" in labels and "One call with the final context" in labels

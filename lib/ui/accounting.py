@@ -216,8 +216,10 @@ def counted_against_notes(rows: tuple[RoundSummary, ...]) -> None:
         st.caption(said[0] + more)
 
 
-def snowball_metrics(ball: Snowball) -> None:
-    """The conversation's totals: what resending everything every round adds up to."""
+def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
+    """The conversation's totals: what resending everything every round adds up to. With `predicted`, predict mode's
+    rounds 1 to `predicted` when a round after them is still to predict: the totals are labelled as theirs, as the
+    caption above them says (lib.slide_words.predicted_only_words), never as every call's."""
     # Two by two: four abreast cut the longer labels short at 1280 px.
     (a, b), (c, d) = st.columns(2), st.columns(2)
     # A sum with one estimate in it is an estimate: say so on the figure, as the explorer does on each round's.
@@ -234,11 +236,13 @@ def snowball_metrics(ball: Snowball) -> None:
     if ball.unknown_input_calls:
         estimated += (f" {ball.unknown_input_calls:,} of them the log kept no request for: their input is not known, "
                       "and not in the sum.")
-    a.metric("Input billed over all calls", ball.billed_input_words,
+    a.metric("Input billed over the rounds predicted so far" if predicted else "Input billed over all calls",
+             ball.billed_input_words,
              help=f"{plural(ball.rounds, 'call')}, {ball.output_words} out.{estimated}")
     # A ratio over a sum that leaves calls out would be too small: none is given then.
     whole = ball.single_call_input and not ball.unknown_input_calls
-    b.metric("One call with the final context", ball.single_call_words,
+    b.metric(f"One call with round {predicted}'s context" if predicted else "One call with the final context",
+             ball.single_call_words,
              delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if whole else None, delta_color="off")
     if not ball.requests_recorded:
         c.metric("Input already sent in the previous request", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)

@@ -162,6 +162,8 @@ def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
         return
     rows = state.summaries(loaded)[:shown]
     ball = snowball(rows)
+    partial = shown if shown < len(loaded.trace.rounds) else None  # the last round counted, when it is not the last
+    context = f"round {partial}'s context" if partial else "the final context"
     times = f", {ball.billed_input / ball.single_call_input:.1f} times" if ball.single_call_input else ""
     about = "about " if ball.estimated_calls else ""  # the Tokens page's "≈", in words
     if ball.unknown_input_calls:  # a sum with calls left out is no bill: the metrics below say what it holds
@@ -169,10 +171,10 @@ def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
              f"{ball.unknown_input_calls:,}, so what the conversation was billed for its input is not known.")
     else:
         lead(f"Every call resends everything: {plural(ball.rounds, 'call')} billed {about}{ball.billed_input:,} input "
-             f"tokens{times} one call with the final context.")
-    if shown < len(loaded.trace.rounds):
+             f"tokens{times} one call with {context}.")
+    if partial:
         st.caption(predicted_only_words(shown))
-    accounting.snowball_metrics(ball)
+    accounting.snowball_metrics(ball, partial)
     st.plotly_chart(charts.for_projector(charts.input_breakdown(rows), height=360), key="slide.tokens",
                     config={"displayModeBar": False})
 
@@ -244,11 +246,12 @@ def _closing(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     ball = snowball(rows)
     calls = sum(r.tool_calls for r in rows)
     found = findings.predicted(loaded, shown)
-    lead(f"One question, {plural(ball.rounds, 'model call')} and {plural(calls, 'tool call')}: the tool list "
-         f"and the whole conversation were sent again every time.")
-    if shown < len(loaded.trace.rounds):
+    partial = shown if shown < len(loaded.trace.rounds) else None
+    lead(f"{'In the rounds predicted so far: one' if partial else 'One'} question, {plural(ball.rounds, 'model call')} "
+         f"and {plural(calls, 'tool call')}: the tool list and the whole conversation were sent again every time.")
+    if partial:
         st.caption(predicted_only_words(shown))
-    accounting.snowball_metrics(ball)
+    accounting.snowball_metrics(ball, partial)
     columns = st.columns(4)
     columns[0].metric("Model calls", f"{ball.rounds:,}")
     columns[1].metric("Tool calls", f"{calls:,}")
