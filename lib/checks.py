@@ -395,7 +395,8 @@ _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
 def _text_with_tool_calls(trace: Trace) -> Iterator[Hit]:
     for round_, response in _responses(trace):
         text = response.message.text
-        if not (response.message.tool_calls and text.strip()):
+        # Calls the agent read out of the text itself (Roo Code's XML tags): it got the text whole, and resends it.
+        if not (response.message.tool_calls and text.strip()) or round_.calls_read_by_agent:
             continue
         if _THINK.search(text) is None:
             said = ("The model wrote text beside its tool calls. That is legal, but a client that reads only the "

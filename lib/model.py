@@ -272,6 +272,10 @@ MADE_UP_IDS = "call ids"
 """The `derived` entry of a round whose provider sent its calls without ids (Gemini, Ollama, transcripts): the ids are
 made up from each call's place, and results paired by order."""
 
+AGENT_READ_CALLS = "tool calls read by the agent from the text"
+"""The `derived` entry of a round whose program (Cline, Roo Code) had the model write its calls as tags in its text
+and read them out of it itself: the text reached the program whole, so none of it beside the calls can be lost."""
+
 
 @dataclass(frozen=True, slots=True)
 class Provenance:
@@ -460,6 +464,11 @@ class Round:
     def call_ids_made_up(self) -> bool:
         """True when the provider sent this round's calls without ids and the importer named them by place."""
         return MADE_UP_IDS in (self.extra.get("derived") or ())
+
+    @property
+    def calls_read_by_agent(self) -> bool:
+        """True when the program read this round's calls out of the model's text itself (AGENT_READ_CALLS)."""
+        return AGENT_READ_CALLS in (self.extra.get("derived") or ())
 
     @property
     def provenance(self) -> Provenance | None:

@@ -279,3 +279,13 @@ def test_a_subtasks_result_two_user_turns_later_answers_its_new_task_call_and_it
     assert (result.call_id, result.content) == (call.id, created)
     assert second.request.messages[2].text == "[new_task completed] Result: Loop fixed."
     assert second.request.messages[3].text.startswith("<environment_details>")
+
+
+def test_the_text_around_calls_read_out_of_that_text_raises_no_text_with_tool_calls_note():
+    # Roo Code's calls are tags in the model's text: the extension reads the whole text to find them and sends it
+    # back whole, so "a client that reads only the calls loses the text" is untrue of every one of its rounds.
+    from lib.checks import run_checks
+    [conversation] = _read(HISTORY, UI).conversations
+    codes = [f.code for f in run_checks(conversation.trace)]
+    assert "text-with-tool-calls" not in codes
+    assert codes.count("write-tool-call") == 2

@@ -12,7 +12,7 @@ before native tool calls, wrote each call as XML tags in the assistant's text (`
 and its result as text blocks opened by a header (`[read_file for 'x'] Result:`) in the user turns after it: in a
 history without native blocks, a call of a tool these extensions have is read out of the text as a tool call, its id
 made up, and the blocks after the header that names it, in order, become its result (`derived`: `tool calls`,
-`call ids`).
+`tool calls read by the agent from the text`, `call ids`).
 
 A Roo Code summary turn (`isSummary`, written by a separate call that condensed the conversation) is no round: its
 request is not in the file. Turns the condensing or truncation hid (`condenseParent`, `truncationParent` naming a
@@ -38,7 +38,7 @@ from lib.logs import chat_shape as convert
 from lib.logs.chat_shape import describe
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.logs.sharegpt import TEXT_CALLS
-from lib.model import MADE_UP_IDS, TRANSCRIPT_REQUEST
+from lib.model import AGENT_READ_CALLS, MADE_UP_IDS, TRANSCRIPT_REQUEST
 from lib.text import plural
 
 ROLES = ("user", "assistant")
@@ -291,7 +291,7 @@ def _round(request: list[dict], turn: dict, message: dict, line: int, key: str, 
             *([INTERRUPTED] if texts and INTERRUPTION.search(texts[-1][-400:]) else [])]
     return CallRecord(line=line, dialect=ANTHROPIC, request={"messages": request}, response=response,
                       conversation=key, derived=[TRANSCRIPT_REQUEST, "usage", "finish",
-                                                 *([TEXT_CALLS, MADE_UP_IDS] if in_text else [])],
+                                                 *([TEXT_CALLS, AGENT_READ_CALLS, MADE_UP_IDS] if in_text else [])],
                       converted_from="cline-task", provenance={**PROVENANCE, "note": " ".join(said)})
 
 
