@@ -280,9 +280,12 @@ def overcount(parts: Iterable[tuple[str, int | None]]) -> int:
 def split_words(parts: Iterable[tuple[str, int | None]], headline: int, reported: bool) -> str:
     """Where a round's input goes, in figures that add up: `(1,378 in all): parts`, the parts summing to the
     headline. Where our count is above the headline, the parts listed are our count's and sum to it, said so, and the
-    headline (`reported` by the provider, or estimated) stands beside them with the difference."""
+    headline (`reported` by the provider, or estimated) stands beside them with the difference. An estimate of a
+    request whose log lacks a part is no whole: it is said to be our count of what the log holds."""
     parts = tuple(parts)
     over, listed = overcount(parts), input_words(parts)
+    if not over and not reported and any(tokens is None for _, tokens in parts):
+        return f"({headline:,} by our count of what the log holds): {listed}"
     if not over:
         return f"({headline:,} in all): {listed}"
     whose = "the provider reported" if reported else "the estimate is"

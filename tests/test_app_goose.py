@@ -26,3 +26,19 @@ def test_the_tokens_page_shows_the_sessions_counts_beside_the_rounds_never_in_th
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert set(rounds["in: instructions"]) == {"not in the log"}
     assert set(rounds["in: tool definitions"]) == {"not in the log"}
+
+
+def test_with_no_usage_reported_the_instructions_and_tools_goose_lacks_are_said_to_be_in_no_figure(app):
+    # Nothing was reported, so there is no part "reported beyond our count" to hold them: the estimates leave them out.
+    at = uploaded(app, "goose-session.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    shown = "\n".join(lines(at))
+    assert "their tokens are in the part reported beyond our count" not in shown
+    assert ("they were sent and billed, but no usage was reported, so no figure here holds them: each round's input "
+            "is estimated from what the log holds") in shown
+
+
+def test_a_goose_rounds_estimated_input_is_said_to_be_of_what_the_log_holds_not_all_that_was_sent(app):
+    shown = round_shown(app, "goose-session.jsonl", 1)
+    split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
+    assert split.startswith("Where the input goes (19 by our count of what the log holds): instructions not in the log")

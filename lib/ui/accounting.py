@@ -178,15 +178,24 @@ def gap_notes(trace, rows: tuple[RoundSummary, ...]) -> None:
 
 def parts_not_logged_words(rows: tuple[RoundSummary, ...]) -> str:
     """Under the input chart, for a log whose format never keeps the instructions or the tool list: what has no bar
-    (lib.summary.not_logged_words); empty for any other log."""
-    fields = tuple(dict.fromkeys(f for r in rows for f in r.parts_not_logged))
-    if not fields:
+    (lib.summary.not_logged_words), and where its tokens went: in the part reported beyond our count where usage was
+    reported, in no figure where the input is our estimate; empty for any other log."""
+    lacking = [r for r in rows if r.parts_not_logged]
+    if not lacking:
         return ""
-    lacked, they = not_logged_words(fields)
-    were, have = ("were", "have") if they == "they" else ("was", "has")
-    return (f"This log's format (an agent's session log) keeps {lacked}: {they} {were} sent and billed, but {they} "
-            f"{have} no bar of {'their' if they == 'they' else 'its'} own; {'their' if they == 'they' else 'its'} "
-            "tokens are in the part reported beyond our count.")
+    lacked, they = not_logged_words(tuple(dict.fromkeys(f for r in lacking for f in r.parts_not_logged)))
+    were, have, their = ("were", "have", "their") if they == "they" else ("was", "has", "its")
+    reported = sum(r.usage.source == "reported" for r in lacking)
+    if reported == len(lacking):
+        where = f"{they} {have} no bar of {their} own; {their} tokens are in the part reported beyond our count."
+    elif not reported:
+        where = (f"no usage was reported, so no figure here holds {'them' if they == 'they' else 'it'}: each round's "
+                 "input is estimated from what the log holds.")
+    else:
+        where = (f"{they} {have} no bar of {their} own: on a round with reported usage {their} tokens are in the part "
+                 "reported beyond our count; on a round whose input is estimated, from what the log holds, no figure "
+                 f"holds {'them' if they == 'they' else 'it'}.")
+    return f"This log's format (an agent's session log) keeps {lacked}: {they} {were} sent and billed, but {where}"
 
 
 def breakdown_caption(counting: Counting, rows: tuple[RoundSummary, ...]) -> None:
