@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from lib.encodings import model_encoding
 from lib.model import OtherPart, Round, Trace
 from lib.provenance import LACKED_NAMES
-from lib.summary import RoundSummary
+from lib.summary import LACKED_PARTS, RoundSummary
 from lib.text import plural
 
 GAP_SHARE = 0.2
@@ -54,9 +54,14 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
     if images := _images(round_):
         reasons.append(f"the request carries {plural(images, 'image')}, which we count as the text of "
                        f"{'its part' if images == 1 else 'their parts'}, not as the provider bills an image")
-    # The tool list, where the log lacks it, has its reason above: said again here it would read as a second cause.
+    if reported_more and "instructions" in row.parts_not_logged:  # absent from every round alike, not abridged
+        reasons.append(("it never keeps the instructions (the system prompt) either" if row.tool_list_never_logged
+                        else "the log's format never keeps the instructions (the system prompt)")
+                       + ", so those sent and billed are not in our count")
+    # What the format never keeps, and a tool list the log lacks, have their reasons above: said again here they would
+    # read as a second cause. What else the record lacks, it abridged.
     omitted = [LACKED_NAMES.get(o, o) for o in trace.round_provenance(round_).omitted
-               if not (o == "tools" and not row.tool_list_recorded)]
+               if LACKED_PARTS.get(o) not in row.parts_not_logged and not (o == "tools" and not row.tool_list_recorded)]
     if omitted and reported_more:  # a request the record abridged is counted short, never long
         reasons.append("the trace's instructions are abridged: the recorded request lacks " + ", ".join(omitted))
     counter = row.breakdown.counter

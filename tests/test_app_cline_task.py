@@ -20,3 +20,19 @@ def test_the_explorer_says_the_request_was_cut_out_of_the_task_history(app):
     at = uploaded(app, HISTORY)
     shown = screen(at)
     assert "Cut out of a Cline or Roo Code task history (api_conversation_history.json)" in shown
+
+
+def test_why_the_reported_input_is_above_our_count_names_the_instructions_the_file_never_keeps_not_abridged(app):
+    # With its UI file the history's rounds have the extension's counts; the system prompt is not abridged but absent.
+    from tests.screen import FIXTURES
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").set_value(
+        [(name.split("/")[-1], (FIXTURES / name).read_bytes(), "application/json")
+         for name in (HISTORY, "containers/roo-code-ui_messages.json")]).run()
+    assert not at.exception
+    shown = screen(at)
+    assert "The reported input is 37,367 tokens more than our count, 99% of the input." in shown
+    assert "abridged" not in shown
+    assert ("Why: the log's format never keeps the tool list (an agent's session log does not), so the list that was "
+            "sent and billed is not in our count; it never keeps the instructions (the system prompt) either, so "
+            "those sent and billed are not in our count; we count with o200k_base") in shown
