@@ -42,3 +42,11 @@ def test_a_goose_rounds_estimated_input_is_said_to_be_of_what_the_log_holds_not_
     shown = round_shown(app, "goose-session.jsonl", 1)
     split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
     assert split.startswith("Where the input goes (19 by our count of what the log holds): instructions not in the log")
+
+
+def test_the_stop_goose_never_recorded_is_said_to_be_read_from_the_message_not_shown_as_a_signal(app):
+    # Goose keeps no stop_reason: the importer reads 'tool_use' off the calls, so no stop signal is on record.
+    shown = round_shown(app, "goose-session.jsonl", 1)
+    assert "Stop signal stop_reason: tool_use" not in shown
+    assert "The trace records no stop signal; read as stop_reason 'tool_use' from the message." in shown
+    assert "stop_reason 'tool_use': run the tools (read from the message: the log records no stop)" in shown
