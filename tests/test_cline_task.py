@@ -289,3 +289,21 @@ def test_the_text_around_calls_read_out_of_that_text_raises_no_text_with_tool_ca
     codes = [f.code for f in run_checks(conversation.trace)]
     assert "text-with-tool-calls" not in codes
     assert codes.count("write-tool-call") == 2
+
+
+def test_reasoning_the_ui_file_shows_before_a_response_is_said_to_be_in_its_output_count_but_not_in_the_history():
+    # Each of the three requests streamed `say: "reasoning"` events (the model's extended thinking) before its text:
+    # the history keeps no thinking block, so the 768 output tokens of round 1 hold words the round does not show.
+    [task] = _read(HISTORY, UI).conversations
+    said = [provenance_detail(r.provenance) for r in task.trace.rounds]
+    assert all("ui_messages.json shows the model reasoning before this response ('say': 'reasoning'), which the "
+               "history does not keep: the output count includes it, the response shown lacks it" in s for s in said)
+    # Without the UI file nothing says so: the history alone cannot tell.
+    [alone] = _read(HISTORY).conversations
+    assert not any("reasoning" in provenance_detail(r.provenance) for r in alone.trace.rounds)
+
+
+def test_reasoning_after_the_last_response_or_none_at_all_is_not_said_of_a_round():
+    ui = [e for e in _ui() if e.get("say") != "reasoning"]
+    [task] = _read(HISTORY, ui=ui).conversations
+    assert not any("'say': 'reasoning'" in provenance_detail(r.provenance) for r in task.trace.rounds)

@@ -21,7 +21,9 @@ summary or marker in the file) are left out of the requests after that summary o
 `ui_messages.json` holds the extension's UI events; its `say: "api_req_started"` events carry each request's counts
 (`tokensIn`, `tokensOut`, `cacheWrites`, `cacheReads`). They become the rounds' usage only where the pairing is
 certain (_paired): one history and one UI file in the upload, as many such events as rounds, each event between the
-response before and its own. Otherwise the events are counted, not read, and a note says why.
+response before and its own. Otherwise the events are counted, not read, and a note says why. Its `say: "reasoning"`
+events show the model's thinking streamed between a request's start and its response, which the history keeps no
+block of: a round with usage whose request streamed some says its output count holds words it does not show.
 """
 
 from __future__ import annotations
@@ -108,6 +110,10 @@ INTERRUPTED = ("The extension stopped reading this response before it ended (the
 INTERRUPTION = re.compile(r"\[Response interrupted by [^\]]*\]\s*$")
 """The words Cline and Roo Code add at the end of a turn whose stream they stopped (a tool used, the person)."""
 
+THOUGHT = ("ui_messages.json shows the model reasoning before this response ('say': 'reasoning'), which the history "
+           "does not keep: the output count includes it, the response shown lacks it.")
+"""Added to the provenance note of a round with usage whose request's UI events hold the model's reasoning."""
+
 UI_ALONE = ("ui_messages.json holds Cline's or Roo Code's UI events, not the conversation: upload the task's "
             "api_conversation_history.json with it to see the rounds")
 """The note on UI events read without a history."""
@@ -138,6 +144,8 @@ class ClineTaskFormat(LogFormat):
     def __init__(self) -> None:
         self._tasks: list[_Task] = []
         self._events: list[tuple[Any, dict | None]] = []
+        self._reasoned: list[int] = []
+        """The `ts` of the UI file's reasoning events: the model's thinking, streamed to the person."""
         """The UI file's api_req_started events: their `ts`, and their `text` parsed (None where it holds no
         object)."""
         self._ui_files = 0
@@ -169,6 +177,8 @@ class ClineTaskFormat(LogFormat):
             self._ui_files += 1
         self._ui_files = self._ui_files or 1
         self._last_event = line
+        if obj.get("say") == "reasoning" and _ms(obj.get("ts")) is not None:
+            self._reasoned.append(obj["ts"])
         if obj.get("say") == REQUEST_STARTED:
             self._events.append((obj.get("ts"), _counts(obj.get("text"))))
         return iter(())
@@ -178,7 +188,7 @@ class ClineTaskFormat(LogFormat):
         for task in self._tasks:
             self._notes.extend(task.notes)
             if why is None:
-                _add_usage(task, self._events)
+                _add_usage(task, self._events, sorted(self._reasoned))
             elif why:
                 self._notes.append(Problem(task.line, why, conversation=task.key, loaded=True))
             yield from task.records
@@ -433,13 +443,17 @@ def _usage(counts: dict) -> dict | None:
             "cache_read_input_tokens": read}
 
 
-def _add_usage(task: _Task, events: list[tuple[Any, dict | None]]) -> None:
-    """The paired events' counts as the rounds' usage, each round's time its request's start."""
-    for record, (at, counts) in zip(task.records, events):
+def _add_usage(task: _Task, events: list[tuple[Any, dict | None]], reasoned: list[int]) -> None:
+    """The paired events' counts as the rounds' usage, each round's time its request's start; a round whose request
+    streamed reasoning (`reasoned`: the reasoning events' times) the history does not keep says so."""
+    for record, (at, counts), answered in zip(task.records, events, task.answered_at):
+        thought = bisect.bisect_right(reasoned, at) < bisect.bisect_right(reasoned, answered) and not any(
+            block.get("type") in ("thinking", "redacted_thinking") for block in record.response["content"])
         record.response["usage"] = _usage(counts)
         record.derived = [d for d in record.derived if d != "usage"]
         record.timestamp = convert.iso_time(at // 1000, (at % 1000) * 1_000_000)
-        record.provenance = {**record.provenance, "note": f"{record.provenance['note']} {USAGE_FROM_UI}"}
+        said = f"{record.provenance['note']} {USAGE_FROM_UI}" + (f" {THOUGHT}" if thought else "")
+        record.provenance = {**record.provenance, "note": said}
 
 
 def _ms(value: Any) -> int | None:
