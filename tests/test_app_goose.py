@@ -21,8 +21,8 @@ def test_the_tokens_page_shows_the_sessions_counts_beside_the_rounds_never_in_th
     at.switch_page("pages/tokens.py").run()
     assert not at.exception
     shown = "\n".join(lines(at))
-    assert ("Goose records no call's usage, only the session's token counts: 980 input and 270 output tokens in the "
-            "provider's last report") in shown
+    assert ("Goose records no usage with its messages, only token counts on the session's first line: 980 input and "
+            "270 output tokens in the provider's last report") in shown
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert set(rounds["in: instructions"]) == {"not in the log"}
     assert set(rounds["in: tool definitions"]) == {"not in the log"}

@@ -108,9 +108,11 @@ def test_the_session_token_counts_are_said_as_the_sessions_beside_it_and_its_mes
     upload = _read()
     notes = [upload.said(n) for n in upload.notes]
     assert notes == [
-        "line 1: Goose records no call's usage, only the session's token counts: 980 input and 270 output tokens in "
-        "the provider's last report (input_tokens, output_tokens). Its rounds show no usage of their own: these "
-        "counts are the session's, not any one round's",
+        # Goose writes input_tokens and output_tokens over with each call's usage: the last call's, not the session's.
+        "line 1: Goose records no usage with its messages, only token counts on the session's first line: 980 input "
+        "and 270 output tokens in the provider's last report (input_tokens, output_tokens). Its rounds show none of "
+        "them: the last report is one call's, the session's last, and the file does not say which response that "
+        "call made",
         # The metadata counts the response's result message as well as one the file does not hold.
         "line 1: the first line counts 4 messages in the session; the file holds 3 messages: the rounds are made "
         "from the messages it holds"]
@@ -132,10 +134,11 @@ def test_each_response_is_a_round_its_calls_paired_with_the_results_sent_to_the_
     assert not running.executions and not answer.executions
     notes = [upload.said(n) for n in upload.notes]
     assert notes == [
-        "line 1: Goose records no call's usage, only the session's token counts: 1,950 input and 200 output tokens "
-        "over all its calls (accumulated_*), and 1,200 input and 100 output tokens in the provider's last report "
-        "(input_tokens, output_tokens). Its rounds show no usage of their own: these counts are the session's, not "
-        "any one round's"]
+        "line 1: Goose records no usage with its messages, only token counts on the session's first line: 1,950 "
+        "input and 200 output tokens over all its calls (accumulated_*), and 1,200 input and 100 output tokens in "
+        "the provider's last report (input_tokens, output_tokens). Its rounds show none of them: the counts over all "
+        "its calls are the session's, not any one round's; the last report is one call's, the session's last, and "
+        "the file does not say which response that call made"]
 
 
 def test_a_call_goose_could_not_read_is_left_out_and_said_and_a_failed_result_is_an_error():

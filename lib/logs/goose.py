@@ -11,8 +11,9 @@ conversation before it, rebuilt from the file (TRANSCRIPT_REQUEST) and read as a
 tool request a `tool_use` block, each tool response a `tool_result` block paired by the id Goose gives both. Two
 assistant messages in a row are one response (a model is called after a user turn, not after its own). Goose records
 neither its system prompt nor its tool list: every round says it lacks them, never that they were empty. Nor does it
-record any one call's usage: the first line holds the session's totals only (`accumulated_*` over all its calls,
-`input_tokens` and `output_tokens` the provider's last report), said once beside the session, never spread over its
+record any one call's usage with its messages: the first line holds `accumulated_*` over all its calls and
+`input_tokens` and `output_tokens`, the provider's last report (Goose writes each call's usage over the one before,
+and the file does not say which response the last call made), said once beside the session, never spread over its
 rounds. Result contents meant for the person only (`annotations.audience` without "assistant") were not sent to the
 model and are left out; blocks Goose writes for itself (a confirmation request, a notice) are left out too.
 """
@@ -45,15 +46,22 @@ PROVENANCE = {
     "note": "Rebuilt from a Goose session file: the request is the conversation before this response as the file "
             "kept it, not a request on record as sent. Goose does not record its system prompt or its tool list: "
             "both were sent, but neither is shown or counted here. Nor does it record this call's usage (the file "
-            "holds only the session's totals, said beside the session) or why the model stopped: the stop shown is "
-            "read from the response's content. The response's text, calls and thinking are as recorded.",
+            "holds only token counts on its first line, said beside the session) or why the model stopped: the "
+            "stop shown is read from the response's content. The response's text, calls and thinking are as recorded.",
     "omitted": ["system", "tools"],
 }
 """Every round's provenance: what the file lacks, said where the round is shown (lib/provenance.py)."""
 
-TOTALS = ("Goose records no call's usage, only the session's token counts: {counts}. Its rounds show no usage of "
-          "their own: these counts are the session's, not any one round's")
+TOTALS = ("Goose records no usage with its messages, only token counts on the session's first line: {counts}. Its "
+          "rounds show none of them: {why}")
 """The note beside a session whose metadata holds token counts."""
+
+SUMMED = "the counts over all its calls are the session's, not any one round's"
+"""Why the rounds show none of the accumulated counts."""
+
+LAST_CALL = ("the last report is one call's, the session's last, and the file does not say which response that call "
+             "made")
+"""Why the rounds show none of the last report's counts: Goose writes each call's usage over the one before."""
 
 NO_TOTALS = "Goose recorded no token counts for this session: its rounds show no usage"
 """The note beside a session whose metadata holds none."""
@@ -264,12 +272,13 @@ def _said(session: _Session) -> list[Problem]:
     counts = {k: meta.get(k) for k in ("accumulated_input_tokens", "accumulated_output_tokens", "input_tokens",
                                         "output_tokens", "accumulated_total_tokens", "total_tokens")}
     counts = {k: v for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)}
-    said = [f"{words} {where}" for words, where in (
-        (_tokens(counts, "accumulated_"), "over all its calls (accumulated_*)"),
-        (_tokens(counts, ""), "in the provider's last report (input_tokens, output_tokens)")) if words]
-    if said:
-        notes.append(Problem(session.line, TOTALS.format(counts=", and ".join(said)), conversation=session.key,
-                             loaded=True))
+    kinds = [(f"{words} {where}", why) for words, where, why in (
+        (_tokens(counts, "accumulated_"), "over all its calls (accumulated_*)", SUMMED),
+        (_tokens(counts, ""), "in the provider's last report (input_tokens, output_tokens)", LAST_CALL)) if words]
+    if kinds:
+        notes.append(Problem(session.line, TOTALS.format(counts=", and ".join(said for said, _ in kinds),
+                                                         why="; ".join(why for _, why in kinds)),
+                             conversation=session.key, loaded=True))
     else:
         notes.append(Problem(session.line, NO_TOTALS, conversation=session.key, loaded=True))
     counted, held = meta.get("message_count"), len(session.turns)
