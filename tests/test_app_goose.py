@@ -50,3 +50,13 @@ def test_the_stop_goose_never_recorded_is_said_to_be_read_from_the_message_not_s
     assert "Stop signal stop_reason: tool_use" not in shown
     assert "The trace records no stop signal; read as stop_reason 'tool_use' from the message." in shown
     assert "stop_reason 'tool_use': run the tools (read from the message: the log records no stop)" in shown
+
+
+def test_the_input_billed_over_all_calls_says_its_estimate_leaves_out_the_tool_list_goose_never_keeps(app):
+    # ≈ 19 tokens "billed" for a call whose last report alone says 980: the estimate holds only what the file holds.
+    at = uploaded(app, "goose-session.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    billed = next(m for m in at.metric if m.label == "Input billed over all calls")
+    assert billed.value == "≈ 19"
+    assert ("1 of them reported no usage: their tokens are our offline estimate, of what the log holds only: the "
+            "tool list its format never keeps was sent and billed too, and is in no estimate.") in billed.proto.help
