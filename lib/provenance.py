@@ -16,6 +16,7 @@ ORIGIN_TITLES = {
 CONVERTED_FROM = {
     "adk-session": "a Google ADK session event",
     "bedrock-converse": "an AWS Bedrock Converse body",
+    "cline-task": "a Cline or Roo Code task history",
     "cohere": "a Cohere v2 chat body",
     "gemini": "a Google Gemini generateContent body",
     "gemini-cli-session": "a Gemini CLI session recording",

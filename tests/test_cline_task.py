@@ -307,3 +307,10 @@ def test_reasoning_after_the_last_response_or_none_at_all_is_not_said_of_a_round
     ui = [e for e in _ui() if e.get("say") != "reasoning"]
     [task] = _read(HISTORY, ui=ui).conversations
     assert not any("'say': 'reasoning'" in provenance_detail(r.provenance) for r in task.trace.rounds)
+
+
+def test_the_origin_line_names_the_extensions_task_history_not_another_log_format():
+    from lib.provenance import origin_line
+    [task] = _read(HISTORY).conversations
+    said = origin_line(task.trace, task.trace.rounds[0])
+    assert "Converted from a Cline or Roo Code task history, written here as an Anthropic Messages body" in said
