@@ -23,7 +23,7 @@ from lib.growth import ORIGIN_WORDS, against_words, program_sent, sends
 from lib.model import Round, Trace
 from lib.round_view import RoundView, round_view
 from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
-                         missing_output, tokens_words, tool_list_kept)
+                         missing_output, stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, plural, show_controls
 from lib.provenance import ANSWER_NOT_CAPTURED, origin_line, provenance_detail
@@ -121,7 +121,8 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          no_response=NO_RESPONSE, part_came_back=PART_CAME_BACK,
                          answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
                          not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,
-                         table_counts=_table_counts, tools_sent_words=tools_sent_words)
+                         table_counts=_table_counts, tools_sent_words=tools_sent_words,
+                         stop_inferred=stop_inferred, stop_unrecorded_words=stop_unrecorded_words)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),

@@ -328,6 +328,14 @@ def stop_inferred(round_: Round) -> bool:
     return not round_.response or not round_.response.finish_reason or "finish" in derived or "response" in derived
 
 
+def stop_unrecorded_words(round_: Round) -> str:
+    """What every view says under a response whose stop the log did not record (stop_inferred): what it was read as."""
+    response = round_.response
+    read = (f"{response.finish_reason_path} {response.finish_reason!r}"
+            if response.finish_reason_path and response.finish_reason else repr(response.stop))
+    return f"The trace records no stop signal; read as {read} from the message."
+
+
 def finish_words(round_: Round, named: str | None = None) -> str:
     """The round's stop signal as every view writes it: the signal as recorded (or `named`, the same stop in another
     dialect's words), in brackets when the log recorded none (stop_inferred); else what happened instead (an error

@@ -371,3 +371,11 @@ def test_a_handout_of_a_claude_code_log_does_not_say_its_program_sent_0_tools():
     whole = " ".join(" ".join(_parse(handout_html(_claude_stream_json())).text).split())
     assert "0 tools" not in whole
     assert "Round 2: the program sends 2 messages; the log keeps no tool list" in whole
+
+
+def test_a_stop_the_importer_read_off_the_message_is_not_exported_as_a_recorded_stop_signal():
+    # Goose keeps no stop_reason: the explorer says the stop was read from the message, and so does the file.
+    upload = read_upload([("goose-session.jsonl", (FIXTURES / "goose-session.jsonl").read_bytes())])
+    text = " ".join(" ".join(_parse(trace_html(upload.conversations[0].trace)).text).split())
+    assert "Stop signal stop_reason" not in text
+    assert "The trace records no stop signal; read as stop_reason 'tool_use' from the message." in text

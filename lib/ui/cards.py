@@ -20,7 +20,7 @@ import streamlit as st
 
 from lib.annotations import NoteMark
 from lib.growth import ORIGIN_WORDS, Growth, MessageEntry, against_words, held_apart
-from lib.summary import stop_inferred, tool_list_missing, tool_list_never_logged
+from lib.summary import stop_inferred, stop_unrecorded_words, tool_list_missing, tool_list_never_logged
 from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
 from lib.provenance import ANSWER_NOT_CAPTURED
@@ -312,12 +312,11 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
     if response.finish_reason_path:
         _badges_at(marks, response.finish_reason_path)
         if stop_inferred(round_):  # the importer wrote it in the body (a transcript's turn): no signal is on record
-            st.caption(f"The trace records no stop signal; read as {response.finish_reason_path} "
-                       f"{response.finish_reason!r} from the message.")
+            st.caption(stop_unrecorded_words(round_))
         elif not stop_said:
             plain.text(f"Stop signal {response.finish_reason_path}: {response.finish_reason}")
     else:
-        st.caption(f"The trace records no stop signal; read as {response.stop!r} from the message.")
+        st.caption(stop_unrecorded_words(round_))
 
 
 def _nothing_ran(round_: Round, next_round: Round | None) -> str:
