@@ -48,16 +48,16 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
     elif reported_more and not row.tool_list_recorded:  # the list was billed; our count cannot hold what was not kept
         reasons.append("the log kept no tool list, though the model called tools, so the list that was sent and "
                        "billed is not in our count")
+    if reported_more and "instructions" in row.parts_not_logged:  # absent from every round alike, not abridged
+        reasons.append(("it never keeps the instructions (the system prompt) either" if row.tool_list_never_logged
+                        else "the log's format never keeps the instructions (the system prompt)")
+                       + ", so those sent and billed are not in our count")
     if round_.request_from_transcript:  # what the program wrapped around the turns, or cut, is in neither direction
         reasons.append("the request is rebuilt from the log's transcript, not recorded as sent, so what the program "
                        "added to the turns or left out of them when it sent them is not in our count")
     if images := _images(round_):
         reasons.append(f"the request carries {plural(images, 'image')}, which we count as the text of "
                        f"{'its part' if images == 1 else 'their parts'}, not as the provider bills an image")
-    if reported_more and "instructions" in row.parts_not_logged:  # absent from every round alike, not abridged
-        reasons.append(("it never keeps the instructions (the system prompt) either" if row.tool_list_never_logged
-                        else "the log's format never keeps the instructions (the system prompt)")
-                       + ", so those sent and billed are not in our count")
     # What the format never keeps, and a tool list the log lacks, have their reasons above: said again here they would
     # read as a second cause. What else the record lacks, it abridged.
     omitted = [LACKED_NAMES.get(o, o) for o in trace.round_provenance(round_).omitted

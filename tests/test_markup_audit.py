@@ -118,7 +118,6 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES or NARRATION_TITLE (lib/steps.py)",
     ("lib/ui/cards.py", "finding.code"): CHECK_CODE,
     ("lib/ui/findings.py", "finding.code"): CHECK_CODE,
-    ("lib/ui/cards.py", "response.stop"): "Response.stop: the Stop Literal (lib/model.py)",
     ("lib/ui/cards.py", "placed.new_words"): NEW_WORDS,
     ("lib/ui/lesson.py", "placed.new_words"): NEW_WORDS,
     ("lib/ui/presenter.py", "placed.new_words"): NEW_WORDS,

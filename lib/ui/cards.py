@@ -312,11 +312,11 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
     if response.finish_reason_path:
         _badges_at(marks, response.finish_reason_path)
         if stop_inferred(round_):  # the importer wrote it in the body (a transcript's turn): no signal is on record
-            st.caption(stop_unrecorded_words(round_))
+            plain.text(stop_unrecorded_words(round_))
         elif not stop_said:
             plain.text(f"Stop signal {response.finish_reason_path}: {response.finish_reason}")
     else:
-        st.caption(stop_unrecorded_words(round_))
+        plain.text(stop_unrecorded_words(round_))
 
 
 def _nothing_ran(round_: Round, next_round: Round | None) -> str:
