@@ -38,3 +38,29 @@ def test_why_the_reported_input_is_above_our_count_names_the_instructions_the_fi
             "those sent and billed are not in our count; the request is rebuilt from the log's transcript, not recorded "
             "as sent, so what the program added to the turns or left out of them when it sent them is not in our "
             "count; we count with o200k_base") in shown
+
+
+def test_the_tokens_page_names_the_model_roo_code_wrote_not_a_log_that_names_none(app):
+    # The rounds were sent to claude-sonnet-4-20250514, which Roo Code wrote in each turn's environment details:
+    # the page lists it for a price, where it said "(the log names no model)".
+    at = uploaded(app, HISTORY)
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    shown = screen(at)
+    assert "(the log names no model)" not in shown
+    assert "claude-sonnet-4-20250514" in shown
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert set(rounds["model"]) == {"claude-sonnet-4-20250514"}
+
+
+def test_the_explorer_says_the_extensions_own_cost_of_a_paired_request_as_its_figure_not_ours(app):
+    from tests.screen import FIXTURES
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").set_value(
+        [(name.split("/")[-1], (FIXTURES / name).read_bytes(), "application/json")
+         for name in (HISTORY, "containers/roo-code-ui_messages.json")]).run()
+    assert not at.exception
+    shown = screen(at)
+    assert "The extension's own cost for this request (the event's 'cost'): US$0.14135. It is the extension's " \
+           "figure, worked out at its own prices, not a cost this app worked out" in shown
+    assert "The model is as the extension wrote it in the environment details of the request's last user turn" in shown

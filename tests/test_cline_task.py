@@ -179,6 +179,8 @@ def test_native_tool_calls_are_read_and_answered_by_the_next_requests_result_wit
     [result] = second.request.messages[2].tool_results
     assert (result.call_id, result.content) == ("toolu_01", "# Demo\nA demo project.")
     assert task.trace.model == "claude-sonnet-4-5-20250929"
+    assert "The model is the one the extension recorded on this response's turn ('modelInfo')." in \
+        provenance_detail(first.provenance)
 
 
 def test_clines_counts_are_read_only_where_no_cache_leaves_their_meaning_open():
@@ -314,3 +316,76 @@ def test_the_origin_line_names_the_extensions_task_history_not_another_log_forma
     [task] = _read(HISTORY).conversations
     said = origin_line(task.trace, task.trace.rounds[0])
     assert "Converted from a Cline or Roo Code task history, written here as an Anthropic Messages body" in said
+
+
+# --- the model each request was sent to, and the extension's own cost ----------------------------------------------
+
+def test_roo_codes_rounds_name_the_model_it_wrote_in_the_environment_details_of_their_request():
+    # Roo Code ends each user turn with `<environment_details>`, whose "# Current Mode" names the model of the request
+    # that turn began ("<model>claude-sonnet-4-20250514</model>"): the rounds name it, and say where it was read.
+    [task] = _read(HISTORY).conversations
+    assert [r.response.model for r in task.trace.rounds] == ["claude-sonnet-4-20250514"] * 3
+    assert task.trace.model == "claude-sonnet-4-20250514"
+    assert all("The model is as the extension wrote it in the environment details of the request's last user turn "
+               "('# Current Mode', '<model>')" in provenance_detail(r.provenance) for r in task.trace.rounds)
+
+
+def _environment(model: str) -> str:
+    return ("<environment_details>\n# VSCode Visible Files\n\n# Current Mode\n<slug>code</slug>\n<name>💻 Code</name>"
+            f"\n<model>{model}</model>\n</environment_details>")
+
+
+def test_a_model_tag_outside_the_last_user_turns_environment_details_names_no_model():
+    # A `<model>` the person typed, or one in a tool's result, is the turn's text, not the extension's record; and the
+    # model named before an earlier request may have been changed since.
+    typed = [{"role": "user", "ts": 1, "content": [
+                {"type": "text", "text": "<task>Use\n# Current Mode\n<slug>code</slug>\n<name>Code</name>\n"
+                                         "<model>gpt-5</model></task>"}]},
+             {"role": "assistant", "ts": 2, "content": [{"type": "text", "text": "Done."}]}]
+    earlier = [{"role": "user", "ts": 1, "content": [{"type": "text", "text": "<task>Go</task>"},
+                                                     {"type": "text", "text": _environment("gpt-5")}]},
+               {"role": "assistant", "ts": 2, "content": [{"type": "text", "text": "Hm."}]},
+               {"role": "user", "ts": 3, "content": [{"type": "text", "text": "Go on."}]},
+               {"role": "assistant", "ts": 4, "content": [{"type": "text", "text": "Done."}]}]
+    assert [r.response.model for r in _upload(typed).conversations[0].trace.rounds] == [None]
+    rounds = _upload(earlier).conversations[0].trace.rounds
+    assert [r.response.model for r in rounds] == ["gpt-5", None]
+    assert "environment details" not in provenance_detail(rounds[1].provenance)
+
+
+def test_the_model_cline_recorded_on_its_paired_request_event_names_the_round_only_where_the_pairing_is_certain():
+    # Cline 3.x records on its UI events the model they were written under (`modelInfo`); a history whose turns do not
+    # name it takes the model from the request's own event, and only where which event is whose is certain.
+    history = [{k: v for k, v in turn.items() if k != "modelInfo"} for turn in _cline_history()]
+    model = {"modelId": "claude-sonnet-4-5-20250929", "providerId": "anthropic", "mode": "act"}
+    ui = [{**_event(1767225600050, tokensIn=1200, tokensOut=40), "modelInfo": model},
+          {**_event(1767225605200, tokensIn=1300, tokensOut=12), "modelInfo": model}]
+    rounds = _upload(history, ui).conversations[0].trace.rounds
+    assert [r.response.model for r in rounds] == ["claude-sonnet-4-5-20250929"] * 2
+    assert all("The model is the one the extension recorded on this request's api_req_started event in "
+               "ui_messages.json ('modelInfo')" in provenance_detail(r.provenance) for r in rounds)
+    unpaired = _upload(history, ui[:1]).conversations[0].trace.rounds
+    assert [r.response.model for r in unpaired] == [None, None]
+
+
+def test_the_extensions_own_cost_of_each_paired_request_is_said_beside_the_round_never_taken_as_ours():
+    # Each api_req_started event carries the extension's own `cost` (US$0.14134875 for request 1): worked out at its
+    # prices when it wrote the event, it is said in the round's note; the cost the app shows is its own.
+    [task] = _read(HISTORY, UI).conversations
+    said = [provenance_detail(r.provenance) for r in task.trace.rounds]
+    assert [s.count("The extension's own cost for this request (the event's 'cost'):") for s in said] == [1, 1, 1]
+    assert "'cost'): US$0.14135." in said[0] and "'cost'): US$0.14427." in said[1]
+    assert "'cost'): US$0.19733." in said[2]
+    assert all("It is the extension's figure, worked out at its own prices, not a cost this app worked out" in s
+               for s in said)
+    # Without the pairing no event is this round's, so no cost is said.
+    events = [e for e in _ui() if e.get("say") != "api_req_started" or "update_todo_list" not in e["text"]]
+    [unpaired] = _read(HISTORY, ui=events).conversations
+    assert not any("own cost" in provenance_detail(r.provenance) for r in unpaired.trace.rounds)
+
+
+def test_a_cost_that_is_no_amount_is_not_said():
+    ui = [_event(1767225600050, tokensIn=1200, tokensOut=40, cost="0.5"),
+          _event(1767225605200, tokensIn=1300, tokensOut=12, cost=-1)]
+    rounds = _upload(_cline_history(), ui).conversations[0].trace.rounds
+    assert not any("own cost" in provenance_detail(r.provenance) for r in rounds)

@@ -24,6 +24,11 @@ certain (_paired): one history and one UI file in the upload, as many such event
 response before and its own. Otherwise the events are counted, not read, and a note says why. Its `say: "reasoning"`
 events show the model's thinking streamed between a request's start and its response, which the history keeps no
 block of: a round with usage whose request streamed some says its output count holds words it does not show.
+
+A round names the model the files say it was sent to, and its provenance says where it was read: the response turn's
+`modelInfo` (Cline 3.x), else the `<model>` Roo Code writes in the environment details closing the request's last user
+turn, else the paired event's `modelInfo`. A paired event's `cost`, the extension's own figure, is said in the round's
+note only: the app's cost is worked out from its own price table.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from lib.logs.chat_shape import describe
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.logs.sharegpt import TEXT_CALLS
 from lib.model import AGENT_READ_CALLS, MADE_UP_IDS, TRANSCRIPT_REQUEST
+from lib.prices import money_words
 from lib.text import plural
 
 ROLES = ("user", "assistant")
@@ -114,6 +120,29 @@ THOUGHT = ("ui_messages.json shows the model reasoning before this response ('sa
            "does not keep: the output count includes it, the response shown lacks it.")
 """Added to the provenance note of a round with usage whose request's UI events hold the model's reasoning."""
 
+MODEL_IN_TURN = "The model is the one the extension recorded on this response's turn ('modelInfo')."
+"""Added to the provenance note of a round whose history turn names its model (Cline 3.x)."""
+
+MODEL_IN_ENVIRONMENT = ("The model is as the extension wrote it in the environment details of the request's last user "
+                        "turn ('# Current Mode', '<model>'), which it writes as it prepares the request.")
+"""Added to the provenance note of a round whose model was read from Roo Code's environment details."""
+
+MODEL_ON_EVENT = ("The model is the one the extension recorded on this request's api_req_started event in "
+                  "ui_messages.json ('modelInfo').")
+"""Added to the provenance note of a round whose model came from its paired UI event (Cline 3.x)."""
+
+CURRENT_MODE = re.compile(
+    r"^# Current Mode\n<slug>[^\n]*</slug>\n<name>[^\n]*</name>\n<model>([^<\n]{1,200})</model>$", re.MULTILINE)
+"""How Roo Code names, in the environment details, the mode and the model the request is about to be sent to."""
+
+
+def recorded_cost_words(amount: float) -> str:
+    """Added to the provenance note of a round whose paired UI event holds the extension's own `cost`."""
+    return (f"The extension's own cost for this request (the event's 'cost'): {money_words(amount)}. It is the "
+            "extension's figure, worked out at its own prices, not a cost this app worked out: the cost shown for "
+            "the round is the price table's, and the two may differ.")
+
+
 UI_ALONE = ("ui_messages.json holds Cline's or Roo Code's UI events, not the conversation: upload the task's "
             "api_conversation_history.json with it to see the rounds")
 """The note on UI events read without a history."""
@@ -143,11 +172,11 @@ class ClineTaskFormat(LogFormat):
 
     def __init__(self) -> None:
         self._tasks: list[_Task] = []
-        self._events: list[tuple[Any, dict | None]] = []
+        self._events: list[tuple[Any, dict | None, str | None]] = []
+        """The UI file's api_req_started events: their `ts`, their `text` parsed (None where it holds no object),
+        and the model the event names (`modelInfo.modelId`, Cline 3.x)."""
         self._reasoned: list[int] = []
         """The `ts` of the UI file's reasoning events: the model's thinking, streamed to the person."""
-        """The UI file's api_req_started events: their `ts`, and their `text` parsed (None where it holds no
-        object)."""
         self._ui_files = 0
         self._ui_events = 0
         self._first_event = 0
@@ -180,7 +209,7 @@ class ClineTaskFormat(LogFormat):
         if obj.get("say") == "reasoning" and _ms(obj.get("ts")) is not None:
             self._reasoned.append(obj["ts"])
         if obj.get("say") == REQUEST_STARTED:
-            self._events.append((obj.get("ts"), _counts(obj.get("text"))))
+            self._events.append((obj.get("ts"), _counts(obj.get("text")), _model(obj)))
         return iter(())
 
     def finish(self) -> Iterator[CallRecord]:
@@ -219,7 +248,7 @@ class ClineTaskFormat(LogFormat):
                     f"{plural(rounds, 'response')} in the history (requests retried, cancelled, or made for "
                     "condensing, or turns the history no longer holds): which counts belong to which response is not "
                     "certain, so no round's usage is read from it.")
-        for number, ((at, counts), record) in enumerate(zip(self._events, task.records), start=1):
+        for number, ((at, counts, _), record) in enumerate(zip(self._events, task.records), start=1):
             if counts is None or any(k in counts for k in ENDED_BADLY) or _usage(counts) is None:
                 return (f"the api_req_started event of request {number} in ui_messages.json holds no complete counts "
                         "(the request failed, was cancelled, or its counts cannot be read as Anthropic's): no "
@@ -293,16 +322,39 @@ def _round(request: list[dict], turn: dict, message: dict, line: int, key: str, 
     called = any(block.get("type") == "tool_use" for block in blocks)
     response: dict = {"type": "message", "role": "assistant", "content": blocks,
                       "stop_reason": "tool_use" if called else "end_turn"}
-    model = convert.object_at(message, "modelInfo").get("modelId")
-    if isinstance(model, str) and model:
+    model, whence = _model(message), MODEL_IN_TURN
+    if model is None:
+        model, whence = _environment_model(request), MODEL_IN_ENVIRONMENT
+    if model is not None:
         response["model"] = model
     texts = [b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
-    said = [PROVENANCE["note"], *([XML_CALLS] if in_text else []),
+    said = [PROVENANCE["note"], *([whence] if model else []), *([XML_CALLS] if in_text else []),
             *([INTERRUPTED] if texts and INTERRUPTION.search(texts[-1][-400:]) else [])]
     return CallRecord(line=line, dialect=ANTHROPIC, request={"messages": request}, response=response,
                       conversation=key, derived=[TRANSCRIPT_REQUEST, "usage", "finish",
                                                  *([TEXT_CALLS, AGENT_READ_CALLS, MADE_UP_IDS] if in_text else [])],
                       converted_from="cline-task", provenance={**PROVENANCE, "note": " ".join(said)})
+
+
+def _model(item: dict) -> str | None:
+    """The model a history turn or UI event names (`modelInfo.modelId`), or None."""
+    model = convert.object_at(item, "modelInfo").get("modelId")
+    return model if isinstance(model, str) and model.strip() else None
+
+
+def _environment_model(request: list[dict]) -> str | None:
+    """The model Roo Code named in the environment details closing the request's last turn, a user turn; None where
+    that turn has none. Only its own environment-details block counts, and the last one (a resumed task's turn holds
+    one per resumption): a `<model>` anywhere else is text the person or a tool wrote."""
+    last = request[-1] if request else None
+    if last is None or last["role"] != "user" or not isinstance(last["content"], list):
+        return None
+    details = [b["text"] for b in last["content"] if b.get("type") == "text" and isinstance(b.get("text"), str)
+               and b["text"].startswith(ENVIRONMENT)]
+    if not details:
+        return None
+    found = CURRENT_MODE.findall(details[-1].split("</environment_details>", 1)[0])
+    return (found[-1].strip() or None) if found else None
 
 
 def _read_xml_calls(turns: list[dict]) -> bool:
@@ -443,17 +495,31 @@ def _usage(counts: dict) -> dict | None:
             "cache_read_input_tokens": read}
 
 
-def _add_usage(task: _Task, events: list[tuple[Any, dict | None]], reasoned: list[int]) -> None:
+def _add_usage(task: _Task, events: list[tuple[Any, dict | None, str | None]], reasoned: list[int]) -> None:
     """The paired events' counts as the rounds' usage, each round's time its request's start; a round whose request
-    streamed reasoning (`reasoned`: the reasoning events' times) the history does not keep says so."""
-    for record, (at, counts), answered in zip(task.records, events, task.answered_at):
+    streamed reasoning (`reasoned`: the reasoning events' times) the history does not keep says so. The event's model
+    names a round the history names none for, and the extension's own cost is said beside the round."""
+    for record, (at, counts, model), answered in zip(task.records, events, task.answered_at):
         thought = bisect.bisect_right(reasoned, at) < bisect.bisect_right(reasoned, answered) and not any(
             block.get("type") in ("thinking", "redacted_thinking") for block in record.response["content"])
         record.response["usage"] = _usage(counts)
         record.derived = [d for d in record.derived if d != "usage"]
         record.timestamp = convert.iso_time(at // 1000, (at % 1000) * 1_000_000)
-        said = f"{record.provenance['note']} {USAGE_FROM_UI}" + (f" {THOUGHT}" if thought else "")
+        named = model is not None and "model" not in record.response
+        if named:
+            record.response["model"] = model
+        spent = _recorded_cost(counts)
+        said = " ".join([record.provenance["note"], USAGE_FROM_UI, *([MODEL_ON_EVENT] if named else []),
+                         *([recorded_cost_words(spent)] if spent is not None else []), *([THOUGHT] if thought else [])])
         record.provenance = {**record.provenance, "note": said}
+
+
+def _recorded_cost(counts: dict) -> float | None:
+    """The event's `cost`, US dollars as the extension worked them out; None where it is no amount."""
+    value = counts.get("cost")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        return None
+    return float(value)
 
 
 def _ms(value: Any) -> int | None:
