@@ -44,7 +44,13 @@ DEFAULT_PRICES: tuple[Price, ...] = (
     Price("gpt-4.1", 2.00, 0.50, None, 8.00, "2025-08", "OpenAI pricing page"),
     Price("gpt-5-mini", 0.25, 0.025, None, 2.00, "2025-08", "OpenAI pricing page"),
     Price("gpt-5", 1.25, 0.125, None, 10.00, "2025-08", "OpenAI pricing page"),
+    Price("gpt-4.1-nano", 0.10, 0.025, None, 0.40, "2025-08", "OpenAI pricing page"),
+    Price("gpt-5-nano", 0.05, 0.005, None, 0.40, "2025-08", "OpenAI pricing page"),
     Price("claude-haiku-4-5", 1.00, 0.10, 1.25, 5.00, "2025-10", "Anthropic pricing page", 2.00),
+    Price("claude-sonnet-4", 3.00, 0.30, 3.75, 15.00, "2025-09", "Anthropic pricing page", 6.00),
+    Price("claude-opus-4", 15.00, 1.50, 18.75, 75.00, "2025-09", "Anthropic pricing page", 30.00),
+    Price("claude-opus-4-1", 15.00, 1.50, 18.75, 75.00, "2025-09", "Anthropic pricing page", 30.00),
+    Price("claude-opus-4-5", 5.00, 0.50, 6.25, 25.00, "2025-11", "Anthropic pricing page", 10.00),
     Price("claude-sonnet-4-5", 3.00, 0.30, 3.75, 15.00, "2025-09", "Anthropic pricing page", 6.00),
     # The live Anthropic scenario's default model.
     Price("claude-sonnet-4-6", 3.00, 0.30, 3.75, 15.00, "2026-11", "Anthropic model page", 6.00),

@@ -44,8 +44,11 @@ def test_a_trace_costs_the_sum_of_its_priced_rounds_and_names_the_models_without
 def test_another_model_of_the_family_is_not_priced_as_the_row_its_name_starts_with():
     # Codex 0.125's rollout asks for gpt-5.5: gpt-5's row is another model's price, so the cost is not known.
     assert price_for("gpt-5.5", DEFAULT_PRICES) is None
-    assert price_for("gpt-4.1-nano", DEFAULT_PRICES) is None
-    assert price_for("gpt-5-nano-2025-08-07", DEFAULT_PRICES) is None
+    assert price_for("gpt-4.1-nano", DEFAULT_PRICES).model == "gpt-4.1-nano"
+    assert price_for("gpt-5-nano-2025-08-07", DEFAULT_PRICES).model == "gpt-5-nano"
+    assert price_for("claude-opus-4-1-20250805", DEFAULT_PRICES).model == "claude-opus-4-1"
+    assert price_for("claude-sonnet-4-20250514", DEFAULT_PRICES).model == "claude-sonnet-4"
+    assert price_for("claude-sonnet-4-7", DEFAULT_PRICES) is None
     # A dated snapshot is its family's model: Anthropic's, OpenAI's and Vertex AI's ways of writing the date.
     assert price_for("claude-sonnet-4-5-20250929", DEFAULT_PRICES).model == "claude-sonnet-4-5"
     assert price_for("gpt-5-2025-08-07", DEFAULT_PRICES).model == "gpt-5"
