@@ -1,6 +1,6 @@
 """A Cline or Roo Code task history opened in the app, as an engineer who uses either extension reads it."""
 
-from tests.screen import screen, uploaded
+from tests.screen import FIXTURES, screen, uploaded
 
 HISTORY = "containers/roo-code-api_conversation_history.json"
 
@@ -24,12 +24,7 @@ def test_the_explorer_says_the_request_was_cut_out_of_the_task_history(app):
 
 def test_why_the_reported_input_is_above_our_count_names_the_instructions_the_file_never_keeps_not_abridged(app):
     # With its UI file the history's rounds have the extension's counts; the system prompt is not abridged but absent.
-    from tests.screen import FIXTURES
-    at = app.run()
-    at.file_uploader(key="sidebar.upload").set_value(
-        [(name.split("/")[-1], (FIXTURES / name).read_bytes(), "application/json")
-         for name in (HISTORY, "containers/roo-code-ui_messages.json")]).run()
-    assert not at.exception
+    at = _with_ui_file(app)
     shown = screen(at)
     assert "The reported input is 37,367 tokens more than our count, 99% of the input." in shown
     assert "abridged" not in shown
@@ -54,13 +49,18 @@ def test_the_tokens_page_names_the_model_roo_code_wrote_not_a_log_that_names_non
 
 
 def test_the_explorer_says_the_extensions_own_cost_of_a_paired_request_as_its_figure_not_ours(app):
-    from tests.screen import FIXTURES
+    at = _with_ui_file(app)
+    shown = screen(at)
+    assert "The extension's own cost for this request (the event's 'cost'): US$0.14135. It is the extension's " \
+           "figure, worked out at its own prices, not a cost this app worked out" in shown
+    assert "The model is as the extension wrote it in the environment details of the request's last user turn" in shown
+
+
+def _with_ui_file(app):
+    """The app with the Roo Code task's history and its ui_messages.json uploaded together."""
     at = app.run()
     at.file_uploader(key="sidebar.upload").set_value(
         [(name.split("/")[-1], (FIXTURES / name).read_bytes(), "application/json")
          for name in (HISTORY, "containers/roo-code-ui_messages.json")]).run()
     assert not at.exception
-    shown = screen(at)
-    assert "The extension's own cost for this request (the event's 'cost'): US$0.14135. It is the extension's " \
-           "figure, worked out at its own prices, not a cost this app worked out" in shown
-    assert "The model is as the extension wrote it in the environment details of the request's last user turn" in shown
+    return at
