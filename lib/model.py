@@ -217,8 +217,9 @@ class Usage:
     """Input tokens served from the prompt cache."""
     cache_write_tokens: int = 0
     """Input tokens written to the prompt cache (Anthropic)."""
-    reasoning_tokens: int = 0
-    """Output tokens spent on hidden reasoning, where reported."""
+    reasoning_tokens: int | None = None
+    """Of output_tokens, those spent on hidden reasoning; None where the usage counts none apart (Anthropic's
+    output_tokens hold the thinking with no field of its own; an estimate), never a 0 that would say none was spent."""
     anchor_round: int | None = None
     """For an estimate: the round with reported usage whose input count it is offset from."""
     method: str | None = None

@@ -233,6 +233,25 @@ def table_tokens(row: RoundSummary) -> tuple[int | str, int | str]:
     return tokens_in, missing_output(row) or row.usage.output_tokens
 
 
+REASONING_NOT_REPORTED = "not reported"
+"""The reasoning figure of a round whose usage counts no reasoning apart: Anthropic's output_tokens hold the thinking
+with no field of their own, many logs keep no such field, and an estimate counts none. Not 0: that says none was
+spent."""
+
+
+def table_reasoning(row: RoundSummary) -> int | str:
+    """The round's reasoning tokens as the rounds table holds them: the provider's count (0 where it reported 0), or
+    REASONING_NOT_REPORTED where its usage has no such count, NO_CALL_MADE where no provider saw the request."""
+    if not row.sent:
+        return NO_CALL_MADE
+    return REASONING_NOT_REPORTED if row.usage.reasoning_tokens is None else row.usage.reasoning_tokens
+
+
+def reasoning_reported(rows: tuple[RoundSummary, ...]) -> bool:
+    """Whether any round's usage counts its reasoning tokens apart: without one, a reasoning column says nothing."""
+    return any(r.usage.reasoning_tokens is not None for r in rows)
+
+
 def cost_known(row: RoundSummary) -> bool:
     """Whether the round's cost can be worked out: its input and output are known, or the call failed, writing nothing
     to pay for (whether it was billed at all, BILLING_NOT_KNOWN). A request or an answer the log lacks is not priced

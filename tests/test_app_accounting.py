@@ -459,3 +459,19 @@ def test_a_message_resent_unchanged_after_the_handoffs_new_instructions_counts_a
     assert rounds["new messages"].tolist() == [2, 2]
     assert rounds["in: earlier messages (resent)"].tolist() == [0, 10]
     assert _metrics(at)["Input already sent in the previous request"] != "0%"
+
+
+def test_a_log_whose_usage_never_counts_reasoning_apart_has_no_reasoning_column_of_zeros(app):
+    # Anthropic's output_tokens hold the thinking, with no field of their own: a 0 would say none was spent.
+    at = uploaded(app, "anthropic-pairs.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert "reasoning" not in rounds.columns
+
+
+def test_reasoning_the_provider_reported_as_0_stays_0_and_a_round_without_a_report_says_so(app):
+    # Rounds 1 to 3 report output_tokens_details.reasoning_tokens (12, 0, 64); round 4's usage is our estimate.
+    at = uploaded(app, "openai-responses.jsonl")
+    at.switch_page("pages/tokens.py").run()
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["reasoning"].tolist() == ["12", "0", "64", "not reported"]

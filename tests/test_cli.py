@@ -76,7 +76,7 @@ def test_summarize_prints_the_documented_json_contract():
     assert [r["steps"] for r in rounds] == [[1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 4], [1, 4, 5]]
     assert [r["inferred"] for r in rounds] == [False] * 4
     assert {k: v for k, v in rounds[0]["usage"].items() if k != "input_parts"} == {
-        "input": 1247, "output": 58, "source": "reported"}
+        "input": 1247, "output": 58, "source": "reported", "reasoning": None}
     assert [r["usage"]["source"] for r in rounds[1:]] == ["estimated"] * 3
     hengxin = "Hengxin expense reimbursement"
     assert [(c["conversation"], c["round"], c["code"]) for c in summary["checks"]] == [
@@ -252,3 +252,12 @@ def test_summarize_writes_a_stop_the_log_did_not_record_in_parentheses_as_the_to
     assert [(r["finish"], r["finish_reason"]) for r in edge["rounds"]] == [
         ("stop", "end_turn"), ("tool_calls", "tool_use"), ("tool_calls", "tool_use")]
     assert [(r["finish"], r["finish_reason"]) for r in todo["rounds"]] == [("(tool_calls)", None)]
+
+
+def test_summarize_gives_reasoning_the_usage_does_not_count_apart_as_null_and_a_reported_0_as_0():
+    # Anthropic's usage counts the thinking inside output_tokens, with no field of its own: not known, not 0.
+    done = run("summarize", "tests/fixtures/anthropic-pairs.jsonl", "--json")
+    assert [r["usage"]["reasoning"] for r in json.loads(done.stdout)["conversations"][0]["rounds"]] == [None, None]
+    done = run("summarize", "tests/fixtures/openai-responses.jsonl", "--json")
+    rounds = json.loads(done.stdout)["conversations"][0]["rounds"]
+    assert [r["usage"]["reasoning"] for r in rounds] == [12, 0, 64, None]

@@ -166,7 +166,8 @@ def read_usage(usage: Any) -> Usage | None:
     written = usage.get("cache_creation")
     for_an_hour = count(written.get("ephemeral_1h_input_tokens")) if isinstance(written, dict) else 0
     details = usage.get("output_tokens_details")
-    thinking = count(details.get("thinking_tokens")) if isinstance(details, dict) else 0
+    # Messages usage has no reasoning field: without Claude Code's count, the thinking is in output_tokens, not known.
+    thinking = details.get("thinking_tokens") if isinstance(details, dict) else None
     return Usage(
         input_tokens=count(usage.get("input_tokens")) + cache_read + cache_write,
         output_tokens=count(usage.get("output_tokens")),
@@ -174,7 +175,7 @@ def read_usage(usage: Any) -> Usage | None:
         cache_read_tokens=cache_read,
         cache_write_tokens=cache_write,
         cache_write_1h_tokens=min(for_an_hour, cache_write),
-        reasoning_tokens=min(thinking, count(usage.get("output_tokens"))),
+        reasoning_tokens=None if thinking is None else min(count(thinking), count(usage.get("output_tokens"))),
     )
 
 

@@ -172,14 +172,15 @@ def read_usage(usage: Any) -> Usage | None:
     if not isinstance(usage, dict) or "prompt_tokens" not in usage:
         return None
     prompt_details, completion_details = usage.get("prompt_tokens_details"), usage.get("completion_tokens_details")
+    # Reported only where the usage has the figure: OpenAI's 0 is a count; a usage without it counts nothing apart.
+    reasoning = mapping(completion_details).get("reasoning_tokens") if completion_details is not None else None
     return Usage(
         input_tokens=count(usage.get("prompt_tokens")),
         output_tokens=count(usage.get("completion_tokens")),
         source="reported",
         # Most usages carry no details: a count of nothing is 0, without the lookups.
         cache_read_tokens=count(mapping(prompt_details).get("cached_tokens")) if prompt_details is not None else 0,
-        reasoning_tokens=count(mapping(completion_details).get("reasoning_tokens"))
-        if completion_details is not None else 0,
+        reasoning_tokens=None if reasoning is None else count(reasoning),
     )
 
 
@@ -301,7 +302,7 @@ def _usage_written(usage: Usage, notes: list[str]) -> dict:
                   "total_tokens": usage.input_tokens + usage.output_tokens}
     if usage.cache_read_tokens:
         body["prompt_tokens_details"] = {"cached_tokens": usage.cache_read_tokens}
-    if usage.reasoning_tokens:
+    if usage.reasoning_tokens is not None:  # a reported 0 stays reported
         body["completion_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens}
     if usage.cache_write_tokens:
         notes.append(f"usage: {usage.cache_write_tokens:,} tokens written to the prompt cache have no Chat "

@@ -7,10 +7,11 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from lib.summary import (BILLING_NOT_KNOWN, NO_CALL_MADE, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, UNMADE_SAID,
-                         RoundSummary, Snowball, OUTPUT_MISSING, cache_written, counted_parts, missing_output,
-                         no_bar_words, not_counted_words, not_logged_words, overcounted, round_cost, table_tokens,
-                         tokens_words, tool_list_missing)
+from lib.summary import (BILLING_NOT_KNOWN, NO_CALL_MADE, NOT_IN_THE_LOG, REASONING_NOT_REPORTED,
+                         REQUEST_NOT_COUNTED, UNMADE_SAID, RoundSummary, Snowball, OUTPUT_MISSING, cache_written,
+                         counted_parts, missing_output, no_bar_words, not_counted_words, not_logged_words, overcounted,
+                         reasoning_reported, round_cost, table_reasoning, table_tokens, tokens_words,
+                         tool_list_missing)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import DEFAULT_PRICES, Price, prices_from_rows
@@ -143,7 +144,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             **{f"in: {label}": NOT_IN_THE_LOG if tokens is None and r.request_recorded else tokens
                for label, tokens in counted_parts(r)},
             "cached in": r.usage.cache_read_tokens,
-            "reasoning": r.usage.reasoning_tokens,
+            "reasoning": table_reasoning(r),
             "latency ms": r.latency_ms,
         }
         if prices is not None:
@@ -154,13 +155,17 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     if table.empty or table["latency ms"].isna().all():
         # A log that timed no call: a column of "None" says nothing; a round that is timed shows its time.
         table = table.drop(columns="latency ms", errors="ignore")
+    # A log whose usage never counts reasoning apart (Anthropic's, an estimate's): a column that could say nothing.
+    if not reasoning_reported(rows):
+        table = table.drop(columns="reasoning", errors="ignore")
     # Only a previous_response_id or conversation chain has held messages: elsewhere a column of zeros says nothing.
     if not any(r.messages_held for r in rows):
         table = table.drop(columns=["messages held by the provider", f"in: {HELD}"], errors="ignore")
     # The remainder named as the explorer names it: a Claude Code log's holds the instructions and tools it lacks.
     table = table.rename(columns={f"in: {NOT_COUNTED}": f"in: {not_counted_words(rows)}"})
     # Arrow takes no column of numbers and words: Streamlit would log a traceback on every draw and convert it itself.
-    for column in table.columns[table.isin([NOT_IN_THE_LOG, NO_CALL_MADE, *OUTPUT_MISSING]).any()]:
+    words = [NOT_IN_THE_LOG, NO_CALL_MADE, REASONING_NOT_REPORTED, *OUTPUT_MISSING]
+    for column in table.columns[table.isin(words).any()]:
         table[column] = table[column].astype(str)
     return table
 
