@@ -41,7 +41,7 @@ def test_a_history_alone_is_one_task_each_assistant_turn_a_round_with_no_usage_s
     assert upload.formats["cline-task"][1] == ("one JSON array of user and assistant turns carrying 'ts' (a Cline or "
                                                "Roo Code api_conversation_history.json)")
     [task] = upload.conversations
-    assert task.id == "task 1"
+    assert task.id == "Cline / Roo Code task: PHASE 1 : Diagnostic Système Interface-First - Stratégie An…"
     rounds = task.trace.rounds
     assert [len(r.request.messages) for r in rounds] == [1, 3, 5]
     assert all(r.request_from_transcript for r in rounds)
@@ -389,3 +389,19 @@ def test_a_cost_that_is_no_amount_is_not_said():
           _event(1767225605200, tokensIn=1300, tokensOut=12, cost=-1)]
     rounds = _upload(_cline_history(), ui).conversations[0].trace.rounds
     assert not any("own cost" in provenance_detail(r.provenance) for r in rounds)
+
+
+def test_a_task_is_titled_by_its_agent_and_the_first_words_of_the_task_not_by_its_file_count():
+    upload = _read(HISTORY, UI)
+    [task] = upload.conversations
+    # The person's task, out of the <task> tags of the first prompt: "# PHASE 1 : Diagnostic Système Interface-First".
+    assert task.trace.title == ("2 files · Cline / Roo Code task: PHASE 1 : Diagnostic Système Interface-First - "
+                                "Stratégie An…")
+
+
+def test_two_tasks_with_the_same_first_words_stay_two_conversations():
+    history = (FIXTURES / HISTORY).read_bytes()
+    upload = read_upload([("a/api_conversation_history.json", history), ("b/api_conversation_history.json", history)])
+    assert [c.id for c in upload.conversations] == [
+        "Cline / Roo Code task: PHASE 1 : Diagnostic Système Interface-First - Stratégie An…",
+        "Cline / Roo Code task: PHASE 1 : Diagnostic Système Interface-First - Stratégie An… (2)"]

@@ -60,7 +60,7 @@ EXPECTED = [
     ("roo-code-api_conversation_history.json",
      {"cline-task": "one JSON array of user and assistant turns carrying 'ts' (a Cline or Roo Code "
                     "api_conversation_history.json)"},
-     "6 elements: 3 rounds in 1 conversation; 0 elements skipped", {"task 1": [1, 3, 5]}, 3),
+     "6 elements: 3 rounds in 1 conversation; 0 elements skipped", {"Cline / Roo Code task: PHASE 1 : Diagnostic Système Interface-First - Stratégie An…": [1, 3, 5]}, 3),
     ("roo-code-ui_messages.json", {"cline-task": "a UI event with 'ts' and 'say' or 'ask' (a Cline or Roo Code "
                                                  "ui_messages.json)"},
      "18 elements: 0 rounds in 0 conversations; 18 elements not model calls; 0 elements skipped", {}, 0),

@@ -61,7 +61,7 @@ EXPECTED = [
     (('goose-session.jsonl',), ['goose-session'], '4 lines: 1 round in 1 conversation; 1 line not a model call; 0 lines skipped', {'session Debug memory leak in worker process': [1]}, 1),
     (('claude-stream-json-read.jsonl',), ['claude-stream-json'], '10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped', {'session 4cda4f2a-2a49-499b-af37-c6f4739bd0c7': [0, 2]}, 1),
     (('claude-stream-json-sample.jsonl',), ['claude-stream-json'], '10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped', {'session aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa': [1, 3]}, 2),
-    (('containers/roo-code-api_conversation_history.json', 'containers/roo-code-ui_messages.json'), ['cline-task'], '24 elements: 3 rounds in 1 conversation; 18 elements not model calls; 0 elements skipped', {'task 1': [1, 3, 5]}, 3),
+    (('containers/roo-code-api_conversation_history.json', 'containers/roo-code-ui_messages.json'), ['cline-task'], '24 elements: 3 rounds in 1 conversation; 18 elements not model calls; 0 elements skipped', {'Cline / Roo Code task: PHASE 1 : Diagnostic Système Interface-First - Stratégie An…': [1, 3, 5]}, 3),
     (('amp-stream-json-success.jsonl',), ['amp-stream-json'], '5 lines: 2 rounds in 1 conversation; 2 lines not model calls; 0 lines skipped', {'session T-2775dc92-90ed-4f85-8b73-8f9766029e83': [0, 2]}, 1),
     (('amp-stream-json-error.jsonl',), ['amp-stream-json'], '2 lines: 0 rounds in 0 conversations; 2 lines not model calls; 0 lines skipped', {}, 0),
     # OpenHands: completion logs (one call a line, chained by content), an evaluation output line's event history, an

@@ -47,7 +47,7 @@ from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.logs.sharegpt import TEXT_CALLS
 from lib.model import AGENT_READ_CALLS, MADE_UP_IDS, TRANSCRIPT_REQUEST
 from lib.prices import money_words
-from lib.text import plural
+from lib.text import plural, shorten
 
 ROLES = ("user", "assistant")
 """The roles of the history's turns."""
@@ -196,7 +196,7 @@ class ClineTaskFormat(LogFormat):
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         if "messages" in obj:
-            self._tasks.append(_history(obj["messages"], line, f"task {len(self._tasks) + 1}"))
+            self._tasks.append(_history(obj["messages"], line, self._task_name(obj["messages"])))
             return iter(())
         if obj.get("type") not in UI_TYPES:
             raise LineProblem("is neither a task history (an array of turns) nor a UI event ('type' say or ask)")
@@ -211,6 +211,13 @@ class ClineTaskFormat(LogFormat):
         if obj.get("say") == REQUEST_STARTED:
             self._events.append((obj.get("ts"), _counts(obj.get("text")), _model(obj)))
         return iter(())
+
+    def _task_name(self, messages: list) -> str:
+        """The task's conversation id, and so its title: the agent and the first words of the task the person gave
+        (its first prompt), numbered where another task of the upload has the same words or none is found."""
+        words = _task_words(messages)
+        named = f"{AGENT} task: {words}" if words else f"{AGENT} task {len(self._tasks) + 1}"
+        return f"{named} ({len(self._tasks) + 1})" if words and any(t.key == named for t in self._tasks) else named
 
     def finish(self) -> Iterator[CallRecord]:
         why = self._unpaired()
@@ -259,6 +266,25 @@ class ClineTaskFormat(LogFormat):
                         "response before and its own: which counts belong to which response is not certain, so no "
                         "round's usage is read from the file.")
         return None
+
+
+AGENT = "Cline / Roo Code"
+"""The agent a task history is named after: the two extensions write the same files, which tell neither apart."""
+TASK_TAG = re.compile(r"</?task>")
+"""The tags the extensions wrap the person's task in, in the first prompt."""
+
+
+def _task_words(messages: Any) -> str:
+    """The first words of the history's first prompt (the person's task, out of its <task> tags), on one line; empty
+    where the first turn holds no text."""
+    first = messages[0] if isinstance(messages, list) and messages and isinstance(messages[0], dict) else {}
+    content = first.get("content") if first.get("role") == "user" else None
+    if isinstance(content, list):
+        content = next((b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)), None)
+    if not isinstance(content, str):
+        return ""
+    task = TASK_TAG.split(content)[1] if content.lstrip().startswith("<task>") else content
+    return shorten(task.strip().lstrip("#").strip(), 60)
 
 
 def _history(messages: list, line: int, key: str) -> _Task:
