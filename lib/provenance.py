@@ -22,6 +22,7 @@ CONVERTED_FROM = {
     "gemini-cli-session": "a Gemini CLI session recording",
     "goose-session": "a Goose session file",
     "inspect": "an Inspect AI model event",
+    "langfuse": "a Langfuse trace export",
     "ollama": "an Ollama /api/chat body",
     "openai-responses": "an OpenAI Responses API object",
     "opencode-session": "an OpenCode session export",
