@@ -31,9 +31,9 @@ from lib.intern import content_key, loads_exact
 from lib.lessons import lesson_line
 from lib.library_search import (COUNT_LIMIT, PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
                                 export_csv, export_jsonl, score_averages, search)
-from lib.library_schema import (CHUNK, LEFT_OUT, MESSAGE, SYSTEM, TOOLS, Digest, add_column, add_words, bulk_insert,
-                                content, findings, index_known_first, remove_words, rounds, tool_calls, trace_content,
-                                trace_words, traces)
+from lib.library_schema import (CHUNK, ESTIMATE_OF_WHAT_THE_LOG_HOLDS, LEFT_OUT, MESSAGE, SYSTEM, TOOLS, Digest,
+                                add_column, add_words, bulk_insert, content, findings, index_known_first, remove_words,
+                                rounds, tool_calls, trace_content, trace_words, traces)
 from lib.logs.native import VERSION, read_objects, round_line
 from lib.lru import LeastRecentlyUsed
 from lib.model import Round, Trace
@@ -203,7 +203,8 @@ def _known_figures(figures: tuple[RoundSummary, ...]) -> dict:
     ball, spent = snowball(figures), rows_cost(figures, DEFAULT_PRICES)
     return {"tokens": ball.known_tokens, "tokens_estimated": ball.known_tokens_estimated,
             "tokens_left_out": ball.unknown_calls,
-            "cost": spent.total, "cost_left_out": spent.unknown, "cost_estimated": spent.estimated}
+            "cost": spent.total, "cost_left_out": spent.unknown, "cost_estimated": spent.estimated,
+            "estimate_of_what_the_log_holds": ball.estimate_of_what_the_log_holds}
 
 
 def mark_estimated_tokens(conn: Connection) -> None:
@@ -225,7 +226,19 @@ def leave_out_unknown_figures(conn: Connection) -> None:
     index_known_first(conn)
     for number in conn.execute(sa.select(traces.c.number)).scalars().all():
         figures = _figures(_read(conn, traces.c.number == number)[1])
-        conn.execute(traces.update().where(traces.c.number == number).values(**_known_figures(figures)))
+        # Version 7's column is not there yet: its own migration fills it.
+        known = {k: v for k, v in _known_figures(figures).items() if k != ESTIMATE_OF_WHAT_THE_LOG_HOLDS}
+        conn.execute(traces.update().where(traces.c.number == number).values(**known))
+
+
+def mark_estimates_of_what_the_log_holds(conn: Connection) -> None:
+    """Schema version 7: a kept trace says whether its estimate counts what the log holds only (an agent's session
+    log, which never keeps the instructions or the tool list it sent). Each trace kept so far is read back for it."""
+    add_column(conn, traces.c.estimate_of_what_the_log_holds)
+    for number in conn.execute(sa.select(traces.c.number)).scalars().all():
+        ball = snowball(_figures(_read(conn, traces.c.number == number)[1]))
+        conn.execute(traces.update().where(traces.c.number == number)
+                     .values(estimate_of_what_the_log_holds=ball.estimate_of_what_the_log_holds))
 
 
 def _answer_path(response: Any) -> list | None:

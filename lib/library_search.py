@@ -113,6 +113,9 @@ class LibraryRow:
     """Rounds whose cost is not known (lib.summary.cost_known): left out of cost_known."""
     cost_estimated: bool
     """Whether cost_known was worked out from our estimate of some round's tokens."""
+    estimate_of_what_the_log_holds: bool
+    """Whether that estimate counts what the log holds only: its format never keeps a part of the request
+    (lib.summary.Snowball.estimate_of_what_the_log_holds), sent and billed too."""
     findings: int
     """How many pitfall findings."""
     finding_codes: tuple[str, ...]
@@ -181,6 +184,7 @@ def search(store: Store, query: LibraryQuery) -> LibraryPage:
                             tokens_left_out=r.tokens_left_out, tokens_estimated=r.tokens_estimated,
                             cost=None if r.cost_left_out else r.cost, cost_known=r.cost, cost_left_out=r.cost_left_out,
                             cost_estimated=r.cost_estimated,
+                            estimate_of_what_the_log_holds=r.estimate_of_what_the_log_holds,
                             findings=r.findings, finding_codes=codes.get(r.number, ()), source=r.source,
                             saved=r.saved, author=r.author) for r in found)
     return LibraryPage(rows, total, query.offset, query.limit, more)
@@ -202,7 +206,8 @@ def _order(query: LibraryQuery) -> tuple:
 
 
 _LISTED = [traces.c[name] for name in ("number", "id", "title", "model", "rounds", "tokens", "tokens_estimated",
-                                        "tokens_left_out", "cost", "cost_left_out", "cost_estimated", "findings",
+                                        "tokens_left_out", "cost", "cost_left_out", "cost_estimated",
+                                        "estimate_of_what_the_log_holds", "findings",
                                         "source", "saved", "author")]
 """The columns a row shows: the header and annotation lines stay out of the sort."""
 
@@ -337,6 +342,13 @@ EXPORT_COLUMNS = ("id", "title", "model", "rounds", "tokens", "tokens estimated"
 """The CSV's columns before one column per rubric."""
 
 
+def _estimated_cell(row: LibraryRow) -> str:
+    """The CSV's "tokens estimated": yes, saying so when the estimate counts what the log holds only."""
+    if not row.tokens_estimated:
+        return ""
+    return "yes, of what the log holds only" if row.estimate_of_what_the_log_holds else "yes"
+
+
 def export_csv(store: Store, query: LibraryQuery) -> str:
     """The traces the query finds as CSV: one row per note (a trace without notes gets one row), a column per
     rubric; a cell a spreadsheet would run as a formula gets a leading '."""
@@ -346,7 +358,7 @@ def export_csv(store: Store, query: LibraryQuery) -> str:
     for row, kept in listed:
         # A figure not known whole reads in words, as on the page, never as the sum of the rest.
         trace_cells = [row.id, row.title, row.model or "", row.rounds,
-                       row.tokens_words if row.tokens is None else row.tokens, "yes" if row.tokens_estimated else "",
+                       row.tokens_words if row.tokens is None else row.tokens, _estimated_cell(row),
                        row.cost_words if row.cost is None else row.cost,
                        row.findings, row.source, row.saved, f"?trace={row.id}"]
         for note in kept or [None]:

@@ -479,6 +479,9 @@ class Snowball:
     parts_not_logged: tuple[str, ...] = ()
     """The InputBreakdown fields the log's format never keeps over its rounds (RoundSummary.parts_not_logged): resent
     every round, they are not in resent_share."""
+    estimate_of_what_the_log_holds: bool = False
+    """Whether known_tokens holds our estimate of a call whose request lacks a part its log's format never keeps
+    (RoundSummary.parts_not_logged): that estimate counts what the log holds only, not all that was sent and billed."""
 
     @property
     def tokens(self) -> int | None:
@@ -612,6 +615,8 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         resent_rounds=len(resent_known),
         resent_unknown=sum(1 for r in rows if r.request_recorded and not _resent_known(r)),
         parts_not_logged=tuple(dict.fromkeys(f for r in rows for f in r.parts_not_logged)),
+        estimate_of_what_the_log_holds=any(r.usage.source != "reported" and r.parts_not_logged and _both_known(r)
+                                           for r in rows),
     )
 
 

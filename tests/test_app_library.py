@@ -270,3 +270,20 @@ def test_a_conversation_whose_answers_the_log_lacks_reads_not_known_as_on_the_to
     assert list(at.dataframe(key="library.table").value["title"])[0] == _title("larkfield-get-order")
     at.number_input(key="library.tokens_high").set_value(100_000.0).run()
     assert _titles(at) == [_title("larkfield-get-order")]
+
+
+def test_an_agent_sessions_estimate_is_said_to_hold_only_what_the_log_holds(ids, app_database):
+    # Goose's log reports no usage and never keeps the instructions or the tool list its requests sent: its "≈ 54"
+    # counts what the log holds, as the Tokens page says beside the same figure.
+    store = open_store(app_database)
+    goose = read_upload([("goose-session.jsonl", (ROOT / "tests" / "fixtures" / "goose-session.jsonl").read_bytes())])
+    library.save(store, goose.conversations[0].trace, source="upload")
+    store.close()
+    said = _said(_library())
+    assert ("Some of those estimates are of what the log holds only: an agent's session log never keeps some of what "
+            "its requests sent (the instructions, the tool list), which was billed too and is in neither that "
+            "trace's token figure nor its cost.") in said
+
+
+def test_a_page_whose_estimates_count_whole_requests_claims_nothing_of_what_the_log_holds(ids):
+    assert "of what the log holds" not in _said(_library())

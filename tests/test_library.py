@@ -14,7 +14,7 @@ from lib.encodings import encoding_name_for_model
 from lib.fingerprint import fingerprint
 from lib.logs.native import read_trace, write_trace
 from lib.logs.upload import read_upload
-from lib.library_schema import LEFT_OUT
+from lib.library_schema import ESTIMATE_OF_WHAT_THE_LOG_HOLDS, LEFT_OUT
 from lib.store import MIGRATIONS, open_store
 from lib.summary import snowball, summarize
 from lib.tokens import CHARACTER_COUNTER, counter_for
@@ -284,7 +284,8 @@ def _rows_as_before_version_6(monkeypatch, *dropped: str) -> None:
         row = {**marked(item, *given), "tokens": ball.billed_input + ball.output,
                "tokens_estimated": bool(ball.estimated_calls),
                "cost": trace_cost(((r.model, r.usage) for r in figures), DEFAULT_PRICES).total}
-        return {name: value for name, value in row.items() if name not in (*LEFT_OUT, *dropped)}
+        return {name: value for name, value in row.items()
+                if name not in (*LEFT_OUT, ESTIMATE_OF_WHAT_THE_LOG_HOLDS, *dropped)}
 
     monkeypatch.setattr(library, "_trace_row", old_row)
 
@@ -348,8 +349,8 @@ def test_a_library_kept_when_unknown_figures_counted_as_0_is_upgraded_without_lo
     older.close()
 
     upgraded = open_store(database_url)
-    assert upgraded.version() == len(MIGRATIONS) == 6
-    assert rows_per_table(upgraded) == {**before, "schema_version": 6}
+    assert upgraded.version() == len(MIGRATIONS) == 7
+    assert rows_per_table(upgraded) == {**before, "schema_version": 7}
     assert library.load(upgraded, unknown).rounds == ticket_8.rounds
     rows = {row.id: row for row in library.search(upgraded, library.LibraryQuery()).rows}
     assert (rows[unknown].tokens, rows[unknown].tokens_words, rows[unknown].cost_words) == (None, "not known",
@@ -361,4 +362,39 @@ def test_a_library_kept_when_unknown_figures_counted_as_0_is_upgraded_without_lo
     # A sort by either figure, the unknown last, walks an index in each direction instead of sorting every trace.
     indexed = {index["name"] for index in sa.inspect(upgraded.engine).get_indexes("library_traces")}
     assert indexed >= {f"library_traces_{figure}_{way}" for figure in ("tokens", "cost") for way in ("up", "down")}
+    upgraded.close()
+
+
+def _goose():
+    """Goose's session log: it reports no usage per call and never keeps the instructions or the tool list sent."""
+    from tests.screen import FIXTURES
+    upload = read_upload([("goose-session.jsonl", (FIXTURES / "goose-session.jsonl").read_bytes())])
+    return upload.conversations[0].trace
+
+
+def test_an_agent_sessions_estimate_is_kept_as_one_of_what_the_log_holds_only(store):
+    goose, hengxin = _goose(), _trace("hengxin-expense")
+    kept = {library.save(store, trace, source="upload"): trace for trace in (goose, hengxin)}
+    rows = {row.id: row for row in library.search(store, library.LibraryQuery()).rows}
+    assert rows[fingerprint(goose)].tokens_estimated and rows[fingerprint(goose)].estimate_of_what_the_log_holds
+    # Hengxin's requests are whole: its estimate counts all that was sent.
+    assert rows[fingerprint(hengxin)].tokens_estimated and not rows[fingerprint(hengxin)].estimate_of_what_the_log_holds
+    exported = {line.split(",")[0]: line for line in library.export_csv(store, library.LibraryQuery()).splitlines()}
+    assert ",yes, of what the log holds only," in exported[fingerprint(goose)].replace('"', "")
+    assert len(kept) == 2
+
+
+def test_traces_kept_before_version_7_are_marked_by_the_upgrade(database_url, monkeypatch):
+    older = open_store(database_url, migrations=MIGRATIONS[:6])
+    marked = library._trace_row
+    monkeypatch.setattr(library, "_trace_row", lambda *given: {
+        name: value for name, value in marked(*given).items() if name != ESTIMATE_OF_WHAT_THE_LOG_HOLDS})
+    goose = library.save(older, _goose(), source="upload")
+    hengxin = library.save(older, _trace("hengxin-expense"), source="upload")
+    older.close()
+    monkeypatch.undo()
+
+    upgraded = open_store(database_url)
+    rows = {row.id: row for row in library.search(upgraded, library.LibraryQuery()).rows}
+    assert rows[goose].estimate_of_what_the_log_holds and not rows[hengxin].estimate_of_what_the_log_holds
     upgraded.close()

@@ -35,6 +35,10 @@ SIZES = (25, 50, 100)
 ESTIMATED = ("≈ estimated: some or all of that trace's rounds report no usage; its token figure, and the cost worked "
              "out from it, hold our offline estimate for them.")
 """Said under a page of traces when a figure on it is marked."""
+OF_WHAT_THE_LOG_HOLDS = ("Some of those estimates are of what the log holds only: an agent's session log never keeps "
+                         "some of what its requests sent (the instructions, the tool list), which was billed too and "
+                         "is in neither that trace's token figure nor its cost.")
+"""Said after ESTIMATED when a marked figure on the page counts what its log holds only (an agent's session log)."""
 LEFT_OUT = ("\u201cnot known\u201d, or \u201cleft out\u201d: the log lacks a request or an answer of a call of that "
             "trace, or a failed call's output, so that call's tokens or cost are not known; a figure sums the calls "
             "that are. A highest value filtered on leaves such a trace out, and a sort by tokens or cost lists it "
@@ -134,7 +138,8 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
     shown = st.dataframe(table, key=TABLE, on_select="rerun", selection_mode="multi-row", hide_index=True,
                          width="stretch", column_config=columns)
     if any(r.tokens_estimated or r.cost_estimated for r in page.rows):
-        st.caption(ESTIMATED)
+        partial = any(r.estimate_of_what_the_log_holds for r in page.rows)
+        st.caption(ESTIMATED + (f" {OF_WHAT_THE_LOG_HOLDS}" if partial else ""))
     if any(r.tokens_left_out or r.cost_left_out for r in page.rows):
         st.caption(LEFT_OUT)
     if any(r.cost_known is None and not r.cost_left_out for r in page.rows):
