@@ -31,7 +31,8 @@ conversations per file.
   conversations are saved all the same), 3 when the store cannot be used.
 - `search [TEXT] [--tool NAME] [--model NAME] [--finding CODE] [--severity S] [--label NAME] [--source S]
   [--limit N] [--json]` prints the kept conversations that match, the latest first (id, title, model, rounds,
-  tokens, findings, link); exits 0, or 3 when the store cannot be used.
+  tokens, whether they hold our estimate and whether it counts what the log holds only, findings, link); exits 0,
+  or 3 when the store cannot be used.
 
 Trace text is untrusted: every line goes out through `lib.text.terminal_safe`, so an escape
 sequence in a title is printed as `\u001b[2J`, not obeyed. A reader that stops early (`| head`)
@@ -410,6 +411,11 @@ def save_files(store, args) -> int:
     return status
 
 
+OF_WHAT_THE_LOG_HOLDS = " (estimated of what the log holds only)"
+"""After a searched trace's tokens, where its estimate counts what its log holds only (an agent's session log, which
+never keeps the instructions or the tool list it sent): the Library page says the same under its list."""
+
+
 def search(store, args) -> int:
     """Print the kept conversations matching the options."""
     query = library.LibraryQuery(text=" ".join(args.text), tool=args.tool, model=args.model, finding=args.finding,
@@ -417,6 +423,7 @@ def search(store, args) -> int:
     page = library.search(store, query)
     found = [{"id": row.id, "title": row.title, "model": row.model, "rounds": row.rounds, "tokens": row.tokens,
               "tokens_estimated": row.tokens_estimated, "tokens_words": row.tokens_words,
+              "estimate_of_what_the_log_holds": row.estimate_of_what_the_log_holds,
               "findings": list(row.finding_codes), "link": library.link(row.id)} for row in page.rows]
     if args.json:
         for line in json.dumps({"total": page.total, "total_capped": page.more, "matches": found}, ensure_ascii=False, indent=2).splitlines():
@@ -424,6 +431,7 @@ def search(store, args) -> int:
         return 0
     for row in found:
         _say(f"{row['id']}  {row['title']}  {row['model'] or '-'}  {plural(row['rounds'], 'round')}  "
-             f"tokens {row['tokens_words']}  {', '.join(row['findings']) or 'no findings'}")
+             f"tokens {row['tokens_words']}{OF_WHAT_THE_LOG_HOLDS if row['estimate_of_what_the_log_holds'] else ''}  "
+             f"{', '.join(row['findings']) or 'no findings'}")
     _say(f"{page.shown_total()} matching" + (f", the first {len(found)} shown" if page.total > len(found) else ""))
     return 0

@@ -70,8 +70,8 @@ def test_search_prints_the_matches_as_json_with_each_filter(database_url):
     assert found("--finding", "missing-tool-result") == ["Pitfall: a parallel call answered in part"]
     assert found("--label", "costly") == ["Hengxin expense reimbursement"]
     match = json.loads(run(database_url, "search", "--finding", "missing-tool-result", "--json").stdout)["matches"][0]
-    assert set(match) == {"id", "title", "model", "rounds", "tokens", "tokens_estimated", "tokens_words", "findings",
-                          "link"}
+    assert set(match) == {"id", "title", "model", "rounds", "tokens", "tokens_estimated", "tokens_words",
+                          "estimate_of_what_the_log_holds", "findings", "link"}
     assert match["tokens_estimated"]  # no round of the parallel-call pitfall reports usage
     # Its failed call wrote no output we know of: the total is not known, its words say which calls it sums.
     assert match["tokens"] is None and match["tokens_words"].endswith("(1 call not known, left out)")
@@ -95,6 +95,15 @@ def test_search_says_a_total_the_log_does_not_give_is_not_known_as_the_tokens_pa
     plain = {line.split("  ")[1].rsplit(" · ", 1)[1]: line.split("  ")[4]
              for line in run(database_url, "search").stdout.splitlines()[:-1]}
     assert plain["ticket-8"] == "tokens not known"
+
+
+def test_search_says_an_agent_sessions_estimate_counts_what_the_log_holds_only(database_url):
+    # Goose's log reports no usage and never keeps the instructions or the tool list its requests sent.
+    assert run(database_url, "save", "tests/fixtures/goose-session.jsonl").returncode == 0
+    [match] = json.loads(run(database_url, "search", "--json").stdout)["matches"]
+    assert match["tokens_estimated"] and match["estimate_of_what_the_log_holds"]
+    [line] = run(database_url, "search").stdout.splitlines()[:-1]
+    assert line.split("  ")[4] == f"tokens {match['tokens_words']} (estimated of what the log holds only)"
 
 
 def test_a_store_that_cannot_be_reached_exits_3_without_showing_the_password():
