@@ -155,6 +155,9 @@ class OpenHandsTrajectoryFormat(LogFormat):
                 self._notes.append(Problem(line, _no_responses(history), conversation=name, loaded=True))
             yield from records
             return
+        if not _is_history_event(obj):  # a line of another format the reader was forced on
+            raise LineProblem("is no OpenHands event: it has no 'action' or 'observation', nor a 'history' or "
+                              "'trajectory' list of events")
         problem = _damage(obj)
         if problem:
             raise LineProblem(f"this event {problem}")

@@ -9,22 +9,21 @@ of theirs goes to lib/ui/plain.text or a dataframe, and alerts hold only our own
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
-from lib.annotations import (DEFAULT_LABELS, NOTE_LIMIT, TRACE, Note, NoteError, Rubric, Score, annotated,
+from lib.annotations import (NOTE_LIMIT, TRACE, Note, NoteError, Score, annotated,
                              check_label, check_score, read_rubric, rubric_words, check_note, line_id, notes_csv, notes_from_lines, now,
                              note_heading, round_of, round_targets, score_words, target_words, time_words, unresolved)
 from lib.catalog import LoadedTrace
-from lib.fingerprint import fingerprint
 from lib.logs.native import write_trace
-from lib.store import Store, StoreUnavailable, database_url, not_created_yet
+from lib.store import Store, StoreUnavailable, database_url
 from lib.text import plural, shorten
 from lib.ui import access as ui_access, kept, navigation, picker, plain, state
 from lib.ui.database import store as _store
 from lib.ui.cache import per_trace
+from lib.ui.notes import forget_notes, notes_on, snapshot, trace_id
 
 TARGET, LABELS, TEXT = "annotate.target", "annotate.labels", "annotate.text"
 EDIT, EDITING, EDIT_TEXT, EDIT_LABELS = "annotate.edit", "annotate.editing", "annotate.edit_text", "annotate.edit_labels"
@@ -44,51 +43,6 @@ FORM_WAITS = ("A note on this round waits until you have predicted the response:
 """In place of the note form on a round still to predict."""
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """What the database held when last read, shared read-only by every session."""
-
-    notes: tuple[Note, ...]
-    """Every note on every trace, oldest first."""
-    labels: tuple[str, ...]
-    """The label set."""
-    rubrics: tuple[Rubric, ...]
-    """The rubrics notes can be scored under."""
-    problem: str | None
-    """Why the database could not be read, or None."""
-
-
-@st.cache_resource(show_spinner=False, ttl=10)
-def _snapshot(url: str) -> Snapshot:
-    if not_created_yet(url):
-        return Snapshot((), DEFAULT_LABELS, (), None)  # reading alone must not create the file
-    try:
-        store = _store(url)
-        return Snapshot(store.notes(), store.labels(), store.rubrics(), None)
-    except StoreUnavailable as exc:
-        return Snapshot((), DEFAULT_LABELS, (), str(exc))
-
-
-def snapshot() -> Snapshot:
-    """Every note and the label set, read at most every ten seconds and after each write."""
-    return _snapshot(database_url())
-
-
-@per_trace()
-def trace_id(loaded: LoadedTrace) -> str:
-    """The trace's fingerprint, computed once per trace."""
-    return fingerprint(loaded.trace)
-
-
-def notes_on(loaded: LoadedTrace) -> tuple[Note, ...]:
-    """The notes on this trace, whatever file it came from."""
-    everything = snapshot().notes
-    if not everything:
-        return ()  # no fingerprint needed: it hashes every round
-    fp = trace_id(loaded)
-    return tuple(note for note in everything if note.trace == fp)
-
-
 def _write(action, done: str | None, about: str = "") -> bool:
     if not ui_access.visitor().edits:  # the forms are not drawn for a viewer; a forged click changes nothing
         _say("error", VIEWERS_READ)
@@ -99,7 +53,7 @@ def _write(action, done: str | None, about: str = "") -> bool:
         _say("error", "Nothing was changed:", (str(exc),))
         return False
     finally:
-        _snapshot.clear()
+        forget_notes()
     if done:
         _say("success", done, (about,) if about else ())
     return True

@@ -10,7 +10,8 @@ from lib.annotations import Note
 from lib.catalog import LoadedTrace
 from lib.round_view import RoundView, round_view
 from lib.summary import RoundSummary
-from lib.ui import annotate, findings, state
+from lib.ui import findings, state
+from lib.ui.notes import notes_on
 from lib.ui.cache import per_trace
 
 
@@ -23,5 +24,5 @@ def _view(loaded: LoadedTrace, index: int, counter_name: str, notes: tuple[Note,
 def view(loaded: LoadedTrace, index: int, waiting: str | None = None) -> RoundView:
     """Round `index` of the trace, with the counter chosen in the sidebar and the notes stored for the trace;
     `waiting` is the id of a call a live run holds for the user's approval."""
-    return _view(loaded, index, state.counting(loaded).counter.name, annotate.notes_on(loaded), state.summaries(loaded),
+    return _view(loaded, index, state.counting(loaded).counter.name, notes_on(loaded), state.summaries(loaded),
                  waiting)
