@@ -225,7 +225,9 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
     if (response.message.tool_calls or response.stop == "tool_calls") and not round_.executions_recorded and not held:
         labels.append(StepLabel(3, "execution", "", "not recorded: the trace does not say what the program ran"))
     narration = narrates_without_call(round_)
-    if (narration or response.stop == "end") and response.message.text:
+    # A provider may end a turn of calls with its plain stop (OpenRouter's Llama writes 'stop'): the calls, not the
+    # stop, say the loop goes on, so their text is no answer in place of a call.
+    if (narration or (response.stop == "end" and not response.message.tool_calls)) and response.message.text:
         text_part = next(p for p in response.message.parts if p.kind == "text")
         path = join_path(response.message_path, text_part.path)
         if narration:

@@ -48,3 +48,12 @@ def test_a_rebuilt_rounds_gap_names_the_rebuild_among_its_reasons(app):
     why = next(line for line in shown.splitlines() if line.startswith("The reported input is"))
     assert ("the request is rebuilt from the log's transcript, not recorded as sent, so what the program added to the "
             "turns or left out of them when it sent them is not in our count") in why
+
+
+def test_a_response_that_calls_a_tool_under_a_stop_finish_is_not_called_an_answer_without_a_call(app):
+    # OpenRouter's Llama answers each call with finish_reason 'stop': the round still asks for execute_bash.
+    shown = round_shown(app, "openhands-output.jsonl", 1)
+    assert "execute_bash (toolu_01) · choices[0].message.tool_calls[0]" in shown
+    assert "answer in text, no tool call" not in shown
+    last = round_shown(app, "openhands-output.jsonl", 6)
+    assert "finish (toolu_23) · choices[0].message.tool_calls[0]" in last and "final answer" not in last
