@@ -178,3 +178,16 @@ def test_a_call_that_failed_before_any_part_is_a_failed_round_and_left_out_of_la
     # OpenCode sends no turn of a failed message: the two prompts around it are one user turn.
     assert [m.role for m in after.request.messages][-1] == "user"
     assert len(after.request.messages) == len(failed.request.messages)
+
+
+def test_opencodes_own_editing_tools_are_write_tools_and_its_todo_list_is_narration():
+    # multiedit and apply_patch edit files though their names start with no verb that says so.
+    document = _document()
+    bash, read = (p for p in document["messages"][1]["parts"] if p.get("type") == "tool")
+    bash["tool"], bash["state"]["input"] = "multiedit", {"filePath": "src/todo.ts", "edits": []}
+    read["tool"], read["state"]["input"] = "todowrite", {"todos": [{"content": "Fix the test", "status": "pending"}]}
+    trace = _upload(document).conversations[0].trace
+    assert [(f.code, f.round) for f in run_checks(trace) if f.code == "write-tool-call"] == [("write-tool-call", 1)]
+    from lib.checks import declared_effect, is_write_tool
+    assert all(is_write_tool(trace, name) for name in ("write", "edit", "multiedit", "patch", "apply_patch"))
+    assert declared_effect(trace, "todowrite") == "narration" and not is_write_tool(trace, "todoread")

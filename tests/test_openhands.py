@@ -161,3 +161,14 @@ def test_a_damaged_event_is_a_problem_of_the_trajectory_never_a_crash():
     assert assert_only_line_problems(OpenHandsTrajectoryFormat, events[4:8])
     output = lines("openhands-output.jsonl")[0]
     assert assert_only_line_problems(OpenHandsTrajectoryFormat, [{**output, "history": output["history"][3:7]}])
+
+
+def test_the_finish_call_is_the_agents_account_to_the_person_not_a_value_the_model_filled():
+    # finish's task_completed ("partial") is the model's own verdict on its work: nobody was meant to give it.
+    from lib.checks import is_write_tool, run_checks
+    for name in ("openhands-output.jsonl", "openhands-trajectory.json", "openhands-completions.jsonl"):
+        (conversation,) = _read(_fixture(name)).conversations
+        trace = conversation.trace
+        assert not [f for f in run_checks(trace) if f.code == "model-filled-value"], name
+        assert not any(is_write_tool(trace, tool) for tool in ("finish", "think", "task_tracker")), name
+        assert is_write_tool(trace, "edit_file"), name

@@ -48,6 +48,12 @@ NO_USAGE = (" The export kept no step-finish part for this call, so its usage is
 STOP_REASONS = {"tool-calls": "tool_use", "stop": "end_turn", "length": "max_tokens", "content-filter": "refusal"}
 """A step-finish `reason` (the AI SDK's finish reason) as the Messages stop reason; others are kept as written."""
 
+TOOL_EFFECTS = {"write": "write", "edit": "write", "multiedit": "write", "patch": "write", "apply_patch": "write",
+                "todowrite": "narration", "todoread": "read"}
+"""What OpenCode's own tools do (CallRecord.tool_effects): write, edit, multiedit, patch and apply_patch edit files
+(multiedit and apply_patch though their names start with no such verb); todowrite is the to-do list it shows the
+person, todoread reads it back. bash may do anything, and is left to no declaration, as Claude Code's Bash is."""
+
 INTERRUPTED = "[Tool execution was interrupted]"
 """What OpenCode sends back for a call whose tool part is still pending or running (message-v2.ts)."""
 
@@ -331,7 +337,8 @@ def _round(turns: list[dict], step: list[dict], meta: dict, line: int, session: 
         request["model"] = model
     return CallRecord(line=line, dialect=ANTHROPIC, request=request, response=response, error=failure,
                       conversation=session, derived=[TRANSCRIPT_REQUEST], converted_from="opencode-session",
-                      timestamp=_when(step, meta), provenance={**PROVENANCE, "note": note})
+                      timestamp=_when(step, meta), provenance={**PROVENANCE, "note": note},
+                      tool_effects=TOOL_EFFECTS)
 
 
 def _when(step: list[dict], meta: dict) -> str | None:

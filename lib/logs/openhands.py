@@ -41,6 +41,12 @@ TEXT_TOOLS = {
 }
 """The provenance of a completion logged with function calling done in text."""
 
+TOOL_EFFECTS = {"finish": "narration", "think": "narration", "task_tracker": "narration", "edit_file": "write"}
+"""What OpenHands' own tools do (CallRecord.tool_effects): finish is the model's closing message to the person and its
+own verdict on the task (task_completed); think logs a thought and changes nothing; task_tracker is the plan it shows
+the person; edit_file edits a file. str_replace_editor views a file or edits it as its `command` says, and the shell
+and IPython tools may do anything: none of them is declared."""
+
 EVENT_SOURCES = ("agent", "user", "environment")
 """The `source` of an OpenHands event."""
 
@@ -90,6 +96,7 @@ class OpenHandsCompletionFormat(LogFormat):
             timestamp=_when(obj.get("timestamp")),
             derived=["tool calls"] if in_text else [],
             provenance=TEXT_TOOLS if in_text else None,
+            tool_effects=TOOL_EFFECTS,
         )
 
 
@@ -229,6 +236,7 @@ class OpenHandsTrajectoryFormat(LogFormat):
                 line=line, dialect=OPENAI, request=request, response=response, conversation=name,
                 derived=[TRANSCRIPT_REQUEST], provenance=provenance,
                 executions=chat_results_after(messages[position], messages[position + 1:]) if last else [],
+                tool_effects=TOOL_EFFECTS,
             )
         if calls and condensed:
             self._notes.append(Problem(line, f"the run's condenser shortened what OpenHands sent "
