@@ -22,3 +22,10 @@ def test_an_opencode_exports_rounds_table_has_each_steps_tokens_and_no_instructi
     assert rounds["tokens in"].tolist()[:3] == [3 + 10103 + 27, 5 + 10130 + 166, 4 + 10351 + 234]
     assert set(rounds["in: instructions"]) == {"not in the log"}
     assert set(rounds["in: tool definitions"]) == {"not in the log"}
+
+
+def test_the_explorer_shows_what_opencode_ran_for_a_steps_call_not_that_it_is_not_recorded(app):
+    shown = round_shown(app, "containers/opencode-export-steps.json", 1)
+    assert "bash (toolu_01LmQ7v3XcTz9RbN4kWp2HsA): ok" in shown
+    assert "not recorded: the trace does not say what the program ran" not in shown
+    assert "read (toolu_01PzR8kYwD5sN2fV6tJh3QcE): failed" in round_shown(app, "containers/opencode-export-steps.json", 2)

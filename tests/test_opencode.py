@@ -191,3 +191,16 @@ def test_opencodes_own_editing_tools_are_write_tools_and_its_todo_list_is_narrat
     from lib.checks import declared_effect, is_write_tool
     assert all(is_write_tool(trace, name) for name in ("write", "edit", "multiedit", "patch", "apply_patch"))
     assert declared_effect(trace, "todowrite") == "narration" and not is_write_tool(trace, "todoread")
+
+
+def test_every_steps_tool_parts_are_what_the_program_ran_after_it_with_their_outcome_and_time():
+    # The export keeps each tool part's state (its status, output or error, when it started and ended): what the program
+    # ran is on record for every step, not only the last.
+    running, reading, answer, _ = _read(STEPS).conversations[0].trace.rounds
+    [ran] = running.executions
+    assert (ran.tool_call_id, ran.name, ran.ok, ran.duration_ms) == ("toolu_01LmQ7v3XcTz9RbN4kWp2HsA", "bash", True, 6100)
+    assert ran.output.startswith("FAIL src/todo.test.ts") and ran.note is None
+    [failed] = reading.executions
+    assert (failed.name, failed.ok, failed.output) == (
+        "read", False, "Error: File not found: /home/dev/todo-app/src/todo.test.tsx")
+    assert answer.executions == ()

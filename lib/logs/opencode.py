@@ -6,7 +6,8 @@ The document is `{"info": session, "messages": [{"info": message, "parts": [...]
 several model calls: each call's parts open with a `step-start` part and close with a `step-finish` part carrying
 that call's `tokens` (input, output, reasoning, cache read and write) and why it stopped (`reason`). Between them
 come `text`, `reasoning` and `tool` parts; a tool part holds the call (`callID`, `tool`, `state.input`) and, once
-it ran, its result (`state.output`, or `state.error`), which OpenCode sends back in the next call's request.
+it ran, its result (`state.output`, or `state.error`), which OpenCode sends back in the next call's request; the
+finished tool parts, with their times, are also what the program ran after the call (its round's executions).
 
 Like a Claude Code log this is a transcript: each step is a round whose request is the conversation before it,
 rebuilt from the export (TRANSCRIPT_REQUEST) the way OpenCode builds its requests (message-v2.ts toModelMessages):
@@ -131,6 +132,7 @@ class OpenCodeSessionFormat(LogFormat):
                 earlier = records[-1].timestamp if records else None
                 if earlier and (record.timestamp is None or record.timestamp < earlier):
                     record.timestamp = earlier  # a step whose parts kept no time began after the step before it
+                record.executions = _ran(step)
                 records.append(record)
                 blocks = _blocks(step)
                 if not _dropped(error, parts):  # OpenCode leaves a failed message out of later requests
@@ -146,8 +148,8 @@ class OpenCodeSessionFormat(LogFormat):
                                                           else "them"), conversation=session, loaded=True))
         if not records:
             raise LineProblem("'messages' holds no assistant message with parts, so there is no round")
-        if last_steps:
-            records[-1].executions = _ran_after(last_steps[-1])
+        if last_steps:  # no request after the export's last call carries its results: said on what it ran
+            records[-1].executions = [{**ran, "note": convert.LOG_ENDS} for ran in records[-1].executions]
         yield from records
 
 
@@ -247,15 +249,21 @@ def _results(step: list[dict]) -> list[dict]:
     return results
 
 
-def _ran_after(step: list[dict]) -> list[dict]:
-    """The results of the last round's calls, as execution entries: no request after them is in the export."""
+def _ran(step: list[dict]) -> list[dict]:
+    """What the program ran for the step's calls, as execution entries: each tool part that finished (completed or
+    failed), with its output or error and how long it ran; a part still pending or running ran to no end."""
     ran = []
     for part in step:
         state = part.get("state") if isinstance(part.get("state"), dict) else {}
         if part.get("type") == "tool" and state.get("status") in ("completed", "error"):
             said, failed = _result(part)
-            ran.append({"tool_call_id": str(part.get("callID") or ""), "name": str(part.get("tool") or ""),
-                        "arguments": state.get("input"), "output": said, "ok": not failed, "note": convert.LOG_ENDS})
+            entry = {"tool_call_id": str(part.get("callID") or ""), "name": str(part.get("tool") or ""),
+                     "arguments": state.get("input"), "output": said, "ok": not failed}
+            time = convert.object_at(state, "time")
+            start, end = convert.as_int(time.get("start")), convert.as_int(time.get("end"))
+            if start is not None and end is not None and end >= start:
+                entry["duration_ms"] = end - start
+            ran.append(entry)
     return ran
 
 
