@@ -198,7 +198,8 @@ def test_every_steps_tool_parts_are_what_the_program_ran_after_it_with_their_out
     # ran is on record for every step, not only the last.
     running, reading, answer, _ = _read(STEPS).conversations[0].trace.rounds
     [ran] = running.executions
-    assert (ran.tool_call_id, ran.name, ran.ok, ran.duration_ms) == ("toolu_01LmQ7v3XcTz9RbN4kWp2HsA", "bash", True, 6100)
+    assert (ran.tool_call_id, ran.name, ran.ok, ran.duration_ms) == (
+        "toolu_01LmQ7v3XcTz9RbN4kWp2HsA", "bash", True, 6100)
     assert ran.output.startswith("FAIL src/todo.test.ts") and ran.note is None
     [failed] = reading.executions
     assert (failed.name, failed.ok, failed.output) == (

@@ -172,3 +172,14 @@ def test_the_finish_call_is_the_agents_account_to_the_person_not_a_value_the_mod
         assert not [f for f in run_checks(trace) if f.code == "model-filled-value"], name
         assert not any(is_write_tool(trace, tool) for tool in ("finish", "think", "task_tracker")), name
         assert is_write_tool(trace, "edit_file"), name
+
+
+def test_each_rounds_observations_are_what_openhands_ran_after_it():
+    # The trajectory records every call's observation: the explorer said 'not recorded' of every round but the last.
+    for name in ("openhands-output.jsonl", "openhands-trajectory.json"):
+        rounds = _read(_fixture(name)).conversations[0].trace.rounds
+        [ran] = rounds[0].executions
+        assert (ran.tool_call_id, ran.name, ran.note) == ("toolu_01", "execute_bash", None), name
+        assert ran.arguments == {"command": "ls -l /workspace/ponylang__ponyc__0.1"}
+        assert ran.output.startswith("total 300")
+        assert [[e.name for e in r.executions] for r in rounds] == [["execute_bash"]] * 4 + [["think"], []], name

@@ -10,7 +10,7 @@
   under `trajectory` in the server's answer to GET /trajectory, or as the JSON array `save_trajectory_path` writes
   (and the web app downloads). An action a model call produced keeps that call's whole
   response under `tool_call_metadata.model_response`: each response is a round, its request rebuilt from the events
-  before it.
+  before it, and the observations of its calls what OpenHands ran after it (its executions).
 """
 
 from __future__ import annotations
@@ -232,10 +232,13 @@ class OpenHandsTrajectoryFormat(LogFormat):
             if model:
                 request["model"] = model
             last = n == len(calls) - 1
+            # The observations of the response's calls record what OpenHands ran, up to the next response; only
+            # after the last did no request carry them.
+            ran = chat_results_after(messages[position], messages[position + 1:None if last else calls[n + 1][0]])
             yield CallRecord(
                 line=line, dialect=OPENAI, request=request, response=response, conversation=name,
                 derived=[TRANSCRIPT_REQUEST], provenance=provenance,
-                executions=chat_results_after(messages[position], messages[position + 1:]) if last else [],
+                executions=ran if last else [{k: v for k, v in e.items() if k != "note"} for e in ran],
                 tool_effects=TOOL_EFFECTS,
             )
         if calls and condensed:
