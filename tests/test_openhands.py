@@ -183,3 +183,12 @@ def test_each_rounds_observations_are_what_openhands_ran_after_it():
         assert ran.arguments == {"command": "ls -l /workspace/ponylang__ponyc__0.1"}
         assert ran.output.startswith("total 300")
         assert [[e.name for e in r.executions] for r in rounds] == [["execute_bash"]] * 4 + [["think"], []], name
+
+
+def test_a_call_answered_by_an_error_observation_is_a_failed_execution():
+    line = json.loads((FIXTURES / "openhands-output.jsonl").read_text(encoding="utf-8"))
+    observation = next(e for e in line["history"] if e.get("observation") == "run")
+    observation.update(observation="error", content="ERROR: Invalid `command` parameter")
+    rounds = _read(("output.jsonl", json.dumps(line).encode())).conversations[0].trace.rounds
+    assert [(e.name, e.ok) for e in rounds[0].executions] == [("execute_bash", False)]
+    assert [(e.name, e.ok) for e in rounds[1].executions] == [("execute_bash", True)]

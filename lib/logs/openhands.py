@@ -196,6 +196,7 @@ class OpenHandsTrajectoryFormat(LogFormat):
         seen: set[str] = set()
         untold = 0
         condensed = 0
+        failed: set[str] = set()
         for event in events:
             response = _response_of(event)
             condensed += event.get("action") == "condensation"
@@ -220,6 +221,8 @@ class OpenHandsTrajectoryFormat(LogFormat):
                 calls.append((len(messages), response))
                 messages.append(response["choices"][0]["message"])
             elif "observation" in event and isinstance(meta, dict) and meta.get("tool_call_id"):
+                if event.get("observation") == "error":  # OpenHands' ErrorObservation: the call could not be run
+                    failed.add(str(meta["tool_call_id"]))
                 messages.append({"role": "tool", "tool_call_id": str(meta["tool_call_id"]),
                                  "name": str(meta.get("function_name") or ""),
                                  "content": str(event.get("content") or "")})
@@ -234,7 +237,8 @@ class OpenHandsTrajectoryFormat(LogFormat):
             last = n == len(calls) - 1
             # The observations of the response's calls record what OpenHands ran, up to the next response; only
             # after the last did no request carry them.
-            ran = chat_results_after(messages[position], messages[position + 1:None if last else calls[n + 1][0]])
+            ran = [{**e, "ok": e["tool_call_id"] not in failed} for e in
+                   chat_results_after(messages[position], messages[position + 1:None if last else calls[n + 1][0]])]
             yield CallRecord(
                 line=line, dialect=OPENAI, request=request, response=response, conversation=name,
                 derived=[TRANSCRIPT_REQUEST], provenance=provenance,
