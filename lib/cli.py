@@ -18,7 +18,8 @@ conversations per file.
   `call_made` (false when no provider saw the request, a replay miss: its usage and input parts are null).
   What the log did not keep is null, never 0 or []: a request's counts, results and input parts when the request
   is not in the log, the calls and output of a request the log ends on (the Tokens page's "not in the log").
-- `convert FILE -o OUT.jsonl` writes each conversation in the native format.
+- `convert FILE -o OUT.jsonl` writes each conversation in the native format; exits 2, saying why, when the file
+  cannot be read or OUT cannot be written (a folder, a folder not there).
 - `run SCENARIO --provider replay -o OUT.jsonl` plays a scenario's tool loop (lib/live/) and writes
   the native trace as it grows; exits 0 when the model answered, 1 when the run ended otherwise
   (an error round, the round cap), 2 when it could not start (no key).
@@ -228,7 +229,11 @@ def convert(path: str, out: str, forced: str | None) -> int:
     target = Path(out)
     for n, conversation in enumerate(upload.conversations, start=1):
         written = target if len(upload.conversations) == 1 else target.with_name(f"{target.stem}-{n}{target.suffix}")
-        written.write_text("".join(line + "\n" for line in write_trace(conversation.trace)), encoding="utf-8")
+        try:
+            written.write_text("".join(line + "\n" for line in write_trace(conversation.trace)), encoding="utf-8")
+        except OSError as exc:  # a folder named for the file, a folder that is not there, no permission
+            _say(f"{written}: cannot be written: {exc.strerror or exc}", sys.stderr)
+            return UNREADABLE
         _say(f"{written}: {conversation.id}, {plural(len(conversation.trace.rounds), 'round')}")
     return 0
 

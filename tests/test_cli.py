@@ -261,3 +261,11 @@ def test_summarize_gives_reasoning_the_usage_does_not_count_apart_as_null_and_a_
     done = run("summarize", "tests/fixtures/openai-responses.jsonl", "--json")
     rounds = json.loads(done.stdout)["conversations"][0]["rounds"]
     assert [r["usage"]["reasoning"] for r in rounds] == [12, 0, 64, None]
+
+
+def test_convert_to_a_place_that_cannot_be_written_says_so_without_a_traceback(tmp_path):
+    # An engineer who names a folder for -o (as for an OpenHands run's completions) got Python's IsADirectoryError.
+    done = run("convert", "tests/fixtures/containers/opencode-export-steps.json", "-o", str(tmp_path))
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert f"{tmp_path}: cannot be written:" in done.stderr
