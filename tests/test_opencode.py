@@ -107,8 +107,10 @@ def test_a_message_without_step_parts_is_one_call_its_usage_the_messages_and_emp
     # Its 50 reasoning tokens have no field in the body shown: said, not dropped silently.
     assert "OpenCode counted 50 reasoning tokens for this call apart" in \
         upload.conversations[0].trace.round_provenance(round_).note
+    # Their token counts (15,700 in, 325 out) are in no figure the app shows: said, so totals are not taken as whole.
     assert [n.message for n in upload.notes] == [
-        "5 assistant messages of this session hold no parts: no response is in the export for them, so no round"]
+        "5 assistant messages of this session hold no parts: no response is in the export for them, so no round; "
+        "OpenCode recorded 15,700 input and 325 output tokens on them, which no figure here counts"]
 
 
 def test_the_results_of_the_last_calls_are_executions_no_request_after_them_carries():

@@ -65,6 +65,10 @@ DAMAGED = ("messages[{place}]: {problem}: that message is left out of the sessio
 EMPTY = ("{count} of this session hold{s} no parts: no response is in the export for {them}, so no round")
 """Said of assistant messages with no parts."""
 
+EMPTY_TOKENS = ("; OpenCode recorded {input:,} input and {output:,} output tokens on {them}, which no figure here "
+                "counts")
+"""Added where those messages carry token counts: what the session's totals here leave out."""
+
 COMPACTED = ("OpenCode compacted this session here: it sent the calls after the compaction its summary and the turns "
              "after it, not the whole conversation; the requests shown after it are rebuilt from the whole export")
 """Said where a user message holds a compaction part."""
@@ -102,6 +106,7 @@ class OpenCodeSessionFormat(LogFormat):
         turns: list[dict] = []
         records: list[CallRecord] = []
         empty = 0
+        unshown = [0, 0]  # the input and output OpenCode counted on messages that make no round
         last_steps: list[list[dict]] = []
         for place, message in enumerate(messages):
             try:
@@ -122,6 +127,9 @@ class OpenCodeSessionFormat(LogFormat):
             error = meta.get("error") if isinstance(meta.get("error"), dict) else None
             if not parts and error is None:
                 empty += 1
+                usage = _usage(meta.get("tokens")) or {}
+                unshown[0] += sum(v for k, v in usage.items() if k != "output_tokens")
+                unshown[1] += usage.get("output_tokens", 0)
                 continue
             # A call that failed before its stream began (an authentication error) left no part: a step of none.
             steps = _steps(parts) or [[]]
@@ -143,9 +151,11 @@ class OpenCodeSessionFormat(LogFormat):
                         _add(turns, "user", results)
             last_steps = steps
         if empty:
-            self._notes.append(Problem(line, EMPTY.format(count=plural(empty, "assistant message"),
-                                                          s="s" if empty == 1 else "", them="it" if empty == 1
-                                                          else "them"), conversation=session, loaded=True))
+            them = "it" if empty == 1 else "them"
+            said = EMPTY.format(count=plural(empty, "assistant message"), s="s" if empty == 1 else "", them=them)
+            if any(unshown):
+                said += EMPTY_TOKENS.format(input=unshown[0], output=unshown[1], them=them)
+            self._notes.append(Problem(line, said, conversation=session, loaded=True))
         if not records:
             raise LineProblem("'messages' holds no assistant message with parts, so there is no round")
         if last_steps:  # no request after the export's last call carries its results: said on what it ran
