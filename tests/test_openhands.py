@@ -192,3 +192,9 @@ def test_a_call_answered_by_an_error_observation_is_a_failed_execution():
     rounds = _read(("output.jsonl", json.dumps(line).encode())).conversations[0].trace.rounds
     assert [(e.name, e.ok) for e in rounds[0].executions] == [("execute_bash", False)]
     assert [(e.name, e.ok) for e in rounds[1].executions] == [("execute_bash", True)]
+
+
+def test_each_round_is_timed_as_the_runs_metrics_timed_its_response():
+    # The output line's metrics keep each call's latency by response id: the rounds table had no latency column.
+    rounds = _read(_fixture("openhands-output.jsonl")).conversations[0].trace.rounds
+    assert [round(r.latency_ms) for r in rounds] == [3057, 2198, 2045, 2978, 2770, 4374]

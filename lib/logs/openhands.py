@@ -155,7 +155,7 @@ class OpenHandsTrajectoryFormat(LogFormat):
                 if problem:
                     raise LineProblem(f"{key}[{i}] {problem}")
             name = f"instance {obj['instance_id']}" if obj.get("instance_id") else f"trajectory {line}"
-            records = list(self._rounds(history, line, name, _model_asked(obj)))
+            records = list(self._rounds(history, line, name, _model_asked(obj), _latencies(obj.get("metrics"))))
             if not records:
                 # Read and understood, but no model call is in it: counted as such, and said with where the calls are.
                 self._not_calls += 1
@@ -187,9 +187,14 @@ class OpenHandsTrajectoryFormat(LogFormat):
     def not_calls(self) -> int:
         return self._not_calls
 
-    def _rounds(self, events: list[dict], line: int, name: str, model: str | None) -> Iterator[CallRecord]:
+    def _rounds(self, events: list[dict], line: int, name: str, model: str | None,
+                latencies: dict[str, float] | None = None) -> Iterator[CallRecord]:
         """One round per model response the events hold, its request the messages the events before it make (the
-        events are checked by _damage)."""
+        events are checked by _damage); each timed where the run's metrics (`latencies`, by response id) or the
+        metrics an action carries time its response."""
+        latencies = dict(latencies or {})
+        for event in events:
+            latencies.update({k: v for k, v in _latencies(event.get("llm_metrics")).items() if k not in latencies})
         messages: list[dict] = []
         tools: list | None = None
         calls: list[tuple[int, dict]] = []
@@ -243,7 +248,7 @@ class OpenHandsTrajectoryFormat(LogFormat):
                 line=line, dialect=OPENAI, request=request, response=response, conversation=name,
                 derived=[TRANSCRIPT_REQUEST], provenance=provenance,
                 executions=ran if last else [{k: v for k, v in e.items() if k != "note"} for e in ran],
-                tool_effects=TOOL_EFFECTS,
+                tool_effects=TOOL_EFFECTS, latency_ms=latencies.get(str(response.get("id"))),
             )
         if calls and condensed:
             self._notes.append(Problem(line, f"the run's condenser shortened what OpenHands sent "
@@ -286,6 +291,19 @@ def _no_responses(events: list) -> str:
             "came from (no action has tool_call_metadata, as older versions wrote them), so it shows no round: its "
             "model calls are not in it. OpenHands writes each call, request and response, to its completion logs "
             "when run with log_completions=True")
+
+
+def _latencies(metrics: Any) -> dict[str, float]:
+    """The wall time of each model call OpenHands timed (its metrics' `response_latencies`, seconds), in
+    milliseconds by response id."""
+    timed = metrics.get("response_latencies") if isinstance(metrics, dict) else None
+    found = {}
+    for entry in timed if isinstance(timed, list) else ():
+        latency = entry.get("latency") if isinstance(entry, dict) else None
+        if isinstance(latency, (int, float)) and not isinstance(latency, bool) and latency >= 0 and entry.get(
+                "response_id"):
+            found[str(entry["response_id"])] = latency * 1000
+    return found
 
 
 def _model_asked(obj: dict) -> str | None:
