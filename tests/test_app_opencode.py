@@ -30,3 +30,16 @@ def test_the_explorer_shows_what_opencode_ran_for_a_steps_call_not_that_it_is_no
     assert "not recorded: the trace does not say what the program ran" not in shown
     second = round_shown(app, "containers/opencode-export-steps.json", 2)
     assert "read (toolu_01PzR8kYwD5sN2fV6tJh3QcE): failed" in second
+
+
+def test_a_reasoning_part_written_into_a_messages_body_by_the_importer_is_not_said_to_be_kept_as_sent(app):
+    # OpenCode's reasoning part becomes a thinking block of a body the importer writes: nobody sent that block.
+    from pathlib import Path
+
+    from lib.export_html import trace_html
+    from lib.logs.upload import read_upload
+    shown = round_shown(app, "containers/opencode-export-steps.json", 1)
+    assert "A thinking part, shown as the payload holds it" in shown and "kept as sent" not in shown
+    path = Path("tests/fixtures/containers/opencode-export-steps.json")
+    exported = trace_html(read_upload([(path.name, path.read_bytes())]).conversations[0].trace)
+    assert "A thinking part, shown as the payload holds it" in exported and "kept as sent" not in exported

@@ -152,7 +152,9 @@ def _parts(message: Message, base: str, marks: list[Mark], empty: str = "(no con
                 plain.text(f"Result for call {part.call_id}" + (" · marked as an error" if part.is_error else ""))
                 code_block(part.content)
             case _:
-                plain.text(f"A {part.type} part, kept as sent")
+                # Not "as sent": the payload may be an importer's conversion (an OpenCode export's reasoning written
+                # as a thinking block), as the round's provenance says.
+                plain.text(f"A {part.type} part, shown as the payload holds it")
                 code_block(part.raw)
     if not message.parts:
         st.text(empty)
