@@ -198,3 +198,11 @@ def test_each_round_is_timed_as_the_runs_metrics_timed_its_response():
     # The output line's metrics keep each call's latency by response id: the rounds table had no latency column.
     rounds = _read(_fixture("openhands-output.jsonl")).conversations[0].trace.rounds
     assert [round(r.latency_ms) for r in rounds] == [3057, 2198, 2045, 2978, 2770, 4374]
+
+
+def test_a_rebuilt_round_says_the_tool_list_may_have_gone_as_text_which_the_trajectory_cannot_show():
+    # The fixture's run called Llama 4 with function calling in text: its tools went inside the prompt, yet the
+    # round showed them as the request's tool list with no word that it may not have been sent so.
+    first = _rounds(_read(_fixture("openhands-output.jsonl")))[0]
+    assert ("the tools went to the model as text inside the prompt, not as the tool list shown here, which is counted "
+            "in their place") in first.provenance.note

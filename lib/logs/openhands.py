@@ -54,8 +54,10 @@ REBUILT = ("Rebuilt from an OpenHands trajectory: the request is the run's event
            "(the system prompt and tool list from the system event, the task, each earlier response and the content "
            "of each observation), not a request on record as sent. What OpenHands adds to what it sends (the "
            "workspace and microagent context it recalls, the text around each observation) is not rebuilt. Where "
-           "OpenHands called the model without native function calling, the response is OpenHands' function-calling "
-           "reading of the model's text. The response and its usage are as recorded.")
+           "OpenHands called the model without native function calling (a model it does not call so, or "
+           "native_tool_calling set false), the response is OpenHands' function-calling reading of the model's "
+           "text, and the tools went to the model as text inside the prompt, not as the tool list shown here, which "
+           "is counted in their place. The response and its usage are as recorded.")
 """Every trajectory round's provenance note."""
 
 NO_SYSTEM_EVENT = (" This trajectory has no system event (older OpenHands versions wrote none): its system prompt and "
