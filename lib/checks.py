@@ -769,10 +769,12 @@ AUTHORED_NAMES = frozenset({
     "command", "cmd", "script", "code", "pattern", "regex", "glob",
     "path", "filepath", "filename", "directory", "dir", "cwd",
     "timeout", "timeoutms", "timeoutseconds", "yieldtimems", "maxoutputtokens",
+    "isinput", "securityrisk",
 })
 """Parameter names (lower case, no `_`) whose value the model composes itself: prose it writes, code and commands
 it runs, paths it reads or creates, how long it lets a tool run and how much of its output it reads (Codex's
-`yield_time_ms`, `max_output_tokens`). None is a fact someone should have given."""
+`yield_time_ms`, `max_output_tokens`), how it drives a command and how risky it rates its own call (OpenHands'
+`is_input`, `security_risk`). None is a fact someone should have given."""
 
 
 def _authored(name: str) -> bool:

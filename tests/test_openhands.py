@@ -206,3 +206,17 @@ def test_a_rebuilt_round_says_the_tool_list_may_have_gone_as_text_which_the_traj
     first = _rounds(_read(_fixture("openhands-output.jsonl")))[0]
     assert ("the tools went to the model as text inside the prompt, not as the tool list shown here, which is counted "
             "in their place") in first.provenance.note
+
+
+def test_the_models_own_flags_on_openhands_tools_are_not_values_it_filled():
+    # execute_bash's is_input (whether the command goes to the running process) and the security_risk OpenHands asks
+    # the model to rate its own call with are the model's to choose: model-filled-value marked the first of each.
+    from lib.checks import run_checks
+    line = json.loads((FIXTURES / "openhands-output.jsonl").read_text(encoding="utf-8"))
+    for event in line["history"]:
+        response = (event.get("tool_call_metadata") or {}).get("model_response")
+        for call in response["choices"][0]["message"]["tool_calls"] if event.get("action") == "run" else ():
+            arguments = json.loads(call["function"]["arguments"])
+            call["function"]["arguments"] = json.dumps({**arguments, "is_input": "false", "security_risk": "LOW"})
+    trace = _read(("output.jsonl", json.dumps(line).encode())).conversations[0].trace
+    assert not [f.message for f in run_checks(trace) if f.code == "model-filled-value"]
