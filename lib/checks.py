@@ -766,15 +766,16 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
 
 AUTHORED_NAMES = frozenset({
     "description", "content", "contents", "text", "body", "message", "summary", "prompt", "reason", "comment",
-    "command", "cmd", "script", "code", "pattern", "regex", "glob",
+    "command", "cmd", "script", "code", "pattern", "regex", "glob", "oldstring", "newstring",
     "path", "filepath", "filename", "directory", "dir", "cwd",
-    "timeout", "timeoutms", "timeoutseconds", "yieldtimems", "maxoutputtokens",
+    "timeout", "timeoutms", "timeoutseconds", "yieldtimems", "maxoutputtokens", "offset", "limit",
     "isinput", "securityrisk",
 })
 """Parameter names (lower case, no `_`) whose value the model composes itself: prose it writes, code and commands
-it runs, paths it reads or creates, how long it lets a tool run and how much of its output it reads (Codex's
-`yield_time_ms`, `max_output_tokens`), how it drives a command and how risky it rates its own call (OpenHands'
-`is_input`, `security_risk`). None is a fact someone should have given."""
+it runs (an edit's `old_string` and `new_string`, OpenCode's `oldString`, `newString`), paths it reads or creates,
+how long it lets a tool run and how much of its output or of a file it reads (Codex's `yield_time_ms`,
+`max_output_tokens`; a read's `offset` and `limit`), how it drives a command and how risky it rates its own call
+(OpenHands' `is_input`, `security_risk`). None is a fact someone should have given."""
 
 
 def _authored(name: str) -> bool:

@@ -207,3 +207,14 @@ def test_every_steps_tool_parts_are_what_the_program_ran_after_it_with_their_out
     assert (failed.name, failed.ok, failed.output) == (
         "read", False, "Error: File not found: /home/dev/todo-app/src/todo.test.tsx")
     assert answer.executions == ()
+
+
+def test_the_code_an_edit_writes_and_the_lines_a_read_asks_for_are_the_models_own_not_values_it_filled():
+    # edit's oldString and newString are code the model writes; read's offset and limit how much of a file it reads.
+    document = _document()
+    bash, read = (p for p in document["messages"][1]["parts"] if p.get("type") == "tool")
+    bash["tool"], bash["state"]["input"] = "edit", {"filePath": "/home/dev/todo-app/src/todo.ts",
+                                                   "oldString": "done = false", "newString": "done = true"}
+    read["state"]["input"] = {"filePath": "/home/dev/todo-app/src/todo.test.ts", "offset": 120, "limit": 40}
+    trace = _upload(document).conversations[0].trace
+    assert not [f.message for f in run_checks(trace) if f.code == "model-filled-value"]
