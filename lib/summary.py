@@ -253,12 +253,13 @@ def reasoning_reported(rows: tuple[RoundSummary, ...]) -> bool:
 
 
 def cost_known(row: RoundSummary) -> bool:
-    """Whether the round's cost can be worked out: its input and output are known, or the call failed, writing nothing
-    to pay for (whether it was billed at all, BILLING_NOT_KNOWN). A request or an answer the log lacks is not priced
-    as 0 tokens. A call never made (RoundSummary.sent) costs nothing."""
+    """Whether the round's cost can be worked out: its input and output are known, as the tokens summed for it are
+    (the Library's and the Tokens page's sums leave out the same calls). A failed call whose error holds no output is
+    not priced (whether it was billed at all, BILLING_NOT_KNOWN); a request or an answer the log lacks is not priced as
+    0 tokens. A call never made (RoundSummary.sent) costs nothing."""
     if not row.sent:
         return True
-    return row.input_if_known is not None and (row.output_if_known is not None or row.failed)
+    return row.input_if_known is not None and row.output_if_known is not None
 
 
 def round_cost(row: RoundSummary, prices: tuple[Price, ...]) -> float | None:
