@@ -142,3 +142,19 @@ def test_revealing_without_saying_what_the_model_will_do_earns_no_point_for_it(a
     assert at.radio(key="predict.1.action").value is None
     at.button(key="predict.reveal").click().run()
     assert "Your prediction: 0 of 5 points" in screen(at)
+
+
+def test_an_estimated_input_shown_while_predicting_is_not_said_to_be_hidden(app):
+    # Round 2 of Hengxin has no usage: its input is our estimate, shown before the prediction, so the caption
+    # beside it may hide only the output.
+    at = _predicted_up_to(app, 2)
+    shown = screen(at)
+    assert "Input tokens (estimated): **≈ 1,378**" in shown
+    assert "Output tokens are hidden until you predict the response." in shown
+    assert "our estimates are hidden" not in shown
+
+
+def test_a_reported_input_shown_while_predicting_hides_our_estimate_of_it(app):
+    shown = screen(_predicting(app, 1))
+    assert "Input tokens (reported): **1,247**" in shown
+    assert "Output tokens and our estimate of the input are hidden until you predict the response." in shown

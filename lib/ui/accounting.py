@@ -62,7 +62,9 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
         return
     if response_hidden:
         left.caption(f"Input tokens ({usage.source}): **{tokens_words(row)[0]}**")
-        middle.caption("Output tokens and our estimates are hidden until you predict the response.")
+        # An estimated input is itself our estimate, shown: only a reported one has an estimate beside it to hide.
+        hidden = "Output tokens and our estimate of the input are" if usage.source == "reported" else "Output tokens are"
+        middle.caption(f"{hidden} hidden until you predict the response.")
         return
     if not row.request_recorded:
         _unrecorded_request_figures(row, left, middle)
