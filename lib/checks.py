@@ -811,10 +811,10 @@ def _filled_message(tool_name: str, filled: list[tuple[str, object]], defaults: 
         either = "If they do not, either"
     return (f"The model filled {listed} in the {tool_name} call itself: "
             f"{'it appears' if one else 'they appear'} in no earlier message as written ({searched}).{among} "
-            f"{either} the model read {'it' if one else 'them'} from something said "
-            f"another way (\"tomorrow\", \"for an hour\"), or it made {'it' if one else 'them'} up: the conversation "
-            "alone cannot tell which. A value the program knows should come from the program; one nobody gave, the "
-            "model should ask the person for." + (f" {given}" if defaults else ""))
+            f"{either} the model read {'it' if one else 'them'} from something said another way "
+            f"(a day as \"tomorrow\", a length as \"for an hour\"), or it made {'it' if one else 'them'} up: "
+            "the conversation alone cannot tell which. A value the program knows should come from the program; "
+            "one nobody gave, the model should ask the person for." + (f" {given}" if defaults else ""))
 
 
 def _is_default(tool: ToolDefinition | None, name: str, value: object) -> bool:

@@ -487,6 +487,14 @@ def test_values_the_model_may_have_read_from_the_persons_other_words_are_not_sai
     assert all("read" in m and "from something said another way" in m and "cannot tell which" in m for m in messages)
 
 
+
+def test_the_ways_of_saying_a_value_are_given_as_examples_not_as_words_of_this_conversation(hengxin):
+    # Hengxin's employee never wrote "tomorrow" nor "for an hour": bare in quotes after status "submitted", they read
+    # as words of this conversation. Said as examples of a day and a length, they fit every trace.
+    messages = [f.message for f in run_checks(hengxin) if f.code == "model-filled-value"]
+    assert messages and all('another way ("tomorrow"' not in m for m in messages)
+    assert all('said another way (a day as "tomorrow", a length as "for an hour")' in m for m in messages)
+
 @pytest.mark.parametrize("arguments, results, expected", [
     ('{"order_id": "7"}', [], []),                                    # the user's words
     ('{"order_id": "7", "status": "closed"}', [], ['status "closed"']),  # an allowed value nobody asked for
