@@ -525,7 +525,9 @@ class Snowball:
         if not self.resent_rounds:
             return ("No request in the log follows one the log also kept: what each request sent again is not "
                     "known.")
-        said = "Instructions, tool definitions and earlier messages that the request before had carried too."
+        said = ("Instructions, tool definitions and earlier messages that the request before had carried too, as a "
+                "share of the input we counted in those requests: what the provider reported beyond our count (its "
+                "template, its own tokens) is in neither part.")
         if self.resent_unknown:
             one = self.resent_unknown == 1
             said += (f" {plural(self.resent_unknown, 'round')} whose previous request the log lacks "

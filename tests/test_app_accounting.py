@@ -475,3 +475,11 @@ def test_reasoning_the_provider_reported_as_0_stays_0_and_a_round_without_a_repo
     at.switch_page("pages/tokens.py").run()
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["reasoning"].tolist() == ["12", "0", "64", "not reported"]
+
+
+def test_the_share_already_sent_says_it_is_a_share_of_the_input_we_counted(app):
+    # Hengxin's 71% is of our count of each request, not of the reported input, which holds 503 tokens more a round.
+    at = _open_accounting(app, "hengxin-expense")
+    resent = next(m for m in at.metric if m.label == "Input already sent in the previous request")
+    assert "as a share of the input we counted in those requests" in resent.help
+    assert "what the provider reported beyond our count (its template, its own tokens) is in neither part" in resent.help
