@@ -398,7 +398,11 @@ def _text_with_tool_calls(trace: Trace) -> Iterator[Hit]:
         # Calls the agent read out of the text itself (Roo Code's XML tags): it got the text whole, and resends it.
         if not (response.message.tool_calls and text.strip()) or round_.calls_read_by_agent:
             continue
-        if _THINK.search(text) is None:
+        if _THINK.search(text) is None and _sent_back(trace, round_, text):
+            said = ("The model wrote text beside its tool calls. That is legal, and the next request in the log "
+                    "carries it back with the calls, as it should: a client that reads only the calls loses it. Show "
+                    "it to the person too.")
+        elif _THINK.search(text) is None:
             said = ("The model wrote text beside its tool calls. That is legal, but a client that reads only the "
                     "calls loses it: show it to the person and send it back with the calls in the next request.")
         elif _THINK.sub("", text).strip():
@@ -411,6 +415,13 @@ def _text_with_tool_calls(trace: Trace) -> Iterator[Hit]:
                     "person: do not show it as one. A client that reads only the calls loses it; send it back with "
                     "the calls where the model's chat format keeps earlier reasoning.")
         yield Hit("info", round_.index, "response", _text_path(response), said)
+
+
+def _sent_back(trace: Trace, round_: Round, text: str) -> bool:
+    """Whether the next request the log kept carries the model's turn with this text: the program sent it back."""
+    following = _next(trace, round_)
+    return following is not None and following.request_recorded and any(
+        m.role == "assistant" and m.text == text for m in following.request.messages)
 
 
 def _is_empty(content: str) -> bool:

@@ -680,3 +680,17 @@ def test_a_cut_stream_saved_as_a_trace_file_and_read_back_is_still_said_to_be_cu
     again, problems = read_trace(list(write_trace(trace)))
     assert not problems
     assert [f.code for f in run_checks(again) if "arguments" in f.code] == ["truncated-arguments"]
+
+
+def test_text_beside_calls_that_the_next_request_carries_back_is_said_to_be_carried_back():
+    # anthropic-pairs.jsonl's first answer writes text beside its call, and the second request resends that turn whole;
+    # anthropic-stream.jsonl's answer has no request after it: there the advice to send it back stands.
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+
+    def said(name: str) -> str:
+        conversations = read_upload([(name, (FIXTURES / name).read_bytes())]).conversations
+        return next(f.message for c in conversations for f in run_checks(c.trace) if f.code == "text-with-tool-calls")
+
+    assert "the next request in the log carries it back with the calls, as it should" in said("anthropic-pairs.jsonl")
+    assert "send it back with the calls in the next request" in said("anthropic-stream.jsonl")
