@@ -10,19 +10,13 @@ from streamlit.testing.v1 import AppTest
 
 from lib import catalog
 from lib.workshop_plan import unpack
+from tests.databases import app_database  # noqa: F401 - a fixture
 from tests.conftest import ROOT, load_bundled
 from tests.screen import screen
 
 ROUND_1_FIRST = "Predict round 1 first: this page would give away what the model does in it."
 
 
-@pytest.fixture
-def notes_url(tmp_path, monkeypatch) -> str:
-    """A notes database of this test's own, and the laptop's author: the Annotate page's editor."""
-    url = f"sqlite:///{tmp_path / 'notes.db'}"
-    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", url)
-    monkeypatch.setenv("ROUNDTRIP_AUTHOR", "Ada")
-    return url
 
 
 def _predicting(trace: str = "hengxin-expense", predicted: int = 0) -> AppTest:
@@ -77,7 +71,7 @@ def test_a_predicted_round_with_no_finding_is_not_called_a_trace_free_of_pitfall
     assert [s.value for s in at.success] == ["No pitfalls found in the rounds predicted so far."]
 
 
-def test_the_annotate_page_in_predict_mode_hides_the_response_and_waits_on_it_as_the_explorer_does(notes_url):
+def test_the_annotate_page_in_predict_mode_hides_the_response_and_waits_on_it_as_the_explorer_does(app_database):
     at = _on(_predicting(), "pages/annotate.py")
     shown = screen(at)
     assert "Call queryExpense" not in shown and "queryTravelPolicy(" not in shown
@@ -88,7 +82,7 @@ def test_the_annotate_page_in_predict_mode_hides_the_response_and_waits_on_it_as
     assert not [t for t in at.selectbox if t.key == "annotate.target"]
 
 
-def test_the_annotate_page_in_predict_mode_offers_no_file_and_no_note_of_a_later_round(notes_url):
+def test_the_annotate_page_in_predict_mode_offers_no_file_and_no_note_of_a_later_round(app_database):
     editor = _on(_predicting(predicted=4), "pages/annotate.py")
     editor.number_input(key="explorer.round").set_value(3).run()
     editor.selectbox(key="annotate.target").set_value("round:3/response.choices[0].message.tool_calls[0]")
@@ -171,7 +165,7 @@ def test_the_explorer_offers_a_fork_in_predict_mode_only_once_every_round_is_pre
     assert "explorer.fork" in [b.key for b in _predicting(predicted=4).button]
 
 
-def test_the_annotate_page_gets_no_round_navigator_on_a_long_trace_in_predict_mode(notes_url, app):
+def test_the_annotate_page_gets_no_round_navigator_on_a_long_trace_in_predict_mode(app_database, app):
     # The navigator holds every round's response, as the explorer's would; the explorer has none in predict mode.
     from tests.synthetic import synthetic_lines
     from tests.test_app_explorer import _navigator_data

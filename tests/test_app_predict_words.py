@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from lib import catalog
 from lib.ui.plan_editor import HELD_NAMES
 from lib.workshop_plan import unpack
+from tests.databases import app_database  # noqa: F401 - a fixture
 from tests.conftest import ROOT, load_bundled
 from tests.screen import screen
 from tests.test_app_annotate import _seed
@@ -88,18 +89,12 @@ def test_the_plan_page_in_predict_mode_names_no_slide_of_a_trace_still_to_predic
     assert "gallery-empty-result-invented-answer" in list(table["id"]) and EMPTY_RESULT in list(table["trace"])
 
 
-@pytest.fixture
-def notes_url(tmp_path, monkeypatch) -> str:
-    url = f"sqlite:///{tmp_path / 'notes.db'}"
-    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", url)
-    monkeypatch.setenv("ROUNDTRIP_AUTHOR", "Ada")
-    return url
 
 
-def test_the_explorers_notes_line_names_no_round_after_the_first_still_to_predict(notes_url):
+def test_the_explorers_notes_line_names_no_round_after_the_first_still_to_predict(app_database):
     # Which later rounds carry notes tells how far the trace goes, and a note there is on what the model did.
-    _seed(notes_url, "hengxin-expense", "round:2/response.choices[0].message.tool_calls[0]", "Strings.", "Ada")
-    _seed(notes_url, "hengxin-expense", "round:3/response.choices[0].message.tool_calls[0]", "Writes.", "Bo")
+    _seed(app_database, "hengxin-expense", "round:2/response.choices[0].message.tool_calls[0]", "Strings.", "Ada")
+    _seed(app_database, "hengxin-expense", "round:3/response.choices[0].message.tool_calls[0]", "Writes.", "Bo")
     captions = [c.value for c in _predicting().caption if "Notes on" in c.value]
     assert captions == []
     captions = [c.value for c in _predicting(predicted=1).caption if "Notes on" in c.value]
