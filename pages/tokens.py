@@ -45,7 +45,7 @@ st.metric("Cost of the whole trace" if len(rows) == len(loaded.trace.rounds) els
 
 st.subheader("Rounds")
 st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds", placeholder="–",
-             column_config={"cost USD": st.column_config.NumberColumn(format="%.6f")})
+             column_config=accounting.rounds_columns(table))
 accounting.gap_notes(loaded.trace, rows)
 accounting.overcount_note(rows)
 accounting.counted_against_notes(rows)

@@ -483,3 +483,14 @@ def test_the_share_already_sent_says_it_is_a_share_of_the_input_we_counted(app):
     resent = next(m for m in at.metric if m.label == "Input already sent in the previous request")
     assert "as a share of the input we counted in those requests" in resent.help
     assert "what the provider reported beyond our count (its template, its own tokens) is in neither part" in resent.help
+
+
+def test_the_rounds_table_writes_its_counts_with_thousands_separators_as_every_other_view_does(app):
+    # The explorer, Compare and the export write 1,247; the table drew 1247 until its count columns were localized.
+    import json
+    at = _open_accounting(app, "hengxin-expense")
+    table = next(d for d in at.dataframe if "tokens in" in d.value.columns)
+    columns = json.loads(table.proto.columns)
+    assert columns["tokens in"]["type_config"]["format"] == "localized"
+    assert columns["in: new messages"]["type_config"]["format"] == "localized"
+    assert "round" not in columns and columns["cost USD"]["type_config"]["format"] == "%.6f"

@@ -172,6 +172,14 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     return table
 
 
+def rounds_columns(table: pd.DataFrame) -> dict:
+    """How the rounds table's columns are drawn: counts with the reader's thousands separator (1,247, as every other
+    view writes them), the round's number and cost as they are."""
+    counts = [c for c in table.columns if c not in ("round", "cost USD") and pd.api.types.is_numeric_dtype(table[c])]
+    return {**{c: st.column_config.NumberColumn(format="localized") for c in counts},
+            "cost USD": st.column_config.NumberColumn(format="%.6f")}
+
+
 def _or_unknown(figure: int | None) -> int | str:
     return NOT_IN_THE_LOG if figure is None else figure
 
