@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -47,6 +48,9 @@ class BundledTrace:
     """Where the file is."""
     neutral: str | None = None
     """What predict mode calls it until every round is predicted (neutral_title); None where its title may show."""
+    alias: str | None = None
+    """What `?trace=` names it by while its neutral name is shown (neutral_alias), so the address tells no more than
+    the page; a link with it opens this trace as its name does. None where its title may show."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +82,9 @@ def bundled_traces() -> list[BundledTrace]:
 def _bundled(path: Path, name: str, place: int | None = None) -> BundledTrace:
     with path.open(encoding="utf-8") as f:
         header = json.loads(f.readline())
-    return BundledTrace(name=name, title=str(header.get("title", path.stem)), path=path,
-                        neutral=neutral_title(header, place))
+    neutral = neutral_title(header, place)
+    return BundledTrace(name=name, title=str(header.get("title", path.stem)), path=path, neutral=neutral,
+                        alias=neutral_alias(header, place) if neutral else None)
 
 
 def neutral_title(header: dict, place: int | None = None) -> str | None:
@@ -91,6 +96,19 @@ def neutral_title(header: dict, place: int | None = None) -> str | None:
     if place is None:
         return words
     return f"Pitfall trace {place}: {words}" if words else f"Pitfall trace {place}"
+
+
+def neutral_alias(header: dict, place: int | None = None) -> str:
+    """The id a link names a trace by while predict mode holds its title back, made as its neutral name is: a gallery
+    trace by its place ('pitfall-2', its file name names its pitfall), another by its PREDICT_TITLE's words."""
+    if place is not None:
+        return f"pitfall-{place}"
+    return re.sub(r"[^a-z0-9]+", "-", str(header.get(PREDICT_TITLE, "")).lower()).strip("-")
+
+
+def aliased(asked: str, traces: list[BundledTrace]) -> str:
+    """The bundled trace's name a link's `trace` means: the name of the trace with that alias, else as asked."""
+    return next((t.name for t in traces if t.alias and t.alias == asked), asked)
 
 
 def digest(data: bytes) -> str:

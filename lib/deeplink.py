@@ -1,6 +1,6 @@
 """What a deep link (`?trace=…&round=…`) asks for, and the closest valid position when it asks for one that
-does not exist. The trace is a bundled trace's name or a saved trace's id. No Streamlit here: the pages say
-it, this decides it."""
+does not exist. The trace is a bundled trace's name, its alias (catalog.neutral_alias, what predict mode writes
+while its title is held back) or a saved trace's id. No Streamlit here: the pages say it, this decides it."""
 
 from __future__ import annotations
 

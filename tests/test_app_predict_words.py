@@ -111,3 +111,42 @@ def test_the_tokens_page_labels_its_sums_as_the_rounds_predicted_so_far():
     at = _on(_predicting(predicted=4), "pages/tokens.py")
     labels = [m.label for m in at.metric]
     assert "Input billed over all calls" in labels and "One call with the final context" in labels
+
+
+def test_the_address_bar_names_a_pitfall_trace_still_to_predict_by_a_neutral_alias():
+    # The address is on screen and shared: `?trace=pitfalls/empty-result-invented-answer` tells the punchline.
+    at = _predicting(EMPTY_RESULT)
+    asked = str(at.query_params["trace"]).lower()
+    assert not [word for word in GIVEAWAYS if word in asked]
+    assert "pitfall-1" in asked
+    at = _predicting(EMPTY_RESULT, predicted=_rounds(EMPTY_RESULT))
+    assert EMPTY_RESULT in str(at.query_params["trace"])  # every round predicted: its own name again
+
+
+@pytest.mark.parametrize("mode", ["predict", None])
+def test_a_link_with_a_neutral_alias_opens_the_same_trace_as_its_name(mode):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update({"trace": "pitfall-1", "round": "1", **({"mode": mode} if mode else {})})
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="sidebar.trace").value == EMPTY_RESULT
+    assert (NEUTRAL if mode else TITLE) in screen(at)
+    assert "was not found" not in screen(at)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update({"trace": EMPTY_RESULT, "round": "1", **({"mode": mode} if mode else {})})
+    at.run()
+    assert at.selectbox(key="sidebar.trace").value == EMPTY_RESULT  # the old link still opens it
+
+
+def test_compares_address_names_a_run_still_to_predict_by_its_alias_and_a_link_with_it_opens_that_run():
+    at = _on(_predicting(), "pages/compare.py")
+    assert at.selectbox(key="compare.right").value == EMPTY_RESULT
+    asked = str(at.query_params["compare"]).lower()
+    assert asked == "hengxin-expense,pitfall-1" and not [word for word in GIVEAWAYS if word in asked]
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["compare"] = "pitfall-2,pitfall-1"
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception and "was not found" not in screen(at)
+    assert at.selectbox(key="compare.left").value == "pitfalls/invalid-arguments-corrected"
+    assert at.selectbox(key="compare.right").value == EMPTY_RESULT

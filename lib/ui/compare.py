@@ -139,10 +139,11 @@ def _linked(choices: dict[str, str]) -> None:
 
 
 def _saved_choice(name: str) -> str:
-    """A link's run as a choice: a saved trace's id (bare or as `saved:<id>`) is remembered and offered."""
+    """A link's run as a choice: a saved trace's id (bare or as `saved:<id>`) is remembered and offered; a bundled
+    trace's alias is its name."""
     trace_id = name.removeprefix(SAVED)
     if not is_kept_id(trace_id):
-        return name
+        return catalog.aliased(name, state.bundled())  # a bundled trace, by its name or its alias
     st.session_state[SAVED_RUNS] = [*st.session_state.get(SAVED_RUNS, []), trace_id]
     return f"{SAVED}{trace_id}"
 
@@ -173,7 +174,8 @@ def pickers() -> tuple[catalog.LoadedTrace, catalog.LoadedTrace]:
     left, right = st.columns(2)
     a = left.selectbox("Left run", list(choices), format_func=choices.get, key=LEFT, persist_state="session")
     b = right.selectbox("Right run", list(choices), format_func=choices.get, key=RIGHT, persist_state="session")
-    st.query_params["compare"] = f"{a},{b}"
+    predicting = predict.predicting()  # no punchline in the address: a trace still to predict by its alias
+    st.query_params["compare"] = f"{predict.link_name(a, predicting)},{predict.link_name(b, predicting)}"
     return _loaded(a), _loaded(b)
 
 

@@ -142,7 +142,7 @@ def trace_picker() -> catalog.LoadedTrace:
             return saved
         if not files:
             st.session_state[BUNDLED] = name
-            st.query_params["trace"] = name
+            st.query_params["trace"] = predict.link_name(name, predict.predicting())  # no punchline in the address
             return state.load_bundled(name)
         st.query_params.pop("trace", None)
         loaded = _uploaded(files)
@@ -181,6 +181,7 @@ def _linked_trace(names: list[str], titles: dict[str, str]) -> str:
     """The trace a deep link asks for; when there is none of that name, the first one, said so, and the
     nearest name offered."""
     asked = st.query_params.get("trace")
+    asked = asked and catalog.aliased(asked, state.bundled())
     if asked is None or asked in names:
         return asked or catalog.FIRST_TRACE
     if is_kept_id(asked):

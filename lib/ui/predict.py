@@ -71,6 +71,14 @@ def title(loaded: LoadedTrace, predicting_: bool) -> str:
     return loaded.trace.title
 
 
+def link_name(name: str, predicting_: bool) -> str:
+    """What `?trace=` names a bundled trace by: its alias while its neutral name heads it (title), else its name."""
+    bundled = next((t for t in state.bundled() if t.name == name), None)
+    if bundled is None or bundled.alias is None or not predicting_:
+        return name
+    return bundled.alias if title(state.load_bundled(name), True) == bundled.neutral else name
+
+
 def titles(predicting_: bool) -> dict[str, str]:
     """Every bundled trace's name and its title as a list of traces shows it (title): a trace whose title would tell
     what happens is read only in predict mode, to know whether each of its rounds is predicted."""
