@@ -25,6 +25,7 @@ CONVERTED_FROM = {
     "langfuse": "a Langfuse trace export",
     "ollama": "an Ollama /api/chat body",
     "openai-responses": "an OpenAI Responses API object",
+    "opencode-run-json": "OpenCode's run --format json output",
     "opencode-session": "an OpenCode session export",
     "openinference": "an OpenInference span",
     "otel-genai": "an OpenTelemetry GenAI span",

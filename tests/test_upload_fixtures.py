@@ -58,6 +58,8 @@ EXPECTED = [
     # Gemini CLI's JSON-lines recording: each answer written twice (before and after its calls ran), $set lines.
     (('gemini-cli-session.jsonl',), ['gemini-cli-session'], '28 lines: 6 rounds in 1 conversation; 14 lines not model calls; 0 lines skipped', {'session 0ab84937-9fe7-4284-986a-33c832af0b6a': [1, 7, 11, 13, 16, 18]}, 12),
     # A Goose session file: a metadata line (the session's token counts), then a message a line; it ends on a result.
+    # OpenCode's run --format json output: two steps (a bash call, then the answer), the prompt not printed.
+    (('opencode-run-json.jsonl',), ['opencode-run-json'], '5 lines: 2 rounds in 1 conversation; 0 lines skipped', {'session ses_494719016ffe85dkDMj0FPRbHK': [0, 2]}, 1),
     (('goose-session.jsonl',), ['goose-session'], '4 lines: 1 round in 1 conversation; 1 line not a model call; 0 lines skipped', {'session Debug memory leak in worker process': [1]}, 1),
     (('claude-stream-json-read.jsonl',), ['claude-stream-json'], '10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped', {'session 4cda4f2a-2a49-499b-af37-c6f4739bd0c7': [0, 2]}, 1),
     (('claude-stream-json-sample.jsonl',), ['claude-stream-json'], '10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped', {'session aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa': [1, 3]}, 2),

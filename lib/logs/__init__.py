@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
                       cohere, finetune, gemini, gemini_cli, goose, har, inspect_log, langfuse, ollama, opencode,
-                      openhands, pairs, recorded_streams, responses, sharegpt, spans, streams, trajectories)
+                      opencode_run, openhands, pairs, recorded_streams, responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
@@ -32,6 +32,8 @@ FORMATS: tuple[type[LogFormat], ...] = (
     goose.GooseSessionFormat,
     # An 'info' beside 'messages', each message an 'info' and its 'parts': OpenCode's export, no other format's shape.
     opencode.OpenCodeSessionFormat,
+    # A 'type' such as step_start or tool_use beside 'sessionID' (camel case) and a 'part': OpenCode's run output.
+    opencode_run.OpenCodeRunFormat,
     trajectories.EpisodeFormat,
     spans.SpanFormat,
     batches.AnthropicBatchFormat,
