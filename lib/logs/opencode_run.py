@@ -81,6 +81,11 @@ class OpenCodeRunFormat(LogFormat):
         return self._not_calls
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        if not isinstance(obj.get("sessionID"), str) or obj.get("type") not in EVENT_TYPES:
+            raise LineProblem("is no OpenCode run event: it needs a 'type' such as step_start, text or tool_use beside "
+                              "a 'sessionID'")
+        if obj["type"] == "error" and not isinstance(obj.get("error"), dict):
+            raise LineProblem(f"its 'error' is {convert.describe(obj.get('error'))}, expected an object")
         session = obj["sessionID"]
         if session not in self._turns:
             self._turns[session] = []
