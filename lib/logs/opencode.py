@@ -122,12 +122,12 @@ class OpenCodeSessionFormat(LogFormat):
                                                loaded=True))
                 content = _user_content(parts)
                 if content:
-                    _add(turns, "user", content)
+                    add_turn(turns, "user", content)
                 continue
             error = meta.get("error") if isinstance(meta.get("error"), dict) else None
             if not parts and error is None:
                 empty += 1
-                usage = _usage(meta.get("tokens")) or {}
+                usage = step_usage(meta.get("tokens")) or {}
                 unshown[0] += sum(v for k, v in usage.items() if k != "output_tokens")
                 unshown[1] += usage.get("output_tokens", 0)
                 continue
@@ -140,15 +140,15 @@ class OpenCodeSessionFormat(LogFormat):
                 earlier = records[-1].timestamp if records else None
                 if earlier and (record.timestamp is None or record.timestamp < earlier):
                     record.timestamp = earlier  # a step whose parts kept no time began after the step before it
-                record.executions = _ran(step)
+                record.executions = step_executions(step)
                 records.append(record)
-                blocks = _blocks(step)
+                blocks = step_blocks(step)
                 if not _dropped(error, parts):  # OpenCode leaves a failed message out of later requests
                     if blocks:
-                        _add(turns, "assistant", blocks)
-                    results = _results(step)
+                        add_turn(turns, "assistant", blocks)
+                    results = step_results(step)
                     if results:
-                        _add(turns, "user", results)
+                        add_turn(turns, "user", results)
             last_steps = steps
         if empty:
             them = "it" if empty == 1 else "them"
@@ -215,7 +215,7 @@ def _steps(parts: list[dict]) -> list[list[dict]]:
     return steps
 
 
-def _blocks(step: list[dict]) -> list[dict]:
+def step_blocks(step: list[dict]) -> list[dict]:
     """The step's answer as Messages content blocks: text, reasoning as thinking, tool parts as the calls."""
     blocks: list[dict] = []
     for part in step:
@@ -246,7 +246,7 @@ def _result(part: dict) -> tuple[str, bool]:
     return INTERRUPTED, True
 
 
-def _results(step: list[dict]) -> list[dict]:
+def step_results(step: list[dict]) -> list[dict]:
     """The step's tool parts' results as `tool_result` blocks: the next call's request carries them."""
     results = []
     for part in step:
@@ -259,7 +259,7 @@ def _results(step: list[dict]) -> list[dict]:
     return results
 
 
-def _ran(step: list[dict]) -> list[dict]:
+def step_executions(step: list[dict]) -> list[dict]:
     """What the program ran for the step's calls, as execution entries: each tool part that finished (completed or
     failed), with its output or error and how long it ran; a part still pending or running ran to no end."""
     ran = []
@@ -277,7 +277,7 @@ def _ran(step: list[dict]) -> list[dict]:
     return ran
 
 
-def _add(turns: list[dict], role: str, blocks: list[dict]) -> None:
+def add_turn(turns: list[dict], role: str, blocks: list[dict]) -> None:
     """A turn added to the conversation, joined to the one before it when both are the same role (the API reads
     consecutive messages of one role as one)."""
     if turns and turns[-1]["role"] == role:
@@ -295,7 +295,7 @@ def _dropped(error: dict | None, parts: list[dict]) -> bool:
                 and any(p.get("type") not in ("step-start", "reasoning") for p in parts))
 
 
-def _usage(tokens: Any) -> dict | None:
+def step_usage(tokens: Any) -> dict | None:
     """An export's `tokens` as Messages usage: `input` is OpenCode's count without the cache, as Messages counts it."""
     if not isinstance(tokens, dict):
         return None
@@ -321,7 +321,7 @@ def _round(turns: list[dict], step: list[dict], meta: dict, line: int, session: 
     # A message's own tokens stand for its one call only where it has no step parts and did not fail: a failed
     # message's are what its finished steps summed, none of them this call's.
     whole = whole and (error is None or finish is not None)
-    usage = _usage(finish.get("tokens")) if finish is not None else (_usage(meta.get("tokens")) if whole else None)
+    usage = step_usage(finish.get("tokens")) if finish is not None else (step_usage(meta.get("tokens")) if whole else None)
     reason = finish.get("reason") if finish is not None else (meta.get("finish") if whole else None)
     if usage is None:
         note += NO_USAGE
@@ -329,7 +329,7 @@ def _round(turns: list[dict], step: list[dict], meta: dict, line: int, session: 
     reasoning = convert.as_int(counted.get("reasoning")) if isinstance(counted, dict) else None
     if reasoning:
         note += REASONING.format(count=reasoning)
-    blocks = _blocks(step)
+    blocks = step_blocks(step)
     response: dict | None = {"type": "message", "role": "assistant", "content": blocks,
                              "stop_reason": STOP_REASONS.get(reason, reason) if isinstance(reason, str) else None}
     if model is not None:

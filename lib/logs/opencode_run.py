@@ -17,7 +17,8 @@ from typing import Iterator
 
 from lib.dialects import ANTHROPIC
 from lib.logs import chat_shape as convert
-from lib.logs.opencode import STOP_REASONS, TOOL_EFFECTS, _add, _blocks, _ran, _results, _usage
+from lib.logs.opencode import (STOP_REASONS, TOOL_EFFECTS, add_turn, step_blocks, step_executions, step_results,
+                               step_usage)
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.model import TRANSCRIPT_REQUEST
 
@@ -136,7 +137,7 @@ class OpenCodeRunFormat(LogFormat):
         line, step = self._open.pop(session)
         turns = self._turns[session]
         finish = next((p for p in step if p.get("type") == "step-finish"), None)
-        usage = _usage(finish.get("tokens")) if finish is not None else None
+        usage = step_usage(finish.get("tokens")) if finish is not None else None
         reason = finish.get("reason") if finish is not None else None
         note = PROVENANCE["note"] + ("" if usage is not None else NO_USAGE)
         failure = None
@@ -146,7 +147,7 @@ class OpenCodeRunFormat(LogFormat):
             failure = {"status": status if isinstance(status, int) and not isinstance(status, bool) else None,
                        "body": body, "message": f"{name}: {said}"}
             note += FAILED.format(name=name, said=said)
-        blocks = _blocks(step)
+        blocks = step_blocks(step)
         response: dict | None = {"type": "message", "role": "assistant", "content": blocks,
                                  "stop_reason": STOP_REASONS.get(reason, reason) if isinstance(reason, str) else None}
         message_id = next((p["messageID"] for p in step if isinstance(p.get("messageID"), str)), None)
@@ -163,10 +164,10 @@ class OpenCodeRunFormat(LogFormat):
                             timestamp=None if start is None else convert.iso_time(start // 1000,
                                                                                   (start % 1000) * 1_000_000),
                             provenance={**PROVENANCE, "note": note}, tool_effects=TOOL_EFFECTS,
-                            executions=_ran(step))
+                            executions=step_executions(step))
         if blocks and failure is None:
-            _add(turns, "assistant", blocks)
-            if results := _results(step):
-                _add(turns, "user", results)
+            add_turn(turns, "assistant", blocks)
+            if results := step_results(step):
+                add_turn(turns, "user", results)
         self._pending[session] = record
         return record
