@@ -3,7 +3,6 @@
 import streamlit as st
 
 from lib.dialects import DIALECTS
-from lib.slide_words import predicted_only_words
 from lib.summary import no_chart_words, rows_cost, snowball
 from lib.ui import accounting, charts, navigation, plain, predict, state
 from lib.ui.picker import trace_picker
@@ -18,11 +17,8 @@ accounting.counting_notice(counting)
 rows = state.summaries(loaded)
 # While predicting, the table and charts stop before the first round still to predict: each row says how many tools
 # its round called and why it stopped, and each later request's size counts that round's answer.
-shown = predict.shown_rounds(loaded, predict.predicting())
+shown = predict.page_rounds(loaded)
 if shown < len(rows):
-    st.caption(predicted_only_words(shown, "this page"))
-    if not shown:
-        st.stop()
     rows = rows[:shown]
 
 st.caption(

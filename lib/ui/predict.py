@@ -11,6 +11,7 @@ import streamlit as st
 from lib.catalog import LoadedTrace, neutral_title
 from lib.predict import ACTIONS, Prediction, Score, has_next_request, placeholder, read_arguments, score, total
 from lib.presenter import open_rounds
+from lib.slide_words import predicted_only_words
 from lib.text import plural
 from lib.ui import plain, rounds, state
 
@@ -52,6 +53,17 @@ def shown_rounds(loaded: LoadedTrace, predicting_: bool) -> int:
     """How many rounds, from the first, a view of more than one round may show (lib.presenter.open_rounds): every
     round, or in predict mode those before the first round still to predict."""
     return open_rounds(len(loaded.trace.rounds), hidden_rounds(loaded, predicting_))
+
+
+def page_rounds(loaded: LoadedTrace) -> int:
+    """How many rounds, from the first, a page of every round (Tokens, Checks) shows (shown_rounds): when fewer than
+    all, it says so under the title, and stops the page when none is predicted yet."""
+    shown = shown_rounds(loaded, predicting())
+    if shown < len(loaded.trace.rounds):
+        st.caption(predicted_only_words(shown, "this page"))
+        if not shown:
+            st.stop()
+    return shown
 
 
 def still_to_predict(loaded: LoadedTrace) -> int | None:
