@@ -38,4 +38,5 @@ KINDS = {
 
 if __name__ == "__main__":  # as `streamlit run` runs it; bench.peers.kinds imports KINDS only
     st.text("Round 1: the program sends the conversation")
-    KINDS[st.query_params.get("kind", "text")]()
+    for _ in range(int(st.query_params.get("n", "1"))):  # bench.peers.elements draws many of one kind
+        KINDS[st.query_params.get("kind", "text")]()
