@@ -48,3 +48,16 @@ def test_each_call_and_its_result_carry_the_id_gemini_cli_recorded_so_they_can_b
     assert "Call update_topic · id b5qo7ls5" in shown
     assert "result for read_file (aao1q07o, called in round 1)" in shown
     assert "call_1_" not in shown
+
+
+def test_the_explorer_shows_an_answers_thoughts_as_the_summaries_gemini_cli_recorded_as_text_not_markup(app):
+    # Line 11: round 2's answer is two thoughts and three calls, and no text.
+    shown = round_shown(app, "gemini-cli-session.jsonl", 2, ("text", "code"))
+    assert shown.count("A thought_summary part, shown as the payload holds it") == 2
+    assert '"subject": "Analyzing Project Context"' in shown
+    assert "I've been poring over the project files." in shown
+    ours = round_shown(app, "gemini-cli-session.jsonl", 2, ("markdown", "caption", "info"))
+    assert "Analyzing Project Context" not in ours and "poring over" not in ours
+    assert "each a summary of the model's reasoning that Gemini sent" in round_shown(app, "gemini-cli-session.jsonl", 2)
+    # Thoughts beside calls are no text beside them: no finding is pinned on them.
+    assert "text-with-tool-calls" not in ours

@@ -13,6 +13,7 @@ from pathlib import Path
 from lib.checks import run_checks
 from lib.logs.upload import read_upload
 from lib.provenance import origin_line, provenance_detail
+from lib.steps import join_path
 from lib.summary import parts_not_logged
 from tests.formats_support import assert_detects_only_its_own
 
@@ -65,6 +66,64 @@ def test_each_answers_usage_is_the_tokens_gemini_cli_recorded_its_thoughts_count
         "reported", 11894, 7900, 68 + 344, 344)
     assert [r.response.usage.input_tokens for r in rounds] == [11894, 20960, 43494]
     assert rounds[0].request.model == "gemini-3.1-pro-preview-customtools"
+
+
+def test_each_answers_thoughts_are_shown_as_the_summaries_gemini_cli_recorded_beside_its_text_never_in_it():
+    rounds = _read(LINES).conversations[0].trace.rounds
+    # Line 11: "thoughts": [{"subject": "Analyzing Project Context", "description": "I've been poring over ...", ...}]
+    second = rounds[1]
+    thoughts = [p for p in second.response.message.parts if p.kind == "other"]
+    assert [(p.type, p.raw["subject"], p.raw["timestamp"]) for p in thoughts] == [
+        ("thought_summary", "Analyzing Project Context", "2026-04-23T12:53:15.115Z"),
+        ("thought_summary", "Defining Project's Building Blocks", "2026-04-23T12:53:16.526Z")]
+    assert thoughts[0].raw["description"].startswith("I've been poring over the project files.")
+    # Beside the answer, never its text: a turn of calls alone has none, and an answer's text is the recorded one.
+    assert second.response.message.text == ""
+    fifth = rounds[4].response.message
+    assert [p.raw["subject"] for p in fifth.parts if p.kind == "other"] == ["Assessing Next Steps"]
+    assert fifth.text.startswith("我已經完成了 `GEMINI.md` 的撰寫") and "Assessing Next Steps" not in fifth.text
+    # Their tokens stay the count Gemini CLI recorded (tokens.thoughts): the output's reasoning.
+    assert [r.response.usage.reasoning_tokens for r in rounds] == [306, 642, 232, 161, 348, 452]
+    # Gemini CLI does not send them back: the requests rebuilt after them do not carry them.
+    sent = json.dumps([m.raw for m in rounds[-1].request.messages], ensure_ascii=False)
+    assert "Analyzing Project Context" not in sent and "Assessing Next Steps" not in sent
+    document = _read(DOCUMENT).conversations[0].trace.rounds
+    assert [[p.raw["subject"] for p in r.response.message.parts if p.kind == "other"] for r in document] == [
+        ["Initiating Stepwise Analysis"], ["Advancing toward next goal", "Refining action steps"],
+        ["Advancing toward next goal", "Finalizing Documentation Updates"]]
+
+
+def test_a_thought_that_is_not_a_subject_and_description_is_shown_whole_and_its_answer_still_a_round():
+    lines = _recorded_lines()
+    # Line 20's answer, its thoughts damaged: a bare string beside the recorded one.
+    lines[19] = {**lines[19], "thoughts": ["Assessing", *lines[19]["thoughts"]]}
+    upload = _lines(*lines)
+    assert upload.problems == ()
+    fifth = upload.conversations[0].trace.rounds[4].response.message
+    assert [p.raw for p in fifth.parts if p.kind == "other"][0] == {"type": "thought_summary", "recorded": "Assessing"}
+    assert fifth.text.startswith("我已經完成了 `GEMINI.md` 的撰寫")
+
+
+def test_the_checks_read_the_thoughts_as_no_answer_text_only_the_text_beside_calls_is_flagged():
+    trace = _read(LINES).conversations[0].trace
+    thoughts = {(r.index, join_path(r.response.message_path, p.path)): p.raw["subject"] for r in trace.rounds
+                for p in r.response.message.parts if p.kind == "other"}
+    assert len(thoughts) == 7
+    found = run_checks(trace)
+    assert not [f for f in found if (f.round, f.path) in thoughts or any(s in f.message for s in thoughts.values())]
+    # Rounds 1, 2, 3 and 6 are thoughts and calls: only round 4 wrote text beside its call.
+    assert [(f.round, f.path) for f in found if f.code == "text-with-tool-calls"] == [
+        (4, "choices[0].message.content")]
+
+
+def test_the_note_says_the_thoughts_are_shown_as_summaries_gemini_cli_recorded_not_the_models_reasoning():
+    trace = _read(LINES).conversations[0].trace
+    detail = provenance_detail(trace.round_provenance(trace.rounds[1]))
+    assert "is not shown" not in detail
+    assert ("The model's thoughts are shown as Gemini CLI recorded them, in thought_summary parts before the "
+            "answer's text and calls: each a summary of the model's reasoning that Gemini sent (a subject and a "
+            "description, as Gemini CLI split it), not the reasoning itself, and not text the model wrote to the "
+            "person.") in detail
 
 
 def test_the_system_prompt_and_tool_list_gemini_cli_does_not_record_are_said_to_be_missing_never_empty():

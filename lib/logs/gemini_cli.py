@@ -18,9 +18,11 @@ messages as user turns, each earlier answer as a model turn of its text and its 
 records on each call (`toolCalls[].result`, the `functionResponse` parts it sent back) as the user turn after it;
 those results, with each call's status, are also what the program ran after the answer (its round's executions).
 Gemini CLI records neither its system prompt nor its tool list: every round says it lacks them, never that they were
-empty. Nor does it record why the model stopped. The thought summaries it keeps (a subject and a description, not the
-model's words) are not shown. No recorded call sent on the results of the last answer's calls: their executions
-say so.
+empty. Nor does it record why the model stopped. Its `thoughts` on an answer are the thought summaries Gemini sent
+(each split into a bold subject and a description: packages/core/src/utils/thoughtUtils.ts parseThought), shown as
+`thought_summary` parts before the answer's text and calls, as other formats show reasoning, never as its text; Gemini
+CLI keeps thought parts out of the history it sends (packages/core/src/core/geminiChat.ts), so no rebuilt request
+carries them. No recorded call sent on the results of the last answer's calls: their executions say so.
 """
 
 from __future__ import annotations
@@ -52,11 +54,16 @@ PROVENANCE = {
             "recorded on the call), not a request on record as sent; the order of an answer's text and its calls "
             "within a turn is ours. Gemini CLI does not record its system prompt or its tool list: both were sent, "
             "but neither is shown or counted here. Nor does it record why the model stopped: the stop shown is read "
-            "from the answer. The answer's text, its calls and its usage are as recorded; the summary of the model's "
-            "thoughts Gemini CLI keeps is not shown.",
+            "from the answer. The answer's text, its calls and its usage are as recorded. The model's thoughts are "
+            "shown as Gemini CLI recorded them, in thought_summary parts before the answer's text and calls: each a "
+            "summary of the model's reasoning that Gemini sent (a subject and a description, as Gemini CLI split "
+            "it), not the reasoning itself, and not text the model wrote to the person.",
     "omitted": ["system", "tools"],
 }
 """Every round's provenance: what the recording lacks, said where the round is shown (lib/provenance.py)."""
+
+THOUGHT = "thought_summary"
+"""The type of the part a recorded thought is shown in: Gemini CLI's own name for it (ThoughtSummary)."""
 
 TOOL_EFFECTS = {"write_file": "write", "replace": "write", "save_memory": "write", "update_topic": "narration",
                 "write_todos": "narration"}
@@ -292,7 +299,23 @@ def _round(before: list[dict], turn: dict, message: dict, line: int, session: st
     record = GeminiFormat().record({"contents": list(before)}, response, line,
                                    {"model": model if isinstance(model, str) else None}, ids_recorded=True)
     record.derived = [TRANSCRIPT_REQUEST, *record.derived, "finish", *([] if counts else ["usage"])]
+    _thoughts_shown(record.response, message.get("thoughts"))
     return _placed(record, message, session, PROVENANCE)
+
+
+def _thoughts_shown(response: dict, thoughts: Any) -> None:
+    """The thoughts Gemini CLI recorded on an answer, each a part of its own before the answer's text and calls:
+    shown as reasoning is, never read as text the model wrote (its usage already counts their tokens)."""
+    if thoughts is None or thoughts == []:
+        return
+    # Each as recorded, under a type of its own; one that is not an object is kept whole, not dropped.
+    recorded = thoughts if isinstance(thoughts, list) else [thoughts]
+    parts = [{"type": THOUGHT, **thought} if isinstance(thought, dict) and "type" not in thought
+             else {"type": THOUGHT, "recorded": thought} for thought in recorded]
+    message = response["choices"][0]["message"]
+    content = message.get("content")
+    said = content if isinstance(content, list) else [{"type": "text", "text": content}] if content else []
+    message["content"] = [*parts, *said]
 
 
 def _failed(before: list[dict], message: dict, line: int, session: str) -> CallRecord:
