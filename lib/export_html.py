@@ -25,7 +25,7 @@ from lib.round_view import RoundView, round_view
 from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
                          missing_output, stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
-from lib.text import as_code, figure, plural, show_controls
+from lib.text import as_code, figure, milliseconds, plural, show_controls
 from lib.provenance import ANSWER_NOT_CAPTURED, origin_line, provenance_detail
 from lib.tokens import split_words
 from lib.usage_gap import figure_note
@@ -110,8 +110,8 @@ TEMPLATES = Environment(loader=FileSystemLoader(Path(__file__).parent / "templat
                         finalize=_shown, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                         keep_trailing_newline=True)
 """Every file is built here; `autoescape` is what keeps trace text text."""
-TEMPLATES.filters.update(plural=plural, figure=figure, code_text=_code_text, failure_heading=failure_heading,
-                        odd_status=odd_status)
+TEMPLATES.filters.update(plural=plural, figure=figure, milliseconds=milliseconds, code_text=_code_text,
+                        failure_heading=failure_heading, odd_status=odd_status)
 # The policy and the stylesheet are our own constants, written as they are (entities mean nothing in <style>).
 TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP_MARKS, step_titles=STEP_TITLES,
                          origin_words=ORIGIN_WORDS, finish_field=_finish_field, counted_parts=counted_parts,

@@ -98,3 +98,25 @@ def test_a_codex_round_does_not_say_0_tokens_were_written_to_the_prompt_cache(ap
     assert "0 written to it" not in shown
     assert ("18,304 read from the prompt cache (included in the input); the API does not report what it wrote to "
             "the cache.") in shown
+
+
+def test_the_program_lane_of_round_1_shows_the_command_codex_logged_the_end_of_and_claims_no_run_time_for_the_call(app):
+    # The exec_command call's command outlived the call (line 11's output: "Process running"); its end, exit 0 after
+    # 5.09 s, is logged at line 12. The lane shows that, and not "not recorded", nor 5,088 ms as the call's time.
+    shown = round_shown(app, "codex-rollout-0.125.jsonl", 1)
+    lane = shown[shown.index("The program's lane, after response 1"):]
+    assert "not recorded: the trace does not say what the program ran" not in lane
+    assert ":green-badge[ran ok]" in lane
+    assert "handler exec_command · call call_Y2p6KmqwoTtpi6atpDPuxC5M" in lane.splitlines()
+    assert ("Codex logged the command's end after this output: it was still running when Codex returned the output, "
+            "and ended later with exit code 0 after 5,088 ms: the command's time, not this call's.") in lane
+    assert "Appended to round 2's request as messages[5]" in lane
+    assert "exec_command (call_Y2p6KmqwoTtpi6atpDPuxC5M): ok" in lane
+
+
+def test_round_2s_lane_still_says_the_log_does_not_record_how_write_stdin_ran(app):
+    # write_stdin's output is in round 3's request, but no end event of its call is in the log.
+    shown = round_shown(app, "codex-rollout-0.125.jsonl", 2)
+    lane = shown[shown.index("The program's lane, after response 2"):]
+    assert "not recorded: the trace does not say what the program ran" in lane
+    assert "ran ok" not in lane

@@ -325,7 +325,7 @@ def test_outputs_after_the_logs_last_call_are_its_executions_where_the_log_recor
     assert (ran.tool_call_id, ran.name, ran.ok) == ("call_Y2p6KmqwoTtpi6atpDPuxC5M", "exec_command", True)
     assert "using-superpowers/SKILL.md" in ran.arguments["cmd"]
     assert ran.output.startswith("Chunk ID: a21e41\nWall time: 1.0037 seconds\nProcess running with session ID 48230")
-    assert ran.note == "the log ends on this result: no request after it was logged"
+    assert ran.note.endswith("The log ends on this result: no request after it was logged.")
     # A failed end is a failed execution; an output whose end the log lacks is no execution (its success unknown).
     end = _line("event_msg", {"type": "exec_command_end", "call_id": "call_1", "exit_code": 2})
     rounds = _lines(META, _user("go"), _call("call_1", "ls /x"), _call("call_2", "pwd"),
@@ -347,3 +347,62 @@ def test_the_write_check_marks_a_patch_codex_applies_not_the_input_it_polls_a_ru
     findings = run_checks(trace)
     assert [f.round for f in findings if f.code == "write-tool-call"] == [1]
     assert [f.round for f in findings if f.code == "model-filled-value"] == []
+
+
+# ExecCommandEndEvent (codex-rs/protocol/src/protocol.rs at commit edb4efee49ae9f130636fab25f2e398a931dd987):
+# `call_id`, `exit_code`, `duration` (a Rust Duration, written {"secs", "nanos"}), `stdout`, `stderr`,
+# `aggregated_output`, `formatted_output`; PatchApplyEndEvent: `call_id`, `stdout`, `stderr`, `success`. The fixture's
+# line 12 is one, recorded.
+def _ended(call_id: str, code: int, secs, nanos=0) -> dict:
+    return _line("event_msg", {"type": "exec_command_end", "call_id": call_id, "stdout": "", "stderr": "",
+                               "aggregated_output": "a.txt\n", "exit_code": code,
+                               "duration": {"secs": secs, "nanos": nanos}, "formatted_output": "a.txt\n"})
+
+
+def test_every_rounds_command_is_an_execution_with_the_time_it_ran_where_codex_logged_its_end():
+    # A command that ended within its call: Codex writes its end, then the output the model gets.
+    upload = _lines(META, _user("list the files"), _call("call_1", "ls"), _count(110, 100, 10),
+                    _ended("call_1", 0, 1, 250_000_000), _output("call_1", "a.txt\n"),
+                    _said("There is one file, a.txt."), _count(230, 115, 5))
+    listing, answer = upload.conversations[0].trace.rounds
+    [ran] = listing.executions
+    assert (ran.tool_call_id, ran.name, ran.ok, ran.duration_ms) == ("call_1", "exec_command", True, 1250.0)
+    assert ran.arguments == {"cmd": "ls"} and ran.output == "a.txt\n"
+    assert ran.note == "Codex logged the command's end before this output: exit code 0."
+    assert answer.executions == ()
+
+
+def test_a_command_that_outlived_its_call_says_so_and_its_run_time_is_not_given_as_the_calls():
+    # The recorded session: exec_command returned after its 1 s yield ("Process running with session ID 48230",
+    # line 11); the command's end (exit 0, 5.087741459 s) is logged after that output, at line 12, and reached the
+    # model through round 2's write_stdin. write_stdin's own end is not in the log: no execution is made for it.
+    first, polled, answer = _read().conversations[0].trace.rounds
+    [ran] = first.executions
+    assert (ran.tool_call_id, ran.name, ran.ok, ran.duration_ms) == ("call_Y2p6KmqwoTtpi6atpDPuxC5M", "exec_command",
+                                                                      True, None)
+    assert "Process running with session ID 48230" in ran.output
+    assert ran.note == ("Codex logged the command's end after this output: it was still running when Codex returned "
+                        "the output, and ended later with exit code 0 after 5,088 ms: the command's time, not this "
+                        "call's.")
+    assert polled.executions == () and answer.executions == ()
+
+
+def test_a_patch_codex_could_not_apply_is_a_failed_execution_without_a_run_time():
+    patch = _line("response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c-2",
+                                    "input": "*** Begin Patch\n*** Update File: a.py\n*** End Patch"})
+    end = _line("event_msg", {"type": "patch_apply_end", "call_id": "c-2", "stdout": "",
+                              "stderr": "Failed to find expected lines in a.py", "success": False})
+    done = _line("response_item", {"type": "custom_tool_call_output", "call_id": "c-2",
+                                   "output": "Failed to find expected lines in a.py"})
+    trace = _lines(META, _user("fix a.py"), patch, _count(10, 5, 5), end, done, _said("The patch failed."),
+                   _count(30, 5, 5)).conversations[0].trace
+    [ran] = trace.rounds[0].executions
+    assert (ran.tool_call_id, ran.name, ran.ok, ran.duration_ms) == ("c-2", "apply_patch", False, None)
+    assert ran.note == "Codex logged the patch's end before this output: not applied."
+
+
+def test_a_duration_codex_did_not_write_as_seconds_and_nanoseconds_gives_no_run_time():
+    end = _line("event_msg", {"type": "exec_command_end", "call_id": "call_1", "exit_code": 0, "duration": "1.2s"})
+    upload = _lines(META, _user("go"), _call("call_1", "ls"), end, _output("call_1", "a.txt"), _said("done"))
+    [ran] = upload.conversations[0].trace.rounds[0].executions
+    assert (ran.ok, ran.duration_ms) == (True, None)

@@ -379,3 +379,24 @@ def test_a_stop_the_importer_read_off_the_message_is_not_exported_as_a_recorded_
     text = " ".join(" ".join(_parse(trace_html(upload.conversations[0].trace)).text).split())
     assert "Stop signal stop_reason" not in text
     assert "The trace records no stop signal; read as stop_reason 'tool_use' from the message." in text
+
+
+def test_the_file_gives_an_executions_run_time_as_the_explorer_does():
+    # A Codex command's end written before its output, its duration {secs: 1, nanos: 250_600_000}: 1250.6 ms, which
+    # the explorer's step 3 shows as "1,251 ms" (lib.text.milliseconds).
+    def line(kind, payload):
+        return json.dumps({"timestamp": "2026-05-11T08:27:00.000Z", "type": kind, "payload": payload})
+    rollout = "\n".join([
+        line("session_meta", {"id": "s-1"}),
+        line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "ls"}]}),
+        line("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{\"cmd\": \"ls\"}",
+                               "call_id": "call_1"}),
+        line("event_msg", {"type": "exec_command_end", "call_id": "call_1", "exit_code": 0,
+                           "duration": {"secs": 1, "nanos": 250_600_000}}),
+        line("response_item", {"type": "function_call_output", "call_id": "call_1", "output": "a.txt"}),
+        line("response_item", {"type": "message", "role": "assistant",
+                               "content": [{"type": "output_text", "text": "a.txt"}]})])
+    trace = read_upload([("rollout.jsonl", rollout.encode())]).conversations[0].trace
+    assert trace.rounds[0].executions[0].duration_ms == 1250.6
+    text = "".join(_parse(trace_html(trace)).text)
+    assert "handler exec_command · call call_1 · ok · 1,251 ms" in text and "1250.6" not in text

@@ -20,9 +20,13 @@ A model call that failed is the `error` event Codex writes when a turn ends in a
 the call's items are still being written (no token count yet, no input since), the end of that call. The errors Codex
 says leave the turn as it was (`active_turn_not_steerable`, `thread_rollback_failed`) and a sandbox's are no model
 call. Codex never writes its `stream_error` events (retries) to the rollout. A `turn_aborted` event is the person (or
-a budget) stopping the turn, no failed call: said in a note. The outputs after the log's last model call, which no
-logged request carried, are that round's executions where the log records how the run ended (an `exec_command_end`'s
-exit code, a `patch_apply_end`'s success).
+a budget) stopping the turn, no failed call: said in a note.
+
+A call's output is an execution of its round where the log records how the run ended (an `exec_command_end`'s exit
+code and `duration`, a `patch_apply_end`'s success) by the time the next call's items begin; the outputs after the
+log's last call, which no logged request carried, too. A command's end is written before its output when it ended
+within the call; Codex's unified exec returns a command's output so far after `yield_time_ms` and leaves it running,
+and then writes its end after the output, when it exits: that duration is the command's, not the call's.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from lib.logs import chat_shape as convert
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.logs.responses import item_turn, item_turns
 from lib.model import TRANSCRIPT_REQUEST
+from lib.text import milliseconds
 
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 """The `type` of a rollout line, each beside a `payload` object."""
@@ -109,6 +114,17 @@ ABORTED = ("Codex stopped the turn here (turn_aborted, reason {reason}): the per
 """The note at a `turn_aborted` line."""
 
 
+ENDED = "Codex logged the command's end before this output: exit code {code}."
+"""The note of a command that ended within its call (its duration is the execution's)."""
+
+OUTLIVED = ("Codex logged the command's end after this output: it was still running when Codex returned the output, "
+            "and ended later with exit code {code}{took}.")
+"""The note of a command that went on running after its call's output (Codex's unified exec)."""
+
+PATCH_ENDED = "Codex logged the patch's end {when} this output: {outcome}."
+"""The note of an apply_patch call whose end the log records."""
+
+
 COMPACTED = ("Codex compacted the conversation here: the requests after this line start again from the history it "
              "wrote in place of the turns before it")
 """The note at a `compacted` line."""
@@ -156,8 +172,10 @@ class CodexRolloutFormat(LogFormat):
         """The lines this reader has been asked to recognize."""
         self._not_calls = 0
         self._notes: list[Problem] = []
-        self._ended: dict[str, bool] = {}
-        """Whether each run the session logged the end of succeeded, by call id (exec_command_end, patch_apply_end)."""
+        self._ended: dict[str, _End] = {}
+        """How each run the session logged the end of ended, by call id (exec_command_end, patch_apply_end)."""
+        self._output_ids: set[str] = set()
+        """The call ids whose output has been read: an end after it is of a command that outlived its call."""
 
     def detect(self, obj: dict) -> str | None:
         # A payload that is no object is still a rollout line: feed says what is wrong with it.
@@ -224,6 +242,7 @@ class CodexRolloutFormat(LogFormat):
         if self._history and session != self._session:
             yield from self._close(last=True)
             self._history, self._last_total, self._model, self._ended = [], None, None, {}
+            self._output_ids = set()
         self._session = session or self._session
         # `instructions`, beside it in some versions, is the user's (AGENTS.md), which Codex sends as a message item.
         base = meta.get("base_instructions")
@@ -251,6 +270,8 @@ class CodexRolloutFormat(LogFormat):
         elif self._round is not None:
             self._round.answered = True
             self._round.after.append(item)
+        if kind in OUTPUT_TYPES and isinstance(item.get("call_id"), str):
+            self._output_ids.add(item["call_id"])
         self._history.append(item)
 
     def _event(self, payload: dict, line: int) -> None:
@@ -263,11 +284,12 @@ class CodexRolloutFormat(LogFormat):
             self._notes.append(Problem(line, ABORTED.format(reason=reason if isinstance(reason, str) else "not given"),
                                        conversation=self._key(), loaded=True))
         elif isinstance(payload.get("call_id"), str):
-            code, success = payload.get("exit_code"), payload.get("success")
+            call_id = payload["call_id"]
+            code, success, after = payload.get("exit_code"), payload.get("success"), call_id in self._output_ids
             if kind == "exec_command_end" and isinstance(code, int) and not isinstance(code, bool):
-                self._ended[payload["call_id"]] = code == 0
+                self._ended[call_id] = _End(code == 0, after, code, _duration_ms(payload.get("duration")))
             elif kind == "patch_apply_end" and isinstance(success, bool):
-                self._ended[payload["call_id"]] = success
+                self._ended[call_id] = _End(success, after)
 
     def _failed(self, payload: dict, line: int, timestamp: str | None) -> Iterator[CallRecord]:
         """A model call that failed: the end of the call whose items are still being written, else a call of its
@@ -341,7 +363,7 @@ class CodexRolloutFormat(LogFormat):
             line=round_.line, dialect=OPENAI, request=self._request(round_.request, round_.model), response=response,
             conversation=self._key(), error=error, derived=[TRANSCRIPT_REQUEST, "finish"],
             converted_from="openai-responses", timestamp=round_.timestamp, provenance=self._provenance(said),
-            executions=self._ran_after(round_) if last else [], tool_effects=TOOL_EFFECTS,
+            executions=self._ran(round_, last), tool_effects=TOOL_EFFECTS,
         )
 
     def _request(self, items: list[dict], model: str | None) -> dict:
@@ -357,21 +379,61 @@ class CodexRolloutFormat(LogFormat):
         return {"origin": "derived", "note": " ".join(note),
                 "omitted": ["tools"] if self._instructions else ["system", "tools"]}
 
-    def _ran_after(self, round_: _Round) -> list[dict]:
-        """The outputs after the log's last call, as execution entries of the calls they answer, where the log records
-        how the run ended: an execution says whether it succeeded, and a bare output does not."""
+    def _ran(self, round_: _Round, last: bool) -> list[dict]:
+        """The outputs of the round's calls as execution entries, where the log records how the run ended: an
+        execution says whether it succeeded, and a bare output does not. `last`: no logged request carried them."""
         calls = {item["call_id"]: item for item in round_.items
                  if item.get("type") in CALL_TYPES and isinstance(item.get("call_id"), str)}
         ran = []
         for item in round_.after:
             call = calls.get(item.get("call_id")) if item.get("type") in OUTPUT_TYPES else None
-            if call is None or item["call_id"] not in self._ended:
+            end = self._ended.get(item["call_id"]) if call is not None else None
+            if end is None:
                 continue
             [tool] = convert.chat_messages(item_turns([item], "input")) or [{}]
-            ran.append({"tool_call_id": item["call_id"], "name": str(call.get("name") or ""),
-                        "arguments": _arguments(call), "output": tool.get("content"),
-                        "ok": self._ended[item["call_id"]], "note": convert.LOG_ENDS})
+            entry = {"tool_call_id": item["call_id"], "name": str(call.get("name") or ""),
+                     "arguments": _arguments(call), "output": tool.get("content"), "ok": end.ok}
+            if end.duration_ms is not None and not end.after_output:
+                entry["duration_ms"] = end.duration_ms
+            entry["note"] = end.note() + (f" {convert.LOG_ENDS[:1].upper()}{convert.LOG_ENDS[1:]}." if last else "")
+            ran.append(entry)
         return ran
+
+
+@dataclass(frozen=True, slots=True)
+class _End:
+    """How a run ended, as Codex's exec_command_end or patch_apply_end recorded it."""
+
+    ok: bool
+    """The command's exit code was 0, or the patch applied."""
+    after_output: bool
+    """The end was logged after the call's output: the command outlived its call."""
+    exit_code: int | None = None
+    """The command's exit code; None for a patch."""
+    duration_ms: float | None = None
+    """How long the command ran, when recorded."""
+
+    def note(self) -> str:
+        """What the execution says of how the run ended."""
+        if self.exit_code is None:
+            return PATCH_ENDED.format(when="after" if self.after_output else "before",
+                                      outcome="applied" if self.ok else "not applied")
+        if not self.after_output:
+            return ENDED.format(code=self.exit_code)
+        took = (f" after {milliseconds(self.duration_ms)} ms: the command's time, not this call's"
+                if self.duration_ms is not None else "")
+        return OUTLIVED.format(code=self.exit_code, took=took)
+
+
+def _duration_ms(duration: Any) -> float | None:
+    """A Rust Duration as Codex writes it ({"secs", "nanos"}) in milliseconds; None for anything else."""
+    if not isinstance(duration, dict):
+        return None
+    secs, nanos = duration.get("secs"), duration.get("nanos", 0)
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (secs, nanos)):
+        return None
+    return secs * 1000 + nanos / 1_000_000
+
 
 def _failed_call(payload: dict) -> bool:
     """Whether an `error` event is a model call that failed: every error but those that are no call's."""
