@@ -34,6 +34,9 @@ PITFALLS = "pitfalls"
 """The subfolder of the pitfall gallery; its traces are named `pitfalls/<file name>`."""
 PREDICT_TITLE = "predict_title"
 """The header field that names a trace in predict mode where its title would tell what the model does."""
+PITFALL_NUMBER = "pitfall_number"
+"""The header field that numbers a gallery trace: `Pitfall trace N` in predict mode, `pitfall-N` in its links. Given
+once and never changed, so a link shared keeps opening the same trace whatever joins or leaves the gallery."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,39 +74,54 @@ class LoadedTrace:
 
 
 def bundled_traces() -> list[BundledTrace]:
-    """The bundled traces, the first trace first, the rest by name, then the pitfall gallery by name."""
-    top = sorted((_bundled(path, path.stem) for path in TRACES_DIR.glob("*.jsonl")),
+    """The bundled traces, the first trace first, the rest by name, then the pitfall gallery by number (pitfall_number),
+    any without one last, by name."""
+    top = sorted((_bundled(path, path.stem, _header(path)) for path in TRACES_DIR.glob("*.jsonl")),
                  key=lambda t: (t.name != FIRST_TRACE, t.name))
-    gallery = [_bundled(path, f"{PITFALLS}/{path.stem}", place)
-               for place, path in enumerate(sorted((TRACES_DIR / PITFALLS).glob("*.jsonl")), start=1)]
-    return top + gallery
+    headers = {path: _header(path) for path in (TRACES_DIR / PITFALLS).glob("*.jsonl")}
+    numbered = sorted(headers, key=lambda p: (pitfall_number(headers[p]) is None, pitfall_number(headers[p]) or 0, p))
+    return top + [_bundled(path, f"{PITFALLS}/{path.stem}", headers[path], gallery=True) for path in numbered]
 
 
-def _bundled(path: Path, name: str, place: int | None = None) -> BundledTrace:
+def _header(path: Path) -> dict:
     with path.open(encoding="utf-8") as f:
-        header = json.loads(f.readline())
-    neutral = neutral_title(header, place)
+        return json.loads(f.readline())
+
+
+def _bundled(path: Path, name: str, header: dict, gallery: bool = False) -> BundledTrace:
+    neutral = neutral_title(header, gallery)
     return BundledTrace(name=name, title=str(header.get("title", path.stem)), path=path, neutral=neutral,
-                        alias=neutral_alias(header, place) if neutral else None)
+                        alias=neutral_alias(header, gallery) if neutral else None)
 
 
-def neutral_title(header: dict, place: int | None = None) -> str | None:
+def pitfall_number(header: dict) -> int | None:
+    """A gallery trace's fixed number (PITFALL_NUMBER); None where its header gives none."""
+    found = header.get(PITFALL_NUMBER)
+    return found if isinstance(found, int) and not isinstance(found, bool) and found > 0 else None
+
+
+def neutral_title(header: dict, gallery: bool = False) -> str | None:
     """What predict mode calls a trace until every round is predicted, where its title would tell what the model
-    does: a gallery trace by its `place` in the gallery ('Pitfall trace 2', every gallery title names its pitfall)
-    and its header's PREDICT_TITLE; another trace by its PREDICT_TITLE; None for one without, whose title may show."""
+    does: a gallery trace by its number ('Pitfall trace 2', every gallery title names its pitfall; pitfall_number)
+    and its header's PREDICT_TITLE; another trace by its PREDICT_TITLE; None for one without, whose title may show.
+    A gallery trace saved elsewhere keeps its number in its header, and with it its neutral name."""
     found = header.get(PREDICT_TITLE)
     words = found.strip() if isinstance(found, str) and found.strip() else None
-    if place is None:
+    number = pitfall_number(header)
+    if number is None and not gallery:
         return words
-    return f"Pitfall trace {place}: {words}" if words else f"Pitfall trace {place}"
+    named = "Pitfall trace" if number is None else f"Pitfall trace {number}"
+    return f"{named}: {words}" if words else named
 
 
-def neutral_alias(header: dict, place: int | None = None) -> str:
+def neutral_alias(header: dict, gallery: bool = False) -> str:
     """The id a link names a trace by while predict mode holds its title back, made as its neutral name is: a gallery
-    trace by its place ('pitfall-2', its file name names its pitfall), another by its PREDICT_TITLE's words."""
-    if place is not None:
-        return f"pitfall-{place}"
-    return re.sub(r"[^a-z0-9]+", "-", str(header.get(PREDICT_TITLE, "")).lower()).strip("-")
+    trace by its number ('pitfall-2': its file name names its pitfall, and its place in the gallery moves when a
+    trace joins it), another by its PREDICT_TITLE's words."""
+    if (number := pitfall_number(header)) is not None:
+        return f"pitfall-{number}"
+    words = re.sub(r"[^a-z0-9]+", "-", str(header.get(PREDICT_TITLE, "")).lower()).strip("-")
+    return f"pitfall-{words}" if gallery else words
 
 
 def aliased(asked: str, traces: list[BundledTrace]) -> str:

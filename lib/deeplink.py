@@ -21,15 +21,17 @@ class LinkedRound:
     """In our own words, what was wrong with the link's round; None when it was shown as asked."""
 
 
-def linked_round(asked: str | None, count: int) -> LinkedRound:
-    """The round a link's `round` opens in a trace of `count` rounds: the closest valid one, said so."""
+def linked_round(asked: str | None, count: int | None) -> LinkedRound:
+    """The round a link's `round` opens in a trace of `count` rounds: the closest valid one, said so. With `count`
+    None (predict mode holds the length back) a round past 1 is taken as asked, for the caller to bring within the
+    trace without saying how long it is."""
     if asked is None:
         return LinkedRound(1, None)
     try:
         number = int(asked)
     except ValueError:
         return LinkedRound(1, "The link's round is not a whole number: showing round 1.")
-    if number > count:
+    if count is not None and number > count:
         return LinkedRound(count, f"The link asks for round {number:,}, but this trace has "
                                   f"{plural(count, 'round')}: showing round {count:,}, the last.")
     if number < 1:

@@ -98,6 +98,13 @@ def held_words(asked: int, opened: int) -> str | None:
             f"so round {opened} is shown.")
 
 
+def held_back_words(opened: int) -> str:
+    """Why predict mode opened round `opened` where a later round was asked for, in words that name no later round:
+    which one was asked for, and whether the trace has it, would tell how long it is (lib.ui.predict.known_rounds)."""
+    return f"Predict round {opened} first: every later request carries what the model does in it, so round {opened} " \
+           "is shown."
+
+
 def settle(trace: Trace, round_index: int, step: int, hidden: Callable[[int], bool] = _never) -> Position:
     """The position nearest to the one asked for: the round clamped, and held at the first round still to predict
     (first_open), then its first step at or after `step`. A `hidden` round has only its request and the prediction

@@ -44,7 +44,7 @@ class Snowball:
     more_before: bool
     """Rounds before the first listed are left out."""
     more_after: bool
-    """Rounds after the last listed are left out (or hidden, in predict mode)."""
+    """Rounds after the last listed are left out, or in predict mode may be (how many there are is held back)."""
     tools: int
     """Tool definitions this request sends."""
     tools_sent: int
@@ -77,16 +77,20 @@ class Snowball:
     """False when the log kept no request for this round: its input, if reported, has no parts we counted."""
 
 
-def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_current: bool = False) -> Snowball:
+def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_current: bool = False,
+             reach: int | None = None) -> Snowball:
     """Round `index`'s counter. With `upto_current` no later round is listed: predict mode keeps the next
-    request's size for the learner to guess, and what the model does (Snowball.secret)."""
-    last = index if upto_current else len(rows)
+    request's size for the learner to guess, and what the model does (Snowball.secret). With `reach` (predict mode,
+    a round still to predict) none after round `reach`, the first still to predict; either way a `→ …` follows the
+    last listed, whether or not a round does, or its absence would tell that round is the trace's last."""
+    held = upto_current or reach is not None
+    last = index if upto_current else min(reach or len(rows), len(rows))
     first = max(1, min(index - WINDOW // 2, last - WINDOW + 1))
     shown = range(first, min(last, first + WINDOW - 1) + 1)
     row = rows[index - 1]
     return Snowball(
         sizes=tuple((k, rows[k - 1].messages_sent if rows[k - 1].request_recorded else None) for k in shown),
-        current=index, more_before=first > 1, more_after=shown[-1] < len(rows),
+        current=index, more_before=first > 1, more_after=held or shown[-1] < len(rows),
         tools=len(trace.rounds[index - 1].request.tools),
         tools_sent=sum(1 for r in trace.rounds[:index] if r.request.tools), tools_tokens=row.breakdown.tools,
         tools_unchanged=index > 1 and trace.rounds[index - 2].request.tools == trace.rounds[index - 1].request.tools,

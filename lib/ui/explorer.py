@@ -13,7 +13,7 @@ from lib.deeplink import linked_round
 from lib.growth import sends
 from lib.sequence import SEQUENCE_ROUNDS, sequence, window_start
 from lib.model import Round
-from lib.presenter import PREDICT_STEP, Position, first_open, held_words, waits_words
+from lib.presenter import PREDICT_STEP, Position, first_open, held_back_words, waits_words
 from lib.steps import STEP_COLORS, STEP_TITLES, StepLabel
 from lib.ui import accounting, annotate, cards, charts, lesson, plain, predict, rounds, side_by_side, state
 from lib.ui.round_navigator import round_navigator
@@ -44,7 +44,7 @@ VIEWS = (CARDS, RAW, DIALECTS)
 """How the payload can be shown: our cards, the raw bodies, or the round in both dialects side by side."""
 
 
-def _query_round(count: int) -> int:
+def _query_round(count: int | None) -> int:
     linked = linked_round(st.query_params.get("round"), count)
     if linked.problem:
         st.warning(linked.problem)
@@ -61,15 +61,15 @@ def current_round(loaded: LoadedTrace, predicting: bool = False) -> int:
         first_view = state.SHOWN_DIGEST not in st.session_state
         st.session_state[state.SHOWN_DIGEST] = loaded.digest
         if first_view:
-            st.session_state[state.ROUND] = _query_round(count)
+            st.session_state[state.ROUND] = _query_round(predict.known_rounds(loaded, predicting))
         elif seen:  # a page switch that interrupts a run can drop the widget's value: the trace keeps its round
             st.session_state[state.ROUND] = st.session_state.get(state.ROUND_SHOWN, 1)
         else:
             st.session_state[state.ROUND] = 1
-    asked = min(max(st.session_state[state.ROUND], 1), count)
-    st.session_state[state.ROUND] = first_open(asked, predict.hidden_rounds(loaded, predicting))
-    if said := held_words(asked, st.session_state[state.ROUND]):
-        st.warning(said)
+    wanted = max(st.session_state[state.ROUND], 1)
+    st.session_state[state.ROUND] = first_open(min(wanted, count), predict.hidden_rounds(loaded, predicting))
+    if wanted > st.session_state[state.ROUND]:  # only in predict mode: the box and a link reach no further otherwise
+        st.warning(held_back_words(st.session_state[state.ROUND]))
     st.session_state[state.ROUND_SHOWN] = st.session_state[state.ROUND]
     return st.session_state[state.ROUND]
 
@@ -87,9 +87,12 @@ def navigation(loaded: LoadedTrace, predicting: bool = False) -> int:
     back, pick, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
     back.button("◀ Previous round", on_click=_step, args=(-1, count), disabled=index <= 1,
                 key="explorer.previous", width="stretch")
+    # In predict mode the box goes no further than the first round still to predict, and says no total: its last
+    # round would be the one whose model answers (predict.known_rounds).
+    reach = predict.reachable(loaded, predicting)
+    words = f"Round (1 to {count})" if predict.known_rounds(loaded, predicting) else f"Round (1 to {reach} so far)"
     # A number field costs the same for 4 rounds or 1,000; a selectbox would ship every option each rerun.
-    pick.number_input(f"Round (1 to {count})", min_value=1, max_value=count, step=1, key=state.ROUND,
-                      persist_state="session")
+    pick.number_input(words, min_value=1, max_value=reach, step=1, key=state.ROUND, persist_state="session")
     forward.button("Next round ▶", on_click=_step, args=(1, count), disabled=index >= count or waits is not None,
                    key="explorer.next", width="stretch")
     if waits:

@@ -21,7 +21,7 @@ from lib.slide_words import (content_is_null, input_line, knows_words, size_word
                              tools_line)
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.text import plural, shorten, summarize_message
-from lib.ui import cards, plain, rounds, state
+from lib.ui import cards, plain, predict, rounds, state
 
 LESSON_CSS = """<style>
 /* The lesson layer at projector size: 24 px and up for what is read, 18 px and up for labels. Fixed rules of our own: no trace text. */
@@ -99,9 +99,11 @@ def beside_round(loaded: LoadedTrace, index: int) -> None:
             callouts(lessons_at(loaded.trace.lessons, index, step), f"{index}-{step}")
 
 
-def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool) -> None:
-    """The counter on every slide: messages per round with this one highlighted, tools resent, input split."""
-    snow = snowball(loaded.trace, state.summaries(loaded), index, upto_current)
+def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool, predicting: bool = False) -> None:
+    """The counter on every slide: messages per round with this one highlighted, tools resent, input split; in
+    predict mode no request past the first round still to predict (predict.reachable)."""
+    reach = None if predict.known_rounds(loaded, predicting) else predict.reachable(loaded, predicting)
+    snow = snowball(loaded.trace, state.summaries(loaded), index, upto_current, reach)
     sizes = [f":blue-background[**{size_words(count)}**]" if k == snow.current else size_words(count)
              for k, count in snow.sizes]
     line = ("… → " if snow.more_before else "") + " → ".join(sizes) + (" → …" if snow.more_after else "")

@@ -19,7 +19,7 @@ from lib.library_search import (SORTS, LibraryPage, LibraryQuery, LibraryRow, Ra
                                 export_jsonl, score_averages, search)
 from lib.store import StoreUnavailable
 from lib.text import plural
-from lib.ui import access as ui_access, annotate, compare, kept, picker, plain
+from lib.ui import access as ui_access, annotate, compare, kept, picker, plain, predict
 from lib.ui.database import store
 
 TABLE = "library.table"
@@ -47,6 +47,10 @@ LEFT_OUT = ("\u201cnot known\u201d, or \u201cleft out\u201d: the log lacks a req
 UNPRICED = ("A cost of \u201cno price\u201d: the price table has no price for that trace's models, so no cost is "
             "worked out. The Tokens page lists the prices it knows.")
 """Said under a page of traces when a cost on it is missing."""
+HELD_BACK = ("Predict mode is on: a trace with a round still to predict is listed without its rounds, tokens, cost and "
+             "findings, and by its neutral name where its title would tell what the model does; they would give away "
+             "what it does. Predict it in the round explorer, or turn predict mode off there.")
+"""Said above the list of traces in predict mode."""
 RANGES = (("rounds", "Rounds", 1.0), ("tokens", "Tokens", 1000.0), ("cost", "Cost (USD)", 0.01))
 """The range filters: query field, our label, and the step of their number boxes."""
 
@@ -134,6 +138,14 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
                            "tokens (in + out)": r.tokens_words, "cost": r.cost_words, "findings": r.findings,
                            "checks": ", ".join(r.finding_codes), "source": r.source, "saved": r.saved,
                            "saved by": r.author} for r in page.rows])
+    if predict.predicting():
+        st.caption(HELD_BACK)
+        for number, row in enumerate(page.rows):
+            title, open_ = _predicting_words(row)
+            table.loc[number, "title"] = title
+            if not open_:
+                table.loc[number, ["rounds", "findings"]] = None
+                table.loc[number, ["tokens (in + out)", "cost", "checks"]] = ""
     columns = {"rounds": st.column_config.NumberColumn(format="localized")}
     shown = st.dataframe(table, key=TABLE, on_select="rerun", selection_mode="multi-row", hide_index=True,
                          width="stretch", column_config=columns)
@@ -148,6 +160,18 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
     if pages > 1:
         st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, key=PAGE)
     return [page.rows[i] for i in shown.selection.rows if i < len(page.rows)]
+
+
+def _predicting_words(row: LibraryRow) -> tuple[str, bool]:
+    """A saved trace's title as predict mode shows it (predict.title), and whether every round of it is predicted
+    (predict.known_rounds); a trace that cannot be read now is held back as one still to predict."""
+    try:
+        loaded = kept.load(row.id)
+    except StoreUnavailable:
+        loaded = None
+    if loaded is None:
+        return "(not read: its title is held back in predict mode)", False
+    return predict.title(loaded, True), predict.known_rounds(loaded, True) is not None
 
 
 def actions(chosen: list[LibraryRow]) -> None:

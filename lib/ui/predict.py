@@ -23,6 +23,11 @@ NO_TOOL_LIST = "The log kept no tool list for this request: there is no tool to 
 """Under the disabled tool choice of a request whose tool list the log did not keep (lib.predict.Outcome)."""
 
 
+LAST_ROUND = "The trace ends with this round: no request follows it, so the messages asked for are not scored."
+"""Under the scored prediction of a trace's last round, once revealed: the form asked for the next request's messages
+there too, not to tell which round is the last."""
+
+
 def _scores(loaded: LoadedTrace) -> dict[int, Score]:
     return st.session_state.setdefault(state.SCORES, {}).setdefault(loaded.digest, {})
 
@@ -73,6 +78,25 @@ def still_to_predict(loaded: LoadedTrace) -> int | None:
     return shown + 1 if shown < len(loaded.trace.rounds) else None
 
 
+def known_rounds(loaded: LoadedTrace, predicting_: bool) -> int | None:
+    """How many rounds a page may say the trace has: all of them, or None in predict mode while a round is still to
+    predict (shown_rounds), since a trace of 4 rounds is one whose model answers in round 4."""
+    count = len(loaded.trace.rounds)
+    return None if predicting_ and shown_rounds(loaded, True) < count else count
+
+
+def reachable(loaded: LoadedTrace, predicting_: bool) -> int:
+    """The last round a learner can go to: the last, or in predict mode the first round still to predict."""
+    return min(shown_rounds(loaded, predicting_) + 1, len(loaded.trace.rounds))
+
+
+def round_words(loaded: LoadedTrace, index: int, predicting_: bool) -> str:
+    """Where a presenter screen stands: 'round 2 of 4', or in predict mode, with a round still to predict, 'round 2'
+    (known_rounds)."""
+    count = known_rounds(loaded, predicting_)
+    return f"round {index}" if count is None else f"round {index} of {count}"
+
+
 def title(loaded: LoadedTrace, predicting_: bool) -> str:
     """The trace's title as pages and slides head it: in predict mode, until every round is predicted, its neutral
     name where its title would tell what the model does (lib.catalog.neutral_title)."""
@@ -115,12 +139,10 @@ def form(loaded: LoadedTrace, index: int) -> None:
             st.caption(NO_TOOLS if view.round.request_recorded and view.tool_list_recorded else NO_TOOL_LIST)
         st.text_area("With which arguments (JSON)", key=_key(index, "arguments"), placeholder=placeholder(definitions),
                      help="Compared as JSON: names and values. Leave empty when you expect an answer.")
-        # Asked only where it is scored: the last round has no next request to count.
-        if has_next_request(loaded.trace, index):
-            st.number_input("How many messages will the next request carry?", min_value=0, step=1, value=None,
-                            key=_key(index, "messages"))
-        else:
-            st.caption("This is the trace's last round: no request follows it, so there are no messages to count.")
+        # Asked on the last round too, and scored there on nothing (result says so once revealed): a form without it
+        # would tell the learner that this round is the last, the one whose model answers.
+        st.number_input("How many messages will the next request carry?", min_value=0, step=1, value=None,
+                        key=_key(index, "messages"), help="Not scored where no request follows this round.")
         st.form_submit_button("Reveal the response", key=REVEAL, type="primary", on_click=_score, args=(loaded, index))
 
 
@@ -151,6 +173,8 @@ def result(loaded: LoadedTrace, index: int) -> None:
             verdict = ":green-badge[right]" if point.earned == point.possible else ":red-badge[wrong]"
             st.markdown(f"{verdict} {point.what} ({point.earned}/{point.possible})")
             plain.text(point.says)
+        if not has_next_request(loaded.trace, index):
+            st.caption(LAST_ROUND)
 
 
 def earned(loaded: LoadedTrace) -> tuple[int, int]:
@@ -168,8 +192,9 @@ def trace_score(loaded: LoadedTrace) -> None:
     """The score over every round predicted so far, and a way to start again."""
     found = _scores(loaded)
     left, right = st.columns([3, 1], vertical_alignment="bottom")
+    count = known_rounds(loaded, True)
     left.metric("Your score on this trace", score_words(loaded),
-                help=f"{plural(len(found), 'round')} predicted of {len(loaded.trace.rounds)}.")
+                help=f"{plural(len(found), 'round')} predicted {'so far' if count is None else f'of {count}'}.")
     right.button("Start over", key="predict.start_over", on_click=_start_over, args=(loaded,), disabled=not found)
 
 

@@ -166,7 +166,7 @@ def show(loaded: LoadedTrace, predicting: bool, corner=None) -> None:
     """One step of one round, with large Previous and Next buttons (where we are in `corner`, see frame)."""
     trace, hidden = loaded.trace, hidden_rounds(loaded, predicting)
     here = position(loaded, predicting)
-    frame(predict.title(loaded, predicting), f"round {here.round} of {len(trace.rounds)}", corner)
+    frame(predict.title(loaded, predicting), predict.round_words(loaded, here.round, predicting), corner)
     buttons((_move, (loaded, False, predicting)) if preceding(trace, here, hidden) else None,
             (_move, (loaded, True, predicting)) if following(trace, here, hidden) else None,
             lambda: progress(loaded, here, hidden(here.round)))
@@ -182,7 +182,7 @@ def step_slide(loaded: LoadedTrace, here: Position, predicting: bool) -> None:
     the form in place of a hidden response."""
     secret = hidden_rounds(loaded, predicting)(here.round)
     st.html(lesson.LESSON_CSS)
-    lesson.snowball_counter(loaded, here.round, upto_current=secret)
+    lesson.snowball_counter(loaded, here.round, upto_current=secret, predicting=predicting)
     if secret and here.step != 1:
         st.header(":material/help: What will the model do?")
         predict.form(loaded, here.round)

@@ -117,7 +117,7 @@ def show(plan: Plan, predicting: bool, corner=None) -> None:
     where, waits, said = f"slide {index + 1} of {len(plan.slides)}", None, False
     if slide.view == "step":  # the round shown: a round still to predict holds a later one back (first_open)
         here = _position(loaded, slide, predicting)[0]
-        where += f" · round {here.round} of {len(loaded.trace.rounds)}"
+        where += f" · {predict.round_words(loaded, here.round, predicting)}"
         # Next waits on a prediction as the presenter's does: the next slide may be the next request. Said only where
         # the slide does not already say which round to predict first (_step's held_words).
         waits = waits_words(loaded.trace, here, presenter.hidden_rounds(loaded, predicting))
