@@ -23,6 +23,7 @@ CONVERTED_FROM = {
     "goose-session": "a Goose session file",
     "inspect": "an Inspect AI model event",
     "langfuse": "a Langfuse trace export",
+    "langsmith": "a LangSmith run export",
     "ollama": "an Ollama /api/chat body",
     "openai-responses": "an OpenAI Responses API object",
     "opencode-run-json": "OpenCode's run --format json output",

@@ -63,6 +63,7 @@ FIXTURE_FORMATS = {
     "openhands-completions.jsonl": "openhands-completions",
     "openhands-output.jsonl": "openhands-trajectory",
     "openhands-resolver-output.jsonl": "openhands-trajectory",
+    "langsmith-runs.jsonl": "langsmith",
     # Written for the request/response pair importers; none of the formats here may claim them.
     "openai-pairs.jsonl": None,
     "anthropic-pairs.jsonl": None,

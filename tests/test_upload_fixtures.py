@@ -60,6 +60,9 @@ EXPECTED = [
     # A Goose session file: a metadata line (the session's token counts), then a message a line; it ends on a result.
     # OpenCode's run --format json output: two steps (a bash call, then the answer), the prompt not printed.
     (('opencode-run-json.jsonl',), ['opencode-run-json'], '5 lines: 2 rounds in 1 conversation; 0 lines skipped', {'session ses_494719016ffe85dkDMj0FPRbHK': [0, 2]}, 1),
+    # LangSmith runs as list_runs() writes them out (run.json() a line): a LangGraph agent's trace (LangChain's
+    # serialized messages, its tools under invocation_params) and one in plain messages without a tool list.
+    (('langsmith-runs.jsonl',), ['langsmith'], '12 lines: 4 rounds in 2 conversations; 8 lines not model calls; 0 lines skipped', {'LangGraph · trace 1f0a9c2e-5b7d-6e41-9a3c-7d2b1e4f8a01': [2, 4], 'support_agent · trace 1f0a9c31-02aa-6c7e-b4d1-55e0c3a9d200': [1, 4]}, 3),
     (('goose-session.jsonl',), ['goose-session'], '4 lines: 1 round in 1 conversation; 1 line not a model call; 0 lines skipped', {'session Debug memory leak in worker process': [1]}, 1),
     (('claude-stream-json-read.jsonl',), ['claude-stream-json'], '10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped', {'session 4cda4f2a-2a49-499b-af37-c6f4739bd0c7': [0, 2]}, 1),
     (('claude-stream-json-sample.jsonl',), ['claude-stream-json'], '10 lines: 2 rounds in 1 conversation; 5 lines not model calls; 0 lines skipped', {'session aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa': [1, 3]}, 2),

@@ -10,14 +10,18 @@ Adding a format is one new module and one line in FORMATS.
 from __future__ import annotations
 
 from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
-                      cohere, finetune, gemini, gemini_cli, goose, har, inspect_log, langfuse, ollama, opencode,
-                      opencode_run, openhands, pairs, recorded_streams, responses, sharegpt, spans, streams, trajectories)
+                      cohere, finetune, gemini, gemini_cli, goose, har, inspect_log, langfuse, langsmith, ollama,
+                      opencode, opencode_run, openhands, pairs, recorded_streams, responses, sharegpt, spans, streams,
+                      trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
     # Whole-document formats (lib/logs/documents.py cuts them into elements): samples, interactions, entries, runs.
     inspect_log.InspectSampleFormat,
     langfuse.LangfuseTraceFormat,
+    # A 'run_type' beside a run's place in its trace ('trace_id', 'dotted_order', 'parent_run_id'): LangSmith's runs,
+    # no other format's lines have them.
+    langsmith.LangSmithRunFormat,
     cassettes.CassetteFormat,
     har.HarEntryFormat,
     # Before SWE-agent's: both keep a run under 'history', OpenHands' of events (an 'action' or 'observation').

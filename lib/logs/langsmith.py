@@ -1,0 +1,438 @@
+"""LangSmith run exports: the runs of LangChain and LangGraph programs as LangSmith keeps them.
+
+A run is one unit of work (`run_type` llm, chat_model, tool, chain, retriever, ...) with its `inputs`, `outputs`,
+`error`, times and place in its trace (`trace_id`, `parent_run_id`, `dotted_order`). A file holds them one a line
+(`langsmith.Client().list_runs(...)` written out with `run.json()`), as one JSON array of them, as a run tree (a
+run with its `child_runs`, as the UI and API return one), or as the API's `{"runs": [...]}` page.
+
+Each llm run is a model call, one round: its `inputs.messages` are the LangChain messages the model class was given
+(LangChain's serialized `{"lc": 1, "type": "constructor", "id": [..., "HumanMessage"], "kwargs"}`, `{"type", "data"}`
+or plain `{"type"/"role", "content"}` messages; a batch of lists, of which the first is read), written here as Chat
+Completions messages (`converted_from: langsmith`); its answer is `outputs.generations[0][0].message` (or the text
+of a completion model, or an OpenAI-shaped output from LangSmith's OpenAI wrapper), its usage the message's
+`usage_metadata`, else `response_metadata.token_usage`, else the run's own token counts. The tool list is the one in
+`extra.invocation_params.tools` (or `inputs.tools`): a run without one says the tool list is not in the log. Each
+tool run is the program's execution of a call, given to the call it answers by the `tool_call_id` of the
+ToolMessage it returned, else by its name and order in the trace (and that is said). Each trace is a conversation,
+its rounds in `dotted_order`.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from typing import Any, Iterator
+
+from lib.dialects import OPENAI
+from lib.logs import chat_shape as convert
+from lib.logs import spans
+from lib.logs.record import CallRecord, LineProblem, LogFormat
+
+RUN_TYPES = frozenset({"llm", "chat_model", "tool", "chain", "retriever", "embedding", "prompt", "parser"})
+"""The run types LangSmith records."""
+
+MODEL_RUNS = frozenset({"llm", "chat_model"})
+"""The run types that are a model call."""
+
+RUN_KEYS = ("trace_id", "dotted_order", "parent_run_id")
+"""Keys of a run's place in its trace: a LangSmith run has at least one of them beside its `run_type`."""
+
+ROLES = {"human": "user", "humanmessage": "user", "user": "user", "ai": "assistant", "aimessage": "assistant",
+         "aimessagechunk": "assistant", "assistant": "assistant", "system": "system", "systemmessage": "system",
+         "developer": "system", "tool": "tool", "toolmessage": "tool", "function": "tool",
+         "functionmessage": "tool", "chat": "user", "chatmessage": "user", "humanmessagechunk": "user"}
+"""A LangChain message's type (its `type`, or the class named last in its `id`) as a Chat Completions role."""
+
+FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length",
+          "STOP": "stop", "MAX_TOKENS": "length"}
+"""Providers' stop reasons as LangChain's response_metadata keeps them, in Chat Completions words."""
+
+NOTE = ("Read from a LangSmith run export: the request is the messages LangChain handed the model class "
+        "(the run's inputs), written here as a Chat Completions body, not the provider's request on the wire; the "
+        "answer and its usage are as the run recorded them.")
+"""Every round's provenance note."""
+
+NO_TOOLS = (" The run holds no tool list (LangChain keeps the tools it binds under extra.invocation_params.tools, "
+            "and this run has none there): whether tools were sent is not in the log.")
+"""Added to the note of a run whose tool list is not in the export."""
+
+BY_ORDER = ("paired by its name and order in the trace: the tool run holds no tool_call_id (its output is no "
+            "ToolMessage)")
+"""Said of a tool run given to its call without a call id."""
+
+NO_MESSAGES = "its inputs hold no 'messages' (nor a 'prompts' list): the request is not in the export"
+"""Why an llm run's request is empty."""
+
+
+class LangSmithRunFormat(LogFormat):
+    """LangSmith runs (`list_runs` written out as JSON, a run tree, or the API's page of runs), a round per llm run."""
+
+    name = "langsmith"
+    title = "LangSmith run export"
+
+    def __init__(self) -> None:
+        self._traces: dict[str, list[tuple[int, dict]]] = {}
+        """Per trace id, (line, run) for every run read, kept until the file ends: a trace's runs come in any order."""
+        self._not_calls = 0
+
+    def detect(self, obj: dict) -> str | None:
+        if _is_run(obj):
+            return "a 'run_type' such as llm, tool or chain beside 'trace_id', 'dotted_order' or 'parent_run_id' " \
+                   "(a LangSmith run)"
+        runs = obj.get("runs")
+        if isinstance(runs, list) and runs and all(_is_run(r) for r in runs[:5]):
+            return "'runs', each with its 'run_type' and 'trace_id' (a LangSmith page of runs)"
+        return None
+
+    def near_miss(self, obj: dict) -> str | None:
+        if _run_type(obj) in RUN_TYPES and not any(k in obj for k in RUN_KEYS):
+            return "has a LangSmith 'run_type', but neither 'trace_id', 'dotted_order' nor 'parent_run_id'"
+        return None
+
+    def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        if _is_run(obj):
+            runs = list(_flattened(obj))
+        elif isinstance(obj.get("runs"), list) and obj["runs"]:
+            runs = [r for run in obj["runs"] if isinstance(run, dict) for r in _flattened(run)]
+            if not any(_is_run(r) for r in runs):
+                raise LineProblem("its 'runs' hold no LangSmith run (each needs a 'run_type' beside a 'trace_id')")
+        else:
+            raise LineProblem("is no LangSmith run: it needs a 'run_type' such as llm, tool or chain beside a "
+                              "'trace_id', 'dotted_order' or 'parent_run_id'")
+        if not any(_run_type(r) in MODEL_RUNS for r in runs):
+            self._not_calls += 1  # a chain, tool or retriever line: no model call, though a tool run is shown
+        for run in runs:
+            if _is_run(run):
+                trace = _text(run.get("trace_id")) or _text(run.get("id")) or f"line {line}"
+                self._traces.setdefault(trace, []).append((line, run))
+        return iter(())
+
+    def finish(self) -> Iterator[CallRecord]:
+        for trace, runs in self._traces.items():
+            yield from self._trace(trace, runs)
+        self._traces.clear()
+
+    def not_calls(self) -> int:
+        return self._not_calls
+
+    def _trace(self, trace: str, runs: list[tuple[int, dict]]) -> Iterator[CallRecord]:
+        """The trace's llm runs as rounds in the order it ran, each with the tool runs that answered its calls."""
+        ordered = sorted(runs, key=lambda lr: _order(lr[1], lr[0]))
+        by_id = {_text(r.get("id")): r for _, r in ordered}
+        calls: list[tuple[tuple, CallRecord]] = []
+        seen: set[str] = set()
+        for position, (line, run) in enumerate(ordered):
+            ident = _text(run.get("id"))
+            if ident is not None and ident in seen:
+                continue  # the same run twice (a tree and its flat listing): read once
+            if ident is not None:
+                seen.add(ident)
+            key = (position,)
+            if _run_type(run) in MODEL_RUNS:
+                record = _record(run, line)
+                record.conversation = _conversation(trace, by_id)
+                calls.append((key, record))
+            elif _run_type(run) == "tool":
+                entry = _execution(run)
+                paired_by_id = bool(entry["tool_call_id"])
+                spans.attach_execution(entry, key, calls)
+                if not paired_by_id and entry["tool_call_id"]:
+                    entry["note"] = "; ".join(filter(None, (entry.get("note"), BY_ORDER)))
+        yield from (record for _, record in calls)
+
+
+# --- one run ---------------------------------------------------------------------------------------
+
+
+def _run_type(obj: dict) -> str | None:
+    """The run's `run_type`, when it is text."""
+    kind = obj.get("run_type")
+    return kind if isinstance(kind, str) else None
+
+
+def _is_run(obj: Any) -> bool:
+    return isinstance(obj, dict) and _run_type(obj) in RUN_TYPES and any(k in obj for k in RUN_KEYS)
+
+
+def _flattened(run: dict) -> Iterator[dict]:
+    """The run and the runs nested under its `child_runs`, depth first (a run tree), without recursion: a deep tree
+    must not exhaust the stack."""
+    stack = [run]
+    while stack:
+        current = stack.pop()
+        yield current
+        children = current.get("child_runs")
+        if isinstance(children, list):
+            stack.extend(reversed([c for c in children if isinstance(c, dict)]))
+
+
+def _order(run: dict, line: int) -> tuple:
+    """Where a run stands in its trace: its `dotted_order` (start time and id of each ancestor, so a parent sorts
+    before its children), else its start time, else its line."""
+    dotted = _text(run.get("dotted_order"))
+    start = _moment(run.get("start_time"))
+    return (dotted is None, dotted or "", start is None, start or 0, line)
+
+
+def _conversation(trace: str, by_id: dict) -> str:
+    """The trace as a conversation: `trace <id>`, after its root run's name where the export holds the root."""
+    root = by_id.get(trace)
+    name = _text(root.get("name")) if isinstance(root, dict) else None
+    return f"{name} · trace {trace}" if name else f"trace {trace}"
+
+
+def _record(run: dict, line: int) -> CallRecord:
+    """One llm run as a model call."""
+    inputs = run.get("inputs") if isinstance(run.get("inputs"), dict) else {}
+    outputs = run.get("outputs") if isinstance(run.get("outputs"), dict) else {}
+    params = convert.object_at(convert.object_at(run, "extra"), "invocation_params")
+    metadata = convert.object_at(convert.object_at(run, "extra"), "metadata")
+    model = next((v for v in (params.get("model"), params.get("model_name"), inputs.get("model"),
+                              metadata.get("ls_model_name")) if isinstance(v, str) and v), None)
+    messages = _request_messages(inputs)
+    request: dict = {"messages": messages} if messages is not None else {"messages": []}
+    if model is not None:
+        request["model"] = model
+    tools = _tools(params.get("tools") if isinstance(params.get("tools"), list) else inputs.get("tools"))
+    if tools:
+        request["tools"] = tools
+    for key in ("temperature", "max_tokens", "top_p", "tool_choice"):
+        if params.get(key) is not None:
+            request[key] = params[key]
+    response = _response(outputs, run, model)
+    error = None
+    said = _text(run.get("error"))
+    if said is not None:
+        error = {"status": None, "body": said, "message": _last_line(said)}
+    note = NOTE + ("" if tools else NO_TOOLS)
+    if messages is None:
+        note += f" The run's {NO_MESSAGES}."
+    start, end = _moment(run.get("start_time")), _moment(run.get("end_time"))
+    return CallRecord(line=line, dialect=OPENAI, request=request, response=response, error=error,
+                      latency_ms=(end - start) / 1000 if start is not None and end is not None and end >= start
+                      else None,
+                      converted_from="langsmith", timestamp=_text(run.get("start_time")),
+                      provenance={"origin": "recorded", "note": note, "omitted": [] if tools else ["tools"]})
+
+
+def _request_messages(inputs: dict) -> list[dict] | None:
+    """The messages an llm run was given, as Chat Completions messages; None when its inputs hold none."""
+    raw = inputs.get("messages")
+    if isinstance(raw, list) and raw and all(isinstance(m, list) for m in raw):
+        raw = raw[0]  # LangChain traces a call as a batch of message lists; a model call is one of them
+    if isinstance(raw, list):
+        return [_message(m) for m in raw]
+    prompts = inputs.get("prompts")
+    if isinstance(prompts, list) and prompts and isinstance(prompts[0], str):
+        return [{"role": "user", "content": prompts[0]}]  # a completion model's prompt text
+    return None
+
+
+def _fields(message: Any) -> tuple[str | None, dict]:
+    """A LangChain message's type and its fields, whichever way it was serialized."""
+    if not isinstance(message, dict):
+        return None, {"content": message if isinstance(message, str) else json.dumps(message)}
+    if message.get("lc") == 1 and isinstance(message.get("kwargs"), dict):
+        ident = message.get("id")
+        kind = ident[-1] if isinstance(ident, list) and ident and isinstance(ident[-1], str) else None
+        return _text(message["kwargs"].get("type")) or kind, message["kwargs"]
+    if isinstance(message.get("data"), dict) and "content" not in message:
+        return _text(message.get("type")), message["data"]
+    return _text(message.get("role")) or _text(message.get("type")), message
+
+
+def _message(raw: Any) -> dict:
+    """One LangChain message as a Chat Completions message."""
+    kind, fields = _fields(raw)
+    role = ROLES.get((kind or "").lower())
+    if role is None and isinstance(fields.get("role"), str):
+        role = ROLES.get(fields["role"].lower(), fields["role"])
+    role = role or "user"
+    message: dict = {"role": role, "content": _content(fields.get("content"))}
+    if role == "assistant":
+        calls = _tool_calls(fields)
+        if calls:
+            message["tool_calls"] = calls
+            if message["content"] == "":
+                message["content"] = None
+    if role == "tool":
+        call_id = fields.get("tool_call_id")
+        message["tool_call_id"] = call_id if isinstance(call_id, str) else ""
+    name = fields.get("name")
+    if isinstance(name, str) and name and role in ("user", "tool"):
+        message["name"] = name
+    return message
+
+
+def _content(content: Any) -> Any:
+    """A LangChain message's content as Chat Completions content: text, or its text and image parts (a tool_use
+    block an Anthropic model returns is the message's tool call, read from its `tool_calls`)."""
+    if content is None or isinstance(content, str):
+        return content if content is not None else ""
+    if not isinstance(content, list):
+        return json.dumps(content)
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append({"type": "text", "text": block})
+        elif isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append({"type": "text", "text": block["text"]})
+        elif isinstance(block, dict) and block.get("type") == "image_url":
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") in ("tool_use", "function_call", "tool_call"):
+            continue
+        else:
+            parts.append({"type": "text", "text": json.dumps(block)})
+    if all(p.get("type") == "text" for p in parts):
+        return "".join(p["text"] for p in parts)
+    return parts
+
+
+def _tool_calls(fields: dict) -> list[dict]:
+    """An AI message's tool calls as Chat Completions tool calls: LangChain's own `tool_calls` ({name, args, id}),
+    else the provider's under `additional_kwargs`."""
+    calls = fields.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        return [{"id": c.get("id") if isinstance(c.get("id"), str) else "", "type": "function",
+                 "function": {"name": c.get("name") if isinstance(c.get("name"), str) else "",
+                              "arguments": json.dumps(c.get("args") if c.get("args") is not None else {})}}
+                for c in calls if isinstance(c, dict)]
+    extra = convert.object_at(fields, "additional_kwargs").get("tool_calls")
+    if isinstance(extra, list):
+        return [c for c in extra if isinstance(c, dict) and isinstance(c.get("function"), dict)]
+    return []
+
+
+def _tools(tools: Any) -> list[dict]:
+    """A tool list as Chat Completions tools: OpenAI's shape as it is, Anthropic's (`input_schema`) and bare
+    functions converted."""
+    if not isinstance(tools, list):
+        return []
+    found = []
+    for tool in tools:
+        if not isinstance(tool, dict):
+            continue
+        if isinstance(tool.get("function"), dict):
+            found.append(tool)
+        elif isinstance(tool.get("name"), str):
+            found.append(convert.function_tool(tool["name"], tool.get("description"),
+                                               tool.get("input_schema", tool.get("parameters"))))
+    return found
+
+
+def _response(outputs: dict, run: dict, model: str | None) -> dict | None:
+    """The answer an llm run recorded, as a `chat.completion`; None when it recorded none."""
+    if isinstance(outputs.get("choices"), list) and outputs["choices"]:
+        body = dict(outputs)  # LangSmith's OpenAI wrapper keeps the completion itself
+        usage = body.pop("usage_metadata", None)
+        if "usage" not in body and isinstance(usage, dict):
+            body["usage"] = _usage(usage) or _run_usage(run)
+        return body
+    generation = None
+    generations = outputs.get("generations")
+    if isinstance(generations, list) and generations:
+        first = generations[0]
+        generation = first[0] if isinstance(first, list) and first else first
+    if not isinstance(generation, dict):
+        message = outputs.get("messages") or outputs.get("output")
+        if isinstance(message, list) and message:
+            message = message[-1]
+        if not isinstance(message, dict):
+            return None
+        generation = {"message": message}
+    fields = _fields(generation["message"])[1] if "message" in generation else {"content": generation.get("text")}
+    answer = _message({"type": "ai", **{k: v for k, v in fields.items() if k != "type"}})
+    metadata = convert.object_at(fields, "response_metadata")
+    info = convert.object_at(generation, "generation_info")
+    reason = metadata.get("finish_reason") or metadata.get("stop_reason") or info.get("finish_reason")
+    finish = FINISH.get(reason, reason) if isinstance(reason, str) else (
+        "tool_calls" if answer.get("tool_calls") else "stop")
+    usage = (_usage(fields.get("usage_metadata")) or _openai_usage(metadata.get("token_usage"))
+             or _openai_usage(convert.object_at(outputs, "llm_output").get("token_usage")) or _run_usage(run))
+    answered = metadata.get("model_name") or metadata.get("model") or model
+    return convert.chat_completion(answer, finish, id=metadata.get("id") or fields.get("id"),
+                                   model=answered if isinstance(answered, str) else None, usage=usage)
+
+
+def _usage(usage: Any) -> dict | None:
+    """LangChain's `usage_metadata` (input_tokens, output_tokens and their details) as a Chat Completions usage."""
+    if not isinstance(usage, dict):
+        return None
+    read = convert.object_at(usage, "input_token_details").get("cache_read")
+    reasoning = convert.object_at(usage, "output_token_details").get("reasoning")
+    return convert.chat_usage(usage.get("input_tokens"), usage.get("output_tokens"), cached=read or None,
+                              reasoning=reasoning or None)
+
+
+def _openai_usage(usage: Any) -> dict | None:
+    """A provider's token usage under `response_metadata.token_usage` (OpenAI's shape)."""
+    if not isinstance(usage, dict):
+        return None
+    cached = convert.object_at(usage, "prompt_tokens_details").get("cached_tokens")
+    return convert.chat_usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), cached=cached or None)
+
+
+def _run_usage(run: dict) -> dict | None:
+    """The run's own token counts (`prompt_tokens`, `completion_tokens`), which LangSmith works out for llm runs."""
+    if not (convert.as_int(run.get("prompt_tokens")) or convert.as_int(run.get("completion_tokens"))):
+        return None
+    return convert.chat_usage(run.get("prompt_tokens"), run.get("completion_tokens"))
+
+
+def _execution(run: dict) -> dict:
+    """A tool run as a native execution entry: its call id from the ToolMessage it returned, where it returned one."""
+    inputs = run.get("inputs") if isinstance(run.get("inputs"), dict) else {}
+    outputs = run.get("outputs") if isinstance(run.get("outputs"), dict) else {}
+    arguments: Any = inputs.get("input") if set(inputs) == {"input"} else inputs
+    output = outputs.get("output", outputs if outputs else None)
+    call_id, status = "", None
+    kind, fields = _fields(output) if isinstance(output, dict) else (None, {})
+    if isinstance(output, dict) and ROLES.get((kind or "").lower()) == "tool":
+        call_id = fields.get("tool_call_id") if isinstance(fields.get("tool_call_id"), str) else ""
+        output, status = fields.get("content"), fields.get("status")
+    if call_id == "" and isinstance(inputs.get("tool_call_id"), str):
+        call_id = inputs["tool_call_id"]
+    said = _text(run.get("error"))
+    failed = said is not None or status == "error"
+    entry = {"tool_call_id": call_id, "name": _text(run.get("name")) or "",
+             "arguments": arguments, "output": _last_line(said) if said is not None and output is None else output,
+             "ok": not failed}
+    start, end = _moment(run.get("start_time")), _moment(run.get("end_time"))
+    if start is not None and end is not None and end >= start:
+        entry["duration_ms"] = (end - start) / 1000
+    if said is not None:
+        entry["note"] = f"the tool run failed: {_last_line(said)}"
+    return entry
+
+
+# --- fields ----------------------------------------------------------------------------------------
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _last_line(text: str) -> str:
+    """An error's last line (its exception and message): LangSmith keeps the whole Python traceback, which is not
+    shown."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else text
+
+
+def _moment(value: Any) -> int | None:
+    """A LangSmith time (ISO 8601, naive meaning UTC; or epoch milliseconds, as the JS SDK writes) as microseconds
+    since the epoch; None when it is neither."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return int(value * 1000)
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return (moment - EPOCH) // timedelta(microseconds=1)
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

@@ -1,0 +1,36 @@
+"""LangSmith run exports, as a LangChain or LangGraph user who wrote out their traces with list_runs reads them."""
+
+from lib.ui import state
+from tests.screen import screen, uploaded
+
+SUPPORT = "support_agent · trace 1f0a9c31-02aa-6c7e-b4d1-55e0c3a9d200 · 2 rounds"
+
+
+def test_a_langgraph_trace_opens_with_its_tool_run_paired_to_the_call_by_id_and_its_bound_tools_counted(app):
+    at = uploaded(app, "langsmith-runs.jsonl")
+    assert at.selectbox(key="sidebar.conversation").options == [
+        "LangGraph · trace 1f0a9c2e-5b7d-6e41-9a3c-7d2b1e4f8a01 · 2 rounds", SUPPORT]
+    sidebar = [t.value for t in at.sidebar.text]
+    assert "12 lines: 4 rounds in 2 conversations; 8 lines not model calls; 0 lines skipped" in sidebar
+    at.number_input(key=state.ROUND).set_value(1).run()
+    shown = screen(at)
+    assert "Converted from a LangSmith run export" in shown
+    assert "get_weather (call_Xq3nUu1Pz8R2): ok · executions[0]" in shown
+    assert "It's 18°C and sunny in Paris." in shown
+    split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
+    assert "tool definitions not in the log" not in split
+
+
+def test_a_run_without_a_tool_list_says_it_is_not_in_the_log_and_its_tool_runs_say_how_they_were_paired(app):
+    at = uploaded(app, "langsmith-runs.jsonl")
+    at.selectbox(key="sidebar.conversation").set_value(SUPPORT).run()
+    at.number_input(key=state.ROUND).set_value(1).run()
+    assert not at.exception
+    shown = screen(at)
+    split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
+    assert "tool definitions not in the log" in split and "tool definitions 0" not in split
+    assert "whether tools were sent is not in the log" in shown
+    assert "search_docs (toolu_01B7): failed · executions[1]" in shown
+    assert "paired by its name and order in the trace: the tool run holds no tool_call_id" in shown
+    assert "TimeoutError: search backend did not answer" in shown
+    assert "Traceback" not in shown
