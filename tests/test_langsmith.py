@@ -177,3 +177,18 @@ def test_a_run_of_langsmiths_openai_wrapper_reads_its_completion_and_usage_metad
     assert round_.response.message.parts[0].text == "Howdy! How can I assist you today?"
     assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (9, 9)
     assert round_.latency_ms == 1115.0
+
+
+def test_two_agents_of_one_trace_each_keeping_their_own_messages_are_two_conversations():
+    # A LangGraph supervisor and its worker run in one trace, each model call sent its own agent's history.
+    runs = _runs()
+    for run in runs:
+        if run["trace_id"].endswith("d200"):
+            if run["parent_run_id"] is None:
+                run["parent_run_id"] = "1f0a9c2e-5b7d-6e41-9a3c-7d2b1e4f8a01"
+            run["trace_id"] = "1f0a9c2e-5b7d-6e41-9a3c-7d2b1e4f8a01"
+            run["dotted_order"] = "20250614T091500120000Z1f0a9c2e-5b7d-6e41-9a3c-7d2b1e4f8a01." + run["dotted_order"]
+    upload = _read("agents.jsonl", "\n".join(json.dumps(r) for r in runs).encode())
+    assert {c.id: [len(r.request.messages) for r in c.trace.rounds] for c in upload.conversations} == {
+        WEATHER: [2, 4], f"{WEATHER} · support_agent": [1, 4]}
+    assert [len(r.executions) for c in upload.conversations for r in c.trace.rounds] == [1, 0, 2, 0]

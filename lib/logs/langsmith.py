@@ -14,7 +14,8 @@ of a completion model, or an OpenAI-shaped output from LangSmith's OpenAI wrappe
 `extra.invocation_params.tools` (or `inputs.tools`): a run without one says the tool list is not in the log. Each
 tool run is the program's execution of a call, given to the call it answers by the `tool_call_id` of the
 ToolMessage it returned, else by its name and order in the trace (and that is said). Each trace is a conversation,
-its rounds in `dotted_order`.
+its rounds in `dotted_order`; an agent of it that keeps messages of its own (a LangGraph supervisor's worker) is one
+more.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 
 from lib.dialects import OPENAI
+from lib.intern import content_key
 from lib.logs import chat_shape as convert
 from lib.logs import spans
 from lib.logs.record import CallRecord, LineProblem, LogFormat
@@ -116,10 +118,14 @@ class LangSmithRunFormat(LogFormat):
         return self._not_calls
 
     def _trace(self, trace: str, runs: list[tuple[int, dict]]) -> Iterator[CallRecord]:
-        """The trace's llm runs as rounds in the order it ran, each with the tool runs that answered its calls."""
+        """The trace's llm runs as rounds in the order it ran, each with the tool runs that answered its calls; each
+        agent of the trace (the llm runs that open with the same first message: a supervisor and its workers each
+        keep their own) a conversation, a second one named after its llm run's parent run."""
         ordered = sorted(runs, key=lambda lr: _order(lr[1], lr[0]))
         by_id = {_text(r.get("id")): r for _, r in ordered}
         calls: list[tuple[tuple, CallRecord]] = []
+        agents: dict[str | None, str] = {}  # conversation by the first message each agent sends
+        conversation = _conversation(trace, by_id)
         seen: set[str] = set()
         for position, (line, run) in enumerate(ordered):
             ident = _text(run.get("id"))
@@ -130,7 +136,13 @@ class LangSmithRunFormat(LogFormat):
             key = (position,)
             if _run_type(run) in MODEL_RUNS:
                 record = _record(run, line)
-                record.conversation = _conversation(trace, by_id)
+                messages = record.request["messages"]
+                opening = content_key(messages[0]) if messages else None
+                if opening not in agents:
+                    parent = by_id.get(_text(run.get("parent_run_id")))
+                    named = _text(parent.get("name")) if isinstance(parent, dict) else None
+                    agents[opening] = f"{conversation} · {named or len(agents) + 1}" if agents else conversation
+                record.conversation = agents[opening]
                 calls.append((key, record))
             elif _run_type(run) == "tool":
                 entry = _execution(run)
