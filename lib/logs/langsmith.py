@@ -224,7 +224,7 @@ def _record(run: dict, line: int) -> CallRecord:
                       latency_ms=(end - start) / 1000 if start is not None and end is not None and end >= start
                       else None,
                       converted_from="langsmith", timestamp=_text(run.get("start_time")),
-                      provenance={"origin": "recorded", "note": note, "omitted": [] if tools else ["tools"]})
+                      provenance={"origin": "recorded", "note": note, "omitted": []})
 
 
 def _request_messages(inputs: dict) -> list[dict] | None:
