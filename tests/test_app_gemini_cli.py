@@ -29,7 +29,7 @@ def test_the_gap_beside_a_gemini_cli_round_names_what_the_log_lacks_in_words_and
     shown = round_shown(app, "gemini-cli-session.jsonl", 1)
     said = next(line for line in shown.splitlines() if line.startswith("The reported input is"))
     assert "the log's format never keeps the tool list" in said
-    assert ("it never keeps the instructions (the system prompt) either, so those sent and billed are not in our "
+    assert ("it never keeps the instructions (the system prompt) either, so any sent and billed are not in our "
             "count;") in said
     assert "lacks system, tools" not in said
 

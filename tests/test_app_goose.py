@@ -58,5 +58,6 @@ def test_the_input_billed_over_all_calls_says_its_estimate_leaves_out_the_tool_l
     at.switch_page("pages/tokens.py").run()
     billed = next(m for m in at.metric if m.label == "Input billed over all calls")
     assert billed.value == "≈ 19"
-    assert ("1 of them reported no usage: their tokens are our offline estimate, of what the log holds only: the "
-            "tool list its format never keeps was sent and billed too, and is in no estimate.") in billed.proto.help
+    assert ("1 of them reported no usage: their tokens are our offline estimate, of what the log holds only: a "
+            "tool list, which its format never keeps, is billed too where one was sent, and is in no estimate.") in \
+        billed.proto.help
