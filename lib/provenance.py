@@ -24,6 +24,7 @@ CONVERTED_FROM = {
     "inspect": "an Inspect AI model event",
     "langfuse": "a Langfuse trace export",
     "langsmith": "a LangSmith run export",
+    "mlflow": "an MLflow trace's span",
     "ollama": "an Ollama /api/chat body",
     "openai-responses": "an OpenAI Responses API object",
     "opencode-run-json": "OpenCode's run --format json output",

@@ -75,6 +75,10 @@ EXPECTED = [
     (('openhands-output.jsonl',), ['openhands-trajectory'], '1 line: 6 rounds in 1 conversation; 0 lines skipped', {'instance ponylang__ponyc-4595': [2, 4, 6, 8, 10, 12]}, 6),
     (('openhands-resolver-output.jsonl',), ['openhands-trajectory'], '1 line: 0 rounds in 0 conversations; 1 line not a model call; 0 lines skipped', {}, 0),
     (('openhands-trajectory.json',), ['openhands-trajectory'], '15 elements: 6 rounds in 1 conversation; 0 elements skipped', {'OpenHands trajectory': [2, 4, 6, 8, 10, 12]}, 6),
+    # MLflow traces: a Databricks agent's trace (get_trace().to_json(): an AGENT span around the OpenAI call), and a
+    # pyfunc ChatModel's trace data ({"spans"}, MLflow 2's span shape).
+    (('mlflow-databricks-agent-openai.json',), ['mlflow'], '1 document: 1 round in 1 conversation; 0 documents skipped', {'predict (<redacted>)': [2]}, 0),
+    (('mlflow-bedrock-chat-model.json',), ['mlflow'], '1 document: 1 round in 1 conversation; 0 documents skipped', {'bedrock-agent (35b868131a66423783493da51f806370)': [1]}, 0),
     (('openai-batch-input.jsonl', 'openai-batch-output.jsonl'), ['openai-batch'], '8 lines: 5 rounds in 3 conversations; 0 lines skipped', {'trip-17-round-1': [2, 4, 5], 'trip-19-never-ran': [1], 'trip-20-expired': [0]}, 2),
     (('anthropic-batch-requests.jsonl', 'anthropic-batch-results.jsonl'), ['anthropic-batch'], '11 lines: 6 rounds in 5 conversations; 0 lines skipped', {'ticket-8': [3], 'ticket-7-round-1': [1, 3], 'ticket-9': [1], 'ticket-10': [1], 'ticket-11': [0]}, 2),
 ]

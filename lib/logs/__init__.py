@@ -10,9 +10,9 @@ Adding a format is one new module and one line in FORMATS.
 from __future__ import annotations
 
 from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
-                      cohere, finetune, gemini, gemini_cli, goose, har, inspect_log, langfuse, langsmith, ollama,
-                      opencode, opencode_run, openhands, pairs, recorded_streams, responses, sharegpt, spans, streams,
-                      trajectories)
+                      cohere, finetune, gemini, gemini_cli, goose, har, inspect_log, langfuse, langsmith,
+                      mlflow_traces, ollama, opencode, opencode_run, openhands, pairs, recorded_streams, responses,
+                      sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
@@ -39,6 +39,9 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # A 'type' such as step_start or tool_use beside 'sessionID' (camel case) and a 'part': OpenCode's run output.
     opencode_run.OpenCodeRunFormat,
     trajectories.EpisodeFormat,
+    # An MLflow trace's 'info' beside 'data.spans', a search_traces() row's 'spans' beside its 'trace_id': before the
+    # spans reader, which reads OTLP documents ('resourceSpans') and span lines, never these.
+    mlflow_traces.MlflowTraceFormat,
     spans.SpanFormat,
     batches.AnthropicBatchFormat,
     batches.OpenAIBatchFormat,
