@@ -57,19 +57,19 @@ def tool_trace():
             "data": {"spans": spans}}
 
 
-def test_a_chat_model_trace_from_mlflows_blog_is_one_round_that_says_what_the_trace_lacks():
+def test_a_chat_model_trace_in_mlflow_2_16s_shape_is_one_round_that_says_what_the_trace_lacks():
     loaded = upload("mlflow-bedrock-chat-model.json")
     rule = "'spans' whose attributes carry 'mlflow.spanType' (an MLflow trace's data)"
     assert loaded.formats == {"mlflow": (1, rule)}
     (conversation,) = loaded.conversations
-    assert conversation.id == "bedrock-agent (35b868131a66423783493da51f806370)"
+    assert conversation.id == "bedrock-agent (7c1e04a9d2b84f0e9a3b65d1c0f2e871)"
     (round_,) = conversation.trace.rounds
-    assert round_.request.messages[0].text == "what is the next launch window for Mars?"
-    assert round_.response.message.text == "The next optimal launch window to Mars is 2026-12-26 UTC."
+    assert round_.request.messages[0].text == "which of our warehouses has the most pallets free this week?"
+    assert round_.response.message.text == "The Tilburg warehouse has the most free pallets this week: 412."
     assert round_.response.model == "anthropic.claude-v2"
     assert round_.response.usage is None  # the trace's usage is all nulls: not in the log, never 0
     assert round_.provenance.omitted == ("system", "tools")
-    assert round_.latency_ms == 14533.016
+    assert round_.latency_ms == 6665.556
 
 
 def test_an_agents_openai_calls_are_chained_in_span_order_with_the_tool_run_paired_by_name():
