@@ -13,7 +13,7 @@ from lib.model import Round, Trace
 from lib.provenance import NOT_CAPTURED
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
                          parts_not_logged)
-from lib.text import plural
+from lib.text import ordinal, plural
 from lib.tokens import input_words, overcount, split_words
 
 WINDOW = 9
@@ -48,7 +48,7 @@ class Snowball:
     tools: int
     """Tool definitions this request sends."""
     tools_sent: int
-    """How many requests so far, this one included, carried a tool list: each one paid for again."""
+    """How many requests so far, this one included, carried this same tool list: each one paid for it again."""
     tools_tokens: int
     """The tool definitions' tokens in this request."""
     tools_unchanged: bool
@@ -87,13 +87,15 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
     last = index if upto_current else min(reach or len(rows), len(rows))
     first = max(1, min(index - WINDOW // 2, last - WINDOW + 1))
     shown = range(first, min(last, first + WINDOW - 1) + 1)
-    row = rows[index - 1]
+    row, round_ = rows[index - 1], trace.rounds[index - 1]
     return Snowball(
         sizes=tuple((k, rows[k - 1].messages_sent if rows[k - 1].request_recorded else None) for k in shown),
         current=index, more_before=first > 1, more_after=held or shown[-1] < len(rows),
-        tools=len(trace.rounds[index - 1].request.tools),
-        tools_sent=sum(1 for r in trace.rounds[:index] if r.request.tools), tools_tokens=row.breakdown.tools,
-        tools_unchanged=index > 1 and trace.rounds[index - 2].request.tools == trace.rounds[index - 1].request.tools,
+        tools=len(round_.request.tools),
+        # This list's count, not any list's: after a change of tools, the new list has been paid for fewer times.
+        tools_sent=sum(1 for r in trace.rounds[:index] if r.request.tools and r.request.tools == round_.request.tools),
+        tools_tokens=row.breakdown.tools,
+        tools_unchanged=index > 1 and trace.rounds[index - 2].request.tools == round_.request.tools,
         input_tokens=row.input_if_known, estimated=row.usage.source != "reported" and row.request_recorded,
         split=tuple((label, tokens) for label, tokens in counted_parts(row)
                     if tokens or (tokens is None and row.request_recorded)),
@@ -228,5 +230,5 @@ def tools_line(snow: Snowball) -> str:
         sent = "resent unchanged" if snow.tools_unchanged else "sent with this request"
         return f"{listed}: {sent}; {BILLING_NOT_KNOWN}"
     if snow.tools_unchanged:
-        return f"{listed}: resent unchanged, paid again (request {snow.tools_sent} to carry them)"
+        return f"{listed}: resent unchanged and paid for a {ordinal(snow.tools_sent)} time"
     return f"{listed}: sent with this request and paid for with it, again with every request after"

@@ -66,6 +66,18 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else (nouns or noun + 's')}"
 
 
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+"""The ordinals a sentence spells out; past the tenth they are written in figures."""
+
+
+def ordinal(count: int) -> str:
+    """`second`, `fourth`, `12th`, `21st`: how many times something has happened, as a sentence says it."""
+    if 1 <= count <= len(ORDINALS):
+        return ORDINALS[count - 1]
+    suffix = "th" if 10 <= count % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(count % 10, "th")
+    return f"{count:,}{suffix}"
+
+
 def rounds_named(rounds: list[int]) -> str:
     """Rounds by number, in words: `round 3`, `rounds 1, 2 and 3`, or past five, how many (`12 rounds`)."""
     if len(rounds) == 1:

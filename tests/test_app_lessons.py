@@ -99,8 +99,8 @@ def test_point_2_every_slide_counts_the_messages_round_by_round_with_this_one_hi
 def test_point_4_step_1_leads_with_the_tool_list_its_tokens_and_that_it_is_paid_again():
     at = _slide("hengxin-expense", 2, 1)
     shown = screen(at)
-    lead = re.search(r"① 4 tool definitions, ([\d,]+) tokens: resent unchanged, paid again "
-                     r"\(request 2 to carry them\)", shown)
+    lead = re.search(r"① 4 tool definitions, ([\d,]+) tokens: resent unchanged and paid for a second time$", shown,
+                     re.MULTILINE)
     assert lead and f"tool definitions {lead[1]}" in shown  # the same figure as the input split's
     assert shown.index(lead[0]) < shown.index(KNOWS)
 

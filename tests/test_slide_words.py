@@ -1,5 +1,7 @@
 """The words of a presenter slide, from lib alone: the snowball counter, what a call asks, the stop switch."""
 
+from dataclasses import replace
+
 from lib.logs.native import read_trace
 from lib.slide_words import (KNOWS, WINDOW, StopSwitch, asks, content_is_null, snowball, step_lead, stop_switch,
                               tools_line)
@@ -17,10 +19,22 @@ def test_hengxins_counter_grows_2_5_7_9_and_splits_each_rounds_input_as_the_toke
     assert third.sizes == ((1, 2), (2, 5), (3, 7), (4, 9)) and third.current == 3
     assert (third.more_before, third.more_after) == (False, False)
     assert sum(tokens for _, tokens in third.split) == third.input_tokens == rows[2].usage.input_tokens
-    assert tools_line(third) == (f"4 tool definitions, {rows[2].breakdown.tools:,} tokens: resent unchanged, paid again "
-                                 "(request 3 to carry them)")
+    assert tools_line(third) == (f"4 tool definitions, {rows[2].breakdown.tools:,} tokens: resent unchanged and paid "
+                                 "for a third time")
     assert tools_line(snowball(hengxin, rows, 1)).endswith("sent with this request and paid for with it, again with "
                                                            "every request after")
+
+
+def test_the_tool_list_is_counted_as_paid_for_once_per_request_that_carried_that_same_list(hengxin):
+    # Round 1 offered three of the four tools: the full list of rounds 2 to 4 was first paid for in round 2.
+    first = hengxin.rounds[0]
+    fewer = replace(hengxin, rounds=(replace(first, request=replace(first.request, tools=first.request.tools[:3])),
+                                     *hengxin.rounds[1:]))
+    rows = summarize(fewer, COUNTER)
+    assert tools_line(snowball(fewer, rows, 2)).endswith("sent with this request and paid for with it, again with "
+                                                         "every request after")
+    assert tools_line(snowball(fewer, rows, 3)).endswith(": resent unchanged and paid for a second time")
+    assert tools_line(snowball(fewer, rows, 4)).endswith(": resent unchanged and paid for a third time")
 
 
 def test_a_long_traces_counter_lists_a_window_around_the_round_and_predict_mode_stops_at_it():
