@@ -551,6 +551,14 @@ class Snowball:
                            self.output_missing)
 
     @property
+    def times_one_call_words(self) -> str | None:
+        """billed_input over single_call_input, to a tenth (`3.7`), as every page and slide writes it; None when a
+        call's input is not known: a ratio over a sum that leaves calls out would be too small."""
+        if not self.single_call_input or self.unknown_input_calls:
+            return None
+        return f"{self.billed_input / self.single_call_input:.1f}"
+
+    @property
     def single_call_words(self) -> str:
         """single_call_input as every page writes it: marked `≈` when estimated, NOT_IN_THE_LOG when not known."""
         return about(self.single_call_input, self.last_estimated) if self.last_input_known else NOT_IN_THE_LOG

@@ -5,6 +5,7 @@ import json
 import pandas as pd
 import pytest
 import streamlit as st
+from streamlit.proto.Metric_pb2 import Metric as MetricProto
 
 from lib.encodings import VocabularyUnavailable
 from lib import tokens
@@ -33,6 +34,18 @@ def test_larkfield_shows_2_calls_4224_in_123_out_and_the_ledger_cost(app):
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["tokens in"].tolist() == [2043, 2181] and rounds["tokens out"].tolist() == [21, 102]
     assert rounds["tokens are"].tolist() == ["reported", "reported"]
+
+
+def test_the_notes_under_the_snowball_figures_are_written_as_what_they_are_with_no_arrow_or_color(app):
+    # A cost that grew is no "up, and good": neither note is a change since a figure before, so neither is drawn as one.
+    at = _open_accounting(app, "hengxin-expense")
+    one_call = next(m for m in at.metric if m.label == "One call with the final context")
+    tool_list = next(m for m in at.metric if m.label == "Tool list, every round")
+    assert (one_call.value, one_call.delta) == ("≈ 1,523", "4 calls billed 3.7 times this")
+    assert (tool_list.value, tool_list.delta) == ("653 tokens", "2,612 in all, over 4 rounds")
+    for note in (one_call, tool_list):
+        assert note.proto.direction == MetricProto.MetricDirection.NONE
+        assert note.proto.color == MetricProto.MetricColor.GRAY
 
 
 def test_a_one_call_trace_counts_1_call_over_1_round(app):
@@ -444,7 +457,7 @@ def test_a_handoff_that_drops_the_tool_list_gives_the_tool_list_range_not_the_la
     at.switch_page("pages/tokens.py").run()
     tool_list = next(m for m in at.metric if m.label == "Tool list, every round")
     assert tool_list.value == "0 to 140 tokens"
-    assert tool_list.delta == "140 over 2 rounds"
+    assert tool_list.delta == "140 in all, over 2 rounds"
     assert "not the same size in every request" in tool_list.help
 
 

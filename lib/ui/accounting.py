@@ -266,11 +266,13 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
     a.metric("Input billed over the rounds predicted so far" if predicted else "Input billed over all calls",
              ball.billed_input_words,
              help=f"{plural(ball.rounds, 'call')}, {ball.output_words} out.{estimated}")
-    # A ratio over a sum that leaves calls out would be too small: none is given then.
-    whole = ball.single_call_input and not ball.unknown_input_calls
+    # The notes under these two figures are no change since a figure before: no arrow, no color, so that a cost
+    # that grew reads as what it is, not as up and good.
     b.metric(f"One call with round {predicted}'s context" if predicted else "One call with the final context",
              ball.single_call_words,
-             delta=f"×{ball.billed_input / ball.single_call_input:.1f} billed" if whole else None, delta_color="off")
+             delta=(f"{plural(ball.rounds, 'call')} billed {ball.times_one_call_words} times this"
+                    if ball.times_one_call_words else None),
+             delta_color="off", delta_arrow="off")
     if not ball.requests_recorded:
         c.metric("Input already sent in the previous request", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
         d.metric("Tool list, every round", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
@@ -280,7 +282,8 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
         d.metric("Tool list, every round", NOT_IN_THE_LOG, help=tool_list_missing(ball.tool_list_never_logged))
         return
     d.metric("Tool list, every round", ball.tools_words,
-             delta=f"{ball.tools_total:,} over {plural(ball.rounds, 'round')}", delta_color="off",
+             delta=f"{ball.tools_total:,} in all, over {plural(ball.rounds, 'round')}", delta_color="off",
+             delta_arrow="off",
              help=None if not ball.tools_vary else
              "The tool list was not the same size in every request: an agent handoff or a program that changes "
              "its tools sends another list. The figure gives the smallest and the largest.")

@@ -164,7 +164,7 @@ def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     ball = snowball(rows)
     partial = shown if shown < len(loaded.trace.rounds) else None  # the last round counted, when it is not the last
     context = f"round {partial}'s context" if partial else "the final context"
-    times = f", {ball.billed_input / ball.single_call_input:.1f} times" if ball.single_call_input else ""
+    times = f", {ball.times_one_call_words} times" if ball.times_one_call_words else ""
     about = "about " if ball.estimated_calls else ""  # the Tokens page's "≈", in words
     if ball.unknown_input_calls:  # a sum with calls left out is no bill: the metrics below say what it holds
         lead(f"Every call resends everything: {plural(ball.rounds, 'call')}, of which the log kept no request for "
