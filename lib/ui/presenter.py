@@ -52,6 +52,10 @@ header[data-testid="stHeader"] { display: none; }
 [data-testid="stMain"] [data-baseweb="select"] div,
 [data-testid="stMain"] .stMarkdownBadge { font-size: 1.15rem !important; }
 [data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.9rem !important; }
+/* A metric's value is a markdown paragraph, which the body rule above sets to 24 px, as large as the note under it:
+   the figure is sized here, more precisely than that rule. */
+[data-testid="stMain"] [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p {
+  font-size: 1.9rem !important; }
 /* The one sentence that matters on a slide: the largest text after the heading. */
 [data-testid="stMain"] [class*="st-key-slide-lead"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [class*="st-key-slide-lead"] [data-testid="stText"] { font-size: 2.1rem !important;

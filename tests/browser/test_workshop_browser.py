@@ -145,3 +145,36 @@ def test_the_printed_handout_shows_every_tool_definition_and_its_schema(browser,
             expect(first_page.locator("pre", has_text=f'"{name}"').first).to_be_visible()
     assert len(page.pdf(format="A4")) > 1_000  # and it prints
     page.close()
+
+
+FIGURES = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stMetric"]')].map(metric => {
+  const size = selector => {
+    const found = metric.querySelector(selector);
+    return found ? parseFloat(getComputedStyle(found).fontSize) : null;
+  };
+  return {label: metric.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
+          label_px: size('[data-testid="stMetricLabel"] p'), value_px: size('[data-testid="stMetricValue"] p'),
+          note_px: size('[data-testid="stMetricDelta"] p')};
+})"""
+"""Each figure on the screen: its label, and the font sizes of its label, its value and the note under it."""
+
+
+@pytest.mark.parametrize("slide", [15, 29])
+def test_on_the_tokens_and_closing_slides_each_figure_is_larger_than_its_label_and_its_note(browser, app_url, slide):
+    from tests.browser.conftest import Watch, guard
+
+    context = browser.new_context(viewport=PROJECTOR, base_url=app_url)
+    context.set_default_timeout(60_000)
+    watch = Watch()
+    guard(context, watch)
+    page = context.new_page()
+    page.goto(f"/?plan=hengxin-workshop&slide={slide}")
+    expect(page.locator('header[data-testid="stHeader"]')).to_be_hidden(timeout=30_000)
+    expect(page.get_by_text(f"slide {slide} of", exact=False)).to_be_visible()
+    _idle(page)
+    figures = page.evaluate(FIGURES)
+    context.close()
+    assert watch.remote == []
+    assert {f["label"] for f in figures} >= {"One call with the final context", "Tool list, every round"}
+    small = [f for f in figures if f["value_px"] <= max(f["label_px"], f["note_px"] or 0)]
+    assert small == [], f"a figure no larger than its label or its note: {small}"
