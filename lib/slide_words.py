@@ -151,7 +151,7 @@ def asks(round_: Round) -> str:
 
 
 RUNS = "The program runs the calls, not the model: the model reads only their results."
-"""Step 3's one sentence."""
+"""Step 3's one sentence, where every call the program handled went through."""
 ANSWERS = "The loop ends: this text goes to the person, and the model is not called again."
 """Step 5's one sentence."""
 FAILED = "The call failed: there is no model turn for the program to act on."
@@ -173,7 +173,7 @@ def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
             return f"The model {asks(round_)}"
         return FAILED if round_.response is None else CALLS_NOT_KEPT
     if step == 3:
-        return RUNS
+        return runs_words(round_)
     if round_.response is not None and round_.response.stopped_short:
         return STOPS + (f" Round {next_round} goes on from it." if next_round else "")
     if round_.response is not None and not round_.response.message.text:
@@ -184,6 +184,18 @@ def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
     if next_round:
         return f"No tool call: this text goes back to the program, and round {next_round} goes on from it."
     return ANSWERS
+
+
+def runs_words(round_: Round) -> str:
+    """Step 3's one sentence: RUNS, or, where a call was declined or failed (arguments rejected before any handler
+    ran, a handler that timed out), which, since "runs the calls" would not be true of it."""
+    stopped = [f"{e.name} was declined" if e.approval == "declined" else f"{e.name} failed"
+               for e in round_.executions if not e.ok]
+    if not stopped:
+        return RUNS
+    which = stopped[0] if len(stopped) == 1 else f"{', '.join(stopped[:-1])} and {stopped[-1]}"
+    return (f"The program handles the calls, not the model: {which}, and the model reads only what the program sends "
+            "back.")
 
 
 @dataclass(frozen=True, slots=True)
