@@ -23,7 +23,8 @@ from lib.growth import ORIGIN_WORDS, against_words, program_sent, sends
 from lib.model import Round, Trace
 from lib.round_view import RoundView, round_view
 from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
-                         missing_output, stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept)
+                         missing_output, stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept,
+                         tool_list_missing)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, milliseconds, plural, show_controls
 from lib.provenance import ANSWER_NOT_CAPTURED, origin_line, provenance_detail
@@ -122,7 +123,8 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
                          not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,
                          table_counts=_table_counts, tools_sent_words=tools_sent_words,
-                         stop_inferred=stop_inferred, stop_unrecorded_words=stop_unrecorded_words)
+                         stop_inferred=stop_inferred, stop_unrecorded_words=stop_unrecorded_words,
+                         tool_list_missing=tool_list_missing)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),

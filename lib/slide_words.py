@@ -60,7 +60,7 @@ class Snowball:
     """The input is our estimate, not the API's report."""
     split: tuple[tuple[str, int | None], ...]
     """Where the input goes (lib.summary.counted_parts), parts of zero left out: none for a request the log did not
-    keep, whose reported input nothing was counted from; None for a part its log's format never keeps."""
+    keep, whose reported input nothing was counted from; None for a part the log lacks (parts_unlogged)."""
     failed: bool = False
     """The call failed: whether the provider billed this request, the log does not say."""
     held: bool = False

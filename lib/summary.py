@@ -280,23 +280,33 @@ def rows_cost(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...]) -> Trac
     return TraceCost(total, spent.unpriced, len(rows) - len(known), any(r.usage.source != "reported" for r in made))
 
 
+def parts_unlogged(row: RoundSummary) -> tuple[str, ...]:
+    """The InputBreakdown fields of the round's request that no figure may give, sent and billed but not in the log:
+    those its format never keeps (RoundSummary.parts_not_logged), and the tool list of a log that kept the messages
+    but no list though the model called tools (RoundSummary.tool_list_recorded). Every view's figure of them, the
+    tool definitions' "not in the log", reads from here."""
+    if row.tool_list_recorded or "tools" in row.parts_not_logged:
+        return row.parts_not_logged
+    return (*row.parts_not_logged, "tools")
+
+
 def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
     """The round's input parts (lib.tokens.input_parts), each None when the log kept no request: nothing of it was
     counted, so the reported input has no parts, and its whole is not "tokens our tokenizer does not see"; and each
     None for a call never made (RoundSummary.sent): no model read its request, so none of it is input. A part the
-    log's format never keeps (RoundSummary.parts_not_logged) is None too, where nothing of it was counted: it was
-    sent, so 0 would be untrue."""
+    log lacks (parts_unlogged: one its format never keeps, a tool list the calls prove was sent) is None too, where
+    nothing of it was counted: it was sent, so 0 would be untrue."""
     parts = input_parts(row.breakdown)
     if not (row.request_recorded and row.sent):
         return tuple((label, None) for label, _ in parts)
-    lacked = {PART_LABELS[field] for field in row.parts_not_logged}
+    lacked = {PART_LABELS[field] for field in parts_unlogged(row)}
     return tuple((label, None if label in lacked and not tokens else tokens) for label, tokens in parts)
 
 
 def not_counted_words(rows: tuple[RoundSummary, ...]) -> str:
     """The name of the part reported beyond our count over these rounds, as the explorer names it (lib.tokens.
-    not_counted_label): with the parts the log lacks where its format keeps some not (Claude Code's)."""
-    lacked = {field for r in rows if r.request_recorded for field in r.parts_not_logged}
+    not_counted_label): with the parts the log lacks (parts_unlogged: Claude Code's, a transcript's tool list)."""
+    lacked = {field for r in rows if r.request_recorded for field in parts_unlogged(r)}
     return not_counted_label(PART_LABELS[field] for field, _ in INPUT_PARTS if field in lacked)
 
 

@@ -246,7 +246,7 @@ HELD = dict(INPUT_PARTS)["held"]
 
 
 PART_NOT_LOGGED = "not in the log"
-"""What a part reads where the log's format never keeps it (lib.summary.counted_parts gives it as None)."""
+"""What a part reads where the log lacks it (lib.summary.parts_unlogged; counted_parts gives it as None)."""
 
 
 def not_counted_label(lacked: Iterable[str]) -> str:

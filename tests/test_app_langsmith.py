@@ -1,5 +1,7 @@
 """LangSmith run exports, as a LangChain or LangGraph user who wrote out their traces with list_runs reads them."""
 
+import json
+
 from lib.ui import state
 from tests.screen import screen, uploaded
 
@@ -36,3 +38,27 @@ def test_a_run_without_a_tool_list_says_it_is_not_in_the_log_and_its_tool_runs_s
     assert "paired by its name and order in the trace: the tool run holds no tool_call_id" in shown
     assert "TimeoutError: search backend did not answer" in shown
     assert "Traceback" not in shown
+
+
+def _split_line(at) -> str:
+    return next(line for line in screen(at).splitlines() if line.startswith("Where the input goes"))
+
+
+def test_a_tool_list_sent_but_not_kept_reads_not_in_the_log_on_the_explorer_and_the_tokens_page_never_0(app):
+    # The support agent's calls prove a list was sent and billed; the run export kept none of it.
+    at = uploaded(app, "langsmith-runs.jsonl")
+    at.selectbox(key="sidebar.conversation").set_value(SUPPORT).run()
+    at.number_input(key=state.ROUND).set_value(1).run()
+    split = _split_line(at)
+    assert "tool definitions not in the log" in split and "tool definitions 0" not in split
+    assert "reported beyond our count (the tool definitions the log lacks, template, provider tokens) 396" in split
+    assert split.endswith("The log kept no tool list, though the model called tools: the list was sent, but it is "
+                          "neither shown nor counted here.")
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["in: tool definitions"].tolist() == ["not in the log", "not in the log"]
+    chart = json.loads(next(c.proto.spec for c in at.get("plotly_chart")))["data"]
+    assert "tool definitions" not in [series["name"] for series in chart]  # no bar of 0 for a list that was sent
+    caption = next(c.value for c in at.main.caption if c.value.startswith("Counted with"))
+    assert "The log kept no tool list, though the model called tools" in caption

@@ -386,3 +386,17 @@ def test_a_model_turn_the_span_did_not_capture_is_not_said_to_hold_no_content(ap
     shown = screen(uploaded(app, "otlp-span-per-call-no-content.jsonl"))
     assert "(no content)" not in shown
     assert "The log did not capture this turn's content: what the model wrote is not in the record." in shown
+
+
+def test_a_trajectorys_tool_list_reads_not_in_the_log_in_the_explorer_and_on_the_presenters_counter(app):
+    # tau-bench's episodes keep the messages, not the tool list the agent sent with every request: its tokens were
+    # billed, so neither view may give them as 0.
+    at = uploaded(app, "tau-bench-airline-cut.jsonl")
+    where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
+    assert "tool definitions not in the log" in where and "tool definitions 0" not in where
+    assert where.endswith("The log kept no tool list, though the model called tools: the list was sent, but it is "
+                          "neither shown nor counted here.")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    assert not at.exception
+    counter = next(m.value for m in at.markdown if m.value.startswith("**Input tokens"))
+    assert "tool definitions not in the log" in counter

@@ -269,3 +269,12 @@ def test_convert_to_a_place_that_cannot_be_written_says_so_without_a_traceback(t
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert f"{tmp_path}: cannot be written:" in done.stderr
+
+
+def test_summarize_gives_a_tool_list_sent_but_not_kept_as_null_never_as_0():
+    # LangSmith's support_agent run kept the messages, not the tool list its calls prove was sent and billed.
+    conversations = json.loads(run("summarize", "tests/fixtures/langsmith-runs.jsonl", "--json").stdout)["conversations"]
+    support = next(c for c in conversations if "support_agent" in c["id"])
+    assert [r["usage"]["input_parts"]["tool definitions"] for r in support["rounds"]] == [None, None]
+    bound = next(c for c in conversations if "LangGraph" in c["id"])  # a run that kept its bound tools counts them
+    assert [r["usage"]["input_parts"]["tool definitions"] for r in bound["rounds"]] == [57, 57]

@@ -400,3 +400,13 @@ def test_the_file_gives_an_executions_run_time_as_the_explorer_does():
     assert trace.rounds[0].executions[0].duration_ms == 1250.6
     text = "".join(_parse(trace_html(trace)).text)
     assert "handler exec_command · call call_1 · ok · 1,251 ms" in text and "1250.6" not in text
+
+
+def test_the_file_says_a_tool_list_sent_but_not_kept_is_not_in_the_log_never_0_tokens():
+    # LangSmith's support_agent run kept the messages, not the tool list its calls prove was sent and billed.
+    upload = read_upload([("runs.jsonl", (FIXTURES / "langsmith-runs.jsonl").read_bytes())])
+    support = next(c.trace for c in upload.conversations if len(c.trace.rounds[0].request.tools) == 0)
+    page = " ".join(" ".join(_parse(trace_html(support, summarize(support, CHARACTER_COUNTER))).text).split())
+    assert "tool definitions not in the log" in page and "tool definitions 0" not in page
+    assert ("The log kept no tool list, though the model called tools: the list was sent, but it is neither shown "
+            "nor counted here.") in page

@@ -80,6 +80,7 @@ WORDS = {
     "uninstructed_words": "which run's log keeps no instructions: left or right, in our words (lib/compare.py)",
     "parts_not_logged_words": "what a log's format never keeps, constants of lib.summary.not_logged_words "
                               "(lib/ui/accounting.py)",
+    "tool_list_unkept_words": "a constant sentence of lib.summary.tool_list_missing, or nothing (lib/ui/accounting.py)",
     "unread_requests": "the rounds whose request the log did not keep, by number, in our words (lib/checks.py)",
     "size_words": "a request's message count, or 'not in the log' (lib/slide_words.py)",
     "input_line": "a round's input figure and its parts, in our words and numbers (lib/slide_words.py)",

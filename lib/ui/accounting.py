@@ -142,7 +142,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             finish_field.replace("_", " "): r.finish_reason,
             **dict(zip(("tokens in", "tokens out"), table_tokens(r))),
             "tokens are": r.usage.source,
-            # A part the log's format never keeps reads as such; a request the log lacks leaves its parts blank.
+            # A part the log lacks (parts_unlogged) reads as such; a request the log lacks leaves its parts blank.
             **{f"in: {label}": NOT_IN_THE_LOG if tokens is None and r.request_recorded else tokens
                for label, tokens in counted_parts(r)},
             "cached in": r.usage.cache_read_tokens,
@@ -221,7 +221,16 @@ def breakdown_caption(counting: Counting, rows: tuple[RoundSummary, ...]) -> Non
                "beyond our count included" + ("; where our count is above the input, the bar reaches our count and "
                "what it is above hangs below zero" if overcounted(rows) else "") + ". Earlier messages grow every "
                "round; the tool list and the instructions ride along unchanged." + (f" {missing}" if missing else "")
-               + (f" {unlogged}" if (unlogged := parts_not_logged_words(rows)) else ""))
+               + (f" {unlogged}" if (unlogged := parts_not_logged_words(rows)) else "")
+               + (f" {unkept}" if (unkept := tool_list_unkept_words(rows)) else ""))
+
+
+def tool_list_unkept_words(rows: tuple[RoundSummary, ...]) -> str:
+    """Under the input chart, for a log that kept the messages but no tool list though the model called tools: why
+    the tool definitions have no bar (lib.summary.parts_unlogged); empty for any other log, a format that never keeps
+    the list included (parts_not_logged_words says that)."""
+    unkept = any(r.request_recorded and not r.tool_list_recorded and not r.tool_list_never_logged for r in rows)
+    return tool_list_missing(never_logged=False) if unkept else ""
 
 
 def overcount_note(rows: tuple[RoundSummary, ...]) -> None:

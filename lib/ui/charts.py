@@ -93,7 +93,7 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
             continue  # only a previous_response_id or conversation chain has held messages: no empty legend entry
         kept = [p[i][1] for p, r in zip(parts, rows) if r.request_recorded]
         if kept and all(tokens is None for tokens in kept):
-            continue  # a part the log's format never keeps (Claude Code's instructions): no bar of 0, the caption says
+            continue  # a part the log lacks (parts_unlogged): no bar of 0, the caption says
         # A round whose request the log did not keep has no parts: no bar, its reported input is in the table.
         values = [p[i][1] or 0 for p in parts]
         if label == NOT_COUNTED and any(tokens < 0 for tokens in values):
