@@ -34,6 +34,16 @@ Item = tuple
 ABSENT = object()
 """An argument one side has and the other does not."""
 
+ANSWER_MISSING = {
+    "no answer": ("call got no answer",
+                  "call got no answer (it failed, or was never made): it has no calls or text to compare"),
+    "not captured": ("answer was not in the log",
+                     "answer was not in the log (it kept the call's figures and finish, not what the model wrote): "
+                     "its calls and text are not known"),
+    "not in the log": ("answer was not in the log", "answer was not in the log: its calls and text are not known"),
+}
+"""Why a round's answer is not known (RoundContent.answer_missing): the verdict's words, and the detail's."""
+
 
 @dataclass(frozen=True, slots=True)
 class Run:
@@ -76,6 +86,9 @@ class RoundContent:
     instructions_never_logged: bool = False
     """True when the log's format never keeps the instructions (lib.summary.parts_not_logged: Claude Code's, Gemini
     CLI's): what the request sent as its system prompt is not known, not absent."""
+    answer_missing: str | None = None
+    """Why the round's answer is not known (a key of ANSWER_MISSING), so that its calls and text are not compared: an
+    answer the round never got, or one the log did not keep, is not an answer without calls or text. None when known."""
 
     @property
     def calls(self) -> tuple[Item, ...]:
@@ -274,15 +287,24 @@ def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
         answer = tuple(_neutral(message_items(response.message), names)) if response is not None else ()
         tools = tuple((t.name, t.description, _canonical(t.parameters)) for t in request.tools)
         found.append(RoundContent(tuple(added), tools, answer, response.stop if response else None, (),
-                                  finish_written(round_), round_.request_recorded, listed, never, unlogged))
+                                  finish_written(round_), round_.request_recorded, listed, never, unlogged,
+                                  _answer_missing(round_)))
         previous = len(request.messages)
     # A round's results arrive in the next request.
     return tuple(
         RoundContent(c.added, c.tools, c.answer, c.stop,
                      tuple(i for i in found[n + 1].added if i[0] == "result") if n + 1 < len(found) else (), c.finish,
-                     c.request_recorded, c.tools_recorded, c.tools_never_logged, c.instructions_never_logged)
+                     c.request_recorded, c.tools_recorded, c.tools_never_logged, c.instructions_never_logged,
+                     c.answer_missing)
         for n, c in enumerate(found)
     )
+
+
+def _answer_missing(round_: Round) -> str | None:
+    """Why the round's answer is not known (ANSWER_MISSING), or None when it is."""
+    if round_.response is None:
+        return "no answer" if round_.error is not None else "not in the log"
+    return None if round_.answer_recorded else "not captured"
 
 
 # --- alignment -----------------------------------------------------------------------------------------
@@ -422,11 +444,14 @@ def _added_verdict(left: RoundContent, right: RoundContent) -> str | None:
 
 def uninstructed_words(left: RoundContent, right: RoundContent) -> str | None:
     """Beside the two requests' messages: that one side's log never keeps the instructions, so the other's are
-    listed as only there, not as instructions the first did without; None when both logs keep theirs or neither
-    does."""
+    listed as only there, not as instructions the first did without; or that neither log keeps them; None when both
+    logs keep theirs."""
     side = _uninstructed(left, right)
-    if side in (None, "neither"):
+    if side is None:
         return None
+    if side == "neither":
+        return ("Neither run's log keeps the instructions (their format never does, as an agent's session log does "
+                "not): what either sent as its system prompt is not known, so it is not compared.")
     other = "left" if side == "right" else "right"
     return (f"The {side} run's log keeps no instructions (its format never does, as an agent's session log does "
             f"not): the {other} run's are listed as only in the {other}, though the {side} run sent its own, which "
@@ -482,11 +507,37 @@ def verdict(left: RoundContent | None, right: RoundContent | None) -> str:
     said = [
         unknown or _added_verdict(left, right),
         None if unknown else _tools_verdict(left, right),
-        _calls_verdict(left, right),
-        _answer_verdict(left, right),
+        *_answers_verdict(left, right),
         f"{left.finish} → {right.finish}" if left.stop != right.stop else None,
     ]
     return "; ".join(s for s in said if s) or "same"
+
+
+def _answers_verdict(left: RoundContent, right: RoundContent) -> tuple[str | None, ...]:
+    """What differs in the two answers: their calls and their text, or whose answer is not known to compare."""
+    unanswered = _unanswered(left, right)
+    if unanswered or (left.answer_missing and right.answer_missing):
+        return (unanswered,)
+    return _calls_verdict(left, right), _answer_verdict(left, right)
+
+
+def _unanswered(left: RoundContent, right: RoundContent) -> str | None:
+    """Whose answer is not known, so that the calls and texts are not compared; None when both are known, or when
+    both calls got no answer (the same failure on each side differs in nothing the logs hold)."""
+    side = _lacking(left.answer_missing is None, right.answer_missing is None)
+    if side is None or (left.answer_missing == right.answer_missing == "no answer"):
+        return None
+    said = "calls and the answer text are not compared"
+    if side == "neither":
+        return f"neither run's answer is known, so the {said}"
+    return f"the {side} run's {ANSWER_MISSING[(left if side == 'left' else right).answer_missing][0]}, so the {said}"
+
+
+def unanswered_words(content: RoundContent, side: str) -> str | None:
+    """Beside a round's calls and text: why its answer is not known; None when it is."""
+    if content.answer_missing is None:
+        return None
+    return f"The {side} run's {ANSWER_MISSING[content.answer_missing][1]}."
 
 
 def _answer_verdict(left: RoundContent, right: RoundContent) -> str | None:
@@ -576,7 +627,8 @@ def _tokens(row: RoundSummary | None) -> tuple[int | None, int | None] | None:
 
 
 def _estimated(row: RoundSummary | None) -> bool:
-    return row is not None and row.usage.source != "reported"
+    # A call never made costs nothing exactly, whatever estimate its tokens are: its 0 is no estimate.
+    return row is not None and row.sent and row.usage.source != "reported"
 
 
 # --- one pair in detail ------------------------------------------------------------------------------------

@@ -251,3 +251,73 @@ def test_a_run_whose_log_kept_no_tool_list_is_not_said_to_have_removed_its_tools
     assert not any("removed" in v for v in verdicts)
     assert "The right run's log kept no tool list, though its model called tools: its tools are not known." in [
         c.value for c in at.main.caption]
+
+
+def _files(app, *names: str) -> None:
+    files = [(name, (FIXTURES / name).read_bytes()) for name in names]
+    app.session_state[picker.FILES] = files
+    app.session_state[picker.FILES_DIGEST] = state.files_digest(files)
+
+
+def test_an_answer_the_log_did_not_capture_is_not_compared_as_no_call_and_no_text(app):
+    # The same instrumented loop recorded twice: with message content, and without it. The no-content span kept the
+    # model, the token counts and `finish_reason: tool_calls`, not the call: Compare said "get_temperature → no call"
+    # and "Neither response carries text", of an answer whose words it does not have.
+    _files(app, "otlp-span-per-call.jsonl", "otlp-span-per-call-no-content.jsonl")
+    at = _open(app, "upload:0,upload:1", row="1")
+    verdict = list(_table(at, "verdict")["verdict"])[0]
+    assert "no call" not in verdict
+    assert ("the right run's answer was not in the log, so the calls and the answer text are not compared"
+            in verdict)
+    captions = [c.value for c in at.main.caption]
+    assert "Neither response carries text." not in captions
+    said = ("The right run's answer was not in the log (it kept the call's figures and finish, not what the model "
+            "wrote): its calls and text are not known.")
+    assert captions.count(said) == 2  # under Calls and under What the model wrote
+    calls = next(d.value for d in at.dataframe if "arguments changed" not in d.value.columns
+                 and list(d.value.columns) == ["left"])
+    assert list(calls["left"]) == ['call get_temperature {"city": "Tokyo"}']  # the left's call, alone
+
+
+def _fork_missed_by_replay(app):
+    """Compare with parent of Hengxin's round 2 forked with an edited result: Replay has no recording of it, so the
+    fork's round 2 got no answer, and no call was made."""
+    at = app.run()
+    at.switch_page("pages/fork.py").run()
+    at.number_input(key="fork.round").set_value(2).run()
+    area = next(w for w in at.text_area if w.key and w.key.startswith("fork.w.") and w.key.endswith(".entry.3"))
+    area.set_value('{"total_limit": 5000.00}').run()
+    at.button(key="fork.run").click().run()
+    at.button(key="fork.compare").click().run()
+    assert not at.exception
+    return at
+
+
+def test_a_forks_round_that_got_no_answer_is_not_said_to_have_made_no_call(app):
+    # Compare said "different calls: calcAmountOver → no call" and "Neither response carries text": a model answer
+    # the fork never got.
+    at = _fork_missed_by_replay(app)
+    verdict = list(_table(at, "verdict")["verdict"])[1]
+    assert verdict == ("different result of queryTravelPolicy sent; the right run's call got no answer, so the calls "
+                       "and the answer text are not compared; finish_reason: tool_calls → the call failed")
+    captions = [c.value for c in at.main.caption]
+    assert "Neither response carries text." not in captions
+    assert ("The right run's call got no answer (it failed, or was never made): it has no calls or text to compare."
+            in captions)
+
+
+def test_a_call_never_made_costs_nothing_exactly_not_about_nothing(app):
+    # The fork's round 2 was never sent: its cost is 0, as the Tokens page's column has it, not "≈ US$0.00000".
+    at = _fork_missed_by_replay(app)
+    cost = next(m for m in at.metric if m.label == "Cost USD, right")
+    assert cost.value == "US$0.00000"
+
+
+def test_two_logs_that_never_keep_the_instructions_say_so_beside_the_messages(app):
+    # Two Claude Code sessions: neither log keeps the system prompt Claude Code sent (most of each round's 32,000
+    # input tokens). The messages table listed the user's turns "as the model reads it" and said nothing of it.
+    _files(app, "claude-code-session.jsonl", "claude-code-2.1.233.jsonl")
+    at = _open(app, "upload:0,upload:1", row="1")
+    assert ("Neither run's log keeps the instructions (their format never does, as an agent's session log does "
+            "not): what either sent as its system prompt is not known, so it is not compared."
+            in [c.value for c in at.main.caption])

@@ -77,7 +77,8 @@ WORDS = {
     "no_chart_words": "a constant sentence saying why no input or message chart is drawn (lib/summary.py)",
     "unrecorded_words": "which run's request the log did not keep: left, right or neither (lib/compare.py)",
     "unlisted_words": "which run's log kept no tool list: left, right or neither (lib/compare.py)",
-    "uninstructed_words": "which run's log keeps no instructions: left or right, in our words (lib/compare.py)",
+    "uninstructed_words": "which run's log keeps no instructions: left, right or neither, our words (lib/compare.py)",
+    "unanswered_words": "why a run's answer is not known: left or right, constants of ANSWER_MISSING (lib/compare.py)",
     "parts_not_logged_words": "what a log's format never keeps, constants of lib.summary.not_logged_words "
                               "(lib/ui/accounting.py)",
     "tool_list_unkept_words": "a constant sentence of lib.summary.tool_list_missing, or nothing (lib/ui/accounting.py)",

@@ -7,13 +7,16 @@ messages, arguments) reaches the page through dataframes, st.code or lib/ui/plai
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import pandas as pd
 import streamlit as st
 
 from lib import catalog
 from lib.compare import (Comparison, Run, RoundContent, RoundPair, answer_texts, call_changes, compare, finish_written,
-                         item_text, message_changes, round_contents, tool_changes, uninstructed_words, unlisted_words,
-                         unrecorded_words)
+                         item_text, message_changes, round_contents, tool_changes, unanswered_words, uninstructed_words,
+                         unlisted_words, unrecorded_words)
 from lib.deeplink import is_kept_id, linked_round
 from lib.prices import COST_NOT_KNOWN, DEFAULT_PRICES, cost_words, money_words
 from lib.store import StoreUnavailable
@@ -348,13 +351,23 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
     else:
         _table([{"tool": t.name, "change": t.status, "left": t.left or None, "right": t.right or None}
                 for t in tool_changes(content_a, content_b)], "compare.tools", "The same tools, described alike.")
+    unanswered = content_a.answer_missing or content_b.answer_missing
     st.markdown("**Calls**")
-    _table([{"left": c.left, "right": c.right, "arguments changed": ", ".join(c.arguments) or None}
-            for c in call_changes(content_a, content_b)], "compare.calls", "Neither round made a call.")
+    if unanswered:  # an answer not known, diffed as one without calls, would list the other's as "–" there
+        _answered_side(content_a, content_b, "compare.calls",
+                       lambda c: [{c.side: item_text(call)} for call in c.content.calls], "made no call")
+    else:
+        _table([{"left": c.left, "right": c.right, "arguments changed": ", ".join(c.arguments) or None}
+                for c in call_changes(content_a, content_b)], "compare.calls", "Neither round made a call.")
     st.markdown("**What the model wrote**")
-    _table([{"what the left model wrote": x, "what the right model wrote": y}
-            for x, y in _zipped(answer_texts(content_a), answer_texts(content_b))],
-           "compare.answers", "Neither response carries text.")
+    if unanswered:
+        _answered_side(content_a, content_b, "compare.answers",
+                       lambda c: [{f"what the {c.side} model wrote": text} for text in answer_texts(c.content)],
+                       "wrote no text")
+    else:
+        _table([{"what the left model wrote": x, "what the right model wrote": y}
+                for x, y in _zipped(answer_texts(content_a), answer_texts(content_b))],
+               "compare.answers", "Neither response carries text.")
     st.markdown("**Results sent back, and the finish**")
     results = [{"left": item_text(x) if x else None, "right": item_text(y) if y else None}
                for x, y in _zipped(content_a.results, content_b.results)]
@@ -364,6 +377,26 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
         if round_.error is not None:
             st.caption(f"The {side} round's call failed:")
             plain.text(round_.error.message)
+
+
+@dataclass(frozen=True, slots=True)
+class _Side:
+    """One side of a pair, named."""
+
+    side: str
+    """`left` or `right`."""
+    content: RoundContent
+    """What its round says."""
+
+
+def _answered_side(content_a: RoundContent, content_b: RoundContent, key: str,
+                   records: Callable[[_Side], list[dict]], none: str) -> None:
+    """Where a side's answer is not known: why, and the other side's part of the answer alone."""
+    for side in (_Side("left", content_a), _Side("right", content_b)):
+        if words := unanswered_words(side.content, side.side):
+            st.caption(words)
+        else:
+            _table(records(side), key, f"The {side.side} round {none}.")
 
 
 def _zipped(a: tuple, b: tuple) -> list[tuple]:
