@@ -25,8 +25,9 @@ from lib.checks import Finding
 from lib.dialects.equivalence import message_items
 from lib.model import Message, Request, Round, Trace
 from lib.prices import Price, TraceCost
-from lib.summary import (UNMADE_SAID, RoundSummary, cost_known, round_cost, rows_cost, snowball, stop_inferred,
-                         tokens_words, tool_list_kept, tool_list_never_logged, parts_not_logged)
+from lib.text import plural
+from lib.summary import (NOT_IN_THE_LOG, UNMADE_SAID, RoundSummary, cost_known, round_cost, rows_cost, snowball,
+                         stop_inferred, tokens_words, tool_list_kept, tool_list_never_logged, parts_not_logged)
 
 Item = tuple
 """One thing the model reads: (`text`, role, text), (`call`, tool, arguments as JSON) or (`result`, tool, content)."""
@@ -200,7 +201,12 @@ class RunFigures:
     rounds: int
     """Model calls."""
     calls: int
-    """Tool calls over all rounds."""
+    """Tool calls over the rounds whose answer the log kept (RoundSummary.calls_if_known)."""
+    calls_unknown: int
+    """Rounds whose calls are not known: their answer is not in the log."""
+    calls_words: str
+    """calls as a sum the log can give: NOT_IN_THE_LOG when no round's calls are known, else how many rounds it leaves
+    out."""
     input_tokens: int
     """Input tokens over all rounds."""
     output_tokens: int
@@ -578,7 +584,9 @@ def figures(run: Run, prices: tuple[Price, ...]) -> RunFigures:
     return RunFigures(
         name=run.name,
         rounds=len(rows),
-        calls=sum(r.tool_calls for r in rows),
+        calls=sum(r.calls_if_known or 0 for r in rows),
+        calls_unknown=(unknown := sum(r.calls_if_known is None for r in rows)),
+        calls_words=_calls_words(rows, unknown),
         input_tokens=ball.billed_input,
         output_tokens=ball.output,
         estimated_calls=ball.estimated_calls,
@@ -587,6 +595,14 @@ def figures(run: Run, prices: tuple[Price, ...]) -> RunFigures:
         cost=rows_cost(rows, prices),
         findings=len(run.findings),
     )
+
+
+def _calls_words(rows: tuple[RoundSummary, ...], unknown: int) -> str:
+    # A round whose answer the log did not keep made calls that are not known: they are not added in as 0.
+    if rows and unknown >= len(rows):
+        return NOT_IN_THE_LOG
+    known = f"{sum(r.calls_if_known or 0 for r in rows):,}"
+    return f"{known} ({plural(unknown, 'round')} whose answer is not in the log left out)" if unknown else known
 
 
 def _codes_by_round(findings: tuple[Finding, ...]) -> dict[int, set[str]]:

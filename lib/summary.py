@@ -139,6 +139,9 @@ class RoundSummary:
     """True when the output is a generation the provider rejected (`failed_generation`), counted offline."""
     response_recorded: bool = True
     """False for a request the log ends on: neither a response nor an error was recorded, so no output is known."""
+    answer_recorded: bool = True
+    """False when the log kept none of the model's turn though it kept the response's figures (Round.answer_recorded:
+    a span without content capture): its calls are not known, not none."""
     new_against: int | None = None
     """The round whose request new_messages counts against (lib.growth.kept_before): the one before, or an earlier
     one when the log lost the requests between; None for the first round, or when the log kept no earlier request."""
@@ -175,8 +178,9 @@ class RoundSummary:
 
     @property
     def calls_if_known(self) -> int | None:
-        """The call intents of the response, or None for a request the log ends on (no response, no error)."""
-        return self.tool_calls if self.response_recorded else None
+        """The call intents of the response, or None for a request the log ends on (no response, no error) or an answer
+        the log did not keep (answer_recorded)."""
+        return self.tool_calls if self.response_recorded and self.answer_recorded else None
 
     @property
     def input_if_known(self) -> int | None:
@@ -422,6 +426,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 sent=not unsent,
                 rejected_output=response is None and error is not None and error.rejected_generation is not None,
                 response_recorded=response is not None or error is not None,
+                answer_recorded=round_.answer_recorded,
                 new_against=kept.index if kept else None,
                 parts_not_logged=parts_not_logged(round_),
                 cache_writes_reported=writes_reported,

@@ -321,3 +321,15 @@ def test_two_logs_that_never_keep_the_instructions_say_so_beside_the_messages(ap
     assert ("Neither run's log keeps the instructions (their format never does, as an agent's session log does "
             "not): what either sent as its system prompt is not known, so it is not compared."
             in [c.value for c in at.main.caption])
+
+
+def test_tool_calls_of_an_answer_the_log_did_not_capture_are_not_counted_as_none(app):
+    # The no-content span kept `finish_reason: tool_calls`, not the call: the totals said the run made 0 tool calls,
+    # and the Tokens page's rounds table said 0 for its round.
+    _files(app, "otlp-span-per-call.jsonl", "otlp-span-per-call-no-content.jsonl")
+    at = _open(app, "upload:0,upload:1")
+    assert list(_table(at, "findings")["tool calls"]) == ["1", "not in the log"]
+    at.switch_page("pages/tokens.py").run()
+    at.selectbox(key=picker.CONVERSATION).set_value(1).run()
+    assert not at.exception
+    assert list(_table(at, "tokens in")["tool calls"]) == ["not in the log"]

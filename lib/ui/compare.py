@@ -229,7 +229,10 @@ def _rounds_frame(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counter
 
 def summary(found: Comparison) -> None:
     """Each run's totals, and where the runs first part."""
-    table = pd.DataFrame([{"run": side, "name": f.name, "rounds": f.rounds, "tool calls": f.calls,
+    # Counts stay numbers unless a side's are not all known: then both are words, as Arrow takes no mixed column.
+    worded = any(f.calls_unknown for f in (found.left, found.right))
+    table = pd.DataFrame([{"run": side, "name": f.name, "rounds": f.rounds,
+                           "tool calls": f.calls_words if worded else f.calls,
                            "tokens in": f.input_words, "tokens out": f.output_words,
                            "cost USD": cost_words(f.cost),
                            "findings": f.findings}
@@ -355,7 +358,7 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
     st.markdown("**Calls**")
     if unanswered:  # an answer not known, diffed as one without calls, would list the other's as "–" there
         _answered_side(content_a, content_b, "compare.calls",
-                       lambda c: [{c.side: item_text(call)} for call in c.content.calls], "made no call")
+                       lambda c: [{c.side: item_text(call)} for call in c.content.calls], "round made no call")
     else:
         _table([{"left": c.left, "right": c.right, "arguments changed": ", ".join(c.arguments) or None}
                 for c in call_changes(content_a, content_b)], "compare.calls", "Neither round made a call.")
@@ -363,7 +366,7 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
     if unanswered:
         _answered_side(content_a, content_b, "compare.answers",
                        lambda c: [{f"what the {c.side} model wrote": text} for text in answer_texts(c.content)],
-                       "wrote no text")
+                       "model wrote no text")
     else:
         _table([{"what the left model wrote": x, "what the right model wrote": y}
                 for x, y in _zipped(answer_texts(content_a), answer_texts(content_b))],
@@ -396,7 +399,7 @@ def _answered_side(content_a: RoundContent, content_b: RoundContent, key: str,
         if words := unanswered_words(side.content, side.side):
             st.caption(words)
         else:
-            _table(records(side), key, f"The {side.side} round {none}.")
+            _table(records(side), key, f"The {side.side} {none}.")
 
 
 def _zipped(a: tuple, b: tuple) -> list[tuple]:
