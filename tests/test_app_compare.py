@@ -333,3 +333,15 @@ def test_tool_calls_of_an_answer_the_log_did_not_capture_are_not_counted_as_none
     at.selectbox(key=picker.CONVERSATION).set_value(1).run()
     assert not at.exception
     assert list(_table(at, "tokens in")["tool calls"]) == ["not in the log"]
+
+
+def test_choosing_another_run_opens_the_new_pair_at_its_first_divergence_not_the_old_pairs_row(app):
+    # Row 4 of Hengxin beside itself was read; then the right run changed. The page still showed row 4 of the new
+    # alignment (a round only the left run has) under "The runs first diverge at row 1".
+    at = _open(app, "hengxin-expense,hengxin-expense")
+    at.number_input(key="compare.row").set_value(4).run()
+    at.selectbox(key="compare.right").set_value("pitfalls/empty-result-invented-answer").run()
+    assert not at.exception
+    assert at.info[0].value == "The runs first diverge at row 1: left round 1, right round 1."
+    assert at.number_input(key="compare.row").value == 1
+    assert [s.value for s in at.subheader] == ["Row 1: left round 1, right round 1"]

@@ -37,6 +37,8 @@ SAVED = "saved:"
 """The prefix of a choice that is the saved trace with the id after it."""
 SAVED_RUNS = "compare.saved_runs"
 """Session key: the ids of the saved traces this session compares, offered as choices."""
+ROW_RUNS = "compare.row_runs"
+"""Session key: the two runs (the LEFT and RIGHT choices) whose aligned rows ROW counts."""
 LINKED = "compare.linked"
 """Session key: the page was opened by a `?compare=` link, so the link's `round` is a row of this page."""
 FORKED = "fork:"
@@ -265,6 +267,11 @@ def rounds_table(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> None:
 def chosen_row(found: Comparison) -> int:
     """The row to show in detail: the link's, else the first divergence, kept in the link."""
     count = len(found.pairs)
+    runs = (st.session_state.get(LEFT), st.session_state.get(RIGHT))
+    if st.session_state.get(ROW_RUNS, runs) != runs:  # a row of the old pair's alignment is no row of this one
+        st.session_state.pop(ROW, None)
+        st.session_state[LINKED] = False
+    st.session_state[ROW_RUNS] = runs
     if ROW not in st.session_state:
         linked = linked_round(st.query_params.get("round"), count)
         # Another page's `round` counts that page's rounds, not these rows.
