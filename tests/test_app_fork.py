@@ -425,3 +425,17 @@ def test_the_explorer_of_a_fork_says_the_round_replay_missed_made_no_call(app):
     assert shown["Input tokens"].value == "no call made" and shown["Output tokens"].value == "no call made"
     assert shown["Input tokens"].help == "No provider saw the request, so nothing was billed for it."
 
+
+
+def test_with_live_runs_turned_off_a_replay_miss_does_not_send_the_user_to_a_provider_they_cannot_choose(app):
+    # Replay is the one choice offered here; the fork said "Choose a real provider above (OpenAI, Anthropic or an
+    # OpenAI-compatible server)".
+    app.secrets["roundtrip"] = {"ROUNDTRIP_LIVE_RUNS": "off"}
+    at = _fork_page(app, 2)
+    _widget(at.text_area, ".entry.3").set_value('{"total_limit": 5000.00}').run()
+    at.button(key="fork.run").click().run()
+    assert not at.exception
+    said = at.info[0].value
+    assert said == ("Nothing was sent to a model. Replay answers only the requests it has recorded, and no real "
+                    "provider is offered here (why is said under “Answered by”): undo the edit to replay the recorded "
+                    "answer.")

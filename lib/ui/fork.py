@@ -243,13 +243,21 @@ def _decide(call_id: str, decision: str) -> None:
 def _done(running: Running) -> None:
     fork, _ = running.runner.trace.read()
     last = fork.rounds[-1] if fork.rounds else None
+    # Where live runs are refused, Replay is the one choice offered: no provider above can be chosen.
+    refused = live_refusal() is not None
     if last is not None and is_replay_miss(last.error) and last.index == running.setup.at:
-        st.info("Nothing was sent to a model. Choose a real provider above (OpenAI, Anthropic or an "
+        st.info("Nothing was sent to a model. Replay answers only the requests it has recorded, and no real provider "
+                "is offered here (why is said under “Answered by”): undo the edit to replay the recorded answer."
+                if refused else
+                "Nothing was sent to a model. Choose a real provider above (OpenAI, Anthropic or an "
                 "OpenAI-compatible server) to send this request to a model, or undo the edit.")
     elif last is not None and is_replay_miss(last.error):  # past the forked round: the results sent back differ
         st.info(f"Nothing was sent to a model for round {last.index}: Replay has no recording of its request, which "
-                "carries the results this fork sent back. Choose a real provider above (OpenAI, Anthropic or an "
-                f"OpenAI-compatible server) to go on past round {running.setup.at}, or stop after the forked round.")
+                "carries the results this fork sent back. " +
+                ("No real provider is offered here (why is said under “Answered by”): stop after the forked round."
+                 if refused else
+                 "Choose a real provider above (OpenAI, Anthropic or an OpenAI-compatible server) to go on past "
+                 f"round {running.setup.at}, or stop after the forked round."))
     text = running.runner.trace.text()
     left, right = st.columns(2)
     left.button("Compare with parent", key="fork.compare", type="primary", on_click=_compare, args=(running,))
