@@ -17,7 +17,8 @@ conversations per file.
   the usage counts none apart, as Anthropic's does not: not 0 tokens spent), `finish_reason`, `error`, and
   `call_made` (false when no provider saw the request, a replay miss: its usage and input parts are null).
   What the log did not keep is null, never 0 or []: a request's counts, results and input parts when the request
-  is not in the log, the calls and output of a request the log ends on (the Tokens page's "not in the log").
+  is not in the log, the calls and output of a request the log ends on, the calls of an answer the log did not
+  keep (a span without content capture; the Tokens page's "not in the log").
 - `convert FILE -o OUT.jsonl` writes each conversation in the native format; exits 2, saying why, when the file
   cannot be read or OUT cannot be written (a folder, a folder not there).
 - `run SCENARIO --provider replay -o OUT.jsonl` plays a scenario's tool loop (lib/live/) and writes

@@ -111,6 +111,13 @@ def test_summarize_prints_what_the_log_did_not_keep_as_null_never_as_0():
     assert [(r["tool_calls"] is None, r["usage"]["output"]) for r in rounds] == [(False, 17), (True, None)]
     assert [r["new_messages"] for r in rounds] == [2, 3]
 
+def test_summarize_gives_the_calls_of_an_answer_the_log_did_not_keep_as_null_not_as_none_made():
+    # A span without content capture kept `finish_reason: tool_calls` and no call: the calls are unknown, not [].
+    said = json.loads(run("summarize", "tests/fixtures/otlp-span-per-call-no-content.jsonl", "--json").stdout)
+    rounds = [r for conversation in said["conversations"] for r in conversation["rounds"]]
+    assert [(r["finish_reason"], r["tool_calls"]) for r in rounds] == [("tool_calls", None), ("stop", None)]
+
+
 def test_summarize_reports_an_error_round():
     summary = json.loads(run("summarize", "traces/pitfalls/unanswered-parallel-call.jsonl", "--json").stdout)
     second = summary["conversations"][0]["rounds"][1]
