@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from lib.dialects import DIALECTS, anthropic_messages
 from lib.model import Round, Trace
 from lib.provenance import NOT_CAPTURED
-from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
-                         parts_not_logged)
+from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, parts_not_logged,
+                         said_parts)
 from lib.text import ordinal, plural
 from lib.tokens import input_words, overcount, split_words
 
@@ -59,7 +59,7 @@ class Snowball:
     estimated: bool
     """The input is our estimate, not the API's report."""
     split: tuple[tuple[str, int | None], ...]
-    """Where the input goes (lib.summary.counted_parts), parts of zero left out: none for a request the log did not
+    """Where the input goes (lib.summary.said_parts), parts of zero left out: none for a request the log did not
     keep, whose reported input nothing was counted from; None for a part the log lacks (parts_unlogged)."""
     failed: bool = False
     """The call failed: whether the provider billed this request, the log does not say."""
@@ -97,7 +97,7 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         tools_tokens=row.breakdown.tools,
         tools_unchanged=index > 1 and trace.rounds[index - 2].request.tools == round_.request.tools,
         input_tokens=row.input_if_known, estimated=row.usage.source != "reported" and row.request_recorded,
-        split=tuple((label, tokens) for label, tokens in counted_parts(row)
+        split=tuple((label, tokens) for label, tokens in said_parts(row)
                     if tokens or (tokens is None and row.request_recorded)),
         failed=row.failed,
         held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),

@@ -10,8 +10,8 @@ from lib.growth import new_sent
 from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, cost, price_for, trace_cost
 from lib.text import plural, rounds_named
-from lib.tokens import (INPUT_PARTS, InputBreakdown, TokenCounter, input_parts, not_counted_label,
-                        reconciled_breakdowns)
+from lib.tokens import (INPUT_PARTS, NOT_COUNTED_NAME, InputBreakdown, TokenCounter, input_parts,
+                        not_counted_label, reconciled_breakdowns)
 
 BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
 """What is said wherever a failed call's cost would be: an error response carries no usage."""
@@ -305,6 +305,17 @@ def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
         return tuple((label, None) for label, _ in parts)
     lacked = {PART_LABELS[field] for field in parts_unlogged(row)}
     return tuple((label, None if label in lacked and not tokens else tokens) for label, tokens in parts)
+
+
+def said_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
+    """counted_parts as a round's own line says them: on a round whose input is an estimate anchored on a reported
+    round, the part beyond our count is that round's reported gap carried over, and is named so, not as reported."""
+    parts = counted_parts(row)
+    anchor = row.usage.anchor_round if row.usage.source != "reported" else None
+    if anchor is None:
+        return parts
+    carried = f"beyond our count as round {anchor} reported it"
+    return tuple((label.replace(NOT_COUNTED_NAME, carried, 1), tokens) for label, tokens in parts)
 
 
 def not_counted_words(rows: tuple[RoundSummary, ...]) -> str:

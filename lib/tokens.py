@@ -222,6 +222,9 @@ class InputBreakdown:
         return self.counted + self.not_counted
 
 
+NOT_COUNTED_NAME = "reported beyond our count"
+"""How the part of a reported input our tokenizer does not see begins its label, whatever the log lacks."""
+
 INPUT_PARTS = (
     ("instructions", "instructions"),
     ("tools", "tool definitions"),
@@ -229,7 +232,7 @@ INPUT_PARTS = (
     ("held", "earlier messages held by the provider (billed as input)"),
     ("new", "new messages"),
     ("framing", "message framing"),
-    ("not_counted", "reported beyond our count (template, provider tokens)"),
+    ("not_counted", f"{NOT_COUNTED_NAME} (template, provider tokens)"),
 )
 """The parts of a round's input, field and label, in the order they are shown and stacked."""
 
@@ -255,7 +258,7 @@ def not_counted_label(lacked: Iterable[str]) -> str:
     lacked = tuple(lacked)
     if not lacked:
         return NOT_COUNTED
-    return f"reported beyond our count (the {' and '.join(lacked)} the log lacks, template, provider tokens)"
+    return f"{NOT_COUNTED_NAME} (the {' and '.join(lacked)} the log lacks, template, provider tokens)"
 
 
 def input_words(parts: Iterable[tuple[str, int | None]]) -> str:

@@ -10,7 +10,7 @@ import streamlit as st
 from lib.summary import (BILLING_NOT_KNOWN, NO_CALL_MADE, NOT_IN_THE_LOG, REASONING_NOT_REPORTED,
                          REQUEST_NOT_COUNTED, UNMADE_SAID, RoundSummary, Snowball, OUTPUT_MISSING, cache_written,
                          counted_parts, missing_output, no_bar_words, not_counted_words, not_logged_words, overcounted,
-                         reasoning_reported, round_cost, table_reasoning, table_tokens, tokens_words,
+                         reasoning_reported, round_cost, said_parts, table_reasoning, table_tokens, tokens_words,
                          tool_list_missing)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
@@ -96,7 +96,7 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
         _estimated_output(row, middle)
     if note:
         plain.text(note)
-    split = split_words(counted_parts(row), usage.input_tokens, usage.source == "reported")
+    split = split_words(said_parts(row), usage.input_tokens, usage.source == "reported")
     st.caption(f"Where the input goes {split}."
                + ("" if row.tool_list_recorded else " " + tool_list_missing(row.tool_list_never_logged)))
 
