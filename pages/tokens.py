@@ -30,6 +30,8 @@ accounting.snowball_metrics(ball, shown if shown < len(loaded.trace.rounds) else
 accounting.log_notes(loaded.notes)
 
 with st.expander("Prices (US$ per million tokens): edit to match your contract"):
+    st.caption("Your edits last for this session and price every cost you see in it: this page and Compare. The "
+               "Library keeps each saved trace's cost at the default prices, the same for every visitor.")
     prices = accounting.price_editor()
 table = accounting.rounds_table(rows, prices, DIALECTS[loaded.trace.dialect].FINISH_FIELD)
 spent = rows_cost(rows, prices)

@@ -345,3 +345,21 @@ def test_choosing_another_run_opens_the_new_pair_at_its_first_divergence_not_the
     assert at.info[0].value == "The runs first diverge at row 1: left round 1, right round 1."
     assert at.number_input(key="compare.row").value == 1
     assert [s.value for s in at.subheader] == ["Row 1: left round 1, right round 1"]
+
+
+def test_prices_edited_this_session_price_the_tokens_page_and_compare_alike(app):
+    # The Tokens page's price table is the session's: a price added there for hermes-agent's kimi-k2.6 gives the run
+    # a cost on the Tokens page and the same cost on Compare, where the default table has none.
+    from lib.prices import DEFAULT_PRICES, Price
+
+    at = uploaded(app, "sharegpt-hermes-agent.jsonl")
+    at.session_state[state.PRICES] = DEFAULT_PRICES + (Price("kimi-k2.6", 0.6, None, None, 2.5, "2026-12-06"),)
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    cost = {m.label: m.value for m in at.metric}["Cost of the whole trace"]
+    assert cost.startswith("≈ US$")
+    assert any("price every cost you see in it: this page and Compare" in c.value for c in at.caption)
+    at.query_params["compare"] = "upload:0,upload:0"
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert list(_table(at, "findings")["cost USD"]) == [cost, cost]

@@ -14,7 +14,7 @@ from lib.summary import (BILLING_NOT_KNOWN, NO_CALL_MADE, NOT_IN_THE_LOG, REASON
                          tool_list_missing)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
-from lib.prices import DEFAULT_PRICES, Price, prices_from_rows
+from lib.prices import Price, prices_from_rows
 from lib.text import plural
 from lib.tokens import HELD, NOT_COUNTED, split_words
 from lib.usage_gap import gap_notes_words
@@ -307,15 +307,20 @@ def log_notes(notes: tuple[str, ...]) -> None:
             plain.text(note)
 
 
-PRICES = "overview.prices"
-"""Session key: the price table as edited in this session."""
+PRICES_EDITOR = "overview.prices"
+"""Session key prefix: the price table's editor (state.PRICES_EDITS numbers it)."""
 
 
 def price_editor() -> tuple[Price, ...]:
-    """The editable price table; edits last for the session and change every cost shown."""
-    table = pd.DataFrame([asdict(p) for p in DEFAULT_PRICES])
+    """The editable price table, from this session's prices; an edit becomes the session's prices (state.prices),
+    which every page that prices a trace this session uses, and the editor starts afresh from them."""
+    current = state.prices()
+    table = pd.DataFrame([asdict(p) for p in current])
+    edits = st.session_state.get(state.PRICES_EDITS, 0)
+    # A new key per edit: the editor's own state is its changes to the table it was given, and it is given the
+    # edited table next, which those changes must not be applied to twice.
     edited = st.data_editor(
-        table, num_rows="dynamic", hide_index=True, width="stretch", key=PRICES,
+        table, num_rows="dynamic", hide_index=True, width="stretch", key=f"{PRICES_EDITOR}.{edits}",
         column_order=("model", "input", "cached_input", "cache_write", "cache_write_1h", "output", "as_of", "source"),
         column_config={
             "model": st.column_config.TextColumn("model (or name prefix)", required=True),
@@ -328,7 +333,15 @@ def price_editor() -> tuple[Price, ...]:
             "source": st.column_config.TextColumn("source"),
         },
     )
-    return prices_from_rows(edited.to_dict("records"))
+    rows = edited.to_dict("records")
+    chosen = prices_from_rows(rows)
+    # A row still being filled in (no model or price yet) is left out of the costs; the edit is kept for the
+    # session once every row is complete, so that starting the editor afresh loses nothing typed.
+    if chosen != current and len(chosen) == len(rows):
+        st.session_state[state.PRICES] = chosen
+        st.session_state[state.PRICES_EDITS] = edits + 1
+        st.rerun()
+    return chosen
 
 
 @per_trace(key=lambda counter_name, rows: counter_name)

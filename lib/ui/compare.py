@@ -18,7 +18,7 @@ from lib.compare import (Comparison, Run, RoundContent, RoundPair, answer_texts,
                          item_text, message_changes, round_contents, tool_changes, unanswered_words, uninstructed_words,
                          unlisted_words, unrecorded_words)
 from lib.deeplink import is_kept_id, linked_round
-from lib.prices import COST_NOT_KNOWN, DEFAULT_PRICES, cost_words, money_words
+from lib.prices import COST_NOT_KNOWN, Price, cost_words, money_words
 from lib.store import StoreUnavailable
 from lib.summary import about
 from lib.ui import kept, navigation, picker, plain, predict, state
@@ -199,12 +199,14 @@ def held_while_predicting(left: catalog.LoadedTrace, right: catalog.LoadedTrace)
 def comparison(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> Comparison:
     """The two runs aligned, their figures from the same cached rows and findings as every other page; once per
     pair of traces and tokenizers."""
-    return _aligned(left, right, (state.counting(left).counter.name, state.counting(right).counter.name))
+    return _aligned(left, right, (state.counting(left).counter.name, state.counting(right).counter.name),
+                    state.prices())
 
 
-@per_trace(key=lambda right, counters: (right.digest, counters), spinner="Aligning the runs…")
-def _aligned(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counters: tuple[str, str]) -> Comparison:
-    return compare(_run(left), _run(right), DEFAULT_PRICES)
+@per_trace(key=lambda right, counters, prices: (right.digest, counters, prices), spinner="Aligning the runs…")
+def _aligned(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counters: tuple[str, str],
+             prices: tuple[Price, ...]) -> Comparison:
+    return compare(_run(left), _run(right), prices)
 
 
 @per_trace()
@@ -218,9 +220,10 @@ def _message_changes(left: catalog.LoadedTrace, right: catalog.LoadedTrace, roun
                            SAME_KEPT)
 
 
-@per_trace(key=lambda right, counters: (right.digest, counters))
-def _rounds_frame(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counters: tuple[str, str]) -> pd.DataFrame:
-    found = _aligned(left, right, counters)
+@per_trace(key=lambda right, counters, prices: (right.digest, counters, prices))
+def _rounds_frame(left: catalog.LoadedTrace, right: catalog.LoadedTrace, counters: tuple[str, str],
+                  prices: tuple[Price, ...]) -> pd.DataFrame:
+    found = _aligned(left, right, counters, prices)
     records = [{"row": n, "left round": p.left, "right round": p.right, "verdict": p.verdict,
                 "tokens in, left": _tokens(p.words_left, 0),
                 "tokens in, right": _tokens(p.words_right, 0),
@@ -260,7 +263,8 @@ def _token_delta(pair: RoundPair, n: int) -> str | None:
 
 def rounds_table(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> None:
     """One row per aligned pair: the rounds, the verdict, and the tokens on each side."""
-    table = _rounds_frame(left, right, (state.counting(left).counter.name, state.counting(right).counter.name))
+    table = _rounds_frame(left, right, (state.counting(left).counter.name, state.counting(right).counter.name),
+                          state.prices())
     st.dataframe(table, hide_index=True, width="stretch", key="compare.rounds", placeholder=NOTHING)
 
 

@@ -13,6 +13,7 @@ import streamlit as st
 from lib import catalog
 from lib.logs.limits import limits
 from lib.lru import LeastRecentlyUsed
+from lib.prices import DEFAULT_PRICES, Price
 from lib.logs.upload import Upload, read_upload
 from lib.encodings import encoding_name_for_model
 from lib.summary import RoundSummary, summarize
@@ -43,6 +44,15 @@ TOKENIZER = "sidebar.tokenizer"
 """Session key: `auto`, an encoding name, or `characters`."""
 TOKENIZERS = ("auto", "o200k_base", "cl100k_base", "characters")
 """The choices for counting tokens."""
+PRICES = "session.prices"
+"""Session key: the price table as edited on the Tokens page, for every page of this session that prices a trace."""
+PRICES_EDITS = "session.prices_edits"
+"""Session key: how many times the price table was edited, which names its editor afresh after each edit."""
+
+
+def prices() -> tuple[Price, ...]:
+    """The prices this session's costs are worked out with: the Tokens page's edits, else the default table."""
+    return st.session_state.get(PRICES, DEFAULT_PRICES)
 
 
 @st.cache_resource(show_spinner=False)
