@@ -188,12 +188,15 @@ def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
 
 def runs_words(round_: Round) -> str:
     """Step 3's one sentence: RUNS, or, where a call was declined or failed (arguments rejected before any handler
-    ran, a handler that timed out), which, since "runs the calls" would not be true of it."""
-    stopped = [f"{e.name} was declined" if e.approval == "declined" else f"{e.name} failed"
-               for e in round_.executions if not e.ok]
-    if not stopped:
+    ran, a handler that timed out), how many, since "runs the calls" would not be true of them. Counted, not named:
+    the lead is drawn as markdown, and a call's name is the trace's text."""
+    declined = sum(1 for e in round_.executions if not e.ok and e.approval == "declined")
+    failed = sum(1 for e in round_.executions if not e.ok) - declined
+    if not (declined or failed):
         return RUNS
-    which = stopped[0] if len(stopped) == 1 else f"{', '.join(stopped[:-1])} and {stopped[-1]}"
+    said = [f"{plural(failed, 'call')} failed" if failed else "", f"{plural(declined, 'call')} "
+            f"{'was' if declined == 1 else 'were'} declined" if declined else ""]
+    which = " and ".join(part for part in said if part)
     return (f"The program handles the calls, not the model: {which}, and the model reads only what the program sends "
             "back.")
 
