@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Literal, Sequence
 
-from lib.model import Message, Round, Trace
+from lib.model import Message, OtherPart, Round, Trace
 from lib.text import plural
 
 Status = Literal["new", "resent", "changed"]
@@ -45,6 +45,9 @@ class MessageEntry:
     """Where the message came from."""
     previous: Message | None = None
     """The earlier copy, when the message changed."""
+    without: tuple[str, ...] = ()
+    """For the previous response's turn: the types of its parts that did not come back with it (Gemini CLI's
+    thought summaries, a reasoning part the program dropped), so it is not said to be appended unchanged."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +100,20 @@ def _origin(message: Message, previous_round: Round | None) -> Origin:
         if message == answered or (message.tool_calls, message.text) == (answered.tool_calls, answered.text):
             return "response"
     return "history" if message.role == "assistant" else "input"
+
+
+def _left_out(message: Message, answered: Message) -> tuple[str, ...]:
+    """The types of the answer's own parts (reasoning, thought summaries) that its copy in the request lacks."""
+    kept = {p.type for p in message.parts if isinstance(p, OtherPart)}
+    return tuple(dict.fromkeys(p.type for p in answered.parts if isinstance(p, OtherPart) and p.type not in kept))
+
+
+def origin_words(entry: MessageEntry) -> str:
+    """Where a new message came from, in a reader's words (ORIGIN_WORDS): a turn that came back without parts of the
+    response it copies names them instead of being called unchanged."""
+    if entry.origin == "response" and entry.without:
+        return f"the model's turn from the previous response, appended without its {' and '.join(entry.without)} parts"
+    return ORIGIN_WORDS[entry.origin]
 
 
 Entries = tuple[MessageEntry, ...]
@@ -216,7 +233,9 @@ def growth(trace: Trace, index: int) -> Growth:
     entries = []
     for i, message in enumerate(current.request.messages):
         if i >= len(before):
-            entries.append(MessageEntry(i, message, "new", _origin(message, previous_round)))
+            origin = _origin(message, previous_round)
+            left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
+            entries.append(MessageEntry(i, message, "new", origin, without=left_out))
         elif message is before[i] or message == before[i]:
             entries.append(MessageEntry(i, message, "resent", "input"))
         else:

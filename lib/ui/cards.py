@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.annotations import NoteMark
-from lib.growth import ORIGIN_WORDS, Growth, MessageEntry, against_words, held_apart
+from lib.growth import Growth, MessageEntry, against_words, held_apart, origin_words
 from lib.summary import stop_inferred, stop_unrecorded_words, tool_list_missing, tool_list_never_logged
 from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
@@ -182,7 +182,7 @@ def message_card(entry: MessageEntry, marks: list[Mark], pointer: Pointer | None
         if role is None:
             plain.text(f"role {entry.message.role}")
         if entry.status == "new":
-            st.caption(ORIGIN_WORDS[entry.origin].capitalize() + ".")
+            st.caption(origin_words(entry).capitalize() + ".")
         _badges_at(marks, path)
         _parts(entry.message, path, marks)
         if entry.previous is not None:
