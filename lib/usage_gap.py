@@ -98,7 +98,10 @@ class GapNote:
 
 def _share(gap: int, base: int) -> str:
     share = abs(gap) / base
-    return "under 1%" if share < 0.005 else f"{share:.0%}"
+    if share < 0.005:
+        return "under 1%"
+    # 13,871 of 13,906 rounds to 100%, which would say our count found nothing of the input.
+    return "over 99%" if 0.995 <= share < 1 else f"{share:.0%}"
 
 
 def gap_note(trace: Trace, row: RoundSummary) -> GapNote | None:
