@@ -744,7 +744,7 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
 
     Not every value is such a fact. What the model composes is its own work, and nobody was meant to give it: prose
     (a `description` of the command, a file's `content`, a message `body`), code and commands (`command`, `code`,
-    a search `pattern`), the path of a file it reads or creates (`file_path`), and how long it lets a tool run
+    a search `pattern` or `query`), the path of a file it reads or creates (`file_path`), and how long it lets a tool run
     (`timeout`). A coding agent fills these in every call; asking the person for them would be wrong advice. Such
     parameters are known by name (AUTHORED_NAMES, or a name ending in `_path`), since logs like Claude Code's keep
     no schema to say more."""
@@ -777,13 +777,14 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
 
 AUTHORED_NAMES = frozenset({
     "description", "content", "contents", "text", "body", "message", "summary", "prompt", "reason", "comment",
-    "command", "cmd", "script", "code", "pattern", "regex", "glob", "oldstring", "newstring",
+    "command", "cmd", "script", "code", "pattern", "regex", "glob", "query", "oldstring", "newstring",
     "path", "filepath", "filename", "directory", "dir", "cwd",
     "timeout", "timeoutms", "timeoutseconds", "yieldtimems", "maxoutputtokens", "offset", "limit",
     "isinput", "securityrisk",
 })
 """Parameter names (lower case, no `_`) whose value the model composes itself: prose it writes, code and commands
-it runs (an edit's `old_string` and `new_string`, OpenCode's `oldString`, `newString`), paths it reads or creates,
+it runs (an edit's `old_string` and `new_string`, OpenCode's `oldString`, `newString`), what it searches for (a
+search tool's `query`: the model's words for what it looks up, as a search `pattern` is), paths it reads or creates,
 how long it lets a tool run and how much of its output or of a file it reads (Codex's `yield_time_ms`,
 `max_output_tokens`; a read's `offset` and `limit`), how it drives a command and how risky it rates its own call
 (OpenHands' `is_input`, `security_risk`). None is a fact someone should have given."""
