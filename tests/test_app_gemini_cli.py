@@ -61,3 +61,18 @@ def test_the_explorer_shows_an_answers_thoughts_as_the_summaries_gemini_cli_reco
     assert "each a summary of the model's reasoning that Gemini sent" in round_shown(app, "gemini-cli-session.jsonl", 2)
     # Thoughts beside calls are no text beside them: no finding is pinned on them.
     assert "text-with-tool-calls" not in ours
+
+
+def test_the_answer_sent_back_without_its_thoughts_is_not_said_to_be_appended_unchanged(app):
+    # Round 2's answer is two thought summaries and three calls; round 3's request carries the calls alone.
+    shown = round_shown(app, "gemini-cli-session.jsonl", 3)
+    turn = shown[shown.index("**messages[7]** · role **assistant**"):shown.index("Call read_file · id jw6mrjz7")]
+    assert "appended unchanged" not in turn
+    assert "The model's turn from the previous response, appended without its thought_summary parts." in turn
+
+
+def test_a_gap_of_all_but_a_few_tokens_is_not_rounded_up_to_all_of_the_input(app):
+    # Round 1: 13,906 reported, 35 counted: 99.7% of the input is beyond our count, not 100%.
+    shown = round_shown(app, "gemini-cli-session.jsonl", 1)
+    assert "The reported input is 13,871 tokens more than our count, over 99% of the input." in shown
+    assert "100% of the input" not in shown

@@ -62,3 +62,15 @@ def test_a_tool_list_sent_but_not_kept_reads_not_in_the_log_on_the_explorer_and_
     assert "tool definitions" not in [series["name"] for series in chart]  # no bar of 0 for a list that was sent
     caption = next(c.value for c in at.main.caption if c.value.startswith("Counted with"))
     assert "The log kept no tool list, though the model called tools" in caption
+
+
+def test_a_search_query_the_model_wrote_is_not_said_to_be_a_value_someone_should_have_given(app):
+    # The support agent searches its docs for "refund policy" and "returns window": the queries are the model's own
+    # words for what it looks up, as a command or a search pattern is, not facts it should have asked the person for.
+    at = uploaded(app, "langsmith-runs.jsonl")
+    at.selectbox(key="sidebar.conversation").set_value(SUPPORT).run()
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    shown = screen(at)
+    assert "text-with-tool-calls" in shown
+    assert "model-filled-value" not in shown and "refund policy" not in shown
