@@ -120,3 +120,15 @@ def test_round_2s_lane_still_says_the_log_does_not_record_how_write_stdin_ran(ap
     lane = shown[shown.index("The program's lane, after response 2"):]
     assert "not recorded: the trace does not say what the program ran" in lane
     assert "ran ok" not in lane
+
+
+def test_the_explorers_table_of_all_rounds_writes_its_counts_as_the_tokens_page_does(app):
+    # Round 1's 18,703 input tokens: the explorer's table drew 18703 beside the figure above it that says 18,703.
+    import json
+    at = uploaded(app, "codex-rollout-0.125.jsonl")
+    table = next(d for d in at.dataframe if "tokens in" in d.value.columns)
+    assert table.value["tokens in"].tolist()[0] == 18703
+    columns = json.loads(table.proto.columns)
+    assert columns["tokens in"]["type_config"]["format"] == "localized"
+    assert columns["tokens out"]["type_config"]["format"] == "localized"
+    assert "round" not in columns

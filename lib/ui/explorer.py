@@ -233,7 +233,8 @@ def overview(loaded: LoadedTrace) -> None:
     st.subheader("All rounds")
     with _drawn_when_open(loaded, f"Every round in a table ({len(table):,} rows)", OVERVIEW_OPEN) as drawn:
         if drawn:
-            st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview", placeholder="–")
+            st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview", placeholder="–",
+                         column_config=accounting.rounds_columns(table))
             accounting.overcount_note(state.summaries(loaded))
     with _drawn_when_open(loaded, "Tokens per round, as a chart", TOKENS_CHART_OPEN) as drawn:
         if drawn:
