@@ -410,3 +410,11 @@ def test_the_file_says_a_tool_list_sent_but_not_kept_is_not_in_the_log_never_0_t
     assert "tool definitions not in the log" in page and "tool definitions 0" not in page
     assert ("The log kept no tool list, though the model called tools: the list was sent, but it is neither shown "
             "nor counted here.") in page
+
+
+def test_the_file_says_a_gemini_cli_answer_came_back_without_its_thoughts_as_the_explorer_does():
+    # Round 3's request carries round 2's calls without the two thought summaries the answer came with.
+    upload = read_upload([("session.jsonl", (FIXTURES / "gemini-cli-session.jsonl").read_bytes())])
+    trace = upload.conversations[0].trace
+    page = "".join(_parse(trace_html(trace)).text)
+    assert "the model's turn from the previous response, appended without its thought_summary parts" in page
