@@ -108,11 +108,22 @@ def _left_out(message: Message, answered: Message) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p.type for p in answered.parts if isinstance(p, OtherPart) and p.type not in kept))
 
 
+LEFT_OUT_WORDS = {"thought_summary": "its thought summaries", "thinking": "its thinking",
+                  "redacted_thinking": "its redacted thinking", "reasoning": "its reasoning"}
+"""The kinds of a response's parts that a program may leave out of the turn it sends back, in our words."""
+
+
 def origin_words(entry: MessageEntry) -> str:
     """Where a new message came from, in a reader's words (ORIGIN_WORDS): a turn that came back without parts of the
     response it copies names them instead of being called unchanged."""
     if entry.origin == "response" and entry.without:
-        return f"the model's turn from the previous response, appended without its {' and '.join(entry.without)} parts"
+        # Our words for the kinds we know; others counted, not named: a part's type is the trace's text, and this
+        # sentence is drawn as markdown.
+        known = [LEFT_OUT_WORDS[kind] for kind in entry.without if kind in LEFT_OUT_WORDS]
+        others = len(entry.without) - len(known)
+        if others:
+            known.append("one other kind of its parts" if others == 1 else f"{others} other kinds of its parts")
+        return f"the model's turn from the previous response, appended without {' and '.join(known)}"
     return ORIGIN_WORDS[entry.origin]
 
 

@@ -68,7 +68,7 @@ def test_the_answer_sent_back_without_its_thoughts_is_not_said_to_be_appended_un
     shown = round_shown(app, "gemini-cli-session.jsonl", 3)
     turn = shown[shown.index("**messages[7]** · role **assistant**"):shown.index("Call read_file · id jw6mrjz7")]
     assert "appended unchanged" not in turn
-    assert "The model's turn from the previous response, appended without its thought_summary parts." in turn
+    assert "The model's turn from the previous response, appended without its thought summaries." in turn
 
 
 def test_a_gap_of_all_but_a_few_tokens_is_not_rounded_up_to_all_of_the_input(app):
@@ -76,3 +76,17 @@ def test_a_gap_of_all_but_a_few_tokens_is_not_rounded_up_to_all_of_the_input(app
     shown = round_shown(app, "gemini-cli-session.jsonl", 1)
     assert "The reported input is 13,871 tokens more than our count, over 99% of the input." in shown
     assert "100% of the input" not in shown
+
+
+def test_a_part_left_out_of_the_turn_sent_back_is_named_in_our_words_or_counted_never_by_its_own_type():
+    # The card's line is drawn as markdown: a part's type is the trace's text, so an unknown one is only counted.
+    from lib.growth import MessageEntry, origin_words
+    from lib.model import Message, TextPart
+
+    turn = Message(role="assistant", parts=(TextPart(text="done"),), raw={"role": "assistant", "content": "done"},
+                   key="k")
+    entry = MessageEntry(2, turn, "new", "response", without=("thought_summary", "<img src=x onerror=alert(1)>"))
+    said = origin_words(entry)
+    assert said == ("the model's turn from the previous response, appended without its thought summaries and one "
+                    "other kind of its parts")
+    assert "<img" not in said

@@ -417,4 +417,4 @@ def test_the_file_says_a_gemini_cli_answer_came_back_without_its_thoughts_as_the
     upload = read_upload([("session.jsonl", (FIXTURES / "gemini-cli-session.jsonl").read_bytes())])
     trace = upload.conversations[0].trace
     page = "".join(_parse(trace_html(trace)).text)
-    assert "the model's turn from the previous response, appended without its thought_summary parts" in page
+    assert "the model's turn from the previous response, appended without its thought summaries" in page

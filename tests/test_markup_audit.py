@@ -96,6 +96,8 @@ WORDS = {
     "_steps_words": "the marks of the steps given, our STEP_MARKS constants (lib/ui/lesson.py)",
     "_shown_words": "what the steps given showed, in our words (lib/ui/lesson.py)",
     "against_words": "which request a round's new messages count against, in our words and round numbers (lib/growth.py)",
+    "origin_words": "where a new message came from, ORIGIN_WORDS, or the kinds of parts it came back without in our "
+                    "words (LEFT_OUT_WORDS) and a count of the others, never their types (lib/growth.py)",
     "login_refusal": "one of two constant sentences on why a signed-in visitor is no editor (lib/access.py)",
 }
 """Helpers whose result is our own words, whatever they are given: each checked to quote no trace text."""
