@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Iterable
 
 from lib.coerce import int_or_none
 from lib.dialects.common import arguments_value, flatten_content
-from lib.logs.record import LineProblem
+from lib.logs.record import LineProblem, Problem
+from lib.text import plural
 
 
 def text_part(text: str) -> dict:
@@ -189,6 +190,35 @@ _YEAR_10000 = 253_402_300_800
 _DATES: dict[int, str] = {}
 """`YYYY-MM-DDT` by day since the epoch: a log's calls fall on a few days."""
 _DATES_KEPT = 4096
+
+
+def unread_calls_note(unread: list[tuple[int, str]], shape: str, recorder: str) -> list[Problem]:
+    """The one note for model calls whose messages come in a shape Roundtrip does not read (`unread`: each call's
+    line and where it is, the first five named): each is still shown with what `recorder` recorded of it."""
+    if not unread:
+        return []
+    first, count = unread[0][0], len(unread)
+    named = "; ".join(where for _, where in unread[:5]) + ("; ..." if count > 5 else "")
+    return [Problem(first, f"{plural(count, 'model call')} ({named}) {'carries' if count == 1 else 'carry'} {shape}: "
+                           f"each is shown with its model, token counts and latency as {recorder} recorded them, but "
+                           "not its messages.", loaded=True)]
+
+
+def iso_microseconds(value: Any) -> int | None:
+    """An ISO 8601 time as microseconds since the epoch (whole numbers, so a latency is exact; a time without a zone
+    is UTC); None when it is not one."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return (moment - EPOCH) // timedelta(microseconds=1)
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def iso_time(seconds: Any, nanos: int = 0) -> str | None:

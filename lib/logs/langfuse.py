@@ -13,7 +13,6 @@ rounds in start-time order; Langfuse's own usage figures (`usageDetails`) are th
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 
 import orjson
@@ -121,7 +120,7 @@ class LangfuseTraceFormat(LogFormat):
             record.request.setdefault("model", model)
         if record.response is not None and model is not None:
             record.response.setdefault("model", model)
-        start, end = _start(observation), _moment(observation.get("endTime"))
+        start, end = _start(observation), convert.iso_microseconds(observation.get("endTime"))
         record.latency_ms = (end - start) / 1000 if start is not None and end is not None and end >= start else None
         if record.request is not None and "tools" not in record.request:
             tools = _metadata_tools(observation)
@@ -132,15 +131,9 @@ class LangfuseTraceFormat(LogFormat):
         return record
 
     def notes(self) -> list[Problem]:
-        if not self._unread:
-            return []
-        first, count = self._unread[0][0], len(self._unread)
-        named = "; ".join(where for _, where in self._unread[:5]) + ("; ..." if count > 5 else "")
-        return [Problem(first, f"{plural(count, 'model call')} ({named}) {'carries' if count == 1 else 'carry'} "
-                               "messages in a shape Roundtrip does not read (neither Responses API items, GenAI "
-                               "{role, parts} messages, Chat Completions messages nor google-genai contents): "
-                               "each is shown with its model, token counts and latency as Langfuse recorded them, "
-                               "but not its messages.", loaded=True)]
+        return convert.unread_calls_note(
+            self._unread, "messages in a shape Roundtrip does not read (neither Responses API items, GenAI {role, "
+            "parts} messages, Chat Completions messages nor google-genai contents)", "Langfuse")
 
 
 # --- one generation --------------------------------------------------------------------------------
@@ -354,24 +347,7 @@ def _text(value: Any) -> str | None:
 
 
 def _start(observation: dict) -> int | None:
-    return _moment(observation.get("startTime"))
-
-
-def _moment(value: Any) -> int | None:
-    """An ISO 8601 time as microseconds since the epoch (whole numbers, so a latency is exact); None when it is
-    not one."""
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return (moment - EPOCH) // timedelta(microseconds=1)
-
-
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return convert.iso_microseconds(observation.get("startTime"))
 
 
 def _metadata(observation: dict) -> dict:
@@ -415,7 +391,7 @@ def _execution(observation: dict) -> dict:
     failed = observation.get("level") == "ERROR"
     entry = {"tool_call_id": call_id, "name": name, "arguments": _opened(observation.get("input"), "input"),
              "output": observation.get("output"), "ok": not failed}
-    start, end = _start(observation), _moment(observation.get("endTime"))
+    start, end = _start(observation), convert.iso_microseconds(observation.get("endTime"))
     if start is not None and end is not None and end >= start:
         entry["duration_ms"] = (end - start) / 1000
     if failed and _text(observation.get("statusMessage")):

@@ -21,7 +21,6 @@ more.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 
 from lib.dialects import OPENAI
@@ -436,15 +435,4 @@ def _moment(value: Any) -> int | None:
     since the epoch; None when it is neither."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return int(value * 1000)
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return (moment - EPOCH) // timedelta(microseconds=1)
-
-
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return convert.iso_microseconds(value)

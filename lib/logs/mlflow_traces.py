@@ -150,13 +150,7 @@ class MlflowTraceFormat(LogFormat):
         return record
 
     def notes(self) -> list[Problem]:
-        if not self._unread:
-            return []
-        first, count = self._unread[0][0], len(self._unread)
-        named = "; ".join(where for _, where in self._unread[:5]) + ("; ..." if count > 5 else "")
-        return [Problem(first, f"{plural(count, 'model call')} ({named}) {'carries' if count == 1 else 'carry'} "
-                               "inputs and outputs in a shape Roundtrip does not read: each is shown with its model, "
-                               "token counts and latency as MLflow recorded them, but not its messages.", loaded=True)]
+        return convert.unread_calls_note(self._unread, "inputs and outputs in a shape Roundtrip does not read", "MLflow")
 
 
 # --- spans -----------------------------------------------------------------------------------------
