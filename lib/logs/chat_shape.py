@@ -20,8 +20,11 @@ from datetime import datetime, timedelta, timezone
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Iterable
 
+import orjson
+
 from lib.coerce import int_or_none
 from lib.dialects.common import arguments_value, flatten_content
+from lib.intern import loads_exact
 from lib.logs.record import LineProblem, Problem
 from lib.text import plural
 
@@ -202,6 +205,19 @@ def unread_calls_note(unread: list[tuple[int, str]], shape: str, recorder: str) 
     return [Problem(first, f"{plural(count, 'model call')} ({named}) {'carries' if count == 1 else 'carry'} {shape}: "
                            f"each is shown with its model, token counts and latency as {recorder} recorded them, but "
                            "not its messages.", loaded=True)]
+
+
+def json_or_text(value: str) -> Any:
+    """JSON text a log kept inside a field, parsed (integers kept exact, as lib.intern.loads_exact does); text that
+    is not JSON stays the text. The caller has checked its nesting (lib.intern.nests_deeper)."""
+    try:
+        return loads_exact(value)
+    except orjson.JSONDecodeError:
+        pass
+    try:  # orjson refuses what json takes (NaN, lone surrogates)
+        return json.loads(value)
+    except ValueError:
+        return value
 
 
 def iso_microseconds(value: Any) -> int | None:

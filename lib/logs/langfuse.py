@@ -12,13 +12,10 @@ rounds in start-time order; Langfuse's own usage figures (`usageDetails`) are th
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterator
 
-import orjson
-
 from lib.dialects import OPENAI
-from lib.intern import content_key, loads_exact, nests_deeper
+from lib.intern import content_key, nests_deeper
 from lib.logs import chat_shape as convert
 from lib.logs import gemini, responses, spans
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
@@ -323,14 +320,7 @@ def _opened(value: Any, key: str) -> Any:
     walk (as a recorded exchange's body is held, lib/logs/exchanges.py), stays text."""
     if not isinstance(value, str) or value.lstrip()[:1] not in ("{", "[", '"') or nests_deeper(value):
         return value
-    try:
-        return loads_exact(value)
-    except orjson.JSONDecodeError:
-        pass
-    try:  # orjson refuses what json takes (NaN, lone surrogates)
-        return json.loads(value)
-    except ValueError:
-        return value
+    return convert.json_or_text(value)
 
 
 def _named(observation: dict, position: int) -> str:

@@ -12,13 +12,10 @@ siblings by start time), so calls nested in an AGENT span keep their place.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterator
 
-import orjson
-
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages
-from lib.intern import loads_exact, nests_deeper
+from lib.intern import nests_deeper
 from lib.logs import chat_shape as convert
 from lib.logs import langfuse, responses, spans
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
@@ -202,14 +199,7 @@ class _Span:
         value = self._attributes.get(key)
         if not isinstance(value, str) or nests_deeper(value):
             return value
-        try:
-            return loads_exact(value)
-        except orjson.JSONDecodeError:
-            pass
-        try:  # orjson refuses what json takes (NaN, lone surrogates)
-            return json.loads(value)
-        except ValueError:
-            return value
+        return convert.json_or_text(value)
 
     def words(self) -> str:
         """The span in words: its place, and its name."""
