@@ -91,11 +91,22 @@ def _half_recorded(round_: Round) -> str:
 
 
 def provenance_detail(provenance: Provenance) -> str:
-    """What was added, reconstructed, inferred or left out, from the trace (untrusted text); empty when nothing is said."""
-    pieces = [provenance.note] if provenance.note else []
+    """What was added, reconstructed, inferred or left out, from the trace (untrusted text); empty when nothing is said.
+    A note that opens with the origin line's own words says the rest only: the line above it has said that much."""
+    pieces = [said] if (said := _beyond_origin(provenance)) else []
     if provenance.omitted:
         pieces.append("The recorded request lacks: " + ", ".join(provenance.omitted) + ".")
     return " ".join(pieces)
+
+
+def _beyond_origin(provenance: Provenance) -> str:
+    """The note without a lead that repeats its origin's line (`Constructed for teaching: …` under "Constructed for
+    teaching: not a recording."); the note as written when it does not."""
+    lead = ORIGIN_TITLES.get(provenance.origin, "").split(":")[0] + ":"
+    if len(lead) < 2 or not provenance.note.startswith(lead):
+        return provenance.note
+    rest = provenance.note[len(lead):].strip()
+    return rest[:1].upper() + rest[1:]
 
 
 LACKED_NAMES = {"system": "the system prompt", "tools": "the tool list"}

@@ -579,8 +579,9 @@ class Snowball:
     @property
     def times_one_call_words(self) -> str | None:
         """billed_input over single_call_input, to a tenth (`3.7`), as every page and slide writes it; None when a
-        call's input is not known: a ratio over a sum that leaves calls out would be too small."""
-        if not self.single_call_input or self.unknown_input_calls:
+        call's input is not known: a ratio over a sum that leaves calls out would be too small; None for a single call
+        too, billed once its own input (1.0) whatever the conversation: no growth to tell."""
+        if not self.single_call_input or self.unknown_input_calls or self.rounds < 2:
             return None
         return f"{self.billed_input / self.single_call_input:.1f}"
 

@@ -32,6 +32,10 @@ VIEWS = {
     "closing": "Closing figures",
 }
 """Each view a slide can show, in a teacher's words."""
+DIAGRAM_ROUNDS = 2
+"""Rounds one diagram slide draws, from the slide's round: in a projector's type, more would not fit one screen."""
+WHOLE_TRACE = ("tokens", "closing")
+"""The views that sum every round of their trace, whatever the slide's round."""
 LINK_PREFIX = "p1."
 """What starts a packed plan in `?plan=`, so it is never taken for a bundled plan's name."""
 LINK_LIMIT = 8_000
@@ -83,6 +87,27 @@ def slide_id(trace: str, view: str, round_: int, step: int) -> str:
     """The id a slide gets when its file gives none: the same slide always gets the same id."""
     short = trace.removeprefix("pitfalls/")
     return f"{short}-{view}" + (f"-r{round_}s{step}" if view == "step" else f"-r{round_}" if view == "dialects" else "")
+
+
+def diagram_first(slide: Slide, rounds: int) -> int:
+    """The first round a diagram slide draws: its round, moved back so that DIAGRAM_ROUNDS fit in the trace's
+    `rounds`."""
+    return min(max(slide.round, 1), max(rounds - DIAGRAM_ROUNDS + 1, 1))
+
+
+def rounds_words(slide: Slide, rounds: int, held: bool = False) -> str:
+    """Which of its trace's `rounds` a slide covers, as the plan's table says it: `all rounds` for a view that sums
+    them, the rounds a diagram draws, else the slide's round. A `held` trace's diagram (predict mode) names its round
+    alone: the round drawn beside it, one before where the trace ends there, would tell how long the trace is."""
+    if slide.view in WHOLE_TRACE:
+        return "all rounds"
+    if slide.view == "diagram" and held:
+        return f"around {slide.round}"
+    if slide.view == "diagram":
+        first = diagram_first(slide, rounds)
+        last = min(first + DIAGRAM_ROUNDS - 1, rounds)
+        return str(first) if last == first else f"{first} and {last}" if last == first + 1 else f"{first} to {last}"
+    return str(min(slide.round, rounds))
 
 
 def read_plan(text: str, traces: Mapping[str, int]) -> ReadPlan:

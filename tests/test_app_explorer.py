@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from lib import catalog
 from tests.conftest import ROOT
-from tests.screen import figures, uploaded
+from tests.screen import figures, screen, uploaded
 
 STEP_NAMES = {1: "Request sent", 2: "Call intent", 3: "Program executes", 4: "Result appended", 5: "Model answers"}
 
@@ -205,6 +205,13 @@ def test_the_pitfall_gallery_says_it_was_constructed_for_teaching(app):
     app.query_params["trace"] = "pitfalls/unanswered-parallel-call"
     at = app.run()
     assert "Constructed for teaching: not a recording." in [c.value for c in at.caption]
+
+
+def test_a_pitfall_says_once_that_it_was_constructed_for_teaching(app):
+    # The origin line and the trace's own provenance note both said it, one under the other.
+    app.query_params["trace"] = "pitfalls/unanswered-parallel-call"
+    at = app.run()
+    assert screen(at).count("Constructed for teaching") == 1
 
 
 def _open_long_trace(app, rounds: int):

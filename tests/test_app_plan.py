@@ -131,11 +131,14 @@ def test_the_closing_slide_before_any_prediction_says_none_was_made_not_a_score(
     assert _metrics(at)["Your score on this trace"] == "no round predicted yet"
 
 
-def test_the_gallery_slide_leads_with_the_fix_and_shows_the_finding(app, workshop):
+def test_the_gallery_slide_tells_what_happened_then_what_the_model_saw_then_the_fix_and_shows_the_finding(app,
+                                                                                                          workshop):
+    # The fix, in the lead's large type, came first: a room read the remedy before the story it remedies.
     at = _slide(app, "gallery-empty-result-invented-answer", workshop)
     assert _lead(at).startswith("The fix: never send back a bare empty value.")
     shown = screen(at)
-    assert "What happened: the order was in a newer warehouse system" in shown
+    happened = shown.index("What happened: the order was in a newer warehouse system")
+    assert happened < shown.index("What the model saw: a lookup that worked") < shown.index("The fix: never send back")
     assert "empty-tool-result" in shown
 
 
@@ -198,6 +201,17 @@ def test_the_slides_table_shows_a_dash_not_none_where_a_slide_has_no_step(app, w
     steps = dict(zip(table.value["id"], table.value["step"]))
     assert pd.isna(steps["hengxin-dialects-r2"]) and steps["hengxin-r1s1"] == 1
     assert table.proto.placeholder == "–"
+
+
+def test_the_slides_table_says_which_rounds_each_slide_covers(app, workshop):
+    # The tokens and closing slides sum every round, and a diagram draws two: "round 1" said otherwise.
+    at = _plan_page(app)
+    table = next(d for d in at.dataframe if "view" in d.value.columns)
+    rounds = dict(zip(table.value["id"], table.value["round"]))
+    assert (rounds["hengxin-tokens"], rounds["hengxin-closing"]) == ("all rounds", "all rounds")
+    assert (rounds["hengxin-diagram-r1"], rounds["hengxin-diagram-r3"]) == ("1 and 2", "3 and 4")
+    assert (rounds["hengxin-r1s1"], rounds["hengxin-dialects-r2"], rounds["gallery-unanswered-parallel-call"]) == (
+        "1", "2", "2")
 
 
 def test_the_plan_page_reorders_removes_and_adds_slides_and_shares_the_result(app, workshop, traces):
@@ -297,7 +311,9 @@ def test_in_predict_mode_the_slides_after_the_steps_give_away_no_round_the_learn
     _on_slide(at, "hengxin-tokens", workshop)
     only = "Round 1 only, the one predicted so far: round 2 and after would give away what the model does in round 2."
     assert only in screen(at) and [series["x"] for series in json.loads(_chart(at))["data"]][0] == [1]
-    assert "1 call billed 1,247 input tokens, 1.0 times one call with round 1's context." in _lead(at)
+    # One call is billed once the input of one call: "1.0 times one call" says nothing, so it is not said.
+    assert _lead(at) == "Every call resends everything: 1 call billed 1,247 input tokens."
+    assert not [m for m in at.metric if m.label == "One call with round 1's context"][0].proto.delta
     assert {"Input billed over the rounds predicted so far", "One call with round 1's context"} <= set(_metrics(at))
     _on_slide(at, "hengxin-diagram-r1", workshop)
     assert only in screen(at) and "request 1" in _chart(at) and "request 2" not in _chart(at)

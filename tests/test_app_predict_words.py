@@ -113,6 +113,16 @@ def test_the_tokens_page_labels_its_sums_as_the_rounds_predicted_so_far():
     assert "Input billed over all calls" in labels and "One call with the final context" in labels
 
 
+def test_the_tokens_page_says_no_ratio_of_one_call_to_itself_after_one_predicted_round():
+    # "1 call billed 1.0 times this" was true of any one call and told nothing; four calls' ratio does.
+    at = _on(_predicting(predicted=1), "pages/tokens.py")
+    one_call = next(m for m in at.metric if m.label == "One call with round 1's context")
+    assert not one_call.proto.delta and "times this" not in str(one_call.proto)
+    at = _on(_predicting(predicted=4), "pages/tokens.py")
+    one_call = next(m for m in at.metric if m.label == "One call with the final context")
+    assert one_call.delta == "4 calls billed 3.7 times this"
+
+
 def test_the_address_bar_names_a_pitfall_trace_still_to_predict_by_a_neutral_alias():
     # The address is on screen and shared: `?trace=pitfalls/empty-result-invented-answer` tells the punchline.
     at = _predicting(EMPTY_RESULT)

@@ -7,7 +7,7 @@ import pytest
 from lib import catalog
 from lib.presenter import steps_in
 from lib.workshop_plan import (LINK_PREFIX, Plan, Slide, bundled_plans, dump_plan, inserted, moved, pack, read_plan,
-                               removed, slide_id, unpack)
+                               removed, rounds_words, slide_id, unpack)
 from tests.conftest import load_bundled
 
 
@@ -207,3 +207,12 @@ def test_the_docs_give_the_bundled_plans_link_length_as_it_is(workshop):
     for slides, chars in said:
         assert slides == len(workshop.slides)
         assert abs(packed - chars) <= 0.05 * packed
+
+
+def test_a_diagram_slide_of_a_traces_last_round_covers_the_two_rounds_it_draws_unless_the_trace_is_held():
+    # Drawn from the round before, so that two rounds fit: "3 and 4" for a slide of round 4 of 4. In predict mode the
+    # round drawn beside it would tell where the trace ends, so a held trace's slide says only which round it is near.
+    last = Slide("d", "hengxin-expense", "diagram", round=4)
+    assert rounds_words(last, 4) == "3 and 4" and rounds_words(last, 4, held=True) == "around 4"
+    assert rounds_words(Slide("t", "hengxin-expense", "tokens", round=2), 4, held=True) == "all rounds"
+

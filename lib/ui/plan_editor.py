@@ -76,11 +76,13 @@ def held() -> dict[str, str]:
 
 
 def slide_table(plan: Plan) -> None:
-    """The slides in order, each with the view's name in a teacher's words; in predict mode a slide of a trace still
-    to predict without its id, and its trace by its neutral name (held)."""
-    names = held()
+    """The slides in order, each with the view's name in a teacher's words and the rounds it covers; in predict mode a
+    slide of a trace still to predict without its id, and its trace by its neutral name (held)."""
+    names, rounds = held(), slides.trace_rounds()
     st.dataframe(pd.DataFrame([{"#": n, "id": None if s.trace in names else s.id, "trace": names.get(s.trace, s.trace),
-                                "view": VIEWS[s.view], "round": s.round, "step": s.step if s.view == "step" else None}
+                                "view": VIEWS[s.view],
+                                "round": workshop_plan.rounds_words(s, rounds[s.trace], s.trace in names),
+                                "step": s.step if s.view == "step" else None}
                                for n, s in enumerate(plan.slides, start=1)]),
                  hide_index=True, width="stretch", key="plan.table", placeholder="–")
     if any(s.trace in names for s in plan.slides):

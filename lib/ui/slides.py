@@ -24,7 +24,7 @@ from lib.summary import parts_not_logged, snowball
 from lib.text import plural
 from lib.ui import accounting, cards, charts, findings, plain, predict, presenter, state
 from lib.ui.lesson import lead, lead_text
-from lib.workshop_plan import Plan, ReadPlan, Slide
+from lib.workshop_plan import DIAGRAM_ROUNDS, Plan, ReadPlan, Slide, diagram_first
 
 PLAN = "plan.plan"
 """Session key: the plan being presented (a lib.workshop_plan.Plan)."""
@@ -38,8 +38,6 @@ PROBLEMS = "plan.problems"
 """Session key: what was wrong with the plan last opened, each naming its line and field."""
 UNOPENED = "plan.unopened"
 """Session key: True when the plan last read had no slide to show, so the one open before stays."""
-DIAGRAM_ROUNDS = 2
-"""Rounds one diagram slide draws, from the slide's round: in a projector's type, more would not fit one screen."""
 
 
 def trace_rounds() -> dict[str, int]:
@@ -164,14 +162,15 @@ def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     ball = snowball(rows)
     partial = shown if shown < len(loaded.trace.rounds) else None  # the last round counted, when it is not the last
     context = f"round {partial}'s context" if partial else "the final context"
-    times = f", {ball.times_one_call_words} times" if ball.times_one_call_words else ""
+    # No ratio (one call, or an input not known): the sentence ends at the sum, not at "one call" with no "times".
+    times = f", {ball.times_one_call_words} times one call with {context}" if ball.times_one_call_words else ""
     about = "about " if ball.estimated_calls else ""  # the Tokens page's "≈", in words
     if ball.unknown_input_calls:  # a sum with calls left out is no bill: the metrics below say what it holds
         lead(f"Every call resends everything: {plural(ball.rounds, 'call')}, of which the log kept no request for "
              f"{ball.unknown_input_calls:,}, so what the conversation was billed for its input is not known.")
     else:
         lead(f"Every call resends everything: {plural(ball.rounds, 'call')} billed {about}{ball.billed_input:,} input "
-             f"tokens{times} one call with {context}.")
+             f"tokens{times}.")
     if partial:
         st.caption(predicted_only_words(shown))
     accounting.snowball_metrics(ball, partial)
@@ -207,7 +206,7 @@ def _diagram(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     trace = loaded.trace
     st.header(":material/swap_horiz: The round trip as a picture")
     lead("The model never talks to a tool: the program sits between them and runs every call.")
-    first = min(max(slide.round, 1), max(len(trace.rounds) - DIAGRAM_ROUNDS + 1, 1))
+    first = diagram_first(slide, len(trace.rounds))
     shown = predict.shown_rounds(loaded, predicting)
     if first > shown:
         st.caption(predict_first_words(shown))
@@ -224,12 +223,13 @@ def _gallery(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     if shown < len(loaded.trace.rounds):  # what happened, and the finding, tell what the model does in every round
         lead(predict_first_words(shown))
         return
+    # Told as a story: what happened and what the model saw, then the fix, in the lead's type as what to take away.
     paragraphs = findings.paragraphs(loaded)
     fix = next((p for p in paragraphs if p.lower().startswith("the fix")), None)
-    if fix:
-        lead_text(fix)
     for paragraph in paragraphs:
-        if paragraph != fix:
+        if paragraph is fix:  # one lead a slide: its container has one key
+            lead_text(paragraph)
+        else:
             plain.text(paragraph)
     for finding in [f for f in findings.findings(loaded) if f.round == slide.round][:2]:
         cards.finding_badge(finding)
