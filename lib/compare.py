@@ -23,6 +23,7 @@ from typing import Literal
 
 from lib.checks import Finding
 from lib.dialects.equivalence import message_items
+from lib.failures import unmade_words
 from lib.model import Message, Request, Round, Trace
 from lib.prices import Price, TraceCost
 from lib.text import plural
@@ -558,10 +559,11 @@ def _answer_verdict(left: RoundContent, right: RoundContent) -> str | None:
 
 def finish_written(round_: Round) -> str:
     """The stop signal as the round's payload writes it (`finish_reason: stop`, `stop_reason: tool_use`), not the
-    normalized one the verdicts compare by. A failed call has no stop signal to record: it says it failed."""
+    normalized one the verdicts compare by. A failed call has no stop signal to record: it says it failed; a call never
+    made says so (unmade_words), as every view does."""
     response = round_.response
     if response is None and round_.error is not None:
-        return "the call failed"
+        return unmade_words(round_.error) or "the call failed"
     if response is None or response.finish_reason is None:
         return "finish: none recorded"
     said = f"{(response.finish_reason_path or 'finish').rsplit('.', 1)[-1]}: {response.finish_reason}"

@@ -69,6 +69,21 @@ def unrun_in_batch(error: ProviderError | None) -> str | None:
     return UNRUN_IN_BATCH.get(said) if isinstance(said, str) else None
 
 
+NO_CALL_MADE = "no call made"
+"""A figure's words for a round whose request no provider saw (lib.summary.RoundSummary.sent): nothing was read,
+written or billed, so it is neither 0 tokens of a call nor a figure the log lacks."""
+
+
+def unmade_words(error: ProviderError | None) -> str | None:
+    """What every view writes where the stop or outcome of a round that made no call (is_unsent) would be: that no call
+    was made, and why; None for a call a provider saw. Such a call did not fail: nothing was sent."""
+    if is_replay_miss(error):
+        return f"{NO_CALL_MADE} (Replay has no recording of this request)"
+    if is_unsent(error):
+        return f"{NO_CALL_MADE} (Roundtrip refused to send it)"
+    return None
+
+
 def failure_heading(error: ProviderError) -> str:
     """The sentence above what the provider said; our own words only."""
     if is_replay_miss(error):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lib.dialects import DIALECTS
-from lib.failures import is_unsent
+from lib.failures import NO_CALL_MADE, is_unsent, unmade_words
 from lib.growth import new_sent
 from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, cost, price_for, trace_cost
@@ -15,10 +15,6 @@ from lib.tokens import (INPUT_PARTS, NOT_COUNTED_NAME, InputBreakdown, TokenCoun
 
 BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
 """What is said wherever a failed call's cost would be: an error response carries no usage."""
-
-NO_CALL_MADE = "no call made"
-"""A figure's words for a round whose request no provider saw (RoundSummary.sent): nothing was read, written or billed,
-so it is neither 0 tokens of a call nor a figure the log lacks."""
 
 PART_LABELS = dict(INPUT_PARTS)
 """Each input part's label, by its InputBreakdown field."""
@@ -384,13 +380,13 @@ def stop_unrecorded_words(round_: Round) -> str:
 def finish_words(round_: Round, named: str | None = None) -> str:
     """The round's stop signal as every view writes it: the signal as recorded (or `named`, the same stop in another
     dialect's words), in brackets when the log recorded none (stop_inferred); else what happened instead (an error
-    and its status, no response)."""
+    and its status, no call made (unmade_words), no response)."""
     response = round_.response
     if response is not None:
         said = named or str(response.finish_reason or response.stop)
         return f"({said})" if stop_inferred(round_) else said
     if round_.error is not None:
-        return f"error {round_.error.status or ''}".strip()
+        return unmade_words(round_.error) or f"error {round_.error.status or ''}".strip()
     return "(no response)"
 
 

@@ -299,7 +299,8 @@ def test_a_forks_round_that_got_no_answer_is_not_said_to_have_made_no_call(app):
     at = _fork_missed_by_replay(app)
     verdict = list(_table(at, "verdict")["verdict"])[1]
     assert verdict == ("different result of queryTravelPolicy sent; the right run's call got no answer, so the calls "
-                       "and the answer text are not compared; finish_reason: tool_calls → the call failed")
+                       "and the answer text are not compared; finish_reason: tool_calls → no call made (Replay has no "
+                       "recording of this request)")
     captions = [c.value for c in at.main.caption]
     assert "Neither response carries text." not in captions
     assert ("The right run's call got no answer (it failed, or was never made): it has no calls or text to compare."

@@ -13,6 +13,8 @@ from tests.conftest import load_bundled
 from tests.synthetic import synthetic_lines
 
 HENGXIN = "hengxin-expense"
+UNMADE = "no call made (Replay has no recording of this request)"
+"""What every view says of a round Replay had no recording for: no call was made, and why."""
 
 
 def _fork_page(app, round_: int, trace: str = HENGXIN):
@@ -68,12 +70,12 @@ def test_a_tool_result_edited_in_its_own_field_has_no_recording_and_real_provide
     _widget(at.text_area, ".entry.3").set_value('{"total_limit": 5000.00}').run()
     at.button(key="fork.run").click().run()
     assert not at.exception
-    assert any(t.startswith("Round 2 failed: No recording for this request") for t in _texts(at))
+    assert f"Round 2: {UNMADE}." in _texts(at)
     assert "Choose a real provider above" in at.info[0].value
     assert "Connection" not in " ".join(_texts(at))
     # Said once: the page had the miss in two wordings, one under the other, and the advice twice.
     said = _texts(at) + [box.value for box in (*at.info, *at.error, *at.warning)]
-    assert sum("recording" in s for s in said) == 1 and sum("provider" in s.lower() for s in said) == 2
+    assert sum("recording" in s for s in said) == 1 and sum("provider" in s.lower() for s in said) == 1
 
 
 def test_the_teaching_forks_are_listed_and_the_write_tool_removed_one_runs_offline(app):
@@ -112,7 +114,7 @@ def test_typed_results_offer_the_parents_result_and_carry_the_fork_to_the_end(ap
     at.text_area(key="fork.typed.call_q4").set_value("").run()
     at.button(key="fork.answer").click().run()
     assert not at.exception
-    assert any(t.startswith("Round 4 failed: No recording for this request") for t in _texts(at))
+    assert f"Round 4: {UNMADE}." in _texts(at)
 
 
 def test_stop_after_one_round_runs_none_of_the_calls(app):
@@ -142,7 +144,7 @@ def test_the_fork_sent_in_the_other_dialect_is_converted_and_replay_says_no_reco
     assert at.selectbox(key="fork.provider").options == ["Replay (recorded answers only, no key)", "Anthropic"]
     at.button(key="fork.run").click().run()
     assert not at.exception
-    assert any(t.startswith("Round 2 failed: No recording for this request") for t in _texts(at))
+    assert f"Round 2: {UNMADE}." in _texts(at)
     _compare_with_parent(at)
     assert list(_table(at, "findings")["rounds"]) == [4, 2]
 
@@ -324,14 +326,14 @@ def test_forking_a_round_whose_request_was_not_in_the_log_says_the_editor_starts
     assert not [b for b in at.button if b.key == "fork.reset"]
 
 
-def test_compare_with_parent_says_the_forks_call_failed_where_it_failed_not_that_no_finish_was_recorded(app):
-    # Replay has no recording for an edited result, so the fork's round 2 is a failed call: no response at all.
+def test_compare_with_parent_says_the_forks_round_made_no_call_not_that_no_finish_was_recorded(app):
+    # Replay has no recording for an edited result, so the fork's round 2 made no call: no response at all.
     at = _fork_page(app, 2)
     _widget(at.text_area, ".entry.3").set_value('{"total_limit": 5000.00}').run()
     at.button(key="fork.run").click().run()
     _compare_with_parent(at)
     verdict = list(_table(at, "verdict")["verdict"])[1]
-    assert verdict.endswith("finish_reason: tool_calls → the call failed")
+    assert verdict.endswith(f"finish_reason: tool_calls → {UNMADE}")
     assert "none recorded" not in verdict
 
 
@@ -406,7 +408,7 @@ def test_a_replay_miss_after_the_forked_round_is_not_put_down_to_an_edit_nobody_
     at = _fork_page(app, 1, "order-status-anthropic")
     at.button(key="fork.run").click().run()
     assert not at.exception
-    assert any(t.startswith("Round 2 failed: No recording for this request") for t in _texts(at))
+    assert f"Round 2: {UNMADE}." in _texts(at)
     said = at.info[0].value
     assert "undo the edit" not in said
     assert said.startswith("Nothing was sent to a model for round 2: Replay has no recording of its request, which "
@@ -439,3 +441,36 @@ def test_with_live_runs_turned_off_a_replay_miss_does_not_send_the_user_to_a_pro
     assert said == ("Nothing was sent to a model. Replay answers only the requests it has recorded, and no real "
                     "provider is offered here (why is said under “Answered by”): undo the edit to replay the recorded "
                     "answer.")
+
+
+
+def test_every_view_of_a_round_replay_missed_says_no_call_was_made_not_that_the_call_failed(app):
+    # Nothing was sent to any model: the fork's finish line said "Round 2 failed", Compare's finish "the call failed"
+    # and the Tokens page's finish column "error", while the figures beside them said "no call made".
+    at = _missed_at_round_2(app)
+    assert f"Round 2: {UNMADE}." in _texts(at)
+    assert not any("failed" in t for t in _texts(at))
+    _compare_with_parent(at)
+    assert list(_table(at, "verdict")["verdict"])[1].endswith(f"finish_reason: tool_calls → {UNMADE}")
+    at, _ = _missed_fork_opened(app)
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    assert list(_table(at, "tokens in")["finish reason"])[1] == UNMADE
+
+
+def test_a_fork_that_could_not_be_sent_leaves_no_earlier_forks_answer_under_the_fork(app, monkeypatch):
+    # The earlier fork's finish line and its buttons stayed under "The fork", below the new run's error: read as its
+    # outcome.
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    earlier = "Stopped by you after round 2; 1 call(s) were left unanswered and not run."
+    at = _fork_page(app, 2)
+    at.radio(key="fork.after").set_value("stop").run()
+    at.button(key="fork.run").click().run()
+    assert earlier in _texts(at)
+    at.selectbox(key="fork.provider").set_value("openai").run()
+    at.button(key="fork.run").click().run()
+    assert not at.exception
+    assert at.error[0].value == "The fork was not sent:"
+    assert "No API key for OpenAI: type one, or have the server's operator set it." in _texts(at)
+    assert earlier not in _texts(at)
+    assert "The fork" not in [h.value for h in at.subheader]

@@ -41,7 +41,7 @@ def test_one_changed_character_in_a_tool_description_gets_no_recording(tmp_path)
     changed = edited(HENGXIN, descriptions={"calcAmountOver": HENGXIN.tools[2].description + "!"})
     status = start(RunSetup(changed), None, tmp_path).run()
     assert status.outcome == "error"
-    assert "No recording for this request" in status.message
+    assert status.message == "Round 1: no call made (Replay has no recording of this request)."
 
 
 def test_a_missing_recording_is_an_error_round_naming_the_key(tmp_path):

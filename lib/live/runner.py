@@ -18,11 +18,12 @@ from datetime import datetime, timezone
 from typing import Literal
 
 from lib.dialects.common import Pools
+from lib.failures import is_replay_miss, unmade_words
 from lib.live.wire import DIALECTS, Answer, RequestOptions, tools_in_prompt
 from lib.live.providers import Provider
 from lib.live.tools import Result, Toolbox, repeated_id
 from lib.live.tracefile import TraceFile
-from lib.model import ToolCallPart
+from lib.model import ProviderError, ToolCallPart
 from lib.text import plural
 
 NOT_RUN_STOPPED = "Not executed: the person running the program stopped the run before this call ran."
@@ -233,6 +234,11 @@ class Runner:
             # The trace keeps the provider's words as it said them; the status is the response's, said here once.
             status = exchange.error["status"]
             said = f"HTTP {status}: {exchange.error['message']}" if status else exchange.error["message"]
+            error = ProviderError(status, exchange.error["message"], exchange.error)
+            if (unmade := unmade_words(error)) is not None:
+                # No provider saw the request, so nothing failed; a refusal still says why, a replay miss says it all.
+                return self._finish("error", f"Round {round_.index}: {unmade}." + (
+                    "" if is_replay_miss(error) else f" {said}"))
             return self._finish("error", f"Round {round_.index} failed: {said}")
         round_.response = exchange.response
         self.trace.put(round_.line())

@@ -165,6 +165,9 @@ def _parent_choice(loaded: catalog.LoadedTrace) -> str:
 
 def _run(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> None:
     st.session_state.pop(PROBLEM, None)
+    # The earlier fork answered an earlier edit: left under "The fork" beside a run that was not sent, it reads as
+    # this one's outcome. Kept or downloaded, it is still there; here it goes.
+    st.session_state.pop(RUNNING, None)
     if st.session_state.get(fork_editor.PROBLEM):
         # The body holds the last edit that worked; sending it would not be what the editor shows.
         st.session_state[PROBLEM] = "The last edit was not made (see above): fix it, or start again from the recorded request."
