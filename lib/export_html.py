@@ -22,7 +22,7 @@ from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_statu
 from lib.growth import against_words, origin_words, program_sent, sends
 from lib.model import Round, Trace
 from lib.round_view import RoundView, round_view
-from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
+from lib.summary import (LOG_ENDS, NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
                          missing_output, stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept,
                          tool_list_missing)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
@@ -119,7 +119,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          split_words=split_words, figure_note=figure_note,
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading, request_not_counted=REQUEST_NOT_COUNTED, against_words=against_words,
-                         no_response=NO_RESPONSE, part_came_back=PART_CAME_BACK,
+                         no_response=NO_RESPONSE, part_came_back=PART_CAME_BACK, log_ends=LOG_ENDS,
                          answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
                          not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,
                          table_counts=_table_counts, tools_sent_words=tools_sent_words,

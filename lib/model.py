@@ -297,6 +297,24 @@ STREAMED = "streamed"
 """The round key saying its response came as a stream: the body shown is assembled from the stream's events into the
 one the API returns unstreamed, not a body the program received."""
 
+NOTICES = "notices"
+"""The round key listing what the writing program showed the person beside the call and never sent to the model (a
+CLI's "Request cancelled."): each `{"by", "kind", "text", "after"}` (Round.notices)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A message the writing program showed the person, kept in its log between the turns: never sent to the model."""
+
+    by: str
+    """The program that showed it: `Gemini CLI`."""
+    kind: str
+    """Its kind in the log's words: `info`, `warning`, `error`."""
+    text: str
+    """What it said, as the log keeps it (untrusted: shown as text)."""
+    after: bool
+    """True when it came after the round's response (how the session ended), False when before its request."""
+
 
 TOOLS_IN_PROMPT = "tool list (read from the system prompt)"
 """A round's `derived` entry saying its tool definitions were read out of the system prompt's text (a Hermes
@@ -433,6 +451,16 @@ class Round:
     def executions_recorded(self) -> bool:
         """Whether the trace says what the program ran after this response (any execution kept for it)."""
         return bool(self.executions)
+
+    @property
+    def notices(self) -> tuple[Notice, ...]:
+        """What the writing program showed the person before this round's request or after it (NOTICES)."""
+        kept = self.extra.get(NOTICES)
+        if not isinstance(kept, list):
+            return ()
+        return tuple(Notice(str(n.get("by") or "the program"), str(n.get("kind") or ""), n["text"],
+                            n.get("after") is True)
+                     for n in kept if isinstance(n, dict) and isinstance(n.get("text"), str))
 
     @property
     def cut_calls(self) -> tuple[ToolCallPart, ...]:

@@ -21,7 +21,6 @@ from lib.growth import Growth, growth, kept_before
 from lib.model import Message, Round, ToolCallPart, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
-from lib.summary import stop_inferred
 from lib.text import plural
 
 STEP_TITLES = {
@@ -208,8 +207,8 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
     if response.stop == "tool_calls" and response.finish_reason_path:
         labels.append(
             StepLabel(2, "response", response.finish_reason_path,
-                      f"{finish_field} {response.finish_reason!r}: run the tools"
-                      + (" (read from the message: the log records no stop)" if stop_inferred(round_) else ""))
+                      # Whether the log recorded it is said under the response (lib.summary.stop_unrecorded_words).
+                      f"{finish_field} {response.finish_reason!r}: run the tools")
         )
     for i, execution in enumerate(round_.executions):
         outcome = "ok" if execution.ok else "failed"

@@ -374,7 +374,11 @@ def stop_unrecorded_words(round_: Round) -> str:
     response = round_.response
     read = (f"{response.finish_reason_path} {response.finish_reason!r}"
             if response.finish_reason_path and response.finish_reason else repr(response.stop))
-    return f"The trace records no stop signal; read as {read} from the message."
+    return f"The log records no stop signal; read as {read} from the message."
+
+
+LOG_ENDS = "The log ends before the next request: no request carries these results back to the model."
+"""What every view says under the last round's executions: the log holds no request after them."""
 
 
 def finish_words(round_: Round, named: str | None = None) -> str:

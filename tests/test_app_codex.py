@@ -132,3 +132,15 @@ def test_the_explorers_table_of_all_rounds_writes_its_counts_as_the_tokens_page_
     assert columns["tokens in"]["type_config"]["format"] == "localized"
     assert columns["tokens out"]["type_config"]["format"] == "localized"
     assert "round" not in columns
+
+
+def _sentences(shown: str, about: str) -> list[str]:
+    """The sentences of what a round shows that match `about`, a regular expression."""
+    import re
+    return [s for s in re.split(r"(?<=[.;])\s+|\n", shown) if re.search(about, s)]
+
+
+def test_each_codex_round_says_once_in_the_log_s_word_that_the_stop_shown_is_read_not_recorded(app):
+    for k in (1, 3):  # a round that ran a command, and the answer
+        said = _sentences(round_shown(app, "codex-rollout-0.125.jsonl", k), r"no stop|why the model stopped")
+        assert said == ["The log records no stop signal;"], (k, said)

@@ -90,3 +90,32 @@ def test_a_part_left_out_of_the_turn_sent_back_is_named_in_our_words_or_counted_
     assert said == ("the model's turn from the previous response, appended without its thought summaries and one "
                     "other kind of its parts")
     assert "<img" not in said
+
+
+def _sentences(shown: str, about: str) -> list[str]:
+    """The sentences of what a round shows that match `about`, a regular expression."""
+    import re
+    return [s for s in re.split(r"(?<=[.;])\s+|\n", shown) if re.search(about, s)]
+
+
+def test_each_gemini_cli_round_says_once_in_the_log_s_word_that_the_stop_shown_is_read_not_recorded(app):
+    for k in (1, 5):  # a round that ran tools, and one that answered
+        said = _sentences(round_shown(app, "gemini-cli-session.jsonl", k), r"no stop|why the model stopped")
+        assert said == ["The log records no stop signal;"], (k, said)
+
+
+def test_the_last_gemini_cli_round_says_once_that_the_log_ends_before_a_request_carries_its_results(app):
+    shown = round_shown(app, "gemini-cli-session.jsonl", 6)
+    said = _sentences(shown, r"(log|trace|recording) ends")
+    assert said == ["The log ends before the next request: no request carries these results back to the model."]
+
+
+def test_the_request_cancelled_message_gemini_cli_recorded_is_shown_after_the_last_round_as_its_text(app):
+    # Line 27: the info message Gemini CLI showed after round 6's calls ran; line 2 one before the first prompt.
+    assert round_shown(app, "gemini-cli-session.jsonl", 6, ("text",)).count("Request cancelled.") == 1
+    assert "Gemini CLI's message after this round (info):" in round_shown(app, "gemini-cli-session.jsonl", 6)
+    assert "Request cancelled." not in round_shown(app, "gemini-cli-session.jsonl", 6, ("markdown", "caption"))
+    first = round_shown(app, "gemini-cli-session.jsonl", 1)
+    assert "Gemini CLI's message before this request (info):" in first
+    assert first.count("Empty GEMINI.md created. Now analyzing the project to populate it.") == 1
+    assert "Request cancelled." not in round_shown(app, "gemini-cli-session.jsonl", 5)

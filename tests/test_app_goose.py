@@ -13,7 +13,7 @@ def test_the_explorer_shows_a_goose_round_rebuilt_its_result_ran_and_its_missing
     assert "Input tokens (estimated)" in shown and "Input tokens (reported)" not in shown
     assert "Call developer__shell · id toolu_bdrk_01H6Vzjip2dzWDWJMQkiwevZ" in shown
     assert "coding    1234  2.5  8.5 123456 87654 pts/0    R+   10:30   0:15 node worker.js" in shown
-    assert "the log ends on this result: no request after it was logged" in shown
+    assert "The log ends before the next request: no request carries these results back to the model." in shown
 
 
 def test_the_tokens_page_shows_the_sessions_counts_beside_the_rounds_never_in_them(app):
@@ -48,8 +48,9 @@ def test_the_stop_goose_never_recorded_is_said_to_be_read_from_the_message_not_s
     # Goose keeps no stop_reason: the importer reads 'tool_use' off the calls, so no stop signal is on record.
     shown = round_shown(app, "goose-session.jsonl", 1)
     assert "Stop signal stop_reason: tool_use" not in shown
-    assert "The trace records no stop signal; read as stop_reason 'tool_use' from the message." in shown
-    assert "stop_reason 'tool_use': run the tools (read from the message: the log records no stop)" in shown
+    assert "The log records no stop signal; read as stop_reason 'tool_use' from the message." in shown
+    # Said once, under the response: the step's label does not say it again.
+    assert "stop_reason 'tool_use': run the tools ·" in shown and "(read from the message" not in shown
 
 
 def test_the_input_billed_over_all_calls_says_its_estimate_leaves_out_the_tool_list_goose_never_keeps(app):

@@ -21,7 +21,7 @@ def test_a_generation_the_provider_rejected_is_not_said_to_be_unseen_by_the_mode
 def test_a_failed_call_that_the_program_retried_is_not_the_end_of_the_round_trip(app):
     # After the 400, pydantic-ai sent round 2: the rejected call with the validation errors as its result.
     shown = screen(uploaded(app, "openai-compatible-tool-use-failed.jsonl"))
-    assert "the round trip ends here" not in shown
+    assert "the log ends here" not in shown
     assert "The call failed, so the program ran nothing; round 2 is its next request." in shown
 
 
@@ -139,7 +139,7 @@ def test_a_span_that_recorded_no_finish_reason_is_not_shown_one_named_none(app):
     # pinned step 2 to it as "finish_reason None: run the tools" and showed "Stop signal ...: None".
     shown = screen(uploaded(app, "openinference.jsonl"))
     assert "None" not in shown
-    assert "The trace records no stop signal; read as 'tool_calls' from the message." in shown
+    assert "The log records no stop signal; read as 'tool_calls' from the message." in shown
 
 
 def test_a_call_that_stopped_for_tools_the_span_did_not_keep_is_not_said_to_have_run_nothing(app):
@@ -284,7 +284,7 @@ def test_a_text_agents_round_that_the_next_round_goes_on_from_is_not_called_the_
     # every round said "final answer" and "the round trip ends here", ten times over.
     at = uploaded(app, "containers/mini-swe-agent-github-issue.traj.json")
     shown = screen(at)
-    assert "the round trip ends here" not in shown
+    assert "the log ends here" not in shown
     assert "The model called no tool here, so no tool call ran; round 2 is the program's next request." in shown
     assert "answer in text, no tool call; round 2 goes on from it" in shown
     sidebar = " ".join(t.value for t in at.sidebar.text)

@@ -378,7 +378,7 @@ def test_a_stop_the_importer_read_off_the_message_is_not_exported_as_a_recorded_
     upload = read_upload([("goose-session.jsonl", (FIXTURES / "goose-session.jsonl").read_bytes())])
     text = " ".join(" ".join(_parse(trace_html(upload.conversations[0].trace)).text).split())
     assert "Stop signal stop_reason" not in text
-    assert "The trace records no stop signal; read as stop_reason 'tool_use' from the message." in text
+    assert "The log records no stop signal; read as stop_reason 'tool_use' from the message." in text
 
 
 def test_the_file_gives_an_executions_run_time_as_the_explorer_does():
@@ -418,3 +418,11 @@ def test_the_file_says_a_gemini_cli_answer_came_back_without_its_thoughts_as_the
     trace = upload.conversations[0].trace
     page = "".join(_parse(trace_html(trace)).text)
     assert "the model's turn from the previous response, appended without its thought summaries" in page
+
+
+def test_the_file_says_once_that_a_gemini_cli_session_ends_before_a_request_carries_its_last_results():
+    # Round 6's two calls ran; no answer came after them: said once under them, as the explorer says it.
+    upload = read_upload([("session.jsonl", (FIXTURES / "gemini-cli-session.jsonl").read_bytes())])
+    page = "".join(_parse(trace_html(upload.conversations[0].trace)).text)
+    assert page.count("ends before the next request") + page.count("ends on this result") == 1
+    assert "The log ends before the next request: no request carries these results back to the model." in page

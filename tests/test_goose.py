@@ -87,7 +87,7 @@ def test_the_result_the_file_ends_on_is_what_the_program_ran_no_recorded_call_se
     assert (ran.tool_call_id, ran.name, ran.ok) == ("toolu_bdrk_01H6Vzjip2dzWDWJMQkiwevZ", "developer__shell", True)
     assert ran.output.startswith("USER       PID %CPU %MEM")
     assert "node worker.js" in ran.output
-    assert "the log ends on this result" in ran.note
+    assert not ran.note  # that the log ends here is said under the lane, for every format
 
 
 def test_the_system_prompt_tool_list_and_usage_goose_does_not_record_are_said_to_be_missing_never_empty():

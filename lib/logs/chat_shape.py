@@ -281,10 +281,6 @@ def require(obj: dict, key: str, kind: type, where: str = "") -> Any:
     raise LineProblem(f"{where}'{key}' is {found}, expected {describe(kind())}")
 
 
-LOG_ENDS = "the log ends on this result: no request after it was logged"
-"""The note of an execution read from a result after a log's last response: no logged request carried it."""
-
-
 def chat_results_after(turn: dict, rest: list[dict]) -> list[dict]:
     """The tool turns after a transcript's last model turn (Chat Completions shape), as execution entries of the calls
     they answer."""
@@ -296,8 +292,7 @@ def chat_results_after(turn: dict, rest: list[dict]) -> list[dict]:
             content = message.get("content")
             ran.append({"tool_call_id": str(message["tool_call_id"]), "name": str(function.get("name") or ""),
                         "arguments": arguments_value(function.get("arguments")),
-                        "output": content if isinstance(content, str) else flatten_content(content),
-                        "note": LOG_ENDS})
+                        "output": content if isinstance(content, str) else flatten_content(content)})
     return ran
 
 
@@ -316,5 +311,5 @@ def anthropic_results_after(turn: dict, contents: list) -> list[dict]:
             if call is not None:
                 ran.append({"tool_call_id": str(block["tool_use_id"]), "name": str(call.get("name") or ""),
                             "arguments": call.get("input"), "output": flatten_content(block.get("content")),
-                            "ok": block.get("is_error") is not True, "note": LOG_ENDS})
+                            "ok": block.get("is_error") is not True})
     return ran

@@ -90,9 +90,6 @@ NO_INSTRUCTIONS = ("This session's log does not hold Codex's base instructions e
 WITH_INSTRUCTIONS = "The instructions shown are the base instructions the session_meta line recorded."
 """Said of a round whose session_meta carries them."""
 
-STOP = "The log does not record why the model stopped: the stop shown is read from the response's items."
-"""Said of every round: a rollout keeps the items, not the response's status."""
-
 NO_USAGE = "No token count follows this response in the log: its usage is not in the log."
 """Said of a round without a token count of its own."""
 
@@ -228,7 +225,7 @@ class CodexRolloutFormat(LogFormat):
                           "turn_context or compacted with a 'payload', and it is no bare item")
 
     def finish(self) -> Iterator[CallRecord]:
-        yield from self._close(last=True)
+        yield from self._close()
 
     def not_calls(self) -> int:
         return self._not_calls
@@ -240,7 +237,7 @@ class CodexRolloutFormat(LogFormat):
         """A session's opening line: another session's id starts another conversation."""
         session = meta.get("id") if isinstance(meta.get("id"), str) and meta.get("id") else None
         if self._history and session != self._session:
-            yield from self._close(last=True)
+            yield from self._close()
             self._history, self._last_total, self._model, self._ended = [], None, None, {}
             self._output_ids = set()
         self._session = session or self._session
@@ -343,9 +340,8 @@ class CodexRolloutFormat(LogFormat):
         """The conversation's name: the session's id."""
         return f"session {self._session}" if self._session else "session"
 
-    def _close(self, last: bool = False, error: dict | None = None) -> Iterator[CallRecord]:
-        """The round of the call whose items are complete (or that `error` ended); `last` when no call of its
-        session follows it in the log."""
+    def _close(self, error: dict | None = None) -> Iterator[CallRecord]:
+        """The round of the call whose items are complete (or that `error` ended)."""
         round_ = self._round
         if round_ is None:
             return
@@ -358,12 +354,13 @@ class CodexRolloutFormat(LogFormat):
             usage=convert.chat_usage(usage.get("input_tokens"), usage.get("output_tokens"),
                                      cached=usage.get("cached_input_tokens"),
                                      reasoning=usage.get("reasoning_output_tokens")) if usage else None)
-        said = [STOP] + ([NO_USAGE] if round_.usage is None else []) + ([CUT_BY_ERROR] if error else [])
+        # That the rollout keeps no stop is said under each response (lib.summary.stop_unrecorded_words), not here.
+        said = ([NO_USAGE] if round_.usage is None else []) + ([CUT_BY_ERROR] if error else [])
         yield CallRecord(
             line=round_.line, dialect=OPENAI, request=self._request(round_.request, round_.model), response=response,
             conversation=self._key(), error=error, derived=[TRANSCRIPT_REQUEST, "finish"],
             converted_from="openai-responses", timestamp=round_.timestamp, provenance=self._provenance(said),
-            executions=self._ran(round_, last), tool_effects=TOOL_EFFECTS,
+            executions=self._ran(round_), tool_effects=TOOL_EFFECTS,
         )
 
     def _request(self, items: list[dict], model: str | None) -> dict:
@@ -379,9 +376,9 @@ class CodexRolloutFormat(LogFormat):
         return {"origin": "derived", "note": " ".join(note),
                 "omitted": ["tools"] if self._instructions else ["system", "tools"]}
 
-    def _ran(self, round_: _Round, last: bool) -> list[dict]:
+    def _ran(self, round_: _Round) -> list[dict]:
         """The outputs of the round's calls as execution entries, where the log records how the run ended: an
-        execution says whether it succeeded, and a bare output does not. `last`: no logged request carried them."""
+        execution says whether it succeeded, and a bare output does not."""
         calls = {item["call_id"]: item for item in round_.items
                  if item.get("type") in CALL_TYPES and isinstance(item.get("call_id"), str)}
         ran = []
@@ -395,7 +392,7 @@ class CodexRolloutFormat(LogFormat):
                      "arguments": _arguments(call), "output": tool.get("content"), "ok": end.ok}
             if end.duration_ms is not None and not end.after_output:
                 entry["duration_ms"] = end.duration_ms
-            entry["note"] = end.note() + (f" {convert.LOG_ENDS[:1].upper()}{convert.LOG_ENDS[1:]}." if last else "")
+            entry["note"] = end.note()
             ran.append(entry)
         return ran
 

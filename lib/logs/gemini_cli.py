@@ -22,7 +22,9 @@ empty. Nor does it record why the model stopped. Its `thoughts` on an answer are
 (each split into a bold subject and a description: packages/core/src/utils/thoughtUtils.ts parseThought), shown as
 `thought_summary` parts before the answer's text and calls, as other formats show reasoning, never as its text; Gemini
 CLI keeps thought parts out of the history it sends (packages/core/src/core/geminiChat.ts), so no rebuilt request
-carries them. No recorded call sent on the results of the last answer's calls: their executions say so.
+carries them. No recorded call sent on the results of the last answer's calls: the program's lane says so, as
+for every format (lib.summary.LOG_ENDS). Its notices are kept on the round after them (CallRecord.notices), those
+after the last round on it, and shown as its words: "Request cancelled." says how a session ended.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from lib.logs.chat_shape import LOG_ENDS, describe, require
+from lib.logs.chat_shape import describe, require
 from lib.logs.gemini import GeminiFormat
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.model import TRANSCRIPT_REQUEST
@@ -53,11 +55,10 @@ PROVENANCE = {
             "recording kept it (the person's messages, the model's earlier answers, and each tool call's result as "
             "recorded on the call), not a request on record as sent; the order of an answer's text and its calls "
             "within a turn is ours. Gemini CLI does not record its system prompt or its tool list: both were sent, "
-            "but neither is shown or counted here. Nor does it record why the model stopped: the stop shown is read "
-            "from the answer. The answer's text, its calls and its usage are as recorded. The model's thoughts are "
-            "shown as Gemini CLI recorded them, in thought_summary parts before the answer's text and calls: each a "
-            "summary of the model's reasoning that Gemini sent (a subject and a description, as Gemini CLI split "
-            "it), not the reasoning itself, and not text the model wrote to the person.",
+            "but neither is shown or counted here. The answer's text, its calls and its usage are as recorded. The "
+            "model's thoughts are shown as Gemini CLI recorded them, in thought_summary parts before the answer's "
+            "text and calls: each a summary of the model's reasoning that Gemini sent (a subject and a description, "
+            "as Gemini CLI split it), not the reasoning itself, and not text the model wrote to the person.",
     "omitted": ["system", "tools"],
 }
 """Every round's provenance: what the recording lacks, said where the round is shown (lib/provenance.py)."""
@@ -256,11 +257,15 @@ def _rounds(session: _Session) -> list[CallRecord]:
     rounds: list[CallRecord] = []
     sent: set[str] = set()
     """The ids of the results already in the conversation, from the calls they answer."""
-    last_answered = False
-    """Whether the last round is an answer: no recorded call sent its calls' results on."""
+    shown: list[dict] = []
+    """Gemini CLI's own messages to the person since the last round, shown with the round after them."""
     for message, line in session.messages.values():
         kind = message.get("type")
-        if kind == "user":
+        if kind in NOTICE_TYPES and not _api_error(message):
+            said = message.get("content")
+            shown.append({"by": "Gemini CLI", "kind": kind, "text": said if isinstance(said, str) else json.dumps(said),
+                          "after": False})
+        elif kind == "user":
             # Later versions also record the results they send back as a user message: the calls' results already
             # stand for them.
             parts = [p for p in _parts(message.get("content"), "content") if _answers(p) not in sent]
@@ -276,13 +281,12 @@ def _rounds(session: _Session) -> list[CallRecord]:
             sent |= {_answers(part) for part in results} - {None}
             if results:
                 contents.append({"role": "user", "parts": results})
-            last_answered = True
+            rounds[-1].notices, shown = shown, []
         elif kind == "error" and _api_error(message):
-            # The failed call carried the results before it: they are no longer the last answer's unsent ones.
             rounds.append(_failed(contents, message, line, session.key))
-            last_answered = False
-    for execution in rounds[-1].executions if last_answered else ():
-        execution["note"] = LOG_ENDS
+            rounds[-1].notices, shown = shown, []
+    if rounds and shown:  # how the session ended ("Request cancelled."): after its last round
+        rounds[-1].notices = [*rounds[-1].notices, *({**said, "after": True} for said in shown)]
     return rounds
 
 

@@ -46,8 +46,8 @@ PROVENANCE = {
     "note": "Rebuilt from a Goose session file: the request is the conversation before this response as the file "
             "kept it, not a request on record as sent. Goose does not record its system prompt or its tool list: "
             "both were sent, but neither is shown or counted here. Nor does it record this call's usage (the file "
-            "holds only token counts on its first line, said beside the session) or why the model stopped: the "
-            "stop shown is read from the response's content. The response's text, calls and thinking are as recorded.",
+            "holds only token counts on its first line, said beside the session). The response's text, calls and "
+            "thinking are as recorded.",
     "omitted": ["system", "tools"],
 }
 """Every round's provenance: what the file lacks, said where the round is shown (lib/provenance.py)."""

@@ -107,7 +107,6 @@ class OpenCodeSessionFormat(LogFormat):
         records: list[CallRecord] = []
         empty = 0
         unshown = [0, 0]  # the input and output OpenCode counted on messages that make no round
-        last_steps: list[list[dict]] = []
         for place, message in enumerate(messages):
             try:
                 role, parts = _message(message)
@@ -149,7 +148,6 @@ class OpenCodeSessionFormat(LogFormat):
                     results = step_results(step)
                     if results:
                         add_turn(turns, "user", results)
-            last_steps = steps
         if empty:
             them = "it" if empty == 1 else "them"
             said = EMPTY.format(count=plural(empty, "assistant message"), s="s" if empty == 1 else "", them=them)
@@ -158,8 +156,6 @@ class OpenCodeSessionFormat(LogFormat):
             self._notes.append(Problem(line, said, conversation=session, loaded=True))
         if not records:
             raise LineProblem("'messages' holds no assistant message with parts, so there is no round")
-        if last_steps:  # no request after the export's last call carries its results: said on what it ran
-            records[-1].executions = [{**ran, "note": convert.LOG_ENDS} for ran in records[-1].executions]
         yield from records
 
 

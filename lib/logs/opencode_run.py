@@ -126,9 +126,7 @@ class OpenCodeRunFormat(LogFormat):
     def finish(self) -> Iterator[CallRecord]:
         for session in list(self._open):
             self._close(session)
-        for record in self._pending.values():  # no request after the output's last call carries its results
-            record.executions = [{**ran, "note": convert.LOG_ENDS} for ran in record.executions]
-            yield record
+        yield from self._pending.values()
         self._pending.clear()
 
     def _close(self, session: str, error: tuple[dict, str, str] | None = None) -> CallRecord:

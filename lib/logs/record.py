@@ -130,6 +130,9 @@ class CallRecord:
     streamed: bool = False
     """The response came as a stream and `response` is our assembly of its events into the unstreamed body
     (lib.model.STREAMED): what is shown of it was not received in that shape."""
+    notices: list[dict] = field(default_factory=list)
+    """What the writing program showed the person beside this call and never sent to the model (lib.model.NOTICES):
+    each `{"by", "kind", "text", "after"}`, `after` when it came after the round rather than before its request."""
     tool_effects: dict[str, str] = field(default_factory=dict)
     """What the format knows of its program's own tools, by name: `write` (it changes something), `read` (it does
     not), or `narration` (the model's account of its work to the person, every argument its own words); the

@@ -47,7 +47,7 @@ from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
 from lib.intern import collector_paused, content_key, loads_exact
-from lib.model import CUT_CALLS, STREAMED, Message, ProviderError, Request, Response, Round, Trace
+from lib.model import CUT_CALLS, NOTICES, STREAMED, Message, ProviderError, Request, Response, Round, Trace
 from lib.text import plural
 
 
@@ -245,6 +245,7 @@ class _Call:
     provenance: dict | None
     cut_calls: tuple[int, ...] = ()
     streamed: bool = False
+    notices: tuple[dict, ...] = ()
 
 
 @dataclass
@@ -304,7 +305,7 @@ class _Rebuilder:
             record.line, request, response, error, executions,
             number_or_none(record.latency_ms), tuple(record.derived), record.converted_from,
             text_or_none(record.timestamp), self._order, record.provenance, tuple(record.cut_calls),
-            record.streamed and response is not None,
+            record.streamed and response is not None, tuple(record.notices),
         ))
 
     def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None]:
@@ -441,6 +442,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra[CUT_CALLS] = list(call.cut_calls)
         if call.streamed:
             extra[STREAMED] = True
+        if call.notices:
+            extra[NOTICES] = list(call.notices)
         rounds.append(Round(
             index=position + 1, request=call.request, response=response, error=call.error,
             executions=call.executions, latency_ms=call.latency_ms,

@@ -20,7 +20,7 @@ import streamlit as st
 
 from lib.annotations import NoteMark
 from lib.growth import Growth, MessageEntry, against_words, held_apart, origin_words
-from lib.summary import stop_inferred, stop_unrecorded_words, tool_list_missing, tool_list_never_logged
+from lib.summary import LOG_ENDS, stop_inferred, stop_unrecorded_words, tool_list_missing, tool_list_never_logged
 from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
 from lib.provenance import ANSWER_NOT_CAPTURED
@@ -323,14 +323,14 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
 
 def _nothing_ran(round_: Round, next_round: Round | None) -> str:
     if round_.error is None and next_round is None:
-        return "The program ran nothing after this response: the round trip ends here."
+        return "The program ran nothing after this response: the log ends here."
     if round_.error is None:
         # An agent that reads commands out of the text runs them between rounds; no tool call says which.
         return (f"The model called no tool here, so no tool call ran; round {next_round.index} is the program's next "
                 "request.")
     # A failed call is often retried: the trace goes on, so only its last round ends it.
     if next_round is None:
-        return "The call failed, so the program ran nothing: the trace ends here."
+        return "The call failed, so the program ran nothing: the log ends here."
     return f"The call failed, so the program ran nothing; round {next_round.index} is its next request."
 
 
@@ -341,14 +341,27 @@ def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], p
     lane = [m for m in marks if isinstance(m, StepLabel) and m.step == 3]
     if not lane:
         st.caption(_nothing_ran(round_, next_round))
+        notices(round_, after=True)
         return
     if explain:
         st.caption("This lane is invisible to the model. It never sees the handler run, only the result the "
                    "program appends to the next request.")
     _executions(round_, next_round, marks, pointer, across)
+    if round_.executions and next_round is None:  # said once for all of them, not under each
+        st.caption(LOG_ENDS)
     for label in lane:
         if not label.path:  # said of a call with no execution: it waits for approval, or the log kept none
             step_badge(label)
+    notices(round_, after=True)
+
+
+def notices(round_: Round, after: bool) -> None:
+    """What the writing program showed the person before this round's request, or `after` its response: each
+    marked as the program's, never the model's, its words as the log keeps them."""
+    for notice in (n for n in round_.notices if n.after == after):
+        # The program's name and the kind come from the file too: text, like what it said.
+        plain.text(f"{notice.by}'s message {'after this round' if after else 'before this request'} ({notice.kind}):")
+        plain.text(notice.text)
 
 
 def _executions(round_: Round, next_round: Round | None, marks: list[Mark], pointer: Pointer | None,
@@ -381,7 +394,5 @@ def _executions(round_: Round, next_round: Round | None, marks: list[Mark], poin
             where = appended.get(execution.tool_call_id)
             if where:
                 st.caption(f"Appended to round {round_.index + 1}'s request as {where}.")
-            elif next_round is None:
-                st.caption("The trace ends before the next request.")
-            else:
+            elif next_round is not None:
                 st.caption(f"Round {round_.index + 1}'s request carries no result for this call.")

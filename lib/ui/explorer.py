@@ -175,6 +175,7 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
             cards.payload_look()
     if view != DIALECTS:
         provenance_line(loaded.trace, round_)
+    cards.notices(round_, after=False)
     if view == DIALECTS:
         if not revealed:
             predict.form(loaded, index)
