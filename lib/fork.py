@@ -145,7 +145,7 @@ def advance(runner: Runner, continuation: Continuation) -> Status:
     """Run until a person is needed or the fork is done; a fork that stops after one round never runs a call."""
     status = runner.run()
     if continuation == "stop" and status.state == "needs-approval":
-        status = runner.stop()
+        status = runner.stop(asked=True)
     return status
 
 

@@ -14,6 +14,8 @@ from tests.synthetic import synthetic_lines
 
 HENGXIN = "hengxin-expense"
 UNMADE = "no call made (Replay has no recording of this request)"
+STOPPED_AS_ASKED = "Stopped after round 3 as asked; 1 call(s) were left unanswered and not run."
+"""The finish line of a fork run with "Stop after this round": the option asked for it, no one pressed Stop."""
 """What every view says of a round Replay had no recording for: no call was made, and why."""
 
 
@@ -121,9 +123,19 @@ def test_stop_after_one_round_runs_none_of_the_calls(app):
     at = _fork_page(app, 3)
     at.radio(key="fork.after").set_value("stop").run()
     at.button(key="fork.run").click().run()
-    assert "Stopped by you after round 3; 1 call(s) were left unanswered and not run." in _texts(at)
+    assert STOPPED_AS_ASKED in _texts(at)
+    assert not [t for t in _texts(at) if "Stopped by you" in t]  # no one pressed Stop: the option was set before
     _compare_with_parent(at)
     assert list(_table(at, "findings")["rounds"]) == [4, 3]
+
+
+def test_stop_the_fork_here_pressed_while_a_call_waits_is_said_to_be_yours(app):
+    at = _fork_page(app, 3)
+    at.radio(key="fork.after").set_value("tools").run()
+    at.button(key="fork.run").click().run()
+    at.button(key="fork.stop").click().run()
+    assert not at.exception
+    assert "Stopped by you after round 3; 1 call(s) were left unanswered and not run." in _texts(at)
 
 
 def test_settings_and_system_prompt_fields_change_the_request_sent(app):
@@ -180,16 +192,16 @@ def test_a_finished_fork_belongs_to_its_trace_and_leaves_the_screen_when_another
     at = _fork_page(app, 3)
     at.radio(key="fork.after").set_value("stop").run()
     at.button(key="fork.run").click().run()
-    assert "Stopped by you after round 3; 1 call(s) were left unanswered and not run." in _texts(at)
+    assert STOPPED_AS_ASKED in _texts(at)
 
     at.selectbox(key="sidebar.trace").set_value("loan-calculator").run()
     assert not at.exception
     assert "The fork" not in [s.value for s in at.subheader]
     assert not [b for b in at.button if b.key in ("fork.compare", "fork.save")]
-    assert "Stopped by you after round 3; 1 call(s) were left unanswered and not run." not in _texts(at)
+    assert STOPPED_AS_ASKED not in _texts(at)
 
     at.selectbox(key="sidebar.trace").set_value(HENGXIN).run()
-    assert "Stopped by you after round 3; 1 call(s) were left unanswered and not run." in _texts(at)
+    assert STOPPED_AS_ASKED in _texts(at)
     _compare_with_parent(at)
     assert list(_table(at, "findings")["rounds"]) == [4, 3]
 
@@ -462,7 +474,7 @@ def test_a_fork_that_could_not_be_sent_leaves_no_earlier_forks_answer_under_the_
     # The earlier fork's finish line and its buttons stayed under "The fork", below the new run's error: read as its
     # outcome.
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    earlier = "Stopped by you after round 2; 1 call(s) were left unanswered and not run."
+    earlier = "Stopped after round 2 as asked; 1 call(s) were left unanswered and not run."
     at = _fork_page(app, 2)
     at.radio(key="fork.after").set_value("stop").run()
     at.button(key="fork.run").click().run()

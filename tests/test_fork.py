@@ -100,7 +100,7 @@ def test_an_edit_with_no_recording_is_answered_with_no_recording_never_a_connect
     parent = _hengxin()
     edited = without_tool(request_body(parent, 2), 0)
     status, fork = _played(ForkSetup(parent, PARENT, 2, edited, "tools"), _replay(), tmp_path)
-    assert status.outcome == "error"
+    assert status.outcome == "no-recording"  # no call was made, so no provider erred
     assert status.message == "Round 2: no call made (Replay has no recording of this request)."
     assert "Connection" not in status.message and fork.rounds[1].error is not None
 

@@ -40,7 +40,7 @@ def test_every_scenario_runs_on_the_replay_provider_with_its_default_question(tm
 def test_one_changed_character_in_a_tool_description_gets_no_recording(tmp_path):
     changed = edited(HENGXIN, descriptions={"calcAmountOver": HENGXIN.tools[2].description + "!"})
     status = start(RunSetup(changed), None, tmp_path).run()
-    assert status.outcome == "error"
+    assert status.outcome == "no-recording"  # nothing was sent, so no provider errored
     assert status.message == "Round 1: no call made (Replay has no recording of this request)."
 
 

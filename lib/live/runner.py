@@ -68,8 +68,9 @@ class Status:
     """What happened last, for a person."""
     pending: ToolCallPart | None = None
     """The exact call waiting for a decision."""
-    outcome: Literal["answered", "error", "capped", "gave-up", "stopped", "cancelled"] | None = None
-    """How a finished run ended: `stopped` by the model's stop signal, `cancelled` by a person's Stop."""
+    outcome: Literal["answered", "error", "no-recording", "capped", "gave-up", "stopped", "cancelled"] | None = None
+    """How a finished run ended: `stopped` by the model's stop signal, `cancelled` by a person's Stop (pressed, or
+    asked for before the run), `no-recording` when Replay had no recorded answer, so no call was made."""
 
 
 @dataclass(frozen=True)
@@ -180,8 +181,9 @@ class Runner:
                 break
         return self.status
 
-    def stop(self) -> Status:
-        """End the run between two steps: calls still waiting are recorded as not run; nothing more is sent."""
+    def stop(self, asked: bool = False) -> Status:
+        """End the run between two steps: calls still waiting are recorded as not run; nothing more is sent.
+        `asked`: the stop was chosen before the run (stop after this round), not pressed during it."""
         if self.status.state == "done":
             return self.status
         waiting = [queued.call for queued in self._queue]
@@ -196,7 +198,9 @@ class Runner:
         self._round.stopped = {"at": now, "by": "person", "unanswered_calls": len(waiting)}
         self.trace.put(self._round.line())
         unanswered = f"; {len(waiting)} call(s) were left unanswered and not run" if waiting else ""
-        return self._finish("cancelled", f"Stopped by you after round {self._round.index}{unanswered}.")
+        stopped = (f"Stopped after round {self._round.index} as asked" if asked
+                   else f"Stopped by you after round {self._round.index}")
+        return self._finish("cancelled", f"{stopped}{unanswered}.")
 
     def approve(self, call_id: str) -> Status:
         """Run the pending call and go on answering the round's calls."""
@@ -237,8 +241,9 @@ class Runner:
             error = ProviderError(status, exchange.error["message"], exchange.error)
             if (unmade := unmade_words(error)) is not None:
                 # No provider saw the request, so nothing failed; a refusal still says why, a replay miss says it all.
-                return self._finish("error", f"Round {round_.index}: {unmade}." + (
-                    "" if is_replay_miss(error) else f" {said}"))
+                if is_replay_miss(error):
+                    return self._finish("no-recording", f"Round {round_.index}: {unmade}.")
+                return self._finish("error", f"Round {round_.index}: {unmade}. {said}")
             return self._finish("error", f"Round {round_.index} failed: {said}")
         round_.response = exchange.response
         self.trace.put(round_.line())

@@ -221,6 +221,11 @@ def status(runner: Runner) -> None:
     now = runner.status
     if now.state == "needs-approval":
         _approval(runner)
+    elif now.state == "done" and now.outcome == "no-recording":
+        # No call was made, so nothing errored at a provider: the run stopped before this round went out.
+        st.warning(f"The run stopped before round {runner.rounds:d} was sent: Replay has no recorded answer for its "
+                   "request.")
+        st.text(now.message)
     elif now.state == "done":
         box, heading = OUTCOMES.get(now.outcome, OUTCOMES[None])
         box(heading)
@@ -228,7 +233,7 @@ def status(runner: Runner) -> None:
         st.text(now.message)
     else:
         st.text(now.message)
-    if now.state == "done" and now.outcome == "error":
+    if now.state == "done" and now.outcome == "no-recording":
         _offer_real_providers(runner)
     if now.state != "done":
         st.button("Stop", key="live.stop", on_click=_stop,
