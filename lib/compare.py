@@ -586,9 +586,9 @@ def figures(run: Run, prices: tuple[Price, ...]) -> RunFigures:
     return RunFigures(
         name=run.name,
         rounds=len(rows),
-        calls=sum(r.calls_if_known or 0 for r in rows),
+        calls=(calls := sum(r.calls_if_known or 0 for r in rows)),
         calls_unknown=(unknown := sum(r.calls_if_known is None for r in rows)),
-        calls_words=_calls_words(rows, unknown),
+        calls_words=_calls_words(calls, unknown, len(rows)),
         input_tokens=ball.billed_input,
         output_tokens=ball.output,
         estimated_calls=ball.estimated_calls,
@@ -599,12 +599,12 @@ def figures(run: Run, prices: tuple[Price, ...]) -> RunFigures:
     )
 
 
-def _calls_words(rows: tuple[RoundSummary, ...], unknown: int) -> str:
+def _calls_words(calls: int, unknown: int, rounds: int) -> str:
     # A round whose answer the log did not keep made calls that are not known: they are not added in as 0.
-    if rows and unknown >= len(rows):
+    if rounds and unknown >= rounds:
         return NOT_IN_THE_LOG
-    known = f"{sum(r.calls_if_known or 0 for r in rows):,}"
-    return f"{known} ({plural(unknown, 'round')} whose answer is not in the log left out)" if unknown else known
+    left_out = f" ({plural(unknown, 'round')} whose answer is not in the log left out)" if unknown else ""
+    return f"{calls:,}{left_out}"
 
 
 def _codes_by_round(findings: tuple[Finding, ...]) -> dict[int, set[str]]:
