@@ -160,6 +160,10 @@ def test_an_editor_on_a_server_cannot_aim_a_live_run_at_the_servers_own_network(
     shown = "\n".join(lines(at, ("text", "markdown", "caption", "error")))
     assert "Roundtrip refused to send this call, so no provider saw it." in shown
     assert "This call failed" not in shown and "provider-error" not in shown
+    # The run's own headline says why it stopped, not that anything errored.
+    assert [box.value for box in at.warning if "refused to send its request" in box.value] == [
+        "The run stopped before round 1 was sent: Roundtrip refused to send its request."]
+    assert "The run ended with an error." not in [box.value for box in at.error]
 
 
 def test_an_editor_on_a_server_cannot_aim_a_fork_at_the_servers_own_network(server):

@@ -68,9 +68,11 @@ class Status:
     """What happened last, for a person."""
     pending: ToolCallPart | None = None
     """The exact call waiting for a decision."""
-    outcome: Literal["answered", "error", "no-recording", "capped", "gave-up", "stopped", "cancelled"] | None = None
+    outcome: Literal["answered", "error", "no-recording", "refused", "capped", "gave-up", "stopped",
+                     "cancelled"] | None = None
     """How a finished run ended: `stopped` by the model's stop signal, `cancelled` by a person's Stop (pressed, or
-    asked for before the run), `no-recording` when Replay had no recorded answer, so no call was made."""
+    asked for before the run), `no-recording` when Replay had no recorded answer and `refused` when Roundtrip would
+    not send the request (so no call was made either way)."""
 
 
 @dataclass(frozen=True)
@@ -243,7 +245,7 @@ class Runner:
                 # No provider saw the request, so nothing failed; a refusal still says why, a replay miss says it all.
                 if is_replay_miss(error):
                     return self._finish("no-recording", f"Round {round_.index}: {unmade}.")
-                return self._finish("error", f"Round {round_.index}: {unmade}. {said}")
+                return self._finish("refused", f"Round {round_.index}: {unmade}. {said}")
             return self._finish("error", f"Round {round_.index} failed: {said}")
         round_.response = exchange.response
         self.trace.put(round_.line())

@@ -215,16 +215,19 @@ OUTCOMES = {"answered": (st.success, "The model answered."), "error": (st.error,
             "cancelled": (st.warning, "You stopped the run."), None: (st.error, "The run ended early.")}
 """How each ending is announced, in our own words; what happened follows as plain text."""
 
+UNSENT = {"no-recording": "Replay has no recorded answer for its request.",
+          "refused": "Roundtrip refused to send its request."}
+"""Why a run stopped with a request no provider saw, by outcome: not an error of any provider's."""
+
 
 def status(runner: Runner) -> None:
     """Where the run stands; the approval box when a call waits for a person; Stop while it can go on."""
     now = runner.status
     if now.state == "needs-approval":
         _approval(runner)
-    elif now.state == "done" and now.outcome == "no-recording":
+    elif now.state == "done" and now.outcome in UNSENT:
         # No call was made, so nothing errored at a provider: the run stopped before this round went out.
-        st.warning(f"The run stopped before round {runner.rounds:d} was sent: Replay has no recorded answer for its "
-                   "request.")
+        st.warning(f"The run stopped before round {runner.rounds:d} was sent: {UNSENT[now.outcome]}")
         st.text(now.message)
     elif now.state == "done":
         box, heading = OUTCOMES.get(now.outcome, OUTCOMES[None])
