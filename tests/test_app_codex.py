@@ -114,12 +114,13 @@ def test_the_program_lane_of_round_1_shows_the_command_codex_logged_the_end_of_a
     assert "exec_command (call_Y2p6KmqwoTtpi6atpDPuxC5M): ok" in lane
 
 
-def test_round_2s_lane_still_says_the_log_does_not_record_how_write_stdin_ran(app):
-    # write_stdin's output is in round 3's request, but no end event of its call is in the log.
+def test_round_2s_lane_shows_write_stdin_run_as_the_command_it_polled_ended(app):
+    # write_stdin polled process 48230, whose end (exit 0) Codex logged at line 12 under the exec_command's call id.
     shown = round_shown(app, "codex-rollout-0.125.jsonl", 2)
     lane = shown[shown.index("The program's lane, after response 2"):]
-    assert "not recorded: the trace does not say what the program ran" in lane
-    assert "ran ok" not in lane
+    assert "not recorded: the trace does not say what the program ran" not in lane
+    assert "write_stdin (call_QazIeAavKevvIILVQkrDdKKT): ok" in lane
+    assert "process 48230; Codex logged that command's end before this output: it had exited with code 0" in lane
 
 
 def test_the_explorers_table_of_all_rounds_writes_its_counts_as_the_tokens_page_does(app):

@@ -375,7 +375,7 @@ def test_every_rounds_command_is_an_execution_with_the_time_it_ran_where_codex_l
 def test_a_command_that_outlived_its_call_says_so_and_its_run_time_is_not_given_as_the_calls():
     # The recorded session: exec_command returned after its 1 s yield ("Process running with session ID 48230",
     # line 11); the command's end (exit 0, 5.087741459 s) is logged after that output, at line 12, and reached the
-    # model through round 2's write_stdin. write_stdin's own end is not in the log: no execution is made for it.
+    # model through round 2's write_stdin (its execution is that command's: the test below).
     first, polled, answer = _read().conversations[0].trace.rounds
     [ran] = first.executions
     assert (ran.tool_call_id, ran.name, ran.ok, ran.duration_ms) == ("call_Y2p6KmqwoTtpi6atpDPuxC5M", "exec_command",
@@ -384,7 +384,50 @@ def test_a_command_that_outlived_its_call_says_so_and_its_run_time_is_not_given_
     assert ran.note == ("Codex logged the command's end after this output: it was still running when Codex returned "
                         "the output, and ended later with exit code 0 after 5,088 ms: the command's time, not this "
                         "call's.")
-    assert polled.executions == () and answer.executions == ()
+    assert answer.executions == ()
+
+
+def test_a_write_stdin_call_runs_the_command_it_wrote_to_and_ends_as_that_commands_logged_end_says():
+    # Round 2 polls process 48230 (write_stdin, session_id 48230); Codex logged that command's end at line 12
+    # (process_id "48230", the exec_command call's id, exit code 0) before the poll's output at line 15.
+    first, polled, answer = _read().conversations[0].trace.rounds
+    [ran] = polled.executions
+    assert (ran.tool_call_id, ran.name, ran.ok, ran.duration_ms) == ("call_QazIeAavKevvIILVQkrDdKKT", "write_stdin",
+                                                                      True, None)
+    assert ran.arguments["session_id"] == 48230
+    assert ran.output.startswith("Chunk ID: 853167\nWall time: 0.0000 seconds\nProcess exited with code 0")
+    assert ran.note == ("This call wrote to (or polled) the command that call call_Y2p6KmqwoTtpi6atpDPuxC5M started, "
+                        "process 48230; Codex logged that command's end before this output: it had exited with code 0. "
+                        "Its run time is the command's, not this call's.")
+    from lib.sequence import sequence
+    labels = [a.label for a in sequence(_read().conversations[0].trace) if a.round == 2]
+    assert "runs write_stdin" in labels and not any("not recorded" in label for label in labels)
+
+
+def _stdin(call_id: str, process: int, chars: str = "") -> dict:
+    return _line("response_item", {"type": "function_call", "name": "write_stdin", "call_id": call_id,
+                                   "arguments": json.dumps({"session_id": process, "chars": chars})})
+
+
+def test_a_write_stdin_whose_command_ends_later_or_not_at_all_says_so():
+    started = _output("call_1", "Process running with session ID 7\nOutput:\n")
+    end = _line("event_msg", {"type": "exec_command_end", "call_id": "call_1", "process_id": "7", "exit_code": 1,
+                              "duration": {"secs": 3, "nanos": 0}})
+    # The end after the write_stdin's output: the command ran on, then failed.
+    upload = _lines(META, _user("run it"), _call("call_1", "./serve"), started, _stdin("call_2", 7, "q\n"),
+                    _output("call_2", "Process running with session ID 7"), end, _said("It stopped."))
+    _, wrote, _ = upload.conversations[0].trace.rounds
+    [ran] = wrote.executions
+    assert (ran.name, ran.ok, ran.duration_ms) == ("write_stdin", False, None)
+    assert "Codex logged that command's end after this output: it was still running" in ran.note
+    assert "ended later with exit code 1" in ran.note
+    # No end logged: no execution, and the round says what is not in the log.
+    upload = _lines(META, _user("run it"), _call("call_1", "./serve"), started, _stdin("call_2", 7),
+                    _output("call_2", "Process running with session ID 7"), _said("Still running."))
+    trace = upload.conversations[0].trace
+    assert trace.rounds[1].executions == ()
+    assert ("Codex logged no end of the command write_stdin wrote to (process 7) before the next call: whether it "
+            "ran on or ended, and how, is not in the log.") in provenance_detail(trace.round_provenance(trace.rounds[1]))
 
 
 def test_a_patch_codex_could_not_apply_is_a_failed_execution_without_a_run_time():

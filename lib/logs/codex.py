@@ -26,7 +26,10 @@ A call's output is an execution of its round where the log records how the run e
 code and `duration`, a `patch_apply_end`'s success) by the time the next call's items begin; the outputs after the
 log's last call, which no logged request carried, too. A command's end is written before its output when it ended
 within the call; Codex's unified exec returns a command's output so far after `yield_time_ms` and leaves it running,
-and then writes its end after the output, when it exits: that duration is the command's, not the call's.
+and then writes its end after the output, when it exits: that duration is the command's, not the call's. A
+`write_stdin` call (writing to, or polling, such a command) runs that command: its execution ends as the command's
+end says, found by the process id it names (`session_id`, the end's `process_id`); where the log holds no end of that
+command by the next call, the round says what is not in the log.
 """
 
 from __future__ import annotations
@@ -121,6 +124,24 @@ OUTLIVED = ("Codex logged the command's end after this output: it was still runn
 PATCH_ENDED = "Codex logged the patch's end {when} this output: {outcome}."
 """The note of an apply_patch call whose end the log records."""
 
+STDIN_ENDED = ("This call wrote to (or polled) the command that call {call} started, process {process}; Codex logged "
+               "that command's end before this output: it had exited with code {code}. Its run time is the "
+               "command's, not this call's.")
+"""The note of a write_stdin call whose command's end the log records before the call's output."""
+
+STDIN_OUTLIVED = ("This call wrote to (or polled) the command that call {call} started, process {process}; Codex "
+                  "logged that command's end after this output: it was still running when Codex returned the output, "
+                  "and ended later with exit code {code}.")
+"""The note of a write_stdin call whose command ended after the call's output."""
+
+STDIN_UNENDED = ("Codex logged no end of the command {name} wrote to (process {process}) before the next call: "
+                 "whether it ran on or ended, and how, is not in the log.")
+"""Said of a round whose write_stdin call's command has no end in the log: what the program did is not recorded."""
+
+WRITE_STDIN = "write_stdin"
+"""Codex's unified exec tool that writes to (or, with no chars, polls) a command exec_command left running; its
+`session_id` argument is the process id Codex's exec_command_end for that command carries as `process_id`."""
+
 
 COMPACTED = ("Codex compacted the conversation here: the requests after this line start again from the history it "
              "wrote in place of the turns before it")
@@ -173,6 +194,10 @@ class CodexRolloutFormat(LogFormat):
         """How each run the session logged the end of ended, by call id (exec_command_end, patch_apply_end)."""
         self._output_ids: set[str] = set()
         """The call ids whose output has been read: an end after it is of a command that outlived its call."""
+        self._output_lines: dict[str, int] = {}
+        """The line of each call's output, by call id: a command's end before or after a write_stdin's output."""
+        self._processes: dict[str, str] = {}
+        """The call id of the exec_command that started each process whose end is logged, by process id."""
 
     def detect(self, obj: dict) -> str | None:
         # A payload that is no object is still a rollout line: feed says what is wrong with it.
@@ -239,7 +264,7 @@ class CodexRolloutFormat(LogFormat):
         if self._history and session != self._session:
             yield from self._close()
             self._history, self._last_total, self._model, self._ended = [], None, None, {}
-            self._output_ids = set()
+            self._output_ids, self._output_lines, self._processes = set(), {}, {}
         self._session = session or self._session
         # `instructions`, beside it in some versions, is the user's (AGENTS.md), which Codex sends as a message item.
         base = meta.get("base_instructions")
@@ -269,6 +294,7 @@ class CodexRolloutFormat(LogFormat):
             self._round.after.append(item)
         if kind in OUTPUT_TYPES and isinstance(item.get("call_id"), str):
             self._output_ids.add(item["call_id"])
+            self._output_lines.setdefault(item["call_id"], line)
         self._history.append(item)
 
     def _event(self, payload: dict, line: int) -> None:
@@ -284,9 +310,12 @@ class CodexRolloutFormat(LogFormat):
             call_id = payload["call_id"]
             code, success, after = payload.get("exit_code"), payload.get("success"), call_id in self._output_ids
             if kind == "exec_command_end" and isinstance(code, int) and not isinstance(code, bool):
-                self._ended[call_id] = _End(code == 0, after, code, _duration_ms(payload.get("duration")))
+                self._ended[call_id] = _End(code == 0, after, code, _duration_ms(payload.get("duration")), line)
+                process = payload.get("process_id")
+                if isinstance(process, (str, int)) and not isinstance(process, bool):
+                    self._processes[str(process)] = call_id
             elif kind == "patch_apply_end" and isinstance(success, bool):
-                self._ended[call_id] = _End(success, after)
+                self._ended[call_id] = _End(success, after, line=line)
 
     def _failed(self, payload: dict, line: int, timestamp: str | None) -> Iterator[CallRecord]:
         """A model call that failed: the end of the call whose items are still being written, else a call of its
@@ -355,12 +384,13 @@ class CodexRolloutFormat(LogFormat):
                                      cached=usage.get("cached_input_tokens"),
                                      reasoning=usage.get("reasoning_output_tokens")) if usage else None)
         # That the rollout keeps no stop is said under each response (lib.summary.stop_unrecorded_words), not here.
-        said = ([NO_USAGE] if round_.usage is None else []) + ([CUT_BY_ERROR] if error else [])
+        executions, unended = self._ran(round_)
+        said = ([NO_USAGE] if round_.usage is None else []) + ([CUT_BY_ERROR] if error else []) + unended
         yield CallRecord(
             line=round_.line, dialect=OPENAI, request=self._request(round_.request, round_.model), response=response,
             conversation=self._key(), error=error, derived=[TRANSCRIPT_REQUEST, "finish"],
             converted_from="openai-responses", timestamp=round_.timestamp, provenance=self._provenance(said),
-            executions=self._ran(round_), tool_effects=TOOL_EFFECTS,
+            executions=executions, tool_effects=TOOL_EFFECTS,
         )
 
     def _request(self, items: list[dict], model: str | None) -> dict:
@@ -376,25 +406,54 @@ class CodexRolloutFormat(LogFormat):
         return {"origin": "derived", "note": " ".join(note),
                 "omitted": ["tools"] if self._instructions else ["system", "tools"]}
 
-    def _ran(self, round_: _Round) -> list[dict]:
+    def _ran(self, round_: _Round) -> tuple[list[dict], list[str]]:
         """The outputs of the round's calls as execution entries, where the log records how the run ended: an
-        execution says whether it succeeded, and a bare output does not."""
+        execution says whether it succeeded, and a bare output does not. A write_stdin call's run is its command's,
+        found by the process id it wrote to; what is said of a write_stdin whose command's end the log lacks."""
         calls = {item["call_id"]: item for item in round_.items
                  if item.get("type") in CALL_TYPES and isinstance(item.get("call_id"), str)}
-        ran = []
+        ran, unended = [], []
         for item in round_.after:
             call = calls.get(item.get("call_id")) if item.get("type") in OUTPUT_TYPES else None
-            end = self._ended.get(item["call_id"]) if call is not None else None
+            if call is None:
+                continue
+            if call.get("name") == WRITE_STDIN:
+                entry, missing = self._wrote(call, item)
+                ran.extend([entry] if entry else [])
+                unended.extend([missing] if missing else [])
+                continue
+            end = self._ended.get(item["call_id"])
             if end is None:
                 continue
-            [tool] = convert.chat_messages(item_turns([item], "input")) or [{}]
-            entry = {"tool_call_id": item["call_id"], "name": str(call.get("name") or ""),
-                     "arguments": _arguments(call), "output": tool.get("content"), "ok": end.ok}
+            entry = self._entry(call, item, end.ok)
             if end.duration_ms is not None and not end.after_output:
                 entry["duration_ms"] = end.duration_ms
             entry["note"] = end.note()
             ran.append(entry)
-        return ran
+        return ran, unended
+
+    def _wrote(self, call: dict, output: dict) -> tuple[dict | None, str | None]:
+        """A write_stdin call's execution: its output, and how the command it wrote to ended where Codex logged that
+        command's end (by its process id) before the next call; else what is not in the log."""
+        arguments = _arguments(call)
+        process = arguments.get("session_id") if isinstance(arguments, dict) else None
+        process = str(process) if isinstance(process, (str, int)) and not isinstance(process, bool) else None
+        started = self._processes.get(process) if process is not None else None
+        end = self._ended.get(started) if started is not None else None
+        if end is None or end.exit_code is None:
+            return None, STDIN_UNENDED.format(name=WRITE_STDIN, process=process or "not named in its arguments")
+        before = end.line < self._output_lines.get(output["call_id"], end.line)
+        words = STDIN_ENDED if before else STDIN_OUTLIVED
+        entry = self._entry(call, output, end.ok)
+        entry["note"] = words.format(call=started, process=process, code=end.exit_code)
+        return entry, None
+
+    @staticmethod
+    def _entry(call: dict, output: dict, ok: bool) -> dict:
+        """The execution entry of a call and its output."""
+        [tool] = convert.chat_messages(item_turns([output], "input")) or [{}]
+        return {"tool_call_id": output["call_id"], "name": str(call.get("name") or ""), "arguments": _arguments(call),
+                "output": tool.get("content"), "ok": ok}
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,6 +468,8 @@ class _End:
     """The command's exit code; None for a patch."""
     duration_ms: float | None = None
     """How long the command ran, when recorded."""
+    line: int = 0
+    """The line Codex logged the end at."""
 
     def note(self) -> str:
         """What the execution says of how the run ended."""
