@@ -206,6 +206,17 @@ def resent_prefix(rounds: Sequence[Round], index: int) -> int:
                 min(len(kept.request.messages), len(round_.request.messages)) if kept else 0)
 
 
+def placed_length(round_: Round, kept: Round | None) -> int:
+    """How many leading messages of the round's request are placed against `kept`'s (kept_before): all of that
+    request's, or, where the program cut its history right after it (Round.history_cut), the ones it kept; every
+    message past them is new, and the rest of that request dropped."""
+    if kept is None:
+        return 0
+    cut = round_.history_cut
+    length = len(kept.request.messages)
+    return min(length, cut) if cut is not None and kept.index == round_.index - 1 else length
+
+
 def kept_pairs(trace: Trace) -> Iterator[tuple[Round, Round]]:
     """Every kept request beside the one it is placed against (kept_before): a lost request is compared with
     nothing and nothing is compared with it."""
@@ -241,9 +252,10 @@ def growth(trace: Trace, index: int) -> Growth:
     kept = kept_before(trace.rounds, index)
     previous_round = trace.rounds[index - 2] if index > 1 else None
     before = kept.request.messages if kept else ()
+    placed = placed_length(current, kept)
     entries = []
     for i, message in enumerate(current.request.messages):
-        if i >= len(before):
+        if i >= placed:
             origin = _origin(message, previous_round)
             left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
             entries.append(MessageEntry(i, message, "new", origin, without=left_out))
@@ -251,5 +263,6 @@ def growth(trace: Trace, index: int) -> Growth:
             entries.append(MessageEntry(i, message, "resent", "input"))
         else:
             entries.append(MessageEntry(i, message, "changed", "input", previous=before[i]))
-    return Growth(entries=tuple(entries), dropped=max(0, len(before) - len(current.request.messages)),
+    dropped = len(before) - placed + max(0, placed - len(current.request.messages))
+    return Growth(entries=tuple(entries), dropped=dropped,
                   against=kept.index if kept else None, index=index)

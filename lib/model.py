@@ -297,6 +297,11 @@ STREAMED = "streamed"
 """The round key saying its response came as a stream: the body shown is assembled from the stream's events into the
 one the API returns unstreamed, not a body the program received."""
 
+HISTORY_CUT = "history_cut"
+"""The round key of a request the program sent after cutting its history (a person undoing turns): how many leading
+messages of the previous request it kept; every message after those is new, and the rest of that request dropped
+(Round.history_cut)."""
+
 NOTICES = "notices"
 """The round key listing what the writing program showed the person beside the call and never sent to the model (a
 CLI's "Request cancelled."): each `{"by", "kind", "text", "after"}` (Round.notices)."""
@@ -451,6 +456,13 @@ class Round:
     def executions_recorded(self) -> bool:
         """Whether the trace says what the program ran after this response (any execution kept for it)."""
         return bool(self.executions)
+
+    @property
+    def history_cut(self) -> int | None:
+        """How many leading messages of the previous request this one kept where the program cut its history before
+        it (HISTORY_CUT); None where it did not."""
+        kept = self.extra.get(HISTORY_CUT)
+        return kept if isinstance(kept, int) and not isinstance(kept, bool) and kept >= 0 else None
 
     @property
     def notices(self) -> tuple[Notice, ...]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from lib.growth import program_sent
+from lib.growth import placed_length, program_sent
 from lib.model import Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
@@ -66,8 +66,8 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
     rounds = trace.rounds[max(first, 1) - 1: max(first, 1) - 1 + limit]
     for round_ in rounds:
         k = round_.index
-        previous = trace.rounds[k - 2].request.messages if k > 1 else ()
-        added = round_.request.messages[len(previous):] if len(round_.request.messages) >= len(previous) else ()
+        start = placed_length(round_, trace.rounds[k - 2] if k > 1 else None)
+        added = round_.request.messages[start:]
         asked = [m for m in added if m.role == "user" and not m.tool_results and m.text]
         for message in asked:
             arrows.append(Arrow(k, "user", "program", None, f"asks: {shorten(message.text, 48)}"))

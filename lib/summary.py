@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from lib.dialects import DIALECTS
 from lib.failures import NO_CALL_MADE, is_unsent, unmade_words
-from lib.growth import new_sent
+from lib.growth import new_sent, placed_length
 from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, cost, price_for, trace_cost
 from lib.text import plural, rounds_named
@@ -423,7 +423,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 round=round_.index,
                 messages_sent=len(request.messages),
                 messages_held=request.held_by_provider,
-                new_messages=new_sent(round_, len(kept.request.messages) if kept else 0),
+                new_messages=new_sent(round_, placed_length(round_, kept)),
                 tool_calls=len(response.message.tool_calls) if response else 0,
                 finish_reason=finish_words(round_),
                 usage=usage,

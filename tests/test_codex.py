@@ -449,3 +449,63 @@ def test_a_duration_codex_did_not_write_as_seconds_and_nanoseconds_gives_no_run_
     upload = _lines(META, _user("go"), _call("call_1", "ls"), end, _output("call_1", "a.txt"), _said("done"))
     [ran] = upload.conversations[0].trace.rounds[0].executions
     assert (ran.ok, ran.duration_ms) == (True, None)
+
+
+# ThreadRolledBackEvent (codex-rs/protocol/src/protocol.rs): `num_turns`, written as an event_msg when the person undoes
+# turns; Codex rebuilds the history without the last `num_turns` turns of the person's, each from their message on,
+# and without the context it wrote just before them (codex-rs/core's ContextManager.drop_last_n_user_turns).
+def _rollback(turns) -> dict:
+    return _line("event_msg", {"type": "thread_rolled_back", "num_turns": turns})
+
+
+CONTEXT = ("<environment_context>\n  <cwd>/Users/Sample_User/repos/codemie-ai/codemie-code</cwd>\n  <shell>zsh</shell>\n"
+           "</environment_context>")
+
+
+def _rolled_back_session():
+    """The recorded first turn, a second turn the person then undid, and the turn they asked in its place."""
+    recorded = (FIXTURES / FIXTURE).read_bytes()
+    added = [_user(CONTEXT), _user("now list the skills"), _said("The skills are: superpowers, browser-use."),
+             _count(80000, 22094, 12), _rollback(1), _user("show tools again, briefly"), _said("web, functions."),
+             _count(100500, 22494, 6)]
+    for second, line in enumerate(added):  # after the recorded turn's last line (08:27:32)
+        line["timestamp"] = f"2026-05-11T08:30:{second:02d}.000Z"
+    text = recorded + b"".join(json.dumps(line).encode() + b"\n" for line in added)
+    return read_upload([("rollout.jsonl", text)])
+
+
+def test_a_rollback_drops_the_undone_turn_from_the_requests_after_it_and_they_count_only_what_was_sent():
+    from lib.growth import growth
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    upload = _rolled_back_session()
+    trace = upload.conversations[0].trace
+    undone, after = trace.rounds[3], trace.rounds[4]
+    # The undone turn's request: the first turn (8 messages), its answer, Codex's context and the prompt.
+    assert [m.text for m in undone.request.messages[-2:]] == [CONTEXT, "now list the skills"]
+    # The next request carries the first turn and its answer, then the new prompt: not the undone turn.
+    texts = [m.text for m in after.request.messages]
+    assert len(texts) == 10 and texts[-1] == "show tools again, briefly"
+    assert "now list the skills" not in texts and CONTEXT not in texts
+    assert not any("The skills are" in t for t in texts)
+    placed = growth(trace, 5)
+    assert [e.status for e in placed.entries].count("resent") == 9 and after.resent_prefix == 9
+    assert [e.message.text for e in placed.new] == ["show tools again, briefly"]
+    assert placed.changed == () and placed.dropped == 2  # the context and the undone prompt
+    assert summarize(trace, counter_for("o200k_base").counter)[4].new_messages == 1
+    said = [n.message for n in upload.notes if "rolled back" in n.message]
+    assert said == ["Codex rolled back the last turn of the conversation here (the person undid it): the requests "
+                    "after this line no longer carry it, 3 items that the requests before it held"]
+    from lib.sequence import sequence
+    asks = [a.label for a in sequence(trace) if a.round == 5 and a.source == "user"]
+    assert asks == ["asks: show tools again, briefly"]
+
+
+def test_a_rollback_of_more_turns_than_the_log_holds_keeps_what_came_before_the_first_and_one_of_none_says_so():
+    upload = _lines(META, _user("first"), _said("one"), _user("second"), _said("two"), _rollback(5), _user("again"),
+                    _said("three"), _rollback(0))
+    rounds = upload.conversations[0].trace.rounds
+    assert [m.text for m in rounds[2].request.messages] == ["again"]
+    said = [n.message for n in upload.notes if "rollback" in n.message or "rolled back" in n.message]
+    assert said[0].startswith("Codex rolled back the last 2 turns of the conversation here (the person undid them)")
+    assert said[1].startswith("Codex logged a rollback here (num_turns 0), but the history before it holds no turn")

@@ -15,6 +15,10 @@ provenance's `omitted`), never that it was empty. A `token_count` is tied to the
 last count at times (the same running total): a repeat is no new call. A round with no count after it says its usage
 is not in the log. The items are converted into Chat Completions messages as the Responses reader converts them.
 
+A `thread_rolled_back` event is the person undoing their last `num_turns` turns: the log keeps the dropped items, and
+the requests after it are the history without them, as Codex rebuilds it (each turn from the person's message on, and
+the context Codex wrote just before it); the next round says its request was cut there, not grown (HISTORY_CUT).
+
 A model call that failed is the `error` event Codex writes when a turn ends in an error (codex-rs/protocol's
 `ErrorEvent`: `message`, `codex_error_info`): a failed round, its request the items before it, or, when it comes while
 the call's items are still being written (no token count yet, no input since), the end of that call. The errors Codex
@@ -40,11 +44,12 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from lib.dialects import OPENAI
+from lib.injected import agent_wrote
 from lib.logs import chat_shape as convert
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.logs.responses import item_turn, item_turns
 from lib.model import TRANSCRIPT_REQUEST
-from lib.text import milliseconds
+from lib.text import milliseconds, plural
 
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 """The `type` of a rollout line, each beside a `payload` object."""
@@ -143,6 +148,21 @@ WRITE_STDIN = "write_stdin"
 `session_id` argument is the process id Codex's exec_command_end for that command carries as `process_id`."""
 
 
+ROLLED_BACK = ("Codex rolled back the last {turns} of the conversation here (the person undid {them}): the requests "
+               "after this line no longer carry {them}, {items} that the requests before it held")
+"""The note at a `thread_rolled_back` line (codex-rs/protocol's ThreadRolledBackEvent: `num_turns`)."""
+
+NOTHING_ROLLED_BACK = ("Codex logged a rollback here ({turns}), but the history before it holds no turn of the person's "
+                       "to drop: the requests after it are read as if it had not happened")
+"""The note at a rollback that drops nothing (no user turn, or a count that is no positive whole number)."""
+
+CONTEXT_DEVELOPER_OPENINGS = ("<permissions instructions>", "<model_switch>", "<collaboration_mode>",
+                              "<realtime_conversation>", "<skills_instructions>", "<personality_spec>",
+                              "<token_budget>", "<multi_agent_mode>", "<environments_instructions>",
+                              "<plugins_instructions>", "<context_window>", "<rollout_budget>")
+"""How a developer message of Codex's turn context opens (codex-rs/core's CONTEXTUAL_DEVELOPER_PREFIXES): a rollback
+drops such messages written just before a dropped turn, as it drops the injected user context there."""
+
 COMPACTED = ("Codex compacted the conversation here: the requests after this line start again from the history it "
              "wrote in place of the turns before it")
 """The note at a `compacted` line."""
@@ -168,6 +188,8 @@ class _Round:
     """True once an input item has come after its items: the next model item starts another call."""
     after: list[dict] = field(default_factory=list)
     """The input items since its items (its calls' outputs among them)."""
+    history_cut: bool = False
+    """Codex rolled the history back between the call before and this one."""
 
 
 class CodexRolloutFormat(LogFormat):
@@ -198,6 +220,8 @@ class CodexRolloutFormat(LogFormat):
         """The line of each call's output, by call id: a command's end before or after a write_stdin's output."""
         self._processes: dict[str, str] = {}
         """The call id of the exec_command that started each process whose end is logged, by process id."""
+        self._cut = False
+        """True from a rollback that dropped items until the next call: that call's request is cut, not grown."""
 
     def detect(self, obj: dict) -> str | None:
         # A payload that is no object is still a rollout line: feed says what is wrong with it.
@@ -231,10 +255,13 @@ class CodexRolloutFormat(LogFormat):
                 yield from self._meta(payload, line)
             elif kind == "turn_context":
                 self._model = payload.get("model") if isinstance(payload.get("model"), str) else self._model
+            elif kind == "event_msg" and payload.get("type") == "thread_rolled_back":
+                yield from self._rolled_back(payload, line)
             elif kind == "event_msg":
                 self._event(payload, line)
             elif kind == "compacted":
                 yield from self._compacted(payload, line)
+
             return
         if _legacy_header(obj):
             self._not_calls += 1
@@ -264,7 +291,7 @@ class CodexRolloutFormat(LogFormat):
         if self._history and session != self._session:
             yield from self._close()
             self._history, self._last_total, self._model, self._ended = [], None, None, {}
-            self._output_ids, self._output_lines, self._processes = set(), {}, {}
+            self._output_ids, self._output_lines, self._processes, self._cut = set(), {}, {}, False
         self._session = session or self._session
         # `instructions`, beside it in some versions, is the user's (AGENTS.md), which Codex sends as a message item.
         base = meta.get("base_instructions")
@@ -287,7 +314,8 @@ class CodexRolloutFormat(LogFormat):
             if self._round is not None and self._round.answered:
                 yield from self._close()
             if self._round is None:
-                self._round = _Round(line, list(self._history), self._model, timestamp)
+                self._round = _Round(line, list(self._history), self._model, timestamp, history_cut=self._cut)
+                self._cut = False
             self._round.items.append(item)
         elif self._round is not None:
             self._round.answered = True
@@ -327,10 +355,11 @@ class CodexRolloutFormat(LogFormat):
             yield from self._close(error=error)
             return
         yield from self._close()
+        cut, self._cut = self._cut, False
         yield CallRecord(
             line=line, dialect=OPENAI, request=self._request(self._history, self._model), conversation=self._key(),
             error=error, derived=[TRANSCRIPT_REQUEST], converted_from="openai-responses", timestamp=timestamp,
-            provenance=self._provenance([FAILED]),
+            provenance=self._provenance([FAILED]), history_cut=cut,
         )
 
     def _count(self, payload: dict, line: int) -> None:
@@ -365,6 +394,28 @@ class CodexRolloutFormat(LogFormat):
                               "content": [{"type": "input_text", "text": summary if isinstance(summary, str) else ""}]}]
         self._notes.append(Problem(line, COMPACTED, conversation=self._key(), loaded=True))
 
+    def _rolled_back(self, payload: dict, line: int) -> Iterator[CallRecord]:
+        """A rollback: the call before it is complete, and the history loses the person's last `num_turns` turns,
+        each from their message on, and the context Codex wrote just before them, as Codex's
+        ContextManager.drop_last_n_user_turns rebuilds it (the log keeps the dropped items)."""
+        yield from self._close()
+        turns = payload.get("num_turns")
+        count = turns if isinstance(turns, int) and not isinstance(turns, bool) and turns > 0 else 0
+        starts = [i for i, item in enumerate(self._history) if _person_turn(item)]
+        said = plural(count, "turn") if count else f"num_turns {json.dumps(turns)}"
+        if not count or not starts:
+            self._notes.append(Problem(line, NOTHING_ROLLED_BACK.format(turns=said), conversation=self._key(),
+                                       loaded=True))
+            return
+        cut = starts[-count] if count < len(starts) else starts[0]
+        while cut > starts[0] and _turn_context(self._history[cut - 1]):
+            cut -= 1
+        dropped, dropped_turns = len(self._history) - cut, min(count, len(starts))
+        self._history, self._cut = self._history[:cut], True
+        self._notes.append(Problem(line, ROLLED_BACK.format(
+            turns="turn" if dropped_turns == 1 else f"{dropped_turns:,} turns", them="them" if dropped_turns > 1 else "it",
+            items=plural(dropped, "item")), conversation=self._key(), loaded=True))
+
     def _key(self) -> str:
         """The conversation's name: the session's id."""
         return f"session {self._session}" if self._session else "session"
@@ -390,7 +441,7 @@ class CodexRolloutFormat(LogFormat):
             line=round_.line, dialect=OPENAI, request=self._request(round_.request, round_.model), response=response,
             conversation=self._key(), error=error, derived=[TRANSCRIPT_REQUEST, "finish"],
             converted_from="openai-responses", timestamp=round_.timestamp, provenance=self._provenance(said),
-            executions=executions, tool_effects=TOOL_EFFECTS,
+            executions=executions, tool_effects=TOOL_EFFECTS, history_cut=round_.history_cut,
         )
 
     def _request(self, items: list[dict], model: str | None) -> dict:
@@ -540,6 +591,34 @@ def _from_model(item: dict, kind: Any) -> bool:
     if kind == "message":
         return item.get("role") in MODEL_MESSAGE_ROLES
     return isinstance(kind, str) and kind not in INPUT_TYPES and not kind.endswith("_output")
+
+
+def _texts(item: dict) -> list[str]:
+    """The texts of a message item's content."""
+    content = item.get("content")
+    if isinstance(content, str):
+        return [content]
+    parts = content if isinstance(content, list) else []
+    return [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+
+
+def _person_turn(item: dict) -> bool:
+    """Whether the item starts a turn of the person's: a user message none of whose texts Codex wrote as context
+    (codex-rs/core's is_user_turn_boundary)."""
+    return (item.get("type", "message") == "message" and item.get("role") == "user"
+            and not any(agent_wrote(text) for text in _texts(item)))
+
+
+def _turn_context(item: dict) -> bool:
+    """Whether the item is context Codex wrote before a turn: a user message holding its context, or a developer
+    message opening with one of its turn-context tags."""
+    if item.get("type", "message") != "message":
+        return False
+    texts = _texts(item)
+    if item.get("role") == "user":
+        return any(agent_wrote(text) for text in texts)
+    return item.get("role") == "developer" and any(
+        text.lstrip().casefold().startswith(o) for text in texts for o in CONTEXT_DEVELOPER_OPENINGS)
 
 
 def _sendable(item: Any) -> dict | None:

@@ -133,6 +133,9 @@ class CallRecord:
     notices: list[dict] = field(default_factory=list)
     """What the writing program showed the person beside this call and never sent to the model (lib.model.NOTICES):
     each `{"by", "kind", "text", "after"}`, `after` when it came after the round rather than before its request."""
+    history_cut: bool = False
+    """The program cut its history before this request (a person undid turns): the messages past those it shares with
+    the previous request are new, not rewrites of what that request held there (lib.model.HISTORY_CUT)."""
     tool_effects: dict[str, str] = field(default_factory=dict)
     """What the format knows of its program's own tools, by name: `write` (it changes something), `read` (it does
     not), or `narration` (the model's account of its work to the person, every argument its own words); the

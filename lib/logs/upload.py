@@ -47,7 +47,7 @@ from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
 from lib.intern import collector_paused, content_key, loads_exact
-from lib.model import CUT_CALLS, NOTICES, STREAMED, Message, ProviderError, Request, Response, Round, Trace
+from lib.model import CUT_CALLS, HISTORY_CUT, NOTICES, STREAMED, Message, ProviderError, Request, Response, Round, Trace
 from lib.text import plural
 
 
@@ -246,6 +246,7 @@ class _Call:
     cut_calls: tuple[int, ...] = ()
     streamed: bool = False
     notices: tuple[dict, ...] = ()
+    history_cut: bool = False
 
 
 @dataclass
@@ -305,7 +306,7 @@ class _Rebuilder:
             record.line, request, response, error, executions,
             number_or_none(record.latency_ms), tuple(record.derived), record.converted_from,
             text_or_none(record.timestamp), self._order, record.provenance, tuple(record.cut_calls),
-            record.streamed and response is not None, tuple(record.notices),
+            record.streamed and response is not None, tuple(record.notices), record.history_cut is True,
         ))
 
     def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None]:
@@ -444,10 +445,12 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra[STREAMED] = True
         if call.notices:
             extra[NOTICES] = list(call.notices)
+        resent = shared_prefix(previous, call.request.messages)
+        if call.history_cut and rounds:
+            extra[HISTORY_CUT] = resent
         rounds.append(Round(
             index=position + 1, request=call.request, response=response, error=call.error,
-            executions=call.executions, latency_ms=call.latency_ms,
-            resent_prefix=shared_prefix(previous, call.request.messages), extra=extra,
+            executions=call.executions, latency_ms=call.latency_ms, resent_prefix=resent, extra=extra,
         ))
     # A log of streamed answers keeps no request, but every chunk names the model that answered.
     model = next((c.request.model for c in calls if c.request.model), None) \

@@ -1,0 +1,39 @@
+"""Context an agent writes into a user-role message: text the harness added, not words a person typed.
+
+Agents send some of their own context as user messages: Codex its AGENTS.md instructions, its environment, a skill,
+a shell command the person ran, a turn the person stopped (codex-rs/core's contextual user fragments); Claude Code
+its system reminders and the text of a slash command or a local command's output. Each such text opens with a tag or
+header the agent writes. A message whose every text opens so is the agent's context, not the person asking; a message
+that mixes them is the person's, their words being the texts that do not open so.
+"""
+
+from __future__ import annotations
+
+from lib.model import Message
+
+OPENINGS: tuple[str, ...] = (
+    # Codex (codex-rs/core/src/contextual_user_message.rs; older versions' <user_instructions>).
+    "# AGENTS.md instructions for ", "<INSTRUCTIONS>", "<user_instructions>", "<environment_context>", "<skill>",
+    "<user_shell_command>", "<turn_aborted>", "<subagent_notification>", "<additional_context>",
+    # Claude Code.
+    "<system-reminder>", "<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
+    "<local-command-stderr>", "<local-command-caveat>",
+)
+"""How an agent's own text in a user message opens (compared without case, leading space set aside)."""
+
+
+def agent_wrote(text: str) -> bool:
+    """Whether a user message's text is context the agent wrote: it opens with one of the agent's tags or headers."""
+    opening = text.lstrip()[:40].casefold()
+    return any(opening.startswith(o.casefold()) for o in OPENINGS)
+
+
+def person_text(message: Message) -> str:
+    """The words a person wrote in a user message: its texts less those the agent wrote ("" when all are)."""
+    return "\n".join(p.text for p in message.parts if getattr(p, "kind", None) == "text" and not agent_wrote(p.text))
+
+
+def context_only(message: Message) -> bool:
+    """Whether a user message holds text and all of it is context the agent wrote (no tool result, no person's
+    words)."""
+    return bool(message.text) and not message.tool_results and not person_text(message)
