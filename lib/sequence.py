@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from lib.growth import placed_length, program_sent
+from lib.injected import context_only, person_text
 from lib.model import Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
@@ -69,8 +70,14 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         start = placed_length(round_, trace.rounds[k - 2] if k > 1 else None)
         added = round_.request.messages[start:]
         asked = [m for m in added if m.role == "user" and not m.tool_results and m.text]
+        # An agent writes context of its own (instructions files, its environment) as user messages: no one asked it.
+        context = [m for m in asked if context_only(m)]
+        if context:
+            arrows.append(Arrow(k, "program", "program", None, f"adds {plural(len(context), 'message')} of its own "
+                                "context in the user's role (not typed by the user)"))
         for message in asked:
-            arrows.append(Arrow(k, "user", "program", None, f"asks: {shorten(message.text, 48)}"))
+            if not context_only(message):
+                arrows.append(Arrow(k, "user", "program", None, f"asks: {shorten(person_text(message), 48)}"))
         results = sum(len(m.tool_results) for m in added)
         if results and k > 1:
             arrows.append(Arrow(k, "program", "program", 4, f"appends {plural(results, 'result')} to the messages"))

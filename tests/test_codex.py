@@ -509,3 +509,21 @@ def test_a_rollback_of_more_turns_than_the_log_holds_keeps_what_came_before_the_
     said = [n.message for n in upload.notes if "rollback" in n.message or "rolled back" in n.message]
     assert said[0].startswith("Codex rolled back the last 2 turns of the conversation here (the person undid them)")
     assert said[1].startswith("Codex logged a rollback here (num_turns 0), but the history before it holds no turn")
+
+
+def test_the_context_codex_writes_as_a_user_message_is_drawn_as_the_program_adding_it_not_the_user_asking():
+    # Line 4 is a user-role message Codex wrote (AGENTS.md's instructions, then <environment_context>); line 6,
+    # "show tools", is what the person typed.
+    import json as json_
+    from lib.sequence import sequence
+    from lib.ui.charts import sequence_diagram
+    trace = _read().conversations[0].trace
+    assert trace.rounds[0].request.messages[2].text.startswith("# AGENTS.md instructions for /Users/Sample_User")
+    arrows = sequence(trace)
+    assert [a.label for a in arrows if a.source == "user"] == ["asks: show tools"]
+    assert [a.label for a in arrows if a.round == 1 and (a.source, a.target) == ("program", "program")] == [
+        "adds 1 message of its own context in the user's role (not typed by the user)"]
+    figure = json_.loads(sequence_diagram(arrows, 3).to_json())
+    texts = [a.get("text", "") for a in figure["layout"]["annotations"]]
+    assert not any("AGENTS.md" in t or "environment_context" in t for t in texts)
+    assert any(t.endswith("asks: show tools") for t in texts)
