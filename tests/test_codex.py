@@ -426,8 +426,9 @@ def test_a_write_stdin_whose_command_ends_later_or_not_at_all_says_so():
                     _output("call_2", "Process running with session ID 7"), _said("Still running."))
     trace = upload.conversations[0].trace
     assert trace.rounds[1].executions == ()
+    said = provenance_detail(trace.round_provenance(trace.rounds[1]))
     assert ("Codex logged no end of the command write_stdin wrote to (process 7) before the next call: whether it "
-            "ran on or ended, and how, is not in the log.") in provenance_detail(trace.round_provenance(trace.rounds[1]))
+            "ran on or ended, and how, is not in the log.") in said
 
 
 def test_a_patch_codex_could_not_apply_is_a_failed_execution_without_a_run_time():
@@ -458,8 +459,8 @@ def _rollback(turns) -> dict:
     return _line("event_msg", {"type": "thread_rolled_back", "num_turns": turns})
 
 
-CONTEXT = ("<environment_context>\n  <cwd>/Users/Sample_User/repos/codemie-ai/codemie-code</cwd>\n  <shell>zsh</shell>\n"
-           "</environment_context>")
+CONTEXT = ("<environment_context>\n  <cwd>/Users/Sample_User/repos/codemie-ai/codemie-code</cwd>\n"
+           "  <shell>zsh</shell>\n</environment_context>")
 
 
 def _rolled_back_session():

@@ -152,8 +152,8 @@ ROLLED_BACK = ("Codex rolled back the last {turns} of the conversation here (the
                "after this line no longer carry {them}, {items} that the requests before it held")
 """The note at a `thread_rolled_back` line (codex-rs/protocol's ThreadRolledBackEvent: `num_turns`)."""
 
-NOTHING_ROLLED_BACK = ("Codex logged a rollback here ({turns}), but the history before it holds no turn of the person's "
-                       "to drop: the requests after it are read as if it had not happened")
+NOTHING_ROLLED_BACK = ("Codex logged a rollback here ({turns}), but the history before it holds no turn of the "
+                       "person's to drop: the requests after it are read as if it had not happened")
 """The note at a rollback that drops nothing (no user turn, or a count that is no positive whole number)."""
 
 CONTEXT_DEVELOPER_OPENINGS = ("<permissions instructions>", "<model_switch>", "<collaboration_mode>",
@@ -413,7 +413,8 @@ class CodexRolloutFormat(LogFormat):
         dropped, dropped_turns = len(self._history) - cut, min(count, len(starts))
         self._history, self._cut = self._history[:cut], True
         self._notes.append(Problem(line, ROLLED_BACK.format(
-            turns="turn" if dropped_turns == 1 else f"{dropped_turns:,} turns", them="them" if dropped_turns > 1 else "it",
+            turns="turn" if dropped_turns == 1 else f"{dropped_turns:,} turns",
+            them="them" if dropped_turns > 1 else "it",
             items=plural(dropped, "item")), conversation=self._key(), loaded=True))
 
     def _key(self) -> str:
