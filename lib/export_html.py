@@ -27,7 +27,7 @@ from lib.summary import (LOG_ENDS, NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_C
                          tool_list_missing)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, milliseconds, plural, show_controls
-from lib.provenance import ANSWER_NOT_CAPTURED, origin_line, provenance_detail
+from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading, origin_line, provenance_detail
 from lib.tokens import split_words
 from lib.usage_gap import figure_note
 
@@ -118,7 +118,8 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          origin_words=origin_words, finish_field=_finish_field, counted_parts=counted_parts,
                          split_words=split_words, figure_note=figure_note,
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
-                         note_heading=note_heading, request_not_counted=REQUEST_NOT_COUNTED, against_words=against_words,
+                         note_heading=note_heading, notice_heading=notice_heading, request_not_counted=REQUEST_NOT_COUNTED,
+                         against_words=against_words,
                          no_response=NO_RESPONSE, part_came_back=PART_CAME_BACK, log_ends=LOG_ENDS,
                          answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
                          not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,

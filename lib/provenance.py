@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lib.dialects import DIALECT_NAMES
-from lib.model import STREAMED, Provenance, Round, Trace
+from lib.model import STREAMED, Notice, Provenance, Round, Trace
 
 ORIGIN_TITLES = {
     "recorded": "As recorded: the payload the program sent and received.",
@@ -129,3 +129,11 @@ ANSWER_NOT_CAPTURED = "The log did not capture this turn's content: what the mod
 """Said on a model's turn the log kept none of (Round.answer_recorded): not that the model wrote nothing."""
 NOT_CAPTURED = "the log did not capture what the model wrote"
 """ANSWER_NOT_CAPTURED in a label's few words: the diagram's arrow and step 5's label on the stop signal."""
+
+
+def notice_heading(notice: Notice) -> str:
+    """What stands above a message the writing program showed the person (Round.notices): whose it was, when, and
+    its kind; every view writes this, then the message itself as text. The program's name and the kind are the log's
+    words too: shown as text, like the message."""
+    when = "after this round" if notice.after else "before this request"
+    return f"{notice.by}'s message {when} ({notice.kind}):"

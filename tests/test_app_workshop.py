@@ -291,3 +291,15 @@ def test_a_text_answer_that_a_later_round_goes_on_from_is_not_said_to_end_the_lo
 def test_the_last_rounds_text_answer_ends_the_loop(app):
     at = _open_presenter(app, 4, 5)
     assert _lead(at.main) == "The loop ends: this text goes to the person, and the model is not called again."
+
+
+def test_presenter_mode_shows_the_message_gemini_cli_showed_before_the_first_request_as_the_explorer_does(app):
+    # Line 2 of the recording: an info message Gemini CLI showed before round 1's request, never sent to the model.
+    at = uploaded(app, "gemini-cli-session.jsonl")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    assert not at.exception
+    assert (_query(at, "round"), _query(at, "step")) == ("1", "1")
+    shown = lines(at, ("text",))
+    assert "Gemini CLI's message before this request (info):" in shown
+    assert shown.count("Empty GEMINI.md created. Now analyzing the project to populate it.") == 1
+    assert "Empty GEMINI.md created." not in "\n".join(lines(at, ("markdown", "caption")))

@@ -426,3 +426,17 @@ def test_the_file_says_once_that_a_gemini_cli_session_ends_before_a_request_carr
     page = "".join(_parse(trace_html(upload.conversations[0].trace)).text)
     assert page.count("ends before the next request") + page.count("ends on this result") == 1
     assert "The log ends before the next request: no request carries these results back to the model." in page
+
+
+def test_the_file_shows_gemini_clis_messages_before_a_request_and_after_a_round_as_text_marked_as_the_clis():
+    # Line 2: "Empty GEMINI.md created. ..." was shown before round 1's request; line 27 "Request cancelled." after
+    # round 6: the file shows each where the explorer does, beside the round's provenance and under its program lane.
+    upload = read_upload([("session.jsonl", (FIXTURES / "gemini-cli-session.jsonl").read_bytes())])
+    page = trace_html(upload.conversations[0].trace)
+    text = " ".join(" ".join(_parse(page).text).split())
+    before = "Gemini CLI's message before this request (info): Empty GEMINI.md created. Now analyzing the project"
+    assert text.count(before) == 1
+    assert text.count("Gemini CLI's message after this round (info): Request cancelled.") == 1
+    round_1, round_6 = page.split('id="round-1"')[1].split('id="round-2"')[0], page.split('id="round-6"')[1]
+    assert "Empty GEMINI.md created." in round_1 and "Request cancelled." in round_6
+    assert "<pre>Request cancelled.</pre>" in round_6

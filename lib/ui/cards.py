@@ -23,7 +23,7 @@ from lib.growth import Growth, MessageEntry, against_words, held_apart, origin_w
 from lib.summary import LOG_ENDS, stop_inferred, stop_unrecorded_words, tool_list_missing, tool_list_never_logged
 from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
-from lib.provenance import ANSWER_NOT_CAPTURED
+from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
 from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, is_replay_miss, odd_status
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, join_path
@@ -359,8 +359,7 @@ def notices(round_: Round, after: bool) -> None:
     """What the writing program showed the person before this round's request, or `after` its response: each
     marked as the program's, never the model's, its words as the log keeps them."""
     for notice in (n for n in round_.notices if n.after == after):
-        # The program's name and the kind come from the file too: text, like what it said.
-        plain.text(f"{notice.by}'s message {'after this round' if after else 'before this request'} ({notice.kind}):")
+        plain.text(notice_heading(notice))
         plain.text(notice.text)
 
 

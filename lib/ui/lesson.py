@@ -117,6 +117,7 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: boo
     """Step 1: the tool list first, then what the model sees, the resent history grayed beneath it; `secret` True
     in predict mode before the learner has predicted."""
     round_, placed = view.round, view.placed
+    cards.notices(round_, after=False)  # the explorer shows them above the request too
     if not round_.request_recorded:
         cards.request_not_in_log()
         return
