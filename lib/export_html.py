@@ -23,8 +23,8 @@ from lib.growth import against_words, origin_words, program_sent, sends
 from lib.model import Round, Trace
 from lib.round_view import RoundView, round_view
 from lib.summary import (LOG_ENDS, NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
-                         missing_output, stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept,
-                         tool_list_missing)
+                         missing_output, output_left_out_words, stop_inferred, stop_unrecorded_words, tokens_words,
+                         tool_list_kept, tool_list_missing)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, milliseconds, plural, show_controls
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading, origin_line, provenance_detail
@@ -123,6 +123,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          no_response=NO_RESPONSE, part_came_back=PART_CAME_BACK, log_ends=LOG_ENDS,
                          answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
                          not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,
+                         output_left_out_words=output_left_out_words,
                          table_counts=_table_counts, tools_sent_words=tools_sent_words,
                          stop_inferred=stop_inferred, stop_unrecorded_words=stop_unrecorded_words,
                          tool_list_missing=tool_list_missing)

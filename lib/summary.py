@@ -11,7 +11,7 @@ from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, cost, price_for, trace_cost
 from lib.text import plural, rounds_named
 from lib.tokens import (INPUT_PARTS, NOT_COUNTED_NAME, InputBreakdown, TokenCounter, input_parts,
-                        not_counted_label, reconciled_breakdowns)
+                        left_out_of_output, not_counted_label, reconciled_breakdowns)
 
 BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
 """What is said wherever a failed call's cost would be: an error response carries no usage."""
@@ -144,6 +144,9 @@ class RoundSummary:
     parts_not_logged: tuple[str, ...] = ()
     """The InputBreakdown fields its log's format never keeps (parts_not_logged): not known, in the part reported
     beyond our count."""
+    output_left_out: tuple[str, ...] = ()
+    """Kinds of the response's parts an estimated output does not count (lib.tokens.NOT_OUTPUT: Gemini CLI's thought
+    summaries), said beside the figure (output_estimate_words); empty where the output was reported."""
     cache_writes_reported: bool = True
     """False where the trace's dialect reports no prompt-cache writes (lib.dialects' REPORTS_CACHE_WRITES: OpenAI's):
     its usage's 0 written is not a figure the log holds (cache_written)."""
@@ -204,6 +207,26 @@ def missing_output(row: RoundSummary) -> str | None:
     if row.failed and not row.rejected_output and row.usage.source != "reported":
         return "not known"
     return None if row.response_recorded or row.usage.source == "reported" else "not in the log"
+
+
+OUTPUT_LEFT_OUT_WORDS = {"thought_summary": "the model's thought summaries"}
+"""The kinds of parts an estimated output leaves out (lib.tokens.NOT_OUTPUT), in our words."""
+
+
+def output_estimate_words(row: RoundSummary) -> str:
+    """What a round's estimated output counts, as every view says it beside the figure: the response's text and
+    calls, and what it leaves out (output_left_out_words)."""
+    return ("The API reported no usage for this round; the output is counted offline from the response's content."
+            + (" " + output_left_out_words(row.output_left_out) if row.output_left_out else ""))
+
+
+def output_left_out_words(kinds: tuple[str, ...]) -> str:
+    """The parts an estimated output leaves out (RoundSummary.output_left_out), each kind in our words, never the
+    log's, and why."""
+    named = [OUTPUT_LEFT_OUT_WORDS[kind] for kind in kinds if kind in OUTPUT_LEFT_OUT_WORDS] or ["some of its parts"]
+    return (f"The estimate leaves out {' and '.join(named)}: they summarize the model's thinking, which the provider "
+            "bills as output tokens; the log holds neither that thinking nor its count, so it is not in this "
+            "estimate.")
 
 
 NOT_IN_THE_LOG = "not in the log"
@@ -441,6 +464,8 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 new_against=kept.index if kept else None,
                 parts_not_logged=parts_not_logged(round_),
                 cache_writes_reported=writes_reported,
+                output_left_out=left_out_of_output(response.message) if response and usage.source != "reported"
+                else (),
             )
         )
     return tuple(rows)

@@ -154,7 +154,10 @@ def _remember(counter: TokenCounter, key: str, text_of: Callable[[], str]) -> in
 
 
 def _message_text(message: Message) -> str:
-    parts = message.parts
+    return _parts_text(message.parts)
+
+
+def _parts_text(parts: tuple) -> str:
     if len(parts) == 1 and type(parts[0]) is TextPart:
         return parts[0].text  # most messages: no pattern matching, no join
     pieces = []
@@ -175,6 +178,25 @@ def _message_text(message: Message) -> str:
 def message_tokens(message: Message, counter: TokenCounter) -> int:
     """Tokens of one message's content, without framing; counted once per distinct message."""
     return _remember(counter, message.key, lambda: _message_text(message))
+
+
+NOT_OUTPUT = frozenset({"thought_summary"})
+"""Kinds of a response's parts the output estimate leaves out: Gemini CLI's thought summaries summarize the model's
+thinking, whose own tokens (billed as output) the log does not hold; the summary's text is not what was billed."""
+
+
+def left_out_of_output(message: Message) -> tuple[str, ...]:
+    """The kinds of NOT_OUTPUT parts an answer holds, which its output estimate does not count (one of each)."""
+    return tuple(dict.fromkeys(p.type for p in message.parts if type(p) is OtherPart and p.type in NOT_OUTPUT))
+
+
+def answer_tokens(message: Message, counter: TokenCounter) -> int:
+    """Tokens of what the model wrote in a response, for its output estimate: its text and calls, the NOT_OUTPUT
+    parts left out (every view's estimated output comes from here, through estimate_usage)."""
+    if not left_out_of_output(message):
+        return message_tokens(message, counter)
+    kept = tuple(p for p in message.parts if not (type(p) is OtherPart and p.type in NOT_OUTPUT))
+    return _remember(counter, message.key + " answer", lambda: _parts_text(kept))
 
 
 def tools_tokens(tools: tuple[ToolDefinition, ...], counter: TokenCounter) -> int:
@@ -423,7 +445,7 @@ def reconciled_breakdowns(trace: Trace, counter: TokenCounter) -> tuple[tuple[In
 def estimate_usage(round_: Round, counted: int, counter: TokenCounter) -> Usage:
     """A round's usage estimated from the input we counted and its response, marked as estimated."""
     if round_.response is not None:
-        output = message_tokens(round_.response.message, counter)
+        output = answer_tokens(round_.response.message, counter)
     else:  # a generation the provider rejected was still written by the model: it is this round's output
         rejected = round_.error.rejected_generation if round_.error is not None else None
         output = counter.count(rejected) if rejected else 0

@@ -45,6 +45,7 @@ st.subheader("Rounds")
 st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds", placeholder="–",
              column_config=accounting.rounds_columns(table))
 accounting.gap_notes(loaded.trace, rows)
+accounting.output_left_out_note(rows)
 accounting.overcount_note(rows)
 accounting.counted_against_notes(rows)
 st.download_button("Download the table as CSV", table_csv(table).encode(), file_name="rounds.csv",

@@ -119,3 +119,33 @@ def test_the_request_cancelled_message_gemini_cli_recorded_is_shown_after_the_la
     assert "Gemini CLI's message before this request (info):" in first
     assert first.count("Empty GEMINI.md created. Now analyzing the project to populate it.") == 1
     assert "Request cancelled." not in round_shown(app, "gemini-cli-session.jsonl", 5)
+
+
+def test_a_gemini_cli_log_without_usage_shows_one_output_estimate_everywhere_saying_it_leaves_out_the_thoughts(app):
+    import json
+    from lib.logs.upload import read_upload
+    from lib.encodings import encoding_name_for_model
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    from lib.ui import state
+    from tests.screen import FIXTURES, figures, lines
+    recorded = (FIXTURES / "gemini-cli-session.jsonl").read_text(encoding="utf-8").splitlines()
+    data = "\n".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "tokens"}, ensure_ascii=False)
+                     for line in recorded).encode()
+    trace = read_upload([("session.jsonl", data)]).conversations[0].trace
+    rows = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)  # the sidebar's `auto`
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("session.jsonl", data)
+    at.run()
+    at.number_input(key=state.ROUND).set_value(1).run()
+    assert not at.exception
+    shown = figures(at)["Output tokens (estimated)"]
+    assert shown.value == f"≈ {rows[0].usage.output_tokens:,}"
+    assert "The estimate leaves out the model's thought summaries" in shown.help
+    assert any(line.startswith("The estimate leaves out the model's thought summaries") for line in lines(at))
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "tokens out" in d.value.columns)
+    assert table["tokens out"].tolist() == [r.usage.output_tokens for r in rows]
+    assert any(line.startswith("Tokens out of 5 rounds (1, 2, 3, 5, 6), estimated: The estimate leaves out the "
+                               "model's thought summaries") for line in lines(at))

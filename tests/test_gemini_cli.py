@@ -320,3 +320,34 @@ def test_the_words_the_model_writes_into_update_topic_are_not_values_someone_sho
     # update_topic's title and strategic_intent are the model's account of its own work, as a summary is.
     trace = _read(LINES).conversations[0].trace
     assert [f.round for f in run_checks(trace) if f.code == "model-filled-value"] == []
+
+
+def _without_tokens() -> list[dict]:
+    """The recording with no answer's `tokens`: a log without usage, whose every figure is our estimate."""
+    return [{k: v for k, v in line.items() if k != "tokens"} for line in _recorded_lines()]
+
+
+def test_an_output_estimate_counts_what_the_model_wrote_not_its_thought_summaries_and_says_it_leaves_them_out():
+    from lib.export_html import trace_html
+    from lib.summary import summarize, tokens_words
+    from lib.tokens import CHARACTER_COUNTER
+    trace = _lines(*_without_tokens()).conversations[0].trace
+    rows = summarize(trace, CHARACTER_COUNTER)
+    assert {r.usage.source for r in rows} == {"estimated"}
+    # Round 1 answered with a thought summary and five calls: its output is the calls as written, name and
+    # arguments, four characters a token; the summary's subject, description and JSON wrapper are not counted.
+    first = trace.rounds[0]
+    calls = "\n".join(f"{c.name} {c.arguments_raw}" for c in first.tool_calls)
+    assert rows[0].usage.output_tokens == CHARACTER_COUNTER.count(calls)
+    # Round 5 wrote text beside one summary: the text alone.
+    assert rows[4].usage.output_tokens == CHARACTER_COUNTER.count(trace.rounds[4].response.message.text)
+    assert [r.output_left_out for r in rows] == [("thought_summary",)] * 3 + [()] + [("thought_summary",)] * 2
+    said = ("The estimate leaves out the model's thought summaries: they summarize the model's thinking, which the "
+            "provider bills as output tokens; the log holds neither that thinking nor its count, so it is not in "
+            "this estimate.")
+    # The file says the same figure as the rounds table, and says what it leaves out.
+    page = trace_html(trace, rows).replace("&#39;", "'")
+    assert f"≈ {rows[0].usage.output_tokens} out, estimated offline (characters); the API reported none. {said}" in page
+    assert tokens_words(rows[0])[1] == f"≈ {rows[0].usage.output_tokens}"
+    # With usage recorded nothing is left out: the count is Gemini CLI's own.
+    assert all(r.output_left_out == () for r in summarize(_read(LINES).conversations[0].trace, CHARACTER_COUNTER))

@@ -9,9 +9,9 @@ import streamlit as st
 
 from lib.summary import (BILLING_NOT_KNOWN, NO_CALL_MADE, NOT_IN_THE_LOG, REASONING_NOT_REPORTED,
                          REQUEST_NOT_COUNTED, UNMADE_SAID, RoundSummary, Snowball, OUTPUT_MISSING, cache_written,
-                         counted_parts, missing_output, no_bar_words, not_counted_words, not_logged_words, overcounted,
-                         reasoning_reported, round_cost, said_parts, table_reasoning, table_tokens, tokens_words,
-                         tool_list_missing)
+                         counted_parts, missing_output, no_bar_words, not_counted_words, not_logged_words,
+                         output_estimate_words, output_left_out_words, overcounted, reasoning_reported, round_cost,
+                         said_parts, table_reasoning, table_tokens, tokens_words, tool_list_missing)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import Price, prices_from_rows
@@ -94,6 +94,8 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
             how += f" {BILLING_NOT_KNOWN.capitalize()}."
         left.caption(f"Input tokens (estimated): **≈ {usage.input_tokens:,}**", help=how)
         _estimated_output(row, middle)
+        if row.output_left_out and not missing_output(row):  # said beside the figure, not only in its tooltip
+            st.caption(output_left_out_words(row.output_left_out))
     if note:
         plain.text(note)
     split = split_words(said_parts(row), usage.input_tokens, usage.source == "reported")
@@ -110,7 +112,7 @@ def _estimated_output(row: RoundSummary, column) -> None:
                        help="What the model wrote, which the provider refused (failed_generation), counted offline.")
     else:
         column.caption(f"Output tokens (estimated): **≈ {row.usage.output_tokens:,}**",
-                       help="The API reported no usage for this round; counted offline from the response's content.")
+                       help=output_estimate_words(row))
 
 
 def _unrecorded_request_figures(row: RoundSummary, left, middle) -> None:
@@ -353,3 +355,12 @@ def overview_parts(loaded) -> tuple[pd.DataFrame, object]:
     """The explorer's all-rounds table and tokens chart, built once per trace and counter: a
     1,000-round trace must not rebuild them on every click. Shared read-only, like the trace."""
     return _overview_parts(loaded, state.counting(loaded).counter.name, state.summaries(loaded))
+
+
+def output_left_out_note(rows: tuple[RoundSummary, ...]) -> None:
+    """Under the rounds table: which rounds' estimated output leaves parts of the response out, and what."""
+    left_out = [r for r in rows if r.output_left_out and not missing_output(r)]
+    if left_out:
+        st.caption(f"Tokens out of {plural(len(left_out), 'round')} "
+                   f"({', '.join(str(r.round) for r in left_out)}), estimated: "
+                   f"{output_left_out_words(left_out[0].output_left_out)}")
