@@ -194,3 +194,43 @@ def test_two_agents_of_one_trace_each_keeping_their_own_messages_are_two_convers
     assert {c.id: [len(r.request.messages) for r in c.trace.rounds] for c in upload.conversations} == {
         WEATHER: [2, 4], f"{WEATHER} · support_agent": [1, 4]}
     assert [len(r.executions) for c in upload.conversations for r in c.trace.rounds] == [1, 0, 2, 0]
+
+
+def _support_runs() -> list[dict]:
+    """The support_agent trace's runs (lines 8 to 12): an llm run whose two search_docs calls ran, the second one
+    raising TimeoutError, and the llm run given both results, the second a ToolMessage with status 'error'."""
+    return [run for run in _runs() if run["trace_id"] == "1f0a9c31-02aa-6c7e-b4d1-55e0c3a9d200"]
+
+
+def _step_3(trace, k: int) -> list[str]:
+    from lib.steps import steps_for_round
+    return [label.detail for label in steps_for_round(trace, k) if label.step == 3]
+
+
+def test_a_tool_message_langchain_marked_status_error_fails_the_execution_when_only_the_llm_runs_were_exported():
+    # list_runs(run_type="llm") keeps the model calls alone: the ToolMessages of the second request are all the
+    # export says of what the program ran, and LangChain marked the second one status 'error'.
+    only_llm = [run for run in _support_runs() if run["run_type"] == "llm"]
+    [support] = _conversations(_read("runs.jsonl", "\n".join(json.dumps(r) for r in only_llm).encode())).values()
+    first, second = support.rounds[0].executions
+    assert (first.tool_call_id, first.name, first.arguments, first.ok) == (
+        "toolu_01A9", "search_docs", {"query": "refund policy"}, True)
+    assert first.output == "Refunds are issued within 14 days of receiving the item."
+    assert (second.tool_call_id, second.ok, second.output) == (
+        "toolu_01B7", False, "Error: TimeoutError('search backend did not answer')")
+    assert "read from the ToolMessage the next llm run was given" in second.note
+    assert "LangChain marked the ToolMessage it sent back status 'error' (the tool raised)" in second.note
+    assert _step_3(support, 1) == ["search_docs (toolu_01A9): ok", "search_docs (toolu_01B7): failed"]
+
+
+def test_a_tool_run_without_an_error_whose_tool_message_says_status_error_is_a_failed_execution():
+    # The tool caught its own failure and returned it as text; the ToolMessage the program sent back says 'error'.
+    runs = _support_runs()
+    failed = next(r for r in runs if r["run_type"] == "tool" and r["error"])
+    said = "Error: TimeoutError('search backend did not answer')"
+    failed.update(error=None, status="success", outputs={"output": said})
+    [support] = _conversations(_read("runs.jsonl", "\n".join(json.dumps(r) for r in runs).encode())).values()
+    first, second = support.rounds[0].executions
+    assert (first.ok, second.ok) == (True, False)
+    assert "status 'error'" in second.note and "status 'error'" not in (first.note or "")
+    assert _step_3(support, 1) == ["search_docs (toolu_01A9): ok", "search_docs (toolu_01B7): failed"]

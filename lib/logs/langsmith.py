@@ -13,7 +13,10 @@ of a completion model, or an OpenAI-shaped output from LangSmith's OpenAI wrappe
 `usage_metadata`, else `response_metadata.token_usage`, else the run's own token counts. The tool list is the one in
 `extra.invocation_params.tools` (or `inputs.tools`): a run without one says the tool list is not in the log. Each
 tool run is the program's execution of a call, given to the call it answers by the `tool_call_id` of the
-ToolMessage it returned, else by its name and order in the trace (and that is said). Each trace is a conversation,
+ToolMessage it returned, else by its name and order in the trace (and that is said); a call with no tool run in the
+export gets its execution from the ToolMessage the next llm run was given, and a ToolMessage LangChain marked
+`status: "error"` (the tool raised) fails the execution, which Chat Completions' tool message has no field to say.
+Each trace is a conversation,
 its rounds in `dotted_order`; an agent of it that keeps messages of its own (a LangGraph supervisor's worker) is one
 more.
 """
@@ -24,6 +27,7 @@ import json
 from typing import Any, Iterator
 
 from lib.dialects import OPENAI
+from lib.dialects.common import arguments_value
 from lib.intern import content_key
 from lib.logs import chat_shape as convert
 from lib.logs import spans
@@ -60,6 +64,14 @@ NO_TOOLS = (" The run holds no tool list (LangChain keeps the tools it binds und
 BY_ORDER = ("paired by its name and order in the trace: the tool run holds no tool_call_id (its output is no "
             "ToolMessage)")
 """Said of a tool run given to its call without a call id."""
+
+FROM_TOOL_MESSAGE = ("read from the ToolMessage the next llm run was given: the export holds no tool run for this "
+                     "call")
+"""Said of an execution known only by the result the program sent back for its call."""
+
+TOOL_MESSAGE_ERROR = ("LangChain marked the ToolMessage it sent back status 'error' (the tool raised); Chat "
+                      "Completions has no field for that, so the request shows it as a plain tool message")
+"""Said of an execution whose result went back to the model marked as a failure."""
 
 NO_MESSAGES = "its inputs hold no 'messages' (nor a 'prompts' list): the request is not in the export"
 """Why an llm run's request is empty."""
@@ -123,6 +135,7 @@ class LangSmithRunFormat(LogFormat):
         ordered = sorted(runs, key=lambda lr: _order(lr[1], lr[0]))
         by_id = {_text(r.get("id")): r for _, r in ordered}
         calls: list[tuple[tuple, CallRecord]] = []
+        answers: list[list[dict]] = []  # per llm run in `calls`, the results its request carries
         agents: dict[str | None, str] = {}  # conversation by the first message each agent sends
         conversation = _conversation(trace, by_id)
         seen: set[str] = set()
@@ -143,12 +156,14 @@ class LangSmithRunFormat(LogFormat):
                     agents[opening] = f"{conversation} · {named or len(agents) + 1}" if agents else conversation
                 record.conversation = agents[opening]
                 calls.append((key, record))
+                answers.append(_results_sent(run))
             elif _run_type(run) == "tool":
                 entry = _execution(run)
                 paired_by_id = bool(entry["tool_call_id"])
                 spans.attach_execution(entry, key, calls)
                 if not paired_by_id and entry["tool_call_id"]:
                     entry["note"] = "; ".join(filter(None, (entry.get("note"), BY_ORDER)))
+        _mark_results_sent([record for _, record in calls], answers)
         yield from (record for _, record in calls)
 
 
@@ -414,6 +429,60 @@ def _execution(run: dict) -> dict:
     if said is not None:
         entry["note"] = f"the tool run failed: {_last_line(said)}"
     return entry
+
+
+def _results_sent(run: dict) -> list[dict]:
+    """The ToolMessages an llm run was given, each as `{"id", "content", "failed"}`: `failed` where LangChain marked
+    it `status: "error"` (its ToolNode does so when the tool raised), a field Chat Completions has no place for."""
+    inputs = run.get("inputs") if isinstance(run.get("inputs"), dict) else {}
+    raw = inputs.get("messages")
+    if isinstance(raw, list) and raw and all(isinstance(m, list) for m in raw):
+        raw = raw[0]
+    found = []
+    for message in raw if isinstance(raw, list) else ():
+        kind, fields = _fields(message)
+        call_id = fields.get("tool_call_id")
+        if ROLES.get((kind or "").lower()) == "tool" and isinstance(call_id, str) and call_id:
+            found.append({"id": call_id, "content": _message(message)["content"],
+                          "failed": fields.get("status") == "error"})
+    return found
+
+
+def _mark_results_sent(records: list[CallRecord], answers: list[list[dict]]) -> None:
+    """What the requests after a call sent back for it, carried to the call's execution: a result LangChain marked
+    as an error fails the execution; a call the export holds no tool run for gets its execution from that result,
+    so a failure is not lost where only the llm runs were exported. Only the first request to carry a result counts:
+    later ones resend it."""
+    handled: set[str] = set()
+    for position, sent in enumerate(answers):
+        for result in sent:
+            if result["id"] in handled:
+                continue
+            asked = next((r for r in reversed(records[:position]) if result["id"] in _calls_of(r)), None)
+            if asked is None:
+                continue
+            handled.add(result["id"])
+            ran = next((e for e in asked.executions if e["tool_call_id"] == result["id"]), None)
+            if ran is None:
+                call = _calls_of(asked)[result["id"]]
+                asked.executions.append({"tool_call_id": result["id"], "name": call.get("name") or "",
+                                         "arguments": arguments_value(call.get("arguments")),
+                                         "output": result["content"],
+                                         "ok": not result["failed"], "note": FROM_TOOL_MESSAGE})
+                ran = asked.executions[-1]
+            if result["failed"]:
+                ran["ok"] = False
+                ran["note"] = "; ".join(filter(None, (ran.get("note"), TOOL_MESSAGE_ERROR)))
+
+
+def _calls_of(record: CallRecord) -> dict[str, dict]:
+    """Call id -> the call's function (`name`, `arguments`) for the calls a record's response made."""
+    choices = (record.response or {}).get("choices")
+    message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) \
+        else None
+    calls = message.get("tool_calls") if isinstance(message, dict) else None
+    return {c["id"]: c["function"] for c in calls or () if isinstance(c, dict) and isinstance(c.get("id"), str)
+            and isinstance(c.get("function"), dict)}
 
 
 # --- fields ----------------------------------------------------------------------------------------
