@@ -235,3 +235,34 @@ def test_an_attribute_nested_deeper_than_the_app_walks_stays_text_and_the_trace_
     trace["data"]["spans"][3]["attributes"]["mlflow.spanOutputs"] = "[" * 100_000 + "]" * 100_000
     rounds = upload("trace.json", json.dumps(trace).encode()).conversations[0].trace.rounds
     assert len(rounds) == 2 and rounds[0].executions[0].output.startswith("[[[")
+
+
+def test_a_tool_span_that_recorded_an_exception_is_a_failed_run_with_what_it_raised_not_its_stack_trace():
+    # MLflow's tracer records what a traced tool raised as an `exception` event; the status may say no more.
+    trace = langchain_trace()
+    tool = trace["data"]["spans"][2]
+    tool["status"] = {"code": "STATUS_CODE_UNSET", "message": ""}
+    tool["attributes"]["mlflow.spanOutputs"] = json.dumps(None)
+    tool["events"] = [{"name": "exception", "time_unix_nano": 2_300_000_000, "attributes": {
+        "exception.type": "ZeroDivisionError", "exception.message": "division by zero",
+        "exception.stacktrace": "Traceback (most recent call last):\n  File \"tools.py\", line 3",
+        "exception.escaped": "False"}}]
+    first = upload("trace.json", json.dumps(trace).encode()).conversations[0].trace.rounds[0]
+    (run,) = first.executions
+    assert (run.tool_call_id, run.ok, run.output, run.note) == (
+        "call_m1", False, "ZeroDivisionError: division by zero", "ZeroDivisionError: division by zero")
+    assert "Traceback" not in json.dumps([run.output, run.note])
+
+
+def test_a_tool_span_whose_tool_message_langchain_marked_status_error_is_a_failed_run():
+    # The ToolMessage a LangChain tool span returned says status 'error'; the span's own status says OK.
+    from lib.steps import steps_for_round
+    trace = langchain_trace()
+    outputs = json.loads(trace["data"]["spans"][2]["attributes"]["mlflow.spanOutputs"])
+    outputs.update(content="Error: ZeroDivisionError('division by zero')", status="error")
+    trace["data"]["spans"][2]["attributes"]["mlflow.spanOutputs"] = json.dumps(outputs)
+    loaded = upload("trace.json", json.dumps(trace).encode()).conversations[0].trace
+    (run,) = loaded.rounds[0].executions
+    assert (run.ok, run.output) == (False, "Error: ZeroDivisionError('division by zero')")
+    assert "LangChain marked the ToolMessage it returned status 'error'" in run.note
+    assert [label.detail for label in steps_for_round(loaded, 1) if label.step == 3] == ["multiply (call_m1): failed"]

@@ -12,6 +12,7 @@ siblings by start time), so calls nested in an AGENT span keep their place.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterator
 
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages
@@ -184,6 +185,9 @@ class _Span:
         message = status.get("message", raw.get("status_message"))
         self.status_message = message if isinstance(message, str) and message else None
         """Why it failed, where MLflow kept it."""
+        self.exception = _exception(raw.get("events"))
+        """The exception MLflow recorded as an event of the span (`exception.type: exception.message`), where it
+        recorded one: the span raised, whatever its status says."""
         attributes = raw.get("attributes")
         self._attributes = attributes if isinstance(attributes, dict) else {}
         self.type = self.attribute("mlflow.spanType")
@@ -218,18 +222,52 @@ class _Span:
         """A TOOL span as a native execution entry: the call it answers by the id its output names (LangChain's
         ToolMessage), else by its name."""
         inputs, outputs = self.attribute("mlflow.spanInputs"), self.attribute("mlflow.spanOutputs")
-        call_id, output = "", outputs
+        call_id, output, marked = "", outputs, False
         if isinstance(outputs, dict) and isinstance(outputs.get("tool_call_id"), str):
             call_id = outputs["tool_call_id"]
             output = outputs.get("content", outputs)
+            marked = outputs.get("status") == "error"  # LangChain's ToolMessage of a tool that raised
         name = (outputs.get("name") if isinstance(outputs, dict) and isinstance(outputs.get("name"), str) else None) \
             or self.name or ""
-        entry = {"tool_call_id": call_id, "name": name, "arguments": inputs, "output": output, "ok": not self.failed}
+        failed = self.failed or self.exception is not None or marked
+        if failed and output is None and self.exception is not None:
+            output = self.exception  # what the tool raised stands where it returned nothing
+        entry = {"tool_call_id": call_id, "name": name, "arguments": inputs, "output": output, "ok": not failed}
         if (latency := self.latency_ms()) is not None:
             entry["duration_ms"] = latency
-        if self.failed and self.status_message:
-            entry["note"] = self.status_message
+        said = [self.status_message or self.exception] if self.failed or self.exception is not None else []
+        if marked:
+            said.append("LangChain marked the ToolMessage it returned status 'error' (the tool raised)")
+        if any(said):
+            entry["note"] = "; ".join(filter(None, said))
         return entry
+
+
+def _exception(events: Any) -> str | None:
+    """The last `exception` event of a span as `type: message` (OpenTelemetry's event, which MLflow records when a
+    traced function raises); its stack trace is not kept: it is never shown."""
+    found = None
+    for event in events if isinstance(events, list) else ():
+        if not (isinstance(event, dict) and event.get("name") == "exception"):
+            continue
+        attributes = event.get("attributes") if isinstance(event.get("attributes"), dict) else {}
+        said = ": ".join(filter(None, (_event_text(attributes.get(key))
+                                       for key in ("exception.type", "exception.message"))))
+        found = said or "an exception"
+    return found
+
+
+def _event_text(value: Any) -> str | None:
+    """An event attribute's text: as written, or unquoted where MLflow wrote it as JSON text, as it writes a span's."""
+    if not isinstance(value, str):
+        return None
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            unquoted = json.loads(value)
+        except ValueError:
+            return value
+        return unquoted if isinstance(unquoted, str) else value
+    return value
 
 
 def _id(value: Any) -> str | None:
