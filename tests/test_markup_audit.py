@@ -66,6 +66,9 @@ WORDS = {
     "step_lead": "a step slide's one sentence: constants, or a count of the calls (lib/slide_words.py)",
     "knows_words": "one of two constant sentences on what the model knows (lib/slide_words.py)",
     "no_bar_words": "the rounds that have no bar, by number, in our words (lib/summary.py)",
+    "output_estimate_words": "our sentences on what an estimated output counts and leaves out (lib/summary.py)",
+    "output_left_out_words": "our words for the kinds of parts an output estimate leaves out, never the log's "
+                             "(lib/summary.py)",
     "cache_written": "token counts and our words: what was written to the prompt cache, for how long, or that the "
                      "API reports none (lib/summary.py)",
     "predicted_only_words": "round numbers and our sentence: which rounds a slide leaves out (lib/slide_words.py)",
