@@ -7,7 +7,7 @@ import pytest
 from lib.ui.lesson import LESSON_CSS
 from lib.ui.presenter import PRESENTER_CSS
 from lib.ui.picker import SIDEBAR_CSS
-from tests.screen import READ, lines, screen, uploaded
+from tests.screen import FIXTURES, READ, lines, screen, uploaded
 
 
 def _markdown(at) -> str:
@@ -303,3 +303,21 @@ def test_presenter_mode_shows_the_message_gemini_cli_showed_before_the_first_req
     assert "Gemini CLI's message before this request (info):" in shown
     assert shown.count("Empty GEMINI.md created. Now analyzing the project to populate it.") == 1
     assert "Empty GEMINI.md created." not in "\n".join(lines(at, ("markdown", "caption")))
+
+
+def test_presenter_mode_shows_the_message_gemini_cli_showed_after_a_session_that_ends_on_an_answer(app):
+    # The recording cut after round 5's answer (line 21), then the info message Gemini CLI showed as it ended.
+    from lib.ui import state
+    recorded = (FIXTURES / "gemini-cli-session.jsonl").read_text(encoding="utf-8").splitlines()[:21]
+    ended = {"id": "info-end", "timestamp": "2026-04-23T12:54:00.000Z", "type": "info", "content": "Request cancelled."}
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("session.jsonl", "\n".join([*recorded, json.dumps(ended)]).encode())
+    at.run()
+    at.number_input(key=state.ROUND).set_value(5).run()
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    at.button(key="presenter.next").click().run()
+    assert not at.exception
+    assert (_query(at, "round"), _query(at, "step")) == ("5", "5")
+    shown = lines(at, ("text",))
+    assert "Gemini CLI's message after this round (info):" in shown
+    assert shown.count("Request cancelled.") == 1

@@ -222,6 +222,10 @@ def _body(loaded: LoadedTrace, shown: Reveal, secret: bool = False) -> None:
         cards.execution_lane(round_, view.following, marks, across=2, explain=False)
     else:
         _appended(loaded, shown)
+    steps = steps_in(round_)
+    if 3 not in steps and step == steps[-1]:
+        # Step 3's lane shows what the program said after the round; a round without that step ends here.
+        cards.notices(round_, after=True)
 
 
 def _appended(loaded: LoadedTrace, shown: Reveal) -> None:
