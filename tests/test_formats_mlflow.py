@@ -266,3 +266,14 @@ def test_a_tool_span_whose_tool_message_langchain_marked_status_error_is_a_faile
     assert (run.ok, run.output) == (False, "Error: ZeroDivisionError('division by zero')")
     assert "LangChain marked the ToolMessage it returned status 'error'" in run.note
     assert [label.detail for label in steps_for_round(loaded, 1) if label.step == 3] == ["multiply (call_m1): failed"]
+
+
+def test_a_failed_model_call_without_a_status_message_says_what_its_exception_event_recorded():
+    trace = tool_trace()
+    failed = trace["data"]["spans"][0]  # the second call
+    failed["status"] = {"code": "STATUS_CODE_ERROR", "message": ""}
+    failed["attributes"]["mlflow.spanOutputs"] = json.dumps(None)
+    failed["events"] = [{"name": "exception", "attributes": {"exception.type": "openai.RateLimitError",
+                                                             "exception.message": "Error code: 429"}}]
+    second = upload("trace.json", json.dumps(trace).encode()).conversations[0].trace.rounds[1]
+    assert second.error.message == "openai.RateLimitError: Error code: 429"

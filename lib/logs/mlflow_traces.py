@@ -142,7 +142,8 @@ class MlflowTraceFormat(LogFormat):
         record.latency_ms = span.latency_ms()
         record.timestamp = convert.iso_time(span.start // 10**9, span.start % 10**9) if span.start else None
         if span.failed:
-            record.error = {"status": None, "body": outputs, "message": span.status_message or "the span failed"}
+            record.error = {"status": None, "body": outputs,
+                            "message": span.status_message or span.exception or "the span failed"}
             if record.dialect == OPENAI and not (record.response or {}).get("choices"):
                 record.response = None
         return record
