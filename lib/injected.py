@@ -21,11 +21,17 @@ OPENINGS: tuple[str, ...] = (
 )
 """How an agent's own text in a user message opens (compared without case, leading space set aside)."""
 
+WHOLE: frozenset[str] = frozenset({
+    # Gemini CLI sends this as the user when a stream came back invalid and it asks the model again (core/client.ts).
+    "system: please continue.",
+})
+"""Whole texts an agent sends in the user's role on its own (compared without case, outer space set aside)."""
+
 
 def agent_wrote(text: str) -> bool:
     """Whether a user message's text is context the agent wrote: it opens with one of the agent's tags or headers."""
     opening = text.lstrip()[:40].casefold()
-    return any(opening.startswith(o.casefold()) for o in OPENINGS)
+    return text.strip().casefold() in WHOLE or any(opening.startswith(o.casefold()) for o in OPENINGS)
 
 
 def person_text(message: Message) -> str:

@@ -351,3 +351,12 @@ def test_an_output_estimate_counts_what_the_model_wrote_not_its_thought_summarie
     assert tokens_words(rows[0])[1] == f"≈ {rows[0].usage.output_tokens}"
     # With usage recorded nothing is left out: the count is Gemini CLI's own.
     assert all(r.output_left_out == () for r in summarize(_read(LINES).conversations[0].trace, CHARACTER_COUNTER))
+
+
+def test_the_please_continue_gemini_cli_sends_after_an_invalid_stream_is_drawn_as_the_program_not_the_person():
+    # Line 18's user text is Gemini CLI's own retry after an invalid stream (core/client.ts), not the person's words.
+    from lib.sequence import sequence
+    trace = _read(LINES).conversations[0].trace
+    asked = [a.label for a in sequence(trace) if a.source == "user"]
+    assert asked and not any("Please continue" in label for label in asked)
+    assert any(a.source == a.target == "program" and "not typed by the user" in a.label for a in sequence(trace))
