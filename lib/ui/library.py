@@ -28,6 +28,8 @@ PAGE = "library.page_number"
 """Session key: the 1-based page shown."""
 ASKED = "library.asked"
 """Session key: the filters of the last run, so that a change of filter goes back to page 1."""
+SORT = "library.sort"
+"""Session key: the column the list is sorted by."""
 DELETED = "library.deleted"
 """Session key: how many traces the last delete removed, said once on the next run."""
 SIZES = (25, 50, 100)
@@ -51,30 +53,47 @@ HELD_BACK = ("Predict mode is on: a trace with a round still to predict is liste
              "findings, and by its neutral name where its title would tell what the model does; they would give away "
              "what it does. Predict it in the round explorer, or turn predict mode off there.")
 """Said above the list of traces in predict mode."""
+PREDICT_FILTERS = ("Predict mode is on, so the list cannot be filtered or sorted by rounds, tokens, cost or findings, "
+                   "nor downloaded: a trace's length would show through them, and it tells the round its model "
+                   "answers in. Turn predict mode off in the round explorer to use them.")
+"""Said in place of the filters and sorts predict mode leaves out."""
+HIDDEN_WHILE_PREDICTING = ("rounds", "tokens", "cost", "findings")
+"""The figures the list holds back in predict mode (HELD_BACK), which it therefore neither filters nor sorts by."""
 RANGES = (("rounds", "Rounds", 1.0), ("tokens", "Tokens", 1000.0), ("cost", "Cost (USD)", 0.01))
 """The range filters: query field, our label, and the step of their number boxes."""
 
 
 def query() -> LibraryQuery:
-    """The filters, sort and page size chosen, as one query on the page shown."""
+    """The filters, sort and page size chosen, as one query on the page shown; in predict mode, none on a figure the
+    list holds back (HIDDEN_WHILE_PREDICTING)."""
+    # A filter or a sort by a held-back figure would find or order a trace still to predict by it all the same. A sort
+    # chosen before predict mode came on and no longer offered goes back to the first one (Streamlit resets it).
+    predicting = predict.predicting()
     with st.expander("Filters", expanded=True):
         text, tool, model = st.columns(3)
         found = dict(text=text.text_input("Words in messages and tool results", key="library.text"),
                      tool=tool.text_input("Tool called", key="library.tool"),
                      model=model.text_input("Model (exactly)", key="library.model"))
-        finding, severity, label, note = st.columns(4)
-        found.update(finding=finding.selectbox("Finding", ["", *sorted(CHECKS)], key="library.finding"),
-                     severity=severity.selectbox("Severity", ["", *SEVERITIES], key="library.severity"),
-                     label=label.selectbox("Label on a note", ["", *annotate.snapshot().labels], key="library.label"),
+        if predicting:
+            label, note = st.columns(2)
+        else:
+            finding, severity, label, note = st.columns(4)
+            found.update(finding=finding.selectbox("Finding", ["", *sorted(CHECKS)], key="library.finding"),
+                         severity=severity.selectbox("Severity", ["", *SEVERITIES], key="library.severity"))
+        found.update(label=label.selectbox("Label on a note", ["", *annotate.snapshot().labels], key="library.label"),
                      note=note.text_input("Words in a note", key="library.note"))
         source, since, until = st.columns(3)
         found.update(source=source.selectbox("Source", ["", *library.SOURCES], key="library.source"),
                      saved_from=_day(since.date_input("Saved from", value=None, key="library.from")),
                      saved_to=_day(until.date_input("Saved until", value=None, key="library.to")))
-        for (field, words, step), column in zip(RANGES, st.columns(len(RANGES))):
-            found[field] = _range(column, field, words, step)
+        if predicting:
+            st.caption(PREDICT_FILTERS)
+        else:
+            for (field, words, step), column in zip(RANGES, st.columns(len(RANGES))):
+                found[field] = _range(column, field, words, step)
+    sorts = [s for s in SORTS if not (predicting and s in HIDDEN_WHILE_PREDICTING)]
     sort, order, size = st.columns(3)
-    found.update(sort=sort.selectbox("Sort by", SORTS, key="library.sort"),
+    found.update(sort=sort.selectbox("Sort by", sorts, key=SORT),
                  descending=order.toggle("Largest or latest first", value=True, key="library.descending"))
     limit = size.selectbox("Per page", SIZES, index=1, key="library.size")
     return _on_page(LibraryQuery(**found), limit)
@@ -214,7 +233,10 @@ def averages(asked: LibraryQuery) -> None:
 
 
 def exports(asked: LibraryQuery) -> None:
-    """Download every trace found, all pages, with its notes and scores, as JSONL or CSV."""
+    """Download every trace found, all pages, with its notes and scores, as JSONL or CSV; not in predict mode, where
+    each trace's rounds in the files would give away its length (PREDICT_FILTERS says so)."""
+    if predict.predicting():
+        return
     every = replace(asked, offset=0)
     left, right = st.columns(2)
     left.download_button("Download these traces with their notes (.jsonl)", key="library.jsonl", on_click="ignore",
