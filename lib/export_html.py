@@ -22,8 +22,9 @@ from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_statu
 from lib.growth import against_words, origin_words, program_sent, sends
 from lib.model import Round, Trace
 from lib.round_view import RoundView, round_view
-from lib.summary import (LOG_ENDS, NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
-                         missing_output, output_left_out_words, stop_inferred, stop_unrecorded_words, tokens_words,
+from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
+                         log_ends_words, missing_output, output_left_out_words, stop_inferred, stop_unrecorded_words,
+                         tokens_words,
                          tool_list_kept, tool_list_missing)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, milliseconds, plural, show_controls
@@ -120,7 +121,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading, notice_heading=notice_heading, request_not_counted=REQUEST_NOT_COUNTED,
                          against_words=against_words,
-                         no_response=NO_RESPONSE, part_came_back=PART_CAME_BACK, log_ends=LOG_ENDS,
+                         no_response=NO_RESPONSE, part_came_back=PART_CAME_BACK, log_ends_words=log_ends_words,
                          answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
                          not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,
                          output_left_out_words=output_left_out_words,

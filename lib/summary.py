@@ -404,6 +404,25 @@ LOG_ENDS = "The log ends before the next request: no request carries these resul
 """What every view says under the last round's executions: the log holds no request after them."""
 
 
+def log_ends_words(round_: Round) -> str:
+    """What every view says of the last round's results, the log holding no request after it: LOG_ENDS when the
+    program ran its calls; else which results there are none of (calls with none logged, calls the log did not keep,
+    or no call at all)."""
+    response = round_.response
+    if round_.executions:
+        return LOG_ENDS
+    if response is not None and response.message.tool_calls:
+        return ("The log ends after these calls: it holds no result of them, and no request that would carry one "
+                "back to the model.")
+    if response is not None and response.stop == "tool_calls":
+        return ("The log ends here and kept none of the calls this response stopped for: it holds no result of them, "
+                "and no request that would carry one back to the model.")
+    if response is None:
+        return "Nothing was appended: this round's call failed, so no tool ran; the log ends here."
+    return ("Nothing was appended: the model called no tool in this round, so no result goes back to it; the log "
+            "ends with its answer.")
+
+
 def finish_words(round_: Round, named: str | None = None) -> str:
     """The round's stop signal as every view writes it: the signal as recorded (or `named`, the same stop in another
     dialect's words), in brackets when the log recorded none (stop_inferred); else what happened instead (an error

@@ -170,7 +170,7 @@ def test_the_counter_of_the_last_round_still_to_predict_ends_as_every_other_roun
 def test_the_library_in_predict_mode_offers_no_filter_sort_or_download_that_would_tell_a_traces_length(saved):
     # Hengxin has 4 rounds, its model answering in round 4: a "Rounds, from 4 to 4" filter or a sort by rounds (or by
     # tokens, which grow with every round) would find or order it by that, though its column is empty.
-    at = _on(_predicting(), "views/library.py")
+    at = _on(_predicting(), "pages/library.py")
     labels = [w.label for kind in (at.number_input, at.selectbox, at.text_input) for w in kind]
     assert not [label for label in labels if label.split(",")[0] in ("Rounds", "Tokens", "Cost (USD)")]
     assert not {"rounds", "tokens", "cost", "findings"} & set(at.selectbox(key="library.sort").options)
@@ -184,7 +184,7 @@ def test_the_library_in_predict_mode_offers_no_filter_sort_or_download_that_woul
 def test_out_of_predict_mode_the_library_filters_and_sorts_by_rounds(saved):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.run()
-    at = _on(at, "views/library.py")
+    at = _on(at, "pages/library.py")
     assert "rounds" in at.selectbox(key="library.sort").options
     at.number_input(key="library.rounds_low").set_value(4).run()
     at.number_input(key="library.rounds_high").set_value(4).run()
@@ -195,7 +195,7 @@ def test_out_of_predict_mode_the_library_filters_and_sorts_by_rounds(saved):
 def test_a_sort_by_rounds_chosen_before_predict_mode_came_on_no_longer_orders_the_list(saved):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.run()
-    at = _on(at, "views/library.py")
+    at = _on(at, "pages/library.py")
     at.selectbox(key="library.sort").set_value("rounds").run()
     at.session_state[state.PREDICT] = True  # the explorer's switch, turned on
     at.run()

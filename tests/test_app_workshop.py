@@ -7,6 +7,7 @@ import pytest
 from lib.ui.lesson import LESSON_CSS
 from lib.ui.presenter import PRESENTER_CSS
 from lib.ui.picker import SIDEBAR_CSS
+from tests.conftest import ROOT
 from tests.screen import FIXTURES, READ, lines, screen, uploaded
 
 
@@ -321,3 +322,57 @@ def test_presenter_mode_shows_the_message_gemini_cli_showed_after_a_session_that
     shown = lines(at, ("text",))
     assert "Gemini CLI's message after this round (info):" in shown
     assert shown.count("Request cancelled.") == 1
+
+
+def _presenting_last_step_4(at, last: int):
+    """The presenter on step 4 of round `last`, the trace's last, as Next reaches it."""
+    from lib.ui import state
+
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    at.session_state[state.ROUND] = at.session_state[state.ROUND_SHOWN] = last
+    at.session_state[state.STEP] = 4
+    at.run()
+    assert not at.exception
+    assert [h.value for h in at.header if h.value != "Roundtrip"] == ["④ Result appended"]
+    return at
+
+
+def test_the_presenters_last_step_4_says_where_the_log_ends_in_the_explorers_words(app):
+    # Hengxin's log cut after round 3: its call ran, and no request carries the result back.
+    from lib.summary import LOG_ENDS
+    from lib.ui import state
+
+    at = app.run()
+    cut = "".join((ROOT / "traces" / "hengxin-expense.jsonl").read_text().splitlines(keepends=True)[:4])
+    at.file_uploader(key="sidebar.upload").upload("hengxin-expense-cut.jsonl", cut.encode())
+    at.run()
+    at.number_input(key=state.ROUND).set_value(3).run()
+    assert LOG_ENDS in lines(at)  # the explorer's card, under round 3's execution
+    at = _presenting_last_step_4(at, 3)
+    assert [i.value for i in at.info] == [LOG_ENDS]
+
+
+@pytest.mark.parametrize("fixture, said", [
+    # One request and its answer, a tool call: the log holds no execution, no result, no next request.
+    ("openai-chat-stream.sse", "The log ends after these calls: it holds no result of them, and no request that would "
+                               "carry one back to the model."),
+    # A span that stopped for tools but kept no message: which calls, the log does not say.
+    ("otlp-span-per-call-no-content.jsonl", "The log ends here and kept none of the calls this response stopped for: "
+                                            "it holds no result of them, and no request that would carry one back to "
+                                            "the model."),
+])
+def test_the_presenters_last_step_4_claims_no_result_the_log_does_not_hold(app, fixture, said):
+    at = _presenting_last_step_4(uploaded(app, fixture), 1)
+    assert [i.value for i in at.info] == [said]
+    assert "these results" not in screen(at)
+
+
+def test_a_final_answer_has_no_step_4_and_its_words_say_no_tool_was_called(app):
+    from lib.summary import log_ends_words
+    from tests.conftest import load_bundled
+
+    at = _open_presenter(app, 4, 4)  # Hengxin's round 4 answers: the link lands on that answer
+    assert _headers(at) == ["⑤ Model answers"] and "results" not in " ".join(i.value for i in at.info)
+    final = load_bundled("hengxin-expense").trace.rounds[-1]
+    assert log_ends_words(final) == ("Nothing was appended: the model called no tool in this round, so no result "
+                                     "goes back to it; the log ends with its answer.")

@@ -20,7 +20,7 @@ import streamlit as st
 
 from lib.annotations import NoteMark
 from lib.growth import Growth, MessageEntry, against_words, held_apart, origin_words
-from lib.summary import LOG_ENDS, stop_inferred, stop_unrecorded_words, tool_list_missing, tool_list_never_logged
+from lib.summary import log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_missing, tool_list_never_logged
 from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
@@ -348,7 +348,7 @@ def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], p
                    "program appends to the next request.")
     _executions(round_, next_round, marks, pointer, across)
     if round_.executions and next_round is None:  # said once for all of them, not under each
-        st.caption(LOG_ENDS)
+        st.caption(log_ends_words(round_))
     for label in lane:
         if not label.path:  # said of a call with no execution: it waits for approval, or the log kept none
             step_badge(label)

@@ -16,6 +16,7 @@ from lib.catalog import LoadedTrace
 from lib.presenter import Position, Reveal, carried, following, preceding, reveal, settle, steps_in, waits_words
 from lib.slide_words import step_lead
 from lib.steps import STEP_COLORS, STEP_MARKS
+from lib.summary import log_ends_words
 from lib.ui import cards, explorer, lesson, plain, predict, rounds, state
 
 PRESENTER_CSS = """<style>
@@ -231,7 +232,7 @@ def _body(loaded: LoadedTrace, shown: Reveal, secret: bool = False) -> None:
 def _appended(loaded: LoadedTrace, shown: Reveal) -> None:
     trace, index = loaded.trace, shown.position.round
     if index == len(trace.rounds):
-        st.info("The trace ends here: no request carries these results back to the model.")
+        st.info(log_ends_words(trace.rounds[index - 1]))
         return
     placed = rounds.view(loaded, index + 1).placed
     lesson.lead(carried(trace.rounds[index], placed))
