@@ -11,7 +11,9 @@ st.set_page_config(page_title="Roundtrip", page_icon=str(Path(__file__).parent /
 st.session_state[FRAME] = True
 pages = [
     st.Page("pages/explorer.py", title="Round explorer", icon=":material/search:", default=True),
-    st.Page("pages/tokens.py", title="Tokens and cost", icon=":material/calculate:", url_path="overview"),  # the address it always had
+    # Named for the address it always had, /overview: Streamlit's legacy routing, which a fresh server's first visit
+    # meets (lib.ui.navigation.frame_guard), knows a page only by its file's name.
+    st.Page("pages/overview.py", title="Tokens and cost", icon=":material/calculate:"),
     st.Page("pages/checks.py", title="Checks", icon=":material/stethoscope:"),
     st.Page("pages/plan.py", title="Workshop plan", icon=":material/slideshow:"),
     st.Page("pages/annotate.py", title="Annotate", icon=":material/edit_note:"),

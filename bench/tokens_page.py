@@ -35,7 +35,7 @@ def _tokens_page(name: str, rounds: int):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     at.query_params["trace"] = name
     at.run()
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception, at.exception
     table = next(frame.value for frame in at.dataframe if "tokens in" in frame.value.columns)
     assert len(table) == rounds, f"the Tokens page shows {len(table)} rounds, not {name}'s {rounds}"

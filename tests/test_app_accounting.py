@@ -19,7 +19,7 @@ def _metrics(at) -> dict[str, str]:
 def _open_accounting(app, trace: str):
     app.query_params["trace"] = trace
     at = app.run()
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     return at
 
@@ -50,7 +50,7 @@ def test_the_notes_under_the_snowball_figures_are_written_as_what_they_are_with_
 
 def test_a_one_call_trace_counts_1_call_over_1_round(app):
     at = uploaded(app, "containers/pydantic-ai-anthropic-stream.yaml")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert next(m for m in at.metric if m.label == "Input billed over all calls").help.startswith("1 call, ")
     assert next(m for m in at.metric if m.label == "Tool list, every round").delta.endswith(" over 1 round")
 
@@ -183,7 +183,7 @@ def test_the_tokens_page_groups_only_rounds_whose_explanation_is_the_same(app):
     assert said[1].endswith("The same holds for rounds 3 and 4.")
     # Here round 1 is the estimate, carrying round 2's gap; round 2 is reported: two explanations, said apart.
     at = uploaded(app, "openai-compatible-tool-use-failed.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     said = [t.value for t in at.main.text if t.value.startswith("Round ")]
     assert [line.split(":")[0] for line in said] == ["Round 1", "Round 2"]
     assert said[0].startswith("Round 1: This estimate carries round 2's gap")
@@ -216,7 +216,7 @@ def test_a_gap_on_a_model_we_count_with_its_own_tokenizer_is_not_blamed_on_the_t
     why = [t.value for t in at.main.text if "than our count" in t.value]
     assert why == [said + " Why: we count the tool definitions as JSON text, and the provider writes them for the "
                           "model in a shorter form of its own."]
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     legend = {t["name"] for c in at.get("plotly_chart") for t in json.loads(c.proto.spec)["data"] if "name" in t}
     assert "our count above the input" in legend and not any("tokenizer is not" in name for name in legend)
 
@@ -232,7 +232,7 @@ def test_an_estimate_counted_with_a_tokenizer_not_the_models_says_so_beside_the_
     at = app.run()
     assert figures(at)["Input tokens (estimated)"].value == "≈ 480"
     assert CAVEAT.format("this round") in [t.value for t in at.main.text]
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert "Rounds 1 and 2: " + CAVEAT.format("them") in [t.value for t in at.main.text]
 
 
@@ -241,7 +241,7 @@ def test_an_estimate_counted_with_the_models_own_tokenizer_has_no_caveat(app):
     at = app.run()
     assert figures(at)["Input tokens (estimated)"].value == "≈ 158"
     assert not [t.value for t in at.main.text if "not the tokenizer of" in t.value]
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not [t.value for t in at.main.text if "not the tokenizer of" in t.value]
 
 
@@ -267,7 +267,7 @@ def test_where_the_input_goes_adds_up_when_our_count_is_above_the_reported_input
     assert sum(int(item.rpartition(" ")[2].replace(",", "")) for item in listed) == 127
     assert figures(at)["Our estimate of the input"].value == "127"
     assert figures(at)["Input tokens (reported)"].value == "83"
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["tokens in"].tolist()[0] == 83
 
@@ -275,7 +275,7 @@ def test_where_the_input_goes_adds_up_when_our_count_is_above_the_reported_input
 def test_a_rounds_table_with_a_part_below_zero_says_what_that_figure_is(app):
     # Gemini's round 1: our count 127, reported 83. The table's part is -44 so that the row adds up to 83.
     at = uploaded(app, "gemini.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     parts = [c for c in rounds.columns if c.startswith("in: ")]
     assert rounds.loc[0, "in: reported beyond our count (template, provider tokens)"] == -44
@@ -327,7 +327,7 @@ def test_totals_that_add_up_estimates_say_they_are_estimates(app):
     # A hermes-agent transcript reports no usage: the explorer shows each round's input as "≈ 416", estimated.
     # The Tokens page's totals are sums of those estimates, and must not read as billed figures.
     at = uploaded(app, "sharegpt-hermes-agent.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     billed = next(m for m in at.metric if m.label == "Input billed over all calls")
     assert billed.value.startswith("≈ ")
     assert "3 of them reported no usage: their tokens are our offline estimate." in billed.help
@@ -364,7 +364,7 @@ def test_a_held_chain_counts_as_sent_only_what_the_program_sent_and_still_bills_
     # Round 2 of the Responses chain sends previous_response_id, the instructions and two tool results; the provider
     # holds the question and the model's turn. The model reads all 5 (they are billed as input), 3 are sent.
     at = uploaded(app, "openai-responses.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["messages sent"].tolist()[:2] == [2, 3]
@@ -375,7 +375,7 @@ def test_a_held_chain_counts_as_sent_only_what_the_program_sent_and_still_bills_
 def test_the_messages_chart_of_a_held_chain_is_titled_by_what_the_model_reads_not_by_what_was_sent(app):
     # Its bars stack every message of the request, the ones the provider held included: those were not sent.
     at = uploaded(app, "openai-responses.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     chart = next(c for c in charts if {t["name"] for t in c["data"]} >= {"new"})
     assert chart["layout"]["yaxis"]["title"]["text"] == "messages the model reads"
@@ -386,7 +386,7 @@ def test_a_held_chain_counts_as_new_only_the_messages_the_program_sent(app):
     # Round 2 of the Responses chain adds the model's turn and two tool results to what the model reads, but the
     # provider holds the model's turn: the program sent 2 new messages. Rounds 3 and 4 send one new question each.
     at = uploaded(app, "openai-responses.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["new messages"].tolist()[:4] == [2, 2, 1, 1]
@@ -401,7 +401,7 @@ def test_a_previous_response_id_chain_shows_its_earlier_messages_held_by_the_pro
     at.number_input(key=state.ROUND).set_value(2).run()
     split = next(c.value for c in at.caption if c.value.startswith("Where the input goes"))
     assert "earlier messages (resent) 0 ·" in split and "earlier messages held by the provider (billed as input)" in split
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["in: earlier messages (resent)"].tolist() == [0, 0, 0, 0]
@@ -456,7 +456,7 @@ def test_an_estimate_counted_with_the_models_own_tokenizer_claims_no_approximati
 def test_a_handoff_that_drops_the_tool_list_gives_the_tool_list_range_not_the_last_rounds(app):
     # The triage agent sends two transfer tools in round 1; the history tutor it hands off to sends none in round 2.
     at = uploaded(app, "containers/weave-agents-handoff.yaml")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     tool_list = next(m for m in at.metric if m.label == "Tool list, every round")
     assert tool_list.value == "0 to 140 tokens"
     assert tool_list.delta == "140 in all, over 2 rounds"
@@ -469,7 +469,7 @@ def test_a_message_resent_unchanged_after_the_handoffs_new_instructions_counts_a
     shown = round_shown(app, "containers/weave-agents-handoff.yaml", 2)
     assert "earlier messages (resent) 10 · new messages 13 ·" in shown
     at = uploaded(app, "containers/weave-agents-handoff.yaml")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["new messages"].tolist() == [2, 2]
     assert rounds["in: earlier messages (resent)"].tolist() == [0, 10]
@@ -479,7 +479,7 @@ def test_a_message_resent_unchanged_after_the_handoffs_new_instructions_counts_a
 def test_a_log_whose_usage_never_counts_reasoning_apart_has_no_reasoning_column_of_zeros(app):
     # Anthropic's output_tokens hold the thinking, with no field of their own: a 0 would say none was spent.
     at = uploaded(app, "anthropic-pairs.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert "reasoning" not in rounds.columns
 
@@ -487,7 +487,7 @@ def test_a_log_whose_usage_never_counts_reasoning_apart_has_no_reasoning_column_
 def test_reasoning_the_provider_reported_as_0_stays_0_and_a_round_without_a_report_says_so(app):
     # Rounds 1 to 3 report output_tokens_details.reasoning_tokens (12, 0, 64); round 4's usage is our estimate.
     at = uploaded(app, "openai-responses.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["reasoning"].tolist() == ["12", "0", "64", "not reported"]
 

@@ -17,7 +17,7 @@ def test_the_explorer_says_the_instructions_and_tool_list_are_not_in_a_claude_co
 
 def test_a_session_logs_rounds_table_says_its_instructions_and_tools_are_not_in_the_log(app):
     at = uploaded(app, "claude-code-session.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert set(rounds["in: instructions"]) == {"not in the log"}
@@ -34,7 +34,7 @@ def _resent(at):
 def test_what_was_resent_is_not_known_where_the_log_kept_no_request_before(app):
     # Round 1's request is not in the log (its prompt was not echoed), so what round 2 sent again is not known: not 0%.
     at = uploaded(app, "claude-stream-json-read.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     assert _resent(at).value == "not in the log"
     assert "what each request sent again is not known" in _resent(at).help
@@ -42,7 +42,7 @@ def test_what_was_resent_is_not_known_where_the_log_kept_no_request_before(app):
 
 def test_a_session_logs_resent_share_says_it_leaves_out_the_instructions_and_tool_list(app):
     at = uploaded(app, "claude-code-session.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert _resent(at).value == "65%"
     assert ("The log keeps neither the instructions nor the tool list, which every request sends again: this is a "
             "share of the messages we counted, without them.") in _resent(at).help
@@ -53,7 +53,7 @@ def test_claude_codes_one_hour_cache_writes_are_priced_at_their_own_rate(app):
     # written here), which Anthropic bills at twice the input price, not the 5-minute write's 1.25 times: at Haiku
     # 4.5's $1 in, $0.10 cached, $2 a 1-hour write and $5 out, 18 + 34,984 × 0.1 + 29,690 × 2 + 4 × 5 = US$0.06292.
     at = uploaded(app, "claude-stream-json-read.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     assert next(m for m in at.metric if m.label == "Cost of the whole trace").value == "US$0.06292"
 
@@ -73,7 +73,7 @@ def test_the_rounds_table_and_chart_name_what_a_claude_code_logs_remainder_holds
     # The explorer says the remainder holds the instructions and tool list the log lacks; the Tokens page's column
     # and legend called the same 43,354 tokens "template, provider tokens".
     at = uploaded(app, "claude-stream-json-read.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     named = "reported beyond our count (the instructions and tool definitions the log lacks, template, provider tokens)"
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds[f"in: {named}"].tolist()[1] == 43354
@@ -116,7 +116,7 @@ def test_compare_does_not_say_two_claude_code_chats_called_tools(app):
 def test_the_input_chart_draws_no_zero_bars_for_the_parts_a_claude_code_log_does_not_keep(app):
     # Its hover read "round 2, 0 tokens of instructions" for instructions that were sent and not logged.
     at = uploaded(app, "claude-code-session.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     chart = next(c for c in at.get("plotly_chart") if "input tokens" in c.proto.spec)
     spec = chart.proto.spec.replace(": ", ":")
     assert '"name":"instructions"' not in spec and '"name":"tool definitions"' not in spec

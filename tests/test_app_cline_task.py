@@ -8,7 +8,7 @@ HISTORY = "containers/roo-code-api_conversation_history.json"
 def test_a_task_historys_rounds_table_says_its_instructions_and_tools_are_not_in_the_log_never_0(app):
     # The extension sent its system prompt and tool list with every request, but the file keeps neither.
     at = uploaded(app, HISTORY)
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert len(rounds) == 3
@@ -39,7 +39,7 @@ def test_the_tokens_page_names_the_model_roo_code_wrote_not_a_log_that_names_non
     # The rounds were sent to claude-sonnet-4-20250514, which Roo Code wrote in each turn's environment details:
     # the page lists it for a price, where it said "(the log names no model)".
     at = uploaded(app, HISTORY)
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     shown = screen(at)
     assert "(the log names no model)" not in shown

@@ -17,7 +17,7 @@ def test_the_explorer_shows_a_codex_round_its_call_and_usage_and_says_the_tool_l
 
 def test_the_rounds_table_lists_each_model_call_of_the_session_with_its_reported_tokens(app):
     at = uploaded(app, "codex-rollout-0.125.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["tokens in"].tolist() == [18703, 18911, 20292]
@@ -27,7 +27,7 @@ def test_the_rounds_table_lists_each_model_call_of_the_session_with_its_reported
 def test_no_view_of_a_codex_session_calls_its_log_claude_codes(app):
     shown = round_shown(app, "codex-rollout-0.125.jsonl", 2)
     at = uploaded(app, "codex-rollout-0.125.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     tokens_page = "\n".join(str(e.value) for e in (*at.markdown, *at.caption, *at.text, *at.info, *at.warning))
     assert "Claude Code" not in shown and "Claude Code" not in tokens_page
     assert "an agent's session log" in tokens_page
@@ -56,7 +56,7 @@ def test_the_explorer_shows_a_codex_call_that_failed_with_the_status_its_error_r
 
 def _tokens_page(app):
     at = uploaded(app, "codex-rollout-0.125.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     return at
 

@@ -98,7 +98,7 @@ def test_the_totals_say_no_price_and_mark_estimated_tokens_as_the_tokens_page_do
     # hermes-agent's transcript names kimi-k2.6, which the price table lacks, and reports no usage: every token is
     # our estimate. The Tokens page says "no price" and "≈"; the Compare totals must say the same of the same run.
     at = uploaded(app, "sharegpt-hermes-agent.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     billed = {m.label: m.value for m in at.metric}["Input billed over all calls"]
     assert billed.startswith("≈ ")
     assert {m.label: m.value for m in at.metric}["Cost of the whole trace"] == "no price"
@@ -330,7 +330,7 @@ def test_tool_calls_of_an_answer_the_log_did_not_capture_are_not_counted_as_none
     _files(app, "otlp-span-per-call.jsonl", "otlp-span-per-call-no-content.jsonl")
     at = _open(app, "upload:0,upload:1")
     assert list(_table(at, "findings")["tool calls"]) == ["1", "not in the log"]
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     at.selectbox(key=picker.CONVERSATION).set_value(1).run()
     assert not at.exception
     assert list(_table(at, "tokens in")["tool calls"]) == ["not in the log"]
@@ -355,7 +355,7 @@ def test_prices_edited_this_session_price_the_tokens_page_and_compare_alike(app)
 
     at = uploaded(app, "sharegpt-hermes-agent.jsonl")
     at.session_state[state.PRICES] = DEFAULT_PRICES + (Price("kimi-k2.6", 0.6, None, None, 2.5, "2026-12-06"),)
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     cost = {m.label: m.value for m in at.metric}["Cost of the whole trace"]
     assert cost.startswith("≈ US$")

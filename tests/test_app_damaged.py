@@ -26,7 +26,7 @@ def _walk(at: AppTest, upload_name: str, data: bytes) -> None:
     uploader.upload(upload_name, data)
     at.switch_page("pages/explorer.py").run()
     assert not at.exception, at.exception
-    for page in ("pages/tokens.py", "pages/checks.py", "pages/explorer.py"):
+    for page in ("pages/overview.py", "pages/checks.py", "pages/explorer.py"):
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception)
     rounds = at.number_input(key=state.ROUND) if any(n.key == state.ROUND for n in at.number_input) else None

@@ -45,7 +45,7 @@ def test_payloads_are_plain_text_until_colours_are_asked_for_then_the_same_text_
     at.toggle(key="explorer.highlight").set_value(True).run()
     assert arguments in [c.value for c in at.main.code] and arguments not in _texts(at)
     assert next(c for c in at.main.code if c.value == arguments).language == "json"
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     at.switch_page("pages/explorer.py").run()
     assert arguments in [c.value for c in at.main.code]  # the choice outlasts a visit to another page
 

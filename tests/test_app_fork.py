@@ -386,7 +386,7 @@ def test_compare_with_parent_says_a_round_replay_missed_made_no_call_and_prices_
 def test_the_tokens_page_of_a_fork_says_the_round_replay_missed_made_no_call(app):
     # The fork downloaded and opened again: its round 2 was never sent, so nothing of it is billed input.
     at, data = _missed_fork_opened(app)
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     rounds = _table(at, "tokens in")
     assert list(rounds["tokens in"])[1] == "no call made" and list(rounds["tokens out"])[1] == "no call made"
@@ -402,7 +402,7 @@ def test_a_round_replay_missed_has_no_input_bar_and_the_summary_says_no_call_was
     from lib.cli import summary_of
     from lib.logs.upload import read_upload
     at, data = _missed_fork_opened(app)
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     breakdown = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
     assert all(y == 0 or x != 2 for series in breakdown for x, y in zip(series["x"], series["y"]))
@@ -465,7 +465,7 @@ def test_every_view_of_a_round_replay_missed_says_no_call_was_made_not_that_the_
     _compare_with_parent(at)
     assert list(_table(at, "verdict")["verdict"])[1].endswith(f"finish_reason: tool_calls → {UNMADE}")
     at, _ = _missed_fork_opened(app)
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     assert list(_table(at, "tokens in")["finish reason"])[1] == UNMADE
 

@@ -17,7 +17,7 @@ def test_the_explorer_shows_a_gemini_cli_round_rebuilt_its_results_paired_and_it
 
 def test_a_gemini_cli_session_documents_rounds_table_says_its_instructions_and_tools_are_not_in_the_log(app):
     at = uploaded(app, "containers/gemini-cli-session.json")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["tokens in"].tolist() == [11894, 20960, 43494]
@@ -143,7 +143,7 @@ def test_a_gemini_cli_log_without_usage_shows_one_output_estimate_everywhere_say
     assert shown.value == f"≈ {rows[0].usage.output_tokens:,}"
     assert "The estimate leaves out the model's thought summaries" in shown.help
     assert any(line.startswith("The estimate leaves out the model's thought summaries") for line in lines(at))
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     table = next(d.value for d in at.dataframe if "tokens out" in d.value.columns)
     assert table["tokens out"].tolist() == [r.usage.output_tokens for r in rows]

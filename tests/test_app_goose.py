@@ -18,7 +18,7 @@ def test_the_explorer_shows_a_goose_round_rebuilt_its_result_ran_and_its_missing
 
 def test_the_tokens_page_shows_the_sessions_counts_beside_the_rounds_never_in_them(app):
     at = uploaded(app, "goose-session.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     shown = "\n".join(lines(at))
     assert ("Goose records no usage with its messages, only token counts on the session's first line: 980 input and "
@@ -31,7 +31,7 @@ def test_the_tokens_page_shows_the_sessions_counts_beside_the_rounds_never_in_th
 def test_with_no_usage_reported_the_instructions_and_tools_goose_lacks_are_said_to_be_in_no_figure(app):
     # Nothing was reported, so there is no part "reported beyond our count" to hold them: the estimates leave them out.
     at = uploaded(app, "goose-session.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     shown = "\n".join(lines(at))
     assert "their tokens are in the part reported beyond our count" not in shown
     assert ("they were sent and billed, but no usage was reported, so no figure here holds them: each round's input "
@@ -56,7 +56,7 @@ def test_the_stop_goose_never_recorded_is_said_to_be_read_from_the_message_not_s
 def test_the_input_billed_over_all_calls_says_its_estimate_leaves_out_the_tool_list_goose_never_keeps(app):
     # ≈ 19 tokens "billed" for a call whose last report alone says 980: the estimate holds only what the file holds.
     at = uploaded(app, "goose-session.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     billed = next(m for m in at.metric if m.label == "Input billed over all calls")
     assert billed.value == "≈ 19"
     assert ("1 of them reported no usage: their tokens are our offline estimate, of what the log holds only: a "

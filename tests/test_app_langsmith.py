@@ -54,7 +54,7 @@ def test_a_tool_list_sent_but_not_kept_reads_not_in_the_log_on_the_explorer_and_
     assert "reported beyond our count (the tool definitions the log lacks, template, provider tokens) 396" in split
     assert split.endswith("The log kept no tool list, though the model called tools: the list was sent, but it is "
                           "neither shown nor counted here.")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["in: tool definitions"].tolist() == ["not in the log", "not in the log"]

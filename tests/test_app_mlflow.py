@@ -24,7 +24,7 @@ def test_a_chat_models_round_says_its_instructions_and_tool_list_are_not_in_the_
 
 def test_a_chat_models_rounds_table_has_no_token_count_where_mlflow_kept_only_nulls(app):
     at = uploaded(app, "mlflow-bedrock-chat-model.json")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert set(rounds["in: instructions"]) == {"not in the log"}

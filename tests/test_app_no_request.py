@@ -79,7 +79,7 @@ def test_the_tokens_page_says_why_a_round_whose_request_was_not_in_the_log_has_n
     at.file_uploader(key="sidebar.upload").upload("anthropic-stream.jsonl",
                                                   (FIXTURES / "anthropic-stream.jsonl").read_bytes())
     at.run()
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     # Its one round is its every round: no chart is drawn at all, and the page says why.
     assert "No chart: the log kept no request of this trace" in screen(at)
@@ -94,7 +94,7 @@ def test_the_totals_of_a_call_whose_input_is_not_known_say_so_instead_of_0(app):
     at.run()
     at.selectbox(key="sidebar.conversation").set_value(2).run()
     assert figures(at)["Input tokens"].value == "not in the log"
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     metrics = {m.label: m for m in at.metric}
     assert metrics["Input billed over all calls"].value == "not in the log"
@@ -110,7 +110,7 @@ def test_the_tokens_page_of_a_failed_call_whose_request_the_log_lacks_totals_not
     at = uploaded(app, "anthropic-batch-results.jsonl")
     picker = at.selectbox(key="sidebar.conversation")
     picker.set_value(next(i for i, label in enumerate(picker.options) if label.startswith("ticket-8"))).run()
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     metrics = {m.label: m for m in at.metric}
     assert metrics["Input billed over all calls"].value == "not in the log"
@@ -123,7 +123,7 @@ def _batch_request(app, conversation: str):
     at = uploaded(app, "anthropic-batch-requests.jsonl")
     picker = at.selectbox(key="sidebar.conversation")
     picker.set_value(next(i for i, label in enumerate(picker.options) if label.startswith(conversation + " "))).run()
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     return at
 
@@ -202,7 +202,7 @@ def test_the_tokens_page_draws_no_empty_chart_for_a_trace_whose_requests_the_log
     # Bare chat.completion bodies: no request, so no part of any round's input is counted and no message either.
     # Empty axes read as "nothing went in": the page says why there is no chart instead.
     at = uploaded(app, "bare-responses.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     charted = [json.loads(c.proto.spec)["data"] for c in at.get("plotly_chart")]
     assert [[series["name"] for series in chart] for chart in charted] == [

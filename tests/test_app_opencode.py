@@ -16,7 +16,7 @@ def test_the_explorer_shows_an_opencode_step_rebuilt_its_result_paired_and_its_m
 
 def test_an_opencode_exports_rounds_table_has_each_steps_tokens_and_no_instructions_or_tools_counted(app):
     at = uploaded(app, "containers/opencode-export-steps.json")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["tokens in"].tolist()[:3] == [3 + 10103 + 27, 5 + 10130 + 166, 4 + 10351 + 234]

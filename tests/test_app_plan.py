@@ -94,7 +94,7 @@ def _slide(app, slide_id: str, workshop, mode: str = "present"):
 def test_the_tokens_and_closing_slides_show_the_tokens_pages_own_figures(app, workshop):
     app.query_params["trace"] = "hengxin-expense"
     app.run()
-    figures = _metrics(app.switch_page("pages/tokens.py").run())
+    figures = _metrics(app.switch_page("pages/overview.py").run())
     for slide_id in ("hengxin-tokens", "hengxin-closing"):
         shown = _metrics(_slide(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60), slide_id, workshop))
         for label in ("Input billed over all calls", "One call with the final context", "Tool list, every round"):

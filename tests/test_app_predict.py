@@ -128,12 +128,12 @@ def _tokens_page_rounds(at) -> list[int]:
 def test_the_tokens_page_opened_while_predicting_lists_only_the_rounds_predicted_so_far(app):
     # Its table counts each round's tool calls and says why it stopped: the answers a learner is to predict.
     at = _predicting(app, 1)
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     assert _tokens_page_rounds(at) == []
     assert "Predict round 1 first: this page would give away what the model does in it." in screen(at)
     at = _predicted_up_to(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60), 3)
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert _tokens_page_rounds(at) == [1, 2]
     assert ("Rounds 1 to 2 only, the ones predicted so far: round 3 and after would give away what the model does "
             "in round 3.") in screen(at)

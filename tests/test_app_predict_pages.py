@@ -179,9 +179,9 @@ def test_the_annotate_page_gets_no_round_navigator_on_a_long_trace_in_predict_mo
 
 
 def test_the_tokens_page_does_not_call_the_cost_of_the_rounds_predicted_so_far_the_whole_traces():
-    at = _on(_predicting(predicted=1), "pages/tokens.py")
+    at = _on(_predicting(predicted=1), "pages/overview.py")
     assert [m.label for m in at.metric if m.label.startswith("Cost of")] == ["Cost of the rounds predicted so far"]
-    at = _on(_predicting(predicted=4), "pages/tokens.py")
+    at = _on(_predicting(predicted=4), "pages/overview.py")
     assert [m.label for m in at.metric if m.label.startswith("Cost of")] == ["Cost of the whole trace"]
 
 

@@ -55,7 +55,7 @@ def test_compares_choice_of_runs_names_a_pitfall_trace_neutrally_in_predict_mode
     assert NEUTRAL in labels and not [label for label in labels if any(word in label.lower() for word in GIVEAWAYS)]
 
 
-@pytest.mark.parametrize("page", ["pages/tokens.py", "pages/checks.py"])
+@pytest.mark.parametrize("page", ["pages/overview.py", "pages/checks.py"])
 def test_the_other_pages_head_a_pitfall_trace_with_its_neutral_name_in_predict_mode(page):
     shown = screen(_on(_predicting(EMPTY_RESULT), page))
     assert NEUTRAL in shown and "invented" not in shown
@@ -104,21 +104,21 @@ def test_the_explorers_notes_line_names_no_round_after_the_first_still_to_predic
 
 
 def test_the_tokens_page_labels_its_sums_as_the_rounds_predicted_so_far():
-    at = _on(_predicting(predicted=1), "pages/tokens.py")
+    at = _on(_predicting(predicted=1), "pages/overview.py")
     labels = [m.label for m in at.metric]
     assert "Input billed over the rounds predicted so far" in labels and "Input billed over all calls" not in labels
     assert "One call with round 1's context" in labels and "One call with the final context" not in labels
-    at = _on(_predicting(predicted=4), "pages/tokens.py")
+    at = _on(_predicting(predicted=4), "pages/overview.py")
     labels = [m.label for m in at.metric]
     assert "Input billed over all calls" in labels and "One call with the final context" in labels
 
 
 def test_the_tokens_page_says_no_ratio_of_one_call_to_itself_after_one_predicted_round():
     # "1 call billed 1.0 times this" was true of any one call and told nothing; four calls' ratio does.
-    at = _on(_predicting(predicted=1), "pages/tokens.py")
+    at = _on(_predicting(predicted=1), "pages/overview.py")
     one_call = next(m for m in at.metric if m.label == "One call with round 1's context")
     assert not one_call.proto.delta and "times this" not in str(one_call.proto)
-    at = _on(_predicting(predicted=4), "pages/tokens.py")
+    at = _on(_predicting(predicted=4), "pages/overview.py")
     one_call = next(m for m in at.metric if m.label == "One call with the final context")
     assert one_call.delta == "4 calls billed 3.7 times this"
 

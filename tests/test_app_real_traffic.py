@@ -58,7 +58,7 @@ def test_a_tool_list_the_log_did_not_keep_is_not_shown_as_zero_tokens(app):
     where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
     assert where.endswith("The log kept no tool list, though the model called tools: the list was sent, but it is "
                           "neither shown nor counted here.")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert {m.label: m.value for m in at.metric}["Tool list, every round"] == "not in the log"
 
 
@@ -79,7 +79,7 @@ def test_a_rejected_generation_is_counted_as_output_and_the_failed_calls_billing
     output = metrics["Output tokens (estimated, rejected by the provider)"]
     assert output.value.startswith("≈ ") and output.value != "≈ 0"
     assert "the log does not say whether the provider billed it" in metrics["Input tokens (estimated)"].help
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     billed = {m.label: m for m in at.metric}["Input billed over all calls"]
     assert "1 of them failed: whether the provider billed it, the log does not say." in billed.help
 
@@ -98,7 +98,7 @@ def test_the_tokens_page_gives_no_reason_for_a_gap_with_a_request_nobody_counted
     # reason for it.
     at = uploaded(app, "anthropic-batch-results.jsonl")
     assert "The request was not in the log, so nothing of it is counted or estimated." in screen(at)
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     shown = screen(at)
     assert "Input billed over all calls" in {m.label for m in at.metric}
     assert "than our count" not in shown and "chat template" not in shown
@@ -108,7 +108,7 @@ def test_the_tokens_page_does_not_count_the_requests_of_a_log_that_kept_only_ans
     # Anthropic's batch results: the answer of each request, none of the requests. How many messages were sent,
     # how large the tool list was and how much input was resent are not in the log, not zero.
     at = uploaded(app, "anthropic-batch-results.jsonl")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     shown = {m.label: m.value for m in at.metric}
     assert shown["Tool list, every round"] == "not in the log"
     assert shown["Input already sent in the previous request"] == "not in the log"
@@ -242,7 +242,7 @@ def test_a_request_the_log_ends_on_is_not_plotted_or_tabled_as_zero_output_token
     # output as a bar of 0 tokens, and the table left a blank: it is not in the log, so a gap, and the words.
     at = uploaded(app, "requests-only.jsonl")
     assert _output_series(at, "explorer.tokens_chart") == [([1], [17])]
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert _output_series(at, "overview.tokens") == [([1], [17])]
     rounds = next(d.value for d in at.dataframe if "tokens out" in d.value.columns)
     assert rounds["tokens out"].tolist() == ["17", "not in the log"]
@@ -296,7 +296,7 @@ def test_a_text_agents_round_that_the_next_round_goes_on_from_is_not_called_the_
 
 def test_a_round_whose_log_names_no_model_is_listed_without_a_price_in_words_not_as_none(app):
     at = uploaded(app, "containers/mini-swe-agent-github-issue.traj.json")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     shown = [t.value for t in at.main.text]
     assert "(the log names no model)" in shown and "None" not in shown
 

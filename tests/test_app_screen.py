@@ -34,7 +34,7 @@ def test_the_payload_view_survives_a_page_switch_like_the_round(app):
     at = app.run()
     at.button(key="explorer.next").click().run()
     at.radio(key="explorer.view").set_value("Raw JSON").run()
-    for page in ("pages/tokens.py", "pages/checks.py", "pages/annotate.py", "pages/live.py"):
+    for page in ("pages/overview.py", "pages/checks.py", "pages/annotate.py", "pages/live.py"):
         at.switch_page(page).run()
         at.switch_page("pages/explorer.py").run()
         assert not at.exception
@@ -159,7 +159,7 @@ def test_a_forced_wrong_format_never_says_lines_were_read_that_were_skipped(app)
 
 def test_the_rounds_table_has_no_latency_column_of_none_when_no_call_was_timed(app):
     at = app.run()
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     table = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert "latency ms" not in table.columns
     assert "None" not in table.astype(str).to_string()
@@ -171,7 +171,7 @@ def test_a_timed_log_shows_its_latency(app):
     at = app.run()
     _uploader(at).upload("pairs.jsonl", (FIXTURES / "openai-pairs.jsonl").read_bytes())
     at.run()
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     table = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert list(table["latency ms"]) == [812, 701]
 

@@ -130,7 +130,7 @@ def test_a_swe_agent_run_shows_its_own_model_stats_beside_the_upload_not_in_our_
     at = _upload(app, ("run.traj", (FIXTURES / "containers" / "swe-agent-test-repo.traj").read_bytes()))
     sidebar = " ".join(t.value for t in at.sidebar.text)
     assert "the run's own info.model_stats: 7,141 tokens sent, 243 received over 5 API calls" in sidebar
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     assert "the run's own info.model_stats" in " ".join(t.value for t in at.sidebar.text)  # beside the Tokens page
     assert not any(m.value.replace(",", "").startswith(("7141", "≈ 7141")) for m in at.metric)
@@ -148,7 +148,7 @@ def test_the_tokens_page_shows_each_swe_agent_runs_own_model_stats_beside_its_fi
     # Two runs uploaded together: the run's own count was said in the sidebar only, for the whole upload. The Tokens
     # page, where our figures are, says the count of the run on screen, as text of its own, not in a metric.
     at = _upload(app, ("a.traj", _swe_agent_run("task-a", 7141)), ("b.traj", _swe_agent_run("task-b", 9000)))
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     page = " ".join(t.value for t in at.main.text)
     assert "the run's own info.model_stats: 7,141 tokens sent, 243 received over 5 API calls" in page
@@ -165,7 +165,7 @@ def test_after_a_page_switch_the_sidebar_says_which_upload_is_open_though_the_up
     at = _upload(app, ("requests-only.jsonl", (FIXTURES / "requests-only.jsonl").read_bytes()))
     said = lambda: [c.value for c in at.sidebar.caption] + [t.value for t in at.sidebar.text]  # noqa: E731
     assert not any("requests-only.jsonl" in line for line in said())  # the uploader itself shows the file
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert at.file_uploader(key="sidebar.upload").value == []
     assert UPLOAD_STILL_OPEN in said() and "requests-only.jsonl" in said()
 

@@ -117,7 +117,7 @@ def test_the_explorer_says_round_3_counts_new_messages_against_round_1(app):
 
 def test_the_tokens_page_says_which_round_the_new_messages_count_against(app):
     at = _uploaded(app, 2)
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     said = [c.value for c in at.caption]
     assert "Round 3's new messages are counted against round 1's request: round 2's is not in the log." in said

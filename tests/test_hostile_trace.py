@@ -13,7 +13,7 @@ import pytest
 from tests.hostile import SCRIPT, SHOWN, hostile_trace, markdown_leaks
 from tests.synthetic import synthetic_log
 
-EXPLORER, ANNOTATE, CHECKS, TOKENS = "pages/explorer.py", "pages/annotate.py", "pages/checks.py", "pages/tokens.py"
+EXPLORER, ANNOTATE, CHECKS, TOKENS = "pages/explorer.py", "pages/annotate.py", "pages/checks.py", "pages/overview.py"
 
 
 @pytest.fixture
