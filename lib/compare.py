@@ -407,17 +407,17 @@ def unlisted_words(left: RoundContent, right: RoundContent) -> str | None:
     if side is None:
         return None
     if side == "neither" and left.tools_never_logged and right.tools_never_logged:
-        return ("Neither run's log keeps a tool list (their format never does, as an agent's session log does not): "
-                "their tools are not known.")
+        return ("Neither run's log keeps a tool list (their format does not always keep one, as an agent's session "
+                "log never does): their tools are not known.")
     if side == "neither" and (left.tools_never_logged or right.tools_never_logged):
         never, called = ("left", "right") if left.tools_never_logged else ("right", "left")
-        return (f"Neither run's log kept a tool list (the {never} run's format never does, as an agent's session log "
-                f"does not; the {called} run's model called tools): their tools are not known.")
+        return (f"Neither run's log kept a tool list (the {never} run's format does not always keep one, as an "
+                f"agent's session log never does; the {called} run's model called tools): their tools are not known.")
     if side == "neither":
         return "Neither run's log kept a tool list, though their models called tools: their tools are not known."
     if (left if side == "left" else right).tools_never_logged:
-        return (f"The {side} run's log keeps no tool list (its format never does, as an agent's session log does "
-                "not): its tools are not known.")
+        return (f"The {side} run's log keeps no tool list (its format does not always keep one, as an agent's "
+                "session log never does): its tools are not known.")
     return f"The {side} run's log kept no tool list, though its model called tools: its tools are not known."
 
 
@@ -457,11 +457,11 @@ def uninstructed_words(left: RoundContent, right: RoundContent) -> str | None:
     if side is None:
         return None
     if side == "neither":
-        return ("Neither run's log keeps the instructions (their format never does, as an agent's session log does "
-                "not): what either sent as its system prompt is not known, so it is not compared.")
+        return ("Neither run's log keeps the instructions (their format does not always keep them, as an agent's "
+                "session log never does): what either sent as its system prompt is not known, so it is not compared.")
     other = "left" if side == "right" else "right"
-    return (f"The {side} run's log keeps no instructions (its format never does, as an agent's session log does "
-            f"not): the {other} run's are listed as only in the {other}, though the {side} run sent its own, which "
+    return (f"The {side} run's log keeps no instructions (its format does not always keep them, as an agent's "
+            f"session log never does): the {other} run's are listed as only in the {other}, though the {side} run sent its own, which "
             "are not known.")
 
 

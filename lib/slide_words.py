@@ -238,7 +238,7 @@ def tools_line(snow: Snowball) -> str:
         if snow.tool_list_recorded:
             return "none in this request"
         if snow.tool_list_never_logged:
-            return "not in the log (its format never keeps the tool list; it is not counted here)"
+            return "not in the log (its format does not always keep the tool list; it is not counted here)"
         return "not in the log (the model called tools, so a list was sent; it is not counted here)"
     listed = f"{plural(snow.tools, 'tool definition')}, {plural(snow.tools_tokens, 'token')}"
     if snow.failed:

@@ -30,8 +30,9 @@ TOOL_LIST_UNRECORDED_UNTIL_PREDICTED = ("The log kept the messages, not the tool
                                         "counted here.")
 """TOOL_LIST_UNRECORDED before the learner has predicted: the calls that prove a list was sent are the answer."""
 
-TOOL_LIST_NOT_LOGGED = ("The log kept no tool list: its format never keeps one (an agent's session log does not), so "
-                        "no list is shown or counted here, whether or not one was sent.")
+TOOL_LIST_NOT_LOGGED = ("The log kept no tool list: its format does not always keep one (an agent's session log never "
+                        "does, an OpenTelemetry span only where the instrumentation opts in), so no list is shown or "
+                        "counted here, whether or not one was sent.")
 """Said instead, for a log whose format never keeps the tool list (tool_list_never_logged): whether or not the model
 called a tool, no figure may say the list was empty."""
 

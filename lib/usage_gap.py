@@ -43,14 +43,14 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
     """The one explanation of a gap measured on `round_`: every view that says why takes it from here."""
     reasons = []
     if reported_more and row.tool_list_never_logged:  # an agent's log: a list was sent; a model class's span: maybe
-        reasons.append("the log's format never keeps the tool list (an agent's session log does not), so any list "
-                       "sent and billed is not in our count")
+        reasons.append("the log's format does not always keep the tool list (an agent's session log never does), so "
+                       "any list sent and billed is not in our count")
     elif reported_more and not row.tool_list_recorded:  # the list was billed; our count cannot hold what was not kept
         reasons.append("the log kept no tool list, though the model called tools, so the list that was sent and "
                        "billed is not in our count")
     if reported_more and "instructions" in row.parts_not_logged:  # absent from every round alike, not abridged
-        reasons.append(("it never keeps the instructions (the system prompt) either" if row.tool_list_never_logged
-                        else "the log's format never keeps the instructions (the system prompt)")
+        reasons.append(("it does not always keep the instructions (the system prompt) either" if row.tool_list_never_logged
+                        else "the log's format does not always keep the instructions (the system prompt)")
                        + ", so any sent and billed are not in our count")
     if round_.request_from_transcript:  # what the program wrapped around the turns, or cut, is in neither direction
         reasons.append("the request is rebuilt from the log's transcript, not recorded as sent, so what the program "

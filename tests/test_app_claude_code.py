@@ -92,8 +92,8 @@ def test_a_claude_code_chat_without_tool_calls_is_not_said_to_have_called_tools(
     assert not at.exception
     shown = screen(at)
     assert "called tools" not in shown
-    assert ("Why: the log's format never keeps the tool list (an agent's session log does not), so any list "
-            "sent and billed is not in our count;") in shown
+    assert ("Why: the log's format does not always keep the tool list (an agent's session log never does), so "
+            "any list sent and billed is not in our count;") in shown
 
 
 def test_compare_does_not_say_two_claude_code_chats_called_tools(app):
@@ -109,8 +109,8 @@ def test_compare_does_not_say_two_claude_code_chats_called_tools(app):
     assert not at.exception
     shown = screen(at)
     assert "called tools" not in shown
-    assert ("Neither run's log keeps a tool list (their format never does, as an agent's session log does not): "
-            "their tools are not known.") in shown
+    assert ("Neither run's log keeps a tool list (their format does not always keep one, as an agent's session "
+            "log never does): their tools are not known.") in shown
 
 
 def test_the_input_chart_draws_no_zero_bars_for_the_parts_a_claude_code_log_does_not_keep(app):

@@ -77,7 +77,7 @@ def test_the_tokens_page_says_a_codex_log_lacks_the_tool_list_not_the_instructio
 def test_the_gap_is_explained_once_by_the_tool_list_the_log_never_keeps_not_by_abridged_instructions(app):
     at = _tokens_page(app)
     said = next(t.value for t in at.main.text if t.value.startswith("Round 1: The reported input is"))
-    assert "the log's format never keeps the tool list" in said
+    assert "the log's format does not always keep the tool list" in said
     assert "abridged" not in said and "lacks tools" not in said
 
 

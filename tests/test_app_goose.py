@@ -60,5 +60,6 @@ def test_the_input_billed_over_all_calls_says_its_estimate_leaves_out_the_tool_l
     billed = next(m for m in at.metric if m.label == "Input billed over all calls")
     assert billed.value == "≈ 19"
     assert ("1 of them reported no usage: their tokens are our offline estimate, of what the log holds only: a "
-            "tool list, which its format never keeps, is billed too where one was sent, and is in no estimate.") in \
+            "tool list, which its format does not always keep, is billed too where one was sent, and is in no "
+            "estimate.") in \
         billed.proto.help

@@ -421,7 +421,7 @@ def test_a_session_without_tool_calls_never_says_its_requests_carried_no_tools()
     assert not row.tool_list_recorded and row.tool_list_never_logged
     assert tool_list_missing(row.tool_list_never_logged) == TOOL_LIST_NOT_LOGGED
     assert tools_line(snowball(trace, (row,), 1)) == (
-        "not in the log (its format never keeps the tool list; it is not counted here)")
+        "not in the log (its format does not always keep the tool list; it is not counted here)")
 
 
 def test_after_a_compaction_the_requests_start_again_from_its_summary():

@@ -703,6 +703,9 @@ class _Call:
     """Usage as a Chat Completions usage object."""
     finish: str | None
     """The finish reason in Chat Completions words, or None when not recorded."""
+    lacked: tuple[str, ...] = ()
+    """What the span does not log of the request, as Provenance.omitted names it (`system`, `tools`): not known,
+    where a convention records an empty list for none sent."""
 
 
 def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> tuple[CallRecord, _Unrecorded | None]:
@@ -753,8 +756,31 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> tuple[CallRec
         converted_from=CONVERTED_FROM[kind],
         timestamp=convert.iso_time(*divmod(span.start, 1_000_000_000)) if span.start is not None else None,
         resends=resends,
-        provenance=unrecorded.provenance() if unrecorded is not None else None,
+        provenance=_provenance(unrecorded, call.lacked),
     ), unrecorded
+
+
+UNLOGGED_NOTE = ("Read from an OpenTelemetry GenAI span. Its conventions record {lacked} only where the "
+                 "instrumentation opts in, and this span carries {none}: whether {any} sent is not in the log, so "
+                 "none is shown or counted here. The rest is as recorded.")
+"""Said of a call whose span leaves out the opt-in instructions or tool definitions (_Call.lacked)."""
+
+LACKED_WORDS = {("system",): ("the system instructions", "none", "any were"),
+                ("tools",): ("the tool definitions", "none", "any were"),
+                ("system", "tools"): ("the system instructions and the tool definitions", "neither", "either was")}
+"""UNLOGGED_NOTE's words for each thing a span may lack."""
+
+
+def _provenance(unrecorded: _Unrecorded | None, lacked: tuple[str, ...]) -> dict | None:
+    """A round's provenance: what the span lacks (its messages or answer, its opt-in instructions and tool list)."""
+    if not lacked:
+        return unrecorded.provenance() if unrecorded is not None else None
+    if unrecorded is None:
+        what, none, any_ = LACKED_WORDS[lacked]
+        return {"origin": "recorded", "note": UNLOGGED_NOTE.format(lacked=what, none=none, any=any_),
+                "omitted": list(lacked)}
+    provenance = unrecorded.provenance()
+    return {**provenance, "omitted": [*provenance["omitted"], *lacked]}
 
 
 CONVERTED_FROM = {"gen_ai": "otel-genai", "openinference": "openinference", "vercel": "vercel-ai-sdk"}
@@ -892,6 +918,9 @@ def _genai_call(tree: _Attributes, resent: _ResentInputs) -> _Call:
         inputs = [_flat_turn(m) for m in _checked_list(_json_at(tree, "gen_ai.prompt"), "gen_ai.prompt")]
         outputs = _checked_list(_json_at(tree, "gen_ai.completion"), "gen_ai.completion")[:1]
         output = [_flat_turn(m) for m in outputs]
+        # OpenLLMetry writes its functions (llm.request.functions) and the system message with the prompt: what a
+        # span that has its prompt lacks was not sent.
+        lacked: tuple[str, ...] = ()
     else:
         system = _json_at(tree, "gen_ai.system_instructions")
         inputs = [("system", _checked_list(system, "gen_ai.system_instructions"))] if system else []
@@ -902,15 +931,38 @@ def _genai_call(tree: _Attributes, resent: _ResentInputs) -> _Call:
             inputs += [_parts_turn(m, "gen_ai.input.messages") for m in _checked_list(sent, "gen_ai.input.messages")]
         outputs = _list_json_at(tree, "gen_ai.output.messages")[:1]
         output = [_parts_turn(m, "gen_ai.output.messages") for m in outputs]
+        lacked = _genai_lacked(tree, system, inputs)
     # The message-level finish_reason uses the semconv's words; the span attribute keeps the provider's.
     finish = outputs[0].get("finish_reason") if outputs and isinstance(outputs[0], dict) else None
     return _Call(
-        inputs=inputs, output=output, tools=resent.tools(tree),
+        inputs=inputs, output=output, tools=resent.tools(tree), lacked=lacked,
         model=tree["gen_ai.request.model"],
         usage=convert.chat_usage(_first(tree, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
                                  _first(tree, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
         finish=finish_reason(finish if finish is not None else _first_reason(tree)),
     )
+
+
+def _genai_lacked(tree: _Attributes, system: Any, inputs: list) -> tuple[str, ...]:
+    """What a current-convention GenAI span does not log of its request: `gen_ai.system_instructions` and
+    `gen_ai.tool.definitions` are opt-in, so an absent one is not known, where an empty list is none sent. The
+    instructions are known too where the input messages open with them (the conventions allow either)."""
+    lacked = []
+    if system is None and not _opens_with_system(inputs):
+        lacked.append("system")
+    if tree["gen_ai.tool.definitions"] is None:
+        lacked.append("tools")
+    return tuple(lacked)
+
+
+def _opens_with_system(inputs: list) -> bool:
+    """Whether the request's first message is a system (or developer) message: a turn, or messages already converted."""
+    if not inputs:
+        return False
+    first = inputs[0]
+    role = (first[0].get("role") if first and isinstance(first[0], dict) else None) if isinstance(first, list) \
+        else first[0]
+    return role in ("system", "developer")
 
 
 class _ResentInputs:

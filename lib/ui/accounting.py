@@ -259,8 +259,8 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
     (a, b), (c, d) = st.columns(2), st.columns(2)
     # A sum with one estimate in it is an estimate: say so on the figure, as the explorer does on each round's.
     # An agent's session log never keeps the tool list: an estimate of its request cannot hold what was billed for it.
-    holds = (", of what the log holds only: a tool list, which its format never keeps, is billed too where one was "
-             "sent, and is in no estimate" if ball.tool_list_never_logged else "")
+    holds = (", of what the log holds only: a tool list, which its format does not always keep, is billed too where "
+             "one was sent, and is in no estimate" if ball.tool_list_never_logged else "")
     estimated = (f" {ball.estimated_calls:,} of them reported no usage: their tokens are our offline estimate{holds}."
                  if ball.estimated_calls else "")
     if ball.failed_calls:
