@@ -109,7 +109,7 @@ def test_spans_recorded_without_content_capture_say_what_they_lack_and_show_what
     # Written by the real opentelemetry-instrumentation-openai-v2 left at its default: content capture off.
     at = _upload(app, ("spans.jsonl", (FIXTURES / "otlp-span-per-call-no-content.jsonl").read_bytes()))
     sidebar = " ".join(t.value for t in at.sidebar.text)
-    assert "1 line: 2 rounds in 2 conversations; 0 lines skipped" in sidebar
+    assert "1 line: 2 rounds in 2 conversations; 1 span not a model call; 0 lines skipped" in sidebar
     assert "2 model-call spans carry no messages" in sidebar
     assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" in sidebar
     page = " ".join(t.value for t in at.main.text) + " ".join(c.value for c in at.main.caption)

@@ -89,8 +89,10 @@ def test_the_bench_agent_runs_are_read_alike_by_both_readers(monkeypatch, name):
     per_line, whole = import_otlp._as_files(lines)
     typed, general, taken = _both_readers(whole if name == DOCUMENT else per_line, monkeypatch, name)
     assert taken and typed == general
-    assert typed[0] == ("1 document: 120 rounds in 3 conversations; 0 documents skipped" if name == DOCUMENT
-                        else "3 lines: 120 rounds in 3 conversations; 0 lines skipped")
+    # Each model call's tool span is read as its execution, and counted as a span that is no model call.
+    assert typed[0] == ("1 document: 120 rounds in 3 conversations; 120 spans not model calls; 0 documents skipped"
+                        if name == DOCUMENT
+                        else "3 lines: 120 rounds in 3 conversations; 120 spans not model calls; 0 lines skipped")
 
 
 def _agent_document() -> dict:
@@ -178,7 +180,7 @@ def test_a_document_the_typed_reader_leaves_alone_is_still_read():
     _first_span(document)["attributes"].append(_value("gen_ai.request.temperature", {"doubleValue": "0.2"}))
     assert otlp_typed.decode(orjson.dumps(document)) is None
     assert read_upload([("spans.json", orjson.dumps(document))]).summary() == \
-        "1 document: 3 rounds in 1 conversation; 0 documents skipped"
+        "1 document: 3 rounds in 1 conversation; 3 spans not model calls; 0 documents skipped"
 
 
 # Bytes orjson refuses in the fields the span reader does not read: the typed reader must refuse them too

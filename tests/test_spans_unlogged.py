@@ -98,3 +98,19 @@ def test_only_an_absent_opt_in_attribute_is_unlogged_an_empty_one_is_none(extra,
 def test_conventions_that_write_the_tool_list_whenever_one_is_sent_are_not_said_to_lack_it(name):
     for conversation in _upload(name).conversations:
         assert {parts_not_logged(r) for r in conversation.trace.rounds} == {()}
+
+
+# --- the upload's summary adds up ---------------------------------------------------------------------
+
+
+def test_span_lines_that_are_no_model_call_are_counted_so_the_summary_adds_up():
+    # Two execute_tool spans and the invoke_agent span around them: read (the tools' as executions), but no rounds.
+    upload = _upload("otel-genai.jsonl")
+    assert upload.summary() == "6 lines: 3 rounds in 2 conversations; 3 lines not model calls; 0 lines skipped"
+    assert upload.rounds + upload.not_calls + upload.skipped_lines == upload.lines
+
+
+def test_an_otlp_documents_spans_that_are_no_model_call_are_counted_as_spans():
+    # One document: three chat spans, an execute_tool span and the agent's span around them.
+    upload = _upload("otlp-resource-spans.jsonl")
+    assert upload.summary() == "1 line: 3 rounds in 1 conversation; 2 spans not model calls; 0 lines skipped"

@@ -180,6 +180,11 @@ class LogFormat:
         """Items that were model calls to an API no format here reads (Cohere's chat): left out, and named in a note."""
         return 0
 
+    def not_call_spans(self) -> int:
+        """Spans inside an item (an OTLP document's) that were no model call: tool and agent spans, counted as spans,
+        since the one item that holds them may hold model calls too."""
+        return 0
+
     def notes(self) -> list[Problem]:
         """What the lines read lack, said once per upload after finish(): lines that loaded, but without
         something a user would look for (spans whose instrumentation captured no messages)."""

@@ -173,6 +173,9 @@ class SpanFormat(LogFormat):
         """The line of every model-call span that lacks its messages or its answer, by what it lacks and why."""
         self._spans = self._calls = 0
         """Spans read, and model-call spans among them."""
+        self._not_calls = self._not_call_spans = 0
+        """Lines that were one span and no model call, and spans of OTLP documents that were none (the upload's
+        summary counts them, so that it adds up)."""
         self._first_line: int | None = None
         self._prefixes: dict[str, int] = {}
         """Spans per attribute prefix (`ai.`, `traceloop.`), counted over the first PREFIXES_KEPT spans while no
@@ -196,12 +199,23 @@ class SpanFormat(LogFormat):
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         # Calls wait for finish(): a trace's tool spans and later calls may still come.
+        calls, spans = self._calls, self._spans
         if "resourceSpans" in obj:
-            self._take_document(obj, line)
+            try:
+                self._take_document(obj, line)
+            finally:  # a document with a bad span still loads its good ones
+                self._not_call_spans += (self._spans - spans) - (self._calls - calls)
         else:
             self._resent.parents = {}
             self._take(obj, line)
+            self._not_calls += self._calls == calls
         yield from ()
+
+    def not_calls(self) -> int:
+        return self._not_calls
+
+    def not_call_spans(self) -> int:
+        return self._not_call_spans
 
     def _take_document(self, document: dict, line: int) -> None:
         """Hold every span of an OTLP/JSON document; one bad span does not lose the others."""

@@ -94,6 +94,8 @@ class Upload:
     """Items read whole that were no model call (a HAR file's page load): neither rounds nor skipped."""
     unread_calls: int = 0
     """Items that were model calls to an API Roundtrip does not read (Cohere's chat): neither rounds nor skipped."""
+    not_call_spans: int = 0
+    """Spans inside the items (OTLP documents) that were no model call: tool and agent spans, said as spans."""
 
     @property
     def units(self) -> str:
@@ -122,6 +124,9 @@ class Upload:
         """One line a user reads first: what loaded, what was no model call, and what did not load."""
         others = f"{self.counted(self.not_calls)} not {'a model call' if self.not_calls == 1 else 'model calls'}; " \
             if self.not_calls else ""
+        if self.not_call_spans:
+            spans = self.not_call_spans
+            others += f"{plural(spans, 'span')} not {'a model call' if spans == 1 else 'model calls'}; "
         if self.unread_calls:
             others += f"{self.counted(self.unread_calls)} to an API Roundtrip does not read; "
         return (
@@ -576,8 +581,9 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         reading.formats[name] = (sum(fired.values()), _rules_said(fired, unit))
     not_calls = sum(instance.not_calls() for instance in reading.instances)
     unread = sum(instance.unread_calls() for instance in reading.instances)
+    spans = sum(instance.not_call_spans() for instance in reading.instances)
     return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
-                  reading.size, notes, unit, not_calls, unread)
+                  reading.size, notes, unit, not_calls, unread, spans)
 
 
 def _unpacked(name: str, data: bytes, label: str, reading: _Reading) -> bytes | None:
