@@ -13,8 +13,9 @@ conversations per file.
   `new_messages` (of those sent, the ones the previous request lacked), `new_counted_against` (the round whose
   request that is: the one before, or the latest earlier one the log kept when it lost the one before; null for
   round 1, and new_messages null too when the log kept no earlier request), `tool_calls`, `tool_results`,
-  `finish`, `steps`, `inferred`, `usage` (input, output, source, reasoning, input_parts; reasoning is null where
-  the usage counts none apart, as Anthropic's does not: not 0 tokens spent), `finish_reason`, `error`, and
+  `finish`, `steps`, `inferred`, `usage` (input, output, source, reasoning, cached, input_parts; reasoning is null
+  where the usage counts none apart, as Anthropic's does not: not 0 tokens spent; cached, the input read from the
+  prompt cache, is null where the usage holds no such count, or is our estimate), `finish_reason`, `error`, and
   `call_made` (false when no provider saw the request, a replay miss: its usage and input parts are null).
   What the log did not keep is null, never 0 or []: a request's counts, results and input parts when the request
   is not in the log, the calls and output of a request the log ends on, the calls of an answer the log did not
@@ -159,6 +160,8 @@ def _rounds(trace: Trace) -> list[dict]:
             # Reasoning the usage does not count apart (Anthropic's, an estimate's) is null, not 0 tokens spent.
             "usage": {"input": row.input_if_known, "output": row.output_if_known, "source": source,
                       "reasoning": row.usage.reasoning_tokens if row.sent else None,
+                      # A usage with no cache count (and an estimate) is null, not 0 tokens read from the cache.
+                      "cached": row.cached_if_known,
                       "input_parts": dict(counted_parts(row))},
             "finish_reason": round_.response.finish_reason if round_.response else None,
             "error": {"status": round_.error.status, "message": round_.error.message} if round_.error else None,

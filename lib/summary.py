@@ -151,6 +151,9 @@ class RoundSummary:
     cache_writes_reported: bool = True
     """False where the trace's dialect reports no prompt-cache writes (lib.dialects' REPORTS_CACHE_WRITES: OpenAI's):
     its usage's 0 written is not a figure the log holds (cache_written)."""
+    cache_read_reported: bool = True
+    """False where the round's reported usage holds no count of tokens read from the prompt cache (lib.dialects'
+    reports_cache_read), or where the usage is our estimate: its 0 cached is not a figure the log holds."""
 
     @property
     def program_sent(self) -> int:
@@ -189,6 +192,12 @@ class RoundSummary:
         if not self.sent:
             return None
         return self.usage.input_tokens if self.request_recorded or self.usage.source == "reported" else None
+
+    @property
+    def cached_if_known(self) -> int | None:
+        """The input tokens read from the prompt cache, as the usage reports them (0 where it reports 0); None where
+        the log holds no such count (cache_read_reported) or no call was made (sent)."""
+        return self.usage.cache_read_tokens if self.cache_read_reported and self.sent else None
 
     @property
     def output_if_known(self) -> int | None:
@@ -269,6 +278,14 @@ def table_reasoning(row: RoundSummary) -> int | str:
     if not row.sent:
         return NO_CALL_MADE
     return REASONING_NOT_REPORTED if row.usage.reasoning_tokens is None else row.usage.reasoning_tokens
+
+
+def table_cached(row: RoundSummary) -> int | str:
+    """The round's input read from the prompt cache as the rounds table holds it (RoundSummary.cached_if_known):
+    the count the usage reports, 0 included, or NOT_IN_THE_LOG, NO_CALL_MADE where there is none."""
+    if not row.sent:
+        return NO_CALL_MADE
+    return NOT_IN_THE_LOG if row.cached_if_known is None else row.cached_if_known
 
 
 def reasoning_reported(rows: tuple[RoundSummary, ...]) -> bool:
@@ -447,6 +464,15 @@ def tool_list_kept(trace: Trace) -> bool:
     return not any(tool_list_never_logged(r) for r in trace.rounds) and not any(r.tool_calls for r in trace.rounds)
 
 
+def _cache_read_reported(response, usage: Usage, reports) -> bool:
+    """Whether the round's usage, as the response body wrote it, holds a count of input read from the cache: an
+    estimate holds none, and a usage without the dialect's field (`reports`) does not say the count was 0."""
+    if usage.source != "reported" or response is None:
+        return False
+    raw = response.raw
+    return reports is None or (isinstance(raw, dict) and reports(raw.get("usage")))
+
+
 def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     """A summary row for every round; linear in the rounds plus the unique content."""
     rows = []
@@ -454,6 +480,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     never_logged = not tool_list_recorded and any(tool_list_never_logged(r) for r in trace.rounds)
     last_kept = None  # lib.growth.kept_before, carried along the rounds rather than walked back from each
     writes_reported = getattr(DIALECTS.get(trace.dialect), "REPORTS_CACHE_WRITES", True)
+    reads_reported = getattr(DIALECTS.get(trace.dialect), "reports_cache_read", None)
     for round_, (breakdown, usage) in zip(trace.rounds, reconciled_breakdowns(trace, counter)):
         request, response, error = round_.request, round_.response, round_.error
         recorded = round_.request_recorded
@@ -484,6 +511,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 new_against=kept.index if kept else None,
                 parts_not_logged=parts_not_logged(round_),
                 cache_writes_reported=writes_reported,
+                cache_read_reported=_cache_read_reported(response, usage, reads_reported),
                 output_left_out=left_out_of_output(response.message) if response and usage.source != "reported"
                 else (),
             )

@@ -76,7 +76,7 @@ def test_summarize_prints_the_documented_json_contract():
     assert [r["steps"] for r in rounds] == [[1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 4], [1, 4, 5]]
     assert [r["inferred"] for r in rounds] == [False] * 4
     assert {k: v for k, v in rounds[0]["usage"].items() if k != "input_parts"} == {
-        "input": 1247, "output": 58, "source": "reported", "reasoning": None}
+        "input": 1247, "output": 58, "source": "reported", "reasoning": None, "cached": None}
     assert [r["usage"]["source"] for r in rounds[1:]] == ["estimated"] * 3
     hengxin = "Hengxin expense reimbursement"
     assert [(c["conversation"], c["round"], c["code"]) for c in summary["checks"]] == [

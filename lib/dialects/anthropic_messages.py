@@ -155,6 +155,12 @@ def read_request(body: dict, pools: Pools, previous: Request | None = None, chec
     return Request(messages=messages, system=system, tools=tools, model=text_or_none(body.get("model")), raw=raw)
 
 
+def reports_cache_read(usage: Any) -> bool:
+    """Whether a usage object holds the count of input tokens read from the prompt cache (a 0 included):
+    `cache_read_input_tokens`, which a usage converted from a framework's counts may lack."""
+    return isinstance(usage, dict) and "cache_read_input_tokens" in usage
+
+
 def read_usage(usage: Any) -> Usage | None:
     """Reported usage; Anthropic's input_tokens exclude cache reads and writes, so add them back. The thinking
     tokens, where the usage counts them apart (Claude Code's `output_tokens_details.thinking_tokens`), are part of

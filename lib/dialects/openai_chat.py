@@ -184,6 +184,12 @@ def read_usage(usage: Any) -> Usage | None:
     )
 
 
+def reports_cache_read(usage: Any) -> bool:
+    """Whether a usage object holds the count of input tokens read from the prompt cache (a 0 included):
+    `prompt_tokens_details.cached_tokens`. Many usages carry no details, and then the figure is not in the log."""
+    return isinstance(usage, dict) and "cached_tokens" in mapping(usage.get("prompt_tokens_details"))
+
+
 def read_response(body: dict, pools: Pools) -> Response:
     """A chat.completion (or a bare assistant message) as a Response."""
     choices = body.get("choices")

@@ -386,7 +386,8 @@ def _usage(usage: Any) -> dict | None:
         return None
     read = convert.object_at(usage, "input_token_details").get("cache_read")
     reasoning = convert.object_at(usage, "output_token_details").get("reasoning")
-    return convert.chat_usage(usage.get("input_tokens"), usage.get("output_tokens"), cached=read or None,
+    # A cache_read of 0 is a count the log holds; a usage without one holds none (RoundSummary.cached_if_known).
+    return convert.chat_usage(usage.get("input_tokens"), usage.get("output_tokens"), cached=read,
                               reasoning=reasoning or None)
 
 
@@ -395,7 +396,7 @@ def _openai_usage(usage: Any) -> dict | None:
     if not isinstance(usage, dict):
         return None
     cached = convert.object_at(usage, "prompt_tokens_details").get("cached_tokens")
-    return convert.chat_usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), cached=cached or None)
+    return convert.chat_usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), cached=cached)
 
 
 def _run_usage(run: dict) -> dict | None:

@@ -11,7 +11,7 @@ from lib.summary import (BILLING_NOT_KNOWN, NO_CALL_MADE, NOT_IN_THE_LOG, REASON
                          REQUEST_NOT_COUNTED, UNMADE_SAID, RoundSummary, Snowball, OUTPUT_MISSING, cache_written,
                          counted_parts, missing_output, no_bar_words, not_counted_words, not_logged_words,
                          output_estimate_words, output_left_out_words, overcounted, reasoning_reported, round_cost,
-                         said_parts, table_reasoning, table_tokens, tokens_words, tool_list_missing)
+                         said_parts, table_cached, table_reasoning, table_tokens, tokens_words, tool_list_missing)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import Price, prices_from_rows
@@ -75,12 +75,12 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
         middle.caption(f"Our estimate of the input: **{estimate:,}** ({-gap:+,} vs reported)", help=OUR_ESTIMATE)
         right.caption(f"Output tokens (reported): **{usage.output_tokens:,}**", help=REPORTED_OUTPUT)
         extras = []
-        if (usage.cache_read_tokens or usage.cache_write_tokens) and row.cache_writes_reported:
-            extras.append(f"{usage.cache_read_tokens:,} read from the prompt cache, "
-                          f"{cache_written(usage)} (included in the input)")
-        elif usage.cache_read_tokens:
-            extras.append(f"{usage.cache_read_tokens:,} read from the prompt cache (included in the input); "
-                          f"{cache_written(usage, reported=False)}")
+        cached = row.cached_if_known  # None where the log holds no count: not said to be 0
+        read = f"{cached:,} read from the prompt cache" if cached is not None else f"cache reads: {NOT_IN_THE_LOG}"
+        if (cached or usage.cache_write_tokens) and row.cache_writes_reported:
+            extras.append(f"{read}, {cache_written(usage)} (included in the input)")
+        elif cached:
+            extras.append(f"{read} (included in the input); {cache_written(usage, reported=False)}")
         if usage.reasoning_tokens:
             extras.append(f"{usage.reasoning_tokens:,} reasoning tokens (included in the output)")
         if extras:
@@ -147,7 +147,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             # A part the log lacks (parts_unlogged) reads as such; a request the log lacks leaves its parts blank.
             **{f"in: {label}": NOT_IN_THE_LOG if tokens is None and r.request_recorded else tokens
                for label, tokens in counted_parts(r)},
-            "cached in": r.usage.cache_read_tokens,
+            "cached in": table_cached(r),
             "reasoning": table_reasoning(r),
             "latency ms": r.latency_ms,
         }
