@@ -63,7 +63,7 @@ def test_the_bench_agent_runs_are_read_alike_by_both_paths(monkeypatch, as_docum
     assert taken == 3 * 2 * import_otlp.ROUNDS
     unit = "document" if as_document else "line"
     assert fast[0] == f"{1 if as_document else 3} {unit}{'' if as_document else 's'}: 120 rounds in 3 conversations; " \
-                      f"0 {unit}s skipped"
+                      f"120 spans not model calls; 0 {unit}s skipped"
 
 
 # Keys beside the ones a GenAI span reads that change what the general path's dotted lookup finds:

@@ -779,10 +779,11 @@ UNLOGGED_NOTE = ("Read from an OpenTelemetry GenAI span. Its conventions record 
                  "none is shown or counted here. The rest is as recorded.")
 """Said of a call whose span leaves out the opt-in instructions or tool definitions (_Call.lacked)."""
 
-LACKED_WORDS = {("system",): ("the system instructions", "none", "any were"),
-                ("tools",): ("the tool definitions", "none", "any were"),
-                ("system", "tools"): ("the system instructions and the tool definitions", "neither", "either was")}
-"""UNLOGGED_NOTE's words for each thing a span may lack."""
+UNLOGGED_NOTES = {lacked: UNLOGGED_NOTE.format(lacked=what, none=none, any=any_) for lacked, (what, none, any_) in (
+    (("system",), ("the system instructions", "none", "any were")),
+    (("tools",), ("the tool definitions", "none", "any were")),
+    (("system", "tools"), ("the system instructions and the tool definitions", "neither", "either was")))}
+"""UNLOGGED_NOTE for each thing a span may lack, written once: many spans of an agent's run lack the same."""
 
 
 def _provenance(unrecorded: _Unrecorded | None, lacked: tuple[str, ...]) -> dict | None:
@@ -790,9 +791,7 @@ def _provenance(unrecorded: _Unrecorded | None, lacked: tuple[str, ...]) -> dict
     if not lacked:
         return unrecorded.provenance() if unrecorded is not None else None
     if unrecorded is None:
-        what, none, any_ = LACKED_WORDS[lacked]
-        return {"origin": "recorded", "note": UNLOGGED_NOTE.format(lacked=what, none=none, any=any_),
-                "omitted": list(lacked)}
+        return {"origin": "recorded", "note": UNLOGGED_NOTES[lacked], "omitted": list(lacked)}
     provenance = unrecorded.provenance()
     return {**provenance, "omitted": [*provenance["omitted"], *lacked]}
 
