@@ -461,8 +461,8 @@ def uninstructed_words(left: RoundContent, right: RoundContent) -> str | None:
                 "session log never does): what either sent as its system prompt is not known, so it is not compared.")
     other = "left" if side == "right" else "right"
     return (f"The {side} run's log keeps no instructions (its format does not always keep them, as an agent's "
-            f"session log never does): the {other} run's are listed as only in the {other}, though the {side} run sent its own, which "
-            "are not known.")
+            f"session log never does): the {other} run's are listed as only in the {other}, though the {side} run "
+            "sent its own, which are not known.")
 
 
 def _unsystem(items: tuple[Item, ...]) -> tuple[Item, ...]:

@@ -49,7 +49,8 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
         reasons.append("the log kept no tool list, though the model called tools, so the list that was sent and "
                        "billed is not in our count")
     if reported_more and "instructions" in row.parts_not_logged:  # absent from every round alike, not abridged
-        reasons.append(("it does not always keep the instructions (the system prompt) either" if row.tool_list_never_logged
+        reasons.append(("it does not always keep the instructions (the system prompt) either"
+                        if row.tool_list_never_logged
                         else "the log's format does not always keep the instructions (the system prompt)")
                        + ", so any sent and billed are not in our count")
     if round_.request_from_transcript:  # what the program wrapped around the turns, or cut, is in neither direction

@@ -19,7 +19,8 @@ def _upload(name: str):
 
 def _cached(name: str) -> dict[str, list]:
     """The rounds table's "cached in" column of each conversation, by its id's opening."""
-    return {c.id.split(" · ")[0]: rounds_table(summarize(c.trace, counter_for("o200k_base").counter))["cached in"].tolist()
+    counter = counter_for("o200k_base").counter
+    return {c.id.split(" · ")[0]: rounds_table(summarize(c.trace, counter))["cached in"].tolist()
             for c in _upload(name).conversations}
 
 

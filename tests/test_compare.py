@@ -260,4 +260,5 @@ def test_a_log_that_keeps_no_instructions_is_not_said_to_have_sent_different_one
                                                                       "gemini-cli-session.jsonl"))
     assert uninstructed_words(codex, gemini) == (
         "The right run's log keeps no instructions (its format does not always keep them, as an agent's session log "
-        "never does): the left run's are listed as only in the left, though the right run sent its own, which are not known.")
+        "never does): the left run's are listed as only in the left, though the right run sent its own, which are "
+        "not known.")
