@@ -288,6 +288,9 @@ class Provenance:
     """In words: what was added, reconstructed or inferred."""
     omitted: tuple[str, ...] = ()
     """What the real request carried that this record lacks (e.g. `response_format`)."""
+    sent: tuple[str, ...] = ()
+    """Of `omitted`, what the writing agent sends with every request, a fact of the agent rather than of this log
+    (Codex's and Gemini CLI's tool lists): said to have been sent, where the record alone could not tell."""
 
 
 CUT_CALLS = "cut_calls"
@@ -335,10 +338,12 @@ def read_provenance(raw: JSON) -> Provenance | None:
         return None
     note = raw.get("note")
     omitted = raw.get("omitted")
+    sent = raw.get("sent")
     return Provenance(
         origin=raw["origin"],
         note=note if isinstance(note, str) else "",
         omitted=tuple(str(x) for x in omitted) if isinstance(omitted, list) else (),
+        sent=tuple(str(x) for x in sent) if isinstance(sent, list) else (),
     )
 
 

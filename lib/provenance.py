@@ -29,6 +29,7 @@ CONVERTED_FROM = {
     "openai-responses": "an OpenAI Responses API object",
     "opencode-run-json": "OpenCode's run --format json output",
     "opencode-session": "an OpenCode session export",
+    "codex-rollout": "an OpenAI Codex CLI session log (a rollout)",
     "openinference": "an OpenInference span",
     "otel-genai": "an OpenTelemetry GenAI span",
     "sharegpt": "a ShareGPT / Hermes transcript",
@@ -94,8 +95,11 @@ def provenance_detail(provenance: Provenance) -> str:
     """What was added, reconstructed, inferred or left out, from the trace (untrusted text); empty when nothing is said.
     A note that opens with the origin line's own words says the rest only: the line above it has said that much."""
     pieces = [said] if (said := _beyond_origin(provenance)) else []
-    if provenance.omitted:
-        pieces.append("The recorded request lacks: " + ", ".join(provenance.omitted) + ".")
+    # A system prompt or tool list the record lacks is said where its tokens would be (lib.summary.tool_list_missing,
+    # the input split's "not in the log"), in one statement: listed here too, it would be said twice.
+    lacked = [o for o in provenance.omitted if o not in LACKED_NAMES]
+    if lacked:
+        pieces.append("The recorded request lacks: " + ", ".join(lacked) + ".")
     return " ".join(pieces)
 
 

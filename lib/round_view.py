@@ -61,6 +61,11 @@ class RoundView:
         return self.row is None or self.row.tool_list_recorded
 
     @property
+    def tool_list_sent(self) -> bool:
+        """True where the log kept no tool list but one was sent (RoundSummary.tool_list_sent)."""
+        return self.row is not None and self.row.tool_list_sent
+
+    @property
     def marks(self) -> tuple[StepLabel | Finding | NoteMark, ...]:
         """Everything pinned to a card: step labels, findings, then notes."""
         return (*self.steps, *self.findings, *self.note_marks)

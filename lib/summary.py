@@ -35,12 +35,23 @@ TOOL_LIST_NOT_LOGGED = ("The log kept no tool list: its format does not always k
                         "counted here, whether or not one was sent.")
 """Said instead, for a log whose format never keeps the tool list (tool_list_never_logged): whether or not the model
 called a tool, no figure may say the list was empty."""
+TOOL_LIST_SENT_NOT_LOGGED = ("The log kept no tool list: its format does not always keep one, but a list was sent with "
+                             "the requests; it is neither shown nor counted here.")
+"""Said instead, for a log whose format does not keep the tool list where one was sent all the same (RoundSummary.
+tool_list_sent: the model called tools, or the agent sends its list with every request)."""
 
 
 def tool_list_never_logged(round_: Round) -> bool:
     """Whether the round's log format never keeps the tool list it sent: its provenance says the request lacks
     `tools`, as every round of a Claude Code session log does (parts_not_logged)."""
     return "tools" in parts_not_logged(round_)
+
+
+def tool_list_always_sent(round_: Round) -> bool:
+    """Whether the round's log is an agent's that sends its tool list with every request though it never logs it
+    (Provenance.sent, a fact of the agent: Codex, Gemini CLI), so that it was sent is known without the calls."""
+    provenance = round_.provenance if "provenance" in round_.extra else None
+    return provenance is not None and "tools" in provenance.sent and "tools" in provenance.omitted
 
 
 LACKED_PARTS = {"system": "instructions", "tools": "tools"}
@@ -86,12 +97,20 @@ def cache_written(usage: Usage, reported: bool = True) -> str:
     return f"{written:,} written to it ({for_an_hour:,} for an hour, {written - for_an_hour:,} for 5 minutes)"
 
 
-def tool_list_missing(never_logged: bool, secret: bool = False) -> str:
-    """What is said where the tool list would be, for a log that kept none (tool_list_recorded False); `secret` in
-    predict mode before the learner has predicted, when the calls that prove a list was sent are the answer."""
+def tool_list_missing(never_logged: bool, secret: bool = False, sent: bool = False) -> str:
+    """The one statement of a round whose log kept no tool list (tool_list_recorded False), wherever the list would
+    be: `never_logged` for a format that never keeps one, `sent` where one was sent all the same (RoundSummary.
+    tool_list_sent); `secret` in predict mode before the learner has predicted, when the calls that prove a list was
+    sent are the answer (a list the agent always sends is no secret: lib.ui.cards passes `sent` for it)."""
     if never_logged:
-        return TOOL_LIST_NOT_LOGGED
+        return TOOL_LIST_SENT_NOT_LOGGED if sent else TOOL_LIST_NOT_LOGGED
     return TOOL_LIST_UNRECORDED_UNTIL_PREDICTED if secret else TOOL_LIST_UNRECORDED
+
+
+def tool_list_words(row: RoundSummary | Snowball) -> str:
+    """tool_list_missing for a round's row, or a conversation's totals, as they know it (tool_list_never_logged,
+    tool_list_sent): the explorer's and the HTML file's input split and the Tokens page's tool list say it so."""
+    return tool_list_missing(row.tool_list_never_logged, sent=row.tool_list_sent)
 
 
 @built_fast
@@ -126,7 +145,10 @@ class RoundSummary:
     """False when the model called tools but no request in the log carries a tool list: one was sent, unrecorded;
     and for a log whose format never keeps the list (tool_list_never_logged)."""
     tool_list_never_logged: bool = False
-    """True when the log's format never keeps the tool list (Claude Code's): said with TOOL_LIST_NOT_LOGGED."""
+    """True when the log's format never keeps the tool list (Claude Code's): said with tool_list_missing."""
+    tool_list_sent: bool = False
+    """True when the log kept no tool list but one was sent all the same: the model called tools in the conversation,
+    or the log's agent sends its list with every request (tool_list_always_sent)."""
     failed: bool = False
     """True when the call failed (an error, no response): whether the provider billed it, the log does not say."""
     sent: bool = True
@@ -478,6 +500,9 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     rows = []
     tool_list_recorded = tool_list_kept(trace)
     never_logged = not tool_list_recorded and any(tool_list_never_logged(r) for r in trace.rounds)
+    # The calls prove a list was sent somewhere in the conversation, as TOOL_LIST_UNRECORDED says of every round.
+    list_sent = not tool_list_recorded and (any(r.tool_calls for r in trace.rounds)
+                                            or any(tool_list_always_sent(r) for r in trace.rounds))
     last_kept = None  # lib.growth.kept_before, carried along the rounds rather than walked back from each
     writes_reported = getattr(DIALECTS.get(trace.dialect), "REPORTS_CACHE_WRITES", True)
     reads_reported = getattr(DIALECTS.get(trace.dialect), "reports_cache_read", None)
@@ -503,6 +528,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 request_recorded=recorded,
                 tool_list_recorded=tool_list_recorded,
                 tool_list_never_logged=never_logged,
+                tool_list_sent=list_sent,
                 failed=response is None and error is not None and not unsent,
                 sent=not unsent,
                 rejected_output=response is None and error is not None and error.rejected_generation is not None,
@@ -546,6 +572,8 @@ class Snowball:
     """False when the log kept no tool list though the model called tools (RoundSummary.tool_list_recorded)."""
     tool_list_never_logged: bool = False
     """True when the log's format never keeps the tool list (RoundSummary.tool_list_never_logged)."""
+    tool_list_sent: bool = False
+    """True when the log kept no tool list but one was sent (RoundSummary.tool_list_sent)."""
     unmade_calls: int = 0
     """Rounds that made no call (RoundSummary.sent): no provider saw their request, so they are in no sum."""
     failed_calls: int = 0
@@ -579,6 +607,11 @@ class Snowball:
     parts_not_logged: tuple[str, ...] = ()
     """The InputBreakdown fields the log's format never keeps over its rounds (RoundSummary.parts_not_logged): resent
     every round, they are not in resent_share."""
+    resent_counted: int = 0
+    """The input we counted over the rounds of resent_share (resent_rounds): what the share is a share of."""
+    resent_billed: int | None = None
+    """The input billed over those same rounds, None when some round's is not known: where it is not resent_counted,
+    resent_share is a share of our count only, not of what was billed."""
     estimate_of_what_the_log_holds: bool = False
     """Whether known_tokens holds our estimate of a call whose request lacks a part its log's format never keeps
     (RoundSummary.parts_not_logged): that estimate counts what the log holds only, not all that was sent and billed."""
@@ -614,9 +647,20 @@ class Snowball:
         return f"{self.tools_per_round:,} tokens"
 
     @property
+    def resent_of_counted_only(self) -> bool:
+        """Whether resent_share is a share of our count only: the input billed over its rounds is not what we counted
+        (a tool list or system prompt the log does not keep, the provider's template), or is not known."""
+        return self.resent_billed != self.resent_counted
+
+    @property
     def resent_words(self) -> str:
-        """resent_share as every page writes it: NOT_IN_THE_LOG when no round's previous request is known."""
-        return f"{self.resent_share:.0%}" if self.resent_rounds else NOT_IN_THE_LOG
+        """resent_share as every page writes it: NOT_IN_THE_LOG when no round's previous request is known; with the
+        count it is a share of where that is not the billed input, so that it never reads as a share of the bill."""
+        if not self.resent_rounds:
+            return NOT_IN_THE_LOG
+        if self.resent_of_counted_only:
+            return f"{self.resent_share:.0%} of the {self.resent_counted:,} tokens we counted"
+        return f"{self.resent_share:.0%}"
 
     @property
     def resent_help(self) -> str:
@@ -627,6 +671,13 @@ class Snowball:
         said = ("Instructions, tool definitions and earlier messages that the request before had carried too, as a "
                 "share of the input we counted in those requests: what the provider reported beyond our count (its "
                 "template, its own tokens) is in neither part.")
+        if self.resent_of_counted_only:
+            billed = (f"the input billed for them was {about(self.resent_billed, self.estimated_calls > 0)}"
+                      if self.resent_billed is not None else "the log does not give the input billed for every one")
+            said += (f" We counted {self.resent_counted:,} tokens in those requests and {billed}, so this is a share "
+                     "of our count only, not of the bill. What we could not count (a tool list or system prompt the log does not keep, "
+                     "the provider's template) the log does not split into new and sent again, though a request "
+                     "carries much of it every time: the share of the billed input sent again is not in the log.")
         if self.resent_unknown:
             one = self.resent_unknown == 1
             said += (f" {plural(self.resent_unknown, 'round')} whose previous request the log lacks "
@@ -707,12 +758,16 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         output=sum(r.usage.output_tokens for r in rows),
         single_call_input=(rows[-1].input_if_known or 0) if rows else 0,
         resent_share=sum(r.breakdown.resent for r in resent_known) / counted if counted else 0.0,
+        resent_counted=counted,
+        resent_billed=(None if any(r.input_if_known is None for r in resent_known)
+                       else sum(r.input_if_known or 0 for r in resent_known)),
         tools_per_round=rows[-1].breakdown.tools if rows else 0,
         tools_total=sum(r.breakdown.tools for r in rows),
         tools_fewest=min(kept_tools, default=None),
         tools_most=max(kept_tools, default=None),
         tool_list_recorded=all(r.tool_list_recorded for r in rows),
         tool_list_never_logged=any(r.tool_list_never_logged for r in rows),
+        tool_list_sent=any(r.tool_list_sent for r in rows),
         failed_calls=sum(1 for r in rows if r.failed),
         estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
         last_estimated=bool(rows) and rows[-1].usage.source != "reported",

@@ -43,8 +43,9 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
     """The one explanation of a gap measured on `round_`: every view that says why takes it from here."""
     reasons = []
     if reported_more and row.tool_list_never_logged:  # an agent's log: a list was sent; a model class's span: maybe
+        sent = "the list" if row.tool_list_sent else "any list"  # as tool_list_missing says it, on the same round
         reasons.append("the log's format does not always keep the tool list (an agent's session log never does), so "
-                       "any list sent and billed is not in our count")
+                       f"{sent} sent and billed is not in our count")
     elif reported_more and not row.tool_list_recorded:  # the list was billed; our count cannot hold what was not kept
         reasons.append("the log kept no tool list, though the model called tools, so the list that was sent and "
                        "billed is not in our count")

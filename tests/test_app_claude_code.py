@@ -43,7 +43,7 @@ def test_what_was_resent_is_not_known_where_the_log_kept_no_request_before(app):
 def test_a_session_logs_resent_share_says_it_leaves_out_the_instructions_and_tool_list(app):
     at = uploaded(app, "claude-code-session.jsonl")
     at.switch_page("pages/overview.py").run()
-    assert _resent(at).value == "65%"
+    assert _resent(at).value == "65% of the 1,375 tokens we counted"  # a share of our count, not of the bill
     assert ("The log keeps neither the instructions nor the tool list, which every request sends again: this is a "
             "share of the messages we counted, without them.") in _resent(at).help
 
@@ -93,7 +93,8 @@ def test_a_claude_code_chat_without_tool_calls_is_not_said_to_have_called_tools(
     shown = screen(at)
     assert "called tools" not in shown
     assert ("Why: the log's format does not always keep the tool list (an agent's session log never does), so "
-            "any list sent and billed is not in our count;") in shown
+            "the list sent and billed is not in our count;") in shown
+    assert "whether or not one was sent" not in shown
 
 
 def test_compare_does_not_say_two_claude_code_chats_called_tools(app):

@@ -28,8 +28,9 @@ def test_why_the_reported_input_is_above_our_count_names_the_instructions_the_fi
     shown = screen(at)
     assert "The reported input is 37,367 tokens more than our count, 99% of the input." in shown
     assert "abridged" not in shown
+    # The model called tools, so a list was sent: "the list", as the card where the list would be says.
     assert ("Why: the log's format does not always keep the tool list (an agent's session log never does), so "
-            "any list sent and billed is not in our count; it does not always keep the instructions (the system "
+            "the list sent and billed is not in our count; it does not always keep the instructions (the system "
             "prompt) either, so "
             "any sent and billed are not in our count; the request is rebuilt from the log's transcript, not recorded "
             "as sent, so what the program added to the turns or left out of them when it sent them is not in our "

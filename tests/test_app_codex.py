@@ -11,8 +11,8 @@ def test_the_explorer_shows_a_codex_round_its_call_and_usage_and_says_the_tool_l
     assert "show tools" in shown
     split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
     assert "tool definitions 0" not in split and "tool definitions not in the log" in split
-    assert "Cut out of an OpenAI Codex CLI session log" in shown
-    assert "Codex does not log its tool list" in shown
+    assert "Converted from an OpenAI Codex CLI session log (a rollout)" in shown
+    assert "The log kept no tool list: its format never keeps one, but a list was sent and billed" in shown
 
 
 def test_the_rounds_table_lists_each_model_call_of_the_session_with_its_reported_tokens(app):
@@ -145,3 +145,38 @@ def test_each_codex_round_says_once_in_the_log_s_word_that_the_stop_shown_is_rea
     for k in (1, 3):  # a round that ran a command, and the answer
         said = _sentences(round_shown(app, "codex-rollout-0.125.jsonl", k), r"no stop|why the model stopped")
         assert said == ["The log records no stop signal;"], (k, said)
+
+
+def _sentences_with(shown: str, words: str) -> list[str]:
+    return [s for line in shown.splitlines() for s in line.split(". ") if words in s]
+
+
+def test_each_codex_round_says_once_that_its_tool_list_was_sent_and_never_that_it_may_not_have_been(app):
+    # Codex sends its tool list with every request and never logs it: a fact of the agent, said in one statement
+    # where the list would be (the input split, step 1's card), never contradicted by a reader's note beside it.
+    from lib.summary import TOOL_LIST_SENT_NOT_LOGGED
+    for k in (1, 2, 3):
+        shown = round_shown(app, "codex-rollout-0.125.jsonl", k)
+        assert "whether or not one was sent" not in shown
+        assert "The recorded request lacks" not in shown
+        assert "Codex does not log its tool list" not in shown
+        said = _sentences_with(shown, "tool list")
+        assert not [s for s in said if "whether" in s or "any list" in s or "may" in s]
+        assert TOOL_LIST_SENT_NOT_LOGGED in shown
+
+
+def test_a_codex_round_says_once_what_it_was_converted_from_and_that_it_is_a_rollout_not_an_api_object(app):
+    from lib.export_html import trace_html
+    from lib.summary import summarize
+    from lib.tokens import CHARACTER_COUNTER
+    from lib.logs.upload import read_upload
+    from tests.screen import FIXTURES
+    shown = round_shown(app, "codex-rollout-0.125.jsonl", 1)
+    name = "codex-rollout-0.125.jsonl"
+    trace = read_upload([(name, (FIXTURES / name).read_bytes())]).conversations[0].trace
+    page = trace_html(trace, summarize(trace, CHARACTER_COUNTER))
+    for view in (shown, page):
+        assert "Responses API object" not in view
+        assert "Cut out of" not in view
+        assert view.count("Converted from an OpenAI Codex CLI session log (a rollout)") == (1 if view is shown else 3)
+        assert "The recorded request lacks" not in view and "whether or not one was sent" not in view

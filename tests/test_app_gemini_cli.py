@@ -5,8 +5,9 @@ from tests.screen import round_shown, uploaded
 
 def test_the_explorer_shows_a_gemini_cli_round_rebuilt_its_results_paired_and_its_missing_parts_said(app):
     shown = round_shown(app, "gemini-cli-session.jsonl", 2)
-    assert "Rebuilt from a Gemini CLI session recording: the request is the conversation before this answer" in shown
-    assert "Gemini CLI does not record its system prompt or its tool list" in shown
+    assert "Converted from a Gemini CLI session recording" in shown
+    assert "The request is the conversation before this answer as the recording kept it" in shown
+    assert "Gemini CLI does not record its system prompt: it was sent" in shown
     split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
     assert "instructions 0" not in split and "tool definitions 0" not in split
     assert "instructions not in the log · tool definitions not in the log" in split
@@ -149,3 +150,15 @@ def test_a_gemini_cli_log_without_usage_shows_one_output_estimate_everywhere_say
     assert table["tokens out"].tolist() == [r.usage.output_tokens for r in rows]
     assert any(line.startswith("Tokens out of 5 rounds (1, 2, 3, 5, 6), estimated: The estimate leaves out the "
                                "model's thought summaries") for line in lines(at))
+
+
+def test_each_gemini_cli_round_says_once_that_its_tool_list_was_sent_and_never_that_it_may_not_have_been(app):
+    # Gemini CLI sends its function declarations with every request and never records them: one statement says so.
+    from lib.summary import TOOL_LIST_SENT_NOT_LOGGED
+    for k in range(1, 7):
+        shown = round_shown(app, "gemini-cli-session.jsonl", k)
+        assert "whether or not one was sent" not in shown
+        assert "both were sent" not in shown and "The recorded request lacks" not in shown
+        assert "Rebuilt from a Gemini CLI session recording" not in shown
+        assert shown.count("Converted from a Gemini CLI session recording") == 1
+        assert TOOL_LIST_SENT_NOT_LOGGED in shown

@@ -1,6 +1,7 @@
 """LangSmith run exports, as a LangChain or LangGraph user who wrote out their traces with list_runs reads them."""
 
 import json
+import re
 
 from lib.ui import state
 from tests.screen import screen, uploaded
@@ -33,7 +34,8 @@ def test_a_run_without_a_tool_list_says_it_is_not_in_the_log_and_its_tool_runs_s
     # The calls prove a list was sent; the export's format does keep a bound list, so it is not said never to.
     assert "The log kept no tool list, though the model called tools: the list was sent" in split
     assert "never keeps" not in shown
-    assert "whether tools were sent is not in the log" in shown
+    assert "whether tools were sent" not in shown and "whether or not one was sent" not in shown
+    assert "The run holds no tool list: LangChain keeps the tools it binds under extra.invocation_params.tools" in shown
     assert "search_docs (toolu_01B7): failed · executions[1]" in shown
     assert "paired by its name and order in the trace: the tool run holds no tool_call_id" in shown
     assert "TimeoutError: search backend did not answer" in shown
@@ -74,3 +76,42 @@ def test_a_search_query_the_model_wrote_is_not_said_to_be_a_value_someone_should
     shown = screen(at)
     assert "text-with-tool-calls" in shown
     assert "model-filled-value" not in shown and "refund policy" not in shown
+
+
+def test_a_support_agent_round_says_once_that_its_tool_list_was_sent_and_once_what_it_was_converted_from(app):
+    # The model called tools, so a list was sent: the run's note says where LangChain would have kept it, and leaves
+    # whether it was sent to the one statement where the list would be; the source is named once, on every view.
+    from lib.export_html import trace_html
+    from lib.logs.upload import read_upload
+    from lib.summary import TOOL_LIST_UNRECORDED, summarize
+    from lib.tokens import CHARACTER_COUNTER
+    from tests.screen import FIXTURES
+    at = uploaded(app, "langsmith-runs.jsonl")
+    at.selectbox(key="sidebar.conversation").set_value(SUPPORT).run()
+    trace = read_upload([("langsmith-runs.jsonl", (FIXTURES / "langsmith-runs.jsonl").read_bytes())]
+                        ).conversations[1].trace
+    page = trace_html(trace, summarize(trace, CHARACTER_COUNTER))
+    for k in (1, 2):
+        at.number_input(key=state.ROUND).set_value(k).run()
+        shown = screen(at)
+        for view, rounds in ((shown, 1), (page, 2)):
+            assert "whether tools were sent" not in view and "whether or not one was sent" not in view
+            assert TOOL_LIST_UNRECORDED in view
+            assert "Read from a LangSmith run export" not in view
+            assert view.count("Converted from a LangSmith run export") == rounds
+
+
+def test_the_share_sent_again_says_it_is_of_our_count_where_the_log_lacks_what_was_billed(app):
+    # 973 input tokens were billed over the two rounds; we counted under a hundred of them (the tool list is not in
+    # the export): the share is of that count, said beside it, never as if of the bill.
+    at = uploaded(app, "langsmith-runs.jsonl")
+    at.selectbox(key="sidebar.conversation").set_value(SUPPORT).run()
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    billed = next(m for m in at.metric if m.label == "Input billed over all calls")
+    assert billed.value == "973"
+    resent = next(m for m in at.metric if m.label == "Input already sent in the previous request")
+    share, counted = re.fullmatch(r"(\d+)% of the (\d+) tokens we counted", resent.value).groups()
+    assert int(counted) < 973
+    assert f"We counted {counted} tokens in those requests and the input billed for them was 973" in resent.help
+    assert "the share of the billed input sent again is not in the log" in resent.help

@@ -188,15 +188,17 @@ def test_a_claude_code_session_log_opens_in_the_explorer_naming_its_format_and_w
     assert at.selectbox(key="sidebar.conversation").options == ["session test_session · 5 rounds"]
     assert next(s.value for s in at.subheader if s.value.startswith("Round ")).startswith("Round 1: the program sends 1")
     shown = screen(at)
-    assert "Claude Code does not log its system prompt or its tool list" in shown
+    assert "Claude Code does not log its system prompt: it was sent" in shown
 
 
 def test_a_claude_code_session_without_tool_calls_does_not_say_its_request_had_no_tools(app):
-    from lib.summary import TOOL_LIST_NOT_LOGGED
+    # Claude Code sends its tool list with every request, whether or not the model calls a tool: said, not doubted.
+    from lib.summary import TOOL_LIST_SENT_NOT_LOGGED
     from tests.test_claude_code import CHAT_ONLY
     at = _upload(app, ("s-2.jsonl", "\n".join(json.dumps(line) for line in CHAT_ONLY).encode()))
     shown = screen(at)
-    assert "It reads logs." in shown and TOOL_LIST_NOT_LOGGED in shown
+    assert "It reads logs." in shown and TOOL_LIST_SENT_NOT_LOGGED in shown
+    assert "whether or not one was sent" not in shown
     assert "No tools in this request" not in shown
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lib.logs.upload import read_upload
 from lib.provenance import provenance_detail
-from lib.summary import parts_not_logged, tool_list_never_logged
+from lib.summary import parts_not_logged, tool_list_always_sent, tool_list_never_logged
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE = "codex-rollout-0.125.jsonl"
@@ -109,7 +109,8 @@ def test_the_tool_list_is_said_to_be_missing_and_the_logged_base_instructions_ar
         assert parts_not_logged(round_) == ("tools",)
         assert tool_list_never_logged(round_)
         said = provenance_detail(trace.round_provenance(round_))
-        assert "Codex does not log its tool list" in said
+        # Codex sends its tool list with every request: said once, where the list would be (tool_list_missing).
+        assert tool_list_always_sent(round_) and "tool list" not in said
         assert "base instructions the session_meta line recorded" in said
         assert "not in the log" not in said  # each round has its token count
 

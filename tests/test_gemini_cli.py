@@ -14,7 +14,7 @@ from lib.checks import run_checks
 from lib.logs.upload import read_upload
 from lib.provenance import origin_line, provenance_detail
 from lib.steps import join_path
-from lib.summary import parts_not_logged
+from lib.summary import parts_not_logged, tool_list_always_sent
 from tests.formats_support import assert_detects_only_its_own
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -134,7 +134,9 @@ def test_the_system_prompt_and_tool_list_gemini_cli_does_not_record_are_said_to_
     provenance = trace.round_provenance(round_)
     assert provenance.origin == "derived" and provenance.omitted == ("system", "tools")
     detail = provenance_detail(provenance)
-    assert "Gemini CLI does not record its system prompt or its tool list" in detail
+    assert "Gemini CLI does not record its system prompt: it was sent" in detail
+    # The tool list it sends with every request is said once, where the list would be (tool_list_missing).
+    assert "tool list" not in detail and tool_list_always_sent(round_)
     # That it keeps no stop is said under each response (lib.summary.stop_unrecorded_words), not again here.
     assert "why the model stopped" not in detail
     assert "Converted from a Gemini CLI session recording" in origin_line(trace, round_)

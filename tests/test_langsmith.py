@@ -92,7 +92,9 @@ def test_a_run_without_a_tool_list_says_it_is_not_in_the_log_never_that_no_tools
         # Not a part the format never keeps (Claude Code's tool list, always sent): LangChain keeps the tools it
         # binds, so a run without them may have had none; the calls are what prove a list was sent.
         assert provenance["omitted"] == []
-        assert "whether tools were sent is not in the log" in provenance["note"]
+        # Whether one was sent is said where the list would be (lib.summary.tool_list_missing), from the calls.
+        assert "whether" not in provenance["note"] and "sent" not in provenance
+        assert "this run has none there" in provenance["note"]
 
 
 def test_a_json_array_of_runs_and_runs_in_any_order_read_as_the_lines_do():

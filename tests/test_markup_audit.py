@@ -53,7 +53,8 @@ WORDS = {
     "plural": "a count and our noun, made plural (lib/text.py)",
     "failure_heading": "our sentence for a failed call from its HTTP status number (lib/failures.py)",
     "sends": "our sentence counting a round's messages (lib/round_view.py)",
-    "tool_list_missing": "one of two constants saying the log kept no tool list (lib/summary.py)",
+    "tool_list_missing": "one of three constants saying the log kept no tool list (lib/summary.py)",
+    "tool_list_words": "tool_list_missing for a row's or the totals' flags (lib/summary.py)",
     "cost_words": "a price in dollars or 'not known' (lib/prices.py)",
     "money_words": "an amount in dollars or 'no price' (lib/prices.py)",
     "about": "a token count, ≈ when estimated (lib/ui/accounting.py)",
@@ -126,7 +127,7 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/slides.py", "ball.times_one_call_words"):
         "Snowball.times_one_call_words: a ratio to a tenth, or None (lib/summary.py)",
     ("lib/ui/accounting.py", "ball.resent_help"):
-        "Snowball.resent_help: our sentences with a count of rounds (lib/summary.py)",
+        "Snowball.resent_help: our sentences with counts of rounds and tokens (lib/summary.py)",
     ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES or NARRATION_TITLE (lib/steps.py)",
     ("lib/ui/cards.py", "finding.code"): CHECK_CODE,
     ("lib/ui/findings.py", "finding.code"): CHECK_CODE,

@@ -62,15 +62,17 @@ SYNTHETIC = "<synthetic>"
 PROVENANCE = {
     "origin": "derived",
     "note": "Cut out of a Claude Code session log: the request is the conversation before this response as the log "
-            "kept it, not a request on record as sent. Claude Code does not log its system prompt or its tool list: "
-            "both were sent, but neither is shown or counted here. The response and its usage are as recorded.",
+            "kept it, not a request on record as sent. Claude Code does not log its system prompt: it was sent, but "
+            "is neither shown nor counted here. The response and its usage are as recorded.",
     "omitted": ["system", "tools"],
+    "sent": ["tools"],
 }
-"""Every round's provenance: what the log lacks, said where the round is shown (lib/provenance.py)."""
+"""Every round's provenance: what the log lacks, said where the round is shown (lib/provenance.py). Claude Code sends
+its tool list with every request and never logs it: that is said once, where the list would be (`sent`)."""
 
 FAILED = ("Cut out of a Claude Code session log: the request is the conversation before this call as the log kept it, "
-          "not a request on record as sent. Claude Code does not log its system prompt or its tool list: both were "
-          "sent, but neither is shown or counted here. The call failed: Claude Code wrote this error in the log in "
+          "not a request on record as sent. Claude Code does not log its system prompt: it was sent, but is neither "
+          "shown nor counted here. The call failed: Claude Code wrote this error in the log in "
           "place of a response, with the HTTP status where its words give one.")
 """The provenance note of a round whose call failed."""
 

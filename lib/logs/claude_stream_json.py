@@ -170,7 +170,8 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
             omitted.append("a user turn (the person's prompt)")
         if unended_words:
             note += " " + unended_words
-        return {**PROVENANCE, "note": note, "omitted": omitted}
+        # Another program's run may offer no tools (its init line lists them): that one was sent is not said for it.
+        return {**PROVENANCE, "note": note, "omitted": omitted, "sent": []}
 
     def _conversation_of(self, obj: dict) -> str:
         """`session <id>`; a subagent's lines (`parent_tool_use_id` set) the conversation of the Task call they

@@ -84,15 +84,11 @@ TOOL_EFFECTS = {"apply_patch": "write", "write_stdin": "read", "update_plan": "n
 an exec_command call started, whose effects are that command's; update_plan is the plan Codex shows the person.
 Shell commands (exec_command, shell) may do anything, and are left to no declaration, as Claude Code's Bash is."""
 
-NOTE = ("Cut out of an OpenAI Codex CLI session log: the request is the items before this response as the log kept "
-        "them, not a request on record as sent.")
-"""The start of every round's provenance note."""
+NOTE = ("The request is the items before this response as the log kept them, not a request on record as sent.")
+"""The start of every round's provenance note: the origin line has said what it was cut out of (converted_from)."""
 
-NO_TOOLS = "Codex does not log its tool list: it was sent, but it is neither shown nor counted here."
-"""Said of every round."""
-
-NO_INSTRUCTIONS = ("This session's log does not hold Codex's base instructions either (older versions do not write "
-                   "them): they were sent, but are neither shown nor counted here.")
+NO_INSTRUCTIONS = ("This session's log does not hold Codex's base instructions (older versions do not write them): "
+                   "they were sent, but are neither shown nor counted here.")
 """Said of a round whose session_meta carries no base instructions."""
 
 WITH_INSTRUCTIONS = "The instructions shown are the base instructions the session_meta line recorded."
@@ -358,7 +354,7 @@ class CodexRolloutFormat(LogFormat):
         cut, self._cut = self._cut, False
         yield CallRecord(
             line=line, dialect=OPENAI, request=self._request(self._history, self._model), conversation=self._key(),
-            error=error, derived=[TRANSCRIPT_REQUEST], converted_from="openai-responses", timestamp=timestamp,
+            error=error, derived=[TRANSCRIPT_REQUEST], converted_from="codex-rollout", timestamp=timestamp,
             provenance=self._provenance([FAILED]), history_cut=cut,
         )
 
@@ -441,7 +437,7 @@ class CodexRolloutFormat(LogFormat):
         yield CallRecord(
             line=round_.line, dialect=OPENAI, request=self._request(round_.request, round_.model), response=response,
             conversation=self._key(), error=error, derived=[TRANSCRIPT_REQUEST, "finish"],
-            converted_from="openai-responses", timestamp=round_.timestamp, provenance=self._provenance(said),
+            converted_from="codex-rollout", timestamp=round_.timestamp, provenance=self._provenance(said),
             executions=executions, tool_effects=TOOL_EFFECTS, history_cut=round_.history_cut,
         )
 
@@ -453,10 +449,11 @@ class CodexRolloutFormat(LogFormat):
         return request
 
     def _provenance(self, said: list[str]) -> dict:
-        """A round's provenance: what every round of the log lacks, then what is said of this one."""
-        note = [NOTE, WITH_INSTRUCTIONS if self._instructions else NO_INSTRUCTIONS, NO_TOOLS, *said]
+        """A round's provenance: what every round of the log lacks, then what is said of this one. Codex sends its
+        tool list with every request and never logs it: that is said once, where the list would be (`sent`)."""
+        note = [NOTE, WITH_INSTRUCTIONS if self._instructions else NO_INSTRUCTIONS, *said]
         return {"origin": "derived", "note": " ".join(note),
-                "omitted": ["tools"] if self._instructions else ["system", "tools"]}
+                "omitted": ["tools"] if self._instructions else ["system", "tools"], "sent": ["tools"]}
 
     def _ran(self, round_: _Round) -> tuple[list[dict], list[str]]:
         """The outputs of the round's calls as execution entries, where the log records how the run ended: an

@@ -51,17 +51,20 @@ TOKEN_COUNTS = {"input": "promptTokenCount", "output": "candidatesTokenCount", "
 
 PROVENANCE = {
     "origin": "derived",
-    "note": "Rebuilt from a Gemini CLI session recording: the request is the conversation before this answer as the "
-            "recording kept it (the person's messages, the model's earlier answers, and each tool call's result as "
-            "recorded on the call), not a request on record as sent; the order of an answer's text and its calls "
-            "within a turn is ours. Gemini CLI does not record its system prompt or its tool list: both were sent, "
-            "but neither is shown or counted here. The answer's text, its calls and its usage are as recorded. The "
+    "note": "The request is the conversation before this answer as the recording kept it (the person's messages, "
+            "the model's earlier answers, and each tool call's result as recorded on the call), not a request on "
+            "record as sent; the order of an answer's text and its calls within a turn is ours. Gemini CLI does not "
+            "record its system prompt: it was sent, but is neither shown nor counted here. The answer's text, its "
+            "calls and its usage are as recorded. The "
             "model's thoughts are shown as Gemini CLI recorded them, in thought_summary parts before the answer's "
             "text and calls: each a summary of the model's reasoning that Gemini sent (a subject and a description, "
             "as Gemini CLI split it), not the reasoning itself, and not text the model wrote to the person.",
     "omitted": ["system", "tools"],
+    "sent": ["tools"],
 }
-"""Every round's provenance: what the recording lacks, said where the round is shown (lib/provenance.py)."""
+"""Every round's provenance: what the recording lacks, said where the round is shown (lib/provenance.py). Gemini CLI
+sends its tool list with every request and never records it: that is said once, where the list would be (`sent`); what
+the recording was converted from, the origin line says (converted_from)."""
 
 THOUGHT = "thought_summary"
 """The type of the part a recorded thought is shown in: Gemini CLI's own name for it (ThoughtSummary)."""
@@ -92,9 +95,9 @@ API_ERROR = "[API Error: "
 
 FAILED = {
     **PROVENANCE,
-    "note": "Rebuilt from a Gemini CLI session recording: the request is the conversation before this error as the "
-            "recording kept it, not a request on record as sent. Gemini CLI does not record its system prompt or its "
-            "tool list: both were sent, but neither is shown or counted here. The call failed: Gemini CLI recorded "
+    "note": "The request is the conversation before this error as the recording kept it, not a request on record as "
+            "sent. Gemini CLI does not record its system prompt: it was sent, but is neither shown nor counted here. "
+            "The call failed: Gemini CLI recorded "
             "this error in place of an answer (after its own retries), without the model asked for; the HTTP status "
             "is shown where the error's words give one.",
 }

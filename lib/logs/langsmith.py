@@ -52,14 +52,14 @@ FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
           "STOP": "stop", "MAX_TOKENS": "length"}
 """Providers' stop reasons as LangChain's response_metadata keeps them, in Chat Completions words."""
 
-NOTE = ("Read from a LangSmith run export: the request is the messages LangChain handed the model class "
-        "(the run's inputs), written here as a Chat Completions body, not the provider's request on the wire; the "
-        "answer and its usage are as the run recorded them.")
-"""Every round's provenance note."""
+NOTE = ("The request is the messages LangChain handed the model class (the run's inputs), not the provider's request "
+        "on the wire; the answer and its usage are as the run recorded them.")
+"""Every round's provenance note: the origin line has said that it was converted from a run export (converted_from)."""
 
-NO_TOOLS = (" The run holds no tool list (LangChain keeps the tools it binds under extra.invocation_params.tools, "
-            "and this run has none there): whether tools were sent is not in the log.")
-"""Added to the note of a run whose tool list is not in the export."""
+NO_TOOLS = (" The run holds no tool list: LangChain keeps the tools it binds under extra.invocation_params.tools, and "
+            "this run has none there.")
+"""Added to the note of a run whose tool list is not in the export: whether one was sent, the conversation's calls
+tell, and that is said where the list would be (lib.summary.tool_list_missing)."""
 
 BY_ORDER = ("paired by its name and order in the trace: the tool run holds no tool_call_id (its output is no "
             "ToolMessage)")

@@ -11,7 +11,8 @@ from lib.summary import (BILLING_NOT_KNOWN, NO_CALL_MADE, NOT_IN_THE_LOG, REASON
                          REQUEST_NOT_COUNTED, UNMADE_SAID, RoundSummary, Snowball, OUTPUT_MISSING, cache_written,
                          counted_parts, missing_output, no_bar_words, not_counted_words, not_logged_words,
                          output_estimate_words, output_left_out_words, overcounted, reasoning_reported, round_cost,
-                         said_parts, table_cached, table_reasoning, table_tokens, tokens_words, tool_list_missing)
+                         said_parts, table_cached, table_reasoning, table_tokens, tokens_words, tool_list_missing,
+                         tool_list_words)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import Price, prices_from_rows
@@ -100,7 +101,7 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
         plain.text(note)
     split = split_words(said_parts(row), usage.input_tokens, usage.source == "reported")
     st.caption(f"Where the input goes {split}."
-               + ("" if row.tool_list_recorded else " " + tool_list_missing(row.tool_list_never_logged)))
+               + ("" if row.tool_list_recorded else " " + tool_list_words(row)))
 
 
 def _estimated_output(row: RoundSummary, column) -> None:
@@ -290,7 +291,7 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
         return
     c.metric("Input already sent in the previous request", ball.resent_words, help=ball.resent_help)
     if not ball.tool_list_recorded:
-        d.metric("Tool list, every round", NOT_IN_THE_LOG, help=tool_list_missing(ball.tool_list_never_logged))
+        d.metric("Tool list, every round", NOT_IN_THE_LOG, help=tool_list_words(ball))
         return
     d.metric("Tool list, every round", ball.tools_words,
              delta=f"{ball.tools_total:,} in all, over {plural(ball.rounds, 'round')}", delta_color="off",

@@ -20,7 +20,8 @@ import streamlit as st
 
 from lib.annotations import NoteMark
 from lib.growth import Growth, MessageEntry, against_words, held_apart, origin_words
-from lib.summary import log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_missing, tool_list_never_logged
+from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
+                         tool_list_never_logged)
 from lib.model import Message, Round, ToolCallPart
 from lib.money import money_comparison
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
@@ -229,14 +230,15 @@ def _message_table(entries: tuple[MessageEntry, ...], label: str, why: str, key:
 
 
 def tools_section(round_: Round, marks: list[Mark], pointer: Pointer | None = None,
-                  tool_list_recorded: bool = True, secret: bool = False) -> None:
+                  tool_list_recorded: bool = True, secret: bool = False, tool_list_sent: bool = False) -> None:
     """Step 1: the tool list that travels with the request; `tool_list_recorded` False for a log that kept the
-    messages but not the tools (RoundSummary.tool_list_recorded); `secret` True in predict mode before the learner
-    has predicted."""
+    messages but not the tools (RoundSummary.tool_list_recorded), `tool_list_sent` where one was sent all the same
+    (RoundSummary.tool_list_sent); `secret` True in predict mode before the learner has predicted."""
     label = next((m for m in marks if isinstance(m, StepLabel) and m.step == 1), None)
     if label is None:
         st.caption("No tools in this request: the model cannot ask for any." if tool_list_recorded
-                   else tool_list_missing(tool_list_never_logged(round_), secret))
+                   else tool_list_missing(tool_list_never_logged(round_), secret,
+                                          tool_list_always_sent(round_) or (tool_list_sent and not secret)))
         return
     step_badge(label)
     _badges_at(marks, "tools", steps=False)
@@ -258,7 +260,8 @@ def request_not_in_log() -> None:
 
 
 def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Round | None,
-                  pointer: Pointer | None = None, tool_list_recorded: bool = True, secret: bool = False) -> None:
+                  pointer: Pointer | None = None, tool_list_recorded: bool = True, secret: bool = False,
+                  tool_list_sent: bool = False) -> None:
     """The request side as cards: the system prompt, the messages array, then the tools (see tools_section)."""
     if not round_.request_recorded:
         request_not_in_log()
@@ -281,7 +284,7 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Ro
     for entry in sent:
         if entry.status != "resent":
             message_card(entry, marks, pointer, placed.new_words)
-    tools_section(round_, marks, pointer, tool_list_recorded, secret)
+    tools_section(round_, marks, pointer, tool_list_recorded, secret, tool_list_sent)
 
 
 def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = None, stop_said: bool = False) -> None:

@@ -125,7 +125,8 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: boo
         snow = snowball(loaded.trace, state.summaries(loaded), round_.index)
         with st.container(key="asks-tools"):
             st.markdown(f"① {tools_line(snow)}")
-    cards.tools_section(round_, marks, tool_list_recorded=view.tool_list_recorded, secret=secret)
+    cards.tools_section(round_, marks, tool_list_recorded=view.tool_list_recorded, secret=secret,
+                        tool_list_sent=view.tool_list_sent)
     st.subheader("What the model sees", anchor=False)
     lead(knows_words(round_))
     _resent_stack(view)
