@@ -19,7 +19,9 @@ def test_a_task_historys_rounds_table_says_its_instructions_and_tools_are_not_in
 def test_the_explorer_says_the_request_was_cut_out_of_the_task_history(app):
     at = uploaded(app, HISTORY)
     shown = screen(at)
-    assert "Cut out of a Cline or Roo Code task history (api_conversation_history.json)" in shown
+    assert shown.count("Converted from a Cline or Roo Code task history") == 1
+    assert "The request is the conversation before this response as the task history (api_conversation_history.json)" \
+        in shown
 
 
 def test_why_the_reported_input_is_above_our_count_names_the_instructions_the_file_never_keeps_not_abridged(app):

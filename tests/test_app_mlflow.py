@@ -19,7 +19,8 @@ def test_a_chat_models_round_says_its_instructions_and_tool_list_are_not_in_the_
     split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
     assert "instructions 0" not in split and "tool definitions 0" not in split
     assert "instructions not in the log · tool definitions not in the log" in split
-    assert "Whether a system prompt or a tool list went with them is not in the trace" in shown
+    assert "Whether a system prompt went with them is not in the trace" in shown
+    assert "Read from an MLflow trace" not in shown and shown.count("Converted from an MLflow trace's span") == 1
 
 
 def test_a_chat_models_rounds_table_has_no_token_count_where_mlflow_kept_only_nulls(app):

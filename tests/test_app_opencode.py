@@ -5,8 +5,9 @@ from tests.screen import round_shown, uploaded
 
 def test_the_explorer_shows_an_opencode_step_rebuilt_its_result_paired_and_its_missing_parts_said(app):
     shown = round_shown(app, "containers/opencode-export-steps.json", 2)
-    assert "Rebuilt from an OpenCode session export: the request is the conversation before this model call" in shown
-    assert "OpenCode does not export its system prompt or its tool list" in shown
+    assert shown.count("Converted from an OpenCode session export") == 1 and "Rebuilt from" not in shown
+    assert "The request is the conversation before this model call as the export kept it" in shown
+    assert "OpenCode does not export its system prompt: it was sent" in shown
     split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
     assert "instructions 0" not in split and "tool definitions 0" not in split
     assert "instructions not in the log · tool definitions not in the log" in split

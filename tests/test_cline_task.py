@@ -53,7 +53,8 @@ def test_a_history_alone_is_one_task_each_assistant_turn_a_round_with_no_usage_s
     # Sent, but not in the file: said to be missing, never an empty list.
     assert all(parts_not_logged(r) == ("instructions", "tools") and tool_list_never_logged(r) for r in rounds)
     detail = provenance_detail(rounds[0].provenance)
-    assert "The file keeps neither the system prompt nor the tool list" in detail
+    assert "The file does not keep the system prompt: it was sent" in detail
+    assert "tool list" not in detail  # said once, where the list would be (lib.summary.tool_list_missing)
     assert "may hold more than was sent" in detail
 
 

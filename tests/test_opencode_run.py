@@ -47,7 +47,8 @@ def test_the_prompt_system_prompt_and_tool_list_are_said_not_in_the_log_never_em
     for round_ in upload.conversations[0].trace.rounds:
         provenance = round_.extra["provenance"]
         assert provenance["omitted"] == ["system", "tools"]
-        assert "OpenCode prints neither its system prompt nor its tool list" in provenance["note"]
+        assert "OpenCode does not print its system prompt: it was sent" in provenance["note"]
+        assert provenance["sent"] == ["tools"] and "tool list" not in provenance["note"]
         assert "The person's prompt (the message given to opencode run) is not in the output" in provenance["note"]
 
 

@@ -63,15 +63,17 @@ ENDED_BADLY = ("cancelReason", "streamingFailedMessage")
 
 PROVENANCE = {
     "origin": "derived",
-    "note": "Cut out of a Cline or Roo Code task history (api_conversation_history.json): the request is the "
-            "conversation before this response as the file kept it, not a request on record as sent. The extension "
-            "keeps every conversation in Anthropic's message shape whatever provider it called, and may shorten "
-            "earlier turns before sending them (dropping old turns when the context fills): a request rebuilt here "
-            "may hold more than was sent. The file keeps neither the system prompt nor the tool list: both were "
-            "sent, but neither is shown or counted here.",
+    "note": "The request is the conversation before this response as the task history "
+            "(api_conversation_history.json) kept it, not a request on record as sent. The extension keeps every "
+            "conversation in Anthropic's message shape whatever provider it called, and may shorten earlier turns "
+            "before sending them (dropping old turns when the context fills): a request rebuilt here may hold more "
+            "than was sent. The file does not keep the system prompt: it was sent, but is neither shown nor counted "
+            "here.",
     "omitted": ["system", "tools"],
 }
-"""Every round's provenance: what the file lacks, said where the round is shown (lib/provenance.py)."""
+"""Every round's provenance: what the file lacks, said where the round is shown (lib/provenance.py). What it was
+converted from, the origin line says (converted_from); whether a tool list was sent, the one statement where the list
+would be (lib.summary.tool_list_missing): the extension may describe its tools in the prompt's text instead."""
 
 NO_USAGE = ("The history keeps no token counts: the counts are in ui_messages.json, which was not uploaded with it, "
             "so no round's usage is known.")

@@ -43,14 +43,16 @@ GOOSE_ONLY = ("toolConfirmationRequest", "actionRequired", "contextLengthExceede
 
 PROVENANCE = {
     "origin": "derived",
-    "note": "Rebuilt from a Goose session file: the request is the conversation before this response as the file "
-            "kept it, not a request on record as sent. Goose does not record its system prompt or its tool list: "
-            "both were sent, but neither is shown or counted here. Nor does it record this call's usage (the file "
-            "holds only token counts on its first line, said beside the session). The response's text, calls and "
-            "thinking are as recorded.",
+    "note": "The request is the conversation before this response as the file kept it, not a request on record as "
+            "sent. Goose does not record its system prompt: it was sent, but is neither shown nor counted here. Nor "
+            "does it record this call's usage (the file holds only token counts on its first line, said beside the "
+            "session). The response's text, calls and thinking are as recorded.",
     "omitted": ["system", "tools"],
+    "sent": ["tools"],
 }
-"""Every round's provenance: what the file lacks, said where the round is shown (lib/provenance.py)."""
+"""Every round's provenance: what the file lacks, said where the round is shown (lib/provenance.py). Goose sends its
+extensions' tools with every request and never records them: said once, where the list would be (`sent`); what the
+file was converted from, the origin line says (converted_from)."""
 
 TOTALS = ("Goose records no usage with its messages, only token counts on the session's first line: {counts}. Its "
           "rounds show none of them: {why}")

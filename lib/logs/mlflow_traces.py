@@ -35,9 +35,12 @@ UNREAD_NOTE = ("MLflow recorded this call's inputs and outputs ({where}) in a sh
                "model, token counts and latency are as recorded; the messages cannot be shown.")
 """Said where a model-call span's messages are in no shape a converter reads."""
 
-WRAPPED_NOTE = ("Read from an MLflow trace: the request is the messages this span was given, not a provider request on "
-                "record. Whether {lacked} went with them is not in the trace: none is shown or counted here.")
-"""Said of a call whose inputs are a framework's messages rather than the provider's request body."""
+WRAPPED_NOTE = ("The request is the messages this span was given, not a provider request on record.{lacked}")
+"""Said of a call whose inputs are a framework's messages rather than the provider's request body: what it was read
+from, the origin line says (converted_from); whether a tool list went with them, the one statement where the list
+would be (lib.summary.tool_list_missing), which the conversation's calls may settle."""
+NO_SYSTEM = " Whether a system prompt went with them is not in the trace: none is shown or counted here."
+"""Added to WRAPPED_NOTE where the messages hold no system prompt."""
 
 
 class MlflowTraceFormat(LogFormat):
@@ -419,8 +422,8 @@ def _say_lacked(record: CallRecord) -> None:
     if not request.get("tools"):
         lacked.append("tools")
     if lacked:
-        words = " or ".join({"system": "a system prompt", "tools": "a tool list"}[p] for p in lacked)
-        record.provenance = {"origin": "derived", "note": WRAPPED_NOTE.format(lacked=words), "omitted": lacked}
+        said = NO_SYSTEM if "system" in lacked else ""
+        record.provenance = {"origin": "derived", "note": WRAPPED_NOTE.format(lacked=said), "omitted": lacked}
 
 
 def _unread(model: str | None, usage: dict | None, span: _Span, line: int) -> CallRecord:

@@ -31,14 +31,17 @@ from lib.text import plural
 
 PROVENANCE = {
     "origin": "derived",
-    "note": "Rebuilt from an OpenCode session export: the request is the conversation before this model call as the "
-            "export kept it (the person's messages, the earlier calls' answers, and each tool part's output as the "
-            "result of its call), not a request on record as sent. OpenCode does not export its system prompt or its "
-            "tool list: both were sent, but neither is shown or counted here. The answer, its calls and its usage "
-            "are as recorded, written here as a Messages body whichever provider answered.",
+    "note": "The request is the conversation before this model call as the export kept it (the person's messages, "
+            "the earlier calls' answers, and each tool part's output as the result of its call), not a request on "
+            "record as sent. OpenCode does not export its system prompt: it was sent, but is neither shown nor "
+            "counted here. The answer, its calls and its usage are as recorded, in a Messages body whichever "
+            "provider answered.",
     "omitted": ["system", "tools"],
+    "sent": ["tools"],
 }
-"""Every round's provenance: what the export lacks, said where the round is shown (lib/provenance.py)."""
+"""Every round's provenance: what the export lacks, said where the round is shown (lib/provenance.py). OpenCode sends
+its tool list with every request and never exports it: said once, where the list would be (`sent`); what the export
+was converted from, and into, the origin line says (converted_from)."""
 
 FAILED_NOTE = (" The call ended with the error OpenCode recorded on its message ({name}): {kept}.")
 """Added to the note of a round whose message OpenCode recorded an error on."""

@@ -27,16 +27,18 @@ EVENT_TYPES = frozenset({"step_start", "step_finish", "text", "reasoning", "tool
 
 PROVENANCE = {
     "origin": "derived",
-    "note": "Rebuilt from OpenCode's run output (opencode run --format json): the request is the conversation before "
-            "this model call as the output's events tell it (the earlier calls' answers, and each tool's output as "
-            "the result of its call), not a request on record as sent. The person's prompt (the message given to "
-            "opencode run) is not in the output, nor are a continued session's earlier turns: every request shown "
-            "lacks them. OpenCode prints neither its system prompt nor its tool list: both were sent, but neither is "
-            "shown or counted here. The answer, its calls "
-            "and its usage are as printed, written here as a Messages body; the output does not name the model.",
+    "note": "The request is the conversation before this model call as the output's events tell it (the earlier "
+            "calls' answers, and each tool's output as the result of its call), not a request on record as sent. The "
+            "person's prompt (the message given to opencode run) is not in the output, nor are a continued session's "
+            "earlier turns: every request shown lacks them. OpenCode does not print its system prompt: it was sent, "
+            "but is neither shown nor counted here. The answer, its calls and its usage are as printed; the output "
+            "does not name the model.",
     "omitted": ["system", "tools"],
+    "sent": ["tools"],
 }
-"""Every round's provenance: what the run output lacks, said where the round is shown (lib/provenance.py)."""
+"""Every round's provenance: what the run output lacks, said where the round is shown (lib/provenance.py). OpenCode
+sends its tool list with every request and never prints it: said once, where the list would be (`sent`); what the
+output was converted from, and into, the origin line says (converted_from)."""
 
 NO_USAGE = " The output ends before this call's step_finish event, so its usage is not in the log."
 """Added to the note of a step the output does not finish."""

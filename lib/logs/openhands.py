@@ -60,9 +60,10 @@ REBUILT = ("Rebuilt from an OpenHands trajectory: the request is the run's event
            "is counted in their place. The response and its usage are as recorded.")
 """Every trajectory round's provenance note."""
 
-NO_SYSTEM_EVENT = (" This trajectory has no system event (older OpenHands versions wrote none): its system prompt and "
-                   "tool list were sent, but neither is shown or counted here.")
-"""Added to the note of a trajectory that lacks the system event."""
+NO_SYSTEM_EVENT = (" This trajectory has no system event (older OpenHands versions wrote none): its system prompt was "
+                   "sent, but is neither shown nor counted here.")
+"""Added to the note of a trajectory that lacks the system event. Its tool list, sent with every request, is said once,
+where the list would be (Provenance.sent, lib.summary.tool_list_missing)."""
 
 
 class OpenHandsCompletionFormat(LogFormat):
@@ -234,7 +235,8 @@ class OpenHandsTrajectoryFormat(LogFormat):
                                  "name": str(meta.get("function_name") or ""),
                                  "content": str(event.get("content") or "")})
         note = REBUILT if tools is not None else REBUILT + NO_SYSTEM_EVENT
-        provenance = {"origin": "derived", "note": note, "omitted": [] if tools is not None else ["system", "tools"]}
+        provenance = {"origin": "derived", "note": note, "omitted": [] if tools is not None else ["system", "tools"],
+                      "sent": [] if tools is not None else ["tools"]}
         for n, (position, response) in enumerate(calls):
             request: dict[str, Any] = {"messages": messages[:position]}
             if tools is not None:
