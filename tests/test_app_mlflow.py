@@ -31,3 +31,17 @@ def test_a_chat_models_rounds_table_has_no_token_count_where_mlflow_kept_only_nu
     assert set(rounds["in: instructions"]) == {"not in the log"}
     assert set(rounds["in: tool definitions"]) == {"not in the log"}
     assert set(rounds["tokens are"]) == {"estimated"}  # MLflow kept a usage of nulls: counted by us, never 0
+
+
+def test_the_tokens_page_does_not_say_a_chat_models_unkept_prompt_and_tools_were_sent_where_the_round_doubts_it(app):
+    # The span holds the messages a ChatModel was given and the model called no tool: whether a system prompt or a
+    # tool list went with them is not in the trace, as the round says; the Tokens page said "they were sent and billed".
+    from lib.summary import TOOL_LIST_NOT_LOGGED
+    shown = round_shown(app, "mlflow-bedrock-chat-model.json", 1)
+    assert TOOL_LIST_NOT_LOGGED in shown
+    at = uploaded(app, "mlflow-bedrock-chat-model.json")
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.main.caption)
+    assert "keeps neither the instructions nor the tool list: whether they were sent is not in it" in captions
+    assert "were sent and billed" not in captions and "an agent's session log" not in captions

@@ -213,7 +213,11 @@ def parts_not_logged_words(rows: tuple[RoundSummary, ...]) -> str:
         where = (f"{they} {have} no bar of {their} own: on a round with reported usage {their} tokens are in the part "
                  "reported beyond our count; on a round whose input is estimated, from what the log holds, no figure "
                  f"holds {'them' if they == 'they' else 'it'}.")
-    return f"This log's format (an agent's session log) keeps {lacked}: {they} {were} sent and billed, but {where}"
+    if all(r.tool_list_sent for r in lacking):  # as the round's own statement (lib.summary.tool_list_missing) says
+        return f"This log's format (an agent's session log) keeps {lacked}: {they} {were} sent and billed, but {where}"
+    # A model class's span (MLflow's): whether a list or a system prompt went with its messages is not in the trace.
+    return (f"This log's format keeps {lacked}: whether {they} {were} sent is not in it; any sent {were} billed, but "
+            f"{where}")
 
 
 def breakdown_caption(counting: Counting, rows: tuple[RoundSummary, ...]) -> None:
