@@ -675,9 +675,9 @@ class Snowball:
             billed = (f"the input billed for them was {about(self.resent_billed, self.estimated_calls > 0)}"
                       if self.resent_billed is not None else "the log does not give the input billed for every one")
             said += (f" We counted {self.resent_counted:,} tokens in those requests and {billed}, so this is a share "
-                     "of our count only, not of the bill. What we could not count (a tool list or system prompt the log does not keep, "
-                     "the provider's template) the log does not split into new and sent again, though a request "
-                     "carries much of it every time: the share of the billed input sent again is not in the log.")
+                     "of our count only, not of the bill. What we could not count (a tool list or system prompt the "
+                     "log does not keep, the provider's template) the log does not split into new and sent again: "
+                     "the share of the billed input sent again is not in the log.")
         if self.resent_unknown:
             one = self.resent_unknown == 1
             said += (f" {plural(self.resent_unknown, 'round')} whose previous request the log lacks "
