@@ -33,12 +33,13 @@ TOOL_LIST_UNRECORDED_UNTIL_PREDICTED = ("The log kept the messages, not the tool
 TOOL_LIST_NOT_LOGGED = ("The log kept no tool list: its format does not always keep one (an agent's session log never "
                         "does, an OpenTelemetry span only where the instrumentation opts in), so no list is shown or "
                         "counted here, whether or not one was sent.")
-"""Said instead, for a log whose format never keeps the tool list (tool_list_never_logged): whether or not the model
-called a tool, no figure may say the list was empty."""
-TOOL_LIST_SENT_NOT_LOGGED = ("The log kept no tool list: its format does not always keep one, but a list was sent with "
-                             "the requests; it is neither shown nor counted here.")
-"""Said instead, for a log whose format does not keep the tool list where one was sent all the same (RoundSummary.
-tool_list_sent: the model called tools, or the agent sends its list with every request)."""
+"""Said instead, for a log whose format does not always keep the tool list (tool_list_never_logged) where nothing
+shows that one was sent: whether or not the model called a tool, no figure may say the list was empty."""
+TOOL_LIST_SENT_NOT_LOGGED = ("The log kept no tool list: its format does not always keep one, but a list was sent; it "
+                             "is neither shown nor counted here.")
+"""Said instead, for a log whose format does not always keep the tool list where one was sent all the same
+(RoundSummary.tool_list_sent: the model called tools, or the agent sends its list with every request). Not "billed": a
+failed call's round says the same, and whether a failed call was billed the log does not say (BILLING_NOT_KNOWN)."""
 
 
 def tool_list_never_logged(round_: Round) -> bool:
