@@ -12,7 +12,7 @@ def test_the_explorer_shows_a_codex_round_its_call_and_usage_and_says_the_tool_l
     split = next(line for line in shown.splitlines() if line.startswith("Where the input goes"))
     assert "tool definitions 0" not in split and "tool definitions not in the log" in split
     assert "Converted from an OpenAI Codex CLI session log (a rollout)" in shown
-    assert "The log kept no tool list: its format never keeps one, but a list was sent;" in shown
+    assert "The log kept no tool list: its format does not always keep one, but a list was sent;" in shown
 
 
 def test_the_rounds_table_lists_each_model_call_of_the_session_with_its_reported_tokens(app):

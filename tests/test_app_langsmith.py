@@ -106,7 +106,7 @@ def test_the_share_sent_again_says_it_is_of_our_count_where_the_log_lacks_what_w
     # the export): the share is of that count, said beside it, never as if of the bill.
     at = uploaded(app, "langsmith-runs.jsonl")
     at.selectbox(key="sidebar.conversation").set_value(SUPPORT).run()
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     billed = next(m for m in at.metric if m.label == "Input billed over all calls")
     assert billed.value == "973"

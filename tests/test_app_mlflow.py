@@ -40,7 +40,7 @@ def test_the_tokens_page_does_not_say_a_chat_models_unkept_prompt_and_tools_were
     shown = round_shown(app, "mlflow-bedrock-chat-model.json", 1)
     assert TOOL_LIST_NOT_LOGGED in shown
     at = uploaded(app, "mlflow-bedrock-chat-model.json")
-    at.switch_page("pages/tokens.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     captions = " ".join(c.value for c in at.main.caption)
     assert "keeps neither the instructions nor the tool list: whether they were sent is not in it" in captions

@@ -375,9 +375,9 @@ def test_a_gap_from_a_tool_list_the_span_did_not_keep_is_put_down_to_that_list_f
     # The openai-v2 span kept the messages, not the tools, though get_temperature was sent with both requests (the
     # cassette of the same calls counts 59 tokens of it). The reported 50 against our 22 is mostly that list.
     shown = screen(uploaded(app, "otlp-span-per-call.jsonl"))
-    # Its gen_ai.tool.definitions is opt-in: the span does not say whether a list was sent.
+    # Its gen_ai.tool.definitions is opt-in, and the model's call of get_temperature proves a list was sent.
     assert ("The reported input is 28 tokens more than our count, 56% of the input. Why: the log's format does not "
-            "always keep the tool list (an agent's session log never does), so any list sent and billed is not in our "
+            "always keep the tool list (an agent's session log never does), so the list sent and billed is not in our "
             "count; the provider's chat template adds tokens we cannot see.") in shown
 
 

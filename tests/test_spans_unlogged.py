@@ -36,7 +36,7 @@ def test_a_genai_span_without_its_opt_in_tools_and_instructions_lacks_them_and_o
     assert [parts_not_logged(r) for r in agent.rounds] == [(), ()]
     [round_] = timed_out.rounds
     assert parts_not_logged(round_) == ("instructions", "tools")
-    assert "whether either was sent is not in the log" in round_.provenance.note
+    assert "this span carries neither, so neither is shown or counted here" in round_.provenance.note
 
 
 def test_the_timed_out_calls_tool_list_and_instructions_read_not_in_the_log_on_the_tokens_page_and_its_csv():

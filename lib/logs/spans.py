@@ -774,15 +774,15 @@ def _call_record(span: _Span, kind: str, resent: _ResentInputs) -> tuple[CallRec
     ), unrecorded
 
 
-UNLOGGED_NOTE = ("Read from an OpenTelemetry GenAI span. Its conventions record {lacked} only where the "
-                 "instrumentation opts in, and this span carries {none}: whether {any} sent is not in the log, so "
-                 "none is shown or counted here. The rest is as recorded.")
-"""Said of a call whose span leaves out the opt-in instructions or tool definitions (_Call.lacked)."""
+UNLOGGED_NOTE = ("The OpenTelemetry GenAI conventions record {lacked} only where the instrumentation opts in, and "
+                 "this span carries {none}, so {none} is shown or counted here. The rest is as recorded.")
+"""Said of a call whose span leaves out the opt-in instructions or tool definitions (_Call.lacked); whether they were
+sent is said once, where each would be (lib.summary), and the source by the round's origin line."""
 
-UNLOGGED_NOTES = {lacked: UNLOGGED_NOTE.format(lacked=what, none=none, any=any_) for lacked, (what, none, any_) in (
-    (("system",), ("the system instructions", "none", "any were")),
-    (("tools",), ("the tool definitions", "none", "any were")),
-    (("system", "tools"), ("the system instructions and the tool definitions", "neither", "either was")))}
+UNLOGGED_NOTES = {lacked: UNLOGGED_NOTE.format(lacked=what, none=none) for lacked, (what, none) in (
+    (("system",), ("the system instructions", "none")),
+    (("tools",), ("the tool definitions", "none")),
+    (("system", "tools"), ("the system instructions and the tool definitions", "neither")))}
 """UNLOGGED_NOTE for each thing a span may lack, written once: many spans of an agent's run lack the same."""
 
 
