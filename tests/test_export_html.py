@@ -95,9 +95,9 @@ def test_the_handout_has_a_page_per_round_and_the_answers_last(hengxin):
     page = handout_html(hengxin)
     assert page.count('<section class="page">') == 5
     assert "@media print" in page and "break-after: page" in page
-    assert page.count("How many messages will the next request carry?") == 3  # not on the last round
+    assert page.count("How many messages will the next request carry?") == 4  # the last round's page asks it too
     answers = page[page.index("<h2>Answers</h2>"):]
-    assert "Request 2 carried 5 messages." in answers and "The trace has no next request." in answers
+    assert "Request 2 carried 5 messages." in answers and "The trace has no next request" in answers
     assert "call_q4" in answers and page.index("call_q4") < page.index("<h2>Answers</h2>")
 
 
@@ -332,12 +332,18 @@ def test_the_files_table_counts_messages_sent_and_tool_calls_as_the_tokens_page_
     assert table[7:10] == ["2", "5", "not in the log"]
 
 
-def test_the_handout_asks_for_the_next_requests_size_only_where_a_next_request_has_an_answer(hengxin):
-    # Round 4 is Hengxin's last: its answer reads "The trace has no next request", so the question had no answer.
-    # Predict mode asks it on every round but the last; the handout asked it on all four.
+def test_every_prediction_page_of_the_handout_asks_the_same_and_only_the_answers_say_the_last_is_not_scored(hengxin):
+    # Round 4's page said "This is the trace's last round: no request follows it, so there are no messages to count."
+    # where the others asked for the next request's messages: it told the learner that the model answers there,
+    # before they predicted.
     page = handout_html(hengxin)
-    assert page.count("How many messages will the next request carry?") == 3
-    assert page.count("This is the trace's last round: no request follows it, so there are no messages to count.") == 1
+    answers = page.index("<h2>Answers</h2>")
+    forms = re.findall(r'<div class="predict">(.*?)</div>', page[:answers], re.S)
+    assert len(forms) == 4 and len(set(forms)) == 1
+    assert "How many messages will the next request carry?" in forms[0]
+    assert "last round" not in page[:answers] and "no request follows" not in page[:answers]
+    assert page[answers:].count("The trace has no next request: the messages asked for on this round's page are "
+                                "not scored.") == 1
 
 
 def test_the_export_says_a_model_turn_the_span_did_not_capture_was_not_captured_not_that_it_was_empty():
