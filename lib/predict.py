@@ -1,12 +1,14 @@
 """Predict mode: the learner says what the model will do before the response is shown; we score it.
 
-A prediction names a tool call or an answer, which tool and with which arguments, and how many
-messages the next request will carry. Points, per round:
+A prediction names a tool call or an answer, which tools (several, for calls in parallel) and with which arguments,
+and how many messages the next request will carry. Points, per round:
 
 - tool or answer: 1;
-- when the model called a tool: which tool, 1 (any of the tools it called, for parallel calls), unless the
-  request offered no tool list to choose from (a log that kept none); the argument names, 1; their values, 1
-  (compared as parsed JSON, so 3860.00 and 3860 agree);
+- when the model called tools: which tools, 1 for each tool it called (a point for each one named, one off for each
+  named that it did not call, never below 0), unless the request offered no tool list to choose from (a log that
+  kept none); per tool it called, the argument names, 1, and their values, 1 (compared as parsed JSON, so 3860.00
+  and 3860 agree). Free text (a `reason` of several words) cannot be predicted word for word: it is not scored, and
+  a tool whose every value is free text has no values point;
 - when the trace has a next request: its number of messages, 1.
 
 Pure functions, no Streamlit: lib/ui/predict.py keeps the scores in the session.
@@ -21,12 +23,29 @@ from typing import Iterable, Literal
 from lib.growth import program_sent
 from lib.logs.native import json_problem
 from lib.model import JSON, ToolDefinition, Trace
-from lib.text import plural, shorten
+from lib.text import plural
 
 Action = Literal["call", "answer"]
 """What a response does: ask for a tool, or answer in text."""
 ACTIONS: dict[Action, str] = {"call": "call a tool", "answer": "answer in text"}
 """Each action in a learner's words."""
+PROSE_WORDS = 4
+"""A string value of this many words or more is free text: no learner could write it word for word, so it is not
+scored (`BX-20261015-0932` and `submitted` are; a sentence giving a reason is not)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """One tool call a learner expects."""
+
+    tool: str | None
+    """The tool; None where the request offered no tool list to choose from."""
+    arguments: JSON | None = None
+    """The arguments expected, parsed; None when none were given or they did not parse."""
+    arguments_error: str | None = None
+    """Why the arguments given did not parse, or None."""
+    written: str = ""
+    """The arguments as the learner wrote them: what the scored result echoes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,12 +54,8 @@ class Prediction:
 
     action: Action | None
     """A tool call or an answer; None when the learner did not say."""
-    tool: str | None = None
-    """The tool the learner expects, when a call."""
-    arguments: JSON | None = None
-    """The arguments expected, parsed; None when none were given."""
-    arguments_error: str | None = None
-    """Why the arguments given did not parse, or None."""
+    calls: tuple[Expected, ...] = ()
+    """The calls expected, one per tool named; with no tool list, at most one, whose tool is None."""
     next_messages: int | None = None
     """How many messages the learner expects the next request to carry; None when not said."""
 
@@ -69,13 +84,26 @@ class Point:
     """One scored part of a prediction."""
 
     what: str
-    """What was predicted, e.g. `which tool`."""
+    """What was predicted, e.g. `which tools`."""
     earned: int
     """Points earned."""
     possible: int
     """Points possible."""
     says: str
     """What really happened, in our words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One tool's arguments as the learner predicted them beside the model's, for the scored result to show."""
+
+    tool: str | None
+    """The tool the model called; None where the request offered no tool list (every call is compared)."""
+    yours: str | None
+    """The learner's arguments as written; None when they gave none for this tool."""
+    model: str | None
+    """The model's arguments as it wrote them (the call nearest the learner's, for a tool called twice); None for a
+    tool the learner named that the model did not call."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +114,10 @@ class Score:
     """1-based round."""
     points: tuple[Point, ...]
     """Each part, scored."""
+    prediction: Prediction | None = None
+    """What the learner predicted, echoed back with the score."""
+    sides: tuple[Side, ...] = ()
+    """Per tool the model called, the learner's arguments beside its own."""
 
     @property
     def earned(self) -> int:
@@ -119,15 +151,15 @@ _SAMPLES = {"string": "…", "number": 0, "integer": 0, "boolean": True, "array"
 """A value of each JSON schema type, to show the shape of arguments without suggesting any."""
 
 
-def placeholder(tools: Iterable[ToolDefinition]) -> str:
-    """Arguments in the shape of the first tool of this request that takes any: its own parameter names, with
-    neutral values, so the hint never names another trace's fields nor suggests a value."""
-    for tool in tools:
-        properties = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
-        if isinstance(properties, dict) and properties:
-            return json.dumps({name: _SAMPLES.get(schema.get("type") if isinstance(schema, dict) else None, "…")
-                               for name, schema in list(properties.items())[:3]}, ensure_ascii=False)
-    return "{}"
+def placeholder(tool: ToolDefinition | None) -> str:
+    """Arguments in the shape of the tool chosen, read off its definition in the request's tool list (which the
+    learner sees: it was sent): its parameter names, with neutral values, so the hint suggests no value. With no
+    tool chosen, or one that takes no parameters, `{}`."""
+    properties = tool.parameters.get("properties") if tool and isinstance(tool.parameters, dict) else None
+    if not isinstance(properties, dict) or not properties:
+        return "{}"
+    return json.dumps({name: _SAMPLES.get(schema.get("type") if isinstance(schema, dict) else None, "…")
+                       for name, schema in properties.items()}, ensure_ascii=False)
 
 
 def read_arguments(text: str) -> tuple[JSON | None, str | None]:
@@ -142,57 +174,166 @@ def read_arguments(text: str) -> tuple[JSON | None, str | None]:
         return None, "not valid JSON (it is nested too deeply to read)"
 
 
-def _names(calls: Iterable[tuple[str, JSON]]) -> str:
-    names = list(dict.fromkeys(name for name, _ in calls))
+def expected(tool: str | None, text: str) -> Expected:
+    """One call a learner expects, from the tool chosen and the arguments as typed."""
+    arguments, problem = read_arguments(text)
+    return Expected(tool, arguments, problem, text.strip())
+
+
+def _listed(names: Iterable[str]) -> str:
+    names = list(dict.fromkeys(names))
     return " and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _arguments(prediction: Prediction, outcome_: Outcome) -> list[Point]:
-    # With no tool to choose, the learner's arguments may be meant for any of the calls.
-    chosen = [outcome_.tools_offered is False or name == prediction.tool for name, _ in outcome_.calls]
-    same_tool = [args for (_, args), take in zip(outcome_.calls, chosen) if take]
-    # Quoted as the model wrote them: re-serialized, 3860.00 would read 3860.0.
-    written = [raw for raw, take in zip(outcome_.arguments_raw, chosen) if take]
-    sent = (written or list(outcome_.arguments_raw) or [json.dumps(outcome_.calls[0][1], ensure_ascii=False)])[0]
-    if prediction.action != "call" or not same_tool:
-        says = f"it sent {shorten(sent, 120)}"
-        return [Point("argument names", 0, 1, says), Point("argument values", 0, 1, says)]
-    if prediction.arguments_error:
-        says = f"yours were {prediction.arguments_error}; it sent {shorten(sent, 120)}"
-        return [Point("argument names", 0, 1, says), Point("argument values", 0, 1, says)]
-    if prediction.arguments is None:
-        says = f"you gave none; it sent {shorten(sent, 120)}"
-        return [Point("argument names", 0, 1, says), Point("argument values", 0, 1, says)]
-    names = any(_keys(prediction.arguments) == _keys(args) for args in same_tool)
-    values = any(prediction.arguments == args for args in same_tool)
-    return [
-        Point("argument names", int(names), 1, f"it sent {shorten(sent, 120)}"),
-        Point("argument values", int(values), 1, "the same values" if values else f"it sent {shorten(sent, 120)}"),
-    ]
+def is_prose(value: JSON) -> bool:
+    """Whether a value is free text, which is not scored (PROSE_WORDS)."""
+    return isinstance(value, str) and len(value.split()) >= PROSE_WORDS
+
+
+_MISSING = object()
+
+
+def _same(model: JSON, yours) -> bool:
+    """Whether the learner's value is the model's, free text anywhere inside it taken as right."""
+    if is_prose(model):
+        return yours is not _MISSING
+    if isinstance(model, bool) or isinstance(yours, bool):  # JSON's true is not 1
+        return model is yours
+    if isinstance(model, dict):
+        return (isinstance(yours, dict) and set(model) == set(yours)
+                and all(_same(v, yours[k]) for k, v in model.items()))
+    if isinstance(model, list):
+        return isinstance(yours, list) and len(model) == len(yours) and all(map(_same, model, yours))
+    return yours is not _MISSING and model == yours
+
+
+def _differing(model: JSON, yours: JSON) -> list[str]:
+    """The model's argument names whose values the learner's differ on (free text aside); `arguments` for a value
+    that is no object."""
+    if isinstance(model, dict) and isinstance(yours, dict):
+        return [k for k, v in model.items() if not is_prose(v) and not _same(v, yours.get(k, _MISSING))]
+    return [] if _same(model, yours) else ["arguments"]
+
+
+def _scored_values(model: JSON) -> bool:
+    """Whether the model's arguments hold any value that is scored: not only free text, nor no value at all."""
+    if isinstance(model, dict):
+        return any(not is_prose(v) for v in model.values())
+    return not is_prose(model)
 
 
 def _keys(value: JSON) -> frozenset | None:
     return frozenset(value) if isinstance(value, dict) else None
 
 
+def _names_words(model: JSON, yours: JSON) -> str:
+    if _keys(model) == _keys(yours):
+        return "the same names"
+    if not isinstance(model, dict) or not isinstance(yours, dict):
+        return "yours were not an object of names and values" if isinstance(model, dict) else "the names differ"
+    left_out, extra = [k for k in model if k not in yours], [k for k in yours if k not in model]
+    said = [f"it also sent {_listed(left_out)}"] if left_out else []
+    return "; ".join(said + ([f"it sent no {_listed(extra)}"] if extra else []))
+
+
+def _values_words(model: JSON, yours: JSON) -> str:
+    differ = _differing(model, yours)
+    prose = [k for k, v in model.items() if is_prose(v)] if isinstance(model, dict) else []
+    said = f"values differ: {_listed(differ)}" if differ else "the same values"
+    if prose:
+        said += f" ({_listed(prose)}: free text, not scored)"
+    return said
+
+
+def _nearest(calls: list[tuple[JSON, str]], yours: JSON) -> tuple[JSON, str]:
+    """Of a tool's calls, the one the learner's arguments match best: same names first, then fewest values apart."""
+    return min(calls, key=lambda c: (_keys(c[0]) != _keys(yours), len(_differing(c[0], yours))))
+
+
+def _arguments(prediction: Prediction, outcome_: Outcome) -> tuple[list[Point], list[Side]]:
+    # Per tool the model called; with no tool list to choose from, every call is one group and the learner's one set
+    # of arguments may be meant for any of them.
+    groups: dict[str | None, list[tuple[JSON, str]]] = {}
+    raw = outcome_.arguments_raw or tuple(json.dumps(args, ensure_ascii=False) for _, args in outcome_.calls)
+    for (name, args), written in zip(outcome_.calls, raw):
+        groups.setdefault(name if outcome_.tools_offered else None, []).append((args, written))
+    yours = {c.tool: c for c in prediction.calls} if prediction.action == "call" else {}
+    names_earned = values_earned = values_possible = 0
+    names_said, values_said, sides = [], [], []
+    for tool, calls in groups.items():
+        mine = yours.get(tool)
+        about = f"{tool}: " if tool is not None and len(groups) > 1 else ""
+        scored = any(_scored_values(args) for args, _ in calls)
+        values_possible += scored
+        if mine is None or mine.arguments is None:
+            why = ("you did not name it" if tool is not None else "you predicted no call") if mine is None else (
+                f"yours were {mine.arguments_error}" if mine.arguments_error else "you gave none")
+            names_said.append(about + why)
+            values_said.append(about + why)
+            sides.append(Side(tool, mine.written or None if mine else None, calls[0][1]))
+            continue
+        model, written = _nearest(calls, mine.arguments)
+        sides.append(Side(tool, mine.written, written))
+        names_right = _keys(model) == _keys(mine.arguments)
+        names_earned += names_right
+        names_said.append(about + _names_words(model, mine.arguments))
+        if scored:
+            values_earned += not _differing(model, mine.arguments)
+            values_said.append(about + _values_words(model, mine.arguments))
+        else:
+            values_said.append(about + "nothing but free text, not scored")
+    points = [Point("argument names", names_earned, len(groups), "; ".join(names_said))]
+    if values_possible:
+        points.append(Point("argument values", values_earned, values_possible, "; ".join(values_said)))
+    return points, sides
+
+
+def _tools_point(prediction: Prediction, outcome_: Outcome, did: str) -> Point:
+    called = list(dict.fromkeys(name for name, _ in outcome_.calls))
+    named = [c.tool for c in prediction.calls if c.tool is not None] if prediction.action == "call" else []
+    right, wrong = [n for n in named if n in called], [n for n in named if n not in called]
+    said = f"you named {_listed(named)}" if named else "you named none"
+    if wrong:
+        said += f"; it did not call {_listed(wrong)}"
+    return Point("which tools" if len(called) > 1 else "which tool", max(len(right) - len(wrong), 0), len(called),
+                 f"{did}; {said}")
+
+
 def score(prediction: Prediction, outcome_: Outcome) -> Score:
     """A prediction scored against what the round did."""
-    points = []
+    points, sides = [], []
     if outcome_.action == "call":
-        did = f"it called {_names(outcome_.calls)}" + (" in parallel" if len(outcome_.calls) > 1 else "")
+        count = len(outcome_.calls)
+        did = f"it called {_listed(name for name, _ in outcome_.calls)}" + (
+            f" in parallel: {count} calls in one response" if count > 1 else "")
     else:
         did = "it answered in text"
     points.append(Point("tool or answer", int(prediction.action == outcome_.action), 1, did))
     if outcome_.action == "call" and outcome_.tools_offered:
-        right = prediction.action == "call" and any(name == prediction.tool for name, _ in outcome_.calls)
-        points.append(Point("which tool", int(right), 1, did))
+        points.append(_tools_point(prediction, outcome_, did))
     if outcome_.action == "call":
-        points.extend(_arguments(prediction, outcome_))
+        argued, sides = _arguments(prediction, outcome_)
+        points.extend(argued)
     if outcome_.next_messages is not None:
         right = prediction.next_messages == outcome_.next_messages
         points.append(Point("messages in the next request", int(right), 1,
                             f"request {outcome_.round + 1} carried {plural(outcome_.next_messages, 'message')}"))
-    return Score(outcome_.round, tuple(points))
+    called = {name for name, _ in outcome_.calls} if outcome_.tools_offered else {None}
+    if prediction.action == "call":  # the learner's arguments for a tool it did not call are echoed too
+        sides += [Side(c.tool, c.written or None, None) for c in prediction.calls
+                  if c.tool not in called and (c.tool is not None or c.written)]
+    return Score(outcome_.round, tuple(points), prediction, tuple(sides))
+
+
+def echo(prediction: Prediction) -> str:
+    """What the learner predicted, in one line of our words and their tool names: what the scored result echoes."""
+    said = [ACTIONS[prediction.action] if prediction.action else "nothing said of a call or an answer"]
+    named = [c.tool for c in prediction.calls if c.tool is not None]
+    if named:
+        said[0] += f": {_listed(named)}"
+    if prediction.next_messages is not None:
+        said.append(f"the next request: {plural(prediction.next_messages, 'message')}")
+    return "; ".join(said)
 
 
 def total(scores: Iterable[Score]) -> tuple[int, int]:

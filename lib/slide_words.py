@@ -246,4 +246,6 @@ def tools_line(snow: Snowball) -> str:
         return f"{listed}: {sent}; {BILLING_NOT_KNOWN}"
     if snow.tools_unchanged:
         return f"{listed}: resent unchanged and paid for a {ordinal(snow.tools_sent)} time"
+    if snow.secret:  # whether any request follows is what the learner is to predict: the model may answer
+        return f"{listed}: sent with this request and paid for with it"
     return f"{listed}: sent with this request and paid for with it, again with every request after"

@@ -113,9 +113,9 @@ def test_the_closing_slide_in_predict_mode_shows_the_learners_score(app, worksho
     at = _slide(app, "hengxin-r1s2", workshop, "present,predict")
     assert _headers(at) == [":material/help: What will the model do?"]
     at.radio(key="predict.1.action").set_value("call")
-    at.selectbox(key="predict.1.tool").set_value("queryExpense")
+    at.multiselect(key="predict.1.tools").set_value([0]).run()  # queryExpense, one of round 1's two calls
     at.button(key="predict.reveal").click().run()
-    assert _headers(at) == ["② Call intent"] and "Your prediction: 2 of 5 points" in screen(at)
+    assert _headers(at) == ["② Call intent"] and "Your prediction: 2 of 8 points" in screen(at)
     while not at.button(key="presenter.next").disabled:
         at.button(key="presenter.next").click().run()
         assert not at.exception
@@ -123,7 +123,7 @@ def test_the_closing_slide_in_predict_mode_shows_the_learners_score(app, worksho
     assert "Predict round 2 first: the next request carries what the model does in it." in screen(at)
     _on_slide(at, "hengxin-closing", workshop)
     assert _headers(at) == [HEADERS["closing"]]
-    assert _metrics(at)["Your score on this trace"] == "2 / 5"
+    assert _metrics(at)["Your score on this trace"] == "2 / 8"
 
 
 def test_the_closing_slide_before_any_prediction_says_none_was_made_not_a_score(app, workshop):

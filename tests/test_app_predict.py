@@ -56,8 +56,8 @@ def test_a_round_with_a_next_request_asks_for_its_messages(app):
 def test_arguments_that_do_not_parse_are_said_in_our_words_not_pythons(app):
     at = _predicted_up_to(app, 3)
     at.radio(key="predict.3.action").set_value("call")
-    at.selectbox(key="predict.3.tool").set_value("createExpenseSupplement")
-    at.text_area(key="predict.3.arguments").set_value("{expense_id: BX}")
+    at.multiselect(key="predict.3.tools").set_value([3]).run()  # createExpenseSupplement, the fourth tool
+    at.text_area(key="predict.3.arguments.3").set_value("{expense_id: BX}")
     at.button(key="predict.reveal").click().run()
     shown = screen(at)
     assert "yours were not valid JSON (at character 2 of the arguments: " in shown
@@ -69,7 +69,7 @@ def test_a_request_whose_tool_list_the_log_lacks_scores_the_arguments_and_not_th
     # so the learner who predicted a call with exactly those arguments loses no point for it.
     app.query_params["mode"] = "predict"
     at = uploaded(app, "openai-chat-stream.sse")
-    assert at.selectbox(key="predict.1.tool").disabled
+    assert at.multiselect(key="predict.1.tools").disabled
     assert "The log kept no tool list for this request: there is no tool to choose, and none is scored." in screen(at)
     at.radio(key="predict.1.action").set_value("call")
     at.text_area(key="predict.1.arguments").set_value('{"a": 1231, "b": 2331}')
@@ -145,7 +145,7 @@ def test_revealing_without_saying_what_the_model_will_do_earns_no_point_for_it(a
     at = _predicting(app, 1)
     assert at.radio(key="predict.1.action").value is None
     at.button(key="predict.reveal").click().run()
-    assert "Your prediction: 0 of 5 points" in screen(at)
+    assert "Your prediction: 0 of 8 points" in screen(at)  # round 1's two calls: 1 + 2 tools, 2 names, 2 values, 1
 
 
 def test_an_estimated_input_shown_while_predicting_is_not_said_to_be_hidden(app):

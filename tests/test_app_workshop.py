@@ -7,7 +7,7 @@ import pytest
 from lib.ui.lesson import LESSON_CSS
 from lib.ui.presenter import PRESENTER_CSS
 from lib.ui.picker import SIDEBAR_CSS
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_bundled
 from tests.screen import FIXTURES, READ, lines, screen, uploaded
 
 
@@ -85,9 +85,10 @@ def test_leaving_presenter_mode_brings_the_explorer_back_on_the_same_round(app):
 
 def _predict(at, index, action, tool=None, arguments="", messages=None):
     at.radio(key=f"predict.{index}.action").set_value(action)
-    if tool is not None:
-        at.selectbox(key=f"predict.{index}.tool").set_value(tool)
-    at.text_area(key=f"predict.{index}.arguments").input(arguments)
+    if tool is not None:  # one box of arguments per tool chosen, keyed by the tool's place in the list
+        place = [t.name for t in load_bundled("hengxin-expense").trace.rounds[0].request.tools].index(tool)
+        at.multiselect(key=f"predict.{index}.tools").set_value([place]).run()
+        at.text_area(key=f"predict.{index}.arguments.{place}").input(arguments)
     if messages is not None:
         at.number_input(key=f"predict.{index}.messages").set_value(messages)
     at.button(key="predict.reveal").click().run()
@@ -110,10 +111,11 @@ def test_a_scripted_prediction_session_is_scored_round_by_round_and_for_the_trac
 
     _predict(at, 1, "call", "queryExpense", '{"status": "submitted", "user_id": "E10238"}', 5)
     shown = _markdown(at)
-    assert "Your prediction: 5 of 5 points" in shown
-    assert ":green-badge[right] which tool (1/1)\nit called queryExpense and queryTravelPolicy in parallel" in shown
+    # One of round 1's two calls in parallel, predicted rightly: half of the calls' points.
+    assert "Your prediction: 5 of 8 points" in shown
+    assert ":orange-badge[partly] which tools (1/2)\nit called queryExpense and queryTravelPolicy in parallel" in shown
     assert "Call queryExpense" in _markdown(at)  # the response is revealed
-    assert _score(at) == "5 / 5"
+    assert _score(at) == "5 / 8"
 
     at.button(key="explorer.next").click().run()
     _predict(at, 2, "answer", messages=7)
@@ -121,19 +123,19 @@ def test_a_scripted_prediction_session_is_scored_round_by_round_and_for_the_trac
     assert "Your prediction: 1 of 5 points" in shown
     assert ":red-badge[wrong] tool or answer (0/1)\nit called calcAmountOver" in shown
     assert ":green-badge[right] messages in the next request (1/1)\nrequest 3 carried 7 messages" in shown
-    assert _score(at) == "6 / 10"
+    assert _score(at) == "6 / 13"
 
     assert at.number_input(key="explorer.round").max == 3  # request 4 would carry round 3's calls
     at.number_input(key="explorer.round").set_value(3).run()
     _predict(at, 3, "answer")
-    assert _score(at) == "6 / 15"
+    assert _score(at) == "6 / 18"
     at.number_input(key="explorer.round").set_value(4).run()
     _predict(at, 4, "answer")
     assert "Your prediction: 1 of 1 point" in _markdown(at)
-    assert _score(at) == "7 / 16"
+    assert _score(at) == "7 / 19"
 
     at.number_input(key="explorer.round").set_value(1).run()
-    assert "Your prediction: 5 of 5 points" in _markdown(at)  # kept in the session
+    assert "Your prediction: 5 of 8 points" in _markdown(at)  # kept in the session
     at.button(key="predict.start_over").click().run()
     assert _score(at) == "no round predicted yet"
 

@@ -1,6 +1,8 @@
 """Predict mode's scoring: tool or answer, which tool, argument names and values, the next request's size."""
 
-from lib.predict import Prediction, has_next_request, outcome, read_arguments, score, total
+from dataclasses import replace
+
+from lib.predict import Expected, Prediction, expected, has_next_request, outcome, read_arguments, score, total
 from tests.conftest import load_bundled
 
 
@@ -17,23 +19,52 @@ def test_the_outcome_of_each_hengxin_round(hengxin):
     assert last.action == "answer" and last.calls == () and last.next_messages is None
 
 
+def _call(tool, arguments):
+    return Prediction("call", (Expected(tool, arguments),))
+
+
 def test_a_perfect_prediction_of_a_parallel_call_earns_every_point(hengxin):
-    found = score(Prediction("call", "queryTravelPolicy", {"city_tier": "2", "job_level": "P6"}, next_messages=5),
+    found = score(Prediction("call", (expected("queryTravelPolicy", '{"city_tier": "2", "job_level": "P6"}'),
+                                      expected("queryExpense", '{"user_id": "E10238", "status": "submitted"}')), 5),
                   outcome(hengxin, 1))
-    assert _points(found) == {"tool or answer": (1, 1), "which tool": (1, 1), "argument names": (1, 1),
-                              "argument values": (1, 1), "messages in the next request": (1, 1)}
-    assert (found.earned, found.possible) == (5, 5)
-    assert "queryExpense and queryTravelPolicy in parallel" in found.points[0].says
+    assert _points(found) == {"tool or answer": (1, 1), "which tools": (2, 2), "argument names": (2, 2),
+                              "argument values": (2, 2), "messages in the next request": (1, 1)}
+    assert (found.earned, found.possible) == (8, 8)
+    assert "queryExpense and queryTravelPolicy in parallel: 2 calls in one response" in found.points[0].says
+
+
+def test_one_of_two_parallel_calls_predicted_earns_half_of_the_calls_points(hengxin):
+    found = score(Prediction("call", (expected("queryTravelPolicy", '{"city_tier": "2", "job_level": "P6"}'),), 5),
+                  outcome(hengxin, 1))
+    assert _points(found) == {"tool or answer": (1, 1), "which tools": (1, 2), "argument names": (1, 2),
+                              "argument values": (1, 2), "messages in the next request": (1, 1)}
+    assert "queryExpense: you did not name it; queryTravelPolicy: the same values" in found.points[3].says
+
+
+def test_free_text_is_not_scored_and_a_tool_of_free_text_alone_has_no_values_point(hengxin):
+    found = score(_call("createExpenseSupplement", {"expense_id": "BX-20261015-0932", "over_amount": 60,
+                                                    "reason": "hotel"}), outcome(hengxin, 3))
+    assert _points(found)["argument values"] == (1, 1)
+    prose = replace(outcome(hengxin, 3), calls=(("createExpenseSupplement", {"reason": "a reason in many words"}),),
+                    arguments_raw=('{"reason": "a reason in many words"}',))
+    found = score(_call("createExpenseSupplement", {"reason": "other"}), prose)
+    assert "argument values" not in _points(found) and _points(found)["argument names"] == (1, 1)
+
+
+def test_true_is_not_1(hengxin):
+    flag = replace(outcome(hengxin, 2), calls=(("calcAmountOver", {"exact": True}),),
+                   arguments_raw=('{"exact": true}',))
+    assert _points(score(_call("calcAmountOver", {"exact": 1}), flag))["argument values"] == (0, 1)
 
 
 def test_numbers_compare_as_json_values_not_as_text(hengxin):
-    found = score(Prediction("call", "calcAmountOver", {"actual_amount": 3860, "limit_amount": 3800}),
+    found = score(_call("calcAmountOver", {"actual_amount": 3860, "limit_amount": 3800}),
                   outcome(hengxin, 2))
     assert _points(found)["argument values"] == (1, 1)
 
 
 def test_right_names_wrong_values_earn_the_names(hengxin):
-    found = score(Prediction("call", "calcAmountOver", {"actual_amount": 3800, "limit_amount": 3860}, next_messages=6),
+    found = score(Prediction("call", (Expected("calcAmountOver", {"actual_amount": 3800, "limit_amount": 3860}),), 6),
                   outcome(hengxin, 2))
     assert _points(found)["argument names"] == (1, 1)
     assert _points(found)["argument values"] == (0, 1)
@@ -43,8 +74,8 @@ def test_right_names_wrong_values_earn_the_names(hengxin):
 
 def test_predicting_an_answer_when_the_model_calls_earns_nothing_for_the_call(hengxin):
     found = score(Prediction("answer", next_messages=5), outcome(hengxin, 1))
-    assert (found.earned, found.possible) == (1, 5)
-    assert _points(found)["which tool"] == (0, 1)
+    assert (found.earned, found.possible) == (1, 8)
+    assert _points(found)["which tools"] == (0, 2)
 
 
 def test_the_final_answer_has_no_next_request_to_count(hengxin):
@@ -56,9 +87,9 @@ def test_the_final_answer_has_no_next_request_to_count(hengxin):
 def test_arguments_that_do_not_parse_are_said_and_score_nothing(hengxin):
     arguments, problem = read_arguments('{"user_id": ')
     assert arguments is None and problem.startswith("not valid JSON")
-    found = score(Prediction("call", "queryExpense", arguments, problem), outcome(hengxin, 1))
-    assert _points(found)["argument names"] == (0, 1)
-    assert "not valid JSON" in found.points[2].says
+    found = score(Prediction("call", (Expected("queryExpense", arguments, problem),)), outcome(hengxin, 1))
+    assert _points(found)["argument names"] == (0, 2)
+    assert "queryExpense: yours were not valid JSON" in found.points[2].says
     assert read_arguments("  ") == (None, None)
 
 
@@ -72,17 +103,19 @@ def test_a_failed_call_has_nothing_to_predict():
 
 
 def test_the_total_adds_every_round(hengxin):
-    scores = [score(Prediction("call", "queryExpense", {"user_id": "E10238", "status": "submitted"}, next_messages=5),
+    scores = [score(Prediction("call", (Expected("queryExpense", {"user_id": "E10238", "status": "submitted"}),), 5),
                     outcome(hengxin, 1)),
               score(Prediction("call"), outcome(hengxin, 4))]
-    assert total(scores) == (5 + 0, 5 + 1)
+    assert total(scores) == (5 + 0, 8 + 1)
 
 
-def test_feedback_quotes_the_arguments_exactly_as_the_model_wrote_them(hengxin):
-    found = score(Prediction("call", "calcAmountOver", {"actual_amount": 3800, "limit_amount": 3860}),
+def test_feedback_names_the_values_that_differ_and_quotes_the_arguments_as_the_model_wrote_them(hengxin):
+    found = score(Prediction("call", (expected("calcAmountOver", '{"actual_amount": 3800, "limit_amount": 3860}'),)),
                   outcome(hengxin, 2))
     says = next(p.says for p in found.points if p.what == "argument values")
-    assert says == 'it sent {"actual_amount": 3860.00, "limit_amount": 3800.00}'
+    assert says == "values differ: actual_amount and limit_amount"
+    assert [(s.yours, s.model) for s in found.sides] == [('{"actual_amount": 3800, "limit_amount": 3860}',
+                                                          '{"actual_amount": 3860.00, "limit_amount": 3800.00}')]
 
 
 def test_on_a_held_chain_the_next_requests_size_is_what_the_program_sends(responses_chain):

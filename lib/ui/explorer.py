@@ -54,6 +54,11 @@ def _query_round(count: int | None) -> int:
 def current_round(loaded: LoadedTrace, predicting: bool = False) -> int:
     """The round on screen: from the deep link at first, then from the controls; in predict mode, never past the
     first round still to predict, said so (lib.presenter.first_open)."""
+    return _opened(loaded, predicting)[0]
+
+
+def _opened(loaded: LoadedTrace, predicting: bool) -> tuple[int, bool]:
+    """The round on screen (current_round), and whether a later round was asked for and held back, said so."""
     count = len(loaded.trace.rounds)
     seen = st.session_state.get(state.SHOWN_DIGEST) == loaded.digest
     if not seen or state.ROUND not in st.session_state:
@@ -68,10 +73,11 @@ def current_round(loaded: LoadedTrace, predicting: bool = False) -> int:
             st.session_state[state.ROUND] = 1
     wanted = max(st.session_state[state.ROUND], 1)
     st.session_state[state.ROUND] = first_open(min(wanted, count), predict.hidden_rounds(loaded, predicting))
-    if wanted > st.session_state[state.ROUND]:  # only in predict mode: the box and a link reach no further otherwise
+    held = wanted > st.session_state[state.ROUND]  # only in predict mode: the box and a link reach no further otherwise
+    if held:
         st.warning(held_back_words(st.session_state[state.ROUND]))
     st.session_state[state.ROUND_SHOWN] = st.session_state[state.ROUND]
-    return st.session_state[state.ROUND]
+    return st.session_state[state.ROUND], held
 
 
 def _step(delta: int, count: int) -> None:
@@ -82,7 +88,7 @@ def navigation(loaded: LoadedTrace, predicting: bool = False) -> int:
     """Previous / next buttons and a round selector; keeps `?round=` in step. In predict mode Next waits on a round
     still to predict, as the presenter's does (lib.presenter.waits_words)."""
     count = len(loaded.trace.rounds)
-    index = current_round(loaded, predicting)
+    index, held = _opened(loaded, predicting)
     waits = waits_words(loaded.trace, Position(index, PREDICT_STEP), predict.hidden_rounds(loaded, predicting))
     back, pick, forward = st.columns([1, 3, 1], vertical_alignment="bottom")
     back.button("◀ Previous round", on_click=_step, args=(-1, count), disabled=index <= 1,
@@ -95,7 +101,7 @@ def navigation(loaded: LoadedTrace, predicting: bool = False) -> int:
     pick.number_input(words, min_value=1, max_value=reach, step=1, key=state.ROUND, persist_state="session")
     forward.button("Next round ▶", on_click=_step, args=(1, count), disabled=index >= count or waits is not None,
                    key="explorer.next", width="stretch")
-    if waits:
+    if waits and not held:  # the warning above says it already: every later request carries this round's answer
         st.caption(waits)
     st.query_params["round"] = str(st.session_state[state.ROUND])
     _follow(st.session_state[state.ROUND], count)

@@ -122,7 +122,8 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: boo
         cards.request_not_in_log()
         return
     if round_.request.tools:
-        snow = snowball(loaded.trace, state.summaries(loaded), round_.index)
+        # Secret, it says nothing of requests after this one: whether any follows is what the learner predicts.
+        snow = snowball(loaded.trace, state.summaries(loaded), round_.index, upto_current=secret)
         with st.container(key="asks-tools"):
             st.markdown(f"① {tools_line(snow)}")
     cards.tools_section(round_, marks, tool_list_recorded=view.tool_list_recorded, secret=secret,

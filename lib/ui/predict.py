@@ -9,7 +9,8 @@ from __future__ import annotations
 import streamlit as st
 
 from lib.catalog import LoadedTrace, neutral_title
-from lib.predict import ACTIONS, Prediction, Score, has_next_request, placeholder, read_arguments, score, total
+from lib.predict import (ACTIONS, Prediction, Score, echo, expected, has_next_request, placeholder, score,
+                          total)
 from lib.presenter import open_rounds
 from lib.slide_words import predicted_only_words
 from lib.text import plural
@@ -21,6 +22,14 @@ NO_TOOLS = "No tools in this request: there is no tool to choose, and none is sc
 """Under the disabled tool choice of a request that carried an empty tool list."""
 NO_TOOL_LIST = "The log kept no tool list for this request: there is no tool to choose, and none is scored."
 """Under the disabled tool choice of a request whose tool list the log did not keep (lib.predict.Outcome)."""
+
+
+TOOLS_HELP = ("Only when you expect a tool call; choose several for calls in parallel. A point for each tool it "
+              "calls that you name, one off for each you name that it does not call.")
+"""The tooltip of the tool choice: how it is scored (lib.predict)."""
+ARGUMENTS_HELP = ("Compared as JSON: names and values. Free text (a sentence, such as a reason) is not scored: "
+                  "nobody can predict it word for word.")
+"""The tooltip of an arguments box: how they are scored (lib.predict.is_prose)."""
 
 
 LAST_ROUND = "The trace ends with this round: no request follows it, so the messages asked for are not scored."
@@ -123,56 +132,81 @@ def titles(predicting_: bool) -> dict[str, str]:
 
 
 def form(loaded: LoadedTrace, index: int) -> None:
-    """Ask what the model will do; the response stays hidden until the learner presses Reveal."""
+    """Ask what the model will do; the response stays hidden until the learner presses Reveal. No st.form: the
+    arguments asked follow the tools chosen, one box per tool, each hinted by that tool's own parameters."""
     view = rounds.view(loaded, index)
     definitions = view.round.request.tools
     tools = [tool.name for tool in definitions]
-    with st.form(key=f"predict.form.{index}"):
+    with st.container(border=True, key=f"predict-form-{index}"):
         st.markdown(f"**What will the model do with request {index}?**")
         st.caption("The response stays hidden until you say. Each right answer is a point.")
         # Nothing chosen at first: a learner who presses Reveal without a word has predicted nothing.
         st.radio("The model will", list(ACTIONS), format_func=ACTIONS.get, key=_key(index, "action"), horizontal=True,
                  index=None)
-        st.selectbox("Which tool", tools, index=None, key=_key(index, "tool"), disabled=not tools,
-                     placeholder="Choose the tool it will call", help="Only when you expect a tool call.")
+        # By place in the tool list, not by name: a name is the trace's text, and two tools may share one.
+        chosen = st.multiselect("Which tools", range(len(tools)), format_func=tools.__getitem__,
+                                key=_key(index, "tools"), disabled=not tools, help=TOOLS_HELP,
+                                placeholder="Choose the tools it will call")
         if not tools:
             st.caption(NO_TOOLS if view.round.request_recorded and view.tool_list_recorded else NO_TOOL_LIST)
-        st.text_area("With which arguments (JSON)", key=_key(index, "arguments"), placeholder=placeholder(definitions),
-                     help="Compared as JSON: names and values. Leave empty when you expect an answer.")
+            st.text_area("With which arguments (JSON)", key=_key(index, "arguments"), placeholder=placeholder(None),
+                         help=ARGUMENTS_HELP)
+        for place in chosen:
+            plain.text(tools[place])
+            st.text_area("With which arguments (JSON)", key=_key(index, f"arguments.{place}"),
+                         placeholder=placeholder(definitions[place]), help=ARGUMENTS_HELP)
         # Asked on the last round too, and scored there on nothing (result says so once revealed): a form without it
         # would tell the learner that this round is the last, the one whose model answers.
         st.number_input("How many messages will the next request carry?", min_value=0, step=1, value=None,
                         key=_key(index, "messages"), help="Not scored where no request follows this round.")
-        st.form_submit_button("Reveal the response", key=REVEAL, type="primary", on_click=_score, args=(loaded, index))
+        st.button("Reveal the response", key=REVEAL, type="primary", on_click=_score, args=(loaded, index))
 
 
 def _score(loaded: LoadedTrace, index: int) -> None:
     get = st.session_state.get
-    arguments, problem = read_arguments(get(_key(index, "arguments")) or "")
+    tools = [tool.name for tool in rounds.view(loaded, index).round.request.tools]
+    if tools:
+        chosen = get(_key(index, "tools")) or ()
+        calls = tuple(expected(tools[k], get(_key(index, f"arguments.{k}")) or "") for k in chosen)
+    else:
+        calls = (expected(None, get(_key(index, "arguments")) or ""),)
     counted = get(_key(index, "messages")) if has_next_request(loaded.trace, index) else None
-    prediction = Prediction(
-        action=get(_key(index, "action")),
-        tool=get(_key(index, "tool")),
-        arguments=arguments,
-        arguments_error=problem,
-        next_messages=int(counted) if counted is not None else None,
-    )
+    prediction = Prediction(action=get(_key(index, "action")), calls=calls,
+                            next_messages=int(counted) if counted is not None else None)
     found = rounds.view(loaded, index).outcome
     if found is not None:
         _scores(loaded)[index] = score(prediction, found)
 
 
 def result(loaded: LoadedTrace, index: int) -> None:
-    """This round's prediction, scored point by point, when there is one."""
+    """This round's prediction, echoed and scored point by point, the learner's arguments beside the model's, when
+    there is one."""
     found = _scores(loaded).get(index)
     if found is None:
         return
     with st.container(border=True):
         st.markdown(f"**Your prediction: {found.earned} of {plural(found.possible, 'point')}**")
+        if found.prediction is not None:
+            st.caption("You said")
+            plain.text(echo(found.prediction))
         for point in found.points:
             verdict = ":green-badge[right]" if point.earned == point.possible else ":red-badge[wrong]"
+            if 0 < point.earned < point.possible:
+                verdict = ":orange-badge[partly]"
             st.markdown(f"{verdict} {point.what} ({point.earned}/{point.possible})")
             plain.text(point.says)
+        for side in found.sides:
+            if side.tool is not None:
+                plain.text(side.tool)
+            yours, model = st.columns(2)
+            yours.caption("Your arguments")
+            if side.yours is None:
+                yours.caption("none given")
+            else:
+                yours.code(side.yours, language=None, wrap_lines=True)
+            model.caption("The model's arguments" if side.model is not None else "The model did not call this tool")
+            if side.model is not None:
+                model.code(side.model, language=None, wrap_lines=True)
         if not has_next_request(loaded.trace, index):
             st.caption(LAST_ROUND)
 
@@ -200,3 +234,5 @@ def trace_score(loaded: LoadedTrace) -> None:
 
 def _start_over(loaded: LoadedTrace) -> None:
     _scores(loaded).clear()
+    # Back to round 1 as asked, not held there with a warning that a later round was asked for (explorer.navigation).
+    st.session_state[state.ROUND] = 1
