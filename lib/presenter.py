@@ -131,9 +131,11 @@ def following(trace: Trace, position: Position, hidden: Callable[[int], bool] = 
 
 
 def waits_words(trace: Trace, position: Position, hidden: Callable[[int], bool] = _never) -> str | None:
-    """Why there is no next position though rounds follow: the round on screen is still to predict."""
-    if hidden(position.round) and position.round < len(trace.rounds) and following(trace, position, hidden) is None:
-        return f"Predict round {position.round} first: the next request carries what the model does in it."
+    """Why there is no next position at the round on screen: it is still to predict. Said on every such round, the
+    trace's last too, in words as true there: a caption missing on one round only would tell that it is the last, the
+    one whose model answers."""
+    if hidden(position.round) and following(trace, position, hidden) is None:
+        return f"Predict round {position.round} first: a request after it would carry what the model does in it."
     return None
 
 

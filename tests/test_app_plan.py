@@ -120,7 +120,7 @@ def test_the_closing_slide_in_predict_mode_shows_the_learners_score(app, worksho
         at.button(key="presenter.next").click().run()
         assert not at.exception
     # Next waits on round 2 as the presenter's does: round 3's request carries its answer.
-    assert "Predict round 2 first: the next request carries what the model does in it." in screen(at)
+    assert "Predict round 2 first: a request after it would carry what the model does in it." in screen(at)
     _on_slide(at, "hengxin-closing", workshop)
     assert _headers(at) == [HEADERS["closing"]]
     assert _metrics(at)["Your score on this trace"] == "2 / 8"

@@ -100,7 +100,7 @@ def test_a_link_to_a_later_round_opens_the_first_round_still_to_predict_and_says
 def test_the_explorers_next_waits_on_a_round_still_to_predict_and_back_stays_free(app):
     at = _predicting(app, 1)
     assert at.button(key="explorer.next").disabled
-    assert "Predict round 1 first: the next request carries what the model does in it." in [c.value for c in at.caption]
+    assert "Predict round 1 first: a request after it would carry what the model does in it." in [c.value for c in at.caption]
     assert at.number_input(key="explorer.round").max == 1  # the box goes no further than the round still to predict
     at.button(key="predict.reveal").click().run()
     assert not at.button(key="explorer.next").disabled

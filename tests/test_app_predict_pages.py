@@ -77,7 +77,7 @@ def test_the_annotate_page_in_predict_mode_hides_the_response_and_waits_on_it_as
     assert "Call queryExpense" not in shown and "queryTravelPolicy(" not in shown
     assert "What will the model do with request 1?" in shown
     assert at.button(key="explorer.next").disabled
-    assert "Predict round 1 first: the next request carries what the model does in it." in shown
+    assert "Predict round 1 first: a request after it would carry what the model does in it." in shown
     # A note's target names every part of the round: the response's calls among them.
     assert not [t for t in at.selectbox if t.key == "annotate.target"]
 
@@ -129,7 +129,7 @@ def test_a_gallery_slide_in_predict_mode_holds_back_what_happened_until_the_trac
 def test_a_plans_next_waits_on_a_round_still_to_predict_as_the_presenters_next_does(workshop):
     at = _slide("hengxin-r1s2", workshop)
     assert at.button(key="presenter.next").disabled
-    assert "Predict round 1 first: the next request carries what the model does in it." in screen(at)
+    assert "Predict round 1 first: a request after it would carry what the model does in it." in screen(at)
     assert not at.button(key="presenter.previous").disabled
     at.radio(key="predict.1.action").set_value("call")
     at.button(key="predict.reveal").click().run()

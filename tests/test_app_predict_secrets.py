@@ -87,7 +87,7 @@ def test_next_waits_on_a_hidden_response_for_the_prediction_and_says_why(app):
     # Request 2 carries round 1's tool calls back to the model: moving on to it would give round 1's answer away.
     at = _present_predicting(app, 1, 2)
     assert at.button(key="presenter.next").disabled
-    assert "Predict round 1 first: the next request carries what the model does in it." in screen(at)
+    assert "Predict round 1 first: a request after it would carry what the model does in it." in screen(at)
     assert _headers(at) == [":material/help: What will the model do?"]
     assert ANSWERS[1] not in screen(at)
     at.radio(key="predict.1.action").set_value("call")

@@ -11,7 +11,7 @@ from tests.screen import screen
 TOOLS = [tool.name for tool in load_bundled("hengxin-expense").trace.rounds[0].request.tools]
 """Hengxin's tool list, as round 1's request sends it."""
 HELD_1 = "Predict round 1 first: every later request carries what the model does in it, so round 1 is shown."
-WAITS_1 = "Predict round 1 first: the next request carries what the model does in it."
+WAITS_1 = "Predict round 1 first: a request after it would carry what the model does in it."
 
 
 def _predicting(app, round_=1, mode="predict", **more):
@@ -134,3 +134,29 @@ def test_a_link_to_a_later_round_says_once_why_round_1_is_shown(app):
     at = _predicting(app, 3)
     said = [w.value for w in at.warning] + [c.value for c in at.caption]
     assert [s for s in said if s.startswith("Predict round 1 first")] == [HELD_1]
+
+
+def test_every_round_still_to_predict_says_the_same_of_why_next_waits_the_last_too(app):
+    # Rounds 1 to 3 said "Predict round N first: the next request carries what the model does in it."; round 4 said
+    # nothing, which told the learner it was the last round, the one whose model answers in text.
+    at = _predicting(app)
+    said = []
+    for round_ in (1, 2, 3, 4):
+        said.append([c.value for c in at.caption if c.value.startswith("Predict round")])
+        assert at.button(key="explorer.next").disabled
+        at.button(key="predict.reveal").click().run()
+        if round_ < 4:
+            _next(at)
+    assert said == [[f"Predict round {k} first: a request after it would carry what the model does in it."]
+                    for k in (1, 2, 3, 4)]
+
+
+def test_the_presenters_prediction_slot_of_the_last_round_waits_as_the_others_do(app):
+    at = _predicting(app, 1, "present,predict", step="1")
+    for round_ in (1, 2, 3, 4):
+        at.button(key="presenter.next").click().run()  # the request, then the prediction slot
+        assert at.button(key="presenter.next").disabled
+        assert f"Predict round {round_} first: a request after it would carry what the model does in it." in screen(at)
+        at.button(key="predict.reveal").click().run()
+        while round_ < 4 and not at.query_params["round"] in (str(round_ + 1), [str(round_ + 1)]):
+            at.button(key="presenter.next").click().run()
