@@ -341,6 +341,8 @@ def test_every_prediction_page_of_the_handout_asks_the_same_and_only_the_answers
     forms = re.findall(r'<div class="predict">(.*?)</div>', page[:answers], re.S)
     assert len(forms) == 4 and len(set(forms)) == 1
     assert "How many messages will the next request carry?" in forms[0]
+    # Round 1 calls two tools in parallel: the page has room for several, as the app's form does.
+    assert "Which tools (several, for calls in parallel):" in forms[0]
     assert "last round" not in page[:answers] and "no request follows" not in page[:answers]
     assert page[answers:].count("The trace has no next request: the messages asked for on this round's page are "
                                 "not scored.") == 1
