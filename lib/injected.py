@@ -5,11 +5,15 @@ a shell command the person ran, a turn the person stopped (codex-rs/core's conte
 its system reminders and the text of a slash command or a local command's output. Each such text opens with a tag or
 header the agent writes. A message whose every text opens so is the agent's context, not the person asking; a message
 that mixes them is the person's, their words being the texts that do not open so.
+
+A program may also ask the model again on its own, in the user's role: after a turn that announced an action and made
+no call, Roundtrip's narration guard appends one re-ask. No tag marks that text; the round whose response it answers
+says so in its `guard` field (docs/trace-format.md).
 """
 
 from __future__ import annotations
 
-from lib.model import Message
+from lib.model import Message, Round
 
 OPENINGS: tuple[str, ...] = (
     # Codex (codex-rs/core/src/contextual_user_message.rs; older versions' <user_instructions>).
@@ -43,3 +47,13 @@ def context_only(message: Message) -> bool:
     """Whether a user message holds text and all of it is context the agent wrote (no tool result, no person's
     words)."""
     return bool(message.text) and not message.tool_results and not person_text(message)
+
+
+REASK = "narration-reask"
+"""A round's `guard` (docs/trace-format.md) when the program appended one re-ask, in the user's role, to the next
+request: the round's response ended the turn with no call and no tool result behind it."""
+
+
+def reasked_after(round_: Round | None) -> bool:
+    """Whether the program wrote a re-ask into the request after this round (the round's `guard` says so)."""
+    return round_ is not None and round_.extra.get("guard") == REASK

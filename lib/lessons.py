@@ -21,7 +21,8 @@ LEARNING_POINTS = {
     3: "the response is only the increment; the program keeps the history",
     4: "the tool definitions are all the model knows of the tools, and they are paid for again every round",
     5: "one tool use means at least two model calls; a round is a model call",
-    6: "parallel calls save rounds, not tokens; every call id is owed a result",
+    6: "parallel calls save rounds, and with each round saved a resend of the whole context; every call id is owed a "
+       "result",
     7: "the stop signal (tool_calls against stop) is the loop's switch; content is null while calling, "
        "but text and calls can coexist",
     8: "the model fills the arguments and may invent them; identity comes from the program",

@@ -171,7 +171,7 @@ def reveal(trace: Trace, position: Position,
         labels = tuple(lab for lab in found if lab.side == "request")
     else:
         labels = tuple(lab for lab in found if lab.step == step)
-        # A narration that ends the loop is named as what it is, as the explorer and the Checks page name it.
+        # A narration is named as what it is, as the explorer and the Checks page name it.
         title = next((lab.title for lab in labels if lab.narration), title)
     return Reveal(position, title, labels, index)
 
@@ -193,6 +193,12 @@ def shown_before(placed: Growth, previous: Round) -> Shown:
     steps = steps_in(previous)
     entries = tuple(e for e in placed.new if shows.get(e.origin) in steps)
     return Shown(entries, tuple(sorted({shows[e.origin] for e in entries})))
+
+
+def appended_words(placed: Growth) -> str:
+    """The badge of a message new in request k + 1 on a slide of round k (step 4, whose header and counter are round
+    k's): new in which request, not "this round"; new since which request where the log lost the one before."""
+    return placed.new_words if placed.since else f"new in request {placed.index}"
 
 
 def carried(round_: Round, placed: Growth) -> str:

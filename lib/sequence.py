@@ -14,10 +14,11 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from lib.growth import placed_length, program_sent
-from lib.injected import context_only, person_text
+from lib.injected import context_only, person_text, reasked_after
 from lib.model import Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
+from lib.steps import turn_ends_words
 from lib.text import plural, shorten
 
 Lane = Literal["user", "program", "api", "model", "tools"]
@@ -70,6 +71,8 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         start = placed_length(round_, trace.rounds[k - 2] if k > 1 else None)
         added = round_.request.messages[start:]
         asked = [m for m in added if m.role == "user" and not m.tool_results and m.text]
+        # The one message a program's re-ask after the previous round appended (its `guard`) is the program's words.
+        reask = asked.pop() if asked and reasked_after(trace.rounds[k - 2] if k > 1 else None) else None
         # An agent writes context of its own (instructions files, its environment) as user messages: no one asked it.
         context = [m for m in asked if context_only(m)]
         if context:
@@ -78,6 +81,9 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         for message in asked:
             if not context_only(message):
                 arrows.append(Arrow(k, "user", "program", None, f"asks: {shorten(person_text(message), 48)}"))
+        if reask is not None:
+            arrows.append(Arrow(k, "program", "program", None, f"re-asks once in the user's role (not typed by the "
+                                f"user): {shorten(reask.text, 40)}"))
         results = sum(len(m.tool_results) for m in added)
         if results and k > 1:
             arrows.append(Arrow(k, "program", "program", 4, f"appends {plural(results, 'result')} to the messages"))
@@ -95,27 +101,32 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
             continue
         if round_.response is None:
             continue
-        arrows.extend(_calls(k, round_) if round_.tool_calls else _no_call(k, round_))
+        following = k + 1 if k < len(trace.rounds) else None
+        arrows.extend(_calls(k, round_) if round_.tool_calls else _no_call(k, round_, following))
     return tuple(arrows)
 
 
-def _no_call(k: int, round_: Round) -> list[Arrow]:
+def _no_call(k: int, round_: Round, following: int | None) -> list[Arrow]:
     """A response with no call in it, drawn as its step labels name it (lib/steps.py): a stop for tools whose calls
-    the log did not keep is still a call intent, narration ends the loop without answering, and a stop for length
-    or a filter is no answer."""
+    the log did not keep is still a call intent, narration announces an action and runs none, and a stop for length
+    or a filter is no answer. The loop ends only where no round follows; where one does (`following`), the model's
+    turn ended and the program went on (lib.steps.turn_ends_words)."""
     response = round_.response
     if response.stop == "tool_calls":
         return [Arrow(k, "model", "program", 2, "asks for tools (the calls are not recorded)"),
                 Arrow(k, "program", "tools", 3, "runs them? (not recorded)", recorded=False)]
     if narrates_without_call(round_):
-        return [Arrow(k, "model", "program", 5, "ends the loop without a call: announces an action, runs none")]
+        if following is None:
+            return [Arrow(k, "model", "program", 5, "ends the loop without a call: announces an action, runs none")]
+        return [Arrow(k, "model", "program", 5, turn_ends_words(following))]
     if response.stopped_short:
         return [Arrow(k, "model", "program", None, f"stops: {response.finish_reason or response.stop}, no answer and "
                       "no call")]
-    if not round_.answer_recorded:  # a span that kept no content: the loop ended, on words not in the log
-        return [Arrow(k, "model", "program", 5, f"ends the loop: {NOT_CAPTURED}")]
+    if not round_.answer_recorded:  # a span that kept no content: the turn ended, on words not in the log
+        return [Arrow(k, "model", "program", 5, f"{turn_ends_words(following)}: {NOT_CAPTURED}")]
     if not response.message.text:
-        return [Arrow(k, "model", "program", 5, "ends the loop: the response holds no text in the log")]
+        return [Arrow(k, "model", "program", 5, f"{turn_ends_words(following)}: the response holds no text in the "
+                      "log")]
     return [Arrow(k, "model", "program", 5, "answers in text"), Arrow(k, "program", "user", None, "shows the answer")]
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from lib.dialects import DIALECTS, anthropic_messages
 from lib.model import Round, Trace
 from lib.provenance import NOT_CAPTURED
+from lib.steps import turn_ends_words
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, parts_not_logged,
                          said_parts)
 from lib.text import ordinal, plural
@@ -164,8 +165,9 @@ STOPS = "The model stopped before an answer or a call (its stop signal says why)
 
 def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
     """The one sentence that matters on a step slide (step 4's is lib.presenter.carried, which needs the growth).
-    Step 5 ends the loop only where no round follows (`next_round`): a person's next question, or a program that
-    reads commands in the text, goes on from it, as the explorer's label says."""
+    Step 5 ends the loop only where no round follows (`next_round`): a person's next question, a program's re-ask, or
+    a program that reads commands in the text goes on from it, in the words of the step's label
+    (lib.steps.turn_ends_words)."""
     if step == 1:
         return knows_words(round_)
     if step == 2:
@@ -176,14 +178,21 @@ def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
         return runs_words(round_)
     if round_.response is not None and round_.response.stopped_short:
         return STOPS + (f" Round {next_round} goes on from it." if next_round else "")
-    if round_.response is not None and not round_.response.message.text:
-        ends = f"round {next_round} goes on from it" if next_round else "the model is not called again"
-        if not round_.answer_recorded:  # the model may have answered at length: the log kept none of it
-            return f"No tool call: {NOT_CAPTURED}, and {ends}."
-        return f"No tool call and no text: this response holds no answer, and {ends}."
-    if next_round:
-        return f"No tool call: this text goes back to the program, and round {next_round} goes on from it."
+    textless = round_.response is not None and not round_.response.message.text
+    if next_round:  # the loop did not end here: the program called the model again
+        went_on = _sentence(turn_ends_words(next_round))
+        if textless and not round_.answer_recorded:  # the model may have answered at length: the log kept none of it
+            return f"{went_on} {_sentence(NOT_CAPTURED)}"
+        return f"{went_on} This response holds no text." if textless else went_on
+    if textless:
+        if not round_.answer_recorded:
+            return f"No tool call: {NOT_CAPTURED}, and the model is not called again."
+        return "No tool call and no text: this response holds no answer, and the model is not called again."
     return ANSWERS
+
+
+def _sentence(clause: str) -> str:
+    return f"{clause[0].upper()}{clause[1:]}."
 
 
 def runs_words(round_: Round) -> str:

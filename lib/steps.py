@@ -32,7 +32,24 @@ STEP_TITLES = {
 }
 """The one name of each step, used wherever a step is named."""
 NARRATION_TITLE = "Loop ends without a call"
-"""Step 5's name for a response that announces an action and calls nothing: it ends the loop, but is no answer."""
+"""Step 5's name for a last round's response that announces an action and calls nothing: it ends the loop, but is no
+answer."""
+NARRATION_GOES_ON_TITLE = "Narration without a call"
+"""Step 5's name for such a response where a later round follows: the loop did not end, the program went on."""
+
+
+def turn_ends_words(next_round: int | None) -> str:
+    """What a response without a tool call did to the loop, as a clause: where round `next_round` follows, the model's
+    turn ended with no call and the program went on; only where none follows does the loop end. The one wording of
+    the step labels, the slides' leads and the sequence diagram."""
+    if next_round is None:
+        return "the loop ends"
+    return f"the model's turn ended with no call; the program went on (round {next_round})"
+
+
+def narration_title(next_round: int | None) -> str:
+    """Step 5's name for a narration (lib.narration): the loop ends on it only where no round follows."""
+    return NARRATION_TITLE if next_round is None else NARRATION_GOES_ON_TITLE
 
 STEP_MARKS = {1: "①", 2: "②", 3: "③", 4: "④", 5: "⑤"}
 """Each step's number as one character, for headings and badges."""
@@ -76,11 +93,13 @@ class StepLabel:
     """For step 4: the round whose response made the call, when found."""
     narration: bool = False
     """For step 5: the text announces an action but no call was made (lib.narration), so it is not an answer."""
+    goes_on: int | None = None
+    """For step 5: the round that follows this response (the program went on), None where the loop ends on it."""
 
     @property
     def title(self) -> str:
         """The step's name."""
-        return NARRATION_TITLE if self.narration else STEP_TITLES[self.step]
+        return narration_title(self.goes_on) if self.narration else STEP_TITLES[self.step]
 
 
 def join_path(*pieces: str) -> str:
@@ -224,24 +243,31 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
     if (response.message.tool_calls or response.stop == "tool_calls") and not round_.executions_recorded and not held:
         labels.append(StepLabel(3, "execution", "", "not recorded: the trace does not say what the program ran"))
     narration = narrates_without_call(round_)
+    following = next_round.index if next_round is not None else None
     # A provider may end a turn of calls with its plain stop (OpenRouter's Llama writes 'stop'): the calls, not the
     # stop, say the loop goes on, so their text is no answer in place of a call.
     if (narration or (response.stop == "end" and not response.message.tool_calls)) and response.message.text:
         text_part = next(p for p in response.message.parts if p.kind == "text")
         path = join_path(response.message_path, text_part.path)
-        if narration:
+        if narration and following is None:
             labels.append(StepLabel(5, "response", path, "the loop ended with no call made: the text announces an "
                                     "action, it does not answer", narration=True))
-        elif next_round is None:
+        elif narration:
+            # Where the program went on, the title and the slide's lead say so (turn_ends_words); the label says what
+            # the text is.
+            labels.append(StepLabel(5, "response", path, "the text announces an action, it does not answer",
+                                    narration=True, goes_on=following))
+        elif following is None:
             labels.append(StepLabel(5, "response", path, "final answer"))
         else:
             # A text-protocol agent (commands in the text, run by the program) or a person's next question goes on.
-            labels.append(StepLabel(5, "response", path, f"answer in text, no tool call; round {next_round.index} "
-                                    "goes on from it"))
+            labels.append(StepLabel(5, "response", path, f"answer in text: {turn_ends_words(following)}",
+                                    goes_on=following))
     elif response.stop == "end" and not response.message.tool_calls and response.finish_reason_path:
-        # A span that kept no content still says the loop ended: its stop signal is the step on the payload.
+        # A span that kept no content still says the turn ended: its stop signal is the step on the payload.
         said = f"{finish_field} {response.finish_reason!r}"
         held = NOT_CAPTURED if not round_.answer_recorded else \
             "the response holds no text (the log kept none, or the model wrote none)"
-        labels.append(StepLabel(5, "response", response.finish_reason_path, f"{said}: the loop ends; {held}"))
+        labels.append(StepLabel(5, "response", response.finish_reason_path,
+                                f"{said}: {turn_ends_words(following)}; {held}", goes_on=following))
     return labels

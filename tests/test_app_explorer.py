@@ -184,8 +184,8 @@ def test_a_narration_that_ends_the_loop_is_not_labelled_as_the_model_answering(a
     at = app.run()
     assert not at.exception
     shown = _markdown(at)
-    assert "Step 5 · Loop ends without a call" in shown and "Step 5 · Model answers" not in shown
-    assert "the loop ended with no call made" in _shown(at)
+    assert "Step 5 · Narration without a call" in shown and "Step 5 · Model answers" not in shown
+    assert "the text announces an action, it does not answer" in _shown(at)
 
 
 def test_a_round_completed_by_the_trace_builder_says_so_next_to_the_payload(app):

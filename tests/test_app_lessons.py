@@ -96,13 +96,13 @@ def test_point_2_every_slide_counts_the_messages_round_by_round_with_this_one_hi
         int(split[1].replace(",", ""))
 
 
-def test_point_4_step_1_leads_with_the_tool_list_its_tokens_and_that_it_is_paid_again():
+def test_point_4_step_1_counts_the_tool_list_its_tokens_and_that_it_is_paid_again_once():
     at = _slide("hengxin-expense", 2, 1)
     shown = screen(at)
-    lead = re.search(r"① 4 tool definitions, ([\d,]+) tokens: resent unchanged and paid for a second time$", shown,
-                     re.MULTILINE)
-    assert lead and f"tool definitions {lead[1]}" in shown  # the same figure as the input split's
-    assert shown.index(lead[0]) < shown.index(KNOWS)
+    said = re.findall(r"4 tool definitions, ([\d,]+) tokens: resent unchanged and paid for a second time$", shown,
+                      re.MULTILINE)
+    assert len(said) == 1 and f"tool definitions {said[0]}" in shown  # the counter's, the same as the input split's
+    assert shown.index("**Tools:** 4 tool definitions") < shown.index(KNOWS)
 
 
 def test_point_6_and_7_step_2_says_what_is_owed_and_contrasts_the_stop_values_with_content_null():
@@ -149,10 +149,9 @@ def test_point_11_a_write_tool_call_says_where_a_persons_approval_belongs():
     assert "a person approves it between the call intent (step 2) and the program running it (step 3)" in note
 
 
-def test_point_12_the_money_call_shows_the_decimal_computation_in_presenter_and_explorer():
-    for at in (_slide("hengxin-expense", 2, 2), _slide("hengxin-expense", 2, 1, mode="")):
-        assert ":violet-badge[:material/calculate: The program's arithmetic: Decimal, quantized, then compared]" \
-            in screen(at)
+def test_point_12_the_money_call_shows_the_decimal_computation_in_the_programs_lane_in_presenter_and_explorer():
+    for at in (_slide("hengxin-expense", 2, 3), _slide("hengxin-expense", 2, 1, mode="")):
+        assert ":orange-badge[:material/calculate: Money as the program should compute it]" in screen(at)
         # Highlighted on the slide; plain monospace text in the explorer until colours are asked for.
         blocks = [c.value for c in at.code if c.language == "python"] + [t.value for t in at.text]
         worked = next(b for b in blocks if "quantize(" in b)
@@ -172,13 +171,13 @@ def test_the_explorer_names_a_narrations_lesson_step_as_presenter_mode_does():
     box = next(e for e in _slide("pitfalls/narration-without-call", 1, 1, mode="").expander
                if e.label.startswith("What to notice in round 1"))
     assert [m.value for m in box.markdown if "-background[" in m.value] == [
-        ":red-background[**⑤ Loop ends without a call**]"]
+        ":red-background[**⑤ Narration without a call**]"]
 
 
 def test_predict_mode_hides_a_response_lesson_and_the_later_rounds_sizes_until_the_prediction():
     at = _slide("hengxin-expense", 1, 2, mode="present,predict")
     shown = screen(at)
-    assert "Two calls in one turn: two results owed" not in _texts(at)
+    assert "Both calls in one response: a round fewer" not in _texts(at)
     assert "**Messages sent, round by round:** :blue-background[**2**] → …" in shown and "→ 5" not in shown
 
 

@@ -286,7 +286,7 @@ def test_a_text_agents_round_that_the_next_round_goes_on_from_is_not_called_the_
     shown = screen(at)
     assert "the log ends here" not in shown
     assert "The model called no tool here, so no tool call ran; round 2 is the program's next request." in shown
-    assert "answer in text, no tool call; round 2 goes on from it" in shown
+    assert "answer in text: the model's turn ended with no call; the program went on (round 2)" in shown
     sidebar = " ".join(t.value for t in at.sidebar.text)
     assert "22 elements: 10 rounds in 1 conversation; 0 elements skipped" in sidebar
     assert "22 elements read as openai-finetune" in sidebar

@@ -200,11 +200,11 @@ def test_modes_come_from_the_address(app, mode):
     assert at.toggle(key="explorer.predict").value == ("predict" in mode)
 
 
-def test_the_presenter_names_a_narration_that_ends_the_loop_as_the_checks_page_does(app):
+def test_the_presenter_names_a_narration_as_the_checks_page_does(app):
     app.query_params.update({"trace": "pitfalls/narration-without-call", "round": "1", "step": "5", "mode": "present"})
     at = app.run()
     assert not at.exception
-    assert _headers(at) == ["⑤ Loop ends without a call"]
+    assert _headers(at) == ["⑤ Narration without a call"]  # round 2 follows: the program went on
     assert "Model answers" not in _markdown(at)
 
 
@@ -283,7 +283,7 @@ def test_a_text_answer_that_a_later_round_goes_on_from_is_not_said_to_end_the_lo
     at = _presenting_round_2(app, "openai-responses.jsonl", steps=4)
     at.button(key="presenter.next").click().run()
     assert (_query(at, "round"), _query(at, "step")) == ("2", "5")
-    assert _lead(at.main) == "No tool call: this text goes back to the program, and round 3 goes on from it."
+    assert _lead(at.main) == "The model's turn ended with no call; the program went on (round 3)."
     at.button(key="presenter.next").click().run()
     at.button(key="presenter.next").click().run()
     assert (_query(at, "round"), _query(at, "step")) == ("3", "5")

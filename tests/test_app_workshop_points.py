@@ -24,8 +24,8 @@ SHOWN_ON = {
     4: ("hengxin-r1s1", ["Those definitions are all it knows of the tools",
                          "sent with this request and paid for with it, again with every request after"]),
     5: ("hengxin-r2s1", ["One tool use costs at least two model calls", "Each round is one model call"]),
-    6: ("hengxin-r1s2", ["The model asks for 2 tools in parallel: 2 results owed", "which saves a round, not tokens",
-                         "call_q1 and call_q2 must each get a result in the next request."]),
+    6: ("hengxin-r1s2", ["The model asks for 2 tools in parallel: 2 results owed",
+                         "the two lookups would take one more round, and that round would resend the whole context"]),
     7: ("hengxin-r1s2", ["**`finish_reason` is the loop's switch.** `tool_calls`: the program runs the tools",
                          "`stop`: the loop ends", "`content: null`"]),
     8: ("hengxin-r1s2", ['Filled by the model, in no earlier message: job_level "P6", city_tier "2"',
@@ -36,18 +36,18 @@ SHOWN_ON = {
                                                  "The model only said it would check; nothing was checked."]),
     11: ("hengxin-r3s2", ["A write tool: a person approves it here, before step 3 runs it.",
                           "A write tool: a person approves before it runs"]),
-    12: ("hengxin-r2s2", ["The model does no arithmetic",
-                          "The program's arithmetic: Decimal, quantized, then compared",
-                          "actual_amount > limit_amount  # 3860.00 > 3800.00: over by 60.00"]),
+    12: ("hengxin-r2s2", ["The model does no arithmetic"]),
     13: ("gallery-invalid-arguments-corrected-r1s3", ["Strict guarantees the format, not the truth"]),
 }
 """Each learning point: the slide of the bundled plan that shows it, and words a learner reads there."""
 ALSO_SHOWN_ON = {
-    7: ("gallery-narration-without-call-r2s2", ["Text and calls together: this turn carries both.",
-                                                "Text and a call in one turn"]),
+    7: ("gallery-narration-without-call-r2s2", ["Text and calls together: this turn carries both."]),
+    12: ("hengxin-r2s3", ["Money as the program should compute it", "each number parsed as Decimal, never as a float",
+                          "actual_amount > limit_amount  # 3860.00 > 3800.00: over by 60.00"]),
     13: ("hengxin-r1s1", ["a tool that is only described in the system prompt's prose cannot be called"]),
 }
-"""The half of a point that another slide shows: text beside a call (7), tools in the prose (13)."""
+"""The half of a point that another slide shows: text beside a call (7), the program's Decimal arithmetic in its lane
+(12), tools in the prose (13)."""
 
 
 @pytest.fixture(scope="module")

@@ -100,6 +100,8 @@ WORDS = {
                "lib.summary.tokens_words (lib/ui/compare.py)",
     "_steps_words": "the marks of the steps given, our STEP_MARKS constants (lib/ui/lesson.py)",
     "_shown_words": "what the steps given showed, in our words (lib/ui/lesson.py)",
+    "appended_words": "which request a step 4 card's message is new in: our words with a request number, or "
+                      "Growth.new_words (lib/presenter.py)",
     "against_words": "which request a round's new messages count against, in our words and round numbers (lib/growth.py)",
     "origin_words": "where a new message came from, ORIGIN_WORDS, or the kinds of parts it came back without in our "
                     "words (LEFT_OUT_WORDS) and a count of the others, never their types (lib/growth.py)",
@@ -128,12 +130,11 @@ VOUCHED: dict[tuple[str, str], str] = {
         "Snowball.times_one_call_words: a ratio to a tenth, or None (lib/summary.py)",
     ("lib/ui/accounting.py", "ball.resent_help"):
         "Snowball.resent_help: our sentences with counts of rounds and tokens (lib/summary.py)",
-    ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES or NARRATION_TITLE (lib/steps.py)",
+    ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES or narration_title's constants (lib/steps.py)",
     ("lib/ui/cards.py", "finding.code"): CHECK_CODE,
     ("lib/ui/findings.py", "finding.code"): CHECK_CODE,
     ("lib/ui/cards.py", "placed.new_words"): NEW_WORDS,
     ("lib/ui/lesson.py", "placed.new_words"): NEW_WORDS,
-    ("lib/ui/presenter.py", "placed.new_words"): NEW_WORDS,
     ("lib/ui/cards.py", "part.path"): "a part's place in its message, written by our readers (content[2])",
     ("lib/ui/compare.py", "found.first_divergence"): "a row number",
     ("lib/ui/compare.py", "pair.left"): "RoundPair.left: a round number or None",
@@ -147,9 +148,9 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/fork_editor.py", "entry.message"): "an Entry's message position in the body (an int)",
     ("lib/ui/fork_editor.py", "entry.block"): "an Entry's block position in the message (an int or None)",
     ("lib/ui/lesson.py", "reveal(loaded.trace, Position(index, step), lambda k: rounds.view(loaded, k).steps).title"):
-        "Reveal.title: a step title of lib/presenter.py (TITLES, FAILED_TITLE, NARRATION_TITLE)",
+        "Reveal.title: a step title of lib/presenter.py (TITLES, FAILED_TITLE, lib.steps.narration_title)",
     ("lib/ui/presenter.py", "reveal(loaded.trace, Position(here.round, step), _steps_of(loaded)).title"):
-        "Reveal.title: a step title of lib/presenter.py (TITLES, FAILED_TITLE, NARRATION_TITLE)",
+        "Reveal.title: a step title of lib/presenter.py (TITLES, FAILED_TITLE, lib.steps.narration_title)",
     ("lib/ui/presenter.py", "shown.title"): "Reveal.title: a step title of lib/presenter.py",
     ("lib/ui/presenter.py", "shown.position.round"): "Position.round: a round number",
     ("lib/ui/slides.py", "st.session_state.get(SLIDE, 0)"): "the slide's position: an int our buttons keep",

@@ -77,9 +77,9 @@ def test_the_growth_sentence_counts_what_request_k_is_made_of(hengxin):
 def test_narration_that_ends_the_loop_is_not_revealed_as_the_model_answering():
     trace = load_bundled("pitfalls/narration-without-call").trace
     shown = reveal(trace, Position(1, 5))
-    assert shown.title == "Loop ends without a call"
-    assert [lab.detail for lab in shown.labels] == [
-        "the loop ended with no call made: the text announces an action, it does not answer"]
+    # Round 2 follows: the program asked again, so the loop did not end here.
+    assert shown.title == "Narration without a call"
+    assert [lab.detail for lab in shown.labels] == ["the text announces an action, it does not answer"]
 
 
 def test_every_step_has_one_name_in_the_explorer_presenter_and_export(hengxin):

@@ -152,4 +152,4 @@ def test_a_span_that_kept_no_content_labels_its_loop_ending_stop_as_step_5_on_th
                                           "log did not capture what the model wrote")
     assert reveal(trace, Position(1, 5)).labels == (label,)
     assert [(a.step, a.label) for a in sequence(trace) if a.step == 5] == [
-        (5, "ends the loop: the log did not capture what the model wrote")]
+        (5, "the loop ends: the log did not capture what the model wrote")]

@@ -216,12 +216,12 @@ def test_a_response_cut_off_at_its_length_limit_is_not_drawn_as_the_model_answer
 
 
 def test_narration_that_ends_the_loop_is_drawn_as_the_cards_name_it_not_as_an_answer():
-    # Round 1 announces "let me check" and calls nothing: the cards name its step 5 "Loop ends without a call", the
-    # diagram drew "⑤ answers in text" and "shows the answer".
+    # Round 1 announces "let me check" and calls nothing: the cards name its step 5 "Narration without a call" (round
+    # 2 follows), the diagram drew "⑤ answers in text" and "shows the answer".
     trace = load_bundled("pitfalls/narration-without-call").trace
-    assert [s.title for s in steps_for_round(trace, 1) if s.step == 5] == ["Loop ends without a call"]
+    assert [s.title for s in steps_for_round(trace, 1) if s.step == 5] == ["Narration without a call"]
     drawn = [(a.step, a.label) for a in sequence(trace) if a.round == 1]
-    assert (5, "ends the loop without a call: announces an action, runs none") in drawn
+    assert (5, "the model's turn ended with no call; the program went on (round 2)") in drawn
     assert not any(label in ("answers in text", "shows the answer") for _, label in drawn)
 
 

@@ -145,7 +145,6 @@ def _parts(message: Message, base: str, marks: list[Mark], empty: str = "(no con
             case "tool-call":
                 plain.text(f"Call {part.name} · id {part.id}")
                 code_block(part.arguments_raw)
-                money_block(part)
                 if part.arguments_error:
                     st.warning("These arguments cannot be used as sent:", icon=":material/warning:")
                     plain.text(part.arguments_error)
@@ -161,11 +160,21 @@ def _parts(message: Message, base: str, marks: list[Mark], empty: str = "(no con
         st.text(empty)
 
 
+MONEY_TITLE = "Money as the program should compute it"
+"""The badge over the Decimal computation in the program's lane: short enough for a half-width column."""
+MONEY_WHY = ("Worked out here from the call's JSON as the model wrote it: each number parsed as Decimal, never as a "
+             "float, quantized to cents, then compared. The log does not record how the handler did its arithmetic.")
+"""Under that badge: where the digits come from (the handler's arguments above may be written as floats, 3860.0)
+and that the app, not the log, worked it out."""
+
+
 def money_block(call: ToolCallPart) -> None:
-    """Beside a call that hands over two amounts: the program's Decimal computation, quantize then compare."""
+    """In the program's lane, beside the execution of a call that hands over two amounts: the Decimal computation a
+    program does, quantize then compare. The program does the arithmetic, never the model."""
     worked = money_comparison(call)
     if worked is not None:
-        st.markdown(":violet-badge[:material/calculate: The program's arithmetic: Decimal, quantized, then compared]")
+        st.markdown(f":{STEP_COLORS[3].name}-badge[:material/calculate: {MONEY_TITLE}]")
+        st.caption(MONEY_WHY)
         payload("\n".join(worked.lines()), "python")
 
 
@@ -391,6 +400,9 @@ def _executions(round_: Round, next_round: Round | None, marks: list[Mark], poin
             code_block(execution.arguments, left)
             right.caption("What it returned")
             code_block(execution.output, right)
+            call = next((c for c in round_.tool_calls if c.id == execution.tool_call_id), None)
+            if call is not None and execution.ok:  # a call refused before its handler ran computed nothing
+                money_block(call)
             if execution.note:
                 plain.text(execution.note)
             where = appended.get(execution.tool_call_id)

@@ -27,7 +27,6 @@ LESSON_CSS = """<style>
 /* The lesson layer at projector size: 24 px and up for what is read, 18 px and up for labels. Fixed rules of our own: no trace text. */
 [class*="st-key-lesson-title"] [data-testid="stText"] { font-size: 1.9rem !important; font-weight: 700; line-height: 1.2; white-space: pre-wrap; font-family: inherit; }
 [class*="st-key-lesson-text"] [data-testid="stText"] { font-size: 1.5rem !important; line-height: 1.22; white-space: pre-wrap; font-family: inherit; }
-[class*="st-key-asks"] [data-testid="stMarkdownContainer"] p { font-size: 1.75rem !important; font-weight: 700; line-height: 1.3; }
 [class*="st-key-snowball"] [data-testid="stMarkdownContainer"] p { font-size: 1.5rem !important; margin-bottom: 0; }
 [class*="st-key-resent-stack"] { background: #eceef2; opacity: 0.75; border-radius: 0.5rem; padding: 0.1rem 0.8rem; gap: 0; }
 [class*="st-key-resent-stack"] [data-testid="stText"], [class*="st-key-resent-stack"] [data-testid="stText"] * { font-size: 1.5rem !important; color: #4a4f5a; white-space: nowrap !important; overflow: hidden; text-overflow: ellipsis; line-height: 1.3; }
@@ -93,7 +92,7 @@ def beside_round(loaded: LoadedTrace, index: int) -> None:
         return
     with st.expander(f"What to notice in round {index}: {plural(len(lessons), 'lesson')}", expanded=True):
         for step in sorted({lesson.step for lesson in lessons}):
-            # Named as presenter mode names the step: a narration that ends the loop is no "Model answers".
+            # Named as presenter mode names the step: a narration is no "Model answers".
             title = reveal(loaded.trace, Position(index, step), lambda k: rounds.view(loaded, k).steps).title
             st.markdown(f":{STEP_COLORS[step].name}-background[**{STEP_MARKS[step]} {title}**]")
             callouts(lessons_at(loaded.trace.lessons, index, step), f"{index}-{step}")
@@ -121,11 +120,7 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: boo
     if not round_.request_recorded:
         cards.request_not_in_log()
         return
-    if round_.request.tools:
-        # Secret, it says nothing of requests after this one: whether any follows is what the learner predicts.
-        snow = snowball(loaded.trace, state.summaries(loaded), round_.index, upto_current=secret)
-        with st.container(key="asks-tools"):
-            st.markdown(f"① {tools_line(snow)}")
+    # The tool list's count, tokens and what it costs again are the counter's "Tools:" line, said once a slide.
     cards.tools_section(round_, marks, tool_list_recorded=view.tool_list_recorded, secret=secret,
                         tool_list_sent=view.tool_list_sent)
     st.subheader("What the model sees", anchor=False)
@@ -189,15 +184,18 @@ def response_slide(loaded: LoadedTrace, view: RoundView, shown: Reveal) -> None:
     notes = [replace(f, message=f.brief or f.message) for f in view.findings if f.code in CALL_NOTES]
     cards.response_cards(round_, [*shown.labels, *notes], stop_said=round_.response is not None)
     if round_.response is not None:
-        stop_callout(loaded, view)
+        stop_callout(loaded, view, ended=shown.position.step == 5)
 
 
-def stop_callout(loaded: LoadedTrace, view: RoundView) -> None:
-    """The stop signal as the loop's switch, in the trace's own dialect, and what the calling turn's text is."""
+def stop_callout(loaded: LoadedTrace, view: RoundView, ended: bool = False) -> None:
+    """The stop signal as the loop's switch, in the trace's own dialect, and what the calling turn's text is. Where the
+    turn `ended` with no call (step 5), the slide's lead says what came of it (the loop ended, or the program went
+    on): the switch's other value is not said again here."""
     switch, response, round_ = stop_switch(loaded.trace), view.round.response, view.round
     said = plain.ours(response.finish_reason, (switch.calls, switch.ends))
     words = [f"**`{switch.field}` is the loop's switch.** `{switch.calls}`: the program runs the tools and calls "
-             f"the model again. `{switch.ends}`: the loop ends and the text goes to the person."]
+             "the model again." + ("" if ended else f" `{switch.ends}`: the loop ends and the text goes to the "
+                                                     "person.")]
     words.append(f"This response says `{said}`." if said else f"This response's `{switch.field}` is shown below.")
     if round_.tool_calls and content_is_null(round_):
         words.append("`content: null`: no text while it calls; text and calls may also share one turn.")

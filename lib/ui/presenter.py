@@ -13,7 +13,8 @@ from typing import Callable
 import streamlit as st
 
 from lib.catalog import LoadedTrace
-from lib.presenter import Position, Reveal, carried, following, preceding, reveal, settle, steps_in, waits_words
+from lib.presenter import (Position, Reveal, appended_words, carried, following, preceding, reveal, settle, steps_in,
+                           waits_words)
 from lib.slide_words import step_lead
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.summary import log_ends_words
@@ -203,7 +204,7 @@ def progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
     steps = (1,) if secret else steps_in(loaded.trace.rounds[here.round - 1])
     chips = []
     for step in steps:
-        # Named as the step's reveal names it: a narration that ends the loop is no "Model answers".
+        # Named as the step's reveal names it: a narration is no "Model answers".
         words = f"{STEP_MARKS[step]} {reveal(loaded.trace, Position(here.round, step), _steps_of(loaded)).title}"
         chips.append(f":{STEP_COLORS[step].name}-background[**{words}**]" if step == here.step else f":gray[{words}]")
     st.markdown("  →  ".join(chips) + ("  →  ?" if secret else ""))
@@ -240,4 +241,4 @@ def _appended(loaded: LoadedTrace, shown: Reveal) -> None:
         st.warning(f"Request {index + 1} carries no result for the calls of round {index}.")
     for entry in placed.new:
         if entry.message.tool_results:
-            cards.message_card(entry, list(shown.labels), new_words=placed.new_words)
+            cards.message_card(entry, list(shown.labels), new_words=appended_words(placed))
