@@ -13,9 +13,12 @@ conversations per file.
   `new_messages` (of those sent, the ones the previous request lacked), `new_counted_against` (the round whose
   request that is: the one before, or the latest earlier one the log kept when it lost the one before; null for
   round 1, and new_messages null too when the log kept no earlier request), `tool_calls`, `tool_results`,
-  `finish`, `steps`, `inferred`, `usage` (input, output, source, reasoning, cached, input_parts; reasoning is null
-  where the usage counts none apart, as Anthropic's does not: not 0 tokens spent; cached, the input read from the
-  prompt cache, is null where the usage holds no such count, or is our estimate), `finish_reason`, `error`, and
+  `finish`, `steps`, `inferred`, `usage` (input, billed_input, billing, output, source, reasoning, cached,
+  input_parts; billed_input is the input as the Tokens page's "input billed" sums it, null where the call failed and
+  the log does not say whether the provider billed it, which `billing` then says; reasoning is null where the usage
+  counts none apart, as Anthropic's does not: not 0 tokens spent; cached, the input read from the prompt cache, is null
+  where the usage holds no such count, or is our estimate; input_parts named as the explorer names them, the part
+  beyond our count of an estimate carried from a reported round named so), `finish_reason`, `error`, and
   `call_made` (false when no provider saw the request, a replay miss: its usage and input parts are null).
   What the log did not keep is null, never 0 or []: a request's counts, results and input parts when the request
   is not in the log, the calls and output of a request the log ends on, the calls of an answer the log did not
@@ -63,7 +66,7 @@ from lib.logs.native import write_trace
 from lib.logs.upload import Upload, read_upload
 from lib.model import Round, Trace
 from lib.prices import DEFAULT_PRICES
-from lib.summary import counted_parts, finish_words, summarize as summarize_rounds
+from lib.summary import billing_words, finish_words, said_parts, summarize as summarize_rounds
 from lib.steps import steps_for_round
 from lib.store import StoreUnavailable, database_url, open_store
 from lib.text import plural, terminal_safe
@@ -158,11 +161,13 @@ def _rounds(trace: Trace) -> list[dict]:
             "steps": sorted({label.step for label in labels}),
             "inferred": "response" in derived,
             # Reasoning the usage does not count apart (Anthropic's, an estimate's) is null, not 0 tokens spent.
-            "usage": {"input": row.input_if_known, "output": row.output_if_known, "source": source,
+            # A call refused or failed with no usage: its input is known, whether it was billed is not (null).
+            "usage": {"input": row.input_if_known, "billed_input": row.billed_input_if_known,
+                      "billing": billing_words(row), "output": row.output_if_known, "source": source,
                       "reasoning": row.usage.reasoning_tokens if row.sent else None,
                       # A usage with no cache count (and an estimate) is null, not 0 tokens read from the cache.
                       "cached": row.cached_if_known,
-                      "input_parts": dict(counted_parts(row))},
+                      "input_parts": dict(said_parts(row))},
             "finish_reason": round_.response.finish_reason if round_.response else None,
             "error": {"status": round_.error.status, "message": round_.error.message} if round_.error else None,
         })

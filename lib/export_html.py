@@ -22,10 +22,10 @@ from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_statu
 from lib.growth import against_words, origin_words, program_sent, sends
 from lib.model import Round, Trace
 from lib.round_view import RoundView, round_view
-from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, counted_parts,
-                         log_ends_words, missing_output, output_left_out_words, stop_inferred, stop_unrecorded_words,
-                         tokens_words,
-                         tool_list_kept, tool_list_missing, tool_list_words)
+from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, billing_words,
+                         counted_parts, log_ends_words, missing_output, output_left_out_words, said_parts,
+                         stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept, tool_list_missing,
+                         tool_list_words)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, milliseconds, plural, show_controls
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading, origin_line, provenance_detail
@@ -116,7 +116,8 @@ TEMPLATES.filters.update(plural=plural, figure=figure, milliseconds=milliseconds
                         failure_heading=failure_heading, odd_status=odd_status)
 # The policy and the stylesheet are our own constants, written as they are (entities mean nothing in <style>).
 TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP_MARKS, step_titles=STEP_TITLES,
-                         origin_words=origin_words, finish_field=_finish_field, counted_parts=counted_parts,
+                         origin_words=origin_words, finish_field=_finish_field, said_parts=said_parts,
+                         billing_words=billing_words,
                          split_words=split_words, figure_note=figure_note,
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading, notice_heading=notice_heading, request_not_counted=REQUEST_NOT_COUNTED,

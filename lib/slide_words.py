@@ -12,8 +12,8 @@ from lib.dialects import DIALECTS, anthropic_messages
 from lib.model import Round, Trace
 from lib.provenance import NOT_CAPTURED
 from lib.steps import turn_ends_words
-from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, parts_not_logged,
-                         said_parts)
+from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, billing_known,
+                         parts_not_logged, said_parts)
 from lib.text import ordinal, plural
 from lib.tokens import input_words, overcount, split_words
 
@@ -100,7 +100,7 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         input_tokens=row.input_if_known, estimated=row.usage.source != "reported" and row.request_recorded,
         split=tuple((label, tokens) for label, tokens in said_parts(row)
                     if tokens or (tokens is None and row.request_recorded)),
-        failed=row.failed,
+        failed=not billing_known(row),
         held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),
         tool_list_recorded=row.tool_list_recorded, tool_list_never_logged=row.tool_list_never_logged,
         request_recorded=row.request_recorded, secret=upto_current,

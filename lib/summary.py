@@ -10,7 +10,7 @@ from lib.growth import new_sent, placed_length
 from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, cost, price_for, trace_cost
 from lib.text import plural, rounds_named
-from lib.tokens import (INPUT_PARTS, NOT_COUNTED_NAME, InputBreakdown, TokenCounter, input_parts,
+from lib.tokens import (INPUT_PARTS, NOT_COUNTED, NOT_COUNTED_NAME, InputBreakdown, TokenCounter, input_parts,
                         left_out_of_output, not_counted_label, reconciled_breakdowns)
 
 BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
@@ -223,11 +223,45 @@ class RoundSummary:
         return self.usage.cache_read_tokens if self.cache_read_reported and self.sent else None
 
     @property
+    def billed_input_if_known(self) -> int | None:
+        """The input tokens as a sum of what was billed takes them (input_if_known), or None where whether the
+        provider billed the call is not known (billing_known): every "billed" figure leaves it out, as the cost
+        does, and says so."""
+        return self.input_if_known if billing_known(self) else None
+
+    @property
     def output_if_known(self) -> int | None:
         """The output tokens, reported or counted from a response or error the log kept; None when `missing_output`
         names why there is no figure (a failed call produced none we know of; a request the log ends on did not
         produce 0 tokens: what it produced is not in the log)."""
         return None if missing_output(self) or not self.sent else self.usage.output_tokens
+
+
+def billing_known(row: RoundSummary) -> bool:
+    """Whether the log says what the provider billed for the round's call: not for a failed call whose usage the
+    provider did not report (a refusal, an error: BILLING_NOT_KNOWN). The input it sent is known; whether it was
+    billed is not, so the input billed and the cost (cost_known) both leave it out."""
+    return not row.failed or row.usage.source == "reported"
+
+
+def billing_words(row: RoundSummary) -> str | None:
+    """What every view says beside the input of a call whose billing is not known (billing_known), as a sentence;
+    None where it is known."""
+    return None if billing_known(row) else f"{BILLING_NOT_KNOWN[0].upper()}{BILLING_NOT_KNOWN[1:]}."
+
+
+def billing_unknown_rounds_words(rows: tuple[RoundSummary, ...]) -> str | None:
+    """Under the input billed so far: the rounds whose call failed and whose billing the log does not say, left out
+    of it as of the totals (billing_known); None when there are none."""
+    failed = [r.round for r in rows if r.input_if_known is not None and not billing_known(r)]
+    if not failed:
+        return None
+    if len(failed) == 1:
+        return (f"Round {failed[0]} failed: whether the provider billed it, the log does not say, so it is left out "
+                "of the input billed.")
+    named = rounds_named(failed)
+    return (f"{named[0].upper()}{named[1:]} failed: whether the provider billed them, the log does not say, so they "
+            "are left out of the input billed.")
 
 
 OUTPUT_MISSING = {"not known": "the call failed and the error holds no output",
@@ -319,11 +353,12 @@ def reasoning_reported(rows: tuple[RoundSummary, ...]) -> bool:
 def cost_known(row: RoundSummary) -> bool:
     """Whether the round's cost can be worked out: its input and output are known, as the tokens summed for it are
     (the Library's and the Tokens page's sums leave out the same calls). A failed call whose error holds no output is
-    not priced (whether it was billed at all, BILLING_NOT_KNOWN); a request or an answer the log lacks is not priced as
+    not priced, nor one whose error holds what the model wrote (whether either was billed at all, BILLING_NOT_KNOWN:
+    billing_known); a request or an answer the log lacks is not priced as
     0 tokens. A call never made (RoundSummary.sent) costs nothing."""
     if not row.sent:
         return True
-    return row.input_if_known is not None and row.output_if_known is not None
+    return row.billed_input_if_known is not None and row.output_if_known is not None
 
 
 def round_cost(row: RoundSummary, prices: tuple[Price, ...]) -> float | None:
@@ -369,18 +404,28 @@ def counted_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
 
 def said_parts(row: RoundSummary) -> tuple[tuple[str, int | None], ...]:
     """counted_parts as a round's own line says them: on a round whose input is an estimate anchored on a reported
-    round, the part beyond our count is that round's reported gap carried over, and is named so, not as reported."""
+    round, the part beyond our count is that round's reported gap carried over, and is named so, not as reported
+    (not_counted_said)."""
     parts = counted_parts(row)
+    return tuple((not_counted_said(row, label) if label == NOT_COUNTED else label, tokens) for label, tokens in parts)
+
+
+def not_counted_said(row: RoundSummary, name: str = NOT_COUNTED) -> str:
+    """The part beyond our count as the round's own line names it, given its `name` over the trace
+    (not_counted_words): on an estimate anchored on a reported round, that round's gap carried over ("beyond our count
+    as round 1 reported it"), never "reported" of a round whose usage was not. Every view that names the part of one
+    round (the explorer, the rounds table and its CSV, the input chart, the HTML file, `summarize --json`) reads it
+    from here."""
     anchor = row.usage.anchor_round if row.usage.source != "reported" else None
     if anchor is None:
-        return parts
-    carried = f"beyond our count as round {anchor} reported it"
-    return tuple((label.replace(NOT_COUNTED_NAME, carried, 1), tokens) for label, tokens in parts)
+        return name
+    return name.replace(NOT_COUNTED_NAME, f"beyond our count as round {anchor} reported it", 1)
 
 
 def not_counted_words(rows: tuple[RoundSummary, ...]) -> str:
     """The name of the part reported beyond our count over these rounds, as the explorer names it (lib.tokens.
-    not_counted_label): with the parts the log lacks (parts_unlogged: Claude Code's, a transcript's tool list)."""
+    not_counted_label): with the parts the log lacks (parts_unlogged: Claude Code's, a transcript's tool list). A round
+    whose estimate carries another round's gap names it its own way (not_counted_said)."""
     lacked = {field for r in rows if r.request_recorded for field in parts_unlogged(r)}
     return not_counted_label(PART_LABELS[field] for field, _ in INPUT_PARTS if field in lacked)
 
@@ -553,7 +598,8 @@ class Snowball:
     rounds: int
     """Model calls."""
     billed_input: int
-    """Input tokens over all calls: what the conversation was billed for."""
+    """Input tokens over the calls whose input and billing are known (RoundSummary.billed_input_if_known): what the
+    conversation was billed for, as far as the log says."""
     output: int
     """Output tokens over all calls."""
     single_call_input: int
@@ -588,6 +634,9 @@ class Snowball:
     request resent are not known."""
     unknown_input_calls: int = 0
     """Calls whose input the log cannot give (RoundSummary.input_if_known): billed_input is the sum over the others."""
+    billing_unknown_calls: int = 0
+    """Calls whose input is known but whether the provider billed it is not (billing_known: a refused call): left
+    out of billed_input, as the cost leaves them out."""
     unknown_output_calls: int = 0
     """Calls with no output figure (missing_output): `output` is the sum over the others."""
     last_input_known: bool = True
@@ -693,7 +742,33 @@ class Snowball:
     @property
     def billed_input_words(self) -> str:
         """billed_input as every page writes it (total_words)."""
-        return total_words(self.billed_input, self.rounds, self.estimated_calls, self.unknown_input_calls)
+        return total_words(self.billed_input, self.rounds, self.estimated_calls,
+                           self.unknown_input_calls + self.billing_unknown_calls)
+
+    @property
+    def billed_calls(self) -> int:
+        """The calls billed_input sums (a call never made among them, billed nothing)."""
+        return self.rounds - self.unknown_input_calls - self.billing_unknown_calls
+
+    @property
+    def billing_unknown_words(self) -> str:
+        """Why billed_input leaves out the calls whose billing is not known, as the page's help and the slide say it;
+        empty when none."""
+        n = self.billing_unknown_calls
+        if not n:
+            return ""
+        return (f"{plural(n, 'failed call')} {'is' if n == 1 else 'are'} left out: whether the provider billed "
+                f"{'it' if n == 1 else 'them'}, the log does not say.")
+
+    @property
+    def times_words(self) -> str | None:
+        """"3 calls billed 2.5 times this", beside one call with the final context, as every page writes it: the calls
+        billed_input sums and their ratio (times_one_call_words), with how many failed calls it leaves out."""
+        if not self.times_one_call_words:
+            return None
+        left_out = (f" ({plural(self.billing_unknown_calls, 'failed call')} left out)"
+                    if self.billing_unknown_calls else "")
+        return f"{plural(self.billed_calls, 'call')} billed {self.times_one_call_words} times this{left_out}"
 
     @property
     def output_words(self) -> str:
@@ -705,8 +780,9 @@ class Snowball:
     def times_one_call_words(self) -> str | None:
         """billed_input over single_call_input, to a tenth (`3.7`), as every page and slide writes it; None when a
         call's input is not known: a ratio over a sum that leaves calls out would be too small; None for a single call
-        too, billed once its own input (1.0) whatever the conversation: no growth to tell."""
-        if not self.single_call_input or self.unknown_input_calls or self.rounds < 2:
+        too, billed once its own input (1.0) whatever the conversation: no growth to tell. A call whose billing is
+        not known (billing_unknown_calls) is out of the sum and of the calls the ratio is said of (times_words)."""
+        if not self.single_call_input or self.unknown_input_calls or self.billed_calls < 2:
             return None
         return f"{self.billed_input / self.single_call_input:.1f}"
 
@@ -755,7 +831,7 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
     return Snowball(
         rounds=len(every),
         unmade_calls=len(every) - len(rows),
-        billed_input=sum(r.input_if_known or 0 for r in rows),
+        billed_input=sum(r.billed_input_if_known or 0 for r in rows),
         output=sum(r.usage.output_tokens for r in rows),
         single_call_input=(rows[-1].input_if_known or 0) if rows else 0,
         resent_share=sum(r.breakdown.resent for r in resent_known) / counted if counted else 0.0,
@@ -774,6 +850,7 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         last_estimated=bool(rows) and rows[-1].usage.source != "reported",
         requests_recorded=any(r.request_recorded for r in rows),
         unknown_input_calls=sum(1 for r in rows if r.input_if_known is None),
+        billing_unknown_calls=sum(1 for r in rows if r.input_if_known is not None and not billing_known(r)),
         unknown_output_calls=sum(1 for r in rows if missing_output(r)),
         last_input_known=not rows or rows[-1].input_if_known is not None,
         output_missing=_shared_missing(rows),

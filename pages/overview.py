@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib.dialects import DIALECTS
-from lib.summary import no_chart_words, rows_cost, snowball
+from lib.summary import billing_unknown_rounds_words, no_chart_words, rows_cost, snowball
 from lib.ui import accounting, charts, navigation, plain, predict, state
 from lib.ui.picker import trace_picker
 from lib.prices import cost_words
@@ -70,3 +70,5 @@ with right:
     st.plotly_chart(charts.tokens_per_round(rows), key="overview.tokens")
 st.markdown("**Input billed so far, against one call with the same context**")
 st.plotly_chart(charts.cumulative_input(rows), key="overview.cumulative")
+if billing_unknown_rounds_words(rows):
+    st.caption(billing_unknown_rounds_words(rows))

@@ -76,7 +76,8 @@ def test_summarize_prints_the_documented_json_contract():
     assert [r["steps"] for r in rounds] == [[1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 4], [1, 4, 5]]
     assert [r["inferred"] for r in rounds] == [False] * 4
     assert {k: v for k, v in rounds[0]["usage"].items() if k != "input_parts"} == {
-        "input": 1247, "output": 58, "source": "reported", "reasoning": None, "cached": None}
+        "input": 1247, "billed_input": 1247, "billing": None, "output": 58, "source": "reported", "reasoning": None,
+        "cached": None}
     assert [r["usage"]["source"] for r in rounds[1:]] == ["estimated"] * 3
     hengxin = "Hengxin expense reimbursement"
     assert [(c["conversation"], c["round"], c["code"]) for c in summary["checks"]] == [
@@ -88,7 +89,10 @@ def test_summarize_gives_each_rounds_input_parts_summing_to_its_input():
     rounds = json.loads(run("summarize", "traces/hengxin-expense.jsonl", "--json").stdout)["conversations"][0]["rounds"]
     second = rounds[1]["usage"]
     assert second["input"] == 1378
-    assert second["input_parts"]["reported beyond our count (template, provider tokens)"] == 503
+    # Round 2 reported no usage: the part beyond our count is round 1's carried over, named as the explorer names it.
+    assert second["input_parts"]["beyond our count as round 1 reported it (template, provider tokens)"] == 503
+    assert "reported beyond our count (template, provider tokens)" not in second["input_parts"]
+    assert rounds[0]["usage"]["input_parts"]["reported beyond our count (template, provider tokens)"] == 503
     assert all(sum(r["usage"]["input_parts"].values()) == r["usage"]["input"] for r in rounds)
 
 
@@ -285,3 +289,14 @@ def test_summarize_gives_a_tool_list_sent_but_not_kept_as_null_never_as_0():
     assert [r["usage"]["input_parts"]["tool definitions"] for r in support["rounds"]] == [None, None]
     bound = next(c for c in conversations if "LangGraph" in c["id"])  # a run that kept its bound tools counts them
     assert [r["usage"]["input_parts"]["tool definitions"] for r in bound["rounds"]] == [57, 57]
+
+
+def test_summarize_gives_no_billed_input_for_a_call_the_provider_refused():
+    # Round 2 of the parallel-call pitfall was refused with HTTP 400: its input is known, whether it was billed is
+    # not, as the Tokens page leaves it out of the input billed and of the cost.
+    document = json.loads(run("summarize", "traces/pitfalls/unanswered-parallel-call.jsonl", "--json").stdout)
+    usage = [r["usage"] for r in document["conversations"][0]["rounds"]]
+    assert [u["input"] for u in usage] == [147, 204, 236]
+    assert [u["billed_input"] for u in usage] == [147, None, 236]
+    assert [u["billing"] for u in usage] == [
+        None, "The call failed, and the log does not say whether the provider billed it.", None]

@@ -152,10 +152,24 @@ def test_the_file_sends_no_referrer(hengxin):
 
 def test_the_file_gives_each_rounds_input_with_parts_summing_to_it_and_why_it_differs(hengxin):
     page = "".join(_parse(trace_html(hengxin, summarize(hengxin, tiktoken_counter(load_encoding("o200k_base"))))).text)
+    # Round 2 reported no usage: its part beyond our count is round 1's, carried over, named as the explorer names it.
     assert ("Where the input goes (1,378 in all): instructions 48 · tool definitions 653 · earlier messages (resent) "
-            "34 · new messages 122 · message framing 18 · reported beyond our count (template, provider tokens) "
-            "503.") in page
+            "34 · new messages 122 · message framing 18 · beyond our count as round 1 reported it (template, provider "
+            "tokens) 503.") in page
+    assert page.count("reported beyond our count") == 1  # round 1's own, the one round whose usage was reported
     assert "This estimate carries round 1's gap" in page and "not the tokenizer of DeepSeek-V4-Flash" in page
+
+
+def test_the_file_says_a_refused_calls_billing_is_not_known_beside_its_input():
+    # The parallel-call pitfall's round 2: the provider refused it with HTTP 400. The Tokens page leaves it out of
+    # the input billed; the file says why beside the round's input, as the explorer does.
+    trace = catalog.load_bytes((catalog.TRACES_DIR / "pitfalls/unanswered-parallel-call.jsonl").read_bytes(),
+                               "pitfalls/unanswered-parallel-call").trace
+    page = "".join(_parse(trace_html(trace, summarize(trace, tiktoken_counter(load_encoding("o200k_base"))))).text)
+    said = "The call failed, and the log does not say whether the provider billed it."
+    assert page.count(said) == 1
+    assert ("Tokens: ≈ 204 in, estimated offline (o200k_base); the API reported none. Output tokens: not known (the "
+            f"call failed and the error holds no output). {said}") in page
 
 
 def test_the_file_says_which_rounds_were_completed_by_the_trace_builder(hengxin):

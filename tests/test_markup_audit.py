@@ -92,6 +92,9 @@ WORDS = {
     "input_line": "a round's input figure and its parts, in our words and numbers (lib/slide_words.py)",
     "carried": "what a request is made of, in counts of messages (lib/presenter.py)",
     "stop_switch": "a dialect's stop field and its two values, constants of lib/dialects (lib/slide_words.py)",
+    "billing_unknown_rounds_words": "round numbers and our sentence: which failed calls the input billed leaves out "
+                                    "(lib/summary.py)",
+    "billing_words": "a constant sentence, BILLING_NOT_KNOWN, or nothing (lib/summary.py)",
     "input_parts": "the parts of a round's input by our names, each with its token count (lib/tokens.py)",
     "input_words": "the parts of a round's input in our words, each with its token count (lib/tokens.py)",
     "split_words": "where a round's input goes: our words, its token counts and figures (lib/tokens.py)",
@@ -128,6 +131,10 @@ VOUCHED: dict[tuple[str, str], str] = {
         "Snowball.output_words: a token sum, ≈ and the calls it leaves out, or a constant (lib.summary.total_words)",
     ("lib/ui/slides.py", "ball.times_one_call_words"):
         "Snowball.times_one_call_words: a ratio to a tenth, or None (lib/summary.py)",
+    ("lib/ui/accounting.py", "ball.billing_unknown_words"):
+        "Snowball.billing_unknown_words: our sentence with a count of calls, or nothing (lib/summary.py)",
+    ("lib/ui/slides.py", "ball.billing_unknown_words"):
+        "Snowball.billing_unknown_words: our sentence with a count of calls, or nothing (lib/summary.py)",
     ("lib/ui/accounting.py", "ball.resent_help"):
         "Snowball.resent_help: our sentences with counts of rounds and tokens (lib/summary.py)",
     ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES or narration_title's constants (lib/steps.py)",

@@ -7,9 +7,9 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from lib.summary import (BILLING_NOT_KNOWN, NO_CALL_MADE, NOT_IN_THE_LOG, REASONING_NOT_REPORTED,
-                         REQUEST_NOT_COUNTED, UNMADE_SAID, RoundSummary, Snowball, OUTPUT_MISSING, cache_written,
-                         counted_parts, missing_output, no_bar_words, not_counted_words, not_logged_words,
+from lib.summary import (NO_CALL_MADE, NOT_IN_THE_LOG, REASONING_NOT_REPORTED, REQUEST_NOT_COUNTED, UNMADE_SAID,
+                         RoundSummary, Snowball, OUTPUT_MISSING, billing_words, cache_written, counted_parts,
+                         missing_output, no_bar_words, not_counted_said, not_counted_words, not_logged_words,
                          output_estimate_words, output_left_out_words, overcounted, reasoning_reported, round_cost,
                          said_parts, table_cached, table_reasoning, table_tokens, tokens_words, tool_list_missing,
                          tool_list_words)
@@ -91,8 +91,8 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
         if usage.anchor_round:
             how += (f" Anchored on round {usage.anchor_round}'s reported input: its count plus the content "
                     "that differs between the two requests.")
-        if row.failed:
-            how += f" {BILLING_NOT_KNOWN.capitalize()}."
+        if billing_words(row):
+            how += f" {billing_words(row)}"
         left.caption(f"Input tokens (estimated): **≈ {usage.input_tokens:,}**", help=how)
         _estimated_output(row, middle)
         if row.output_left_out and not missing_output(row):  # said beside the figure, not only in its tooltip
@@ -132,6 +132,10 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
                  finish_field: str = "finish_reason") -> pd.DataFrame:
     """One row per round; with prices, the cost of each round in USD. The stop signal's column is named
     after the trace dialect's own field (`finish_reason`, `stop_reason`)."""
+    # The part beyond our count, as each round's own line names it (lib.summary.not_counted_said): a column for each
+    # name, so that an estimate carrying round 1's gap is not filed under what a round "reported".
+    named = not_counted_words(rows)
+    remainders = tuple(dict.fromkeys(not_counted_said(r, named) for r in rows))
     records = []
     for r in rows:
         record = {
@@ -145,9 +149,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             finish_field.replace("_", " "): r.finish_reason,
             **dict(zip(("tokens in", "tokens out"), table_tokens(r))),
             "tokens are": r.usage.source,
-            # A part the log lacks (parts_unlogged) reads as such; a request the log lacks leaves its parts blank.
-            **{f"in: {label}": NOT_IN_THE_LOG if tokens is None and r.request_recorded else tokens
-               for label, tokens in counted_parts(r)},
+            **_parts_record(r, named, remainders),
             "cached in": table_cached(r),
             "reasoning": table_reasoning(r),
             "latency ms": r.latency_ms,
@@ -166,13 +168,31 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     # Only a previous_response_id or conversation chain has held messages: elsewhere a column of zeros says nothing.
     if not any(r.messages_held for r in rows):
         table = table.drop(columns=["messages held by the provider", f"in: {HELD}"], errors="ignore")
-    # The remainder named as the explorer names it: a Claude Code log's holds the instructions and tools it lacks.
-    table = table.rename(columns={f"in: {NOT_COUNTED}": f"in: {not_counted_words(rows)}"})
+    if len(remainders) > 1:  # blank where a round names its part otherwise: counts stay counts, not 503.0
+        for column in (f"in: {name}" for name in remainders):
+            if not table[column].isin([NOT_IN_THE_LOG]).any():
+                table[column] = table[column].astype("Int64")
     # Arrow takes no column of numbers and words: Streamlit would log a traceback on every draw and convert it itself.
     words = [NOT_IN_THE_LOG, NO_CALL_MADE, REASONING_NOT_REPORTED, *OUTPUT_MISSING]
     for column in table.columns[table.isin(words).any()]:
         table[column] = table[column].astype(str)
     return table
+
+
+def _parts_record(row: RoundSummary, named: str, remainders: tuple[str, ...]) -> dict:
+    """The round's input parts as the rounds table's columns: the part beyond our count under the name the round's
+    own line gives it (`remainders`: every round's, `named` the trace's), blank under the others'."""
+    record = {}
+    own = not_counted_said(row, named)
+    for label, tokens in counted_parts(row):
+        # A part the log lacks (parts_unlogged) reads as such; a request the log lacks leaves its parts blank.
+        shown = NOT_IN_THE_LOG if tokens is None and row.request_recorded else tokens
+        if label != NOT_COUNTED:
+            record[f"in: {label}"] = shown
+            continue
+        for name in remainders:
+            record[f"in: {name}"] = shown if name == own else None
+    return record
 
 
 def rounds_columns(table: pd.DataFrame) -> dict:
@@ -268,9 +288,10 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
              "one was sent, and is in no estimate" if ball.tool_list_never_logged else "")
     estimated = (f" {ball.estimated_calls:,} of them reported no usage: their tokens are our offline estimate{holds}."
                  if ball.estimated_calls else "")
-    if ball.failed_calls:
-        estimated += (f" {ball.failed_calls:,} of them failed: whether the provider billed "
-                      f"{'it' if ball.failed_calls == 1 else 'them'}, the log does not say.")
+    if ball.billing_unknown_calls:  # as the cost leaves them out (lib.summary.billing_known)
+        estimated += (f" {ball.billing_unknown_calls:,} of them failed: whether the provider billed "
+                      f"{'it' if ball.billing_unknown_calls == 1 else 'them'}, the log does not say, so "
+                      f"{'it is' if ball.billing_unknown_calls == 1 else 'they are'} left out of the sum.")
     if ball.unmade_calls:
         were = "was" if ball.unmade_calls == 1 else "were"
         estimated += (f" {ball.unmade_calls:,} of them {were} never made: no provider saw "
@@ -286,8 +307,7 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
     # that grew reads as what it is, not as up and good.
     b.metric(f"One call with round {predicted}'s context" if predicted else "One call with the final context",
              ball.single_call_words,
-             delta=(f"{plural(ball.rounds, 'call')} billed {ball.times_one_call_words} times this"
-                    if ball.times_one_call_words else None),
+             delta=ball.times_words, help=ball.billing_unknown_words or None,
              delta_color="off", delta_arrow="off")
     if not ball.requests_recorded:
         c.metric("Input already sent in the previous request", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)

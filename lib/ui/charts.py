@@ -7,7 +7,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from lib.summary import RoundSummary, counted_parts, not_counted_words
+from lib.summary import RoundSummary, counted_parts, not_counted_said, not_counted_words
 from lib.tokens import HELD, NOT_COUNTED
 from lib.sequence import LANE_TITLES, LANES, Arrow
 from lib.steps import STEP_COLORS, STEP_MARKS
@@ -69,10 +69,11 @@ def _numbers(values) -> list[int] | np.ndarray:
     return values if len(values) <= BARS_UP_TO else np.fromiter(values, dtype=np.int64, count=len(values))
 
 
-def _per_round(figure: go.Figure, rows, color: str, stack: str | None = None, **series) -> None:
-    """One series over the rounds: a bar each on a short trace; one line (an area when stacked) on a long one."""
+def _per_round(figure: go.Figure, rows, color: str, stack: str | None = None, pattern: str = "", **series) -> None:
+    """One series over the rounds: a bar each on a short trace (hatched with `pattern`); one line (an area when
+    stacked) on a long one."""
     if len(rows) <= BARS_UP_TO:
-        figure.add_bar(**series, marker={"color": color})
+        figure.add_bar(**series, marker={"color": color, "pattern": {"shape": pattern}})
     else:
         figure.add_scatter(**series, mode="lines", stackgroup=stack, line={"color": color, "width": 1 if stack else 1.5})
 
@@ -103,10 +104,19 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
                        customdata=_numbers(max(-tokens, 0) for tokens in values),
                        hovertemplate="round %{x}<br>our count %{customdata:,} tokens above the input<extra></extra>")
             values = [max(tokens, 0) for tokens in values]
-        # The remainder named as the explorer names it (lib.summary.not_counted_words).
-        name = not_counted_words(rows) if label == NOT_COUNTED else label
-        _per_round(figure, rows, color, "input", name=name, x=rounds, y=_numbers(values),
-                   hovertemplate=f"round %{{x}}<br>%{{y:,}} tokens of {name}<extra></extra>")
+        if label != NOT_COUNTED:
+            _per_round(figure, rows, color, "input", name=label, x=rounds, y=_numbers(values),
+                       hovertemplate=f"round %{{x}}<br>%{{y:,}} tokens of {label}<extra></extra>")
+            continue
+        # The remainder named as each round's own line names it (lib.summary.not_counted_said): an estimate that
+        # carries round 1's gap is a series of its own, not "reported".
+        named = not_counted_words(rows)
+        said = [not_counted_said(r, named) for r in rows]
+        for name in dict.fromkeys(said):
+            _per_round(figure, rows, color, "input", pattern="" if name == named else _STYLE["estimated"]["pattern"],
+                       name=name, x=rounds,
+                       y=_numbers(tokens if own == name else 0 for tokens, own in zip(values, said)),
+                       hovertemplate=f"round %{{x}}<br>%{{y:,}} tokens of {name}<extra></extra>")
     figure.update_layout(barmode="relative")
     return _layout(figure, rows, "input tokens")
 
@@ -129,17 +139,18 @@ def messages_per_round(rows: tuple[RoundSummary, ...]) -> go.Figure:
 def cumulative_input(rows: tuple[RoundSummary, ...]) -> go.Figure:
     """Input billed so far, against what one call with the same context would have cost. A round whose input the log
     cannot give (RoundSummary.input_if_known) has no point and adds nothing, as the totals leave it out: a 0 would say
-    its call read nothing."""
+    its call read nothing; nor does a failed call whose billing the log does not say (billed_input_if_known) add to
+    the input billed, as the totals leave it out, though its context is drawn."""
     known = [r for r in rows if r.input_if_known is not None]
+    billed = [r for r in known if r.billed_input_if_known is not None]
     running, total = [], 0
-    for r in known:
-        total += r.input_if_known
+    for r in billed:
+        total += r.billed_input_if_known
         running.append(total)
-    rounds = _numbers(r.round for r in known)
     mode = "lines+markers" if len(rows) <= BARS_UP_TO else "lines"  # a marker per round is a shape per round
     figure = go.Figure()
-    figure.add_scatter(name="input billed so far", x=rounds, y=_numbers(running), mode=mode)
-    figure.add_scatter(name="this round's context in one call", x=rounds,
+    figure.add_scatter(name="input billed so far", x=_numbers(r.round for r in billed), y=_numbers(running), mode=mode)
+    figure.add_scatter(name="this round's context in one call", x=_numbers(r.round for r in known),
                        y=_numbers(r.input_if_known for r in known), mode=mode, line={"dash": "dot"})
     return _layout(figure, rows, "input tokens")
 

@@ -164,13 +164,15 @@ def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     context = f"round {partial}'s context" if partial else "the final context"
     # No ratio (one call, or an input not known): the sentence ends at the sum, not at "one call" with no "times".
     times = f", {ball.times_one_call_words} times one call with {context}" if ball.times_one_call_words else ""
-    about = "about " if ball.estimated_calls else ""  # the Tokens page's "≈", in words
+    about = "about " if ball.billed_input_words.startswith("≈") else ""  # the Tokens page's "≈", in words
     if ball.unknown_input_calls:  # a sum with calls left out is no bill: the metrics below say what it holds
         lead(f"Every call resends everything: {plural(ball.rounds, 'call')}, of which the log kept no request for "
              f"{ball.unknown_input_calls:,}, so what the conversation was billed for its input is not known.")
     else:
-        lead(f"Every call resends everything: {plural(ball.rounds, 'call')} billed {about}{ball.billed_input:,} input "
-             f"tokens{times}.")
+        # A failed call whose billing the log does not say is in neither figure: the count says the calls summed.
+        left_out = f" {ball.billing_unknown_words}" if ball.billing_unknown_words else ""
+        lead(f"Every call resends everything: {plural(ball.billed_calls, 'call')} billed {about}{ball.billed_input:,} "
+             f"input tokens{times}.{left_out}")
     if partial:
         st.caption(predicted_only_words(shown))
     accounting.snowball_metrics(ball, partial)
