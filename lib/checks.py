@@ -611,11 +611,17 @@ def _model_filled_identity(trace: Trace) -> Iterator[Hit]:
         for name, value in call.arguments.items():
             if not _is_identity(name, tool):
                 continue
+            # A value the tool definition holds (an id given as the form to write it in): say where it came from.
+            source = definition_source(tool, name, value) if not _said_by_user(round_.request, value) else None
+            shown = shorten(json.dumps(value, ensure_ascii=False), 60)
+            copied = (f" {shown} is in the tool definition sent with the request ({source.where or 'its default'}), "
+                      "though no earlier message says it: the model can have taken it from there, a definition's "
+                      "words, not an id anyone gave it." if source else "")
             if _overridden(round_, call, name):
                 yield Hit("info", round_.index, "response", path,
                           f"The model filled the identity argument {name} of {call.name} itself; the program used its "
-                          f"own value instead, as it should. Leaving {name} out of the schema would stop the model "
-                          "from being asked at all.")
+                          f"own value instead, as it should.{copied} Leaving {name} out of the schema would stop the "
+                          "model from being asked at all.")
             elif _said_by_user(round_.request, value) and round_.execution_of(call.id) is None:
                 # Copied from the user, and the log does not show the program running it as given.
                 yield Hit("info", round_.index, "response", path,
@@ -625,10 +631,10 @@ def _model_filled_identity(trace: Trace) -> Iterator[Hit]:
                           "login session is not in the log.")
             else:
                 yield Hit("warning", round_.index, "response", path,
-                          f"The model filled the identity argument {name} of {call.name} with "
-                          f"{shorten(json.dumps(value, ensure_ascii=False), 60)}, and nothing shows the program "
-                          "replaced it. Whoever writes the conversation can steer that value to someone else's record: "
-                          "take identity from the login session in the program, and record the override.")
+                          f"The model filled the identity argument {name} of {call.name} with {shown}, and nothing "
+                          f"shows the program replaced it.{copied} Whoever writes the conversation can steer that "
+                          "value to someone else's record: take identity from the login session in the program, and "
+                          "record the override.")
 
 
 def _said_by_user(request: Request, value: object) -> bool:
@@ -695,9 +701,13 @@ class Said(NamedTuple):
 
     def add(self, message: Message) -> None:
         """Take in one message: its text, its tool results and the arguments of its calls."""
-        pieces = [message.text, *(p.content for p in message.tool_results),
-                  *(p.arguments_raw for p in message.tool_calls)]
-        for piece in pieces:
+        for piece in (message.text, *(p.content for p in message.tool_results),
+                      *(p.arguments_raw for p in message.tool_calls)):
+            self.add_text(piece)
+
+    def add_text(self, piece: str) -> None:
+        """Take in one text: its words, the dates it writes out and its numbers."""
+        if piece:
             self.words.update(word.lower() for word in _WORD.findall(piece))
             # "1st January 2022" says 2022-01-01: a date restated in the ISO form a schema asks for is copied.
             self.words.update(_iso_dates(piece))
@@ -763,16 +773,21 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
             unsaid = [(name, value) for name, value in call.arguments.items()
                       if not _is_identity(name, tool) and not _authored(name) and _fact(value)
                       and not said.holds(value)]
-            # The tool definition says a schema's default, though no message does: the model did not make it up.
-            defaults = [(name, value) for name, value in unsaid if _is_default(tool, name, value)]
-            filled = [pair for pair in unsaid if pair not in defaults]
+            # The tool definition sent with the request says a default or holds the value, though no message does:
+            # the model did not make it up, as it did not make up what the person said.
+            sources = {name: definition_source(tool, name, value) for name, value in unsaid}
+            defaults = [(name, value) for name, value in unsaid if sources[name] and sources[name].default]
+            given = [(name, value) for name, value in unsaid if sources[name] and not sources[name].default]
+            filled = [(name, value) for name, value in unsaid if not sources[name]]
             if unsaid:
                 path = join_path(round_.response.message_path, call.path)
                 briefs = [f"Filled by the model, in no earlier message: {', '.join(_named(filled))}"] if filled else []
+                briefs += [f"in the tool definition: {', '.join(_named(given))}"] if given else []
                 briefs += [f"the schema's default: {', '.join(_named(defaults))}"] if defaults else []
                 brief = "; ".join(briefs)
                 yield Hit("info", round_.index, "response", path,
-                          _filled_message(call.name, filled, defaults, tool, unlogged), brief[0].upper() + brief[1:])
+                          _filled_message(call.name, filled, defaults, tool, unlogged, given, sources),
+                          brief[0].upper() + brief[1:])
 
 
 AUTHORED_NAMES = frozenset({
@@ -800,15 +815,52 @@ def _named(filled: list[tuple[str, object]]) -> list[str]:
     return [f"{name} {shorten(json.dumps(value, ensure_ascii=False), 40)}" for name, value in filled]
 
 
+def _sourced(pairs: list[tuple[str, object]], sources: dict[str, Source | None]) -> str:
+    """`status "submitted" (status's description: "…")`: each argument with where the definition holds it."""
+    return " and ".join(f"{named} ({sources[name].where})" if sources.get(name) and sources[name].where else named
+                        for (name, _), named in zip(pairs, _named(pairs)))
+
+
+def _places(pairs: list[tuple[str, object]], sources: dict[str, Source | None]) -> str:
+    """` (status's description: "…")`: where the definition states these defaults in words; empty for the schema's
+    `default` alone."""
+    said = [sources[name].where for name, _ in pairs if sources.get(name) and sources[name].where]
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def _given_words(tool_name: str, given: list[tuple[str, object]], sources: dict[str, Source | None],
+                 lead: bool) -> str:
+    """What is said of values the tool definition holds though no message does (definition_source): where, and
+    that a definition's words are no one's answer. `lead` when nothing the model filled itself is said before it,
+    which then ends with the advice; else the advice is that sentence's."""
+    one = len(given) == 1
+    it = "it" if one else "them"
+    place = (f"The model filled {_sourced(given, sources)} in the {tool_name} call with "
+             f"{'a value' if one else 'values'} the tool definition sent with the request holds" if lead else
+             f"{_sourced(given, sources)} {'is' if one else 'are'} in the tool definition sent with the request")
+    said = (f"{place}, though no earlier message says {it}: the model can have taken {it} from there, not from the "
+            "person or a tool result.")
+    if not lead:
+        return said
+    return (f"{said} A definition's words are written for every call, not as this one's answer: what the program "
+            "knows should come from the program; what nobody gave, the model should ask the person for.")
+
+
 def _filled_message(tool_name: str, filled: list[tuple[str, object]], defaults: list[tuple[str, object]],
-                    tool: ToolDefinition | None, instructions_unlogged: bool = False) -> str:
+                    tool: ToolDefinition | None, instructions_unlogged: bool = False,
+                    given: list[tuple[str, object]] = (), sources: dict[str, Source | None] | None = None) -> str:
+    sources = sources or {}
     named, single = " and ".join(_named(defaults)), len(defaults) == 1
+    places = _places(defaults, sources)
+    defaulted = (f"The model filled {named} in the {tool_name} call with the {'default' if single else 'defaults'} "
+                 f"the tool's schema gives{places}: the tool definition says {'it' if single else 'them'}, though no "
+                 "earlier message does.") if defaults else ""
     if not filled:
-        return (f"The model filled {named} in the {tool_name} call with the {'default' if single else 'defaults'} the "
-                f"tool's schema gives: the tool definition says {'it' if single else 'them'}, though no earlier "
-                "message does.")
-    given = (f"{named} {'is the default' if single else 'are the defaults'} the tool's schema gives: the tool "
-             "definition says so, though no earlier message does.")
+        return " ".join(words for words in (defaulted, _given_words(tool_name, given, sources, not defaults) if given
+                                            else "") if words)
+    given = ((" " + _given_words(tool_name, given, sources, False)) if given else "") + ((
+        f" {named} {'is the default' if single else 'are the defaults'} the tool's schema gives{places}: the tool "
+        "definition says so, though no earlier message does.") if defaults else "")
     listed = " and ".join(_named(filled))
     chosen = [name for name, value in filled if value in _allowed_values(tool, name)]
     among = (f" {' and '.join(chosen)} {'is one' if len(chosen) == 1 else 'are each one'} of the values the schema "
@@ -826,7 +878,72 @@ def _filled_message(tool_name: str, filled: list[tuple[str, object]], defaults: 
             f"{either} the model read {'it' if one else 'them'} from something said another way "
             f"(a day as \"tomorrow\", a length as \"for an hour\"), or it made {'it' if one else 'them'} up: "
             "the conversation alone cannot tell which. A value the program knows should come from the program; "
-            "one nobody gave, the model should ask the person for." + (f" {given}" if defaults else ""))
+            "one nobody gave, the model should ask the person for." + given)
+
+
+_DEFAULT_SAID = re.compile(r"\bdefaults?(?:\s+(?:value|is|to|of))*\s*[:=]?\s*[\"'`“‘]?([^\s\"'`”’,;)]+)",
+                           re.IGNORECASE)
+"""A default a parameter's description states in words: `defaults to submitted`, `Default: 10`, `(default "c")`."""
+
+
+class Source(NamedTuple):
+    """Where the tool definition holds a value the model filled, though no earlier message does."""
+
+    default: bool
+    """The definition gives it as the parameter's default: in the schema's `default`, or in words in its
+    description (`defaults to submitted`)."""
+    where: str
+    """The place, in our words, quoting the definition's own (`status's description: "…"`); empty for the schema's
+    `default`, which the message names itself."""
+
+
+def _quoted(text: str, value: object) -> str:
+    """The definition's words around the value, as JSON: whole when short, else cut around where the value is."""
+    line = " ".join(text.split())
+    at = line.lower().find(str(value).lower())
+    if len(line) > 90 and at >= 0:
+        start, end = max(0, at - 40), min(len(line), at + len(str(value)) + 40)
+        cut = line[start:end]
+        # Whole words only: a word cut in two reads as another word.
+        cut = cut.split(" ", 1)[-1] if start and " " in cut[: at - start] else cut
+        cut = cut.rsplit(" ", 1)[0] if end < len(line) and " " in cut[at - start:] else cut
+        line = ("…" if start else "") + cut + ("…" if end < len(line) else "")
+    return json.dumps(shorten(line, 100), ensure_ascii=False)
+
+
+def _holds(text: object, value: object) -> bool:
+    """Whether a text of the tool definition holds the value as a message would (Said.holds)."""
+    if not isinstance(text, str) or not text:
+        return False
+    said = Said(set(), set())
+    said.add_text(text)
+    return said.holds(value)
+
+
+def definition_source(tool: ToolDefinition | None, name: str, value: object) -> Source | None:
+    """Where the tool definition sent with the request holds the value the model filled for `name`: its schema's
+    `default`, a default its description states, its `examples`, its description, or the tool's own description;
+    None where it holds none of them. Only an exact copy is found, as in the messages (Said.holds)."""
+    if tool is None or isinstance(value, bool) or value is None:
+        return None
+    parameter = _parameter(tool, name)
+    if _is_default(tool, name, value):
+        return Source(True, "")
+    description = parameter.get("description")
+    if isinstance(description, str):
+        stated = [m.group(1) for m in _DEFAULT_SAID.finditer(description)]
+        if any(said.lower() == str(value).lower() for said in stated):
+            return Source(True, f"{name}'s description: {_quoted(description, value)}")
+    examples = parameter.get("examples") if isinstance(parameter.get("examples"), list) else []
+    if "example" in parameter:
+        examples = [*examples, parameter["example"]]
+    if any(example == value and isinstance(example, bool) == isinstance(value, bool) for example in examples):
+        return Source(False, f"{name}'s examples")
+    if _holds(description, value):
+        return Source(False, f"{name}'s description: {_quoted(description, value)}")
+    if _holds(tool.description, value):
+        return Source(False, f"the tool's description: {_quoted(tool.description, value)}")
+    return None
 
 
 def _is_default(tool: ToolDefinition | None, name: str, value: object) -> bool:

@@ -123,8 +123,8 @@ def test_point_7_an_anthropic_slide_uses_its_own_field_and_shows_text_beside_a_c
 
 
 @pytest.mark.parametrize("mode, said", [
-    ("present", 'Filled by the model, in no earlier message: job_level "P6", city_tier "2"'),
-    ("", 'The model filled job_level "P6" and city_tier "2" in the queryTravelPolicy call itself'),
+    ("present", 'Filled by the model, in no earlier message: city_tier "2"; in the tool definition: job_level "P6"'),
+    ("", 'The model filled city_tier "2" in the queryTravelPolicy call itself'),
 ])
 def test_point_8_the_values_the_model_filled_are_marked_next_to_the_call_in_presenter_and_explorer(mode, said):
     at = _slide("hengxin-expense", 1, 2 if mode else 1, mode=mode)

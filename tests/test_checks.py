@@ -469,12 +469,68 @@ def test_the_step_labels_call_a_narration_what_the_narration_check_calls_it():
 def test_hengxin_job_level_p6_and_city_tier_2_are_marked_as_filled_by_the_model(hengxin):
     filled = {f.where: f.message for f in run_checks(hengxin) if f.code == "model-filled-value"}
     travel = filled["round 1 response choices[0].message.tool_calls[1]"]
-    assert 'job_level "P6"' in travel and 'city_tier "2"' in travel
-    assert "appear in no earlier message" in travel
+    # city_tier "2" is one of the schema's values, nothing says which; P6 is the example in job_level's description.
+    assert travel.startswith('The model filled city_tier "2" in the queryTravelPolicy call itself: it appears in no '
+                             "earlier message as written")
+    assert ('job_level "P6" (job_level\'s description: "Job level code, in the form P6, P7") is in the tool '
+            "definition sent with the request, though no earlier message says it: the model can have taken it from "
+            "there, not from the person or a tool result.") in travel
     # user_id is identity: model-filled-identity speaks of it, once, not this check.
     assert "user_id" not in filled.get("round 1 response choices[0].message.tool_calls[0]", "")
     # Round 2 copies 3860.00 and 3800.00 from the results, round 3 the ticket number: nothing invented there.
     assert [where for where in filled if not where.startswith("round 1 ")] == []
+
+
+def test_hengxins_status_submitted_is_the_default_the_tool_description_documents_not_a_value_made_up(hengxin):
+    # queryExpense's status parameter: "Filter by status; defaults to submitted". The model used that default.
+    [query] = [f for f in run_checks(hengxin)
+               if f.code == "model-filled-value" and f.where == "round 1 response choices[0].message.tool_calls[0]"]
+    assert query.severity == "info"
+    assert query.message == ('The model filled status "submitted" in the queryExpense call with the default the '
+                             "tool's schema gives (status's description: \"Filter by status; defaults to submitted\"): "
+                             "the tool definition says it, though no earlier message does.")
+    assert query.brief == 'The schema\'s default: status "submitted"'
+    assert "made it up" not in query.message and "nothing in the conversation says which" not in query.message
+
+
+def test_hengxins_user_id_is_said_to_be_the_example_in_its_parameters_description(hengxin):
+    # "Employee ID, in the form E10238, ...": the model wrote the description's example. The program overrode it
+    # with the login session's id, which is E10238 too; the finding may not hide where the model's value came from.
+    [identity] = [f for f in run_checks(hengxin) if f.code == "model-filled-identity"]
+    assert identity.severity == "info"
+    assert ('"E10238" is in the tool definition sent with the request (user_id\'s description: "Employee ID, in the '
+            'form E10238, obtained from the login session; do…"), though no earlier message says it: the model can '
+            "have taken it from there, a definition's words, not an id anyone gave it.") in identity.message
+
+
+def test_hengxins_identity_lesson_and_execution_note_say_e10238_is_the_descriptions_example(hengxin):
+    [lesson] = [lesson for lesson in hengxin.lessons if lesson.title == "Identity comes from the program"]
+    assert "the example in the user_id parameter's description" in lesson.text
+    note = hengxin.rounds[0].executions[0].note
+    assert "happened to match" not in note and "the example in the user_id parameter's description" in note
+
+
+@pytest.mark.parametrize("parameter, where", [
+    ({"type": "string", "examples": ["EU-WEST"]}, "region's examples"),
+    ({"type": "string", "description": "Region code such as EU-WEST"},
+     'region\'s description: "Region code such as EU-WEST"'),
+    ({"type": "string"}, 'the tool\'s description: "Look up one order in EU-WEST."'),
+])
+def test_a_value_the_tool_definition_holds_is_said_to_come_from_it(parameter, where):
+    tool = {"type": "function", "function": {"name": "lookup", "description": "Look up one order in EU-WEST.",
+                                             "parameters": {"type": "object", "properties": {
+                                                 "order_id": {"type": "string"}, "region": parameter}}}}
+    if "examples" in parameter or "description" in parameter:
+        tool["function"]["description"] = "Look up one order."
+    turn = calls(call("call_a", '{"order_id": "7", "region": "EU-WEST"}'))
+    trace = loop(turn, [result("call_a")], first={"tools": [tool]}, second={"tools": [tool]})
+    [finding] = [f for f in run_checks(trace) if f.code == "model-filled-value"]
+    assert finding.severity == "info"
+    assert finding.message.startswith(f'The model filled region "EU-WEST" ({where}) in the lookup call with a value '
+                                      "the tool definition sent with the request holds, though no earlier message "
+                                      "says it")
+    assert finding.brief == 'In the tool definition: region "EU-WEST"'
+    assert "made it up" not in finding.message
 
 
 def test_values_the_model_may_have_read_from_the_persons_other_words_are_not_said_to_be_invented():
@@ -493,7 +549,9 @@ def test_the_ways_of_saying_a_value_are_given_as_examples_not_as_words_of_this_c
     # as words of this conversation. Said as examples of a day and a length, they fit every trace.
     messages = [f.message for f in run_checks(hengxin) if f.code == "model-filled-value"]
     assert messages and all('another way ("tomorrow"' not in m for m in messages)
-    assert all('said another way (a day as "tomorrow", a length as "for an hour")' in m for m in messages)
+    # status "submitted" is the documented default: only city_tier "2" is a value the model may have read that way.
+    assert [m for m in messages if 'said another way (a day as "tomorrow", a length as "for an hour")' in m] == [
+        m for m in messages if "city_tier" in m]
 
 @pytest.mark.parametrize("arguments, results, expected", [
     ('{"order_id": "7"}', [], []),                                    # the user's words
