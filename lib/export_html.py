@@ -23,7 +23,7 @@ from lib.growth import against_words, origin_words, program_sent, sends
 from lib.model import Round, Trace
 from lib.round_view import RoundView, round_view
 from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, billing_words,
-                         counted_parts, log_ends_words, missing_output, output_left_out_words, said_parts,
+                         log_ends_words, missing_output, output_left_out_words, said_parts,
                          stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept, tool_list_missing,
                          tool_list_words)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES

@@ -623,8 +623,6 @@ class Snowball:
     """True when the log kept no tool list but one was sent (RoundSummary.tool_list_sent)."""
     unmade_calls: int = 0
     """Rounds that made no call (RoundSummary.sent): no provider saw their request, so they are in no sum."""
-    failed_calls: int = 0
-    """Failed calls in the sums: whether the provider billed their input, the log does not say."""
     estimated_calls: int = 0
     """Calls whose usage was not reported, so their tokens in the totals are our offline estimate."""
     last_estimated: bool = False
@@ -845,7 +843,6 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         tool_list_recorded=all(r.tool_list_recorded for r in rows),
         tool_list_never_logged=any(r.tool_list_never_logged for r in rows),
         tool_list_sent=any(r.tool_list_sent for r in rows),
-        failed_calls=sum(1 for r in rows if r.failed),
         estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
         last_estimated=bool(rows) and rows[-1].usage.source != "reported",
         requests_recorded=any(r.request_recorded for r in rows),
