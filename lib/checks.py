@@ -16,8 +16,9 @@ Severities:
   `narration-without-call`, `model-filled-identity`, `history-rewritten`, `too-many-tools`,
   `repeated-call`, and a call whose whole turn the next request dropped (`missing-tool-result`).
 - info: legal and worth knowing: `text-with-tool-calls` (a client must keep that text),
-  `tools-changed`, `declined-call`, `model-filled-value` (an argument no earlier message holds; not
-  in a structured answer given as a call, pydantic-ai's `final_result`, Mirascope's formatted output tool),
+  `tools-changed`, `declined-call`, `model-filled-value` (an argument no earlier message holds, or one the
+  tool definition holds, said so; not in a structured answer given as a call, pydantic-ai's `final_result`,
+  Mirascope's formatted output tool),
   `write-tool-call` (a tool that changes something, where a person's approval belongs), and
   `model-filled-identity` when the execution records that the program replaced the model's value.
 
