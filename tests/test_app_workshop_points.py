@@ -29,7 +29,7 @@ SHOWN_ON = {
     7: ("hengxin-r1s2", ["**`finish_reason` is the loop's switch.** `tool_calls`: the program runs the tools",
                          "`stop`: the loop ends", "`content: null`"]),
     8: ("hengxin-r1s2", ['Filled by the model, in no earlier message: city_tier "2"; in the tool definition: '
-                         'job_level "P6"', "P6 and tier 2 come from nowhere"]),
+                         'job_level "P6"', "P6 and tier 2: nobody in the conversation said them"]),
     9: ("gallery-empty-result-invented-answer-r2s5", ["An invented date",
                                                       "neither date appears in any message or tool result"]),
     10: ("gallery-narration-without-call-r1s5", ["No call made: this is not an answer",
