@@ -13,17 +13,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Literal, Sequence
 
+from lib.injected import context_only, reasked_after
 from lib.model import Message, OtherPart, Round, Trace
 from lib.text import plural
 
 Status = Literal["new", "resent", "changed"]
 """A message's standing in its request compared with the previous request."""
 
-Origin = Literal["input", "history", "response", "tool-result"]
-"""Where a message came from: the person or program, an assistant turn the program put in the history, the previous
-response, or a tool."""
+Origin = Literal["input", "program", "history", "response", "tool-result"]
+"""Where a message came from: the person or program, the program alone (in the user's role), an assistant turn the
+program put in the history, the previous response, or a tool."""
 ORIGIN_WORDS: dict[str, str] = {
     "input": "written by the person or the program",
+    "program": "written by the program in the user's role, not typed by the person",
     "history": "an assistant turn the program put in the history, not the previous response as it came back",
     "response": "the model's turn from the previous response, appended unchanged",
     "tool-result": "tool results the program appended",
@@ -94,6 +96,9 @@ class Growth:
 def _origin(message: Message, previous_round: Round | None) -> Origin:
     if message.tool_results:
         return "tool-result"
+    # Known only where the trace marks it (a guard's re-ask) or the agent's own tags open every text of it.
+    if message.role == "user" and (reasked_after(previous_round) or context_only(message)):
+        return "program"
     if message.role == "assistant" and previous_round is not None and previous_round.response is not None:
         answered = previous_round.response.message
         # Clients often drop null fields (refusal, annotations) when they echo the turn back.

@@ -220,6 +220,8 @@ def _made_of(placed: Growth, index: int) -> str:
         pieces.append("the model's previous turn")
     if origins.count("tool-result"):
         pieces.append(plural(origins.count("tool-result"), "message") + " with tool results")
+    if origins.count("program"):
+        pieces.append(plural(origins.count("program"), "message") + " the program wrote in the user's role")
     if origins.count("input"):
         pieces.append(plural(origins.count("input"), "other new message"))
     if placed.changed:

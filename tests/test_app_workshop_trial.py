@@ -139,3 +139,23 @@ def test_parallel_calls_are_not_said_to_save_no_tokens_on_any_view(workshop):
 def test_a_slide_says_each_thing_once(workshop, slide_id, said):
     shown = "\n".join(_read(_slide(workshop, slide_id)))
     assert len(re.findall(re.escape(said), shown, re.IGNORECASE)) == 1, said
+
+
+def test_the_re_asks_card_says_the_program_wrote_it_not_the_person_or_the_program():
+    # The guard's note goes out in the user's role; its card must not leave open that the customer typed it.
+    shown = _read(_explorer(NARRATION, 2))
+    assert "Written by the program in the user's role, not typed by the person." in shown
+    from lib.growth import growth
+    from lib.presenter import carried
+    trace = load_bundled(NARRATION).trace
+    assert "1 message the program wrote in the user's role" in carried(trace.rounds[0], growth(trace, 2))
+
+
+def test_codexs_own_context_in_the_users_role_is_said_to_be_the_programs_and_the_persons_prompt_is_not():
+    from lib.growth import growth, origin_words
+    from lib.logs.upload import read_upload
+    path = ROOT / "tests" / "fixtures" / "codex-rollout-0.125.jsonl"
+    trace = read_upload([(path.name, path.read_bytes())]).conversations[0].trace
+    said = {e.message.text[:20]: origin_words(e) for e in growth(trace, 1).entries if e.message.role == "user"}
+    assert said["# AGENTS.md instructi"[:20]] == "written by the program in the user's role, not typed by the person"
+    assert said["show tools"] == "written by the person or the program"
