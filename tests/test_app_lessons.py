@@ -110,7 +110,7 @@ def test_point_6_and_7_step_2_says_what_is_owed_and_contrasts_the_stop_values_wi
     assert "The model asks for 2 tools in parallel: 2 results owed" in screen(at)
     switch = _alerts(at)
     assert "**`finish_reason` is the loop's switch.** `tool_calls`: the program runs the tools and calls the model " \
-           "again. `stop`: the loop ends and the text goes to the person." in switch
+           "again. `stop`: the model is done, and a plain loop stops there and gives the text to the person." in switch
     assert "This response says `tool_calls`." in switch and "`content: null`" in switch
     ended = _alerts(_slide("hengxin-expense", 4, 5))
     assert "This response says `stop`." in ended

@@ -194,8 +194,8 @@ def stop_callout(loaded: LoadedTrace, view: RoundView, ended: bool = False) -> N
     switch, response, round_ = stop_switch(loaded.trace), view.round.response, view.round
     said = plain.ours(response.finish_reason, (switch.calls, switch.ends))
     words = [f"**`{switch.field}` is the loop's switch.** `{switch.calls}`: the program runs the tools and calls "
-             "the model again." + ("" if ended else f" `{switch.ends}`: the loop ends and the text goes to the "
-                                                     "person.")]
+             "the model again." + ("" if ended else f" `{switch.ends}`: the model is done, and a plain loop stops "
+                                                     "there and gives the text to the person.")]
     words.append(f"This response says `{said}`." if said else f"This response's `{switch.field}` is shown below.")
     if round_.tool_calls and content_is_null(round_):
         words.append("`content: null`: no text while it calls; text and calls may also share one turn.")
