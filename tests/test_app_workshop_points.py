@@ -27,7 +27,7 @@ SHOWN_ON = {
     6: ("hengxin-r1s2", ["The model asks for 2 tools in parallel: 2 results owed",
                          "the two lookups would take one more round, and that round would resend the whole context"]),
     7: ("hengxin-r1s2", ["**`finish_reason` is the loop's switch.** `tool_calls`: the program runs the tools",
-                         "`stop`: the loop ends", "`content: null`"]),
+                         "`stop`: the model is done", "`content: null`"]),
     8: ("hengxin-r1s2", ['Filled by the model, in no earlier message: city_tier "2"; in the tool definition: '
                          'job_level "P6"', "P6 and tier 2: nobody in the conversation said them"]),
     9: ("gallery-empty-result-invented-answer-r2s5", ["An invented date",
