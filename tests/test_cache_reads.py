@@ -52,3 +52,11 @@ def test_summarize_json_gives_null_where_the_log_holds_no_cache_count_and_0_wher
 def test_a_usage_that_counts_its_cache_reads_keeps_its_figures():
     # The Responses API's usage writes input_tokens_details.cached_tokens in every round.
     assert _cached("openai-responses.jsonl")["resp_68b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5"][:3] == ["0", "128", "128"]
+
+
+def test_a_reasoning_count_of_0_langchain_recorded_is_0_not_a_figure_the_log_lacks():
+    # LangGraph's OpenAI rounds keep output_token_details.reasoning: 0, a count the provider reported.
+    document = summary_of(_upload("langsmith-runs.jsonl"))
+    reasoning = {c["title"].split(" · ")[1]: [r["usage"]["reasoning"] for r in c["rounds"]]
+                 for c in document["conversations"]}
+    assert reasoning["LangGraph"][0] == 0

@@ -388,7 +388,7 @@ def _usage(usage: Any) -> dict | None:
     reasoning = convert.object_at(usage, "output_token_details").get("reasoning")
     # A cache_read of 0 is a count the log holds; a usage without one holds none (RoundSummary.cached_if_known).
     return convert.chat_usage(usage.get("input_tokens"), usage.get("output_tokens"), cached=read,
-                              reasoning=reasoning or None)
+                              reasoning=reasoning)
 
 
 def _openai_usage(usage: Any) -> dict | None:
