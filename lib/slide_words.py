@@ -76,6 +76,8 @@ class Snowball:
     a later one."""
     request_recorded: bool = True
     """False when the log kept no request for this round: its input, if reported, has no parts we counted."""
+    followed: bool = True
+    """False for the trace's last round: no request after it pays for its tool list again."""
 
 
 def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_current: bool = False,
@@ -103,7 +105,7 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         failed=not billing_known(row),
         held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),
         tool_list_recorded=row.tool_list_recorded, tool_list_never_logged=row.tool_list_never_logged,
-        request_recorded=row.request_recorded, secret=upto_current,
+        request_recorded=row.request_recorded, secret=upto_current, followed=index < len(rows),
     )
 
 
@@ -255,6 +257,6 @@ def tools_line(snow: Snowball) -> str:
         return f"{listed}: {sent}; {BILLING_NOT_KNOWN}"
     if snow.tools_unchanged:
         return f"{listed}: resent unchanged and paid for a {ordinal(snow.tools_sent)} time"
-    if snow.secret:  # whether any request follows is what the learner is to predict: the model may answer
+    if snow.secret or not snow.followed:  # a secret: whether any request follows is what the learner predicts
         return f"{listed}: sent with this request and paid for with it"
     return f"{listed}: sent with this request and paid for with it, again with every request after"

@@ -37,6 +37,12 @@ def test_the_tool_list_is_counted_as_paid_for_once_per_request_that_carried_that
     assert tools_line(snowball(fewer, rows, 4)).endswith(": resent unchanged and paid for a third time")
 
 
+def test_a_one_round_traces_tool_list_is_not_said_to_be_paid_for_again_by_requests_that_never_came(hengxin):
+    alone = replace(hengxin, rounds=hengxin.rounds[:1])
+    line = tools_line(snowball(alone, summarize(alone, COUNTER), 1))
+    assert line.endswith("sent with this request and paid for with it") and "again" not in line
+
+
 def test_a_long_traces_counter_lists_a_window_around_the_round_and_predict_mode_stops_at_it():
     trace, _ = read_trace(list(synthetic_lines(30)))
     rows = summarize(trace, COUNTER)
