@@ -302,14 +302,17 @@ def _tools_point(prediction: Prediction, outcome_: Outcome, did: str) -> Point:
 def score(prediction: Prediction, outcome_: Outcome) -> Score:
     """A prediction scored against what the round did."""
     points, sides = [], []
+    named = outcome_.action == "call" and outcome_.tools_offered
     if outcome_.action == "call":
         count = len(outcome_.calls)
         did = f"it called {_listed(name for name, _ in outcome_.calls)}" + (
             f" in parallel: {count} calls in one response" if count > 1 else "")
+        # Where the next point names the tools, this one says only what the model did, so no line is said twice.
+        action = ("it called a tool" if count == 1 else f"it called {count} tools in parallel") if named else did
     else:
-        did = "it answered in text"
-    points.append(Point("tool or answer", int(prediction.action == outcome_.action), 1, did))
-    if outcome_.action == "call" and outcome_.tools_offered:
+        action = did = "it answered in text"
+    points.append(Point("tool or answer", int(prediction.action == outcome_.action), 1, action))
+    if named:
         points.append(_tools_point(prediction, outcome_, did))
     if outcome_.action == "call":
         argued, sides = _arguments(prediction, outcome_)

@@ -60,6 +60,8 @@ def test_one_call_predicted_of_two_in_parallel_scores_part_and_says_the_model_ma
     assert "which tools (1/2)" in shown and "argument names (1/2)" in shown and "argument values (1/2)" in shown
     assert ("it called queryExpense and queryTravelPolicy in parallel: 2 calls in one response; you named "
             "queryTravelPolicy") in shown
+    # Said once: the point above names the action alone.
+    assert sum("queryExpense and queryTravelPolicy in parallel" in line for line in shown.splitlines()) == 1
 
 
 def test_both_parallel_calls_predicted_earn_every_point(app):

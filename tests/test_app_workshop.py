@@ -121,7 +121,7 @@ def test_a_scripted_prediction_session_is_scored_round_by_round_and_for_the_trac
     _predict(at, 2, "answer", messages=7)
     shown = _markdown(at)
     assert "Your prediction: 1 of 5 points" in shown
-    assert ":red-badge[wrong] tool or answer (0/1)\nit called calcAmountOver" in shown
+    assert ":red-badge[wrong] tool or answer (0/1)\nit called a tool" in shown
     assert ":green-badge[right] messages in the next request (1/1)\nrequest 3 carried 7 messages" in shown
     assert _score(at) == "6 / 13"
 

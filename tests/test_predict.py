@@ -30,7 +30,8 @@ def test_a_perfect_prediction_of_a_parallel_call_earns_every_point(hengxin):
     assert _points(found) == {"tool or answer": (1, 1), "which tools": (2, 2), "argument names": (2, 2),
                               "argument values": (2, 2), "messages in the next request": (1, 1)}
     assert (found.earned, found.possible) == (8, 8)
-    assert "queryExpense and queryTravelPolicy in parallel: 2 calls in one response" in found.points[0].says
+    assert found.points[0].says == "it called 2 tools in parallel"
+    assert "queryExpense and queryTravelPolicy in parallel: 2 calls in one response" in found.points[1].says
 
 
 def test_one_of_two_parallel_calls_predicted_earns_half_of_the_calls_points(hengxin):
