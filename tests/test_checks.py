@@ -505,9 +505,9 @@ def test_hengxins_user_id_is_said_to_be_the_example_in_its_parameters_descriptio
 
 def test_hengxins_identity_lesson_and_execution_note_say_e10238_is_the_descriptions_example(hengxin):
     [lesson] = [lesson for lesson in hengxin.lessons if lesson.title == "Identity comes from the program"]
-    assert "the example in the user_id parameter's description" in lesson.text
+    assert "the example in the parameter's description" in lesson.text
     note = hengxin.rounds[0].executions[0].note
-    assert "happened to match" not in note and "the example in the user_id parameter's description" in note
+    assert "happened to match" not in note and "the model's copied from its parameter's description" in note
 
 
 @pytest.mark.parametrize("parameter, where", [
