@@ -248,6 +248,20 @@ def against_words(index: int, against: int | None) -> str | None:
     return f"Round {index}'s new messages are counted against round {against}'s request: {lost} not in the log."
 
 
+def system_standing(trace: Trace, index: int) -> Status | None:
+    """Round `index`'s top-level system field (Anthropic's `system`: a field of the request, not one of its messages)
+    against the latest earlier request the log kept (kept_before): None where the request has none or the log lost
+    it; "new" in the first request, or where the one before it had none; "resent" when the same; else "changed"."""
+    current = trace.rounds[index - 1]
+    system = current.request.system if current.request_recorded else None
+    if system is None:
+        return None
+    kept = kept_before(trace.rounds, index)
+    if kept is None or kept.request.system is None:
+        return "new"
+    return "resent" if system is kept.request.system or system == kept.request.system else "changed"
+
+
 def growth(trace: Trace, index: int) -> Growth:
     """Round `index`'s request (1-based) placed against the latest earlier request the log kept (kept_before); a
     request the log did not keep is placed against nothing."""

@@ -12,7 +12,7 @@ from typing import Iterable
 
 from lib.annotations import Note, NoteMark, marks_for_round, round_of
 from lib.checks import Finding
-from lib.growth import Entries, Growth, growth, held_apart
+from lib.growth import Entries, Growth, Status, growth, held_apart, system_standing
 from lib.model import Round, Trace
 from lib.predict import Outcome, outcome
 from lib.steps import StepLabel, steps_for_round
@@ -31,8 +31,9 @@ class RoundView:
     """The next round, whose request carries this round's results."""
     placed: Growth
     """Its request's messages placed against the previous request: new, resent, changed, dropped."""
-    system_changed: bool
-    """The request has a system prompt that differs from the previous request's (or is the first)."""
+    system: Status | None
+    """Its request's top-level system field against the previous request's (system_standing); None where it has
+    none. Never one of the messages, so never counted with them."""
     tools_changed: bool
     """The request's tool list differs from the previous request's (or is the first)."""
     steps: tuple[StepLabel, ...]
@@ -56,6 +57,11 @@ class RoundView:
         return held_apart(self.round, self.placed.entries)
 
     @property
+    def system_changed(self) -> bool:
+        """The request has a top-level system field that the request before did not send as it is."""
+        return self.system in ("new", "changed")
+
+    @property
     def tool_list_recorded(self) -> bool:
         """False for a log that kept the messages but not the tool list (RoundSummary.tool_list_recorded)."""
         return self.row is None or self.row.tool_list_recorded
@@ -77,14 +83,13 @@ def round_view(trace: Trace, index: int, findings: Iterable[Finding] = (), notes
     `waiting` is the id of a call a live run holds for the user's approval."""
     round_ = trace.rounds[index - 1]
     previous = trace.rounds[index - 2] if index > 1 else None
-    system = round_.request.system
     placed = growth(trace, index)
     mine = tuple(note for note in notes if round_of(note.target) == index)
     return RoundView(
         round=round_, previous=previous,
         following=trace.rounds[index] if index < len(trace.rounds) else None,
         placed=placed,
-        system_changed=system is not None and (previous is None or previous.request.system != system),
+        system=system_standing(trace, index),
         tools_changed=previous is None or previous.request.tools != round_.request.tools,
         steps=tuple(steps_for_round(trace, index, placed, waiting)),
         findings=tuple(f for f in findings if f.round == index),

@@ -32,6 +32,9 @@ LANE_TITLES: dict[Lane, str] = {"user": "User", "program": "Program", "api": "Pr
 """Each lane's heading."""
 SEQUENCE_ROUNDS = 12
 """Rounds drawn at most: a picture of a thousand rounds is not one anyone can read."""
+NOTE_LENGTH = 54
+"""Characters of a note on the program's lane, drawn from that lane to the chart's right edge: as many as a label
+across two lanes holds (`asks: ` and the question cut to 48), so a note fits at a projector's type too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +85,9 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
             if not context_only(message):
                 arrows.append(Arrow(k, "user", "program", None, f"asks: {shorten(person_text(message), 48)}"))
         if reask is not None:
-            arrows.append(Arrow(k, "program", "program", None, f"re-asks once in the user's role (not typed by the "
-                                f"user): {shorten(reask.text, 40)}"))
+            # Said short, the quote cut with it: the note runs from the program's lane to the chart's edge, no further.
+            arrows.append(Arrow(k, "program", "program", None,
+                                shorten(f"re-asks in the user's role: {reask.text}", NOTE_LENGTH)))
         results = sum(len(m.tool_results) for m in added)
         if results and k > 1:
             arrows.append(Arrow(k, "program", "program", 4, f"appends {plural(results, 'result')} to the messages"))

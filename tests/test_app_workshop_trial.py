@@ -85,7 +85,7 @@ def test_the_programs_re_ask_is_drawn_from_the_program_lane_as_the_trace_marks_i
     second = [a for a in sequence(trace) if a.round == 2]
     assert not [a for a in second if a.source == "user"]
     [reask] = [a for a in second if a.target == "program" and a.source == "program"]
-    assert reask.label.startswith("re-asks once in the user's role (not typed by the user): (Note from the app")
+    assert reask.label.startswith("re-asks in the user's role: (Note from the app")
     # Without the mark, nothing tells the note from a person's words: it is drawn as the user asking.
     unmarked = dataclasses.replace(trace, rounds=(dataclasses.replace(trace.rounds[0], extra={}), *trace.rounds[1:]))
     assert [a.label[:5] for a in sequence(unmarked) if a.round == 2 and a.source == "user"] == ["asks:"]

@@ -150,25 +150,53 @@ def _shown_words(steps: tuple[int, ...]) -> str:
 
 
 def _resent_stack(view: RoundView) -> None:
-    system = view.round.request.system
+    system, standing = view.round.request.system, view.system
     # With previous_response_id or a conversation the provider holds the earlier messages; what else goes out again
     # (the instructions, a top-level system) the program does resend.
     held, sent = view.held_and_sent
+    # Counted as the explorer counts them (Growth.resent): a top-level system field is named apart, never a message.
     resent = tuple(e for e in sent if e.status == "resent")
-    if system is None and not resent and not held:
-        st.markdown("Nothing is resent: this is the first request.")
+    if standing != "resent" and not resent and not held:
+        if view.round.index == 1:
+            st.markdown("Nothing is resent: this is the first request.")
+        elif view.placed.against is None:
+            st.markdown("No earlier request is in the log, so what is resent is not known.")
+        else:
+            st.markdown("Nothing is resent unchanged.")
+        _system_apart(view)
         return
-    again = len(resent) + (system is not None)
-    said = ([f"**{plural(len(held), 'earlier message')} held by the provider** (previous_response_id or "
-             "conversation), not sent again"] if held else []) + ([f"**{plural(again, 'message')} resent unchanged**"] if again else [])
-    st.markdown(f"{' and '.join(said)}, grayed: the model reads every one of them again.")
-    lines = [f"system (top-level field) · {summarize_message(system)}"] if system is not None else []
-    lines += [_stack_line(entry) for entry in sorted((*held, *resent), key=lambda e: e.index)]
+    said = [f"**{plural(len(held), 'earlier message')} held by the provider** (previous_response_id or "
+            "conversation), not sent again"] if held else []
+    if resent:
+        said.append(f"**{plural(len(resent), 'message')} resent unchanged**")
+    if standing == "resent":
+        said.append("the system field, resent unchanged")
+    them = "it" if said == ["the system field, resent unchanged"] else "every one of them"
+    sentence = " and ".join(said)
+    st.markdown(f"{sentence[0].upper()}{sentence[1:]}, grayed: the model reads {them} again.")
+    first = [f"system (top-level field) · {summarize_message(system)}"] if standing == "resent" else []
+    lines = [_stack_line(entry) for entry in sorted((*held, *resent), key=lambda e: e.index)]
+    room = STACK_ROWS - len(first)
     with st.container(key="resent-stack"):
-        if len(lines) > STACK_ROWS:
-            st.markdown(f"… and {plural(len(lines) - STACK_ROWS, 'earlier message')}, resent the same way")
-        for line in lines[-STACK_ROWS:]:
+        for line in first:
             plain.text(shorten(line, LINE_LENGTH))
+        if len(lines) > room:
+            st.markdown(f"… and {plural(len(lines) - room, 'earlier message')}, resent the same way")
+        for line in lines[-room:]:
+            plain.text(shorten(line, LINE_LENGTH))
+    _system_apart(view)
+
+
+def _system_apart(view: RoundView) -> None:
+    """A top-level system field the request before did not send as it is, in one line beside the messages (the
+    explorer's card shows it whole): new in the first request, or changed."""
+    if view.system not in ("new", "changed"):
+        return
+    placed = view.placed
+    standing = placed.new_words if view.system == "new" else "changed since the previous request"
+    st.markdown(f"**system** (a top-level field, outside the messages array) · "
+                f":{'green' if view.system == 'new' else 'orange'}-badge[{standing}]")
+    plain.text(shorten(summarize_message(view.round.request.system), LINE_LENGTH))
 
 
 def _stack_line(entry: MessageEntry) -> str:
