@@ -6,9 +6,10 @@ and how many messages the next request will carry. Points, per round:
 - tool or answer: 1;
 - when the model called tools: which tools, 1 for each tool it called (a point for each one named, one off for each
   named that it did not call, never below 0), unless the request offered no tool list to choose from (a log that
-  kept none); per tool it called, the argument names, 1, and their values, 1 (compared as parsed JSON, so 3860.00
-  and 3860 agree). Free text (a `reason` of several words) cannot be predicted word for word: it is not scored, and
-  a tool whose every value is free text has no values point;
+  kept none); per tool it called, the argument names, 1, and their values, 1, over the names the learner gave (a
+  name left out costs the names point only; values compared as parsed JSON, so 3860.00 and 3860 agree). Free text
+  (a `reason` of several words) cannot be predicted word for word: it is not scored, and a tool whose every value is
+  free text has no values point;
 - when the trace has a next request: its number of messages, 1.
 
 Pure functions, no Streamlit: lib/ui/predict.py keeps the scores in the session.
@@ -207,12 +208,27 @@ def _same(model: JSON, yours) -> bool:
     return yours is not _MISSING and model == yours
 
 
-def _differing(model: JSON, yours: JSON) -> list[str]:
-    """The model's argument names whose values the learner's differ on (free text aside); `arguments` for a value
-    that is no object."""
+def _compared(model: JSON, yours: JSON) -> list[str]:
+    """The model's argument names whose values are scored: those the learner gave too, free text aside. A name the
+    learner left out is the names point's loss alone: no value of theirs differs on it."""
     if isinstance(model, dict) and isinstance(yours, dict):
-        return [k for k, v in model.items() if not is_prose(v) and not _same(v, yours.get(k, _MISSING))]
+        return [k for k, v in model.items() if k in yours and not is_prose(v)]
+    return []
+
+
+def _differing(model: JSON, yours: JSON) -> list[str]:
+    """The model's argument names whose values the learner gave differently (free text aside); `arguments` for a
+    value that is no object."""
+    if isinstance(model, dict) and isinstance(yours, dict):
+        return [k for k in _compared(model, yours) if not _same(model[k], yours[k])]
     return [] if _same(model, yours) else ["arguments"]
+
+
+def _values_right(model: JSON, yours: JSON) -> bool:
+    """Whether the values point is earned: every value compared is the model's, and at least one was compared."""
+    if isinstance(model, dict) and isinstance(yours, dict) and not _compared(model, yours):
+        return False
+    return not _differing(model, yours)
 
 
 def _scored_values(model: JSON) -> bool:
@@ -232,14 +248,22 @@ def _names_words(model: JSON, yours: JSON) -> str:
     if not isinstance(model, dict) or not isinstance(yours, dict):
         return "yours were not an object of names and values" if isinstance(model, dict) else "the names differ"
     left_out, extra = [k for k in model if k not in yours], [k for k in yours if k not in model]
-    said = [f"it also sent {_listed(left_out)}"] if left_out else []
+    said = [f"you gave no {_listed(left_out)}"] if left_out else []
     return "; ".join(said + ([f"it sent no {_listed(extra)}"] if extra else []))
 
 
 def _values_words(model: JSON, yours: JSON) -> str:
     differ = _differing(model, yours)
     prose = [k for k, v in model.items() if is_prose(v)] if isinstance(model, dict) else []
-    said = f"values differ: {_listed(differ)}" if differ else "the same values"
+    scored = [k for k, v in model.items() if not is_prose(v)] if isinstance(model, dict) else []
+    compared = _compared(model, yours)
+    if differ:
+        said = f"values differ: {_listed(differ)}"
+    elif isinstance(model, dict) and isinstance(yours, dict) and not compared:
+        said = f"no value of yours to compare: it sent {_listed(scored)}"
+    else:
+        # A name left out is said at the names point; the values are those of the names given.
+        said = "the same values" if compared == scored else f"the same values for {_listed(compared)}"
     if prose:
         said += f" ({_listed(prose)}: free text, not scored)"
     return said
@@ -278,7 +302,7 @@ def _arguments(prediction: Prediction, outcome_: Outcome) -> tuple[list[Point], 
         names_earned += names_right
         names_said.append(about + _names_words(model, mine.arguments))
         if scored:
-            values_earned += not _differing(model, mine.arguments)
+            values_earned += _values_right(model, mine.arguments)
             values_said.append(about + _values_words(model, mine.arguments))
         else:
             values_said.append(about + "nothing but free text, not scored")
@@ -328,14 +352,16 @@ def score(prediction: Prediction, outcome_: Outcome) -> Score:
     return Score(outcome_.round, tuple(points), prediction, tuple(sides))
 
 
-def echo(prediction: Prediction) -> str:
-    """What the learner predicted, in one line of our words and their tool names: what the scored result echoes."""
+def echo(prediction: Prediction, counted: bool = True) -> str:
+    """What the learner predicted, in one line of our words and their tool names: what the scored result echoes.
+    The messages asked for are echoed too where no request follows (`counted` False), said not scored there."""
     said = [ACTIONS[prediction.action] if prediction.action else "nothing said of a call or an answer"]
     named = [c.tool for c in prediction.calls if c.tool is not None]
     if named:
         said[0] += f": {_listed(named)}"
     if prediction.next_messages is not None:
-        said.append(f"the next request: {plural(prediction.next_messages, 'message')}")
+        said.append(f"the next request: {plural(prediction.next_messages, 'message')}"
+                    + ("" if counted else " (not scored)"))
     return "; ".join(said)
 
 

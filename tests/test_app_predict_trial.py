@@ -162,3 +162,39 @@ def test_the_presenters_prediction_slot_of_the_last_round_waits_as_the_others_do
         at.button(key="predict.reveal").click().run()
         while round_ < 4 and not at.query_params["round"] in (str(round_ + 1), [str(round_ + 1)]):
             at.button(key="presenter.next").click().run()
+
+
+def test_an_argument_left_out_costs_the_names_point_only_and_is_not_called_a_differing_value(app):
+    # Round 1, status left out: "values differ: status", though the one value given, user_id, was the model's.
+    at = _predicting(app)
+    shown = _predict(at, 1, "call", {"queryExpense": '{"user_id": "E10238"}'}, 5)
+    assert "queryExpense: you gave no status" in shown
+    assert "queryExpense: the same values for user_id" in shown
+    assert "values differ: status" not in shown and "it also sent" not in shown
+
+
+def test_a_misnamed_argument_is_one_names_loss_and_no_value_is_said_to_differ(app):
+    # Round 3, {"amount": 60}: "it also sent over_amount; it sent no amount", then "values differ: over_amount".
+    at = _to_round_3(app)
+    shown = _predict(at, 3, "call", {"createExpenseSupplement": '{"amount": 60}'})
+    assert "argument names (0/1)" in shown
+    assert "you gave no expense_id, over_amount and reason; it sent no amount" in shown
+    assert "argument values (0/1)" in shown
+    assert "no value of yours to compare: it sent expense_id and over_amount" in shown
+    assert "values differ" not in shown
+
+
+def test_the_last_rounds_score_echoes_the_messages_asked_for_as_not_scored(app):
+    # Round 4: "You said: answer in text", the 11 typed left out, while the caption spoke of "the messages asked for".
+    at = _predicting(app)
+    for round_ in (1, 2, 3):
+        at.button(key="predict.reveal").click().run()
+        _next(at)
+    shown = _predict(at, 4, "answer", messages=11)
+    assert "answer in text; the next request: 11 messages (not scored)" in shown
+    assert "messages in the next request" not in shown
+
+
+def test_an_earlier_rounds_score_echoes_the_messages_asked_for_alone(app):
+    shown = _predict(_predicting(app), 1, "answer", messages=5)
+    assert "answer in text; the next request: 5 messages" in shown and "(not scored)" not in shown

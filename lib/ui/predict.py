@@ -170,7 +170,8 @@ def _score(loaded: LoadedTrace, index: int) -> None:
         calls = tuple(expected(tools[k], get(_key(index, f"arguments.{k}")) or "") for k in chosen)
     else:
         calls = (expected(None, get(_key(index, "arguments")) or ""),)
-    counted = get(_key(index, "messages")) if has_next_request(loaded.trace, index) else None
+    # Kept on the last round too, echoed there as not scored (score scores it only where a request follows).
+    counted = get(_key(index, "messages"))
     prediction = Prediction(action=get(_key(index, "action")), calls=calls,
                             next_messages=int(counted) if counted is not None else None)
     found = rounds.view(loaded, index).outcome
@@ -188,7 +189,7 @@ def result(loaded: LoadedTrace, index: int) -> None:
         st.markdown(f"**Your prediction: {found.earned} of {plural(found.possible, 'point')}**")
         if found.prediction is not None:
             st.caption("You said")
-            plain.text(echo(found.prediction))
+            plain.text(echo(found.prediction, counted=has_next_request(loaded.trace, index)))
         for point in found.points:
             verdict = ":green-badge[right]" if point.earned == point.possible else ":red-badge[wrong]"
             if 0 < point.earned < point.possible:
