@@ -106,6 +106,9 @@ class TraceCost:
     request or their answer."""
     estimated: bool = False
     """A round summed reported no usage: the total is worked out from our estimate of its tokens."""
+    billing_unknown: int = 0
+    """Of `unknown`, the failed calls whose input is known but not whether the provider billed them
+    (lib.summary.billing_known)."""
 
 
 NO_MODEL = "(the log names no model)"
@@ -129,14 +132,41 @@ COST_NOT_KNOWN = "not known"
 
 
 def cost_words(spent: TraceCost, estimated: bool = False) -> str:
-    """A trace's cost as every page writes it: `US$0.01234`, or `no price` when no round's model has one; marked `≈`
-    when it was worked out from `estimated` tokens; COST_NOT_KNOWN when no round's cost is known, and how many calls
-    it leaves out when some are not."""
+    """A trace's cost as every page writes it in one cell: its figure (cost_figure) and, in brackets, what that
+    figure leaves out (cost_notes)."""
+    notes = cost_notes(spent)
+    return cost_figure(spent, estimated) + (f" ({notes})" if notes else "")
+
+
+def cost_figure(spent: TraceCost, estimated: bool = False) -> str:
+    """A trace's cost as a figure alone: `US$0.01234`, or `no price` when no round's model has one; marked `≈` when
+    it was worked out from `estimated` tokens; COST_NOT_KNOWN when no round's cost is known."""
     if spent.total is None and spent.unknown and not spent.unpriced:
         return COST_NOT_KNOWN
-    unpriced = " (some rounds: no price)" if spent.total is not None and spent.unpriced else ""
-    left_out = f" ({plural(spent.unknown, 'call')} not known, left out)" if spent.unknown else ""
-    return money_words(spent.total, estimated or spent.estimated) + unpriced + left_out
+    return money_words(spent.total, estimated or spent.estimated)
+
+
+def cost_notes(spent: TraceCost) -> str:
+    """What cost_figure leaves out, said beside it (a metric's caption, a cell's brackets): rounds with no price, and
+    the calls left out (calls_left_out_words); empty when nothing is."""
+    if spent.total is None and spent.unknown and not spent.unpriced:
+        return ""
+    unpriced = ["some rounds: no price"] if spent.total is not None and spent.unpriced else []
+    left_out = calls_left_out_words(spent.unknown - spent.billing_unknown, spent.billing_unknown)
+    return "; ".join(unpriced + ([left_out] if left_out else []))
+
+
+def calls_left_out_words(unknown: int, billing_unknown: int) -> str:
+    """The calls a sum of tokens or a cost leaves out, as every figure says it: those whose figure is `unknown`, and
+    the failed calls whose input is known but not whether the provider billed them (`billing_unknown`); empty when
+    none is."""
+    said = []
+    if unknown:
+        said.append(f"{plural(unknown, 'call')} not known, left out")
+    if billing_unknown:
+        said.append(f"{plural(billing_unknown, 'failed call')} left out: whether "
+                    f"{'it was' if billing_unknown == 1 else 'they were'} billed is not in the log")
+    return "; ".join(said)
 
 
 def money_words(amount: float | None, estimated: bool = False) -> str:

@@ -8,8 +8,8 @@ from lib.dialects import DIALECTS
 from lib.failures import NO_CALL_MADE, is_unsent, unmade_words
 from lib.growth import new_sent, placed_length
 from lib.model import Round, Trace, Usage, built_fast
-from lib.prices import COST_NOT_KNOWN, Price, TraceCost, cost, price_for, trace_cost
-from lib.text import plural, rounds_named
+from lib.prices import COST_NOT_KNOWN, Price, TraceCost, calls_left_out_words, cost, price_for, trace_cost
+from lib.text import as_sentence, plural, rounds_named
 from lib.tokens import (INPUT_PARTS, NOT_COUNTED, NOT_COUNTED_NAME, InputBreakdown, TokenCounter, input_parts,
                         left_out_of_output, not_counted_label, reconciled_breakdowns)
 
@@ -376,7 +376,8 @@ def rows_cost(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...]) -> Trac
     made = [r for r in known if r.sent]  # a call never made costs nothing, at any price
     spent = trace_cost(((r.model, r.usage) for r in made), prices)
     total = 0.0 if known and not made else spent.total
-    return TraceCost(total, spent.unpriced, len(rows) - len(known), any(r.usage.source != "reported" for r in made))
+    return TraceCost(total, spent.unpriced, len(rows) - len(known), any(r.usage.source != "reported" for r in made),
+                     sum(1 for r in rows if r.input_if_known is not None and not billing_known(r)))
 
 
 def parts_unlogged(row: RoundSummary) -> tuple[str, ...]:
@@ -702,13 +703,23 @@ class Snowball:
 
     @property
     def resent_words(self) -> str:
-        """resent_share as every page writes it: NOT_IN_THE_LOG when no round's previous request is known; with the
-        count it is a share of where that is not the billed input, so that it never reads as a share of the bill."""
+        """resent_share as every page writes it: a percentage alone, NOT_IN_THE_LOG when no round's previous request
+        is known; what it is a share of is resent_basis_words, said beneath it."""
+        return f"{self.resent_share:.0%}" if self.resent_rounds else NOT_IN_THE_LOG
+
+    @property
+    def resent_basis_words(self) -> str:
+        """What resent_share is a share of, as a sentence beneath it on every trace: the input billed for its requests
+        where that is what we counted, else our count and the billed input it is not; empty when there is no share."""
         if not self.resent_rounds:
-            return NOT_IN_THE_LOG
-        if self.resent_of_counted_only:
-            return f"{self.resent_share:.0%} of the {self.resent_counted:,} tokens we counted"
-        return f"{self.resent_share:.0%}"
+            return ""
+        requests = plural(self.resent_rounds, "request")
+        estimated = self.estimated_calls > 0
+        if not self.resent_of_counted_only:
+            return f"A share of the {about(self.resent_counted, estimated)} input tokens billed for {requests}."
+        billed = (f"the {about(self.resent_billed, estimated)} billed" if self.resent_billed is not None
+                  else "the input billed, which the log does not give for every one")
+        return f"A share of the {self.resent_counted:,} tokens we counted in {requests}, not of {billed}."
 
     @property
     def resent_help(self) -> str:
@@ -726,6 +737,10 @@ class Snowball:
                      "of our count only, not of the bill. What we could not count (a tool list or system prompt the "
                      "log does not keep, the provider's template) the log does not split into new and sent again: "
                      "the share of the billed input sent again is not in the log.")
+        if self.billing_unknown_calls:
+            one = self.billing_unknown_calls == 1
+            said += (f" {plural(self.billing_unknown_calls, 'failed call')} whose billing the log does not say "
+                     f"{'is' if one else 'are'} left out, as {'it is' if one else 'they are'} from the input billed.")
         if self.resent_unknown:
             one = self.resent_unknown == 1
             said += (f" {plural(self.resent_unknown, 'round')} whose previous request the log lacks "
@@ -739,9 +754,26 @@ class Snowball:
 
     @property
     def billed_input_words(self) -> str:
-        """billed_input as every page writes it (total_words)."""
+        """billed_input as a page writes it in one cell (total_words): the figure, and in brackets the calls it
+        leaves out (billed_input_left_out)."""
+        left_out = self.billed_input_left_out
+        return self.billed_input_figure + (f" ({left_out})" if left_out else "")
+
+    @property
+    def billed_input_figure(self) -> str:
+        """billed_input as a figure alone, as a metric shows it: `≈` when it holds an estimate, NOT_IN_THE_LOG when no
+        call's input is known (total_words)."""
         return total_words(self.billed_input, self.rounds, self.estimated_calls,
-                           self.unknown_input_calls + self.billing_unknown_calls)
+                           self.unknown_input_calls + self.billing_unknown_calls, left_out="")
+
+    @property
+    def billed_input_left_out(self) -> str:
+        """The calls billed_input leaves out (lib.prices.calls_left_out_words), said beside it; empty when none, or
+        when no call's input is known and the figure says so itself."""
+        left_out = self.unknown_input_calls + self.billing_unknown_calls
+        if self.rounds and left_out >= self.rounds:
+            return ""
+        return calls_left_out_words(self.unknown_input_calls, self.billing_unknown_calls)
 
     @property
     def billed_calls(self) -> int:
@@ -755,18 +787,16 @@ class Snowball:
         n = self.billing_unknown_calls
         if not n:
             return ""
-        return (f"{plural(n, 'failed call')} {'is' if n == 1 else 'are'} left out: whether the provider billed "
-                f"{'it' if n == 1 else 'them'}, the log does not say.")
+        return as_sentence(calls_left_out_words(0, n))
 
     @property
     def times_words(self) -> str | None:
         """"3 calls billed 2.5 times this", beside one call with the final context, as every page writes it: the calls
-        billed_input sums and their ratio (times_one_call_words), with how many failed calls it leaves out."""
+        billed_input sums and their ratio (times_one_call_words); the failed calls it leaves out are said apart
+        (billing_unknown_words), in the same words as beside the sum."""
         if not self.times_one_call_words:
             return None
-        left_out = (f" ({plural(self.billing_unknown_calls, 'failed call')} left out)"
-                    if self.billing_unknown_calls else "")
-        return f"{plural(self.billed_calls, 'call')} billed {self.times_one_call_words} times this{left_out}"
+        return f"{plural(self.billed_calls, 'call')} billed {self.times_one_call_words} times this"
 
     @property
     def output_words(self) -> str:
@@ -795,15 +825,19 @@ def about(tokens: int, estimated: bool) -> str:
     return f"≈ {tokens:,}" if estimated else f"{tokens:,}"
 
 
-def total_words(tokens: int, calls: int, estimated: int, unknown: int, missing: str = NOT_IN_THE_LOG) -> str:
+def total_words(tokens: int, calls: int, estimated: int, unknown: int, missing: str = NOT_IN_THE_LOG,
+                left_out: str | None = None) -> str:
     """A sum over `calls` rounds' tokens as every page writes it, given how many of them are `estimated` (usage not
     reported) and how many have no figure (`unknown`, always among the estimated): `missing` when no call's figure is
     known; else the sum of the known ones, marked `≈` when one of them is an estimate, and how many calls it leaves
-    out. A figure that is not known is never added in as 0."""
+    out (`left_out`, "" for the figure alone, where the words are said beside it). A figure that is not known is
+    never added in as 0."""
     if calls and unknown >= calls:
         return missing
     words = about(tokens, estimated > unknown)
-    return f"{words} ({plural(unknown, 'call')} not known, left out)" if unknown else words
+    if left_out is None:
+        left_out = calls_left_out_words(unknown, 0)
+    return f"{words} ({left_out})" if left_out else words
 
 
 def conversation_tokens_words(known: int, calls: int, unknown: int, estimated: bool) -> str:
@@ -823,7 +857,8 @@ def _resent_known(row: RoundSummary) -> bool:
 def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
     """The totals of a conversation's rounds; a round that made no call (RoundSummary.sent) is in none of them."""
     rows = tuple(r for r in every if r.sent)
-    resent_known = [r for r in rows if _resent_known(r)]
+    # A failed call whose billing is not known is out of the share as of the input billed beside it: one basis.
+    resent_known = [r for r in rows if _resent_known(r) and billing_known(r)]
     counted = sum(r.breakdown.counted for r in resent_known)
     kept_tools = [r.breakdown.tools for r in rows if r.request_recorded]
     return Snowball(

@@ -112,3 +112,8 @@ def json_place(error: json.JSONDecodeError, unit: str) -> str:
     if error.lineno == 1:
         return f"at character {error.colno:,} of the {unit}"
     return f"at line {error.lineno:,}, character {error.colno:,} of the {unit}"
+
+
+def as_sentence(words: str) -> str:
+    """Words said inside a figure's brackets, written as a sentence of their own beside it: capital, full stop."""
+    return f"{words[0].upper()}{words[1:]}." if words else ""

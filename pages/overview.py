@@ -6,8 +6,9 @@ from lib.dialects import DIALECTS
 from lib.summary import billing_unknown_rounds_words, no_chart_words, rows_cost, snowball
 from lib.ui import accounting, charts, navigation, plain, predict, state
 from lib.ui.picker import trace_picker
-from lib.prices import cost_words
+from lib.prices import cost_figure, cost_notes
 from lib.spreadsheet import table_csv
+from lib.text import as_sentence
 
 loaded = trace_picker()
 plain.title(predict.title(loaded, predict.predicting()), "Tokens and cost")
@@ -39,7 +40,9 @@ if spent.unpriced:
     st.info("No price for these models: add a row to the price table to see their cost.")
     plain.text(", ".join(spent.unpriced))
 st.metric("Cost of the whole trace" if len(rows) == len(loaded.trace.rounds) else "Cost of the rounds predicted so far",
-          cost_words(spent))
+          cost_figure(spent))
+if cost_notes(spent):  # beneath the figure, not in it: the browser cuts a long value short
+    st.caption(as_sentence(cost_notes(spent)))
 
 st.subheader("Rounds")
 st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds", placeholder="–",

@@ -156,7 +156,8 @@ def test_the_share_already_sent_counts_instructions_tools_and_earlier_messages(a
     at = _open_accounting(app, "hengxin-expense")
     # Rounds 2-4 resend all but their new messages; only round 1 is all new. Counting history alone gave 11%.
     # The provider reported more than we count (its template): the share is of our count, said beside it.
-    assert _metrics(at)["Input already sent in the previous request"] == "71% of the 3,568 tokens we counted"
+    assert _metrics(at)["Input already sent in the previous request"] == "71%"
+    assert "A share of the 3,568 tokens we counted in 4 requests, not of the ≈ 5,580 billed." in screen(at)
 
 
 def test_a_gap_over_a_fifth_between_reported_and_counted_input_is_explained_beside_it(app):
@@ -528,12 +529,10 @@ def test_a_call_the_provider_refused_is_left_out_of_the_input_billed_as_it_is_of
     at = _open_accounting(app, REFUSED)
     metrics = {m.label: m for m in at.metric}
     # Rounds 1 and 3 (147 + 236), not the refused round's 204: the cost leaves that call out too, and says so.
-    assert metrics["Input billed over all calls"].value == "≈ 383 (1 call not known, left out)"
-    assert metrics["Cost of the whole trace"].value.endswith("(1 call not known, left out)")
-    assert ("1 of them failed: whether the provider billed it, the log does not say, so it is left out of the sum"
-            in metrics["Input billed over all calls"].help)
+    assert metrics["Input billed over all calls"].value == "≈ 383"
+    assert metrics["Cost of the whole trace"].value.startswith("≈ US$")
     one_call = metrics["One call with the final context"]
-    assert one_call.delta == "2 calls billed 1.6 times this (1 failed call left out)"
+    assert one_call.delta == "2 calls billed 1.6 times this"
     assert "3 calls billed" not in screen(at) and "587" not in screen(at)
 
 
@@ -553,8 +552,42 @@ def test_the_tokens_slide_says_what_the_total_leaves_out_as_the_page_does(app):
                              "mode": "present"})
     at = app.run()
     assert not at.exception
-    assert _metrics(at)["Input billed over all calls"] == "≈ 383 (1 call not known, left out)"
+    assert _metrics(at)["Input billed over all calls"] == "≈ 383"
     lead = next(m.value for m in at.markdown if m.value.startswith("Every call resends everything"))
     assert lead == ("Every call resends everything: 2 calls billed about 383 input tokens, 1.6 times one call with "
-                    "the final context. 1 failed call is left out: whether the provider billed it, the log does not "
-                    "say.")
+                    "the final context. 1 failed call left out: whether it was billed is not in the log.")
+
+
+FAILED_LEFT_OUT = "1 failed call left out: whether it was billed is not in the log."
+"""The one wording for the refused call, wherever a figure leaves it out: its input is known (204), its billing not."""
+
+
+@pytest.mark.parametrize("trace", ["hengxin-expense", REFUSED])
+def test_the_tokens_metrics_are_figures_alone_so_the_browser_cuts_none_short(app, trace):
+    # The trial's browser cut "71% of the 3,568 tokens …" and "≈ 383 (1 call not known, l…" short: what a figure
+    # leaves out, or what it is a share of, is said beneath it.
+    at = _open_accounting(app, trace)
+    for metric in at.metric:
+        assert "(" not in metric.value and " of " not in metric.value and len(metric.value) <= 16, metric.value
+
+
+def test_the_refused_call_is_left_out_in_one_wording_beside_every_figure_that_leaves_it_out(app):
+    at = _open_accounting(app, REFUSED)
+    captions = [c.value for c in at.caption]
+    # Beneath the input billed and beneath the cost: the same words, from one function; the ratio's help says them too.
+    assert captions.count(FAILED_LEFT_OUT) == 2
+    one_call = next(m for m in at.metric if m.label == "One call with the final context")
+    assert one_call.help == FAILED_LEFT_OUT
+    shown = screen(at)
+    assert "not known, left out" not in shown and "1 failed call left out)" not in shown
+
+
+def test_the_share_already_sent_is_of_the_same_billed_calls_as_the_input_billed_beside_it(app):
+    # Rounds 1 and 3 (147 + 236 = 383, the input billed beside it), not the refused round's 204 too (587 in all):
+    # round 3 sent again 201 of its 236, round 1 nothing: 201 of 383.
+    at = _open_accounting(app, REFUSED)
+    resent = next(m for m in at.metric if m.label == "Input already sent in the previous request")
+    assert resent.value == "52%"
+    assert "A share of the ≈ 383 input tokens billed for 2 requests." in [c.value for c in at.caption]
+    assert "1 failed call whose billing the log does not say is left out, as it is from the input billed." in (
+        resent.help)

@@ -137,6 +137,12 @@ VOUCHED: dict[tuple[str, str], str] = {
         "Snowball.billing_unknown_words: our sentence with a count of calls, or nothing (lib/summary.py)",
     ("lib/ui/accounting.py", "ball.resent_help"):
         "Snowball.resent_help: our sentences with counts of rounds and tokens (lib/summary.py)",
+    ("lib/ui/accounting.py", "ball.resent_basis_words"):
+        "Snowball.resent_basis_words: our sentence with counts of requests and tokens, or nothing (lib/summary.py)",
+    ("lib/ui/accounting.py", "as_sentence(ball.billed_input_left_out)"):
+        "Snowball.billed_input_left_out: lib.prices.calls_left_out_words, our words with counts of calls",
+    ("pages/overview.py", "as_sentence(cost_notes(spent))"):
+        "lib.prices.cost_notes: our words with counts of calls, or nothing",
     ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES or narration_title's constants (lib/steps.py)",
     ("lib/ui/cards.py", "finding.code"): CHECK_CODE,
     ("lib/ui/findings.py", "finding.code"): CHECK_CODE,

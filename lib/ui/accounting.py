@@ -16,7 +16,7 @@ from lib.summary import (NO_CALL_MADE, NOT_IN_THE_LOG, REASONING_NOT_REPORTED, R
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import Price, prices_from_rows
-from lib.text import plural
+from lib.text import as_sentence, plural
 from lib.tokens import HELD, NOT_COUNTED, split_words
 from lib.usage_gap import gap_notes_words
 from lib.ui import plain, state
@@ -288,10 +288,6 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
              "one was sent, and is in no estimate" if ball.tool_list_never_logged else "")
     estimated = (f" {ball.estimated_calls:,} of them reported no usage: their tokens are our offline estimate{holds}."
                  if ball.estimated_calls else "")
-    if ball.billing_unknown_calls:  # as the cost leaves them out (lib.summary.billing_known)
-        estimated += (f" {ball.billing_unknown_calls:,} of them failed: whether the provider billed "
-                      f"{'it' if ball.billing_unknown_calls == 1 else 'them'}, the log does not say, so "
-                      f"{'it is' if ball.billing_unknown_calls == 1 else 'they are'} left out of the sum.")
     if ball.unmade_calls:
         were = "was" if ball.unmade_calls == 1 else "were"
         estimated += (f" {ball.unmade_calls:,} of them {were} never made: no provider saw "
@@ -300,9 +296,13 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
     if ball.unknown_input_calls:
         estimated += (f" {ball.unknown_input_calls:,} of them the log kept no request for: their input is not known, "
                       "and not in the sum.")
+    # A metric's value is the figure alone: the browser cuts a long one short. What it leaves out is said beneath it,
+    # in the words every view uses (lib.prices.calls_left_out_words).
     a.metric("Input billed over the rounds predicted so far" if predicted else "Input billed over all calls",
-             ball.billed_input_words,
+             ball.billed_input_figure,
              help=f"{plural(ball.rounds, 'call')}, {ball.output_words} out.{estimated}")
+    if ball.billed_input_left_out:
+        a.caption(as_sentence(ball.billed_input_left_out))
     # The notes under these two figures are no change since a figure before: no arrow, no color, so that a cost
     # that grew reads as what it is, not as up and good.
     b.metric(f"One call with round {predicted}'s context" if predicted else "One call with the final context",
@@ -314,6 +314,7 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
         d.metric("Tool list, every round", NOT_IN_THE_LOG, help=REQUESTS_UNRECORDED)
         return
     c.metric("Input already sent in the previous request", ball.resent_words, help=ball.resent_help)
+    c.caption(ball.resent_basis_words)
     if not ball.tool_list_recorded:
         d.metric("Tool list, every round", NOT_IN_THE_LOG, help=tool_list_words(ball))
         return
