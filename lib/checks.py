@@ -616,8 +616,9 @@ def _model_filled_identity(trace: Trace) -> Iterator[Hit]:
             source = definition_source(tool, name, value) if not _said_by_user(round_.request, value) else None
             shown = shorten(json.dumps(value, ensure_ascii=False), 60)
             copied = (f" {shown} is in the tool definition sent with the request ({source.where or 'its default'}), "
-                      "though no earlier message says it: the model can have taken it from there, a definition's "
-                      "words, not an id anyone gave it." if source else "")
+                      f"though no earlier message says it: the model may have taken it from there. {shown} is the "
+                      f"definition's {'default' if source.default else 'example'}, not an id anyone gave it."
+                      if source else "")
             if _overridden(round_, call, name):
                 yield Hit("info", round_.index, "response", path,
                           f"The model filled the identity argument {name} of {call.name} itself; the program used its "
@@ -784,7 +785,10 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
                 path = join_path(round_.response.message_path, call.path)
                 briefs = [f"Filled by the model, in no earlier message: {', '.join(_named(filled))}"] if filled else []
                 briefs += [f"in the tool definition: {', '.join(_named(given))}"] if given else []
-                briefs += [f"the schema's default: {', '.join(_named(defaults))}"] if defaults else []
+                in_schema = [(name, value) for name, value in defaults if not sources[name].where]
+                described = [(name, value) for name, value in defaults if sources[name].where]
+                briefs += [f"the schema's default: {', '.join(_named(in_schema))}"] if in_schema else []
+                briefs += [f"the default its description states: {', '.join(_named(described))}"] if described else []
                 brief = "; ".join(briefs)
                 yield Hit("info", round_.index, "response", path,
                           _filled_message(call.name, filled, defaults, tool, unlogged, given, sources),
@@ -822,13 +826,6 @@ def _sourced(pairs: list[tuple[str, object]], sources: dict[str, Source | None])
                         for (name, _), named in zip(pairs, _named(pairs)))
 
 
-def _places(pairs: list[tuple[str, object]], sources: dict[str, Source | None]) -> str:
-    """` (status's description: "…")`: where the definition states these defaults in words; empty for the schema's
-    `default` alone."""
-    said = [sources[name].where for name, _ in pairs if sources.get(name) and sources[name].where]
-    return f" ({'; '.join(said)})" if said else ""
-
-
 def _given_words(tool_name: str, given: list[tuple[str, object]], sources: dict[str, Source | None],
                  lead: bool) -> str:
     """What is said of values the tool definition holds though no message does (definition_source): where, and
@@ -839,7 +836,7 @@ def _given_words(tool_name: str, given: list[tuple[str, object]], sources: dict[
     place = (f"The model filled {_sourced(given, sources)} in the {tool_name} call with "
              f"{'a value' if one else 'values'} the tool definition sent with the request holds" if lead else
              f"{_sourced(given, sources)} {'is' if one else 'are'} in the tool definition sent with the request")
-    said = (f"{place}, though no earlier message says {it}: the model can have taken {it} from there, not from the "
+    said = (f"{place}, though no earlier message says {it}: the model may have taken {it} from there, not from the "
             "person or a tool result.")
     if not lead:
         return said
@@ -847,25 +844,38 @@ def _given_words(tool_name: str, given: list[tuple[str, object]], sources: dict[
             "knows should come from the program; what nobody gave, the model should ask the person for.")
 
 
+def _defaults_given(pairs: list[tuple[str, object]], sources: dict[str, Source | None]) -> str:
+    """`the default the tool's schema gives`, or `the default its description states in words (status's description:
+    "…")`: where the tool definition gives these defaults, the schema's `default` or a description's words."""
+    if len(pairs) == 1:
+        where = sources[pairs[0][0]].where if sources.get(pairs[0][0]) else ""
+        return f"the default its description states in words ({where})" if where else \
+            "the default the tool's schema gives"
+    each = "; ".join(sources[name].where if sources.get(name) and sources[name].where else f"{name}: the schema's "
+                     "default" for name, _ in pairs)
+    return f"the defaults the tool definition gives ({each})"
+
+
 def _filled_message(tool_name: str, filled: list[tuple[str, object]], defaults: list[tuple[str, object]],
                     tool: ToolDefinition | None, instructions_unlogged: bool = False,
                     given: list[tuple[str, object]] = (), sources: dict[str, Source | None] | None = None) -> str:
     sources = sources or {}
     named, single = " and ".join(_named(defaults)), len(defaults) == 1
-    places = _places(defaults, sources)
-    defaulted = (f"The model filled {named} in the {tool_name} call with the {'default' if single else 'defaults'} "
-                 f"the tool's schema gives{places}: the tool definition says {'it' if single else 'them'}, though no "
-                 "earlier message does.") if defaults else ""
+    from_definition = _defaults_given(defaults, sources) if defaults else ""
+    defaulted = (f"The model filled {named} in the {tool_name} call with {from_definition}: the tool definition says "
+                 f"{'it' if single else 'them'}, though no earlier message does.") if defaults else ""
     if not filled:
         return " ".join(words for words in (defaulted, _given_words(tool_name, given, sources, not defaults) if given
                                             else "") if words)
+    # Each value's source is said with the values, before the advice that closes the finding.
     given = ((" " + _given_words(tool_name, given, sources, False)) if given else "") + ((
-        f" {named} {'is the default' if single else 'are the defaults'} the tool's schema gives{places}: the tool "
-        "definition says so, though no earlier message does.") if defaults else "")
+        f" {named} {'is' if single else 'are'} {from_definition}: the tool definition says so, though no earlier "
+        "message does.") if defaults else "")
     listed = " and ".join(_named(filled))
-    chosen = [name for name, value in filled if value in _allowed_values(tool, name)]
-    among = (f" {' and '.join(chosen)} {'is one' if len(chosen) == 1 else 'are each one'} of the values the schema "
-             "allows, but nothing in the conversation says which.") if chosen else ""
+    chosen = [(name, value) for name, value in filled if value in _allowed_values(tool, name)]
+    allows = "; ".join(f"{shorten(json.dumps(value, ensure_ascii=False), 40)} is one of the values {name} allows"
+                       for name, value in chosen)
+    among = f" {allows}, but nothing in the conversation says which." if chosen else ""
     one = len(filled) == 1
     # Only an exact copy (or the same day, number or rate written another way) is recognised: "tomorrow at 10 for an
     # hour" turned into a date, a time and 60 minutes is not, so the words may not claim the values were invented.
@@ -878,8 +888,8 @@ def _filled_message(tool_name: str, filled: list[tuple[str, object]], defaults: 
             f"{'it appears' if one else 'they appear'} in no earlier message as written ({searched}).{among} "
             f"{either} the model read {'it' if one else 'them'} from something said another way "
             f"(a day as \"tomorrow\", a length as \"for an hour\"), or it made {'it' if one else 'them'} up: "
-            "the conversation alone cannot tell which. A value the program knows should come from the program; "
-            "one nobody gave, the model should ask the person for." + given)
+            f"the conversation alone cannot tell which.{given} A value the program knows should come from the "
+            "program; one nobody gave, the model should ask the person for.")
 
 
 _DEFAULT_SAID = re.compile(r"\bdefaults?(?:\s+(?:value|is|to|of))*\s*[:=]?\s*[\"'`“‘]?([^\s\"'`”’,;)]+)",

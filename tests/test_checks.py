@@ -473,8 +473,14 @@ def test_hengxin_job_level_p6_and_city_tier_2_are_marked_as_filled_by_the_model(
     assert travel.startswith('The model filled city_tier "2" in the queryTravelPolicy call itself: it appears in no '
                              "earlier message as written")
     assert ('job_level "P6" (job_level\'s description: "Job level code, in the form P6, P7") is in the tool '
-            "definition sent with the request, though no earlier message says it: the model can have taken it from "
+            "definition sent with the request, though no earlier message says it: the model may have taken it from "
             "there, not from the person or a tool result.") in travel
+    # The subject is the value, not the parameter: "2" is one of city_tier's values.
+    assert '"2" is one of the values city_tier allows, but nothing in the conversation says which.' in travel
+    assert "city_tier is one of the values" not in travel
+    # Each value's source is said with the values, before the advice that closes the finding, not tacked on after it.
+    assert travel.index('job_level "P6"') < travel.index("A value the program knows should come from the program")
+    assert travel.endswith("one nobody gave, the model should ask the person for.")
     # user_id is identity: model-filled-identity speaks of it, once, not this check.
     assert "user_id" not in filled.get("round 1 response choices[0].message.tool_calls[0]", "")
     # Round 2 copies 3860.00 and 3800.00 from the results, round 3 the ticket number: nothing invented there.
@@ -486,10 +492,12 @@ def test_hengxins_status_submitted_is_the_default_the_tool_description_documents
     [query] = [f for f in run_checks(hengxin)
                if f.code == "model-filled-value" and f.where == "round 1 response choices[0].message.tool_calls[0]"]
     assert query.severity == "info"
-    assert query.message == ('The model filled status "submitted" in the queryExpense call with the default the '
-                             "tool's schema gives (status's description: \"Filter by status; defaults to submitted\"): "
-                             "the tool definition says it, though no earlier message does.")
-    assert query.brief == 'The schema\'s default: status "submitted"'
+    # The schema gives status no default: the words of its description do, and the finding names them, not the schema.
+    assert query.message == ('The model filled status "submitted" in the queryExpense call with the default its '
+                             "description states in words (status's description: \"Filter by status; defaults to "
+                             "submitted\"): the tool definition says it, though no earlier message does.")
+    assert query.brief == 'The default its description states: status "submitted"'
+    assert "schema" not in query.message + query.brief
     assert "made it up" not in query.message and "nothing in the conversation says which" not in query.message
 
 
@@ -499,8 +507,9 @@ def test_hengxins_user_id_is_said_to_be_the_example_in_its_parameters_descriptio
     [identity] = [f for f in run_checks(hengxin) if f.code == "model-filled-identity"]
     assert identity.severity == "info"
     assert ('"E10238" is in the tool definition sent with the request (user_id\'s description: "Employee ID, in the '
-            'form E10238, obtained from the login session; do…"), though no earlier message says it: the model can '
-            "have taken it from there, a definition's words, not an id anyone gave it.") in identity.message
+            'form E10238, obtained from the login session; do…"), though no earlier message says it: the model may '
+            'have taken it from there. "E10238" is the definition\'s example, not an id anyone gave it.') in (
+        identity.message)
 
 
 def test_hengxins_identity_lesson_and_execution_note_say_e10238_is_the_descriptions_example(hengxin):
@@ -579,7 +588,7 @@ def test_a_value_the_schema_gives_as_its_default_is_said_to_be_the_default_not_u
                                        "tool's schema gives: the tool definition says it, though no earlier message "
                                        "does.")
     assert said["celsius"].brief == 'The schema\'s default: unit "celsius"'
-    assert "unit is one of the values the schema allows, but nothing in the conversation says which" \
+    assert '"fahrenheit" is one of the values unit allows, but nothing in the conversation says which' \
         in said["fahrenheit"].message
 
 
