@@ -111,7 +111,10 @@ def test_the_share_sent_again_says_it_is_of_our_count_where_the_log_lacks_what_w
     billed = next(m for m in at.metric if m.label == "Input billed over all calls")
     assert billed.value == "973"
     resent = next(m for m in at.metric if m.label == "Input already sent in the previous request")
-    share, counted = re.fullmatch(r"(\d+)% of the (\d+) tokens we counted", resent.value).groups()
+    assert re.fullmatch(r"\d+%", resent.value)
+    basis = next(c.value for c in at.caption if c.value.startswith("A share of the "))
+    counted = re.fullmatch(r"A share of the (\d+) tokens we counted in \d+ requests, not of the 973 billed\.",
+                           basis).group(1)
     assert int(counted) < 973
     assert f"We counted {counted} tokens in those requests and the input billed for them was 973" in resent.help
     assert "the share of the billed input sent again is not in the log" in resent.help
