@@ -79,8 +79,9 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         # An agent writes context of its own (instructions files, its environment) as user messages: no one asked it.
         context = [m for m in asked if context_only(m)]
         if context:
+            # Kept within NOTE_LENGTH for one message: the note runs from the program's lane to the chart's edge.
             arrows.append(Arrow(k, "program", "program", None, f"adds {plural(len(context), 'message')} of its own "
-                                "context in the user's role (not typed by the user)"))
+                                "context in the user's role"))
         for message in asked:
             if not context_only(message):
                 arrows.append(Arrow(k, "user", "program", None, f"asks: {shorten(person_text(message), 48)}"))

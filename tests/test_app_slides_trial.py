@@ -95,3 +95,11 @@ def test_the_system_field_is_placed_against_the_request_before_as_the_messages_a
     changed = dataclasses.replace(trace, rounds=(trace.rounds[0], dataclasses.replace(second, request=other),
                                                  *trace.rounds[2:]))
     assert [system_standing(changed, k) for k in (1, 2, 3)] == ["new", "changed", "changed"]
+
+
+def test_the_note_of_an_agents_own_context_fits_the_program_lane_as_the_re_ask_does():
+    from lib.logs.upload import read_upload
+    path = ROOT / "tests" / "fixtures" / "codex-rollout-0.125.jsonl"
+    trace = read_upload([(path.name, path.read_bytes())]).conversations[0].trace
+    notes = [a.label for a in sequence(trace) if a.source == a.target == "program" and "context" in a.label]
+    assert notes and all(len(label) <= NOTE_LENGTH for label in notes)

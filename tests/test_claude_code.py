@@ -839,4 +839,4 @@ def test_the_text_claude_code_adds_to_a_user_turn_is_not_drawn_as_the_user_askin
     arrows = sequence(upload.conversations[0].trace)
     assert [(a.round, a.label) for a in arrows if a.source == "user"] == [(1, "asks: fix the failing test")]
     assert [(a.round, a.label) for a in arrows if (a.source, a.target) == ("program", "program")] == [
-        (2, "adds 1 message of its own context in the user's role (not typed by the user)")]
+        (2, "adds 1 message of its own context in the user's role")]

@@ -524,7 +524,7 @@ def test_the_context_codex_writes_as_a_user_message_is_drawn_as_the_program_addi
     arrows = sequence(trace)
     assert [a.label for a in arrows if a.source == "user"] == ["asks: show tools"]
     assert [a.label for a in arrows if a.round == 1 and (a.source, a.target) == ("program", "program")] == [
-        "adds 1 message of its own context in the user's role (not typed by the user)"]
+        "adds 1 message of its own context in the user's role"]
     figure = json_.loads(sequence_diagram(arrows, 3).to_json())
     texts = [a.get("text", "") for a in figure["layout"]["annotations"]]
     assert not any("AGENTS.md" in t or "environment_context" in t for t in texts)
