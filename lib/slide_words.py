@@ -14,7 +14,7 @@ from lib.provenance import NOT_CAPTURED
 from lib.steps import turn_ends_words
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, billing_known,
                          parts_not_logged, said_parts)
-from lib.text import ordinal, plural
+from lib.text import as_sentence, ordinal, plural
 from lib.tokens import input_words, overcount, split_words
 
 WINDOW = 9
@@ -182,19 +182,15 @@ def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
         return STOPS + (f" Round {next_round} goes on from it." if next_round else "")
     textless = round_.response is not None and not round_.response.message.text
     if next_round:  # the loop did not end here: the program called the model again
-        went_on = _sentence(turn_ends_words(next_round))
+        went_on = as_sentence(turn_ends_words(next_round))
         if textless and not round_.answer_recorded:  # the model may have answered at length: the log kept none of it
-            return f"{went_on} {_sentence(NOT_CAPTURED)}"
+            return f"{went_on} {as_sentence(NOT_CAPTURED)}"
         return f"{went_on} This response holds no text." if textless else went_on
     if textless:
         if not round_.answer_recorded:
             return f"No tool call: {NOT_CAPTURED}, and the model is not called again."
         return "No tool call and no text: this response holds no answer, and the model is not called again."
     return ANSWERS
-
-
-def _sentence(clause: str) -> str:
-    return f"{clause[0].upper()}{clause[1:]}."
 
 
 def runs_words(round_: Round) -> str:

@@ -247,13 +247,19 @@ def billing_known(row: RoundSummary) -> bool:
 def billing_words(row: RoundSummary) -> str | None:
     """What every view says beside the input of a call whose billing is not known (billing_known), as a sentence;
     None where it is known."""
-    return None if billing_known(row) else f"{BILLING_NOT_KNOWN[0].upper()}{BILLING_NOT_KNOWN[1:]}."
+    return None if billing_known(row) else as_sentence(BILLING_NOT_KNOWN)
+
+
+def billing_left_out(row: RoundSummary) -> bool:
+    """Whether the round's input is known but its billing is not (billing_known): a call every billed figure and the
+    cost leave out, and say so."""
+    return row.input_if_known is not None and not billing_known(row)
 
 
 def billing_unknown_rounds_words(rows: tuple[RoundSummary, ...]) -> str | None:
     """Under the input billed so far: the rounds whose call failed and whose billing the log does not say, left out
     of it as of the totals (billing_known); None when there are none."""
-    failed = [r.round for r in rows if r.input_if_known is not None and not billing_known(r)]
+    failed = [r.round for r in rows if billing_left_out(r)]
     if not failed:
         return None
     if len(failed) == 1:
@@ -377,7 +383,7 @@ def rows_cost(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...]) -> Trac
     spent = trace_cost(((r.model, r.usage) for r in made), prices)
     total = 0.0 if known and not made else spent.total
     return TraceCost(total, spent.unpriced, len(rows) - len(known), any(r.usage.source != "reported" for r in made),
-                     sum(1 for r in rows if r.input_if_known is not None and not billing_known(r)))
+                     sum(1 for r in rows if billing_left_out(r)))
 
 
 def parts_unlogged(row: RoundSummary) -> tuple[str, ...]:
@@ -882,7 +888,7 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         last_estimated=bool(rows) and rows[-1].usage.source != "reported",
         requests_recorded=any(r.request_recorded for r in rows),
         unknown_input_calls=sum(1 for r in rows if r.input_if_known is None),
-        billing_unknown_calls=sum(1 for r in rows if r.input_if_known is not None and not billing_known(r)),
+        billing_unknown_calls=sum(1 for r in rows if billing_left_out(r)),
         unknown_output_calls=sum(1 for r in rows if missing_output(r)),
         last_input_known=not rows or rows[-1].input_if_known is not None,
         output_missing=_shared_missing(rows),

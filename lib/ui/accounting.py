@@ -91,8 +91,8 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
         if usage.anchor_round:
             how += (f" Anchored on round {usage.anchor_round}'s reported input: its count plus the content "
                     "that differs between the two requests.")
-        if billing_words(row):
-            how += f" {billing_words(row)}"
+        if billed := billing_words(row):
+            how += f" {billed}"
         left.caption(f"Input tokens (estimated): **≈ {usage.input_tokens:,}**", help=how)
         _estimated_output(row, middle)
         if row.output_left_out and not missing_output(row):  # said beside the figure, not only in its tooltip
