@@ -32,7 +32,8 @@ ACTIONS: dict[Action, str] = {"call": "call a tool", "answer": "answer in text"}
 """Each action in a learner's words."""
 PROSE_WORDS = 4
 """A string value of this many words or more is free text: no learner could write it word for word, so it is not
-scored (`BX-20261015-0932` and `submitted` are; a sentence giving a reason is not)."""
+scored (`BX-20261015-0932` and `submitted` are; a sentence giving a reason is not). A shorter string is scored with
+its case and spacing left out: `paris` for `Paris` is the value the model chose, typed another way."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,12 +198,18 @@ def _same(model: JSON, yours) -> bool:
         return True
     if isinstance(model, bool) or isinstance(yours, bool):  # JSON's true is not 1
         return model is yours
+    if isinstance(model, str) and isinstance(yours, str):
+        return _typed_alike(model) == _typed_alike(yours)
     if isinstance(model, dict):
         return (isinstance(yours, dict) and set(model) == set(yours)
                 and all(_same(v, yours[k]) for k, v in model.items()))
     if isinstance(model, list):
         return isinstance(yours, list) and len(model) == len(yours) and all(map(_same, model, yours))
     return model == yours
+
+
+def _typed_alike(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def _compared(model: JSON, yours: JSON) -> list[str]:

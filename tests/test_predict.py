@@ -134,3 +134,10 @@ def test_arguments_that_do_not_parse_say_where_as_an_uploaded_line_does():
 
 def test_only_a_round_followed_by_a_request_has_messages_to_count(hengxin):
     assert [has_next_request(hengxin, k) for k in (1, 2, 3, 4)] == [True, True, True, False]
+
+
+def test_a_short_value_typed_in_another_case_or_spacing_is_the_models_value(hengxin):
+    found = score(_call("queryExpense", {"user_id": "e10238", "status": " Submitted"}), outcome(hengxin, 1))
+    assert _points(found)["argument values"] == (1, 2)
+    found = score(_call("queryExpense", {"user_id": "E10239", "status": "submitted"}), outcome(hengxin, 1))
+    assert _points(found)["argument values"] == (0, 2)
