@@ -673,7 +673,8 @@ def test_amps_claude_compatible_stream_json_is_named_amps_never_claude_codes():
     assert "line 1: Amp's init line says the run offered 3 tools by name (Bash, Read, Write)" in said[0]
     failed = _read("amp-stream-json-error.jsonl")
     assert list(failed.formats) == ["amp-stream-json"]
-    assert [failed.said(n) for n in failed.notes][-1] == "line 2: the run ended with error"
+    assert [failed.said(n) for n in failed.notes] == ["line 1: Amp's init line says the run offered no tools",
+                                                     "line 2: the run ended with error"]
 
 
 def _amp_run(session: str) -> list[dict]:
@@ -799,7 +800,7 @@ def test_a_subagent_line_whose_parent_is_not_in_the_log_is_no_conversation_and_s
     upload = _read("claude-code-sidechain.jsonl")
     assert [len(c.trace.rounds) for c in upload.conversations] == [2, 1]
     assert [(n.line, n.message, n.conversation) for n in upload.notes] == [
-        (5, "A subagent line holds a tool result answering a call the log does not hold, and no response "
+        (5, "a subagent line holds a tool result answering a call the log does not hold, and no response "
             "of the model's: no round, so no conversation is listed for it", None)]
 
 

@@ -490,7 +490,7 @@ def _roundless(key: str, user: list) -> str:
     results = sum(1 for content in user if isinstance(content, list)
                   for block in content if isinstance(block, dict) and block.get("type") == "tool_result")
     one = len(user) == 1
-    lines = f"{'A' if one else len(user)} {'subagent' if ', subagent' in key else 'session'} line{'' if one else 's'}"
+    lines = f"{'a' if one else len(user)} {'subagent' if ', subagent' in key else 'session'} line{'' if one else 's'}"
     held = (f"{'a tool result' if results == 1 else plural(results, 'tool result')} answering a call the log does not "
             "hold") if results else "a prompt"
     return (f"{lines}{' holds' if one else ' from here hold'} {held}, and no response of the model's: no round, so no "

@@ -197,10 +197,12 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
             return
         self._offered.add((key, model, names))
         started = f"was started with model {model} and " if model else ""
-        listed = ", ".join(names) if names else "none"
-        self._notes.append(Problem(line, f"{self.program}'s init line says the run {started}offered "
-                                         f"{plural(len(names), 'tool')} by name ({listed}): the log keeps their names "
-                                         "only, not their definitions, so the tool list is neither shown nor counted",
+        if names:
+            said = (f"offered {plural(len(names), 'tool')} by name ({', '.join(names)}): the log keeps their names "
+                    "only, not their definitions, so the tool list is neither shown nor counted")
+        else:
+            said = "offered no tools"
+        self._notes.append(Problem(line, f"{self.program}'s init line says the run {started}{said}",
                                    conversation=key, loaded=True))
 
     def _stream_event(self, obj: dict) -> None:
