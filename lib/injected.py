@@ -2,8 +2,8 @@
 
 Agents send some of their own context as user messages: Codex its AGENTS.md instructions, its environment, a skill,
 a shell command the person ran, a turn the person stopped (codex-rs/core's contextual user fragments); Claude Code
-its system reminders and the text of a slash command or a local command's output. Each such text opens with a tag or
-header the agent writes. A message whose every text opens so is the agent's context, not the person asking; a message
+its system reminders and the text of a slash command or a local command's output; Gemini CLI the prompt its /init
+command submits for the person. Each such text opens with a tag, header or sentence the agent writes. A message whose every text opens so is the agent's context, not the person asking; a message
 that mixes them is the person's, their words being the texts that do not open so.
 
 A program may also ask the model again on its own, in the user's role: after a turn that announced an action and made
@@ -22,8 +22,12 @@ OPENINGS: tuple[str, ...] = (
     # Claude Code.
     "<system-reminder>", "<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
     "<local-command-stderr>", "<local-command-caveat>",
+    # Gemini CLI: the prompt its /init command submits in the person's place (packages/core/src/commands/init.ts).
+    "You are an AI agent that brings the power of Gemini directly into the terminal.",
 )
 """How an agent's own text in a user message opens (compared without case, leading space set aside)."""
+_LONGEST = max(map(len, OPENINGS))
+"""The most of a text's opening that any of OPENINGS needs: a long message is not case-folded whole."""
 
 WHOLE: frozenset[str] = frozenset({
     # Gemini CLI sends this as the user when a stream came back invalid and it asks the model again (core/client.ts).
@@ -34,7 +38,7 @@ WHOLE: frozenset[str] = frozenset({
 
 def agent_wrote(text: str) -> bool:
     """Whether a user message's text is context the agent wrote: it opens with one of the agent's tags or headers."""
-    opening = text.lstrip()[:40].casefold()
+    opening = text.lstrip()[:_LONGEST].casefold()
     return text.strip().casefold() in WHOLE or any(opening.startswith(o.casefold()) for o in OPENINGS)
 
 

@@ -363,3 +363,16 @@ def test_the_please_continue_gemini_cli_sends_after_an_invalid_stream_is_drawn_a
     assert asked and not any("Please continue" in label for label in asked)
     assert any(a.source == a.target == "program" and a.label.endswith("of its own context in the user's role")
                for a in sequence(trace))
+
+
+def test_the_prompt_gemini_cli_submits_for_init_is_drawn_as_the_program_not_the_person_asking():
+    # Line 2's user text is the prompt Gemini CLI's /init command submits in the person's place
+    # (packages/core/src/commands/init.ts); the person typed only "/init". Line 26's request is the person's own.
+    from lib.growth import growth
+    from lib.sequence import sequence
+    trace = _read(LINES).conversations[0].trace
+    asked = [a.label for a in sequence(trace) if a.source == "user"]
+    assert not any("brings the power of Gemini" in label for label in asked)
+    assert any("uv run" in label for label in asked)  # the person's later request is still theirs
+    [init] = growth(trace, 1).entries
+    assert init.message.text.lstrip().startswith("You are an AI agent") and init.origin == "program"
