@@ -177,3 +177,14 @@ def test_a_json_array_is_read_an_element_at_a_time_and_a_broken_element_is_named
     assert read_upload([("empty.json", b" [ ] ")]).summary() == "0 elements: 0 rounds in 0 conversations; 0 elements skipped"
     numbers = read_upload([("numbers.json", b"[1, 2.5]")])
     assert [p.message for p in numbers.problems] == ["is a number, not a JSON object", "is a number, not a JSON object"]
+
+
+def test_an_empty_file_is_said_to_be_empty_not_left_as_zero_lines_with_nothing_skipped():
+    # The sidebar showed "0 lines: 0 rounds in 0 conversations; 0 lines skipped" and the page "The sidebar says what it
+    # holds and why none could be read": it said neither.
+    assert read_upload([("session.jsonl", b"")]).summary() == "The file is empty (0 bytes): there is nothing to read."
+    assert read_upload([("session.jsonl.gz", gzip.compress(b""))]).summary() == \
+        "The file is empty (0 bytes): there is nothing to read."
+    beside = read_upload([("empty.jsonl", b""), ("goose-session.jsonl", (FIXTURES / "goose-session.jsonl").read_bytes())])
+    assert beside.summary() == ("4 lines: 1 round in 1 conversation; 1 line not a model call; "
+                                "empty (0 bytes): empty.jsonl; 0 lines skipped")

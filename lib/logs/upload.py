@@ -96,6 +96,8 @@ class Upload:
     """Items that were model calls to an API Roundtrip does not read (Cohere's chat): neither rounds nor skipped."""
     not_call_spans: int = 0
     """Spans inside the items (OTLP documents) that were no model call: tool and agent spans, said as spans."""
+    empty: tuple[str, ...] = ()
+    """The names of the files that held no byte at all (once any gzip was opened): nothing in them to read or skip."""
 
     @property
     def units(self) -> str:
@@ -129,6 +131,10 @@ class Upload:
             others += f"{plural(spans, 'span')} not {'a model call' if spans == 1 else 'model calls'}; "
         if self.unread_calls:
             others += f"{self.counted(self.unread_calls)} to an API Roundtrip does not read; "
+        if self.empty and not self.lines:  # "0 lines: 0 rounds ...; 0 lines skipped" would not say why
+            return f"{'The file is' if len(self.empty) == 1 else 'Every file is'} empty (0 bytes): there is nothing to read."
+        if self.empty:
+            others += f"empty (0 bytes): {', '.join(self.empty)}; "
         return (
             f"{self.counted(self.lines)}: {plural(self.rounds, 'round')} in "
             f"{plural(len(self.conversations), 'conversation')}; {others}{self.counted(self.skipped_lines)} skipped"
@@ -545,6 +551,8 @@ class _Reading:
         """Items read so far."""
         self.size = 0
         """Bytes read so far, after decompression."""
+        self.empty: list[str] = []
+        """The names of the files that held no byte."""
         self.units: set[str] = set()
         """What the items of each file were: "line", or "element" of a JSON array."""
 
@@ -558,6 +566,9 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         if data is None:
             continue
         reading.size += len(data)
+        if not data:
+            reading.empty.append(name)
+            continue
         if forced == "native" or (forced is None and _is_native(data)):
             _read_native(name, data, label, reading)
         else:
@@ -583,7 +594,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     unread = sum(instance.unread_calls() for instance in reading.instances)
     spans = sum(instance.not_call_spans() for instance in reading.instances)
     return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
-                  reading.size, notes, unit, not_calls, unread, spans)
+                  reading.size, notes, unit, not_calls, unread, spans, tuple(reading.empty))
 
 
 def _unpacked(name: str, data: bytes, label: str, reading: _Reading) -> bytes | None:
