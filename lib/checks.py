@@ -1080,7 +1080,7 @@ def _echo_differs(previous: Round, request: Request) -> tuple[int, str] | None:
     if text_sent != text_written:
         differences.append("the text the model wrote beside its calls is left out" if not text_sent and as_written
                            else "its text is left out" if not text_sent
-                           else "it carries text the model did not write in its answer" if not text_written
+                           else _text_added(written, text_sent) if not text_written
                            else _text_rewritten(text_written, text_sent))
     if sent != as_written:
         # Only the ids rewritten, each to a new one: missing-tool-result names every one of them, in so many words.
@@ -1092,6 +1092,18 @@ def _echo_differs(previous: Round, request: Request) -> tuple[int, str] | None:
             differences.append(f"it carries {len(sent)} of the {len(as_written)} calls the model made" if some_kept
                                else "its calls are not the calls the model made (tool, arguments or ids)")
     return (i, "; ".join(differences)) if differences else None
+
+
+def _text_added(written: Message, sent: str) -> str:
+    """What the text sent back in a turn whose answer held none is. A client may write the reasoning a provider
+    returned beside the answer (Groq's `reasoning`) into the turn's content in <think> tags (pydantic-ai does): the
+    model wrote those words, so they are not said to be someone else's."""
+    inner = _THINK.sub(lambda m: m.group()[len("<think>"):].removesuffix("</think>"), sent).strip()
+    returned = written.raw.values() if isinstance(written.raw, dict) else ()
+    if _THINK.sub("", sent).strip() == "" and any(isinstance(v, str) and v.strip() == inner for v in returned):
+        return ("it carries the reasoning the model returned beside its answer as the turn's text, in <think> tags, "
+                "where the model wrote no text")
+    return "it carries text the model did not write in its answer"
 
 
 def _text_rewritten(written: str, sent: str) -> str:

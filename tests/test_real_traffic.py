@@ -755,12 +755,15 @@ def test_a_turn_sent_back_with_some_of_its_calls_says_how_many_it_kept():
     assert all("text" not in f.message.split("round")[1].split(".")[0] for f in found)  # the text was not touched
 
 
-def test_a_turn_sent_back_with_text_the_model_did_not_write_says_so():
+def test_a_turn_sent_back_with_the_models_reasoning_as_its_text_says_whose_words_they_are():
     # Groq's gpt-oss-120b answered round 2 with a call and its reasoning in `reasoning`, no content; pydantic-ai sent
-    # the turn back with that reasoning as `<think>` text in content.
+    # the turn back with that reasoning as `<think>` text in content. The warning said the turn "carries text the model
+    # did not write in its answer", as if someone else had written it: the words are the model's own reasoning.
     [finding] = _findings(_read("openai-compatible-tool-use-failed.jsonl"), "history-rewritten")
     assert (finding.round, finding.path) == (3, "messages[4]")
-    assert "it carries text the model did not write in its answer" in finding.message
+    assert ("it carries the reasoning the model returned beside its answer as the turn's text, in <think> tags, where "
+            "the model wrote no text" in finding.message)
+    assert "did not write" not in finding.message
 
 
 def test_a_batch_request_the_batch_never_ran_is_said_never_run_not_failed():
