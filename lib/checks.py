@@ -726,6 +726,13 @@ class Said(NamedTuple):
         words = [word.lower() for word in _WORD.findall(said)]
         return bool(words) and all(word in self.words for word in words)
 
+    def part(self, value: object) -> list[str]:
+        """The words of a string value that were said (as the value writes them), when some were and some were not."""
+        words = _WORD.findall(value) if isinstance(value, str) else []
+        kept = [word for word in words if word.lower() in self.words]
+        # A short word ("a", "of") said somewhere is no sign the value was: one of three letters or more must be.
+        return kept if len(kept) < len(words) and any(len(word) >= 3 for word in kept) else []
+
 
 def _said_so_far(trace: Trace) -> Iterator[tuple[Round, Said]]:
     """Each round with what its request says, taken in one new message at a time, as `_fresh` does: a long
@@ -780,18 +787,28 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
             sources = {name: definition_source(tool, name, value) for name, value in unsaid}
             defaults = [(name, value) for name, value in unsaid if sources[name] and sources[name].default]
             given = [(name, value) for name, value in unsaid if sources[name] and not sources[name].default]
+            # "San Francisco" said, "San Francisco, CA" written as the description's example shows: the person gave the
+            # value, the model wrote it in the definition's form. Not "nobody gave it".
+            parts = {name: said.part(value) for name, value in given}
+            completed = [(name, value) for name, value in given if parts[name]]
+            given = [(name, value) for name, value in given if not parts[name]]
             filled = [(name, value) for name, value in unsaid if not sources[name]]
             if unsaid:
                 path = join_path(round_.response.message_path, call.path)
                 briefs = [f"Filled by the model, in no earlier message: {', '.join(_named(filled))}"] if filled else []
                 briefs += [f"in the tool definition: {', '.join(_named(given))}"] if given else []
+                briefs += [f"said in part, completed as the tool definition writes it: {', '.join(_named(completed))}"
+                           ] if completed else []
                 in_schema = [(name, value) for name, value in defaults if not sources[name].where]
                 described = [(name, value) for name, value in defaults if sources[name].where]
                 briefs += [f"the schema's default: {', '.join(_named(in_schema))}"] if in_schema else []
                 briefs += [f"the default its description states: {', '.join(_named(described))}"] if described else []
                 brief = "; ".join(briefs)
+                said_first = _filled_message(call.name, filled, defaults, tool, unlogged, given, sources) \
+                    if filled or defaults or given else ""
                 yield Hit("info", round_.index, "response", path,
-                          _filled_message(call.name, filled, defaults, tool, unlogged, given, sources),
+                          " ".join(w for w in (said_first, _completed_words(call.name, completed, parts, sources,
+                                                                            not said_first)) if w),
                           brief[0].upper() + brief[1:])
 
 
@@ -842,6 +859,21 @@ def _given_words(tool_name: str, given: list[tuple[str, object]], sources: dict[
         return said
     return (f"{said} A definition's words are written for every call, not as this one's answer: what the program "
             "knows should come from the program; what nobody gave, the model should ask the person for.")
+
+
+def _completed_words(tool_name: str, completed: list[tuple[str, object]], parts: dict[str, list[str]],
+                     sources: dict[str, Source | None], lead: bool) -> str:
+    """What is said of values an earlier message says in part and the tool definition holds whole: the model
+    completed what was said in the definition's form; the part it added is its own."""
+    if not completed:
+        return ""
+    one = len(completed) == 1
+    said = " and ".join(shorten(json.dumps(" ".join(parts[name]), ensure_ascii=False), 40) for name, _ in completed)
+    place = (f"The model filled {_sourced(completed, sources)} in the {tool_name} call" if lead else
+             f"{_sourced(completed, sources)} {'is' if one else 'are'} in the tool definition sent with the request")
+    return (f"{place}: an earlier message says {said}, and the tool definition writes {'it' if one else 'them'} "
+            f"whole. The model completed what was said in the form the definition shows; the rest is its own guess, "
+            "which the conversation does not confirm.")
 
 
 def _defaults_given(pairs: list[tuple[str, object]], sources: dict[str, Source | None]) -> str:

@@ -371,6 +371,18 @@ def test_an_ollama_call_sent_back_without_its_id_is_the_call_the_model_made_not_
     assert second.response.message.text.startswith("San Francisco is currently **72")
 
 
+def test_a_value_the_person_gave_in_part_and_the_model_wrote_in_the_definitions_form_is_not_said_unsaid():
+    # The person asked "What's the weather like in San Francisco?"; gpt-oss called getWeather with "San Francisco, CA",
+    # the form the location's description shows ("e.g. San Francisco, CA"). The finding said "no earlier message says
+    # it: the model may have taken it from there, not from the person" and "what nobody gave, the model should ask the
+    # person for": the person gave the city.
+    [finding] = _findings(_read("ollama-chat-cloud.jsonl"), "model-filled-value")
+    assert finding.where == "round 1 response choices[0].message.tool_calls[0]"
+    assert 'an earlier message says "San Francisco", and the tool definition writes it whole' in finding.message
+    assert "the rest is its own guess, which the conversation does not confirm" in finding.message
+    assert "no earlier message says it" not in finding.message and "nobody gave" not in finding.message
+
+
 def test_an_ollama_refusal_keeps_its_status_and_words():
     [finding] = _findings(_read("ollama-chat-cloud.jsonl"), "provider-error")
     assert "HTTP 400" in finding.message and "gemma3:1b does not support tools" in finding.message
