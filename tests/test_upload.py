@@ -188,3 +188,16 @@ def test_an_empty_file_is_said_to_be_empty_not_left_as_zero_lines_with_nothing_s
     beside = read_upload([("empty.jsonl", b""), ("goose-session.jsonl", (FIXTURES / "goose-session.jsonl").read_bytes())])
     assert beside.summary() == ("4 lines: 1 round in 1 conversation; 1 line not a model call; "
                                 "empty (0 bytes): empty.jsonl; 0 lines skipped")
+
+
+def test_a_damaged_gzip_is_said_not_opened_not_zero_lines_with_one_skipped():
+    # A recorded Codex rollout, gzipped and cut in half (a download that stopped): the sidebar said "0 lines: 0 rounds
+    # in 0 conversations; 1 line skipped", a line skipped of none read.
+    packed = gzip.compress((FIXTURES / "codex-rollout-0.125.jsonl").read_bytes())
+    cut = read_upload([("rollout.jsonl.gz", packed[:len(packed) // 2])])
+    assert cut.summary() == "The file could not be opened, so nothing in it was read: why is said below."
+    assert [cut.said(p) for p in cut.problems] == [
+        "line 1: is not a readable gzip file (Compressed file ended before the end-of-stream marker was reached)"]
+    beside = read_upload([("rollout.jsonl.gz", packed[:len(packed) // 2]),
+                          ("goose-session.jsonl", (FIXTURES / "goose-session.jsonl").read_bytes())])
+    assert "not opened: rollout.jsonl.gz" in beside.summary() and beside.rounds == 1

@@ -98,6 +98,9 @@ class Upload:
     """Spans inside the items (OTLP documents) that were no model call: tool and agent spans, said as spans."""
     empty: tuple[str, ...] = ()
     """The names of the files that held no byte at all (once any gzip was opened): nothing in them to read or skip."""
+    unopened: tuple[str, ...] = ()
+    """The names of the files that could not be opened (a damaged gzip, one that expands past the limit): nothing in
+    them was read; why is the problem on their line 1."""
 
     @property
     def units(self) -> str:
@@ -131,8 +134,13 @@ class Upload:
             others += f"{plural(spans, 'span')} not {'a model call' if spans == 1 else 'model calls'}; "
         if self.unread_calls:
             others += f"{self.counted(self.unread_calls)} to an API Roundtrip does not read; "
-        if self.empty and not self.lines:  # "0 lines: 0 rounds ...; 0 lines skipped" would not say why
+        if self.unopened and not self.lines and not self.empty:  # not "0 lines: ...; 1 line skipped"
+            return ("The file could not be opened, so nothing in it was read: why is said below." if len(self.unopened) == 1
+                    else "None of the files could be opened, so nothing in them was read: why is said below.")
+        if self.empty and not self.lines and not self.unopened:  # "0 lines: ...; 0 lines skipped" would not say why
             return f"{'The file is' if len(self.empty) == 1 else 'Every file is'} empty (0 bytes): there is nothing to read."
+        if self.unopened:
+            others += f"not opened: {', '.join(self.unopened)}; "
         if self.empty:
             others += f"empty (0 bytes): {', '.join(self.empty)}; "
         return (
@@ -553,6 +561,8 @@ class _Reading:
         """Bytes read so far, after decompression."""
         self.empty: list[str] = []
         """The names of the files that held no byte."""
+        self.unopened: list[str] = []
+        """The names of the files that could not be opened."""
         self.units: set[str] = set()
         """What the items of each file were: "line", or "element" of a JSON array."""
 
@@ -564,6 +574,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         label = f"{name}: " if many else ""
         data = _unpacked(name, data, label, reading)
         if data is None:
+            reading.unopened.append(name)
             continue
         reading.size += len(data)
         if not data:
@@ -594,7 +605,8 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     unread = sum(instance.unread_calls() for instance in reading.instances)
     spans = sum(instance.not_call_spans() for instance in reading.instances)
     return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
-                  reading.size, notes, unit, not_calls, unread, spans, tuple(reading.empty))
+                  reading.size, notes, unit, not_calls, unread, spans, tuple(reading.empty),
+                  tuple(reading.unopened))
 
 
 def _unpacked(name: str, data: bytes, label: str, reading: _Reading) -> bytes | None:
