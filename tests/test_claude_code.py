@@ -841,3 +841,21 @@ def test_the_text_claude_code_adds_to_a_user_turn_is_not_drawn_as_the_user_askin
     assert [(a.round, a.label) for a in arrows if a.source == "user"] == [(1, "asks: fix the failing test")]
     assert [(a.round, a.label) for a in arrows if (a.source, a.target) == ("program", "program")] == [
         (2, "adds 1 message of its own context in the user's role")]
+
+
+def test_claude_codes_untagged_caveat_line_is_the_programs_words_not_the_person_asking():
+    # Claude Code writes an `isMeta` user line before a local command's output, in versions before the
+    # <local-command-caveat> tag with no tag at all (its text as claude-code-edge-cases.jsonl line 6 holds it). Put
+    # before the prompt of a recorded 2.1.233 session, the picture said the person "asks: Caveat: The messages below…".
+    from lib.growth import growth
+    from lib.sequence import sequence
+    caveat = json.loads((FIXTURES / "claude-code-edge-cases.jsonl").read_text().splitlines()[5])["message"]
+    lines = [json.loads(line) for line in (FIXTURES / "claude-code-2.1.233.jsonl").read_text().splitlines()]
+    prompt = lines[2]
+    meta = {**prompt, "uuid": "caveat-1", "isMeta": True, "message": caveat}
+    lines[2:3] = [meta, {**prompt, "parentUuid": "caveat-1"}]
+    [conversation] = _upload_lines(*lines).conversations
+    asked = [a.label for a in sequence(conversation.trace) if a.source == "user"]
+    assert asked == ["asks: Run the bash command 'echo hello' using your Ba…"]
+    [turn] = growth(conversation.trace, 1).entries
+    assert turn.message.text.startswith("Caveat: The messages below") and turn.origin == "input"  # the person's too
