@@ -673,8 +673,10 @@ def test_amps_claude_compatible_stream_json_is_named_amps_never_claude_codes():
     assert "line 1: Amp's init line says the run offered 3 tools by name (Bash, Read, Write)" in said[0]
     failed = _read("amp-stream-json-error.jsonl")
     assert list(failed.formats) == ["amp-stream-json"]
-    assert [failed.said(n) for n in failed.notes] == ["line 1: Amp's init line says the run offered no tools",
-                                                     "line 2: the run ended with error"]
+    # The run's own words say why it ended; the note said only "the run ended with error".
+    assert [failed.said(n) for n in failed.notes] == [
+        "line 1: Amp's init line says the run offered no tools",
+        'line 2: the run ended with error (its words: "Authentication failed")']
 
 
 def _amp_run(session: str) -> list[dict]:

@@ -14,6 +14,7 @@ call, only their `message_delta` usage taken, the one count written when the res
 
 from __future__ import annotations
 
+import json
 from typing import Iterator
 
 from lib.coerce import int_or_none
@@ -21,7 +22,7 @@ from lib.logs.chat_shape import require
 from lib.logs.claude_code import (FAILED, MESSAGE_TYPES, PROVENANCE, ClaudeCodeFormat, _Conversation, _Response,
                                   unended)
 from lib.logs.record import CallRecord, LineProblem, Problem
-from lib.text import plural
+from lib.text import plural, shorten
 
 STREAM_TYPES = frozenset({
     "system", "result", "stream_event", "rate_limit_event", "control_request", "control_response",
@@ -233,7 +234,10 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
         said = self._totals_differ(obj.get("usage"), rounds)
         ended = obj.get("subtype")
         if obj.get("is_error") is True or (isinstance(ended, str) and ended != "success"):
-            said.append(f"the run ended with {ended if isinstance(ended, str) else 'an error'}")
+            # Its words (Amp's `error`; the `result` of a run that ended in error) say why: not only that it did.
+            words = next((w for w in (obj.get("error"), obj.get("result")) if isinstance(w, str) and w.strip()), None)
+            said.append(f"the run ended with {ended if isinstance(ended, str) else 'an error'}"
+                        + (f" (its words: {json.dumps(shorten(words.strip(), 300), ensure_ascii=False)})" if words else ""))
         if said:
             self._notes.append(Problem(line, "; ".join(said), conversation=session, loaded=True))
 
