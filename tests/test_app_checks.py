@@ -117,3 +117,26 @@ def test_a_trace_whose_requests_the_log_lacks_is_not_called_free_of_pitfalls(app
     assert [i.value for i in at.info] == ["No pitfalls found in what the log kept."]
     assert ("The log kept no request for round 1, so what the program sent (its messages, its tool list, the "
             "results it owed) was not checked.") in screen(at)
+
+
+def test_a_finding_that_something_is_missing_is_read_beside_the_lines_the_upload_could_not_read(app):
+    # A recorded Claude Code 2.1.233 session whose tool_result line (line 8) was cut short, as a copy cut off mid-write
+    # is: the sidebar skips that line, and the Checks page said, as fact, that the transcript "records no result for
+    # the Bash call", with nothing to say that a line it could not read sat right there.
+    from pathlib import Path
+    lines = (Path(__file__).parent / "fixtures" / "claude-code-2.1.233.jsonl").read_bytes().splitlines(keepends=True)
+    lines[7] = lines[7][:120] + b"\n"
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("session.jsonl", b"".join(lines))
+    at.run()
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    assert "This transcript records no result for the Bash call toolu_01CAFZGHQyrx8WTjhhDvCQMm" in _texts(at)
+    said = " ".join(c.value for c in at.caption)
+    assert ("The file had 1 part that could not be read (the sidebar lists it): what it held is in no round here, so a "
+            "finding that something is missing may be about it.") in said
+
+
+def test_a_file_read_whole_says_nothing_of_parts_it_could_not_read(app):
+    at = _open_checks(app, "pitfalls/unanswered-parallel-call")
+    assert "could not be read" not in " ".join(c.value for c in at.caption)

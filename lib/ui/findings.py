@@ -53,21 +53,39 @@ def explanation(loaded: LoadedTrace) -> None:
                 plain.text(paragraph)
 
 
-def counts(found: tuple[Finding, ...], unread: str | None = None, whole: bool = True) -> None:
+def skipped_words(loaded: LoadedTrace) -> str | None:
+    """What the Checks page says of the parts of the file that could not be read, when there are any: what they held
+    is in no round, so a finding that something is missing (a result, a call) may be about them; None when none."""
+    skipped = len({problem.line for problem in loaded.problems})
+    if not skipped:
+        return None
+    them = "it" if skipped == 1 else "them"
+    return (f"The file had {plural(skipped, 'part')} that could not be read (the sidebar lists {them}): what "
+            f"{'it' if skipped == 1 else 'they'} held is in no round here, so a finding that something is missing may "
+            f"be about {them}.")
+
+
+def counts(found: tuple[Finding, ...], unread: str | None = None, whole: bool = True,
+           skipped: str | None = None) -> None:
     """One line: how many findings of each severity, or that there are none; then `unread` (lib.checks.unread_requests),
-    where the log lacked requests: none found there is not none there. `whole` False: only the rounds predicted so
-    far were listed."""
+    where the log lacked requests, and `skipped` (skipped_words), where the file had parts that could not be read:
+    none found there is not none there. `whole` False: only the rounds predicted so far were listed."""
     if not found:
-        if unread is None:
+        if unread is None and skipped is None:
             st.success("No pitfalls found in this trace." if whole else
                        "No pitfalls found in the rounds predicted so far.")
         else:
             st.info("No pitfalls found in what the log kept.")
-            st.caption(unread)
+            if unread:
+                st.caption(unread)
+            if skipped:
+                st.caption(skipped)
         return
     by = {s: sum(f.severity == s for f in found) for s in SEVERITIES}
     st.caption(f"{plural(by['error'], 'error')}, {plural(by['warning'], 'warning')} and {by['info']} worth knowing. "
                "Each names the round and the JSON path of the part it is about." + (f" {unread}" if unread else ""))
+    if skipped:
+        st.caption(skipped)
 
 
 def listing(loaded: LoadedTrace, found: tuple[Finding, ...]) -> None:
