@@ -848,7 +848,8 @@ def test_the_text_claude_code_adds_to_a_user_turn_is_not_drawn_as_the_user_askin
 def test_claude_codes_untagged_caveat_line_is_the_programs_words_not_the_person_asking():
     # Claude Code writes an `isMeta` user line before a local command's output, in versions before the
     # <local-command-caveat> tag with no tag at all (its text as claude-code-edge-cases.jsonl line 6 holds it). Put
-    # before the prompt of a recorded 2.1.233 session, the picture said the person "asks: Caveat: The messages below…".
+    # before the prompt of a recorded 2.1.233 session, the picture said the person
+    # "asks: Caveat: The messages below…".
     from lib.growth import growth
     from lib.sequence import sequence
     caveat = json.loads((FIXTURES / "claude-code-edge-cases.jsonl").read_text().splitlines()[5])["message"]

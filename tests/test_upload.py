@@ -185,7 +185,8 @@ def test_an_empty_file_is_said_to_be_empty_not_left_as_zero_lines_with_nothing_s
     assert read_upload([("session.jsonl", b"")]).summary() == "The file is empty (0 bytes): there is nothing to read."
     assert read_upload([("session.jsonl.gz", gzip.compress(b""))]).summary() == \
         "The file is empty (0 bytes): there is nothing to read."
-    beside = read_upload([("empty.jsonl", b""), ("goose-session.jsonl", (FIXTURES / "goose-session.jsonl").read_bytes())])
+    goose = (FIXTURES / "goose-session.jsonl").read_bytes()
+    beside = read_upload([("empty.jsonl", b""), ("goose-session.jsonl", goose)])
     assert beside.summary() == ("4 lines: 1 round in 1 conversation; 1 line not a model call; "
                                 "empty (0 bytes): empty.jsonl; 0 lines skipped")
 

@@ -236,8 +236,8 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
         if obj.get("is_error") is True or (isinstance(ended, str) and ended != "success"):
             # Its words (Amp's `error`; the `result` of a run that ended in error) say why: not only that it did.
             words = next((w for w in (obj.get("error"), obj.get("result")) if isinstance(w, str) and w.strip()), None)
-            said.append(f"the run ended with {ended if isinstance(ended, str) else 'an error'}"
-                        + (f" (its words: {json.dumps(shorten(words.strip(), 300), ensure_ascii=False)})" if words else ""))
+            quoted = f" (its words: {json.dumps(shorten(words.strip(), 300), ensure_ascii=False)})" if words else ""
+            said.append(f"the run ended with {ended if isinstance(ended, str) else 'an error'}{quoted}")
         if said:
             self._notes.append(Problem(line, "; ".join(said), conversation=session, loaded=True))
 

@@ -135,10 +135,12 @@ class Upload:
         if self.unread_calls:
             others += f"{self.counted(self.unread_calls)} to an API Roundtrip does not read; "
         if self.unopened and not self.lines and not self.empty:  # not "0 lines: ...; 1 line skipped"
-            return ("The file could not be opened, so nothing in it was read: why is said below." if len(self.unopened) == 1
-                    else "None of the files could be opened, so nothing in them was read: why is said below.")
+            if len(self.unopened) == 1:
+                return "The file could not be opened, so nothing in it was read: why is said below."
+            return "None of the files could be opened, so nothing in them was read: why is said below."
         if self.empty and not self.lines and not self.unopened:  # "0 lines: ...; 0 lines skipped" would not say why
-            return f"{'The file is' if len(self.empty) == 1 else 'Every file is'} empty (0 bytes): there is nothing to read."
+            which = "The file is" if len(self.empty) == 1 else "Every file is"
+            return f"{which} empty (0 bytes): there is nothing to read."
         if self.unopened:
             others += f"not opened: {', '.join(self.unopened)}; "
         if self.empty:
