@@ -1405,3 +1405,15 @@ def test_a_call_recorded_without_its_request_body_is_a_round_whose_request_is_no
         "gpt-3.5-turbo-0125", 82, 19)
     assert [p.message for p in result.notes] == [
         "the request body was recorded empty: the round shows the response alone, its request not known"]
+
+
+def test_mini_swe_agents_command_output_is_the_programs_turn_not_the_person_asking():
+    # mini-swe-agent sends each command's output as the next user turn, opening "<returncode>" (its
+    # action_observation_template). The picture drew nine of them as the person: "asks: <returncode>0</returncode> …".
+    from lib.growth import growth
+    from lib.sequence import sequence
+    (conversation,) = upload("mini-swe-agent-github-issue.traj.json").conversations
+    asked = [a.label for a in sequence(conversation.trace, limit=100) if a.source == "user"]
+    assert asked == ["asks: Please solve this issue: GitHub Issue: SyntaxEr…"]
+    [output] = growth(conversation.trace, 2).new[1:]
+    assert output.message.text.startswith("<returncode>1</returncode>") and output.origin == "program"
