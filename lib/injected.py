@@ -3,9 +3,10 @@
 Agents send some of their own context as user messages: Codex its AGENTS.md instructions, its environment, a skill,
 a shell command the person ran, a turn the person stopped (codex-rs/core's contextual user fragments); Claude Code
 its system reminders and the text of a slash command or a local command's output; Gemini CLI the prompt its /init
-command submits for the person; mini-swe-agent the output of each command it ran. Each such text opens with a tag,
-header or sentence the agent writes. A message whose every text opens so is the agent's context, not the person
-asking; a message that mixes them is the person's, their words being the texts that do not open so.
+command submits for the person; mini-swe-agent the output of each command it ran; CrewAI its prompt after tool
+results. Each such text opens with a tag, header or sentence the agent writes. A message whose every text opens so
+is the agent's context, not the person asking; a message that mixes them is the person's, their words being the
+texts that do not open so.
 
 A program may also ask the model again on its own, in the user's role: after a turn that announced an action and made
 no call, Roundtrip's narration guard appends one re-ask. No tag marks that text; the round whose response it answers
@@ -29,6 +30,8 @@ OPENINGS: tuple[str, ...] = (
     "You are an AI agent that brings the power of Gemini directly into the terminal.",
     # mini-swe-agent: the output of the command it ran, sent as the next user turn (action_observation_template).
     "<returncode>",
+    # CrewAI: the prompt it appends after tool results in native tool calling (its translations' post_tool_reasoning).
+    "Analyze the tool result. If requirements are met, provide the Final Answer.",
 )
 """How an agent's own text in a user message opens (compared without case, leading space set aside)."""
 _LONGEST = max(map(len, OPENINGS))

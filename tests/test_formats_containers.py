@@ -1417,3 +1417,13 @@ def test_mini_swe_agents_command_output_is_the_programs_turn_not_the_person_aski
     assert asked == ["asks: Please solve this issue: GitHub Issue: SyntaxEr…"]
     [output] = growth(conversation.trace, 2).new[1:]
     assert output.message.text.startswith("<returncode>1</returncode>") and output.origin == "program"
+
+
+def test_crewais_prompt_after_tool_results_is_the_programs_turn_not_the_person_asking():
+    # CrewAI on OpenAI with native tool calling appends "Analyze the tool result. If requirements are met, provide the
+    # Final Answer. …" as a user turn after the results (its post_tool_reasoning text): the picture said the person
+    # asked it. The task CrewAI writes from the crew's description stays the one asking.
+    from lib.sequence import sequence
+    (conversation,) = upload("crewai-openai-max-usage.yaml").conversations
+    asked = [a.label for a in sequence(conversation.trace, limit=100) if a.source == "user"]
+    assert asked == ["asks: Current Task: Call the counting_tool 4 times wi…"]
