@@ -56,7 +56,7 @@ def explanation(loaded: LoadedTrace) -> None:
 def skipped_words(loaded: LoadedTrace) -> str | None:
     """What the Checks page says of the parts of the file that could not be read, when there are any: what they held
     is in no round, so a finding that something is missing (a result, a call) may be about them; None when none."""
-    skipped = len({problem.line for problem in loaded.problems})
+    skipped = len({problem.line for problem in loaded.problems if not problem.loaded})
     if not skipped:
         return None
     them = "it" if skipped == 1 else "them"
