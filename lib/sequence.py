@@ -107,15 +107,30 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         if round_.response is None:
             continue
         following = k + 1 if k < len(trace.rounds) else None
-        arrows.extend(_calls(k, round_) if round_.tool_calls else _no_call(k, round_, following))
+        shown = following is None or _person_follows(round_, trace.rounds[following - 1])
+        arrows.extend(_calls(k, round_) if round_.tool_calls else _no_call(k, round_, following, shown))
     return tuple(arrows)
 
 
-def _no_call(k: int, round_: Round, following: int | None) -> list[Arrow]:
+def _person_follows(round_: Round, following: Round) -> bool:
+    """Whether the person answered round_'s text: the next request adds words of theirs, or the log did not keep that
+    request. A program that goes on by itself (mini-swe-agent runs the command it reads in the answer and sends its
+    output) adds only its own words in the user's role: no answer was shown to anyone the log knows of."""
+    if not following.request_recorded:
+        return True
+    added = following.request.messages[placed_length(following, round_):]
+    asked = [m for m in added if m.role == "user" and not m.tool_results and m.text]
+    if asked and reasked_after(round_):
+        asked.pop()  # the program's re-ask
+    return any(not context_only(m) for m in asked)
+
+
+def _no_call(k: int, round_: Round, following: int | None, shown: bool = True) -> list[Arrow]:
     """A response with no call in it, drawn as its step labels name it (lib/steps.py): a stop for tools whose calls
     the log did not keep is still a call intent, narration announces an action and runs none, and a stop for length
     or a filter is no answer. The loop ends only where no round follows; where one does (`following`), the model's
-    turn ended and the program went on (lib.steps.turn_ends_words)."""
+    turn ended and the program went on (lib.steps.turn_ends_words). A text answer is drawn shown to the person only
+    where `shown` (_person_follows)."""
     response = round_.response
     if response.stop == "tool_calls":
         return [Arrow(k, "model", "program", 2, "asks for tools (the calls are not recorded)"),
@@ -132,7 +147,8 @@ def _no_call(k: int, round_: Round, following: int | None) -> list[Arrow]:
     if not response.message.text:
         return [Arrow(k, "model", "program", 5, f"{turn_ends_words(following)}: the response holds no text in the "
                       "log")]
-    return [Arrow(k, "model", "program", 5, "answers in text"), Arrow(k, "program", "user", None, "shows the answer")]
+    answered = [Arrow(k, "model", "program", 5, "answers in text")]
+    return answered + [Arrow(k, "program", "user", None, "shows the answer")] if shown else answered
 
 
 def _cut(k: int, round_: Round) -> Arrow:

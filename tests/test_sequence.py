@@ -255,3 +255,17 @@ def test_a_claude_code_response_an_error_cut_short_shows_what_came_back_before_t
 def _trace_of(lines):
     from tests.test_claude_code import _upload_lines
     return _upload_lines(*lines).conversations[0].trace
+
+
+def test_a_text_answer_the_program_went_on_from_by_itself_is_not_drawn_shown_to_the_person():
+    # mini-swe-agent reads the bash command in the model's text, runs it and sends its output as the next user turn:
+    # no one was shown an answer, yet every round drew "shows the answer" to the person. Its last round, which no
+    # round follows, and a chat whose person writes back still show theirs.
+    upload = read_upload([(name := "mini-swe-agent-github-issue.traj.json",
+                           (FIXTURES / "containers" / name).read_bytes())])
+    trace = upload.conversations[0].trace
+    shown = [a.round for a in sequence(trace, limit=100) if a.label == "shows the answer"]
+    assert shown == [10]
+    assert sum(a.label == "answers in text" for a in sequence(trace, limit=100)) == 10
+    chat = _conversation("openai-responses.jsonl", "resp_68b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5")
+    assert any(a.label == "shows the answer" for a in sequence(chat) if a.round == 2)
