@@ -303,3 +303,15 @@ def test_otlp_numbers_written_in_superscript_digits_cost_that_value_only(name, f
     assert upload.problems == () and upload.rounds == clean.rounds
     if field != "startTimeUnixNano":  # a call whose time is lost is ordered after the timed ones, as any such call is
         assert len(upload.conversations) == len(clean.conversations)
+
+
+def test_a_cassette_cut_short_says_its_last_interaction_has_no_response_not_only_that_it_matches_no_format():
+    # pydantic-ai's recorded cassette cut in half, inside the second interaction's request headers: the sidebar said
+    # "interaction 2: matches no known log format", as if the file held something else.
+    name = "pydantic-ai-openai-tool-calls.yaml"
+    data = (FIXTURES / "containers" / name).read_bytes()
+    upload = read_upload([(name, data[:len(data) // 2])])
+    assert upload.summary() == "2 interactions: 1 round in 1 conversation; 1 interaction skipped"
+    assert [upload.said(p) for p in upload.problems] == [
+        "interaction 2: matches no known log format; closest: VCR cassette: the interaction has a request and no "
+        "response (a cassette cut short ends so)"]

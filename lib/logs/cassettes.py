@@ -34,6 +34,16 @@ class CassetteFormat(ExchangeFormat):
             return "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"
         return None
 
+    def near_miss(self, obj: dict) -> str | None:
+        request, response = obj.get("request"), obj.get("response")
+        if not isinstance(request, dict):
+            return None
+        if not isinstance(response, dict):
+            return "the interaction has a request and no response (a cassette cut short ends so)"
+        if "status" not in response:
+            return "the interaction's response has no status"
+        return None if "method" in request else "the interaction's request has no method"
+
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         # Detection asks for these; a format chosen by hand must too, or any object is "not a model call".
         request, response = require(obj, "request", dict), object_at(obj, "response")

@@ -41,7 +41,7 @@ from lib.logs.limits import Limits, limits
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, ProblemList
 from lib.logs.chat_shape import describe
 from lib.logs.exchanges import Inflater
-from lib.logs.near_miss import nothing_read
+from lib.logs.near_miss import closest, nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
@@ -565,6 +565,8 @@ class _Reading:
         """The names of the files that held no byte."""
         self.unopened: list[str] = []
         """The names of the files that could not be opened."""
+        self.near_asked = 0
+        """Unmatched lines whose near misses were asked (_unmatched)."""
         self.units: set[str] = set()
         """What the items of each file were: "line", or "element" of a JSON array."""
 
@@ -728,13 +730,29 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
         reading.first = reading.first or (number, obj)
         chosen, rule = _detect(reading.instances, obj, reading.forced)
         if chosen is None:
-            problems.append(Problem(number, label + NO_FORMAT))
+            problems.append(Problem(number, label + _unmatched(reading, obj)))
             continue
         fired = rules.setdefault(chosen.name, {})
         fired[rule] = fired.get(rule, 0) + span  # a transcript made of a whole array counts its elements
         _feed(chosen, obj, number, label, reading)
     if events is not None:
         reading.lines += events.skipped
+
+
+NEAR_MISSES = 50
+"""Lines that match no format, beside lines that did, whose near misses are asked: past these, the line is only said to
+match none, so a file of junk costs no more than detection."""
+
+
+def _unmatched(reading: _Reading, obj: dict) -> str:
+    """Why a line matches no format. Beside lines a format read, that format may say how close it came (an
+    interaction with no response, the last of a cassette cut short): said after NO_FORMAT, for the first few."""
+    in_use = [instance for instance in reading.instances if instance.name in reading.rules]
+    if not in_use or reading.near_asked >= NEAR_MISSES:
+        return NO_FORMAT
+    reading.near_asked += 1
+    said = closest(in_use, obj)
+    return f"{NO_FORMAT}; {said}" if said.startswith("closest") else NO_FORMAT
 
 
 def _in_place_of_its_line(problems: list[Problem], why: Problem) -> None:
