@@ -10,6 +10,7 @@ skip saying so, except under CI, where they fail.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from bench.load_test import free_port, start_app
 from lib import library
 from lib.store import open_store
 from tests.browser.conftest import VIEWPORT, Watch, guard
+from tests.browser.identity_proxy import signed_in
 from tests.databases import postgres_schema
 
 from tests.browser.browser_api import expect
@@ -54,19 +56,21 @@ def replicas(shared_database):
 
 @pytest.fixture
 def visit(browser):
-    """Open a fresh browser session on a replica, sending these headers with every request."""
+    """Open a fresh browser session on a replica, through a sign-in proxy that adds these headers to every request."""
     contexts, watch = [], Watch()
+    with contextlib.ExitStack() as proxies:
+        def open_page(base_url: str, headers: dict[str, str] | None = None):
+            if headers:
+                base_url = proxies.enter_context(signed_in(int(base_url.rsplit(":", 1)[1]), headers))
+            context = browser.new_context(viewport=VIEWPORT, base_url=base_url)
+            context.set_default_timeout(60_000)
+            guard(context, watch)
+            contexts.append(context)
+            return context.new_page()
 
-    def open_page(base_url: str, headers: dict[str, str] | None = None):
-        context = browser.new_context(viewport=VIEWPORT, base_url=base_url, extra_http_headers=headers or {})
-        context.set_default_timeout(60_000)
-        guard(context, watch)
-        contexts.append(context)
-        return context.new_page()
-
-    yield open_page
-    for context in contexts:
-        context.close()
+        yield open_page
+        for context in contexts:
+            context.close()
     assert watch.remote == [], f"requests left for other hosts: {watch.remote}"
 
 
