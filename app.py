@@ -5,10 +5,12 @@ from pathlib import Path
 import streamlit as st
 
 from lib.ui.navigation import FRAME, open_wanted
+from lib.ui.upload_limit import limit_uploads
 
 # The favicon is a file of ours: a Material icon there is fetched from fonts.gstatic.com, an emoji needs an emoji font.
 st.set_page_config(page_title="Roundtrip", page_icon=str(Path(__file__).parent / "docs" / "favicon.png"), layout="wide")
 st.session_state[FRAME] = True
+limit_uploads()  # before any page: what this session may keep in Streamlit's upload store
 pages = [
     st.Page("pages/explorer.py", title="Round explorer", icon=":material/search:", default=True),
     # Named for the address it always had, /overview: Streamlit's legacy routing, which a fresh server's first visit
