@@ -163,6 +163,23 @@ def visitor(config: AccessConfig, login: str | None, headers: Mapping[str, str],
     return Visitor(who[:AUTHOR_LIMIT] if who else None, role(config, who))
 
 
+def may_change(config: AccessConfig, who: Visitor, author: str) -> bool:
+    """Whether this visitor may change or delete a note, or delete a saved trace, that `author` wrote or saved: on a
+    laptop the one user may change anything; on a server an editor named in `ROUNDTRIP_EDITORS` may, and any other
+    editor (one `*` lets in: every learner of a room that signs in) only what they wrote or saved themselves."""
+    if not who.edits:
+        return False
+    if config.deployment == "laptop":
+        return True
+    me = (who.identity or "").casefold()
+    return bool(me) and (me in config.editors or me == author.casefold())
+
+
+NOT_YOURS = ("On this server an editor changes or deletes only what they wrote or saved themselves, unless the "
+             "operator names them in ROUNDTRIP_EDITORS.")
+"""Why an editor cannot change a note, or delete a trace, of someone else's."""
+
+
 def live_refusal(config: AccessConfig, who_role: Role) -> str | None:
     """Why live calls are not allowed here, or None when they are."""
     if not config.live_runs:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from lib import library
 from lib.annotations import Rubric, Score
 from lib.store import open_store
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_bundled
 from tests.recorded_server import RecordedServer, Reply
 from tests.screen import ALERTS, lines
 from tests.test_app_annotate import TOOL_CALL, _seed
@@ -175,3 +176,77 @@ def test_an_editor_on_a_server_cannot_aim_a_fork_at_the_servers_own_network(serv
         at.button(key="fork.run").click().run()
         assert inside.received == []
     assert "a base URL typed on this server must name a public address" in "\n".join(lines(at, ("text",)))
+
+
+TEACHER = "teacher@example.org"
+"""The editor the operator names in a room where every learner who signs in also edits."""
+
+
+@pytest.fixture
+def room(server, monkeypatch) -> str:
+    """A server where the teacher is named and every identified learner edits (`*`)."""
+    monkeypatch.setenv("ROUNDTRIP_EDITORS", f"{TEACHER},*")
+    return server
+
+
+def _options(at: AppTest, key: str) -> list[str]:
+    return list(at.selectbox(key=key).options) if key in _keys(at, "selectbox") else []
+
+
+def test_in_a_room_where_everyone_edits_a_learner_changes_only_their_own_notes(room):
+    # Any editor could rewrite any note while it stayed signed by its author: bob put words in the teacher's mouth.
+    theirs = _seed(room, "hengxin-expense", TOOL_CALL, "The teacher's words.", author=TEACHER)
+    _seed(room, "hengxin-expense", TOOL_CALL, "Bob's words.", author="bob@example.com")
+    at = _visit("pages/annotate.py", "bob@example.com")
+    offered = _options(at, "annotate.edit")
+    assert len(offered) == 1 and "Bob's words." in offered[0]
+    assert "changes or deletes only what they wrote or saved themselves" in _said(at)
+    assert at.text_area(key="annotate.edit_text").value == "Bob's words."
+    assert theirs.text not in offered[0]
+
+
+def test_a_stale_tab_cannot_change_or_delete_another_learners_note(room, monkeypatch):
+    """Bob was named an editor when his tab drew the teacher's note; the operator then let him edit his own only."""
+    seeded = _seed(room, "hengxin-expense", TOOL_CALL, "The teacher's words.", author=TEACHER)
+    monkeypatch.setenv("ROUNDTRIP_EDITORS", f"{TEACHER},bob@example.com")
+    at = _visit("pages/annotate.py", "bob@example.com")
+    at.selectbox(key="annotate.edit").set_value(seeded.id)
+    monkeypatch.setenv("ROUNDTRIP_EDITORS", f"{TEACHER},*")
+    at.text_area(key="annotate.edit_text").set_value("Words the teacher never wrote.")
+    at.button(key="annotate.edit_save").click().run()
+    assert "changes or deletes only what they wrote or saved themselves" in _said(at)
+    monkeypatch.setenv("ROUNDTRIP_EDITORS", f"{TEACHER},bob@example.com")
+    at.run()
+    at.selectbox(key="annotate.edit").set_value(seeded.id).run()
+    monkeypatch.setenv("ROUNDTRIP_EDITORS", f"{TEACHER},*")
+    at.button(key="annotate.delete").click().run()
+    assert "changes or deletes only what they wrote or saved themselves" in _said(at)
+    assert [(n.text, n.author) for n in open_store(room).notes()] == [("The teacher's words.", TEACHER)]
+
+
+def test_the_named_teacher_changes_and_deletes_a_learners_note(room):
+    _seed(room, "hengxin-expense", TOOL_CALL, "Bob's words.", author="bob@example.com")
+    at = _visit("pages/annotate.py", TEACHER)
+    at.button(key="annotate.delete").click().run()
+    assert open_store(room).notes() == ()
+
+
+def test_in_a_room_where_everyone_edits_a_learner_deletes_only_the_traces_they_saved(room):
+    # Any editor could delete any saved trace: a learner broke the link the teacher had handed to the room.
+    store = open_store(room)
+    teachers = library.save(store, load_bundled("hengxin-expense").trace, source="upload", author=TEACHER)
+    bobs = library.save(store, load_bundled("loan-calculator").trace, source="upload", author="bob@example.com")
+    store.close()
+    at = _visit("pages/library.py", "bob@example.com")
+    listed = list(at.dataframe(key="library.table").value["title"])
+    teacher_title = load_bundled("hengxin-expense").trace.title
+    at.session_state["library.table"] = {"selection": {"rows": [listed.index(teacher_title)], "columns": [],
+                                                       "cells": []}}
+    at.run()
+    assert not [b for b in at.button if b.key == "library.delete"]
+    assert "changes or deletes only what they wrote or saved themselves" in _said(at)
+    at.session_state["library.table"] = {"selection": {"rows": list(range(len(listed))), "columns": [], "cells": []}}
+    at.run()
+    at.button(key="library.delete").click().run()
+    kept = set(library.trace_ids(open_store(room)))
+    assert teachers in kept and bobs not in kept

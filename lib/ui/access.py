@@ -78,3 +78,9 @@ def secret(name: str) -> str | None:
         return st.secrets.get(name) or None
     except Exception:  # noqa: BLE001 - no secrets file is the usual case, not an error
         return None
+
+
+def may_change(author: str) -> bool:
+    """Whether this visitor may change or delete what `author` wrote or saved (lib/access.may_change)."""
+    settings = config()[0]
+    return access.may_change(settings, visitor(settings), author)

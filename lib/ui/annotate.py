@@ -13,6 +13,7 @@ import uuid
 import pandas as pd
 import streamlit as st
 
+from lib import access
 from lib.annotations import (NOTE_LIMIT, TRACE, Note, NoteError, Score, annotated,
                              check_label, check_score, read_rubric, rubric_words, check_note, line_id, notes_csv, notes_from_lines, now,
                              note_heading, round_of, round_targets, score_words, target_words, time_words, unresolved)
@@ -294,7 +295,14 @@ def editor(loaded: LoadedTrace, disabled: bool, editing: bool) -> None:
         st.caption("No notes on this trace yet.")
     if not mine or not editing:
         return
-    chosen = st.selectbox("Edit or delete a note", list(mine), key=EDIT,
+    # In a room where every learner who signs in edits (ROUNDTRIP_EDITORS=*), one learner's words must not be
+    # changed under another's name, nor deleted by them: each changes their own.
+    theirs = {i: n for i, n in mine.items() if ui_access.may_change(n.author)}
+    if len(theirs) < len(mine):
+        st.caption(access.NOT_YOURS)
+    if not theirs:
+        return
+    chosen = st.selectbox("Edit or delete a note", list(theirs), key=EDIT,
                           format_func=lambda i: shorten(f"{mine[i].target} · {mine[i].author} · {mine[i].text}", 100))
     note = mine[chosen]
     if st.session_state.get(EDITING) != chosen:
@@ -317,6 +325,10 @@ def editor(loaded: LoadedTrace, disabled: bool, editing: bool) -> None:
 
 
 def _edit(note: Note, known: list[str], about: str) -> None:
+    if ui_access.visitor().edits and not ui_access.may_change(note.author):  # not offered; a forged click changes nothing
+        _say("error", access.NOT_YOURS)
+        return
+
     def change(store: Store) -> None:
         text, labels = check_note(st.session_state.get(EDIT_TEXT, ""), st.session_state.get(EDIT_LABELS, []), known)
         given = _scores(EDIT_SCORE)
@@ -328,6 +340,9 @@ def _edit(note: Note, known: list[str], about: str) -> None:
 
 def _delete(note: Note, about: str) -> None:
     st.session_state.pop(EDITING, None)
+    if ui_access.visitor().edits and not ui_access.may_change(note.author):  # not offered; a forged click changes nothing
+        _say("error", access.NOT_YOURS)
+        return
     _write(lambda store: store.delete(note.id), "Deleted the note on:", about)
 
 

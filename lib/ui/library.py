@@ -13,7 +13,7 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from lib import library
+from lib import access, library
 from lib.checks import CHECKS, SEVERITIES
 from lib.library_search import (SORTS, LibraryPage, LibraryQuery, LibraryRow, Range, SearchError, export_csv,
                                 export_jsonl, score_averages, search)
@@ -202,17 +202,27 @@ def actions(chosen: list[LibraryRow]) -> None:
     if len(chosen) > 2:
         st.caption("Select one trace to open it, or two to compare them.")
     if chosen and ui_access.visitor().edits:
-        with st.popover(f"Delete {plural(len(chosen), 'trace')}…"):
+        # In a room where every learner who signs in edits (ROUNDTRIP_EDITORS=*), a learner must not delete the
+        # trace whose link the teacher handed out: each deletes what they saved.
+        theirs = [r for r in chosen if ui_access.may_change(r.author)]
+        if len(theirs) < len(chosen):
+            st.caption(access.NOT_YOURS)
+        if not theirs:
+            return
+        with st.popover(f"Delete {plural(len(theirs), 'trace')}…"):
             st.caption("Its rounds go, and any content no other saved trace uses. Notes stay: they belong to the "
                        "content, and come back if it is saved again.")
-            st.button("Delete for good", key="library.delete", on_click=_delete, args=([r.id for r in chosen],))
+            st.button("Delete for good", key="library.delete", on_click=_delete,
+                      args=([(r.id, r.author) for r in theirs],))
 
 
-def _delete(ids: list[str]) -> None:
+def _delete(chosen: list[tuple[str, str]]) -> None:
     if not ui_access.visitor().edits:  # the button is not drawn for a viewer; a forged click changes nothing
         return
     removed = 0
-    for trace_id in ids:
+    for trace_id, author in chosen:
+        if not ui_access.may_change(author):  # not offered to this visitor
+            continue
         removed += library.delete(store(), trace_id)
         kept.forget(trace_id)
     st.session_state[DELETED] = removed
