@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import anthropic
+import httpx2
 import openai
 import pytest
 
@@ -349,3 +350,38 @@ def test_the_command_says_a_dropped_stream_in_one_line_without_a_traceback(tmp_p
             said = proxy.stdout.read()
     assert "recorded openai call: no HTTP answer (the upstream connection dropped mid-stream after" in said
     assert "Traceback" not in said and "Exception in ASGI application" not in said, said
+
+
+CROSS_SITE_FORM = {"content-type": "text/plain", "origin": "https://evil.example", "sec-fetch-site": "cross-site",
+                   "sec-fetch-mode": "navigate"}
+"""The headers Chromium sends when a page on the internet submits a form to the proxy on 127.0.0.1."""
+
+
+@pytest.mark.parametrize("headers", [CROSS_SITE_FORM, {**CROSS_SITE_FORM, "origin": "null"},
+                                     {"sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate"}],
+                         ids=["named page", "opaque page", "navigation without an origin"])
+def test_a_web_page_of_another_site_cannot_send_a_call_through_the_proxy_or_write_the_capture(tmp_path, headers):
+    # Any page the operator opened could POST a form to 127.0.0.1:8700 (a form needs no CORS preflight): the proxy
+    # forwarded it upstream and wrote it into the capture as one of the operator's own conversations.
+    capture = tmp_path / "capture.jsonl"
+    body = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "injected by a web page"}]})
+    with RecordedServer() as upstream, BackgroundProxy(upstream.url, capture) as proxy:
+        for path in (CHAT, "/v1/traces"):
+            answer = httpx2.post(proxy.url + path, content=body, headers=headers)
+            assert answer.status_code == 403
+            assert answer.json()["error"]["type"] == "refused_web_page"
+        said = list(proxy.said)
+    assert upstream.received == []
+    assert not capture.exists() or capture.read_text() == ""
+    assert len(said) == 2 and all("sent by a web page" in line for line in said)
+
+
+def test_a_page_served_from_this_machine_still_calls_through_the_proxy(tmp_path):
+    capture = tmp_path / "capture.jsonl"
+    reply = {"id": "c1", "object": "chat.completion", "model": "gpt-4o",
+             "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}
+    with RecordedServer(routes={CHAT: [Reply(reply)]}) as upstream, BackgroundProxy(upstream.url, capture) as proxy:
+        answer = httpx2.post(proxy.url + CHAT, json={"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]},
+                             headers={"origin": "http://localhost:3000", "sec-fetch-site": "cross-site"})
+    assert answer.status_code == 200
+    assert [r.path for r in upstream.received] == [CHAT]

@@ -18,6 +18,7 @@ import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import AsyncIterator, Callable
+from urllib.parse import urlsplit
 
 import httpx2
 from starlette.applications import Starlette
@@ -157,10 +158,10 @@ def build_app(upstreams: Upstreams, capture: CaptureFile, timeout_s: float = 600
     recorder = Recorder(capture, say)
 
     async def otlp(request: Request) -> Response:
-        return await receive_traces(request, capture, say)
+        return _refused(request, say) or await receive_traces(request, capture, say)
 
     async def forward(request: Request) -> Response:
-        return await _forward(request, client, upstreams, recorder)
+        return _refused(request, say) or await _forward(request, client, upstreams, recorder)
 
     @asynccontextmanager
     async def lifespan(app):
@@ -170,6 +171,33 @@ def build_app(upstreams: Upstreams, capture: CaptureFile, timeout_s: float = 600
     routes = [Route("/v1/traces", otlp, methods=["POST"]),
               Route("/{path:path}", forward, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])]
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""Hosts of a web page on this machine: a page of the developer's own, which may call the proxy."""
+
+
+def web_page(headers) -> str | None:
+    """The site of the web page that had a browser send this request, when that page is not on this machine; None for
+    an SDK, a command-line client or a page served from this machine. Any page the operator opens can make their
+    browser POST a form to 127.0.0.1 (no CORS preflight for a form): it would be forwarded and written into the capture
+    as a conversation of theirs. A browser names the page in `Origin` (`null` for an opaque one), and says
+    `Sec-Fetch-Site: cross-site` on a navigation that carries none."""
+    origin = headers.get("origin")
+    if origin is None:
+        return "a page of another site" if headers.get("sec-fetch-site") == "cross-site" else None
+    return None if urlsplit(origin).hostname in LOOPBACK_HOSTS else origin
+
+
+def _refused(request: Request, say: Callable[[str], None]) -> Response | None:
+    """403, neither forwarded nor recorded, for a request a web page of another site sent; None for the rest."""
+    page = web_page(request.headers)
+    if page is None:
+        return None
+    say(f"refused a {request.method} {request.url.path} request sent by a web page ({page}): not forwarded, "
+        "not recorded")
+    return JSONResponse(failure("refused_web_page", "a request sent by a web page of another site is neither "
+                                "forwarded nor recorded"), 403)
 
 
 async def _forward(request: Request, client: httpx2.AsyncClient, upstreams: Upstreams, recorder: Recorder) -> Response:
