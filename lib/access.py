@@ -175,6 +175,14 @@ def may_change(config: AccessConfig, who: Visitor, author: str) -> bool:
     return bool(me) and (me in config.editors or me == author.casefold())
 
 
+def writes_bundled(config: AccessConfig, who: Visitor) -> bool:
+    """Whether this visitor may save a trace into traces/, the operator's folder that every visitor's list reads: on a
+    laptop the one user; on a server only an editor `ROUNDTRIP_EDITORS` names, never one that `*` lets in."""
+    if not who.edits:
+        return False
+    return config.deployment == "laptop" or (who.identity or "").casefold() in config.editors
+
+
 NOT_YOURS = ("On this server an editor changes or deletes only what they wrote or saved themselves, unless the "
              "operator names them in ROUNDTRIP_EDITORS.")
 """Why an editor cannot change a note, or delete a trace, of someone else's."""

@@ -250,3 +250,14 @@ def test_in_a_room_where_everyone_edits_a_learner_deletes_only_the_traces_they_s
     at.button(key="library.delete").click().run()
     kept = set(library.trace_ids(open_store(room)))
     assert teachers in kept and bobs not in kept
+
+
+def test_in_a_room_where_everyone_edits_only_the_named_teacher_saves_a_run_into_traces(room):
+    # traces/ is the operator's folder, read into every visitor's list: under `*` each learner's click wrote another
+    # file there, as many as they liked.
+    for who, offered in (("bob@example.com", False), (TEACHER, True)):
+        at = _visit("pages/live.py", who)
+        at.button(key="live.run").click().run()
+        assert not at.exception
+        assert any(b.key == "live.save" for b in at.button) is offered
+        assert ("only the editors its operator names save into traces/" in _said(at)) is not offered

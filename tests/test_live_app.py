@@ -210,7 +210,7 @@ def test_a_visitor_on_a_server_deployment_is_a_viewer_and_gets_replay_only(app, 
     press_run(at)  # replay still works for a viewer, but what every visitor sees stays the editors' to change
     assert "needs-approval" == at.session_state[live.RUNNER].status.state
     assert not any(b.key == "live.save" for b in at.button)
-    assert "only editors save into traces/" in rendered(at)
+    assert "only the editors its operator names save into traces/" in rendered(at)
 
 
 def test_the_operator_turns_live_runs_off_in_the_secrets_roundtrip_table(app):

@@ -328,7 +328,8 @@ def exports(runner: Runner) -> None:
     if _editor():
         middle.button("Save into traces/", key="live.save", on_click=_save, width="stretch")
     else:
-        middle.caption("On this server only editors save into traces/, which every visitor sees.")
+        middle.caption("On this server only the editors its operator names save into traces/, which every visitor "
+                       "sees.")
     if right.button("Open in the explorer", key="live.open", width="stretch"):
         picker.open_files([(name, runner.trace.text().encode("utf-8"))], source="live")
         st.switch_page(navigation.EXPLORER)
@@ -340,8 +341,10 @@ def exports(runner: Runner) -> None:
 
 
 def _editor() -> bool:
+    """Whether this visitor may save into traces/: in a room where every learner who signs in edits (`*`), a file each
+    click, for every visitor's list to read, is the named editors' to write."""
     settings, _ = ui_access.config()
-    return ui_access.role(settings) == "editor"
+    return access.writes_bundled(settings, ui_access.visitor(settings))
 
 
 def _save() -> None:
