@@ -163,29 +163,29 @@ def visitor(config: AccessConfig, login: str | None, headers: Mapping[str, str],
     return Visitor(who[:AUTHOR_LIMIT] if who else None, role(config, who))
 
 
-def may_change(config: AccessConfig, who: Visitor, author: str) -> bool:
-    """Whether this visitor may change or delete a note, or delete a saved trace, that `author` wrote or saved: on a
-    laptop the one user may change anything; on a server an editor named in `ROUNDTRIP_EDITORS` may, and any other
-    editor (one `*` lets in: every learner of a room that signs in) only what they wrote or saved themselves."""
-    if not who.edits:
-        return False
-    if config.deployment == "laptop":
-        return True
-    me = (who.identity or "").casefold()
-    return bool(me) and (me in config.editors or me == author.casefold())
-
-
-def writes_bundled(config: AccessConfig, who: Visitor) -> bool:
-    """Whether this visitor may save a trace into traces/, the operator's folder that every visitor's list reads: on a
-    laptop the one user; on a server only an editor `ROUNDTRIP_EDITORS` names, never one that `*` lets in."""
+def moderates(config: AccessConfig, who: Visitor) -> bool:
+    """Whether this visitor may change what the whole room shares and what others wrote: on a laptop the one user; on a
+    server an editor `ROUNDTRIP_EDITORS` names, never one that `*` alone lets in (every learner of a room that signs
+    in). What the room shares: the label set, the rubrics, and traces/, the operator's folder every visitor's list
+    reads."""
     if not who.edits:
         return False
     return config.deployment == "laptop" or (who.identity or "").casefold() in config.editors
 
 
+def may_change(config: AccessConfig, who: Visitor, author: str) -> bool:
+    """Whether this visitor may change or delete a note, or delete a saved trace, that `author` wrote or saved: one
+    who moderates may change anything; any other editor only what they wrote or saved themselves."""
+    if moderates(config, who):
+        return True
+    return who.edits and bool(who.identity) and who.identity.casefold() == author.casefold()
+
+
 NOT_YOURS = ("On this server an editor changes or deletes only what they wrote or saved themselves, unless the "
              "operator names them in ROUNDTRIP_EDITORS.")
 """Why an editor cannot change a note, or delete a trace, of someone else's."""
+ROOMS_TO_SET = "On this server only the editors its operator names in ROUNDTRIP_EDITORS change this for everyone."
+"""Why an editor that `*` lets in cannot change the label set or the rubrics."""
 
 
 def live_refusal(config: AccessConfig, who_role: Role) -> str | None:

@@ -261,3 +261,25 @@ def test_in_a_room_where_everyone_edits_only_the_named_teacher_saves_a_run_into_
         assert not at.exception
         assert any(b.key == "live.save" for b in at.button) is offered
         assert ("only the editors its operator names save into traces/" in _said(at)) is not offered
+
+
+def test_in_a_room_where_everyone_edits_only_the_named_teacher_changes_the_label_set_and_rubrics(room, monkeypatch):
+    # The label set and the rubrics are the room's: under `*` any learner replaced the teacher's grading scheme.
+    store = open_store(room)
+    store.set_labels(["costly"])
+    store.set_rubrics([Rubric("grounded", 0, 3)])
+    at = _visit("pages/annotate.py", "bob@example.com")
+    assert not _keys(at, "button") & {"annotate.save_labels", "annotate.save_rubrics"}
+    assert "only the editors its operator names in ROUNDTRIP_EDITORS change this for everyone" in _said(at)
+    # A tab drawn while bob was named, clicked after the operator let him edit his own notes only.
+    for field, value, button in (("annotate.label_set", "nothing", "annotate.save_labels"),
+                                 ("annotate.rubric_set", "vibes: pass/fail", "annotate.save_rubrics")):
+        monkeypatch.setenv("ROUNDTRIP_EDITORS", f"{TEACHER},bob@example.com")
+        at.run()
+        at.text_area(key=field).set_value(value)
+        monkeypatch.setenv("ROUNDTRIP_EDITORS", f"{TEACHER},*")
+        at.button(key=button).click().run()
+        assert "only the editors its operator names in ROUNDTRIP_EDITORS change this for everyone" in _said(at)
+    assert (open_store(room).labels(), open_store(room).rubrics()) == (("costly",), (Rubric("grounded", 0, 3),))
+    teacher = _visit("pages/annotate.py", TEACHER)
+    assert {"annotate.save_labels", "annotate.save_rubrics"} <= _keys(teacher, "button")

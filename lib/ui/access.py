@@ -84,3 +84,9 @@ def may_change(author: str) -> bool:
     """Whether this visitor may change or delete what `author` wrote or saved (lib/access.may_change)."""
     settings = config()[0]
     return access.may_change(settings, visitor(settings), author)
+
+
+def moderates() -> bool:
+    """Whether this visitor may change what the whole room shares (lib/access.moderates)."""
+    settings = config()[0]
+    return access.moderates(settings, visitor(settings))

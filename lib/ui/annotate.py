@@ -425,8 +425,19 @@ def _jump(loaded: LoadedTrace, note: Note, bundled: str | None, saved: LoadedTra
     st.session_state[JUMP] = True  # a callback cannot switch pages: follow_jump does on the next run
 
 
+def _room_set(words: str, shown: list[str]) -> bool:
+    """Whether this visitor may change a set the whole room uses; for one who may not, the set as it is, and why."""
+    if ui_access.moderates():
+        return True
+    st.caption(access.ROOMS_TO_SET)
+    plain.text("\n".join(shown) or words)
+    return False
+
+
 def label_editor(disabled: bool) -> None:
     """The label set, one per line, editable; notes keep the labels they have."""
+    if not _room_set("No labels yet.", list(snapshot().labels)):
+        return
     if LABEL_SET not in st.session_state:
         st.session_state[LABEL_SET] = "\n".join(snapshot().labels)
     st.text_area("One label per line", key=LABEL_SET, height=240)
@@ -434,6 +445,9 @@ def label_editor(disabled: bool) -> None:
 
 
 def _save_labels() -> None:
+    if ui_access.visitor().edits and not ui_access.moderates():  # not drawn for them; a forged click changes nothing
+        _say("error", access.ROOMS_TO_SET)
+        return
     try:
         names = list(dict.fromkeys(check_label(line) for line in st.session_state[LABEL_SET].splitlines() if line.strip()))
     except NoteError as exc:
@@ -445,6 +459,8 @@ def _save_labels() -> None:
 
 def rubric_editor(disabled: bool) -> None:
     """The rubrics, one per line (`grounded: 0-3`, `correct: pass/fail`), editable; scores keep their rubric's name."""
+    if not _room_set("No rubrics yet.", list(map(rubric_words, snapshot().rubrics))):
+        return
     if RUBRIC_SET not in st.session_state:
         st.session_state[RUBRIC_SET] = "\n".join(map(rubric_words, snapshot().rubrics))
     st.text_area("One rubric per line: a name, a colon, then a range (grounded: 0-3) or pass/fail", key=RUBRIC_SET,
@@ -453,6 +469,9 @@ def rubric_editor(disabled: bool) -> None:
 
 
 def _save_rubrics() -> None:
+    if ui_access.visitor().edits and not ui_access.moderates():  # not drawn for them; a forged click changes nothing
+        _say("error", access.ROOMS_TO_SET)
+        return
     try:
         found = [read_rubric(line) for line in st.session_state[RUBRIC_SET].splitlines() if line.strip()]
     except NoteError as exc:
