@@ -139,7 +139,7 @@ def test_a_viewer_cannot_send_a_fork_to_a_model_only_replay_it(server):
 
 def test_a_viewer_is_not_shown_the_servers_captures(server):
     at = _visit("pages/watch.py")
-    assert "only editors watch captures" in _said(at)
+    assert "only the editors its operator names watch captures" in _said(at)
     assert not [s for s in at.selectbox if s.key == "watch.capture"] and at.get("number_input") == []
 
 
@@ -283,3 +283,16 @@ def test_in_a_room_where_everyone_edits_only_the_named_teacher_changes_the_label
     assert (open_store(room).labels(), open_store(room).rubrics()) == (("costly",), (Rubric("grounded", 0, 3),))
     teacher = _visit("pages/annotate.py", TEACHER)
     assert {"annotate.save_labels", "annotate.save_rubrics"} <= _keys(teacher, "button")
+
+
+def test_in_a_room_where_everyone_edits_only_the_named_teacher_watches_the_operators_captures(room, tmp_path,
+                                                                                              monkeypatch):
+    # Captures hold whatever the operator's agents sent, unreviewed: under `*` every learner could read them.
+    from lib.capture import files
+    monkeypatch.setattr(files, "CAPTURES_DIR", tmp_path)
+    (tmp_path / "capture-2026-12-06T10-00-00Z.jsonl").write_text("")
+    learner = _visit("pages/watch.py", "bob@example.com")
+    assert "only the editors its operator names watch captures" in _said(learner)
+    assert not [s for s in learner.selectbox if s.key == "watch.capture"]
+    teacher = _visit("pages/watch.py", TEACHER)
+    assert [s.key for s in teacher.selectbox if s.key == "watch.capture"] == ["watch.capture"]

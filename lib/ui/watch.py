@@ -27,10 +27,12 @@ written and sent again every second, made each rerun of the page take twice Heng
 def for_editors() -> bool:
     """Whether this visitor may watch captures; a viewer is told why not. Captures hold whatever the operator's
     agents sent, unreviewed: an editor saves one to the library to share it."""
-    if ui_access.visitor().edits:
+    # Not every editor: in a room where every learner who signs in edits (`*`), the operator's captures, unreviewed,
+    # would be every learner's to read.
+    if ui_access.moderates():
         return True
-    st.info("On this server only editors watch captures. A capture an editor saves to the library opens for "
-            "everyone by its link.")
+    st.info("On this server only the editors its operator names watch captures. A capture an editor saves to the "
+            "library opens for everyone by its link.")
     return False
 
 
