@@ -31,6 +31,21 @@ def _deep(levels: int) -> str:
 # --- item 5: small uploads that ask for a lot ---------------------------------------------------------
 
 
+def test_a_native_trace_line_past_the_line_cap_is_refused_unparsed_as_in_any_other_log(monkeypatch):
+    # The native reader parsed a line of any length: a 100 MB upload, a trace header then one line of `0.0,` in a
+    # list, peaked at 1.8 GB while a log line of the same bytes was refused at 64 MB, unparsed.
+    monkeypatch.setenv("ROUNDTRIP_MAX_LINE_MB", "1")
+    floats = b'{"kind": "round", "index": 2, "pad": [' + b"0.0," * 1_000_000 + b'0.0]}'
+    data = b"\n".join([HENGXIN[0].encode(), HENGXIN[1].encode(), floats, *(line.encode() for line in HENGXIN[2:])])
+    tracemalloc.start()
+    upload = read_upload([("hengxin.jsonl", data)])
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert f"line 3: is too large ({len(floats):,} bytes; the limit is 1,048,576)" in [str(p) for p in upload.problems]
+    assert len(upload.conversations[0].trace.rounds) == len(read_trace(HENGXIN)[0].rounds)  # the other rounds load
+    assert peak < 3 * len(data)
+
+
 def test_a_gzip_expanding_past_the_cap_is_refused_by_name_without_being_held(monkeypatch):
     monkeypatch.setenv("ROUNDTRIP_MAX_DECOMPRESSED_MB", "2")
     bomb = gzip.compress(bytes(32 * 1024 * 1024))

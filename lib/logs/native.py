@@ -51,8 +51,14 @@ def _read_trace(lines: Iterable[str | bytes], name: str, problems: ProblemList) 
 
 def _parsed(lines: Iterable[str | bytes], problems: ProblemList) -> Iterator[tuple[int, Any]]:
     parser = ResentParser()
+    cap = limits().line_bytes
     for number, line in enumerate(lines, start=1):
         if not line or line.isspace():
+            continue
+        # As in any other log (lib/logs/upload.py): a line's objects can take 18 times its bytes. Counted without
+        # its line break, as there.
+        if len(line) > cap and (size := len(line) - _break(line)) > cap:
+            problems.append(Problem(number, f"is too large ({size:,} bytes; the limit is {cap:,})"))
             continue
         try:
             value = parser.parse(line)  # bytes go to orjson as they are: it checks UTF-8 faster than decoding first
@@ -61,6 +67,12 @@ def _parsed(lines: Iterable[str | bytes], problems: ProblemList) -> Iterator[tup
             continue
         problems.extend(Problem(number, said, loaded=True) for said in parser.kept_shallow(value))
         yield number, value
+
+
+def _break(line: str | bytes) -> int:
+    """The length of the line break that ends a line read from a file: 2, 1 or 0."""
+    end = line[-2:] if isinstance(line, str) else line[-2:].decode("latin-1")
+    return 2 if end == "\r\n" else 1 if end[-1:] in ("\n", "\r") else 0
 
 
 def _read_objects(numbered: Iterable[tuple[int, Any]], name: str, problems: ProblemList) -> tuple[Trace, list[Problem]]:
