@@ -45,7 +45,7 @@ if cost_notes(spent):  # beneath the figure, not in it: the browser cuts a long 
     st.caption(as_sentence(cost_notes(spent)))
 
 st.subheader("Rounds")
-st.dataframe(table, hide_index=True, width="stretch", key="overview.rounds", placeholder="–",
+st.dataframe(plain.cells(table), hide_index=True, width="stretch", key="overview.rounds", placeholder="–",
              column_config=accounting.rounds_columns(table))
 accounting.gap_notes(loaded.trace, rows)
 accounting.output_left_out_note(rows)

@@ -10,6 +10,10 @@ dataframe, which make no markup of it.
 
 import pytest
 
+from lib import library
+from lib.logs.upload import read_upload
+from lib.store import open_store
+
 from tests.hostile import SCRIPT, SHOWN, hostile_trace, markdown_leaks
 from tests.synthetic import synthetic_log
 
@@ -155,3 +159,30 @@ def test_a_provider_log_with_a_value_a_thousand_levels_deep_opens_in_every_view_
         assert not at.exception, page
     assert "line 1: has request.metadata.tree nested more than 200 levels deep; shown as text" in said
     assert "bottom" in said
+
+
+def _raw_bidi_in_tables(at) -> list[str]:
+    """Every table cell or column name on the page that carries a bidi control as it is, not written out."""
+    found = []
+    for table in at.get("dataframe") + at.get("arrow_data_frame"):
+        frame = table.value
+        cells = [str(c) for c in frame.columns] + [v for column in frame.columns for v in frame[column].tolist()]
+        found += [cell for cell in cells if isinstance(cell, str) and "\u202e" in cell]
+    return found
+
+
+def test_no_table_in_any_view_shows_a_bidi_control_as_it_is(app, notes_url):
+    # Tables draw their cells as they are: a title "Refund approved \u202egnp.exe" read "Refund approved exe.png" in
+    # the Library, for every visitor.
+    for where, at in _every_view(app):
+        assert _raw_bidi_in_tables(at) == [], where
+    at.switch_page("pages/compare.py").run()
+    summary = next(t.value for t in at.get("dataframe") if "name" in t.value.columns)
+    assert summary["name"].str.contains("[U+202E]", regex=False).any()  # the upload's title, written out
+    assert _raw_bidi_in_tables(at) == [], "compare"
+    store = open_store(notes_url)
+    library.save(store, read_upload([("hostile.jsonl", hostile_trace())]).conversations[0].trace, source="upload")
+    store.close()
+    at.switch_page("pages/library.py").run()
+    assert at.dataframe(key="library.table").value["title"].str.contains("[U+202E]", regex=False).all()
+    assert _raw_bidi_in_tables(at) == [], "library"

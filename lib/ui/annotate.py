@@ -374,12 +374,12 @@ def all_notes(loaded: LoadedTrace) -> None:
     shown = [n for n in everything if (not labels or labels & set(n.labels)) and (not authors or n.author in authors)
              and (not traces or n.trace in traces)]
     rubrics = snapshot().rubrics
-    st.dataframe(pd.DataFrame([{"trace": titles[n.trace], "target": n.target, "labels": ", ".join(n.labels),
+    st.dataframe(plain.cells(pd.DataFrame([{"trace": titles[n.trace], "target": n.target, "labels": ", ".join(n.labels),
                                 "note": n.text, "scores": " · ".join(score_words(s, rubrics) for s in n.scores),
                                 "author": n.author, "claimed author": n.claimed_author,
                                 "created": time_words(n.created)} for n in shown],
                               columns=["trace", "target", "labels", "note", "scores", "author", "claimed author",
-                                       "created"]),
+                                       "created"])),
                  hide_index=True, width="stretch", key="annotate.all")
     st.download_button("Download these notes as CSV", key="annotate.all_csv", on_click="ignore",
                        data=notes_csv(shown, set(), rubrics).encode(), file_name="notes.csv", mime="text/csv")

@@ -235,7 +235,7 @@ def _message_table(entries: tuple[MessageEntry, ...], label: str, why: str, key:
             st.caption(f"The last {len(shown):,} of them; Raw JSON has every one.")
         rows = [{"path": f"messages[{e.index}]", "role": e.message.role, "content": summarize_message(e.message)}
                 for e in shown]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.dataframe(plain.cells(pd.DataFrame(rows)), hide_index=True, width="stretch")
 
 
 def tools_section(round_: Round, marks: list[Mark], pointer: Pointer | None = None,

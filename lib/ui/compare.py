@@ -242,7 +242,7 @@ def summary(found: Comparison) -> None:
                            "cost USD": cost_words(f.cost),
                            "findings": f.findings}
                           for side, f in (("left", found.left), ("right", found.right))])
-    st.dataframe(table, hide_index=True, width="stretch", key="compare.summary", placeholder=NOTHING)
+    st.dataframe(plain.cells(table), hide_index=True, width="stretch", key="compare.summary", placeholder=NOTHING)
     first = found.first_divergence
     if first is None:
         st.success("The runs say the same in every round.")
@@ -265,7 +265,7 @@ def rounds_table(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> None:
     """One row per aligned pair: the rounds, the verdict, and the tokens on each side."""
     table = _rounds_frame(left, right, (state.counting(left).counter.name, state.counting(right).counter.name),
                           state.prices())
-    st.dataframe(table, hide_index=True, width="stretch", key="compare.rounds", placeholder=NOTHING)
+    st.dataframe(plain.cells(table), hide_index=True, width="stretch", key="compare.rounds", placeholder=NOTHING)
 
 
 def chosen_row(found: Comparison) -> int:
@@ -327,7 +327,7 @@ def _dashed(records: list[dict]) -> pd.DataFrame:
 
 def _table(records: list[dict], key: str, empty: str) -> None:
     if records:
-        st.dataframe(_dashed(records), hide_index=True, width="stretch", key=key, placeholder=NOTHING)
+        st.dataframe(plain.cells(_dashed(records)), hide_index=True, width="stretch", key=key, placeholder=NOTHING)
     else:
         st.caption(empty)
 

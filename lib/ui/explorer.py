@@ -227,8 +227,8 @@ def _response(round_: Round, view: str, labels: list[StepLabel], marks: list, po
 def _raw(body, labels) -> None:
     if labels:
         st.dataframe(
-            pd.DataFrame([{"step": f"{cards.STEP_MARKS[lab.step]} {lab.title}", "JSON path": lab.path,
-                           "what": lab.detail} for lab in labels]),
+            plain.cells(pd.DataFrame([{"step": f"{cards.STEP_MARKS[lab.step]} {lab.title}", "JSON path": lab.path,
+                                       "what": lab.detail} for lab in labels])),
             hide_index=True, width="stretch",
         )
     plain.payload(body)
@@ -240,7 +240,7 @@ def overview(loaded: LoadedTrace) -> None:
     st.subheader("All rounds")
     with _drawn_when_open(loaded, f"Every round in a table ({len(table):,} rows)", OVERVIEW_OPEN) as drawn:
         if drawn:
-            st.dataframe(table, hide_index=True, width="stretch", key="explorer.overview", placeholder="–",
+            st.dataframe(plain.cells(table), hide_index=True, width="stretch", key="explorer.overview", placeholder="–",
                          column_config=accounting.rounds_columns(table))
             accounting.overcount_note(state.summaries(loaded))
     with _drawn_when_open(loaded, "Tokens per round, as a chart", TOKENS_CHART_OPEN) as drawn:

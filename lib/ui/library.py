@@ -166,7 +166,7 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
                 table.loc[number, ["rounds", "findings"]] = None
                 table.loc[number, ["tokens (in + out)", "cost", "checks"]] = ""
     columns = {"rounds": st.column_config.NumberColumn(format="localized")}
-    shown = st.dataframe(table, key=TABLE, on_select="rerun", selection_mode="multi-row", hide_index=True,
+    shown = st.dataframe(plain.cells(table), key=TABLE, on_select="rerun", selection_mode="multi-row", hide_index=True,
                          width="stretch", column_config=columns)
     if any(r.tokens_estimated or r.cost_estimated for r in page.rows):
         partial = any(r.estimate_of_what_the_log_holds for r in page.rows)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from lib.text import show_controls
@@ -39,6 +40,17 @@ def clip(value: str) -> str:
 def text(value, where=None) -> None:
     """Untrusted text on the page, exactly as it is: no link, image, HTML or formatting can come of it."""
     (where or st).text(clip(show_controls(str(value))))
+
+
+def cells(frame):
+    """A table for st.dataframe with the bidi controls of every text cell and column name written out (`[U+202E]`), as
+    `text` writes them: a table draws its cells as they are, and "Refund approved \u202egnp.exe" read "Refund approved
+    exe.png". Columns of numbers are left as they are."""
+    shown = frame.rename(columns=lambda name: show_controls(name) if isinstance(name, str) else name)
+    for place, kind in enumerate(shown.dtypes):
+        if kind == object or pd.api.types.is_string_dtype(kind):
+            shown.isetitem(place, shown.iloc[:, place].map(lambda v: show_controls(v) if isinstance(v, str) else v))
+    return shown
 
 
 def title(value, words: str | None = None) -> None:

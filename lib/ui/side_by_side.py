@@ -39,8 +39,8 @@ def side_by_side(loaded: LoadedTrace, index: int, revealed: bool = True) -> None
                            *(f"| **{r.what}** | {r.openai} | {r.anthropic} |"
                              for r in rows)]))
     st.markdown(f"**The same fields in round {index}**")
-    st.dataframe(pd.DataFrame([{"what": r.what, DIALECT_NAMES[OPENAI]: r.openai_here,
-                                DIALECT_NAMES[ANTHROPIC]: r.anthropic_here} for r in rows]),
+    st.dataframe(plain.cells(pd.DataFrame([{"what": r.what, DIALECT_NAMES[OPENAI]: r.openai_here,
+                                            DIALECT_NAMES[ANTHROPIC]: r.anthropic_here} for r in rows])),
                  hide_index=True, width="stretch", key="dialects.mapping")
     columns = st.columns(2, gap="medium")
     for column, dialect in zip(columns, (OPENAI, ANTHROPIC)):
