@@ -171,6 +171,20 @@ def _raw_bidi_in_tables(at) -> list[str]:
     return found
 
 
+def _raw_bidi_in_options(at) -> list[str]:
+    """Every option of a list on the page that carries a bidi control as it is."""
+    return [option for kind in ("selectbox", "multiselect") for widget in at.get(kind) for option in widget.options
+            if "\u202e" in str(option)]
+
+
+def test_no_list_of_choices_in_any_view_shows_a_bidi_control_as_it_is(app, notes_url):
+    # The sidebar's trace list, the notes' targets, a note chosen to edit: options are drawn as they are, too.
+    for where, at in _every_view(app):
+        assert _raw_bidi_in_options(at) == [], where
+    at.switch_page("pages/compare.py").run()
+    assert _raw_bidi_in_options(at) == [], "compare"
+
+
 def test_no_table_in_any_view_shows_a_bidi_control_as_it_is(app, notes_url):
     # Tables draw their cells as they are: a title "Refund approved \u202egnp.exe" read "Refund approved exe.png" in
     # the Library, for every visitor.

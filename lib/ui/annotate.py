@@ -182,7 +182,7 @@ def note_form(loaded: LoadedTrace, index: int, disabled: bool) -> None:
         st.markdown(f"**Add a note to round {index}**")
         st.caption("Signed as (your sign-in; on a laptop, ROUNDTRIP_AUTHOR or your login name):")
         plain.text(ui_access.visitor().identity or "")
-        st.selectbox("About", list(targets), format_func=targets.get, key=TARGET,
+        st.selectbox("About", list(targets), format_func=plain.options(targets.get), key=TARGET,
                      help="The same parts the cards below show: a message, a part of it, a step, the round.")
         st.multiselect("Labels", snapshot().labels, key=LABELS)
         _score_fields()
@@ -303,7 +303,8 @@ def editor(loaded: LoadedTrace, disabled: bool, editing: bool) -> None:
     if not theirs:
         return
     chosen = st.selectbox("Edit or delete a note", list(theirs), key=EDIT,
-                          format_func=lambda i: shorten(f"{mine[i].target} · {mine[i].author} · {mine[i].text}", 100))
+                          format_func=plain.options(
+                              lambda i: shorten(f"{mine[i].target} · {mine[i].author} · {mine[i].text}", 100)))
     note = mine[chosen]
     if st.session_state.get(EDITING) != chosen:
         st.session_state[EDITING], st.session_state[EDIT_TEXT] = chosen, note.text
@@ -370,7 +371,8 @@ def all_notes(loaded: LoadedTrace) -> None:
     by_label, by_author, by_trace = st.columns(3)
     labels = set(by_label.multiselect("Label", sorted({x for n in everything for x in n.labels}), key="annotate.by_label"))
     authors = set(by_author.multiselect("Author", sorted({n.author for n in everything}), key="annotate.by_author"))
-    traces = set(by_trace.multiselect("Trace", list(titles), format_func=titles.get, key="annotate.by_trace"))
+    traces = set(by_trace.multiselect("Trace", list(titles), format_func=plain.options(titles.get),
+                                      key="annotate.by_trace"))
     shown = [n for n in everything if (not labels or labels & set(n.labels)) and (not authors or n.author in authors)
              and (not traces or n.trace in traces)]
     rubrics = snapshot().rubrics
@@ -386,8 +388,8 @@ def all_notes(loaded: LoadedTrace) -> None:
     if not shown:
         return
     by_id = {note.id: note for note in shown}
-    chosen = by_id[st.selectbox("Open a note's round", list(by_id), key=PICK, format_func=lambda i: shorten(
-        f"{titles[by_id[i].trace]} · {by_id[i].target} · {by_id[i].text}", 100))]
+    chosen = by_id[st.selectbox("Open a note's round", list(by_id), key=PICK, format_func=plain.options(lambda i: shorten(
+        f"{titles[by_id[i].trace]} · {by_id[i].target} · {by_id[i].text}", 100)))]
     here = chosen.trace == trace_id(loaded)
     bundled = None if here else _bundled_ids().get(chosen.trace)
     saved = None if here or bundled else _saved(chosen.trace)

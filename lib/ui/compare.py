@@ -177,8 +177,10 @@ def pickers() -> tuple[catalog.LoadedTrace, catalog.LoadedTrace]:
         if st.session_state[key] not in choices:  # an upload closed since
             st.session_state[key] = catalog.FIRST_TRACE
     left, right = st.columns(2)
-    a = left.selectbox("Left run", list(choices), format_func=choices.get, key=LEFT, persist_state="session")
-    b = right.selectbox("Right run", list(choices), format_func=choices.get, key=RIGHT, persist_state="session")
+    a = left.selectbox("Left run", list(choices), format_func=plain.options(choices.get), key=LEFT,
+                       persist_state="session")
+    b = right.selectbox("Right run", list(choices), format_func=plain.options(choices.get), key=RIGHT,
+                        persist_state="session")
     predicting = predict.predicting()  # no punchline in the address: a trace still to predict by its alias
     st.query_params["compare"] = f"{predict.link_name(a, predicting)},{predict.link_name(b, predicting)}"
     return _loaded(a), _loaded(b)

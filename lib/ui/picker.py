@@ -129,8 +129,8 @@ def trace_picker() -> catalog.LoadedTrace:
         st.html(SIDEBAR_CSS)
         st.header("Roundtrip")
         st.caption("See every round of a tool call: what the program sent, what the model answered.")
-        name = st.selectbox("Trace", [*opened, *names], format_func=titles.get, key=TRACE, on_change=_chosen,
-                            persist_state="session")
+        name = st.selectbox("Trace", [*opened, *names], format_func=plain.options(titles.get), key=TRACE,
+                            on_change=_chosen, persist_state="session")
         _uploader(files)
         st.selectbox("Count tokens with", state.TOKENIZERS, key=state.TOKENIZER, persist_state="session",
                      help="auto picks the trace's model's own tiktoken vocabulary where it has one (OpenAI's models), "
@@ -252,6 +252,6 @@ def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
     labels = [f"{c.id} · {plural(len(c.trace.rounds), 'round')}" for c in upload.conversations]
     if st.session_state.get(CONVERSATION, 0) >= len(labels):
         st.session_state[CONVERSATION] = 0
-    index = st.selectbox("Conversation", range(len(labels)), format_func=labels.__getitem__, key=CONVERSATION,
-                         persist_state="session")
+    index = st.selectbox("Conversation", range(len(labels)), format_func=plain.options(labels.__getitem__),
+                         key=CONVERSATION, persist_state="session")
     return catalog.from_upload(upload, source, digest, index)

@@ -53,6 +53,12 @@ def cells(frame):
     return shown
 
 
+def options(words):
+    """A `format_func` for a list whose options hold trace text: `words(option)` with its bidi controls written out,
+    since a list draws its options as they are."""
+    return lambda option: show_controls(str(words(option)))
+
+
 def title(value, words: str | None = None) -> None:
     """A page's title: our own `words` as the heading, when given, and the trace's title as text in a heading's size."""
     if words:

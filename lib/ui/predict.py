@@ -144,7 +144,7 @@ def form(loaded: LoadedTrace, index: int) -> None:
         st.radio("The model will", list(ACTIONS), format_func=ACTIONS.get, key=_key(index, "action"), horizontal=True,
                  index=None)
         # By place in the tool list, not by name: a name is the trace's text, and two tools may share one.
-        chosen = st.multiselect("Which tools", range(len(tools)), format_func=tools.__getitem__,
+        chosen = st.multiselect("Which tools", range(len(tools)), format_func=plain.options(tools.__getitem__),
                                 key=_key(index, "tools"), disabled=not tools, help=TOOLS_HELP,
                                 placeholder="Choose the tools it will call")
         if not tools:
