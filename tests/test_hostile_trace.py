@@ -8,6 +8,8 @@ carry any piece of it, escaped or not: it must come out through st.text, st.code
 dataframe, which make no markup of it.
 """
 
+import json
+
 import pytest
 
 from lib import library
@@ -200,3 +202,15 @@ def test_no_table_in_any_view_shows_a_bidi_control_as_it_is(app, notes_url):
     at.switch_page("pages/library.py").run()
     assert at.dataframe(key="library.table").value["title"].str.contains("[U+202E]", regex=False).all()
     assert _raw_bidi_in_tables(at) == [], "library"
+
+
+def test_the_raw_json_view_shows_a_bidi_control_written_out(app, notes_url):
+    # st.json drew the body's strings as they are: a \u202e in a message reversed the rest of its line.
+    seen = 0
+    for where, at in _every_view(app):
+        # st.json's body travels as JSON text, a control escaped in it: read back as the browser reads it.
+        shown = [str(c.value) for c in at.get("code")]
+        shown += [json.dumps(json.loads(j.value), ensure_ascii=False) for j in at.get("json")]
+        assert not [value for value in shown if "\u202e" in value], where
+        seen += sum("[U+202E]" in value for value in shown)
+    assert seen

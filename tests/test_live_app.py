@@ -321,3 +321,20 @@ def test_a_run_that_cannot_start_says_the_run_below_is_the_previous_one(app, mon
     assert at.error[0].value == "The run could not start:"
     assert "The run below is the previous one (replay), kept as it was." in [t.value for t in at.text]
     assert [b.value for b in at.success] == ["The model answered."]  # the previous run, still there below
+
+
+def test_the_approval_shows_a_bidi_control_in_the_arguments_written_out(app):
+    # The arguments were shown as written, controls and all: beside Approve, everything after the reason's \u202e
+    # read reversed ("9981-tnuocca ot 1000"), the amount and the account included.
+    write = ("call_w1", "createExpenseSupplement", '{"expense_id": "BX-20261015-0932", "over_amount": 60.00, '
+                                                   '"reason": "refund \u202e0001 to account-1899"}')
+    at = choose_openai(open_live(app))
+    with RecordedServer({"/v1/chat/completions": [Reply(_completion(write))]}) as server:
+        at.text_input(key="live.base_url.openai").input(server.url + "/v1")
+        at.text_input(key=live.KEY).input(SENTINEL).run()
+        press_run(at)
+    status = at.session_state[live.RUNNER].status
+    assert status.pending is not None, status
+    shown = [c.value for c in at.code]
+    assert any('"reason": "refund [U+202E]0001 to account-1899"' in value for value in shown)
+    assert not [value for value in shown if "\u202e" in value]

@@ -21,6 +21,7 @@ from lib.failures import is_replay_miss
 from lib.fork import ForkSetup, advance, can_run_tools, in_dialect, original_result, replay, request_body, start
 from lib.live.providers import AnthropicProvider, OpenAIProvider
 from lib.live.runner import Runner
+from lib.text import show_controls
 from lib.ui import compare, explorer, fork_editor, kept, navigation, picker, plain, predict, state
 from lib.ui.live import endpoint, live_refusal
 
@@ -209,9 +210,9 @@ def progress(loaded: catalog.LoadedTrace) -> None:
 
 def _waiting(running: Running) -> None:
     call = running.runner.status.pending
-    st.json({"id": call.id, "name": call.name})
+    plain.payload({"id": call.id, "name": call.name})
     st.caption("The arguments as the model wrote them:")
-    st.code(call.arguments_raw, language="json")
+    st.code(plain.clip(show_controls(call.arguments_raw)), language="json")  # bidi controls written out
     if running.setup.continuation == "typed":
         key = f"{TYPED}.{call.id}"
         if key not in st.session_state:

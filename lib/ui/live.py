@@ -21,6 +21,7 @@ from lib.live.launch import ENV_KEYS, PROVIDERS, RunSetup, edited, env_key, save
 from lib.live.providers import CallLimits
 from lib.live.runner import LoopOptions, Runner, Teaching
 from lib.live.scenarios import SCENARIOS, Scenario, default_model
+from lib.text import show_controls
 from lib.ui import access as ui_access
 from lib.ui import explorer, kept, navigation, picker, plain, state
 
@@ -273,9 +274,10 @@ def _approval(runner: Runner) -> None:
     call = runner.status.pending
     st.warning("This call changes data. Nothing runs until you decide. The exact call:")
     # The arguments only as written: st.json would parse them again and show 60.00 as 60.
-    st.json({"id": call.id, "name": call.name})
+    plain.payload({"id": call.id, "name": call.name})
     st.caption("The arguments as the model wrote them:")
-    st.code(call.arguments_raw, language="json")
+    # Bidi controls written out: "\u202e0001" would read as an amount of 1000 on the button's way to Approve.
+    st.code(plain.clip(show_controls(call.arguments_raw)), language="json")
     st.text_input("A note for the model if you decline (optional)", key=NOTE)
     left, right = st.columns(2)
     left.button("Approve", key="live.approve", type="primary", on_click=_decide, args=(call.id, True), width="stretch")

@@ -73,23 +73,30 @@ def ours(value, words) -> str | None:
     return value if isinstance(value, str) and value in words else None
 
 
-def _holds_wide_integer(body: Any) -> bool:
-    """Whether an integer past BROWSER_EXACT sits anywhere in the body; a stack, not recursion: bodies nest deep."""
+def _shown_as_text(body: Any) -> bool:
+    """Whether the body must be shown as JSON text, not folded by st.json: it holds an integer past BROWSER_EXACT,
+    which the browser would round, or a bidi control in a key or a string, which st.json would draw as it is. A
+    stack, not recursion: bodies nest deep."""
     stack = [body]
     while stack:
         value = stack.pop()
         if isinstance(value, dict):
             stack.extend(value.values())
+            stack.extend(value.keys())
         elif isinstance(value, list):
             stack.extend(value)
+        elif isinstance(value, str):
+            if show_controls(value) != value:
+                return True
         elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > BROWSER_EXACT:
             return True
     return False
 
 
 def payload(body: Any) -> None:
-    """A whole JSON body, folded by st.json; as JSON text when it holds an integer the browser would round."""
-    if _holds_wide_integer(body):
-        st.code(json.dumps(body, ensure_ascii=False, indent=2), language="json")
+    """A whole JSON body, folded by st.json; as JSON text when it holds an integer the browser would round or a bidi
+    control, written out as `text` writes it."""
+    if _shown_as_text(body):
+        st.code(show_controls(json.dumps(body, ensure_ascii=False, indent=2)), language="json")
     else:
         st.json(body, expanded=3)
