@@ -3,8 +3,8 @@ that pairs a base URL with a key."""
 
 import pytest
 
-from lib.access import (NO_TYPED_KEY, AccessConfig, AccessError, Endpoint, endpoint, identity, live_refusal,
-                        login_identity, read_config, role)
+from lib.access import (NO_TYPED_KEY, AccessConfig, AccessError, Endpoint, Visitor, endpoint, identity, live_refusal,
+                        login_identity, may_change, moderates, read_config, role)
 
 OPERATOR_KEY = "sk-operator-0001"
 VISITOR_KEY = "sk-visitor-0001"
@@ -50,6 +50,18 @@ def test_the_apps_own_login_comes_before_any_header_and_a_star_makes_every_ident
     assert identity(config, "ada@example.com", {"X-Forwarded-Email": "mallory@example.com"}) == "ada@example.com"
     assert role(config, "anyone@example.com") == "editor"
     assert role(config, None) == "viewer"
+
+
+def test_under_a_star_an_editor_changes_their_own_and_only_those_named_beside_it_moderate():
+    config = server(ROUNDTRIP_EDITORS="Teacher@Example.org,*")
+    teacher, bob = Visitor("teacher@example.org", "editor"), Visitor("bob@example.com", "editor")
+    assert moderates(config, teacher) and not moderates(config, bob)
+    assert may_change(config, bob, "Bob@Example.com") and not may_change(config, bob, "teacher@example.org")
+    assert may_change(config, teacher, "bob@example.com")
+    assert not may_change(config, Visitor("bob@example.com", "viewer"), "bob@example.com")
+    assert not may_change(config, Visitor(None, "editor"), "")  # an author nobody signed is nobody's own
+    laptop = read_config({})
+    assert moderates(laptop, Visitor("ada", "editor")) and may_change(laptop, Visitor("ada", "editor"), "someone")
 
 
 LISTED = "ada@example.com"
