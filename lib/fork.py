@@ -156,15 +156,29 @@ def _tools(setup: ForkSetup, directory: Path, dialect: str) -> Toolbox:
     return Toolbox({name: tool for name, tool in full.tools.items() if name in listed}, full.context)
 
 
+PARENTS_WORDS = ("description", "explanation")
+"""Header fields in which the parent's author says what happens in the parent's rounds (how many, what the model did,
+the fix): a fork's rounds from the forked one on are not those, so it does not take them over."""
+
+
+def copied_words(name: str, at: int) -> str:
+    """Which of the parent's rounds a fork forked at round `at` holds as they were: none when it forks the first."""
+    if at == 1:
+        return f"no round copied from {name}"
+    return f"{'round 1' if at == 2 else f'rounds 1 to {at - 1}'} copied from {name}"
+
+
 def _header(setup: ForkSetup, provider: Provider) -> dict:
-    header = json.loads(next(write_trace(setup.parent)))
+    header = {k: v for k, v in json.loads(next(write_trace(setup.parent))).items() if k not in PARENTS_WORDS}
     name, at = setup.parent_name, setup.at
     converted = provider.dialect != setup.parent.dialect
-    note = f"rounds 1 to {at - 1} copied from {name}" + (
-        f" and written as {DIALECT_NAMES[provider.dialect]}" if converted else "") + f"; round {at} on sent again"
+    note = copied_words(name, at) + (
+        f" and written as {DIALECT_NAMES[provider.dialect]}" if converted and at > 1 else "") + \
+        f"; round {at} on sent again"
     if provider.label == "replay":
         note += " and answered from recordings, whose notes say how each answer was made"
     origin = (header.get("provenance") or {}).get("origin", "recorded")
+    header["description"] = f"A fork of {setup.parent.title} at round {at}: {note}."
     header.update({"title": f"Fork of {setup.parent.title} at round {at}", "dialect": provider.dialect,
                    "fork": {"parent": name, "round": at, "provider": provider.label, "continuation": setup.continuation},
                    "provenance": {"origin": origin, "note": note}})

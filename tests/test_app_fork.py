@@ -486,3 +486,31 @@ def test_a_fork_that_could_not_be_sent_leaves_no_earlier_forks_answer_under_the_
     assert "No API key for OpenAI: type one, or have the server's operator set it." in _texts(at)
     assert earlier not in _texts(at)
     assert "The fork" not in [h.value for h in at.subheader]
+
+
+def test_a_fork_does_not_take_over_what_the_parents_author_said_of_the_parents_rounds(app):
+    # A fork of the empty-result pitfall from its first round, stopped there, opened as an upload: its explorer said
+    # the parent's description ("The order lookup finds nothing and returns an empty list; the model answers with a
+    # shipping date…") above a fork of 1 round, its Checks page the parent's "What happened" and "The fix", and its
+    # provenance "rounds 1 to 0 copied from …".
+    pitfall = "pitfalls/empty-result-invented-answer"
+    parent = load_bundled(pitfall).trace
+    at = _fork_page(app, 1, pitfall)
+    at.radio(key="fork.after").set_value("stop").run()
+    at.button(key="fork.run").click().run()
+    _compare_with_parent(at)
+    data, _ = at.session_state["compare.forks"][0]
+    at.switch_page("app.py").run()
+    at.file_uploader(key="sidebar.upload").upload("fork-round-1.jsonl", data).run()
+    assert not at.exception
+    said = _texts(at) + [c.value for c in at.caption]
+    assert parent.description not in said
+    described = ("A fork of Pitfall: an empty result, then an invented answer at round 1: no round copied from "
+                 f"{pitfall}; round 1 on sent again and answered from recordings, whose notes say how each answer "
+                 "was made.")
+    assert described in said
+    assert not [s for s in said if "rounds 1 to 0" in s]
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    assert not [m for m in at.markdown if "What happened" in m.value]
+    assert not [t for t in _texts(at) if t.startswith("What happened:")]
