@@ -6,10 +6,13 @@ import json
 
 import pytest
 
+from lib import library
 from lib.catalog import TRACES_DIR
 from lib.fork import request_body
 from lib.ui import fork_editor
+from lib.store import open_store
 from tests.conftest import load_bundled
+from tests.databases import app_database  # noqa: F401 - a fixture
 from tests.synthetic import synthetic_lines
 
 HENGXIN = "hengxin-expense"
@@ -514,3 +517,19 @@ def test_a_fork_does_not_take_over_what_the_parents_author_said_of_the_parents_r
     assert not at.exception
     assert not [m for m in at.markdown if "What happened" in m.value]
     assert not [t for t in _texts(at) if t.startswith("What happened:")]
+
+
+def test_compare_with_parent_of_a_fork_of_a_saved_trace_shows_that_saved_trace_beside_it(app, app_database):
+    # The saved trace was named to Compare by its title, which is no run Compare offers: the left side fell back to
+    # the first bundled trace, Hengxin, and its 4 rounds were diffed against a fork of another trace.
+    store = open_store(app_database)
+    trace_id = library.save(store, load_bundled("order-status-anthropic").trace, source="upload", author="Ada")
+    store.close()
+    at = _fork_page(app, 2, trace_id)
+    at.radio(key="fork.after").set_value("stop").run()
+    at.button(key="fork.run").click().run()
+    _compare_with_parent(at)
+    assert at.selectbox(key="compare.left").value == f"saved:{trace_id}"
+    assert at.selectbox(key="compare.right").value == "fork:0"
+    assert list(_table(at, "findings")["rounds"]) == [2, 2]
+    assert list(_table(at, "verdict")["verdict"])[0] == "same"

@@ -79,7 +79,7 @@ def _choices() -> dict[str, str]:
     return found
 
 
-def _open_in_sidebar() -> str:
+def open_in_sidebar() -> str:
     """The choice of the trace the other pages show (an upload's conversation, a saved trace, a bundled one): the left
     run when no link names one, so that Compare starts from what the user was reading."""
     if st.session_state.get(picker.FILES):
@@ -126,7 +126,7 @@ def _linked(choices: dict[str, str]) -> None:
     if LEFT in st.session_state:
         return
     asked = [_saved_choice(name) for name in st.query_params.get("compare", "").split(",") if name]
-    open_now = _open_in_sidebar()
+    open_now = open_in_sidebar()
     choices.update(_choices())  # the saved traces the link names, or the one open in the sidebar, now offered
     if open_now not in choices:  # a saved trace the library cannot give now
         open_now = catalog.FIRST_TRACE

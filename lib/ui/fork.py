@@ -22,7 +22,7 @@ from lib.fork import ForkSetup, advance, can_run_tools, in_dialect, original_res
 from lib.live.providers import AnthropicProvider, OpenAIProvider
 from lib.live.runner import Runner
 from lib.text import show_controls
-from lib.ui import compare, explorer, fork_editor, kept, navigation, picker, plain, predict, state
+from lib.ui import compare, explorer, fork_editor, kept, navigation, plain, predict, state
 from lib.ui.live import endpoint, live_refusal
 
 ROUND = navigation.FORK_ROUND
@@ -157,13 +157,6 @@ def _provider(parent: catalog.LoadedTrace, dialect: str, provider: str):
     return OpenAIProvider(place.api_key or "not-needed", place.base_url, public_only=place.public_only)
 
 
-def _parent_choice(loaded: catalog.LoadedTrace) -> str:
-    """The parent as the Compare page names it."""
-    if st.session_state.get(picker.FILES):
-        return f"{compare.UPLOADED}{st.session_state.get(picker.CONVERSATION, 0)}"
-    return loaded.name
-
-
 def _run(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> None:
     st.session_state.pop(PROBLEM, None)
     # The earlier fork answered an earlier edit: left under "The fork" beside a run that was not sent, it reads as
@@ -186,7 +179,9 @@ def _run(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> Non
     setup = ForkSetup(loaded.trace, loaded.name, at, body, after, notes)
     workdir = tempfile.TemporaryDirectory(prefix="roundtrip-fork-")
     runner = start(setup, provider, Path(workdir.name))
-    st.session_state[RUNNING] = Running(runner, setup, _parent_choice(loaded), loaded.digest, workdir)
+    # The parent as Compare opens on it: a saved trace by its id (its title named no run, and Compare with parent
+    # showed the first bundled trace in its place), an upload's conversation, a bundled trace.
+    st.session_state[RUNNING] = Running(runner, setup, compare.open_in_sidebar(), loaded.digest, workdir)
     advance(runner, after)
 
 
