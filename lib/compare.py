@@ -245,7 +245,18 @@ class Comparison:
 
 
 def _call_names(trace: Trace) -> dict[str, str]:
-    return {call.id: call.name for round_ in trace.rounds for call in round_.tool_calls}
+    """Each call id's tool: from the responses, and from the assistant messages the requests carry, where a call the
+    log has no response of is named (a refused generation the program sent back with its result)."""
+    # Only the messages each request adds are read, so that a long trace is read once, not once per round.
+    named: dict[str, str] = {}
+    previous = 0
+    for round_ in trace.rounds:
+        messages = round_.request.messages
+        for message in messages[previous:] if previous <= len(messages) else messages:
+            named.update((call.id, call.name) for call in message.tool_calls)
+        previous = len(messages)
+    named.update((call.id, call.name) for round_ in trace.rounds for call in round_.tool_calls)
+    return named
 
 
 def _canonical(value) -> str:

@@ -365,3 +365,15 @@ def test_prices_edited_this_session_price_the_tokens_page_and_compare_alike(app)
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     assert list(_table(at, "findings")["cost USD"]) == [cost, cost]
+
+
+def test_a_result_sent_back_for_a_refused_call_is_named_by_the_tool_the_next_request_names(app):
+    # Groq refused round 1's generation (HTTP 400, tool_use_failed); the program sent the failed call back in round
+    # 2's request as an assistant message calling get_something_by_name, with the validation errors as its result.
+    # Compare named that result "result of ?": it looked the call id up among the responses alone.
+    _files(app, "openai-compatible-tool-use-failed.jsonl")
+    at = _open(app, "upload:0,upload:0", row="1")
+    results = next(d.value for d in at.dataframe if list(d.value.columns) == ["left", "right"]
+                   and any(str(v).startswith("result of") for v in d.value["left"]))
+    assert list(results["left"])[0].startswith("result of get_something_by_name: 2 validation errors")
+    assert not [v for v in results["left"] if str(v).startswith("result of ?")]
