@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lib import catalog, library, library_search
+from lib.ui import library as library_ui
 from lib.annotations import Note, Score
 from lib.logs.native import read_trace
 from lib.encodings import encoding_name_for_model
@@ -46,7 +47,12 @@ def _library(*, viewer: bool = False) -> AppTest:
 
 
 def _titles(at: AppTest) -> list[str]:
-    return sorted(at.dataframe(key="library.table").value["title"])
+    return sorted(_listed(at).value["title"])
+
+
+def _listed(at: AppTest):
+    """The list of saved traces, under whichever key it has now (a selection let go draws it under a new one)."""
+    return next(d for d in at.dataframe if d.key and d.key.startswith("library.table"))
 
 
 def _select(at: AppTest, *titles: str) -> AppTest:
@@ -287,3 +293,20 @@ def test_an_agent_sessions_estimate_is_said_to_hold_only_what_the_log_holds(ids,
 
 def test_a_page_whose_estimates_count_whole_requests_claims_nothing_of_what_the_log_holds(ids):
     assert "of what the log holds" not in _said(_library())
+
+
+def test_a_selection_is_let_go_when_another_session_saves_a_trace_above_it(ids, app_database):
+    # The list's selection is of row positions. A trace saved through another session, listed first (latest saved
+    # first), moved every row down a place under the ticks: "Compare these two" then compared larkfield-get-order
+    # with hengxin-expense, neither of them selected, and "Delete" would have deleted a trace nobody chose.
+    at = _select(_library(), _title("hengxin-expense"), _title("loan-calculator"))
+    store = open_store(app_database)
+    library.save(store, load_bundled("larkfield-get-order").trace, source="upload", author="Grace")
+    store.close()
+    at.button(key="library.compare").click().run()
+    assert not at.exception
+    assert "compare.left" not in at.session_state
+    assert [w.value for w in at.warning] == [library_ui.RESELECT]
+    assert not [b for b in at.button if b.key in ("library.compare", "library.open", "library.delete")]
+    assert _titles(at) == sorted(_title(name) for name in (*SAVED, "larkfield-get-order"))
+    assert _listed(at).key != "library.table"  # a new list: the browser keeps no box ticked over another trace

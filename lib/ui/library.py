@@ -23,13 +23,21 @@ from lib.ui import access as ui_access, annotate, compare, kept, picker, plain, 
 from lib.ui.database import store
 
 TABLE = "library.table"
-"""Session key of the list's row selection."""
+"""Session key of the list's row selection (table_key: with a count after it once a selection was let go)."""
 PAGE = "library.page_number"
 """Session key: the 1-based page shown."""
 ASKED = "library.asked"
 """Session key: the filters of the last run, so that a change of filter goes back to page 1."""
 SORT = "library.sort"
 """Session key: the column the list is sorted by."""
+LISTED = "library.listed"
+"""Session key: the ids of the traces the list showed, in order, the last time it was drawn: its selection is of those
+rows, by position."""
+RESELECT = ("The list changed since you selected (a trace was saved or deleted, here or by someone else on this server, "
+            "or the filters changed): nothing was opened, compared or deleted. Select again.")
+"""Said where a selection was let go because the rows under it are no longer the traces selected."""
+RESETS = "library.table_resets"
+"""Session key: how many times the list's selection was let go (_let_go); the list's key counts them."""
 DELETED = "library.deleted"
 """Session key: how many traces the last delete removed, said once on the next run."""
 SIZES = (25, 50, 100)
@@ -166,7 +174,14 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
                 table.loc[number, ["rounds", "findings"]] = None
                 table.loc[number, ["tokens (in + out)", "cost", "checks"]] = ""
     columns = {"rounds": st.column_config.NumberColumn(format="localized")}
-    shown = st.dataframe(plain.cells(table), key=TABLE, on_select="rerun", selection_mode="multi-row", hide_index=True,
+    # The table's selection is of row positions: once another trace sits at a selected position (one saved or deleted
+    # through another session moves every row below it), a button would open, compare or delete a trace nobody chose.
+    listed = [r.id for r in page.rows]
+    moved = st.session_state.get(LISTED, listed) != listed and bool(_selected_rows())
+    if moved:
+        _let_go()
+    st.session_state[LISTED] = listed
+    shown = st.dataframe(plain.cells(table), key=table_key(), on_select="rerun", selection_mode="multi-row", hide_index=True,
                          width="stretch", column_config=columns)
     if any(r.tokens_estimated or r.cost_estimated for r in page.rows):
         partial = any(r.estimate_of_what_the_log_holds for r in page.rows)
@@ -175,10 +190,34 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
         st.caption(LEFT_OUT)
     if any(r.cost_known is None and not r.cost_left_out for r in page.rows):
         st.caption(UNPRICED)
+    if moved:
+        st.warning(RESELECT)
     pages = (page.total - 1) // page.limit + 1
     if pages > 1:
         st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, key=PAGE)
     return [page.rows[i] for i in shown.selection.rows if i < len(page.rows)]
+
+
+def table_key() -> str:
+    """The list's key: TABLE until a selection is let go (_let_go), then a new one each time."""
+    resets = st.session_state.get(RESETS, 0)
+    return TABLE if not resets else f"{TABLE}.{resets}"
+
+
+def _let_go() -> None:
+    """Let go of the list's selection, on screen too: the browser keeps the boxes ticked at their positions, over
+    whichever traces sit there now, and sends them again with the next click, unless the list is a new widget."""
+    st.session_state.pop(table_key(), None)
+    st.session_state[RESETS] = st.session_state.get(RESETS, 0) + 1
+
+
+def _selected_rows() -> list[int]:
+    """The rows selected in the list as its last run left them."""
+    state = st.session_state.get(table_key())
+    try:
+        return list(state["selection"]["rows"])
+    except (KeyError, TypeError):
+        return []
 
 
 def _predicting_words(row: LibraryRow) -> tuple[str, bool]:
@@ -226,7 +265,7 @@ def _delete(chosen: list[tuple[str, str]]) -> None:
         removed += library.delete(store(), trace_id)
         kept.forget(trace_id)
     st.session_state[DELETED] = removed
-    st.session_state.pop(TABLE, None)  # the rows selected are gone
+    _let_go()  # the rows selected are gone; others have moved up under their ticks
 
 
 def averages(asked: LibraryQuery) -> None:
