@@ -173,10 +173,10 @@ def _header(setup: ForkSetup, provider: Provider) -> dict:
     name, at = setup.parent_name, setup.at
     converted = provider.dialect != setup.parent.dialect
     note = copied_words(name, at) + (
-        f" and written as {DIALECT_NAMES[provider.dialect]}" if converted and at > 1 else "") + \
-        f"; round {at} on sent again"
-    if provider.label == "replay":
-        note += " and answered from recordings, whose notes say how each answer was made"
+        f" and written as {DIALECT_NAMES[provider.dialect]}" if converted and at > 1 else "") + (
+        # Replay sends nothing to a model, and answers only a request it has a recording of.
+        f"; from round {at} on, answered by Replay from recordings where it had one, each answer's note saying how it "
+        "was made" if provider.label == "replay" else f"; round {at} on sent again")
     origin = (header.get("provenance") or {}).get("origin", "recorded")
     header["description"] = f"A fork of {setup.parent.title} at round {at}: {note}."
     header.update({"title": f"Fork of {setup.parent.title} at round {at}", "dialect": provider.dialect,

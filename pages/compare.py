@@ -10,6 +10,7 @@ if compare.held_while_predicting(left, right):
     st.stop()
 found = compare.comparison(left, right)
 compare.summary(found)
+compare.forked(left, right)
 compare.rounds_table(left, right)
 if found.pairs:
     compare.detail(left, right, found, compare.chosen_row(found))

@@ -509,8 +509,8 @@ def test_a_fork_does_not_take_over_what_the_parents_author_said_of_the_parents_r
     said = _texts(at) + [c.value for c in at.caption]
     assert parent.description not in said
     described = ("A fork of Pitfall: an empty result, then an invented answer at round 1: no round copied from "
-                 f"{pitfall}; round 1 on sent again and answered from recordings, whose notes say how each answer "
-                 "was made.")
+                 f"{pitfall}; from round 1 on, answered by Replay from recordings where it had one, each answer's note "
+                 "saying how it was made.")
     assert described in said
     assert not [s for s in said if "rounds 1 to 0" in s]
     at.switch_page("pages/checks.py").run()
@@ -533,3 +533,21 @@ def test_compare_with_parent_of_a_fork_of_a_saved_trace_shows_that_saved_trace_b
     assert at.selectbox(key="compare.right").value == "fork:0"
     assert list(_table(at, "findings")["rounds"]) == [2, 2]
     assert list(_table(at, "verdict")["verdict"])[0] == "same"
+
+
+def test_the_fork_and_compare_say_which_rounds_were_copied_from_the_parent_and_which_were_sent_again(app):
+    # The Fork page said only "The model answered in round 2."; Compare listed round 1 as "same" and counted its
+    # 1,247 tokens in the fork's totals, with nothing saying the fork never sent it.
+    copied = ("round 1 copied from hengxin-expense; from round 2 on, answered by Replay from recordings where it had "
+              "one, each answer's note saying how it was made")
+    at = _fork_page(app, 2)
+    at.button(key="fork.lesson.empty-result").click().run()
+    at.button(key="fork.run").click().run()
+    assert "The model answered in round 2." in _texts(at)
+    assert copied in _texts(at)
+    _compare_with_parent(at)
+    assert copied in _texts(at)
+    assert [c.value for c in at.caption if c.value.startswith("The right run is a fork.")] == [
+        "The right run is a fork. A round it copied from its parent reads “same” beside the parent's and counts in "
+        "its totals, though the fork did not send it. What it copied and what it sent again, as its file says:"]
+    assert not [c.value for c in at.caption if c.value.startswith("The left run is a fork")]

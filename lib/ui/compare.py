@@ -253,6 +253,18 @@ def summary(found: Comparison) -> None:
         st.info(f"The runs first diverge at row {first}: left round {pair.left or '–'}, right round {pair.right or '–'}.")
 
 
+def forked(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> None:
+    """For a run that is a fork: which rounds it copied from its parent and which it sent again, as its file says. A
+    round copied reads "same" beside the parent's, and is counted in the fork's totals, though the fork did not send
+    it."""
+    for side, loaded in (("left", left), ("right", right)):
+        if isinstance(loaded.trace.header.get("fork"), dict) and (note := loaded.trace.provenance.note):
+            st.caption(f"The {side} run is a fork. A round it copied from its parent reads \u201csame\u201d beside the "
+                       "parent's and counts in its totals, though the fork did not send it. What it copied and what it "
+                       "sent again, as its file says:")
+            plain.text(note)
+
+
 def _delta(left, right):
     return None if left is None or right is None else right - left
 

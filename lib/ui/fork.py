@@ -242,6 +242,9 @@ def _decide(call_id: str, decision: str) -> None:
 def _done(running: Running) -> None:
     fork, _ = running.runner.trace.read()
     last = fork.rounds[-1] if fork.rounds else None
+    if last is None or not is_replay_miss(last.error):  # a miss is said below, with what to do
+        # What the fork sent and what it holds of its parent: "The model answered in round 2" alone does not say.
+        plain.text(fork.provenance.note)
     # Where live runs are refused, Replay is the one choice offered: no provider above can be chosen.
     refused = live_refusal() is not None
     if last is not None and is_replay_miss(last.error) and last.index == running.setup.at:
