@@ -4,7 +4,11 @@ import re
 
 import pandas as pd
 
+from lib import library
+from lib.store import open_store
 from lib.ui import picker, state
+from tests.conftest import load_bundled
+from tests.databases import app_database  # noqa: F401 - a fixture
 from tests.screen import FIXTURES, uploaded
 from tests.synthetic import synthetic_log
 
@@ -377,3 +381,23 @@ def test_a_result_sent_back_for_a_refused_call_is_named_by_the_tool_the_next_req
                    and any(str(v).startswith("result of") for v in d.value["left"]))
     assert list(results["left"])[0].startswith("result of get_something_by_name: 2 validation errors")
     assert not [v for v in results["left"] if str(v).startswith("result of ?")]
+
+
+def test_a_saved_run_deleted_through_another_session_is_said_gone_not_swapped_for_hengxin_in_silence(app,
+                                                                                                    app_database):
+    # Compare was open on two saved traces; another session deleted the left one. The next click showed Hengxin on
+    # the left, its rounds diffed against the loan calculator, and nothing said the saved trace had gone.
+    store = open_store(app_database)
+    left = library.save(store, load_bundled("order-status-anthropic").trace, source="upload", author="Ada")
+    right = library.save(store, load_bundled("loan-calculator").trace, source="upload", author="Ada")
+    at = _open(app, f"{left},{right}")
+    assert at.selectbox(key="compare.left").value == f"saved:{left}" and not at.warning
+    library.delete(store, left)
+    store.close()
+    at.number_input(key="compare.row").set_value(2).run()
+    assert not at.exception
+    assert [w.value for w in at.warning] == [
+        "The saved trace the left side showed cannot be opened now: it was deleted from the library (by you or "
+        "someone else on this server), or the library does not answer. That side shows the first bundled trace "
+        "instead."]
+    assert at.selectbox(key="compare.left").value == "hengxin-expense"

@@ -173,8 +173,12 @@ def pickers() -> tuple[catalog.LoadedTrace, catalog.LoadedTrace]:
     navigation.keep_widget_values((*picker.KEPT, LEFT, RIGHT))
     choices = _choices()
     _linked(choices)
-    for key in (LEFT, RIGHT):
-        if st.session_state[key] not in choices:  # an upload closed since
+    for side, key in (("left", LEFT), ("right", RIGHT)):
+        if st.session_state[key] not in choices:  # an upload closed since, or a saved trace deleted since
+            if st.session_state[key].startswith(SAVED):  # not the user's doing: said, not swapped in silence
+                st.warning(f"The saved trace the {side} side showed cannot be opened now: it was deleted from the "
+                           "library (by you or someone else on this server), or the library does not answer. That side "
+                           "shows the first bundled trace instead.")
             st.session_state[key] = catalog.FIRST_TRACE
     left, right = st.columns(2)
     a = left.selectbox("Left run", list(choices), format_func=plain.options(choices.get), key=LEFT,
