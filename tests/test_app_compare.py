@@ -312,6 +312,17 @@ def test_a_forks_round_that_got_no_answer_is_not_said_to_have_made_no_call(app):
             in captions)
 
 
+def test_the_message_of_a_round_replay_missed_is_not_headed_as_a_failed_call(app):
+    # Above Replay's "No recording for this request", Compare wrote "The right round's call failed:", beside a finish
+    # and figures that say no call was made.
+    at = _fork_missed_by_replay(app)
+    captions = [c.value for c in at.main.caption]
+    assert "The right round's call failed:" not in captions
+    assert "The right round made no call; why:" in captions
+    assert ("No recording for this request: the replay provider answers only the requests it has recorded."
+            in _texts(at))
+
+
 def test_a_call_never_made_costs_nothing_exactly_not_about_nothing(app):
     # The fork's round 2 was never sent: its cost is 0, as the Tokens page's column has it, not "≈ US$0.00000".
     at = _fork_missed_by_replay(app)

@@ -18,6 +18,7 @@ from lib.compare import (Comparison, Run, RoundContent, RoundPair, answer_texts,
                          item_text, message_changes, round_contents, tool_changes, unanswered_words, uninstructed_words,
                          unlisted_words, unrecorded_words)
 from lib.deeplink import is_kept_id, linked_round
+from lib.failures import unmade_words
 from lib.prices import COST_NOT_KNOWN, Price, cost_words, money_words
 from lib.store import StoreUnavailable
 from lib.summary import about
@@ -406,8 +407,9 @@ def detail(left: catalog.LoadedTrace, right: catalog.LoadedTrace, found: Compari
     _table(results + [{"left": finish_written(a), "right": finish_written(b)}],
            "compare.results", "")
     for side, round_ in (("left", a), ("right", b)):
-        if round_.error is not None:
-            st.caption(f"The {side} round's call failed:")
+        if round_.error is not None:  # a request no provider saw did not fail: no call was made (unmade_words)
+            st.caption(f"The {side} round's call failed:" if unmade_words(round_.error) is None else
+                       f"The {side} round made no call; why:")
             plain.text(round_.error.message)
 
 
