@@ -176,6 +176,9 @@ class RoundPair:
     """The left round made no call (RoundSummary.sent): no provider saw its request, so it costs nothing."""
     unmade_right: bool = False
     """The right round made no call."""
+    differs: bool = True
+    """True when the rounds differ in something both logs hold; with `same` False, a pair whose verdict says only what
+    was not compared (lib.compare.differs)."""
 
     @property
     def billing_words(self) -> str | None:
@@ -237,8 +240,15 @@ class Comparison:
 
     @property
     def first_divergence(self) -> int | None:
-        """The 1-based position in `pairs` of the first pair that differs, or None when the runs say the same."""
-        return next((n for n, pair in enumerate(self.pairs, start=1) if not pair.same), None)
+        """The 1-based position in `pairs` of the first pair that differs in what both logs hold (RoundPair.differs),
+        or None when none does."""
+        return next((n for n, pair in enumerate(self.pairs, start=1) if pair.differs), None)
+
+    @property
+    def first_uncompared(self) -> int | None:
+        """The 1-based position of the first pair not compared in full, where nothing the logs hold differs (a request
+        or an answer not in a log): not known to be the same; None when there is none."""
+        return next((n for n, pair in enumerate(self.pairs, start=1) if not pair.same and not pair.differs), None)
 
 
 # --- what a round says -------------------------------------------------------------------------------
@@ -514,21 +524,33 @@ def unrecorded_words(left: RoundContent, right: RoundContent) -> str | None:
 def verdict(left: RoundContent | None, right: RoundContent | None) -> str:
     """What differs between two aligned rounds, in one line. A request the log did not keep is not compared: an
     unknown one is not an empty one."""
+    return "; ".join(text for text, _ in _clauses(left, right)) or "same"
+
+
+def differs(left: RoundContent | None, right: RoundContent | None) -> bool:
+    """Whether two aligned rounds differ in something both logs hold: a verdict that says only which parts were not
+    compared (a request or an answer not in a log) does not say the runs diverge there, nor that they agree."""
+    return any(difference for _, difference in _clauses(left, right))
+
+
+def _clauses(left: RoundContent | None, right: RoundContent | None) -> list[tuple[str, bool]]:
+    """The verdict's clauses in order, each with whether it says a difference (False: a part not compared)."""
     if right is None:
-        return "only in the left run (removed)"
+        return [("only in the left run (removed)", True)]
     if left is None:
-        return "only in the right run (inserted)"
+        return [("only in the right run (inserted)", True)]
     side = _unrecorded(left, right)
     unknown = (None if side is None else
                "neither run's request was in the log, so their messages and tools are not compared" if side == "neither"
                else f"the {side} run's request was not in the log, so its messages and tools are not compared")
+    unanswered = _unanswered(left, right)
     said = [
-        unknown or _added_verdict(left, right),
-        None if unknown else _tools_verdict(left, right),
-        *_answers_verdict(left, right),
-        f"{left.finish} → {right.finish}" if left.stop != right.stop else None,
+        (unknown, False) if unknown else (_added_verdict(left, right), True),
+        (None if unknown else _tools_verdict(left, right), True),
+        *((text, not unanswered) for text in _answers_verdict(left, right)),
+        (f"{left.finish} → {right.finish}" if left.stop != right.stop else None, True),
     ]
-    return "; ".join(s for s in said if s) or "same"
+    return [(text, difference) for text, difference in said if text]
 
 
 def _answers_verdict(left: RoundContent, right: RoundContent) -> tuple[str | None, ...]:
@@ -638,6 +660,7 @@ def compare(left: Run, right: Run, prices: tuple[Price, ...]) -> Comparison:
         said = verdict(a, b)
         pairs.append(RoundPair(
             left=None if i is None else i + 1, right=None if j is None else j + 1, verdict=said, same=said == "same",
+            differs=differs(a, b),
             tokens_left=_tokens(row_a), tokens_right=_tokens(row_b),
             cost_left=round_cost(row_a, prices) if row_a else None, cost_right=round_cost(row_b, prices) if row_b else None,
             findings_left=tuple(sorted(found_a - found_b)), findings_right=tuple(sorted(found_b - found_a)),

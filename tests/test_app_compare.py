@@ -412,3 +412,15 @@ def test_a_saved_run_deleted_through_another_session_is_said_gone_not_swapped_fo
         "someone else on this server), or the library does not answer. That side shows the first bundled trace "
         "instead."]
     assert at.selectbox(key="compare.left").value == "hengxin-expense"
+
+
+def test_a_log_compared_with_itself_where_a_request_is_not_kept_is_not_said_to_diverge(app):
+    # A span kept without content, compared with itself: its request and answer are not in the log, so the pair is
+    # not compared; the page said "The runs first diverge at row 1", a difference nothing in the logs shows.
+    _files(app, "otlp-span-per-call-no-content.jsonl")
+    at = _open(app, "upload:0,upload:0")
+    said = [i.value for i in at.info] + [s.value for s in at.success]
+    assert not [s for s in said if "diverge" in s]
+    assert ("Nothing the logs hold differs between the runs, but not every round could be compared: from row 1 on, a "
+            "request or an answer is not in a log (each row's verdict says which).") in said
+    assert list(_table(at, "verdict")["verdict"])[0].startswith("neither run's request was in the log")

@@ -250,8 +250,11 @@ def summary(found: Comparison) -> None:
                            "findings": f.findings}
                           for side, f in (("left", found.left), ("right", found.right))])
     st.dataframe(plain.cells(table), hide_index=True, width="stretch", key="compare.summary", placeholder=NOTHING)
-    first = found.first_divergence
-    if first is None:
+    first, unsure = found.first_divergence, found.first_uncompared
+    if first is None and unsure is not None:  # not known to differ, nor to be the same
+        st.info(f"Nothing the logs hold differs between the runs, but not every round could be compared: from row "
+                f"{unsure:,} on, a request or an answer is not in a log (each row's verdict says which).")
+    elif first is None:
         st.success("The runs say the same in every round.")
     else:
         pair = found.pairs[first - 1]
@@ -301,7 +304,7 @@ def chosen_row(found: Comparison) -> int:
         asked = st.session_state.get(LINKED) and "round" in st.query_params
         if asked and linked.problem:
             st.warning(linked.problem.replace("round", "row"))
-        st.session_state[ROW] = linked.round if asked else (found.first_divergence or 1)
+        st.session_state[ROW] = linked.round if asked else (found.first_divergence or found.first_uncompared or 1)
     st.session_state[ROW] = min(max(st.session_state[ROW], 1), count)
     row = st.number_input("Row", min_value=1, max_value=count, step=1, key=ROW)
     st.query_params["round"] = str(row)
