@@ -225,6 +225,12 @@ class RunFigures:
     """USD over the rounds with a price, and the models that have none."""
     findings: int
     """Findings of the pitfall checks."""
+    input_figure: str = ""
+    """input_tokens as a figure alone, as the Tokens page's metric shows it (Snowball.billed_input_figure): a table cell
+    the browser does not cut short."""
+    input_left_out: str = ""
+    """The calls input_figure leaves out, said beneath it as the Tokens page says it (Snowball.billed_input_left_out);
+    empty when none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -629,6 +635,8 @@ def figures(run: Run, prices: tuple[Price, ...]) -> RunFigures:
         output_words=ball.output_words,
         cost=rows_cost(rows, prices),
         findings=len(run.findings),
+        input_figure=ball.billed_input_figure,
+        input_left_out=ball.billed_input_left_out,
     )
 
 

@@ -424,3 +424,15 @@ def test_a_log_compared_with_itself_where_a_request_is_not_kept_is_not_said_to_d
     assert ("Nothing the logs hold differs between the runs, but not every round could be compared: from row 1 on, a "
             "request or an answer is not in a log (each row's verdict says which).") in said
     assert list(_table(at, "verdict")["verdict"])[0].startswith("neither run's request was in the log")
+
+
+def test_what_a_runs_input_total_leaves_out_is_said_beneath_the_totals_not_in_its_cell(app):
+    # The cell read "637 (1 failed call left out: whether it was billed is not in the log)", cut short by the browser;
+    # the Tokens page shows the figure alone and says what it leaves out beneath it.
+    _files(app, "openai-compatible-tool-use-failed.jsonl")
+    at = _open(app, "upload:0,hengxin-expense")
+    assert list(_table(at, "findings")["tokens in"]) == ["637", "≈ 5,580"]
+    captions = [c.value for c in at.main.caption]
+    assert ("Tokens in of the left run: 1 failed call left out: whether it was billed is not in the log."
+            in captions)
+    assert not [c for c in captions if c.startswith("Tokens in of the right run")]

@@ -142,6 +142,9 @@ VOUCHED: dict[tuple[str, str], str] = {
         "Snowball.resent_basis_words: our sentence with counts of requests and tokens, or nothing (lib/summary.py)",
     ("lib/ui/accounting.py", "as_sentence(ball.billed_input_left_out)"):
         "Snowball.billed_input_left_out: lib.prices.calls_left_out_words, our words with counts of calls",
+    ("lib/ui/compare.py", "f.input_left_out"):
+        "RunFigures.input_left_out: Snowball.billed_input_left_out, lib.prices.calls_left_out_words, our words with "
+        "counts of calls",
     ("pages/overview.py", "as_sentence(cost_notes(spent))"):
         "lib.prices.cost_notes: our words with counts of calls, or nothing",
     ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES or narration_title's constants (lib/steps.py)",

@@ -245,11 +245,15 @@ def summary(found: Comparison) -> None:
     worded = any(f.calls_unknown for f in (found.left, found.right))
     table = pd.DataFrame([{"run": side, "name": f.name, "rounds": f.rounds,
                            "tool calls": f.calls_words if worded else f.calls,
-                           "tokens in": f.input_words, "tokens out": f.output_words,
+                           "tokens in": f.input_figure, "tokens out": f.output_words,
                            "cost USD": cost_words(f.cost),
                            "findings": f.findings}
                           for side, f in (("left", found.left), ("right", found.right))])
     st.dataframe(plain.cells(table), hide_index=True, width="stretch", key="compare.summary", placeholder=NOTHING)
+    # What a total leaves out, beneath it as on the Tokens page: in the cell, the browser cut the figure's words short.
+    for side, f in (("left", found.left), ("right", found.right)):
+        if f.input_left_out:
+            st.caption(f"Tokens in of the {side} run: {f.input_left_out}.")
     first, unsure = found.first_divergence, found.first_uncompared
     if first is None and unsure is not None:  # not known to differ, nor to be the same
         st.info(f"Nothing the logs hold differs between the runs, but not every round could be compared: from row "
