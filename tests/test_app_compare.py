@@ -436,3 +436,5 @@ def test_what_a_runs_input_total_leaves_out_is_said_beneath_the_totals_not_in_it
     assert ("Tokens in of the left run: 1 failed call left out: whether it was billed is not in the log."
             in captions)
     assert not [c for c in captions if c.startswith("Tokens in of the right run")]
+    assert list(_table(at, "findings")["cost USD"]) == ["no price", "no price"]
+    assert "Cost of the left run: 1 failed call left out: whether it was billed is not in the log." in captions

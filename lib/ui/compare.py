@@ -19,7 +19,7 @@ from lib.compare import (Comparison, Run, RoundContent, RoundPair, answer_texts,
                          unlisted_words, unrecorded_words)
 from lib.deeplink import is_kept_id, linked_round
 from lib.failures import unmade_words
-from lib.prices import COST_NOT_KNOWN, Price, cost_words, money_words
+from lib.prices import COST_NOT_KNOWN, Price, cost_figure, cost_notes, money_words
 from lib.store import StoreUnavailable
 from lib.summary import about
 from lib.ui import kept, navigation, picker, plain, predict, state
@@ -246,7 +246,7 @@ def summary(found: Comparison) -> None:
     table = pd.DataFrame([{"run": side, "name": f.name, "rounds": f.rounds,
                            "tool calls": f.calls_words if worded else f.calls,
                            "tokens in": f.input_figure, "tokens out": f.output_words,
-                           "cost USD": cost_words(f.cost),
+                           "cost USD": cost_figure(f.cost),
                            "findings": f.findings}
                           for side, f in (("left", found.left), ("right", found.right))])
     st.dataframe(plain.cells(table), hide_index=True, width="stretch", key="compare.summary", placeholder=NOTHING)
@@ -254,6 +254,8 @@ def summary(found: Comparison) -> None:
     for side, f in (("left", found.left), ("right", found.right)):
         if f.input_left_out:
             st.caption(f"Tokens in of the {side} run: {f.input_left_out}.")
+        if cost_notes(f.cost):
+            st.caption(f"Cost of the {side} run: {cost_notes(f.cost)}.")
     first, unsure = found.first_divergence, found.first_uncompared
     if first is None and unsure is not None:  # not known to differ, nor to be the same
         st.info(f"Nothing the logs hold differs between the runs, but not every round could be compared: from row "
