@@ -529,3 +529,55 @@ def test_the_context_codex_writes_as_a_user_message_is_drawn_as_the_program_addi
     texts = [a.get("text", "") for a in figure["layout"]["annotations"]]
     assert not any("AGENTS.md" in t or "environment_context" in t for t in texts)
     assert any(t.endswith("asks: show tools") for t in texts)
+
+
+def _without_command_ends(lines: list[bytes]) -> bytes:
+    """The recorded rollout as newer Codex versions write it: no exec_command_end (codex-rs/rollout/src/policy.rs at
+    commit 0136a731d73e681bbc7826c9cf7ae2ae09d89fe9 persists no ExecCommandEnd event)."""
+    return b"".join(line for line in lines if b'"type":"exec_command_end"' not in line)
+
+
+def test_without_exec_command_end_the_outcome_is_read_from_the_output_codex_wrote_and_said_so():
+    from lib.sequence import sequence
+    from lib.steps import steps_for_round
+    recorded = (FIXTURES / FIXTURE).read_bytes().splitlines(keepends=True)
+    upload = read_upload([("rollout.jsonl", _without_command_ends(recorded))])
+    trace = upload.conversations[0].trace
+    first, polled, _ = trace.rounds
+    # Round 1's output says the command is still running ("Process running with session ID 48230"): no end is known.
+    assert first.executions == ()
+    # Round 2's write_stdin output says "Process exited with code 0": that is the command's end, read from the output.
+    [ran] = polled.executions
+    assert (ran.tool_call_id, ran.name, ran.ok, ran.duration_ms) == ("call_QazIeAavKevvIILVQkrDdKKT", "write_stdin",
+                                                                      True, None)
+    assert ran.note == ("This call wrote to (or polled) process 48230; Codex logged no end of that command (newer "
+                        "versions do not write one to the rollout): its outcome is read from the output Codex wrote "
+                        "for the model, which says 'Process exited with code 0'. Its run time is not logged.")
+    assert "not in the log" not in provenance_detail(trace.round_provenance(polled))
+    labels = [a.label for a in sequence(trace) if a.round == 2]
+    assert "runs write_stdin" in labels and "returns" in labels
+    assert not any("not recorded" in label for label in labels)
+    steps = [label.detail for label in steps_for_round(trace, 2) if label.step == 3]
+    assert steps == ["write_stdin (call_QazIeAavKevvIILVQkrDdKKT): ok"]
+
+
+def test_without_exec_command_end_a_command_whose_output_says_it_exited_with_a_code_other_than_0_failed():
+    # The recorded first turn, then an exec_command that ended within its call, its output as unified exec writes it.
+    recorded = (FIXTURES / FIXTURE).read_bytes().splitlines(keepends=True)
+    added = [_user("run the tests"), _call("call_t", "pytest -q"), _count(70000, 500, 20),
+             _output("call_t", "Chunk ID: 1f2e3d\nWall time: 2.1000 seconds\nProcess exited with code 1\n"
+                               "Original token count: 12\nOutput:\n1 failed, 3 passed\n"),
+             # Text in the command's own output is never read as its end.
+             _call("call_u", "cat log.txt"), _count(71000, 500, 20),
+             _output("call_u", "Chunk ID: 2a\nWall time: 0.0100 seconds\nProcess running with session ID 9\n"
+                               "Output:\nProcess exited with code 0\n"),
+             _said("One test fails."), _count(72000, 500, 20)]
+    text = _without_command_ends(recorded).rstrip(b"\n") + b"\n" + "\n".join(map(json.dumps, added)).encode()
+    trace = read_upload([("rollout.jsonl", text)]).conversations[0].trace
+    ran_by_call = {c.id: r.executions for r in trace.rounds for c in r.tool_calls}
+    [ran] = ran_by_call["call_t"]
+    assert (ran.name, ran.ok, ran.duration_ms) == ("exec_command", False, None)
+    assert ran.note == ("Codex logged no end of this command (newer versions do not write one to the rollout): its "
+                        "outcome is read from the output Codex wrote for the model, which says 'Process exited with "
+                        "code 1'. No run time is logged.")
+    assert ran_by_call["call_u"] == ()

@@ -34,6 +34,11 @@ and then writes its end after the output, when it exits: that duration is the co
 `write_stdin` call (writing to, or polling, such a command) runs that command: its execution ends as the command's
 end says, found by the process id it names (`session_id`, the end's `process_id`); where the log holds no end of that
 command by the next call, the round says what is not in the log.
+
+Newer versions write no `exec_command_end` to the rollout at all (codex-rs/rollout's policy keeps no such event): a
+command's end is then known only from the header Codex wrote above the output it sent the model ("Process exited with
+code 0" from unified exec, "Exit code: 0" from the shell tool), and the execution says its outcome was read there. An
+output that says the command is still running ("Process running with session ID ...") gives no end.
 """
 
 from __future__ import annotations
@@ -134,6 +139,24 @@ STDIN_OUTLIVED = ("This call wrote to (or polled) the command that call {call} s
                   "logged that command's end after this output: it was still running when Codex returned the output, "
                   "and ended later with exit code {code}.")
 """The note of a write_stdin call whose command ended after the call's output."""
+
+READ_FROM_OUTPUT = ("Codex logged no end of this command (newer versions do not write one to the rollout): its outcome "
+                    "is read from the output Codex wrote for the model, which says '{said}'. No run time is logged.")
+"""The note of a command whose exit code only the output's header gives (codex-rs/core's unified exec
+format_response, or the shell tool's freeform output)."""
+
+STDIN_READ_FROM_OUTPUT = ("This call wrote to (or polled) process {process}; Codex logged no end of that command (newer "
+                          "versions do not write one to the rollout): its outcome is read from the output Codex wrote "
+                          "for the model, which says '{said}'. Its run time is not logged.")
+"""The note of a write_stdin call whose command's exit code only the call's output gives."""
+
+OUTPUT_EXIT = re.compile(r"(?:Process exited with code|Exit code:) (-?\d+)")
+"""The header line that gives a command's exit code in the output Codex writes for the model: unified exec's
+"Process exited with code N" (exec_command, write_stdin), the shell tool's "Exit code: N"."""
+
+HEADER_LINES = 6
+"""The most lines Codex writes before its output's "Output:" line (chunk id, wall time, exit or session, token
+count...): an exit code is read there only, never out of the command's own output."""
 
 STDIN_UNENDED = ("Codex logged no end of the command {name} wrote to (process {process}) before the next call: "
                  "whether it ran on or ended, and how, is not in the log.")
@@ -473,6 +496,12 @@ class CodexRolloutFormat(LogFormat):
                 continue
             end = self._ended.get(item["call_id"])
             if end is None:
+                entry = self._entry(call, item, True)
+                exited = _output_exit(entry["output"])
+                if exited is not None:
+                    # Newer versions write no exec_command_end: the output's own header is the only word of the end.
+                    entry["ok"], entry["note"] = exited[0] == 0, READ_FROM_OUTPUT.format(said=exited[1])
+                    ran.append(entry)
                 continue
             entry = self._entry(call, item, end.ok)
             if end.duration_ms is not None and not end.after_output:
@@ -490,6 +519,13 @@ class CodexRolloutFormat(LogFormat):
         started = self._processes.get(process) if process is not None else None
         end = self._ended.get(started) if started is not None else None
         if end is None or end.exit_code is None:
+            entry = self._entry(call, output, True)
+            exited = _output_exit(entry["output"])
+            if exited is not None:
+                entry["ok"] = exited[0] == 0
+                entry["note"] = STDIN_READ_FROM_OUTPUT.format(process=process or "not named in its arguments",
+                                                              said=exited[1])
+                return entry, None
             return None, STDIN_UNENDED.format(name=WRITE_STDIN, process=process or "not named in its arguments")
         before = end.line < self._output_lines.get(output["call_id"], end.line)
         words = STDIN_ENDED if before else STDIN_OUTLIVED
@@ -540,6 +576,21 @@ def _duration_ms(duration: Any) -> float | None:
     if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (secs, nanos)):
         return None
     return secs * 1000 + nanos / 1_000_000
+
+
+def _output_exit(output: Any) -> tuple[int, str] | None:
+    """The exit code the header of a command's output gives, and that header line; None where the output has no
+    such header (a command still running, another tool's output)."""
+    if not isinstance(output, str):
+        return None
+    header = output.split("\n", HEADER_LINES + 1)[:HEADER_LINES + 1]
+    if "Output:" not in header:
+        return None
+    for line in header[:header.index("Output:")]:
+        found = OUTPUT_EXIT.fullmatch(line.strip())
+        if found:
+            return int(found.group(1)), line.strip()
+    return None
 
 
 def _failed_call(payload: dict) -> bool:
