@@ -101,14 +101,15 @@ def terminal_safe(line: str) -> str:
     return _TERMINAL_CONTROLS.sub(lambda found: f"\\u{ord(found.group()):04x}", line)
 
 
-def json_place(error: json.JSONDecodeError, unit: str) -> str:
+def json_place(error: json.JSONDecodeError, unit: str, line: int | None = None) -> str:
     """Where in the item (`unit`: a line, an array's element, the arguments) parsing stopped. The parser counts lines
     within the item it was given, so its own "line 1 column 2" would read as a second line number beside a file's:
-    said as a place in the item."""
+    said as a place in the item. `line` is the file's line it stopped on, where the item is a whole file over many
+    lines (one JSON document): the problem is numbered as the document, and that line is said here."""
     if not error.doc[error.pos:].strip():
-        return f"at the end of the {unit}"
-    if unit == "file":  # one object over many lines: the problem is numbered with the file's line it stopped on
-        return f"at character {error.colno:,} of the line"
+        return f"at the end of the {unit}" + (f", line {line:,}" if line is not None else "")
+    if line is not None:
+        return f"at line {line:,}, character {error.colno:,}"
     if error.lineno == 1:
         return f"at character {error.colno:,} of the {unit}"
     return f"at line {error.lineno:,}, character {error.colno:,} of the {unit}"

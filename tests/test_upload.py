@@ -148,10 +148,12 @@ def test_a_line_that_is_not_json_is_named_by_its_line_and_the_place_in_it():
         "line 2: is not valid JSON (at character 2 of the line: unexpected character, expected a string key)",
         "line 3: is not valid JSON (at the end of the line: unexpected end of data)",
     ]
-    # One object over many lines (a .json file): the file's line where it stops, not line 1 and a line within it.
+    # One object over many lines (a .json file) is one document: the file's line where it stops is said in its
+    # problem, not line 1 and a line within it.
     upload = read_upload([("one.json", b'\n{\n  "model": "gpt-4o",\n  "messages": [oops]\n}\n')])
     assert [upload.said(p) for p in upload.problems] == [
-        "line 4: is not valid JSON (at character 16 of the line: unexpected character, expected a JSON value)"]
+        "document 1: is not valid JSON (at line 4, character 16: unexpected character, expected a JSON value)"]
+    assert upload.summary() == "1 document: 0 rounds in 0 conversations; 1 document skipped"
 
 
 def test_a_json_array_is_read_an_element_at_a_time_and_a_broken_element_is_named():

@@ -97,3 +97,14 @@ def test_every_fixture_is_covered():
     # Rows may read whole-document fixtures together (containers/...): test_formats_containers.py covers those.
     covered = {name for row in EXPECTED for name in row[0] if "/" not in name}
     assert covered == {p.name for pattern in ("*.jsonl", "*.sse", "*.json") for p in FIXTURES.glob(pattern)}
+
+
+@pytest.mark.parametrize("name, line", [("mlflow-databricks-agent-openai.json", 44),
+                                        ("mlflow-bedrock-chat-model.json", 19)])
+def test_a_one_document_json_file_cut_in_the_middle_is_said_as_that_document_with_the_line_the_json_stops(name, line):
+    # Read whole it is "1 document: ..."; cut short it is still that one document, not "1 line" beside "line 44".
+    data = (FIXTURES / name).read_bytes()
+    upload = read_upload([(name, data[:len(data) // 2])])
+    assert upload.summary() == "1 document: 0 rounds in 0 conversations; 1 document skipped"
+    assert [upload.said(p) for p in upload.problems] == [
+        f"document 1: is not valid JSON (at the end of the file, line {line}: unexpected end of data)"]

@@ -165,9 +165,9 @@ def _placed(lessons: list[tuple[int, Lesson]], rounds: list[Round], problems: Pr
     return tuple(kept)
 
 
-def json_problem(error: ValueError, unit: str = "line") -> str:
+def json_problem(error: ValueError, unit: str = "line", line: int | None = None) -> str:
     """A line (or `unit`: an array's element, a one-document file) that does not parse, its problem in a user's
-    words."""
+    words; `line` is the file's line the parser stopped on in a one-document file (lib.text.json_place)."""
     if isinstance(error, Refused):
         return str(error)
     said = str(error)
@@ -176,7 +176,7 @@ def json_problem(error: ValueError, unit: str = "line") -> str:
     if "depth limit" in said or "recursion" in said:
         return "is nested too deeply (more than 1,024 levels)"
     if isinstance(error, json.JSONDecodeError):  # orjson's error is one
-        return f"is not valid JSON ({json_place(error, unit)}: {error.msg})"
+        return f"is not valid JSON ({json_place(error, unit, line)}: {error.msg})"
     return f"is not valid JSON: {said}"
 
 

@@ -691,7 +691,9 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
         items = _items(data, said_as)
         if said_as == "element":
             items = _one_transcript(data, items, caps.line_bytes, reading)
-        reading.units.add("line" if said_as == "file" else said_as)
+        # A .json file that is one object over many lines is one document, as it is when it parses (documents.WHOLE):
+        # a damaged one is counted so too, not as "1 line" beside a problem on its line 44.
+        reading.units.add(documents.WHOLE if said_as == "file" else said_as)
         if said_as == "line" and _SSE_START.match(data) and _SSE_DATA.search(data):
             items = events = _ServerSentEvents(data)
             said_as = "event's data"  # a place in the JSON after `data:`, not in the line
@@ -717,11 +719,12 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
             try:
                 obj = parser.parse(item)
             except ValueError as exc:  # orjson's errors, and the lines strict_loads refuses
-                at = number
+                line = None
                 if said_as == "file" and isinstance(exc, json.JSONDecodeError):
-                    # One object over many lines: the parser's line within it, past any blank ones, is the file's.
-                    at = _LEADING.match(data).group().count(b"\n") + exc.lineno
-                problems.append(Problem(at, label + json_problem(exc, said_as)))
+                    # One object over many lines: the parser's line within it, past any blank ones, is the file's,
+                    # said in the words of the document's problem.
+                    line = _LEADING.match(data).group().count(b"\n") + exc.lineno
+                problems.append(Problem(number, label + json_problem(exc, said_as, line)))
                 continue
             reading.notes.extend(Problem(number, label + said, loaded=True) for said in parser.kept_shallow(obj))
         if not isinstance(obj, dict):
