@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Literal, Sequence
 
-from lib.injected import context_only, reasked_after
+from lib.injected import context_only, program_parts, reasked_after
 from lib.model import Message, OtherPart, Round, Trace
 from lib.text import plural
 
@@ -93,11 +93,11 @@ class Growth:
         return tuple(e for e in self.entries if e.status == "changed")
 
 
-def _origin(message: Message, previous_round: Round | None) -> Origin:
+def _origin(message: Message, previous_round: Round | None, marked: frozenset[str] = frozenset()) -> Origin:
     if message.tool_results:
         return "tool-result"
     # Known only where the trace marks it (a guard's re-ask) or the agent's own tags open every text of it.
-    if message.role == "user" and (reasked_after(previous_round) or context_only(message)):
+    if message.role == "user" and (reasked_after(previous_round) or context_only(message, marked)):
         return "program"
     if message.role == "assistant" and previous_round is not None and previous_round.response is not None:
         answered = previous_round.response.message
@@ -275,7 +275,7 @@ def growth(trace: Trace, index: int) -> Growth:
     entries = []
     for i, message in enumerate(current.request.messages):
         if i >= placed:
-            origin = _origin(message, previous_round)
+            origin = _origin(message, previous_round, program_parts(current, i))
             left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
             entries.append(MessageEntry(i, message, "new", origin, without=left_out))
         elif message is before[i] or message == before[i]:

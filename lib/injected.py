@@ -8,6 +8,12 @@ results. Each such text opens with a tag, header or sentence the agent writes. A
 is the agent's context, not the person asking; a message that mixes them is the person's, their words being the
 texts that do not open so.
 
+Some agents mark such text themselves rather than tag it: Claude Code writes `isMeta: true` on a user line it wrote
+(a skill's body, "Base directory for this skill: ..."; an image reference; its automatic "continue" after a usage
+limit). Its reader lists those texts in the round's `program_wrote` (lib.model.PROGRAM_WROTE), by path, and they count
+as the agent's as an opening would. "[Request interrupted by user]" is no person's words either: Claude Code writes it
+when the person stops a response; it marks the person's interrupt, said as such (interrupted).
+
 A program may also ask the model again on its own, in the user's role: after a turn that announced an action and made
 no call, Roundtrip's narration guard appends one re-ask. No tag marks that text; the round whose response it answers
 says so in its `guard` field (docs/trace-format.md).
@@ -15,7 +21,7 @@ says so in its `guard` field (docs/trace-format.md).
 
 from __future__ import annotations
 
-from lib.model import Message, Round
+from lib.model import PROGRAM_WROTE, Message, Round
 
 OPENINGS: tuple[str, ...] = (
     # Codex (codex-rs/core/src/contextual_user_message.rs; older versions' <user_instructions>).
@@ -37,10 +43,15 @@ OPENINGS: tuple[str, ...] = (
 _LONGEST = max(map(len, OPENINGS))
 """The most of a text's opening that any of OPENINGS needs: a long message is not case-folded whole."""
 
+INTERRUPTS = frozenset({"[request interrupted by user]", "[request interrupted by user for tool use]"})
+"""Whole texts Claude Code writes in the user's role when the person stops a response: the person acted, the words are
+the program's (compared without case, outer space set aside)."""
+
+
 WHOLE: frozenset[str] = frozenset({
     # Gemini CLI sends this as the user when a stream came back invalid and it asks the model again (core/client.ts).
     "system: please continue.",
-})
+}) | INTERRUPTS
 """Whole texts an agent sends in the user's role on its own (compared without case, outer space set aside)."""
 
 
@@ -50,15 +61,39 @@ def agent_wrote(text: str) -> bool:
     return text.strip().casefold() in WHOLE or any(opening.startswith(o.casefold()) for o in OPENINGS)
 
 
-def person_text(message: Message) -> str:
-    """The words a person wrote in a user message: its texts less those the agent wrote ("" when all are)."""
-    return "\n".join(p.text for p in message.parts if getattr(p, "kind", None) == "text" and not agent_wrote(p.text))
+def is_interrupt(text: str) -> bool:
+    """Whether a text is an agent's note that the person interrupted it (Claude Code's "[Request interrupted by
+    user]"): the person's act, in the program's words."""
+    return text.strip().casefold() in INTERRUPTS
 
 
-def context_only(message: Message) -> bool:
+def interrupted(message: Message) -> bool:
+    """Whether a user message carries such a note (the person's next words may follow it in the same turn)."""
+    return not message.tool_results and any(is_interrupt(p.text) for p in message.parts
+                                            if getattr(p, "kind", None) == "text")
+
+
+def program_parts(round_: Round | None, index: int) -> frozenset[str]:
+    """The paths of the text parts of message `index` of the round's request that the writing program marked as its
+    own (the round's `program_wrote`: Claude Code's `isMeta` lines), relative to the message (`content[1]`)."""
+    marked = round_.extra.get(PROGRAM_WROTE) if round_ is not None else None
+    if not marked:
+        return frozenset()
+    prefix = f"messages[{index}]."
+    return frozenset(p[len(prefix):] for p in marked if isinstance(p, str) and p.startswith(prefix))
+
+
+def person_text(message: Message, marked: frozenset[str] = frozenset()) -> str:
+    """The words a person wrote in a user message: its texts less those the agent wrote, by their opening or by the
+    program's own mark (`marked`, from program_parts) ("" when all are)."""
+    return "\n".join(p.text for p in message.parts
+                     if getattr(p, "kind", None) == "text" and p.path not in marked and not agent_wrote(p.text))
+
+
+def context_only(message: Message, marked: frozenset[str] = frozenset()) -> bool:
     """Whether a user message holds text and all of it is context the agent wrote (no tool result, no person's
-    words)."""
-    return bool(message.text) and not message.tool_results and not person_text(message)
+    words); `marked` is what the program marked as its own in it (program_parts)."""
+    return bool(message.text) and not message.tool_results and not person_text(message, marked)
 
 
 REASK = "narration-reask"

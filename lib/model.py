@@ -305,6 +305,12 @@ HISTORY_CUT = "history_cut"
 messages of the previous request it kept; every message after those is new, and the rest of that request dropped
 (Round.history_cut)."""
 
+PROGRAM_WROTE = "program_wrote"
+"""The round key listing the texts of its request that the writing program marked as its own though it sent them in the
+user's role (Claude Code's `isMeta` lines: a skill's body, an image reference, its automatic "continue"): each the
+path of a text part, `messages[3].content[1]` (lib.injected.program_parts). Drawn as the program's words, not the
+person asking."""
+
 NOTICES = "notices"
 """The round key listing what the writing program showed the person beside the call and never sent to the model (a
 CLI's "Request cancelled."): each `{"by", "kind", "text", "after"}` (Round.notices)."""

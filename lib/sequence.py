@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from lib.growth import placed_length, program_sent
-from lib.injected import context_only, person_text, reasked_after
+from lib.injected import context_only, interrupted, is_interrupt, person_text, program_parts, reasked_after
 from lib.model import Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
@@ -73,18 +73,24 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         k = round_.index
         start = placed_length(round_, trace.rounds[k - 2] if k > 1 else None)
         added = round_.request.messages[start:]
-        asked = [m for m in added if m.role == "user" and not m.tool_results and m.text]
+        # Each user text with what the program marked as its own in it (Claude Code's isMeta lines).
+        asked = [(m, program_parts(round_, start + i)) for i, m in enumerate(added)
+                 if m.role == "user" and not m.tool_results and m.text]
         # The one message a program's re-ask after the previous round appended (its `guard`) is the program's words.
-        reask = asked.pop() if asked and reasked_after(trace.rounds[k - 2] if k > 1 else None) else None
+        reask = asked.pop()[0] if asked and reasked_after(trace.rounds[k - 2] if k > 1 else None) else None
+        # The person stopped the previous response: the words saying so are the program's, the act the person's.
+        if any(interrupted(m) for m, _ in asked):
+            arrows.append(Arrow(k, "user", "program", None, "interrupts (the program notes it in the user's role)"))
         # An agent writes context of its own (instructions files, its environment) as user messages: no one asked it.
-        context = [m for m in asked if context_only(m)]
+        context = [m for m, marked in asked if context_only(m, marked) and not all(
+            is_interrupt(p.text) for p in m.parts if p.kind == "text")]
         if context:
             # Kept within NOTE_LENGTH for one message: the note runs from the program's lane to the chart's edge.
             arrows.append(Arrow(k, "program", "program", None, f"adds {plural(len(context), 'message')} of its own "
                                 "context in the user's role"))
-        for message in asked:
-            if not context_only(message):
-                arrows.append(Arrow(k, "user", "program", None, f"asks: {shorten(person_text(message), 48)}"))
+        for message, marked in asked:
+            if not context_only(message, marked):
+                arrows.append(Arrow(k, "user", "program", None, f"asks: {shorten(person_text(message, marked), 48)}"))
         if reask is not None:
             # Said short, the quote cut with it: the note runs from the program's lane to the chart's edge, no further.
             arrows.append(Arrow(k, "program", "program", None,
@@ -118,11 +124,14 @@ def _person_follows(round_: Round, following: Round) -> bool:
     output) adds only its own words in the user's role: no answer was shown to anyone the log knows of."""
     if not following.request_recorded:
         return True
-    added = following.request.messages[placed_length(following, round_):]
-    asked = [m for m in added if m.role == "user" and not m.tool_results and m.text]
+    start = placed_length(following, round_)
+    added = following.request.messages[start:]
+    asked = [(m, program_parts(following, start + i)) for i, m in enumerate(added)
+             if m.role == "user" and not m.tool_results and m.text]
     if asked and reasked_after(round_):
         asked.pop()  # the program's re-ask
-    return any(not context_only(m) for m in asked)
+    # The person stopping it (Claude Code's "[Request interrupted by user]") is the person acting on what was shown.
+    return any(not context_only(m, marked) or interrupted(m) for m, marked in asked)
 
 
 def _no_call(k: int, round_: Round, following: int | None, shown: bool = True) -> list[Arrow]:

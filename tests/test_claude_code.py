@@ -862,3 +862,89 @@ def test_claude_codes_untagged_caveat_line_is_the_programs_words_not_the_person_
     assert asked == ["asks: Run the bash command 'echo hello' using your Ba…"]
     [turn] = growth(conversation.trace, 1).entries
     assert turn.message.text.startswith("Caveat: The messages below") and turn.origin == "input"  # the person's too
+
+
+# Claude Code marks a user line it wrote itself `isMeta: true`: a skill's body after the slash command that loaded it
+# ("Base directory for this skill: ..."), an image reference after the prompt it came with, its automatic "continue"
+# after a usage limit. When the person presses Esc it writes "[Request interrupted by user]" as a user line. Lines in
+# those shapes, with the keys of the recorded 2.1.233 session they follow (claude-code-2.1.233.jsonl).
+RECORDED = "claude-code-2.1.233.jsonl"
+
+
+def _after_recorded(*added: tuple[str, str | list, dict]) -> list[dict]:
+    """The recorded session, then lines of it continued: each (type, content, keys more), chained by uuid."""
+    lines = [json.loads(line) for line in (FIXTURES / RECORDED).read_text().splitlines()]
+    shared = {k: lines[2][k] for k in ("userType", "entrypoint", "cwd", "sessionId", "version", "gitBranch")}
+    parent = lines[-2]["uuid"]
+    for n, (kind, content, more) in enumerate(added, 1):
+        message = ({"role": "user", "content": content} if kind == "user" else
+                   {"model": "claude-haiku-4-5-20251001", "id": f"msg_added{n}", "type": "message",
+                    "role": "assistant", "content": content, "stop_reason": "end_turn",
+                    "usage": {"input_tokens": 3, "output_tokens": 5}})
+        lines.append({"parentUuid": parent, "isSidechain": False, "type": kind, "message": message,
+                      "uuid": f"added-{n}", "timestamp": f"2026-08-20T10:23:{n:02d}.000Z", **shared, **more})
+        parent = f"added-{n}"
+    return lines
+
+
+def _said(text: str) -> tuple[str, list, dict]:
+    return "assistant", [{"type": "text", "text": text}], {}
+
+
+SKILL = ("Base directory for this skill: C:\\Users\\<user>\\.claude\\skills\\brainstorming\n\n"
+         "# Brainstorming Ideas Into Designs\n\nHelp turn ideas into fully formed designs.")
+
+
+def test_a_line_claude_code_marked_is_meta_is_the_programs_words_never_the_person_asking():
+    from lib.growth import growth
+    from lib.sequence import sequence
+    upload = _upload_lines(*_after_recorded(
+        # The person runs a skill: the command line, then the skill's body Claude Code loads as a meta line.
+        ("user", "<command-message>brainstorming</command-message>\n<command-name>/brainstorming</command-name>", {}),
+        ("user", [{"type": "text", "text": SKILL}], {"isMeta": True}),
+        _said("What shall we design?"),
+        # A prompt the person wrote, then the reference to the image pasted with it.
+        ("user", [{"type": "text", "text": "a login page like this"}], {}),
+        ("user", [{"type": "text", "text": "[Image: source: C:\\Users\\<user>\\Pictures\\login.png]"}],
+         {"isMeta": True}),
+        _said("A form with two fields."),
+        # Claude Code going on by itself after a usage limit reset.
+        ("user", "Continue from where you left off.", {"isMeta": True}),
+        _said("Continuing.")))
+    trace = upload.conversations[0].trace
+    assert len(trace.rounds) == 5
+    labels = [a.label for a in sequence(trace) if a.round >= 3]
+    assert [label for label in labels if label.startswith("asks")] == ["asks: a login page like this"]
+    assert not any("Base directory" in label or "[Image" in label or "Continue from" in label for label in labels)
+    assert [a.label for a in sequence(trace) if a.round in (3, 5) and a.source == "program" == a.target] == [
+        "adds 1 message of its own context in the user's role"] * 2
+    # The card of each request's new messages: the meta texts are the program's, the person's prompt is input.
+    origins = {e.message.text[:22]: e.origin for k in (3, 4, 5) for e in growth(trace, k).entries
+               if e.status == "new" and e.message.role == "user"}
+    assert origins == {"<command-message>brain": "program", "a login page like this": "input",
+                       "Continue from where yo": "program"}
+    # What the program marked is carried by path, the way a saved trace keeps it.
+    assert trace.rounds[3].extra["program_wrote"] == ["messages[4].content[1]", "messages[6].content[1]"]
+
+
+def test_the_interrupt_claude_code_writes_when_the_person_presses_esc_is_the_persons_act_not_their_words():
+    from lib.growth import growth
+    from lib.sequence import sequence
+    upload = _upload_lines(*_after_recorded(
+        ("user", [{"type": "text", "text": "[Request interrupted by user]"}], {}),
+        ("user", "say it shorter", {}),
+        _said("Yes: 'hello'.")))
+    trace = upload.conversations[0].trace
+    labels = [a.label for a in sequence(trace) if a.round == 3]
+    assert "interrupts (the program notes it in the user's role)" in labels
+    assert [label for label in labels if label.startswith("asks")] == ["asks: say it shorter"]
+    [entry] = [e for e in growth(trace, 3).entries if e.status == "new" and e.message.role == "user"]
+    assert entry.origin == "input"  # the interrupt and the prompt after it are one user turn: the person's words in it
+    alone = _upload_lines(*_after_recorded(("user", [{"type": "text", "text": "[Request interrupted by user]"}], {}),
+                                           _said("Stopped.")))
+    trace = alone.conversations[0].trace
+    labels = [a.label for a in sequence(trace) if a.round == 3]
+    assert "interrupts (the program notes it in the user's role)" in labels
+    assert not any(label.startswith("asks") for label in labels)
+    [entry] = [e for e in growth(trace, 3).entries if e.status == "new" and e.message.role == "user"]
+    assert entry.origin == "program"

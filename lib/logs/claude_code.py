@@ -16,6 +16,10 @@ wrote itself (`model` "<synthetic>": an interruption, an API error it reported) 
 compaction (a `compact_boundary` line) the requests start again from the summary that follows it, then the turns the
 line's `compactMetadata` says Claude Code kept across it (`preservedMessages.uuids`, else the `preservedSegment` from
 `headUuid` to `tailUuid`, as Claude Code 2.1.226 writes them).
+
+A user line Claude Code marks `isMeta: true` is its own words in the user's role (a skill's body, an image reference,
+its automatic "continue"): each round lists where such texts sit in its request (CallRecord.program_wrote), so they
+are drawn as the program's, not the person asking (lib/injected.py).
 """
 
 from __future__ import annotations
@@ -149,6 +153,9 @@ class _Conversation:
     """The turn (its place in `messages`) each line went into, by the line's `uuid`: what a compaction keeps."""
     kept: list[tuple[dict, list[str]]] | None = None
     """The turns the last compaction kept, each with its lines' uuids: due after the summary it starts again from."""
+    meta: set[str] = field(default_factory=set)
+    """The texts of the user lines Claude Code marked `isMeta` (its own words in the user's role): found again, by
+    value, in each request that carries them (program_wrote)."""
 
 
 class ClaudeCodeFormat(LogFormat):
@@ -210,6 +217,8 @@ class ClaudeCodeFormat(LogFormat):
             yield from self._failed(key, conversation, obj, content, line)
             return
         if kind == "user":
+            if obj.get("isMeta") is True:
+                conversation.meta.update(_texts(content))
             conversation.user.append(content)
             if isinstance(obj.get("uuid"), str):
                 conversation.user_uuids.append(obj["uuid"])
@@ -260,6 +269,7 @@ class ClaudeCodeFormat(LogFormat):
             line=line, dialect=ANTHROPIC, request={"messages": request}, conversation=key, error=error,
             derived=[TRANSCRIPT_REQUEST], timestamp=timestamp if isinstance(timestamp, str) else None,
             resends=conversation.sent, provenance=self._failed_provenance(lacks_prompt),
+            program_wrote=_program_wrote(request, conversation.meta),
         ))
 
     def _failed_provenance(self, lacks_prompt: bool) -> dict:
@@ -343,7 +353,7 @@ class ClaudeCodeFormat(LogFormat):
             line=response.line, dialect=ANTHROPIC, request=request, response=body, conversation=key, error=error,
             derived=[TRANSCRIPT_REQUEST], timestamp=response.timestamp, resends=conversation.sent,
             provenance=provenance, executions=anthropic_results_after(turn, conversation.user) if last else [],
-            tool_effects=TOOL_EFFECTS,
+            tool_effects=TOOL_EFFECTS, program_wrote=_program_wrote(response.request, conversation.meta),
         )
         self._closed(record)
         yield from self._release(record)
@@ -536,6 +546,29 @@ def _content(message: dict, kind: str) -> str | list:
             raise LineProblem(f"the {kind} line's message.content[{i}] is {describe(block)}, expected a content block "
                               "with a 'type'")
     return content
+
+
+def _texts(content: str | list) -> list[str]:
+    """The texts of a line's content: the string, or its text blocks'."""
+    if isinstance(content, str):
+        return [content]
+    return [b["text"] for b in content if b.get("type") == "text" and isinstance(b.get("text"), str)]
+
+
+def _program_wrote(messages: list, meta: set[str]) -> list[str]:
+    """The paths of the user-role texts in `messages` that Claude Code wrote on an `isMeta` line (lib.model.
+    PROGRAM_WROTE): `messages[3].content[1]`, or `messages[3].content` for a turn that is that one line's string."""
+    if not meta:
+        return []
+    paths = []
+    for i, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) and message.get("role") == "user" else None
+        if isinstance(content, str):
+            paths += [f"messages[{i}].content"] if content in meta else []
+        elif isinstance(content, list):
+            paths += [f"messages[{i}].content[{j}]" for j, block in enumerate(content)
+                      if isinstance(block, dict) and block.get("type") == "text" and block.get("text") in meta]
+    return paths
 
 
 def _user_turn(contents: list) -> dict:

@@ -145,9 +145,9 @@ READ_FROM_OUTPUT = ("Codex logged no end of this command (newer versions do not 
 """The note of a command whose exit code only the output's header gives (codex-rs/core's unified exec
 format_response, or the shell tool's freeform output)."""
 
-STDIN_READ_FROM_OUTPUT = ("This call wrote to (or polled) process {process}; Codex logged no end of that command (newer "
-                          "versions do not write one to the rollout): its outcome is read from the output Codex wrote "
-                          "for the model, which says '{said}'. Its run time is not logged.")
+STDIN_READ_FROM_OUTPUT = ("This call wrote to (or polled) process {process}; Codex logged no end of that command "
+                          "(newer versions do not write one to the rollout): its outcome is read from the output "
+                          "Codex wrote for the model, which says '{said}'. Its run time is not logged.")
 """The note of a write_stdin call whose command's exit code only the call's output gives."""
 
 OUTPUT_EXIT = re.compile(r"(?:Process exited with code|Exit code:) (-?\d+)")

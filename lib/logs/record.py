@@ -136,6 +136,9 @@ class CallRecord:
     history_cut: bool = False
     """The program cut its history before this request (a person undid turns): the messages past those it shares with
     the previous request are new, not rewrites of what that request held there (lib.model.HISTORY_CUT)."""
+    program_wrote: list[str] = field(default_factory=list)
+    """The paths of the request's user-role texts the writing program marked as its own (lib.model.PROGRAM_WROTE):
+    `messages[3].content[1]`."""
     tool_effects: dict[str, str] = field(default_factory=dict)
     """What the format knows of its program's own tools, by name: `write` (it changes something), `read` (it does
     not), or `narration` (the model's account of its work to the person, every argument its own words); the
