@@ -7,6 +7,7 @@ server, which stops itself if a test hangs.
 import json
 import logging
 import socket
+import threading
 import time
 
 import pytest
@@ -115,6 +116,45 @@ def test_a_429_that_outlasts_the_retries_is_an_error_round(tmp_path):
     assert status.outcome == "error"
     assert status.message == "Round 1 failed: HTTP 429: Rate limit reached"
     assert len(server.received) == 2
+
+
+def test_a_second_step_while_a_call_is_on_its_way_waits_for_it_and_sends_no_request_twice(tmp_path):
+    # The Live page steps the run from its script thread; a click while the model answered started a second script
+    # run whose step sent the same request again: the trace read rounds 1, 2, 3, 4, 3 and the last "sent 7 messages,
+    # 0 of them new", each request billed twice.
+    with RecordedServer(recordings=recorded("hengxin"), recorded_delay_s=0.5) as server:
+        runner = start(openai_setup(HENGXIN, server), "sk-test-key-0001", tmp_path)
+        first = threading.Thread(target=runner.step)
+        first.start()
+        time.sleep(0.2)  # round 1's request is on its way
+        runner.step()  # the second script run's step
+        first.join()
+        status = run_to_end(runner)
+    assert status.outcome == "answered", status.message
+    assert len(server.received) == 4
+    trace, problems = runner.trace.read()
+    assert problems == []
+    assert [(r.index, len(r.request.messages)) for r in trace.rounds] == [(1, 2), (2, 5), (3, 7), (4, 9)]
+
+
+def test_stop_pressed_while_a_call_is_on_its_way_keeps_its_answer_and_sends_nothing_more(tmp_path):
+    # Stop marked the round stopped at once, "no response to it was in the log", while the call went on: its answer
+    # then overwrote the stop and the run went on to send round 3.
+    with RecordedServer(recordings=recorded("hengxin"), recorded_delay_s=0.5) as server:
+        runner = start(openai_setup(HENGXIN, server), "sk-test-key-0001", tmp_path)
+        runner.step()  # round 1 and its two lookups
+        second = threading.Thread(target=runner.step)
+        second.start()
+        time.sleep(0.2)  # round 2's request is on its way
+        runner.stop()
+        second.join()
+        status = runner.step()  # the page steps again: nothing more goes out
+    assert (status.outcome, status.message) == ("cancelled", "Stopped by you after round 2.")
+    assert len(server.received) == 2
+    trace, problems = runner.trace.read()
+    assert problems == [] and len(trace.rounds) == 2
+    assert [c.name for c in trace.rounds[1].tool_calls] == ["calcAmountOver"]  # the answer that came is kept
+    assert trace.rounds[1].extra["stopped"]["by"] == "person"
 
 
 def test_a_timeout_is_an_error_round_and_does_not_wait_for_the_slow_server(tmp_path):

@@ -8,10 +8,17 @@ content), and a call id the model already used in the conversation is answered w
 never run: a model that repeats an id must not inherit an earlier approval. `stop()` ends the run
 between two steps and marks the trace. Every change is written to the trace file at once, so a
 reader sees the trace grow. Nothing here raises on what a model or a provider sends.
+
+One step runs at a time: the Live page steps the runner from its script thread, and a click while a
+model call is on its way starts a second script run (Streamlit's fast reruns) while the first still
+waits for the answer. A second `step()` waits for the first and then does the next step, never the
+same request again; a `stop()` pressed meanwhile ends the run once the step in flight is done, its
+answer recorded, since a call already sent cannot be called back.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -164,6 +171,18 @@ class Runner:
         self._refusals: Counter[str] = Counter()
         self._next_marks: list[str] = []
         self._nudged = self._results_sent = self._emptied = self._dropped = False
+        self._one_step = threading.RLock()
+        self._stepping = self._stop_pressed = False
+
+    @property
+    def in_flight(self) -> bool:
+        """A step is under way (in another thread, a model call may be waiting for its answer)."""
+        return self._stepping
+
+    @property
+    def stopping(self) -> bool:
+        """Stop was pressed while a step was in flight: the run ends as soon as that step is done."""
+        return self._stop_pressed and self.status.state != "done"
 
     @property
     def rounds(self) -> int:
@@ -172,9 +191,17 @@ class Runner:
 
     def step(self) -> Status:
         """Do the next round (or finish the current one's calls); stop at a decision or the end."""
-        if self.status.state != "running":
-            return self.status
-        return self._answer_calls() if self._queue else self._call_model()
+        with self._one_step:
+            if self._stop_pressed:  # pressed while the step before was in flight
+                return self._stop_now()
+            if self.status.state != "running":
+                return self.status
+            self._stepping = True
+            try:
+                status = self._answer_calls() if self._queue else self._call_model()
+            finally:
+                self._stepping = False
+            return self._stop_now() if self._stop_pressed else status
 
     def run(self, limit: int = 100) -> Status:
         """Step until the run needs a person or is done."""
@@ -185,7 +212,18 @@ class Runner:
 
     def stop(self, asked: bool = False) -> Status:
         """End the run between two steps: calls still waiting are recorded as not run; nothing more is sent.
-        `asked`: the stop was chosen before the run (stop after this round), not pressed during it."""
+        `asked`: the stop was chosen before the run (stop after this round), not pressed during it. Pressed while a
+        step is in flight in another thread, the run ends when that step is done (`stopping` says so meanwhile)."""
+        if not self._one_step.acquire(blocking=False):
+            self._stop_pressed = True
+            return self.status
+        try:
+            return self._stop_now(asked)
+        finally:
+            self._one_step.release()
+
+    def _stop_now(self, asked: bool = False) -> Status:
+        self._stop_pressed = False
         if self.status.state == "done":
             return self.status
         waiting = [queued.call for queued in self._queue]
@@ -322,12 +360,13 @@ class Runner:
                              f"{self.rounds + 1} goes next.")
 
     def _decide(self, call_id: str, decision: str, note: str) -> Status:
-        pending = self.status.pending
-        if self.status.state != "needs-approval" or pending is None or pending.id != call_id:
-            raise ValueError(f"call {call_id} is not waiting for a decision")
-        self._decisions[self._queue[0].key] = (decision, note)
-        self.status = Status("running", f"Call {call_id} {decision}.")
-        return self._answer_calls()
+        with self._one_step:
+            pending = self.status.pending
+            if self.status.state != "needs-approval" or pending is None or pending.id != call_id:
+                raise ValueError(f"call {call_id} is not waiting for a decision")
+            self._decisions[self._queue[0].key] = (decision, note)
+            self.status = Status("running", f"Call {call_id} {decision}.")
+            return self._answer_calls()
 
     def _running(self, message: str) -> Status:
         return self._set(Status("running", message))

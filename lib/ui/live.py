@@ -235,11 +235,15 @@ def status(runner: Runner) -> None:
         box(heading)
         # The message can carry a provider's or a model's words (an error body, a tool name): text only.
         st.text(now.message)
+    elif runner.stopping:
+        # The call on its way cannot be called back: said, so the learner does not think it was never made.
+        st.info(f"Stopping after round {runner.rounds:d}: a request already sent cannot be called back, so the run "
+                "ends when its answer is in; that answer is kept in the trace.")
     else:
         st.text(now.message)
     if now.state == "done" and now.outcome == "no-recording":
         _offer_real_providers(runner)
-    if now.state != "done":
+    if now.state != "done" and not runner.stopping:
         st.button("Stop", key="live.stop", on_click=_stop,
                   help="End the run after the step in progress; nothing more is sent and no waiting call runs.")
 
@@ -310,6 +314,11 @@ def rounds(runner: Runner) -> None:
     """The rounds so far in the explorer's own layout; each new round comes on screen as it is written."""
     shown = loaded(runner)
     count = len(shown.trace.rounds)
+    last = shown.trace.rounds[-1] if count else None
+    if runner.in_flight and last is not None and last.response is None and last.error is None:
+        # Its request is on its way (this rerun came during the call): drawn once the answer is in, not as a round
+        # whose response "was not in the log". The spinner below says what is awaited.
+        count -= 1
     if not count:
         st.info("No round yet.")
         return
@@ -362,9 +371,14 @@ def _save() -> None:
 
 
 def advance(runner: Runner) -> None:
-    """One more round, then draw again: the page shows each round as soon as it is written."""
-    if runner.status.state != "running":
+    """One more round, then draw again: the page shows each round as soon as it is written. A rerun while a step is in
+    flight (a click during a model call) waits for that step here, rather than sending its request a second time."""
+    if runner.status.state != "running" and not runner.stopping:
         return
-    with st.spinner(f"Round {runner.rounds + 1}: waiting for the model…"):
+    if runner.stopping:
+        waiting = f"Stopping after round {runner.rounds}: waiting for the answer to its call…"
+    else:
+        waiting = f"Round {runner.rounds if runner.in_flight else runner.rounds + 1}: waiting for the model…"
+    with st.spinner(waiting):
         runner.step()
     st.rerun()

@@ -1,0 +1,52 @@
+"""The Live run page in a real browser, against the real openai SDK and our loopback server: what a person does
+while a run is under way (look at an earlier round, press Stop) changes what is shown, never what is sent."""
+
+from __future__ import annotations
+
+from lib.live.replay import RECORDINGS_DIR, read_recordings
+from tests.recorded_server import RecordedServer
+
+from tests.browser.browser_api import expect
+
+CHAT = "/v1/chat/completions"
+
+
+def _start_a_run(page, server) -> None:
+    """The Hengxin scenario against the loopback server, as an OpenAI-compatible server with a key typed in."""
+    page.goto("/live")
+    page.get_by_test_id("stRadioGroup").get_by_text("OpenAI-compatible server").click()
+    for label, value in (("Base URL", server.url + "/v1"), ("API key", "sk-browser-live-0001")):
+        box = page.get_by_role("textbox", name=label)
+        box.fill(value)
+        box.press("Enter")
+        expect(box).to_have_value(value)
+    page.wait_for_timeout(1_000)  # the last value reaches the server before the click
+    page.get_by_role("button", name="Run").click()
+
+
+def test_looking_at_an_earlier_round_while_the_model_answers_sends_no_request_twice(page):
+    # A click during a model call started a second script run, which stepped the run again: the same request went
+    # out twice and the page showed "Round 5: the program sends 7 messages, 0 of them new".
+    recordings = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")
+    with RecordedServer(recordings=recordings, recorded_delay_s=1.5, limit_s=90) as server:
+        _start_a_run(page, server)
+        expect(page.get_by_text("Round 2", exact=True)).to_be_visible()
+        page.get_by_text("Round 1", exact=True).click()  # round 3's request is on its way
+        expect(page.get_by_role("button", name="Approve")).to_be_visible()
+        expect(page.get_by_text("Round 3: the program sends 7 messages, 2 of them new")).to_be_visible()
+        assert page.get_by_text("Round 4", exact=True).count() == 0
+        assert [r.path for r in server.received] == [CHAT] * 3
+
+
+def test_stop_during_a_call_says_the_call_was_sent_and_keeps_its_answer(page):
+    recordings = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")
+    with RecordedServer(recordings=recordings, recorded_delay_s=2.0, limit_s=90) as server:
+        _start_a_run(page, server)
+        expect(page.get_by_text("Round 1", exact=True)).to_be_visible()
+        page.wait_for_timeout(300)
+        page.get_by_role("button", name="Stop").click()  # round 2's request is on its way
+        expect(page.get_by_text("a request already sent cannot be called back")).to_be_visible()
+        expect(page.get_by_text("Stopped by you after round 2.")).to_be_visible()
+        expect(page.get_by_text("Round 2: the program sends 5 messages, 3 of them new")).to_be_visible()
+        expect(page.get_by_text("Call calcAmountOver · id call_q3").first).to_be_visible()  # the answer is kept
+        assert len(server.received) == 2
