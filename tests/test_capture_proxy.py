@@ -158,6 +158,22 @@ def test_an_upstream_error_status_reaches_the_client_unchanged_and_is_an_error_r
     assert f"upstream says {status}" in round_.error.message
 
 
+def test_an_upstream_that_answers_200_with_a_page_not_json_is_an_error_round_in_words(tmp_path):
+    # The line was written with the page as its response and the reader skipped it: the Watch page said "1 line: 0
+    # rounds in 0 conversations; 1 line skipped" and "No round captured yet".
+    page = "<html><body>502 Bad Gateway</body></html>"
+    capture = tmp_path / "capture.jsonl"
+    with RecordedServer({CHAT: [Reply(page, 200, content_type="text/html")] * 2}) as upstream, \
+            BackgroundProxy(upstream.url, capture) as proxy:
+        seen = [openai.OpenAI(base_url=base + "/v1", api_key=SENTINEL, max_retries=0)
+                .chat.completions.with_raw_response.create(**_first_request()).http_response
+                for base in (upstream.url, proxy.url)]
+    assert [(r.status_code, r.text) for r in seen] == [(200, page)] * 2  # the client sees what it would have
+    (round_,) = captured(capture).conversations[0].trace.rounds
+    assert round_.response is None and round_.error.status == 200
+    assert round_.error.message == f"the upstream answered HTTP 200 with a body that is not a JSON object: {page}"
+
+
 def test_a_slow_upstream_times_the_client_out_and_is_an_error_round(tmp_path):
     (direct, proxied), capture = _error_of_direct_and_proxied(Reply({}, delay_s=1.5), tmp_path, timeout=0.4)
     assert type(direct) is type(proxied) is openai.APITimeoutError

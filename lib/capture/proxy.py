@@ -132,6 +132,10 @@ class Recorder:
         latency = round((time.perf_counter() - call.started) * 1000, 1)
         if status is not None and status >= 400 and not _is_error_body(response):
             response = failure("upstream_error", f"the upstream answered HTTP {status}: {_excerpt(response)}")
+        elif status is not None and not isinstance(response, dict):
+            # A proxy's error page, a body cut short: recorded as what it was, not as a line no reader can use.
+            response = failure("upstream_not_json", f"the upstream answered HTTP {status} with a body that is not a "
+                                                    f"JSON object: {_excerpt(response)}")
         line = {"request": request, "response": response, "status": status, "latency_ms": latency,
                 "timestamp": call.timestamp, "api": call.api}
         self.capture.append(line, call.secrets)
