@@ -10,7 +10,7 @@ import pytest
 from lib.capture import files
 from lib.capture.background import BackgroundProxy
 from lib.live.replay import RECORDINGS_DIR, read_recordings
-from tests.recorded_server import RecordedServer
+from tests.recorded_server import RecordedServer, Reply
 from tests.synthetic import synthetic_lines
 from tests.test_live_app import rendered
 
@@ -56,6 +56,23 @@ def test_a_call_through_the_proxy_appears_as_a_round(app, captures):
     page = rendered(at)
     assert "queryTravelPolicy" in page
     assert SENTINEL not in page
+
+
+def test_a_captured_call_that_reads_as_no_round_is_listed_with_why_not_said_as_nothing_captured(app, captures):
+    # The page said "1 line: 0 rounds in 0 conversations; 1 line skipped" and then "No round captured yet", with no
+    # word of which line or why, while the proxy had printed "recorded openai call: HTTP 200".
+    first = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[0]
+    odd = {"status": "queued", "detail": "a server that answers something other than a completion"}
+    with RecordedServer({"/v1/chat/completions": [Reply(odd)]}) as upstream, \
+            BackgroundProxy(upstream.url, files.new_capture_path(captures)) as proxy:
+        client = openai.OpenAI(base_url=proxy.url + "/v1", api_key=SENTINEL, max_retries=0)
+        client.chat.completions.create(**first.request)
+        at = open_watch(app)
+    assert not at.exception
+    assert not any("No round captured yet" in i.value for i in at.info)
+    (skipped,) = at.expander
+    assert skipped.label == "Skipped lines (1)"
+    assert "line 1: the response is not an OpenAI Chat Completions response body" in skipped.text[0].value
 
 
 def test_a_capture_is_read_again_only_once_it_has_grown(app, captures, monkeypatch):

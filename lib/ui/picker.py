@@ -13,6 +13,7 @@ import streamlit as st
 from lib import catalog, library
 from lib.deeplink import closest_trace, is_kept_id
 from lib.logs import format_names
+from lib.logs.upload import Upload
 from lib.text import plural
 from lib.store import StoreUnavailable
 from lib.ui import access as ui_access, kept, navigation, plain, predict, state
@@ -225,6 +226,15 @@ def _pick(name: str) -> None:
     st.session_state.pop(state.ROUND, None)
 
 
+def skipped_lines(upload: Upload) -> None:
+    """The lines that could not be used, each with why (open when nothing else loaded); nothing when none."""
+    if upload.problems:
+        with st.expander(f"Skipped {upload.units} ({upload.skipped_lines:,})", expanded=not upload.conversations):
+            st.text("\n".join(upload.said(p) for p in upload.problems[:200]))
+            if len(upload.problems) > 200:
+                st.caption(f"and {len(upload.problems) - 200:,} more.")
+
+
 def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
     """The upload's summary, format, conversation picker and skipped lines; the chosen conversation."""
     forced = st.selectbox("Read the file as", ["auto", *format_names()], key=FORMAT, persist_state="session",
@@ -241,11 +251,7 @@ def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
             plain.text(f"{upload.counted(count)} read as {format_name}: {rule}")
     for note in upload.notes:
         plain.text(upload.said(note))
-    if upload.problems:
-        with st.expander(f"Skipped {upload.units} ({upload.skipped_lines:,})", expanded=not upload.conversations):
-            st.text("\n".join(upload.said(p) for p in upload.problems[:200]))
-            if len(upload.problems) > 200:
-                st.caption(f"and {len(upload.problems) - 200:,} more.")
+    skipped_lines(upload)
     source = files_name(files)
     if not upload.conversations:
         return catalog.from_upload(upload, source, digest, 0)

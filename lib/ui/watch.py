@@ -57,7 +57,8 @@ def chosen_capture() -> Path | None:
     """The capture picked from the list, newest first; None (with a word on how to start) when there is none."""
     captures = files.list_captures()
     if not captures:
-        st.info("No capture yet. Start the proxy (see the sidebar), point your agent at it, and its calls appear here.")
+        st.info("No capture yet in data/captures/. Start the proxy (see the sidebar), point your agent at it, and its "
+                "calls appear here. A proxy given -o FILE writes that file instead: open it on the Round explorer.")
         return None
     names = [p.name for p in captures]
     if st.session_state.get(CAPTURE) not in names:
@@ -86,8 +87,10 @@ def _rounds(path: Path) -> None:
         st.warning(f"The capture cannot be read ({exc.strerror or type(exc).__name__}).")
         return
     plain.text(upload.summary())
+    picker.skipped_lines(upload)  # why a captured call is not a round, in the reader's words
     if not upload.conversations:
-        st.info("No round captured yet: calls appear here within a second of completing.")
+        if not upload.problems:
+            st.info("No round captured yet: calls appear here within a second of completing.")
         return
     # The ids alone, as the captures' names: a label with the round count changed with every call, and the browser
     # then sent back a label no option had, which Streamlit hands over as that text instead of a conversation.
