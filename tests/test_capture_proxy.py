@@ -248,6 +248,21 @@ def test_the_command_writes_no_key_to_its_capture_or_its_output(tmp_path):
     assert len(captured(capture).conversations[0].trace.rounds) >= 1
 
 
+def test_the_command_given_a_file_elsewhere_says_the_watch_page_will_not_list_it(tmp_path):
+    # docs/capture.md's example gave -o capture.jsonl: the proxy recorded there while the Watch page, which lists
+    # data/captures/ only, said "No capture yet. Start the proxy".
+    port = free_port()
+    command = [sys.executable, "-m", "lib", "proxy", "--port", str(port), "--upstream", "http://127.0.0.1:9",
+               "-o", str(tmp_path / "capture.jsonl")]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proxy:
+        try:
+            _wait_for(port)
+        finally:
+            proxy.terminate()
+        said = proxy.stdout.read()
+    assert "The Watch page lists only" in said and "open this file on the Round explorer instead" in said
+
+
 def _wait_for(port):
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -48,7 +48,7 @@ def serve(args) -> int:
     """Start the proxy; returns when it is stopped (Ctrl-C)."""
     import uvicorn
 
-    from lib.capture.files import CaptureFile, new_capture_path
+    from lib.capture.files import CAPTURES_DIR, CaptureFile, new_capture_path
     from lib.capture.proxy import Upstreams, build_app
 
     refused = refusal(args.host, args.allow_remote)
@@ -63,6 +63,10 @@ def serve(args) -> int:
     print(f"Recording to {capture.path}\n  OpenAI SDK: base_url={base}/v1  (upstream {args.upstream})\n"
           f"  Anthropic SDK: base_url={base}  (upstream {args.anthropic_upstream})\n"
           f"  OTLP exporter: endpoint={base}/v1/traces", flush=True)
+    if capture.path.resolve().parent != CAPTURES_DIR.resolve():
+        # Else the Watch page says "No capture yet" while this proxy records: it lists that one folder only.
+        print(f"  The Watch page lists only {CAPTURES_DIR}: open this file on the Round explorer instead, "
+              "or leave out -o.", flush=True)
     try:
         config = uvicorn.Config(app, host=args.host, port=args.port, access_log=False, log_level="warning")
         logging.getLogger("uvicorn.error").addFilter(_without_stream_cuts)  # after Config, which sets logging up
