@@ -1078,7 +1078,10 @@ _APPROVALS = {"approved": "The execution records that a person approved it.",
 @check("write-tool-call")
 def _write_tool_call(trace: Trace) -> Iterator[Hit]:
     for round_, call, path in _calls(trace):
-        if not is_write_tool(trace, call.name, _tool(round_.request, call.name)):
+        tool = _tool(round_.request, call.name)
+        if round_.request.tools and tool is None:
+            continue  # a tool the request does not offer changes nothing: unknown-tool says never run it
+        if not is_write_tool(trace, call.name, tool):
             continue
         execution = round_.execution_of(call.id)
         recorded = _APPROVALS.get(execution.approval if execution else None, "The trace records no approval.")

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from lib.checks import run_checks
 from lib.live.launch import RunSetup, start
 from lib.live.providers import CallLimits
 from lib.live.runner import LoopOptions
@@ -155,6 +156,26 @@ def test_stop_pressed_while_a_call_is_on_its_way_keeps_its_answer_and_sends_noth
     assert problems == [] and len(trace.rounds) == 2
     assert [c.name for c in trace.rounds[1].tool_calls] == ["calcAmountOver"]  # the answer that came is kept
     assert trace.rounds[1].extra["stopped"]["by"] == "person"
+
+
+def test_a_call_to_a_tool_the_run_does_not_offer_is_refused_and_not_called_a_write_tool(tmp_path):
+    # A model called deleteEverything, which Hengxin does not offer; the program refused it, yet the round's checks
+    # said "deleteEverything changes something: it is a write tool ... a person approves it", guessed from its name,
+    # beside "Never run it".
+    call = {"id": "call_x", "type": "function", "function": {"name": "deleteEverything", "arguments": '{"all": true}'}}
+    invented = {"id": "c1", "object": "chat.completion", "created": 1, "model": "m", "choices": [
+        {"index": 0, "finish_reason": "tool_calls",
+         "message": {"role": "assistant", "content": None, "tool_calls": [call]}}]}
+    answer = {"id": "c2", "object": "chat.completion", "created": 2, "model": "m", "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "I cannot do that."}}]}
+    with RecordedServer({CHAT: [Reply(invented), Reply(answer)]}) as server:
+        runner = start(openai_setup(HENGXIN, server), "sk-test-key-0001", tmp_path)
+        assert run_to_end(runner).outcome == "answered"
+    trace, _ = runner.trace.read()
+    (execution,) = trace.rounds[0].executions
+    assert execution.ok is False and "No tool named 'deleteEverything' is available" in execution.output
+    about = [(f.code, f.round) for f in run_checks(trace) if "deleteEverything" in f.message]
+    assert about == [("unknown-tool", 1)]
 
 
 def test_a_timeout_is_an_error_round_and_does_not_wait_for_the_slow_server(tmp_path):
