@@ -10,6 +10,7 @@ import pytest
 from lib.capture import files
 from lib.capture.background import BackgroundProxy
 from lib.live.replay import RECORDINGS_DIR, read_recordings
+from lib.ui import navigation
 from tests.recorded_server import RecordedServer, Reply
 from tests.synthetic import synthetic_lines
 from tests.test_live_app import rendered
@@ -73,6 +74,23 @@ def test_a_captured_call_that_reads_as_no_round_is_listed_with_why_not_said_as_n
     (skipped,) = at.expander
     assert skipped.label == "Skipped lines (1)"
     assert "line 1: the response is not an OpenAI Chat Completions response body" in skipped.text[0].value
+
+
+def test_fork_from_here_forks_the_captured_conversation_not_the_sidebars_trace(app, captures):
+    # "Fork from here" on the Watch page opened the Fork page on the sidebar's trace (the bundled Hengxin), not on
+    # the capture on screen.
+    recordings = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[:2]
+    capture = files.new_capture_path(captures)
+    with RecordedServer(recordings=recordings) as upstream, BackgroundProxy(upstream.url, capture) as proxy:
+        client = openai.OpenAI(base_url=proxy.url + "/v1", api_key=SENTINEL, max_retries=0)
+        for recording in recordings:
+            client.chat.completions.create(**recording.request)
+        at = open_watch(app)
+    at.radio(key="watch.round").set_value(1).run()
+    at.button(key="explorer.fork").click().run()
+    assert not at.exception
+    assert at.main.text[0].value == f"{capture.name} · conversation 1"  # the title, as text
+    assert at.number_input(key=navigation.FORK_ROUND).value == 1
 
 
 def test_a_capture_is_read_again_only_once_it_has_grown(app, captures, monkeypatch):

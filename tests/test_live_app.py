@@ -7,7 +7,7 @@ import pytest
 
 from lib.failures import NO_RECORDING_SAID
 from lib.logs.native import read_trace
-from lib.ui import live
+from lib.ui import live, navigation
 from tests.recorded_server import RecordedServer, Reply
 
 SENTINEL = "sk-SENTINEL-123-do-not-leak"
@@ -133,6 +133,18 @@ def test_the_run_opens_in_the_explorer(app):
     assert not at.exception
     assert "Live run: Hengxin expense reimbursement" in [t.value for t in at.main.text]  # the title, as text
     assert any(s.value == "Round 1: the program sends 2 messages, 2 of them new" for s in at.subheader)
+
+
+def test_fork_from_here_forks_the_live_run_not_the_sidebars_trace(app):
+    # "Fork from here" on a live run's round opened the Fork page on the sidebar's trace, the bundled Hengxin, under
+    # its title and with its teaching forks: the edit and the comparison were of another conversation.
+    at = press_run(open_live(app))
+    at.button(key="live.approve").click().run()
+    at.radio(key=live.ROUND).set_value(2).run()
+    at.button(key="explorer.fork").click().run()
+    assert not at.exception
+    assert at.main.text[0].value == "Live run: Hengxin expense reimbursement"  # the title, as text
+    assert at.number_input(key=navigation.FORK_ROUND).value == 2
 
 
 def test_a_typed_key_is_never_shown_even_when_the_server_echoes_it(app):

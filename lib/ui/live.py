@@ -327,7 +327,8 @@ def rounds(runner: Runner) -> None:
     st.session_state[ROUND] = min(st.session_state[ROUND], count)
     index = st.radio("Round", range(1, count + 1), key=ROUND, horizontal=True, format_func=lambda k: f"Round {k}")
     pending = runner.status.pending if runner.status.state == "needs-approval" else None
-    explorer.round_view(shown, index, waiting=pending.id if pending and index == count else None)
+    explorer.round_view(shown, index, waiting=pending.id if pending and index == count else None,
+                        open_for_fork=lambda: _open(runner))
 
 
 def exports(runner: Runner) -> None:
@@ -342,13 +343,18 @@ def exports(runner: Runner) -> None:
         middle.caption("On this server only the editors its operator names save into traces/, which every visitor "
                        "sees.")
     if right.button("Open in the explorer", key="live.open", width="stretch"):
-        picker.open_files([(name, runner.trace.text().encode("utf-8"))], source="live")
+        _open(runner)
         st.switch_page(navigation.EXPLORER)
     if st.session_state.get(SAVED):
         st.caption("Saved into traces/; it is listed with the bundled traces:")
         plain.text(st.session_state[SAVED])
     if runner.status.state != "running":
         kept.save_button(loaded(runner), "live", key="live.save_library")
+
+
+def _open(runner: Runner) -> None:
+    """Make the run so far the sidebar's trace, which the explorer, Tokens and Fork pages show."""
+    picker.open_files([(f"live-{runner_scenario(runner)}.jsonl", runner.trace.text().encode("utf-8"))], source="live")
 
 
 def _editor() -> bool:

@@ -71,8 +71,15 @@ def chosen_capture() -> Path | None:
 def open_in_explorer(path: Path) -> None:
     """A button that shows the whole capture in the round explorer."""
     if st.button("Open in the explorer", key="watch.open"):
-        picker.open_files([(path.name, path.read_bytes())], source="capture")
+        _open(path)
         st.switch_page(navigation.EXPLORER)
+
+
+def _open(path: Path, conversation: int | None = None) -> None:
+    """Make the capture (and the conversation on screen) the sidebar's trace, which the other pages show."""
+    picker.open_files([(path.name, path.read_bytes())], source="capture")
+    if conversation is not None:
+        st.session_state[picker.CONVERSATION] = conversation
 
 
 def rounds(path: Path) -> None:
@@ -100,10 +107,10 @@ def _rounds(path: Path) -> None:
         st.session_state.pop(CONVERSATION, None)
     index = st.selectbox("Conversation", range(len(labels)), index=len(labels) - 1,
                          format_func=plain.options(labels.__getitem__), key=CONVERSATION, persist_state="session")
-    _follow(catalog.from_upload(upload, path.name, key, index))
+    _follow(catalog.from_upload(upload, path.name, key, index), lambda: _open(path, index))
 
 
-def _follow(loaded: catalog.LoadedTrace) -> None:
+def _follow(loaded: catalog.LoadedTrace, open_for_fork) -> None:
     """The chosen conversation's rounds, the newest shown as it arrives (as the Live run page does)."""
     count = len(loaded.trace.rounds)
     if st.session_state.get(SHOWN) != count or ROUND not in st.session_state:
@@ -114,6 +121,6 @@ def _follow(loaded: catalog.LoadedTrace) -> None:
     else:
         index = st.number_input(f"Round (1 to {count:,})", min_value=1, max_value=count, step=1, key=ROUND)
     kept.save_button(loaded, "capture", key="watch.save")
-    explorer.round_view(loaded, index)
+    explorer.round_view(loaded, index, open_for_fork=open_for_fork)
 
 
