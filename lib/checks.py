@@ -1321,6 +1321,10 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
                     f"\"{shorten(rejected, 240)}\" The model did answer: the provider rejected what it wrote and "
                     "returned no response. Send the request again, or append the rejected call with the reason so "
                     "the model can correct it.")
+        elif error.status in (401, 403):  # who is calling was refused, not what the request says
+            said = (f"The provider refused this request {status}. {words}HTTP {error.status} refuses the caller (the "
+                    "API key, or what it may use), not what the request says: the model saw nothing of this round. "
+                    "Send it again with a key the API accepts for this model.")
         elif _refusal(error.status):
             said = (f"The provider refused this request {status}{pointer}. {words}The model saw nothing of this "
                     "round: fix the request and send it again.")

@@ -161,6 +161,22 @@ def test_a_typed_key_is_never_shown_even_when_the_server_echoes_it(app):
     assert SENTINEL not in at.session_state[live.RUNNER].trace.text()
 
 
+def test_a_wrong_key_is_said_to_be_the_keys_fault_not_the_requests(app):
+    # A 401 for a mistyped key read "The provider refused this request with HTTP 401 ... fix the request and send it
+    # again", sending the learner to edit a request nothing was wrong with.
+    at = open_live(app)
+    at.radio(key=live.PROVIDER).set_value("openai").run()
+    wrong = {"error": {"type": "invalid_request_error", "code": "invalid_api_key",
+                       "message": "Incorrect API key provided: sk-wrong***0001."}}
+    with RecordedServer({"/v1/chat/completions": [Reply(wrong, 401)]}) as server:
+        at.text_input(key="live.base_url.openai").input(server.url + "/v1")
+        at.text_input(key=live.KEY).input("sk-wrong-key-0001").run()
+        press_run(at)
+    shown = rendered(at)
+    assert "HTTP 401 refuses the caller (the API key, or what it may use), not what the request says" in shown
+    assert "fix the request" not in shown
+
+
 def test_a_live_provider_without_a_key_says_where_to_put_one_and_starts_nothing(app, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     at = open_live(app)
