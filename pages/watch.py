@@ -4,6 +4,7 @@ import streamlit as st
 
 from lib.ui import watch
 
+watch.frame_guard()
 st.title("Watch your agent")
 if not watch.for_editors():
     st.stop()

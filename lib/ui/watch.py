@@ -24,6 +24,12 @@ CHOICES_UP_TO = 12
 written and sent again every second, made each rerun of the page take twice Hengxin's."""
 
 
+def frame_guard() -> None:
+    """Go through app.py's frame, and keep the explorer's sidebar choices while this page is open."""
+    navigation.frame_guard()  # this page draws no picker, which applies the guard on every other page
+    navigation.keep_widget_values(picker.KEPT)
+
+
 def for_editors() -> bool:
     """Whether this visitor may watch captures; a viewer is told why not. Captures hold whatever the operator's
     agents sent, unreviewed: an editor saves one to the library to share it."""

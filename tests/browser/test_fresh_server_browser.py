@@ -34,3 +34,27 @@ def test_the_first_visitor_of_a_fresh_server_opens_overview_on_the_tokens_page_w
     assert "/overview" in page.url and "trace=hengxin-expense" in page.url
     context.close()
     assert watch.remote == []
+
+
+@pytest.fixture(scope="module")
+def fresh_watch_url(chromium_present, tmp_path_factory) -> str:
+    """Another server no session has visited yet."""
+    yield from serve_app(tmp_path_factory.mktemp("fresh-watch-notes"))
+
+
+def test_the_first_visitor_of_a_fresh_server_opens_watch_inside_the_apps_frame(browser, fresh_watch_url, watch):
+    # The Watch page, alone of the pages, did not go through app.py's frame: opened first on a fresh server (or
+    # reconnecting to a restarted one) it ran in Streamlit's legacy mode, its sidebar listing the files "app,
+    # annotate, checks, ... watch" where the app's pages are named.
+    context = browser.new_context(viewport=VIEWPORT, base_url=fresh_watch_url)
+    guard(context, watch)
+    page = context.new_page()
+    page.goto("/watch")
+    expect(page.get_by_role("heading", name="Watch your agent")).to_be_visible()
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    expect(nav).to_contain_text("Round explorer")
+    _idle(page)
+    assert "annotate" not in nav.inner_text()
+    assert "/watch" in page.url
+    context.close()
+    assert watch.remote == []
