@@ -89,6 +89,19 @@ def test_declining_once_then_approving_once_gives_the_two_recorded_endings(app):
     assert approved.header["metadata"]["scenario"] == "hengxin"
 
 
+def test_a_declined_call_is_shown_as_declined_and_not_run_not_as_failed(app):
+    # The program's lane showed a call the person declined with a red "failed" badge over "Arguments the handler
+    # received", though no handler ran.
+    at = press_run(open_live(app))
+    at.button(key="live.decline").click().run()
+    at.radio(key=live.ROUND).set_value(3).run()
+    assert not at.exception
+    lane = [m.value for m in at.main.markdown] + [c.value for c in at.main.caption]
+    assert ":orange-badge[declined: not run]" in lane and ":red-badge[failed]" not in lane
+    assert "The call's arguments (the handler never ran)" in lane and "Arguments the handler received" not in lane
+    assert "What the program answered instead" in lane
+
+
 @pytest.mark.parametrize("scenario, rounds", [("larkfield", 2), ("order-status", 2), ("loan", 2)])
 def test_the_other_scenarios_run_on_replay_without_a_key(app, scenario, rounds):
     at = open_live(app)
