@@ -5,6 +5,7 @@ import streamlit as st
 from lib.ui import watch
 
 watch.frame_guard()
+watch.fork_if_asked()
 st.title("Watch your agent")
 if not watch.for_editors():
     st.stop()

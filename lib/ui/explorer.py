@@ -143,14 +143,14 @@ def header(loaded: LoadedTrace, predicting: bool = False) -> None:
 
 
 def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: cards.Pointer | None = None,
-               waiting: str | None = None, open_for_fork: Callable[[], None] | None = None) -> None:
+               waiting: str | None = None, fork: Callable[[int], None] | None = None) -> None:
     """Everything about one round: request and response side by side, the program's lane, tokens.
 
     With `revealed` False (predict mode, before the learner has predicted), the response side holds
     the prediction form instead, and nothing that would give the response away is drawn. `pointer`
     puts a "note on this" button on every card (the Annotate page); `waiting` is the id of the call a live run
-    holds for the user's approval (the Live page). `open_for_fork` makes the trace on screen the sidebar's before
-    Fork from here opens the Fork page, which forks the sidebar's trace: the Live and Watch pages show another."""
+    holds for the user's approval (the Live page). `fork`, given the round, does what Fork from here does instead of
+    opening the Fork page on the sidebar's trace: the Live and Watch pages show another trace."""
     shown = rounds.view(loaded, index, waiting)
     round_, placed, labels, found, marks = shown.round, shown.placed, list(shown.steps), shown.findings, list(shown.marks)
 
@@ -160,9 +160,7 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
     if forks and st.button("Fork from here", key="explorer.fork", icon=":material/fork_right:",
                            help="Edit this round's request and send it again; Compare then shows the fork beside "
                                 "this trace."):
-        if open_for_fork is not None:
-            open_for_fork()
-        fork_from(index)
+        (fork or fork_from)(index)
     accounting.counting_notice(state.counting(loaded))
     accounting.round_figures(shown.row, figure_note(loaded.trace, shown.row) if revealed else None, not revealed)
     annotate.round_notes(loaded, index, revealed, predict.shown_rounds(loaded, predict.predicting()) + 1)

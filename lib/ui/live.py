@@ -328,7 +328,7 @@ def rounds(runner: Runner) -> None:
     index = st.radio("Round", range(1, count + 1), key=ROUND, horizontal=True, format_func=lambda k: f"Round {k}")
     pending = runner.status.pending if runner.status.state == "needs-approval" else None
     explorer.round_view(shown, index, waiting=pending.id if pending and index == count else None,
-                        open_for_fork=lambda: _open(runner))
+                        fork=lambda at: _fork(runner, at))
 
 
 def exports(runner: Runner) -> None:
@@ -350,6 +350,12 @@ def exports(runner: Runner) -> None:
         plain.text(st.session_state[SAVED])
     if runner.status.state != "running":
         kept.save_button(loaded(runner), "live", key="live.save_library")
+
+
+def _fork(runner: Runner, index: int) -> None:
+    """Open the Fork page on round `index` of this run, not of the sidebar's trace."""
+    _open(runner)
+    navigation.fork_from(index)
 
 
 def _open(runner: Runner) -> None:

@@ -13,8 +13,8 @@ from lib import catalog
 from lib.capture import files
 from lib.ui import access as ui_access, explorer, kept, navigation, picker, plain, state
 
-CAPTURE, CONVERSATION, ROUND, SHOWN, PORT = ("watch.capture", "watch.conversation", "watch.round",
-                                            "watch.shown_rounds", "watch.port")
+CAPTURE, CONVERSATION, ROUND, SHOWN, PORT, FORK_ASKED = ("watch.capture", "watch.conversation", "watch.round",
+                                                        "watch.shown_rounds", "watch.port", "watch.fork_asked")
 """Session keys of the Watch page."""
 
 REFRESH_S = 1.0
@@ -81,6 +81,22 @@ def open_in_explorer(path: Path) -> None:
         st.switch_page(navigation.EXPLORER)
 
 
+def _fork(path: Path, conversation: int, index: int) -> None:
+    """Open the Fork page on this round of the capture, not of the sidebar's trace. Asked from inside the fragment, the
+    page switch is left to the whole page's run (fork_if_asked): switched from the fragment, the Fork page drew for a
+    moment, then the fragment's next redraw left it blank."""
+    _open(path, conversation)
+    st.session_state[navigation.FORK_ROUND] = index
+    st.session_state[FORK_ASKED] = True
+    st.rerun(scope="app")
+
+
+def fork_if_asked() -> None:
+    """Open the Fork page when Fork from here was pressed in the rounds below."""
+    if st.session_state.pop(FORK_ASKED, False):
+        st.switch_page(navigation.FORK)
+
+
 def _open(path: Path, conversation: int | None = None) -> None:
     """Make the capture (and the conversation on screen) the sidebar's trace, which the other pages show."""
     picker.open_files([(path.name, path.read_bytes())], source="capture")
@@ -111,12 +127,12 @@ def _rounds(path: Path) -> None:
     chosen = st.session_state.get(CONVERSATION)
     if not isinstance(chosen, int) or chosen >= len(labels):
         st.session_state.pop(CONVERSATION, None)
-    index = st.selectbox("Conversation", range(len(labels)), index=len(labels) - 1,
-                         format_func=plain.options(labels.__getitem__), key=CONVERSATION, persist_state="session")
-    _follow(catalog.from_upload(upload, path.name, key, index), lambda: _open(path, index))
+    index = st.selectbox("Conversation", range(len(labels)), index=len(labels) - 1, format_func=plain.options(labels.__getitem__),
+                         key=CONVERSATION, persist_state="session")
+    _follow(catalog.from_upload(upload, path.name, key, index), lambda at: _fork(path, index, at))
 
 
-def _follow(loaded: catalog.LoadedTrace, open_for_fork) -> None:
+def _follow(loaded: catalog.LoadedTrace, fork) -> None:
     """The chosen conversation's rounds, the newest shown as it arrives (as the Live run page does)."""
     count = len(loaded.trace.rounds)
     if st.session_state.get(SHOWN) != count or ROUND not in st.session_state:
@@ -127,6 +143,6 @@ def _follow(loaded: catalog.LoadedTrace, open_for_fork) -> None:
     else:
         index = st.number_input(f"Round (1 to {count:,})", min_value=1, max_value=count, step=1, key=ROUND)
     kept.save_button(loaded, "capture", key="watch.save")
-    explorer.round_view(loaded, index, open_for_fork=open_for_fork)
+    explorer.round_view(loaded, index, fork=fork)
 
 

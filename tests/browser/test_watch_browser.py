@@ -62,3 +62,25 @@ def test_the_sidebars_command_and_base_urls_are_read_whole_without_scrolling_sid
     widths = blocks.evaluate_all("found => found.map(pre => [pre.innerText, pre.scrollWidth, pre.clientWidth])")
     assert len(widths) == 4
     assert [text for text, scrolled, shown in widths if scrolled > shown] == []
+
+
+def test_fork_from_here_opens_the_fork_page_on_the_capture_and_it_stays(page, capture):
+    # Pressed in the rounds the page redraws every second (st.switch_page inside the fragment), it opened a Fork page
+    # that went blank a moment later, or never drew, in a tall window on a capture ending with the model's answer.
+    recordings = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[:4]
+    with RecordedServer(recordings=recordings) as upstream, BackgroundProxy(upstream.url, capture) as proxy:
+        client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="sk-browser-test", max_retries=0)
+        for recording in recordings:
+            client.chat.completions.create(**recording.request)
+    page.set_viewport_size({"width": 1280, "height": 1400})  # a tall window: the Fork page's first screen went blank
+    page.goto("/")  # from the explorer, where the sidebar's trace is the bundled Hengxin
+    expect(page.get_by_text("Round 1: the program sends 2 messages, 2 of them new")).to_be_visible()
+    page.goto("/watch")
+    page.get_by_role("button", name="Fork from here").click()
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text(f"{capture.name} · conversation 1")).to_be_visible()
+    for _ in range(6):  # three of the fragment's seconds, looked at without waiting for the page to come back
+        page.wait_for_timeout(500)
+        assert main.get_by_role("heading", name="Fork a round").count() == 1
+        assert main.get_by_text(f"{capture.name} · conversation 1").count() == 1
+    assert "/fork" in page.url
