@@ -184,10 +184,20 @@ def test_a_timeout_is_an_error_round_and_does_not_wait_for_the_slow_server(tmp_p
         started = time.perf_counter()
         status = runner.run()
         waited = time.perf_counter() - started
-    assert status.outcome == "error" and "timed out" in status.message
+    # It said "no answer within the client's timeout, the SDK's retries included", naming neither.
+    assert (status.outcome, status.message) == (
+        "error", "Round 1 failed: The request timed out: no answer within 0.3 s per read, over 1 attempt (no retry).")
     assert waited < 3
     (round_,) = runner.trace.read()[0].rounds
     assert round_.error.status is None and round_.request.raw["model"] == "gpt-4o-mini"
+
+
+def test_a_timeout_after_the_sdks_retries_says_how_long_each_attempt_waited_and_how_many_there_were(tmp_path):
+    with RecordedServer({CHAT: [Reply({}, delay_s=5)] * 2}) as server:
+        runner = start(openai_setup(LOAN, server, timeout_s=0.3, max_retries=1), "sk-test-key-0001", tmp_path)
+        status = runner.run()
+    assert status.message.endswith("no answer within 0.3 s per read, over 2 attempts (the first and 1 retry).")
+    assert len(server.received) == 2
 
 
 def test_a_server_that_is_not_there_is_a_connection_error_round(tmp_path):

@@ -33,6 +33,7 @@ import openai
 from lib.access import OFFICIAL_BASE_URLS
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.failures import REFUSED_HERE, UNREACHABLE, unreachable_said
+from lib.text import plural
 
 HIDDEN = "[key hidden]"
 """What an API key is replaced with wherever a response repeats it."""
@@ -107,6 +108,7 @@ class OpenAIProvider:
         self.label = "openai" if base_url.rstrip("/") == OFFICIAL_BASE_URLS["openai"] else "openai-compatible"
         self._secret = api_key
         self._guard = _LimitedTransport(limits, base_url, public_only)
+        self._waits = _waits(min(timeout_s, limits.deadline_s), max_retries)
         self._client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=max_retries,
                                      timeout=min(timeout_s, limits.deadline_s),
                                      http_client=openai.DefaultHttpxClient(transport=self._guard))
@@ -114,7 +116,8 @@ class OpenAIProvider:
     def send(self, body: dict) -> Exchange:
         """Make one Chat Completions call."""
         with self._guard.armed():
-            return _exchange(self._client.chat.completions.with_raw_response.create, body, OPENAI, self._secret, openai)
+            return _exchange(self._client.chat.completions.with_raw_response.create, body, OPENAI, self._secret, openai,
+                             self._waits)
 
 
 class AnthropicProvider:
@@ -127,6 +130,7 @@ class AnthropicProvider:
         self.label = "anthropic"
         self._secret = api_key
         self._guard = _LimitedTransport(limits, base_url, public_only)
+        self._waits = _waits(min(timeout_s, limits.deadline_s), max_retries)
         self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=max_retries,
                                            timeout=min(timeout_s, limits.deadline_s),
                                            http_client=anthropic.DefaultHttpxClient(transport=self._guard))
@@ -135,10 +139,18 @@ class AnthropicProvider:
         """Make one Messages call."""
         with self._guard.armed():
             return _exchange(self._client.messages.with_raw_response.create, body, ANTHROPIC, self._secret,
-                             anthropic)
+                             anthropic, self._waits)
 
 
-def _exchange(create: Callable, body: dict, dialect: str, secret: str, sdk: ModuleType) -> Exchange:
+def _waits(timeout_s: float, retries: int) -> str:
+    """How long the SDK waited, in words: `3 s per read, over 2 attempts (the first and 1 retry)`."""
+    attempts = ("1 attempt (no retry)" if retries == 0
+                else f"{retries + 1} attempts (the first and {plural(retries, 'retry', 'retries')})")
+    return f"{timeout_s:g} s per read, over {attempts}"
+
+
+def _exchange(create: Callable, body: dict, dialect: str, secret: str, sdk: ModuleType,
+              waits: str = "the client's timeout, the SDK's retries included") -> Exchange:
     started = time.perf_counter()
     try:
         raw = create(**_arguments(body, dialect))
@@ -155,8 +167,7 @@ def _exchange(create: Callable, body: dict, dialect: str, secret: str, sdk: Modu
         error = {"status": exc.status_code, "message": said, "body": received}
         return Exchange(scrub(_sent(exc.request, body), secret), None, scrub(error, secret), _since(started))
     except sdk.APITimeoutError as exc:
-        error = {"status": None, "message": "The request timed out: no answer within the client's timeout, "
-                                            "the SDK's retries included.", "body": None}
+        error = {"status": None, "message": f"The request timed out: no answer within {waits}.", "body": None}
         return Exchange(scrub(_sent(exc.request, body), secret), None, error, _since(started))
     except sdk.APIConnectionError as exc:
         said = unreachable_said(_server(exc.request))
