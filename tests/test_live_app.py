@@ -100,6 +100,9 @@ def test_a_declined_call_is_shown_as_declined_and_not_run_not_as_failed(app):
     assert ":orange-badge[declined: not run]" in lane and ":red-badge[failed]" not in lane
     assert "The call's arguments (the handler never ran)" in lane and "Arguments the handler received" not in lane
     assert "What the program answered instead" in lane
+    shown = rendered(at)
+    assert "createExpenseSupplement (call_q4): declined, not run" in shown
+    assert "createExpenseSupplement (call_q4): failed" not in shown
 
 
 @pytest.mark.parametrize("scenario, rounds", [("larkfield", 2), ("order-status", 2), ("loan", 2)])
