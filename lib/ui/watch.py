@@ -127,7 +127,8 @@ def _rounds(path: Path) -> None:
     chosen = st.session_state.get(CONVERSATION)
     if not isinstance(chosen, int) or chosen >= len(labels):
         st.session_state.pop(CONVERSATION, None)
-    index = st.selectbox("Conversation", range(len(labels)), index=len(labels) - 1, format_func=plain.options(labels.__getitem__),
+    index = st.selectbox("Conversation", range(len(labels)), index=len(labels) - 1,
+                         format_func=plain.options(labels.__getitem__),
                          key=CONVERSATION, persist_state="session")
     _follow(catalog.from_upload(upload, path.name, key, index), lambda at: _fork(path, index, at))
 
