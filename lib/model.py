@@ -229,6 +229,10 @@ class Usage:
     `cache_creation.ephemeral_1h_input_tokens`, as Claude Code writes it), billed at a higher rate than 5 minutes'."""
 
 
+REFUSED_NOTE = "refused before running"
+"""How an execution's note opens when the program refused the call before any handler ran (Execution.refused)."""
+
+
 @built_fast
 @dataclass(frozen=True, slots=True)
 class Execution:
@@ -254,6 +258,12 @@ class Execution:
     """Arguments the program replaced with its own values (name -> value used), e.g. identity from the session."""
     raw: JSON = None
     """The execution entry exactly as in the trace file."""
+
+    @property
+    def refused(self) -> bool:
+        """Whether the program refused the call before any handler ran (an unknown tool, arguments its schema
+        rejects, a repeated id): nothing received the arguments, and the output is the program's own answer."""
+        return not self.ok and (self.note or "").startswith(REFUSED_NOTE)
 
 
 # --- provenance --------------------------------------------------------------------------------

@@ -202,9 +202,9 @@ def _calls(k: int, round_: Round) -> list[Arrow]:
                                  recorded=False))
             continue
         declined = execution.approval == "declined"
-        verb = "declines" if declined else "runs"
+        verb = "declines" if declined else "refuses" if execution.refused else "runs"
         arrows.append(Arrow(k, "program", "tools", 3, f"{verb} {shorten(call.name, 40)}", beside=n > 0))
-        if not declined:
+        if verb == "runs":
             returns.append(Arrow(k, "tools", "program", None, "returns" if execution.ok else "fails",
                                  beside=bool(returns)))
     if len(calls) > 2:

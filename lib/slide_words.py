@@ -194,16 +194,19 @@ def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
 
 
 def runs_words(round_: Round) -> str:
-    """Step 3's one sentence: RUNS, or, where a call was declined or failed (arguments rejected before any handler
-    ran, a handler that timed out), how many, since "runs the calls" would not be true of them. Counted, not named:
-    the lead is drawn as markdown, and a call's name is the trace's text."""
+    """Step 3's one sentence: RUNS, or, where a call was declined, refused before any handler ran (Execution.refused)
+    or failed (a handler that raised or timed out), how many, since "runs the calls" would not be true of them.
+    Counted, not named: the lead is drawn as markdown, and a call's name is the trace's text."""
     declined = sum(1 for e in round_.executions if not e.ok and e.approval == "declined")
-    failed = sum(1 for e in round_.executions if not e.ok) - declined
-    if not (declined or failed):
+    refused = sum(1 for e in round_.executions if e.refused)
+    failed = sum(1 for e in round_.executions if not e.ok) - declined - refused
+    if not (declined or failed or refused):
         return RUNS
-    said = [f"{plural(failed, 'call')} failed" if failed else "", f"{plural(declined, 'call')} "
-            f"{'was' if declined == 1 else 'were'} declined" if declined else ""]
-    which = " and ".join(part for part in said if part)
+    said = [f"{plural(failed, 'call')} failed" if failed else "",
+            f"{plural(refused, 'call')} {'was' if refused == 1 else 'were'} refused before running" if refused else "",
+            f"{plural(declined, 'call')} {'was' if declined == 1 else 'were'} declined" if declined else ""]
+    which = ", ".join(part for part in said if part)
+    which = " and ".join(which.rsplit(", ", 1))
     return (f"The program handles the calls, not the model: {which}, and the model reads only what the program sends "
             "back.")
 

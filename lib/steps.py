@@ -230,8 +230,9 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
                       f"{finish_field} {response.finish_reason!r}: run the tools")
         )
     for i, execution in enumerate(round_.executions):
-        # A call a person declined never reached its handler: it did not fail.
-        outcome = "ok" if execution.ok else "declined, not run" if execution.approval == "declined" else "failed"
+        # A call a person declined, or the program refused, never reached a handler: no handler failed.
+        outcome = ("ok" if execution.ok else "declined, not run" if execution.approval == "declined"
+                   else "refused, not run" if execution.refused else "failed")
         labels.append(
             StepLabel(3, "execution", f"executions[{i}]", f"{execution.name} ({execution.tool_call_id}): {outcome}",
                       call_id=execution.tool_call_id)

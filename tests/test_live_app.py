@@ -7,6 +7,8 @@ import pytest
 
 from lib.failures import NO_RECORDING_SAID
 from lib.logs.native import read_trace
+from lib.sequence import sequence
+from lib.slide_words import runs_words
 from lib.ui import live, navigation
 from tests.recorded_server import RecordedServer, Reply
 
@@ -98,7 +100,7 @@ def test_a_declined_call_is_shown_as_declined_and_not_run_not_as_failed(app):
     assert not at.exception
     lane = [m.value for m in at.main.markdown] + [c.value for c in at.main.caption]
     assert ":orange-badge[declined: not run]" in lane and ":red-badge[failed]" not in lane
-    assert "The call's arguments (the handler never ran)" in lane and "Arguments the handler received" not in lane
+    assert "The call's arguments (no handler ran)" in lane and "Arguments the handler received" not in lane
     assert "What the program answered instead" in lane
     shown = rendered(at)
     assert "createExpenseSupplement (call_q4): declined, not run" in shown
@@ -333,6 +335,32 @@ def test_a_round_whose_read_ran_and_whose_write_waits_says_both_in_the_program_l
     assert "handler queryExpense · call call_r1" in " ".join(lane)
     assert "waiting for your approval: createExpenseSupplement (call_w1)" in rendered(at)
     assert not [t for t in lane if "the trace does not say what the program ran" in t]
+
+
+def test_a_call_to_a_tool_the_run_does_not_offer_is_shown_refused_and_not_run_not_as_a_handler_that_failed(app):
+    # The program refused deleteEverything (Hengxin offers no such tool) before anything ran; the lane showed a red
+    # "failed" over "handler deleteEverything · 0 ms" and "Arguments the handler received".
+    invented = ("call_x", "deleteEverything", '{"all": true}')
+    answer = {"id": "c2", "object": "chat.completion", "created": 2, "model": "gpt-4.1-mini", "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "I cannot do that."}}]}
+    at = choose_openai(open_live(app))
+    with RecordedServer({"/v1/chat/completions": [Reply(_completion(invented)), Reply(answer)]}) as server:
+        at.text_input(key="live.base_url.openai").input(server.url + "/v1")
+        at.text_input(key=live.KEY).input(SENTINEL).run()
+        press_run(at)
+    (refused,) = written_trace(at).rounds[0].executions
+    assert refused.refused and not refused.ok
+    at.radio(key=live.ROUND).set_value(1).run()
+    lane = [m.value for m in at.main.markdown] + [c.value for c in at.main.caption] + [t.value for t in at.text]
+    assert ":red-badge[refused: not run]" in lane and ":red-badge[failed]" not in lane
+    assert "tool deleteEverything · call call_x" in lane
+    assert "The call's arguments (no handler ran)" in lane and "Arguments the handler received" not in lane
+    shown = rendered(at)
+    assert "deleteEverything (call_x): refused, not run" in shown
+    trace = written_trace(at)
+    assert "1 call was refused before running" in runs_words(trace.rounds[0])
+    assert "refuses deleteEverything" in [a.label for a in sequence(trace)]
+    assert "fails" not in [a.label for a in sequence(trace)]
 
 
 def test_a_refusal_shows_the_providers_own_words_under_the_status_not_the_status_twice(app):

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from jsonschema import Draft202012Validator
 
 from lib.live.data import Database
-from lib.model import ToolCallPart
+from lib.model import REFUSED_NOTE, ToolCallPart
 
 DECLINED = "Not executed: the person reviewing this call declined it."
 """The result a declined call returns: plain, so the model can tell the user what did not happen."""
@@ -136,11 +136,11 @@ def repeated_id(call: ToolCallPart) -> Result:
     """The refusal for a call whose id was already used in this conversation: never run, whatever it asks."""
     message = (f"Not executed: the call id {call.id!r} was already used earlier in this conversation, and each "
                "call needs an id of its own. Nothing was run for this call; call the tool again if you still need it.")
-    return _refused(call, message, f"refused before running: repeated call id {call.id!r}; nothing was executed")
+    return _refused(call, message, f"{REFUSED_NOTE}: repeated call id {call.id!r}; nothing was executed")
 
 
 def _refused(call: ToolCallPart, message: str,
-             note: str = "refused before running: nothing was executed") -> Result:
+             note: str = f"{REFUSED_NOTE}: nothing was executed") -> Result:
     entry = {"tool_call_id": call.id, "name": call.name,
              "arguments": call.arguments if call.arguments is not None else call.arguments_raw,
              "output": message, "ok": False, "duration_ms": 0.0, "note": note}

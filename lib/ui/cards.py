@@ -388,20 +388,21 @@ def _executions(round_: Round, next_round: Round | None, marks: list[Mark], poin
             if pointer:
                 pointer(f"executions[{i}]")
             _badges_at(marks, f"executions[{i}]")
-            # A declined call never reached its handler: it did not fail, and nothing received its arguments.
+            # A declined or refused call never reached a handler: nothing received its arguments.
             declined = not execution.ok and execution.approval == "declined"
-            st.markdown(":green-badge[ran ok]" if execution.ok else
-                        ":orange-badge[declined: not run]" if declined else ":red-badge[failed]")
-            facts = [f"handler {execution.name}", f"call {execution.tool_call_id}"]
-            if execution.duration_ms is not None:
+            not_run = declined or execution.refused
+            st.markdown(":green-badge[ran ok]" if execution.ok else ":orange-badge[declined: not run]" if declined
+                        else ":red-badge[refused: not run]" if execution.refused else ":red-badge[failed]")
+            facts = [f"{'tool' if not_run else 'handler'} {execution.name}", f"call {execution.tool_call_id}"]
+            if execution.duration_ms is not None and not not_run:
                 facts.append(f"{milliseconds(execution.duration_ms)} ms")
             if execution.approval:
                 facts.append(str(execution.approval))
             plain.text(" · ".join(facts))
             left, right = (st, st) if slots else st.columns(2)
-            left.caption("The call's arguments (the handler never ran)" if declined else "Arguments the handler received")
+            left.caption("The call's arguments (no handler ran)" if not_run else "Arguments the handler received")
             code_block(execution.arguments, left)
-            right.caption("What the program answered instead" if declined else "What it returned")
+            right.caption("What the program answered instead" if not_run else "What it returned")
             code_block(execution.output, right)
             call = next((c for c in round_.tool_calls if c.id == execution.tool_call_id), None)
             if call is not None and execution.ok:  # a call refused before its handler ran computed nothing
