@@ -212,9 +212,9 @@ class RunFigures:
     """calls as a sum the log can give: NOT_IN_THE_LOG when no round's calls are known, else how many rounds it leaves
     out."""
     input_tokens: int
-    """Input tokens over all rounds."""
+    """Input tokens over the rounds whose input and billing are known (Snowball.billed_input)."""
     output_tokens: int
-    """Output tokens over all rounds."""
+    """Output tokens over the rounds whose output and billing are known (Snowball.output)."""
     estimated_calls: int
     """Rounds whose usage was not reported, so their tokens in the sums are our offline estimate."""
     input_words: str
@@ -231,6 +231,10 @@ class RunFigures:
     input_left_out: str = ""
     """The calls input_figure leaves out, said beneath it as the Tokens page says it (Snowball.billed_input_left_out);
     empty when none."""
+    output_figure: str = ""
+    """output_tokens as a figure alone (Snowball.output_figure): a table cell the browser does not cut short."""
+    output_left_out: str = ""
+    """The calls output_figure leaves out, said beneath it (Snowball.output_left_out); empty when none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -637,6 +641,8 @@ def figures(run: Run, prices: tuple[Price, ...]) -> RunFigures:
         findings=len(run.findings),
         input_figure=ball.billed_input_figure,
         input_left_out=ball.billed_input_left_out,
+        output_figure=ball.output_figure,
+        output_left_out=ball.output_left_out,
     )
 
 

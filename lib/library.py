@@ -31,9 +31,9 @@ from lib.intern import content_key, loads_exact
 from lib.lessons import lesson_line
 from lib.library_search import (COUNT_LIMIT, PAGE_LIMIT, LibraryPage, LibraryQuery, LibraryRow, RubricAverage, SearchError,  # noqa: F401
                                 export_csv, export_jsonl, score_averages, search)
-from lib.library_schema import (CHUNK, ESTIMATE_OF_WHAT_THE_LOG_HOLDS, LEFT_OUT, MESSAGE, SYSTEM, TOOLS, Digest,
-                                add_column, add_words, bulk_insert, content, findings, index_known_first, remove_words,
-                                rounds, tool_calls, trace_content, trace_words, traces)
+from lib.library_schema import (BILLING, CHUNK, ESTIMATE_OF_WHAT_THE_LOG_HOLDS, LEFT_OUT, MESSAGE, SYSTEM, TOOLS,
+                                Digest, add_column, add_words, bulk_insert, content, findings, index_known_first,
+                                remove_words, rounds, tool_calls, trace_content, trace_words, traces)
 from lib.logs.native import VERSION, read_objects, round_line
 from lib.lru import LeastRecentlyUsed
 from lib.model import Round, Trace
@@ -199,12 +199,17 @@ def _figures(trace: Trace) -> tuple[RoundSummary, ...]:
 
 def _known_figures(figures: tuple[RoundSummary, ...]) -> dict:
     """The library_traces columns of the tokens and cost: the sums over the rounds whose figures are known, how many
-    rounds they leave out, and whether they hold our estimate (lib.summary.snowball, rows_cost)."""
+    rounds they leave out, of them the failed calls whose billing is not known, whether they hold our estimate, and
+    the models without a price: what the Tokens page and Compare write their figures from (lib.summary.snowball,
+    rows_cost), so that the Library writes the same."""
     ball, spent = snowball(figures), rows_cost(figures, DEFAULT_PRICES)
+    # The tokens and the cost leave out the same calls (lib.summary.cost_known), the failed ones among them too: one
+    # count of those serves both.
     return {"tokens": ball.known_tokens, "tokens_estimated": ball.known_tokens_estimated,
             "tokens_left_out": ball.unknown_calls,
             "cost": spent.total, "cost_left_out": spent.unknown, "cost_estimated": spent.estimated,
-            "estimate_of_what_the_log_holds": ball.estimate_of_what_the_log_holds}
+            "estimate_of_what_the_log_holds": ball.estimate_of_what_the_log_holds,
+            "billing_left_out": ball.billing_unknown_calls, "unpriced": _dumps(list(spent.unpriced))}
 
 
 def mark_estimated_tokens(conn: Connection) -> None:
@@ -226,8 +231,9 @@ def leave_out_unknown_figures(conn: Connection) -> None:
     index_known_first(conn)
     for number in conn.execute(sa.select(traces.c.number)).scalars().all():
         figures = _figures(_read(conn, traces.c.number == number)[1])
-        # Version 7's column is not there yet: its own migration fills it.
-        known = {k: v for k, v in _known_figures(figures).items() if k != ESTIMATE_OF_WHAT_THE_LOG_HOLDS}
+        # Version 7's and 8's columns are not there yet: their own migrations fill them.
+        known = {k: v for k, v in _known_figures(figures).items()
+                 if k not in (ESTIMATE_OF_WHAT_THE_LOG_HOLDS, *BILLING)}
         conn.execute(traces.update().where(traces.c.number == number).values(**known))
 
 
@@ -239,6 +245,18 @@ def mark_estimates_of_what_the_log_holds(conn: Connection) -> None:
         ball = snowball(_figures(_read(conn, traces.c.number == number)[1]))
         conn.execute(traces.update().where(traces.c.number == number)
                      .values(estimate_of_what_the_log_holds=ball.estimate_of_what_the_log_holds))
+
+
+def count_failed_calls_apart(conn: Connection) -> None:
+    """Schema version 8: a kept trace's tokens leave out a failed call whose billing is not known, as its cost and the
+    Tokens page's sums do, and count such calls apart (their words are not a missing figure's); its cost keeps the
+    models without a price. Each trace kept so far is read back and its figures worked out again, as a save now
+    does."""
+    for name in BILLING:
+        add_column(conn, traces.c[name])
+    for number in conn.execute(sa.select(traces.c.number)).scalars().all():
+        figures = _figures(_read(conn, traces.c.number == number)[1])
+        conn.execute(traces.update().where(traces.c.number == number).values(**_known_figures(figures)))
 
 
 def _answer_path(response: Any) -> list | None:

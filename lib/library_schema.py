@@ -107,6 +107,12 @@ traces = sa.Table(
     # Schema version 7: the estimate in `tokens` and `cost` counts what the log holds only, its format never keeping a
     # part of the request (lib.summary.Snowball.estimate_of_what_the_log_holds).
     sa.Column("estimate_of_what_the_log_holds", sa.Boolean, nullable=False, server_default=sa.false()),
+    # Schema version 8: of the calls tokens_left_out and cost_left_out count, the failed calls whose input is known but
+    # not whether the provider billed them (lib.summary.billing_left_out), said apart as every page says them.
+    sa.Column("billing_left_out", sa.Integer, nullable=False, server_default=sa.text("0")),
+    # Schema version 8: the models of the summed calls that have no default price (lib.prices.TraceCost.unpriced), a
+    # JSON list: a cost of none reads "no price", as on the Tokens page, not "not known".
+    sa.Column("unpriced", sa.Text, nullable=False, server_default=sa.text("'[]'")),
     sa.Column("findings", sa.Integer, nullable=False),
     sa.Column("header", sa.Text, nullable=False),
     sa.Column("annotations", sa.Text, nullable=False),
@@ -148,6 +154,8 @@ LEFT_OUT = ("tokens_left_out", "cost_left_out", "cost_estimated")
 """The library_traces columns schema version 6 adds: what the figures leave out as not known."""
 ESTIMATE_OF_WHAT_THE_LOG_HOLDS = "estimate_of_what_the_log_holds"
 """The library_traces column schema version 7 adds."""
+BILLING = ("billing_left_out", "unpriced")
+"""The library_traces columns schema version 8 adds."""
 TABLES = (traces, content, trace_content, rounds, tool_calls, findings)
 """Every library table, parents first."""
 
@@ -234,7 +242,7 @@ def index_known_first(conn: Connection) -> None:
 def create(conn: Connection) -> None:
     """Create the library's tables and schema version 2's per-content text index (a migration step of
     lib/store.py, frozen; `index_words_per_trace` replaces that index)."""
-    as_before(traces, "tokens_estimated", *LEFT_OUT, ESTIMATE_OF_WHAT_THE_LOG_HOLDS).create(conn)
+    as_before(traces, "tokens_estimated", *LEFT_OUT, ESTIMATE_OF_WHAT_THE_LOG_HOLDS, *BILLING).create(conn)
     LIBRARY.create_all(conn, tables=[table for table in TABLES if table is not traces])
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql(_V2_PG_WORDS_FUNCTION)

@@ -116,6 +116,11 @@ class LibraryRow:
     estimate_of_what_the_log_holds: bool
     """Whether that estimate counts what the log holds only: its format never keeps a part of the request
     (lib.summary.Snowball.estimate_of_what_the_log_holds), sent and billed too."""
+    billing_left_out: int
+    """Of tokens_left_out, and of cost_left_out (the same calls), the failed calls whose input is known but not
+    whether the provider billed them (lib.summary.billing_left_out)."""
+    unpriced: tuple[str, ...]
+    """The models of the summed rounds with no default price (lib.prices.TraceCost.unpriced): left out of cost_known."""
     findings: int
     """How many pitfall findings."""
     finding_codes: tuple[str, ...]
@@ -130,12 +135,14 @@ class LibraryRow:
     @property
     def tokens_words(self) -> str:
         """The tokens as every page writes them (lib.summary.conversation_tokens_words)."""
-        return conversation_tokens_words(self.tokens_known, self.rounds, self.tokens_left_out, self.tokens_estimated)
+        return conversation_tokens_words(self.tokens_known, self.rounds, self.tokens_left_out, self.tokens_estimated,
+                                         self.billing_left_out)
 
     @property
     def cost_words(self) -> str:
         """The cost as every page writes it (lib.prices.cost_words)."""
-        return cost_words(TraceCost(self.cost_known, (), self.cost_left_out, self.cost_estimated))
+        return cost_words(TraceCost(self.cost_known, self.unpriced, self.cost_left_out, self.cost_estimated,
+                                    self.billing_left_out))
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +192,7 @@ def search(store: Store, query: LibraryQuery) -> LibraryPage:
                             cost=None if r.cost_left_out else r.cost, cost_known=r.cost, cost_left_out=r.cost_left_out,
                             cost_estimated=r.cost_estimated,
                             estimate_of_what_the_log_holds=r.estimate_of_what_the_log_holds,
+                            billing_left_out=r.billing_left_out, unpriced=tuple(json.loads(r.unpriced)),
                             findings=r.findings, finding_codes=codes.get(r.number, ()), source=r.source,
                             saved=r.saved, author=r.author) for r in found)
     return LibraryPage(rows, total, query.offset, query.limit, more)
@@ -207,7 +215,7 @@ def _order(query: LibraryQuery) -> tuple:
 
 _LISTED = [traces.c[name] for name in ("number", "id", "title", "model", "rounds", "tokens", "tokens_estimated",
                                         "tokens_left_out", "cost", "cost_left_out", "cost_estimated",
-                                        "estimate_of_what_the_log_holds", "findings",
+                                        "estimate_of_what_the_log_holds", "billing_left_out", "unpriced", "findings",
                                         "source", "saved", "author")]
 """The columns a row shows: the header and annotation lines stay out of the sort."""
 

@@ -608,7 +608,9 @@ class Snowball:
     """Input tokens over the calls whose input and billing are known (RoundSummary.billed_input_if_known): what the
     conversation was billed for, as far as the log says."""
     output: int
-    """Output tokens over all calls."""
+    """Output tokens over the calls whose output and billing are known (output_if_known, billing_known): a refused
+    call's rejected generation is its round's output, but whether it was billed is not in the log, so it is out of
+    this sum as of billed_input and the cost."""
     single_call_input: int
     """Input of the last call alone: one call with the same final context."""
     resent_share: float
@@ -643,16 +645,19 @@ class Snowball:
     """Calls whose input is known but whether the provider billed it is not (billing_known: a refused call): left
     out of billed_input, as the cost leaves them out."""
     unknown_output_calls: int = 0
-    """Calls with no output figure (missing_output): `output` is the sum over the others."""
+    """Calls with no output figure (missing_output), but for those billing_unknown_calls counts: `output` is the sum
+    over the others."""
     last_input_known: bool = True
     """Whether the last call's input is known: single_call_input is 0 in its place when not."""
     output_missing: str = "not known"
     """What the output total reads when no call's output is known: the rounds' own word (OUTPUT_MISSING) when they
     share one."""
     unknown_calls: int = 0
-    """Calls whose input or output is not known (input_if_known, missing_output): left out of known_tokens."""
+    """Calls whose input or output is not known (input_if_known, missing_output), or whose billing is not
+    (billing_unknown_calls, among them): left out of known_tokens, as the cost leaves them out (cost_known)."""
     known_tokens: int = 0
-    """Input and output over the calls whose both figures are known."""
+    """Input and output over the calls whose both figures are known and billed (cost_known): billed_input + output
+    when no call is left out."""
     resent_rounds: int = 0
     """Rounds whose request the log kept, and the one before it too (or that are the first): resent_share is theirs.
     Where it is 0, what any request sent again is not known."""
@@ -686,7 +691,7 @@ class Snowball:
     def tokens_words(self) -> str:
         """The conversation's tokens in and out as every page writes them (conversation_tokens_words)."""
         return conversation_tokens_words(self.known_tokens, self.rounds, self.unknown_calls,
-                                         self.known_tokens_estimated)
+                                         self.known_tokens_estimated, self.billing_unknown_calls)
 
     @property
     def tools_vary(self) -> bool:
@@ -806,9 +811,27 @@ class Snowball:
 
     @property
     def output_words(self) -> str:
-        """`output` as every page writes it (total_words)."""
-        return total_words(self.output, self.rounds, self.estimated_calls, self.unknown_output_calls,
-                           self.output_missing)
+        """`output` as every page writes it in one cell (total_words): the figure, and in brackets the calls it leaves
+        out (output_left_out)."""
+        left_out = self.output_left_out
+        return self.output_figure + (f" ({left_out})" if left_out else "")
+
+    @property
+    def output_figure(self) -> str:
+        """`output` as a figure alone (total_words): `≈` when it holds an estimate, output_missing when no call's
+        output is known or billed."""
+        return total_words(self.output, self.rounds, self.estimated_calls,
+                           self.unknown_output_calls + self.billing_unknown_calls, self.output_missing, left_out="")
+
+    @property
+    def output_left_out(self) -> str:
+        """The calls `output` leaves out (lib.prices.calls_left_out_words), as billed_input_left_out says them: a
+        failed call whose billing is not known is out of it, as of the input billed and the cost; empty when none,
+        or when no call is summed and the figure says so itself."""
+        left_out = self.unknown_output_calls + self.billing_unknown_calls
+        if self.rounds and left_out >= self.rounds:
+            return ""
+        return calls_left_out_words(self.unknown_output_calls, self.billing_unknown_calls)
 
     @property
     def times_one_call_words(self) -> str | None:
@@ -846,12 +869,15 @@ def total_words(tokens: int, calls: int, estimated: int, unknown: int, missing: 
     return f"{words} ({left_out})" if left_out else words
 
 
-def conversation_tokens_words(known: int, calls: int, unknown: int, estimated: bool) -> str:
+def conversation_tokens_words(known: int, calls: int, unknown: int, estimated: bool, billing_unknown: int = 0) -> str:
     """A conversation's tokens in and out as every page writes them (total_words), given the sum over its calls whose
-    both figures are `known`, how many of its `calls` are left out of it as `unknown`, and whether the sum holds our
-    `estimated` figure for some call; COST_NOT_KNOWN when no call's are known, whichever part of them is missing."""
+    both figures are `known`, how many of its `calls` are left out of it as `unknown`, of them how many are failed
+    calls whose billing is not known (`billing_unknown`, said as the input billed and the cost say them), and whether
+    the sum holds our `estimated` figure for some call; COST_NOT_KNOWN when no call's are known, whichever part of
+    them is missing."""
     # total_words counts the unknown calls among the estimated ones: one more marks the known sum itself.
-    return total_words(known, calls, unknown + int(estimated), unknown, COST_NOT_KNOWN)
+    return total_words(known, calls, unknown + int(estimated), unknown, COST_NOT_KNOWN,
+                       calls_left_out_words(unknown - billing_unknown, billing_unknown))
 
 
 def _resent_known(row: RoundSummary) -> bool:
@@ -867,11 +893,14 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
     resent_known = [r for r in rows if _resent_known(r) and billing_known(r)]
     counted = sum(r.breakdown.counted for r in resent_known)
     kept_tools = [r.breakdown.tools for r in rows if r.request_recorded]
+    # A failed call whose billing is not known is out of every sum, output and in + out too: the same calls as the
+    # cost leaves out (cost_known), so that the sums add up and say the same words.
+    summed = [r for r in rows if _both_known(r) and billing_known(r)]
     return Snowball(
         rounds=len(every),
         unmade_calls=len(every) - len(rows),
         billed_input=sum(r.billed_input_if_known or 0 for r in rows),
-        output=sum(r.usage.output_tokens for r in rows),
+        output=sum(r.usage.output_tokens for r in rows if r.output_if_known is not None and billing_known(r)),
         single_call_input=(rows[-1].input_if_known or 0) if rows else 0,
         resent_share=sum(r.breakdown.resent for r in resent_known) / counted if counted else 0.0,
         resent_counted=counted,
@@ -889,16 +918,15 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         requests_recorded=any(r.request_recorded for r in rows),
         unknown_input_calls=sum(1 for r in rows if r.input_if_known is None),
         billing_unknown_calls=sum(1 for r in rows if billing_left_out(r)),
-        unknown_output_calls=sum(1 for r in rows if missing_output(r)),
+        unknown_output_calls=sum(1 for r in rows if missing_output(r) and not billing_left_out(r)),
         last_input_known=not rows or rows[-1].input_if_known is not None,
         output_missing=_shared_missing(rows),
-        unknown_calls=sum(1 for r in rows if not _both_known(r)),
-        known_tokens=sum(r.usage.input_tokens + r.usage.output_tokens for r in rows if _both_known(r)),
+        unknown_calls=len(rows) - len(summed),
+        known_tokens=sum(r.usage.input_tokens + r.usage.output_tokens for r in summed),
         resent_rounds=len(resent_known),
         resent_unknown=sum(1 for r in rows if r.request_recorded and not _resent_known(r)),
         parts_not_logged=tuple(dict.fromkeys(f for r in rows for f in r.parts_not_logged)),
-        estimate_of_what_the_log_holds=any(r.usage.source != "reported" and r.parts_not_logged and _both_known(r)
-                                           for r in rows),
+        estimate_of_what_the_log_holds=any(r.usage.source != "reported" and r.parts_not_logged for r in summed),
     )
 
 

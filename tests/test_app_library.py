@@ -249,6 +249,47 @@ def test_a_trace_whose_model_has_no_price_reads_no_price_not_none(app_database):
             "The Tokens page lists the prices it knows.") in _said(at)
 
 
+def test_a_refused_call_reads_the_same_in_the_library_on_the_tokens_page_and_in_compare(app_database):
+    # Groq refused round 1's generation (HTTP 400, tool_use_failed): whether it was billed is not in the log. The
+    # Tokens page and Compare left it out of the input billed, 637, and said so, but counted its output in "≈ 170";
+    # the Library counted all of it, "≈ 988", said nothing of it, and read its cost "not known" where the model has
+    # no price.
+    store = open_store(app_database)
+    name = "openai-compatible-tool-use-failed.jsonl"
+    trace = read_upload([(name, (ROOT / "tests" / "fixtures" / name).read_bytes())]).conversations[0].trace
+    kept = library.save(store, trace, source="upload")
+    store.close()
+    left_out = "1 failed call left out: whether it was billed is not in the log"
+
+    compare = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    compare.query_params["compare"] = f"{kept},{kept}"
+    compare.run()
+    compare.switch_page("pages/compare.py").run()
+    assert not compare.exception
+    totals = _table(compare, "tokens out").iloc[0]
+    tokens_in, tokens_out = int(totals["tokens in"].replace(",", "")), int(totals["tokens out"].replace(",", ""))
+    assert (tokens_in, tokens_out, totals["cost USD"]) == (637, 148, "no price")
+    captions = [c.value for c in compare.main.caption]
+    for figure in ("Tokens in", "Tokens out", "Cost"):
+        assert f"{figure} of the left run: {left_out}." in captions
+
+    tokens = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    tokens.query_params["trace"] = kept
+    tokens.run()
+    tokens.switch_page("pages/overview.py").run()
+    assert not tokens.exception
+    metrics = {m.label: m for m in tokens.metric}
+    assert metrics["Input billed over all calls"].value == f"{tokens_in:,}"
+    assert f"{tokens_out:,} ({left_out}) out." in metrics["Input billed over all calls"].help
+    assert metrics["Cost of the whole trace"].value == totals["cost USD"]
+    assert [c.value for c in tokens.main.caption].count(f"{left_out[0].upper()}{left_out[1:]}.") == 2
+
+    at = _library()
+    assert _figures(at)[trace.title] == (f"{tokens_in + tokens_out:,} ({left_out})",
+                                         f"{totals['cost USD']} ({left_out})")
+    assert library_ui.UNPRICED in _said(at) and library_ui.LEFT_OUT in _said(at)
+
+
 def test_a_conversation_whose_answers_the_log_lacks_reads_not_known_as_on_the_tokens_page_not_a_small_sum(
         app_database):
     # Anthropic's batch requests without their results: no answer of ticket-8 is in the log, nor the second of
@@ -268,8 +309,9 @@ def test_a_conversation_whose_answers_the_log_lacks_reads_not_known_as_on_the_to
     assert shown[traces["ticket-7-round-1"].title][0].endswith(" (1 call not known, left out)")
     assert shown[_title("larkfield-get-order")] == _tokens_page_words(load_bundled("larkfield-get-order").trace)
     assert ("“not known”, or “left out”: the log lacks a request or an answer of a call of that trace, or a failed "
-            "call's output, so that call's tokens or cost are not known; a figure sums the calls that are. A highest "
-            "value filtered on leaves such a trace out, and a sort by tokens or cost lists it last.") in _said(at)
+            "call's output, or whether a failed call was billed, so that call's tokens or cost are not known; a figure "
+            "sums the calls that are, as the Tokens page does. A highest value filtered on leaves such a trace out, "
+            "and a sort by tokens or cost lists it last.") in _said(at)
 
     at.selectbox(key="library.sort").set_value("tokens").run()
     at.toggle(key="library.descending").set_value(False).run()

@@ -14,7 +14,7 @@ from lib.encodings import encoding_name_for_model
 from lib.fingerprint import fingerprint
 from lib.logs.native import read_trace, write_trace
 from lib.logs.upload import read_upload
-from lib.library_schema import ESTIMATE_OF_WHAT_THE_LOG_HOLDS, LEFT_OUT
+from lib.library_schema import BILLING, ESTIMATE_OF_WHAT_THE_LOG_HOLDS, LEFT_OUT
 from lib.store import MIGRATIONS, open_store
 from lib.summary import snowball, summarize
 from lib.tokens import CHARACTER_COUNTER, counter_for
@@ -285,7 +285,7 @@ def _rows_as_before_version_6(monkeypatch, *dropped: str) -> None:
                "tokens_estimated": bool(ball.estimated_calls),
                "cost": trace_cost(((r.model, r.usage) for r in figures), DEFAULT_PRICES).total}
         return {name: value for name, value in row.items()
-                if name not in (*LEFT_OUT, ESTIMATE_OF_WHAT_THE_LOG_HOLDS, *dropped)}
+                if name not in (*LEFT_OUT, ESTIMATE_OF_WHAT_THE_LOG_HOLDS, *BILLING, *dropped)}
 
     monkeypatch.setattr(library, "_trace_row", old_row)
 
@@ -349,8 +349,8 @@ def test_a_library_kept_when_unknown_figures_counted_as_0_is_upgraded_without_lo
     older.close()
 
     upgraded = open_store(database_url)
-    assert upgraded.version() == len(MIGRATIONS) == 7
-    assert rows_per_table(upgraded) == {**before, "schema_version": 7}
+    assert upgraded.version() == len(MIGRATIONS) == 8
+    assert rows_per_table(upgraded) == {**before, "schema_version": 8}
     assert library.load(upgraded, unknown).rounds == ticket_8.rounds
     rows = {row.id: row for row in library.search(upgraded, library.LibraryQuery()).rows}
     assert (rows[unknown].tokens, rows[unknown].tokens_words, rows[unknown].cost_words) == (None, "not known",
@@ -388,7 +388,8 @@ def test_traces_kept_before_version_7_are_marked_by_the_upgrade(database_url, mo
     older = open_store(database_url, migrations=MIGRATIONS[:6])
     marked = library._trace_row
     monkeypatch.setattr(library, "_trace_row", lambda *given: {
-        name: value for name, value in marked(*given).items() if name != ESTIMATE_OF_WHAT_THE_LOG_HOLDS})
+        name: value for name, value in marked(*given).items()
+        if name not in (ESTIMATE_OF_WHAT_THE_LOG_HOLDS, *BILLING)})
     goose = library.save(older, _goose(), source="upload")
     hengxin = library.save(older, _trace("hengxin-expense"), source="upload")
     older.close()
@@ -397,4 +398,69 @@ def test_traces_kept_before_version_7_are_marked_by_the_upgrade(database_url, mo
     upgraded = open_store(database_url)
     rows = {row.id: row for row in library.search(upgraded, library.LibraryQuery()).rows}
     assert rows[goose].estimate_of_what_the_log_holds and not rows[hengxin].estimate_of_what_the_log_holds
+    upgraded.close()
+
+
+def _refused():
+    """Groq's recorded tool_use_failed: round 1's generation refused with HTTP 400, no usage reported; rounds 2 and
+    3 reported."""
+    from tests.screen import FIXTURES
+    name = "openai-compatible-tool-use-failed.jsonl"
+    return read_upload([(name, (FIXTURES / name).read_bytes())]).conversations[0].trace
+
+
+REFUSED_LEFT_OUT = "1 failed call left out: whether it was billed is not in the log"
+"""What every view says of a figure the refused call is left out of (lib.prices.calls_left_out_words)."""
+
+
+def test_a_refused_call_is_left_out_of_a_kept_traces_tokens_and_cost_as_the_tokens_page_leaves_it(store):
+    # The Library summed the refused call's estimate in (≈ 988) and said nothing of it; the Tokens page's input billed
+    # (637) and cost leave it out: whether the provider billed it is not in the log.
+    refused = _refused()
+    kept = library.save(store, refused, source="upload")
+    row = next(row for row in library.search(store, library.LibraryQuery()).rows if row.id == kept)
+    assert (row.tokens, row.tokens_known) == (None, 637 + 148)
+    ball = snowball(library._figures(refused))
+    assert ball.billed_input_figure == "637" and ball.output_figure == "148"
+    assert row.tokens_words == f"785 ({REFUSED_LEFT_OUT})" == ball.tokens_words
+    # Its model has no price: the cost reads so, as on the Tokens page, not "not known".
+    assert row.cost_words == f"no price ({REFUSED_LEFT_OUT})"
+    assert row.unpriced == ("openai/gpt-oss-120b",)
+
+
+def test_a_refused_call_kept_before_version_8_is_left_out_after_the_upgrade(database_url, monkeypatch):
+    older = open_store(database_url, migrations=MIGRATIONS[:7])
+    marked = library._trace_row
+
+    def as_version_7(item, *given):
+        # Version 7 summed every call whose tokens in and out were known, a refused call's estimate among them.
+        figures = library._figures(item.trace)
+        summed = [r for r in figures if r.input_if_known is not None and r.output_if_known is not None]
+        row = {**marked(item, *given), "tokens": sum(r.usage.input_tokens + r.usage.output_tokens for r in summed),
+               "tokens_estimated": any(r.usage.source != "reported" for r in summed),
+               "tokens_left_out": len(figures) - len(summed)}
+        return {name: value for name, value in row.items() if name not in BILLING}
+
+    monkeypatch.setattr(library, "_trace_row", as_version_7)
+    refused = library.save(older, _refused(), source="upload")
+    larkfield = library.save(older, _trace("larkfield-get-order"), source="capture")
+    monkeypatch.undo()
+    with older.engine.connect() as conn:
+        stored = conn.execute(sa.text("SELECT tokens, tokens_estimated, tokens_left_out FROM library_traces "
+                                      "WHERE id = :id"), {"id": refused}).one()
+    # The figure the Library showed: "≈ 988", nothing left out.
+    assert (stored.tokens, bool(stored.tokens_estimated), stored.tokens_left_out) == (988, True, 0)
+    before = rows_per_table(older)
+    older.close()
+
+    upgraded = open_store(database_url)
+    rows = {row.id: row for row in library.search(upgraded, library.LibraryQuery()).rows}
+    assert (rows[refused].tokens_words, rows[refused].cost_words) == (f"785 ({REFUSED_LEFT_OUT})",
+                                                                      f"no price ({REFUSED_LEFT_OUT})")
+    assert upgraded.version() == len(MIGRATIONS) == 8
+    assert rows_per_table(upgraded) == {**before, "schema_version": 8}
+    assert rows[larkfield].tokens == _tokens_page_total(_trace("larkfield-get-order"))[0]
+    # Left out, it is not known whole: a highest value filtered on leaves it out, as it leaves out every such trace.
+    assert [row.id for row in library.search(upgraded, library.LibraryQuery(tokens=(None, 100_000))).rows] == [
+        larkfield]
     upgraded.close()

@@ -73,8 +73,10 @@ def test_search_prints_the_matches_as_json_with_each_filter(database_url):
     assert set(match) == {"id", "title", "model", "rounds", "tokens", "tokens_estimated", "tokens_words",
                           "estimate_of_what_the_log_holds", "findings", "link"}
     assert match["tokens_estimated"]  # no round of the parallel-call pitfall reports usage
-    # Its failed call wrote no output we know of: the total is not known, its words say which calls it sums.
-    assert match["tokens"] is None and match["tokens_words"].endswith("(1 call not known, left out)")
+    # Its failed call wrote no output we know of, nor is it known to be billed: the total is not known, its words say
+    # which calls it sums, as the Tokens page says them.
+    assert match["tokens"] is None and match["tokens_words"].endswith(
+        "(1 failed call left out: whether it was billed is not in the log)")
     assert (match["model"], match["rounds"], match["findings"]) == ("gpt-4o-mini", 3, ["missing-tool-result", "provider-error"])
     plain = run(database_url, "search", "--tool", "get_order")
     assert plain.returncode == 0 and plain.stdout.splitlines()[-1] == "2 matching"

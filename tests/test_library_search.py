@@ -147,10 +147,12 @@ def test_a_row_carries_what_the_list_shows(store, kept):
     row = library.search(store, LibraryQuery(tool="get_order", finding="missing-tool-result")).rows[0]
     assert (row.id, row.title, row.model, row.rounds, row.findings) == (kept[PARALLEL], PARALLEL, "gpt-4o-mini", 3, 2)
     assert row.finding_codes == ("missing-tool-result", "provider-error")
-    # The failed call's output is not known: it is left out of the tokens and of the cost alike.
+    # The failed call's output is not known, nor whether it was billed: it is left out of the tokens and of the cost
+    # alike, in the words the Tokens page says it in.
+    failed = "(1 failed call left out: whether it was billed is not in the log)"
     assert row.tokens is None and row.tokens_known > 0 and row.cost is None and row.cost_known > 0
-    assert row.tokens_words.endswith("(1 call not known, left out)") and row.cost_left_out == 1
-    assert row.cost_words.startswith("≈ US$") and row.cost_words.endswith("(1 call not known, left out)")
+    assert row.tokens_words.endswith(failed) and row.cost_left_out == row.billing_left_out == 1
+    assert row.cost_words.startswith("≈ US$") and row.cost_words.endswith(failed)
 
 
 def test_scores_average_per_rubric_over_the_filtered_set(store, kept):

@@ -145,6 +145,9 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/compare.py", "f.input_left_out"):
         "RunFigures.input_left_out: Snowball.billed_input_left_out, lib.prices.calls_left_out_words, our words with "
         "counts of calls",
+    ("lib/ui/compare.py", "f.output_left_out"):
+        "RunFigures.output_left_out: Snowball.output_left_out, lib.prices.calls_left_out_words, our words with counts "
+        "of calls",
     ("lib/ui/compare.py", "cost_notes(f.cost)"): "lib.prices.cost_notes: our words with counts of calls, or nothing",
     ("pages/overview.py", "as_sentence(cost_notes(spent))"):
         "lib.prices.cost_notes: our words with counts of calls, or nothing",

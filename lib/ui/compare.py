@@ -245,7 +245,7 @@ def summary(found: Comparison) -> None:
     worded = any(f.calls_unknown for f in (found.left, found.right))
     table = pd.DataFrame([{"run": side, "name": f.name, "rounds": f.rounds,
                            "tool calls": f.calls_words if worded else f.calls,
-                           "tokens in": f.input_figure, "tokens out": f.output_words,
+                           "tokens in": f.input_figure, "tokens out": f.output_figure,
                            "cost USD": cost_figure(f.cost),
                            "findings": f.findings}
                           for side, f in (("left", found.left), ("right", found.right))])
@@ -254,6 +254,8 @@ def summary(found: Comparison) -> None:
     for side, f in (("left", found.left), ("right", found.right)):
         if f.input_left_out:
             st.caption(f"Tokens in of the {side} run: {f.input_left_out}.")
+        if f.output_left_out:
+            st.caption(f"Tokens out of the {side} run: {f.output_left_out}.")
         if cost_notes(f.cost):
             st.caption(f"Cost of the {side} run: {cost_notes(f.cost)}.")
     first, unsure = found.first_divergence, found.first_uncompared

@@ -50,9 +50,9 @@ OF_WHAT_THE_LOG_HOLDS = ("Some of those estimates are of what the log holds only
                          "is in neither that trace's token figure nor its cost.")
 """Said after ESTIMATED when a marked figure on the page counts what its log holds only (an agent's session log)."""
 LEFT_OUT = ("\u201cnot known\u201d, or \u201cleft out\u201d: the log lacks a request or an answer of a call of that "
-            "trace, or a failed call's output, so that call's tokens or cost are not known; a figure sums the calls "
-            "that are. A highest value filtered on leaves such a trace out, and a sort by tokens or cost lists it "
-            "last.")
+            "trace, or a failed call's output, or whether a failed call was billed, so that call's tokens or cost are "
+            "not known; a figure sums the calls that are, as the Tokens page does. A highest value filtered on leaves "
+            "such a trace out, and a sort by tokens or cost lists it last.")
 """Said under a page of traces when a figure on it leaves out calls that are not known."""
 UNPRICED = ("A cost of \u201cno price\u201d: the price table has no price for that trace's models, so no cost is "
             "worked out. The Tokens page lists the prices it knows.")
@@ -188,7 +188,7 @@ def listing(page: LibraryPage) -> list[LibraryRow]:
         st.caption(ESTIMATED + (f" {OF_WHAT_THE_LOG_HOLDS}" if partial else ""))
     if any(r.tokens_left_out or r.cost_left_out for r in page.rows):
         st.caption(LEFT_OUT)
-    if any(r.cost_known is None and not r.cost_left_out for r in page.rows):
+    if any(r.cost_known is None and (r.unpriced or not r.cost_left_out) for r in page.rows):  # "no price": cost_figure
         st.caption(UNPRICED)
     if moved:
         st.warning(RESELECT)
