@@ -194,3 +194,23 @@ def test_a_link_with_mode_predict_to_the_checks_page_holds_it_back_as_it_would_t
     at.switch_page("pages/checks.py").run()
     assert not at.exception
     assert ROUND_1_FIRST in screen(at) and "queryExpense" not in screen(at)
+
+
+def test_a_gallery_slide_in_predict_mode_asks_the_round_to_predict_so_the_learner_can_go_on(workshop):
+    # The bundled plan has no step slide of the unanswered parallel call: a learner following it in predict mode met
+    # "Predict round 1 first" and nothing to predict on. The slide asks each round, request and question, then tells
+    # what happened once every round is predicted.
+    at = _slide("gallery-unanswered-parallel-call", workshop)
+    shown = screen(at)
+    assert "What happened" not in shown and "What will the model do with request 1?" in shown
+    assert "When will my orders LK-310552 and LK-310587 arrive?" in shown  # the request the learner predicts from
+    asked = []
+    while [r for r in at.radio if r.key.startswith("predict.")]:  # round 2, refused by the provider, asks nothing
+        radio = next(r for r in at.radio if r.key.startswith("predict."))
+        asked.append(radio.key)
+        radio.set_value("call")
+        at.button(key="predict.reveal").click().run()
+        assert not at.exception
+    assert asked == ["predict.1.action", "predict.3.action"]
+    shown = screen(at)
+    assert "What happened" in shown and "What will the model do" not in shown

@@ -223,7 +223,12 @@ def _gallery(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     st.header(":material/warning: From the pitfall gallery")
     shown = predict.shown_rounds(loaded, predicting)
     if shown < len(loaded.trace.rounds):  # what happened, and the finding, tell what the model does in every round
-        lead(predict_first_words(shown))
+        # The round to predict is asked here, its request above the question: most pitfalls have no step slide in a
+        # plan, and a learner told to predict with nothing to predict on could not go on from this slide.
+        st.caption(predict_first_words(shown))
+        presenter.step_slide(loaded, Position(shown + 1, 1), predicting)
+        st.header(":material/help: What will the model do?")
+        predict.form(loaded, shown + 1)
         return
     # Told as a story: what happened and what the model saw, then the fix, in the lead's type as what to take away.
     paragraphs = findings.paragraphs(loaded)
