@@ -211,6 +211,7 @@ def test_a_gallery_slide_in_predict_mode_asks_the_round_to_predict_so_the_learne
         radio.set_value("call")
         at.button(key="predict.reveal").click().run()
         assert not at.exception
+        assert "Your prediction: " in screen(at)  # the score of the round just revealed, before the next question
     assert asked == ["predict.1.action", "predict.3.action"]
     shown = screen(at)
     assert "What happened" in shown and "What will the model do" not in shown

@@ -50,6 +50,12 @@ def revealed(loaded: LoadedTrace, index: int) -> bool:
     return index in _scores(loaded) or rounds.view(loaded, index).outcome is None
 
 
+def last_scored(loaded: LoadedTrace, upto: int) -> int | None:
+    """The latest round up to `upto` the learner predicted, for a slide that moves on to the next question and would
+    otherwise never show the score; None before the first."""
+    return max((k for k in _scores(loaded) if k <= upto), default=None)
+
+
 def hidden_rounds(loaded: LoadedTrace, predicting: bool):
     """Which rounds' responses are still hidden: in predict mode, those not yet predicted."""
     return lambda k: predicting and not revealed(loaded, k)
