@@ -120,6 +120,17 @@ def test_a_presenter_link_to_a_later_round_stops_at_the_first_round_still_to_pre
     assert at.query_params["round"] in ("1", ["1"])
 
 
+def test_a_presenter_link_held_back_says_predict_round_1_first_once(app):
+    # The link a teacher hands out (round 3, step 4) opened in predict mode: the warning says why round 1 is shown;
+    # the caption for the waiting Next said "Predict round 1 first" a second time under it, as the explorer does not.
+    app.query_params.update({"trace": "hengxin-expense", "round": "3", "step": "4", "mode": "present,predict"})
+    at = app.run()
+    assert not at.exception
+    said = [e.value for e in [*at.warning, *at.caption] if e.value.startswith("Predict round 1 first")]
+    assert said == [HELD_1]
+    assert at.button(key="presenter.next").disabled
+
+
 def _tokens_page_rounds(at) -> list[int]:
     tables = [d.value for d in at.dataframe if "finish reason" in d.value.columns]
     return [int(r) for table in tables for r in table["round"]]

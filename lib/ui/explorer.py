@@ -51,6 +51,11 @@ def _query_round(count: int | None) -> int:
     return linked.round
 
 
+def opened(loaded: LoadedTrace, predicting: bool = False) -> tuple[int, bool]:
+    """current_round, and whether a later round was asked for and held back (said so already, in a warning)."""
+    return _opened(loaded, predicting)
+
+
 def current_round(loaded: LoadedTrace, predicting: bool = False) -> int:
     """The round on screen: from the deep link at first, then from the controls; in predict mode, never past the
     first round still to predict, said so (lib.presenter.first_open)."""

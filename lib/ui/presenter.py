@@ -117,18 +117,19 @@ def hidden_rounds(loaded: LoadedTrace, predicting: bool):
     return predict.hidden_rounds(loaded, predicting)
 
 
-def position(loaded: LoadedTrace, predicting: bool = False) -> Position:
-    """The position on screen: from the deep link at first, then from the buttons."""
+def position(loaded: LoadedTrace, predicting: bool = False) -> tuple[Position, bool]:
+    """The position on screen: from the deep link at first, then from the buttons; and whether a later round was
+    asked for and held back in predict mode (explorer.opened has said why)."""
     fresh = st.session_state.get(state.SHOWN_DIGEST) != loaded.digest
     first_view = state.STEP not in st.session_state
-    index = explorer.current_round(loaded, predicting)
+    index, held = explorer.opened(loaded, predicting)
     if first_view:
         st.session_state[state.STEP] = _query_step()
     elif fresh:
         st.session_state[state.STEP] = 1
     here = settle(loaded.trace, index, st.session_state[state.STEP], hidden_rounds(loaded, predicting))
     st.session_state[state.ROUND], st.session_state[state.STEP] = here.round, here.step
-    return here
+    return here, held
 
 
 def _move(loaded: LoadedTrace, forward: bool, predicting: bool) -> None:
@@ -171,12 +172,12 @@ def buttons(back: tuple | None, forward: tuple | None, between: Callable[[], Non
 def show(loaded: LoadedTrace, predicting: bool, corner=None) -> None:
     """One step of one round, with large Previous and Next buttons (where we are in `corner`, see frame)."""
     trace, hidden = loaded.trace, hidden_rounds(loaded, predicting)
-    here = position(loaded, predicting)
+    here, held = position(loaded, predicting)
     frame(predict.title(loaded, predicting), predict.round_words(loaded, here.round, predicting), corner)
     buttons((_move, (loaded, False, predicting)) if preceding(trace, here, hidden) else None,
             (_move, (loaded, True, predicting)) if following(trace, here, hidden) else None,
             lambda: progress(loaded, here, hidden(here.round)))
-    if waits_words(trace, here, hidden):
+    if waits_words(trace, here, hidden) and not held:  # the warning above says it already, as the explorer's does
         st.caption(waits_words(trace, here, hidden))
     step_slide(loaded, here, predicting)
     st.query_params["round"] = str(here.round)
