@@ -18,7 +18,7 @@ from typing import Literal, Sequence
 
 from lib.dialects import DIALECTS
 from lib.growth import Growth, growth, kept_before
-from lib.model import Message, Round, ToolCallPart, Trace
+from lib.model import Execution, Message, Round, ToolCallPart, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
 from lib.text import plural
@@ -230,9 +230,7 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
                       f"{finish_field} {response.finish_reason!r}: run the tools")
         )
     for i, execution in enumerate(round_.executions):
-        # A call a person declined, or the program refused, never reached a handler: no handler failed.
-        outcome = ("ok" if execution.ok else "declined, not run" if execution.approval == "declined"
-                   else "refused, not run" if execution.refused else "failed")
+        outcome = execution_outcome(execution)
         labels.append(
             StepLabel(3, "execution", f"executions[{i}]", f"{execution.name} ({execution.tool_call_id}): {outcome}",
                       call_id=execution.tool_call_id)
@@ -273,3 +271,13 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
         labels.append(StepLabel(5, "response", response.finish_reason_path,
                                 f"{said}: {turn_ends_words(following)}; {held}", goes_on=following))
     return labels
+
+
+def execution_outcome(execution: Execution) -> str:
+    """How one execution ended, in a step's words: a call a person declined, or the program refused before any
+    handler ran, never ran, so no handler failed."""
+    if execution.ok:
+        return "ok"
+    if execution.approval == "declined":
+        return "declined, not run"
+    return "refused, not run" if execution.refused else "failed"

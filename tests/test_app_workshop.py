@@ -378,3 +378,22 @@ def test_a_final_answer_has_no_step_4_and_its_words_say_no_tool_was_called(app):
     final = load_bundled("hengxin-expense").trace.rounds[-1]
     assert log_ends_words(final) == ("Nothing was appended: the model called no tool in this round, so no result "
                                      "goes back to it; the log ends with its answer.")
+
+
+def test_a_call_the_program_declined_is_shown_as_declined_not_as_a_failed_handler(app):
+    # The wrong-tool pitfall's step 3: the program refused cancel_order without running it. The card said "failed"
+    # and the step "cancel_order (...): failed" under a lead that says the call was declined.
+    app.query_params.update({"trace": "pitfalls/wrong-tool-declined", "round": "1", "step": "3", "mode": "present"})
+    at = app.run()
+    assert not at.exception
+    shown = screen(at)
+    assert "cancel_order (toolu_01Vb8Kq3WnX6mPz2RtLc9HsY): declined, not run · executions[0]" in shown
+    assert ":orange-badge[declined: not run]" in shown
+    assert "failed" not in shown
+
+
+def test_the_html_export_shows_a_declined_call_as_declined():
+    from lib.export_html import trace_html
+    html = trace_html(load_bundled("pitfalls/wrong-tool-declined").trace)
+    assert "declined, not run" in html and ">failed<" not in html
+    assert "The call's arguments (no handler ran)" in html and "Arguments the handler received" not in html

@@ -27,7 +27,7 @@ from lib.money import money_comparison
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
 from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, is_replay_miss, odd_status
-from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, join_path
+from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, execution_outcome, join_path
 from lib.text import as_code, milliseconds, plural, show_controls, summarize_message
 from lib.ui import plain, state
 from lib.ui.plain import clip
