@@ -261,7 +261,10 @@ def for_projector(figure: go.Figure, height: int | None = None) -> go.Figure:
     """A copy of a chart in a projector's type: every font at least PRESENTER_FONT pixels, labels scaled alike.
     Only the look changes; the figures stay the ones the chart was built with."""
     big = go.Figure(figure)
-    big.update_layout(font={"size": PRESENTER_FONT}, legend={"font": {"size": PRESENTER_FONT}},
+    # Two legend entries a row whatever the width: left to wrap, a 1280-pixel projector got one a row, and plotly
+    # scrolled the last ones out of sight (the hatched estimate of the tokens slide) and squeezed the bars.
+    big.update_layout(font={"size": PRESENTER_FONT},
+                      legend={"font": {"size": PRESENTER_FONT}, "entrywidth": 0.5, "entrywidthmode": "fraction"},
                       title_font={"size": PRESENTER_FONT},
                       **({"height": height} if height else {}))
     big.update_xaxes(title_font={"size": PRESENTER_FONT}, tickfont={"size": PRESENTER_FONT - 2})

@@ -180,3 +180,36 @@ def test_on_the_tokens_and_closing_slides_each_figure_is_larger_than_its_label_a
     assert {f["label"] for f in figures} >= {"One call with the final context", "Tool list, every round"}
     small = [f for f in figures if f["value_px"] <= max(f["label_px"], f["note_px"] or 0)]
     assert small == [], f"a figure no larger than its label or its note: {small}"
+
+
+LEGEND = """() => {
+  const legend = document.querySelector('[data-testid="stMain"] .js-plotly-plot .legend');
+  const box = legend.querySelector('.bg').getBoundingClientRect();
+  return [...legend.querySelectorAll('.legendtext')].map(text => {
+    const found = text.getBoundingClientRect();
+    return {text: text.textContent, inside: found.top >= box.top - 1 && found.bottom <= box.bottom + 1};
+  });
+}"""
+"""Each entry of the slide chart's legend, and whether it lies inside the legend's box (not scrolled out of it)."""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 720}, PROJECTOR])
+def test_the_tokens_slide_legend_names_every_part_of_the_bars_on_a_small_projector(browser, app_url, viewport):
+    # At 1280 wide the legend wrapped one entry a row and plotly scrolled the last, the hatched estimate that fills
+    # most of rounds 2 to 4, out of sight behind a scrollbar.
+    from tests.browser.conftest import Watch, guard
+
+    context = browser.new_context(viewport=viewport, base_url=app_url)
+    context.set_default_timeout(60_000)
+    watch = Watch()
+    guard(context, watch)
+    page = context.new_page()
+    page.goto("/?plan=hengxin-workshop&slide=15")
+    expect(page.get_by_text("slide 15 of", exact=False)).to_be_visible()
+    _idle(page)
+    page.locator('[data-testid="stMain"] .js-plotly-plot .legendtext').first.wait_for()
+    entries = page.evaluate(LEGEND)
+    context.close()
+    assert watch.remote == []
+    assert "beyond our count as round 1 reported it (template, provider tokens)" in [e["text"] for e in entries]
+    assert [e["text"] for e in entries if not e["inside"]] == []
