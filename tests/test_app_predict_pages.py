@@ -215,3 +215,19 @@ def test_a_gallery_slide_in_predict_mode_asks_the_round_to_predict_so_the_learne
     assert asked == ["predict.1.action", "predict.3.action"]
     shown = screen(at)
     assert "What happened" in shown and "What will the model do" not in shown
+
+
+def test_a_gallery_slides_next_question_shows_the_results_the_learner_has_not_seen_unfolded(workshop):
+    # After round 1 of the wrong-tool pitfall, round 2's request was shown with its new messages folded under "2 new
+    # messages that steps ② and ④ of round 1 already showed", which this slide never showed: the program's refusal,
+    # the one thing round 2's answer turns on, was hidden behind a sentence that is not true here.
+    at = _slide("gallery-wrong-tool-declined", workshop)
+    at.radio(key="predict.1.action").set_value("call")
+    at.button(key="predict.reveal").click().run()
+    assert not at.exception
+    shown = screen(at)
+    assert "What will the model do with request 2?" in shown
+    assert "already showed" not in shown
+    assert not [e for e in at.expander if "already showed" in e.label]
+    assert "**messages[2]** · role **user** · :green-badge[new this round]" in shown
+    assert any("cancel_order was not run: the customer asked where the order is" in c.value for c in at.code)

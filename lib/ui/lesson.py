@@ -112,9 +112,11 @@ def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool, predic
         st.markdown(f"**Input tokens{' (estimated)' if snow.estimated else ''}:** {input_line(snow)}")
 
 
-def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: bool = False) -> None:
+def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: bool = False, fold_seen: bool = True) \
+        -> None:
     """Step 1: the tool list first, then what the model sees, the resent history grayed beneath it; `secret` True
-    in predict mode before the learner has predicted."""
+    in predict mode before the learner has predicted; `fold_seen` False where the round before was not shown step by
+    step (a gallery slide), so no fold says its steps already showed the new messages."""
     round_, placed = view.round, view.placed
     cards.notices(round_, after=False)  # the explorer shows them above the request too
     if not round_.request_recorded:
@@ -128,7 +130,7 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: boo
     _resent_stack(view)
     # A message the provider held is grayed in the stack: neither a card nor a fold of what a step showed.
     sent = replace(placed, entries=view.held_and_sent[1])
-    seen = shown_before(sent, loaded.trace.rounds[round_.index - 2]) if round_.index > 1 else None
+    seen = shown_before(sent, loaded.trace.rounds[round_.index - 2]) if round_.index > 1 and fold_seen else None
     already = seen.entries if seen else ()
     if already:
         with st.expander(f"{plural(len(seen.entries), 'new message')} that {_steps_words(seen.steps)} of round "

@@ -184,9 +184,9 @@ def show(loaded: LoadedTrace, predicting: bool, corner=None) -> None:
     st.query_params["step"] = str(here.step)
 
 
-def step_slide(loaded: LoadedTrace, here: Position, predicting: bool) -> None:
+def step_slide(loaded: LoadedTrace, here: Position, predicting: bool, fold_seen: bool = True) -> None:
     """The snowball counter, the heading and the body of one step with its lessons beside it; in predict mode,
-    the form in place of a hidden response."""
+    the form in place of a hidden response. `fold_seen`: see lesson.request_slide."""
     secret = hidden_rounds(loaded, predicting)(here.round)
     st.html(lesson.LESSON_CSS)
     lesson.snowball_counter(loaded, here.round, upto_current=secret, predicting=predicting)
@@ -196,7 +196,7 @@ def step_slide(loaded: LoadedTrace, here: Position, predicting: bool) -> None:
         return
     shown = reveal(loaded.trace, here, _steps_of(loaded))
     lesson.beside(loaded, here.round, here.step, f"{STEP_MARKS[here.step]} {shown.title}",
-                  lambda: _body(loaded, shown, secret))
+                  lambda: _body(loaded, shown, secret, fold_seen))
 
 
 def progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
@@ -211,12 +211,12 @@ def progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
     st.markdown("  →  ".join(chips) + ("  →  ?" if secret else ""))
 
 
-def _body(loaded: LoadedTrace, shown: Reveal, secret: bool = False) -> None:
+def _body(loaded: LoadedTrace, shown: Reveal, secret: bool = False, fold_seen: bool = True) -> None:
     index, step = shown.position.round, shown.position.step
     view = rounds.view(loaded, index)
     round_, marks = view.round, list(shown.labels)
     if step == 1:
-        lesson.request_slide(loaded, view, marks, secret)
+        lesson.request_slide(loaded, view, marks, secret, fold_seen)
     elif step in (2, 5):
         predict.result(loaded, index)
         lesson.response_slide(loaded, view, shown)

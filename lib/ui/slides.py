@@ -228,7 +228,8 @@ def _gallery(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
         # The round to predict is asked here, its request above the question: most pitfalls have no step slide in a
         # plan, and a learner told to predict with nothing to predict on could not go on from this slide.
         st.caption(predict_first_words(shown))
-        presenter.step_slide(loaded, Position(shown + 1, 1), predicting)
+        # The round before was not shown here step by step: its call and results are shown, not folded as seen.
+        presenter.step_slide(loaded, Position(shown + 1, 1), predicting, fold_seen=False)
         st.header(":material/help: What will the model do?")
         predict.form(loaded, shown + 1)
         return
