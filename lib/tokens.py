@@ -311,10 +311,11 @@ def split_words(parts: Iterable[tuple[str, int | None]], headline: int, reported
     over, listed = overcount(parts), input_words(parts)
     if not over and not reported and any(tokens is None for _, tokens in parts):
         return f"({headline:,} by our count of what the log holds): {listed}"
+    about = "" if reported else "≈ "  # an estimated headline reads as it does beside its figure
     if not over:
-        return f"({headline:,} in all): {listed}"
+        return f"({about}{headline:,} in all): {listed}"
     whose = "the provider reported" if reported else "the estimate is"
-    return f"(by our count, {headline + over:,} in all; {whose} {headline:,}, {over:,} fewer): {listed}"
+    return f"(by our count, {headline + over:,} in all; {whose} {about}{headline:,}, {over:,} fewer): {listed}"
 
 
 def _split(messages, counter: TokenCounter) -> tuple[int, int]:

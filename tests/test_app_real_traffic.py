@@ -47,7 +47,7 @@ def test_a_tool_list_read_out_of_the_system_prompt_is_counted_once(app):
     # importer lists those tools as the round's tool definitions too; the estimate must not count them twice.
     at = uploaded(app, "sharegpt-hermes-agent.jsonl")
     where = next(c.value for c in at.main.caption if c.value.startswith("Where the input goes"))
-    assert where.startswith("Where the input goes (416 in all): instructions 217 · tool definitions 74 ·")
+    assert where.startswith("Where the input goes (≈ 416 in all): instructions 217 · tool definitions 74 ·")
     assert figures(at)["Input tokens (estimated)"].value == "≈ 416"
     assert "tool list (read from the system prompt)" in screen(at)
 

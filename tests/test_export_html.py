@@ -153,7 +153,7 @@ def test_the_file_sends_no_referrer(hengxin):
 def test_the_file_gives_each_rounds_input_with_parts_summing_to_it_and_why_it_differs(hengxin):
     page = "".join(_parse(trace_html(hengxin, summarize(hengxin, tiktoken_counter(load_encoding("o200k_base"))))).text)
     # Round 2 reported no usage: its part beyond our count is round 1's, carried over, named as the explorer names it.
-    assert ("Where the input goes (1,378 in all): instructions 48 · tool definitions 653 · earlier messages (resent) "
+    assert ("Where the input goes (≈ 1,378 in all): instructions 48 · tool definitions 653 · earlier messages (resent) "
             "34 · new messages 122 · message framing 18 · beyond our count as round 1 reported it (template, provider "
             "tokens) 503.") in page
     assert page.count("reported beyond our count") == 1  # round 1's own, the one round whose usage was reported
