@@ -304,6 +304,9 @@ def output_left_out_words(kinds: tuple[str, ...]) -> str:
 
 NOT_IN_THE_LOG = "not in the log"
 """What a figure reads where the log did not keep what it would be counted from: unknown, never 0 or blank."""
+LEFT_OUT = "left out"
+"""What a share reads where every call it would be taken over is left out of the sums (a failed call whose billing the
+log does not say): known, but in no sum, so in no share either."""
 
 
 def tokens_words(row: RoundSummary) -> tuple[str, str]:
@@ -672,6 +675,9 @@ class Snowball:
     resent_billed: int | None = None
     """The input billed over those same rounds, None when some round's is not known: where it is not resent_counted,
     resent_share is a share of our count only, not of what was billed."""
+    resent_estimated: bool = False
+    """Whether some round of resent_share reported no usage, so that resent_billed holds our estimate: the calls left
+    out of the share (estimated_calls may count them) do not make its billed input an estimate."""
     estimate_of_what_the_log_holds: bool = False
     """Whether known_tokens holds our estimate of a call whose request lacks a part its log's format never keeps
     (RoundSummary.parts_not_logged): that estimate counts what the log holds only, not all that was sent and billed."""
@@ -716,7 +722,11 @@ class Snowball:
     def resent_words(self) -> str:
         """resent_share as every page writes it: a percentage alone, NOT_IN_THE_LOG when no round's previous request
         is known; what it is a share of is resent_basis_words, said beneath it."""
-        return f"{self.resent_share:.0%}" if self.resent_rounds else NOT_IN_THE_LOG
+        if self.resent_rounds:
+            return f"{self.resent_share:.0%}"
+        # Every kept request is a failed call whose billing the log does not say: no previous request is missing, the
+        # share is left out as the input billed leaves those calls out (resent_help says so).
+        return LEFT_OUT if self.billing_unknown_calls and not self.resent_unknown else NOT_IN_THE_LOG
 
     @property
     def resent_basis_words(self) -> str:
@@ -725,7 +735,7 @@ class Snowball:
         if not self.resent_rounds:
             return ""
         requests = plural(self.resent_rounds, "request")
-        estimated = self.estimated_calls > 0
+        estimated = self.resent_estimated
         if not self.resent_of_counted_only:
             return f"A share of the {about(self.resent_counted, estimated)} input tokens billed for {requests}."
         billed = (f"the {about(self.resent_billed, estimated)} billed" if self.resent_billed is not None
@@ -735,6 +745,11 @@ class Snowball:
     @property
     def resent_help(self) -> str:
         """What resent_share is a share of, and what the log does not let it hold."""
+        if not self.resent_rounds and self.resent_words == LEFT_OUT:
+            one = self.billing_unknown_calls == 1
+            return (f"{plural(self.billing_unknown_calls, 'failed call')} whose billing the log does not say "
+                    f"{'is' if one else 'are'} left out, as {'it is' if one else 'they are'} from the input billed: "
+                    "no request is left to take a share of.")
         if not self.resent_rounds:
             return ("No request in the log follows one the log also kept: what each request sent again is not "
                     "known.")
@@ -742,7 +757,7 @@ class Snowball:
                 "share of the input we counted in those requests: what the provider reported beyond our count (its "
                 "template, its own tokens) is in neither part.")
         if self.resent_of_counted_only:
-            billed = (f"the input billed for them was {about(self.resent_billed, self.estimated_calls > 0)}"
+            billed = (f"the input billed for them was {about(self.resent_billed, self.resent_estimated)}"
                       if self.resent_billed is not None else "the log does not give the input billed for every one")
             said += (f" We counted {self.resent_counted:,} tokens in those requests and {billed}, so this is a share "
                      "of our count only, not of the bill. What we could not count (a tool list or system prompt the "
@@ -790,6 +805,16 @@ class Snowball:
     def billed_calls(self) -> int:
         """The calls billed_input sums (a call never made among them, billed nothing)."""
         return self.rounds - self.unknown_input_calls - self.billing_unknown_calls
+
+    @property
+    def calls_summed_words(self) -> str:
+        """The calls beside the input billed, as the Tokens page leads its help: all of them, and how many are in the
+        sum where some are not (a failed call whose billing the log does not say, one whose input it lacks), so that
+        "3 calls" never counts a call in no sum. A call never made is said apart (unmade_calls)."""
+        summed = self.billed_calls - self.unmade_calls
+        if summed == self.rounds - self.unmade_calls:
+            return f"{plural(self.rounds, 'call')},"
+        return f"{plural(self.rounds, 'call')}, of which {summed:,} {'is' if summed == 1 else 'are'} in this sum;"
 
     @property
     def billing_unknown_words(self) -> str:
@@ -924,6 +949,7 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         unknown_calls=len(rows) - len(summed),
         known_tokens=sum(r.usage.input_tokens + r.usage.output_tokens for r in summed),
         resent_rounds=len(resent_known),
+        resent_estimated=any(r.usage.source != "reported" for r in resent_known),
         resent_unknown=sum(1 for r in rows if r.request_recorded and not _resent_known(r)),
         parts_not_logged=tuple(dict.fromkeys(f for r in rows for f in r.parts_not_logged)),
         estimate_of_what_the_log_holds=any(r.usage.source != "reported" and r.parts_not_logged for r in summed),

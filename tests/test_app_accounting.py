@@ -9,7 +9,7 @@ from streamlit.proto.Metric_pb2 import Metric as MetricProto
 
 from lib.encodings import VocabularyUnavailable
 from lib import tokens
-from tests.screen import figures, round_shown, screen, uploaded
+from tests.screen import FIXTURES, figures, round_shown, screen, uploaded
 
 
 def _metrics(at) -> dict[str, str]:
@@ -591,3 +591,49 @@ def test_the_share_already_sent_is_of_the_same_billed_calls_as_the_input_billed_
     assert "A share of the ≈ 383 input tokens billed for 2 requests." in [c.value for c in at.caption]
     assert "1 failed call whose billing the log does not say is left out, as it is from the input billed." in (
         resent.help)
+
+
+def _one_failed_round(app):
+    # The recorded 400 of tests/fixtures/openai-compatible-tool-use-failed.jsonl alone: a trace whose only call was
+    # refused, its billing not in the log.
+    recorded = (FIXTURES / "openai-compatible-tool-use-failed.jsonl").read_bytes().splitlines()[0] + b"\n"
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("one-refused-call.jsonl", recorded)
+    at.run()
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    return at
+
+
+def test_a_trace_of_one_failed_call_blames_no_previous_request_it_never_had(app):
+    at = _one_failed_round(app)
+    resent = next(m for m in at.metric if m.label == "Input already sent in the previous request")
+    assert resent.value == "left out"
+    assert "1 failed call whose billing the log does not say is left out" in resent.help
+    assert "previous request" not in resent.help and "follows one" not in resent.help
+
+
+def test_the_cumulative_chart_starts_at_zero_so_one_point_is_not_drawn_as_a_steep_range(app):
+    at = _one_failed_round(app)
+    cumulative = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                      if "input billed so far" in c.proto.spec)
+    assert cumulative["layout"]["yaxis"]["rangemode"] == "tozero"
+
+
+def test_the_calls_beside_the_input_billed_say_how_many_are_in_the_sum(app):
+    # Round 1 was refused (HTTP 400): its billing is not in the log, so it is in neither the input nor the output sum.
+    at = uploaded(app, "openai-compatible-tool-use-failed.jsonl")
+    at.switch_page("pages/overview.py").run()
+    billed = next(m for m in at.metric if m.label == "Input billed over all calls")
+    assert billed.value == "637"
+    assert billed.help.startswith("3 calls, of which 2 are in this sum; 148 (1 failed call left out: ")
+
+
+def test_the_billed_input_the_share_is_taken_of_is_no_estimate_when_its_rounds_all_reported_usage(app):
+    # The only estimated call is the refused one, left out of the share: the 637 billed for the two others was
+    # reported, and reads as the input billed beside it does.
+    at = uploaded(app, "openai-compatible-tool-use-failed.jsonl")
+    at.switch_page("pages/overview.py").run()
+    resent = next(m for m in at.metric if m.label == "Input already sent in the previous request")
+    assert "the input billed for them was 637," in resent.help
+    assert "A share of the 506 tokens we counted in 2 requests, not of the 637 billed." in screen(at)

@@ -130,6 +130,8 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/accounting.py", "usage.anchor_round"): "Usage.anchor_round: a round number",
     ("lib/ui/accounting.py", "ball.output_words"):
         "Snowball.output_words: a token sum, ≈ and the calls it leaves out, or a constant (lib.summary.total_words)",
+    ("lib/ui/accounting.py", "ball.calls_summed_words"):
+        "Snowball.calls_summed_words: counts of calls in our words (lib/summary.py)",
     ("lib/ui/slides.py", "ball.times_one_call_words"):
         "Snowball.times_one_call_words: a ratio to a tenth, or None (lib/summary.py)",
     ("lib/ui/accounting.py", "ball.billing_unknown_words"):

@@ -300,7 +300,7 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
     # in the words every view uses (lib.prices.calls_left_out_words).
     a.metric("Input billed over the rounds predicted so far" if predicted else "Input billed over all calls",
              ball.billed_input_figure,
-             help=f"{plural(ball.rounds, 'call')}, {ball.output_words} out.{estimated}")
+             help=f"{ball.calls_summed_words} {ball.output_words} out.{estimated}")
     if ball.billed_input_left_out:
         a.caption(as_sentence(ball.billed_input_left_out))
     # The notes under these two figures are no change since a figure before: no arrow, no color, so that a cost

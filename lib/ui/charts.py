@@ -152,7 +152,9 @@ def cumulative_input(rows: tuple[RoundSummary, ...]) -> go.Figure:
     figure.add_scatter(name="input billed so far", x=_numbers(r.round for r in billed), y=_numbers(running), mode=mode)
     figure.add_scatter(name="this round's context in one call", x=_numbers(r.round for r in known),
                        y=_numbers(r.input_if_known for r in known), mode=mode, line={"dash": "dot"})
-    return _layout(figure, rows, "input tokens")
+    # From 0: a running sum's growth is read against the whole of it. Plotly's own range about a lone point or two
+    # close ones (743 to 745) would draw a difference of a token as the height of the chart.
+    return _layout(figure, rows, "input tokens").update_yaxes(rangemode="tozero")
 
 
 UNRECORDED = "#a0a0a0"
