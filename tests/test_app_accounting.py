@@ -618,6 +618,8 @@ def test_the_cumulative_chart_starts_at_zero_so_one_point_is_not_drawn_as_a_stee
     cumulative = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
                       if "input billed so far" in c.proto.spec)
     assert cumulative["layout"]["yaxis"]["rangemode"] == "tozero"
+    # Nothing is billed so far, so one series has a point: its legend still names it.
+    assert cumulative["layout"]["showlegend"] is True
 
 
 def test_the_calls_beside_the_input_billed_say_how_many_are_in_the_sum(app):

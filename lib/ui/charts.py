@@ -153,8 +153,9 @@ def cumulative_input(rows: tuple[RoundSummary, ...]) -> go.Figure:
     figure.add_scatter(name="this round's context in one call", x=_numbers(r.round for r in known),
                        y=_numbers(r.input_if_known for r in known), mode=mode, line={"dash": "dot"})
     # From 0: a running sum's growth is read against the whole of it. Plotly's own range about a lone point or two
-    # close ones (743 to 745) would draw a difference of a token as the height of the chart.
-    return _layout(figure, rows, "input tokens").update_yaxes(rangemode="tozero")
+    # close ones (743 to 745) would draw a difference of a token as the height of the chart. The legend always: with
+    # one series drawn (the only call failed, so nothing is billed so far) plotly hides it, and the dot is unnamed.
+    return _layout(figure, rows, "input tokens").update_yaxes(rangemode="tozero").update_layout(showlegend=True)
 
 
 UNRECORDED = "#a0a0a0"
