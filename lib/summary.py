@@ -98,6 +98,22 @@ def cache_written(usage: Usage, reported: bool = True) -> str:
     return f"{written:,} written to it ({for_an_hour:,} for an hour, {written - for_an_hour:,} for 5 minutes)"
 
 
+def reported_extras_words(row: RoundSummary) -> str:
+    """What a reported usage holds inside its input and output, as the explorer and the HTML export say it beneath
+    the figures: the prompt cache read and written, the reasoning tokens; empty when it reports none of them. A count
+    the log does not hold is said to be not in it, never 0."""
+    usage, extras = row.usage, []
+    cached = row.cached_if_known  # None where the log holds no count: not said to be 0
+    read = f"{cached:,} read from the prompt cache" if cached is not None else f"cache reads: {NOT_IN_THE_LOG}"
+    if (cached or usage.cache_write_tokens) and row.cache_writes_reported:
+        extras.append(f"{read}, {cache_written(usage)} (included in the input)")
+    elif cached:
+        extras.append(f"{read} (included in the input); {cache_written(usage, reported=False)}")
+    if usage.reasoning_tokens:
+        extras.append(f"{usage.reasoning_tokens:,} reasoning tokens (included in the output)")
+    return "; ".join(extras) + "." if extras else ""
+
+
 def tool_list_missing(never_logged: bool, secret: bool = False, sent: bool = False) -> str:
     """The one statement of a round whose log kept no tool list (tool_list_recorded False), wherever the list would
     be: `never_logged` for a format that never keeps one, `sent` where one was sent all the same (RoundSummary.
@@ -814,6 +830,8 @@ class Snowball:
         summed = self.billed_calls - self.unmade_calls
         if summed == self.rounds - self.unmade_calls:
             return f"{plural(self.rounds, 'call')},"
+        if not summed:
+            return f"{plural(self.rounds, 'call')}, {'not' if self.rounds == 1 else 'none'} in this sum;"
         return f"{plural(self.rounds, 'call')}, of which {summed:,} {'is' if summed == 1 else 'are'} in this sum;"
 
     @property

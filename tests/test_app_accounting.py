@@ -611,6 +611,8 @@ def test_a_trace_of_one_failed_call_blames_no_previous_request_it_never_had(app)
     assert resent.value == "left out"
     assert "1 failed call whose billing the log does not say is left out" in resent.help
     assert "previous request" not in resent.help and "follows one" not in resent.help
+    billed = next(m for m in at.metric if m.label == "Input billed over all calls")
+    assert billed.help.startswith("1 call, not in this sum;")
 
 
 def test_the_cumulative_chart_starts_at_zero_so_one_point_is_not_drawn_as_a_steep_range(app):

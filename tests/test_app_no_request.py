@@ -115,7 +115,7 @@ def test_the_tokens_page_of_a_failed_call_whose_request_the_log_lacks_totals_not
     metrics = {m.label: m for m in at.metric}
     assert metrics["Input billed over all calls"].value == "not in the log"
     assert metrics["One call with the final context"].value == "not in the log"
-    assert metrics["Input billed over all calls"].help.startswith("1 call, not known out.")
+    assert metrics["Input billed over all calls"].help.startswith("1 call, not in this sum; not known out.")
     assert "the log kept no request for: their input is not known" in metrics["Input billed over all calls"].help
 
 

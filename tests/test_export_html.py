@@ -462,3 +462,13 @@ def test_the_file_shows_gemini_clis_messages_before_a_request_and_after_a_round_
     round_1, round_6 = page.split('id="round-1"')[1].split('id="round-2"')[0], page.split('id="round-6"')[1]
     assert "Empty GEMINI.md created." in round_1 and "Request cancelled." in round_6
     assert "<pre>Request cancelled.</pre>" in round_6
+
+
+def test_a_claude_code_rounds_reported_input_says_in_the_export_what_the_cache_and_reasoning_hold_as_the_explorer_does():
+    # Claude Code reports 10 uncached input tokens beside 22,820 read from the cache and 9,907 written to it for an
+    # hour: the export's 32,737 in holds them all, and says so in the explorer's words.
+    path = FIXTURES / "claude-code-2.1.233.jsonl"
+    trace = read_upload([(path.name, path.read_bytes())]).conversations[0].trace
+    page = trace_html(trace, summarize(trace, CHARACTER_COUNTER))
+    assert ("Tokens: 32,737 in, 135 out, as the API reported them. 22,820 read from the prompt cache, 9,907 written to "
+            "it for an hour (included in the input); 49 reasoning tokens (included in the output).") in page

@@ -70,6 +70,8 @@ WORDS = {
     "output_estimate_words": "our sentences on what an estimated output counts and leaves out (lib/summary.py)",
     "output_left_out_words": "our words for the kinds of parts an output estimate leaves out, never the log's "
                              "(lib/summary.py)",
+    "reported_extras_words": "token counts and our words: the prompt cache read and written, the reasoning tokens, "
+                             "inside a reported usage (lib/summary.py)",
     "cache_written": "token counts and our words: what was written to the prompt cache, for how long, or that the "
                      "API reports none (lib/summary.py)",
     "predicted_only_words": "round numbers and our sentence: which rounds a slide leaves out (lib/slide_words.py)",

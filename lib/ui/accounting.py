@@ -8,9 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from lib.summary import (NO_CALL_MADE, NOT_IN_THE_LOG, REASONING_NOT_REPORTED, REQUEST_NOT_COUNTED, UNMADE_SAID,
-                         RoundSummary, Snowball, OUTPUT_MISSING, billing_words, cache_written, counted_parts,
+                         RoundSummary, Snowball, OUTPUT_MISSING, billing_words, counted_parts,
                          missing_output, no_bar_words, not_counted_said, not_counted_words, not_logged_words,
-                         output_estimate_words, output_left_out_words, overcounted, reasoning_reported, round_cost,
+                         output_estimate_words, output_left_out_words, overcounted, reasoning_reported,
+                         reported_extras_words, round_cost,
                          said_parts, table_cached, table_reasoning, table_tokens, tokens_words, tool_list_missing,
                          tool_list_words)
 from lib.dialects import DIALECTS
@@ -75,17 +76,8 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
         left.caption(f"Input tokens (reported): **{usage.input_tokens:,}**", help=REPORTED_INPUT)
         middle.caption(f"Our estimate of the input: **{estimate:,}** ({-gap:+,} vs reported)", help=OUR_ESTIMATE)
         right.caption(f"Output tokens (reported): **{usage.output_tokens:,}**", help=REPORTED_OUTPUT)
-        extras = []
-        cached = row.cached_if_known  # None where the log holds no count: not said to be 0
-        read = f"{cached:,} read from the prompt cache" if cached is not None else f"cache reads: {NOT_IN_THE_LOG}"
-        if (cached or usage.cache_write_tokens) and row.cache_writes_reported:
-            extras.append(f"{read}, {cache_written(usage)} (included in the input)")
-        elif cached:
-            extras.append(f"{read} (included in the input); {cache_written(usage, reported=False)}")
-        if usage.reasoning_tokens:
-            extras.append(f"{usage.reasoning_tokens:,} reasoning tokens (included in the output)")
-        if extras:
-            st.caption("; ".join(extras) + ".")
+        if reported_extras_words(row):
+            st.caption(reported_extras_words(row))
     else:
         how = f"The API reported no usage for this round; counted offline with {usage.method}."
         if usage.anchor_round:
