@@ -653,6 +653,9 @@ class Snowball:
     """Rounds that made no call (RoundSummary.sent): no provider saw their request, so they are in no sum."""
     estimated_calls: int = 0
     """Calls whose usage was not reported, so their tokens in the totals are our offline estimate."""
+    summed_estimated_calls: int = 0
+    """Calls in billed_input that reported no usage, so their input in it is our estimate: estimated_calls less those
+    left out of the sum (a refused call whose billing the log does not say)."""
     last_estimated: bool = False
     """Whether the last call's input (one call with the final context) is our estimate."""
     requests_recorded: bool = True
@@ -957,6 +960,8 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         tool_list_never_logged=any(r.tool_list_never_logged for r in rows),
         tool_list_sent=any(r.tool_list_sent for r in rows),
         estimated_calls=sum(1 for r in rows if r.usage.source != "reported"),
+        summed_estimated_calls=sum(1 for r in rows
+                                   if r.billed_input_if_known is not None and r.usage.source != "reported"),
         last_estimated=bool(rows) and rows[-1].usage.source != "reported",
         requests_recorded=any(r.request_recorded for r in rows),
         unknown_input_calls=sum(1 for r in rows if r.input_if_known is None),

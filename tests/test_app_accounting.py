@@ -631,6 +631,8 @@ def test_the_calls_beside_the_input_billed_say_how_many_are_in_the_sum(app):
     billed = next(m for m in at.metric if m.label == "Input billed over all calls")
     assert billed.value == "637"
     assert billed.help.startswith("3 calls, of which 2 are in this sum; 148 (1 failed call left out: ")
+    # The refused call is the only one estimated: the 637 beside it holds no estimate, and is not said to.
+    assert "offline estimate" not in billed.help
 
 
 def test_the_billed_input_the_share_is_taken_of_is_no_estimate_when_its_rounds_all_reported_usage(app):

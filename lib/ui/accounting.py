@@ -278,8 +278,9 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
     # An agent's session log never keeps the tool list: an estimate of its request cannot hold what was billed for it.
     holds = (", of what the log holds only: a tool list, which its format does not always keep, is billed too where "
              "one was sent, and is in no estimate" if ball.tool_list_never_logged else "")
-    estimated = (f" {ball.estimated_calls:,} of them reported no usage: their tokens are our offline estimate{holds}."
-                 if ball.estimated_calls else "")
+    # Only the calls in the sum: an estimated call left out of it (a refused one) makes no figure here an estimate.
+    estimated = (f" {ball.summed_estimated_calls:,} of them reported no usage: their tokens are our offline "
+                 f"estimate{holds}." if ball.summed_estimated_calls else "")
     if ball.unmade_calls:
         were = "was" if ball.unmade_calls == 1 else "were"
         estimated += (f" {ball.unmade_calls:,} of them {were} never made: no provider saw "
