@@ -19,7 +19,8 @@ Severities:
   `tools-changed`, `declined-call`, `model-filled-value` (an argument no earlier message holds, or one the
   tool definition holds, said so; not in a structured answer given as a call, pydantic-ai's `final_result`,
   Mirascope's formatted output tool),
-  `write-tool-call` (a tool that changes something, where a person's approval belongs), and
+  `write-tool-call` (a tool that changes something, where a person's approval belongs), `limit-in-description`
+  (a string longer than its description allows in words: the schema passes it, the handler may not), and
   `model-filled-identity` when the execution records that the program replaced the model's value.
 
 It runs past 400 lines because every check is one short function next to the registry that lists
@@ -542,6 +543,42 @@ def _invalid_arguments(trace: Trace) -> Iterator[Hit]:
             yield Hit(_bad_call(trace, round_, call), round_.index, "response", path,
                       f"The arguments of {call.name} break its schema ({listed}). Do not run the call: return these "
                       "problems as an error result so the model can correct them in the next round.")
+
+
+PROSE_LIMIT = re.compile(r"\b(no more than|not more than|at most|up to|a maximum of|maximum|max\.?|under|fewer than|"
+                         r"less than)\s+(\d{1,6})\s+(?:characters|chars)\b", re.IGNORECASE)
+"""A length limit a parameter's description states in words ("no more than 50 characters"); "under", "fewer than"
+and "less than" exclude the number itself."""
+STRICT_LIMITS = ("under", "fewer than", "less than")
+
+
+def _prose_limit(schema) -> int | None:
+    """The most characters a string parameter's description allows, where its schema states no maxLength."""
+    if not isinstance(schema, dict) or "maxLength" in schema or not isinstance(schema.get("description"), str):
+        return None
+    found = PROSE_LIMIT.search(schema["description"])
+    if found is None:
+        return None
+    most = int(found.group(2))
+    return most - 1 if found.group(1).lower() in STRICT_LIMITS else most
+
+
+@check("limit-in-description")
+def _limit_in_description(trace: Trace) -> Iterator[Hit]:
+    for round_, call, path in _calls(trace):
+        tool = _tool(round_.request, call.name)
+        properties = tool.parameters.get("properties") if tool and isinstance(tool.parameters, dict) else None
+        if not isinstance(properties, dict) or not isinstance(call.arguments, dict):
+            continue
+        for name, value in call.arguments.items():
+            most = _prose_limit(properties.get(name))
+            if isinstance(value, str) and most is not None and len(value) > most:
+                yield Hit("info", round_.index, "response", path,
+                          f"{call.name}'s {name} is {len(value):,} characters, and its description allows {most:,}. "
+                          "A limit said only in words binds nothing: the model may overlook it, and no schema check "
+                          f"catches it. State it in the schema (\"maxLength\": {most}) and check it in the program "
+                          "before the call runs, returning the problem as an error result.",
+                          f"{name}: {len(value):,} characters, {most:,} allowed in words only")
 
 
 def _stream_cut(round_: Round, call: ToolCallPart) -> bool:

@@ -83,7 +83,7 @@ def test_every_check_from_the_issue_is_registered_by_its_code():
         "narration-without-call", "unknown-tool", "invalid-arguments", "truncated-arguments",
         "model-filled-identity", "history-rewritten", "tools-changed", "too-many-tools", "repeated-call",
         "provider-error", "declined-call", "reused-call-id", "instructions-not-resent", "model-filled-value",
-        "write-tool-call",
+        "write-tool-call", "limit-in-description",
     }
 
 
@@ -404,7 +404,7 @@ def test_the_clean_bundled_traces_have_no_error_or_warning(name):
 def test_hengxin_has_notes_only_the_overridden_user_id_the_filled_values_and_the_write_tool():
     assert [(f.code, f.severity, f.round) for f in run_checks(load_bundled("hengxin-expense").trace)] == [
         ("model-filled-identity", "info", 1), ("model-filled-value", "info", 1), ("model-filled-value", "info", 1),
-        ("write-tool-call", "info", 3)]
+        ("limit-in-description", "info", 3), ("write-tool-call", "info", 3)]
 
 
 @pytest.mark.parametrize("stem", GALLERY)
@@ -761,3 +761,30 @@ def test_text_beside_calls_that_the_next_request_carries_back_is_said_to_be_carr
 
     assert "the next request in the log carries it back with the calls, as it should" in said("anthropic-pairs.jsonl")
     assert "send it back with the calls in the next request" in said("anthropic-stream.jsonl")
+
+
+def test_hengxins_reason_breaks_the_limit_its_description_states_in_words_and_no_schema_catches_it(hengxin):
+    # The article's createExpenseSupplement asks for a reason "no more than 50 characters" in its description only;
+    # the model wrote 109, and the schema, which has no maxLength, passes it.
+    [limit] = [f for f in run_checks(hengxin) if f.code == "limit-in-description"]
+    assert (limit.severity, limit.where) == ("info", "round 3 response choices[0].message.tool_calls[0]")
+    assert limit.message.startswith("createExpenseSupplement's reason is 109 characters, and its description "
+                                    "allows 50.")
+    assert '"maxLength": 50' in limit.message
+    assert [f for f in run_checks(hengxin) if f.code == "invalid-arguments"] == []
+
+
+def _noted(description, value, **schema):
+    tool = {"type": "function", "function": {"name": "note", "description": "Keep a note.", "parameters": {
+        "type": "object", "properties": {"text": {"type": "string", "description": description, **schema}}}}}
+    turn = calls(call("c1", json.dumps({"text": value}), name="note"))
+    return found(trace_of(model_round([USER], turn, tools=(tool,))), "limit-in-description")
+
+
+def test_a_limit_in_words_is_said_only_where_the_value_breaks_it_and_the_schema_does_not_state_it():
+    assert _noted("The note, at most 10 characters.", "x" * 11) == [
+        ("info", 1, "response", "choices[0].message.tool_calls[0]")]
+    assert _noted("The note, at most 10 characters.", "x" * 10) == []
+    assert _noted("The note, under 10 chars.", "x" * 10) != []  # "under" leaves the number itself out
+    assert _noted("The note, at most 10 characters.", "x" * 11, maxLength=10) == []  # invalid-arguments says it
+    assert _noted("The note, in 10 words at most.", "x" * 99) == []
