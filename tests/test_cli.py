@@ -82,7 +82,7 @@ def test_summarize_prints_the_documented_json_contract():
     hengxin = "Hengxin expense reimbursement"
     assert [(c["conversation"], c["round"], c["code"]) for c in summary["checks"]] == [
         (hengxin, 1, "model-filled-identity"), (hengxin, 1, "model-filled-value"), (hengxin, 1, "model-filled-value"),
-        (hengxin, 3, "write-tool-call")]
+        (hengxin, 3, "limit-in-description"), (hengxin, 3, "write-tool-call")]
 
 
 def test_summarize_gives_each_rounds_input_parts_summing_to_its_input():
