@@ -8,7 +8,8 @@ results. Each such text opens with a tag, header or sentence the agent writes. A
 is the agent's context, not the person asking; a message that mixes them is the person's, their words being the
 texts that do not open so.
 
-Some agents mark such text themselves rather than tag it: Claude Code writes `isMeta: true` on a user line it wrote
+Some agents mark such text themselves rather than tag it: Claude Code writes `isMeta: true` (in stream-json output
+also `isSynthetic: true`) on a user line it wrote
 (a skill's body, "Base directory for this skill: ..."; an image reference; its automatic "continue" after a usage
 limit). Its reader lists those texts in the round's `program_wrote` (lib.model.PROGRAM_WROTE), by path, and they count
 as the agent's as an opening would. "[Request interrupted by user]" is no person's words either: Claude Code writes it

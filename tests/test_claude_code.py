@@ -948,3 +948,56 @@ def test_the_interrupt_claude_code_writes_when_the_person_presses_esc_is_the_per
     assert not any(label.startswith("asks") for label in labels)
     [entry] = [e for e in growth(trace, 3).entries if e.status == "new" and e.message.role == "user"]
     assert entry.origin == "program"
+
+
+
+# Claude Code's stream-json output (2.1.x) marks a user line it wrote itself `"isSynthetic": true` (recorded in this
+# shape for the summary a compaction starts again from: keys isReplay, isSynthetic, message, parent_tool_use_id,
+# session_id, timestamp, type, uuid); its session log marks them `isMeta`. Either is the program's words in the user's
+# role: the session log's reader code lists them in program_wrote, and no view draws them as the person asking.
+SUMMARY = ("This session is being continued from a previous conversation that ran out of context. The summary below "
+           "covers the earlier portion of the conversation.\n\nSummary:\n1. Primary Request and Intent:\n   [elided]\n")
+
+
+def _stream_json_after_sample(*added: dict) -> list[dict]:
+    """The recorded-shape stream-json run (claude-stream-json-sample.jsonl, its first run), then lines of it continued,
+    with the keys a 2.1.x user line carries."""
+    lines = [json.loads(line) for line in (FIXTURES / "claude-stream-json-sample.jsonl").read_text().splitlines()][:7]
+    session = lines[1]["session_id"]
+    keys = {"session_id": session, "parent_tool_use_id": None}
+    return lines + [{**keys, "uuid": f"added-{n}", "timestamp": f"2026-08-09T01:06:{n:02d}.757Z", **line}
+                    for n, line in enumerate(added, 1)]
+
+
+@pytest.mark.parametrize("mark", ["isSynthetic", "isMeta"])
+def test_stream_json_a_line_claude_code_marked_its_own_is_the_programs_words_never_the_person_asking(mark):
+    from lib.growth import growth
+    from lib.sequence import sequence
+    upload = _upload_lines(*_stream_json_after_sample(
+        {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "design a login page"}]}},
+        {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": SKILL}]}, "isReplay": False,
+         mark: True},
+        {"type": "assistant", "message": {"model": "claude-sonnet-4-5", "id": "msg_added3", "type": "message",
+                                          "role": "assistant", "content": [{"type": "text", "text": "A form."}],
+                                          "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 5}}}))
+    assert list(upload.formats) == ["claude-stream-json"]
+    trace = upload.conversations[0].trace
+    last = len(trace.rounds)
+    asked = [a.label for a in sequence(trace) if a.round == last and a.label.startswith("asks")]
+    assert asked == ["asks: design a login page"]  # not "asks: design a login page Base directory for this ski…"
+    [turn] = [e for e in growth(trace, last).entries if e.status == "new" and e.message.role == "user"]
+    assert turn.origin == "input"  # the person's words are in it, beside the skill's body
+    assert trace.rounds[-1].extra.get("program_wrote") == ["messages[4].content[1]"]
+
+
+def test_stream_json_the_summary_a_compaction_starts_from_is_listed_as_the_programs():
+    upload = _upload_lines(*_stream_json_after_sample(
+        {"type": "system", "subtype": "compact_boundary",
+         "compact_metadata": {"trigger": "manual", "pre_tokens": 36663, "post_tokens": 972}},
+        {"type": "user", "message": {"role": "user", "content": SUMMARY}, "isReplay": False, "isSynthetic": True},
+        {"type": "assistant", "message": {"model": "claude-sonnet-4-5", "id": "msg_added3", "type": "message",
+                                          "role": "assistant", "content": [{"type": "text", "text": "Carrying on."}],
+                                          "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 5}}}))
+    after = upload.conversations[0].trace.rounds[-1]
+    assert [m.text for m in after.request.messages] == [SUMMARY]
+    assert after.extra["program_wrote"] == ["messages[0].content"]

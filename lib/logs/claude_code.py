@@ -165,6 +165,8 @@ class ClaudeCodeFormat(LogFormat):
     title = "Claude Code session log"
     request_id_key = "requestId"
     """The key of the line's API request id: a response's lines share it when they lack `message.id`."""
+    program_keys: tuple[str, ...] = ("isMeta",)
+    """The keys a user line carries as `true` when Claude Code wrote it itself, not the person (program_wrote)."""
 
     def __init__(self) -> None:
         self._conversations: dict[str, _Conversation] = {}
@@ -217,7 +219,7 @@ class ClaudeCodeFormat(LogFormat):
             yield from self._failed(key, conversation, obj, content, line)
             return
         if kind == "user":
-            if obj.get("isMeta") is True:
+            if any(obj.get(k) is True for k in self.program_keys):
                 conversation.meta.update(_texts(content))
             conversation.user.append(content)
             if isinstance(obj.get("uuid"), str):

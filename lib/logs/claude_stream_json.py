@@ -9,7 +9,9 @@ conversation), `request_id`, `uuid`. The person's prompt is not among them unles
 the tools the run offered, by name only: said in a note, never taken for the tool definitions. `result` lines close a
 run with its totals: no model call, but their usage is checked against the rounds' sum and any difference said.
 `stream_event` lines (`--include-partial-messages`) repeat the responses as API stream events: counted as no model
-call, only their `message_delta` usage taken, the one count written when the response ended.
+call, only their `message_delta` usage taken, the one count written when the response ended. A user line marked
+`isSynthetic` (the summary a compaction starts again from) or `isMeta` is Claude Code's own words, listed in the
+round's `program_wrote` by the session log's code.
 """
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
     name = "claude-stream-json"
     title = "Claude Code stream-json output"
     request_id_key = "request_id"
+    # The session log's `isMeta`, and the `isSynthetic` the SDK's user messages carry (the summary a compaction starts
+    # again from, as Claude Code 2.1.x writes it after a compact_boundary line).
+    program_keys = ("isMeta", "isSynthetic")
     program = "Claude Code"
     """The program that wrote the output, as its notes name it."""
     no_prompt = NO_PROMPT
