@@ -969,6 +969,13 @@ def _stream_json_after_sample(*added: dict) -> list[dict]:
                     for n, line in enumerate(added, 1)]
 
 
+def _answered(text: str) -> dict:
+    return {"type": "assistant", "message": {
+        "model": "claude-sonnet-4-5", "id": "msg_added", "type": "message", "role": "assistant",
+        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 3, "output_tokens": 5}}}
+
+
 @pytest.mark.parametrize("mark", ["isSynthetic", "isMeta"])
 def test_stream_json_a_line_claude_code_marked_its_own_is_the_programs_words_never_the_person_asking(mark):
     from lib.growth import growth
@@ -977,9 +984,7 @@ def test_stream_json_a_line_claude_code_marked_its_own_is_the_programs_words_nev
         {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "design a login page"}]}},
         {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": SKILL}]}, "isReplay": False,
          mark: True},
-        {"type": "assistant", "message": {"model": "claude-sonnet-4-5", "id": "msg_added3", "type": "message",
-                                          "role": "assistant", "content": [{"type": "text", "text": "A form."}],
-                                          "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 5}}}))
+        _answered("A form.")))
     assert list(upload.formats) == ["claude-stream-json"]
     trace = upload.conversations[0].trace
     last = len(trace.rounds)
@@ -995,9 +1000,7 @@ def test_stream_json_the_summary_a_compaction_starts_from_is_listed_as_the_progr
         {"type": "system", "subtype": "compact_boundary",
          "compact_metadata": {"trigger": "manual", "pre_tokens": 36663, "post_tokens": 972}},
         {"type": "user", "message": {"role": "user", "content": SUMMARY}, "isReplay": False, "isSynthetic": True},
-        {"type": "assistant", "message": {"model": "claude-sonnet-4-5", "id": "msg_added3", "type": "message",
-                                          "role": "assistant", "content": [{"type": "text", "text": "Carrying on."}],
-                                          "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 5}}}))
+        _answered("Carrying on.")))
     after = upload.conversations[0].trace.rounds[-1]
     assert [m.text for m in after.request.messages] == [SUMMARY]
     assert after.extra["program_wrote"] == ["messages[0].content"]
