@@ -581,3 +581,21 @@ def test_without_exec_command_end_a_command_whose_output_says_it_exited_with_a_c
                         "outcome is read from the output Codex wrote for the model, which says 'Process exited with "
                         "code 1'. No run time is logged.")
     assert ran_by_call["call_u"] == ()
+
+
+def test_without_exec_command_end_a_command_still_running_when_the_rollout_ends_is_said_started_and_running():
+    # The recorded rollout as a newer version writes it (no exec_command_end), cut after the exec_command's output:
+    # that output's header says "Process running with session ID 48230", and nothing later in the log ends it.
+    from lib.steps import steps_for_round
+    recorded = (FIXTURES / FIXTURE).read_bytes().splitlines(keepends=True)
+    upload = read_upload([("rollout.jsonl", _without_command_ends(recorded[:12]))])
+    trace = upload.conversations[0].trace
+    [first] = trace.rounds
+    said = provenance_detail(trace.round_provenance(first))
+    assert ("The command exec_command started (call call_Y2p6KmqwoTtpi6atpDPuxC5M) was still running when Codex wrote "
+            "its output for the model, which says 'Process running with session ID 48230'; Codex logged no end of it "
+            "with that output, so whether it succeeded is not known from this call.") in said
+    # How it ended is not known: no execution entry, so no card, step or arrow says it ran ok or failed.
+    assert first.executions == ()
+    steps = [label.detail for label in steps_for_round(trace, 1) if label.step == 3]
+    assert not any(s.endswith((": ok", ": failed")) for s in steps)

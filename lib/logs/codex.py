@@ -38,7 +38,9 @@ command by the next call, the round says what is not in the log.
 Newer versions write no `exec_command_end` to the rollout at all (codex-rs/rollout's policy keeps no such event): a
 command's end is then known only from the header Codex wrote above the output it sent the model ("Process exited with
 code 0" from unified exec, "Exit code: 0" from the shell tool), and the execution says its outcome was read there. An
-output that says the command is still running ("Process running with session ID ...") gives no end.
+output that says the command is still running ("Process running with session ID ...") gives no end: the round says
+the command was started and was still running when Codex wrote that output, and, having no execution entry, claims
+neither success nor failure for it.
 """
 
 from __future__ import annotations
@@ -157,6 +159,15 @@ OUTPUT_EXIT = re.compile(r"(?:Process exited with code|Exit code:) (-?\d+)")
 HEADER_LINES = 6
 """The most lines Codex writes before its output's "Output:" line (chunk id, wall time, exit or session, token
 count...): an exit code is read there only, never out of the command's own output."""
+
+STILL_RUNNING = ("The command {name} started (call {call}) was still running when Codex wrote its output for the "
+                 "model, which says '{said}'; Codex logged no end of it with that output, so whether it succeeded "
+                 "is not known from this call.")
+"""Said of a round whose command's output says it was still running, with no end logged: it was started, and its
+end is not in the log there (a later write_stdin to its process may give it)."""
+
+OUTPUT_RUNNING = re.compile(r"Process running with session ID \S+")
+"""unified exec's header line of a command still running when its call returned (codex-rs/core's format_response)."""
 
 STDIN_UNENDED = ("Codex logged no end of the command {name} wrote to (process {process}) before the next call: "
                  "whether it ran on or ended, and how, is not in the log.")
@@ -502,6 +513,10 @@ class CodexRolloutFormat(LogFormat):
                     # Newer versions write no exec_command_end: the output's own header is the only word of the end.
                     entry["ok"], entry["note"] = exited[0] == 0, READ_FROM_OUTPUT.format(said=exited[1])
                     ran.append(entry)
+                running = _output_header(entry["output"], OUTPUT_RUNNING)
+                if exited is None and running is not None:
+                    # No Execution: its `ok` would claim an outcome the log does not hold; the round says what it does.
+                    unended.append(STILL_RUNNING.format(name=call.get("name"), call=item["call_id"], said=running))
                 continue
             entry = self._entry(call, item, end.ok)
             if end.duration_ms is not None and not end.after_output:
@@ -581,16 +596,19 @@ def _duration_ms(duration: Any) -> float | None:
 def _output_exit(output: Any) -> tuple[int, str] | None:
     """The exit code the header of a command's output gives, and that header line; None where the output has no
     such header (a command still running, another tool's output)."""
+    line = _output_header(output, OUTPUT_EXIT)
+    return (int(OUTPUT_EXIT.fullmatch(line).group(1)), line) if line is not None else None
+
+
+def _output_header(output: Any, pattern: re.Pattern) -> str | None:
+    """The header line of a command's output (before its "Output:" line) that `pattern` matches whole; None where
+    the output has no such header line. Never a line of the command's own output."""
     if not isinstance(output, str):
         return None
     header = output.split("\n", HEADER_LINES + 1)[:HEADER_LINES + 1]
     if "Output:" not in header:
         return None
-    for line in header[:header.index("Output:")]:
-        found = OUTPUT_EXIT.fullmatch(line.strip())
-        if found:
-            return int(found.group(1)), line.strip()
-    return None
+    return next((line.strip() for line in header[:header.index("Output:")] if pattern.fullmatch(line.strip())), None)
 
 
 def _failed_call(payload: dict) -> bool:
