@@ -14,10 +14,11 @@ conversations per file.
   request that is: the one before, or the latest earlier one the log kept when it lost the one before; null for
   round 1, and new_messages null too when the log kept no earlier request), `tool_calls`, `tool_results`,
   `finish`, `steps`, `inferred`, `usage` (input, billed_input, billing, output, source, reasoning, cached,
-  input_parts; billed_input is the input as the Tokens page's "input billed" sums it, null where the call failed and
+  cache_written, input_parts; billed_input is the input as the Tokens page's "input billed" sums it, null where the call failed and
   the log does not say whether the provider billed it, which `billing` then says; reasoning is null where the usage
   counts none apart, as Anthropic's does not: not 0 tokens spent; cached, the input read from the prompt cache, is null
-  where the usage holds no such count, or is our estimate; input_parts named as the explorer names them, the part
+  where the usage holds no such count, or is our estimate; cache_written, the input written to it, likewise (OpenAI's
+  usage counts none); input_parts named as the explorer names them, the part
   beyond our count of an estimate carried from a reported round named so), `finish_reason`, `error`, and
   `call_made` (false when no provider saw the request, a replay miss: its usage and input parts are null).
   What the log did not keep is null, never 0 or []: a request's counts, results and input parts when the request
@@ -167,6 +168,8 @@ def _rounds(trace: Trace) -> list[dict]:
                       "reasoning": row.usage.reasoning_tokens if row.sent else None,
                       # A usage with no cache count (and an estimate) is null, not 0 tokens read from the cache.
                       "cached": row.cached_if_known,
+                      # Likewise what it wrote to the cache: null where the usage holds no count (OpenAI's, none).
+                      "cache_written": row.cache_written_if_known,
                       "input_parts": dict(said_parts(row))},
             "finish_reason": round_.response.finish_reason if round_.response else None,
             "error": {"status": round_.error.status, "message": round_.error.message} if round_.error else None,

@@ -193,6 +193,9 @@ class RoundSummary:
     cache_read_reported: bool = True
     """False where the round's reported usage holds no count of tokens read from the prompt cache (lib.dialects'
     reports_cache_read), or where the usage is our estimate: its 0 cached is not a figure the log holds."""
+    cache_write_counted: bool = True
+    """False where the round's usage holds no count of tokens written to the prompt cache: its dialect reports none
+    (cache_writes_reported), the usage lacks the field (lib.dialects' reports_cache_write), or it is our estimate."""
 
     @property
     def program_sent(self) -> int:
@@ -237,6 +240,12 @@ class RoundSummary:
         """The input tokens read from the prompt cache, as the usage reports them (0 where it reports 0); None where
         the log holds no such count (cache_read_reported) or no call was made (sent)."""
         return self.usage.cache_read_tokens if self.cache_read_reported and self.sent else None
+
+    @property
+    def cache_written_if_known(self) -> int | None:
+        """The input tokens written to the prompt cache, as the usage reports them (0 where it reports 0); None where
+        the log holds no such count (cache_write_counted) or no call was made (sent)."""
+        return self.usage.cache_write_tokens if self.cache_write_counted and self.sent else None
 
     @property
     def billed_input_if_known(self) -> int | None:
@@ -368,6 +377,15 @@ def table_cached(row: RoundSummary) -> int | str:
     if not row.sent:
         return NO_CALL_MADE
     return NOT_IN_THE_LOG if row.cached_if_known is None else row.cached_if_known
+
+
+def table_cache_written(row: RoundSummary) -> int | str:
+    """The round's input written to the prompt cache as the rounds table holds it (RoundSummary.
+    cache_written_if_known): the count the usage reports, 0 included, or NOT_IN_THE_LOG, NO_CALL_MADE where there is
+    none."""
+    if not row.sent:
+        return NO_CALL_MADE
+    return NOT_IN_THE_LOG if row.cache_written_if_known is None else row.cache_written_if_known
 
 
 def reasoning_reported(rows: tuple[RoundSummary, ...]) -> bool:
@@ -567,6 +585,13 @@ def _cache_read_reported(response, usage: Usage, reports) -> bool:
     return reports is None or (isinstance(raw, dict) and reports(raw.get("usage")))
 
 
+def _cache_write_counted(response, usage: Usage, reported: bool, reports) -> bool:
+    """Whether the round's usage, as the response body wrote it, holds a count of input written to the cache: a
+    dialect that reports no writes (`reported`) and an estimate hold none, and a usage without the dialect's field
+    (`reports`) does not say the count was 0."""
+    return reported and _cache_read_reported(response, usage, reports)
+
+
 def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     """A summary row for every round; linear in the rounds plus the unique content."""
     rows = []
@@ -578,6 +603,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
     last_kept = None  # lib.growth.kept_before, carried along the rounds rather than walked back from each
     writes_reported = getattr(DIALECTS.get(trace.dialect), "REPORTS_CACHE_WRITES", True)
     reads_reported = getattr(DIALECTS.get(trace.dialect), "reports_cache_read", None)
+    writes_counted = getattr(DIALECTS.get(trace.dialect), "reports_cache_write", None)
     for round_, (breakdown, usage) in zip(trace.rounds, reconciled_breakdowns(trace, counter)):
         request, response, error = round_.request, round_.response, round_.error
         recorded = round_.request_recorded
@@ -610,6 +636,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 parts_not_logged=parts_not_logged(round_),
                 cache_writes_reported=writes_reported,
                 cache_read_reported=_cache_read_reported(response, usage, reads_reported),
+                cache_write_counted=_cache_write_counted(response, usage, writes_reported, writes_counted),
                 output_left_out=left_out_of_output(response.message) if response and usage.source != "reported"
                 else (),
             )

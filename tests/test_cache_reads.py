@@ -60,3 +60,23 @@ def test_a_reasoning_count_of_0_langchain_recorded_is_0_not_a_figure_the_log_lac
     reasoning = {c["title"].split(" · ")[1]: [r["usage"]["reasoning"] for r in c["rounds"]]
                  for c in document["conversations"]}
     assert reasoning["LangGraph"][0] == 0
+
+
+def test_the_cache_writes_claude_code_reports_are_in_the_table_its_csv_and_the_json():
+    # Claude Code's usage writes cache_creation_input_tokens: 9,907 written for an hour in round 1, 1,914 in round 2,
+    # as the explorer says and the cost prices them; the table gave the reads alone.
+    [conversation] = _upload("claude-code-2.1.233.jsonl").conversations
+    table = rounds_table(summarize(conversation.trace, counter_for("o200k_base").counter))
+    assert table["written to cache"].tolist() == [9907, 1914]
+    assert [row["written to cache"] for row in csv.DictReader(io.StringIO(table_csv(table)))] == ["9907", "1914"]
+    document = summary_of(_upload("claude-code-2.1.233.jsonl"))
+    assert [r["usage"]["cache_written"] for r in document["conversations"][0]["rounds"]] == [9907, 1914]
+
+
+def test_a_usage_with_no_cache_write_count_is_not_in_the_log_not_0():
+    # OpenAI's usage counts the cached input it read (round 1's 0 here), never what it wrote.
+    table = rounds_table(summarize(_upload("langsmith-runs.jsonl").conversations[0].trace,
+                                   counter_for("o200k_base").counter))
+    assert table["written to cache"].tolist() == [NOT_IN_THE_LOG, NOT_IN_THE_LOG]
+    document = summary_of(_upload("langsmith-runs.jsonl"))
+    assert [r["usage"]["cache_written"] for c in document["conversations"] for r in c["rounds"]] == [None] * 4

@@ -161,6 +161,12 @@ def reports_cache_read(usage: Any) -> bool:
     return isinstance(usage, dict) and "cache_read_input_tokens" in usage
 
 
+def reports_cache_write(usage: Any) -> bool:
+    """Whether a usage object holds the count of input tokens written to the prompt cache (a 0 included):
+    `cache_creation_input_tokens`, which a usage converted from a framework's counts may lack."""
+    return isinstance(usage, dict) and "cache_creation_input_tokens" in usage
+
+
 def read_usage(usage: Any) -> Usage | None:
     """Reported usage; Anthropic's input_tokens exclude cache reads and writes, so add them back. The thinking
     tokens, where the usage counts them apart (Claude Code's `output_tokens_details.thinking_tokens`), are part of

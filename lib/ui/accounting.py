@@ -11,9 +11,8 @@ from lib.summary import (NO_CALL_MADE, NOT_IN_THE_LOG, REASONING_NOT_REPORTED, R
                          RoundSummary, Snowball, OUTPUT_MISSING, billing_words, counted_parts,
                          missing_output, no_bar_words, not_counted_said, not_counted_words, not_logged_words,
                          output_estimate_words, output_left_out_words, overcounted, reasoning_reported,
-                         reported_extras_words, round_cost,
-                         said_parts, table_cached, table_reasoning, table_tokens, tokens_words, tool_list_missing,
-                         tool_list_words)
+                         reported_extras_words, round_cost, said_parts, table_cache_written, table_cached,
+                         table_reasoning, table_tokens, tokens_words, tool_list_missing, tool_list_words)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import Price, prices_from_rows
@@ -143,6 +142,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             "tokens are": r.usage.source,
             **_parts_record(r, named, remainders),
             "cached in": table_cached(r),
+            "written to cache": table_cache_written(r),
             "reasoning": table_reasoning(r),
             "latency ms": r.latency_ms,
         }
