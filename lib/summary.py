@@ -841,9 +841,10 @@ class Snowball:
     @property
     def billed_input_left_out(self) -> str:
         """The calls billed_input leaves out (lib.prices.calls_left_out_words), said beside it; empty when none, or
-        when no call's input is known and the figure says so itself."""
+        when no call's input is known and the figure's NOT_IN_THE_LOG says so itself. A failed call whose billing is
+        not known is named even when it leaves no call in the sum: "not in the log" alone would not say why."""
         left_out = self.unknown_input_calls + self.billing_unknown_calls
-        if self.rounds and left_out >= self.rounds:
+        if self.rounds and left_out >= self.rounds and not self.billing_unknown_calls:
             return ""
         return calls_left_out_words(self.unknown_input_calls, self.billing_unknown_calls)
 

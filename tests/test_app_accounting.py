@@ -615,6 +615,14 @@ def test_a_trace_of_one_failed_call_blames_no_previous_request_it_never_had(app)
     assert billed.help.startswith("1 call, not in this sum;")
 
 
+def test_the_input_billed_of_a_trace_whose_only_call_is_left_out_says_why_beneath_it(app):
+    # The trial read "not in the log" alone: the figure gave no reason, where every other view names the refused call.
+    at = _one_failed_round(app)
+    [column] = [c for c in at.columns if any(m.label == "Input billed over all calls" for m in c.metric)]
+    assert column.metric[0].value == "not in the log"
+    assert [c.value for c in column.caption] == [FAILED_LEFT_OUT]
+
+
 def test_the_cumulative_chart_starts_at_zero_so_one_point_is_not_drawn_as_a_steep_range(app):
     at = _one_failed_round(app)
     cumulative = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
