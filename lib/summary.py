@@ -840,13 +840,17 @@ class Snowball:
 
     @property
     def billed_input_left_out(self) -> str:
-        """The calls billed_input leaves out (lib.prices.calls_left_out_words), said beside it; empty when none, or
-        when no call's input is known and the figure's NOT_IN_THE_LOG says so itself. A failed call whose billing is
-        not known is named even when it leaves no call in the sum: "not in the log" alone would not say why."""
-        left_out = self.unknown_input_calls + self.billing_unknown_calls
-        if self.rounds and left_out >= self.rounds and not self.billing_unknown_calls:
+        """The calls billed_input leaves out, said beside it (_left_out_words)."""
+        return self._left_out_words(self.unknown_input_calls)
+
+    def _left_out_words(self, unknown: int) -> str:
+        """The calls a sum leaves out (lib.prices.calls_left_out_words): the `unknown` ones and the failed calls whose
+        billing is not known; empty when none, or when every call is unknown and the figure's own words say so. A
+        failed call whose billing is not known is named even when it leaves no call in the sum: "not in the log" alone
+        would not say why."""
+        if self.rounds and unknown >= self.rounds and not self.billing_unknown_calls:
             return ""
-        return calls_left_out_words(self.unknown_input_calls, self.billing_unknown_calls)
+        return calls_left_out_words(unknown, self.billing_unknown_calls)
 
     @property
     def billed_calls(self) -> int:
@@ -899,13 +903,9 @@ class Snowball:
 
     @property
     def output_left_out(self) -> str:
-        """The calls `output` leaves out (lib.prices.calls_left_out_words), as billed_input_left_out says them: a
-        failed call whose billing is not known is out of it, as of the input billed and the cost; empty when none,
-        or when no call is summed and the figure says so itself."""
-        left_out = self.unknown_output_calls + self.billing_unknown_calls
-        if self.rounds and left_out >= self.rounds:
-            return ""
-        return calls_left_out_words(self.unknown_output_calls, self.billing_unknown_calls)
+        """The calls `output` leaves out, as billed_input_left_out says them (_left_out_words): a failed call whose
+        billing is not known is out of it, as of the input billed and the cost."""
+        return self._left_out_words(self.unknown_output_calls)
 
     @property
     def times_one_call_words(self) -> str | None:

@@ -621,6 +621,8 @@ def test_the_input_billed_of_a_trace_whose_only_call_is_left_out_says_why_beneat
     [column] = [c for c in at.columns if any(m.label == "Input billed over all calls" for m in c.metric)]
     assert column.metric[0].value == "not in the log"
     assert [c.value for c in column.caption] == [FAILED_LEFT_OUT]
+    # The output beside it, in the metric's help, says why too: it read "not known" with no reason.
+    assert f"({FAILED_LEFT_OUT.rstrip('.')}) out." in column.metric[0].help
 
 
 def test_the_cumulative_chart_starts_at_zero_so_one_point_is_not_drawn_as_a_steep_range(app):
