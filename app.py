@@ -5,10 +5,13 @@ from pathlib import Path
 import streamlit as st
 
 from lib.ui.navigation import FRAME, open_wanted
+from lib.ui.picker import SIDEBAR_WIDTH_PX
 from lib.ui.upload_limit import limit_uploads
 
 # The favicon is a file of ours: a Material icon there is fetched from fonts.gstatic.com, an emoji needs an emoji font.
-st.set_page_config(page_title="Roundtrip", page_icon=str(Path(__file__).parent / "docs" / "favicon.png"), layout="wide")
+# The sidebar's width is set here, before any element is laid out (lib.ui.picker.SIDEBAR_CSS says why).
+st.set_page_config(page_title="Roundtrip", page_icon=str(Path(__file__).parent / "docs" / "favicon.png"), layout="wide",
+                   initial_sidebar_state=SIDEBAR_WIDTH_PX)
 st.session_state[FRAME] = True
 limit_uploads()  # before any page: what this session may keep in Streamlit's upload store
 pages = [

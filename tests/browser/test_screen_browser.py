@@ -137,6 +137,34 @@ def test_fork_hengxin_round_2_with_the_results_emptied_runs_the_recorded_fork_an
     screenshot(page, "compare", readme=True)
 
 
+SIDEBAR_WIDTHS_JS = """
+window.__sidebarWidths = [];
+new MutationObserver((_, watching) => {
+  const sidebar = document.querySelector('section[data-testid="stSidebar"]');
+  if (!sidebar) return;
+  watching.disconnect();
+  new ResizeObserver(() => window.__sidebarWidths.push(Math.round(sidebar.getBoundingClientRect().width)))
+    .observe(sidebar);
+}).observe(document, {childList: true, subtree: true});
+"""
+"""Records every width the sidebar is drawn at, from the first."""
+
+
+def test_the_sidebar_is_drawn_at_its_width_and_never_widened_under_the_laid_out_page(browser, app_url):
+    # Widened by a stylesheet once the page's elements had arrived, the sidebar made the browser lay every one of
+    # them out again: 300 px, then 400, on every visit (issue 21).
+    for visit in range(2):  # a fresh server's very first visit draws the sidebar before the page config reaches it
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=app_url)
+        context.add_init_script(SIDEBAR_WIDTHS_JS)
+        page = context.new_page()
+        page.goto("/?trace=hengxin-expense&round=1")
+        _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+        _idle(page)
+        widths = page.evaluate("window.__sidebarWidths")
+        context.close()
+    assert widths == [400]
+
+
 SWITCHES_CUT_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stCheckbox"]')]
     .map(box => box.querySelector('[data-testid="stMarkdownContainer"]'))
     .filter(label => label && label.scrollWidth > label.clientWidth + 1).map(label => label.textContent)"""
