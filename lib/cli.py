@@ -14,8 +14,8 @@ conversations per file.
   request that is: the one before, or the latest earlier one the log kept when it lost the one before; null for
   round 1, and new_messages null too when the log kept no earlier request), `tool_calls`, `tool_results`,
   `finish`, `steps`, `inferred`, `usage` (input, billed_input, billing, output, source, reasoning, cached,
-  cache_written, input_parts; billed_input is the input as the Tokens page's "input billed" sums it, null where the call failed and
-  the log does not say whether the provider billed it, which `billing` then says; reasoning is null where the usage
+  cache_written, input_parts; billed_input is the input as the Tokens page's "input billed" sums it, null where the call failed, or
+  the log holds no response to it, and does not say whether the provider billed it, which `billing` then says; reasoning is null where the usage
   counts none apart, as Anthropic's does not: not 0 tokens spent; cached, the input read from the prompt cache, is null
   where the usage holds no such count, or is our estimate; cache_written, the input written to it, likewise (OpenAI's
   usage counts none); input_parts named as the explorer names them, the part
@@ -162,7 +162,8 @@ def _rounds(trace: Trace) -> list[dict]:
             "steps": sorted({label.step for label in labels}),
             "inferred": "response" in derived,
             # Reasoning the usage does not count apart (Anthropic's, an estimate's) is null, not 0 tokens spent.
-            # A call refused or failed with no usage: its input is known, whether it was billed is not (null).
+            # A call refused or failed with no usage, or one the log holds no response to: its input is known, whether
+            # it was billed is not (null).
             "usage": {"input": row.input_if_known, "billed_input": row.billed_input_if_known,
                       "billing": billing_words(row), "output": row.output_if_known, "source": source,
                       "reasoning": row.usage.reasoning_tokens if row.sent else None,

@@ -13,7 +13,7 @@ from lib.model import Round, Trace
 from lib.provenance import NOT_CAPTURED
 from lib.steps import turn_ends_words
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, billing_known,
-                         parts_not_logged, said_parts)
+                         billing_reason, parts_not_logged, said_parts)
 from lib.text import as_sentence, ordinal, plural
 from lib.tokens import input_words, overcount, split_words
 
@@ -63,7 +63,10 @@ class Snowball:
     """Where the input goes (lib.summary.said_parts), parts of zero left out: none for a request the log did not
     keep, whose reported input nothing was counted from; None for a part the log lacks (parts_unlogged)."""
     failed: bool = False
-    """The call failed: whether the provider billed this request, the log does not say."""
+    """The call failed, or the log holds no response to it: whether the provider billed this request, the log does
+    not say (lib.summary.billing_known)."""
+    billing_said: str = BILLING_NOT_KNOWN
+    """Why, where `failed` (lib.summary.billing_reason): the call failed, or the log holds no response to it."""
     held: bool = False
     """A listed request's earlier messages are held by the provider (previous_response_id or a conversation): the
     sizes count what the model reads, not what the program sent."""
@@ -102,7 +105,7 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         input_tokens=row.input_if_known, estimated=row.usage.source != "reported" and row.request_recorded,
         split=tuple((label, tokens) for label, tokens in said_parts(row)
                     if tokens or (tokens is None and row.request_recorded)),
-        failed=not billing_known(row),
+        failed=not billing_known(row), billing_said=billing_reason(row),
         held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),
         tool_list_recorded=row.tool_list_recorded, tool_list_never_logged=row.tool_list_never_logged,
         request_recorded=row.request_recorded, secret=upto_current, followed=index < len(rows),
@@ -253,7 +256,7 @@ def tools_line(snow: Snowball) -> str:
     listed = f"{plural(snow.tools, 'tool definition')}, {plural(snow.tools_tokens, 'token')}"
     if snow.failed:
         sent = "resent unchanged" if snow.tools_unchanged else "sent with this request"
-        return f"{listed}: {sent}; {BILLING_NOT_KNOWN}"
+        return f"{listed}: {sent}; {snow.billing_said}"
     if snow.tools_unchanged:
         return f"{listed}: resent unchanged and paid for a {ordinal(snow.tools_sent)} time"
     if snow.secret or not snow.followed:  # a secret: whether any request follows is what the learner predicts

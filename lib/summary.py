@@ -264,35 +264,66 @@ class RoundSummary:
 
 def billing_known(row: RoundSummary) -> bool:
     """Whether the log says what the provider billed for the round's call: not for a failed call whose usage the
-    provider did not report (a refusal, an error: BILLING_NOT_KNOWN). The input it sent is known; whether it was
-    billed is not, so the input billed and the cost (cost_known) both leave it out."""
-    return not row.failed or row.usage.source == "reported"
+    provider did not report (a refusal, an error: BILLING_NOT_KNOWN), nor for a request the log holds no response or
+    error to (UNANSWERED_BILLING_NOT_KNOWN: the log ends mid-call, or the call got no answer). The input it sent is
+    known; whether it was billed is not (a provider bills the input of a call it completed), so every "billed" sum
+    and the cost (cost_known) leave it out, and say so."""
+    if row.usage.source == "reported":
+        return True
+    return not row.failed and row.response_recorded
+
+
+UNANSWERED_BILLING_NOT_KNOWN = ("the log holds no response to this call, so it does not say whether the provider "
+                                "billed it")
+"""BILLING_NOT_KNOWN for a request the log ends on, or that got no answer (unanswered_left_out): no usage, no error."""
+
+
+def billing_reason(row: RoundSummary) -> str:
+    """Why the round's billing is not known (billing_known), in the words every view says it: the call failed, or the
+    log holds no response to it."""
+    return BILLING_NOT_KNOWN if row.failed else UNANSWERED_BILLING_NOT_KNOWN
 
 
 def billing_words(row: RoundSummary) -> str | None:
     """What every view says beside the input of a call whose billing is not known (billing_known), as a sentence;
     None where it is known."""
-    return None if billing_known(row) else as_sentence(BILLING_NOT_KNOWN)
+    return None if billing_known(row) else as_sentence(billing_reason(row))
 
 
 def billing_left_out(row: RoundSummary) -> bool:
-    """Whether the round's input is known but its billing is not (billing_known): a call every billed figure and the
-    cost leave out, and say so."""
-    return row.input_if_known is not None and not billing_known(row)
+    """Whether the round's call failed, its input known but its billing not (billing_known): a call every billed
+    figure and the cost leave out, and say so as a failed call (lib.prices.calls_left_out_words)."""
+    return row.input_if_known is not None and not billing_known(row) and row.failed
+
+
+def unanswered_left_out(row: RoundSummary) -> bool:
+    """Whether the round is a request the log holds no response or error to, its input known but its billing not
+    (billing_known): every billed figure and the cost leave it out, as they leave out a call whose output is not known
+    ("not known, left out"), and the page says why (billing_unknown_rounds_words)."""
+    return row.input_if_known is not None and not billing_known(row) and not row.failed
 
 
 def billing_unknown_rounds_words(rows: tuple[RoundSummary, ...]) -> str | None:
-    """Under the input billed so far: the rounds whose call failed and whose billing the log does not say, left out
-    of it as of the totals (billing_known); None when there are none."""
+    """Under the input billed so far: the rounds whose call failed, or that the log holds no response to, and whose
+    billing the log does not say, left out of it as of the totals (billing_known); None when there are none."""
+    said = []
     failed = [r.round for r in rows if billing_left_out(r)]
-    if not failed:
-        return None
     if len(failed) == 1:
-        return (f"Round {failed[0]} failed: whether the provider billed it, the log does not say, so it is left out "
-                "of the input billed.")
-    named = rounds_named(failed)
-    return (f"{named[0].upper()}{named[1:]} failed: whether the provider billed them, the log does not say, so they "
-            "are left out of the input billed.")
+        said.append(f"Round {failed[0]} failed: whether the provider billed it, the log does not say, so it is left "
+                    "out of the input billed.")
+    elif failed:
+        named = rounds_named(failed)
+        said.append(f"{named[0].upper()}{named[1:]} failed: whether the provider billed them, the log does not say, "
+                    "so they are left out of the input billed.")
+    unanswered = [r.round for r in rows if unanswered_left_out(r)]
+    if len(unanswered) == 1:
+        said.append(f"Round {unanswered[0]} has no response in the log: whether the provider billed it, the log does "
+                    "not say, so it is left out of the input billed, as of the output and the cost.")
+    elif unanswered:
+        named = rounds_named(unanswered)
+        said.append(f"{named[0].upper()}{named[1:]} have no response in the log: whether the provider billed them, "
+                    "the log does not say, so they are left out of the input billed, as of the output and the cost.")
+    return " ".join(said) or None
 
 
 OUTPUT_MISSING = {"not known": "the call failed and the error holds no output",
@@ -693,6 +724,9 @@ class Snowball:
     billing_unknown_calls: int = 0
     """Calls whose input is known but whether the provider billed it is not (billing_known: a refused call): left
     out of billed_input, as the cost leaves them out."""
+    unanswered_calls: int = 0
+    """Requests the log holds no response or error to, whose input is known but whether the provider billed it is not
+    (unanswered_left_out): left out of billed_input as "not known", as the output and the cost leave them out."""
     unknown_output_calls: int = 0
     """Calls with no output figure (missing_output), but for those billing_unknown_calls counts: `output` is the sum
     over the others."""
@@ -772,7 +806,8 @@ class Snowball:
             return f"{self.resent_share:.0%}"
         # Every kept request is a failed call whose billing the log does not say: no previous request is missing, the
         # share is left out as the input billed leaves those calls out (resent_help says so).
-        return LEFT_OUT if self.billing_unknown_calls and not self.resent_unknown else NOT_IN_THE_LOG
+        left_out = self.billing_unknown_calls or self.unanswered_calls
+        return LEFT_OUT if left_out and not self.resent_unknown else NOT_IN_THE_LOG
 
     @property
     def resent_basis_words(self) -> str:
@@ -792,10 +827,7 @@ class Snowball:
     def resent_help(self) -> str:
         """What resent_share is a share of, and what the log does not let it hold."""
         if not self.resent_rounds and self.resent_words == LEFT_OUT:
-            one = self.billing_unknown_calls == 1
-            return (f"{plural(self.billing_unknown_calls, 'failed call')} whose billing the log does not say "
-                    f"{'is' if one else 'are'} left out, as {'it is' if one else 'they are'} from the input billed: "
-                    "no request is left to take a share of.")
+            return f"{self._billing_out_said()}: no request is left to take a share of."
         if not self.resent_rounds:
             return ("No request in the log follows one the log also kept: what each request sent again is not "
                     "known.")
@@ -809,10 +841,8 @@ class Snowball:
                      "of our count only, not of the bill. What we could not count (a tool list or system prompt the "
                      "log does not keep, the provider's template) the log does not split into new and sent again: "
                      "the share of the billed input sent again is not in the log.")
-        if self.billing_unknown_calls:
-            one = self.billing_unknown_calls == 1
-            said += (f" {plural(self.billing_unknown_calls, 'failed call')} whose billing the log does not say "
-                     f"{'is' if one else 'are'} left out, as {'it is' if one else 'they are'} from the input billed.")
+        if self.billing_unknown_calls or self.unanswered_calls:
+            said += f" {self._billing_out_said()}."
         if self.resent_unknown:
             one = self.resent_unknown == 1
             said += (f" {plural(self.resent_unknown, 'round')} whose previous request the log lacks "
@@ -823,6 +853,18 @@ class Snowball:
             said += (f" The log keeps {lacked}, which every request sends again: this is a share of the {counted} "
                      f"we counted, without {'them' if them == 'they' else 'it'}.")
         return said
+
+    def _billing_out_said(self) -> str:
+        """The calls whose billing the log does not say, left out of the share as of the input billed: the failed
+        ones, and the requests it holds no response to."""
+        said = []
+        for n, kind in ((self.billing_unknown_calls, "failed call{} whose billing the log does not say"),
+                        (self.unanswered_calls, "call{} with no response in the log")):
+            if n:
+                one = n == 1
+                said.append(f"{n:,} {kind.format('' if one else 's')} {'is' if one else 'are'} left out, as "
+                            f"{'it is' if one else 'they are'} from the input billed")
+        return "; ".join(said)
 
     @property
     def billed_input_words(self) -> str:
@@ -836,12 +878,13 @@ class Snowball:
         """billed_input as a figure alone, as a metric shows it: `≈` when it holds an estimate, NOT_IN_THE_LOG when no
         call's input is known (total_words)."""
         return total_words(self.billed_input, self.rounds, self.estimated_calls,
-                           self.unknown_input_calls + self.billing_unknown_calls, left_out="")
+                           self.unknown_input_calls + self.unanswered_calls + self.billing_unknown_calls, left_out="")
 
     @property
     def billed_input_left_out(self) -> str:
-        """The calls billed_input leaves out, said beside it (_left_out_words)."""
-        return self._left_out_words(self.unknown_input_calls)
+        """The calls billed_input leaves out, said beside it (_left_out_words): a request with no response in the log
+        is "not known", as beside the output and the cost, which leave it out too."""
+        return self._left_out_words(self.unknown_input_calls + self.unanswered_calls)
 
     def _left_out_words(self, unknown: int) -> str:
         """The calls a sum leaves out (lib.prices.calls_left_out_words): the `unknown` ones and the failed calls whose
@@ -855,7 +898,7 @@ class Snowball:
     @property
     def billed_calls(self) -> int:
         """The calls billed_input sums (a call never made among them, billed nothing)."""
-        return self.rounds - self.unknown_input_calls - self.billing_unknown_calls
+        return self.rounds - self.unknown_input_calls - self.unanswered_calls - self.billing_unknown_calls
 
     @property
     def calls_summed_words(self) -> str:
@@ -868,6 +911,18 @@ class Snowball:
         if not summed:
             return f"{plural(self.rounds, 'call')}, {'not' if self.rounds == 1 else 'none'} in this sum;"
         return f"{plural(self.rounds, 'call')}, of which {summed:,} {'is' if summed == 1 else 'are'} in this sum;"
+
+    @property
+    def unanswered_words(self) -> str:
+        """Why billed_input leaves out the requests the log holds no response to (unanswered_calls), as the Tokens
+        page's help and the slide say it; empty when none."""
+        n = self.unanswered_calls
+        if not n:
+            return ""
+        one = n == 1
+        return (f"{plural(n, 'call')} {'has' if one else 'have'} no response in the log: whether "
+                f"{'it was' if one else 'they were'} billed is not in the log, so {'it is' if one else 'they are'} "
+                "in no sum.")
 
     @property
     def billing_unknown_words(self) -> str:
@@ -994,6 +1049,7 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         requests_recorded=any(r.request_recorded for r in rows),
         unknown_input_calls=sum(1 for r in rows if r.input_if_known is None),
         billing_unknown_calls=sum(1 for r in rows if billing_left_out(r)),
+        unanswered_calls=sum(1 for r in rows if unanswered_left_out(r)),
         unknown_output_calls=sum(1 for r in rows if missing_output(r) and not billing_left_out(r)),
         last_input_known=not rows or rows[-1].input_if_known is not None,
         output_missing=_shared_missing(rows),

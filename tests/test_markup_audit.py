@@ -95,9 +95,10 @@ WORDS = {
     "input_line": "a round's input figure and its parts, in our words and numbers (lib/slide_words.py)",
     "carried": "what a request is made of, in counts of messages (lib/presenter.py)",
     "stop_switch": "a dialect's stop field and its two values, constants of lib/dialects (lib/slide_words.py)",
-    "billing_unknown_rounds_words": "round numbers and our sentence: which failed calls the input billed leaves out "
-                                    "(lib/summary.py)",
-    "billing_words": "a constant sentence, BILLING_NOT_KNOWN, or nothing (lib/summary.py)",
+    "billing_unknown_rounds_words": "round numbers and our sentences: which failed or unanswered calls the input "
+                                    "billed leaves out (lib/summary.py)",
+    "billing_words": "a constant sentence, BILLING_NOT_KNOWN or UNANSWERED_BILLING_NOT_KNOWN, or nothing "
+                     "(lib/summary.py)",
     "input_parts": "the parts of a round's input by our names, each with its token count (lib/tokens.py)",
     "input_words": "the parts of a round's input in our words, each with its token count (lib/tokens.py)",
     "split_words": "where a round's input goes: our words, its token counts and figures (lib/tokens.py)",
@@ -140,6 +141,10 @@ VOUCHED: dict[tuple[str, str], str] = {
         "Snowball.billing_unknown_words: our sentence with a count of calls, or nothing (lib/summary.py)",
     ("lib/ui/slides.py", "ball.billing_unknown_words"):
         "Snowball.billing_unknown_words: our sentence with a count of calls, or nothing (lib/summary.py)",
+    ("lib/ui/accounting.py", "ball.unanswered_words"):
+        "Snowball.unanswered_words: our sentence with a count of calls, or nothing (lib/summary.py)",
+    ("lib/ui/slides.py", "ball.unanswered_words"):
+        "Snowball.unanswered_words: our sentence with a count of calls, or nothing (lib/summary.py)",
     ("lib/ui/accounting.py", "ball.resent_help"):
         "Snowball.resent_help: our sentences with counts of rounds and tokens (lib/summary.py)",
     ("lib/ui/accounting.py", "ball.resent_basis_words"):

@@ -289,6 +289,8 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
     if ball.unknown_input_calls:
         estimated += (f" {ball.unknown_input_calls:,} of them the log kept no request for: their input is not known, "
                       "and not in the sum.")
+    if ball.unanswered_words:  # their input is known, not whether it was billed: no sum holds them (billing_known)
+        estimated += f" {ball.unanswered_words}"
     # A metric's value is the figure alone: the browser cuts a long one short. What it leaves out is said beneath it,
     # in the words every view uses (lib.prices.calls_left_out_words).
     a.metric("Input billed over the rounds predicted so far" if predicted else "Input billed over all calls",

@@ -170,7 +170,9 @@ def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
              f"{ball.unknown_input_calls:,}, so what the conversation was billed for its input is not known.")
     else:
         # A failed call whose billing the log does not say is in neither figure: the count says the calls summed.
+        # A request the log holds no response to is in neither either: whether it was billed is not in the log.
         left_out = f" {ball.billing_unknown_words}" if ball.billing_unknown_words else ""
+        left_out += f" {ball.unanswered_words}" if ball.unanswered_words else ""
         lead(f"Every call resends everything: {plural(ball.billed_calls, 'call')} billed {about}{ball.billed_input:,} "
              f"input tokens{times}.{left_out}")
     if partial:
