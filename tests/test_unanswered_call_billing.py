@@ -131,6 +131,8 @@ def test_gemini_thought_tokens_are_output_on_the_tokens_page_as_openai_reasoning
     assert not at.exception
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["tokens out"].tolist() == out and rounds["reasoning"].tolist() == reasoning
+    billed = next(m for m in at.metric if m.label == "Input billed over all calls")
+    assert f" {sum(out):,} out." in billed.help  # the output summed is the thoughts and the answer alike
 
 
 def test_the_counter_on_the_rounds_slide_does_not_say_the_unanswered_requests_tool_list_was_paid_for():

@@ -139,8 +139,9 @@ def messages_per_round(rows: tuple[RoundSummary, ...]) -> go.Figure:
 def cumulative_input(rows: tuple[RoundSummary, ...]) -> go.Figure:
     """Input billed so far, against what one call with the same context would have cost. A round whose input the log
     cannot give (RoundSummary.input_if_known) has no point and adds nothing, as the totals leave it out: a 0 would say
-    its call read nothing; nor does a failed call whose billing the log does not say (billed_input_if_known) add to
-    the input billed, as the totals leave it out, though its context is drawn."""
+    its call read nothing; nor does a call whose billing the log does not say (billed_input_if_known: a failed one,
+    a request it holds no response to) add to the input billed, as the totals leave it out, though its context is
+    drawn."""
     known = [r for r in rows if r.input_if_known is not None]
     billed = [r for r in known if r.billed_input_if_known is not None]
     running, total = [], 0
