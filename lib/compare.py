@@ -27,8 +27,9 @@ from lib.failures import unmade_words
 from lib.model import Message, Request, Round, Trace
 from lib.prices import Price, TraceCost
 from lib.text import plural
-from lib.summary import (NOT_IN_THE_LOG, UNMADE_SAID, RoundSummary, cost_known, round_cost, rows_cost, snowball,
-                         stop_inferred, tokens_words, tool_list_kept, tool_list_never_logged, parts_not_logged)
+from lib.summary import (NOT_IN_THE_LOG, UNMADE_SAID, RoundSummary, billing_known, cost_known, round_cost,
+                         rows_cost, snowball, stop_inferred, tokens_words, tool_list_kept, tool_list_never_logged,
+                         parts_not_logged, unanswered_left_out)
 
 Item = tuple
 """One thing the model reads: (`text`, role, text), (`call`, tool, arguments as JSON) or (`result`, tool, content)."""
@@ -169,9 +170,15 @@ class RoundPair:
     cost_known_right: bool = True
     """The right round's cost can be worked out."""
     failed_left: bool = False
-    """The left round's call failed: whether the provider billed it, the log does not say (BILLING_NOT_KNOWN)."""
+    """The left round's call failed and whether the provider billed it, the log does not say (BILLING_NOT_KNOWN,
+    lib.summary.billing_known): its cost is not known."""
     failed_right: bool = False
     """The right round's call failed."""
+    unanswered_left: bool = False
+    """The log holds no response to the left round's request: whether the provider billed it, the log does not say
+    (lib.summary.unanswered_left_out)."""
+    unanswered_right: bool = False
+    """The log holds no response to the right round's request."""
     unmade_left: bool = False
     """The left round made no call (RoundSummary.sent): no provider saw its request, so it costs nothing."""
     unmade_right: bool = False
@@ -188,12 +195,20 @@ class RoundPair:
         if unmade:
             whose = "Neither call was made" if len(unmade) == 2 else f"The {unmade[0]} call was never made"
             return f"{whose}: {UNMADE_SAID}."
-        sides = [side for side, failed in (("left", self.failed_left), ("right", self.failed_right)) if failed]
-        if not sides:
-            return None
-        whose = "Both calls" if len(sides) == 2 else f"The {sides[0]} call"
-        return (f"{whose} failed, and the log does not say whether the provider billed "
-                f"{'them' if len(sides) == 2 else 'it'}: the cost is of the input sent, had it been billed.")
+        # The cost of such a call is not known (lib.summary.cost_known): the figure beside these words says so.
+        said = []
+        for happened, flags in (("failed, and the log does not say", (self.failed_left, self.failed_right)),
+                                ("no response in the log, so it does not say", (self.unanswered_left,
+                                                                                 self.unanswered_right))):
+            sides = [side for side, flag in zip(("left", "right"), flags) if flag]
+            if not sides:
+                continue
+            both = len(sides) == 2
+            whose = "Both calls" if both else f"The {sides[0]} call"
+            verb = "" if happened.startswith("failed") else ("have " if both else "has ")
+            said.append(f"{whose} {verb}{happened} whether the provider billed {'them' if both else 'it'}: "
+                        f"{'their' if both else 'its'} cost is not known.")
+        return " ".join(said) or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -681,7 +696,11 @@ def compare(left: Run, right: Run, prices: tuple[Price, ...]) -> Comparison:
             estimated_left=_estimated(row_a), estimated_right=_estimated(row_b),
             words_left=tokens_words(row_a) if row_a else None, words_right=tokens_words(row_b) if row_b else None,
             cost_known_left=row_a is None or cost_known(row_a), cost_known_right=row_b is None or cost_known(row_b),
-            failed_left=row_a is not None and row_a.failed, failed_right=row_b is not None and row_b.failed,
+            # Only where the billing is not known: a failed call whose usage was reported is priced.
+            failed_left=row_a is not None and row_a.failed and not billing_known(row_a),
+            failed_right=row_b is not None and row_b.failed and not billing_known(row_b),
+            unanswered_left=row_a is not None and unanswered_left_out(row_a),
+            unanswered_right=row_b is not None and unanswered_left_out(row_b),
             unmade_left=row_a is not None and not row_a.sent, unmade_right=row_b is not None and not row_b.sent,
         ))
     return Comparison(figures(left, prices), figures(right, prices), tuple(pairs))

@@ -144,3 +144,20 @@ def test_the_counter_on_the_rounds_slide_does_not_say_the_unanswered_requests_to
     assert "paid for" not in said
     assert said.endswith("resent unchanged; the log holds no response to this call, so it does not say whether the "
                          "provider billed it")
+
+
+def test_compare_says_beside_the_unanswered_rounds_cost_why_it_is_not_known(app):
+    # Larkfield beside its cut copy, round 2: the cut one's cost read "not known" with no word of why.
+    from lib.ui import picker, state
+
+    files = [("larkfield-cut.jsonl", _cut())]
+    app.session_state[picker.FILES] = files
+    app.session_state[picker.FILES_DIGEST] = state.files_digest(files)
+    app.query_params.update({"compare": "larkfield-get-order,upload:0", "round": "2"})
+    at = app.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    cost = next(m for m in at.metric if m.label.startswith("Cost USD, right"))
+    assert cost.value == "not known"
+    assert cost.help == ("The right call has no response in the log, so it does not say whether the provider billed "
+                         "it: its cost is not known.")
