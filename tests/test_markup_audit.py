@@ -169,7 +169,8 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/compare.py", "found.first_divergence"): "a row number",
     ("lib/ui/compare.py", "pair.left"): "RoundPair.left: a round number or None",
     ("lib/ui/compare.py", "pair.right"): "RoundPair.right: a round number or None",
-    ("lib/ui/compare.py", "pair.billing_words"): "RoundPair.billing_words: which side's call failed or has no response, in our words",
+    ("lib/ui/compare.py", "pair.billing_words"):
+        "RoundPair.billing_words: which side's call failed or has no response, in our words",
     ("lib/ui/compare.py", "side"): "'left' or 'right', from the loop's literal pairs",
     ("lib/ui/compare.py", "linked.problem"): LINK,
     ("lib/ui/explorer.py", "linked.problem"): LINK,
