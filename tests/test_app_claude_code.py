@@ -152,3 +152,24 @@ def test_the_thinking_tokens_claude_code_logs_are_said_as_part_of_the_output(app
     shown = round_shown(app, "claude-code-2.1.233.jsonl", 1)
     assert "Output tokens (reported): **135**" in shown
     assert "49 reasoning tokens (included in the output)" in shown
+
+
+def test_the_explorer_card_says_claude_code_wrote_the_summary_a_compaction_starts_again_from(app):
+    # Round 3 of the recorded 2.1.233 session compacted after its answer (tests/test_claude_code.py builds the lines):
+    # its request is the summary alone. The card read "changed since the previous request", a diff against the
+    # person's first prompt, as if the person had rewritten it.
+    import json
+
+    from tests.screen import lines
+    from tests.test_claude_code import _said, compacted_after_recorded
+    at = app.run()
+    log = compacted_after_recorded(_said("Continuing with the echo."))
+    at.file_uploader(key="sidebar.upload").upload("session.jsonl", "\n".join(map(json.dumps, log)).encode())
+    at.run()
+    at.number_input(key=state.ROUND).set_value(3).run()
+    assert not at.exception
+    shown = lines(at)
+    card = shown.index("**messages[0]** · role **user** · :green-badge[new this round]")
+    assert shown[card + 1] == "Written by the program in the user's role, not typed by the person."
+    assert shown[card + 2].startswith("This session is being continued from a previous conversation")
+    assert not any("changed since the previous request" in line for line in shown)

@@ -951,6 +951,66 @@ def test_the_interrupt_claude_code_writes_when_the_person_presses_esc_is_the_per
 
 
 
+# After /compact or an automatic compaction Claude Code writes a compact_boundary line, then the summary of the
+# conversation it starts again from as a user line marked `isCompactSummary: true` (with `isVisibleInTranscriptOnly`),
+# in the shape other projects quote from Claude Code 2.1.x sessions and Claude Code's own wording ("This session is
+# being continued from a previous conversation that ran out of context..."). The recorded 2.1.233 session continued
+# so, with its keys (tests/fixtures/README.md).
+def compacted_after_recorded(*after: tuple[str, str | list, dict]) -> list[dict]:
+    """The recorded session compacted after its answer: the boundary line, the summary, then the lines `after`."""
+    lines = _after_recorded(("user", SUMMARY, {"isCompactSummary": True, "isVisibleInTranscriptOnly": True}), *after)
+    recorded = len(lines) - len(after) - 1
+    summary = lines[recorded]
+    boundary = {"parentUuid": None, "logicalParentUuid": summary["parentUuid"], "isSidechain": False,
+                **{k: summary[k] for k in ("userType", "entrypoint", "cwd", "sessionId", "version", "gitBranch")},
+                "type": "system", "subtype": "compact_boundary", "content": "Conversation compacted", "isMeta": False,
+                "timestamp": "2026-08-20T10:23:00.500Z", "uuid": "boundary-1", "level": "info",
+                "compactMetadata": {"trigger": "auto", "preTokens": 167204}}
+    summary["parentUuid"] = "boundary-1"
+    return lines[:recorded] + [boundary] + lines[recorded:]
+
+
+def test_the_summary_claude_code_writes_after_a_compaction_is_the_programs_words_never_the_person_asking():
+    # Drawn before as a change the person made to their first prompt: the card "changed since the previous request",
+    # and no arrow at all in the sequence; now the program's own context, as its isMeta lines are.
+    from lib.growth import growth
+    from lib.sequence import sequence
+    upload = _upload_lines(*compacted_after_recorded(_said("Continuing with the echo.")))
+    trace = upload.conversations[0].trace
+    assert len(trace.rounds) == 3
+    after = trace.rounds[2]
+    assert [m.text for m in after.request.messages] == [SUMMARY]
+    assert after.extra["program_wrote"] == ["messages[0].content"]
+    labels = [a.label for a in sequence(trace) if a.round == 3]
+    assert "adds 1 message of its own context in the user's role" in labels
+    assert not any(label.startswith("asks") for label in labels)
+    placed = growth(trace, 3)
+    assert [(e.status, e.origin) for e in placed.entries] == [("new", "program")]
+    assert placed.dropped == 3  # the turns before the compaction, gone from the request
+    # The person's next prompt, joined to the summary in one user turn, is what the person asks.
+    upload = _upload_lines(*compacted_after_recorded(("user", "now in French", {}), _said("Bonjour.")))
+    trace = upload.conversations[0].trace
+    assert [a.label for a in sequence(trace) if a.round == 3 and a.label.startswith("asks")] == ["asks: now in French"]
+    [entry] = growth(trace, 3).entries
+    assert (entry.status, entry.origin) == ("new", "input")  # the person's words are in it, beside the summary
+    assert trace.rounds[2].extra["program_wrote"] == ["messages[0].content[0]"]
+
+
+def test_a_session_file_that_starts_from_a_compaction_summary_does_not_open_with_the_person_asking():
+    # A session continued from a compacted one opens on the summary line: drawn before as "asks: This session is
+    # being continued from a previ…", the first thing the person said.
+    from lib.growth import growth
+    from lib.sequence import sequence
+    lines = compacted_after_recorded(_said("Continuing with the echo."))
+    first = next(i for i, line in enumerate(lines) if line.get("isCompactSummary"))
+    upload = _upload_lines(*[{**lines[first], "parentUuid": None}, *lines[first + 1:]])
+    trace = upload.conversations[0].trace
+    labels = [a.label for a in sequence(trace) if a.round == 1]
+    assert labels[0] == "adds 1 message of its own context in the user's role"
+    assert not any(label.startswith("asks") for label in labels)
+    assert [e.origin for e in growth(trace, 1).entries] == ["program"]
+
+
 # Claude Code's stream-json output (2.1.x) marks a user line it wrote itself `"isSynthetic": true` (recorded in this
 # shape for the summary a compaction starts again from: keys isReplay, isSynthetic, message, parent_tool_use_id,
 # session_id, timestamp, type, uuid); its session log marks them `isMeta`. Either is the program's words in the user's

@@ -18,8 +18,10 @@ line's `compactMetadata` says Claude Code kept across it (`preservedMessages.uui
 `headUuid` to `tailUuid`, as Claude Code 2.1.226 writes them).
 
 A user line Claude Code marks `isMeta: true` is its own words in the user's role (a skill's body, an image reference,
-its automatic "continue"): each round lists where such texts sit in its request (CallRecord.program_wrote), so they
-are drawn as the program's, not the person asking (lib/injected.py).
+its automatic "continue"), and so is the summary it writes after a compaction (`isCompactSummary: true`): each round
+lists where such texts sit in its request (CallRecord.program_wrote), so they are drawn as the program's, not the
+person asking (lib/injected.py). The first request after a compaction cut the history (CallRecord.history_cut): its
+messages are new, not rewrites of the turns the request before it held in their places.
 """
 
 from __future__ import annotations
@@ -127,6 +129,9 @@ class _Response:
     which Claude Code writes before the response ends."""
     uuids: list[str] = field(default_factory=list)
     """The `uuid` of each of its lines: a compaction names the turns it keeps by them."""
+    history_cut: bool = False
+    """True for the first response after a compaction: its request starts again from the summary (CallRecord.
+    history_cut)."""
 
 
 @dataclass(slots=True)
@@ -154,8 +159,10 @@ class _Conversation:
     kept: list[tuple[dict, list[str]]] | None = None
     """The turns the last compaction kept, each with its lines' uuids: due after the summary it starts again from."""
     meta: set[str] = field(default_factory=set)
-    """The texts of the user lines Claude Code marked `isMeta` (its own words in the user's role): found again, by
-    value, in each request that carries them (program_wrote)."""
+    """The texts of the user lines Claude Code marked as its own (`isMeta`, or `isCompactSummary` on the summary a
+    compaction starts again from): found again, by value, in each request that carries them (program_wrote)."""
+    cut: bool = False
+    """True from a compaction until the next round: that round's request no longer holds the turns before it."""
 
 
 class ClaudeCodeFormat(LogFormat):
@@ -165,8 +172,9 @@ class ClaudeCodeFormat(LogFormat):
     title = "Claude Code session log"
     request_id_key = "requestId"
     """The key of the line's API request id: a response's lines share it when they lack `message.id`."""
-    program_keys: tuple[str, ...] = ("isMeta",)
-    """The keys a user line carries as `true` when Claude Code wrote it itself, not the person (program_wrote)."""
+    program_keys: tuple[str, ...] = ("isMeta", "isCompactSummary")
+    """The keys a user line carries as `true` when Claude Code wrote it itself, not the person (program_wrote):
+    `isCompactSummary` on the summary of the conversation it writes as a user line after a compaction."""
 
     def __init__(self) -> None:
         self._conversations: dict[str, _Conversation] = {}
@@ -249,7 +257,9 @@ class ClaudeCodeFormat(LogFormat):
                                            message, list(content), message.get("stop_reason"),
                                            timestamp if isinstance(timestamp, str) else None,
                                            self._opening(key, conversation, line),
-                                           uuids=[obj["uuid"]] if isinstance(obj.get("uuid"), str) else [])
+                                           uuids=[obj["uuid"]] if isinstance(obj.get("uuid"), str) else [],
+                                           history_cut=conversation.cut)
+        conversation.cut = False
 
     def _failed(self, key: str, conversation: _Conversation, obj: dict, content: str | list,
                 line: int) -> Iterator[CallRecord]:
@@ -267,11 +277,12 @@ class ClaudeCodeFormat(LogFormat):
         request = list(conversation.messages) + ([_user_turn(conversation.user)] if conversation.user else [])
         timestamp = obj.get("timestamp")
         lacks_prompt = self._opening(key, conversation, line)
+        cut, conversation.cut = conversation.cut, False
         yield from self._release(CallRecord(
             line=line, dialect=ANTHROPIC, request={"messages": request}, conversation=key, error=error,
             derived=[TRANSCRIPT_REQUEST], timestamp=timestamp if isinstance(timestamp, str) else None,
             resends=conversation.sent, provenance=self._failed_provenance(lacks_prompt),
-            program_wrote=_program_wrote(request, conversation.meta),
+            program_wrote=_program_wrote(request, conversation.meta), history_cut=cut,
         ))
 
     def _failed_provenance(self, lacks_prompt: bool) -> dict:
@@ -325,6 +336,8 @@ class ClaudeCodeFormat(LogFormat):
         missing = sum(1 for u in named if u not in conversation.turn_of)
         conversation.messages, conversation.user, conversation.user_uuids, conversation.sent = [], [], [], None
         conversation.turn_of, conversation.kept = {}, kept or None
+        # The next request drops the turns before the compaction: its messages are new, not rewrites of theirs.
+        conversation.cut = True
         said = KEPT.format(turns=plural(len(kept), "turn")) if kept else COMPACTED
         if missing:
             said += KEPT_UNLOGGED.format(missing=missing, are="is" if missing == 1 else "are",
@@ -356,6 +369,7 @@ class ClaudeCodeFormat(LogFormat):
             derived=[TRANSCRIPT_REQUEST], timestamp=response.timestamp, resends=conversation.sent,
             provenance=provenance, executions=anthropic_results_after(turn, conversation.user) if last else [],
             tool_effects=TOOL_EFFECTS, program_wrote=_program_wrote(response.request, conversation.meta),
+            history_cut=response.history_cut,
         )
         self._closed(record)
         yield from self._release(record)

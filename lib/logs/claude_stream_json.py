@@ -55,9 +55,9 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
     name = "claude-stream-json"
     title = "Claude Code stream-json output"
     request_id_key = "request_id"
-    # The session log's `isMeta`, and the `isSynthetic` the SDK's user messages carry (the summary a compaction starts
-    # again from, as Claude Code 2.1.x writes it after a compact_boundary line).
-    program_keys = ("isMeta", "isSynthetic")
+    # The session log's `isMeta` and `isCompactSummary`, and the `isSynthetic` the SDK's user messages carry (the
+    # summary a compaction starts again from, as Claude Code 2.1.x writes it after a compact_boundary line).
+    program_keys = ("isMeta", "isCompactSummary", "isSynthetic")
     program = "Claude Code"
     """The program that wrote the output, as its notes name it."""
     no_prompt = NO_PROMPT
