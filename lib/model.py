@@ -321,6 +321,11 @@ user's role (Claude Code's `isMeta` lines: a skill's body, an image reference, i
 path of a text part, `messages[3].content[1]` (lib.injected.program_parts). Drawn as the program's words, not the
 person asking."""
 
+UNENDED_CALLS = "unended_calls"
+"""The round key listing the ids of the response's calls whose run the log says the program started (their output so
+far came back while the command was still running) and whose end is not in the log: neither success nor failure is
+claimed for them (Round.unended_calls)."""
+
 NOTICES = "notices"
 """The round key listing what the writing program showed the person beside the call and never sent to the model (a
 CLI's "Request cancelled."): each `{"by", "kind", "text", "after"}` (Round.notices)."""
@@ -500,6 +505,12 @@ class Round:
         """The calls whose stream ended before they closed (CUT_CALLS): cut short, not written wrong by the model."""
         calls, positions = self.tool_calls, self.extra.get(CUT_CALLS) or ()
         return tuple(calls[p] for p in positions if type(p) is int and 0 <= p < len(calls))
+
+    @property
+    def unended_calls(self) -> frozenset[str]:
+        """The ids of the calls the program started whose end is not in the log (UNENDED_CALLS)."""
+        kept = self.extra.get(UNENDED_CALLS)
+        return frozenset(c for c in kept if isinstance(c, str)) if isinstance(kept, list) else frozenset()
 
     @property
     def request_recorded(self) -> bool:

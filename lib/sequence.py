@@ -3,8 +3,9 @@
 Five lanes: the user, the tools, the program, the provider's API and the model. Each round adds its arrows in the
 order things happen, numbered with the five steps of lib/steps.py: ① the program sends the request
 (with the tool list), ② the model asks for a tool, ③ the program runs it (marked not recorded where the trace
-does not say), ④ the program appends the result to the messages, ⑤ the model answers. Calls the model asks for
-in one response run side by side, and a provider's refusal comes from its API: the model never saw that request.
+does not say; said started, its end not in the log, for a command the log holds still running), ④ the program
+appends the result to the messages, ⑤ the model answers. Calls the model asks for in one response run side by side,
+and a provider's refusal comes from its API: the model never saw that request.
 Labels are our own words around trace strings; whoever draws them must escape those. No Streamlit, no plotly here.
 """
 
@@ -194,6 +195,13 @@ def _calls(k: int, round_: Round) -> list[Arrow]:
     returns = []
     for n, call in enumerate(calls):
         execution = round_.execution_of(call.id)
+        if execution is None and call.id in round_.unended_calls:
+            # The log says the command started and returned its output so far, and holds no end of it (Step 3 says
+            # the same): drawn as fact, no outcome claimed.
+            arrows.append(Arrow(k, "program", "tools", 3, f"starts {shorten(call.name, 24)}: its end is not in the log",
+                                beside=n > 0))
+            returns.append(Arrow(k, "tools", "program", None, "returns its output so far", beside=bool(returns)))
+            continue
         if execution is None:
             # What Step 3 says too (lib/steps.py): the trace does not say the program ran it, nor what came back.
             arrows.append(Arrow(k, "program", "tools", 3, f"runs {shorten(call.name, 40)}? (not recorded)",

@@ -235,12 +235,19 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
             StepLabel(3, "execution", f"executions[{i}]", f"{execution.name} ({execution.tool_call_id}): {outcome}",
                       call_id=execution.tool_call_id)
         )
+    unended = [call for call in response.message.tool_calls
+               if call.id in round_.unended_calls and round_.execution_of(call.id) is None]
+    for call in unended:
+        # Started, with its output so far in the log, and no end: the same as the sequence's arrow and the round's note.
+        labels.append(StepLabel(3, "execution", "", f"{call.name} ({call.id}): started; its end is not in the log",
+                                call_id=call.id))
     held = [call for call in response.message.tool_calls if call.id == waiting]
     for call in held:
         labels.append(StepLabel(3, "execution", "", f"waiting for your approval: {call.name} ({call.id})",
                                 call_id=call.id))
     # A stop for tools whose calls the log did not keep (a span without content) asked the program to run them too.
-    if (response.message.tool_calls or response.stop == "tool_calls") and not round_.executions_recorded and not held:
+    if (response.message.tool_calls or response.stop == "tool_calls") and not round_.executions_recorded and not held \
+            and not unended:
         labels.append(StepLabel(3, "execution", "", "not recorded: the trace does not say what the program ran"))
     narration = narrates_without_call(round_)
     following = next_round.index if next_round is not None else None

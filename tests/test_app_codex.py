@@ -180,3 +180,22 @@ def test_a_codex_round_says_once_what_it_was_converted_from_and_that_it_is_a_rol
         assert "Cut out of" not in view
         assert view.count("Converted from an OpenAI Codex CLI session log (a rollout)") == (1 if view is shown else 3)
         assert "The recorded request lacks" not in view and "whether or not one was sent" not in view
+
+
+def test_the_program_lane_of_a_command_still_running_when_the_rollout_ends_says_it_started_its_end_not_in_the_log(app):
+    # The recorded rollout as newer versions write it (no exec_command_end), cut after the exec_command's output, which
+    # says "Process running with session ID 48230". The lane read "not recorded: the trace does not say what the
+    # program ran" under the note saying the command started and was still running.
+    from tests.screen import FIXTURES, lines
+    from tests.test_codex import _without_command_ends
+    at = app.run()
+    recorded = (FIXTURES / "codex-rollout-0.125.jsonl").read_bytes().splitlines(keepends=True)
+    at.file_uploader(key="sidebar.upload").upload("rollout.jsonl", _without_command_ends(recorded[:12]))
+    at.run()
+    assert not at.exception
+    shown = "\n".join(lines(at))
+    lane = shown[shown.index("The program's lane, after response 1"):]
+    assert "exec_command (call_Y2p6KmqwoTtpi6atpDPuxC5M): started; its end is not in the log" in lane.splitlines()
+    assert "not recorded" not in lane
+    assert ("The command exec_command started (call call_Y2p6KmqwoTtpi6atpDPuxC5M) was still running when Codex wrote "
+            "its output for the model") in shown

@@ -599,3 +599,27 @@ def test_without_exec_command_end_a_command_still_running_when_the_rollout_ends_
     assert first.executions == ()
     steps = [label.detail for label in steps_for_round(trace, 1) if label.step == 3]
     assert not any(s.endswith((": ok", ": failed")) for s in steps)
+
+
+def test_a_command_still_running_when_the_rollout_ends_is_drawn_started_with_its_end_not_in_the_log():
+    # The same cut rollout: the note says the command started and was still running, but step 3 said "not recorded:
+    # the trace does not say what the program ran" and the diagram "runs exec_command? (not recorded)", as if the log
+    # held nothing of the run. It holds the start and the output so far; only the end is missing.
+    from lib.sequence import sequence
+    from lib.steps import steps_for_round
+    recorded = (FIXTURES / FIXTURE).read_bytes().splitlines(keepends=True)
+    trace = read_upload([("rollout.jsonl", _without_command_ends(recorded[:12]))]).conversations[0].trace
+    call = "call_Y2p6KmqwoTtpi6atpDPuxC5M"
+    assert trace.rounds[0].extra["unended_calls"] == [call]
+    steps = [label.detail for label in steps_for_round(trace, 1) if label.step == 3]
+    assert steps == [f"exec_command ({call}): started; its end is not in the log"]
+    ran = [(a.source, a.target, a.label, a.recorded) for a in sequence(trace) if a.round == 1 and "tools" in
+           (a.source, a.target)]
+    assert ran == [("program", "tools", "starts exec_command: its end is not in the log", True),
+                   ("tools", "program", "returns its output so far", True)]
+    # Mid-log too: round 1 of the whole rollout without its end lines, its output carried by round 2's request.
+    whole = read_upload([("rollout.jsonl", _without_command_ends(recorded))]).conversations[0].trace
+    assert [label.detail for label in steps_for_round(whole, 1) if label.step == 3] == steps
+    # A command whose end the log holds is no unended one.
+    [ended] = read_upload([("rollout.jsonl", b"".join(recorded))]).conversations
+    assert "unended_calls" not in ended.trace.rounds[0].extra

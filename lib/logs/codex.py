@@ -466,13 +466,13 @@ class CodexRolloutFormat(LogFormat):
                                      cached=usage.get("cached_input_tokens"),
                                      reasoning=usage.get("reasoning_output_tokens")) if usage else None)
         # That the rollout keeps no stop is said under each response (lib.summary.stop_unrecorded_words), not here.
-        executions, unended = self._ran(round_)
+        executions, unended, running = self._ran(round_)
         said = ([NO_USAGE] if round_.usage is None else []) + ([CUT_BY_ERROR] if error else []) + unended
         yield CallRecord(
             line=round_.line, dialect=OPENAI, request=self._request(round_.request, round_.model), response=response,
             conversation=self._key(), error=error, derived=[TRANSCRIPT_REQUEST, "finish"],
             converted_from="codex-rollout", timestamp=round_.timestamp, provenance=self._provenance(said),
-            executions=executions, tool_effects=TOOL_EFFECTS, history_cut=round_.history_cut,
+            executions=executions, tool_effects=TOOL_EFFECTS, history_cut=round_.history_cut, unended=running,
         )
 
     def _request(self, items: list[dict], model: str | None) -> dict:
@@ -489,13 +489,14 @@ class CodexRolloutFormat(LogFormat):
         return {"origin": "derived", "note": " ".join(note),
                 "omitted": ["tools"] if self._instructions else ["system", "tools"], "sent": ["tools"]}
 
-    def _ran(self, round_: _Round) -> tuple[list[dict], list[str]]:
+    def _ran(self, round_: _Round) -> tuple[list[dict], list[str], list[str]]:
         """The outputs of the round's calls as execution entries, where the log records how the run ended: an
         execution says whether it succeeded, and a bare output does not. A write_stdin call's run is its command's,
-        found by the process id it wrote to; what is said of a write_stdin whose command's end the log lacks."""
+        found by the process id it wrote to; what is said of a write_stdin whose command's end the log lacks, and of a
+        command still running when its output was written; the ids of those commands' calls (CallRecord.unended)."""
         calls = {item["call_id"]: item for item in round_.items
                  if item.get("type") in CALL_TYPES and isinstance(item.get("call_id"), str)}
-        ran, unended = [], []
+        ran, unended, running_calls = [], [], []
         for item in round_.after:
             call = calls.get(item.get("call_id")) if item.get("type") in OUTPUT_TYPES else None
             if call is None:
@@ -517,13 +518,14 @@ class CodexRolloutFormat(LogFormat):
                 if exited is None and running is not None:
                     # No Execution: its `ok` would claim an outcome the log does not hold; the round says what it does.
                     unended.append(STILL_RUNNING.format(name=call.get("name"), call=item["call_id"], said=running))
+                    running_calls.append(item["call_id"])
                 continue
             entry = self._entry(call, item, end.ok)
             if end.duration_ms is not None and not end.after_output:
                 entry["duration_ms"] = end.duration_ms
             entry["note"] = end.note()
             ran.append(entry)
-        return ran, unended
+        return ran, unended, running_calls
 
     def _wrote(self, call: dict, output: dict) -> tuple[dict | None, str | None]:
         """A write_stdin call's execution: its output, and how the command it wrote to ended where Codex logged that

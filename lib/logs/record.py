@@ -136,6 +136,9 @@ class CallRecord:
     history_cut: bool = False
     """The program cut its history before this request (a person undid turns): the messages past those it shares with
     the previous request are new, not rewrites of what that request held there (lib.model.HISTORY_CUT)."""
+    unended: list[str] = field(default_factory=list)
+    """The ids of the response's calls the program started whose end the log does not hold (a command still running
+    when its output was written, and never ended in the log): lib.model.UNENDED_CALLS."""
     program_wrote: list[str] = field(default_factory=list)
     """The paths of the request's user-role texts the writing program marked as its own (lib.model.PROGRAM_WROTE):
     `messages[3].content[1]`."""

@@ -47,8 +47,8 @@ from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
 from lib.intern import collector_paused, content_key, loads_exact
-from lib.model import (CUT_CALLS, HISTORY_CUT, NOTICES, PROGRAM_WROTE, STREAMED, Message, ProviderError, Request,
-                       Response, Round, Trace)
+from lib.model import (CUT_CALLS, HISTORY_CUT, NOTICES, PROGRAM_WROTE, STREAMED, UNENDED_CALLS, Message,
+                       ProviderError, Request, Response, Round, Trace)
 from lib.text import plural
 
 
@@ -270,6 +270,7 @@ class _Call:
     notices: tuple[dict, ...] = ()
     history_cut: bool = False
     program_wrote: tuple[str, ...] = ()
+    unended: tuple[str, ...] = ()
 
 
 @dataclass
@@ -331,6 +332,7 @@ class _Rebuilder:
             text_or_none(record.timestamp), self._order, record.provenance, tuple(record.cut_calls),
             record.streamed and response is not None, tuple(record.notices), record.history_cut is True,
             tuple(p for p in record.program_wrote if isinstance(p, str)),
+            tuple(c for c in record.unended if isinstance(c, str)),
         ))
 
     def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None]:
@@ -471,6 +473,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra[NOTICES] = list(call.notices)
         if call.program_wrote:
             extra[PROGRAM_WROTE] = list(call.program_wrote)
+        if call.unended:
+            extra[UNENDED_CALLS] = list(call.unended)
         resent = shared_prefix(previous, call.request.messages)
         if call.history_cut and rounds:
             extra[HISTORY_CUT] = resent
