@@ -4,7 +4,9 @@ Agents send some of their own context as user messages: Codex its AGENTS.md inst
 a shell command the person ran, a turn the person stopped (codex-rs/core's contextual user fragments); Claude Code
 its system reminders and the text of a slash command or a local command's output; Gemini CLI the prompt its /init
 command submits for the person; mini-swe-agent the output of each command it ran; CrewAI its prompt after tool
-results. Each such text opens with a tag, header or sentence the agent writes. A message whose every text opens so
+results. Each such text opens with a tag, header or sentence the agent writes. A library may also re-ask on its own
+when a response failed its validation (Mirascope's retry message): that text quotes the error between fixed words
+of the library's, and is known by both its opening and its closing. A message whose every text opens so
 is the agent's context, not the person asking; a message that mixes them is the person's, their words being the
 texts that do not open so.
 
@@ -49,6 +51,20 @@ INTERRUPTS = frozenset({"[request interrupted by user]", "[request interrupted b
 the program's (compared without case, outer space set aside)."""
 
 
+FRAMED: tuple[tuple[str, str], ...] = (
+    # Mirascope: the re-ask its ParseError.retry_message writes when a response failed its output's validation or its
+    # parser, sent as the next user turn by Response.validate and by a program that resumes with it
+    # (python/mirascope/llm/exceptions.py). The opening alone could be anyone's words; with its closing it is the
+    # library's.
+    ("Your response failed schema validation:\n", "\n\nPlease correct these issues and respond again."),
+    ("Your response could not be parsed: ", "\n\nPlease ensure your response matches the expected format."),
+)
+"""How an agent's own text in a user message opens and closes, both required (compared without case, outer space set
+aside): a library's re-ask that quotes an error between fixed words of its own."""
+_FRAME_LONGEST = max(len(o) + len(c) for o, c in FRAMED)
+"""The fewest characters a framed text holds."""
+
+
 WHOLE: frozenset[str] = frozenset({
     # Gemini CLI sends this as the user when a stream came back invalid and it asks the model again (core/client.ts).
     "system: please continue.",
@@ -57,9 +73,19 @@ WHOLE: frozenset[str] = frozenset({
 
 
 def agent_wrote(text: str) -> bool:
-    """Whether a user message's text is context the agent wrote: it opens with one of the agent's tags or headers."""
+    """Whether a user message's text is context the agent wrote: it opens with one of the agent's tags or headers,
+    or opens and closes with a library's fixed words (FRAMED)."""
     opening = text.lstrip()[:_LONGEST].casefold()
-    return text.strip().casefold() in WHOLE or any(opening.startswith(o.casefold()) for o in OPENINGS)
+    return text.strip().casefold() in WHOLE or any(opening.startswith(o.casefold()) for o in OPENINGS) \
+        or _framed(text)
+
+
+def _framed(text: str) -> bool:
+    """Whether a text opens and closes with one of FRAMED's pairs of fixed words."""
+    inner = text.strip()
+    head, tail = inner[:_FRAME_LONGEST].casefold(), inner[-_FRAME_LONGEST:].casefold()
+    return any(head.startswith(o.casefold()) and tail.endswith(c.casefold()) and len(inner) >= len(o) + len(c)
+               for o, c in FRAMED)
 
 
 def is_interrupt(text: str) -> bool:
