@@ -5,8 +5,8 @@ a shell command the person ran, a turn the person stopped (codex-rs/core's conte
 its system reminders and the text of a slash command or a local command's output; Gemini CLI the prompt its /init
 command submits for the person; mini-swe-agent the output of each command it ran; CrewAI its prompt after tool
 results. Each such text opens with a tag, header or sentence the agent writes. A library may also re-ask on its own
-when a response failed its validation (Mirascope's retry message): that text quotes the error between fixed words
-of the library's, and is known by both its opening and its closing. A message whose every text opens so
+when a response failed its validation (Mirascope's retry message, pydantic-ai's retry prompt): that text quotes the
+error between fixed words of the library's, and is known by both its opening and its closing. A message whose every text opens so
 is the agent's context, not the person asking; a message that mixes them is the person's, their words being the
 texts that do not open so.
 
@@ -23,6 +23,8 @@ says so in its `guard` field (docs/trace-format.md).
 """
 
 from __future__ import annotations
+
+import re
 
 from lib.model import PROGRAM_WROTE, Message, Round
 
@@ -54,15 +56,19 @@ the program's (compared without case, outer space set aside)."""
 FRAMED: tuple[tuple[str, str], ...] = (
     # Mirascope: the re-ask its ParseError.retry_message writes when a response failed its output's validation or its
     # parser, sent as the next user turn by Response.validate and by a program that resumes with it
-    # (python/mirascope/llm/exceptions.py). The opening alone could be anyone's words; with its closing it is the
-    # library's.
-    ("Your response failed schema validation:\n", "\n\nPlease correct these issues and respond again."),
-    ("Your response could not be parsed: ", "\n\nPlease ensure your response matches the expected format."),
+    # (python/mirascope/llm/exceptions.py).
+    (re.escape("Your response failed schema validation:\n"), "\n\nPlease correct these issues and respond again."),
+    (re.escape("Your response could not be parsed: "), "\n\nPlease ensure your response matches the expected format."),
+    # pydantic-ai: a RetryPromptPart without a tool name (its model_response), sent as a user message when the
+    # response was no valid output: feedback in words, or pydantic's errors as JSON (pydantic_ai/messages.py).
+    (re.escape("Validation feedback:\n"), "\n\nFix the errors and try again."),
+    (r"\d+ validation errors?:\n```json\n", "\n```\n\nFix the errors and try again."),
 )
-"""How an agent's own text in a user message opens and closes, both required (compared without case, outer space set
-aside): a library's re-ask that quotes an error between fixed words of its own."""
-_FRAME_LONGEST = max(len(o) + len(c) for o, c in FRAMED)
-"""The fewest characters a framed text holds."""
+"""How a library's own re-ask in a user message opens (a pattern) and closes (fixed words), both required, compared
+without case, outer space set aside: it quotes an error between them. The opening alone could be anyone's words."""
+_FRAMES = tuple((re.compile(opening, re.IGNORECASE), closing.casefold()) for opening, closing in FRAMED)
+_FRAME_HEAD = 64
+"""The most of a text's opening that any of FRAMED's openings reads."""
 
 
 WHOLE: frozenset[str] = frozenset({
@@ -81,11 +87,11 @@ def agent_wrote(text: str) -> bool:
 
 
 def _framed(text: str) -> bool:
-    """Whether a text opens and closes with one of FRAMED's pairs of fixed words."""
+    """Whether a text opens and closes with one of FRAMED's pairs."""
     inner = text.strip()
-    head, tail = inner[:_FRAME_LONGEST].casefold(), inner[-_FRAME_LONGEST:].casefold()
-    return any(head.startswith(o.casefold()) and tail.endswith(c.casefold()) and len(inner) >= len(o) + len(c)
-               for o, c in FRAMED)
+    return any(len(inner) > len(closing) and inner[-len(closing):].casefold() == closing
+               and (found := opening.match(inner[:_FRAME_HEAD])) is not None and found.end() + len(closing) <= len(inner)
+               for opening, closing in _FRAMES)
 
 
 def is_interrupt(text: str) -> bool:

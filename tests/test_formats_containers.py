@@ -203,6 +203,13 @@ EXPECTED = [
     ("mirascope-anthropic-parse-error-retry.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "3 interactions: 3 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3, 5]}, 0),
+    # pydantic-ai re-asks in the user's role when a response is no valid output (a RetryPromptPart without a tool).
+    ("pydantic-ai-cerebras-validation-feedback.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
+    ("pydantic-ai-bedrock-validation-errors.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "3 interactions: 3 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3, 5]}, 2),
     ("openinference-beeai-agent.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [2]}, 1),
     ("openllmetry-agents-handoff.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
@@ -1442,10 +1449,14 @@ def test_crewais_prompt_after_tool_results_is_the_programs_turn_not_the_person_a
 @pytest.mark.parametrize("name, asked, reasks", [
     ("mirascope-openai-validation-retry.yaml", "asks: Pick a random number between 1 and 1000", [2]),
     ("mirascope-anthropic-parse-error-retry.yaml", "asks: Find out the secret and report back.", [2, 3]),
+    ("pydantic-ai-cerebras-validation-feedback.yaml", "asks: What is the capital of France?", [2]),
+    ("pydantic-ai-bedrock-validation-errors.yaml", "asks: What was the temperature in London 1st January …", [3]),
 ])
-def test_mirascopes_retry_message_is_the_librarys_words_never_the_person_asking(name, asked, reasks):
+def test_a_librarys_retry_message_is_its_own_words_never_the_person_asking(name, asked, reasks):
     # Drawn before as the person speaking: "asks: Your response failed schema validation: 1 valid…", "asks: Your
-    # response could not be parsed: Incorrect pa…", and each answer before it "shows the answer" to the person.
+    # response could not be parsed: Incorrect pa…" (Mirascope), "asks: Validation feedback: Plain text respons…",
+    # "asks: 1 validation error: ```json [ { "type"…" (pydantic-ai), and the answer before each "shows the answer" to
+    # the person.
     from lib.growth import growth
     from lib.sequence import sequence
     [conversation] = upload(name).conversations
@@ -1453,19 +1464,20 @@ def test_mirascopes_retry_message_is_the_librarys_words_never_the_person_asking(
     arrows = sequence(trace)
     assert [a.label for a in arrows if a.source == "user"] == [asked]
     assert [a.round for a in arrows if a.label == "adds 1 message of its own context in the user's role"] == reasks
-    # Only the last answer reaches the person; the ones before it went back to the model with the re-ask.
-    assert [a.round for a in arrows if a.label == "shows the answer"] == [len(trace.rounds)]
+    # The answers the library re-asked after went back to the model, not to the person.
+    assert not [a.round for a in arrows if a.label == "shows the answer" and a.round + 1 in reasks]
     for k in reasks:
         [reask] = [e for e in growth(trace, k).entries if e.status == "new" and e.message.role == "user"]
         assert reask.origin == "program"
-        assert reask.message.text.startswith("Your response ")
 
 
 @pytest.mark.parametrize("text", [
     "Your response failed schema validation: it is too long, can you shorten it?",  # the opening alone: a person's
-    "Your response could not be parsed: please answer again.\n\nPlease ensure your response matches the expected format",
-    "Please ensure your response matches the expected format.",
+    "Please ensure your response matches the expected format.",  # the closing alone
+    "Validation feedback:\nlooks good to me",
+    "Fix the errors and try again.",
+    "2 validation errors: the date and the name. Fix the errors and try again.",
 ])
-def test_a_person_writing_like_mirascope_is_still_the_person(text):
+def test_a_person_writing_like_a_librarys_retry_message_is_still_the_person(text):
     from lib.injected import agent_wrote
     assert not agent_wrote(text)
