@@ -1208,7 +1208,17 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
                       f"The instructions differ from round {previous.index}'s: the model answers this round under "
                       "other instructions (a handoff to another agent does this). That is allowed, but it invalidates "
                       "the prompt cache.")
-        if placed is not None and (placed.changed or placed.dropped) and not instructions:
+        if placed is not None and (placed.changed or placed.dropped) and round_.compacted:
+            # A compaction is the agent's own summary put in place of the turns before it, the usual way to keep a
+            # long session within the context window: nothing to fix, and no person's words were rewritten.
+            dropped = f"the {plural(placed.dropped, 'message')}" if placed.dropped else "the messages"
+            yield Hit("info", round_.index, "request", "messages",
+                      f"The program compacted the conversation before this request: it dropped {dropped} of round "
+                      f"{previous.index}'s request and sent a summary it wrote in their place, so the model works "
+                      "from that summary from here on. Agents do this to keep a long session within the context "
+                      "window. What the summary leaves out, the model no longer sees, and the prompt cache starts "
+                      "again.")
+        elif placed is not None and (placed.changed or placed.dropped) and not instructions:
             counts = [plural(len(placed.changed), "resent message") + " changed"] if placed.changed else []
             counts += [plural(placed.dropped, "message") + " dropped"] if placed.dropped else []
             path = f"messages[{placed.changed[0].index}]" if placed.changed else "messages"

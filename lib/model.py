@@ -311,9 +311,13 @@ STREAMED = "streamed"
 one the API returns unstreamed, not a body the program received."""
 
 HISTORY_CUT = "history_cut"
-"""The round key of a request the program sent after cutting its history (a person undoing turns): how many leading
-messages of the previous request it kept; every message after those is new, and the rest of that request dropped
-(Round.history_cut)."""
+"""The round key of a request the program sent after cutting its history (a person undoing turns, or a compaction:
+COMPACTED): how many leading messages of the previous request it kept; every message after those is new, and the rest
+of that request dropped (Round.history_cut)."""
+COMPACTED = "compacted"
+"""The round key saying the program cut its history before this request by compacting it: it put a summary it wrote
+in place of the earlier turns, as an agent does to keep a long session within the context window (Round.compacted),
+rather than a person undoing turns."""
 
 PROGRAM_WROTE = "program_wrote"
 """The round key listing the texts of its request that the writing program marked as its own though it sent them in the
@@ -489,6 +493,12 @@ class Round:
         it (HISTORY_CUT); None where it did not."""
         kept = self.extra.get(HISTORY_CUT)
         return kept if isinstance(kept, int) and not isinstance(kept, bool) and kept >= 0 else None
+
+    @property
+    def compacted(self) -> bool:
+        """Whether the program cut its history before this request by compacting it (COMPACTED): the messages it
+        dropped are replaced by a summary it wrote, not rewritten by a person."""
+        return self.extra.get(COMPACTED) is True and self.history_cut is not None
 
     @property
     def notices(self) -> tuple[Notice, ...]:

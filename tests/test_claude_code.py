@@ -1011,6 +1011,26 @@ def test_a_session_file_that_starts_from_a_compaction_summary_does_not_open_with
     assert [e.origin for e in growth(trace, 1).entries] == ["program"]
 
 
+def test_a_compaction_is_said_to_be_the_program_summarising_the_conversation_not_a_history_rewritten():
+    # The request after a compaction drops the turns before it for the summary Claude Code wrote. history-rewritten
+    # warned "3 messages dropped. The model now reads a history it did not write ... If this is deliberate trimming,
+    # keep each call together with its result", words for a person undoing turns; a compaction is the agent at work.
+    from lib.checks import run_checks
+    for after in [(_said("Continuing with the echo."),), (("user", "now in French", {}), _said("Bonjour."))]:
+        trace = _upload_lines(*compacted_after_recorded(*after)).conversations[0].trace
+        [finding] = [f for f in run_checks(trace) if f.code == "history-rewritten"]
+        assert (finding.severity, finding.round) == ("info", 3)
+        assert finding.message.startswith(
+            "The program compacted the conversation before this request: it dropped the 3 messages of round 2's "
+            "request and sent a summary it wrote in their place")
+        assert "a history it did not write" not in finding.message and "trimming" not in finding.message
+    # A compaction that kept turns after its summary is said the same way.
+    trace = _upload_lines(*_compacted_session({"preservedSegment": {
+        "headUuid": "u-2", "anchorUuid": "s-1", "tailUuid": "a-2"}})).conversations[0].trace
+    assert [(f.severity, f.round) for f in run_checks(trace) if f.code == "history-rewritten"] == [("info", 3)]
+    assert trace.rounds[2].compacted and not trace.rounds[1].compacted
+
+
 # Claude Code's stream-json output (2.1.x) marks a user line it wrote itself `"isSynthetic": true` (recorded in this
 # shape for the summary a compaction starts again from: keys isReplay, isSynthetic, message, parent_tool_use_id,
 # session_id, timestamp, type, uuid); its session log marks them `isMeta`. Either is the program's words in the user's

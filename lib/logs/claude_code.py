@@ -282,7 +282,7 @@ class ClaudeCodeFormat(LogFormat):
             line=line, dialect=ANTHROPIC, request={"messages": request}, conversation=key, error=error,
             derived=[TRANSCRIPT_REQUEST], timestamp=timestamp if isinstance(timestamp, str) else None,
             resends=conversation.sent, provenance=self._failed_provenance(lacks_prompt),
-            program_wrote=_program_wrote(request, conversation.meta), history_cut=cut,
+            program_wrote=_program_wrote(request, conversation.meta), history_cut=cut, compacted=cut,
         ))
 
     def _failed_provenance(self, lacks_prompt: bool) -> dict:
@@ -369,7 +369,7 @@ class ClaudeCodeFormat(LogFormat):
             derived=[TRANSCRIPT_REQUEST], timestamp=response.timestamp, resends=conversation.sent,
             provenance=provenance, executions=anthropic_results_after(turn, conversation.user) if last else [],
             tool_effects=TOOL_EFFECTS, program_wrote=_program_wrote(response.request, conversation.meta),
-            history_cut=response.history_cut,
+            history_cut=response.history_cut, compacted=response.history_cut,
         )
         self._closed(record)
         yield from self._release(record)

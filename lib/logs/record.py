@@ -134,8 +134,11 @@ class CallRecord:
     """What the writing program showed the person beside this call and never sent to the model (lib.model.NOTICES):
     each `{"by", "kind", "text", "after"}`, `after` when it came after the round rather than before its request."""
     history_cut: bool = False
-    """The program cut its history before this request (a person undid turns): the messages past those it shares with
+    """The program cut its history before this request (a person undid turns, or it compacted): the messages past those it shares with
     the previous request are new, not rewrites of what that request held there (lib.model.HISTORY_CUT)."""
+    compacted: bool = False
+    """With `history_cut`: the cut is a compaction, the program's summary put in place of the earlier turns, not a
+    person undoing turns (lib.model.COMPACTED)."""
     unended: list[str] = field(default_factory=list)
     """The ids of the response's calls the program started whose end the log does not hold (a command still running
     when its output was written, and never ended in the log): lib.model.UNENDED_CALLS."""

@@ -47,7 +47,7 @@ from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
 from lib.intern import collector_paused, content_key, loads_exact
-from lib.model import (CUT_CALLS, HISTORY_CUT, NOTICES, PROGRAM_WROTE, STREAMED, UNENDED_CALLS, Message,
+from lib.model import (COMPACTED, CUT_CALLS, HISTORY_CUT, NOTICES, PROGRAM_WROTE, STREAMED, UNENDED_CALLS, Message,
                        ProviderError, Request, Response, Round, Trace)
 from lib.text import plural
 
@@ -271,6 +271,7 @@ class _Call:
     history_cut: bool = False
     program_wrote: tuple[str, ...] = ()
     unended: tuple[str, ...] = ()
+    compacted: bool = False
 
 
 @dataclass
@@ -332,7 +333,7 @@ class _Rebuilder:
             text_or_none(record.timestamp), self._order, record.provenance, tuple(record.cut_calls),
             record.streamed and response is not None, tuple(record.notices), record.history_cut is True,
             tuple(p for p in record.program_wrote if isinstance(p, str)),
-            tuple(c for c in record.unended if isinstance(c, str)),
+            tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True,
         ))
 
     def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None]:
@@ -478,6 +479,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
         resent = shared_prefix(previous, call.request.messages)
         if call.history_cut and rounds:
             extra[HISTORY_CUT] = resent
+            if call.compacted:
+                extra[COMPACTED] = True
         rounds.append(Round(
             index=position + 1, request=call.request, response=response, error=call.error,
             executions=call.executions, latency_ms=call.latency_ms, resent_prefix=resent, extra=extra,
