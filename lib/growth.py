@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Literal, Sequence
 
-from lib.injected import context_only, program_parts, reasked_after
+from lib.injected import context_only, library_reask, program_parts, reasked_after
 from lib.model import Message, OtherPart, Round, Trace
 from lib.text import plural
 
@@ -31,6 +31,9 @@ ORIGIN_WORDS: dict[str, str] = {
     "tool-result": "tool results the program appended",
 }
 """Each origin in a reader's words."""
+LIBRARY_REASK_WORDS = ("written by the library in the user's role, not typed by the person: the model's previous "
+                       "answer failed the library's validation, and the library asks the model again")
+"""Where a library's re-ask came from (lib.injected.library_reask), in a reader's words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +132,8 @@ def origin_words(entry: MessageEntry) -> str:
         if others:
             known.append("one other kind of its parts" if others == 1 else f"{others} other kinds of its parts")
         return f"the model's turn from the previous response, appended without {' and '.join(known)}"
+    if entry.origin == "program" and library_reask(entry.message):
+        return LIBRARY_REASK_WORDS
     return ORIGIN_WORDS[entry.origin]
 
 

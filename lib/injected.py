@@ -94,6 +94,13 @@ def _framed(text: str) -> bool:
                for opening, closing in _FRAMES)
 
 
+def library_reask(message: Message) -> bool:
+    """Whether a user message is a library asking the model again after its answer failed validation: it holds text,
+    no tool result, and each of its texts opens and closes with a library's fixed words (FRAMED)."""
+    texts = [p.text for p in message.parts if getattr(p, "kind", None) == "text"]
+    return message.role == "user" and not message.tool_results and bool(texts) and all(map(_framed, texts))
+
+
 def is_interrupt(text: str) -> bool:
     """Whether a text is an agent's note that the person interrupted it (Claude Code's "[Request interrupted by
     user]"): the person's act, in the program's words."""

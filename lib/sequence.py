@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from lib.growth import placed_length, program_sent
-from lib.injected import context_only, interrupted, is_interrupt, person_text, program_parts, reasked_after
+from lib.injected import (context_only, interrupted, is_interrupt, library_reask, person_text, program_parts,
+                          reasked_after)
 from lib.model import Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
@@ -33,6 +34,9 @@ LANE_TITLES: dict[Lane, str] = {"user": "User", "program": "Program", "api": "Pr
 """Each lane's heading."""
 SEQUENCE_ROUNDS = 12
 """Rounds drawn at most: a picture of a thousand rounds is not one anyone can read."""
+LIBRARY_REASK = "asks the model again: its answer failed validation"
+"""The note where a library (Mirascope, pydantic-ai) sends the model its own re-ask in the user's role, after the
+answer before failed the library's validation (lib.injected.library_reask); within NOTE_LENGTH."""
 NOTE_LENGTH = 54
 """Characters of a note on the program's lane, drawn from that lane to the chart's right edge: as many as a label
 across two lanes holds (`asks: ` and the question cut to 48), so a note fits at a projector's type too."""
@@ -85,6 +89,10 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         # An agent writes context of its own (instructions files, its environment) as user messages: no one asked it.
         context = [m for m, marked in asked if context_only(m, marked) and not all(
             is_interrupt(p.text) for p in m.parts if p.kind == "text")]
+        # A library's re-ask (Mirascope's, pydantic-ai's) is no context: it asks again after an answer it rejected.
+        retries = [m for m in context if library_reask(m)]
+        context = [m for m in context if m not in retries]
+        arrows.extend(Arrow(k, "program", "program", None, LIBRARY_REASK) for _ in retries)
         if context:
             # Kept within NOTE_LENGTH for one message: the note runs from the program's lane to the chart's edge.
             arrows.append(Arrow(k, "program", "program", None, f"adds {plural(len(context), 'message')} of its own "

@@ -1457,18 +1457,24 @@ def test_a_librarys_retry_message_is_its_own_words_never_the_person_asking(name,
     # response could not be parsed: Incorrect pa…" (Mirascope), "asks: Validation feedback: Plain text respons…",
     # "asks: 1 validation error: ```json [ { "type"…" (pydantic-ai), and the answer before each "shows the answer" to
     # the person.
-    from lib.growth import growth
+    from lib.growth import growth, origin_words
     from lib.sequence import sequence
     [conversation] = upload(name).conversations
     trace = conversation.trace
     arrows = sequence(trace)
     assert [a.label for a in arrows if a.source == "user"] == [asked]
-    assert [a.round for a in arrows if a.label == "adds 1 message of its own context in the user's role"] == reasks
+    # Said for what it is: drawn as "adds 1 message of its own context in the user's role", the words for an
+    # agent's instructions files and environment, and carded "written by the program in the user's role".
+    assert [a.round for a in arrows if a.label == "asks the model again: its answer failed validation"] == reasks
+    assert not [a for a in arrows if a.label.endswith("of its own context in the user's role")]
     # The answers the library re-asked after went back to the model, not to the person.
     assert not [a.round for a in arrows if a.label == "shows the answer" and a.round + 1 in reasks]
     for k in reasks:
         [reask] = [e for e in growth(trace, k).entries if e.status == "new" and e.message.role == "user"]
         assert reask.origin == "program"
+        assert origin_words(reask) == ("written by the library in the user's role, not typed by the person: the "
+                                       "model's previous answer failed the library's validation, and the library "
+                                       "asks the model again")
 
 
 @pytest.mark.parametrize("text", [
