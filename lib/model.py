@@ -329,6 +329,10 @@ UNENDED_CALLS = "unended_calls"
 """The round key listing the ids of the response's calls whose run the log says the program started (their output so
 far came back while the command was still running) and whose end is not in the log: neither success nor failure is
 claimed for them (Round.unended_calls)."""
+UNENDED_WRITES = "unended_writes"
+"""The round key listing the ids of the response's calls that wrote to (or polled) a command the program had left
+running, Codex's write_stdin: each call ran and its output so far came back, and the end of the command it wrote to is
+not in the log; neither success nor failure is claimed for it (Round.unended_writes)."""
 
 NOTICES = "notices"
 """The round key listing what the writing program showed the person beside the call and never sent to the model (a
@@ -520,6 +524,12 @@ class Round:
     def unended_calls(self) -> frozenset[str]:
         """The ids of the calls the program started whose end is not in the log (UNENDED_CALLS)."""
         kept = self.extra.get(UNENDED_CALLS)
+        return frozenset(c for c in kept if isinstance(c, str)) if isinstance(kept, list) else frozenset()
+
+    @property
+    def unended_writes(self) -> frozenset[str]:
+        """The ids of the calls that ran, writing to a running command whose end is not in the log (UNENDED_WRITES)."""
+        kept = self.extra.get(UNENDED_WRITES)
         return frozenset(c for c in kept if isinstance(c, str)) if isinstance(kept, list) else frozenset()
 
     @property

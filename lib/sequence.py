@@ -210,6 +210,12 @@ def _calls(k: int, round_: Round) -> list[Arrow]:
                                 beside=n > 0))
             returns.append(Arrow(k, "tools", "program", None, "returns its output so far", beside=bool(returns)))
             continue
+        if execution is None and call.id in round_.unended_writes:
+            # It ran, writing to a command left running; that command's end is what the log lacks (Step 3 says so).
+            arrows.append(Arrow(k, "program", "tools", 3, f"runs {shorten(call.name, 24)}: the command's end is not "
+                                "in the log", beside=n > 0))
+            returns.append(Arrow(k, "tools", "program", None, "returns its output so far", beside=bool(returns)))
+            continue
         if execution is None:
             # What Step 3 says too (lib/steps.py): the trace does not say the program ran it, nor what came back.
             arrows.append(Arrow(k, "program", "tools", 3, f"runs {shorten(call.name, 40)}? (not recorded)",

@@ -236,11 +236,13 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
                       call_id=execution.tool_call_id)
         )
     unended = [call for call in response.message.tool_calls
-               if call.id in round_.unended_calls and round_.execution_of(call.id) is None]
+               if call.id in round_.unended_calls | round_.unended_writes and round_.execution_of(call.id) is None]
     for call in unended:
         # Started, with its output so far in the log, and no end: the same as the sequence's arrow and the round's note.
-        labels.append(StepLabel(3, "execution", "", f"{call.name} ({call.id}): started; its end is not in the log",
-                                call_id=call.id))
+        # A call that wrote to a running command ran; the end missing is the command's.
+        said = "ran; the end of the command it wrote to is not in the log" if call.id in round_.unended_writes \
+            else "started; its end is not in the log"
+        labels.append(StepLabel(3, "execution", "", f"{call.name} ({call.id}): {said}", call_id=call.id))
     held = [call for call in response.message.tool_calls if call.id == waiting]
     for call in held:
         labels.append(StepLabel(3, "execution", "", f"waiting for your approval: {call.name} ({call.id})",

@@ -199,3 +199,25 @@ def test_the_program_lane_of_a_command_still_running_when_the_rollout_ends_says_
     assert "not recorded" not in lane
     assert ("The command exec_command started (call call_Y2p6KmqwoTtpi6atpDPuxC5M) was still running when Codex wrote "
             "its output for the model") in shown
+
+
+def test_the_program_lane_of_a_write_stdin_whose_command_has_no_end_in_the_log_says_it_ran(app):
+    # The recorded rollout without exec_command_end, its write_stdin returning while the command still ran (the output
+    # says "Process running with session ID 48230"). Round 2's lane read "not recorded: the trace does not say what the
+    # program ran" under the note saying the call wrote to that command and returned its output so far.
+    from lib.ui import state
+    from tests.screen import FIXTURES, lines
+    from tests.test_codex import _polled_while_running
+    at = app.run()
+    recorded = (FIXTURES / "codex-rollout-0.125.jsonl").read_bytes().splitlines(keepends=True)
+    at.file_uploader(key="sidebar.upload").upload("rollout.jsonl", _polled_while_running(recorded[:15]))
+    at.run()
+    at.number_input(key=state.ROUND).set_value(2).run()
+    assert not at.exception
+    shown = "\n".join(lines(at))
+    lane = shown[shown.index("The program's lane, after response 2"):]
+    assert ("write_stdin (call_QazIeAavKevvIILVQkrDdKKT): ran; the end of the command it wrote to is not in the log"
+            in lane.splitlines())
+    assert "not recorded" not in lane
+    assert ("The write_stdin call call_QazIeAavKevvIILVQkrDdKKT wrote to (or polled) the command running as process "
+            "48230 and returned its output so far") in shown

@@ -428,8 +428,10 @@ def test_a_write_stdin_whose_command_ends_later_or_not_at_all_says_so():
     trace = upload.conversations[0].trace
     assert trace.rounds[1].executions == ()
     said = provenance_detail(trace.round_provenance(trace.rounds[1]))
-    assert ("Codex logged no end of the command write_stdin wrote to (process 7) before the next call: whether it "
-            "ran on or ended, and how, is not in the log.") in said
+    assert ("The write_stdin call call_2 wrote to (or polled) the command running as process 7 and returned its "
+            "output so far; Codex logged no end of that command before the next model call (or the log's end): "
+            "whether it ran on or ended, and how, is not in the log.") in said
+    assert trace.rounds[1].extra["unended_writes"] == ["call_2"]
 
 
 def test_a_patch_codex_could_not_apply_is_a_failed_execution_without_a_run_time():
@@ -559,6 +561,38 @@ def test_without_exec_command_end_the_outcome_is_read_from_the_output_codex_wrot
     assert not any("not recorded" in label for label in labels)
     steps = [label.detail for label in steps_for_round(trace, 2) if label.step == 3]
     assert steps == ["write_stdin (call_QazIeAavKevvIILVQkrDdKKT): ok"]
+
+
+def _polled_while_running(lines: list[bytes]) -> bytes:
+    """The recorded rollout without exec_command_end, its write_stdin returning before the command exited: the header
+    of that output says the command is running, as unified exec writes it then (format_response), not that it exited."""
+    text = _without_command_ends(lines)
+    return text.replace(b"Wall time: 0.0000 seconds\\nProcess exited with code 0\\n",
+                        b"Wall time: 1.0000 seconds\\nProcess running with session ID 48230\\n")
+
+
+def test_a_write_stdin_whose_command_has_no_end_in_the_log_is_drawn_run_with_its_output_so_far():
+    # Round 2's write_stdin polled process 48230 and came back with the command's output so far; no end of that
+    # command is in the log. The note said so, but the diagram read "runs write_stdin? (not recorded)" and step 3
+    # "not recorded: the trace does not say what the program ran", as if the call had not run.
+    from lib.sequence import sequence
+    from lib.steps import steps_for_round
+    recorded = (FIXTURES / FIXTURE).read_bytes().splitlines(keepends=True)
+    call = "call_QazIeAavKevvIILVQkrDdKKT"
+    for lines in (recorded, recorded[:15]):  # mid-log, and the log ending on that output
+        trace = read_upload([("rollout.jsonl", _polled_while_running(lines))]).conversations[0].trace
+        polled = trace.rounds[1]
+        assert polled.executions == () and polled.extra["unended_writes"] == [call]
+        assert "unended_calls" not in polled.extra  # the call did not start the command: it wrote to it
+        steps = [label.detail for label in steps_for_round(trace, 2) if label.step == 3]
+        assert steps == [f"write_stdin ({call}): ran; the end of the command it wrote to is not in the log"]
+        ran = [(a.source, a.target, a.label, a.recorded) for a in sequence(trace) if a.round == 2 and "tools" in
+               (a.source, a.target)]
+        assert ran == [("program", "tools", "runs write_stdin: the command's end is not in the log", True),
+                       ("tools", "program", "returns its output so far", True)]
+        said = provenance_detail(trace.round_provenance(polled))
+        assert (f"The write_stdin call {call} wrote to (or polled) the command running as process 48230 and "
+                "returned its output so far; Codex logged no end of that command") in said
 
 
 def test_without_exec_command_end_a_command_whose_output_says_it_exited_with_a_code_other_than_0_failed():

@@ -169,9 +169,11 @@ end is not in the log there (a later write_stdin to its process may give it)."""
 OUTPUT_RUNNING = re.compile(r"Process running with session ID \S+")
 """unified exec's header line of a command still running when its call returned (codex-rs/core's format_response)."""
 
-STDIN_UNENDED = ("Codex logged no end of the command {name} wrote to (process {process}) before the next call: "
-                 "whether it ran on or ended, and how, is not in the log.")
-"""Said of a round whose write_stdin call's command has no end in the log: what the program did is not recorded."""
+STDIN_UNENDED = ("The {name} call {call} wrote to (or polled) {target} and returned its output so far; Codex logged "
+                 "no end of that command before the next model call (or the log's end): whether it ran on or ended, "
+                 "and how, is not in the log.")
+"""Said of a round whose write_stdin call's command has no end in the log: the call ran, the command's end is
+missing (CallRecord.unended_writes)."""
 
 WRITE_STDIN = "write_stdin"
 """Codex's unified exec tool that writes to (or, with no chars, polls) a command exec_command left running; its
@@ -466,13 +468,14 @@ class CodexRolloutFormat(LogFormat):
                                      cached=usage.get("cached_input_tokens"),
                                      reasoning=usage.get("reasoning_output_tokens")) if usage else None)
         # That the rollout keeps no stop is said under each response (lib.summary.stop_unrecorded_words), not here.
-        executions, unended, running = self._ran(round_)
+        executions, unended, running, writing = self._ran(round_)
         said = ([NO_USAGE] if round_.usage is None else []) + ([CUT_BY_ERROR] if error else []) + unended
         yield CallRecord(
             line=round_.line, dialect=OPENAI, request=self._request(round_.request, round_.model), response=response,
             conversation=self._key(), error=error, derived=[TRANSCRIPT_REQUEST, "finish"],
             converted_from="codex-rollout", timestamp=round_.timestamp, provenance=self._provenance(said),
             executions=executions, tool_effects=TOOL_EFFECTS, history_cut=round_.history_cut, unended=running,
+            unended_writes=writing,
         )
 
     def _request(self, items: list[dict], model: str | None) -> dict:
@@ -489,14 +492,15 @@ class CodexRolloutFormat(LogFormat):
         return {"origin": "derived", "note": " ".join(note),
                 "omitted": ["tools"] if self._instructions else ["system", "tools"], "sent": ["tools"]}
 
-    def _ran(self, round_: _Round) -> tuple[list[dict], list[str], list[str]]:
+    def _ran(self, round_: _Round) -> tuple[list[dict], list[str], list[str], list[str]]:
         """The outputs of the round's calls as execution entries, where the log records how the run ended: an
         execution says whether it succeeded, and a bare output does not. A write_stdin call's run is its command's,
         found by the process id it wrote to; what is said of a write_stdin whose command's end the log lacks, and of a
-        command still running when its output was written; the ids of those commands' calls (CallRecord.unended)."""
+        command still running when its output was written; the ids of those commands' calls (CallRecord.unended); the
+        ids of those write_stdin calls (CallRecord.unended_writes)."""
         calls = {item["call_id"]: item for item in round_.items
                  if item.get("type") in CALL_TYPES and isinstance(item.get("call_id"), str)}
-        ran, unended, running_calls = [], [], []
+        ran, unended, running_calls, writing_calls = [], [], [], []
         for item in round_.after:
             call = calls.get(item.get("call_id")) if item.get("type") in OUTPUT_TYPES else None
             if call is None:
@@ -505,6 +509,8 @@ class CodexRolloutFormat(LogFormat):
                 entry, missing = self._wrote(call, item)
                 ran.extend([entry] if entry else [])
                 unended.extend([missing] if missing else [])
+                # It ran (its output so far came back); only the end of the command it wrote to is missing.
+                writing_calls.extend([item["call_id"]] if missing else [])
                 continue
             end = self._ended.get(item["call_id"])
             if end is None:
@@ -525,7 +531,7 @@ class CodexRolloutFormat(LogFormat):
                 entry["duration_ms"] = end.duration_ms
             entry["note"] = end.note()
             ran.append(entry)
-        return ran, unended, running_calls
+        return ran, unended, running_calls, writing_calls
 
     def _wrote(self, call: dict, output: dict) -> tuple[dict | None, str | None]:
         """A write_stdin call's execution: its output, and how the command it wrote to ended where Codex logged that
@@ -543,7 +549,9 @@ class CodexRolloutFormat(LogFormat):
                 entry["note"] = STDIN_READ_FROM_OUTPUT.format(process=process or "not named in its arguments",
                                                               said=exited[1])
                 return entry, None
-            return None, STDIN_UNENDED.format(name=WRITE_STDIN, process=process or "not named in its arguments")
+            target = f"the command running as process {process}" if process else \
+                "a running command its arguments do not name"
+            return None, STDIN_UNENDED.format(name=WRITE_STDIN, call=output["call_id"], target=target)
         before = end.line < self._output_lines.get(output["call_id"], end.line)
         words = STDIN_ENDED if before else STDIN_OUTLIVED
         entry = self._entry(call, output, end.ok)

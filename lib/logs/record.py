@@ -142,6 +142,9 @@ class CallRecord:
     unended: list[str] = field(default_factory=list)
     """The ids of the response's calls the program started whose end the log does not hold (a command still running
     when its output was written, and never ended in the log): lib.model.UNENDED_CALLS."""
+    unended_writes: list[str] = field(default_factory=list)
+    """The ids of the response's calls that ran, writing to a command left running whose end the log does not hold
+    (Codex's write_stdin): lib.model.UNENDED_WRITES."""
     program_wrote: list[str] = field(default_factory=list)
     """The paths of the request's user-role texts the writing program marked as its own (lib.model.PROGRAM_WROTE):
     `messages[3].content[1]`."""
