@@ -404,3 +404,20 @@ def test_a_trajectorys_tool_list_reads_not_in_the_log_in_the_explorer_and_on_the
     assert not at.exception
     counter = next(m.value for m in at.markdown if m.value.startswith("**Input tokens"))
     assert "tool definitions not in the log" in counter
+
+
+def test_the_explorer_card_says_a_librarys_retry_message_is_the_library_asking_again_after_a_failed_validation(app):
+    # Mirascope's recorded re-ask in round 2 ("Your response failed schema validation: ... Please correct these issues
+    # and respond again."): its card read "Written by the program in the user's role, not typed by the person.", the
+    # words for an agent's instructions files and environment.
+    from lib.ui import state
+    from tests.screen import lines
+    at = uploaded(app, "containers/mirascope-openai-validation-retry.yaml")
+    at.number_input(key=state.ROUND).set_value(2).run()
+    assert not at.exception
+    shown = lines(at)
+    card = next(i for i, line in enumerate(shown) if line.startswith("**messages[") and "new this round" in line
+                and "role **user**" in line)
+    assert shown[card + 1] == ("Written by the library in the user's role, not typed by the person: the model's "
+                               "previous answer failed the library's validation, and the library asks the model again.")
+    assert shown[card + 2].startswith("Your response failed schema validation:")
