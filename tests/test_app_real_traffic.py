@@ -419,5 +419,6 @@ def test_the_explorer_card_says_a_librarys_retry_message_is_the_library_asking_a
     card = next(i for i, line in enumerate(shown) if line.startswith("**messages[") and "new this round" in line
                 and "role **user**" in line)
     assert shown[card + 1] == ("Written by the library in the user's role, not typed by the person: the model's "
-                               "previous answer failed the library's validation, and the library asks the model again.")
+                               "previous answer failed the library's validation, and the library asks the model "
+                               "again.")
     assert shown[card + 2].startswith("Your response failed schema validation:")

@@ -565,7 +565,8 @@ def test_without_exec_command_end_the_outcome_is_read_from_the_output_codex_wrot
 
 def _polled_while_running(lines: list[bytes]) -> bytes:
     """The recorded rollout without exec_command_end, its write_stdin returning before the command exited: the header
-    of that output says the command is running, as unified exec writes it then (format_response), not that it exited."""
+    of that output says the command is running, as unified exec writes it then (format_response), not that it
+    exited."""
     text = _without_command_ends(lines)
     return text.replace(b"Wall time: 0.0000 seconds\\nProcess exited with code 0\\n",
                         b"Wall time: 1.0000 seconds\\nProcess running with session ID 48230\\n")

@@ -134,8 +134,9 @@ class CallRecord:
     """What the writing program showed the person beside this call and never sent to the model (lib.model.NOTICES):
     each `{"by", "kind", "text", "after"}`, `after` when it came after the round rather than before its request."""
     history_cut: bool = False
-    """The program cut its history before this request (a person undid turns, or it compacted): the messages past those it shares with
-    the previous request are new, not rewrites of what that request held there (lib.model.HISTORY_CUT)."""
+    """The program cut its history before this request (a person undid turns, or it compacted): the messages past
+    those it shares with the previous request are new, not rewrites of what that request held there
+    (lib.model.HISTORY_CUT)."""
     compacted: bool = False
     """With `history_cut`: the cut is a compaction, the program's summary put in place of the earlier turns, not a
     person undoing turns (lib.model.COMPACTED)."""
