@@ -1212,9 +1212,10 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
             # A compaction is the agent's own summary put in place of the turns before it, the usual way to keep a
             # long session within the context window: nothing to fix, and no person's words were rewritten.
             dropped = f"the {plural(placed.dropped, 'message')}" if placed.dropped else "the messages"
+            place = "its place" if placed.dropped == 1 else "their place"
             yield Hit("info", round_.index, "request", "messages",
                       f"The program compacted the conversation before this request: it dropped {dropped} of round "
-                      f"{previous.index}'s request and sent a summary it wrote in their place, so the model works "
+                      f"{previous.index}'s request and sent a summary it wrote in {place}, so the model works "
                       "from that summary from here on. Agents do this to keep a long session within the context "
                       "window. What the summary leaves out, the model no longer sees, and the prompt cache starts "
                       "again.")

@@ -197,6 +197,27 @@ def test_a_compaction_starts_the_next_request_from_the_history_codex_wrote_in_it
     assert any("Codex compacted the conversation here" in n.message for n in upload.notes)
 
 
+def test_a_compaction_is_said_to_be_codex_summarising_the_conversation_not_a_history_rewritten():
+    # A compaction whose summary replaces the person's first message: history-rewritten warned "1 resent message
+    # changed. The model now reads a history it did not write ... If this is deliberate trimming, keep each call
+    # together with its result", as if someone had edited that message.
+    from lib.checks import run_checks
+    upload = _lines(META, _user("go"), _said("a.txt"), _line("compacted", {"message": "Summary: listed a.txt"}),
+                    _user("and now?"), _said("nothing else"))
+    trace = upload.conversations[0].trace
+    assert [m.text for m in trace.rounds[1].request.messages] == ["Summary: listed a.txt", "and now?"]
+    [finding] = [f for f in run_checks(trace) if f.code == "history-rewritten"]
+    assert (finding.severity, finding.round) == ("info", 2)
+    assert finding.message.startswith("The program compacted the conversation before this request: it dropped the 1 "
+                                      "message of round 1's request and sent a summary it wrote in its place")
+    # A compaction that keeps the request's messages before its summary drops nothing: nothing to say.
+    kept = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Summary: listed a.txt"}]}]
+    upload = _lines(META, _user("go"), _said("a.txt"), _line("compacted", {"message": "", "replacement_history": kept}),
+                    _user("and now?"), _said("nothing else"))
+    assert [f for f in run_checks(upload.conversations[0].trace) if f.code == "history-rewritten"] == []
+
+
 def test_a_replacement_history_item_codex_could_not_send_is_left_out_and_said_at_the_compaction():
     kept = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
             {"type": "function_call_output", "output": "no call id"}, {"type": "ghost_snapshot"}]

@@ -17,7 +17,8 @@ is not in the log. The items are converted into Chat Completions messages as the
 
 A `thread_rolled_back` event is the person undoing their last `num_turns` turns: the log keeps the dropped items, and
 the requests after it are the history without them, as Codex rebuilds it (each turn from the person's message on, and
-the context Codex wrote just before it); the next round says its request was cut there, not grown (HISTORY_CUT).
+the context Codex wrote just before it); the next round says its request was cut there, not grown (HISTORY_CUT). A
+`compacted` line cuts it too, the history starting again from what Codex wrote in its place (round key `compacted`).
 
 A model call that failed is the `error` event Codex writes when a turn ends in an error (codex-rs/protocol's
 `ErrorEvent`: `message`, `codex_error_info`): a failed round, its request the items before it, or, when it comes while
@@ -221,7 +222,9 @@ class _Round:
     after: list[dict] = field(default_factory=list)
     """The input items since its items (its calls' outputs among them)."""
     history_cut: bool = False
-    """Codex rolled the history back between the call before and this one."""
+    """Codex rolled the history back, or compacted it, between the call before and this one."""
+    compacted: bool = False
+    """With `history_cut`: the cut is a compaction (CallRecord.compacted)."""
 
 
 class CodexRolloutFormat(LogFormat):
@@ -252,8 +255,9 @@ class CodexRolloutFormat(LogFormat):
         """The line of each call's output, by call id: a command's end before or after a write_stdin's output."""
         self._processes: dict[str, str] = {}
         """The call id of the exec_command that started each process whose end is logged, by process id."""
-        self._cut = False
-        """True from a rollback that dropped items until the next call: that call's request is cut, not grown."""
+        self._cut: str | None = None
+        """"rollback" or "compaction" from one that dropped items until the next call: that call's request is cut, not
+        grown; None otherwise."""
 
     def detect(self, obj: dict) -> str | None:
         # A payload that is no object is still a rollout line: feed says what is wrong with it.
@@ -323,7 +327,7 @@ class CodexRolloutFormat(LogFormat):
         if self._history and session != self._session:
             yield from self._close()
             self._history, self._last_total, self._model, self._ended = [], None, None, {}
-            self._output_ids, self._output_lines, self._processes, self._cut = set(), {}, {}, False
+            self._output_ids, self._output_lines, self._processes, self._cut = set(), {}, {}, None
         self._session = session or self._session
         # `instructions`, beside it in some versions, is the user's (AGENTS.md), which Codex sends as a message item.
         base = meta.get("base_instructions")
@@ -346,8 +350,9 @@ class CodexRolloutFormat(LogFormat):
             if self._round is not None and self._round.answered:
                 yield from self._close()
             if self._round is None:
-                self._round = _Round(line, list(self._history), self._model, timestamp, history_cut=self._cut)
-                self._cut = False
+                self._round = _Round(line, list(self._history), self._model, timestamp,
+                                     history_cut=self._cut is not None, compacted=self._cut == "compaction")
+                self._cut = None
             self._round.items.append(item)
         elif self._round is not None:
             self._round.answered = True
@@ -387,11 +392,11 @@ class CodexRolloutFormat(LogFormat):
             yield from self._close(error=error)
             return
         yield from self._close()
-        cut, self._cut = self._cut, False
+        cut, self._cut = self._cut, None
         yield CallRecord(
             line=line, dialect=OPENAI, request=self._request(self._history, self._model), conversation=self._key(),
             error=error, derived=[TRANSCRIPT_REQUEST], converted_from="codex-rollout", timestamp=timestamp,
-            provenance=self._provenance([FAILED]), history_cut=cut,
+            provenance=self._provenance([FAILED]), history_cut=cut is not None, compacted=cut == "compaction",
         )
 
     def _count(self, payload: dict, line: int) -> None:
@@ -425,6 +430,9 @@ class CodexRolloutFormat(LogFormat):
             self._history = [{"type": "message", "role": "user",
                               "content": [{"type": "input_text", "text": summary if isinstance(summary, str) else ""}]}]
         self._notes.append(Problem(line, COMPACTED, conversation=self._key(), loaded=True))
+        # The next request starts again from the history Codex wrote: its messages are new, not rewrites of those the
+        # request before held in their places.
+        self._cut = "compaction"
 
     def _rolled_back(self, payload: dict, line: int) -> Iterator[CallRecord]:
         """A rollback: the call before it is complete, and the history loses the person's last `num_turns` turns,
@@ -443,7 +451,7 @@ class CodexRolloutFormat(LogFormat):
         while cut > starts[0] and _turn_context(self._history[cut - 1]):
             cut -= 1
         dropped, dropped_turns = len(self._history) - cut, min(count, len(starts))
-        self._history, self._cut = self._history[:cut], True
+        self._history, self._cut = self._history[:cut], "rollback"
         self._notes.append(Problem(line, ROLLED_BACK.format(
             turns="turn" if dropped_turns == 1 else f"{dropped_turns:,} turns",
             them="them" if dropped_turns > 1 else "it",
@@ -474,7 +482,8 @@ class CodexRolloutFormat(LogFormat):
             line=round_.line, dialect=OPENAI, request=self._request(round_.request, round_.model), response=response,
             conversation=self._key(), error=error, derived=[TRANSCRIPT_REQUEST, "finish"],
             converted_from="codex-rollout", timestamp=round_.timestamp, provenance=self._provenance(said),
-            executions=executions, tool_effects=TOOL_EFFECTS, history_cut=round_.history_cut, unended=running,
+            executions=executions, tool_effects=TOOL_EFFECTS, history_cut=round_.history_cut,
+            compacted=round_.compacted, unended=running,
             unended_writes=writing,
         )
 
