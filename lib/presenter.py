@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from lib.growth import Growth, MessageEntry, held_apart
+from lib.injected import library_reask
 from lib.model import Round, Trace
 from lib.steps import STEP_TITLES, StepLabel, steps_for_round
 from lib.text import plural
@@ -220,8 +221,13 @@ def _made_of(placed: Growth, index: int) -> str:
         pieces.append("the model's previous turn")
     if origins.count("tool-result"):
         pieces.append(plural(origins.count("tool-result"), "message") + " with tool results")
-    if origins.count("program"):
-        pieces.append(plural(origins.count("program"), "message") + " the program wrote in the user's role")
+    # A library's re-ask (Mirascope, pydantic-ai) is named for what it is, apart from the program's other context.
+    reasks = sum(1 for e in placed.new if e.origin == "program" and library_reask(e.message))
+    if origins.count("program") - reasks:
+        pieces.append(plural(origins.count("program") - reasks, "message") + " the program wrote in the user's role")
+    if reasks:
+        pieces.append("the library's re-ask (the model's answer failed its validation)" if reasks == 1 else
+                      f"{reasks} re-asks of the library's (the model's answers failed its validation)")
     if origins.count("input"):
         pieces.append(plural(origins.count("input"), "other new message"))
     if placed.changed:

@@ -1458,6 +1458,7 @@ def test_a_librarys_retry_message_is_its_own_words_never_the_person_asking(name,
     # "asks: 1 validation error: ```json [ { "type"…" (pydantic-ai), and the answer before each "shows the answer" to
     # the person.
     from lib.growth import growth, origin_words
+    from lib.presenter import carried
     from lib.sequence import sequence
     [conversation] = upload(name).conversations
     trace = conversation.trace
@@ -1475,6 +1476,10 @@ def test_a_librarys_retry_message_is_its_own_words_never_the_person_asking(name,
         assert origin_words(reask) == ("written by the library in the user's role, not typed by the person: the "
                                        "model's previous answer failed the library's validation, and the library "
                                        "asks the model again")
+        # Step 4's sentence of what the request carries: "1 message the program wrote in the user's role" before.
+        said = carried(trace.rounds[k - 1], growth(trace, k))
+        assert said.endswith("the library's re-ask (the model's answer failed its validation).")
+        assert "the program wrote in the user's role" not in said
 
 
 @pytest.mark.parametrize("text", [
