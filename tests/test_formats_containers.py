@@ -361,6 +361,20 @@ EXPECTED = [
     ("ruby-llm-ollama-cloud-three-rolls.yml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4, 6, 8]}, 3),
+    # pydantic-ai sends Gemini `tools` as one Tool object, answered 200 (both Gemini interactions were skipped: "'tools'
+    # is an object, expected a list"); the run then goes on with gpt-4o-mini from that history, its tool result
+    # resent as "Paris" where Gemini was sent {"return_value": "Paris"}: another conversation.
+    ("pyd-gemini-then-openai-lone-tools.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "4 interactions: 4 rounds in 2 conversations; 0 interactions skipped",
+     {"conversation 1": [1, 3], "conversation 2": [5, 7]}, 2),
+    # Bedrock Mantle's Responses API names every call `call_0`; pydantic-ai resends each under its response id
+    # (`resp_...:call_0`), then asks again from the ended run's history without instructions (round 4 was a
+    # conversation of its own, named after round 3's response id).
+    ("pyd-mantle-reused-call-ids.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped",
+     {"resp_2vmnquymsguw3uup3fg2bsvkq3joan3ebjhg2hhvviozugqqmufa": [2, 4, 6, 7]}, 2),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).
@@ -1492,3 +1506,35 @@ def test_a_librarys_retry_message_is_its_own_words_never_the_person_asking(name,
 def test_a_person_writing_like_a_librarys_retry_message_is_still_the_person(text):
     from lib.injected import agent_wrote
     assert not agent_wrote(text)
+
+
+def test_a_gemini_request_whose_tools_are_one_tool_object_is_read_with_its_tool_and_call():
+    # pydantic-ai writes `tools` as one Tool (`{"function_declarations": [...]}`) and Gemini answers 200: the user saw
+    # both Gemini rounds skipped, "interaction 1: 'tools' is an object, expected a list".
+    gemini = upload("pyd-gemini-then-openai-lone-tools.yaml").conversations[0].trace
+    first, second = gemini.rounds
+    assert [t.name for t in first.request.tools] == ["get_capital"]
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [("get_capital", {"country": "France"})]
+    assert (first.response.model, first.response.usage.input_tokens, first.response.usage.output_tokens) == (
+        "gemini-2.0-flash-exp", 23, 5)
+    assert second.response.message.text.strip() == "The capital of France is Paris."
+
+
+def test_a_responses_run_asked_again_from_its_history_without_instructions_stays_one_conversation():
+    # Bedrock Mantle names every call `call_0`; pydantic-ai resends each as `resp_<response id>:call_0`, and then
+    # asks "Reply with exactly OK." from the ended run's messages, without instructions. That round was shown as a
+    # conversation of one round named after round 3's response id, its seven messages all "new this round".
+    trace = _rounds("pyd-mantle-reused-call-ids.yaml")
+    assert [len(r.request.messages) for r in trace.rounds] == [2, 4, 6, 7]
+    last = trace.rounds[-1]
+    assert [m.text for m in growth_new(trace, last.index)] == ["Reply with exactly OK."]
+    assert (last.response.model, last.response.message.text, last.response.usage.input_tokens) == (
+        "openai.gpt-5.5", "OK", 93)
+    codes = {(f.code, f.round) for f in run_checks(trace)}
+    assert ("reused-call-id", 2) in codes  # call_0 again for second_tool: what the recording was made to show
+
+
+def growth_new(trace, index):
+    """The messages round `index` sends for the first time."""
+    from lib.growth import growth
+    return [p.message for p in growth(trace, index).new]

@@ -146,6 +146,7 @@ def _chat_request(request: dict, ids: CallIds, model: str | None) -> dict:
     body["messages"] = system + convert.chat_messages(turns)
     tools = request.get("tools")
     if tools is not None:
+        tools = _repeated(tools)  # pydantic-ai sent one Tool object, not a list of one, and was answered 200
         if not isinstance(tools, list):
             raise LineProblem(f"'tools' is {convert.describe(tools)}, expected a list")
         body["tools"] = [t for tool in tools for t in _tools(tool)]
@@ -159,7 +160,7 @@ def _chat_request(request: dict, ids: CallIds, model: str | None) -> dict:
 
 def _repeated(value: Any) -> Any:
     """A repeated field's value as a list: Gemini's JSON parsing takes a lone object where a list belongs as a list of
-    one (sublayer sends `contents` and `parts` so, and is answered); absent, an empty list."""
+    one (sublayer sends `contents` and `parts` so, pydantic-ai `tools`, and both are answered); absent, an empty list."""
     if value is None:
         return []
     return [value] if isinstance(value, dict) else value

@@ -9,7 +9,7 @@ response id names the conversation.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from lib.dialects import OPENAI
 from lib.dialects.common import flatten_content
@@ -75,7 +75,9 @@ class ResponsesFormat(LogFormat):
     def __init__(self) -> None:
         self._links: dict[str, _Link] = {}
         self._answers: dict[bytes, list[_Link]] = {}
-        """The links by their own assistant message's canonical JSON (see `_resent_chain`)."""
+        """The links by their own assistant message's canonical JSON (see `_resent_link`)."""
+        self._idless_answers: dict[bytes, list[_Link]] = {}
+        """The same links by their assistant message without call ids (`_idless`)."""
         self._conversations: dict[str, list[dict]] = {}
         self.interleaved: list[int] = []
         """Lines whose request's input has the model's text after its call in one turn (see `notes`)."""
@@ -134,6 +136,7 @@ class ResponsesFormat(LogFormat):
         """One call, its history rebuilt and its response remembered for the calls that chain on it (`status`: the
         HTTP status the line recorded beside the bodies)."""
         history, conversation = self._history(request, response)
+        carried = None
         messages = history
         chat_request = None
         if request is not None:
@@ -143,7 +146,17 @@ class ResponsesFormat(LogFormat):
             messages = history + convert.chat_messages(item_turns(items, "input"))
             chat_request = _chat_request(request, messages)
             if conversation is None and _continues(messages):
-                conversation = self._resent_chain(messages, request.get("instructions"))
+                link = self._resent_link(messages)
+                if link is not None and link.instructions != request.get("instructions"):
+                    conversation = link.conversation
+                else:
+                    # Chained on content by the upload (its request extends the last one as sent), under the name its
+                    # first round gave the chain: a round that goes on from this one under other instructions keeps
+                    # that name, not this response's id. The program may have rewritten the call ids it resends
+                    # (pydantic-ai prefixes a reused `call_0` with its response id), which the upload's chaining on
+                    # request prefixes does not mind; nor does this look-up.
+                    link = link or self._resent_link(messages, _idless)
+                    carried = link.conversation if link is not None else None
         chat_response, error, opens = None, None, None
         if response is not None and not is_responses_response(response):
             error = _error_body(response, status)
@@ -156,7 +169,7 @@ class ResponsesFormat(LogFormat):
                 # name only, so a later round that resends the whole history still chains on content.
                 opens = _text(response.get("id"))
                 conversation = opens if request is None else None
-            self._remember(request, response, conversation or opens, messages + [assistant])
+            self._remember(request, response, conversation or carried or opens, messages + [assistant])
         return CallRecord(
             line=line, dialect=OPENAI, request=chat_request, response=chat_response, error=error,
             conversation=conversation, name=opens, converted_from="openai-responses",
@@ -179,21 +192,27 @@ class ResponsesFormat(LogFormat):
             return [], previous
         return list(link.history), link.conversation
 
-    def _resent_chain(self, messages: list[dict], instructions: Any) -> str | None:
-        """The conversation whose latest history `messages` resends whole and goes on from under other instructions.
+    def _resent_link(self, messages: list[dict], form: Callable[[dict], dict] | None = None) -> _Link | None:
+        """The round whose latest history `messages` resends whole and goes on from, if its response is in the log.
 
         A handoff (OpenAI Agents SDK) sends the run's history on under the next agent's instructions, without a
         `previous_response_id`: the new instructions keep the request from extending the earlier one as sent, yet
-        its input is that round's input, the model's output and the results. Under the same instructions the
+        its input is that round's input, the model's output and the results; so does a run given the history of one
+        that ended (pydantic-ai's `message_history`) with no instructions of its own. Under the same instructions the
         request extends the earlier one as sent, and the upload chains it on content as it does any other."""
         # Looked up by the last model turn the request resends, so a long log costs one look-up per request; the
         # latest first, as a test that runs twice records the same turns twice.
         last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "assistant"), None)
         if last is None or last == len(messages) - 1:
             return None
-        for link in reversed(self._answers.get(canonical_json(messages[last]), ())):
-            if len(link.history) == last + 1 and messages[: last + 1] == link.history:
-                return link.conversation if link.instructions != instructions else None
+        if form is None:
+            for link in reversed(self._answers.get(canonical_json(messages[last]), ())):
+                if len(link.history) == last + 1 and messages[: last + 1] == link.history:
+                    return link
+            return None
+        for link in reversed(self._idless_answers.get(canonical_json(form(messages[last])), ())):
+            if len(link.history) == last + 1 and all(map(lambda a, b: form(a) == form(b), messages, link.history)):
+                return link
         return None
 
     def _remember(self, request: dict | None, response: dict, conversation: str | None, history: list[dict]) -> None:
@@ -206,6 +225,19 @@ class ResponsesFormat(LogFormat):
             link = _Link(conversation or response_id, history, (request or {}).get("instructions"))
             self._links[response_id] = link
             self._answers.setdefault(canonical_json(history[-1]), []).append(link)
+            self._idless_answers.setdefault(canonical_json(_idless(history[-1])), []).append(link)
+
+
+def _idless(message: dict) -> dict:
+    """A Chat Completions message without the ids that pair calls with results: the message as a program that
+    rewrote those ids resends it."""
+    calls = message.get("tool_calls")
+    if "tool_call_id" not in message and not isinstance(calls, list):
+        return message
+    copy = {k: v for k, v in message.items() if k != "tool_call_id"}
+    if isinstance(calls, list):
+        copy["tool_calls"] = [{k: v for k, v in c.items() if k != "id"} if isinstance(c, dict) else c for c in calls]
+    return copy
 
 
 def _body(obj: dict, key: str, optional: bool = False) -> dict | None:
