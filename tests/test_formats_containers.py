@@ -375,6 +375,11 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped",
      {"resp_2vmnquymsguw3uup3fg2bsvkq3joan3ebjhg2hhvviozugqqmufa": [2, 4, 6, 7]}, 2),
+    # CrewAI drops Gemini's empty answer and asks again, its system prompt written twice, then three times (rounds 3
+    # and 4 were conversations of their own).
+    ("crewai-gemini-empty-answer-retry.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 5, 6, 7]}, 1),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).
@@ -1538,3 +1543,16 @@ def growth_new(trace, index):
     """The messages round `index` sends for the first time."""
     from lib.growth import growth
     return [p.message for p in growth(trace, index).new]
+
+
+def test_a_retry_after_an_empty_answer_under_a_grown_system_prompt_stays_in_its_conversation():
+    # CrewAI leaves Gemini's empty answer out and asks the task again, its system prompt now written twice (then three
+    # times): the user saw "4 rounds in 3 conversations", the retries as new conversations whose every message was new.
+    trace = _rounds("crewai-gemini-empty-answer-retry.yaml")
+    assert [r.response.message.text.strip() for r in trace.rounds] == [
+        "", "", "", '{"sum_numbers_response": {"result": 30000}}']
+    for index in (3, 4):
+        [asked] = growth_new(trace, index)
+        assert asked.role == "user" and asked.text.startswith("\nCurrent Task: What is 10000 + 20000?")
+    said = {(f.code, f.round): f.message for f in run_checks(trace)}
+    assert said[("history-rewritten", 3)].startswith("The instructions differ from round 2's")

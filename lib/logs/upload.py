@@ -373,8 +373,8 @@ class _Rebuilder:
     def _under_other_instructions(self, dialect: str, raws: list) -> _Thread | None:
         """The thread a request continues under another system message: it resends the thread's last request but its
         first message, then the answer that request got (ruby_llm's with_instructions replaces the system message and
-        goes on). Without the answer resent, a request that shares a question under another prompt is not taken for
-        the same conversation."""
+        goes on). Without the answer resent (or an empty answer left out), a request that shares a question under
+        another prompt is not taken for the same conversation."""
         best, best_length = None, 0
         for thread in self._by_first_turn.get(content_key(read_form(raws[1])), ()):
             last = thread.calls[-1]
@@ -382,7 +382,8 @@ class _Rebuilder:
             if thread.dialect != dialect or len(before) < 2 or len(raws) <= len(before) or len(before) <= best_length \
                     or last.response is None or not _is_instruction(before[0]) or before[0] == raws[0]:
                 continue
-            if _resent_unmarked(raws[1:], before[1:]) and _answer_resent(raws[len(before)], last.response):
+            if _resent_unmarked(raws[1:], before[1:]) and (_answer_resent(raws[len(before)], last.response)
+                                                           or _empty_answer_dropped(raws[len(before)], last.response)):
                 best, best_length = thread, len(before)
         return best
 
@@ -427,6 +428,13 @@ def _answer_resent(raw: Any, response: Response) -> bool:
     calls = raw.get("tool_calls") if isinstance(raw.get("tool_calls"), list) else []
     ids = [c.get("id") for c in calls if isinstance(c, dict)]
     return said.strip() == response.message.text.strip() and ids == [c.id for c in response.message.tool_calls]
+
+
+def _empty_answer_dropped(raw: Any, response: Response) -> bool:
+    """Whether the response said nothing (no text, no call) and the request goes on without it: CrewAI drops an empty
+    answer and asks again, its system prompt written twice over (a Gemini run in its cassettes)."""
+    said = response.message
+    return not said.text.strip() and not said.tool_calls and not (isinstance(raw, dict) and raw.get("role") == "assistant")
 
 
 def _resent_unmarked(raws: list, before: list) -> bool:
