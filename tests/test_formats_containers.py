@@ -380,6 +380,15 @@ EXPECTED = [
     ("crewai-gemini-empty-answer-retry.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 5, 6, 7]}, 1),
+    # Groq streams the model's reasoning, then ends the stream (HTTP 200) with `data: {"error": {...}}`: a call that
+    # failed validation (`tool_use_failed`), then one written as text where a call was required (each interaction
+    # was skipped as damaged: "'choices' is missing, expected a list").
+    ("pyd-groq-stream-tool-use-failed.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "3 interactions: 3 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4, 6]}, 1),
+    ("pyd-groq-stream-text-not-a-call.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 1),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).
@@ -1556,3 +1565,22 @@ def test_a_retry_after_an_empty_answer_under_a_grown_system_prompt_stays_in_its_
         assert asked.role == "user" and asked.text.startswith("\nCurrent Task: What is 10000 + 20000?")
     said = {(f.code, f.round): f.message for f in run_checks(trace)}
     assert said[("history-rewritten", 3)].startswith("The instructions differ from round 2's")
+
+
+@pytest.mark.parametrize("name, words, rejected", [
+    ("pyd-groq-stream-tool-use-failed.yaml", "Tool call validation failed: tool call validation failed: parameters for "
+     "tool get_something_by_name did not match schema", '{"name": "get_something_by_name", "arguments": {\n  '
+     '"invalid_param": "value"\n}}'),
+    # The event's failed_generation is empty: what had streamed ("maybe") is what the model wrote and Groq refused.
+    ("pyd-groq-stream-text-not-a-call.yaml", "Tool choice is required, but model did not call a tool", "maybe"),
+])
+def test_a_stream_ended_by_an_error_event_is_the_providers_refusal_with_what_the_model_wrote(name, words, rejected):
+    # The round was skipped as a damaged interaction ("'choices' is missing, expected a list"), so the retry looked
+    # like the conversation's first call and the refusal was nowhere.
+    trace = _rounds(name)
+    first = trace.rounds[0]
+    assert first.response is None and first.error.status == 400 and first.error.message.startswith(words)
+    assert first.error.rejected_generation == rejected
+    said = {(f.code, f.round): f.message for f in run_checks(trace)}
+    assert "The model did answer: the provider rejected what it wrote" in said[("provider-error", 1)]
+    assert trace.rounds[1].response.model == "openai/gpt-oss-120b"

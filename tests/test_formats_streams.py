@@ -121,6 +121,19 @@ def test_openai_stream_detection_claims_chunks_and_nothing_else():
     assert_detects_only_its_own(OpenAIChatStreamFormat)
 
 
+def test_an_error_chunk_ends_the_open_completion_with_the_providers_error():
+    # Groq's words and shape (pydantic-ai's test_tool_use_failed_error_streaming_with_text cassette): text streamed,
+    # then an error where a call was required, its failed_generation empty.
+    error = {"error": {"message": "Tool choice is required, but model did not call a tool", "type":
+                       "invalid_request_error", "code": "tool_use_failed", "failed_generation": "", "status_code": 400}}
+    (record,) = feed(OpenAIChatStreamFormat(), [_chunk({"role": "assistant", "content": ""}), _chunk({"content": "maybe"}),
+                                                error])
+    assert record.response is None and record.streamed
+    assert record.error == {"status": 400, "body": error, "message": error["error"]["message"], "failed_generation": "maybe"}
+    (alone,) = feed(OpenAIChatStreamFormat(), [{"error": {"message": "Overloaded"}}])
+    assert (alone.response, alone.error["status"], alone.error["message"]) == (None, None, "Overloaded")
+
+
 def test_any_one_place_changed_in_a_chunk_line_gives_a_line_problem_or_a_record_never_a_crash():
     assert assert_only_line_problems(OpenAIChatStreamFormat, lines("openai-chat-stream.jsonl"), stride=2) > 500
 

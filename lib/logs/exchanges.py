@@ -215,7 +215,9 @@ class ExchangeReader:
             return
         dialect = ANTHROPIC if anthropic else OPENAI
         response, stream = _response(exchange, label, dialect, self.inflater)
-        error = _error(response, exchange.status)
+        # A stream that an error event ended (Anthropic's `error`, a Chat Completions `{"error": ...}` chunk) failed
+        # under the HTTP 200 it began with.
+        error = _error(response, exchange.status) or (stream.error if stream is not None else None)
         if error is None and not (anthropic_messages.is_response(response) or openai_chat.is_response(response)):
             if isinstance(response, dict) and not by_path:
                 # A request shaped like Chat Completions answered in another API's words (a proxy's own).

@@ -82,6 +82,9 @@ class OpenAIChatStreamFormat(LogFormat):
         return None
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
+        if "choices" not in obj and isinstance(obj.get("error"), dict):
+            yield from self._fail(obj, line)
+            return
         choices = require(obj, "choices", list)
         stream_id = str(obj.get("id") or "")
         for position, choice in enumerate(choices):
@@ -162,6 +165,31 @@ class OpenAIChatStreamFormat(LogFormat):
         streams, self._streams = self._streams, {}
         for stream in sorted(streams.values(), key=lambda s: (s.line, s.index)):
             yield _chunk_record(stream)
+
+    def _fail(self, event: dict, line: int) -> Iterator[CallRecord]:
+        """The open completion, ended by an error event (`data: {"error": {...}}`, with no choices): Groq sends one
+        mid-stream, under HTTP 200, when the call it was writing fails validation (`tool_use_failed`, the rejected
+        output under `failed_generation`). Its status is the one the event names, if any: the HTTP status was the
+        stream's, sent before the failure."""
+        inner = event["error"]
+        status = inner.get("status_code")
+        error = {"status": status if isinstance(status, int) and not isinstance(status, bool) else None, "body": event,
+                 "message": str(inner.get("message") or inner.get("type") or "the stream failed")}
+        # Chunks carry their completion's id and the error event none: it ends the latest completion opened.
+        latest = max(self._streams.values(), key=lambda s: s.line, default=None)
+        if latest is None:
+            yield CallRecord(line=line, dialect=OPENAI, request=None, response=None, error=error, streamed=True)
+            return
+        stream_id = str(latest.head.get("id") or "")
+        for record in self._close(stream_id):
+            # The provider returned no answer, as unstreamed (a 400 with the same body). What had streamed is what
+            # the model wrote and the provider rejected: its text stands for `failed_generation` where the event
+            # leaves that empty (Groq's "Tool choice is required, but model did not call a tool" after "maybe").
+            written = (record.response or {}).get("choices", [{}])[0].get("message", {}).get("content")
+            if not inner.get("failed_generation") and isinstance(written, str) and written:
+                error = {**error, "failed_generation": written}
+            record.response, record.error = None, error
+            yield record
 
 
 def _chunk_record(stream: _ChoiceStream) -> CallRecord:
