@@ -224,8 +224,9 @@ class ResponsesFormat(LogFormat):
         if response_id is not None:
             link = _Link(conversation or response_id, history, (request or {}).get("instructions"))
             self._links[response_id] = link
-            self._answers.setdefault(canonical_json(history[-1]), []).append(link)
-            self._idless_answers.setdefault(canonical_json(_idless(history[-1])), []).append(link)
+            key, idless = canonical_json(history[-1]), _idless(history[-1])
+            self._answers.setdefault(key, []).append(link)
+            self._idless_answers.setdefault(key if idless is history[-1] else canonical_json(idless), []).append(link)
 
 
 def _idless(message: dict) -> dict:
