@@ -389,6 +389,12 @@ EXPECTED = [
     ("pyd-groq-stream-text-not-a-call.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 1),
+    # CrewAI asks the same two messages twice (with a response format, then without); each answer is an add_numbers
+    # call, and the third request goes on from the second's (it was taken for the first's, under a call id "rewritten").
+    ("crewai-openai-asked-twice.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "3 interactions: 3 rounds in 2 conversations; 0 interactions skipped",
+     {"conversation 1": [2], "conversation 2": [2, 4]}, 2),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).
@@ -1584,3 +1590,17 @@ def test_a_stream_ended_by_an_error_event_is_the_providers_refusal_with_what_the
     said = {(f.code, f.round): f.message for f in run_checks(trace)}
     assert "The model did answer: the provider rejected what it wrote" in said[("provider-error", 1)]
     assert trace.rounds[1].response.model == "openai/gpt-oss-120b"
+
+
+def test_a_request_that_extends_two_alike_requests_goes_on_from_the_answer_it_resends():
+    # Both threads' last requests are the same two messages; the third request resends the second answer's call
+    # (call_7rWB...), not the first's (call_Tbs8...). It was placed after the first, and the user read "This request
+    # resends the add_numbers call call_Tbs8Do1pty9ixq7sj37jRJMI under another id, call_7rWBTlRtbzEqJdSrQHOYnP3Q ...:
+    # the program rewrote the call id", of a program that resent the call as the model made it.
+    result = upload("crewai-openai-asked-twice.yaml")
+    first, second = (c.trace for c in result.conversations)
+    assert [c.id for r in first.rounds for c in r.tool_calls] == ["call_Tbs8Do1pty9ixq7sj37jRJMI"]
+    made, answered = second.rounds
+    assert [c.id for c in made.tool_calls] == ["call_7rWBTlRtbzEqJdSrQHOYnP3Q"]
+    assert answered.response.message.text.startswith('{"operation":"Addition","result":42')
+    assert [f.code for t in (first, second) for f in run_checks(t)] == []

@@ -355,7 +355,9 @@ class _Rebuilder:
         for key in keys:
             for thread in self._by_opening.get(key, ()):
                 before = thread.calls[-1].request.raw.get("messages") or []
-                if thread.dialect != record.dialect or len(before) <= best_length or len(raws) <= len(before):
+                if thread.dialect != record.dialect or len(before) < best_length or len(raws) <= len(before):
+                    continue
+                if len(before) == best_length and not self._answer_follows(thread, raws, best):
                     continue
                 if raws[: len(before)] == before:
                     best, best_length, exact = thread, len(before), True
@@ -369,6 +371,17 @@ class _Rebuilder:
         # Only a prefix resent as it was is taken over as read (`checked`): one with a breakpoint moved is read again,
         # so that each request shows the message as it sent it.
         return best, exact, None
+
+    @staticmethod
+    def _answer_follows(thread: _Thread, raws: list, rival: _Thread | None) -> bool:
+        """Whether a request that extends the last requests of two threads alike (a program that asked the same thing
+        twice: CrewAI with and without a response format) goes on from `thread`'s answer rather than `rival`'s: it
+        resends that answer, and not the rival's, next. The first thread found keeps it otherwise."""
+        def resent(candidate: _Thread | None) -> bool:
+            last = candidate.calls[-1] if candidate is not None and candidate.calls else None
+            position = len(last.request.raw.get("messages") or []) if last is not None else 0
+            return last is not None and last.response is not None and _answer_resent(raws[position], last.response)
+        return resent(thread) and not resent(rival)
 
     def _under_other_instructions(self, dialect: str, raws: list) -> _Thread | None:
         """The thread a request continues under another system message: it resends the thread's last request but its
