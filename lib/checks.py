@@ -1213,9 +1213,12 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
             # long session within the context window: nothing to fix, and no person's words were rewritten.
             dropped = f"the {plural(placed.dropped, 'message')}" if placed.dropped else "the messages"
             place = "its place" if placed.dropped == 1 else "their place"
+            # A compaction call (Round.compaction) had the provider write it, not the program.
+            summary = (f"the compacted history the provider returned in round {previous.index}" if previous.compaction
+                       else "a summary it wrote")
             yield Hit("info", round_.index, "request", "messages",
                       f"The program compacted the conversation before this request: it dropped {dropped} of round "
-                      f"{previous.index}'s request and sent a summary it wrote in {place}, so the model works "
+                      f"{previous.index}'s request and sent {summary} in {place}, so the model works "
                       "from that summary from here on. Agents do this to keep a long session within the context "
                       "window. What the summary leaves out, the model no longer sees, and the prompt cache starts "
                       "again.")

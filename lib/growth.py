@@ -20,15 +20,18 @@ from lib.text import plural
 Status = Literal["new", "resent", "changed"]
 """A message's standing in its request compared with the previous request."""
 
-Origin = Literal["input", "program", "history", "response", "tool-result"]
+Origin = Literal["input", "program", "history", "response", "tool-result", "compaction"]
 """Where a message came from: the person or program, the program alone (in the user's role), an assistant turn the
-program put in the history, the previous response, or a tool."""
+program put in the history, the previous response, a tool, or the compacted history a compaction call returned in the
+previous round (Round.compaction)."""
 ORIGIN_WORDS: dict[str, str] = {
     "input": "written by the person or the program",
     "program": "written by the program in the user's role, not typed by the person",
     "history": "an assistant turn the program put in the history, not the previous response as it came back",
     "response": "the model's turn from the previous response, appended unchanged",
     "tool-result": "tool results the program appended",
+    "compaction": ("the compacted history the provider returned in the previous round, sent in place of the turns it "
+                   "compacts"),
 }
 """Each origin in a reader's words."""
 LIBRARY_REASK_WORDS = ("written by the library in the user's role, not typed by the person: the model's previous "
@@ -106,7 +109,8 @@ def _origin(message: Message, previous_round: Round | None, marked: frozenset[st
         answered = previous_round.response.message
         # Clients often drop null fields (refusal, annotations) when they echo the turn back.
         if message == answered or (message.tool_calls, message.text) == (answered.tool_calls, answered.text):
-            return "response"
+            # A compaction call's answer is no turn of the model's: the program sends it in place of the history.
+            return "compaction" if previous_round.compaction else "response"
     return "history" if message.role == "assistant" else "input"
 
 

@@ -319,6 +319,11 @@ COMPACTED = "compacted"
 in place of the earlier turns, as an agent does to keep a long session within the context window (Round.compacted),
 rather than a person undoing turns."""
 
+COMPACTION = "compaction"
+"""The round key saying its request asked the provider to compact the conversation (the Responses API's
+`/v1/responses/compact`), not for the model's next turn: its response is the compacted history the provider returned,
+which the program sends in place of the earlier turns from then on (Round.compaction)."""
+
 PROGRAM_WROTE = "program_wrote"
 """The round key listing the texts of its request that the writing program marked as its own though it sent them in the
 user's role (Claude Code's `isMeta` lines: a skill's body, an image reference, its automatic "continue"): each the
@@ -503,6 +508,12 @@ class Round:
         """Whether the program cut its history before this request by compacting it (COMPACTED): the messages it
         dropped are replaced by a summary it wrote, not rewritten by a person."""
         return self.extra.get(COMPACTED) is True and self.history_cut is not None
+
+    @property
+    def compaction(self) -> bool:
+        """Whether this round's request asked the provider to compact the conversation (COMPACTION): its response is
+        the compacted history, no turn of the model's."""
+        return self.extra.get(COMPACTION) is True
 
     @property
     def notices(self) -> tuple[Notice, ...]:

@@ -113,6 +113,12 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         # A provider that refused the request answered from its API: the model never saw it (unless it wrote the
         # output the provider then rejected, or part of a response came back before the call failed).
         refused = error is not None and bool(error.status) and not error.rejected_generation and round_.response is None
+        if round_.compaction and error is None and round_.response is not None:
+            # A compaction call (Round.compaction): the provider answers with the history compacted, not the model
+            # with a turn; what runs behind its API to compact it is not in the log.
+            arrows.append(Arrow(k, "program", "api", 1, f"request {k}: compact the history, {sent}"))
+            arrows.append(Arrow(k, "api", "program", None, "returns it compacted: no answer, no call"))
+            continue
         arrows.append(Arrow(k, "program", "api" if refused else "model", 1, f"request {k}: {sent}"))
         if error is not None:
             if round_.response is not None:
@@ -122,7 +128,9 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         if round_.response is None:
             continue
         following = k + 1 if k < len(trace.rounds) else None
-        shown = following is None or _person_follows(round_, trace.rounds[following - 1])
+        # A compaction call between this answer and the next question is the program's: the person answers after it.
+        after = next((r for r in trace.rounds[k:] if not r.compaction), None)
+        shown = after is None or _person_follows(trace.rounds[after.index - 2] if after.index > k + 1 else round_, after)
         arrows.extend(_calls(k, round_) if round_.tool_calls else _no_call(k, round_, following, shown))
     return tuple(arrows)
 

@@ -422,3 +422,22 @@ def test_the_explorer_card_says_a_librarys_retry_message_is_the_library_asking_a
                                "previous answer failed the library's validation, and the library asks the model "
                                "again.")
     assert shown[card + 2].startswith("Your response failed schema validation:")
+
+
+def test_a_compaction_call_is_shown_as_the_providers_compaction_and_the_run_stays_one_conversation(app):
+    # pydantic-ai's calls to `/v1/responses/compact` were skipped as damaged ("'response' is neither a response object
+    # ... nor an error") and each question after one opened a conversation of its own.
+    at = uploaded(app, "containers/pyd-responses-compact-chain.yaml")
+    sidebar = " ".join(t.value for t in at.sidebar.text)
+    assert "8 interactions: 8 rounds in 1 conversation; 0 interactions skipped" in sidebar
+    assert "8 interactions read as vcr-cassette" in sidebar
+    shown = round_shown(app, "containers/pyd-responses-compact-chain.yaml", 3)
+    assert "Request 3: program → provider (compaction)" in shown
+    assert "Response 3: provider (compaction) → program" in shown
+    assert ("This call asked the provider to compact the conversation (the Responses API's compact endpoint), not for "
+            "the model's next turn.") in shown
+    assert "the provider's compacted history, no turn of the model's" in shown
+    assert "**assistant** · the model's turn" not in shown
+    assert "cmp_0d4b654a05c1a7a70169deb7a23d008197b9c84fd37d3ebffc" in shown
+    # Billed, as the provider reports it.
+    assert "Input tokens (reported): **141**" in shown and "Output tokens (reported): **183**" in shown

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from lib.checks import run_checks
+from lib.growth import growth
 from lib.logs.upload import read_upload
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -375,6 +376,18 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped",
      {"resp_2vmnquymsguw3uup3fg2bsvkq3joan3ebjhg2hhvviozugqqmufa": [2, 4, 6, 7]}, 2),
+    # pydantic-ai has OpenAI compact the conversation (`/v1/responses/compact`, answered with a `response.compaction`)
+    # and goes on from the compacted item: each compaction was skipped as "'response' is neither a response object
+    # ... nor an error", and each request after it was a conversation of its own ("8 interactions: 5 rounds in 4
+    # conversations; 3 interactions skipped").
+    ("pyd-responses-compact-chain.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "8 interactions: 8 rounds in 1 conversation; 0 interactions skipped",
+     {"resp_0d4b654a05c1a7a70069deb79f81b88197a19f61e394151ecc": [1, 3, 4, 2, 3, 2, 3, 2]}, 0),
+    ("pyd-responses-compact-stateless.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped",
+     {"resp_0da8c7d4a85372d10069cdf57de22081949b8f78a343dd9bb4": [2, 4, 5, 3]}, 0),
     # CrewAI drops Gemini's empty answer and asks again, its system prompt written twice, then three times (rounds 3
     # and 4 were conversations of their own).
     ("crewai-gemini-empty-answer-retry.yaml",
@@ -1604,3 +1617,67 @@ def test_a_request_that_extends_two_alike_requests_goes_on_from_the_answer_it_re
     assert [c.id for c in made.tool_calls] == ["call_7rWBTlRtbzEqJdSrQHOYnP3Q"]
     assert answered.response.message.text.startswith('{"operation":"Addition","result":42')
     assert [f.code for t in (first, second) for f in run_checks(t)] == []
+
+
+def test_a_compaction_call_is_a_round_the_provider_answers_with_the_compacted_item_and_its_usage():
+    # pydantic-ai asks `/v1/responses/compact` (previous_response_id, no input) between its questions. The provider
+    # answers with the compacted history: no turn of the model's, no call, billed all the same.
+    trace = _rounds("pyd-responses-compact-chain.yaml")
+    compaction = trace.rounds[2]
+    assert compaction.compaction and not trace.rounds[1].compaction
+    assert (compaction.response.usage.input_tokens, compaction.response.usage.output_tokens) == (141, 183)
+    assert compaction.response.usage.source == "reported"
+    assert compaction.tool_calls == () and compaction.response.finish_reason is None
+    (item,) = compaction.response.message.parts
+    assert (item.type, item.raw["id"]) == ("compaction", "cmp_0d4b654a05c1a7a70169deb7a23d008197b9c84fd37d3ebffc")
+    # The provider held the history it compacts (previous_response_id): nothing of it was sent.
+    assert compaction.request.held_by_provider == 4 and [m.text for m in compaction.request.messages] == [
+        "What is 2+2?", "2 + 2 = **4**", "And 3+3?", "3 + 3 = **6**"]
+    note = trace.round_provenance(compaction).note
+    assert note.startswith("This call asked the provider to compact the conversation")
+    assert "lists 2 user messages of the conversation kept as they were sent" in note
+
+
+def test_the_request_after_a_compaction_goes_on_from_the_compacted_item_it_resends():
+    trace = _rounds("pyd-responses-compact-chain.yaml")
+    after = trace.rounds[3]
+    assert after.compacted and not after.compaction
+    placed = growth(trace, 4)
+    assert [(e.status, e.origin) for e in placed.entries] == [("new", "compaction"), ("new", "input")]
+    assert placed.entries[1].message.text == "And 4+4?" and placed.dropped == 4
+    hits = [f.message for f in run_checks(trace) if f.code == "history-rewritten" and f.round == 4]
+    assert hits == [
+        "The program compacted the conversation before this request: it dropped the 4 messages of round 3's request "
+        "and sent the compacted history the provider returned in round 3 in their place, so the model works from that "
+        "summary from here on. Agents do this to keep a long session within the context window. What the summary "
+        "leaves out, the model no longer sees, and the prompt cache starts again."]
+
+
+def test_the_sequence_draws_a_compaction_as_the_providers_answer_not_the_models_turn():
+    from lib.sequence import sequence
+    trace = _rounds("pyd-responses-compact-chain.yaml")
+    drawn = [(a.source, a.target, a.label) for a in sequence(trace) if a.round in (2, 3, 4)]
+    assert drawn == [
+        ("user", "program", "asks: And 3+3?"),
+        ("program", "model", "request 2: 1 message (2 held by the provider)"),
+        ("model", "program", "answers in text"),
+        ("program", "user", "shows the answer"),
+        ("program", "api", "request 3: compact the history, 0 messages (4 held by the provider)"),
+        ("api", "program", "returns it compacted: no answer, no call"),
+        ("user", "program", "asks: And 4+4?"),
+        ("program", "model", "request 4: 2 messages"),
+        ("model", "program", "answers in text"),
+        ("program", "user", "shows the answer"),
+    ]
+
+
+def test_a_compaction_of_a_resent_history_stays_in_its_conversation_and_the_instructions_are_resent():
+    # Without previous_response_id pydantic-ai sends the whole history to compact, then the compacted item and the
+    # next question under the same instructions.
+    trace = _rounds("pyd-responses-compact-stateless.yaml")
+    assert [r.compaction for r in trace.rounds] == [False, False, True, False]
+    placed = growth(trace, 4)
+    assert [(e.status, e.origin) for e in placed.entries] == [
+        ("resent", "input"), ("new", "compaction"), ("new", "input")]
+    assert placed.entries[2].message.text == "And 5+5?" and placed.dropped == 4
+    assert (trace.rounds[2].response.usage.input_tokens, trace.rounds[2].response.usage.output_tokens) == (156, 190)

@@ -140,6 +140,9 @@ class CallRecord:
     compacted: bool = False
     """With `history_cut`: the cut is a compaction, the program's summary put in place of the earlier turns, not a
     person undoing turns (lib.model.COMPACTED)."""
+    compaction: bool = False
+    """The call asked the provider to compact the conversation (the Responses API's `/v1/responses/compact`), not
+    for the model's next turn: its response is the compacted history (lib.model.COMPACTION)."""
     unended: list[str] = field(default_factory=list)
     """The ids of the response's calls the program started whose end the log does not hold (a command still running
     when its output was written, and never ended in the log): lib.model.UNENDED_CALLS."""

@@ -37,6 +37,18 @@ CARRIED_PARAMETERS = ("parallel_tool_calls", "temperature", "top_p", "user", "me
 TEXT_PARTS = ("input_text", "output_text", "text")
 """Content part types that are plain text."""
 
+COMPACTION_OBJECT = "response.compaction"
+"""The `object` of what `/v1/responses/compact` answers: the conversation compacted, no turn of the model's."""
+
+COMPACTION_ITEM = "compaction"
+"""The item type of the compacted history (opaque, `encrypted_content`) that the next request carries."""
+
+COMPACTION_NOTE = ("This call asked the provider to compact the conversation (the Responses API's compact endpoint), "
+                   "not for the model's next turn. Its answer is no message of the model's: shown as the response is "
+                   "the compacted item the provider returned, encrypted, which the program sends in place of the "
+                   "earlier turns from here on; what it holds cannot be read here.")
+"""The note on a compaction call's round (our words: the Chat Completions shape has no place for such a call)."""
+
 
 @dataclass
 class _Link:
@@ -48,6 +60,8 @@ class _Link:
     """The Chat Completions messages so far, its own assistant message last (instructions excluded)."""
     instructions: Any = None
     """The `instructions` its request sent, when its request is in the log."""
+    followed: bool = False
+    """For a compaction call's link: a request that carries its compacted item has been read."""
 
 
 def is_responses_request(body: Any) -> bool:
@@ -66,6 +80,11 @@ def is_responses_response(body: Any) -> bool:
     return isinstance(body, dict) and body.get("object") == "response" and isinstance(body.get("output"), list)
 
 
+def is_compaction(body: Any) -> bool:
+    """What `/v1/responses/compact` answers: object `response.compaction` with the compacted `output` list."""
+    return isinstance(body, dict) and body.get("object") == COMPACTION_OBJECT and isinstance(body.get("output"), list)
+
+
 class ResponsesFormat(LogFormat):
     """Responses API requests, responses and stream events, with their chains rebuilt."""
 
@@ -79,6 +98,9 @@ class ResponsesFormat(LogFormat):
         self._idless_answers: dict[bytes, list[_Link]] = {}
         """The same links by their assistant message without call ids (`_idless`)."""
         self._conversations: dict[str, list[dict]] = {}
+        self._compactions: dict[str, _Link] = {}
+        """The compaction calls' links by the compacted items they returned (`_compaction_keys`): a request that
+        carries one goes on from that call."""
         self.interleaved: list[int] = []
         """Lines whose request's input has the model's text after its call in one turn (see `notes`)."""
 
@@ -99,8 +121,11 @@ class ResponsesFormat(LogFormat):
             return "type names a Responses stream event"
         if is_responses_response(obj):
             return "object is 'response' with an 'output' list"
+        if is_compaction(obj):
+            return "object is 'response.compaction' with an 'output' list (a compaction)"
         if "request" in obj or "response" in obj:
-            if is_responses_response(obj.get("response")) or is_responses_request(obj.get("request")):
+            if is_responses_response(obj.get("response")) or is_compaction(obj.get("response")) \
+                    or is_responses_request(obj.get("request")):
                 return "a Responses request under 'request' and its response under 'response'"
             return None
         if is_responses_request(obj):
@@ -122,7 +147,7 @@ class ResponsesFormat(LogFormat):
             if kind in FINAL_EVENTS:
                 yield self._record(None, _body(obj, "response"), line)
             return
-        if obj.get("object") == "response":
+        if obj.get("object") in ("response", COMPACTION_OBJECT):
             yield self._record(None, obj, line)
         elif "request" in obj or "response" in obj:
             request, response = _body(obj, "request", optional=True), _body(obj, "response", optional=True)
@@ -139,14 +164,26 @@ class ResponsesFormat(LogFormat):
         carried = None
         messages = history
         chat_request = None
+        compacted = None
+        compaction = is_compaction(response)
         if request is not None:
             items = _input_items(request)
             if _interleaved(items):
                 self.interleaved.append(line)
             messages = history + convert.chat_messages(item_turns(items, "input"))
             chat_request = _chat_request(request, messages)
+            # A request that carries the item a compaction call returned goes on from that call: the program sends
+            # the compacted item in place of the turns before it (whether it keeps a `previous_response_id` or not).
+            compacted = self._compacted_from(items)
+            if conversation is None and compacted is not None:
+                conversation = compacted.conversation
+            # Only the first request after the compaction is cut from the one before; later ones resend the item.
+            if compacted is not None and compacted.followed:
+                compacted = None
+            elif compacted is not None:
+                compacted.followed = True
             if conversation is None and _continues(messages):
-                link = self._resent_link(messages)
+                link = self._resent_link(messages, ends=compaction)
                 if link is not None and link.instructions != request.get("instructions"):
                     conversation = link.conversation
                 else:
@@ -155,27 +192,42 @@ class ResponsesFormat(LogFormat):
                     # that name, not this response's id. The program may have rewritten the call ids it resends
                     # (pydantic-ai prefixes a reused `call_0` with its response id), which the upload's chaining on
                     # request prefixes does not mind; nor does this look-up.
-                    link = link or self._resent_link(messages, _idless)
+                    link = link or self._resent_link(messages, _idless, ends=compaction)
                     carried = link.conversation if link is not None else None
         chat_response, error, opens = None, None, None
-        if response is not None and not is_responses_response(response):
+        if response is not None and not (is_responses_response(response) or compaction):
             error = _error_body(response, status)
             response = None
         if response is not None:
             assistant = _assistant(response)
-            chat_response, error = _chat_response(response, assistant)
+            chat_response, error = _chat_response(response, assistant, compaction)
             if conversation is None and not _continues(messages):
                 # A first round: its response id names the chain. With its request logged, it is a
                 # name only, so a later round that resends the whole history still chains on content.
                 opens = _text(response.get("id"))
                 conversation = opens if request is None else None
-            self._remember(request, response, conversation or carried or opens, messages + [assistant])
+            link = self._remember(request, response, conversation or carried or opens, messages + [assistant])
+            if compaction and link is not None:
+                for item in response["output"]:
+                    for key in _compaction_keys(item):
+                        self._compactions[key] = link
         return CallRecord(
             line=line, dialect=OPENAI, request=chat_request, response=chat_response, error=error,
             conversation=conversation, name=opens, converted_from="openai-responses",
             held_by_provider=len(history) if request is not None else 0,
             timestamp=convert.iso_time((response or {}).get("created_at")),
+            compaction=compaction, history_cut=compacted is not None, compacted=compacted is not None,
+            provenance={"origin": "recorded", "note": _compaction_note(response)} if compaction else None,
         )
+
+    def _compacted_from(self, items: list) -> _Link | None:
+        """The compaction call whose compacted item the request's input carries, if that call is in the log."""
+        for item in items:
+            if isinstance(item, dict) and item.get("type") == COMPACTION_ITEM:
+                link = next((self._compactions[k] for k in _compaction_keys(item) if k in self._compactions), None)
+                if link is not None:
+                    return link
+        return None
 
     def _history(self, request: dict | None, response: dict | None) -> tuple[list[dict], str | None]:
         """The messages before this call's input, and the conversation it continues (None: a new one)."""
@@ -192,18 +244,21 @@ class ResponsesFormat(LogFormat):
             return [], previous
         return list(link.history), link.conversation
 
-    def _resent_link(self, messages: list[dict], form: Callable[[dict], dict] | None = None) -> _Link | None:
+    def _resent_link(self, messages: list[dict], form: Callable[[dict], dict] | None = None,
+                     ends: bool = False) -> _Link | None:
         """The round whose latest history `messages` resends whole and goes on from, if its response is in the log.
 
         A handoff (OpenAI Agents SDK) sends the run's history on under the next agent's instructions, without a
         `previous_response_id`: the new instructions keep the request from extending the earlier one as sent, yet
         its input is that round's input, the model's output and the results; so does a run given the history of one
         that ended (pydantic-ai's `message_history`) with no instructions of its own. Under the same instructions the
-        request extends the earlier one as sent, and the upload chains it on content as it does any other."""
+        request extends the earlier one as sent, and the upload chains it on content as it does any other. With `ends`
+        (a compaction call: it sends the history to compact, the model's last answer last) `messages` may end on that
+        round's answer."""
         # Looked up by the last model turn the request resends, so a long log costs one look-up per request; the
         # latest first, as a test that runs twice records the same turns twice.
         last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "assistant"), None)
-        if last is None or last == len(messages) - 1:
+        if last is None or (last == len(messages) - 1 and not ends):
             return None
         if form is None:
             for link in reversed(self._answers.get(canonical_json(messages[last]), ())):
@@ -215,8 +270,10 @@ class ResponsesFormat(LogFormat):
                 return link
         return None
 
-    def _remember(self, request: dict | None, response: dict, conversation: str | None, history: list[dict]) -> None:
-        """Keep the history after a response, under its id and its Conversations API id."""
+    def _remember(self, request: dict | None, response: dict, conversation: str | None,
+                  history: list[dict]) -> _Link | None:
+        """Keep the history after a response, under its id and its Conversations API id; the link kept under its id,
+        None for a response without one."""
         response_id = _text(response.get("id"))
         thread = _thread_id(request or {}) or _thread_id(response)
         if thread is not None:
@@ -227,7 +284,29 @@ class ResponsesFormat(LogFormat):
             key, idless = canonical_json(history[-1]), _idless(history[-1])
             self._answers.setdefault(key, []).append(link)
             self._idless_answers.setdefault(key if idless is history[-1] else canonical_json(idless), []).append(link)
+            return link
+        return None
 
+
+def _compaction_keys(item: Any) -> list[str]:
+    """What a compacted item is known by when the program sends it back: its id, and its encrypted content (a program
+    may leave the id out)."""
+    if not isinstance(item, dict) or item.get("type") != COMPACTION_ITEM:
+        return []
+    keys = [f"id:{item['id']}"] if isinstance(item.get("id"), str) and item["id"] else []
+    content = item.get("encrypted_content")
+    return keys + ([f"content:{content}"] if isinstance(content, str) and content else [])
+
+
+def _compaction_note(response: dict) -> str:
+    """COMPACTION_NOTE, and what else the compacted window lists: the user's messages it kept as they were sent."""
+    kept = sum(1 for item in response["output"] if isinstance(item, dict)
+               and item.get("type", "message" if "role" in item else None) == "message" and item.get("role") == "user")
+    if not kept:
+        return COMPACTION_NOTE
+    return (f"{COMPACTION_NOTE} Before that item the provider's answer lists {plural(kept, 'user message')} of the "
+            f"conversation kept as {'it was' if kept == 1 else 'they were'} sent; those are in the request, and are "
+            "not shown again as the response.")
 
 def _idless(message: dict) -> dict:
     """A Chat Completions message without the ids that pair calls with results: the message as a program that
@@ -404,8 +483,9 @@ def _assistant(response: dict) -> dict:
     return next((m for m in messages if m.get("role") == "assistant"), {"role": "assistant", "content": ""})
 
 
-def _chat_response(response: dict, assistant: dict) -> tuple[dict | None, dict | None]:
-    """(the chat.completion body, None), or (None, the error) for a failed response."""
+def _chat_response(response: dict, assistant: dict, compaction: bool = False) -> tuple[dict | None, dict | None]:
+    """(the chat.completion body, None), or (None, the error) for a failed response. A compaction has no finish: no
+    turn of the model's stopped (finish_reason null)."""
     if response.get("status") == "failed":
         error = convert.object_at(response, "error")
         return None, {"status": None, "body": response, "message": str(error.get("message") or "the response failed")}
@@ -413,7 +493,7 @@ def _chat_response(response: dict, assistant: dict) -> tuple[dict | None, dict |
     input_details = convert.object_at(usage, "input_tokens_details")
     output_details = convert.object_at(usage, "output_tokens_details")
     body = convert.chat_completion(
-        assistant, _finish_reason(response, bool(assistant.get("tool_calls"))),
+        assistant, None if compaction else _finish_reason(response, bool(assistant.get("tool_calls"))),
         id=response.get("id"), model=response.get("model"), created=convert.as_int(response.get("created_at")),
         usage=convert.chat_usage(usage.get("input_tokens"), usage.get("output_tokens"),
                                  cached=input_details.get("cached_tokens"), reasoning=output_details.get("reasoning_tokens")),

@@ -47,7 +47,7 @@ from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
 from lib.intern import collector_paused, content_key, loads_exact
-from lib.model import (COMPACTED, CUT_CALLS, HISTORY_CUT, NOTICES, PROGRAM_WROTE, STREAMED, UNENDED_CALLS,
+from lib.model import (COMPACTED, COMPACTION, CUT_CALLS, HISTORY_CUT, NOTICES, PROGRAM_WROTE, STREAMED, UNENDED_CALLS,
                        UNENDED_WRITES, Message, ProviderError, Request, Response, Round, Trace)
 from lib.text import plural
 
@@ -273,6 +273,7 @@ class _Call:
     unended: tuple[str, ...] = ()
     compacted: bool = False
     unended_writes: tuple[str, ...] = ()
+    compaction: bool = False
 
 
 @dataclass
@@ -335,7 +336,7 @@ class _Rebuilder:
             record.streamed and response is not None, tuple(record.notices), record.history_cut is True,
             tuple(p for p in record.program_wrote if isinstance(p, str)),
             tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True,
-            tuple(c for c in record.unended_writes if isinstance(c, str)),
+            tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
         ))
 
     def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None]:
@@ -501,6 +502,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra[UNENDED_CALLS] = list(call.unended)
         if call.unended_writes:
             extra[UNENDED_WRITES] = list(call.unended_writes)
+        if call.compaction:
+            extra[COMPACTION] = True
         resent = shared_prefix(previous, call.request.messages)
         if call.history_cut and rounds:
             extra[HISTORY_CUT] = resent

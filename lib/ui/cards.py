@@ -316,7 +316,9 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
     with st.container(border=True):
         if pointer:
             pointer(join_path("response", response.message_path))
-        st.markdown("**assistant** · the model's turn")
+        # A compaction call's answer sits in the assistant's place of the body, but no turn of the model's is in it.
+        st.markdown("**assistant** · " + ("the provider's compacted history, no turn of the model's"
+                                          if round_.compaction else "the model's turn"))
         if response.model:
             plain.text(f"model {response.model}")
         if response.message_path:

@@ -195,7 +195,9 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
     else:
         left, right = st.columns(2, gap="medium")
         with left:
-            st.markdown(f"#### :material/arrow_forward: Request {index}: program → model")
+            # A compaction call (Round.compaction) goes to the provider's compaction, not to the model for a turn.
+            st.markdown(f"#### :material/arrow_forward: Request {index}: program → "
+                        f"{'provider (compaction)' if round_.compaction else 'model'}")
             if view == CARDS:
                 cards.request_cards(round_, placed, marks, shown.previous, pointer, shown.tool_list_recorded,
                                     secret=not revealed, tool_list_sent=shown.tool_list_sent)
@@ -204,7 +206,8 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
             else:
                 _raw(round_.request.raw, [lab for lab in labels if lab.side == "request"])
         with right:
-            st.markdown(f"#### :material/arrow_back: Response {index}: model → program")
+            st.markdown(f"#### :material/arrow_back: Response {index}: "
+                        f"{'provider (compaction)' if round_.compaction else 'model'} → program")
             if not revealed:
                 predict.form(loaded, index)
             else:
