@@ -39,6 +39,18 @@ def _images(round_: Round) -> int:
                if type(part) is OtherPart and part.type in IMAGE_PARTS)
 
 
+COMPACTED_PARTS = frozenset({"compaction"})
+"""The part types of a compacted history the provider returned and the program sends back (the Responses API's
+`compaction` item): opaque, encrypted text."""
+
+
+def _compacted(round_: Round) -> int:
+    """The compacted histories a request carries: encrypted text we count by its characters, where the provider reads
+    the history it stands for, which the log does not hold."""
+    return sum(1 for message in round_.request.messages for part in message.parts
+               if type(part) is OtherPart and part.type in COMPACTED_PARTS)
+
+
 def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool) -> list[str]:
     """The one explanation of a gap measured on `round_`: every view that says why takes it from here."""
     reasons = []
@@ -60,6 +72,10 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
     if images := _images(round_):
         reasons.append(f"the request carries {plural(images, 'image')}, which we count as the text of "
                        f"{'its part' if images == 1 else 'their parts'}, not as the provider bills an image")
+    if compacted := _compacted(round_):
+        carried = "a compacted history" if compacted == 1 else f"{compacted} compacted histories"
+        reasons.append(f"the request carries {carried} the provider returned, encrypted, which we count as the "
+                       "characters of that text; what the provider reads from it is not in the log")
     # What the format never keeps, and a tool list the log lacks, have their reasons above: said again here they would
     # read as a second cause. What else the record lacks, it abridged.
     omitted = [LACKED_NAMES.get(o, o) for o in trace.round_provenance(round_).omitted

@@ -441,3 +441,15 @@ def test_a_compaction_call_is_shown_as_the_providers_compaction_and_the_run_stay
     assert "cmp_0d4b654a05c1a7a70169deb7a23d008197b9c84fd37d3ebffc" in shown
     # Billed, as the provider reports it.
     assert "Input tokens (reported): **141**" in shown and "Output tokens (reported): **183**" in shown
+
+
+def test_the_request_after_a_compaction_says_its_encrypted_item_is_counted_as_text_not_as_the_provider_reads_it(app):
+    # Round 4 sends the compacted item (about 3,000 characters of encrypted text) and "And 4+4?": OpenAI reported 276
+    # input tokens, our count of those characters is 1,920, and the gap was put down to the provider's framing alone.
+    shown = round_shown(app, "containers/pyd-responses-compact-chain.yaml", 4)
+    assert ("The reported input is 1,644 tokens fewer than our count, 596% of the input. Why: the request carries a "
+            "compacted history the provider returned, encrypted, which we count as the characters of that text; what "
+            "the provider reads from it is not in the log;") in shown
+    assert "The compacted history the provider returned in the previous round, sent in place of the turns it " \
+           "compacts." in shown
+    assert "and sent the compacted history the provider returned in round 3 in their place" in shown

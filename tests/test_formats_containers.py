@@ -1681,3 +1681,28 @@ def test_a_compaction_of_a_resent_history_stays_in_its_conversation_and_the_inst
         ("resent", "input"), ("new", "compaction"), ("new", "input")]
     assert placed.entries[2].message.text == "And 5+5?" and placed.dropped == 4
     assert (trace.rounds[2].response.usage.input_tokens, trace.rounds[2].response.usage.output_tokens) == (156, 190)
+
+
+def test_a_refused_compaction_call_is_still_named_a_compaction_by_its_path():
+    # The same run with the compaction refused (the recording's 200 answer replaced by an error body): no
+    # `response.compaction` says what the call was; its path does.
+    import yaml
+    data = yaml.safe_load((FIXTURES / "pyd-responses-compact-stateless.yaml").read_text())
+    refused = data["interactions"][2]["response"]
+    refused["status"] = {"code": 400, "message": "Bad Request"}
+    refused["parsed_body"] = {"error": {"message": "Compaction is not available for this model.",
+                                        "type": "invalid_request_error"}}
+    data["interactions"] = data["interactions"][:3]
+    trace = _rounds_of(upload("compact-refused.yaml", yaml.safe_dump(data).encode()))
+    third = trace.rounds[2]
+    assert third.compaction and third.response is None
+    assert (third.error.status, third.error.message) == (400, "Compaction is not available for this model.")
+    assert trace.round_provenance(third).note == (
+        "This call asked the provider to compact the conversation (the Responses API's compact endpoint), not for "
+        "the model's next turn; no compacted history it returned is in the log.")
+
+
+def _rounds_of(result):
+    assert result.problems == ()
+    (conversation,) = result.conversations
+    return conversation.trace

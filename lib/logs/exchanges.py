@@ -57,6 +57,8 @@ path."""
 GEMINI_BATCH_NAME = re.compile(r"/(batches/[^/:]+)$")
 """A Gemini batch fetched by its name: a poll, or, once it succeeded, its answers inline in request order."""
 
+COMPACT_PATH = "/responses/compact"
+"""The Responses API's compaction endpoint: the call asks the provider to compact the conversation (ResponsesFormat)."""
 TOKEN_COUNT_PATHS = ("/v1/messages/count_tokens", "/v1/responses/input_tokens", ":countTokens")
 """Anthropic's, OpenAI's and Gemini's token counting: a request in the shape of a model call, answered with a count
 alone. The model is not called."""
@@ -200,6 +202,12 @@ class ExchangeReader:
         label = f"the response body of {where}"
         if is_responses_request(request) or "/v1/responses" in exchange.url:
             response, _ = _response(exchange, label, None, self.inflater)
+            if path.rstrip("/").endswith(COMPACT_PATH):
+                # Named by its path, a compaction call is one where it failed too (no `response.compaction` says so).
+                if response is not None and not isinstance(response, dict):
+                    raise LineProblem(f"{label} is {convert.describe(response)}, expected an object")
+                yield self.responses.compaction_call(request, response, line, exchange.status)
+                return
             yield from self.responses.feed({"request": request, "response": response, "status_code": exchange.status},
                                            line)
             return

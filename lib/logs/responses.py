@@ -49,6 +49,10 @@ COMPACTION_NOTE = ("This call asked the provider to compact the conversation (th
                    "earlier turns from here on; what it holds cannot be read here.")
 """The note on a compaction call's round (our words: the Chat Completions shape has no place for such a call)."""
 
+COMPACTION_FAILED = ("This call asked the provider to compact the conversation (the Responses API's compact endpoint), "
+                     "not for the model's next turn; no compacted history it returned is in the log.")
+"""The note on a compaction call that failed or whose answer is not in the log."""
+
 
 @dataclass
 class _Link:
@@ -157,15 +161,22 @@ class ResponsesFormat(LogFormat):
         else:
             yield self._record(obj, None, line)
 
-    def _record(self, request: dict | None, response: dict | None, line: int, status: int | None = None) -> CallRecord:
+    def compaction_call(self, request: dict, response: dict | None, line: int, status: int | None) -> CallRecord:
+        """A call an HTTP recording shows went to `/v1/responses/compact`: a compaction call also where it failed,
+        and so no answer of `response.compaction` says it was one."""
+        return self._record(request, response, line, status, asked_to_compact=True)
+
+    def _record(self, request: dict | None, response: dict | None, line: int, status: int | None = None,
+                asked_to_compact: bool = False) -> CallRecord:
         """One call, its history rebuilt and its response remembered for the calls that chain on it (`status`: the
-        HTTP status the line recorded beside the bodies)."""
+        HTTP status the line recorded beside the bodies; `asked_to_compact`: the recording names the compaction
+        endpoint)."""
         history, conversation = self._history(request, response)
         carried = None
         messages = history
         chat_request = None
         compacted = None
-        compaction = is_compaction(response)
+        compaction = is_compaction(response) or asked_to_compact
         if request is not None:
             items = _input_items(request)
             if _interleaved(items):
@@ -195,7 +206,7 @@ class ResponsesFormat(LogFormat):
                     link = link or self._resent_link(messages, _idless, ends=compaction)
                     carried = link.conversation if link is not None else None
         chat_response, error, opens = None, None, None
-        if response is not None and not (is_responses_response(response) or compaction):
+        if response is not None and not (is_responses_response(response) or is_compaction(response)):
             error = _error_body(response, status)
             response = None
         if response is not None:
@@ -217,7 +228,8 @@ class ResponsesFormat(LogFormat):
             held_by_provider=len(history) if request is not None else 0,
             timestamp=convert.iso_time((response or {}).get("created_at")),
             compaction=compaction, history_cut=compacted is not None, compacted=compacted is not None,
-            provenance={"origin": "recorded", "note": _compaction_note(response)} if compaction else None,
+            provenance={"origin": "recorded", "note": _compaction_note(response) if response is not None
+                        else COMPACTION_FAILED} if compaction else None,
         )
 
     def _compacted_from(self, items: list) -> _Link | None:
