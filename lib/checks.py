@@ -1222,6 +1222,24 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
                       "from that summary from here on. Agents do this to keep a long session within the context "
                       "window. What the summary leaves out, the model no longer sees, and the prompt cache starts "
                       "again.")
+        elif placed is not None and placed.dropped_at and not placed.changed:
+            # Left out, not rewritten: what remains is what the model saw, resent unchanged and in order.
+            earlier = previous.request.messages
+            resent = plural(len(placed.resent), "other message")
+            if placed.dropped_at == (0,) and earlier[0].role == "system":
+                yield Hit("warning", round_.index, "request", "messages",
+                          f"This request resends round {previous.index}'s messages without the instructions they began "
+                          f"with (the system message); the {resent} are resent unchanged. The model answers this round "
+                          "without those instructions, and the prompt cache starts again. If the model should keep "
+                          "following them, send them with every request.")
+            else:
+                where = ", ".join(f"messages[{i}]" for i in placed.dropped_at[:5]) + (
+                    ", …" if len(placed.dropped_at) > 5 else "")
+                yield Hit("warning", round_.index, "request", "messages",
+                          f"This request leaves out {plural(placed.dropped, 'message')} of round {previous.index}'s "
+                          f"request ({where} there); the {resent} are resent unchanged and in order. The model no "
+                          "longer sees what was left out, and the prompt cache starts again from the first gap. If "
+                          "this is deliberate trimming, keep each call together with its result.")
         elif placed is not None and (placed.changed or placed.dropped) and not instructions:
             counts = [plural(len(placed.changed), "resent message") + " changed"] if placed.changed else []
             counts += [plural(placed.dropped, "message") + " dropped"] if placed.dropped else []

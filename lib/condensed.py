@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from lib.growth import kept_before, resent_prefix, sends, since_words
+from lib.growth import kept_before, realigned, resent_prefix, sends, since_words
 from lib.model import Message, Part, Round, Trace
 from lib.provenance import ANSWER_NOT_CAPTURED
 from lib.text import show_controls
@@ -68,9 +68,12 @@ def _round(trace: Trace, round_: Round, messages: _Messages) -> dict:
     kept = kept_before(trace.rounds, round_.index) if round_.request_recorded else None
     before = kept.request.messages if kept else ()
     start = resent_prefix(trace.rounds, round_.index)
-    changed = [message for message, earlier in zip(sent[start:len(before)], before[start:])
-               if message is not earlier and message != earlier]
-    new = sent[len(before):]
+    if (found := realigned(round_, kept)) is not None:  # some of that request left out, the rest resent unchanged
+        changed, new = [], sent[found[0]:]
+    else:
+        changed = [message for message, earlier in zip(sent[start:len(before)], before[start:])
+                   if message is not earlier and message != earlier]
+        new = sent[len(before):]
     since = since_words(round_.index, kept.index if kept else None)
     condensed = {"heading": f"Round {round_.index}: {sends(round_, len(new), since)}",
                  "new": [messages.number(message) for message in new],

@@ -71,6 +71,9 @@ class Growth:
     log did not keep, or one with no earlier request kept."""
     index: int = 1
     """The round of this request (1-based)."""
+    dropped_at: tuple[int, ...] = ()
+    """Where in the earlier request the dropped messages were, when this request resends the rest of it unchanged
+    and in order (realigned); empty where messages are placed position by position."""
 
     @property
     def since(self) -> str:
@@ -222,13 +225,53 @@ def resent_prefix(rounds: Sequence[Round], index: int) -> int:
 
 def placed_length(round_: Round, kept: Round | None) -> int:
     """How many leading messages of the round's request are placed against `kept`'s (kept_before): all of that
-    request's, or, where the program cut its history right after it (Round.history_cut), the ones it kept; every
-    message past them is new, and the rest of that request dropped."""
+    request's, or, where the program cut its history right after it (Round.history_cut), the ones it kept, or, where
+    it left some of them out and resent the rest unchanged (realigned), the ones it resent; every message past them is
+    new, and the rest of that request dropped."""
+    length = _placed_in_place(round_, kept)
+    found = realigned(round_, kept) if kept is not None and length == len(kept.request.messages) else None
+    return found[0] if found is not None else length
+
+
+def _placed_in_place(round_: Round, kept: Round | None) -> int:
+    """placed_length, placing message by message: a request that left some out is not looked for."""
     if kept is None:
         return 0
     cut = round_.history_cut
     length = len(kept.request.messages)
     return min(length, cut) if cut is not None and kept.index == round_.index - 1 else length
+
+
+def realigned(round_: Round, kept: Round | None) -> tuple[int, tuple[int, ...]] | None:
+    """Where the round's request resends `kept`'s messages (kept_before) in order but leaves some of them out
+    (pydantic-ai asking again from a run's messages without its instructions): (how many leading messages of the request are that
+    request's, resent unchanged; where in that request the left-out ones were). None where the request extends it
+    whole, or where placing message by message finds as many resent: a rewrite stays a rewrite."""
+    if kept is None or not round_.request_recorded or round_.request.held_by_provider:
+        return None
+    before, messages = kept.request.messages, round_.request.messages
+    whole = kept.index == round_.index - 1
+    if whole and round_.history_cut is not None:
+        return None  # the program said where it cut: placed_length keeps its word
+    if whole and round_.resent_prefix >= len(before):
+        return None  # the common case, every snowball round: the earlier request resent whole
+    start = round_.resent_prefix if whole else 0
+    # Position by position, as growth places them: the count to beat.
+    in_place = start + sum(1 for old, new in zip(before[start:], messages[start:]) if new is old or new == old)
+    # Each message matched to the first unmatched one like it: the longest run of leading messages that resend
+    # `before` in order with some left out, in one pass over each list.
+    matched, at = [], start
+    for message in messages[start:]:
+        found = next((i for i in range(at, len(before)) if message is before[i] or message == before[i]), None)
+        if found is None:
+            break
+        matched.append(found)
+        at = found + 1
+    resent = start + len(matched)
+    if resent <= in_place:
+        return None
+    kept_at = set(matched)
+    return resent, tuple(i for i in range(start, len(before)) if i not in kept_at)
 
 
 def kept_pairs(trace: Trace) -> Iterator[tuple[Round, Round]]:
@@ -280,8 +323,8 @@ def growth(trace: Trace, index: int) -> Growth:
     kept = kept_before(trace.rounds, index)
     previous_round = trace.rounds[index - 2] if index > 1 else None
     before = kept.request.messages if kept else ()
-    placed = placed_length(current, kept)
-    entries = []
+    placed = _placed_in_place(current, kept)
+    entries, shifted = [], False
     for i, message in enumerate(current.request.messages):
         if i >= placed:
             origin = _origin(message, previous_round, program_parts(current, i))
@@ -291,6 +334,20 @@ def growth(trace: Trace, index: int) -> Growth:
             entries.append(MessageEntry(i, message, "resent", "input"))
         else:
             entries.append(MessageEntry(i, message, "changed", "input", previous=before[i]))
+            shifted = True
     dropped = len(before) - placed + max(0, placed - len(current.request.messages))
+    # Only where placing message by message found a change (never in a request that extends the one before it):
+    # one that left some messages out and resent the rest unchanged is read as that, not as shifted and changed.
+    if shifted and (found := realigned(current, kept)) is not None:
+        resent, dropped_at = found
+        entries[:resent] = [MessageEntry(i, message, "resent", "input")
+                            for i, message in enumerate(current.request.messages[:resent])]
+        for i in range(resent, min(placed, len(current.request.messages))):
+            message = current.request.messages[i]
+            origin = _origin(message, previous_round, program_parts(current, i))
+            left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
+            entries[i] = MessageEntry(i, message, "new", origin, without=left_out)
+        dropped = len(dropped_at)
+        return Growth(entries=tuple(entries), dropped=dropped, against=kept.index, index=index, dropped_at=dropped_at)
     return Growth(entries=tuple(entries), dropped=dropped,
                   against=kept.index if kept else None, index=index)

@@ -1560,11 +1560,61 @@ def test_a_responses_run_asked_again_from_its_history_without_instructions_stays
     trace = _rounds("pyd-mantle-reused-call-ids.yaml")
     assert [len(r.request.messages) for r in trace.rounds] == [2, 4, 6, 7]
     last = trace.rounds[-1]
-    assert [m.text for m in growth_new(trace, last.index)] == ["Reply with exactly OK."]
+    assert [m.text for m in growth_new(trace, last.index)][-1] == "Reply with exactly OK."
     assert (last.response.model, last.response.message.text, last.response.usage.input_tokens) == (
         "openai.gpt-5.5", "OK", 93)
     codes = {(f.code, f.round) for f in run_checks(trace)}
     assert ("reused-call-id", 2) in codes  # call_0 again for second_tool: what the recording was made to show
+
+
+def test_a_request_that_leaves_out_the_instructions_and_resends_the_rest_unchanged_is_read_as_that():
+    # Round 4 resends round 3's messages without the instructions they began with. Placed message by message, every
+    # one after the gap read as shifted: "Compared with round 3's request, 6 resent messages changed", and the Tokens
+    # page's "Where the input goes" showed nothing resent.
+    from lib.condensed import condensed_rounds
+    from lib.growth import growth
+    from lib.tokens import CHARACTER_COUNTER, breakdowns, message_tokens
+    trace = _rounds("pyd-mantle-reused-call-ids.yaml")
+    placed = growth(trace, 4)
+    earlier = trace.rounds[2].request.messages
+    assert [e.message for e in placed.resent] == list(earlier[1:])
+    assert placed.changed == () and (placed.dropped, placed.dropped_at) == (1, (0,)) and earlier[0].role == "system"
+    assert [(e.origin, e.message.text) for e in placed.new] == [
+        ("response", trace.rounds[2].response.message.text), ("input", "Reply with exactly OK.")]
+    said = {(f.code, f.round): f.message for f in run_checks(trace)}
+    assert said[("history-rewritten", 4)].startswith(
+        "This request resends round 3's messages without the instructions they began with (the system message); the 5 "
+        "other messages are resent unchanged.")
+    fourth = breakdowns(trace, CHARACTER_COUNTER)[3]
+    assert fourth.history == sum(message_tokens(m, CHARACTER_COUNTER) for m in earlier[1:]) > 0
+    assert fourth.resent >= fourth.history
+    condensed = condensed_rounds(trace)["rounds"][3]
+    assert (condensed["heading"], condensed["changed"], len(condensed["new"])) == (
+        "Round 4: the program sends 7 messages, 2 of them new", [], 2)
+
+
+def test_a_call_and_its_result_left_out_of_the_middle_are_dropped_and_a_rewrite_stays_a_rewrite():
+    # The same run, its last request sent without round 1's call and result (messages[2] and [3] of round 3's request)
+    # and, once more, with that call's result rewritten instead.
+    from dataclasses import replace
+    from lib.growth import growth
+    trace = _rounds("pyd-mantle-reused-call-ids.yaml")
+    earlier, last = trace.rounds[2].request.messages, trace.rounds[3]
+    answered = trace.rounds[2].response.message
+
+    def asked(*messages):
+        request = replace(last.request, messages=(*messages, answered, last.request.messages[-1]))
+        return replace(trace, rounds=(*trace.rounds[:3], replace(last, request=request, resent_prefix=2)))
+
+    trimmed = asked(earlier[0], earlier[1], earlier[4], earlier[5])
+    placed = growth(trimmed, 4)
+    assert [e.message for e in placed.resent] == [earlier[0], earlier[1], earlier[4], earlier[5]]
+    assert (placed.dropped_at, len(placed.new), placed.changed) == ((2, 3), 2, ())
+    said = {(f.code, f.round): f.message for f in run_checks(trimmed)}
+    assert said[("history-rewritten", 4)].startswith("This request leaves out 2 messages of round 3's request "
+                                                     "(messages[2], messages[3] there); the 4 other messages are resent")
+    rewritten = growth(asked(*earlier[:3], earlier[1], *earlier[4:]), 4)  # the result replaced by other words
+    assert ([e.index for e in rewritten.changed], rewritten.dropped_at, len(rewritten.resent)) == ([3], (), 5)
 
 
 def growth_new(trace, index):
