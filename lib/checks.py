@@ -39,7 +39,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
 from jsonschema.validators import validator_for
 
-from lib.failures import is_unsent, unrun_in_batch
+from lib.failures import is_unsent, stream_ended_words, unrun_in_batch
 from lib.growth import growth, kept_pairs
 from lib.intern import canonical_json
 from lib.model import (
@@ -1381,27 +1381,34 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         pointer = f", pointing at messages[{index}]" if index is not None else ""
         words = f"Its words: \"{shorten(error.message, 240)}\" "
         rejected = error.rejected_generation
+        # An error event that ended a stream came after the HTTP status, which said the answer was on its way: the
+        # status the event names is not the call's.
+        refused = (f"The provider stopped this answer part way{pointer}: {stream_ended_words(error)}."
+                   if error.ended_stream else f"The provider refused this request {status}{pointer}.")
         if (unrun := unrun_in_batch(error)) is not None:  # no HTTP exchange, no provider: the batch ended first
             ended = "expired" if unrun == "expired" else "was canceled"
             said = (f"The batch never ran this request: the batch {ended} before its turn came. {words}No provider "
                     "looked at the request, so nothing in it was at fault: send it again, in a new batch.")
         elif rejected:  # the model's output refused after the fact: the request itself was fine
-            said = (f"The provider refused this request {status}{pointer}. {words}What the model wrote, rejected: "
+            said = (f"{refused} {words}What the model wrote, rejected: "
                     f"\"{shorten(rejected, 240)}\" The model did answer: the provider rejected what it wrote and "
                     "returned no response. Send the request again, or append the rejected call with the reason so "
                     "the model can correct it.")
-        elif error.status in (401, 403):  # who is calling was refused, not what the request says
+        elif error.status in (401, 403) and not error.ended_stream:  # the caller refused, not what the request says
             said = (f"The provider refused this request {status}. {words}HTTP {error.status} refuses the caller (the "
                     "API key, or what it may use), not what the request says: the model saw nothing of this round. "
                     "Send it again with a key the API accepts for this model.")
         elif _refusal(error.status):
-            said = (f"The provider refused this request {status}{pointer}. {words}The model saw nothing of this "
-                    "round: fix the request and send it again.")
+            said = f"{refused} {words}" + ("The provider returned no answer for this round: fix the request and send "
+                                            "it again." if error.ended_stream else
+                                            "The model saw nothing of this round: fix the request and send it again.")
         else:  # a timeout, an overloaded server: nothing says the request was at fault
             # A response the failure broke off (a Claude Code stream cut mid-response) did partly come back.
             came = ("The response broke off part way: what came before the failure is shown, and " if round_.response
                     else "No response came back, and ")
-            said = (f"This call failed {status}{pointer}. {words}{came}"
+            failed = (f"This call failed part way{pointer}: {stream_ended_words(error)}." if error.ended_stream
+                      else f"This call failed {status}{pointer}.")
+            said = (f"{failed} {words}{came}"
                     + ("the status is the provider's trouble, not the request's: send it again after a pause."
                        if _numeric_status(error.status) else
                        "the log does not say whether the request was at fault: read the words before sending it again."))

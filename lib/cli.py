@@ -65,7 +65,7 @@ from lib.encodings import encoding_name_for_model
 from lib.logs import format_names
 from lib.logs.native import write_trace
 from lib.logs.upload import Upload, read_upload
-from lib.model import Round, Trace
+from lib.model import ProviderError, Round, Trace
 from lib.prices import DEFAULT_PRICES
 from lib.summary import billing_words, finish_words, said_parts, summarize as summarize_rounds
 from lib.steps import steps_for_round
@@ -136,6 +136,15 @@ def _finish(round_: Round) -> str:
     return "unknown" if stop in (None, "other") else finish_words(round_, openai_chat.FINISH_REASON_OF[stop])
 
 
+def _error(error: ProviderError) -> dict:
+    """A failed round's error in the summary document: its status and words, and for a stream an error event ended
+    (ProviderError.ended_stream) the HTTP status the answer began under, apart from the status the event names."""
+    said = {"status": error.status, "message": error.message}
+    if error.ended_stream:
+        said["stream_ended"] = {"http_status": error.stream_status, "event_status": error.status}
+    return said
+
+
 def _rounds(trace: Trace) -> list[dict]:
     rows = summarize_rounds(trace, counter_for(encoding_name_for_model(trace.model)).counter)
     out = []
@@ -173,7 +182,7 @@ def _rounds(trace: Trace) -> list[dict]:
                       "cache_written": row.cache_written_if_known,
                       "input_parts": dict(said_parts(row))},
             "finish_reason": round_.response.finish_reason if round_.response else None,
-            "error": {"status": round_.error.status, "message": round_.error.message} if round_.error else None,
+            "error": _error(round_.error) if round_.error else None,
         })
     return out
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from lib.failures import status_words
 from lib.growth import kept_before, realigned, resent_prefix, sends, since_words
 from lib.model import Message, Part, Round, Trace
 from lib.provenance import ANSWER_NOT_CAPTURED
@@ -85,7 +86,9 @@ def _round(trace: Trace, round_: Round, messages: _Messages) -> dict:
         if not round_.answer_recorded:  # not "(no content)": the model may have written much
             condensed["response_empty"] = ANSWER_NOT_CAPTURED
     elif round_.error is not None:
-        condensed["error"] = _clipped(f"{round_.error.status or 'no status'}: {round_.error.message}")
+        error = round_.error  # a stream an error event ended says both statuses (lib.failures.status_words)
+        status = status_words(error) if error.ended_stream else error.status or "no status"
+        condensed["error"] = _clipped(f"{status}: {error.message}")
     return condensed
 
 

@@ -84,6 +84,26 @@ def unmade_words(error: ProviderError | None) -> str | None:
     return None
 
 
+def stream_ended_words(error: ProviderError) -> str:
+    """Where an error event ended an answer that had begun streaming (ProviderError.ended_stream), what happened, as
+    every view says it: the HTTP status the answer began under, then the status the event names; our words only."""
+    began = (f"began streaming under HTTP {error.stream_status}" if error.stream_status is not None
+             else "began streaming (the log kept no HTTP status)")
+    named = (f"an error event the provider marked {error.status}" if _numeric(error.status)
+             else "an error event that names no status")
+    return f"the answer {began}, then the stream ended with {named}"
+
+
+def status_words(error: ProviderError) -> str:
+    """A failure's status in a few words, as tables and exports show it: "HTTP 400", or, for a stream an error event
+    ended, "HTTP 200, then an error event marked 400"."""
+    if not error.ended_stream:
+        return f"HTTP {error.status}" if error.status is not None else "no status"
+    began = f"HTTP {error.stream_status}" if error.stream_status is not None else "streaming began"
+    named = f"an error event marked {error.status}" if _numeric(error.status) else "an error event"
+    return f"{began}, then {named}"
+
+
 def failure_heading(error: ProviderError) -> str:
     """The sentence above what the provider said; our own words only."""
     if is_replay_miss(error):
@@ -93,6 +113,8 @@ def failure_heading(error: ProviderError) -> str:
     if (unrun := unrun_in_batch(error)) is not None:  # a batch result, not an HTTP exchange: no status to miss
         ended = "expired" if unrun == "expired" else "was canceled"
         return f"The batch never ran this call: the batch {ended} before its turn came, so no provider saw it. Why:"
+    if error.ended_stream:  # the status line said the answer was on its way: the event's status is not the call's
+        return f"The call failed part way: {stream_ended_words(error)}. The provider said:"
     if _numeric(error.status):
         return f"The call failed: HTTP {error.status}. The provider said:"
     if not error.status:

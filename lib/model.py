@@ -434,6 +434,11 @@ class Response:
         return self.stop not in (None, "end", "tool_calls")
 
 
+STREAM_ENDED = "stream_ended"
+"""The key of a failure's record (ProviderError.body) that says an error event ended a streamed answer: its value is
+{"http_status": the status the stream began under, or None where the log kept none}."""
+
+
 @built_fast
 @dataclass(frozen=True, slots=True)
 class ProviderError:
@@ -457,6 +462,19 @@ class ProviderError:
                 return body["failed_generation"]
             body = body.get("body") if "body" in body else body.get("error")
         return None
+
+    @property
+    def ended_stream(self) -> bool:
+        """Whether an error event ended an answer that had begun streaming (STREAM_ENDED): `status` is then the one the
+        event names, not the HTTP status of the answer."""
+        return isinstance(self.body, dict) and isinstance(self.body.get(STREAM_ENDED), dict)
+
+    @property
+    def stream_status(self) -> int | None:
+        """Where an error event ended a streamed answer, the HTTP status the answer began under; None where the log kept
+        none, or the failure was no such event."""
+        status = self.body.get(STREAM_ENDED, {}).get("http_status") if self.ended_stream else None
+        return status if isinstance(status, int) and not isinstance(status, bool) else None
 
 
 @built_fast

@@ -17,7 +17,8 @@ from typing import Literal
 from lib.growth import placed_length, program_sent
 from lib.injected import (context_only, interrupted, is_interrupt, library_reask, person_text, program_parts,
                           reasked_after)
-from lib.model import Round, Trace
+from lib.failures import status_words
+from lib.model import ProviderError, Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
 from lib.steps import turn_ends_words
@@ -112,7 +113,8 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         error = round_.error
         # A provider that refused the request answered from its API: the model never saw it (unless it wrote the
         # output the provider then rejected, or part of a response came back before the call failed).
-        refused = error is not None and bool(error.status) and not error.rejected_generation and round_.response is None
+        refused = error is not None and bool(error.status) and not error.rejected_generation and round_.response is None \
+            and not error.ended_stream  # an error event ending a stream came after the answer had begun
         if round_.compaction and error is None and round_.response is not None:
             # A compaction call (Round.compaction): the provider answers with the history compacted, not the model
             # with a turn; what runs behind its API to compact it is not in the log.
@@ -123,7 +125,7 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         if error is not None:
             if round_.response is not None:
                 arrows.append(_cut(k, round_))
-            arrows.append(_failure(k, error.status, cut=round_.response is not None))
+            arrows.append(_failure(k, error, cut=round_.response is not None))
             continue
         if round_.response is None:
             continue
@@ -191,10 +193,13 @@ def _cut(k: int, round_: Round) -> Arrow:
     return Arrow(k, "model", "program", None, f"part of a response, then the call fails: {what}")
 
 
-def _failure(k: int, status, cut: bool = False) -> Arrow:
+def _failure(k: int, error: ProviderError, cut: bool = False) -> Arrow:
     """A failed call: an HTTP status is the provider's API answering, the model never reached; a log without
     one does not say who failed, so nothing is claimed. A call `cut` while its response came back fails; it was
-    not refused."""
+    not refused, nor was an answer that an error event ended part way (ProviderError.ended_stream)."""
+    status = error.status
+    if error.ended_stream:
+        return Arrow(k, "api", "program", None, f"ends the stream with an error: {status_words(error)}")
     if not status:
         return Arrow(k, "program", "program", None, "error: HTTP status not recorded")
     said = "refuses the request" if isinstance(status, int) and 400 <= status < 500 and not cut else "fails"

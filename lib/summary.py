@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lib.dialects import DIALECTS
-from lib.failures import NO_CALL_MADE, is_unsent, unmade_words
+from lib.failures import NO_CALL_MADE, is_unsent, status_words, unmade_words
 from lib.growth import new_sent, placed_length
 from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, calls_left_out_words, cost, price_for, trace_cost
@@ -593,6 +593,8 @@ def finish_words(round_: Round, named: str | None = None) -> str:
         said = named or str(response.finish_reason or response.stop)
         return f"({said})" if stop_inferred(round_) else said
     if round_.error is not None:
+        if round_.error.ended_stream:  # the status line was the answer's; the event named its own
+            return unmade_words(round_.error) or f"error ({status_words(round_.error)})"
         return unmade_words(round_.error) or f"error {round_.error.status or ''}".strip()
     return "(no response)"
 

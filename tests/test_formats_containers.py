@@ -1655,6 +1655,31 @@ def test_a_stream_ended_by_an_error_event_is_the_providers_refusal_with_what_the
     assert trace.rounds[1].response.model == "openai/gpt-oss-120b"
 
 
+def test_a_stream_an_error_event_ended_under_http_200_is_said_to_have_begun_and_then_failed():
+    # Groq's status line was 200 and the stream ended with `data: {"error": {..., "status_code": 400}}`; the user read
+    # "The provider refused this request with HTTP 400", of an answer that had begun.
+    from lib.condensed import condensed_rounds
+    from lib.failures import failure_heading
+    from lib.summary import finish_words
+    trace = _rounds("pyd-groq-stream-tool-use-failed.yaml")
+    first = trace.rounds[0]
+    error = first.error
+    happened = ("the answer began streaming under HTTP 200, then the stream ended with an error event the provider "
+                "marked 400")
+    assert failure_heading(error) == f"The call failed part way: {happened}. The provider said:"
+    assert (error.status, error.ended_stream, error.stream_status) == (400, True, 200)
+    said = {(f.code, f.round): f.message for f in run_checks(trace)}
+    assert said[("provider-error", 1)].startswith(f"The provider stopped this answer part way: {happened}.")
+    assert "HTTP 400" not in said[("provider-error", 1)]
+    assert finish_words(first) == "error (HTTP 200, then an error event marked 400)"
+    assert condensed_rounds(trace)["rounds"][0]["error"].startswith("HTTP 200, then an error event marked 400: ")
+    from lib.cli import _error  # the summary document (roundtrip summarize --json) keeps both statuses
+    assert _error(error)["stream_ended"] == {"http_status": 200, "event_status": 400}
+    from lib.sequence import sequence
+    assert "ends the stream with an error: HTTP 200, then an error event marked 400" in [
+        a.label for a in sequence(trace) if a.round == 1]
+
+
 def test_a_request_that_extends_two_alike_requests_goes_on_from_the_answer_it_resends():
     # Both threads' last requests are the same two messages; the third request resends the second answer's call
     # (call_7rWB...), not the first's (call_Tbs8...). It was placed after the first, and the user read "This request

@@ -129,7 +129,8 @@ def test_an_error_chunk_ends_the_open_completion_with_the_providers_error():
     (record,) = feed(OpenAIChatStreamFormat(), [_chunk({"role": "assistant", "content": ""}), _chunk({"content": "maybe"}),
                                                 error])
     assert record.response is None and record.streamed
-    assert record.error == {"status": 400, "body": error, "message": error["error"]["message"], "failed_generation": "maybe"}
+    assert record.error == {"status": 400, "body": error, "message": error["error"]["message"], "failed_generation": "maybe",
+                            "stream_ended": {"http_status": None}}  # a log of chunks keeps no status line
     (alone,) = feed(OpenAIChatStreamFormat(), [{"error": {"message": "Overloaded"}}])
     assert (alone.response, alone.error["status"], alone.error["message"]) == (None, None, "Overloaded")
 

@@ -32,6 +32,7 @@ from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.logs.responses import FINAL_EVENTS, SPEECH_KEY, ResponsesFormat, is_responses_request
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
 from lib.logs.streams import AnthropicStreamFormat, OpenAIChatStreamFormat
+from lib.model import STREAM_ENDED
 from lib.text import plural
 
 GEMINI_PATH = re.compile(r"/models/([^/:]+):(?:stream)?generateContent$", re.IGNORECASE)
@@ -226,6 +227,9 @@ class ExchangeReader:
         # A stream that an error event ended (Anthropic's `error`, a Chat Completions `{"error": ...}` chunk) failed
         # under the HTTP 200 it began with.
         error = _error(response, exchange.status) or (stream.error if stream is not None else None)
+        if error is not None and isinstance(error.get(STREAM_ENDED), dict):
+            # The status line was the stream's, sent before the event: kept apart from the status the event names.
+            error = {**error, STREAM_ENDED: {"http_status": exchange.status}}
         if error is None and not (anthropic_messages.is_response(response) or openai_chat.is_response(response)):
             if isinstance(response, dict) and not by_path:
                 # A request shaped like Chat Completions answered in another API's words (a proxy's own).

@@ -14,6 +14,7 @@ from lib.coerce import shown
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.logs.chat_shape import as_int, chat_completion, describe, iso_time, object_at, require, tool_call
 from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.model import STREAM_ENDED
 
 # --- OpenAI Chat Completions chunks -------------------------------------------------------------
 
@@ -174,7 +175,8 @@ class OpenAIChatStreamFormat(LogFormat):
         inner = event["error"]
         status = inner.get("status_code")
         error = {"status": status if isinstance(status, int) and not isinstance(status, bool) else None, "body": event,
-                 "message": str(inner.get("message") or inner.get("type") or "the stream failed")}
+                 "message": str(inner.get("message") or inner.get("type") or "the stream failed"),
+                 STREAM_ENDED: {"http_status": None}}
         # Chunks carry their completion's id and the error event none: it ends the latest completion opened.
         latest = max(self._streams.values(), key=lambda s: s.line, default=None)
         if latest is None:
@@ -305,7 +307,8 @@ class AnthropicStreamFormat(LogFormat):
         self._open = None
         record = _event_record(stream)
         inner = object_at(event, "error")
-        record.error = {"status": None, "body": event, "message": str(inner.get("message") or "the stream failed")}
+        record.error = {"status": None, "body": event, "message": str(inner.get("message") or "the stream failed"),
+                        STREAM_ENDED: {"http_status": None}}
         yield record
 
     def finish(self) -> Iterator[CallRecord]:
