@@ -306,24 +306,29 @@ def unanswered_left_out(row: RoundSummary) -> bool:
 def billing_unknown_rounds_words(rows: tuple[RoundSummary, ...]) -> str | None:
     """Under the input billed so far: the rounds whose call failed, or that the log holds no response to, and whose
     billing the log does not say, left out of it as of the totals (billing_known); None when there are none."""
-    said = []
     failed = [r.round for r in rows if billing_left_out(r)]
-    if len(failed) == 1:
-        said.append(f"Round {failed[0]} failed: whether the provider billed it, the log does not say, so it is left "
-                    "out of the input billed.")
-    elif failed:
-        named = rounds_named(failed)
-        said.append(f"{named[0].upper()}{named[1:]} failed: whether the provider billed them, the log does not say, "
-                    "so they are left out of the input billed.")
     unanswered = [r.round for r in rows if unanswered_left_out(r)]
-    if len(unanswered) == 1:
-        said.append(f"Round {unanswered[0]} has no response in the log: whether the provider billed it, the log does "
-                    "not say, so it is left out of the input billed, as of the output and the cost.")
-    elif unanswered:
-        named = rounds_named(unanswered)
-        said.append(f"{named[0].upper()}{named[1:]} have no response in the log: whether the provider billed them, "
-                    "the log does not say, so they are left out of the input billed, as of the output and the cost.")
-    return " ".join(said) or None
+    said = [
+        _rounds_said(failed, "failed: whether the provider billed it, the log does not say, so it is left out of the "
+                             "input billed.",
+                     "failed: whether the provider billed them, the log does not say, so they are left out of the "
+                     "input billed."),
+        _rounds_said(unanswered, "has no response in the log: whether the provider billed it, the log does not say, "
+                                 "so it is left out of the input billed, as of the output and the cost.",
+                     "have no response in the log: whether the provider billed them, the log does not say, so they "
+                     "are left out of the input billed, as of the output and the cost."),
+    ]
+    return " ".join(words for words in said if words) or None
+
+
+def _rounds_said(rounds: list[int], one: str, several: str) -> str | None:
+    """'Round 3 <one>' or 'Rounds 3 and 5 <several>'; None for no round."""
+    if not rounds:
+        return None
+    if len(rounds) == 1:
+        return f"Round {rounds[0]} {one}"
+    named = rounds_named(rounds)
+    return f"{named[0].upper()}{named[1:]} {several}"
 
 
 OUTPUT_MISSING = {"not known": "the call failed and the error holds no output",
