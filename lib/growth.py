@@ -229,7 +229,11 @@ def placed_length(round_: Round, kept: Round | None) -> int:
     it left some of them out and resent the rest unchanged (realigned), the ones it resent; every message past them is
     new, and the rest of that request dropped."""
     length = _placed_in_place(round_, kept)
-    found = realigned(round_, kept) if kept is not None and length == len(kept.request.messages) else None
+    if kept is None or length != len(kept.request.messages):
+        return length
+    if kept.index == round_.index - 1 and round_.resent_prefix >= length:
+        return length  # the common case, every snowball round, asked first: the earlier request resent whole
+    found = realigned(round_, kept)
     return found[0] if found is not None else length
 
 
@@ -244,9 +248,9 @@ def _placed_in_place(round_: Round, kept: Round | None) -> int:
 
 def realigned(round_: Round, kept: Round | None) -> tuple[int, tuple[int, ...]] | None:
     """Where the round's request resends `kept`'s messages (kept_before) in order but leaves some of them out
-    (pydantic-ai asking again from a run's messages without its instructions): (how many leading messages of the request are that
-    request's, resent unchanged; where in that request the left-out ones were). None where the request extends it
-    whole, or where placing message by message finds as many resent: a rewrite stays a rewrite."""
+    (pydantic-ai asking again from a run's messages without its instructions): (how many leading messages of the request
+    are that request's, resent unchanged; where in that request the left-out ones were). None where the request extends
+    it whole, or where placing message by message finds as many resent: a rewrite stays a rewrite."""
     if kept is None or not round_.request_recorded or round_.request.held_by_provider:
         return None
     before, messages = kept.request.messages, round_.request.messages
