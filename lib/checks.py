@@ -40,7 +40,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 from jsonschema.validators import validator_for
 
 from lib.failures import is_unsent, stream_ended_words, unrun_in_batch
-from lib.growth import growth, kept_pairs
+from lib.growth import growth, kept_pairs, realigned, resent_length
 from lib.intern import canonical_json
 from lib.model import (
     Message,
@@ -162,23 +162,35 @@ def _fresh(trace: Trace) -> Iterator[tuple[Round, int, Message, set[str]]]:
     costs what its new messages cost, and a finding is reported once, where it first appears.
     The set is the checker's running state: read it before asking for the next message."""
     made: set[str] = set()
-    previous_length = 0
+    previous_length, previous = 0, None
     for round_ in trace.rounds:
-        messages, prefix = round_.request.messages, round_.resent_prefix
+        # A request that left some earlier messages out resends the rest (lib.growth.realigned): not new again.
+        messages, prefix = round_.request.messages, resent_length(round_, previous)
         if prefix != previous_length:  # history rewritten or dropped: recount what the kept part made
             made = {call.id for message in messages[:prefix] for call in message.tool_calls}
         for i in range(prefix, len(messages)):
             yield round_, i, messages[i], made
             made.update(call.id for call in messages[i].tool_calls)
-        previous_length = len(messages)
+        previous_length, previous = len(messages), round_
 
 
 def _appended(following: Round, round_: Round) -> Iterator[tuple[int, ToolResultPart, str]]:
-    """The tool results `following` adds after `round_`'s messages (all of them if it rewrote history)."""
-    start = len(round_.request.messages) if following.resent_prefix == len(round_.request.messages) else 0
+    """The tool results `following` adds after `round_`'s messages: after those it resends (all of them if it rewrote
+    history; after the rest, where it left some out and resent the rest unchanged, lib.growth.realigned)."""
+    length = len(round_.request.messages)
+    found = realigned(following, round_) if following.resent_prefix != length else None
+    start = length if following.resent_prefix == length else found[0] if found is not None else 0
     for i in range(start, len(following.request.messages)):
         for part in following.request.messages[i].tool_results:
             yield i, part, join_path(f"messages[{i}]", part.path)
+
+
+def _sent_back_at(following: Round, round_: Round) -> int:
+    """Where `following`'s request goes on from `round_`'s: past the messages it resends (lib.growth.resent_length,
+    as growth places them, some left out), else past as many as `round_` sent: where its answer belongs."""
+    length = len(round_.request.messages)
+    found = realigned(following, round_) if following.resent_prefix != length else None
+    return found[0] if found is not None else length
 
 
 def _call_path(request: Request, call_id: str) -> str | None:
@@ -288,7 +300,7 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
         echoed = _call_path(following.request, call.id)
         if echoed is not None:
             yield Hit("error", following.index, "request", echoed, _unanswered_message(following, call, resent=True))
-        elif (renamed := _renamed_call(following.request, round_, call)) is not None:
+        elif (renamed := _renamed_call(following, round_, call)) is not None:
             if round_.call_ids_made_up or not call.id:
                 continue  # the provider gave the call no id to keep: the program's own id, answered, is no rewrite
             yield Hit("warning", following.index, "request", renamed[1],
@@ -298,7 +310,7 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
                       "before the first request that resends it.")
         elif round_.response.stop != "length":  # A turn cut off by the output limit is rightly discarded.
             # An assistant turn where this one belongs is this turn rewritten (history-rewritten says how), not dropped.
-            turn = _turn_sent_back(following.request, len(round_.request.messages))
+            turn = _turn_sent_back(following.request, _sent_back_at(following, round_))
             if turn and is_output_tool(call.name, _tool(round_.request, call.name)):
                 continue  # the model's structured answer, not a request to act: no result is owed for it
             if len(call.id or "") >= ID_IN_TEXT and any(call.id in m.text for _, m in turn):
@@ -314,10 +326,11 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
                       f"for it: {what}. Send the assistant turn back as received, with a result for every call.")
 
 
-def _renamed_call(request: Request, round_: Round, call: ToolCallPart) -> tuple[str, str] | None:
-    """(the new id, its path) where `request` resends `call`, same tool and arguments, under another id. Calls alike
-    (two dice rolls: one tool, no arguments) are paired in order, so each is named by its own new id."""
-    sent = [(i, c) for i, message in _split_turn(request, len(round_.request.messages), round_.tool_calls)
+def _renamed_call(following: Round, round_: Round, call: ToolCallPart) -> tuple[str, str] | None:
+    """(the new id, its path) where `following`'s request resends `call`, same tool and arguments, under another id.
+    Calls alike (two dice rolls: one tool, no arguments) are paired in order, so each is named by its own new id."""
+    sent = [(i, c) for i, message in _split_turn(following.request, _sent_back_at(following, round_),
+                                                 round_.tool_calls)
             for c in message.tool_calls]
     resent = same_call_renamed(call, round_.tool_calls, [c for _, c in sent])
     if resent is None:
@@ -1333,7 +1346,7 @@ def _result_sent(trace: Trace, round_: Round, call: ToolCallPart) -> str | None:
     following = _next(trace, round_)
     if following is None or not following.request_recorded:
         return None  # the log does not show the model any result
-    renamed = _renamed_call(following.request, round_, call)
+    renamed = _renamed_call(following, round_, call)
     ids = {call.id, renamed[0]} if renamed is not None else {call.id}
     return next((p.content for _, p, _ in _appended(following, round_) if p.call_id in ids), None)
 

@@ -278,6 +278,14 @@ def realigned(round_: Round, kept: Round | None) -> tuple[int, tuple[int, ...]] 
     return resent, tuple(i for i in range(start, len(before)) if i not in kept_at)
 
 
+def resent_length(round_: Round, previous: Round | None) -> int:
+    """How many leading messages of the round's request resend `previous`'s (the request before it) unchanged:
+    Round.resent_prefix, or, where the request left some of them out and resent the rest in order (realigned), the
+    ones it resent. The checks take what follows as new, as growth does."""
+    found = realigned(round_, previous) if previous is not None else None
+    return found[0] if found is not None else round_.resent_prefix
+
+
 def kept_pairs(trace: Trace) -> Iterator[tuple[Round, Round]]:
     """Every kept request beside the one it is placed against (kept_before): a lost request is compared with
     nothing and nothing is compared with it."""

@@ -1617,6 +1617,52 @@ def test_a_call_and_its_result_left_out_of_the_middle_are_dropped_and_a_rewrite_
     assert ([e.index for e in rewritten.changed], rewritten.dropped_at, len(rewritten.resent)) == ([3], (), 5)
 
 
+def test_the_checks_read_a_request_that_left_messages_out_as_growth_does():
+    # Round 4 leaves out the instructions and resends the rest. The checks took the request before as a prefix by
+    # position, so they read every message of round 4 as new again: with round 2's second_tool call sent without its
+    # result in round 3 and resent so in round 4, the user saw that finding twice, the second time as if new, "This
+    # request carries the second_tool call ... but no result for it follows" on round 4, where nothing new was wrong.
+    from dataclasses import replace
+    from lib.checks import _appended, _fresh
+    trace = _rounds("pyd-mantle-reused-call-ids.yaml")
+    third, last = trace.rounds[2], trace.rounds[3]
+    call = third.request.messages[4].tool_calls[0]
+    unanswered = replace(trace, rounds=(
+        *trace.rounds[:2],
+        replace(third, request=replace(third.request, messages=third.request.messages[:5])),
+        replace(last, request=replace(last.request, messages=last.request.messages[:4] + last.request.messages[5:]))))
+    said = {(f.code, f.round): f.message for f in run_checks(unanswered)}
+    assert said[("missing-tool-result", 3)].startswith("This request resends the second_tool call call_0 under "
+                                                       f"another id, {call.id}")
+    assert ("missing-tool-result", 4) not in said
+
+    # Round 3 asked, as round 4 does, without the instructions: the turn that answers round 2 sits one place earlier
+    # than round 2's request was long. The user read "Round 3's request carries neither call call_0 (second_tool) nor
+    # a result for it: the turn was dropped", beside the history-rewritten finding saying the rest was resent.
+    bare = replace(trace, rounds=(*trace.rounds[:2], replace(third, request=replace(
+        third.request, messages=third.request.messages[1:]), resent_prefix=0), replace(last, resent_prefix=5)))
+    said = {(f.code, f.round, f.path): f.message for f in run_checks(bare)}
+    assert said[("history-rewritten", 3, "messages")].startswith(
+        "This request resends round 2's messages without the instructions they began with (the system message)")
+    assert ("missing-tool-result", 2, "choices[0].message.tool_calls[0]") not in said
+    assert [code for code, index, _ in said if index == 2] == ["missing-tool-result", "reused-call-id"]
+    assert said[("missing-tool-result", 2, "messages[2].tool_calls[0]")].startswith(
+        "This request resends the first_tool call call_0 under another id")
+
+    # Each check's reading of what a request sends anew is growth's, on the real run and with round 1's call and its
+    # result left out of the middle of the last request.
+    earlier, answered = third.request.messages, third.response.message
+    request = replace(last.request, messages=(earlier[0], earlier[1], earlier[4], earlier[5], answered,
+                                              last.request.messages[-1]))
+    trimmed = replace(trace, rounds=(*trace.rounds[:3], replace(last, request=request, resent_prefix=2)))
+    for case in (trace, trimmed, unanswered, bare):
+        fresh = [(round_.index, i) for round_, i, _, _ in _fresh(case)]
+        assert fresh == [(r.index, e.index) for r in case.rounds for e in growth(case, r.index).new]
+        for earlier, following in zip(case.rounds, case.rounds[1:]):
+            assert [i for i, _, _ in _appended(following, earlier)] == [
+                e.index for e in growth(case, following.index).new if e.message.tool_results]
+
+
 def growth_new(trace, index):
     """The messages round `index` sends for the first time."""
     from lib.growth import growth
