@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from lib.failures import status_words
-from lib.growth import kept_before, realigned, resent_prefix, sends, since_words
+from lib.growth import kept_before, placed_length, realigned, resent_prefix, sends, since_words
 from lib.model import Message, Part, Round, Trace
 from lib.provenance import ANSWER_NOT_CAPTURED
 from lib.text import show_controls
@@ -63,18 +63,20 @@ class _Messages:
 
 
 def _round(trace: Trace, round_: Round, messages: _Messages) -> dict:
-    """New and changed as the round's cards count them (lib/growth.py): past the length of the latest earlier request
-    the log kept, new; before it and unlike the copy sent then, changed."""
+    """New and changed as the round's cards count them (lib/growth.py): past the messages placed against the latest
+    earlier request the log kept (placed_length: all of them, or those kept where the program cut its history), new;
+    among them and unlike the copy sent then, changed."""
     sent = round_.request.messages
     kept = kept_before(trace.rounds, round_.index) if round_.request_recorded else None
     before = kept.request.messages if kept else ()
     start = resent_prefix(trace.rounds, round_.index)
     if (found := realigned(round_, kept)) is not None:  # some of that request left out, the rest resent unchanged
         changed, new = [], sent[found[0]:]
-    else:
-        changed = [message for message, earlier in zip(sent[start:len(before)], before[start:])
+    else:  # a cut history (a compaction) is placed only up to the cut: what follows it is new, not changed
+        placed = placed_length(round_, kept)
+        changed = [message for message, earlier in zip(sent[start:placed], before[start:placed])
                    if message is not earlier and message != earlier]
-        new = sent[len(before):]
+        new = sent[placed:]
     since = since_words(round_.index, kept.index if kept else None)
     condensed = {"heading": f"Round {round_.index}: {sends(round_, len(new), since)}",
                  "new": [messages.number(message) for message in new],

@@ -1774,6 +1774,31 @@ def test_the_request_after_a_compaction_goes_on_from_the_compacted_item_it_resen
         "leaves out, the model no longer sees, and the prompt cache starts again."]
 
 
+@pytest.mark.parametrize("name, index, heading", [
+    ("pyd-responses-compact-chain.yaml", 4, "Round 4: the program sends 2 messages, 2 of them new"),
+    ("pyd-responses-compact-chain.yaml", 8, "Round 8: the program sends 2 messages, 2 of them new"),
+    ("pyd-responses-compact-stateless.yaml", 4, "Round 4: the program sends 3 messages, 2 of them new"),
+])
+def test_the_round_navigator_counts_a_request_after_a_compaction_as_the_explorer_heads_it(name, index, heading):
+    # The request after a compaction goes on from the compacted item: the history before it was cut. The round
+    # navigator counted its messages against the whole earlier request: "Round 4: the program sends 2 messages, 0 of
+    # them new", the compacted item and the question listed as changed, where the explorer heads the round "the
+    # program sends 2 messages, 2 of them new".
+    from lib.condensed import condensed_rounds
+    from lib.growth import sends
+    trace = _rounds(name)
+    assert trace.rounds[index - 1].history_cut is not None
+    condensed = condensed_rounds(trace)["rounds"]
+    placed = growth(trace, index)
+    assert condensed[index - 1]["heading"] == heading == (
+        f"Round {index}: {sends(trace.rounds[index - 1], len(placed.new), placed.since)}")
+    assert condensed[index - 1]["changed"] == [] and len(condensed[index - 1]["new"]) == len(placed.new)
+    for round_ in trace.rounds:  # every round, cut or not, as the explorer heads it
+        placed = growth(trace, round_.index)
+        assert condensed[round_.index - 1]["heading"] == (
+            f"Round {round_.index}: {sends(round_, len(placed.new), placed.since)}")
+
+
 def test_the_sequence_draws_a_compaction_as_the_providers_answer_not_the_models_turn():
     from lib.sequence import sequence
     trace = _rounds("pyd-responses-compact-chain.yaml")
