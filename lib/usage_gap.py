@@ -93,6 +93,10 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
 
 def _rendering_reason(round_: Round, reported_more: bool) -> str:
     # What the provider adds explains a report above our count; below it, only a shorter rendering can.
+    if reported_more and round_.compaction:
+        # A compaction call (Round.compaction): the provider compacts under instructions of its own, which the program
+        # never sends, so no log of its traffic holds them.
+        return "the provider compacts under instructions of its own, which are not in the log, so not in our count"
     if reported_more and round_.request.tools:
         return "the provider's chat template and its rendering of the tool definitions add tokens we cannot see"
     if reported_more:

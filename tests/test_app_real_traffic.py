@@ -441,6 +441,10 @@ def test_a_compaction_call_is_shown_as_the_providers_compaction_and_the_run_stay
     assert "cmp_0d4b654a05c1a7a70169deb7a23d008197b9c84fd37d3ebffc" in shown
     # Billed, as the provider reports it.
     assert "Input tokens (reported): **141**" in shown and "Output tokens (reported): **183**" in shown
+    # What the provider added is its own compaction instructions, not a chat template around the messages.
+    assert ("The reported input is 97 tokens more than our count, 69% of the input. Why: the provider compacts under "
+            "instructions of its own, which are not in the log, so not in our count.") in shown
+    assert "chat template" not in shown
 
 
 def test_the_request_after_a_compaction_says_its_encrypted_item_is_counted_as_text_not_as_the_provider_reads_it(app):
