@@ -139,6 +139,12 @@ def origin_words(entry: MessageEntry) -> str:
         if others:
             known.append("one other kind of its parts" if others == 1 else f"{others} other kinds of its parts")
         return f"the model's turn from the previous response, appended without {' and '.join(known)}"
+    if entry.origin == "response" and any(isinstance(p, OtherPart) and p.type == "compaction"
+                                          for p in entry.message.parts):
+        # The provider compacted the history during the previous call (Round.compacted_in_call), beside the answer.
+        return ("the model's turn from the previous response, appended unchanged with the compacted history the "
+                "provider returned during that call (encrypted, not the model's words), which the program sends back "
+                "so the provider can go on from it")
     if entry.origin == "program" and library_reask(entry.message):
         return LIBRARY_REASK_WORDS
     return ORIGIN_WORDS[entry.origin]

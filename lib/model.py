@@ -324,6 +324,11 @@ COMPACTION = "compaction"
 `/v1/responses/compact`), not for the model's next turn: its response is the compacted history the provider returned,
 which the program sends in place of the earlier turns from then on (Round.compaction)."""
 
+COMPACTED_IN_CALL = "compacted_in_call"
+"""The round key saying the provider compacted the conversation during this ordinary call (the Responses API's
+`context_management` with a `compact_threshold`): its response holds, beside the model's turn, the compacted history,
+an encrypted item the model did not write (Round.compacted_in_call)."""
+
 PROGRAM_WROTE = "program_wrote"
 """The round key listing the texts of its request that the writing program marked as its own though it sent them in the
 user's role (Claude Code's `isMeta` lines: a skill's body, an image reference, its automatic "continue"): each the
@@ -532,6 +537,12 @@ class Round:
         """Whether this round's request asked the provider to compact the conversation (COMPACTION): its response is
         the compacted history, no turn of the model's."""
         return self.extra.get(COMPACTION) is True
+
+    @property
+    def compacted_in_call(self) -> bool:
+        """Whether the provider compacted the conversation during this call (COMPACTED_IN_CALL): beside the model's
+        turn its response holds the compacted history, no words of the model's."""
+        return self.extra.get(COMPACTED_IN_CALL) is True
 
     @property
     def notices(self) -> tuple[Notice, ...]:

@@ -133,7 +133,13 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         # A compaction call between this answer and the next question is the program's: the person answers after it.
         after = next((r for r in trace.rounds[k:] if not r.compaction), None)
         shown = after is None or _person_follows(trace.rounds[after.index - 2] if after.index > k + 1 else round_, after)
-        arrows.extend(_calls(k, round_) if round_.tool_calls else _no_call(k, round_, following, shown))
+        answer = _calls(k, round_) if round_.tool_calls else _no_call(k, round_, following, shown)
+        if round_.compacted_in_call:
+            # The provider compacted the history during this call (Round.compacted_in_call): its API, not the model,
+            # put the compacted item beside the answer.
+            answer.insert(1, Arrow(k, "api", "program", None, "also returns the history compacted: encrypted, not "
+                                   "the model's words"))
+        arrows.extend(answer)
     return tuple(arrows)
 
 

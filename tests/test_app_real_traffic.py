@@ -457,3 +457,17 @@ def test_the_request_after_a_compaction_says_its_encrypted_item_is_counted_as_te
     assert "The compacted history the provider returned in the previous round, sent in place of the turns it " \
            "compacts." in shown
     assert "and sent the compacted history the provider returned in round 3 in their place" in shown
+
+
+def test_a_compaction_during_an_ordinary_call_is_shown_as_the_providers_not_the_models_words(app):
+    # pydantic-ai's third request switched compaction on (`context_management`) and its response held a `compaction`
+    # item beside the story: shown as "A compaction part" of "the model's turn", nothing saying the provider compacted.
+    shown = round_shown(app, "containers/pyd-responses-compact-inline.yaml", 3)
+    assert "**assistant** · the model's turn, and beside it the history the provider compacted during this call" in shown
+    assert ("The compacted history the provider returned: an encrypted item the provider wrote, not words of the "
+            "model's; what it holds cannot be read here.") in shown
+    assert "A compaction part, shown as the payload holds it" not in shown
+    assert "The provider compacted the conversation during this call" in shown
+    following = round_shown(app, "containers/pyd-responses-compact-inline.yaml", 4)
+    assert ("The model's turn from the previous response, appended unchanged with the compacted history the provider "
+            "returned during that call") in following

@@ -388,6 +388,12 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped",
      {"resp_0da8c7d4a85372d10069cdf57de22081949b8f78a343dd9bb4": [2, 4, 5, 3]}, 0),
+    # pydantic-ai switches compaction on in each request (`context_management`): the provider compacts during the
+    # third call, its `compaction` item beside the model's story, which the fourth request resends with the history.
+    ("pyd-responses-compact-inline.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped",
+     {"resp_0c1d85ffb99ec1d00069e0254c7cac81909bc7eacb2c4c565f": [1, 3, 5, 7]}, 0),
     # CrewAI drops Gemini's empty answer and asks again, its system prompt written twice, then three times (rounds 3
     # and 4 were conversations of their own).
     ("crewai-gemini-empty-answer-retry.yaml",
@@ -1852,3 +1858,37 @@ def _rounds_of(result):
     assert result.problems == ()
     (conversation,) = result.conversations
     return conversation.trace
+
+
+def test_a_compaction_during_an_ordinary_call_is_the_providers_item_beside_the_models_turn():
+    # pydantic-ai switches compaction on in each request (`context_management` with `compact_threshold: 1000`); the
+    # third response holds, beside the model's story, a `compaction` item the provider wrote. It read as one more part
+    # of the model's turn, with no word on the round that the provider had compacted anything.
+    trace = _rounds("pyd-responses-compact-inline.yaml")
+    assert [r.compacted_in_call for r in trace.rounds] == [False, False, True, False]
+    assert not any(r.compaction or r.compacted for r in trace.rounds)
+    compacted = trace.rounds[2]
+    assert [getattr(p, "type", p.kind) for p in compacted.response.message.parts] == ["text", "compaction"]
+    note = trace.round_provenance(compacted).note
+    assert note.startswith("The provider compacted the conversation during this call")
+    assert "an encrypted item the provider wrote, not words of the model's" in note
+    from lib.sequence import sequence
+    drawn = [(a.source, a.target, a.label) for a in sequence(trace) if a.round == 3]
+    assert drawn[-3:] == [
+        ("model", "program", "answers in text"),
+        ("api", "program", "also returns the history compacted: encrypted, not the model's words"),
+        ("program", "user", "shows the answer"),
+    ]
+
+
+def test_the_request_that_resends_a_compaction_made_during_a_call_says_it_carries_the_compacted_history():
+    from lib.growth import origin_words
+    trace = _rounds("pyd-responses-compact-inline.yaml")
+    placed = growth(trace, 4)
+    assert [(e.status, e.origin) for e in placed.entries][-2:] == [("new", "response"), ("new", "input")]
+    carried, asked = placed.new
+    assert origin_words(carried) == (
+        "the model's turn from the previous response, appended unchanged with the compacted history the provider "
+        "returned during that call (encrypted, not the model's words), which the program sends back so the provider "
+        "can go on from it")
+    assert asked.message.text == "What is 2+2?"

@@ -143,6 +143,9 @@ class CallRecord:
     compaction: bool = False
     """The call asked the provider to compact the conversation (the Responses API's `/v1/responses/compact`), not
     for the model's next turn: its response is the compacted history (lib.model.COMPACTION)."""
+    compacted_in_call: bool = False
+    """The provider compacted the conversation during this ordinary call (the Responses API's `context_management`):
+    its response holds the compacted history beside the model's turn (lib.model.COMPACTED_IN_CALL)."""
     unended: list[str] = field(default_factory=list)
     """The ids of the response's calls the program started whose end the log does not hold (a command still running
     when its output was written, and never ended in the log): lib.model.UNENDED_CALLS."""

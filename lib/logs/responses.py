@@ -53,6 +53,15 @@ COMPACTION_FAILED = ("This call asked the provider to compact the conversation (
                      "not for the model's next turn; no compacted history it returned is in the log.")
 """The note on a compaction call that failed or whose answer is not in the log."""
 
+COMPACTED_IN_CALL_NOTE = ("The provider compacted the conversation during this call (the Responses API does so on its "
+                          "own once the input passes the threshold a request sets in `context_management`): beside "
+                          "the model's turn, its response holds the compacted "
+                          "history, an encrypted item the provider wrote, not words of the model's. The program sends "
+                          "it back with its next request so the provider can go on from it; what it holds cannot be "
+                          "read here.")
+"""The note on an ordinary call during which the provider compacted the conversation (a `compaction` item in the
+output of a `response`)."""
+
 
 @dataclass
 class _Link:
@@ -177,6 +186,9 @@ class ResponsesFormat(LogFormat):
         chat_request = None
         compacted = None
         compaction = is_compaction(response) or asked_to_compact
+        # Compaction switched on in an ordinary request: the provider compacted during the call, beside the answer.
+        in_call = not compaction and is_responses_response(response) and any(
+            isinstance(item, dict) and item.get("type") == COMPACTION_ITEM for item in response["output"])
         if request is not None:
             items = _input_items(request)
             if _interleaved(items):
@@ -228,8 +240,10 @@ class ResponsesFormat(LogFormat):
             held_by_provider=len(history) if request is not None else 0,
             timestamp=convert.iso_time((response or {}).get("created_at")),
             compaction=compaction, history_cut=compacted is not None, compacted=compacted is not None,
+            compacted_in_call=in_call,
             provenance={"origin": "recorded", "note": _compaction_note(response) if response is not None
-                        else COMPACTION_FAILED} if compaction else None,
+                        else COMPACTION_FAILED} if compaction
+            else {"origin": "recorded", "note": COMPACTED_IN_CALL_NOTE} if in_call else None,
         )
 
     def _compacted_from(self, items: list) -> _Link | None:

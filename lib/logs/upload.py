@@ -47,8 +47,8 @@ from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
 from lib.intern import collector_paused, content_key, loads_exact
-from lib.model import (COMPACTED, COMPACTION, CUT_CALLS, HISTORY_CUT, NOTICES, PROGRAM_WROTE, STREAMED, UNENDED_CALLS,
-                       UNENDED_WRITES, Message, ProviderError, Request, Response, Round, Trace)
+from lib.model import (COMPACTED, COMPACTED_IN_CALL, COMPACTION, CUT_CALLS, HISTORY_CUT, NOTICES, PROGRAM_WROTE,
+                       STREAMED, UNENDED_CALLS, UNENDED_WRITES, Message, ProviderError, Request, Response, Round, Trace)
 from lib.text import plural
 
 
@@ -274,6 +274,7 @@ class _Call:
     compacted: bool = False
     unended_writes: tuple[str, ...] = ()
     compaction: bool = False
+    compacted_in_call: bool = False
 
 
 @dataclass
@@ -337,6 +338,7 @@ class _Rebuilder:
             tuple(p for p in record.program_wrote if isinstance(p, str)),
             tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True,
             tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
+            record.compacted_in_call is True,
         ))
 
     def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None]:
@@ -504,6 +506,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra[UNENDED_WRITES] = list(call.unended_writes)
         if call.compaction:
             extra[COMPACTION] = True
+        if call.compacted_in_call:
+            extra[COMPACTED_IN_CALL] = True
         resent = shared_prefix(previous, call.request.messages)
         if call.history_cut and rounds:
             extra[HISTORY_CUT] = resent

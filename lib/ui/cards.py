@@ -135,6 +135,13 @@ def _badges_at(marks: list[Mark], path: str, steps: bool = True) -> None:
             finding_badge(mark)
 
 
+COMPACTION_PART = "compaction"
+"""The part type of the Responses API's compacted history (lib.logs.responses.COMPACTION_ITEM)."""
+COMPACTION_PART_WORDS = ("The compacted history the provider returned: an encrypted item the provider wrote, not words "
+                         "of the model's; what it holds cannot be read here. Shown as the payload holds it.")
+"""What a compaction part is, said above its payload."""
+
+
 def _parts(message: Message, base: str, marks: list[Mark], empty: str = "(no content)") -> None:
     for part in message.parts:
         path = join_path(base, part.path)
@@ -151,6 +158,10 @@ def _parts(message: Message, base: str, marks: list[Mark], empty: str = "(no con
             case "tool-result":
                 plain.text(f"Result for call {part.call_id}" + (" · marked as an error" if part.is_error else ""))
                 code_block(part.content)
+            case _ if getattr(part, "type", None) == COMPACTION_PART:
+                # The Responses API's compacted history: the provider's encrypted item, wherever it is carried.
+                plain.text(COMPACTION_PART_WORDS)
+                code_block(part.raw)
             case _:
                 # Not "as sent": the payload may be an importer's conversion (an OpenCode export's reasoning written
                 # as a thinking block), as the round's provenance says.
@@ -318,7 +329,9 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
             pointer(join_path("response", response.message_path))
         # A compaction call's answer sits in the assistant's place of the body, but no turn of the model's is in it.
         st.markdown("**assistant** · " + ("the provider's compacted history, no turn of the model's"
-                                          if round_.compaction else "the model's turn"))
+                                          if round_.compaction else
+                                          "the model's turn, and beside it the history the provider compacted during "
+                                          "this call" if round_.compacted_in_call else "the model's turn"))
         if response.model:
             plain.text(f"model {response.model}")
         if response.message_path:
