@@ -463,7 +463,8 @@ def test_a_compaction_during_an_ordinary_call_is_shown_as_the_providers_not_the_
     # pydantic-ai's third request switched compaction on (`context_management`) and its response held a `compaction`
     # item beside the story: shown as "A compaction part" of "the model's turn", nothing saying the provider compacted.
     shown = round_shown(app, "containers/pyd-responses-compact-inline.yaml", 3)
-    assert "**assistant** · the model's turn, and beside it the history the provider compacted during this call" in shown
+    assert ("**assistant** · the model's turn, and beside it the history the provider compacted during this "
+            "call") in shown
     assert ("The compacted history the provider returned: an encrypted item the provider wrote, not words of the "
             "model's; what it holds cannot be read here.") in shown
     assert "A compaction part, shown as the payload holds it" not in shown
