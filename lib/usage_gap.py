@@ -51,6 +51,19 @@ def _compacted(round_: Round) -> int:
                if type(part) is OtherPart and part.type in COMPACTED_PARTS)
 
 
+ENCRYPTED_REASONING = "reasoning"
+"""The part type of a reasoning item resent in a request (the Responses API's `reasoning`), whose
+`encrypted_content` is opaque text."""
+
+
+def _encrypted_reasoning(round_: Round) -> int:
+    """The reasoning items a request resends with `encrypted_content`: text we count by its characters, where the
+    provider decrypts the model's reasoning it stands for, which the log does not hold."""
+    return sum(1 for message in round_.request.messages for part in message.parts
+               if type(part) is OtherPart and part.type == ENCRYPTED_REASONING and isinstance(part.raw, dict)
+               and isinstance(part.raw.get("encrypted_content"), str) and part.raw["encrypted_content"])
+
+
 def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool) -> list[str]:
     """The one explanation of a gap measured on `round_`: every view that says why takes it from here."""
     reasons = []
@@ -75,6 +88,10 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
     if compacted := _compacted(round_):
         carried = "a compacted history" if compacted == 1 else f"{compacted} compacted histories"
         reasons.append(f"the request carries {carried} the provider returned, encrypted, which we count as the "
+                       "characters of that text; what the provider reads from it is not in the log")
+    if reasoning := _encrypted_reasoning(round_):
+        items = "a reasoning item" if reasoning == 1 else f"{reasoning} reasoning items"
+        reasons.append(f"the request resends {items} of the model's with encrypted content, which we count as the "
                        "characters of that text; what the provider reads from it is not in the log")
     # What the format never keeps, and a tool list the log lacks, have their reasons above: said again here they would
     # read as a second cause. What else the record lacks, it abridged.

@@ -390,6 +390,11 @@ EXPECTED = [
      {"resp_0da8c7d4a85372d10069cdf57de22081949b8f78a343dd9bb4": [2, 4, 5, 3]}, 0),
     # pydantic-ai switches compaction on in each request (`context_management`): the provider compacts during the
     # third call, its `compaction` item beside the model's story, which the fourth request resends with the history.
+    # pydantic-ai resends the model's reasoning item, its `encrypted_content` included, with the call and its result.
+    ("pyd-responses-reasoning-resent.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
+     {"resp_01d311e2633707df0068fbabfb646481a2ac6e226bbbb42ca6": [1, 3]}, 1),
     ("pyd-responses-compact-inline.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped",
