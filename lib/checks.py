@@ -271,9 +271,10 @@ def _missing_tool_result(trace: Trace) -> Iterator[Hit]:
                 yield Hit("error", round_.index, "request", path, _unanswered_message(round_, call))
 
 
-def _unanswered_message(round_: Round, call: ToolCallPart, resent: bool = False) -> str:
-    """What a request that carries a call and no result for it is, as far as the log shows what became of it."""
-    carries = "resends" if resent else "carries"
+def _unanswered_message(round_: Round, call: ToolCallPart, resent: bool = False, renamed: str | None = None) -> str:
+    """What a request that carries a call and no result for it is, as far as the log shows what became of it;
+    `renamed` is the other id the request resends the call under, if it does."""
+    carries = "resends" if resent or renamed else "carries"
     if round_.request_from_transcript:
         # A transcript is not a request log: it shows no request sent with this history, only a history that could
         # not be sent as it stands.
@@ -282,6 +283,10 @@ def _unanswered_message(round_: Round, call: ToolCallPart, resent: bool = False)
                 f"invalid: a provider rejects a request that {carries} a call without its result, so give every call "
                 "its own result, a failure included.")
     said = f"This request {carries} the {call.name} call {call.id}, but no result for it follows."
+    if renamed is not None:
+        said = (f"This request resends the {call.name} call {call.id} under another id, {renamed}, and no result for "
+                "it follows, under either id: the program rewrote the call id and sent no result. Keep the provider's "
+                "id.")
     fix = "every call needs its own result, a failure included, before the model is called again."
     if round_.response is not None and round_.error is None:  # an older API, or a compatible server, let it through
         return (f"{said} This provider answered it anyway; OpenAI's and Anthropic's APIs today refuse such a request "
@@ -303,6 +308,11 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
         elif (renamed := _renamed_call(following, round_, call)) is not None:
             if round_.call_ids_made_up or not call.id:
                 continue  # the provider gave the call no id to keep: the program's own id, answered, is no rewrite
+            if not any(p.call_id == renamed[0] for _, p, _ in _appended(following, round_)):
+                # Resent under a new id with nothing answering it: the request still lacks the call's result.
+                yield Hit("error", following.index, "request", renamed[1],
+                          _unanswered_message(following, call, renamed=renamed[0]))
+                continue
             yield Hit("warning", following.index, "request", renamed[1],
                       f"This request resends the {call.name} call {call.id} under another id, "
                       f"{renamed[0]}, with its result paired to that id: the program rewrote the call id. The model "

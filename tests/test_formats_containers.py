@@ -1646,6 +1646,15 @@ def test_the_checks_read_a_request_that_left_messages_out_as_growth_does():
     assert said[("missing-tool-result", 3)].startswith("This request resends the second_tool call call_0 under "
                                                        f"another id, {call.id}")
     assert ("missing-tool-result", 4) not in said
+    # No result for the renamed call follows in round 3, under either id: the user read "... with its result paired
+    # to that id", which no message of that request bears out.
+    renamed = said[("missing-tool-result", 3)]
+    assert "with its result paired to that id" not in renamed
+    assert f"under another id, {call.id}, and no result for it follows, under either id" in renamed
+    assert [f.severity for f in run_checks(unanswered) if (f.code, f.round) == ("missing-tool-result", 3)] == ["error"]
+    # Where the result does follow (the real run), the finding says so.
+    real = {(f.code, f.round): f.message for f in run_checks(trace)}
+    assert f"under another id, {call.id}, with its result paired to that id" in real[("missing-tool-result", 3)]
 
     # Round 3 asked, as round 4 does, without the instructions: the turn that answers round 2 sits one place earlier
     # than round 2's request was long. The user read "Round 3's request carries neither call call_0 (second_tool) nor
