@@ -177,20 +177,26 @@ def _fresh(trace: Trace) -> Iterator[tuple[Round, int, Message, set[str]]]:
 def _appended(following: Round, round_: Round) -> Iterator[tuple[int, ToolResultPart, str]]:
     """The tool results `following` adds after `round_`'s messages: after those it resends (all of them if it rewrote
     history; after the rest, where it left some out and resent the rest unchanged, lib.growth.realigned)."""
-    length = len(round_.request.messages)
-    found = realigned(following, round_) if following.resent_prefix != length else None
-    start = length if following.resent_prefix == length else found[0] if found is not None else 0
+    start = _resent_of(following, round_)
     for i in range(start, len(following.request.messages)):
         for part in following.request.messages[i].tool_results:
             yield i, part, join_path(f"messages[{i}]", part.path)
 
 
-def _sent_back_at(following: Round, round_: Round) -> int:
-    """Where `following`'s request goes on from `round_`'s: past the messages it resends (lib.growth.resent_length,
-    as growth places them, some left out), else past as many as `round_` sent: where its answer belongs."""
+def _resent_of(following: Round, round_: Round) -> int:
+    """How many leading messages of `following`'s request resend `round_`'s unchanged: all of them, or, where it left
+    some out and resent the rest in order, those (lib.growth.realigned); 0 where it rewrote them."""
     length = len(round_.request.messages)
-    found = realigned(following, round_) if following.resent_prefix != length else None
-    return found[0] if found is not None else length
+    if following.resent_prefix == length:
+        return length
+    found = realigned(following, round_)
+    return found[0] if found is not None else 0
+
+
+def _sent_back_at(following: Round, round_: Round) -> int:
+    """Where `following`'s request goes on from `round_`'s: past the messages it resends (_resent_of: some left out),
+    else past as many as `round_` sent: where its answer belongs."""
+    return _resent_of(following, round_) or len(round_.request.messages)
 
 
 def _call_path(request: Request, call_id: str) -> str | None:

@@ -235,11 +235,7 @@ def placed_length(round_: Round, kept: Round | None) -> int:
     it left some of them out and resent the rest unchanged (realigned), the ones it resent; every message past them is
     new, and the rest of that request dropped."""
     length = _placed_in_place(round_, kept)
-    if kept is None or length != len(kept.request.messages):
-        return length
-    if kept.index == round_.index - 1 and round_.resent_prefix >= length:
-        return length  # the common case, every snowball round, asked first: the earlier request resent whole
-    found = realigned(round_, kept)
+    found = realigned(round_, kept) if kept is not None and length == len(kept.request.messages) else None
     return found[0] if found is not None else length
 
 

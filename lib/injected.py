@@ -6,9 +6,9 @@ its system reminders and the text of a slash command or a local command's output
 command submits for the person; mini-swe-agent the output of each command it ran; CrewAI its prompt after tool
 results. Each such text opens with a tag, header or sentence the agent writes. A library may also re-ask on its own
 when a response failed its validation (Mirascope's retry message, pydantic-ai's retry prompt): that text quotes the
-error between fixed words of the library's, and is known by both its opening and its closing. A message whose every text opens so
-is the agent's context, not the person asking; a message that mixes them is the person's, their words being the
-texts that do not open so.
+error between fixed words of the library's, and is known by both its opening and its closing. A message whose every
+text opens so is the agent's context, not the person asking; a message that mixes them is the person's, their words
+being the texts that do not open so.
 
 Some agents mark such text themselves rather than tag it: Claude Code writes `isMeta: true` (in stream-json output
 also `isSynthetic: true`) on a user line it wrote

@@ -563,13 +563,16 @@ class Round:
     @property
     def unended_calls(self) -> frozenset[str]:
         """The ids of the calls the program started whose end is not in the log (UNENDED_CALLS)."""
-        kept = self.extra.get(UNENDED_CALLS)
-        return frozenset(c for c in kept if isinstance(c, str)) if isinstance(kept, list) else frozenset()
+        return self._call_ids(UNENDED_CALLS)
 
     @property
     def unended_writes(self) -> frozenset[str]:
         """The ids of the calls that ran, writing to a running command whose end is not in the log (UNENDED_WRITES)."""
-        kept = self.extra.get(UNENDED_WRITES)
+        return self._call_ids(UNENDED_WRITES)
+
+    def _call_ids(self, key: str) -> frozenset[str]:
+        """The call ids a round key lists; none where it lists none or is not a list."""
+        kept = self.extra.get(key)
         return frozenset(c for c in kept if isinstance(c, str)) if isinstance(kept, list) else frozenset()
 
     @property

@@ -113,8 +113,9 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         error = round_.error
         # A provider that refused the request answered from its API: the model never saw it (unless it wrote the
         # output the provider then rejected, or part of a response came back before the call failed).
-        refused = error is not None and bool(error.status) and not error.rejected_generation and round_.response is None \
-            and not error.ended_stream  # an error event ending a stream came after the answer had begun
+        # An error event ending a stream came after the answer had begun: no refusal.
+        refused = (error is not None and bool(error.status) and not error.rejected_generation
+                   and round_.response is None and not error.ended_stream)
         if round_.compaction and error is None and round_.response is not None:
             # A compaction call (Round.compaction): the provider answers with the history compacted, not the model
             # with a turn; what runs behind its API to compact it is not in the log.
@@ -132,7 +133,8 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         following = k + 1 if k < len(trace.rounds) else None
         # A compaction call between this answer and the next question is the program's: the person answers after it.
         after = next((r for r in trace.rounds[k:] if not r.compaction), None)
-        shown = after is None or _person_follows(trace.rounds[after.index - 2] if after.index > k + 1 else round_, after)
+        shown = after is None or _person_follows(trace.rounds[after.index - 2] if after.index > k + 1 else round_,
+                                                 after)
         answer = _calls(k, round_) if round_.tool_calls else _no_call(k, round_, following, shown)
         if round_.compacted_in_call:
             # The provider compacted the history during this call (Round.compacted_in_call): its API, not the model,
@@ -222,17 +224,13 @@ def _calls(k: int, round_: Round) -> list[Arrow]:
     returns = []
     for n, call in enumerate(calls):
         execution = round_.execution_of(call.id)
-        if execution is None and call.id in round_.unended_calls:
-            # The log says the command started and returned its output so far, and holds no end of it (Step 3 says
-            # the same): drawn as fact, no outcome claimed.
-            arrows.append(Arrow(k, "program", "tools", 3, f"starts {shorten(call.name, 24)}: its end is not in the log",
-                                beside=n > 0))
-            returns.append(Arrow(k, "tools", "program", None, "returns its output so far", beside=bool(returns)))
-            continue
-        if execution is None and call.id in round_.unended_writes:
-            # It ran, writing to a command left running; that command's end is what the log lacks (Step 3 says so).
-            arrows.append(Arrow(k, "program", "tools", 3, f"runs {shorten(call.name, 24)}: the command's end is not "
-                                "in the log", beside=n > 0))
+        if execution is None and (call.id in round_.unended_calls or call.id in round_.unended_writes):
+            # The log says the command started and returned its output so far, and holds no end of it; a call that
+            # wrote to a command left running ran, and that command's end is what the log lacks (Step 3 says the
+            # same): drawn as fact, no outcome claimed.
+            said = ("runs {}: the command's end is not in the log" if call.id in round_.unended_writes
+                    else "starts {}: its end is not in the log")
+            arrows.append(Arrow(k, "program", "tools", 3, said.format(shorten(call.name, 24)), beside=n > 0))
             returns.append(Arrow(k, "tools", "program", None, "returns its output so far", beside=bool(returns)))
             continue
         if execution is None:

@@ -286,13 +286,12 @@ class ResponsesFormat(LogFormat):
         last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "assistant"), None)
         if last is None or (last == len(messages) - 1 and not ends):
             return None
-        if form is None:
-            for link in reversed(self._answers.get(canonical_json(messages[last]), ())):
-                if len(link.history) == last + 1 and messages[: last + 1] == link.history:
-                    return link
-            return None
-        for link in reversed(self._idless_answers.get(canonical_json(form(messages[last])), ())):
-            if len(link.history) == last + 1 and all(map(lambda a, b: form(a) == form(b), messages, link.history)):
+        answers, key = (self._answers, messages[last]) if form is None else (self._idless_answers, form(messages[last]))
+        for link in reversed(answers.get(canonical_json(key), ())):
+            if len(link.history) != last + 1:
+                continue
+            if messages[: last + 1] == link.history if form is None else all(
+                    form(a) == form(b) for a, b in zip(messages, link.history)):
                 return link
         return None
 
@@ -333,6 +332,7 @@ def _compaction_note(response: dict) -> str:
     return (f"{COMPACTION_NOTE} Before that item the provider's answer lists {plural(kept, 'user message')} of the "
             f"conversation kept as {'it was' if kept == 1 else 'they were'} sent; those are in the request, and are "
             "not shown again as the response.")
+
 
 def _idless(message: dict) -> dict:
     """A Chat Completions message without the ids that pair calls with results: the message as a program that

@@ -52,7 +52,8 @@ section[data-testid="stSidebar"] { min-width: 25rem; }
 """The sidebar's width when the page config came too late. Streamlit sizes the sidebar once, as it first draws it; a
 fresh server's very first visit draws it before the config arrives. This rule then widens it after the page's elements
 were laid out, and every one of them is laid out again: on every other visit the config has set the width already and
-the rule changes nothing (issue 21: the browser's work on a first load, 1.26 CPU-s with the rule alone, 1.13 with both)."""
+the rule changes nothing (issue 21: the browser's work on a first load, 1.26 CPU-s with the rule alone, 1.13 with
+both)."""
 KEPT = (TRACE, FORMAT, CONVERSATION, state.TOKENIZER, state.ROUND, state.VIEW, state.HIGHLIGHT, state.PRESENTER, state.PREDICT, state.STEP)
 """Widget values that must survive a page switch."""
 
