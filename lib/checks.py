@@ -324,6 +324,8 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
                       f"{renamed[0]}, with its result paired to that id: the program rewrote the call id. The model "
                       "reads a call it did not make that way; keep the provider's id, or give each call an id "
                       "before the first request that resends it.")
+        elif _asks_again(following, round_):
+            continue  # the same request sent again (a retry): it asks anew, it does not go on from this answer
         elif round_.response.stop != "length":  # A turn cut off by the output limit is rightly discarded.
             # An assistant turn where this one belongs is this turn rewritten (history-rewritten says how), not dropped.
             turn = _turn_sent_back(following.request, _sent_back_at(following, round_))
@@ -340,6 +342,11 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
             yield Hit("warning", round_.index, "response", path,
                       f"Round {following.index}'s request carries neither call {call.id} ({call.name}) nor a result "
                       f"for it: {what}. Send the assistant turn back as received, with a result for every call.")
+
+
+def _asks_again(following: Round, round_: Round) -> bool:
+    """Whether `following`'s request sends `round_`'s messages again as they were, and nothing after them."""
+    return following.request.messages == round_.request.messages
 
 
 def _renamed_call(following: Round, round_: Round, call: ToolCallPart) -> tuple[str, str] | None:

@@ -419,6 +419,14 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "3 interactions: 3 rounds in 2 conversations; 0 interactions skipped",
      {"conversation 1": [2], "conversation 2": [2, 4]}, 2),
+    # CrewAI's LiteAgent sends each request twice (with a response format, then without). The second of two identical
+    # five-message requests resends the history of calls 2 and 3, yet went on to conversation 1 (call 1's lone
+    # request), read as "resends the search_web call call_vAso... under another id": conversations were [2, 5],
+    # [2, 4, 5] and [2].
+    ("crewai-lite-agent-asked-again.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "6 interactions: 6 rounds in 3 conversations; 0 interactions skipped",
+     {"conversation 1": [2], "conversation 2": [2, 4, 5, 5], "conversation 3": [2]}, 3),
     # Langfuse trace exports (langfuse/langfuse's framework traces): one conversation per trace, named by the trace,
     # each GENERATION read by the converter of the shape its framework wrote (Responses API, GenAI parts, google-genai,
     # LangChain's Chat Completions messages).
@@ -1758,6 +1766,24 @@ def test_a_request_that_extends_two_alike_requests_goes_on_from_the_answer_it_re
     assert [c.id for c in made.tool_calls] == ["call_7rWBTlRtbzEqJdSrQHOYnP3Q"]
     assert answered.response.message.text.startswith('{"operation":"Addition","result":42')
     assert [f.code for t in (first, second) for f in run_checks(t)] == []
+
+
+def test_a_request_sent_again_as_it_was_stays_with_the_history_it_resends():
+    # Calls 4 and 5 send the same five messages: the history of calls 2 and 3 (call_ll45..., its result, the
+    # structured answer). Call 5 was placed after call 1, whose request it extends, and the user read "This request
+    # resends the search_web call call_vAsoTR10d8R8cccsyozh2JD0 under another id, call_ll45v9MQlx6m3SqeGajJGtzq, with
+    # its result paired to that id: the program rewrote the call id", of calls the program never rewrote.
+    result = upload("crewai-lite-agent-asked-again.yaml")
+    alone, agent, converter = (c.trace for c in result.conversations)
+    assert [c.id for r in alone.rounds for c in r.tool_calls] == ["call_vAsoTR10d8R8cccsyozh2JD0"]
+    assert [r.extra["source_line"] for r in agent.rounds] == [2, 3, 4, 5]
+    asked, again = agent.rounds[2:]
+    assert again.request.messages == asked.request.messages and again.resent_prefix == 5
+    assert [c.id for c in asked.tool_calls] == ["call_3KDESz9MoOK0jF68xohYX7U3"]
+    assert again.response.message.text.startswith('{"summary":"Tokyo\'s population in 2023')
+    assert converter.rounds[0].request.messages[0].text.startswith("Format your final answer")
+    # Asked again, the program owes no result for the call it set aside: the request does not go on from that answer.
+    assert [f.code for t in (alone, agent, converter) for f in run_checks(t)] == []
 
 
 def test_a_compaction_call_is_a_round_the_provider_answers_with_the_compacted_item_and_its_usage():

@@ -355,10 +355,16 @@ class _Rebuilder:
         opening = tuple(content_key(read_form(m)) for m in raws[:2])
         keys = [opening, opening[:1]] if len(opening) == 2 else [opening]
         best, best_length, exact = None, -1, False
+        repeated, repeated_length = None, 0
         for key in keys:
             for thread in self._by_opening.get(key, ()):
                 before = thread.calls[-1].request.raw.get("messages") or []
-                if thread.dialect != record.dialect or len(before) < best_length or len(raws) <= len(before):
+                if thread.dialect != record.dialect or len(before) < best_length or len(raws) < len(before):
+                    continue
+                if len(raws) == len(before):
+                    # The thread's last request sent again as it was: a retry, or the same question asked again.
+                    if len(before) > repeated_length and _resends_answer(raws) and _resent_unmarked(raws, before):
+                        repeated, repeated_length = thread, len(before)
                     continue
                 if len(before) == best_length and not self._answer_follows(thread, raws, best):
                     continue
@@ -366,6 +372,13 @@ class _Rebuilder:
                     best, best_length, exact = thread, len(before), True
                 elif _resent_unmarked(raws, before):
                     best, best_length, exact = thread, len(before), False
+        if repeated is not None and (best is None or best_length < repeated_length and not (
+                best.calls[-1].response is not None and _answer_resent(raws[best_length], best.calls[-1].response))):
+            # A request that repeats a thread's last request goes on from that thread's history, unless another
+            # thread's last answer is what it resends next (the same run recorded twice): where a repeat belongs
+            # follows what it resends. One that resends no answer, only an opening, opens a conversation of its own.
+            best, best_length = repeated, repeated_length
+            exact = raws == repeated.calls[-1].request.raw.get("messages")
         if best is None and len(raws) > 2 and _is_instruction(raws[0]):
             best = self._under_other_instructions(record.dialect, raws)
         if best is None:
@@ -444,6 +457,11 @@ def _answer_resent(raw: Any, response: Response) -> bool:
     calls = raw.get("tool_calls") if isinstance(raw.get("tool_calls"), list) else []
     ids = [c.get("id") for c in calls if isinstance(c, dict)]
     return said.strip() == response.message.text.strip() and ids == [c.id for c in response.message.tool_calls]
+
+
+def _resends_answer(raws: list) -> bool:
+    """Whether a request resends an answer of the model's: it holds history, not an opening alone."""
+    return any(isinstance(raw, dict) and raw.get("role") == "assistant" for raw in raws)
 
 
 def _empty_answer_dropped(raw: Any, response: Response) -> bool:
