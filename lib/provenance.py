@@ -15,6 +15,7 @@ ORIGIN_TITLES = {
 
 CONVERTED_FROM = {
     "adk-session": "a Google ADK session event",
+    "anthropic-messages": "an Anthropic Messages body",
     "bedrock-converse": "an AWS Bedrock Converse body",
     "cline-task": "a Cline or Roo Code task history",
     "cohere": "a Cohere v2 chat body",
@@ -26,6 +27,7 @@ CONVERTED_FROM = {
     "langsmith": "a LangSmith run export",
     "mlflow": "an MLflow trace's span",
     "ollama": "an Ollama /api/chat body",
+    "openai-chat": "an OpenAI Chat Completions body",
     "openai-responses": "an OpenAI Responses API object",
     "opencode-run-json": "OpenCode's run --format json output",
     "opencode-session": "an OpenCode session export",

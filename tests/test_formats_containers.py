@@ -11,6 +11,7 @@ import pytest
 from lib.checks import run_checks
 from lib.growth import growth
 from lib.logs.upload import read_upload
+from lib.provenance import origin_line, provenance_detail
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "containers"
@@ -363,12 +364,23 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4, 6, 8]}, 3),
     # pydantic-ai sends Gemini `tools` as one Tool object, answered 200 (both Gemini interactions were skipped: "'tools'
-    # is an object, expected a list"); the run then goes on with gpt-4o-mini from that history, its tool result
-    # resent as "Paris" where Gemini was sent {"return_value": "Paris"}: another conversation.
+    # is an object, expected a list"); the run then goes on with gpt-4o-mini from that history, its call resent under
+    # pydantic-ai's own id (Gemini gave none) and its tool result as "Paris" where Gemini was sent
+    # {"return_value": "Paris"}: the same conversation (it was two).
     ("pyd-gemini-then-openai-lone-tools.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
-     "4 interactions: 4 rounds in 2 conversations; 0 interactions skipped",
-     {"conversation 1": [1, 3], "conversation 2": [5, 7]}, 2),
+     "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped",
+     {"conversation 1": [1, 3, 5, 7]}, 2),
+    # pydantic-ai's run begun with gpt-5 (Responses API) and sent on to claude-sonnet-4-0 (Messages), the reasoning
+    # summaries resent as `<thinking>` texts; and one begun with Claude and sent on to gpt-5. Each was two
+    # conversations.
+    ("pyd-openai-then-anthropic-history.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
+     {"resp_68c1fda6f11081a1b9fa80ae9122743506da9901a3d98ab7": [2, 4]}, 0),
+    ("pyd-anthropic-then-openai-history.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 0),
     # Bedrock Mantle's Responses API names every call `call_0`; pydantic-ai resends each under its response id
     # (`resp_...:call_0`), then asks again from the ended run's history without instructions (round 4 was a
     # conversation of its own, named after round 3's response id).
@@ -1564,7 +1576,7 @@ def test_a_gemini_request_whose_tools_are_one_tool_object_is_read_with_its_tool_
     # pydantic-ai writes `tools` as one Tool (`{"function_declarations": [...]}`) and Gemini answers 200: the user saw
     # both Gemini rounds skipped, "interaction 1: 'tools' is an object, expected a list".
     gemini = upload("pyd-gemini-then-openai-lone-tools.yaml").conversations[0].trace
-    first, second = gemini.rounds
+    first, second = gemini.rounds[:2]
     assert [t.name for t in first.request.tools] == ["get_capital"]
     assert [(c.name, c.arguments) for c in first.tool_calls] == [("get_capital", {"country": "France"})]
     assert (first.response.model, first.response.usage.input_tokens, first.response.usage.output_tokens) == (
@@ -1784,6 +1796,46 @@ def test_a_request_sent_again_as_it_was_stays_with_the_history_it_resends():
     assert converter.rounds[0].request.messages[0].text.startswith("Format your final answer")
     # Asked again, the program owes no result for the call it set aside: the request does not go on from that answer.
     assert [f.code for t in (alone, agent, converter) for f in run_checks(t)] == []
+
+
+def test_a_conversation_sent_on_to_another_providers_api_is_one_conversation_written_in_its_first_format():
+    # pydantic-ai asks gpt-5 through the Responses API, then sends that history on to claude-sonnet-4-0 (the answer's
+    # reasoning summaries written as `<thinking>` texts before it). The user read "2 interactions: 2 rounds in 2
+    # conversations", Claude's round a conversation of its own whose first three messages were all "new".
+    result = upload("pyd-openai-then-anthropic-history.yaml")
+    (conversation,) = result.conversations
+    trace = conversation.trace
+    first, second = trace.rounds
+    assert trace.dialect == "openai-chat" and second.request.model == "claude-sonnet-4-0"
+    assert second.resent_prefix == 2 and second.request.messages[0].text == "You are a helpful assistant."
+    assert second.request.messages[2].text.endswith("is it an unsignalized street?")
+    assert second.response.usage.input_tokens == 1343
+    assert origin_line(trace, second).startswith(
+        "Converted from an Anthropic Messages body: the content is as recorded, written here as an OpenAI Chat "
+        "Completions body")
+    detail = provenance_detail(trace.round_provenance(second))
+    assert detail.startswith("This call went to another API than the one this conversation is written in, OpenAI Chat "
+                             "Completions")
+    assert "a thinking part has no Chat Completions form; left out" in detail
+    # The other way round: begun with Claude, sent on to gpt-5 (`<think>` and the answer in one assistant text).
+    (back,) = upload("pyd-anthropic-then-openai-history.yaml").conversations
+    assert back.trace.dialect == "anthropic-messages" and back.trace.rounds[1].request.model == "gpt-5"
+    assert origin_line(back.trace, back.trace.rounds[1]).startswith("Converted from an OpenAI Responses API object")
+
+
+def test_requests_that_share_instructions_but_not_the_answer_stay_apart_across_formats():
+    data = (FIXTURES / "pyd-openai-then-anthropic-history.yaml").read_bytes()
+    # Claude asked another question under the same system prompt: nothing of the first conversation sent on.
+    other_question = data.replace(b"- text: How do I cross the street?", b"- text: How do I boil an egg?")
+    assert other_question != data
+    assert upload("other.yaml", other_question).summary() == \
+        "2 interactions: 2 rounds in 2 conversations; 0 interactions skipped"
+    # The same question and answer, but a text before the answer that is none of the model's thinking.
+    other_text = data.replace(b"<thinking>\\n**Crafting safe crossing instructions**",
+                              b"<thinking>\\n**Something the model never thought**")
+    assert other_text != data
+    assert upload("other.yaml", other_text).summary() == \
+        "2 interactions: 2 rounds in 2 conversations; 0 interactions skipped"
 
 
 def test_a_compaction_call_is_a_round_the_provider_answers_with_the_compacted_item_and_its_usage():

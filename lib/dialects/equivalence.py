@@ -5,6 +5,8 @@ says what it leaves out and why.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 
 from lib.dialects.common import EMPTY_SCHEMA, texts_of
@@ -71,3 +73,135 @@ def model_view(request: Request, response: Response | None) -> ModelView:
     )
 
 
+
+
+# --- one conversation sent on in another API's format ---------------------------------------------
+
+
+def first_item(request: Request) -> tuple | None:
+    """The first thing a request's conversation says, past its instructions (see `message_items`): what a request that
+    resends its history in another format is looked up by."""
+    for message in request.messages:
+        if message.role not in ("system", "developer"):
+            items = _said(message_items(message))
+            if items:
+                return _key(items[0])
+    return None
+
+
+def goes_on_from(before: Request, answer: Response | None, after: Request, by_id: bool = True) -> bool:
+    """Whether `after` sends `before`'s conversation again as the model reads it, whatever format either is written
+    in, and then `answer` and more, or (the same request asked again) nothing more: under the same instructions, each
+    text alike, each call by its id, name and arguments, each result by its call's id and content (`by_id` False: by
+    name, arguments and content alone, where a provider gave its calls no id and the importer made them up).
+
+    A program that sends on history written by another provider's model rewrites its thinking, which no other API
+    reads, as text (pydantic-ai: `<thinking>...</thinking>`): a text of the model's in place of the answer that holds
+    the answer's thinking is taken for that thinking. Nothing else is: two conversations that share their instructions
+    and no answer stay apart."""
+    if before.messages == after.messages and before.system == after.system:
+        return False  # the same dialect's request asked again: the caller's own look-up places it
+    earlier, later = model_view(before, None), model_view(after, None)
+    if earlier.system != later.system:
+        return False
+    prior, sent = _said(earlier.conversation), _said(later.conversation)
+    length = len(prior)
+    if len(sent) < length or not all(_alike(a, b, by_id) for a, b in zip(prior, sent)):
+        return False
+    if len(sent) == length:
+        # Asked again: it goes on from this history only if that holds some answer of the model's.
+        return any(item[0] == "call" or item[1] == "assistant" for item in sent if item[0] != "result")
+    if answer is None:
+        return False
+    expected = _said(message_items(answer.message))
+    turn = length
+    while turn < len(sent) and (sent[turn][0] == "call" or sent[turn][:2] == ("text", "assistant")):
+        turn += 1
+    if not expected or turn == length or turn == len(sent):
+        return False  # no answer sent back, or nothing after it
+    calls = [item for item in sent[length:turn] if item[0] == "call"]
+    made = [item for item in expected if item[0] == "call"]
+    if len(calls) != len(made) or not all(_alike(a, b, by_id) for a, b in zip(made, calls)):
+        return False
+    said = "\n".join(item[2] for item in sent[length:turn] if item[0] == "text")
+    answered = "\n".join(item[2] for item in expected if item[0] == "text")
+    if said == answered:
+        return True
+    # The answer's text last, after its thinking written out as text (and nothing else but the tags around it).
+    if not said.endswith(answered):
+        return False
+    before_answer = said[: len(said) - len(answered)]
+    thinking = [t for t in _thinking_texts(answer.message) if t in before_answer]
+    for found in thinking:
+        before_answer = before_answer.replace(found, "")
+    return bool(thinking) and not TAGS.sub("", before_answer).strip()
+
+
+TAGS = re.compile(r"</?[A-Za-z][A-Za-z_-]*>")
+"""A markup tag a program wraps the thinking it sends on as text in (`<thinking>`, `<think>`)."""
+
+
+def _said(items: list[tuple] | tuple[tuple, ...]) -> list[tuple]:
+    """The items without empty texts, each text stripped: a turn sent back may drop or trim a blank text."""
+    return [("text", item[1], item[2].strip()) if item[0] == "text" else item
+            for item in items if item[0] != "text" or item[2].strip()]
+
+
+def _key(item: tuple) -> tuple:
+    """An item as an index key: a call by its name alone (its id may be made up, its arguments unhashable)."""
+    if item[0] == "call":
+        return ("call", item[2])
+    if item[0] == "result":
+        return ("result",)
+    return item
+
+
+def _alike(expected: tuple, item: tuple, by_id: bool) -> bool:
+    """Whether two items (`message_items`) say the same; ids compared only `by_id`."""
+    if expected[0] != item[0]:
+        return False
+    if expected[0] == "text":
+        return expected == item
+    if expected[0] == "call":
+        return expected[2:] == item[2:] and (not by_id or expected[1] == item[1])
+    return (expected[2] == item[2] or _wrapped(expected[2], item[2]) or _wrapped(item[2], expected[2])) \
+        and (not by_id or expected[1] == item[1])
+
+
+def _wrapped(content: str, bare: str) -> bool:
+    """Whether a result is another's text wrapped as the one value of a JSON object: Gemini takes a function's
+    response as an object only, so a program sends a text on to it as `{"return_value": "..."}`."""
+    if not content.startswith("{") or len(content) <= len(bare):
+        return False
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and len(value) == 1 and next(iter(value.values())) == bare
+
+
+def _thinking_texts(message: Message) -> list[str]:
+    """The texts a message's parts of other kinds (thinking, reasoning summaries) hold, each long enough to tell
+    apart."""
+    found: list[str] = []
+
+    def walk(value: JSON) -> None:
+        if isinstance(value, str):
+            if len(value.strip()) >= THINKING_TEXT_MIN:
+                found.append(value.strip())
+        elif isinstance(value, dict):
+            for inner in value.values():
+                walk(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner)
+
+    for part in message.parts:
+        if part.kind == "other":
+            walk(part.raw)
+    return found
+
+
+THINKING_TEXT_MIN = 20
+"""The shortest thinking text looked for inside a text sent back: a part's short values (its type, `summary_text`) are
+names, not thinking, and would be found in any text."""

@@ -12,7 +12,10 @@ per-call records.
 2. Detection: the first format in lib.logs.FORMATS whose rule matches (or the format the user chose).
 3. Records: each format yields CallRecords (lib/logs/record.py).
 4. Conversations: records with an id are grouped by it; the others are chained onto the
-   conversation whose last request their request extends.
+   conversation whose last request their request extends (or sends again, with the history after an
+   answer), or, failing that, whose last request and answer it sends on as the model reads them
+   (lib.dialects.equivalence.goes_on_from): history passed to another provider's API, written then in
+   the conversation's own dialect.
 5. Traces: one per conversation; a response missing from a log that kept only requests is
    inferred from the next request and marked as inferred.
 
@@ -34,7 +37,9 @@ from typing import Any, Iterator
 import orjson
 
 from lib.coerce import int_or_none, number_or_none, text, text_or_none
-from lib.dialects import DIALECTS, anthropic_messages, openai_chat
+from lib.dialects import DIALECT_NAMES, DIALECTS, anthropic_messages, openai_chat
+from lib.dialects.convert import convert
+from lib.dialects.equivalence import first_item, goes_on_from
 from lib.dialects.common import Pools, read_form
 from lib.logs import FORMATS, documents, otlp_typed
 from lib.logs.limits import Limits, limits
@@ -47,8 +52,8 @@ from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
 from lib.intern import collector_paused, content_key, loads_exact
-from lib.model import (COMPACTED, COMPACTED_IN_CALL, COMPACTION, CUT_CALLS, HISTORY_CUT, NOTICES, PROGRAM_WROTE,
-                       STREAMED, UNENDED_CALLS, UNENDED_WRITES, Message, ProviderError, Request, Response, Round, Trace)
+from lib.model import (COMPACTED, COMPACTED_IN_CALL, COMPACTION, CUT_CALLS, HISTORY_CUT, MADE_UP_IDS, NOTICES,
+                       PROGRAM_WROTE, STREAMED, UNENDED_CALLS, UNENDED_WRITES, Message, ProviderError, Request, Response, Round, Trace)
 from lib.text import plural
 
 
@@ -302,19 +307,32 @@ class _Rebuilder:
         self._by_first_turn: dict[Any, list[_Thread]] = {}
         """Threads that opened with a system message, by the message after it: found again when a request goes on
         under other instructions."""
+        self._by_first_item: dict[Any, list[_Thread]] = {}
+        """The threads the rebuild opened, by the first thing their conversation says as the model reads it
+        (lib.dialects.equivalence.first_item): found again by a request that sends their history on in another
+        format."""
         self._order = 0
 
     def add(self, record: CallRecord) -> None:
         dialect = DIALECTS[record.dialect]
         body = record.request or {}
-        thread, checked, opening = self._thread_for(record, body)
+        thread, checked, opening, read = self._thread_for(record, body)
         previous = thread.calls[-1].request if thread.calls else None
-        request = dialect.read_request(body, self.pools, previous, checked)
+        converted_from, provenance = record.converted_from, record.provenance
+        if read is not None and thread.dialect != record.dialect:
+            # History sent on in another API's format: the call is written in the conversation's own (lib.dialects.
+            # convert, through the model), and says what it came from and what that writing could not carry.
+            request, response, notes = self._written_as(record, read, thread.dialect)
+            converted_from = converted_from or record.dialect
+            provenance = _converted_provenance(provenance, thread.dialect, notes)
+            body = request.raw
+        else:
+            request = read or dialect.read_request(body, self.pools, previous, checked)
+            response = dialect.read_response(record.response, self.pools) if record.response else None
         if record.held_by_provider:
             request = replace(request, held_by_provider=record.held_by_provider)
         hold_interned(body, request.raw["messages"])
         thread.last_sent = body.get("messages")
-        response = dialect.read_response(record.response, self.pools) if record.response else None
         error = None
         if record.error is not None:
             error = ProviderError(int_or_none(record.error.get("status")),
@@ -325,6 +343,7 @@ class _Rebuilder:
             self.threads[thread.id] = thread
             if opening is not None:
                 self._by_opening.setdefault(opening, []).append(thread)
+                self._by_first_item.setdefault(first_item(request), []).append(thread)
                 raws = body.get("messages") if isinstance(body.get("messages"), list) else []
                 if len(raws) > 1 and _is_instruction(raws[0]):
                     self._by_first_turn.setdefault(content_key(read_form(raws[1])), []).append(thread)
@@ -332,8 +351,8 @@ class _Rebuilder:
         thread.tool_effects.update(record.tool_effects)
         thread.calls.append(_Call(
             record.line, request, response, error, executions,
-            number_or_none(record.latency_ms), tuple(record.derived), record.converted_from,
-            text_or_none(record.timestamp), self._order, record.provenance, tuple(record.cut_calls),
+            number_or_none(record.latency_ms), tuple(record.derived), converted_from,
+            text_or_none(record.timestamp), self._order, provenance, tuple(record.cut_calls),
             record.streamed and response is not None, tuple(record.notices), record.history_cut is True,
             tuple(p for p in record.program_wrote if isinstance(p, str)),
             tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True,
@@ -341,13 +360,14 @@ class _Rebuilder:
             record.compacted_in_call is True,
         ))
 
-    def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None]:
+    def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None, Request | None]:
         """The thread a call belongs to (a new one not yet registered), whether its request was seen to
-        extend the thread's last, and the opening a new thread is to be indexed under."""
+        extend the thread's last, the opening a new thread is to be indexed under, and the request read in its own
+        dialect where telling its thread took reading it (None otherwise)."""
         if record.conversation is not None:
             key = f"{record.conversation} ({record.dialect})" if self._clash(record) else record.conversation
             thread = self.threads.get(key) or _Thread(key, record.dialect)
-            return thread, record.resends is not None and record.resends is thread.last_sent, None
+            return thread, record.resends is not None and record.resends is thread.last_sent, None, None
         raws = body.get("messages") if isinstance(body.get("messages"), list) else []
         # Threads are indexed by their first request's first two messages; a request is looked up
         # under its first two and its first one, so a thread that opened with one message is found.
@@ -381,12 +401,43 @@ class _Rebuilder:
             exact = raws == repeated.calls[-1].request.raw.get("messages")
         if best is None and len(raws) > 2 and _is_instruction(raws[0]):
             best = self._under_other_instructions(record.dialect, raws)
+        read = None
+        if best is None and _resends_answer(raws):
+            # Nothing extends in this format: the history may be another format's (a conversation begun with one
+            # provider and sent on to another's API), compared as the model reads it. Read only here, as few requests
+            # are neither a conversation's first nor the next of one in their own format.
+            read = DIALECTS[record.dialect].read_request(body, self.pools)
+            best = self._sent_on(record, read)
         if best is None:
             name = record.name if record.name and record.name not in self.threads else None
-            return _Thread(name or f"conversation {len(self.threads) + 1}", record.dialect, opening), False, opening
+            return (_Thread(name or f"conversation {len(self.threads) + 1}", record.dialect, opening), False, opening,
+                    read)
         # Only a prefix resent as it was is taken over as read (`checked`): one with a breakpoint moved is read again,
         # so that each request shows the message as it sent it.
-        return best, exact, None
+        return best, exact, None, read
+
+    def _sent_on(self, record: CallRecord, request: Request) -> _Thread | None:
+        """The thread whose last request, and the answer to it, `request` sends again in another format (or written
+        otherwise: call ids the provider never gave), then goes on; or whose last request it asks again. The latest
+        thread first, as a program run twice sends the same history twice."""
+        made_up = MADE_UP_IDS in record.derived
+        for thread in reversed(self._by_first_item.get(first_item(request), ())):
+            last = thread.calls[-1]
+            by_id = not made_up and not any(MADE_UP_IDS in call.derived for call in thread.calls)
+            if goes_on_from(last.request, last.response, request, by_id):
+                return thread
+        return None
+
+    def _written_as(self, record: CallRecord, request: Request, target: str) -> tuple[Request, Response | None,
+                                                                                       tuple[str, ...]]:
+        """A call read in its own dialect, written in `target`'s and read back: its request, its response, and what
+        the writing could not carry (lib.dialects.convert)."""
+        response = DIALECTS[record.dialect].read_response(record.response, self.pools) if record.response else None
+        written = convert(request, response, record.dialect, target)
+        reader = DIALECTS[target]
+        request = reader.read_request(written.request.body, self.pools)
+        response = reader.read_response(written.response.body, self.pools) if written.response else None
+        return request, response, written.notes
 
     @staticmethod
     def _answer_follows(thread: _Thread, raws: list, rival: _Thread | None) -> bool:
@@ -440,6 +491,19 @@ class _Rebuilder:
     def _clash(self, record: CallRecord) -> bool:
         thread = self.threads.get(record.conversation)
         return thread is not None and thread.dialect != record.dialect
+
+
+def _converted_provenance(provenance: dict | None, target: str, notes: tuple[str, ...]) -> dict:
+    """A call written in another dialect than its own: what the record said of it, and what the writing left out or
+    filled in."""
+    note = (f"This call went to another API than the one this conversation is written in, {DIALECT_NAMES[target]}: "
+            "its request sends the conversation on in that API's own format, and it is written here in the "
+            "conversation's.")
+    if notes:
+        note += " Written so, it leaves out or fills in: " + "; ".join(notes) + "."
+    if provenance and provenance.get("note"):
+        note = f"{provenance['note']} {note}"
+    return {**(provenance or {}), "origin": (provenance or {}).get("origin", "recorded"), "note": note}
 
 
 def _is_instruction(raw: Any) -> bool:
