@@ -19,6 +19,8 @@ Severities:
   `tools-changed`, `declined-call`, `model-filled-value` (an argument no earlier message holds, or one the
   tool definition holds, said so; not in a structured answer given as a call, pydantic-ai's `final_result`,
   Mirascope's formatted output tool),
+  `history-rewritten` where a request sends the conversation on to another provider's API (Round.sent_on: its
+  format has no place for some of what the model wrote),
   `write-tool-call` (a tool that changes something, where a person's approval belongs), `limit-in-description`
   (a string longer than its description allows in words: the schema passes it, the handler may not), and
   `model-filled-identity` when the execution records that the program replaced the model's value.
@@ -1280,14 +1282,37 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
             counts = [plural(len(placed.changed), "resent message") + " changed"] if placed.changed else []
             counts += [plural(placed.dropped, "message") + " dropped"] if placed.dropped else []
             path = f"messages[{placed.changed[0].index}]" if placed.changed else "messages"
-            yield Hit("warning", round_.index, "request", path,
-                      f"Compared with round {previous.index}'s request, {' and '.join(counts)}. The model now reads a "
-                      "history it did not write, and the prompt cache is lost. If this is deliberate trimming, keep "
-                      "each call together with its result.")
+            if round_.sent_on:
+                yield Hit("info", round_.index, "request", path,
+                          f"Compared with round {previous.index}'s request, {' and '.join(counts)}. "
+                          + _sent_on_words(previous, round_))
+            else:
+                yield Hit("warning", round_.index, "request", path,
+                          f"Compared with round {previous.index}'s request, {' and '.join(counts)}. The model now "
+                          "reads a history it did not write, and the prompt cache is lost. If this is deliberate "
+                          "trimming, keep each call together with its result.")
         elif (echo := _echo_differs(previous, round_.request)) is not None:
-            yield Hit("warning", round_.index, "request", f"messages[{echo[0]}]",
-                      f"The assistant turn sent back here is not what the model wrote in round {previous.index}: "
-                      f"{echo[1]}. Send the turn back as received, text beside the calls included.")
+            if round_.sent_on:
+                yield Hit("info", round_.index, "request", f"messages[{echo[0]}]",
+                          f"The assistant turn sent back here is not what the model wrote in round {previous.index}: "
+                          f"{echo[1]}. " + _sent_on_words(previous, round_))
+            else:
+                yield Hit("warning", round_.index, "request", f"messages[{echo[0]}]",
+                          f"The assistant turn sent back here is not what the model wrote in round {previous.index}: "
+                          f"{echo[1]}. Send the turn back as received, text beside the calls included.")
+
+
+def _sent_on_words(previous: Round, round_: Round) -> str:
+    """Why a history sent on to another provider's API (Round.sent_on) differs from what the model wrote: the program
+    wrote it over in that API's format, which has no place for some of it. Nothing to fix short of not switching."""
+    models = previous.request.model, round_.request.model
+    to = f" ({models[1]}; round {previous.index} asked {models[0]})" if None not in models and models[0] != models[1] \
+        else ""
+    return (f"This request sends the conversation on to another provider's API{to}, in that API's own format: the "
+            "program wrote the earlier turns over in it, and what that format has no place for, such as the model's "
+            "thinking, comes back as text or not at all. That is what passing a history to another provider's API "
+            "does: the model of this round reads the earlier turns as the program wrote them over, not as they were "
+            "written.")
 
 
 @check("instructions-not-resent")

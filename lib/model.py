@@ -329,6 +329,12 @@ COMPACTED_IN_CALL = "compacted_in_call"
 `context_management` with a `compact_threshold`): its response holds, beside the model's turn, the compacted history,
 an encrypted item the model did not write (Round.compacted_in_call)."""
 
+SENT_ON = "sent_on"
+"""The round key of a call whose request sent the conversation on to another provider's API, in that API's own format
+(pydantic-ai's message_history passed from gpt-5 to Claude): `{"api": the dialect it was sent in, "notes": what
+writing it in the conversation's own dialect left out or filled in}`. The program wrote the earlier turns over in that
+format, so what the model wrote comes back as that API carries it (thinking as text, or not at all)."""
+
 PROGRAM_WROTE = "program_wrote"
 """The round key listing the texts of its request that the writing program marked as its own though it sent them in the
 user's role (Claude Code's `isMeta` lines: a skill's body, an image reference, its automatic "continue"): each the
@@ -543,6 +549,23 @@ class Round:
         """Whether the provider compacted the conversation during this call (COMPACTED_IN_CALL): beside the model's
         turn its response holds the compacted history, no words of the model's."""
         return self.extra.get(COMPACTED_IN_CALL) is True
+
+    @property
+    def sent_on(self) -> str | None:
+        """The format this call's request sent the conversation on in, where that is not the conversation's own
+        (SENT_ON): a format's key (`anthropic-messages`, `openai-responses`; the trace's text where a file carried
+        it); None where it did not."""
+        kept = self.extra.get(SENT_ON)
+        api = kept.get("api") if isinstance(kept, dict) else None
+        return api if isinstance(api, str) and api else None
+
+    @property
+    def sent_on_notes(self) -> tuple[str, ...]:
+        """What writing a call sent on in another API's format (SENT_ON) in the conversation's own left out or filled
+        in (lib.dialects.convert's notes; the trace's text where a file carried them)."""
+        kept = self.extra.get(SENT_ON)
+        notes = kept.get("notes") if isinstance(kept, dict) and self.sent_on else None
+        return tuple(n for n in notes if isinstance(n, str)) if isinstance(notes, list) else ()
 
     @property
     def notices(self) -> tuple[Notice, ...]:

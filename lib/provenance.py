@@ -69,6 +69,11 @@ def _origin(trace: Trace, round_: Round, provenance: Provenance) -> str:
     # Our words only: a native trace's `converted_from` is the file's text, and this line is drawn as markdown.
     source = CONVERTED_FROM.get(converted, "another log format")
     body = f"written here as an {DIALECT_NAMES.get(trace.dialect, trace.dialect)} body"
+    if provenance.origin == "recorded" and round_.sent_on and round_.sent_on_notes:
+        # A call sent on in another API's format, written in the conversation's: what that body has no place for
+        # (thinking, a reasoning count) is not on screen, and a field it requires is ours. The note lists them.
+        return (f"Converted from {source}, {body}: not all of the content is as recorded, as writing it so left out "
+                "or filled in what the note lists, and the paths on the steps name this body, not the log's.")
     if provenance.origin == "recorded":
         return (f"Converted from {source}: the content is as recorded, {body}, so the paths on the steps name this "
                 "body, not the log's.")

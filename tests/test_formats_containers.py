@@ -1811,8 +1811,7 @@ def test_a_conversation_sent_on_to_another_providers_api_is_one_conversation_wri
     assert second.request.messages[2].text.endswith("is it an unsignalized street?")
     assert second.response.usage.input_tokens == 1343
     assert origin_line(trace, second).startswith(
-        "Converted from an Anthropic Messages body: the content is as recorded, written here as an OpenAI Chat "
-        "Completions body")
+        "Converted from an Anthropic Messages body, written here as an OpenAI Chat Completions body")
     detail = provenance_detail(trace.round_provenance(second))
     assert detail.startswith("This call went to another API than the one this conversation is written in, OpenAI Chat "
                              "Completions")
@@ -1821,6 +1820,43 @@ def test_a_conversation_sent_on_to_another_providers_api_is_one_conversation_wri
     (back,) = upload("pyd-anthropic-then-openai-history.yaml").conversations
     assert back.trace.dialect == "anthropic-messages" and back.trace.rounds[1].request.model == "gpt-5"
     assert origin_line(back.trace, back.trace.rounds[1]).startswith("Converted from an OpenAI Responses API object")
+
+
+@pytest.mark.parametrize("name, model_before, model_now", [
+    ("pyd-openai-then-anthropic-history.yaml", "gpt-5", "claude-sonnet-4-0"),
+    ("pyd-anthropic-then-openai-history.yaml", "claude-sonnet-4-6", "gpt-5"),
+])
+def test_a_history_sent_on_to_another_providers_api_is_said_to_be_what_that_does_not_a_turn_to_send_back(
+        name, model_before, model_now):
+    # pydantic-ai writes the first model's thinking into the history as tagged text for the second provider's API.
+    # The user read a warning: "The assistant turn sent back here is not what the model wrote in round 1: its text is
+    # not the text the model wrote. Send the turn back as received, text beside the calls included." True, yet the
+    # program cannot send it back as received: the other API has no place for it.
+    (conversation,) = upload(name).conversations
+    (finding,) = run_checks(conversation.trace)
+    assert (finding.code, finding.severity, finding.round) == ("history-rewritten", "info", 2)
+    assert finding.message.startswith("The assistant turn sent back here is not what the model wrote in round 1: its "
+                                      "text is not the text the model wrote.")
+    assert f"sends the conversation on to another provider's API ({model_now}; round 1 asked {model_before})" \
+        in finding.message
+    assert "That is what passing a history to another provider's API does" in finding.message
+    assert "Send the turn back as received" not in finding.message
+
+
+def test_a_round_sent_on_in_another_format_does_not_call_its_content_as_recorded_where_the_writing_left_parts_out():
+    # The user read "Converted from an Anthropic Messages body: the content is as recorded, written here as an OpenAI
+    # Chat Completions body", above a note listing the thinking that writing left out.
+    for name in ("pyd-openai-then-anthropic-history.yaml", "pyd-anthropic-then-openai-history.yaml"):
+        (conversation,) = upload(name).conversations
+        trace = conversation.trace
+        second = trace.rounds[1]
+        line = origin_line(trace, second)
+        assert ": the content is as recorded" not in line
+        assert "not all of the content is as recorded, as writing it so left out or filled in what the note lists" \
+            in line
+        assert "leaves out or fills in" in provenance_detail(trace.round_provenance(second))
+        # The round that went to the conversation's own API is still as recorded.
+        assert "not all of the content" not in origin_line(trace, trace.rounds[0])
 
 
 def test_requests_that_share_instructions_but_not_the_answer_stay_apart_across_formats():

@@ -53,7 +53,7 @@ from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
 from lib.intern import collector_paused, content_key, loads_exact
 from lib.model import (COMPACTED, COMPACTED_IN_CALL, COMPACTION, CUT_CALLS, HISTORY_CUT, MADE_UP_IDS, NOTICES,
-                       PROGRAM_WROTE, STREAMED, UNENDED_CALLS, UNENDED_WRITES, Message, ProviderError, Request, Response, Round, Trace)
+                       PROGRAM_WROTE, SENT_ON, STREAMED, UNENDED_CALLS, UNENDED_WRITES, Message, ProviderError, Request, Response, Round, Trace)
 from lib.text import plural
 
 
@@ -280,6 +280,8 @@ class _Call:
     unended_writes: tuple[str, ...] = ()
     compaction: bool = False
     compacted_in_call: bool = False
+    sent_on: dict | None = None
+    """For a call that sent the conversation on in another API's format: the round's SENT_ON."""
 
 
 @dataclass
@@ -318,13 +320,14 @@ class _Rebuilder:
         body = record.request or {}
         thread, checked, opening, read = self._thread_for(record, body)
         previous = thread.calls[-1].request if thread.calls else None
-        converted_from, provenance = record.converted_from, record.provenance
+        converted_from, provenance, sent_on = record.converted_from, record.provenance, None
         if read is not None and thread.dialect != record.dialect:
             # History sent on in another API's format: the call is written in the conversation's own (lib.dialects.
             # convert, through the model), and says what it came from and what that writing could not carry.
             request, response, notes = self._written_as(record, read, thread.dialect)
             converted_from = converted_from or record.dialect
             provenance = _converted_provenance(provenance, thread.dialect, notes)
+            sent_on = {"api": converted_from, "notes": list(notes)}
             body = request.raw
         else:
             request = read or dialect.read_request(body, self.pools, previous, checked)
@@ -357,7 +360,7 @@ class _Rebuilder:
             tuple(p for p in record.program_wrote if isinstance(p, str)),
             tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True,
             tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
-            record.compacted_in_call is True,
+            record.compacted_in_call is True, sent_on,
         ))
 
     def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None, Request | None]:
@@ -590,6 +593,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra[COMPACTION] = True
         if call.compacted_in_call:
             extra[COMPACTED_IN_CALL] = True
+        if call.sent_on:
+            extra[SENT_ON] = call.sent_on
         resent = shared_prefix(previous, call.request.messages)
         if call.history_cut and rounds:
             extra[HISTORY_CUT] = resent
