@@ -1167,10 +1167,9 @@ def _write_tool_call(trace: Trace) -> Iterator[Hit]:
                   f"A write tool: a person approves it here, before step 3 runs it. {recorded}")
 
 
-def _echo_differs(previous: Round, request: Request) -> tuple[int, str] | None:
-    """Where the assistant turn that resends the previous response is not what the model wrote: the turn's index, and
-    what differs in words."""
-    i = len(previous.request.messages)
+def _echo_differs(previous: Round, request: Request, i: int) -> tuple[int, str] | None:
+    """Where the assistant turn that resends the previous response, from index `i` on, is not what the model wrote: the
+    turn's index, and what differs in words."""
     turn = _turn_sent_back(request, i)
     if previous.response is None or not turn:
         return None
@@ -1278,6 +1277,9 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
                           f"request ({where} there); the {resent} are resent unchanged and in order. The model no "
                           "longer sees what was left out, and the prompt cache starts again from the first gap. If "
                           "this is deliberate trimming, keep each call together with its result.")
+            # What it resends is unchanged; the answer it sends back after them may not be.
+            if (echo := _echo_hit(previous, round_)) is not None:
+                yield echo
         elif placed is not None and (placed.changed or placed.dropped) and not instructions:
             counts = [plural(len(placed.changed), "resent message") + " changed"] if placed.changed else []
             counts += [plural(placed.dropped, "message") + " dropped"] if placed.dropped else []
@@ -1291,15 +1293,22 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
                           f"Compared with round {previous.index}'s request, {' and '.join(counts)}. The model now "
                           "reads a history it did not write, and the prompt cache is lost. If this is deliberate "
                           "trimming, keep each call together with its result.")
-        elif (echo := _echo_differs(previous, round_.request)) is not None:
-            if round_.sent_on:
-                yield Hit("info", round_.index, "request", f"messages[{echo[0]}]",
-                          f"The assistant turn sent back here is not what the model wrote in round {previous.index}: "
-                          f"{echo[1]}. " + _sent_on_words(previous, round_))
-            else:
-                yield Hit("warning", round_.index, "request", f"messages[{echo[0]}]",
-                          f"The assistant turn sent back here is not what the model wrote in round {previous.index}: "
-                          f"{echo[1]}. Send the turn back as received, text beside the calls included.")
+        elif (echo := _echo_hit(previous, round_)) is not None:
+            yield echo
+
+
+def _echo_hit(previous: Round, round_: Round) -> Hit | None:
+    """The finding on the assistant turn `round_`'s request sends back where it is not what the model wrote in
+    `previous`: looked for where the request goes on from that request (_sent_back_at: past the messages it resent,
+    some of them left out or not), so a request that left its instructions out is read as growth reads it."""
+    echo = _echo_differs(previous, round_.request, _sent_back_at(round_, previous))
+    if echo is None:
+        return None
+    said = f"The assistant turn sent back here is not what the model wrote in round {previous.index}: {echo[1]}. "
+    if round_.sent_on:
+        return Hit("info", round_.index, "request", f"messages[{echo[0]}]", said + _sent_on_words(previous, round_))
+    return Hit("warning", round_.index, "request", f"messages[{echo[0]}]",
+               said + "Send the turn back as received, text beside the calls included.")
 
 
 def _sent_on_words(previous: Round, round_: Round) -> str:

@@ -299,6 +299,36 @@ def test_history_rewritten_catches_the_text_beside_a_call_dropped_on_the_way_bac
     assert found(loop(written, [result("call_a")]), "history-rewritten") == []
 
 
+def test_a_request_that_leaves_its_instructions_out_is_checked_past_the_messages_it_resends():
+    # The program asks again from the run's messages without the system message (pydantic-ai does), and sends back the
+    # model's last turn without the text the model wrote beside its call. The user read only "This request resends
+    # round 2's messages without the instructions they began with": the turn was looked for at messages[4], where
+    # round 2's request ended, not at messages[3], where this request sends it back.
+    instructions = {"role": "system", "content": "You answer questions about orders."}
+    first, second = calls(call("c1"), content="Checking order 7."), calls(call("c2", '{"order_id": "8"}'),
+                                                                          content="Now order 8.")
+    asked = [model_round([instructions, USER], first), model_round([instructions, USER, first, result("c1")], second)]
+
+    def findings(*messages):
+        return [(f.code, f.severity, f.path, f.message) for f in run_checks(trace_of(*asked, model_round(
+            [USER, first, result("c1"), *messages], says("Both have shipped.")))) if f.round == 3]
+    left_out = ("history-rewritten", "warning", "messages",
+                "This request resends round 2's messages without the instructions they began with (the system "
+                "message); the 3 other messages are resent unchanged. The model answers this round without those "
+                "instructions, and the prompt cache starts again. If the model should keep following them, send them "
+                "with every request.")
+    assert findings(second, result("c2")) == [left_out]
+    assert findings(calls(call("c2", '{"order_id": "8"}')), result("c2")) == [left_out, (
+        "history-rewritten", "warning", "messages[3]",
+        "The assistant turn sent back here is not what the model wrote in round 2: the text the model wrote beside its "
+        "calls is left out. Send the turn back as received, text beside the calls included.")]
+    # What follows the resent messages is read as new, as growth reads it: a result for no call, a call with none.
+    assert [f[:3] for f in findings(second, result("c2"), result("c9"))] == [
+        ("orphan-tool-result", "error", "messages[5].content"), left_out[:3]]
+    assert [f[:3] for f in findings(second, {"role": "user", "content": "Well?"})] == [
+        ("missing-tool-result", "error", "messages[3].tool_calls[0]"), left_out[:3]]
+
+
 def test_tools_changed_is_info_on_the_round_whose_tool_list_differs():
     extra = {"type": "function", "function": {"name": "track", "description": "Track a parcel.", "parameters": {}}}
     changed = loop(calls(call("call_a")), [result("call_a")], second={"tools": [LOOKUP, extra]})
