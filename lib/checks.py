@@ -1251,7 +1251,9 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
             dropped = f"the {plural(placed.dropped, 'message')}" if placed.dropped else "the messages"
             place = "its place" if placed.dropped == 1 else "their place"
             # A compaction call (Round.compaction) had the provider write it, not the program.
-            summary = (f"the compacted history the provider returned in round {previous.index}" if previous.compaction
+            # So did an ordinary call the provider compacted during, its item sent back alone (growth's origin).
+            providers = previous.compaction or any(e.origin == "compaction" for e in placed.new)
+            summary = (f"the compacted history the provider returned in round {previous.index}" if providers
                        else "a summary it wrote")
             yield Hit("info", round_.index, "request", "messages",
                       f"The program compacted the conversation before this request: it dropped {dropped} of round "

@@ -114,7 +114,23 @@ def _origin(message: Message, previous_round: Round | None, marked: frozenset[st
         if message == answered or (message.tool_calls, message.text) == (answered.tool_calls, answered.text):
             # A compaction call's answer is no turn of the model's: the program sends it in place of the history.
             return "compaction" if previous_round.compaction else "response"
+        # The compacted item the provider returned beside the answer (Round.compacted_in_call), sent back alone in
+        # place of the turns it compacts: whole, by its id, or as a reference to it.
+        if previous_round.compacted_in_call and _compacted_item_of(message, answered):
+            return "compaction"
     return "history" if message.role == "assistant" else "input"
+
+
+def _compacted_item_of(message: Message, answered: Message) -> bool:
+    """Whether every part of `message` is a compacted item `answered` carries (a `compaction` part), named by its id
+    or its encrypted content."""
+    def keys(part: OtherPart) -> set:
+        raw = part.raw if isinstance(part.raw, dict) else {}
+        return {(k, v) for k in ("id", "encrypted_content") if isinstance(v := raw.get(k), str) and v}
+    returned = set().union(*(keys(p) for p in answered.parts if isinstance(p, OtherPart) and p.type == "compaction"))
+    return bool(message.parts) and bool(returned) and all(
+        isinstance(p, OtherPart) and p.type in ("compaction", "item_reference") and keys(p) & returned
+        for p in message.parts)
 
 
 def _left_out(message: Message, answered: Message) -> tuple[str, ...]:

@@ -2009,6 +2009,49 @@ def test_a_compaction_during_an_ordinary_call_is_the_providers_item_beside_the_m
     ]
 
 
+def _inline_asked_with(input_items):
+    """pyd-responses-compact-inline.yaml with its fourth request's input written as `input_items(compacted item,
+    question)`: how a program sends the history on after the provider compacted it during the third call."""
+    import yaml
+    cassette = yaml.safe_load((FIXTURES / "pyd-responses-compact-inline.yaml").read_bytes())
+    (compacted,) = [item for item in cassette["interactions"][2]["response"]["parsed_body"]["output"]
+                    if item["type"] == "compaction"]
+    body = cassette["interactions"][3]["request"]["parsed_body"]
+    # A copy: the same object written twice would be a YAML alias, which the cassette reader refuses.
+    body["input"] = input_items(dict(compacted), body["input"][-1], body["input"][:-2])
+    return upload("compacted.yaml", yaml.safe_dump(cassette).encode())
+
+
+@pytest.mark.parametrize("sent", [
+    lambda item: item,  # whole, as returned
+    lambda item: {"type": "compaction", "id": item["id"]},  # by its id: the provider stored it
+    lambda item: {"type": "item_reference", "id": item["id"]},
+], ids=["whole", "by id", "item_reference"])
+def test_a_request_that_sends_only_the_item_compacted_during_a_call_goes_on_from_that_call_its_history_cut(sent):
+    # The provider compacted the conversation during the third call (`context_management`); the program drops the
+    # turns before the compacted item and sends it, by itself or by its id, with the next question, as the Responses
+    # API allows. The user read "4 interactions: 4 rounds in 2 conversations": the fourth round a conversation of its
+    # own, its compacted item "an assistant turn the program put in the history".
+    trace = _rounds_of(_inline_asked_with(lambda item, question, before: [sent(item), question]))
+    fourth = trace.rounds[3]
+    assert (fourth.history_cut, fourth.compacted) == (0, True)
+    placed = growth(trace, 4)
+    assert [(e.status, e.origin) for e in placed.entries] == [("new", "compaction"), ("new", "input")]
+    assert placed.entries[1].message.text == "What is 2+2?" and placed.dropped == 5
+    assert [f.message for f in run_checks(trace) if f.code == "history-rewritten"] == [
+        "The program compacted the conversation before this request: it dropped the 5 messages of round 3's request "
+        "and sent the compacted history the provider returned in round 3 in their place, so the model works from that "
+        "summary from here on. Agents do this to keep a long session within the context window. What the summary "
+        "leaves out, the model no longer sees, and the prompt cache starts again."]
+
+
+def test_a_request_that_resends_the_whole_history_with_the_item_compacted_during_a_call_by_its_id_cuts_nothing():
+    trace = _rounds_of(_inline_asked_with(lambda item, question, before: [
+        *before, {"type": "compaction", "id": item["id"]}, question]))
+    assert [(r.history_cut, r.compacted) for r in trace.rounds] == [(None, False)] * 4
+    assert [e.status for e in growth(trace, 4).entries] == ["resent"] * 5 + ["new"] * 2
+
+
 def test_the_request_that_resends_a_compaction_made_during_a_call_says_it_carries_the_compacted_history():
     from lib.growth import origin_words
     trace = _rounds("pyd-responses-compact-inline.yaml")

@@ -75,6 +75,10 @@ class _Link:
     """The `instructions` its request sent, when its request is in the log."""
     followed: bool = False
     """For a compaction call's link: a request that carries its compacted item has been read."""
+    in_call: bool = False
+    """For the link of an ordinary call the provider compacted during (COMPACTED_IN_CALL): a request that resends
+    its whole history with the compacted item goes on as any other; only one that sends the item in place of the
+    turns before it cut them."""
 
 
 def is_responses_request(body: Any) -> bool:
@@ -198,6 +202,8 @@ class ResponsesFormat(LogFormat):
             # A request that carries the item a compaction call returned goes on from that call: the program sends
             # the compacted item in place of the turns before it (whether it keeps a `previous_response_id` or not).
             compacted = self._compacted_from(items)
+            if compacted is not None and compacted.in_call and not _sent_in_place(messages, compacted):
+                compacted = None  # the history resent up to the compacted item, which follows the answer: nothing cut
             if conversation is None and compacted is not None:
                 conversation = compacted.conversation
             # Only the first request after the compaction is cut from the one before; later ones resend the item.
@@ -230,7 +236,11 @@ class ResponsesFormat(LogFormat):
                 opens = _text(response.get("id"))
                 conversation = opens if request is None else None
             link = self._remember(request, response, conversation or carried or opens, messages + [assistant])
-            if compaction and link is not None:
+            if (compaction or in_call) and link is not None:
+                # A request may send the compacted item back by its id alone (the provider stored it) or whole: either
+                # way it goes on from this call. An item returned beside an answer is indexed as one a compaction call
+                # returned, marked so: a request that resends the whole history with it cut nothing.
+                link.in_call = in_call
                 for item in response["output"]:
                     for key in _compaction_keys(item):
                         self._compactions[key] = link
@@ -247,12 +257,13 @@ class ResponsesFormat(LogFormat):
         )
 
     def _compacted_from(self, items: list) -> _Link | None:
-        """The compaction call whose compacted item the request's input carries, if that call is in the log."""
+        """The call whose compacted item the request's input carries (whole, by its id, or as an `item_reference` to
+        it), if that call is in the log: a compaction call, or an ordinary one the provider compacted during."""
         for item in items:
-            if isinstance(item, dict) and item.get("type") == COMPACTION_ITEM:
-                link = next((self._compactions[k] for k in _compaction_keys(item) if k in self._compactions), None)
-                if link is not None:
-                    return link
+            keys = _compaction_keys(item) or _reference_keys(item)
+            link = next((self._compactions[k] for k in keys if k in self._compactions), None)
+            if link is not None:
+                return link
         return None
 
     def _history(self, request: dict | None, response: dict | None) -> tuple[list[dict], str | None]:
@@ -321,6 +332,29 @@ def _compaction_keys(item: Any) -> list[str]:
     keys = [f"id:{item['id']}"] if isinstance(item.get("id"), str) and item["id"] else []
     content = item.get("encrypted_content")
     return keys + ([f"content:{content}"] if isinstance(content, str) and content else [])
+
+
+def _sent_in_place(messages: list[dict], link: _Link) -> bool:
+    """Whether `messages` send the compacted item an ordinary call returned beside its answer (`link`, in_call) in place
+    of turns before it: fewer messages come before the one that carries it than came before that answer."""
+    returned = {key for part in _parts(link.history[-1]) for key in _compaction_keys(part)} if link.history else set()
+    at = next((i for i, message in enumerate(messages) for part in _parts(message)
+               if returned & {*_compaction_keys(part), *_reference_keys(part)}), None)
+    return at is not None and at < len(link.history) - 1
+
+
+def _parts(message: Any) -> list:
+    """A Chat Completions message's content parts (none for a text content)."""
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def _reference_keys(item: Any) -> list[str]:
+    """What an `item_reference` input item names: the id of an item the provider stored (a compacted item among them)."""
+    if isinstance(item, dict) and item.get("type") == "item_reference" and isinstance(item.get("id"), str) \
+            and item["id"]:
+        return [f"id:{item['id']}"]
+    return []
 
 
 def _compaction_note(response: dict) -> str:
