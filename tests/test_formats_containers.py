@@ -2038,6 +2038,10 @@ def test_a_request_that_sends_only_the_item_compacted_during_a_call_goes_on_from
     placed = growth(trace, 4)
     assert [(e.status, e.origin) for e in placed.entries] == [("new", "compaction"), ("new", "input")]
     assert placed.entries[1].message.text == "What is 2+2?" and placed.dropped == 5
+    from lib.condensed import condensed_rounds
+    from lib.growth import sends
+    assert condensed_rounds(trace)["rounds"][3]["heading"] == "Round 4: the program sends 2 messages, 2 of them new" \
+        == f"Round 4: {sends(fourth, len(placed.new), placed.since)}"
     assert [f.message for f in run_checks(trace) if f.code == "history-rewritten"] == [
         "The program compacted the conversation before this request: it dropped the 5 messages of round 3's request "
         "and sent the compacted history the provider returned in round 3 in their place, so the model works from that "
