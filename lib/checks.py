@@ -1320,10 +1320,10 @@ def _sent_on_words(previous: Round, round_: Round) -> str:
     to = f" ({models[1]}; round {previous.index} asked {models[0]})" if None not in models and models[0] != models[1] \
         else ""
     return (f"This request sends the conversation on to another provider's API{to}, in that API's own format: the "
-            "program wrote the earlier turns over in it, and what that format has no place for, such as the model's "
-            "thinking, comes back as text or not at all. That is what passing a history to another provider's API "
-            "does: the model of this round reads the earlier turns as the program wrote them over, not as they were "
-            "written.")
+            "program wrote the earlier turns over in it, and what that format writes otherwise (a call's id, a "
+            "result's shape) or has no place for (the model's thinking) comes back changed, as text, or not at all. "
+            "That is what passing a history to another provider's API does: the model of this round reads the "
+            "earlier turns as the program wrote them over, not as they were written.")
 
 
 @check("instructions-not-resent")

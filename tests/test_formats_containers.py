@@ -1822,25 +1822,33 @@ def test_a_conversation_sent_on_to_another_providers_api_is_one_conversation_wri
     assert origin_line(back.trace, back.trace.rounds[1]).startswith("Converted from an OpenAI Responses API object")
 
 
-@pytest.mark.parametrize("name, model_before, model_now", [
-    ("pyd-openai-then-anthropic-history.yaml", "gpt-5", "claude-sonnet-4-0"),
-    ("pyd-anthropic-then-openai-history.yaml", "claude-sonnet-4-6", "gpt-5"),
+@pytest.mark.parametrize("name, round_, model_before, model_now, said", [
+    ("pyd-openai-then-anthropic-history.yaml", 2, "gpt-5", "claude-sonnet-4-0",
+     "The assistant turn sent back here is not what the model wrote in round 1: its text is not the text the model "
+     "wrote."),
+    ("pyd-anthropic-then-openai-history.yaml", 2, "claude-sonnet-4-6", "gpt-5",
+     "The assistant turn sent back here is not what the model wrote in round 1: its text is not the text the model "
+     "wrote."),
+    # Gemini's call resent under an id pydantic-ai made up, its result as "Paris" where Gemini was sent
+    # {"return_value": "Paris"}: "... The model now reads a history it did not write, and the prompt cache is lost. If
+    # this is deliberate trimming, keep each call together with its result."
+    ("pyd-gemini-then-openai-lone-tools.yaml", 3, "gemini-2.0-flash-exp", "gpt-4o-mini",
+     "Compared with round 2's request, 2 resent messages changed."),
 ])
 def test_a_history_sent_on_to_another_providers_api_is_said_to_be_what_that_does_not_a_turn_to_send_back(
-        name, model_before, model_now):
+        name, round_, model_before, model_now, said):
     # pydantic-ai writes the first model's thinking into the history as tagged text for the second provider's API.
     # The user read a warning: "The assistant turn sent back here is not what the model wrote in round 1: its text is
     # not the text the model wrote. Send the turn back as received, text beside the calls included." True, yet the
     # program cannot send it back as received: the other API has no place for it.
     (conversation,) = upload(name).conversations
-    (finding,) = run_checks(conversation.trace)
-    assert (finding.code, finding.severity, finding.round) == ("history-rewritten", "info", 2)
-    assert finding.message.startswith("The assistant turn sent back here is not what the model wrote in round 1: its "
-                                      "text is not the text the model wrote.")
-    assert f"sends the conversation on to another provider's API ({model_now}; round 1 asked {model_before})" \
-        in finding.message
+    (finding,) = [f for f in run_checks(conversation.trace) if f.code == "history-rewritten"]
+    assert (finding.severity, finding.round) == ("info", round_)
+    assert finding.message.startswith(said)
+    assert f"sends the conversation on to another provider's API ({model_now}; round {round_ - 1} asked " \
+           f"{model_before})" in finding.message
     assert "That is what passing a history to another provider's API does" in finding.message
-    assert "Send the turn back as received" not in finding.message
+    assert "Send the turn back as received" not in finding.message and "deliberate trimming" not in finding.message
 
 
 def test_a_round_sent_on_in_another_format_does_not_call_its_content_as_recorded_where_the_writing_left_parts_out():

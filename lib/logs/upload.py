@@ -332,6 +332,11 @@ class _Rebuilder:
         else:
             request = read or dialect.read_request(body, self.pools, previous, checked)
             response = dialect.read_response(record.response, self.pools) if record.response else None
+            if read is not None and thread.calls and (record.converted_from or record.dialect) != (
+                    thread.calls[-1].converted_from or thread.dialect):
+                # Sent on from another API's history, the two read into one dialect by their own formats' readers
+                # (Gemini's calls then Chat Completions'): nothing of ours left out, the program's rewriting shown.
+                sent_on = {"api": record.converted_from or record.dialect, "notes": []}
         if record.held_by_provider:
             request = replace(request, held_by_provider=record.held_by_provider)
         hold_interned(body, request.raw["messages"])
