@@ -331,8 +331,8 @@ an encrypted item the model did not write (Round.compacted_in_call)."""
 
 SENT_ON = "sent_on"
 """The round key of a call whose request sent the conversation on to another provider's API, in that API's own format
-(pydantic-ai's message_history passed from gpt-5 to Claude): `{"api": the dialect it was sent in, "notes": what
-writing it in the conversation's own dialect left out or filled in}`. The program wrote the earlier turns over in that
+(pydantic-ai's message_history passed from gpt-5 to Claude): `{"api": the format it was sent in (a log format's key), "notes":
+what writing it in the conversation's own dialect left out or filled in (none where its own format's reader read it)}`. The program wrote the earlier turns over in that
 format, so what the model wrote comes back as that API carries it (thinking as text, or not at all)."""
 
 PROGRAM_WROTE = "program_wrote"
