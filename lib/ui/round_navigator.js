@@ -196,24 +196,25 @@ function build(root, trace) {
 
 const decoder = new TextDecoder();
 
-// Python sends bytes: a line of JSON with the trace and the round on screen, then, on a session's first run, a second
-// line with the condensed rounds (JSON escapes the newlines inside strings, so the first newline ends the first line).
-function unpack(bytes) {
-  const text = decoder.decode(bytes);
-  const cut = text.indexOf("\n");
-  if (cut < 0) return [JSON.parse(text), null];
-  return [JSON.parse(text.slice(0, cut)), JSON.parse(text.slice(cut + 1))];
+// The condensed rounds come gzip-compressed (a tenth of the bytes the page's main thread must take off the websocket);
+// the browser's own decompressor reads them off the main thread.
+async function inflate(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return JSON.parse(await new Response(stream).text());
 }
 
-export default function (component) {
+// Python sends bytes: a line of JSON with the trace and the round on screen, then, on a session's first run, the
+// condensed rounds compressed (JSON escapes the newlines inside strings, so the first newline ends the first line).
+function unpack(data) {
+  const bytes = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+    : new Uint8Array(data);
+  const cut = bytes.indexOf(10);
+  if (cut < 0) return [JSON.parse(decoder.decode(bytes)), null];
+  return [JSON.parse(decoder.decode(bytes.subarray(0, cut))), inflate(bytes.slice(cut + 1))];
+}
+
+function show(component, data, trace) {
   const { parentElement, setTriggerValue } = component;
-  const [data, condensed] = unpack(component.data);
-  if (condensed) held.set(data.trace, condensed);
-  const trace = held.get(data.trace);
-  if (!trace) {
-    setTriggerValue("missing", data.trace); // this page never got the rounds (a reconnect): Python sends them again
-    return;
-  }
   let view = views.get(parentElement);
   if (!view || view.trace !== trace) {
     view = build(parentElement, trace);
@@ -222,4 +223,16 @@ export default function (component) {
   }
   view.tell = (round) => setTriggerValue("chosen", round);
   view.follow(data.round);
+}
+
+export default function (component) {
+  const [data, condensed] = unpack(component.data);
+  if (condensed) held.set(data.trace, condensed);
+  const trace = held.get(data.trace); // the rounds, or the promise of them while they are still being read
+  if (!trace) {
+    component.setTriggerValue("missing", data.trace); // this page never got the rounds (a reconnect): Python sends them again
+    return;
+  }
+  // Runs after any earlier call's: a round chosen while the rounds were still being read is followed in order.
+  Promise.resolve(trace).then((rounds) => show(component, data, rounds));
 }
