@@ -252,6 +252,10 @@ EXPECTED = [
     ("mirascope-anthropic-unmarked-as-string.har", {"har": "an entry with request.url and response.content (a HAR "
                                                           "file)"},
      "3 entries: 3 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [1, 3, 5]}, 0),
+    # Recorded by Polly.JS (openllmetry-js): the gzip answer kept as a JSON list of base64 chunks (it was skipped,
+    # "gzip that does not open").
+    ("ollm-js-polly-gzip-chunks.har", {"har": "an entry with request.url and response.content (a HAR file)"},
+     "1 entry: 1 round in 1 conversation; 0 entries skipped", {"conversation 1": [1]}, 0),
     # Recorded through aiohttp: vcrpy kept the header names as multidict's istr, a Python tag (the file was refused).
     ("ddtrace-openai-aiohttp-headers.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
@@ -956,6 +960,19 @@ def test_a_message_unmarked_and_written_as_the_string_its_one_text_block_held_is
     assert [e.status for e in growth(trace, 3).entries] == ["resent", "resent", "resent", "new", "new"]
     assert [f.code for f in run_checks(trace)] == []
 
+
+def test_a_polly_har_answer_kept_as_base64_chunks_of_gzip_is_the_answer():
+    # Polly.JS writes a body that came compressed as the JSON text of a list of base64 strings, one a chunk received,
+    # under `encoding: "base64"`; decoded as one base64 string it was no gzip, and the entry was skipped.
+    result = upload("ollm-js-polly-gzip-chunks.har")
+    assert result.problems == ()
+    (conversation,) = result.conversations
+    (round_,) = conversation.trace.rounds
+    assert [m.text for m in round_.request.messages] == ["Tell me a joke about OpenTelemetry"]
+    assert round_.response.message.text == ("Why did the OpenTelemetry developer go broke? \n\nBecause they kept "
+                                            "trying to trace their expenses!")
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (15, 20)
+    assert round_.response.finish_reason == "stop"
 
 def described(result):
     """Each round as a user reads it: what was sent, what came back."""

@@ -2,13 +2,16 @@
 
 A HAR file is one JSON document, `{"log": {"entries": [...]}}`; lib/logs/documents.py hands
 this format one entry at a time. The request body is `request.postData.text`; the response body
-is `response.content.text`, base64 when `content.encoding` says so.
+is `response.content.text`, base64 when `content.encoding` says so. Polly.JS (its node-http adapter) writes a body
+that was compressed on the wire as the JSON text of a list of base64 strings, one for each chunk it received, under
+the same `encoding: "base64"`: the chunks are decoded and joined, in order.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
 from typing import Iterator
 
 from lib.logs.chat_shape import object_at, require
@@ -37,7 +40,7 @@ class HarEntryFormat(ExchangeFormat):
         body = content.get("text")
         if content.get("encoding") == "base64" and isinstance(body, str):
             try:
-                body = base64.b64decode(body, validate=False)
+                body = b"".join(base64.b64decode(chunk, validate=False) for chunk in _base64_chunks(body))
             except (binascii.Error, ValueError) as exc:
                 raise LineProblem(f"entry {line}: response.content.text is not valid base64 ({exc})") from exc
         status = response.get("status")
@@ -50,3 +53,15 @@ class HarEntryFormat(ExchangeFormat):
                               if isinstance(h, dict) and isinstance(h.get("value"), (str, int)) and "name" in h},
         )
         yield from self.reader.record(exchange, line)
+
+
+def _base64_chunks(text: str) -> list[str]:
+    """The base64 pieces of a body: Polly.JS's list of chunks (a JSON array of strings), or the text itself."""
+    if text.lstrip().startswith("["):
+        try:
+            chunks = json.loads(text)
+        except ValueError:
+            return [text]
+        if isinstance(chunks, list) and chunks and all(isinstance(chunk, str) for chunk in chunks):
+            return chunks
+    return [text]
