@@ -256,6 +256,12 @@ EXPECTED = [
     # "gzip that does not open").
     ("ollm-js-polly-gzip-chunks.har", {"har": "an entry with request.url and response.content (a HAR file)"},
      "1 entry: 1 round in 1 conversation; 0 entries skipped", {"conversation 1": [1]}, 0),
+    # Google ADK's runner asked the same question twice; the second run's request resends its call and result twice
+    # (it was placed after the first run's answer, the second run's first round a conversation of its own).
+    ("langsmith-adk-second-run-call-twice.yaml", {"vcr-cassette": "an interaction with request.uri and "
+                                                                   "response.status (a VCR cassette)"},
+     "4 interactions: 4 rounds in 2 conversations; 0 interactions skipped",
+     {"conversation 1": [2, 4], "conversation 2": [2, 6]}, 2),
     # Recorded through aiohttp: vcrpy kept the header names as multidict's istr, a Python tag (the file was refused).
     ("ddtrace-openai-aiohttp-headers.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
@@ -973,6 +979,23 @@ def test_a_polly_har_answer_kept_as_base64_chunks_of_gzip_is_the_answer():
                                             "trying to trace their expenses!")
     assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (15, 20)
     assert round_.response.finish_reason == "stop"
+
+def test_a_second_run_of_the_same_question_goes_on_from_its_own_answer():
+    # ADK's runner ran "What is the weather in New York?" twice (langsmith-sdk's cassette). The second run's last
+    # request resends the first question, then its own call and result twice over. That request also extends the first
+    # run's last request (the calls are named by place, alike), and was placed there as the longest: the first run read
+    # 3 rounds, its answer "replaced" ('history-rewritten'), the second run's first round a conversation alone.
+    from lib.growth import growth
+    result = upload("langsmith-adk-second-run-call-twice.yaml")
+    first, second = (c.trace for c in result.conversations)
+    assert [texts(first), texts(second)] == [["", "The weather in New York is Sunny, 25C."]] * 2
+    assert [r.response.usage.input_tokens for r in second.rounds] == [91, 181]
+    sent = second.rounds[1].request.messages
+    assert [(m.role, [c.name for c in m.tool_calls], [r.content for r in m.tool_results]) for m in sent[2:]] == [
+        ("assistant", ["get_weather"], []), ("tool", [], ['{"status": "success", "report": "Sunny, 25C in New York."}']),
+    ] * 2
+    assert [e.status for e in growth(second, 2).entries] == ["resent", "resent", "new", "new", "new", "new"]
+    assert [f.code for t in (first, second) for f in run_checks(t)] == []
 
 def described(result):
     """Each round as a user reads it: what was sent, what came back."""

@@ -384,22 +384,33 @@ class _Rebuilder:
         keys = [opening, opening[:1]] if len(opening) == 2 else [opening]
         best, best_length, exact = None, -1, False
         repeated, repeated_length = None, 0
+        extended: list[tuple[_Thread, bool]] = []
         for key in keys:
             for thread in self._by_opening.get(key, ()):
                 before = thread.calls[-1].request.raw.get("messages") or []
-                if thread.dialect != record.dialect or len(before) < best_length or len(raws) < len(before):
+                if thread.dialect != record.dialect or len(raws) < len(before):
                     continue
                 if len(raws) == len(before):
                     # The thread's last request sent again as it was: a retry, or the same question asked again.
                     if len(before) > repeated_length and _resends_answer(raws) and _resent_unmarked(raws, before):
                         repeated, repeated_length = thread, len(before)
                     continue
-                if len(before) == best_length and not self._answer_follows(thread, raws, best):
+                same = raws[: len(before)] == before
+                if not same and not _resent_unmarked(raws, before):
                     continue
-                if raws[: len(before)] == before:
-                    best, best_length, exact = thread, len(before), True
-                elif _resent_unmarked(raws, before):
-                    best, best_length, exact = thread, len(before), False
+                extended.append((thread, same))
+                if len(before) < best_length or (len(before) == best_length
+                                                 and not self._answer_follows(thread, raws, best)):
+                    continue
+                best, best_length, exact = thread, len(before), same
+        if best is not None and not _answered(best, raws):
+            # The longest thread's answer is not what the request sends next, where a shorter one's is: a program that
+            # ran the same question twice goes on from the second run (ADK's runner, the second run's request resending
+            # its call twice, was placed after the first run's answer and read as the history rewritten).
+            best, exact = max(((t, same) for t, same in extended if _answered(t, raws)),
+                              key=lambda pair: len(pair[0].calls[-1].request.raw.get("messages") or []),
+                              default=(best, exact))
+            best_length = len(best.calls[-1].request.raw.get("messages") or [])
         if repeated is not None and (best is None or best_length < repeated_length and not (
                 best.calls[-1].response is not None and _answer_resent(raws[best_length], best.calls[-1].response))):
             # A request that repeats a thread's last request goes on from that thread's history, unless another
@@ -452,11 +463,7 @@ class _Rebuilder:
         """Whether a request that extends the last requests of two threads alike (a program that asked the same thing
         twice: CrewAI with and without a response format) goes on from `thread`'s answer rather than `rival`'s: it
         resends that answer, and not the rival's, next. The first thread found keeps it otherwise."""
-        def resent(candidate: _Thread | None) -> bool:
-            last = candidate.calls[-1] if candidate is not None and candidate.calls else None
-            position = len(last.request.raw.get("messages") or []) if last is not None else 0
-            return last is not None and last.response is not None and _answer_resent(raws[position], last.response)
-        return resent(thread) and not resent(rival)
+        return _answered(thread, raws) and not (rival is not None and _answered(rival, raws))
 
     def _under_other_instructions(self, dialect: str, raws: list) -> _Thread | None:
         """The thread a request continues under another system message: it resends the thread's last request but its
@@ -517,6 +524,14 @@ def _converted_provenance(provenance: dict | None, target: str, notes: tuple[str
 def _is_instruction(raw: Any) -> bool:
     """Whether a request's message is its instructions (a system or developer message)."""
     return isinstance(raw, dict) and raw.get("role") in ("system", "developer")
+
+
+def _answered(thread: _Thread, raws: list) -> bool:
+    """Whether a request that extends the thread's last request sends that request's answer back next."""
+    last = thread.calls[-1] if thread.calls else None
+    position = len(last.request.raw.get("messages") or []) if last is not None else 0
+    return last is not None and last.response is not None and position < len(raws) \
+        and _answer_resent(raws[position], last.response)
 
 
 def _answer_resent(raw: Any, response: Response) -> bool:
