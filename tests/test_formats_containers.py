@@ -292,6 +292,13 @@ EXPECTED = [
     ("vercel-perplexity-done-chunk.chunks.txt", {"openai-chat-stream": "object is 'chat.completion.chunk' (7 lines); "
                                                 "object is 'chat.completion.done' (Perplexity's last chunk) (1 line)"},
      "8 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
+    # vercel/ai's recorded Responses stream that failed: its `error` event before `response.failed` was skipped as
+    # "matches no known log format".
+    ("vercel-responses-error-event.chunks.txt", {"openai-responses": (
+        "type names a Responses stream event (3 lines); type is 'error' with a sequence_number (a Responses stream's "
+        "error event) (1 line)")},
+     "4 lines: 1 round in 1 conversation; 0 lines skipped",
+     {"resp_05500b38c2cd9bfc00691c7c9d222481a3b595421266dab424": [0]}, 0),
     # Ruby's VCR (ruby_llm): `http_interactions`, every body not UTF-8 text written `!binary` (the file was refused:
     # "not valid YAML").
     ("ruby-llm-deepseek-parallel-calls.yml",
@@ -996,6 +1003,16 @@ def test_a_second_run_of_the_same_question_goes_on_from_its_own_answer():
     ] * 2
     assert [e.status for e in growth(second, 2).entries] == ["resent", "resent", "new", "new", "new", "new"]
     assert [f.code for t in (first, second) for f in run_checks(t)] == []
+
+def test_a_responses_stream_error_event_is_part_of_the_failed_stream():
+    # OpenAI numbers a stream's `error` event like its other events and ends the stream with `response.failed`: the
+    # round is that failure, and no line of the stream is reported unread.
+    result = upload("vercel-responses-error-event.chunks.txt")
+    assert result.problems == ()
+    (conversation,) = result.conversations
+    (round_,) = conversation.trace.rounds
+    assert round_.error.message.startswith("You exceeded your current quota, please check your plan and billing")
+    assert [f.code for f in run_checks(conversation.trace)] == ["provider-error"]
 
 def described(result):
     """Each round as a user reads it: what was sent, what came back."""

@@ -136,6 +136,8 @@ class ResponsesFormat(LogFormat):
         kind = obj.get("type")
         if isinstance(kind, str) and kind.startswith("response.") and "object" not in obj:
             return "type names a Responses stream event"
+        if _stream_error(obj):
+            return "type is 'error' with a sequence_number (a Responses stream's error event)"
         if is_responses_response(obj):
             return "object is 'response' with an 'output' list"
         if is_compaction(obj):
@@ -163,6 +165,9 @@ class ResponsesFormat(LogFormat):
         if isinstance(kind, str) and kind.startswith("response.") and "object" not in obj:
             if kind in FINAL_EVENTS:
                 yield self._record(None, _body(obj, "response"), line)
+            return
+        if _stream_error(obj):
+            # The stream's error event comes before its `response.failed`, which holds the same error and ends it.
             return
         if obj.get("object") in ("response", COMPACTION_OBJECT):
             yield self._record(None, obj, line)
@@ -402,6 +407,12 @@ def _error_body(body: dict, status: int | None) -> dict:
 def _text(value: Any) -> str | None:
     """An id as text, or None when there is none."""
     return str(value) if isinstance(value, (str, int)) and value != "" else None
+
+
+def _stream_error(obj: dict) -> bool:
+    """Whether a line is a Responses stream's `error` event (numbered like every event of the stream, unlike the
+    error event of an Anthropic stream)."""
+    return obj.get("type") == "error" and "sequence_number" in obj and isinstance(obj.get("error"), dict)
 
 
 def _thread_id(body: dict) -> str | None:
