@@ -299,6 +299,10 @@ EXPECTED = [
         "error event) (1 line)")},
      "4 lines: 1 round in 1 conversation; 0 lines skipped",
      {"resp_05500b38c2cd9bfc00691c7c9d222481a3b595421266dab424": [0]}, 0),
+    # xAI's x_search: the searches it ran are custom tool calls in the output, then its answer (they were read as calls
+    # for the program to run, the round stopping on them).
+    ("vercel-xai-x-search-server-calls.chunks.txt", {"openai-responses": "type names a Responses stream event"},
+     "36 lines: 1 round in 1 conversation; 0 lines skipped", {"b7b464ea-cc85-d44a-0f2f-1f7320e703c3": [0]}, 0),
     # Ruby's VCR (ruby_llm): `http_interactions`, every body not UTF-8 text written `!binary` (the file was refused:
     # "not valid YAML").
     ("ruby-llm-deepseek-parallel-calls.yml",
@@ -1013,6 +1017,24 @@ def test_a_responses_stream_error_event_is_part_of_the_failed_stream():
     (round_,) = conversation.trace.rounds
     assert round_.error.message.startswith("You exceeded your current quota, please check your plan and billing")
     assert [f.code for f in run_checks(conversation.trace)] == ["provider-error"]
+
+def test_the_calls_xai_ran_for_its_built_in_search_are_not_calls_for_the_program():
+    # Offered only its built-in `x_search`, grok-4 searched X itself (`x_keyword_search`, `view_x_video`, written as
+    # custom tool calls) and answered in the same response. They read as two calls for the program to run: finish
+    # 'tool_calls', steps 2 and 3 labelled on a response that holds the answer.
+    from lib.steps import steps_for_round
+    (conversation,) = upload("vercel-xai-x-search-server-calls.chunks.txt").conversations
+    trace = conversation.trace
+    (round_,) = trace.rounds
+    assert round_.tool_calls == ()
+    assert round_.response.finish_reason == "stop"
+    assert round_.response.message.text.startswith("### Latest Videos and Images from xAI on X")
+    ran = [p.raw for p in round_.response.message.parts if p.kind == "other" and p.raw.get("type") == "custom_tool_call"]
+    assert [(item["name"], item["call_id"]) for item in ran] == [("x_keyword_search", "xs_call_24148162"),
+                                                                 ("view_x_video", "xs_call_14963218")]
+    assert {label.step for label in steps_for_round(trace, 1)} == {5}
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (27236, 3077)
+    assert [f.code for f in run_checks(trace)] == []
 
 def described(result):
     """Each round as a user reads it: what was sent, what came back."""

@@ -202,7 +202,7 @@ class ResponsesFormat(LogFormat):
             items = _input_items(request)
             if _interleaved(items):
                 self.interleaved.append(line)
-            messages = history + convert.chat_messages(item_turns(items, "input"))
+            messages = history + convert.chat_messages(item_turns(items, "input", provider_ran(request.get("tools"))))
             chat_request = _chat_request(request, messages)
             # A request that carries the item a compaction call returned goes on from that call: the program sends
             # the compacted item in place of the turns before it (whether it keeps a `previous_response_id` or not).
@@ -458,13 +458,29 @@ def _interleaved(items: list) -> bool:
     return False
 
 
-def item_turns(items: Iterable[Any], where: str) -> list[tuple[str, list]]:
-    """Items as (role, parts) turns; neighbouring model items (reasoning, text, calls) become one turn."""
+def provider_ran(tools: Any) -> Callable[[str], bool] | None:
+    """Which calls by name the provider ran itself, for a request whose tools are `tools`: with a built-in tool offered
+    (xAI's `x_search`), a custom tool call named for no function or custom tool the program declared is one of the
+    built-in tool's own calls (xAI writes its searches so, `x_keyword_search`, and answers after them in the same
+    response). None where the tools are not known or none is built in."""
+    if not isinstance(tools, list):
+        return None
+    declared = {str(t.get("name")) for t in tools if isinstance(t, dict) and t.get("type") in ("function", "custom")}
+    built_in = any(isinstance(t, dict) and t.get("type") not in ("function", "custom") for t in tools)
+    return (lambda name: name not in declared) if built_in else None
+
+
+def item_turns(items: Iterable[Any], where: str, ran: Callable[[str], bool] | None = None) -> list[tuple[str, list]]:
+    """Items as (role, parts) turns; neighbouring model items (reasoning, text, calls) become one turn. `ran`: which
+    custom tool calls the provider ran (provider_ran), kept raw beside the text as its other tools' items are."""
     turns: list[tuple[str, list]] = []
     for position, item in enumerate(items):
         if not isinstance(item, dict):
             raise LineProblem(f"{where}[{position}] is {convert.describe(item)}, expected an item object")
-        role, parts = item_turn(item, f"{where}[{position}]")
+        if ran is not None and item.get("type") == "custom_tool_call" and ran(str(item.get("name"))):
+            role, parts = "assistant", [item]
+        else:
+            role, parts = item_turn(item, f"{where}[{position}]")
         if role == "assistant" and turns and turns[-1][0] == "assistant":
             turns[-1][1].extend(parts)
         else:
@@ -550,7 +566,8 @@ def _tool_choice(choice: Any) -> Any:
 
 def _assistant(response: dict) -> dict:
     """All of a response's output items as one assistant message."""
-    messages = convert.chat_messages(item_turns(response.get("output") or (), "output"))
+    ran = provider_ran(response.get("tools"))
+    messages = convert.chat_messages(item_turns(response.get("output") or (), "output", ran))
     return next((m for m in messages if m.get("role") == "assistant"), {"role": "assistant", "content": ""})
 
 
