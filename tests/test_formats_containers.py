@@ -303,6 +303,12 @@ EXPECTED = [
     # for the program to run, the round stopping on them).
     ("vercel-xai-x-search-server-calls.chunks.txt", {"openai-responses": "type names a Responses stream event"},
      "36 lines: 1 round in 1 conversation; 0 lines skipped", {"b7b464ea-cc85-d44a-0f2f-1f7320e703c3": [0]}, 0),
+    # OpenAI's built-in `shell` tool: the model asks for a command (a `shell_call`), the program runs it (the call was
+    # kept raw, the round read as an answer).
+    ("vercel-responses-shell-call.chunks.txt", {"openai-responses": "type names a Responses stream event"},
+     "182 lines: 2 rounds in 2 conversations; 0 lines skipped",
+     {"resp_0434d6d64b12b08900692f639c40408195a50fd07b77ce08a7": [0],
+      "resp_0434d6d64b12b08900692f639d784481959af65f985b9c13e2": [0]}, 1),
     # Ruby's VCR (ruby_llm): `http_interactions`, every body not UTF-8 text written `!binary` (the file was refused:
     # "not valid YAML").
     ("ruby-llm-deepseek-parallel-calls.yml",
@@ -1035,6 +1041,19 @@ def test_the_calls_xai_ran_for_its_built_in_search_are_not_calls_for_the_program
     assert {label.step for label in steps_for_round(trace, 1)} == {5}
     assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (27236, 3077)
     assert [f.code for f in run_checks(trace)] == []
+
+def test_a_shell_call_of_the_built_in_shell_tool_is_a_call_the_program_runs():
+    # gpt-5.1 offered the built-in `shell` tool answers with a `shell_call` (commands in `action`, a call_id the output
+    # goes back under): it read as an answer with no call, finish 'stop', step 5 only.
+    from lib.steps import steps_for_round
+    asked, answered = (c.trace for c in upload("vercel-responses-shell-call.chunks.txt").conversations)
+    (round_,) = asked.rounds
+    assert [(c.id, c.name, c.arguments) for c in round_.tool_calls] == [
+        ("call_pbxjNs1tMJUahLZKAS9qLtvw", "shell",
+         {"commands": ["ls -a ~/Desktop"], "max_output_length": 8912, "timeout_ms": None})]
+    assert round_.response.finish_reason == "tool_calls"
+    assert {label.step for label in steps_for_round(asked, 1)} == {2, 3}
+    assert answered.rounds[0].response.message.text.startswith("Here are the files and folders in your `~/Desktop`")
 
 def described(result):
     """Each round as a user reads it: what was sent, what came back."""

@@ -26,6 +26,12 @@ SPEECH_KEY = "voice"
 """The key that makes a body with `input`, `model` and `instructions` a text-to-speech request (`/v1/audio/speech`)."""
 
 FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
+
+SHELL_CALLS = (("shell_call", "shell"), ("local_shell_call", "local_shell"))
+"""The calls of the built-in shell tools (`shell`, and `local_shell` before it): (item type, the tool it names)."""
+
+SHELL_OUTPUTS = ("shell_call_output", "local_shell_call_output")
+"""What the program sends back for a shell call."""
 """Stream events that carry the whole response; the other `response.*` events are pieces of it."""
 
 INCOMPLETE_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
@@ -500,6 +506,14 @@ def item_turn(item: dict, where: str) -> tuple[str, list]:
         output = item.get("output")
         output = flatten_content(output) if isinstance(output, list) else output
         return "tool", [convert.tool_result_part(_call_id(item, kind, where), output)]
+    shell = next((tool for call, tool in SHELL_CALLS if kind == call), None)
+    shell_call_id = _text(item.get("call_id")) or _text(item.get("id"))
+    if shell is not None and shell_call_id is not None:
+        # The built-in shell tools run on the program's side: the model asks for the commands in `action`, and the
+        # program sends back what they printed under the same call_id (Codex's local_shell calls, the item id).
+        return "assistant", [convert.tool_call_part(shell_call_id, shell, item.get("action"))]
+    if isinstance(kind, str) and kind in SHELL_OUTPUTS:
+        return "tool", [convert.tool_result_part(_call_id(item, kind, where), item.get("output"))]
     # reasoning, web_search_call and other model-side items stay raw beside the text.
     return "assistant", [item]
 
