@@ -309,6 +309,10 @@ EXPECTED = [
      "182 lines: 2 rounds in 2 conversations; 0 lines skipped",
      {"resp_0434d6d64b12b08900692f639c40408195a50fd07b77ce08a7": [0],
       "resp_0434d6d64b12b08900692f639d784481959af65f985b9c13e2": [0]}, 1),
+    # Claude compacted the history before answering: the summary's tokens are in `usage.iterations` only (the round read
+    # the answer's 682 input tokens, not the 61,067 billed).
+    ("vercel-anthropic-compaction-usage.json", {"anthropic-messages": "a bare response body"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [0]}, 0),
     # Ruby's VCR (ruby_llm): `http_interactions`, every body not UTF-8 text written `!binary` (the file was refused:
     # "not valid YAML").
     ("ruby-llm-deepseek-parallel-calls.yml",
@@ -1054,6 +1058,20 @@ def test_a_shell_call_of_the_built_in_shell_tool_is_a_call_the_program_runs():
     assert round_.response.finish_reason == "tool_calls"
     assert {label.step for label in steps_for_round(asked, 1)} == {2, 3}
     assert answered.rounds[0].response.message.text.startswith("Here are the files and folders in your `~/Desktop`")
+
+def test_a_call_that_compacted_first_counts_the_summary_it_was_billed_for():
+    # Anthropic's compaction samples twice in one call: the summary of 60,385 input tokens (592 out), then the answer
+    # from it (682 in, 1,320 out). The top-level usage holds the answer's counts alone; the summary's are the
+    # `compaction` entry of `usage.iterations`. The round said 682 tokens in, 1,320 out.
+    from lib.encodings import encoding_name_for_model
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    (conversation,) = upload("vercel-anthropic-compaction-usage.json").conversations
+    trace = conversation.trace
+    (round_,) = trace.rounds
+    assert [p.raw.get("type") for p in round_.response.message.parts if p.kind == "other"] == ["compaction"]
+    (row,) = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
+    assert (row.input_if_known, row.output_if_known, row.billed_input_if_known) == (60385 + 682, 592 + 1320, 61067)
 
 def described(result):
     """Each round as a user reads it: what was sent, what came back."""

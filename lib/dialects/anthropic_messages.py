@@ -173,21 +173,27 @@ def read_usage(usage: Any) -> Usage | None:
     output_tokens, as Anthropic bills them."""
     if not isinstance(usage, dict) or "input_tokens" not in usage:
         return None
-    cache_read = count(usage.get("cache_read_input_tokens"))
-    cache_write = count(usage.get("cache_creation_input_tokens"))
-    written = usage.get("cache_creation")
-    for_an_hour = count(written.get("ephemeral_1h_input_tokens")) if isinstance(written, dict) else 0
+    # A call that compacted the history first (context management's compaction) sampled twice: the summary, then the
+    # answer from it. The top-level counts are the answer's alone; the summary's, billed at the same model's rates,
+    # are the `compaction` entry of `iterations`, added here so the round says what the call cost.
+    iterations = usage.get("iterations") if isinstance(usage.get("iterations"), list) else ()
+    parts = [usage, *(i for i in iterations if isinstance(i, dict) and i.get("type") == "compaction")]
+    cache_read = sum(count(part.get("cache_read_input_tokens")) for part in parts)
+    cache_write = sum(count(part.get("cache_creation_input_tokens")) for part in parts)
+    for_an_hour = sum(count(part["cache_creation"].get("ephemeral_1h_input_tokens")) for part in parts
+                      if isinstance(part.get("cache_creation"), dict))
     details = usage.get("output_tokens_details")
     # Messages usage has no reasoning field: without Claude Code's count, the thinking is in output_tokens, not known.
     thinking = details.get("thinking_tokens") if isinstance(details, dict) else None
+    output = sum(count(part.get("output_tokens")) for part in parts)
     return Usage(
-        input_tokens=count(usage.get("input_tokens")) + cache_read + cache_write,
-        output_tokens=count(usage.get("output_tokens")),
+        input_tokens=sum(count(part.get("input_tokens")) for part in parts) + cache_read + cache_write,
+        output_tokens=output,
         source="reported",
         cache_read_tokens=cache_read,
         cache_write_tokens=cache_write,
         cache_write_1h_tokens=min(for_an_hour, cache_write),
-        reasoning_tokens=None if thinking is None else min(count(thinking), count(usage.get("output_tokens"))),
+        reasoning_tokens=None if thinking is None else min(count(thinking), output),
     )
 
 
