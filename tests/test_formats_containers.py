@@ -313,6 +313,11 @@ EXPECTED = [
     # the answer's 682 input tokens, not the 61,067 billed).
     ("vercel-anthropic-compaction-usage.json", {"anthropic-messages": "a bare response body"},
      "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [0]}, 0),
+    # A Bedrock InvokeModel call sent with no body, refused 400 ("The provided model identifier is invalid."): it was
+    # "not a model call".
+    ("otel-bedrock-invoke-unknown-model.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
+                                                                "(a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [0]}, 0),
     # Ruby's VCR (ruby_llm): `http_interactions`, every body not UTF-8 text written `!binary` (the file was refused:
     # "not valid YAML").
     ("ruby-llm-deepseek-parallel-calls.yml",
@@ -1072,6 +1077,18 @@ def test_a_call_that_compacted_first_counts_the_summary_it_was_billed_for():
     assert [p.raw.get("type") for p in round_.response.message.parts if p.kind == "other"] == ["compaction"]
     (row,) = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
     assert (row.input_if_known, row.output_if_known, row.billed_input_if_known) == (60385 + 682, 592 + 1320, 61067)
+
+def test_a_bedrock_call_refused_with_no_request_body_is_the_refused_round():
+    # The path names the call (/model/does-not-exist/invoke) and Bedrock answered 400 with its words; with no request
+    # body it was counted as no model call, and the upload showed nothing of it.
+    result = upload("otel-bedrock-invoke-unknown-model.yaml")
+    (conversation,) = result.conversations
+    (round_,) = conversation.trace.rounds
+    assert not round_.request_recorded
+    assert (round_.error.status, round_.error.message) == (400, "The provided model identifier is invalid.")
+    assert [f.code for f in run_checks(conversation.trace)] == ["provider-error"]
+    assert [n.message for n in result.notes] == [
+        "the request body was recorded empty: the round shows the response alone, its request not known"]
 
 def described(result):
     """Each round as a user reads it: what was sent, what came back."""

@@ -45,6 +45,10 @@ INVOKE_PATH = re.compile(r"/model/([^/]+)/invoke(-with-response-stream)?$")
 """Bedrock's InvokeModel and InvokeModelWithResponseStream paths: the model id is in the path, the body is the model's
 own API (Messages for Claude, Converse's shape for Amazon Nova), streamed inside AWS's event stream."""
 
+NATIVE_PATHS = ((BEDROCK_PATH, "anthropic-messages"), (INVOKE_PATH, "anthropic-messages"), (GEMINI_PATH, "openai-chat"))
+"""The paths that name a model call of a provider's own API, each with the dialect its calls are converted to (Bedrock's
+to Messages, as lib/logs/bedrock_converse.py does; Gemini's to Chat Completions, as lib/logs/gemini.py does)."""
+
 OLLAMA_PATH = "/api/chat"
 """Ollama's native chat path."""
 
@@ -414,6 +418,14 @@ class ExchangeReader:
         """The call an exchange recorded without its request body was, when its path names Chat Completions or
         Messages and its answer is one of theirs: a round whose request the log did not keep."""
         path = urlsplit(exchange.url).path
+        native = next((dialect for pattern, dialect in NATIVE_PATHS if pattern.search(path)), None)
+        if native is not None:
+            # Bedrock's and Gemini's paths name a model call whatever the body; with the request left out, only a
+            # refusal can be read, the answer's shape being the provider's own.
+            response, _ = _response(exchange, f"the response body of {exchange.method} {exchange.url}", None,
+                                    self.inflater)
+            error = _error(response, exchange.status)
+            return None if error is None else CallRecord(line=line, dialect=native, request=None, error=error)
         if not path.endswith(("/chat/completions", "/v1/messages")):
             return None
         dialect = ANTHROPIC if path.endswith("/v1/messages") else OPENAI
