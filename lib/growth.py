@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Iterator, Literal, Sequence
 
 from lib.injected import context_only, library_reask, program_parts, reasked_after
-from lib.model import Message, OtherPart, Round, Trace
+from lib.model import Message, OtherPart, Round, Trace, summary_in_clear
 from lib.text import plural
 
 Status = Literal["new", "resent", "changed"]
@@ -156,7 +156,7 @@ def origin_words(entry: MessageEntry) -> str:
             known.append("one other kind of its parts" if others == 1 else f"{others} other kinds of its parts")
         return f"the model's turn from the previous response, appended without {' and '.join(known)}"
     if entry.origin == "response" and any(isinstance(p, OtherPart) and p.type == "compaction"
-                                          for p in entry.message.parts):
+                                          and summary_in_clear(p) is None for p in entry.message.parts):
         # The provider compacted the history during the previous call (Round.compacted_in_call), beside the answer.
         return ("the model's turn from the previous response, appended unchanged with the compacted history the "
                 "provider returned during that call (encrypted, not the model's words), which the program sends back "

@@ -135,6 +135,16 @@ Part = Union[TextPart, ToolCallPart, ToolResultPart, OtherPart]
 """One piece of a message."""
 
 
+def summary_in_clear(part: Any) -> str | None:
+    """The summary a `compaction` part holds as plain text (Anthropic's compaction block: the summary of the earlier
+    turns the model wrote when the provider compacted the history, under `content`); None for any other part, the
+    Responses API's compaction item included, whose history is `encrypted_content` no one can read here."""
+    if type(part) is not OtherPart or part.type != "compaction" or not isinstance(part.raw, dict):
+        return None
+    content = part.raw.get("content")
+    return content if isinstance(content, str) and "encrypted_content" not in part.raw else None
+
+
 @built_fast
 @dataclass(frozen=True, slots=True, eq=False)
 class Message:

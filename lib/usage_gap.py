@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lib.encodings import model_encoding
-from lib.model import OtherPart, Round, Trace
+from lib.model import OtherPart, Round, Trace, summary_in_clear
 from lib.provenance import LACKED_NAMES
 from lib.summary import LACKED_PARTS, RoundSummary
 from lib.text import plural
@@ -48,7 +48,16 @@ def _compacted(round_: Round) -> int:
     """The compacted histories a request carries: encrypted text we count by its characters, where the provider reads
     the history it stands for, which the log does not hold."""
     return sum(1 for message in round_.request.messages for part in message.parts
-               if type(part) is OtherPart and part.type in COMPACTED_PARTS)
+               if type(part) is OtherPart and part.type in COMPACTED_PARTS and summary_in_clear(part) is None)
+
+
+def _before_summary(round_: Round) -> int:
+    """The messages a request carries before its last compaction summary in the clear (lib.model.summary_in_clear):
+    Anthropic drops everything before a compaction block and reads the conversation from the summary on, so a program
+    that resends the whole history is billed for none of those turns."""
+    messages = round_.request.messages
+    return next((index for index in range(len(messages) - 1, -1, -1)
+                 if any(summary_in_clear(part) is not None for part in messages[index].parts)), 0)
 
 
 ENCRYPTED_REASONING = "reasoning"
@@ -89,6 +98,10 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
         carried = "a compacted history" if compacted == 1 else f"{compacted} compacted histories"
         reasons.append(f"the request carries {carried} the provider returned, encrypted, which we count as the "
                        "characters of that text; what the provider reads from it is not in the log")
+    if not reported_more and (dropped := _before_summary(round_)):
+        reasons.append(f"the request resends {plural(dropped, 'message')} before the compaction summary it carries, "
+                       "which the provider drops, reading the conversation from the summary on: "
+                       + ("it is" if dropped == 1 else "they are") + " in our count, not in the input")
     if reasoning := _encrypted_reasoning(round_):
         items = "a reasoning item" if reasoning == 1 else f"{reasoning} reasoning items"
         reasons.append(f"the request resends {items} of the model's with encrypted content, which we count as the "

@@ -481,3 +481,15 @@ def test_a_resent_reasoning_items_encrypted_content_is_said_to_be_counted_by_its
     assert ("The reported input is 1,161 tokens fewer than our count, 452% of the input. Why: the request resends a "
             "reasoning item of the model's with encrypted content, which we count as the characters of that text; "
             "what the provider reads from it is not in the log;") in shown
+
+
+def test_a_summary_anthropic_compacted_the_history_into_is_not_called_encrypted(app):
+    # vercel/ai's recorded claude-opus-4-6 answer opens with a `compaction` block whose `content` is the summary in
+    # plain text ("## Summary of Conversation ..."). It was called the provider's encrypted item that cannot be read
+    # here (the Responses API's compaction item is one); and the figures were the answer's alone, 682 tokens in.
+    shown = screen(uploaded(app, "containers/vercel-anthropic-compaction-usage.json"))
+    assert "encrypted" not in shown
+    assert ("The summary of the earlier turns that the provider had the model write when it compacted the history "
+            "(Anthropic's compaction), in plain text") in shown
+    assert "Summary of Conversation" in shown
+    assert "Input tokens (reported): **61,067**" in shown and "Output tokens (reported): **1,912**" in shown

@@ -318,6 +318,10 @@ EXPECTED = [
     ("otel-bedrock-invoke-unknown-model.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
                                                                 "(a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [0]}, 0),
+    # Anthropic compacted a 55,000-token request into a summary in the clear; pydantic-ai sends the whole history back.
+    ("pyd-anthropic-compaction-resent.yaml.gz", {"vcr-cassette": "an interaction with request.uri and response.status "
+                                                                 "(a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 0),
     # Ruby's VCR (ruby_llm): `http_interactions`, every body not UTF-8 text written `!binary` (the file was refused:
     # "not valid YAML").
     ("ruby-llm-deepseek-parallel-calls.yml",
@@ -1089,6 +1093,26 @@ def test_a_bedrock_call_refused_with_no_request_body_is_the_refused_round():
     assert [f.code for f in run_checks(conversation.trace)] == ["provider-error"]
     assert [n.message for n in result.notes] == [
         "the request body was recorded empty: the round shows the response alone, its request not known"]
+
+def test_a_request_that_resends_turns_before_an_anthropic_compaction_summary_says_the_provider_dropped_them():
+    # pydantic-ai's Anthropic compaction end to end: round 1 sends ~55,000 tokens and Claude compacts them (the summary
+    # sampled first, 55,196 tokens in, then the answer, 220); round 2 resends that long message, the summary (plain
+    # text, not encrypted) and a question, and is billed 239 tokens: Anthropic drops all before the summary. Round 1
+    # read 220 tokens in; round 2's gap was put down to an encrypted compacted history (then to framing alone).
+    from lib.encodings import encoding_name_for_model
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    from lib.usage_gap import figure_note
+    (conversation,) = upload("pyd-anthropic-compaction-resent.yaml.gz").conversations
+    trace = conversation.trace
+    first, second = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
+    assert (first.input_if_known, first.output_if_known) == (55196 + 220, 125 + 8)
+    assert figure_note(trace, first) is None
+    assert second.input_if_known == 239
+    note = figure_note(trace, second)
+    assert "the request resends 1 message before the compaction summary it carries, which the provider drops, " \
+           "reading the conversation from the summary on: it is in our count, not in the input" in note
+    assert "encrypted" not in note
 
 def described(result):
     """Each round as a user reads it: what was sent, what came back."""

@@ -22,7 +22,7 @@ from lib.annotations import NoteMark
 from lib.growth import Growth, MessageEntry, against_words, held_apart, origin_words
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
                          tool_list_never_logged)
-from lib.model import Message, Round, ToolCallPart
+from lib.model import Message, Round, ToolCallPart, summary_in_clear
 from lib.money import money_comparison
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
@@ -140,6 +140,10 @@ COMPACTION_PART = "compaction"
 COMPACTION_PART_WORDS = ("The compacted history the provider returned: an encrypted item the provider wrote, not words "
                          "of the model's; what it holds cannot be read here. Shown as the payload holds it.")
 """What a compaction part is, said above its payload."""
+SUMMARY_PART_WORDS = ("The summary of the earlier turns that the provider had the model write when it compacted the "
+                      "history (Anthropic's compaction), in plain text: sent back in a request, it stands in for the "
+                      "turns before it, which the provider drops. Shown as the payload holds it.")
+"""What a compaction part that holds its summary in the clear is (lib.model.summary_in_clear), said above it."""
 
 
 def _parts(message: Message, base: str, marks: list[Mark], empty: str = "(no content)") -> None:
@@ -159,8 +163,9 @@ def _parts(message: Message, base: str, marks: list[Mark], empty: str = "(no con
                 plain.text(f"Result for call {part.call_id}" + (" · marked as an error" if part.is_error else ""))
                 code_block(part.content)
             case _ if getattr(part, "type", None) == COMPACTION_PART:
-                # The Responses API's compacted history: the provider's encrypted item, wherever it is carried.
-                plain.text(COMPACTION_PART_WORDS)
+                # The Responses API's compacted history is the provider's encrypted item; Anthropic's is a summary the
+                # model wrote, readable, wherever it is carried.
+                plain.text(SUMMARY_PART_WORDS if summary_in_clear(part) is not None else COMPACTION_PART_WORDS)
                 code_block(part.raw)
             case _:
                 # Not "as sent": the payload may be an importer's conversion (an OpenCode export's reasoning written
