@@ -322,6 +322,12 @@ EXPECTED = [
     ("pyd-anthropic-compaction-resent.yaml.gz", {"vcr-cassette": "an interaction with request.uri and response.status "
                                                                  "(a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 0),
+    # Gemini's Interactions API (`POST /v1beta/interactions`), whose `input` and `model` read like a Responses request:
+    # it was taken for one and skipped ("'response' is neither a response object ...").
+    ("oi-gemini-interactions-image.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
+                                                           "cassette)"},
+     "1 interaction: 0 rounds in 0 conversations; 1 interaction to an API Roundtrip does not read; 0 interactions "
+     "skipped", {}, 0),
     # Ruby's VCR (ruby_llm): `http_interactions`, every body not UTF-8 text written `!binary` (the file was refused:
     # "not valid YAML").
     ("ruby-llm-deepseek-parallel-calls.yml",
@@ -1113,6 +1119,17 @@ def test_a_request_that_resends_turns_before_an_anthropic_compaction_summary_say
     assert "the request resends 1 message before the compaction summary it carries, which the provider drops, " \
            "reading the conversation from the summary on: it is in our count, not in the input" in note
     assert "encrypted" not in note
+
+def test_a_call_to_gemini_s_interactions_api_is_named_as_an_api_not_read_not_a_responses_call():
+    # openinference's recording of google-genai's `client.interactions.create`: its request has `input` (a text and an
+    # image) and `model`, and was read as a Responses request whose answer (`steps`, status 'incomplete') was no
+    # response object; with a text input it was "not a model call".
+    result = upload("oi-gemini-interactions-image.yaml")
+    assert result.problems == ()
+    assert [n.message for n in result.notes] == [
+        "a model call to generativelanguage.googleapis.com/v1beta/interactions, an API Roundtrip does not read (it "
+        "reads Chat Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's "
+        "v2 chat): left out"]
 
 def described(result):
     """Each round as a user reads it: what was sent, what came back."""

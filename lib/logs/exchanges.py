@@ -45,6 +45,10 @@ INVOKE_PATH = re.compile(r"/model/([^/]+)/invoke(-with-response-stream)?$")
 """Bedrock's InvokeModel and InvokeModelWithResponseStream paths: the model id is in the path, the body is the model's
 own API (Messages for Claude, Converse's shape for Amazon Nova), streamed inside AWS's event stream."""
 
+INTERACTIONS_PATH = re.compile(r"^/v1[a-z0-9]*/interactions/?$")
+"""Gemini's Interactions API (`POST /v1beta/interactions`): a model call in an API of its own, its `input` and `steps`
+neither generateContent's nor the Responses API's, whatever its request looks like."""
+
 NATIVE_PATHS = ((BEDROCK_PATH, "anthropic-messages"), (INVOKE_PATH, "anthropic-messages"), (GEMINI_PATH, "openai-chat"))
 """The paths that name a model call of a provider's own API, each with the dialect its calls are converted to (Bedrock's
 to Messages, as lib/logs/bedrock_converse.py does; Gemini's to Chat Completions, as lib/logs/gemini.py does)."""
@@ -195,6 +199,11 @@ class ExchangeReader:
                 return
         if (created := GEMINI_BATCH_PATH.search(path)) is not None or GEMINI_BATCH_NAME.search(path) is not None:
             yield from self._gemini_batch(exchange, created, line)
+            return
+        if exchange.method.upper() == "POST" and INTERACTIONS_PATH.search(path) is not None:
+            # Its `input` and `model` read like a Responses request: it was taken for one and its answer skipped.
+            parts = urlsplit(exchange.url)
+            self.unread.setdefault(f"{parts.hostname or ''}{parts.path}", []).append(line)
             return
         request = _json(exchange.request_body, f"the request body of {where}", self.inflater)
         if not isinstance(request, dict):
