@@ -328,6 +328,11 @@ EXPECTED = [
                                                            "cassette)"},
      "1 interaction: 0 rounds in 0 conversations; 1 interaction to an API Roundtrip does not read; 0 interactions "
      "skipped", {}, 0),
+    # ADK's system instruction gains the artifact list in round 2 and keeps it in round 3 (round 3 was a conversation of
+    # its own: "3 rounds in 2 conversations").
+    ("oi-adk-instructions-grow-then-stay.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
+                                                                 "(a VCR cassette)"},
+     "3 interactions: 3 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4, 7]}, 2),
     # Ruby's VCR (ruby_llm): `http_interactions`, every body not UTF-8 text written `!binary` (the file was refused:
     # "not valid YAML").
     ("ruby-llm-deepseek-parallel-calls.yml",
@@ -1130,6 +1135,19 @@ def test_a_call_to_gemini_s_interactions_api_is_named_as_an_api_not_read_not_a_r
         "a model call to generativelanguage.googleapis.com/v1beta/interactions, an API Roundtrip does not read (it "
         "reads Chat Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's "
         "v2 chat): left out"]
+
+def test_a_request_under_the_instructions_the_conversation_went_on_under_stays_in_it():
+    # Google ADK adds "You have a list of artifacts: ["sample.png"] ..." to the system instruction once the first tool
+    # saved the image: round 2 goes on under the longer instructions (found under other instructions), and round 3,
+    # under the same longer ones, resends round 2's request and its load_artifacts call. It opened a conversation of
+    # its own: the conversation was indexed under its first instructions only.
+    from lib.growth import growth
+    result = upload("oi-adk-instructions-grow-then-stay.yaml")
+    (conversation,) = result.conversations
+    trace = conversation.trace
+    assert [[c.name for c in r.tool_calls] for r in trace.rounds] == [["load_remote_image"], ["load_artifacts"], []]
+    assert [e.status for e in growth(trace, 3).entries] == ["resent", "resent", "resent", "resent", "new", "new", "new"]
+    assert [(f.code, f.round) for f in run_checks(trace)] == [("history-rewritten", 2)]
 
 def described(result):
     """Each round as a user reads it: what was sent, what came back."""

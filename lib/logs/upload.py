@@ -355,6 +355,9 @@ class _Rebuilder:
                 raws = body.get("messages") if isinstance(body.get("messages"), list) else []
                 if len(raws) > 1 and _is_instruction(raws[0]):
                     self._by_first_turn.setdefault(content_key(read_form(raws[1])), []).append(thread)
+        elif opening is not None and not any(t is thread for t in self._by_opening.get(opening, ())):
+            # A thread that went on under other instructions (_under_other_instructions) is found again under them.
+            self._by_opening.setdefault(opening, []).append(thread)
         self._order += 1
         thread.tool_effects.update(record.tool_effects)
         thread.calls.append(_Call(
@@ -420,6 +423,9 @@ class _Rebuilder:
             exact = raws == repeated.calls[-1].request.raw.get("messages")
         if best is None and len(raws) > 2 and _is_instruction(raws[0]):
             best = self._under_other_instructions(record.dialect, raws)
+            if best is not None:
+                # Indexed under its new opening too: the next request under these instructions extends this one.
+                return best, False, opening, None
         read = None
         if best is None and _resends_answer(raws):
             # Nothing extends in this format: the history may be another format's (a conversation begun with one
