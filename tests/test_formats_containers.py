@@ -333,6 +333,11 @@ EXPECTED = [
     ("oi-adk-instructions-grow-then-stay.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
                                                                  "(a VCR cassette)"},
      "3 interactions: 3 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4, 7]}, 2),
+    # nock's recording (Node.js) of a ConverseStream call, its event stream kept as hexadecimal (it was read as a pair
+    # of bodies and skipped: "the response is not an AWS Bedrock Converse response body").
+    ("oi-js-nock-bedrock-stream-tool.json", {"nock": "'scope', 'method' and 'path' beside the response (a nock "
+                                                     "recording)"},
+     "1 element: 1 round in 1 conversation; 0 elements skipped", {"conversation 1": [1]}, 1),
     # Ruby's VCR (ruby_llm): `http_interactions`, every body not UTF-8 text written `!binary` (the file was refused:
     # "not valid YAML").
     ("ruby-llm-deepseek-parallel-calls.yml",
@@ -1148,6 +1153,22 @@ def test_a_request_under_the_instructions_the_conversation_went_on_under_stays_i
     assert [[c.name for c in r.tool_calls] for r in trace.rounds] == [["load_remote_image"], ["load_artifacts"], []]
     assert [e.status for e in growth(trace, 3).entries] == ["resent", "resent", "resent", "resent", "new", "new", "new"]
     assert [(f.code, f.round) for f in run_checks(trace)] == [("history-rewritten", 2)]
+
+def test_a_nock_recording_of_a_bedrock_stream_is_the_streamed_call():
+    # openinference's JS tests record with nock: the address as `scope` and `path`, the request under `body`, and AWS's
+    # binary event stream as hexadecimal under `response` (`responseIsBinary`). Read as a request and a response body,
+    # the stream was no Converse response and the call was skipped.
+    result = upload("oi-js-nock-bedrock-stream-tool.json")
+    assert result.problems == ()
+    (conversation,) = result.conversations
+    (round_,) = conversation.trace.rounds
+    assert [m.text for m in round_.request.messages] == [
+        "What's the weather in San Francisco and what time is it there?"]
+    assert round_.response.message.text.startswith("I can certainly help you with the weather in San Francisco")
+    assert [(c.name, c.arguments) for c in round_.tool_calls] == [
+        ("get_weather", {"location": "San Francisco, CA", "unit": "fahrenheit"})]
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (414, 114)
+    assert round_.extra["streamed"] is True
 
 def described(result):
     """Each round as a user reads it: what was sent, what came back."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
                       cohere, finetune, gemini, gemini_cli, goose, har, inspect_log, langfuse, langsmith,
-                      mlflow_traces, ollama, opencode, opencode_run, openhands, pairs, recorded_streams, responses,
+                      mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs, recorded_streams, responses,
                       sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
@@ -24,6 +24,9 @@ FORMATS: tuple[type[LogFormat], ...] = (
     langsmith.LangSmithRunFormat,
     cassettes.CassetteFormat,
     har.HarEntryFormat,
+    # nock's recordings (Node.js): an exchange's 'scope' and 'path', before the pair readers, which would take its
+    # request under 'body' and its answer under 'response' and fail on a stream's bytes.
+    nock.NockFormat,
     # Before SWE-agent's: both keep a run under 'history', OpenHands' of events (an 'action' or 'observation').
     openhands.OpenHandsTrajectoryFormat,
     trajectories.SweAgentFormat,
