@@ -338,6 +338,11 @@ EXPECTED = [
     ("oi-js-nock-bedrock-stream-tool.json", {"nock": "'scope', 'method' and 'path' beside the response (a nock "
                                                      "recording)"},
      "1 element: 1 round in 1 conversation; 0 elements skipped", {"conversation 1": [1]}, 1),
+    # vcrpy's httpx stub wrote the response as `status_code` and `content` (the file was refused: "the interaction's
+    # response has no status").
+    ("oi-portkey-httpx-status-code.yaml", {"vcr-cassette": "an interaction with request.uri and response.status_code "
+                                                           "(vcrpy's older cassette of an httpx call)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     # Ruby's VCR (ruby_llm): `http_interactions`, every body not UTF-8 text written `!binary` (the file was refused:
     # "not valid YAML").
     ("ruby-llm-deepseek-parallel-calls.yml",
@@ -1169,6 +1174,16 @@ def test_a_nock_recording_of_a_bedrock_stream_is_the_streamed_call():
         ("get_weather", {"location": "San Francisco, CA", "unit": "fahrenheit"})]
     assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (414, 114)
     assert round_.extra["streamed"] is True
+
+def test_a_cassette_whose_httpx_responses_have_a_status_code_and_content_is_read():
+    # openinference's Portkey cassette, recorded through httpx by an older vcrpy: each response `status_code: 200` and
+    # `content` (the body as text), no `status` nor `body`. The file was refused as matching no format.
+    result = upload("oi-portkey-httpx-status-code.yaml")
+    (conversation,) = result.conversations
+    (round_,) = conversation.trace.rounds
+    assert [m.text for m in round_.request.messages] == ["What's the weather like?"]
+    assert round_.response.message.text.startswith("I don't have real-time data access")
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (12, 51)
 
 def described(result):
     """Each round as a user reads it: what was sent, what came back."""

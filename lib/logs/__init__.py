@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
                       cohere, finetune, gemini, gemini_cli, goose, har, inspect_log, langfuse, langsmith,
-                      mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs, recorded_streams, responses,
-                      sharegpt, spans, streams, trajectories)
+                      mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs, recorded_streams,
+                      responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (

@@ -4,7 +4,8 @@ that was a model call.
 A cassette is YAML (`interactions:` with a `request` and a `response` each); lib/logs/documents.py
 loads it safely and hands this format one interaction at a time. Bodies come in the shapes the
 recorders write: vcrpy's request `body` text and response `body: {string: ...}` (bytes, often gzip,
-when the body was binary), pydantic-ai's `parsed_body`, and its `body: {type, content}`. The Datadog APM
+when the body was binary), pydantic-ai's `parsed_body`, and its `body: {type, content}`; vcrpy's httpx stub once wrote
+the response as `status_code` and `content` (text). The Datadog APM
 test agent's VCR proxy writes one interaction per `.json` file, its request under `url`, both bodies as text.
 """
 
@@ -26,6 +27,8 @@ class CassetteFormat(ExchangeFormat):
 
     def detect(self, obj: dict) -> str | None:
         request, response = object_at(obj, "request"), object_at(obj, "response")
+        if "method" in request and "uri" in request and "status" not in response and _httpx_status(response):
+            return "an interaction with request.uri and response.status_code (vcrpy's older cassette of an httpx call)"
         if "method" not in request or "status" not in response:
             return None
         if "uri" in request:
@@ -40,7 +43,7 @@ class CassetteFormat(ExchangeFormat):
             return None
         if not isinstance(response, dict):
             return "the interaction has a request and no response (a cassette cut short ends so)"
-        if "status" not in response:
+        if "status" not in response and not _httpx_status(response):
             return "the interaction's response has no status"
         return None if "method" in request else "the interaction's request has no method"
 
@@ -50,7 +53,7 @@ class CassetteFormat(ExchangeFormat):
         if "uri" not in request and "url" not in request:
             raise LineProblem("'request.uri' is missing (nor the Datadog test agent's 'request.url'), expected the "
                               "address the request went to")
-        status = response.get("status")
+        status = response.get("status", response.get("status_code"))
         code = status.get("code") if isinstance(status, dict) else status
         exchange = Exchange(
             method=str(request.get("method") or ""), url=str(request.get("uri") or request.get("url") or ""),
@@ -61,10 +64,19 @@ class CassetteFormat(ExchangeFormat):
         yield from self.reader.record(exchange, line)
 
 
+def _httpx_status(response: dict) -> bool:
+    """Whether a response is in the shape vcrpy's httpx stub once wrote: `status_code` and `content` (the body as
+    text), `http_version`, headers as plain values, where its other stubs write `status: {code, message}` and `body`."""
+    code = response.get("status_code")
+    return isinstance(code, int) and not isinstance(code, bool) and "content" in response
+
+
 def _body(side: dict) -> Any:
     """A request's or response's body in whichever shape the recorder wrote it."""
     if "parsed_body" in side:
         return side["parsed_body"]
+    if "body" not in side and _httpx_status(side):
+        return side["content"]
     body = side.get("body")
     if isinstance(body, dict):
         if "string" in body:
