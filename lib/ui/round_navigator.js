@@ -234,5 +234,11 @@ export default function (component) {
     return;
   }
   // Runs after any earlier call's: a round chosen while the rounds were still being read is followed in order.
-  Promise.resolve(trace).then((rounds) => show(component, data, rounds));
+  Promise.resolve(trace).then((rounds) => show(component, data, rounds), () => unreadable(component.parentElement));
+}
+
+// A browser without DecompressionStream (before Chrome 80, Firefox 113, Safari 16.4) cannot open the rounds.
+function unreadable(parent) {
+  parent.replaceChildren(element("div", "help", "This browser cannot read the round list (it lacks " +
+    "DecompressionStream). The round field above still moves between rounds."));
 }
