@@ -180,7 +180,12 @@ def _rounds(trace: Trace) -> list[dict]:
                       "cached": row.cached_if_known,
                       # Likewise what it wrote to the cache: null where the usage holds no count (OpenAI's, none).
                       "cache_written": row.cache_written_if_known,
-                      "input_parts": dict(said_parts(row))},
+                      "input_parts": dict(said_parts(row)),
+                      # Anthropic's advisor: another model's call inside this one, billed at its own rates, so not in
+                      # the counts above (lib.summary.other_model_calls_words says it on every page).
+                      "other_model_calls": [{"model": c.model, "input": c.usage.input_tokens,
+                                             "output": c.usage.output_tokens}
+                                            for c in row.usage.other_model_calls] if row.sent else []},
             "finish_reason": round_.response.finish_reason if round_.response else None,
             "error": _error(round_.error) if round_.error else None,
         })

@@ -200,7 +200,8 @@ def _figures(trace: Trace) -> tuple[RoundSummary, ...]:
 def _known_figures(figures: tuple[RoundSummary, ...]) -> dict:
     """The library_traces columns of the tokens and cost: the sums over the rounds whose figures are known, how many
     rounds they leave out, of them the failed calls whose billing is not known, whether they hold our estimate, and
-    the models without a price: what the Tokens page and Compare write their figures from (lib.summary.snowball,
+    the models without a price (with, as {"inside": model}, each call to another model inside a round that has
+    none: TraceCost.unpriced_inside): what the Tokens page and Compare write their figures from (lib.summary.snowball,
     rows_cost), so that the Library writes the same."""
     ball, spent = snowball(figures), rows_cost(figures, DEFAULT_PRICES)
     # The tokens and the cost leave out the same calls (lib.summary.cost_known), the failed ones among them too: one
@@ -209,7 +210,7 @@ def _known_figures(figures: tuple[RoundSummary, ...]) -> dict:
             "tokens_left_out": ball.unknown_calls,
             "cost": spent.total, "cost_left_out": spent.unknown, "cost_estimated": spent.estimated,
             "estimate_of_what_the_log_holds": ball.estimate_of_what_the_log_holds,
-            "billing_left_out": ball.billing_unknown_calls, "unpriced": _dumps(list(spent.unpriced))}
+            "billing_left_out": ball.billing_unknown_calls, "unpriced": _dumps([*spent.unpriced, *({"inside": m} for m in spent.unpriced_inside)])}
 
 
 def mark_estimated_tokens(conn: Connection) -> None:

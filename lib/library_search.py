@@ -121,6 +121,9 @@ class LibraryRow:
     whether the provider billed them (lib.summary.billing_left_out)."""
     unpriced: tuple[str, ...]
     """The models of the summed rounds with no default price (lib.prices.TraceCost.unpriced): left out of cost_known."""
+    unpriced_inside: tuple[str, ...]
+    """The model of each call to another model inside a round that has no default price (lib.prices.TraceCost.
+    unpriced_inside): left out of cost_known."""
     findings: int
     """How many pitfall findings."""
     finding_codes: tuple[str, ...]
@@ -142,7 +145,7 @@ class LibraryRow:
     def cost_words(self) -> str:
         """The cost as every page writes it (lib.prices.cost_words)."""
         return cost_words(TraceCost(self.cost_known, self.unpriced, self.cost_left_out, self.cost_estimated,
-                                    self.billing_left_out))
+                                    self.billing_left_out, self.unpriced_inside))
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +195,8 @@ def search(store: Store, query: LibraryQuery) -> LibraryPage:
                             cost=None if r.cost_left_out else r.cost, cost_known=r.cost, cost_left_out=r.cost_left_out,
                             cost_estimated=r.cost_estimated,
                             estimate_of_what_the_log_holds=r.estimate_of_what_the_log_holds,
-                            billing_left_out=r.billing_left_out, unpriced=tuple(json.loads(r.unpriced)),
+                            billing_left_out=r.billing_left_out, unpriced=_unpriced(r.unpriced)[0],
+                            unpriced_inside=_unpriced(r.unpriced)[1],
                             findings=r.findings, finding_codes=codes.get(r.number, ()), source=r.source,
                             saved=r.saved, author=r.author) for r in found)
     return LibraryPage(rows, total, query.offset, query.limit, more)
@@ -398,3 +402,11 @@ def _note_fields(note: Note) -> dict:
     return {"id": note.id, "target": note.target, "labels": list(note.labels), "text": note.text,
             "author": note.author, "claimed_author": note.claimed_author, "created": note.created,
             "scores": {score.rubric: score.value for score in note.scores}}
+
+
+def _unpriced(stored: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The `unpriced` column as TraceCost holds it: the models with no price, and, stored as {"inside": model}, each
+    call to another model inside a round that has none (lib.library._known_figures)."""
+    found = json.loads(stored)
+    return (tuple(m for m in found if isinstance(m, str)),
+            tuple(str(m.get("inside")) for m in found if isinstance(m, dict)))

@@ -237,6 +237,20 @@ class Usage:
     cache_write_1h_tokens: int = 0
     """Of cache_write_tokens, those written to the cache for an hour (Anthropic's
     `cache_creation.ephemeral_1h_input_tokens`, as Claude Code writes it), billed at a higher rate than 5 minutes'."""
+    other_model_calls: tuple["OtherModelCall", ...] = ()
+    """Calls the provider made to another model inside this one (Anthropic's advisor tool, `usage.iterations`'
+    `advisor_message`): billed at that model's rates, so never added to the counts above; priced apart
+    (lib.prices.call_cost)."""
+
+
+@dataclass(frozen=True, slots=True)
+class OtherModelCall:
+    """A call to another model the provider made inside a round, and what it used."""
+
+    model: str | None
+    """The model it called (`claude-opus-4-7`); None where the usage names none."""
+    usage: Usage
+    """Its own tokens, billed at its model's rates."""
 
 
 REFUSED_NOTE = "refused before running"

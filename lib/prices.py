@@ -109,22 +109,44 @@ class TraceCost:
     billing_unknown: int = 0
     """Of `unknown`, the failed calls whose input is known but not whether the provider billed them
     (lib.summary.billing_known)."""
+    unpriced_inside: tuple[str, ...] = ()
+    """The model of each call to another model inside a round (Usage.other_model_calls) that has no price, one entry a
+    call: left out of the total, said beside it (cost_notes); its model is in `unpriced` too."""
 
 
 NO_MODEL = "(the log names no model)"
 """How a round whose log names no model is listed among those without a price."""
 
 
+def call_cost(model: str | None, usage: Usage, prices: tuple[Price, ...]) -> tuple[float | None, tuple[str, ...]]:
+    """What one round's call cost in USD, with the calls to other models inside it (Usage.other_model_calls) each
+    at its own model's rates; None when the round's model has no price. With it, the model of each call inside that
+    has no price: left out of the figure, which every view says (cost_notes, other_calls_unpriced_words)."""
+    price = price_for(model, prices)
+    if price is None:
+        return None, ()
+    dollars, unpriced = [cost(usage, price)], []
+    for call in usage.other_model_calls:
+        inner = price_for(call.model, prices)
+        if inner is None:
+            unpriced.append(str(call.model) if call.model else NO_MODEL)
+        else:
+            dollars.append(cost(call.usage, inner))
+    return math.fsum(dollars), tuple(unpriced)
+
+
 def trace_cost(rounds: Iterable[tuple[str | None, Usage]], prices: tuple[Price, ...]) -> TraceCost:
-    """The cost of every (model, usage) round, summed over those with a price."""
-    costs, unpriced = [], set()
+    """The cost of every (model, usage) round, summed over those with a price (call_cost)."""
+    costs, unpriced, inside = [], set(), []
     for model, usage in rounds:
-        price = price_for(model, prices)
-        if price is None:
+        spent, left_out = call_cost(model, usage, prices)
+        if spent is None:
             unpriced.add(str(model) if model else NO_MODEL)
         else:
-            costs.append(cost(usage, price))
-    return TraceCost(math.fsum(costs) if costs else None, tuple(sorted(unpriced)))
+            costs.append(spent)
+            inside.extend(left_out)
+    return TraceCost(math.fsum(costs) if costs else None, tuple(sorted(unpriced | set(inside))),
+                     unpriced_inside=tuple(sorted(inside)))
 
 
 COST_NOT_KNOWN = "not known"
@@ -151,9 +173,20 @@ def cost_notes(spent: TraceCost) -> str:
     the calls left out (calls_left_out_words); empty when nothing is."""
     if spent.total is None and spent.unknown and not spent.unpriced:
         return ""
-    unpriced = ["some rounds: no price"] if spent.total is not None and spent.unpriced else []
+    rounds_unpriced = set(spent.unpriced) - set(spent.unpriced_inside)
+    unpriced = ["some rounds: no price"] if spent.total is not None and rounds_unpriced else []
+    inside = [other_calls_unpriced_words(spent.unpriced_inside)] if spent.unpriced_inside else []
     left_out = calls_left_out_words(spent.unknown - spent.billing_unknown, spent.billing_unknown)
-    return "; ".join(unpriced + ([left_out] if left_out else []))
+    return "; ".join(unpriced + inside + ([left_out] if left_out else []))
+
+
+def other_calls_unpriced_words(models: tuple[str, ...], one_round: bool = False) -> str:
+    """The calls to other models inside rounds (Usage.other_model_calls: Anthropic's advisor) that a cost leaves out
+    for want of their model's price, one model a call, as every cost says it beside its figure."""
+    where = "this round" if one_round else ("a round" if len(models) == 1 else "rounds")
+    named = ", ".join(dict.fromkeys(models))
+    calls = "one call to another model" if len(models) == 1 else f"{len(models)} calls to other models"
+    return f"{calls} inside {where}, {named}, not in the cost"
 
 
 def calls_left_out_words(unknown: int, billing_unknown: int) -> str:

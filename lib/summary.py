@@ -8,7 +8,7 @@ from lib.dialects import DIALECTS
 from lib.failures import NO_CALL_MADE, is_unsent, status_words, unmade_words
 from lib.growth import new_sent, placed_length
 from lib.model import Round, Trace, Usage, built_fast
-from lib.prices import COST_NOT_KNOWN, Price, TraceCost, calls_left_out_words, cost, price_for, trace_cost
+from lib.prices import COST_NOT_KNOWN, Price, TraceCost, call_cost, calls_left_out_words, trace_cost
 from lib.text import as_sentence, plural, rounds_named
 from lib.tokens import (INPUT_PARTS, NOT_COUNTED, NOT_COUNTED_NAME, InputBreakdown, TokenCounter, input_parts,
                         left_out_of_output, not_counted_label, reconciled_breakdowns)
@@ -111,7 +111,21 @@ def reported_extras_words(row: RoundSummary) -> str:
         extras.append(f"{read} (included in the input); {cache_written(usage, reported=False)}")
     if usage.reasoning_tokens:
         extras.append(f"{usage.reasoning_tokens:,} reasoning tokens (included in the output)")
+    if row.sent and usage.other_model_calls:
+        extras.append(other_model_calls_words(usage))
     return "; ".join(extras) + "." if extras else ""
+
+
+def other_model_calls_words(usage: Usage) -> str:
+    """The calls to other models inside the round (Usage.other_model_calls: Anthropic's advisor), their model and
+    tokens, as every view says them beside the round's figures, which leave them out: billed at their own model's
+    rates, they are priced apart (lib.prices.call_cost)."""
+    calls = usage.other_model_calls
+    said = ", ".join(f"{c.model or 'a model the log does not name'}: {c.usage.input_tokens:,} in, "
+                     f"{c.usage.output_tokens:,} out" for c in calls)
+    opening = "one call to another model" if len(calls) == 1 else f"{len(calls)} calls to other models"
+    rates = "billed at its model's rates" if len(calls) == 1 else "each billed at its model's rates"
+    return f"{opening} inside this round ({said}), {rates}: not in these token counts"
 
 
 def tool_list_missing(never_logged: bool, secret: bool = False, sent: bool = False) -> str:
@@ -445,8 +459,8 @@ def round_cost(row: RoundSummary, prices: tuple[Price, ...]) -> float | None:
     (cost_known)."""
     if not row.sent:
         return 0.0
-    price = price_for(row.model, prices) if cost_known(row) else None
-    return cost(row.usage, price) if price else None
+    spent = call_cost(row.model, row.usage, prices)[0] if cost_known(row) else None
+    return spent
 
 
 def rows_cost(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...]) -> TraceCost:
@@ -456,7 +470,7 @@ def rows_cost(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...]) -> Trac
     spent = trace_cost(((r.model, r.usage) for r in made), prices)
     total = 0.0 if known and not made else spent.total
     return TraceCost(total, spent.unpriced, len(rows) - len(known), any(r.usage.source != "reported" for r in made),
-                     sum(1 for r in rows if billing_left_out(r)))
+                     sum(1 for r in rows if billing_left_out(r)), spent.unpriced_inside)
 
 
 def parts_unlogged(row: RoundSummary) -> tuple[str, ...]:

@@ -653,3 +653,44 @@ def test_the_billed_input_the_share_is_taken_of_is_no_estimate_when_its_rounds_a
     resent = next(m for m in at.metric if m.label == "Input already sent in the previous request")
     assert "the input billed for them was 637," in resent.help
     assert "A share of the 506 tokens we counted in 2 requests, not of the 637 billed." in screen(at)
+
+
+def test_an_advisor_call_to_another_model_inside_a_round_is_said_beside_its_figures_and_cost(app):
+    # vercel/ai's recording: claude-sonnet-4-6 called the advisor tool, whose sub-inference ran on claude-opus-4-7
+    # (2,728 in, 874 out) and is billed at that model's rates. Anthropic keeps it out of the top-level counts, and the
+    # app left it out of the round's figures and of the cost, saying nothing ("Cost of the whole trace: US$0.05524").
+    from lib.cli import summary_of
+    from lib.logs.upload import read_upload
+    fixture = "containers/vercel-anthropic-advisor-usage.json"
+    at = uploaded(app, fixture)
+    # The explorer says the call and its tokens beneath the round's figures.
+    assert ("call to another model inside this round (claude-opus-4-7: 2,728 in, 874 out), billed at its model's "
+            "rates: not in these token counts" in screen(at))
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    # Sonnet's own 2,414 in and 3,200 out are priced; Opus 4.7 has no default price: said beside the cost.
+    assert _metrics(at)["Cost of the whole trace"] == "US$0.05524"
+    assert ("One call to another model inside a round, claude-opus-4-7, not in the cost."
+            in [c.value for c in at.caption])
+    assert "claude-opus-4-7" in [t.value for t in at.main.text]  # among the models that need a price
+    # `summarize --json` gives the same call.
+    (conversation,) = summary_of(read_upload([("a.json", (FIXTURES / fixture).read_bytes())]))["conversations"]
+    assert conversation["rounds"][0]["usage"]["other_model_calls"] == [
+        {"model": "claude-opus-4-7", "input": 2728, "output": 874}]
+
+
+def test_an_advisor_call_is_priced_at_its_own_models_rates_once_it_has_a_price():
+    from lib.logs.upload import read_upload
+    from lib.prices import DEFAULT_PRICES, Price, cost_words
+    from lib.summary import rows_cost, round_cost
+    from lib.encodings import encoding_name_for_model
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    data = (FIXTURES / "containers/vercel-anthropic-advisor-usage.json").read_bytes()
+    (conversation,) = read_upload([("a.json", data)]).conversations
+    rows = summarize(conversation.trace, counter_for(encoding_name_for_model(conversation.trace.model)).counter)
+    opus = Price("claude-opus-4-7", 5.00, 0.50, 6.25, 25.00, "test", "test")
+    sonnet = (2414 * 3.00 + 3200 * 15.00) / 1e6
+    advisor = (2728 * 5.00 + 874 * 25.00) / 1e6
+    assert round_cost(rows[0], (*DEFAULT_PRICES, opus)) == pytest.approx(sonnet + advisor)
+    assert cost_words(rows_cost(rows, (*DEFAULT_PRICES, opus))) == f"US${sonnet + advisor:.5f}"

@@ -32,6 +32,7 @@ from lib.intern import content_key
 from lib.model import (
     Dialect,
     Message,
+    OtherModelCall,
     OtherPart,
     Part,
     Request,
@@ -186,6 +187,13 @@ def read_usage(usage: Any) -> Usage | None:
     # Messages usage has no reasoning field: without Claude Code's count, the thinking is in output_tokens, not known.
     thinking = details.get("thinking_tokens") if isinstance(details, dict) else None
     output = sum(count(part.get("output_tokens")) for part in parts)
+    # The advisor tool's sub-inference runs on another model (claude-opus-4-7 advising claude-sonnet-4-6), billed at
+    # that model's rates: Anthropic leaves it out of the top-level counts, and so do we, keeping it apart to be priced
+    # at its own rates and said beside the figures.
+    advised = tuple(OtherModelCall(text_or_none(i.get("model")), read_usage({k: v for k, v in i.items()
+                                                                             if k != "iterations"}))
+                    for i in iterations if isinstance(i, dict) and i.get("type") == "advisor_message"
+                    and "input_tokens" in i)
     return Usage(
         input_tokens=sum(count(part.get("input_tokens")) for part in parts) + cache_read + cache_write,
         output_tokens=output,
@@ -194,6 +202,7 @@ def read_usage(usage: Any) -> Usage | None:
         cache_write_tokens=cache_write,
         cache_write_1h_tokens=min(for_an_hour, cache_write),
         reasoning_tokens=None if thinking is None else min(count(thinking), output),
+        other_model_calls=advised,
     )
 
 

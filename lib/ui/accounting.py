@@ -11,8 +11,8 @@ from lib.summary import (NO_CALL_MADE, NOT_IN_THE_LOG, REASONING_NOT_REPORTED, R
                          RoundSummary, Snowball, OUTPUT_MISSING, billing_words, counted_parts,
                          missing_output, no_bar_words, not_counted_said, not_counted_words, not_logged_words,
                          output_estimate_words, output_left_out_words, overcounted, reasoning_reported,
-                         reported_extras_words, round_cost, said_parts, table_cache_written, table_cached,
-                         table_reasoning, table_tokens, tokens_words, tool_list_missing, tool_list_words)
+                         other_model_calls_words, reported_extras_words, round_cost, said_parts,
+                         table_cache_written, table_cached, table_reasoning, table_tokens, tokens_words, tool_list_missing, tool_list_words)
 from lib.dialects import DIALECTS
 from lib.growth import against_words
 from lib.prices import Price, prices_from_rows
@@ -113,6 +113,8 @@ def _unrecorded_request_figures(row: RoundSummary, left, middle) -> None:
     if usage.source == "reported":
         left.caption(f"Input tokens (reported): **{usage.input_tokens:,}**", help=REPORTED_INPUT)
         middle.caption(f"Output tokens (reported): **{usage.output_tokens:,}**", help=REPORTED_OUTPUT)
+        if usage.other_model_calls:  # another model's call inside this one: not in these figures, said beside them
+            st.caption(as_sentence(other_model_calls_words(usage)))
     else:
         left.caption(f"Input tokens: **{NOT_IN_THE_LOG}**")  # the rounds table's word for the same figure
         _estimated_output(row, middle)  # a failed call wrote nothing to estimate
