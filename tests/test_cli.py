@@ -77,7 +77,7 @@ def test_summarize_prints_the_documented_json_contract():
     assert [r["inferred"] for r in rounds] == [False] * 4
     assert {k: v for k, v in rounds[0]["usage"].items() if k != "input_parts"} == {
         "input": 1247, "billed_input": 1247, "billing": None, "output": 58, "source": "reported", "reasoning": None,
-        "cached": None, "cache_written": None}
+        "cached": None, "cache_written": None, "other_model_calls": []}
     assert [r["usage"]["source"] for r in rounds[1:]] == ["estimated"] * 3
     hengxin = "Hengxin expense reimbursement"
     assert [(c["conversation"], c["round"], c["code"]) for c in summary["checks"]] == [
