@@ -14,7 +14,8 @@ Severities:
   the program ran it, and a warning otherwise: the log cannot say the program's own stream was cut.
 - warning: the loop goes on, but the model is likely misled: `empty-tool-result`,
   `narration-without-call`, `model-filled-identity`, `history-rewritten`, `too-many-tools`,
-  `repeated-call`, and a call whose whole turn the next request dropped (`missing-tool-result`).
+  `repeated-call`, `call-sent-twice` (a call and its result sent twice in one request), and a call whose whole turn
+  the next request dropped (`missing-tool-result`).
 - info: legal and worth knowing: `text-with-tool-calls` (a client must keep that text),
   `tools-changed`, `declined-call`, `model-filled-value` (an argument no earlier message holds, or one the
   tool definition holds, said so; not in a structured answer given as a call, pydantic-ai's `final_result`,
@@ -1424,6 +1425,58 @@ def _reused_call_id(trace: Trace) -> Iterator[Hit]:
                       "reject the history: give every call its own id (rewrite duplicates before resending).")
         else:
             made[call.id] = (round_.index, call.name)
+
+
+@check("call-sent-twice")
+def _call_sent_twice(trace: Trace) -> Iterator[Hit]:
+    # A program that rebuilds its history from events can append a call and its result it already holds (ADK's
+    # runner, run again on the same session): the model reads the same exchange twice, as if it had called twice.
+    # Where the provider names its calls (OpenAI, Anthropic), the same id is the same call. Where it names none
+    # (Gemini: the ids are named by place, Round.extra "call ids"), two alike calls with alike results may be a call
+    # the model made again (repeated-call): a copy is one that the logged responses made fewer times than the request
+    # holds it, and at least once, so that a log that starts mid-conversation is not blamed.
+    reported: set = set()
+    made: dict[tuple, int] = {}
+    for round_ in trace.rounds:
+        if round_.request_recorded:
+            by_place = "call ids" in (round_.extra.get("derived") or [])
+            yield from _sent_twice_in(round_, by_place, made, reported)
+        for call in round_.tool_calls:
+            key = _call_key(call)
+            made[key] = made.get(key, 0) + 1
+
+
+def _call_key(call: ToolCallPart) -> tuple:
+    return call.name, canonical_json(call.arguments) if call.arguments is not None else call.arguments_raw
+
+
+def _sent_twice_in(round_: Round, by_place: bool, made: dict[tuple, int], reported: set) -> Iterator[Hit]:
+    messages = round_.request.messages
+    seen: dict[object, list[tuple[int, int, ToolCallPart]]] = {}
+    for i, message in enumerate(messages):
+        for call in message.tool_calls:
+            answer = next(((j, part) for j in range(i + 1, len(messages)) for part in messages[j].tool_results
+                           if part.call_id == call.id), None)
+            if answer is None:
+                continue  # a call with no result: missing-tool-result's
+            key = (*_call_key(call), answer[1].content) if by_place else call.id
+            seen.setdefault(key, []).append((i, answer[0], call))
+    for key, copies in seen.items():
+        if len(copies) < 2 or key in reported:
+            continue
+        if by_place and not 1 <= made.get(key[:2], 0) < len(copies):
+            continue
+        reported.add(key)
+        (first, first_result, call), (again, again_result, copy) = copies[0], copies[1]
+        named = ("the provider gives calls no id, so they are alike in name, arguments and result"
+                 if by_place else f"call id {call.id}")
+        yield Hit("warning", round_.index, "request", join_path(f"messages[{again}]", copy.path),
+                  f"The model reads the same call and result twice: {call.name} {_as_json(call.arguments)} and its "
+                  f"result are in messages[{first}] and messages[{first_result}], and again in messages[{again}] and "
+                  f"messages[{again_result}] ({named}). It reads as a second call the model made, and costs its "
+                  "tokens on every round after. Append each call and its result once: a program that rebuilds the "
+                  "history from its events should not add a turn it already holds.",
+                  f"{call.name}: call and result sent twice")
 
 
 _MESSAGE_INDEX = re.compile(r"\bmessages?\.?\[?(\d+)\]?")

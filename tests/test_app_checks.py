@@ -140,3 +140,17 @@ def test_a_finding_that_something_is_missing_is_read_beside_the_lines_the_upload
 def test_a_file_read_whole_says_nothing_of_parts_it_could_not_read(app):
     at = _open_checks(app, "pitfalls/unanswered-parallel-call")
     assert "could not be read" not in " ".join(c.value for c in at.caption)
+
+
+def test_a_call_and_its_result_sent_twice_in_one_request_is_pointed_out(app):
+    # langsmith-sdk's cassette: ADK's runner, run a second time on the question "What is the weather in New York?",
+    # sends its get_weather call and the result twice over in its last request. Gemini names no calls, so the copies
+    # differ only by place. No check said anything: the Checks page read "No pitfalls found".
+    at = uploaded(app, "containers/langsmith-adk-second-run-call-twice.yaml")
+    box = at.selectbox(key="sidebar.conversation")
+    box.set_value(box.options[1]).run()
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    assert "**call-sent-twice**\nround 2 request messages[4].tool_calls[0]" in screen(at)
+    assert ("The model reads the same call and result twice: get_weather {\"city\": \"New York\"} and its result are "
+            "in messages[2] and messages[3], and again in messages[4] and messages[5]") in _texts(at)

@@ -83,7 +83,7 @@ def test_every_check_from_the_issue_is_registered_by_its_code():
         "narration-without-call", "unknown-tool", "invalid-arguments", "truncated-arguments",
         "model-filled-identity", "history-rewritten", "tools-changed", "too-many-tools", "repeated-call",
         "provider-error", "declined-call", "reused-call-id", "instructions-not-resent", "model-filled-value",
-        "write-tool-call", "limit-in-description",
+        "write-tool-call", "limit-in-description", "call-sent-twice",
     }
 
 

@@ -1046,7 +1046,9 @@ def test_a_second_run_of_the_same_question_goes_on_from_its_own_answer():
         ("assistant", ["get_weather"], []), ("tool", [], ['{"status": "success", "report": "Sunny, 25C in New York."}']),
     ] * 2
     assert [e.status for e in growth(second, 2).entries] == ["resent", "resent", "new", "new", "new", "new"]
-    assert [f.code for t in (first, second) for f in run_checks(t)] == []
+    # The call and its result sent twice over are pointed out, once, where they are sent again; nothing else is.
+    assert [(f.code, f.round, f.path) for t in (first, second) for f in run_checks(t)] == [
+        ("call-sent-twice", 2, "messages[4].tool_calls[0]")]
 
 def test_a_responses_stream_error_event_is_part_of_the_failed_stream():
     # OpenAI numbers a stream's `error` event like its other events and ends the stream with `response.failed`: the
