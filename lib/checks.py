@@ -1275,9 +1275,12 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
             else:
                 where = ", ".join(f"messages[{i}]" for i in placed.dropped_at[:5]) + (
                     ", …" if len(placed.dropped_at) > 5 else "")
+                # None resent: the request left out the whole of the earlier one and goes on from its answer.
+                kept = (f"the {resent} are resent unchanged and in order" if placed.resent else
+                        "it resends none of that request and goes on from the answer to it")
                 yield Hit("warning", round_.index, "request", "messages",
                           f"This request leaves out {plural(placed.dropped, 'message')} of round {previous.index}'s "
-                          f"request ({where} there); the {resent} are resent unchanged and in order. The model no "
+                          f"request ({where} there); {kept}. The model no "
                           "longer sees what was left out, and the prompt cache starts again from the first gap. If "
                           "this is deliberate trimming, keep each call together with its result.")
             # What it resends is unchanged; the answer it sends back after them may not be.

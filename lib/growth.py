@@ -121,6 +121,15 @@ def _origin(message: Message, previous_round: Round | None, marked: frozenset[st
     return "history" if message.role == "assistant" else "input"
 
 
+def _is_answer(message: Message, round_: Round) -> bool:
+    """Whether a request's message is `round_`'s answer sent back, as _origin reads it: the same turn, or its text and
+    calls, clients dropping null fields when they echo it."""
+    if message.role != "assistant" or round_.response is None:
+        return False
+    answered = round_.response.message
+    return message == answered or (message.tool_calls, message.text) == (answered.tool_calls, answered.text)
+
+
 def _compacted_item_of(message: Message, answered: Message) -> bool:
     """Whether every part of `message` is a compacted item `answered` carries (a `compaction` part), named by its id
     or its encrypted content."""
@@ -290,9 +299,14 @@ def realigned(round_: Round, kept: Round | None) -> tuple[int, tuple[int, ...]] 
         matched.append(found)
         at = found + 1
     resent = start + len(matched)
-    if resent <= in_place:
-        return None
     kept_at = set(matched)
+    # A request that left out the first message(s) and goes on with the answer right after the rest resends as few of
+    # them as in place, none where it left out all (LiteLLM's Responses request that drops the question and sends the
+    # reasoning item and the answer back): placed in place, the answer would read as the question "changed". The
+    # answer next is what tells it from a rewrite.
+    if resent <= in_place and not (len(kept_at) < len(before) - start and whole and resent < len(messages)
+                                   and _is_answer(messages[resent], kept)):
+        return None
     return resent, tuple(i for i in range(start, len(before)) if i not in kept_at)
 
 

@@ -1031,6 +1031,27 @@ def test_a_polly_har_answer_kept_as_base64_chunks_of_gzip_is_the_answer():
     assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (15, 20)
     assert round_.response.finish_reason == "stop"
 
+def test_a_responses_request_that_leaves_out_the_question_and_resends_the_answer_goes_on_from_it():
+    # openinference's LiteLLM cassette: the second Responses request leaves out "What is 2 + 2?" and sends back the
+    # first answer's reasoning item and message by their ids, then asks on. It was read as 2 conversations; joined by
+    # the resent ids alone, the answer read as the question "changed" ('history-rewritten': "1 resent message
+    # changed").
+    from lib.growth import growth
+    result = upload("oi-litellm-responses-question-dropped.yaml")
+    assert result.summary() == "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped"
+    (conversation,) = result.conversations
+    trace = conversation.trace
+    assert texts(trace) == ["4", "40"]
+    placed = growth(trace, 2)
+    assert [(e.status, e.origin, e.message.text) for e in placed.entries] == [
+        ("new", "response", "4"), ("new", "input", "Now multiply that by 10.")]
+    assert (placed.dropped, placed.dropped_at) == (1, (0,))
+    (finding,) = run_checks(trace)
+    assert (finding.code, finding.round) == ("history-rewritten", 2)
+    assert finding.message.startswith("This request leaves out 1 message of round 1's request (messages[0] there); it "
+                                      "resends none of that request and goes on from the answer to it.")
+    assert "changed" not in finding.message
+
 def test_a_second_run_of_the_same_question_goes_on_from_its_own_answer():
     # ADK's runner ran "What is the weather in New York?" twice (langsmith-sdk's cassette). The second run's last
     # request resends the first question, then its own call and result twice over. That request also extends the first

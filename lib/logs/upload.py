@@ -313,6 +313,9 @@ class _Rebuilder:
         """The threads the rebuild opened, by the first thing their conversation says as the model reads it
         (lib.dialects.equivalence.first_item): found again by a request that sends their history on in another
         format."""
+        self._by_answer_item: dict[str, list[_Thread]] = {}
+        """The threads by the ids of their answers' items (_item_ids): found again by a request that resends an
+        answer by them after leaving out some of the history before it (_resent_by_item_id)."""
         self._order = 0
 
     def add(self, record: CallRecord) -> None:
@@ -370,6 +373,9 @@ class _Rebuilder:
             tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
             record.compacted_in_call is True, sent_on,
         ))
+        if response is not None and MADE_UP_IDS not in record.derived:
+            for item in _item_ids(response.message.raw):
+                self._by_answer_item.setdefault(item, []).append(thread)
 
     def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None, Request | None]:
         """The thread a call belongs to (a new one not yet registered), whether its request was seen to
@@ -426,6 +432,8 @@ class _Rebuilder:
             if best is not None:
                 # Indexed under its new opening too: the next request under these instructions extends this one.
                 return best, False, opening, None
+        if best is None and (resumed := self._resent_by_item_id(record, raws)) is not None:
+            return resumed, False, None, None
         read = None
         if best is None and _resends_answer(raws):
             # Nothing extends in this format: the history may be another format's (a conversation begun with one
@@ -440,6 +448,28 @@ class _Rebuilder:
         # Only a prefix resent as it was is taken over as read (`checked`): one with a breakpoint moved is read again,
         # so that each request shows the message as it sent it.
         return best, exact, None, read
+
+    def _resent_by_item_id(self, record: CallRecord, raws: list) -> _Thread | None:
+        """The thread whose last answer a request sends back by its items' ids (a Responses answer's reasoning and
+        message items, `rs_...`, `msg_...`, which the provider names once), after some of that thread's last request
+        resent in order, the rest left out: LiteLLM's Responses request that drops the first question and resends the
+        reasoning item and the answer goes on from that answer. An opening that matches nothing finds no thread."""
+        if MADE_UP_IDS in record.derived:
+            return None
+        for position, raw in enumerate(raws):
+            ids = _item_ids(raw)
+            if not ids or not isinstance(raw, dict) or raw.get("role") != "assistant":
+                continue
+            found = {id(t): t for item in sorted(ids) for t in self._by_answer_item.get(item, ())}
+            for thread in sorted(found.values(), key=lambda t: -t.calls[-1].order):
+                last = thread.calls[-1]
+                answered = _item_ids(last.response.message.raw) if last.response is not None else set()
+                before = [content_key(read_form(m)) for m in last.request.raw.get("messages") or []]
+                if thread.dialect == record.dialect and answered and answered <= ids \
+                        and _in_order([content_key(read_form(m)) for m in raws[:position]], before):
+                    return thread
+            return None  # only the first answer the request resends tells where it goes on from
+        return None
 
     def _sent_on(self, record: CallRecord, request: Request) -> _Thread | None:
         """The thread whose last request, and the answer to it, `request` sends again in another format (or written
@@ -550,6 +580,24 @@ def _answer_resent(raw: Any, response: Response) -> bool:
     calls = raw.get("tool_calls") if isinstance(raw.get("tool_calls"), list) else []
     ids = [c.get("id") for c in calls if isinstance(c, dict)]
     return said.strip() == response.message.text.strip() and ids == [c.id for c in response.message.tool_calls]
+
+
+def _item_ids(raw: Any) -> set[str]:
+    """The ids of a model turn's content items (a Responses answer's `rs_...` reasoning and `msg_...` message, read
+    into one turn), which the provider gives each item once; empty where it has none."""
+    content = raw.get("content") if isinstance(raw, dict) else None
+    return {b["id"] for b in content if isinstance(b, dict) and isinstance(b.get("id"), str) and b["id"]} \
+        if isinstance(content, list) else set()
+
+
+def _in_order(sent: list, before: list) -> bool:
+    """Whether every message of `sent` is one of `before`'s, in the same order, some of them left out."""
+    at = 0
+    for key in sent:
+        at = next((i + 1 for i in range(at, len(before)) if before[i] == key), -1)
+        if at < 0:
+            return False
+    return True
 
 
 def _resends_answer(raws: list) -> bool:
