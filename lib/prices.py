@@ -180,13 +180,13 @@ def cost_notes(spent: TraceCost) -> str:
     return "; ".join(unpriced + inside + ([left_out] if left_out else []))
 
 
-def other_calls_unpriced_words(models: tuple[str, ...], one_round: bool = False) -> str:
+def other_calls_unpriced_words(models: tuple[str, ...]) -> str:
     """The calls to other models inside rounds (Usage.other_model_calls: Anthropic's advisor) that a cost leaves out
-    for want of their model's price, one model a call, as every cost says it beside its figure."""
-    where = "this round" if one_round else ("a round" if len(models) == 1 else "rounds")
-    named = ", ".join(dict.fromkeys(models))
-    calls = "one call to another model" if len(models) == 1 else f"{len(models)} calls to other models"
-    return f"{calls} inside {where}, {named}, not in the cost"
+    for want of their model's price, one model a call, as every cost says it beside its figure. Our words and a
+    count only, for markdown: the models, the log's words, are in TraceCost.unpriced, which pages list as text."""
+    if len(models) == 1:
+        return "one call to another model inside a round, not in the cost: its model has no price"
+    return f"{len(models)} calls to other models inside rounds, not in the cost: their models have no price"
 
 
 def calls_left_out_words(unknown: int, billing_unknown: int) -> str:

@@ -117,15 +117,22 @@ def reported_extras_words(row: RoundSummary) -> str:
 
 
 def other_model_calls_words(usage: Usage) -> str:
-    """The calls to other models inside the round (Usage.other_model_calls: Anthropic's advisor), their model and
-    tokens, as every view says them beside the round's figures, which leave them out: billed at their own model's
-    rates, they are priced apart (lib.prices.call_cost)."""
+    """The calls to other models inside the round (Usage.other_model_calls: Anthropic's advisor) and their tokens, as
+    every view says them beside the round's figures, which leave them out: billed at their own model's rates, they
+    are priced apart (lib.prices.call_cost). Our words and counts only, for markdown: the models, the log's words,
+    are other_models_named's, shown as text."""
     calls = usage.other_model_calls
-    said = ", ".join(f"{c.model or 'a model the log does not name'}: {c.usage.input_tokens:,} in, "
-                     f"{c.usage.output_tokens:,} out" for c in calls)
+    said = ", ".join(f"{c.usage.input_tokens:,} in, {c.usage.output_tokens:,} out" for c in calls)
     opening = "one call to another model" if len(calls) == 1 else f"{len(calls)} calls to other models"
     rates = "billed at its model's rates" if len(calls) == 1 else "each billed at its model's rates"
     return f"{opening} inside this round ({said}), {rates}: not in these token counts"
+
+
+def other_models_named(usage: Usage) -> str:
+    """The models of the calls inside the round (Usage.other_model_calls) as the log names them, for text beside
+    other_model_calls_words: untrusted, never markdown."""
+    return "Called inside this round: " + ", ".join(c.model or "a model the log does not name"
+                                                    for c in usage.other_model_calls)
 
 
 def tool_list_missing(never_logged: bool, secret: bool = False, sent: bool = False) -> str:

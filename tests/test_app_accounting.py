@@ -663,16 +663,17 @@ def test_an_advisor_call_to_another_model_inside_a_round_is_said_beside_its_figu
     from lib.logs.upload import read_upload
     fixture = "containers/vercel-anthropic-advisor-usage.json"
     at = uploaded(app, fixture)
-    # The explorer says the call and its tokens beneath the round's figures.
-    assert ("call to another model inside this round (claude-opus-4-7: 2,728 in, 874 out), billed at its model's "
-            "rates: not in these token counts" in screen(at))
+    # The explorer says the call and its tokens beneath the round's figures, its model as text.
+    assert ("One call to another model inside this round (2,728 in, 874 out), billed at its model's rates: not in "
+            "these token counts." in screen(at))
+    assert "Called inside this round: claude-opus-4-7" in [t.value for t in at.main.text]
     at.switch_page("pages/overview.py").run()
     assert not at.exception
     # Sonnet's own 2,414 in and 3,200 out are priced; Opus 4.7 has no default price: said beside the cost.
     assert _metrics(at)["Cost of the whole trace"] == "US$0.05524"
-    assert ("One call to another model inside a round, claude-opus-4-7, not in the cost."
+    assert ("One call to another model inside a round, not in the cost: its model has no price."
             in [c.value for c in at.caption])
-    assert "claude-opus-4-7" in [t.value for t in at.main.text]  # among the models that need a price
+    assert "claude-opus-4-7" in [t.value for t in at.main.text]  # listed, as text, among the models that need a price
     # `summarize --json` gives the same call.
     (conversation,) = summary_of(read_upload([("a.json", (FIXTURES / fixture).read_bytes())]))["conversations"]
     assert conversation["rounds"][0]["usage"]["other_model_calls"] == [

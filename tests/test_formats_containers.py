@@ -313,6 +313,15 @@ EXPECTED = [
     # the answer's 682 input tokens, not the 61,067 billed).
     ("vercel-anthropic-compaction-usage.json", {"anthropic-messages": "a bare response body"},
      "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [0]}, 0),
+    # Claude consulted the advisor tool: the advisor's sub-inference on claude-opus-4-7 is in `usage.iterations` only.
+    ("vercel-anthropic-advisor-usage.json", {"anthropic-messages": "a bare response body"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [0]}, 0),
+    # LiteLLM's Responses request that leaves out the first question and sends back the answer by its items' ids
+    # (read as 2 conversations).
+    ("oi-litellm-responses-question-dropped.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
+     {"resp_08094a8a3f5c077d006a5536c80420819e9df4d976e0148f7c": [1, 2]}, 0),
     # A Bedrock InvokeModel call sent with no body, refused 400 ("The provided model identifier is invalid."): it was
     # "not a model call".
     ("otel-bedrock-invoke-unknown-model.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "

@@ -72,6 +72,8 @@ WORDS = {
                              "(lib/summary.py)",
     "reported_extras_words": "token counts and our words: the prompt cache read and written, the reasoning tokens, "
                              "inside a reported usage (lib/summary.py)",
+    "other_model_calls_words": "token counts and our words: the calls to other models inside a round, never their "
+                               "models' names (lib/summary.py)",
     "cache_written": "token counts and our words: what was written to the prompt cache, for how long, or that the "
                      "API reports none (lib/summary.py)",
     "predicted_only_words": "round numbers and our sentence: which rounds a slide leaves out (lib/slide_words.py)",
@@ -149,6 +151,8 @@ VOUCHED: dict[tuple[str, str], str] = {
         "Snowball.resent_help: our sentences with counts of rounds and tokens (lib/summary.py)",
     ("lib/ui/accounting.py", "ball.resent_basis_words"):
         "Snowball.resent_basis_words: our sentence with counts of requests and tokens, or nothing (lib/summary.py)",
+    ("lib/ui/accounting.py", "as_sentence(other_model_calls_words(usage))"):
+        "lib.summary.other_model_calls_words: our words with counts of calls and tokens, never the models' names",
     ("lib/ui/accounting.py", "as_sentence(ball.billed_input_left_out)"):
         "Snowball.billed_input_left_out: lib.prices.calls_left_out_words, our words with counts of calls",
     ("lib/ui/compare.py", "f.input_left_out"):
