@@ -465,3 +465,17 @@ def test_a_refused_call_kept_before_version_8_is_left_out_after_the_upgrade(data
     assert [row.id for row in library.search(upgraded, library.LibraryQuery(tokens=(None, 100_000))).rows] == [
         larkfield]
     upgraded.close()
+
+
+def test_a_kept_trace_whose_round_called_another_model_says_the_call_is_not_in_its_cost(store):
+    # vercel/ai's recording: claude-sonnet-4-6 consulted the advisor tool, a call to claude-opus-4-7 inside the round,
+    # billed at that model's rates, which have no default price. The Library wrote the cost of Sonnet's tokens alone.
+    from tests.screen import FIXTURES
+    name = "vercel-anthropic-advisor-usage.json"
+    trace = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations[0].trace
+    kept = library.save(store, trace, source="upload")
+    row = next(row for row in library.search(store, library.LibraryQuery()).rows if row.id == kept)
+    assert row.cost_words == "US$0.05524 (one call to another model inside a round, not in the cost: its model has no price)"
+    assert row.unpriced == ("claude-opus-4-7",)
+    (round_,) = library.open_kept(store, kept).trace.rounds
+    assert [c.model for c in round_.response.usage.other_model_calls] == ["claude-opus-4-7"]
