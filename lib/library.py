@@ -210,7 +210,8 @@ def _known_figures(figures: tuple[RoundSummary, ...]) -> dict:
             "tokens_left_out": ball.unknown_calls,
             "cost": spent.total, "cost_left_out": spent.unknown, "cost_estimated": spent.estimated,
             "estimate_of_what_the_log_holds": ball.estimate_of_what_the_log_holds,
-            "billing_left_out": ball.billing_unknown_calls, "unpriced": _dumps([*spent.unpriced, *({"inside": m} for m in spent.unpriced_inside)])}
+            "billing_left_out": ball.billing_unknown_calls,
+            "unpriced": _dumps([*spent.unpriced, *({"inside": m} for m in spent.unpriced_inside)])}
 
 
 def mark_estimated_tokens(conn: Connection) -> None:
