@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lib import catalog
 from lib.capture import files
@@ -78,7 +79,7 @@ def open_in_explorer(path: Path) -> None:
     """A button that shows the whole capture in the round explorer."""
     if st.button("Open in the explorer", key="watch.open"):
         _open(path)
-        st.switch_page(navigation.EXPLORER)
+        _leave(navigation.EXPLORER)
 
 
 def _fork(path: Path, conversation: int, index: int) -> None:
@@ -94,7 +95,21 @@ def _fork(path: Path, conversation: int, index: int) -> None:
 def fork_if_asked() -> None:
     """Open the Fork page when Fork from here was pressed in the rounds below."""
     if st.session_state.pop(FORK_ASKED, False):
-        st.switch_page(navigation.FORK)
+        _leave(navigation.FORK)
+
+
+def _leave(page: str) -> None:
+    """Switch to `page`, first forgetting the rounds' fragment, so that no late redraw of it blanks that page."""
+    # The browser asks for a redraw every second until it hears of the switch. One asked for just before, reaching the
+    # server after the next page's run began, waited behind that run and then ran as a redraw of this page's rounds:
+    # the browser took it for this page coming back, cleared the page it had just drawn and drew nothing (a Fork page
+    # that stayed blank). Streamlit drops a redraw of a fragment it no longer holds, and folds one that came before
+    # the switch into the switch's own rerun; it forgets this page's fragments only at the end of a whole run, which
+    # the switch cuts short, so they are forgotten here (the next page registers its own as it draws).
+    ctx = get_script_run_ctx()
+    if ctx is not None:
+        ctx.fragment_storage.clear()
+    st.switch_page(page)
 
 
 def _open(path: Path, conversation: int | None = None) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import openai
 import pytest
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from lib.capture import files
 from lib.capture.background import BackgroundProxy
@@ -84,3 +86,97 @@ def test_fork_from_here_opens_the_fork_page_on_the_capture_and_it_stays(page, ca
         assert main.get_by_role("heading", name="Fork a round").count() == 1
         assert main.get_by_text(f"{capture.name} · conversation 1").count() == 1
     assert "/fork" in page.url
+
+
+class LateRedraw:
+    """The app's websocket, routed so that a redraw the Watch page's timer asks for after Fork from here was pressed
+    reaches the server only once the next page's run has begun: what a busy server does with one in flight."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self.news: list | None = None
+        """The server's messages kept from the browser, from the whole page's run after the press until the browser
+        asks for a redraw (it keeps its timer until it hears of a whole run)."""
+        self.redraw: tuple[str, bytes] | None = None
+        """The page the held redraw was asked on, and the redraw."""
+        self.sent_late = False
+
+    def route(self, ws) -> None:
+        server = ws.connect_to_server()
+
+        def from_page(message) -> None:
+            asked = _rerun_asked(message)
+            if asked and not asked[0] and asked[2]:
+                self.pressed = True  # a widget in a fragment: Fork from here
+            elif asked and asked[0] and self.pressed and self.redraw is None:
+                self.redraw = (asked[1], message)
+                held, self.news = self.news or [], None
+                for news in held:
+                    ws.send(news)
+                    self._maybe_send(server, news)
+                return
+            server.send(message)
+
+        def from_server(message) -> None:
+            began = _run_began(message)
+            if self.pressed and self.redraw is None and self.news is None and began and not began[1]:
+                self.news = []
+            if self.news is not None:
+                self.news.append(message)
+                return
+            ws.send(message)
+            self._maybe_send(server, message)
+
+        ws.on_message(from_page)
+        server.on_message(from_server)
+
+    def _maybe_send(self, server, news) -> None:
+        """Send the held redraw once a whole run of another page has begun."""
+        began = _run_began(news)
+        if began and not began[1] and self.redraw and not self.sent_late and began[0] != self.redraw[0]:
+            server.send(self.redraw[1])
+            self.sent_late = True
+
+
+def _rerun_asked(message) -> tuple[bool, str, str] | None:
+    """(a timer's redraw, its page, its fragment) of a rerun the browser asks for."""
+    if not isinstance(message, bytes):
+        return None
+    sent = BackMsg()
+    sent.ParseFromString(message)
+    if sent.WhichOneof("type") != "rerun_script":
+        return None
+    return sent.rerun_script.is_auto_rerun, sent.rerun_script.page_script_hash, sent.rerun_script.fragment_id
+
+
+def _run_began(message) -> tuple[str, list[str]] | None:
+    """(its page, the fragments it reruns, none for a whole run) of a run the server starts."""
+    if not isinstance(message, bytes):
+        return None
+    received = ForwardMsg()
+    received.ParseFromString(message)
+    if received.WhichOneof("type") != "new_session":
+        return None
+    return received.new_session.page_script_hash, list(received.metadata.run.fragment_ids)
+
+
+def test_a_redraw_of_the_watch_page_reaching_the_server_after_the_fork_page_began_leaves_that_page_drawn(page, capture):
+    # On a busy server the redraw the Watch page's timer asked for just before the switch arrived during the Fork page's
+    # run; Streamlit ran it afterwards as a redraw of the Watch page's rounds, and the browser cleared the Fork page it
+    # had drawn and drew nothing: the heading 'Fork a round' gone, for good.
+    recordings = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[:4]
+    with RecordedServer(recordings=recordings) as upstream, BackgroundProxy(upstream.url, capture) as proxy:
+        client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="sk-browser-test", max_retries=0)
+        for recording in recordings:
+            client.chat.completions.create(**recording.request)
+    late = LateRedraw()
+    page.route_web_socket("**/_stcore/stream", late.route)
+    page.goto("/watch")
+    page.get_by_role("button", name="Fork from here").click()
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text(f"{capture.name} · conversation 1")).to_be_visible()
+    for _ in range(6):  # past the Fork page's run and the redraw's, looked at without waiting for the page
+        page.wait_for_timeout(500)
+        assert main.get_by_role("heading", name="Fork a round").count() == 1
+        assert main.get_by_text(f"{capture.name} · conversation 1").count() == 1
+    assert late.sent_late, "no redraw was asked for between the press and the Fork page's run: the race was not run"
