@@ -347,6 +347,16 @@ EXPECTED = [
     ("oi-js-nock-bedrock-stream-tool.json", {"nock": "'scope', 'method' and 'path' beside the response (a nock "
                                                      "recording)"},
      "1 element: 1 round in 1 conversation; 0 elements skipped", {"conversation 1": [1]}, 1),
+    # Go's httprr traces (langchaingo's testdata): each was 100+ lines "not valid JSON" and no round.
+    ("langchaingo-openai-agent-args-rewritten.httprr",
+     {"httprr": "a file that opens with 'httprr trace v1' (Go's record and replay)"},
+     "2 exchanges: 2 rounds in 1 conversation; 0 exchanges skipped", {"conversation 1": [2, 4]}, 1),
+    ("langchaingo-ollama-chunked-stream.httprr",
+     {"httprr": "a file that opens with 'httprr trace v1' (Go's record and replay)"},
+     "1 exchange: 1 round in 1 conversation; 0 exchanges skipped", {"conversation 1": [1]}, 0),
+    ("langchaingo-gemini-int-enums.httprr",
+     {"httprr": "a file that opens with 'httprr trace v1' (Go's record and replay)"},
+     "2 exchanges: 2 rounds in 1 conversation; 0 exchanges skipped", {"conversation 1": [1, 3]}, 1),
     # vcrpy's httpx stub wrote the response as `status_code` and `content` (the file was refused: "the interaction's
     # response has no status").
     ("oi-portkey-httpx-status-code.yaml", {"vcr-cassette": "an interaction with request.uri and response.status_code "
@@ -1206,6 +1216,49 @@ def test_a_nock_recording_of_a_bedrock_stream_is_the_streamed_call():
         ("get_weather", {"location": "San Francisco, CA", "unit": "fahrenheit"})]
     assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (414, 114)
     assert round_.extra["streamed"] is True
+
+def test_a_go_httprr_trace_is_read_as_its_exchanges_and_the_rewritten_arguments_are_flagged():
+    # langchaingo's OpenAI functions agent, recorded by httprr: `httprr trace v1`, then per exchange its byte counts and
+    # the request and response as written on the wire. Every line was "not valid JSON" and nothing was read.
+    result = upload("langchaingo-openai-agent-args-rewritten.httprr")
+    assert result.problems == ()
+    (conversation,) = result.conversations
+    first, second = conversation.trace.rounds
+    assert [m.text for m in first.request.messages] == [
+        "You are a helpful assistant that can perform calculations.", "What is 15 multiplied by 4?"]
+    assert [(c.id, c.name, c.arguments) for c in first.tool_calls] == [
+        ("call_sgvhmmuASadOaDtd93TmrUsY", "calculator", {"__arg1": "15 * 4"})]
+    assert (first.response.usage.input_tokens, first.response.usage.output_tokens) == (94, 19)
+    assert [(r.call_id, r.content) for m in second.request.messages for r in m.tool_results] == [
+        ("call_sgvhmmuASadOaDtd93TmrUsY", "60")]
+    assert second.response.message.text == "15 multiplied by 4 is 60."
+    # langchaingo sent the call back with its arguments as `15 * 4`, not the JSON the model wrote: truly rewritten.
+    assert [(f.code, f.round) for f in run_checks(conversation.trace)] == [("history-rewritten", 2)]
+
+
+def test_a_chunked_body_in_an_httprr_trace_is_joined_before_it_is_read():
+    # Ollama answers with `Transfer-Encoding: chunked`, and Go's Response.Write keeps the chunks: a hexadecimal size,
+    # the bytes, a line end, until a chunk of size 0.
+    result = upload("langchaingo-ollama-chunked-stream.httprr")
+    assert result.problems == ()
+    (round_,) = result.conversations[0].trace.rounds
+    assert round_.response.message.text == "Okay, here we go!\n\n1, 2, 3, 4, 5\n"
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (16, 22)
+    assert round_.response.model == "gemma3:1b"
+
+
+def test_a_damaged_httprr_trace_names_the_exchange_and_keeps_those_before_it():
+    data = (FIXTURES / "langchaingo-openai-agent-args-rewritten.httprr").read_bytes()
+    second = data.index(b"\n992 1598\n") + 1
+    cut = read_upload([("cut.httprr", data[:second + 200])])
+    assert len(cut.conversations[0].trace.rounds) == 1
+    assert [(p.line, p.message) for p in cut.problems] == [
+        (2, "says its request and response take 2,590 bytes, but the file ends 191 bytes after it: the trace was cut "
+            "short")]
+    broken = read_upload([("broken.httprr", data[:second] + b"992\n" + data[second + 9:])])
+    assert [p.line for p in broken.problems] == [2]
+    assert "is not an exchange's line of two byte counts" in broken.problems[0].message
+
 
 def test_a_cassette_whose_httpx_responses_have_a_status_code_and_content_is_read():
     # openinference's Portkey cassette, recorded through httpx by an older vcrpy: each response `status_code: 200` and

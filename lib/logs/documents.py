@@ -3,6 +3,7 @@
 - an Inspect AI `.eval` (a zip): one element per `samples/*.json` member;
 - a VCR cassette (`.yaml`/`.yml`): one element per interaction;
 - a HAR file (`.har`, or `.json` holding `log.entries`): one element per entry;
+- a Go httprr trace (its first line `httprr trace v1`, whatever its name): one element per exchange;
 - an Inspect AI `.json` log: one element per sample;
 - any other one-object file (`.traj`, `.json`): the object itself.
 
@@ -29,6 +30,7 @@ import orjson
 import yaml
 
 from lib.intern import loads_exact
+from lib.logs import httprr
 from lib.logs.chat_shape import describe
 from lib.logs.resent import skip_whitespace, value_end
 
@@ -76,6 +78,8 @@ def elements(name: str, data: bytes, limit: int, loads: Callable[[bytes], Any] =
     if data[:4] == ZIP_SIGNATURE and (lower.endswith(".eval") or zipfile.is_zipfile(io.BytesIO(data))):
         # A line log whose first bytes merely look like a zip's is still read line by line.
         return _zip_samples(data, limit)
+    if httprr.is_trace(data):  # known by its first line: langchaingo names them `.httprr`, others as they like
+        return httprr.UNIT, httprr.exchanges(data, limit)
     if lower.endswith(YAML_SUFFIXES):
         return _cassette(data, limit)
     if lower.endswith(ONE_DOCUMENT_SUFFIXES) or (lower.endswith(".json") and data.lstrip()[:1] == b"{"):

@@ -166,12 +166,12 @@ def _uploader(files: list[tuple[str, bytes]] | None) -> None:
         ui_access.say_login_refusal()
         return
     shown = st.file_uploader(
-        "Or open your own log (.jsonl, .json, .jsonl.gz, .eval, .yaml, .har, .traj, .sse)",
-        type=["jsonl", "json", "gz", "eval", "yaml", "yml", "har", "traj", "sse", "txt"],
+        "Or open your own log (.jsonl, .json, .jsonl.gz, .eval, .yaml, .har, .traj, .httprr, .sse)",
+        type=["jsonl", "json", "gz", "eval", "yaml", "yml", "har", "traj", "httprr", "sse", "txt"],
         accept_multiple_files=True, key=_uploader_key(), on_change=_uploaded_changed,
         help="A Roundtrip trace, or logs of OpenAI or Anthropic calls in most common shapes: request and "
              "response pairs, streams, batches, Responses API, fine-tuning lines, OpenTelemetry spans, "
-             "Inspect AI eval logs, agent trajectories, VCR cassettes, HAR files and a streamed answer's "
+             "Inspect AI eval logs, agent trajectories, VCR cassettes, HAR files, Go httprr traces and a streamed answer's "
              "server-sent events as saved from the wire (.sse or .txt).",
     )
     if files and not shown:
