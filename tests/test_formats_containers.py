@@ -1260,6 +1260,21 @@ def test_a_damaged_httprr_trace_names_the_exchange_and_keeps_those_before_it():
     assert "is not an exchange's line of two byte counts" in broken.problems[0].message
 
 
+def test_gemini_enums_sent_as_numbers_read_as_their_names():
+    # Google's Go client asks for enums as numbers (`$alt=json;enum-encoding=int`): `finishReason: 1` was shown as the
+    # finish reason "1" of a round that called a tool, and the tool's schema as `type: 6`.
+    result = upload("langchaingo-gemini-int-enums.httprr")
+    (conversation,) = result.conversations
+    first, second = conversation.trace.rounds
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [("calculate", {"expression": "15 * 7"})]
+    assert (first.response.finish_reason, second.response.finish_reason) == ("tool_calls", "stop")
+    assert [r.content for m in second.request.messages for r in m.tool_results] == ['{"response": "105"}']
+    assert second.response.message.text == "15 * 7 is 105.\n"
+    (tool,) = first.request.tools
+    assert tool.parameters == {"type": "OBJECT", "properties": {"expression": {
+        "type": "STRING", "description": "Mathematical expression to evaluate"}}, "required": ["expression"]}
+
+
 def test_a_cassette_whose_httpx_responses_have_a_status_code_and_content_is_read():
     # openinference's Portkey cassette, recorded through httpx by an older vcrpy: each response `status_code: 200` and
     # `content` (the body as text), no `status` nor `body`. The file was refused as matching no format.

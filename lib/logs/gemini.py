@@ -33,6 +33,18 @@ FINISH_REASONS = {
 }
 """`finishReason` as a Chat Completions finish_reason; others (MALFORMED_FUNCTION_CALL, ...) stay as sent, lower-cased."""
 
+NUMBERED_FINISH = {0: "FINISH_REASON_UNSPECIFIED", 1: "STOP", 2: "MAX_TOKENS", 3: "SAFETY", 4: "RECITATION"}
+"""`finishReason` sent as a number: Google's Go and REST clients ask for enums so (`$alt=json;enum-encoding=int`).
+These five are numbered alike by the Gemini API and Vertex AI; past them the two number differently, so a higher
+number stays as sent."""
+
+NUMBERED_TYPES = {0: "TYPE_UNSPECIFIED", 1: "STRING", 2: "NUMBER", 3: "INTEGER", 4: "BOOLEAN", 5: "ARRAY", 6: "OBJECT",
+                  7: "NULL"}
+"""A schema's `type` sent as a number (the same clients), by the name Gemini writes it with otherwise."""
+
+NUMBERED_MODES = {0: "MODE_UNSPECIFIED", 1: "AUTO", 2: "ANY", 3: "NONE", 4: "VALIDATED"}
+"""`functionCallingConfig.mode` sent as a number (the same clients)."""
+
 TOOL_CHOICES = {"AUTO": "auto", "ANY": "required", "NONE": "none", "VALIDATED": "auto"}
 """`toolConfig.functionCallingConfig.mode` as a Chat Completions tool_choice."""
 
@@ -235,12 +247,37 @@ def _tools(tool: Any) -> list:
     declarations = tool.get("functionDeclarations", tool.get("function_declarations"))
     if not isinstance(declarations, list):
         return [tool]
-    return [convert.function_tool(d.get("name"), d.get("description"), next((d[k] for k in SCHEMA_KEYS if k in d), None))
+    return [convert.function_tool(d.get("name"), d.get("description"),
+                                  _named_types(next((d[k] for k in SCHEMA_KEYS if k in d), None)))
             for d in declarations if isinstance(d, dict)]
+
+
+def _named_types(schema: Any) -> Any:
+    """A parameter schema whose `type`s were sent as numbers, each written as its name (`6` as `OBJECT`), as Gemini's
+    JSON has it otherwise; any other schema as it is. Walked with a stack of its own: a schema may nest deep."""
+    if not (isinstance(schema, dict) and _numbered_type(schema.get("type"))):
+        return schema
+    root = dict(schema)
+    stack: list[dict | list] = [root]
+    while stack:
+        node = stack.pop()
+        for key, value in (node.items() if isinstance(node, dict) else enumerate(node)):
+            if isinstance(value, (dict, list)):
+                node[key] = copy = dict(value) if isinstance(value, dict) else list(value)
+                stack.append(copy)
+            elif key == "type" and isinstance(node, dict) and _numbered_type(value):
+                node[key] = NUMBERED_TYPES[value]
+    return root
+
+
+def _numbered_type(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value in NUMBERED_TYPES
 
 
 def _tool_choice(config: dict) -> Any:
     mode = config.get("mode")
+    if isinstance(mode, int) and not isinstance(mode, bool):
+        mode = NUMBERED_MODES.get(mode)
     if not isinstance(mode, str):
         return None
     mode = mode.upper()  # Gemini takes the enum in any case (ruby_llm writes "any", "none")
@@ -294,6 +331,8 @@ def _chat_response(response: dict, ids: CallIds, turn: int) -> tuple[dict, str |
     messages = convert.chat_message("assistant", parts)
     message = messages[-1] if messages else {"role": "assistant", "content": ""}
     finish = candidate.get("finishReason")
+    if isinstance(finish, int) and not isinstance(finish, bool):
+        finish = NUMBERED_FINISH.get(finish, finish)
     if candidate == {} and convert.object_at(response, "promptFeedback").get("blockReason"):
         finish_reason = "content_filter"
     elif finish in (None, "STOP", "FINISH_REASON_UNSPECIFIED"):
