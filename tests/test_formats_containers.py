@@ -357,6 +357,12 @@ EXPECTED = [
     ("langchaingo-gemini-int-enums.httprr",
      {"httprr": "a file that opens with 'httprr trace v1' (Go's record and replay)"},
      "2 exchanges: 2 rounds in 1 conversation; 0 exchanges skipped", {"conversation 1": [1, 3]}, 1),
+    # ruby-openai's Assistants API runs: each run makes the model go on, its messages held in the thread (both were
+    # counted "not model calls").
+    ("ruby-openai-assistants-run-stream.yml", {"vcr-cassette": "an interaction with request.uri and response.status (a "
+                                                               "VCR cassette)"},
+     "2 interactions: 0 rounds in 0 conversations; 2 interactions to an API Roundtrip does not read; 0 interactions "
+     "skipped", {}, 0),
     # vcrpy's httpx stub wrote the response as `status_code` and `content` (the file was refused: "the interaction's
     # response has no status").
     ("oi-portkey-httpx-status-code.yaml", {"vcr-cassette": "an interaction with request.uri and response.status_code "
@@ -1273,6 +1279,17 @@ def test_gemini_enums_sent_as_numbers_read_as_their_names():
     (tool,) = first.request.tools
     assert tool.parameters == {"type": "OBJECT", "properties": {"expression": {
         "type": "STRING", "description": "Mathematical expression to evaluate"}}, "required": ["expression"]}
+
+
+def test_an_assistants_api_run_is_named_a_model_call_to_an_api_not_read_not_counted_as_no_model_call():
+    # ruby-openai's cassette of two streamed runs (`POST /v1/threads/<thread>/runs`, `{"assistant_id", "stream": true}`):
+    # the request holds no messages (the thread does), and both were "not model calls".
+    result = upload("ruby-openai-assistants-run-stream.yml")
+    assert (result.not_calls, result.unread_calls) == (0, 2)
+    assert [(note.line, note.message) for note in result.notes] == [
+        (1, "a model call to api.openai.com/v1/threads/<thread>/runs (OpenAI's Assistants API), an API Roundtrip does "
+            "not read (it reads Chat Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, "
+            "Ollama and Cohere's v2 chat): left out, and so is 1 more call to it")]
 
 
 def test_a_cassette_whose_httpx_responses_have_a_status_code_and_content_is_read():

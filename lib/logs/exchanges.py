@@ -66,6 +66,11 @@ path."""
 GEMINI_BATCH_NAME = re.compile(r"/(batches/[^/:]+)$")
 """A Gemini batch fetched by its name: a poll, or, once it succeeded, its answers inline in request order."""
 
+ASSISTANTS_RUN_PATH = re.compile(r"^(.*/threads)(?:/[^/]+)?/runs(?:/[^/]+/submit_tool_outputs)?/?$")
+"""OpenAI's Assistants API: creating a run (on a thread, or with a new one: `/threads/runs`) and handing a run its tool
+outputs each make the model go on, with no messages in the request (the thread holds them): model calls in an API of
+its own, whose polls (GET) and setup (assistants, threads, messages) are not."""
+
 COMPACT_PATH = "/responses/compact"
 """The Responses API's compaction endpoint: the call asks the provider to compact the conversation (ResponsesFormat)."""
 TOKEN_COUNT_PATHS = ("/v1/messages/count_tokens", "/v1/responses/input_tokens", ":countTokens")
@@ -199,6 +204,13 @@ class ExchangeReader:
                 return
         if (created := GEMINI_BATCH_PATH.search(path)) is not None or GEMINI_BATCH_NAME.search(path) is not None:
             yield from self._gemini_batch(exchange, created, line)
+            return
+        if exchange.method.upper() == "POST" and (run := ASSISTANTS_RUN_PATH.search(path)) is not None:
+            # Named once for every thread and run: each has its own id in the path.
+            tail = "runs/<run>/submit_tool_outputs" if path.rstrip("/").endswith("submit_tool_outputs") else "runs"
+            threads = f"{run.group(1)}/<thread>" if not path.rstrip("/").endswith("/threads/runs") else run.group(1)
+            api = f"{urlsplit(exchange.url).hostname or ''}{threads}/{tail} (OpenAI's Assistants API)"
+            self.unread.setdefault(api, []).append(line)
             return
         if exchange.method.upper() == "POST" and INTERACTIONS_PATH.search(path) is not None:
             # Its `input` and `model` read like a Responses request: it was taken for one and its answer skipped.
