@@ -47,6 +47,7 @@ from lib.growth import growth, kept_pairs, realigned, resent_length
 from lib.intern import canonical_json
 from lib.model import (
     Message,
+    ProviderError,
     Request,
     Response,
     Round,
@@ -1507,7 +1508,9 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         # A log that kept no status says nothing about the connection: claim only what it recorded.
         status = f"with HTTP {error.status}" if error.status is not None else "(HTTP status not recorded)"
         pointer = f", pointing at messages[{index}]" if index is not None else ""
-        words = f"Its words: \"{shorten(error.message, 240)}\" "
+        # A status recorded with an empty body: the message is the status we wrote, not words the provider sent.
+        words = ("It sent no words: the response body was empty. " if _wordless(error)
+                 else f"Its words: \"{shorten(error.message, 240)}\" ")
         rejected = error.rejected_generation
         # An error event that ended a stream came after the HTTP status, which said the answer was on its way: the
         # status the event names is not the call's.
@@ -1541,6 +1544,14 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
                        if _numeric_status(error.status) else
                        "the log does not say whether the request was at fault: read the words before sending it again."))
         yield Hit("error", round_.index, "request", f"messages[{index}]" if index is not None else "", said)
+
+
+def _wordless(error: ProviderError) -> bool:
+    """Whether a failed call's answer had no body, its message only the HTTP status an importer wrote for it."""
+    body = error.body
+    inner = body.get("body") if isinstance(body, dict) and set(body) == {"status", "body", "message"} else body
+    return (error.status is not None and error.message == f"HTTP {error.status}"
+            and (inner is None or (isinstance(inner, (str, bytes)) and not inner.strip())))
 
 
 def _numeric_status(status: object) -> bool:

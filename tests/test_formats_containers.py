@@ -363,6 +363,10 @@ EXPECTED = [
                                                                "VCR cassette)"},
      "2 interactions: 0 rounds in 0 conversations; 2 interactions to an API Roundtrip does not read; 0 interactions "
      "skipped", {}, 0),
+    # A streamed call answered 500 with no body: its finding quoted "HTTP 500" as the provider's words.
+    ("ruby-openai-stream-500-empty-body.yml", {"vcr-cassette": "an interaction with request.uri and response.status (a "
+                                                               "VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     # vcrpy's httpx stub wrote the response as `status_code` and `content` (the file was refused: "the interaction's
     # response has no status").
     ("oi-portkey-httpx-status-code.yaml", {"vcr-cassette": "an interaction with request.uri and response.status_code "
@@ -1290,6 +1294,18 @@ def test_an_assistants_api_run_is_named_a_model_call_to_an_api_not_read_not_coun
         (1, "a model call to api.openai.com/v1/threads/<thread>/runs (OpenAI's Assistants API), an API Roundtrip does "
             "not read (it reads Chat Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, "
             "Ollama and Cohere's v2 chat): left out, and so is 1 more call to it")]
+
+
+def test_a_failed_call_with_an_empty_body_is_not_quoted_as_saying_its_status():
+    # ruby-openai's streamed call answered HTTP 500 with no body at all. The finding said `Its words: "HTTP 500"`: words
+    # the provider never sent (Roundtrip wrote them).
+    result = upload("ruby-openai-stream-500-empty-body.yml")
+    (conversation,) = result.conversations
+    (finding,) = run_checks(conversation.trace)
+    assert finding.code == "provider-error"
+    assert finding.message == ("This call failed with HTTP 500. It sent no words: the response body was empty. No "
+                               "response came back, and the status is the provider's trouble, not the request's: send "
+                               "it again after a pause.")
 
 
 def test_a_cassette_whose_httpx_responses_have_a_status_code_and_content_is_read():
