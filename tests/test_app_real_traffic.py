@@ -493,3 +493,11 @@ def test_a_summary_anthropic_compacted_the_history_into_is_not_called_encrypted(
             "(Anthropic's compaction), in plain text") in shown
     assert "Summary of Conversation" in shown
     assert "Input tokens (reported): **61,067**" in shown and "Output tokens (reported): **1,912**" in shown
+
+
+def test_a_go_httprr_trace_opens_in_the_explorer_with_its_rounds(app):
+    # langchaingo's recording of its OpenAI functions agent: every line of it was "not valid JSON" and nothing opened.
+    shown = round_shown(app, "containers/langchaingo-openai-agent-args-rewritten.httprr", 2)
+    assert "Result for call call_sgvhmmuASadOaDtd93TmrUsY" in shown
+    assert "15 multiplied by 4 is 60." in shown
+    assert "The assistant turn sent back here is not what the model wrote in round 1" in shown

@@ -1257,6 +1257,15 @@ def test_a_chunked_body_in_an_httprr_trace_is_joined_before_it_is_read():
     assert round_.response.model == "gemma3:1b"
 
 
+def test_a_gzipped_httprr_trace_reads_as_the_trace_does():
+    # httprr replays `.httprr.gz` too (langchaingo keeps its vector-store traces so).
+    import gzip
+    data = (FIXTURES / "langchaingo-openai-agent-args-rewritten.httprr").read_bytes()
+    zipped = read_upload([("TestAgent.httprr.gz", gzip.compress(data))])
+    assert zipped.summary() == "2 exchanges: 2 rounds in 1 conversation; 0 exchanges skipped"
+    assert zipped.problems == ()
+
+
 def test_a_damaged_httprr_trace_names_the_exchange_and_keeps_those_before_it():
     data = (FIXTURES / "langchaingo-openai-agent-args-rewritten.httprr").read_bytes()
     second = data.index(b"\n992 1598\n") + 1
