@@ -1264,6 +1264,8 @@ def test_a_gzipped_httprr_trace_reads_as_the_trace_does():
     zipped = read_upload([("TestAgent.httprr.gz", gzip.compress(data))])
     assert zipped.summary() == "2 exchanges: 2 rounds in 1 conversation; 0 exchanges skipped"
     assert zipped.problems == ()
+    # A line end added after the last exchange (an editor, an end-of-file hook) is no damaged exchange.
+    assert read_upload([("TestAgent.httprr", data + b"\n")]).problems == ()
 
 
 def test_a_damaged_httprr_trace_names_the_exchange_and_keeps_those_before_it():

@@ -44,6 +44,8 @@ def exchanges(data: bytes, limit: int) -> Iterator[tuple[int, dict | str]]:
     at = data.index(b"\n") + 1
     number = 0
     while at < len(data):
+        if not data[at:].strip():  # a line end an editor or a hook added after the last exchange
+            return
         number += 1
         counts = COUNTS.match(data, at)
         if counts is None:
