@@ -1276,6 +1276,13 @@ def test_a_damaged_httprr_trace_names_the_exchange_and_keeps_those_before_it():
     assert [(p.line, p.message) for p in cut.problems] == [
         (2, "says its request and response take 2,590 bytes, but the file ends 191 bytes after it: the trace was cut "
             "short")]
+    # Line ends turned from CRLF to LF (an editor, git's autocrlf): every count is off; it was read as a response whose
+    # first line is '.0 200 OK'.
+    normalized = read_upload([("lf.httprr", data.replace(b"\r\n", b"\n"))])
+    assert [(p.line, p.message) for p in normalized.problems] == [
+        (1, "has byte counts that do not fall on its request and its response: the file was changed after it was "
+            "recorded (its line ends turned from CRLF to LF or back, as an editor or git's autocrlf does, or an edit "
+            "by hand), and httprr counts every byte, so neither this exchange nor those after it can be cut out")]
     broken = read_upload([("broken.httprr", data[:second] + b"992\n" + data[second + 9:])])
     assert [p.line for p in broken.problems] == [2]
     assert "is not an exchange's line of two byte counts" in broken.problems[0].message

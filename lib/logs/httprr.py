@@ -26,6 +26,9 @@ REQUEST_KEY, RESPONSE_KEY = "httprr_request", "httprr_response"
 COUNTS = re.compile(rb"(\d+) (\d+)\r?\n")
 """The line before each exchange: the request's and the response's length in bytes."""
 
+REQUEST_LINE = re.compile(rb"[A-Z]+ \S+ HTTP/")
+"""How a recorded request begins: its method, its address and its version."""
+
 STATUS_LINE = re.compile(r"HTTP/\d(?:\.\d)? (\d{3})\b")
 """A response's first line: `HTTP/2.0 200 OK`."""
 
@@ -60,6 +63,12 @@ def exchanges(data: bytes, limit: int) -> Iterator[tuple[int, dict | str]]:
                            f"{len(data) - start:,} bytes after it: the trace was cut short")
             return
         at = start + sent + answered
+        if not (REQUEST_LINE.match(data, start) and data.startswith(b"HTTP/", start + sent)):
+            yield number, ("has byte counts that do not fall on its request and its response: the file was changed "
+                           "after it was recorded (its line ends turned from CRLF to LF or back, as an editor or "
+                           "git's autocrlf does, or an edit by hand), and httprr counts every byte, so neither this "
+                           "exchange nor those after it can be cut out")
+            return
         if sent + answered > limit:
             yield number, f"is too large ({sent + answered:,} bytes; the limit is {limit:,})"
             continue
