@@ -1167,6 +1167,33 @@ def test_a_bedrock_call_refused_with_no_request_body_is_the_refused_round():
     assert [n.message for n in result.notes] == [
         "the request body was recorded empty: the round shows the response alone, its request not known"]
 
+
+def test_a_refused_call_recorded_without_its_request_names_the_model_its_path_names():
+    # AWS refused `/model/does-not-exist/invoke`, sent with no body: the path is all that names the model, and the
+    # conversation said it had none (model null, the explorer and Tokens page "no model").
+    (conversation,) = upload("otel-bedrock-invoke-unknown-model.yaml").conversations
+    assert conversation.trace.model == "does-not-exist"
+    (round_,) = conversation.trace.rounds
+    assert round_.request.model == "does-not-exist" and not round_.request_recorded
+
+
+@pytest.mark.parametrize("path, model", [
+    ("/model/us.anthropic.claude-3-5-sonnet-20241022-v2%3A0/converse", "us.anthropic.claude-3-5-sonnet-20241022-v2:0"),
+    ("/model/us.anthropic.claude-3-5-sonnet-20241022-v2%3A0/converse-stream",
+     "us.anthropic.claude-3-5-sonnet-20241022-v2:0"),
+    ("/model/anthropic.claude-3-haiku-20240307-v1%3A0/invoke-with-response-stream",
+     "anthropic.claude-3-haiku-20240307-v1:0"),
+    ("/v1beta/models/gemini-2.0-flash:generateContent", "gemini-2.0-flash"),
+])
+def test_a_refused_native_call_without_its_request_body_takes_its_model_from_the_path_decoded(path, model):
+    # The same cassette's refusal, sent to each path that names a model: the id is shown as the provider reads it
+    # (`%3A` is the `:` of a versioned Bedrock id).
+    recorded = (FIXTURES / "otel-bedrock-invoke-unknown-model.yaml").read_text()
+    assert recorded.count("/model/does-not-exist/invoke") == 1
+    data = recorded.replace("/model/does-not-exist/invoke", path).encode()
+    (conversation,) = upload("otel-bedrock-invoke-unknown-model.yaml", data).conversations
+    assert conversation.trace.model == model
+
 def test_a_request_that_resends_turns_before_an_anthropic_compaction_summary_says_the_provider_dropped_them():
     # pydantic-ai's Anthropic compaction end to end: round 1 sends ~55,000 tokens and Claude compacts them (the summary
     # sampled first, 55,196 tokens in, then the answer, 220); round 2 resends that long message, the summary (plain

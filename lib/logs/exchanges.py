@@ -439,14 +439,21 @@ class ExchangeReader:
         """The call an exchange recorded without its request body was, when its path names Chat Completions or
         Messages and its answer is one of theirs: a round whose request the log did not keep."""
         path = urlsplit(exchange.url).path
-        native = next((dialect for pattern, dialect in NATIVE_PATHS if pattern.search(path)), None)
+        native = next(((found, dialect) for pattern, dialect in NATIVE_PATHS if (found := pattern.search(path))),
+                      None)
         if native is not None:
             # Bedrock's and Gemini's paths name a model call whatever the body; with the request left out, only a
             # refusal can be read, the answer's shape being the provider's own.
             response, _ = _response(exchange, f"the response body of {exchange.method} {exchange.url}", None,
                                     self.inflater)
             error = _error(response, exchange.status)
-            return None if error is None else CallRecord(line=line, dialect=native, request=None, error=error)
+            if error is None:
+                return None
+            # The path is all that names the model (quoted: `%3A` is a versioned id's `:`); a request of no messages
+            # carries it, and is still read as one the log did not keep (lib.model.Round.request_recorded).
+            model = unquote(native[0].group(1))
+            return CallRecord(line=line, dialect=native[1], request={"model": model, "messages": []} if model else None,
+                              error=error)
         if not path.endswith(("/chat/completions", "/v1/messages")):
             return None
         dialect = ANTHROPIC if path.endswith("/v1/messages") else OPENAI
