@@ -470,6 +470,24 @@ def round_cost(row: RoundSummary, prices: tuple[Price, ...]) -> float | None:
     return spent
 
 
+def round_cost_left_out_words(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...]) -> str:
+    """Under the rounds table: the rounds whose cost cell (round_cost) leaves out calls to other models inside them
+    (Usage.other_model_calls: Anthropic's advisor) for want of their model's price, which the total's note alone said;
+    empty where no cell does. Our words and counts only: the models are the log's words."""
+    left_out = [(r.round, len(call_cost(r.model, r.usage, prices)[1])) for r in rows
+                if r.sent and round_cost(r, prices) is not None]
+    left_out = [(number, calls) for number, calls in left_out if calls]
+    if not left_out:
+        return ""
+    calls = sum(count for _, count in left_out)
+    if len(left_out) == 1:
+        (number, _), = left_out
+        said = "one call to another model" if calls == 1 else f"{calls:,} calls to other models"
+        return f"Round {number}'s cost leaves out {said} inside it, which {'has' if calls == 1 else 'have'} no price."
+    return (f"The costs of {rounds_named([number for number, _ in left_out])} leave out calls to other models inside "
+            f"them ({calls:,} in all), which have no price.")
+
+
 def rows_cost(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...]) -> TraceCost:
     """What the rounds cost at these prices, summed over those whose cost is known; the others counted apart."""
     known = [r for r in rows if cost_known(r)]

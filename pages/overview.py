@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib.dialects import DIALECTS
-from lib.summary import billing_unknown_rounds_words, no_chart_words, rows_cost, snowball
+from lib.summary import billing_unknown_rounds_words, no_chart_words, round_cost_left_out_words, rows_cost, snowball
 from lib.ui import accounting, charts, navigation, plain, predict, state
 from lib.ui.picker import trace_picker
 from lib.prices import cost_figure, cost_notes
@@ -47,6 +47,8 @@ if cost_notes(spent):  # beneath the figure, not in it: the browser cuts a long 
 st.subheader("Rounds")
 st.dataframe(plain.cells(table), hide_index=True, width="stretch", key="overview.rounds", placeholder="–",
              column_config=accounting.rounds_columns(table))
+if round_cost_left_out_words(rows, prices):  # beneath the cells it is about, not beneath the total alone
+    st.caption(round_cost_left_out_words(rows, prices))
 accounting.gap_notes(loaded.trace, rows)
 accounting.output_left_out_note(rows)
 accounting.overcount_note(rows)

@@ -680,6 +680,33 @@ def test_an_advisor_call_to_another_model_inside_a_round_is_said_beside_its_figu
         {"model": "claude-opus-4-7", "input": 2728, "output": 874}]
 
 
+def test_the_rounds_table_says_which_rounds_cost_leaves_out_an_unpriced_call_inside_it(app):
+    # Round 1's "cost USD" cell held Sonnet's own cost alone, the advisor's call to claude-opus-4-7 (no default price)
+    # left out, and only the trace total's note said so: the cell read as the round's whole cost.
+    at = uploaded(app, "containers/vercel-anthropic-advisor-usage.json")
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    (table,) = [d.value for d in at.dataframe if "cost USD" in d.value.columns]
+    assert table["cost USD"].sum() == pytest.approx(0.05524, abs=5e-6)  # the cells add up to the trace's figure
+    assert ("Round 1's cost leaves out one call to another model inside it, which has no price."
+            in [c.value for c in at.caption])
+
+
+def test_the_rounds_table_says_no_call_left_out_once_the_call_inside_has_a_price():
+    from lib.encodings import encoding_name_for_model
+    from lib.logs.upload import read_upload
+    from lib.prices import DEFAULT_PRICES, Price
+    from lib.summary import round_cost_left_out_words, summarize
+    from lib.tokens import counter_for
+    data = (FIXTURES / "containers/vercel-anthropic-advisor-usage.json").read_bytes()
+    (conversation,) = read_upload([("a.json", data)]).conversations
+    rows = summarize(conversation.trace, counter_for(encoding_name_for_model(conversation.trace.model)).counter)
+    assert round_cost_left_out_words(rows, DEFAULT_PRICES) == (
+        "Round 1's cost leaves out one call to another model inside it, which has no price.")
+    opus = Price("claude-opus-4-7", 5.00, 0.50, 6.25, 25.00, "test", "test")
+    assert round_cost_left_out_words(rows, (*DEFAULT_PRICES, opus)) == ""
+
+
 def test_an_advisor_call_is_priced_at_its_own_models_rates_once_it_has_a_price():
     from lib.logs.upload import read_upload
     from lib.prices import DEFAULT_PRICES, Price, cost_words

@@ -99,6 +99,8 @@ WORDS = {
     "stop_switch": "a dialect's stop field and its two values, constants of lib/dialects (lib/slide_words.py)",
     "billing_unknown_rounds_words": "round numbers and our sentences: which failed or unanswered calls the input "
                                     "billed leaves out (lib/summary.py)",
+    "round_cost_left_out_words": "round numbers and counts of calls in our words: which rounds' cost leaves out an "
+                                 "unpriced call inside them, never the models' names (lib/summary.py)",
     "billing_words": "a constant sentence, BILLING_NOT_KNOWN or UNANSWERED_BILLING_NOT_KNOWN, or nothing "
                      "(lib/summary.py)",
     "input_parts": "the parts of a round's input by our names, each with its token count (lib/tokens.py)",
