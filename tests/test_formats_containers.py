@@ -1177,6 +1177,20 @@ def test_a_refused_call_recorded_without_its_request_names_the_model_its_path_na
     assert round_.request.model == "does-not-exist" and not round_.request_recorded
 
 
+def test_a_refused_invoke_model_call_whose_messages_body_names_no_model_takes_it_from_the_path():
+    # InvokeModel's body for Claude is Anthropic's Messages without a `model` (the path names it): refused, with no
+    # answer to name it either, the conversation had no model.
+    recorded = (FIXTURES / "otel-bedrock-invoke-unknown-model.yaml").read_text()
+    body = ('{"messages": [{"role": "user", "content": "Hello"}], "max_tokens": 200, '
+            '"anthropic_version": "bedrock-2023-05-31"}')
+    data = (recorded.replace("body: null", "body: '" + body + "'")
+            .replace("/model/does-not-exist/invoke", "/model/us.anthropic.claude-3-5-sonnet-20241022-v2%3A0/invoke"))
+    (conversation,) = upload("otel-bedrock-invoke-unknown-model.yaml", data.encode()).conversations
+    (round_,) = conversation.trace.rounds
+    assert round_.request_recorded and round_.request.messages[0].text == "Hello"
+    assert round_.request.model == conversation.trace.model == "us.anthropic.claude-3-5-sonnet-20241022-v2:0"
+
+
 @pytest.mark.parametrize("path, model", [
     ("/model/us.anthropic.claude-3-5-sonnet-20241022-v2%3A0/converse", "us.anthropic.claude-3-5-sonnet-20241022-v2:0"),
     ("/model/us.anthropic.claude-3-5-sonnet-20241022-v2%3A0/converse-stream",

@@ -248,6 +248,10 @@ class ExchangeReader:
             self._left_out(exchange, request, line)
             return
         dialect = ANTHROPIC if anthropic else OPENAI
+        if anthropic and "model" not in request and (invoked := INVOKE_PATH.search(path)) is not None:
+            # Claude through InvokeModel: its Messages body leaves the model to the path (quoted: `%3A` is a
+            # versioned id's `:`), as Converse's does; a refusal names it nowhere else.
+            request = {"model": unquote(invoked.group(1)), **request}
         response, stream = _response(exchange, label, dialect, self.inflater)
         # A stream that an error event ended (Anthropic's `error`, a Chat Completions `{"error": ...}` chunk) failed
         # under the HTTP 200 it began with.
