@@ -1189,6 +1189,9 @@ def test_a_refused_invoke_model_call_whose_messages_body_names_no_model_takes_it
     (round_,) = conversation.trace.rounds
     assert round_.request_recorded and round_.request.messages[0].text == "Hello"
     assert round_.request.model == conversation.trace.model == "us.anthropic.claude-3-5-sonnet-20241022-v2:0"
+    # The body shown holds a key the program sent in the path, not the body: the round says so, not "as recorded".
+    provenance = conversation.trace.round_provenance(round_)
+    assert provenance.origin == "completed" and "names the model in the request's path" in provenance.note
 
 
 @pytest.mark.parametrize("path, model", [

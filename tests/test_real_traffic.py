@@ -857,9 +857,10 @@ def test_a_bedrock_invoke_stream_of_messages_events_is_said_to_be_assembled():
     # content type was not taken for a stream, so the assembled message was called "sent and received".
     from lib.provenance import origin_line
     [conversation] = _read("containers/ollm-bedrock-invoke-stream-claude.yaml").conversations
+    # Its request body names no model (InvokeModel's path does): shown with the path's, the request is completed.
     assert origin_line(conversation.trace, conversation.trace.rounds[0]) == (
-        "As recorded: the request the program sent; the response came as a stream, shown here assembled into the body "
-        "the API returns unstreamed.")
+        "Completed from a partial record: parts of this payload were added, not recorded. The response came as a "
+        "stream: the body shown is assembled here from its chunks, not received in that shape.")
 
 
 def test_an_ollama_stream_saved_chunk_per_line_is_said_to_be_assembled_and_a_whole_answer_is_not():

@@ -59,6 +59,10 @@ OLLAMA_PATH = "/api/chat"
 COHERE_PATH = "/v2/chat"
 """Cohere's v2 chat path: its requests are shaped like Chat Completions, its answers in Cohere's own words."""
 
+INVOKE_MODEL_NOTE = ("Bedrock's InvokeModel names the model in the request's path, not in its body: the request "
+                     "shown here holds the path's model as its \"model\" key, which the program did not send in the "
+                     "body. The rest is as recorded.")
+"""Said of a Messages body sent through InvokeModel, shown with the model its path named."""
 GEMINI_BATCH_PATH = re.compile(r"/models/([^/:]+):batchGenerateContent$", re.IGNORECASE)
 """Gemini's Batch API, created with inline requests (`batch.inputConfig.requests.requests`); the model is in the
 path."""
@@ -248,10 +252,13 @@ class ExchangeReader:
             self._left_out(exchange, request, line)
             return
         dialect = ANTHROPIC if anthropic else OPENAI
+        provenance = None
         if anthropic and "model" not in request and (invoked := INVOKE_PATH.search(path)) is not None:
             # Claude through InvokeModel: its Messages body leaves the model to the path (quoted: `%3A` is a
-            # versioned id's `:`), as Converse's does; a refusal names it nowhere else.
+            # versioned id's `:`), as Converse's does; a refusal names it nowhere else. The body shown then holds a
+            # key the program did not send in it, and says so.
             request = {"model": unquote(invoked.group(1)), **request}
+            provenance = {"origin": "completed", "note": INVOKE_MODEL_NOTE}
         response, stream = _response(exchange, label, dialect, self.inflater)
         # A stream that an error event ended (Anthropic's `error`, a Chat Completions `{"error": ...}` chunk) failed
         # under the HTTP 200 it began with.
@@ -266,7 +273,8 @@ class ExchangeReader:
                 return
             response = None
         yield CallRecord(line=line, dialect=dialect, request=request, response=None if error else response, error=error,
-                         streamed=stream is not None, cut_calls=stream.cut_calls if stream else [])
+                         streamed=stream is not None, cut_calls=stream.cut_calls if stream else [],
+                         provenance=provenance)
 
     def _message_batch(self, exchange: Exchange, batch: re.Match, line: int) -> Iterator[CallRecord]:
         """The calls of a Message Batch: the requests it was created with, each joined on its custom_id to the
