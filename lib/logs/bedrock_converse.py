@@ -80,6 +80,8 @@ class BedrockConverseFormat(ProviderPairFormat):
 
     name = "bedrock-converse"
     title = "AWS Bedrock Converse"
+    request_key = "messages"
+    response_key = "output"
 
     def is_request(self, body: Any) -> bool:
         return _is_request(body)

@@ -63,6 +63,8 @@ class CohereFormat(ProviderPairFormat):
 
     name = "cohere"
     title = "Cohere v2 chat"
+    request_key = "messages"
+    response_key = "message"
 
     def is_request(self, body: Any) -> bool:
         return is_request(body)

@@ -99,6 +99,8 @@ class GeminiFormat(ProviderPairFormat):
 
     name = "gemini"
     title = "Google Gemini generateContent"
+    request_key = "contents"
+    response_key = "candidates"
 
     def __init__(self) -> None:
         self._streams: dict[str, tuple[int, list[dict]]] = {}

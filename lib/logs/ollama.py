@@ -56,6 +56,8 @@ class OllamaFormat(ProviderPairFormat):
 
     name = "ollama"
     title = "Ollama /api/chat"
+    request_key = "messages"
+    response_key = "message"
 
     def __init__(self) -> None:
         self._stream: tuple[int, list[dict]] | None = None

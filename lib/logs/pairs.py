@@ -73,6 +73,8 @@ class _PairFormat(LogFormat):
 
     dialect: str
     """The dialect this format reads."""
+    response_key: str
+    """The key a response body of this dialect cannot lack, named when a line is neither request nor response."""
 
     def _is_request(self, body: Any) -> bool:
         raise NotImplementedError
@@ -96,7 +98,13 @@ class _PairFormat(LogFormat):
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         split = split_pair(obj)
         if split is None:
-            request, response = (None, obj) if self._is_response(obj) else (obj, None)
+            # An error body alone is the answer to a request the log did not keep.
+            request, response = (None, obj) if self._is_response(obj) or error_of(obj) else (obj, None)
+            if request is obj and not isinstance(obj.get("messages"), list):
+                # Only a forced format is fed a line its rules did not match: a request alone must at least hold
+                # the turns it sends, or any object (an exchange's bytes, a span) would be read as a request.
+                raise LineProblem(f"not {with_article(self.title)} request or response: "
+                                  f"no 'messages' or '{self.response_key}'")
         else:
             request, response = split[0], split[1]
         if request is not None and not isinstance(request, dict):
@@ -128,6 +136,7 @@ class OpenAIChatFormat(_PairFormat):
     name = OPENAI
     title = openai_chat.TITLE
     dialect = OPENAI
+    response_key = "choices"
 
     def _is_request(self, body: Any) -> bool:
         return openai_chat.is_request(body)
@@ -150,6 +159,7 @@ class AnthropicMessagesFormat(_PairFormat):
     name = ANTHROPIC
     title = anthropic_messages.TITLE
     dialect = ANTHROPIC
+    response_key = "content"
 
     def _is_request(self, body: Any) -> bool:
         return anthropic_messages.is_request(body)

@@ -74,6 +74,10 @@ class CallIds:
         return [MADE_UP_IDS] if self.made_up else []
 
 
+ERROR_KEYS = frozenset({"error", "Error", "message", "Message", "__type", "code", "type", "status", "status_code"})
+"""The keys an error body logged alone may have: more than these and the line is some other record with an error."""
+
+
 def error_body(response: Any, status: Any = None) -> dict | None:
     """The error a logged response stands for: `{"error": {...}}`, Ollama's `{"error": "..."}`,
     or AWS's `{"Error": {"Message": ...}}` / `{"message": ...}`; None for anything else."""
@@ -94,6 +98,11 @@ def error_body(response: Any, status: Any = None) -> dict | None:
 
 class ProviderPairFormat(LogFormat):
     """A provider's request and response bodies under the pair envelopes, converted to a dialect."""
+
+    request_key: str
+    """The key a request body of this provider cannot lack (its turns), whatever else it holds."""
+    response_key: str
+    """The key a response body of this provider cannot lack."""
 
     def is_request(self, body: Any) -> bool:
         """Whether `body` is this provider's request body."""
@@ -133,14 +142,26 @@ class ProviderPairFormat(LogFormat):
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         split = split_pair(obj)
         if split is None:
-            if self.is_response(obj):
+            if self.is_response(obj) or (set(obj) <= ERROR_KEYS and error_body(obj) is not None):
+                # An error body alone answers a request the log did not keep; a record that merely has an 'error'
+                # (a tool run's traceback) is no provider's answer.
                 request, response = None, obj
             elif self.is_response(obj.get("response")):
                 request, response = None, obj["response"]
-            else:
+            elif self.is_request(obj) or self.request_key in obj:
+                # A forced format is fed lines its rules did not match: a request shaped like another provider's
+                # (Chat Completions' for Ollama's or Cohere's) is read, but never an object without the turns.
                 request, response = obj, None
+            else:
+                raise LineProblem(f"not {with_article(self.title)} request or response: "
+                                  f"no '{self.request_key}' or '{self.response_key}'")
         else:
             request, response = split[0], split[1]
+            if request is not obj and isinstance(request, dict) and not self.is_request(request) \
+                    and self.request_key not in request:
+                # As for a request alone: what a wrapper key holds (a rollout's 'payload', a run's 'inputs') is read
+                # as a request only when it holds the turns.
+                raise LineProblem(f"the request has no '{self.request_key}'")
             if request is obj:
                 # LiteLLM-style lines put the request's fields beside the response.
                 request = {k: v for k, v in obj.items() if k != "response"}

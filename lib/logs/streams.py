@@ -87,6 +87,10 @@ class OpenAIChatStreamFormat(LogFormat):
             yield from self._fail(obj, line)
             return
         choices = require(obj, "choices", list)
+        if obj.get("object") == "chat.completion" or any(isinstance(c, dict) and "message" in c and "delta" not in c
+                                                         for c in choices):
+            # Only a forced format is fed it: a whole response read as a chunk would lose its message to the delta rule.
+            raise LineProblem("not a stream chunk: a whole Chat Completions response (choices[].message, no delta)")
         stream_id = str(obj.get("id") or "")
         for position, choice in enumerate(choices):
             if not isinstance(choice, dict):
