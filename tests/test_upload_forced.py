@@ -27,7 +27,9 @@ def test_an_httprr_trace_forced_as_chat_completions_reads_no_round_and_names_wha
            "(read as OpenAI Chat Completions)" in said
     assert "exchange 2: not an OpenAI Chat Completions request or response: no 'messages' or 'choices' " \
            "(read as OpenAI Chat Completions)" in said
-    assert "exchange 1: does not match OpenAI Chat Completions's rules: none of its rules matches this object" in said
+    assert "exchange 1: does not match OpenAI Chat Completions's rules: none of its rules matches this object (it " \
+           "reads a request with 'messages', a response with 'choices', or the two under keys such as 'request' and " \
+           "'response')" in said
     assert not any("the request was not in the log" in s for s in said)
 
 
@@ -50,7 +52,9 @@ def test_a_codex_rollout_forced_as_gemini_names_the_missing_contents_not_a_round
     assert upload.rounds == 0
     said = {p.message for p in upload.problems}
     assert said == {"the request has no 'contents' (read as Google Gemini generateContent)",
-                    "does not match Google Gemini generateContent's rules: none of its rules matches this object"}
+                    "does not match Google Gemini generateContent's rules: none of its rules matches this object (it "
+                    "reads a request with 'contents', a response with 'candidates', or the two under keys such as "
+                    "'request' and 'response')"}
 
 
 def test_whole_chat_completions_responses_forced_as_a_stream_are_not_read_as_chunks():

@@ -39,7 +39,8 @@ def _forced_miss(instance: LogFormat, obj: dict) -> str:
         rule = None
     if rule:
         return f"read as {instance.title} (its rule matched: {rule}), but no call could be rebuilt from the file"
-    why = _near_miss(instance, obj) or "none of its rules matches this object"
+    why = _near_miss(instance, obj) or "none of its rules matches this object" + \
+        (f" (it reads {instance.reads})" if instance.reads else "")
     return f"does not match {instance.title}'s rules: {why}"
 
 

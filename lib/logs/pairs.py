@@ -76,6 +76,11 @@ class _PairFormat(LogFormat):
     response_key: str
     """The key a response body of this dialect cannot lack, named when a line is neither request nor response."""
 
+    @property
+    def reads(self) -> str:  # type: ignore[override]
+        return (f"a request with 'messages', a response with '{self.response_key}', or the two under keys such as "
+                f"'request' and 'response'")
+
     def _is_request(self, body: Any) -> bool:
         raise NotImplementedError
 

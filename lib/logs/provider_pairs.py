@@ -104,6 +104,11 @@ class ProviderPairFormat(LogFormat):
     response_key: str
     """The key a response body of this provider cannot lack."""
 
+    @property
+    def reads(self) -> str:  # type: ignore[override]
+        return (f"a request with '{self.request_key}', a response with '{self.response_key}', or the two under keys "
+                f"such as 'request' and 'response'")
+
     def is_request(self, body: Any) -> bool:
         """Whether `body` is this provider's request body."""
         raise NotImplementedError

@@ -168,6 +168,8 @@ class LogFormat:
     """Short id, used by the format override and the CLI's `--format`."""
     title: ClassVar[str]
     """Human name for the picker."""
+    reads: ClassVar[str | None] = None
+    """What its rules look for, in words, said when a user forces it on a file none of whose lines it matches."""
 
     def detect(self, obj: dict) -> str | None:
         """The rule that recognizes `obj` as this format, in words, or None."""
