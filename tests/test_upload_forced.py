@@ -87,3 +87,16 @@ def test_the_cli_summary_of_a_wrongly_forced_file_says_what_each_exchange_lacks(
     assert summary["summary"] == "2 exchanges: 0 rounds in 0 conversations; 2 exchanges skipped"
     assert {"line": 2, "error": "not an OpenAI Chat Completions request or response: no 'messages' or 'choices' "
                                 "(read as OpenAI Chat Completions)"} in summary["problems"]
+
+
+def test_the_sidebar_shows_no_round_for_an_httprr_trace_read_as_chat_completions(app):
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("agent.httprr", (FIXTURES / HTTPRR).read_bytes())
+    at.run()
+    at.selectbox(key="sidebar.format").set_value("openai-chat").run()
+    assert not at.exception
+    sidebar = [t.value for t in at.sidebar.text]
+    assert sidebar[0] == "2 exchanges: 0 rounds in 0 conversations; 2 exchanges skipped"
+    shown = " ".join(sidebar)
+    assert "exchange 2: not an OpenAI Chat Completions request or response: no 'messages' or 'choices'" in shown
+    assert "the request was not in the log" not in shown + " ".join(t.value for t in at.main.text)
