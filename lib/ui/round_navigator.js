@@ -230,7 +230,8 @@ export default function (component) {
   if (condensed) held.set(data.trace, condensed);
   const trace = held.get(data.trace); // the rounds, or the promise of them while they are still being read
   if (!trace) {
-    component.setTriggerValue("missing", data.trace); // this page never got the rounds (a reconnect): Python sends them again
+    // This page never got the rounds (a reconnect): Python sends them again.
+    component.setTriggerValue("missing", data.trace);
     return;
   }
   // Runs after any earlier call's: a round chosen while the rounds were still being read is followed in order.
