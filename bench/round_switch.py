@@ -96,8 +96,8 @@ def main(other: Path | None) -> None:
                for key, rows in figures.items()}
     print(f"median of {REPEATS} fresh contexts, {len(STEPS)} round switches each")
     for (name, label), (cpu, wall) in medians.items():
-        print(f"  Roundtrip {name}, {label}: server CPU {cpu * 1000:.0f} ms, click to the run's end {wall * 1000:.0f} ms "
-              f"per switch")
+        print(f"  Roundtrip {name}, {label}: server CPU {cpu * 1000:.0f} ms, "
+              f"click to the run's end {wall * 1000:.0f} ms per switch")
     for name in roots:
         ratio = medians[(name, f"{ROUNDS} rounds")][0] / medians[(name, "Hengxin")][0]
         print(f"server CPU per switch, {ROUNDS} rounds ÷ Hengxin, {name}: {ratio:.2f} "
