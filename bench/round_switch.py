@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from bench.load_test import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_app
-from bench.peers.serving import ROUNDS, inputs
+from bench.peers.serving import ROUNDS
 from bench.peers.viewers import VIEWPORT
 
 TRACES = {"Hengxin": "hengxin-expense", f"{ROUNDS} rounds": f"synthetic-{ROUNDS}"}
@@ -42,8 +42,14 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def _traces_folder() -> Path:
-    """The synthetic trace's folder (bench.peers.serving) with Hengxin beside it."""
-    folder, _ = inputs()
+    """A folder of the two traces, made once under bench/results (no peer environment needed)."""
+    from tests.synthetic import synthetic_lines
+
+    folder = ROOT / "bench" / "results" / "round_switch"
+    folder.mkdir(parents=True, exist_ok=True)
+    synthetic = folder / f"synthetic-{ROUNDS}.jsonl"
+    if not synthetic.exists():
+        synthetic.write_text("\n".join(synthetic_lines(ROUNDS)) + "\n")
     shutil.copyfile(ROOT / "traces" / "hengxin-expense.jsonl", folder / "hengxin-expense.jsonl")
     return folder
 
