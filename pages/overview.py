@@ -47,8 +47,8 @@ if cost_notes(spent):  # beneath the figure, not in it: the browser cuts a long 
 st.subheader("Rounds")
 st.dataframe(plain.cells(table), hide_index=True, width="stretch", key="overview.rounds", placeholder="–",
              column_config=accounting.rounds_columns(table))
-if round_cost_left_out_words(rows, prices):  # beneath the cells it is about, not beneath the total alone
-    st.caption(round_cost_left_out_words(rows, prices))
+if left_out := round_cost_left_out_words(rows, prices):  # beneath the cells it is about, not the total alone
+    st.caption(left_out)
 accounting.gap_notes(loaded.trace, rows)
 accounting.output_left_out_note(rows)
 accounting.overcount_note(rows)

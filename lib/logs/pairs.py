@@ -68,18 +68,31 @@ def call_meta(obj: dict) -> dict:
     return {"conversation": conversation, "latency_ms": latency, "timestamp": timestamp}
 
 
-class _PairFormat(LogFormat):
+class KeyedPairs(LogFormat):
+    """A format of request and response bodies, each known by a key it cannot lack: what a forced format says of a
+    line that is neither."""
+
+    request_key: str = "messages"
+    """The key a request body cannot lack (its turns), whatever else it holds."""
+    response_key: str
+    """The key a response body cannot lack."""
+
+    @property
+    def reads(self) -> str:  # type: ignore[override]
+        return (f"a request with '{self.request_key}', a response with '{self.response_key}', or the two under keys "
+                f"such as 'request' and 'response'")
+
+    def neither(self) -> LineProblem:
+        """A line fed to this format (forced) that is neither its request nor its response."""
+        return LineProblem(f"not {with_article(self.title)} request or response: "
+                           f"no '{self.request_key}' or '{self.response_key}'")
+
+
+class _PairFormat(KeyedPairs):
     """What both dialects share: find the request and response on a line, then check their shapes."""
 
     dialect: str
     """The dialect this format reads."""
-    response_key: str
-    """The key a response body of this dialect cannot lack, named when a line is neither request nor response."""
-
-    @property
-    def reads(self) -> str:  # type: ignore[override]
-        return (f"a request with 'messages', a response with '{self.response_key}', or the two under keys such as "
-                f"'request' and 'response'")
 
     def _is_request(self, body: Any) -> bool:
         raise NotImplementedError
@@ -108,8 +121,7 @@ class _PairFormat(LogFormat):
             if request is obj and not isinstance(obj.get("messages"), list):
                 # Only a forced format is fed a line its rules did not match: a request alone must at least hold
                 # the turns it sends, or any object (an exchange's bytes, a span) would be read as a request.
-                raise LineProblem(f"not {with_article(self.title)} request or response: "
-                                  f"no 'messages' or '{self.response_key}'")
+                raise self.neither()
         else:
             request, response = split[0], split[1]
         if request is not None and not isinstance(request, dict):

@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.logs.record import CallRecord, LineProblem
 from lib.model import MADE_UP_IDS
 from lib.text import with_article
-from lib.logs.pairs import call_meta, error_of, split_pair
+from lib.logs.pairs import KeyedPairs, call_meta, error_of, split_pair
 
 
 
@@ -96,18 +96,8 @@ def error_body(response: Any, status: Any = None) -> dict | None:
     return {"status": status, "body": response, "message": message}
 
 
-class ProviderPairFormat(LogFormat):
+class ProviderPairFormat(KeyedPairs):
     """A provider's request and response bodies under the pair envelopes, converted to a dialect."""
-
-    request_key: str
-    """The key a request body of this provider cannot lack (its turns), whatever else it holds."""
-    response_key: str
-    """The key a response body of this provider cannot lack."""
-
-    @property
-    def reads(self) -> str:  # type: ignore[override]
-        return (f"a request with '{self.request_key}', a response with '{self.response_key}', or the two under keys "
-                f"such as 'request' and 'response'")
 
     def is_request(self, body: Any) -> bool:
         """Whether `body` is this provider's request body."""
@@ -158,8 +148,7 @@ class ProviderPairFormat(LogFormat):
                 # (Chat Completions' for Ollama's or Cohere's) is read, but never an object without the turns.
                 request, response = obj, None
             else:
-                raise LineProblem(f"not {with_article(self.title)} request or response: "
-                                  f"no '{self.request_key}' or '{self.response_key}'")
+                raise self.neither()
         else:
             request, response = split[0], split[1]
             if request is not obj and isinstance(request, dict) and not self.is_request(request) \
