@@ -34,6 +34,14 @@ ORIGIN_WORDS: dict[str, str] = {
                    "compacts"),
 }
 """Each origin in a reader's words."""
+SENT_ON_WORDS = ("an assistant turn the program wrote over in another API's format: this call sends the conversation "
+                 "on to another provider's API, so the earlier turns are converted from the format they were first "
+                 "written in, not sent back as they came")
+"""Where an assistant turn of a request that sends the conversation on to another provider's API (Round.sent_on)
+came from, when it is not the previous response as it came back."""
+SENT_ON_CHANGED = ("Written over in another API's format: this call sends the conversation on to another provider's API, "
+                   "so the program converted the earlier turns, and this copy differs from the one sent before.")
+"""Said of a resent message that changed in a request that sends the conversation on to another provider's API."""
 LIBRARY_REASK_WORDS = ("written by the library in the user's role, not typed by the person: the model's previous "
                        "answer failed the library's validation, and the library asks the model again")
 """Where a library's re-ask came from (lib.injected.library_reask), in a reader's words."""
@@ -56,6 +64,9 @@ class MessageEntry:
     without: tuple[str, ...] = ()
     """For the previous response's turn: the types of its parts that did not come back with it (Gemini CLI's
     thought summaries, a reasoning part the program dropped), so it is not said to be appended unchanged."""
+    sent_on: bool = False
+    """Whether the request sends the conversation on to another provider's API (Round.sent_on): the earlier turns
+    were written over in that API's format, so a rewritten one is that conversion, not a program's own edit."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +183,14 @@ def origin_words(entry: MessageEntry) -> str:
                 "so the provider can go on from it")
     if entry.origin == "program" and library_reask(entry.message):
         return LIBRARY_REASK_WORDS
+    if entry.origin == "history" and entry.sent_on:
+        return SENT_ON_WORDS
     return ORIGIN_WORDS[entry.origin]
+
+
+def changed_words(entry: MessageEntry) -> str | None:
+    """Why a resent message changed, where the request tells (SENT_ON_CHANGED); None where it does not."""
+    return SENT_ON_CHANGED if entry.status == "changed" and entry.sent_on else None
 
 
 Entries = tuple[MessageEntry, ...]
@@ -368,16 +386,17 @@ def growth(trace: Trace, index: int) -> Growth:
     previous_round = trace.rounds[index - 2] if index > 1 else None
     before = kept.request.messages if kept else ()
     placed = _placed_in_place(current, kept)
+    sent_on = current.sent_on is not None
     entries, shifted = [], False
     for i, message in enumerate(current.request.messages):
         if i >= placed:
             origin = _origin(message, previous_round, program_parts(current, i))
             left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
-            entries.append(MessageEntry(i, message, "new", origin, without=left_out))
+            entries.append(MessageEntry(i, message, "new", origin, without=left_out, sent_on=sent_on))
         elif message is before[i] or message == before[i]:
             entries.append(MessageEntry(i, message, "resent", "input"))
         else:
-            entries.append(MessageEntry(i, message, "changed", "input", previous=before[i]))
+            entries.append(MessageEntry(i, message, "changed", "input", previous=before[i], sent_on=sent_on))
             shifted = True
     dropped = len(before) - placed + max(0, placed - len(current.request.messages))
     # Only where placing message by message found a change (never in a request that extends the one before it):
@@ -390,7 +409,7 @@ def growth(trace: Trace, index: int) -> Growth:
             message = current.request.messages[i]
             origin = _origin(message, previous_round, program_parts(current, i))
             left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
-            entries[i] = MessageEntry(i, message, "new", origin, without=left_out)
+            entries[i] = MessageEntry(i, message, "new", origin, without=left_out, sent_on=sent_on)
         dropped = len(dropped_at)
         return Growth(entries=tuple(entries), dropped=dropped, against=kept.index, index=index, dropped_at=dropped_at)
     return Growth(entries=tuple(entries), dropped=dropped,

@@ -501,3 +501,24 @@ def test_a_go_httprr_trace_opens_in_the_explorer_with_its_rounds(app):
     assert "Result for call call_sgvhmmuASadOaDtd93TmrUsY" in shown
     assert "15 multiplied by 4 is 60." in shown
     assert "The assistant turn sent back here is not what the model wrote in round 1" in shown
+
+
+def test_a_turn_written_over_for_another_providers_api_is_said_to_be_converted_not_put_in_by_the_program(app):
+    # pydantic-ai sends gpt-5's answer on to claude-sonnet-4-0 in the Messages format, its reasoning summaries as
+    # `<thinking>` texts. The card of that turn read "An assistant turn the program put in the history, not the
+    # previous response as it came back.", growth's words for a turn a program made up.
+    shown = round_shown(app, "containers/pyd-openai-then-anthropic-history.yaml", 2)
+    assert "<thinking>" in shown
+    assert "An assistant turn the program put in the history" not in shown
+    assert ("An assistant turn the program wrote over in another API's format: this call sends the conversation on to "
+            "another provider's API, so the earlier turns are converted from the format they were first written in, "
+            "not sent back as they came.") in shown
+
+
+def test_resent_messages_written_over_for_another_providers_api_say_why_they_changed(app):
+    # pydantic-ai sends a Gemini run on to gpt-4o-mini: the call resent under an id of its own, its result as "Paris"
+    # where Gemini was sent {"return_value": "Paris"}. Each card said only "changed since the previous request".
+    shown = round_shown(app, "containers/pyd-gemini-then-openai-lone-tools.yaml", 3)
+    said = ("Written over in another API's format: this call sends the conversation on to another provider's API, so "
+            "the program converted the earlier turns, and this copy differs from the one sent before.")
+    assert shown.count(said) == 2  # the call and its result

@@ -472,3 +472,13 @@ def test_a_claude_code_rounds_reported_input_says_in_the_export_what_the_cache_a
     page = trace_html(trace, summarize(trace, CHARACTER_COUNTER))
     assert ("Tokens: 32,737 in, 135 out, as the API reported them. 22,820 read from the prompt cache, 9,907 written to "
             "it for an hour (included in the input); 49 reasoning tokens (included in the output).") in page
+
+
+def test_the_file_says_a_turn_sent_on_to_another_providers_api_was_written_over_in_its_format():
+    # Round 2 sends gpt-5's answer on to claude-sonnet-4-0 in the Messages format: the file called it "an assistant
+    # turn the program put in the history, not the previous response as it came back".
+    name = "containers/pyd-openai-then-anthropic-history.yaml"
+    trace = read_upload([(name, (FIXTURES / name).read_bytes())]).conversations[0].trace
+    page = " ".join(" ".join(_parse(trace_html(trace, summarize(trace, CHARACTER_COUNTER))).text).split())
+    assert "an assistant turn the program put in the history" not in page
+    assert "an assistant turn the program wrote over in another API's format" in page

@@ -116,6 +116,7 @@ WORDS = {
     "against_words": "which request a round's new messages count against, in our words and round numbers (lib/growth.py)",
     "origin_words": "where a new message came from, ORIGIN_WORDS, or the kinds of parts it came back without in our "
                     "words (LEFT_OUT_WORDS) and a count of the others, never their types (lib/growth.py)",
+    "changed_words": "SENT_ON_CHANGED or None: why a resent message changed, our constant (lib/growth.py)",
     "login_refusal": "one of two constant sentences on why a signed-in visitor is no editor (lib/access.py)",
 }
 """Helpers whose result is our own words, whatever they are given: each checked to quote no trace text."""

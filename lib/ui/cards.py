@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.annotations import NoteMark
-from lib.growth import Growth, MessageEntry, against_words, held_apart, origin_words
+from lib.growth import Growth, MessageEntry, against_words, changed_words, held_apart, origin_words
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
                          tool_list_never_logged)
 from lib.model import Message, Round, ToolCallPart, summary_in_clear
@@ -208,10 +208,13 @@ def message_card(entry: MessageEntry, marks: list[Mark], pointer: Pointer | None
         if role is None:
             plain.text(f"role {entry.message.role}")
         if entry.status == "new":
-            st.caption(origin_words(entry).capitalize() + ".")
+            said = origin_words(entry)
+            st.caption(said[:1].upper() + said[1:] + ".")  # not capitalize(): it would lower "API"
         _badges_at(marks, path)
         _parts(entry.message, path, marks)
         if entry.previous is not None:
+            if why := changed_words(entry):
+                st.caption(why)
             st.caption("What changed against the copy sent before:")
             payload(show_controls(_diff(entry.previous, entry.message)), "diff")
 
