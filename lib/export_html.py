@@ -19,7 +19,7 @@ from markupsafe import Markup
 from lib.annotations import Note, Rubric, note_heading, round_of
 from lib.dialects import DIALECTS
 from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_status
-from lib.growth import against_words, changed_words, origin_words, program_sent, sends
+from lib.growth import REFERENCE_WORDS, against_words, changed_words, origin_words, program_sent, referred_words, sends
 from lib.model import Round, Trace
 from lib.round_view import RoundView, round_view
 from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, billing_words,
@@ -116,7 +116,8 @@ TEMPLATES.filters.update(plural=plural, figure=figure, milliseconds=milliseconds
                         failure_heading=failure_heading, odd_status=odd_status)
 # The policy and the stylesheet are our own constants, written as they are (entities mean nothing in <style>).
 TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP_MARKS, step_titles=STEP_TITLES,
-                         origin_words=origin_words, changed_words=changed_words, finish_field=_finish_field, said_parts=said_parts,
+                         origin_words=origin_words, changed_words=changed_words, reference_words=REFERENCE_WORDS,
+                         referred_words=referred_words, finish_field=_finish_field, said_parts=said_parts,
                          billing_words=billing_words,
                          split_words=split_words, figure_note=figure_note,
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,

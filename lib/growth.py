@@ -64,6 +64,9 @@ class MessageEntry:
     without: tuple[str, ...] = ()
     """For the previous response's turn: the types of its parts that did not come back with it (Gemini CLI's
     thought summaries, a reasoning part the program dropped), so it is not said to be appended unchanged."""
+    referred: tuple[tuple[str, str | None], ...] = ()
+    """For each reference to an earlier item in the message (an `item_reference` part): the id it names, and what the
+    trace holds under that id in our words (referred_item), None where it holds nothing under it."""
     sent_on: bool = False
     """Whether the request sends the conversation on to another provider's API (Round.sent_on): the earlier turns
     were written over in that API's format, so a rewritten one is that conversion, not a program's own edit."""
@@ -191,6 +194,54 @@ def origin_words(entry: MessageEntry) -> str:
 def changed_words(entry: MessageEntry) -> str | None:
     """Why a resent message changed, where the request tells (SENT_ON_CHANGED); None where it does not."""
     return SENT_ON_CHANGED if entry.status == "changed" and entry.sent_on else None
+
+
+REFERENCE_PART = "item_reference"
+"""The part type of a Responses API input item that names an earlier item by its id instead of sending it."""
+REFERENCE_WORDS = ("A reference to an earlier item by its id: the program sends the id, not the item, and the provider "
+                   "puts the item it stored under that id in its place.")
+"""What an `item_reference` part is, said above it."""
+REFERRED_KINDS = {"compaction": "the compacted history the provider returned", "reasoning": "the model's reasoning item",
+                  "thinking": "the model's thinking", "message": "the message"}
+"""The kinds of item a reference may name, in our words; any other kind is "an item"."""
+
+
+def _item_id(part) -> str | None:
+    raw = part.raw if isinstance(part, OtherPart) and isinstance(part.raw, dict) else None
+    found = raw.get("id") if raw is not None else None
+    return found if isinstance(found, str) and found else None
+
+
+def referred_item(trace: Trace, index: int, item_id: str) -> str | None:
+    """What round `index`'s reference to `item_id` names, in our words: the latest item of an earlier round that the
+    trace holds under that id (a part that kept its id: a compacted history, a reasoning item), as "the reasoning item
+    of round 2's response"; None where the trace holds no item with that id."""
+    for round_ in reversed(trace.rounds[:index - 1]):
+        halves = ((round_.response.message,) if round_.response is not None else (), "response"), (
+            round_.request.messages if round_.request_recorded else (), "request")
+        for messages, half in halves:
+            for message in messages:
+                for part in message.parts:
+                    if _item_id(part) == item_id and part.type != REFERENCE_PART:
+                        what = REFERRED_KINDS.get(part.type, "an item")
+                        return f"{what} in round {round_.index}'s {half}"
+    return None
+
+
+def referred_words(referred: tuple[tuple[str, str | None], ...], item_id) -> str:
+    """What a reference to `item_id` stands for, said under it (MessageEntry.referred): the item the trace holds under
+    that id, or that the log holds none."""
+    if not isinstance(item_id, str) or not item_id:
+        return "It names no id, so what it stands for is not known."
+    found = dict(referred).get(item_id)
+    return f"That is {found}." if found else ("No item with this id is in the log, so what it stands for is not shown "
+                                              "here.")
+
+
+def _referred(trace: Trace, index: int, message: Message) -> tuple[tuple[str, str | None], ...]:
+    """MessageEntry.referred: each reference of `message` and what it names."""
+    return tuple((item_id, referred_item(trace, index, item_id)) for part in message.parts
+                 if isinstance(part, OtherPart) and part.type == REFERENCE_PART and (item_id := _item_id(part)))
 
 
 Entries = tuple[MessageEntry, ...]
@@ -392,11 +443,13 @@ def growth(trace: Trace, index: int) -> Growth:
         if i >= placed:
             origin = _origin(message, previous_round, program_parts(current, i))
             left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
-            entries.append(MessageEntry(i, message, "new", origin, without=left_out, sent_on=sent_on))
+            entries.append(MessageEntry(i, message, "new", origin, without=left_out, sent_on=sent_on,
+                                        referred=_referred(trace, index, message)))
         elif message is before[i] or message == before[i]:
             entries.append(MessageEntry(i, message, "resent", "input"))
         else:
-            entries.append(MessageEntry(i, message, "changed", "input", previous=before[i], sent_on=sent_on))
+            entries.append(MessageEntry(i, message, "changed", "input", previous=before[i], sent_on=sent_on,
+                                        referred=_referred(trace, index, message)))
             shifted = True
     dropped = len(before) - placed + max(0, placed - len(current.request.messages))
     # Only where placing message by message found a change (never in a request that extends the one before it):
@@ -409,7 +462,8 @@ def growth(trace: Trace, index: int) -> Growth:
             message = current.request.messages[i]
             origin = _origin(message, previous_round, program_parts(current, i))
             left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
-            entries[i] = MessageEntry(i, message, "new", origin, without=left_out, sent_on=sent_on)
+            entries[i] = MessageEntry(i, message, "new", origin, without=left_out, sent_on=sent_on,
+                                      referred=_referred(trace, index, message))
         dropped = len(dropped_at)
         return Growth(entries=tuple(entries), dropped=dropped, against=kept.index, index=index, dropped_at=dropped_at)
     return Growth(entries=tuple(entries), dropped=dropped,

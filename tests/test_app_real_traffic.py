@@ -522,3 +522,35 @@ def test_resent_messages_written_over_for_another_providers_api_say_why_they_cha
     said = ("Written over in another API's format: this call sends the conversation on to another provider's API, so "
             "the program converted the earlier turns, and this copy differs from the one sent before.")
     assert shown.count(said) == 2  # the call and its result
+
+
+def _compacted_then_referenced(*others: str):
+    """pyd-responses-compact-inline.yaml with its fourth request's input written as an `item_reference` to the
+    compacted item the third call returned, references to `others`, and the question: how a program goes on from a
+    compaction by its id (the Responses API allows it)."""
+    import yaml
+    from tests.screen import FIXTURES
+    cassette = yaml.safe_load((FIXTURES / "containers/pyd-responses-compact-inline.yaml").read_bytes())
+    (compacted,) = [item for item in cassette["interactions"][2]["response"]["parsed_body"]["output"]
+                    if item["type"] == "compaction"]
+    body = cassette["interactions"][3]["request"]["parsed_body"]
+    body["input"] = [{"type": "item_reference", "id": item_id} for item_id in (compacted["id"], *others)] + [
+        body["input"][-1]]
+    return yaml.safe_dump(cassette).encode()
+
+
+def test_a_reference_to_an_earlier_item_is_drawn_as_a_reference_naming_the_item(app):
+    # Each card read "A item_reference part, shown as the payload holds it": no word of what the id stands for.
+    from lib.ui import state
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("compacted.yaml", _compacted_then_referenced("msg_not_in_this_log"))
+    at.run()
+    at.number_input(key=state.ROUND).set_value(4).run()
+    assert not at.exception
+    shown = screen(at)
+    assert "A item_reference part" not in shown
+    assert shown.count("A reference to an earlier item by its id: the program sends the id, not the item, and the "
+                       "provider puts the item it stored under that id in its place.") == 2
+    assert "That is the compacted history the provider returned in round 3's response." in shown
+    assert "It names the id msg_not_in_this_log.\nNo item with this id is in the log, so what it stands for is not " \
+           "shown here." in shown

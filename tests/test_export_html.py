@@ -482,3 +482,16 @@ def test_the_file_says_a_turn_sent_on_to_another_providers_api_was_written_over_
     page = " ".join(" ".join(_parse(trace_html(trace, summarize(trace, CHARACTER_COUNTER))).text).split())
     assert "an assistant turn the program put in the history" not in page
     assert "an assistant turn the program wrote over in another API's format" in page
+
+
+def test_the_file_draws_a_reference_to_an_earlier_item_as_what_it_names():
+    # pyd-responses-compact-inline.yaml's fourth request sending the compacted item by an `item_reference`: the file
+    # said "A item_reference part, shown as the payload holds it".
+    from tests.test_app_real_traffic import _compacted_then_referenced
+    upload = read_upload([("compacted.yaml", _compacted_then_referenced())])
+    trace = upload.conversations[0].trace
+    page = " ".join(" ".join(_parse(trace_html(trace, summarize(trace, CHARACTER_COUNTER))).text).split())
+    assert "A item_reference part" not in page
+    assert ("A reference to an earlier item by its id: the program sends the id, not the item, and the provider puts "
+            "the item it stored under that id in its place. It names the id cmp_") in page
+    assert "That is the compacted history the provider returned in round 3's response." in page

@@ -19,7 +19,8 @@ import pandas as pd
 import streamlit as st
 
 from lib.annotations import NoteMark
-from lib.growth import Growth, MessageEntry, against_words, changed_words, held_apart, origin_words
+from lib.growth import (REFERENCE_PART, REFERENCE_WORDS, Growth, MessageEntry, against_words, changed_words, held_apart,
+                        origin_words, referred_words)
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
                          tool_list_never_logged)
 from lib.model import Message, Round, ToolCallPart, summary_in_clear
@@ -146,7 +147,8 @@ SUMMARY_PART_WORDS = ("The summary of the earlier turns that the provider had th
 """What a compaction part that holds its summary in the clear is (lib.model.summary_in_clear), said above it."""
 
 
-def _parts(message: Message, base: str, marks: list[Mark], empty: str = "(no content)") -> None:
+def _parts(message: Message, base: str, marks: list[Mark], empty: str = "(no content)",
+           referred: tuple[tuple[str, str | None], ...] = ()) -> None:
     for part in message.parts:
         path = join_path(base, part.path)
         _badges_at(marks, path)
@@ -167,6 +169,10 @@ def _parts(message: Message, base: str, marks: list[Mark], empty: str = "(no con
                 # model wrote, readable, wherever it is carried.
                 plain.text(SUMMARY_PART_WORDS if summary_in_clear(part) is not None else COMPACTION_PART_WORDS)
                 code_block(part.raw)
+            case _ if getattr(part, "type", None) == REFERENCE_PART:
+                plain.text(REFERENCE_WORDS)
+                reference(part.raw.get("id") if isinstance(part.raw, dict) else None, referred)
+                code_block(part.raw)
             case _:
                 # Not "as sent": the payload may be an importer's conversion (an OpenCode export's reasoning written
                 # as a thinking block), as the round's provenance says.
@@ -174,6 +180,13 @@ def _parts(message: Message, base: str, marks: list[Mark], empty: str = "(no con
                 code_block(part.raw)
     if not message.parts:
         st.text(empty)
+
+
+def reference(item_id, referred: tuple[tuple[str, str | None], ...]) -> None:
+    """Under an `item_reference` part: the id it names (the trace's text) and what the trace holds under it."""
+    if isinstance(item_id, str) and item_id:
+        plain.text(f"It names the id {item_id}.")
+    plain.text(referred_words(referred, item_id))
 
 
 MONEY_TITLE = "Money as the program should compute it"
@@ -211,7 +224,7 @@ def message_card(entry: MessageEntry, marks: list[Mark], pointer: Pointer | None
             said = origin_words(entry)
             st.caption(said[:1].upper() + said[1:] + ".")  # not capitalize(): it would lower "API"
         _badges_at(marks, path)
-        _parts(entry.message, path, marks)
+        _parts(entry.message, path, marks, referred=entry.referred)
         if entry.previous is not None:
             if why := changed_words(entry):
                 st.caption(why)
