@@ -23,9 +23,9 @@ from lib.growth import REFERENCE_WORDS, against_words, changed_words, origin_wor
 from lib.model import Round, Trace
 from lib.round_view import RoundView, round_view
 from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, billing_words,
-                         log_ends_words, missing_output, output_left_out_words, reported_extras_words, said_parts,
-                         stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept, tool_list_missing,
-                         tool_list_words)
+                         log_ends_words, missing_output, other_models_named, output_left_out_words, reported_extras_words,
+                         said_parts, stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept,
+                         tool_list_missing, tool_list_words)
 from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
 from lib.text import as_code, figure, milliseconds, plural, show_controls
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading, origin_line, provenance_detail
@@ -129,7 +129,8 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          output_left_out_words=output_left_out_words,
                          table_counts=_table_counts, tools_sent_words=tools_sent_words,
                          stop_inferred=stop_inferred, stop_unrecorded_words=stop_unrecorded_words,
-                         tool_list_words=tool_list_words, reported_extras_words=reported_extras_words)
+                         tool_list_words=tool_list_words, reported_extras_words=reported_extras_words,
+                         other_models_named=other_models_named)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),

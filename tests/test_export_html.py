@@ -495,3 +495,14 @@ def test_the_file_draws_a_reference_to_an_earlier_item_as_what_it_names():
     assert ("A reference to an earlier item by its id: the program sends the id, not the item, and the provider puts "
             "the item it stored under that id in its place. It names the id cmp_") in page
     assert "That is the compacted history the provider returned in round 3's response." in page
+
+
+def test_the_file_names_the_model_of_a_call_made_inside_a_round():
+    # Anthropic's advisor tool: claude-opus-4-7 advising inside the round (`usage.iterations`' `advisor_message`).
+    # The file said "one call to another model inside this round (2,728 in, 874 out), billed at its model's rates"
+    # and never which model, which the explorer names.
+    name = "containers/vercel-anthropic-advisor-usage.json"
+    trace = read_upload([(name, (FIXTURES / name).read_bytes())]).conversations[0].trace
+    page = " ".join(" ".join(_parse(trace_html(trace, summarize(trace, CHARACTER_COUNTER))).text).split())
+    assert ("one call to another model inside this round (2,728 in, 874 out), billed at its model's rates: not in these "
+            "token counts. Called inside this round: claude-opus-4-7.") in page
