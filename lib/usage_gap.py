@@ -148,12 +148,21 @@ class GapNote:
     report), whether the report is above our count, and the reasons. Rounds of one kind share one explanation."""
 
 
-def _share(gap: int, base: int) -> str:
+def _share(gap: int, base: int, of: str) -> str:
+    """The gap against the input it is measured on, `of` naming that input ("of the input"): a share up to it; past
+    it, how many times its size, since no part of an input is larger than the input ("271% of the input" read so)."""
     share = abs(gap) / base
     if share < 0.005:
-        return "under 1%"
+        return f"under 1% {of}"
     # 13,871 of 13,906 rounds to 100%, which would say our count found nothing of the input.
-    return "over 99%" if 0.995 <= share < 1 else f"{share:.0%}"
+    if share < 1:
+        return f"{'over 99%' if share >= 0.995 else f'{share:.0%}'} {of}"
+    # Only a count above the report gets here: the report can be no more than the input above our count.
+    times = f"{share:.1f}".removesuffix(".0")
+    size = of.removeprefix("of ")
+    if times == "1":
+        return f"a difference {'as' if abs(gap) == base else 'about as'} large as {size} itself"
+    return f"a difference {times} times the size of {size}"
 
 
 def gap_note(trace: Trace, row: RoundSummary) -> GapNote | None:
@@ -179,7 +188,7 @@ def gap_note(trace: Trace, row: RoundSummary) -> GapNote | None:
         return None
     reasons = _reasons(trace, measured_on, row, gap > 0)
     words = (f"{whose} {plural(abs(gap), 'token')} {'more' if gap > 0 else 'fewer'} than our count, "
-             f"{_share(gap, base)} {of}. Why: " + "; ".join(reasons) + ".")
+             f"{_share(gap, base, of)}. Why: " + "; ".join(reasons) + ".")
     return GapNote(words, (usage.anchor_round, gap > 0, tuple(reasons)))
 
 
