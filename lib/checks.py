@@ -1438,7 +1438,9 @@ def _call_sent_twice(trace: Trace) -> Iterator[Hit]:
     # Where the provider names its calls (OpenAI, Anthropic), the same id is the same call. Where it names none
     # (Gemini: the ids are named by place, Round.extra "call ids"), two alike calls with alike results may be a call
     # the model made again (repeated-call): a copy is one that the logged responses made fewer times than the request
-    # holds it, and at least once, so that a log that starts mid-conversation is not blamed.
+    # holds it, and at least once. Where no logged response made it (a log that starts mid-conversation, or one that
+    # kept only this request), the request alone still shows the call and its result twice, in two turns: that much
+    # is said, as info, with who added the second copy left open, since the log cannot tell.
     reported: set = set()
     made: dict[tuple, int] = {}
     paired: _CallsPaired | None = None
@@ -1506,18 +1508,31 @@ def _sent_twice_in(round_: Round, paired: _CallsPaired, made: dict[tuple, int], 
     # In the order the request holds them, as the hits of every other check are.
     for key in sorted(paired.twice - reported, key=lambda k: min(copy[:2] for copy in paired.copies[k])):
         copies = sorted(paired.copies[key], key=lambda copy: copy[:2])
-        if by_place and not 1 <= made.get(key[:2], 0) < len(copies):
-            continue
-        reported.add(key)
+        unseen = by_place and made.get(key[:2], 0) == 0  # no logged response made this call
+        if by_place and made.get(key[:2], 0) >= len(copies):
+            continue  # the model made it as often as the request holds it: repeated-call's, if anything
         (first, _, first_result, call), (again, _, again_result, copy) = copies[0], copies[1]
+        if unseen and first == again:
+            continue  # both in one turn: the model asked for them together, whatever the log kept of it
+        reported.add(key)
         named = ("the provider gives calls no id, so they are alike in name, arguments and result"
                  if by_place else f"call id {call.id}")
-        yield Hit("warning", round_.index, "request", join_path(f"messages[{again}]", copy.path),
-                  f"The model reads the same call and result twice: {call.name} {_as_json(call.arguments)} and its "
-                  f"result are in messages[{first}] and messages[{first_result}], and again in messages[{again}] and "
-                  f"messages[{again_result}] ({named}). It reads as a second call the model made, and costs its "
-                  "tokens on every round after. Append each call and its result once: a program that rebuilds the "
-                  "history from its events should not add a turn it already holds.",
+        held = (f"{call.name} {_as_json(call.arguments)} and its result are in messages[{first}] and "
+                f"messages[{first_result}], and again in messages[{again}] and messages[{again_result}] ({named}).")
+        where = join_path(f"messages[{again}]", copy.path)
+        if unseen:
+            yield Hit("info", round_.index, "request", where,
+                      f"This request holds the same call and result twice: {held} No response in the log made this "
+                      "call, so whether the model made it twice or the program added a copy of it is not known from "
+                      "the log. Either way the model reads two calls, and the second costs its tokens on every round "
+                      "after. If the program rebuilds the history from its events, check that it appends each call "
+                      "and its result once.",
+                      f"{call.name}: call and result in the request twice")
+            continue
+        yield Hit("warning", round_.index, "request", where,
+                  f"The model reads the same call and result twice: {held} It reads as a second call the model made, "
+                  "and costs its tokens on every round after. Append each call and its result once: a program that "
+                  "rebuilds the history from its events should not add a turn it already holds.",
                   f"{call.name}: call and result sent twice")
 
 

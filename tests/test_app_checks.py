@@ -154,3 +154,25 @@ def test_a_call_and_its_result_sent_twice_in_one_request_is_pointed_out(app):
     assert "**call-sent-twice**\nround 2 request messages[4].tool_calls[0]" in screen(at)
     assert ("The model reads the same call and result twice: get_weather {\"city\": \"New York\"} and its result are "
             "in messages[2] and messages[3], and again in messages[4] and messages[5]") in _texts(at)
+
+
+def test_a_call_and_its_result_twice_in_a_request_no_logged_response_made_is_said_as_far_as_the_log_tells(app):
+    # The same cassette's last interaction alone: ADK's request holds the get_weather call and its result twice over,
+    # and no response in the log made that call. Gemini names no calls, so the check waited for a response that made
+    # it fewer times than the request holds it, and said nothing: "No pitfalls found".
+    import yaml
+    from tests.screen import FIXTURES
+    cassette = yaml.safe_load((FIXTURES / "containers/langsmith-adk-second-run-call-twice.yaml").read_bytes())
+    cassette["interactions"] = cassette["interactions"][3:]
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("adk-last-call.yaml", yaml.safe_dump(cassette).encode())
+    at.run()
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    assert "**call-sent-twice**\nround 1 request messages[4].tool_calls[0]" in screen(at)
+    said = _texts(at)
+    assert ("This request holds the same call and result twice: get_weather {\"city\": \"New York\"} and its result "
+            "are in messages[2] and messages[3], and again in messages[4] and messages[5] (the provider gives calls no "
+            "id, so they are alike in name, arguments and result). No response in the log made this call, so whether "
+            "the model made it twice or the program added a copy of it is not known from the log.") in said
+    assert "The model reads the same call and result twice" not in said  # not said to be the program's copy
