@@ -113,7 +113,8 @@ def reported_extras_words(row: RoundSummary) -> str:
         extras.append(f"{usage.reasoning_tokens:,} reasoning tokens (included in the output)")
     if row.sent and usage.other_model_calls:
         extras.append(other_model_calls_words(usage))
-    return "; ".join(extras) + "." if extras else ""
+    said = "; ".join(extras) + "." if extras else ""
+    return said[:1].upper() + said[1:]  # a sentence of its own, beneath the figures or after theirs
 
 
 def other_model_calls_words(usage: Usage) -> str:

@@ -504,5 +504,6 @@ def test_the_file_names_the_model_of_a_call_made_inside_a_round():
     name = "containers/vercel-anthropic-advisor-usage.json"
     trace = read_upload([(name, (FIXTURES / name).read_bytes())]).conversations[0].trace
     page = " ".join(" ".join(_parse(trace_html(trace, summarize(trace, CHARACTER_COUNTER))).text).split())
-    assert ("one call to another model inside this round (2,728 in, 874 out), billed at its model's rates: not in these "
-            "token counts. Called inside this round: claude-opus-4-7.") in page
+    # A sentence of its own after "as the API reported them.": it starts with a capital.
+    assert ("as the API reported them. One call to another model inside this round (2,728 in, 874 out), billed at its "
+            "model's rates: not in these token counts. Called inside this round: claude-opus-4-7.") in page
