@@ -242,7 +242,9 @@ def test_a_file_nothing_detects_says_which_formats_came_closest_and_why():
 def test_a_forced_format_that_reads_nothing_says_which_rule_failed():
     line = b'{"traceId": "5b8aa5a2d2c872e8321cf37308d69df2", "name": "chat"}\n'
     upload = read_upload([("spans.jsonl", line)], forced="openai-responses")
-    assert any("does not match OpenAI Responses API's rules" in p.message for p in upload.problems)
+    assert [p.message for p in upload.problems] == [
+        "not read as OpenAI Responses API: none of its rules matches (it reads 'object': 'response', a request with "
+        "'input' and Responses keys, or a 'response.*' stream event)"]
     upload = read_upload([("spans.jsonl", b'{"attributes": {}}\n')], forced="spans")
     assert any("'attributes', but no trace id" in p.message for p in upload.problems)
 

@@ -108,10 +108,10 @@ def test_a_native_trace_uploads_as_one_conversation():
 
 def test_forcing_the_wrong_format_reports_each_line_instead_of_guessing():
     upload = _read("openai-pairs.jsonl", forced="anthropic-messages")
-    each_line = [p for p in upload.problems if "read as Anthropic Messages" in p.message]
-    assert upload.rounds == 0 and [p.line for p in each_line] == [1, 2, 3, 4]
-    [why] = [p for p in upload.problems if p not in each_line]
-    assert why.message.startswith("does not match Anthropic Messages's rules")
+    assert upload.rounds == 0 and [p.line for p in upload.problems] == [1, 2, 3, 4]
+    assert {p.message for p in upload.problems} == {
+        "not read as Anthropic Messages: a request under 'request' and a response under 'response', but the response "
+        "is neither its response nor its error body"}
 
 
 VALID = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()

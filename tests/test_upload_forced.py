@@ -23,13 +23,10 @@ def test_an_httprr_trace_forced_as_chat_completions_reads_no_round_and_names_wha
     assert upload.rounds == 0
     assert upload.summary() == "2 exchanges: 0 rounds in 0 conversations; 2 exchanges skipped"
     said = [upload.said(p) for p in upload.problems]
-    assert "exchange 1: not an OpenAI Chat Completions request or response: no 'messages' or 'choices' " \
-           "(read as OpenAI Chat Completions)" in said
-    assert "exchange 2: not an OpenAI Chat Completions request or response: no 'messages' or 'choices' " \
-           "(read as OpenAI Chat Completions)" in said
-    assert "exchange 1: does not match OpenAI Chat Completions's rules: none of its rules matches this object (it " \
-           "reads a request with 'messages', a response with 'choices', or the two under keys such as 'request' and " \
-           "'response')" in said
+    assert said == ["exchange 1: not read as OpenAI Chat Completions: neither its request nor its response "
+                    "(no 'messages' or 'choices')",
+                    "exchange 2: not read as OpenAI Chat Completions: neither its request nor its response "
+                    "(no 'messages' or 'choices')"]
     assert not any("the request was not in the log" in s for s in said)
 
 
@@ -37,31 +34,39 @@ def test_an_object_without_request_or_response_keys_forced_as_messages_is_a_prob
     lines = b'{"event": "deploy", "ok": true}\n{"user": "ada", "text": "hello"}\n{"event": "done"}\n'
     upload = read_upload([("events.jsonl", lines)], "anthropic-messages")
     assert upload.rounds == 0
-    assert "line 3: not an Anthropic Messages request or response: no 'messages' or 'content' " \
-           "(read as Anthropic Messages)" in [str(p) for p in upload.problems]
+    assert "line 3: not read as Anthropic Messages: neither its request nor its response (no 'messages' or " \
+           "'content')" in [str(p) for p in upload.problems]
 
 
 def test_requests_logged_alone_still_load_when_the_format_is_chosen():
-    for forced in (None, "openai-chat", "anthropic-messages", "ollama", "cohere"):
+    for forced in (None, "openai-chat", "ollama", "cohere"):
         upload = _read("requests-only.jsonl", forced)
         assert upload.summary() == "2 lines: 2 rounds in 1 conversation; 0 lines skipped", forced
+    assert _read("requests-only.jsonl", "ollama").formats == {
+        "ollama": (2, "chosen by you: a request with 'messages' and 'model', shaped as any chat API's")}
+
+
+def test_chat_completions_requests_forced_as_messages_are_refused_for_their_function_tools():
+    upload = _read("requests-only.jsonl", "anthropic-messages")
+    assert upload.rounds == 0
+    assert [str(p) for p in upload.problems] == [
+        f"line {n}: not read as Anthropic Messages: a Chat Completions request: its tools are declared as 'function's"
+        for n in (1, 2)]
 
 
 def test_a_codex_rollout_forced_as_gemini_names_the_missing_contents_not_a_round_per_line():
     upload = _read("codex-rollout-0.125.jsonl", "gemini")
     assert upload.rounds == 0
     said = {p.message for p in upload.problems}
-    assert said == {"the request has no 'contents' (read as Google Gemini generateContent)",
-                    "does not match Google Gemini generateContent's rules: none of its rules matches this object (it "
-                    "reads a request with 'contents', a response with 'candidates', or the two under keys such as "
-                    "'request' and 'response')"}
+    assert said == {"not read as Google Gemini generateContent: a request under 'payload' and a response under "
+                    "'response', but neither is its body (the request has no 'contents')"}
 
 
 def test_whole_chat_completions_responses_forced_as_a_stream_are_not_read_as_chunks():
     upload = _read("bare-responses.jsonl", "openai-chat-stream")
     assert upload.rounds == 0
-    assert "line 1: not a stream chunk: a whole Chat Completions response (choices[].message, no delta) " \
-           "(read as OpenAI Chat Completions stream)" in [str(p) for p in upload.problems]
+    assert "line 1: not read as OpenAI Chat Completions stream: a whole Chat Completions response " \
+           "(choices[].message, no delta), not a chunk" in [str(p) for p in upload.problems]
 
 
 WRONG_SHAPES = ["containers/langchaingo-openai-agent-args-rewritten.httprr", "openai-responses.jsonl",
@@ -85,8 +90,9 @@ def test_the_cli_summary_of_a_wrongly_forced_file_says_what_each_exchange_lacks(
     summary = json.loads(done.stdout)
     assert summary["conversations"] == []
     assert summary["summary"] == "2 exchanges: 0 rounds in 0 conversations; 2 exchanges skipped"
-    assert {"line": 2, "error": "not an OpenAI Chat Completions request or response: no 'messages' or 'choices' "
-                                "(read as OpenAI Chat Completions)"} in summary["problems"]
+    assert {"line": 2, "error": "not read as OpenAI Chat Completions: neither its request nor its response "
+                                "(no 'messages' or 'choices')"} in summary["problems"]
+    assert summary["formats"] == {"openai-chat": {"lines": 2, "rule": "refused as not of its shape: 2 exchanges"}}
 
 
 def test_the_sidebar_shows_no_round_for_an_httprr_trace_read_as_chat_completions(app):
@@ -98,5 +104,7 @@ def test_the_sidebar_shows_no_round_for_an_httprr_trace_read_as_chat_completions
     sidebar = [t.value for t in at.sidebar.text]
     assert sidebar[0] == "2 exchanges: 0 rounds in 0 conversations; 2 exchanges skipped"
     shown = " ".join(sidebar)
-    assert "exchange 2: not an OpenAI Chat Completions request or response: no 'messages' or 'choices'" in shown
+    assert "exchange 2: not read as OpenAI Chat Completions: neither its request nor its response (no 'messages' or " \
+           "'choices')" in shown
     assert "the request was not in the log" not in shown + " ".join(t.value for t in at.main.text)
+

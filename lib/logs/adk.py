@@ -35,6 +35,7 @@ class AdkSessionFormat(LogFormat):
 
     name = "adk-session"
     title = "Google ADK session"
+    reads = "'events' whose first event has an 'author' and an invocation id"
 
     def detect(self, obj: dict) -> str | None:
         events = obj.get("events")

@@ -96,6 +96,7 @@ class OpenAIBatchFormat(_BatchJoin):
 
     name = "openai-batch"
     title = "OpenAI Batch"
+    reads = "a 'custom_id' with a '/v1/chat/completions' body, or a batch output line"
     dialect = OPENAI
 
     def __init__(self) -> None:
@@ -164,6 +165,7 @@ class AnthropicBatchFormat(_BatchJoin):
 
     name = "anthropic-batch"
     title = "Anthropic Message Batches"
+    reads = "a 'custom_id' with 'params', or a 'result' line"
     dialect = ANTHROPIC
 
     def detect(self, obj: dict) -> str | None:

@@ -31,7 +31,7 @@ from typing import Any, Iterator
 
 from lib.logs import chat_shape as convert
 from lib.logs.record import CallRecord, LineProblem
-from lib.logs.provider_pairs import ProviderPairFormat, text_of
+from lib.logs.provider_pairs import ProviderPairFormat, error_body, text_of
 
 BLOCK_KEYS = ("text", "toolUse", "toolResult", "image", "document", "video", "reasoningContent", "cachePoint",
               "guardContent", "citationsContent")
@@ -82,6 +82,11 @@ class BedrockConverseFormat(ProviderPairFormat):
     title = "AWS Bedrock Converse"
     request_key = "messages"
     response_key = "output"
+    generic_requests = False
+
+    def own_error(self, body: Any) -> bool:
+        # AWS's: {"message": ...} (with its '__type' where the SDK kept it), or {"Error": {"Code", "Message"}}.
+        return isinstance(body, dict) and "error" not in body and error_body(body) is not None
 
     def is_request(self, body: Any) -> bool:
         return _is_request(body)

@@ -24,6 +24,7 @@ class CassetteFormat(ExchangeFormat):
 
     name = "vcr-cassette"
     title = "VCR cassette"
+    reads = "an interaction with 'request.uri' and 'response.status', in a cassette's 'interactions'"
 
     def detect(self, obj: dict) -> str | None:
         request, response = object_at(obj, "request"), object_at(obj, "response")

@@ -170,11 +170,23 @@ class ClaudeCodeFormat(LogFormat):
 
     name = "claude-code"
     title = "Claude Code session log"
+    reads = ("a 'user' or 'assistant' line with a 'message' beside 'sessionId' or 'uuid', and Claude Code's"
+             " bookkeeping lines")
     request_id_key = "requestId"
     """The key of the line's API request id: a response's lines share it when they lack `message.id`."""
     program_keys: tuple[str, ...] = ("isMeta", "isCompactSummary")
     """The keys a user line carries as `true` when Claude Code wrote it itself, not the person (program_wrote):
     `isCompactSummary` on the summary of the conversation it writes as a user line after a compaction."""
+
+    def chosen(self, obj: dict) -> str:
+        # Stream-json output (lib.logs.claude_stream_json) holds the same messages, and its lines' 'uuid' meets this
+        # format's rule: what tells them apart is how they name the session (the stream-json readers, subclasses of
+        # this one, read those lines).
+        if type(self) is ClaudeCodeFormat and "session_id" in obj and "sessionId" not in obj:
+            raise LineProblem(f"not read as {self.title}: its 'session_id' (snake case) is stream-json output's "
+                              f"(Claude Code's -p mode, the Agent SDK, Amp); a session log names the session "
+                              f"'sessionId'")
+        return super().chosen(obj)
 
     def __init__(self) -> None:
         self._conversations: dict[str, _Conversation] = {}

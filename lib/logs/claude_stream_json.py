@@ -54,6 +54,8 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
 
     name = "claude-stream-json"
     title = "Claude Code stream-json output"
+    reads = ("'user', 'assistant', 'system' or 'result' lines with a snake_case 'session_id' (beside a turn's"
+             " 'parent_tool_use_id')")
     request_id_key = "request_id"
     # The session log's `isMeta` and `isCompactSummary`, and the `isSynthetic` the SDK's user messages carry (the
     # summary a compaction starts again from, as Claude Code 2.1.x writes it after a compact_boundary line).
@@ -66,6 +68,13 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
                       "stream-json echoes only with --replay-user-messages, or the summary a compaction started "
                       "from): the request shown lacks it.")
     """Said in the provenance of a request that lacks a user turn."""
+
+    def refusal(self, obj: dict) -> str:
+        # Claude Code's session log holds the same messages: what tells its lines apart is how they name the session.
+        if "sessionId" in obj and "session_id" not in obj:
+            return f"not read as {self.title}: its 'sessionId' (camel case) is a Claude Code session log's; " \
+                   f"stream-json output names the session 'session_id'"
+        return super().refusal(obj)
 
     def __init__(self) -> None:
         super().__init__()
@@ -297,6 +306,7 @@ class AmpStreamJsonFormat(ClaudeStreamJsonFormat):
 
     name = "amp-stream-json"
     title = "Amp stream-json output"
+    reads = "the stream-json lines of Amp: a 'session_id' that is a thread id ('T-...'), or Amp's own line shapes"
     program = "Amp"
     no_prompt = "the person's prompt before this response is not in the log: the request shown lacks it"
     prompt_missing = "A user turn before this response (the person's prompt) is not in the log either: the request " \

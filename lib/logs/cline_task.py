@@ -171,6 +171,8 @@ class ClineTaskFormat(LogFormat):
 
     name = "cline-task"
     title = "Cline / Roo Code task history"
+    reads = ("a .json array of 'user' and 'assistant' turns, one with 'ts', or a UI event with 'ts' and"
+             " 'type' 'say' or 'ask'")
 
     def __init__(self) -> None:
         self._tasks: list[_Task] = []
@@ -195,6 +197,19 @@ class ClineTaskFormat(LogFormat):
         if obj.get("type") in UI_TYPES and isinstance(obj.get(obj["type"]), str) and isinstance(obj.get("ts"), int):
             return "a UI event with 'ts' and 'say' or 'ask' (a Cline or Roo Code ui_messages.json)"
         return None
+
+    def chosen(self, obj: dict) -> str:
+        # Chosen by the user, an array of turns carrying Cline's 'ts' is read even with a turn no history holds, so
+        # that the turn is named (feed); an array without 'ts' is a transcript of another program, refused.
+        rule = self.detect(obj)
+        if rule:
+            return rule
+        messages = obj.get("messages")
+        if isinstance(messages, list) and len(obj) == 1 and any(
+                isinstance(m, dict) and isinstance(m.get("ts"), int) and not isinstance(m.get("ts"), bool)
+                for m in messages):
+            return "one JSON array of turns carrying 'ts' (a Cline or Roo Code api_conversation_history.json)"
+        return super().chosen(obj)
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         if "messages" in obj:

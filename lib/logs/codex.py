@@ -232,6 +232,8 @@ class CodexRolloutFormat(LogFormat):
 
     name = "codex-rollout"
     title = "OpenAI Codex CLI session log"
+    reads = ("a line of type 'session_meta', 'response_item', 'event_msg', 'turn_context' or 'compacted'"
+             " with a 'payload' beside a 'timestamp'")
 
     def __init__(self) -> None:
         self._session: str | None = None

@@ -66,6 +66,11 @@ class CohereFormat(ProviderPairFormat):
     request_key = "messages"
     response_key = "message"
 
+    def own_error(self, body: Any) -> bool:
+        # {"id": ..., "message": "invalid request: ..."}: the words under 'message', no 'error' key.
+        return isinstance(body, dict) and isinstance(body.get("message"), str) \
+            and set(body) <= {"id", "message", "data"}
+
     def is_request(self, body: Any) -> bool:
         return is_request(body)
 

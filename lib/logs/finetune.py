@@ -31,6 +31,7 @@ class FineTuningFormat(LogFormat):
 
     name = "openai-finetune"
     title = "OpenAI fine-tuning chat"
+    reads = "'messages' without a 'model', ending in an assistant turn or holding assistant turns"
 
     def detect(self, obj: dict) -> str | None:
         messages = obj.get("messages")

@@ -101,6 +101,12 @@ class GeminiFormat(ProviderPairFormat):
     title = "Google Gemini generateContent"
     request_key = "contents"
     response_key = "candidates"
+    generic_requests = False
+
+    def own_error(self, body: Any) -> bool:
+        # Google's {"error": {"code": 400, "message", "status": "INVALID_ARGUMENT"}}: a numbered code or a status.
+        inner = body.get("error") if isinstance(body, dict) else None
+        return isinstance(inner, dict) and (isinstance(inner.get("status"), str) or type(inner.get("code")) is int)
 
     def __init__(self) -> None:
         self._streams: dict[str, tuple[int, list[dict]]] = {}

@@ -120,6 +120,7 @@ class GeminiCliSessionFormat(LogFormat):
 
     name = "gemini-cli-session"
     title = "Gemini CLI session"
+    reads = "'sessionId' and 'projectHash' beside 'messages', or a first line of them and the message lines after it"
 
     def __init__(self) -> None:
         self._sessions: list[_Session] = []

@@ -107,6 +107,8 @@ class GooseSessionFormat(LogFormat):
 
     name = "goose-session"
     title = "Goose session"
+    reads = ("a first line of 'working_dir' and 'message_count', the message lines after it, or blocks of"
+             " 'toolRequest' / 'toolResponse'")
 
     def __init__(self) -> None:
         self._sessions: list[_Session] = []

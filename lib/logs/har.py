@@ -24,6 +24,7 @@ class HarEntryFormat(ExchangeFormat):
 
     name = "har"
     title = "HAR (browser network log)"
+    reads = "an entry with 'request.url' and 'response.content', in a HAR file's 'log.entries'"
 
     def detect(self, obj: dict) -> str | None:
         request, response = object_at(obj, "request"), object_at(obj, "response")

@@ -80,6 +80,7 @@ class HttprrFormat(ExchangeFormat):
 
     name = "httprr"
     title = "httprr trace (Go)"
+    reads = "a file whose first line is 'httprr trace v1', then each exchange's bytes"
 
     def detect(self, obj: dict) -> str | None:
         if isinstance(obj.get(REQUEST_KEY), bytes) and isinstance(obj.get(RESPONSE_KEY), bytes):

@@ -40,6 +40,7 @@ class InspectSampleFormat(LogFormat):
 
     name = "inspect"
     title = "Inspect AI eval log"
+    reads = "a sample with 'id', 'epoch' and 'events', in a .json log or a zipped .eval"
 
     def __init__(self) -> None:
         self._responses = ResponsesFormat()

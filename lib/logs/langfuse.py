@@ -37,6 +37,7 @@ class LangfuseTraceFormat(LogFormat):
 
     name = "langfuse"
     title = "Langfuse trace export"
+    reads = "a 'trace' object beside its 'observations' list"
 
     def __init__(self) -> None:
         self._unread: list[tuple[int, str]] = []

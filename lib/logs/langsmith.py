@@ -82,6 +82,7 @@ class LangSmithRunFormat(LogFormat):
 
     name = "langsmith"
     title = "LangSmith run export"
+    reads = "a run: a 'run_type' beside 'trace_id', 'dotted_order' or 'parent_run_id'"
 
     def __init__(self) -> None:
         self._traces: dict[str, list[tuple[int, dict]]] = {}

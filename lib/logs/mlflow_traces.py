@@ -48,6 +48,7 @@ class MlflowTraceFormat(LogFormat):
 
     name = "mlflow"
     title = "MLflow trace"
+    reads = "'info' beside 'data.spans', or a 'trace_id' beside its 'spans'"
 
     def __init__(self) -> None:
         self._unread: list[tuple[int, str]] = []

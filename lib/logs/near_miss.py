@@ -18,7 +18,7 @@ def nothing_read(instances: list[LogFormat], forced: str | None, first: tuple[in
         return []
     number, obj = first
     if forced:
-        return [Problem(number, _forced_miss(instances[0], obj))]
+        return [Problem(number, said) for said in _forced_miss(instances[0], obj)]
     return [Problem(number, f"no line of the file matches a known log format; {closest(instances, obj)}")]
 
 
@@ -31,17 +31,14 @@ def closest(instances: list[LogFormat], obj: dict) -> str:
     return f"none comes close (the first object's keys: {keys})"
 
 
-def _forced_miss(instance: LogFormat, obj: dict) -> str:
-    """Which of the forced format's rules failed on `obj`."""
+def _forced_miss(instance: LogFormat, obj: dict) -> list[str]:
+    """Why the chosen format read nothing: when `obj` was its shape, that no call could be rebuilt from it; when it
+    was not, nothing more, its line having said already which of the format's rules it fails (LogFormat.chosen)."""
     try:
-        rule = instance.detect(obj)
-    except Exception:  # noqa: BLE001 - a rule that cannot read the line does not match it
-        rule = None
-    if rule:
-        return f"read as {instance.title} (its rule matched: {rule}), but no call could be rebuilt from the file"
-    why = _near_miss(instance, obj) or "none of its rules matches this object" + \
-        (f" (it reads {instance.reads})" if instance.reads else "")
-    return f"does not match {instance.title}'s rules: {why}"
+        rule = instance.chosen(obj)
+    except Exception:  # noqa: BLE001 - a line the format refused, or a rule that cannot read it, does not match it
+        return []
+    return [f"read as {instance.title} (its rule matched: {rule}), but no call could be rebuilt from the file"]
 
 
 def _near_miss(instance: LogFormat, obj: dict) -> str | None:

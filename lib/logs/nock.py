@@ -20,6 +20,7 @@ class NockFormat(ExchangeFormat):
 
     name = "nock"
     title = "nock recording (Node.js HTTP)"
+    reads = "a recorded exchange: 'scope', 'method' and 'path' beside its 'status' and 'response'"
 
     def detect(self, obj: dict) -> str | None:
         if isinstance(obj.get("scope"), str) and isinstance(obj.get("path"), str) and "method" in obj \

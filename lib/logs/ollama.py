@@ -59,6 +59,10 @@ class OllamaFormat(ProviderPairFormat):
     request_key = "messages"
     response_key = "message"
 
+    def own_error(self, body: Any) -> bool:
+        # {"error": "model 'x' not found"}: the words alone, never an object.
+        return isinstance(body, dict) and isinstance(body.get("error"), str)
+
     def __init__(self) -> None:
         self._stream: tuple[int, list[dict]] | None = None
         self._given: dict[str, str] = {}

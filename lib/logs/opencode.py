@@ -86,6 +86,7 @@ class OpenCodeSessionFormat(LogFormat):
 
     name = "opencode-session"
     title = "OpenCode session export"
+    reads = "an 'info' beside 'messages', each message an 'info' with its 'parts'"
 
     def __init__(self) -> None:
         self._notes: list[Problem] = []

@@ -59,6 +59,7 @@ class OpenCodeRunFormat(LogFormat):
 
     name = "opencode-run-json"
     title = "OpenCode run --format json output"
+    reads = "a 'type' such as 'step_start' or 'tool_use' beside 'sessionID', 'timestamp' and a 'part'"
 
     def __init__(self) -> None:
         self._turns: dict[str, list[dict]] = {}

@@ -71,6 +71,7 @@ class OpenHandsCompletionFormat(LogFormat):
 
     name = "openhands-completions"
     title = "OpenHands completion log"
+    reads = "'messages' and 'response' beside 'kwargs' and 'cost' (or 'fncall_messages')"
 
     def detect(self, obj: dict) -> str | None:
         if (isinstance(obj.get("messages"), list) and isinstance(obj.get("response"), dict)
@@ -131,6 +132,7 @@ class OpenHandsTrajectoryFormat(LogFormat):
 
     name = "openhands-trajectory"
     title = "OpenHands trajectory"
+    reads = "'history' of OpenHands events (actions and observations), or one such event"
 
     def __init__(self) -> None:
         self._events: list[dict] = []

@@ -23,6 +23,11 @@ CONVERSATION_KEYS = ("conversation_id", "session_id", "thread_id", "trace_id", "
 LATENCY_KEYS = ("latency_ms", "duration_ms", "elapsed_ms")
 """Top-level keys that hold the call's wall time in milliseconds."""
 
+ERROR_ALONE = frozenset({"error", "Error", "message", "Message", "__type", "code", "type", "status", "status_code",
+                         "request_id", "id", "data"})
+"""The keys of an error body logged on its own line (with the status and request id a logger keeps beside it): a line
+with more is some other record that holds an error (a batch's result, a stream's error event)."""
+
 TIME_KEYS = ("timestamp", "start_time", "created_at", "time")
 """Top-level keys that hold when the call started."""
 
@@ -76,6 +81,9 @@ class KeyedPairs(LogFormat):
     """The key a request body cannot lack (its turns), whatever else it holds."""
     response_key: str
     """The key a response body cannot lack."""
+    generic_requests: bool = True
+    """Whether a request shaped as any chat API's (its 'model' and its turns) may be this format's when the user chose
+    it: not for a format whose requests have a shape of their own, which its rules know (Gemini's, Bedrock's)."""
 
     @property
     def reads(self) -> str:  # type: ignore[override]
@@ -86,6 +94,46 @@ class KeyedPairs(LogFormat):
         """A line fed to this format (forced) that is neither its request nor its response."""
         return LineProblem(f"not {with_article(self.title)} request or response: "
                            f"no '{self.request_key}' or '{self.response_key}'")
+
+    def own_error(self, body: Any) -> bool:
+        """Whether `body` is an error body shaped as this provider's API writes them (not another's)."""
+        return False
+
+    def foreign(self, request: dict) -> str | None:
+        """What marks a request shaped as any chat API's as another API's, in words; None when nothing does."""
+        if anthropic_messages.is_request(request):
+            return "an Anthropic Messages request ('system', 'anthropic_version', or its tool blocks)"
+        return None
+
+    def chosen(self, obj: dict) -> str:
+        # Chosen by the user, a body format reads beside its own shapes a request its rules leave to another (most
+        # chat requests are shaped alike: an Ollama or Cohere request is known apart only by its path), but only
+        # a request that names its model and holds its turns, answered by this format's response or error body:
+        # never a transcript ('messages' alone: a fine-tuning line, an episode) or another provider's error.
+        rule = self.detect(obj)
+        if rule:
+            return rule
+        split = split_pair(obj)
+        request, response = (split[0], split[1]) if split else (obj, None)
+        if split is None and set(obj) <= ERROR_ALONE and self.own_error(obj):
+            return f"an error body alone, shaped as {self.title}'s"
+        if not (isinstance(request, dict) and isinstance(request.get(self.request_key), list)):
+            if split is not None:
+                why = f"{split[2]}, but neither is its body (the request has no '{self.request_key}')"
+            else:
+                why = f"neither its request nor its response (no '{self.request_key}' or '{self.response_key}')"
+        elif not isinstance(request.get("model"), str):
+            why = f"'{self.request_key}' without a 'model': a transcript, not a request"
+        elif response is not None and not self.own_error(response):
+            why = f"{split[2]}, but the response is neither its response nor its error body"
+        elif (foreign := self.foreign(request)) is not None:
+            why = foreign
+        elif not self.generic_requests:
+            why = "none of its rules matches (it reads " + self.reads + ")"
+        else:
+            found = "" if split is None else f", found as {split[2]}"
+            return f"a request with '{self.request_key}' and 'model', shaped as any chat API's{found}"
+        raise LineProblem(f"not read as {self.title}: {why}")
 
 
 class _PairFormat(KeyedPairs):
@@ -169,6 +217,10 @@ class OpenAIChatFormat(_PairFormat):
     def _is_response(self, body: Any) -> bool:
         return openai_chat.is_response(body)
 
+    def own_error(self, body: Any) -> bool:
+        # {"error": {"message", "type", ...}}: Anthropic's has a top-level 'type': 'error' beside it.
+        return error_of(body) is not None and body.get("type") != "error"
+
 
 class AnthropicMessagesFormat(_PairFormat):
     """Anthropic Messages requests and responses, paired or alone."""
@@ -183,3 +235,15 @@ class AnthropicMessagesFormat(_PairFormat):
 
     def _is_response(self, body: Any) -> bool:
         return anthropic_messages.is_response(body)
+
+    def foreign(self, request: dict) -> str | None:
+        tools = request.get("tools")
+        if isinstance(tools, list) and any(isinstance(t, dict) and "function" in t for t in tools):
+            return "a Chat Completions request: its tools are declared as 'function's"
+        if any(isinstance(m, dict) and ("tool_calls" in m or m.get("role") == "tool") for m in request["messages"]):
+            return "a Chat Completions request: its turns hold 'tool_calls' or 'tool' results"
+        return None
+
+    def own_error(self, body: Any) -> bool:
+        # {"type": "error", "error": {"type", "message"}}
+        return error_of(body) is not None and body.get("type") == "error"

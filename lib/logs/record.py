@@ -180,6 +180,28 @@ class LogFormat:
         when no format detects a line, so detection stays fast."""
         return None
 
+    def chosen(self, obj: dict) -> str:
+        """The rule under which this format reads `obj` when a user chose it for the whole file ("Read the file as",
+        `--format`); raise LineProblem saying which of its rules `obj` fails when it is not this format's shape, so
+        that a line of another format is refused, never rebuilt as if it were this one's. By default its detection
+        rules: a format that reads more of its own shape when chosen (a request alone) says so in its own."""
+        rule = self.detect(obj)
+        if rule:
+            return rule
+        raise LineProblem(self.refusal(obj))
+
+    def refusal(self, obj: dict) -> str:
+        """Why `obj` is not this format's shape, in words: its near miss, or what its rules read."""
+        try:
+            why = self.near_miss(obj)
+        except Exception:  # noqa: BLE001 - an explanation must never cost the upload
+            why = None
+        if why:
+            return f"not read as {self.title}: {why}"
+        if self.reads:
+            return f"not read as {self.title}: none of its rules matches (it reads {self.reads})"
+        return f"not read as {self.title}: none of its rules matches"
+
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         """The calls this object completes; raise LineProblem for an object this format cannot use."""
         raise NotImplementedError

@@ -25,6 +25,7 @@ class RecordedStreamFormat(LogFormat):
 
     name = "recorded-stream"
     title = "Request with its streamed answer"
+    reads = "a request under 'request' and its answer's server-sent events under 'response'"
 
     def detect(self, obj: dict) -> str | None:
         if isinstance(obj.get("request"), dict) and _stream_reader(obj.get("response")) is not None:

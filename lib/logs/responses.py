@@ -113,6 +113,7 @@ class ResponsesFormat(LogFormat):
 
     name = "openai-responses"
     title = "OpenAI Responses API"
+    reads = "'object': 'response', a request with 'input' and Responses keys, or a 'response.*' stream event"
 
     def __init__(self) -> None:
         self._links: dict[str, _Link] = {}

@@ -59,6 +59,8 @@ class ShareGPTFormat(LogFormat):
 
     name = "sharegpt"
     title = "ShareGPT / Hermes transcript"
+    reads = ("'conversations' of 'from'/'value' turns, or 'messages' whose assistant text holds"
+             " '<tool_call>' (or an 'ipython' turn)")
 
     def detect(self, obj: dict) -> str | None:
         found = _turns_of(obj)

@@ -165,6 +165,8 @@ class SpanFormat(LogFormat):
 
     name = "spans"
     title = "OpenTelemetry / OpenInference spans"
+    reads = ("a span with a trace id and 'gen_ai.*', OpenInference or AI SDK attributes, or an OTLP"
+             " document's 'resourceSpans'")
 
     def __init__(self) -> None:
         self._held = _Held()

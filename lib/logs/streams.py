@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from lib.coerce import shown
-from lib.dialects import ANTHROPIC, OPENAI
+from lib.dialects import ANTHROPIC, OPENAI, openai_chat
 from lib.logs.chat_shape import as_int, chat_completion, describe, iso_time, object_at, require, tool_call
 from lib.logs.record import CallRecord, LineProblem, LogFormat
 from lib.model import STREAM_ENDED
@@ -69,6 +69,7 @@ class OpenAIChatStreamFormat(LogFormat):
 
     name = "openai-chat-stream"
     title = "OpenAI Chat Completions stream"
+    reads = "chunks of 'object': 'chat.completion.chunk'"
 
     def __init__(self) -> None:
         self._streams: dict[tuple[str, int], _ChoiceStream] = {}
@@ -81,6 +82,11 @@ class OpenAIChatStreamFormat(LogFormat):
         if obj.get("choices") == [] and "prompt_filter_results" in obj and not obj.get("object"):
             return "'prompt_filter_results' with no choices (Azure OpenAI's first chunk)"  # nothing of the answer
         return None
+
+    def refusal(self, obj: dict) -> str:
+        if obj.get("object") == "chat.completion" or openai_chat.is_response(obj):
+            return f"not read as {self.title}: a whole Chat Completions response (choices[].message, no delta), not a chunk"
+        return super().refusal(obj)
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         if "choices" not in obj and isinstance(obj.get("error"), dict):
@@ -254,6 +260,7 @@ class AnthropicStreamFormat(LogFormat):
 
     name = "anthropic-stream"
     title = "Anthropic Messages stream"
+    reads = "events whose 'type' is a stream event ('message_start', 'content_block_delta', ...)"
 
     def __init__(self) -> None:
         self._open: _MessageStream | None = None

@@ -40,6 +40,7 @@ class SweAgentFormat(LogFormat):
 
     name = "swe-agent"
     title = "SWE-agent trajectory"
+    reads = "'history' beside 'trajectory' or 'info', or history messages with 'message_type'"
 
     def detect(self, obj: dict) -> str | None:
         if isinstance(obj.get("history"), list) and any(k in obj for k in SWE_AGENT_KEYS):
@@ -150,6 +151,7 @@ class EpisodeFormat(LogFormat):
 
     name = "agent-episode"
     title = "Agent episode (tau-bench style)"
+    reads = "messages under 'traj', or under 'messages' beside 'task_id', 'reward' or 'trial'"
 
     def detect(self, obj: dict) -> str | None:
         key = _messages_key(obj)

@@ -86,7 +86,8 @@ class Upload:
     """Items read (lines, or array elements)."""
     formats: dict[str, tuple[int, str]]
     """Per format name: how many lines it read, and the rule that recognized them (each rule with its count, when
-    different lines were recognized by different rules)."""
+    different lines were recognized by different rules). For a format the user chose: every line tried as it, those
+    it refused as not of its shape counted in the rule ('refused as not of its shape: 3 lines')."""
     skipped: int = 0
     """Lines that could not be used, those past the listed problems included."""
     size: int = 0
@@ -774,6 +775,8 @@ class _Reading:
         """Unmatched lines whose near misses were asked (_unmatched)."""
         self.units: set[str] = set()
         """What the items of each file were: "line", or "element" of a JSON array."""
+        self.refused = 0
+        """Items the format the user chose refused as not of its shape (LogFormat.chosen)."""
 
 
 def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limits) -> Upload:
@@ -810,6 +813,12 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     unit = reading.units.pop() if len(reading.units) == 1 else "item" if reading.units else "line"  # "item": an array and lines
     for name, fired in reading.rules.items():
         reading.formats[name] = (sum(fired.values()), _rules_said(fired, unit))
+    if forced and forced != "native" and reading.refused:
+        # Every item was tried as the chosen format: those it refused count as tried, and its entry says so even when
+        # it read none (the sidebar's 'tried as', the summary's format).
+        read, said = reading.formats.get(forced, (0, ""))
+        refused = f"refused as not of its shape: {plural(reading.refused, unit, UNITS.get(unit, unit + 's'))}"
+        reading.formats[forced] = (read + reading.refused, f"{said}; {refused}" if said else refused)
     not_calls = sum(instance.not_calls() for instance in reading.instances)
     unread = sum(instance.unread_calls() for instance in reading.instances)
     spans = sum(instance.not_call_spans() for instance in reading.instances)
@@ -938,7 +947,11 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
         reading.first = reading.first or (number, obj)
         chosen, rule = _detect(reading.instances, obj, reading.forced)
         if chosen is None:
-            problems.append(Problem(number, label + _unmatched(reading, obj)))
+            if reading.forced:  # the chosen format's rule that the line fails, said in place of 'matches no format'
+                reading.refused += span
+                problems.append(Problem(number, label + rule))
+            else:
+                problems.append(Problem(number, label + _unmatched(reading, obj)))
             continue
         fired = rules.setdefault(chosen.name, {})
         fired[rule] = fired.get(rule, 0) + span  # a transcript made of a whole array counts its elements
@@ -989,11 +1002,16 @@ def _feed(chosen: LogFormat, obj: dict, number: int, label: str, reading: _Readi
             reading.rebuilder.add(record)
             _note_answers(record, label, reading)
     except LineProblem as exc:
-        problems.append(Problem(number, f"{label}{exc} (read as {chosen.title})"))
+        problems.append(Problem(number, f"{label}{_as_read(str(exc), chosen)}"))
     except RecursionError:
         problems.append(Problem(number, f"{label}is nested too deeply to read (read as {chosen.title})"))
     except Exception as exc:  # noqa: BLE001 - a bad line must never take the upload down
         problems.append(Problem(number, f"{label}could not be read as {chosen.title}: {type(exc).__name__}: {exc}"))
+
+
+def _as_read(problem: str, instance: LogFormat) -> str:
+    """A format's problem with a line, with the format that read it named once: after it, unless its words name it."""
+    return problem if instance.title in problem else f"{problem} (read as {instance.title})"
 
 
 def _finish_importers(reading: _Reading) -> None:
@@ -1008,7 +1026,7 @@ def _finish_importers(reading: _Reading) -> None:
                 except Exception as exc:  # noqa: BLE001 - one odd record must not drop the ones after it
                     problems.append(Problem(record.line, f"could not be read as {instance.title}: {type(exc).__name__}: {exc}"))
         except LineProblem as exc:
-            problems.append(Problem(lines, f"at the end of the file: {exc} (read as {instance.title})"))
+            problems.append(Problem(lines, f"at the end of the file: {_as_read(str(exc), instance)}"))
         except Exception as exc:  # noqa: BLE001 - same promise as for lines
             problems.append(Problem(lines, f"at the end of the file, {instance.title}: {type(exc).__name__}: {exc}"))
 
@@ -1028,9 +1046,16 @@ def _note_answers(record: CallRecord, label: str, reading: _Reading) -> None:
 
 
 def _detect(instances: list[LogFormat], obj: dict, forced: str | None) -> tuple[LogFormat | None, str]:
-    """The format that reads `obj` and the rule that fired: the first in detection order."""
+    """The format that reads `obj` and the rule that fired: the first in detection order. When the user chose the
+    format, that one if `obj` is its shape (LogFormat.chosen), else None and the rule of it that `obj` fails."""
     if forced:
-        return instances[0], f"chosen by you: {instances[0].title}"
+        instance = instances[0]
+        try:
+            return instance, f"chosen by you: {instance.chosen(obj)}"
+        except LineProblem as exc:
+            return None, str(exc)
+        except Exception:  # noqa: BLE001 - a rule that cannot read the line does not recognize it
+            return None, instance.refusal(obj)
     for instance in instances:
         try:
             rule = instance.detect(obj)
