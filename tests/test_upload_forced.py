@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from lib.logs import FORMATS
 from lib.logs.upload import read_upload
 from tests.conftest import ROOT
 
@@ -108,3 +109,145 @@ def test_the_sidebar_shows_no_round_for_an_httprr_trace_read_as_chat_completions
            "'choices')" in shown
     assert "the request was not in the log" not in shown + " ".join(t.value for t in at.main.text)
 
+
+# Every bundled fixture forced under every format: a format reads only what its own rules take for its shape, and
+# says of every other line which of its rules that line fails, on that line. Never a round rebuilt from another
+# format's shape (a fine-tuning transcript read as ShareGPT, a Chat Completions error as an Ollama failure).
+
+BUNDLED = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("*")
+                 if p.is_file() and p.name != "README.md" and "tools" not in p.relative_to(FIXTURES).parts)
+"""Every fixture of every format, the containers' included (the recording tools and READMEs are no logs)."""
+
+ALSO_READ = {
+    # A request under 'body' that names its model and holds its turns is shaped as any chat API's: chosen, Chat
+    # Completions, Ollama and Cohere read an OpenAI Batch input's requests (its responses are inferred).
+    ("openai-batch-input.jsonl", "openai-chat"): 4,
+    ("openai-batch-input.jsonl", "ollama"): 4,
+    ("openai-batch-input.jsonl", "cohere"): 4,
+    ("requests-only.jsonl", "ollama"): 2,
+    ("requests-only.jsonl", "cohere"): 2,
+    # A fine-tuning line that declares its tools is a Chat Completions request by that format's rule ('messages'
+    # beside 'tools'); the line without them is refused.
+    ("openai-finetune.jsonl", "openai-chat"): 2,
+    # OpenHands' completion log is LiteLLM's 'messages' beside a 'response', a Chat Completions pair.
+    ("openhands-completions.jsonl", "openai-chat"): 3,
+    # An Inspect sample's 'messages' and a Roo Code history, without a 'model', are transcripts: the fine-tuning
+    # reader's shape.
+    ("containers/inspect-arithmetic-with-tool.eval", "openai-finetune"): 4,
+    ("containers/inspect-images-tc.json", "openai-finetune"): 1,
+    ("containers/inspect-popularity-azureai.eval", "openai-finetune"): 4,
+    ("containers/inspect-system-prompt.json", "openai-finetune"): 2,
+    ("containers/roo-code-api_conversation_history.json", "openai-finetune"): 3,
+}
+"""Fixtures a format other than the one detected reads, because they are its shape too, with the rounds it reads."""
+
+TAKEN_THEN_REFUSED = {
+    # Its rules take the line (a Converse request with a system list passes for a Messages one, an Ollama request for
+    # a Chat Completions one, a Gemini CLI message for a Converse request), its reader then refuses what follows.
+    ("bedrock-converse.jsonl", "anthropic-messages"), ("ollama-chat.jsonl", "openai-chat"),
+    ("ollama-chat-cloud.jsonl", "openai-chat"), ("openai-chat-stream-with-request.jsonl", "openai-chat"),
+    ("containers/gemini-cli-session.json", "bedrock-converse"),
+    ("containers/oi-js-nock-bedrock-stream-tool.json", "bedrock-converse"),
+}
+"""Fixtures whose lines a format's rules take but whose reader refuses them: no round, each line's problem named."""
+
+
+def _detected(name):
+    return set(_read(name, None).formats)
+
+
+@pytest.mark.parametrize("forced", [f.name for f in FORMATS])
+def test_every_fixture_forced_under_a_format_reads_as_its_shape_or_is_refused_line_by_line(forced):
+    title = next(f.title for f in FORMATS if f.name == forced)
+    wrong = {}
+    for name in BUNDLED:
+        if forced in _detected(name):
+            continue
+        upload = _read(name, forced)
+        if (name, forced) in ALSO_READ:
+            if upload.rounds != ALSO_READ[name, forced]:
+                wrong[name] = f"read {upload.rounds} rounds, not {ALSO_READ[name, forced]}"
+            continue
+        if upload.rounds:
+            wrong[name] = f"rebuilt {upload.rounds} rounds from another format's shape"
+            continue
+        if (name, forced) in TAKEN_THEN_REFUSED:
+            if not upload.problems:
+                wrong[name] = "read nothing and said nothing"
+            continue
+        refused = [p for p in upload.problems if p.message.startswith(f"not read as {title}: ")]
+        tried = upload.formats.get(forced, (0, ""))
+        if not refused or tried[1] != f"refused as not of its shape: {upload.counted(tried[0])}":
+            wrong[name] = f"{tried}; problems: {[str(p) for p in upload.problems[:2]]}"
+        elif any(f"(read as {title})" in p.message for p in refused):
+            wrong[name] = "the format is named twice"
+    assert wrong == {}
+
+
+@pytest.mark.parametrize("name", [n for n in BUNDLED if n.rsplit(".", 1)[-1] in ("jsonl", "json", "yaml", "eval")])
+def test_forcing_the_format_a_fixture_is_detected_as_reads_what_detection_reads(name):
+    auto = _read(name, None)
+    if len(auto.formats) != 1 or "native" in auto.formats or not auto.rounds:
+        return
+    [detected] = auto.formats
+    forced = _read(name, detected)
+    assert (forced.rounds, len(forced.conversations), forced.skipped_lines) == \
+           (auto.rounds, len(auto.conversations), auto.skipped_lines)
+
+
+def test_sharegpt_forced_on_fine_tuning_transcripts_says_per_line_why_they_are_not_sharegpt():
+    upload = _read("openai-finetune.jsonl", "sharegpt")
+    assert upload.summary() == "3 lines: 0 rounds in 0 conversations; 3 lines skipped"
+    assert [str(p) for p in upload.problems] == [
+        f"line {n}: not read as ShareGPT / Hermes transcript: none of its rules matches (it reads 'conversations' of "
+        "'from'/'value' turns, or 'messages' whose assistant text holds '<tool_call>' (or an 'ipython' turn))"
+        for n in (1, 2, 3)]
+    assert upload.formats == {"sharegpt": (3, "refused as not of its shape: 3 lines")}
+
+
+def test_a_transcript_forced_as_a_provider_body_is_refused_as_a_transcript_not_a_request():
+    for forced, title in (("ollama", "Ollama /api/chat"), ("cohere", "Cohere v2 chat"),
+                          ("anthropic-messages", "Anthropic Messages")):
+        upload = _read("tau-bench-airline-cut.jsonl", forced)
+        assert upload.rounds == 0, forced
+        assert [str(p) for p in upload.problems] == [
+            f"line 1: not read as {title}: 'messages' without a 'model': a transcript, not a request"]
+
+
+def test_a_chat_completions_error_loads_as_a_failed_round_only_as_chat_completions():
+    assert _read("openai-error.jsonl", "openai-chat").rounds == 2
+    for forced in ("ollama", "cohere", "anthropic-messages", "gemini", "bedrock-converse"):
+        upload = _read("openai-error.jsonl", forced)
+        assert upload.rounds == 0, forced
+        assert all(p.message.startswith("not read as ") for p in upload.problems), forced
+    said = {p.message for p in _read("openai-error.jsonl", "ollama").problems}
+    assert said == {"not read as Ollama /api/chat: a request under 'request' and a response under 'response', but the "
+                    "response is neither its response nor its error body"}
+
+
+def test_an_error_body_alone_loads_only_under_the_provider_whose_error_it_is():
+    ollama = b'{"error": "model \'llama9\' not found"}\n'
+    openai = b'{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}\n'
+    anthropic = b'{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n'
+    for body, owner in ((ollama, "ollama"), (openai, "openai-chat"), (anthropic, "anthropic-messages")):
+        for forced in ("ollama", "openai-chat", "anthropic-messages", "cohere"):
+            upload = read_upload([("error.jsonl", body)], forced)
+            assert upload.rounds == (forced == owner), (owner, forced)
+    [problem] = read_upload([("error.jsonl", openai)], "ollama").problems
+    assert str(problem) == "line 1: not read as Ollama /api/chat: neither its request nor its response (no " \
+                           "'messages' or 'message')"
+
+
+def test_a_claude_code_session_log_forced_as_stream_json_reads_none_of_its_lines_and_says_why():
+    for forced, title in (("claude-stream-json", "Claude Code stream-json output"),
+                          ("amp-stream-json", "Amp stream-json output")):
+        upload = _read("claude-code-session.jsonl", forced)
+        assert upload.summary() == "12 lines: 0 rounds in 0 conversations; 12 lines skipped", forced
+        said = {p.message for p in upload.problems if "sessionId" in p.message}
+        assert said == {f"not read as {title}: its 'sessionId' (camel case) is a Claude Code session log's; "
+                        "stream-json output names the session 'session_id'"}
+    upload = _read("claude-stream-json-read.jsonl", "claude-code")
+    assert upload.rounds == 0
+    assert "line 2: not read as Claude Code session log: its 'session_id' (snake case) is stream-json output's " \
+           "(Claude Code's -p mode, the Agent SDK, Amp); a session log names the session 'sessionId'" \
+           in [str(p) for p in upload.problems]
