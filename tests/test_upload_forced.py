@@ -187,12 +187,14 @@ def test_every_fixture_forced_under_a_format_reads_as_its_shape_or_is_refused_li
 @pytest.mark.parametrize("name", [n for n in BUNDLED if n.rsplit(".", 1)[-1] in ("jsonl", "json", "yaml", "eval")])
 def test_forcing_the_format_a_fixture_is_detected_as_reads_what_detection_reads(name):
     auto = _read(name, None)
-    if len(auto.formats) != 1 or "native" in auto.formats or not auto.rounds:
+    # A file whose lines are the format's but hold no model call (a cassette of token counts) counts them as not model
+    # calls either way, and refuses none of them.
+    if len(auto.formats) != 1 or "native" in auto.formats or not (auto.rounds or auto.not_calls):
         return
     [detected] = auto.formats
     forced = _read(name, detected)
-    assert (forced.rounds, len(forced.conversations), forced.skipped_lines) == \
-           (auto.rounds, len(auto.conversations), auto.skipped_lines)
+    assert (forced.rounds, len(forced.conversations), forced.skipped_lines, forced.not_calls) == \
+           (auto.rounds, len(auto.conversations), auto.skipped_lines, auto.not_calls)
 
 
 def test_sharegpt_forced_on_fine_tuning_transcripts_says_per_line_why_they_are_not_sharegpt():

@@ -799,7 +799,11 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     _finish_importers(reading)
     rebuilder = reading.rebuilder
     rebuilder.join_late_rounds()
-    if not rebuilder.threads and not reading.native and (forced or not (reading.formats or reading.rules)):
+    # A forced format that took every line and found no model call among them (a cassette of token counts) has said
+    # so in its count of what are not model calls, as detection would: no line was refused.
+    took_all = forced and any(instance.not_calls() for instance in reading.instances) and not reading.problems
+    if not rebuilder.threads and not reading.native and (forced or not (reading.formats or reading.rules)) \
+            and not took_all:
         for why in nothing_read(reading.instances, forced, reading.first):
             _in_place_of_its_line(reading.problems, why)
     source = files[0][0] if len(files) == 1 else f"{len(files)} files"
