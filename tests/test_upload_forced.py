@@ -207,6 +207,19 @@ def test_sharegpt_forced_on_fine_tuning_transcripts_says_per_line_why_they_are_n
     assert upload.formats == {"sharegpt": (3, "refused as not of its shape: 3 lines")}
 
 
+def test_a_json_array_of_chat_messages_refused_by_the_chosen_format_skips_all_its_elements_and_claims_no_reading():
+    # mini-swe-agent writes its run as one JSON array of 22 messages: read as one transcript. Forced as ShareGPT, it
+    # said "1 element skipped" of its 22, beside a note that it was "read as one conversation".
+    name = "containers/mini-swe-agent-github-issue.traj.json"
+    upload = _read(name, "sharegpt")
+    assert upload.summary() == "22 elements: 0 rounds in 0 conversations; 22 elements skipped"
+    assert not [n for n in upload.notes if "read as one conversation" in n.message]
+    detected = _read(name, None)
+    assert detected.summary() == "22 elements: 10 rounds in 1 conversation; 0 elements skipped"
+    assert [n.message for n in detected.notes if "read as one conversation" in n.message] == [
+        "the file is one JSON array of 22 chat messages: read as one conversation"]
+
+
 def test_a_transcript_forced_as_a_provider_body_is_refused_as_a_transcript_not_a_request():
     for forced, title in (("ollama", "Ollama /api/chat"), ("cohere", "Cohere v2 chat"),
                           ("anthropic-messages", "Anthropic Messages")):

@@ -886,9 +886,7 @@ def _one_transcript(data: bytes, items: Iterator[tuple[int, bytes, int]], most: 
         except ValueError:
             messages = None
         if isinstance(messages, list) and all(_is_chat_message(m) for m in messages):
-            reading.notes.append(Problem(1, f"the file is one JSON array of {len(messages):,} chat messages: read as "
-                                            "one conversation", loaded=True))
-            yield 1, {"messages": messages}, len(messages)
+            yield 1, {"messages": messages}, len(messages)  # said as one conversation where a format reads it
             return
     yield first
     yield from items
@@ -953,10 +951,14 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
         if chosen is None:
             if reading.forced:  # the chosen format's rule that the line fails, said in place of 'matches no format'
                 reading.refused += span
-                problems.append(Problem(number, label + rule))
+                # A whole array taken as one transcript is refused whole: every element of it is skipped.
+                problems.append(Problem(number, label + rule, number + span - 1 if span > 1 else None))
             else:
                 problems.append(Problem(number, label + _unmatched(reading, obj)))
             continue
+        if said_as == "element" and isinstance(item, dict):  # _one_transcript's array of chat messages
+            reading.notes.append(Problem(number, f"{label}the file is one JSON array of {span:,} chat messages: read as "
+                                                 "one conversation", loaded=True))
         fired = rules.setdefault(chosen.name, {})
         fired[rule] = fired.get(rule, 0) + span  # a transcript made of a whole array counts its elements
         _feed(chosen, obj, number, label, reading)
