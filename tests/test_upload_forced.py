@@ -59,8 +59,9 @@ def test_a_codex_rollout_forced_as_gemini_names_the_missing_contents_not_a_round
     upload = _read("codex-rollout-0.125.jsonl", "gemini")
     assert upload.rounds == 0
     said = {p.message for p in upload.problems}
-    assert said == {"not read as Google Gemini generateContent: a request under 'payload' and a response under "
-                    "'response', but neither is its body (the request has no 'contents')"}
+    # A rollout line has no response: said so, not "a response under 'response'".
+    assert said == {"not read as Google Gemini generateContent: a request under 'payload' and no response, but it is "
+                    "not its request (the request has no 'contents')"}
 
 
 def test_whole_chat_completions_responses_forced_as_a_stream_are_not_read_as_chunks():

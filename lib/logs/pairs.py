@@ -59,7 +59,8 @@ def split_pair(obj: dict) -> tuple[Any, Any, str] | None:
         request = _opened(obj.get(request_key))
         if isinstance(request, dict):
             response = _opened(obj.get(response_key))
-            return request, response, f"a request under '{request_key}' and a response under '{response_key}'"
+            said = f"and a response under '{response_key}'" if response is not None else "and no response"
+            return request, response, f"a request under '{request_key}' {said}"
     if isinstance(obj.get("messages"), list) and isinstance(_opened(obj.get("response")), dict):
         return obj, _opened(obj["response"]), "LiteLLM-style 'messages' with a 'response'"
     return None
@@ -119,7 +120,8 @@ class KeyedPairs(LogFormat):
             return f"an error body alone, shaped as {self.title}'s"
         if not (isinstance(request, dict) and isinstance(request.get(self.request_key), list)):
             if split is not None:
-                why = f"{split[2]}, but neither is its body (the request has no '{self.request_key}')"
+                which = "neither is its body" if split[1] is not None else "it is not its request"
+                why = f"{split[2]}, but {which} (the request has no '{self.request_key}')"
             else:
                 why = f"neither its request nor its response (no '{self.request_key}' or '{self.response_key}')"
         elif not isinstance(request.get("model"), str):
