@@ -96,6 +96,10 @@ EXPECTED = [
     ("llm-openrouter-renamed-call.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                           "cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 4]}, 1),
+    # The same run recorded again: no chunk names a finish_reason, then `data: [DONE]` (the call was said cut short).
+    ("llm-openrouter-no-finish-reason.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
+                                                              "(a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 4]}, 1),
     # Mirascope sends a streamed Gemini answer back one part per chunk ("{\n  \"value\": 57", "3\n}"): the same text,
     # which was said not to be what the model wrote.
     # Anthropic's web search, a tool Anthropic runs inside the turn: three `server_tool_use` blocks, results beside.

@@ -1324,3 +1324,16 @@ def test_an_openai_batch_whose_output_was_not_recorded_is_its_requests_alone():
     upload = read_upload([("batch.yml", yaml.safe_dump(cassette).encode())])
     assert upload.problems == ()
     assert [(c.id, c.trace.rounds[0].response) for c in upload.conversations] == [("0", None), ("1", None)]
+
+
+def test_a_stream_the_server_closed_with_done_but_no_finish_reason_cut_no_call():
+    # simonw/llm's cassette of OpenRouter (Novita serving moonshotai/kimi-k2): the llm_version call streams whole,
+    # then a usage chunk and `data: [DONE]`, and no chunk names a finish_reason. The call was said cut by the
+    # recording, an error ("the program ran arguments the model never finished"), and `lib check` exited 1.
+    from lib.checks import run_checks
+    [conversation] = _read("containers/llm-openrouter-no-finish-reason.yaml").conversations
+    first, second = conversation.trace.rounds
+    assert [(c.name, c.arguments_raw) for c in first.tool_calls] == [("llm_version", "{}")]
+    assert first.cut_calls == ()
+    assert [f.code for f in run_checks(conversation.trace)] == []
+    assert second.response.finish_reason == "stop"

@@ -31,7 +31,7 @@ from lib.logs.provider_pairs import ProviderPairFormat, error_body
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.logs.responses import FINAL_EVENTS, SPEECH_KEY, ResponsesFormat, is_responses_request
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
-from lib.logs.streams import AnthropicStreamFormat, OpenAIChatStreamFormat
+from lib.logs.streams import AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done
 from lib.model import STREAM_ENDED
 from lib.text import plural
 
@@ -649,11 +649,12 @@ def _response(exchange: Exchange, label: str, dialect: str | None,
     body = exchange.response_body
     if dialect is not None and isinstance(body, (bytes, bytearray)) and (
             "eventstream" in exchange.response_type or _streaming_path(INVOKE_PATH, exchange.url)):
-        events = invoke_stream_events(bytes(body))  # Bedrock's InvokeModelWithResponseStream
+        events, text = invoke_stream_events(bytes(body)), ""  # Bedrock's InvokeModelWithResponseStream
     elif not _is_stream(body, exchange.response_type):
         return _json(body, label, inflater), None
     else:
-        events = _events(_text(body, label, inflater), label)
+        text = _text(body, label, inflater)
+        events = _events(text, label)
     if dialect is None:
         # The Responses API sends the whole response again in its final event: received in that shape, not assembled.
         finals = [e.get("response") for e in events if e.get("type") in FINAL_EVENTS]
@@ -665,6 +666,10 @@ def _response(exchange: Exchange, label: str, dialect: str | None,
         return events[0], None
     records = [r for number, event in enumerate(events, start=1) for r in reader.feed(event, number)]
     records.extend(reader.finish())
+    if records and dialect == OPENAI and ends_with_done(text):
+        # OpenRouter's providers (Novita, Fireworks) end a stream with no finish_reason, then `[DONE]`: the server
+        # said the answer was whole, so no call was cut short by the recording's end.
+        records[0].cut_calls = []
     return (records[0].response, records[0]) if records else (None, None)
 
 

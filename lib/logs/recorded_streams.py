@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from lib.logs.chat_shape import describe
 from lib.logs.pairs import call_meta
 from lib.logs.record import CallRecord, LineProblem, LogFormat
-from lib.logs.streams import STREAM_EVENTS, AnthropicStreamFormat, OpenAIChatStreamFormat
+from lib.logs.streams import STREAM_EVENTS, AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done
 
 SSE_FIELDS = ("data:", "event:", "id:", ":")
 """How a server-sent-events body may begin."""
@@ -42,6 +42,9 @@ class RecordedStreamFormat(LogFormat):
             raise LineProblem("the streamed answer holds no message (no chunk or message_start event)")
         record = records[0]
         record.request, record.line = obj["request"], line
+        if isinstance(reader, OpenAIChatStreamFormat) and isinstance(obj["response"], str) \
+                and ends_with_done(obj["response"]):
+            record.cut_calls = []  # the server closed the stream: nothing was cut by the recording's end
         for key, value in call_meta(obj).items():
             if value is not None:
                 setattr(record, key, value)

@@ -229,6 +229,14 @@ def _chunk_record(stream: _ChoiceStream) -> CallRecord:
                       timestamp=iso_time(head.get("created")), cut_calls=cut, streamed=True)
 
 
+def ends_with_done(text: str) -> bool:
+    """Whether a Chat Completions stream's SSE body ends with `data: [DONE]`, the server's word that nothing follows:
+    a call still open then was not cut short by the recording, though no chunk named a finish_reason (OpenRouter's
+    providers Novita and Fireworks send none)."""
+    tail = text.rstrip()
+    return tail.endswith("[DONE]") and tail[:-len("[DONE]")].rstrip().endswith("data:")
+
+
 # --- Anthropic stream events ---------------------------------------------------------------------
 
 STREAM_EVENTS = ("message_start", "content_block_start", "content_block_delta", "content_block_stop",
