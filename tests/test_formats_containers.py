@@ -545,6 +545,14 @@ EXPECTED = [
      "1 document: 2 rounds in 1 conversation; 0 documents skipped", {"invocation [hello_app]": [2, 4]}, 1),
     ("langfuse-langgraph.json", {"langfuse": "'trace' with its 'observations' (a Langfuse trace export)"},
      "1 document: 2 rounds in 1 conversation; 0 documents skipped", {"LangGraph": [2, 4]}, 1),
+    # Llama Stack's inference recorder, one call per file, the client's objects wrapped (`__type__`, `__data__`):
+    # "matches no known log format; closest: VCR cassette: the interaction's response has no status".
+    ("llama-stack-chat-tool-call.json", {"llama-stack-recording": "a request with 'endpoint' and 'url' and its answer under response.body beside "
+                               "'is_streaming' (a Llama Stack inference recording)"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 1),
+    ("llama-stack-chat-stream-tool-call.json", {"llama-stack-recording": "a request with 'endpoint' and 'url' and its answer under response.body beside "
+                               "'is_streaming' (a Llama Stack inference recording)"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 1),
 ]
 
 
@@ -2502,3 +2510,24 @@ def test_the_request_that_resends_a_compaction_made_during_a_call_says_it_carrie
         "returned during that call (encrypted, not the model's words), which the program sends back so the provider "
         "can go on from it")
     assert asked.message.text == "What is 2+2?"
+
+
+def test_a_llama_stack_recording_reads_as_the_call_it_recorded_streamed_or_not():
+    # Llama Stack's recorder keeps the OpenAI client's objects as `{"__type__", "__data__"}`, a stream as the list of
+    # its chunks, and no status line: both files matched no known log format.
+    for name, streamed, tokens in (("llama-stack-chat-tool-call.json", False, (177, 18, "reported")),
+                                   ("llama-stack-chat-stream-tool-call.json", True, None)):
+        [conversation] = upload(name).conversations
+        [round_] = conversation.trace.rounds
+        assert conversation.trace.model == "llama3.2:3b-instruct-fp16"
+        assert round_.request.messages[0].text == ("What's the weather in Tokyo? Use the get_weather function to get "
+                                                   "the weather.")
+        assert [(c.id, c.name, c.arguments) for c in round_.tool_calls] == [
+            ("call_ybj7t2qt" if not streamed else "call_rolv1ozt", "get_weather", {"city": "Tokyo"})]
+        assert round_.error is None and round_.cut_calls == ()
+        if tokens is not None:
+            usage = round_.response.usage
+            assert (usage.input_tokens, usage.output_tokens, usage.source) == tokens
+        else:  # the stream's chunks carried no usage: nothing reported
+            assert round_.response.usage is None or round_.response.usage.source != "reported"
+    assert list(run_checks(conversation.trace)) == []

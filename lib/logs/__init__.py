@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
                       cohere, finetune, gemini, gemini_cli, goose, har, httprr, inspect_log, langfuse, langsmith,
-                      mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs, recorded_streams,
-                      responses, sharegpt, spans, streams, trajectories)
+                      llama_stack, mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs,
+                      recorded_streams, responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
@@ -23,6 +23,9 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # no other format's lines have them.
     langsmith.LangSmithRunFormat,
     cassettes.CassetteFormat,
+    # Before the pair readers, which would take its 'request' and refuse the answer the recorder wrapped
+    # ('__type__', '__data__').
+    llama_stack.LlamaStackRecordingFormat,
     har.HarEntryFormat,
     # An exchange cut out of a Go httprr trace: its request's and response's bytes, under keys no other format reads.
     httprr.HttprrFormat,
