@@ -553,6 +553,13 @@ EXPECTED = [
     ("llama-stack-chat-stream-tool-call.json", {"llama-stack-recording": "a request with 'endpoint' and 'url' and its answer under response.body beside "
                                "'is_streaming' (a Llama Stack inference recording)"},
      "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 1),
+    # AutoGen's ChatCompletionClientRecorder, its records in AutoGen's message types: "matches no known log format;
+    # closest: OpenAI fine-tuning chat". Calls 9 to 11 are one conversation (each resends the turns before it).
+    ("autogen-recorder-teachability.json",
+     {"autogen-record": "'mode' beside 'messages' of AutoGen's types and a 'response' (AutoGen's "
+                        "ChatCompletionClientRecorder)"},
+     "16 elements: 16 rounds in 14 conversations; 0 elements skipped",
+     {**{f"conversation {n}": [2] for n in range(1, 15)}, "conversation 9": [2, 4, 6]}, 0),
 ]
 
 
@@ -2531,3 +2538,19 @@ def test_a_llama_stack_recording_reads_as_the_call_it_recorded_streamed_or_not()
         else:  # the stream's chunks carried no usage: nothing reported
             assert round_.response.usage is None or round_.response.usage.source != "reported"
     assert list(run_checks(conversation.trace)) == []
+
+
+def test_autogen_recorded_calls_read_as_calls_with_their_reported_tokens_and_no_model_named():
+    # autogen-ext's ChatCompletionClientRecorder keeps AutoGen's own types (SystemMessage, UserMessage whose content
+    # is a list of strings, AssistantMessage) and each CreateResult's usage, never the model's name.
+    result = upload("autogen-recorder-teachability.json")
+    [conversation] = [c for c in result.conversations if len(c.trace.rounds) == 3]
+    assert conversation.trace.model is None
+    last = conversation.trace.rounds[2]
+    assert [m.role for m in last.request.messages] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert last.request.messages[1].text.startswith("We have been given a task description.")
+    assert texts(conversation.trace)[2].startswith("1. Contribute to autogen.")
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens, r.response.usage.source)
+            for r in conversation.trace.rounds] == [(115, 107, "reported"), (259, 196, "reported"),
+                                                    (539, 27, "reported")]
+    assert [r.response.finish_reason for r in conversation.trace.rounds] == ["stop"] * 3

@@ -9,8 +9,8 @@ Adding a format is one new module and one line in FORMATS.
 
 from __future__ import annotations
 
-from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
-                      cohere, finetune, gemini, gemini_cli, goose, har, httprr, inspect_log, langfuse, langsmith,
+from lib.logs import (adk, autogen, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task,
+                      codex, cohere, finetune, gemini, gemini_cli, goose, har, httprr, inspect_log, langfuse, langsmith,
                       llama_stack, mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs,
                       recorded_streams, responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
@@ -46,6 +46,9 @@ FORMATS: tuple[type[LogFormat], ...] = (
     opencode.OpenCodeSessionFormat,
     # A 'type' such as step_start or tool_use beside 'sessionID' (camel case) and a 'part': OpenCode's run output.
     opencode_run.OpenCodeRunFormat,
+    # A 'mode' of 'create' beside 'messages' typed as AutoGen's (SystemMessage, UserMessage...): before the fine-tuning
+    # reader, which would take the messages for a transcript and refuse the record's other keys.
+    autogen.AutoGenRecordFormat,
     trajectories.EpisodeFormat,
     # An MLflow trace's 'info' beside 'data.spans', a search_traces() row's 'spans' beside its 'trace_id': before the
     # spans reader, which reads OTLP documents ('resourceSpans') and span lines, never these.
