@@ -679,3 +679,18 @@ def test_a_command_still_running_when_the_rollout_ends_is_drawn_started_with_its
     # A command whose end the log holds is no unended one.
     [ended] = read_upload([("rollout.jsonl", b"".join(recorded))]).conversations
     assert "unended_calls" not in ended.trace.rounds[0].extra
+
+
+def test_an_apply_patch_call_is_free_text_not_arguments_that_break_their_schema():
+    # Codex's apply_patch is a custom tool: the model writes the patch as free text (custom_tool_call.input). It was read
+    # as JSON arguments, so every patch was "error invalid-arguments: The arguments of apply_patch break its schema
+    # (not valid JSON ...)" and `lib check` exited 1 on any session that edited a file.
+    from lib.checks import run_checks
+    text = "*** Begin Patch\n*** Update File: a.py\n*** End Patch"
+    patch = _line("response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c-2", "input": text})
+    done = _line("response_item", {"type": "custom_tool_call_output", "call_id": "c-2", "output": "Success."})
+    trace = _lines(META, _user("fix a.py"), patch, _count(10, 5, 5), done, _said("Done."),
+                   _count(20, 5, 5)).conversations[0].trace
+    [call] = trace.rounds[0].tool_calls
+    assert (call.name, call.arguments_raw, call.arguments_error) == ("apply_patch", text, None)
+    assert [f.code for f in run_checks(trace) if f.severity == "error"] == []

@@ -560,6 +560,14 @@ EXPECTED = [
                         "ChatCompletionClientRecorder)"},
      "16 elements: 16 rounds in 14 conversations; 0 elements skipped",
      {**{f"conversation {n}": [2] for n in range(1, 15)}, "conversation 9": [2, 4, 6]}, 0),
+    # GPT-5's custom tools (free-text input to a grammar), in Chat Completions and in the Responses API.
+    ("ddtrace-openai-custom-tool-chat.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a "
+                                                              "VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
+    ("ddtrace-openai-custom-tool-responses.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
+                                                                   "(a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped",
+     {"resp_68a72e32db2c8196ba2a8493582cabde075c9fca6967ac8b": [1]}, 1),
 ]
 
 
@@ -2554,3 +2562,16 @@ def test_autogen_recorded_calls_read_as_calls_with_their_reported_tokens_and_no_
             for r in conversation.trace.rounds] == [(115, 107, "reported"), (259, 196, "reported"),
                                                     (539, 27, "reported")]
     assert [r.response.finish_reason for r in conversation.trace.rounds] == ["stop"] * 3
+
+
+@pytest.mark.parametrize("name", ["ddtrace-openai-custom-tool-chat.yaml", "ddtrace-openai-custom-tool-responses.yaml"])
+def test_a_custom_tools_free_text_input_is_its_call_not_broken_json(name):
+    # GPT-5 called the custom tool math_exp with the input "4 + 4", written to the tool's Lark grammar. Chat Completions
+    # sends it as {"type": "custom", "custom": {"name", "input"}}: the call was named "" and said not offered ("The
+    # model called , which this request does not offer"). The Responses API's custom_tool_call was read as JSON
+    # arguments: "The arguments of math_exp break its schema (not valid JSON ...)". Both errors; lib check exited 1.
+    [conversation] = upload(name).conversations
+    [call] = conversation.trace.rounds[0].tool_calls
+    assert (call.name, call.arguments_raw, call.arguments, call.arguments_error) == ("math_exp", "4 + 4", "4 + 4", None)
+    assert [t.name for t in conversation.trace.rounds[0].request.tools] == ["math_exp"]
+    assert list(run_checks(conversation.trace)) == []

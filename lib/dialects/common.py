@@ -13,7 +13,7 @@ from typing import Any
 
 from lib.intern import Interner, content_key
 from lib.text import json_place
-from lib.model import JSON, Message, Request, Response, Stop, TextPart
+from lib.model import JSON, Message, Request, Response, Stop, TextPart, ToolCallPart
 
 
 @dataclass
@@ -96,6 +96,13 @@ _SCAN = json.scanner.make_scanner(json.JSONDecoder())
 
 TOO_DEEP = "nested too deeply to read"
 """Why arguments deeper than the standard library's recursion limit are kept as text only."""
+
+
+def free_form(call: ToolCallPart) -> bool:
+    """Whether a call is a custom tool's (GPT-5's custom tools, Codex's apply_patch): its input is free text that
+    stands as its own arguments, where a function call's arguments are JSON read into a value (never text equal to
+    the JSON it was read from)."""
+    return isinstance(call.arguments, str) and call.arguments_error is None and call.arguments == call.arguments_raw
 
 
 def parse_arguments(raw: Any) -> tuple[str, Any, str | None]:

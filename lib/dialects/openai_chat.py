@@ -19,6 +19,7 @@ from lib.dialects.common import (
     envelope,
     finish,
     flatten_content,
+    free_form,
     intern_messages,
     intern_tools,
     message_key,
@@ -123,6 +124,14 @@ def _content_part(block: Any, i: int) -> Part:
 
 def _tool_call(call: Any, path: str) -> ToolCallPart:
     call = call if isinstance(call, dict) else {}
+    custom = call.get("custom") if call.get("type") == "custom" else None
+    if isinstance(custom, dict):
+        # A custom tool's call (GPT-5): its `input` is free text, written to the tool's grammar or none, never JSON.
+        # It stands as its own arguments, so no JSON rule applies to it.
+        said = custom.get("input")
+        text = said if isinstance(said, str) else json.dumps(said, ensure_ascii=False)
+        name = custom.get("name")
+        return ToolCallPart(str(call.get("id") or ""), str(name or ""), text, text, None, path)
     function = call.get("function")
     if not isinstance(function, dict):
         function = call
@@ -250,7 +259,9 @@ def write_message(message: Message, where: str, own: bool, notes: list[str]) -> 
     content = _content(texts, blocks)
     entry: dict = {"role": role, "content": content if content is not None or calls else ""}
     if calls:
-        entry["tool_calls"] = [{"id": c.id, "type": "function",
+        entry["tool_calls"] = [{"id": c.id, "type": "custom", "custom": {"name": c.name, "input": c.arguments_raw}}
+                               if free_form(c) else
+                               {"id": c.id, "type": "function",
                                 "function": {"name": c.name, "arguments": c.arguments_raw}} for c in calls]
     return [*out, entry]
 

@@ -39,6 +39,11 @@ def tool_call_part(call_id: Any, name: Any, arguments: Any) -> dict:
     return {"type": "tool_call", "id": call_id, "name": name, "arguments": arguments}
 
 
+def custom_call_part(call_id: Any, name: Any, text: Any) -> dict:
+    """A custom tool's call-intent part (the Responses API's `custom_tool_call`): its input is free text, not JSON."""
+    return {"type": "tool_call", "id": call_id, "name": name, "input": text}
+
+
 def tool_result_part(call_id: Any, response: Any) -> dict:
     """A tool-result part: what the program sent back for one call."""
     return {"type": "tool_call_response", "id": call_id, "response": response}
@@ -104,6 +109,12 @@ def chat_message(role: str, parts: Iterable[Any]) -> list[dict]:
             content = part.get("content", part.get("text"))
             texts.append(content if isinstance(content, str) else json_text(content))
             blocks.append({"type": "text", "text": texts[-1]})
+        elif kind == "tool_call" and "input" in part:
+            # Chat Completions' shape of a custom tool's call: the input as it was written, never read as JSON.
+            said = part["input"]
+            calls.append({"id": "" if part.get("id") is None else str(part["id"]), "type": "custom",
+                          "custom": {"name": "" if part.get("name") is None else str(part["name"]),
+                                     "input": said if isinstance(said, str) else json_text(said)}})
         elif kind == "tool_call":
             calls.append(tool_call(part.get("id"), part.get("name"), part.get("arguments")))
         elif kind == "tool_call_response":

@@ -500,9 +500,12 @@ def item_turn(item: dict, where: str) -> tuple[str, list]:
     kind = item.get("type", "message" if "role" in item else None)
     if kind == "message":
         return str(item.get("role") or "user"), _content_parts(item.get("content"), where)
-    if kind in ("function_call", "custom_tool_call"):
-        arguments = item.get("arguments") if kind == "function_call" else item.get("input")
-        return "assistant", [convert.tool_call_part(_call_id(item, kind, where), item.get("name"), arguments)]
+    if kind == "function_call":
+        call_id = _call_id(item, kind, where)
+        return "assistant", [convert.tool_call_part(call_id, item.get("name"), item.get("arguments"))]
+    if kind == "custom_tool_call":  # a custom tool's free-text input (GPT-5's custom tools, Codex's apply_patch)
+        call_id = _call_id(item, kind, where)
+        return "assistant", [convert.custom_call_part(call_id, item.get("name"), item.get("input"))]
     if kind in ("function_call_output", "custom_tool_call_output"):
         output = item.get("output")
         output = flatten_content(output) if isinstance(output, list) else output

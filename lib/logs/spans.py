@@ -1233,4 +1233,5 @@ def attach_execution(entry: dict, key: tuple, calls: list[tuple[tuple, CallRecor
 def _call_names(record: CallRecord) -> dict[str, str]:
     """Call id -> tool name for the calls a record's response made."""
     message = (record.response or {}).get("choices", [{}])[0].get("message") or {}
-    return {c["id"]: c["function"]["name"] for c in message.get("tool_calls") or ()}
+    # A custom tool's call keeps its name under `custom` (chat_shape.chat_message writes it so).
+    return {c["id"]: (c.get("function") or c.get("custom") or {}).get("name") for c in message.get("tool_calls") or ()}
