@@ -43,7 +43,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 from jsonschema.validators import validator_for
 
 from lib.failures import is_unsent, stream_ended_words, unrun_in_batch
-from lib.growth import growth, kept_pairs, realigned, resent_length, resent_prefix
+from lib.growth import growth, instructions_added, kept_pairs, realigned, resent_length, resent_prefix
 from lib.intern import canonical_json
 from lib.model import (
     Message,
@@ -1247,6 +1247,12 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
                       f"The instructions differ from round {previous.index}'s: the model answers this round under "
                       "other instructions (a handoff to another agent does this). That is allowed, but it invalidates "
                       "the prompt cache.")
+        elif placed is not None and instructions_added(round_, previous):
+            yield Hit("info", round_.index, "request", "messages[0]",
+                      f"This request puts instructions (a system message) in front of round {previous.index}'s "
+                      "messages, which had none, and resends them unchanged: the model answers this round under those "
+                      "instructions (a handoff to an agent with instructions does this). That is allowed, but it "
+                      "invalidates the prompt cache.")
         if placed is not None and (placed.changed or placed.dropped) and round_.compacted:
             # A compaction is the agent's own summary put in place of the turns before it, the usual way to keep a
             # long session within the context window: nothing to fix, and no person's words were rewritten.

@@ -568,6 +568,12 @@ EXPECTED = [
                                                                    "(a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped",
      {"resp_68a72e32db2c8196ba2a8493582cabde075c9fca6967ac8b": [1]}, 1),
+    # An OpenAI Agents SDK handoff from an agent without instructions to one with them (round 2 puts a system message
+    # in front of the history it resends whole): it was said to rewrite the history.
+    ("logfire-agents-handoff-adds-instructions.yaml", {"vcr-cassette": "an interaction with request.uri and "
+                                                                       "response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
+     {"resp_67ced68228748191b31ea5d9172a7b4b": [1, 5]}, 2),
 ]
 
 
@@ -2575,3 +2581,19 @@ def test_a_custom_tools_free_text_input_is_its_call_not_broken_json(name):
     assert (call.name, call.arguments_raw, call.arguments, call.arguments_error) == ("math_exp", "4 + 4", "4 + 4", None)
     assert [t.name for t in conversation.trace.rounds[0].request.tools] == ["math_exp"]
     assert list(run_checks(conversation.trace)) == []
+
+
+def test_a_handoff_that_puts_instructions_before_a_history_resent_whole_rewrites_nothing():
+    # logfire's recording of an OpenAI Agents SDK run: agent1 (no instructions) calls random_number and hands off to
+    # agent2, whose request puts "Return double the number" in front of the history, resent unchanged. It was "warning
+    # history-rewritten: Compared with round 1's request, 1 resent message changed. The model now reads a history it
+    # did not write", the question shown as changed into the instructions and then as new.
+    [conversation] = upload("logfire-agents-handoff-adds-instructions.yaml").conversations
+    placed = growth(conversation.trace, 2)
+    assert [(e.message.role, e.status) for e in placed.entries] == [
+        ("system", "new"), ("user", "resent"), ("assistant", "new"), ("tool", "new"), ("tool", "new")]
+    assert placed.dropped == 0
+    said = {f.code: f for f in run_checks(conversation.trace)}
+    assert said["history-rewritten"].severity == "info"
+    assert said["history-rewritten"].message.startswith(
+        "This request puts instructions (a system message) in front of round 1's messages, which had none")
