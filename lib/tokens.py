@@ -30,7 +30,7 @@ import tiktoken
 
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.encodings import VocabularyUnavailable, count_tokens, load_encoding
-from lib.growth import held_indices, kept_before, realigned, resent_prefix
+from lib.growth import held_indices, instructions_added, kept_before, realigned, resent_prefix
 from lib.lru import LeastRecentlyUsed
 from lib.model import (
     built_fast,
@@ -362,6 +362,8 @@ def _resent_past_prefix(rounds: tuple[Round, ...], index: int, prefix: int) -> l
     old, messages = kept.request.messages, rounds[index - 1].request.messages
     if (found := realigned(rounds[index - 1], kept)) is not None:
         return list(messages[prefix:found[0]])
+    if instructions_added(rounds[index - 1], kept):  # instructions put in front: the messages after them resent
+        return list(messages[max(prefix, 1):len(old) + 1])
     return [messages[i] for i in range(prefix, min(len(old), len(messages)))
             if messages[i] is old[i] or messages[i] == old[i]]
 

@@ -2597,3 +2597,12 @@ def test_a_handoff_that_puts_instructions_before_a_history_resent_whole_rewrites
     assert said["history-rewritten"].severity == "info"
     assert said["history-rewritten"].message.startswith(
         "This request puts instructions (a system message) in front of round 1's messages, which had none")
+    # The question the request resends is counted as resent in the input's parts, as the round's card shows it.
+    import json
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "lib", "summarize", "--json",
+                           str(FIXTURES / "logfire-agents-handoff-adds-instructions.yaml")],
+                          capture_output=True, text=True, cwd=ROOT, check=True)
+    parts = json.loads(done.stdout)["conversations"][0]["rounds"][1]["usage"]["input_parts"]
+    assert (parts["instructions"], parts["earlier messages (resent)"]) == (4, 12)
