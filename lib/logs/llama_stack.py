@@ -31,6 +31,7 @@ class LlamaStackRecordingFormat(ExchangeFormat):
 
     name = "llama-stack-recording"
     title = "Llama Stack inference recording"
+    reads = "a 'request' with 'endpoint' and 'url' beside a 'response' with 'body' and 'is_streaming'"
 
     def detect(self, obj: dict) -> str | None:
         request, response = object_at(obj, "request"), object_at(obj, "response")
