@@ -73,7 +73,7 @@ def _message(message: Any, where: str) -> list[dict]:
     if not isinstance(message, dict):
         raise LineProblem(f"{where} is {describe(message)}, expected a message object")
     kind = message.get("type")
-    if kind not in ROLES:
+    if not isinstance(kind, str) or kind not in ROLES:
         raise LineProblem(f"{where}.type is {describe(kind)}, expected one of {', '.join(MESSAGE_TYPES)}")
     content = message.get("content")
     if kind == "AssistantMessage":
