@@ -74,6 +74,18 @@ def not_logged_words(fields: tuple[str, ...]) -> tuple[str, str]:
     return ("no " + lacked[0].removeprefix("the ") if lacked else ""), "it"
 
 
+OPT_IN_FORMATS = frozenset({"otel-genai"})
+"""The `converted_from` of logs whose format keeps the instructions and the tool list only where the instrumentation
+opts in (OpenTelemetry GenAI's gen_ai.system_instructions and gen_ai.tool.definitions): a log of theirs that lacks them
+is no agent's session log, which never keeps them."""
+
+
+def not_logged_on_opt_in(round_: Round) -> bool:
+    """Whether what the round's log lacks (parts_not_logged) is what its format keeps only on opt-in (OPT_IN_FORMATS),
+    not what it never keeps: the pages say which, so an OpenTelemetry span is not called an agent's session log."""
+    return round_.extra.get("converted_from") in OPT_IN_FORMATS
+
+
 def parts_not_logged(round_: Round) -> tuple[str, ...]:
     """The InputBreakdown fields of the round's request that its log's format never keeps (Claude Code's system prompt
     and tool list): sent and billed, so counted as not known, never as 0."""
@@ -206,6 +218,9 @@ class RoundSummary:
     parts_not_logged: tuple[str, ...] = ()
     """The InputBreakdown fields its log's format never keeps (parts_not_logged): not known, in the part reported
     beyond our count."""
+    not_logged_on_opt_in: bool = False
+    """True when its format keeps those parts only where the instrumentation opts in (an OpenTelemetry GenAI span:
+    not_logged_on_opt_in), not never (an agent's session log)."""
     output_left_out: tuple[str, ...] = ()
     """Kinds of the response's parts an estimated output does not count (lib.tokens.NOT_OUTPUT: Gemini CLI's thought
     summaries), said beside the figure (output_estimate_words); empty where the output was reported."""
@@ -712,6 +727,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 answer_recorded=round_.answer_recorded,
                 new_against=kept.index if kept else None,
                 parts_not_logged=parts_not_logged(round_),
+                not_logged_on_opt_in=not_logged_on_opt_in(round_),
                 cache_writes_reported=writes_reported,
                 cache_read_reported=_cache_read_reported(response, usage, reads_reported),
                 cache_write_counted=_cache_write_counted(response, usage, writes_reported, writes_counted),

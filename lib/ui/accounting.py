@@ -7,7 +7,7 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from lib.summary import (NO_CALL_MADE, NOT_IN_THE_LOG, REASONING_NOT_REPORTED, REQUEST_NOT_COUNTED, UNMADE_SAID,
+from lib.summary import (NO_CALL_MADE, NOT_IN_THE_LOG, NOT_LOGGED_NAMES, REASONING_NOT_REPORTED, REQUEST_NOT_COUNTED, UNMADE_SAID,
                          RoundSummary, Snowball, OUTPUT_MISSING, billing_words, counted_parts,
                          missing_output, no_bar_words, not_counted_said, not_counted_words, not_logged_words,
                          output_estimate_words, output_left_out_words, overcounted, reasoning_reported,
@@ -218,7 +218,8 @@ def parts_not_logged_words(rows: tuple[RoundSummary, ...]) -> str:
     lacking = [r for r in rows if r.parts_not_logged]
     if not lacking:
         return ""
-    lacked, they = not_logged_words(tuple(dict.fromkeys(f for r in lacking for f in r.parts_not_logged)))
+    fields = tuple(dict.fromkeys(f for r in lacking for f in r.parts_not_logged))
+    lacked, they = not_logged_words(fields)
     were, have, their = ("were", "have", "their") if they == "they" else ("was", "has", "its")
     reported = sum(r.usage.source == "reported" for r in lacking)
     if reported == len(lacking):
@@ -230,6 +231,15 @@ def parts_not_logged_words(rows: tuple[RoundSummary, ...]) -> str:
         where = (f"{they} {have} no bar of {their} own: on a round with reported usage {their} tokens are in the part "
                  "reported beyond our count; on a round whose input is estimated, from what the log holds, no figure "
                  f"holds {'them' if they == 'they' else 'it'}.")
+    if all(r.not_logged_on_opt_in for r in lacking):
+        # An OpenTelemetry span: its format keeps them where the instrumentation opts in, so it is no agent's log
+        # that never does; and only the calls prove a tool list was sent, never that instructions were.
+        what = " and ".join(NOT_LOGGED_NAMES[f] for f in NOT_LOGGED_NAMES if f in fields)
+        opening = (f"This log's format (an OpenTelemetry GenAI span) keeps {what} only where the instrumentation opts "
+                   f"in, and this log has {'none' if they == 'it' else 'neither'}: ")
+        if fields == ("tools",) and all(r.tool_list_sent for r in lacking):
+            return f"{opening}it was sent and billed, but {where}"
+        return f"{opening}whether {they} {were} sent is not in it; any sent {were} billed, but {where}"
     if all(r.tool_list_sent for r in lacking):  # as the round's own statement (lib.summary.tool_list_missing) says
         return f"This log's format (an agent's session log) keeps {lacked}: {they} {were} sent and billed, but {where}"
     # A model class's span (MLflow's): whether a list or a system prompt went with its messages is not in the trace.

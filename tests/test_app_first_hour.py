@@ -1,0 +1,42 @@
+"""A new engineer's own recordings, uploaded one at a time through the sidebar: what each page says of them is true of
+the file (defects found walking every page in Chromium)."""
+
+from tests.screen import uploaded
+
+
+def _tokens_page(app, fixture: str):
+    at = uploaded(app, fixture)
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    return at
+
+
+def test_the_tokens_page_does_not_call_an_opentelemetry_span_an_agents_session_log(app):
+    # otlp-span-per-call.jsonl: two chat spans whose gen_ai attributes carry no tool definitions (opt-in in the GenAI
+    # conventions), though the model called get_temperature. The page said "This log's format (an agent's session
+    # log) keeps no tool list": the file is an OTLP export, and its format keeps the list where the instrumentation
+    # opts in.
+    at = _tokens_page(app, "otlp-span-per-call.jsonl")
+    captions = " ".join(c.value for c in at.caption)
+    assert "agent's session log" not in captions
+    assert ("This log's format (an OpenTelemetry GenAI span) keeps the tool list only where the instrumentation opts "
+            "in, and this log has none: it was sent and billed, but it has no bar of its own; its tokens are in the "
+            "part reported beyond our count.") in captions
+
+
+def test_a_span_that_kept_neither_instructions_nor_tools_is_not_said_to_have_sent_them():
+    # otel-genai.jsonl's timed-out call: its span lacks both opt-in parts and the model called no tool, so whether
+    # either was sent is not in the log.
+    from lib.logs.upload import read_upload
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    from lib.ui.accounting import parts_not_logged_words
+    from tests.formats_support import FIXTURES
+
+    upload = read_upload([("otel-genai.jsonl", (FIXTURES / "otel-genai.jsonl").read_bytes())])
+    rows = summarize(upload.conversations[1].trace, counter_for("o200k_base").counter)
+    assert parts_not_logged_words(rows) == (
+        "This log's format (an OpenTelemetry GenAI span) keeps the instructions and the tool list only where the "
+        "instrumentation opts in, and this log has neither: whether they were sent is not in it; any sent were billed, "
+        "but no usage was reported, so no figure here holds them: each round's input is estimated from what the log "
+        "holds.")
