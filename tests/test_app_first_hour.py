@@ -40,3 +40,17 @@ def test_a_span_that_kept_neither_instructions_nor_tools_is_not_said_to_have_sen
         "instrumentation opts in, and this log has neither: whether they were sent is not in it; any sent were billed, "
         "but no usage was reported, so no figure here holds them: each round's input is estimated from what the log "
         "holds.")
+
+
+def test_a_claude_code_prompt_that_no_response_answers_is_shown_as_the_request_the_log_ends_on(app):
+    # claude-code-session.jsonl's line 11: after the fifth response the person asks "This is really helpful! Let me try
+    # to implement a timing decorator..." and the log holds no answer. Every page left the prompt out, and round 5 said
+    # "final answer" and "The program ran nothing after this response: the log ends here."
+    from tests.screen import round_shown
+
+    last = round_shown(app, "claude-code-session.jsonl", 5)
+    assert "the log ends here" not in last
+    assert "round 6 is the program's next request" in last
+    shown = round_shown(app, "claude-code-session.jsonl", 6)
+    assert "This is really helpful! Let me try to implement a timing decorator" in shown
+    assert "no response" in shown.lower()

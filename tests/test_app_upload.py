@@ -183,9 +183,9 @@ def test_a_streamed_answer_saved_as_server_sent_events_opens_as_one_round_whose_
 def test_a_claude_code_session_log_opens_in_the_explorer_naming_its_format_and_what_the_log_lacks(app):
     at = _upload(app, ("3f2a.jsonl", (FIXTURES / "claude-code-session.jsonl").read_bytes()))
     sidebar = " ".join(t.value for t in at.sidebar.text)
-    assert "12 lines: 5 rounds in 1 conversation; 1 line not a model call; 0 lines skipped" in sidebar
+    assert "12 lines: 6 rounds in 1 conversation; 1 line not a model call; 0 lines skipped" in sidebar
     assert "12 lines read as claude-code:" in sidebar and "(a Claude Code session log)" in sidebar
-    assert at.selectbox(key="sidebar.conversation").options == ["session test_session · 5 rounds"]
+    assert at.selectbox(key="sidebar.conversation").options == ["session test_session · 6 rounds"]
     assert next(s.value for s in at.subheader if s.value.startswith("Round ")).startswith("Round 1: the program sends 1")
     shown = screen(at)
     assert "Claude Code does not log its system prompt: it was sent" in shown

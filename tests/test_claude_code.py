@@ -29,15 +29,19 @@ def _upload_lines(*lines: dict):
 
 def test_a_session_is_one_conversation_each_response_a_round_cut_out_of_the_transcript():
     upload = _read("claude-code-session.jsonl")
-    assert upload.summary() == "12 lines: 5 rounds in 1 conversation; 1 line not a model call; 0 lines skipped"
+    assert upload.summary() == "12 lines: 6 rounds in 1 conversation; 1 line not a model call; 0 lines skipped"
     assert upload.formats["claude-code"][0] == 12
     assert "a Claude Code session log" in upload.formats["claude-code"][1]
     [conversation] = upload.conversations
     assert conversation.id == "session test_session"
     rounds = conversation.trace.rounds
-    assert [len(r.request.messages) for r in rounds] == [1, 3, 5, 7, 9]
-    assert [r.resent_prefix for r in rounds] == [0, 1, 3, 5, 7]
+    assert [len(r.request.messages) for r in rounds] == [1, 3, 5, 7, 9, 11]
+    assert [r.resent_prefix for r in rounds] == [0, 1, 3, 5, 7, 9]
     assert all(r.request_from_transcript for r in rounds)
+    # The log ends on the person's last prompt, which no response answers: a request the log ends on.
+    *rounds, unanswered = rounds
+    assert (unanswered.response, unanswered.error) == (None, None)
+    assert unanswered.request.messages[-1].text.startswith("This is really helpful! Let me try to implement a timing")
     assert rounds[0].request.messages[0].text == "Hello Claude! Can you help me understand how Python decorators work?"
     # The Edit call of round 2 is answered by the next request's tool_result.
     [edit] = rounds[1].tool_calls

@@ -76,6 +76,15 @@ PROVENANCE = {
 """Every round's provenance: what the log lacks, said where the round is shown (lib/provenance.py). Claude Code sends
 its tool list with every request and never logs it: that is said once, where the list would be (`sent`)."""
 
+UNANSWERED = ("Cut out of a Claude Code session log: the request is the conversation up to the last prompt, as the log "
+              "kept it, not a request on record as sent. Claude Code does not log its system prompt: it was sent, but "
+              "is neither shown nor counted here. No response follows in the log: the session ended, or the log was "
+              "cut, before one was written.")
+"""The provenance note of the round of a prompt the log ends on, no response after it (ClaudeCodeFormat._unanswered)."""
+
+INTERRUPTED = "[Request interrupted by user"
+"""How the user line Claude Code writes when the person stops a response opens: no prompt, no request of its own."""
+
 FAILED = ("Cut out of a Claude Code session log: the request is the conversation before this call as the log kept it, "
           "not a request on record as sent. Claude Code does not log its system prompt: it was sent, but is neither "
           "shown nor counted here. The call failed: Claude Code wrote this error in the log in "
@@ -163,6 +172,8 @@ class _Conversation:
     compaction starts again from): found again, by value, in each request that carries them (program_wrote)."""
     cut: bool = False
     """True from a compaction until the next round: that round's request no longer holds the turns before it."""
+    user_line: int = 0
+    """The line the first of `user` is on: where a prompt the log ends on, no response after it, is read from."""
 
 
 class ClaudeCodeFormat(LogFormat):
@@ -241,6 +252,8 @@ class ClaudeCodeFormat(LogFormat):
         if kind == "user":
             if any(obj.get(k) is True for k in self.program_keys):
                 conversation.meta.update(_texts(content))
+            if not conversation.user:
+                conversation.user_line = line
             conversation.user.append(content)
             if isinstance(obj.get("uuid"), str):
                 conversation.user_uuids.append(obj["uuid"])
@@ -313,11 +326,30 @@ class ClaudeCodeFormat(LogFormat):
     def finish(self) -> Iterator[CallRecord]:
         for key, conversation in self._conversations.items():
             yield from self._close(key, conversation, last=True)
+            yield from self._unanswered(key, conversation)
         yield from self._due(everything=True)
         # A conversation of lines but no response (a subagent's result whose earlier lines the log does not hold)
         # makes no round and is not listed: the lines are said, not lost without a word.
         self._notes += [Problem(c.first_line, _roundless(key, c.user), loaded=True)
                         for key, c in self._conversations.items() if key not in self._out and c.user]
+
+    def _unanswered(self, key: str, conversation: _Conversation) -> Iterator[CallRecord]:
+        """The round of a prompt the log ends on: the person wrote after the last response and no response follows.
+        Claude Code sends a prompt as it logs it, so it is a request the log ends on, shown with no response, not
+        left out while the round before says the log ends there. Tool results alone are the last round's
+        executions (_close), and an interruption's line asks for nothing. Where a call of the last response has no
+        result in the lines after it (a damaged line may have held it), what the request carried is not known: no
+        round is made of it."""
+        if conversation.sent is None or not _prompted(conversation.user) or not _calls_answered(conversation):
+            return
+        _add_user_turn(conversation)  # the log's end: joined as the next response's request would have joined it
+        request = list(conversation.messages)
+        yield from self._release(CallRecord(
+            line=conversation.user_line, dialect=ANTHROPIC, request={"messages": request}, conversation=key,
+            derived=[TRANSCRIPT_REQUEST], resends=conversation.sent, provenance={**PROVENANCE, "note": UNANSWERED},
+            program_wrote=_program_wrote(request, conversation.meta), history_cut=conversation.cut,
+            compacted=conversation.cut,
+        ))
 
     def not_calls(self) -> int:
         return self._not_calls
@@ -533,6 +565,30 @@ def _roundless(key: str, user: list) -> str:
             "hold") if results else "a prompt"
     return (f"{lines}{' holds' if one else ' from here hold'} {held}, and no response of the model's: no round, so no "
             f"conversation is listed for {'it' if one else 'them'}")
+
+
+def _prompted(user: list) -> bool:
+    """Whether the user lines since the last response hold words that ask for a response: text that is no
+    interruption's line, not tool results alone."""
+    for content in user:
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks if isinstance(blocks, list) else ():
+            if isinstance(block, dict) and block.get("type") != "tool_result":
+                text = block.get("text")
+                if not (isinstance(text, str) and text.startswith(INTERRUPTED)):
+                    return True
+    return False
+
+
+def _calls_answered(conversation: _Conversation) -> bool:
+    """Whether every call of the conversation's last turn has its result among the user lines after it."""
+    turn = conversation.messages[-1] if conversation.messages else {}
+    content = turn.get("content") if turn.get("role") == "assistant" else None
+    calls = {b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"} \
+        if isinstance(content, list) else set()
+    results = {b.get("tool_use_id") for c in conversation.user if isinstance(c, list)
+               for b in c if isinstance(b, dict) and b.get("type") == "tool_result"}
+    return calls <= results
 
 
 def _api_error(obj: dict) -> bool:
