@@ -473,6 +473,17 @@ def _is_empty(content: str) -> bool:
         return not content.strip()
 
 
+def _result_named(round_: Round, at: int, call_id: str) -> str:
+    """The call a result at messages[`at`] answers, as a finding names it: by its id, or where the provider gave its
+    calls none (Gemini, ADK) by its tool, the id said to be the importer's, which the file does not hold."""
+    if not round_.call_ids_made_up:
+        return call_id
+    name = next((call.name for message in reversed(round_.request.messages[:at]) for call in message.tool_calls
+                 if call.id == call_id), None)
+    named = f"the {name} call" if name else "the call"
+    return f"{named} (its id, {call_id}, is the importer's: the log gives the call none)"
+
+
 @check("empty-tool-result")
 def _empty_tool_result(trace: Trace) -> Iterator[Hit]:
     seen: set[str] = set()
@@ -481,7 +492,8 @@ def _empty_tool_result(trace: Trace) -> Iterator[Hit]:
             path = join_path(f"messages[{i}]", part.path)
             if part.call_id not in seen and _is_empty(part.content):
                 yield Hit("warning", round_.index, "request", path,
-                          f"The result for {part.call_id} is empty. A model reads an empty result as 'nothing there' "
+                          f"The result for {_result_named(round_, i, part.call_id)} is empty. A model reads an empty "
+                          "result as 'nothing there' "
                           "and may invent an answer to fill the gap. Say what happened instead: what was searched and "
                           "that nothing matched, or that the lookup failed and why.")
             seen.add(part.call_id)

@@ -54,3 +54,15 @@ def test_a_claude_code_prompt_that_no_response_answers_is_shown_as_the_request_t
     shown = round_shown(app, "claude-code-session.jsonl", 6)
     assert "This is really helpful! Let me try to implement a timing decorator" in shown
     assert "no response" in shown.lower()
+
+
+def test_the_checks_name_an_empty_result_by_its_tool_where_the_call_id_is_the_importers_not_the_logs(app):
+    # adk-session-function-call.json: ADK's function_call and function_response carry no id; the importer names the
+    # call call_3_0 by its place. The Checks page said "The result for call_3_0 is empty.": no such id is in the file.
+    at = uploaded(app, "containers/adk-session-function-call.json")
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    said = "\n".join(str(e.value) for e in (*at.main.text, *at.main.markdown, *at.main.caption))
+    assert "The result for call_3_0 is empty" not in said
+    assert ("The result for the update_fc call (its id, call_3_0, is the importer's: the log gives the call none) is "
+            "empty.") in said
