@@ -66,3 +66,18 @@ def test_the_checks_name_an_empty_result_by_its_tool_where_the_call_id_is_the_im
     assert "The result for call_3_0 is empty" not in said
     assert ("The result for the update_fc call (its id, call_3_0, is the importer's: the log gives the call none) is "
             "empty.") in said
+
+
+def test_an_estimated_trace_s_input_chart_names_no_reported_part(app):
+    # adk-session-function-call.json: an ADK session keeps no usage, so every round's input is our estimate. The input
+    # chart's legend listed "reported beyond our count (the tool definitions the log lacks, ...)" with no bar, and its
+    # caption said each bar includes "the part reported beyond our count": nothing was reported, and the tool list the
+    # log lacks is in no figure.
+    import json
+
+    at = _tokens_page(app, "containers/adk-session-function-call.json")
+    legend = {t["name"] for c in at.get("plotly_chart") for t in json.loads(c.proto.spec)["data"] if "name" in t}
+    assert not [name for name in legend if "beyond our count" in name]
+    caption = next(c.value for c in at.caption if c.value.startswith("Counted with o200k_base"))
+    assert "reported beyond our count" not in caption
+    assert "no usage was reported, so each bar is our count of what the log holds" in caption

@@ -251,12 +251,22 @@ def breakdown_caption(counting: Counting, rows: tuple[RoundSummary, ...]) -> Non
     """Under the chart of where each round's input goes: what counted, what the bars reach, and which rounds have
     none (lib.summary.no_bar_words)."""
     missing = no_bar_words(rows)
-    st.caption("Counted with " + counting.counter.name + "; each bar reaches the round's input in the table, the part reported "
-               "beyond our count included" + ("; where our count is above the input, the bar reaches our count and "
+    st.caption("Counted with " + counting.counter.name + "; each bar reaches the round's input in the table"
+               + (", the part reported beyond our count included" if _remainder(rows) else
+                  "; no usage was reported, so each bar is our count of what the log holds")
+               + ("; where our count is above the input, the bar reaches our count and "
                "what it is above hangs below zero" if overcounted(rows) else "") + ". Earlier messages grow every "
                "round; the tool list and the instructions ride along unchanged." + (f" {missing}" if missing else "")
                + (f" {unlogged}" if (unlogged := parts_not_logged_words(rows)) else "")
                + (f" {unkept}" if (unkept := tool_list_unkept_words(rows)) else ""))
+
+
+def _remainder(rows: tuple[RoundSummary, ...]) -> bool:
+    """Whether any charted round's input may have a part beyond our count: its usage was reported, or its estimate
+    carries a reported round's gap. A trace whose usage is all our estimate has none, and its chart no such part
+    (lib.ui.charts.input_breakdown)."""
+    return any(r.usage.source == "reported" or r.usage.anchor_round is not None or r.breakdown.not_counted
+               for r in rows if r.request_recorded)
 
 
 def tool_list_unkept_words(rows: tuple[RoundSummary, ...]) -> str:

@@ -97,6 +97,10 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
             continue  # a part the log lacks (parts_unlogged): no bar of 0, the caption says
         # A round whose request the log did not keep has no parts: no bar, its reported input is in the table.
         values = [p[i][1] or 0 for p in parts]
+        if label == NOT_COUNTED and not any(values):
+            # No round has a remainder: a trace whose input is all our estimate (no usage reported) has none, and a
+            # legend entry named "reported", with the parts the log lacks in it, would say what no figure holds.
+            continue
         if label == NOT_COUNTED and any(tokens < 0 for tokens in values):
             # Below zero the remainder is our count above the round's input: named as that, not as a share of it.
             _per_round(figure, rows, "#e377c2", "input", name=OVERCOUNT, x=rounds,
