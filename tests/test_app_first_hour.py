@@ -81,3 +81,13 @@ def test_an_estimated_trace_s_input_chart_names_no_reported_part(app):
     caption = next(c.value for c in at.caption if c.value.startswith("Counted with o200k_base"))
     assert "reported beyond our count" not in caption
     assert "no usage was reported, so each bar is our count of what the log holds" in caption
+
+
+def test_an_estimated_trace_s_rounds_table_has_no_reported_column_the_explorer_does_not_show(app):
+    # The explorer's split of adk-session-function-call.json's rounds names no part beyond our count (nothing was
+    # reported); the rounds table and its CSV had a column "in: reported beyond our count (the tool definitions the
+    # log lacks, ...)" of 0s, as if 0 tokens of the lacking tool list had been reported.
+    at = _tokens_page(app, "containers/adk-session-function-call.json")
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert not [c for c in rounds.columns if "beyond our count" in c]
+    assert rounds["tokens in"].tolist() == [7, 67, 119]

@@ -165,7 +165,11 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     # Only a previous_response_id or conversation chain has held messages: elsewhere a column of zeros says nothing.
     if not any(r.messages_held for r in rows):
         table = table.drop(columns=["messages held by the provider", f"in: {HELD}"], errors="ignore")
-    if len(remainders) > 1:  # blank where a round names its part otherwise: counts stay counts, not 503.0
+    if any(r.request_recorded for r in rows) and not _remainder(rows):
+        # All our estimate: no part beyond our count, as the explorer's split names none (where the log kept no
+        # request, every part's column is blank alike).
+        table = table.drop(columns=[f"in: {name}" for name in remainders], errors="ignore")
+    elif len(remainders) > 1:  # blank where a round names its part otherwise: counts stay counts, not 503.0
         for column in (f"in: {name}" for name in remainders):
             if not table[column].isin([NOT_IN_THE_LOG]).any():
                 table[column] = table[column].astype("Int64")
