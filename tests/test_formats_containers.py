@@ -574,6 +574,12 @@ EXPECTED = [
                                                                        "response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
      {"resp_67ced68228748191b31ea5d9172a7b4b": [1, 5]}, 2),
+    # Saved streams holding a keep-alive event (`{"type": "keepalive"}`): the line matched no format.
+    ("openai-php-responses-keepalive.sse", {"openai-responses": "type names a Responses stream event"},
+     "12 lines: 1 round in 1 conversation; 0 lines skipped",
+     {"resp_67ccf18ef5fc8190b16dbee19bc54e5f087bb177ab789d5c": [0]}, 0),
+    ("openai-php-chat-keepalive.sse", {"openai-chat-stream": "object is 'chat.completion.chunk'"},
+     "4 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
 ]
 
 

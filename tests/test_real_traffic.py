@@ -710,7 +710,7 @@ def test_a_streamed_answer_saved_as_server_sent_events_reads_as_its_event_lines_
     assert upload.lines == sse.count(b"\n")
     assert [note.message for note in upload.notes] == [
         "read as server-sent events, as a stream arrives over HTTP: the JSON of each `data:` line; event names, ids, "
-        "comments and the closing [DONE] carry nothing more"]
+        "comments, keep-alive events and the closing [DONE] carry nothing more"]
     (conversation,) = upload.conversations
     (round_,) = conversation.trace.rounds
     assert [call.name for call in round_.response.message.tool_calls] == calls
@@ -726,6 +726,37 @@ def test_a_broken_event_in_server_sent_events_is_named_by_its_line_and_the_answe
         (8, "is not valid JSON (at the end of the event's data: unexpected end of data)")]
     (conversation,) = upload.conversations
     assert len(conversation.trace.rounds[0].response.message.tool_calls) == 2
+
+
+@pytest.mark.parametrize("name, model, text", [
+    # openai-php's recording of a streamed Responses call (a web search), ended by the keep-alive event OpenAI sends
+    # into long streams: the line was a problem "matches no known log format", and `lib check` exited 2.
+    ("openai-php-responses-keepalive.sse", "gpt-4o-2024-08-06", "As of today, March 9, 2025, one notable positive"),
+    # A Chat Completions stream from an OpenAI-compatible endpoint with `{"type": "keepalive"}` between its chunks.
+    ("openai-php-chat-keepalive.sse", "claude-3-7-sonnet-20250219", "Hello!"),
+])
+def test_a_keepalive_event_in_a_saved_stream_is_passed_over_as_a_comment_is(name, model, text):
+    data = (FIXTURES / "containers" / name).read_bytes()
+    assert b'"type":"keepalive"' in data.replace(b" ", b"")
+    upload = read_upload([(name, data)])
+    assert upload.problems == ()
+    (conversation,) = upload.conversations
+    assert conversation.trace.model == model
+    (round_,) = conversation.trace.rounds
+    assert round_.response.message.text.startswith(text)
+
+
+def test_a_keepalive_event_inside_a_cassettes_streamed_answer_does_not_lose_the_round():
+    # simonw/llm's cassette of two streamed calls, a keep-alive put between round 1's chunks as an OpenAI-compatible
+    # server sends one: round 1 was lost ("'choices' is missing, expected a list"), and with it the multiply call.
+    cassette = (FIXTURES / "containers" / "llm-openai-split-turn.yaml").read_text()
+    first_chunk = cassette.index("        data: {", cassette.index("string: 'data: {"))
+    cassette = cassette[:first_chunk] + '        data: {"type":"keepalive"}\n\n' + cassette[first_chunk:]
+    upload = read_upload([("keepalive.yaml", cassette.encode())])
+    assert upload.problems == ()
+    (conversation,) = upload.conversations
+    assert [[call.name for call in r.tool_calls] for r in conversation.trace.rounds] == [["multiply"], []]
+    assert conversation.trace.rounds[0].response.usage.input_tokens == 54
 
 
 def test_a_stray_line_in_server_sent_events_is_named_and_the_answer_still_loads():

@@ -31,7 +31,7 @@ from lib.logs.provider_pairs import ProviderPairFormat, error_body
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.logs.responses import FINAL_EVENTS, SPEECH_KEY, ResponsesFormat, is_responses_request
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
-from lib.logs.streams import AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done
+from lib.logs.streams import AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done, is_keepalive
 from lib.model import STREAM_ENDED
 from lib.text import plural
 
@@ -727,6 +727,6 @@ def _events(text: str, label: str) -> list[dict]:
             event = json.loads(data)
         except ValueError as exc:
             raise LineProblem(f"{label}, stream line {number}, is not valid JSON ({exc})") from exc
-        if isinstance(event, dict):
+        if isinstance(event, dict) and not is_keepalive(event):  # a keep-alive carries nothing of the answer
             events.append(event)
     return events

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from lib.logs.chat_shape import describe
 from lib.logs.pairs import call_meta
 from lib.logs.record import CallRecord, LineProblem, LogFormat
-from lib.logs.streams import STREAM_EVENTS, AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done
+from lib.logs.streams import STREAM_EVENTS, AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done, is_keepalive
 
 SSE_FIELDS = ("data:", "event:", "id:", ":")
 """How a server-sent-events body may begin."""
@@ -72,7 +72,7 @@ def _looks_streamed(response: Any) -> bool:
 def _events(response: Any) -> Iterator[dict]:
     """The answer's events as objects: each `data:` line of SSE text parsed, `[DONE]` left out."""
     if isinstance(response, list):
-        yield from response
+        yield from (event for event in response if not is_keepalive(event))
         return
     for number, text in enumerate(response.splitlines(), start=1):
         if not text.startswith("data:"):
@@ -86,4 +86,5 @@ def _events(response: Any) -> Iterator[dict]:
             raise LineProblem(f"line {number} of the streamed answer is not valid JSON ({exc})") from None
         if not isinstance(event, dict):
             raise LineProblem(f"line {number} of the streamed answer is {describe(event)}, expected an event object")
-        yield event
+        if not is_keepalive(event):  # a keep-alive carries nothing of the answer
+            yield event

@@ -16,6 +16,17 @@ from lib.logs.chat_shape import as_int, chat_completion, describe, iso_time, obj
 from lib.logs.record import CallRecord, LineProblem, LogFormat
 from lib.model import STREAM_ENDED
 
+KEEPALIVE = "keepalive"
+"""The type of the event some servers send into a long stream to keep the connection open (OpenAI's Responses API,
+OpenAI-compatible proxies): `{"type": "keepalive"}`, at most with a `sequence_number`. It carries nothing of the
+answer."""
+
+
+def is_keepalive(event: Any) -> bool:
+    """Whether a stream's event is a keep-alive, to be passed over as a comment line is."""
+    return isinstance(event, dict) and event.get("type") == KEEPALIVE
+
+
 # --- OpenAI Chat Completions chunks -------------------------------------------------------------
 
 

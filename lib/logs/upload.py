@@ -51,6 +51,7 @@ from lib.logs.native import json_problem, read_execution, read_trace, shared_pre
 from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
+from lib.logs.streams import is_keepalive
 from lib.intern import collector_paused, content_key, loads_exact
 from lib.model import (COMPACTED, COMPACTED_IN_CALL, COMPACTION, CUT_CALLS, HISTORY_CUT, MADE_UP_IDS, NOTICES,
                        PROGRAM_WROTE, SENT_ON, STREAMED, UNENDED_CALLS, UNENDED_WRITES, Message, ProviderError, Request, Response, Round, Trace)
@@ -193,7 +194,7 @@ def _shape(name: str, data: bytes) -> str:
 _SSE_START = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n\f\v]*(?:data|event|id|retry)?:")
 """How a server-sent-events text begins (a field name or a comment): no JSON line begins so."""
 SSE_NOTE = ("read as server-sent events, as a stream arrives over HTTP: the JSON of each `data:` line; event names, "
-            "ids, comments and the closing [DONE] carry nothing more")
+            "ids, comments, keep-alive events and the closing [DONE] carry nothing more")
 """What the upload says of a file of server-sent events."""
 
 
@@ -946,6 +947,8 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
         if not isinstance(obj, dict):
             problems.append(Problem(number, f"{label}is {describe(obj)}, not a JSON object"))
             continue
+        if events is not None and is_keepalive(obj):
+            continue  # `{"type": "keepalive"}` between a stream's events: nothing of the answer, as a comment line
         reading.first = reading.first or (number, obj)
         chosen, rule = _detect(reading.instances, obj, reading.forced)
         if chosen is None:
