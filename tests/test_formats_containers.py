@@ -580,6 +580,9 @@ EXPECTED = [
      {"resp_67ccf18ef5fc8190b16dbee19bc54e5f087bb177ab789d5c": [0]}, 0),
     ("openai-php-chat-keepalive.sse", {"openai-chat-stream": "object is 'chat.completion.chunk'"},
      "4 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
+    # A streamed Messages answer whose text block opens with `"citations": null`: lost to an AttributeError.
+    ("rig-anthropic-null-citations.sse", {"anthropic-stream": "type names a Messages stream event"},
+     "24 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
 ]
 
 

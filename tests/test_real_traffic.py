@@ -759,6 +759,21 @@ def test_a_keepalive_event_inside_a_cassettes_streamed_answer_does_not_lose_the_
     assert conversation.trace.rounds[0].response.usage.input_tokens == 54
 
 
+def test_a_streamed_text_block_that_opens_with_null_citations_keeps_the_citations_that_follow():
+    # rig's recording of a streamed Messages answer about a cited document: the text block opens with
+    # `"citations": null`, then a citations_delta comes. The answer was lost to "could not be read as Anthropic
+    # Messages stream: AttributeError: 'NoneType' object has no attribute 'append'".
+    name = "rig-anthropic-null-citations.sse"
+    upload = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())])
+    assert upload.problems == ()
+    (conversation,) = upload.conversations
+    (round_,) = conversation.trace.rounds
+    assert round_.response.message.text == "Rust focuses on three goals: **safety**, **speed**, and **concurrency**."
+    (block,) = round_.response.message.raw["content"]
+    assert [citation["document_title"] for citation in block["citations"]] == ["Rust Goals"]
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (683, 38)
+
+
 def test_a_stray_line_in_server_sent_events_is_named_and_the_answer_still_loads():
     # A JSON line pasted into the saved stream: it was dropped unsaid, as if it were an event's comment.
     lines = (FIXTURES / "anthropic-stream.sse").read_bytes().split(b"\n")

@@ -374,7 +374,11 @@ def _apply_block_event(stream: _MessageStream, kind: str, event: dict) -> None:
         block = stream.blocks[index]
         block[name] = str(block.get(name) or "") + str(delta.get(name) or "")
     elif delta.get("type") == "citations_delta":
-        stream.blocks[index].setdefault("citations", []).append(delta.get("citation"))
+        block = stream.blocks[index]
+        # The block may open with `"citations": null` (no citations yet): the first delta starts the list.
+        if not isinstance(block.get("citations"), list):
+            block["citations"] = []
+        block["citations"].append(delta.get("citation"))
 
 
 def _finish_block(stream: _MessageStream, index: int) -> None:
