@@ -16,6 +16,8 @@ from lib.provenance import origin_line, provenance_detail
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "containers"
 
+HTTPMOCK = "a 'when' with a 'path' beside a 'then' (an httpmock recording)"
+
 EXPECTED = [
     ("inspect-system-prompt.json", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
      "2 samples: 4 rounds in 4 conversations; 0 samples skipped",
@@ -583,6 +585,13 @@ EXPECTED = [
     # A streamed Messages answer whose text block opens with `"citations": null`: lost to an AttributeError.
     ("rig-anthropic-null-citations.sse", {"anthropic-stream": "type names a Messages stream event"},
      "24 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
+    # rig's cassettes, httpmock recordings (Rust): a YAML document per exchange. Each was "not a VCR cassette".
+    ("rig-anthropic-multi-step-tools.yaml", {"httpmock": HTTPMOCK},
+     "3 interactions: 3 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3, 5]}, 2),
+    ("rig-bedrock-stream-tools.yaml", {"httpmock": HTTPMOCK},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
+    ("rig-gemini-stream-tools.yaml", {"httpmock": HTTPMOCK},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 1),
 ]
 
 
@@ -2615,3 +2624,39 @@ def test_a_handoff_that_puts_instructions_before_a_history_resent_whole_rewrites
                           capture_output=True, text=True, cwd=ROOT, check=True)
     parts = json.loads(done.stdout)["conversations"][0]["rounds"][1]["usage"]["input_parts"]
     assert (parts["instructions"], parts["earlier messages (resent)"]) == (4, 12)
+# --- httpmock recordings (Rust) ----------------------------------------------------------------------
+
+
+def test_an_httpmock_recording_reads_each_exchange_as_the_call_its_path_and_body_name():
+    # rig's agent loop against Claude: three Messages calls, one YAML document each, the host not recorded.
+    trace = _rounds("rig-anthropic-multi-step-tools.yaml")
+    assert trace.model == "claude-sonnet-4-6"
+    assert [[(c.name, c.arguments) for c in r.tool_calls] for r in trace.rounds] == [
+        [("add", {"x": 3, "y": 5})], [("divide", {"x": 8, "y": 4})], []]
+    assert [r.response.usage.input_tokens for r in trace.rounds] == [673, 792, 895]
+    assert trace.rounds[2].response.message.text.startswith("### Result: **2**")
+
+
+def test_an_httpmock_recordings_base64_body_is_decoded_as_the_event_stream_it_is():
+    # rig marks AWS's binary event stream `body_encoding: base64`: ConverseStream's answer, read as Bedrock's.
+    trace = _rounds("rig-bedrock-stream-tools.yaml")
+    assert trace.model == "amazon.nova-lite-v1:0"
+    first, second = trace.rounds
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [("subtract", {"x": 2, "y": 5})]
+    assert (first.response.usage.input_tokens, first.response.usage.output_tokens) == (447, 59)
+    assert "-3" in second.response.message.text
+
+
+def test_an_httpmock_recordings_query_parameters_stay_on_the_address():
+    # `?alt=sse` of streamGenerateContent is recorded apart from the path, under `query_param`.
+    trace = _rounds("rig-gemini-stream-tools.yaml")
+    assert [[c.name for c in r.tool_calls] for r in trace.rounds] == [["subtract"], []]
+    assert trace.rounds[1].response.message.text == "The result of 2 - 5 is -3."
+    assert trace.rounds[1].response.usage.input_tokens == 224
+
+
+def test_a_yaml_file_that_is_neither_a_cassette_nor_an_httpmock_recording_says_both():
+    result = upload("notes.yaml", b"title: my notes\nitems:\n- a\n")
+    assert [p.message for p in result.problems] == [
+        "has no 'interactions' (nor 'http_interactions') list, nor 'requests' beside 'responses' (not a VCR "
+        "cassette), nor a 'when' beside a 'then' (not an httpmock recording)"]

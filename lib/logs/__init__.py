@@ -12,6 +12,9 @@ from __future__ import annotations
 from lib.logs import (adk, autogen, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task,
                       codex, cohere, finetune, gemini, gemini_cli, goose, har, httprr, inspect_log, langfuse, langsmith,
                       llama_stack, mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs,
+from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
+                      cohere, finetune, gemini, gemini_cli, goose, har, httpmock, httprr, inspect_log, langfuse,
+                      langsmith, mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs,
                       recorded_streams, responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
@@ -29,6 +32,8 @@ FORMATS: tuple[type[LogFormat], ...] = (
     har.HarEntryFormat,
     # An exchange cut out of a Go httprr trace: its request's and response's bytes, under keys no other format reads.
     httprr.HttprrFormat,
+    # An httpmock recording's exchange (Rust): a 'when' beside a 'then', keys no other format reads.
+    httpmock.HttpmockFormat,
     # nock's recordings (Node.js): an exchange's 'scope' and 'path', before the pair readers, which would take its
     # request under 'body' and its answer under 'response' and fail on a stream's bytes.
     nock.NockFormat,

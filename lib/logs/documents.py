@@ -2,6 +2,7 @@
 
 - an Inspect AI `.eval` (a zip): one element per `samples/*.json` member;
 - a VCR cassette (`.yaml`/`.yml`): one element per interaction;
+- an httpmock recording (`.yaml`/`.yml`, Rust): one element per exchange, each a YAML document of its own;
 - a HAR file (`.har`, or `.json` holding `log.entries`): one element per entry;
 - a Go httprr trace (its first line `httprr trace v1`, whatever its name): one element per exchange;
 - an Inspect AI `.json` log: one element per sample;
@@ -30,7 +31,7 @@ import orjson
 import yaml
 
 from lib.intern import loads_exact
-from lib.logs import httprr
+from lib.logs import httpmock, httprr
 from lib.logs.chat_shape import describe
 from lib.logs.resent import skip_whitespace, value_end
 
@@ -264,7 +265,7 @@ def _cassette(data: bytes, limit: int) -> Elements:
     if len(data) > limit:
         return _refused(_too_large(len(data), limit))
     try:
-        document = load_yaml(data)
+        documents = load_yaml_stream(data)
     except TooMany as exc:
         return _refused(f"holds more than {MAX_YAML_NODES:,} YAML nodes by line {exc.line:,}, which no cassette does; "
                         "refused")
@@ -279,6 +280,10 @@ def _cassette(data: bytes, limit: int) -> Elements:
         line = min(mark.line + 1, data.count(b"\n") + (not data.endswith(b"\n"))) if mark is not None else 1
         where = f" at line {line}" if mark is not None else ""
         return _refused(f"is not valid YAML{where} ({getattr(exc, 'problem', exc)})")  # one document: its number, 1
+    if any(httpmock.is_exchange(document) for document in documents):
+        # An httpmock recording (Rust): a document per exchange, each a `when` and a `then`.
+        return _numbered(documents, "interaction")
+    document = documents[-1] if documents else None
     interactions = document.get("interactions") if isinstance(document, dict) else None
     if interactions is None and isinstance(document, dict):
         # Ruby's VCR and R's vcr (ruby_llm, ellmer, langchainrb): the same request/response pairs under this name.
@@ -291,7 +296,7 @@ def _cassette(data: bytes, limit: int) -> Elements:
                         for request, response in zip_longest(document["requests"], document["responses"])]
     if not isinstance(interactions, list):
         return _refused("has no 'interactions' (nor 'http_interactions') list, nor 'requests' beside 'responses' "
-                        "(not a VCR cassette)")
+                        "(not a VCR cassette), nor a 'when' beside a 'then' (not an httpmock recording)")
     return _numbered(interactions, "interaction")
 
 
@@ -356,8 +361,15 @@ _Loader.add_constructor(RUBY_BINARY, yaml.constructor.SafeConstructor.construct_
 
 
 def load_yaml(data: bytes) -> Any:
-    """The YAML document, as the safe loader reads it; raises SharedNode at the first alias, TooDeep past
-    MAX_YAML_DEPTH levels and TooMany past MAX_YAML_NODES events, each before the document is built.
+    """The YAML document, as the safe loader reads it (of a stream of several, the last); see load_yaml_stream."""
+    documents = load_yaml_stream(data)
+    return documents[-1] if documents else None
+
+
+def load_yaml_stream(data: bytes) -> list[Any]:
+    """Every document of the YAML stream (most files hold one; an httpmock recording one per exchange, after `---`),
+    as the safe loader reads them; raises SharedNode at the first alias, TooDeep past MAX_YAML_DEPTH levels and
+    TooMany past MAX_YAML_NODES events (counted over the whole stream), each before any document is built.
 
     Built straight from libyaml's events with a stack of our own, never by recursion, so no nesting can overflow the
     C stack; and since almost every node of a cassette is a plain mapping, list or string, this is several times
@@ -365,15 +377,17 @@ def load_yaml(data: bytes) -> Any:
     the safe constructor, once the whole stream has been checked."""
     loader = _Loader(data)
     try:
-        document = _from_events(loader)
+        documents = _from_events(loader)
     finally:
         loader.dispose()
-    if document is not _UNUSUAL:
-        return document
+    if documents is not _UNUSUAL:
+        return documents
     loader = _Loader(data)
     try:
-        root = loader.get_single_node()  # safe to compose now: the stream was checked to its end
-        return None if root is None else loader.construct_document(root)
+        built = []
+        while loader.check_node():  # safe to compose now: the stream was checked to its end
+            built.append(loader.construct_document(loader.get_node()))
+        return built
     except UNBUILDABLE as exc:
         raise _unreadable(exc, None) from None
     finally:
@@ -387,11 +401,11 @@ _NO_KEY = object()
 
 
 def _from_events(loader: Any) -> Any:
-    """The document built from the loader's events, or _UNUSUAL (after every event was still counted and checked)."""
+    """The documents built from the loader's events, or _UNUSUAL (after every event was still counted and checked)."""
     stack: list[Any] = []  # the enclosing lists and mappings
     here: Any = None  # the list or dict being filled; None at the top
     key: Any = _NO_KEY
-    document: Any = None
+    documents: list[Any] = []
     building, events = True, 0
     value: Any = None
     while (event := loader.get_event()) is not None:
@@ -436,7 +450,7 @@ def _from_events(loader: Any) -> Any:
         else:
             continue  # the stream's and the document's start and end
         if here is None:
-            document = value
+            documents.append(value)
         elif type(here) is list:
             here.append(value)
         elif key is _NO_KEY:
@@ -447,7 +461,7 @@ def _from_events(loader: Any) -> Any:
             key = _NO_KEY
         if kind is not yaml.ScalarEvent:
             here, key = value, _NO_KEY
-    return document if building else _UNUSUAL
+    return documents if building else _UNUSUAL
 
 
 _MULTIDICT = "tag:yaml.org,2002:python/object/apply:multidict."
