@@ -592,6 +592,11 @@ EXPECTED = [
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 1),
     ("rig-gemini-stream-tools.yaml", {"httpmock": HTTPMOCK},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 1),
+    # ChatGPT's Codex backend ends each stream with `output: []`: every round read as a call-less 'stop'.
+    ("rig-codex-backend-sequential-tools.yaml", {"httpmock": HTTPMOCK},
+     "3 interactions: 3 rounds in 1 conversation; 0 interactions skipped", {"resp_REDACTED_1": [2, 4, 6]}, 2),
+    ("rig-codex-backend-add-call.sse", {"openai-responses": "type names a Responses stream event"},
+     "45 lines: 1 round in 1 conversation; 0 lines skipped", {"resp_REDACTED_1": [0]}, 1),
 ]
 
 
@@ -2660,3 +2665,18 @@ def test_a_yaml_file_that_is_neither_a_cassette_nor_an_httpmock_recording_says_b
     assert [p.message for p in result.problems] == [
         "has no 'interactions' (nor 'http_interactions') list, nor 'requests' beside 'responses' (not a VCR "
         "cassette), nor a 'when' beside a 'then' (not an httpmock recording)"]
+
+
+def test_a_codex_backend_stream_ending_with_an_empty_output_keeps_the_items_its_events_carried():
+    # ChatGPT's Codex backend (what Codex CLI calls signed in with ChatGPT) sends each item in a
+    # `response.output_item.done` event and ends with `response.completed` holding `output: []`. Every round read as
+    # a 'stop' with no call, and the next request's resent calls as a rewritten history.
+    name = "rig-codex-backend-sequential-tools.yaml"
+    trace = _rounds(name)
+    assert [[(c.name, c.arguments) for c in r.tool_calls] for r in trace.rounds] == [
+        [("add", {"x": 3, "y": 4})], [("subtract", {"x": 7, "y": 5})], []]
+    assert [r.response.finish_reason for r in trace.rounds] == ["tool_calls", "tool_calls", "stop"]
+    assert [f.code for f in run_checks(trace)] == []
+    # The first answer saved alone as server-sent events reads the same.
+    (alone,) = upload("rig-codex-backend-add-call.sse").conversations
+    assert [(c.id, c.name) for c in alone.trace.rounds[0].tool_calls] == [("call_REDACTED_1", "add")]

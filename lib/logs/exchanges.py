@@ -29,7 +29,8 @@ from lib.logs.limits import gunzipped_at_most, limits
 from lib.logs.ollama import OllamaFormat, joined_chunks
 from lib.logs.provider_pairs import ProviderPairFormat, error_body
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
-from lib.logs.responses import FINAL_EVENTS, SPEECH_KEY, ResponsesFormat, is_responses_request
+from lib.logs.responses import (FINAL_EVENTS, ITEM_DONE, SPEECH_KEY, ResponsesFormat, add_streamed_item,
+                                 is_responses_request, with_streamed_items)
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
 from lib.logs.streams import AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done, is_keepalive
 from lib.model import STREAM_ENDED
@@ -656,9 +657,16 @@ def _response(exchange: Exchange, label: str, dialect: str | None,
         text = _text(body, label, inflater)
         events = _events(text, label)
     if dialect is None:
-        # The Responses API sends the whole response again in its final event: received in that shape, not assembled.
-        finals = [e.get("response") for e in events if e.get("type") in FINAL_EVENTS]
-        return (finals[-1] if finals else None), None
+        # The Responses API sends the whole response again in its final event: received in that shape, not assembled
+        # (but for the items a final event of ChatGPT's Codex backend leaves out: responses.with_streamed_items).
+        final, items = None, {}
+        for event in events:
+            kind = event.get("type")
+            if kind == ITEM_DONE:
+                add_streamed_item(items, event)
+            elif kind in FINAL_EVENTS:
+                final = event.get("response")
+        return with_streamed_items(final, items), None
     reader = AnthropicStreamFormat() if dialect == ANTHROPIC else OpenAIChatStreamFormat()
     if events and not any(reader.detect(e) or "choices" in e for e in events):
         # Another API's stream under a request shaped like Chat Completions: its first event

@@ -127,6 +127,9 @@ class ResponsesFormat(LogFormat):
         carries one goes on from that call."""
         self.interleaved: list[int] = []
         """Lines whose request's input has the model's text after its call in one turn (see `notes`)."""
+        self._streamed_items: dict[int, dict] = {}
+        """The items of the stream being read, by output index, from its `response.output_item.done` events (see
+        with_streamed_items)."""
 
     def notes(self) -> list[Problem]:
         if not self.interleaved:
@@ -170,8 +173,13 @@ class ResponsesFormat(LogFormat):
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         kind = obj.get("type")
         if isinstance(kind, str) and kind.startswith("response.") and "object" not in obj:
-            if kind in FINAL_EVENTS:
-                yield self._record(None, _body(obj, "response"), line)
+            if kind == "response.created":
+                self._streamed_items = {}
+            elif kind == ITEM_DONE:
+                add_streamed_item(self._streamed_items, obj)
+            elif kind in FINAL_EVENTS:
+                items, self._streamed_items = self._streamed_items, {}
+                yield self._record(None, with_streamed_items(_body(obj, "response"), items), line)
             return
         if _stream_error(obj):
             # The stream's error event comes before its `response.failed`, which holds the same error and ends it.
@@ -390,6 +398,27 @@ def _idless(message: dict) -> dict:
     if isinstance(calls, list):
         copy["tool_calls"] = [{k: v for k, v in c.items() if k != "id"} if isinstance(c, dict) else c for c in calls]
     return copy
+
+
+ITEM_DONE = "response.output_item.done"
+"""The stream event that carries one whole output item."""
+
+
+def add_streamed_item(items: dict[int, dict], event: dict) -> None:
+    """Keep the item a `response.output_item.done` event carries, at its output index (in arrival order without one)."""
+    item = event.get("item")
+    if isinstance(item, dict):
+        index = convert.as_int(event.get("output_index"))
+        items[index if index is not None else len(items)] = item
+
+
+def with_streamed_items(final: dict | None, items: dict[int, dict]) -> dict | None:
+    """A stream's final response, its `output` taken from the stream's `response.output_item.done` events where it
+    came empty beside them: ChatGPT's Codex backend (`/backend-api/codex/responses`, what Codex CLI calls when signed
+    in with ChatGPT) ends its streams with `output: []` in `response.completed`, the items only in those events."""
+    if isinstance(final, dict) and final.get("output") == [] and items:
+        return {**final, "output": [items[index] for index in sorted(items)]}
+    return final
 
 
 def _body(obj: dict, key: str, optional: bool = False) -> dict | None:
