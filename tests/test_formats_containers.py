@@ -597,6 +597,11 @@ EXPECTED = [
      "3 interactions: 3 rounds in 1 conversation; 0 interactions skipped", {"resp_REDACTED_1": [2, 4, 6]}, 2),
     ("rig-codex-backend-add-call.sse", {"openai-responses": "type names a Responses stream event"},
      "45 lines: 1 round in 1 conversation; 0 lines skipped", {"resp_REDACTED_1": [0]}, 1),
+    # Gemini's context cache created, used, extended and deleted: the creation was a round of its own.
+    ("ruby-llm-gemini-context-cache.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "4 interactions: 1 round in 1 conversation; 3 interactions not model calls; 0 interactions skipped",
+     {"conversation 1": [1]}, 0),
 ]
 
 
@@ -2680,3 +2685,14 @@ def test_a_codex_backend_stream_ending_with_an_empty_output_keeps_the_items_its_
     # The first answer saved alone as server-sent events reads the same.
     (alone,) = upload("rig-codex-backend-add-call.sse").conversations
     assert [(c.id, c.name) for c in alone.trace.rounds[0].tool_calls] == [("call_REDACTED_1", "add")]
+
+
+def test_creating_a_gemini_context_cache_is_no_model_call_though_it_sends_contents():
+    # ruby_llm's cassette: `POST /v1beta/cachedContents` sends `model` and `contents` as generateContent does and is
+    # answered with the cache's name and size. It was a round of its own, a conversation with no answer (finish
+    # "unknown", its 9,617 input tokens our estimate) beside the call that used the cache.
+    (conversation,) = upload("ruby-llm-gemini-context-cache.yml").conversations
+    (round_,) = conversation.trace.rounds
+    assert conversation.trace.model == "gemini-2.5-flash"
+    assert round_.request.messages[0].text == "In one short sentence, what does the cached handbook describe?"
+    assert round_.response.message.text.startswith("The RubyLLM release engineering handbook describes")
