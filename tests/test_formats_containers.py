@@ -602,6 +602,11 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "4 interactions: 1 round in 1 conversation; 3 interactions not model calls; 0 interactions skipped",
      {"conversation 1": [1]}, 0),
+    # Text Generation Inference 1.4's chat stream, each chunk named 'text_completion': every line matched no format.
+    ("semantic-kernel-tgi-chat-stream.sse",
+     {"openai-chat-stream": "object is 'text_completion' with choices[].delta (a chat chunk as Text Generation "
+                            "Inference 1.x named it)"},
+     "200 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
 ]
 
 
@@ -2696,3 +2701,22 @@ def test_creating_a_gemini_context_cache_is_no_model_call_though_it_sends_conten
     assert conversation.trace.model == "gemini-2.5-flash"
     assert round_.request.messages[0].text == "In one short sentence, what does the cached handbook describe?"
     assert round_.response.message.text.startswith("The RubyLLM release engineering handbook describes")
+
+
+def test_a_text_generation_inference_chat_stream_reads_as_the_chat_chunks_it_is():
+    # Hugging Face's TGI 1.4 streamed its OpenAI-compatible chat answers as chunks named `object: "text_completion"`
+    # (with `choices[].delta`, where a legacy completion has `text`): 100 lines that matched no known format.
+    (conversation,) = upload("semantic-kernel-tgi-chat-stream.sse").conversations
+    assert conversation.trace.model == "teknium/OpenHermes-2.5-Mistral-7B"
+    (round_,) = conversation.trace.rounds
+    assert round_.response.message.text.startswith("Deep learning is a subset of machine learning that involves")
+    assert round_.response.finish_reason == "length"
+
+
+def test_a_legacy_completion_chunk_is_still_no_chat_chunk():
+    # The same name on a legacy completion's chunk (choices[].text): not a chat chunk, and said to be none.
+    chunk = b'data: {"id":"cmpl-1","object":"text_completion","created":1,"model":"gpt-3.5-turbo-instruct",' \
+            b'"choices":[{"text":"Hi","index":0,"logprobs":null,"finish_reason":null}]}\n\n'
+    result = upload("completion.sse", chunk)
+    assert result.conversations == ()
+    assert result.problems[0].message.startswith("no line of the file matches a known log format")

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from lib.logs.chat_shape import describe
 from lib.logs.pairs import call_meta
 from lib.logs.record import CallRecord, LineProblem, LogFormat
-from lib.logs.streams import STREAM_EVENTS, AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done, is_keepalive
+from lib.logs.streams import STREAM_EVENTS, AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done, is_keepalive, is_tgi_chunk
 
 SSE_FIELDS = ("data:", "event:", "id:", ":")
 """How a server-sent-events body may begin."""
@@ -56,7 +56,7 @@ def _stream_reader(response: Any) -> LogFormat | None:
     first = next(iter(_events(response)), None) if _looks_streamed(response) else None
     if not isinstance(first, dict):
         return None
-    if first.get("object") == "chat.completion.chunk":
+    if first.get("object") == "chat.completion.chunk" or is_tgi_chunk(first):
         return OpenAIChatStreamFormat()
     if first.get("type") in STREAM_EVENTS:
         return AnthropicStreamFormat()

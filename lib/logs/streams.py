@@ -41,6 +41,15 @@ def _usage_of(chunk: dict) -> dict | None:
     return usage if isinstance(usage, dict) else None
 
 
+def is_tgi_chunk(obj: dict) -> bool:
+    """Whether a line is a Chat Completions chunk as Hugging Face's Text Generation Inference 1.x streamed it from its
+    OpenAI-compatible `/v1/chat/completions`: `object: "text_completion"` (a legacy completion's name), its choices
+    holding a `delta` as a chunk's do, where a legacy completion's hold `text`."""
+    choices = obj.get("choices")
+    return obj.get("object") == "text_completion" and isinstance(choices, list) and bool(choices) \
+        and all(isinstance(choice, dict) and isinstance(choice.get("delta"), dict) for choice in choices)
+
+
 REASONING_KEYS = ("reasoning_content", "reasoning")
 """Delta keys of the model's reasoning: DeepSeek's and vLLM's `reasoning_content`, OpenRouter's `reasoning`."""
 
@@ -88,6 +97,9 @@ class OpenAIChatStreamFormat(LogFormat):
     def detect(self, obj: dict) -> str | None:
         if obj.get("object") == "chat.completion.chunk":
             return "object is 'chat.completion.chunk'"
+        if is_tgi_chunk(obj):
+            return "object is 'text_completion' with choices[].delta (a chat chunk as Text Generation Inference 1.x " \
+                   "named it)"
         if obj.get("object") == "chat.completion.done":  # Perplexity's last chunk: it holds the finish reason
             return "object is 'chat.completion.done' (Perplexity's last chunk)"
         if obj.get("choices") == [] and "prompt_filter_results" in obj and not obj.get("object"):
