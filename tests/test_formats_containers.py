@@ -607,6 +607,11 @@ EXPECTED = [
      {"openai-chat-stream": "object is 'text_completion' with choices[].delta (a chat chunk as Text Generation "
                             "Inference 1.x named it)"},
      "200 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
+    # Groq's stream ended by an error event, saved alone: the error line matched no format, the failure was lost.
+    ("pyd-groq-stream-tool-use-failed.sse",
+     {"openai-chat-stream": "object is 'chat.completion.chunk' (94 lines); an 'error' object after chunks of an "
+                            "unfinished answer (a stream ended by a failure) (1 line)"},
+     "191 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
 ]
 
 
@@ -2718,5 +2723,36 @@ def test_a_legacy_completion_chunk_is_still_no_chat_chunk():
     chunk = b'data: {"id":"cmpl-1","object":"text_completion","created":1,"model":"gpt-3.5-turbo-instruct",' \
             b'"choices":[{"text":"Hi","index":0,"logprobs":null,"finish_reason":null}]}\n\n'
     result = upload("completion.sse", chunk)
+    assert result.conversations == ()
+    assert result.problems[0].message.startswith("no line of the file matches a known log format")
+
+
+def test_a_saved_stream_that_an_error_event_ended_is_a_failed_round_not_a_finished_one():
+    # Groq's answer as pydantic-ai's cassette recorded it, its body saved alone: reasoning chunks, then under HTTP 200
+    # `data: {"error": {... "code": "tool_use_failed", "status_code": 400}}`. The error line "matches no known log
+    # format" and the round read as an answer that simply stopped, with no finding.
+    trace = _rounds("pyd-groq-stream-tool-use-failed.sse")
+    (round_,) = trace.rounds
+    assert round_.error.status == 400
+    assert round_.error.message.startswith("Tool call validation failed")
+    assert [f.code for f in run_checks(trace) if f.severity == "error"] == ["provider-error"]
+
+
+def test_an_anthropic_stream_that_an_error_event_ended_is_a_failed_round():
+    # The error event Anthropic sends into a stream it cannot finish (`event: error`, type overloaded_error), after
+    # the real stream's first events: the line matched no format and the failure was lost.
+    lines = (ROOT / "tests" / "fixtures" / "anthropic-stream.sse").read_text().split("\n")[:20]
+    failed = "\n".join(lines) + '\nevent: error\ndata: {"type": "error", "error": {"type": "overloaded_error", ' \
+        '"message": "Overloaded"}}\n\n'
+    result = upload("overloaded.sse", failed.encode())
+    assert result.problems == ()
+    (conversation,) = result.conversations
+    (round_,) = conversation.trace.rounds
+    assert round_.error.message == "Overloaded"
+
+
+def test_an_error_object_with_no_stream_open_is_still_no_chunk():
+    # Alone (no chunk before it), `{"error": ...}` could be any API's: said to match nothing, as before.
+    result = upload("error.sse", b'data: {"error": {"message": "The server had an error", "type": "server_error"}}\n\n')
     assert result.conversations == ()
     assert result.problems[0].message.startswith("no line of the file matches a known log format")

@@ -100,6 +100,9 @@ class OpenAIChatStreamFormat(LogFormat):
         if is_tgi_chunk(obj):
             return "object is 'text_completion' with choices[].delta (a chat chunk as Text Generation Inference 1.x " \
                    "named it)"
+        if self._streams and "choices" not in obj and isinstance(obj.get("error"), dict):
+            # Only after chunks of an answer not yet closed: an error object alone could be any API's.
+            return "an 'error' object after chunks of an unfinished answer (a stream ended by a failure)"
         if obj.get("object") == "chat.completion.done":  # Perplexity's last chunk: it holds the finish reason
             return "object is 'chat.completion.done' (Perplexity's last chunk)"
         if obj.get("choices") == [] and "prompt_filter_results" in obj and not obj.get("object"):
@@ -299,6 +302,9 @@ class AnthropicStreamFormat(LogFormat):
     def detect(self, obj: dict) -> str | None:
         if obj.get("type") in STREAM_EVENTS:
             return "type names a Messages stream event"
+        if self._open is not None and obj.get("type") == "error" and isinstance(obj.get("error"), dict):
+            # Only inside an open message: Anthropic's error event has no key another format's error lacks.
+            return "an error event inside an unfinished message (a Messages stream ended by a failure)"
         if obj.get("event") in STREAM_EVENTS and isinstance(obj.get("data"), dict):
             return "event names a Messages stream event, with its data"
         return None
