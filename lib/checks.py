@@ -1226,6 +1226,11 @@ def _text_added(written: Message, sent: str) -> str:
     if _THINK.sub("", sent).strip() == "" and any(isinstance(v, str) and v.strip() == inner for v in returned):
         return ("it carries the reasoning the model returned beside its answer as the turn's text, in <think> tags, "
                 "where the model wrote no text")
+    refusal = written.raw.get("refusal") if isinstance(written.raw, dict) else None
+    if isinstance(refusal, str) and refusal.strip() == sent:
+        # The model's own words, moved: a client that keeps no refusal field (rig) writes the refusal as content.
+        return ("it carries the model's refusal as the turn's text, where the model returned it in the refusal "
+                "field and wrote no text")
     return "it carries text the model did not write in its answer"
 
 

@@ -612,6 +612,9 @@ EXPECTED = [
      {"openai-chat-stream": "object is 'chat.completion.chunk' (94 lines); an 'error' object after chunks of an "
                             "unfinished answer (a stream ended by a failure) (1 line)"},
      "191 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
+    # A refusal sent back as the turn's text: said to be text the model did not write.
+    ("rig-openai-refusal-sent-back.yaml", {"httpmock": HTTPMOCK},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 0),
 ]
 
 
@@ -2756,3 +2759,15 @@ def test_an_error_object_with_no_stream_open_is_still_no_chunk():
     result = upload("error.sse", b'data: {"error": {"message": "The server had an error", "type": "server_error"}}\n\n')
     assert result.conversations == ()
     assert result.problems[0].message.startswith("no line of the file matches a known log format")
+
+
+def test_a_refusal_sent_back_as_text_is_named_the_models_refusal_not_text_it_did_not_write():
+    # rig sends gpt-4o's refusal ("I'm very sorry, but I can't assist with that.", in the answer's `refusal` field)
+    # back as the assistant turn's content. The warning said the turn "carries text the model did not write".
+    trace = _rounds("rig-openai-refusal-sent-back.yaml")
+    assert trace.rounds[0].response.message.raw["refusal"] == "I'm very sorry, but I can't assist with that."
+    (finding,) = [f for f in run_checks(trace) if f.code == "history-rewritten"]
+    assert finding.message == (
+        "The assistant turn sent back here is not what the model wrote in round 1: it carries the model's refusal as "
+        "the turn's text, where the model returned it in the refusal field and wrote no text. Send the turn back as "
+        "received, text beside the calls included.")
