@@ -2,6 +2,7 @@
 zipped .eval), SWE-agent .traj files, tau-bench episodes, VCR cassettes and HAR files.
 Where each fixture comes from: tests/fixtures/containers/README.md."""
 
+import json
 from pathlib import Path
 
 import re
@@ -615,6 +616,13 @@ EXPECTED = [
     # A refusal sent back as the turn's text: said to be text the model did not write.
     ("rig-openai-refusal-sent-back.yaml", {"httpmock": HTTPMOCK},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 0),
+    # Mastra's LLM recorder (its tests' __recordings__): matched no known format.
+    ("mastra-llm-recorder-openai.json",
+     {"llm-recorder": "a request's 'url' and 'method' beside a response's 'status' and 'isStreaming' (a Mastra LLM "
+                      "recording)"},
+     "2 elements: 2 rounds in 2 conversations; 0 elements skipped",
+     {"resp_042c0169d6bd521c00698bc65eba34819395eb8987fb58585f": [2],
+      "resp_0cb300e16aa6184400698bc65f73dc81909781c5996c30917d": [2]}, 0),
 ]
 
 
@@ -2771,3 +2779,24 @@ def test_a_refusal_sent_back_as_text_is_named_the_models_refusal_not_text_it_did
         "The assistant turn sent back here is not what the model wrote in round 1: it carries the model's refusal as "
         "the turn's text, where the model returned it in the refusal field and wrote no text. Send the turn back as "
         "received, text beside the calls included.")
+
+
+def test_a_mastra_llm_recording_reads_each_call_its_streamed_answer_joined_from_its_chunks():
+    # Mastra's recorder keeps a Responses API answer as parsed JSON, and a streamed one as the text pieces it
+    # received (`chunks`); the file matched no known format.
+    answered, streamed = (c.trace.rounds[0] for c in upload("mastra-llm-recorder-openai.json").conversations)
+    assert answered.response.message.text == "Hello, World!"
+    assert streamed.request.messages[-1].text == "Count from 1 to 3, one number per line."
+    assert streamed.response.message.text == "1  \n2  \n3  "
+    assert (streamed.response.usage.input_tokens, streamed.response.usage.output_tokens) == (30, 7)
+
+
+def test_a_mastra_recording_file_in_its_newer_layout_reads_the_same():
+    # The recorder now writes `{"meta": {...}, "recordings": [...]}` and reads the older plain list as that.
+    recordings = json.loads((FIXTURES / "mastra-llm-recorder-openai.json").read_text())
+    wrapped = json.dumps({"meta": {"name": "llm-recorder-tests", "createdAt": "2026-02-10T23:59:27.000Z"},
+                          "recordings": recordings}).encode()
+    result = upload("llm-recorder-tests.json", wrapped)
+    assert result.problems == ()
+    assert result.summary() == "2 recordings: 2 rounds in 2 conversations; 0 recordings skipped"
+    assert [c.trace.rounds[0].response.message.text for c in result.conversations] == ["Hello, World!", "1  \n2  \n3  "]

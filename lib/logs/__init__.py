@@ -14,7 +14,7 @@ from lib.logs import (adk, autogen, batches, bedrock_converse, cassettes, claude
                       llama_stack, mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs,
 from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
                       cohere, finetune, gemini, gemini_cli, goose, har, httpmock, httprr, inspect_log, langfuse,
-                      langsmith, mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs,
+                      langsmith, llm_recorder, mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs,
                       recorded_streams, responses, sharegpt, spans, streams, trajectories)
 from lib.logs.record import LogFormat
 
@@ -37,6 +37,9 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # nock's recordings (Node.js): an exchange's 'scope' and 'path', before the pair readers, which would take its
     # request under 'body' and its answer under 'response' and fail on a stream's bytes.
     nock.NockFormat,
+    # Mastra's LLM recordings: a request's 'url' beside a response's 'status' and 'isStreaming', before the pair
+    # readers, which would take the HTTP envelope under 'request' and 'response' for bodies.
+    llm_recorder.LlmRecorderFormat,
     # Before SWE-agent's: both keep a run under 'history', OpenHands' of events (an 'action' or 'observation').
     openhands.OpenHandsTrajectoryFormat,
     trajectories.SweAgentFormat,
