@@ -623,6 +623,10 @@ EXPECTED = [
      "2 elements: 2 rounds in 2 conversations; 0 elements skipped",
      {"resp_042c0169d6bd521c00698bc65eba34819395eb8987fb58585f": [2],
       "resp_0cb300e16aa6184400698bc65f73dc81909781c5996c30917d": [2]}, 0),
+    # An image moderated: its typed `input` read as a Responses request, the answer as a problem.
+    ("ruby-llm-openai-moderation-image.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 0 rounds in 0 conversations; 1 interaction not a model call; 0 interactions skipped", {}, 0),
 ]
 
 
@@ -2800,3 +2804,12 @@ def test_a_mastra_recording_file_in_its_newer_layout_reads_the_same():
     assert result.problems == ()
     assert result.summary() == "2 recordings: 2 rounds in 2 conversations; 0 recordings skipped"
     assert [c.trace.rounds[0].response.message.text for c in result.conversations] == ["Hello, World!", "1  \n2  \n3  "]
+
+
+def test_an_image_moderation_is_no_model_call_though_its_input_reads_like_a_responses_request():
+    # ruby_llm's cassette of `POST /v1/moderations` with `model` and `input: [{"type": "image_url", ...}]`: taken for
+    # a Responses API call, its categories for a broken response ("'response' is neither a response object ...").
+    result = upload("ruby-llm-openai-moderation-image.yml")
+    assert result.problems == ()
+    assert result.conversations == ()
+    assert result.not_calls == 1

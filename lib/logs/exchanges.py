@@ -81,6 +81,9 @@ COMPACT_PATH = "/responses/compact"
 TOKEN_COUNT_PATHS = ("/v1/messages/count_tokens", "/v1/responses/input_tokens", ":countTokens")
 """Anthropic's, OpenAI's and Gemini's token counting: a request in the shape of a model call, answered with a count
 alone. The model is not called."""
+MODERATION_PATH = "/moderations"
+"""OpenAI's moderation endpoint: its `model` and `input` (typed parts, where an image is moderated) read like a
+Responses request, but it classifies the input and answers with categories. No conversation is held."""
 GEMINI_CACHE_PATH = re.compile(r"/cachedContents(?:/[^/]+)?/?$")
 """Gemini's context caches (`cachedContents`, created, read, updated and deleted): the creation sends `contents` and
 `model` as a generateContent request does and is answered with the cache's name and size. The model is not called."""
@@ -200,7 +203,8 @@ class ExchangeReader:
         # The upload names the item (`entry 3: ...`); a problem names the exchange by its method and URL.
         where = f"{exchange.method} {exchange.url}"
         path = urlsplit(exchange.url).path
-        if path.rstrip("/").endswith(TOKEN_COUNT_PATHS) or GEMINI_CACHE_PATH.search(path) is not None:
+        if path.rstrip("/").endswith((*TOKEN_COUNT_PATHS, MODERATION_PATH)) \
+                or GEMINI_CACHE_PATH.search(path) is not None:
             self.not_calls += 1
             return
         if (batch := MESSAGE_BATCHES_PATH.search(path)) is not None:
