@@ -627,6 +627,11 @@ EXPECTED = [
     ("ruby-llm-openai-moderation-image.yml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 0 rounds in 0 conversations; 1 interaction not a model call; 0 interactions skipped", {}, 0),
+    # A PDF uploaded to the Files API before the call that reads it: its bytes were parsed as a Batch input file.
+    ("ruby-llm-openai-file-then-chat.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 1 round in 1 conversation; 1 interaction not a model call; 0 interactions skipped",
+     {"resp_09d8b18e59e7f299016a85bee917e887d2bee9426ad11ed885": [1]}, 0),
 ]
 
 
@@ -2813,3 +2818,15 @@ def test_an_image_moderation_is_no_model_call_though_its_input_reads_like_a_resp
     assert result.problems == ()
     assert result.conversations == ()
     assert result.not_calls == 1
+
+
+def test_a_pdf_uploaded_to_the_files_api_is_no_model_call_and_no_problem():
+    # ruby_llm's cassette: a multipart upload of a PDF to `/v1/files`, then a Responses call that reads it by file id.
+    # The upload's lines were tried as a Batch input file's JSON lines, and a line of the PDF that opens with a brace
+    # was "the request body of post https://api.openai.com/v1/files is not valid JSON" (lib check exited 2).
+    result = upload("ruby-llm-openai-file-then-chat.yml")
+    assert result.problems == ()
+    assert result.not_calls == 1
+    (conversation,) = result.conversations
+    (round_,) = conversation.trace.rounds
+    assert round_.response.message.text.startswith("A simple sample PDF")

@@ -568,7 +568,10 @@ def _batch_lines(text: str, label: str, inflater: Inflater) -> dict[str, dict]:
         piece = piece.strip()
         if not piece.startswith("{"):
             continue  # the form's boundaries and part headers, and its other fields (`purpose`)
-        request = _json(piece, label, inflater)
+        try:
+            request = _json(piece, label, inflater)
+        except LineProblem:
+            continue  # a line of a file for another purpose (a PDF's bytes) that opens with a brace: no request line
         if isinstance(request, dict) and isinstance(request.get("custom_id"), (str, int)) and _batch_api(request):
             lines.setdefault(str(request["custom_id"]), request)
     return lines
