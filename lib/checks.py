@@ -1290,17 +1290,18 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
             # Left out, not rewritten: what remains is what the model saw, resent unchanged and in order.
             earlier = previous.request.messages
             resent = plural(len(placed.resent), "other message")
+            resent += " is" if len(placed.resent) == 1 else " are"
             if placed.dropped_at == (0,) and earlier[0].role == "system":
                 yield Hit("warning", round_.index, "request", "messages",
                           f"This request resends round {previous.index}'s messages without the instructions they began "
-                          f"with (the system message); the {resent} are resent unchanged. The model answers this round "
+                          f"with (the system message); the {resent} resent unchanged. The model answers this round "
                           "without those instructions, and the prompt cache starts again. If the model should keep "
                           "following them, send them with every request.")
             else:
                 where = ", ".join(f"messages[{i}]" for i in placed.dropped_at[:5]) + (
                     ", …" if len(placed.dropped_at) > 5 else "")
                 # None resent: the request left out the whole of the earlier one and goes on from its answer.
-                kept = (f"the {resent} are resent unchanged and in order" if placed.resent else
+                kept = (f"the {resent} resent unchanged and in order" if placed.resent else
                         "it resends none of that request and goes on from the answer to it")
                 yield Hit("warning", round_.index, "request", "messages",
                           f"This request leaves out {plural(placed.dropped, 'message')} of round {previous.index}'s "

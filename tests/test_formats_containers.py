@@ -632,6 +632,10 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 1 round in 1 conversation; 1 interaction not a model call; 0 interactions skipped",
      {"resp_09d8b18e59e7f299016a85bee917e887d2bee9426ad11ed885": [1]}, 0),
+    # Cohere's chat told to replace its instructions: the old system message left out, the new one after the answer.
+    ("ruby-llm-cohere-instructions-replaced.yml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
 ]
 
 
@@ -2830,3 +2834,17 @@ def test_a_pdf_uploaded_to_the_files_api_is_no_model_call_and_no_problem():
     (conversation,) = result.conversations
     (round_,) = conversation.trace.rounds
     assert round_.response.message.text.startswith("A simple sample PDF")
+
+
+def test_a_request_that_leaves_out_the_instructions_it_opened_with_goes_on_in_the_same_conversation():
+    # ruby_llm's with_instructions(replace: true) against Cohere: round 2 resends round 1's question and answer
+    # without the system message they opened with, and writes the new one after them. It opened a second
+    # conversation of one round, so round 2 showed a history out of nowhere and no check compared the two.
+    (conversation,) = upload("ruby-llm-cohere-instructions-replaced.yml").conversations
+    first, second = conversation.trace.rounds
+    assert [m.role for m in second.request.messages] == ["user", "assistant", "system", "user"]
+    assert second.request.messages[0] == first.request.messages[1]
+    (finding,) = run_checks(conversation.trace)
+    assert finding.message.startswith(
+        "This request resends round 1's messages without the instructions they began with (the system message); the 1 "
+        "other message is resent unchanged.")

@@ -434,6 +434,10 @@ class _Rebuilder:
             if best is not None:
                 # Indexed under its new opening too: the next request under these instructions extends this one.
                 return best, False, opening, None
+        if best is None and len(raws) > 1 and not _is_instruction(raws[0]):
+            best = self._instructions_left_out(record.dialect, raws)
+            if best is not None:
+                return best, False, opening, None
         if best is None and (resumed := self._resent_by_item_id(record, raws)) is not None:
             return resumed, False, None, None
         read = None
@@ -518,6 +522,24 @@ class _Rebuilder:
             if _resent_unmarked(raws[1:], before[1:]) and (_answer_resent(raws[len(before)], last.response)
                                                            or _empty_answer_dropped(raws[len(before)], last.response)):
                 best, best_length = thread, len(before)
+        return best
+
+    def _instructions_left_out(self, dialect: str, raws: list) -> _Thread | None:
+        """The thread a request continues after leaving out the system message the thread's last request opened with:
+        it resends that request but its first message, then the answer that request got (ruby_llm's Cohere chat, told
+        to replace its instructions, drops the old system message and writes the new one into the history after the
+        turns already sent). A request that shares only a question with the thread is not taken for it."""
+        best, best_length = None, 0
+        for thread in self._by_first_turn.get(content_key(read_form(raws[0])), ()):
+            last = thread.calls[-1]
+            before = last.request.raw.get("messages") or []
+            kept = len(before) - 1  # the thread's last request without its system message
+            if thread.dialect != dialect or kept < 1 or len(raws) <= kept or kept <= best_length \
+                    or last.response is None or not _is_instruction(before[0]):
+                continue
+            if _resent_unmarked(raws, before[1:]) and (_answer_resent(raws[kept], last.response)
+                                                       or _empty_answer_dropped(raws[kept], last.response)):
+                best, best_length = thread, kept
         return best
 
     def join_late_rounds(self) -> None:
