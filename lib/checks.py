@@ -645,6 +645,15 @@ def _truncated_arguments(trace: Trace) -> Iterator[Hit]:
             yield Hit(_bad_call(trace, round_, call), round_.index, "response", path,
                       f"The response hit its output limit while writing this {call.name} call, so the arguments may "
                       "be cut short. Do not run it: raise the output limit (max_tokens) or ask again.")
+        elif _stream_cut(round_, call) and round_.error is not None and round_.error.ended_stream:
+            # The provider's error event ended the stream here: the log says why the call is cut short.
+            ran = _ran(trace, round_, call.id)
+            yield Hit("error" if ran else "warning", round_.index, "response", path,
+                      f"The provider's error event ended the stream while the model was writing this {call.name} "
+                      "call, before its arguments closed: the arguments shown are cut short by that failure, not "
+                      "written wrong by the model. "
+                      + ("Yet the program ran the call, with arguments the model never finished. " if ran else "")
+                      + "A call cut short like this should not be run: send the request again.")
         elif _stream_cut(round_, call):
             # What is known is that the recording ends mid-call: whether the program's own stream was cut there, the
             # log cannot say. It is an error only where the log shows the program ran the call all the same.

@@ -2848,3 +2848,19 @@ def test_a_request_that_leaves_out_the_instructions_it_opened_with_goes_on_in_th
     assert finding.message.startswith(
         "This request resends round 1's messages without the instructions they began with (the system message); the 1 "
         "other message is resent unchanged.")
+
+
+def test_a_call_an_error_event_cut_short_is_said_to_be_cut_by_the_failure_not_by_the_recording():
+    # The real Messages stream of anthropic-stream.sse, ended mid-call by Anthropic's overloaded error event: the
+    # truncated-arguments warning said "The recording ends while the model was writing this call", beside the
+    # provider-error that says the provider's event ended it.
+    lines = (ROOT / "tests" / "fixtures" / "anthropic-stream.sse").read_text().split("\n")[:20]
+    failed = "\n".join(lines) + '\nevent: error\ndata: {"type": "error", "error": {"type": "overloaded_error", ' \
+        '"message": "Overloaded"}}\n\n'
+    (conversation,) = upload("overloaded.sse", failed.encode()).conversations
+    (cut,) = [f for f in run_checks(conversation.trace) if f.code == "truncated-arguments"]
+    assert cut.severity == "warning"
+    assert cut.message == (
+        "The provider's error event ended the stream while the model was writing this pelican_name_generator call, "
+        "before its arguments closed: the arguments shown are cut short by that failure, not written wrong by the "
+        "model. A call cut short like this should not be run: send the request again.")
