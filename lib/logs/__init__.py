@@ -10,12 +10,10 @@ Adding a format is one new module and one line in FORMATS.
 from __future__ import annotations
 
 from lib.logs import (adk, autogen, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task,
-                      codex, cohere, finetune, gemini, gemini_cli, goose, har, httprr, inspect_log, langfuse, langsmith,
-                      llama_stack, mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs,
-from lib.logs import (adk, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task, codex,
-                      cohere, finetune, gemini, gemini_cli, goose, har, httpmock, httprr, inspect_log, langfuse,
-                      langsmith, llm_recorder, mlflow_traces, nock, ollama, opencode, opencode_run, openhands, pairs,
-                      recorded_streams, responses, sharegpt, spans, streams, trajectories)
+                      codex, cohere, finetune, gemini, gemini_cli, goose, har, httpmock, httprr, inspect_log,
+                      langfuse, langsmith, llama_stack, llm_recorder, mlflow_traces, nock, ollama, opencode,
+                      opencode_run, openhands, pairs, recorded_streams, responses, sharegpt, spans, streams,
+                      trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (

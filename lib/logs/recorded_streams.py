@@ -14,7 +14,8 @@ from typing import Any, Iterator
 from lib.logs.chat_shape import describe
 from lib.logs.pairs import call_meta
 from lib.logs.record import CallRecord, LineProblem, LogFormat
-from lib.logs.streams import STREAM_EVENTS, AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done, is_keepalive, is_tgi_chunk
+from lib.logs.streams import (STREAM_EVENTS, AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done, is_keepalive,
+                              is_tgi_chunk)
 
 SSE_FIELDS = ("data:", "event:", "id:", ":")
 """How a server-sent-events body may begin."""
