@@ -139,6 +139,9 @@ ALSO_READ = {
     ("containers/inspect-popularity-azureai.eval", "openai-finetune"): 4,
     ("containers/inspect-system-prompt.json", "openai-finetune"): 2,
     ("containers/roo-code-api_conversation_history.json", "openai-finetune"): 3,
+    # Groq's stream ends with an error event whose data is an OpenAI error body alone: Chat Completions reads that one
+    # event as the failed call it reports, and refuses the chunks before it.
+    ("containers/pyd-groq-stream-tool-use-failed.sse", "openai-chat"): 1,
 }
 """Fixtures a format other than the one detected reads, because they are its shape too, with the rounds it reads."""
 
