@@ -197,6 +197,11 @@ EXPECTED = [
     ("langchain-cohere-stream-tool-call.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
+    # The OpenAI Agents SDK's first call answered with a usage of zeros (read as a round of 0 tokens), then a handoff.
+    ("logfire-agents-zero-usage-handoff.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
+     {"resp_67ced68228748191b31ea5d9172a7b4b": [1, 5]}, 2),
     ("logfire-openrouter-stream-reasoning.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
@@ -2864,3 +2869,19 @@ def test_a_call_an_error_event_cut_short_is_said_to_be_cut_by_the_failure_not_by
         "The provider's error event ended the stream while the model was writing this pelican_name_generator call, "
         "before its arguments closed: the arguments shown are cut short by that failure, not written wrong by the "
         "model. A call cut short like this should not be run: send the request again.")
+def test_a_responses_usage_of_zeros_beside_the_models_calls_is_no_count_and_the_round_is_estimated():
+    # logfire's recording of the OpenAI Agents SDK: the API answered the first call (two function calls) with a usage
+    # of 0 input and 0 output tokens. Taken as reported, round 1 cost nothing, 0 tokens in and out, its input parts
+    # (121 tokens of tool definitions, 12 of the question) summing to 0 with "reported beyond our count" at -139.
+    from lib.summary import summarize
+    from lib.tokens import CHARACTER_COUNTER
+    result = upload("logfire-agents-zero-usage-handoff.yaml")
+    (conversation,) = result.conversations
+    first, second = summarize(conversation.trace, CHARACTER_COUNTER)
+    assert first.tool_calls == 2
+    assert first.usage.source == "estimated" and first.usage.input_tokens > 0 and first.usage.output_tokens > 0
+    assert (second.usage.source, second.usage.input_tokens, second.usage.output_tokens) == ("reported", 89, 18)
+    assert [result.said(n) for n in result.notes] == [
+        "interaction 1: the response reports a usage of 0 input and 0 output tokens beside the output the model wrote: "
+        "no call reads and writes nothing, so those zeros are no count of what it used, and the round's tokens are "
+        "estimated"]

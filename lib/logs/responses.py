@@ -130,17 +130,28 @@ class ResponsesFormat(LogFormat):
         self._streamed_items: dict[int, dict] = {}
         """The items of the stream being read, by output index, from its `response.output_item.done` events (see
         with_streamed_items)."""
+        self.zero_usage: list[int] = []
+        """Lines whose response reports 0 input and 0 output tokens beside output the model wrote (see `notes`)."""
 
     def notes(self) -> list[Problem]:
-        if not self.interleaved:
-            return []
-        more = len(self.interleaved) - 1
-        return [Problem(self.interleaved[0], "the request's input has the model's text after one of its calls in "
-                        "the same turn (text, call, text, call), an order no Chat Completions message can hold: the "
-                        "turn is shown as one assistant message, its texts before its calls"
-                        + (f"; {plural(more, 'more request')} {'holds' if more == 1 else 'hold'} such a turn too"
-                           if more else ""),
-                        loaded=True)]
+        notes = []
+        if self.interleaved:
+            more = len(self.interleaved) - 1
+            notes.append(Problem(self.interleaved[0], "the request's input has the model's text after one of its calls "
+                                 "in the same turn (text, call, text, call), an order no Chat Completions message can "
+                                 "hold: the turn is shown as one assistant message, its texts before its calls"
+                                 + (f"; {plural(more, 'more request')} {'holds' if more == 1 else 'hold'} such a turn "
+                                    "too" if more else ""),
+                                 loaded=True))
+        if self.zero_usage:
+            more = len(self.zero_usage) - 1
+            notes.append(Problem(self.zero_usage[0], "the response reports a usage of 0 input and 0 output tokens beside "
+                                 "the output the model wrote: no call reads and writes nothing, so those zeros are no "
+                                 "count of what it used, and the round's tokens are estimated"
+                                 + (f"; {plural(more, 'more response')} {'reports' if more == 1 else 'report'} such a "
+                                    "usage too" if more else ""),
+                                 loaded=True))
+        return notes
 
     def detect(self, obj: dict) -> str | None:
         kind = obj.get("type")
@@ -249,7 +260,10 @@ class ResponsesFormat(LogFormat):
             response = None
         if response is not None:
             assistant = _assistant(response)
-            chat_response, error = _chat_response(response, assistant, compaction)
+            zero = _zero_usage(response)
+            if zero:
+                self.zero_usage.append(line)
+            chat_response, error = _chat_response(response, assistant, compaction, counted=not zero)
             if conversation is None and not _continues(messages):
                 # A first round: its response id names the chain. With its request logged, it is a
                 # name only, so a later round that resends the whole history still chains on content.
@@ -618,13 +632,25 @@ def _assistant(response: dict) -> dict:
     return next((m for m in messages if m.get("role") == "assistant"), {"role": "assistant", "content": ""})
 
 
-def _chat_response(response: dict, assistant: dict, compaction: bool = False) -> tuple[dict | None, dict | None]:
+def _zero_usage(response: dict) -> bool:
+    """Whether a completed response reports 0 input and 0 output tokens beside output items: no count, since every
+    call reads its input and this one wrote. The API returned such usages for function calls in March 2025 (the
+    OpenAI Agents SDK's recordings in logfire's tests hold one); taken as reported, they showed a round of 0 tokens
+    costing nothing, its input parts summing to -139."""
+    usage = response.get("usage")
+    return (isinstance(usage, dict) and usage.get("input_tokens") == 0 and usage.get("output_tokens") == 0
+            and response.get("status") in ("completed", None) and bool(response.get("output")))
+
+
+def _chat_response(response: dict, assistant: dict, compaction: bool = False,
+                   counted: bool = True) -> tuple[dict | None, dict | None]:
     """(the chat.completion body, None), or (None, the error) for a failed response. A compaction has no finish: no
-    turn of the model's stopped (finish_reason null)."""
+    turn of the model's stopped (finish_reason null). `counted` False: the response's usage is no count (`_zero_usage`)
+    and is left out, so the round's tokens are estimated, not shown as 0."""
     if response.get("status") == "failed":
         error = convert.object_at(response, "error")
         return None, {"status": None, "body": response, "message": str(error.get("message") or "the response failed")}
-    usage = convert.object_at(response, "usage")
+    usage = convert.object_at(response, "usage") if counted else {}
     input_details = convert.object_at(usage, "input_tokens_details")
     output_details = convert.object_at(usage, "output_tokens_details")
     body = convert.chat_completion(
