@@ -278,13 +278,36 @@ def _missing_tool_result(trace: Trace) -> Iterator[Hit]:
         for call in message.tool_calls:
             path = join_path(f"messages[{i}]", call.path)
             if call.id not in answered and (round_.index, path) not in reported and round_.request_recorded:
-                yield Hit("error", round_.index, "request", path, _unanswered_message(round_, call))
+                # A result that names no call may answer this one by its place alone: said, not passed over.
+                idless = next((j for j in range(i + 1, len(round_.request.messages))
+                               if any(not p.call_id for p in round_.request.messages[j].tool_results)), None)
+                yield Hit("error", round_.index, "request", path, _unanswered_message(round_, call, idless=idless))
 
 
-def _unanswered_message(round_: Round, call: ToolCallPart, resent: bool = False, renamed: str | None = None) -> str:
+def _call_words(call: ToolCallPart) -> str:
+    """A call as a finding names it: its tool and its id. A call sent without an id is read under its tool's name (a
+    legacy function call pairs so), and an empty id is no name: neither is said as the call's id."""
+    if not call.id:
+        return f"the {call.name} call, whose id is empty,"
+    return f"the {call.name} call" if call.id == call.name else f"the {call.name} call {call.id}"
+
+
+def _unanswered_message(round_: Round, call: ToolCallPart, resent: bool = False, renamed: str | None = None,
+                        idless: int | None = None) -> str:
     """What a request that carries a call and no result for it is, as far as the log shows what became of it;
-    `renamed` is the other id the request resends the call under, if it does."""
+    `renamed` is the other id the request resends the call under, if it does; `idless` the message after the call
+    that holds a result naming no call, if one does."""
     carries = "resends" if resent or renamed else "carries"
+    if idless is not None and not round_.request_from_transcript:
+        # Writer's API (openllmetry's recordings) took a history whose call has no id and whose result names none: the
+        # result is there, so "no result follows" would be untrue; only its place ties it to the call.
+        said = (f"This request {carries} {_call_words(call)} with no result that names it: the result in "
+                f"messages[{idless}] names no call (its call id is missing or empty), so only its place after the call "
+                "pairs the two.")
+        if round_.response is not None and round_.error is None:
+            return (f"{said} This provider answered it anyway; OpenAI's API today refuses a call without an id and a "
+                    "result without one with a 400, so give each call its id and copy it into its result.")
+        return f"{said} Give each call its id and copy it into its result."
     if round_.request_from_transcript:
         # A transcript is not a request log: it shows no request sent with this history, only a history that could
         # not be sent as it stands.
@@ -292,7 +315,7 @@ def _unanswered_message(round_: Round, call: ToolCallPart, resent: bool = False,
                 "the log kept none, or the program never answered it. Sent or replayed as it stands, this history is "
                 f"invalid: a provider rejects a request that {carries} a call without its result, so give every call "
                 "its own result, a failure included.")
-    said = f"This request {carries} the {call.name} call {call.id}, but no result for it follows."
+    said = f"This request {carries} {_call_words(call).rstrip(',')}, but no result for it follows."
     if renamed is not None:
         said = (f"This request resends the {call.name} call {call.id} under another id, {renamed}, and no result for "
                 "it follows, under either id: the program rewrote the call id and sent no result. Keep the provider's "
@@ -416,13 +439,16 @@ def _orphan_tool_result(trace: Trace) -> Iterator[Hit]:
 
 
 def _orphan_message(call_id: str, transcript: bool, answered: bool = False) -> str:
-    fix = "keep the assistant turn that made the call, and copy its id into the result unchanged."
+    fix = ("keep the assistant turn that made the call, and copy its id into the result unchanged." if call_id
+           else "give the call it answers an id, and copy that id into the result.")
     if transcript:
         # A transcript shows no request sent with this history, only a history that could not be sent as it stands.
         return (f"This transcript records a result for {call_id}, but no earlier turn makes a call with that id. Sent "
                 "or replayed as it stands, this history is invalid: a provider rejects a request that carries a "
                 f"result for a call it does not make, so {fix}")
-    said = f"This result answers {call_id}, but no earlier message of the request makes a call with that id."
+    said = (f"This result answers {call_id}, but no earlier message of the request makes a call with that id." if call_id
+            else "This result names no call (its call id is missing or empty), so nothing pairs it with a call of the "
+                 "request.")
     if answered:  # the log shows an answer: an older API, or a compatible server, let it through
         return (f"{said} This provider answered it anyway; OpenAI's and Anthropic's APIs today refuse such a request "
                 f"with a 400, so {fix}")

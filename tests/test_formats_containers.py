@@ -202,6 +202,11 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
      {"resp_67ced68228748191b31ea5d9172a7b4b": [1, 5]}, 2),
+    # Writer's API took a call without an id and a result naming no call; the findings named the call "the
+    # get_current_weather call get_current_weather" with "no result", and the result as answering "" ("answers , but").
+    ("ollm-writer-idless-call.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [3]}, 0),
     ("logfire-openrouter-stream-reasoning.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
@@ -2885,3 +2890,22 @@ def test_a_responses_usage_of_zeros_beside_the_models_calls_is_no_count_and_the_
         "interaction 1: the response reports a usage of 0 input and 0 output tokens beside the output the model wrote: "
         "no call reads and writes nothing, so those zeros are no count of what it used, and the round's tokens are "
         "estimated"]
+
+
+def test_a_call_without_an_id_and_a_result_naming_none_are_said_so_not_named_by_the_tool_or_a_blank():
+    # openllmetry's recording of Writer's chat API: the request's get_current_weather call has no `id`, the tool
+    # message after it no `tool_call_id`, and Writer answered. The findings said "This request carries the
+    # get_current_weather call get_current_weather, but no result for it follows" (a result follows) and "This result
+    # answers , but no earlier message of the request makes a call with that id".
+    result = upload("ollm-writer-idless-call.yaml")
+    (conversation,) = result.conversations
+    said = {f.code: f.message for f in run_checks(conversation.trace)}
+    assert said["missing-tool-result"] == (
+        "This request carries the get_current_weather call with no result that names it: the result in messages[2] "
+        "names no call (its call id is missing or empty), so only its place after the call pairs the two. This "
+        "provider answered it anyway; OpenAI's API today refuses a call without an id and a result without one with a "
+        "400, so give each call its id and copy it into its result.")
+    assert said["orphan-tool-result"] == (
+        "This result names no call (its call id is missing or empty), so nothing pairs it with a call of the request. "
+        "This provider answered it anyway; OpenAI's and Anthropic's APIs today refuse such a request with a 400, so "
+        "give the call it answers an id, and copy that id into the result.")
