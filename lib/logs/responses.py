@@ -634,7 +634,7 @@ def _assistant(response: dict) -> dict:
 
 def _zero_usage(response: dict) -> bool:
     """Whether a completed response reports 0 input and 0 output tokens beside output items: no count, since every
-    call reads its input and this one wrote. The API returned such usages for function calls in March 2025 (the
+    call reads its input and this one wrote. A response of March 2025 answering two function calls reported one (the
     OpenAI Agents SDK's recordings in logfire's tests hold one); taken as reported, they showed a round of 0 tokens
     costing nothing, its input parts summing to -139."""
     usage = response.get("usage")
