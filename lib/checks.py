@@ -170,9 +170,16 @@ def _fresh(trace: Trace) -> Iterator[tuple[Round, int, Message, set[str]]]:
     for round_ in trace.rounds:
         # A request that left some earlier messages out resends the rest (lib.growth.realigned): not new again.
         messages, prefix = round_.request.messages, resent_length(round_, previous)
-        if prefix != previous_length:  # history rewritten or dropped: recount what the kept part made
+        # Instructions put before the earlier request (lib.growth.instructions_added): it is resent one place on.
+        again = range(1, previous_length + 1) if previous is not None and instructions_added(round_, previous) \
+            else range(0)
+        if again:
+            prefix = 0
+        elif prefix != previous_length:  # history rewritten or dropped: recount what the kept part made
             made = {call.id for message in messages[:prefix] for call in message.tool_calls}
         for i in range(prefix, len(messages)):
+            if i in again:
+                continue
             yield round_, i, messages[i], made
             made.update(call.id for call in messages[i].tool_calls)
         previous_length, previous = len(messages), round_
@@ -198,8 +205,11 @@ def _resent_of(following: Round, round_: Round) -> int:
 
 
 def _sent_back_at(following: Round, round_: Round) -> int:
-    """Where `following`'s request goes on from `round_`'s: past the messages it resends (_resent_of: some left out),
-    else past as many as `round_` sent: where its answer belongs."""
+    """Where `following`'s request goes on from `round_`'s: past the messages it resends (_resent_of: some left out;
+    one place on, after instructions it put before them: lib.growth.instructions_added), else past as many as
+    `round_` sent: where its answer belongs."""
+    if instructions_added(following, round_):
+        return len(round_.request.messages) + 1
     return _resent_of(following, round_) or len(round_.request.messages)
 
 
@@ -1294,6 +1304,12 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
         # run on under the next agent's own.
         instructions = placed is not None and not placed.dropped and bool(placed.changed) and all(
             e.index == 0 and e.message.role == "system" and e.previous.role == "system" for e in placed.changed)
+        if instructions_added(round_, previous):
+            yield Hit("info", round_.index, "request", "messages[0]",
+                      f"This request puts instructions before the messages of round {previous.index}'s request, which "
+                      "had none, and resends those unchanged after them: the model answers this round under "
+                      "instructions it did not have before (a handoff to an agent that has them does this). That is "
+                      "allowed, but it invalidates the prompt cache.")
         if instructions:
             yield Hit("info", round_.index, "request", "messages[0]",
                       f"The instructions differ from round {previous.index}'s: the model answers this round under "

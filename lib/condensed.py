@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from lib.failures import status_words
-from lib.growth import kept_before, placed_length, realigned, resent_prefix, sends, since_words
+from lib.growth import instructions_added, kept_before, placed_length, realigned, resent_prefix, sends, since_words
 from lib.model import Message, Part, Round, Trace
 from lib.provenance import ANSWER_NOT_CAPTURED
 from lib.text import show_controls
@@ -70,7 +70,9 @@ def _round(trace: Trace, round_: Round, messages: _Messages) -> dict:
     kept = kept_before(trace.rounds, round_.index) if round_.request_recorded else None
     before = kept.request.messages if kept else ()
     start = resent_prefix(trace.rounds, round_.index)
-    if (found := realigned(round_, kept)) is not None:  # some of that request left out, the rest resent unchanged
+    if instructions_added(round_, kept):  # new instructions, then that request resent one place on
+        changed, new = [], [sent[0], *sent[1 + len(before):]]
+    elif (found := realigned(round_, kept)) is not None:  # some of that request left out, the rest resent unchanged
         changed, new = [], sent[found[0]:]
     else:  # a cut history (a compaction) is placed only up to the cut: what follows it is new, not changed
         placed = placed_length(round_, kept)

@@ -342,6 +342,19 @@ def _placed_in_place(round_: Round, kept: Round | None) -> int:
     return min(length, cut) if cut is not None and kept.index == round_.index - 1 else length
 
 
+def instructions_added(round_: Round, kept: Round | None) -> bool:
+    """Whether the round's request puts instructions (a system message) before all of `kept`'s messages (kept_before),
+    which had none, and resends those after them unchanged and in order: a handoff from an agent without instructions
+    to one with them (the OpenAI Agents SDK's). Placed message by message, each resent message would read as the one
+    before it rewritten; they are resent one place on, and the instructions are new."""
+    if kept is None or not round_.request_recorded or round_.request.held_by_provider:
+        return False
+    before, messages = kept.request.messages, round_.request.messages
+    if not before or len(messages) <= len(before) or messages[0].role != "system" or before[0].role == "system":
+        return False
+    return all(new is old or new == old for old, new in zip(before, messages[1:]))
+
+
 def realigned(round_: Round, kept: Round | None) -> tuple[int, tuple[int, ...]] | None:
     """Where the round's request resends `kept`'s messages (kept_before) in order but leaves some of them out
     (pydantic-ai asking again from a run's messages without its instructions): (how many leading messages of the request
@@ -451,6 +464,18 @@ def growth(trace: Trace, index: int) -> Growth:
     before = kept.request.messages if kept else ()
     placed = _placed_in_place(current, kept)
     sent_on = current.sent_on is not None
+    if instructions_added(current, kept):
+        # The instructions are new; the earlier request follows them, resent one place on; what follows that is new.
+        entries = [MessageEntry(0, current.request.messages[0], "new", "input")]
+        for i, message in enumerate(current.request.messages[1:], start=1):
+            if i <= len(before):
+                entries.append(MessageEntry(i, message, "resent", "input"))
+                continue
+            origin = _origin(message, previous_round, program_parts(current, i))
+            left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
+            entries.append(MessageEntry(i, message, "new", origin, without=left_out, sent_on=sent_on,
+                                        referred=_referred(trace, index, message)))
+        return Growth(entries=tuple(entries), dropped=0, against=kept.index, index=index)
     entries, shifted = [], False
     for i, message in enumerate(current.request.messages):
         if i >= placed:

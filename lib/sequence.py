@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from lib.growth import placed_length, program_sent
+from lib.growth import instructions_added, placed_length, program_sent
 from lib.injected import (context_only, interrupted, is_interrupt, library_reask, person_text, program_parts,
                           reasked_after)
 from lib.failures import status_words
@@ -77,7 +77,9 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
     rounds = trace.rounds[max(first, 1) - 1: max(first, 1) - 1 + limit]
     for round_ in rounds:
         k = round_.index
-        start = placed_length(round_, trace.rounds[k - 2] if k > 1 else None)
+        before = trace.rounds[k - 2] if k > 1 else None
+        # Instructions put before the earlier request (instructions_added) push what it resends one place on.
+        start = placed_length(round_, before) + instructions_added(round_, before)
         added = round_.request.messages[start:]
         # Each user text with what the program marked as its own in it (Claude Code's isMeta lines).
         asked = [(m, program_parts(round_, start + i)) for i, m in enumerate(added)
@@ -151,7 +153,7 @@ def _person_follows(round_: Round, following: Round) -> bool:
     output) adds only its own words in the user's role: no answer was shown to anyone the log knows of."""
     if not following.request_recorded:
         return True
-    start = placed_length(following, round_)
+    start = placed_length(following, round_) + instructions_added(following, round_)
     added = following.request.messages[start:]
     asked = [(m, program_parts(following, start + i)) for i, m in enumerate(added)
              if m.role == "user" and not m.tool_results and m.text]

@@ -360,6 +360,8 @@ def _resent_past_prefix(rounds: tuple[Round, ...], index: int, prefix: int) -> l
     if kept is None:
         return []
     old, messages = kept.request.messages, rounds[index - 1].request.messages
+    if instructions_added(rounds[index - 1], kept):  # resent one place on, after the new instructions
+        return list(messages[1:1 + len(old)])
     if (found := realigned(rounds[index - 1], kept)) is not None:
         return list(messages[prefix:found[0]])
     if instructions_added(rounds[index - 1], kept):  # instructions put in front: the messages after them resent

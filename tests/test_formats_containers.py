@@ -2909,3 +2909,31 @@ def test_a_call_without_an_id_and_a_result_naming_none_are_said_so_not_named_by_
         "This result names no call (its call id is missing or empty), so nothing pairs it with a call of the request. "
         "This provider answered it anyway; OpenAI's and Anthropic's APIs today refuse such a request with a 400, so "
         "give the call it answers an id, and copy that id into the result.")
+
+
+def test_instructions_put_before_a_history_that_had_none_are_new_and_the_history_is_resent():
+    # logfire's recording of the OpenAI Agents SDK: agent1 (no instructions) hands off to agent2, whose request puts
+    # "Return double the number" before round 1's question and the calls. Placed message by message, the question
+    # read as rewritten into the instructions and then sent again as new ("Compared with round 1's request, 1 resent
+    # message changed. The model now reads a history it did not write"), and the sequence had the person ask it twice.
+    from lib.condensed import condensed_rounds
+    from lib.sequence import sequence
+    from lib.summary import summarize
+    from lib.tokens import CHARACTER_COUNTER
+    (conversation,) = upload("logfire-agents-zero-usage-handoff.yaml").conversations
+    trace = conversation.trace
+    placed = growth(trace, 2)
+    assert [(e.message.role, e.status) for e in placed.entries] == [
+        ("system", "new"), ("user", "resent"), ("assistant", "new"), ("tool", "new"), ("tool", "new")]
+    assert placed.changed == () and placed.dropped == 0
+    said = {f.code: (f.severity, f.message) for f in run_checks(trace) if f.round == 2}
+    assert said["history-rewritten"] == (
+        "info", "This request puts instructions before the messages of round 1's request, which had none, and resends "
+        "those unchanged after them: the model answers this round under instructions it did not have before (a "
+        "handoff to an agent that has them does this). That is allowed, but it invalidates the prompt cache.")
+    row = summarize(trace, CHARACTER_COUNTER)[1]
+    assert row.new_messages == len(placed.new) == 4
+    assert row.breakdown.history > 0  # the question, resent, is history, not new
+    assert condensed_rounds(trace)["rounds"][1]["changed"] == []
+    assert [a.label for a in sequence(trace) if a.source == "user"] == [
+        "asks: Generate a random number then, hand off to agen…"]
