@@ -1315,12 +1315,6 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
                       f"The instructions differ from round {previous.index}'s: the model answers this round under "
                       "other instructions (a handoff to another agent does this). That is allowed, but it invalidates "
                       "the prompt cache.")
-        elif placed is not None and instructions_added(round_, previous):
-            yield Hit("info", round_.index, "request", "messages[0]",
-                      f"This request puts instructions (a system message) in front of round {previous.index}'s "
-                      "messages, which had none, and resends them unchanged: the model answers this round under those "
-                      "instructions (a handoff to an agent with instructions does this). That is allowed, but it "
-                      "invalidates the prompt cache.")
         if placed is not None and (placed.changed or placed.dropped) and round_.compacted:
             # A compaction is the agent's own summary put in place of the turns before it, the usual way to keep a
             # long session within the context window: nothing to fix, and no person's words were rewritten.

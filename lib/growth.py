@@ -440,19 +440,6 @@ def system_standing(trace: Trace, index: int) -> Status | None:
     return "resent" if system is kept.request.system or system == kept.request.system else "changed"
 
 
-def instructions_added(round_: Round, kept: Round | None) -> bool:
-    """Whether the round's request is `kept`'s (kept_before) with a system message put in front, which that request
-    did not begin with, and the rest resent whole and in order: the OpenAI Agents SDK sends a run on so when it hands
-    off from an agent without instructions to one with them."""
-    if kept is None or not round_.request_recorded or round_.request.held_by_provider:
-        return False
-    before, messages = kept.request.messages, round_.request.messages
-    if not before or not messages or messages[0].role != "system" or before[0].role == "system" \
-            or len(messages) <= len(before):
-        return False
-    return all(new is old or new == old for old, new in zip(before, messages[1:]))
-
-
 def growth(trace: Trace, index: int) -> Growth:
     """Round `index`'s request (1-based) placed against the latest earlier request the log kept (kept_before); a
     request the log did not keep is placed against nothing."""
@@ -490,15 +477,6 @@ def growth(trace: Trace, index: int) -> Growth:
                                         referred=_referred(trace, index, message)))
             shifted = True
     dropped = len(before) - placed + max(0, placed - len(current.request.messages))
-    if shifted and instructions_added(current, kept):
-        # Instructions put in front of a history resent whole (a handoff to an agent with instructions, from one
-        # without): the system message is new, every message after it resent unchanged, none changed.
-        # Placed in place, the earlier request's messages are the request's first ones; the messages past them were
-        # placed as new already (their origin read against the round before), the last of them one place too early.
-        entries[:len(before) + 1] = [MessageEntry(0, current.request.messages[0], "new", "input")] + [
-            MessageEntry(i, message, "resent", "input")
-            for i, message in enumerate(current.request.messages[1:len(before) + 1], start=1)]
-        return Growth(entries=tuple(entries), dropped=0, against=kept.index, index=index)
     # Only where placing message by message found a change (never in a request that extends the one before it):
     # one that left some messages out and resent the rest unchanged is read as that, not as shifted and changed.
     if shifted and (found := realigned(current, kept)) is not None:

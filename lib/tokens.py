@@ -364,8 +364,6 @@ def _resent_past_prefix(rounds: tuple[Round, ...], index: int, prefix: int) -> l
         return list(messages[1:1 + len(old)])
     if (found := realigned(rounds[index - 1], kept)) is not None:
         return list(messages[prefix:found[0]])
-    if instructions_added(rounds[index - 1], kept):  # instructions put in front: the messages after them resent
-        return list(messages[max(prefix, 1):len(old) + 1])
     return [messages[i] for i in range(prefix, min(len(old), len(messages)))
             if messages[i] is old[i] or messages[i] == old[i]]
 

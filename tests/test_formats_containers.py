@@ -197,11 +197,6 @@ EXPECTED = [
     ("langchain-cohere-stream-tool-call.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
-    # The OpenAI Agents SDK's first call answered with a usage of zeros (read as a round of 0 tokens), then a handoff.
-    ("logfire-agents-zero-usage-handoff.yaml",
-     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
-     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
-     {"resp_67ced68228748191b31ea5d9172a7b4b": [1, 5]}, 2),
     # Writer's API took a call without an id and a result naming no call; the findings named the call "the
     # get_current_weather call get_current_weather" with "no result", and the result as answering "" ("answers , but").
     ("ollm-writer-idless-call.yaml",
@@ -2668,7 +2663,7 @@ def test_a_handoff_that_puts_instructions_before_a_history_resent_whole_rewrites
     said = {f.code: f for f in run_checks(conversation.trace)}
     assert said["history-rewritten"].severity == "info"
     assert said["history-rewritten"].message.startswith(
-        "This request puts instructions (a system message) in front of round 1's messages, which had none")
+        "This request puts instructions before the messages of round 1's request, which had none")
     # The question the request resends is counted as resent in the input's parts, as the round's card shows it.
     import json
     import subprocess
@@ -2880,7 +2875,7 @@ def test_a_responses_usage_of_zeros_beside_the_models_calls_is_no_count_and_the_
     # (121 tokens of tool definitions, 12 of the question) summing to 0 with "reported beyond our count" at -139.
     from lib.summary import summarize
     from lib.tokens import CHARACTER_COUNTER
-    result = upload("logfire-agents-zero-usage-handoff.yaml")
+    result = upload("logfire-agents-handoff-adds-instructions.yaml")
     (conversation,) = result.conversations
     first, second = summarize(conversation.trace, CHARACTER_COUNTER)
     assert first.tool_calls == 2
@@ -2920,7 +2915,7 @@ def test_instructions_put_before_a_history_that_had_none_are_new_and_the_history
     from lib.sequence import sequence
     from lib.summary import summarize
     from lib.tokens import CHARACTER_COUNTER
-    (conversation,) = upload("logfire-agents-zero-usage-handoff.yaml").conversations
+    (conversation,) = upload("logfire-agents-handoff-adds-instructions.yaml").conversations
     trace = conversation.trace
     placed = growth(trace, 2)
     assert [(e.message.role, e.status) for e in placed.entries] == [
