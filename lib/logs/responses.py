@@ -136,21 +136,15 @@ class ResponsesFormat(LogFormat):
     def notes(self) -> list[Problem]:
         notes = []
         if self.interleaved:
-            more = len(self.interleaved) - 1
-            notes.append(Problem(self.interleaved[0], "the request's input has the model's text after one of its calls "
-                                 "in the same turn (text, call, text, call), an order no Chat Completions message can "
-                                 "hold: the turn is shown as one assistant message, its texts before its calls"
-                                 + (f"; {plural(more, 'more request')} {'holds' if more == 1 else 'hold'} such a turn "
-                                    "too" if more else ""),
-                                 loaded=True))
+            notes.append(_said_once(self.interleaved, "the request's input has the model's text after one of its calls "
+                                    "in the same turn (text, call, text, call), an order no Chat Completions message "
+                                    "can hold: the turn is shown as one assistant message, its texts before its calls",
+                                    "request", ("holds", "hold"), "such a turn"))
         if self.zero_usage:
-            more = len(self.zero_usage) - 1
-            notes.append(Problem(self.zero_usage[0], "the response reports a usage of 0 input and 0 output tokens beside "
-                                 "the output the model wrote: no call reads and writes nothing, so those zeros are no "
-                                 "count of what it used, and the round's tokens are estimated"
-                                 + (f"; {plural(more, 'more response')} {'reports' if more == 1 else 'report'} such a "
-                                    "usage too" if more else ""),
-                                 loaded=True))
+            notes.append(_said_once(self.zero_usage, "the response reports a usage of 0 input and 0 output tokens "
+                                    "beside the output the model wrote: no call reads and writes nothing, so those "
+                                    "zeros are no count of what it used, and the round's tokens are estimated",
+                                    "response", ("reports", "report"), "such a usage"))
         return notes
 
     def detect(self, obj: dict) -> str | None:
@@ -673,3 +667,10 @@ def _finish_reason(response: dict, has_calls: bool) -> str | None:
         return "tool_calls" if has_calls else "stop"
     # queued, in_progress, cancelled: the call did not stop on its own.
     return None
+
+
+def _said_once(lines: list[int], said: str, item: str, verbs: tuple[str, str], what: str) -> Problem:
+    """A note on the first of `lines`, counting the others after it ("2 more requests hold such a turn too")."""
+    more = len(lines) - 1
+    verb = verbs[0] if more == 1 else verbs[1]
+    return Problem(lines[0], said + (f"; {plural(more, 'more ' + item)} {verb} {what} too" if more else ""), loaded=True)
