@@ -169,10 +169,11 @@ def _uploader(files: list[tuple[str, bytes]] | None) -> None:
         "Or open your own log (.jsonl, .json, .jsonl.gz, .eval, .yaml, .har, .traj, .httprr, .sse)",
         type=["jsonl", "json", "gz", "eval", "yaml", "yml", "har", "traj", "httprr", "sse", "txt"],
         accept_multiple_files=True, key=_uploader_key(), on_change=_uploaded_changed,
-        help="A Roundtrip trace, or logs of OpenAI or Anthropic calls in most common shapes: request and "
-             "response pairs, streams, batches, Responses API, fine-tuning lines, OpenTelemetry spans, "
-             "Inspect AI eval logs, agent trajectories, VCR cassettes, HAR files, Go httprr traces and a streamed answer's "
-             "server-sent events as saved from the wire (.sse or .txt).",
+        help="A Roundtrip trace, or logs of model calls in most common shapes: request and response pairs, "
+             "streams, batches, Responses API, fine-tuning lines, OpenTelemetry spans, Inspect AI eval logs, agent "
+             "session logs and trajectories, the HTTP recordings tests keep (VCR cassettes, HAR files, Go httprr, "
+             "Node nock, Rust httpmock, Llama Stack's and Mastra's recorders) and a streamed answer's server-sent "
+             "events as saved from the wire (.sse or .txt). docs/log-formats.md lists every format.",
     )
     if files and not shown:
         st.caption(UPLOAD_STILL_OPEN)
