@@ -764,6 +764,14 @@ class Snowball:
     """Tokens of the smallest tool list among the requests the log kept; None when it kept none."""
     tools_most: int | None = None
     """Tokens of the largest tool list among the requests the log kept; None when it kept none."""
+    tools_preamble: int = 0
+    """Of tools_per_round, the provider's tool-use system prompt we add by its published size
+    (InputBreakdown.tools_preamble): the log does not hold it."""
+    tools_counter: str = ""
+    """What counted the tool list (InputBreakdown.counter): the figure is our count, not the provider's."""
+    tools_over_input: int | None = None
+    """The first round with reported usage whose tool list we count above its whole reported input, None when none
+    is: our count and the provider's then plainly differ, and the page says so."""
     tool_list_recorded: bool = True
     """False when the log kept no tool list though the model called tools (RoundSummary.tool_list_recorded)."""
     tool_list_never_logged: bool = False
@@ -854,6 +862,25 @@ class Snowball:
         if self.tools_vary:
             return f"{self.tools_fewest:,} to {self.tools_most:,} tokens"
         return f"{self.tools_per_round:,} tokens"
+
+    @property
+    def tools_basis_words(self) -> str:
+        """What the tool list figure counts, said beneath it: our count, with which tokenizer, and the provider's
+        tool-use system prompt where it is in it; empty when no tool list was counted."""
+        if not self.tools_most:
+            return ""
+        counter = ("4 characters a token" if self.tools_counter == "characters"
+                   else self.tools_counter or "our tokenizer")
+        if self.tools_preamble:
+            said = (f"Our estimate, counted with {counter}: the tool definitions as JSON text, plus "
+                    f"Anthropic's tool-use system prompt of {self.tools_preamble:,} tokens, which the provider adds to "
+                    "every request that sends tools (its published size; no log holds it).")
+        else:
+            said = f"Our estimate, counted with {counter}: the tool definitions as JSON text."
+        if self.tools_over_input is not None:
+            said += (f" It is above round {self.tools_over_input}'s whole reported input: the provider renders the "
+                     "definitions in a shorter form of its own, and counts with its own tokenizer.")
+        return said
 
     @property
     def resent_of_counted_only(self) -> bool:
@@ -1102,6 +1129,10 @@ def snowball(every: tuple[RoundSummary, ...]) -> Snowball:
         tools_total=sum(r.breakdown.tools for r in rows),
         tools_fewest=min(kept_tools, default=None),
         tools_most=max(kept_tools, default=None),
+        tools_preamble=rows[-1].breakdown.tools_preamble if rows else 0,
+        tools_counter=rows[-1].breakdown.counter if rows else "",
+        tools_over_input=next((r.round for r in rows if r.request_recorded and r.usage.source == "reported"
+                               and r.breakdown.tools > r.usage.input_tokens), None),
         tool_list_recorded=all(r.tool_list_recorded for r in rows),
         tool_list_never_logged=any(r.tool_list_never_logged for r in rows),
         tool_list_sent=any(r.tool_list_sent for r in rows),

@@ -232,6 +232,9 @@ class InputBreakdown:
     held: int = 0
     """Earlier messages the provider held (previous_response_id or a conversation, lib.growth.held_indices): the
     program did not send them, the model reads them and they are billed as input."""
+    tools_preamble: int = 0
+    """Of `tools`, the tool-use system prompt the provider adds whenever tools are sent (Anthropic's, by its published
+    size: framing_of): no log holds it, so the pages say it is in the figure."""
 
     @property
     def counted(self) -> int:
@@ -336,9 +339,9 @@ def _split(messages, counter: TokenCounter) -> tuple[int, int]:
     return instructions, conversation
 
 
-_Parts = tuple[int, int, int, int, int, int, int]
+_Parts = tuple[int, int, int, int, int, int, int, int]
 """A round's counted parts, in InputBreakdown's field order: instructions, tools, history, new, framing, resent,
-held."""
+held, tools_preamble."""
 
 
 def _held_parts(round_: Round, prefix: int, counter: TokenCounter) -> tuple[int, int, int, int]:
@@ -374,7 +377,7 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
     found: list[_Parts] = []
     before: tuple[int, int] = (0, 0)
     previous_length, previous_recorded = 0, True  # round 1 has nothing before it: nothing resent past its prefix
-    previous_tools, tools = None, 0
+    previous_tools, tools, preamble = None, 0, 0
     # What is resent is what the latest request the log kept held: a request it lost held nothing we know of.
     kept_tools, kept_system = None, None
     for round_ in trace.rounds:
@@ -414,7 +417,8 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
         if request.tools is not previous_tools:
             # Interning hands every round that resends the tool list the very same tuple.
             previous_tools = request.tools
-            tools = tools_tokens(previous_tools, counter) + (framing.tools_preamble if previous_tools else 0)
+            preamble = framing.tools_preamble if previous_tools else 0
+            tools = tools_tokens(previous_tools, counter) + preamble
         resent += tools if tools_resent else 0
         if TOOLS_IN_PROMPT in round_.extra.get("derived", ()):
             # The tools are text of the instructions: counted once, as tools, out of the instructions' share.
@@ -424,7 +428,8 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
         if recorded:
             kept_tools, kept_system = request.tools, system
         found.append((instructions, tools, history, new,
-                      framing.per_message * len(messages) + (framing.reply if recorded else 0), resent, held))
+                      framing.per_message * len(messages) + (framing.reply if recorded else 0), resent, held,
+                      preamble))
         before = (kept[0] + added[0], kept[1] + added[1])
         previous_length, previous_recorded = len(messages), recorded
     return found
@@ -432,7 +437,8 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
 
 def breakdowns(trace: Trace, counter: TokenCounter) -> tuple[InputBreakdown, ...]:
     """The input breakdown of every round, each built from the previous one plus what is new."""
-    return tuple(InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5], held=parts[6])
+    return tuple(InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5], held=parts[6],
+                                 tools_preamble=parts[7])
                  for parts in _counted_parts(trace, counter))
 
 
@@ -444,7 +450,7 @@ def reconciled_breakdowns(trace: Trace, counter: TokenCounter) -> tuple[tuple[In
     found = _counted_parts(trace, counter)
     counted = [sum(parts[:5]) + parts[6] for parts in found]
     return tuple((InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5], held=parts[6],
-                                 not_counted=usage.input_tokens - total), usage)
+                                 tools_preamble=parts[7], not_counted=usage.input_tokens - total), usage)
                  for parts, total, usage in zip(found, counted, usages(trace, counted, counter)))
 
 

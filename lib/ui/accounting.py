@@ -348,6 +348,8 @@ def snowball_metrics(ball: Snowball, predicted: int | None = None) -> None:
              help=None if not ball.tools_vary else
              "The tool list was not the same size in every request: an agent handoff or a program that changes "
              "its tools sends another list. The figure gives the smallest and the largest.")
+    if ball.tools_basis_words:  # our count, not the provider's: said where the figure is, so the figures reconcile
+        d.caption(ball.tools_basis_words)
 
 
 def log_notes(notes: tuple[str, ...]) -> None:

@@ -1,0 +1,30 @@
+"""A new user's recordings, uploaded through the sidebar: each figure says what it counts, in words that are true of
+the file (defects found in a trial on tests/fixtures and tests/fixtures/containers)."""
+
+from tests.screen import screen, uploaded
+
+
+def test_the_tool_list_figure_says_it_is_our_count_with_anthropics_tool_use_prompt_in_it(app):
+    # oi-js-nock-bedrock-stream-tool.json: one Bedrock ConverseStream call to Claude 3.5 Sonnet with a tool, its
+    # reported input 414. The Tokens page showed "Tool list, every round: 438 tokens", more than the whole input,
+    # and did not say that 346 of them are Anthropic's tool-use system prompt, added by us at its published size.
+    at = uploaded(app, "containers/oi-js-nock-bedrock-stream-tool.json")
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    assert [m.value for m in at.metric if m.label == "Tool list, every round"] == ["438 tokens"]
+    assert [m.value for m in at.metric if m.label == "Input billed over all calls"] == ["414"]
+    shown = screen(at)
+    assert ("Our estimate, counted with o200k_base: the tool definitions as JSON text, plus Anthropic's tool-use "
+            "system prompt of 346 tokens, which the provider adds to every request that sends tools (its published "
+            "size; no log holds it).") in shown
+    assert "It is above round 1's whole reported input" in shown
+
+
+def test_an_openai_tool_list_is_said_to_be_our_count_of_its_json_alone(app):
+    # pydantic-ai-openai-tool-calls.yaml: two Chat Completions calls with a tool list; no provider prompt is added.
+    at = uploaded(app, "containers/pydantic-ai-openai-tool-calls.yaml")
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    shown = screen(at)
+    assert "the tool definitions as JSON text." in shown
+    assert "tool-use system prompt" not in shown
