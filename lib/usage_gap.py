@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from lib.encodings import model_encoding
 from lib.model import OtherPart, Round, Trace, summary_in_clear
 from lib.provenance import LACKED_NAMES
-from lib.summary import LACKED_PARTS, RoundSummary
+from lib.summary import LACKED_PARTS, RoundSummary, not_logged_on_opt_in
 from lib.text import plural
 
 GAP_SHARE = 0.2
@@ -78,8 +78,12 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
     reasons = []
     if reported_more and row.tool_list_never_logged:  # an agent's log: a list was sent; a model class's span: maybe
         sent = "the list" if row.tool_list_sent else "any list"  # as tool_list_missing says it, on the same round
-        reasons.append("the log's format does not always keep the tool list (an agent's session log never does), so "
-                       f"{sent} sent and billed is not in our count")
+        # The same words for the same format as the Tokens page's caption (lib.summary.not_logged_on_opt_in): an
+        # OpenTelemetry span keeps the list where the instrumentation opts in, so it is no agent's log that never does.
+        kept = ("keeps the tool list only where the instrumentation opts in (an OpenTelemetry GenAI span), and this "
+                "log has none" if not_logged_on_opt_in(round_)
+                else "does not always keep the tool list (an agent's session log never does)")
+        reasons.append(f"the log's format {kept}, so {sent} sent and billed is not in our count")
     elif reported_more and not row.tool_list_recorded:  # the list was billed; our count cannot hold what was not kept
         reasons.append("the log kept no tool list, though the model called tools, so the list that was sent and "
                        "billed is not in our count")

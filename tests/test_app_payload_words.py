@@ -28,3 +28,15 @@ def test_an_openai_tool_list_is_said_to_be_our_count_of_its_json_alone(app):
     shown = screen(at)
     assert "the tool definitions as JSON text." in shown
     assert "tool-use system prompt" not in shown
+
+
+def test_the_explorers_gap_reason_does_not_call_an_opentelemetry_span_an_agents_session_log(app):
+    # otlp-span-per-call.jsonl: a chat span whose gen_ai attributes carry no tool definitions (opt-in in the GenAI
+    # conventions), though the model called get_temperature. The explorer's reason for the gap said "the log's format
+    # does not always keep the tool list (an agent's session log never does)": the file is an OTLP export.
+    from tests.screen import round_shown
+
+    shown = round_shown(app, "otlp-span-per-call.jsonl", 1)
+    assert "agent's session log" not in shown
+    assert ("Why: the log's format keeps the tool list only where the instrumentation opts in (an OpenTelemetry GenAI "
+            "span), and this log has none, so the list sent and billed is not in our count") in shown
