@@ -40,3 +40,17 @@ def test_the_explorers_gap_reason_does_not_call_an_opentelemetry_span_an_agents_
     assert "agent's session log" not in shown
     assert ("Why: the log's format keeps the tool list only where the instrumentation opts in (an OpenTelemetry GenAI "
             "span), and this log has none, so the list sent and billed is not in our count") in shown
+
+
+def test_compare_opens_an_upload_of_two_conversations_on_both_of_them(app):
+    # otel-genai.jsonl: two conversations. Compare opened with the first on the left and a bundled pitfall trace on
+    # the right, a run the user never uploaded; the upload's other conversation is the run to compare with.
+    from lib.ui import compare
+
+    at = uploaded(app, "otel-genai.jsonl")
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    left, right = at.selectbox(key=compare.LEFT), at.selectbox(key=compare.RIGHT)
+    assert left.value == "upload:0"
+    assert right.value == "upload:1"
+    assert right.format_func(right.value).startswith("Your upload (otel-genai.jsonl)")

@@ -133,7 +133,7 @@ def _linked(choices: dict[str, str]) -> None:
         open_now = catalog.FIRST_TRACE
     st.session_state[LINKED] = bool(asked)
     st.query_params.pop("trace", None)  # the other pages' trace; this page names its two runs
-    defaults = [open_now, SECOND_TRACE if open_now != SECOND_TRACE else catalog.FIRST_TRACE]
+    defaults = [open_now, _second(open_now, choices)]
     for n, key in enumerate((LEFT, RIGHT)):
         name = asked[n] if n < len(asked) else defaults[n]
         if name not in choices:
@@ -142,6 +142,18 @@ def _linked(choices: dict[str, str]) -> None:
             plain.text(name)
             name = defaults[n]
         st.session_state[key] = name
+
+
+def _second(first: str, choices: dict[str, str]) -> str:
+    """The right run when nothing else is asked for: the upload's next conversation (or the one before the last)
+    where the left run is one of an upload of several, so that Compare starts on the user's own runs; else a bundled
+    pitfall trace."""
+    if first.startswith(UPLOADED):
+        n = int(first.removeprefix(UPLOADED))
+        for other in (f"{UPLOADED}{n + 1}", f"{UPLOADED}{n - 1}"):
+            if other in choices:
+                return other
+    return SECOND_TRACE if first != SECOND_TRACE else catalog.FIRST_TRACE
 
 
 def _saved_choice(name: str) -> str:
