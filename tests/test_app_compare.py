@@ -204,6 +204,9 @@ def test_a_request_not_in_the_log_is_not_compared_as_an_empty_one(app):
     # The Messages stream kept only what came back: its messages and tool list are not known, so Compare says so,
     # not that the messages differ, that find_orders was added, nor that the right's system prompt is "only right".
     at = uploaded(app, "anthropic-stream.jsonl")
+    # Against the bundled pitfall, whose request is in its log: the upload's other conversation, the default right
+    # run, lacks its request too.
+    at.query_params["compare"] = "upload:0,pitfalls/empty-result-invented-answer"
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     verdict = list(_table(at, "verdict")["verdict"])[0]
