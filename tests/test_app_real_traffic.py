@@ -381,9 +381,10 @@ def test_a_gap_from_a_tool_list_the_span_did_not_keep_is_put_down_to_that_list_f
     # cassette of the same calls counts 59 tokens of it). The reported 50 against our 22 is mostly that list.
     shown = screen(uploaded(app, "otlp-span-per-call.jsonl"))
     # Its gen_ai.tool.definitions is opt-in, and the model's call of get_temperature proves a list was sent.
-    assert ("The reported input is 28 tokens more than our count, 56% of the input. Why: the log's format does not "
-            "always keep the tool list (an agent's session log never does), so the list sent and billed is not in our "
-            "count; the provider's chat template adds tokens we cannot see.") in shown
+    assert ("The reported input is 28 tokens more than our count, 56% of the input. Why: the log's format keeps the "
+            "tool list only where the instrumentation opts in (an OpenTelemetry GenAI span), and this log has none, so "
+            "the list sent and billed is not in our count; the provider's chat template adds tokens we cannot see.") \
+        in shown
 
 
 def test_a_model_turn_the_span_did_not_capture_is_not_said_to_hold_no_content(app):
