@@ -1063,6 +1063,22 @@ class Snowball:
         return f"{self.billed_input / self.single_call_input:.1f}"
 
     @property
+    def one_round_words(self) -> str:
+        """In place of the chart of input billed so far when there is one round: a lone dot on a 0 to 1 axis shows no
+        growth, so the figures are said in words, the same as the metrics above (billed_input_figure,
+        single_call_words); empty for more rounds, which the chart draws."""
+        if self.rounds != 1:
+            return ""
+        billed, single = self.billed_input_figure, self.single_call_words
+        billed_said, single_said = (f"{f} tokens" if f[-1].isdigit() else f for f in (billed, single))
+        if billed == single:
+            return (f"One round, so nothing to draw: the input billed is that one call's, {billed_said}, which is "
+                    "one call with the same context.")
+        left_out = f" ({self.billed_input_left_out})" if self.billed_input_left_out else ""
+        return (f"One round, so nothing to draw: the call's input is {single_said}; the input billed is "
+                f"{billed_said}{left_out}.")
+
+    @property
     def single_call_words(self) -> str:
         """single_call_input as every page writes it: marked `≈` when estimated, NOT_IN_THE_LOG when not known."""
         return about(self.single_call_input, self.last_estimated) if self.last_input_known else NOT_IN_THE_LOG

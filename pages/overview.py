@@ -74,6 +74,9 @@ with right:
     st.markdown("**Tokens per round**")
     st.plotly_chart(charts.tokens_per_round(rows), key="overview.tokens")
 st.markdown("**Input billed so far, against one call with the same context**")
-st.plotly_chart(charts.cumulative_input(rows), key="overview.cumulative")
+if ball.one_round_words:  # one round: a lone dot on a 0 to 1 axis, so the figures in words instead
+    st.caption(ball.one_round_words)
+else:
+    st.plotly_chart(charts.cumulative_input(rows), key="overview.cumulative")
 if billing_unknown_rounds_words(rows):
     st.caption(billing_unknown_rounds_words(rows))

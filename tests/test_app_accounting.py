@@ -625,13 +625,22 @@ def test_the_input_billed_of_a_trace_whose_only_call_is_left_out_says_why_beneat
     assert f"({FAILED_LEFT_OUT.rstrip('.')}) out." in column.metric[0].help
 
 
-def test_the_cumulative_chart_starts_at_zero_so_one_point_is_not_drawn_as_a_steep_range(app):
-    at = _one_failed_round(app)
+def test_the_cumulative_chart_starts_at_zero_so_close_points_are_not_drawn_as_a_steep_range(app):
+    # Two calls reported (the refused one between them left out): their sums are drawn against 0.
+    at = uploaded(app, "openai-compatible-tool-use-failed.jsonl")
+    at.switch_page("pages/overview.py").run()
     cumulative = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
                       if "input billed so far" in c.proto.spec)
     assert cumulative["layout"]["yaxis"]["rangemode"] == "tozero"
-    # Nothing is billed so far, so one series has a point: its legend still names it.
     assert cumulative["layout"]["showlegend"] is True
+
+
+def test_one_refused_call_says_its_input_billed_in_words_not_as_a_lone_dot(app):
+    # The only call was refused: nothing is billed so far, and one dot on a 0 to 1 axis would say nothing true.
+    at = _one_failed_round(app)
+    assert not [c for c in at.get("plotly_chart") if "input billed so far" in c.proto.spec]
+    assert ("One round, so nothing to draw: the call's input is ≈ 109 tokens; the input billed is not in the log (1 "
+            "failed call left out: whether it was billed is not in the log).") in screen(at)
 
 
 def test_the_calls_beside_the_input_billed_say_how_many_are_in_the_sum(app):

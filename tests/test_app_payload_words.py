@@ -54,3 +54,23 @@ def test_compare_opens_an_upload_of_two_conversations_on_both_of_them(app):
     assert left.value == "upload:0"
     assert right.value == "upload:1"
     assert right.format_func(right.value).startswith("Your upload (otel-genai.jsonl)")
+
+
+def test_a_one_round_trace_says_its_input_billed_in_words_not_as_a_lone_dot(app):
+    # oi-js-nock-bedrock-stream-tool.json holds one call, 414 tokens in. "Input billed so far, against one call with
+    # the same context" drew one dot on a 0 to 1 axis: no growth to see, and the axis was no round of the trace.
+    at = uploaded(app, "containers/oi-js-nock-bedrock-stream-tool.json")
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("overview.cumulative")
+                or "input billed so far" in c.proto.spec]
+    assert ("One round, so nothing to draw: the input billed is that one call's, 414 tokens, which is one call with "
+            "the same context.") in screen(at)
+
+
+def test_a_trace_of_several_rounds_still_draws_its_input_billed_so_far(app):
+    at = uploaded(app, "containers/pydantic-ai-openai-tool-calls.yaml")
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    assert [c for c in at.get("plotly_chart") if "input billed so far" in c.proto.spec]
+    assert "One round, so nothing to draw" not in screen(at)
