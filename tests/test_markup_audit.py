@@ -156,6 +156,12 @@ VOUCHED: dict[tuple[str, str], str] = {
         "Snowball.resent_basis_words: our sentence with counts of requests and tokens, or nothing (lib/summary.py)",
     ("lib/ui/accounting.py", "as_sentence(other_model_calls_words(usage))"):
         "lib.summary.other_model_calls_words: our words with counts of calls and tokens, never the models' names",
+    ("lib/ui/accounting.py", "ball.tools_basis_words"):
+        "Snowball.tools_basis_words: our sentences with the counter's name (a tiktoken encoding or ours), a token "
+        "count and a round number (lib/summary.py)",
+    ("pages/overview.py", "ball.one_round_words"):
+        "Snowball.one_round_words: our sentence with the metrics' token figures and lib.prices.calls_left_out_words "
+        "(lib/summary.py)",
     ("lib/ui/accounting.py", "as_sentence(ball.billed_input_left_out)"):
         "Snowball.billed_input_left_out: lib.prices.calls_left_out_words, our words with counts of calls",
     ("lib/ui/compare.py", "f.input_left_out"):
