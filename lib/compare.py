@@ -29,7 +29,7 @@ from lib.prices import Price, TraceCost
 from lib.text import plural
 from lib.summary import (NOT_IN_THE_LOG, UNMADE_SAID, RoundSummary, billing_known, cost_known, round_cost,
                          rows_cost, snowball, stop_inferred, tokens_words, tool_list_kept, tool_list_never_logged,
-                         parts_not_logged, unanswered_left_out)
+                         not_logged_on_opt_in, parts_not_logged, unanswered_left_out)
 
 Item = tuple
 """One thing the model reads: (`text`, role, text), (`call`, tool, arguments as JSON) or (`result`, tool, content)."""
@@ -92,6 +92,9 @@ class RoundContent:
     answer_missing: str | None = None
     """Why the round's answer is not known (a key of ANSWER_MISSING), so that its calls and text are not compared: an
     answer the round never got, or one the log did not keep, is not an answer without calls or text. None when known."""
+    kept_on_opt_in: bool = False
+    """True when what the log's format does not keep, it keeps where the instrumentation opts in
+    (lib.summary.not_logged_on_opt_in: an OpenTelemetry GenAI span): the page says so, not that it never does."""
 
     @property
     def calls(self) -> tuple[Item, ...]:
@@ -331,6 +334,7 @@ def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
     listed = tool_list_kept(trace)
     never = any(tool_list_never_logged(r) for r in trace.rounds)
     unlogged = any("instructions" in parts_not_logged(r) for r in trace.rounds)
+    opt_in = any(not_logged_on_opt_in(r) for r in trace.rounds)
     found: list[RoundContent] = []
     previous = 0
     for round_ in trace.rounds:
@@ -341,14 +345,14 @@ def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
         tools = tuple((t.name, t.description, _canonical(t.parameters)) for t in request.tools)
         found.append(RoundContent(tuple(added), tools, answer, response.stop if response else None, (),
                                   finish_written(round_), round_.request_recorded, listed, never, unlogged,
-                                  _answer_missing(round_)))
+                                  _answer_missing(round_), opt_in))
         previous = len(request.messages)
     # A round's results arrive in the next request.
     return tuple(
         RoundContent(c.added, c.tools, c.answer, c.stop,
                      tuple(i for i in found[n + 1].added if i[0] == "result") if n + 1 < len(found) else (), c.finish,
                      c.request_recorded, c.tools_recorded, c.tools_never_logged, c.instructions_never_logged,
-                     c.answer_missing)
+                     c.answer_missing, c.kept_on_opt_in)
         for n, c in enumerate(found)
     )
 
@@ -453,17 +457,18 @@ def unlisted_words(left: RoundContent, right: RoundContent) -> str | None:
     if side is None:
         return None
     if side == "neither" and left.tools_never_logged and right.tools_never_logged:
-        return ("Neither run's log keeps a tool list (their format does not always keep one, as an agent's session "
-                "log never does): their tools are not known.")
+        return (f"Neither run's log keeps a tool list (their format {_unkept_words(left, right, it='one')}): their "
+                "tools are not known.")
     if side == "neither" and (left.tools_never_logged or right.tools_never_logged):
         never, called = ("left", "right") if left.tools_never_logged else ("right", "left")
-        return (f"Neither run's log kept a tool list (the {never} run's format does not always keep one, as an "
-                f"agent's session log never does; the {called} run's model called tools): their tools are not known.")
+        unkept = _unkept_words(*((left,) if never == "left" else (right,)), it="one")
+        return (f"Neither run's log kept a tool list (the {never} run's format {unkept}; the {called} run's model "
+                "called tools): their tools are not known.")
     if side == "neither":
         return "Neither run's log kept a tool list, though their models called tools: their tools are not known."
     if (left if side == "left" else right).tools_never_logged:
-        return (f"The {side} run's log keeps no tool list (its format does not always keep one, as an agent's "
-                "session log never does): its tools are not known.")
+        return (f"The {side} run's log keeps no tool list (its format "
+                f"{_unkept_words(left if side == 'left' else right, it='one')}): its tools are not known.")
     return f"The {side} run's log kept no tool list, though its model called tools: its tools are not known."
 
 
@@ -503,12 +508,24 @@ def uninstructed_words(left: RoundContent, right: RoundContent) -> str | None:
     if side is None:
         return None
     if side == "neither":
-        return ("Neither run's log keeps the instructions (their format does not always keep them, as an agent's "
-                "session log never does): what either sent as its system prompt is not known, so it is not compared.")
+        return (f"Neither run's log keeps the instructions (their format {_unkept_words(left, right, it='them')}): "
+                "what either sent as its system prompt is not known, so it is not compared.")
     other = "left" if side == "right" else "right"
-    return (f"The {side} run's log keeps no instructions (its format does not always keep them, as an agent's "
-            f"session log never does): the {other} run's are listed as only in the {other}, though the {side} run "
-            "sent its own, which are not known.")
+    lacking = left if side == "left" else right
+    # A span's format keeps the instructions only on opt-in: whether any were sent is not in it, as the Tokens page says.
+    sent = (f"though whether the {side} run sent any is not in its log" if lacking.kept_on_opt_in
+            else f"though the {side} run sent its own, which are not known")
+    return (f"The {side} run's log keeps no instructions (its format {_unkept_words(lacking, it='them')}): the "
+            f"{other} run's are listed as only in the {other}, {sent}.")
+
+
+def _unkept_words(*sides: RoundContent, it: str) -> str:
+    """How the format of these runs' logs keeps what they lack, as the Tokens page says it (RoundContent.kept_on_opt_in,
+    lib.summary.not_logged_on_opt_in): only where the instrumentation opts in for an OpenTelemetry span, else not
+    always, as an agent's session log never does."""
+    if all(side.kept_on_opt_in for side in sides):
+        return f"keeps {it} only where the instrumentation opts in, as an OpenTelemetry GenAI span does"
+    return f"does not always keep {it}, as an agent's session log never does"
 
 
 def _unsystem(items: tuple[Item, ...]) -> tuple[Item, ...]:

@@ -257,8 +257,8 @@ def test_a_run_whose_log_kept_no_tool_list_is_not_said_to_have_removed_its_tools
     assert verdicts[0] == "the right run's log kept no tool list, so the tools are not compared"
     assert not any("removed" in v for v in verdicts)
     # The span's gen_ai.tool.definitions is opt-in: its log does not say a list was sent, nor that none was.
-    assert ("The right run's log keeps no tool list (its format does not always keep one, as an agent's session log "
-            "never does): its tools are not known.") in [c.value for c in at.main.caption]
+    assert ("The right run's log keeps no tool list (its format keeps one only where the instrumentation opts in, as "
+            "an OpenTelemetry GenAI span does): its tools are not known.") in [c.value for c in at.main.caption]
 
 
 def _files(app, *names: str) -> None:

@@ -74,3 +74,20 @@ def test_a_trace_of_several_rounds_still_draws_its_input_billed_so_far(app):
     assert not at.exception
     assert [c for c in at.get("plotly_chart") if "input billed so far" in c.proto.spec]
     assert "One round, so nothing to draw" not in screen(at)
+
+
+def test_compare_says_what_an_opentelemetry_span_keeps_not_what_an_agents_session_log_never_does(app):
+    # otel-genai.jsonl's second conversation is a span that kept neither the instructions nor a tool list, and its
+    # model called no tool. Compare, opened on the upload's two conversations, said "its format does not always keep
+    # them, as an agent's session log never does ... though the right run sent its own": the file is an OTLP export,
+    # whose format keeps them where the instrumentation opts in, and whether the call sent any is not in it.
+    at = uploaded(app, "otel-genai.jsonl")
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    shown = screen(at)
+    assert "agent's session log" not in shown
+    assert ("The right run's log keeps no instructions (its format keeps them only where the instrumentation opts in, "
+            "as an OpenTelemetry GenAI span does): the left run's are listed as only in the left, though whether the "
+            "right run sent any is not in its log.") in shown
+    assert ("The right run's log keeps no tool list (its format keeps one only where the instrumentation opts in, as "
+            "an OpenTelemetry GenAI span does): its tools are not known.") in shown
