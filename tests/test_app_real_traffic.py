@@ -568,3 +568,22 @@ def test_a_count_above_the_reported_input_by_more_than_the_input_is_not_called_a
     assert "596%" not in shown and "% of the input" not in shown
     assert "The reported input is 1,644 tokens fewer than our count, a difference 6 times the size of the input." \
         in shown
+
+
+def test_five_calls_that_reuse_one_prompt_are_five_conversations_none_said_to_have_dropped_a_turn(app):
+    # ldp's online trainer asks one question five times, the last two with memories of earlier attempts added as a
+    # second user message; no request sends an answer back. The sidebar read "5 rounds in 3 conversations", and rounds
+    # 1 of two of them warned that round 2 "carries neither call ... nor a result for it: the turn was dropped".
+    at = uploaded(app, "containers/ldp-online-trainer-memories-added.yaml")
+    sidebar = " ".join(t.value for t in at.sidebar.text)
+    assert "5 interactions: 5 rounds in 5 conversations; 0 interactions skipped" in sidebar
+    picker = at.selectbox(key="sidebar.conversation")
+    assert picker.options == [f"conversation {n} · 1 round" for n in range(1, 6)]
+    for choice in range(5):
+        picker.set_value(choice).run()
+        assert not at.exception
+        shown = screen(at)
+        assert "the turn was dropped" not in shown and "missing-tool-result" not in shown
+    # The fourth call's request: the question, then the memories, both the program's user turns, new this round.
+    picker.set_value(3).run()
+    assert "Round 1: the program sends 2 messages, 2 of them new" in [s.value for s in at.subheader]

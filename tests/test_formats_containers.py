@@ -641,6 +641,13 @@ EXPECTED = [
     ("ruby-llm-cohere-instructions-replaced.yml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 0),
+    # ldp's online trainer asks the same question five times, the last two with memories of earlier attempts added as
+    # a second user message and no answer sent back: five calls, which were merged into three conversations.
+    ("ldp-online-trainer-memories-added.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "5 interactions: 5 rounds in 5 conversations; 0 interactions skipped",
+     {"conversation 1": [1], "conversation 2": [1], "conversation 3": [1], "conversation 4": [2],
+      "conversation 5": [2]}, 5),
 ]
 
 
@@ -2932,3 +2939,51 @@ def test_instructions_put_before_a_history_that_had_none_are_new_and_the_history
     assert condensed_rounds(trace)["rounds"][1]["changed"] == []
     assert [a.label for a in sequence(trace) if a.source == "user"] == [
         "asks: Generate a random number then, hand off to agen…"]
+
+
+# --- A prompt's messages reused by a new call ----------------------------------------------------------------------
+
+
+def test_a_new_call_that_reuses_an_earlier_prompt_and_adds_a_user_turn_is_a_conversation_of_its_own():
+    # ldp's online trainer asks "Write a 5 word story via print_story" three times, then twice more with memories of the
+    # earlier attempts added as a second user message. No request sends an answer back or a result for a call: each
+    # is a call of its own. They were merged into three conversations, two with "the turn was dropped" warnings.
+    result = upload("ldp-online-trainer-memories-added.yaml")
+    assert result.summary() == "5 interactions: 5 rounds in 5 conversations; 0 interactions skipped"
+    traces = [c.trace for c in result.conversations]
+    assert [[r.request.messages[-1].text[:19] for r in t.rounds] for t in traces] == [
+        ["Write a 5 word stor"], ["Write a 5 word stor"], ["Write a 5 word stor"], ["<episode-memories>\n"],
+        ["<episode-memories>\n"]]
+    assert [texts_of_calls(t) for t in traces] == [
+        ["Lost key unlocks ancient door."], ["Lost keys, found new adventures."],
+        ["Shadows danced under moonlight's gaze."], ["Dreams whispered secrets to stars."],
+        ["Dreams whispered secrets to stars."]]
+    assert [f for t in traces for f in run_checks(t) if f.severity != "info"] == []
+
+
+def texts_of_calls(trace):
+    return [c.arguments["story"] for r in trace.rounds for c in r.tool_calls]
+
+
+def _ldp_with_result_sent_back(tool_message):
+    """The ldp recording, its fourth request sending the third call's result (`tool_message`) before the memories."""
+    import yaml
+    document = yaml.safe_load((FIXTURES / "ldp-online-trainer-memories-added.yaml").read_bytes())
+    fourth = document["interactions"][3]["request"]
+    body = json.loads(fourth["body"])
+    body["messages"].insert(1, tool_message)
+    fourth["body"] = json.dumps(body)
+    return yaml.safe_dump(document).encode()
+
+
+def test_a_request_that_sends_the_earlier_calls_result_without_its_answer_goes_on_from_it():
+    # The same bytes, but the fourth request carries a result for the third call after the question: the program
+    # dropped the model's turn and went on, which must stay the third call's conversation and be said.
+    result = upload("ldp.yaml", _ldp_with_result_sent_back(
+        {"role": "tool", "tool_call_id": "call_k565kDGiYkM4qVcv4ZM4DbZP", "content": "printed"}))
+    assert result.summary() == "5 interactions: 5 rounds in 4 conversations; 0 interactions skipped"
+    shape = {c.id: [len(r.request.messages) for r in c.trace.rounds] for c in result.conversations}
+    assert shape == {"conversation 1": [1], "conversation 2": [1], "conversation 3": [1, 3], "conversation 4": [2]}
+    said = {c.id: [f.code for f in run_checks(c.trace)] for c in result.conversations}
+    assert said == {"conversation 1": [], "conversation 2": [], "conversation 3": ["orphan-tool-result"],
+                    "conversation 4": []}

@@ -409,6 +409,8 @@ class _Rebuilder:
                 same = raws[: len(before)] == before
                 if not same and not _resent_unmarked(raws, before):
                     continue
+                if _asked_anew(thread.calls[-1], raws):
+                    continue
                 extended.append((thread, same))
                 if len(before) < best_length or (len(before) == best_length
                                                  and not self._answer_follows(thread, raws, best)):
@@ -504,8 +506,13 @@ class _Rebuilder:
     def _answer_follows(thread: _Thread, raws: list, rival: _Thread | None) -> bool:
         """Whether a request that extends the last requests of two threads alike (a program that asked the same thing
         twice: CrewAI with and without a response format) goes on from `thread`'s answer rather than `rival`'s: it
-        resends that answer, and not the rival's, next. The first thread found keeps it otherwise."""
-        return _answered(thread, raws) and not (rival is not None and _answered(rival, raws))
+        resends that answer, and not the rival's, next; neither answer sent back, it sends results for `thread`'s
+        calls and not the rival's (a program that dropped the model's turn and kept its results). The first thread
+        found keeps it otherwise."""
+        answered, rival_answered = _answered(thread, raws), rival is not None and _answered(rival, raws)
+        if answered or rival_answered:
+            return answered and not rival_answered
+        return _results_sent(thread, raws) and not (rival is not None and _results_sent(rival, raws))
 
     def _under_other_instructions(self, dialect: str, raws: list) -> _Thread | None:
         """The thread a request continues under another system message: it resends the thread's last request but its
@@ -557,6 +564,7 @@ class _Rebuilder:
                         continue
                     last = earlier.calls[-1].request.messages
                     if len(first) > len(last) and shared_prefix(last, first) == len(last) \
+                            and not _asked_anew(earlier.calls[-1], later.calls[0].request.raw.get("messages") or []) \
                             and (best is None or len(last) > len(best.calls[-1].request.messages)):
                         best = earlier
             if best is not None:
@@ -592,6 +600,52 @@ def _answered(thread: _Thread, raws: list) -> bool:
     position = len(last.request.raw.get("messages") or []) if last is not None else 0
     return last is not None and last.response is not None and position < len(raws) \
         and _answer_resent(raws[position], last.response)
+
+
+def _asked_anew(last: _Call, raws: list) -> bool:
+    """Whether a request that starts with `last`'s request asks anew on that prompt rather than going on from it: the
+    answer `last` got said something and is not sent back next, and nothing the request adds is a turn of the model's
+    or a tool's result (a result for the answer's calls, the answer written otherwise). ldp's online trainer asks the
+    same question five times, the later calls with memories of earlier attempts added as a second user message: each
+    is a call of its own, not a conversation whose turn was dropped. A program that rewrote the answer or left it out
+    but sent its calls' results still sends something of the model's or a tool's, and goes on from it."""
+    response = last.response
+    if response is None or (not response.message.text.strip() and not response.message.tool_calls):
+        return False  # nothing was answered to send back (a failed call, an empty answer dropped and asked again)
+    before = last.request.raw.get("messages") or []
+    if len(raws) <= len(before) or _answer_resent(raws[len(before)], response):
+        return False
+    return not any(_of_model_or_tool(raw) for raw in raws[len(before):])
+
+
+def _results_sent(thread: _Thread, raws: list) -> bool:
+    """Whether a request that extends the thread's last request sends a result for a call of that request's answer."""
+    last = thread.calls[-1] if thread.calls else None
+    if last is None or last.response is None or not last.response.message.tool_calls:
+        return False
+    ids = {c.id for c in last.response.message.tool_calls if c.id}
+    for raw in raws[len(last.request.raw.get("messages") or []):]:
+        if not isinstance(raw, dict):
+            continue
+        if raw.get("role") == "tool" and raw.get("tool_call_id") in ids:
+            return True
+        content = raw.get("content")
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
+                                             and b.get("tool_use_id") in ids for b in content):
+            return True
+    return False
+
+
+def _of_model_or_tool(raw: Any) -> bool:
+    """Whether a request's message is the model's turn or carries a tool's result (a `tool` or `function` message, a
+    `tool_result` block in a user turn)."""
+    if not isinstance(raw, dict):
+        return False
+    if raw.get("role") in ("assistant", "model", "tool", "function"):
+        return True
+    content = raw.get("content")
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") in ("tool_result", "function_call_output") for b in content)
 
 
 def _answer_resent(raw: Any, response: Response) -> bool:
