@@ -397,3 +397,14 @@ def test_the_html_export_shows_a_declined_call_as_declined():
     html = trace_html(load_bundled("pitfalls/wrong-tool-declined").trace)
     assert "declined, not run" in html and ">failed<" not in html
     assert "tool <b>cancel_order</b>" in html and "The call's arguments (no handler ran)" in html
+
+
+def test_a_custom_tools_call_side_by_side_shows_its_free_text_input_not_an_error(app):
+    # GPT-5's custom tool (dd-trace-py's recording): the call carries `custom.input`, no `function`. The "Both dialects"
+    # view raised KeyError: 'function' and the page showed Streamlit's error box.
+    at = uploaded(app, "containers/ddtrace-openai-custom-tool-chat.yaml")
+    at.radio(key="explorer.view").set_value("Both dialects").run()
+    assert not at.exception
+    mapping = next(d.value for d in at.dataframe if "what" in d.value.columns)
+    row = mapping[mapping["what"] == "Call arguments"].iloc[0]
+    assert row["OpenAI Chat Completions"] == 'choices[0].message.tool_calls[0].custom.input = "4 + 4"'

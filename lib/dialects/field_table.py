@@ -53,6 +53,16 @@ def _first_call(oa: ConvertedRound) -> tuple[str, dict] | None:
     return None
 
 
+def _arguments_at(path: str, call: dict) -> str:
+    """A Chat Completions call's arguments where the body holds them: a function call's JSON string, or a custom
+    tool's free-text input (GPT-5's custom tools), which has no arguments."""
+    if isinstance(call.get("function"), dict):
+        return f"{path}.function.arguments = {_compact(json.dumps(call['function'].get('arguments'), ensure_ascii=False))}"
+    if isinstance(call.get("custom"), dict):
+        return f"{path}.custom.input = {_compact(json.dumps(call['custom'].get('input'), ensure_ascii=False))}"
+    return NONE_HERE
+
+
 def _find_block(an: ConvertedRound, kind: str, key: str, value: str, show: str) -> str:
     """Where the Messages body has the block of this kind whose `key` is `value`, and its `show` field."""
     places = [(m.get("content"), f"messages[{i}].content") for i, m in enumerate(an.request.body["messages"])]
@@ -86,8 +96,7 @@ def field_mapping(oa: ConvertedRound, an: ConvertedRound, not_logged: tuple[str,
     call = _first_call(oa)
     rows.append(FieldRow(
         "Call arguments", "tool_calls[].function.arguments: a JSON string", "a tool_use block's input: a JSON object",
-        f"{call[0]}.function.arguments = {_compact(json.dumps(call[1]['function']['arguments'], ensure_ascii=False))}"
-        if call else NONE_HERE,
+        _arguments_at(*call) if call else NONE_HERE,
         _find_block(an, "tool_use", "id", call[1]["id"], "input") if call else NONE_HERE))
 
     results = [i for i, m in enumerate(o_messages) if m.get("role") == "tool"]
