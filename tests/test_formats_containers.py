@@ -648,6 +648,11 @@ EXPECTED = [
      "5 interactions: 5 rounds in 5 conversations; 0 interactions skipped",
      {"conversation 1": [1], "conversation 2": [1], "conversation 3": [1], "conversation 4": [2],
       "conversation 5": [2]}, 5),
+    # Harbor's ATIF trajectory (terminus-2): "no line of the file matches a known log format; none comes close".
+    ("harbor-terminus2-invalid-json.trajectory.json",
+     {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
+     "1 document: 4 rounds in 1 conversation; 0 documents skipped",
+     {"session NORMALIZED_SESSION_ID": [1, 3, 5, 7]}, 3),
 ]
 
 
@@ -2987,3 +2992,45 @@ def test_a_request_that_sends_the_earlier_calls_result_without_its_answer_goes_o
     said = {c.id: [f.code for f in run_checks(c.trace)] for c in result.conversations}
     assert said == {"conversation 1": [], "conversation 2": [], "conversation 3": ["orphan-tool-result"],
                     "conversation 4": []}
+# --- ATIF trajectories (Harbor) -------------------------------------------------------------------------
+
+
+def test_an_atif_trajectory_is_one_run_a_round_per_agent_step_with_its_own_counts():
+    # Harbor's terminus-2 run: a prompt, an answer that broke the JSON format, the parser's complaint sent back,
+    # then three answers whose commands Harbor kept as tool calls.
+    result = upload("harbor-terminus2-invalid-json.trajectory.json")
+    (conversation,) = result.conversations
+    rounds = conversation.trace.rounds
+    assert [r.response.model for r in rounds] == ["openai/gpt-4o"] * 4
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in rounds] == [
+        (682, 100), (785, 50), (850, 30), (100, 20)]
+    assert [c.name for r in rounds for c in r.tool_calls] == ["bash_command", "mark_task_complete",
+                                                              "mark_task_complete"]
+    assert not rounds[0].tool_calls and "This should work!" in rounds[0].response.message.text
+    # The parser's complaint went back as the next prompt; the terminal's output as the call's result.
+    sent = rounds[1].request.raw["messages"]
+    assert sent[-1] == {"role": "user", "content": sent[-1]["content"]}
+    assert sent[-1]["content"].startswith("Previous response had parsing errors:")
+    answer = rounds[2].request.raw["messages"][-1]
+    assert answer["role"] == "tool" and answer["tool_call_id"] == "call_1_1"
+    assert "printf 'Hello, world!" in answer["content"]
+    assert [n.message for n in result.notes if "source_call_id" in n.message] == [
+        "3 observation results name no call ('source_call_id'); each was taken as the result of its step's only call."]
+
+
+def test_an_atif_result_naming_its_call_answers_that_call_and_a_broken_step_is_named():
+    run = {"schema_version": "ATIF-v1.6", "session_id": "s1", "agent": {"name": "a", "model_name": "m"},
+           "steps": [{"step_id": 1, "source": "user", "message": "hi"},
+                     {"step_id": 2, "source": "agent", "message": "",
+                      "tool_calls": [{"tool_call_id": "c1", "function_name": "ls", "arguments": {"p": "."}},
+                                     {"tool_call_id": "c2", "function_name": "pwd", "arguments": {}}],
+                      "observation": {"results": [{"source_call_id": "c2", "content": "/app"},
+                                                  {"source_call_id": "c1", "content": "a b"}]}},
+                     {"step_id": 3, "source": "agent", "message": "done"}]}
+    rounds = upload("trajectory.json", json.dumps(run).encode()).conversations[0].trace.rounds
+    assert [m.get("tool_call_id") for m in rounds[1].request.raw["messages"][2:]] == ["c2", "c1"]
+    assert rounds[0].response.usage is None or "usage" in rounds[0].extra["derived"]
+    run["steps"][1]["tool_calls"][0] = "ls"
+    result = upload("trajectory.json", json.dumps(run).encode())
+    assert result.conversations == ()
+    assert any("steps[1].tool_calls[0] is" in p.message for p in result.problems)

@@ -9,7 +9,7 @@ Adding a format is one new module and one line in FORMATS.
 
 from __future__ import annotations
 
-from lib.logs import (adk, autogen, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task,
+from lib.logs import (adk, atif, autogen, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task,
                       codex, cohere, finetune, gemini, gemini_cli, goose, har, httpmock, httprr, inspect_log,
                       langfuse, langsmith, llama_stack, llm_recorder, mlflow_traces, nock, ollama, opencode,
                       opencode_run, openhands, pairs, recorded_streams, responses, sharegpt, spans, streams,
@@ -41,6 +41,8 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # Before SWE-agent's: both keep a run under 'history', OpenHands' of events (an 'action' or 'observation').
     openhands.OpenHandsTrajectoryFormat,
     trajectories.SweAgentFormat,
+    # An ATIF 'schema_version' beside 'steps': Harbor's trajectories, a shape no other format reads.
+    atif.AtifFormat,
     adk.AdkSessionFormat,
     # A session's first line (its 'sessionId' and 'projectHash') makes the message, '$set' and '$rewindTo' lines after
     # it Gemini CLI's: no other format's line has those keys.
