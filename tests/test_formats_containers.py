@@ -653,6 +653,11 @@ EXPECTED = [
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
      "1 document: 4 rounds in 1 conversation; 0 documents skipped",
      {"session NORMALIZED_SESSION_ID": [1, 3, 5, 7]}, 3),
+    # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
+    ("harbor-terminus2-linear-history.trajectory.cont-1.json",
+     {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
+     "1 document: 4 rounds in 1 conversation; 0 documents skipped",
+     {"session NORMALIZED_SESSION_ID": [4, 6, 8, 10]}, 0),
 ]
 
 
@@ -3034,3 +3039,28 @@ def test_an_atif_result_naming_its_call_answers_that_call_and_a_broken_step_is_n
     result = upload("trajectory.json", json.dumps(run).encode())
     assert result.conversations == ()
     assert any("steps[1].tool_calls[0] is" in p.message for p in result.problems)
+
+
+def test_an_atif_continuation_shows_only_its_own_calls_the_copied_context_as_history():
+    # Harbor's terminus-2 after a context summary: the prompt, the handoff, the questions the model asked (a call
+    # of the run before, marked is_copied_context) and their answers, then this file's four calls.
+    result = upload("harbor-terminus2-linear-history.trajectory.cont-1.json")
+    rounds = result.conversations[0].trace.rounds
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in rounds] == [
+        (1700, 420), (850, 40), (850, 40), (850, 30)]
+    first = rounds[0].request.raw["messages"]
+    assert [m["role"] for m in first] == ["user", "user", "assistant", "user"]
+    assert first[2]["content"].startswith("I have the following questions")
+    assert [n.message for n in result.notes if "is_copied_context" in n.message] == [
+        "1 agent step is marked 'is_copied_context' (carried over from the run this trajectory continues): kept as "
+        "history the requests resent, not shown as rounds."]
+
+
+def test_an_atif_step_no_model_call_made_is_history_not_a_round():
+    run = {"schema_version": "ATIF-v1.7", "agent": {"name": "a", "model_name": "m"},
+           "steps": [{"step_id": 1, "source": "user", "message": "hi"},
+                     {"step_id": 2, "source": "agent", "message": "scripted", "llm_call_count": 0},
+                     {"step_id": 3, "source": "agent", "message": "done", "llm_call_count": 1}]}
+    rounds = upload("trajectory.json", json.dumps(run).encode()).conversations[0].trace.rounds
+    assert [r.response.message.text for r in rounds] == ["done"]
+    assert rounds[0].request.raw["messages"][-1] == {"role": "assistant", "content": "scripted"}

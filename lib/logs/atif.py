@@ -4,7 +4,9 @@ Harbor / terminal-bench writes them per trial (`agent/trajectory.json`).
 One file is one run: `steps` in order, each from the `system`, the `user` or the `agent`. An agent step is one
 model call: its `message` the answer's text, its `tool_calls` (`tool_call_id`, `function_name`, `arguments`)
 the calls, its `metrics` the call's own token counts, its `observation.results` what the program sent back.
-A trajectory keeps steps, not requests, so each round's request is rebuilt from the steps before it.
+A trajectory keeps steps, not requests, so each round's request is rebuilt from the steps before it. A step marked
+`is_copied_context` (a continuation file repeats the context it was handed) or with `llm_call_count: 0` is history,
+not a call of this file.
 
 An observation result that names its call (`source_call_id`) is that call's result. One that names none (Harbor's
 terminus-2 answers in text and sends the terminal's output back as the next prompt) is the result of the step's
@@ -52,7 +54,7 @@ class AtifFormat(LogFormat):
         tools = _tools(agent.get("tool_definitions"))
         messages: list[dict] = []
         records: list[CallRecord] = []
-        paired = 0
+        paired = copied = 0
         for i, step in enumerate(steps):
             where = f"steps[{i}]"
             if not isinstance(step, dict):
@@ -68,6 +70,13 @@ class AtifFormat(LogFormat):
             calls = [_call(call, f"{where}.tool_calls[{j}]") for j, call in enumerate(step.get("tool_calls") or [])]
             if calls:
                 message["tool_calls"] = calls
+            if step.get("is_copied_context") is True or step.get("llm_call_count") == 0:
+                # Copied from the run this one continues (Harbor's continuation files), or a step no model call
+                # made: what the next requests carried, not a call of this file.
+                messages.append(message)
+                messages.extend(_observation(step.get("observation"), calls, f"{where}.observation")[0])
+                copied += step.get("is_copied_context") is True
+                continue
             model = step.get("model_name") if isinstance(step.get("model_name"), str) else run_model
             metrics = step.get("metrics") if isinstance(step.get("metrics"), dict) else {}
             usage = chat_usage(metrics.get("prompt_tokens"), metrics.get("completion_tokens"),
@@ -90,6 +99,11 @@ class AtifFormat(LogFormat):
             paired += count
         if not records:
             raise LineProblem("'steps' has no agent step, so there is no model call to show")
+        if copied:
+            self._notes.append(Problem(line, (
+                f"{copied:,} agent step{'s are' if copied != 1 else ' is'} marked 'is_copied_context' (carried over "
+                "from the run this trajectory continues): kept as history the requests resent, not shown as rounds."),
+                conversation=conversation))
         if paired:
             self._notes.append(Problem(line, (
                 f"{paired:,} observation result{'s name' if paired != 1 else ' names'} no call "
