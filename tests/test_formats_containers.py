@@ -3012,6 +3012,9 @@ def test_an_atif_trajectory_is_one_run_a_round_per_agent_step_with_its_own_count
     assert [c.name for r in rounds for c in r.tool_calls] == ["bash_command", "mark_task_complete",
                                                               "mark_task_complete"]
     assert not rounds[0].tool_calls and "This should work!" in rounds[0].response.message.text
+    # The step's reasoning kept on the answer, as an OpenAI-compatible server returns it, and not resent.
+    assert rounds[0].response.raw["choices"][0]["message"]["reasoning_content"].startswith("The task is straightforward")
+    assert "reasoning_content" not in rounds[1].request.raw["messages"][1]
     # The parser's complaint went back as the next prompt; the terminal's output as the call's result.
     sent = rounds[1].request.raw["messages"]
     assert sent[-1] == {"role": "user", "content": sent[-1]["content"]}

@@ -89,7 +89,8 @@ class AtifFormat(LogFormat):
             derived = [TRANSCRIPT_REQUEST, "finish"] + ([] if usage else ["usage"])
             records.append(CallRecord(
                 line=line, dialect=OPENAI, request=request,
-                response=chat_completion(message, "tool_calls" if calls else "stop", model=model, usage=usage),
+                response=chat_completion(_with_reasoning(message, step), "tool_calls" if calls else "stop",
+                                         model=model, usage=usage),
                 conversation=conversation, derived=derived,
                 timestamp=step.get("timestamp") if isinstance(step.get("timestamp"), str) else None,
             ))
@@ -112,6 +113,13 @@ class AtifFormat(LogFormat):
 
     def notes(self) -> list[Problem]:
         return self._notes
+
+
+def _with_reasoning(message: dict, step: dict) -> dict:
+    """The answer as the model gave it: its `reasoning_content` beside the text, as OpenAI-compatible servers
+    (DeepSeek, vLLM) return it; the history the next requests resend keeps the message without it."""
+    reasoning = step.get("reasoning_content")
+    return {**message, "reasoning_content": reasoning} if isinstance(reasoning, str) and reasoning else message
 
 
 def _text(message: Any) -> str:
