@@ -20,6 +20,7 @@ CONVERTED_FROM = {
     "bedrock-converse": "an AWS Bedrock Converse body",
     "cline-task": "a Cline or Roo Code task history",
     "cohere": "a Cohere v2 chat body",
+    "cohere-v1": "a Cohere v1 chat body",
     "gemini": "a Google Gemini generateContent body",
     "gemini-cli-session": "a Gemini CLI session recording",
     "goose-session": "a Goose session file",

@@ -313,12 +313,14 @@ def test_a_tool_run_under_a_millisecond_is_shown_to_two_digits(app):
 
 
 def test_a_file_of_calls_to_an_api_not_read_says_so_where_the_rounds_would_be(app):
-    at = uploaded(app, "containers/ollm-cohere-v1-chat.yaml")
+    # ruby-openai's two streamed Assistants API runs (the thread holds the messages).
+    at = uploaded(app, "containers/ruby-openai-assistants-run-stream.yml")
     assert [w.value for w in at.warning] == [
         "This file holds no readable rounds. The sidebar says what it holds and why none could be read."]
     sidebar = " ".join(t.value for t in at.sidebar.text)
-    assert "1 interaction to an API Roundtrip does not read" in sidebar
-    assert "a model call to api.cohere.com/v1/chat, an API Roundtrip does not read" in sidebar
+    assert "2 interactions to an API Roundtrip does not read" in sidebar
+    assert "a model call to api.openai.com/v1/threads/<thread>/runs (OpenAI's Assistants API), an API Roundtrip " \
+           "does not read" in sidebar
 
 
 def test_a_trace_that_reported_no_usage_names_no_part_reported_beyond_our_count(app):

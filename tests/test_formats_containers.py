@@ -82,8 +82,7 @@ EXPECTED = [
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped",
      {"resp_67e52d90176c819180bd8b6823aff4c7093f95c20016a37e": [1, 3]}, 1),
     # Provider-native APIs recorded in cassettes by other projects' tests: Gemini (whole and streamed), Bedrock
-    # Converse (whole, streamed as AWS's binary event stream, refused), Ollama, Cohere's v2 chat; Cohere's v1 chat,
-    # which no format reads, is counted as a model call left out, not as "not a model call".
+    # Converse (whole, streamed as AWS's binary event stream, refused), Ollama, Cohere's v2 chat and its v1 chat.
     ("crewai-gemini-parallel-crew.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 7]}, 3),
     # llm-gemini sends its calls back in the proto's snake_case (`function_call`, `function_response`): they were lost.
@@ -182,10 +181,13 @@ EXPECTED = [
     ("langchain-cohere-reasoning-tool-call.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 1),
-    # Cohere's v1 chat (`message`, `chat_history`) is still an API no format reads.
+    # Cohere's v1 chat (`message`, `chat_history`): was named "an API Roundtrip does not read" and left out.
     ("ollm-cohere-v1-chat.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
-     "1 interaction: 0 rounds in 0 conversations; 1 interaction to an API Roundtrip does not read; "
-     "0 interactions skipped", {}, 0),
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    # The same call streamed: one JSON object per line (application/stream+json), the whole answer in `stream-end`.
+    ("ollm-cohere-v1-chat-stream.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     # The OpenAI Agents SDK's voice pipeline: a transcription, the agent's streamed Responses call, then text-to-speech
     # (`/v1/audio/speech`: `input`, `model`, `voice`, `instructions`), which was read as a second conversation.
     ("logfire-agents-voice-speech.yaml",
@@ -1357,7 +1359,7 @@ def test_a_call_to_gemini_s_interactions_api_is_named_as_an_api_not_read_not_a_r
     assert [n.message for n in result.notes] == [
         "a model call to generativelanguage.googleapis.com/v1beta/interactions, an API Roundtrip does not read (it "
         "reads Chat Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's "
-        "v2 chat): left out"]
+        "v1 and v2 chat): left out"]
 
 def test_a_request_under_the_instructions_the_conversation_went_on_under_stays_in_it():
     # Google ADK adds "You have a list of artifacts: ["sample.png"] ..." to the system instruction once the first tool
@@ -1472,7 +1474,7 @@ def test_an_assistants_api_run_is_named_a_model_call_to_an_api_not_read_not_coun
     assert [(note.line, note.message) for note in result.notes] == [
         (1, "a model call to api.openai.com/v1/threads/<thread>/runs (OpenAI's Assistants API), an API Roundtrip does "
             "not read (it reads Chat Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, "
-            "Ollama and Cohere's v2 chat): left out, and so is 1 more call to it")]
+            "Ollama and Cohere's v1 and v2 chat): left out, and so is 1 more call to it")]
 
 
 def test_a_failed_call_with_an_empty_body_is_not_quoted_as_saying_its_status():
@@ -1847,13 +1849,46 @@ def test_togethers_eos_finish_reason_is_the_model_ending_its_answer():
     assert 5 in {label.step for label in steps_for_round(trace, 1)}
 
 
-def test_model_calls_to_an_api_no_format_reads_are_named_as_such_not_as_no_model_call():
+def test_a_cohere_v1_chat_call_is_read_as_one_round_with_its_model_answer_and_counts():
+    # Was "a model call to api.cohere.com/v1/chat, an API Roundtrip does not read": left out, 0 rounds.
     result = upload("ollm-cohere-v1-chat.yaml")
-    assert [result.said(n) for n in result.notes] == [
-        "interaction 1: a model call to api.cohere.com/v1/chat, an API Roundtrip does not read (it reads Chat "
-        "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's v2 chat): "
-        "left out"]
-    assert "not model calls" not in result.summary()
+    (round_,) = result.conversations[0].trace.rounds
+    assert round_.request.raw["messages"] == [{"role": "user", "content": "Tell me a joke, pirate style"}]
+    assert result.conversations[0].trace.model == "command"
+    assert round_.response.message.text.startswith("Arrrr, matey! Shiver me timbers")
+    assert round_.response.finish_reason == "stop"
+    # meta.tokens (what the model read and wrote), not meta.billed_units (58 in).
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (69, 119)
+    assert result.notes == ()
+
+
+def test_a_cohere_v1_chat_stream_is_joined_into_the_answer_its_stream_end_holds():
+    result = upload("ollm-cohere-v1-chat-stream.yaml")
+    (round_,) = result.conversations[0].trace.rounds
+    assert round_.extra.get("streamed")
+    assert round_.response.message.text.startswith("Arrrr, matey! Shiver me timbers, here's a pirate-themed joke")
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (69, 116)
+
+
+def test_cohere_v1_history_calls_and_results_are_paired_by_name_and_order():
+    from lib.logs.cohere import CohereV1Format
+    request = {"model": "command-r", "preamble": "Be brief.", "message": "",
+               "chat_history": [{"role": "USER", "message": "Weather in Paris and Rome?"},
+                                {"role": "CHATBOT", "message": "", "tool_calls": [
+                                    {"name": "weather", "parameters": {"city": "Paris"}},
+                                    {"name": "weather", "parameters": {"city": "Rome"}}]}],
+               "tool_results": [{"call": {"name": "weather", "parameters": {"city": "Paris"}}, "outputs": [{"t": 20}]},
+                                {"call": {"name": "weather", "parameters": {"city": "Rome"}}, "outputs": [{"t": 25}]}],
+               "tools": [{"name": "weather", "description": "Weather now",
+                          "parameter_definitions": {"city": {"type": "str", "description": "City", "required": True}}}]}
+    answer = {"text": "20 and 25.", "generation_id": "g1", "finish_reason": "COMPLETE",
+              "meta": {"billed_units": {"input_tokens": 30, "output_tokens": 4}}}
+    record = CohereV1Format().record(request, answer, 1, {})
+    sent = record.request["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "tool"]
+    assert [c["id"] for c in sent[2]["tool_calls"]] == [m["tool_call_id"] for m in sent[3:]]
+    assert record.request["tools"][0]["function"]["parameters"]["required"] == ["city"]
+    assert record.response["usage"]["prompt_tokens"] == 30 and record.derived == ["call ids"]
 
 
 def test_a_text_to_speech_call_is_named_as_a_call_to_an_api_not_read_not_read_as_a_responses_round():
@@ -1863,8 +1898,8 @@ def test_a_text_to_speech_call_is_named_as_a_call_to_an_api_not_read_not_read_as
     assert [c.trace.model for c in result.conversations] == ["gpt-4o"]
     assert [result.said(n) for n in result.notes] == [
         "interaction 3: a model call to api.openai.com/v1/audio/speech, an API Roundtrip does not read (it reads Chat "
-        "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's v2 chat): "
-        "left out"]
+        "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's v1 and v2 "
+        "chat): left out"]
 
 
 def test_a_speech_request_logged_as_a_line_is_not_a_responses_request():

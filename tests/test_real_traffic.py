@@ -889,6 +889,8 @@ STREAM_WORDS = ("The response came as a stream: the body shown is assembled here
     ("containers/ollm-bedrock-invoke-stream-nova.yaml", [True]),  # InvokeModelWithResponseStream, Converse events
     ("containers/langchain-cohere-stream-tool-call.yaml", [True]),  # Cohere's v2 chat, its own events
     ("containers/ollm-cohere-v2-tool-history.yaml", [False, False]),  # Cohere's v2 chat, whole
+    ("containers/ollm-cohere-v1-chat-stream.yaml", [True]),  # Cohere's v1 chat, one JSON event per line
+    ("containers/ollm-cohere-v1-chat.yaml", [False]),  # Cohere's v1 chat, whole
 ])
 def test_a_streamed_answer_converted_from_another_api_is_said_to_be_assembled_from_its_stream(fixture, streamed):
     # OpenAI's and Anthropic's streams said so; Gemini's, Ollama's and Bedrock's, converted to another body on top,

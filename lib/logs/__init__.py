@@ -77,6 +77,9 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # Before the Chat Completions reader, which would take a v2 chat request (shaped like its own) and refuse the
     # answer: a `message` beside `finish_reason`, no `choices`.
     cohere.CohereFormat,
+    # A v1 answer's 'text' beside 'generation_id', or a request's 'message' string beside 'chat_history' or 'preamble':
+    # after the v2 reader, whose answers have a 'message' object.
+    cohere.CohereV1Format,
     # A rollout line's 'type' (session_meta, response_item, event_msg...) beside a 'payload': no other format's.
     codex.CodexRolloutFormat,
     # Before the session-log reader, whose 'uuid' rule would take its lines: their snake_case 'session_id' and

@@ -239,3 +239,185 @@ def joined_events(events: list) -> dict:
     if unclosed:
         response[UNCLOSED] = unclosed
     return response
+
+
+# --- v1 chat (`POST /v1/chat`) ---------------------------------------------------------------------------------------
+#
+# The v1 request keeps the conversation in three places: `preamble` (the system prompt), `chat_history` (turns of
+# role USER, CHATBOT, SYSTEM or TOOL, each's words under `message`, a CHATBOT turn's calls as `{name, parameters}`, a
+# TOOL turn's `tool_results` as `{call, outputs}`), and the new turn: `message`, and `tool_results` when the program
+# answers the calls of the last CHATBOT turn. Tools are `{name, description, parameter_definitions}`. The answer is
+# `{"text", "generation_id", "tool_calls", "finish_reason", "meta": {"tokens", "billed_units"}}`; a stream is one JSON
+# object per line (`stream-start`, `text-generation`, `tool-calls-generation`, then `stream-end` holding the whole
+# answer). v1 calls have no ids: each is named by its place, its result paired by name and order (`derived`).
+
+V1_ROLES = {"USER": "user", "SYSTEM": "system"}
+"""v1 roles whose turns are plain messages, as Chat Completions roles."""
+
+
+def is_v1_request(body: Any) -> bool:
+    """Whether `body` is a v1 chat request: the new turn under `message` (a string) beside `model`, `chat_history` or
+    `preamble`, and no `messages` (v2's, or Chat Completions') or `role` (a message of its own)."""
+    return isinstance(body, dict) and isinstance(body.get("message"), str) and "messages" not in body \
+        and "role" not in body and any(k in body for k in ("model", "chat_history", "preamble"))
+
+
+def is_v1_response(body: Any) -> bool:
+    """Whether `body` is a v1 chat answer (`text` beside `generation_id` or `response_id`) or the events of one."""
+    if isinstance(body, list):
+        return bool(body) and all(isinstance(e, dict) and isinstance(e.get("event_type"), str) for e in body)
+    return isinstance(body, dict) and isinstance(body.get("text"), str) and "choices" not in body \
+        and ("generation_id" in body or "response_id" in body)
+
+
+class CohereV1Format(ProviderPairFormat):
+    """Cohere v1 /chat requests and responses, streamed or whole."""
+
+    name = "cohere-v1"
+    title = "Cohere v1 chat"
+    request_key = "message"
+    response_key = "text"
+
+    def own_error(self, body: Any) -> bool:
+        return isinstance(body, dict) and isinstance(body.get("message"), str) \
+            and set(body) <= {"id", "message", "data"}
+
+    def is_request(self, body: Any) -> bool:
+        return is_v1_request(body)
+
+    def is_response(self, body: Any) -> bool:
+        return is_v1_response(body)
+
+    def record(self, request: dict | None, response: Any, line: int, obj: dict) -> CallRecord:
+        ids = CallIds()
+        chat_request = None if request is None else _v1_request(request, ids)
+        if isinstance(response, list):
+            response = joined_v1_events(response)
+        chat_response = None
+        if response is not None:
+            turn = len(chat_request["messages"]) if chat_request is not None else 0
+            model = chat_request.get("model") if chat_request is not None else obj.get("model")
+            chat_response = _v1_response(response, ids, turn, model)
+        return CallRecord(line=line, dialect="openai-chat", request=chat_request, response=chat_response,
+                          derived=ids.derived(), converted_from=self.name)
+
+
+def _v1_request(request: dict, ids: CallIds) -> dict:
+    """The Chat Completions request a v1 chat request amounts to."""
+    messages: list[dict] = []
+    preamble = request.get("preamble")
+    if isinstance(preamble, str) and preamble:
+        messages.append({"role": "system", "content": preamble})
+    history = request.get("chat_history")
+    if history is not None and not isinstance(history, list):
+        raise LineProblem(f"'chat_history' is {convert.describe(history)}, expected a list")
+    for position, turn in enumerate(history or []):
+        where = f"chat_history[{position}]"
+        if not isinstance(turn, dict):
+            raise LineProblem(f"{where} is {convert.describe(turn)}, expected a turn object")
+        role = str(turn.get("role") or "").upper()
+        if role in V1_ROLES:
+            messages.append({"role": V1_ROLES[role], "content": text_of(turn.get("message")) or ""})
+        elif role == "CHATBOT":
+            messages.append(_v1_turn(turn, len(messages), ids, where))
+        elif role == "TOOL":
+            messages.extend(_v1_results(turn.get("tool_results"), ids, f"{where}.tool_results"))
+        else:
+            raise LineProblem(f"{where} has role {turn.get('role')!r}; v1 turns are USER, CHATBOT, SYSTEM or TOOL")
+    messages.extend(_v1_results(request.get("tool_results"), ids, "tool_results"))
+    if request["message"]:
+        messages.append({"role": "user", "content": request["message"]})
+    body: dict = {"model": request.get("model"), "messages": messages}
+    tools = request.get("tools")
+    if isinstance(tools, list):
+        body["tools"] = [_v1_tool(t) for t in tools if isinstance(t, dict)]
+    body.update({ours: request[theirs] for theirs, ours in SETTINGS.items() if theirs in request})
+    if "stream" in request:
+        body["stream"] = request["stream"]
+    return body
+
+
+def _v1_turn(turn: dict, position: int, ids: CallIds, where: str) -> dict:
+    """A CHATBOT turn (or a whole answer) at `position` of the conversation, as an assistant message."""
+    ids.model_turn()
+    calls = turn.get("tool_calls")
+    if calls is not None and not isinstance(calls, list):
+        raise LineProblem(f"{where}.tool_calls is {convert.describe(calls)}, expected a list")
+    said = text_of(turn.get("message", turn.get("text")))
+    message: dict = {"role": "assistant", "content": said if said or not calls else None}
+    if calls:
+        message["tool_calls"] = []
+        for index, call in enumerate(calls):
+            if not isinstance(call, dict):
+                raise LineProblem(f"{where}.tool_calls[{index}] is {convert.describe(call)}, expected an object")
+            message["tool_calls"].append(convert.tool_call(ids.call(None, call.get("name"), position, index),
+                                                           call.get("name"), call.get("parameters")))
+    return message
+
+
+def _v1_results(results: Any, ids: CallIds, where: str) -> list[dict]:
+    """v1 tool results (`{call: {name, parameters}, outputs: [...]}`) as tool messages, each paired with the first
+    unanswered call of its name."""
+    if results is None:
+        return []
+    if not isinstance(results, list):
+        raise LineProblem(f"'{where}' is {convert.describe(results)}, expected a list")
+    messages = []
+    for index, result in enumerate(results):
+        if not isinstance(result, dict):
+            raise LineProblem(f"{where}[{index}] is {convert.describe(result)}, expected an object")
+        name = convert.object_at(result, "call").get("name")
+        messages.append({"role": "tool", "tool_call_id": ids.result(None, name),
+                         "content": convert.json_text(result.get("outputs", []))})
+    return messages
+
+
+def _v1_tool(tool: dict) -> dict:
+    """A v1 tool (`parameter_definitions`: each parameter's `type`, `description`, `required`) as a function tool
+    with the JSON Schema those stand for."""
+    definitions = convert.object_at(tool, "parameter_definitions")
+    properties = {name: {k: v for k, v in spec.items() if k in ("type", "description")}
+                  for name, spec in definitions.items() if isinstance(spec, dict)}
+    required = [name for name, spec in definitions.items() if isinstance(spec, dict) and spec.get("required")]
+    schema: dict = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    return convert.function_tool(tool.get("name"), tool.get("description"), schema)
+
+
+def _v1_response(response: dict, ids: CallIds, turn: int, model: Any) -> dict:
+    """The chat.completion body a v1 chat answer amounts to."""
+    message = _v1_turn(response, turn, ids, "response")
+    if message.get("content") is None and not message.get("tool_calls"):
+        message["content"] = ""
+    finish = response.get("finish_reason")
+    reason = None if not isinstance(finish, str) else FINISH_REASONS.get(finish.upper(), finish.lower())
+    meta = convert.object_at(response, "meta")
+    counts = convert.object_at(meta, "tokens") or convert.object_at(meta, "billed_units")
+    return convert.chat_completion(message, reason, id=response.get("generation_id") or response.get("response_id"),
+                                   model=model,
+                                   usage=convert.chat_usage(counts.get("input_tokens"), counts.get("output_tokens")))
+
+
+def joined_v1_events(events: list) -> dict:
+    """The whole answer a v1 stream stands for: the one its `stream-end` event holds, or else (a stream cut before
+    its end) the text and calls generated so far, with no finish reason."""
+    for event in reversed(events):
+        if isinstance(event, dict) and event.get("event_type") == "stream-end" and isinstance(event.get("response"), dict):
+            return {**event["response"], "finish_reason": event["response"].get("finish_reason",
+                                                                                 event.get("finish_reason"))}
+    text, calls, first = [], [], {}
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        kind = event.get("event_type")
+        if kind == "stream-start":
+            first = event
+        elif kind == "text-generation" and isinstance(event.get("text"), str):
+            text.append(event["text"])
+        elif kind == "tool-calls-generation" and isinstance(event.get("tool_calls"), list):
+            calls = event["tool_calls"]
+    answer: dict = {"text": "".join(text), "generation_id": first.get("generation_id"), "finish_reason": None}
+    if calls:
+        answer["tool_calls"] = calls
+    return answer

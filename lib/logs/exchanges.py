@@ -23,7 +23,7 @@ from lib.logs import chat_shape as convert
 from lib.logs.chat_shape import describe
 from lib.logs.bedrock_converse import (BedrockConverseFormat, invoke_stream_events, invoke_stream_response,
                                       stream_response)
-from lib.logs.cohere import CohereFormat, joined_events
+from lib.logs.cohere import CohereFormat, CohereV1Format, joined_events, joined_v1_events
 from lib.logs.gemini import GeminiFormat
 from lib.logs.limits import gunzipped_at_most, limits
 from lib.logs.ollama import OllamaFormat, joined_chunks
@@ -59,6 +59,10 @@ OLLAMA_PATH = "/api/chat"
 
 COHERE_PATH = "/v2/chat"
 """Cohere's v2 chat path: its requests are shaped like Chat Completions, its answers in Cohere's own words."""
+
+COHERE_V1_PATH = "/v1/chat"
+"""Cohere's v1 chat path (`message`, `chat_history`, `preamble`): known by the path and a request without `messages`
+(Writer's chat API shares the path), its request's keys being too common to tell it by alone."""
 
 INVOKE_MODEL_NOTE = ("Bedrock's InvokeModel names the model in the request's path, not in its body: the request "
                      "shown here holds the path's model as its \"model\" key, which the program did not send in the "
@@ -169,7 +173,7 @@ class ExchangeReader:
     def __init__(self) -> None:
         self.responses = ResponsesFormat()
         self.gemini, self.bedrock, self.ollama = GeminiFormat(), BedrockConverseFormat(), OllamaFormat()
-        self.cohere = CohereFormat()
+        self.cohere, self.cohere_v1 = CohereFormat(), CohereV1Format()
         self.inflater = Inflater(limits().decompressed_bytes)
         self.not_calls = 0
         """Exchanges read that were no model call."""
@@ -497,8 +501,8 @@ class ExchangeReader:
         """What the exchanges read lack: a note per API whose calls were left out (where the first is, and how many
         there were), and one for the calls whose response body was recorded empty."""
         notes = [Problem(items[0], f"a model call to {api}, an API Roundtrip does not read (it reads Chat Completions, "
-                         "Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's v2 "
-                         "chat): left out"
+                         "Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's v1 "
+                         "and v2 chat): left out"
                          + (f", and so {'is' if len(items) == 2 else 'are'} {plural(len(items) - 1, 'more call')} "
                             "to it" if len(items) > 1 else ""), loaded=True)
                  for api, items in self.unread.items()]
@@ -527,6 +531,9 @@ class ExchangeReader:
             return self.ollama, {}
         if path.rstrip("/").endswith(COHERE_PATH):
             return self.cohere, {}
+        if path.rstrip("/").endswith(COHERE_V1_PATH) and "messages" not in request:
+            # Writer's chat shares the path, its request Chat Completions' (`messages`).
+            return self.cohere_v1, {}
         if path.endswith(("/chat/completions", "/messages")):
             return None
         found = next(((f, {}) for f in (self.bedrock, self.gemini, self.ollama, self.cohere) if f.is_request(request)),
@@ -641,6 +648,12 @@ def _native_response(exchange: Exchange, provider: ProviderPairFormat, label: st
         return _events(_text(body, label, inflater), label), False
     if isinstance(provider, CohereFormat) and _is_stream(body, exchange.response_type):
         return joined_events(_events(_text(body, label, inflater), label)), True
+    if isinstance(provider, CohereV1Format) and not isinstance(body, (dict, list)):
+        text = _text(body, label, inflater).strip()
+        if text and "\n" in text:  # one JSON object per line (application/stream+json): a v1 stream's events
+            events = [_json(piece, label, inflater) for piece in text.splitlines() if piece.strip()]
+            if all(isinstance(e, dict) and "event_type" in e for e in events):
+                return joined_v1_events(events), True
     if isinstance(provider, OllamaFormat):
         text = _text(body, label, inflater).strip() if not isinstance(body, (dict, list)) else None
         if text and "\n" in text:  # one JSON object per line: a stream's chunks
