@@ -188,6 +188,10 @@ EXPECTED = [
     ("ollm-cohere-v1-chat-stream.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    # A v1 call to a model Cohere removed, refused with 404 and Cohere's {"id", "message"}.
+    ("ollm-cohere-v1-removed-model-404.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [2]}, 0),
     # The OpenAI Agents SDK's voice pipeline: a transcription, the agent's streamed Responses call, then text-to-speech
     # (`/v1/audio/speech`: `input`, `model`, `voice`, `instructions`), which was read as a second conversation.
     ("logfire-agents-voice-speech.yaml",
@@ -1868,6 +1872,16 @@ def test_a_cohere_v1_chat_stream_is_joined_into_the_answer_its_stream_end_holds(
     assert round_.extra.get("streamed")
     assert round_.response.message.text.startswith("Arrrr, matey! Shiver me timbers, here's a pirate-themed joke")
     assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (69, 116)
+
+
+def test_a_cohere_refusal_says_cohere_s_words_not_the_status_alone():
+    # LlamaIndex's ReAct agent on `command-r` after Cohere removed it: the check said 'Its words: "HTTP 404"'.
+    result = upload("ollm-cohere-v1-removed-model-404.yaml")
+    (round_,) = result.conversations[0].trace.rounds
+    assert round_.error.status == 404
+    assert round_.error.message.startswith("model 'command-r' was removed on September 15, 2025.")
+    findings = [f for f in run_checks(result.conversations[0].trace) if f.code == "provider-error"]
+    assert [f for f in findings if "model 'command-r' was removed" in f.message and '"HTTP 404"' not in f.message]
 
 
 def test_cohere_v1_history_calls_and_results_are_paired_by_name_and_order():

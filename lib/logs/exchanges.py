@@ -604,6 +604,10 @@ def _native_call(provider: ProviderPairFormat, named: dict, request: dict, respo
     """A provider-native call converted by its format, as a pair line of that format would be (`streamed`: the
     response was assembled from a stream; `headers`: the response headers recorded)."""
     error = _error(response, status)
+    if error is not None and error["message"] == f"HTTP {status}" and provider.own_error(response) \
+            and isinstance(response.get("message"), str) and response["message"]:
+        # An error body only its provider writes (Cohere's {"id", "message"}): its words, not the status alone.
+        error = {**error, "message": response["message"]}
     if error is not None or not provider.is_response(response):
         response = None
     record = provider.call(request, response, line, named, streamed)
