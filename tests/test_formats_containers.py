@@ -188,6 +188,11 @@ EXPECTED = [
     ("ollm-cohere-v1-chat-stream.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    # The Hugging Face Hub's API, no model call: its commit request, JSON lines, was "not valid JSON", a skipped
+    # interaction.
+    ("hf-hub-space-commit-ndjson.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "6 interactions: 0 rounds in 0 conversations; 6 interactions not model calls; 0 interactions skipped", {}, 0),
     # A v1 call to a model Cohere removed, refused with 404 and Cohere's {"id", "message"}.
     ("ollm-cohere-v1-removed-model-404.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
@@ -1872,6 +1877,17 @@ def test_a_cohere_v1_chat_stream_is_joined_into_the_answer_its_stream_end_holds(
     assert round_.extra.get("streamed")
     assert round_.response.message.text.startswith("Arrrr, matey! Shiver me timbers, here's a pirate-themed joke")
     assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (69, 116)
+
+
+def test_a_request_body_of_json_lines_is_no_model_call_and_no_damage():
+    # huggingface_hub's commit (POST .../commit/main, application/x-ndjson): "interaction 4: the request body of POST
+    # https://huggingface.co/api/spaces/user/tmp_test_space/commit/main is not valid JSON (Extra data ...)".
+    result = upload("hf-hub-space-commit-ndjson.yaml")
+    assert result.problems == () and result.not_calls == 6
+    # A body that is neither one JSON document nor JSON lines is still named.
+    broken = (FIXTURES / "hf-hub-space-commit-ndjson.yaml").read_text().replace(
+        '{"key": "header"', '{"key": "header",,', 1)
+    assert [p.message for p in upload("broken.yaml", broken.encode()).problems if "not valid JSON" in p.message]
 
 
 def test_a_cohere_refusal_says_cohere_s_words_not_the_status_alone():
