@@ -664,6 +664,12 @@ EXPECTED = [
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
      "1 document: 4 rounds in 1 conversation; 0 documents skipped",
      {"session NORMALIZED_SESSION_ID": [1, 3, 5, 7]}, 3),
+    # Harbor's terminus-2 summarizing its context mid-run: the rounds after the handoff showed the whole history before
+    # it resent, with Harbor's "Performed context summarization" note as a system message the model never saw.
+    ("harbor-terminus2-context-summarization.trajectory.json",
+     {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
+     "1 document: 7 rounds in 2 conversations; 0 documents skipped",
+     {"session NORMALIZED_SESSION_ID": [1, 3, 5], "session NORMALIZED_SESSION_ID, after handoff 1": [1, 3, 5, 7]}, 7),
     # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
     ("harbor-terminus2-linear-history.trajectory.cont-1.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
@@ -3132,3 +3138,20 @@ def test_an_atif_step_no_model_call_made_is_history_not_a_round():
     rounds = upload("trajectory.json", json.dumps(run).encode()).conversations[0].trace.rounds
     assert [r.response.message.text for r in rounds] == ["done"]
     assert rounds[0].request.raw["messages"][-1] == {"role": "assistant", "content": "scripted"}
+
+
+def test_an_atif_handoff_to_a_summarized_context_starts_a_conversation_of_its_own():
+    result = upload("harbor-terminus2-context-summarization.trajectory.json")
+    before, after = result.conversations
+    first = after.trace.rounds[0].request.raw["messages"]
+    assert [m["role"] for m in first] == ["user"] and first[0]["content"].startswith("Here are the answers")
+    sent = [m.get("content") for c in result.conversations for r in c.trace.rounds for m in r.request.raw["messages"]]
+    assert not [t for t in sent if t and "Performed context summarization" in t]
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in after.trace.rounds] == [
+        (1700, 420), (850, 40), (850, 40), (850, 30)]
+    assert [n.message for n in result.notes if "handed off" in n.message] == [
+        "the run handed off to a summarized context at step 5 (trajectory.summarization-1-summary.json, "
+        "trajectory.summarization-1-questions.json, trajectory.summarization-1-answers.json): the rounds after it are "
+        "a conversation of their own, their requests rebuilt from the steps after it alone; what the model was given "
+        "in place of the earlier history (the summary, its questions and their answers) is in the trajectories named "
+        "there."]

@@ -55,12 +55,22 @@ class AtifFormat(LogFormat):
         messages: list[dict] = []
         records: list[CallRecord] = []
         paired = copied = 0
+        handoffs: list[str] = []
+        current = conversation
         for i, step in enumerate(steps):
             where = f"steps[{i}]"
             if not isinstance(step, dict):
                 raise LineProblem(f"{where} is {describe(step)}, expected a step object")
             source = require(step, "source", str, f"{where} ")
             text = _text(step.get("message"))
+            if source == "system" and (handed := _handoff(step)) is not None:
+                # Harbor's context summarization: the run went on in a new context (the summary, the questions and
+                # answers the sub-trajectories keep), not with the history before it.
+                messages = []
+                handoffs.append(f"step {step.get('step_id', i + 1)} ({handed})")
+                # A conversation of its own: its first request is not the last one's history grown.
+                current = f"{conversation}, after handoff {len(handoffs)}"
+                continue
             if source in ("system", "user"):
                 messages.append({"role": source, "content": text})
                 continue
@@ -91,7 +101,7 @@ class AtifFormat(LogFormat):
                 line=line, dialect=OPENAI, request=request,
                 response=chat_completion(_with_reasoning(message, step), "tool_calls" if calls else "stop",
                                          model=model, usage=usage),
-                conversation=conversation, derived=derived,
+                conversation=current, derived=derived,
                 timestamp=step.get("timestamp") if isinstance(step.get("timestamp"), str) else None,
             ))
             messages.append(message)
@@ -100,6 +110,13 @@ class AtifFormat(LogFormat):
             paired += count
         if not records:
             raise LineProblem("'steps' has no agent step, so there is no model call to show")
+        if handoffs:
+            self._notes.append(Problem(line, (
+                f"the run handed off to a summarized context at {', '.join(handoffs)}: the rounds after it are a "
+                "conversation of their own, their requests rebuilt from the steps after it alone; what the model was "
+                "given in place of the earlier history (the summary, its questions and their answers) is in the "
+                "trajectories named there."),
+                conversation=conversation))
         if copied:
             self._notes.append(Problem(line, (
                 f"{copied:,} agent step{'s are' if copied != 1 else ' is'} marked 'is_copied_context' (carried over "
@@ -120,6 +137,21 @@ def _with_reasoning(message: dict, step: dict) -> dict:
     (DeepSeek, vLLM) return it; the history the next requests resend keeps the message without it."""
     reasoning = step.get("reasoning_content")
     return {**message, "reasoning_content": reasoning} if isinstance(reasoning, str) and reasoning else message
+
+
+def _handoff(step: dict) -> str | None:
+    """The trajectories a system step hands the run off to (Harbor's context summarization: an observation result's
+    `subagent_trajectory_ref`, or ATIF v1.7's `extra.context_management.boundary` of `replace`), in words; None for
+    any other system step."""
+    results = step.get("observation", {}).get("results") if isinstance(step.get("observation"), dict) else None
+    refs = [ref for result in results or [] if isinstance(result, dict)
+            for ref in (result.get("subagent_trajectory_ref") or []) if isinstance(ref, dict)]
+    if refs:
+        return ", ".join(str(ref.get("trajectory_path") or ref.get("session_id") or ref.get("trajectory_id") or "?")
+                         for ref in refs)
+    extra = step.get("extra") if isinstance(step.get("extra"), dict) else {}
+    managed = extra.get("context_management") if isinstance(extra.get("context_management"), dict) else {}
+    return "its context replaced" if managed.get("boundary") == "replace" else None
 
 
 def _text(message: Any) -> str:
