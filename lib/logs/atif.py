@@ -18,10 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-import orjson
-
 from lib.dialects import OPENAI
-from lib.logs.chat_shape import chat_completion, chat_usage, describe, require
+from lib.logs.chat_shape import chat_completion, chat_usage, describe, require, tool_call
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.model import TRANSCRIPT_REQUEST
 
@@ -168,10 +166,7 @@ def _call(raw: Any, where: str) -> dict:
     if not isinstance(raw, dict):
         raise LineProblem(f"{where} is {describe(raw)}, expected a tool call object")
     name = require(raw, "function_name", str, f"{where} ")
-    arguments = raw.get("arguments")
-    text = arguments if isinstance(arguments, str) else orjson.dumps(arguments if arguments is not None else {}).decode()
-    return {"id": str(raw.get("tool_call_id") or ""), "type": "function",
-            "function": {"name": name, "arguments": text}}
+    return tool_call(str(raw.get("tool_call_id") or ""), name, raw.get("arguments"))
 
 
 def _observation(raw: Any, calls: list[dict], where: str) -> tuple[list[dict], int]:
