@@ -3083,6 +3083,8 @@ def test_an_atif_trajectory_is_one_run_a_round_per_agent_step_with_its_own_count
     assert [c.name for r in rounds for c in r.tool_calls] == ["bash_command", "mark_task_complete",
                                                               "mark_task_complete"]
     assert not rounds[0].tool_calls and "This should work!" in rounds[0].response.message.text
+    # terminus-2 reads its commands out of the model's JSON text (agent.extra.parser): the calls are Harbor's.
+    assert [r.extra["derived"] for r in rounds] == [["request", "finish"]] + [["request", "finish", "tool calls"]] * 3
     # The step's reasoning kept on the answer, as an OpenAI-compatible server returns it, and not resent.
     assert rounds[0].response.raw["choices"][0]["message"]["reasoning_content"].startswith("The task is straightforward")
     assert "reasoning_content" not in rounds[1].request.raw["messages"][1]

@@ -50,6 +50,10 @@ class AtifFormat(LogFormat):
         session = obj.get("session_id")
         conversation = f"session {session}" if isinstance(session, str) and session else f"trajectory {line}"
         tools = _tools(agent.get("tool_definitions"))
+        # An agent that reads its commands out of the model's text (terminus-2's `parser`: json or xml) has its calls
+        # written by Harbor, not by the model through the API's tool calling.
+        extra = agent.get("extra") if isinstance(agent.get("extra"), dict) else {}
+        in_text = isinstance(extra.get("parser"), str)
         messages: list[dict] = []
         records: list[CallRecord] = []
         paired = copied = 0
@@ -94,7 +98,8 @@ class AtifFormat(LogFormat):
                 request["model"] = model
             if tools:
                 request["tools"] = tools
-            derived = [TRANSCRIPT_REQUEST, "finish"] + ([] if usage else ["usage"])
+            derived = [TRANSCRIPT_REQUEST, "finish"] + ([] if usage else ["usage"]) + (["tool calls"] if in_text and calls
+                                                                                      else [])
             records.append(CallRecord(
                 line=line, dialect=OPENAI, request=request,
                 response=chat_completion(_with_reasoning(message, step), "tool_calls" if calls else "stop",
