@@ -589,6 +589,8 @@ def test_five_calls_that_reuse_one_prompt_are_five_conversations_none_said_to_ha
     # The fourth call's request: the question, then the memories, both the program's user turns, new this round.
     picker.set_value(3).run()
     assert "Round 1: the program sends 2 messages, 2 of them new" in [s.value for s in at.subheader]
+
+
 def test_a_harbor_atif_trajectory_uploads_as_a_run_with_its_handoff_said(app):
     # Harbor's trajectory.json "matched no known log format"; its context summarization split the run's history.
     at = uploaded(app, "containers/harbor-terminus2-context-summarization.trajectory.json")
