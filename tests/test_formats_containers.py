@@ -2957,6 +2957,8 @@ def test_a_call_an_error_event_cut_short_is_said_to_be_cut_by_the_failure_not_by
         "The provider's error event ended the stream while the model was writing this pelican_name_generator call, "
         "before its arguments closed: the arguments shown are cut short by that failure, not written wrong by the "
         "model. A call cut short like this should not be run: send the request again.")
+
+
 def test_a_responses_usage_of_zeros_beside_the_models_calls_is_no_count_and_the_round_is_estimated():
     # logfire's recording of the OpenAI Agents SDK: the API answered the first call (two function calls) with a usage
     # of 0 input and 0 output tokens. Taken as reported, round 1 cost nothing, 0 tokens in and out, its input parts
