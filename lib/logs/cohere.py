@@ -58,6 +58,12 @@ def is_request(body: Any) -> bool:
     return any(isinstance(m, dict) and "tool_plan" in m for m in body["messages"])
 
 
+def is_error(body: Any) -> bool:
+    """A Cohere error body, v1's and v2's alike: `{"id": ..., "message": "invalid request: ..."}`, the words under
+    'message', no 'error' key."""
+    return isinstance(body, dict) and isinstance(body.get("message"), str) and set(body) <= {"id", "message", "data"}
+
+
 class CohereFormat(ProviderPairFormat):
     """Cohere v2 /chat requests and responses, streamed or whole."""
 
@@ -67,9 +73,7 @@ class CohereFormat(ProviderPairFormat):
     response_key = "message"
 
     def own_error(self, body: Any) -> bool:
-        # {"id": ..., "message": "invalid request: ..."}: the words under 'message', no 'error' key.
-        return isinstance(body, dict) and isinstance(body.get("message"), str) \
-            and set(body) <= {"id", "message", "data"}
+        return is_error(body)
 
     def is_request(self, body: Any) -> bool:
         return is_request(body)
@@ -279,8 +283,7 @@ class CohereV1Format(ProviderPairFormat):
     response_key = "text"
 
     def own_error(self, body: Any) -> bool:
-        return isinstance(body, dict) and isinstance(body.get("message"), str) \
-            and set(body) <= {"id", "message", "data"}
+        return is_error(body)
 
     def is_request(self, body: Any) -> bool:
         return is_v1_request(body)
