@@ -451,6 +451,14 @@ def growth(trace: Trace, index: int) -> Growth:
     before = kept.request.messages if kept else ()
     placed = _placed_in_place(current, kept)
     sent_on = current.sent_on is not None
+
+    def new(i: int, message: Message) -> MessageEntry:
+        """A message new in this request, with where it came from."""
+        origin = _origin(message, previous_round, program_parts(current, i))
+        left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
+        return MessageEntry(i, message, "new", origin, without=left_out, sent_on=sent_on,
+                            referred=_referred(trace, index, message))
+
     if instructions_added(current, kept):
         # The instructions are new; the earlier request follows them, resent one place on; what follows that is new.
         entries = [MessageEntry(0, current.request.messages[0], "new", "input")]
@@ -458,18 +466,12 @@ def growth(trace: Trace, index: int) -> Growth:
             if i <= len(before):
                 entries.append(MessageEntry(i, message, "resent", "input"))
                 continue
-            origin = _origin(message, previous_round, program_parts(current, i))
-            left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
-            entries.append(MessageEntry(i, message, "new", origin, without=left_out, sent_on=sent_on,
-                                        referred=_referred(trace, index, message)))
+            entries.append(new(i, message))
         return Growth(entries=tuple(entries), dropped=0, against=kept.index, index=index)
     entries, shifted = [], False
     for i, message in enumerate(current.request.messages):
         if i >= placed:
-            origin = _origin(message, previous_round, program_parts(current, i))
-            left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
-            entries.append(MessageEntry(i, message, "new", origin, without=left_out, sent_on=sent_on,
-                                        referred=_referred(trace, index, message)))
+            entries.append(new(i, message))
         elif message is before[i] or message == before[i]:
             entries.append(MessageEntry(i, message, "resent", "input"))
         else:
@@ -484,11 +486,7 @@ def growth(trace: Trace, index: int) -> Growth:
         entries[:resent] = [MessageEntry(i, message, "resent", "input")
                             for i, message in enumerate(current.request.messages[:resent])]
         for i in range(resent, min(placed, len(current.request.messages))):
-            message = current.request.messages[i]
-            origin = _origin(message, previous_round, program_parts(current, i))
-            left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
-            entries[i] = MessageEntry(i, message, "new", origin, without=left_out, sent_on=sent_on,
-                                      referred=_referred(trace, index, message))
+            entries[i] = new(i, current.request.messages[i])
         dropped = len(dropped_at)
         return Growth(entries=tuple(entries), dropped=dropped, against=kept.index, index=index, dropped_at=dropped_at)
     return Growth(entries=tuple(entries), dropped=dropped,
