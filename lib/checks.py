@@ -43,7 +43,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 from jsonschema.validators import validator_for
 
 from lib.failures import is_unsent, stream_ended_words, unrun_in_batch
-from lib.growth import growth, instructions_added, kept_pairs, realigned, resent_length, resent_prefix
+from lib.growth import answer_left_out, growth, instructions_added, kept_pairs, realigned, resent_length, resent_prefix
 from lib.intern import canonical_json
 from lib.model import (
     Message,
@@ -1369,6 +1369,16 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
                           f"Compared with round {previous.index}'s request, {' and '.join(counts)}. The model now "
                           "reads a history it did not write, and the prompt cache is lost. If this is deliberate "
                           "trimming, keep each call together with its result.")
+        elif answer_left_out(previous, round_):
+            at = len(previous.request.messages)
+            yield Hit("warning", round_.index, "request", f"messages[{at}]",
+                      f"This request resends round {previous.index}'s messages and then a new user turn, without the "
+                      f"answer round {previous.index} got: messages[{at}] is where the model's turn belongs, so the "
+                      "model does not see what it said. Either the program left that answer out of the history, or "
+                      "it asked anew on the same prompt; the log cannot tell which. To go on from the answer, send "
+                      "the assistant turn back before the next user turn; a new question on the same prompt needs "
+                      "nothing more.",
+                      f"round {previous.index}'s answer is not sent back before the next user turn")
         elif (echo := _echo_hit(previous, round_)) is not None:
             yield echo
 

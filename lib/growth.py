@@ -400,6 +400,26 @@ def resent_length(round_: Round, previous: Round | None) -> int:
     return found[0] if found is not None else round_.resent_prefix
 
 
+def answer_left_out(previous: Round | None, round_: Round) -> bool:
+    """Whether `round_`'s request goes on from `previous`'s without the answer of text alone that round got: it resends
+    `previous`'s messages unchanged, then a new turn of the person's or the program's where the model's answer
+    belongs, and the answer nowhere after them. The bytes cannot tell a program that left the answer out (a retry
+    message naming an answer the model no longer sees) from one that asked anew on the same prompt: the words that
+    use this say both. An answer with calls is not read here: missing-tool-result says what became of its calls."""
+    if previous is None or previous.index != round_.index - 1 or not previous.request_recorded \
+            or not round_.request_recorded or round_.request.held_by_provider or round_.request_from_transcript:
+        return False
+    answer = previous.response
+    if answer is None or previous.error is not None or answer.message.tool_calls or not answer.message.text.strip():
+        return False
+    before, sent = previous.request.messages, round_.request.messages
+    if len(sent) <= len(before) or round_.resent_prefix < len(before):
+        return False
+    following = sent[len(before)]
+    return following.role == "user" and not following.tool_results \
+        and not any(_is_answer(m, previous) for m in sent[len(before):])
+
+
 def kept_pairs(trace: Trace) -> Iterator[tuple[Round, Round]]:
     """Every kept request beside the one it is placed against (kept_before): a lost request is compared with
     nothing and nothing is compared with it."""

@@ -591,6 +591,25 @@ def test_five_calls_that_reuse_one_prompt_are_five_conversations_none_said_to_ha
     assert "Round 1: the program sends 2 messages, 2 of them new" in [s.value for s in at.subheader]
 
 
+def test_a_text_answer_left_out_before_the_next_user_turn_is_said_where_the_request_is_shown(app):
+    # Mirascope's retry without the answer it is about: the sidebar read "2 rounds in 2 conversations" and neither
+    # round said the model never saw its answer.
+    fixture = "containers/mirascope-openai-validation-retry-answer-left-out.yaml"
+    at = uploaded(app, fixture)
+    sidebar = " ".join(t.value for t in at.sidebar.text)
+    assert "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped" in sidebar
+    from lib.ui import state
+    from tests.screen import lines
+    at.number_input(key=state.ROUND).set_value(2).run()
+    assert not at.exception
+    assert "Round 2: the program sends 3 messages, 1 of them new" in [s.value for s in at.subheader]
+    shown = "\n".join(lines(at, READ + ALERTS))
+    assert ("Round 1's answer is not in this request: a new user turn follows round 1's messages where the model's "
+            "turn belongs, so the model does not see what it said. The program left the answer out, or asked anew on "
+            "the same prompt: the log cannot tell which.") in shown
+    assert "the log cannot tell which. To go on from the answer, send the assistant turn back" in shown
+
+
 def test_a_harbor_atif_trajectory_uploads_as_a_run_with_its_handoff_said(app):
     # Harbor's trajectory.json "matched no known log format"; its context summarization split the run's history.
     at = uploaded(app, "containers/harbor-terminus2-context-summarization.trajectory.json")

@@ -659,6 +659,10 @@ EXPECTED = [
      "5 interactions: 5 rounds in 5 conversations; 0 interactions skipped",
      {"conversation 1": [1], "conversation 2": [1], "conversation 3": [1], "conversation 4": [2],
       "conversation 5": [2]}, 5),
+    # Mirascope's re-ask with the answer it names taken out: the conversation goes on without it (the check says so).
+    ("mirascope-openai-validation-retry-answer-left-out.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 3]}, 0),
     # Harbor's ATIF trajectory (terminus-2): "no line of the file matches a known log format; none comes close".
     ("harbor-terminus2-invalid-json.trajectory.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
@@ -3042,6 +3046,25 @@ def test_a_new_call_that_reuses_an_earlier_prompt_and_adds_a_user_turn_is_a_conv
         ["Shadows danced under moonlight's gaze."], ["Dreams whispered secrets to stars."],
         ["Dreams whispered secrets to stars."]]
     assert [f for t in traces for f in run_checks(t) if f.severity != "info"] == []
+
+
+def test_a_request_that_leaves_a_text_answer_out_before_a_new_user_turn_goes_on_and_says_so():
+    # Mirascope's validation retry with the model's answer ("{ "value": 467 }") taken out of the second request: the
+    # re-ask that names the answer follows the question where the answer belongs. Read as ldp's asking anew, it was a
+    # conversation of its own, and no page said the model never saw the answer its re-ask is about.
+    result = upload("mirascope-openai-validation-retry-answer-left-out.yaml")
+    assert result.summary() == "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped"
+    (conversation,) = result.conversations
+    assert [len(r.request.messages) for r in conversation.trace.rounds] == [2, 3]
+    said = [(f.code, f.severity, f.where) for f in run_checks(conversation.trace)]
+    assert said == [("history-rewritten", "warning", "round 2 request messages[2]")]
+    (finding,) = run_checks(conversation.trace)
+    assert "without the answer round 1 got" in finding.message
+    assert "Either the program left that answer out of the history, or it asked anew on the same prompt; the log " \
+           "cannot tell which." in finding.message
+    # The recording as Mirascope made it, the answer sent back before the re-ask, says nothing of the kind.
+    (kept,) = upload("mirascope-openai-validation-retry.yaml").conversations
+    assert [f.code for f in run_checks(kept.trace)] == []
 
 
 def texts_of_calls(trace):

@@ -608,10 +608,14 @@ def _asked_anew(last: _Call, raws: list) -> bool:
     or a tool's result (a result for the answer's calls, the answer written otherwise). ldp's online trainer asks the
     same question five times, the later calls with memories of earlier attempts added as a second user message: each
     is a call of its own, not a conversation whose turn was dropped. A program that rewrote the answer or left it out
-    but sent its calls' results still sends something of the model's or a tool's, and goes on from it."""
+    but sent its calls' results still sends something of the model's or a tool's, and goes on from it.
+    Only an answer that asked for calls is read so: a call no result follows is no turn a conversation can go on
+    from. An answer of text alone, left out before a new user turn, is read as the conversation going on without it
+    (a retry message that names the answer it leaves out, a chat that keeps only the person's turns): the bytes cannot
+    tell that from asking anew, and the Checks page and the explorer say both (lib.growth.answer_left_out)."""
     response = last.response
-    if response is None or (not response.message.text.strip() and not response.message.tool_calls):
-        return False  # nothing was answered to send back (a failed call, an empty answer dropped and asked again)
+    if response is None or not response.message.tool_calls:
+        return False  # no call left unanswered (a failed call, an empty answer dropped and asked again, plain text)
     before = last.request.raw.get("messages") or []
     if len(raws) <= len(before) or _answer_resent(raws[len(before)], response):
         return False

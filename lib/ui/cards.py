@@ -19,8 +19,8 @@ import pandas as pd
 import streamlit as st
 
 from lib.annotations import NoteMark
-from lib.growth import (REFERENCE_PART, REFERENCE_WORDS, Growth, MessageEntry, against_words, changed_words, held_apart,
-                        origin_words, referred_words)
+from lib.growth import (REFERENCE_PART, REFERENCE_WORDS, Growth, MessageEntry, against_words, answer_left_out,
+                        changed_words, held_apart, origin_words, referred_words)
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
                          tool_list_never_logged)
 from lib.model import Message, Round, ToolCallPart, summary_in_clear
@@ -322,6 +322,11 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Ro
     resent_table(held, tuple(e for e in sent if e.status == "resent"))
     if placed.dropped:
         st.warning(f"{plural(placed.dropped, 'message')} of the previous request missing from this one.")
+    if answer_left_out(previous, round_):
+        st.warning(f"Round {previous.index}'s answer is not in this request: a new user turn follows round "
+                   f"{previous.index}'s messages where the model's turn belongs, so the model does not see what it "
+                   "said. The program left the answer out, or asked anew on the same prompt: the log cannot tell "
+                   "which.")
     for entry in sent:
         if entry.status != "resent":
             message_card(entry, marks, pointer, placed.new_words)
