@@ -91,3 +91,13 @@ def test_an_estimated_trace_s_rounds_table_has_no_reported_column_the_explorer_d
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert not [c for c in rounds.columns if "beyond our count" in c]
     assert rounds["tokens in"].tolist() == [7, 67, 119]
+
+
+def test_a_claude_code_prompt_after_a_call_whose_result_the_log_lost_is_shown_too(app):
+    # claude-code-edge-cases.jsonl ends on "Testing special characters: café, ..." after round 3's MultiEdit call,
+    # whose result was on a damaged line: the prompt was on no page and round 3 read as the log's end.
+    from tests.screen import round_shown
+
+    shown = round_shown(app, "claude-code-edge-cases.jsonl", 4)
+    assert "Testing special characters: café, naïve, résumé" in shown
+    assert "A call of the response before it has no result in the log" in shown

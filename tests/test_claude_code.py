@@ -369,7 +369,26 @@ def test_a_damaged_line_is_a_problem_naming_the_line_and_the_rest_still_load():
     assert said[1] == "line 11: 'message' is a string, expected an object (read as Claude Code session log)"
     assert said[-1].startswith("line 18: the user line's message.content[0] is a string")
     assert [c.id for c in upload.conversations] == ["session edge_cases", "session todowrite_session"]
-    assert len(upload.conversations[0].trace.rounds) == 3
+    assert len(upload.conversations[0].trace.rounds) == 4
+
+
+def test_a_last_prompt_after_a_call_whose_result_the_log_lost_is_the_request_the_log_ends_on():
+    # The edge cases end on the person's "Testing special characters: café, ..." after round 3's MultiEdit call, whose
+    # result sat on line 10, the line with its content key misspelt. The prompt was on no page: the rule that made the
+    # last prompt a round of its own left it out wherever a call before it had no result in the log.
+    upload = _read("claude-code-edge-cases.jsonl")
+    rounds = upload.conversations[0].trace.rounds
+    assert [len(r.request.messages) for r in rounds] == [1, 3, 5, 7]
+    last = rounds[-1]
+    assert (last.response, last.error) == (None, None)
+    assert last.request.messages[-1].text.startswith("Testing special characters: café, naïve, résumé")
+    assert [c.id for c in last.request.messages[-2].tool_calls] == ["tool_edge_002"]
+    assert "A call of the response before it has no result in the log (a line the log could not read may have held " \
+           "it" in last.provenance.note
+    # The history it holds lacks the call's result, which the checks say as of a transcript: no request on record.
+    (missing,) = [f for f in run_checks(upload.conversations[0].trace) if f.code == "missing-tool-result"]
+    assert (missing.round, missing.severity) == (4, "error")
+    assert missing.message.startswith("This transcript records no result for the MultiEdit call tool_edge_002")
 
 
 def test_other_formats_lines_are_not_taken_for_claude_codes():
@@ -816,7 +835,7 @@ def test_the_write_check_marks_a_multiedit_call_and_leaves_the_model_s_todo_list
     upload = _read("claude-code-edge-cases.jsonl")
     findings = {c.id: run_checks(c.trace) for c in upload.conversations}
     assert [(f.code, f.round) for f in findings["session edge_cases"] if f.code != "text-with-tool-calls"] == [
-        ("write-tool-call", 3)]
+        ("write-tool-call", 3), ("missing-tool-result", 4)]
     assert findings["session todowrite_session"] == ()
 
 

@@ -273,7 +273,7 @@ def test_summarize_writes_a_stop_the_log_did_not_record_in_parentheses_as_the_to
     edge, todo = json.loads(run("summarize", "tests/fixtures/claude-code-edge-cases.jsonl", "--json").stdout
                             )["conversations"]
     assert [(r["finish"], r["finish_reason"]) for r in edge["rounds"]] == [
-        ("stop", "end_turn"), ("tool_calls", "tool_use"), ("tool_calls", "tool_use")]
+        ("stop", "end_turn"), ("tool_calls", "tool_use"), ("tool_calls", "tool_use"), ("unknown", None)]
     assert [(r["finish"], r["finish_reason"]) for r in todo["rounds"]] == [("(tool_calls)", None)]
 
 

@@ -50,7 +50,7 @@ EXPECTED = [
     (('sharegpt-hermes.jsonl',), ['sharegpt'], '1 line: 2 rounds in 1 conversation; 0 lines skipped', {'line 1': [2, 5]}, 2),
     (('sharegpt-hermes-agent.jsonl',), ['sharegpt'], '2 lines: 7 rounds in 2 conversations; 0 lines skipped', {'line 1': [2, 4, 6], 'line 2': [2, 3, 4, 5]}, 5),
     (('claude-code-session.jsonl',), ['claude-code'], '12 lines: 6 rounds in 1 conversation; 1 line not a model call; 0 lines skipped', {'session test_session': [1, 3, 5, 7, 9, 11]}, 2),
-    (('claude-code-edge-cases.jsonl',), ['claude-code'], '19 lines: 4 rounds in 2 conversations; 1 line not a model call; 7 lines skipped', {'session edge_cases': [1, 3, 5], 'session todowrite_session': [0]}, 3),
+    (('claude-code-edge-cases.jsonl',), ['claude-code'], '19 lines: 5 rounds in 2 conversations; 1 line not a model call; 7 lines skipped', {'session edge_cases': [1, 3, 5, 7], 'session todowrite_session': [0]}, 3),
     (('claude-code-sidechain.jsonl',), ['claude-code'], '6 lines: 3 rounds in 2 conversations; 0 lines skipped', {'session 88a8d761-7b9a-4bf1-a8ca-c1febe6bf358': [0, 2], 'session 88a8d761-7b9a-4bf1-a8ca-c1febe6bf358, subagent run 1': [0]}, 2),
     (('claude-code-transcripts-sample.jsonl',), ['claude-code'], '8 lines: 3 rounds in 1 conversation; 1 line not a model call; 0 lines skipped', {'session test-session-id': [1, 3, 5]}, 2),
     (('claude-code-2.1.233.jsonl',), ['claude-code'], '11 lines: 2 rounds in 1 conversation; 4 lines not model calls; 0 lines skipped', {'session 9c42ba52-3bf1-449f-a040-8ee33284a1c8': [1, 3]}, 1),

@@ -82,6 +82,11 @@ UNANSWERED = ("Cut out of a Claude Code session log: the request is the conversa
               "cut, before one was written.")
 """The provenance note of the round of a prompt the log ends on, no response after it (ClaudeCodeFormat._unanswered)."""
 
+RESULT_NOT_KEPT = (" A call of the response before it has no result in the log (a line the log could not read may "
+                   "have held it, or the session was cut while it ran): Claude Code sends a result for every call, "
+                   "so the request it sent held one that is not shown here.")
+"""Added to UNANSWERED where a call of the last response has no result in the lines after it."""
+
 INTERRUPTED = "[Request interrupted by user"
 """How the user line Claude Code writes when the person stops a response opens: no prompt, no request of its own."""
 
@@ -338,15 +343,16 @@ class ClaudeCodeFormat(LogFormat):
         Claude Code sends a prompt as it logs it, so it is a request the log ends on, shown with no response, not
         left out while the round before says the log ends there. Tool results alone are the last round's
         executions (_close), and an interruption's line asks for nothing. Where a call of the last response has no
-        result in the lines after it (a damaged line may have held it), what the request carried is not known: no
-        round is made of it."""
-        if conversation.sent is None or not _prompted(conversation.user) or not _calls_answered(conversation):
+        result in the lines after it (a damaged line may have held it), the prompt is still the person's last words:
+        its round is made of what the log kept, and its note says the result is not among them."""
+        if conversation.sent is None or not _prompted(conversation.user):
             return
+        note = UNANSWERED if _calls_answered(conversation) else UNANSWERED + RESULT_NOT_KEPT
         _add_user_turn(conversation)  # the log's end: joined as the next response's request would have joined it
         request = list(conversation.messages)
         yield from self._release(CallRecord(
             line=conversation.user_line, dialect=ANTHROPIC, request={"messages": request}, conversation=key,
-            derived=[TRANSCRIPT_REQUEST], resends=conversation.sent, provenance={**PROVENANCE, "note": UNANSWERED},
+            derived=[TRANSCRIPT_REQUEST], resends=conversation.sent, provenance={**PROVENANCE, "note": note},
             program_wrote=_program_wrote(request, conversation.meta), history_cut=conversation.cut,
             compacted=conversation.cut,
         ))
