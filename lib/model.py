@@ -353,6 +353,11 @@ COMPACTED_IN_CALL = "compacted_in_call"
 `context_management` with a `compact_threshold`): its response holds, beside the model's turn, the compacted history,
 an encrypted item the model did not write (Round.compacted_in_call)."""
 
+FROM_CACHE = "from_cache"
+"""The round key of a call the program's own cache answered in place of the provider (AutoGen's ChatCompletionCache,
+its recorder marking the result `cached`): the cache's name. The response is a copy of an answer the model gave an
+earlier request alike; no provider saw this one (RoundSummary.sent), so its usage is that earlier call's, billed then."""
+
 SENT_ON = "sent_on"
 """The round key of a call whose request sent the conversation on to another provider's API, in that API's own format
 (pydantic-ai's message_history passed from gpt-5 to Claude): `{"api": the format it was sent in (a log format's key), "notes":
@@ -561,6 +566,12 @@ class Round:
         """Whether the program cut its history before this request by compacting it (COMPACTED): the messages it
         dropped are replaced by a summary it wrote, not rewritten by a person."""
         return self.extra.get(COMPACTED) is True and self.history_cut is not None
+
+    @property
+    def from_cache(self) -> str | None:
+        """The program's cache that answered this round in place of the provider (FROM_CACHE), or None."""
+        cache = self.extra.get(FROM_CACHE)
+        return cache if isinstance(cache, str) and cache else None
 
     @property
     def compaction(self) -> bool:

@@ -53,9 +53,24 @@ def origin_line(trace: Trace, round_: Round) -> str:
     for a response that came as a stream, that the body shown is our assembly of it."""
     provenance = trace.round_provenance(round_)
     if not round_.extra.get("converted_from") and provenance.origin == "recorded":
-        return _half_recorded(round_)
-    line = _origin(trace, round_, provenance)
-    return f"{line} {STREAM_ASSEMBLED}" if _streamed(round_) else line
+        line = _half_recorded(round_)
+    else:
+        line = _origin(trace, round_, provenance)
+        line = f"{line} {STREAM_ASSEMBLED}" if _streamed(round_) else line
+    return f"{line} {cache_words(round_)}" if round_.from_cache else line
+
+
+CACHES = {"autogen": "AutoGen's ChatCompletionCache"}
+"""The caches a program keeps in front of the model, by the key its reader writes under lib.model.FROM_CACHE."""
+
+
+def cache_words(round_: Round) -> str:
+    """What a round the program's own cache answered is (Round.from_cache), in our words: the cache is named from
+    CACHES, never from the trace's text, as this line is drawn as markdown."""
+    cache = CACHES.get(round_.from_cache or "", "the program's own cache")
+    return (f"Answered from {cache}, as the recording marks it: the response is a copy of the one the model gave an "
+            "earlier request alike, and no provider saw this request, so no call was made and nothing was billed for "
+            "it; the usage shown with the response is that earlier call's.")
 
 
 def _streamed(round_: Round) -> bool:

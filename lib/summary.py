@@ -204,7 +204,8 @@ class RoundSummary:
     """True when the call failed (an error, no response): whether the provider billed it, the log does not say."""
     sent: bool = True
     """False when no provider saw the request (lib.failures.is_unsent: a Replay miss, a call Roundtrip refused to
-    send): no call was made, so it has no tokens and costs nothing, and it is not a failed call."""
+    send; Round.from_cache: the program's cache answered it): no call was made, so it has no tokens and costs
+    nothing, and it is not a failed call."""
     rejected_output: bool = False
     """True when the output is a generation the provider rejected (`failed_generation`), counted offline."""
     response_recorded: bool = True
@@ -703,7 +704,8 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
         kept = last_kept if recorded else None
         last_kept = round_ if recorded else last_kept
         model = (response.model if response else None) or request.model or trace.model
-        unsent = error is not None and is_unsent(error)
+        # A program's cache that answered in place of the provider made no call either (Round.from_cache).
+        unsent = (error is not None and is_unsent(error)) or round_.from_cache is not None
         rows.append(
             RoundSummary(
                 round=round_.index,

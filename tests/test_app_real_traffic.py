@@ -610,6 +610,17 @@ def test_a_text_answer_left_out_before_the_next_user_turn_is_said_where_the_requ
     assert "the log cannot tell which. To go on from the answer, send the assistant turn back" in shown
 
 
+def test_an_answer_autogens_cache_gave_says_so_and_shows_no_tokens_spent(app):
+    # AutoGen's recorder marked the eighth result "cached": true (ChatCompletionCache's copy of the first call's
+    # answer); the explorer showed 108 input and 2 output tokens, reported, as if the provider had been called again.
+    at = uploaded(app, "containers/autogen-recorder-teachability-cache-hit.json")
+    at.selectbox(key="sidebar.conversation").set_value(7).run()
+    assert not at.exception
+    shown = screen(at)
+    assert "Answered from AutoGen's ChatCompletionCache, as the recording marks it" in shown
+    assert "Input tokens: **no call made**" in shown and "Output tokens: **no call made**" in shown
+
+
 def test_a_harbor_atif_trajectory_uploads_as_a_run_with_its_handoff_said(app):
     # Harbor's trajectory.json "matched no known log format"; its context summarization split the run's history.
     at = uploaded(app, "containers/harbor-terminus2-context-summarization.trajectory.json")

@@ -579,6 +579,12 @@ EXPECTED = [
                         "ChatCompletionClientRecorder)"},
      "16 elements: 16 rounds in 14 conversations; 0 elements skipped",
      {**{f"conversation {n}": [2] for n in range(1, 15)}, "conversation 9": [2, 4, 6]}, 0),
+    # The same session with its eighth call answered by AutoGen's ChatCompletionCache (its result marked `cached`).
+    ("autogen-recorder-teachability-cache-hit.json",
+     {"autogen-record": "'mode' beside 'messages' of AutoGen's types and a 'response' (AutoGen's "
+                        "ChatCompletionClientRecorder)"},
+     "16 elements: 16 rounds in 14 conversations; 0 elements skipped",
+     {**{f"conversation {n}": [2] for n in range(1, 15)}, "conversation 9": [2, 4, 6]}, 0),
     # GPT-5's custom tools (free-text input to a grammar), in Chat Completions and in the Responses API.
     ("ddtrace-openai-custom-tool-chat.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a "
                                                               "VCR cassette)"},
@@ -2727,6 +2733,27 @@ def test_autogen_recorded_calls_read_as_calls_with_their_reported_tokens_and_no_
             for r in conversation.trace.rounds] == [(115, 107, "reported"), (259, 196, "reported"),
                                                     (539, 27, "reported")]
     assert [r.response.finish_reason for r in conversation.trace.rounds] == ["stop"] * 3
+
+
+def test_an_answer_autogens_cache_gave_is_marked_the_caches_and_counts_no_call():
+    # The eighth call asks exactly what the first did; with AutoGen's ChatCompletionCache in front of the client, the
+    # recorder keeps the stored CreateResult marked "cached": true, usage and all. It was read as a fresh call of 108
+    # input and 2 output tokens, billed twice in every total.
+    from lib.summary import summarize
+    from lib.tokens import CHARACTER_COUNTER
+    result = upload("autogen-recorder-teachability-cache-hit.json")
+    cached = [(c.id, r.index) for c in result.conversations for r in c.trace.rounds if r.from_cache]
+    assert cached == [("conversation 8", 1)]
+    conversation = next(c for c in result.conversations if c.id == "conversation 8")
+    (row,) = summarize(conversation.trace, CHARACTER_COUNTER)
+    assert (row.sent, row.input_if_known, row.output_if_known) == (False, None, None)
+    assert "Answered from AutoGen's ChatCompletionCache, as the recording marks it" in origin_line(
+        conversation.trace, conversation.trace.rounds[0])
+    # The recording as AutoGen made it, every result "cached": false: every call a call.
+    fresh = upload("autogen-recorder-teachability.json")
+    assert [r.from_cache for c in fresh.conversations for r in c.trace.rounds] == [None] * 16
+    first = next(c for c in fresh.conversations if c.id == "conversation 8")
+    assert summarize(first.trace, CHARACTER_COUNTER)[0].input_if_known == 108
 
 
 @pytest.mark.parametrize("name", ["ddtrace-openai-custom-tool-chat.yaml", "ddtrace-openai-custom-tool-responses.yaml"])

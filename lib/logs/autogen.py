@@ -14,7 +14,9 @@ AutoGen's own types as `model_dump()` writes them:
   completion_tokens}`; `thought`).
 
 Each record is one call, converted to a Chat Completions request and response. The recorder keeps
-neither the model's name nor the tools offered: both are shown as not recorded.
+neither the model's name nor the tools offered: both are shown as not recorded. A result marked `cached` is
+`ChatCompletionCache`'s copy of an earlier answer (the cache wraps the client the recorder wraps): no call was made for
+it (lib.model.FROM_CACHE), and its usage is the earlier call's.
 """
 
 from __future__ import annotations
@@ -64,8 +66,11 @@ class AutoGenRecordFormat(LogFormat):
         usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
         body = chat_completion(message, finish,
                                usage=chat_usage(usage.get("prompt_tokens"), usage.get("completion_tokens")))
+        # AutoGen's ChatCompletionCache hands back the stored CreateResult marked `cached`: the recorder wrapping it
+        # kept that answer, which no provider gave this call.
         yield CallRecord(line=line, dialect="openai-chat", request=request, response=body,
-                         converted_from=self.name, streamed=obj.get("mode") == "create_stream")
+                         converted_from=self.name, streamed=obj.get("mode") == "create_stream",
+                         from_cache="autogen" if response.get("cached") is True else None)
 
 
 def _message(message: Any, where: str) -> list[dict]:

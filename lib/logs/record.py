@@ -140,6 +140,9 @@ class CallRecord:
     compacted: bool = False
     """With `history_cut`: the cut is a compaction, the program's summary put in place of the earlier turns, not a
     person undoing turns (lib.model.COMPACTED)."""
+    from_cache: str | None = None
+    """The program's own cache that answered the call in place of the provider, named (lib.model.FROM_CACHE): the
+    recording says so (AutoGen's `cached` result)."""
     compaction: bool = False
     """The call asked the provider to compact the conversation (the Responses API's `/v1/responses/compact`), not
     for the model's next turn: its response is the compacted history (lib.model.COMPACTION)."""

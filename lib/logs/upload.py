@@ -53,7 +53,7 @@ from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
 from lib.logs.streams import is_keepalive
 from lib.intern import collector_paused, content_key, loads_exact
-from lib.model import (COMPACTED, COMPACTED_IN_CALL, COMPACTION, CUT_CALLS, HISTORY_CUT, MADE_UP_IDS, NOTICES,
+from lib.model import (COMPACTED, COMPACTED_IN_CALL, COMPACTION, CUT_CALLS, FROM_CACHE, HISTORY_CUT, MADE_UP_IDS, NOTICES,
                        PROGRAM_WROTE, SENT_ON, STREAMED, UNENDED_CALLS, UNENDED_WRITES, Message, ProviderError, Request, Response, Round, Trace)
 from lib.text import plural
 
@@ -284,6 +284,8 @@ class _Call:
     compacted_in_call: bool = False
     sent_on: dict | None = None
     """For a call that sent the conversation on in another API's format: the round's SENT_ON."""
+    from_cache: str | None = None
+    """The program's cache that answered the call in place of the provider: the round's FROM_CACHE."""
 
 
 @dataclass
@@ -373,7 +375,7 @@ class _Rebuilder:
             tuple(p for p in record.program_wrote if isinstance(p, str)),
             tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True,
             tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
-            record.compacted_in_call is True, sent_on,
+            record.compacted_in_call is True, sent_on, text_or_none(record.from_cache),
         ))
         if response is not None and MADE_UP_IDS not in record.derived:
             for item in _item_ids(response.message.raw):
@@ -751,6 +753,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra[COMPACTED_IN_CALL] = True
         if call.sent_on:
             extra[SENT_ON] = call.sent_on
+        if call.from_cache:
+            extra[FROM_CACHE] = call.from_cache
         resent = shared_prefix(previous, call.request.messages)
         if call.history_cut and rounds:
             extra[HISTORY_CUT] = resent
