@@ -40,11 +40,43 @@ def test_an_object_without_request_or_response_keys_forced_as_messages_is_a_prob
 
 
 def test_requests_logged_alone_still_load_when_the_format_is_chosen():
-    for forced in (None, "openai-chat", "ollama", "cohere"):
+    for forced in (None, "openai-chat", "cohere"):
         upload = _read("requests-only.jsonl", forced)
         assert upload.summary() == "2 lines: 2 rounds in 1 conversation; 0 lines skipped", forced
-    assert _read("requests-only.jsonl", "ollama").formats == {
-        "ollama": (2, "chosen by you: a request with 'messages' and 'model', shaped as any chat API's")}
+    # The first request holds nothing any chat API lacks; the second sends a call's arguments as a JSON string, which
+    # Ollama's /api/chat never does: only the first is read as Ollama's.
+    upload = _read("requests-only.jsonl", "ollama")
+    assert upload.summary() == "2 lines: 1 round in 1 conversation; 1 line skipped"
+    assert upload.formats == {
+        "ollama": (2, "chosen by you: a request with 'messages' and 'model', shaped as any chat API's; refused as not "
+                      "of its shape: 1 line")}
+    assert [str(p) for p in upload.problems] == [
+        "line 2: not read as Ollama /api/chat: a Chat Completions request: a call's arguments are a JSON string "
+        "(/api/chat sends them as an object)"]
+
+
+def _requests_alone(cassette):
+    """The request bodies of a recorded cassette, one JSON line each: what a log that keeps only requests holds."""
+    import yaml
+    interactions = yaml.safe_load((FIXTURES / cassette).read_text())["interactions"]
+    return "".join(json.dumps(json.loads(i["request"]["body"])) + "\n" for i in interactions).encode()
+
+
+@pytest.mark.parametrize("forced, title, why", [
+    ("ollama", "Ollama /api/chat", "'tool_choice' is one of its settings, which /api/chat takes under 'options' or "
+                                   "not at all"),
+    ("cohere", "Cohere v2 chat", "'n' is one of its settings, which Cohere's v2 chat does not take"),
+])
+def test_chat_completions_requests_alone_are_not_read_as_ollamas_or_coheres_when_those_are_chosen(forced, title, why):
+    # ldp's five calls to gpt-4o with "n": 1, "temperature": 0.1 and "tool_choice": "required", their requests alone:
+    # chosen as Ollama's or Cohere's, each was read as that API's request (5 rounds), though /api/chat takes its
+    # settings under 'options' and Cohere's chat has neither 'n' nor a lower-case tool_choice.
+    data = _requests_alone("containers/ldp-online-trainer-memories-added.yaml")
+    assert read_upload([("ldp-requests.jsonl", data)]).rounds == 5
+    upload = read_upload([("ldp-requests.jsonl", data)], forced)
+    assert upload.rounds == 0
+    assert [str(p) for p in upload.problems] == [
+        f"line {n}: not read as {title}: a Chat Completions request: {why}" for n in range(1, 6)]
 
 
 def test_chat_completions_requests_forced_as_messages_are_refused_for_their_function_tools():
@@ -120,12 +152,13 @@ BUNDLED = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("*")
 """Every fixture of every format, the containers' included (the recording tools and READMEs are no logs)."""
 
 ALSO_READ = {
-    # A request under 'body' that names its model and holds its turns is shaped as any chat API's: chosen, Chat
-    # Completions, Ollama and Cohere read an OpenAI Batch input's requests (its responses are inferred).
+    # A request under 'body' that names its model and holds its turns: chosen, Chat Completions reads an OpenAI Batch
+    # input's requests (its responses are inferred); Ollama and Cohere refuse them ('parallel_tool_calls' is neither's).
     ("openai-batch-input.jsonl", "openai-chat"): 4,
-    ("openai-batch-input.jsonl", "ollama"): 4,
-    ("openai-batch-input.jsonl", "cohere"): 4,
-    ("requests-only.jsonl", "ollama"): 2,
+    # A request that holds nothing any of these chat APIs lacks is read as the one chosen, its rule saying it is shaped
+    # as any chat API's; Ollama refuses the second, whose call's arguments are a JSON string. Cohere's v2 chat takes
+    # both as they are.
+    ("requests-only.jsonl", "ollama"): 1,
     ("requests-only.jsonl", "cohere"): 2,
     # A fine-tuning line that declares its tools is a Chat Completions request by that format's rule ('messages'
     # beside 'tools'); the line without them is refused.

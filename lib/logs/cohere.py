@@ -33,6 +33,15 @@ SETTINGS = {"temperature": "temperature", "max_tokens": "max_tokens", "p": "top_
             "response_format": "response_format"}
 """Request keys that mean the same as a Chat Completions request key."""
 
+CHAT_COMPLETIONS_KEYS = ("parallel_tool_calls", "top_p", "n", "stop", "stream_options", "max_completion_tokens",
+                         "top_logprobs", "user", "store", "reasoning_effort", "service_tier", "metadata", "logit_bias",
+                         "modalities", "prediction")
+"""Top-level keys of a Chat Completions request that Cohere's v2 chat does not take (it has `p` and
+`stop_sequences`): a request that holds one is Chat Completions'."""
+
+CHAT_COMPLETIONS_TURN_KEYS = ("refusal", "annotations", "function_call", "audio")
+"""Keys of a Chat Completions assistant turn that a v2 assistant message has no place for."""
+
 TOOL_CHOICES = {"REQUIRED": "required", "NONE": "none"}
 """`tool_choice` as a Chat Completions tool_choice."""
 
@@ -77,6 +86,28 @@ class CohereFormat(ProviderPairFormat):
 
     def is_request(self, body: Any) -> bool:
         return is_request(body)
+
+    def foreign(self, request: dict) -> str | None:
+        # Chosen for a file, Cohere reads a request no rule of its own marks; one that Chat Completions' marks is the
+        # other API's, never read as a v2 chat request.
+        said = super().foreign(request)
+        if said is not None:
+            return said
+        key = next((k for k in CHAT_COMPLETIONS_KEYS if k in request), None)
+        if key is not None:
+            return f"a Chat Completions request: '{key}' is one of its settings, which Cohere's v2 chat does not take"
+        choice = request.get("tool_choice")
+        if choice is not None and choice not in TOOL_CHOICES:
+            return ("a Chat Completions request: its 'tool_choice' is not one of Cohere's ('REQUIRED' or 'NONE')")
+        for message in request["messages"]:
+            if not isinstance(message, dict):
+                continue
+            if message.get("role") in ("developer", "function"):
+                return f"a Chat Completions request: a message's role is '{message['role']}', which Cohere has not"
+            if message.get("role") == "assistant" and (key := next(
+                    (k for k in CHAT_COMPLETIONS_TURN_KEYS if k in message), None)) is not None:
+                return f"a Chat Completions request: an assistant turn carries '{key}', which Cohere's has not"
+        return None
 
     def is_response(self, body: Any) -> bool:
         return is_response(body) or (isinstance(body, list) and bool(body) and all(_is_event(e) for e in body))

@@ -21,6 +21,13 @@ from lib.logs.provider_pairs import CallIds, ProviderPairFormat, text_of
 OLLAMA_REQUEST_KEYS = ("options", "keep_alive", "think", "format")
 """Request keys only Ollama's native API has (beside `model`, `messages`, `tools`, `stream`)."""
 
+CHAT_COMPLETIONS_KEYS = ("parallel_tool_calls", "tool_choice", "response_format", "max_tokens", "max_completion_tokens",
+                         "temperature", "top_p", "n", "stop", "stream_options", "presence_penalty",
+                         "frequency_penalty", "seed", "user", "store", "reasoning_effort", "service_tier", "metadata",
+                         "logit_bias", "modalities", "prediction")
+"""Top-level keys of a Chat Completions request that /api/chat has no place for: its settings go under `options`,
+its output format under `format`. A request that holds one is Chat Completions' (Ollama's `/v1` endpoint's)."""
+
 CARRIED_OPTIONS = {"temperature": "temperature", "top_p": "top_p", "num_predict": "max_tokens", "seed": "seed", "stop": "stop"}
 """`options` that mean the same as a Chat Completions request key."""
 
@@ -70,6 +77,28 @@ class OllamaFormat(ProviderPairFormat):
 
     def is_request(self, body: Any) -> bool:
         return _is_request(body)
+
+    def foreign(self, request: dict) -> str | None:
+        # Chosen for a file, Ollama reads a request no rule of its own marks; one that Chat Completions' marks is the
+        # other API's (what Ollama's OpenAI-compatible /v1 endpoint takes), never read as /api/chat.
+        said = super().foreign(request)
+        if said is not None:
+            return said
+        key = next((k for k in CHAT_COMPLETIONS_KEYS if k in request), None)
+        if key is not None:
+            return (f"a Chat Completions request: '{key}' is one of its settings, which /api/chat takes under "
+                    "'options' or not at all")
+        for message in request["messages"]:
+            if not isinstance(message, dict):
+                continue
+            if isinstance(message.get("content"), list):
+                return "a Chat Completions request: a message's content is a list of parts (/api/chat's is a string)"
+            calls = message.get("tool_calls")
+            if isinstance(calls, list) and any(isinstance(c, dict) and isinstance(c.get("function"), dict)
+                                               and isinstance(c["function"].get("arguments"), str) for c in calls):
+                return ("a Chat Completions request: a call's arguments are a JSON string (/api/chat sends them as an "
+                        "object)")
+        return None
 
     def is_response(self, body: Any) -> bool:
         return _is_response(body)
