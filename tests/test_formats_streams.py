@@ -39,6 +39,24 @@ def test_chunks_assemble_into_one_completion_per_stream_with_parallel_calls_merg
     assert first.timestamp == "2026-01-05T10:00:00.000000000Z"
 
 
+def test_a_streamed_custom_tool_call_is_joined_into_its_free_text_input_as_the_unstreamed_one_is():
+    # GPT-5's call of the custom tool math_exp with "4 + 4", as dd-trace-py's recording of the unstreamed call holds it
+    # (containers/ddtrace-openai-custom-tool-chat.yaml), cut into chunks in that call's own shape: no recording of a
+    # streamed custom tool call was found. Joined as a function's, it was a call named "" with no arguments.
+    chunks = [_chunk({"role": "assistant", "content": None}),
+              _chunk({"tool_calls": [{"index": 0, "id": "call_QpgJRI5C9DcjExMNU6lrJPcu", "type": "custom",
+                                      "custom": {"name": "math_exp", "input": ""}}]}),
+              _chunk({"tool_calls": [{"index": 0, "custom": {"input": "4 + "}}]}),
+              _chunk({"tool_calls": [{"index": 0, "custom": {"input": "4"}}]}),
+              _chunk({}, "tool_calls")]
+    (record,) = feed(OpenAIChatStreamFormat(), chunks)
+    assert record.response["choices"][0]["message"]["tool_calls"] == [
+        {"id": "call_QpgJRI5C9DcjExMNU6lrJPcu", "type": "custom", "custom": {"name": "math_exp", "input": "4 + 4"}}]
+    _, response = read(record)
+    [call] = response.message.tool_calls
+    assert (call.name, call.arguments_raw, call.arguments, call.arguments_error) == ("math_exp", "4 + 4", "4 + 4", None)
+
+
 def test_interleaved_streams_are_kept_apart_by_id():
     _, second, _ = feed_files(OpenAIChatStreamFormat(), "openai-chat-stream.jsonl")
     _, response = read(second)

@@ -175,16 +175,22 @@ class OpenAIChatStreamFormat(LogFormat):
         """Add one tool_calls fragment to the call it continues (or starts)."""
         if not isinstance(fragment, dict):
             raise LineProblem(f"a tool_calls fragment is {describe(fragment)}, expected an object")
-        function = object_at(fragment, "function")
-        arguments = function.get("arguments")
+        # A GPT-5 custom tool's call carries free text under `custom.input` where a function's has `arguments`, as
+        # the unstreamed call does ({"type": "custom", "custom": {"name", "input"}}): its pieces are joined alike.
+        custom = fragment.get("type") == "custom" or isinstance(fragment.get("custom"), dict)
+        function = object_at(fragment, "custom" if custom else "function")
+        arguments = function.get("input" if custom else "arguments")
         if arguments is not None and not isinstance(arguments, str):
-            raise LineProblem(f"a tool_calls fragment's function.arguments is {describe(arguments)}, expected a string piece")
+            where = "custom.input" if custom else "function.arguments"
+            raise LineProblem(f"a tool_calls fragment's {where} is {describe(arguments)}, expected a string piece")
         index = as_int(fragment.get("index"))
         if index is None:
             # Some compatible servers leave out `index`: a fragment with a new id starts a call.
             starts_call = bool(fragment.get("id")) and all(c["id"] != fragment["id"] for c in stream.calls.values())
             index = len(stream.calls) if starts_call or not stream.calls else max(stream.calls)
         call = stream.calls.setdefault(index, {"id": None, "type": "function", "name": None, "arguments": []})
+        if custom:
+            call["type"] = "custom"
         # id and name come with the first fragment only; later fragments carry argument pieces.
         if call["id"] is None and fragment.get("id"):
             call["id"] = str(fragment["id"])
@@ -238,8 +244,10 @@ def _chunk_record(stream: _ChoiceStream) -> CallRecord:
     for key, pieces in stream.reasoning.items():
         message[key] = "".join(pieces)
     if stream.calls:
-        message["tool_calls"] = [tool_call(call["id"], call["name"], "".join(call["arguments"]))
-                                 for _, call in sorted(stream.calls.items())]
+        message["tool_calls"] = [
+            {"id": call["id"], "type": "custom", "custom": {"name": call["name"], "input": "".join(call["arguments"])}}
+            if call["type"] == "custom" else tool_call(call["id"], call["name"], "".join(call["arguments"]))
+            for _, call in sorted(stream.calls.items())]
     if stream.function_call:
         message["function_call"] = {key: "".join(pieces) for key, pieces in stream.function_call.items()}
     if not stream.calls and not stream.function_call and message["content"] is None:
