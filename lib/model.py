@@ -355,8 +355,9 @@ an encrypted item the model did not write (Round.compacted_in_call)."""
 
 FROM_CACHE = "from_cache"
 """The round key of a call the program's own cache answered in place of the provider (AutoGen's ChatCompletionCache,
-its recorder marking the result `cached`): the cache's name. The response is a copy of an answer the model gave an
-earlier request alike; no provider saw this one (RoundSummary.sent), so its usage is that earlier call's, billed then."""
+its recorder marking the result `cached`): the cache's key (lib.provenance.CACHES). The response is a copy of an
+answer the model gave an earlier request alike; no provider saw this one (RoundSummary.sent), so its usage is that
+earlier call's, billed then."""
 
 SENT_ON = "sent_on"
 """The round key of a call whose request sent the conversation on to another provider's API, in that API's own format

@@ -53,8 +53,8 @@ from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
 from lib.logs.streams import is_keepalive
 from lib.intern import collector_paused, content_key, loads_exact
-from lib.model import (COMPACTED, COMPACTED_IN_CALL, COMPACTION, CUT_CALLS, FROM_CACHE, HISTORY_CUT, MADE_UP_IDS, NOTICES,
-                       PROGRAM_WROTE, SENT_ON, STREAMED, UNENDED_CALLS, UNENDED_WRITES, Message, ProviderError, Request, Response, Round, Trace)
+from lib.model import (COMPACTED, COMPACTED_IN_CALL, COMPACTION, CUT_CALLS, FROM_CACHE, HISTORY_CUT, MADE_UP_IDS,
+                       NOTICES, PROGRAM_WROTE, SENT_ON, STREAMED, UNENDED_CALLS, UNENDED_WRITES, Message, ProviderError, Request, Response, Round, Trace)
 from lib.text import plural
 
 
