@@ -321,7 +321,10 @@ def _unanswered_message(round_: Round, call: ToolCallPart, resent: bool = False,
     if round_.request_from_transcript:
         # A transcript is not a request log: it shows no request sent with this history, only a history that could
         # not be sent as it stands.
-        return (f"This transcript records no result for the {call.name} call {call.id} before the model's next turn: "
+        # A request the log ends on (no response, no error) has no next turn of the model's to name.
+        until = "the last turn, where the log ends" if round_.response is None and round_.error is None \
+            else "the model's next turn"
+        return (f"This transcript records no result for the {call.name} call {call.id} before {until}: "
                 "the log kept none, or the program never answered it. Sent or replayed as it stands, this history is "
                 f"invalid: a provider rejects a request that {carries} a call without its result, so give every call "
                 "its own result, a failure included.")

@@ -388,7 +388,8 @@ def test_a_last_prompt_after_a_call_whose_result_the_log_lost_is_the_request_the
     # The history it holds lacks the call's result, which the checks say as of a transcript: no request on record.
     (missing,) = [f for f in run_checks(upload.conversations[0].trace) if f.code == "missing-tool-result"]
     assert (missing.round, missing.severity) == (4, "error")
-    assert missing.message.startswith("This transcript records no result for the MultiEdit call tool_edge_002")
+    assert missing.message.startswith("This transcript records no result for the MultiEdit call tool_edge_002 before "
+                                      "the last turn, where the log ends: the log kept none")
 
 
 def test_other_formats_lines_are_not_taken_for_claude_codes():
