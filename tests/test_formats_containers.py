@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "containers"
 
 HTTPMOCK = "a 'when' with a 'path' beside a 'then' (an httpmock recording)"
+GO_VCR = "an interaction with request.url and response.status and code (a go-vcr cassette)"
 
 EXPECTED = [
     ("inspect-system-prompt.json", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
@@ -685,6 +686,10 @@ EXPECTED = [
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
      "1 document: 4 rounds in 1 conversation; 0 documents skipped",
      {"session NORMALIZED_SESSION_ID": [4, 6, 8, 10]}, 0),
+    # Go's go-vcr cassette (charmbracelet/fantasy's provider tests): the request under `url`, the status as "200 OK"
+    # beside `code: 200`. It matched no format ("none comes close"), as all 350 of fantasy's cassettes did.
+    ("fantasy-go-vcr-openai-multi-tool.yaml", {"vcr-cassette": GO_VCR},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 5]}, 2),
 ]
 
 
@@ -1051,6 +1056,24 @@ def test_a_streamed_chat_completion_in_a_cassette_is_assembled_with_its_tool_cal
     round_ = upload("test_stream.yaml", _vcrpy_cassette(200, body, "text/event-stream")).conversations[0].trace.rounds[0]
     assert [(c.id, c.name, c.arguments) for c in round_.tool_calls] == [("call_w1", "get_weather", {"city": "Oslo"})]
     assert round_.response.finish_reason == "tool_calls"
+
+
+def test_a_go_vcr_cassette_rebuilds_its_tool_loop_with_the_calls_and_the_answer():
+    conversation, = upload("fantasy-go-vcr-openai-multi-tool.yaml").conversations
+    first, second = conversation.trace.rounds
+    assert conversation.trace.model == "gpt-4o"
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [("add", {"a": 2, "b": 3}), ("multiply", {"a": 2, "b": 3})]
+    assert [p.call_id for m in second.request.messages for p in m.tool_results] == [c.id for c in first.tool_calls]
+    assert texts(conversation.trace)[-1] == "The result of adding 2 and 3 is 5, and the result of multiplying 2 and 3 is 6."
+    assert (first.response.usage.input_tokens, second.response.usage.output_tokens) == (110, 28)
+
+
+def test_a_go_vcr_status_code_is_the_rounds_http_status():
+    cassette = (FIXTURES / "fantasy-go-vcr-openai-multi-tool.yaml").read_text()
+    refused = cassette.replace("status: 200 OK\n    code: 200", "status: 429 Too Many Requests\n    code: 429", 1)
+    assert refused != cassette
+    first = upload("refused.yaml", refused.encode()).conversations[0].trace.rounds[0]
+    assert first.error is not None and first.error.status == 429
 
 
 def test_a_yaml_alias_bomb_is_refused():

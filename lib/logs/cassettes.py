@@ -6,7 +6,9 @@ loads it safely and hands this format one interaction at a time. Bodies come in 
 recorders write: vcrpy's request `body` text and response `body: {string: ...}` (bytes, often gzip,
 when the body was binary), pydantic-ai's `parsed_body`, and its `body: {type, content}`; vcrpy's httpx stub once wrote
 the response as `status_code` and `content` (text). The Datadog APM
-test agent's VCR proxy writes one interaction per `.json` file, its request under `url`, both bodies as text.
+test agent's VCR proxy writes one interaction per `.json` file, its request under `url`, both bodies as text. Go's
+go-vcr (`version: 1` and `version: 2` cassettes) writes the request under `url`, both bodies as text, and the
+response's status twice: `status: "200 OK"` and `code: 200`.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ class CassetteFormat(ExchangeFormat):
             return "an interaction with request.uri and response.status (a VCR cassette)"
         if "url" in request and isinstance(response["status"], dict):  # a HAR entry's status is a number
             return "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"
+        if "url" in request and _go_vcr_status(response):
+            return "an interaction with request.url and response.status and code (a go-vcr cassette)"
         return None
 
     def near_miss(self, obj: dict) -> str | None:
@@ -55,7 +59,7 @@ class CassetteFormat(ExchangeFormat):
             raise LineProblem("'request.uri' is missing (nor the Datadog test agent's 'request.url'), expected the "
                               "address the request went to")
         status = response.get("status", response.get("status_code"))
-        code = status.get("code") if isinstance(status, dict) else status
+        code = status.get("code") if isinstance(status, dict) else response["code"] if _go_vcr_status(response) else status
         exchange = Exchange(
             method=str(request.get("method") or ""), url=str(request.get("uri") or request.get("url") or ""),
             request_body=_body(request), status=code if isinstance(code, int) else None,
@@ -70,6 +74,13 @@ def _httpx_status(response: dict) -> bool:
     text), `http_version`, headers as plain values, where its other stubs write `status: {code, message}` and `body`."""
     code = response.get("status_code")
     return isinstance(code, int) and not isinstance(code, bool) and "content" in response
+
+
+def _go_vcr_status(response: dict) -> bool:
+    """Whether a response keeps its status as go-vcr writes it: the status line's text (`"200 OK"`) beside the number
+    under `code`."""
+    code = response.get("code")
+    return isinstance(response.get("status"), str) and isinstance(code, int) and not isinstance(code, bool)
 
 
 def _body(side: dict) -> Any:
