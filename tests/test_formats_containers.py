@@ -690,6 +690,11 @@ EXPECTED = [
     # beside `code: 200`. It matched no format ("none comes close"), as all 350 of fantasy's cassettes did.
     ("fantasy-go-vcr-openai-multi-tool.yaml", {"vcr-cassette": GO_VCR},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 5]}, 2),
+    # Avian's streamed answers (Kimi K2.5 through OpenRouter): Avian writes the first chunk under its own id
+    # (`chatcmpl-...`), OpenRouter's chunks follow under theirs (`gen-...`). Only the first chunk was read, as a
+    # whole answer: no call, no finish reason, no usage, 0 tokens out.
+    ("fantasy-avian-proxy-chunk-ids.yaml", {"vcr-cassette": GO_VCR},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 1),
 ]
 
 
@@ -1074,6 +1079,18 @@ def test_a_go_vcr_status_code_is_the_rounds_http_status():
     assert refused != cassette
     first = upload("refused.yaml", refused.encode()).conversations[0].trace.rounds[0]
     assert first.error is not None and first.error.status == 429
+
+
+def test_a_streamed_body_whose_chunks_change_id_midway_is_still_one_answer():
+    first, second = upload("fantasy-avian-proxy-chunk-ids.yaml").conversations[0].trace.rounds
+    assert [(c.id, c.name, c.arguments) for c in first.tool_calls] == [
+        ("functions.weather:0", "weather", {"location": "Florence,Italy"})]
+    assert first.response.finish_reason == "tool_calls"
+    assert (first.response.usage.input_tokens, first.response.usage.output_tokens) == (76, 96)
+    assert first.response.usage.reasoning_tokens == 85
+    assert second.response.finish_reason == "stop"
+    assert texts(upload("fantasy-avian-proxy-chunk-ids.yaml").conversations[0].trace)[-1].startswith(
+        " The weather in Florence, Italy is **40°C (104°F)**.")
 
 
 def test_a_yaml_alias_bomb_is_refused():

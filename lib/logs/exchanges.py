@@ -702,7 +702,8 @@ def _response(exchange: Exchange, label: str, dialect: str | None,
             elif kind in FINAL_EVENTS:
                 final = event.get("response")
         return with_streamed_items(final, items), None
-    reader = AnthropicStreamFormat() if dialect == ANTHROPIC else OpenAIChatStreamFormat()
+    # One body is one answer: its chunks make one completion even where their ids differ.
+    reader = AnthropicStreamFormat() if dialect == ANTHROPIC else OpenAIChatStreamFormat(one_completion=True)
     if events and not any(reader.detect(e) or "choices" in e for e in events):
         # Another API's stream under a request shaped like Chat Completions: its first event
         # stands for the answer, which `_calls` names as another API's words, as it does an unstreamed one.

@@ -91,8 +91,11 @@ class OpenAIChatStreamFormat(LogFormat):
     title = "OpenAI Chat Completions stream"
     reads = "chunks of 'object': 'chat.completion.chunk'"
 
-    def __init__(self) -> None:
+    def __init__(self, one_completion: bool = False) -> None:
         self._streams: dict[tuple[str, int], _ChoiceStream] = {}
+        self._one_completion = one_completion
+        """Whether every chunk fed belongs to one completion whatever its id: the chunks of one HTTP response body,
+        where a proxy may write its own first chunk (Avian's `chatcmpl-...` before OpenRouter's `gen-...` chunks)."""
 
     def detect(self, obj: dict) -> str | None:
         if obj.get("object") == "chat.completion.chunk":
@@ -123,7 +126,7 @@ class OpenAIChatStreamFormat(LogFormat):
                                                          for c in choices):
             # Only a forced format is fed it: a whole response read as a chunk would lose its message to the delta rule.
             raise LineProblem("not a stream chunk: a whole Chat Completions response (choices[].message, no delta)")
-        stream_id = str(obj.get("id") or "")
+        stream_id = "" if self._one_completion else str(obj.get("id") or "")
         for position, choice in enumerate(choices):
             if not isinstance(choice, dict):
                 raise LineProblem(f"choices[{position}] is {describe(choice)}, expected an object")
@@ -220,12 +223,11 @@ class OpenAIChatStreamFormat(LogFormat):
                  "message": str(inner.get("message") or inner.get("type") or "the stream failed"),
                  STREAM_ENDED: {"http_status": None}}
         # Chunks carry their completion's id and the error event none: it ends the latest completion opened.
-        latest = max(self._streams.values(), key=lambda s: s.line, default=None)
+        latest = max(self._streams, key=lambda key: self._streams[key].line, default=None)
         if latest is None:
             yield CallRecord(line=line, dialect=OPENAI, request=None, response=None, error=error, streamed=True)
             return
-        stream_id = str(latest.head.get("id") or "")
-        for record in self._close(stream_id):
+        for record in self._close(latest[0]):
             # The provider returned no answer, as unstreamed (a 400 with the same body). What had streamed is what
             # the model wrote and the provider rejected: its text stands for `failed_generation` where the event
             # leaves that empty (Groq's "Tool choice is required, but model did not call a tool" after "maybe").
