@@ -695,6 +695,10 @@ EXPECTED = [
     # whole answer: no call, no finish reason, no usage, 0 tokens out.
     ("fantasy-avian-proxy-chunk-ids.yaml", {"vcr-cassette": GO_VCR},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4]}, 1),
+    # An audio transcription whose multipart form the recorder replaced by `[multipart form data omitted]`: the
+    # interaction was skipped as damage ("the request body ... is not valid JSON") where it is no model call.
+    ("envoy-go-vcr-transcription-form-omitted.yaml", {"vcr-cassette": GO_VCR},
+     "1 interaction: 0 rounds in 0 conversations; 1 interaction not a model call; 0 interactions skipped", {}, 0),
 ]
 
 

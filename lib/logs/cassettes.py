@@ -64,7 +64,7 @@ class CassetteFormat(ExchangeFormat):
             method=str(request.get("method") or ""), url=str(request.get("uri") or request.get("url") or ""),
             request_body=_body(request), status=code if isinstance(code, int) else None,
             response_body=_body(response), response_type=_header(response, "content-type"),
-            response_headers=_headers(response),
+            response_headers=_headers(response), request_type=_header(request, "content-type"),
         )
         yield from self.reader.record(exchange, line)
 

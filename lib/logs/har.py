@@ -48,6 +48,7 @@ class HarEntryFormat(ExchangeFormat):
         exchange = Exchange(
             method=str(request.get("method") or ""), url=str(request.get("url") or ""),
             request_body=object_at(request, "postData").get("text"),
+            request_type=str(object_at(request, "postData").get("mimeType") or "").lower(),
             status=status if isinstance(status, int) and status > 0 else None,
             response_body=body, response_type=str(content.get("mimeType") or "").lower(),
             response_headers={str(h["name"]).lower(): str(h["value"]) for h in reversed(response.get("headers") or [])
