@@ -699,6 +699,11 @@ EXPECTED = [
     # interaction was skipped as damage ("the request body ... is not valid JSON") where it is no model call.
     ("envoy-go-vcr-transcription-form-omitted.yaml", {"vcr-cassette": GO_VCR},
      "1 interaction: 0 rounds in 0 conversations; 1 interaction not a model call; 0 interactions skipped", {}, 0),
+    # Kinetica's SQL assistant answers /chat/completions inside its own envelope: the round showed no answer and said
+    # nothing of why (now a note names the body's keys).
+    ("langchain-kinetica-wrapped-answer.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
+                                                                "cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [4]}, 0),
 ]
 
 
@@ -1095,6 +1100,15 @@ def test_a_streamed_body_whose_chunks_change_id_midway_is_still_one_answer():
     assert second.response.finish_reason == "stop"
     assert texts(upload("fantasy-avian-proxy-chunk-ids.yaml").conversations[0].trace)[-1].startswith(
         " The weather in Florence, Italy is **40°C (104°F)**.")
+
+
+def test_an_answer_in_neither_apis_shape_is_named_in_a_note_not_dropped_in_silence():
+    result = upload("langchain-kinetica-wrapped-answer.yaml")
+    round_, = result.conversations[0].trace.rounds
+    assert round_.response is None and round_.error is None
+    assert [result.said(n) for n in result.notes] == [
+        "interaction 1: the response body is a JSON object in neither Chat Completions' nor Anthropic Messages' shape "
+        "(its keys: 'status', 'data'): the round shows the request alone, its answer not read"]
 
 
 def test_a_yaml_alias_bomb_is_refused():

@@ -189,6 +189,9 @@ class ExchangeReader:
         """(item, HTTP status) of the model calls recorded with an empty response body."""
         self.unsent: list[int] = []
         """Items of the model calls recorded with an empty request body (a recorder that scrubbed it)."""
+        self.unread_answers: list[tuple[int, list[str]]] = []
+        """(item, the body's keys) of the Chat Completions or Messages calls answered with a JSON object in neither
+        API's shape (a gateway's envelope around the answer): the round shows the request alone."""
         self.message_batches = AnthropicBatchFormat()
         """Joins the requests a Message Batch was created with to the results it was answered with."""
         self.batch_inputs: dict[str, tuple[int, dict[str, dict]]] = {}
@@ -302,6 +305,9 @@ class ExchangeReader:
                 # A request shaped like Chat Completions answered in another API's words (a proxy's own).
                 self._left_out(exchange, request, line)
                 return
+            if isinstance(response, dict) and response:
+                # Kinetica's SQL assistant wraps the answer: {"status": "OK", "data": {"status": "OK", "data": {...}}}.
+                self.unread_answers.append((line, [str(k) for k in response]))
             response = None
         yield CallRecord(line=line, dialect=dialect, request=request, response=None if error else response, error=error,
                          streamed=stream is not None, cut_calls=stream.cut_calls if stream else [],
@@ -531,6 +537,13 @@ class ExchangeReader:
             notes.append(Problem(self.unsent[0], "the request body was recorded empty"
                                  + (f", as it was for {plural(more, 'more call')}" if more else "")
                                  + ": the round shows the response alone, its request not known", loaded=True))
+        if self.unread_answers:
+            (first, keys), more = self.unread_answers[0], len(self.unread_answers) - 1
+            shown = ", ".join(repr(k) for k in keys[:6]) + (f" and {len(keys) - 6:,} more" if len(keys) > 6 else "")
+            notes.append(Problem(first, f"the response body is a JSON object in neither Chat Completions' nor Anthropic "
+                                 f"Messages' shape (its keys: {shown})"
+                                 + (f", as it was for {plural(more, 'more call')}" if more else "")
+                                 + ": the round shows the request alone, its answer not read", loaded=True))
         if self.unanswered:
             (first, status), more = self.unanswered[0], len(self.unanswered) - 1
             notes.append(Problem(first, f"the response body was recorded empty{f' (HTTP {status})' if status else ''}"
