@@ -704,6 +704,14 @@ EXPECTED = [
     ("langchain-kinetica-wrapped-answer.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                                 "cassette)"},
      "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [4]}, 0),
+    # Gemini's stream as the API sent it in 2024: every chunk names finishReason STOP, none a responseId. Each chunk
+    # was an answer of its own: 7 conversations of one round, the text cut in pieces.
+    ("gemini-js-stop-on-every-chunk.sse", {"gemini": "a bare Google Gemini generateContent response"},
+     "14 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
+    # A prompt Gemini blocked, answered with its feedback alone (no usage, no model version): "no line of the file
+    # matches a known log format; none comes close".
+    ("gemini-js-prompt-blocked.json", {"gemini": "a bare Google Gemini generateContent response"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [0]}, 0),
 ]
 
 
@@ -1109,6 +1117,21 @@ def test_an_answer_in_neither_apis_shape_is_named_in_a_note_not_dropped_in_silen
     assert [result.said(n) for n in result.notes] == [
         "interaction 1: the response body is a JSON object in neither Chat Completions' nor Anthropic Messages' shape "
         "(its keys: 'status', 'data'): the round shows the request alone, its answer not read"]
+
+
+def test_a_gemini_stream_that_says_stop_on_every_chunk_is_one_answer_in_a_file_of_server_sent_events():
+    round_, = upload("gemini-js-stop-on-every-chunk.sse").conversations[0].trace.rounds
+    assert round_.response.message.text.startswith(
+        "The current stock price for Alphabet Inc. (Google) Class C (GOOG) is \\$166.79 USD. This price reflects")
+    assert round_.response.message.text.endswith("financial websites like Google Finance or TradingView.\n")
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (8, 106)
+
+
+def test_gemini_chunks_each_finished_on_lines_of_their_own_are_still_answers_of_their_own():
+    # Outside a body of server-sent events, a line that names its finishReason is a whole answer (a log of them).
+    sse = (FIXTURES / "gemini-js-stop-on-every-chunk.sse").read_text()
+    lines = "\n".join(line.removeprefix("data: ") for line in sse.splitlines() if line.startswith("data: "))
+    assert upload("answers.jsonl", lines.encode()).summary() == "7 lines: 7 rounds in 7 conversations; 0 lines skipped"
 
 
 def test_a_yaml_alias_bomb_is_refused():

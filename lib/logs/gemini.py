@@ -69,8 +69,10 @@ def _is_chunk(body: Any) -> bool:
         return False
     if isinstance(body.get("candidates"), list):
         return True
-    # A response every candidate of which was blocked carries only the prompt's feedback.
-    return isinstance(body.get("promptFeedback"), dict) and ("usageMetadata" in body or "modelVersion" in body)
+    # A response every candidate of which was blocked carries only the prompt's feedback; before 2025 the API sent no
+    # usage or model version beside it, and the feedback's blockReason is what says it is Gemini's.
+    feedback = body.get("promptFeedback")
+    return isinstance(feedback, dict) and ("usageMetadata" in body or "modelVersion" in body or "blockReason" in feedback)
 
 
 def _is_response(body: Any) -> bool:
@@ -110,6 +112,14 @@ class GeminiFormat(ProviderPairFormat):
 
     def __init__(self) -> None:
         self._streams: dict[str, tuple[int, list[dict]]] = {}
+        self._body: str | None = None
+        """The key of the stream every bare chunk joins while a file of server-sent events is read (one HTTP body, one
+        answer): Gemini's streams of 2024 name a finishReason on every chunk, and no responseId."""
+        self._bodies = 0
+
+    def one_body(self, begins: bool) -> None:
+        self._bodies += begins
+        self._body = f"server-sent events {self._bodies}" if begins else None
 
     def is_request(self, body: Any) -> bool:
         return _is_request(body)
@@ -122,9 +132,11 @@ class GeminiFormat(ProviderPairFormat):
             yield from super().feed(obj, line)
             return
         # A bare chunk: held until its stream's last chunk (the one with a finishReason) arrives.
-        key = str(obj.get("responseId") or "")
+        key = self._body or str(obj.get("responseId") or "")
         first, chunks = self._streams.setdefault(key, (line, []))
         chunks.append(obj)
+        if self._body is not None:
+            return  # the body's end ends the answer: finish() joins its chunks
         if any(isinstance(c, dict) and c.get("finishReason") for c in obj.get("candidates") or ()) or \
                 (not obj.get("candidates") and "promptFeedback" in obj):
             del self._streams[key]

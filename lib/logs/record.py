@@ -218,6 +218,10 @@ class LogFormat:
         out on purpose, counted so the upload's summary adds up."""
         return 0
 
+    def one_body(self, begins: bool) -> None:
+        """The items fed from now on (`begins`), or no longer, are the events of one HTTP response body: a file of
+        server-sent events holds one answer. Formats whose chunks say where an answer ends ignore it."""
+
     def share_bodies(self, inflater: Any) -> None:
         """Take the upload's one budget for opening recorded gzip bodies (lib.logs.exchanges.Inflater), so that a HAR
         file and a cassette uploaded together do not each get the whole of it. Formats that open none ignore it."""

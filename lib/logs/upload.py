@@ -999,6 +999,8 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
             items = events = _ServerSentEvents(data)
             said_as = "event's data"  # a place in the JSON after `data:`, not in the line
             reading.notes.append(Problem(1, label + SSE_NOTE, loaded=True))
+            for instance in reading.instances:
+                instance.one_body(True)
     else:
         items = ((number, element, 1) for number, element in whole[1])
         reading.units.add(whole[0])
@@ -1051,6 +1053,8 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
         _feed(chosen, obj, number, label, reading)
     if events is not None:
         reading.lines += events.skipped
+        for instance in reading.instances:
+            instance.one_body(False)
 
 
 NEAR_MISSES = 50
