@@ -712,6 +712,10 @@ EXPECTED = [
     # matches a known log format; none comes close".
     ("gemini-js-prompt-blocked.json", {"gemini": "a bare Google Gemini generateContent response"},
      "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [0]}, 0),
+    # The Avian answer of `fantasy-avian-proxy-chunk-ids.yaml`, its body alone: two answers, the first Avian's one
+    # chunk with no finish reason, no call and 0 tokens out.
+    ("fantasy-avian-proxy-answer.sse", {"openai-chat-stream": "object is 'chat.completion.chunk'"},
+     "102 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 1),
 ]
 
 

@@ -96,6 +96,13 @@ class OpenAIChatStreamFormat(LogFormat):
         self._one_completion = one_completion
         """Whether every chunk fed belongs to one completion whatever its id: the chunks of one HTTP response body,
         where a proxy may write its own first chunk (Avian's `chatcmpl-...` before OpenRouter's `gen-...` chunks)."""
+        self._body: str | None = None
+        """The completion every chunk joins while a file of server-sent events (one HTTP body) is read."""
+        self._bodies = 0
+
+    def one_body(self, begins: bool) -> None:
+        self._bodies += begins
+        self._body = f"server-sent events {self._bodies}" if begins else None
 
     def detect(self, obj: dict) -> str | None:
         if obj.get("object") == "chat.completion.chunk":
@@ -126,7 +133,7 @@ class OpenAIChatStreamFormat(LogFormat):
                                                          for c in choices):
             # Only a forced format is fed it: a whole response read as a chunk would lose its message to the delta rule.
             raise LineProblem("not a stream chunk: a whole Chat Completions response (choices[].message, no delta)")
-        stream_id = "" if self._one_completion else str(obj.get("id") or "")
+        stream_id = "" if self._one_completion else self._body or str(obj.get("id") or "")
         for position, choice in enumerate(choices):
             if not isinstance(choice, dict):
                 raise LineProblem(f"choices[{position}] is {describe(choice)}, expected an object")
