@@ -19,6 +19,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "containers"
 
 HTTPMOCK = "a 'when' with a 'path' beside a 'then' (an httpmock recording)"
 GO_VCR = "an interaction with request.url and response.status and code (a go-vcr cassette)"
+TEST_PROXY = "'RequestUri' and 'RequestMethod' beside 'StatusCode' (an Azure SDK test-proxy recording)"
 
 EXPECTED = [
     ("inspect-system-prompt.json", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
@@ -681,6 +682,10 @@ EXPECTED = [
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
      "1 document: 7 rounds in 2 conversations; 0 documents skipped",
      {"session NORMALIZED_SESSION_ID": [1, 3, 5], "session NORMALIZED_SESSION_ID, after handoff 1": [1, 3, 5, 7]}, 7),
+    # openai-dotnet's test-proxy recording (`SessionRecords`, the Azure SDKs' format): "no line of the file matches a
+    # known log format; none comes close (the first object's keys: 'Entries', 'Variables')".
+    ("openai-dotnet-consecutive-tool-calls.json", {"test-proxy": TEST_PROXY},
+     "3 entries: 3 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [1, 3, 5]}, 2),
     # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
     ("harbor-terminus2-linear-history.trajectory.cont-1.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
@@ -3294,3 +3299,17 @@ def test_an_atif_handoff_to_a_summarized_context_starts_a_conversation_of_its_ow
         "a conversation of their own, their requests rebuilt from the steps after it alone; what the model was given "
         "in place of the earlier history (the summary, its questions and their answers) is in the trajectories named "
         "there."]
+
+
+def test_a_test_proxy_recording_rebuilds_its_tool_calls_round_by_round():
+    # openai-dotnet's ConsecutiveToolCalls: the weather in Osaka, then a mood for that weather, then the answer.
+    result = upload("openai-dotnet-consecutive-tool-calls.json")
+    (conversation,) = result.conversations
+    trace = conversation.trace
+    assert trace.model == "gpt-4o-mini"
+    assert [[c.name for c in r.response.message.tool_calls] for r in trace.rounds] == \
+        [["get_weather_for_city"], ["get_mood_for_weather"], []]
+    assert texts(trace)[-1] == "Given that the weather in Osaka is rainy, your mood might be described as bored."
+    assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in trace.rounds] == \
+        [(124, 18), (154, 18), (185, 18)]
+    assert run_checks(trace) == ()

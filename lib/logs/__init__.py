@@ -13,7 +13,7 @@ from lib.logs import (adk, atif, autogen, batches, bedrock_converse, cassettes, 
                       codex, cohere, finetune, gemini, gemini_cli, goose, har, httpmock, httprr, inspect_log,
                       langfuse, langsmith, llama_stack, llm_recorder, mlflow_traces, nock, ollama, opencode,
                       opencode_run, openhands, pairs, recorded_streams, responses, sharegpt, spans, streams,
-                      trajectories)
+                      test_proxy, trajectories)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
@@ -38,6 +38,8 @@ FORMATS: tuple[type[LogFormat], ...] = (
     # Mastra's LLM recordings: a request's 'url' beside a response's 'status' and 'isStreaming', before the pair
     # readers, which would take the HTTP envelope under 'request' and 'response' for bodies.
     llm_recorder.LlmRecorderFormat,
+    # Azure SDK test-proxy entries: 'RequestUri' and 'StatusCode' in Pascal case, keys no other format reads.
+    test_proxy.TestProxyFormat,
     # Before SWE-agent's: both keep a run under 'history', OpenHands' of events (an 'action' or 'observation').
     openhands.OpenHandsTrajectoryFormat,
     trajectories.SweAgentFormat,

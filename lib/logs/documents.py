@@ -7,6 +7,7 @@
 - a Go httprr trace (its first line `httprr trace v1`, whatever its name): one element per exchange;
 - an Inspect AI `.json` log: one element per sample;
 - a Mastra LLM recording file (`{"meta", "recordings"}`): one element per recording;
+- an Azure SDK test-proxy recording (`{"Entries", "Variables"}`): one element per entry;
 - any other one-object file (`.traj`, `.json`): the object itself.
 
 Elements are numbered from 1 and stand where lines stand in a line-per-call log, so a broken
@@ -113,6 +114,8 @@ def _json_document(data: bytes, limit: int, required: bool, loads: Callable[[byt
         return _numbered(document["samples"], "sample")
     if isinstance(document.get("recordings"), list) and isinstance(document.get("meta"), dict):
         return _numbered(document["recordings"], "recording")  # Mastra's LLM recordings (lib/logs/llm_recorder.py)
+    if isinstance(document.get("Entries"), list):
+        return _numbered(document["Entries"], "entry")  # Azure SDK test-proxy recordings (lib/logs/test_proxy.py)
     return WHOLE, iter([(1, document)])
 
 
