@@ -686,6 +686,10 @@ EXPECTED = [
     # known log format; none comes close (the first object's keys: 'Entries', 'Variables')".
     ("openai-dotnet-consecutive-tool-calls.json", {"test-proxy": TEST_PROXY},
      "3 entries: 3 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [1, 3, 5]}, 2),
+    # A spoken answer streamed (`gpt-audio-1.5`): its chunks between the audio deltas carry no 'choices' at all, and
+    # the stream was refused ("'choices' is missing, expected a list").
+    ("openai-dotnet-audio-stream-chunks-without-choices.json", {"test-proxy": TEST_PROXY},
+     "1 entry: 1 round in 1 conversation; 0 entries skipped", {"conversation 1": [1]}, 0),
     # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
     ("harbor-terminus2-linear-history.trajectory.cont-1.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
@@ -3313,3 +3317,13 @@ def test_a_test_proxy_recording_rebuilds_its_tool_calls_round_by_round():
     assert [(r.response.usage.input_tokens, r.response.usage.output_tokens) for r in trace.rounds] == \
         [(124, 18), (154, 18), (185, 18)]
     assert run_checks(trace) == ()
+
+
+def test_a_streamed_spoken_answer_reads_whole_though_most_chunks_carry_no_choices():
+    result = upload("openai-dotnet-audio-stream-chunks-without-choices.json")
+    assert result.problems == ()
+    (conversation,) = result.conversations
+    (round_,) = conversation.trace.rounds
+    assert conversation.trace.model == "gpt-audio-1.5"
+    assert round_.request.messages[0].text == "Say the exact word 'hello' and nothing else."
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (18, 24)

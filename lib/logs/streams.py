@@ -128,7 +128,12 @@ class OpenAIChatStreamFormat(LogFormat):
         if "choices" not in obj and isinstance(obj.get("error"), dict):
             yield from self._fail(obj, line)
             return
-        choices = require(obj, "choices", list)
+        if "choices" not in obj and obj.get("object") == "chat.completion.chunk":
+            # An answer spoken as audio streams chunks with no 'choices' at all between its audio deltas (OpenAI's
+            # gpt-audio models): a chunk of nothing, not a damaged one.
+            choices: list = []
+        else:
+            choices = require(obj, "choices", list)
         if obj.get("object") == "chat.completion" or any(isinstance(c, dict) and "message" in c and "delta" not in c
                                                          for c in choices):
             # Only a forced format is fed it: a whole response read as a chunk would lose its message to the delta rule.
