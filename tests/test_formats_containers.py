@@ -690,6 +690,10 @@ EXPECTED = [
     # the stream was refused ("'choices' is missing, expected a list").
     ("openai-dotnet-audio-stream-chunks-without-choices.json", {"test-proxy": TEST_PROXY},
      "1 entry: 1 round in 1 conversation; 0 entries skipped", {"conversation 1": [1]}, 0),
+    # A stored completion (`store: true`) updated by its id (`POST /v1/chat/completions/<id>` with `metadata` alone),
+    # deleted, then looked up: the update was read as a second call, "conversation 2: 1 round, messages not in the log".
+    ("openai-dotnet-stored-chat-updated.json", {"test-proxy": TEST_PROXY},
+     "4 entries: 1 round in 1 conversation; 3 entries not model calls; 0 entries skipped", {"conversation 1": [1]}, 0),
     # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
     ("harbor-terminus2-linear-history.trajectory.cont-1.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},

@@ -88,6 +88,9 @@ alone. The model is not called."""
 MODERATION_PATH = "/moderations"
 """OpenAI's moderation endpoint: its `model` and `input` (typed parts, where an image is moderated) read like a
 Responses request, but it classifies the input and answers with categories. No conversation is held."""
+STORED_CHAT_PATH = re.compile(r"/chat/completions/[^/]+(?:/messages)?/?$")
+"""OpenAI's stored Chat Completions (`store: true`): one read, updated (a POST of `metadata` alone) or deleted by its
+id, its messages listed. The answer is the stored completion itself, but the model is not called again."""
 GEMINI_CACHE_PATH = re.compile(r"/cachedContents(?:/[^/]+)?/?$")
 """Gemini's context caches (`cachedContents`, created, read, updated and deleted): the creation sends `contents` and
 `model` as a generateContent request does and is answered with the cache's name and size. The model is not called."""
@@ -217,7 +220,7 @@ class ExchangeReader:
         where = f"{exchange.method} {exchange.url}"
         path = urlsplit(exchange.url).path
         if path.rstrip("/").endswith((*TOKEN_COUNT_PATHS, MODERATION_PATH)) \
-                or GEMINI_CACHE_PATH.search(path) is not None:
+                or GEMINI_CACHE_PATH.search(path) is not None or STORED_CHAT_PATH.search(path) is not None:
             self.not_calls += 1
             return
         if (batch := MESSAGE_BATCHES_PATH.search(path)) is not None:
