@@ -232,7 +232,10 @@ def _next(trace: Trace, round_: Round) -> Round | None:
 
 
 def _tool(request: Request, name: str) -> ToolDefinition | None:
-    return next((t for t in request.tools if t.name == name), None)
+    # A built-in tool the program runs is offered by its type alone (the Responses API's `{"type": "apply_patch"}`,
+    # `shell`, `computer_use_preview`), and its calls are named for that type.
+    return next((t for t in request.tools if t.name == name or (
+        not t.name and isinstance(t.raw, dict) and t.raw.get("type") == name)), None)
 
 
 def _tools_path(request: Request) -> str:

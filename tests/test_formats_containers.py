@@ -694,6 +694,14 @@ EXPECTED = [
     # deleted, then looked up: the update was read as a second call, "conversation 2: 1 round, messages not in the log".
     ("openai-dotnet-stored-chat-updated.json", {"test-proxy": TEST_PROXY},
      "4 entries: 1 round in 1 conversation; 3 entries not model calls; 0 entries skipped", {"conversation 1": [1]}, 0),
+    # The Responses API's built-in tools the program runs: an `apply_patch_call` (a file edit under `operation`) and a
+    # `computer_call` (an action) were read as empty answers, and their outputs as assistant turns.
+    ("openai-dotnet-apply-patch-call.json", {"test-proxy": TEST_PROXY},
+     "2 entries: 2 rounds in 1 conversation; 0 entries skipped",
+     {"resp_0e6d9ab2ae9cbf5c0069cf1a4c46088197846df22acaf7a6ec": [2, 4]}, 1),
+    ("openai-dotnet-computer-call-screenshot.json", {"test-proxy": TEST_PROXY},
+     "2 entries: 2 rounds in 1 conversation; 0 entries skipped",
+     {"resp_0941082ef2da2799006984574500f48197838011971ee1ecbd": [2, 4]}, 2),
     # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
     ("harbor-terminus2-linear-history.trajectory.cont-1.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
@@ -3331,3 +3339,22 @@ def test_a_streamed_spoken_answer_reads_whole_though_most_chunks_carry_no_choice
     assert conversation.trace.model == "gpt-audio-1.5"
     assert round_.request.messages[0].text == "Say the exact word 'hello' and nothing else."
     assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (18, 24)
+
+
+@pytest.mark.parametrize("name, tool, asked, answered", [
+    ("openai-dotnet-apply-patch-call.json", "apply_patch",
+     {"type": "create_file", "diff": "+review tests\n+update docs\n", "path": "NOTES.md"}, "completed"),
+    ("openai-dotnet-computer-call-screenshot.json", "computer_use_preview", {"type": "screenshot"}, None),
+])
+def test_a_built_in_tool_the_program_runs_is_a_call_and_its_output_the_result(name, tool, asked, answered):
+    (conversation,) = upload(name).conversations
+    first, second = conversation.trace.rounds
+    (call,) = first.response.message.tool_calls
+    assert (call.name, call.arguments) == (tool, asked)
+    result = second.request.messages[-1]
+    (answer,) = [p for p in result.parts if p.kind == "tool-result"]
+    assert result.role == "tool" and answer.call_id == call.id
+    if answered is not None:
+        assert answer.content == answered
+    # The tool is offered by its type alone ({"type": "apply_patch"}): no "called a tool this request does not offer".
+    assert [f.code for f in run_checks(conversation.trace) if f.severity != "info"] == []

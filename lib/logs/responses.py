@@ -27,11 +27,15 @@ SPEECH_KEY = "voice"
 
 FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
 
-SHELL_CALLS = (("shell_call", "shell"), ("local_shell_call", "local_shell"))
-"""The calls of the built-in shell tools (`shell`, and `local_shell` before it): (item type, the tool it names)."""
+SHELL_CALLS = (("shell_call", "shell", "action"), ("local_shell_call", "local_shell", "action"),
+               ("apply_patch_call", "apply_patch", "operation"), ("computer_call", "computer_use_preview", "action"))
+"""The calls of the built-in tools the program runs, not the provider (`shell`, and `local_shell` before it;
+`apply_patch`, its file edit under `operation`; `computer_use_preview`): (item type, the tool it names, the key of what
+the model asked for)."""
 
-SHELL_OUTPUTS = ("shell_call_output", "local_shell_call_output")
-"""What the program sends back for a shell call."""
+SHELL_OUTPUTS = ("shell_call_output", "local_shell_call_output", "apply_patch_call_output", "computer_call_output")
+"""What the program sends back for such a call: what the commands printed, whether the edit applied (`status`, and an
+`output` where it says more), the screenshot taken after the action."""
 """Stream events that carry the whole response; the other `response.*` events are pieces of it."""
 
 INCOMPLETE_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
@@ -547,14 +551,17 @@ def item_turn(item: dict, where: str) -> tuple[str, list]:
         output = item.get("output")
         output = flatten_content(output) if isinstance(output, list) else output
         return "tool", [convert.tool_result_part(_call_id(item, kind, where), output)]
-    shell = next((tool for call, tool in SHELL_CALLS if kind == call), None)
+    shell = next(((tool, asked) for call, tool, asked in SHELL_CALLS if kind == call), None)
     shell_call_id = _text(item.get("call_id")) or _text(item.get("id"))
     if shell is not None and shell_call_id is not None:
-        # The built-in shell tools run on the program's side: the model asks for the commands in `action`, and the
-        # program sends back what they printed under the same call_id (Codex's local_shell calls, the item id).
-        return "assistant", [convert.tool_call_part(shell_call_id, shell, item.get("action"))]
+        # These built-in tools run on the program's side: the model asks for the commands, the edit or the action, and
+        # the program sends back what came of it under the same call_id (Codex's local_shell calls, the item id).
+        return "assistant", [convert.tool_call_part(shell_call_id, shell[0], item.get(shell[1]))]
     if isinstance(kind, str) and kind in SHELL_OUTPUTS:
-        return "tool", [convert.tool_result_part(_call_id(item, kind, where), item.get("output"))]
+        # An edit's result may hold only its `status` ("completed" or "failed"): that is what the program answered.
+        output = item.get("output") if item.get("output") is not None or kind != "apply_patch_call_output" \
+            else item.get("status")
+        return "tool", [convert.tool_result_part(_call_id(item, kind, where), output)]
     # reasoning, web_search_call and other model-side items stay raw beside the text.
     return "assistant", [item]
 
