@@ -702,6 +702,11 @@ EXPECTED = [
     ("openai-dotnet-computer-call-screenshot.json", {"test-proxy": TEST_PROXY},
      "2 entries: 2 rounds in 1 conversation; 0 entries skipped",
      {"resp_0941082ef2da2799006984574500f48197838011971ee1ecbd": [2, 4]}, 2),
+    # A conversation created with a system message (`POST /v1/conversations` with `items`), then a Responses call in
+    # it: the system message the provider held was left out of the request shown.
+    ("openai-dotnet-conversation-created-with-instructions.json", {"test-proxy": TEST_PROXY},
+     "4 entries: 1 round in 1 conversation; 3 entries not model calls; 0 entries skipped",
+     {"conv_6a3f193a23f08197a8aaeee38622750f0903dc172c433d83": [2]}, 0),
     # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
     ("harbor-terminus2-linear-history.trajectory.cont-1.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
@@ -3358,3 +3363,40 @@ def test_a_built_in_tool_the_program_runs_is_a_call_and_its_output_the_result(na
         assert answer.content == answered
     # The tool is offered by its type alone ({"type": "apply_patch"}): no "called a tool this request does not offer".
     assert [f.code for f in run_checks(conversation.trace) if f.severity != "info"] == []
+
+
+def test_the_items_a_conversation_was_created_with_are_held_by_the_provider_not_sent():
+    from lib.growth import held_indices, program_sent, sends
+    (conversation,) = upload("openai-dotnet-conversation-created-with-instructions.json").conversations
+    (round_,) = conversation.trace.rounds
+    messages = round_.request.messages
+    assert [(m.role, m.text) for m in messages] == [("system", "You are a helpful assistant."),
+                                                    ("user", "Tell me a joke.")]
+    # The system message is the held one, the question the one the program sent.
+    assert [messages[i].text for i in held_indices(round_)] == ["You are a helpful assistant."]
+    assert program_sent(round_) == 1
+    assert sends(round_, 1).startswith("the program sends 1 message; 1 earlier message held by the provider")
+
+
+def test_a_system_message_the_first_round_sent_is_held_with_the_rest_after_previous_response_id():
+    # The Responses API's instructions sent as a system message in the first input (not `instructions`), then a
+    # second call under previous_response_id sending one question: it was counted the question held and the system
+    # message sent.
+    from lib.growth import held_indices, program_sent
+    def call(number, text, request):
+        return json.dumps({"request": {"model": "gpt-4o-mini", **request}, "response": {
+            "id": f"resp_{number}", "object": "response", "status": "completed", "model": "gpt-4o-mini",
+            "output": [{"type": "message", "id": f"msg_{number}", "role": "assistant",
+                        "content": [{"type": "output_text", "text": text}]}],
+            "usage": {"input_tokens": 20, "output_tokens": 5, "total_tokens": 25}}})
+    log = "\n".join([
+        call(1, "Arr, hello", {"input": [{"type": "message", "role": "system", "content": "Always begin with Arr"},
+                                         {"type": "message", "role": "user", "content": "Hello"}]}),
+        call(2, "Arr, again", {"previous_response_id": "resp_1",
+                               "input": [{"type": "message", "role": "user", "content": "And again"}]}),
+    ]).encode()
+    (conversation,) = read_upload([("chain.jsonl", log)]).conversations
+    second = conversation.trace.rounds[1]
+    assert [second.request.messages[i].text for i in held_indices(second)] == \
+        ["Always begin with Arr", "Hello", "Arr, hello"]
+    assert program_sent(second) == 1

@@ -88,6 +88,9 @@ alone. The model is not called."""
 MODERATION_PATH = "/moderations"
 """OpenAI's moderation endpoint: its `model` and `input` (typed parts, where an image is moderated) read like a
 Responses request, but it classifies the input and answers with categories. No conversation is held."""
+CONVERSATIONS_PATH = re.compile(r"/conversations(?:/([^/]+)/items)?/?$")
+"""OpenAI's Conversations API (Azure's under `/openai/conversations`): a conversation created, or items added to one,
+with no model call. The provider holds its items for the calls that name the conversation."""
 STORED_CHAT_PATH = re.compile(r"/chat/completions/[^/]+(?:/messages)?/?$")
 """OpenAI's stored Chat Completions (`store: true`): one read, updated (a POST of `metadata` alone) or deleted by its
 id, its messages listed. The answer is the stored completion itself, but the model is not called again."""
@@ -240,6 +243,10 @@ class ExchangeReader:
             api = f"{urlsplit(exchange.url).hostname or ''}{threads}/{tail} (OpenAI's Assistants API)"
             self.unread.setdefault(api, []).append(line)
             return
+        if exchange.method.upper() == "POST" and (items := CONVERSATIONS_PATH.search(path)) is not None:
+            self._conversation_items(exchange, items.group(1), where)
+            self.not_calls += 1
+            return
         if exchange.method.upper() == "POST" and INTERACTIONS_PATH.search(path) is not None:
             # Its `input` and `model` read like a Responses request: it was taken for one and its answer skipped.
             parts = urlsplit(exchange.url)
@@ -315,6 +322,19 @@ class ExchangeReader:
         yield CallRecord(line=line, dialect=dialect, request=request, response=None if error else response, error=error,
                          streamed=stream is not None, cut_calls=stream.cut_calls if stream else [],
                          provenance=provenance)
+
+    def _conversation_items(self, exchange: Exchange, conversation: str | None, where: str) -> None:
+        """Keep the items a Conversations API conversation was created with, or had added (`conversation`: the id the
+        path names; None for a creation, whose answer names it), for the Responses calls in that conversation."""
+        if exchange.status is not None and exchange.status >= 400:
+            return  # refused: the provider holds nothing
+        request = _json(exchange.request_body, f"the request body of {where}", self.inflater)
+        items = request.get("items") if isinstance(request, dict) else None
+        if conversation is None:
+            answer = _json(exchange.response_body, f"the response body of {where}", self.inflater)
+            conversation = answer.get("id") if isinstance(answer, dict) else None
+        if isinstance(items, list) and items and isinstance(conversation, str) and conversation:
+            self.responses.conversation_items(conversation, items)
 
     def _message_batch(self, exchange: Exchange, batch: re.Match, line: int) -> Iterator[CallRecord]:
         """The calls of a Message Batch: the requests it was created with, each joined on its custom_id to the

@@ -203,6 +203,12 @@ class ResponsesFormat(LogFormat):
         else:
             yield self._record(obj, None, line)
 
+    def conversation_items(self, conversation: str, items: list) -> None:
+        """Items the program put into a Conversations API conversation outside a model call (created with `items`, or
+        added to its `items`): the provider holds them, and the next call in that conversation goes on from them."""
+        turns = convert.chat_messages(item_turns(items, "items"))
+        self._conversations[conversation] = self._conversations.get(conversation, []) + turns
+
     def compaction_call(self, request: dict, response: dict | None, line: int, status: int | None) -> CallRecord:
         """A call an HTTP recording shows went to `/v1/responses/compact`: a compaction call also where it failed,
         and so no answer of `response.compaction` says it was one."""
