@@ -3,7 +3,7 @@ with no recording for the request. The explorer's cards and the HTML export say 
 
 from __future__ import annotations
 
-from lib.model import ProviderError
+from lib.model import STREAM_ENDED, ProviderError
 
 NO_RECORDING = "no_recording"
 """The error type the replay provider writes when no recording matches a request."""
@@ -87,10 +87,13 @@ def unmade_words(error: ProviderError | None) -> str | None:
 def stream_ended_words(error: ProviderError) -> str:
     """Where an error event ended an answer that had begun streaming (ProviderError.ended_stream), what happened, as
     every view says it: the HTTP status the answer began under, then the status the event names; our words only."""
-    began = (f"began streaming under HTTP {error.stream_status}" if error.stream_status is not None
-             else "began streaming (the log kept no HTTP status)")
     named = (f"an error event the provider marked {error.status}" if _numeric(error.status)
              else "an error event that names no status")
+    if error.body.get(STREAM_ENDED, {}).get("before_answer"):  # the first event was the error: no answer came
+        opened = f"under HTTP {error.stream_status}" if error.stream_status is not None else "(no HTTP status kept)"
+        return f"the stream opened {opened}, and its first event was {named}: no part of an answer came"
+    began = (f"began streaming under HTTP {error.stream_status}" if error.stream_status is not None
+             else "began streaming (the log kept no HTTP status)")
     return f"the answer {began}, then the stream ended with {named}"
 
 

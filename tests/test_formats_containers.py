@@ -2079,7 +2079,10 @@ def test_a_stream_that_holds_only_an_error_event_is_a_round_with_that_error():
     result = upload("openrouter-error.yaml", cassette)
     assert result.problems == ()
     (round_,) = result.conversations[0].trace.rounds
-    assert (round_.error.status, round_.error.message) == (200, "Provider returned error")
+    # The 200 was the stream's status line, sent before its one event: kept apart, as the status the answer began
+    # under, not taken for the failure's.
+    assert (round_.error.status, round_.error.stream_status, round_.error.message) == \
+        (None, 200, "Provider returned error")
 
 
 def test_a_stream_keeps_the_reasoning_openrouter_sends_under_reasoning():
@@ -3400,3 +3403,30 @@ def test_a_system_message_the_first_round_sent_is_held_with_the_rest_after_previ
     assert [second.request.messages[i].text for i in held_indices(second)] == \
         ["Always begin with Arr", "Hello", "Arr, hello"]
     assert program_sent(second) == 1
+
+
+@pytest.mark.parametrize("url, request_body, events", [
+    ("https://api.anthropic.com/v1/messages",
+     {"model": "claude-sonnet-4-5", "max_tokens": 100, "stream": True, "messages": [{"role": "user", "content": "hi"}]},
+     ["event: error\n", 'data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n']),
+    ("https://api.openai.com/v1/chat/completions",
+     {"model": "gpt-4o", "stream": True, "messages": [{"role": "user", "content": "hi"}]},
+     ['data: {"error":{"message":"Overloaded","type":"server_error","code":null}}\n\n']),
+])
+def test_a_stream_whose_only_event_is_an_error_is_no_failure_with_http_200(url, request_body, events):
+    # The status line of a stream is sent before its events: an Anthropic `overloaded_error`, or a gateway's error
+    # chunk, as the first event came under HTTP 200, and the round said "This call failed with HTTP 200" and that the
+    # status was "the provider's trouble".
+    from lib.failures import failure_heading
+    entry = {"RequestUri": url, "RequestMethod": "POST", "RequestHeaders": {}, "RequestBody": request_body,
+             "StatusCode": 200, "ResponseHeaders": {"Content-Type": "text/event-stream"}, "ResponseBody": events}
+    result = upload("recording.json", json.dumps({"Entries": [entry], "Variables": {}}).encode())
+    assert result.problems == ()
+    (round_,) = result.conversations[0].trace.rounds
+    assert round_.response is None and round_.error.message == "Overloaded"
+    assert (round_.error.status, round_.error.stream_status) == (None, 200)
+    heading = failure_heading(round_.error)
+    assert "its first event was an error event that names no status: no part of an answer came" in heading
+    assert "HTTP 200." not in heading
+    checked = [f.message for f in run_checks(result.conversations[0].trace) if f.code == "provider-error"]
+    assert checked and not any("failed with HTTP 200" in m for m in checked)

@@ -310,6 +310,12 @@ class ExchangeReader:
         if error is not None and isinstance(error.get(STREAM_ENDED), dict):
             # The status line was the stream's, sent before the event: kept apart from the status the event names.
             error = {**error, STREAM_ENDED: {"http_status": exchange.status}}
+        elif error is not None and stream is None and exchange.status is not None and exchange.status < 400 \
+                and _is_stream(exchange.response_body, exchange.response_type):
+            # A stream whose first event was the error (Anthropic's `overloaded_error`, a gateway's `{"error": ...}`):
+            # the success status was the stream's, sent before the event, not the failure's.
+            error = {**error, "status": _event_status(error.get("body")),
+                     STREAM_ENDED: {"http_status": exchange.status, "before_answer": True}}
         if error is None and not (anthropic_messages.is_response(response) or openai_chat.is_response(response)):
             if isinstance(response, dict) and not by_path:
                 # A request shaped like Chat Completions answered in another API's words (a proxy's own).
@@ -814,6 +820,13 @@ def _json_lines(body: Any, inflater: Inflater) -> bool:
     except orjson.JSONDecodeError:
         return False
     return True
+
+
+def _event_status(event: Any) -> int | None:
+    """The status an error event names (`error.status_code`, as Groq writes it), if any."""
+    inner = event.get("error") if isinstance(event, dict) else None
+    status = inner.get("status_code") if isinstance(inner, dict) else None
+    return status if isinstance(status, int) and not isinstance(status, bool) else None
 
 
 def _is_stream(body: Any, content_type: str) -> bool:
