@@ -253,12 +253,11 @@ def held_indices(round_: Round) -> range:
     reconstructed, not sent); empty when the program sent them all."""
     if not round_.request.held_by_provider:
         return range(0)
-    messages, held = round_.request.messages, round_.request.held_by_provider
-    # Held ones follow the system message the request sent, if any. A request sends at least one message of its own,
-    # its last: where the held ones would reach it, the system message is one of them (the first input of the round
-    # they go on from had it, or the conversation was created with it).
-    first = 1 if messages and messages[0].role == "system" and held < len(messages) - 1 else 0
-    return range(first, first + held)
+    request = round_.request
+    messages = request.messages
+    # Held ones follow the system message the request sent, if any; one the provider held is the first of them.
+    first = 1 if messages and messages[0].role == "system" and not request.held_system else 0
+    return range(first, first + request.held_by_provider)
 
 
 def held_apart(round_: Round, entries: Entries) -> tuple[Entries, Entries]:

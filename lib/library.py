@@ -173,6 +173,8 @@ def _round_row(round_: Round, previous: list, contents: _Contents) -> tuple[tupl
             refs["answer"], refs["answer_at"] = contents.keep(MESSAGE, answer), at
     if round_.request.held_by_provider:
         refs["held"] = round_.request.held_by_provider
+        if round_.request.held_system:
+            refs["held_system"] = True
     return (round_.index, _dumps(line), refs), previous
 
 
@@ -537,7 +539,8 @@ def _with_held(trace: Trace, refs: list[dict]) -> Trace:
     # The native line does not carry how many messages a provider held; the refs do.
     if not any("held" in ref for ref in refs):
         return trace
-    restored = tuple(replace(r, request=replace(r.request, held_by_provider=ref.get("held", 0)))
+    restored = tuple(replace(r, request=replace(r.request, held_by_provider=ref.get("held", 0),
+                                                held_system=bool(ref.get("held_system"))))
                      for r, ref in zip(trace.rounds, refs))
     return replace(trace, rounds=restored)
 

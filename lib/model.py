@@ -444,6 +444,9 @@ class Request:
     """How many of `messages`, right after the system message the request itself sent (if any), the program
     did not send: the provider held them under `previous_response_id` or a conversation id, and they are
     reconstructed here from the earlier rounds."""
+    held_system: bool = False
+    """True when the system message heading `messages` is itself one of the held ones, not sent by this request (the
+    first input of the chain held under `previous_response_id`, a conversation created with it)."""
 
 
 @built_fast

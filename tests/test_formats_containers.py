@@ -3396,13 +3396,14 @@ def test_a_system_message_the_first_round_sent_is_held_with_the_rest_after_previ
         call(1, "Arr, hello", {"input": [{"type": "message", "role": "system", "content": "Always begin with Arr"},
                                          {"type": "message", "role": "user", "content": "Hello"}]}),
         call(2, "Arr, again", {"previous_response_id": "resp_1",
-                               "input": [{"type": "message", "role": "user", "content": "And again"}]}),
+                               "input": [{"type": "message", "role": "user", "content": "And again"},
+                                         {"type": "message", "role": "user", "content": "Louder"}]}),
     ]).encode()
     (conversation,) = read_upload([("chain.jsonl", log)]).conversations
     second = conversation.trace.rounds[1]
     assert [second.request.messages[i].text for i in held_indices(second)] == \
         ["Always begin with Arr", "Hello", "Arr, hello"]
-    assert program_sent(second) == 1
+    assert program_sent(second) == 2
 
 
 @pytest.mark.parametrize("url, request_body, events", [

@@ -479,3 +479,15 @@ def test_a_kept_trace_whose_round_called_another_model_says_the_call_is_not_in_i
     assert row.unpriced == ("claude-opus-4-7",)
     (round_,) = library.open_kept(store, kept).trace.rounds
     assert [c.model for c in round_.response.usage.other_model_calls] == ["claude-opus-4-7"]
+
+
+def test_a_kept_trace_still_says_which_messages_the_provider_held(store):
+    # openai-dotnet's recording of a conversation created with a system message, then a call in it: the system
+    # message is the held one, which the library's copy must keep saying, or the question reads as held instead.
+    from pathlib import Path
+    from lib.growth import held_indices
+    path = Path(__file__).parent / "fixtures" / "containers" / "openai-dotnet-conversation-created-with-instructions.json"
+    (conversation,) = read_upload([(path.name, path.read_bytes())]).conversations
+    trace_id = library.save(store, conversation.trace, source="upload")
+    (round_,) = library.open_kept(store, trace_id).trace.rounds
+    assert [round_.request.messages[i].role for i in held_indices(round_)] == ["system"]

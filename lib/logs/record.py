@@ -117,6 +117,8 @@ class CallRecord:
     """When the call started, for ordering calls of one conversation."""
     held_by_provider: int = 0
     """Messages of `request` the provider held rather than the program sent (see lib.model.Request)."""
+    held_system: bool = False
+    """The held messages begin with the system message heading `request` (see lib.model.Request.held_system)."""
     resends: list | None = None
     """The `messages` list of an earlier record's request whose very objects `request`'s messages start
     with, when the format built them so: if that record is the call before in the conversation, the

@@ -286,6 +286,10 @@ class ResponsesFormat(LogFormat):
             line=line, dialect=OPENAI, request=chat_request, response=chat_response, error=error,
             conversation=conversation, name=opens, converted_from="openai-responses",
             held_by_provider=len(history) if request is not None else 0,
+            # Instructions the request sends go in front of the history: a system message heading it is held only
+            # where the request sent none.
+            held_system=request is not None and bool(history) and history[0].get("role") == "system"
+            and not (isinstance(request.get("instructions"), str) and request["instructions"]),
             timestamp=convert.iso_time((response or {}).get("created_at")),
             compaction=compaction, history_cut=compacted is not None, compacted=compacted is not None,
             compacted_in_call=in_call,

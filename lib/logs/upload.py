@@ -345,7 +345,7 @@ class _Rebuilder:
                 # (Gemini's calls then Chat Completions'): nothing of ours left out, the program's rewriting shown.
                 sent_on = {"api": record.converted_from or record.dialect, "notes": []}
         if record.held_by_provider:
-            request = replace(request, held_by_provider=record.held_by_provider)
+            request = replace(request, held_by_provider=record.held_by_provider, held_system=record.held_system)
         hold_interned(body, request.raw["messages"])
         thread.last_sent = body.get("messages")
         error = None
