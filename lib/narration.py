@@ -39,8 +39,13 @@ def _result_since_question(messages: tuple[Message, ...]) -> bool:
 
 def _no_tool_to_call(round_: Round) -> bool:
     """A recorded request that offers no tool and whose history holds no call: the model could call nothing (a
-    grader's call, a plain chat). A transcript that kept the calls but not the tool list still had tools."""
+    grader's call, a plain chat). A transcript that kept the calls but not the tool list still had tools. Nor could
+    it where the request lists tools but forbids calling them (`tool_choice` "none", Messages' `{"type": "none"}`):
+    the words that promise an action are the program's choice to answer in text, no missed call."""
     request = round_.request
+    choice = request.raw.get("tool_choice") if isinstance(request.raw, dict) else None
+    if round_.request_recorded and (choice == "none" or (isinstance(choice, dict) and choice.get("type") == "none")):
+        return True
     return round_.request_recorded and not request.tools and not any(
         m.tool_calls or m.tool_results for m in request.messages)
 

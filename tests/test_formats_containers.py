@@ -707,6 +707,11 @@ EXPECTED = [
     ("openai-dotnet-conversation-created-with-instructions.json", {"test-proxy": TEST_PROXY},
      "4 entries: 1 round in 1 conversation; 3 entries not model calls; 0 entries skipped",
      {"conv_6a3f193a23f08197a8aaeee38622750f0903dc172c433d83": [2]}, 0),
+    # The same question four times under each tool_choice; under "none" the model answers "I will find the number
+    # ..." in text, which was warned of as a call it failed to make (narration-without-call).
+    ("openai-dotnet-tool-choice-none-narrates.json", {"test-proxy": TEST_PROXY},
+     "4 entries: 4 rounds in 4 conversations; 0 entries skipped",
+     {"conversation 1": [1], "conversation 2": [1], "conversation 3": [1], "conversation 4": [1]}, 3),
     # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
     ("harbor-terminus2-linear-history.trajectory.cont-1.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
@@ -3431,3 +3436,13 @@ def test_a_stream_whose_only_event_is_an_error_is_no_failure_with_http_200(url, 
     assert "HTTP 200." not in heading
     checked = [f.message for f in run_checks(result.conversations[0].trace) if f.code == "provider-error"]
     assert checked and not any("failed with HTTP 200" in m for m in checked)
+
+
+def test_words_that_promise_an_action_under_tool_choice_none_are_no_missed_call():
+    # openai-dotnet's ConstraintsWork: with `tool_choice: "none"` the model could call nothing, and said "I will find
+    # the number assigned to the word ...". The warning told the reader to ask the model once more to make the call,
+    # which that request forbids; the other three rounds called the tool.
+    result = upload("openai-dotnet-tool-choice-none-narrates.json")
+    forbidden = [c for c in result.conversations if c.trace.rounds[0].request.raw.get("tool_choice") == "none"]
+    assert [texts(c.trace) for c in forbidden] == [['I will find the number assigned to the word "banana" for you.']]
+    assert [f.code for c in result.conversations for f in run_checks(c.trace)] == []
