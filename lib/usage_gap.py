@@ -39,6 +39,17 @@ def _images(round_: Round) -> int:
                if type(part) is OtherPart and part.type in IMAGE_PARTS)
 
 
+AUDIO_PARTS = frozenset({"input_audio"})
+"""The part type a recording is sent as (Chat Completions' `input_audio`, its bytes in base64)."""
+
+
+def _audio(round_: Round) -> int:
+    """The recordings a request carries: parts we count as their JSON text, base64 bytes and all, where the provider
+    bills the sound."""
+    return sum(1 for message in round_.request.messages for part in message.parts
+               if type(part) is OtherPart and part.type in AUDIO_PARTS)
+
+
 COMPACTED_PARTS = frozenset({"compaction"})
 """The part types of a compacted history the provider returned and the program sends back (the Responses API's
 `compaction` item): opaque, encrypted text."""
@@ -98,6 +109,10 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
     if images := _images(round_):
         reasons.append(f"the request carries {plural(images, 'image')}, which we count as the text of "
                        f"{'its part' if images == 1 else 'their parts'}, not as the provider bills an image")
+    if audio := _audio(round_):
+        reasons.append(f"the request carries {plural(audio, 'audio recording')}, which we count as the text of "
+                       f"{'its part' if audio == 1 else 'their parts'} (the sound's bytes written in base64), not as "
+                       "the provider bills sound")
     if compacted := _compacted(round_):
         carried = "a compacted history" if compacted == 1 else f"{compacted} compacted histories"
         reasons.append(f"the request carries {carried} the provider returned, encrypted, which we count as the "

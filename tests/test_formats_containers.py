@@ -712,6 +712,9 @@ EXPECTED = [
     ("openai-dotnet-tool-choice-none-narrates.json", {"test-proxy": TEST_PROXY},
      "4 entries: 4 rounds in 4 conversations; 0 entries skipped",
      {"conversation 1": [1], "conversation 2": [1], "conversation 3": [1], "conversation 4": [1]}, 3),
+    # A spoken question (`input_audio`, base64) answered in sound, then asked again with the answer's audio id.
+    ("openai-dotnet-audio-input.json", {"test-proxy": TEST_PROXY},
+     "2 entries: 2 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [1, 3]}, 0),
     # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
     ("harbor-terminus2-linear-history.trajectory.cont-1.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
@@ -3446,3 +3449,19 @@ def test_words_that_promise_an_action_under_tool_choice_none_are_no_missed_call(
     forbidden = [c for c in result.conversations if c.trace.rounds[0].request.raw.get("tool_choice") == "none"]
     assert [texts(c.trace) for c in forbidden] == [['I will find the number assigned to the word "banana" for you.']]
     assert [f.code for c in result.conversations for f in run_checks(c.trace)] == []
+
+
+def test_a_gap_made_by_audio_counted_as_base64_text_says_so():
+    # openai-dotnet's ChatWithAudio: a recording sent as `input_audio` (its bytes in base64, which we count as text)
+    # reported as 28 input tokens. The reason given for our count being 47 times the input was only "the provider
+    # frames the messages in fewer tokens than we allow for".
+    from lib.encodings import encoding_name_for_model
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    from lib.usage_gap import gap_reason
+    (conversation,) = upload("openai-dotnet-audio-input.json").conversations
+    trace = conversation.trace
+    rows = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
+    reasons = [gap_reason(trace, row) for row in rows]
+    assert "the request carries 1 audio recording, which we count as the text of its part" in reasons[0]
+    assert "the request carries 2 audio recordings, which we count as the text of their parts" in reasons[1]
