@@ -50,6 +50,18 @@ def _audio(round_: Round) -> int:
                if type(part) is OtherPart and part.type in AUDIO_PARTS)
 
 
+FILE_PARTS = frozenset({"file", "input_file"})
+"""The part types a document is sent as (Chat Completions' `file`, the Responses API's `input_file`): its bytes in
+base64, or only the id of a file uploaded before."""
+
+
+def _files(round_: Round) -> int:
+    """The documents a request carries: parts we count as their JSON text, where the provider reads the document
+    (pages as text and images) and bills that."""
+    return sum(1 for message in round_.request.messages for part in message.parts
+               if type(part) is OtherPart and part.type in FILE_PARTS)
+
+
 COMPACTED_PARTS = frozenset({"compaction"})
 """The part types of a compacted history the provider returned and the program sends back (the Responses API's
 `compaction` item): opaque, encrypted text."""
@@ -113,6 +125,10 @@ def _reasons(trace: Trace, round_: Round, row: RoundSummary, reported_more: bool
         reasons.append(f"the request carries {plural(audio, 'audio recording')}, which we count as the text of "
                        f"{'its part' if audio == 1 else 'their parts'} (the sound's bytes written in base64), not as "
                        "the provider bills sound")
+    if files := _files(round_):
+        reasons.append(f"the request carries {plural(files, 'file')}, which we count as the text of "
+                       f"{'its part' if files == 1 else 'their parts'} (the bytes written in base64, or only the "
+                       "id of a file uploaded before), not as the provider reads and bills the document")
     if compacted := _compacted(round_):
         carried = "a compacted history" if compacted == 1 else f"{compacted} compacted histories"
         reasons.append(f"the request carries {carried} the provider returned, encrypted, which we count as the "

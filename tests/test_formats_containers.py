@@ -715,6 +715,13 @@ EXPECTED = [
     # A spoken question (`input_audio`, base64) answered in sound, then asked again with the answer's audio id.
     ("openai-dotnet-audio-input.json", {"test-proxy": TEST_PROXY},
      "2 entries: 2 rounds in 1 conversation; 0 entries skipped", {"conversation 1": [1, 3]}, 0),
+    # A PDF sent inline (Chat Completions' `file` part, base64), and one sent by the id of an upload (the Responses
+    # API's `input_file`).
+    ("openai-dotnet-chat-file-base64.json", {"test-proxy": TEST_PROXY},
+     "1 entry: 1 round in 1 conversation; 0 entries skipped", {"conversation 1": [1]}, 0),
+    ("openai-dotnet-responses-file-id.json", {"test-proxy": TEST_PROXY},
+     "2 entries: 1 round in 1 conversation; 1 entry not a model call; 0 entries skipped",
+     {"resp_08a8c45c633a2f980068c9f40f94a48197b7fcd710160c2c23": [1]}, 0),
     # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
     ("harbor-terminus2-linear-history.trajectory.cont-1.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
@@ -3465,3 +3472,17 @@ def test_a_gap_made_by_audio_counted_as_base64_text_says_so():
     reasons = [gap_reason(trace, row) for row in rows]
     assert "the request carries 1 audio recording, which we count as the text of its part" in reasons[0]
     assert "the request carries 2 audio recordings, which we count as the text of their parts" in reasons[1]
+
+
+@pytest.mark.parametrize("name", ["openai-dotnet-chat-file-base64.json", "openai-dotnet-responses-file-id.json"])
+def test_a_gap_made_by_a_document_counted_as_its_part_says_so(name):
+    # A PDF inline (our count 100 times the 244 tokens reported) or by its upload's id: the reason given was only that
+    # "the provider frames the messages in fewer tokens than we allow for".
+    from lib.encodings import encoding_name_for_model
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    from lib.usage_gap import gap_reason
+    (conversation,) = upload(name).conversations
+    trace = conversation.trace
+    (row,) = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
+    assert "the request carries 1 file, which we count as the text of its part" in gap_reason(trace, row)
