@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lib.encodings import model_encoding
-from lib.model import OtherPart, Round, Trace, summary_in_clear
+from lib.model import OtherPart, Round, ToolResultPart, Trace, summary_in_clear
 from lib.provenance import LACKED_NAMES
 from lib.summary import LACKED_PARTS, RoundSummary, not_logged_on_opt_in
 from lib.text import plural
@@ -31,12 +31,18 @@ IMAGE_PARTS = frozenset({"image_url", "image", "input_image"})
 """The part types an image is sent as: Chat Completions, Messages (and Bedrock), the Responses API."""
 
 
+INLINE_IMAGE = "data:image/"
+"""How an image written into a tool's result begins (a `computer_call_output`'s screenshot, as a data URL)."""
+
+
 def _images(round_: Round) -> int:
-    """The images a request carries: parts we count as their JSON text, where the provider bills the picture."""
+    """The images a request carries: parts we count as their JSON text, where the provider bills the picture; and the
+    images a tool's result holds as data URLs, which we count as text the same way."""
     request = round_.request
     messages = (*request.messages, request.system) if request.system is not None else request.messages
-    return sum(1 for message in messages for part in message.parts
-               if type(part) is OtherPart and part.type in IMAGE_PARTS)
+    return sum(1 if type(part) is OtherPart and part.type in IMAGE_PARTS
+               else part.content.count(INLINE_IMAGE) if type(part) is ToolResultPart else 0
+               for message in messages for part in message.parts)
 
 
 AUDIO_PARTS = frozenset({"input_audio"})

@@ -3486,3 +3486,17 @@ def test_a_gap_made_by_a_document_counted_as_its_part_says_so(name):
     trace = conversation.trace
     (row,) = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
     assert "the request carries 1 file, which we count as the text of its part" in gap_reason(trace, row)
+
+
+def test_a_screenshot_sent_back_as_a_tools_result_is_named_in_the_gap_as_an_image():
+    # The computer_call_output's screenshot, a data URL in the result we count as text: untrimmed, our count was 744
+    # times the reported input, and the reasons named no image.
+    from lib.encodings import encoding_name_for_model
+    from lib.summary import summarize
+    from lib.tokens import counter_for
+    from lib.usage_gap import gap_reason
+    (conversation,) = upload("openai-dotnet-computer-call-screenshot.json").conversations
+    trace = conversation.trace
+    first, second = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
+    assert "image" not in gap_reason(trace, first)
+    assert "the request carries 1 image, which we count as the text of its part" in gap_reason(trace, second)
