@@ -722,6 +722,11 @@ EXPECTED = [
     ("openai-dotnet-responses-file-id.json", {"test-proxy": TEST_PROXY},
      "2 entries: 1 round in 1 conversation; 1 entry not a model call; 0 entries skipped",
      {"resp_08a8c45c633a2f980068c9f40f94a48197b7fcd710160c2c23": [1]}, 0),
+    # A background call (`background: true`) answered `queued`, then cancelled: it was shown as an empty answer that
+    # stopped on its own ("(stop)"), the cancellation as no model call.
+    ("openai-dotnet-background-cancelled.json", {"test-proxy": TEST_PROXY},
+     "2 entries: 1 round in 1 conversation; 0 entries skipped",
+     {"resp_0a3365ff556124e80068c9ef39d03881939a80f61fb572fe25": [1]}, 0),
     # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
     ("harbor-terminus2-linear-history.trajectory.cont-1.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
@@ -3500,3 +3505,27 @@ def test_a_screenshot_sent_back_as_a_tools_result_is_named_in_the_gap_as_an_imag
     first, second = summarize(trace, counter_for(encoding_name_for_model(trace.model)).counter)
     assert "image" not in gap_reason(trace, first)
     assert "the request carries 1 image, which we count as the text of its part" in gap_reason(trace, second)
+
+
+def test_a_background_call_ends_where_its_cancellation_or_its_last_poll_says():
+    from lib.summary import finish_words
+    (conversation,) = upload("openai-dotnet-background-cancelled.json").conversations
+    (round_,) = conversation.trace.rounds
+    assert finish_words(round_) == "cancelled"
+    # The same call polled instead (`GET /v1/responses/<id>`): still queued, then completed with its answer.
+    document = json.loads((FIXTURES / "openai-dotnet-background-cancelled.json").read_text(encoding="utf-8-sig"))
+    created, cancelled = document["Entries"]
+    queued = {**cancelled["ResponseBody"], "status": "in_progress"}
+    answered = {**cancelled["ResponseBody"], "status": "completed", "usage": {
+        "input_tokens": 10, "output_tokens": 9, "total_tokens": 19}, "output": [
+        {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+         "content": [{"type": "output_text", "text": "Hello! How can I help?", "annotations": []}]}]}
+    polls = [{**cancelled, "RequestMethod": "GET", "RequestUri": cancelled["RequestUri"].removesuffix("/cancel"),
+              "ResponseBody": body} for body in (queued, answered)]
+    result = upload("polled.json", json.dumps({"Entries": [created, *polls]}).encode())
+    assert result.summary() == "3 entries: 1 round in 1 conversation; 1 entry not a model call; 0 entries skipped"
+    (round_,) = result.conversations[0].trace.rounds
+    assert (texts(result.conversations[0].trace), finish_words(round_)) == (["Hello! How can I help?"], "stop")
+    # Never seen to end: the answer is not in the log, not an empty one.
+    (round_,) = upload("queued.json", json.dumps({"Entries": [created]}).encode()).conversations[0].trace.rounds
+    assert round_.response is None and round_.error is None

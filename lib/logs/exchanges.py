@@ -88,6 +88,10 @@ alone. The model is not called."""
 MODERATION_PATH = "/moderations"
 """OpenAI's moderation endpoint: its `model` and `input` (typed parts, where an image is moderated) read like a
 Responses request, but it classifies the input and answers with categories. No conversation is held."""
+RESPONSE_PATH = re.compile(r"/responses/(resp_[^/]+)(?:/cancel)?/?$")
+"""A stored Responses API response read (`GET /v1/responses/<id>`: a background call polled) or cancelled."""
+PENDING = ("queued", "in_progress")
+"""The statuses of a background response not answered yet."""
 CONVERSATIONS_PATH = re.compile(r"/conversations(?:/([^/]+)/items)?/?$")
 """OpenAI's Conversations API (Azure's under `/openai/conversations`): a conversation created, or items added to one,
 with no model call. The provider holds its items for the calls that name the conversation."""
@@ -193,6 +197,9 @@ class ExchangeReader:
         """Exchanges that were model calls to an API no format here reads, by the API's host and path: their items."""
         self.unanswered: list[tuple[int, int | None]] = []
         """(item, HTTP status) of the model calls recorded with an empty response body."""
+        self.background: dict[str, tuple[dict, int]] = {}
+        """Responses API calls made with `background: true` and answered `queued` (or `in_progress`), by response id:
+        their request and item, until a poll or a cancellation records how they ended."""
         self.unsent: list[int] = []
         """Items of the model calls recorded with an empty request body (a recorder that scrubbed it)."""
         self.unread_answers: list[tuple[int, list[str]]] = []
@@ -243,6 +250,9 @@ class ExchangeReader:
             api = f"{urlsplit(exchange.url).hostname or ''}{threads}/{tail} (OpenAI's Assistants API)"
             self.unread.setdefault(api, []).append(line)
             return
+        if (polled := RESPONSE_PATH.search(path)) is not None and polled.group(1) in self.background:
+            yield from self._background_ended(exchange, polled.group(1), where)
+            return
         if exchange.method.upper() == "POST" and (items := CONVERSATIONS_PATH.search(path)) is not None:
             self._conversation_items(exchange, items.group(1), where)
             self.not_calls += 1
@@ -281,6 +291,10 @@ class ExchangeReader:
                 if response is not None and not isinstance(response, dict):
                     raise LineProblem(f"{label} is {convert.describe(response)}, expected an object")
                 yield self.responses.compaction_call(request, response, line, exchange.status)
+                return
+            if isinstance(response, dict) and response.get("status") in PENDING and isinstance(response.get("id"), str):
+                # A background call: the model answers later, and a poll (or a cancellation) records how it ended.
+                self.background[response["id"]] = (request, line)
                 return
             yield from self.responses.feed({"request": request, "response": response, "status_code": exchange.status},
                                            line)
@@ -328,6 +342,17 @@ class ExchangeReader:
         yield CallRecord(line=line, dialect=dialect, request=request, response=None if error else response, error=error,
                          streamed=stream is not None, cut_calls=stream.cut_calls if stream else [],
                          provenance=provenance)
+
+    def _background_ended(self, exchange: Exchange, response_id: str, where: str) -> Iterator[CallRecord]:
+        """A poll or cancellation of a background call: the call, answered, where the response has ended; nothing
+        where it is still queued or in progress."""
+        response = _json(exchange.response_body, f"the response body of {where}", self.inflater)
+        if isinstance(response, dict) and response.get("id") == response_id and response.get("status") in PENDING:
+            self.not_calls += 1
+            return
+        request, line = self.background.pop(response_id)
+        yield from self.responses.feed({"request": request, "response": response, "status_code": exchange.status},
+                                       line)
 
     def _conversation_items(self, exchange: Exchange, conversation: str | None, where: str) -> None:
         """Keep the items a Conversations API conversation was created with, or had added (`conversation`: the id the
@@ -512,6 +537,9 @@ class ExchangeReader:
         for line, model, requests in batches.values():
             for place, request in enumerate(requests):
                 yield self._gemini_batch_call(request, None, model, place, line)
+        background, self.background = self.background, {}
+        for request, line in background.values():  # never seen to end: the answer is not in the log
+            yield from self.responses.feed({"request": request, "response": None}, line)
 
     def _answer_alone(self, exchange: Exchange, line: int) -> CallRecord | None:
         """The call an exchange recorded without its request body was, when its path names Chat Completions or

@@ -682,7 +682,9 @@ def _finish_reason(response: dict, has_calls: bool) -> str | None:
         return INCOMPLETE_REASONS.get(str(reason), str(reason or "incomplete"))
     if status in ("completed", None):
         return "tool_calls" if has_calls else "stop"
-    # queued, in_progress, cancelled: the call did not stop on its own.
+    if status == "cancelled":  # a background call the program cancelled (`POST /v1/responses/<id>/cancel`)
+        return "cancelled"
+    # queued, in_progress: the call has not stopped.
     return None
 
 
