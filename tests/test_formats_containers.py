@@ -3529,3 +3529,9 @@ def test_a_background_call_ends_where_its_cancellation_or_its_last_poll_says():
     # Never seen to end: the answer is not in the log, not an empty one.
     (round_,) = upload("queued.json", json.dumps({"Entries": [created]}).encode()).conversations[0].trace.rounds
     assert round_.response is None and round_.error is None
+
+
+def test_the_test_proxy_format_claims_no_other_formats_lines():
+    from lib.logs.test_proxy import TestProxyFormat
+    from tests.formats_support import assert_detects_only_its_own
+    assert_detects_only_its_own(TestProxyFormat)
