@@ -3535,3 +3535,17 @@ def test_the_test_proxy_format_claims_no_other_formats_lines():
     from lib.logs.test_proxy import TestProxyFormat
     from tests.formats_support import assert_detects_only_its_own
     assert_detects_only_its_own(TestProxyFormat)
+
+
+def test_a_spoken_answer_shows_what_it_said_not_an_empty_message():
+    # gpt-audio-1.5 answers in sound: `content` is null and the words are the audio's transcript, whole in an answer,
+    # in pieces in a stream. Both read as empty answers.
+    def spoken(name):
+        (conversation,) = upload(name).conversations
+        return [[p.raw.get("transcript") for p in r.response.message.parts if p.kind == "other" and p.type == "audio"]
+                for r in conversation.trace.rounds]
+    assert spoken("openai-dotnet-audio-input.json") == [
+        ["Hi there! I'm hearing you loud and clear. How can I help you with your test today?"],
+        ["Sure, let me check the current weather for San Francisco, California. Please hold on a moment while I find "
+         "that information."]]
+    assert spoken("openai-dotnet-audio-stream-chunks-without-choices.json") == [["Hello"]]

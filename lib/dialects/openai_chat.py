@@ -107,6 +107,11 @@ def _message(raw: Any, key: str) -> Message:
     legacy = raw.get("function_call")
     if isinstance(legacy, dict):
         parts.append(_tool_call({"function": legacy}, "function_call"))
+    audio = raw.get("audio")
+    if isinstance(audio, dict):
+        # A spoken answer (its sound, transcript and id), or one sent back by its id: kept in sight, since `content`
+        # is null and the message would read as empty.
+        parts.append(OtherPart(type="audio", raw=audio, path="audio"))
     return Message(role, tuple(parts), raw, key)
 
 

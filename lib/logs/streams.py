@@ -76,6 +76,10 @@ class _ChoiceStream:
     function_call: dict[str, list[str]] = field(default_factory=dict)
     """The legacy `function_call` (before tool_calls; LangChain's OpenAI functions agent): name and argument
     fragments."""
+    audio_id: str | None = None
+    """A spoken answer's id (`delta.audio.id`), by which the program sends it back."""
+    transcript: list[str] = field(default_factory=list)
+    """A spoken answer's transcript fragments (`delta.audio.transcript`), in order; its sound is not kept."""
     finish_reason: str | None = None
     """The choice's finish_reason; stays None when the stream was cut off."""
     usage: dict | None = None
@@ -183,6 +187,12 @@ class OpenAIChatStreamFormat(LogFormat):
         for key, piece in (legacy or {}).items():
             if key in ("name", "arguments") and isinstance(piece, str):
                 stream.function_call.setdefault(key, []).append(piece)
+        audio = (delta or {}).get("audio")
+        if isinstance(audio, dict):
+            if stream.audio_id is None and isinstance(audio.get("id"), str):
+                stream.audio_id = audio["id"]
+            if isinstance(audio.get("transcript"), str):
+                stream.transcript.append(audio["transcript"])
         if choice.get("finish_reason") is not None:
             stream.finish_reason = str(choice["finish_reason"])
 
@@ -264,7 +274,10 @@ def _chunk_record(stream: _ChoiceStream) -> CallRecord:
             for _, call in sorted(stream.calls.items())]
     if stream.function_call:
         message["function_call"] = {key: "".join(pieces) for key, pieces in stream.function_call.items()}
-    if not stream.calls and not stream.function_call and message["content"] is None:
+    if stream.audio_id is not None or stream.transcript:
+        # What a spoken answer said, without its sound (base64 audio, which no view reads).
+        message["audio"] = {"id": stream.audio_id, "transcript": "".join(stream.transcript)}
+    if not stream.calls and not stream.function_call and message["content"] is None and "audio" not in message:
         message["content"] = ""
     head = stream.head
     body = chat_completion(message, stream.finish_reason, id=head.get("id"), model=head.get("model"),
