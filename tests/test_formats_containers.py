@@ -727,6 +727,10 @@ EXPECTED = [
     ("openai-dotnet-background-cancelled.json", {"test-proxy": TEST_PROXY},
      "2 entries: 1 round in 1 conversation; 0 entries skipped",
      {"resp_0a3365ff556124e80068c9ef39d03881939a80f61fb572fe25": [1]}, 0),
+    # The same spoken answer's events alone: its last chunk (the audio's `expires_at`) follows the usage chunk that ends
+    # the answer, and was read as a second answer in a conversation of its own.
+    ("openai-dotnet-audio-stream.sse", {"openai-chat-stream": "object is 'chat.completion.chunk'"},
+     "56 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
     # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
     ("harbor-terminus2-linear-history.trajectory.cont-1.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},

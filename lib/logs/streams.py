@@ -107,6 +107,8 @@ class OpenAIChatStreamFormat(LogFormat):
     def one_body(self, begins: bool) -> None:
         self._bodies += begins
         self._body = f"server-sent events {self._bodies}" if begins else None
+        self._ended: set[str] = set()
+        """The completions a usage chunk has ended, by id."""
 
     def detect(self, obj: dict) -> str | None:
         if obj.get("object") == "chat.completion.chunk":
@@ -143,6 +145,11 @@ class OpenAIChatStreamFormat(LogFormat):
             # Only a forced format is fed it: a whole response read as a chunk would lose its message to the delta rule.
             raise LineProblem("not a stream chunk: a whole Chat Completions response (choices[].message, no delta)")
         stream_id = "" if self._one_completion else self._body or str(obj.get("id") or "")
+        stream_id = str(obj.get("id") or "")
+        if stream_id in self._ended and all(isinstance(c, dict) and _says_nothing(c) for c in choices):
+            # A spoken answer's last chunk (its audio's `expires_at`) comes after the usage chunk that ended it: no new
+            # answer.
+            return
         for position, choice in enumerate(choices):
             if not isinstance(choice, dict):
                 raise LineProblem(f"choices[{position}] is {describe(choice)}, expected an object")
@@ -156,6 +163,8 @@ class OpenAIChatStreamFormat(LogFormat):
                 stream.usage = usage
         if not choices and usage is not None:
             # The usage chunk is always a stream's last: the completion is whole now.
+            if stream_id:
+                self._ended.add(stream_id)
             yield from self._close(stream_id)
 
     def _add_choice(self, obj: dict, stream_id: str, choice: dict, line: int) -> None:
@@ -258,6 +267,18 @@ class OpenAIChatStreamFormat(LogFormat):
                 error = {**error, "failed_generation": written}
             record.response, record.error = None, error
             yield record
+
+
+def _says_nothing(choice: dict) -> bool:
+    """Whether a chunk's choice carries nothing of an answer: no text, refusal, reasoning, call or transcript, and no
+    finish_reason."""
+    delta = choice.get("delta")
+    if choice.get("finish_reason") is not None or (delta is not None and not isinstance(delta, dict)):
+        return False
+    delta = delta or {}
+    audio = delta.get("audio")
+    return not any(delta.get(key) for key in ("content", "refusal", "tool_calls", "function_call", *REASONING_KEYS)) \
+        and not (isinstance(audio, dict) and audio.get("transcript"))
 
 
 def _chunk_record(stream: _ChoiceStream) -> CallRecord:
