@@ -103,12 +103,12 @@ class OpenAIChatStreamFormat(LogFormat):
         self._body: str | None = None
         """The completion every chunk joins while a file of server-sent events (one HTTP body) is read."""
         self._bodies = 0
+        self._ended: set[str] = set()
+        """The completions a usage chunk has ended, by the key their chunks are joined under."""
 
     def one_body(self, begins: bool) -> None:
         self._bodies += begins
         self._body = f"server-sent events {self._bodies}" if begins else None
-        self._ended: set[str] = set()
-        """The completions a usage chunk has ended, by id."""
 
     def detect(self, obj: dict) -> str | None:
         if obj.get("object") == "chat.completion.chunk":
@@ -145,7 +145,6 @@ class OpenAIChatStreamFormat(LogFormat):
             # Only a forced format is fed it: a whole response read as a chunk would lose its message to the delta rule.
             raise LineProblem("not a stream chunk: a whole Chat Completions response (choices[].message, no delta)")
         stream_id = "" if self._one_completion else self._body or str(obj.get("id") or "")
-        stream_id = str(obj.get("id") or "")
         if stream_id in self._ended and all(isinstance(c, dict) and _says_nothing(c) for c in choices):
             # A spoken answer's last chunk (its audio's `expires_at`) comes after the usage chunk that ended it: no new
             # answer.
@@ -163,8 +162,7 @@ class OpenAIChatStreamFormat(LogFormat):
                 stream.usage = usage
         if not choices and usage is not None:
             # The usage chunk is always a stream's last: the completion is whole now.
-            if stream_id:
-                self._ended.add(stream_id)
+            self._ended.add(stream_id)
             yield from self._close(stream_id)
 
     def _add_choice(self, obj: dict, stream_id: str, choice: dict, line: int) -> None:
