@@ -731,6 +731,12 @@ EXPECTED = [
     # the answer, and was read as a second answer in a conversation of its own.
     ("openai-dotnet-audio-stream.sse", {"openai-chat-stream": "object is 'chat.completion.chunk'"},
      "56 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
+    # AutoGPT 0.3 rewrites its history before each step (a memory message among the system ones, older turns left
+    # out) and asks for a summary between steps: its three steps were three conversations of one round each.
+    ("autogpt-memory-challenge-b.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
+                                                          "cassette)"},
+     "5 interactions: 5 rounds in 3 conversations; 0 interactions skipped",
+     {"conversation 1": [3, 7, 8], "conversation 2": [1], "conversation 3": [1]}, 0),
     # Harbor's continuation after a context summary: its copied agent step (a call of the run before) was a round.
     ("harbor-terminus2-linear-history.trajectory.cont-1.json",
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
@@ -3553,3 +3559,25 @@ def test_a_spoken_answer_shows_what_it_said_not_an_empty_message():
         ["Sure, let me check the current weather for San Francisco, California. Please hold on a moment while I find "
          "that information."]]
     assert spoken("openai-dotnet-audio-stream-chunks-without-choices.json") == [["Hello"]]
+# --- AutoGPT's rewritten history ---------------------------------------------------------------------------------
+
+
+def test_an_agent_that_rewrites_its_history_each_step_is_one_conversation_its_summaries_apart():
+    # AutoGPT 0.3's memory challenge: each step's request puts "This reminds you of these events from your past" among
+    # its system messages and keeps only the latest turns, so none resends the request before it whole; each sends back
+    # the command the model chose last, after the question it answered. Read before as five one-round conversations:
+    # the agent's read_file, list_files and message_agent steps never shown as one run.
+    result = upload("autogpt-memory-challenge-b.yaml")
+    agent, first_summary, second_summary = result.conversations
+    commands = [json.loads(r.response.message.text)["command"]["name"] for r in agent.trace.rounds]
+    assert commands == ["read_file", "list_files", "message_agent"]
+    assert [r.response.usage.input_tokens for r in agent.trace.rounds] == [734, 2392, 2448]
+    # Each step's request sends the previous command back as the model wrote it.
+    for previous, round_ in zip(agent.trace.rounds, agent.trace.rounds[1:]):
+        assert previous.response.message in round_.request.messages
+    assert [r.response.message.text for c in (first_summary, second_summary) for r in c.trace.rounds] == [
+        "I was created and nothing new has happened.",
+        'I was reminded of events from my past where I was created and nothing new has happened. I received a '
+        'command to read a file called "instructions_1.txt".']
+    rewritten = [(f.round, f.severity) for f in run_checks(agent.trace) if f.code == "history-rewritten"]
+    assert rewritten == [(2, "warning"), (3, "warning")]

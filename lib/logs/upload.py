@@ -444,6 +444,9 @@ class _Rebuilder:
                 return best, False, opening, None
         if best is None and (resumed := self._resent_by_item_id(record, raws)) is not None:
             return resumed, False, None, None
+        if best is None and (rewritten := self._answer_after_rewrite(record.dialect, raws, keys)) is not None:
+            # Indexed under its own opening too, as a request under other instructions is.
+            return rewritten, False, opening, None
         read = None
         if best is None and _resends_answer(raws):
             # Nothing extends in this format: the history may be another format's (a conversation begun with one
@@ -480,6 +483,28 @@ class _Rebuilder:
                     return thread
             return None  # only the first answer the request resends tells where it goes on from
         return None
+
+    def _answer_after_rewrite(self, dialect: str, raws: list, keys: list[tuple]) -> _Thread | None:
+        """The thread whose last answer a request sends back right after the question that answer was given to, under
+        the same opening, the history before them written anew: AutoGPT 0.3 puts a summary of its memory ("This
+        reminds you of these events from your past") among its system messages and keeps only its latest turns, so no
+        request after its first resends the one before it, yet each sends back the answer the last one got. Only an
+        answer that said something is followed so, and the latest thread that got it wins: a request that merely
+        shares its instructions with a thread, or resends an earlier answer of it, opens a conversation of its own."""
+        best = None
+        for key in keys:
+            for thread in self._by_opening.get(key, ()):
+                last = thread.calls[-1]
+                before = last.request.raw.get("messages") or []
+                said = last.response.message if last.response is not None else None
+                if thread.dialect != dialect or not before or said is None or not (said.text.strip() or said.tool_calls) \
+                        or (best is not None and best.calls[-1].order >= last.order):
+                    continue
+                question = content_key(read_form(before[-1]))
+                if any(_answer_resent(raws[at], last.response) and content_key(read_form(raws[at - 1])) == question
+                       for at in range(1, len(raws) - 1)):
+                    best = thread
+        return best
 
     def _sent_on(self, record: CallRecord, request: Request) -> _Thread | None:
         """The thread whose last request, and the answer to it, `request` sends again in another format (or written
