@@ -731,6 +731,11 @@ EXPECTED = [
     # the answer, and was read as a second answer in a conversation of its own.
     ("openai-dotnet-audio-stream.sse", {"openai-chat-stream": "object is 'chat.completion.chunk'"},
      "56 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
+    # A Responses call that names a stored prompt sends no `input`: it was refused as "'input' is missing".
+    ("ddtrace-js-responses-stored-prompt.json",
+     {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped",
+     {"resp_0ad4b7b2f5fecc8901692080d2711081a3a7194436f369c9e8": [2]}, 0),
     # AutoGPT 0.3 rewrites its history before each step (a memory message among the system ones, older turns left
     # out) and asks for a summary between steps: its three steps were three conversations of one round each.
     ("autogpt-memory-challenge-b.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
@@ -3581,3 +3586,36 @@ def test_an_agent_that_rewrites_its_history_each_step_is_one_conversation_its_su
         'command to read a file called "instructions_1.txt".']
     rewritten = [(f.round, f.severity) for f in run_checks(agent.trace) if f.code == "history-rewritten"]
     assert rewritten == [(2, "warning"), (3, "warning")]
+
+
+# --- The Responses API's stored prompts ----------------------------------------------------------------------------
+
+
+def test_a_call_that_names_a_stored_prompt_shows_the_prompt_the_provider_filled_in_and_says_so():
+    # dd-trace-js's recording of `responses.create({prompt: {id, version, variables: {word: "test"}}})`: no `input`, no
+    # `model`. Refused before as "document 1: 'input' is missing, expected text or a list of items", `lib check`
+    # exiting 2, on a call the provider answered.
+    result = upload("ddtrace-js-responses-stored-prompt.json")
+    assert result.problems == ()
+    [round_] = result.conversations[0].trace.rounds
+    assert [(m.role, m.text) for m in round_.request.messages] == [
+        ("developer", 'Reply with "OK".'), ("user", "This is a test for testing the tester")]
+    assert round_.response.message.text == "OK"
+    assert round_.response.model == "o4-mini-2025-04-16"
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (23, 71)
+    assert round_.provenance.origin == "completed"
+    assert "prompt stored with the provider" in round_.provenance.note
+    assert "not text the program sent" in round_.provenance.note
+
+
+def test_a_stored_prompt_call_without_its_answer_says_the_model_read_more_than_is_shown():
+    recorded = json.loads((FIXTURES / "ddtrace-js-responses-stored-prompt.json").read_text())
+    recorded["response"] = {"status": {"code": 500, "message": "Internal Server Error"}, "headers": {},
+                            "body": json.dumps({"error": {"message": "The server had an error", "type": "server_error"}})}
+    result = upload("stored-prompt-failed.json", json.dumps(recorded).encode())
+    [round_] = result.conversations[0].trace.rounds
+    assert round_.request.messages == ()
+    assert round_.error is not None and round_.error.status == 500
+    assert "the model read more than is shown here" in round_.provenance.note
+    assert round_.provenance.omitted == ("messages",)
+

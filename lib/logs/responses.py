@@ -69,6 +69,17 @@ COMPACTED_IN_CALL_NOTE = ("The provider compacted the conversation during this c
                           "history, an encrypted item the provider wrote, not words of the model's. The program sends "
                           "it back with its next request so the provider can go on from it; what it holds cannot be "
                           "read here.")
+STORED_PROMPT_NOTE = ("The request names a prompt stored with the provider (the Responses API's `prompt`: its id, "
+                      "version and variables) in place of sending those messages. The messages shown before the "
+                      "input are the ones the response says the provider filled the prompt in to (its "
+                      "`instructions`), not text the program sent.")
+"""The note on a call that used a stored prompt whose answer holds the prompt as the provider filled it in."""
+
+STORED_PROMPT_UNSEEN = ("The request names a prompt stored with the provider (the Responses API's `prompt`: its id, "
+                        "version and variables) in place of sending those messages, and no answer in the log says "
+                        "what the provider filled it in to: the model read more than is shown here.")
+"""The note on a call that used a stored prompt where the log holds no answer that spells it out."""
+
 """The note on an ordinary call during which the provider compacted the conversation (a `compaction` item in the
 output of a `response`)."""
 
@@ -96,10 +107,19 @@ def is_responses_request(body: Any) -> bool:
     if not isinstance(body, dict) or any(k in body for k in ("messages", "output", "event", "kind", SPEECH_KEY)):
         return False
     items = body.get("input")
+    if items is None and "input" not in body and stored_prompt(body):
+        return True  # the messages are the stored prompt's, filled in by the provider
     if isinstance(items, str):
         return any(k in body for k in REQUEST_KEYS)
     return isinstance(items, list) and all(isinstance(i, dict) for i in items[:1]) and (
         "model" in body or any(k in body for k in REQUEST_KEYS))
+
+
+def stored_prompt(body: Any) -> bool:
+    """Whether a request names a prompt stored with the provider (`prompt` with its `id`): the Responses API fills in
+    that prompt's messages from its `variables`, so the request need send no `input`."""
+    prompt = body.get("prompt") if isinstance(body, dict) else None
+    return isinstance(prompt, dict) and isinstance(prompt.get("id"), str) and bool(prompt["id"])
 
 
 def is_responses_response(body: Any) -> bool:
@@ -222,6 +242,7 @@ class ResponsesFormat(LogFormat):
         history, conversation = self._history(request, response)
         carried = None
         messages = history
+        provenance = None
         chat_request = None
         compacted = None
         compaction = is_compaction(response) or asked_to_compact
@@ -232,7 +253,16 @@ class ResponsesFormat(LogFormat):
             items = _input_items(request)
             if _interleaved(items):
                 self.interleaved.append(line)
-            messages = history + convert.chat_messages(item_turns(items, "input", provider_ran(request.get("tools"))))
+            prompted = []
+            if stored_prompt(request):
+                # The messages the provider filled the stored prompt in to, which its answer lists as `instructions`
+                # (the request sent only the prompt's id and variables): what the model read before the input.
+                filled = response.get("instructions") if is_responses_response(response) else None
+                prompted = convert.chat_messages(item_turns(filled, "instructions")) if isinstance(filled, list) else []
+                provenance = {"origin": "completed", "note": STORED_PROMPT_NOTE if isinstance(filled, list)
+                              else STORED_PROMPT_UNSEEN, "omitted": [] if isinstance(filled, list) else ["messages"]}
+            messages = history + prompted + convert.chat_messages(
+                item_turns(items, "input", provider_ran(request.get("tools"))))
             chat_request = _chat_request(request, messages)
             # A request that carries the item a compaction call returned goes on from that call: the program sends
             # the compacted item in place of the turns before it (whether it keeps a `previous_response_id` or not).
@@ -295,7 +325,7 @@ class ResponsesFormat(LogFormat):
             compacted_in_call=in_call,
             provenance={"origin": "recorded", "note": _compaction_note(response) if response is not None
                         else COMPACTION_FAILED} if compaction
-            else {"origin": "recorded", "note": COMPACTED_IN_CALL_NOTE} if in_call else None,
+            else {"origin": "recorded", "note": COMPACTED_IN_CALL_NOTE} if in_call else provenance,
         )
 
     def _compacted_from(self, items: list) -> _Link | None:
@@ -494,6 +524,8 @@ def _input_items(request: dict) -> list:
         return [{"type": "message", "role": "user", "content": items}]
     if isinstance(items, list):
         return items
+    if "input" not in request and stored_prompt(request):
+        return []  # the stored prompt holds the messages (stored_prompt)
     found = convert.describe(items) if "input" in request else "missing"
     raise LineProblem(f"'input' is {found}, expected text or a list of items")
 
