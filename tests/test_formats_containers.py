@@ -731,6 +731,10 @@ EXPECTED = [
     # the answer, and was read as a second answer in a conversation of its own.
     ("openai-dotnet-audio-stream.sse", {"openai-chat-stream": "object is 'chat.completion.chunk'"},
      "56 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
+    # The Datadog test agent writes a binary body as `base64:` and its bytes: this ConverseStream answer was lost.
+    ("ddtrace-js-bedrock-converse-stream-base64.json",
+     {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 1),
     # A Responses call that names a stored prompt sends no `input`: it was refused as "'input' is missing".
     ("ddtrace-js-responses-stored-prompt.json",
      {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
@@ -3619,3 +3623,25 @@ def test_a_stored_prompt_call_without_its_answer_says_the_model_read_more_than_i
     assert "the model read more than is shown here" in round_.provenance.note
     assert round_.provenance.omitted == ("messages",)
 
+
+# --- The Datadog test agent's binary bodies ------------------------------------------------------------------------
+
+
+def test_a_binary_body_the_test_agent_wrote_in_base64_is_read_as_the_stream_it_holds():
+    # dd-trace-js's recording of a ConverseStream call: the test agent wrote AWS's binary event stream as
+    # "base64:AAAApwAAAFIiQKw3..." and Roundtrip read no answer at all ("The log holds no response to this call"),
+    # the model's fetch_concept call and the 364 + 41 tokens Bedrock reported lost.
+    [round_] = upload("ddtrace-js-bedrock-converse-stream-base64.json").conversations[0].trace.rounds
+    assert round_.response is not None and round_.error is None
+    assert [(c.name, c.arguments) for c in round_.response.message.tool_calls] == [
+        ("fetch_concept", {"concept": "distributed tracing"})]
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (364, 41)
+    assert round_.response.model == "anthropic.claude-3-haiku-20240307-v1:0"
+
+
+def test_a_test_agent_body_that_only_starts_like_base64_stays_the_text_it_is():
+    recorded = json.loads((FIXTURES / "ddtrace-js-bedrock-converse-stream-base64.json").read_text())
+    recorded["response"]["body"] = "base64: not base64 at all"
+    recorded["response"]["headers"]["Content-Type"] = "text/plain"
+    result = upload("not-base64.json", json.dumps(recorded).encode())
+    assert [r.response for c in result.conversations for r in c.trace.rounds] == [None]

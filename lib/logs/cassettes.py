@@ -9,15 +9,23 @@ the response as `status_code` and `content` (text). The Datadog APM
 test agent's VCR proxy writes one interaction per `.json` file, its request under `url`, both bodies as text. Go's
 go-vcr (`version: 1` and `version: 2` cassettes) writes the request under `url`, both bodies as text, and the
 response's status twice: `status: "200 OK"` and `code: 200`.
+test agent's VCR proxy writes one interaction per `.json` file, its request under `url`, both bodies as text (a
+binary one as `base64:` and the bytes in base64).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any, Iterator
 
 from lib.logs.chat_shape import object_at, require
 from lib.logs.exchanges import Exchange, ExchangeFormat
 from lib.logs.record import CallRecord, LineProblem
+
+
+AGENT_BINARY = "base64:"
+"""What the Datadog test agent's cassette puts before a body it wrote in base64, the body not being UTF-8 text."""
 
 
 class CassetteFormat(ExchangeFormat):
@@ -65,6 +73,13 @@ class CassetteFormat(ExchangeFormat):
             request_body=_body(request), status=code if isinstance(code, int) else None,
             response_body=_body(response), response_type=_header(response, "content-type"),
             response_headers=_headers(response), request_type=_header(request, "content-type"),
+        code = status.get("code") if isinstance(status, dict) else status
+        agent = "uri" not in request  # the Datadog test agent's cassette, which names the address `url`
+        exchange = Exchange(
+            method=str(request.get("method") or ""), url=str(request.get("uri") or request.get("url") or ""),
+            request_body=_body(request, agent), status=code if isinstance(code, int) else None,
+            response_body=_body(response, agent), response_type=_header(response, "content-type"),
+            response_headers=_headers(response),
         )
         yield from self.reader.record(exchange, line)
 
@@ -85,6 +100,15 @@ def _go_vcr_status(response: dict) -> bool:
 
 def _body(side: dict) -> Any:
     """A request's or response's body in whichever shape the recorder wrote it."""
+def _body(side: dict, agent: bool = False) -> Any:
+    """A request's or response's body in whichever shape the recorder wrote it (`agent`: the Datadog test agent's,
+    which writes a body that is not UTF-8 text, as AWS's binary event stream is, as `base64:` and its bytes in
+    base64)."""
+    if agent and isinstance(body := side.get("body"), str) and body.startswith(AGENT_BINARY):
+        try:
+            return base64.b64decode(body[len(AGENT_BINARY):], validate=True)
+        except (binascii.Error, ValueError):
+            return body  # not base64 after all: the text as written
     if "parsed_body" in side:
         return side["parsed_body"]
     if "body" not in side and _httpx_status(side):
