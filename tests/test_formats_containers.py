@@ -731,6 +731,14 @@ EXPECTED = [
     # the answer, and was read as a second answer in a conversation of its own.
     ("openai-dotnet-audio-stream.sse", {"openai-chat-stream": "object is 'chat.completion.chunk'"},
      "56 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
+    # A Chat Completions body sent to Bedrock's InvokeModel (AI21's Jamba) names no model: both were left out as an API
+    # not read, and the stream's last chunk (Bedrock's own invocation metrics) was read as a chunk without choices.
+    ("ddtrace-js-bedrock-invoke-jamba.json",
+     {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 0),
+    ("ddtrace-js-bedrock-invoke-stream-jamba.json",
+     {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 0),
     # The Datadog test agent writes a binary body as `base64:` and its bytes: this ConverseStream answer was lost.
     ("ddtrace-js-bedrock-converse-stream-base64.json",
      {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
@@ -3645,3 +3653,23 @@ def test_a_test_agent_body_that_only_starts_like_base64_stays_the_text_it_is():
     recorded["response"]["headers"]["Content-Type"] = "text/plain"
     result = upload("not-base64.json", json.dumps(recorded).encode())
     assert [r.response for c in result.conversations for r in c.trace.rounds] == [None]
+
+
+# --- Chat Completions through Bedrock's InvokeModel ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, streamed", [("ddtrace-js-bedrock-invoke-jamba.json", False),
+                                            ("ddtrace-js-bedrock-invoke-stream-jamba.json", True)])
+def test_a_chat_completions_body_sent_to_invoke_model_is_read_with_the_model_its_path_names(name, streamed):
+    # AI21's Jamba on Bedrock takes and answers Chat Completions bodies; InvokeModel names the model in the path only.
+    # Both calls were "a model call to bedrock-runtime.us-east-1.amazonaws.com/model/ai21.jamba-1-5-mini-v1:0/invoke,
+    # an API Roundtrip does not read": left out, `lib check` exiting 2.
+    result = upload(name)
+    assert result.problems == ()
+    [round_] = result.conversations[0].trace.rounds
+    assert round_.request.model == "ai21.jamba-1-5-mini-v1:0"
+    assert [m.text for m in round_.request.messages] == ["What is the capital of France?"]
+    assert round_.response.message.text == " The capital of France is Paris."
+    assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (17, 8)
+    assert round_.response.finish_reason == "stop"
+    assert round_.provenance.origin == "completed" and "InvokeModel names the model" in round_.provenance.note

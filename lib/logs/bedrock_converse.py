@@ -306,9 +306,15 @@ def invoke_stream_events(data: bytes) -> list[dict]:
             event = json.loads(base64.b64decode(message["bytes"], validate=True))
         except (binascii.Error, ValueError) as exc:
             raise LineProblem(f"an event stream chunk's bytes are not base64 JSON ({exc})") from exc
-        if isinstance(event, dict):
+        # Bedrock's own figures, which it adds to a model's last event (Claude's `message_stop`) or, for a Chat
+        # Completions stream (AI21's Jamba), sends as a chunk of their own: no event of the body API's stream.
+        if isinstance(event, dict) and not (len(event) == 1 and INVOCATION_METRICS in event):
             events.append(event)
     return events
+
+
+INVOCATION_METRICS = "amazon-bedrock-invocationMetrics"
+"""The key under which Bedrock puts its own counts and latencies into an InvokeModelWithResponseStream chunk."""
 
 
 STREAM_EVENTS = ("messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop",

@@ -306,15 +306,19 @@ class ExchangeReader:
             return
         by_path = "/v1/messages" in exchange.url or "/chat/completions" in exchange.url
         anthropic = anthropic_messages.is_request(request) or "/v1/messages" in exchange.url
-        if not (anthropic or openai_chat.is_request(request) or by_path):
+        invoked = INVOKE_PATH.search(path) if "model" not in request else None
+        # A Chat Completions body sent to InvokeModel (AI21's Jamba, OpenAI's gpt-oss, DeepSeek on Bedrock) names no
+        # model either, so only its `messages` tell it: answered in Chat Completions' words, it is read as one.
+        chat_invoked = invoked is not None and not anthropic and isinstance(request.get("messages"), list)
+        if not (anthropic or openai_chat.is_request(request) or by_path or chat_invoked):
             self._left_out(exchange, request, line)
             return
         dialect = ANTHROPIC if anthropic else OPENAI
         provenance = None
-        if anthropic and "model" not in request and (invoked := INVOKE_PATH.search(path)) is not None:
+        if invoked is not None and (anthropic or chat_invoked):
             # Claude through InvokeModel: its Messages body leaves the model to the path (quoted: `%3A` is a
             # versioned id's `:`), as Converse's does; a refusal names it nowhere else. The body shown then holds a
-            # key the program did not send in it, and says so.
+            # key the program did not send in it, and says so. A Chat Completions body sent there does the same.
             request = {"model": unquote(invoked.group(1)), **request}
             provenance = {"origin": "completed", "note": INVOKE_MODEL_NOTE}
         response, stream = _response(exchange, label, dialect, self.inflater)
