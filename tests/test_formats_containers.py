@@ -739,6 +739,13 @@ EXPECTED = [
     ("ddtrace-js-bedrock-invoke-stream-jamba.json",
      {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
      "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 0),
+    # Cohere's Command R through InvokeModel: a v1 chat body whose model only the path names, left out before.
+    ("ddtrace-js-bedrock-invoke-cohere.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
+    ("ddtrace-js-bedrock-invoke-stream-cohere.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     # The Datadog test agent writes a binary body as `base64:` and its bytes: this ConverseStream answer was lost.
     ("ddtrace-js-bedrock-converse-stream-base64.json",
      {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
@@ -3673,3 +3680,23 @@ def test_a_chat_completions_body_sent_to_invoke_model_is_read_with_the_model_its
     assert (round_.response.usage.input_tokens, round_.response.usage.output_tokens) == (17, 8)
     assert round_.response.finish_reason == "stop"
     assert round_.provenance.origin == "completed" and "InvokeModel names the model" in round_.provenance.note
+
+
+@pytest.mark.parametrize("name, answer, tokens", [
+    ("ddtrace-js-bedrock-invoke-cohere.yaml", "The current capital of France is Paris.", (None, None)),
+    ("ddtrace-js-bedrock-invoke-stream-cohere.yaml", "The capital of France is Paris.", (73, 8)),
+])
+def test_a_cohere_v1_body_sent_to_invoke_model_is_read_with_the_model_its_path_names(name, answer, tokens):
+    # Command R on Bedrock takes Cohere's v1 chat body ({"message": ..., "temperature", "max_tokens"}) and answers in
+    # v1's words, the stream one v1 event a chunk. Both were "a model call to ...cohere.command-r-v1:0/invoke, an API
+    # Roundtrip does not read": left out, `lib check` exiting 2.
+    result = upload(name)
+    assert result.problems == ()
+    [round_] = result.conversations[0].trace.rounds
+    assert round_.request.model == "cohere.command-r-v1:0"
+    assert [m.text for m in round_.request.messages] == ["What is the capital of France?"]
+    assert round_.response.message.text.startswith(answer)
+    assert round_.response.finish_reason == "stop"
+    usage = round_.response.usage  # the unstreamed answer reports no counts (Bedrock's headers alone hold them)
+    assert ((usage.input_tokens, usage.output_tokens) if usage is not None else (None, None)) == tokens
+    assert "InvokeModel names the model" in round_.provenance.note

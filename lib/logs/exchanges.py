@@ -624,6 +624,11 @@ class ExchangeReader:
             return self.ollama, {}
         if path.rstrip("/").endswith(COHERE_PATH):
             return self.cohere, {}
+        if (invoked := INVOKE_PATH.search(path)) is not None and isinstance(request.get("message"), str) \
+                and "messages" not in request and "model" not in request:
+            # Cohere's Command R through InvokeModel: a v1 chat body (the new turn under `message`) whose model only
+            # the path names; its keys beside `message` may be none of those that tell a v1 body elsewhere.
+            return self.cohere_v1, {"model": unquote(invoked.group(1))}
         if path.rstrip("/").endswith(COHERE_V1_PATH) and "messages" not in request:
             # Writer's chat shares the path, its request Chat Completions' (`messages`).
             return self.cohere_v1, {}
@@ -696,6 +701,9 @@ def _native_call(provider: ProviderPairFormat, named: dict, request: dict, respo
                  status: int | None, headers: dict[str, str], line: int) -> CallRecord:
     """A provider-native call converted by its format, as a pair line of that format would be (`streamed`: the
     response was assembled from a stream; `headers`: the response headers recorded)."""
+    if isinstance(provider, CohereV1Format) and "model" in named and "model" not in request:
+        # Through InvokeModel the body names no model, the path does: shown with it, and said so, as Claude's is.
+        request = {"model": named["model"], **request}
     error = _error(response, status)
     if error is not None and error["message"] == f"HTTP {status}" and provider.own_error(response) \
             and isinstance(response.get("message"), str) and response["message"]:
@@ -705,6 +713,8 @@ def _native_call(provider: ProviderPairFormat, named: dict, request: dict, respo
         response = None
     record = provider.call(request, response, line, named, streamed)
     record.error = error
+    if isinstance(provider, CohereV1Format) and "model" in named:
+        record.provenance = {"origin": "completed", "note": INVOKE_MODEL_NOTE}
     if isinstance(provider, BedrockConverseFormat) and isinstance(record.response, dict) \
             and "usage" not in record.response and (usage := _header_usage(headers)) is not None:
         # A body without its counts (Nova's under a guardrail that masked the answer): the headers report them.
@@ -745,6 +755,12 @@ def _native_response(exchange: Exchange, provider: ProviderPairFormat, label: st
         return _events(_text(body, label, inflater), label), False
     if isinstance(provider, CohereFormat) and _is_stream(body, exchange.response_type):
         return joined_events(_events(_text(body, label, inflater), label)), True
+    if isinstance(provider, CohereV1Format) and isinstance(body, (bytes, bytearray)) \
+            and _streaming_path(INVOKE_PATH, exchange.url):
+        # InvokeModelWithResponseStream: each chunk one v1 stream event.
+        events = invoke_stream_events(bytes(body))
+        if events and all(isinstance(e, dict) and "event_type" in e for e in events):
+            return joined_v1_events(events), True
     if isinstance(provider, CohereV1Format) and not isinstance(body, (dict, list)):
         text = _text(body, label, inflater).strip()
         if text and "\n" in text:  # one JSON object per line (application/stream+json): a v1 stream's events
