@@ -491,13 +491,19 @@ class _Rebuilder:
         request after its first resends the one before it, yet each sends back the answer the last one got. Only an
         answer that said something is followed so, and the latest thread that got it wins: a request that merely
         shares its instructions with a thread, or resends an earlier answer of it, opens a conversation of its own."""
+        # Only a request that resends a turn of the model's can; each thread is then looked at by its last answer's
+        # text alone before any message is compared (many one-round threads may share an opening).
+        answers = {_said_text(raw) for raw in raws if isinstance(raw, dict) and raw.get("role") == "assistant"}
+        if not answers:
+            return None
         best = None
         for key in keys:
             for thread in self._by_opening.get(key, ()):
                 last = thread.calls[-1]
                 before = last.request.raw.get("messages") or []
                 said = last.response.message if last.response is not None else None
-                if thread.dialect != dialect or not before or said is None or not (said.text.strip() or said.tool_calls) \
+                if said is None or said.text.strip() not in answers or thread.dialect != dialect or not before \
+                        or not (said.text.strip() or said.tool_calls) \
                         or (best is not None and best.calls[-1].order >= last.order):
                     continue
                 question = content_key(read_form(before[-1]))
@@ -683,12 +689,17 @@ def _answer_resent(raw: Any, response: Response) -> bool:
     """Whether a request's message is the response's answer sent back: the model's text, and its calls by id."""
     if not isinstance(raw, dict) or raw.get("role") != "assistant":
         return False
+    calls = raw.get("tool_calls") if isinstance(raw.get("tool_calls"), list) else []
+    ids = [c.get("id") for c in calls if isinstance(c, dict)]
+    return _said_text(raw) == response.message.text.strip() and ids == [c.id for c in response.message.tool_calls]
+
+
+def _said_text(raw: dict) -> str:
+    """The text of a request's message as _answer_resent compares it: its content's text, stripped."""
     content = raw.get("content")
     said = content if isinstance(content, str) else "".join(
         str(b.get("text") or "") for b in content if isinstance(b, dict)) if isinstance(content, list) else ""
-    calls = raw.get("tool_calls") if isinstance(raw.get("tool_calls"), list) else []
-    ids = [c.get("id") for c in calls if isinstance(c, dict)]
-    return said.strip() == response.message.text.strip() and ids == [c.id for c in response.message.tool_calls]
+    return said.strip()
 
 
 def _item_ids(raw: Any) -> set[str]:
