@@ -8,9 +8,8 @@ when the body was binary), pydantic-ai's `parsed_body`, and its `body: {type, co
 the response as `status_code` and `content` (text). The Datadog APM
 test agent's VCR proxy writes one interaction per `.json` file, its request under `url`, both bodies as text. Go's
 go-vcr (`version: 1` and `version: 2` cassettes) writes the request under `url`, both bodies as text, and the
-response's status twice: `status: "200 OK"` and `code: 200`.
-test agent's VCR proxy writes one interaction per `.json` file, its request under `url`, both bodies as text (a
-binary one as `base64:` and the bytes in base64).
+response's status twice: `status: "200 OK"` and `code: 200`. The test agent writes a binary body (one not UTF-8
+text) as `base64:` and the bytes in base64.
 """
 
 from __future__ import annotations
@@ -68,18 +67,13 @@ class CassetteFormat(ExchangeFormat):
                               "address the request went to")
         status = response.get("status", response.get("status_code"))
         code = status.get("code") if isinstance(status, dict) else response["code"] if _go_vcr_status(response) else status
-        exchange = Exchange(
-            method=str(request.get("method") or ""), url=str(request.get("uri") or request.get("url") or ""),
-            request_body=_body(request), status=code if isinstance(code, int) else None,
-            response_body=_body(response), response_type=_header(response, "content-type"),
-            response_headers=_headers(response), request_type=_header(request, "content-type"),
-        code = status.get("code") if isinstance(status, dict) else status
-        agent = "uri" not in request  # the Datadog test agent's cassette, which names the address `url`
+        # The Datadog test agent's cassette names the address `url`, as go-vcr's does, but says its status once.
+        agent = "uri" not in request and not _go_vcr_status(response)
         exchange = Exchange(
             method=str(request.get("method") or ""), url=str(request.get("uri") or request.get("url") or ""),
             request_body=_body(request, agent), status=code if isinstance(code, int) else None,
             response_body=_body(response, agent), response_type=_header(response, "content-type"),
-            response_headers=_headers(response),
+            response_headers=_headers(response), request_type=_header(request, "content-type"),
         )
         yield from self.reader.record(exchange, line)
 
@@ -98,8 +92,6 @@ def _go_vcr_status(response: dict) -> bool:
     return isinstance(response.get("status"), str) and isinstance(code, int) and not isinstance(code, bool)
 
 
-def _body(side: dict) -> Any:
-    """A request's or response's body in whichever shape the recorder wrote it."""
 def _body(side: dict, agent: bool = False) -> Any:
     """A request's or response's body in whichever shape the recorder wrote it (`agent`: the Datadog test agent's,
     which writes a body that is not UTF-8 text, as AWS's binary event stream is, as `base64:` and its bytes in
