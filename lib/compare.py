@@ -24,7 +24,7 @@ from typing import Literal
 from lib.checks import Finding
 from lib.dialects.equivalence import message_items
 from lib.failures import unmade_words
-from lib.model import Message, Request, Round, Trace
+from lib.model import Message, Request, Round, ToolCallPart, Trace
 from lib.prices import Price, TraceCost
 from lib.text import plural
 from lib.summary import (NOT_IN_THE_LOG, UNMADE_SAID, RoundSummary, billing_known, cost_known, round_cost,
@@ -301,12 +301,28 @@ def _canonical(value) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def _neutral(items, names: dict[str, str]) -> list[Item]:
-    """Items with call ids replaced by tool names and instruction roles named alike."""
+class Arguments(str):
+    """A call's arguments as canonical JSON, which two calls are compared by (keys sorted, spacing alike), carrying
+    the arguments as the model wrote them (`written`), which is what a person is shown: sorted keys and `3860.0`
+    for the model's `3860.00` are not what the model read back."""
+
+    written: str
+
+    @classmethod
+    def of(cls, call: ToolCallPart) -> "Arguments":
+        # Arguments that do not parse compare by their text, so two different broken texts are not both `null`.
+        found = cls(_canonical(call.arguments if call.arguments_error is None else call.arguments_raw))
+        found.written = call.arguments_raw
+        return found
+
+
+def _neutral(message: Message, names: dict[str, str]) -> list[Item]:
+    """A message's items with call ids replaced by tool names and instruction roles named alike."""
     out = []
-    for item in items:
+    calls = iter(message.tool_calls)  # message_items lists them in this order, after the results and the texts
+    for item in message_items(message):
         if item[0] == "call":
-            out.append(("call", item[2], _canonical(item[3])))
+            out.append(("call", item[2], Arguments.of(next(calls))))
         elif item[0] == "result":
             out.append(("result", names.get(item[1], "?"), item[2]))
         else:
@@ -315,7 +331,7 @@ def _neutral(items, names: dict[str, str]) -> list[Item]:
 
 
 def _request_items(messages: tuple[Message, ...], names: dict[str, str]) -> list[Item]:
-    return [item for message in messages for item in _neutral(message_items(message), names)]
+    return [item for message in messages for item in _neutral(message, names)]
 
 
 def conversation(request: Request, names: dict[str, str]) -> list[Item]:
@@ -324,7 +340,7 @@ def conversation(request: Request, names: dict[str, str]) -> list[Item]:
 
 
 def _system_items(request: Request, names: dict[str, str]) -> list[Item]:
-    system = _neutral(message_items(request.system), names) if request.system is not None else []
+    system = _neutral(request.system, names) if request.system is not None else []
     return [("text", "system", item[2]) for item in system]
 
 
@@ -341,7 +357,7 @@ def round_contents(trace: Trace) -> tuple[RoundContent, ...]:
         request = round_.request
         added = conversation(request, names) if previous == 0 else _request_items(request.messages[previous:], names)
         response = round_.response
-        answer = tuple(_neutral(message_items(response.message), names)) if response is not None else ()
+        answer = tuple(_neutral(response.message, names)) if response is not None else ()
         tools = tuple((t.name, t.description, _canonical(t.parameters)) for t in request.tools)
         found.append(RoundContent(tuple(added), tools, answer, response.stop if response else None, (),
                                   finish_written(round_), round_.request_recorded, listed, never, unlogged,
@@ -779,7 +795,7 @@ class CallChange:
 def item_text(item: Item) -> str:
     """One item as a line a person reads."""
     if item[0] == "call":
-        return f"call {item[1]} {item[2]}"
+        return f"call {item[1]} {item[2].written}"
     if item[0] == "result":
         return f"result of {item[1]}: {item[2]}"
     return f"{item[1]}: {item[2]}"

@@ -68,6 +68,16 @@ def test_a_rounds_figures_are_marked_as_estimates_and_a_missing_price_is_said_as
     assert list(rows["tokens in, left"])[:2] == ["1,247", "≈ 1,378"]
 
 
+def test_the_calls_are_shown_as_the_model_wrote_them_not_rewritten_with_sorted_keys(app):
+    # Hengxin's round 1: the model wrote {"job_level": "P6", "city_tier": "2"}; a page headed "as the model reads it"
+    # showed {"city_tier": "2", "job_level": "P6"}, the canonical form the two runs are only compared by.
+    at = _open(app, "hengxin-expense,pitfalls/empty-result-invented-answer", row="1")
+    calls = _table(at, "arguments changed")
+    assert list(calls["left"]) == ['call queryExpense {"user_id": "E10238", "status": "submitted"}',
+                                   'call queryTravelPolicy {"job_level": "P6", "city_tier": "2"}']
+    assert list(calls["right"])[0] == 'call find_orders {"order_id":"LK-204117"}'
+
+
 def test_a_run_compared_with_itself_is_the_same_in_every_round(app):
     at = _open(app, "hengxin-expense,hengxin-expense")
     assert at.success[0].value == "The runs say the same in every round."

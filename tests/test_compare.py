@@ -6,8 +6,8 @@ from dataclasses import replace
 
 from lib.checks import run_checks
 from lib import catalog
-from lib.compare import (MessageChange, Run, call_changes, compare, message_changes, round_contents, tool_changes,
-                         uninstructed_words)
+from lib.compare import (MessageChange, Run, call_changes, compare, item_text, message_changes, round_contents,
+                         tool_changes, uninstructed_words)
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.dialects.convert import convert, reread
 from lib.encodings import encoding_name_for_model
@@ -85,8 +85,31 @@ def test_a_changed_argument_is_named_with_both_values():
     changed_entries = [c for c in later if c.status == "changed"]
     assert [c.left.split(" ")[0] for c in changed_entries] == ["call", "result"]  # the policy echoes the tier
     assert changed_entries[0].diff.splitlines()[-2:] == [
-        '-call queryTravelPolicy {"city_tier": "2", "job_level": "P6"}',
-        '+call queryTravelPolicy {"city_tier": "3", "job_level": "P6"}']
+        '-call queryTravelPolicy {"job_level": "P6", "city_tier": "2"}',
+        '+call queryTravelPolicy {"job_level": "P6", "city_tier": "3"}']
+
+
+def test_a_call_is_shown_with_its_arguments_as_the_model_wrote_them_and_compared_as_json():
+    trace, text = hengxin_lines()
+    # Round 2's call, as the model wrote it: keys in its order, 3860.00 with its cents (not sorted, not 3860.0).
+    assert [item_text(c) for c in round_contents(trace)[1].calls] == [
+        'call calcAmountOver {"actual_amount": 3860.00, "limit_amount": 3800.00}']
+    # The same arguments written another way are the same call: spacing and key order are not what differs.
+    respaced = read(text.replace('{\\"actual_amount\\": 3860.00, \\"limit_amount\\": 3800.00}',
+                                 '{\\"limit_amount\\":3800.00,\\"actual_amount\\":3860.00}').splitlines())
+    assert [item_text(c) for c in round_contents(respaced)[1].calls] == [
+        'call calcAmountOver {"limit_amount":3800.00,"actual_amount":3860.00}']
+    assert compare(run_of(trace), run_of(respaced), DEFAULT_PRICES).first_divergence is None
+
+
+def test_two_calls_whose_arguments_do_not_parse_differ_when_their_texts_do():
+    trace, text = hengxin_lines()
+    broken = [read(text.replace('\\"limit_amount\\": 3800.00}', f'\\"limit_amount\\": {n}').splitlines())
+              for n in ("3800.0", "38")]
+    assert [item_text(round_contents(b)[1].calls[0]) for b in broken] == [
+        'call calcAmountOver {"actual_amount": 3860.00, "limit_amount": 3800.0',
+        'call calcAmountOver {"actual_amount": 3860.00, "limit_amount": 38']
+    assert compare(run_of(broken[0]), run_of(broken[1]), DEFAULT_PRICES).first_divergence == 2
 
 
 def test_the_same_run_in_the_other_dialect_says_the_same_in_every_round():
