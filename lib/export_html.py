@@ -19,7 +19,8 @@ from markupsafe import Markup
 from lib.annotations import Note, Rubric, note_heading, round_of
 from lib.dialects import DIALECTS
 from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_status
-from lib.growth import REFERENCE_WORDS, against_words, changed_words, origin_words, program_sent, referred_words, sends
+from lib.growth import (REFERENCE_WORDS, against_words, changed_words, origin_words, program_sent, referred_words,
+                         sends, system_words)
 from lib.model import Round, Trace
 from lib.round_view import RoundView, round_view
 from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, billing_words,
@@ -122,7 +123,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          split_words=split_words, figure_note=figure_note,
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading, notice_heading=notice_heading, request_not_counted=REQUEST_NOT_COUNTED,
-                         against_words=against_words,
+                         against_words=against_words, system_words=system_words,
                          no_response=NO_RESPONSE, part_came_back=PART_CAME_BACK, log_ends_words=log_ends_words,
                          answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
                          not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,

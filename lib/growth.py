@@ -462,6 +462,12 @@ def system_standing(trace: Trace, index: int) -> Status | None:
     return "resent" if system is kept.request.system or system == kept.request.system else "changed"
 
 
+def system_words(status: Status, new_words: str = "new this round") -> str:
+    """What a top-level system field is marked with, as a message is (`new_words`, Growth.new_words): new, resent
+    unchanged, or changed; one wording for the explorer's card, presenter mode and the HTML file."""
+    return {"new": new_words, "resent": "resent unchanged", "changed": "changed since the previous request"}[status]
+
+
 def growth(trace: Trace, index: int) -> Growth:
     """Round `index`'s request (1-based) placed against the latest earlier request the log kept (kept_before); a
     request the log did not keep is placed against nothing."""

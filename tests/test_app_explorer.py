@@ -327,3 +327,25 @@ def test_a_request_that_extends_a_response_held_by_the_provider_is_not_said_to_r
     assert "2 earlier messages held by the provider (messages[1] to messages[2]), not sent in this request" in labels
     assert "1 message resent unchanged (messages[0])" in labels  # the instructions do go out again
     assert not any("2 messages resent unchanged" in label for label in labels)
+
+
+SYSTEM_CARD = "**system** (a top-level field, outside the messages array)"
+
+
+def test_the_top_level_system_field_is_marked_new_resent_or_changed_as_presenter_mode_marks_it(app):
+    # Anthropic's system prompt is a field of the request, not a message. Round 1's card said nothing of it being new
+    # (presenter mode said "new this round"), and a changed one read as if nothing had happened to it.
+    app.query_params["trace"] = "order-status-anthropic"
+    at = app.run()
+    assert f"{SYSTEM_CARD} · :green-badge[new this round]" in _markdown(at)
+    at.number_input(key="explorer.round").set_value(2).run()
+    assert f"{SYSTEM_CARD} · resent unchanged" in _markdown(at)
+    text = (ROOT / "traces" / "order-status-anthropic.jsonl").read_text()
+    first, second, rest = text.split("\n", 2)
+    changed = second + "\n" + rest.replace('"system": "You are the support assistant of an online shop.',
+                                           '"system": "You are the friendly support assistant of an online shop.', 1)
+    at.file_uploader(key="sidebar.upload").upload("changed-system.jsonl", (first + "\n" + changed).encode())
+    at.run()
+    at.number_input(key="explorer.round").set_value(2).run()
+    assert not at.exception
+    assert f"{SYSTEM_CARD} · :orange-badge[changed since the previous request]" in _markdown(at)

@@ -507,3 +507,13 @@ def test_the_file_names_the_model_of_a_call_made_inside_a_round():
     # A sentence of its own after "as the API reported them.": it starts with a capital.
     assert ("as the API reported them. One call to another model inside this round (2,728 in, 874 out), billed at its "
             "model's rates: not in these token counts. Called inside this round: claude-opus-4-7.") in page
+
+
+def test_the_top_level_system_field_is_marked_new_as_the_messages_beside_it_are():
+    # The first request's system field and messages are all new; the file marked the messages, not the system prompt.
+    trace = catalog.load_bytes((catalog.TRACES_DIR / "order-status-anthropic.jsonl").read_bytes(),
+                               "order-status-anthropic").trace
+    page = trace_html(trace)
+    assert "<b>system</b> (a top-level field, outside the messages array) · new this round</div>" in page
+    handout = handout_html(trace)
+    assert "<b>system</b> (a top-level field, outside the messages array) · new this round</div>" in handout

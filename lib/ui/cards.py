@@ -19,8 +19,8 @@ import pandas as pd
 import streamlit as st
 
 from lib.annotations import NoteMark
-from lib.growth import (REFERENCE_PART, REFERENCE_WORDS, Growth, MessageEntry, against_words, answer_left_out,
-                        changed_words, held_apart, origin_words, referred_words)
+from lib.growth import (REFERENCE_PART, REFERENCE_WORDS, Growth, MessageEntry, Status, against_words, answer_left_out,
+                        changed_words, held_apart, origin_words, referred_words, system_words)
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
                          tool_list_never_logged)
 from lib.model import Message, Round, ToolCallPart, summary_in_clear
@@ -300,10 +300,11 @@ def request_not_in_log() -> None:
             "(its messages, its tool list) is not known.")
 
 
-def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Round | None,
+def request_cards(round_: Round, placed: Growth, marks: list[Mark], system_status: Status | None,
                   pointer: Pointer | None = None, tool_list_recorded: bool = True, secret: bool = False,
                   tool_list_sent: bool = False) -> None:
-    """The request side as cards: the system prompt, the messages array, then the tools (see tools_section)."""
+    """The request side as cards: the system prompt (marked as `system_status`, RoundView.system, says: new, resent or
+    changed, as a message is), the messages array, then the tools (see tools_section)."""
     if not round_.request_recorded:
         request_not_in_log()
         return
@@ -312,8 +313,10 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], previous: Ro
         with st.container(border=True):
             if pointer:
                 pointer("request.system")
-            same = previous is not None and previous.request.system == system
-            st.markdown("**system** (a top-level field, outside the messages array)" + (" · resent unchanged" if same else ""))
+            words = system_words(system_status, placed.new_words) if system_status else None
+            colour = {"new": "green", "changed": "orange"}.get(system_status)
+            st.markdown("**system** (a top-level field, outside the messages array)"
+                        + (f" · :{colour}-badge[{words}]" if colour else f" · {words}" if words else ""))
             _parts(system, "system", marks)
     held, sent = held_apart(round_, placed.entries)
     against = against_words(round_.index, placed.against)

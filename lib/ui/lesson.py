@@ -13,7 +13,7 @@ from typing import Callable
 import streamlit as st
 
 from lib.catalog import LoadedTrace
-from lib.growth import MessageEntry
+from lib.growth import MessageEntry, system_words
 from lib.lessons import Lesson, lessons_at
 from lib.presenter import Position, Reveal, reveal, shown_before
 from lib.round_view import RoundView
@@ -194,8 +194,7 @@ def _system_apart(view: RoundView) -> None:
     explorer's card shows it whole): new in the first request, or changed."""
     if view.system not in ("new", "changed"):
         return
-    placed = view.placed
-    standing = placed.new_words if view.system == "new" else "changed since the previous request"
+    standing = system_words(view.system, view.placed.new_words)
     st.markdown(f"**system** (a top-level field, outside the messages array) · "
                 f":{'green' if view.system == 'new' else 'orange'}-badge[{standing}]")
     plain.text(shorten(summarize_message(view.round.request.system), LINE_LENGTH))
