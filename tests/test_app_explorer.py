@@ -7,7 +7,8 @@ import re
 from streamlit.testing.v1 import AppTest
 
 from lib import catalog
-from tests.conftest import ROOT
+from lib.sequence import sequence
+from tests.conftest import ROOT, load_bundled
 from tests.screen import figures, screen, uploaded
 
 STEP_NAMES = {1: "Request sent", 2: "Call intent", 3: "Program executes", 4: "Result appended", 5: "Model answers"}
@@ -349,3 +350,18 @@ def test_the_top_level_system_field_is_marked_new_resent_or_changed_as_presenter
     at.number_input(key="explorer.round").set_value(2).run()
     assert not at.exception
     assert f"{SYSTEM_CARD} · :orange-badge[changed since the previous request]" in _markdown(at)
+
+
+def test_a_call_whose_arguments_the_program_rejected_is_shown_refused_not_run_by_a_handler(app):
+    # Pitfall 2: book_room's arguments failed the schema, so the program answered with the problems and ran nothing.
+    # Its step 3 said "failed", "Arguments the handler received" and, in the picture, "runs book_room".
+    app.query_params["trace"] = "pitfalls/invalid-arguments-corrected"
+    at = app.run()
+    assert not at.exception
+    shown = _shown(at)
+    assert ":red-badge[refused: not run]" in shown and ":red-badge[failed]" not in shown
+    captions = [c.value for c in at.main.caption]
+    assert "The call's arguments (no handler ran)" in captions and "Arguments the handler received" not in captions
+    assert "tool book_room · call call_Wd4nHq8TzL1vBx6KmR3cPs9Y" in _texts(at)  # no handler, no handler's 2 ms
+    labels = [a.label for a in sequence(load_bundled("pitfalls/invalid-arguments-corrected").trace)]
+    assert labels.count("refuses book_room") == 1 and labels.count("runs book_room") == 1  # round 2's call ran

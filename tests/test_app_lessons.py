@@ -198,6 +198,6 @@ def test_lesson_text_from_an_uploaded_file_shows_as_text_and_never_as_markup(app
 def test_the_slide_of_a_call_rejected_before_it_ran_does_not_lead_with_the_program_running_it():
     # The bundled workshop's slide 27: book_room's arguments failed the schema, so no handler ran.
     shown = screen(_slide("pitfalls/invalid-arguments-corrected", 1, 3))
-    assert ("The program handles the calls, not the model: 1 call failed, and the model reads only what the "
-            "program sends back.") in shown
+    assert ("The program handles the calls, not the model: 1 call was refused before running, and the model reads "
+            "only what the program sends back.") in shown
     assert "The program runs the calls" not in shown

@@ -75,8 +75,8 @@ def test_each_step_leads_with_one_sentence_of_what_happens_at_it(hengxin):
 def test_step_3_does_not_say_the_program_ran_a_call_it_declined_or_that_failed():
     # Arguments rejected before any handler ran, a call declined for want of consent, a handler that timed out.
     rejected = load_bundled("pitfalls/invalid-arguments-corrected").trace.rounds[0]
-    assert step_lead(rejected, 3) == ("The program handles the calls, not the model: 1 call failed, and the model "
-                                      "reads only what the program sends back.")
+    assert step_lead(rejected, 3) == ("The program handles the calls, not the model: 1 call was refused before "
+                                      "running, and the model reads only what the program sends back.")
     declined = load_bundled("pitfalls/wrong-tool-declined").trace.rounds[0]
     assert step_lead(declined, 3).startswith("The program handles the calls, not the model: 1 call was declined")
     timed_out = load_bundled("pitfalls/unanswered-parallel-call").trace.rounds[0]
