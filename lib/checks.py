@@ -634,9 +634,14 @@ def _invalid_arguments(trace: Trace) -> Iterator[Hit]:
         problems = _argument_problems(call, _tool(round_.request, call.name))
         if problems:
             listed = "; ".join(shorten(p, 160) for p in problems[:4]) + ("; …" if len(problems) > 4 else "")
+            execution = round_.execution_of(call.id)
+            # Where the program did what the advice says, the finding says so instead of telling it to.
+            advice = ("The program refused it before running and sent these problems back as its result, as it "
+                      "should: the model can correct them in the next round." if execution and execution.refused else
+                      "Do not run the call: return these problems as an error result so the model can correct them "
+                      "in the next round.")
             yield Hit(_bad_call(trace, round_, call), round_.index, "response", path,
-                      f"The arguments of {call.name} break its schema ({listed}). Do not run the call: return these "
-                      "problems as an error result so the model can correct them in the next round.")
+                      f"The arguments of {call.name} break its schema ({listed}). {advice}")
 
 
 PROSE_LIMIT = re.compile(r"\b(no more than|not more than|at most|up to|a maximum of|maximum|max\.?|under|fewer than|"
@@ -1225,6 +1230,8 @@ def _write_tool_call(trace: Trace) -> Iterator[Hit]:
             continue
         execution = round_.execution_of(call.id)
         recorded = _APPROVALS.get(execution.approval if execution else None, "The trace records no approval.")
+        if execution is not None and execution.refused:
+            recorded = "The program refused it before running, so nothing was changed and no approval was needed."
         yield Hit("info", round_.index, "response", path,
                   f"{call.name} changes something: it is a write tool. The model can only ask for it; a person "
                   "approves it between the call intent (step 2) and the program running it (step 3), shown what "

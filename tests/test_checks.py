@@ -818,3 +818,17 @@ def test_a_limit_in_words_is_said_only_where_the_value_breaks_it_and_the_schema_
     assert _noted("The note, under 10 chars.", "x" * 10) != []  # "under" leaves the number itself out
     assert _noted("The note, at most 10 characters.", "x" * 11, maxLength=10) == []  # invalid-arguments says it
     assert _noted("The note, in 10 words at most.", "x" * 99) == []
+
+
+def test_a_call_the_program_refused_before_running_is_said_refused_not_told_to_be_refused():
+    # Pitfall 2: book_room's arguments broke the schema and the program refused the call, as the finding advises; the
+    # finding still said "Do not run the call", and the write-tool finding that "the trace records no approval".
+    trace = load_bundled("pitfalls/invalid-arguments-corrected").trace
+    said = {(f.code, f.round): f.message for f in run_checks(trace)}
+    assert said[("invalid-arguments", 1)].endswith(
+        "The program refused it before running and sent these problems back as its result, as it should: the model "
+        "can correct them in the next round.")
+    assert "Do not run the call" not in said[("invalid-arguments", 1)]
+    assert said[("write-tool-call", 1)].endswith(
+        "The program refused it before running, so nothing was changed and no approval was needed.")
+    assert said[("write-tool-call", 2)].endswith("The trace records no approval.")  # round 2's booking ran
