@@ -14,7 +14,7 @@ from lib.provenance import NOT_CAPTURED
 from lib.steps import turn_ends_words
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, billing_known,
                          billing_reason, parts_not_logged, said_parts)
-from lib.text import as_sentence, ordinal, plural
+from lib.text import as_sentence, ordinal, plural, rounds_named
 from lib.tokens import input_words, overcount, split_words
 
 WINDOW = 9
@@ -81,6 +81,9 @@ class Snowball:
     """False when the log kept no request for this round: its input, if reported, has no parts we counted."""
     followed: bool = True
     """False for the trace's last round: no request after it pays for its tool list again."""
+    tools_billing_unknown: tuple[int, ...] = ()
+    """Among the earlier requests that sent this same tool list (tools_sent), the rounds whose call's billing the log does not give (lib.summary.billing_known: a failed
+    call, one with no response): sent with the list, not known to have paid for it."""
 
 
 def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_current: bool = False,
@@ -100,6 +103,8 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         tools=len(round_.request.tools),
         # This list's count, not any list's: after a change of tools, the new list has been paid for fewer times.
         tools_sent=sum(1 for r in trace.rounds[:index] if r.request.tools and r.request.tools == round_.request.tools),
+        tools_billing_unknown=tuple(r.index for r, rr in zip(trace.rounds[:index - 1], rows) if r.request.tools
+                                    and r.request.tools == round_.request.tools and not billing_known(rr)),
         tools_tokens=row.breakdown.tools,
         tools_unchanged=index > 1 and trace.rounds[index - 2].request.tools == round_.request.tools,
         input_tokens=row.input_if_known, estimated=row.usage.source != "reported" and row.request_recorded,
@@ -239,6 +244,10 @@ def content_is_null(round_: Round) -> bool:
     return isinstance(raw, dict) and raw.get("content") is None
 
 
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count:,} times")
+
+
 def tools_line(snow: Snowball) -> str:
     """The tool list in one line: how many, and that each request pays for it again."""
     if not snow.request_recorded:
@@ -257,6 +266,13 @@ def tools_line(snow: Snowball) -> str:
     if snow.failed:
         sent = "resent unchanged" if snow.tools_unchanged else "sent with this request"
         return f"{listed}: {sent}; {snow.billing_said}"
+    if snow.tools_unchanged and snow.tools_billing_unknown:
+        # A request whose call failed sent the list, but whether it was billed the log does not say (the Tokens page
+        # leaves it out of the input billed): sent so many times, paid for at least the others.
+        unknown = snow.tools_billing_unknown
+        paid = snow.tools_sent - len(unknown)
+        return (f"{listed}: resent unchanged and sent a {ordinal(snow.tools_sent)} time, paid for at least "
+                f"{_times(paid)}: the log does not say whether the call of {rounds_named(list(unknown))} was billed")
     if snow.tools_unchanged:
         return f"{listed}: resent unchanged and paid for a {ordinal(snow.tools_sent)} time"
     if snow.secret or not snow.followed:  # a secret: whether any request follows is what the learner predicts

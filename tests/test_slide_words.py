@@ -129,3 +129,15 @@ def test_step_5_of_a_turn_the_span_did_not_capture_says_so_not_that_the_response
     trace = next(c.trace for c in upload.conversations if c.id == "43e09334a2dca25f5654e3198343348f")
     assert step_lead(trace.rounds[0], 5) == ("No tool call: the log did not capture what the model wrote, and the "
                                              "model is not called again.")
+
+
+def test_a_tool_list_sent_with_a_failed_call_is_not_said_to_have_been_paid_for_with_it():
+    # Pitfall 5: round 2's request was refused with HTTP 400, and whether it was billed the log does not say (the
+    # Tokens page leaves it out of the input billed). Round 3's counter said the tools were "paid for a third time".
+    trace = load_bundled("pitfalls/unanswered-parallel-call").trace
+    rows = summarize(trace, COUNTER)
+    assert tools_line(snowball(trace, rows, 3)).endswith(
+        " tokens: resent unchanged and sent a third time, paid for at least twice: the log does not say whether the "
+        "call of round 2 was billed")
+    hengxin = load_bundled("hengxin-expense").trace
+    assert tools_line(snowball(hengxin, summarize(hengxin, COUNTER), 3)).endswith("paid for a third time")
