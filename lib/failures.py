@@ -3,7 +3,7 @@ with no recording for the request. The explorer's cards and the HTML export say 
 
 from __future__ import annotations
 
-from lib.model import STREAM_ENDED, ProviderError
+from lib.model import STREAM_ENDED, ProviderError, Round
 
 NO_RECORDING = "no_recording"
 """The error type the replay provider writes when no recording matches a request."""
@@ -132,3 +132,12 @@ def odd_status(error: ProviderError) -> bool:
 
 def _numeric(status) -> bool:
     return isinstance(status, int) and not isinstance(status, bool)
+
+
+def refused_unseen(round_: Round) -> bool:
+    """Whether the provider answered the round's request with an HTTP error from its API, so the model saw none of
+    it: not a generation the provider rejected (the model wrote it), nor a stream an error event ended part way, nor a
+    failure after part of a response had come back."""
+    error = round_.error
+    return (error is not None and bool(error.status) and not error.rejected_generation and round_.response is None
+            and not error.ended_stream)

@@ -17,7 +17,7 @@ from typing import Literal
 from lib.growth import instructions_added, placed_length, program_sent
 from lib.injected import (context_only, interrupted, is_interrupt, library_reask, person_text, program_parts,
                           reasked_after)
-from lib.failures import status_words
+from lib.failures import refused_unseen, status_words
 from lib.model import ProviderError, Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
@@ -116,8 +116,7 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         # A provider that refused the request answered from its API: the model never saw it (unless it wrote the
         # output the provider then rejected, or part of a response came back before the call failed).
         # An error event ending a stream came after the answer had begun: no refusal.
-        refused = (error is not None and bool(error.status) and not error.rejected_generation
-                   and round_.response is None and not error.ended_stream)
+        refused = refused_unseen(round_)
         if round_.compaction and error is None and round_.response is not None:
             # A compaction call (Round.compaction): the provider answers with the history compacted, not the model
             # with a turn; what runs behind its API to compact it is not in the log.

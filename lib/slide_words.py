@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lib.dialects import DIALECTS, anthropic_messages
+from lib.failures import refused_unseen
 from lib.model import Round, Trace
 from lib.provenance import NOT_CAPTURED
 from lib.steps import turn_ends_words
@@ -278,3 +279,22 @@ def tools_line(snow: Snowball) -> str:
     if snow.secret or not snow.followed:  # a secret: whether any request follows is what the learner predicts
         return f"{listed}: sent with this request and paid for with it"
     return f"{listed}: sent with this request and paid for with it, again with every request after"
+
+
+def first_read_words(rounds: tuple[Round, ...], index: int, resent: tuple[int, ...]) -> str | None:
+    """How the model reads round `index`'s resent messages (`resent`, their indexes) where some went out first in a
+    request the provider refused before the model saw it (lib.failures.refused_unseen): it reads those for the first
+    time, not again. None where every resent message reached the model before."""
+    earlier = [r for r in rounds[:index - 1] if r.request_recorded]
+    seen = max((len(r.request.messages) for r in earlier if not refused_unseen(r)), default=0)
+    unseen = [k for k in resent if k >= seen]
+    refused = [r.index for r in earlier if refused_unseen(r) and len(r.request.messages) > seen]
+    if not unseen or not refused:
+        return None
+    where = f"messages[{unseen[0]}]" + (f" to messages[{unseen[-1]}]" if len(unseen) > 1 else "")
+    again = len(resent) - len(unseen)
+    them = "it" if len(unseen) == 1 else "them"
+    requests = f"the request of {rounds_named(refused)}" if len(refused) == 1 else f"the requests of {rounds_named(refused)}"
+    return (f"{f'{again} of them again and ' if again else ''}{where} for the first time: {requests}, which sent "
+            f"{them} first, {'was' if len(refused) == 1 else 'were'} refused by the provider before the model saw "
+            f"{'it' if len(refused) == 1 else 'them'}.")

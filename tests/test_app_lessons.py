@@ -201,3 +201,16 @@ def test_the_slide_of_a_call_rejected_before_it_ran_does_not_lead_with_the_progr
     assert ("The program handles the calls, not the model: 1 call was refused before running, and the model reads "
             "only what the program sends back.") in shown
     assert "The program runs the calls" not in shown
+
+
+def test_messages_first_sent_in_a_refused_request_are_not_said_to_be_read_again():
+    # Pitfall 5: round 2's request was refused with HTTP 400 before the model saw it, so in round 3 the model reads
+    # messages[2] and messages[3] (its own turn and the first order's result) for the first time. The slide said it
+    # "reads every one of them again".
+    shown = screen(_slide("pitfalls/unanswered-parallel-call", 3, 1))
+    assert ("**4 messages resent unchanged**, grayed: the model reads 2 of them again and messages[2] to messages[3] "
+            "for the first time: the request of round 2, which sent them first, was refused by the provider before "
+            "the model saw it.") in shown
+    assert "every one of them again" not in shown
+    # Where every resent message reached the model before, it reads them again, as it did.
+    assert "grayed: the model reads every one of them again." in screen(_slide("hengxin-expense", 3, 1))

@@ -117,6 +117,8 @@ WORDS = {
     "origin_words": "where a new message came from, ORIGIN_WORDS, or the kinds of parts it came back without in our "
                     "words (LEFT_OUT_WORDS) and a count of the others, never their types (lib/growth.py)",
     "changed_words": "SENT_ON_CHANGED or None: why a resent message changed, our constant (lib/growth.py)",
+    "first_read_words": "resent messages by their indexes and the refused requests by round number, in our words "
+                        "(lib/slide_words.py)",
     "system_words": "how a top-level system field stands against the request before: our constants, or "
                     "Growth.new_words (lib/growth.py)",
     "login_refusal": "one of two constant sentences on why a signed-in visitor is no editor (lib/access.py)",

@@ -15,10 +15,11 @@ import streamlit as st
 from lib.catalog import LoadedTrace
 from lib.growth import MessageEntry, system_words
 from lib.lessons import Lesson, lessons_at
+from lib.model import Round
 from lib.presenter import Position, Reveal, reveal, shown_before
 from lib.round_view import RoundView
-from lib.slide_words import (content_is_null, input_line, knows_words, size_words, snowball, step_lead, stop_switch,
-                             tools_line)
+from lib.slide_words import (content_is_null, first_read_words, input_line, knows_words, size_words, snowball,
+                             step_lead, stop_switch, tools_line)
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.text import plural, shorten, summarize_message
 from lib.ui import cards, plain, predict, rounds, state
@@ -127,7 +128,7 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: boo
                         tool_list_sent=view.tool_list_sent)
     st.subheader("What the model sees", anchor=False)
     lead(knows_words(round_))
-    _resent_stack(view)
+    _resent_stack(view, loaded.trace.rounds)
     # A message the provider held is grayed in the stack: neither a card nor a fold of what a step showed.
     sent = replace(placed, entries=view.held_and_sent[1])
     seen = shown_before(sent, loaded.trace.rounds[round_.index - 2]) if round_.index > 1 and fold_seen else None
@@ -151,7 +152,7 @@ def _shown_words(steps: tuple[int, ...]) -> str:
     return " and ".join({2: "the model's turn", 4: "the results"}[step] for step in steps)
 
 
-def _resent_stack(view: RoundView) -> None:
+def _resent_stack(view: RoundView, rounds_: tuple[Round, ...]) -> None:
     system, standing = view.round.request.system, view.system
     # With previous_response_id or a conversation the provider holds the earlier messages; what else goes out again
     # (the instructions, a top-level system) the program does resend.
@@ -175,7 +176,10 @@ def _resent_stack(view: RoundView) -> None:
         said.append("the system field, resent unchanged")
     them = "it" if said == ["the system field, resent unchanged"] else "every one of them"
     sentence = " and ".join(said)
-    st.markdown(f"{sentence[0].upper()}{sentence[1:]}, grayed: the model reads {them} again.")
+    # A message first sent in a request the provider refused the model has not read yet: it reads it now.
+    reads = (None if held else first_read_words(rounds_, view.round.index, tuple(e.index for e in resent))) \
+        or f"{them} again."
+    st.markdown(f"{sentence[0].upper()}{sentence[1:]}, grayed: the model reads {reads}")
     first = [f"system (top-level field) · {summarize_message(system)}"] if standing == "resent" else []
     lines = [_stack_line(entry) for entry in sorted((*held, *resent), key=lambda e: e.index)]
     room = STACK_ROWS - len(first)
