@@ -5,13 +5,14 @@ uploaded log, and Compare with parent."""
 import json
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from lib import library
 from lib.catalog import TRACES_DIR
 from lib.fork import request_body
 from lib.ui import fork_editor
 from lib.store import open_store
-from tests.conftest import load_bundled
+from tests.conftest import ROOT, load_bundled
 from tests.databases import app_database  # noqa: F401 - a fixture
 from tests.synthetic import synthetic_lines
 
@@ -218,6 +219,18 @@ def test_fork_from_here_on_a_round_of_the_explorer_opens_the_fork_page_on_that_r
     assert at.number_input(key="fork.round").value == 3
     at.radio(key="fork.mode").set_value("Raw JSON").run()
     assert json.loads(_widget(at.text_area, ".raw").value) == request_body(load_bundled(HENGXIN).trace, 3)
+
+
+def test_the_round_chosen_to_fork_is_in_the_address_so_a_reload_or_a_shared_link_forks_the_same_round(app):
+    # The Fork page read ?round= when opened from a link, but never wrote it: its address said no round, so a reload
+    # or the address handed to a learner opened round 1.
+    at = _fork_page(app, 3)
+    assert at.query_params["round"] == "3"
+    reloaded = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    reloaded.query_params.update({"trace": HENGXIN, "round": "3"})
+    again = reloaded.run()
+    again.switch_page("pages/fork.py").run()
+    assert not again.exception and again.number_input(key="fork.round").value == 3
 
 
 def test_a_fork_of_an_uploaded_log_types_the_results_and_compares_with_the_upload(app):

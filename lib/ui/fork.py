@@ -83,7 +83,10 @@ def chosen_round(loaded: catalog.LoadedTrace) -> int:
     if st.session_state.get(ROUND, 0) > count or ROUND not in st.session_state:
         # The explorer's round, or a link's ?round= when this page is the first a visitor opens.
         st.session_state[ROUND] = explorer.current_round(loaded)
-    return st.number_input("Fork from round", min_value=1, max_value=count, step=1, key=ROUND)
+    at = st.number_input("Fork from round", min_value=1, max_value=count, step=1, key=ROUND)
+    # The address carries it, as the explorer's does: a reload or a link copied from here forks the same round.
+    st.query_params["round"] = str(at)
+    return at
 
 
 def lessons(loaded: catalog.LoadedTrace) -> None:
