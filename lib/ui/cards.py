@@ -302,9 +302,10 @@ def request_not_in_log() -> None:
 
 def request_cards(round_: Round, placed: Growth, marks: list[Mark], system_status: Status | None,
                   pointer: Pointer | None = None, tool_list_recorded: bool = True, secret: bool = False,
-                  tool_list_sent: bool = False) -> None:
+                  tool_list_sent: bool = False, previous: Round | None = None) -> None:
     """The request side as cards: the system prompt (marked as `system_status`, RoundView.system, says: new, resent or
-    changed, as a message is), the messages array, then the tools (see tools_section)."""
+    changed, as a message is), the messages array, then the tools (see tools_section). `previous`: the round before
+    in the conversation, whose answer this request may leave out."""
     if not round_.request_recorded:
         request_not_in_log()
         return

@@ -200,7 +200,7 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
                         f"{'provider (compaction)' if round_.compaction else 'model'}")
             if view == CARDS:
                 cards.request_cards(round_, placed, marks, shown.system, pointer, shown.tool_list_recorded,
-                                    secret=not revealed, tool_list_sent=shown.tool_list_sent)
+                                    secret=not revealed, tool_list_sent=shown.tool_list_sent, previous=shown.previous)
             elif not round_.request_recorded:
                 cards.request_not_in_log()
             else:
