@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(PY) -m bench.import_log
 	$(PY) -m bench.import_otlp
 	$(PY) -m bench.import_cassette
+	$(PY) -m bench.shared_opening
 	$(PY) -m bench.explorer
 	$(PY) -m bench.compare
 	$(PY) -m bench.library

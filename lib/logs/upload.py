@@ -398,6 +398,7 @@ class _Rebuilder:
         best, best_length, exact = None, -1, False
         repeated, repeated_length = None, 0
         extended: list[tuple[_Thread, bool]] = []
+        resends_answer = _resends_answer(raws)  # asked once: every thread of the opening would ask it again
         for key in keys:
             for thread in self._by_opening.get(key, ()):
                 before = thread.calls[-1].request.raw.get("messages") or []
@@ -405,7 +406,7 @@ class _Rebuilder:
                     continue
                 if len(raws) == len(before):
                     # The thread's last request sent again as it was: a retry, or the same question asked again.
-                    if len(before) > repeated_length and _resends_answer(raws) and _resent_unmarked(raws, before):
+                    if len(before) > repeated_length and resends_answer and _resent_unmarked(raws, before):
                         repeated, repeated_length = thread, len(before)
                     continue
                 same = raws[: len(before)] == before
@@ -734,7 +735,14 @@ def _empty_answer_dropped(raw: Any, response: Response) -> bool:
 
 def _resent_unmarked(raws: list, before: list) -> bool:
     """Whether `raws` starts with the messages of `before` as the model reads them (read_form)."""
-    return all(old == new or read_form(old) == read_form(new) for old, new in zip(before, raws))
+    if before and len(raws) >= len(before) and not _same_read(before[-1], raws[len(before) - 1]):
+        return False  # where requests of one opening part, their last messages do: the cheap answer first
+    return all(_same_read(old, new) for old, new in zip(before, raws))
+
+
+def _same_read(old: Any, new: Any) -> bool:
+    """Whether two raw messages are the same as the model reads them (read_form)."""
+    return old == new or read_form(old) == read_form(new)
 
 
 def _inferred_response(dialect: str, request: Request, following: Request, pools: Pools) -> Response | None:
