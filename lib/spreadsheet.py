@@ -33,6 +33,13 @@ def csv_text(columns: Sequence[str], rows: Iterable[Sequence]) -> str:
     return out.getvalue()
 
 
+def _decimal(value: float) -> str:
+    # A cost is a sum of products of prices: written as Python writes the float, it shows binary noise
+    # (0.00021480000000000002) or an exponent (3.21e-05). Ten decimals keep every figure to a ten-thousandth of a cent.
+    return f"{value:.10f}".rstrip("0").rstrip(".")
+
+
 def table_csv(table) -> str:
-    """A pandas table as CSV text without its index, every text cell defused, the header's too."""
-    return table.map(_defused_value).rename(columns=_defused_value).to_csv(index=False)
+    """A pandas table as CSV text without its index, every text cell defused, the header's too, every fractional
+    number a plain decimal of at most ten places."""
+    return table.map(_defused_value).rename(columns=_defused_value).to_csv(index=False, float_format=_decimal)
