@@ -3700,3 +3700,30 @@ def test_a_cohere_v1_body_sent_to_invoke_model_is_read_with_the_model_its_path_n
     usage = round_.response.usage  # the unstreamed answer reports no counts (Bedrock's headers alone hold them)
     assert ((usage.input_tokens, usage.output_tokens) if usage is not None else (None, None)) == tokens
     assert "InvokeModel names the model" in round_.provenance.note
+
+
+GEMINI_IMAGE_REJECTED = (
+    b'{"error": {"code": 400, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT", '
+    b'"details": [{"@type": "type.googleapis.com/google.rpc.DebugInfo", "detail": "[ORIGINAL ERROR] '
+    b'generic::invalid_argument: invalid status photos.thumbnailer.Status.Code::5: Source image 0 too short"}]}}')
+"""Gemini's answer to a call with an image it could not read, as google-gemini/generative-ai-js keeps it (Apache-2.0;
+`test-utils/mock-responses/unary-failure-image-rejected.json`, commit 8543716), its indentation taken out. Kept here,
+not under fixtures/containers/, whose every file is a recording with calls to read."""
+
+
+def test_an_error_body_alone_is_named_as_one_not_left_as_no_format_coming_close():
+    # Saved alone, it read "no line of the file matches a known log format; none comes close (the first object's keys:
+    # 'error')", words that did not say what the file is.
+    alone = upload("image-rejected.json", GEMINI_IMAGE_REJECTED)
+    assert alone.rounds == 0
+    assert [alone.said(p) for p in alone.problems] == [
+        "document 1: no line of the file matches a known log format; it is a provider's error body alone: the answer "
+        "to a call that failed, without the request it answers, so there is no round to show; a log that keeps each "
+        "request beside its answer (request and response pairs, a cassette, a HAR file) shows the failed call with "
+        "what it sent"]
+    # Saved on a line of its own beside calls a format read, it is named the same way, and the calls still load.
+    pair = (FIXTURES.parent / "openai-pairs.jsonl").read_bytes().splitlines()[0]
+    mixed = upload("calls.jsonl", pair + b"\n" + GEMINI_IMAGE_REJECTED + b"\n")
+    assert mixed.rounds == 1
+    assert [mixed.said(p) for p in mixed.problems][0].startswith(
+        "line 2: matches no known log format; it is a provider's error body alone: the answer to a call that failed")

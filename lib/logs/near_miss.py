@@ -10,6 +10,10 @@ from lib.logs.record import LogFormat, Problem
 
 SHOWN_KEYS = 8
 """Top-level keys named when no format comes close."""
+ERROR_ALONE = ("it is a provider's error body alone: the answer to a call that failed, without the request it answers, "
+               "so there is no round to show; a log that keeps each request beside its answer (request and response "
+               "pairs, a cassette, a HAR file) shows the failed call with what it sent")
+"""Said of an object that is an error body and nothing else, where no format comes close."""
 
 
 def nothing_read(instances: list[LogFormat], forced: str | None, first: tuple[int, dict] | None) -> list[Problem]:
@@ -27,6 +31,8 @@ def closest(instances: list[LogFormat], obj: dict) -> str:
     reasons = [f"{instance.title}: {why}" for instance in instances if (why := _near_miss(instance, obj))]
     if reasons:
         return "closest: " + "; ".join(reasons)
+    if _error_alone(obj):
+        return ERROR_ALONE
     keys = ", ".join(f"'{k}'" for k in list(obj)[:SHOWN_KEYS]) or "none"
     return f"none comes close (the first object's keys: {keys})"
 
@@ -46,3 +52,11 @@ def _near_miss(instance: LogFormat, obj: dict) -> str | None:
         return instance.near_miss(obj)
     except Exception:  # noqa: BLE001 - an explanation must never cost the upload
         return None
+
+
+def _error_alone(obj: dict) -> bool:
+    """Whether `obj` is an error body as the model APIs write one and nothing else: `{"error": {...}}` (OpenAI's,
+    Gemini's, most compatible servers'), or Anthropic's `{"type": "error", "error": {...}}`, beside an id at most."""
+    error = obj.get("error")
+    return isinstance(error, dict) and isinstance(error.get("message"), str) \
+        and set(obj) <= {"error", "type", "request_id", "id"} and obj.get("type", "error") == "error"

@@ -46,7 +46,7 @@ from lib.logs.limits import Limits, limits
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, ProblemList
 from lib.logs.chat_shape import describe
 from lib.logs.exchanges import Inflater
-from lib.logs.near_miss import closest, nothing_read
+from lib.logs.near_miss import ERROR_ALONE, closest, nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
@@ -1114,7 +1114,7 @@ def _unmatched(reading: _Reading, obj: dict) -> str:
         return NO_FORMAT
     reading.near_asked += 1
     said = closest(in_use, obj)
-    return f"{NO_FORMAT}; {said}" if said.startswith("closest") else NO_FORMAT
+    return f"{NO_FORMAT}; {said}" if said.startswith("closest") or said == ERROR_ALONE else NO_FORMAT
 
 
 def _in_place_of_its_line(problems: list[Problem], why: Problem) -> None:
