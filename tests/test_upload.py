@@ -204,3 +204,35 @@ def test_a_damaged_gzip_is_said_not_opened_not_zero_lines_with_one_skipped():
     beside = read_upload([("rollout.jsonl.gz", packed[:len(packed) // 2]),
                           ("goose-session.jsonl", (FIXTURES / "goose-session.jsonl").read_bytes())])
     assert "not opened: rollout.jsonl.gz" in beside.summary() and beside.rounds == 1
+
+
+def _one_task_run_many_times(runs: int) -> tuple[list[bytes], list[bytes]]:
+    """An eval's log: `runs` runs of one task, every run opening with the same two messages, the model answering each
+    in its own words, and each run's second call sending its own answer back. (first calls, second calls)"""
+    opening = [{"role": "system", "content": "You are a travel assistant."},
+               {"role": "user", "content": "What is the weather in Paris?"}]
+
+    def call(messages, said, call_id):
+        return json.dumps({"request": {"model": "gpt-4o", "messages": messages}, "response": {
+            "id": call_id, "object": "chat.completion", "model": "gpt-4o",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": said}, "finish_reason": "stop"}]}}).encode()
+
+    firsts = [call(opening, f"Run {n}: sunny.", f"run-{n}-1") for n in range(runs)]
+    seconds = [call(opening + [{"role": "assistant", "content": f"Run {n}: sunny."},
+                               {"role": "user", "content": f"And tomorrow? (run {n})"}], f"Run {n}: rain.", f"run-{n}-2")
+               for n in range(runs)]
+    return firsts, seconds
+
+
+def test_every_run_of_one_task_is_its_own_conversation_in_whatever_order_the_log_holds_its_calls():
+    # A batch of one task run many times comes back in any order. Each run's second call was joined to the first run
+    # found of that opening: "Run 0: sunny." followed by "Run 299: rain.", whose request resends run 299's answer.
+    firsts, seconds = _one_task_run_many_times(300)
+    orders = {"run by run": [line for pair in zip(firsts, seconds) for line in pair],
+              "every first call, then every second": firsts + seconds,
+              "the second calls first, last run first": seconds[::-1] + firsts}
+    for order, lines in orders.items():
+        upload = read_upload([("eval.jsonl", b"\n".join(lines))])
+        assert upload.summary() == "600 lines: 600 rounds in 300 conversations; 0 lines skipped", order
+        runs = {tuple(r.response.message.text for r in c.trace.rounds) for c in upload.conversations}
+        assert runs == {(f"Run {n}: sunny.", f"Run {n}: rain.") for n in range(300)}, order

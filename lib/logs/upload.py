@@ -48,6 +48,7 @@ from lib.logs.chat_shape import describe
 from lib.logs.exchanges import Inflater
 from lib.logs.near_miss import ERROR_ALONE, closest, nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
+from lib.logs.openings import Openings
 from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
@@ -309,7 +310,8 @@ class _Rebuilder:
     def __init__(self) -> None:
         self.pools = Pools()
         self.threads: dict[str, _Thread] = {}
-        self._by_opening: dict[tuple, list[_Thread]] = {}
+        self._openings = Openings()
+        """The threads the rebuild opened, by their opening and by where their last request ends."""
         self._by_first_turn: dict[Any, list[_Thread]] = {}
         """Threads that opened with a system message, by the message after it: found again when a request goes on
         under other instructions."""
@@ -357,14 +359,14 @@ class _Rebuilder:
             # Registered only once its first call has been read: a call that fails leaves no empty thread.
             self.threads[thread.id] = thread
             if opening is not None:
-                self._by_opening.setdefault(opening, []).append(thread)
+                self._openings.add(opening, thread)
                 self._by_first_item.setdefault(first_item(request), []).append(thread)
                 raws = body.get("messages") if isinstance(body.get("messages"), list) else []
                 if len(raws) > 1 and _is_instruction(raws[0]):
                     self._by_first_turn.setdefault(content_key(read_form(raws[1])), []).append(thread)
-        elif opening is not None and not any(t is thread for t in self._by_opening.get(opening, ())):
+        elif opening is not None:
             # A thread that went on under other instructions (_under_other_instructions) is found again under them.
-            self._by_opening.setdefault(opening, []).append(thread)
+            self._openings.add(opening, thread)
         self._order += 1
         thread.tool_effects.update(record.tool_effects)
         thread.calls.append(_Call(
@@ -377,6 +379,7 @@ class _Rebuilder:
             tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
             record.compacted_in_call is True, sent_on, text_or_none(record.from_cache),
         ))
+        self._openings.ended(thread, request.raw.get("messages") or [])
         if response is not None and MADE_UP_IDS not in record.derived:
             for item in _item_ids(response.message.raw):
                 self._by_answer_item.setdefault(item, []).append(thread)
@@ -400,7 +403,7 @@ class _Rebuilder:
         extended: list[tuple[_Thread, bool]] = []
         resends_answer = _resends_answer(raws)  # asked once: every thread of the opening would ask it again
         for key in keys:
-            for thread in self._by_opening.get(key, ()):
+            for thread in self._openings.ending_within(key, raws):
                 before = thread.calls[-1].request.raw.get("messages") or []
                 if thread.dialect != record.dialect or len(raws) < len(before):
                     continue
@@ -499,7 +502,7 @@ class _Rebuilder:
             return None
         best = None
         for key in keys:
-            for thread in self._by_opening.get(key, ()):
+            for thread in self._openings.listed(key):
                 last = thread.calls[-1]
                 before = last.request.raw.get("messages") or []
                 said = last.response.message if last.response is not None else None
@@ -588,22 +591,27 @@ class _Rebuilder:
         a thread whose first request extends another thread's last request continues it."""
         chained = sorted((t for t in self.threads.values() if t.opening is not None),
                          key=lambda t: len(t.calls[0].request.messages))
+        ends = self._openings.copied(key=lambda message: message)  # the model's messages, compared by their digest
+        for thread in self.threads.values():
+            ends.ended(thread, thread.calls[-1].request.messages if thread.calls else None)
         for later in chained:
             first = later.calls[0].request.messages
             keys = [later.opening, later.opening[:1]] if len(later.opening) == 2 else [later.opening]
-            best = None
-            for key in keys:
-                for earlier in self._by_opening.get(key, ()):
-                    if earlier is later or not earlier.calls or earlier.dialect != later.dialect:
-                        continue
-                    last = earlier.calls[-1].request.messages
-                    if len(first) > len(last) and shared_prefix(last, first) == len(last) \
-                            and not _asked_anew(earlier.calls[-1], later.calls[0].request.raw.get("messages") or []) \
-                            and (best is None or len(last) > len(best.calls[-1].request.messages)):
-                        best = earlier
+            raws = later.calls[0].request.raw.get("messages") or []
+            extended = [earlier for key in keys for earlier in ends.ending_within(key, first)
+                        if earlier is not later and earlier.calls and earlier.dialect == later.dialect
+                        and len(earlier.calls[-1].request.messages) < len(first) and shared_prefix(earlier.calls[-1].request.messages, first)
+                        == len(earlier.calls[-1].request.messages) and not _asked_anew(earlier.calls[-1], raws)]
+            # The longest history it extends, the first found among equals; but one whose answer it sends back next
+            # before one whose it does not: a batch of one task run many times comes back in any order, every run's
+            # first request alike, and each run's next request goes on from its own run's answer.
+            answered = [earlier for earlier in extended if _answered(earlier, raws)]
+            best = max(answered or extended, key=lambda t: len(t.calls[-1].request.messages), default=None)
             if best is not None:
                 best.calls.extend(later.calls)
                 later.calls = []
+                ends.ended(best, best.calls[-1].request.messages)
+                ends.ended(later, None)
 
     def _clash(self, record: CallRecord) -> bool:
         thread = self.threads.get(record.conversation)
