@@ -85,8 +85,22 @@ def first_item(request: Request) -> tuple | None:
         if message.role not in ("system", "developer"):
             items = _said(message_items(message))
             if items:
-                return _key(items[0])
+                return item_key(items[0])
     return None
+
+
+def said_history(request: Request) -> tuple[tuple[str, ...], list[tuple]]:
+    """A request's instructions and what its conversation says, as `goes_on_from` compares them."""
+    view = model_view(request, None)
+    return view.system, _said(view.conversation)
+
+
+def history_end(request: Request) -> tuple[int, tuple]:
+    """Where a request's history ends as `goes_on_from` reads it: how many items it says, and its instructions with
+    the last item's index key. A request goes on from another only if it says at least as many items and reads alike
+    at that place."""
+    system, said = said_history(request)
+    return len(said), (item_key(said[-1]) if said else None, system)
 
 
 def goes_on_from(before: Request, answer: Response | None, after: Request, by_id: bool = True) -> bool:
@@ -147,7 +161,7 @@ def _said(items: list[tuple] | tuple[tuple, ...]) -> list[tuple]:
             for item in items if item[0] != "text" or item[2].strip()]
 
 
-def _key(item: tuple) -> tuple:
+def item_key(item: tuple) -> tuple:
     """An item as an index key: a call by its name alone (its id may be made up, its arguments unhashable)."""
     if item[0] == "call":
         return ("call", item[2])

@@ -34,30 +34,32 @@ def end_key(raw: Any) -> tuple:
 
 class Openings:
     """Conversations (any objects; told apart by identity) listed under each opening in the order they were indexed
-    under it, and, once an opening holds more than a few, found by where their last request ends. `key` tells what a
-    message says: `end_key` for raw messages; a model Message is its own key (equal by its digest)."""
+    under it, and, once an opening holds more than a few, found by where their last request ends and by the answer it
+    got. `key` tells what a message says: `end_key` for raw messages; a model Message is its own key (equal by its
+    digest). `answer` tells a conversation's last answer as a request would send it back (see `ending_within`)."""
 
     FEW = 8
     """An opening with at most this many conversations is walked whole: keeping its index would cost more."""
 
-    def __init__(self, key=end_key) -> None:
-        self._key = key
+    def __init__(self, key=end_key, answer=lambda conversation: None) -> None:
+        self._key, self._answer = key, answer
         self._listed: dict[tuple, list] = {}
         self._position: dict[tuple[tuple, int], int] = {}
         """(opening, id(conversation)): its place in that opening's list."""
         self._openings_of: dict[int, list[tuple]] = {}
         self._last: dict[int, list | tuple] = {}
         """id(conversation): the messages of its last request, once it has one."""
-        self._end: dict[int, End] = {}
-        """id(conversation): where its last request ends, for one under an opening that is indexed."""
-        self._by_end: dict[tuple, dict[End, dict[int, Any]]] = {}
-        """Each opening that holds more than FEW: its conversations by where their last request ends."""
+        self._filed: dict[int, tuple[End, Any]] = {}
+        """id(conversation): where its last request ends and its answer, for one under an opening that is indexed."""
+        self._by_end: dict[tuple, dict[End, dict[Any, dict[int, Any]]]] = {}
+        """Each opening that holds more than FEW: its conversations by where their last request ends, then by answer."""
         self._lengths: dict[tuple, Counter] = {}
         """Each opening indexed: how many of its conversations' last requests hold each number of messages."""
 
-    def copied(self, key) -> "Openings":
-        """The same conversations under the same openings, in the same order, with no request yet, told by `key`."""
-        copy = Openings(key)
+    def copied(self, key, answer) -> "Openings":
+        """The same conversations under the same openings, in the same order, with no request yet, told by `key` and
+        `answer`."""
+        copy = Openings(key, answer)
         for opening, listed in self._listed.items():
             for conversation in listed:
                 copy.add(opening, conversation)
@@ -85,7 +87,7 @@ class Openings:
     def ended(self, conversation: Any, messages: list | tuple | None) -> None:
         """The conversation's last request now holds `messages` (None: it has no call left)."""
         number = id(conversation)
-        old = self._end.pop(number, None)
+        old = self._filed.pop(number, None)
         if messages is None:
             self._last.pop(number, None)
         else:
@@ -94,34 +96,107 @@ class Openings:
             if opening not in self._by_end:
                 continue
             if old is not None:
-                del self._by_end[opening][old][number]
+                end, answer = old
+                del self._by_end[opening][end][answer][number]
                 lengths = self._lengths[opening]
-                lengths[old[0]] -= 1
-                if not lengths[old[0]]:
-                    del lengths[old[0]]
+                lengths[end[0]] -= 1
+                if not lengths[end[0]]:
+                    del lengths[end[0]]
             self._file(opening, conversation)
 
     def _file(self, opening: tuple, conversation: Any) -> None:
         number = id(conversation)
-        if (end := self._end.get(number)) is None:
+        if (filed := self._filed.get(number)) is None:
             if (messages := self._last.get(number)) is None:
                 return
-            end = self._end[number] = (len(messages), self._key(messages[-1]) if messages else None)
-        self._by_end[opening].setdefault(end, {})[number] = conversation
+            end = (len(messages), self._key(messages[-1]) if messages else None)
+            filed = self._filed[number] = (end, self._answer(conversation))
+        end, answer = filed
+        self._by_end[opening].setdefault(end, {}).setdefault(answer, {})[number] = conversation
         self._lengths[opening][end[0]] += 1
 
-    def ending_within(self, opening: tuple, messages: list | tuple) -> list:
+    def ending_within(self, opening: tuple, messages: list | tuple, equal: bool = True, sought=None,
+                      extends=None) -> list:
         """The conversations under `opening` whose last request could be where `messages` start, in the order they
-        were indexed: of an opening that holds many, those whose last request holds as many messages or fewer, the
-        last of them what `messages` says at that place; of one that holds few, all of them. The caller compares
-        what it finds in full."""
+        were indexed: of one that holds few, all of them (the caller compares them in full); of one that holds many,
+        those whose last request holds fewer messages (as many too, with `equal`), the last of them what `messages`
+        says at that place. Given `sought` (what answer a conversation whose last request holds n messages would see
+        sent back next: `messages[n]` told as `answer` tells a conversation's) and `extends` (whether `messages` go on
+        from a conversation), of the conversations that end alike only those `messages` extend that got the answer
+        sought, if any did (with those whose answer `answer` cannot tell, None), else all that it extends: the rest
+        can lose only to them."""
         by_end = self._by_end.get(opening)
         if by_end is None:
             return self._listed.get(opening, [])
         found = []
         for length in self._lengths[opening]:
-            if length <= len(messages):
-                found.extend(by_end.get((length, self._key(messages[length - 1]) if length else None), {}).values())
+            if length > len(messages) or length == len(messages) and not equal:
+                continue
+            alike = by_end.get((length, self._key(messages[length - 1]) if length else None))
+            if not alike:
+                continue
+            if sought is None or length == len(messages) or sum(map(len, alike.values())) <= self.FEW:
+                found.extend(c for answered in alike.values() for c in answered.values())
+                continue
+            answered = [c for c in alike.get(sought(length), {}).values() if extends(c)]
+            if answered:
+                found.extend(answered)
+                found.extend(c for c in alike.get(None, {}).values() if extends(c))
+            else:
+                found.extend(c for group in alike.values() for c in group.values() if extends(c))
         if len(found) > 1:
             found.sort(key=lambda conversation: self._position[(opening, id(conversation))])
         return found
+
+
+class LateEnds:
+    """Conversations listed under a key, found by where their last request ends told by `end` (a number of items and
+    what ends them), worked out only when a look-up needs it: for a rule that few imports ever ask (a history sent on
+    in another format, compared as the model reads it), whose every comparison is costly."""
+
+    def __init__(self, end) -> None:
+        self._end = end
+        self._listed: dict[Any, list] = {}
+        self._under: dict[int, tuple[Any, int]] = {}
+        """id(conversation): its key and its place in that key's list."""
+        self._changed: dict[int, Any] = {}
+        """Conversations whose last request changed since the last look-up, by id."""
+        self._filed: dict[int, tuple] = {}
+        """id(conversation): where it was filed (its end)."""
+        self._by_end: dict[Any, dict[tuple, dict[int, Any]]] = {}
+        self._lengths: dict[Any, Counter] = {}
+
+    def add(self, key: Any, conversation: Any) -> None:
+        listed = self._listed.setdefault(key, [])
+        self._under[id(conversation)] = (key, len(listed))
+        listed.append(conversation)
+
+    def changed(self, conversation: Any) -> None:
+        """The conversation's last request is another now."""
+        self._changed[id(conversation)] = conversation
+
+    def latest_first(self, key: Any, rest) -> list:
+        """The conversations listed under `key` whose end is (n, rest(n)) for some n, the latest listed first."""
+        self._refile()
+        by_end, found = self._by_end.get(key, {}), []
+        for length in self._lengths.get(key, ()):
+            if (wanted := rest(length)) is not None:
+                found.extend(by_end.get((length, wanted), {}).values())
+        found.sort(key=lambda conversation: -self._under[id(conversation)][1])
+        return found
+
+    def _refile(self) -> None:
+        for number, conversation in self._changed.items():
+            if number not in self._under:
+                continue
+            key = self._under[number][0]
+            if (old := self._filed.pop(number, None)) is not None:
+                del self._by_end[key][old][number]
+                lengths = self._lengths[key]
+                lengths[old[0]] -= 1
+                if not lengths[old[0]]:
+                    del lengths[old[0]]
+            end = self._filed[number] = self._end(conversation)
+            self._by_end.setdefault(key, {}).setdefault(end, {})[number] = conversation
+            self._lengths.setdefault(key, Counter())[end[0]] += 1
+        self._changed.clear()

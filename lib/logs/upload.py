@@ -39,7 +39,7 @@ import orjson
 from lib.coerce import int_or_none, number_or_none, text, text_or_none
 from lib.dialects import DIALECT_NAMES, DIALECTS, anthropic_messages, openai_chat
 from lib.dialects.convert import convert
-from lib.dialects.equivalence import first_item, goes_on_from
+from lib.dialects.equivalence import first_item, goes_on_from, history_end, item_key, said_history
 from lib.dialects.common import Pools, read_form
 from lib.logs import FORMATS, documents, otlp_typed
 from lib.logs.limits import Limits, limits
@@ -48,7 +48,7 @@ from lib.logs.chat_shape import describe
 from lib.logs.exchanges import Inflater
 from lib.logs.near_miss import ERROR_ALONE, closest, nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
-from lib.logs.openings import Openings
+from lib.logs.openings import LateEnds, Openings
 from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
@@ -310,12 +310,12 @@ class _Rebuilder:
     def __init__(self) -> None:
         self.pools = Pools()
         self.threads: dict[str, _Thread] = {}
-        self._openings = Openings()
+        self._openings = Openings(answer=lambda thread: _answer_key(thread.calls[-1].response))
         """The threads the rebuild opened, by their opening and by where their last request ends."""
         self._by_first_turn: dict[Any, list[_Thread]] = {}
         """Threads that opened with a system message, by the message after it: found again when a request goes on
         under other instructions."""
-        self._by_first_item: dict[Any, list[_Thread]] = {}
+        self._by_first_item = LateEnds(lambda thread: history_end(thread.calls[-1].request))
         """The threads the rebuild opened, by the first thing their conversation says as the model reads it
         (lib.dialects.equivalence.first_item): found again by a request that sends their history on in another
         format."""
@@ -360,7 +360,7 @@ class _Rebuilder:
             self.threads[thread.id] = thread
             if opening is not None:
                 self._openings.add(opening, thread)
-                self._by_first_item.setdefault(first_item(request), []).append(thread)
+                self._by_first_item.add(first_item(request), thread)
                 raws = body.get("messages") if isinstance(body.get("messages"), list) else []
                 if len(raws) > 1 and _is_instruction(raws[0]):
                     self._by_first_turn.setdefault(content_key(read_form(raws[1])), []).append(thread)
@@ -380,6 +380,7 @@ class _Rebuilder:
             record.compacted_in_call is True, sent_on, text_or_none(record.from_cache),
         ))
         self._openings.ended(thread, request.raw.get("messages") or [])
+        self._by_first_item.changed(thread)
         if response is not None and MADE_UP_IDS not in record.derived:
             for item in _item_ids(response.message.raw):
                 self._by_answer_item.setdefault(item, []).append(thread)
@@ -402,8 +403,16 @@ class _Rebuilder:
         repeated, repeated_length = None, 0
         extended: list[tuple[_Thread, bool]] = []
         resends_answer = _resends_answer(raws)  # asked once: every thread of the opening would ask it again
+
+        def extends(thread: _Thread) -> bool:
+            before = thread.calls[-1].request.raw.get("messages") or []
+            return thread.dialect == record.dialect and (raws[: len(before)] == before or _resent_unmarked(raws, before)) \
+                and not _asked_anew(thread.calls[-1], raws)
+
         for key in keys:
-            for thread in self._openings.ending_within(key, raws):
+            # A thread whose last request this one repeats counts only for a request that resends an answer (below).
+            for thread in self._openings.ending_within(key, raws, equal=resends_answer, extends=extends,
+                                                       sought=lambda length: _sent_answer_key(raws[length])):
                 before = thread.calls[-1].request.raw.get("messages") or []
                 if thread.dialect != record.dialect or len(raws) < len(before):
                     continue
@@ -521,7 +530,9 @@ class _Rebuilder:
         otherwise: call ids the provider never gave), then goes on; or whose last request it asks again. The latest
         thread first, as a program run twice sends the same history twice."""
         made_up = MADE_UP_IDS in record.derived
-        for thread in reversed(self._by_first_item.get(first_item(request), ())):
+        system, said = said_history(request)
+        for thread in self._by_first_item.latest_first(first_item(request), lambda length: None if length > len(said)
+                                                       else (item_key(said[length - 1]) if length else None, system)):
             last = thread.calls[-1]
             by_id = not made_up and not any(MADE_UP_IDS in call.derived for call in thread.calls)
             if goes_on_from(last.request, last.response, request, by_id):
@@ -591,17 +602,26 @@ class _Rebuilder:
         a thread whose first request extends another thread's last request continues it."""
         chained = sorted((t for t in self.threads.values() if t.opening is not None),
                          key=lambda t: len(t.calls[0].request.messages))
-        ends = self._openings.copied(key=lambda message: message)  # the model's messages, compared by their digest
+        # The model's messages, compared by their digest; a thread's answer told where its raw messages are its messages.
+        ends = self._openings.copied(key=lambda message: message, answer=lambda thread: _answer_key(
+            thread.calls[-1].response) if len(thread.calls[-1].request.raw.get("messages") or []) == len(
+            thread.calls[-1].request.messages) else None)
         for thread in self.threads.values():
             ends.ended(thread, thread.calls[-1].request.messages if thread.calls else None)
         for later in chained:
             first = later.calls[0].request.messages
             keys = [later.opening, later.opening[:1]] if len(later.opening) == 2 else [later.opening]
             raws = later.calls[0].request.raw.get("messages") or []
-            extended = [earlier for key in keys for earlier in ends.ending_within(key, first)
-                        if earlier is not later and earlier.calls and earlier.dialect == later.dialect
-                        and len(earlier.calls[-1].request.messages) < len(first) and shared_prefix(earlier.calls[-1].request.messages, first)
-                        == len(earlier.calls[-1].request.messages) and not _asked_anew(earlier.calls[-1], raws)]
+
+            def extends(earlier: _Thread) -> bool:
+                last = earlier.calls[-1].request.messages if earlier.calls else ()
+                return earlier is not later and bool(earlier.calls) and earlier.dialect == later.dialect \
+                    and len(last) < len(first) and shared_prefix(last, first) == len(last) \
+                    and not _asked_anew(earlier.calls[-1], raws)
+
+            sought = (lambda length: _sent_answer_key(raws[length])) if len(raws) == len(first) else None
+            extended = [earlier for key in keys for earlier in ends.ending_within(key, first, equal=False, sought=sought,
+                                                                                  extends=extends) if extends(earlier)]
             # The longest history it extends, the first found among equals; but one whose answer it sends back next
             # before one whose it does not: a batch of one task run many times comes back in any order, every run's
             # first request alike, and each run's next request goes on from its own run's answer.
@@ -701,6 +721,29 @@ def _answer_resent(raw: Any, response: Response) -> bool:
     calls = raw.get("tool_calls") if isinstance(raw.get("tool_calls"), list) else []
     ids = [c.get("id") for c in calls if isinstance(c, dict)]
     return _said_text(raw) == response.message.text.strip() and ids == [c.id for c in response.message.tool_calls]
+
+
+NOT_AN_ANSWER = object()
+"""What `_answer_key` and `_sent_answer_key` give where there is no answer: equal to nothing else."""
+
+
+def _answer_key(response: Response | None) -> Any:
+    """A response's answer as _answer_resent compares it: its text, stripped, and its calls' ids."""
+    if response is None:
+        return NOT_AN_ANSWER
+    return response.message.text.strip(), tuple(c.id for c in response.message.tool_calls)
+
+
+def _sent_answer_key(raw: Any) -> Any:
+    """A request's message as _answer_resent compares it with an answer: equal to `_answer_key` of the responses whose
+    answer it sends back, and to no other."""
+    if not isinstance(raw, dict) or raw.get("role") != "assistant":
+        return NOT_AN_ANSWER
+    calls = raw.get("tool_calls") if isinstance(raw.get("tool_calls"), list) else []
+    ids = tuple(c.get("id") for c in calls if isinstance(c, dict))
+    if not all(i is None or isinstance(i, str) for i in ids):
+        return NOT_AN_ANSWER  # an id no provider gave (an object, a number) is no call of a response's
+    return _said_text(raw), ids
 
 
 def _said_text(raw: dict) -> str:
