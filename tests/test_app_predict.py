@@ -173,3 +173,29 @@ def test_a_reported_input_shown_while_predicting_hides_our_estimate_of_it(app):
     shown = screen(_predicting(app, 1))
     assert "Input tokens (reported): **1,247**" in shown
     assert "Output tokens and our estimate of the input are hidden until you predict the response." in shown
+
+
+def test_turning_predict_mode_off_returns_to_the_round_it_held_the_learner_back_from(app):
+    # On round 3, predict mode shows round 1 (the first still to predict); turned off, the explorer stayed on round 1
+    # and the learner had to find round 3 again.
+    app.query_params.update({"trace": "hengxin-expense", "round": "3"})
+    at = app.run()
+    at.toggle(key="explorer.predict").set_value(True).run()
+    assert at.number_input(key="explorer.round").value == 1
+    assert "Predict round 1 first" in " ".join(w.value for w in at.warning)
+    at.toggle(key="explorer.predict").set_value(False).run()
+    assert not at.exception
+    assert at.number_input(key="explorer.round").value == 3
+    assert at.query_params["round"] == "3"
+
+
+def test_a_round_chosen_in_predict_mode_is_kept_when_the_mode_is_turned_off(app):
+    # Held at round 1, the learner predicts it and moves on to round 2: that is the round they are on now.
+    app.query_params.update({"trace": "hengxin-expense", "round": "3"})
+    at = app.run()
+    at.toggle(key="explorer.predict").set_value(True).run()
+    at.button(key="predict.reveal").click().run()
+    at.button(key="explorer.next").click().run()
+    assert at.number_input(key="explorer.round").value == 2
+    at.toggle(key="explorer.predict").set_value(False).run()
+    assert at.number_input(key="explorer.round").value == 2

@@ -77,12 +77,30 @@ def _opened(loaded: LoadedTrace, predicting: bool) -> tuple[int, bool]:
         else:
             st.session_state[state.ROUND] = 1
     wanted = max(st.session_state[state.ROUND], 1)
+    _return_to_held(loaded, wanted, predicting)
+    wanted = max(st.session_state[state.ROUND], 1)
     st.session_state[state.ROUND] = first_open(min(wanted, count), predict.hidden_rounds(loaded, predicting))
     held = wanted > st.session_state[state.ROUND]  # only in predict mode: the box and a link reach no further otherwise
     if held:
         st.warning(held_back_words(st.session_state[state.ROUND]))
+        st.session_state[state.HELD_FROM] = (loaded.digest, min(wanted, count), st.session_state[state.ROUND])
     st.session_state[state.ROUND_SHOWN] = st.session_state[state.ROUND]
     return st.session_state[state.ROUND], held
+
+
+def _return_to_held(loaded: LoadedTrace, on: int, predicting: bool) -> None:
+    """Where predict mode held the learner back from a round (state.HELD_FROM) and they are still on the round it showed
+    instead: with the mode off, back to the round they were on; once they move, or pick another trace, that is
+    forgotten, for the round they are on is then their own choice."""
+    held = st.session_state.get(state.HELD_FROM)
+    if held is None:
+        return
+    digest, asked, shown = held
+    if digest != loaded.digest or on != shown:
+        del st.session_state[state.HELD_FROM]
+    elif not predicting:
+        del st.session_state[state.HELD_FROM]
+        st.session_state[state.ROUND] = asked
 
 
 def _step(delta: int, count: int) -> None:
