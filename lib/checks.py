@@ -36,7 +36,7 @@ import datetime
 import json
 import re
 from decimal import Decimal, InvalidOperation
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
@@ -1218,6 +1218,29 @@ def is_write_tool(trace: Trace, name: str, tool: ToolDefinition | None = None) -
 _APPROVALS = {"approved": "The execution records that a person approved it.",
               "declined": "The program declined to run it."}
 """What the trace says of a write call's approval, by the execution's `approval`."""
+WAITING_FOR_APPROVAL = "The run is waiting for your approval: this call has not run."
+"""What the write-tool-call finding says of a call a live run holds for the user's approval (awaiting_approval): its
+trace records no approval because none has been given yet."""
+
+
+def _write_words(name: str, recorded: str) -> tuple[str, str]:
+    """The write-tool-call finding's message and brief for a call of tool `name`, ending with what became of it."""
+    return (f"{name} changes something: it is a write tool. The model can only ask for it; a person approves it "
+            f"between the call intent (step 2) and the program running it (step 3), shown what it will do. {recorded}",
+            f"A write tool: a person approves it here, before step 3 runs it. {recorded}")
+
+
+def awaiting_approval(findings: Iterable[Finding], round_: Round, waiting: str | None) -> tuple[Finding, ...]:
+    """`findings` as they read while a live run holds call `waiting` of `round_` for the user's approval: the
+    write-tool-call finding on that call says the run waits for it, not that the trace records no approval."""
+    findings = tuple(findings)
+    call = next((c for c in round_.tool_calls if c.id == waiting), None) if waiting is not None else None
+    if call is None:
+        return findings
+    path = join_path(round_.response.message_path, call.path)
+    message, brief = _write_words(call.name, WAITING_FOR_APPROVAL)
+    return tuple(replace(f, message=message, brief=brief)
+                 if f.code == "write-tool-call" and f.round == round_.index and f.path == path else f for f in findings)
 
 
 @check("write-tool-call")
@@ -1232,11 +1255,7 @@ def _write_tool_call(trace: Trace) -> Iterator[Hit]:
         recorded = _APPROVALS.get(execution.approval if execution else None, "The trace records no approval.")
         if execution is not None and execution.refused:
             recorded = "The program refused it before running, so nothing was changed and no approval was needed."
-        yield Hit("info", round_.index, "response", path,
-                  f"{call.name} changes something: it is a write tool. The model can only ask for it; a person "
-                  "approves it between the call intent (step 2) and the program running it (step 3), shown what "
-                  f"it will do. {recorded}",
-                  f"A write tool: a person approves it here, before step 3 runs it. {recorded}")
+        yield Hit("info", round_.index, "response", path, *_write_words(call.name, recorded))
 
 
 def _echo_differs(previous: Round, request: Request, i: int) -> tuple[int, str] | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from lib.annotations import Note, NoteMark, marks_for_round, round_of
-from lib.checks import Finding
+from lib.checks import Finding, awaiting_approval
 from lib.growth import Entries, Growth, Status, growth, held_apart, system_standing
 from lib.model import Round, Trace
 from lib.predict import Outcome, outcome
@@ -92,7 +92,7 @@ def round_view(trace: Trace, index: int, findings: Iterable[Finding] = (), notes
         system=system_standing(trace, index),
         tools_changed=previous is None or previous.request.tools != round_.request.tools,
         steps=tuple(steps_for_round(trace, index, placed, waiting)),
-        findings=tuple(f for f in findings if f.round == index),
+        findings=awaiting_approval((f for f in findings if f.round == index), round_, waiting),
         notes=mine, note_marks=marks_for_round(mine, index), row=row,
         outcome=outcome(trace, index), finish=finish_words(round_),
     )

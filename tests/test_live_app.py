@@ -306,6 +306,22 @@ def test_a_call_waiting_for_approval_is_said_to_wait_not_to_be_unrecorded(app):
     assert not [t for t in lane if "the trace does not say what the program ran" in t]
 
 
+def test_the_write_finding_on_a_call_waiting_for_approval_says_the_run_waits_not_that_no_approval_is_recorded(app):
+    # The round's write-tool-call finding said "The trace records no approval." while the approval box above asked for
+    # one: the run had not recorded an approval because the person had not given it yet.
+    at = press_run(open_live(app))
+    shown = rendered(at)
+    assert "The trace records no approval." not in shown
+    assert ("createExpenseSupplement changes something: it is a write tool. The model can only ask for it; a person "
+            "approves it between the call intent (step 2) and the program running it (step 3), shown what it will do. "
+            "The run is waiting for your approval: this call has not run.") in shown
+    # Declined, the trace records that: the finding on the call says what became of it.
+    at.button(key="live.decline").click().run()
+    at.radio(key=live.ROUND).set_value(3).run()
+    shown = rendered(at)
+    assert "The program declined to run it." in shown and "waiting for your approval" not in shown
+
+
 def _completion(*calls):
     """A Chat Completions response that asks for `calls`, (id, name, arguments) each, in one turn."""
     return {"id": "chatcmpl-mixed", "object": "chat.completion", "created": 1764547200, "model": "gpt-4.1-mini",
