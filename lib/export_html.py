@@ -22,6 +22,7 @@ from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_statu
 from lib.growth import (REFERENCE_WORDS, against_words, changed_words, origin_words, program_sent, referred_words,
                          sends, system_words)
 from lib.model import Round, Trace
+from lib.predict import nothing_to_predict_words
 from lib.round_view import RoundView, round_view
 from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, billing_words,
                          log_ends_words, missing_output, other_models_named, output_left_out_words, reported_extras_words,
@@ -131,7 +132,8 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          table_counts=_table_counts, tools_sent_words=tools_sent_words,
                          stop_inferred=stop_inferred, stop_unrecorded_words=stop_unrecorded_words,
                          tool_list_words=tool_list_words, reported_extras_words=reported_extras_words,
-                         other_models_named=other_models_named)
+                         other_models_named=other_models_named,
+                         nothing_to_predict_words=nothing_to_predict_words)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),

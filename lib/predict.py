@@ -21,9 +21,10 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
+from lib.failures import is_unsent, status_words, unrun_in_batch
 from lib.growth import program_sent
 from lib.logs.native import json_problem
-from lib.model import JSON, ToolDefinition, Trace
+from lib.model import JSON, Round, ToolDefinition, Trace
 from lib.text import plural
 
 Action = Literal["call", "answer"]
@@ -147,6 +148,18 @@ def outcome(trace: Trace, index: int) -> Outcome | None:
     return Outcome(index, "call" if calls else "answer", calls,
                    program_sent(following) if following else None,
                    tuple(c.arguments_raw for c in round_.tool_calls), tools_offered=bool(round_.request.tools))
+
+
+def nothing_to_predict_words(round_: Round) -> str:
+    """Why a round has no response to predict (outcome is None), in our words: the call failed, no provider saw its
+    request, or the log ends on it. Said where a worksheet would otherwise ask what the model does there."""
+    error = round_.error
+    if error is None:
+        return "Nothing to predict in this round: the log ends on this request, with no response recorded."
+    if is_unsent(error) or unrun_in_batch(error):
+        return "Nothing to predict in this round: no provider saw this request, so no model answered it."
+    return (f"Nothing to predict in this round: the call failed ({status_words(error)}), so no response from the model "
+            "came back.")
 
 
 _SAMPLES = {"string": "…", "number": 0, "integer": 0, "boolean": True, "array": [], "object": {}}

@@ -13,6 +13,7 @@ from lib.model import ProviderError
 from lib.summary import summarize
 from lib.encodings import load_encoding
 from lib.tokens import CHARACTER_COUNTER, tiktoken_counter
+from tests.conftest import load_bundled
 from tests.hostile import HOSTILE, IMG, META, SCRIPT, SHOWN, hostile_trace
 from tests.screen import FIXTURES
 
@@ -517,3 +518,18 @@ def test_the_top_level_system_field_is_marked_new_as_the_messages_beside_it_are(
     assert "<b>system</b> (a top-level field, outside the messages array) · new this round</div>" in page
     handout = handout_html(trace)
     assert "<b>system</b> (a top-level field, outside the messages array) · new this round</div>" in handout
+
+
+def test_the_handout_asks_no_prediction_of_a_round_the_provider_refused_and_says_why_there_is_none():
+    # Round 2 of the unanswered-parallel-call pitfall was refused with HTTP 400: the model never answered it, yet its
+    # page asked the room what the model would do, a question with no answer among the answers at the end.
+    trace = load_bundled("pitfalls/unanswered-parallel-call").trace
+    page = handout_html(trace)
+    answers = page.index("<h2>Answers</h2>")
+    pages = re.findall(r'<section class="page"><h2>Round (\d+):(.*?)</section>', page[:answers], re.S)
+    asked = {int(k): "Your prediction" in body for k, body in pages}
+    assert asked == {1: True, 2: False, 3: True}
+    refused = dict(pages)["2"]
+    assert ("Nothing to predict in this round: the call failed (HTTP 400), so no response from the model came back. "
+            "The answers at the end show what the log holds.") in refused
+    assert "The call failed: HTTP 400. The provider said:" in page[answers:]
