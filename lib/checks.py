@@ -68,6 +68,12 @@ Side = Literal["request", "response", "execution", "trace"]
 
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 """Most serious first."""
+SEVERITY_NAMES: dict[str, str] = {"error": "Errors", "warning": "Warnings", "info": "Worth knowing"}
+"""Each severity's heading over its findings, on the Checks page and in the HTML file."""
+NONE_FOUND = "No pitfalls found in this trace."
+"""The checks' result where they found nothing and the log kept every request."""
+NONE_FOUND_IN_LOG = "No pitfalls found in what the log kept."
+"""The checks' result where they found nothing in a log that lacked some of what the program sent or held."""
 
 TOO_MANY_TOOLS = 10
 """More tools than this in one request makes a wrong pick noticeably more likely."""
@@ -137,6 +143,28 @@ def run_checks(trace: Trace) -> tuple[Finding, ...]:
     """Every finding of every check, by round, the most serious first within a round."""
     found = [Finding(code, *hit) for code, run in CHECKS.items() for hit in run(trace)]
     return tuple(sorted(found, key=lambda f: (f.round, SEVERITIES.index(f.severity))))
+
+
+EXPLANATION_HEADING = "What happened, what the model saw, and the fix"
+"""Over a gallery trace's explanation (explanation_paragraphs), on the Checks page and in the HTML file."""
+
+
+def explanation_paragraphs(header: dict) -> list[str]:
+    """A gallery trace's explanation (header field `explanation`) as paragraphs: what happened, what the model saw,
+    the fix; none when the trace has no explanation."""
+    text = header.get("explanation")
+    if not isinstance(text, str):
+        return []
+    return [" ".join(paragraph.split()) for paragraph in text.split("\n\n") if paragraph.strip()]
+
+
+def counts_words(found: Iterable[Finding], unread: str | None = None) -> str:
+    """How many findings of each severity, as the Checks page and the HTML file say it; then `unread`
+    (unread_requests), where the log lacked requests. For at least one finding: none found is NONE_FOUND."""
+    found = tuple(found)
+    by = {s: sum(f.severity == s for f in found) for s in SEVERITIES}
+    return (f"{plural(by['error'], 'error')}, {plural(by['warning'], 'warning')} and {by['info']} worth knowing. "
+            "Each names the round and the JSON path of the part it is about." + (f" {unread}" if unread else ""))
 
 
 def unread_requests(trace: Trace) -> str | None:

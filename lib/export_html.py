@@ -17,11 +17,14 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from lib.annotations import Note, Rubric, note_heading, round_of
+from lib.checks import (EXPLANATION_HEADING, NONE_FOUND, NONE_FOUND_IN_LOG, SEVERITIES, SEVERITY_NAMES, Finding, counts_words,
+                        explanation_paragraphs, run_checks, unread_requests)
 from lib.dialects import DIALECTS
 from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_status
 from lib.growth import (REFERENCE_WORDS, against_words, changed_words, origin_words, program_sent, referred_words,
                          sends, system_words)
 from lib.model import Round, Trace
+from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.predict import nothing_to_predict_words
 from lib.round_view import RoundView, round_view
 from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, RoundSummary, billing_words,
@@ -56,6 +59,9 @@ table { border-collapse: collapse; margin: 8px 0; } td, th { border: 1px solid #
 .steps { list-style: none; padding: 0; } .steps li { padding: 3px 8px; margin: 3px 0; background: #fafbfd; }
 .mark { font-weight: bold; }
 .muted { color: #6b7080; } .error { color: #b00020; }
+.finding { border: 1px solid #dde1ea; border-radius: 6px; padding: 6px 10px; margin: 6px 0; }
+.finding.error { border-left: 6px solid #b00020; color: inherit; } .finding.warning { border-left: 6px solid #e0a100; }
+.finding.info { border-left: 6px solid #8a93a6; } .money { padding-left: 8px; margin: 8px 0; }
 .predict p { margin: 14px 0; border-bottom: 1px solid #9aa0ad; padding-bottom: 2px; }
 @media print {
   body { max-width: none; padding: 0; font-size: 12px; }
@@ -133,20 +139,27 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          stop_inferred=stop_inferred, stop_unrecorded_words=stop_unrecorded_words,
                          tool_list_words=tool_list_words, reported_extras_words=reported_extras_words,
                          other_models_named=other_models_named,
-                         nothing_to_predict_words=nothing_to_predict_words)
+                         nothing_to_predict_words=nothing_to_predict_words,
+                         severities=SEVERITIES, severity_names=SEVERITY_NAMES, counts_words=counts_words,
+                         none_found=NONE_FOUND, none_found_in_log=NONE_FOUND_IN_LOG,
+                         explanation_heading=EXPLANATION_HEADING, explanation_paragraphs=explanation_paragraphs,
+                         worked_money=worked_money, money_title=MONEY_TITLE, money_why=MONEY_WHY)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),
-               rubrics: Iterable[Rubric] = ()) -> str:
-    """The whole trace as one HTML page: every round's steps, request, response, program lane, tokens and notes
+               rubrics: Iterable[Rubric] = (), findings: Iterable[Finding] | None = None) -> str:
+    """The whole trace as one HTML page: what the checks found (`findings`, the Checks page's: run here when not
+    given), then every round's steps, request, response, program lane with the money worked out, tokens and notes
     (their scores read on `rubrics`)."""
+    found = tuple(run_checks(trace) if findings is None else findings)
     by_round: dict[int | None, list[Note]] = {}
     for note in notes:
         by_round.setdefault(round_of(note.target), []).append(note)
     views = [round_view(trace, r.index, notes=by_round.get(r.index, ()), row=rows[r.index - 1] if rows else None)
              for r in trace.rounds]
     return TEMPLATES.get_template("trace.html.j2").render(trace=trace, rows=bool(rows), rounds=views,
-                                                          trace_notes=by_round.get(None, []), rubrics=tuple(rubrics))
+                                                          trace_notes=by_round.get(None, []), rubrics=tuple(rubrics),
+                                                          findings=found, unread=unread_requests(trace))
 
 
 def handout_html(trace: Trace, rounds: Iterable[int] | None = None) -> str:

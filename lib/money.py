@@ -12,7 +12,14 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from lib.model import ToolCallPart
+from lib.model import Execution, Round, ToolCallPart
+
+MONEY_TITLE = "Money as the program should compute it"
+"""The badge over the Decimal computation in the program's lane: short enough for a half-width column."""
+MONEY_WHY = ("Worked out here from the call's JSON as the model wrote it: each number parsed as Decimal, never as a "
+             "float, quantized to cents, then compared. The log does not record how the handler did its arithmetic.")
+"""Under that badge: where the digits come from (the handler's arguments above may be written as floats, 3860.0)
+and that the app, not the log, worked it out."""
 
 CENT = Decimal("0.01")
 """What amounts are quantized to: the currency's smallest unit, cents (fen, for yuan)."""
@@ -77,3 +84,13 @@ def money_comparison(call: ToolCallPart) -> MoneyComparison | None:
         return None
     amounts = [found for name, value in arguments.items() if (found := _amount(str(name), value)) is not None]
     return MoneyComparison(*amounts) if len(amounts) == 2 else None
+
+
+def worked_money(round_: Round, execution: Execution) -> MoneyComparison | None:
+    """The Decimal computation shown beside an execution in the program's lane (the explorer's card, the HTML file):
+    that of the call it ran, where that call hands over two amounts; None for a call refused or declined before its
+    handler ran, which computed nothing."""
+    if not execution.ok:
+        return None
+    call = next((c for c in round_.tool_calls if c.id == execution.tool_call_id), None)
+    return money_comparison(call) if call is not None else None

@@ -533,3 +533,42 @@ def test_the_handout_asks_no_prediction_of_a_round_the_provider_refused_and_says
     assert ("Nothing to predict in this round: the call failed (HTTP 400), so no response from the model came back. "
             "The answers at the end show what the log holds.") in refused
     assert "The call failed: HTTP 400. The provider said:" in page[answers:]
+
+
+def _file_text(page: str) -> str:
+    return " ".join(_parse(page).text)
+
+
+def test_the_file_shows_what_the_checks_page_shows_each_finding_and_the_count(app):
+    # A teacher who handed out the file handed out less than the screen: none of the Checks page's findings (the
+    # unanswered parallel call of this pitfall, an error) was in it.
+    app.query_params["trace"] = "pitfalls/unanswered-parallel-call"
+    at = app.run()
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    trace = load_bundled("pitfalls/unanswered-parallel-call").trace
+    page = _file_text(trace_html(trace, summarize(trace, CHARACTER_COUNTER)))
+    shown = [t.value for t in at.text]
+    assert any("round 2 request messages[2]" in line for line in shown)
+    # Each finding's place and words, and the pitfall's explanation above them.
+    assert [line for line in shown if line not in page] == []
+    count = next(c.value for c in at.caption if c.value.endswith("the JSON path of the part it is about."))
+    assert count.startswith("2 errors") and count in page
+    assert "Errors (2)" in page and "What happened, what the model saw, and the fix" in page
+
+
+def test_a_clean_trace_file_says_the_checks_found_nothing():
+    trace = load_bundled("loan-calculator").trace
+    page = _file_text(trace_html(trace))
+    assert "Checks No pitfalls found in this trace." in " ".join(page.split())
+
+
+def test_the_file_shows_the_money_worked_out_in_decimal_beside_the_call_that_hands_over_two_amounts(hengxin):
+    # The explorer shows it in round 2's program lane; the file showed only the handler's float arguments (3860.0).
+    page = trace_html(hengxin)
+    lane = page[page.index('id="round-2"'):page.index('id="round-3"')]
+    text = _file_text(lane)
+    assert "Money as the program should compute it" in text
+    assert "The log does not record how the handler did its arithmetic." in text
+    assert "actual_amount > limit_amount  # 3860.00 > 3800.00: over by 60.00" in text
+    assert "Money as the program" not in _file_text(page[page.index('id="round-3"'):])  # no other call has two amounts

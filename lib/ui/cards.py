@@ -23,8 +23,8 @@ from lib.growth import (REFERENCE_PART, REFERENCE_WORDS, Growth, MessageEntry, S
                         changed_words, held_apart, origin_words, referred_words, system_words)
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
                          tool_list_never_logged)
-from lib.model import Message, Round, ToolCallPart, summary_in_clear
-from lib.money import money_comparison
+from lib.model import Execution, Message, Round, summary_in_clear
+from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
 from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, is_replay_miss, odd_status
@@ -189,18 +189,11 @@ def reference(item_id, referred: tuple[tuple[str, str | None], ...]) -> None:
     plain.text(referred_words(referred, item_id))
 
 
-MONEY_TITLE = "Money as the program should compute it"
-"""The badge over the Decimal computation in the program's lane: short enough for a half-width column."""
-MONEY_WHY = ("Worked out here from the call's JSON as the model wrote it: each number parsed as Decimal, never as a "
-             "float, quantized to cents, then compared. The log does not record how the handler did its arithmetic.")
-"""Under that badge: where the digits come from (the handler's arguments above may be written as floats, 3860.0)
-and that the app, not the log, worked it out."""
-
-
-def money_block(call: ToolCallPart) -> None:
+def money_block(round_: Round, execution: Execution) -> None:
     """In the program's lane, beside the execution of a call that hands over two amounts: the Decimal computation a
-    program does, quantize then compare. The program does the arithmetic, never the model."""
-    worked = money_comparison(call)
+    program does, quantize then compare (lib.money.worked_money, as the HTML file shows it). The program does the
+    arithmetic, never the model."""
+    worked = worked_money(round_, execution)
     if worked is not None:
         st.markdown(f":{STEP_COLORS[3].name}-badge[:material/calculate: {MONEY_TITLE}]")
         st.caption(MONEY_WHY)
@@ -449,9 +442,7 @@ def _executions(round_: Round, next_round: Round | None, marks: list[Mark], poin
             code_block(execution.arguments, left)
             right.caption("What the program answered instead" if not_run else "What it returned")
             code_block(execution.output, right)
-            call = next((c for c in round_.tool_calls if c.id == execution.tool_call_id), None)
-            if call is not None and execution.ok:  # a call refused before its handler ran computed nothing
-                money_block(call)
+            money_block(round_, execution)
             if execution.note:
                 plain.text(execution.note)
             where = appended.get(execution.tool_call_id)

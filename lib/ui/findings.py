@@ -9,13 +9,16 @@ from __future__ import annotations
 import streamlit as st
 
 from lib.catalog import LoadedTrace
-from lib.checks import SEVERITIES, Finding, run_checks
+from lib.checks import (EXPLANATION_HEADING, NONE_FOUND, NONE_FOUND_IN_LOG, SEVERITIES, SEVERITY_NAMES, Finding,
+                        counts_words, explanation_paragraphs, run_checks)
 from lib.text import plural
 from lib.ui import navigation, plain
 from lib.ui.cache import per_trace
 
-HEADINGS = {"error": ":material/error: Errors", "warning": ":material/warning: Warnings", "info": ":material/info: Worth knowing"}
-"""A heading per severity."""
+ICONS = {"error": ":material/error:", "warning": ":material/warning:", "info": ":material/info:"}
+"""An icon per severity."""
+HEADINGS = {severity: f"{ICONS[severity]} {SEVERITY_NAMES[severity]}" for severity in SEVERITIES}
+"""A heading per severity: its icon and lib.checks' name for it, which the HTML file writes too."""
 
 PAGE = 10
 """Findings of one severity drawn at once: a long trace has one or more a round, and a card with a button for each
@@ -37,10 +40,7 @@ def predicted(loaded: LoadedTrace, shown: int) -> tuple[Finding, ...]:
 def paragraphs(loaded: LoadedTrace) -> list[str]:
     """A gallery trace's explanation (header field `explanation`) as paragraphs: what happened, what the model
     saw, the fix; none when the trace has no explanation."""
-    text = loaded.trace.header.get("explanation")
-    if not isinstance(text, str):
-        return []
-    return [" ".join(paragraph.split()) for paragraph in text.split("\n\n") if paragraph.strip()]
+    return explanation_paragraphs(loaded.trace.header)
 
 
 def explanation(loaded: LoadedTrace) -> None:
@@ -48,7 +48,7 @@ def explanation(loaded: LoadedTrace) -> None:
     found = paragraphs(loaded)
     if found:
         with st.container(border=True):
-            st.markdown(":material/lightbulb: **What happened, what the model saw, and the fix**")
+            st.markdown(f":material/lightbulb: **{EXPLANATION_HEADING}**")
             for paragraph in found:
                 plain.text(paragraph)
 
@@ -72,18 +72,15 @@ def counts(found: tuple[Finding, ...], unread: str | None = None, whole: bool = 
     none found there is not none there. `whole` False: only the rounds predicted so far were listed."""
     if not found:
         if unread is None and skipped is None:
-            st.success("No pitfalls found in this trace." if whole else
-                       "No pitfalls found in the rounds predicted so far.")
+            st.success(NONE_FOUND if whole else "No pitfalls found in the rounds predicted so far.")
         else:
-            st.info("No pitfalls found in what the log kept.")
+            st.info(NONE_FOUND_IN_LOG)
             if unread:
                 st.caption(unread)
             if skipped:
                 st.caption(skipped)
         return
-    by = {s: sum(f.severity == s for f in found) for s in SEVERITIES}
-    st.caption(f"{plural(by['error'], 'error')}, {plural(by['warning'], 'warning')} and {by['info']} worth knowing. "
-               "Each names the round and the JSON path of the part it is about." + (f" {unread}" if unread else ""))
+    st.caption(counts_words(found, unread))
     if skipped:
         st.caption(skipped)
 

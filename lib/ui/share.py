@@ -14,7 +14,7 @@ import streamlit as st
 
 from lib.catalog import LoadedTrace
 from lib.export_html import handout_html, trace_html
-from lib.ui import annotate, state
+from lib.ui import annotate, findings, state
 
 EXPORT = "Export…"
 """The popover that holds the two downloads."""
@@ -27,15 +27,17 @@ def downloads(loaded: LoadedTrace) -> None:
     trace = loaded.trace
     # Each is cached; the store's problems are absorbed there.
     rows, notes, rubrics = state.summaries(loaded), annotate.notes_on(loaded), annotate.snapshot().rubrics
+    found = findings.findings(loaded)  # the Checks page's, computed once per trace
     # An upload's name carries its conversation's id, which a log may make as long as it likes: keep what a
     # file system takes.
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", loaded.name.removesuffix(".jsonl"))[:STEM_LIMIT].strip("-.") or "trace"
     st.subheader("Share")
-    st.caption("One HTML file that opens in any browser, offline: every round with its steps, tokens and notes. "
+    st.caption("One HTML file that opens in any browser, offline: what the checks found, and every round with its "
+               "steps, tokens and notes. "
                "The handout prints one page per round, with room for a prediction, and the answers at the end.")
     box = st.popover(EXPORT, icon=":material/download:")
     box.download_button("Download the trace as one HTML file", key="share.html", on_click="ignore",
-                        data=lambda: trace_html(trace, rows, notes, rubrics).encode(), file_name=f"{stem}.html",
+                        data=lambda: trace_html(trace, rows, notes, rubrics, found).encode(), file_name=f"{stem}.html",
                         mime="text/html")
     box.download_button("Download a printable handout", key="share.handout", on_click="ignore",
                         data=lambda: handout_html(trace).encode(), file_name=f"{stem}.handout.html",
