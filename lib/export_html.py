@@ -17,8 +17,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from lib.annotations import Note, Rubric, note_heading, round_of
-from lib.checks import (EXPLANATION_HEADING, NONE_FOUND, NONE_FOUND_IN_LOG, SEVERITIES, SEVERITY_NAMES, Finding, counts_words,
-                        explanation_paragraphs, run_checks, unread_requests)
+from lib.checks import (EXPLANATION_HEADING, NONE_FOUND, NONE_FOUND_IN_LOG, SEVERITIES, SEVERITY_NAMES, Finding,
+                        counts_words, explanation_paragraphs, run_checks, unread_requests)
 from lib.dialects import DIALECTS
 from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_status
 from lib.growth import (REFERENCE_WORDS, against_words, changed_words, origin_words, program_sent, referred_words,
