@@ -1416,17 +1416,29 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
             # What it resends is unchanged; the answer it sends back after them may not be.
             if (echo := _echo_hit(previous, round_)) is not None:
                 yield echo
-        elif placed is not None and (placed.changed or placed.dropped) and not instructions:
+        elif placed is not None and (placed.changed or placed.dropped or placed.inserted) and not instructions:
             counts = [plural(len(placed.changed), "resent message") + " changed"] if placed.changed else []
             counts += [plural(placed.dropped, "message") + " dropped"] if placed.dropped else []
-            path = f"messages[{placed.changed[0].index}]" if placed.changed else "messages"
+            # Placed by matching (lib.growth.matched): what it put in among the history, and what it resent elsewhere.
+            counts += [plural(len(placed.inserted), "new message") + " put in among the resent ones"] \
+                if placed.inserted else []
+            counts += [plural(len(placed.moved), "message") + " resent unchanged at another place"] \
+                if placed.moved else []
+            told = ", ".join(counts[:-1]) + " and " + counts[-1] if len(counts) > 1 else counts[0]
+            first = placed.changed or placed.inserted
+            path = f"messages[{first[0].index}]" if first else "messages"
             if round_.sent_on:
                 yield Hit("info", round_.index, "request", path,
-                          f"Compared with round {previous.index}'s request, {' and '.join(counts)}. "
+                          f"Compared with round {previous.index}'s request, {told}. "
                           + _sent_on_words(previous, round_))
+            elif not placed.changed and not placed.dropped:  # nothing rewritten or left out: a message put in
+                yield Hit("warning", round_.index, "request", path,
+                          f"Compared with round {previous.index}'s request, {told}. The model now reads its history "
+                          "with a message in it that was not there when it answered, and the prompt cache starts "
+                          "again from that message.")
             else:
                 yield Hit("warning", round_.index, "request", path,
-                          f"Compared with round {previous.index}'s request, {' and '.join(counts)}. The model now "
+                          f"Compared with round {previous.index}'s request, {told}. The model now "
                           "reads a history it did not write, and the prompt cache is lost. If this is deliberate "
                           "trimming, keep each call together with its result.")
         elif answer_left_out(previous, round_):

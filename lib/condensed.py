@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 
 from lib.failures import status_words
-from lib.growth import instructions_added, kept_before, placed_length, realigned, resent_prefix, sends, since_words
+from lib.growth import (instructions_added, kept_before, matched, placed_length, realigned, resent_prefix, sends,
+                         since_words)
 from lib.model import Message, Part, Round, Trace
 from lib.provenance import ANSWER_NOT_CAPTURED
 from lib.text import show_controls
@@ -74,6 +75,10 @@ def _round(trace: Trace, round_: Round, messages: _Messages) -> dict:
         changed, new = [], [sent[0], *sent[1 + len(before):]]
     elif (found := realigned(round_, kept)) is not None:  # some of that request left out, the rest resent unchanged
         changed, new = [], sent[found[0]:]
+    elif (aligned := matched(round_, kept)) is not None:  # rewritten, the rest resent unchanged at other places
+        changed = [sent[i] for i, _ in aligned.changed]
+        placed = {i for i, _ in aligned.resent} | {i for i, _ in aligned.changed}
+        new = [message for i, message in enumerate(sent) if i not in placed]
     else:  # a cut history (a compaction) is placed only up to the cut: what follows it is new, not changed
         placed = placed_length(round_, kept)
         changed = [message for message, earlier in zip(sent[start:placed], before[start:placed])

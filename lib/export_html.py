@@ -21,8 +21,8 @@ from lib.checks import (EXPLANATION_HEADING, NONE_FOUND, NONE_FOUND_IN_LOG, SEVE
                         counts_words, explanation_paragraphs, run_checks, unread_requests)
 from lib.dialects import DIALECTS
 from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_status
-from lib.growth import (REFERENCE_WORDS, against_words, changed_words, origin_words, program_sent, referred_words,
-                         sends, system_words)
+from lib.growth import (REFERENCE_WORDS, against_words, changed_words, matched_words, origin_words, places_words,
+                         program_sent, referred_words, sends, system_words)
 from lib.model import Round, Trace
 from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.predict import nothing_to_predict_words
@@ -131,6 +131,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          origin_line=origin_line, provenance_detail=provenance_detail, sends=sends, program_sent=program_sent,
                          note_heading=note_heading, notice_heading=notice_heading, request_not_counted=REQUEST_NOT_COUNTED,
                          against_words=against_words, system_words=system_words,
+                         matched_words=matched_words, places_words=places_words,
                          no_response=NO_RESPONSE, part_came_back=PART_CAME_BACK, log_ends_words=log_ends_words,
                          answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
                          not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,

@@ -11,6 +11,7 @@ view says. With no earlier request kept, which messages are new is not known.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Iterator, Literal, Sequence
 
 from lib.injected import context_only, library_reask, program_parts, reasked_after
@@ -70,6 +71,9 @@ class MessageEntry:
     sent_on: bool = False
     """Whether the request sends the conversation on to another provider's API (Round.sent_on): the earlier turns
     were written over in that API's format, so a rewritten one is that conversion, not a program's own edit."""
+    was_at: int | None = None
+    """For a resent or changed message placed by matching (matched): where its copy was in the earlier request, when
+    that is another place (the request left out or put in messages before it); None at the same place."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +91,10 @@ class Growth:
     """The round of this request (1-based)."""
     dropped_at: tuple[int, ...] = ()
     """Where in the earlier request the dropped messages were, when this request resends the rest of it unchanged
-    and in order (realigned); empty where messages are placed position by position."""
+    and in order (realigned) or at other places (matched); empty where messages are placed position by position."""
+    matched: bool = False
+    """Whether its messages were placed by matching their bytes to the earlier request's (matched), not place by
+    place."""
 
     @property
     def since(self) -> str:
@@ -114,6 +121,17 @@ class Growth:
     def changed(self) -> tuple[MessageEntry, ...]:
         """The messages resent with changes."""
         return tuple(e for e in self.entries if e.status == "changed")
+
+    @property
+    def moved(self) -> tuple[MessageEntry, ...]:
+        """The messages resent unchanged at another place than in the earlier request (MessageEntry.was_at)."""
+        return tuple(e for e in self.entries if e.status == "resent" and e.was_at is not None)
+
+    @property
+    def inserted(self) -> tuple[MessageEntry, ...]:
+        """The new messages put in before a message resent unchanged: among the history, not after it."""
+        last = max((e.index for e in self.entries if e.status == "resent"), default=-1)
+        return tuple(e for e in self.entries if e.status == "new" and e.index < last)
 
 
 def _origin(message: Message, previous_round: Round | None, marked: frozenset[str] = frozenset()) -> Origin:
@@ -394,6 +412,133 @@ def realigned(round_: Round, kept: Round | None) -> tuple[int, tuple[int, ...]] 
     return resent, tuple(i for i in range(start, len(before)) if i not in kept_at)
 
 
+@dataclass(frozen=True, slots=True)
+class Matched:
+    """A request that rewrote the one it is placed against, its messages matched to that one's by their bytes: which
+    it resends unchanged (at the same place or another), which take the place of another, and which it left out."""
+
+    resent: tuple[tuple[int, int], ...]
+    """(place in this request, place in the earlier one) of each message resent unchanged, in order."""
+    changed: tuple[tuple[int, int], ...]
+    """(place here, place there) of each message that stands where the earlier request had another of the same role,
+    between two resent ones: the bytes cannot tell that message edited from another put in its place."""
+    dropped_at: tuple[int, ...]
+    """Where in the earlier request the messages it left out were."""
+
+
+def _keys(messages: Sequence[Message]) -> list:
+    """The messages as keys to match on: equal messages, equal keys (a message whose raw part holds a dict cannot be
+    hashed: its text form stands in, which may miss an equal one written in another key order, never join two)."""
+    try:
+        for message in messages:
+            hash(message)
+        return list(messages)
+    except TypeError:
+        return [repr(m) for m in messages]
+
+
+def matched(round_: Round, kept: Round | None) -> Matched | None:
+    """Where the round's request rewrote `kept`'s (kept_before) and neither extends it (instructions_added) nor resends
+    it in order with some left out (realigned): its messages matched to that request's, in order, by their bytes, when
+    that finds more of them resent unchanged than placing message by message does (AutoGPT puts a memory message among
+    its system ones each step and leaves older turns out: the rest sit one or more places on or back). None where it
+    does not, or the program said where it cut its history."""
+    if kept is None or not round_.request_recorded or round_.request.held_by_provider:
+        return None
+    before, messages = kept.request.messages, round_.request.messages
+    whole = kept.index == round_.index - 1
+    if whole and round_.resent_prefix >= min(len(before), len(messages)):
+        return None  # the common case, every snowball round: nothing rewritten, and nothing to compare
+    if (whole and round_.history_cut is not None) or instructions_added(round_, kept) \
+            or realigned(round_, kept) is not None:
+        return None
+    in_place = sum(1 for old, new in zip(before, messages) if new is old or new == old)
+    if in_place == min(len(before), len(messages)):
+        return None  # nothing rewritten: an extension, or a request cut short
+    blocks = SequenceMatcher(None, _keys(before), _keys(messages), autojunk=False).get_matching_blocks()
+    resent = [(b + k, a + k) for a, b, size in blocks for k in range(size)]
+    if len(resent) <= in_place:
+        return None
+    changed, dropped, at_old, at_new = [], [], 0, 0
+    for new_at, old_at in [*resent, (len(messages), len(before))]:
+        gap_old, gap_new = list(range(at_old, old_at)), list(range(at_new, new_at))
+        if new_at < len(messages):  # between two resent messages: one of the same role in another's place changed
+            for i, j in zip(gap_new, gap_old):
+                if messages[i].role != before[j].role:
+                    break
+                changed.append((i, j))
+        paired = {j for _, j in changed}
+        dropped.extend(j for j in gap_old if j not in paired)
+        at_old, at_new = old_at + 1, new_at + 1
+    return Matched(tuple(resent), tuple(changed), tuple(dropped))
+
+
+def _runs(entries: Sequence[MessageEntry]) -> list[list[MessageEntry]]:
+    """Moved messages in runs: next to each other here, and moved by the same distance."""
+    runs: list[list[MessageEntry]] = []
+    for entry in entries:
+        last = runs[-1][-1] if runs else None
+        if last is not None and entry.index == last.index + 1 \
+                and entry.was_at - entry.index == last.was_at - last.index:
+            runs[-1].append(entry)
+        else:
+            runs.append([entry])
+    return runs
+
+
+def _span(first: int, last: int) -> str:
+    return f"messages[{first}]" if first == last else f"messages[{first}] to messages[{last}]"
+
+
+def places_words(places: Sequence[int]) -> str:
+    """Where some messages of a request are, as the cards and the HTML file name them: `messages[0] to messages[4]`, or,
+    where they are not next to each other (a request placed by matching), each run: `messages[0] to messages[1] and
+    messages[3] to messages[4]`; past four runs, an ellipsis."""
+    runs: list[list[int]] = []
+    for place in places:
+        if runs and place == runs[-1][-1] + 1:
+            runs[-1].append(place)
+        else:
+            runs.append([place])
+    named = [_span(run[0], run[-1]) for run in runs[:4]]
+    if len(runs) > 4:
+        return ", ".join(named) + ", …"
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def _listed(places: Sequence[int]) -> str:
+    """`messages[3]`, `messages[3] and messages[4]`, `messages[1], messages[3] and messages[4]`; past five, an
+    ellipsis."""
+    named = [f"messages[{i}]" for i in places[:5]]
+    if len(places) > 5:
+        return ", ".join(named) + ", …"
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def matched_words(placed: Growth) -> str | None:
+    """What a request placed by matching (Growth.matched) did with the earlier request's messages, where the cards and
+    the HTML file show it: which it resends at other places, and how far; which it leaves out; which new ones it puts
+    in among them; and that a message in another's place is marked changed though the bytes cannot tell an edit from
+    another message. None where it was not so placed."""
+    if not placed.matched or placed.against is None:
+        return None
+    moved = [f"{_span(run[0].index, run[-1].index)} {'is' if len(run) == 1 else 'are'} its "
+             f"{_span(run[0].was_at, run[-1].was_at)}, resent unchanged "
+             f"{plural(abs(shift), 'place')} {'back' if shift > 0 else 'on'}"
+             for run in _runs(placed.moved) if (shift := run[0].was_at - run[0].index)]
+    said = [f"Placed by matching each message's bytes, in order, with round {placed.against}'s request"
+            + (": " + "; ".join(moved) if moved else "") + "."]
+    if placed.dropped_at:
+        said.append(f"It leaves out its {_listed(placed.dropped_at)}.")
+    if placed.inserted:
+        said.append(f"It puts {plural(len(placed.inserted), 'new message')} in among the resent ones "
+                    f"({_listed([e.index for e in placed.inserted])}).")
+    if placed.changed:
+        said.append("A message that stands where that request had a different one of the same role is marked "
+                    "changed: the log cannot tell that message edited from another put in its place.")
+    return " ".join(said)
+
+
 def resent_length(round_: Round, previous: Round | None) -> int:
     """How many leading messages of the round's request resend `previous`'s (the request before it) unchanged:
     Round.resent_prefix, or, where the request left some of them out and resent the rest in order (realigned), the
@@ -517,5 +662,15 @@ def growth(trace: Trace, index: int) -> Growth:
             entries[i] = new(i, current.request.messages[i])
         dropped = len(dropped_at)
         return Growth(entries=tuple(entries), dropped=dropped, against=kept.index, index=index, dropped_at=dropped_at)
+    if shifted and (found := matched(current, kept)) is not None:
+        messages = current.request.messages
+        entries = [new(i, message) for i, message in enumerate(messages)]
+        for i, j in found.resent:
+            entries[i] = MessageEntry(i, messages[i], "resent", "input", was_at=j if j != i else None)
+        for i, j in found.changed:
+            entries[i] = MessageEntry(i, messages[i], "changed", "input", previous=before[j], sent_on=sent_on,
+                                      referred=_referred(trace, index, messages[i]), was_at=j if j != i else None)
+        return Growth(entries=tuple(entries), dropped=len(found.dropped_at), against=kept.index, index=index,
+                      dropped_at=found.dropped_at, matched=True)
     return Growth(entries=tuple(entries), dropped=dropped,
                   against=kept.index if kept else None, index=index)

@@ -30,7 +30,7 @@ import tiktoken
 
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.encodings import VocabularyUnavailable, count_tokens, load_encoding
-from lib.growth import held_indices, instructions_added, kept_before, realigned, resent_prefix
+from lib.growth import held_indices, instructions_added, kept_before, matched, realigned, resent_prefix
 from lib.lru import LeastRecentlyUsed
 from lib.model import (
     built_fast,
@@ -357,8 +357,8 @@ def _held_parts(round_: Round, prefix: int, counter: TokenCounter) -> tuple[int,
 
 def _resent_past_prefix(rounds: tuple[Round, ...], index: int, prefix: int) -> list[Message]:
     """Round `index`'s messages past its resent prefix that sit unchanged where the latest earlier request the log
-    kept had them, or all it resent unchanged where it left some of that request's out (lib.growth.realigned):
-    lib.growth.growth calls them resent."""
+    kept had them, or all it resent unchanged where it left some of that request's out (lib.growth.realigned) or
+    matched them at other places (lib.growth.matched): lib.growth.growth calls them resent."""
     kept = kept_before(rounds, index)
     if kept is None:
         return []
@@ -367,6 +367,8 @@ def _resent_past_prefix(rounds: tuple[Round, ...], index: int, prefix: int) -> l
         return list(messages[1:1 + len(old)])
     if (found := realigned(rounds[index - 1], kept)) is not None:
         return list(messages[prefix:found[0]])
+    if (aligned := matched(rounds[index - 1], kept)) is not None:  # resent unchanged at other places
+        return [messages[i] for i, _ in aligned.resent if i >= prefix]
     return [messages[i] for i in range(prefix, min(len(old), len(messages)))
             if messages[i] is old[i] or messages[i] == old[i]]
 

@@ -20,7 +20,8 @@ import streamlit as st
 
 from lib.annotations import NoteMark
 from lib.growth import (REFERENCE_PART, REFERENCE_WORDS, Growth, MessageEntry, Status, against_words, answer_left_out,
-                        changed_words, held_apart, origin_words, referred_words, system_words)
+                        changed_words, held_apart, matched_words, origin_words, places_words, referred_words,
+                        system_words)
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
                          tool_list_never_logged)
 from lib.model import Execution, Message, Round, summary_in_clear
@@ -244,8 +245,7 @@ def resent_table(held: tuple[MessageEntry, ...], resent: tuple[MessageEntry, ...
 
 
 def _where(entries: tuple[MessageEntry, ...]) -> str:
-    first, last = entries[0].index, entries[-1].index
-    return f"messages[{first}]" if first == last else f"messages[{first}] to messages[{last}]"
+    return places_words([e.index for e in entries])
 
 
 def _message_table(entries: tuple[MessageEntry, ...], label: str, why: str, key: str) -> None:
@@ -319,6 +319,8 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], system_statu
     resent_table(held, tuple(e for e in sent if e.status == "resent"))
     if placed.dropped:
         st.warning(f"{plural(placed.dropped, 'message')} of the previous request missing from this one.")
+    if (matching := matched_words(placed)) is not None:
+        st.caption(matching)
     if answer_left_out(previous, round_):
         st.warning(f"Round {previous.index}'s answer is not in this request: a new user turn follows round "
                    f"{previous.index}'s messages where the model's turn belongs, so the model does not see what it "

@@ -1,0 +1,84 @@
+"""A request that rewrote the history before it, placed by matching its messages' bytes: AutoGPT 0.3's memory challenge
+(tests/fixtures/containers/autogpt-memory-challenge-b.yaml), whose each step puts a memory message among its system
+ones and leaves older turns out, so what it resends sits one or more places on or back."""
+
+from __future__ import annotations
+
+import pytest
+
+from lib.checks import run_checks
+from lib.export_html import trace_html
+from lib.growth import growth, matched_words
+from lib.logs.upload import read_upload
+from lib.ui import state
+from tests.screen import ALERTS, FIXTURES, READ, lines, uploaded
+
+AUTOGPT = "containers/autogpt-memory-challenge-b.yaml"
+
+
+@pytest.fixture(scope="module")
+def agent():
+    """The agent's three steps, one conversation (its summary calls apart)."""
+    upload = read_upload([(AUTOGPT.split("/")[-1], (FIXTURES / AUTOGPT).read_bytes())])
+    return upload.conversations[0].trace
+
+
+def _placed(placed):
+    return {status: [(e.index, e.was_at) for e in placed.entries if e.status == status]
+            for status in ("resent", "changed", "new")}
+
+
+ROUND_3 = ("Placed by matching each message's bytes, in order, with round 2's request: messages[3] to messages[4] are "
+           "its messages[5] to messages[6], resent unchanged 2 places back. It leaves out its messages[3] and "
+           "messages[4]. A message that stands where that request had a different one of the same role is marked "
+           "changed: the log cannot tell that message edited from another put in its place.")
+
+
+def test_round_3_rewrote_one_message_left_two_out_and_resent_two_two_places_back_not_five_changed(agent):
+    # Placed position by position, round 3 said "5 resent messages changed": the memory message (rewritten), the
+    # question and the read_file command (left out), and the read_file result and the next question (resent, two places
+    # back) were each compared with whatever round 2 had at their place.
+    placed = growth(agent, 3)
+    assert _placed(placed) == {"resent": [(0, None), (1, None), (3, 5), (4, 6)], "changed": [(2, None)],
+                               "new": [(5, None), (6, None), (7, None)]}
+    assert placed.changed[0].previous.text.startswith("This reminds you of these events from your past:")
+    assert (placed.dropped, placed.dropped_at) == (2, (3, 4))
+    assert placed.new[0].origin == "response"  # the list_files command, sent back as the model wrote it
+    assert matched_words(placed) == ROUND_3
+
+
+def test_round_2_put_its_memory_message_in_before_the_question_it_resends_one_place_on(agent):
+    # Placed position by position: "messages[2] changed" (the memory message compared with the question).
+    placed = growth(agent, 2)
+    assert _placed(placed) == {"resent": [(0, None), (1, None), (3, 2)], "changed": [],
+                               "new": [(2, None), (4, None), (5, None), (6, None)]}
+    assert [e.index for e in placed.inserted] == [2] and placed.dropped == 0
+    assert matched_words(placed) == (
+        "Placed by matching each message's bytes, in order, with round 1's request: messages[3] is its messages[2], "
+        "resent unchanged 1 place on. It puts 1 new message in among the resent ones (messages[2]).")
+
+
+def test_the_history_rewritten_finding_counts_what_the_matching_found(agent):
+    said = {f.round: f.message for f in run_checks(agent) if f.code == "history-rewritten"}
+    assert said[2] == ("Compared with round 1's request, 1 new message put in among the resent ones and 1 message "
+                       "resent unchanged at another place. The model now reads its history with a message in it that "
+                       "was not there when it answered, and the prompt cache starts again from that message.")
+    assert said[3].startswith("Compared with round 2's request, 1 resent message changed, 2 messages dropped and 2 "
+                              "messages resent unchanged at another place.")
+    assert "5 resent messages changed" not in said[3]
+
+
+RESENT = "4 messages resent unchanged (messages[0] to messages[1] and messages[3] to messages[4])"
+"""Not "(messages[0] to messages[4])": messages[2] is the rewritten memory message."""
+
+
+def test_the_explorer_and_the_html_file_say_how_round_3_was_placed(app, agent):
+    at = uploaded(app, AUTOGPT)
+    at.number_input(key=state.ROUND).set_value(3).run()
+    shown = "\n".join(lines(at, READ + ALERTS))
+    assert ROUND_3 in shown
+    assert RESENT in [e.label for e in at.expander]
+    assert "2 messages of the previous request missing from this one." in shown
+    assert shown.count("changed since the previous request") == 1
+    page = trace_html(agent).replace("&#39;", "'")
+    assert ROUND_3 in page and RESENT in page
