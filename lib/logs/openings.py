@@ -21,7 +21,7 @@ def end_key(raw: Any) -> tuple:
     read_form sets cache breakpoints aside and writes a lone text block as its string; neither changes the role, the
     text or the call id), and seldom equal for two it reads otherwise. Candidates found by it are compared in full."""
     if not isinstance(raw, dict):
-        return (type(raw).__name__,)
+        return ()  # no message at all: all alike (1 == 1.0 == True), told apart by the full comparison
     role, call_id, content = raw.get("role"), raw.get("tool_call_id"), raw.get("content")
     if isinstance(content, str):
         said = content
