@@ -97,7 +97,12 @@ class Openings:
                 continue
             if old is not None:
                 end, answer = old
-                del self._by_end[opening][end][answer][number]
+                alike = self._by_end[opening][end]
+                del alike[answer][number]
+                if not alike[answer]:  # left behind, emptied groups would be walked by every look-up
+                    del alike[answer]
+                    if not alike:
+                        del self._by_end[opening][end]
                 lengths = self._lengths[opening]
                 lengths[end[0]] -= 1
                 if not lengths[end[0]]:
@@ -192,6 +197,8 @@ class LateEnds:
             key = self._under[number][0]
             if (old := self._filed.pop(number, None)) is not None:
                 del self._by_end[key][old][number]
+                if not self._by_end[key][old]:
+                    del self._by_end[key][old]
                 lengths = self._lengths[key]
                 lengths[old[0]] -= 1
                 if not lengths[old[0]]:
