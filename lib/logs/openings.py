@@ -32,6 +32,11 @@ def end_key(raw: Any) -> tuple:
     return (role if isinstance(role, str) else None, said, call_id if isinstance(call_id, str) else None)
 
 
+def end_of(raws: list) -> End:
+    """Where a request whose raw messages are `raws` ends."""
+    return len(raws), end_key(raws[-1]) if raws else None
+
+
 class Openings:
     """Conversations (any objects; told apart by identity) listed under each opening in the order they were indexed
     under it, and, once an opening holds more than a few, found by where their last request ends and by the answer it
@@ -68,6 +73,10 @@ class Openings:
     def listed(self, opening: tuple) -> list:
         """The conversations indexed under `opening`, in the order they were."""
         return self._listed.get(opening, [])
+
+    def has(self, opening: tuple, conversation: Any) -> bool:
+        """Whether `conversation` is listed under `opening`."""
+        return (opening, id(conversation)) in self._position
 
     def add(self, opening: tuple, conversation: Any) -> None:
         """List `conversation` under `opening` too (at most once)."""
@@ -156,8 +165,9 @@ class Openings:
 
 class LateEnds:
     """Conversations listed under a key, found by where their last request ends told by `end` (a number of items and
-    what ends them), worked out only when a look-up needs it: for a rule that few imports ever ask (a history sent on
-    in another format, compared as the model reads it), whose every comparison is costly."""
+    what ends them), worked out only when a look-up needs it: for the rules that few imports ever ask (a history sent
+    on in another format, compared as the model reads it; a conversation gone on under other instructions), which would
+    otherwise walk every conversation of the key."""
 
     def __init__(self, end) -> None:
         self._end = end
@@ -172,6 +182,9 @@ class LateEnds:
         self._lengths: dict[Any, Counter] = {}
 
     def add(self, key: Any, conversation: Any) -> None:
+        """List `conversation` under `key`, where it was not listed yet."""
+        if id(conversation) in self._under:
+            return
         listed = self._listed.setdefault(key, [])
         self._under[id(conversation)] = (key, len(listed))
         listed.append(conversation)
@@ -180,14 +193,15 @@ class LateEnds:
         """The conversation's last request is another now."""
         self._changed[id(conversation)] = conversation
 
-    def latest_first(self, key: Any, rest) -> list:
-        """The conversations listed under `key` whose end is (n, rest(n)) for some n, the latest listed first."""
+    def found(self, key: Any, rest, latest_first: bool = False) -> list:
+        """The conversations listed under `key` whose end is (n, r) for some n and some r of `rest(n)`, in the order
+        they were listed (the latest first, with `latest_first`)."""
         self._refile()
         by_end, found = self._by_end.get(key, {}), []
         for length in self._lengths.get(key, ()):
-            if (wanted := rest(length)) is not None:
+            for wanted in rest(length):
                 found.extend(by_end.get((length, wanted), {}).values())
-        found.sort(key=lambda conversation: -self._under[id(conversation)][1])
+        found.sort(key=lambda conversation: self._under[id(conversation)][1], reverse=latest_first)
         return found
 
     def _refile(self) -> None:

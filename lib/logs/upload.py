@@ -48,7 +48,7 @@ from lib.logs.chat_shape import describe
 from lib.logs.exchanges import Inflater
 from lib.logs.near_miss import ERROR_ALONE, closest, nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
-from lib.logs.openings import LateEnds, Openings
+from lib.logs.openings import LateEnds, Openings, end_key, end_of
 from lib.logs.resent import ResentParser, hold_interned
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
@@ -312,10 +312,13 @@ class _Rebuilder:
         self.threads: dict[str, _Thread] = {}
         self._openings = Openings(answer=lambda thread: _answer_key(thread.calls[-1].response))
         """The threads the rebuild opened, by their opening and by where their last request ends."""
-        self._by_first_turn: dict[Any, list[_Thread]] = {}
+        self._by_first_turn = LateEnds(lambda thread: end_of(thread.calls[-1].request.raw.get("messages") or []))
         """Threads that opened with a system message, by the message after it: found again when a request goes on
         under other instructions."""
         self._by_first_item = LateEnds(lambda thread: history_end(thread.calls[-1].request))
+        self._by_last_answer = LateEnds(lambda thread: (0, _said_answer(thread.calls[-1].response)))
+        """The threads listed under an opening, by the text of their last answer: found again by a request that sends
+        that answer back after a history written anew (_answer_after_rewrite)."""
         """The threads the rebuild opened, by the first thing their conversation says as the model reads it
         (lib.dialects.equivalence.first_item): found again by a request that sends their history on in another
         format."""
@@ -363,7 +366,7 @@ class _Rebuilder:
                 self._by_first_item.add(first_item(request), thread)
                 raws = body.get("messages") if isinstance(body.get("messages"), list) else []
                 if len(raws) > 1 and _is_instruction(raws[0]):
-                    self._by_first_turn.setdefault(content_key(read_form(raws[1])), []).append(thread)
+                    self._by_first_turn.add(content_key(read_form(raws[1])), thread)
         elif opening is not None:
             # A thread that went on under other instructions (_under_other_instructions) is found again under them.
             self._openings.add(opening, thread)
@@ -380,7 +383,10 @@ class _Rebuilder:
             record.compacted_in_call is True, sent_on, text_or_none(record.from_cache),
         ))
         self._openings.ended(thread, request.raw.get("messages") or [])
-        self._by_first_item.changed(thread)
+        if opening is not None:
+            self._by_last_answer.add(None, thread)
+        for index in (self._by_first_item, self._by_first_turn, self._by_last_answer):
+            index.changed(thread)
         if response is not None and MADE_UP_IDS not in record.derived:
             for item in _item_ids(response.message.raw):
                 self._by_answer_item.setdefault(item, []).append(thread)
@@ -510,19 +516,19 @@ class _Rebuilder:
         if not answers:
             return None
         best = None
-        for key in keys:
-            for thread in self._openings.listed(key):
-                last = thread.calls[-1]
-                before = last.request.raw.get("messages") or []
-                said = last.response.message if last.response is not None else None
-                if said is None or said.text.strip() not in answers or thread.dialect != dialect or not before \
-                        or not (said.text.strip() or said.tool_calls) \
-                        or (best is not None and best.calls[-1].order >= last.order):
-                    continue
-                question = content_key(read_form(before[-1]))
-                if any(_answer_resent(raws[at], last.response) and content_key(read_form(raws[at - 1])) == question
-                       for at in range(1, len(raws) - 1)):
-                    best = thread
+        for thread in self._by_last_answer.found(None, lambda length: answers if length == 0 else ()):
+            last = thread.calls[-1]
+            before = last.request.raw.get("messages") or []
+            said = last.response.message if last.response is not None else None
+            if said is None or said.text.strip() not in answers or thread.dialect != dialect or not before \
+                    or not (said.text.strip() or said.tool_calls) \
+                    or (best is not None and best.calls[-1].order >= last.order) \
+                    or not any(self._openings.has(key, thread) for key in keys):
+                continue
+            question = content_key(read_form(before[-1]))
+            if any(_answer_resent(raws[at], last.response) and content_key(read_form(raws[at - 1])) == question
+                   for at in range(1, len(raws) - 1)):
+                best = thread
         return best
 
     def _sent_on(self, record: CallRecord, request: Request) -> _Thread | None:
@@ -531,8 +537,8 @@ class _Rebuilder:
         thread first, as a program run twice sends the same history twice."""
         made_up = MADE_UP_IDS in record.derived
         system, said = said_history(request)
-        for thread in self._by_first_item.latest_first(first_item(request), lambda length: None if length > len(said)
-                                                       else (item_key(said[length - 1]) if length else None, system)):
+        for thread in self._by_first_item.found(first_item(request), lambda length: () if length > len(said) else [
+                (item_key(said[length - 1]) if length else None, system)], latest_first=True):
             last = thread.calls[-1]
             by_id = not made_up and not any(MADE_UP_IDS in call.derived for call in thread.calls)
             if goes_on_from(last.request, last.response, request, by_id):
@@ -568,7 +574,9 @@ class _Rebuilder:
         goes on). Without the answer resent (or an empty answer left out), a request that shares a question under
         another prompt is not taken for the same conversation."""
         best, best_length = None, 0
-        for thread in self._by_first_turn.get(content_key(read_form(raws[1])), ()):
+        # Its last request resent but the first message: as many messages or fewer, ending where this one says as much.
+        for thread in self._by_first_turn.found(content_key(read_form(raws[1])), lambda length: [
+                end_key(raws[length - 1])] if 2 <= length < len(raws) else ()):
             last = thread.calls[-1]
             before = last.request.raw.get("messages") or []
             if thread.dialect != dialect or len(before) < 2 or len(raws) <= len(before) or len(before) <= best_length \
@@ -585,7 +593,9 @@ class _Rebuilder:
         to replace its instructions, drops the old system message and writes the new one into the history after the
         turns already sent). A request that shares only a question with the thread is not taken for it."""
         best, best_length = None, 0
-        for thread in self._by_first_turn.get(content_key(read_form(raws[0])), ()):
+        # Its last request resent from the second message: one fewer, ending where this one says as much.
+        for thread in self._by_first_turn.found(content_key(read_form(raws[0])), lambda length: [
+                end_key(raws[length - 2])] if 2 <= length <= len(raws) else ()):
             last = thread.calls[-1]
             before = last.request.raw.get("messages") or []
             kept = len(before) - 1  # the thread's last request without its system message
@@ -721,6 +731,11 @@ def _answer_resent(raw: Any, response: Response) -> bool:
     calls = raw.get("tool_calls") if isinstance(raw.get("tool_calls"), list) else []
     ids = [c.get("id") for c in calls if isinstance(c, dict)]
     return _said_text(raw) == response.message.text.strip() and ids == [c.id for c in response.message.tool_calls]
+
+
+def _said_answer(response: Response | None) -> str | None:
+    """The text of a response's answer as _answer_after_rewrite compares it; None without a response."""
+    return response.message.text.strip() if response is not None else None
 
 
 NOT_AN_ANSWER = object()
