@@ -145,6 +145,17 @@ def summary_in_clear(part: Any) -> str | None:
     return content if isinstance(content, str) and "encrypted_content" not in part.raw else None
 
 
+def spoken(message: Any) -> tuple[OtherPart, str | None] | None:
+    """A spoken answer's part and its transcript (None where the log keeps none), or None for a message that holds no
+    sound: the dialect keeps the answer's audio as an `audio` part (Chat Completions' `message.audio`: its sound, id
+    and transcript) where `content` is null, so the message holds no text but is not an empty answer."""
+    for part in getattr(message, "parts", ()):
+        if type(part) is OtherPart and part.type == "audio" and isinstance(part.raw, dict):
+            said = part.raw.get("transcript")
+            return part, said if isinstance(said, str) and said.strip() else None
+    return None
+
+
 @built_fast
 @dataclass(frozen=True, slots=True, eq=False)
 class Message:

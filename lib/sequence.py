@@ -21,7 +21,7 @@ from lib.failures import refused_unseen, status_words
 from lib.model import ProviderError, Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
-from lib.steps import turn_ends_words
+from lib.steps import spoken_words, turn_ends_words
 from lib.text import plural, shorten
 
 Lane = Literal["user", "program", "api", "model", "tools"]
@@ -181,6 +181,8 @@ def _no_call(k: int, round_: Round, following: int | None, shown: bool = True) -
                       "no call")]
     if not round_.answer_recorded:  # a span that kept no content: the turn ended, on words not in the log
         return [Arrow(k, "model", "program", 5, f"{turn_ends_words(following)}: {NOT_CAPTURED}")]
+    if not response.message.text and spoken_words(round_):
+        return [Arrow(k, "model", "program", 5, f"{turn_ends_words(following)}: {spoken_words(round_)}")]
     if not response.message.text:
         return [Arrow(k, "model", "program", 5, f"{turn_ends_words(following)}: the response holds no text in the "
                       "log")]

@@ -12,7 +12,7 @@ from lib.dialects import DIALECTS, anthropic_messages
 from lib.failures import refused_unseen
 from lib.model import Round, Trace
 from lib.provenance import NOT_CAPTURED
-from lib.steps import turn_ends_words
+from lib.steps import spoken_words, turn_ends_words
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, billing_known,
                          billing_reason, parts_not_logged, said_parts)
 from lib.text import as_sentence, ordinal, plural, rounds_named
@@ -190,6 +190,10 @@ def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
     if round_.response is not None and round_.response.stopped_short:
         return STOPS + (f" Round {next_round} goes on from it." if next_round else "")
     textless = round_.response is not None and not round_.response.message.text
+    if textless and spoken_words(round_):  # a spoken answer holds no text, yet answers
+        if next_round:
+            return f"{as_sentence(turn_ends_words(next_round))} {as_sentence(spoken_words(round_))}"
+        return f"No tool call: {spoken_words(round_)}, and the model is not called again."
     if next_round:  # the loop did not end here: the program called the model again
         went_on = as_sentence(turn_ends_words(next_round))
         if textless and not round_.answer_recorded:  # the model may have answered at length: the log kept none of it

@@ -18,7 +18,7 @@ from typing import Literal, Sequence
 
 from lib.dialects import DIALECTS
 from lib.growth import Growth, growth, kept_before
-from lib.model import Execution, Message, Round, ToolCallPart, Trace
+from lib.model import Execution, Message, Round, ToolCallPart, Trace, spoken
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
 from lib.text import plural
@@ -45,6 +45,22 @@ def turn_ends_words(next_round: int | None) -> str:
     if next_round is None:
         return "the loop ends"
     return f"the model's turn ended with no call; the program went on (round {next_round})"
+
+
+def spoken_words(round_: Round) -> str | None:
+    """What a response that answers in sound holds, as a clause (None for any other): a spoken answer has no text
+    (`content: null`) but is an answer, and its transcript is what it said where the log keeps one. The one wording
+    of the step labels, the slides' leads and the sequence diagram."""
+    kept = _transcript_kept(round_)
+    return f"the answer is audio, {kept}" if kept else None
+
+
+def _transcript_kept(round_: Round) -> str | None:
+    """Whether a spoken answer's transcript is in the log, in words; None where the response holds no sound."""
+    found = spoken(round_.response.message) if round_.response is not None else None
+    if found is None:
+        return None
+    return "its transcript kept" if found[1] else "no transcript kept"
 
 
 def narration_title(next_round: int | None) -> str:
@@ -272,6 +288,12 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
             # A text-protocol agent (commands in the text, run by the program) or a person's next question goes on.
             labels.append(StepLabel(5, "response", path, f"answer in text: {turn_ends_words(following)}",
                                     goes_on=following))
+    elif response.stop == "end" and not response.message.tool_calls and spoken_words(round_):
+        part = spoken(response.message)[0]
+        said = spoken_words(round_)
+        labels.append(StepLabel(5, "response", join_path(response.message_path, part.path),
+                                f"final answer, in audio: {_transcript_kept(round_)}" if following is None
+                                else f"{said}: {turn_ends_words(following)}", goes_on=following))
     elif response.stop == "end" and not response.message.tool_calls and response.finish_reason_path:
         # A span that kept no content still says the turn ended: its stop signal is the step on the payload.
         said = f"{finish_field} {response.finish_reason!r}"

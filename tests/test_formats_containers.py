@@ -750,6 +750,10 @@ EXPECTED = [
     ("ddtrace-js-bedrock-converse-stream-base64.json",
      {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
      "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 1),
+    # gpt-audio answering in sound (`content: null`, the words in `message.audio.transcript`).
+    ("ddtrace-js-gpt-audio-spoken-answer.json",
+     {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 0),
     # A Responses call that names a stored prompt sends no `input`: it was refused as "'input' is missing".
     ("ddtrace-js-responses-stored-prompt.json",
      {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
@@ -3727,3 +3731,33 @@ def test_an_error_body_alone_is_named_as_one_not_left_as_no_format_coming_close(
     assert mixed.rounds == 1
     assert [mixed.said(p) for p in mixed.problems][0].startswith(
         "line 2: matches no known log format; it is a provider's error body alone: the answer to a call that failed")
+
+
+def test_a_spoken_answer_is_said_to_be_audio_with_its_transcript_not_no_text():
+    # gpt-audio-mini answered "Say hello in one short sentence." in sound: `content` null, the words in the audio's
+    # transcript. The explorer said "No tool call and no text: this response holds no answer", the sequence diagram
+    # "the loop ends: the response holds no text in the log", and step 5 "the response holds no text".
+    from lib.sequence import sequence
+    from lib.slide_words import step_lead
+    from lib.steps import steps_for_round
+    (conversation,) = upload("ddtrace-js-gpt-audio-spoken-answer.json").conversations
+    trace = conversation.trace
+    [round_] = trace.rounds
+    assert step_lead(round_, 5) == "No tool call: the answer is audio, its transcript kept, and the model is not " \
+                                   "called again."
+    assert [a.label for a in sequence(trace) if a.step == 5] == ["the loop ends: the answer is audio, its transcript "
+                                                                 "kept"]
+    [label] = [s for s in steps_for_round(trace, 1) if s.step == 5]
+    assert (label.path, label.detail) == ("choices[0].message.audio", "final answer, in audio: its transcript kept")
+    from lib.model import spoken
+    assert spoken(round_.response.message)[1] == "Hello! How can I help you today?"
+
+
+def test_a_spoken_answer_the_program_went_on_from_says_so_with_its_transcript():
+    # openai-dotnet's audio test speaks, then sends the answer back by its id and asks on: round 1's answer is audio.
+    from lib.slide_words import step_lead
+    (conversation,) = upload("openai-dotnet-audio-input.json").conversations
+    first = conversation.trace.rounds[0]
+    assert step_lead(first, 5, 2) == ("The model's turn ended with no call; the program went on (round 2). The answer "
+                                      "is audio, its transcript kept.")
+
