@@ -397,6 +397,8 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
                       "before the first request that resends it.")
         elif _asks_again(following, round_):
             continue  # the same request sent again (a retry): it asks anew, it does not go on from this answer
+        elif _resent_after_compaction(trace, following, call):
+            continue  # left out of the request for a summary alone: the model reads it again, with its result
         elif round_.response.stop != "length":  # A turn cut off by the output limit is rightly discarded.
             # An assistant turn where this one belongs is this turn rewritten (history-rewritten says how), not dropped.
             turn = _turn_sent_back(following.request, _sent_back_at(following, round_))
@@ -413,6 +415,15 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
             yield Hit("warning", round_.index, "response", path,
                       f"Round {following.index}'s request carries neither call {call.id} ({call.name}) nor a result "
                       f"for it: {what}. Send the assistant turn back as received, with a result for every call.")
+
+
+def _resent_after_compaction(trace: Trace, following: Round, call: ToolCallPart) -> bool:
+    """Whether the round after `following` is the first after the program compacted the history (Round.compacted) and
+    sends `call` back with its result: `following` asked for the summary (the Anthropic SDKs' tool runner leaves the
+    model's last turn out of that request, then sends it and its results after the summary)."""
+    later = _next(trace, following)
+    return later is not None and later.compacted and any(
+        p.call_id == call.id for m in later.request.messages for p in m.tool_results)
 
 
 def _asks_again(following: Round, round_: Round) -> bool:

@@ -750,6 +750,11 @@ EXPECTED = [
     ("ddtrace-js-bedrock-converse-stream-base64.json",
      {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
      "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 1),
+    # The Anthropic SDK's tool runner compacting its history (a summary asked for, then sent as the only turn): the
+    # summary call and the request after it were each a conversation of their own.
+    ("anthropic-ts-tool-runner-compaction.json", {"nock": "'scope', 'method' and 'path' beside the response (a nock "
+                                                          "recording)"},
+     "4 elements: 4 rounds in 1 conversation; 0 elements skipped", {"conversation 1": [1, 2, 3, 4]}, 1),
     # gpt-audio answering in sound (`content: null`, the words in `message.audio.transcript`).
     ("ddtrace-js-gpt-audio-spoken-answer.json",
      {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
@@ -3761,3 +3766,22 @@ def test_a_spoken_answer_the_program_went_on_from_says_so_with_its_transcript():
     assert step_lead(first, 5, 2) == ("The model's turn ended with no call; the program went on (round 2). The answer "
                                       "is audio, its transcript kept.")
 
+
+def test_the_request_after_a_tool_runners_compaction_goes_on_from_the_conversation_it_compacted():
+    # anthropic-sdk-typescript's ToolRunner with compactionControl: past 500 tokens it asks the model for a summary (the
+    # first request plus its summary prompt), then sends the summary as the only turn before the call and its result.
+    # The summary call and the request after it read as conversations 2 and 3 of their own, and round 1 was warned
+    # that its call was dropped though the request after the compaction sends it back with its result.
+    from lib.checks import run_checks
+    result = upload("anthropic-ts-tool-runner-compaction.json")
+    (conversation,) = result.conversations
+    trace = conversation.trace
+    first, summary_call, after, again = trace.rounds
+    assert summary_call.request.messages[:1] == first.request.messages
+    assert summary_call.request.messages[1].text.startswith("You have been working on the task described above")
+    assert after.request.messages[0].text == summary_call.response.message.text
+    assert after.compacted and after.history_cut == 0
+    assert [p.call_id for m in after.request.messages for p in m.tool_results] == [c.id for c in first.tool_calls]
+    assert not again.compacted and again.resent_prefix == 3
+    findings = [(f.code, f.round) for f in run_checks(trace)]
+    assert ("missing-tool-result", 1) not in findings

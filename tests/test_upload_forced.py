@@ -175,6 +175,9 @@ ALSO_READ = {
     # Groq's stream ends with an error event whose data is an OpenAI error body alone: Chat Completions reads that one
     # event as the failed call it reports, and refuses the chunks before it.
     ("containers/pyd-groq-stream-tool-use-failed.sse", "openai-chat"): 1,
+    # A nock exchange of Anthropic's API keeps the request under 'body' and the answer under 'response': a Messages
+    # pair as it stands.
+    ("containers/anthropic-ts-tool-runner-compaction.json", "anthropic-messages"): 4,
 }
 """Fixtures a format other than the one detected reads, because they are its shape too, with the rounds it reads."""
 
@@ -185,6 +188,9 @@ TAKEN_THEN_REFUSED = {
     ("ollama-chat-cloud.jsonl", "openai-chat"), ("openai-chat-stream-with-request.jsonl", "openai-chat"),
     ("containers/gemini-cli-session.json", "bedrock-converse"),
     ("containers/oi-js-nock-bedrock-stream-tool.json", "bedrock-converse"),
+    # The tool runner's summary request (no tools, a string turn) passes for a Chat Completions request; its answer,
+    # a Messages body, does not.
+    ("containers/anthropic-ts-tool-runner-compaction.json", "openai-chat"),
 }
 """Fixtures whose lines a format's rules take but whose reader refuses them: no round, each line's problem named."""
 

@@ -325,12 +325,20 @@ class _Rebuilder:
         self._by_answer_item: dict[str, list[_Thread]] = {}
         """The threads by the ids of their answers' items (_item_ids): found again by a request that resends an
         answer by them after leaving out some of the history before it (_resent_by_item_id)."""
+        self._by_summary: dict[str, list[_Thread]] = {}
+        """The threads whose last call may have asked for a summary of the conversation (_asks_for_summary), by the
+        summary's text: found again by the request that opens with it (_after_summary)."""
+        self._summaries: list[tuple[_Thread, _Thread]] = []
+        """(the conversation summed up, the thread its summary call opened): joined by join_summed_up."""
         self._order = 0
 
     def add(self, record: CallRecord) -> None:
         dialect = DIALECTS[record.dialect]
         body = record.request or {}
-        thread, checked, opening, read = self._thread_for(record, body)
+        summarized = self._after_summary(record, body)
+        # Indexed under its own opening too, as a request under other instructions is: the next request extends it.
+        thread, checked, opening, read = (summarized, False, _opening(body), None) if summarized is not None \
+            else self._thread_for(record, body)
         previous = thread.calls[-1].request if thread.calls else None
         converted_from, provenance, sent_on = record.converted_from, record.provenance, None
         if read is not None and thread.dialect != record.dialect:
@@ -376,9 +384,10 @@ class _Rebuilder:
             record.line, request, response, error, executions,
             number_or_none(record.latency_ms), tuple(record.derived), converted_from,
             text_or_none(record.timestamp), self._order, provenance, tuple(record.cut_calls),
-            record.streamed and response is not None, tuple(record.notices), record.history_cut is True,
+            record.streamed and response is not None, tuple(record.notices),
+            record.history_cut is True or summarized is not None,
             tuple(p for p in record.program_wrote if isinstance(p, str)),
-            tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True,
+            tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True or summarized is not None,
             tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
             record.compacted_in_call is True, sent_on, text_or_none(record.from_cache),
         ))
@@ -390,6 +399,58 @@ class _Rebuilder:
         if response is not None and MADE_UP_IDS not in record.derived:
             for item in _item_ids(response.message.raw):
                 self._by_answer_item.setdefault(item, []).append(thread)
+        if response is not None and _asks_for_summary(body.get("messages"), response):
+            self._by_summary.setdefault(response.message.text.strip(), []).append(thread)
+
+    def _after_summary(self, record: CallRecord, body: dict) -> _Thread | None:
+        """The thread a request goes on from after the program compacted it: the request opens with the summary that
+        thread's last call asked for, as the person's turn, in place of the turns it summed up (the Anthropic SDKs'
+        tool runner with `compaction_control`: past a token threshold it asks the model to write a continuation
+        summary, then sends that summary as the whole history before the turns still to come). A request that opens
+        with an answer some other call gave (one agent's answer handed to the next as its task) is no such request:
+        only an answer to a request ending in a second user turn in a row, the summary prompt where the model's turn
+        would be, is followed. The summary call itself, read as asking anew (_asked_anew), is put back in the
+        conversation it summed up (_summed_up)."""
+        if not self._by_summary or record.conversation is not None:
+            return None
+        raws = body.get("messages") if isinstance(body.get("messages"), list) else []
+        first = next((raw for raw in raws if not _is_instruction(raw)), None)
+        if not isinstance(first, dict) or first.get("role") != "user" or not (said := _said_text(first)):
+            return None
+        for thread in reversed(self._by_summary.get(said, ())):
+            last = thread.calls[-1] if thread.calls else None
+            if thread.dialect != record.dialect or last is None or last.response is None \
+                    or last.response.message.text.strip() != said:
+                continue
+            return self._summed_up(thread) if len(thread.calls) == 1 else thread
+        return None
+
+    def _summed_up(self, summary: _Thread) -> _Thread:
+        """A summary call alone in its thread, put back in the conversation it summed up: the latest thread whose
+        last request the summary call's request resends whole before its summary prompt. The two are joined once the
+        whole log is read (join_summed_up), as a thread found by its opening is not to lose its calls while calls are
+        being placed."""
+        call = summary.calls[0]
+        raws = call.request.raw.get("messages") or []
+        history = raws[:-1]
+        opening = tuple(content_key(read_form(m)) for m in history[:2])
+        keys = [opening, opening[:1]] if len(opening) == 2 else [opening]
+        found = [thread for key in keys for thread in self._openings.ending_within(key, history)
+                 if thread is not summary and thread.calls and thread.dialect == summary.dialect
+                 and thread.calls[-1].order < call.order
+                 and len(thread.calls[-1].request.raw.get("messages") or []) == len(history)
+                 and _resent_unmarked(history, thread.calls[-1].request.raw.get("messages") or [])]
+        if found:
+            self._summaries.append((max(found, key=lambda thread: thread.calls[-1].order), summary))
+        return summary
+
+    def join_summed_up(self) -> None:
+        """Move each summary call's thread (the call, and the requests that went on from its summary) to the end of
+        the conversation it summed up (_summed_up)."""
+        for summed, summary in self._summaries:
+            if summed.calls and summary.calls and summed.calls[-1].order < summary.calls[0].order:
+                summed.calls.extend(summary.calls)
+                summary.calls = []
 
     def _thread_for(self, record: CallRecord, body: dict) -> tuple[_Thread, bool, tuple | None, Request | None]:
         """The thread a call belongs to (a new one not yet registered), whether its request was seen to
@@ -610,7 +671,7 @@ class _Rebuilder:
     def join_late_rounds(self) -> None:
         """Chain threads whose calls arrived out of order (batch results come back in any order):
         a thread whose first request extends another thread's last request continues it."""
-        chained = sorted((t for t in self.threads.values() if t.opening is not None),
+        chained = sorted((t for t in self.threads.values() if t.opening is not None and t.calls),
                          key=lambda t: len(t.calls[0].request.messages))
         # The model's messages, compared by their digest; a thread's answer told where its raw messages are its messages.
         ends = self._openings.copied(key=lambda message: message, answer=lambda thread: _answer_key(
@@ -710,6 +771,20 @@ def _results_sent(thread: _Thread, raws: list) -> bool:
                                              and b.get("tool_use_id") in ids for b in content):
             return True
     return False
+
+
+def _opening(body: dict) -> tuple:
+    """What a request's conversation is indexed under: its first two messages as the model reads them."""
+    raws = body.get("messages") if isinstance(body.get("messages"), list) else []
+    return tuple(content_key(read_form(m)) for m in raws[:2])
+
+
+def _asks_for_summary(raws: Any, response: Response) -> bool:
+    """Whether a call may have asked for a summary of the conversation to go on from (_Rebuilder._after_summary): its
+    request ends in two user turns in a row, the model's answer to the first left out, and the answer is text alone."""
+    return isinstance(raws, list) and len(raws) > 1 and all(
+        isinstance(raw, dict) and raw.get("role") == "user" for raw in raws[-2:]) \
+        and not response.message.tool_calls and bool(response.message.text.strip())
 
 
 def _of_model_or_tool(raw: Any) -> bool:
@@ -993,6 +1068,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
             _read_items(name, data, label, reading)
     _finish_importers(reading)
     rebuilder = reading.rebuilder
+    rebuilder.join_summed_up()
     rebuilder.join_late_rounds()
     # A forced format that took every line and found no model call among them (a cassette of token counts) has said
     # so in its count of what are not model calls, as detection would: no line was refused.
