@@ -21,6 +21,7 @@ CONVERTED_FROM = {
     "cline-task": "a Cline or Roo Code task history",
     "cohere": "a Cohere v2 chat body",
     "cohere-v1": "a Cohere v1 chat body",
+    "dspy-request": "a DSPy LM request",
     "gemini": "a Google Gemini generateContent body",
     "gemini-cli-session": "a Gemini CLI session recording",
     "goose-session": "a Goose session file",

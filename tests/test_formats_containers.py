@@ -755,6 +755,11 @@ EXPECTED = [
     ("anthropic-ts-tool-runner-compaction.json", {"nock": "'scope', 'method' and 'path' beside the response (a nock "
                                                           "recording)"},
      "4 elements: 4 rounds in 1 conversation; 0 elements skipped", {"conversation 1": [1, 2, 3, 4]}, 1),
+    # DSPy's LM request: its messages' text under 'parts' was lost (read as a Chat Completions request of 2 messages
+    # with no content).
+    ("dspy-rlm-lm-request.json",
+     {"dspy-request": "a 'model' and 'config' beside 'messages' of 'role' and 'parts' (DSPy's LMRequest)"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [2]}, 0),
     # gpt-audio answering in sound (`content: null`, the words in `message.audio.transcript`).
     ("ddtrace-js-gpt-audio-spoken-answer.json",
      {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
@@ -3785,3 +3790,26 @@ def test_the_request_after_a_tool_runners_compaction_goes_on_from_the_conversati
     assert not again.compacted and again.resent_prefix == 3
     findings = [(f.code, f.round) for f in run_checks(trace)]
     assert ("missing-tool-result", 1) not in findings
+
+
+def test_a_dspy_lm_request_is_read_with_the_text_of_its_messages():
+    # DSPy's RLM module's request as its test snapshots it: each message's words sit in `parts`, never `content`. It
+    # was read as a Chat Completions request of two messages that said nothing.
+    from lib.provenance import origin_line
+    (conversation,) = upload("dspy-rlm-lm-request.json").conversations
+    [round_] = conversation.trace.rounds
+    system, user = round_.request.messages
+    assert (system.role, user.role) == ("system", "user")
+    assert system.text.startswith("Your input fields are:\n1. `variables_info` (str)")
+    assert user.text.startswith("[[ ## variables_info ## ]]\n\u00abquery: str\u00bb")
+    assert user.text.endswith("and then ending with the marker for `[[ ## completed ## ]]`.")
+    assert round_.request.model == "snapshot-model"
+    assert (round_.request.raw["temperature"], round_.request.raw["max_tokens"]) == (0.0, 1000)
+    assert round_.response is None
+    assert "Converted from a DSPy LM request" in origin_line(conversation.trace, round_)
+
+
+def test_the_dspy_request_format_claims_no_other_formats_lines():
+    from lib.logs.dspy_request import DspyRequestFormat
+    from tests.formats_support import assert_detects_only_its_own
+    assert_detects_only_its_own(DspyRequestFormat)

@@ -178,6 +178,10 @@ ALSO_READ = {
     # A nock exchange of Anthropic's API keeps the request under 'body' and the answer under 'response': a Messages
     # pair as it stands.
     ("containers/anthropic-ts-tool-runner-compaction.json", "anthropic-messages"): 4,
+    # DSPy's LM request names its model beside its 'messages': chosen, either chat API reads it as a request, its
+    # messages' 'parts' (no 'content') left as the raw message shows them.
+    ("containers/dspy-rlm-lm-request.json", "openai-chat"): 1,
+    ("containers/dspy-rlm-lm-request.json", "anthropic-messages"): 1,
 }
 """Fixtures a format other than the one detected reads, because they are its shape too, with the rounds it reads."""
 

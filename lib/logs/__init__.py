@@ -10,8 +10,8 @@ Adding a format is one new module and one line in FORMATS.
 from __future__ import annotations
 
 from lib.logs import (adk, atif, autogen, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task,
-                      codex, cohere, finetune, gemini, gemini_cli, goose, har, httpmock, httprr, inspect_log,
-                      langfuse, langsmith, llama_stack, llm_recorder, mlflow_traces, nock, ollama, opencode,
+                      codex, cohere, dspy_request, finetune, gemini, gemini_cli, goose, har, httpmock, httprr,
+                      inspect_log, langfuse, langsmith, llama_stack, llm_recorder, mlflow_traces, nock, ollama, opencode,
                       opencode_run, openhands, pairs, recorded_streams, responses, sharegpt, spans, streams,
                       test_proxy, trajectories)
 from lib.logs.record import LogFormat
@@ -97,6 +97,9 @@ FORMATS: tuple[type[LogFormat], ...] = (
     cline_task.ClineTaskFormat,
     # Before the LiteLLM rule of the Chat Completions reader, which would take the call's 'kwargs' (its tools) for junk.
     openhands.OpenHandsCompletionFormat,
+    # Before the Chat Completions reader, which would take its 'model' and 'messages' for a request and lose the text
+    # of every message (under 'parts', where a chat message has 'content').
+    dspy_request.DspyRequestFormat,
     # Before the fine-tuning reader, which would take a Hermes 'messages' line as plain text.
     sharegpt.ShareGPTFormat,
     # Before the Chat Completions reader, which would take a whole conversation for one request.
