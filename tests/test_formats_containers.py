@@ -702,6 +702,10 @@ EXPECTED = [
     ("openai-dotnet-computer-call-screenshot.json", {"test-proxy": TEST_PROXY},
      "2 entries: 2 rounds in 1 conversation; 0 entries skipped",
      {"resp_0941082ef2da2799006984574500f48197838011971ee1ecbd": [2, 4]}, 2),
+    # The Assistants API creating a thread with its `messages` (none here) and metadata: it was "a model call to
+    # api.openai.com/v1/threads, an API Roundtrip does not read", though no model is called until a run.
+    ("openai-dotnet-assistants-thread-created.json", {"test-proxy": TEST_PROXY},
+     "5 entries: 0 rounds in 0 conversations; 5 entries not model calls; 0 entries skipped", {}, 0),
     # A conversation created with a system message (`POST /v1/conversations` with `items`), then a Responses call in
     # it: the system message the provider held was left out of the request shown.
     ("openai-dotnet-conversation-created-with-instructions.json", {"test-proxy": TEST_PROXY},
@@ -3813,3 +3817,11 @@ def test_the_dspy_request_format_claims_no_other_formats_lines():
     from lib.logs.dspy_request import DspyRequestFormat
     from tests.formats_support import assert_detects_only_its_own
     assert_detects_only_its_own(DspyRequestFormat)
+
+
+def test_creating_an_assistants_thread_is_no_model_call():
+    # POST /v1/threads holds the thread's first `messages` for a later run: no model reads them then. It was named "a
+    # model call to api.openai.com/v1/threads, an API Roundtrip does not read (...): left out".
+    result = upload("openai-dotnet-assistants-thread-created.json")
+    assert (result.not_calls, result.unread_calls) == (5, 0)
+    assert not [p for p in (*result.problems, *result.notes) if "model call" in p.message]

@@ -80,6 +80,10 @@ ASSISTANTS_RUN_PATH = re.compile(r"^(.*/threads)(?:/[^/]+)?/runs(?:/[^/]+/submit
 outputs each make the model go on, with no messages in the request (the thread holds them): model calls in an API of
 its own, whose polls (GET) and setup (assistants, threads, messages) are not."""
 
+ASSISTANTS_THREAD_PATH = re.compile(r"/threads(?:/[^/]+(?:/messages(?:/[^/]+)?)?)?/?$")
+"""OpenAI's Assistants API setting up a thread: one created (its first `messages` in the body, as the thread's own, not
+sent to a model), modified, or a message added to one. No model is called until a run (ASSISTANTS_RUN_PATH)."""
+
 COMPACT_PATH = "/responses/compact"
 """The Responses API's compaction endpoint: the call asks the provider to compact the conversation (ResponsesFormat)."""
 TOKEN_COUNT_PATHS = ("/v1/messages/count_tokens", "/v1/responses/input_tokens", ":countTokens")
@@ -249,6 +253,10 @@ class ExchangeReader:
             threads = f"{run.group(1)}/<thread>" if not path.rstrip("/").endswith("/threads/runs") else run.group(1)
             api = f"{urlsplit(exchange.url).hostname or ''}{threads}/{tail} (OpenAI's Assistants API)"
             self.unread.setdefault(api, []).append(line)
+            return
+        if exchange.method.upper() == "POST" and ASSISTANTS_THREAD_PATH.search(path) is not None:
+            # Its `messages` read like a chat request's, but they are the thread's to hold for a later run.
+            self.not_calls += 1
             return
         if (polled := RESPONSE_PATH.search(path)) is not None and polled.group(1) in self.background:
             yield from self._background_ended(exchange, polled.group(1), where)
