@@ -965,7 +965,7 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
             # Identity is model-filled-identity's to report; prose is the model's own writing, not a fact it filled.
             unsaid = [(name, value) for name, value in call.arguments.items()
                       if not _is_identity(name, tool) and not _authored(name) and _fact(value)
-                      and not said.holds(value)]
+                      and not said.holds(value) and not (name == "type" and _built_in(tool))]
             # The tool definition sent with the request says a default or holds the value, though no message does:
             # the model did not make it up, as it did not make up what the person said.
             sources = {name: definition_source(tool, name, value) for name, value in unsaid}
@@ -994,6 +994,13 @@ def _model_filled_value(trace: Trace) -> Iterator[Hit]:
                           " ".join(w for w in (said_first, _completed_words(call.name, completed, parts, sources,
                                                                             not said_first)) if w),
                           brief[0].upper() + brief[1:])
+
+
+def _built_in(tool: ToolDefinition | None) -> bool:
+    """Whether a tool is one the API defines, offered by its type alone (_tool): a call's action is then written in
+    the API's own schema, its `type` (computer use's `screenshot` or `click`, apply_patch's `create_file`) the kind of
+    action the schema names, not a value anyone should have given."""
+    return tool is not None and not tool.name and isinstance(tool.raw, dict) and isinstance(tool.raw.get("type"), str)
 
 
 AUTHORED_NAMES = frozenset({

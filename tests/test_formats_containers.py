@@ -3825,3 +3825,15 @@ def test_creating_an_assistants_thread_is_no_model_call():
     result = upload("openai-dotnet-assistants-thread-created.json")
     assert (result.not_calls, result.unread_calls) == (5, 0)
     assert not [p for p in (*result.problems, *result.notes) if "model call" in p.message]
+
+
+@pytest.mark.parametrize("name", ["openai-dotnet-apply-patch-call.json", "openai-dotnet-computer-call-screenshot.json"])
+def test_a_built_in_tools_action_type_is_the_apis_schema_not_a_value_the_model_filled(name):
+    # apply_patch's `create_file` and computer use's `screenshot` name the kind of action the API's schema defines:
+    # model-filled-value said 'The model filled type "create_file" in the apply_patch call itself: it appears in no
+    # earlier message as written'. What the model did fill (a click's x and y) is still said.
+    (conversation,) = upload(name).conversations
+    said = [f.message for f in run_checks(conversation.trace) if f.code == "model-filled-value"]
+    assert not [m for m in said if 'type "' in m]
+    if "computer" in name:
+        assert [m for m in said if 'x 438 and y 431' in m]
