@@ -16,6 +16,7 @@ ORIGIN_TITLES = {
 CONVERTED_FROM = {
     "adk-session": "a Google ADK session event",
     "anthropic-messages": "an Anthropic Messages body",
+    "any-agent": "an any-agent trace's span",
     "autogen-record": "an AutoGen recorded call",
     "bedrock-converse": "an AWS Bedrock Converse body",
     "cline-task": "a Cline or Roo Code task history",

@@ -754,6 +754,11 @@ EXPECTED = [
     ("ddtrace-js-bedrock-converse-stream-base64.json",
      {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
      "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 1),
+    # any-agent's trace ({"spans": [...]} in its own words: call_llm, execute_tool): no format read it.
+    ("any-agent-tinyagent-trace.json",
+     {"any-agent": "'spans' of any-agent's operations ('gen_ai.operation.name' 'call_llm')"},
+     "1 document: 4 rounds in 1 conversation; 0 documents skipped",
+     {"9707d5fd6d4a546d47757044c6127e04": [2, 4, 6, 0]}, 3),
     # The Anthropic SDK's tool runner compacting its history (a summary asked for, then sent as the only turn): the
     # summary call and the request after it were each a conversation of their own.
     ("anthropic-ts-tool-runner-compaction.json", {"nock": "'scope', 'method' and 'path' beside the response (a nock "
@@ -3837,3 +3842,42 @@ def test_a_built_in_tools_action_type_is_the_apis_schema_not_a_value_the_model_f
     assert not [m for m in said if 'type "' in m]
     if "computer" in name:
         assert [m for m in said if 'x 438 and y 431' in m]
+
+
+def test_an_any_agent_trace_is_read_through_the_spans_reader_its_later_requests_rebuilt():
+    # mozilla-ai/any-agent writes its own span words ('call_llm', 'execute_tool', the answer's calls as
+    # [{"tool.name", "tool.args"}]) and the input messages of the first call only: "document 1: no line of the file
+    # matches a known log format; closest: MLflow trace: has 'spans', but neither a trace id beside them ...".
+    from lib.provenance import origin_line
+    result = upload("any-agent-tinyagent-trace.json")
+    (conversation,) = result.conversations
+    trace = conversation.trace
+    first, second, third, fourth = trace.rounds
+    assert trace.model == "mistral/mistral-small-latest"
+    assert [(m.role, m.text) for m in first.request.messages] == [
+        ("system", "Use the available tools to answer."),
+        ("user", "Find what year it is in the America/New_York timezone and write the value (single number) to a "
+                 "file. Finally, return a list of the steps you have taken.")]
+    assert [(c.name, c.arguments) for r in (first, second, third) for c in r.tool_calls] == [
+        ("get_current_time", {"timezone": "America/New_York"}), ("write_file", {"text": "2025"}),
+        ("final_answer", {"answer": "1. Get current time in the America/New_York timezone. 2. Write the year to a "
+                                    "file. 3. Return the list of steps taken."})]
+    # Each tool's run is its call's execution, paired by the call's place (any-agent records no ids).
+    assert [e.name for r in trace.rounds for e in r.executions] == ["get_current_time", "write_file", "final_answer"]
+    assert all(r.call_ids_made_up for r in (first, second, third))
+    # Round 2's request is round 1's, its answer and the tool's result: rebuilt, and said to be.
+    assert second.request.messages[:2] == first.request.messages
+    assert [p.call_id for p in second.request.messages[3].tool_results] == [first.tool_calls[0].id]
+    assert "Completed from a partial record" in origin_line(trace, second)
+    assert "rebuilt" in trace.round_provenance(second).note
+    # The structured-output call after final_answer read 178 tokens where round 3 read 449: no history is made up.
+    assert fourth.request.messages == () and (fourth.response.usage.input_tokens, third.response.usage.input_tokens) \
+        == (178, 449)
+    assert "cannot be rebuilt" in trace.round_provenance(fourth).note
+    assert fourth.response.message.text.startswith('{\n  "steps": [')
+
+
+def test_the_any_agent_format_claims_no_other_formats_lines():
+    from lib.logs.any_agent import AnyAgentTraceFormat
+    from tests.formats_support import assert_detects_only_its_own
+    assert_detects_only_its_own(AnyAgentTraceFormat)

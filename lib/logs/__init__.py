@@ -9,7 +9,7 @@ Adding a format is one new module and one line in FORMATS.
 
 from __future__ import annotations
 
-from lib.logs import (adk, atif, autogen, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task,
+from lib.logs import (adk, any_agent, atif, autogen, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task,
                       codex, cohere, dspy_request, finetune, gemini, gemini_cli, goose, har, httpmock, httprr,
                       inspect_log, langfuse, langsmith, llama_stack, llm_recorder, mlflow_traces, nock, ollama, opencode,
                       opencode_run, openhands, pairs, recorded_streams, responses, sharegpt, spans, streams,
@@ -62,6 +62,8 @@ FORMATS: tuple[type[LogFormat], ...] = (
     trajectories.EpisodeFormat,
     # An MLflow trace's 'info' beside 'data.spans', a search_traces() row's 'spans' beside its 'trace_id': before the
     # spans reader, which reads OTLP documents ('resourceSpans') and span lines, never these.
+    # Before MLflow's, which reads a trace's data alone ({"spans"}) too: any-agent's spans name its own operations.
+    any_agent.AnyAgentTraceFormat,
     mlflow_traces.MlflowTraceFormat,
     spans.SpanFormat,
     batches.AnthropicBatchFormat,
