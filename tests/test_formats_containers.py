@@ -759,6 +759,12 @@ EXPECTED = [
      {"any-agent": "'spans' of any-agent's operations ('gen_ai.operation.name' 'call_llm')"},
      "1 document: 4 rounds in 1 conversation; 0 documents skipped",
      {"9707d5fd6d4a546d47757044c6127e04": [2, 4, 6, 0]}, 3),
+    # The http_snapshot plugin's recording (the Anthropic Python SDK's tests): matched no format ("closest: VCR
+    # cassette: the interaction's response has no status"); a Messages answer's own `content` then read as its body.
+    ("anthropic-py-tool-runner-http-snapshot.json",
+     {"vcr-cassette": "an interaction with request.url and response.status_code beside the body (an http_snapshot "
+                      "recording)"},
+     "2 elements: 2 rounds in 1 conversation; 0 elements skipped", {"conversation 1": [1, 3]}, 1),
     # The Anthropic SDK's tool runner compacting its history (a summary asked for, then sent as the only turn): the
     # summary call and the request after it were each a conversation of their own.
     ("anthropic-ts-tool-runner-compaction.json", {"nock": "'scope', 'method' and 'path' beside the response (a nock "
@@ -3881,3 +3887,15 @@ def test_the_any_agent_format_claims_no_other_formats_lines():
     from lib.logs.any_agent import AnyAgentTraceFormat
     from tests.formats_support import assert_detects_only_its_own
     assert_detects_only_its_own(AnyAgentTraceFormat)
+
+
+def test_an_http_snapshot_recording_reads_each_body_as_it_was_parsed():
+    # anthropic-sdk-python's tool runner tests keep their traffic as http_snapshot recordings: the response's
+    # `status_code` beside a parsed body. None was read; and the cassette reader's unwrapping of a vcrpy body
+    # ({"content": ...}) would take a Messages answer's own `content` list for the body.
+    (conversation,) = upload("anthropic-py-tool-runner-http-snapshot.json").conversations
+    first, second = conversation.trace.rounds
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [
+        ("get_weather", {"location": "San Francisco, CA", "units": "f"})]
+    assert (first.response.model, first.response.usage.input_tokens) == ("claude-haiku-4-5-20251001", 656)
+    assert second.response.message.text.startswith("The weather in San Francisco, CA is currently **Sunny**")

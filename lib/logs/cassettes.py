@@ -9,7 +9,9 @@ the response as `status_code` and `content` (text). The Datadog APM
 test agent's VCR proxy writes one interaction per `.json` file, its request under `url`, both bodies as text. Go's
 go-vcr (`version: 1` and `version: 2` cassettes) writes the request under `url`, both bodies as text, and the
 response's status twice: `status: "200 OK"` and `code: 200`. The test agent writes a binary body (one not UTF-8
-text) as `base64:` and the bytes in base64.
+text) as `base64:` and the bytes in base64. The `http_snapshot` pytest plugin (the Anthropic Python SDK's
+`__inline_snapshot__` recordings) writes a JSON list of interactions, the request under `url`, the response's
+`status_code`, `headers` and `body`, each body the parsed JSON (a stream's as its text).
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ class CassetteFormat(ExchangeFormat):
         request, response = object_at(obj, "request"), object_at(obj, "response")
         if "method" in request and "uri" in request and "status" not in response and _httpx_status(response):
             return "an interaction with request.uri and response.status_code (vcrpy's older cassette of an httpx call)"
+        if "method" in request and "url" in request and "status" not in response and _snapshot_status(response):
+            return "an interaction with request.url and response.status_code beside the body (an http_snapshot " \
+                   "recording)"
         if "method" not in request or "status" not in response:
             return None
         if "uri" in request:
@@ -55,7 +60,7 @@ class CassetteFormat(ExchangeFormat):
             return None
         if not isinstance(response, dict):
             return "the interaction has a request and no response (a cassette cut short ends so)"
-        if "status" not in response and not _httpx_status(response):
+        if "status" not in response and not _httpx_status(response) and not _snapshot_status(response):
             return "the interaction's response has no status"
         return None if "method" in request else "the interaction's request has no method"
 
@@ -69,10 +74,14 @@ class CassetteFormat(ExchangeFormat):
         code = status.get("code") if isinstance(status, dict) else response["code"] if _go_vcr_status(response) else status
         # The Datadog test agent's cassette names the address `url`, as go-vcr's does, but says its status once.
         agent = "uri" not in request and not _go_vcr_status(response)
+        # http_snapshot keeps each body as it was parsed: a Messages answer's own `content` is no wrapper of it.
+        snapshot = "uri" not in request and "status" not in response and _snapshot_status(response)
         exchange = Exchange(
             method=str(request.get("method") or ""), url=str(request.get("uri") or request.get("url") or ""),
-            request_body=_body(request, agent), status=code if isinstance(code, int) else None,
-            response_body=_body(response, agent), response_type=_header(response, "content-type"),
+            request_body=request.get("body") if snapshot else _body(request, agent),
+            status=code if isinstance(code, int) else None,
+            response_body=response.get("body") if snapshot else _body(response, agent),
+            response_type=_header(response, "content-type"),
             response_headers=_headers(response), request_type=_header(request, "content-type"),
         )
         yield from self.reader.record(exchange, line)
@@ -83,6 +92,14 @@ def _httpx_status(response: dict) -> bool:
     text), `http_version`, headers as plain values, where its other stubs write `status: {code, message}` and `body`."""
     code = response.get("status_code")
     return isinstance(code, int) and not isinstance(code, bool) and "content" in response
+
+
+def _snapshot_status(response: dict) -> bool:
+    """Whether a response is in the shape the `http_snapshot` pytest plugin writes (the Anthropic Python SDK's
+    `__inline_snapshot__` recordings): `status_code` beside `headers` and `body`, the body the parsed JSON or the text
+    of a stream."""
+    code = response.get("status_code")
+    return isinstance(code, int) and not isinstance(code, bool) and "body" in response and "headers" in response
 
 
 def _go_vcr_status(response: dict) -> bool:
