@@ -316,12 +316,12 @@ class _Rebuilder:
         """Threads that opened with a system message, by the message after it: found again when a request goes on
         under other instructions."""
         self._by_first_item = LateEnds(lambda thread: history_end(thread.calls[-1].request))
-        self._by_last_answer = LateEnds(lambda thread: (0, _said_answer(thread.calls[-1].response)))
-        """The threads listed under an opening, by the text of their last answer: found again by a request that sends
-        that answer back after a history written anew (_answer_after_rewrite)."""
         """The threads the rebuild opened, by the first thing their conversation says as the model reads it
         (lib.dialects.equivalence.first_item): found again by a request that sends their history on in another
         format."""
+        self._by_last_answer = LateEnds(lambda thread: (0, _said_answer(thread.calls[-1].response)))
+        """The threads listed under an opening, by the text of their last answer: found again by a request that sends
+        that answer back after a history written anew (_answer_after_rewrite)."""
         self._by_answer_item: dict[str, list[_Thread]] = {}
         """The threads by the ids of their answers' items (_item_ids): found again by a request that resends an
         answer by them after leaving out some of the history before it (_resent_by_item_id)."""
