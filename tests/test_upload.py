@@ -156,6 +156,19 @@ def test_a_line_that_is_not_json_is_named_by_its_line_and_the_place_in_it():
     assert upload.summary() == "1 document: 0 rounds in 0 conversations; 1 document skipped"
 
 
+def test_a_line_cut_inside_a_string_is_said_to_end_early_not_to_hold_a_control_character():
+    # A writer stopped mid-line (a crash, a full disk) leaves a line that ends inside a string, and the next line
+    # goes on. Its line break reached the parser inside that string, and the sidebar said "unexpected control
+    # character in string": there is none in the line to find. With a Windows line end (CRLF) the same.
+    good = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    lines = [good[0], good[1][: good[1].index(b'"content"') + 20], good[2]]
+    for end in (b"\n", b"\r\n"):
+        upload = read_upload([("crashed.jsonl", end.join(lines) + end)])
+        assert [upload.said(p) for p in upload.problems] == [
+            "line 2: is not valid JSON (at the end of the line: unexpected end of data)"]
+        assert upload.summary() == "3 lines: 2 rounds in 1 conversation; 1 line skipped"
+
+
 def test_a_json_array_is_read_an_element_at_a_time_and_a_broken_element_is_named():
     good = [json.loads(line) for line in (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()]
     elements = [json.dumps(e, indent=2, ensure_ascii=False) for e in good]

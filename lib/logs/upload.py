@@ -239,8 +239,8 @@ regular expression engine memory per line)."""
 
 
 def _lines(data: bytes) -> Iterator[tuple[int, bytes, int]]:
-    """The lines of a file; blank lines are skipped a run at a time, at the speed of a regular
-    expression, since a small gzip can hold millions of them."""
+    """The lines of a file, each without its line break; blank lines are skipped a run at a time, at the speed of a
+    regular expression, since a small gzip can hold millions of them."""
     number, position, end = 1, 0, len(data)
     while position < end:
         blank = _BLANK_LINES.match(data, position)
@@ -250,9 +250,12 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes, int]]:
             number, position = number + run, blank.end()
             continue
         stop = data.find(b"\n", position)
-        stop = end if stop < 0 else stop + 1
-        yield number, data[position:stop], 1
-        number, position = number + 1, stop
+        stop = end if stop < 0 else stop
+        # The break is not the line's: a line cut inside a string (a writer stopped mid-line) would otherwise reach
+        # the parser with its break inside that string, said as "an unexpected control character", not as its end.
+        last = stop - 1 if stop > position and data[stop - 1:stop] == b"\r" else stop
+        yield number, data[position:last], 1
+        number, position = number + 1, stop + 1
 
 
 # --- conversations -------------------------------------------------------------------------------
