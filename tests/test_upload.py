@@ -249,3 +249,23 @@ def test_every_run_of_one_task_is_its_own_conversation_in_whatever_order_the_log
         assert upload.summary() == "600 lines: 600 rounds in 300 conversations; 0 lines skipped", order
         runs = {tuple(r.response.message.text for r in c.trace.rounds) for c in upload.conversations}
         assert runs == {(f"Run {n}: sunny.", f"Run {n}: rain.") for n in range(300)}, order
+
+
+def test_a_problem_in_one_of_several_files_is_named_by_that_file_and_its_own_line():
+    # A JSONL log uploaded beside a cassette: the upload counts 'items', and a broken line was said as
+    # "item 2: broken.jsonl: is not valid JSON ...", a number that is neither the upload's second item (the cassette's
+    # interactions come first) nor said to be the file's line. Now the file and its own unit number it.
+    good = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    cassette = (FIXTURES / "containers" / "crewai-openai-max-usage.yaml").read_bytes()
+    upload = read_upload([("agent.yaml", cassette), ("broken.jsonl", b"\n".join([good[0], b"{not json", good[2]])),
+                          ("damaged.jsonl.gz", b"\x1f\x8b not gzip")])
+    assert upload.unit == "item"
+    assert sorted(upload.said(p) for p in upload.problems) == [
+        "broken.jsonl, line 2: is not valid JSON (at character 2 of the line: unexpected character, expected a "
+        "string key)",
+        "damaged.jsonl.gz: is not a readable gzip file (Unknown compression method)"]
+    # Several files of lines: the same words, the file's line said after its name.
+    upload = read_upload([("a.jsonl", good[0]), ("broken.jsonl", b"\n".join([good[0], b"{not json"]))])
+    assert [upload.said(p) for p in upload.problems] == [
+        "broken.jsonl, line 2: is not valid JSON (at character 2 of the line: unexpected character, expected a "
+        "string key)"]

@@ -31,6 +31,11 @@ class Problem:
     that conversation's figures say it beside them, not only the sidebar beside the whole upload."""
     loaded: bool = False
     """True when the line loaded and this says what it lacks (a note), not why it was skipped."""
+    file: str | None = None
+    """The file the line is in, where the upload is of several files: said before the line's number."""
+    unit: str | None = None
+    """What numbers `line` in that file (`line`, `interaction`), said with it in place of the upload's unit, which for
+    files of different units is only `item`; None for a problem of the whole file (a gzip that does not open)."""
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}"

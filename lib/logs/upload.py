@@ -121,7 +121,11 @@ class Upload:
         return plural(count, self.unit, self.units)
 
     def said(self, problem: Problem) -> str:
-        """A problem or note as a user reads it, numbered in the upload's unit: `sample 2: ...`, `line 7: ...`."""
+        """A problem or note as a user reads it, numbered in the upload's unit: `sample 2: ...`, `line 7: ...`; in an
+        upload of several files, by its file and that file's own unit: `log.jsonl, line 2: ...`."""
+        if problem.file is not None:
+            return f"{problem.file}, {problem.unit} {problem.line}: {problem.message}" if problem.unit \
+                else f"{problem.file}: {problem.message}"
         return f"{self.unit} {problem.line}: {problem.message}"
 
     @property
@@ -1057,9 +1061,11 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     many = len(files) > 1
     for name, data in files:
         label = f"{name}: " if many else ""
+        start = len(reading.problems), len(reading.notes)
         data = _unpacked(name, data, label, reading)
         if data is None:
             reading.unopened.append(name)
+            _placed(reading, start, name, label, None)
             continue
         reading.size += len(data)
         if not data:
@@ -1067,8 +1073,11 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
             continue
         if forced == "native" or (forced is None and _is_native(data)):
             _read_native(name, data, label, reading)
+            unit = "line"
         else:
-            _read_items(name, data, label, reading)
+            unit = _read_items(name, data, label, reading)
+        if many:
+            _placed(reading, start, name, label, unit)
     _finish_importers(reading)
     rebuilder = reading.rebuilder
     rebuilder.join_summed_up()
@@ -1103,6 +1112,17 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
                   reading.size, notes, unit, not_calls, unread, spans, tuple(reading.empty),
                   tuple(reading.unopened))
+
+
+def _placed(reading: _Reading, start: tuple[int, int], name: str, label: str, unit: str | None) -> None:
+    """The problems and notes one file of several added since `start` (their counts before it), told their file and
+    its unit: numbered in the upload's unit they read `item 2: log.jsonl: ...` where files of different units were
+    uploaded together, an item that is the file's line 2."""
+    for found, first in ((reading.problems, start[0]), (reading.notes, start[1])):
+        for at in range(first, len(found)):
+            problem = found[at]
+            if label and problem.file is None and problem.message.startswith(label):
+                found[at] = replace(problem, message=problem.message[len(label):], file=name, unit=unit)
 
 
 def _unpacked(name: str, data: bytes, label: str, reading: _Reading) -> bytes | None:
@@ -1166,8 +1186,9 @@ def _one_transcript(data: bytes, items: Iterator[tuple[int, bytes, int]], most: 
     yield from items
 
 
-def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
-    """Every line (or array element) of a log: parsed, its format detected, fed to that importer."""
+def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> str:
+    """Every line (or array element) of a log: parsed, its format detected, fed to that importer. Returns what its
+    items are numbered as (`line`, `element`, `interaction`)."""
     # OTLP documents are decoded into typed spans when only the span reader may read them.
     spans_only = reading.forced in (None, SpanFormat.name)
     parser = ResentParser(typed=otlp_typed.decode_unrepeated if spans_only else None)
@@ -1183,7 +1204,8 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
             items = _one_transcript(data, items, caps.line_bytes, reading)
         # A .json file that is one object over many lines is one document, as it is when it parses (documents.WHOLE):
         # a damaged one is counted so too, not as "1 line" beside a problem on its line 44.
-        reading.units.add(documents.WHOLE if said_as == "file" else said_as)
+        unit = documents.WHOLE if said_as == "file" else said_as
+        reading.units.add(unit)
         if said_as == "line" and _SSE_START.match(data) and _SSE_DATA.search(data):
             items = events = _ServerSentEvents(data)
             said_as = "event's data"  # a place in the JSON after `data:`, not in the line
@@ -1192,7 +1214,8 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
                 instance.one_body(True)
     else:
         items = ((number, element, 1) for number, element in whole[1])
-        reading.units.add(whole[0])
+        unit = whole[0]
+        reading.units.add(unit)
     for number, item, span in items:
         reading.lines += span
         if isinstance(item, str):  # an element the document reader could not cut out, and why
@@ -1244,6 +1267,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> None:
         reading.lines += events.skipped
         for instance in reading.instances:
             instance.one_body(False)
+    return unit
 
 
 NEAR_MISSES = 50
