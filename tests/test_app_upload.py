@@ -5,11 +5,13 @@ import re
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from lib.logs import format_names
 from tests.screen import screen
 
 FIXTURES = Path(__file__).parent / "fixtures"
+ROOT = Path(__file__).parent.parent
 
 
 def _upload(app, *files):
@@ -211,3 +213,22 @@ def test_a_file_no_format_reads_names_each_skipped_line_once(app):
     assert [entry.split(":")[0] for entry in listed] == ["line 1", "line 2"]
     assert listed[0].startswith("line 1: no line of the file matches a known log format; none comes close")
     assert listed[1] == "line 2: matches no known log format"
+
+
+def test_a_reloaded_page_says_its_upload_closed_and_does_not_show_another_trace_at_the_uploads_round(app):
+    # A reload ends the session, and the upload with it. The address kept only ?round=3, so the reloaded page showed
+    # the first bundled trace at round 3 without a word: the user's log gone, another trace in its place, at its round.
+    at = _upload(app, ("agent.yaml", (FIXTURES / "containers" / "crewai-openai-max-usage.yaml").read_bytes()))
+    address = {name: at.query_params[name] for name in at.query_params}
+    assert "upload" in address and "trace" not in address
+    reloaded = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for name, value in {**address, "round": "3"}.items():
+        reloaded.query_params[name] = value
+    reloaded.run()
+    assert not reloaded.exception
+    assert any("no longer open" in w.value and "reloading the page" in w.value for w in reloaded.warning)
+    assert next(s.value for s in reloaded.subheader if s.value.startswith("Round ")).startswith("Round 1:")
+    assert "upload" not in reloaded.query_params and reloaded.query_params.get("round") in (None, "1")
+    # A first visit with no such address says nothing of uploads.
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not [w for w in fresh.warning if "no longer open" in w.value]

@@ -40,6 +40,15 @@ FILES = "trace.upload_files"
 """Session key: the uploaded files as (name, bytes). Kept apart from the widget, whose value a page switch drops."""
 FILES_DIGEST = "trace.upload_digest"
 """Session key: the content hash of FILES, computed when they were opened."""
+UPLOAD_PARAM = "upload"
+"""Query parameter set while an upload is on screen (its digest's start): a reload, which ends the session and the
+upload with it, is then told from a plain first visit and said, not shown as another trace at the upload's round."""
+UPLOAD_GONE = ("This address was of a log opened in the page (an upload, or a run opened from Watch, Live run or "
+               "Fork), and that log is no longer open: it lives only in the browser tab that opened it, so reloading "
+               "the page or opening the address anew closes it. Open the file again to go on (notes saved on it show "
+               "again with it), or save it to the library for an address that lasts. Showing the first bundled trace "
+               "from round 1.")
+"""Said on a fresh session whose address carries UPLOAD_PARAM: the upload it named was the closed session's."""
 UPLOAD_STILL_OPEN = "Open now, though the uploader above shows no file (it empties when you change page):"
 """Said under an uploader that shows no file while an upload is open, so the sidebar does not contradict itself."""
 SIDEBAR_WIDTH_PX = 400
@@ -143,6 +152,10 @@ def trace_picker() -> catalog.LoadedTrace:
                      help="auto picks the trace's model's own tiktoken vocabulary where it has one (OpenAI's models), "
                           "else o200k_base, which only approximates another vendor's tokenizer; characters is a rough "
                           "rule of thumb (4 characters a token) for when no vocabulary is available.")
+        if files:
+            st.query_params[UPLOAD_PARAM] = st.session_state[FILES_DIGEST][:12]
+        else:
+            st.query_params.pop(UPLOAD_PARAM, None)
         if saved is not None:
             st.query_params["trace"] = st.session_state[kept.SAVED]  # the permanent link: it opens on any replica
             st.caption("Kept in the library; this address is its permanent link.")
@@ -189,6 +202,12 @@ def _linked_trace(names: list[str], titles: dict[str, str]) -> str:
     """The trace a deep link asks for; when there is none of that name, the first one, said so, and the
     nearest name offered."""
     asked = st.query_params.get("trace")
+    if asked is None and st.query_params.get(UPLOAD_PARAM) is not None and not st.session_state.get(FILES):
+        # A reload of a page that showed an upload: the upload went with the session. Its round is not this trace's.
+        st.query_params.pop(UPLOAD_PARAM, None)
+        st.query_params.pop("round", None)
+        st.warning(UPLOAD_GONE)
+        return catalog.FIRST_TRACE
     asked = asked and catalog.aliased(asked, state.bundled())
     if asked is None or asked in names:
         return asked or catalog.FIRST_TRACE
