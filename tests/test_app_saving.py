@@ -133,3 +133,24 @@ def test_a_note_on_a_saved_trace_opens_it_from_the_list_of_every_note(app_databa
     assert at.selectbox(key="sidebar.trace").value == "(saved trace)"
     assert at.query_params["trace"] == trace_id
     assert next(s.value for s in at.subheader if s.value.startswith("Round ")).startswith("Round 2:")
+
+
+def test_saving_an_upload_of_several_conversations_says_it_keeps_the_one_on_screen_only(app_database):
+    # The pairs file holds 2 conversations; "Save to library" kept the one on screen and said only "Saved to the
+    # library" beside "4 lines: 4 rounds in 2 conversations", as if the whole upload were kept.
+    at = _app()
+    at.file_uploader(key="sidebar.upload").upload("pairs.jsonl", PAIRS)
+    at.run()
+    assert "1 of the upload's 2" in at.button(key="sidebar.save").help
+    at.button(key="sidebar.save").click().run()
+    said = " ".join(c.value for c in at.sidebar.caption)
+    assert "Saved to the library: the conversation on screen only, 1 of the upload's 2; the other one is not saved" \
+        in said
+    assert len(library.trace_ids(open_store(app_database))) == 1
+    # A file of one conversation is saved whole, said as before.
+    at = _app()
+    at.file_uploader(key="sidebar.upload").upload("one.jsonl", b"\n".join(PAIRS.splitlines()[:1]))
+    at.run()
+    at.button(key="sidebar.save").click().run()
+    said = " ".join(c.value for c in at.sidebar.caption)
+    assert "Saved to the library. Its permanent link" in said and "on screen only" not in said

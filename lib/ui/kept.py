@@ -47,15 +47,20 @@ def link(trace_id: str) -> str:
     return root + library.link(trace_id)
 
 
-def save_button(loaded: catalog.LoadedTrace, source: library.Source, key: str) -> None:
-    """For an editor: save this trace to the library, then its permanent link. A viewer is told why there is none."""
+def save_button(loaded: catalog.LoadedTrace, source: library.Source, key: str, of: int = 1) -> None:
+    """For an editor: save this trace to the library, then its permanent link. A viewer is told why there is none.
+    `of`: how many conversations the upload holds, this one among them; a save keeps this one only, and says so."""
     who = ui_access.visitor()
     if not who.edits:
         st.caption("On this server only editors save traces to the library.")
         return
     done = st.session_state.setdefault(SAVED_HERE, {})
+    # An upload of several conversations is saved one conversation at a time: said before the click and after it,
+    # or "Saved to the library" beside a summary of 5 conversations reads as all of them kept.
+    one = f"the conversation on screen only, 1 of the upload's {of}" if of > 1 else ""
     if st.button("Save to library", key=key, icon=":material/bookmark_add:", disabled=not loaded.trace.rounds,
-                 help="Keeps the trace in the shared database, with a permanent link that opens it on any replica."):
+                 help="Keeps the trace in the shared database, with a permanent link that opens it on any replica."
+                      + (f" It saves {one}: choose another in the Conversation box to save it too." if one else "")):
         try:
             with st.spinner("Saving to the library…"):
                 done[loaded.digest] = library.save(store(), loaded.trace, source=source, author=who.identity or "")
@@ -64,5 +69,10 @@ def save_button(loaded: catalog.LoadedTrace, source: library.Source, key: str) -
             plain.text(str(exc))
             return
     if loaded.digest in done:
-        st.caption("Saved to the library. Its permanent link opens it on every replica of this server:")
+        if one:
+            others = "the other one is" if of == 2 else f"the other {of - 1} are"
+            st.caption(f"Saved to the library: {one}; {others} not saved unless chosen in the Conversation box and "
+                       "saved too. Its permanent link opens it on every replica of this server:")
+        else:
+            st.caption("Saved to the library. Its permanent link opens it on every replica of this server:")
         st.code(link(done[loaded.digest]), language=None)

@@ -165,8 +165,8 @@ def trace_picker() -> catalog.LoadedTrace:
             st.query_params["trace"] = predict.link_name(name, predict.predicting())  # no punchline in the address
             return state.load_bundled(name)
         st.query_params.pop("trace", None)
-        loaded = _uploaded(files)
-        kept.save_button(loaded, st.session_state.get(SOURCE, "upload"), key="sidebar.save")
+        loaded, conversations = _uploaded(files)
+        kept.save_button(loaded, st.session_state.get(SOURCE, "upload"), key="sidebar.save", of=conversations)
         return loaded
 
 
@@ -261,8 +261,9 @@ def skipped_lines(upload: Upload) -> None:
                 st.caption(f"and {len(upload.problems) - 200:,} more.")
 
 
-def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
-    """The upload's summary, format, conversation picker and skipped lines; the chosen conversation."""
+def _uploaded(files: list[tuple[str, bytes]]) -> tuple[catalog.LoadedTrace, int]:
+    """The upload's summary, format, conversation picker and skipped lines; the chosen conversation, and how many
+    the upload holds."""
     forced = st.selectbox("Read the file as", ["auto", *format_names()], key=FORMAT, persist_state="session",
                           help="auto decides line by line; choose a format when detection gets it wrong.")
     upload, digest = state.load_upload(files, st.session_state[FILES_DIGEST], None if forced == "auto" else forced)
@@ -280,10 +281,10 @@ def _uploaded(files: list[tuple[str, bytes]]) -> catalog.LoadedTrace:
     skipped_lines(upload)
     source = files_name(files)
     if not upload.conversations:
-        return catalog.from_upload(upload, source, digest, 0)
+        return catalog.from_upload(upload, source, digest, 0), 0
     labels = [f"{c.id} · {plural(len(c.trace.rounds), 'round')}" for c in upload.conversations]
     if st.session_state.get(CONVERSATION, 0) >= len(labels):
         st.session_state[CONVERSATION] = 0
     index = st.selectbox("Conversation", range(len(labels)), format_func=plain.options(labels.__getitem__),
                          key=CONVERSATION, persist_state="session")
-    return catalog.from_upload(upload, source, digest, index)
+    return catalog.from_upload(upload, source, digest, index), len(upload.conversations)
