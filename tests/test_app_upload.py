@@ -232,3 +232,14 @@ def test_a_reloaded_page_says_its_upload_closed_and_does_not_show_another_trace_
     # A first visit with no such address says nothing of uploads.
     fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert not [w for w in fresh.warning if "no longer open" in w.value]
+
+
+def test_the_checks_page_counts_the_unread_lines_of_several_files_as_the_sidebar_does(app):
+    # Two files, each broken on its line 2: the sidebar said 2 lines skipped (once counted by file), the Checks page
+    # "The file had 1 part that could not be read".
+    good = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    at = _upload(app, ("a.jsonl", b"\n".join([good[0], b"{x"])), ("b.jsonl", b"\n".join([good[2], b"{y"])))
+    assert "4 lines: 2 rounds in 1 conversation; 2 lines skipped" in [t.value for t in at.sidebar.text]
+    at.switch_page("pages/checks.py").run()
+    said = " ".join(c.value for c in at.main.caption)
+    assert "The files had 2 parts that could not be read" in said

@@ -269,3 +269,11 @@ def test_a_problem_in_one_of_several_files_is_named_by_that_file_and_its_own_lin
     assert [upload.said(p) for p in upload.problems] == [
         "broken.jsonl, line 2: is not valid JSON (at character 2 of the line: unexpected character, expected a "
         "string key)"]
+
+
+def test_the_same_line_number_broken_in_two_files_counts_two_skipped_lines():
+    # Line 2 of one file and line 2 of another were one line to the count: "1 line skipped" above a list of two.
+    good = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    upload = read_upload([("a.jsonl", b"\n".join([good[0], b"{x"])), ("b.jsonl", b"\n".join([good[2], b"{y"]))])
+    assert upload.summary() == "4 lines: 2 rounds in 1 conversation; 2 lines skipped"
+    assert [upload.said(p).split(":")[0] for p in upload.problems] == ["a.jsonl, line 2", "b.jsonl, line 2"]

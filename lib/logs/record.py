@@ -71,7 +71,7 @@ class ProblemList(list):
 
     def lines(self) -> int:
         """How many lines the problems are about, the unlisted ones included."""
-        covered = {p.line: (p.last or p.line) - p.line + 1 for p in self}
+        covered = {(p.file, p.line): (p.last or p.line) - p.line + 1 for p in self}  # line 2 of two files: two lines
         return sum(covered.values()) + self.unlisted_lines
 
     def listed(self) -> list[Problem]:

@@ -136,7 +136,7 @@ class Upload:
     @property
     def skipped_lines(self) -> int:
         """Lines that could not be used: a line with two problems counts once."""
-        return self.skipped or len({p.line for p in self.problems})
+        return self.skipped or len({(p.file, p.line) for p in self.problems})
 
     def summary(self) -> str:
         """One line a user reads first: what loaded, what was no model call, and what did not load."""

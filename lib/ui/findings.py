@@ -56,11 +56,13 @@ def explanation(loaded: LoadedTrace) -> None:
 def skipped_words(loaded: LoadedTrace) -> str | None:
     """What the Checks page says of the parts of the file that could not be read, when there are any: what they held
     is in no round, so a finding that something is missing (a result, a call) may be about them; None when none."""
-    skipped = len({problem.line for problem in loaded.problems if not problem.loaded})
+    # Keyed by file too: line 2 of one file and line 2 of another are two parts, as the sidebar's count says.
+    skipped = len({(problem.file, problem.line) for problem in loaded.problems if not problem.loaded})
     if not skipped:
         return None
     them = "it" if skipped == 1 else "them"
-    return (f"The file had {plural(skipped, 'part')} that could not be read (the sidebar lists {them}): what "
+    had = "The files had" if any(problem.file for problem in loaded.problems) else "The file had"
+    return (f"{had} {plural(skipped, 'part')} that could not be read (the sidebar lists {them}): what "
             f"{'it' if skipped == 1 else 'they'} held is in no round here, so a finding that something is missing may "
             f"be about {them}.")
 
