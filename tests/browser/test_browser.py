@@ -195,8 +195,7 @@ def _walk_views(page, hostile: Path):
     expect(page.get_by_text("What will the model do with request 1?")).to_be_visible()
     _idle(page)
     yield "predict mode"
-    page.get_by_text("Predict", exact=True).click()
-    page.get_by_role("button", name="Next round ▶", exact=True).click()  # back to round 2, predict mode off
+    page.get_by_text("Predict", exact=True).click()  # predict mode off: back on round 2, where it held the explorer
     expect(page.get_by_text("Round 2: the program sends 4 messages, 2 of them new")).to_be_visible()
     _idle(page)
     page.get_by_text("Present", exact=True).click()
