@@ -32,9 +32,16 @@ def end_key(raw: Any) -> tuple:
     return (role if isinstance(role, str) else None, said, call_id if isinstance(call_id, str) else None)
 
 
-def end_of(raws: list) -> End:
-    """Where a request whose raw messages are `raws` ends."""
-    return len(raws), end_key(raws[-1]) if raws else None
+def end_of(messages: list | tuple, key=end_key) -> End:
+    """Where a request whose messages are `messages` ends, its last message told by `key`."""
+    return len(messages), key(messages[-1]) if messages else None
+
+
+def _count_down(lengths: Counter, length: int) -> None:
+    """One conversation fewer ends at `length`: a length none ends at is forgotten, not walked by every look-up."""
+    lengths[length] -= 1
+    if not lengths[length]:
+        del lengths[length]
 
 
 class Openings:
@@ -69,10 +76,6 @@ class Openings:
             for conversation in listed:
                 copy.add(opening, conversation)
         return copy
-
-    def listed(self, opening: tuple) -> list:
-        """The conversations indexed under `opening`, in the order they were."""
-        return self._listed.get(opening, [])
 
     def has(self, opening: tuple, conversation: Any) -> bool:
         """Whether `conversation` is listed under `opening`."""
@@ -112,10 +115,7 @@ class Openings:
                     del alike[answer]
                     if not alike:
                         del self._by_end[opening][end]
-                lengths = self._lengths[opening]
-                lengths[end[0]] -= 1
-                if not lengths[end[0]]:
-                    del lengths[end[0]]
+                _count_down(self._lengths[opening], end[0])
             self._file(opening, conversation)
 
     def _file(self, opening: tuple, conversation: Any) -> None:
@@ -123,7 +123,7 @@ class Openings:
         if (filed := self._filed.get(number)) is None:
             if (messages := self._last.get(number)) is None:
                 return
-            end = (len(messages), self._key(messages[-1]) if messages else None)
+            end = end_of(messages, self._key)
             filed = self._filed[number] = (end, self._answer(conversation))
         end, answer = filed
         self._by_end[opening].setdefault(end, {}).setdefault(answer, {})[number] = conversation
@@ -213,10 +213,7 @@ class LateEnds:
                 del self._by_end[key][old][number]
                 if not self._by_end[key][old]:
                     del self._by_end[key][old]
-                lengths = self._lengths[key]
-                lengths[old[0]] -= 1
-                if not lengths[old[0]]:
-                    del lengths[old[0]]
+                _count_down(self._lengths[key], old[0])
             end = self._filed[number] = self._end(conversation)
             self._by_end.setdefault(key, {}).setdefault(end, {})[number] = conversation
             self._lengths.setdefault(key, Counter())[end[0]] += 1

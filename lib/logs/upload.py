@@ -495,11 +495,9 @@ class _Rebuilder:
                     if len(before) > repeated_length and resends_answer and _resent_unmarked(raws, before):
                         repeated, repeated_length = thread, len(before)
                     continue
+                if not extends(thread):
+                    continue
                 same = raws[: len(before)] == before
-                if not same and not _resent_unmarked(raws, before):
-                    continue
-                if _asked_anew(thread.calls[-1], raws):
-                    continue
                 extended.append((thread, same))
                 if len(before) < best_length or (len(before) == best_length
                                                  and not self._answer_follows(thread, raws, best)):
