@@ -25,6 +25,7 @@ CONVERTED_FROM = {
     "dspy-request": "a DSPy LM request",
     "gemini": "a Google Gemini generateContent body",
     "gemini-cli-session": "a Gemini CLI session recording",
+    "gemini-interactions": "a Google Gemini Interactions API body",
     "goose-session": "a Goose session file",
     "inspect": "an Inspect AI model event",
     "langfuse": "a Langfuse trace export",

@@ -7,11 +7,14 @@ from pathlib import Path
 
 import re
 
+import orjson
+
 import pytest
 
 from lib.checks import run_checks
 from lib.growth import growth
 from lib.logs.upload import read_upload
+from lib.model import STREAMED
 from lib.provenance import origin_line, provenance_detail
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -357,11 +360,11 @@ EXPECTED = [
                                                                  "(a VCR cassette)"},
      "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [1, 3]}, 0),
     # Gemini's Interactions API (`POST /v1beta/interactions`), whose `input` and `model` read like a Responses request:
-    # it was taken for one and skipped ("'response' is neither a response object ...").
+    # it was taken for one and skipped ("'response' is neither a response object ..."), then named an API not read.
     ("oi-gemini-interactions-image.yaml", {"vcr-cassette": "an interaction with request.uri and response.status (a VCR "
                                                            "cassette)"},
-     "1 interaction: 0 rounds in 0 conversations; 1 interaction to an API Roundtrip does not read; 0 interactions "
-     "skipped", {}, 0),
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped",
+     {"v1_ChdtdUFFYXQyYUM4UHdqckVQeHVMLTRBRRIXbXVBRWF0MmFDOFB3anJFUHh1TC00QUU": [1]}, 0),
     # ADK's system instruction gains the artifact list in round 2 and keeps it in round 3 (round 3 was a conversation of
     # its own: "3 rounds in 2 conversations").
     ("oi-adk-instructions-grow-then-stay.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
@@ -622,6 +625,18 @@ EXPECTED = [
      "3 interactions: 3 rounds in 1 conversation; 0 interactions skipped", {"resp_REDACTED_1": [2, 4, 6]}, 2),
     ("rig-codex-backend-add-call.sse", {"openai-responses": "type names a Responses stream event"},
      "45 lines: 1 round in 1 conversation; 0 lines skipped", {"resp_REDACTED_1": [0]}, 1),
+    # Gemini's Interactions API (`/v1beta/interactions`): "a model call to /v1beta/interactions, an API Roundtrip does
+    # not read". A tool loop chained by `previous_interaction_id`, a stream of two calls, a follow-up question, and a
+    # Deep Research agent started in the background.
+    ("rig-gemini-interactions-tool-result.yaml", {"httpmock": HTTPMOCK},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"v1_REDACTED_1": [1, 3]}, 1),
+    ("rig-gemini-interactions-stream-two-calls.yaml", {"httpmock": HTTPMOCK},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"v1_REDACTED_1": [2]}, 2),
+    ("rig-gemini-interactions-followup.yaml", {"httpmock": HTTPMOCK},
+     "2 interactions: 2 rounds in 1 conversation; 0 interactions skipped", {"v1_REDACTED_1": [1, 3]}, 0),
+    ("openinference-gemini-interactions-background.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [1]}, 0),
     # Gemini's context cache created, used, extended and deleted: the creation was a round of its own.
     ("ruby-llm-gemini-context-cache.yml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
@@ -1569,16 +1584,16 @@ def test_a_request_that_resends_turns_before_an_anthropic_compaction_summary_say
            "reading the conversation from the summary on: it is in our count, not in the input" in note
     assert "encrypted" not in note
 
-def test_a_call_to_gemini_s_interactions_api_is_named_as_an_api_not_read_not_a_responses_call():
+def test_a_call_to_gemini_s_interactions_api_is_read_as_one_not_as_a_responses_call():
     # openinference's recording of google-genai's `client.interactions.create`: its request has `input` (a text and an
     # image) and `model`, and was read as a Responses request whose answer (`steps`, status 'incomplete') was no
-    # response object; with a text input it was "not a model call".
+    # response object; with a text input it was "not a model call"; then it was named an API not read.
     result = upload("oi-gemini-interactions-image.yaml")
-    assert result.problems == ()
-    assert [n.message for n in result.notes] == [
-        "a model call to generativelanguage.googleapis.com/v1beta/interactions, an API Roundtrip does not read (it "
-        "reads Chat Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's "
-        "v1 and v2 chat): left out"]
+    assert result.problems == () and result.notes == ()
+    round_ = result.conversations[0].trace.rounds[0]
+    assert [p.kind for p in round_.request.messages[0].parts] == ["text", "other"]  # the image, kept as it was sent
+    # Cut short at `max_output_tokens: 64` (status 'incomplete'), after 3 words and 57 thought tokens.
+    assert (round_.response.message.text, round_.response.finish_reason) == ("The image displays", "length")
 
 def test_a_request_under_the_instructions_the_conversation_went_on_under_stays_in_it():
     # Google ADK adds "You have a list of artifacts: ["sample.png"] ..." to the system instruction once the first tool
@@ -1692,8 +1707,8 @@ def test_an_assistants_api_run_is_named_a_model_call_to_an_api_not_read_not_coun
     assert (result.not_calls, result.unread_calls) == (0, 2)
     assert [(note.line, note.message) for note in result.notes] == [
         (1, "a model call to api.openai.com/v1/threads/<thread>/runs (OpenAI's Assistants API), an API Roundtrip does "
-            "not read (it reads Chat Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, "
-            "Ollama and Cohere's v1 and v2 chat): left out, and so is 1 more call to it")]
+            "not read (it reads Chat Completions, Anthropic Messages, the Responses API, Gemini (generateContent and "
+            "Interactions), Bedrock Converse, Ollama and Cohere's v1 and v2 chat): left out, and so is 1 more call to it")]
 
 
 def test_a_failed_call_with_an_empty_body_is_not_quoted_as_saying_its_status():
@@ -2138,7 +2153,7 @@ def test_a_text_to_speech_call_is_named_as_a_call_to_an_api_not_read_not_read_as
     assert [c.trace.model for c in result.conversations] == ["gpt-4o"]
     assert [result.said(n) for n in result.notes] == [
         "interaction 3: a model call to api.openai.com/v1/audio/speech, an API Roundtrip does not read (it reads Chat "
-        "Completions, Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's v1 and v2 "
+        "Completions, Anthropic Messages, the Responses API, Gemini (generateContent and Interactions), Bedrock Converse, Ollama and Cohere's v1 and v2 "
         "chat): left out"]
 
 
@@ -3899,3 +3914,51 @@ def test_an_http_snapshot_recording_reads_each_body_as_it_was_parsed():
         ("get_weather", {"location": "San Francisco, CA", "units": "f"})]
     assert (first.response.model, first.response.usage.input_tokens) == ("claude-haiku-4-5-20251001", 656)
     assert second.response.message.text.startswith("The weather in San Francisco, CA is currently **Sunny**")
+
+
+# --- Gemini's Interactions API ----------------------------------------------------------------------------------------
+
+
+def test_an_interaction_that_names_the_one_before_shows_the_history_the_provider_held():
+    # Round 2 sent only the add tool's result and `previous_interaction_id`: the model read the question, its own call
+    # and the result, and the provider counted them (89 input tokens = 65 + 17 + the result).
+    trace = upload("rig-gemini-interactions-tool-result.yaml").conversations[0].trace
+    first, second = trace.rounds
+    assert [c.name for c in first.tool_calls] == ["add"] and first.tool_calls[0].arguments == {"x": 7, "y": 11}
+    assert first.response.finish_reason == "tool_calls"
+    assert [m.role for m in second.request.messages] == ["user", "assistant", "tool"]
+    assert second.request.held_by_provider == 2
+    assert second.request.messages[2].parts[0].content == '{"sum": 18.0}'
+    assert texts(trace) == ["", "The sum of 7 and 11 is 18."]
+    assert (second.response.usage.input_tokens, second.response.usage.reasoning_tokens) == (89, 0)
+    # It sent no tools; the model had the conversation's, which is said, not passed off as sent.
+    assert [t.name for t in second.request.tools] == ["add"]
+    assert "sends no tools of its own" in second.provenance.note
+    assert [f.code for f in run_checks(trace)] == []
+
+
+def test_a_streamed_interaction_is_joined_into_its_two_calls_and_its_status():
+    round_ = upload("rig-gemini-interactions-stream-two-calls.yaml").conversations[0].trace.rounds[0]
+    assert [(c.name, c.arguments) for c in round_.tool_calls] == [("add", {"x": 2, "y": 3}), ("add", {"x": 10, "y": 20})]
+    assert round_.response.finish_reason == "tool_calls" and round_.extra.get(STREAMED) is True
+    assert round_.request.messages[0].role == "system"
+    assert (round_.response.usage.output_tokens, round_.response.usage.reasoning_tokens) == (152, 118)
+
+
+def test_an_agent_started_in_the_background_is_said_to_be_still_running_not_to_have_answered_nothing():
+    round_ = upload("openinference-gemini-interactions-background.yaml").conversations[0].trace.rounds[0]
+    assert round_.response is None
+    assert "background" in round_.provenance.note and "still running" in round_.provenance.note
+
+
+def test_interactions_logged_as_request_and_response_lines_are_read_and_chained():
+    # The same bodies a program would log itself, one call a line: detected as the Interactions API, not Responses.
+    import yaml
+    calls = [document for document in yaml.safe_load_all((FIXTURES / "rig-gemini-interactions-tool-result.yaml")
+                                                          .read_text()) if document]
+    lines = b"\n".join(orjson.dumps({"request": orjson.loads(c["when"]["body"]),
+                                     "response": orjson.loads(c["then"]["body"])}) for c in calls)
+    result = upload("interactions.jsonl", lines)
+    assert list(result.formats) == ["gemini-interactions"]
+    assert result.summary() == "2 lines: 2 rounds in 1 conversation; 0 lines skipped"
+    assert [len(r.request.messages) for r in result.conversations[0].trace.rounds] == [1, 3]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from lib.logs import (adk, any_agent, atif, autogen, batches, bedrock_converse, cassettes, claude_code, claude_stream_json, cline_task,
                       codex, cohere, dspy_request, finetune, gemini, gemini_cli, goose, har, httpmock, httprr,
-                      inspect_log, langfuse, langsmith, llama_stack, llm_recorder, mlflow_traces, nock, ollama, opencode,
+                      inspect_log, interactions, langfuse, langsmith, llama_stack, llm_recorder, mlflow_traces, nock, ollama, opencode,
                       opencode_run, openhands, pairs, recorded_streams, responses, sharegpt, spans, streams,
                       test_proxy, trajectories)
 from lib.logs.record import LogFormat
@@ -72,6 +72,8 @@ FORMATS: tuple[type[LogFormat], ...] = (
     streams.AnthropicStreamFormat,
     # Before the pair readers, which would take the request and fail on the answer's event text.
     recorded_streams.RecordedStreamFormat,
+    # Before the Responses reader, which would take its request ('input', 'model', 'store') for one of its own.
+    interactions.InteractionsFormat,
     responses.ResponsesFormat,
     gemini.GeminiFormat,
     # Before the pair readers: a Converse request with a system list would pass for Anthropic's,

@@ -25,6 +25,7 @@ from lib.logs.bedrock_converse import (BedrockConverseFormat, invoke_stream_even
                                       stream_response)
 from lib.logs.cohere import CohereFormat, CohereV1Format, joined_events, joined_v1_events
 from lib.logs.gemini import GeminiFormat
+from lib.logs.interactions import InteractionsFormat, joined_events as interactions_joined
 from lib.logs.limits import gunzipped_at_most, limits
 from lib.logs.ollama import OllamaFormat, joined_chunks
 from lib.logs.provider_pairs import ProviderPairFormat, error_body
@@ -47,8 +48,8 @@ INVOKE_PATH = re.compile(r"/model/([^/]+)/invoke(-with-response-stream)?$")
 own API (Messages for Claude, Converse's shape for Amazon Nova), streamed inside AWS's event stream."""
 
 INTERACTIONS_PATH = re.compile(r"^/v1[a-z0-9]*/interactions/?$")
-"""Gemini's Interactions API (`POST /v1beta/interactions`): a model call in an API of its own, its `input` and `steps`
-neither generateContent's nor the Responses API's, whatever its request looks like."""
+"""Gemini's Interactions API (`POST /v1beta/interactions`): a model call in an API of its own (lib/logs/interactions.py),
+its `input` and `steps` neither generateContent's nor the Responses API's, whatever its request looks like."""
 
 NATIVE_PATHS = ((BEDROCK_PATH, "anthropic-messages"), (INVOKE_PATH, "anthropic-messages"), (GEMINI_PATH, "openai-chat"))
 """The paths that name a model call of a provider's own API, each with the dialect its calls are converted to (Bedrock's
@@ -194,6 +195,7 @@ class ExchangeReader:
         self.responses = ResponsesFormat()
         self.gemini, self.bedrock, self.ollama = GeminiFormat(), BedrockConverseFormat(), OllamaFormat()
         self.cohere, self.cohere_v1 = CohereFormat(), CohereV1Format()
+        self.interactions = InteractionsFormat()
         self.inflater = Inflater(limits().decompressed_bytes)
         self.not_calls = 0
         """Exchanges read that were no model call."""
@@ -265,11 +267,6 @@ class ExchangeReader:
             self._conversation_items(exchange, items.group(1), where)
             self.not_calls += 1
             return
-        if exchange.method.upper() == "POST" and INTERACTIONS_PATH.search(path) is not None:
-            # Its `input` and `model` read like a Responses request: it was taken for one and its answer skipped.
-            parts = urlsplit(exchange.url)
-            self.unread.setdefault(f"{parts.hostname or ''}{parts.path}", []).append(line)
-            return
         try:
             request = _json(exchange.request_body, f"the request body of {where}", self.inflater)
         except LineProblem:
@@ -292,6 +289,12 @@ class ExchangeReader:
                 self.not_calls += 1
             return
         label = f"the response body of {where}"
+        if exchange.method.upper() == "POST" and INTERACTIONS_PATH.search(path) is not None:
+            # Named by its path: its `input`, `model` and `store` read like a Responses request.
+            yield _native_call(self.interactions, {}, request,
+                               *_native_response(exchange, self.interactions, label, self.inflater), exchange.status,
+                               exchange.response_headers, line)
+            return
         if is_responses_request(request) or "/v1/responses" in exchange.url:
             response, _ = _response(exchange, label, None, self.inflater)
             if path.rstrip("/").endswith(COMPACT_PATH):
@@ -595,7 +598,7 @@ class ExchangeReader:
         """What the exchanges read lack: a note per API whose calls were left out (where the first is, and how many
         there were), and one for the calls whose response body was recorded empty."""
         notes = [Problem(items[0], f"a model call to {api}, an API Roundtrip does not read (it reads Chat Completions, "
-                         "Anthropic Messages, the Responses API, Gemini, Bedrock Converse, Ollama and Cohere's v1 "
+                         "Anthropic Messages, the Responses API, Gemini (generateContent and Interactions), Bedrock Converse, Ollama and Cohere's v1 "
                          "and v2 chat): left out"
                          + (f", and so {'is' if len(items) == 2 else 'are'} {plural(len(items) - 1, 'more call')} "
                             "to it" if len(items) > 1 else ""), loaded=True)
@@ -761,6 +764,8 @@ def _native_response(exchange: Exchange, provider: ProviderPairFormat, label: st
             return stream_response(bytes(body)), True
     if isinstance(provider, GeminiFormat) and _is_stream(body, exchange.response_type):
         return _events(_text(body, label, inflater), label), False
+    if isinstance(provider, InteractionsFormat) and _is_stream(body, exchange.response_type):
+        return interactions_joined(_events(_text(body, label, inflater), label)), True
     if isinstance(provider, CohereFormat) and _is_stream(body, exchange.response_type):
         return joined_events(_events(_text(body, label, inflater), label)), True
     if isinstance(provider, CohereV1Format) and isinstance(body, (bytes, bytearray)) \
