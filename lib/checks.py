@@ -17,7 +17,8 @@ Severities:
   `repeated-call`, `call-sent-twice` (a call and its result sent twice in one request), and a call whose whole turn
   the next request dropped (`missing-tool-result`).
 - info: legal and worth knowing: `text-with-tool-calls` (a client must keep that text),
-  `tools-changed`, `declined-call`, `model-filled-value` (an argument no earlier message holds, or one the
+  `tools-changed`, `history-inserted` (new messages put in among a history resent whole and in order: nothing
+  rewritten), `declined-call`, `model-filled-value` (an argument no earlier message holds, or one the
   tool definition holds, said so; not in a structured answer given as a call, pydantic-ai's `final_result`,
   Mirascope's formatted output tool),
   `history-rewritten` where a request sends the conversation on to another provider's API (Round.sent_on: its
@@ -43,7 +44,8 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 from jsonschema.validators import validator_for
 
 from lib.failures import is_unsent, stream_ended_words, unrun_in_batch
-from lib.growth import answer_left_out, growth, instructions_added, kept_pairs, realigned, resent_length, resent_prefix
+from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, places_words, realigned, resent_length,
+                         resent_prefix)
 from lib.intern import canonical_json
 from lib.model import (
     Message,
@@ -1434,7 +1436,7 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
             # What it resends is unchanged; the answer it sends back after them may not be.
             if (echo := _echo_hit(previous, round_)) is not None:
                 yield echo
-        elif placed is not None and (placed.changed or placed.dropped or placed.inserted) and not instructions:
+        elif placed is not None and (placed.changed or placed.dropped) and not instructions:
             counts = [plural(len(placed.changed), "resent message") + " changed"] if placed.changed else []
             counts += [plural(placed.dropped, "message") + " dropped"] if placed.dropped else []
             # Placed by matching (lib.growth.matched): what it put in among the history, and what it resent elsewhere.
@@ -1449,11 +1451,6 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
                 yield Hit("info", round_.index, "request", path,
                           f"Compared with round {previous.index}'s request, {told}. "
                           + _sent_on_words(previous, round_))
-            elif not placed.changed and not placed.dropped:  # nothing rewritten or left out: a message put in
-                yield Hit("warning", round_.index, "request", path,
-                          f"Compared with round {previous.index}'s request, {told}. The model now reads its history "
-                          "with a message in it that was not there when it answered, and the prompt cache starts "
-                          "again from that message.")
             else:
                 yield Hit("warning", round_.index, "request", path,
                           f"Compared with round {previous.index}'s request, {told}. The model now "
@@ -1471,6 +1468,28 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
                       f"round {previous.index}'s answer is not sent back before the next user turn")
         elif (echo := _echo_hit(previous, round_)) is not None:
             yield echo
+
+
+@check("history-inserted")
+def _history_inserted(trace: Trace) -> Iterator[Hit]:
+    # Messages put in among a history resent whole (lib.growth.Growth.inserted_only): nothing the model read is
+    # rewritten or gone, so this is no history-rewritten; what it costs is the cache from the first one put in.
+    for previous, round_ in kept_pairs(trace):
+        if round_.request.held_by_provider or round_.resent_prefix >= len(previous.request.messages):
+            continue  # the earlier request resent whole in front: anything after it is new, not put in among it
+        placed = growth(trace, round_.index)
+        if not placed.inserted_only:
+            continue
+        put_in = [e.index for e in placed.inserted]
+        one = len(put_in) == 1
+        yield Hit("info", round_.index, "request", f"messages[{put_in[0]}]",
+                  f"This request resends every message of round {previous.index}'s request unchanged and in order, "
+                  f"and puts {plural(len(put_in), 'new message')} in among them ({places_words(put_in)}): nothing "
+                  f"is rewritten or left out. The model now reads its history with {'a message' if one else 'messages'}"
+                  f" in it that {'was' if one else 'were'} not there when it answered (an agent that adds a memory "
+                  "or context message each step does this). That is allowed, but the prompt cache starts again from "
+                  f"{'that message' if one else 'the first of them'}.",
+                  f"{plural(len(put_in), 'message')} put in among the history, nothing rewritten")
 
 
 def _echo_hit(previous: Round, round_: Round) -> Hit | None:

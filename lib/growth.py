@@ -133,6 +133,12 @@ class Growth:
         last = max((e.index for e in self.entries if e.status == "resent"), default=-1)
         return tuple(e for e in self.entries if e.status == "new" and e.index < last)
 
+    @property
+    def inserted_only(self) -> bool:
+        """Whether the request, placed by matching, resends every message of the earlier one unchanged and in order
+        and puts new ones in among them: messages inserted, none rewritten or left out (AutoGPT's memory message)."""
+        return self.matched and bool(self.inserted) and not self.changed and not self.dropped
+
 
 def _origin(message: Message, previous_round: Round | None, marked: frozenset[str] = frozenset()) -> Origin:
     if message.tool_results:
@@ -533,6 +539,8 @@ def matched_words(placed: Growth) -> str | None:
     if placed.inserted:
         said.append(f"It puts {plural(len(placed.inserted), 'new message')} in among the resent ones "
                     f"({_listed([e.index for e in placed.inserted])}).")
+    if placed.inserted_only:
+        said.append("It rewrites none of that request's messages and leaves none out.")
     if placed.changed:
         said.append("A message that stands where that request had a different one of the same role is marked "
                     "changed: the log cannot tell that message edited from another put in its place.")

@@ -81,7 +81,7 @@ def test_every_check_from_the_issue_is_registered_by_its_code():
     assert set(CHECKS) == {
         "missing-tool-result", "orphan-tool-result", "text-with-tool-calls", "empty-tool-result",
         "narration-without-call", "unknown-tool", "invalid-arguments", "truncated-arguments",
-        "model-filled-identity", "history-rewritten", "tools-changed", "too-many-tools", "repeated-call",
+        "model-filled-identity", "history-rewritten", "history-inserted", "tools-changed", "too-many-tools", "repeated-call",
         "provider-error", "declined-call", "reused-call-id", "instructions-not-resent", "model-filled-value",
         "write-tool-call", "limit-in-description", "call-sent-twice",
     }

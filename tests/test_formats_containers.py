@@ -3254,6 +3254,10 @@ def test_instructions_put_before_a_history_that_had_none_are_new_and_the_history
     assert [(e.message.role, e.status) for e in placed.entries] == [
         ("system", "new"), ("user", "resent"), ("assistant", "new"), ("tool", "new"), ("tool", "new")]
     assert placed.changed == () and placed.dropped == 0
+    # Once, as information: the instructions put first also read as "1 new message put in among the resent ones", a
+    # second finding, a warning, beside this one.
+    assert [(f.code, f.severity) for f in run_checks(trace) if f.round == 2] == [
+        ("history-rewritten", "info"), ("tools-changed", "info")]
     said = {f.code: (f.severity, f.message) for f in run_checks(trace) if f.round == 2}
     assert said["history-rewritten"] == (
         "info", "This request puts instructions before the messages of round 1's request, which had none, and resends "
@@ -3647,8 +3651,9 @@ def test_an_agent_that_rewrites_its_history_each_step_is_one_conversation_its_su
         "I was created and nothing new has happened.",
         'I was reminded of events from my past where I was created and nothing new has happened. I received a '
         'command to read a file called "instructions_1.txt".']
-    rewritten = [(f.round, f.severity) for f in run_checks(agent.trace) if f.code == "history-rewritten"]
-    assert rewritten == [(2, "warning"), (3, "warning")]
+    # Round 2 only puts its memory message in among a history resent whole; round 3 rewrites it and leaves turns out.
+    rewritten = [(f.code, f.round, f.severity) for f in run_checks(agent.trace) if f.code.startswith("history-")]
+    assert rewritten == [("history-inserted", 2, "info"), ("history-rewritten", 3, "warning")]
 
 
 # --- The Responses API's stored prompts ----------------------------------------------------------------------------
