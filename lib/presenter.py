@@ -15,7 +15,7 @@ costs a presenter no more per click than a short one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
 from lib.growth import Growth, MessageEntry, held_apart
@@ -206,7 +206,7 @@ def carried(round_: Round, placed: Growth) -> str:
     """What the round's request is made of, against the request before it: the growth step 4 causes. Messages the
     provider held are named apart: the program did not send them."""
     held, sent = held_apart(round_, placed.entries)
-    sentence = _made_of(Growth(sent, placed.dropped), round_.index)
+    sentence = _made_of(replace(placed, entries=sent), round_.index)
     if not held:
         return sentence
     turn = ", the model's previous turn among them" if any(e.origin == "response" for e in held) else ""
@@ -233,4 +233,8 @@ def _made_of(placed: Growth, index: int) -> str:
     if placed.changed:
         pieces.append(plural(len(placed.changed), "changed message"))
     parts = ", ".join(pieces[:-1]) + " and " + pieces[-1] if len(pieces) > 1 else pieces[0]
-    return f"Request {index} carries {plural(len(placed.entries), 'message')}: {parts}."
+    # Counted as the explorer's request counts them (Growth.dropped): what it left out is no part of it, but without
+    # it the counts do not add up to the request before.
+    left_out = (f" {plural(placed.dropped, 'message')} of the previous request {'is' if placed.dropped == 1 else 'are'}"
+                " missing from it.") if placed.dropped else ""
+    return f"Request {index} carries {plural(len(placed.entries), 'message')}: {parts}.{left_out}"

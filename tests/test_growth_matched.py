@@ -9,6 +9,7 @@ import pytest
 from lib.checks import run_checks
 from lib.export_html import trace_html
 from lib.growth import growth, matched_words
+from lib.presenter import carried
 from lib.logs.upload import read_upload
 from lib.ui import state
 from tests.screen import ALERTS, FIXTURES, READ, lines, uploaded
@@ -95,3 +96,33 @@ def test_the_explorer_and_the_html_file_say_how_round_3_was_placed(app, agent):
     assert shown.count("changed since the previous request") == 1
     page = trace_html(agent).replace("&#39;", "'")
     assert ROUND_3 in page and RESENT in page
+
+
+def test_presenter_mode_says_what_the_explorer_says_of_round_3s_growth(app, agent):
+    # Presenter mode's step 1 grayed "4 messages resent unchanged" and showed the changed memory message and the new
+    # ones, but never the 2 messages left out nor where the resent ones were before: 4 + 1 + 3 made 8 after round 2's
+    # 7 with nothing to say why.
+    at = uploaded(app, AUTOGPT)
+    at.number_input(key=state.ROUND).set_value(3).run()
+    explorer = lines(at, READ + ALERTS)
+    at.toggle(key=state.PRESENTER).set_value(True).run()
+    assert not at.exception
+    shown = lines(at, READ + ALERTS)
+    assert "**4 messages resent unchanged**, grayed: the model reads every one of them again." in shown
+    # The same counts and words as the explorer's request, said by the same function.
+    for said in ("2 messages of the previous request missing from this one.", ROUND_3):
+        assert said in explorer and said in shown
+    # The changed message is marked changed, never listed among those resent unchanged.
+    stack = [line for line in shown if line.startswith("messages[")]
+    assert [line.split(" · ")[0] for line in stack] == ["messages[0]", "messages[1]", "messages[3]", "messages[4]"]
+    assert "\n".join(shown).count("changed since the previous request") == 1
+
+
+def test_the_growth_sentence_counts_round_3_as_the_explorer_does(agent):
+    # Step 4's sentence on the request a round's results go into (here round 3's, placed by matching): the resent,
+    # new and changed messages of its Growth, and the ones it left out, which made the counts fall short of round 2's 7.
+    placed = growth(agent, 3)
+    assert (len(placed.resent), len(placed.new), len(placed.changed), placed.dropped) == (4, 3, 1, 2)
+    assert carried(agent.rounds[2], placed) == (
+        "Request 3 carries 8 messages: 4 messages resent unchanged, the model's previous turn, 2 other new messages "
+        "and 1 changed message. 2 messages of the previous request are missing from it.")

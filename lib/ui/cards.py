@@ -287,6 +287,16 @@ def tools_section(round_: Round, marks: list[Mark], pointer: Pointer | None = No
             code_block(tool.parameters)
 
 
+def placement(placed: Growth) -> None:
+    """Under the resent messages, what else became of the earlier request's: how many this one left out, and, for a
+    request placed by matching, where it resends them and what it put in among them (matched_words). The explorer's
+    request and presenter mode's step 1 say it alike."""
+    if placed.dropped:
+        st.warning(f"{plural(placed.dropped, 'message')} of the previous request missing from this one.")
+    if (matching := matched_words(placed)) is not None:
+        st.caption(matching)
+
+
 def request_not_in_log() -> None:
     """Said in place of a request the log did not keep: nothing about it can be shown, not even its tool list."""
     st.info("The request was not in the log: it recorded only what came back, so what the program sent "
@@ -317,10 +327,7 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], system_statu
     if against is not None:
         st.caption(against)
     resent_table(held, tuple(e for e in sent if e.status == "resent"))
-    if placed.dropped:
-        st.warning(f"{plural(placed.dropped, 'message')} of the previous request missing from this one.")
-    if (matching := matched_words(placed)) is not None:
-        st.caption(matching)
+    placement(placed)
     if answer_left_out(previous, round_):
         st.warning(f"Round {previous.index}'s answer is not in this request: a new user turn follows round "
                    f"{previous.index}'s messages where the model's turn belongs, so the model does not see what it "

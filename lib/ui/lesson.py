@@ -129,6 +129,8 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: boo
     st.subheader("What the model sees", anchor=False)
     lead(knows_words(round_))
     _resent_stack(view, loaded.trace.rounds)
+    # What the stack cannot show: messages of the earlier request left out, and those resent at other places.
+    cards.placement(placed)
     # A message the provider held is grayed in the stack: neither a card nor a fold of what a step showed.
     sent = replace(placed, entries=view.held_and_sent[1])
     seen = shown_before(sent, loaded.trace.rounds[round_.index - 2]) if round_.index > 1 and fold_seen else None
