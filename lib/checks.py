@@ -47,6 +47,7 @@ from lib.failures import is_unsent, stream_ended_words, unrun_in_batch
 from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, places_words, realigned, resent_length,
                          resent_prefix)
 from lib.intern import canonical_json
+from lib.logs.record import Problem
 from lib.model import (
     Message,
     ProviderError,
@@ -178,6 +179,22 @@ def unread_requests(trace: Trace) -> str | None:
     named = "any round" if len(missing) == len(trace.rounds) > 1 else rounds_named(missing)
     return (f"The log kept no request for {named}, so what "
             "the program sent (its messages, its tool list, the results it owed) was not checked.")
+
+
+def skipped_words(problems: Iterable[Problem]) -> str | None:
+    """Said beside the checks' result, on the Checks page and in the HTML file, where the file had parts that could not
+    be read (`problems`, lib.logs.record.Problem, that skipped a line): what they held is in no round, so a finding that
+    something is missing (a result, a call) may be about them; None when there are none."""
+    problems = tuple(problems)
+    # Keyed by file too: line 2 of one file and line 2 of another are two parts, as the sidebar's count says.
+    skipped = len({(problem.file, problem.line) for problem in problems if not problem.loaded})
+    if not skipped:
+        return None
+    them = "it" if skipped == 1 else "them"
+    had = "The files had" if any(problem.file for problem in problems) else "The file had"
+    return (f"{had} {plural(skipped, 'part')} that could not be read (the sidebar lists {them}): what "
+            f"{'it' if skipped == 1 else 'they'} held is in no round here, so a finding that something is missing may "
+            f"be about {them}.")
 
 
 # --- where things are ---------------------------------------------------------------------------

@@ -18,8 +18,9 @@ from markupsafe import Markup
 
 from lib.annotations import Note, Rubric, note_heading, round_of
 from lib.checks import (EXPLANATION_HEADING, NONE_FOUND, NONE_FOUND_IN_LOG, SEVERITIES, SEVERITY_NAMES, Finding,
-                        counts_words, explanation_paragraphs, run_checks, unread_requests)
+                        counts_words, explanation_paragraphs, run_checks, skipped_words, unread_requests)
 from lib.dialects import DIALECTS
+from lib.logs.record import Problem
 from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_status
 from lib.growth import (REFERENCE_WORDS, against_words, changed_words, matched_words, origin_words, places_words,
                          program_sent, referred_words, sends, system_words)
@@ -148,10 +149,12 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),
-               rubrics: Iterable[Rubric] = (), findings: Iterable[Finding] | None = None) -> str:
+               rubrics: Iterable[Rubric] = (), findings: Iterable[Finding] | None = None,
+               problems: Iterable[Problem] = ()) -> str:
     """The whole trace as one HTML page: what the checks found (`findings`, the Checks page's: run here when not
-    given), then every round's steps, request, response, program lane with the money worked out, tokens and notes
-    (their scores read on `rubrics`)."""
+    given), with what the Checks page says beside them of the requests the log lacked and of the file's parts that
+    could not be read (`problems`, the LoadedTrace's), then every round's steps, request, response, program lane with
+    the money worked out, tokens and notes (their scores read on `rubrics`)."""
     found = tuple(run_checks(trace) if findings is None else findings)
     by_round: dict[int | None, list[Note]] = {}
     for note in notes:
@@ -160,7 +163,8 @@ def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes
              for r in trace.rounds]
     return TEMPLATES.get_template("trace.html.j2").render(trace=trace, rows=bool(rows), rounds=views,
                                                           trace_notes=by_round.get(None, []), rubrics=tuple(rubrics),
-                                                          findings=found, unread=unread_requests(trace))
+                                                          findings=found, unread=unread_requests(trace),
+                                                          skipped=skipped_words(problems))
 
 
 def handout_html(trace: Trace, rounds: Iterable[int] | None = None) -> str:

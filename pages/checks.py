@@ -1,6 +1,6 @@
 """Checks: every pitfall found in the current trace, by severity, each with a way to its round."""
 
-from lib.checks import unread_requests
+from lib.checks import skipped_words, unread_requests
 from lib.ui import findings, navigation, plain, predict
 from lib.ui.picker import trace_picker
 
@@ -14,5 +14,5 @@ whole = shown == len(loaded.trace.rounds)
 if whole:
     findings.explanation(loaded)
 found = findings.predicted(loaded, shown)
-findings.counts(found, unread_requests(loaded.trace), whole, findings.skipped_words(loaded))
+findings.counts(found, unread_requests(loaded.trace), whole, skipped_words(loaded.problems))
 findings.listing(loaded, found)

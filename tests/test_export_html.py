@@ -572,3 +572,33 @@ def test_the_file_shows_the_money_worked_out_in_decimal_beside_the_call_that_han
     assert "The log does not record how the handler did its arithmetic." in text
     assert "actual_amount > limit_amount  # 3860.00 > 3800.00: over by 60.00" in text
     assert "Money as the program" not in _file_text(page[page.index('id="round-3"'):])  # no other call has two amounts
+
+
+def test_the_file_says_what_the_checks_page_says_of_the_parts_the_upload_could_not_read(app):
+    # A Claude Code session whose tool_result line (line 8) was cut short: the Checks page says the transcript records
+    # no result for the Bash call and, beside it, that a part of the file could not be read and may be what is
+    # missing. The file said only the first: a teacher who handed it out showed less than the screen.
+    lines = (FIXTURES / "claude-code-2.1.233.jsonl").read_bytes().splitlines(keepends=True)
+    lines[7] = lines[7][:120] + b"\n"
+    data = b"".join(lines)
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("session.jsonl", data)
+    at.run()
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    upload = read_upload([("session.jsonl", data)])
+    [conversation] = upload.conversations
+    page = _file_text(trace_html(conversation.trace, problems=upload.problems))
+    said = [c.value for c in at.main.caption]
+    assert any(line.startswith("The file had 1 part that could not be read (the sidebar lists it)") for line in said)
+    # Every caption of the Checks page, the count and the note on the part not read, and every finding's words.
+    assert [line for line in said + [t.value for t in at.main.text] if line not in page] == []
+
+
+def test_a_clean_trace_file_with_a_line_it_could_not_read_does_not_say_the_trace_has_no_pitfalls():
+    # As the Checks page: none found in what loaded is not none in the file, whose line 3 held something.
+    from lib.logs.record import Problem
+    trace = load_bundled("loan-calculator").trace
+    page = " ".join(_file_text(trace_html(trace, problems=[Problem(3, "unexpected end of data")])).split())
+    assert "Checks No pitfalls found in what the log kept. The file had 1 part that could not be read" in page
+    assert "No pitfalls found in this trace." not in page

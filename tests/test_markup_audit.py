@@ -92,7 +92,7 @@ WORDS = {
                               "(lib/ui/accounting.py)",
     "tool_list_unkept_words": "a constant sentence of lib.summary.tool_list_missing, or nothing (lib/ui/accounting.py)",
     "unread_requests": "the rounds whose request the log did not keep, by number, in our words (lib/checks.py)",
-    "skipped_words": "how many parts of a file could not be read, in our words (lib/ui/findings.py)",
+    "skipped_words": "how many parts of a file could not be read, in our words (lib/checks.py)",
     "matched_words": "message places (messages[3]), counts and our sentences on a request placed by matching "
                      "(lib/growth.py)",
     "counts_words": "how many findings of each severity, then unread_requests' sentence of round numbers, in our "

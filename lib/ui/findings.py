@@ -11,7 +11,6 @@ import streamlit as st
 from lib.catalog import LoadedTrace
 from lib.checks import (EXPLANATION_HEADING, NONE_FOUND, NONE_FOUND_IN_LOG, SEVERITIES, SEVERITY_NAMES, Finding,
                         counts_words, explanation_paragraphs, run_checks)
-from lib.text import plural
 from lib.ui import navigation, plain
 from lib.ui.cache import per_trace
 
@@ -53,24 +52,10 @@ def explanation(loaded: LoadedTrace) -> None:
                 plain.text(paragraph)
 
 
-def skipped_words(loaded: LoadedTrace) -> str | None:
-    """What the Checks page says of the parts of the file that could not be read, when there are any: what they held
-    is in no round, so a finding that something is missing (a result, a call) may be about them; None when none."""
-    # Keyed by file too: line 2 of one file and line 2 of another are two parts, as the sidebar's count says.
-    skipped = len({(problem.file, problem.line) for problem in loaded.problems if not problem.loaded})
-    if not skipped:
-        return None
-    them = "it" if skipped == 1 else "them"
-    had = "The files had" if any(problem.file for problem in loaded.problems) else "The file had"
-    return (f"{had} {plural(skipped, 'part')} that could not be read (the sidebar lists {them}): what "
-            f"{'it' if skipped == 1 else 'they'} held is in no round here, so a finding that something is missing may "
-            f"be about {them}.")
-
-
 def counts(found: tuple[Finding, ...], unread: str | None = None, whole: bool = True,
            skipped: str | None = None) -> None:
     """One line: how many findings of each severity, or that there are none; then `unread` (lib.checks.unread_requests),
-    where the log lacked requests, and `skipped` (skipped_words), where the file had parts that could not be read:
+    where the log lacked requests, and `skipped` (lib.checks.skipped_words), where the file had parts that could not be read:
     none found there is not none there. `whole` False: only the rounds predicted so far were listed."""
     if not found:
         if unread is None and skipped is None:
