@@ -262,6 +262,24 @@ def _download(page, label: str, where: Path) -> Path:
     return target
 
 
+def test_the_exported_file_of_an_upload_with_a_line_it_could_not_read_says_so_as_the_checks_page_does(page, tmp_path):
+    # A Claude Code session whose tool_result line (line 8) was cut short: the Checks page says a part of the file could
+    # not be read and may be what a finding says is missing; the file handed out said only the finding.
+    lines = (Path(__file__).parents[1] / "fixtures" / "claude-code-2.1.233.jsonl").read_bytes().splitlines(keepends=True)
+    lines[7] = lines[7][:120] + b"\n"
+    session = tmp_path / "session.jsonl"
+    session.write_bytes(b"".join(lines))
+    page.goto("/")
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+    page.locator(f'{SIDEBAR} input[type="file"]').set_input_files(str(session))
+    expect(page.locator(SIDEBAR).get_by_text("1 line skipped")).to_be_visible(timeout=60_000)
+    _idle(page)
+    text = _download(page, "Download the trace as one HTML file", tmp_path).read_text(encoding="utf-8")
+    assert "This transcript records no result for the Bash call" in text
+    assert ("The file had 1 part that could not be read (the sidebar lists it): what it held is in no round here, so a "
+            "finding that something is missing may be about it.") in text
+
+
 def test_the_exported_hengxin_file_shows_all_4_rounds_offline(page, browser, tmp_path):
     page.goto("/?trace=hengxin-expense")
     _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
