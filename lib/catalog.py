@@ -71,6 +71,9 @@ class LoadedTrace:
     notes: tuple[str, ...] = ()
     """What the log says of this conversation beside what loaded (a SWE-agent run's own token counts), as a user
     reads it: said next to our figures, never added to them."""
+    skipped: int | None = None
+    """How many parts of the file could not be read, as the sidebar counts them (Upload.skipped_lines: those past the
+    listed problems too); None where only `problems` tell (lib.checks.skipped_words counts them)."""
 
 
 def bundled_traces() -> list[BundledTrace]:
@@ -147,10 +150,11 @@ def from_upload(upload: Upload, source: str, key: str, index: int) -> LoadedTrac
     empty trace that still carries the upload's problems."""
     if not upload.conversations:
         empty = Trace(title=source, dialect=OPENAI, rounds=())
-        return LoadedTrace(source, key, empty, upload.problems)
+        return LoadedTrace(source, key, empty, upload.problems, skipped=upload.skipped_lines)
     chosen = upload.conversations[index]
     notes = tuple(upload.said(note) for note in upload.notes if note.conversation == chosen.id)
-    return LoadedTrace(f"{source} · {chosen.id}", f"{key}:{index}", chosen.trace, upload.problems, notes)
+    return LoadedTrace(f"{source} · {chosen.id}", f"{key}:{index}", chosen.trace, upload.problems, notes,
+                       upload.skipped_lines)
 
 
 def from_library(trace: Trace, trace_id: str, generation: tuple) -> LoadedTrace:

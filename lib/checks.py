@@ -181,13 +181,15 @@ def unread_requests(trace: Trace) -> str | None:
             "the program sent (its messages, its tool list, the results it owed) was not checked.")
 
 
-def skipped_words(problems: Iterable[Problem]) -> str | None:
+def skipped_words(problems: Iterable[Problem], skipped: int | None = None) -> str | None:
     """Said beside the checks' result, on the Checks page and in the HTML file, where the file had parts that could not
-    be read (`problems`, lib.logs.record.Problem, that skipped a line): what they held is in no round, so a finding that
-    something is missing (a result, a call) may be about them; None when there are none."""
+    be read (`problems`, lib.logs.record.Problem, that skipped a line; `skipped`, how many, where the sidebar counted
+    them: LoadedTrace.skipped): what they held is in no round, so a finding that something is missing (a result, a
+    call) may be about them; None when there are none."""
     problems = tuple(problems)
-    # Keyed by file too: line 2 of one file and line 2 of another are two parts, as the sidebar's count says.
-    skipped = len({(problem.file, problem.line) for problem in problems if not problem.loaded})
+    if skipped is None:
+        # Keyed by file too: line 2 of one file and line 2 of another are two parts, as the sidebar's count says.
+        skipped = len({(problem.file, problem.line) for problem in problems if not problem.loaded})
     if not skipped:
         return None
     them = "it" if skipped == 1 else "them"

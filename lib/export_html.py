@@ -150,10 +150,10 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),
                rubrics: Iterable[Rubric] = (), findings: Iterable[Finding] | None = None,
-               problems: Iterable[Problem] = ()) -> str:
+               problems: Iterable[Problem] = (), skipped: int | None = None) -> str:
     """The whole trace as one HTML page: what the checks found (`findings`, the Checks page's: run here when not
     given), with what the Checks page says beside them of the requests the log lacked and of the file's parts that
-    could not be read (`problems`, the LoadedTrace's), then every round's steps, request, response, program lane with
+    could not be read (`problems` and `skipped`, the LoadedTrace's), then every round's steps, request, response, program lane with
     the money worked out, tokens and notes (their scores read on `rubrics`)."""
     found = tuple(run_checks(trace) if findings is None else findings)
     by_round: dict[int | None, list[Note]] = {}
@@ -164,7 +164,7 @@ def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes
     return TEMPLATES.get_template("trace.html.j2").render(trace=trace, rows=bool(rows), rounds=views,
                                                           trace_notes=by_round.get(None, []), rubrics=tuple(rubrics),
                                                           findings=found, unread=unread_requests(trace),
-                                                          skipped=skipped_words(problems))
+                                                          skipped=skipped_words(problems, skipped))
 
 
 def handout_html(trace: Trace, rounds: Iterable[int] | None = None) -> str:

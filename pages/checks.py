@@ -14,5 +14,5 @@ whole = shown == len(loaded.trace.rounds)
 if whole:
     findings.explanation(loaded)
 found = findings.predicted(loaded, shown)
-findings.counts(found, unread_requests(loaded.trace), whole, skipped_words(loaded.problems))
+findings.counts(found, unread_requests(loaded.trace), whole, skipped_words(loaded.problems, loaded.skipped))
 findings.listing(loaded, found)

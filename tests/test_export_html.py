@@ -602,3 +602,22 @@ def test_a_clean_trace_file_with_a_line_it_could_not_read_does_not_say_the_trace
     page = " ".join(_file_text(trace_html(trace, problems=[Problem(3, "unexpected end of data")])).split())
     assert "Checks No pitfalls found in what the log kept. The file had 1 part that could not be read" in page
     assert "No pitfalls found in this trace." not in page
+
+
+def test_the_checks_page_and_the_file_count_the_parts_not_read_as_the_sidebar_does_past_the_listed_ones(app):
+    # A session followed by 1,500 broken lines: the sidebar says "1,500 lines skipped" and lists the first 1,000 with a
+    # closing line for the rest. The Checks page said "The file had 1,001 parts that could not be read": the listed
+    # problems and the closing line, counted.
+    data = (FIXTURES / "claude-code-2.1.233.jsonl").read_bytes() + b"{broken\n" * 1500
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("session.jsonl", data)
+    at.run()
+    assert any(t.value.endswith("1,500 lines skipped") for t in at.sidebar.text)
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    said = "The file had 1,500 parts that could not be read (the sidebar lists them)"
+    assert any(c.value.startswith(said) for c in at.main.caption)
+    upload = read_upload([("session.jsonl", data)])
+    page = _file_text(trace_html(upload.conversations[0].trace, problems=upload.problems,
+                                 skipped=upload.skipped_lines))
+    assert said in page and "1,001" not in page

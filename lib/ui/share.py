@@ -37,7 +37,8 @@ def downloads(loaded: LoadedTrace) -> None:
                "The handout prints one page per round, with room for a prediction, and the answers at the end.")
     box = st.popover(EXPORT, icon=":material/download:")
     box.download_button("Download the trace as one HTML file", key="share.html", on_click="ignore",
-                        data=lambda: trace_html(trace, rows, notes, rubrics, found, loaded.problems).encode(), file_name=f"{stem}.html",
+                        data=lambda: trace_html(trace, rows, notes, rubrics, found, loaded.problems,
+                                                loaded.skipped).encode(), file_name=f"{stem}.html",
                         mime="text/html")
     box.download_button("Download a printable handout", key="share.handout", on_click="ignore",
                         data=lambda: handout_html(trace).encode(), file_name=f"{stem}.handout.html",
