@@ -547,6 +547,17 @@ def matched_words(placed: Growth) -> str | None:
     return " ".join(said)
 
 
+def new_count(round_: Round, kept: Round | None) -> int:
+    """How many messages of the round's request are new against `kept`'s (kept_before) and sent by the program, as
+    growth counts them (Growth.new, the held ones left out): those past the placed ones (placed_length), or, in a
+    request placed by matching (matched), those neither resent nor standing in another's place. The Tokens page and
+    `summarize` count the same as the explorer's heading."""
+    found = matched(round_, kept)
+    if found is not None:
+        return len(round_.request.messages) - len(found.resent) - len(found.changed)
+    return new_sent(round_, placed_length(round_, kept))
+
+
 def resent_length(round_: Round, previous: Round | None) -> int:
     """How many leading messages of the round's request resend `previous`'s (the request before it) unchanged:
     Round.resent_prefix, or, where the request left some of them out and resent the rest in order (realigned), the

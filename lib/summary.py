@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from lib.dialects import DIALECTS
 from lib.failures import NO_CALL_MADE, is_unsent, status_words, unmade_words
-from lib.growth import new_sent, placed_length
+from lib.growth import new_count
 from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, call_cost, calls_left_out_words, trace_cost
 from lib.text import as_sentence, plural, rounds_named
@@ -177,7 +177,7 @@ class RoundSummary:
     """Of those, the messages the provider held (previous_response_id or a conversation): read, billed, not sent."""
     new_messages: int
     """Messages this request added to the previous one the log kept (new_against) that the program sent (held ones
-    are not: lib.growth.new_sent)."""
+    are not: lib.growth.new_count, as growth counts them)."""
     tool_calls: int
     """Call intents in the response."""
     finish_reason: str
@@ -711,7 +711,7 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 round=round_.index,
                 messages_sent=len(request.messages),
                 messages_held=request.held_by_provider,
-                new_messages=new_sent(round_, placed_length(round_, kept)),
+                new_messages=new_count(round_, kept),
                 tool_calls=len(response.message.tool_calls) if response else 0,
                 finish_reason=finish_words(round_),
                 usage=usage,

@@ -126,3 +126,15 @@ def test_the_growth_sentence_counts_round_3_as_the_explorer_does(agent):
     assert carried(agent.rounds[2], placed) == (
         "Request 3 carries 8 messages: 4 messages resent unchanged, the model's previous turn, 2 other new messages "
         "and 1 changed message. 2 messages of the previous request are missing from it.")
+
+
+def test_the_tokens_page_counts_round_3s_new_messages_as_the_explorer_heads_it(app, agent):
+    # The explorer heads round 3 "the program sends 8 messages, 3 of them new" (the list_files command, its result and
+    # the next question); the Tokens page's table said 1 new message, 8 less round 2's 7, and its chart drew 7 resent.
+    at = uploaded(app, AUTOGPT)
+    at.number_input(key=state.ROUND).set_value(3).run()
+    assert "Round 3: the program sends 8 messages, 3 of them new" in [s.value for s in at.subheader]
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["new messages"].tolist() == [len(growth(agent, k).new) for k in (1, 2, 3)] == [3, 4, 3]
