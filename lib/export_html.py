@@ -20,10 +20,10 @@ from lib.annotations import Note, Rubric, note_heading, round_of
 from lib.checks import (EXPLANATION_HEADING, NONE_FOUND, NONE_FOUND_IN_LOG, SEVERITIES, SEVERITY_NAMES, Finding,
                         counts_words, explanation_paragraphs, run_checks, skipped_words, unread_requests)
 from lib.dialects import DIALECTS
-from lib.logs.record import Problem
 from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_status
 from lib.growth import (REFERENCE_WORDS, against_words, changed_words, matched_words, origin_words, places_words,
                          program_sent, referred_words, sends, system_words)
+from lib.logs.record import Problem
 from lib.model import Round, Trace
 from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.predict import nothing_to_predict_words
@@ -153,8 +153,8 @@ def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes
                problems: Iterable[Problem] = (), skipped: int | None = None) -> str:
     """The whole trace as one HTML page: what the checks found (`findings`, the Checks page's: run here when not
     given), with what the Checks page says beside them of the requests the log lacked and of the file's parts that
-    could not be read (`problems` and `skipped`, the LoadedTrace's), then every round's steps, request, response, program lane with
-    the money worked out, tokens and notes (their scores read on `rubrics`)."""
+    could not be read (`problems` and `skipped`, the LoadedTrace's), then every round's steps, request, response,
+    program lane with the money worked out, tokens and notes (their scores read on `rubrics`)."""
     found = tuple(run_checks(trace) if findings is None else findings)
     by_round: dict[int | None, list[Note]] = {}
     for note in notes:

@@ -55,8 +55,8 @@ def explanation(loaded: LoadedTrace) -> None:
 def counts(found: tuple[Finding, ...], unread: str | None = None, whole: bool = True,
            skipped: str | None = None) -> None:
     """One line: how many findings of each severity, or that there are none; then `unread` (lib.checks.unread_requests),
-    where the log lacked requests, and `skipped` (lib.checks.skipped_words), where the file had parts that could not be read:
-    none found there is not none there. `whole` False: only the rounds predicted so far were listed."""
+    where the log lacked requests, and `skipped` (lib.checks.skipped_words), where the file had parts that could not be
+    read: none found there is not none there. `whole` False: only the rounds predicted so far were listed."""
     if not found:
         if unread is None and skipped is None:
             st.success(NONE_FOUND if whole else "No pitfalls found in the rounds predicted so far.")
