@@ -780,6 +780,12 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.url and response.status_code beside the body (an http_snapshot "
                       "recording)"},
      "2 elements: 2 rounds in 1 conversation; 0 elements skipped", {"conversation 1": [1, 3]}, 1),
+    # The Python SDK's tool runner stopped on its compaction (the summary call last, no request after it): the summary
+    # call was a conversation of its own.
+    ("anthropic-py-tool-runner-compaction-summary.json",
+     {"vcr-cassette": "an interaction with request.url and response.status_code beside the body (an http_snapshot "
+                      "recording)"},
+     "2 elements: 2 rounds in 1 conversation; 0 elements skipped", {"conversation 1": [1, 2]}, 1),
     # The Anthropic SDK's tool runner compacting its history (a summary asked for, then sent as the only turn): the
     # summary call and the request after it were each a conversation of their own.
     ("anthropic-ts-tool-runner-compaction.json", {"nock": "'scope', 'method' and 'path' beside the response (a nock "
@@ -3825,6 +3831,29 @@ def test_the_request_after_a_tool_runners_compaction_goes_on_from_the_conversati
     assert not again.compacted and again.resent_prefix == 3
     findings = [(f.code, f.round) for f in run_checks(trace)]
     assert ("missing-tool-result", 1) not in findings
+
+
+def test_a_tool_runners_summary_call_with_no_request_after_it_ends_the_conversation_it_sums_up():
+    # anthropic-sdk-python's test_compaction_control: past 500 tokens the runner asks for a continuation summary (the
+    # first request plus its summary prompt, the answer left out) and the test stops there. The summary call read as
+    # a second conversation of one round; the SDK names it in its `x-stainless-helper: compaction` header.
+    result = upload("anthropic-py-tool-runner-compaction-summary.json")
+    (conversation,) = result.conversations
+    first, summary_call = conversation.trace.rounds
+    assert [c.name for c in first.tool_calls] == ["submit_analysis"]
+    assert summary_call.request.messages[:1] == first.request.messages
+    assert summary_call.request.messages[1].text.startswith("You have been working on the task described above")
+    assert summary_call.response.message.text.startswith("<summary>\n## Task Overview")
+
+
+def test_a_summary_prompt_the_program_did_not_name_so_stays_a_call_of_its_own():
+    # Without the SDK's header the bytes cannot tell a summary call from a program asking the question anew with a
+    # second user turn (ldp's online trainer): nothing is joined.
+    data = json.loads((FIXTURES / "anthropic-py-tool-runner-compaction-summary.json").read_bytes())
+    for interaction in data:
+        interaction["request"]["headers"].pop("x-stainless-helper")
+    result = upload("unmarked.json", json.dumps(data).encode())
+    assert [len(c.trace.rounds) for c in result.conversations] == [1, 1]
 
 
 def test_a_dspy_lm_request_is_read_with_the_text_of_its_messages():

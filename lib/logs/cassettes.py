@@ -83,6 +83,7 @@ class CassetteFormat(ExchangeFormat):
             response_body=response.get("body") if snapshot else _body(response, agent),
             response_type=_header(response, "content-type"),
             response_headers=_headers(response), request_type=_header(request, "content-type"),
+            request_headers=_headers(request),
         )
         yield from self.reader.record(exchange, line)
 

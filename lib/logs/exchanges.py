@@ -162,6 +162,14 @@ class Inflater:
         return data
 
 
+SDK_HELPER_HEADER = "x-stainless-helper"
+"""The request header with which the Stainless-generated SDKs (Anthropic's, OpenAI's) name the helper that made a
+call: `BetaToolRunner` for the tool runner's own calls, `compaction` for the summary call its compaction control makes."""
+SUMMARY_HELPER = "compaction"
+"""SDK_HELPER_HEADER's value on the Anthropic SDK tool runner's summary call (`_check_and_compact`): the model is asked to
+sum the conversation up, and the summary is then sent in place of the history (CallRecord.summary_call)."""
+
+
 FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 """Request content types of a form: no model API Roundtrip reads takes one as a call's body."""
 
@@ -186,6 +194,8 @@ class Exchange:
     """The response headers the recorder kept, by lowercase name, each its first value."""
     request_type: str = ""
     """The request content type, lowercase ('' when not recorded)."""
+    request_headers: dict[str, str] = field(default_factory=dict)
+    """The request headers the recorder kept, by lowercase name, each its first value (empty when not recorded)."""
 
 
 class ExchangeReader:
@@ -356,7 +366,8 @@ class ExchangeReader:
             response = None
         yield CallRecord(line=line, dialect=dialect, request=request, response=None if error else response, error=error,
                          streamed=stream is not None, cut_calls=stream.cut_calls if stream else [],
-                         provenance=provenance)
+                         provenance=provenance,
+                         summary_call=exchange.request_headers.get(SDK_HELPER_HEADER) == SUMMARY_HELPER)
 
     def _background_ended(self, exchange: Exchange, response_id: str, where: str) -> Iterator[CallRecord]:
         """A poll or cancellation of a background call: the call, answered, where the response has ended; nothing

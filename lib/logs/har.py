@@ -51,10 +51,16 @@ class HarEntryFormat(ExchangeFormat):
             request_type=str(object_at(request, "postData").get("mimeType") or "").lower(),
             status=status if isinstance(status, int) and status > 0 else None,
             response_body=body, response_type=str(content.get("mimeType") or "").lower(),
-            response_headers={str(h["name"]).lower(): str(h["value"]) for h in reversed(response.get("headers") or [])
-                              if isinstance(h, dict) and isinstance(h.get("value"), (str, int)) and "name" in h},
+            response_headers=_headers(response), request_headers=_headers(request),
         )
         yield from self.reader.record(exchange, line)
+
+
+def _headers(side: dict) -> dict[str, str]:
+    """A request's or response's headers by lowercase name, each its first value (HAR lists them as name/value pairs)."""
+    listed = side.get("headers")
+    return {str(h["name"]).lower(): str(h["value"]) for h in reversed(listed if isinstance(listed, list) else [])
+            if isinstance(h, dict) and isinstance(h.get("value"), (str, int)) and "name" in h}
 
 
 def _base64_chunks(text: str) -> list[str]:

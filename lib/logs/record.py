@@ -153,6 +153,10 @@ class CallRecord:
     compaction: bool = False
     """The call asked the provider to compact the conversation (the Responses API's `/v1/responses/compact`), not
     for the model's next turn: its response is the compacted history (lib.model.COMPACTION)."""
+    summary_call: bool = False
+    """The program marked this call as the one asking the model to sum the conversation up for a compaction (the
+    Anthropic SDK tool runner's `x-stainless-helper: compaction`): it belongs at the end of the conversation it sums up,
+    whether or not a request after it goes on from the summary (lib.logs.upload._Rebuilder)."""
     compacted_in_call: bool = False
     """The provider compacted the conversation during this ordinary call (the Responses API's `context_management`):
     its response holds the compacted history beside the model's turn (lib.model.COMPACTED_IN_CALL)."""

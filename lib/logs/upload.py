@@ -337,6 +337,8 @@ class _Rebuilder:
         summary's text: found again by the request that opens with it (_after_summary)."""
         self._summaries: list[tuple[_Thread, _Thread]] = []
         """(the conversation summed up, the thread its summary call opened): joined by join_summed_up."""
+        self._summing_up: set[str] = set()
+        """The ids of the summary calls' threads already looked up by _summed_up: looked up once."""
         self._order = 0
 
     def add(self, record: CallRecord) -> None:
@@ -408,6 +410,10 @@ class _Rebuilder:
                 self._by_answer_item.setdefault(item, []).append(thread)
         if response is not None and _asks_for_summary(body.get("messages"), response):
             self._by_summary.setdefault(response.message.text.strip(), []).append(thread)
+            if record.summary_call and len(thread.calls) == 1:
+                # The program named it its summary call: put back in the conversation it sums up now, as no request
+                # after it may follow (a run that stopped on its compaction, as the Python SDK's snapshot does).
+                self._summed_up(thread)
 
     def _after_summary(self, record: CallRecord, body: dict) -> _Thread | None:
         """The thread a request goes on from after the program compacted it: the request opens with the summary that
@@ -429,7 +435,7 @@ class _Rebuilder:
             if thread.dialect != record.dialect or last is None or last.response is None \
                     or last.response.message.text.strip() != said:
                 continue
-            return self._summed_up(thread) if len(thread.calls) == 1 else thread
+            return self._summed_up(thread) if len(thread.calls) == 1 and thread.id not in self._summing_up else thread
         return None
 
     def _summed_up(self, summary: _Thread) -> _Thread:
@@ -449,6 +455,7 @@ class _Rebuilder:
                  and _resent_unmarked(history, thread.calls[-1].request.raw.get("messages") or [])]
         if found:
             self._summaries.append((max(found, key=lambda thread: thread.calls[-1].order), summary))
+        self._summing_up.add(summary.id)
         return summary
 
     def join_summed_up(self) -> None:
