@@ -125,6 +125,25 @@ def failure_heading(error: ProviderError) -> str:
     return "The call failed, with an HTTP status that is not a number. The status and what the provider said:"
 
 
+def sent_again(previous: Round | None, round_: Round) -> bool:
+    """Whether a round's request is the previous round's sent again after that call failed with no answer: a retry (an
+    SDK's own after a 429 or a 5xx, or the program's), the same instructions and messages, nothing new asked."""
+    return previous is not None and previous.error is not None and previous.response is None \
+        and previous.request_recorded and round_.request_recorded \
+        and previous.request.messages == round_.request.messages and previous.request.system == round_.request.system
+
+
+def sent_again_words(previous: Round | None, round_: Round) -> str | None:
+    """What a retried request is (sent_again), in our words; None for any other request."""
+    if not sent_again(previous, round_):
+        return None
+    # Only a numeric status is named: a status that is not a number is the log's text, shown as text on its round.
+    status = f" (HTTP {previous.error.status})" if _numeric(previous.error.status) and not previous.error.ended_stream \
+        else ""
+    return (f"The same request as round {previous.index}, sent again after that call failed{status}: a retry, not a "
+            "new turn. The model is asked the same thing again.")
+
+
 def odd_status(error: ProviderError) -> bool:
     """True when the recorded status is there but not a number: it is shown as the text it is."""
     return bool(error.status) and not _numeric(error.status)

@@ -243,3 +243,15 @@ def test_the_checks_page_counts_the_unread_lines_of_several_files_as_the_sidebar
     at.switch_page("pages/checks.py").run()
     said = " ".join(c.value for c in at.main.caption)
     assert "The files had 2 parts that could not be read" in said
+
+
+def test_a_request_the_sdk_retried_after_two_429s_shows_as_one_conversation_its_retries_said(app):
+    # The Anthropic Python SDK's retries of one request (429, 429, 200) read as three conversations of one round.
+    name = "anthropic-py-rate-limited-twice-then-answered.json"
+    at = _upload(app, (name, (FIXTURES / "containers" / name).read_bytes()))
+    assert "3 elements: 3 rounds in 1 conversation; 0 elements skipped" in " ".join(t.value for t in at.sidebar.text)
+    said = lambda: " ".join(c.value for c in at.main.caption)  # noqa: E731
+    assert "round 2 sends the same request again (a retry)" in said()
+    at.number_input(key="explorer.round").set_value(3).run()
+    assert "The same request as round 2, sent again after that call failed (HTTP 429): a retry, not a new turn." \
+        in said()

@@ -786,6 +786,11 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.url and response.status_code beside the body (an http_snapshot "
                       "recording)"},
      "2 elements: 2 rounds in 1 conversation; 0 elements skipped", {"conversation 1": [1, 2]}, 1),
+    # The Python SDK's retries: two 429s, then a 200, for one request. Each attempt was a conversation of its own.
+    ("anthropic-py-rate-limited-twice-then-answered.json",
+     {"vcr-cassette": "an interaction with request.url and response.status_code beside the body (an http_snapshot "
+                      "recording)"},
+     "3 elements: 3 rounds in 1 conversation; 0 elements skipped", {"conversation 1": [1, 1, 1]}, 0),
     # The Anthropic SDK's tool runner compacting its history (a summary asked for, then sent as the only turn): the
     # summary call and the request after it were each a conversation of their own.
     ("anthropic-ts-tool-runner-compaction.json", {"nock": "'scope', 'method' and 'path' beside the response (a nock "
@@ -3853,6 +3858,33 @@ def test_a_summary_prompt_the_program_did_not_name_so_stays_a_call_of_its_own():
     for interaction in data:
         interaction["request"]["headers"].pop("x-stainless-helper")
     result = upload("unmarked.json", json.dumps(data).encode())
+    assert [len(c.trace.rounds) for c in result.conversations] == [1, 1]
+
+
+def test_a_request_retried_after_failed_calls_is_one_conversation_whose_rounds_say_they_are_retries():
+    # anthropic-sdk-python's messages.parse test met its organization's rate limit: the SDK sent the request three
+    # times (x-stainless-retry-count 0, 1, 2), answered 429, 429, then 200. It read as three conversations of one
+    # round (a repeated opening that resends no answer opens a conversation of its own).
+    from lib.failures import sent_again_words
+    from lib.ui.cards import _nothing_ran
+    (conversation,) = upload("anthropic-py-rate-limited-twice-then-answered.json").conversations
+    first, second, third = conversation.trace.rounds
+    assert [r.error.status if r.error else None for r in (first, second, third)] == [429, 429, None]
+    assert third.response.message.text.startswith('{"items":[{"product_name":"Green Tea"')
+    assert sent_again_words(None, first) is None
+    assert sent_again_words(first, second) == ("The same request as round 1, sent again after that call failed (HTTP "
+                                               "429): a retry, not a new turn. The model is asked the same thing again.")
+    assert sent_again_words(second, third).startswith("The same request as round 2, sent again")
+    assert _nothing_ran(second, third) == ("The call failed, so the program ran nothing; round 3 sends the same "
+                                           "request again (a retry).")
+    # The answer is the third attempt's: no round says the model was asked something new.
+    assert sent_again_words(third, third) is None
+
+
+def test_the_same_opening_after_an_answered_call_is_still_a_conversation_of_its_own():
+    # Only a failed call is retried: the same question asked again after an answer (a batch of one task) stays apart.
+    data = json.loads((FIXTURES / "anthropic-py-rate-limited-twice-then-answered.json").read_bytes())
+    result = upload("answered-twice.json", json.dumps([data[2], data[2]]).encode())
     assert [len(c.trace.rounds) for c in result.conversations] == [1, 1]
 
 

@@ -117,6 +117,8 @@ WORDS = {
     "_shown_words": "what the steps given showed, in our words (lib/ui/lesson.py)",
     "appended_words": "which request a step 4 card's message is new in: our words with a request number, or "
                       "Growth.new_words (lib/presenter.py)",
+    "sent_again_words": "round numbers, a numeric HTTP status and our sentence: a request sent again after its call "
+                        "failed (lib/failures.py)",
     "against_words": "which request a round's new messages count against, in our words and round numbers (lib/growth.py)",
     "origin_words": "where a new message came from, ORIGIN_WORDS, or the kinds of parts it came back without in our "
                     "words (LEFT_OUT_WORDS) and a count of the others, never their types (lib/growth.py)",

@@ -337,6 +337,10 @@ class _Rebuilder:
         summary's text: found again by the request that opens with it (_after_summary)."""
         self._summaries: list[tuple[_Thread, _Thread]] = []
         """(the conversation summed up, the thread its summary call opened): joined by join_summed_up."""
+        self._failed: dict[tuple, list[_Thread]] = {}
+        """The threads whose last call failed with no answer, by their dialect and where that call's request ends
+        (lib.logs.openings.end_of): found again by the same request sent again (_retried). A thread that went on since
+        is dropped when a look-up meets it."""
         self._summing_up: set[str] = set()
         """The ids of the summary calls' threads already looked up by _summed_up: looked up once."""
         self._order = 0
@@ -401,6 +405,10 @@ class _Rebuilder:
             record.compacted_in_call is True, sent_on, text_or_none(record.from_cache),
         ))
         self._openings.ended(thread, request.raw.get("messages") or [])
+        if error is not None and response is None and record.conversation is None:
+            failed = self._failed.setdefault((thread.dialect, end_of(request.raw.get("messages") or [])), [])
+            if not failed or failed[-1] is not thread:  # a retry that failed again is listed once
+                failed.append(thread)
         if opening is not None:
             self._by_last_answer.add(None, thread)
         for index in (self._by_first_item, self._by_first_turn, self._by_last_answer):
@@ -475,6 +483,8 @@ class _Rebuilder:
             thread = self.threads.get(key) or _Thread(key, record.dialect)
             return thread, record.resends is not None and record.resends is thread.last_sent, None, None
         raws = body.get("messages") if isinstance(body.get("messages"), list) else []
+        if self._failed and raws and (retried := self._retried(record, raws)) is not None:
+            return retried, raws == retried.calls[-1].request.raw.get("messages"), None, None
         # Threads are indexed by their first request's first two messages; a request is looked up
         # under its first two and its first one, so a thread that opened with one message is found.
         # A message is known by what the model reads of it (read_form): a cache breakpoint moved on is no other message.
@@ -553,6 +563,24 @@ class _Rebuilder:
         # Only a prefix resent as it was is taken over as read (`checked`): one with a breakpoint moved is read again,
         # so that each request shows the message as it sent it.
         return best, exact, None, read
+
+    def _retried(self, record: CallRecord, raws: list) -> _Thread | None:
+        """The thread whose last call failed with no answer and whose last request this one sends again (a retry:
+        the SDK's own after a 429 or a 5xx, or the program's), the latest such; None where there is none. It goes on
+        that thread as its next round, where a repeated opening that resends no answer would open a conversation of
+        its own (the Anthropic Python SDK's two 429s then a 200 read as three conversations of one round). A request
+        the log names otherwise (a batch's `custom_id`) is another request, whatever it holds."""
+        key = (record.dialect, end_of(raws))
+        failed = self._failed.get(key)
+        if not failed:
+            return None
+        failed[:] = [t for t in failed if t.calls and t.calls[-1].error is not None and t.calls[-1].response is None
+                     and len(t.calls[-1].request.raw.get("messages") or []) == len(raws)]
+        if not failed:
+            del self._failed[key]
+            return None
+        return next((thread for thread in reversed(failed) if (record.name is None or record.name == thread.id)
+                     and _resent_unmarked(raws, thread.calls[-1].request.raw.get("messages") or [])), None)
 
     def _resent_by_item_id(self, record: CallRecord, raws: list) -> _Thread | None:
         """The thread whose last answer a request sends back by its items' ids (a Responses answer's reasoning and

@@ -28,7 +28,8 @@ from lib.model import Execution, Message, Round, summary_in_clear
 from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
-from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, is_replay_miss, odd_status
+from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, is_replay_miss, odd_status, sent_again, \
+    sent_again_words
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, execution_outcome, join_path
 from lib.text import as_code, milliseconds, plural, show_controls, summarize_message
 from lib.ui import plain, state
@@ -322,6 +323,8 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], system_statu
             st.markdown("**system** (a top-level field, outside the messages array)"
                         + (f" · :{colour}-badge[{words}]" if colour else f" · {words}" if words else ""))
             _parts(system, "system", marks)
+    if (again := sent_again_words(previous, round_)) is not None:
+        st.caption(again)
     held, sent = held_apart(round_, placed.entries)
     against = against_words(round_.index, placed.against)
     if against is not None:
@@ -390,6 +393,9 @@ def _nothing_ran(round_: Round, next_round: Round | None) -> str:
     # A failed call is often retried: the trace goes on, so only its last round ends it.
     if next_round is None:
         return "The call failed, so the program ran nothing: the log ends here."
+    if sent_again(round_, next_round):
+        return (f"The call failed, so the program ran nothing; round {next_round.index} sends the same request again "
+                "(a retry).")
     return f"The call failed, so the program ran nothing; round {next_round.index} is its next request."
 
 
