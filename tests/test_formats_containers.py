@@ -3851,6 +3851,19 @@ def test_a_tool_runners_summary_call_with_no_request_after_it_ends_the_conversat
     assert summary_call.response.message.text.startswith("<summary>\n## Task Overview")
 
 
+@pytest.mark.parametrize("compacted", ["anthropic-ts-tool-runner-compaction.json",
+                                       "anthropic-py-tool-runner-compaction-summary.json"])
+def test_conversations_are_numbered_without_a_gap_after_a_summary_call_is_put_back(compacted):
+    # Two recordings uploaded together, the first a tool runner's compaction: its summary call had opened conversation
+    # 2 before it was put back in conversation 1, and the next file's run read as "conversation 3" after "conversation
+    # 1" ("2 conversations" listed as 1 and 3).
+    other = "anthropic-py-tool-runner-http-snapshot.json"
+    result = read_upload([(name, (FIXTURES / name).read_bytes()) for name in (compacted, other)])
+    assert [c.id for c in result.conversations] == ["conversation 1", "conversation 2"]
+    assert result.conversations[1].trace.rounds[0].tool_calls[0].name == "get_weather"
+    assert result.conversations[1].trace.title.endswith("· conversation 2")
+
+
 def test_a_summary_prompt_the_program_did_not_name_so_stays_a_call_of_its_own():
     # Without the SDK's header the bytes cannot tell a summary call from a program asking the question anew with a
     # second user turn (ldp's online trainer): nothing is joined.

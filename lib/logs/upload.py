@@ -309,6 +309,9 @@ class _Thread:
     """The `messages` list of the last call's request body, as the record held it (see CallRecord.resends)."""
     tool_effects: dict[str, str] = field(default_factory=dict)
     """What its calls' format knows of the program's tools (CallRecord.tool_effects): the header's `tool_effects`."""
+    numbered: bool = False
+    """Its id is ours, `conversation N`, not a name the log gave: renumbered once threads are merged
+    (_Rebuilder.renumber)."""
 
 
 class _Rebuilder:
@@ -558,8 +561,8 @@ class _Rebuilder:
             best = self._sent_on(record, read)
         if best is None:
             name = record.name if record.name and record.name not in self.threads else None
-            return (_Thread(name or f"conversation {len(self.threads) + 1}", record.dialect, opening), False, opening,
-                    read)
+            return (_Thread(name or f"conversation {len(self.threads) + 1}", record.dialect, opening,
+                            numbered=name is None), False, opening, read)
         # Only a prefix resent as it was is taken over as read (`checked`): one with a breakpoint moved is read again,
         # so that each request shows the message as it sent it.
         return best, exact, None, read
@@ -707,6 +710,18 @@ class _Rebuilder:
                                                        or _empty_answer_dropped(raws[kept], last.response)):
                 best, best_length = thread, kept
         return best
+
+    def renumber(self) -> None:
+        """Number the conversations the rebuild named by their place among those left with calls, once merges
+        (join_summed_up, join_late_rounds) have emptied some: conversations 1, 2 and 3, not 1, 3 and 5. Where a number
+        is a name the log gave another conversation, none is renumbered: two conversations are never given one name."""
+        kept = [thread for thread in self.threads.values() if thread.calls]
+        names = [f"conversation {place}" if thread.numbered else thread.id for place, thread in enumerate(kept, 1)]
+        if len(set(names)) < len(names):
+            return
+        for thread, name in zip(kept, names):
+            thread.id = name
+        self.threads = {thread.id: thread for thread in kept}
 
     def join_late_rounds(self) -> None:
         """Chain threads whose calls arrived out of order (batch results come back in any order):
@@ -1115,6 +1130,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     rebuilder = reading.rebuilder
     rebuilder.join_summed_up()
     rebuilder.join_late_rounds()
+    rebuilder.renumber()
     # A forced format that took every line and found no model call among them (a cassette of token counts) has said
     # so in its count of what are not model calls, as detection would: no line was refused.
     took_all = forced and any(instance.not_calls() for instance in reading.instances) and not reading.problems
