@@ -774,6 +774,11 @@ EXPECTED = [
      {"any-agent": "'spans' of any-agent's operations ('gen_ai.operation.name' 'call_llm')"},
      "1 document: 4 rounds in 1 conversation; 0 documents skipped",
      {"9707d5fd6d4a546d47757044c6127e04": [2, 4, 6, 0]}, 3),
+    # any-agent driving the OpenAI Agents SDK: write_file returned None, which any-agent writes as `{}`.
+    ("any-agent-openai-write-returned-nothing.json",
+     {"any-agent": "'spans' of any-agent's operations ('gen_ai.operation.name' 'call_llm')"},
+     "1 document: 3 rounds in 1 conversation; 0 documents skipped",
+     {"4bedea77bb33b9c5f280371eae21ea97": [2, 4, 6]}, 2),
     # The http_snapshot plugin's recording (the Anthropic Python SDK's tests): matched no format ("closest: VCR
     # cassette: the interaction's response has no status"); a Messages answer's own `content` then read as its body.
     ("anthropic-py-tool-runner-http-snapshot.json",
@@ -3975,6 +3980,22 @@ def test_an_any_agent_trace_is_read_through_the_spans_reader_its_later_requests_
         == (178, 449)
     assert "cannot be rebuilt" in trace.round_provenance(fourth).note
     assert fourth.response.message.text.startswith('{\n  "steps": [')
+
+
+def test_a_tool_any_agent_recorded_as_returning_nothing_is_said_to_have_returned_nothing():
+    # any-agent writes `{}` as the output of a tool that returned None (its _set_tool_output); the span holds no other
+    # output. The rebuilt round 3 sent write_file's result as `{}` and warned that it is empty, saying nothing of what
+    # `{}` stands for: the warning holds (the tool told the model nothing of what it wrote), and the round says why.
+    (conversation,) = upload("any-agent-openai-write-returned-nothing.json").conversations
+    trace = conversation.trace
+    third = trace.rounds[2]
+    (result,) = [p for m in third.request.messages for p in m.tool_results if p.call_id == trace.rounds[1].tool_calls[0].id]
+    assert result.content in ("{}", {})
+    assert "write_file returned nothing: any-agent writes {} for a tool that returned None (or an empty object), so " \
+           "that is the result shown; what the framework sent the model in its place is not recorded." \
+           in provenance_detail(trace.round_provenance(third))
+    assert "returned nothing" not in provenance_detail(trace.round_provenance(trace.rounds[1]))
+    assert [(f.code, f.round) for f in run_checks(trace) if f.code == "empty-tool-result"] == [("empty-tool-result", 3)]
 
 
 def test_the_any_agent_format_claims_no_other_formats_lines():

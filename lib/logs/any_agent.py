@@ -42,6 +42,18 @@ UNKNOWN_NOTE = ("any-agent records the messages of its run's first model call on
                 "cannot be rebuilt, so its request shows no messages. Its model, tokens and answer are as recorded.")
 """Said of a call whose request cannot be rebuilt."""
 
+NOTHING_RETURNED = "{}"
+"""What any-agent writes as a tool's `gen_ai.output` where the tool returned None (`_set_tool_output`): the same bytes
+as a tool that returned an empty object. The framework sent the model its own words for nothing (`None`, `null`, an
+empty string), which the trace does not keep."""
+
+
+def nothing_returned_words(names: list[str]) -> str:
+    """Said of a rebuilt request holding results any-agent wrote as NOTHING_RETURNED."""
+    tools = " and ".join(dict.fromkeys(names))
+    return (f"{tools} returned nothing: any-agent writes {NOTHING_RETURNED} for a tool that returned None (or an empty "
+            "object), so that is the result shown; what the framework sent the model in its place is not recorded.")
+
 
 def is_trace(obj: Any) -> bool:
     """Whether an object is an any-agent trace: `spans` whose attributes name any-agent's own operations (a model
@@ -93,6 +105,7 @@ class AnyAgentTraceFormat(LogFormat):
         history: list | None = None  # the last request's messages, as the conventions' {role, parts}
         answered: dict | None = None  # the last call's answer, waiting for its tools' results
         waiting: list[tuple[str, str]] = []  # (made-up id, tool name) of its calls not yet run
+        empty: list[str] = []  # the tools run since the last call whose output any-agent wrote as NOTHING_RETURNED
         number, previous = 0, {}
         problems: list[str] = []
         for position, span in enumerate(ordered, start=1):
@@ -108,6 +121,8 @@ class AnyAgentTraceFormat(LogFormat):
                 call_id = next((i for i, n in waiting if n == name), "")
                 if call_id:
                     waiting.remove((call_id, name))
+                    if attributes.get("gen_ai.output") == NOTHING_RETURNED:
+                        empty.append(name)
                     if history is not None:
                         history.append({"role": "tool", "parts": [convert.tool_result_part(
                             call_id, attributes.get("gen_ai.output"))]})
@@ -128,7 +143,8 @@ class AnyAgentTraceFormat(LogFormat):
                 self._said[key] = (made_up, "", ())
             elif history is not None and answered is not None and answered["calls"] \
                     and not _fewer(attributes, previous):
-                self._said[key] = ((TRANSCRIPT_REQUEST, MADE_UP_IDS), REBUILT_NOTE, ())
+                said = f"{REBUILT_NOTE} {nothing_returned_words(empty)}" if empty else REBUILT_NOTE
+                self._said[key] = ((TRANSCRIPT_REQUEST, MADE_UP_IDS), said, ())
             else:
                 history = None
                 self._said[key] = (made_up, UNKNOWN_NOTE, ("messages",))
@@ -143,7 +159,7 @@ class AnyAgentTraceFormat(LogFormat):
             self._reader._take(_span(span, converted), line)
             if history is not None:
                 history.append({"role": "assistant", "parts": answer["parts"]})
-            answered, waiting, previous = answer, list(answer["calls"]), attributes
+            answered, waiting, previous, empty = answer, list(answer["calls"]), attributes, []
         if problems:
             raise LineProblem(f"{len(problems)} of {len(ordered)} spans could not be read ({'; '.join(problems[:3])})")
         yield from ()
