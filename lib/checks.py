@@ -43,7 +43,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
 from jsonschema.validators import validator_for
 
-from lib.failures import is_unsent, stream_ended_words, unrun_in_batch
+from lib.failures import is_unsent, stream_ended_words, undecoded_words, unrun_in_batch
 from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, places_words, realigned, resent_length,
                          resent_prefix)
 from lib.intern import canonical_json
@@ -1769,7 +1769,8 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         status = f"with HTTP {error.status}" if error.status is not None else "(HTTP status not recorded)"
         pointer = f", pointing at messages[{index}]" if index is not None else ""
         # A status recorded with an empty body: the message is the status we wrote, not words the provider sent.
-        words = ("It sent no words: the response body was empty. " if _wordless(error)
+        words = (f"{undecoded} " if (undecoded := undecoded_words(error)) is not None
+                 else "It sent no words: the response body was empty. " if _wordless(error)
                  else f"Its words: \"{shorten(error.message, 240)}\" ")
         rejected = error.rejected_generation
         # An error event that ended a stream came after the HTTP status, which said the answer was on its way: the

@@ -3,7 +3,7 @@ with no recording for the request. The explorer's cards and the HTML export say 
 
 from __future__ import annotations
 
-from lib.model import STREAM_ENDED, ProviderError, Round
+from lib.model import STREAM_ENDED, UNDECODED_NAMES, ProviderError, Round
 
 NO_RECORDING = "no_recording"
 """The error type the replay provider writes when no recording matches a request."""
@@ -123,6 +123,15 @@ def failure_heading(error: ProviderError) -> str:
     if not error.status:
         return "The call failed, and no HTTP status was recorded (the log does not say whether a server answered). What was said:"
     return "The call failed, with an HTTP status that is not a number. The status and what the provider said:"
+
+
+def undecoded_words(error: ProviderError) -> str | None:
+    """What a failure whose body was not decoded (ProviderError.undecoded) said, in our words; None for any other."""
+    if (encoding := error.undecoded) is None:
+        return None
+    return (f"Its response body came {UNDECODED_NAMES[encoding]}-compressed (content-encoding: {encoding}) and was not "
+            f"decoded: Roundtrip cannot decode {UNDECODED_NAMES[encoding]} here, so what the provider said is not "
+            "known. The body was not empty.")
 
 
 def sent_again(previous: Round | None, round_: Round) -> bool:

@@ -494,6 +494,14 @@ STREAM_ENDED = "stream_ended"
 {"http_status": the status the stream began under, or None where the log kept none}."""
 
 
+UNDECODED = "undecoded"
+"""The key of a failure's record (ProviderError.body) that says its response body came in an encoding not decoded here
+(`content-encoding: br` where no brotli module is installed): its value is the encoding's name. The body's words are
+then not known, which is not the same as a body that was empty."""
+UNDECODED_NAMES = {"br": "brotli"}
+"""The content encodings UNDECODED may name, by their header value: the compression's name."""
+
+
 @built_fast
 @dataclass(frozen=True, slots=True)
 class ProviderError:
@@ -523,6 +531,12 @@ class ProviderError:
         """Whether an error event ended an answer that had begun streaming (STREAM_ENDED): `status` is then the one the
         event names, not the HTTP status of the answer."""
         return isinstance(self.body, dict) and isinstance(self.body.get(STREAM_ENDED), dict)
+
+    @property
+    def undecoded(self) -> str | None:
+        """The content encoding of a response body that was not decoded (UNDECODED), one of UNDECODED_NAMES, or None."""
+        encoding = self.body.get(UNDECODED) if isinstance(self.body, dict) else None
+        return encoding if isinstance(encoding, str) and encoding in UNDECODED_NAMES else None
 
     @property
     def stream_status(self) -> int | None:

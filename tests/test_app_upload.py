@@ -255,3 +255,13 @@ def test_a_request_the_sdk_retried_after_two_429s_shows_as_one_conversation_its_
     at.number_input(key="explorer.round").set_value(3).run()
     assert "The same request as round 2, sent again after that call failed (HTTP 429): a retry, not a new turn." \
         in said()
+
+
+def test_an_error_body_recorded_brotli_compressed_says_on_screen_it_was_not_decoded(app):
+    # The round showed "The call failed: HTTP 401. The provider said:" above "HTTP 401", words the provider never sent.
+    name = "ddtrace-js-claude-agent-sdk-401-brotli.json"
+    at = _upload(app, (name, (FIXTURES / "containers" / name).read_bytes()))
+    sidebar = " ".join([t.value for t in at.sidebar.text] + [c.value for c in at.sidebar.caption])
+    assert "came brotli-compressed (content-encoding: br) and was not decoded" in sidebar
+    assert any("Its response body came brotli-compressed (content-encoding: br) and was not decoded: Roundtrip cannot "
+               "decode brotli here, so what the provider said is not known." in c.value for c in at.main.caption)

@@ -779,6 +779,11 @@ EXPECTED = [
      {"any-agent": "'spans' of any-agent's operations ('gen_ai.operation.name' 'call_llm')"},
      "1 document: 3 rounds in 1 conversation; 0 documents skipped",
      {"4bedea77bb33b9c5f280371eae21ea97": [2, 4, 6]}, 2),
+    # A 401 whose body the test agent kept brotli-compressed: checks said the provider "sent no words: the response
+    # body was empty".
+    ("ddtrace-js-claude-agent-sdk-401-brotli.json",
+     {"vcr-cassette": "an interaction with request.url and response.status (the Datadog APM test agent's cassette)"},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 0),
     # The http_snapshot plugin's recording (the Anthropic Python SDK's tests): matched no format ("closest: VCR
     # cassette: the interaction's response has no status"); a Messages answer's own `content` then read as its body.
     ("anthropic-py-tool-runner-http-snapshot.json",
@@ -3996,6 +4001,34 @@ def test_a_tool_any_agent_recorded_as_returning_nothing_is_said_to_have_returned
            in provenance_detail(trace.round_provenance(third))
     assert "returned nothing" not in provenance_detail(trace.round_provenance(trace.rounds[1]))
     assert [(f.code, f.round) for f in run_checks(trace) if f.code == "empty-tool-result"] == [("empty-tool-result", 3)]
+
+
+def test_an_error_body_recorded_brotli_compressed_is_said_to_be_undecoded_never_empty():
+    # dd-trace-js's Claude Agent SDK cassette: Anthropic's 401 came with `Content-Encoding: br`, and the test agent
+    # kept its bytes (`base64:...`). No brotli module is installed, so the body cannot be read; checks said "It sent
+    # no words: the response body was empty", and nothing said the body was there, undecoded.
+    result = upload("ddtrace-js-claude-agent-sdk-401-brotli.json")
+    (conversation,) = result.conversations
+    (round_,) = conversation.trace.rounds
+    assert round_.error.status == 401 and round_.error.undecoded == "br"
+    assert [n.message for n in result.notes] == [
+        "the response body (HTTP 401) came brotli-compressed (content-encoding: br) and was not decoded: neither the "
+        "brotli nor the brotlicffi module is installed here: the round shows the request and the status alone, what "
+        "the body said not known"]
+    (said,) = [f.message for f in run_checks(conversation.trace) if f.code == "provider-error"]
+    assert "Its response body came brotli-compressed (content-encoding: br) and was not decoded" in said
+    assert "empty" not in said.replace("The body was not empty.", "")
+
+
+def test_a_body_its_recorder_decoded_is_read_whatever_encoding_header_it_kept():
+    # A recorder that decoded the body and kept the `Content-Encoding: br` header: the JSON is read as it is.
+    data = json.loads((FIXTURES / "ddtrace-js-claude-agent-sdk-401-brotli.json").read_bytes())
+    data["response"]["body"] = json.dumps({"type": "error", "error": {"type": "authentication_error",
+                                                                      "message": "invalid x-api-key"}})
+    result = upload("decoded.json", json.dumps(data).encode())
+    (round_,) = result.conversations[0].trace.rounds
+    assert round_.error.undecoded is None and "invalid x-api-key" in round_.error.message
+    assert not result.notes
 
 
 def test_the_any_agent_format_claims_no_other_formats_lines():

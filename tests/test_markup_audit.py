@@ -117,6 +117,8 @@ WORDS = {
     "_shown_words": "what the steps given showed, in our words (lib/ui/lesson.py)",
     "appended_words": "which request a step 4 card's message is new in: our words with a request number, or "
                       "Growth.new_words (lib/presenter.py)",
+    "undecoded_words": "an encoding's name of lib.model.UNDECODED_NAMES (never the log's text) and our sentence: a "
+                       "failure's body not decoded (lib/failures.py)",
     "sent_again_words": "round numbers, a numeric HTTP status and our sentence: a request sent again after its call "
                         "failed (lib/failures.py)",
     "against_words": "which request a round's new messages count against, in our words and round numbers (lib/growth.py)",

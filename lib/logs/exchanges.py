@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterator
 from urllib.parse import unquote, urlsplit
 
@@ -34,7 +34,7 @@ from lib.logs.responses import (FINAL_EVENTS, ITEM_DONE, SPEECH_KEY, ResponsesFo
                                  is_responses_request, with_streamed_items)
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
 from lib.logs.streams import AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done, is_keepalive
-from lib.model import STREAM_ENDED
+from lib.model import STREAM_ENDED, UNDECODED, UNDECODED_NAMES
 from lib.text import plural
 
 GEMINI_PATH = re.compile(r"/models/([^/:]+):(?:stream)?generateContent$", re.IGNORECASE)
@@ -216,6 +216,9 @@ class ExchangeReader:
         self.background: dict[str, tuple[dict, int]] = {}
         """Responses API calls made with `background: true` and answered `queued` (or `in_progress`), by response id:
         their request and item, until a poll or a cancellation records how they ended."""
+        self.undecoded: list[tuple[int, int | None, str]] = []
+        """(item, HTTP status, content encoding) of the model calls whose response body came in an encoding not
+        decoded here (_undecoded)."""
         self.unsent: list[int] = []
         """Items of the model calls recorded with an empty request body (a recorder that scrubbed it)."""
         self.unread_answers: list[tuple[int, list[str]]] = []
@@ -235,9 +238,18 @@ class ExchangeReader:
 
     def record(self, exchange: Exchange, line: int) -> Iterator[CallRecord]:
         """The model call an exchange was, if it was one."""
+        encoding = _undecoded(exchange)
+        if encoding is not None:
+            # Its bytes are not the body's words: read as no body, and said to be undecoded, never empty.
+            exchange = replace(exchange, response_body=None)
         records = list(self._calls(exchange, line))
         body = exchange.response_body
-        if records and (body is None or (isinstance(body, (str, bytes, bytearray)) and not body.strip())):
+        if records and encoding is not None:
+            self.undecoded.append((line, exchange.status, encoding))
+            for record in records:
+                if record.error is not None:
+                    record.error = {**record.error, UNDECODED: encoding}
+        elif records and (body is None or (isinstance(body, (str, bytes, bytearray)) and not body.strip())):
             self.unanswered.append((line, exchange.status))
         yield from records
 
@@ -627,6 +639,14 @@ class ExchangeReader:
                                  f"Messages' shape (its keys: {shown})"
                                  + (f", as it was for {plural(more, 'more call')}" if more else "")
                                  + ": the round shows the request alone, its answer not read", loaded=True))
+        if self.undecoded:
+            (first, status, encoding), more = self.undecoded[0], len(self.undecoded) - 1
+            notes.append(Problem(first, f"the response body{f' (HTTP {status})' if status else ''} came "
+                                 f"{UNDECODED_NAMES[encoding]}-compressed (content-encoding: {encoding}) and was not "
+                                 f"decoded: {undecoded_why(encoding)}"
+                                 + (f"; so was it for {plural(more, 'more call')}" if more else "")
+                                 + ": the round shows the request and the status alone, what the body said not known",
+                                 loaded=True))
         if self.unanswered:
             (first, status), more = self.unanswered[0], len(self.unanswered) - 1
             notes.append(Problem(first, f"the response body was recorded empty{f' (HTTP {status})' if status else ''}"
@@ -709,6 +729,28 @@ def _batch_api(line: dict) -> str | None:
     (embeddings, moderations), or no request line at all."""
     url = line.get("url")
     return BATCH_URLS.get(url.split("?")[0].rstrip("/")) if isinstance(url, str) and "body" in line else None
+
+
+NOT_DECODED = tuple(UNDECODED_NAMES)
+"""Content encodings of a response body that no format here decodes: brotli, where neither the `brotli` nor the
+`brotlicffi` module is installed (neither is in requirements.txt). gzip is opened by its bytes (Inflater)."""
+
+
+def _undecoded(exchange: Exchange) -> str | None:
+    """The content encoding a response body was recorded in and is not decoded here (NOT_DECODED), or None: a recorder
+    that kept the compressed bytes (the Datadog test agent writes them as `base64:`). A body that reads as JSON or as
+    a stream's events was decoded by its recorder, whatever header it kept."""
+    encoding = exchange.response_headers.get("content-encoding", "").strip().lower()
+    body = exchange.response_body
+    if encoding not in NOT_DECODED or not isinstance(body, (str, bytes, bytearray)) or not body.strip():
+        return None
+    head = (body if isinstance(body, str) else bytes(body[:64]).decode("utf-8", errors="replace")).lstrip()[:6]
+    return None if head[:1] in ("{", "[") or head.startswith(("data:", "event:")) else encoding
+
+
+def undecoded_why(encoding: str) -> str:
+    """Why a body in `encoding` (one of NOT_DECODED) was not decoded, in our words."""
+    return "neither the brotli nor the brotlicffi module is installed here"
 
 
 def _error(response: Any, status: int | None) -> dict | None:

@@ -29,7 +29,7 @@ from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
 from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, is_replay_miss, odd_status, sent_again, \
-    sent_again_words
+    sent_again_words, undecoded_words
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, execution_outcome, join_path
 from lib.text import as_code, milliseconds, plural, show_controls, summarize_message
 from lib.ui import plain, state
@@ -349,7 +349,9 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
         st.error(failure_heading(round_.error))
         if odd_status(round_.error):
             plain.text(round_.error.status)
-        if not is_replay_miss(round_.error):  # a miss's message is the heading's own sentence
+        if (undecoded := undecoded_words(round_.error)) is not None:  # its message is only the status we wrote
+            st.caption(undecoded)
+        elif not is_replay_miss(round_.error):  # a miss's message is the heading's own sentence
             code_block(round_.error.message)
         if round_.response is None:
             return
