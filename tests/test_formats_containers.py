@@ -317,6 +317,13 @@ EXPECTED = [
         "object is 'chat.completion.chunk' (7 lines); 'prompt_filter_results' with no choices (Azure OpenAI's first "
         "chunk) (1 line)")},
      "8 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
+    # Azure OpenAI's asynchronous filter annotates the text after the answer's finish_reason, in chunks with no id,
+    # model or delta: each was skipped as "matches no known log format".
+    ("semantic-kernel-azure-async-filter.sse", {"openai-chat-stream": (
+        "object is 'chat.completion.chunk' (3 lines); choices holding only 'content_filter_results' (Azure OpenAI's "
+        "asynchronous filter's chunk) (2 lines); 'prompt_filter_results' with no choices (Azure OpenAI's first chunk) "
+        "(1 line)")},
+     "13 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
     ("vercel-perplexity-done-chunk.chunks.txt", {"openai-chat-stream": "object is 'chat.completion.chunk' (7 lines); "
                                                 "object is 'chat.completion.done' (Perplexity's last chunk) (1 line)"},
      "8 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 0),
@@ -4029,6 +4036,23 @@ def test_a_body_its_recorder_decoded_is_read_whatever_encoding_header_it_kept():
     (round_,) = result.conversations[0].trace.rounds
     assert round_.error.undecoded is None and "invalid x-api-key" in round_.error.message
     assert not result.notes
+
+
+@pytest.mark.parametrize("form", ["server-sent events", "chunk lines"])
+def test_azure_asynchronous_filter_chunks_add_nothing_to_the_answer_and_are_no_answer_of_their_own(form):
+    # Semantic Kernel's Azure OpenAI test stream: the prompt filter's chunk, the answer "Kindness" and its stop, then
+    # two chunks of the asynchronous filter's results (choices[0] with content_filter_offsets and
+    # content_filter_results, no delta, no id). Both were skipped ("line 9: matches no known log format"); read as
+    # chunks, each must neither join the answer nor, under its empty id, make an answer of its own.
+    data = (FIXTURES / "semantic-kernel-azure-async-filter.sse").read_bytes()
+    if form == "chunk lines":
+        data = b"\n".join(line[len(b"data: "):] for line in data.splitlines() if line.startswith(b"data: {"))
+    result = upload("azure.sse" if form == "server-sent events" else "azure.jsonl", data)
+    assert result.problems == ()
+    (conversation,) = result.conversations
+    (round_,) = conversation.trace.rounds
+    assert (round_.response.message.text, round_.response.finish_reason) == ("Kindness", "stop")
+    assert conversation.trace.model == "gpt-4o-2024-05-13"
 
 
 def test_the_any_agent_format_claims_no_other_formats_lines():

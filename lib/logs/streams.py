@@ -123,6 +123,8 @@ class OpenAIChatStreamFormat(LogFormat):
             return "object is 'chat.completion.done' (Perplexity's last chunk)"
         if obj.get("choices") == [] and "prompt_filter_results" in obj and not obj.get("object"):
             return "'prompt_filter_results' with no choices (Azure OpenAI's first chunk)"  # nothing of the answer
+        if not obj.get("object") and _filter_results_only(obj.get("choices")):
+            return "choices holding only 'content_filter_results' (Azure OpenAI's asynchronous filter's chunk)"
         return None
 
     def refusal(self, obj: dict) -> str:
@@ -144,6 +146,10 @@ class OpenAIChatStreamFormat(LogFormat):
                                                          for c in choices):
             # Only a forced format is fed it: a whole response read as a chunk would lose its message to the delta rule.
             raise LineProblem("not a stream chunk: a whole Chat Completions response (choices[].message, no delta)")
+        if _filter_results_only(choices):
+            # Azure's asynchronous filter annotates text already sent, after its finish_reason, under no id or model:
+            # nothing of the answer, and no answer of its own (read as one, it was an empty answer).
+            return
         stream_id = "" if self._one_completion else self._body or str(obj.get("id") or "")
         if stream_id in self._ended and all(isinstance(c, dict) and _says_nothing(c) for c in choices):
             # A spoken answer's last chunk (its audio's `expires_at`) comes after the usage chunk that ended it: no new
@@ -265,6 +271,19 @@ class OpenAIChatStreamFormat(LogFormat):
                 error = {**error, "failed_generation": written}
             record.response, record.error = None, error
             yield record
+
+
+FILTER_KEYS = ("content_filter_results", "content_filter_offsets")
+"""What Azure OpenAI's content filter writes on a choice: its results, and (with the asynchronous filter) where in the
+text already streamed they apply."""
+
+
+def _filter_results_only(choices: Any) -> bool:
+    """Whether a chunk's choices are the content filter's annotations alone (Azure OpenAI's asynchronous filter, after
+    the answer's finish_reason): each has filter results and no delta, and none ends the answer."""
+    return isinstance(choices, list) and bool(choices) and all(
+        isinstance(c, dict) and "delta" not in c and c.get("finish_reason") is None
+        and any(isinstance(c.get(key), dict) for key in FILTER_KEYS) for c in choices)
 
 
 def _says_nothing(choice: dict) -> bool:
