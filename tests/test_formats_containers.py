@@ -781,6 +781,11 @@ EXPECTED = [
      {"any-agent": "'spans' of any-agent's operations ('gen_ai.operation.name' 'call_llm')"},
      "1 document: 4 rounds in 1 conversation; 0 documents skipped",
      {"9707d5fd6d4a546d47757044c6127e04": [2, 4, 6, 0]}, 3),
+    # any-agent driving Agno: its tool runs carry their call ids, which were made up ("call_1_1").
+    ("any-agent-agno-tool-call-ids.json",
+     {"any-agent": "'spans' of any-agent's operations ('gen_ai.operation.name' 'call_llm')"},
+     "1 document: 3 rounds in 1 conversation; 0 documents skipped",
+     {"1de0532b350588ff152b1edf6bf358b3": [2, 4, 6]}, 2),
     # any-agent driving the OpenAI Agents SDK: write_file returned None, which any-agent writes as `{}`.
     ("any-agent-openai-write-returned-nothing.json",
      {"any-agent": "'spans' of any-agent's operations ('gen_ai.operation.name' 'call_llm')"},
@@ -4053,6 +4058,23 @@ def test_azure_asynchronous_filter_chunks_add_nothing_to_the_answer_and_are_no_a
     (round_,) = conversation.trace.rounds
     assert (round_.response.message.text, round_.response.finish_reason) == ("Kindness", "stop")
     assert conversation.trace.model == "gpt-4o-2024-05-13"
+
+
+def test_an_any_agent_trace_whose_tool_runs_name_their_calls_keeps_those_ids():
+    # any-agent's Agno spans record each tool run's call id (gen_ai.tool.call.id) though the model call's output lists
+    # the calls without them. The calls were given ids of ours ("call_2_1") and the checks said "its id, call_2_1, is
+    # the importer's: the log gives the call none".
+    (conversation,) = upload("any-agent-agno-tool-call-ids.json").conversations
+    trace = conversation.trace
+    first, second, third = trace.rounds
+    assert [c.id for r in (first, second) for c in r.tool_calls] == ["LlAGPjfO0", "wzCUjvRq4"]
+    assert not any(r.call_ids_made_up for r in trace.rounds)
+    assert [p.call_id for m in third.request.messages for p in m.tool_results] == ["LlAGPjfO0", "wzCUjvRq4"]
+    assert [(e.name, e.tool_call_id) for r in trace.rounds for e in r.executions] == [
+        ("get_current_time", "LlAGPjfO0"), ("write_file", "wzCUjvRq4")]
+    note = trace.round_provenance(second).note
+    assert "records the call ids on the tools' runs only" in note and "made up" not in note
+    assert not [f.message for f in run_checks(trace) if "is the importer's" in f.message]
 
 
 def test_the_any_agent_format_claims_no_other_formats_lines():

@@ -36,6 +36,12 @@ REBUILT_NOTE = ("any-agent records the messages of its run's first model call on
                 "recorded.")
 """Said of every call after a run's first: its request is ours, rebuilt, not recorded."""
 
+REBUILT_WITH_IDS_NOTE = REBUILT_NOTE.replace(
+    "any-agent records no call ids: they are made up from each call's place, and results paired by it",
+    "any-agent records the call ids on the tools' runs only (`gen_ai.tool.call.id`): each call is given the id of "
+    "the run of its tool that followed it, paired by the tool's name in order")
+"""Said of a call after a run's first where every call of the history has the id of its tool's run."""
+
 UNKNOWN_NOTE = ("any-agent records the messages of its run's first model call only, and this call does not go on from "
                 "the history before it (it follows an answer of text, or it read fewer input tokens than the call "
                 "before it: the framework's own call for a structured final output, or a new question): what it sent "
@@ -108,6 +114,8 @@ class AnyAgentTraceFormat(LogFormat):
         empty: list[str] = []  # the tools run since the last call whose output any-agent wrote as NOTHING_RETURNED
         number, previous = 0, {}
         problems: list[str] = []
+        runs = _runs_after(ordered)
+        made_up_before = False  # whether a call of the history so far has an id of ours
         for position, span in enumerate(ordered, start=1):
             try:
                 _trace(span)
@@ -118,7 +126,9 @@ class AnyAgentTraceFormat(LogFormat):
             operation = attributes.get("gen_ai.operation.name")
             if operation == TOOL:
                 name = str(attributes.get("gen_ai.tool.name") or "")
-                call_id = next((i for i, n in waiting if n == name), "")
+                recorded_id = attributes.get("gen_ai.tool.call.id")
+                call_id = next((i for i, n in waiting if i == recorded_id), "") or \
+                    next((i for i, n in waiting if n == name), "")
                 if call_id:
                     waiting.remove((call_id, name))
                     if attributes.get("gen_ai.output") == NOTHING_RETURNED:
@@ -136,15 +146,20 @@ class AnyAgentTraceFormat(LogFormat):
             number += 1
             recorded = attributes.get("gen_ai.input.messages")
             key = _started(span)
-            answer = _answer(attributes.get("gen_ai.output"), attributes.get("gen_ai.output.type"), number)
-            made_up = (MADE_UP_IDS,) if answer["calls"] else ()
+            answer = _answer(attributes.get("gen_ai.output"), attributes.get("gen_ai.output.type"), number,
+                             runs.get(position, []))
+            made_up = (MADE_UP_IDS,) if answer["calls"] and answer["made_up"] else ()
             if isinstance(recorded, str):
                 history = _chat_turns(recorded)
+                made_up_before = False
                 self._said[key] = (made_up, "", ())
             elif history is not None and answered is not None and answered["calls"] \
                     and not _fewer(attributes, previous):
-                said = f"{REBUILT_NOTE} {nothing_returned_words(empty)}" if empty else REBUILT_NOTE
-                self._said[key] = ((TRANSCRIPT_REQUEST, MADE_UP_IDS), said, ())
+                # The ids the request's history holds are ours where any call before, or this answer's, had none.
+                ours = made_up_before or bool(made_up)
+                rebuilt = REBUILT_NOTE if ours else REBUILT_WITH_IDS_NOTE
+                said = f"{rebuilt} {nothing_returned_words(empty)}" if empty else rebuilt
+                self._said[key] = ((TRANSCRIPT_REQUEST, MADE_UP_IDS) if ours else (TRANSCRIPT_REQUEST,), said, ())
             else:
                 history = None
                 self._said[key] = (made_up, UNKNOWN_NOTE, ("messages",))
@@ -160,6 +175,7 @@ class AnyAgentTraceFormat(LogFormat):
             if history is not None:
                 history.append({"role": "assistant", "parts": answer["parts"]})
             answered, waiting, previous, empty = answer, list(answer["calls"]), attributes, []
+            made_up_before = made_up_before or bool(made_up)
         if problems:
             raise LineProblem(f"{len(problems)} of {len(ordered)} spans could not be read ({'; '.join(problems[:3])})")
         yield from ()
@@ -242,18 +258,47 @@ def _chat_turns(text: str) -> list[dict]:
     return turns
 
 
-def _answer(output: Any, kind: Any, number: int) -> dict:
-    """A call's answer: the tools it asked for (any-agent's `[{tool.name, tool.args}]`, ids made up from the call's
-    place) or its text."""
+def _runs_after(ordered: list) -> dict[int, list[tuple[str, str]]]:
+    """By each model call's place among the spans (1-based): (tool name, `gen_ai.tool.call.id`) of the tool runs after
+    it and before the next call, in order, those that record an id (any-agent's Agno and Google ADK spans do; its
+    other frameworks' do not)."""
+    runs: dict[int, list[tuple[str, str]]] = {}
+    current: list[tuple[str, str]] | None = None
+    for position, span in enumerate(ordered, start=1):
+        attributes = span.get("attributes") if isinstance(span.get("attributes"), dict) else {}
+        operation = attributes.get("gen_ai.operation.name")
+        if operation == CALL:
+            current = runs.setdefault(position, [])
+        elif operation == TOOL and current is not None and isinstance(attributes.get("gen_ai.tool.call.id"), str) \
+                and attributes["gen_ai.tool.call.id"]:
+            current.append((str(attributes.get("gen_ai.tool.name") or ""), attributes["gen_ai.tool.call.id"]))
+    return runs
+
+
+def _answer(output: Any, kind: Any, number: int, runs: list[tuple[str, str]]) -> dict:
+    """A call's answer: the tools it asked for (any-agent's `[{tool.name, tool.args}]`) or its text. Each call's id is
+    the id of the run of its tool that followed (`runs`, paired by name in order) where every call has one; else all
+    are made up from the call's place (`made_up`)."""
     if kind == "json" and isinstance(output, str):
         try:
             asked = json.loads(output)
         except ValueError:
             asked = None
         if isinstance(asked, list) and asked and all(isinstance(a, dict) and "tool.name" in a for a in asked):
-            calls = [(f"call_{number}_{i}", str(a.get("tool.name") or "")) for i, a in enumerate(asked, start=1)]
+            names = [str(a.get("tool.name") or "") for a in asked]
+            left, ids = list(runs), []
+            for name in names:
+                found = next((run for run in left if run[0] == name), None)
+                if found is None:
+                    break
+                left.remove(found)
+                ids.append(found[1])
+            made_up = len(ids) < len(names) or len(set(ids)) < len(ids)
+            if made_up:
+                ids = [f"call_{number}_{i}" for i in range(1, len(names) + 1)]
+            calls = list(zip(ids, names))
             parts = [convert.tool_call_part(call_id, name, a.get("tool.args"))
                      for (call_id, name), a in zip(calls, asked)]
-            return {"parts": parts, "calls": calls}
+            return {"parts": parts, "calls": calls, "made_up": made_up}
     text = output if isinstance(output, str) else "" if output is None else json.dumps(output, ensure_ascii=False)
-    return {"parts": [convert.text_part(text)] if text else [], "calls": []}
+    return {"parts": [convert.text_part(text)] if text else [], "calls": [], "made_up": False}
