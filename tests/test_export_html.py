@@ -621,3 +621,22 @@ def test_the_checks_page_and_the_file_count_the_parts_not_read_as_the_sidebar_do
     page = _file_text(trace_html(upload.conversations[0].trace, problems=upload.problems,
                                  skipped=upload.skipped_lines))
     assert said in page and "1,001" not in page
+
+
+def _uploaded(name):
+    """The first conversation of a recording in tests/fixtures/containers, uploaded."""
+    return read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations[0].trace
+
+
+def test_the_file_says_a_retried_request_is_the_failed_one_sent_again():
+    # The Anthropic Python SDK's two 429s then a 200 for one request: the explorer says rounds 2 and 3 are retries.
+    page = "".join(_parse(trace_html(_uploaded("anthropic-py-rate-limited-twice-then-answered.json"))).text)
+    assert "The same request as round 1, sent again after that call failed (HTTP 429): a retry, not a new turn." in page
+    assert "The same request as round 2, sent again after that call failed (HTTP 429)" in page
+
+
+def test_the_file_says_a_brotli_error_body_was_not_decoded_not_that_the_provider_said_its_status():
+    # It showed "HTTP 401" under "The provider said:", words Roundtrip wrote, the body being brotli-compressed.
+    text = _parse(trace_html(_uploaded("ddtrace-js-claude-agent-sdk-401-brotli.json"))).text
+    said = text[text.index("The call failed: HTTP 401. The provider said:") + 1]
+    assert said.startswith("Its response body came brotli-compressed (content-encoding: br) and was not decoded")
