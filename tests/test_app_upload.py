@@ -265,3 +265,13 @@ def test_an_error_body_recorded_brotli_compressed_says_on_screen_it_was_not_deco
     assert "came brotli-compressed (content-encoding: br) and was not decoded" in sidebar
     assert any("Its response body came brotli-compressed (content-encoding: br) and was not decoded: Roundtrip cannot "
                "decode brotli here, so what the provider said is not known." in c.value for c in at.main.caption)
+
+
+def test_the_skipped_lines_of_several_files_are_listed_under_each_files_name_in_the_order_given(app):
+    # The sidebar listed them by line number across files: "b.jsonl, line 2" above "a.jsonl, line 7".
+    good = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    at = _upload(app, ("a.jsonl", b"\n".join([good[0], good[1], good[2], good[3], good[0], good[1], b"{x"])),
+                 ("b.jsonl", b"\n".join([good[2], b"{y"])))
+    skipped = next(e for e in at.sidebar.expander if e.label.startswith("Skipped"))
+    listed = "\n".join(t.value for t in skipped.text).splitlines()
+    assert [entry.split(":")[0] for entry in listed] == ["a.jsonl", "  line 7", "b.jsonl", "  line 2"]

@@ -277,3 +277,21 @@ def test_the_same_line_number_broken_in_two_files_counts_two_skipped_lines():
     upload = read_upload([("a.jsonl", b"\n".join([good[0], b"{x"])), ("b.jsonl", b"\n".join([good[2], b"{y"]))])
     assert upload.summary() == "4 lines: 2 rounds in 1 conversation; 2 lines skipped"
     assert [upload.said(p).split(":")[0] for p in upload.problems] == ["a.jsonl, line 2", "b.jsonl, line 2"]
+
+
+def test_the_problems_of_several_files_are_listed_file_by_file_in_the_order_given_each_under_its_name():
+    # They were sorted by line number alone, across files: b.jsonl's line 2 before a.jsonl's line 7.
+    good = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    a = b"\n".join([good[0], good[1], good[2], good[3], b"{x", good[0], b"{y"])
+    b = b"\n".join([good[0], b"{z"])
+    upload = read_upload([("a.jsonl", a), ("b.jsonl", b)])
+    assert [(p.file, p.line) for p in upload.problems] == [("a.jsonl", 5), ("a.jsonl", 7), ("b.jsonl", 2)]
+    listed = upload.listing(upload.problems)
+    assert [line.split(":")[0] for line in listed] == ["a.jsonl", "  line 5", "  line 7", "b.jsonl", "  line 2"]
+    # Given the other way round, b.jsonl's come first.
+    upload = read_upload([("b.jsonl", b), ("a.jsonl", a)])
+    assert [line.split(":")[0] for line in upload.listing(upload.problems)] == [
+        "b.jsonl", "  line 2", "a.jsonl", "  line 5", "  line 7"]
+    # One file: one line each, as before.
+    upload = read_upload([("a.jsonl", a)])
+    assert [line.split(":")[0] for line in upload.listing(upload.problems)] == ["line 5", "line 7"]

@@ -74,9 +74,12 @@ class ProblemList(list):
         covered = {(p.file, p.line): (p.last or p.line) - p.line + 1 for p in self}  # line 2 of two files: two lines
         return sum(covered.values()) + self.unlisted_lines
 
-    def listed(self) -> list[Problem]:
-        """The kept problems by line, and one closing line saying how many more there were."""
-        found = sorted(self, key=lambda p: p.line)
+    def listed(self, files: tuple[str, ...] = ()) -> list[Problem]:
+        """The kept problems by line, and one closing line saying how many more there were. In an upload of several
+        `files`, file by file in the order they were given, each by its own lines: sorted by line alone, line 2 of the
+        second file came before line 7 of the first."""
+        order = {name: at for at, name in reversed(list(enumerate(files)))}  # a name given twice: its first place
+        found = sorted(self, key=lambda p: (order.get(p.file, len(order)) if p.file is not None else len(order), p.line))
         if self.unlisted:
             found.append(Problem(self._last_line, f"and {plural(self.unlisted, 'more problem')} on "
                                                   f"{plural(self.unlisted_lines, 'more line')}, not listed "

@@ -128,6 +128,22 @@ class Upload:
                 else f"{problem.file}: {problem.message}"
         return f"{self.unit} {problem.line}: {problem.message}"
 
+    def listing(self, problems: tuple[Problem, ...] | list[Problem]) -> list[str]:
+        """Problems as the lines a user reads in a list: one a line, as `said`; in an upload of several files, under
+        each file's name (in the order the files were given, as `problems` are), each by its own place in that file."""
+        lines: list[str] = []
+        heading = None
+        for problem in problems:
+            if problem.file is None:
+                lines.append(self.said(problem))
+                heading = None
+                continue
+            if problem.file != heading:
+                heading = problem.file
+                lines.append(problem.file)
+            lines.append(f"  {problem.unit} {problem.line}: {problem.message}" if problem.unit else f"  {problem.message}")
+        return lines
+
     @property
     def rounds(self) -> int:
         """Rounds over all conversations."""
@@ -1158,7 +1174,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     not_calls = sum(instance.not_calls() for instance in reading.instances)
     unread = sum(instance.unread_calls() for instance in reading.instances)
     spans = sum(instance.not_call_spans() for instance in reading.instances)
-    return Upload(tuple(conversations), tuple(problems.listed()), reading.lines, reading.formats, problems.lines(),
+    return Upload(tuple(conversations), tuple(problems.listed(tuple(name for name, _ in files))), reading.lines, reading.formats, problems.lines(),
                   reading.size, notes, unit, not_calls, unread, spans, tuple(reading.empty),
                   tuple(reading.unopened))
 

@@ -256,7 +256,7 @@ def skipped_lines(upload: Upload) -> None:
     """The lines that could not be used, each with why (open when nothing else loaded); nothing when none."""
     if upload.problems:
         with st.expander(f"Skipped {upload.units} ({upload.skipped_lines:,})", expanded=not upload.conversations):
-            st.text("\n".join(upload.said(p) for p in upload.problems[:200]))
+            st.text("\n".join(upload.listing(upload.problems[:200])))
             if len(upload.problems) > 200:
                 st.caption(f"and {len(upload.problems) - 200:,} more.")
 
