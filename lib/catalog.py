@@ -146,15 +146,16 @@ def load_bytes(data: bytes, name: str) -> LoadedTrace:
 
 
 def from_upload(upload: Upload, source: str, key: str, index: int) -> LoadedTrace:
-    """Conversation `index` of an upload read under cache key `key`; with no conversation at all, an
-    empty trace that still carries the upload's problems."""
+    """Conversation `index` of an upload read under cache key `key` (`source`: the upload's name, one file's or how many
+    files); with no conversation at all, an empty trace that still carries the upload's problems."""
     if not upload.conversations:
         empty = Trace(title=source, dialect=OPENAI, rounds=())
         return LoadedTrace(source, key, empty, upload.problems, skipped=upload.skipped_lines)
     chosen = upload.conversations[index]
     notes = tuple(upload.said(note) for note in upload.notes if note.conversation == chosen.id)
-    return LoadedTrace(f"{source} · {chosen.id}", f"{key}:{index}", chosen.trace, upload.problems, notes,
-                       upload.skipped_lines)
+    # Of several files, the one that held it is named ("a.jsonl · sess-42"), not how many were uploaded.
+    return LoadedTrace(f"{chosen.source or source} · {chosen.id}", f"{key}:{index}", chosen.trace, upload.problems,
+                       notes, upload.skipped_lines)
 
 
 def from_library(trace: Trace, trace_id: str, generation: tuple) -> LoadedTrace:

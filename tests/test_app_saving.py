@@ -154,3 +154,20 @@ def test_saving_an_upload_of_several_conversations_says_it_keeps_the_one_on_scre
     at.button(key="sidebar.save").click().run()
     said = " ".join(c.value for c in at.sidebar.caption)
     assert "Saved to the library. Its permanent link" in said and "on screen only" not in said
+
+
+def test_a_conversation_saved_from_an_upload_of_several_files_is_titled_by_the_file_that_held_it(app_database):
+    # Uploaded with two other files, the one conversation of sess-42.jsonl was saved as "3 files · conversation 2".
+    at = _app()
+    pairs = PAIRS.splitlines()
+    files = [("monday.jsonl", b"\n".join([pairs[0], pairs[2]])), ("broken.jsonl", b"{x"), ("sess-42.jsonl", pairs[1])]
+    for name, data in files:
+        at.file_uploader(key="sidebar.upload").upload(name, data)
+    at.run()
+    picker = at.selectbox(key="sidebar.conversation")
+    picker.set_value(next(n for n, label in enumerate(picker.options) if label.startswith("conversation 2"))).run()
+    assert _title(at) == "sess-42.jsonl · conversation 2"
+    at.button(key="sidebar.save").click().run()
+    assert not at.exception
+    (row,) = search(open_store(app_database), LibraryQuery()).rows
+    assert row.title == "sess-42.jsonl · conversation 2"

@@ -396,8 +396,9 @@ def test_a_task_is_titled_by_its_agent_and_the_first_words_of_the_task_not_by_it
     upload = _read(HISTORY, UI)
     [task] = upload.conversations
     # The person's task, out of the <task> tags of the first prompt: "# PHASE 1 : Diagnostic Système Interface-First".
-    assert task.trace.title == ("2 files · Cline / Roo Code task: PHASE 1 : Diagnostic Système Interface-First - "
-                                "Stratégie An…")
+    # Of the two files, the one that holds the task's calls names it (not "2 files").
+    assert task.trace.title == ("roo-code-api_conversation_history.json · Cline / Roo Code task: PHASE 1 : "
+                                "Diagnostic Système Interface-First - Stratégie An…")
 
 
 def test_two_tasks_with_the_same_first_words_stay_two_conversations():

@@ -295,3 +295,42 @@ def test_the_problems_of_several_files_are_listed_file_by_file_in_the_order_give
     # One file: one line each, as before.
     upload = read_upload([("a.jsonl", a)])
     assert [line.split(":")[0] for line in upload.listing(upload.problems)] == ["line 5", "line 7"]
+
+
+def test_a_conversation_of_an_upload_of_several_files_is_named_by_the_file_that_held_it():
+    # Every conversation was titled by how many files were uploaded: "3 files · conversation 2" for one that
+    # sess-42.jsonl alone held.
+    pairs = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    upload = read_upload([("monday.jsonl", pairs[0]), ("tuesday.jsonl", pairs[2]), ("sess-42.jsonl", pairs[1])])
+    titles = {c.id: (c.source, c.trace.title) for c in upload.conversations}
+    assert titles == {
+        "conversation 1": ("monday.jsonl + tuesday.jsonl", "monday.jsonl + tuesday.jsonl · conversation 1"),
+        "conversation 2": ("sess-42.jsonl", "sess-42.jsonl · conversation 2")}
+    # A batch's requests in one file and its results in another: named by the file of its requests, or of its result
+    # where the requests' file does not hold it.
+    names = ["openai-batch-input.jsonl", "openai-batch-output.jsonl"]
+    upload = read_upload([(name, (FIXTURES / name).read_bytes()) for name in names])
+    assert [c.trace.title for c in upload.conversations] == [
+        "openai-batch-input.jsonl · trip-17-round-1", "openai-batch-input.jsonl · trip-19-never-ran",
+        "openai-batch-output.jsonl · trip-20-expired"]
+    # One file: its name, as before.
+    (conversation,) = read_upload([("sess-42.jsonl", pairs[1])]).conversations
+    assert conversation.trace.title == "sess-42.jsonl · conversation 1" and conversation.source == ""
+
+
+def test_what_an_importer_says_once_several_files_are_read_names_the_file_it_is_about():
+    # A Claude Code prompt with no response is said when the importer finishes, after every file: it was said as
+    # "line 1: ..." and "line 3: ...", in an upload of two files, naming neither.
+    session = [json.loads(line) for line in (FIXTURES / "claude-code-session.jsonl").read_bytes().splitlines()]
+
+    def prompt(session_id: str) -> bytes:
+        line = {**session[0], "sessionId": session_id, "uuid": f"u-{session_id}"}
+        return json.dumps({**line, "message": {"role": "user", "content": [{"type": "text", "text": "Still there?"}]}}
+                          ).encode()
+
+    answered = b"\n".join(json.dumps(line).encode() for line in session[:2])
+    upload = read_upload([("a.jsonl", prompt("s-a")), ("b.jsonl", b"\n".join([answered, prompt("s-b")]))])
+    assert [upload.said(note).split(": ")[0] for note in upload.notes] == ["a.jsonl, line 1", "b.jsonl, line 3"]
+    assert all("holds a prompt, and no response" in note.message for note in upload.notes)
+    (conversation,) = upload.conversations
+    assert conversation.trace.title == "b.jsonl · session test_session"

@@ -68,6 +68,9 @@ class Conversation:
     """The id the log gave it, or one we made up (`conversation 3`)."""
     trace: Trace
     """Its rounds."""
+    source: str = ""
+    """The file that held it, in an upload of several (the files, where it spans more than one); empty where the
+    upload is of one file, whose name says it."""
 
 
 NO_FORMAT = "matches no known log format"
@@ -281,6 +284,40 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes, int]]:
 # --- conversations -------------------------------------------------------------------------------
 
 
+class _Line(int):
+    """An item's number in its own file, told that file, as importers are fed it in an upload of several files. The
+    importers of an upload read every file in turn and keep the numbers they were fed in what they hold until the end
+    (a stream still open, a session's last prompt, a batch's request waiting for its result): what they make of it
+    then, a call, a note or a problem, carries the number, and so the file it was read from, not whichever was read
+    last. An int to every importer, which keeps it as one."""
+
+    def __new__(cls, number: int, file: str, unit: str) -> "_Line":
+        line = super().__new__(cls, number)
+        line.file, line.unit = file, unit
+        return line
+
+    def __getnewargs__(self) -> tuple[int, str, str]:
+        return int(self), self.file, self.unit
+
+
+def _told_file(problem: Problem) -> Problem:
+    """A problem or note on a tagged line (_Line): told its file and that file's unit, where it does not say them,
+    and numbered with a plain int."""
+    line, last = problem.line, problem.last
+    if not isinstance(line, _Line) and not isinstance(last, _Line):
+        return problem
+    told = replace(problem, line=int(line), last=None if last is None else int(last))
+    if problem.file is None and isinstance(line, _Line):
+        told = replace(told, file=line.file, unit=line.unit)
+    return told
+
+
+def _file_of(line: int) -> str | None:
+    """The file a call's line was read from, where the upload is of several files and the importer kept it so."""
+    return line.file if isinstance(line, _Line) else None
+
+
+
 @dataclass(slots=True)
 class _Call:
     """A call turned into model objects, waiting for its place in a conversation."""
@@ -310,6 +347,8 @@ class _Call:
     """For a call that sent the conversation on in another API's format: the round's SENT_ON."""
     from_cache: str | None = None
     """The program's cache that answered the call in place of the provider: the round's FROM_CACHE."""
+    file: str | None = None
+    """The file of an upload of several that held the call (its record's line told it, _Line); None otherwise."""
 
 
 @dataclass
@@ -413,7 +452,7 @@ class _Rebuilder:
         self._order += 1
         thread.tool_effects.update(record.tool_effects)
         thread.calls.append(_Call(
-            record.line, request, response, error, executions,
+            int(record.line), request, response, error, executions,
             number_or_none(record.latency_ms), tuple(record.derived), converted_from,
             text_or_none(record.timestamp), self._order, provenance, tuple(record.cut_calls),
             record.streamed and response is not None, tuple(record.notices),
@@ -421,7 +460,7 @@ class _Rebuilder:
             tuple(p for p in record.program_wrote if isinstance(p, str)),
             tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True or summarized is not None,
             tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
-            record.compacted_in_call is True, sent_on, text_or_none(record.from_cache),
+            record.compacted_in_call is True, sent_on, text_or_none(record.from_cache), _file_of(record.line),
         ))
         self._openings.ended(thread, request.raw.get("messages") or [])
         if error is not None and response is None and record.conversation is None:
@@ -972,6 +1011,16 @@ def _inferred_response(dialect: str, request: Request, following: Request, pools
     return anthropic_messages.read_response(body, pools)
 
 
+def _held_in(thread_files: list[str | None], source: str) -> str:
+    """What a conversation is said to come from: the file that held its calls, in an upload of several ("a.jsonl"
+    rather than "4 files"), the files where it spans more than one; `source` (the upload's name) where a call's file
+    is not known."""
+    files = list(dict.fromkeys(thread_files))
+    if not files or None in files:
+        return source
+    return files[0] if len(files) == 1 else " + ".join(files) if len(files) <= 3 else plural(len(files), "file")
+
+
 def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
     calls = thread.calls
     if all(c.timestamp for c in calls):
@@ -1118,11 +1167,19 @@ class _Reading:
         """What the items of each file were: "line", or "element" of a JSON array."""
         self.refused = 0
         """Items the format the user chose refused as not of its shape (LogFormat.chosen)."""
+        self.many = False
+        """Whether the upload is of several files: its importers are then fed each item's number told its file."""
+        self.file: tuple[str, str] | None = None
+        """In an upload of several files, the file being read and its unit, told to the numbers fed (_Line)."""
+        self.last_fed: dict[int, _Line] = {}
+        """In an upload of several files, per importer (by id), the last item fed to it: the file whose end it met."""
+        self.ends: dict[str, int] = {}
+        """In an upload of several files, per file, the number of its last item."""
 
 
 def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limits) -> Upload:
     reading = _Reading(forced, caps)
-    many = len(files) > 1
+    many = reading.many = len(files) > 1
     for name, data in files:
         label = f"{name}: " if many else ""
         start = len(reading.problems), len(reading.notes)
@@ -1143,6 +1200,9 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         if many:
             _placed(reading, start, name, label, unit)
     _finish_importers(reading)
+    if many:  # what the importers made at the end of the upload, of lines they kept told their file: said with it
+        for found in (reading.problems, reading.notes):
+            found[:] = [_told_file(problem) for problem in found]
     rebuilder = reading.rebuilder
     rebuilder.join_summed_up()
     rebuilder.join_late_rounds()
@@ -1156,12 +1216,13 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
             _in_place_of_its_line(reading.problems, why)
     source = files[0][0] if len(files) == 1 else f"{len(files)} files"
     conversations = reading.native + [
-        Conversation(thread.id, _trace(thread, source, rebuilder.pools))
+        Conversation(thread.id, _trace(thread, held, rebuilder.pools), held if many else "")
         for thread in rebuilder.threads.values()
         if thread.calls
+        for held in [_held_in([call.file for call in thread.calls], source) if many else source]
     ]
     problems = reading.problems
-    notes = (*reading.notes, *(note for instance in reading.instances for note in instance.notes()))
+    notes = (*reading.notes, *(_told_file(note) for instance in reading.instances for note in instance.notes()))
     unit = reading.units.pop() if len(reading.units) == 1 else "item" if reading.units else "line"  # "item": an array and lines
     for name, fired in reading.rules.items():
         reading.formats[name] = (sum(fired.values()), _rules_said(fired, unit))
@@ -1214,7 +1275,7 @@ def _read_native(name: str, data: bytes, label: str, reading: _Reading) -> None:
     reading.problems.extend(Problem(p.line, label + p.message, p.last) for p in found if not p.loaded)
     reading.notes.extend(Problem(p.line, label + p.message, p.last, loaded=True) for p in found if p.loaded)
     if trace.rounds:
-        reading.native.append(Conversation(trace.title, trace))
+        reading.native.append(Conversation(trace.title, trace, name if reading.many else ""))
         reading.formats["native"] = (reading.formats.get("native", (0, ""))[0] + len(trace.rounds),
                                      "a Roundtrip header line")
 
@@ -1281,8 +1342,12 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> str:
         items = ((number, element, 1) for number, element in whole[1])
         unit = whole[0]
         reading.units.add(unit)
+    if reading.many:
+        reading.file = (name, unit)
     for number, item, span in items:
         reading.lines += span
+        if reading.many:
+            reading.ends[name] = number + span - 1
         if isinstance(item, str):  # an element the document reader could not cut out, and why
             problems.append(Problem(number, label + item))
             continue
@@ -1372,6 +1437,8 @@ def _rules_said(fired: dict[str, int], unit: str) -> str:
 def _feed(chosen: LogFormat, obj: dict, number: int, label: str, reading: _Reading) -> None:
     """One line to its importer; whatever it cannot read becomes a problem of that line."""
     problems = reading.problems
+    if reading.file is not None:
+        number = reading.last_fed[id(chosen)] = _Line(number, *reading.file)
     try:
         for record in chosen.feed(obj, number):
             reading.rebuilder.add(record)
@@ -1391,7 +1458,7 @@ def _as_read(problem: str, instance: LogFormat) -> str:
 
 def _finish_importers(reading: _Reading) -> None:
     """What the importers held back until the end (stream chunks, batch halves), added as calls."""
-    problems, lines = reading.problems, reading.lines
+    problems = reading.problems
     for instance in reading.instances:
         try:
             for record in instance.finish():
@@ -1401,9 +1468,17 @@ def _finish_importers(reading: _Reading) -> None:
                 except Exception as exc:  # noqa: BLE001 - one odd record must not drop the ones after it
                     problems.append(Problem(record.line, f"could not be read as {instance.title}: {type(exc).__name__}: {exc}"))
         except LineProblem as exc:
-            problems.append(Problem(lines, f"at the end of the file: {_as_read(str(exc), instance)}"))
+            problems.append(Problem(_end(reading, instance), f"at the end of the file: {_as_read(str(exc), instance)}"))
         except Exception as exc:  # noqa: BLE001 - same promise as for lines
-            problems.append(Problem(lines, f"at the end of the file, {instance.title}: {type(exc).__name__}: {exc}"))
+            problems.append(Problem(_end(reading, instance),
+                                    f"at the end of the file, {instance.title}: {type(exc).__name__}: {exc}"))
+
+
+def _end(reading: _Reading, instance: LogFormat) -> int:
+    """The item an importer's problem at the end is said on: the upload's last; in an upload of several files, the
+    last item of the last file it read, told that file (_Line), since the end it met is that file's."""
+    last = reading.last_fed.get(id(instance))
+    return reading.lines if last is None else _Line(reading.ends.get(last.file, int(last)), last.file, last.unit)
 
 
 def _note_answers(record: CallRecord, label: str, reading: _Reading) -> None:
