@@ -115,6 +115,70 @@ def json_place(error: json.JSONDecodeError, unit: str, line: int | None = None) 
     return f"at line {error.lineno:,}, character {error.colno:,} of the {unit}"
 
 
+JSON_WORDS = (
+    # (what the parser's message begins with, what is wrong in our words): orjson's messages, then the standard
+    # library's (the readers that fall back to it, for NaN or a lone surrogate, say its words).
+    ("unexpected character, expected ',' or '}'", "a value inside an object is followed by neither ',' nor '}': a "
+                                                  "comma left out?"),
+    ("unexpected character, expected ',' or ']'", "a value inside an array is followed by neither ',' nor ']': a "
+                                                  "comma left out?"),
+    ("unexpected character, expected ':' after key", "a key is not followed by ':'"),
+    ("unexpected character, expected a string key", "a key is not a string in double quotes: unquoted, in single "
+                                                    "quotes, or after a comma too many"),
+    ("unexpected character, expected a JSON value", "no JSON value where one should be: NaN, a bare word or a "
+                                                    "single-quoted string is none"),
+    ("unexpected end of data", "cut short: the JSON stops before it is complete"),
+    ("trailing comma is not allowed", "a comma before a closing bracket, which JSON does not allow"),
+    ("invalid literal", "a bare word that is none of JSON's three: true, false, null"),
+    ("unexpected content after document", "more follows after its one JSON value has ended"),
+    ("invalid escaped sequence in string", "a string holds a backslash escape that JSON does not have"),
+    ("unexpected control character in string", "a string holds a control character, such as a tab or a line "
+                                               "break, written as itself where JSON wants it escaped: \\t, \\n"),
+    ("number with leading zero is not allowed", "a number begins with 0, which JSON does not allow"),
+    ("no digit after sign", "a number has no digit after its sign"),
+    ("no digit after decimal point", "a number has no digit after its decimal point"),
+    ("no digit after exponent sign", "a number has no digit in its exponent"),
+    ("number is infinity when parsed as double", "a number too large for any computer to hold"),
+    ("Input is a zero-length, empty document", "there is nothing in it"),
+    ("unexpected character", "a character that has no place there in JSON"),
+    ("Expecting value", "no JSON value where one should be: NaN, a bare word or a single-quoted string is none"),
+    ("Expecting ',' delimiter", "a ',' is missing between two values"),
+    ("Expecting ':' delimiter", "a key is not followed by ':'"),
+    ("Expecting property name enclosed in double quotes", "a key is not a string in double quotes: unquoted, in single "
+                                                          "quotes, or after a comma too many"),
+    ("Illegal trailing comma", "a comma before a closing bracket, which JSON does not allow"),
+    ("Extra data", "more follows after its one JSON value has ended"),
+    ("Unterminated string", "a string has no closing double quote"),
+    ("Invalid control character", "a string holds a control character, such as a tab or a line break, written as "
+                                  "itself where JSON wants it escaped: \\t, \\n"),
+    ("Invalid \\escape", "a string holds a backslash escape that JSON does not have"),
+    ("Invalid \\u", "a string holds a \\u escape that is not four hexadecimal digits"),
+)
+"""What a JSON parser's messages say is wrong, in a user's words, the longest match first where one begins another."""
+
+
+def json_words(error: json.JSONDecodeError) -> str:
+    """What is wrong with JSON that does not parse, in our words: the parser's own message (`invalid literal`,
+    `Expecting value`) means little to someone reading a log; one we have no words for is kept as the parser wrote
+    it."""
+    said = error.msg
+    if "surrogate" in said:
+        return "a string holds half of a \\u escape pair, a lone surrogate"
+    return next((words for start, words in JSON_WORDS if said.startswith(start)), said)
+
+
+def json_said(error: ValueError, unit: str, line: int | None = None) -> str:
+    """Where JSON that does not parse goes wrong and what is wrong, in our words (json_place, json_words): `at
+    character 7 of the line: a bare word ...`; any other error (bytes that are not UTF-8) as it says itself."""
+    if not isinstance(error, json.JSONDecodeError):  # orjson's error is one
+        return str(error)
+    if not error.doc[error.pos:].strip() and error.doc.strip():
+        # Stopped at the end with something read: cut short, whatever the parser expected next (the standard library
+        # says "Expecting ',' delimiter" of `{"a": 1`).
+        return f"{json_place(error, unit, line)}: {json_words(json.JSONDecodeError('unexpected end of data', '', 0))}"
+    return f"{json_place(error, unit, line)}: {json_words(error)}"
+
+
 def as_sentence(words: str) -> str:
     """Words said inside a figure's brackets, written as a sentence of their own beside it: capital, full stop."""
     return f"{words[0].upper()}{words[1:]}." if words else ""

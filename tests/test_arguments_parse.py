@@ -1,5 +1,5 @@
-"""Tool-call arguments are read as json.loads reads them, and a problem is worded with json.loads's reason and its
-place in the arguments (lib.dialects.common.parse_arguments calls json.loads's scanner directly first, for speed)."""
+"""Tool-call arguments are read as json.loads reads them, and a problem is worded with json.loads's reason, said in
+our words as an uploaded line's is (lib.text.json_words), and its place in the arguments (lib.dialects.common.parse_arguments calls json.loads's scanner directly first, for speed)."""
 
 import json
 
@@ -19,10 +19,12 @@ def test_arguments_that_parse_read_as_json_loads_reads_them(text):
 
 
 @pytest.mark.parametrize("text, said", [
-    ('{"city": "Oslo"} x', "not valid JSON (at character 18 of the arguments: Extra data)"),
-    ('{"city": ', "not valid JSON (at the end of the arguments: Expecting value)"),
-    ('{"a" 1}', "not valid JSON (at character 6 of the arguments: Expecting ':' delimiter)"),
-    ("[1, 2,]", "not valid JSON (at character 7 of the arguments: Expecting value)"),
+    ('{"city": "Oslo"} x', "not valid JSON (at character 18 of the arguments: more follows after its one JSON value "
+                           "has ended)"),
+    ('{"city": ', "not valid JSON (at the end of the arguments: cut short: the JSON stops before it is complete)"),
+    ('{"a" 1}', "not valid JSON (at character 6 of the arguments: a key is not followed by ':')"),
+    ("[1, 2,]", "not valid JSON (at character 7 of the arguments: no JSON value where one should be: NaN, a bare word "
+                "or a single-quoted string is none)"),
 ])
 def test_arguments_that_do_not_parse_say_json_loads_reason_and_where_in_the_arguments(text, said):
     # Not json.loads's "line 1 column 18 (char 17)": arguments are one value, and a card already names its line.

@@ -312,3 +312,17 @@ def test_summarize_gives_no_billed_input_for_a_call_the_provider_refused():
     assert [u["billed_input"] for u in usage] == [147, None, 236]
     assert [u["billing"] for u in usage] == [
         None, "The call failed, and the log does not say whether the provider billed it.", None]
+
+
+def test_check_and_summarize_say_a_broken_json_line_in_the_words_the_app_says_it(tmp_path):
+    # orjson's own words ("invalid literal, expected 'true'") reached the terminal as they reached the sidebar.
+    from tests.test_upload import BROKEN_LINES, BROKEN_SAID
+    good = (ROOT / "tests/fixtures/openai-pairs.jsonl").read_bytes().splitlines()
+    edited = tmp_path / "edited.jsonl"
+    edited.write_bytes(b"\n".join([good[0], *BROKEN_LINES]))
+    for command, status in (("check", 2), ("summarize", 0)):  # summarize: a round loaded
+        done = run(command, str(edited))
+        assert done.returncode == status
+        assert done.stderr.splitlines() == [f"{edited}: {said}" for said in BROKEN_SAID]
+    summary = json.loads(run("summarize", str(edited), "--json").stdout)
+    assert [f"line {p['line']}: {p['error']}" for p in summary["problems"]] == BROKEN_SAID

@@ -127,8 +127,9 @@ def test_on_a_held_chain_the_next_requests_size_is_what_the_program_sends(respon
 
 
 def test_arguments_that_do_not_parse_say_where_as_an_uploaded_line_does():
-    assert read_arguments("{expense_id: BX}")[1] == ("not valid JSON (at character 2 of the arguments: "
-                                                     "Expecting property name enclosed in double quotes)")
+    assert read_arguments("{expense_id: BX}")[1] == ("not valid JSON (at character 2 of the arguments: a key is not a "
+                                                     "string in double quotes: unquoted, in single quotes, or after a "
+                                                     "comma too many)")
     assert read_arguments('{"a": 1,\n x}')[1].startswith("not valid JSON (at line 2, character 2 of the arguments")
 
 

@@ -723,7 +723,7 @@ def test_a_broken_event_in_server_sent_events_is_named_by_its_line_and_the_answe
     lines[7] = b'data: {"type": "ping"'
     upload = read_upload([("answer.sse", b"\n".join(lines))])
     assert [(problem.line, problem.message) for problem in upload.problems] == [
-        (8, "is not valid JSON (at the end of the event's data: unexpected end of data)")]
+        (8, "is not valid JSON (at the end of the event's data: cut short: the JSON stops before it is complete)")]
     (conversation,) = upload.conversations
     assert len(conversation.trace.rounds[0].response.message.tool_calls) == 2
 

@@ -145,14 +145,15 @@ def test_a_line_that_is_not_json_is_named_by_its_line_and_the_place_in_it():
     good = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
     upload = read_upload([("broken.jsonl", b"\n".join([good[0], b"{not json", b'{"model": "gpt-4o",', good[2]]))])
     assert [upload.said(p) for p in upload.problems] == [
-        "line 2: is not valid JSON (at character 2 of the line: unexpected character, expected a string key)",
-        "line 3: is not valid JSON (at the end of the line: unexpected end of data)",
+        "line 2: is not valid JSON (at character 2 of the line: a key is not a string in double quotes: unquoted, in "
+        "single quotes, or after a comma too many)",
+        "line 3: is not valid JSON (at the end of the line: cut short: the JSON stops before it is complete)",
     ]
     # One object over many lines (a .json file) is one document: the file's line where it stops is said in its
     # problem, not line 1 and a line within it.
     upload = read_upload([("one.json", b'\n{\n  "model": "gpt-4o",\n  "messages": [oops]\n}\n')])
     assert [upload.said(p) for p in upload.problems] == [
-        "document 1: is not valid JSON (at line 4, character 16: unexpected character, expected a JSON value)"]
+        "document 1: is not valid JSON (at line 4, character 16: no JSON value where one should be: NaN, a bare word or a single-quoted string is none)"]
     assert upload.summary() == "1 document: 0 rounds in 0 conversations; 1 document skipped"
 
 
@@ -165,7 +166,7 @@ def test_a_line_cut_inside_a_string_is_said_to_end_early_not_to_hold_a_control_c
     for end in (b"\n", b"\r\n"):
         upload = read_upload([("crashed.jsonl", end.join(lines) + end)])
         assert [upload.said(p) for p in upload.problems] == [
-            "line 2: is not valid JSON (at the end of the line: unexpected end of data)"]
+            "line 2: is not valid JSON (at the end of the line: cut short: the JSON stops before it is complete)"]
         assert upload.summary() == "3 lines: 2 rounds in 1 conversation; 1 line skipped"
 
 
@@ -179,11 +180,13 @@ def test_a_json_array_is_read_an_element_at_a_time_and_a_broken_element_is_named
     upload = read_upload([("cut.json", cut)])
     assert upload.rounds == 3
     assert [upload.said(p) for p in upload.problems] == [
-        "element 4: is not valid JSON (at the end of the element: unexpected end of data)"]
+        "element 4: is not valid JSON (at the end of the element: cut short: the JSON stops before it is complete)"]
     bare = ("[" + ",".join(elements[:3]) + "," + elements[3].replace('"role"', "role", 1) + "]").encode()
     [problem] = read_upload([("bare.json", bare)]).problems
     assert problem.line == 4 and re.fullmatch(r"is not valid JSON \(at line \d+, character \d+ of the element: "
-                                              r"unexpected character, expected a string key\)", problem.message)
+                                              r"a key is not a string in double quotes: unquoted, in single quotes, "
+                                              r"or after a comma too many\)",
+                                              problem.message)
 
     no_comma = ("[" + ",".join(elements[:2]) + " " + elements[2] + "]").encode()
     upload = read_upload([("no-comma.json", no_comma)])
@@ -261,14 +264,14 @@ def test_a_problem_in_one_of_several_files_is_named_by_that_file_and_its_own_lin
                           ("damaged.jsonl.gz", b"\x1f\x8b not gzip")])
     assert upload.unit == "item"
     assert sorted(upload.said(p) for p in upload.problems) == [
-        "broken.jsonl, line 2: is not valid JSON (at character 2 of the line: unexpected character, expected a "
-        "string key)",
+        "broken.jsonl, line 2: is not valid JSON (at character 2 of the line: a key is not a string in double quotes: "
+        "unquoted, in single quotes, or after a comma too many)",
         "damaged.jsonl.gz: is not a readable gzip file (Unknown compression method)"]
     # Several files of lines: the same words, the file's line said after its name.
     upload = read_upload([("a.jsonl", good[0]), ("broken.jsonl", b"\n".join([good[0], b"{not json"]))])
     assert [upload.said(p) for p in upload.problems] == [
-        "broken.jsonl, line 2: is not valid JSON (at character 2 of the line: unexpected character, expected a "
-        "string key)"]
+        "broken.jsonl, line 2: is not valid JSON (at character 2 of the line: a key is not a string in double quotes: "
+        "unquoted, in single quotes, or after a comma too many)"]
 
 
 def test_the_same_line_number_broken_in_two_files_counts_two_skipped_lines():
@@ -334,3 +337,28 @@ def test_what_an_importer_says_once_several_files_are_read_names_the_file_it_is_
     assert all("holds a prompt, and no response" in note.message for note in upload.notes)
     (conversation,) = upload.conversations
     assert conversation.trace.title == "b.jsonl · session test_session"
+
+
+BROKEN_LINES = [b'{"a": tru}', b'{"model": "gpt-4o" "messages": []}', b'{"a": 1,}', b'{"a": 01}', b'{"a": "\\q"}',
+                b'{"a": 1} {"b": 2}']
+"""Lines a hand edit or a crashed writer leaves, each wrong in one way."""
+BROKEN_SAID = [
+    "line 2: is not valid JSON (at character 7 of the line: a bare word that is none of JSON's three: true, false, "
+    "null)",
+    "line 3: is not valid JSON (at character 20 of the line: a value inside an object is followed by neither ',' nor "
+    "'}': a comma left out?)",
+    "line 4: is not valid JSON (at character 8 of the line: a comma before a closing bracket, which JSON does not "
+    "allow)",
+    "line 5: is not valid JSON (at character 7 of the line: a number begins with 0, which JSON does not allow)",
+    "line 6: is not valid JSON (at character 8 of the line: a string holds a backslash escape that JSON does not "
+    "have)",
+    "line 7: is not valid JSON (at character 10 of the line: more follows after its one JSON value has ended)"]
+"""What the sidebar, `lib check` and `lib summarize` say of them."""
+
+
+def test_a_broken_json_line_says_in_our_words_what_is_wrong_with_it_not_in_the_parsers():
+    # orjson's own words were shown: "invalid literal, expected 'true'", "unexpected character, expected ',' or '}'".
+    good = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    upload = read_upload([("edited.jsonl", b"\n".join([good[0], *BROKEN_LINES]))])
+    assert [upload.said(p) for p in upload.problems] == BROKEN_SAID
+    assert not [p for p in upload.problems if re.search(r"invalid literal|unexpected character|column|\(char ", p.message)]

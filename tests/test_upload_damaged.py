@@ -240,7 +240,8 @@ def test_a_har_cut_off_inside_its_last_entry_loads_the_entries_before_it():
     upload = read_upload([("recording.har", cut_off)])
     assert upload.rounds == 1  # the first call (entry 1 is the page's script)
     (problem,) = upload.problems
-    assert problem.line == 3 and problem.message.startswith("entry 3 is not valid JSON (")
+    assert problem.line == 3 and problem.message.startswith(
+        "entry 3 is not valid JSON (at the end of the entry: cut short: the JSON stops before it is complete)")
     assert problem.message.endswith("the file does not parse whole, so its entries were read one by one")
 
 

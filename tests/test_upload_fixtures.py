@@ -107,4 +107,4 @@ def test_a_one_document_json_file_cut_in_the_middle_is_said_as_that_document_wit
     upload = read_upload([(name, data[:len(data) // 2])])
     assert upload.summary() == "1 document: 0 rounds in 0 conversations; 1 document skipped"
     assert [upload.said(p) for p in upload.problems] == [
-        f"document 1: is not valid JSON (at the end of the file, line {line}: unexpected end of data)"]
+        f"document 1: is not valid JSON (at the end of the file, line {line}: cut short: the JSON stops before it is complete)"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.intern import Interner, content_key
-from lib.text import json_place
+from lib.text import json_said
 from lib.model import JSON, Message, Request, Response, Stop, TextPart, ToolCallPart
 
 
@@ -126,7 +126,7 @@ def parse_arguments(raw: Any) -> tuple[str, Any, str | None]:
     try:
         return raw, json.loads(raw), None
     except json.JSONDecodeError as exc:
-        return raw, None, f"not valid JSON ({json_place(exc, 'arguments')}: {exc.msg})"
+        return raw, None, f"not valid JSON ({json_said(exc, 'arguments')})"
     except ValueError as exc:
         return raw, None, f"not valid JSON: {exc}"
     except RecursionError:

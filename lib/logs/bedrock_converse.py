@@ -32,6 +32,7 @@ from typing import Any, Iterator
 from lib.logs import chat_shape as convert
 from lib.logs.record import CallRecord, LineProblem
 from lib.logs.provider_pairs import ProviderPairFormat, error_body, text_of
+from lib.text import json_said
 
 BLOCK_KEYS = ("text", "toolUse", "toolResult", "image", "document", "video", "reasoningContent", "cachePoint",
               "guardContent", "citationsContent")
@@ -281,7 +282,7 @@ def _objects(data: bytes) -> Iterator[tuple[dict, dict]]:
         try:
             message = json.loads(payload) if payload else {}
         except ValueError as exc:
-            raise LineProblem(f"an event stream message's payload is not valid JSON ({exc})") from exc
+            raise LineProblem(f"an event stream message's payload is not valid JSON ({json_said(exc, 'payload')})") from exc
         if isinstance(message, dict):
             yield headers, message
 

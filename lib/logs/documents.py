@@ -36,6 +36,7 @@ from lib.intern import loads_exact
 from lib.logs import httpmock, httprr
 from lib.logs.chat_shape import describe
 from lib.logs.resent import skip_whitespace, value_end
+from lib.text import json_said
 
 ZIP_MEMBERS_FACTOR = 4
 """All of a zip's members together may inflate to this many times the limit on one element."""
@@ -104,7 +105,7 @@ def _json_document(data: bytes, limit: int, required: bool, loads: Callable[[byt
             salvaged = _salvaged(data, exc, loads)
             if salvaged is not None:
                 return salvaged
-        return _refused(f"is not one JSON document ({exc})") if required else None
+        return _refused(f"is not one JSON document ({json_said(exc, 'file', exc.lineno)})") if required else None
     if not isinstance(document, dict):
         return _refused(f"is {describe(document)}, not a JSON object")
     log = document.get("log")
@@ -143,7 +144,7 @@ def _salvaged(data: bytes, broken: orjson.JSONDecodeError, loads: Callable[[byte
                 value = loads(element)
             except (ValueError, RecursionError) as exc:
                 whole = False
-                yield number, (f"{kind} {number} is not valid JSON ({exc}); the file does not parse whole, so its "
+                yield number, (f"{kind} {number} is not valid JSON ({json_said(exc, kind)}); the file does not parse whole, so its "
                                f"{kinds} were read one by one")
                 continue
             yield number, value if isinstance(value, dict) else f"{kind} {number} is not an object"

@@ -35,7 +35,7 @@ from lib.logs.responses import (FINAL_EVENTS, ITEM_DONE, SPEECH_KEY, ResponsesFo
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
 from lib.logs.streams import AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done, is_keepalive
 from lib.model import STREAM_ENDED, UNDECODED, UNDECODED_NAMES
-from lib.text import plural
+from lib.text import json_said, plural
 
 GEMINI_PATH = re.compile(r"/models/([^/:]+):(?:stream)?generateContent$", re.IGNORECASE)
 """Gemini's and Vertex AI's generateContent and streamGenerateContent paths; the model is in the path."""
@@ -911,7 +911,7 @@ def _json(body: Any, label: str, inflater: Inflater) -> Any:
     try:  # orjson refuses what json takes (NaN, lone surrogates): the slower parser decides
         return json.loads(text)
     except ValueError as exc:
-        raise LineProblem(f"{label} is not valid JSON ({exc})") from exc
+        raise LineProblem(f"{label} is not valid JSON ({json_said(exc, 'body')})") from exc
 
 
 def _empty(body: Any) -> bool:
@@ -961,7 +961,7 @@ def _events(text: str, label: str) -> list[dict]:
         try:
             event = json.loads(data)
         except ValueError as exc:
-            raise LineProblem(f"{label}, stream line {number}, is not valid JSON ({exc})") from exc
+            raise LineProblem(f"{label}, stream line {number}, is not valid JSON ({json_said(exc, 'line')})") from exc
         if isinstance(event, dict) and not is_keepalive(event):  # a keep-alive carries nothing of the answer
             events.append(event)
     return events

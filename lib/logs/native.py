@@ -22,7 +22,7 @@ from lib.logs.resent import Refused, ResentParser, hold_interned
 from lib.intern import collector_paused
 from lib.lessons import KIND as LESSON, Lesson, lesson_line, read_lesson
 from lib.presenter import steps_in
-from lib.text import json_place, plural
+from lib.text import json_said, plural
 from lib.model import CUT_CALLS, STREAMED, Execution, ProviderError, Round, Trace, read_provenance
 
 VERSION = 1
@@ -176,7 +176,7 @@ def json_problem(error: ValueError, unit: str = "line", line: int | None = None)
     if "depth limit" in said or "recursion" in said:
         return "is nested too deeply (more than 1,024 levels)"
     if isinstance(error, json.JSONDecodeError):  # orjson's error is one
-        return f"is not valid JSON ({json_place(error, unit, line)}: {error.msg})"
+        return f"is not valid JSON ({json_said(error, unit, line)})"
     return f"is not valid JSON: {said}"
 
 

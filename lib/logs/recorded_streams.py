@@ -16,6 +16,7 @@ from lib.logs.pairs import call_meta
 from lib.logs.record import CallRecord, LineProblem, LogFormat
 from lib.logs.streams import (STREAM_EVENTS, AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done, is_keepalive,
                               is_tgi_chunk)
+from lib.text import json_said
 
 SSE_FIELDS = ("data:", "event:", "id:", ":")
 """How a server-sent-events body may begin."""
@@ -84,7 +85,7 @@ def _events(response: Any) -> Iterator[dict]:
         try:
             event = json.loads(payload)
         except ValueError as exc:
-            raise LineProblem(f"line {number} of the streamed answer is not valid JSON ({exc})") from None
+            raise LineProblem(f"line {number} of the streamed answer is not valid JSON ({json_said(exc, 'line')})") from None
         if not isinstance(event, dict):
             raise LineProblem(f"line {number} of the streamed answer is {describe(event)}, expected an event object")
         if not is_keepalive(event):  # a keep-alive carries nothing of the answer

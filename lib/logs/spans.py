@@ -32,7 +32,7 @@ from lib.intern import DEEPEST, canonical_json, loads_exact, nests_deeper
 from lib.logs import chat_shape as convert
 from lib.logs import otlp_typed
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
-from lib.text import plural
+from lib.text import json_said, plural
 
 TRACE_ID_KEYS = ("traceId", "trace_id", "context", "context.trace_id")
 """Keys a span carries its trace id under (OTLP, SDK dumps, console exporter, flattened exports)."""
@@ -646,7 +646,7 @@ def _opened(value: Any, path: str) -> Any:
     try:  # orjson refuses what json takes (NaN, lone surrogates): the slower parser decides
         return json.loads(value)
     except ValueError as exc:
-        raise LineProblem(f"attribute '{path}' is not valid JSON ({exc})") from None
+        raise LineProblem(f"attribute '{path}' is not valid JSON ({json_said(exc, 'attribute')})") from None
 
 
 def _nanos(raw: dict, keys: tuple[str, ...]) -> int | None:
