@@ -275,3 +275,16 @@ def test_the_skipped_lines_of_several_files_are_listed_under_each_files_name_in_
     skipped = next(e for e in at.sidebar.expander if e.label.startswith("Skipped"))
     listed = "\n".join(t.value for t in skipped.text).splitlines()
     assert [entry.split(":")[0] for entry in listed] == ["a.jsonl", "  line 7", "b.jsonl", "  line 2"]
+
+
+def test_the_format_choice_speaks_of_the_files_when_there_are_several_and_says_it_reads_them_all(app):
+    # It said "Read the file as" above two files, and not whether a format chosen there read one of them or both.
+    good = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    at = _upload(app, ("a.jsonl", good[0]), ("b.jsonl", good[2]))
+    choice = at.selectbox(key="sidebar.format")
+    assert choice.label == "Read the files as" and "A format chosen here reads all 2 files" in choice.help
+    choice.set_value("anthropic-messages").run()
+    sidebar = " ".join(t.value for t in at.sidebar.text)
+    assert "2 lines: 0 rounds in 0 conversations; 2 lines skipped" in sidebar  # both files were read as it
+    at = _upload(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60), ("a.jsonl", good[0]))
+    assert at.selectbox(key="sidebar.format").label == "Read the file as"

@@ -63,6 +63,12 @@ fresh server's very first visit draws it before the config arrives. This rule th
 were laid out, and every one of them is laid out again: on every other visit the config has set the width already and
 the rule changes nothing (issue 21: the browser's work on a first load, 1.26 CPU-s with the rule alone, 1.13 with
 both)."""
+FORMAT_HELP = "auto decides line by line; choose a format when detection gets it wrong."
+"""The help of the format choice for one file."""
+FORMAT_HELP_SEVERAL = ("auto decides line by line, in each file. A format chosen here reads all {count} files, every "
+                       "line of each: to read one of them as another format, open it on its own.")
+"""The help of the format choice ("Read the files as") for several files: a choice is for all of them, as
+lib.logs.upload.read_upload reads every file with the format chosen."""
 KEPT = (TRACE, FORMAT, CONVERSATION, state.TOKENIZER, state.ROUND, state.VIEW, state.HIGHLIGHT, state.PRESENTER, state.PREDICT, state.STEP)
 """Widget values that must survive a page switch."""
 
@@ -264,8 +270,10 @@ def skipped_lines(upload: Upload) -> None:
 def _uploaded(files: list[tuple[str, bytes]]) -> tuple[catalog.LoadedTrace, int]:
     """The upload's summary, format, conversation picker and skipped lines; the chosen conversation, and how many
     the upload holds."""
-    forced = st.selectbox("Read the file as", ["auto", *format_names()], key=FORMAT, persist_state="session",
-                          help="auto decides line by line; choose a format when detection gets it wrong.")
+    several = len(files) > 1
+    forced = st.selectbox("Read the files as" if several else "Read the file as", ["auto", *format_names()], key=FORMAT,
+                          persist_state="session",
+                          help=FORMAT_HELP_SEVERAL.format(count=len(files)) if several else FORMAT_HELP)
     upload, digest = state.load_upload(files, st.session_state[FILES_DIGEST], None if forced == "auto" else forced)
     st.button("Back to the bundled traces", on_click=_close_upload, key="sidebar.close_upload")
     plain.text(upload.summary())
