@@ -362,3 +362,11 @@ def test_a_broken_json_line_says_in_our_words_what_is_wrong_with_it_not_in_the_p
     upload = read_upload([("edited.jsonl", b"\n".join([good[0], *BROKEN_LINES]))])
     assert [upload.said(p) for p in upload.problems] == BROKEN_SAID
     assert not [p for p in upload.problems if re.search(r"invalid literal|unexpected character|column|\(char ", p.message)]
+
+
+def test_two_blank_lines_in_a_row_are_said_as_one_line_and_the_line_after_it():
+    # "line 5: is empty, and so are the 1 lines after it".
+    good = (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()
+    upload = read_upload([("gaps.jsonl", b"\n".join([good[0], b"", b"", good[2], b"", b"", b"", good[1]]))])
+    assert [upload.said(p) for p in upload.problems] == ["line 2: is empty, and so is the line after it",
+                                                        "line 5: is empty, and so are the 2 lines after it"]

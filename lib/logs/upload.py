@@ -1354,7 +1354,8 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> str:
         if isinstance(item, dict):
             obj = item
         elif item.isspace() or not item:  # isspace scans without copying an 80 MB line
-            after = f", and so are the {span - 1:,} lines after it" if span > 1 else ""
+            after = ", and so is the line after it" if span == 2 else \
+                f", and so are the {span - 1:,} lines after it" if span > 2 else ""
             problems.append(Problem(number, f"{label}is empty{after}", number + span - 1 if span > 1 else None))
             continue
         elif len(item) > caps.line_bytes:
