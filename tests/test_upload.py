@@ -370,3 +370,18 @@ def test_two_blank_lines_in_a_row_are_said_as_one_line_and_the_line_after_it():
     upload = read_upload([("gaps.jsonl", b"\n".join([good[0], b"", b"", good[2], b"", b"", b"", good[1]]))])
     assert [upload.said(p) for p in upload.problems] == ["line 2: is empty, and so is the line after it",
                                                         "line 5: is empty, and so are the 2 lines after it"]
+
+
+def test_a_note_on_a_batch_call_names_the_file_and_line_of_its_request_when_its_result_is_in_another_file():
+    # The request asked for 2 answers (n = 2) on line 2 of requests.jsonl; its result, on line 1 of results.jsonl,
+    # completed the call, and the note was said as "results.jsonl, line 2": the other file's label on this one's line.
+    requests = [json.loads(line) for line in (FIXTURES / "openai-batch-input.jsonl").read_bytes().splitlines()]
+    results = [json.loads(line) for line in (FIXTURES / "openai-batch-output.jsonl").read_bytes().splitlines()]
+    asked = next(r for r in requests if r["custom_id"] == "trip-17-round-2")
+    asked["body"]["n"] = 2
+    answered = next(r for r in results if r["custom_id"] == "trip-17-round-2")
+    others = [r for r in requests if r is not asked][:1]
+    upload = read_upload([("requests.jsonl", b"\n".join(json.dumps(r).encode() for r in [*others, asked])),
+                          ("results.jsonl", json.dumps(answered).encode())])
+    (note,) = [n for n in upload.notes if "answers at once" in n.message]
+    assert upload.said(note).startswith("requests.jsonl, line 2: the call asked for 2 answers at once (n = 2)")

@@ -317,7 +317,6 @@ def _file_of(line: int) -> str | None:
     return line.file if isinstance(line, _Line) else None
 
 
-
 @dataclass(slots=True)
 class _Call:
     """A call turned into model objects, waiting for its place in a conversation."""
@@ -1235,9 +1234,9 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     not_calls = sum(instance.not_calls() for instance in reading.instances)
     unread = sum(instance.unread_calls() for instance in reading.instances)
     spans = sum(instance.not_call_spans() for instance in reading.instances)
-    return Upload(tuple(conversations), tuple(problems.listed(tuple(name for name, _ in files))), reading.lines, reading.formats, problems.lines(),
-                  reading.size, notes, unit, not_calls, unread, spans, tuple(reading.empty),
-                  tuple(reading.unopened))
+    listed = problems.listed(tuple(name for name, _ in files))
+    return Upload(tuple(conversations), tuple(listed), reading.lines, reading.formats, problems.lines(), reading.size,
+                  notes, unit, not_calls, unread, spans, tuple(reading.empty), tuple(reading.unopened))
 
 
 def _placed(reading: _Reading, start: tuple[int, int], name: str, label: str, unit: str | None) -> None:
@@ -1490,6 +1489,8 @@ def _note_answers(record: CallRecord, label: str, reading: _Reading) -> None:
     choices = record.response.get("choices") if isinstance(record.response, dict) else None
     answers = max(asked or 1, len(choices) if isinstance(choices, list) else 1)
     if answers > 1:
+        if isinstance(record.line, _Line):
+            label = ""  # said on the line of the file its importer read it from (a batch's request), not the one fed now
         every = "both" if answers == 2 else f"all {answers}"
         reading.notes.append(Problem(record.line, f"{label}the call asked for {answers} answers at once (n = {answers}): "
                                      f"the round shows the first, and any usage the provider reported counts {every}",
