@@ -385,3 +385,16 @@ def test_a_note_on_a_batch_call_names_the_file_and_line_of_its_request_when_its_
                           ("results.jsonl", json.dumps(answered).encode())])
     (note,) = [n for n in upload.notes if "answers at once" in n.message]
     assert upload.said(note).startswith("requests.jsonl, line 2: the call asked for 2 answers at once (n = 2)")
+
+
+def test_why_no_format_read_several_files_is_said_on_the_first_objects_line_under_its_file():
+    # It was listed apart, "line 1: no line of the file matches ...", under no file, beside b.jsonl's own line 1.
+    upload = read_upload([("a.jsonl", b'{"city": "Paris"}\n{"x": 1}'), ("b.jsonl", b'{"city": "Oslo"}')])
+    assert upload.listing(upload.problems) == [
+        "a.jsonl",
+        "  line 1: no line of the 2 files matches a known log format; none comes close (the first object's keys: "
+        "'city')",
+        "  line 2: matches no known log format",
+        "b.jsonl",
+        "  line 1: matches no known log format"]
+    assert upload.summary() == "3 lines: 0 rounds in 0 conversations; 3 lines skipped"

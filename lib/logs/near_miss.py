@@ -16,14 +16,17 @@ ERROR_ALONE = ("it is a provider's error body alone: the answer to a call that f
 """Said of an object that is an error body and nothing else, where no format comes close."""
 
 
-def nothing_read(instances: list[LogFormat], forced: str | None, first: tuple[int, dict] | None) -> list[Problem]:
-    """One problem on the file's first object saying why no format read it; nothing when there is no object."""
+def nothing_read(instances: list[LogFormat], forced: str | None, first: tuple[int, dict] | None,
+                 files: int = 1) -> list[Problem]:
+    """One problem on the first object of the upload's `files` saying why no format read it; nothing when there is no
+    object."""
     if first is None:
         return []
     number, obj = first
     if forced:
-        return [Problem(number, said) for said in _forced_miss(instances[0], obj)]
-    return [Problem(number, f"no line of the file matches a known log format; {closest(instances, obj)}")]
+        return [Problem(number, said) for said in _forced_miss(instances[0], obj, files)]
+    where = "the file" if files == 1 else f"the {files} files"
+    return [Problem(number, f"no line of {where} matches a known log format; {closest(instances, obj)}")]
 
 
 def closest(instances: list[LogFormat], obj: dict) -> str:
@@ -37,14 +40,15 @@ def closest(instances: list[LogFormat], obj: dict) -> str:
     return f"none comes close (the first object's keys: {keys})"
 
 
-def _forced_miss(instance: LogFormat, obj: dict) -> list[str]:
+def _forced_miss(instance: LogFormat, obj: dict, files: int = 1) -> list[str]:
     """Why the chosen format read nothing: when `obj` was its shape, that no call could be rebuilt from it; when it
     was not, nothing more, its line having said already which of the format's rules it fails (LogFormat.chosen)."""
     try:
         rule = instance.chosen(obj)
     except Exception:  # noqa: BLE001 - a line the format refused, or a rule that cannot read it, does not match it
         return []
-    return [f"read as {instance.title} (its rule matched: {rule}), but no call could be rebuilt from the file"]
+    where = "the file" if files == 1 else "the files"
+    return [f"read as {instance.title} (its rule matched: {rule}), but no call could be rebuilt from {where}"]
 
 
 def _near_miss(instance: LogFormat, obj: dict) -> str | None:

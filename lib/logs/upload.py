@@ -1211,8 +1211,8 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     took_all = forced and any(instance.not_calls() for instance in reading.instances) and not reading.problems
     if not rebuilder.threads and not reading.native and (forced or not (reading.formats or reading.rules)) \
             and not took_all:
-        for why in nothing_read(reading.instances, forced, reading.first):
-            _in_place_of_its_line(reading.problems, why)
+        for why in nothing_read(reading.instances, forced, reading.first, len(files)):
+            _in_place_of_its_line(reading.problems, _told_file(why))  # on its file's line, in an upload of several
     source = files[0][0] if len(files) == 1 else f"{len(files)} files"
     conversations = reading.native + [
         Conversation(thread.id, _trace(thread, held, rebuilder.pools), held if many else "")
@@ -1377,7 +1377,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> str:
             continue
         if events is not None and is_keepalive(obj):
             continue  # `{"type": "keepalive"}` between a stream's events: nothing of the answer, as a comment line
-        reading.first = reading.first or (number, obj)
+        reading.first = reading.first or (_Line(number, *reading.file) if reading.file else number, obj)
         chosen, rule = _detect(reading.instances, obj, reading.forced)
         if chosen is None:
             if reading.forced:  # the chosen format's rule that the line fails, said in place of 'matches no format'
@@ -1420,7 +1420,8 @@ def _in_place_of_its_line(problems: list[Problem], why: Problem) -> None:
     """Why no format read the file, said on its first object's line in place of that line's 'matches no known log
     format': the skipped-line list names each line once."""
     for at, problem in enumerate(problems):
-        if problem.line == why.line and not problem.loaded and problem.message.endswith(NO_FORMAT):
+        if (problem.file, problem.line) == (why.file, why.line) and not problem.loaded \
+                and problem.message.endswith(NO_FORMAT):
             problems[at] = why
             return
     problems.append(why)
