@@ -5,8 +5,10 @@ conversations per file.
 
 - `check FILE...` prints one line per finding; exits 1 when any finding is an error, 2 when a
   file cannot be read or has unreadable lines (named on stderr), 0 otherwise.
-- `summarize FILE [--format NAME] [--json]` prints what was found; exits 0 when at least one round
-  loaded, 2 with a clear message when none did (with --json, after the document and its problems).
+- `summarize FILE... [--format NAME] [--json]` prints what was found; exits 0 when at least one round
+  loaded, 2 with a clear message when none did (with --json, after the document and its problems). Several files
+  are read as one upload, as the app's uploader reads them: each problem and note names its file (`file`, and its
+  `unit` in the JSON), each conversation the file that held it (`source`).
   Each round of the JSON: `index`, `request_in_log`, `messages_in_request` (the messages the program sent,
   as the Tokens page's "messages sent"; null when the request is not in the log), `messages_held` (earlier
   messages the provider held under previous_response_id or a conversation: read and billed, not sent),
@@ -64,6 +66,7 @@ from lib.dialects import openai_chat
 from lib.encodings import encoding_name_for_model
 from lib.logs import format_names
 from lib.logs.native import write_trace
+from lib.logs.record import Problem
 from lib.logs.upload import Upload, read_upload
 from lib.model import ProviderError, Round, Trace
 from lib.prices import DEFAULT_PRICES
@@ -90,14 +93,22 @@ def _say(line: str, stream=None) -> None:
 
 def _read(path: str, forced: str | None = None) -> Upload | None:
     """The file read as an upload, its bad lines on stderr; None when the file cannot be opened."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        _say(f"{path}: cannot be read: {exc.strerror or exc}", sys.stderr)
-        return None
-    upload = read_upload([(Path(path).name, data)], forced)
+    return _read_together([path], forced)
+
+
+def _read_together(paths: list[str], forced: str | None = None) -> Upload | None:
+    """The files read as one upload, as the app's uploader reads several, their bad lines on stderr (each named by its
+    file, as the sidebar names it, where there are several); None when a file cannot be opened."""
+    files = []
+    for path in paths:
+        try:
+            files.append((Path(path).name, Path(path).read_bytes()))
+        except OSError as exc:
+            _say(f"{path}: cannot be read: {exc.strerror or exc}", sys.stderr)
+            return None
+    upload = read_upload(files, forced)
     for problem in (*upload.problems, *upload.notes):
-        _say(f"{path}: {upload.said(problem)}", sys.stderr)
+        _say(f"{paths[0]}: {upload.said(problem)}" if len(paths) == 1 else upload.said(problem), sys.stderr)
     return upload
 
 
@@ -199,11 +210,11 @@ def summary_of(upload: Upload) -> dict:
         "format": formats[0][0] if len(formats) == 1 else ("mixed" if formats else "unknown"),
         "formats": {name: {"lines": count, "rule": rule} for name, (count, rule) in formats},
         "summary": upload.summary(),
-        "problems": [{"line": p.line, "error": p.message} for p in upload.problems],
-        "notes": [{"line": n.line, "note": n.message} for n in upload.notes],
+        "problems": [{**_file(p), "line": p.line, "error": p.message} for p in upload.problems],
+        "notes": [{**_file(n), "line": n.line, "note": n.message} for n in upload.notes],
         "conversations": [
-            {"id": c.id, "title": c.trace.title, "dialect": c.trace.dialect, "model": c.trace.model,
-             "rounds": _rounds(c.trace)}
+            {"id": c.id, "title": c.trace.title, **({"source": c.source} if c.source else {}),
+             "dialect": c.trace.dialect, "model": c.trace.model, "rounds": _rounds(c.trace)}
             for c in upload.conversations
         ],
         "checks": [
@@ -215,6 +226,14 @@ def summary_of(upload: Upload) -> dict:
     }
 
 
+def _file(problem: Problem) -> dict:
+    """The file a problem or note is in, for the summary document of several files (`file`, and `unit` where it is not
+    the upload's); nothing for one file's."""
+    if problem.file is None:
+        return {}
+    return {"file": problem.file, **({"unit": problem.unit} if problem.unit else {})}
+
+
 def _size(row: dict) -> str:
     if not row["request_in_log"]:
         return "not in the log"
@@ -222,9 +241,10 @@ def _size(row: dict) -> str:
     return f"{row['messages_in_request']}{held}"
 
 
-def summarize(path: str, forced: str | None, as_json: bool) -> int:
-    """Print what one file holds, as JSON or as a few lines for a person."""
-    upload = _read(path, forced)
+def summarize(paths: list[str], forced: str | None, as_json: bool) -> int:
+    """Print what a file holds, or several read as one upload, as JSON or as a few lines for a person."""
+    upload = _read_together(paths, forced)
+    path = paths[0] if len(paths) == 1 else ", ".join(paths)
     if upload is None:
         return UNREADABLE
     if not upload.conversations:
@@ -241,7 +261,9 @@ def summarize(path: str, forced: str | None, as_json: bool) -> int:
     _say(f"{path}: {document['summary']}")
     for conversation in document["conversations"]:
         sizes = [_size(r) for r in conversation["rounds"]]
-        _say(f"  {conversation['id']}: {plural(len(conversation['rounds']), 'round')}, messages {' → '.join(sizes)}")
+        held = f" ({conversation['source']})" if len(paths) > 1 else ""  # the file that held it
+        _say(f"  {conversation['id']}{held}: {plural(len(conversation['rounds']), 'round')}, messages "
+             f"{' → '.join(sizes)}")
     for finding in document["checks"]:
         _say(f"  {finding['severity']} {finding['code']} in {finding['conversation']} round {finding['round']}")
     return 0
@@ -285,7 +307,8 @@ def _command(argv: list[str] | None) -> int:
     checking = commands.add_parser("check", help="list pitfalls; exit 1 on an error-level finding, 2 on unreadable input")
     checking.add_argument("files", nargs="+", metavar="FILE")
     summarizing = commands.add_parser("summarize", help="what a log holds: conversations, rounds, steps, checks")
-    summarizing.add_argument("file", metavar="FILE")
+    summarizing.add_argument("files", nargs="+", metavar="FILE", help="several files are read as one upload, as the "
+                             "app's uploader reads them (a batch's requests and results joined)")
     summarizing.add_argument("--json", action="store_true", help="print one JSON document")
     converting = commands.add_parser("convert", help="write each conversation as a native trace file")
     converting.add_argument("file", metavar="FILE")
@@ -311,7 +334,7 @@ def _command(argv: list[str] | None) -> int:
     if args.command == "check":
         return check(args.files, forced)
     if args.command == "summarize":
-        return summarize(args.file, forced, args.json)
+        return summarize(args.files, forced, args.json)
     return convert(args.file, args.output, forced)
 
 

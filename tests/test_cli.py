@@ -326,3 +326,27 @@ def test_check_and_summarize_say_a_broken_json_line_in_the_words_the_app_says_it
         assert done.stderr.splitlines() == [f"{edited}: {said}" for said in BROKEN_SAID]
     summary = json.loads(run("summarize", str(edited), "--json").stdout)
     assert [f"line {p['line']}: {p['error']}" for p in summary["problems"]] == BROKEN_SAID
+
+
+def test_summarize_reads_several_files_as_one_upload_as_the_app_does_naming_each_problems_file(tmp_path):
+    # `summarize A B` stopped at "unrecognized arguments": only `check` took several files, each on its own, so a
+    # batch's requests and results could not be summarized together as the app's uploader reads them.
+    fixtures = ROOT / "tests/fixtures"
+    good = (fixtures / "openai-pairs.jsonl").read_bytes().splitlines()
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(b"\n".join([good[1], b"{x", b'{"a": tru}']))
+    requests, results = fixtures / "openai-batch-input.jsonl", fixtures / "openai-batch-output.jsonl"
+    done = run("summarize", str(requests), str(results), str(broken))
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[0] == (f"{requests}, {results}, {broken}: 11 lines: 6 rounds in 4 conversations; "
+                                           "2 lines skipped")
+    assert "  trip-17-round-1 (openai-batch-input.jsonl): 3 rounds, messages 2 → 4 → 5" in done.stdout.splitlines()
+    assert [line for line in done.stdout.splitlines() if "(broken.jsonl): 1 round" in line]
+    assert done.stderr.splitlines() == [
+        "broken.jsonl, line 2: is not valid JSON (at character 2 of the line: a key is not a string in double quotes: "
+        "unquoted, in single quotes, or after a comma too many)",
+        "broken.jsonl, line 3: is not valid JSON (at character 7 of the line: a bare word that is none of JSON's three: "
+        "true, false, null)"]
+    summary = json.loads(run("summarize", str(requests), str(broken), "--json").stdout)
+    assert [(p["file"], p["line"]) for p in summary["problems"]] == [("broken.jsonl", 2), ("broken.jsonl", 3)]
+    assert {c["source"] for c in summary["conversations"]} == {"openai-batch-input.jsonl", "broken.jsonl"}
