@@ -43,7 +43,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
 from jsonschema.validators import validator_for
 
-from lib.failures import is_unsent, stream_ended_words, undecoded_words, unrun_in_batch
+from lib.failures import answered_without_turn, is_unsent, stream_ended_words, undecoded_words, unrun_in_batch
 from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, places_words, realigned, resent_length,
                          resent_prefix)
 from lib.intern import canonical_json
@@ -1786,6 +1786,11 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
                     f"\"{shorten(rejected, 240)}\" The model did answer: the provider rejected what it wrote and "
                     "returned no response. Send the request again, or append the rejected call with the reason so "
                     "the model can correct it.")
+        elif answered_without_turn(error):  # a body came back under a success status, but no model turn in it
+            said = (f"The server answered this request {status}{pointer}, but its body held no model turn. "
+                    f"{words}The program had nothing to read or append: send it again, and if a 200 keeps coming "
+                    "back without an answer, the server (or a gateway in front of the model) is reporting a failure "
+                    "under a success status.")
         elif error.status in (401, 403) and not error.ended_stream:  # the caller refused, not what the request says
             said = (f"The provider refused this request {status}. {words}HTTP {error.status} refuses the caller (the "
                     "API key, or what it may use), not what the request says: the model saw nothing of this round. "

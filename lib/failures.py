@@ -118,6 +118,8 @@ def failure_heading(error: ProviderError) -> str:
         return f"The batch never ran this call: the batch {ended} before its turn came, so no provider saw it. Why:"
     if error.ended_stream:  # the status line said the answer was on its way: the event's status is not the call's
         return f"The call failed part way: {stream_ended_words(error)}. The provider said:"
+    if answered_without_turn(error):
+        return f"The server answered HTTP {error.status}, but sent no model turn. What it sent:"
     if _numeric(error.status):
         return f"The call failed: HTTP {error.status}. The provider said:"
     if not error.status:
@@ -151,6 +153,12 @@ def sent_again_words(previous: Round | None, round_: Round) -> str | None:
         else ""
     return (f"The same request as round {previous.index}, sent again after that call failed{status}: a retry, not a "
             "new turn. The model is asked the same thing again.")
+
+
+def answered_without_turn(error: ProviderError) -> bool:
+    """True when a server answered with a success status but its body held no model turn (a gateway's error object
+    under a 200, JSON cut off): a server did answer, so it is no failure to connect, nor a refusal of the request."""
+    return _numeric(error.status) and 200 <= error.status < 300 and not error.ended_stream
 
 
 def odd_status(error: ProviderError) -> bool:

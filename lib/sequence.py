@@ -17,7 +17,7 @@ from typing import Literal
 from lib.growth import instructions_added, placed_length, program_sent
 from lib.injected import (context_only, interrupted, is_interrupt, library_reask, person_text, program_parts,
                           reasked_after)
-from lib.failures import refused_unseen, status_words
+from lib.failures import answered_without_turn, refused_unseen, status_words
 from lib.model import ProviderError, Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
@@ -213,6 +213,8 @@ def _failure(k: int, error: ProviderError, cut: bool = False) -> Arrow:
         return Arrow(k, "api", "program", None, f"ends the stream with an error: {status_words(error)}")
     if not status:
         return Arrow(k, "program", "program", None, "error: HTTP status not recorded")
+    if answered_without_turn(error):  # a success status over a body with no turn in it: no refusal, no failure code
+        return Arrow(k, "api", "program", None, f"answers HTTP {status} with no model turn")
     said = "refuses the request" if isinstance(status, int) and 400 <= status < 500 and not cut else "fails"
     return Arrow(k, "api", "program", None, f"{said}: HTTP {status}")
 

@@ -426,3 +426,36 @@ def test_the_approval_shows_a_bidi_control_in_the_arguments_written_out(app):
     shown = [c.value for c in at.code]
     assert any('"reason": "refund [U+202E]0001 to account-1899"' in value for value in shown)
     assert not [value for value in shown if "\u202e" in value]
+
+
+OVERLOADED = {"error": {"message": "upstream model overloaded", "code": 503}}
+"""What a gateway in front of a model sends with HTTP 200 when the model behind it is overloaded."""
+
+
+@pytest.mark.parametrize("reply, words", [
+    (Reply(OVERLOADED), "upstream model overloaded"),
+    (Reply({"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": []}), '"choices": []'),
+    (Reply('{"id": "chatcmpl-x", "object": "chat.completion", "choices": [{"index": 0, "mess',
+           content_type="application/json; charset=utf-8"), '{"id": "chatcmpl-x"'),
+], ids=["error-body", "no-choices", "cut-json"])
+def test_a_200_with_no_model_turn_in_it_ends_the_run_at_round_1_with_the_status_and_what_was_sent(app, reply, words):
+    # A 200 whose body held no model turn (a gateway's error object, an empty choices list) was taken for the model's
+    # turn: the error object went into the conversation as an assistant message and the narration guard re-asked,
+    # so a second request carried it to the provider and the page blamed round 2. A body cut off mid-JSON was said
+    # to have "no HTTP status recorded (the log does not say whether a server answered)", though a server had
+    # answered 200.
+    at = choose_openai(open_live(app))
+    with RecordedServer({"/v1/chat/completions": [reply]}) as server:
+        at.text_input(key="live.base_url.openai").input(server.url + "/v1")
+        at.text_input(key=live.KEY).input(SENTINEL).run()
+        press_run(at)
+    assert len(server.received) == 1  # nothing more was sent
+    assert at.error[0].value == "The run ended with an error."
+    assert ended(at)[1].startswith("Round 1 failed: HTTP 200, with no model turn in the body")
+    (round_,) = written_trace(at).rounds
+    assert round_.response is None and round_.error.status == 200
+    shown = rendered(at)
+    assert "The server answered HTTP 200, but sent no model turn. What it sent:" in shown
+    assert words in shown
+    assert "no HTTP status was recorded" not in shown and "HTTP status not recorded" not in shown
+    assert "answers HTTP 200 with no model turn" in [a.label for a in sequence(written_trace(at))]

@@ -206,6 +206,15 @@ def read_usage(usage: Any) -> Usage | None:
     )
 
 
+def turn_missing(body: Any) -> str | None:
+    """Why a body a server answered a call with holds no model turn to read (no `content` array), or None."""
+    if not isinstance(body, dict):
+        return "the body is not a JSON object"
+    if not isinstance(body.get("content"), list):
+        return "it has no content array"
+    return None
+
+
 def read_response(body: dict, pools: Pools) -> Response:
     """A Messages response (`type: message`) as a Response."""
     message = pools.messages.get({"role": "assistant", "content": body.get("content") or []}, _message)

@@ -204,6 +204,18 @@ def reports_cache_read(usage: Any) -> bool:
     return isinstance(usage, dict) and "cached_tokens" in mapping(usage.get("prompt_tokens_details"))
 
 
+def turn_missing(body: Any) -> str | None:
+    """Why a body a server answered a call with holds no model turn to read (no `choices[0].message`), or None. A
+    live call asks this before read_response, which takes a bare message too, as logs record one."""
+    if not isinstance(body, dict):
+        return "the body is not a JSON object"
+    choices = body.get("choices")
+    if not (isinstance(choices, list) and choices and isinstance(choices[0], dict)
+            and isinstance(choices[0].get("message"), dict)):
+        return "it has no choices[0].message"
+    return None
+
+
 def read_response(body: dict, pools: Pools) -> Response:
     """A chat.completion (or a bare assistant message) as a Response."""
     choices = body.get("choices")

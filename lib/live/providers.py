@@ -83,6 +83,8 @@ class Exchange:
     """`{"status", "message", "body"}` as the trace's `error` field, or None."""
     latency_ms: float
     """Wall time of the call, the SDK's retries included."""
+    status: int | None = None
+    """The HTTP status of the answer that came back (200 for a body read as an answer); None when none came."""
 
 
 class Provider(Protocol):
@@ -155,7 +157,8 @@ def _exchange(create: Callable, body: dict, dialect: str, secret: str, sdk: Modu
     try:
         raw = create(**_arguments(body, dialect))
         sent, received = raw.http_response.request, _json(raw.http_response.text)
-        return Exchange(scrub(_sent(sent, body), secret), scrub(received, secret), None, _since(started))
+        return Exchange(scrub(_sent(sent, body), secret), scrub(received, secret), None, _since(started),
+                        raw.http_response.status_code)
     except AddressRefused as exc:  # refused here, before anything was sent
         said = {"error": {"type": REFUSED_HERE, "message": exc.message}}
         return Exchange(body, None, {"status": None, "message": exc.message, "body": said}, _since(started))

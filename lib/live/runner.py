@@ -18,6 +18,7 @@ answer recorded, since a call already sent cannot be called back.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -27,11 +28,11 @@ from typing import Literal
 from lib.dialects.common import Pools
 from lib.failures import is_replay_miss, unmade_words
 from lib.live.wire import DIALECTS, Answer, RequestOptions, tools_in_prompt
-from lib.live.providers import Provider
+from lib.live.providers import Provider, provider_message
 from lib.live.tools import Result, Toolbox, repeated_id
 from lib.live.tracefile import TraceFile
 from lib.model import ProviderError, ToolCallPart
-from lib.text import plural
+from lib.text import plural, shorten
 
 NOT_RUN_STOPPED = "Not executed: the person running the program stopped the run before this call ran."
 """The output recorded for a call left unanswered by a Stop; it never reaches the model."""
@@ -268,16 +269,22 @@ class Runner:
         self.trace.put(round_.line())
         exchange = self.provider.send(body)
         round_.request, round_.latency_ms = exchange.request, exchange.latency_ms
-        if exchange.error is None and not isinstance(exchange.response, dict):
-            # A server that answers 200 with something other than a JSON object has not answered.
+        missing = self.dialect.turn_missing(exchange.response) if exchange.error is None else None
+        if missing is not None:
+            # A server that answers 200 with no model turn in the body (a gateway's error object, an empty choices
+            # list, JSON cut off) has not answered: read as a turn, its body would go back to the model as the
+            # model's own message. The status it came with is kept: a server did answer.
             exchange = replace(exchange, response=None, error={
-                "status": None, "message": "The response body is not a JSON object.", "body": exchange.response})
+                "status": exchange.status, "message": _sent_instead(exchange.response), "body": exchange.response})
         if exchange.error is not None:
             round_.error = exchange.error
             self.trace.put(round_.line())
             # The trace keeps the provider's words as it said them; the status is the response's, said here once.
             status = exchange.error["status"]
             said = f"HTTP {status}: {exchange.error['message']}" if status else exchange.error["message"]
+            if missing is not None:
+                said = (f"HTTP {status}, with" if status else "An answer with") + (
+                    f" no model turn in the body ({missing}): {exchange.error['message']}")
             error = ProviderError(status, exchange.error["message"], exchange.error)
             if (unmade := unmade_words(error)) is not None:
                 # No provider saw the request, so nothing failed; a refusal still says why, a replay miss says it all.
@@ -377,6 +384,19 @@ class Runner:
     def _set(self, status: Status) -> Status:
         self.status = status
         return status
+
+
+SENT_INSTEAD_CHARS = 1000
+"""How much of a body that held no model turn the error message repeats; the trace's error body keeps it whole."""
+
+
+def _sent_instead(body: object) -> str:
+    """What a server sent in place of a model turn, as its error message: its own words if it wrote an error, else
+    the body itself, cut short."""
+    text = provider_message(body, "") if isinstance(body, dict) else ""
+    if not text:
+        text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+    return shorten(text, SENT_INSTEAD_CHARS) if text.strip() else "(an empty body)"
 
 
 def _join(note: str | None, more: str) -> str:

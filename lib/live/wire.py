@@ -63,6 +63,10 @@ class _Wire:
         """The dialect's name, as providers and traces give it."""
         return self.dialect.DIALECT
 
+    def turn_missing(self, body: Any) -> str | None:
+        """Why an answer's body holds no model turn of this dialect, or None: checked before `read`."""
+        return self.dialect.turn_missing(body)
+
     def read(self, body: dict) -> Response:
         """The response as the model reads it."""
         return self.dialect.read_response(body, Pools())
