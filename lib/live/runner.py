@@ -181,6 +181,14 @@ class Runner:
         return self._stepping
 
     @property
+    def sends_next(self) -> bool:
+        """The step in flight waits for a model's answer, or, with none in flight, the next step sends a request (no
+        call of the round is left to answer): what a page says while it waits."""
+        if self._stepping:
+            return self._round is not None and self._round.response is None and self._round.error is None
+        return self.status.state == "running" and not self._queue
+
+    @property
     def stopping(self) -> bool:
         """Stop was pressed while a step was in flight: the run ends as soon as that step is done."""
         return self._stop_pressed and self.status.state != "done"

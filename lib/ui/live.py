@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from lib import access, catalog
 from lib.failures import is_replay_miss
@@ -221,9 +222,10 @@ UNSENT = {"no-recording": "Replay has no recorded answer for its request.",
 """Why a run stopped with a request no provider saw, by outcome: not an error of any provider's."""
 
 
-def status(runner: Runner) -> None:
-    """Where the run stands; the approval box when a call waits for a person; Stop while it can go on."""
-    now = runner.status
+def status(runner: Runner) -> DeltaGenerator | None:
+    """Where the run stands; the approval box when a call waits for a person; Stop while it can go on. Returns the
+    line that says what happened last while the run goes on, for `advance` to say a request is on its way there."""
+    now, line = runner.status, None
     if now.state == "needs-approval":
         _approval(runner)
     elif now.state == "done" and now.outcome in UNSENT:
@@ -240,12 +242,14 @@ def status(runner: Runner) -> None:
         st.info(f"Stopping after round {runner.rounds:d}: a request already sent cannot be called back, so the run "
                 "ends when its answer is in; that answer is kept in the trace.")
     else:
-        st.text(now.message)
+        line = st.empty()
+        line.text(now.message)
     if now.state == "done" and now.outcome == "no-recording":
         _offer_real_providers(runner)
     if now.state != "done" and not runner.stopping:
         st.button("Stop", key="live.stop", on_click=_stop,
                   help="End the run after the step in progress; nothing more is sent and no waiting call runs.")
+    return line
 
 
 def _offer_real_providers(runner: Runner) -> None:
@@ -382,15 +386,22 @@ def _save() -> None:
     st.session_state[SAVED] = path.name
 
 
-def advance(runner: Runner) -> None:
+def advance(runner: Runner, line: DeltaGenerator | None = None) -> None:
     """One more round, then draw again: the page shows each round as soon as it is written. A rerun while a step is in
-    flight (a click during a model call) waits for that step here, rather than sending its request a second time."""
+    flight (a click during a model call) waits for that step here, rather than sending its request a second time.
+    `line`, the status line drawn above, says a request is on its way while its answer is awaited: "Ready to send
+    request 1." stayed on screen the whole wait."""
     if runner.status.state != "running" and not runner.stopping:
         return
+    number = runner.rounds if runner.in_flight else runner.rounds + 1
     if runner.stopping:
         waiting = f"Stopping after round {runner.rounds}: waiting for the answer to its call…"
+    elif runner.sends_next:
+        waiting = f"Round {number}: waiting for the model…"
+        if line is not None:
+            line.text(f"Request {number} is on its way: sent to the model, its answer awaited.")
     else:
-        waiting = f"Round {runner.rounds if runner.in_flight else runner.rounds + 1}: waiting for the model…"
-    with st.spinner(waiting):
+        waiting = f"Round {runner.rounds}: running the tools…"
+    with st.spinner(waiting, show_time=True):  # the seconds so far: a slow model is told from a stuck page
         runner.step()
     st.rerun()

@@ -3,6 +3,8 @@ while a run is under way (look at an earlier round, press Stop) changes what is 
 
 from __future__ import annotations
 
+import re
+
 from lib.live.replay import RECORDINGS_DIR, read_recordings
 from tests.recorded_server import RecordedServer
 
@@ -50,3 +52,19 @@ def test_stop_during_a_call_says_the_call_was_sent_and_keeps_its_answer(page):
         expect(page.get_by_text("Round 2: the program sends 5 messages, 3 of them new")).to_be_visible()
         expect(page.get_by_text("Call calcAmountOver · id call_q3").first).to_be_visible()  # the answer is kept
         assert len(server.received) == 2
+
+
+def test_while_a_request_is_on_its_way_the_page_says_it_was_sent_not_that_it_is_ready_to_go(page):
+    # Eight seconds into a slow answer the page still read "Ready to send request 1." above "No round yet.", with a
+    # spinner at the bottom saying nothing of how long the wait had lasted: the teacher could not tell a request on its
+    # way from one never sent.
+    recordings = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")
+    with RecordedServer(recordings=recordings, recorded_delay_s=6.0, limit_s=90) as server:
+        _start_a_run(page, server)
+        expect(page.get_by_text("Request 1 is on its way: sent to the model, its answer awaited.")).to_be_visible()
+        page.wait_for_timeout(3_000)
+        assert len(server.received) == 1 and page.get_by_text("Round 1", exact=True).count() == 0  # still waiting
+        assert page.get_by_text("Ready to send request 1.").count() == 0
+        expect(page.get_by_test_id("stSpinner")).to_contain_text(re.compile(r"Round 1: waiting for the model.*\d"))
+        expect(page.get_by_text("Request 2 is on its way: sent to the model, its answer awaited.")).to_be_visible()
+        assert page.get_by_text("Round 1: 2 call(s) answered; request 2 goes next.").count() == 0
