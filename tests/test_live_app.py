@@ -459,3 +459,11 @@ def test_a_200_with_no_model_turn_in_it_ends_the_run_at_round_1_with_the_status_
     assert words in shown
     assert "no HTTP status was recorded" not in shown and "HTTP status not recorded" not in shown
     assert "answers HTTP 200 with no model turn" in [a.label for a in sequence(written_trace(at))]
+
+
+def test_the_call_waiting_for_approval_is_shown_whole_without_scrolling_sideways(app):
+    # The arguments sat on one line cut at the box's edge: "...\"reason\": \"Business trip accommodation ex" beside
+    # Approve, the rest of the reason only for whoever scrolled the box sideways.
+    at = press_run(open_live(app))
+    (arguments,) = [c for c in at.code if '"reason": "Business trip accommodation exceeded the standard' in c.value]
+    assert arguments.proto.wrap_lines

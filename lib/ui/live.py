@@ -284,8 +284,9 @@ def _approval(runner: Runner) -> None:
     # The arguments only as written: st.json would parse them again and show 60.00 as 60.
     plain.payload({"id": call.id, "name": call.name})
     st.caption("The arguments as the model wrote them:")
-    # Bidi controls written out: "\u202e0001" would read as an amount of 1000 on the button's way to Approve.
-    st.code(plain.clip(show_controls(call.arguments_raw)), language="json")
+    # Bidi controls written out: "\u202e0001" would read as an amount of 1000 on the button's way to Approve. Lines
+    # wrapped: the whole call is read before Approve, not cut at the box's edge.
+    st.code(plain.clip(show_controls(call.arguments_raw)), language="json", wrap_lines=True)
     st.text_input("A note for the model if you decline (optional)", key=NOTE)
     left, right = st.columns(2)
     left.button("Approve", key="live.approve", type="primary", on_click=_decide, args=(call.id, True), width="stretch")
