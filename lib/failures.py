@@ -161,6 +161,27 @@ def answered_without_turn(error: ProviderError) -> bool:
     return _numeric(error.status) and 200 <= error.status < 300 and not error.ended_stream
 
 
+ATTEMPTS = "attempts"
+"""The round field a live run writes when the SDK sent its request more than once: each try's HTTP status, in order,
+null where no answer came (docs/trace-format.md)."""
+
+
+def tries_words(attempts) -> str:
+    """Each try's status in a few words: "HTTP 429, then HTTP 200"; "no answer" where none came."""
+    said = [f"HTTP {status}" if _numeric(status) else "no answer" for status in attempts]
+    return ", ".join(said[:-1]) + f", then {said[-1]}" if len(said) > 1 else "".join(said)
+
+
+def tries_said(attempts) -> str | None:
+    """What a round whose request the SDK sent more than once says about it, or None for one try (or a value that is
+    no list of statuses: the trace is untrusted)."""
+    if not (isinstance(attempts, list) and len(attempts) > 1
+            and all(a is None or _numeric(a) for a in attempts)):
+        return None
+    return (f"The SDK sent this request {len(attempts)} times: {tries_words(attempts)}. The provider saw it each "
+            "time; the program got only the last answer.")
+
+
 def odd_status(error: ProviderError) -> bool:
     """True when the recorded status is there but not a number: it is shown as the text it is."""
     return bool(error.status) and not _numeric(error.status)

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from lib.failures import NO_RECORDING_SAID
+from lib.live.replay import RECORDINGS_DIR, read_recordings
 from lib.logs.native import read_trace
 from lib.sequence import sequence
 from lib.slide_words import runs_words
@@ -467,3 +468,34 @@ def test_the_call_waiting_for_approval_is_shown_whole_without_scrolling_sideways
     at = press_run(open_live(app))
     (arguments,) = [c for c in at.code if '"reason": "Business trip accommodation exceeded the standard' in c.value]
     assert arguments.proto.wrap_lines
+
+
+def test_a_429_the_sdk_retried_past_is_said_on_the_round_and_a_500_on_every_try_says_how_many_were_made(app):
+    # The server got round 1's request twice (a 429, then the answer), but the round read as one call, its latency
+    # the SDK's back-off included and unexplained; a 500 on all three tries said "HTTP 500: Internal server error" and
+    # "send it again after a pause", as if it had been sent once.
+    slow_down = Reply({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}, 429,
+                      headers={"retry-after-ms": "50"})
+    hengxin = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")
+    at = choose_openai(open_live(app))
+    with RecordedServer({"/v1/chat/completions": [slow_down]}, recordings=hengxin) as server:
+        at.text_input(key="live.base_url.openai").input(server.url + "/v1")
+        at.text_input(key=live.KEY).input(SENTINEL).run()
+        press_run(at)
+    assert len(server.received) == 4  # round 1 twice, rounds 2 and 3 once
+    assert written_trace(at).rounds[0].extra["attempts"] == [429, 200]
+    at.radio(key=live.ROUND).set_value(1).run()
+    notes = [c.value for c in at.main.caption]
+    assert ("The SDK sent this request 2 times: HTTP 429, then HTTP 200. The provider saw it each time; the program "
+            "got only the last answer.") in notes
+    at.radio(key=live.ROUND).set_value(2).run()
+    assert not [n for n in (c.value for c in at.main.caption) if "The SDK sent this request" in n]
+
+    broken = Reply({"error": {"message": "Internal server error", "type": "server_error"}}, 500)
+    with RecordedServer({"/v1/chat/completions": [broken] * 3}) as server:
+        at.text_input(key="live.base_url.openai").input(server.url + "/v1").run()
+        press_run(at)
+    assert len(server.received) == 3
+    assert ended(at)[1] == ("Round 1 failed: HTTP 500: Internal server error (the SDK sent the request 3 times: "
+                            "HTTP 500, HTTP 500, then HTTP 500)")
+    assert written_trace(at).rounds[0].extra["attempts"] == [500, 500, 500]

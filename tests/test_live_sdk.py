@@ -115,7 +115,8 @@ def test_a_429_that_outlasts_the_retries_is_an_error_round(tmp_path):
         runner = start(openai_setup(LOAN, server, max_retries=1), "sk-test-key-0001", tmp_path)
         status = runner.run()
     assert status.outcome == "error"
-    assert status.message == "Round 1 failed: HTTP 429: Rate limit reached"
+    assert status.message == ("Round 1 failed: HTTP 429: Rate limit reached (the SDK sent the request 2 times: "
+                              "HTTP 429, then HTTP 429)")
     assert len(server.received) == 2
 
 

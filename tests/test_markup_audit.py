@@ -52,6 +52,8 @@ WHOLE_LIST = {"tabs"}
 WORDS = {
     "plural": "a count and our noun, made plural (lib/text.py)",
     "failure_heading": "our sentence for a failed call from its HTTP status number (lib/failures.py)",
+    "tries_said": "a count and HTTP status numbers, checked to be ints, in our sentence on the SDK's tries "
+                  "(lib/failures.py)",
     "sends": "our sentence counting a round's messages (lib/round_view.py)",
     "tool_list_missing": "one of three constants saying the log kept no tool list (lib/summary.py)",
     "tool_list_words": "tool_list_missing for a row's or the totals' flags (lib/summary.py)",

@@ -20,7 +20,7 @@ import threading
 import time
 import urllib.request
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, Callable, Iterator, Protocol
 from urllib.parse import urlsplit
@@ -85,6 +85,9 @@ class Exchange:
     """Wall time of the call, the SDK's retries included."""
     status: int | None = None
     """The HTTP status of the answer that came back (200 for a body read as an answer); None when none came."""
+    attempts: tuple = ()
+    """The HTTP status of each time the SDK sent the request, in order (None where no answer came: a timeout, a
+    dropped connection): more than one when its own retries went past a 429 or a 5xx. Empty when none was sent."""
 
 
 class Provider(Protocol):
@@ -118,8 +121,9 @@ class OpenAIProvider:
     def send(self, body: dict) -> Exchange:
         """Make one Chat Completions call."""
         with self._guard.armed():
-            return _exchange(self._client.chat.completions.with_raw_response.create, body, OPENAI, self._secret, openai,
-                             self._waits)
+            exchange = _exchange(self._client.chat.completions.with_raw_response.create, body, OPENAI, self._secret,
+                                 openai, self._waits)
+            return replace(exchange, attempts=tuple(self._guard.attempts))
 
 
 class AnthropicProvider:
@@ -140,8 +144,9 @@ class AnthropicProvider:
     def send(self, body: dict) -> Exchange:
         """Make one Messages call."""
         with self._guard.armed():
-            return _exchange(self._client.messages.with_raw_response.create, body, ANTHROPIC, self._secret,
-                             anthropic, self._waits)
+            exchange = _exchange(self._client.messages.with_raw_response.create, body, ANTHROPIC, self._secret,
+                                 anthropic, self._waits)
+            return replace(exchange, attempts=tuple(self._guard.attempts))
 
 
 def _waits(timeout_s: float, retries: int) -> str:
@@ -274,10 +279,13 @@ class _LimitedTransport(httpx2.BaseTransport):
             # lead inside: it connects to the address that was checked (TLS still checks the name).
             self._inner._pool._network_backend = self._pinned
         self._deadline = float("inf")
+        self.attempts: list[int | None] = []
+        """The status of each request of the armed call sent to the server (None where no answer came)."""
 
     @contextmanager
     def armed(self) -> Iterator[None]:
-        """The deadline runs from here until the block ends."""
+        """The deadline runs from here until the block ends; the attempts are counted afresh."""
+        self.attempts = []
         self._deadline = time.monotonic() + self.limits.deadline_s
         try:
             yield
@@ -315,12 +323,14 @@ class _LimitedTransport(httpx2.BaseTransport):
         # No single wait (connect, send, the first byte) may outlast what is left of the deadline.
         request.extensions["timeout"] = {phase: min(value or left, left)
                                          for phase, value in request.extensions.get("timeout", {}).items()}
+        self.attempts.append(None)  # sent; its status once an answer comes
         try:
             response = self._inner.handle_request(request)
         except httpx2.TimeoutException:
             if self.remaining() <= 0:
                 raise self.late() from None
             raise
+        self.attempts[-1] = response.status_code
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.limits.max_response_bytes:
             response.close()

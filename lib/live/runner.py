@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from typing import Literal
 
 from lib.dialects.common import Pools
-from lib.failures import is_replay_miss, unmade_words
+from lib.failures import is_replay_miss, tries_words, unmade_words
 from lib.live.wire import DIALECTS, Answer, RequestOptions, tools_in_prompt
 from lib.live.providers import Provider, provider_message
 from lib.live.tools import Result, Toolbox, repeated_id
@@ -109,6 +109,7 @@ class _Round:
     executions: list[dict] = field(default_factory=list)
     guard: str | None = None
     stopped: dict | None = None
+    attempts: tuple = ()
 
     def line(self) -> dict:
         line = {"kind": "round", "index": self.index, "request": self.request}
@@ -126,6 +127,8 @@ class _Round:
             line["guard"] = self.guard
         if self.stopped:
             line["stopped"] = self.stopped
+        if len(self.attempts) > 1:  # the SDK's retries: the provider saw the request more than once
+            line["attempts"] = list(self.attempts)
         return line
 
 
@@ -276,7 +279,7 @@ class Runner:
         round_ = self._round = _Round(self.rounds + 1, body, now, marks)
         self.trace.put(round_.line())
         exchange = self.provider.send(body)
-        round_.request, round_.latency_ms = exchange.request, exchange.latency_ms
+        round_.request, round_.latency_ms, round_.attempts = exchange.request, exchange.latency_ms, exchange.attempts
         missing = self.dialect.turn_missing(exchange.response) if exchange.error is None else None
         if missing is not None:
             # A server that answers 200 with no model turn in the body (a gateway's error object, an empty choices
@@ -293,6 +296,8 @@ class Runner:
             if missing is not None:
                 said = (f"HTTP {status}, with" if status else "An answer with") + (
                     f" no model turn in the body ({missing}): {exchange.error['message']}")
+            if len(exchange.attempts) > 1 and any(exchange.attempts):  # a timeout's own words count its tries
+                said += f" (the SDK sent the request {len(exchange.attempts)} times: {tries_words(exchange.attempts)})"
             error = ProviderError(status, exchange.error["message"], exchange.error)
             if (unmade := unmade_words(error)) is not None:
                 # No provider saw the request, so nothing failed; a refusal still says why, a replay miss says it all.

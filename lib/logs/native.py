@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator
 from lib.coerce import flag, int_or_none, number_or_none, shown, text, text_or_none
 from lib.dialects import DIALECTS, openai_chat
 from lib.dialects.common import Pools
+from lib.failures import ATTEMPTS
 from lib.logs.chat_shape import describe
 from lib.logs.limits import limits
 from lib.logs.record import Problem, ProblemList
@@ -256,6 +257,7 @@ _EXTRA_TYPES = {
     "provenance": lambda v: read_provenance(v) is not None,
     CUT_CALLS: lambda v: isinstance(v, list) and all(type(x) is int for x in v),
     STREAMED: lambda v: v is True,
+    ATTEMPTS: lambda v: isinstance(v, list) and all(x is None or type(x) is int for x in v),
 }
 """The optional round fields docs/trace-format.md gives a type, with the test each value must pass."""
 
