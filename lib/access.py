@@ -197,6 +197,13 @@ def live_refusal(config: AccessConfig, who_role: Role) -> str | None:
     return None
 
 
+def shown_url(url: str) -> str:
+    """Where a base URL points, as it may be shown or recorded: scheme, host, port and path, never a user part or
+    query, which can carry a credential."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}"
+
+
 def check_base_url(url: str) -> str:
     """The URL as given when it can name an API server (http or https, a host, nothing unprintable);
     AccessError saying what is wrong otherwise, before any SDK sees it."""

@@ -499,3 +499,26 @@ def test_a_429_the_sdk_retried_past_is_said_on_the_round_and_a_500_on_every_try_
     assert ended(at)[1] == ("Round 1 failed: HTTP 500: Internal server error (the SDK sent the request 3 times: "
                             "HTTP 500, HTTP 500, then HTTP 500)")
     assert written_trace(at).rounds[0].extra["attempts"] == [500, 500, 500]
+
+
+def test_the_form_says_where_a_run_goes_when_the_base_url_is_left_empty(app, monkeypatch):
+    # With the operator's ROUNDTRIP_COMPATIBLE_BASE_URL set, the OpenAI-compatible form showed an empty "Base URL" as if
+    # it had to be filled, its grey example "http://localhost:11434/v1/" read as the default; nothing said the run would
+    # go to the operator's server. The address is shown without the user part or query that may carry a credential.
+    monkeypatch.setenv("ROUNDTRIP_COMPATIBLE_BASE_URL", "http://gateway:s3cr3t@127.0.0.1:9/v1?token=abc")
+    at = open_live(app)
+    at.radio(key=live.PROVIDER).set_value("compatible").run()
+    field = at.text_input(key="live.base_url.compatible")
+    assert field.label == "Base URL (optional)" and field.placeholder == "http://127.0.0.1:9/v1"
+    shown = rendered(at)
+    assert "Left empty, the run goes to the address in grey: the one this server's operator configured." in shown
+    assert "s3cr3t" not in shown and "token=abc" not in shown
+    at.radio(key=live.PROVIDER).set_value("anthropic").run()
+    assert at.text_input(key="live.base_url.anthropic").placeholder == "https://api.anthropic.com"
+    assert "Left empty, the run goes to the address in grey: Anthropic's own API." in rendered(at)
+
+    monkeypatch.delenv("ROUNDTRIP_COMPATIBLE_BASE_URL")
+    at.radio(key=live.PROVIDER).set_value("compatible").run()
+    field = at.text_input(key="live.base_url.compatible")
+    assert field.label == "Base URL" and field.placeholder == "http://localhost:11434/v1/"
+    assert "Left empty, the run goes to" not in rendered(at)

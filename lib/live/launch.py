@@ -12,11 +12,10 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from lib.live.data import create_database
 from lib.live.wire import RequestOptions
-from lib.access import OFFICIAL_BASE_URLS, check_base_url
+from lib.access import OFFICIAL_BASE_URLS, check_base_url, shown_url
 from lib.live.providers import AnthropicProvider, CallLimits, OpenAIProvider, Provider
 from lib.live.replay import RECORDINGS_DIR, ReplayProvider, read_recordings
 from lib.live.runner import LoopOptions, Runner, Teaching
@@ -125,9 +124,7 @@ def _header(setup: RunSetup, provider: Provider, options: RequestOptions) -> dic
                 "teaching": [name for name, on in vars(setup.teaching).items() if on],
                 "session": setup.scenario.session}
     if setup.base_url:
-        # Only where the server is: a URL can carry credentials in its user part or query.
-        parts = urlsplit(setup.base_url)
-        metadata["base_url"] = f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}"
+        metadata["base_url"] = shown_url(setup.base_url)  # only where the server is: a URL can carry credentials
     return {"kind": "trace", "version": 1, "title": f"Live run: {setup.scenario.title}", "dialect": provider.dialect,
             "model": options.model, "description": setup.scenario.description,
             "source": f"Live run of the {setup.scenario.name} scenario with the {provider.label} provider, "

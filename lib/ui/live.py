@@ -17,6 +17,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from lib import access, catalog
+from lib.access import OFFICIAL_BASE_URLS
 from lib.failures import is_replay_miss
 from lib.live.launch import ENV_KEYS, PROVIDERS, RunSetup, edited, env_key, save_trace, start
 from lib.live.providers import CallLimits
@@ -93,8 +94,15 @@ def _connection(scenario: Scenario, provider: str) -> None:
     left, right = st.columns(2)
     left.text_input("Model", value=default_model(scenario, provider), key=_field(scenario, f"model.{provider}"))
     left.caption(f"The scenario was recorded with {scenario.options.model}.")
-    right.text_input("Base URL" + ("" if provider == "compatible" else " (optional)"), key=f"live.base_url.{provider}",
-                     placeholder="http://localhost:11434/v1/" if provider == "compatible" else "")
+    # Where the run goes with the field left empty: the operator's address, else the provider's own API. Said, so an
+    # empty field with an example in grey is not read as the default or as a field that must be filled.
+    configured = ui_access.config()[0].base_urls.get(provider)
+    default = configured or OFFICIAL_BASE_URLS.get(provider)
+    right.text_input("Base URL" + (" (optional)" if default else ""), key=f"live.base_url.{provider}",
+                     placeholder=access.shown_url(default) if default else "http://localhost:11434/v1/")
+    if default:  # the address itself only in the field (plain text), never in markdown
+        whose = "the one this server's operator configured" if configured else f"{PROVIDERS[provider]}'s own API"
+        right.caption(f"Left empty, the run goes to the address in grey: {whose}.")
     found = _operator_key(provider)
     st.text_input("API key", type="password", key=KEY,
                   help="Kept in this session's memory only, never written to a trace or shown again.",
