@@ -6,6 +6,7 @@ from lib.ui import live
 
 live.frame_guard()
 live.header()
+live.address()
 live.setup_form()
 runner = live.current()
 if runner is None:

@@ -38,6 +38,14 @@ SAVED = "live.saved"
 SCENARIO, PROVIDER, KEY, ROUND, SHOWN, NOTE = ("live.scenario", "live.provider", "live.api_key", "live.round",
                                                "live.shown_rounds", "live.note")
 TIMEOUT, RETRIES, DEADLINE = "live.timeout", "live.retries", "live.deadline"
+RUN_PARAM = "run"
+"""The address's mark of a page that shows a run (its scenario's name): a reload starts a new session, which has no
+run, and the mark lets it say so rather than show the empty form as if nothing had been there."""
+RUN_GONE = ("The live run this address showed closed with its session: a run lives only in the browser tab that "
+            "started it, so reloading the page or opening the address anew ends it, and nothing more is sent. Its "
+            "trace is kept only if it was downloaded, saved into traces/ or saved to the library; press Run to start "
+            "again.")
+"""Said on a fresh session whose address carries RUN_PARAM."""
 NOT_SENT = "(not sent)"
 """The choice that leaves a setting out of the request."""
 
@@ -219,6 +227,17 @@ def endpoint(provider: str, typed_key: str | None, typed_url: str | None) -> acc
 def current() -> Runner | None:
     """The session's runner, if a run was started."""
     return st.session_state.get(RUNNER)
+
+
+def address() -> None:
+    """Mark the address of a page that shows a run (RUN_PARAM); on a fresh session whose address is so marked, say
+    that the run is gone, once, as a reloaded upload does (picker.UPLOAD_GONE)."""
+    runner = current()
+    if runner is not None:
+        st.query_params[RUN_PARAM] = runner_scenario(runner)
+    elif st.query_params.get(RUN_PARAM) is not None:
+        st.query_params.pop(RUN_PARAM, None)
+        st.warning(RUN_GONE)
 
 
 OUTCOMES = {"answered": (st.success, "The model answered."), "error": (st.error, "The run ended with an error."),

@@ -68,3 +68,16 @@ def test_while_a_request_is_on_its_way_the_page_says_it_was_sent_not_that_it_is_
         expect(page.get_by_test_id("stSpinner")).to_contain_text(re.compile(r"Round 1: waiting for the model.*\d"))
         expect(page.get_by_text("Request 2 is on its way: sent to the model, its answer awaited.")).to_be_visible()
         assert page.get_by_text("Round 1: 2 call(s) answered; request 2 goes next.").count() == 0
+
+
+def test_a_reloaded_live_page_says_the_run_it_showed_closed_with_its_session(page):
+    # A reload mid-workshop brought back the empty set-up form, saying nothing of the run that had been on screen: the
+    # run lives only in the session that started it, and nothing told the teacher it was gone or how to keep one.
+    with RecordedServer(recordings=read_recordings(RECORDINGS_DIR / "hengxin.jsonl"), limit_s=90) as server:
+        _start_a_run(page, server)
+        expect(page.get_by_role("button", name="Approve")).to_be_visible()
+        assert "run=hengxin" in page.url
+        page.reload()
+        expect(page.get_by_text("The live run this address showed closed with its session")).to_be_visible()
+        expect(page.get_by_role("button", name="Run")).to_be_visible()  # a new run can start at once
+        assert len(server.received) == 3  # nothing was sent again
