@@ -43,9 +43,10 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
 from jsonschema.validators import validator_for
 
-from lib.failures import answered_without_turn, is_unsent, stream_ended_words, undecoded_words, unrun_in_batch
-from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, places_words, realigned, resent_length,
-                         resent_prefix)
+from lib.failures import (answered_without_turn, is_unsent, no_answer, stream_ended_words, undecoded_words,
+                          unrun_in_batch)
+from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, places_words, realigned,
+                        resent_length, resent_prefix)
 from lib.intern import canonical_json
 from lib.logs.record import Problem
 from lib.model import (
@@ -1786,6 +1787,10 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
                     f"\"{shorten(rejected, 240)}\" The model did answer: the provider rejected what it wrote and "
                     "returned no response. Send the request again, or append the rejected call with the reason so "
                     "the model can correct it.")
+        elif no_answer(error) and not error.status:  # Roundtrip recorded that nothing answered: no status to miss
+            said = (f"This call got no answer{pointer}: {shorten(error.message, 240)} Nothing came back from the "
+                    "provider, so nothing says the request was at fault: send it again (with a longer timeout or "
+                    "deadline for a slow model), or check the address and the network if the connection failed.")
         elif answered_without_turn(error):  # a body came back under a success status, but no model turn in it
             said = (f"The server answered this request {status}{pointer}, but its body held no model turn. "
                     f"{words}The program had nothing to read or append: send it again, and if a 200 keeps coming "

@@ -30,6 +30,16 @@ UNREACHABLE = "connection_failed"
 """The error type Roundtrip writes when no connection to the provider's server could be made: nothing answered."""
 
 
+TIMED_OUT = "timed_out"
+"""The error type Roundtrip writes when a call's timeout or deadline passed before an answer came: nothing answered."""
+
+
+def no_answer(error: ProviderError | None) -> bool:
+    """True when Roundtrip itself recorded that no answer came (a timeout, a passed deadline, a failed connection):
+    there is no HTTP status because none came, not because a log left it out."""
+    return _error_type(error) in (UNREACHABLE, TIMED_OUT)
+
+
 def unreachable_said(host: str | None) -> str:
     """What a call that reached no server is, naming the server by host only: a base URL may carry a key or a
     token in its user part or query, and the transport's exception class means nothing to a learner."""
@@ -122,6 +132,8 @@ def failure_heading(error: ProviderError) -> str:
         return f"The server answered HTTP {error.status}, but sent no model turn. What it sent:"
     if _numeric(error.status):
         return f"The call failed: HTTP {error.status}. The provider said:"
+    if not error.status and no_answer(error):
+        return "The call got no answer, so there is no HTTP status. What happened:"
     if not error.status:
         return "The call failed, and no HTTP status was recorded (the log does not say whether a server answered). What was said:"
     return "The call failed, with an HTTP status that is not a number. The status and what the provider said:"

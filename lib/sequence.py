@@ -17,7 +17,7 @@ from typing import Literal
 from lib.growth import instructions_added, placed_length, program_sent
 from lib.injected import (context_only, interrupted, is_interrupt, library_reask, person_text, program_parts,
                           reasked_after)
-from lib.failures import answered_without_turn, refused_unseen, status_words
+from lib.failures import answered_without_turn, no_answer, refused_unseen, status_words
 from lib.model import ProviderError, Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
@@ -211,6 +211,8 @@ def _failure(k: int, error: ProviderError, cut: bool = False) -> Arrow:
     status = error.status
     if error.ended_stream:
         return Arrow(k, "api", "program", None, f"ends the stream with an error: {status_words(error)}")
+    if not status and no_answer(error):  # Roundtrip recorded that nothing answered: a timeout, no connection
+        return Arrow(k, "program", "program", None, "error: no answer came")
     if not status:
         return Arrow(k, "program", "program", None, "error: HTTP status not recorded")
     if answered_without_turn(error):  # a success status over a body with no turn in it: no refusal, no failure code

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from bench.load_test import free_port
 from lib.failures import NO_RECORDING_SAID
 from lib.live.replay import RECORDINGS_DIR, read_recordings
 from lib.logs.native import read_trace
@@ -522,3 +523,25 @@ def test_the_form_says_where_a_run_goes_when_the_base_url_is_left_empty(app, mon
     field = at.text_input(key="live.base_url.compatible")
     assert field.label == "Base URL" and field.placeholder == "http://localhost:11434/v1/"
     assert "Left empty, the run goes to" not in rendered(at)
+
+
+@pytest.mark.parametrize("cause", ["slow", "unreachable", "deadline"])
+def test_a_call_that_got_no_answer_says_so_not_that_the_log_kept_no_status(app, cause):
+    # A timeout, a passed deadline or a refused connection read "The call failed, and no HTTP status was recorded (the
+    # log does not say whether a server answered). What was said:", and the round's finding quoted Roundtrip's own
+    # sentence as the provider's "words" and said "the log does not say whether the request was at fault": the run
+    # knew no answer had come.
+    at = choose_openai(open_live(app))
+    reply = Reply({"object": "chat.completion", "choices": []}, delay_s=3.0)
+    with RecordedServer({"/v1/chat/completions": [reply]}) as server:
+        url = server.url + "/v1" if cause != "unreachable" else f"http://127.0.0.1:{free_port()}/v1"
+        at.text_input(key="live.base_url.openai").input(url)
+        at.text_input(key=live.KEY).input(SENTINEL)
+        at.number_input(key=live.RETRIES).set_value(0)
+        at.number_input(key=live.DEADLINE if cause == "deadline" else live.TIMEOUT).set_value(1).run()
+        press_run(at)
+    shown = rendered(at)
+    assert "The call got no answer, so there is no HTTP status. What happened:" in shown
+    assert "no HTTP status was recorded" not in shown and "HTTP status not recorded" not in shown
+    assert "This call got no answer: " in shown and "Its words" not in shown
+    assert "error: no answer came" in [a.label for a in sequence(written_trace(at))]

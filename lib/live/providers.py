@@ -32,7 +32,7 @@ import openai
 
 from lib.access import OFFICIAL_BASE_URLS
 from lib.dialects import ANTHROPIC, OPENAI
-from lib.failures import REFUSED_HERE, UNREACHABLE, unreachable_said
+from lib.failures import REFUSED_HERE, TIMED_OUT, UNREACHABLE, unreachable_said
 from lib.text import plural
 
 HIDDEN = "[key hidden]"
@@ -61,6 +61,10 @@ class CallLimitExceeded(openai.OpenAIError, anthropic.AnthropicError):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
+
+
+class DeadlinePassed(CallLimitExceeded):
+    """A call still unanswered at its deadline: nothing answered in time."""
 
 
 class RedirectRefused(CallLimitExceeded):
@@ -168,14 +172,17 @@ def _exchange(create: Callable, body: dict, dialect: str, secret: str, sdk: Modu
         said = {"error": {"type": REFUSED_HERE, "message": exc.message}}
         return Exchange(body, None, {"status": None, "message": exc.message, "body": said}, _since(started))
     except CallLimitExceeded as exc:
-        return Exchange(body, None, {"status": None, "message": exc.message, "body": None}, _since(started))
+        # Past the deadline nothing answered in time: said so by type, as a timeout is (lib.failures.no_answer).
+        said = {"error": {"type": TIMED_OUT, "message": exc.message}} if isinstance(exc, DeadlinePassed) else None
+        return Exchange(body, None, {"status": None, "message": exc.message, "body": said}, _since(started))
     except sdk.APIStatusError as exc:
         received = _json(exc.response.text)
         said = provider_message(received, type(exc).__name__)
         error = {"status": exc.status_code, "message": said, "body": received}
         return Exchange(scrub(_sent(exc.request, body), secret), None, scrub(error, secret), _since(started))
     except sdk.APITimeoutError as exc:
-        error = {"status": None, "message": f"The request timed out: no answer within {waits}.", "body": None}
+        said = f"The request timed out: no answer within {waits}."
+        error = {"status": None, "message": said, "body": {"error": {"type": TIMED_OUT, "message": said}}}
         return Exchange(scrub(_sent(exc.request, body), secret), None, error, _since(started))
     except sdk.APIConnectionError as exc:
         said = unreachable_said(_server(exc.request))
@@ -298,7 +305,7 @@ class _LimitedTransport(httpx2.BaseTransport):
 
     def late(self) -> CallLimitExceeded:
         """The error for a call past its deadline."""
-        return CallLimitExceeded(f"The call passed its deadline of {self.limits.deadline_s:g} s (wall clock, the "
+        return DeadlinePassed(f"The call passed its deadline of {self.limits.deadline_s:g} s (wall clock, the "
                                  "SDK's retries included); the rest of the answer was not waited for.")
 
     def too_big(self) -> CallLimitExceeded:
