@@ -50,6 +50,7 @@ from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs,
 from lib.intern import canonical_json
 from lib.logs.record import Problem
 from lib.model import (
+    AWAITING,
     Message,
     ProviderError,
     Request,
@@ -1291,6 +1292,10 @@ WAITING_FOR_APPROVAL = "The run is waiting for your approval: this call has not 
 trace records no approval because none has been given yet."""
 
 
+WAITED_FOR_APPROVAL = "The run was waiting for approval when the trace was written: this call had not run."
+"""What the write-tool-call finding says of a call the trace marks as waiting for a person (lib.model.AWAITING)."""
+
+
 def _write_words(name: str, recorded: str) -> tuple[str, str]:
     """The write-tool-call finding's message and brief for a call of tool `name`, ending with what became of it."""
     return (f"{name} changes something: it is a write tool. The model can only ask for it; a person approves it "
@@ -1323,6 +1328,8 @@ def _write_tool_call(trace: Trace) -> Iterator[Hit]:
         recorded = _APPROVALS.get(execution.approval if execution else None, "The trace records no approval.")
         if execution is not None and execution.refused:
             recorded = "The program refused it before running, so nothing was changed and no approval was needed."
+        if execution is None and round_.extra.get(AWAITING) == call.id:  # a live run's copy taken during the wait
+            recorded = WAITED_FOR_APPROVAL
         yield Hit("info", round_.index, "response", path, *_write_words(call.name, recorded))
 
 

@@ -341,6 +341,10 @@ class Provenance:
 CUT_CALLS = "cut_calls"
 """The round key listing, by position among the response's tool calls, the calls whose stream ended before they
 closed (a stream reader saw no finish chunk, no content_block_stop): their arguments are cut short by the stream."""
+AWAITING = "awaiting_approval"
+"""The round key a live run writes while the call it names waits for a person's Approve or Decline, and removes once
+decided: a copy of the trace taken meanwhile (opened in the explorer, downloaded) says the call waited, not that its
+execution is missing."""
 STREAMED = "streamed"
 """The round key saying its response came as a stream: the body shown is assembled from the stream's events into the
 one the API returns unstreamed, not a body the program received."""

@@ -18,7 +18,7 @@ from lib.growth import instructions_added, placed_length, program_sent
 from lib.injected import (context_only, interrupted, is_interrupt, library_reask, person_text, program_parts,
                           reasked_after)
 from lib.failures import answered_without_turn, no_answer, refused_unseen, status_words
-from lib.model import ProviderError, Round, Trace
+from lib.model import AWAITING, ProviderError, Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
 from lib.steps import spoken_words, turn_ends_words
@@ -239,6 +239,11 @@ def _calls(k: int, round_: Round) -> list[Arrow]:
                     else "starts {}: its end is not in the log")
             arrows.append(Arrow(k, "program", "tools", 3, said.format(shorten(call.name, 24)), beside=n > 0))
             returns.append(Arrow(k, "tools", "program", None, "returns its output so far", beside=bool(returns)))
+            continue
+        if execution is None and round_.extra.get(AWAITING) == call.id:
+            # A live run's copy taken while the call waited for a person: it had not run, and the trace says why.
+            arrows.append(Arrow(k, "program", "program", None, f"waits for approval: {shorten(call.name, 40)}",
+                                beside=n > 0))
             continue
         if execution is None:
             # What Step 3 says too (lib/steps.py): the trace does not say the program ran it, nor what came back.

@@ -18,7 +18,7 @@ from typing import Literal, Sequence
 
 from lib.dialects import DIALECTS
 from lib.growth import Growth, growth, kept_before
-from lib.model import Execution, Message, Round, ToolCallPart, Trace, spoken
+from lib.model import AWAITING, Execution, Message, Round, ToolCallPart, Trace, spoken
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
 from lib.text import plural
@@ -263,6 +263,12 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
     for call in held:
         labels.append(StepLabel(3, "execution", "", f"waiting for your approval: {call.name} ({call.id})",
                                 call_id=call.id))
+    if not held:  # a copy of a live run taken while a call waited for a person: the wait is recorded, not missing
+        held = [call for call in response.message.tool_calls
+                if call.id == round_.extra.get(AWAITING) and round_.execution_of(call.id) is None]
+        for call in held:
+            labels.append(StepLabel(3, "execution", "", "waiting for approval when the trace was written: "
+                                                        f"{call.name} ({call.id})", call_id=call.id))
     # A stop for tools whose calls the log did not keep (a span without content) asked the program to run them too.
     if (response.message.tool_calls or response.stop == "tool_calls") and not round_.executions_recorded and not held \
             and not unended:

@@ -545,3 +545,25 @@ def test_a_call_that_got_no_answer_says_so_not_that_the_log_kept_no_status(app, 
     assert "no HTTP status was recorded" not in shown and "HTTP status not recorded" not in shown
     assert "This call got no answer: " in shown and "Its words" not in shown
     assert "error: no answer came" in [a.label for a in sequence(written_trace(at))]
+
+
+def test_a_run_opened_in_the_explorer_while_a_call_waits_shows_it_waiting_not_unrecorded(app):
+    # Opened in the explorer while createExpenseSupplement waited for Approve, round 3 read "not recorded: the trace
+    # does not say what the program ran", its finding "The trace records no approval.", and the picture "runs
+    # createExpenseSupplement? (not recorded)": the run knew the call was waiting for a person.
+    at = press_run(open_live(app))
+    at.button(key="live.open").click().run()
+    at.switch_page("pages/explorer.py").run()  # where Open in the explorer went: AppTest stays there only when told
+    assert not at.exception
+    for _ in range(2):
+        next_round = [b for b in at.button if b.label == "Next round ▶"][0]
+        next_round.click().run()
+    assert "Round 3: the program sends 7 messages, 2 of them new" in [s.value for s in at.subheader]
+    shown = rendered(at)
+    assert "waiting for approval when the trace was written: createExpenseSupplement (call_q4)" in shown
+    assert "The run was waiting for approval when the trace was written: this call had not run." in shown
+    assert "the trace does not say what the program ran" not in shown
+    assert "The trace records no approval." not in shown
+    labels = [a.label for a in sequence(read_trace(at.session_state[live.RUNNER].trace.text().splitlines())[0])]
+    assert "waits for approval: createExpenseSupplement" in labels
+    assert not [label for label in labels if "createExpenseSupplement? (not recorded)" in label]

@@ -31,7 +31,7 @@ from lib.live.wire import DIALECTS, Answer, RequestOptions, tools_in_prompt
 from lib.live.providers import Provider, provider_message
 from lib.live.tools import Result, Toolbox, repeated_id
 from lib.live.tracefile import TraceFile
-from lib.model import ProviderError, ToolCallPart
+from lib.model import AWAITING, ProviderError, ToolCallPart
 from lib.text import plural, shorten
 
 NOT_RUN_STOPPED = "Not executed: the person running the program stopped the run before this call ran."
@@ -110,6 +110,7 @@ class _Round:
     guard: str | None = None
     stopped: dict | None = None
     attempts: tuple = ()
+    awaiting: str | None = None
 
     def line(self) -> dict:
         line = {"kind": "round", "index": self.index, "request": self.request}
@@ -127,6 +128,8 @@ class _Round:
             line["guard"] = self.guard
         if self.stopped:
             line["stopped"] = self.stopped
+        if self.awaiting is not None:
+            line[AWAITING] = self.awaiting
         if len(self.attempts) > 1:  # the SDK's retries: the provider saw the request more than once
             line["attempts"] = list(self.attempts)
         return line
@@ -240,6 +243,8 @@ class Runner:
             return self.status
         waiting = [queued.call for queued in self._queue]
         self._queue = []
+        if self._round is not None:
+            self._round.awaiting = None  # stopped: recorded as not run below, no longer waiting
         if self._round is None:
             return self._finish("cancelled", "Stopped before the first request was sent.")
         for call in waiting:
@@ -344,6 +349,8 @@ class Runner:
             refused = repeated_id(call) if queued.repeated else self.toolbox.check(call)
             question = self.toolbox.ask(call) if refused is None and queued.key not in self._decisions else None
             if question:
+                self._round.awaiting = call.id  # in the trace too: a copy taken while it waits says so
+                self.trace.put(self._round.line())
                 return self._set(Status("needs-approval", question, pending=call))
             decision, note = self._decisions.get(queued.key, (None, ""))
             self._record(call, refused or self.toolbox.run(call, decision, note))
@@ -385,6 +392,7 @@ class Runner:
             if self.status.state != "needs-approval" or pending is None or pending.id != call_id:
                 raise ValueError(f"call {call_id} is not waiting for a decision")
             self._decisions[self._queue[0].key] = (decision, note)
+            self._round.awaiting = None
             self.status = Status("running", f"Call {call_id} {decision}.")
             return self._answer_calls()
 

@@ -24,7 +24,7 @@ from lib.intern import collector_paused
 from lib.lessons import KIND as LESSON, Lesson, lesson_line, read_lesson
 from lib.presenter import steps_in
 from lib.text import json_said, plural
-from lib.model import CUT_CALLS, STREAMED, Execution, ProviderError, Round, Trace, read_provenance
+from lib.model import AWAITING, CUT_CALLS, STREAMED, Execution, ProviderError, Round, Trace, read_provenance
 
 VERSION = 1
 
@@ -258,6 +258,7 @@ _EXTRA_TYPES = {
     CUT_CALLS: lambda v: isinstance(v, list) and all(type(x) is int for x in v),
     STREAMED: lambda v: v is True,
     ATTEMPTS: lambda v: isinstance(v, list) and all(x is None or type(x) is int for x in v),
+    AWAITING: lambda v: isinstance(v, str),
 }
 """The optional round fields docs/trace-format.md gives a type, with the test each value must pass."""
 
