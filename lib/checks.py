@@ -43,8 +43,8 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
 from jsonschema.validators import validator_for
 
-from lib.failures import (answered_without_turn, is_unsent, no_answer, stream_ended_words, undecoded_words,
-                          unrun_in_batch)
+from lib.failures import (answered_without_turn, ATTEMPTS, is_unsent, no_answer, stream_ended_words, tries_said,
+                          tries_words, undecoded_words, unrun_in_batch)
 from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, places_words, realigned,
                         resent_length, resent_prefix)
 from lib.intern import canonical_json
@@ -1821,6 +1821,9 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
                     + ("the status is the provider's trouble, not the request's: send it again after a pause."
                        if _numeric_status(error.status) else
                        "the log does not say whether the request was at fault: read the words before sending it again."))
+        tries = round_.extra.get(ATTEMPTS)
+        if tries_said(tries) is not None:  # "send it again" reads otherwise as if it had been sent once
+            said += f" The SDK had already sent it {len(tries)} times: {tries_words(tries)}."
         yield Hit("error", round_.index, "request", f"messages[{index}]" if index is not None else "", said)
 
 

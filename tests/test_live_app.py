@@ -500,6 +500,8 @@ def test_a_429_the_sdk_retried_past_is_said_on_the_round_and_a_500_on_every_try_
     assert ended(at)[1] == ("Round 1 failed: HTTP 500: Internal server error (the SDK sent the request 3 times: "
                             "HTTP 500, HTTP 500, then HTTP 500)")
     assert written_trace(at).rounds[0].extra["attempts"] == [500, 500, 500]
+    assert ("send it again after a pause. The SDK had already sent it 3 times: HTTP 500, HTTP 500, then HTTP 500."
+            in rendered(at))
 
 
 def test_the_form_says_where_a_run_goes_when_the_base_url_is_left_empty(app, monkeypatch):
