@@ -569,3 +569,13 @@ def test_a_run_opened_in_the_explorer_while_a_call_waits_shows_it_waiting_not_un
     labels = [a.label for a in sequence(read_trace(at.session_state[live.RUNNER].trace.text().splitlines())[0])]
     assert "waits for approval: createExpenseSupplement" in labels
     assert not [label for label in labels if "createExpenseSupplement? (not recorded)" in label]
+
+
+def test_open_in_the_explorer_during_a_run_says_it_opens_a_copy_that_does_not_grow(app):
+    # Opened while a call waited, the explorer showed three rounds and stayed at three after Approve on the Live page:
+    # nothing said the explorer holds a copy taken at the click.
+    at = press_run(open_live(app))
+    assert at.button(key="live.open").help == ("Opens a copy of the trace as it is now, 3 rounds: the copy does not grow "
+                                               "with the run. Open it again once the run has ended for the whole run.")
+    at.button(key="live.approve").click().run()
+    assert not at.button(key="live.open").help

@@ -23,7 +23,7 @@ from lib.live.launch import ENV_KEYS, PROVIDERS, RunSetup, edited, env_key, save
 from lib.live.providers import CallLimits
 from lib.live.runner import LoopOptions, Runner, Teaching
 from lib.live.scenarios import SCENARIOS, Scenario, default_model
-from lib.text import show_controls
+from lib.text import plural, show_controls
 from lib.ui import access as ui_access
 from lib.ui import explorer, kept, navigation, picker, plain, state
 
@@ -374,7 +374,10 @@ def exports(runner: Runner) -> None:
     else:
         middle.caption("On this server only the editors its operator names save into traces/, which every visitor "
                        "sees.")
-    if right.button("Open in the explorer", key="live.open", width="stretch"):
+    # The explorer shows a copy taken at the click; the run goes on here.
+    copy = (f"Opens a copy of the trace as it is now, {plural(runner.rounds, 'round')}: the copy does not grow with the "
+            "run. Open it again once the run has ended for the whole run." if runner.status.state != "done" else None)
+    if right.button("Open in the explorer", key="live.open", width="stretch", help=copy):
         _open(runner)
         st.switch_page(navigation.EXPLORER)
     if st.session_state.get(SAVED):
