@@ -43,7 +43,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
 from jsonschema.validators import validator_for
 
-from lib.failures import (answered_without_turn, ATTEMPTS, is_unsent, no_answer, stream_ended_words, tries_said,
+from lib.failures import (ATTEMPTS, answered_without_turn, is_unsent, no_answer, stream_ended_words, tries_said,
                           tries_words, undecoded_words, unrun_in_batch)
 from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, places_words, realigned,
                         resent_length, resent_prefix)
