@@ -35,6 +35,10 @@ STEP_TYPES = ("user_input", "model_output", "function_result")
 CONTENT_TYPES = ("text", "image", "audio", "video", "document")
 """Content item types a user turn holds."""
 
+GENERATION_SETTINGS = {"temperature": "temperature", "top_p": "top_p", "max_output_tokens": "max_completion_tokens",
+                       "stop_sequences": "stop", "seed": "seed"}
+"""`generation_config` keys that mean the same as a Chat Completions request key."""
+
 FINISHES = {"completed": "stop", "requires_action": "tool_calls", "incomplete": "length", "cancelled": "cancelled"}
 """An interaction's `status` as a Chat Completions finish_reason (a completed one that asks for calls: tool_calls)."""
 
@@ -173,11 +177,7 @@ def _chat_request(request: dict, messages: list[dict]) -> dict:
     choice = settings.get("tool_choice")
     if isinstance(choice, str):
         body["tool_choice"] = {"any": "required"}.get(choice, choice)
-    for theirs, ours in (("temperature", "temperature"), ("top_p", "top_p"), ("max_output_tokens",
-                                                                             "max_completion_tokens"),
-                         ("stop_sequences", "stop"), ("seed", "seed")):
-        if theirs in settings:
-            body[ours] = settings[theirs]
+    body.update({ours: settings[theirs] for theirs, ours in GENERATION_SETTINGS.items() if theirs in settings})
     return body
 
 
