@@ -11,7 +11,8 @@ conversations per file.
   `unit` in the JSON), each conversation the file that held it (`source`).
   Each round of the JSON: `index`, `request_in_log`, `messages_in_request` (the messages the program sent,
   as the Tokens page's "messages sent"; null when the request is not in the log), `messages_held` (earlier
-  messages the provider held under previous_response_id or a conversation: read and billed, not sent),
+  messages the provider held under previous_response_id, previous_interaction_id or a conversation: read and
+  billed, not sent),
   `new_messages` (of those sent, the ones the previous request lacked), `new_counted_against` (the round whose
   request that is: the one before, or the latest earlier one the log kept when it lost the one before; null for
   round 1, and new_messages null too when the log kept no earlier request), `tool_calls`, `tool_results`,

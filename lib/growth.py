@@ -307,6 +307,11 @@ def new_sent(round_: Round, previous_length: int) -> int:
     return len(new) - len(range(max(new.start, held.start), min(new.stop, held.stop)))
 
 
+HELD_UNDER = "previous_response_id, previous_interaction_id or a conversation"
+"""What a provider keeps a conversation's earlier messages under, for the program not to send them again (the Responses
+API's and Gemini's Interactions API's id of the answer before, a Conversations API id): said wherever held messages are
+shown."""
+
 NOT_IN_THE_LOG = "the request was not in the log"
 """What is said of a round whose log recorded only what came back."""
 
@@ -314,7 +319,7 @@ NOT_IN_THE_LOG = "the request was not in the log"
 def sends(round_: Round, new: int, since: str = "") -> str:
     """What the program sent in a round, in words: its messages and how many are new, or that the log lacks it.
 
-    With `previous_response_id` or a conversation id the program sends only the new items; the history
+    With `previous_response_id`, `previous_interaction_id` or a conversation id the program sends only the new items; the history
     the provider held is shown reconstructed from earlier rounds, and is labelled so, never counted as sent.
     `since` is Growth.since: what "new" is counted against when the log lost the request before."""
     if not round_.request_recorded:
@@ -324,7 +329,7 @@ def sends(round_: Round, new: int, since: str = "") -> str:
     if not held:
         return f"the program sends {plural(len(request.messages), 'message')}, {new} of them new{since}"
     return (f"the program sends {plural(program_sent(round_), 'message')}; {plural(held, 'earlier message')} "
-            "held by the provider (previous_response_id or conversation) are shown reconstructed, not sent")
+            f"held by the provider ({HELD_UNDER}) are shown reconstructed, not sent")
 
 
 def kept_before(rounds: Sequence[Round], index: int) -> Round | None:

@@ -368,6 +368,11 @@ COMPACTED_IN_CALL = "compacted_in_call"
 `context_management` with a `compact_threshold`): its response holds, beside the model's turn, the compacted history,
 an encrypted item the model did not write (Round.compacted_in_call)."""
 
+TOOLS_HELD = "tools_held"
+"""The round key of a request that sent no tools of its own while the provider kept the conversation's (Gemini's
+Interactions API under `previous_interaction_id`): the tools shown are those sent earlier, not this request's
+(Round.tools_held)."""
+
 FROM_CACHE = "from_cache"
 """The round key of a call the program's own cache answered in place of the provider (AutoGen's ChatCompletionCache,
 its recorder marking the result `cached`): the cache's key (lib.provenance.CACHES). The response is a copy of an
@@ -617,6 +622,12 @@ class Round:
         """Whether the provider compacted the conversation during this call (COMPACTED_IN_CALL): beside the model's
         turn its response holds the compacted history, no words of the model's."""
         return self.extra.get(COMPACTED_IN_CALL) is True
+
+    @property
+    def tools_held(self) -> bool:
+        """Whether the request's tools are the ones the provider kept from earlier in the conversation, not sent with
+        it (TOOLS_HELD)."""
+        return self.extra.get(TOOLS_HELD) is True
 
     @property
     def sent_on(self) -> str | None:

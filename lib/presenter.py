@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
-from lib.growth import Growth, MessageEntry, held_apart
+from lib.growth import HELD_UNDER, Growth, MessageEntry, held_apart
 from lib.injected import library_reask
 from lib.model import Round, Trace
 from lib.steps import STEP_TITLES, StepLabel, steps_for_round
@@ -210,8 +210,7 @@ def carried(round_: Round, placed: Growth) -> str:
     if not held:
         return sentence
     turn = ", the model's previous turn among them" if any(e.origin == "response" for e in held) else ""
-    return (f"{sentence} The provider holds {plural(len(held), 'earlier message')} (previous_response_id or "
-            f"conversation){turn}.")
+    return f"{sentence} The provider holds {plural(len(held), 'earlier message')} ({HELD_UNDER}){turn}."
 
 
 def _made_of(placed: Growth, index: int) -> str:

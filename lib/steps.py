@@ -175,7 +175,9 @@ def _tool_list(trace: Trace, round_: Round) -> list[StepLabel]:
     kept = kept_before(trace.rounds, round_.index)  # a request the log lost held no tool list we know of
     resent = kept is not None and kept.request.tools == tools
     names = ", ".join(t.name for t in tools)
-    if kept is None:
+    if round_.tools_held:
+        detail = f"{plural(len(tools), 'tool')} held by the provider from earlier in the conversation, not sent: {names}"
+    elif kept is None:
         detail = f"{plural(len(tools), 'tool')} sent: {names}"
     elif resent:
         detail = f"{plural(len(tools), 'tool')} resent unchanged: {names}"

@@ -244,7 +244,8 @@ def test_a_request_that_extends_a_response_held_by_the_provider_is_not_said_to_r
     at = _presenting_round_2(app, "openai-responses.jsonl", steps=4)
     shown = _markdown(at)
     assert "2 messages resent unchanged" not in shown and "3 messages resent unchanged" not in shown
-    assert "**2 earlier messages held by the provider** (previous_response_id or conversation), not sent again" in shown
+    assert ("**2 earlier messages held by the provider** (previous_response_id, previous_interaction_id or a "
+            "conversation), not sent again") in shown
     counter = next(line for line in shown.splitlines() if "round by round:" in line)
     assert counter.startswith("**Messages the model reads, round by round:**")
 
@@ -255,7 +256,8 @@ def test_a_held_chain_slide_counts_the_instructions_as_resent_and_the_model_turn
     # held model's turn is grayed with the held question, not shown as a message the program appended.
     at = _presenting_round_2(app, "openai-responses.jsonl", steps=4)
     shown = _markdown(at)
-    assert ("**2 earlier messages held by the provider** (previous_response_id or conversation), not sent again "
+    assert ("**2 earlier messages held by the provider** (previous_response_id, previous_interaction_id or a "
+            "conversation), not sent again "
             "and **1 message resent unchanged**, grayed: the model reads every one of them again.") in shown
     stack = [line for line in shown.splitlines() if line.startswith("messages[")]
     assert [line.split(" · ")[0] for line in stack] == ["messages[0]", "messages[1]", "messages[2]"]

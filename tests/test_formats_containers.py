@@ -12,10 +12,11 @@ import orjson
 import pytest
 
 from lib.checks import run_checks
-from lib.growth import growth
+from lib.growth import growth, sends
 from lib.logs.upload import read_upload
 from lib.model import STREAMED
 from lib.provenance import origin_line, provenance_detail
+from lib.steps import steps_for_round
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "containers"
@@ -4113,6 +4114,9 @@ def test_an_interaction_that_names_the_one_before_shows_the_history_the_provider
     # It sent no tools; the model had the conversation's, which is said, not passed off as sent.
     assert [t.name for t in second.request.tools] == ["add"]
     assert "sends no tools of its own" in second.provenance.note
+    assert [s.detail for s in steps_for_round(trace, 2) if s.step == 1] == [
+        "1 tool held by the provider from earlier in the conversation, not sent: add"]
+    assert "previous_interaction_id" in sends(second, 1)
     assert [f.code for f in run_checks(trace)] == []
 
 

@@ -96,7 +96,8 @@ def test_on_a_held_chain_the_growth_sentence_counts_what_the_program_sent_and_na
     # the program sends the instructions again and the two tool results.
     assert carried(responses_chain.rounds[1], growth(responses_chain, 2)) == (
         "Request 2 carries 3 messages: 1 message resent unchanged and 2 messages with tool results. The provider "
-        "holds 2 earlier messages (previous_response_id or conversation), the model's previous turn among them.")
+        "holds 2 earlier messages (previous_response_id, previous_interaction_id or a conversation), the model's "
+        "previous turn among them.")
 
 
 def _conversation(fixture: str, conversation: str):

@@ -284,7 +284,7 @@ def test_the_explorer_says_what_was_sent_and_labels_the_held_history_reconstruct
     assert not at.exception
     [heading] = [s.value for s in at.subheader if s.value.startswith("Round 2:")]
     assert heading == ("Round 2: the program sends 2 messages; 2 earlier messages held by the provider "
-                       "(previous_response_id or conversation) are shown reconstructed, not sent")
+                       "(previous_response_id, previous_interaction_id or a conversation) are shown reconstructed, not sent")
 
 
 def test_a_streamed_run_recorded_with_its_requests_rebuilds_like_a_non_streamed_one():

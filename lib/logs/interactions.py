@@ -117,10 +117,10 @@ class InteractionsFormat(ProviderPairFormat):
             history = history[1:]  # the request's own instruction in place of the one held
         messages = own[:1] + history + own[1:] if own[:1] and own[0]["role"] == "system" else history + own
         chat_request = _chat_request(request, messages) if request is not None else None
-        provenance = None
+        provenance, tools_held = None, False
         if chat_request is not None and "tools" not in request and link is not None and link.tools:
             chat_request["tools"] = link.tools
-            provenance = {"origin": "completed", "note": HELD_TOOLS_NOTE}
+            provenance, tools_held = {"origin": "completed", "note": HELD_TOOLS_NOTE}, True
         chat_response, running = None, False
         if response is not None:
             running = text_of(response.get("status")) in RUNNING and not _steps(response)
@@ -144,7 +144,7 @@ class InteractionsFormat(ProviderPairFormat):
             held_by_provider=len(history) if request is not None else 0,
             held_system=bool(history) and history[0].get("role") == "system",
             timestamp=text_of((response or {}).get("created")),
-            provenance={"origin": "recorded", "note": RUNNING_NOTE} if running else provenance,
+            provenance={"origin": "recorded", "note": RUNNING_NOTE} if running else provenance, tools_held=tools_held,
         )
 
     def _history(self, request: dict | None) -> tuple[_Link | None, str | None]:

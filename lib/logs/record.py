@@ -163,6 +163,9 @@ class CallRecord:
     compacted_in_call: bool = False
     """The provider compacted the conversation during this ordinary call (the Responses API's `context_management`):
     its response holds the compacted history beside the model's turn (lib.model.COMPACTED_IN_CALL)."""
+    tools_held: bool = False
+    """The request sent no tools and the provider kept the conversation's: `request`'s tools are those sent earlier
+    (lib.model.TOOLS_HELD)."""
     unended: list[str] = field(default_factory=list)
     """The ids of the response's calls the program started whose end the log does not hold (a command still running
     when its output was written, and never ended in the log): lib.model.UNENDED_CALLS."""

@@ -55,7 +55,8 @@ from lib.logs.spans import SpanFormat
 from lib.logs.streams import is_keepalive
 from lib.intern import collector_paused, content_key, loads_exact
 from lib.model import (COMPACTED, COMPACTED_IN_CALL, COMPACTION, CUT_CALLS, FROM_CACHE, HISTORY_CUT, MADE_UP_IDS,
-                       NOTICES, PROGRAM_WROTE, SENT_ON, STREAMED, UNENDED_CALLS, UNENDED_WRITES, Message, ProviderError, Request, Response, Round, Trace)
+                       NOTICES, PROGRAM_WROTE, SENT_ON, STREAMED, TOOLS_HELD, UNENDED_CALLS, UNENDED_WRITES, Message,
+                       ProviderError, Request, Response, Round, Trace)
 from lib.text import plural
 
 
@@ -348,6 +349,8 @@ class _Call:
     """The program's cache that answered the call in place of the provider: the round's FROM_CACHE."""
     file: str | None = None
     """The file of an upload of several that held the call (its record's line told it, _Line); None otherwise."""
+    tools_held: bool = False
+    """The request's tools are the ones the provider kept, not sent with it: the round's TOOLS_HELD."""
 
 
 @dataclass
@@ -460,6 +463,7 @@ class _Rebuilder:
             tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True or summarized is not None,
             tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
             record.compacted_in_call is True, sent_on, text_or_none(record.from_cache), _file_of(record.line),
+            record.tools_held is True,
         ))
         self._openings.ended(thread, request.raw.get("messages") or [])
         if error is not None and response is None and record.conversation is None:
@@ -1059,6 +1063,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra[SENT_ON] = call.sent_on
         if call.from_cache:
             extra[FROM_CACHE] = call.from_cache
+        if call.tools_held:
+            extra[TOOLS_HELD] = True
         resent = shared_prefix(previous, call.request.messages)
         if call.history_cut and rounds:
             extra[HISTORY_CUT] = resent

@@ -19,9 +19,9 @@ import pandas as pd
 import streamlit as st
 
 from lib.annotations import NoteMark
-from lib.growth import (REFERENCE_PART, REFERENCE_WORDS, Growth, MessageEntry, Status, against_words, answer_left_out,
-                        changed_words, held_apart, matched_words, origin_words, places_words, referred_words,
-                        system_words)
+from lib.growth import (HELD_UNDER, REFERENCE_PART, REFERENCE_WORDS, Growth, MessageEntry, Status, against_words,
+                        answer_left_out, changed_words, held_apart, matched_words, origin_words, places_words,
+                        referred_words, system_words)
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
                          tool_list_never_logged)
 from lib.model import Execution, Message, Round, summary_in_clear
@@ -51,9 +51,8 @@ RESENT_OPEN = "cards.resent_open"
 """Session key: the table of resent messages is open."""
 HELD_OPEN = "cards.held_open"
 """Session key: the table of messages the provider held is open."""
-HELD_WHY = ("The provider keeps these from the earlier response (previous_response_id or a conversation): the model "
-            "reads them again, and they are billed, but the program did not send them. Shown reconstructed from "
-            "earlier rounds.")
+HELD_WHY = (f"The provider keeps these from the earlier response ({HELD_UNDER}): the model reads them again, and "
+            "they are billed, but the program did not send them. Shown reconstructed from earlier rounds.")
 """Said inside the table of messages the provider held."""
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "unknown"})
 """The roles the dialects define: one of these is our own word and may sit in markdown; any other is shown as text."""

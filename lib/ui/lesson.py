@@ -13,7 +13,7 @@ from typing import Callable
 import streamlit as st
 
 from lib.catalog import LoadedTrace
-from lib.growth import MessageEntry, system_words
+from lib.growth import HELD_UNDER, MessageEntry, system_words
 from lib.lessons import Lesson, lessons_at
 from lib.model import Round
 from lib.presenter import Position, Reveal, reveal, shown_before
@@ -170,8 +170,8 @@ def _resent_stack(view: RoundView, rounds_: tuple[Round, ...]) -> None:
             st.markdown("Nothing is resent unchanged.")
         _system_apart(view)
         return
-    said = [f"**{plural(len(held), 'earlier message')} held by the provider** (previous_response_id or "
-            "conversation), not sent again"] if held else []
+    said = [f"**{plural(len(held), 'earlier message')} held by the provider** ({HELD_UNDER}), not sent again"] \
+        if held else []
     if resent:
         said.append(f"**{plural(len(resent), 'message')} resent unchanged**")
     if standing == "resent":
