@@ -32,9 +32,6 @@ REQUEST_KEYS = ("previous_interaction_id", "system_instruction", "generation_con
 STEP_TYPES = ("user_input", "model_output", "function_result")
 """Input step types no other API's items have (a Responses item may be a `function_call` too)."""
 
-CONTENT_TYPES = ("text", "image", "audio", "video", "document")
-"""Content item types a user turn holds."""
-
 GENERATION_SETTINGS = {"temperature": "temperature", "top_p": "top_p", "max_output_tokens": "max_completion_tokens",
                        "stop_sequences": "stop", "seed": "seed"}
 """`generation_config` keys that mean the same as a Chat Completions request key."""
