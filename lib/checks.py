@@ -44,7 +44,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 from jsonschema.validators import validator_for
 
 from lib.failures import (ATTEMPTS, answered_without_turn, is_unsent, no_answer, stream_ended_words, tries_said,
-                          tries_words, undecoded_words, unrun_in_batch)
+                          tries_words, undecoded_words, unrun_in_batch, wordless)
 from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, places_words, realigned,
                         resent_length, resent_prefix)
 from lib.intern import canonical_json
@@ -1778,7 +1778,7 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         pointer = f", pointing at messages[{index}]" if index is not None else ""
         # A status recorded with an empty body: the message is the status we wrote, not words the provider sent.
         words = (f"{undecoded} " if (undecoded := undecoded_words(error)) is not None
-                 else "It sent no words: the response body was empty. " if _wordless(error)
+                 else "It sent no words: the response body was empty. " if wordless(error)
                  else f"Its words: \"{shorten(error.message, 240)}\" ")
         rejected = error.rejected_generation
         # An error event that ended a stream came after the HTTP status, which said the answer was on its way: the
@@ -1825,14 +1825,6 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         if tries_said(tries) is not None:  # "send it again" reads otherwise as if it had been sent once
             said += f" The SDK had already sent it {len(tries)} times: {tries_words(tries)}."
         yield Hit("error", round_.index, "request", f"messages[{index}]" if index is not None else "", said)
-
-
-def _wordless(error: ProviderError) -> bool:
-    """Whether a failed call's answer had no body, its message only the HTTP status an importer wrote for it."""
-    body = error.body
-    inner = body.get("body") if isinstance(body, dict) and set(body) == {"status", "body", "message"} else body
-    return (error.status is not None and error.message == f"HTTP {error.status}"
-            and (inner is None or (isinstance(inner, (str, bytes)) and not inner.strip())))
 
 
 def _numeric_status(status: object) -> bool:

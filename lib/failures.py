@@ -139,6 +139,18 @@ def failure_heading(error: ProviderError) -> str:
     return "The call failed, with an HTTP status that is not a number. The status and what the provider said:"
 
 
+EMPTY_BODY = "Its response body was empty: the provider sent the status alone, no words."
+"""Said in place of what the provider said, where its answer had no body (wordless)."""
+
+
+def wordless(error: ProviderError) -> bool:
+    """Whether a failed call's answer had no body, its message only the HTTP status an importer wrote for it."""
+    body = error.body
+    inner = body.get("body") if isinstance(body, dict) and set(body) == {"status", "body", "message"} else body
+    return (error.status is not None and error.message == f"HTTP {error.status}"
+            and (inner is None or (isinstance(inner, (str, bytes)) and not inner.strip())))
+
+
 def undecoded_words(error: ProviderError) -> str | None:
     """What a failure whose body was not decoded (ProviderError.undecoded) said, in our words; None for any other."""
     if (encoding := error.undecoded) is None:

@@ -288,3 +288,15 @@ def test_the_format_choice_speaks_of_the_files_when_there_are_several_and_says_i
     assert "2 lines: 0 rounds in 0 conversations; 2 lines skipped" in sidebar  # both files were read as it
     at = _upload(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60), ("a.jsonl", good[0]))
     assert at.selectbox(key="sidebar.format").label == "Read the file as"
+
+
+def test_a_failed_call_with_an_empty_body_shows_no_words_as_the_providers_on_its_card(app):
+    # ruby-openai's streamed call answered HTTP 500 with no body: the card put "HTTP 500", which Roundtrip wrote, under
+    # "The provider said:" as if the provider had said it.
+    from lib.failures import EMPTY_BODY
+
+    name = "ruby-openai-stream-500-empty-body.yml"
+    at = _upload(app, (name, (FIXTURES / "containers" / name).read_bytes()))
+    assert any(e.value.startswith("The call failed: HTTP 500. The provider said:") for e in at.main.error)
+    assert EMPTY_BODY in [c.value for c in at.main.caption]
+    assert "HTTP 500" not in [c.value for c in at.main.code]

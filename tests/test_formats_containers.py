@@ -4145,3 +4145,14 @@ def test_interactions_logged_as_request_and_response_lines_are_read_and_chained(
     assert list(result.formats) == ["gemini-interactions"]
     assert result.summary() == "2 lines: 2 rounds in 1 conversation; 0 lines skipped"
     assert [len(r.request.messages) for r in result.conversations[0].trace.rounds] == [1, 3]
+
+
+
+def test_a_failed_call_with_an_empty_body_shows_no_words_as_the_providers_in_the_html_file():
+    # The file put "HTTP 500", which Roundtrip wrote, under "The provider said:".
+    from lib.export_html import trace_html
+    from lib.failures import EMPTY_BODY
+
+    page = trace_html(upload("ruby-openai-stream-500-empty-body.yml").conversations[0].trace)
+    said = page[page.index("The provider said:"):]
+    assert EMPTY_BODY in said[:600] and "HTTP 500</pre>" not in said[:600]

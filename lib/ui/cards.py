@@ -28,8 +28,8 @@ from lib.model import Execution, Message, Round, summary_in_clear
 from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
-from lib.failures import NO_RESPONSE, PART_CAME_BACK, failure_heading, is_replay_miss, odd_status, sent_again, \
-    sent_again_words, undecoded_words
+from lib.failures import EMPTY_BODY, NO_RESPONSE, PART_CAME_BACK, failure_heading, is_replay_miss, odd_status, \
+    sent_again, sent_again_words, undecoded_words, wordless
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, execution_outcome, join_path
 from lib.text import as_code, milliseconds, plural, show_controls, summarize_message
 from lib.ui import plain, state
@@ -350,6 +350,8 @@ def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = N
             plain.text(round_.error.status)
         if (undecoded := undecoded_words(round_.error)) is not None:  # its message is only the status we wrote
             st.caption(undecoded)
+        elif wordless(round_.error):  # so is its message: the provider sent no body
+            st.caption(EMPTY_BODY)
         elif not is_replay_miss(round_.error):  # a miss's message is the heading's own sentence
             code_block(round_.error.message)
         if round_.response is None:
