@@ -4156,3 +4156,13 @@ def test_a_failed_call_with_an_empty_body_shows_no_words_as_the_providers_in_the
     page = trace_html(upload("ruby-openai-stream-500-empty-body.yml").conversations[0].trace)
     said = page[page.index("The provider said:"):]
     assert EMPTY_BODY in said[:600] and "HTTP 500</pre>" not in said[:600]
+
+
+def test_an_any_agent_trace_whose_messages_do_not_parse_says_so_in_our_words():
+    # Its reader quoted the parser ("Expecting property name enclosed in double quotes: line 1 column 3 (char 2)")
+    # where every other reader says where the JSON goes wrong and what is wrong, in words a user reads.
+    trace = json.loads((FIXTURES / "any-agent-openai-write-returned-nothing.json").read_text())
+    trace["spans"][0]["attributes"]["gen_ai.input.messages"] = "[{oops"
+    said = " ".join(p.message for p in upload("broken.json", json.dumps(trace).encode()).problems)
+    assert "'gen_ai.input.messages' is not valid JSON (at character 3 of the attribute" in said
+    assert "Expecting" not in said and "char 2" not in said

@@ -23,6 +23,7 @@ from lib.logs import chat_shape as convert
 from lib.logs import spans
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.model import MADE_UP_IDS, TRANSCRIPT_REQUEST
+from lib.text import json_said
 
 CALL = "call_llm"
 """any-agent's `gen_ai.operation.name` of a model call."""
@@ -244,7 +245,7 @@ def _chat_turns(text: str) -> list[dict]:
     try:
         messages = json.loads(text)
     except ValueError as error:
-        raise LineProblem(f"'gen_ai.input.messages' is not valid JSON ({error})") from None
+        raise LineProblem(f"'gen_ai.input.messages' is not valid JSON ({json_said(error, 'attribute')})") from None
     if not isinstance(messages, list):
         raise LineProblem(f"'gen_ai.input.messages' holds {convert.describe(messages)}, expected a list of messages")
     turns = []
