@@ -20,6 +20,11 @@ from lib.text import plural
 
 Status = Literal["new", "resent", "changed"]
 """A message's standing in its request compared with the previous request."""
+RESENT_WORDS = "resent unchanged"
+"""What a resent message (status "resent") is called on every view: the explorer's table, the Tokens page's chart."""
+CHANGED_WORDS = "changed since the previous request"
+"""What a changed message (status "changed") is called on every view: its card, the HTML file, the Tokens page's
+chart."""
 
 Origin = Literal["input", "program", "history", "response", "tool-result", "compaction"]
 """Where a message came from: the person or program, the program alone (in the user's role), an assistant turn the
@@ -552,15 +557,53 @@ def matched_words(placed: Growth) -> str | None:
     return " ".join(said)
 
 
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """How many of a request's messages stand where, as growth places them against the earlier request the log kept
+    (kept_before): the counts of the explorer's heading and tables, which the Tokens page's chart, its rounds table
+    and `summarize` give. They add up to the request's messages."""
+
+    new: int = 0
+    """New since that request and sent by the program (Growth.new, the held ones left out)."""
+    resent: int = 0
+    """Resent exactly as before (Growth.resent, the held ones left out)."""
+    changed: int = 0
+    """Resent with changes, or standing where that request had another message (Growth.changed)."""
+    held: int = 0
+    """Held by the provider and shown reconstructed, not sent (held_indices)."""
+
+
+def standing(round_: Round, kept: Round | None) -> Standing:
+    """The round's request placed against `kept`'s (kept_before) as growth places it, counted without building its
+    entries: a long trace's summary asks this of every round."""
+    if not round_.request_recorded:
+        return Standing()
+    messages, held = round_.request.messages, held_indices(round_)
+    if kept is None:
+        return Standing(new=len(messages) - len(held), held=len(held))
+    before = kept.request.messages
+    if instructions_added(round_, kept):
+        return Standing(new=len(messages) - len(before), resent=len(before))
+    placed = min(_placed_in_place(round_, kept), len(messages))
+    # The leading messages the importer found resent (Round.resent_prefix) need no second look.
+    start = min(placed, round_.resent_prefix) if kept.index == round_.index - 1 else 0
+    changed = [i for i in range(start, placed) if not (messages[i] is before[i] or messages[i] == before[i])]
+    if changed and (found := realigned(round_, kept)) is not None:
+        return Standing(new=len(messages) - found[0], resent=found[0])
+    if changed and (aligned := matched(round_, kept)) is not None:
+        return Standing(new=len(messages) - len(aligned.resent) - len(aligned.changed), resent=len(aligned.resent),
+                        changed=len(aligned.changed))
+    changed_sent = sum(1 for i in changed if i not in held)
+    held_placed = len(range(held.start, min(held.stop, placed)))
+    return Standing(new=new_sent(round_, placed), resent=placed - held_placed - changed_sent, changed=changed_sent,
+                    held=len(held))
+
+
 def new_count(round_: Round, kept: Round | None) -> int:
     """How many messages of the round's request are new against `kept`'s (kept_before) and sent by the program, as
-    growth counts them (Growth.new, the held ones left out): those past the placed ones (placed_length), or, in a
-    request placed by matching (matched), those neither resent nor standing in another's place. The Tokens page and
-    `summarize` count the same as the explorer's heading."""
-    found = matched(round_, kept)
-    if found is not None:
-        return len(round_.request.messages) - len(found.resent) - len(found.changed)
-    return new_sent(round_, placed_length(round_, kept))
+    growth counts them (Growth.new, the held ones left out): Standing.new. The Tokens page and `summarize` count the
+    same as the explorer's heading."""
+    return standing(round_, kept).new
 
 
 def resent_length(round_: Round, previous: Round | None) -> int:
@@ -634,7 +677,7 @@ def system_standing(trace: Trace, index: int) -> Status | None:
 def system_words(status: Status, new_words: str = "new this round") -> str:
     """What a top-level system field is marked with, as a message is (`new_words`, Growth.new_words): new, resent
     unchanged, or changed; one wording for the explorer's card, presenter mode and the HTML file."""
-    return {"new": new_words, "resent": "resent unchanged", "changed": "changed since the previous request"}[status]
+    return {"new": new_words, "resent": RESENT_WORDS, "changed": CHANGED_WORDS}[status]
 
 
 def growth(trace: Trace, index: int) -> Growth:

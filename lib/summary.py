@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from lib.dialects import DIALECTS
 from lib.failures import NO_CALL_MADE, is_unsent, status_words, unmade_words
-from lib.growth import new_count
+from lib.growth import standing
 from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, call_cost, calls_left_out_words, trace_cost
 from lib.text import as_sentence, plural, rounds_named
@@ -177,7 +177,7 @@ class RoundSummary:
     """Of those, the messages the provider held (previous_response_id or a conversation): read, billed, not sent."""
     new_messages: int
     """Messages this request added to the previous one the log kept (new_against) that the program sent (held ones
-    are not: lib.growth.new_count, as growth counts them)."""
+    are not: lib.growth.standing, as growth counts them)."""
     tool_calls: int
     """Call intents in the response."""
     finish_reason: str
@@ -234,6 +234,13 @@ class RoundSummary:
     cache_write_counted: bool = True
     """False where the round's usage holds no count of tokens written to the prompt cache: its dialect reports none
     (cache_writes_reported), the usage lacks the field (lib.dialects' reports_cache_write), or it is our estimate."""
+    resent_messages: int = 0
+    """Of the messages the program sent, those resent exactly as in the request new_against names (lib.growth.standing:
+    the explorer's "resent unchanged")."""
+    changed_messages: int = 0
+    """Of the messages the program sent, those resent with changes, or standing where that request had another
+    message (lib.growth.standing: the explorer's "changed since the previous request"); new_messages, these,
+    resent_messages and messages_held add up to messages_sent."""
 
     @property
     def program_sent(self) -> int:
@@ -706,12 +713,13 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
         model = (response.model if response else None) or request.model or trace.model
         # A program's cache that answered in place of the provider made no call either (Round.from_cache).
         unsent = (error is not None and is_unsent(error)) or round_.from_cache is not None
+        placed = standing(round_, kept)
         rows.append(
             RoundSummary(
                 round=round_.index,
                 messages_sent=len(request.messages),
                 messages_held=request.held_by_provider,
-                new_messages=new_count(round_, kept),
+                new_messages=placed.new,
                 tool_calls=len(response.message.tool_calls) if response else 0,
                 finish_reason=finish_words(round_),
                 usage=usage,
@@ -735,6 +743,8 @@ def summarize(trace: Trace, counter: TokenCounter) -> tuple[RoundSummary, ...]:
                 cache_write_counted=_cache_write_counted(response, usage, writes_reported, writes_counted),
                 output_left_out=left_out_of_output(response.message) if response and usage.source != "reported"
                 else (),
+                resent_messages=placed.resent,
+                changed_messages=placed.changed,
             )
         )
     return tuple(rows)

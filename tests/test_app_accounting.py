@@ -388,7 +388,8 @@ def test_the_messages_chart_of_a_held_chain_is_titled_by_what_the_model_reads_no
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     chart = next(c for c in charts if {t["name"] for t in c["data"]} >= {"new"})
     assert chart["layout"]["yaxis"]["title"]["text"] == "messages the model reads"
-    assert {t["name"] for t in chart["data"]} == {"earlier (resent, or held by the provider)", "new"}
+    assert {t["name"]: t["y"][:2] for t in chart["data"]} == {
+        "held by the provider, not sent": [0, 2], "resent unchanged": [0, 1], "new": [2, 2]}
 
 
 def test_a_held_chain_counts_as_new_only_the_messages_the_program_sent(app):

@@ -4,6 +4,8 @@ ones and leaves older turns out, so what it resends sits one or more places on o
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from lib.checks import run_checks
@@ -138,3 +140,25 @@ def test_the_tokens_page_counts_round_3s_new_messages_as_the_explorer_heads_it(a
     assert not at.exception
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     assert rounds["new messages"].tolist() == [len(growth(agent, k).new) for k in (1, 2, 3)] == [3, 4, 3]
+
+
+def _messages_chart(at) -> dict[str, list[int]]:
+    """The Tokens page's messages chart: each series' name and its bars, by round."""
+    chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                 if json.loads(c.proto.spec)["layout"]["yaxis"]["title"]["text"] == "messages sent")
+    return {t["name"]: t["y"] for t in chart["data"]}
+
+
+def test_the_tokens_pages_messages_chart_stacks_round_3_as_the_explorer_places_it(app, agent):
+    # Round 3 resends 4 messages unchanged, changes the memory message and adds 3. The chart drew 8 less 3 new, 5, as
+    # grey "resent": the rewritten memory message among them, which the explorer marks "changed since the previous
+    # request", not resent unchanged.
+    at = uploaded(app, AUTOGPT)
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    bars = _messages_chart(at)
+    placed = [growth(agent, k) for k in (1, 2, 3)]
+    assert bars == {"resent unchanged": [len(g.resent) for g in placed],
+                    "changed since the previous request": [len(g.changed) for g in placed],
+                    "new": [len(g.new) for g in placed]}
+    assert bars == {"resent unchanged": [0, 3, 4], "changed since the previous request": [0, 0, 1], "new": [3, 4, 3]}

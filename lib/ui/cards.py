@@ -19,7 +19,8 @@ import pandas as pd
 import streamlit as st
 
 from lib.annotations import NoteMark
-from lib.growth import (HELD_UNDER, REFERENCE_PART, REFERENCE_WORDS, Growth, MessageEntry, Status, against_words,
+from lib.growth import (CHANGED_WORDS, HELD_UNDER, REFERENCE_PART, REFERENCE_WORDS, RESENT_WORDS, Growth, MessageEntry,
+                        Status, against_words,
                         answer_left_out, changed_words, held_apart, matched_words, origin_words, places_words,
                         referred_words, system_words)
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
@@ -208,7 +209,7 @@ def message_card(entry: MessageEntry, marks: list[Mark], pointer: Pointer | None
     with st.container(border=True):
         if pointer:
             pointer(f"request.{path}")
-        status = new_words if entry.status == "new" else "changed since the previous request"
+        status = new_words if entry.status == "new" else CHANGED_WORDS
         role = plain.ours(entry.message.role, ROLES)
         st.markdown(f"**{path}**" + (f" · role **{role}**" if role else "") +
                     f" · :{'green' if entry.status == 'new' else 'orange'}-badge[{status}]")
@@ -239,7 +240,7 @@ def resent_table(held: tuple[MessageEntry, ...], resent: tuple[MessageEntry, ...
         _message_table(held, f"{plural(len(held), 'earlier message')} held by the provider ({_where(held)}), not "
                        "sent in this request", HELD_WHY, HELD_OPEN)
     if resent:
-        _message_table(resent, f"{plural(len(resent), 'message')} resent unchanged ({_where(resent)})",
+        _message_table(resent, f"{plural(len(resent), 'message')} {RESENT_WORDS} ({_where(resent)})",
                        "The model keeps no memory between calls, so the program sends the whole history again.",
                        RESENT_OPEN)
 

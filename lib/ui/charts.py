@@ -7,6 +7,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from lib.growth import CHANGED_WORDS, RESENT_WORDS
 from lib.summary import RoundSummary, counted_parts, not_counted_said, not_counted_words
 from lib.tokens import HELD, NOT_COUNTED
 from lib.sequence import LANE_TITLES, LANES, Arrow
@@ -125,17 +126,34 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
     return _layout(figure, rows, "input tokens")
 
 
+MESSAGE_SERIES = (("held", "messages_held", "#c7c7c7"), ("resent", "resent_messages", "#7f7f7f"),
+                  ("changed", "changed_messages", "#ff7f0e"), ("new", "new_messages", "#2ca02c"))
+"""The messages chart's series, bottom of the stack first: each standing lib.growth.standing counts (the
+RoundSummary field that holds it) and its color (the explorer's badges: orange changed, green new)."""
+
+
+def message_series_name(standing: str) -> str:
+    """A series of the messages chart named as the explorer names its messages (lib.growth's RESENT_WORDS,
+    CHANGED_WORDS; HELD_UNDER's held ones)."""
+    return {"held": "held by the provider, not sent", "resent": RESENT_WORDS, "changed": CHANGED_WORDS,
+            "new": "new"}[standing]
+
+
 def messages_per_round(rows: tuple[RoundSummary, ...]) -> go.Figure:
-    """Messages per round, split into earlier and new: what was sent, or with a provider-held chain, what the
-    model reads (the held messages are read, not sent). A request the log did not keep has no bar, not one of 0."""
+    """Messages per round, as the explorer places them (lib.growth.standing): resent unchanged, changed, new, and
+    with a provider-held chain the held ones (read by the model, not sent). A series no round has is not drawn (no
+    empty legend entry). A request the log did not keep has no bar, not one of 0."""
     figure = go.Figure()
     kept = [r for r in rows if r.request_recorded]
     rounds = _numbers(r.round for r in kept)
     held = any(r.messages_held for r in kept)
-    earlier = "earlier (resent, or held by the provider)" if held else "resent"
-    _per_round(figure, rows, "#7f7f7f", "messages", name=earlier, x=rounds,
-               y=_numbers(r.messages_sent - r.new_messages for r in kept))
-    _per_round(figure, rows, "#2ca02c", "messages", name="new", x=rounds, y=_numbers(r.new_messages for r in kept))
+    for standing, field, color in MESSAGE_SERIES:
+        counts = [getattr(r, field) for r in kept]
+        if standing in ("held", "changed") and not any(counts):
+            continue
+        name = message_series_name(standing)
+        _per_round(figure, rows, color, "messages", name=name, x=rounds, y=_numbers(counts),
+                   hovertemplate=f"round %{{x}}<br>messages {name}: %{{y:,}}<extra></extra>")
     figure.update_layout(barmode="stack")
     return _layout(figure, rows, "messages the model reads" if held else "messages sent")
 
