@@ -178,7 +178,9 @@ def _rounds(trace: Trace) -> list[dict]:
             "new_counted_against": row.new_against,
             "tool_calls": [{"id": c.id, "name": c.name} for c in round_.tool_calls]
             if row.calls_if_known is not None else None,
-            "tool_results": [label.call_id for label in labels if label.step == 4] if round_.request_recorded else None,
+            # A command's result in the text (lib.injected.command_result) has step 4 but no call id to list.
+            "tool_results": [label.call_id for label in labels if label.step == 4 and label.call_id is not None]
+            if round_.request_recorded else None,
             "finish": _finish(round_),
             "steps": sorted({label.step for label in labels}),
             "inferred": "response" in derived,

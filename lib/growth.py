@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Iterator, Literal, Sequence
 
-from lib.injected import context_only, library_reask, program_parts, reasked_after
+from lib.injected import command_result, context_only, library_reask, program_parts, reasked_after
 from lib.model import Message, OtherPart, Round, Trace, summary_in_clear
 from lib.text import plural
 
@@ -26,16 +26,19 @@ CHANGED_WORDS = "changed since the previous request"
 """What a changed message (status "changed") is called on every view: its card, the HTML file, the Tokens page's
 chart."""
 
-Origin = Literal["input", "program", "history", "response", "tool-result", "compaction"]
+Origin = Literal["input", "program", "history", "response", "tool-result", "command-result", "compaction"]
 """Where a message came from: the person or program, the program alone (in the user's role), an assistant turn the
-program put in the history, the previous response, a tool, or the compacted history a compaction call returned in the
-previous round (Round.compaction)."""
+program put in the history, the previous response, a tool, a command the model wrote in its text (the program appends
+its result in the system role: lib.injected.command_result), or the compacted history a compaction call returned in
+the previous round (Round.compaction)."""
 ORIGIN_WORDS: dict[str, str] = {
     "input": "written by the person or the program",
     "program": "written by the program in the user's role, not typed by the person",
     "history": "an assistant turn the program put in the history, not the previous response as it came back",
     "response": "the model's turn from the previous response, appended unchanged",
     "tool-result": "tool results the program appended",
+    "command-result": ("the result of a command the model wrote in its text, not as a tool call: the program ran it and "
+                       "appended what it returned in the system role, so it is a tool's result, not instructions"),
     "compaction": ("the compacted history the provider returned in the previous round, sent in place of the turns it "
                    "compacts"),
 }
@@ -148,6 +151,8 @@ class Growth:
 def _origin(message: Message, previous_round: Round | None, marked: frozenset[str] = frozenset()) -> Origin:
     if message.tool_results:
         return "tool-result"
+    if command_result(message) is not None:
+        return "command-result"
     # Known only where the trace marks it (a guard's re-ask) or the agent's own tags open every text of it.
     if message.role == "user" and (reasked_after(previous_round) or context_only(message, marked)):
         return "program"

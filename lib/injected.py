@@ -136,6 +136,28 @@ def context_only(message: Message, marked: frozenset[str] = frozenset()) -> bool
     return bool(message.text) and not message.tool_results and not person_text(message, marked)
 
 
+COMMAND_RESULTS = (
+    # AutoGPT (0.3 to 0.5, autogpt/agent/agent.py): the model names a command in the JSON of its text, the program runs
+    # it and appends what came back as a system message, in one of these words (the first is every ordinary result).
+    re.compile(r"Command (\S+) returned: "), re.compile(r"Command (\S+) threw the following error: "),
+    re.compile(r"Failure: command (\S+) returned too much output\."),
+)
+"""How an agent that reads commands from the model's text opens the result it appends in the system role: a tool's
+result, not instructions (the command's name is the group)."""
+
+
+def command_result(message: Message) -> str | None:
+    """The command whose result a system-role message carries (COMMAND_RESULTS: AutoGPT's "Command read_file returned:
+    ..."), or None for any other message: one that holds text alone, no tool call or result, opening so."""
+    if message.role != "system" or message.tool_results or message.tool_calls:
+        return None
+    first = next((p.text for p in message.parts if getattr(p, "kind", None) == "text"), None)
+    if first is None:
+        return None
+    found = next((m for pattern in COMMAND_RESULTS if (m := pattern.match(first.lstrip())) is not None), None)
+    return found.group(1) if found is not None else None
+
+
 REASK = "narration-reask"
 """A round's `guard` (docs/trace-format.md) when the program appended one re-ask, in the user's role, to the next
 request: the round's response ended the turn with no call and no tool result behind it."""

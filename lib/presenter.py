@@ -220,6 +220,9 @@ def _made_of(placed: Growth, index: int) -> str:
         pieces.append("the model's previous turn")
     if origins.count("tool-result"):
         pieces.append(plural(origins.count("tool-result"), "message") + " with tool results")
+    if origins.count("command-result"):
+        # A text command's result (AutoGPT's): a tool's result, in the system role, answering no call id.
+        pieces.append(plural(origins.count("command-result"), "message") + " with a command's result, in the system role")
     # A library's re-ask (Mirascope, pydantic-ai) is named for what it is, apart from the program's other context.
     reasks = sum(1 for e in placed.new if e.origin == "program" and library_reask(e.message))
     if origins.count("program") - reasks:

@@ -18,6 +18,7 @@ from typing import Literal, Sequence
 
 from lib.dialects import DIALECTS
 from lib.growth import Growth, growth, kept_before
+from lib.injected import command_result
 from lib.model import AWAITING, Execution, Message, Round, ToolCallPart, Trace, spoken
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
@@ -186,8 +187,29 @@ def _tool_list(trace: Trace, round_: Round) -> list[StepLabel]:
     return [StepLabel(1, "request", field, detail, resent=resent)]
 
 
-def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
+def _command_results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
+    """Step 4 on the results of commands the model wrote in its text (lib.injected.command_result: AutoGPT's), which
+    the program appended in the system role: no call id pairs them, so the round is the latest earlier one whose
+    answer names the command, where there is one."""
     labels = []
+    for entry in placed.new:
+        if entry.origin != "command-result":
+            continue
+        name = command_result(entry.message)
+        made = next((r.index for r in reversed(trace.rounds[:round_.index - 1])
+                     if r.response is not None and f'"{name}"' in r.response.message.text), None)
+        where = f"written in the text of round {made}'s answer" if made is not None \
+            else "named in no earlier answer in the log"
+        text = next(p for p in entry.message.parts if getattr(p, "kind", None) == "text")
+        labels.append(StepLabel(4, "request", join_path(f"messages[{entry.index}]", text.path),
+                                f"result of the command {name}, {where}: no tool call, so no call id; the program read "
+                                "the command from the text, ran it and appended its result in the system role",
+                                call_round=made))
+    return labels
+
+
+def _results(trace: Trace, round_: Round, placed: Growth) -> list[StepLabel]:
+    labels = _command_results(trace, round_, placed)
     for entry in placed.new:
         for part in entry.message.tool_results:
             found = find_call(trace, part.call_id, round_.index)

@@ -31,6 +31,7 @@ import tiktoken
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.encodings import VocabularyUnavailable, count_tokens, load_encoding
 from lib.growth import held_indices, instructions_added, kept_before, matched, realigned, resent_prefix
+from lib.injected import command_result
 from lib.lru import LeastRecentlyUsed
 from lib.model import (
     built_fast,
@@ -47,7 +48,8 @@ from lib.model import (
 )
 
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
-"""Roles whose messages count as instructions rather than conversation."""
+"""Roles whose messages count as instructions rather than conversation, but for a command's result an agent appends
+in the system role (lib.injected.command_result: AutoGPT's "Command read_file returned: ..."), which is conversation."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +214,8 @@ class InputBreakdown:
     """Where one request's input tokens go (estimated)."""
 
     instructions: int
-    """System and developer messages, and Anthropic's top-level system prompt."""
+    """System and developer messages, and Anthropic's top-level system prompt; not a command's result an agent appends
+    in the system role (INSTRUCTION_ROLES), which is a tool's result, counted as history or new."""
     tools: int
     """The tool definitions, and any fixed preamble the provider adds for them."""
     history: int
@@ -332,7 +335,7 @@ def _split(messages, counter: TokenCounter) -> tuple[int, int]:
         if tokens is None:  # message_tokens, inlined: counted once, with the one lookup above
             tokens = counter.count(_message_text(message))
             _counts.put(key, tokens)
-        if message.role in INSTRUCTION_ROLES:
+        if message.role in INSTRUCTION_ROLES and command_result(message) is None:
             instructions += tokens
         else:
             conversation += tokens

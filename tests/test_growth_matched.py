@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from lib import tokens
 from lib.checks import run_checks
 from lib.export_html import trace_html
 from lib.growth import growth, matched_words
@@ -126,8 +127,9 @@ def test_the_growth_sentence_counts_round_3_as_the_explorer_does(agent):
     placed = growth(agent, 3)
     assert (len(placed.resent), len(placed.new), len(placed.changed), placed.dropped) == (4, 3, 1, 2)
     assert carried(agent.rounds[2], placed) == (
-        "Request 3 carries 8 messages: 4 messages resent unchanged, the model's previous turn, 2 other new messages "
-        "and 1 changed message. 2 messages of the previous request are missing from it.")
+        "Request 3 carries 8 messages: 4 messages resent unchanged, the model's previous turn, 1 message with a "
+        "command's result, in the system role, 1 other new message and 1 changed message. 2 messages of the previous "
+        "request are missing from it.")
 
 
 def test_the_tokens_page_counts_round_3s_new_messages_as_the_explorer_heads_it(app, agent):
@@ -162,3 +164,39 @@ def test_the_tokens_pages_messages_chart_stacks_round_3_as_the_explorer_places_i
                     "changed since the previous request": [len(g.changed) for g in placed],
                     "new": [len(g.new) for g in placed]}
     assert bars == {"resent unchanged": [0, 3, 4], "changed since the previous request": [0, 0, 1], "new": [3, 4, 3]}
+
+
+def test_a_commands_result_in_the_system_role_counts_as_a_tools_result_not_as_instructions(agent):
+    # AutoGPT runs the command the model names in its text and appends "Command read_file returned: ..." as a system
+    # message. The Tokens page counted it among the instructions: round 2's went from 700 to 2,161 tokens, the file's
+    # text taken for the system prompt. The instructions are the system messages AutoGPT writes as such (its prompt, the
+    # time, the memory message); the result is among the new messages, and resent in round 3 as history.
+    counter = tokens.counter_for("cl100k_base").counter
+    split = tokens.breakdowns(agent, counter)
+    request = agent.rounds[1].request.messages
+    result = request[5]
+    assert result.role == "system" and result.text.startswith("Command read_file returned: ")
+    assert split[1].instructions == sum(tokens.message_tokens(m, counter) for m in request[:3])
+    assert split[1].new == sum(tokens.message_tokens(m, counter) for m in request[4:])
+    assert tokens.message_tokens(result, counter) > 500
+    assert split[2].history == sum(tokens.message_tokens(m, counter) for m in agent.rounds[2].request.messages[3:5])
+
+
+def test_the_explorer_says_what_a_commands_result_is_and_labels_it_step_4(app, agent):
+    # The card said "Written by the person or the program." of the read_file result, and no step marked it: the
+    # command came from the model's text, not a tool call, so no call id pairs it.
+    at = uploaded(app, AUTOGPT)
+    at.number_input(key=state.ROUND).set_value(2).run()
+    shown = lines(at, READ + ALERTS)
+    card = shown.index("**messages[5]** · role **system** · :green-badge[new this round]")
+    assert shown[card + 1] == ("The result of a command the model wrote in its text, not as a tool call: the program ran "
+                               "it and appended what it returned in the system role, so it is a tool's result, not "
+                               "instructions.")
+    assert ("result of the command read_file, written in the text of round 1's answer: no tool call, so no call id; the "
+            "program read the command from the text, ran it and appended its result in the system role · "
+            "messages[5].content") in shown
+    assert ":green-background[**④ Step 4 · Result appended**]" in shown
+    page = trace_html(agent).replace("&#39;", "'")
+    assert "result of the command read_file, written in the text of round 1's answer" in page
+    assert "The result of a command the model wrote in its text" in page or \
+        "the result of a command the model wrote in its text" in page
