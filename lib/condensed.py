@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 
 from lib.failures import status_words
-from lib.growth import (instructions_added, kept_before, matched, placed_length, realigned, resent_prefix, sends,
-                         since_words)
+from lib.growth import (instructions_added, kept_before, matched, placed_length, realigned, resent_prefix,
+                         round_heading, since_words)
 from lib.model import Message, Part, Round, Trace
 from lib.provenance import ANSWER_NOT_CAPTURED
 from lib.text import show_controls
@@ -85,7 +85,7 @@ def _round(trace: Trace, round_: Round, messages: _Messages) -> dict:
                    if message is not earlier and message != earlier]
         new = sent[placed:]
     since = since_words(round_.index, kept.index if kept else None)
-    condensed = {"heading": f"Round {round_.index}: {sends(round_, len(new), since)}",
+    condensed = {"heading": round_heading(round_, len(new), since),
                  "new": [messages.number(message) for message in new],
                  "changed": [messages.number(message) for message in changed],
                  "results": [[show_controls(execution.name), show_controls(execution.tool_call_id), execution.ok,

@@ -22,8 +22,9 @@ from lib.checks import (EXPLANATION_HEADING, NONE_FOUND, NONE_FOUND_IN_LOG, SEVE
 from lib.dialects import DIALECTS
 from lib.failures import (EMPTY_BODY, NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_status, sent_again_words,
                           undecoded_words, wordless)
-from lib.growth import (CHANGED_WORDS, REFERENCE_WORDS, against_words, changed_words, matched_words, origin_words, places_words,
-                         program_sent, referred_words, sends, system_words)
+from lib.growth import (CHANGED_WORDS, REFERENCE_WORDS, SUMMARY_CALL_WORDS, against_words, changed_words,
+                         matched_words, origin_words, places_words, program_sent, referred_words, round_heading,
+                         round_name, sends, system_words)
 from lib.logs.record import Problem
 from lib.model import Round, Trace
 from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
@@ -127,7 +128,8 @@ TEMPLATES.filters.update(plural=plural, figure=figure, milliseconds=milliseconds
 # The policy and the stylesheet are our own constants, written as they are (entities mean nothing in <style>).
 TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP_MARKS, step_titles=STEP_TITLES,
                          origin_words=origin_words, changed_words=changed_words, reference_words=REFERENCE_WORDS,
-                         changed_said=CHANGED_WORDS,
+                         changed_said=CHANGED_WORDS, round_heading=round_heading, round_name=round_name,
+                         summary_call_words=SUMMARY_CALL_WORDS,
                          referred_words=referred_words, finish_field=_finish_field, said_parts=said_parts,
                          billing_words=billing_words,
                          split_words=split_words, figure_note=figure_note,

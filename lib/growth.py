@@ -342,6 +342,26 @@ def sends(round_: Round, new: int, since: str = "") -> str:
             f"held by the provider ({HELD_UNDER}) are shown reconstructed, not sent")
 
 
+SUMMARY_CALL_NAME = "the summary call of a compaction"
+"""What a round that asked the model to sum the conversation up (Round.summary_call) is named beside its number, wherever
+rounds are headed: no turn of the conversation."""
+SUMMARY_CALL_WORDS = ("A summary call, no turn of the conversation: the program asks the model to sum the conversation "
+                      "up, and from then on sends the summary in place of the turns it sums up (a compaction, as the "
+                      "Anthropic SDK's tool runner makes past a token threshold).")
+"""Said under the heading of a summary call (Round.summary_call): what it is, in the explorer and the HTML file."""
+
+
+def round_name(round_: Round) -> str:
+    """A round as headings name it: `Round 2`, or, for a summary call (Round.summary_call), `Round 2, the summary call
+    of a compaction`; the explorer's heading, the round navigator's and the HTML files' say it alike."""
+    return f"Round {round_.index}, {SUMMARY_CALL_NAME}" if round_.summary_call else f"Round {round_.index}"
+
+
+def round_heading(round_: Round, new: int, since: str = "") -> str:
+    """A round's heading: its name (round_name) and what the program sent in it (sends)."""
+    return f"{round_name(round_)}: {sends(round_, new, since)}"
+
+
 def kept_before(rounds: Sequence[Round], index: int) -> Round | None:
     """The latest round before round `index` (1-based) whose request the log kept: the one before, unless the log
     lost its request; None when it kept none. Walks back over the lost ones only, so a pass over a trace that asks
@@ -700,6 +720,8 @@ def growth(trace: Trace, index: int) -> Growth:
     def new(i: int, message: Message) -> MessageEntry:
         """A message new in this request, with where it came from."""
         origin = _origin(message, previous_round, program_parts(current, i))
+        if current.summary_call and i == len(current.request.messages) - 1 and message.role == "user":
+            origin = "program"  # the summary prompt: the program asks for the summary, no person does
         left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()
         return MessageEntry(i, message, "new", origin, without=left_out, sent_on=sent_on,
                             referred=_referred(trace, index, message))

@@ -363,6 +363,11 @@ COMPACTION = "compaction"
 `/v1/responses/compact`), not for the model's next turn: its response is the compacted history the provider returned,
 which the program sends in place of the earlier turns from then on (Round.compaction)."""
 
+SUMMARY_CALL = "summary_call"
+"""The round key saying its request asked the model to sum the conversation up for the program's compaction (the
+Anthropic SDK tool runner's summary call, `x-stainless-helper: compaction`): its answer is a summary the program sends
+in place of the history from then on, no turn of the conversation (Round.summary_call)."""
+
 COMPACTED_IN_CALL = "compacted_in_call"
 """The round key saying the provider compacted the conversation during this ordinary call (the Responses API's
 `context_management` with a `compact_threshold`): its response holds, beside the model's turn, the compacted history,
@@ -616,6 +621,12 @@ class Round:
         """Whether this round's request asked the provider to compact the conversation (COMPACTION): its response is
         the compacted history, no turn of the model's."""
         return self.extra.get(COMPACTION) is True
+
+    @property
+    def summary_call(self) -> bool:
+        """Whether this round asked the model to sum the conversation up for the program's compaction (SUMMARY_CALL):
+        its answer is the summary the program sends in place of the history, no turn of the conversation."""
+        return self.extra.get(SUMMARY_CALL) is True
 
     @property
     def compacted_in_call(self) -> bool:

@@ -12,7 +12,7 @@ from lib.dialects import DIALECTS, anthropic_messages
 from lib.failures import refused_unseen
 from lib.model import Round, Trace
 from lib.provenance import NOT_CAPTURED
-from lib.steps import spoken_words, turn_ends_words
+from lib.steps import spoken_words, summary_words, turn_ends_words
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, billing_known,
                          billing_reason, parts_not_logged, said_parts)
 from lib.text import as_sentence, ordinal, plural, rounds_named
@@ -190,6 +190,8 @@ def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
     if round_.response is not None and round_.response.stopped_short:
         return STOPS + (f" Round {next_round} goes on from it." if next_round else "")
     textless = round_.response is not None and not round_.response.message.text
+    if round_.summary_call and not textless:  # no answer to the person, as its step label says
+        return as_sentence(summary_words(next_round))
     if textless and spoken_words(round_):  # a spoken answer holds no text, yet answers
         if next_round:
             return f"{as_sentence(turn_ends_words(next_round))} {as_sentence(spoken_words(round_))}"

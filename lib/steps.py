@@ -48,6 +48,15 @@ def turn_ends_words(next_round: int | None) -> str:
     return f"the model's turn ended with no call; the program went on (round {next_round})"
 
 
+def summary_words(next_round: int | None) -> str:
+    """What a summary call's answer (Round.summary_call) is, as a clause: the summary the program asked for, no answer
+    to the person, sent in place of the history from round `next_round` on where one follows. The one wording of the
+    step label and the slide's lead."""
+    then = f"the program sends it in place of the history from round {next_round} on" if next_round is not None \
+        else "no request after it is in the log"
+    return f"the summary the program asked for, not an answer to the person: {then}"
+
+
 def spoken_words(round_: Round) -> str | None:
     """What a response that answers in sound holds, as a clause (None for any other): a spoken answer has no text
     (`content: null`) but is an answer, and its transcript is what it said where the log keeps one. The one wording
@@ -312,6 +321,8 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
             # the text is.
             labels.append(StepLabel(5, "response", path, "the text announces an action, it does not answer",
                                     narration=True, goes_on=following))
+        elif round_.summary_call:
+            labels.append(StepLabel(5, "response", path, summary_words(following), goes_on=following))
         elif following is None:
             labels.append(StepLabel(5, "response", path, "final answer"))
         else:

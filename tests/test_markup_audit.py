@@ -55,6 +55,7 @@ WORDS = {
     "tries_said": "a count and HTTP status numbers, checked to be ints, in our sentence on the SDK's tries "
                   "(lib/failures.py)",
     "sends": "our sentence counting a round's messages (lib/round_view.py)",
+    "round_heading": "a round's number, our name of a summary call, and sends (lib/growth.py)",
     "tool_list_missing": "one of three constants saying the log kept no tool list (lib/summary.py)",
     "tool_list_words": "tool_list_missing for a row's or the totals' flags (lib/summary.py)",
     "cost_words": "a price in dollars or 'not known' (lib/prices.py)",

@@ -55,7 +55,8 @@ from lib.logs.spans import SpanFormat
 from lib.logs.streams import is_keepalive
 from lib.intern import collector_paused, content_key, loads_exact
 from lib.model import (COMPACTED, COMPACTED_IN_CALL, COMPACTION, CUT_CALLS, FROM_CACHE, HISTORY_CUT, MADE_UP_IDS,
-                       NOTICES, PROGRAM_WROTE, SENT_ON, STREAMED, TOOLS_HELD, UNENDED_CALLS, UNENDED_WRITES, Message,
+                       NOTICES, PROGRAM_WROTE, SENT_ON, STREAMED, SUMMARY_CALL, TOOLS_HELD, UNENDED_CALLS,
+                       UNENDED_WRITES, Message,
                        ProviderError, Request, Response, Round, Trace)
 from lib.text import plural
 
@@ -351,6 +352,9 @@ class _Call:
     """The file of an upload of several that held the call (its record's line told it, _Line); None otherwise."""
     tools_held: bool = False
     """The request's tools are the ones the provider kept, not sent with it: the round's TOOLS_HELD."""
+    summary_call: bool = False
+    """The call asked the model to sum the conversation up for the program's compaction (CallRecord.summary_call, or
+    the request after it opens with its answer: _after_summary): the round's SUMMARY_CALL."""
 
 
 @dataclass
@@ -463,7 +467,7 @@ class _Rebuilder:
             tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True or summarized is not None,
             tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
             record.compacted_in_call is True, sent_on, text_or_none(record.from_cache), _file_of(record.line),
-            record.tools_held is True,
+            record.tools_held is True, record.summary_call is True,
         ))
         self._openings.ended(thread, request.raw.get("messages") or [])
         if error is not None and response is None and record.conversation is None:
@@ -504,6 +508,7 @@ class _Rebuilder:
             if thread.dialect != record.dialect or last is None or last.response is None \
                     or last.response.message.text.strip() != said:
                 continue
+            last.summary_call = True  # its answer is the summary this request sends in place of the history
             return self._summed_up(thread) if len(thread.calls) == 1 and thread.id not in self._summing_up else thread
         return None
 
@@ -1065,6 +1070,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra[FROM_CACHE] = call.from_cache
         if call.tools_held:
             extra[TOOLS_HELD] = True
+        if call.summary_call:
+            extra[SUMMARY_CALL] = True
         resent = shared_prefix(previous, call.request.messages)
         if call.history_cut and rounds:
             extra[HISTORY_CUT] = resent

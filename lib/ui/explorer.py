@@ -11,7 +11,7 @@ import streamlit as st
 from lib.catalog import LoadedTrace
 from lib.deeplink import linked_round
 from lib.failures import ATTEMPTS, tries_said
-from lib.growth import sends
+from lib.growth import SUMMARY_CALL_WORDS, round_heading
 from lib.sequence import SEQUENCE_ROUNDS, sequence, window_start
 from lib.model import Round
 from lib.presenter import PREDICT_STEP, Position, first_open, held_back_words, waits_words
@@ -178,7 +178,9 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
     shown = rounds.view(loaded, index, waiting)
     round_, placed, labels, found, marks = shown.round, shown.placed, list(shown.steps), shown.findings, list(shown.marks)
 
-    st.subheader(f"Round {index}: {sends(round_, len(placed.new), placed.since)}")
+    st.subheader(round_heading(round_, len(placed.new), placed.since))
+    if round_.summary_call:
+        st.caption(SUMMARY_CALL_WORDS)
     # The Fork page waits, in predict mode, until every round is predicted (it replays the recorded answers).
     forks = revealed and pointer is None and predict.still_to_predict(loaded) is None
     if forks and st.button("Fork from here", key="explorer.fork", icon=":material/fork_right:",
