@@ -206,6 +206,12 @@ def tries_said(attempts) -> str | None:
             "time; the program got only the last answer.")
 
 
+def round_tries(round_: Round) -> str | None:
+    """What a round says of its request's tries (tries_said of its ATTEMPTS), wherever its response is shown: the
+    explorer, the HTML file and the handout's answers; None for a request sent once."""
+    return tries_said(round_.extra.get(ATTEMPTS))
+
+
 def odd_status(error: ProviderError) -> bool:
     """True when the recorded status is there but not a number: it is shown as the text it is."""
     return bool(error.status) and not _numeric(error.status)

@@ -504,6 +504,27 @@ def test_a_429_the_sdk_retried_past_is_said_on_the_round_and_a_500_on_every_try_
             in rendered(at))
 
 
+def test_the_html_file_and_the_handout_say_the_sdks_retries_as_the_explorer_does(app):
+    # The explorer said "The SDK sent this request 2 times: HTTP 429, then HTTP 200." under round 1's response; the HTML
+    # file and the handout's answers of the same run said nothing of it: one call, as far as they told.
+    from lib.export_html import handout_html, trace_html
+    slow_down = Reply({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}, 429,
+                      headers={"retry-after-ms": "50"})
+    at = choose_openai(open_live(app))
+    with RecordedServer({"/v1/chat/completions": [slow_down]},
+                        recordings=read_recordings(RECORDINGS_DIR / "hengxin.jsonl")) as server:
+        at.text_input(key="live.base_url.openai").input(server.url + "/v1")
+        at.text_input(key=live.KEY).input(SENTINEL).run()
+        press_run(at)
+    trace = written_trace(at)
+    said = ("The SDK sent this request 2 times: HTTP 429, then HTTP 200. The provider saw it each time; the program got "
+            "only the last answer.")
+    at.radio(key=live.ROUND).set_value(1).run()
+    assert said in [c.value for c in at.main.caption]
+    for page in (trace_html(trace), handout_html(trace)):
+        assert page.count(said) == 1  # round 1's, under its response; rounds 2 and 3 were sent once
+
+
 def test_the_form_says_where_a_run_goes_when_the_base_url_is_left_empty(app, monkeypatch):
     # With the operator's ROUNDTRIP_COMPATIBLE_BASE_URL set, the OpenAI-compatible form showed an empty "Base URL" as if
     # it had to be filled, its grey example "http://localhost:11434/v1/" read as the default; nothing said the run would

@@ -10,7 +10,7 @@ import streamlit as st
 
 from lib.catalog import LoadedTrace
 from lib.deeplink import linked_round
-from lib.failures import ATTEMPTS, tries_said
+from lib.failures import round_tries
 from lib.growth import SUMMARY_CALL_WORDS, round_heading
 from lib.sequence import SEQUENCE_ROUNDS, sequence, window_start
 from lib.model import Round
@@ -233,7 +233,7 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
                 predict.form(loaded, index)
             else:
                 predict.result(loaded, index)
-                if (tries := tries_said(round_.extra.get(ATTEMPTS))) is not None:  # our words, the statuses checked ints
+                if (tries := round_tries(round_)) is not None:  # our words, the statuses checked ints
                     st.caption(tries)
                 _response(round_, view, labels, marks, pointer)
     st.markdown(f"#### :material/settings: The program's lane, after response {index}")
