@@ -45,8 +45,8 @@ from jsonschema.validators import validator_for
 
 from lib.failures import (ATTEMPTS, answered_without_turn, is_unsent, no_answer, stream_ended_words, tries_said,
                           tries_words, undecoded_words, unrun_in_batch, wordless)
-from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, places_words, realigned,
-                        resent_length, resent_prefix)
+from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, left_out_count, places_words,
+                        realigned, resent_length, resent_prefix)
 from lib.intern import canonical_json
 from lib.logs.record import Problem
 from lib.model import (
@@ -1425,7 +1425,7 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
         if placed is not None and (placed.changed or placed.dropped) and round_.compacted:
             # A compaction is the agent's own summary put in place of the turns before it, the usual way to keep a
             # long session within the context window: nothing to fix, and no person's words were rewritten.
-            dropped = f"the {plural(placed.dropped, 'message')}" if placed.dropped else "the messages"
+            left_out = f"the {plural(placed.dropped, 'message')}" if placed.dropped else "the messages"
             place = "its place" if placed.dropped == 1 else "their place"
             # A compaction call (Round.compaction) had the provider write it, not the program.
             # So did an ordinary call the provider compacted during, its item sent back alone (growth's origin).
@@ -1433,7 +1433,7 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
             summary = (f"the compacted history the provider returned in round {previous.index}" if providers
                        else "a summary it wrote")
             yield Hit("info", round_.index, "request", "messages",
-                      f"The program compacted the conversation before this request: it dropped {dropped} of round "
+                      f"The program compacted the conversation before this request: it left out {left_out} of round "
                       f"{previous.index}'s request and sent {summary} in {place}, so the model works "
                       "from that summary from here on. Agents do this to keep a long session within the context "
                       "window. What the summary leaves out, the model no longer sees, and the prompt cache starts "
@@ -1465,7 +1465,7 @@ def _history_rewritten(trace: Trace) -> Iterator[Hit]:
                 yield echo
         elif placed is not None and (placed.changed or placed.dropped) and not instructions:
             counts = [plural(len(placed.changed), "resent message") + " changed"] if placed.changed else []
-            counts += [plural(placed.dropped, "message") + " dropped"] if placed.dropped else []
+            counts += [left_out_count(placed.dropped)] if placed.dropped else []
             # Placed by matching (lib.growth.matched): what it put in among the history, and what it resent elsewhere.
             counts += [plural(len(placed.inserted), "new message") + " put in among the resent ones"] \
                 if placed.inserted else []

@@ -23,7 +23,7 @@ from lib.dialects import DIALECTS
 from lib.failures import (EMPTY_BODY, NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_status, round_tries,
                           sent_again_words, undecoded_words, wordless)
 from lib.growth import (CHANGED_WORDS, REFERENCE_WORDS, SUMMARY_CALL_WORDS, against_words, changed_words,
-                         matched_words, origin_words, places_words, program_sent, referred_words, round_heading,
+                         left_out_words, matched_words, origin_words, places_words, program_sent, referred_words, round_heading,
                          round_name, sends, system_words)
 from lib.logs.record import Problem
 from lib.model import Round, Trace
@@ -138,7 +138,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          against_words=against_words, system_words=system_words,
                          sent_again_words=sent_again_words, undecoded_words=undecoded_words, round_tries=round_tries,
                          wordless=wordless, empty_body=EMPTY_BODY,
-                         matched_words=matched_words, places_words=places_words,
+                         matched_words=matched_words, places_words=places_words, left_out_words=left_out_words,
                          no_response=NO_RESPONSE, part_came_back=PART_CAME_BACK, log_ends_words=log_ends_words,
                          answer_not_captured=ANSWER_NOT_CAPTURED, missing_output=missing_output, output_missing=OUTPUT_MISSING,
                          not_in_the_log=NOT_IN_THE_LOG, estimated_input=_estimated_input,

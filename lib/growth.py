@@ -91,7 +91,8 @@ class Growth:
     entries: tuple[MessageEntry, ...]
     """Every message of the request, in order."""
     dropped: int
-    """How many messages of the previous request are missing from this one."""
+    """How many messages of the request it is placed against (against) this one leaves out: does not resend. Said
+    on every view by left_out_words, in the one word "left out"."""
     against: int | None = None
     """The round whose request this one is placed against (kept_before); None for the first round, a request the
     log did not keep, or one with no earlier request kept."""
@@ -554,6 +555,21 @@ def _listed(places: Sequence[int]) -> str:
     if len(places) > 5:
         return ", ".join(named) + ", …"
     return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def left_out_count(count: int) -> str:
+    """How many messages of an earlier request a request does not resend (Growth.dropped), as every view counts them:
+    `2 messages left out`. "Left out" is the one word for them: not "dropped", not "missing"."""
+    return f"{plural(count, 'message')} left out"
+
+
+def left_out_words(placed: Growth) -> str | None:
+    """The messages of the request this one is placed against (Growth.against) that it does not resend, in one sentence
+    for every view that shows the request (the explorer's and presenter mode's cards, presenter's step 4, the HTML
+    file): `Left out of this request: 2 messages of round 2's request.`; None where it leaves none out."""
+    if not placed.dropped:
+        return None
+    return f"Left out of this request: {plural(placed.dropped, 'message')} of round {placed.against}'s request."
 
 
 def matched_words(placed: Growth) -> str | None:

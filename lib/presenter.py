@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
-from lib.growth import HELD_UNDER, Growth, MessageEntry, held_apart
+from lib.growth import HELD_UNDER, Growth, MessageEntry, held_apart, left_out_words
 from lib.injected import library_reask
 from lib.model import Round, Trace
 from lib.steps import STEP_TITLES, StepLabel, steps_for_round
@@ -237,6 +237,5 @@ def _made_of(placed: Growth, index: int) -> str:
     parts = ", ".join(pieces[:-1]) + " and " + pieces[-1] if len(pieces) > 1 else pieces[0]
     # Counted as the explorer's request counts them (Growth.dropped): what it left out is no part of it, but without
     # it the counts do not add up to the request before.
-    left_out = (f" {plural(placed.dropped, 'message')} of the previous request {'is' if placed.dropped == 1 else 'are'}"
-                " missing from it.") if placed.dropped else ""
+    left_out = f" {left_out_words(placed)}" if placed.dropped else ""
     return f"Request {index} carries {plural(len(placed.entries), 'message')}: {parts}.{left_out}"

@@ -1045,7 +1045,7 @@ def test_a_compaction_is_said_to_be_the_program_summarising_the_conversation_not
         [finding] = [f for f in run_checks(trace) if f.code == "history-rewritten"]
         assert (finding.severity, finding.round) == ("info", 3)
         assert finding.message.startswith(
-            "The program compacted the conversation before this request: it dropped the 3 messages of round 2's "
+            "The program compacted the conversation before this request: it left out the 3 messages of round 2's "
             "request and sent a summary it wrote in their place")
         assert "a history it did not write" not in finding.message and "trimming" not in finding.message
     # A compaction that kept turns after its summary is said the same way.

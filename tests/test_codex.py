@@ -208,7 +208,7 @@ def test_a_compaction_is_said_to_be_codex_summarising_the_conversation_not_a_his
     assert [m.text for m in trace.rounds[1].request.messages] == ["Summary: listed a.txt", "and now?"]
     [finding] = [f for f in run_checks(trace) if f.code == "history-rewritten"]
     assert (finding.severity, finding.round) == ("info", 2)
-    assert finding.message.startswith("The program compacted the conversation before this request: it dropped the 1 "
+    assert finding.message.startswith("The program compacted the conversation before this request: it left out the 1 "
                                       "message of round 1's request and sent a summary it wrote in its place")
     # A compaction that keeps the request's messages before its summary drops nothing: nothing to say.
     kept = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},

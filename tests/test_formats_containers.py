@@ -2777,7 +2777,7 @@ def test_the_request_after_a_compaction_goes_on_from_the_compacted_item_it_resen
     assert placed.entries[1].message.text == "And 4+4?" and placed.dropped == 4
     hits = [f.message for f in run_checks(trace) if f.code == "history-rewritten" and f.round == 4]
     assert hits == [
-        "The program compacted the conversation before this request: it dropped the 4 messages of round 3's request "
+        "The program compacted the conversation before this request: it left out the 4 messages of round 3's request "
         "and sent the compacted history the provider returned in round 3 in their place, so the model works from that "
         "summary from here on. Agents do this to keep a long session within the context window. What the summary "
         "leaves out, the model no longer sees, and the prompt cache starts again."]
@@ -2918,7 +2918,7 @@ def test_a_request_that_sends_only_the_item_compacted_during_a_call_goes_on_from
     assert condensed_rounds(trace)["rounds"][3]["heading"] == "Round 4: the program sends 2 messages, 2 of them new" \
         == f"Round 4: {sends(fourth, len(placed.new), placed.since)}"
     assert [f.message for f in run_checks(trace) if f.code == "history-rewritten"] == [
-        "The program compacted the conversation before this request: it dropped the 5 messages of round 3's request "
+        "The program compacted the conversation before this request: it left out the 5 messages of round 3's request "
         "and sent the compacted history the provider returned in round 3 in their place, so the model works from that "
         "summary from here on. Agents do this to keep a long session within the context window. What the summary "
         "leaves out, the model no longer sees, and the prompt cache starts again."]

@@ -80,10 +80,13 @@ def test_round_2_only_put_a_message_in_among_its_history_and_is_said_so_not_call
 def test_the_history_rewritten_finding_counts_what_the_matching_found(agent):
     said = {f.round: f.message for f in run_checks(agent) if f.code == "history-rewritten"}
     assert 2 not in said
-    assert said[3].startswith("Compared with round 2's request, 1 resent message changed, 2 messages dropped and 2 "
+    assert said[3].startswith("Compared with round 2's request, 1 resent message changed, 2 messages left out and 2 "
                               "messages resent unchanged at another place.")
     assert "5 resent messages changed" not in said[3]
 
+
+LEFT_OUT = "Left out of this request: 2 messages of round 2's request."
+"""The two messages round 3 does not resend (Growth.dropped), said in one sentence on every view."""
 
 RESENT = "4 messages resent unchanged (messages[0] to messages[1] and messages[3] to messages[4])"
 """Not "(messages[0] to messages[4])": messages[2] is the rewritten memory message."""
@@ -95,7 +98,7 @@ def test_the_explorer_and_the_html_file_say_how_round_3_was_placed(app, agent):
     shown = "\n".join(lines(at, READ + ALERTS))
     assert ROUND_3 in shown
     assert RESENT in [e.label for e in at.expander]
-    assert "2 messages of the previous request missing from this one." in shown
+    assert LEFT_OUT in shown
     assert shown.count("changed since the previous request") == 1
     page = trace_html(agent).replace("&#39;", "'")
     assert ROUND_3 in page and RESENT in page
@@ -113,7 +116,7 @@ def test_presenter_mode_says_what_the_explorer_says_of_round_3s_growth(app, agen
     shown = lines(at, READ + ALERTS)
     assert "**4 messages resent unchanged**, grayed: the model reads every one of them again." in shown
     # The same counts and words as the explorer's request, said by the same function.
-    for said in ("2 messages of the previous request missing from this one.", ROUND_3):
+    for said in (LEFT_OUT, ROUND_3):
         assert said in explorer and said in shown
     # The changed message is marked changed, never listed among those resent unchanged.
     stack = [line for line in shown if line.startswith("messages[")]
@@ -128,8 +131,7 @@ def test_the_growth_sentence_counts_round_3_as_the_explorer_does(agent):
     assert (len(placed.resent), len(placed.new), len(placed.changed), placed.dropped) == (4, 3, 1, 2)
     assert carried(agent.rounds[2], placed) == (
         "Request 3 carries 8 messages: 4 messages resent unchanged, the model's previous turn, 1 message with a "
-        "command's result, in the system role, 1 other new message and 1 changed message. 2 messages of the previous "
-        "request are missing from it.")
+        "command's result, in the system role, 1 other new message and 1 changed message. " + LEFT_OUT)
 
 
 def test_the_tokens_page_counts_round_3s_new_messages_as_the_explorer_heads_it(app, agent):
@@ -200,3 +202,20 @@ def test_the_explorer_says_what_a_commands_result_is_and_labels_it_step_4(app, a
     assert "result of the command read_file, written in the text of round 1's answer" in page
     assert "The result of a command the model wrote in its text" in page or \
         "the result of a command the model wrote in its text" in page
+
+
+def test_the_messages_a_request_does_not_resend_are_left_out_in_one_word_on_every_view(app, agent):
+    # One count, three words: the explorer and the HTML file said "2 messages of the previous request missing from this
+    # one", presenter mode "are missing from it", the Checks page "2 messages dropped" and its matching sentence "It
+    # leaves out its messages[3] and messages[4]".
+    at = uploaded(app, AUTOGPT)
+    at.number_input(key=state.ROUND).set_value(3).run()
+    explorer = "\n".join(lines(at, READ + ALERTS))
+    page = trace_html(agent).replace("&#39;", "'")
+    [finding] = [f.message for f in run_checks(agent) if f.code == "history-rewritten" and f.round == 3]
+    said = {"explorer": explorer, "file": page, "presenter": carried(agent.rounds[2], growth(agent, 3)),
+            "checks": finding}
+    for where, text in said.items():
+        assert "dropped" not in text and "missing" not in text, where
+    assert LEFT_OUT in explorer and LEFT_OUT in page and said["presenter"].endswith(LEFT_OUT)
+    assert "2 messages left out" in finding

@@ -125,6 +125,8 @@ WORDS = {
                        "failure's body not decoded (lib/failures.py)",
     "sent_again_words": "round numbers, a numeric HTTP status and our sentence: a request sent again after its call "
                         "failed (lib/failures.py)",
+    "left_out_words": "a count and a round number in our sentence on the messages a request does not resend "
+                      "(lib/growth.py)",
     "against_words": "which request a round's new messages count against, in our words and round numbers (lib/growth.py)",
     "origin_words": "where a new message came from, ORIGIN_WORDS, or the kinds of parts it came back without in our "
                     "words (LEFT_OUT_WORDS) and a count of the others, never their types (lib/growth.py)",

@@ -20,7 +20,7 @@ import streamlit as st
 
 from lib.annotations import NoteMark
 from lib.growth import (CHANGED_WORDS, HELD_UNDER, REFERENCE_PART, REFERENCE_WORDS, RESENT_WORDS, Growth, MessageEntry,
-                        Status, against_words,
+                        Status, against_words, left_out_words,
                         answer_left_out, changed_words, held_apart, matched_words, origin_words, places_words,
                         referred_words, system_words)
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
@@ -292,8 +292,8 @@ def placement(placed: Growth) -> None:
     """Under the resent messages, what else became of the earlier request's: how many this one left out, and, for a
     request placed by matching, where it resends them and what it put in among them (matched_words). The explorer's
     request and presenter mode's step 1 say it alike."""
-    if placed.dropped:
-        st.warning(f"{plural(placed.dropped, 'message')} of the previous request missing from this one.")
+    if (left_out := left_out_words(placed)) is not None:
+        st.warning(left_out)
     if (matching := matched_words(placed)) is not None:
         st.caption(matching)
 
