@@ -84,3 +84,11 @@ def test_with_no_request_after_it_the_summary_is_still_no_final_answer():
                            "the log"
     assert step_lead(trace.rounds[1], 5) == ("The summary the program asked for, not an answer to the person: no "
                                             "request after it is in the log.")
+
+
+def test_presenter_mode_says_where_it_stands_on_the_summary_call(app):
+    at = uploaded(app, TS)
+    at.number_input(key=state.ROUND).set_value(2).run()
+    at.toggle(key=state.PRESENTER).set_value(True).run()
+    assert not at.exception
+    assert "**round 2 of 4, the summary call of a compaction**" in lines(at, READ)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lib.catalog import LoadedTrace, neutral_title
+from lib.growth import SUMMARY_CALL_NAME
 from lib.predict import (ACTIONS, Prediction, Score, echo, expected, has_next_request, placeholder, score,
                           total)
 from lib.presenter import open_rounds
@@ -107,9 +108,11 @@ def reachable(loaded: LoadedTrace, predicting_: bool) -> int:
 
 def round_words(loaded: LoadedTrace, index: int, predicting_: bool) -> str:
     """Where a presenter screen stands: 'round 2 of 4', or in predict mode, with a round still to predict, 'round 2'
-    (known_rounds)."""
+    (known_rounds); a summary call named as the explorer heads it (lib.growth.SUMMARY_CALL_NAME): its request says
+    what it is, so naming it gives no answer away."""
     count = known_rounds(loaded, predicting_)
-    return f"round {index}" if count is None else f"round {index} of {count}"
+    where = f"round {index}" if count is None else f"round {index} of {count}"
+    return f"{where}, {SUMMARY_CALL_NAME}" if loaded.trace.rounds[index - 1].summary_call else where
 
 
 def title(loaded: LoadedTrace, predicting_: bool) -> str:
