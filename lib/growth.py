@@ -640,6 +640,22 @@ def standing(round_: Round, kept: Round | None) -> Standing:
                     held=len(held))
 
 
+def changed_at(round_: Round, kept: Round | None) -> tuple[int, ...]:
+    """Where in the round's request growth marks messages changed against `kept`'s (kept_before), the held ones left
+    out: the messages Standing.changed counts, whose tokens the Tokens page's split counts as changed (lib.tokens)."""
+    if not round_.request_recorded or kept is None or instructions_added(round_, kept):
+        return ()
+    messages, before, held = round_.request.messages, kept.request.messages, held_indices(round_)
+    placed = min(_placed_in_place(round_, kept), len(messages))
+    start = min(placed, round_.resent_prefix) if kept.index == round_.index - 1 else 0
+    changed = [i for i in range(start, placed) if not (messages[i] is before[i] or messages[i] == before[i])]
+    if not changed or realigned(round_, kept) is not None:
+        return ()
+    if (aligned := matched(round_, kept)) is not None:
+        return tuple(i for i, _ in aligned.changed)
+    return tuple(i for i in changed if i not in held)
+
+
 def new_count(round_: Round, kept: Round | None) -> int:
     """How many messages of the round's request are new against `kept`'s (kept_before) and sent by the program, as
     growth counts them (Growth.new, the held ones left out): Standing.new. The Tokens page and `summarize` count the

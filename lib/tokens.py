@@ -30,7 +30,7 @@ import tiktoken
 
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.encodings import VocabularyUnavailable, count_tokens, load_encoding
-from lib.growth import held_indices, instructions_added, kept_before, matched, realigned, resent_prefix
+from lib.growth import changed_at, held_indices, instructions_added, kept_before, matched, realigned, resent_prefix
 from lib.injected import command_result
 from lib.lru import LeastRecentlyUsed
 from lib.model import (
@@ -221,7 +221,8 @@ class InputBreakdown:
     history: int
     """Conversation messages resent unchanged from the previous request (the provider-held ones are `held`)."""
     new: int
-    """Conversation messages this request adds: user turns, the echoed assistant turn, tool results."""
+    """Conversation messages this request adds: user turns, the echoed assistant turn, tool results (not the `changed`
+    ones)."""
     framing: int
     """Per-message role markers and the reply opener."""
     counter: str
@@ -238,11 +239,15 @@ class InputBreakdown:
     tools_preamble: int = 0
     """Of `tools`, the tool-use system prompt the provider adds whenever tools are sent (Anthropic's, by its published
     size: framing_of): no log holds it, so the pages say it is in the figure."""
+    changed: int = 0
+    """Conversation messages resent with changes, or standing where the earlier request had another message (those
+    the explorer marks "changed since the previous request": lib.growth.changed_at): sent again, not unchanged, and
+    not new."""
 
     @property
     def counted(self) -> int:
         """The tokens our tokenizer counted in the request."""
-        return self.instructions + self.tools + self.history + self.held + self.new + self.framing
+        return self.instructions + self.tools + self.history + self.held + self.changed + self.new + self.framing
 
     @property
     def total(self) -> int:
@@ -258,6 +263,7 @@ INPUT_PARTS = (
     ("tools", "tool definitions"),
     ("history", "earlier messages (resent)"),
     ("held", "earlier messages held by the provider (billed as input)"),
+    ("changed", "changed messages"),
     ("new", "new messages"),
     ("framing", "message framing"),
     ("not_counted", f"{NOT_COUNTED_NAME} (template, provider tokens)"),
@@ -274,6 +280,11 @@ NOT_COUNTED = dict(INPUT_PARTS)["not_counted"]
 """The label of the part our tokenizer does not see."""
 HELD = dict(INPUT_PARTS)["held"]
 """The label of the earlier messages the provider held."""
+CHANGED = dict(INPUT_PARTS)["changed"]
+"""The label of the messages resent with changes."""
+SHOWN_WHEN_SOME = (HELD, CHANGED)
+"""Parts named only where a round has some: elsewhere "0" would describe something that did not happen (an API not in
+use, a history not rewritten)."""
 
 
 PART_NOT_LOGGED = "not in the log"
@@ -293,14 +304,16 @@ def input_words(parts: Iterable[tuple[str, int | None]]) -> str:
     """A round's input parts (see `input_parts`) in words. Where our count is above the input the remainder is
     negative, and a negative share is untrue: it is left out, and `split_words` says the parts are our count's; so is
     a remainder of 0, which on a trace that reported nothing would name a report there was not. Held messages are
-    named only where the provider held some: elsewhere the words would describe an API not in use. A part the log
+    named only where the provider held some: elsewhere the words would describe an API not in use; changed messages
+    only where some were (SHOWN_WHEN_SOME). A part the log
     lacks (None) is said to be not in the log, never 0, and the remainder says it holds it."""
     parts = tuple(parts)
     lacked = [label for label, tokens in parts if tokens is None]
     return " · ".join(f"{label} {PART_NOT_LOGGED}" if tokens is None
                       else f"{not_counted_label(lacked) if label == NOT_COUNTED else label} {tokens:,}"
                       for label, tokens in parts
-                      if tokens is None or ((tokens or label != HELD) and not (label == NOT_COUNTED and tokens <= 0)))
+                      if tokens is None or ((tokens or label not in SHOWN_WHEN_SOME)
+                                            and not (label == NOT_COUNTED and tokens <= 0)))
 
 
 def overcount(parts: Iterable[tuple[str, int | None]]) -> int:
@@ -342,9 +355,9 @@ def _split(messages, counter: TokenCounter) -> tuple[int, int]:
     return instructions, conversation
 
 
-_Parts = tuple[int, int, int, int, int, int, int, int]
+_Parts = tuple[int, int, int, int, int, int, int, int, int]
 """A round's counted parts, in InputBreakdown's field order: instructions, tools, history, new, framing, resent,
-held, tools_preamble."""
+held, tools_preamble, changed."""
 
 
 def _held_parts(round_: Round, prefix: int, counter: TokenCounter) -> tuple[int, int, int, int]:
@@ -395,7 +408,7 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
         instructions = kept[0] + added[0]
         system = request.system
         resent = kept[0] + kept[1] + framing.per_message * prefix
-        history, new, held = kept[1], added[1], 0
+        history, new, held, changed = kept[1], added[1], 0, 0
         if prefix < len(messages) and not request.held_by_provider \
                 and not (previous_recorded and prefix >= previous_length):
             # (The test above skips the walk when the previous request is all resent: every snowball round.)
@@ -406,6 +419,10 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
                 again_instructions, again_conversation = _split(again, counter)
                 history, new = history + again_conversation, new - again_conversation
                 resent += again_instructions + again_conversation + framing.per_message * len(again)
+            # A message resent with changes (the explorer's "changed") is neither resent unchanged nor new.
+            if at := changed_at(round_, kept_before(trace.rounds, round_.index)):
+                changed = _split([messages[i] for i in at], counter)[1]
+                new -= changed
         if request.held_by_provider:
             held_instructions, held_history, held_new, held_within = _held_parts(round_, prefix, counter)
             instructions -= held_instructions
@@ -434,7 +451,7 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
             kept_tools, kept_system = request.tools, system
         found.append((instructions, tools, history, new,
                       framing.per_message * len(messages) + (framing.reply if recorded else 0), resent, held,
-                      preamble))
+                      preamble, changed))
         before = (kept[0] + added[0], kept[1] + added[1])
         previous_length, previous_recorded = len(messages), recorded
     return found
@@ -443,7 +460,7 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
 def breakdowns(trace: Trace, counter: TokenCounter) -> tuple[InputBreakdown, ...]:
     """The input breakdown of every round, each built from the previous one plus what is new."""
     return tuple(InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5], held=parts[6],
-                                 tools_preamble=parts[7])
+                                 tools_preamble=parts[7], changed=parts[8])
                  for parts in _counted_parts(trace, counter))
 
 
@@ -453,9 +470,10 @@ def reconciled_breakdowns(trace: Trace, counter: TokenCounter) -> tuple[tuple[In
     # Each breakdown is built once, with its gap, from plain tuples: building it twice (counted, then
     # reconciled) was a seventh of counting a 1,000-round trace.
     found = _counted_parts(trace, counter)
-    counted = [sum(parts[:5]) + parts[6] for parts in found]
+    counted = [sum(parts[:5]) + parts[6] + parts[8] for parts in found]
     return tuple((InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5], held=parts[6],
-                                 tools_preamble=parts[7], not_counted=usage.input_tokens - total), usage)
+                                 tools_preamble=parts[7], not_counted=usage.input_tokens - total,
+                                 changed=parts[8]), usage)
                  for parts, total, usage in zip(found, counted, usages(trace, counted, counter)))
 
 

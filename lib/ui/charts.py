@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from lib.growth import CHANGED_WORDS, RESENT_WORDS
 from lib.summary import RoundSummary, counted_parts, not_counted_said, not_counted_words
-from lib.tokens import HELD, NOT_COUNTED
+from lib.tokens import NOT_COUNTED, SHOWN_WHEN_SOME
 from lib.sequence import LANE_TITLES, LANES, Arrow
 from lib.steps import STEP_COLORS, STEP_MARKS
 
@@ -20,7 +20,7 @@ _STYLE = {
 BARS_UP_TO = 60
 """Rounds up to which the tokens chart draws a bar per round; longer traces get one line per series, a
 single path for the browser to draw instead of thousands of patterned bars that block it for seconds."""
-PART_COLORS = ("#8c564b", "#1f77b4", "#7f7f7f", "#9467bd", "#2ca02c", "#bcbd22", "#d0d0d0")
+PART_COLORS = ("#8c564b", "#1f77b4", "#7f7f7f", "#9467bd", "#ff7f0e", "#2ca02c", "#bcbd22", "#d0d0d0")
 """The colors of lib.tokens.INPUT_PARTS, bottom of the stack first."""
 
 
@@ -91,8 +91,8 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
     rounds = _numbers(r.round for r in rows)
     for i, color in enumerate(PART_COLORS):
         label = parts[0][i][0] if parts else ""
-        if label == HELD and not any(p[i][1] for p in parts):
-            continue  # only a previous_response_id or conversation chain has held messages: no empty legend entry
+        if label in SHOWN_WHEN_SOME and not any(p[i][1] for p in parts):
+            continue  # held or changed messages in no round (most traces): no empty legend entry
         kept = [p[i][1] for p, r in zip(parts, rows) if r.request_recorded]
         if kept and all(tokens is None for tokens in kept):
             continue  # a part the log lacks (parts_unlogged): no bar of 0, the caption says
