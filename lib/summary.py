@@ -573,6 +573,23 @@ def not_counted_words(rows: tuple[RoundSummary, ...]) -> str:
     return not_counted_label(PART_LABELS[field] for field, _ in INPUT_PARTS if field in lacked)
 
 
+def snowball_words(rows: tuple[RoundSummary, ...]) -> str:
+    """What the input chart shows of the snowball, said only as far as the rounds bear it out: that the earlier
+    messages grow every round (resent or held, round on round), and that the tool list and the instructions ride
+    along unchanged (the same tokens in every round, some). "" where none holds: a rewritten history, instructions that
+    change each round (AutoGPT's memory message), no tools."""
+    kept = [r.breakdown for r in rows if r.request_recorded and r.sent]
+    if len(kept) < 2:
+        return ""
+    earlier = [b.history + b.held for b in kept]
+    said = ["earlier messages grow every round"] if all(a < b for a, b in zip(earlier, earlier[1:])) else []
+    same = [name for name, field in (("the tool list", "tools"), ("the instructions", "instructions"))
+            if getattr(kept[0], field) and len({getattr(b, field) for b in kept}) == 1]
+    if same:
+        said.append(f"{' and '.join(same)} {'ride' if len(same) > 1 else 'rides'} along unchanged")
+    return as_sentence("; ".join(said))
+
+
 def no_bar_words(rows: tuple[RoundSummary, ...]) -> str | None:
     """Under the charts of where the input goes and of messages per round: the rounds that have no bar there, the log
     having kept no request of theirs, and those with no input bar, having made no call (RoundSummary.sent); None

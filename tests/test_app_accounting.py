@@ -732,3 +732,20 @@ def test_an_advisor_call_is_priced_at_its_own_models_rates_once_it_has_a_price()
     advisor = (2728 * 5.00 + 874 * 25.00) / 1e6
     assert round_cost(rows[0], (*DEFAULT_PRICES, opus)) == pytest.approx(sonnet + advisor)
     assert cost_words(rows_cost(rows, (*DEFAULT_PRICES, opus))) == f"US${sonnet + advisor:.5f}"
+
+
+def _chart_caption(at) -> str:
+    return next(c.value for c in at.caption if c.value.startswith("Counted with "))
+
+
+def test_the_input_charts_caption_says_what_rides_along_unchanged_only_where_it_does(app):
+    # Under every trace's chart: "Earlier messages grow every round; the tool list and the instructions ride along
+    # unchanged." AutoGPT sends no tool list, and its instructions change every round (a memory message among them).
+    at = _open_accounting(app, "hengxin-expense")
+    assert _chart_caption(at).endswith(
+        ". Earlier messages grow every round; the tool list and the instructions ride along unchanged.")
+    at = uploaded(app, "containers/autogpt-memory-challenge-b.yaml")
+    at.switch_page("pages/overview.py").run()
+    said = _chart_caption(at)
+    assert said.endswith(". Earlier messages grow every round.")
+    assert "tool list" not in said and "instructions" not in said

@@ -125,6 +125,8 @@ WORDS = {
                        "failure's body not decoded (lib/failures.py)",
     "sent_again_words": "round numbers, a numeric HTTP status and our sentence: a request sent again after its call "
                         "failed (lib/failures.py)",
+    "snowball_words": "our clauses on the input chart's parts, said where the rounds' counts bear them out "
+                      "(lib/summary.py)",
     "left_out_words": "a count and a round number in our sentence on the messages a request does not resend "
                       "(lib/growth.py)",
     "against_words": "which request a round's new messages count against, in our words and round numbers (lib/growth.py)",

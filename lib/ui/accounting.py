@@ -9,7 +9,7 @@ import streamlit as st
 
 from lib.summary import (NO_CALL_MADE, NOT_IN_THE_LOG, NOT_LOGGED_NAMES, REASONING_NOT_REPORTED, REQUEST_NOT_COUNTED, UNMADE_SAID,
                          RoundSummary, Snowball, OUTPUT_MISSING, billing_words, counted_parts,
-                         missing_output, no_bar_words, not_counted_said, not_counted_words, not_logged_words,
+                         missing_output, no_bar_words, snowball_words, not_counted_said, not_counted_words, not_logged_words,
                          output_estimate_words, output_left_out_words, overcounted, reasoning_reported,
                          other_model_calls_words, other_models_named, reported_extras_words, round_cost, said_parts,
                          table_cache_written, table_cached, table_reasoning, table_tokens, tokens_words, tool_list_missing, tool_list_words)
@@ -261,8 +261,8 @@ def breakdown_caption(counting: Counting, rows: tuple[RoundSummary, ...]) -> Non
                + (", the part reported beyond our count included" if _remainder(rows) else
                   "; no usage was reported, so each bar is our count of what the log holds")
                + ("; where our count is above the input, the bar reaches our count and "
-               "what it is above hangs below zero" if overcounted(rows) else "") + ". Earlier messages grow every "
-               "round; the tool list and the instructions ride along unchanged." + (f" {missing}" if missing else "")
+               "what it is above hangs below zero" if overcounted(rows) else "") + "."
+               + (f" {ridden}" if (ridden := snowball_words(rows)) else "") + (f" {missing}" if missing else "")
                + (f" {unlogged}" if (unlogged := parts_not_logged_words(rows)) else "")
                + (f" {unkept}" if (unkept := tool_list_unkept_words(rows)) else ""))
 
