@@ -300,3 +300,17 @@ def test_a_failed_call_with_an_empty_body_shows_no_words_as_the_providers_on_its
     assert any(e.value.startswith("The call failed: HTTP 500. The provider said:") for e in at.main.error)
     assert EMPTY_BODY in [c.value for c in at.main.caption]
     assert "HTTP 500" not in [c.value for c in at.main.code]
+
+
+def test_two_files_each_holding_a_conversation_named_sess_1_are_picked_apart_each_under_its_file(app):
+    # The picker offered one "sess-1 · 4 rounds", titled "monday.jsonl + tuesday.jsonl · sess-1": Tuesday's run shown
+    # after Monday's as if it went on from it.
+    pairs = [json.loads(line) for line in (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()]
+    named = lambda lines: b"\n".join(json.dumps({**line, "conversation": "sess-1"}).encode() for line in lines)  # noqa: E731
+    at = _upload(app, ("monday.jsonl", named([pairs[0], pairs[2]])), ("tuesday.jsonl", named([pairs[1], pairs[3]])))
+    assert "4 lines: 4 rounds in 2 conversations; 0 lines skipped" in [t.value for t in at.sidebar.text]
+    picker = at.selectbox(key="sidebar.conversation")
+    assert picker.options == ["sess-1 (monday.jsonl) · 2 rounds", "sess-1 (tuesday.jsonl) · 2 rounds"]
+    picker.set_value(1).run()
+    assert any("tuesday.jsonl · sess-1 (tuesday.jsonl)" in t.value for t in at.main.text)
+    assert "Weather in Lima?" in " ".join(c.value for c in at.main.code) + " ".join(t.value for t in at.main.text)

@@ -398,3 +398,46 @@ def test_why_no_format_read_several_files_is_said_on_the_first_objects_line_unde
         "b.jsonl",
         "  line 1: matches no known log format"]
     assert upload.summary() == "3 lines: 0 rounds in 0 conversations; 3 lines skipped"
+
+
+def _named(name: str, lines: list[dict]) -> bytes:
+    return b"\n".join(json.dumps({**line, "conversation": name}).encode() for line in lines)
+
+
+def test_two_files_that_each_name_a_conversation_sess_1_are_two_conversations_each_named_by_its_file():
+    # Monday's and Tuesday's logs each held a run its program called "sess-1": one conversation "monday.jsonl +
+    # tuesday.jsonl · sess-1" of four rounds, Tuesday's first round placed after Monday's last as if it went on from it.
+    pairs = [json.loads(line) for line in (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()]
+    oslo, lima = [pairs[0], pairs[2]], [pairs[1], pairs[3]]
+    upload = read_upload([("monday.jsonl", _named("sess-1", oslo)), ("tuesday.jsonl", _named("sess-1", lima))])
+    assert upload.summary() == "4 lines: 4 rounds in 2 conversations; 0 lines skipped"
+    said = {c.id: (c.source, [r.request.messages[1].text for r in c.trace.rounds]) for c in upload.conversations}
+    assert said == {"sess-1 (monday.jsonl)": ("monday.jsonl", ["Weather in Oslo and Rome?"] * 2),
+                    "sess-1 (tuesday.jsonl)": ("tuesday.jsonl", ["Weather in Lima?"] * 2)}
+    # The same log uploaded twice (a copy under another name) is not one conversation of its rounds twice over.
+    upload = read_upload([("run.jsonl", _named("sess-1", oslo)), ("run (copy).jsonl", _named("sess-1", oslo))])
+    assert [(c.id, len(c.trace.rounds)) for c in upload.conversations] == [("sess-1 (run.jsonl)", 2),
+                                                                           ("sess-1 (run (copy).jsonl)", 2)]
+
+
+def test_a_conversation_named_alike_in_two_files_is_one_where_the_second_file_goes_on_from_the_first():
+    # A log rotated in the middle of sess-1: the second file's first request resends the first file's last one and
+    # goes on. One conversation of both files, in its order, whichever file is given first.
+    pairs = [json.loads(line) for line in (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()]
+    files = [("app.log.1.jsonl", _named("sess-1", [pairs[0]])), ("app.log.jsonl", _named("sess-1", [pairs[2]]))]
+    for given in (files, files[::-1]):
+        (conversation,) = read_upload(given).conversations
+        assert conversation.id == "sess-1" and conversation.source == "app.log.1.jsonl + app.log.jsonl"
+        assert [len(r.request.messages) for r in conversation.trace.rounds] == [2, 5]
+
+
+def test_two_otlp_exports_with_the_same_trace_id_are_two_conversations_unless_one_goes_on_from_the_other():
+    # Two OTLP files of the same trace id (the same run exported twice) became one conversation of each call twice.
+    spans = (FIXTURES / "otel-genai.jsonl").read_bytes().splitlines()
+    upload = read_upload([("a.jsonl", spans[0]), ("b.jsonl", spans[0])])
+    assert [(c.id, c.source) for c in upload.conversations] == [
+        ("4bf92f3577b34da6a3ce929d0e0e4736 (a.jsonl)", "a.jsonl"), ("4bf92f3577b34da6a3ce929d0e0e4736 (b.jsonl)", "b.jsonl")]
+    # An export cut between the trace's two model calls: one conversation of both files, as the trace was.
+    upload = read_upload([("a.jsonl", b"\n".join(spans[:1])), ("b.jsonl", b"\n".join(spans[1:]))])
+    assert [(c.id, c.source, len(c.trace.rounds)) for c in upload.conversations] == [
+        ("4bf92f3577b34da6a3ce929d0e0e4736", "a.jsonl + b.jsonl", 2), ("9a8b7c6d5e4f30211203f4e5d6c7b8a9", "b.jsonl", 1)]

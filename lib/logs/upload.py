@@ -373,6 +373,9 @@ class _Thread:
     numbered: bool = False
     """Its id is ours, `conversation N`, not a name the log gave: renumbered once threads are merged
     (_Rebuilder.renumber)."""
+    named: str | None = None
+    """In an upload of several files, the name the log gave its calls, where the thread holds one file's calls of that
+    name: the files' threads of one name are joined or told apart once all are read (_Rebuilder.join_named)."""
 
 
 class _Rebuilder:
@@ -545,8 +548,15 @@ class _Rebuilder:
         extend the thread's last, the opening a new thread is to be indexed under, and the request read in its own
         dialect where telling its thread took reading it (None otherwise)."""
         if record.conversation is not None:
-            key = f"{record.conversation} ({record.dialect})" if self._clash(record) else record.conversation
-            thread = self.threads.get(key) or _Thread(key, record.dialect)
+            # In an upload of several files, each file's calls of a name are a thread of their own until every file is
+            # read: two files may use one name for two conversations (join_named).
+            file = _file_of(record.line)
+            name = record.conversation
+            key = name if file is None else _in_file(name, file)
+            if (clash := self.threads.get(key)) is not None and clash.dialect != record.dialect:
+                name = f"{record.conversation} ({record.dialect})"
+                key = name if file is None else _in_file(name, file)
+            thread = self.threads.get(key) or _Thread(key, record.dialect, named=None if file is None else name)
             return thread, record.resends is not None and record.resends is thread.last_sent, None, None
         raws = body.get("messages") if isinstance(body.get("messages"), list) else []
         if self._failed and raws and (retried := self._retried(record, raws)) is not None:
@@ -822,9 +832,59 @@ class _Rebuilder:
                 ends.ended(best, best.calls[-1].request.messages)
                 ends.ended(later, None)
 
-    def _clash(self, record: CallRecord) -> bool:
-        thread = self.threads.get(record.conversation)
-        return thread is not None and thread.dialect != record.dialect
+    def join_named(self) -> None:
+        """Join or tell apart the threads of one name in different files of an upload (each file's calls of a name are
+        read as a thread of their own): a file's thread whose first request sends another's last request on, whole and
+        with more after it, continues that conversation (a log rotated in the middle of it, the files given in any
+        order); threads that continue none stay conversations of their own, each named by the files that held it
+        (`sess-1 (monday.jsonl)`), as two runs that a program named alike are not one."""
+        parts: dict[str, list[_Thread]] = {}
+        for thread in self.threads.values():
+            if thread.named is not None and thread.calls:
+                parts.setdefault(thread.named, []).append(thread)
+        for name, threads in parts.items():
+            threads.sort(key=lambda t: len(t.calls[0].request.messages))
+            for later in threads:
+                first = later.calls[0].request.messages
+                goes_on = [earlier for earlier in threads if earlier is not later and earlier.calls
+                           and earlier.dialect == later.dialect
+                           and 0 < len(earlier.calls[-1].request.messages) < len(first)
+                           and shared_prefix(earlier.calls[-1].request.messages, first)
+                           == len(earlier.calls[-1].request.messages)]
+                best = max(goes_on, key=lambda t: len(t.calls[-1].request.messages), default=None)
+                if best is not None:
+                    best.calls.extend(later.calls)
+                    later.calls = []
+            kept = [thread for thread in threads if thread.calls]
+            held = [_held_in([call.file for call in thread.calls], "") for thread in kept]
+            ids = [name] if len(kept) == 1 else [f"{name} ({files})" for files in held]
+            if len(set(ids)) < len(ids):  # more than three files each, said as "4 files" alike: numbered instead
+                ids = [f"{name} ({place})" for place in range(1, len(kept) + 1)]
+            for thread, new in zip(kept, ids):
+                thread.id = new
+        taken: set[str] = set()
+        threads = {}
+        for thread in self.threads.values():
+            if thread.calls:
+                thread.id = _unique(thread.id, taken)
+                threads[thread.id] = thread
+        self.threads = threads
+
+
+def _in_file(name: str, file: str) -> str:
+    """The name a log gave a conversation, as one file's calls of it are held apart: `sess-1 (monday.jsonl)`."""
+    return f"{name} ({file})"
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """`name`, or, where another conversation has it, the name with the first number that no other has after it; added
+    to `taken`."""
+    said, place = name, 1
+    while said in taken:
+        place += 1
+        said = f"{name} {place}"
+    taken.add(said)
+    return said
 
 
 def _converted_provenance(provenance: dict | None, target: str, notes: tuple[str, ...]) -> dict:
@@ -1218,6 +1278,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     rebuilder = reading.rebuilder
     rebuilder.join_summed_up()
     rebuilder.join_late_rounds()
+    rebuilder.join_named()
     rebuilder.renumber()
     # A forced format that took every line and found no model call among them (a cassette of token counts) has said
     # so in its count of what are not model calls, as detection would: no line was refused.
