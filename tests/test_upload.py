@@ -441,3 +441,60 @@ def test_two_otlp_exports_with_the_same_trace_id_are_two_conversations_unless_on
     upload = read_upload([("a.jsonl", b"\n".join(spans[:1])), ("b.jsonl", b"\n".join(spans[1:]))])
     assert [(c.id, c.source, len(c.trace.rounds)) for c in upload.conversations] == [
         ("4bf92f3577b34da6a3ce929d0e0e4736", "a.jsonl + b.jsonl", 2), ("9a8b7c6d5e4f30211203f4e5d6c7b8a9", "b.jsonl", 1)]
+
+
+def test_a_note_on_spans_of_several_files_names_the_file_of_its_last_line():
+    # Spans without their messages in a.jsonl (one line) and b.jsonl (two): the note said "a.jsonl, line 1: 6 model-call
+    # spans, from this line to line 2, carry no messages", and a.jsonl has no line 2.
+    document = (FIXTURES / "otlp-span-per-call-no-content.jsonl").read_bytes().strip()
+    other_trace = document.replace(b"03bc", b"13bc")
+    upload = read_upload([("a.jsonl", document), ("b.jsonl", b"\n".join([document, other_trace]))])
+    (note,) = upload.notes
+    assert upload.said(note).startswith("a.jsonl, line 1: 6 model-call spans, from this line to line 2 of b.jsonl, carry "
+                                        "no messages")
+    assert note.last is None  # no run of a.jsonl's lines
+    # One file: its own lines, as before.
+    (note,) = read_upload([("b.jsonl", b"\n".join([document, other_trace]))]).notes
+    assert note.last == 2
+    assert note.message.startswith("4 model-call spans, from this line to line 2, carry no messages")
+
+
+def test_conversations_named_by_their_line_in_two_files_are_not_one():
+    # A training file names each example by its line ("line 1"): line 1 of a.jsonl and line 1 of b.jsonl were one
+    # conversation "line 1", the second example's rounds after the first's.
+    examples = (FIXTURES / "openai-finetune.jsonl").read_bytes().splitlines()
+    upload = read_upload([("a.jsonl", examples[0]), ("b.jsonl", examples[1])])
+    assert [(c.id, c.source) for c in upload.conversations] == [("line 1 (a.jsonl)", "a.jsonl"),
+                                                                ("line 1 (b.jsonl)", "b.jsonl")]
+
+
+def test_a_line_an_importer_works_out_from_the_one_it_was_fed_is_of_the_same_file(monkeypatch):
+    # An importer that says something of the line after the one it read (`line + 1`: where a record it holds ends)
+    # or the one before got a plain number, told no file: in an upload of several, said as of no file or the wrong one.
+    import lib.logs.upload as upload_module
+    from lib.logs.record import LogFormat, Problem
+
+    class Ranges(LogFormat):
+        name, title = "ranges", "a format that reads ranges"
+
+        def __init__(self):
+            self.said = []
+
+        def detect(self, obj):
+            return "'range'" if "range" in obj else None
+
+        def feed(self, obj, line):
+            self.said += [Problem(line + 1, "the line after it", loaded=True),
+                          Problem(1 + line, "also the line after it", loaded=True),
+                          Problem(line - 1, "the line before it", loaded=True)]
+            return iter(())
+
+        def notes(self):
+            return self.said
+
+    monkeypatch.setattr(upload_module, "FORMATS", [Ranges, *upload_module.FORMATS])
+    upload = read_upload([("a.jsonl", b'{"range": 1}\n{"range": 2}'), ("b.jsonl", b'{"range": 3}\n{"range": 4}')])
+    said = [upload.said(note) for note in upload.notes if note.file == "b.jsonl"]
+    assert said[-3:] == ["b.jsonl, line 3: the line after it", "b.jsonl, line 3: also the line after it",
+                         "b.jsonl, line 1: the line before it"]
+    assert not [note for note in upload.notes if note.file is None]

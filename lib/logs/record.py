@@ -87,6 +87,41 @@ class ProblemList(list):
         return found
 
 
+class Line(int):
+    """An item's number in its own file, told that file, as importers are fed it in an upload of several files
+    (lib.logs.upload). The importers of an upload read every file in turn and keep the numbers they were fed in what they
+    hold until the end (a stream still open, a session's last prompt, a batch's request waiting for its result): what
+    they make of it then, a call, a note or a problem, carries the number, and so the file it was read from, not
+    whichever was read last. An int to every importer, which keeps it as one; a number it works out from it (the line
+    after, `line + 1`; the line before, `line - 1`) is of the same file, and so told it too. The difference of two lines
+    is a count of lines, a plain int."""
+
+    def __new__(cls, number: int, file: str, unit: str) -> "Line":
+        line = super().__new__(cls, number)
+        line.file, line.unit = file, unit
+        return line
+
+    def __getnewargs__(self) -> tuple[int, str, str]:
+        return int(self), self.file, self.unit
+
+    def __add__(self, other: object) -> "Line | int":
+        if type(other) is not int:
+            return NotImplemented if not isinstance(other, int) else int(self) + other
+        return Line(int(self) + other, self.file, self.unit)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: object) -> "Line | int":
+        if type(other) is not int:
+            return NotImplemented if not isinstance(other, int) else int(self) - other
+        return Line(int(self) - other, self.file, self.unit)
+
+
+def file_of(line: int) -> str | None:
+    """The file an item's number was read from, where the upload is of several files (Line); None otherwise."""
+    return line.file if isinstance(line, Line) else None
+
+
 class LineProblem(Exception):
     """A line that a format recognized but cannot use; the message says why, in a user's words."""
 

@@ -31,7 +31,7 @@ from lib.dialects.common import arguments_value
 from lib.intern import DEEPEST, canonical_json, loads_exact, nests_deeper
 from lib.logs import chat_shape as convert
 from lib.logs import otlp_typed
-from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, file_of
 from lib.text import json_said, plural
 
 TRACE_ID_KEYS = ("traceId", "trace_id", "context", "context.trace_id")
@@ -120,12 +120,16 @@ class _Unrecorded:
     def note(self, lines: list[int]) -> Problem:
         """Said once per upload, at the first of the spans' lines."""
         first, last, count = lines[0], lines[-1], len(lines)
-        where = f", from this line to line {last:,}," if last != first else ""
+        # Spans of several files run from this file's line to the last file's: that line is said with its file's name.
+        elsewhere = file_of(last) if file_of(last) != file_of(first) else None
+        where = f", from this line to line {last:,} of {elsewhere}," if elsewhere \
+            else f", from this line to line {last:,}," if last != first else ""
         apart = "" if self.lacks == "answer" else (
             ", and calls in traces of their own cannot be joined into one conversation without their messages")
         return Problem(first, f"{plural(count, 'model-call span')}{where} {'carries' if count == 1 else 'carry'} no "
                               f"{self.lacks}: {self.reason()}. Each call's model, token counts and finish reason are "
-                              f"shown as recorded, but not the {self.lacks}{apart}.", last if last != first else None)
+                              f"shown as recorded, but not the {self.lacks}{apart}.",
+                       last if last != first and not elsewhere else None)
 
 
 UNCAPTURED = _Unrecorded("messages", (CAPTURE_VARIABLE,))

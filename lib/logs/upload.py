@@ -43,7 +43,7 @@ from lib.dialects.equivalence import first_item, goes_on_from, history_end, item
 from lib.dialects.common import Pools, read_form
 from lib.logs import FORMATS, documents, otlp_typed
 from lib.logs.limits import Limits, limits
-from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, ProblemList
+from lib.logs.record import CallRecord, Line, LineProblem, LogFormat, Problem, ProblemList, file_of
 from lib.logs.chat_shape import describe
 from lib.logs.exchanges import Inflater
 from lib.logs.near_miss import ERROR_ALONE, closest, nothing_read
@@ -286,37 +286,18 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes, int]]:
 # --- conversations -------------------------------------------------------------------------------
 
 
-class _Line(int):
-    """An item's number in its own file, told that file, as importers are fed it in an upload of several files. The
-    importers of an upload read every file in turn and keep the numbers they were fed in what they hold until the end
-    (a stream still open, a session's last prompt, a batch's request waiting for its result): what they make of it
-    then, a call, a note or a problem, carries the number, and so the file it was read from, not whichever was read
-    last. An int to every importer, which keeps it as one."""
-
-    def __new__(cls, number: int, file: str, unit: str) -> "_Line":
-        line = super().__new__(cls, number)
-        line.file, line.unit = file, unit
-        return line
-
-    def __getnewargs__(self) -> tuple[int, str, str]:
-        return int(self), self.file, self.unit
-
-
 def _told_file(problem: Problem) -> Problem:
-    """A problem or note on a tagged line (_Line): told its file and that file's unit, where it does not say them,
+    """A problem or note on a tagged line (Line): told its file and that file's unit, where it does not say them,
     and numbered with a plain int."""
     line, last = problem.line, problem.last
-    if not isinstance(line, _Line) and not isinstance(last, _Line):
+    if not isinstance(line, Line) and not isinstance(last, Line):
         return problem
-    told = replace(problem, line=int(line), last=None if last is None else int(last))
-    if problem.file is None and isinstance(line, _Line):
+    # A run of lines is of one file: a last line in another (an importer's first and last of several files' spans) is
+    # no end of it.
+    told = replace(problem, line=int(line), last=None if last is None or file_of(last) != file_of(line) else int(last))
+    if problem.file is None and isinstance(line, Line):
         told = replace(told, file=line.file, unit=line.unit)
     return told
-
-
-def _file_of(line: int) -> str | None:
-    """The file a call's line was read from, where the upload is of several files and the importer kept it so."""
-    return line.file if isinstance(line, _Line) else None
 
 
 @dataclass(slots=True)
@@ -349,7 +330,7 @@ class _Call:
     from_cache: str | None = None
     """The program's cache that answered the call in place of the provider: the round's FROM_CACHE."""
     file: str | None = None
-    """The file of an upload of several that held the call (its record's line told it, _Line); None otherwise."""
+    """The file of an upload of several that held the call (its record's line told it, Line); None otherwise."""
     tools_held: bool = False
     """The request's tools are the ones the provider kept, not sent with it: the round's TOOLS_HELD."""
     summary_call: bool = False
@@ -469,7 +450,7 @@ class _Rebuilder:
             tuple(p for p in record.program_wrote if isinstance(p, str)),
             tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True or summarized is not None,
             tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
-            record.compacted_in_call is True, sent_on, text_or_none(record.from_cache), _file_of(record.line),
+            record.compacted_in_call is True, sent_on, text_or_none(record.from_cache), file_of(record.line),
             record.tools_held is True, record.summary_call is True,
         ))
         self._openings.ended(thread, request.raw.get("messages") or [])
@@ -550,7 +531,7 @@ class _Rebuilder:
         if record.conversation is not None:
             # In an upload of several files, each file's calls of a name are a thread of their own until every file is
             # read: two files may use one name for two conversations (join_named).
-            file = _file_of(record.line)
+            file = file_of(record.line)
             name = record.conversation
             key = name if file is None else _in_file(name, file)
             if (clash := self.threads.get(key)) is not None and clash.dialect != record.dialect:
@@ -1242,8 +1223,8 @@ class _Reading:
         self.many = False
         """Whether the upload is of several files: its importers are then fed each item's number told its file."""
         self.file: tuple[str, str] | None = None
-        """In an upload of several files, the file being read and its unit, told to the numbers fed (_Line)."""
-        self.last_fed: dict[int, _Line] = {}
+        """In an upload of several files, the file being read and its unit, told to the numbers fed (Line)."""
+        self.last_fed: dict[int, Line] = {}
         """In an upload of several files, per importer (by id), the last item fed to it: the file whose end it met."""
         self.ends: dict[str, int] = {}
         """In an upload of several files, per file, the number of its last item."""
@@ -1451,7 +1432,7 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> str:
             continue
         if events is not None and is_keepalive(obj):
             continue  # `{"type": "keepalive"}` between a stream's events: nothing of the answer, as a comment line
-        reading.first = reading.first or (_Line(number, *reading.file) if reading.file else number, obj)
+        reading.first = reading.first or (Line(number, *reading.file) if reading.file else number, obj)
         chosen, rule = _detect(reading.instances, obj, reading.forced)
         if chosen is None:
             if reading.forced:  # the chosen format's rule that the line fails, said in place of 'matches no format'
@@ -1513,7 +1494,7 @@ def _feed(chosen: LogFormat, obj: dict, number: int, label: str, reading: _Readi
     """One line to its importer; whatever it cannot read becomes a problem of that line."""
     problems = reading.problems
     if reading.file is not None:
-        number = reading.last_fed[id(chosen)] = _Line(number, *reading.file)
+        number = reading.last_fed[id(chosen)] = Line(number, *reading.file)
     try:
         for record in chosen.feed(obj, number):
             reading.rebuilder.add(record)
@@ -1551,9 +1532,9 @@ def _finish_importers(reading: _Reading) -> None:
 
 def _end(reading: _Reading, instance: LogFormat) -> int:
     """The item an importer's problem at the end is said on: the upload's last; in an upload of several files, the
-    last item of the last file it read, told that file (_Line), since the end it met is that file's."""
+    last item of the last file it read, told that file (Line), since the end it met is that file's."""
     last = reading.last_fed.get(id(instance))
-    return reading.lines if last is None else _Line(reading.ends.get(last.file, int(last)), last.file, last.unit)
+    return reading.lines if last is None else Line(reading.ends.get(last.file, int(last)), last.file, last.unit)
 
 
 def _note_answers(record: CallRecord, label: str, reading: _Reading) -> None:
@@ -1564,7 +1545,7 @@ def _note_answers(record: CallRecord, label: str, reading: _Reading) -> None:
     choices = record.response.get("choices") if isinstance(record.response, dict) else None
     answers = max(asked or 1, len(choices) if isinstance(choices, list) else 1)
     if answers > 1:
-        if isinstance(record.line, _Line):
+        if isinstance(record.line, Line):
             label = ""  # said on the line of the file its importer read it from (a batch's request), not the one fed now
         every = "both" if answers == 2 else f"all {answers}"
         reading.notes.append(Problem(record.line, f"{label}the call asked for {answers} answers at once (n = {answers}): "
