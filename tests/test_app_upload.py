@@ -68,6 +68,8 @@ def test_two_files_of_one_batch_are_joined(app):
     at = _upload(app, *files)
     sidebar = " ".join(t.value for t in at.sidebar.text)
     assert "0 lines skipped" in sidebar
+    # Its requests are in one file and its answers in the other: both are named, not the requests' file alone.
+    assert any("openai-batch-input.jsonl + openai-batch-output.jsonl · trip-17-round-1" in t.value for t in at.main.text)
 
 
 CONTAINERS = FIXTURES / "containers"

@@ -309,13 +309,17 @@ def test_a_conversation_of_an_upload_of_several_files_is_named_by_the_file_that_
     assert titles == {
         "conversation 1": ("monday.jsonl + tuesday.jsonl", "monday.jsonl + tuesday.jsonl · conversation 1"),
         "conversation 2": ("sess-42.jsonl", "sess-42.jsonl · conversation 2")}
-    # A batch's requests in one file and its results in another: named by the file of its requests, or of its result
-    # where the requests' file does not hold it.
+    # A batch's requests in one file and its results in another: named by both files where both hold its calls (it
+    # was titled "openai-batch-input.jsonl · trip-17-round-1", its answers read from the other file), by the file of
+    # its requests or of its result where only one holds it.
     names = ["openai-batch-input.jsonl", "openai-batch-output.jsonl"]
     upload = read_upload([(name, (FIXTURES / name).read_bytes()) for name in names])
     assert [c.trace.title for c in upload.conversations] == [
-        "openai-batch-input.jsonl · trip-17-round-1", "openai-batch-input.jsonl · trip-19-never-ran",
-        "openai-batch-output.jsonl · trip-20-expired"]
+        "openai-batch-input.jsonl + openai-batch-output.jsonl · trip-17-round-1",
+        "openai-batch-input.jsonl · trip-19-never-ran", "openai-batch-output.jsonl · trip-20-expired"]
+    names = ["anthropic-batch-requests.jsonl", "anthropic-batch-results.jsonl"]
+    upload = read_upload([(name, (FIXTURES / name).read_bytes()) for name in names])
+    assert [c.source for c in upload.conversations] == [" + ".join(names)] * 4 + ["anthropic-batch-results.jsonl"]
     # One file: its name, as before.
     (conversation,) = read_upload([("sess-42.jsonl", pairs[1])]).conversations
     assert conversation.trace.title == "sess-42.jsonl · conversation 1" and conversation.source == ""

@@ -63,13 +63,15 @@ class _BatchJoin(LogFormat):
             return
         self._joined.add(custom_id)
         request, result = (value, partner.value) if is_request else (partner.value, value)
-        yield self._record(partner.line, custom_id, request, result)
+        yield self._record(partner.line, custom_id, request, result, line)
 
-    def _record(self, line: int, custom_id: str, request: dict | None, result: Any) -> CallRecord:
-        """The call; `result` is the (response, error) pair the subclass checked on arrival."""
+    def _record(self, line: int, custom_id: str, request: dict | None, result: Any,
+                joined: int | None = None) -> CallRecord:
+        """The call; `result` is the (response, error) pair the subclass checked on arrival; `joined` the line of the
+        half that arrived second."""
         response, error = result if result is not None else (None, None)
         return CallRecord(line=line, dialect=self.dialect, request=request, response=response, error=error,
-                          name=custom_id)
+                          name=custom_id, joined_line=joined)
 
     def finish(self) -> Iterator[CallRecord]:
         # A request without its result is request-only; a result without its request is response-only.

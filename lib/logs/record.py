@@ -145,6 +145,9 @@ class CallRecord:
     name: str | None = None
     """An id of this one call (a batch's custom_id): it names the conversation the call opens when
     calls are chained, since one conversation's rounds carry different custom_ids."""
+    joined_line: int | None = None
+    """The line of the call's other half, where the format joined it from two (a batch's result, joined to its request
+    on custom_id): in an upload of several files, that line's file held the call too."""
     executions: list[dict] = field(default_factory=list)
     """Native-format execution entries, when the log recorded what the program ran."""
     latency_ms: float | None = None

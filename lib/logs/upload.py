@@ -336,6 +336,8 @@ class _Call:
     summary_call: bool = False
     """The call asked the model to sum the conversation up for the program's compaction (CallRecord.summary_call, or
     the request after it opens with its answer: _after_summary): the round's SUMMARY_CALL."""
+    joined_file: str | None = None
+    """The file that held the call's other half, where its format joined it from two (a batch's result file)."""
 
 
 @dataclass
@@ -452,6 +454,7 @@ class _Rebuilder:
             tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
             record.compacted_in_call is True, sent_on, text_or_none(record.from_cache), file_of(record.line),
             record.tools_held is True, record.summary_call is True,
+            file_of(record.joined_line) if record.joined_line is not None else None,
         ))
         self._openings.ended(thread, request.raw.get("messages") or [])
         if error is not None and response is None and record.conversation is None:
@@ -837,7 +840,7 @@ class _Rebuilder:
                     best.calls.extend(later.calls)
                     later.calls = []
             kept = [thread for thread in threads if thread.calls]
-            held = [_held_in([call.file for call in thread.calls], "") for thread in kept]
+            held = [_held_in(_files(thread.calls), "") for thread in kept]
             ids = [name] if len(kept) == 1 else [f"{name} ({files})" for files in held]
             if len(set(ids)) < len(ids):  # more than three files each, said as "4 files" alike: numbered instead
                 ids = [f"{name} ({place})" for place in range(1, len(kept) + 1)]
@@ -1070,6 +1073,12 @@ def _held_in(thread_files: list[str | None], source: str) -> str:
     return files[0] if len(files) == 1 else " + ".join(files) if len(files) <= 3 else plural(len(files), "file")
 
 
+def _files(calls: list[_Call]) -> list[str | None]:
+    """The files that held the calls, in their order: each call's, and the file of the half it was joined to (a batch's
+    request file, then its result file)."""
+    return [file for call in calls for file in (call.file, *([call.joined_file] if call.joined_file else []))]
+
+
 def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
     calls = thread.calls
     if all(c.timestamp for c in calls):
@@ -1273,7 +1282,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         Conversation(thread.id, _trace(thread, held, rebuilder.pools), held if many else "")
         for thread in rebuilder.threads.values()
         if thread.calls
-        for held in [_held_in([call.file for call in thread.calls], source) if many else source]
+        for held in [_held_in(_files(thread.calls), source) if many else source]
     ]
     problems = reading.problems
     notes = (*reading.notes, *(_told_file(note) for instance in reading.instances for note in instance.notes()))
