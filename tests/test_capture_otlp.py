@@ -65,6 +65,25 @@ def test_a_body_that_is_not_an_export_is_refused_in_words(tmp_path):
     assert capture.read_text() == ""
 
 
+def test_a_json_body_that_does_not_parse_is_refused_in_our_words_naming_where(tmp_path):
+    # The exporter was answered in the parser's words: "the body is not valid JSON (Expecting value: line 1 column 1
+    # (char 0))", where every reader of an upload says what is wrong and where in ours.
+    capture = tmp_path / "capture.jsonl"
+    headers = {"content-type": "application/json"}
+    with BackgroundProxy("http://127.0.0.1:9", capture) as proxy:
+        said = [httpx2.post(proxy.url + "/v1/traces", content=body, headers=headers).json()["message"]
+                for body in (b"not json", b'{"resourceSpans": [', b'{"resourceSpans": [}', b"", b" \n")]
+    assert said == [
+        "the body is not valid JSON (at character 1 of the body: no JSON value where one should be: NaN, a bare word or "
+        "a single-quoted string is none)",
+        "the body is not valid JSON (at the end of the body: cut short: the JSON stops before it is complete)",
+        "the body is not valid JSON (at character 20 of the body: no JSON value where one should be: NaN, a bare word "
+        "or a single-quoted string is none)",
+        "the body is empty: an OTLP/JSON export is a JSON object with a 'resourceSpans' list",
+        "the body is empty: an OTLP/JSON export is a JSON object with a 'resourceSpans' list"]
+    assert capture.read_text() == ""
+
+
 def test_a_gzip_export_that_opens_past_the_limit_is_refused_without_being_opened_whole(tmp_path):
     import gzip
     import tracemalloc

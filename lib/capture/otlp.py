@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, Response
 
 from lib.capture.files import CaptureFile
 from lib.logs.limits import gunzipped_at_most
-from lib.text import plural
+from lib.text import json_said, plural
 
 MAX_BODY = 64 * 1024 * 1024
 """The largest export accepted, after decompression."""
@@ -64,10 +64,12 @@ def decoded(body: bytes, content_type: str, encoding: str) -> dict:
 
 
 def _json_document(body: bytes) -> dict:
+    if not body.strip():
+        raise Refused("the body is empty: an OTLP/JSON export is a JSON object with a 'resourceSpans' list")
     try:
         document = json.loads(body)
     except ValueError as exc:
-        raise Refused(f"the body is not valid JSON ({exc})") from None
+        raise Refused(f"the body is not valid JSON ({json_said(exc, 'body')})") from None
     if not isinstance(document, dict) or not isinstance(document.get("resourceSpans", []), list):
         raise Refused("the body is not an OTLP ExportTraceServiceRequest (no 'resourceSpans' list)")
     return document
