@@ -50,8 +50,8 @@ def request_body(trace: Trace, at: int) -> dict:
 
 
 def parse_body(text: str) -> tuple[dict | None, str | None]:
-    """The edited request as a JSON object, or why it is not one (with the line and column)."""
-    return json_object(text, "The request")
+    """The edited request as a JSON object, or why it is not one (where in it, in our words: lib.text.json_said)."""
+    return json_object(text, "The request", "request")
 
 
 def in_dialect(body: dict, source: str, target: str) -> tuple[dict, tuple[str, ...]]:

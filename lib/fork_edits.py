@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from lib.dialects import ANTHROPIC, DIALECTS, anthropic_messages, openai_chat
+from lib.text import json_said
 
 SYSTEM_ROLES = ("system", "developer")
 """Chat Completions roles that carry instructions inside the messages array."""
@@ -113,7 +114,7 @@ def with_entry(body: dict, entry: Entry, text: str) -> tuple[dict, str | None]:
     edited = copied(body)
     message = edited["messages"][entry.message]
     if entry.kind == "json":
-        replaced, problem = json_object(text, f"messages[{entry.message}]")
+        replaced, problem = json_object(text, f"messages[{entry.message}]", "message")
         if problem:
             return body, problem
         edited["messages"][entry.message] = replaced
@@ -226,7 +227,7 @@ def with_tool(body: dict, dialect: str, position: int, description: str | None =
     edited = copied(body)
     inner = _inner(edited["tools"][position], dialect)
     if schema is not None:
-        parsed, problem = json_object(schema, f"The schema of tools[{position}]")
+        parsed, problem = json_object(schema, f"The schema of tools[{position}]", "schema")
         if problem:
             return body, problem
         inner["input_schema" if dialect == ANTHROPIC else "parameters"] = parsed
@@ -239,14 +240,17 @@ def with_tool(body: dict, dialect: str, position: int, description: str | None =
     return edited, None
 
 
-def json_object(text: str, what: str) -> tuple[dict | None, str | None]:
-    """The text read as a JSON object, or why it is not one, naming `what` and the line and column."""
+def json_object(text: str, what: str, unit: str) -> tuple[dict | None, str | None]:
+    """The text read as a JSON object, or why it is not one, naming `what`, and where in the `unit` (`request`,
+    `message`, `schema`) and what is wrong in the words every reader of a log says it in (lib.text.json_said)."""
+    if not text.strip():
+        return None, f"{what} is empty: it must be a JSON object."
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as exc:
-        return None, f"{what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
-    except ValueError as exc:  # a number past Python's 4,300 digits
-        return None, f"{what} is not valid JSON: {exc}."
+        return None, f"{what} is not valid JSON ({json_said(exc, unit)})."
+    except ValueError:  # a number past the 4,300 digits Python turns into an int
+        return None, f"{what} could not be read: it holds a number of more than 4,300 digits, past what Python reads."
     except RecursionError:
         return None, f"{what} is not valid JSON: it is nested too deeply to read."
     if not isinstance(parsed, dict):
@@ -266,7 +270,8 @@ def without_tool(body: dict, position: int) -> dict:
 
 def with_added_tool(body: dict, dialect: str, name: str, description: str, schema: str) -> tuple[dict, str | None]:
     """The body with a new tool at the end of its list, or unchanged and why when the schema is not JSON."""
-    parsed, problem = json_object(schema, f"The schema of the new tool {name!r}" if name else "The schema of the new tool")
+    parsed, problem = json_object(schema, f"The schema of the new tool {name!r}" if name else "The schema of the new tool",
+                                  "schema")
     if problem or not name:
         return body, problem or "A new tool needs a name."
     edited = copied(body)

@@ -51,11 +51,14 @@ def test_emptying_the_results_empties_every_tool_message_in_openai_and_every_too
 
 def test_a_schema_typed_with_a_number_too_long_or_nesting_too_deep_for_python_is_a_problem_not_a_crash():
     body = _hengxin(1)
-    for typed, said in [('{"type": "object", "maxLength": ' + "9" * 5000 + "}", "Exceeds the limit (4300 digits)"),
-                        ('{"type": "object", "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply")]:
+    for typed, said in [('{"type": "object", "maxLength": ' + "9" * 5000 + "}",
+                         "The schema of the new tool 'lookup' could not be read: it holds a number of more than 4,300 "
+                         "digits, past what Python reads."),
+                        ('{"type": "object", "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                         "The schema of the new tool 'lookup' is not valid JSON: it is nested too deeply to read.")]:
         unchanged, problem = with_added_tool(body, OPENAI, "lookup", "Looks up.", typed)
         assert unchanged is body
-        assert problem.startswith("The schema of the new tool 'lookup' is not valid JSON: ") and said in problem
+        assert problem == said
 
 
 def test_a_message_edited_as_json_must_stay_a_json_object_and_the_problem_names_it():
@@ -63,7 +66,16 @@ def test_a_message_edited_as_json_must_stay_a_json_object_and_the_problem_names_
     calls = next(e for e in entries(body) if e.kind == "json")
     unchanged, problem = with_entry(body, calls, '{"role": "assistant", oops}')
     assert unchanged is body
-    assert problem == "messages[2] is not valid JSON: Expecting property name enclosed in double quotes at line 1, column 23."
+    # In our words, as every reader of a log says it (lib.text.json_said), not Python's "Expecting property name
+    # enclosed in double quotes at line 1, column 23".
+    assert problem == ("messages[2] is not valid JSON (at character 23 of the message: a key is not a string in double "
+                       "quotes: unquoted, in single quotes, or after a comma too many).")
+    for typed, said in [('{"role": "assistant"', "at the end of the message: cut short: the JSON stops before it is "
+                                                 "complete"),
+                        ('{"role": "assistant"}\n}', "at line 2, character 1 of the message: more follows after its "
+                                                     "one JSON value has ended")]:
+        assert with_entry(body, calls, typed)[1] == f"messages[2] is not valid JSON ({said})."
+    assert with_entry(body, calls, "  ")[1] == "messages[2] is empty: it must be a JSON object."
     changed, problem = with_entry(body, calls, json.dumps({"role": "assistant", "content": "No calls."}))
     assert problem is None and changed["messages"][2] == {"role": "assistant", "content": "No calls."}
 
