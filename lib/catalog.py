@@ -153,9 +153,11 @@ def from_upload(upload: Upload, source: str, key: str, index: int) -> LoadedTrac
         return LoadedTrace(source, key, empty, upload.problems, skipped=upload.skipped_lines)
     chosen = upload.conversations[index]
     notes = tuple(upload.said(note) for note in upload.notes if note.conversation == chosen.id)
-    # Of several files, the one that held it is named ("a.jsonl · sess-42"), not how many were uploaded.
-    return LoadedTrace(f"{chosen.source or source} · {chosen.id}", f"{key}:{index}", chosen.trace, upload.problems,
-                       notes, upload.skipped_lines)
+    # Of several files, the one that held it is named ("a.jsonl · sess-42"), not how many were uploaded; once, where
+    # its id names it to tell it from another file's of that name ("monday.jsonl · sess-1", not
+    # "monday.jsonl · sess-1 (monday.jsonl)").
+    return LoadedTrace(f"{chosen.source or source} · {chosen.named or chosen.id}", f"{key}:{index}", chosen.trace,
+                       upload.problems, notes, upload.skipped_lines)
 
 
 def from_library(trace: Trace, trace_id: str, generation: tuple) -> LoadedTrace:

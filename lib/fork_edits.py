@@ -270,8 +270,8 @@ def without_tool(body: dict, position: int) -> dict:
 
 def with_added_tool(body: dict, dialect: str, name: str, description: str, schema: str) -> tuple[dict, str | None]:
     """The body with a new tool at the end of its list, or unchanged and why when the schema is not JSON."""
-    parsed, problem = json_object(schema, f"The schema of the new tool {name!r}" if name else "The schema of the new tool",
-                                  "schema")
+    what = f"The schema of the new tool {name!r}" if name else "The schema of the new tool"
+    parsed, problem = json_object(schema, what, "schema")
     if problem or not name:
         return body, problem or "A new tool needs a name."
     edited = copied(body)

@@ -74,8 +74,8 @@ def test_a_json_body_that_does_not_parse_is_refused_in_our_words_naming_where(tm
         said = [httpx2.post(proxy.url + "/v1/traces", content=body, headers=headers).json()["message"]
                 for body in (b"not json", b'{"resourceSpans": [', b'{"resourceSpans": [}', b"", b" \n")]
     assert said == [
-        "the body is not valid JSON (at character 1 of the body: no JSON value where one should be: NaN, a bare word or "
-        "a single-quoted string is none)",
+        "the body is not valid JSON (at character 1 of the body: no JSON value where one should be: NaN, a bare word "
+        "or a single-quoted string is none)",
         "the body is not valid JSON (at the end of the body: cut short: the JSON stops before it is complete)",
         "the body is not valid JSON (at character 20 of the body: no JSON value where one should be: NaN, a bare word "
         "or a single-quoted string is none)",

@@ -340,8 +340,8 @@ def test_summarize_reads_several_files_as_one_upload_as_the_app_does_naming_each
     assert done.returncode == 0
     assert done.stdout.splitlines()[0] == (f"{requests}, {results}, {broken}: 11 lines: 6 rounds in 4 conversations; "
                                            "2 lines skipped")
-    assert "  trip-17-round-1 (openai-batch-input.jsonl + openai-batch-output.jsonl): 3 rounds, messages 2 → 4 → 5" \
-        in done.stdout.splitlines()
+    said = "  trip-17-round-1 (openai-batch-input.jsonl + openai-batch-output.jsonl): 3 rounds, messages 2 → 4 → 5"
+    assert said in done.stdout.splitlines()
     assert [line for line in done.stdout.splitlines() if "(broken.jsonl): 1 round" in line]
     assert done.stderr.splitlines() == [
         "broken.jsonl, line 2: is not valid JSON (at character 2 of the line: a key is not a string in double quotes: "

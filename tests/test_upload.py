@@ -410,7 +410,8 @@ def _named(name: str, lines: list[dict]) -> bytes:
 
 def test_two_files_that_each_name_a_conversation_sess_1_are_two_conversations_each_named_by_its_file():
     # Monday's and Tuesday's logs each held a run its program called "sess-1": one conversation "monday.jsonl +
-    # tuesday.jsonl · sess-1" of four rounds, Tuesday's first round placed after Monday's last as if it went on from it.
+    # tuesday.jsonl · sess-1" of four rounds, Tuesday's first round placed after Monday's last as if it went on from
+    # it.
     pairs = [json.loads(line) for line in (FIXTURES / "openai-pairs.jsonl").read_bytes().splitlines()]
     oslo, lima = [pairs[0], pairs[2]], [pairs[1], pairs[3]]
     upload = read_upload([("monday.jsonl", _named("sess-1", oslo)), ("tuesday.jsonl", _named("sess-1", lima))])
@@ -418,6 +419,8 @@ def test_two_files_that_each_name_a_conversation_sess_1_are_two_conversations_ea
     said = {c.id: (c.source, [r.request.messages[1].text for r in c.trace.rounds]) for c in upload.conversations}
     assert said == {"sess-1 (monday.jsonl)": ("monday.jsonl", ["Weather in Oslo and Rome?"] * 2),
                     "sess-1 (tuesday.jsonl)": ("tuesday.jsonl", ["Weather in Lima?"] * 2)}
+    # Titled by its file, as any conversation of several files is, and by the name the log gave it.
+    assert [c.trace.title for c in upload.conversations] == ["monday.jsonl · sess-1", "tuesday.jsonl · sess-1"]
     # The same log uploaded twice (a copy under another name) is not one conversation of its rounds twice over.
     upload = read_upload([("run.jsonl", _named("sess-1", oslo)), ("run (copy).jsonl", _named("sess-1", oslo))])
     assert [(c.id, len(c.trace.rounds)) for c in upload.conversations] == [("sess-1 (run.jsonl)", 2),
@@ -439,12 +442,13 @@ def test_two_otlp_exports_with_the_same_trace_id_are_two_conversations_unless_on
     # Two OTLP files of the same trace id (the same run exported twice) became one conversation of each call twice.
     spans = (FIXTURES / "otel-genai.jsonl").read_bytes().splitlines()
     upload = read_upload([("a.jsonl", spans[0]), ("b.jsonl", spans[0])])
-    assert [(c.id, c.source) for c in upload.conversations] == [
-        ("4bf92f3577b34da6a3ce929d0e0e4736 (a.jsonl)", "a.jsonl"), ("4bf92f3577b34da6a3ce929d0e0e4736 (b.jsonl)", "b.jsonl")]
+    trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+    assert [(c.id, c.source) for c in upload.conversations] == [(f"{trace} (a.jsonl)", "a.jsonl"),
+                                                                (f"{trace} (b.jsonl)", "b.jsonl")]
     # An export cut between the trace's two model calls: one conversation of both files, as the trace was.
     upload = read_upload([("a.jsonl", b"\n".join(spans[:1])), ("b.jsonl", b"\n".join(spans[1:]))])
     assert [(c.id, c.source, len(c.trace.rounds)) for c in upload.conversations] == [
-        ("4bf92f3577b34da6a3ce929d0e0e4736", "a.jsonl + b.jsonl", 2), ("9a8b7c6d5e4f30211203f4e5d6c7b8a9", "b.jsonl", 1)]
+        (trace, "a.jsonl + b.jsonl", 2), ("9a8b7c6d5e4f30211203f4e5d6c7b8a9", "b.jsonl", 1)]
 
 
 def test_a_note_on_spans_of_several_files_names_the_file_of_its_last_line():
@@ -454,8 +458,8 @@ def test_a_note_on_spans_of_several_files_names_the_file_of_its_last_line():
     other_trace = document.replace(b"03bc", b"13bc")
     upload = read_upload([("a.jsonl", document), ("b.jsonl", b"\n".join([document, other_trace]))])
     (note,) = upload.notes
-    assert upload.said(note).startswith("a.jsonl, line 1: 6 model-call spans, from this line to line 2 of b.jsonl, carry "
-                                        "no messages")
+    assert upload.said(note).startswith("a.jsonl, line 1: 6 model-call spans, from this line to line 2 of b.jsonl, "
+                                        "carry no messages")
     assert note.last is None  # no run of a.jsonl's lines
     # One file: its own lines, as before.
     (note,) = read_upload([("b.jsonl", b"\n".join([document, other_trace]))]).notes

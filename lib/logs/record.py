@@ -89,9 +89,9 @@ class ProblemList(list):
 
 class Line(int):
     """An item's number in its own file, told that file, as importers are fed it in an upload of several files
-    (lib.logs.upload). The importers of an upload read every file in turn and keep the numbers they were fed in what they
-    hold until the end (a stream still open, a session's last prompt, a batch's request waiting for its result): what
-    they make of it then, a call, a note or a problem, carries the number, and so the file it was read from, not
+    (lib.logs.upload). The importers of an upload read every file in turn and keep the numbers they were fed in what
+    they hold until the end (a stream still open, a session's last prompt, a batch's request waiting for its result):
+    what they make of it then, a call, a note or a problem, carries the number, and so the file it was read from, not
     whichever was read last. An int to every importer, which keeps it as one; a number it works out from it (the line
     after, `line + 1`; the line before, `line - 1`) is of the same file, and so told it too. The difference of two lines
     is a count of lines, a plain int."""

@@ -73,6 +73,9 @@ class Conversation:
     source: str = ""
     """The file that held it, in an upload of several (the files, where it spans more than one); empty where the
     upload is of one file, whose name says it."""
+    named: str = ""
+    """The name the log gave it, where `id` adds the file's to tell it from another file's conversation of that name
+    (`sess-1` of `sess-1 (monday.jsonl)`): its title, which names the file before it, says it once."""
 
 
 NO_FORMAT = "matches no known log format"
@@ -1073,6 +1076,12 @@ def _held_in(thread_files: list[str | None], source: str) -> str:
     return files[0] if len(files) == 1 else " + ".join(files) if len(files) <= 3 else plural(len(files), "file")
 
 
+def _named(thread: _Thread) -> str:
+    """The name the log gave a conversation whose id adds its file's (`sess-1` of `sess-1 (monday.jsonl)`); else
+    empty."""
+    return thread.named if thread.named is not None and thread.id != thread.named else ""
+
+
 def _files(calls: list[_Call]) -> list[str | None]:
     """The files that held the calls, in their order: each call's, and the file of the half it was joined to (a batch's
     request file, then its result file)."""
@@ -1134,8 +1143,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
     # A log of streamed answers keeps no request, but every chunk names the model that answered.
     model = next((c.request.model for c in calls if c.request.model), None) \
         or next((c.response.model for c in calls if c.response and c.response.model), None)
-    header = {"kind": "trace", "version": 1, "title": f"{source} · {thread.id}", "dialect": thread.dialect,
-              "source": source, "conversation": thread.id}
+    header = {"kind": "trace", "version": 1, "title": f"{source} · {_named(thread) or thread.id}",
+              "dialect": thread.dialect, "source": source, "conversation": thread.id}
     if model:
         header["model"] = model
     if thread.tool_effects:
@@ -1279,7 +1288,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
             _in_place_of_its_line(reading.problems, _told_file(why))  # on its file's line, in an upload of several
     source = files[0][0] if len(files) == 1 else f"{len(files)} files"
     conversations = reading.native + [
-        Conversation(thread.id, _trace(thread, held, rebuilder.pools), held if many else "")
+        Conversation(thread.id, _trace(thread, held, rebuilder.pools), held if many else "", _named(thread))
         for thread in rebuilder.threads.values()
         if thread.calls
         for held in [_held_in(_files(thread.calls), source) if many else source]
