@@ -264,7 +264,9 @@ def summarize(paths: list[str], forced: str | None, as_json: bool) -> int:
     _say(f"{path}: {document['summary']}")
     for conversation in document["conversations"]:
         sizes = [_size(r) for r in conversation["rounds"]]
-        held = f" ({conversation['source']})" if len(paths) > 1 else ""  # the file that held it
+        # The file that held it, unless its id says it already (one told apart from another file's of its name).
+        held = f" ({conversation['source']})" if len(paths) > 1 else ""
+        held = "" if conversation["id"].endswith(held) else held
         _say(f"  {conversation['id']}{held}: {plural(len(conversation['rounds']), 'round')}, messages "
              f"{' → '.join(sizes)}")
     for finding in document["checks"]:

@@ -351,3 +351,19 @@ def test_summarize_reads_several_files_as_one_upload_as_the_app_does_naming_each
     summary = json.loads(run("summarize", str(requests), str(broken), "--json").stdout)
     assert [(p["file"], p["line"]) for p in summary["problems"]] == [("broken.jsonl", 2), ("broken.jsonl", 3)]
     assert {c["source"] for c in summary["conversations"]} == {"openai-batch-input.jsonl", "broken.jsonl"}
+
+
+def test_summarize_names_each_of_two_files_conversations_of_one_name_by_its_file_once(tmp_path):
+    # Two logs that each name a run "sess-1" were summarized as one conversation "sess-1 (monday.jsonl +
+    # tuesday.jsonl): 4 rounds"; told apart, each line says its file once, not "sess-1 (monday.jsonl) (monday.jsonl)".
+    pairs = [json.loads(line) for line in (ROOT / "tests/fixtures/openai-pairs.jsonl").read_bytes().splitlines()]
+    monday, tuesday = tmp_path / "monday.jsonl", tmp_path / "tuesday.jsonl"
+    for path, lines in ((monday, [pairs[0], pairs[2]]), (tuesday, [pairs[1], pairs[3]])):
+        path.write_bytes(b"\n".join(json.dumps({**line, "conversation": "sess-1"}).encode() for line in lines))
+    done = run("summarize", str(monday), str(tuesday))
+    assert done.stdout.splitlines()[1:] == ["  sess-1 (monday.jsonl): 2 rounds, messages 2 → 5",
+                                            "  sess-1 (tuesday.jsonl): 2 rounds, messages 2 → 4"]
+    conversations = json.loads(run("summarize", str(monday), str(tuesday), "--json").stdout)["conversations"]
+    assert [(c["id"], c["title"], c["source"]) for c in conversations] == [
+        ("sess-1 (monday.jsonl)", "monday.jsonl · sess-1", "monday.jsonl"),
+        ("sess-1 (tuesday.jsonl)", "tuesday.jsonl · sess-1", "tuesday.jsonl")]
