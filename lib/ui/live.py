@@ -251,8 +251,8 @@ UNSENT = {"no-recording": "Replay has no recorded answer for its request.",
 
 def status(runner: Runner) -> DeltaGenerator | None:
     """Where the run stands; the approval box when a call waits for a person; Stop while it can go on. Returns the
-    line that says what happened last while the run goes on, for `advance` to say a request is on its way there."""
-    now, line = runner.status, None
+    place where `advance` says, while the run goes on, what is under way and for how long."""
+    now, place = runner.status, None
     if now.state == "needs-approval":
         _approval(runner)
     elif now.state == "done" and now.outcome in UNSENT:
@@ -268,15 +268,15 @@ def status(runner: Runner) -> DeltaGenerator | None:
         # The call on its way cannot be called back: said, so the learner does not think it was never made.
         st.info(f"Stopping after round {runner.rounds:d}: a request already sent cannot be called back, so the run "
                 "ends when its answer is in; that answer is kept in the trace.")
+        place = st.container()
     else:
-        line = st.empty()
-        line.text(now.message)
+        place = st.container()  # filled by `advance`, which knows whether a request or the tools are awaited
     if now.state == "done" and now.outcome == "no-recording":
         _offer_real_providers(runner)
     if now.state != "done" and not runner.stopping:
         st.button("Stop", key="live.stop", on_click=_stop,
                   help="End the run after the step in progress; nothing more is sent and no waiting call runs.")
-    return line
+    return place
 
 
 def _offer_real_providers(runner: Runner) -> None:
@@ -352,7 +352,8 @@ def rounds(runner: Runner) -> None:
         # whose response "was not in the log". The spinner below says what is awaited.
         count -= 1
     if not count:
-        st.info("No round yet.")
+        # Nothing to draw: the status above says what is under way ("Request 1 is on its way") or why the run ended
+        # before a round was written. "No round yet." beside it read as a second, contradicting state.
         return
     if st.session_state.get(SHOWN) != count or ROUND not in st.session_state:
         st.session_state[SHOWN], st.session_state[ROUND] = count, count  # follow the trace as it grows
@@ -417,22 +418,24 @@ def _save() -> None:
     st.session_state[SAVED] = path.name
 
 
-def advance(runner: Runner, line: DeltaGenerator | None = None) -> None:
+def advance(runner: Runner, place: DeltaGenerator | None = None) -> None:
     """One more round, then draw again: the page shows each round as soon as it is written. A rerun while a step is in
     flight (a click during a model call) waits for that step here, rather than sending its request a second time.
-    `line`, the status line drawn above, says a request is on its way while its answer is awaited: "Ready to send
-    request 1." stayed on screen the whole wait."""
+    `place`, from `status`, is where the page says what is under way, its seconds counted beside it: one place, at the
+    top, not a status line above and a spinner under the rounds ("Ready to send request 1." once stayed on screen the
+    whole wait, and "No round yet." stood between the two)."""
     if runner.status.state != "running" and not runner.stopping:
         return
+    place = place if place is not None else st.container()
     number = runner.rounds if runner.in_flight else runner.rounds + 1
     if runner.stopping:
-        waiting = f"Stopping after round {runner.rounds}: waiting for the answer to its call…"
+        said, waiting = None, f"Waiting for the answer to round {runner.rounds}'s call…"  # the box above says why
     elif runner.sends_next:
-        waiting = f"Round {number}: waiting for the model…"
-        if line is not None:
-            line.text(f"Request {number} is on its way: sent to the model, its answer awaited.")
+        said, waiting = f"Request {number} is on its way: sent to the model.", "Waiting for its answer…"
     else:
-        waiting = f"Round {runner.rounds}: running the tools…"
-    with st.spinner(waiting, show_time=True):  # the seconds so far: a slow model is told from a stuck page
+        said, waiting = runner.status.message, f"Round {runner.rounds}: running the tools…"
+    if said:
+        place.text(said)
+    with place, st.spinner(waiting, show_time=True):  # the seconds so far: a slow model is told from a stuck page
         runner.step()
     st.rerun()

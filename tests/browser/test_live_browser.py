@@ -61,13 +61,31 @@ def test_while_a_request_is_on_its_way_the_page_says_it_was_sent_not_that_it_is_
     recordings = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")
     with RecordedServer(recordings=recordings, recorded_delay_s=6.0, limit_s=90) as server:
         _start_a_run(page, server)
-        expect(page.get_by_text("Request 1 is on its way: sent to the model, its answer awaited.")).to_be_visible()
+        expect(page.get_by_text("Request 1 is on its way: sent to the model.")).to_be_visible()
         page.wait_for_timeout(3_000)
         assert len(server.received) == 1 and page.get_by_text("Round 1", exact=True).count() == 0  # still waiting
         assert page.get_by_text("Ready to send request 1.").count() == 0
-        expect(page.get_by_test_id("stSpinner")).to_contain_text(re.compile(r"Round 1: waiting for the model.*\d"))
-        expect(page.get_by_text("Request 2 is on its way: sent to the model, its answer awaited.")).to_be_visible()
+        expect(page.get_by_test_id("stSpinner")).to_contain_text(re.compile(r"Waiting for its answer.*\d"))
+        expect(page.get_by_text("Request 2 is on its way: sent to the model.")).to_be_visible()
         assert page.get_by_text("Round 1: 2 call(s) answered; request 2 goes next.").count() == 0
+
+
+def test_while_request_1_is_on_its_way_the_page_says_so_in_one_place(page):
+    # With request 1 sent, the page said it three times over in three places: "Request 1 is on its way" at the top,
+    # "No round yet." in a blue box under Stop, and "Round 1: waiting for the model… (2.4 seconds)" at the bottom,
+    # under the export buttons. Now the status line and its seconds stand together above Stop, and nothing else speaks.
+    recordings = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")
+    with RecordedServer(recordings=recordings, recorded_delay_s=6.0, limit_s=90) as server:
+        _start_a_run(page, server)
+        said = page.get_by_text("Request 1 is on its way: sent to the model.")
+        spinner = page.get_by_test_id("stSpinner")
+        expect(spinner).to_contain_text(re.compile(r"Waiting for its answer.*\d"))
+        assert len(server.received) == 1
+        assert page.get_by_text("No round yet.").count() == 0
+        assert page.get_by_text(re.compile("waiting for the model", re.IGNORECASE)).count() == 0
+        top, seconds, stop = (box.bounding_box()["y"] for box in (said, spinner, page.get_by_role("button", name="Stop")))
+        download = page.get_by_role("button", name="Download the trace").bounding_box()["y"]
+        assert top < seconds < stop < download  # the wait's seconds beside what is awaited, not under the exports
 
 
 def test_a_reloaded_live_page_says_the_run_it_showed_closed_with_its_session(page):
