@@ -45,6 +45,14 @@ UNPACKED_LIMIT = 200_000
 FILE_LIMIT = 1_000_000
 """Characters of a plan file read at most: any visitor may open one, and a plan of a thousand slides is 90,000."""
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+THIS_TAB = "this-tab."
+"""What starts the name of a trace a plan shows from the browser tab's own memory, not from traces/: a live run that
+ended there, or a log uploaded there (lib/ui/slides.offer). No file is written for it, so a link or a plan file opened
+in any other tab finds no such trace, and says why (TAB_GONE)."""
+TAB_GONE = ("is a live run or an upload that was open in the browser tab that made the plan, and only there: a plan's "
+            "link or file names it but cannot carry it. Save the run into traces/ on the Live run page (or the log "
+            "into traces/ by hand) and add its slides again to show it anywhere.")
+"""Why a slide of a THIS_TAB trace is not shown in another tab, after its quoted name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +95,17 @@ def slide_id(trace: str, view: str, round_: int, step: int) -> str:
     """The id a slide gets when its file gives none: the same slide always gets the same id."""
     short = trace.removeprefix("pitfalls/")
     return f"{short}-{view}" + (f"-r{round_}s{step}" if view == "step" else f"-r{round_}" if view == "dialects" else "")
+
+
+def tab_name(source: str, taken: Mapping[str, Any]) -> str:
+    """The THIS_TAB name of a trace known by `source` (a live run's scenario, an upload's file name): its letters,
+    digits, dots and dashes, numbered when `taken` holds the name already, so two runs of one scenario stay two."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", source.rsplit("/", 1)[-1]).strip("-._")[:40] or "trace"
+    name, count = THIS_TAB + stem, 1
+    while name in taken:
+        count += 1
+        name = f"{THIS_TAB}{stem}-{count}"
+    return name
 
 
 def diagram_first(slide: Slide, rounds: int) -> int:
@@ -156,6 +175,8 @@ def _slide(raw: Any, traces: Mapping[str, int]) -> tuple[Slide | None, str | Non
     if not isinstance(raw, dict):
         return None, "a slide is a JSON object with trace, view, round and step."
     trace, view = raw.get("trace"), raw.get("view", "step")
+    if isinstance(trace, str) and trace.startswith(THIS_TAB) and trace not in traces:
+        return None, f'field "trace": {_quoted(trace)} {TAB_GONE}'
     if not isinstance(trace, str) or trace not in traces:
         known = ", ".join(sorted(traces))
         return None, f'field "trace": {_quoted(trace)} is not a bundled trace (one of: {known}).'

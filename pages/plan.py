@@ -5,7 +5,7 @@ import streamlit as st
 from lib.ui import plan_editor
 from lib.ui.picker import trace_picker
 
-trace_picker()
+plan_editor.offer_open(trace_picker())
 st.title("Workshop plan", anchor=False)
 st.caption("A plan is the order of a workshop's slides: each a step of a round, a trace's tokens and cost, a round "
            "in both dialects, the sequence diagram, a pitfall of the gallery or a trace's closing figures. "

@@ -25,7 +25,7 @@ from lib.live.runner import LoopOptions, Runner, Teaching
 from lib.live.scenarios import SCENARIOS, Scenario, default_model
 from lib.text import plural, show_controls
 from lib.ui import access as ui_access
-from lib.ui import explorer, kept, navigation, picker, plain, state
+from lib.ui import explorer, kept, navigation, picker, plain, slides, state
 
 RUNNER = "live.runner"
 """Session key: the Runner of the current run."""
@@ -386,6 +386,13 @@ def exports(runner: Runner) -> None:
         plain.text(st.session_state[SAVED])
     if runner.status.state != "running":
         kept.save_button(loaded(runner), "live", key="live.save_library")
+    if runner.status.state == "done" and runner.rounds:
+        # An ended run is offered to this tab's workshop plans from memory: no file is written that the operator did
+        # not ask for, and the page says how far that reaches.
+        name = slides.offer(loaded(runner), f"live-{runner_scenario(runner)}")
+        st.caption("The Workshop plan page lists this run for slides in this browser tab only (a plan's link or file "
+                   "opened elsewhere cannot show it; saved into traces/, it is listed for every link), as:")
+        plain.text(name)
 
 
 def _fork(runner: Runner, index: int) -> None:

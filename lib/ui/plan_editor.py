@@ -14,7 +14,8 @@ import streamlit as st
 from lib import workshop_plan
 from lib.presenter import steps_in
 from lib.text import plural
-from lib.ui import navigation, predict, slides, state
+from lib.catalog import LoadedTrace
+from lib.ui import navigation, picker, plain, predict, slides, state
 from lib.workshop_plan import VIEWS, Plan, ReadPlan, Slide
 
 DRAFT = "plan.draft"
@@ -23,6 +24,13 @@ SELECTED = "plan.selected"
 """Session key: the 0-based slide the move, remove and add buttons act at."""
 ADJUSTED = "plan.add.adjusted"
 """Session key: what the last slide added took instead of what was asked (a round past the trace's end), said once."""
+TRACES_LISTED = ("The Trace box lists the traces in traces/ (the bundled ones, and live runs an editor saved there "
+                 "from the Live run page), which every link and plan file opens, and, after them, the traces open "
+                 "in this browser tab only: live runs that ended here and logs uploaded here, named this-tab.…")
+"""Under the add form: which traces a slide can show, and which travel with a link."""
+TAB_LISTED = ("A this-tab trace is held in this tab's memory, not written to any file: Present shows it here, but a "
+              "link or a plan file opened elsewhere cannot.")
+"""Under the add form while the Trace box lists a trace of this tab's."""
 FIRST_PLAN = "hengxin-workshop"
 """The bundled plan the page opens with."""
 HELD_NAMES = ("In predict mode a slide of a trace still to predict is named by the trace's neutral name, not by its "
@@ -114,7 +122,9 @@ def _add() -> None:
     get = st.session_state.get
     index = min(get(SELECTED, -1) + 1, len(st.session_state[DRAFT].slides))
     trace, view = get("plan.add.trace"), get("plan.add.view")
-    loaded = state.load_bundled(trace)
+    if trace not in slides.trace_rounds():  # a trace of this tab's, let go since the form was drawn
+        return
+    loaded = slides.load(trace)
     asked, count = int(get("plan.add.round") or 1), len(loaded.trace.rounds)
     round_ = min(asked, count)
     if round_ != asked:
@@ -151,13 +161,25 @@ def editor(plan: Plan) -> None:
     with st.form("plan.add"):
         st.markdown("**Add a slide after the one chosen**")
         trace, view, round_, step = st.columns([3, 2, 1, 1])
-        trace.selectbox("Trace", [t.name for t in state.bundled()], key="plan.add.trace",
-                        format_func=lambda name: names.get(name, name))
+        tab = slides.tab_traces()
+        trace.selectbox("Trace", [*(t.name for t in state.bundled()), *tab], key="plan.add.trace",
+                        format_func=plain.options(lambda name: names.get(name, name)))
         view.selectbox("View", list(VIEWS), format_func=VIEWS.get, key="plan.add.view")
         round_.number_input("Round", min_value=1, step=1, value=1, key="plan.add.round")
         step.number_input("Step", min_value=1, max_value=5, step=1, value=1, key="plan.add.step",
                           help="For a step slide: the nearest step the round has is taken.")
         st.form_submit_button("Add the slide", key="plan.add.submit", on_click=_add)
+    st.caption(TRACES_LISTED)
+    if tab:
+        st.caption(TAB_LISTED)
+
+
+def offer_open(loaded: LoadedTrace) -> None:
+    """Offer the sidebar's trace to this tab's plans when it is an upload or a run opened from another page (not in
+    traces/): the Trace box then lists it, under its this-tab name."""
+    files = st.session_state.get(picker.FILES)
+    if files and loaded.trace.rounds:
+        slides.offer(loaded, picker.files_name(files))
 
 
 def sharing(plan: Plan) -> None:
@@ -165,6 +187,14 @@ def sharing(plan: Plan) -> None:
     if not plan.slides:
         st.info("Add a slide to save, share or present the plan.")
         return
+    here = sorted({s.trace for s in plan.slides if s.trace.startswith(workshop_plan.THIS_TAB)})
+    if here:
+        st.warning(f"{plural(sum(s.trace in here for s in plan.slides), 'slide')} of this plan show "
+                   f"{'a trace' if len(here) == 1 else f'{len(here)} traces'} open only in this browser tab, named "
+                   "below: Present shows them here, but the link and the file cannot carry them, and opened anywhere "
+                   "else they say the trace is not there. To hand the plan to learners, save a live run into traces/ "
+                   "on the Live run page and add its slides from there.")
+        plain.text(", ".join(here))
     st.download_button("Download the plan as a file", workshop_plan.dump_plan(plan).encode(), key="plan.download",
                        file_name="workshop-plan.json", mime="application/json")
     st.markdown("**The plan as a link**: add it to this app's address; it opens presenter mode on the first slide.")

@@ -10,6 +10,8 @@ the rest of the app uses, in larger type. The plan lives in the session (`plan.p
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from lib import workshop_plan
@@ -38,11 +40,42 @@ PROBLEMS = "plan.problems"
 """Session key: what was wrong with the plan last opened, each naming its line and field."""
 UNOPENED = "plan.unopened"
 """Session key: True when the plan last read had no slide to show, so the one open before stays."""
+TAB_TRACES = "plan.tab_traces"
+"""Session key: the traces this browser tab offers its plans beside the bundled ones, {THIS_TAB name: LoadedTrace}:
+live runs that ended here and logs uploaded here. Held in the session only, never written to a file."""
+TAB_TRACES_KEPT = 8
+"""How many such traces a tab holds at most; the oldest offered goes first (a slide of it then says it is gone)."""
+
+
+def tab_traces() -> dict[str, LoadedTrace]:
+    """The traces this tab's plans may show beside the bundled ones (TAB_TRACES), by name."""
+    return st.session_state.get(TAB_TRACES, {})
+
+
+def offer(loaded: LoadedTrace, source: str) -> str:
+    """Offer this trace (a live run that ended, an upload) to this tab's plans; its THIS_TAB name, the same for the
+    same content each time it is offered. `source` names it: the run's scenario, the upload's file name."""
+    traces = dict(tab_traces())
+    name = next((n for n, kept in traces.items() if kept.digest == loaded.digest), None)
+    if name is None:
+        name = workshop_plan.tab_name(source, {**traces, **{t.name: t for t in state.bundled()}})
+        traces[name] = replace(loaded, name=name)
+        while len(traces) > TAB_TRACES_KEPT:
+            traces.pop(next(iter(traces)))
+        st.session_state[TAB_TRACES] = traces
+    return name
+
+
+def load(name: str) -> LoadedTrace:
+    """A plan's trace by its name: one this tab offered (offer), else a bundled one."""
+    return tab_traces().get(name) or state.load_bundled(name)
 
 
 def trace_rounds() -> dict[str, int]:
-    """Every bundled trace's name and number of rounds: what a plan's slides are checked against."""
-    return {t.name: len(state.load_bundled(t.name).trace.rounds) for t in state.bundled()}
+    """Every bundled trace's name and number of rounds, and those this tab offers (tab_traces): what a plan's slides
+    are checked against."""
+    rounds = {t.name: len(state.load_bundled(t.name).trace.rounds) for t in state.bundled()}
+    return {**rounds, **{name: len(loaded.trace.rounds) for name, loaded in tab_traces().items()}}
 
 
 def keep_problems(read: ReadPlan) -> bool:
@@ -111,7 +144,13 @@ def show(plan: Plan, predicting: bool, corner=None) -> None:
     index = min(max(st.session_state.get(SLIDE, 0), 0), len(plan.slides) - 1)
     st.session_state[SLIDE] = index
     slide = plan.slides[index]
-    loaded = state.load_bundled(slide.trace)
+    if slide.trace not in trace_rounds():  # a trace of this tab's, let go since (TAB_TRACES_KEPT)
+        presenter.buttons((_move, (-1,)) if index > 0 else None,
+                          (_move, (1,)) if index < len(plan.slides) - 1 else None)
+        st.warning(f"Slide {index + 1} of {len(plan.slides)} cannot be shown: its trace")
+        plain.text(f"{slide.trace} {workshop_plan.TAB_GONE}")
+        return
+    loaded = load(slide.trace)
     where, waits, said = f"slide {index + 1} of {len(plan.slides)}", None, False
     if slide.view == "step":  # the round shown: a round still to predict holds a later one back (first_open)
         here = _position(loaded, slide, predicting)[0]
