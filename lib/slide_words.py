@@ -82,6 +82,9 @@ class Snowball:
     """False when the log kept no request for this round: its input, if reported, has no parts we counted."""
     followed: bool = True
     """False for the trace's last round: no request after it pays for its tool list again."""
+    tools_held: bool = False
+    """This request's tool list was not in its bytes: the provider holds it from an earlier request of the conversation
+    (previous_interaction_id; Round.tools_held), so it was not resent, though the input reported counts it again."""
     tools_billing_unknown: tuple[int, ...] = ()
     """Among the earlier requests that sent this same tool list (tools_sent), the rounds whose call's billing the log does not give (lib.summary.billing_known: a failed
     call, one with no response): sent with the list, not known to have paid for it."""
@@ -115,6 +118,7 @@ def snowball(trace: Trace, rows: tuple[RoundSummary, ...], index: int, upto_curr
         held=any(trace.rounds[k - 1].request.held_by_provider for k in shown),
         tool_list_recorded=row.tool_list_recorded, tool_list_never_logged=row.tool_list_never_logged,
         request_recorded=row.request_recorded, secret=upto_current, followed=index < len(rows),
+        tools_held=round_.tools_held,
     )
 
 
@@ -270,6 +274,13 @@ def tools_line(snow: Snowball) -> str:
             return "not in the log (its format does not always keep the tool list; it is not counted here)"
         return "not in the log (the model called tools, so a list was sent; it is not counted here)"
     listed = f"{plural(snow.tools, 'tool definition')}, {plural(snow.tools_tokens, 'token')}"
+    if snow.tools_held:
+        # Not in this request's bytes (the request card says "held by the provider ..., not sent"): "resent unchanged"
+        # here would contradict it. Billed again all the same: the provider's reported input counts them.
+        held = "not sent again: the provider holds them from an earlier request of the conversation"
+        if snow.failed:
+            return f"{listed}: {held}; {snow.billing_said}"
+        return f"{listed}: {held}, and counts them in this call's input, a {ordinal(snow.tools_sent)} time"
     if snow.failed:
         sent = "resent unchanged" if snow.tools_unchanged else "sent with this request"
         return f"{listed}: {sent}; {snow.billing_said}"

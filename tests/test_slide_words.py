@@ -141,3 +141,24 @@ def test_a_tool_list_sent_with_a_failed_call_is_not_said_to_have_been_paid_for_w
         "call of round 2 was billed")
     hengxin = load_bundled("hengxin-expense").trace
     assert tools_line(snowball(hengxin, summarize(hengxin, COUNTER), 3)).endswith("paid for a third time")
+
+
+def test_a_tool_list_the_provider_holds_is_not_said_to_be_resent():
+    # Rig's recording of Gemini's Interactions API: request 2 names the interaction before it and sends no tools. The
+    # presenter's counter read "Tools: 1 tool definition, 65 tokens: resent unchanged and paid for a second time"
+    # right above the request's card saying "1 tool held by the provider from earlier in the conversation, not sent".
+    from pathlib import Path
+
+    from lib.logs.upload import read_upload
+
+    name = "rig-gemini-interactions-tool-result.yaml"
+    data = (Path(__file__).parent / "fixtures" / "containers" / name).read_bytes()
+    trace = read_upload([(name, data)], None).conversations[0].trace
+    assert trace.rounds[1].tools_held  # read so from the recording: no `tools` in its second request
+    rows = summarize(trace, COUNTER)
+    said = tools_line(snowball(trace, rows, 2))
+    assert "resent" not in said
+    assert said.endswith(": not sent again: the provider holds them from an earlier request of the conversation, and "
+                         "counts them in this call's input, a second time")
+    assert tools_line(snowball(trace, rows, 1)).endswith("sent with this request and paid for with it, again with "
+                                                         "every request after")
