@@ -7,7 +7,7 @@ from lib.ui.picker import trace_picker
 
 loaded = trace_picker()
 plan = slides.active()  # before the mode switches: a plan's link turns presenter mode on
-modes = presenter.modes()
+modes = presenter.modes(on_present=slides.leaving)  # leaving a plan opens the explorer where its slide was
 if modes.presenter and plan is not None:
     slides.show(plan, predicting=modes.predict, corner=modes.corner)
     st.stop()

@@ -185,6 +185,30 @@ def test_leaving_presenter_mode_leaves_the_plan(app):
     assert any(s.value.startswith("Round") for s in at.subheader)
 
 
+def test_leaving_presenter_mode_on_a_slide_opens_the_explorer_on_that_slides_trace_and_round(app):
+    # Present switched off on slide 10 (Hengxin's round 3, step 2) to show the round's payload opened the explorer on
+    # round 1; on a pitfall's slide it opened Hengxin, the trace the sidebar held before the plan.
+    app.query_params.update({"plan": "hengxin-workshop", "slide": "10"})
+    at = app.run()
+    assert "slide 10 of 29 · round 3 of 4" in screen(at)
+    at.toggle(key="explorer.presenter").set_value(False).run()
+    assert not at.exception
+    assert [s.value for s in at.subheader if s.value.startswith("Round")][0].startswith("Round 3: the program sends")
+    assert _query(at, "round") == "3" and _query(at, "trace") == "hengxin-expense"
+    at.toggle(key="explorer.presenter").set_value(True).run()  # back in presenter mode: the same round and step
+    assert "round 3 of 4" in screen(at) and _query(at, "step") == "2"
+
+
+def test_leaving_presenter_mode_on_a_pitfall_slide_opens_that_pitfall_not_the_trace_the_sidebar_held(app, workshop):
+    number = next(n for n, s in enumerate(workshop.slides, start=1) if s.view == "gallery")
+    slide = workshop.slides[number - 1]
+    app.query_params.update({"plan": "hengxin-workshop", "slide": str(number)})
+    at = app.run()
+    at.toggle(key="explorer.presenter").set_value(False).run()
+    assert not at.exception
+    assert _query(at, "trace") == slide.trace and _query(at, "round") == str(slide.round)
+
+
 def _plan_page(app):
     app.run()
     at = app.switch_page("pages/plan.py").run()

@@ -81,8 +81,9 @@ class Modes:
     """The room the switches' row leaves (a Streamlit column): presenter mode writes where we are there."""
 
 
-def modes() -> Modes:
-    """The two mode switches; `?mode=present`, `?mode=predict` or both (comma-separated) turn them on at first."""
+def modes(on_present: Callable[[], None] | None = None) -> Modes:
+    """The two mode switches; `?mode=present`, `?mode=predict` or both (comma-separated) turn them on at first.
+    `on_present` runs when Present is switched, before the page is drawn again."""
     asked = set(st.query_params.get("mode", "").split(","))
     for key, word in MODES.items():
         if key not in st.session_state:
@@ -90,7 +91,7 @@ def modes() -> Modes:
     left, right, corner = st.columns([1, 1, 3], vertical_alignment="center")
     # One word each: "Presenter mode" was cut short beside the sidebar at 1280 px, and wider columns squeeze the
     # slide's title in the corner onto more lines. The help says the whole name.
-    left.toggle("Present", key=state.PRESENTER, persist_state="session",
+    left.toggle("Present", key=state.PRESENTER, persist_state="session", on_change=on_present,
                 help="Presenter mode: big type, no sidebar and no raw JSON; the round unfolds one step at a time.")
     right.toggle("Predict", key=state.PREDICT, persist_state="session",
                  help="Predict mode: each response stays hidden until you say what the model will do; your score is "

@@ -24,7 +24,7 @@ from lib.sequence import sequence
 from lib.slide_words import predict_first_words, predicted_only_words
 from lib.summary import parts_not_logged, snowball
 from lib.text import plural
-from lib.ui import accounting, cards, charts, findings, plain, predict, presenter, state
+from lib.ui import accounting, cards, charts, findings, kept, navigation, picker, plain, predict, presenter, state
 from lib.ui.lesson import lead, lead_text
 from lib.workshop_plan import DIAGRAM_ROUNDS, Plan, ReadPlan, Slide, diagram_first
 
@@ -100,6 +100,24 @@ def close() -> None:
         st.session_state.pop(key, None)
     for name in ("plan", "slide"):
         st.query_params.pop(name, None)
+
+
+def leaving() -> None:
+    """Present switched off during a plan (a callback, so before the sidebar is drawn): the explorer opens on the
+    trace, round and step of the slide that was on screen. A teacher who turned Present off on slide 10 (Hengxin's
+    round 3) to show the round's payload got round 1, or another trace: whatever the sidebar held before the plan."""
+    plan, index = st.session_state.get(PLAN), st.session_state.get(SLIDE, 0)
+    if st.session_state.get(state.PRESENTER) or plan is None or not plan.slides:
+        return
+    slide = plan.slides[min(max(index, 0), len(plan.slides) - 1)]
+    if st.session_state.get(picker.FILES) or st.session_state.get(kept.SAVED) \
+            or slide.trace not in {t.name for t in state.bundled()}:
+        return  # the sidebar shows an upload or a saved trace, or the slide's trace is this tab's: it stays as it is
+    loaded = state.load_bundled(slide.trace)
+    st.session_state[picker.TRACE] = slide.trace
+    navigation.point_explorer_at(loaded, min(max(slide.round, 1), len(loaded.trace.rounds)))
+    if slide.view == "step":
+        st.session_state[state.STEP] = slide.step  # Present switched on again comes back to this very step
 
 
 def active() -> Plan | None:
