@@ -15,6 +15,7 @@ import streamlit as st
 from lib.catalog import LoadedTrace
 from lib.presenter import (Position, Reveal, appended_words, carried, following, preceding, reveal, settle, steps_in,
                            waits_words)
+from lib.provenance import origin_line
 from lib.slide_words import step_lead
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.summary import log_ends_words
@@ -195,6 +196,12 @@ def step_slide(loaded: LoadedTrace, here: Position, predicting: bool, fold_seen:
         st.header(":material/help: What will the model do?")
         predict.form(loaded, here.round)
         return
+    round_ = loaded.trace.rounds[here.round - 1]
+    if round_.extra.get("converted_from"):
+        # The steps name paths (choices[0].finish_reason) of the body Roundtrip wrote, not of the recording (an
+        # Interactions API `status`, a Responses API `output`): the explorer says so above the payload, and a slide
+        # that shows those paths to a room says so too.
+        st.caption(origin_line(loaded.trace, round_))
     shown = reveal(loaded.trace, here, _steps_of(loaded))
     lesson.beside(loaded, here.round, here.step, f"{STEP_MARKS[here.step]} {shown.title}",
                   lambda: _body(loaded, shown, secret, fold_seen))

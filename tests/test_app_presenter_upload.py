@@ -1,0 +1,46 @@
+"""Presenter mode on an uploaded real recording, through the real app (AppTest): what each step says is true of the
+recording the teacher opened, not only of the body Roundtrip wrote from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.screen import screen
+
+GEMINI = Path(__file__).parent / "fixtures" / "containers" / "rig-gemini-interactions-tool-result.yaml"
+CONVERTED = ("Converted from a Google Gemini Interactions API body: the content is as recorded, written here as an "
+             "OpenAI Chat Completions body, so the paths on the steps name this body, not the log's.")
+
+
+def _present(app, path: Path, round_: int, step: int):
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload(path.name, path.read_bytes()).run()
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    while f"round {round_} of" not in screen(at) or at.query_params.get("step") not in ([str(step)], str(step)):
+        at.button(key="presenter.next").click().run()
+    assert not at.exception
+    return at
+
+
+def test_a_step_of_a_converted_recording_says_its_paths_name_roundtrips_body_not_the_recordings(app):
+    # Gemini's Interactions API answers with `steps` and `status: requires_action`; the slide showed
+    # "finish_reason 'tool_calls': run the tools · choices[0].finish_reason" to the room with nothing to say that no
+    # such field is in the recording. The explorer says it above the payload; presenter mode said nothing.
+    at = _present(app, GEMINI, 1, 2)
+    shown = screen(at)
+    assert "choices[0].finish_reason" in shown
+    assert CONVERTED in [c.value for c in at.caption]
+
+
+def test_a_tool_list_the_provider_holds_is_said_held_on_the_slide_not_resent(app):
+    at = _present(app, GEMINI, 2, 1)
+    shown = screen(at)
+    assert "1 tool held by the provider from earlier in the conversation, not sent: add" in shown
+    assert "**Tools:** 1 tool definition, 65 tokens: not sent again: the provider holds them" in shown
+    assert "resent unchanged" not in shown
+
+
+def test_a_bundled_recorded_trace_says_nothing_of_a_conversion(app):
+    at = app.run()
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    assert not any("Converted from" in c.value for c in at.caption)
