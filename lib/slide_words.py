@@ -315,3 +315,30 @@ def first_read_words(rounds: tuple[Round, ...], index: int, resent: tuple[int, .
     return (f"{f'{again} of them again and ' if again else ''}{where} for the first time: {requests}, which sent "
             f"{them} first, {'was' if len(refused) == 1 else 'were'} refused by the provider before the model saw "
             f"{'it' if len(refused) == 1 else 'them'}.")
+
+
+def kept_by_provider(trace: Trace, shown: int) -> str | None:
+    """What the provider kept between calls over the first `shown` rounds (a previous_response_id,
+    previous_interaction_id or conversation chain), in words; None where the program sent everything itself."""
+    rounds = trace.rounds[:shown]
+    if not any(r.request.held_by_provider for r in rounds):
+        return None
+    return "the earlier messages and the tool list" if any(r.tools_held for r in rounds) else "the earlier messages"
+
+
+def every_call_words(kept: str | None) -> str:
+    """How the tokens slide's lead opens: every call resends everything, or, on a chain the provider kept
+    (kept_by_provider), that every call is billed for it all though the program did not send it again."""
+    if kept is None:
+        return "Every call resends everything"
+    return (f"Every call is billed for the whole conversation, though the provider kept {kept} and the program sent "
+            "them once")
+
+
+def sent_again_words(kept: str | None) -> str:
+    """What the closing slide's lead says each call sent: everything again, or, on a chain the provider kept
+    (kept_by_provider), only what was new, billed for it all."""
+    if kept is None:
+        return "the tool list and the whole conversation were sent again every time"
+    return (f"the provider kept {kept} between calls, so the program sent them once, yet every call's input counted "
+            "them again")

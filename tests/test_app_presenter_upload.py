@@ -44,3 +44,34 @@ def test_a_bundled_recorded_trace_says_nothing_of_a_conversion(app):
     at = app.run()
     at.toggle(key="explorer.presenter").set_value(True).run()
     assert not any("Converted from" in c.value for c in at.caption)
+
+
+def _slides_of_the_upload(app, view: str):
+    """The uploaded recording on a slide of the plan page's own plan, presented."""
+    at = app.run()
+    at.switch_page("pages/plan.py").run()
+    at.file_uploader(key="sidebar.upload").upload(GEMINI.name, GEMINI.read_bytes()).run()
+    at.selectbox(key="plan.add.trace").set_value(f"this-tab.{GEMINI.name}")
+    at.selectbox(key="plan.add.view").set_value(view)
+    at.button(key="plan.add.submit").click().run()
+    at.button(key="plan.present").click().run()
+    at.switch_page("pages/explorer.py").run()
+    at.button(key="presenter.next").click().run()  # the slide added after the first
+    assert not at.exception and "rig-gemini-interactions-tool-result.yaml" in screen(at)
+    return at
+
+
+def test_the_closing_slide_of_a_chain_the_provider_kept_does_not_say_everything_was_sent_again(app):
+    # Request 2 sent only the function result (previous_interaction_id): no tools, no earlier message. The closing
+    # slide said "the tool list and the whole conversation were sent again every time".
+    shown = screen(_slides_of_the_upload(app, "closing"))
+    assert "sent again every time" not in shown
+    assert ("One question, 2 model calls and 1 tool call: the provider kept the earlier messages and the tool list "
+            "between calls, so the program sent them once, yet every call's input counted them again.") in shown
+
+
+def test_the_tokens_slide_of_a_chain_the_provider_kept_does_not_say_every_call_resends_everything(app):
+    shown = screen(_slides_of_the_upload(app, "tokens"))
+    assert "Every call resends everything" not in shown
+    assert ("Every call is billed for the whole conversation, though the provider kept the earlier messages and the "
+            "tool list and the program sent them once: 2 calls billed 154 input tokens") in shown

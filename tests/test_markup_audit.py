@@ -81,6 +81,9 @@ WORDS = {
     "cache_written": "token counts and our words: what was written to the prompt cache, for how long, or that the "
                      "API reports none (lib/summary.py)",
     "predicted_only_words": "round numbers and our sentence: which rounds a slide leaves out (lib/slide_words.py)",
+    "every_call_words": "one of two sentence openings, with kept_by_provider's constant words (lib/slide_words.py)",
+    "sent_again_words": "one of two clauses on what each call sent, with kept_by_provider's constant words "
+                        "(lib/slide_words.py)",
     "predict_first_words": "a round number and our sentence: which round to predict first (lib/slide_words.py)",
     "held_words": "round numbers and our sentence: why a later round was not opened (lib/presenter.py)",
     "held_back_words": "a round number and our sentence: why predict mode opened it (lib/presenter.py)",

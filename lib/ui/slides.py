@@ -21,7 +21,8 @@ from lib.dialects.convert import convert
 from lib.dialects.field_table import NONE_HERE, field_mapping
 from lib.presenter import Position, held_words, settle, waits_words
 from lib.sequence import sequence
-from lib.slide_words import predict_first_words, predicted_only_words
+from lib.slide_words import (every_call_words, kept_by_provider, predict_first_words, predicted_only_words,
+                              sent_again_words)
 from lib.summary import parts_not_logged, snowball
 from lib.text import plural
 from lib.ui import accounting, cards, charts, findings, kept, navigation, picker, plain, predict, presenter, state
@@ -222,15 +223,17 @@ def _tokens(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     # No ratio (one call, or an input not known): the sentence ends at the sum, not at "one call" with no "times".
     times = f", {ball.times_one_call_words} times one call with {context}" if ball.times_one_call_words else ""
     about = "about " if ball.billed_input_words.startswith("≈") else ""  # the Tokens page's "≈", in words
+    # On a chain the provider kept (previous_interaction_id), "resends everything" is not what the program did.
+    every = every_call_words(kept_by_provider(loaded.trace, shown))
     if ball.unknown_input_calls:  # a sum with calls left out is no bill: the metrics below say what it holds
-        lead(f"Every call resends everything: {plural(ball.rounds, 'call')}, of which the log kept no request for "
+        lead(f"{every}: {plural(ball.rounds, 'call')}, of which the log kept no request for "
              f"{ball.unknown_input_calls:,}, so what the conversation was billed for its input is not known.")
     else:
         # A failed call whose billing the log does not say is in neither figure: the count says the calls summed.
         # A request the log holds no response to is in neither either: whether it was billed is not in the log.
         left_out = f" {ball.billing_unknown_words}" if ball.billing_unknown_words else ""
         left_out += f" {ball.unanswered_words}" if ball.unanswered_words else ""
-        lead(f"Every call resends everything: {plural(ball.billed_calls, 'call')} billed {about}{ball.billed_input:,} "
+        lead(f"{every}: {plural(ball.billed_calls, 'call')} billed {about}{ball.billed_input:,} "
              f"input tokens{times}.{left_out}")
     if partial:
         st.caption(predicted_only_words(shown))
@@ -317,7 +320,7 @@ def _closing(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     found = findings.predicted(loaded, shown)
     partial = shown if shown < len(loaded.trace.rounds) else None
     lead(f"{'In the rounds predicted so far: one' if partial else 'One'} question, {plural(ball.rounds, 'model call')} "
-         f"and {plural(calls, 'tool call')}: the tool list and the whole conversation were sent again every time.")
+         f"and {plural(calls, 'tool call')}: {sent_again_words(kept_by_provider(loaded.trace, shown))}.")
     if partial:
         st.caption(predicted_only_words(shown))
     accounting.snowball_metrics(ball, partial)
