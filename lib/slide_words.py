@@ -31,8 +31,14 @@ all the model read."""
 
 def knows_words(round_: Round) -> str:
     """The sentence under what the model sees: KNOWS, or, where the log never keeps the instructions, that they are
-    part of what it knows though not shown."""
-    return KNOWS_UNLOGGED_INSTRUCTIONS if "instructions" in parts_not_logged(round_) else KNOWS
+    part of what it knows though not shown; on a chain the provider kept (previous_interaction_id), that what it kept
+    is part of it too: the request alone is not everything the model knows there."""
+    if "instructions" in parts_not_logged(round_):
+        return KNOWS_UNLOGGED_INSTRUCTIONS
+    if round_.request.held_by_provider:
+        kept = "earlier messages and the tool list" if round_.tools_held else "earlier messages"
+        return f"This request and the {kept} the provider kept are everything the model knows."
+    return KNOWS
 
 
 @dataclass(frozen=True, slots=True)

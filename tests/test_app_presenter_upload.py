@@ -38,6 +38,10 @@ def test_a_tool_list_the_provider_holds_is_said_held_on_the_slide_not_resent(app
     assert "1 tool held by the provider from earlier in the conversation, not sent: add" in shown
     assert "**Tools:** 1 tool definition, 65 tokens: not sent again: the provider holds them" in shown
     assert "resent unchanged" not in shown
+    # The request carried one message; the model read three: the request alone is not all it knows.
+    assert "This request is everything the model knows." not in shown
+    assert "This request and the earlier messages and the tool list the provider kept are everything the model knows." \
+        in shown
 
 
 def test_a_bundled_recorded_trace_says_nothing_of_a_conversion(app):
