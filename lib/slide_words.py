@@ -348,3 +348,10 @@ def sent_again_words(kept: str | None) -> str:
         return "the tool list and the whole conversation were sent again every time"
     return (f"the provider kept {kept} between calls, so the program sent them once, yet every call's input counted "
             "them again")
+
+
+def held_chain_words(kept: str) -> str:
+    """Under the explorer's general sentence ("Each round the program sends the whole conversation and the tool
+    list"), for a trace whose provider kept part of it between calls (kept_by_provider): what its program did."""
+    return (f"In this trace the provider kept {kept} between calls (a previous_response_id, previous_interaction_id or "
+            "conversation chain): the program sent them once, and the model read them again every round.")

@@ -79,3 +79,16 @@ def test_the_tokens_slide_of_a_chain_the_provider_kept_does_not_say_every_call_r
     assert "Every call resends everything" not in shown
     assert ("Every call is billed for the whole conversation, though the provider kept the earlier messages and the "
             "tool list and the program sent them once: 2 calls billed 154 input tokens") in shown
+
+
+def test_the_explorer_says_under_its_general_sentence_that_this_traces_provider_kept_the_conversation(app):
+    # Above the rounds the explorer says "Each round the program sends the whole conversation and the tool list": on
+    # this recording the program sent the function result alone in round 2, and nothing said so.
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload(GEMINI.name, GEMINI.read_bytes()).run()
+    captions = [c.value for c in at.caption]
+    assert ("In this trace the provider kept the earlier messages and the tool list between calls (a "
+            "previous_response_id, previous_interaction_id or conversation chain): the program sent them once, and "
+            "the model read them again every round.") in captions
+    at.button(key="sidebar.close_upload").click().run()  # Hengxin: its program did send everything every round
+    assert not any(c.value.startswith("In this trace the provider kept") for c in at.caption)

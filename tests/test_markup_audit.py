@@ -81,6 +81,8 @@ WORDS = {
     "cache_written": "token counts and our words: what was written to the prompt cache, for how long, or that the "
                      "API reports none (lib/summary.py)",
     "predicted_only_words": "round numbers and our sentence: which rounds a slide leaves out (lib/slide_words.py)",
+    "held_chain_words": "our sentence on a chain the provider kept, with kept_by_provider's constant words "
+                        "(lib/slide_words.py)",
     "every_call_words": "one of two sentence openings, with kept_by_provider's constant words (lib/slide_words.py)",
     "sent_again_words": "one of two clauses on what each call sent, with kept_by_provider's constant words "
                         "(lib/slide_words.py)",

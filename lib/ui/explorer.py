@@ -13,6 +13,7 @@ from lib.deeplink import linked_round
 from lib.failures import round_tries
 from lib.growth import SUMMARY_CALL_WORDS, round_heading
 from lib.sequence import SEQUENCE_ROUNDS, sequence, window_start
+from lib.slide_words import held_chain_words, kept_by_provider
 from lib.model import Round
 from lib.presenter import PREDICT_STEP, Position, first_open, held_back_words, waits_words
 from lib.steps import STEP_COLORS, STEP_TITLES, StepLabel
@@ -163,6 +164,11 @@ def header(loaded: LoadedTrace, predicting: bool = False) -> None:
         "the model answers with text or with a request to run a tool; the program runs it, appends the "
         "result and calls the model again."
     )
+    # In predict mode only the requests already on show (the rounds predicted, and the next one's request) tell.
+    seen = min(predict.shown_rounds(loaded, True) + 1, len(trace.rounds)) if predicting else len(trace.rounds)
+    kept = kept_by_provider(trace, seen)
+    if kept is not None:  # the sentence above is not what this trace's program did: said where it is read
+        st.caption(held_chain_words(kept))
     st.markdown(" ".join(f":{STEP_COLORS[n].name}-background[{cards.STEP_MARKS[n]} {t}]" for n, t in STEP_TITLES.items()))
 
 
