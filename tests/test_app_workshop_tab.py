@@ -47,8 +47,8 @@ def test_a_live_run_that_ended_can_be_put_on_a_slide_of_this_tabs_plan_without_w
     table = next(d for d in at.dataframe if "view" in d.value.columns).value
     assert "this-tab.live-hengxin" in list(table["trace"])
     warned = " ".join(w.value for w in at.warning)
-    assert "1 slide of this plan show a trace open only in this browser tab" in warned
-    assert "the link and the file cannot carry them" in warned
+    assert "1 slide of this plan shows a trace open only in this browser tab" in warned
+    assert "Present shows it here, but the link and the file cannot carry it" in warned
     at.button(key="plan.present").click().run()
     assert not at.exception
     at.switch_page("pages/explorer.py").run()  # where st.switch_page went: AppTest stays on the page it ran

@@ -189,11 +189,13 @@ def sharing(plan: Plan) -> None:
         return
     here = sorted({s.trace for s in plan.slides if s.trace.startswith(workshop_plan.THIS_TAB)})
     if here:
-        st.warning(f"{plural(sum(s.trace in here for s in plan.slides), 'slide')} of this plan show "
+        count = sum(s.trace in here for s in plan.slides)
+        them = "it" if count == 1 else "them"
+        st.warning(f"{plural(count, 'slide')} of this plan {'shows' if count == 1 else 'show'} "
                    f"{'a trace' if len(here) == 1 else f'{len(here)} traces'} open only in this browser tab, named "
-                   "below: Present shows them here, but the link and the file cannot carry them, and opened anywhere "
-                   "else they say the trace is not there. To hand the plan to learners, save a live run into traces/ "
-                   "on the Live run page and add its slides from there.")
+                   f"below: Present shows {them} here, but the link and the file cannot carry {them}, and opened "
+                   "anywhere else they say the trace is not there. To hand the plan to learners, save a live run into "
+                   "traces/ on the Live run page and add its slides from there.")
         plain.text(", ".join(here))
     st.download_button("Download the plan as a file", workshop_plan.dump_plan(plan).encode(), key="plan.download",
                        file_name="workshop-plan.json", mime="application/json")
