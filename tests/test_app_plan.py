@@ -209,6 +209,15 @@ def test_leaving_presenter_mode_on_a_pitfall_slide_opens_that_pitfall_not_the_tr
     assert _query(at, "trace") == slide.trace and _query(at, "round") == str(slide.round)
 
 
+def test_the_plan_file_uploader_says_the_size_the_page_keeps_to_not_streamlits_200mb(app):
+    # It read "200MB per file" beside a page that reads a plan file up to 1,000,000 characters and a session that
+    # keeps 4,000,000 bytes of uploads for a viewer.
+    at = _plan_page(app)
+    assert at.file_uploader(key="plan.upload").proto.max_upload_size_mb == 4
+    from lib.workshop_plan import FILE_LIMIT
+    assert FILE_LIMIT <= 4 * 2**20
+
+
 def _plan_page(app):
     app.run()
     at = app.switch_page("pages/plan.py").run()

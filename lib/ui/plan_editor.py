@@ -15,7 +15,7 @@ from lib import workshop_plan
 from lib.presenter import steps_in
 from lib.text import plural
 from lib.catalog import LoadedTrace
-from lib.ui import navigation, picker, plain, predict, slides, state
+from lib.ui import navigation, picker, plain, predict, slides, state, upload_limit
 from lib.workshop_plan import VIEWS, Plan, ReadPlan, Slide
 
 DRAFT = "plan.draft"
@@ -31,6 +31,8 @@ TRACES_LISTED = ("The Trace box lists the traces in traces/ (the bundled ones, a
 TAB_LISTED = ("A this-tab trace is held in this tab's memory, not written to any file: Present shows it here, but a "
               "link or a plan file opened elsewhere cannot.")
 """Under the add form while the Trace box lists a trace of this tab's."""
+PLAN_FILE_MB = -(-upload_limit.VIEWER_BYTES // 2**20)
+"""The plan file uploader's limit in Streamlit's megabytes (MiB): a plan file of FILE_LIMIT characters fits."""
 FIRST_PLAN = "hengxin-workshop"
 """The bundled plan the page opens with."""
 HELD_NAMES = ("In predict mode a slide of a trace still to predict is named by the trace's neutral name, not by its "
@@ -70,7 +72,10 @@ def opener() -> None:
     with left:
         st.selectbox("A bundled plan", list(workshop_plan.bundled_plans()), key="plan.bundled")
         st.button("Open it", key="plan.open_bundled", on_click=_open_bundled)
+    # The size it says is the one kept to (Streamlit's default read "200MB per file"): a plan file is read up to
+    # FILE_LIMIT characters, and a viewer's session keeps at most upload_limit.VIEWER_BYTES.
     right.file_uploader("Or a plan file (.json)", type=["json"], key="plan.upload", on_change=_open_file,
+                        max_upload_size=PLAN_FILE_MB,
                         help="A plan saved from this page; docs/workshop-plan.md describes the format.")
     slides.problems()
 
