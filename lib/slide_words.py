@@ -355,3 +355,14 @@ def held_chain_words(kept: str) -> str:
     list"), for a trace whose provider kept part of it between calls (kept_by_provider): what its program did."""
     return (f"In this trace the provider kept {kept} between calls (a previous_response_id, previous_interaction_id or "
             "conversation chain): the program sent them once, and the model read them again every round.")
+
+
+def gallery_words(round_: int, found: int) -> str:
+    """A pitfall slide's lead for a trace that is not from the gallery (no explanation in its header): that it has no
+    story to tell, and how many findings the checks have in the slide's round, shown under it (two at most)."""
+    if not found:
+        return (f"This trace is not from the pitfall gallery, so there is no story of a pitfall to tell, and the checks "
+                f"found nothing in round {round_}.")
+    shown = "the first two follow" if found > 2 else "below"
+    return (f"This trace is not from the pitfall gallery, so there is no story of a pitfall to tell; the checks found "
+            f"{plural(found, 'finding')} in round {round_}, {shown}.")

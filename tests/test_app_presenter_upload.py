@@ -92,3 +92,10 @@ def test_the_explorer_says_under_its_general_sentence_that_this_traces_provider_
             "the model read them again every round.") in captions
     at.button(key="sidebar.close_upload").click().run()  # Hengxin: its program did send everything every round
     assert not any(c.value.startswith("In this trace the provider kept") for c in at.caption)
+
+
+def test_a_pitfall_slide_of_a_trace_not_from_the_gallery_says_so_rather_than_show_a_header_alone(app):
+    # The Add form offers "Pitfall gallery" for every trace; on this recording the slide drew its heading and nothing.
+    at = _slides_of_the_upload(app, "gallery")
+    assert ("This trace is not from the pitfall gallery, so there is no story of a pitfall to tell, and the checks "
+            "found nothing in round 1.") in screen(at)

@@ -83,6 +83,7 @@ WORDS = {
     "predicted_only_words": "round numbers and our sentence: which rounds a slide leaves out (lib/slide_words.py)",
     "held_chain_words": "our sentence on a chain the provider kept, with kept_by_provider's constant words "
                         "(lib/slide_words.py)",
+    "gallery_words": "round and finding counts in our sentence for a slide of no gallery trace (lib/slide_words.py)",
     "every_call_words": "one of two sentence openings, with kept_by_provider's constant words (lib/slide_words.py)",
     "sent_again_words": "one of two clauses on what each call sent, with kept_by_provider's constant words "
                         "(lib/slide_words.py)",

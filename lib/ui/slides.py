@@ -21,8 +21,8 @@ from lib.dialects.convert import convert
 from lib.dialects.field_table import NONE_HERE, field_mapping
 from lib.presenter import Position, held_words, settle, waits_words
 from lib.sequence import sequence
-from lib.slide_words import (every_call_words, kept_by_provider, predict_first_words, predicted_only_words,
-                              sent_again_words)
+from lib.slide_words import (every_call_words, gallery_words, kept_by_provider, predict_first_words,
+                              predicted_only_words, sent_again_words)
 from lib.summary import parts_not_logged, snowball
 from lib.text import plural
 from lib.ui import accounting, cards, charts, findings, kept, navigation, picker, plain, predict, presenter, state
@@ -303,7 +303,12 @@ def _gallery(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
             lead_text(paragraph)
         else:
             plain.text(paragraph)
-    for finding in [f for f in findings.findings(loaded) if f.round == slide.round][:2]:
+    found = [f for f in findings.findings(loaded) if f.round == slide.round]
+    if not paragraphs:
+        # Not a gallery trace (a bundled trace, a live run, an upload): no story to tell, and a slide with its header
+        # alone read as a slide that failed to draw. Said, with what the checks found in its round.
+        lead(gallery_words(slide.round, len(found)))
+    for finding in found[:2]:
         cards.finding_badge(finding)
 
 
