@@ -99,3 +99,11 @@ def test_a_pitfall_slide_of_a_trace_not_from_the_gallery_says_so_rather_than_sho
     at = _slides_of_the_upload(app, "gallery")
     assert ("This trace is not from the pitfall gallery, so there is no story of a pitfall to tell, and the checks "
             "found nothing in round 1.") in screen(at)
+
+
+def test_a_dialects_slide_of_a_converted_recording_says_neither_column_is_the_recording(app):
+    # Both columns showed "finish_reason = tool_calls" and "stop_reason = tool_use" for an answer whose recording says
+    # `status: requires_action`, with nothing to say that both are Roundtrip's writing.
+    at = _slides_of_the_upload(app, "dialects")
+    assert "finish_reason = tool_calls" in screen(at)
+    assert CONVERTED in [c.value for c in at.caption]

@@ -20,6 +20,7 @@ from lib.dialects import ANTHROPIC, DIALECT_NAMES, OPENAI
 from lib.dialects.convert import convert
 from lib.dialects.field_table import NONE_HERE, field_mapping
 from lib.presenter import Position, held_words, settle, waits_words
+from lib.provenance import origin_line
 from lib.sequence import sequence
 from lib.slide_words import (every_call_words, gallery_words, kept_by_provider, predict_first_words,
                               predicted_only_words, sent_again_words)
@@ -254,6 +255,8 @@ def _dialects(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     response = round_.response if revealed else None  # before a prediction the response must not leak
     both = {d: convert(round_.request, response, trace.dialect, d) for d in (OPENAI, ANTHROPIC)}
     lead("The same round in two dialects: the model reads the same conversation; only the packaging differs.")
+    if round_.extra.get("converted_from"):  # neither column is the recording (a Gemini Interactions `status`): said
+        st.caption(origin_line(trace, round_))
     rows = [r for r in field_mapping(both[OPENAI], both[ANTHROPIC], parts_not_logged(round_))
             if (r.openai_here, r.anthropic_here) != (NONE_HERE, NONE_HERE)]
     head = st.columns([1, 2, 2])
