@@ -111,6 +111,8 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         if results and k > 1:
             arrows.append(Arrow(k, "program", "program", 4, f"appends {plural(results, 'result')} to the messages"))
         tools = f" + {plural(len(round_.request.tools), 'tool')}" if round_.request.tools else ""
+        if tools and round_.tools_held:  # not in the request's bytes (previous_interaction_id): held, as messages are
+            tools += " (held by the provider)"
         sent = f"{_sent_words(round_)}{tools}" if round_.request_recorded else "not in the log"
         error = round_.error
         # A provider that refused the request answered from its API: the model never saw it (unless it wrote the

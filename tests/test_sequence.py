@@ -269,3 +269,14 @@ def test_a_text_answer_the_program_went_on_from_by_itself_is_not_drawn_shown_to_
     assert sum(a.label == "answers in text" for a in sequence(trace, limit=100)) == 10
     chat = _conversation("openai-responses.jsonl", "resp_68b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5")
     assert any(a.label == "shows the answer" for a in sequence(chat) if a.round == 2)
+
+
+def test_a_tool_list_the_provider_holds_is_drawn_held_not_sent():
+    # Gemini's Interactions API: request 2 names the interaction before it and sends no tools; the picture said
+    # "request 2: 1 message (2 held by the provider) + 1 tool", as if the tool list had gone with it.
+    name = "rig-gemini-interactions-tool-result.yaml"
+    data = (Path(__file__).parent / "fixtures" / "containers" / name).read_bytes()
+    trace = read_upload([(name, data)], None).conversations[0].trace
+    labels = [a.label for a in sequence(trace)]
+    assert "request 1: 1 message + 1 tool" in labels
+    assert "request 2: 1 message (2 held by the provider) + 1 tool (held by the provider)" in labels
