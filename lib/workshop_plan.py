@@ -100,7 +100,8 @@ def slide_id(trace: str, view: str, round_: int, step: int) -> str:
 def tab_name(source: str, taken: Mapping[str, Any]) -> str:
     """The THIS_TAB name of a trace known by `source` (a live run's scenario, an upload's file name): its letters,
     digits, dots and dashes, numbered when `taken` holds the name already, so two runs of one scenario stay two."""
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", source.rsplit("/", 1)[-1]).strip("-._")[:40] or "trace"
+    # At most 48 characters: with THIS_TAB and the longest suffix slide_id adds, a slide's id stays within _ID's 80.
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", source.rsplit("/", 1)[-1]).strip("-._")[:48] or "trace"
     name, count = THIS_TAB + stem, 1
     while name in taken:
         count += 1

@@ -216,3 +216,17 @@ def test_a_diagram_slide_of_a_traces_last_round_covers_the_two_rounds_it_draws_u
     assert rounds_words(last, 4) == "3 and 4" and rounds_words(last, 4, held=True) == "around 4"
     assert rounds_words(Slide("t", "hengxin-expense", "tokens", round=2), 4, held=True) == "all rounds"
 
+
+
+def test_a_this_tab_trace_is_named_from_its_file_reads_back_in_its_tab_and_is_said_gone_elsewhere():
+    from lib.workshop_plan import TAB_GONE, THIS_TAB, tab_name
+
+    name = tab_name("uploads/rig-gemini-interactions-tool-result.yaml · v1 ‮redacted", {})
+    assert name.startswith(THIS_TAB) and len(name) <= len(THIS_TAB) + 48
+    assert set(name) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+    assert tab_name("live-hengxin", {"this-tab.live-hengxin": 1}) == "this-tab.live-hengxin-2"
+    plan = inserted(Plan("A run", ()), 0, name, "dialects", 123, 1)
+    here = read_plan(dump_plan(plan), {name: 200})
+    assert here.problems == () and here.plan == plan  # its id within 80 characters, read back in its tab
+    elsewhere = read_plan(dump_plan(plan), {"hengxin-expense": 4})
+    assert elsewhere.plan.slides == () and TAB_GONE in elsewhere.problems[0]

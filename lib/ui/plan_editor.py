@@ -184,7 +184,8 @@ def offer_open(loaded: LoadedTrace) -> None:
     traces/): the Trace box then lists it, under its this-tab name."""
     files = st.session_state.get(picker.FILES)
     if files and loaded.trace.rounds:
-        slides.offer(loaded, picker.files_name(files))
+        index = st.session_state.get(picker.CONVERSATION) or 0  # a later conversation of the same file is named apart
+        slides.offer(loaded, picker.files_name(files) + (f"-conversation-{index + 1}" if index else ""))
 
 
 def sharing(plan: Plan) -> None:
