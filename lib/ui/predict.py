@@ -188,37 +188,44 @@ def _score(loaded: LoadedTrace, index: int) -> None:
         _scores(loaded)[index] = score(prediction, found)
 
 
-def result(loaded: LoadedTrace, index: int) -> None:
+def result(loaded: LoadedTrace, index: int, folded: bool = False) -> None:
     """This round's prediction, echoed and scored point by point, the learner's arguments beside the model's, when
-    there is one."""
+    there is one. `folded` (a slide): the score alone in view, the rest in an expander, so the response it was scored
+    against stays on the screen; a slide that showed it all pushed the model's calls a screen's height down."""
     found = _scores(loaded).get(index)
     if found is None:
         return
     with st.container(border=True):
         st.markdown(f"**Your prediction: {found.earned} of {plural(found.possible, 'point')}**")
-        if found.prediction is not None:
-            st.caption("You said")
-            plain.text(echo(found.prediction, counted=has_next_request(loaded.trace, index)))
-        for point in found.points:
-            verdict = ":green-badge[right]" if point.earned == point.possible else ":red-badge[wrong]"
-            if 0 < point.earned < point.possible:
-                verdict = ":orange-badge[partly]"
-            st.markdown(f"{verdict} {point.what} ({point.earned}/{point.possible})")
-            plain.text(point.says)
-        for side in found.sides:
-            if side.tool is not None:
-                plain.text(side.tool)
-            yours, model = st.columns(2)
-            yours.caption("Your arguments")
-            if side.yours is None:
-                yours.caption("none given")
-            else:
-                yours.code(side.yours, language=None, wrap_lines=True)
-            model.caption("The model's arguments" if side.model is not None else "The model did not call this tool")
-            if side.model is not None:
-                model.code(side.model, language=None, wrap_lines=True)
-        if not has_next_request(loaded.trace, index):
-            st.caption(LAST_ROUND)
+        with st.expander("What you said, point by point") if folded else st.container():
+            _points(loaded, index, found)
+
+
+def _points(loaded: LoadedTrace, index: int, found: Score) -> None:
+    """The prediction echoed, each point with its verdict, and the arguments side by side."""
+    if found.prediction is not None:
+        st.caption("You said")
+        plain.text(echo(found.prediction, counted=has_next_request(loaded.trace, index)))
+    for point in found.points:
+        verdict = ":green-badge[right]" if point.earned == point.possible else ":red-badge[wrong]"
+        if 0 < point.earned < point.possible:
+            verdict = ":orange-badge[partly]"
+        st.markdown(f"{verdict} {point.what} ({point.earned}/{point.possible})")
+        plain.text(point.says)
+    for side in found.sides:
+        if side.tool is not None:
+            plain.text(side.tool)
+        yours, model = st.columns(2)
+        yours.caption("Your arguments")
+        if side.yours is None:
+            yours.caption("none given")
+        else:
+            yours.code(side.yours, language=None, wrap_lines=True)
+        model.caption("The model's arguments" if side.model is not None else "The model did not call this tool")
+        if side.model is not None:
+            model.code(side.model, language=None, wrap_lines=True)
+    if not has_next_request(loaded.trace, index):
+        st.caption(LAST_ROUND)
 
 
 def earned(loaded: LoadedTrace) -> tuple[int, int]:

@@ -226,7 +226,7 @@ def _body(loaded: LoadedTrace, shown: Reveal, secret: bool = False, fold_seen: b
     if step == 1:
         lesson.request_slide(loaded, view, marks, secret, fold_seen)
     elif step in (2, 5):
-        predict.result(loaded, index)
+        predict.result(loaded, index, folded=True)  # the response it was scored against stays in view
         lesson.response_slide(loaded, view, shown)
     elif step == 3:
         lesson.lead(step_lead(round_, step))

@@ -288,7 +288,7 @@ def _gallery(loaded: LoadedTrace, slide: Slide, predicting: bool) -> None:
     st.header(":material/warning: From the pitfall gallery")
     shown = predict.shown_rounds(loaded, predicting)
     if predicting and (scored := predict.last_scored(loaded, shown)) is not None:  # the round just revealed, scored
-        predict.result(loaded, scored)
+        predict.result(loaded, scored, folded=True)
     if shown < len(loaded.trace.rounds):  # what happened, and the finding, tell what the model does in every round
         # The round to predict is asked here, its request above the question: most pitfalls have no step slide in a
         # plan, and a learner told to predict with nothing to predict on could not go on from this slide.

@@ -3,6 +3,7 @@ fitting one screen in type a room can read, measured with the browser's computed
 
 from __future__ import annotations
 
+import re
 
 import pytest
 
@@ -216,3 +217,24 @@ def test_the_tokens_slide_legend_names_every_part_of_the_bars_on_a_small_project
     assert watch.remote == []
     assert "beyond our count as round 1 reported it (template, provider tokens)" in [e["text"] for e in entries]
     assert [e["text"] for e in entries if not e["inside"]] == []
+
+
+def test_a_revealed_prediction_on_a_slide_leaves_the_models_calls_on_the_screen(page):
+    # Revealed on slide 2 (Hengxin's round 1, predict mode), the score, the echo, five points and both pairs of
+    # arguments filled the screen: the model's two calls, the answer the room had just predicted, began 760 px below
+    # its bottom edge. The score stays in view; the point-by-point account is one click away.
+    page.set_viewport_size(PROJECTOR)
+    page.goto("/?plan=hengxin-workshop&slide=2&mode=present,predict")
+    page.get_by_text("call a tool", exact=True).click()
+    for tool in ("queryExpense", "queryTravelPolicy"):
+        page.get_by_test_id("stMultiSelect").click()
+        page.get_by_role("option", name=tool).click()
+    page.keyboard.press("Escape")
+    expect(page.locator('[data-testid="stMain"] textarea')).to_have_count(2)
+    page.get_by_role("button", name="Reveal the response").click()
+    expect(page.get_by_text(re.compile(r"^Your prediction: \d+ of 8 points$"))).to_be_visible()
+    expect(page.get_by_text("What you said, point by point")).to_be_visible()
+    call = page.get_by_text("Call queryExpense · id call_q1").first
+    expect(call).to_be_visible()
+    assert call.bounding_box()["y"] + call.bounding_box()["height"] <= PROJECTOR["height"]
+    screenshot(page, "predict-revealed-slide")
