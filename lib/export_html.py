@@ -111,6 +111,8 @@ def tools_sent_words(trace: Trace, round_: Round) -> str:
     (lib.summary.tool_list_kept), never a count of 0 for a list that was sent and not logged."""
     if not tool_list_kept(trace):
         return "; the log keeps no tool list"
+    if round_.tools_held:  # not in this request (previous_interaction_id): "and 1 tool" said the program sent it
+        return f"; no tools: the provider holds the {plural(len(round_.request.tools), 'tool')} sent earlier"
     return " and " + plural(len(round_.request.tools), "tool")
 
 

@@ -640,3 +640,18 @@ def test_the_file_says_a_brotli_error_body_was_not_decoded_not_that_the_provider
     text = _parse(trace_html(_uploaded("ddtrace-js-claude-agent-sdk-401-brotli.json"))).text
     said = text[text.index("The call failed: HTTP 401. The provider said:") + 1]
     assert said.startswith("Its response body came brotli-compressed (content-encoding: br) and was not decoded")
+
+
+def test_the_handout_does_not_say_a_request_sent_a_tool_list_the_provider_holds():
+    # Gemini's Interactions API: request 2 names the interaction before it and carries the function result alone.
+    # The handout's page read "Round 2: the program sends 1 message and 1 tool".
+    from pathlib import Path
+
+    from lib.export_html import handout_html
+    from lib.logs.upload import read_upload
+
+    name = "rig-gemini-interactions-tool-result.yaml"
+    data = (Path(__file__).parent / "fixtures" / "containers" / name).read_bytes()
+    page = handout_html(read_upload([(name, data)], None).conversations[0].trace)
+    assert "Round 1: the program sends 1 message and 1 tool</h2>" in page
+    assert "Round 2: the program sends 1 message; no tools: the provider holds the 1 tool sent earlier</h2>" in page
