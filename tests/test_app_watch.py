@@ -4,6 +4,7 @@ real openai SDK appears as a round, the sidebar gives the exact base URLs, and n
 import json
 from pathlib import Path
 
+import anthropic
 import openai
 import pytest
 
@@ -126,3 +127,32 @@ def test_a_long_capture_offers_its_rounds_as_a_number_not_a_thousand_choices(app
     assert (chooser.label, chooser.value) == ("Round (1 to 40)", 40)  # the newest, as it arrives
     chooser.set_value(7).run()
     assert any(s.value.startswith("Round 7: ") for s in at.subheader)
+
+
+def test_a_second_agent_run_through_the_proxy_is_followed_not_left_behind_the_first(app, captures):
+    # An engineer watched their OpenAI agent's run, then ran their Anthropic agent through the same proxy: the page
+    # said "6 lines: 6 rounds in 2 conversations" and went on showing "conversation 1", the finished OpenAI run, while
+    # the new run's rounds arrived out of sight.
+    (hengxin,) = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[:1]
+    order_status = read_recordings(RECORDINGS_DIR / "order-status.jsonl")[:2]
+    with RecordedServer(recordings=[hengxin, *order_status]) as upstream, \
+            BackgroundProxy(upstream.url, files.new_capture_path(captures)) as proxy:
+        openai.OpenAI(base_url=proxy.url + "/v1", api_key=SENTINEL, max_retries=0).chat.completions.create(
+            **hengxin.request)
+        at = open_watch(app)
+        assert at.selectbox(key="watch.conversation").value == 0
+        claude = anthropic.Anthropic(base_url=proxy.url, api_key=SENTINEL, max_retries=0)
+        claude.messages.create(**order_status[0].request)
+        at.run()
+        assert at.selectbox(key="watch.conversation").value == 1  # the new run, as it starts
+        assert any(s.value.startswith("Round 1: ") for s in at.subheader)
+        assert "A-48213" in rendered(at)
+        claude.messages.create(**order_status[1].request)
+        at.run()
+    assert not at.exception
+    assert at.selectbox(key="watch.conversation").value == 1
+    assert at.radio(key="watch.round").value == 2  # its newest round, as ever
+    at.selectbox(key="watch.conversation").set_value(0).run()  # a run picked on purpose stays picked
+    at.run()
+    assert at.selectbox(key="watch.conversation").value == 0
+    assert "queryTravelPolicy" in rendered(at)

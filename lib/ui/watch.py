@@ -14,8 +14,9 @@ from lib import catalog
 from lib.capture import files
 from lib.ui import access as ui_access, explorer, kept, navigation, picker, plain, state
 
-CAPTURE, CONVERSATION, ROUND, SHOWN, PORT, FORK_ASKED = ("watch.capture", "watch.conversation", "watch.round",
-                                                        "watch.shown_rounds", "watch.port", "watch.fork_asked")
+CAPTURE, CONVERSATION, ROUND, SHOWN, PORT, FORK_ASKED, RUNS = (
+    "watch.capture", "watch.conversation", "watch.round", "watch.shown_rounds", "watch.port", "watch.fork_asked",
+    "watch.shown_conversations")
 """Session keys of the Watch page."""
 
 REFRESH_S = 1.0
@@ -142,6 +143,12 @@ def _rounds(path: Path) -> None:
     chosen = st.session_state.get(CONVERSATION)
     if not isinstance(chosen, int) or chosen >= len(labels):
         st.session_state.pop(CONVERSATION, None)
+    # A conversation that was not there a second ago is the agent's new run: followed, as a new round is. Else the
+    # page went on showing the run it opened on, finished, while the new one's rounds arrived out of sight.
+    seen = st.session_state.get(RUNS)
+    if seen is not None and seen[0] == path.name and len(labels) > seen[1]:
+        st.session_state[CONVERSATION] = len(labels) - 1
+    st.session_state[RUNS] = (path.name, len(labels))
     index = st.selectbox("Conversation", range(len(labels)), index=len(labels) - 1,
                          format_func=plain.options(labels.__getitem__),
                          key=CONVERSATION, persist_state="session")
