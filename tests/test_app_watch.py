@@ -156,3 +156,31 @@ def test_a_second_agent_run_through_the_proxy_is_followed_not_left_behind_the_fi
     at.run()
     assert at.selectbox(key="watch.conversation").value == 0
     assert "queryTravelPolicy" in rendered(at)
+
+
+def test_open_in_the_explorer_opens_the_conversation_and_round_on_screen(app, captures):
+    # Watching the agent's newest run ("conversation 2", round 2), "Open in the explorer" showed "conversation 1" from
+    # round 1: another run than the one on screen, with nothing said.
+    hengxin = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[:2]
+    order_status = read_recordings(RECORDINGS_DIR / "order-status.jsonl")[:2]
+    capture = files.new_capture_path(captures)
+    with RecordedServer(recordings=[*hengxin, *order_status]) as upstream, \
+            BackgroundProxy(upstream.url, capture) as proxy:
+        gpt = openai.OpenAI(base_url=proxy.url + "/v1", api_key=SENTINEL, max_retries=0)
+        for recording in hengxin:
+            gpt.chat.completions.create(**recording.request)
+        claude = anthropic.Anthropic(base_url=proxy.url, api_key=SENTINEL, max_retries=0)
+        for recording in order_status:
+            claude.messages.create(**recording.request)
+    at = open_watch(app)
+    assert at.selectbox(key="watch.conversation").value == 1
+    at.button(key="watch.open").click().run()
+    assert not at.exception
+    assert at.main.text[0].value == f"{capture.name} · conversation 2"  # the title, as text
+    assert any(s.value.startswith("Round 2: the program sends 3 messages") for s in at.subheader)
+    at.switch_page("pages/watch.py").run()
+    at.selectbox(key="watch.conversation").set_value(0).run()
+    at.radio(key="watch.round").set_value(1).run()
+    at.button(key="watch.open").click().run()
+    assert at.main.text[0].value == f"{capture.name} · conversation 1"
+    assert any(s.value.startswith("Round 1: the program sends 2 messages") for s in at.subheader)

@@ -77,10 +77,24 @@ def chosen_capture() -> Path | None:
 
 
 def open_in_explorer(path: Path) -> None:
-    """A button that shows the whole capture in the round explorer."""
+    """A button that shows the whole capture in the round explorer, on the conversation and round on screen."""
     if st.button("Open in the explorer", key="watch.open"):
-        _open(path)
+        # Else the explorer opened on conversation 1, round 1: another run than the one being watched, unsaid.
+        conversation, index = st.session_state.get(CONVERSATION), st.session_state.get(ROUND)
+        _open(path, conversation)
+        if isinstance(conversation, int) and isinstance(index, int):
+            _point_explorer(conversation, index)
         _leave(navigation.EXPLORER)
+
+
+def _point_explorer(conversation: int, index: int) -> None:
+    """Make round `index` of this conversation of the capture just opened (_open) the explorer's round, read as the
+    explorer will read it: its round is kept only for the trace it was set for."""
+    opened = st.session_state[picker.FILES]
+    forced = st.session_state.get(picker.FORMAT, "auto")
+    upload, key = state.load_upload(opened, st.session_state[picker.FILES_DIGEST], None if forced == "auto" else forced)
+    if conversation < len(upload.conversations) and 1 <= index <= len(upload.conversations[conversation].trace.rounds):
+        navigation.point_explorer_at(catalog.from_upload(upload, picker.files_name(opened), key, conversation), index)
 
 
 def _fork(path: Path, conversation: int, index: int) -> None:
