@@ -144,9 +144,10 @@ class RoundPair:
     right: int | None
     """The right run's 1-based round, or None when only the left run has it."""
     verdict: str
-    """What differs, in one line: `same`, or e.g. "same call, different arguments: `city_tier` 2 → 3"."""
+    """What differs, in one line: `same`, or e.g. "same call, different arguments: `city_tier` 2 → 3"; HISTORY_DIFFERS
+    where the rounds say the same after histories that differ."""
     same: bool
-    """True when both rounds say the same (tokens and cost may still differ)."""
+    """True when both rounds say the same (tokens and cost may still differ), whatever history each resends."""
     tokens_left: tuple[int | None, int | None] | None
     """The left round's input and output tokens, as lib.summary reports or estimates them, each None where the log
     gives no figure (RoundSummary.input_if_known, output_if_known)."""
@@ -713,6 +714,7 @@ def compare(left: Run, right: Run, prices: tuple[Price, ...]) -> Comparison:
     """The two runs aligned, each pair with its verdict and figures, and the totals of each run."""
     lefts, rights = round_contents(left.trace), round_contents(right.trace)
     codes_left, codes_right = _codes_by_round(left.findings), _codes_by_round(right.findings)
+    histories = _histories(lefts), _histories(rights)
     pairs = []
     for i, j in align(lefts, rights):
         a, b = (lefts[i] if i is not None else None), (rights[j] if j is not None else None)
@@ -720,8 +722,12 @@ def compare(left: Run, right: Run, prices: tuple[Price, ...]) -> Comparison:
         found_a = codes_left.get(i + 1, set()) if i is not None else set()
         found_b = codes_right.get(j + 1, set()) if j is not None else set()
         said = verdict(a, b)
+        same = said == "same"
+        if same and histories[0][i] != histories[1][j]:
+            # "same" stood above a messages array that said "changed": the round after a changed result resends it.
+            said = HISTORY_DIFFERS
         pairs.append(RoundPair(
-            left=None if i is None else i + 1, right=None if j is None else j + 1, verdict=said, same=said == "same",
+            left=None if i is None else i + 1, right=None if j is None else j + 1, verdict=said, same=same,
             differs=differs(a, b),
             tokens_left=_tokens(row_a), tokens_right=_tokens(row_b),
             cost_left=round_cost(row_a, prices) if row_a else None, cost_right=round_cost(row_b, prices) if row_b else None,
@@ -737,6 +743,21 @@ def compare(left: Run, right: Run, prices: tuple[Price, ...]) -> Comparison:
             unmade_left=row_a is not None and not row_a.sent, unmade_right=row_b is not None and not row_b.sent,
         ))
     return Comparison(figures(left, prices), figures(right, prices), tuple(pairs))
+
+
+HISTORY_DIFFERS = "same new messages and answer; the earlier messages it resends differ"
+"""The verdict of two rounds that add and answer the same, sent after histories that differ (a result changed in an
+earlier round, a round only one run has): the model read different requests, so they are not said to be the same."""
+
+
+def _histories(contents: tuple[RoundContent, ...]) -> list[int]:
+    """For each round, a hash of every item the requests up to it added: the whole conversation its request sends, as
+    round_contents reads it. Built as it goes, so that a thousand rounds cost what they add, not what they resend."""
+    found, running = [], hash(())
+    for content in contents:
+        running = hash((running, content.added))
+        found.append(running)
+    return found
 
 
 def _tokens(row: RoundSummary | None) -> tuple[int | None, int | None] | None:

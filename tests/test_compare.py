@@ -69,7 +69,9 @@ def test_a_repeated_call_shows_as_one_inserted_round_and_the_rest_still_pair():
     assert [(p.left, p.right) for p in found.pairs] == [(1, 1), (2, 2), (None, 3), (3, 4), (4, 5)]
     assert found.pairs[2].verdict == "only in the right run (inserted)"
     assert found.first_divergence == 3
-    assert [p.verdict for p in found.pairs if p.left and p.right] == ["same"] * 4
+    assert [p.same for p in found.pairs if p.left and p.right] == [True] * 4
+    # After the inserted round, the right run's requests resend it: the rounds add the same, to other histories.
+    assert [p.verdict for p in found.pairs if p.left and p.right] == ["same"] * 2 + ["same new messages and answer; the earlier messages it resends differ"] * 2
 
 
 def test_a_changed_argument_is_named_with_both_values():
@@ -285,3 +287,17 @@ def test_a_log_that_keeps_no_instructions_is_not_said_to_have_sent_different_one
         "The right run's log keeps no instructions (its format does not always keep them, as an agent's session log "
         "never does): the left run's are listed as only in the left, though the right run sent its own, which are "
         "not known.")
+
+
+def test_the_round_after_a_changed_result_is_not_said_to_be_the_same_request():
+    # Two runs of an agent whose get_weather said 4.0 °C in one and -3.0 °C in the other: Compare's row 3 said "same"
+    # above its own messages array, which showed the changed result resent in that very request.
+    trace, text = hengxin_lines()
+    changed = read(text.replace('\\"submit_date\\": \\"2026-10-15\\"', '\\"submit_date\\": \\"2026-10-16\\"').splitlines())
+    found = compare(run_of(trace), run_of(changed), DEFAULT_PRICES)
+    assert found.first_divergence == 2
+    assert found.pairs[1].verdict == "different result of queryExpense sent"
+    assert [p.verdict for p in found.pairs[2:]] == ["same new messages and answer; the earlier messages it resends differ"] * 2
+    assert [p.same for p in found.pairs[2:]] == [True] * 2 and not any(p.differs for p in found.pairs[2:])
+    assert [c.status for c in message_changes(trace.rounds[2], trace, changed.rounds[2], changed)].count("changed") == 1
+    assert compare(run_of(trace), run_of(trace), DEFAULT_PRICES).pairs[2].verdict == "same"
