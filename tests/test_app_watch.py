@@ -17,6 +17,7 @@ from tests.synthetic import synthetic_lines
 from tests.test_live_app import rendered
 
 SENTINEL = "sk-SENTINEL-watch-0815-never-shown"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "capture.md"
 
 
 @pytest.fixture
@@ -36,6 +37,10 @@ def test_without_a_capture_the_page_says_how_to_start(app, captures):
     at = open_watch(app)
     assert any("No capture yet" in i.value for i in at.info)
     codes = [c.value for c in at.sidebar.code]
+    # The command as docs/capture.md writes it: copied from the page, `python -m lib proxy` said "No module named
+    # 'orjson'" in any shell where the virtual environment was not active.
+    assert ".venv/bin/python -m lib proxy --port 8700 --upstream https://api.openai.com" in codes
+    assert "```\n.venv/bin/python -m lib proxy --port 8700 --upstream https://api.openai.com" in DOCS.read_text()
     assert 'OpenAI(base_url="http://127.0.0.1:8700/v1")' in codes
     assert 'Anthropic(base_url="http://127.0.0.1:8700")' in codes
     assert "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:8700/v1/traces" in codes

@@ -19,6 +19,8 @@ CAPTURE, CONVERSATION, ROUND, SHOWN, PORT, FORK_ASKED, RUNS = (
     "watch.shown_conversations")
 """Session keys of the Watch page."""
 
+PYTHON = ".venv/bin/python"
+"""The interpreter `make run` sets up, which the proxy's command names (docs/capture.md)."""
 REFRESH_S = 1.0
 """How often the chosen capture is read again."""
 CHOICES_UP_TO = 12
@@ -50,9 +52,11 @@ def how_to_connect() -> None:
         st.subheader("Point your agent here")
         port = st.number_input("Proxy port", 1, 65535, 8700, key=PORT)
         base = f"http://127.0.0.1:{port}"
-        st.caption("Start the proxy (it records into data/captures/):")
-        # Wrapped: the sidebar is narrower than each line, and a line cut at its edge reads as the whole of it.
-        st.code(f"python -m lib proxy --port {port} --upstream https://api.openai.com", language="bash", wrap_lines=True)
+        st.caption("In Roundtrip's folder, start the proxy (it records into data/captures/):")
+        # Wrapped: the sidebar is narrower than each line, and a line cut at its edge reads as the whole of it. The
+        # virtual environment's Python, as docs/capture.md writes it: a bare `python` lacks the packages.
+        st.code(f"{PYTHON} -m lib proxy --port {port} --upstream https://api.openai.com", language="bash",
+                wrap_lines=True)
         st.caption("OpenAI SDK (or any OpenAI-compatible server given as --upstream):")
         st.code(f'OpenAI(base_url="{base}/v1")', language="python", wrap_lines=True)
         st.caption("Anthropic SDK:")
