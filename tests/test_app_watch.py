@@ -9,9 +9,12 @@ import openai
 import pytest
 
 from lib.capture import files
+from lib.library_search import LibraryQuery, search
+from lib.store import open_store
 from lib.capture.background import BackgroundProxy
 from lib.live.replay import RECORDINGS_DIR, read_recordings
 from lib.ui import navigation
+from tests.databases import app_database  # noqa: F401 - a fixture
 from tests.recorded_server import RecordedServer, Reply
 from tests.synthetic import synthetic_lines
 from tests.test_live_app import rendered
@@ -189,3 +192,30 @@ def test_open_in_the_explorer_opens_the_conversation_and_round_on_screen(app, ca
     at.button(key="watch.open").click().run()
     assert at.main.text[0].value == f"{capture.name} · conversation 1"
     assert any(s.value.startswith("Round 1: the program sends 2 messages") for s in at.subheader)
+
+
+def test_saving_from_a_capture_of_several_runs_says_it_keeps_the_one_on_screen_and_finds_it_again(
+        app, captures, app_database):
+    # A capture of two agent runs: "Save to library" kept the run on screen and said only "Saved to the library"
+    # beside "3 lines: 3 rounds in 2 conversations", as if both were kept.
+    url = app_database
+    (hengxin,) = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[:1]
+    order_status = read_recordings(RECORDINGS_DIR / "order-status.jsonl")[:2]
+    with RecordedServer(recordings=[hengxin, *order_status]) as upstream, \
+            BackgroundProxy(upstream.url, files.new_capture_path(captures)) as proxy:
+        openai.OpenAI(base_url=proxy.url + "/v1", api_key=SENTINEL, max_retries=0).chat.completions.create(
+            **hengxin.request)
+        claude = anthropic.Anthropic(base_url=proxy.url, api_key=SENTINEL, max_retries=0)
+        for recording in order_status:
+            claude.messages.create(**recording.request)
+    at = open_watch(app)
+    assert "1 of the capture's 2" in at.button(key="watch.save").help
+    at.button(key="watch.save").click().run()
+    assert not at.exception
+    said = " ".join(c.value for c in at.main.caption)
+    assert "Saved to the library: the conversation on screen only, 1 of the capture's 2; the other one is not saved" \
+        in said
+    found = search(open_store(url), LibraryQuery(text="A-48219"))
+    assert [(row.rounds, row.source) for row in found.rows] == [(2, "capture")]
+    assert search(open_store(url), LibraryQuery(text="queryTravelPolicy")).total == 0
+    assert SENTINEL not in rendered(at)

@@ -47,9 +47,11 @@ def link(trace_id: str) -> str:
     return root + library.link(trace_id)
 
 
-def save_button(loaded: catalog.LoadedTrace, source: library.Source, key: str, of: int = 1) -> None:
+def save_button(loaded: catalog.LoadedTrace, source: library.Source, key: str, of: int = 1,
+                whole: str = "upload") -> None:
     """For an editor: save this trace to the library, then its permanent link. A viewer is told why there is none.
-    `of`: how many conversations the upload holds, this one among them; a save keeps this one only, and says so."""
+    `of`: how many conversations the `whole` (an upload, a capture) holds, this one among them; a save keeps this one
+    only, and says so."""
     who = ui_access.visitor()
     if not who.edits:
         st.caption("On this server only editors save traces to the library.")
@@ -57,7 +59,7 @@ def save_button(loaded: catalog.LoadedTrace, source: library.Source, key: str, o
     done = st.session_state.setdefault(SAVED_HERE, {})
     # An upload of several conversations is saved one conversation at a time: said before the click and after it,
     # or "Saved to the library" beside a summary of 5 conversations reads as all of them kept.
-    one = f"the conversation on screen only, 1 of the upload's {of}" if of > 1 else ""
+    one = f"the conversation on screen only, 1 of the {whole}'s {of}" if of > 1 else ""
     if st.button("Save to library", key=key, icon=":material/bookmark_add:", disabled=not loaded.trace.rounds,
                  help="Keeps the trace in the shared database, with a permanent link that opens it on any replica."
                       + (f" It saves {one}: choose another in the Conversation box to save it too." if one else "")):

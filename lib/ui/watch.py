@@ -170,10 +170,10 @@ def _rounds(path: Path) -> None:
     index = st.selectbox("Conversation", range(len(labels)), index=len(labels) - 1,
                          format_func=plain.options(labels.__getitem__),
                          key=CONVERSATION, persist_state="session")
-    _follow(catalog.from_upload(upload, path.name, key, index), lambda at: _fork(path, index, at))
+    _follow(catalog.from_upload(upload, path.name, key, index), lambda at: _fork(path, index, at), len(labels))
 
 
-def _follow(loaded: catalog.LoadedTrace, fork) -> None:
+def _follow(loaded: catalog.LoadedTrace, fork, runs: int) -> None:
     """The chosen conversation's rounds, the newest shown as it arrives (as the Live run page does)."""
     count = len(loaded.trace.rounds)
     if st.session_state.get(SHOWN) != count or ROUND not in st.session_state:
@@ -183,7 +183,8 @@ def _follow(loaded: catalog.LoadedTrace, fork) -> None:
         index = st.radio("Round", range(1, count + 1), key=ROUND, horizontal=True, format_func=lambda k: f"Round {k}")
     else:
         index = st.number_input(f"Round (1 to {count:,})", min_value=1, max_value=count, step=1, key=ROUND)
-    kept.save_button(loaded, "capture", key="watch.save")
+    # Beside "3 rounds in 2 conversations", a bare "Saved to the library" read as the whole capture kept.
+    kept.save_button(loaded, "capture", key="watch.save", of=runs, whole="capture")
     explorer.round_view(loaded, index, fork=fork)
 
 
