@@ -219,3 +219,28 @@ def test_saving_from_a_capture_of_several_runs_says_it_keeps_the_one_on_screen_a
     assert [(row.rounds, row.source) for row in found.rows] == [(2, "capture")]
     assert search(open_store(url), LibraryQuery(text="queryTravelPolicy")).total == 0
     assert SENTINEL not in rendered(at)
+
+
+def test_a_proxy_started_again_into_a_new_capture_is_followed(app, captures):
+    # The engineer stopped the proxy and started it again (a new capture file), then ran the agent: the page went on
+    # showing the last capture, finished, and its list did not name the new one.
+    first, second = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[:2]
+    earlier = captures / "capture-20261201-000000.jsonl"
+    with RecordedServer(recordings=[first, second]) as upstream:
+        with BackgroundProxy(upstream.url, earlier) as proxy:
+            client = openai.OpenAI(base_url=proxy.url + "/v1", api_key=SENTINEL, max_retries=0)
+            for recording in (first, second):
+                client.chat.completions.create(**recording.request)
+        at = open_watch(app)
+        assert at.selectbox(key="watch.capture").value == earlier.name
+        later = files.new_capture_path(captures)
+        with BackgroundProxy(upstream.url, later) as proxy:
+            openai.OpenAI(base_url=proxy.url + "/v1", api_key=SENTINEL, max_retries=0).chat.completions.create(
+                **first.request)
+            at.run()
+    assert not at.exception
+    assert at.selectbox(key="watch.capture").value == later.name
+    assert any(s.value.startswith("Round 1: the program sends 2 messages") for s in at.subheader)
+    at.selectbox(key="watch.capture").set_value(earlier.name).run()  # an older capture picked on purpose stays
+    at.run()
+    assert at.selectbox(key="watch.capture").value == earlier.name

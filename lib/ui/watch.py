@@ -17,6 +17,8 @@ from lib.ui import access as ui_access, explorer, kept, navigation, picker, plai
 CAPTURE, CONVERSATION, ROUND, SHOWN, PORT, FORK_ASKED, RUNS = (
     "watch.capture", "watch.conversation", "watch.round", "watch.shown_rounds", "watch.port", "watch.fork_asked",
     "watch.shown_conversations")
+KNOWN = "watch.known_captures"
+"""Session key: the captures listed when the page last drew, to tell one that appeared since."""
 """Session keys of the Watch page."""
 
 PYTHON = ".venv/bin/python"
@@ -66,15 +68,22 @@ def how_to_connect() -> None:
 
 
 def chosen_capture() -> Path | None:
-    """The capture picked from the list, newest first; None (with a word on how to start) when there is none."""
+    """The capture picked from the list, newest first; None (with a word on how to start) when there is none. A
+    capture that appeared since the page last drew (a proxy started, or started again) is picked: it is where the
+    agent's calls now go."""
     captures = files.list_captures()
     if not captures:
         st.info("No capture yet in data/captures/. Start the proxy (see the sidebar), point your agent at it, and its "
                 "calls appear here. A proxy given -o FILE writes that file instead: open it on the Round explorer.")
+        st.session_state[KNOWN] = ()
+        st.fragment(run_every=REFRESH_S)(_redraw_on_new_capture)()
         return None
     names = [p.name for p in captures]
-    if st.session_state.get(CAPTURE) not in names:
-        st.session_state[CAPTURE] = names[0]
+    known = st.session_state.get(KNOWN)
+    appeared = [name for name in names if known is not None and name not in known]
+    if st.session_state.get(CAPTURE) not in names or appeared:
+        st.session_state[CAPTURE] = (appeared or names)[0]
+    st.session_state[KNOWN] = tuple(names)
     # The names alone: a label that changed with every call would make Streamlit forget the choice.
     name = st.selectbox("Capture", names, key=CAPTURE, help="Newest first; each file is named after the time its proxy started (UTC).")
     return files.CAPTURES_DIR / name
@@ -143,7 +152,16 @@ def rounds(path: Path) -> None:
     st.fragment(run_every=REFRESH_S)(_rounds)(path)
 
 
+def _redraw_on_new_capture() -> None:
+    """Redraw the whole page when a capture appears that it does not list: the list and the choice are drawn outside
+    the fragments that run every second. Else a proxy started (or started again, into a new file) while the page was
+    open went unseen: the page said "No capture yet", or went on showing the last capture, finished."""
+    if any(p.name not in st.session_state.get(KNOWN, ()) for p in files.list_captures()):
+        st.rerun(scope="app")
+
+
 def _rounds(path: Path) -> None:
+    _redraw_on_new_capture()
     try:
         upload, key = state.load_growing(path)
     except OSError as exc:

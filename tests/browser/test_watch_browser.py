@@ -180,3 +180,32 @@ def test_a_redraw_of_the_watch_page_reaching_the_server_after_the_fork_page_bega
         assert main.get_by_role("heading", name="Fork a round").count() == 1
         assert main.get_by_text(f"{capture.name} · conversation 1").count() == 1
     assert late.sent_late, "no redraw was asked for between the press and the Fork page's run: the race was not run"
+
+
+def test_a_proxy_started_again_while_the_page_is_open_is_followed_without_a_reload(page, capture):
+    # Started again, the proxy records into a new file: the page went on showing the last capture's round 2, finished,
+    # and did not list the new file until a reload.
+    first, second = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[:2]
+    later = None
+    try:
+        with RecordedServer(recordings=[first, second]) as upstream:
+            with BackgroundProxy(upstream.url, capture) as proxy:
+                client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="sk-browser-test", max_retries=0)
+                for recording in (first, second):
+                    client.chat.completions.create(**recording.request)
+            page.goto("/watch")
+            expect(page.get_by_text("Round 2: the program sends 5 messages, 3 of them new")).to_be_visible(timeout=30_000)
+            navigations = []
+            page.on("framenavigated", lambda frame: navigations.append(frame.url))
+            later = files.new_capture_path()
+            with BackgroundProxy(upstream.url, later) as proxy:
+                openai.OpenAI(base_url=proxy.url + "/v1", api_key="sk-browser-test", max_retries=0) \
+                    .chat.completions.create(**first.request)
+                expect(page.get_by_text("Round 1: the program sends 2 messages, 2 of them new")).to_be_visible(
+                    timeout=10_000)
+                expect(page.locator('[data-testid="stSelectbox"] input').first).to_have_value(later.name)
+        assert navigations == []
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        if later is not None:
+            later.unlink(missing_ok=True)
