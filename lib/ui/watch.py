@@ -177,12 +177,14 @@ def _rounds(path: Path) -> None:
     # then sent back a label no option had, which Streamlit hands over as that text instead of a conversation.
     labels = [c.id for c in upload.conversations]
     chosen = st.session_state.get(CONVERSATION)
-    if not isinstance(chosen, int) or chosen >= len(labels):
-        st.session_state.pop(CONVERSATION, None)
-    # A conversation that was not there a second ago is the agent's new run: followed, as a new round is. Else the
-    # page went on showing the run it opened on, finished, while the new one's rounds arrived out of sight.
     seen = st.session_state.get(RUNS)
-    if seen is not None and seen[0] == path.name and len(labels) > seen[1]:
+    if not isinstance(chosen, int) or chosen >= len(labels) or (seen is not None and seen[0] != path.name):
+        # Another capture opens on its newest conversation, set here so that the browser is told: left to the box's
+        # default, it went on naming the last capture's conversation ("c1dd2ba7…") above this capture's rounds.
+        st.session_state[CONVERSATION] = len(labels) - 1
+    elif seen is not None and len(labels) > seen[1]:
+        # A conversation that was not there a second ago is the agent's new run: followed, as a new round is. Else the
+        # page went on showing the run it opened on, finished, while the new one's rounds arrived out of sight.
         st.session_state[CONVERSATION] = len(labels) - 1
     st.session_state[RUNS] = (path.name, len(labels))
     index = st.selectbox("Conversation", range(len(labels)), index=len(labels) - 1,

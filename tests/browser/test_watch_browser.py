@@ -4,6 +4,7 @@ proxy, with no reload, since a fragment redraws the capture every second."""
 from __future__ import annotations
 
 
+import anthropic
 import openai
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -209,3 +210,33 @@ def test_a_proxy_started_again_while_the_page_is_open_is_followed_without_a_relo
     finally:
         if later is not None:
             later.unlink(missing_ok=True)
+
+
+def test_another_capture_chosen_names_its_own_conversation_in_the_box(page, capture):
+    # Chosen from the list, an earlier capture showed its rounds under a Conversation box that still named the last
+    # capture's conversation, one this capture does not have.
+    hengxin = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[:2]
+    (order_status,) = read_recordings(RECORDINGS_DIR / "order-status.jsonl")[:1]
+    earlier = capture.with_name(f"{capture.stem}-earlier.jsonl")  # new_capture_path() would name `capture` again
+    try:
+        with RecordedServer(recordings=[*hengxin, order_status]) as upstream:
+            with BackgroundProxy(upstream.url, earlier) as proxy:
+                client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="sk-browser-test", max_retries=0)
+                for recording in hengxin:
+                    client.chat.completions.create(**recording.request)
+            with BackgroundProxy(upstream.url, capture) as proxy:  # the newest: two runs, the page opens on it
+                openai.OpenAI(base_url=proxy.url + "/v1", api_key="sk-browser-test", max_retries=0) \
+                    .chat.completions.create(**hengxin[0].request)
+                anthropic.Anthropic(base_url=proxy.url, api_key="sk-browser-test", max_retries=0) \
+                    .messages.create(**order_status.request)
+        page.goto("/watch")
+        boxes = page.locator('[data-testid="stSelectbox"] input')
+        expect(page.get_by_text("2 lines: 2 rounds in 2 conversations")).to_be_visible(timeout=30_000)
+        expect(boxes.nth(1)).to_have_value("conversation 2")
+        page.locator('[data-testid="stSelectbox"]').first.click()
+        page.get_by_role("option", name=earlier.name).click()
+        expect(page.get_by_text("Round 2: the program sends 5 messages, 3 of them new")).to_be_visible(timeout=10_000)
+        page.wait_for_timeout(2_000)  # a redraw or two of the rounds
+        expect(boxes.nth(1)).to_have_value("conversation 1")
+    finally:
+        earlier.unlink(missing_ok=True)
