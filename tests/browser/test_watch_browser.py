@@ -235,7 +235,7 @@ def test_another_capture_chosen_names_its_own_conversation_in_the_box(page, capt
         expect(boxes.nth(1)).to_have_value("conversation 2")
         page.locator('[data-testid="stSelectbox"]').first.click()
         page.get_by_role("option", name=earlier.name).click()
-        expect(page.get_by_text("Round 2: the program sends 5 messages, 3 of them new")).to_be_visible(timeout=10_000)
+        expect(page.get_by_text("2 lines: 2 rounds in 1 conversation")).to_be_visible(timeout=10_000)
         page.wait_for_timeout(2_000)  # a redraw or two of the rounds
         expect(boxes.nth(1)).to_have_value("conversation 1")
     finally:
