@@ -43,8 +43,8 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
 from jsonschema.validators import validator_for
 
-from lib.failures import (ATTEMPTS, answered_without_turn, is_unsent, no_answer, stream_ended_words, tries_said,
-                          tries_words, undecoded_words, unrun_in_batch, wordless)
+from lib.failures import (answered_without_turn, ATTEMPTS, is_unsent, no_answer, sent_again, stream_ended_words,
+                          tries_said, tries_words, undecoded_words, unrun_in_batch, wordless)
 from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, left_out_count, places_words,
                         realigned, resent_length, resent_prefix)
 from lib.intern import canonical_json
@@ -1771,6 +1771,7 @@ def _offending_message(request: Request, said: str) -> int | None:
 def _provider_error(trace: Trace) -> Iterator[Hit]:
     # A replay miss, or a call Roundtrip would not send, reached no provider: nothing in it was refused or failed,
     # and its card says so already.
+    following = dict(zip((r.index for r in trace.rounds), trace.rounds[1:]))
     for round_, error in ((r, r.error) for r in trace.rounds if r.error is not None and not is_unsent(r.error)):
         index = _offending_message(round_.request, f"{error.message} {json.dumps(error.body, ensure_ascii=False)}")
         # A log that kept no status says nothing about the connection: claim only what it recorded.
@@ -1824,6 +1825,9 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         tries = round_.extra.get(ATTEMPTS)
         if tries_said(tries) is not None:  # "send it again" reads otherwise as if it had been sent once
             said += f" The SDK had already sent it {len(tries)} times: {tries_words(tries)}."
+        if (after := following.get(round_.index)) is not None and sent_again(round_, after):
+            # A retry logged as the next round (an SDK's through the recording proxy): the advice alone read as undone.
+            said += f" Round {after.index} sends the same request again."
         yield Hit("error", round_.index, "request", f"messages[{index}]" if index is not None else "", said)
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from bench.load_test import free_port
 from lib import cli
+from lib.checks import run_checks
 from lib.capture.background import BackgroundProxy
 from lib.live.launch import RunSetup, start
 from lib.live.replay import RECORDINGS_DIR, read_recordings
@@ -416,3 +417,23 @@ def test_a_page_served_from_this_machine_still_calls_through_the_proxy(tmp_path)
                              headers={"origin": "http://localhost:3000", "sec-fetch-site": "cross-site"})
     assert answer.status_code == 200
     assert [r.path for r in upstream.received] == [CHAT]
+
+
+def test_a_429_the_sdk_retried_through_the_proxy_is_said_to_have_been_sent_again(tmp_path):
+    # The openai SDK met a 429 in round 2 and sent the request again after its pause; the capture read as a failed
+    # round 2 and its retry, round 3, and the finding on round 2 told the engineer to "send it again after a pause",
+    # as if nothing had.
+    first, second = recorded("hengxin")[:2]
+    busy = Reply({"error": {"type": "rate_limit", "message": "slow down"}}, 429, headers={"retry-after-ms": "10"})
+    capture = tmp_path / "capture.jsonl"
+    with RecordedServer({CHAT: [Reply(first.response), busy, Reply(second.response)]}) as upstream, \
+            BackgroundProxy(upstream.url, capture) as proxy:
+        client = openai.OpenAI(base_url=proxy.url + "/v1", api_key=SENTINEL, max_retries=2)
+        for recording in (first, second):
+            client.chat.completions.create(**recording.request)
+    assert [r.headers["x-stainless-retry-count"] for r in upstream.received] == ["0", "0", "1"]
+    (conversation,) = captured(capture).conversations
+    assert [r.error.status if r.error else None for r in conversation.trace.rounds] == [None, 429, None]
+    (said,) = [f.message for f in run_checks(conversation.trace) if f.code == "provider-error"]
+    assert said.startswith("This call failed with HTTP 429.")
+    assert said.endswith("Round 3 sends the same request again.")
