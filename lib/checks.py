@@ -43,7 +43,7 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
 from jsonschema.validators import validator_for
 
-from lib.failures import (answered_without_turn, ATTEMPTS, is_unsent, no_answer, sent_again, stream_ended_words,
+from lib.failures import (ATTEMPTS, answered_without_turn, is_unsent, no_answer, sent_again, stream_ended_words,
                           tries_said, tries_words, undecoded_words, unrun_in_batch, wordless)
 from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, left_out_count, places_words,
                         realigned, resent_length, resent_prefix)
