@@ -437,3 +437,30 @@ def test_a_429_the_sdk_retried_through_the_proxy_is_said_to_have_been_sent_again
     (said,) = [f.message for f in run_checks(conversation.trace) if f.code == "provider-error"]
     assert said.startswith("This call failed with HTTP 429.")
     assert said.endswith("Round 3 sends the same request again.")
+
+
+def test_the_headers_that_shape_a_call_are_kept_and_no_key_is(tmp_path):
+    (first, _) = recorded("order-status")
+    chat = recorded("hengxin")[0]
+    capture = tmp_path / "capture.jsonl"
+    replies = {"/v1/messages": [Reply(first.response)], CHAT: [Reply(chat.response)]}
+    with RecordedServer(replies) as upstream, BackgroundProxy(upstream.url, capture) as proxy:
+        claude = anthropic.Anthropic(base_url=proxy.url, api_key=SENTINEL, max_retries=0)
+        claude.beta.messages.create(**first.request, betas=["token-efficient-tools-2025-02-19"],
+                                    extra_headers={"x-stainless-helper": "compaction",
+                                                   "x-gateway-api-key": SENTINEL, "cookie": f"s={SENTINEL}"})
+        openai_client(proxy).chat.completions.create(
+            **chat.request, extra_headers={"OpenAI-Beta": "assistants=v2", "x-stainless-helper-method": SENTINEL})
+    written = capture.read_bytes()
+    assert SENTINEL.encode() not in written
+    assert b"cookie" not in written and b"x-gateway-api-key" not in written and b"authorization" not in written
+    claude_line, chat_line = (json.loads(line) for line in written.splitlines())
+    version = upstream.received[0].headers["anthropic-version"]  # the SDK's own
+    assert claude_line["request_headers"] == {"anthropic-version": version,
+                                              "anthropic-beta": "token-efficient-tools-2025-02-19",
+                                              "x-stainless-helper": "compaction"}
+    # The SDK's helper header held the key here: dropped, the rest kept.
+    assert chat_line["request_headers"] == {"openai-beta": "assistants=v2"}
+    # Every header still reached the upstream as the client sent it.
+    assert upstream.received[0].headers["anthropic-beta"] == "token-efficient-tools-2025-02-19"
+    assert upstream.received[0].headers["x-gateway-api-key"] == SENTINEL

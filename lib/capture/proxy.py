@@ -2,8 +2,9 @@
 httpx2, the SDKs' own HTTP client, and appends each Chat Completions, Responses or Messages call
 to the capture file as a request/response pair line (lib/logs/pairs.py reads it).
 
-The client's headers, credentials included, go to the upstream untouched and are never recorded:
-a capture line holds the two bodies, the status, the latency and the time, nothing else. Streamed
+The client's headers, credentials included, go to the upstream untouched. Of them only the few on KEPT_HEADERS,
+which switch provider features on and hold no secret (`anthropic-beta`, `OpenAI-Beta`), are recorded beside the two
+bodies, the status, the latency and the time; a value that looks like a credential is dropped even there. Streamed
 responses are passed on chunk by chunk as they arrive and recorded once the stream ends. An
 upstream failure reaches the client as the client would have seen it without the proxy, and is
 recorded as an error round. A body over MAX_BODY is refused while it arrives, never held whole: a request
@@ -16,7 +17,7 @@ import asyncio
 import json
 import time
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import AsyncIterator, Callable
 from urllib.parse import urlsplit
 
@@ -39,6 +40,19 @@ HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-en
 
 CREDENTIAL_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key")
 """Request headers whose values are secrets: scrubbed from anything the proxy records."""
+
+KEPT_HEADERS = ("anthropic-version", "anthropic-beta", "openai-beta", "x-stainless-helper",
+                "x-stainless-helper-method", "x-stainless-stream-helper")
+"""The request headers a capture line keeps (lower case): those that change what the provider does with the call
+(the API version, beta features, the SDK helper that made it), none of them a secret. An allow-list, not a deny-list:
+a header we do not know (a gateway's own key under a name of its choosing) is never written."""
+
+LOOKS_SECRET = ("key", "token", "secret", "auth", "cookie", "password", "session")
+"""Words in a header's name that mark it a credential; never kept, whatever the allow-list says."""
+
+SECRET_PREFIXES = ("sk-", "sk_", "bearer ", "basic ", "eyj")
+"""How a credential's value begins (OpenAI's and Anthropic's keys, an Authorization scheme, a JWT): a kept header
+whose value begins so is dropped, as a value that holds any of the client's own credentials is."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +83,8 @@ class Call:
     """time.perf_counter() when the request arrived."""
     timestamp: str
     """When the request arrived, ISO 8601 UTC."""
+    headers: dict = field(default_factory=dict)
+    """The request's headers on KEPT_HEADERS, names in lower case (kept_headers): recorded as `request_headers`."""
 
 
 def root_url(url: str) -> str:
@@ -89,6 +105,20 @@ def _secrets(headers) -> tuple[str, ...]:
     values = [headers.get(name, "") for name in CREDENTIAL_HEADERS]
     found = {v for value in values for v in (value, value.removeprefix("Bearer ").strip()) if len(v) >= 8}
     return tuple(sorted(found, key=len, reverse=True))
+
+
+def kept_headers(headers, secrets: tuple[str, ...] = ()) -> dict:
+    """The request headers a capture keeps: those on KEPT_HEADERS, names in lower case, less any whose name or value
+    looks like a credential (docs/security.md: keys are never written anywhere)."""
+    kept = {}
+    for name in KEPT_HEADERS:
+        value = headers.get(name)
+        if value is None or any(word in name for word in LOOKS_SECRET):
+            continue
+        if value.strip().lower().startswith(SECRET_PREFIXES) or any(s in value for s in secrets):
+            continue
+        kept[name] = value
+    return kept
 
 
 def _forwarded(headers) -> dict:
@@ -137,7 +167,7 @@ class Recorder:
             response = failure("upstream_not_json", f"the upstream answered HTTP {status} with a body that is not a "
                                                     f"JSON object: {_excerpt(response)}")
         line = {"request": request, "response": response, "status": status, "latency_ms": latency,
-                "timestamp": call.timestamp, "api": call.api}
+                "timestamp": call.timestamp, "api": call.api, "request_headers": call.headers}
         self.capture.append(line, call.secrets)
         outcome = f"HTTP {status}" if status is not None else "no HTTP answer"
         if status is None and _is_error_body(response):  # our own words of what happened, never the upstream's
@@ -211,8 +241,9 @@ async def _forward(request: Request, client: httpx2.AsyncClient, upstreams: Upst
         recorder.say(f"refused a {request.method} {request.url.path} request: its body is {TOO_LARGE}")
         return JSONResponse(failure("request_too_large", f"the request body is {TOO_LARGE}; it was not forwarded"),
                             413)
-    call = Call(api_of(request.method, request.url.path), body, _secrets(request.headers), time.perf_counter(),
-                time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    secrets = _secrets(request.headers)
+    call = Call(api_of(request.method, request.url.path), body, secrets, time.perf_counter(),
+                time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), kept_headers(request.headers, secrets))
     url = root_url(upstreams.for_request(request.headers)) + request.url.path
     if request.url.query:
         url += "?" + request.url.query
