@@ -405,6 +405,19 @@ UNENDED_WRITES = "unended_writes"
 running, Codex's write_stdin: each call ran and its output so far came back, and the end of the command it wrote to is
 not in the log; neither success nor failure is claimed for it (Round.unended_writes)."""
 
+KEPT_HEADERS = ("anthropic-version", "anthropic-beta", "openai-beta", "x-stainless-helper",
+                "x-stainless-helper-method", "x-stainless-stream-helper")
+"""The request headers a log may keep for a round and a fork resends (lower case): those that change what the provider
+does with the call (the API version, beta features, the SDK helper that made it), none of them a secret. An allow-list,
+not a deny-list: a header not on it (a gateway's own key under a name of its choosing) is never written by the recording
+proxy (lib.capture.proxy), never read from a log, never sent by a fork."""
+
+REQUEST_HEADERS = "request_headers"
+"""The round key holding the request headers the log kept that shape the call and are no secret (the recording proxy's
+allow-list, KEPT_HEADERS: `anthropic-beta`, `openai-beta`, ...): `{name in lower case: value}`, `{}`
+where the log keeps headers and this call sent none of those. Absent where the log keeps no headers (Round.request_headers).
+A fork resends them."""
+
 NOTICES = "notices"
 """The round key listing what the writing program showed the person beside the call and never sent to the model (a
 CLI's "Request cancelled."): each `{"by", "kind", "text", "after"}` (Round.notices)."""
@@ -633,6 +646,15 @@ class Round:
         """Whether the provider compacted the conversation during this call (COMPACTED_IN_CALL): beside the model's
         turn its response holds the compacted history, no words of the model's."""
         return self.extra.get(COMPACTED_IN_CALL) is True
+
+    @property
+    def request_headers(self) -> dict[str, str] | None:
+        """The request headers the log kept for this call (REQUEST_HEADERS), names in lower case; None where the log
+        keeps no headers, so nothing is known of what the program sent beside the body."""
+        kept = self.extra.get(REQUEST_HEADERS)
+        if not isinstance(kept, dict):
+            return None
+        return {str(k).lower(): v for k, v in kept.items() if isinstance(v, str) and str(k).lower() in KEPT_HEADERS}
 
     @property
     def tools_held(self) -> bool:

@@ -244,3 +244,23 @@ def test_a_proxy_started_again_into_a_new_capture_is_followed(app, captures):
     at.selectbox(key="watch.capture").set_value(earlier.name).run()  # an older capture picked on purpose stays
     at.run()
     assert at.selectbox(key="watch.capture").value == earlier.name
+
+
+def test_the_request_headers_a_capture_kept_show_as_request_headers_and_a_call_without_says_so(app, captures):
+    first, second = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[:2]
+    with RecordedServer(recordings=[first, second]) as upstream, \
+            BackgroundProxy(upstream.url, files.new_capture_path(captures)) as proxy:
+        client = openai.OpenAI(base_url=proxy.url + "/v1", api_key=SENTINEL, max_retries=0)
+        client.chat.completions.create(**first.request, extra_headers={"OpenAI-Beta": "assistants=v2"})
+        client.chat.completions.create(**second.request)
+        at = open_watch(app)
+        at.radio(key="watch.round").set_value(1).run()
+        assert not at.exception
+        assert "openai-beta: assistants=v2" in [t.value for t in at.text]
+        assert any(m.value.startswith("**request headers**") for m in at.markdown)
+        assert not any("No request headers kept" in c.value for c in at.caption)
+        at.radio(key="watch.round").set_value(2).run()
+    assert not any("openai-beta" in t.value for t in at.text)
+    assert any("No request headers kept for this call: it sent none of those a capture keeps" in c.value
+               for c in at.caption)
+    assert SENTINEL not in rendered(at)

@@ -2,7 +2,7 @@
 httpx2, the SDKs' own HTTP client, and appends each Chat Completions, Responses or Messages call
 to the capture file as a request/response pair line (lib/logs/pairs.py reads it).
 
-The client's headers, credentials included, go to the upstream untouched. Of them only the few on KEPT_HEADERS,
+The client's headers, credentials included, go to the upstream untouched. Of them only the few on lib.model.KEPT_HEADERS,
 which switch provider features on and hold no secret (`anthropic-beta`, `OpenAI-Beta`), are recorded beside the two
 bodies, the status, the latency and the time; a value that looks like a credential is dropped even there. Streamed
 responses are passed on chunk by chunk as they arrive and recorded once the stream ends. An
@@ -30,6 +30,7 @@ from starlette.routing import Route
 from lib.capture.assemble import assembled, sse_events
 from lib.capture.files import CaptureFile
 from lib.capture.otlp import MAX_BODY, TooLarge, at_most, receive_traces
+from lib.model import KEPT_HEADERS
 
 RECORDED = (("/chat/completions", "openai"), ("/responses", "responses"), ("/messages", "anthropic"))
 """Path endings of the calls the proxy records, and the API each one speaks."""
@@ -41,11 +42,6 @@ HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-en
 CREDENTIAL_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key")
 """Request headers whose values are secrets: scrubbed from anything the proxy records."""
 
-KEPT_HEADERS = ("anthropic-version", "anthropic-beta", "openai-beta", "x-stainless-helper",
-                "x-stainless-helper-method", "x-stainless-stream-helper")
-"""The request headers a capture line keeps (lower case): those that change what the provider does with the call
-(the API version, beta features, the SDK helper that made it), none of them a secret. An allow-list, not a deny-list:
-a header we do not know (a gateway's own key under a name of its choosing) is never written."""
 
 LOOKS_SECRET = ("key", "token", "secret", "auth", "cookie", "password", "session")
 """Words in a header's name that mark it a credential; never kept, whatever the allow-list says."""

@@ -12,6 +12,7 @@ from typing import Any, Iterator
 
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
 from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.model import KEPT_HEADERS
 from lib.text import with_article
 
 WRAPPERS = (("request", "response"), ("input", "output"), ("req", "resp"), ("body", "response"), ("payload", "response"))
@@ -66,12 +67,24 @@ def split_pair(obj: dict) -> tuple[Any, Any, str] | None:
     return None
 
 
+def request_headers_of(obj: dict) -> dict | None:
+    """The request headers a line kept under `request_headers` (the recording proxy writes them: docs/capture.md), names
+    in lower case, only those with a text value and only names on the proxy's allow-list, so a hand-written log cannot
+    make a fork send a header the proxy would never have kept; None where the line keeps no headers."""
+    kept = obj.get("request_headers")
+    if not isinstance(kept, dict):
+        return None
+    return {str(k).lower(): v for k, v in kept.items() if isinstance(v, str) and str(k).lower() in KEPT_HEADERS}
+
+
 def call_meta(obj: dict) -> dict:
-    """The conversation id, latency and start time a logged call's line carries, as CallRecord fields."""
+    """The conversation id, latency, start time and request headers a logged call's line carries, as CallRecord
+    fields."""
     conversation = next((str(obj[k]) for k in CONVERSATION_KEYS if isinstance(obj.get(k), (str, int))), None)
     latency = next((obj[k] for k in LATENCY_KEYS if isinstance(obj.get(k), (int, float))), None)
     timestamp = next((str(obj[k]) for k in TIME_KEYS if obj.get(k) is not None), None)
-    return {"conversation": conversation, "latency_ms": latency, "timestamp": timestamp}
+    return {"conversation": conversation, "latency_ms": latency, "timestamp": timestamp,
+            "request_headers": request_headers_of(obj)}
 
 
 class KeyedPairs(LogFormat):

@@ -188,6 +188,9 @@ class CallRecord:
     compacted: bool = False
     """With `history_cut`: the cut is a compaction, the program's summary put in place of the earlier turns, not a
     person undoing turns (lib.model.COMPACTED)."""
+    request_headers: dict | None = None
+    """The request headers the log kept that shape the call (lib.model.REQUEST_HEADERS), `{}` where it keeps headers and
+    the call sent none of those; None where the log keeps no headers."""
     from_cache: str | None = None
     """The program's own cache that answered the call in place of the provider, named (lib.model.FROM_CACHE): the
     recording says so (AutoGen's `cached` result)."""

@@ -55,7 +55,7 @@ from lib.logs.spans import SpanFormat
 from lib.logs.streams import is_keepalive
 from lib.intern import collector_paused, content_key, loads_exact
 from lib.model import (COMPACTED, COMPACTED_IN_CALL, COMPACTION, CUT_CALLS, FROM_CACHE, HISTORY_CUT, MADE_UP_IDS,
-                       NOTICES, PROGRAM_WROTE, SENT_ON, STREAMED, SUMMARY_CALL, TOOLS_HELD, UNENDED_CALLS,
+                       NOTICES, PROGRAM_WROTE, REQUEST_HEADERS, SENT_ON, STREAMED, SUMMARY_CALL, TOOLS_HELD, UNENDED_CALLS,
                        UNENDED_WRITES, Message,
                        ProviderError, Request, Response, Round, Trace)
 from lib.text import plural
@@ -341,6 +341,8 @@ class _Call:
     the request after it opens with its answer: _after_summary): the round's SUMMARY_CALL."""
     joined_file: str | None = None
     """The file that held the call's other half, where its format joined it from two (a batch's result file)."""
+    request_headers: dict | None = None
+    """The request headers the log kept for the call: the round's REQUEST_HEADERS."""
 
 
 @dataclass
@@ -458,6 +460,7 @@ class _Rebuilder:
             record.compacted_in_call is True, sent_on, text_or_none(record.from_cache), file_of(record.line),
             record.tools_held is True, record.summary_call is True,
             file_of(record.joined_line) if record.joined_line is not None else None,
+            dict(record.request_headers) if isinstance(record.request_headers, dict) else None,
         ))
         self._openings.ended(thread, request.raw.get("messages") or [])
         if error is not None and response is None and record.conversation is None:
@@ -1131,6 +1134,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra[TOOLS_HELD] = True
         if call.summary_call:
             extra[SUMMARY_CALL] = True
+        if call.request_headers is not None:
+            extra[REQUEST_HEADERS] = call.request_headers
         resent = shared_prefix(previous, call.request.messages)
         if call.history_cut and rounds:
             extra[HISTORY_CUT] = resent

@@ -25,7 +25,7 @@ from lib.growth import (CHANGED_WORDS, HELD_UNDER, REFERENCE_PART, REFERENCE_WOR
                         referred_words, system_words)
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
                          tool_list_never_logged)
-from lib.model import Execution, Message, Round, summary_in_clear
+from lib.model import KEPT_HEADERS, Execution, Message, Round, summary_in_clear
 from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
@@ -304,6 +304,31 @@ def request_not_in_log() -> None:
             "(its messages, its tool list) is not known.")
 
 
+HEADERS_HEADING = "**request headers** (sent beside the body; only those that shape the call are kept, never a key)"
+"""Above the request headers a log kept for a round."""
+
+
+def no_headers_words() -> str:
+    """Said where a round's log keeps headers but this call sent none of those it keeps."""
+    return ("No request headers kept for this call: it sent none of those a capture keeps ("
+            + ", ".join(f"`{name}`" for name in KEPT_HEADERS) + "). A fork sends none either.")
+
+
+def request_headers_block(round_: Round) -> None:
+    """The request headers the log kept for the round, as text, marked as request headers; where the log keeps headers
+    and this call sent none of them, says so. Nothing for a round of a log that never keeps headers (most formats):
+    a line saying so on every round would only crowd the page."""
+    headers = round_.request_headers
+    if headers is None:
+        return
+    if not headers:
+        st.caption(no_headers_words())
+        return
+    with st.container(border=True):
+        st.markdown(HEADERS_HEADING)
+        payload(clip(show_controls("\n".join(f"{name}: {value}" for name, value in headers.items()))), "text")
+
+
 def request_cards(round_: Round, placed: Growth, marks: list[Mark], system_status: Status | None,
                   pointer: Pointer | None = None, tool_list_recorded: bool = True, secret: bool = False,
                   tool_list_sent: bool = False, previous: Round | None = None) -> None:
@@ -313,6 +338,7 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], system_statu
     if not round_.request_recorded:
         request_not_in_log()
         return
+    request_headers_block(round_)
     system = round_.request.system
     if system is not None:
         with st.container(border=True):
