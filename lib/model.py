@@ -412,6 +412,32 @@ does with the call (the API version, beta features, the SDK helper that made it)
 not a deny-list: a header not on it (a gateway's own key under a name of its choosing) is never written by the recording
 proxy (lib.capture.proxy), never read from a log, never sent by a fork."""
 
+LOOKS_SECRET = ("key", "token", "secret", "auth", "cookie", "password", "session")
+"""Words in a header's name that mark it a credential: never kept, whatever KEPT_HEADERS says."""
+
+SECRET_PREFIXES = ("sk-", "sk_", "bearer ", "basic ", "eyj")
+"""How a credential's value begins (OpenAI's and Anthropic's keys, an Authorization scheme, a JWT): a header on
+KEPT_HEADERS whose value begins so is dropped."""
+
+
+def shaping_headers(headers, secrets: tuple[str, ...] = ()) -> dict[str, str]:
+    """The request headers of `headers` (any mapping, names in any case) that shape a call and may be kept, sent again
+    and shown: those on KEPT_HEADERS with a text value, names in lower case, less any whose name or value looks like a
+    credential or holds one of `secrets` (docs/security.md: keys are never written anywhere)."""
+    lowered = {str(k).lower(): v for k, v in headers.items()}
+    kept = {}
+    for name in KEPT_HEADERS:
+        value = lowered.get(name)
+        if not isinstance(value, str) or any(word in name for word in LOOKS_SECRET):
+            continue
+        if value.strip().lower().startswith(SECRET_PREFIXES) or any(s in value for s in secrets):
+            continue
+        if "\r" in value or "\n" in value:  # a header cannot hold a line break: no value smuggles in another header
+            continue
+        kept[name] = value
+    return kept
+
+
 REQUEST_HEADERS = "request_headers"
 """The round key holding the request headers the log kept that shape the call and are no secret (the recording proxy's
 allow-list, KEPT_HEADERS: `anthropic-beta`, `openai-beta`, ...): `{name in lower case: value}`, `{}`
@@ -654,7 +680,7 @@ class Round:
         kept = self.extra.get(REQUEST_HEADERS)
         if not isinstance(kept, dict):
             return None
-        return {str(k).lower(): v for k, v in kept.items() if isinstance(v, str) and str(k).lower() in KEPT_HEADERS}
+        return shaping_headers(kept)
 
     @property
     def tools_held(self) -> bool:

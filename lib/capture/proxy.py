@@ -30,7 +30,7 @@ from starlette.routing import Route
 from lib.capture.assemble import assembled, sse_events
 from lib.capture.files import CaptureFile
 from lib.capture.otlp import MAX_BODY, TooLarge, at_most, receive_traces
-from lib.model import KEPT_HEADERS
+from lib.model import shaping_headers
 
 RECORDED = (("/chat/completions", "openai"), ("/responses", "responses"), ("/messages", "anthropic"))
 """Path endings of the calls the proxy records, and the API each one speaks."""
@@ -41,14 +41,6 @@ HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-en
 
 CREDENTIAL_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key")
 """Request headers whose values are secrets: scrubbed from anything the proxy records."""
-
-
-LOOKS_SECRET = ("key", "token", "secret", "auth", "cookie", "password", "session")
-"""Words in a header's name that mark it a credential; never kept, whatever the allow-list says."""
-
-SECRET_PREFIXES = ("sk-", "sk_", "bearer ", "basic ", "eyj")
-"""How a credential's value begins (OpenAI's and Anthropic's keys, an Authorization scheme, a JWT): a kept header
-whose value begins so is dropped, as a value that holds any of the client's own credentials is."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +72,8 @@ class Call:
     timestamp: str
     """When the request arrived, ISO 8601 UTC."""
     headers: dict = field(default_factory=dict)
-    """The request's headers on KEPT_HEADERS, names in lower case (kept_headers): recorded as `request_headers`."""
+    """The request's headers that shape the call, names in lower case (lib.model.shaping_headers): recorded as
+    `request_headers`."""
 
 
 def root_url(url: str) -> str:
@@ -101,20 +94,6 @@ def _secrets(headers) -> tuple[str, ...]:
     values = [headers.get(name, "") for name in CREDENTIAL_HEADERS]
     found = {v for value in values for v in (value, value.removeprefix("Bearer ").strip()) if len(v) >= 8}
     return tuple(sorted(found, key=len, reverse=True))
-
-
-def kept_headers(headers, secrets: tuple[str, ...] = ()) -> dict:
-    """The request headers a capture keeps: those on KEPT_HEADERS, names in lower case, less any whose name or value
-    looks like a credential (docs/security.md: keys are never written anywhere)."""
-    kept = {}
-    for name in KEPT_HEADERS:
-        value = headers.get(name)
-        if value is None or any(word in name for word in LOOKS_SECRET):
-            continue
-        if value.strip().lower().startswith(SECRET_PREFIXES) or any(s in value for s in secrets):
-            continue
-        kept[name] = value
-    return kept
 
 
 def _forwarded(headers) -> dict:
@@ -239,7 +218,7 @@ async def _forward(request: Request, client: httpx2.AsyncClient, upstreams: Upst
                             413)
     secrets = _secrets(request.headers)
     call = Call(api_of(request.method, request.url.path), body, secrets, time.perf_counter(),
-                time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), kept_headers(request.headers, secrets))
+                time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), shaping_headers(request.headers, secrets))
     url = root_url(upstreams.for_request(request.headers)) + request.url.path
     if request.url.query:
         url += "?" + request.url.query

@@ -34,7 +34,7 @@ from lib.logs.responses import (FINAL_EVENTS, ITEM_DONE, SPEECH_KEY, ResponsesFo
                                  is_responses_request, with_streamed_items)
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
 from lib.logs.streams import AnthropicStreamFormat, OpenAIChatStreamFormat, ends_with_done, is_keepalive
-from lib.model import STREAM_ENDED, UNDECODED, UNDECODED_NAMES
+from lib.model import STREAM_ENDED, UNDECODED, UNDECODED_NAMES, shaping_headers
 from lib.text import json_said, plural
 
 GEMINI_PATH = re.compile(r"/models/([^/:]+):(?:stream)?generateContent$", re.IGNORECASE)
@@ -379,7 +379,9 @@ class ExchangeReader:
         yield CallRecord(line=line, dialect=dialect, request=request, response=None if error else response, error=error,
                          streamed=stream is not None, cut_calls=stream.cut_calls if stream else [],
                          provenance=provenance,
-                         summary_call=exchange.request_headers.get(SDK_HELPER_HEADER) == SUMMARY_HELPER)
+                         summary_call=exchange.request_headers.get(SDK_HELPER_HEADER) == SUMMARY_HELPER,
+                         # A recorder that kept any request header kept them all: those that shape the call are shown.
+                         request_headers=shaping_headers(exchange.request_headers) if exchange.request_headers else None)
 
     def _background_ended(self, exchange: Exchange, response_id: str, where: str) -> Iterator[CallRecord]:
         """A poll or cancellation of a background call: the call, answered, where the response has ended; nothing

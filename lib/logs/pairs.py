@@ -12,7 +12,7 @@ from typing import Any, Iterator
 
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
 from lib.logs.record import CallRecord, LineProblem, LogFormat
-from lib.model import KEPT_HEADERS
+from lib.model import shaping_headers
 from lib.text import with_article
 
 WRAPPERS = (("request", "response"), ("input", "output"), ("req", "resp"), ("body", "response"), ("payload", "response"))
@@ -69,12 +69,12 @@ def split_pair(obj: dict) -> tuple[Any, Any, str] | None:
 
 def request_headers_of(obj: dict) -> dict | None:
     """The request headers a line kept under `request_headers` (the recording proxy writes them: docs/capture.md), names
-    in lower case, only those with a text value and only names on the proxy's allow-list, so a hand-written log cannot
-    make a fork send a header the proxy would never have kept; None where the line keeps no headers."""
+    in lower case, only those the proxy would have kept (lib.model.shaping_headers), so a hand-written log cannot make a
+    fork send a header the proxy never keeps; None where the line keeps no headers."""
     kept = obj.get("request_headers")
     if not isinstance(kept, dict):
         return None
-    return {str(k).lower(): v for k, v in kept.items() if isinstance(v, str) and str(k).lower() in KEPT_HEADERS}
+    return shaping_headers(kept)
 
 
 def call_meta(obj: dict) -> dict:

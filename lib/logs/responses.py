@@ -15,6 +15,7 @@ from lib.dialects import OPENAI
 from lib.dialects.common import flatten_content
 from lib.intern import canonical_json
 from lib.logs import chat_shape as convert
+from lib.logs.pairs import request_headers_of
 from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
 from lib.text import plural
 
@@ -219,7 +220,9 @@ class ResponsesFormat(LogFormat):
             request, response = _body(obj, "request", optional=True), _body(obj, "response", optional=True)
             if request is None and response is None:
                 raise LineProblem("'request' and 'response' are both null")
-            yield self._record(request, response, line, convert.as_int(obj.get("status_code", obj.get("status"))))
+            record = self._record(request, response, line, convert.as_int(obj.get("status_code", obj.get("status"))))
+            record.request_headers = request_headers_of(obj)  # the recording proxy keeps them beside the bodies
+            yield record
         else:
             yield self._record(obj, None, line)
 
