@@ -62,6 +62,14 @@ def in_dialect(body: dict, source: str, target: str) -> tuple[dict, tuple[str, .
     return written.body, written.notes
 
 
+def resent_headers(parent: Trace, at: int, dialect: str) -> dict[str, str]:
+    """The request headers the parent's round `at` kept that a fork of it sends again with each call (an
+    `anthropic-beta` that switched a feature on): only those lib.model.shaping_headers allows, never a key (the key is
+    the operator's, as always); none where the fork is sent in the other dialect, whose API they mean nothing to."""
+    headers = parent.rounds[at - 1].request_headers
+    return dict(headers) if headers and dialect == parent.dialect else {}
+
+
 def replay(parent: Trace, dialect: str) -> ReplayProvider:
     """The replay provider of a fork: the parent's own rounds, the bundled recordings and the teaching forks'."""
     found = recordings_from_trace(write_trace(parent), "a round of the parent trace")
@@ -168,6 +176,32 @@ def copied_words(name: str, at: int) -> str:
     return f"{'round 1' if at == 2 else f'rounds 1 to {at - 1}'} copied from {name}"
 
 
+PROVIDER_WORDS = {"openai": "OpenAI", "anthropic": "Anthropic", "openai-compatible": "an OpenAI-compatible server"}
+"""How a fork's note names the API a provider label sends to."""
+
+
+def sent_words(setup: ForkSetup, provider: Provider) -> str:
+    """What a fork sent, for its note: which round, edited or not, to which API at which host, with which of the
+    parent's request headers, and that the rounds after it went there too."""
+    at = setup.at
+    try:
+        recorded, _ = in_dialect(request_body(setup.parent, at), setup.parent.dialect, provider.dialect)
+        state = "edited" if recorded != setup.body else "unedited"
+    except Exception:  # noqa: BLE001 - a parent request the converter cannot read: the note says less, never fails
+        state = "as the fork's editor left it"
+    where = getattr(provider, "where", None)
+    said = (f"round {at}, {state}, sent again to {PROVIDER_WORDS.get(provider.label, provider.label)}"
+            + (f" at {where}" if where else ""))
+    headers = getattr(provider, "headers", None) or {}
+    if headers:
+        said += f" with the request headers the parent's round {at} kept ({', '.join(headers)})"
+    elif setup.parent.rounds[at - 1].request_headers and provider.dialect != setup.parent.dialect:
+        said += f" without the request headers the parent's round {at} kept (they are for the other API)"
+    if setup.continuation != "stop":
+        said += ", and the rounds after it sent there too"
+    return said
+
+
 def _header(setup: ForkSetup, provider: Provider) -> dict:
     header = {k: v for k, v in json.loads(next(write_trace(setup.parent))).items() if k not in PARENTS_WORDS}
     name, at = setup.parent_name, setup.at
@@ -176,7 +210,7 @@ def _header(setup: ForkSetup, provider: Provider) -> dict:
         f" and written as {DIALECT_NAMES[provider.dialect]}" if converted and at > 1 else "") + (
         # Replay sends nothing to a model, and answers only a request it has a recording of.
         f"; from round {at} on, answered by Replay from recordings where it had one, each answer's note saying how it "
-        "was made" if provider.label == "replay" else f"; round {at} on sent again")
+        "was made" if provider.label == "replay" else f"; {sent_words(setup, provider)}")
     origin = (header.get("provenance") or {}).get("origin", "recorded")
     header["description"] = f"A fork of {setup.parent.title} at round {at}: {note}."
     header.update({"title": f"Fork of {setup.parent.title} at round {at}", "dialect": provider.dialect,
@@ -184,6 +218,8 @@ def _header(setup: ForkSetup, provider: Provider) -> dict:
                    "provenance": {"origin": origin, "note": note}})
     if setup.notes:
         header["fork"]["conversion_notes"] = list(setup.notes)
+    if getattr(provider, "headers", None):
+        header["fork"]["request_headers"] = dict(provider.headers)
     return header
 
 

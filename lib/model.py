@@ -430,7 +430,7 @@ def shaping_headers(headers, secrets: tuple[str, ...] = ()) -> dict[str, str]:
         value = lowered.get(name)
         if not isinstance(value, str) or any(word in name for word in LOOKS_SECRET):
             continue
-        if value.strip().lower().startswith(SECRET_PREFIXES) or any(s in value for s in secrets):
+        if value.strip().lower().startswith(SECRET_PREFIXES) or any(len(s) >= 8 and s in value for s in secrets):
             continue
         if "\r" in value or "\n" in value:  # a header cannot hold a line break: no value smuggles in another header
             continue

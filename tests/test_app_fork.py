@@ -568,3 +568,39 @@ def test_the_fork_and_compare_say_which_rounds_were_copied_from_the_parent_and_w
         "The right run is a fork. A round it copied from its parent reads “same” beside the parent's and counts in "
         "its totals, though the fork did not send it. What it copied and what it sent again, as its file says:"]
     assert not [c.value for c in at.caption if c.value.startswith("The left run is a fork")]
+
+
+def test_a_fork_resends_the_request_headers_the_log_kept_never_its_key_and_its_note_says_where_it_went(
+        app, monkeypatch, tmp_path):
+    """A captured round asked for a beta feature (`anthropic-beta`): its fork asks for it too, with the operator's key,
+    never a key the log held; the fork's note says which round was sent, edited or not, where, and with which
+    headers. It resent none of them, and said only "round 1 on sent again"."""
+    from tests.recorded_server import RecordedServer, Reply
+    operator_key = "sk-ant-OPERATOR-SENTINEL-0123456789"
+    lines = (TRACES_DIR / "order-status-anthropic.jsonl").read_text().splitlines()
+    first = json.loads(lines[1])
+    first["request_headers"] = {"anthropic-beta": "token-efficient-tools-2025-02-19",
+                                "x-api-key": "sk-ant-SOMEONE-ELSES-KEY-0000000000"}
+    lines[1] = json.dumps(first)
+    answer = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+              "stop_reason": "end_turn", "content": [{"type": "text", "text": "Noted."}],
+              "usage": {"input_tokens": 5, "output_tokens": 2}}
+    monkeypatch.setenv("ROUNDTRIP_DATABASE_URL", f"sqlite:///{tmp_path / 'notes.db'}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", operator_key)
+    with RecordedServer({"/v1/messages": [Reply(answer)]}) as server:
+        monkeypatch.setenv("ROUNDTRIP_ANTHROPIC_BASE_URL", server.url)
+        at = app.run()
+        at.file_uploader(key="sidebar.upload").upload("captured.jsonl", "\n".join(lines).encode()).run()
+        at.switch_page("pages/fork.py").run()
+        at.number_input(key="fork.round").set_value(1).run()
+        at.selectbox(key="fork.provider").set_value("anthropic").run()
+        at.radio(key="fork.after").set_value("stop").run()
+        at.button(key="fork.run").click().run(timeout=30)
+    assert not at.exception
+    (received,) = server.received
+    assert received.headers["anthropic-beta"] == "token-efficient-tools-2025-02-19"
+    assert operator_key in received.headers.get("x-api-key", "") + received.headers.get("authorization", "")
+    assert "SOMEONE-ELSES" not in json.dumps(dict(received.headers))
+    host = server.url.split("://")[1].rstrip("/")
+    said = (f"; round 1, unedited, sent again to Anthropic at {host} with the request headers the parent's round 1 kept (anthropic-beta)")
+    assert [t for t in _texts(at) if said in t], _texts(at)

@@ -92,3 +92,34 @@ def test_an_unedited_anthropic_round_replays_through_the_anthropic_sdk_and_says_
     assert json.loads(text.splitlines()[0])["fork"]["round"] == 2
     found = compare(_run(parent, "parent"), _run(fork, "fork"), DEFAULT_PRICES)
     assert [p.verdict for p in found.pairs] == ["same", "same"]
+
+
+def _with_headers(trace, at: int, headers: dict):
+    """The trace with round `at` keeping `headers`, as a capture's round does."""
+    from dataclasses import replace
+    from lib.model import REQUEST_HEADERS
+    rounds = list(trace.rounds)
+    rounds[at - 1] = replace(rounds[at - 1], extra={**rounds[at - 1].extra, REQUEST_HEADERS: headers})
+    return replace(trace, rounds=tuple(rounds))
+
+
+def test_an_edited_fork_resends_its_rounds_kept_headers_on_every_call_and_its_note_says_which_round_went_where(
+        tmp_path):
+    from lib.fork import resent_headers
+    parent = _with_headers(load_bundled("hengxin-expense").trace, 2, {"openai-beta": "assistants=v2"})
+    body = with_results_emptied(request_body(parent, 2))
+    answer = {"id": "x", "object": "chat.completion", "model": "DeepSeek-V4-Flash",
+              "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Done."}}],
+              "usage": {"prompt_tokens": 1200, "completion_tokens": 2, "total_tokens": 1202}}
+    with RecordedServer(routes={"/v1/chat/completions": [Reply(answer)]}) as server:
+        provider = OpenAIProvider(KEY, server.url + "/v1", headers=resent_headers(parent, 2, parent.dialect))
+        _, fork, text = _played(ForkSetup(parent, "hengxin-expense", 2, body, "tools"), provider, tmp_path)
+    assert server.received[0].headers["openai-beta"] == "assistants=v2"
+    assert server.received[0].headers["authorization"] == f"Bearer {KEY}"
+    host = server.url.split("://")[1].rstrip("/")
+    assert fork.provenance.note == (
+        f"round 1 copied from hengxin-expense; round 2, edited, sent again to an OpenAI-compatible server at {host} "
+        "with the request headers the parent's round 2 kept (openai-beta), and the rounds after it sent there too")
+    assert json.loads(text.splitlines()[0])["fork"]["request_headers"] == {"openai-beta": "assistants=v2"}
+    # Sent as Messages, the OpenAI API's header means nothing there: not sent.
+    assert resent_headers(parent, 2, ANTHROPIC) == {}

@@ -33,6 +33,7 @@ import openai
 from lib.access import OFFICIAL_BASE_URLS
 from lib.dialects import ANTHROPIC, OPENAI
 from lib.failures import REFUSED_HERE, TIMED_OUT, UNREACHABLE, unreachable_said
+from lib.model import shaping_headers
 from lib.text import plural
 
 HIDDEN = "[key hidden]"
@@ -113,13 +114,15 @@ class OpenAIProvider:
     dialect = OPENAI
 
     def __init__(self, api_key: str, base_url: str, timeout_s: float = 60.0, max_retries: int = 2,
-                 limits: CallLimits = CallLimits(), public_only: bool = False):
+                 limits: CallLimits = CallLimits(), public_only: bool = False, headers: dict | None = None):
         self.label = "openai" if base_url.rstrip("/") == OFFICIAL_BASE_URLS["openai"] else "openai-compatible"
+        self.where = host_of(base_url)
+        self.headers = shaping_headers(headers or {}, (api_key,))
         self._secret = api_key
         self._guard = _LimitedTransport(limits, base_url, public_only)
         self._waits = _waits(min(timeout_s, limits.deadline_s), max_retries)
         self._client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=max_retries,
-                                     timeout=min(timeout_s, limits.deadline_s),
+                                     timeout=min(timeout_s, limits.deadline_s), default_headers=self.headers,
                                      http_client=openai.DefaultHttpxClient(transport=self._guard))
 
     def send(self, body: dict) -> Exchange:
@@ -136,13 +139,15 @@ class AnthropicProvider:
     dialect = ANTHROPIC
 
     def __init__(self, api_key: str, base_url: str, timeout_s: float = 60.0, max_retries: int = 2,
-                 limits: CallLimits = CallLimits(), public_only: bool = False):
+                 limits: CallLimits = CallLimits(), public_only: bool = False, headers: dict | None = None):
         self.label = "anthropic"
+        self.where = host_of(base_url)
+        self.headers = shaping_headers(headers or {}, (api_key,))
         self._secret = api_key
         self._guard = _LimitedTransport(limits, base_url, public_only)
         self._waits = _waits(min(timeout_s, limits.deadline_s), max_retries)
         self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=max_retries,
-                                           timeout=min(timeout_s, limits.deadline_s),
+                                           timeout=min(timeout_s, limits.deadline_s), default_headers=self.headers,
                                            http_client=anthropic.DefaultHttpxClient(transport=self._guard))
 
     def send(self, body: dict) -> Exchange:
@@ -151,6 +156,17 @@ class AnthropicProvider:
             exchange = _exchange(self._client.messages.with_raw_response.create, body, ANTHROPIC, self._secret,
                                  anthropic, self._waits)
             return replace(exchange, attempts=tuple(self._guard.attempts))
+
+
+def host_of(base_url: str) -> str:
+    """Where a base URL sends calls, as a person reads it: its host, and a port other than the scheme's; never its user
+    part, path or query (`api.openai.com`, `127.0.0.1:8700`)."""
+    where = urlsplit(base_url)
+    try:
+        port = where.port
+    except ValueError:
+        port = None
+    return f"{where.hostname}:{port}" if port else where.hostname or "the server"
 
 
 def _waits(timeout_s: float, retries: int) -> str:

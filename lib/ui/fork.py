@@ -18,7 +18,8 @@ import streamlit as st
 from lib import access, catalog, fork_lessons
 from lib.dialects import DIALECT_NAMES, OPENAI, other
 from lib.failures import is_replay_miss
-from lib.fork import ForkSetup, advance, can_run_tools, in_dialect, original_result, replay, request_body, start
+from lib.fork import (ForkSetup, advance, can_run_tools, in_dialect, original_result, replay, request_body,
+                      resent_headers, start)
 from lib.live.providers import AnthropicProvider, OpenAIProvider
 from lib.live.runner import Runner
 from lib.text import show_controls
@@ -146,8 +147,9 @@ def sender(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> N
         plain.text(st.session_state[PROBLEM])
 
 
-def _provider(parent: catalog.LoadedTrace, dialect: str, provider: str):
-    """The provider chosen; AccessError or ValueError in our own words when it cannot be made."""
+def _provider(parent: catalog.LoadedTrace, dialect: str, provider: str, at: int):
+    """The provider chosen, sending again the request headers round `at` kept (lib.fork.resent_headers); AccessError or
+    ValueError in our own words when it cannot be made."""
     if provider == REPLAY:
         return replay(parent.trace, dialect)
     place = endpoint(provider, st.session_state.get(KEY), st.session_state.get(BASE_URL))
@@ -155,9 +157,10 @@ def _provider(parent: catalog.LoadedTrace, dialect: str, provider: str):
         raise ValueError("An OpenAI-compatible server needs its base URL, e.g. http://localhost:11434/v1/.")
     if provider != "compatible" and not place.api_key:
         raise ValueError(f"No API key for {PROVIDERS[provider]}: type one, or have the server's operator set it.")
+    headers = resent_headers(parent.trace, at, dialect)
     if provider == "anthropic":
-        return AnthropicProvider(place.api_key, place.base_url, public_only=place.public_only)
-    return OpenAIProvider(place.api_key or "not-needed", place.base_url, public_only=place.public_only)
+        return AnthropicProvider(place.api_key, place.base_url, public_only=place.public_only, headers=headers)
+    return OpenAIProvider(place.api_key or "not-needed", place.base_url, public_only=place.public_only, headers=headers)
 
 
 def _run(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> None:
@@ -172,7 +175,7 @@ def _run(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> Non
     dialect, after = st.session_state[DIALECT], st.session_state[AFTER]
     try:
         body, notes = in_dialect(edit.body, loaded.trace.dialect, dialect)
-        provider = _provider(loaded, dialect, st.session_state[PROVIDER])
+        provider = _provider(loaded, dialect, st.session_state[PROVIDER], at)
     except (access.AccessError, ValueError) as exc:
         st.session_state[PROBLEM] = str(exc)
         return
