@@ -264,3 +264,14 @@ def test_the_request_headers_a_capture_kept_show_as_request_headers_and_a_call_w
     assert any("No request headers kept for this call: it sent none of those a capture keeps" in c.value
                for c in at.caption)
     assert SENTINEL not in rendered(at)
+
+
+def test_the_page_says_once_which_request_headers_a_capture_keeps(app, captures):
+    at = open_watch(app)
+    said = [c.value for c in at.sidebar.caption if "request headers" in c.value]
+    assert said == ["A capture keeps each call's request and response bodies, its status, latency and time, and of its "
+                    "request headers only those that switch provider features on: `anthropic-version`, "
+                    "`anthropic-beta`, `openai-beta`, `x-stainless-helper`, `x-stainless-helper-method`, "
+                    "`x-stainless-stream-helper`. Never `Authorization`, `x-api-key`, a cookie or any other header: "
+                    "no key is written."]
+    assert not [c.value for c in at.main.caption if "request headers" in c.value]

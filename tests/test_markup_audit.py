@@ -51,8 +51,8 @@ WHOLE_LIST = {"tabs"}
 
 WORDS = {
     "plural": "a count and our noun, made plural (lib/text.py)",
-    "no_headers_words": "our sentence naming the header names of lib.model.KEPT_HEADERS, a constant of ours "
-                        "(lib/ui/cards.py)",
+    "capture_keeps_words": "our sentence naming the header names of lib.model.KEPT_HEADERS, a constant of ours "
+                           "(lib/ui/watch.py)",
     "failure_heading": "our sentence for a failed call from its HTTP status number (lib/failures.py)",
     "tries_said": "a count and HTTP status numbers, checked to be ints, in our sentence on the SDK's tries "
                   "(lib/failures.py)",

@@ -25,7 +25,7 @@ from lib.growth import (CHANGED_WORDS, HELD_UNDER, REFERENCE_PART, REFERENCE_WOR
                         referred_words, system_words)
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
                          tool_list_never_logged)
-from lib.model import KEPT_HEADERS, Execution, Message, Round, summary_in_clear
+from lib.model import Execution, Message, Round, summary_in_clear
 from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
@@ -308,10 +308,10 @@ HEADERS_HEADING = "**request headers** (sent beside the body; only those that sh
 """Above the request headers a log kept for a round."""
 
 
-def no_headers_words() -> str:
-    """Said where a round's log keeps headers but this call sent none of those it keeps."""
-    return ("No request headers kept for this call: it sent none of those a capture keeps ("
-            + ", ".join(f"`{name}`" for name in KEPT_HEADERS) + "). A fork sends none either.")
+NO_HEADERS = ("No request headers kept for this call: it sent none of those a capture keeps (the Watch page's sidebar "
+              "and docs/capture.md list them). A fork sends none either.")
+"""Said where a round's log keeps headers but this call sent none of those it keeps: the names are said once, on the
+Watch page, not on every such round."""
 
 
 def request_headers_block(round_: Round) -> None:
@@ -322,7 +322,7 @@ def request_headers_block(round_: Round) -> None:
     if headers is None:
         return
     if not headers:
-        st.caption(no_headers_words())
+        st.caption(NO_HEADERS)
         return
     with st.container(border=True):
         st.markdown(HEADERS_HEADING)

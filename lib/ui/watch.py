@@ -12,6 +12,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lib import catalog
 from lib.capture import files
+from lib.model import KEPT_HEADERS
 from lib.ui import access as ui_access, explorer, kept, navigation, picker, plain, state
 
 CAPTURE, CONVERSATION, ROUND, SHOWN, PORT, FORK_ASKED, RUNS = (
@@ -65,6 +66,16 @@ def how_to_connect() -> None:
         st.code(f'Anthropic(base_url="{base}")', language="python", wrap_lines=True)
         st.caption("OpenTelemetry OTLP/HTTP exporter:")
         st.code(f"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={base}/v1/traces", language="bash", wrap_lines=True)
+        st.caption(capture_keeps_words())
+
+
+def capture_keeps_words() -> str:
+    """What a capture keeps of each call, the request headers it keeps named (lib.model.KEPT_HEADERS): said once, in the
+    sidebar, not on every round."""
+    names = ", ".join(f"`{name}`" for name in KEPT_HEADERS)
+    return ("A capture keeps each call's request and response bodies, its status, latency and time, and of its request "
+            f"headers only those that switch provider features on: {names}. Never `Authorization`, `x-api-key`, a "
+            "cookie or any other header: no key is written.")
 
 
 def chosen_capture() -> Path | None:
