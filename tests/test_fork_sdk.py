@@ -121,5 +121,7 @@ def test_an_edited_fork_resends_its_rounds_kept_headers_on_every_call_and_its_no
         f"round 1 copied from hengxin-expense; round 2, edited, sent again to an OpenAI-compatible server at {host} "
         "with the request headers the parent's round 2 kept (openai-beta), and the rounds after it sent there too")
     assert json.loads(text.splitlines()[0])["fork"]["request_headers"] == {"openai-beta": "assistants=v2"}
+    # The fork's own round says what it sent beside the body, as the captured one did.
+    assert fork.rounds[1].request_headers == {"openai-beta": "assistants=v2"}
     # Sent as Messages, the OpenAI API's header means nothing there: not sent.
     assert resent_headers(parent, 2, ANTHROPIC) == {}

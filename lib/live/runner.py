@@ -31,7 +31,7 @@ from lib.live.wire import DIALECTS, Answer, RequestOptions, tools_in_prompt
 from lib.live.providers import Provider, provider_message
 from lib.live.tools import Result, Toolbox, repeated_id
 from lib.live.tracefile import TraceFile
-from lib.model import AWAITING, ProviderError, ToolCallPart
+from lib.model import AWAITING, REQUEST_HEADERS, ProviderError, ToolCallPart
 from lib.text import plural, shorten
 
 NOT_RUN_STOPPED = "Not executed: the person running the program stopped the run before this call ran."
@@ -111,6 +111,9 @@ class _Round:
     stopped: dict | None = None
     attempts: tuple = ()
     awaiting: str | None = None
+    headers: dict = field(default_factory=dict)
+    """The request headers that shape the call the provider sent beside the body (a fork's, taken from its parent's
+    log: lib.fork.resent_headers); written as REQUEST_HEADERS only when there are some."""
 
     def line(self) -> dict:
         line = {"kind": "round", "index": self.index, "request": self.request}
@@ -132,6 +135,8 @@ class _Round:
             line[AWAITING] = self.awaiting
         if len(self.attempts) > 1:  # the SDK's retries: the provider saw the request more than once
             line["attempts"] = list(self.attempts)
+        if self.headers:
+            line[REQUEST_HEADERS] = dict(self.headers)
         return line
 
 
@@ -281,7 +286,8 @@ class Runner:
         body = ({**self._template, "messages": list(self.messages)} if self._template is not None
                 else self.dialect.body(self.options, self._system, list(self.messages), self._tools))
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        round_ = self._round = _Round(self.rounds + 1, body, now, marks)
+        round_ = self._round = _Round(self.rounds + 1, body, now, marks,
+                                      headers=dict(getattr(self.provider, "headers", None) or {}))
         self.trace.put(round_.line())
         exchange = self.provider.send(body)
         round_.request, round_.latency_ms, round_.attempts = exchange.request, exchange.latency_ms, exchange.attempts
