@@ -595,6 +595,9 @@ def test_a_fork_resends_the_request_headers_the_log_kept_never_its_key_and_its_n
         at.number_input(key="fork.round").set_value(1).run()
         at.selectbox(key="fork.provider").set_value("anthropic").run()
         at.radio(key="fork.after").set_value("stop").run()
+        assert "Sent with the request headers round 1 kept (the key is yours, never the log's):" in [
+            c.value for c in at.caption]
+        assert "anthropic-beta: token-efficient-tools-2025-02-19" in _texts(at)
         at.button(key="fork.run").click().run(timeout=30)
     assert not at.exception
     (received,) = server.received

@@ -137,6 +137,7 @@ def sender(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> N
     elif provider != REPLAY:
         st.text_input("Base URL" + ("" if provider == "compatible" else " (optional)"), key=BASE_URL)
         st.text_input("API key", type="password", key=KEY, help="Used for these calls only, never written anywhere.")
+        _headers_sent(loaded, at, dialect)
     offered_after = list(AFTERWARDS) if can_run_tools(loaded.name) else ["typed", "stop"]
     if st.session_state.get(AFTER) not in offered_after:
         st.session_state[AFTER] = offered_after[0]
@@ -145,6 +146,20 @@ def sender(loaded: catalog.LoadedTrace, at: int, edit: fork_editor.Editing) -> N
     if st.session_state.get(PROBLEM):
         st.error("The fork was not sent:")
         plain.text(st.session_state[PROBLEM])
+
+
+def _headers_sent(loaded: catalog.LoadedTrace, at: int, dialect: str) -> None:
+    """Before the fork is sent: the request headers round `at` kept that go with it (as text: a log's values), or
+    that they do not, sent in the other dialect. Nothing where the log kept none."""
+    kept = loaded.trace.rounds[at - 1].request_headers
+    if not kept:
+        return
+    headers = resent_headers(loaded.trace, at, dialect)
+    if not headers:
+        st.caption(f"Round {at}'s request headers are not sent: they are for the API of the recorded dialect.")
+        return
+    st.caption(f"Sent with the request headers round {at} kept (the key is yours, never the log's):")
+    plain.text("\n".join(f"{name}: {value}" for name, value in headers.items()))
 
 
 def _provider(parent: catalog.LoadedTrace, dialect: str, provider: str, at: int):
