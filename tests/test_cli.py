@@ -338,9 +338,9 @@ def test_summarize_reads_several_files_as_one_upload_as_the_app_does_naming_each
     requests, results = fixtures / "openai-batch-input.jsonl", fixtures / "openai-batch-output.jsonl"
     done = run("summarize", str(requests), str(results), str(broken))
     assert done.returncode == 0
-    assert done.stdout.splitlines()[0] == (f"{requests}, {results}, {broken}: 11 lines: 6 rounds in 4 conversations; "
+    assert done.stdout.splitlines()[0] == (f"{requests}, {results}, {broken}: 11 lines: 6 rounds in 5 conversations; "
                                            "2 lines skipped")
-    said = "  trip-17-round-1 (openai-batch-input.jsonl + openai-batch-output.jsonl): 3 rounds, messages 2 → 4 → 5"
+    said = "  trip-17-round-1 (openai-batch-input.jsonl + openai-batch-output.jsonl): 2 rounds, messages 2 → 5"
     assert said in done.stdout.splitlines()
     assert [line for line in done.stdout.splitlines() if "(broken.jsonl): 1 round" in line]
     assert done.stderr.splitlines() == [

@@ -5,7 +5,7 @@ from anthropic.types.messages import MessageBatchIndividualResponse
 from openai.types.chat import ChatCompletion
 
 from lib.logs.batches import AnthropicBatchFormat, OpenAIBatchFormat
-from tests.formats_support import (assert_detects_only_its_own, assert_only_line_problems, calls, feed,
+from tests.formats_support import (FIXTURES, assert_detects_only_its_own, assert_only_line_problems, calls, feed,
                                     feed_files, lines, problems, read, results)
 
 OPENAI_FILES = ("openai-batch-input.jsonl", "openai-batch-output.jsonl")
@@ -190,3 +190,25 @@ def test_any_one_place_changed_in_an_anthropic_batch_line_gives_a_line_problem_o
     objs = lines(ANTHROPIC_FILES[0]) + lines(ANTHROPIC_FILES[1])
     assert assert_only_line_problems(AnthropicBatchFormat, objs, stride=2) > 900
     assert feed(AnthropicBatchFormat(), []) == []
+
+
+@pytest.mark.parametrize("names", [OPENAI_FILES, ANTHROPIC_FILES], ids=["openai", "anthropic"])
+def test_a_batch_uploaded_results_first_reads_as_it_does_requests_first(names):
+    # With the output file first, the failed request trip-18-missing-result was a conversation of its own; with the
+    # input file first, trip-17-round-1 had 3 rounds (2 → 4 → 5), trip-17-round-2 said to go on from trip-18's failed
+    # request. The batch sent both at once, each from round 1's answer: trip-18 is another request, as the input file
+    # alone reads it, and each file's order gives that.
+    from lib.logs.upload import read_upload
+    files = [(name, (FIXTURES / name).read_bytes()) for name in names]
+
+    def seen(upload):
+        return ([(c.id, c.source, [len(r.request.messages) for r in c.trace.rounds]) for c in upload.conversations],
+                upload.summary(), [upload.said(p) for p in (*upload.problems, *upload.notes)])
+
+    forward, backward = read_upload(files), read_upload(files[::-1])
+    assert seen(forward) == seen(backward)
+    if names == OPENAI_FILES:
+        both = " + ".join(OPENAI_FILES)
+        assert seen(forward)[0] == [("trip-17-round-1", both, [2, 5]), ("trip-18-missing-result", both, [4]),
+                                    ("trip-19-never-ran", OPENAI_FILES[0], [1]),
+                                    ("trip-20-expired", OPENAI_FILES[1], [0])]

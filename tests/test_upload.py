@@ -316,6 +316,7 @@ def test_a_conversation_of_an_upload_of_several_files_is_named_by_the_file_that_
     upload = read_upload([(name, (FIXTURES / name).read_bytes()) for name in names])
     assert [c.trace.title for c in upload.conversations] == [
         "openai-batch-input.jsonl + openai-batch-output.jsonl · trip-17-round-1",
+        "openai-batch-input.jsonl + openai-batch-output.jsonl · trip-18-missing-result",
         "openai-batch-input.jsonl · trip-19-never-ran", "openai-batch-output.jsonl · trip-20-expired"]
     names = ["anthropic-batch-requests.jsonl", "anthropic-batch-results.jsonl"]
     upload = read_upload([(name, (FIXTURES / name).read_bytes()) for name in names])

@@ -79,7 +79,7 @@ EXPECTED = [
     # pyfunc ChatModel's trace data ({"spans"}, MLflow 2's span shape).
     (('mlflow-databricks-agent-openai.json',), ['mlflow'], '1 document: 1 round in 1 conversation; 0 documents skipped', {'predict (<redacted>)': [2]}, 0),
     (('mlflow-bedrock-chat-model.json',), ['mlflow'], '1 document: 1 round in 1 conversation; 0 documents skipped', {'bedrock-agent (7c1e04a9d2b84f0e9a3b65d1c0f2e871)': [1]}, 0),
-    (('openai-batch-input.jsonl', 'openai-batch-output.jsonl'), ['openai-batch'], '8 lines: 5 rounds in 3 conversations; 0 lines skipped', {'trip-17-round-1': [2, 4, 5], 'trip-19-never-ran': [1], 'trip-20-expired': [0]}, 2),
+    (('openai-batch-input.jsonl', 'openai-batch-output.jsonl'), ['openai-batch'], '8 lines: 5 rounds in 4 conversations; 0 lines skipped', {'trip-17-round-1': [2, 5], 'trip-18-missing-result': [4], 'trip-19-never-ran': [1], 'trip-20-expired': [0]}, 2),
     (('anthropic-batch-requests.jsonl', 'anthropic-batch-results.jsonl'), ['anthropic-batch'], '11 lines: 6 rounds in 5 conversations; 0 lines skipped', {'ticket-8': [3], 'ticket-7-round-1': [1, 3], 'ticket-9': [1], 'ticket-10': [1], 'ticket-11': [0]}, 2),
 ]
 

@@ -1,7 +1,9 @@
 """Batch files: requests on one side, results on the other, joined on `custom_id`.
 
 The two halves may sit in two files fed one after the other, and results come in any order, so
-each half waits for its partner; whatever is still alone at the end is yielded on its own.
+each half waits for its partner. Every call is yielded at the end, in the order its request was read (a result
+without its request after them all, in the order read): the calls, and so the conversations rebuilt from them, are the
+same whichever file is given first.
 """
 
 from __future__ import annotations
@@ -50,6 +52,12 @@ class _BatchJoin(LogFormat):
         self._requests: dict[str, _Half] = {}
         self._results: dict[str, _Half] = {}
         self._joined: set[str] = set()
+        self._calls: list[tuple[int, CallRecord]] = []
+        """The calls joined so far, each with the place its request was read in (_read), yielded at the end in that
+        order: yielded as their second half came, the results' order would decide which request a conversation went
+        on from, when the result file is given first."""
+        self._read: dict[str, int] = {}
+        """Per custom_id, the place among the requests that its request was read in."""
 
     def _arrive(self, custom_id: str, line: int, value: Any, *, is_request: bool) -> Iterator[CallRecord]:
         """Keep one half; yield the call once its partner is here too."""
@@ -57,13 +65,18 @@ class _BatchJoin(LogFormat):
         if custom_id in mine or custom_id in self._joined:
             side = "request" if is_request else "result"
             raise LineProblem(f"custom_id {custom_id!r} is on a second {side} line; only the first one counts")
+        if is_request:
+            self._read[custom_id] = len(self._read)
         partner = others.pop(custom_id, None)
         if partner is None:
             mine[custom_id] = _Half(line, value)
             return
         self._joined.add(custom_id)
-        request, result = (value, partner.value) if is_request else (partner.value, value)
-        yield self._record(partner.line, custom_id, request, result, line)
+        # Said on the request's line, the result's joined to it: in whichever order the files came.
+        (request, asked), (result, answered) = ((value, line), (partner.value, partner.line)) if is_request \
+            else ((partner.value, partner.line), (value, line))
+        self._calls.append((self._read[custom_id], self._record(asked, custom_id, request, result, answered)))
+        yield from ()
 
     def _record(self, line: int, custom_id: str, request: dict | None, result: Any,
                 joined: int | None = None) -> CallRecord:
@@ -74,12 +87,15 @@ class _BatchJoin(LogFormat):
                           name=custom_id, joined_line=joined)
 
     def finish(self) -> Iterator[CallRecord]:
-        # A request without its result is request-only; a result without its request is response-only.
-        alone = [(h.line, cid, h.value, None) for cid, h in self._requests.items()]
-        alone += [(h.line, cid, None, h.value) for cid, h in self._results.items()]
-        self._requests, self._results = {}, {}
-        for line, custom_id, request, result in sorted(alone, key=lambda a: a[0]):
-            yield self._record(line, custom_id, request, result)
+        # A request without its result is request-only, in its request's place; a result without its request is
+        # response-only, after every request, in the order the results were read.
+        calls = self._calls + [(self._read[cid], self._record(h.line, cid, h.value, None))
+                               for cid, h in self._requests.items()]
+        calls += [(len(self._read) + place, self._record(h.line, cid, None, h.value))
+                  for place, (cid, h) in enumerate(self._results.items())]
+        self._requests, self._results, self._calls, self._read = {}, {}, [], {}
+        for _, record in sorted(calls, key=lambda call: call[0]):
+            yield record
 
 
 def _custom_id(obj: dict) -> str:
