@@ -5,6 +5,7 @@ import json
 import re
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -507,3 +508,21 @@ def test_a_line_an_importer_works_out_from_the_one_it_was_fed_is_of_the_same_fil
     assert said[-3:] == ["b.jsonl, line 3: the line after it", "b.jsonl, line 3: also the line after it",
                          "b.jsonl, line 1: the line before it"]
     assert not [note for note in upload.notes if note.file is None]
+
+
+@pytest.mark.parametrize("name", ["codex-rollout-0.125.jsonl", "claude-stream-json-read.jsonl", "opencode-run-json.jsonl",
+                                  "claude-code-session.jsonl", "requests-only.jsonl", "openai-batch-input.jsonl"])
+def test_a_file_uploaded_beside_a_copy_of_itself_is_read_once_and_the_copy_said_so(name):
+    # A Codex rollout beside its copy was one conversation, 'session 019e1625-…', with every round twice (6 rounds of
+    # a 3-round run): the importers keyed by a session carried the first file's history into the second. A file of
+    # requests chained the copy's requests onto the first's; a batch's copy was 'custom_id … is on a second request
+    # line' on every line. The same bytes twice are one log given twice.
+    data = (FIXTURES / name).read_bytes()
+    alone = read_upload([(name, data)])
+    twice = read_upload([(name, data), ("copy of " + name, gzip.compress(data))])
+    assert [(c.id, len(c.trace.rounds)) for c in twice.conversations] == \
+        [(c.id, len(c.trace.rounds)) for c in alone.conversations]
+    assert twice.problems == alone.problems
+    assert (f"copy of {name}: holds the same bytes as {name}, so it was read once, as {name}: a file given twice is "
+            "one log, not two runs") in [twice.said(note) for note in twice.notes]
+    assert twice.summary() == alone.summary()

@@ -27,6 +27,7 @@ function: reading files (`_read_native`, `_read_items`, `_feed`), finishing the 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
 import re
@@ -78,6 +79,8 @@ class Conversation:
     (`sess-1` of `sess-1 (monday.jsonl)`): its title, which names the file before it, says it once."""
 
 
+SAME_BYTES = "holds the same bytes as {first}, so it was read once, as {first}: a file given twice is one log, not two runs"
+"""Said of a file of an upload whose bytes (once any gzip was opened) an earlier file held."""
 NO_FORMAT = "matches no known log format"
 """Said of an object no format's rule matched."""
 UNITS = {"entry": "entries"}
@@ -1256,6 +1259,7 @@ class _Reading:
 def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limits) -> Upload:
     reading = _Reading(forced, caps)
     many = reading.many = len(files) > 1
+    seen: dict[bytes, str] = {}  # per file's bytes (by digest), the first file that held them
     for name, data in files:
         label = f"{name}: " if many else ""
         start = len(reading.problems), len(reading.notes)
@@ -1268,6 +1272,13 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         if not data:
             reading.empty.append(name)
             continue
+        digest = hashlib.sha256(data).digest()
+        if digest in seen:
+            # One file given twice (a copy beside the original) is one run: read twice, its calls made each
+            # conversation's rounds twice over, or its requests were taken for the next rounds of the first copy's.
+            reading.notes.append(Problem(1, SAME_BYTES.format(first=seen[digest]), loaded=True, file=name))
+            continue
+        seen[digest] = name
         if forced == "native" or (forced is None and _is_native(data)):
             _read_native(name, data, label, reading)
             unit = "line"
