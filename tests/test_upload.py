@@ -423,8 +423,9 @@ def test_two_files_that_each_name_a_conversation_sess_1_are_two_conversations_ea
                     "sess-1 (tuesday.jsonl)": ("tuesday.jsonl", ["Weather in Lima?"] * 2)}
     # Titled by its file, as any conversation of several files is, and by the name the log gave it.
     assert [c.trace.title for c in upload.conversations] == ["monday.jsonl · sess-1", "tuesday.jsonl · sess-1"]
-    # The same log uploaded twice (a copy under another name) is not one conversation of its rounds twice over.
-    upload = read_upload([("run.jsonl", _named("sess-1", oslo)), ("run (copy).jsonl", _named("sess-1", oslo))])
+    # The same run saved twice, not byte for byte (a copy with a newline more), is not one conversation of its rounds
+    # twice over; a copy byte for byte is read once (test_a_file_uploaded_beside_a_copy_of_itself_...).
+    upload = read_upload([("run.jsonl", _named("sess-1", oslo)), ("run (copy).jsonl", _named("sess-1", oslo) + b"\n")])
     assert [(c.id, len(c.trace.rounds)) for c in upload.conversations] == [("sess-1 (run.jsonl)", 2),
                                                                            ("sess-1 (run (copy).jsonl)", 2)]
 
@@ -443,7 +444,7 @@ def test_a_conversation_named_alike_in_two_files_is_one_where_the_second_file_go
 def test_two_otlp_exports_with_the_same_trace_id_are_two_conversations_unless_one_goes_on_from_the_other():
     # Two OTLP files of the same trace id (the same run exported twice) became one conversation of each call twice.
     spans = (FIXTURES / "otel-genai.jsonl").read_bytes().splitlines()
-    upload = read_upload([("a.jsonl", spans[0]), ("b.jsonl", spans[0])])
+    upload = read_upload([("a.jsonl", spans[0]), ("b.jsonl", spans[0] + b"\n")])  # byte for byte, it is read once
     trace = "4bf92f3577b34da6a3ce929d0e0e4736"
     assert [(c.id, c.source) for c in upload.conversations] == [(f"{trace} (a.jsonl)", "a.jsonl"),
                                                                 (f"{trace} (b.jsonl)", "b.jsonl")]
@@ -526,3 +527,4 @@ def test_a_file_uploaded_beside_a_copy_of_itself_is_read_once_and_the_copy_said_
     assert (f"copy of {name}: holds the same bytes as {name}, so it was read once, as {name}: a file given twice is "
             "one log, not two runs") in [twice.said(note) for note in twice.notes]
     assert twice.summary() == alone.summary()
+
