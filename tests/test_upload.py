@@ -528,3 +528,21 @@ def test_a_file_uploaded_beside_a_copy_of_itself_is_read_once_and_the_copy_said_
             "one log, not two runs") in [twice.said(note) for note in twice.notes]
     assert twice.summary() == alone.summary()
 
+
+@pytest.mark.parametrize("name", ["codex-rollout-0.125.jsonl", "claude-stream-json-read.jsonl", "opencode-run-json.jsonl",
+                                  "amp-stream-json-success.jsonl"])
+def test_two_runs_of_one_session_in_two_files_are_two_conversations_each_named_by_its_file(name):
+    # The same run saved twice, not byte for byte (one copy with a newline more at its end): a Codex rollout was one
+    # conversation, 'session 019e1625-…', of 6 rounds, its importer's history carried from the first file into the
+    # second's calls. Each file is one run; neither file's first request sends the other's last on.
+    data = (FIXTURES / name).read_bytes()
+    [alone] = read_upload([(name, data)]).conversations
+    for files in ([("monday.jsonl", data), ("tuesday.jsonl", data + b"\n")],
+                  [("tuesday.jsonl", data + b"\n"), ("monday.jsonl", data)]):
+        upload = read_upload(files)
+        assert sorted((c.id, c.source, len(c.trace.rounds)) for c in upload.conversations) == [
+            (f"{alone.id} (monday.jsonl)", "monday.jsonl", len(alone.trace.rounds)),
+            (f"{alone.id} (tuesday.jsonl)", "tuesday.jsonl", len(alone.trace.rounds))]
+        assert [r.request.messages for r in upload.conversations[0].trace.rounds] == \
+            [r.request.messages for r in alone.trace.rounds]
+

@@ -52,6 +52,8 @@ NO_SUMMARY = ("the summary Claude Code started the conversation again from after
 class ClaudeStreamJsonFormat(ClaudeCodeFormat):
     """Claude Code's stream-json output (the CLI's `-p` mode, the Agent SDK), one round per API response."""
 
+    one_file = True
+
     name = "claude-stream-json"
     title = "Claude Code stream-json output"
     reads = ("'user', 'assistant', 'system' or 'result' lines with a snake_case 'session_id' (beside a turn's"

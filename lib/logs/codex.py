@@ -230,6 +230,8 @@ class _Round:
 class CodexRolloutFormat(LogFormat):
     """Codex CLI's rollout file, one round per model call."""
 
+    one_file = True
+
     name = "codex-rollout"
     title = "OpenAI Codex CLI session log"
     reads = ("a line of type 'session_meta', 'response_item', 'event_msg', 'turn_context' or 'compacted'"

@@ -57,6 +57,8 @@ LOOSE_ERROR = "OpenCode printed an error outside any model call ({name}): {said}
 class OpenCodeRunFormat(LogFormat):
     """OpenCode's `run --format json` output, one round per model call (step)."""
 
+    one_file = True
+
     name = "opencode-run-json"
     title = "OpenCode run --format json output"
     reads = "a 'type' such as 'step_start' or 'tool_use' beside 'sessionID', 'timestamp' and a 'part'"

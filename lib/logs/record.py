@@ -231,6 +231,12 @@ class LogFormat:
     """Human name for the picker."""
     reads: ClassVar[str | None] = None
     """What its rules look for, in words, said when a user forces it on a file none of whose lines it matches."""
+    one_file: ClassVar[bool] = False
+    """Whether what it holds between lines is one file's: a session's history in a log that is one run (a Codex
+    rollout, a run's printed events). In an upload of several files each file is then read by an importer of its own,
+    finished at the file's end, so that one file's history never runs on into the next file's calls of that session
+    (lib.logs.upload joins or tells apart the files' conversations of one name). Formats whose halves may sit in two
+    files (a batch's requests and results) keep theirs across files."""
 
     def detect(self, obj: dict) -> str | None:
         """The rule that recognizes `obj` as this format, in words, or None."""

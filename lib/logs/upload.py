@@ -1218,6 +1218,11 @@ class _Reading:
         bodies = Inflater(caps.decompressed_bytes)
         for instance in self.instances:
             instance.share_bodies(bodies)
+        self.bodies = bodies
+        """The upload's one budget for opening recorded gzip bodies, shared by every importer."""
+        self.done: list[LogFormat] = []
+        """Importers that read one file of several and were finished at its end (LogFormat.one_file): what they
+        counted and noted is the upload's too."""
         self.rebuilder = _Rebuilder()
         """The calls read so far, grouped into conversations."""
         self.problems = ProblemList(caps.problems_kept)
@@ -1286,6 +1291,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
             unit = _read_items(name, data, label, reading)
         if many:
             _placed(reading, start, name, label, unit)
+            _file_read(reading, name)
     _finish_importers(reading)
     if many:  # what the importers made at the end of the upload, of lines they kept told their file: said with it
         for found in (reading.problems, reading.notes):
@@ -1310,7 +1316,8 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         for held in [_held_in(_files(thread.calls), source) if many else source]
     ]
     problems = reading.problems
-    notes = (*reading.notes, *(_told_file(note) for instance in reading.instances for note in instance.notes()))
+    every = [*reading.done, *reading.instances]
+    notes = (*reading.notes, *(_told_file(note) for instance in every for note in instance.notes()))
     unit = reading.units.pop() if len(reading.units) == 1 else "item" if reading.units else "line"  # "item": an array and lines
     for name, fired in reading.rules.items():
         reading.formats[name] = (sum(fired.values()), _rules_said(fired, unit))
@@ -1320,9 +1327,9 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         read, said = reading.formats.get(forced, (0, ""))
         refused = f"refused as not of its shape: {plural(reading.refused, unit, UNITS.get(unit, unit + 's'))}"
         reading.formats[forced] = (read + reading.refused, f"{said}; {refused}" if said else refused)
-    not_calls = sum(instance.not_calls() for instance in reading.instances)
-    unread = sum(instance.unread_calls() for instance in reading.instances)
-    spans = sum(instance.not_call_spans() for instance in reading.instances)
+    not_calls = sum(instance.not_calls() for instance in every)
+    unread = sum(instance.unread_calls() for instance in every)
+    spans = sum(instance.not_call_spans() for instance in every)
     listed = problems.listed(tuple(name for name, _ in files))
     return Upload(tuple(conversations), tuple(listed), reading.lines, reading.formats, problems.lines(), reading.size,
                   notes, unit, not_calls, unread, spans, tuple(reading.empty), tuple(reading.unopened))
@@ -1546,10 +1553,24 @@ def _as_read(problem: str, instance: LogFormat) -> str:
     return problem if instance.title in problem else f"{problem} (read as {instance.title})"
 
 
-def _finish_importers(reading: _Reading) -> None:
+def _file_read(reading: _Reading, name: str) -> None:
+    """The end of one file of several: each importer of one file's history (LogFormat.one_file) that read it is
+    finished, and a fresh one reads the next file; a Codex rollout beside another of the same session made one
+    conversation of both files' rounds, the second file's requests carrying the first file's history."""
+    for at, instance in enumerate(reading.instances):
+        last = reading.last_fed.get(id(instance))
+        if not instance.one_file or last is None or last.file != name:
+            continue
+        _finish_importers(reading, [instance])
+        reading.done.append(instance)
+        fresh = reading.instances[at] = type(instance)()
+        fresh.share_bodies(reading.bodies)
+
+
+def _finish_importers(reading: _Reading, instances: list[LogFormat] | None = None) -> None:
     """What the importers held back until the end (stream chunks, batch halves), added as calls."""
     problems = reading.problems
-    for instance in reading.instances:
+    for instance in reading.instances if instances is None else instances:
         try:
             for record in instance.finish():
                 try:
