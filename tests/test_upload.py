@@ -546,3 +546,15 @@ def test_two_runs_of_one_session_in_two_files_are_two_conversations_each_named_b
         assert [r.request.messages for r in upload.conversations[0].trace.rounds] == \
             [r.request.messages for r in alone.trace.rounds]
 
+
+def test_a_note_counting_calls_left_out_counts_each_files_on_that_files_line():
+    # ruby-openai's Assistants API runs, two calls a cassette, saved as two cassettes: the note was "a.yml, interaction
+    # 1: a model call to api.openai.com/v1/threads/<thread>/runs ... left out, and so are 3 more calls to it", a.yml
+    # holding one more, b.yml the other two.
+    cassette = (FIXTURES / "containers/ruby-openai-assistants-run-stream.yml").read_bytes()
+    upload = read_upload([("a.yml", cassette), ("b.yml", cassette + b"\n")])
+    assert upload.summary() == ("4 interactions: 0 rounds in 0 conversations; 4 interactions to an API Roundtrip does "
+                                "not read; 0 interactions skipped")
+    said = [upload.said(note) for note in upload.notes]
+    assert [s.split(": a model call")[0] for s in said] == ["a.yml, interaction 1", "b.yml, interaction 1"]
+    assert all(s.endswith("left out, and so is 1 more call to it") for s in said)

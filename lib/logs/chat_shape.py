@@ -25,7 +25,7 @@ import orjson
 from lib.coerce import int_or_none
 from lib.dialects.common import arguments_value, flatten_content
 from lib.intern import loads_exact
-from lib.logs.record import LineProblem, Problem
+from lib.logs.record import LineProblem, Problem, per_file
 from lib.text import plural
 
 
@@ -209,13 +209,14 @@ _DATES_KEPT = 4096
 def unread_calls_note(unread: list[tuple[int, str]], shape: str, recorder: str) -> list[Problem]:
     """The one note for model calls whose messages come in a shape Roundtrip does not read (`unread`: each call's
     line and where it is, the first five named): each is still shown with what `recorder` recorded of it."""
-    if not unread:
-        return []
-    first, count = unread[0][0], len(unread)
-    named = "; ".join(where for _, where in unread[:5]) + ("; ..." if count > 5 else "")
-    return [Problem(first, f"{plural(count, 'model call')} ({named}) {'carries' if count == 1 else 'carry'} {shape}: "
-                           f"each is shown with its model, token counts and latency as {recorder} recorded them, but "
-                           "not its messages.", loaded=True)]
+    notes = []
+    for calls in per_file(unread, lambda call: call[0]):  # each file's on its own line, in an upload of several
+        first, count = calls[0][0], len(calls)
+        named = "; ".join(where for _, where in calls[:5]) + ("; ..." if count > 5 else "")
+        notes.append(Problem(first, f"{plural(count, 'model call')} ({named}) {'carries' if count == 1 else 'carry'} "
+                                    f"{shape}: each is shown with its model, token counts and latency as {recorder} "
+                                    "recorded them, but not its messages.", loaded=True))
+    return notes
 
 
 def json_or_text(value: str) -> Any:

@@ -29,7 +29,7 @@ from lib.logs.interactions import InteractionsFormat, joined_events as interacti
 from lib.logs.limits import gunzipped_at_most, limits
 from lib.logs.ollama import OllamaFormat, joined_chunks
 from lib.logs.provider_pairs import ProviderPairFormat, error_body
-from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, per_file
 from lib.logs.responses import (FINAL_EVENTS, ITEM_DONE, SPEECH_KEY, ResponsesFormat, add_streamed_item,
                                  is_responses_request, with_streamed_items)
 from lib.dialects import ANTHROPIC, OPENAI, anthropic_messages, openai_chat
@@ -627,30 +627,30 @@ class ExchangeReader:
                          "and v2 chat): left out"
                          + (f", and so {'is' if len(items) == 2 else 'are'} {plural(len(items) - 1, 'more call')} "
                             "to it" if len(items) > 1 else ""), loaded=True)
-                 for api, items in self.unread.items()]
+                 for api, every in self.unread.items() for items in per_file(every)]
         notes.extend(self.responses.notes())
-        if self.unsent:
-            more = len(self.unsent) - 1
-            notes.append(Problem(self.unsent[0], "the request body was recorded empty"
+        for unsent in per_file(self.unsent):
+            more = len(unsent) - 1
+            notes.append(Problem(unsent[0], "the request body was recorded empty"
                                  + (f", as it was for {plural(more, 'more call')}" if more else "")
                                  + ": the round shows the response alone, its request not known", loaded=True))
-        if self.unread_answers:
-            (first, keys), more = self.unread_answers[0], len(self.unread_answers) - 1
+        for unread_answers in per_file(self.unread_answers, lambda answer: answer[0]):
+            (first, keys), more = unread_answers[0], len(unread_answers) - 1
             shown = ", ".join(repr(k) for k in keys[:6]) + (f" and {len(keys) - 6:,} more" if len(keys) > 6 else "")
             notes.append(Problem(first, f"the response body is a JSON object in neither Chat Completions' nor Anthropic "
                                  f"Messages' shape (its keys: {shown})"
                                  + (f", as it was for {plural(more, 'more call')}" if more else "")
                                  + ": the round shows the request alone, its answer not read", loaded=True))
-        if self.undecoded:
-            (first, status, encoding), more = self.undecoded[0], len(self.undecoded) - 1
+        for undecoded in per_file(self.undecoded, lambda call: call[0]):
+            (first, status, encoding), more = undecoded[0], len(undecoded) - 1
             notes.append(Problem(first, f"the response body{f' (HTTP {status})' if status else ''} came "
                                  f"{UNDECODED_NAMES[encoding]}-compressed (content-encoding: {encoding}) and was not "
                                  f"decoded: {undecoded_why(encoding)}"
                                  + (f"; so was it for {plural(more, 'more call')}" if more else "")
                                  + ": the round shows the request and the status alone, what the body said not known",
                                  loaded=True))
-        if self.unanswered:
-            (first, status), more = self.unanswered[0], len(self.unanswered) - 1
+        for unanswered in per_file(self.unanswered, lambda call: call[0]):
+            (first, status), more = unanswered[0], len(unanswered) - 1
             notes.append(Problem(first, f"the response body was recorded empty{f' (HTTP {status})' if status else ''}"
                                  + (f", as it was for {plural(more, 'more call')}" if more else "")
                                  + ": the round shows the request alone", loaded=True))

@@ -122,6 +122,16 @@ def file_of(line: int) -> str | None:
     return line.file if isinstance(line, Line) else None
 
 
+def per_file(items: list, line: Any = None) -> list[list]:
+    """`items` in runs of one file each, in the order each file's first came (`line` gives an item's number; the item
+    itself by default): a note that counts lines of an upload of several files counts each file's on that file's line,
+    not every file's on the first file's. One run where the numbers are told no file (an upload of one)."""
+    runs: dict[str | None, list] = {}
+    for item in items:
+        runs.setdefault(getattr(item if line is None else line(item), "file", None), []).append(item)
+    return list(runs.values())
+
+
 class LineProblem(Exception):
     """A line that a format recognized but cannot use; the message says why, in a user's words."""
 

@@ -16,7 +16,7 @@ from lib.dialects.common import flatten_content
 from lib.intern import canonical_json
 from lib.logs import chat_shape as convert
 from lib.logs.pairs import request_headers_of
-from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem
+from lib.logs.record import CallRecord, LineProblem, LogFormat, per_file, Problem
 from lib.text import plural
 
 REQUEST_KEYS = ("instructions", "previous_response_id", "tools", "reasoning", "text", "store", "conversation",
@@ -161,12 +161,12 @@ class ResponsesFormat(LogFormat):
     def notes(self) -> list[Problem]:
         notes = []
         if self.interleaved:
-            notes.append(_said_once(self.interleaved, "the request's input has the model's text after one of its calls "
+            notes.extend(_said_once(self.interleaved, "the request's input has the model's text after one of its calls "
                                     "in the same turn (text, call, text, call), an order no Chat Completions message "
                                     "can hold: the turn is shown as one assistant message, its texts before its calls",
                                     "request", ("holds", "hold"), "such a turn"))
         if self.zero_usage:
-            notes.append(_said_once(self.zero_usage, "the response reports a usage of 0 input and 0 output tokens "
+            notes.extend(_said_once(self.zero_usage, "the response reports a usage of 0 input and 0 output tokens "
                                     "beside the output the model wrote: no call reads and writes nothing, so those "
                                     "zeros are no count of what it used, and the round's tokens are estimated",
                                     "response", ("reports", "report"), "such a usage"))
@@ -723,8 +723,13 @@ def _finish_reason(response: dict, has_calls: bool) -> str | None:
     return None
 
 
-def _said_once(lines: list[int], said: str, item: str, verbs: tuple[str, str], what: str) -> Problem:
-    """A note on the first of `lines`, counting the others after it ("2 more requests hold such a turn too")."""
-    more = len(lines) - 1
-    verb = verbs[0] if more == 1 else verbs[1]
-    return Problem(lines[0], said + (f"; {plural(more, 'more ' + item)} {verb} {what} too" if more else ""), loaded=True)
+def _said_once(every: list[int], said: str, item: str, verbs: tuple[str, str], what: str) -> list[Problem]:
+    """A note on the first of `every` line, counting the others after it ("2 more requests hold such a turn too"):
+    one per file, in an upload of several (per_file)."""
+    notes = []
+    for lines in per_file(every):
+        more = len(lines) - 1
+        verb = verbs[0] if more == 1 else verbs[1]
+        notes.append(Problem(lines[0], said + (f"; {plural(more, 'more ' + item)} {verb} {what} too" if more else ""),
+                             loaded=True))
+    return notes
