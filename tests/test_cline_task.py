@@ -403,7 +403,8 @@ def test_a_task_is_titled_by_its_agent_and_the_first_words_of_the_task_not_by_it
 
 def test_two_tasks_with_the_same_first_words_stay_two_conversations():
     history = (FIXTURES / HISTORY).read_bytes()
-    upload = read_upload([("a/api_conversation_history.json", history), ("b/api_conversation_history.json", history)])
+    # Not byte for byte (a newline more): a file given twice byte for byte is read once.
+    upload = read_upload([("a/api_conversation_history.json", history), ("b/api_conversation_history.json", history + b"\n")])
     assert [c.id for c in upload.conversations] == [
         "Cline / Roo Code task: PHASE 1 : Diagnostic Système Interface-First - Stratégie An…",
         "Cline / Roo Code task: PHASE 1 : Diagnostic Système Interface-First - Stratégie An… (2)"]
