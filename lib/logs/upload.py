@@ -825,6 +825,35 @@ class _Rebuilder:
                 ends.ended(best, best.calls[-1].request.messages)
                 ends.ended(later, None)
 
+    def put_back_late_rounds(self) -> None:
+        """Put a thread back between two calls of another where it was their round in between: its first request sends
+        one call's request on, and the next call sends its last request on with its answer (OpenHands writes one file
+        per call: uploaded round 3's file before round 2's, round 3 went on from round 1 and round 2 was a conversation
+        of its own). A request the next call does not answer from (a batch's request refused, sent beside the next
+        call's, not before it) stays where it is. Threads are compared under one opening (their first two messages)."""
+        by_opening: dict[tuple, list[_Thread]] = {}
+        for thread in self.threads.values():
+            if thread.opening is not None and thread.calls:
+                by_opening.setdefault(thread.opening, []).append(thread)
+        for threads in by_opening.values():
+            if len(threads) < 2:
+                continue
+            for later in threads:
+                last = later.calls[-1] if later.calls else None
+                if last is None or last.response is None:
+                    continue
+                first, sent = later.calls[0].request.messages, last.request.messages
+                raws = last.request.raw.get("messages") or []
+                for earlier in threads:
+                    if earlier is later or not earlier.calls or earlier.dialect != later.dialect:
+                        continue
+                    at = next((at for at in range(len(earlier.calls) - 1) if _between(
+                        earlier.calls[at], earlier.calls[at + 1], first, sent, raws, last.response)), None)
+                    if at is not None:
+                        earlier.calls[at + 1:at + 1] = later.calls
+                        later.calls = []
+                        break
+
     def join_named(self) -> None:
         """Join or tell apart the threads of one name in different files of an upload (each file's calls of a name are
         read as a thread of their own): a file's thread whose first request sends another's last request on, whole and
@@ -862,6 +891,18 @@ class _Rebuilder:
                 thread.id = _unique(thread.id, taken)
                 threads[thread.id] = thread
         self.threads = threads
+
+
+def _between(before: _Call, after: _Call, first: tuple, sent: tuple, raws: list, answer: Response) -> bool:
+    """Whether calls whose first request is `first` and whose last is `sent` (its raw messages `raws`), answered with
+    `answer`, are the rounds between `before` and `after`: the first sends `before`'s request on, and `after` sends the
+    last on, with its answer next."""
+    told, asked = before.request.messages, after.request.messages
+    if not (len(told) < len(first) and shared_prefix(told, first) == len(told)
+            and len(sent) < len(asked) and shared_prefix(sent, asked) == len(sent)):
+        return False
+    resent = after.request.raw.get("messages") or []
+    return len(raws) < len(resent) and _answer_resent(resent[len(raws)], answer)
 
 
 def _in_file(name: str, file: str) -> str:
@@ -1299,6 +1340,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     rebuilder = reading.rebuilder
     rebuilder.join_summed_up()
     rebuilder.join_late_rounds()
+    rebuilder.put_back_late_rounds()
     rebuilder.join_named()
     rebuilder.renumber()
     # A forced format that took every line and found no model call among them (a cassette of token counts) has said
