@@ -836,7 +836,9 @@ class _Rebuilder:
             if thread.opening is not None and thread.calls:
                 by_opening.setdefault(thread.opening, []).append(thread)
         for threads in by_opening.values():
-            if len(threads) < 2:
+            # Every thread of an opening against every other: past PUT_BACK_MOST (a batch of one task run many times,
+            # each run its own thread) the pairs would cost more than the rest of the rebuild, and are not tried.
+            if not 2 <= len(threads) <= PUT_BACK_MOST:
                 continue
             for later in threads:
                 last = later.calls[-1] if later.calls else None
@@ -891,6 +893,10 @@ class _Rebuilder:
                 thread.id = _unique(thread.id, taken)
                 threads[thread.id] = thread
         self.threads = threads
+
+
+PUT_BACK_MOST = 400
+"""The most threads under one opening that put_back_late_rounds compares, each against each."""
 
 
 def _between(before: _Call, after: _Call, first: tuple, sent: tuple, raws: list, answer: Response) -> bool:
