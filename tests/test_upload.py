@@ -530,7 +530,7 @@ def test_a_file_uploaded_beside_a_copy_of_itself_is_read_once_and_the_copy_said_
 
 
 @pytest.mark.parametrize("name", ["codex-rollout-0.125.jsonl", "claude-stream-json-read.jsonl", "opencode-run-json.jsonl",
-                                  "amp-stream-json-success.jsonl"])
+                                  "amp-stream-json-success.jsonl", "claude-code-session.jsonl"])
 def test_two_runs_of_one_session_in_two_files_are_two_conversations_each_named_by_its_file(name):
     # The same run saved twice, not byte for byte (one copy with a newline more at its end): a Codex rollout was one
     # conversation, 'session 019e1625-…', of 6 rounds, its importer's history carried from the first file into the

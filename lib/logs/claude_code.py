@@ -184,6 +184,8 @@ class _Conversation:
 class ClaudeCodeFormat(LogFormat):
     """Claude Code's session transcript, one round per API response."""
 
+    one_file = True
+
     name = "claude-code"
     title = "Claude Code session log"
     reads = ("a 'user' or 'assistant' line with a 'message' beside 'sessionId' or 'uuid', and Claude Code's"
