@@ -16,7 +16,7 @@ from lib.dialects.common import flatten_content
 from lib.intern import canonical_json
 from lib.logs import chat_shape as convert
 from lib.logs.pairs import request_headers_of
-from lib.logs.record import CallRecord, LineProblem, LogFormat, per_file, Problem
+from lib.logs.record import CallRecord, LineProblem, LogFormat, Problem, per_file
 from lib.text import plural
 
 REQUEST_KEYS = ("instructions", "previous_response_id", "tools", "reasoning", "text", "store", "conversation",
