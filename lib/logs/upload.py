@@ -1324,8 +1324,9 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         if not data:
             reading.empty.append(name)
             continue
-        digest = hashlib.sha256(data).digest()
-        if digest in seen:
+        # Hashed only beside other files: one file alone cannot be its own copy, and 84 MB take 40 ms to hash.
+        digest = hashlib.sha256(data).digest() if many else b""
+        if many and digest in seen:
             # One file given twice (a copy beside the original) is one run: read twice, its calls made each
             # conversation's rounds twice over, or its requests were taken for the next rounds of the first copy's.
             reading.notes.append(Problem(1, SAME_BYTES.format(first=seen[digest]), loaded=True, file=name))
