@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from lib.growth import instructions_added, placed_length, program_sent
+from lib.growth import instructions_added, placed_length, program_sent, round_name
 from lib.injected import (context_only, interrupted, is_interrupt, library_reask, person_text, program_parts,
                           reasked_after)
 from lib.failures import answered_without_turn, no_answer, refused_unseen, status_words
@@ -62,6 +62,9 @@ class Arrow:
     recorded: bool = True
     """False for what the trace does not record but the round implies (a call's execution, in a log of API calls
     alone): its label says "not recorded", and it is drawn grey rather than as fact."""
+    heading: str = ""
+    """The round's name, as the explorer's heading says it (lib.growth.round_name): `Round 2`, or `Round 2, the summary
+    call of a compaction`; set by `sequence` on every arrow."""
 
 
 def _sent_words(round_: Round) -> str:
@@ -145,7 +148,9 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
             answer.insert(1, Arrow(k, "api", "program", None, "also returns the history compacted: encrypted, not "
                                    "the model's words"))
         arrows.extend(answer)
-    return tuple(arrows)
+    # One name for a round on every view: the diagram heads each round as the explorer and the navigator do.
+    names = {r.index: round_name(r) for r in rounds}
+    return tuple(replace(arrow, heading=names[arrow.round]) for arrow in arrows)
 
 
 def _person_follows(round_: Round, following: Round) -> bool:

@@ -280,3 +280,15 @@ def test_a_tool_list_the_provider_holds_is_drawn_held_not_sent():
     labels = [a.label for a in sequence(trace)]
     assert "request 1: 1 message + 1 tool" in labels
     assert "request 2: 1 message (2 held by the provider) + 1 tool (held by the provider)" in labels
+
+
+def test_a_compactions_summary_call_is_headed_in_the_picture_as_the_explorer_heads_it():
+    # The Anthropic SDK tool runner's summary call: the explorer, the navigator, the HTML file and the presenter said
+    # "Round 2, the summary call of a compaction", and the picture plain "Round 2", one more turn of the conversation.
+    name = "anthropic-ts-tool-runner-compaction.json"
+    data = (FIXTURES / "containers" / name).read_bytes()
+    trace = read_upload([(name, data)], None).conversations[0].trace
+    figure = json.loads(sequence_diagram(sequence(trace), len(trace.rounds)).to_json())
+    headings = [a["text"] for a in figure["layout"]["annotations"] if a.get("text", "").startswith("<b>Round")]
+    assert headings == ["<b>Round 1</b>", "<b>Round 2, the summary call of a compaction</b>", "<b>Round 3</b>",
+                        "<b>Round 4</b>"]

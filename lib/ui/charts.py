@@ -207,8 +207,13 @@ def sequence_diagram(arrows: tuple[Arrow, ...], rounds_total: int) -> go.Figure:
             row -= 1.2 if current != arrows[0].round else 0.6
             shapes.append({"type": "line", "x0": -0.7, "x1": right + 0.4, "y0": row + 0.45, "y1": row + 0.45,
                            "line": {"color": "#d0d0d0", "width": 1}})
-            annotations.append({"x": -0.7, "y": row, "text": f"<b>Round {current}</b>", "showarrow": False,
-                                "xanchor": "left", "font": {"size": 13}})
+            heading = arrow.heading or f"Round {current}"
+            annotations.append({"x": -0.7, "y": row, "text": f"<b>{_plotly_text(heading)}</b>", "showarrow": False,
+                                "xanchor": "left", "font": {"size": 13}, "bgcolor": "#ffffff"})
+            if heading != f"Round {current}":
+                # A name longer than `Round 2` (a summary call's) reaches across the lanes: a row of its own, so no
+                # arrow or label of the round lies under it.
+                row -= 1
         together = [arrow]
         while n + len(together) < len(arrows) and arrows[n + len(together)].beside:
             together.append(arrows[n + len(together)])
