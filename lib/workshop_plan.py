@@ -115,6 +115,19 @@ def diagram_first(slide: Slide, rounds: int) -> int:
     return min(max(slide.round, 1), max(rounds - DIAGRAM_ROUNDS + 1, 1))
 
 
+def resume(plan: Plan, left: str | None) -> tuple[int, str | None]:
+    """The 0-based slide a plan is presented from after editing: the one the teacher left it on (its id, `left`)
+    where the plan still holds it, wherever it moved to, else the first; with what to say about where it opens (None
+    when no slide was left). A teacher who left slide 12 to fix slide 15 came back to slide 1."""
+    if left is None:
+        return 0, None
+    index = next((n for n, slide in enumerate(plan.slides) if slide.id == left), None)
+    if index is None:
+        return 0, (f"The slide the plan was left on is no longer in it: presenting from slide 1 of "
+                   f"{len(plan.slides):,}.")
+    return index, f"Back on slide {index + 1:,} of {len(plan.slides):,}, the slide the plan was left on."
+
+
 def rounds_words(slide: Slide, rounds: int, held: bool = False) -> str:
     """Which of its trace's `rounds` a slide covers, as the plan's table says it: `all rounds` for a view that sums
     them, the rounds a diagram draws, else the slide's round. A `held` trace's diagram (predict mode) names its round

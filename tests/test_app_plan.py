@@ -291,6 +291,41 @@ def test_present_this_plan_opens_presenter_mode_on_its_first_slide(app):
     assert _query(at, "plan").startswith("p1.")  # no longer the bundled plan: it travels packed
 
 
+def _left_on_slide_10_to_edit(app):
+    """The teacher presents Hengxin's workshop, turns Present off on slide 10 (hengxin-r3s2) and opens the plan page."""
+    app.query_params.update({"plan": "hengxin-workshop", "slide": "10"})
+    at = app.run()
+    at.toggle(key="explorer.presenter").set_value(False).run()
+    at = at.switch_page("pages/plan.py").run()
+    assert not at.exception
+    return at
+
+
+def test_present_this_plan_after_editing_returns_to_the_slide_the_teacher_left_wherever_it_moved(app):
+    # It always opened on slide 1: a teacher who left slide 10 to drop an earlier slide had to click Next nine times.
+    at = _left_on_slide_10_to_edit(app)
+    at.button(key="plan.remove").click().run()  # slide 1 goes: the slide left is now the 9th
+    at.button(key="plan.present").click().run()
+    assert not at.exception
+    shown = screen(at)
+    assert "slide 9 of 28 · round 3 of 4" in shown
+    assert "Back on slide 9 of 28, the slide the plan was left on." in [i.value for i in at.info]
+    assert _query(at, "slide") == "9"
+    at.button(key="presenter.next").click().run()
+    assert not any("the slide the plan was left on" in i.value for i in at.info)  # said once, where it opened
+
+
+def test_present_this_plan_opens_on_slide_1_and_says_why_when_the_slide_left_was_removed(app, workshop):
+    at = _left_on_slide_10_to_edit(app)
+    at.selectbox(key="plan.selected").set_value(_slide_ids(at).index("hengxin-r3s2")).run()
+    at.button(key="plan.remove").click().run()
+    assert "hengxin-r3s2" not in _slide_ids(at)
+    at.button(key="plan.present").click().run()
+    assert "slide 1 of 28" in screen(at)
+    assert "The slide the plan was left on is no longer in it: presenting from slide 1 of 28." in [
+        i.value for i in at.info]
+
+
 def test_a_plan_file_with_no_good_slide_says_it_was_not_opened_and_the_plan_open_before_stays(app):
     # The warning said "the slides without one are kept" while none was, above the Hengxin plan still on screen: a
     # reader took it for the file's plan.

@@ -211,6 +211,9 @@ def sharing(plan: Plan) -> None:
                    None)
     st.code(f"/?plan={bundled or workshop_plan.pack(plan)}", language=None, wrap_lines=True)
     if st.button("Present this plan", key="plan.present", type="primary"):
-        slides.open_plan(ReadPlan(plan, ()), bundled)
+        # Back to the slide the teacher left to edit the plan, where the plan still holds it, and said so.
+        index, said = workshop_plan.resume(plan, slides.left_slide())
+        slides.open_plan(ReadPlan(plan, ()), bundled, index)
+        st.session_state[slides.RESUMED] = said
         st.session_state[state.PRESENTER] = True
         st.switch_page(navigation.EXPLORER)

@@ -38,6 +38,10 @@ READ_LINK = "plan.read_link"
 """Session key: the last `?plan=` read, so a link is read once, not on every rerun."""
 SLIDE = "plan.slide"
 """Session key: the 0-based slide on screen."""
+LEFT = "plan.left"
+"""Session key: the id of the slide on screen when the plan was last left (close), where Present this plan returns."""
+RESUMED = "plan.resumed"
+"""Session key: where Present this plan opened the plan (lib.workshop_plan.resume), said on that slide once."""
 PROBLEMS = "plan.problems"
 """Session key: what was wrong with the plan last opened, each naming its line and field."""
 UNOPENED = "plan.unopened"
@@ -96,8 +100,19 @@ def open_plan(read: ReadPlan, link: str | None = None, slide: int = 0) -> None:
     st.session_state[SLIDE] = min(max(slide, 0), len(read.plan.slides) - 1)
 
 
+def left_slide() -> str | None:
+    """The id of the slide the teacher left the plan on: the one on screen, or the one on screen when it was closed."""
+    plan = st.session_state.get(PLAN)
+    if plan is not None and plan.slides:
+        return plan.slides[min(max(st.session_state.get(SLIDE, 0), 0), len(plan.slides) - 1)].id
+    return st.session_state.get(LEFT)
+
+
 def close() -> None:
-    """Stop presenting the plan: the explorer is itself again."""
+    """Stop presenting the plan: the explorer is itself again. The slide on screen is kept (LEFT) for Present this
+    plan on the Workshop plan page to come back to."""
+    st.session_state[LEFT] = left_slide()
+    st.session_state.pop(RESUMED, None)
     for key in (PLAN, LINK, SLIDE):
         st.session_state.pop(key, None)
     for name in ("plan", "slide"):
@@ -155,6 +170,7 @@ def _query_slide() -> int:
 
 def _move(delta: int) -> None:
     st.session_state[SLIDE] += delta
+    st.session_state.pop(RESUMED, None)
     st.session_state.pop(PROBLEMS, None)  # said on the slide the plan opened on; the room has seen them
 
 
@@ -181,6 +197,8 @@ def show(plan: Plan, predicting: bool, corner=None) -> None:
         said = held_words(min(max(slide.round, 1), len(loaded.trace.rounds)), here.round) is not None
     presenter.frame(predict.title(loaded, predicting), where, corner)
     problems()
+    if st.session_state.get(RESUMED):
+        st.info(st.session_state[RESUMED])  # until the teacher moves: a rerun of the slide keeps it
     between = (lambda: presenter.progress(loaded, *_position(loaded, slide, predicting))) if slide.view == "step" \
         else None
     presenter.buttons((_move, (-1,)) if index > 0 else None,
