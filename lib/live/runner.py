@@ -31,7 +31,7 @@ from lib.live.wire import DIALECTS, Answer, RequestOptions, tools_in_prompt
 from lib.live.providers import Provider, provider_message
 from lib.live.tools import Result, Toolbox, repeated_id
 from lib.live.tracefile import TraceFile
-from lib.model import AWAITING, REQUEST_HEADERS, ProviderError, ToolCallPart
+from lib.model import AWAITING, REQUEST_HEADERS, ProviderError, ToolCallPart, Trace
 from lib.text import plural, shorten
 
 NOT_RUN_STOPPED = "Not executed: the person running the program stopped the run before this call ran."
@@ -428,3 +428,15 @@ def _sent_instead(body: object) -> str:
 
 def _join(note: str | None, more: str) -> str:
     return f"{note}; {more}" if note else more
+
+
+def nothing_to_keep(trace: Trace, running: bool) -> str | None:
+    """Why a run's trace is not yet worth downloading or saving, or None when it is: it holds no round whose call came
+    back (an answer or a failure). While request 1 is on its way the file holds the scenario and a request with no
+    answer; a download then kept no round of the run, and a saved copy listed beside the bundled traces showed none."""
+    if any(r.response is not None or r.error is not None for r in trace.rounds):
+        return None
+    if running:
+        return ("Nothing to keep yet: no call of this run has come back. Download, Save into traces/ and Open in the "
+                "explorer come once request 1's answer is in.")
+    return "Nothing to keep: the run ended before any call came back, so its trace holds no round."

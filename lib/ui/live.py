@@ -21,7 +21,7 @@ from lib.access import OFFICIAL_BASE_URLS
 from lib.failures import is_replay_miss
 from lib.live.launch import ENV_KEYS, PROVIDERS, RunSetup, edited, env_key, save_trace, start
 from lib.live.providers import CallLimits
-from lib.live.runner import LoopOptions, Runner, Teaching
+from lib.live.runner import LoopOptions, Runner, Teaching, nothing_to_keep
 from lib.live.scenarios import SCENARIOS, Scenario, default_model
 from lib.text import plural, show_controls
 from lib.ui import access as ui_access
@@ -365,7 +365,12 @@ def rounds(runner: Runner) -> None:
 
 
 def exports(runner: Runner) -> None:
-    """Download the trace, save it into traces/, or open it in the explorer."""
+    """Download the trace, save it into traces/, or open it in the explorer, once it holds a round to keep; till then,
+    say why not."""
+    empty = nothing_to_keep(loaded(runner).trace, runner.status.state != "done")
+    if empty:
+        st.caption(empty)
+        return
     name = f"live-{runner_scenario(runner)}.jsonl"
     left, middle, right = st.columns(3)
     left.download_button("Download the trace", runner.trace.text().encode("utf-8"), file_name=name,

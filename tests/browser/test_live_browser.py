@@ -84,8 +84,15 @@ def test_while_request_1_is_on_its_way_the_page_says_so_in_one_place(page):
         assert page.get_by_text("No round yet.").count() == 0
         assert page.get_by_text(re.compile("waiting for the model", re.IGNORECASE)).count() == 0
         top, seconds, stop = (box.bounding_box()["y"] for box in (said, spinner, page.get_by_role("button", name="Stop")))
-        download = page.get_by_role("button", name="Download the trace").bounding_box()["y"]
-        assert top < seconds < stop < download  # the wait's seconds beside what is awaited, not under the exports
+        # Nothing is offered to keep while no call has come back (a download then held no round), and the page says so
+        # under Stop.
+        assert page.get_by_role("button", name="Download the trace").count() == 0
+        assert page.get_by_role("button", name="Save into traces/").count() == 0
+        nothing = page.get_by_text("Nothing to keep yet: no call of this run has come back.").bounding_box()["y"]
+        assert top < seconds < stop < nothing  # the wait's seconds beside what is awaited, not under the exports
+        # Once request 1's answer is in, the trace holds a round and the exports come.
+        expect(page.get_by_role("button", name="Download the trace")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("Nothing to keep yet")).to_have_count(0)
 
 
 def test_a_reloaded_live_page_says_the_run_it_showed_closed_with_its_session(page):
