@@ -24,7 +24,7 @@ from lib.ui import cards, explorer, lesson, plain, predict, rounds, state
 PRESENTER_CSS = """<style>
 /* Presenter mode: a projector needs big type and the whole width. Fixed rules of our own: no trace text. */
 section[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"] { display: none !important; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 0.5rem 3rem 0.5rem 3rem; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 0.25rem 3rem 0.25rem 3rem; }
 /* One screen at 1600x1000: Streamlit's loose gaps between elements and paragraphs add up to a second screen. */
 [data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.2rem; }
 [data-testid="stMain"] [data-testid="stHorizontalBlock"] { gap: 1rem; }
@@ -32,7 +32,7 @@ section[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"] { displa
 /* Streamlit pulls each markdown block up by 1rem to offset a paragraph margin that is 0.15rem here:
    without this, a lead that wraps runs under the next element. */
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] { margin-bottom: -0.15rem !important; }
-[data-testid="stMain"] [data-testid="stCode"] pre { padding: 0.35rem 0.7rem !important; }
+[data-testid="stMain"] [data-testid="stCode"] pre { padding: 0.25rem 0.7rem !important; }
 [data-testid="stMain"] [data-testid="stVerticalBlockBorderWrapper"] > div,
 [data-testid="stMain"] [data-testid="stAlertContainer"] { padding: 0.5rem 0.8rem; }
 /* A projector has no room to lose: the empty band of Streamlit's header goes. */
@@ -43,8 +43,8 @@ header[data-testid="stHeader"] { display: none; }
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.5rem !important; line-height: 1.22; }
 [data-testid="stMain"] [data-testid="stCode"] code { font-size: 1.3rem !important; line-height: 1.35 !important; }
 [data-testid="stMain"] h1 { font-size: 2.4rem !important; }
-[data-testid="stMain"] h2 { font-size: 2.5rem !important; padding: 0.2rem 0 0 0 !important; }
-[data-testid="stMain"] h3 { padding: 0.2rem 0 0 0 !important; }
+[data-testid="stMain"] h2 { font-size: 2.5rem !important; padding: 0 !important; }
+[data-testid="stMain"] h3 { padding: 0 !important; }
 [data-testid="stMain"] .stButton button { min-height: 3.2rem; }
 [data-testid="stMain"] .stButton button p { font-size: 1.7rem !important; }
 /* Labels and badges: at least 18 px at 1600x1000; body text above stays at 24 px. */

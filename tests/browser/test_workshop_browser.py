@@ -47,10 +47,13 @@ MEASURE = """() => {
       if (size > largest) { largest = size; largestText = text.slice(0, 50); }
     }
   }
-  return {small, thin, spilled, bottom, height: window.innerHeight, lead, largest, largestText};
+  // What the page scrolls past the screen: a box's border and padding below its last line count (a callout's last
+  // 4 px were cut on slide 2 while its text fitted), as does anything drawn below the last text.
+  const scrolled = main.scrollHeight - main.clientHeight;
+  return {small, thin, spilled, bottom, height: window.innerHeight, scrolled, lead, largest, largestText};
 }""" % {"label": LABEL_PX, "body": BODY_PX}
 """Every visible piece of text in the main area: the ones under the sizes, the ones that run past their own
-element (over the next one), how far down the lowest reaches,
+element (over the next one), how far down the lowest reaches, how far the page scrolls past the screen,
 the lead sentence's size and the largest other text's (headings aside)."""
 
 
@@ -96,7 +99,9 @@ def walked(browser, app_url):
 
 
 def _overflowing(found) -> dict[str, str]:
-    return {s.id: f"{v['bottom']:.0f} > {v['height']}" for s, v in found.items() if v["bottom"] > v["height"]}
+    """Slides whose lowest text runs past the screen, or that the page scrolls: a box below the text counts too."""
+    return {s.id: f"text to {v['bottom']:.0f} of {v['height']} px, scrolls {v['scrolled']} px" for s, v in found.items()
+            if v["bottom"] > v["height"] or v["scrolled"] > 0}
 
 
 def _sizes(found) -> tuple[dict, dict]:
