@@ -326,6 +326,20 @@ def test_present_this_plan_opens_on_slide_1_and_says_why_when_the_slide_left_was
         i.value for i in at.info]
 
 
+def test_an_address_the_browser_brings_back_moves_the_plan_to_its_slide_and_next_goes_on_from_there(app):
+    # The browser's Back brings the last slide's address and reruns the page: the plan kept the session's slide and
+    # wrote it over the address, so Back did nothing.
+    app.query_params.update({"plan": "hengxin-workshop", "slide": "3"})
+    at = app.run()
+    at.button(key="presenter.next").click().run()
+    assert "slide 4 of 29" in screen(at) and _query(at, "slide") == "4"
+    at.query_params["slide"] = "3"  # Back
+    at.run()
+    assert "slide 3 of 29" in screen(at) and _query(at, "slide") == "3"
+    at.button(key="presenter.next").click().run()  # a click moves from the slide on screen, whatever the address said
+    assert "slide 4 of 29" in screen(at) and _query(at, "trace") is None
+
+
 def test_a_plan_file_with_no_good_slide_says_it_was_not_opened_and_the_plan_open_before_stays(app):
     # The warning said "the slides without one are kept" while none was, above the Hengxin plan still on screen: a
     # reader took it for the file's plan.

@@ -162,18 +162,32 @@ def trace_picker() -> catalog.LoadedTrace:
             st.query_params[UPLOAD_PARAM] = st.session_state[FILES_DIGEST][:12]
         else:
             st.query_params.pop(UPLOAD_PARAM, None)
+        if not files and saved is None:
+            st.session_state[BUNDLED] = name
+        address_trace()
         if saved is not None:
-            st.query_params["trace"] = st.session_state[kept.SAVED]  # the permanent link: it opens on any replica
             st.caption("Kept in the library; this address is its permanent link.")
             return saved
         if not files:
-            st.session_state[BUNDLED] = name
-            st.query_params["trace"] = predict.link_name(name, predict.predicting())  # no punchline in the address
             return state.load_bundled(name)
-        st.query_params.pop("trace", None)
         loaded, conversations = _uploaded(files)
         kept.save_button(loaded, st.session_state.get(SOURCE, "upload"), key="sidebar.save", of=conversations)
         return loaded
+
+
+def address_trace() -> None:
+    """Put the sidebar's trace in the address (`?trace=`): a saved trace's id, its permanent link that opens on any
+    replica, or a bundled trace's link name (no punchline in predict mode); none for an upload. Not while a plan is
+    presented (`?plan=`): there the slide is the position, and a `trace=` written and taken away again on every run
+    added two addresses to the browser's history per slide, so Back landed on the same slide."""
+    if st.query_params.get("plan") is not None:
+        return
+    if st.session_state.get(FILES):
+        st.query_params.pop("trace", None)
+    elif st.session_state.get(kept.SAVED) is not None:
+        st.query_params["trace"] = st.session_state[kept.SAVED]
+    else:
+        st.query_params["trace"] = predict.link_name(st.session_state[TRACE], predict.predicting())
 
 
 def _uploader(files: list[tuple[str, bytes]] | None) -> None:

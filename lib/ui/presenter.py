@@ -93,7 +93,8 @@ def modes(on_present: Callable[[], None] | None = None) -> Modes:
     # One word each: "Presenter mode" was cut short beside the sidebar at 1280 px, and wider columns squeeze the
     # slide's title in the corner onto more lines. The help says the whole name.
     left.toggle("Present", key=state.PRESENTER, persist_state="session", on_change=on_present,
-                help="Presenter mode: big type, no sidebar and no raw JSON; the round unfolds one step at a time.")
+                help="Presenter mode: big type, no sidebar and no raw JSON; the round unfolds one step at a time. "
+                     "A plan's slides move with Previous and Next, and with the browser's Back and Forward.")
     right.toggle("Predict", key=state.PREDICT, persist_state="session",
                  help="Predict mode: each response stays hidden until you say what the model will do; your score is "
                       "kept.")

@@ -38,6 +38,9 @@ READ_LINK = "plan.read_link"
 """Session key: the last `?plan=` read, so a link is read once, not on every rerun."""
 SLIDE = "plan.slide"
 """Session key: the 0-based slide on screen."""
+WRITTEN = "plan.written"
+"""Session key: the `?slide=` this session last wrote into the address; one that differs came from the browser (Back,
+Forward, an address typed), and the plan follows it."""
 LEFT = "plan.left"
 """Session key: the id of the slide on screen when the plan was last left (close), where Present this plan returns."""
 RESUMED = "plan.resumed"
@@ -98,6 +101,7 @@ def open_plan(read: ReadPlan, link: str | None = None, slide: int = 0) -> None:
     st.session_state[PLAN] = read.plan
     st.session_state[LINK] = link or workshop_plan.pack(read.plan)
     st.session_state[SLIDE] = min(max(slide, 0), len(read.plan.slides) - 1)
+    st.session_state.pop(WRITTEN, None)  # the address left from before names no slide of this opening
 
 
 def left_slide() -> str | None:
@@ -113,10 +117,11 @@ def close() -> None:
     plan on the Workshop plan page to come back to."""
     st.session_state[LEFT] = left_slide()
     st.session_state.pop(RESUMED, None)
-    for key in (PLAN, LINK, SLIDE):
+    for key in (PLAN, LINK, SLIDE, WRITTEN):
         st.session_state.pop(key, None)
     for name in ("plan", "slide"):
         st.query_params.pop(name, None)
+    picker.address_trace()  # the explorer's address names its trace again
 
 
 def leaving() -> None:
@@ -141,6 +146,15 @@ def active() -> Plan | None:
     """The plan to present: the one a `?plan=` link asks for (read once per link), or the one opened in the
     session."""
     link = st.query_params.get("plan")
+    plan = st.session_state.get(PLAN)
+    written = st.session_state.get(WRITTEN)  # None until the plan just opened has been shown
+    if plan is not None and plan.slides and link and link == st.session_state.get(LINK) and written is not None \
+            and st.query_params.get("slide", written) != written:
+        # The address names another slide of this plan than the one last written to it: the browser's Back or
+        # Forward (Streamlit adds an address to the history for each slide and reruns on its own on Back), or one
+        # typed. A Next or Previous click leaves the address as it was written, and moves the slide itself.
+        st.session_state[SLIDE] = min(max(_query_slide() - 1, 0), len(plan.slides) - 1)
+        st.session_state.pop(RESUMED, None)
     if link and link != st.session_state.get(READ_LINK):
         st.session_state[READ_LINK] = link
         open_plan(workshop_plan.unpack(link, trace_rounds()), link, _query_slide() - 1)
@@ -210,7 +224,7 @@ def show(plan: Plan, predicting: bool, corner=None) -> None:
     for name in ("trace", "round", "step"):
         st.query_params.pop(name, None)
     st.query_params["plan"] = st.session_state[LINK]
-    st.query_params["slide"] = str(index + 1)
+    st.query_params["slide"] = st.session_state[WRITTEN] = str(index + 1)
     st.session_state[READ_LINK] = st.session_state[LINK]
 
 

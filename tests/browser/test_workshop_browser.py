@@ -243,3 +243,23 @@ def test_a_revealed_prediction_on_a_slide_leaves_the_models_calls_on_the_screen(
     expect(call).to_be_visible()
     assert call.bounding_box()["y"] + call.bounding_box()["height"] <= PROJECTOR["height"]
     screenshot(page, "predict-revealed-slide")
+
+
+def test_the_browsers_back_and_forward_buttons_move_between_the_slides_of_a_plan(page):
+    # Back after Next left the slide on screen: Streamlit adds each slide's address to the history, but the plan kept
+    # the slide of the session and wrote it back over the address Back had brought.
+    page.goto("/?plan=hengxin-workshop&slide=3")
+    expect(page.get_by_text("slide 3 of 29", exact=False)).to_be_visible()
+    for number in (4, 5):
+        page.get_by_role("button", name="Next ▶", exact=True).click()
+        expect(page.get_by_text(f"slide {number} of 29", exact=False)).to_be_visible()
+    page.go_back()
+    expect(page.get_by_text("slide 4 of 29", exact=False)).to_be_visible()
+    assert "slide=4" in page.url
+    page.go_back()
+    expect(page.get_by_text("slide 3 of 29", exact=False)).to_be_visible()
+    page.go_forward()
+    expect(page.get_by_text("slide 4 of 29", exact=False)).to_be_visible()
+    page.get_by_role("button", name="Next ▶", exact=True).click()  # Next goes on from the slide Back brought
+    expect(page.get_by_text("slide 5 of 29", exact=False)).to_be_visible()
+    assert "slide=5" in page.url
