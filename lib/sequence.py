@@ -38,6 +38,11 @@ SEQUENCE_ROUNDS = 12
 LIBRARY_REASK = "asks the model again: its answer failed validation"
 """The note where a library (Mirascope, pydantic-ai) sends the model its own re-ask in the user's role, after the
 answer before failed the library's validation (lib.injected.library_reask); within NOTE_LENGTH."""
+SUMMARY_ASK = "asks the model to sum the conversation up"
+"""The note where a summary call's prompt (Round.summary_call) is drawn: the program's, in the user's role; within
+NOTE_LENGTH."""
+SUMMARY_ANSWER = "answers with the summary, for the program"
+"""A summary call's text answer: the program's to send in place of the history, not shown to the person."""
 NOTE_LENGTH = 54
 """Characters of a note on the program's lane, drawn from that lane to the chart's right edge: as many as a label
 across two lanes holds (`asks: ` and the question cut to 48), so a note fits at a projector's type too."""
@@ -87,6 +92,10 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         # Each user text with what the program marked as its own in it (Claude Code's isMeta lines).
         asked = [(m, program_parts(round_, start + i)) for i, m in enumerate(added)
                  if m.role == "user" and not m.tool_results and m.text]
+        # A summary call's prompt is the program's, asking for the summary (as the explorer marks it: growth's origin).
+        summary_ask = round_.summary_call and bool(asked) and asked[-1][0] is round_.request.messages[-1]
+        if summary_ask:
+            asked.pop()
         # The one message a program's re-ask after the previous round appended (its `guard`) is the program's words.
         reask = asked.pop()[0] if asked and reasked_after(trace.rounds[k - 2] if k > 1 else None) else None
         # The person stopped the previous response: the words saying so are the program's, the act the person's.
@@ -113,6 +122,8 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         results = sum(len(m.tool_results) for m in added)
         if results and k > 1:
             arrows.append(Arrow(k, "program", "program", 4, f"appends {plural(results, 'result')} to the messages"))
+        if summary_ask:
+            arrows.append(Arrow(k, "program", "program", None, SUMMARY_ASK))
         tools = f" + {plural(len(round_.request.tools), 'tool')}" if round_.request.tools else ""
         if tools and round_.tools_held:  # not in the request's bytes (previous_interaction_id): held, as messages are
             tools += " (held by the provider)"
@@ -142,6 +153,9 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         shown = after is None or _person_follows(trace.rounds[after.index - 2] if after.index > k + 1 else round_,
                                                  after)
         answer = _calls(k, round_) if round_.tool_calls else _no_call(k, round_, following, shown)
+        if round_.summary_call and answer and answer[0].step == 5 and answer[0].label == "answers in text":
+            # The summary goes to the program, which sends it in place of the history: no answer to the person.
+            answer = [replace(answer[0], label=SUMMARY_ANSWER)]
         if round_.compacted_in_call:
             # The provider compacted the history during this call (Round.compacted_in_call): its API, not the model,
             # put the compacted item beside the answer.

@@ -292,3 +292,17 @@ def test_a_compactions_summary_call_is_headed_in_the_picture_as_the_explorer_hea
     headings = [a["text"] for a in figure["layout"]["annotations"] if a.get("text", "").startswith("<b>Round")]
     assert headings == ["<b>Round 1</b>", "<b>Round 2, the summary call of a compaction</b>", "<b>Round 3</b>",
                         "<b>Round 4</b>"]
+
+
+def test_a_summary_calls_prompt_is_drawn_as_the_programs_and_its_summary_as_no_answer_shown_to_the_person():
+    # The picture drew the summary prompt as the user asking ("asks: You have been working on the task…") and the
+    # summary as an answer shown to the person, where the explorer says the program wrote the prompt in the user's
+    # role and the summary is "not an answer to the person".
+    name = "anthropic-ts-tool-runner-compaction.json"
+    data = (FIXTURES / "containers" / name).read_bytes()
+    trace = read_upload([(name, data)], None).conversations[0].trace
+    assert [(a.source, a.target, a.step, a.label) for a in sequence(trace) if a.round == 2] == [
+        ("program", "program", None, "asks the model to sum the conversation up"),
+        ("program", "model", 1, "request 2: 2 messages"),
+        ("model", "program", 5, "answers with the summary, for the program"),
+    ]
