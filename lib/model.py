@@ -424,7 +424,8 @@ def shaping_headers(headers, secrets: tuple[str, ...] = ()) -> dict[str, str]:
     """The request headers of `headers` (any mapping, names in any case) that shape a call and may be kept, sent again
     and shown: those on KEPT_HEADERS with a text value, names in lower case, less any whose name or value looks like a
     credential or holds one of `secrets` (docs/security.md: keys are never written anywhere)."""
-    lowered = {str(k).lower(): v for k, v in headers.items()}
+    # Each name looked up once: most calls send none of the kept headers, and an import asks this of every call.
+    lowered = {name: value for key, value in headers.items() if (name := str(key).lower()) in _KEPT}
     kept = {}
     for name in KEPT_HEADERS:
         value = lowered.get(name)
@@ -436,6 +437,9 @@ def shaping_headers(headers, secrets: tuple[str, ...] = ()) -> dict[str, str]:
             continue
         kept[name] = value
     return kept
+
+
+_KEPT = frozenset(KEPT_HEADERS)
 
 
 REQUEST_HEADERS = "request_headers"
