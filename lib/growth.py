@@ -625,10 +625,7 @@ def standing(round_: Round, kept: Round | None) -> Standing:
     before = kept.request.messages
     if instructions_added(round_, kept):
         return Standing(new=len(messages) - len(before), resent=len(before))
-    placed = min(_placed_in_place(round_, kept), len(messages))
-    # The leading messages the importer found resent (Round.resent_prefix) need no second look.
-    start = min(placed, round_.resent_prefix) if kept.index == round_.index - 1 else 0
-    changed = [i for i in range(start, placed) if not (messages[i] is before[i] or messages[i] == before[i])]
+    placed, changed = _changed_in_place(round_, kept)
     if changed and (found := realigned(round_, kept)) is not None:
         return Standing(new=len(messages) - found[0], resent=found[0])
     if changed and (aligned := matched(round_, kept)) is not None:
@@ -645,15 +642,23 @@ def changed_at(round_: Round, kept: Round | None) -> tuple[int, ...]:
     out: the messages Standing.changed counts, whose tokens the Tokens page's split counts as changed (lib.tokens)."""
     if not round_.request_recorded or kept is None or instructions_added(round_, kept):
         return ()
-    messages, before, held = round_.request.messages, kept.request.messages, held_indices(round_)
-    placed = min(_placed_in_place(round_, kept), len(messages))
-    start = min(placed, round_.resent_prefix) if kept.index == round_.index - 1 else 0
-    changed = [i for i in range(start, placed) if not (messages[i] is before[i] or messages[i] == before[i])]
+    changed = _changed_in_place(round_, kept)[1]
     if not changed or realigned(round_, kept) is not None:
         return ()
     if (aligned := matched(round_, kept)) is not None:
         return tuple(i for i, _ in aligned.changed)
+    held = held_indices(round_)
     return tuple(i for i in changed if i not in held)
+
+
+def _changed_in_place(round_: Round, kept: Round) -> tuple[int, list[int]]:
+    """How many of the round's messages stand where `kept`'s request had one (placed in place), and which of those
+    differ from it: what standing counts and changed_at lists before either looks further."""
+    messages, before = round_.request.messages, kept.request.messages
+    placed = min(_placed_in_place(round_, kept), len(messages))
+    # The leading messages the importer found resent (Round.resent_prefix) need no second look.
+    start = min(placed, round_.resent_prefix) if kept.index == round_.index - 1 else 0
+    return placed, [i for i in range(start, placed) if not (messages[i] is before[i] or messages[i] == before[i])]
 
 
 def new_count(round_: Round, kept: Round | None) -> int:

@@ -427,9 +427,9 @@ def shaping_headers(headers, secrets: tuple[str, ...] = ()) -> dict[str, str]:
     # Each name looked up once: most calls send none of the kept headers, and an import asks this of every call.
     lowered = {name: value for key, value in headers.items() if (name := str(key).lower()) in _KEPT}
     kept = {}
-    for name in KEPT_HEADERS:
+    for name in _SAFE_NAMES:
         value = lowered.get(name)
-        if not isinstance(value, str) or any(word in name for word in LOOKS_SECRET):
+        if not isinstance(value, str):
             continue
         if value.strip().lower().startswith(SECRET_PREFIXES) or any(len(s) >= 8 and s in value for s in secrets):
             continue
@@ -439,7 +439,9 @@ def shaping_headers(headers, secrets: tuple[str, ...] = ()) -> dict[str, str]:
     return kept
 
 
-_KEPT = frozenset(KEPT_HEADERS)
+_SAFE_NAMES = tuple(name for name in KEPT_HEADERS if not any(word in name for word in LOOKS_SECRET))
+"""KEPT_HEADERS less any name that looks like a credential's, should one be added to the list: never kept."""
+_KEPT = frozenset(_SAFE_NAMES)
 
 
 REQUEST_HEADERS = "request_headers"

@@ -36,8 +36,7 @@ def knows_words(round_: Round) -> str:
     if "instructions" in parts_not_logged(round_):
         return KNOWS_UNLOGGED_INSTRUCTIONS
     if round_.request.held_by_provider:
-        kept = "earlier messages and the tool list" if round_.tools_held else "earlier messages"
-        return f"This request and the {kept} the provider kept are everything the model knows."
+        return f"This request and {_kept_words(round_.tools_held)} the provider kept are everything the model knows."
     return KNOWS
 
 
@@ -329,7 +328,12 @@ def kept_by_provider(trace: Trace, shown: int) -> str | None:
     rounds = trace.rounds[:shown]
     if not any(r.request.held_by_provider for r in rounds):
         return None
-    return "the earlier messages and the tool list" if any(r.tools_held for r in rounds) else "the earlier messages"
+    return _kept_words(any(r.tools_held for r in rounds))
+
+
+def _kept_words(tools_held: bool) -> str:
+    """What a provider kept between calls: the earlier messages, and the tool list where it held that too."""
+    return "the earlier messages and the tool list" if tools_held else "the earlier messages"
 
 
 def every_call_words(kept: str | None) -> str:

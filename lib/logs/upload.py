@@ -808,8 +808,7 @@ class _Rebuilder:
             def extends(earlier: _Thread) -> bool:
                 last = earlier.calls[-1].request.messages if earlier.calls else ()
                 return earlier is not later and bool(earlier.calls) and earlier.dialect == later.dialect \
-                    and len(last) < len(first) and shared_prefix(last, first) == len(last) \
-                    and not _asked_anew(earlier.calls[-1], raws)
+                    and _sends_on(last, first) and not _asked_anew(earlier.calls[-1], raws)
 
             sought = (lambda length: _sent_answer_key(raws[length])) if len(raws) == len(first) else None
             extended = [earlier for key in keys for earlier in ends.ending_within(key, first, equal=False, sought=sought,
@@ -871,10 +870,8 @@ class _Rebuilder:
             for later in threads:
                 first = later.calls[0].request.messages
                 goes_on = [earlier for earlier in threads if earlier is not later and earlier.calls
-                           and earlier.dialect == later.dialect
-                           and 0 < len(earlier.calls[-1].request.messages) < len(first)
-                           and shared_prefix(earlier.calls[-1].request.messages, first)
-                           == len(earlier.calls[-1].request.messages)]
+                           and earlier.dialect == later.dialect and earlier.calls[-1].request.messages
+                           and _sends_on(earlier.calls[-1].request.messages, first)]
                 best = max(goes_on, key=lambda t: len(t.calls[-1].request.messages), default=None)
                 if best is not None:
                     best.calls.extend(later.calls)
@@ -903,12 +900,15 @@ def _between(before: _Call, after: _Call, first: tuple, sent: tuple, raws: list,
     """Whether calls whose first request is `first` and whose last is `sent` (its raw messages `raws`), answered with
     `answer`, are the rounds between `before` and `after`: the first sends `before`'s request on, and `after` sends the
     last on, with its answer next."""
-    told, asked = before.request.messages, after.request.messages
-    if not (len(told) < len(first) and shared_prefix(told, first) == len(told)
-            and len(sent) < len(asked) and shared_prefix(sent, asked) == len(sent)):
+    if not (_sends_on(before.request.messages, first) and _sends_on(sent, after.request.messages)):
         return False
     resent = after.request.raw.get("messages") or []
     return len(raws) < len(resent) and _answer_resent(resent[len(raws)], answer)
+
+
+def _sends_on(before: tuple, now: tuple) -> bool:
+    """Whether a request's messages `now` send every message of `before` on, unchanged and first, with more after them."""
+    return len(before) < len(now) and shared_prefix(before, now) == len(before)
 
 
 def _in_file(name: str, file: str) -> str:
@@ -1324,14 +1324,14 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
         if not data:
             reading.empty.append(name)
             continue
-        # Hashed only beside other files: one file alone cannot be its own copy, and 84 MB take 40 ms to hash.
-        digest = hashlib.sha256(data).digest() if many else b""
-        if many and digest in seen:
-            # One file given twice (a copy beside the original) is one run: read twice, its calls made each
-            # conversation's rounds twice over, or its requests were taken for the next rounds of the first copy's.
-            reading.notes.append(Problem(1, SAME_BYTES.format(first=seen[digest]), loaded=True, file=name))
-            continue
-        seen[digest] = name
+        if many:  # hashed only beside other files: one file alone cannot be its own copy, and 84 MB take 40 ms to hash
+            digest = hashlib.sha256(data).digest()
+            if digest in seen:
+                # One file given twice (a copy beside the original) is one run: read twice, its calls made each
+                # conversation's rounds twice over, or its requests were taken for the next rounds of the first copy's.
+                reading.notes.append(Problem(1, SAME_BYTES.format(first=seen[digest]), loaded=True, file=name))
+                continue
+            seen[digest] = name
         if forced == "native" or (forced is None and _is_native(data)):
             _read_native(name, data, label, reading)
             unit = "line"
