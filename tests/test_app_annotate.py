@@ -14,6 +14,7 @@ from lib.annotations import Note, Rubric, Score
 from lib.fingerprint import fingerprint
 from lib.store import open_store
 from lib.ui import annotate as ui_annotate
+from lib.ui.cards import TOOLS_OPEN
 from tests.conftest import ROOT, load_bundled
 from tests.hostile import HOSTILE, SHOWN, UNESCAPED, markdown_like
 from tests.screen import ALERTS, lines, screen
@@ -227,6 +228,8 @@ def test_a_cards_note_button_points_the_form_at_that_card(notes_url):
     at.button(key="annotate.save").click().run()
     (note,) = open_store(notes_url).notes()
     assert note.target == "round:2/request.messages[3]" and note.text.startswith("The second result")
+    at.session_state[TOOLS_OPEN] = True  # the tool definitions' section, opened
+    at.run()
     assert {b.key for b in at.button if (b.key or "").startswith("annotate.point.")} >= {
         "annotate.point.round:2/request.tools[0]", "annotate.point.round:2/response.choices[0].message"}
 

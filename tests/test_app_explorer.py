@@ -267,6 +267,18 @@ def test_the_resent_messages_table_is_sent_only_once_opened(app):
     assert table["role"].tolist()[:2] == ["system", "user"]
 
 
+def test_the_tool_definitions_are_sent_only_once_opened(app):
+    # Closed, Hengxin's four tools were still sent and laid out on every round: a name, a description and the
+    # parameters each, twelve elements no one sees.
+    at = app.run()
+    assert "Tool definitions: what the model reads" in [e.label for e in at.expander]
+    assert "queryTravelPolicy" not in _texts(at)
+    at.session_state["cards.tools_open"] = True
+    at.run()
+    assert {"queryExpense", "queryTravelPolicy", "calcAmountOver", "createExpenseSupplement"} <= set(_texts(at))
+    assert any(t.startswith("Query the bank's current travel expense standards") for t in _texts(at))
+
+
 def _navigator_data(at) -> list[dict]:
     """What the round navigator was given on the last run: its component's line of JSON, and the condensed rounds'
     after it when they were sent."""

@@ -52,6 +52,8 @@ RESENT_OPEN = "cards.resent_open"
 """Session key: the table of resent messages is open."""
 HELD_OPEN = "cards.held_open"
 """Session key: the table of messages the provider held is open."""
+TOOLS_OPEN = "cards.tools_open"
+"""Session key: the tool definitions are open."""
 HELD_WHY = (f"The provider keeps these from the earlier response ({HELD_UNDER}): the model reads them again, and "
             "they are billed, but the program did not send them. Shown reconstructed from earlier rounds.")
 """Said inside the table of messages the provider held."""
@@ -279,7 +281,12 @@ def tools_section(round_: Round, marks: list[Mark], pointer: Pointer | None = No
     _badges_at(marks, "tools", steps=False)
     title = "Tool definitions, the same as last round" if label.resent else "Tool definitions: what the model reads"
     field = "functions" if "tools" not in round_.request.raw else "tools"
-    with st.expander(title):
+    # Drawn only while open, as the resent table: a closed section's content is still sent and laid out on every
+    # round, three elements a tool on the first screen.
+    section = st.expander(title, key=TOOLS_OPEN, on_change="rerun")
+    if not section.open:
+        return
+    with section:
         for i, tool in enumerate(round_.request.tools):
             plain.text(tool.name)
             if pointer:
