@@ -127,6 +127,8 @@ def test_a_long_traces_first_screen_fetches_no_metric_or_download_code_and_the_d
     fetched = {found.group(1) for found in map(_BUNDLE.search, requested) if found}
     assert "Text" in fetched, "no element bundle seen: the check would see nothing"
     assert fetched.isdisjoint(ON_DEMAND), f"the first load fetched {sorted(fetched & set(ON_DEMAND))}"
+    served = [url for url in requested if re.search(r"^http://[^/]+/media/", url)]  # Streamlit's media route
+    assert not served, f"the favicon travels in the page config; the first load asked for {served}"
     assert long_page.get_by_text("Input tokens (reported):").first.is_visible(), "round 1's token figures are missing"
     download = long_page.get_by_role("button", name="Download the trace as one HTML file")
     assert not download.is_visible()
