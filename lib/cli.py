@@ -13,9 +13,12 @@ conversations per file.
   as the Tokens page's "messages sent"; null when the request is not in the log), `messages_held` (earlier
   messages the provider held under previous_response_id, previous_interaction_id or a conversation: read and
   billed, not sent),
-  `new_messages` (of those sent, the ones the previous request lacked), `new_counted_against` (the round whose
+  `new_messages` (of those sent, the ones the previous request lacked), `resent_messages` (those it resent
+  unchanged) and `changed_messages` (those it resent with changes, or that stand where it had another message): the
+  explorer's "new", "resent unchanged" and "changed since the previous request", the Tokens page's columns and chart
+  (lib.growth.standing), adding up with messages_held to what the model reads; `new_counted_against` (the round whose
   request that is: the one before, or the latest earlier one the log kept when it lost the one before; null for
-  round 1, and new_messages null too when the log kept no earlier request), `tool_calls`, `tool_results`,
+  round 1, and the three counts null too when the log kept no earlier request), `tool_calls`, `tool_results`,
   `finish`, `steps`, `inferred`, `usage` (input, billed_input, billing, output, source, reasoning, cached,
   cache_written, input_parts; billed_input is the input as the Tokens page's "input billed" sums it, null where the call failed, or
   the log holds no response to it, and does not say whether the provider billed it, which `billing` then says; reasoning is null where the usage
@@ -175,6 +178,9 @@ def _rounds(trace: Trace) -> list[dict]:
             "messages_in_request": row.sent_if_known,
             "messages_held": row.held_if_known,
             "new_messages": row.new_if_known,
+            # The rest of what the program sent, as the explorer and the Tokens page place it (lib.growth.standing).
+            "resent_messages": row.resent_if_known,
+            "changed_messages": row.changed_if_known,
             "new_counted_against": row.new_against,
             "tool_calls": [{"id": c.id, "name": c.name} for c in round_.tool_calls]
             if row.calls_if_known is not None else None,

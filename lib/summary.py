@@ -267,6 +267,17 @@ class RoundSummary:
         return self.new_messages if known else None
 
     @property
+    def resent_if_known(self) -> int | None:
+        """The messages resent unchanged (resent_messages), or None where new_if_known is: without the request or one
+        before it, what was resent is not known either."""
+        return self.resent_messages if self.new_if_known is not None else None
+
+    @property
+    def changed_if_known(self) -> int | None:
+        """The messages resent with changes (changed_messages), or None where new_if_known is."""
+        return self.changed_messages if self.new_if_known is not None else None
+
+    @property
     def calls_if_known(self) -> int | None:
         """The call intents of the response, or None for a request the log ends on (no response, no error) or an answer
         the log did not keep (answer_recorded)."""

@@ -66,7 +66,8 @@ def test_the_rounds_table_downloads_as_csv(app):
     assert any(b.label == "Download the table as CSV" for b in at.get("download_button"))
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     csv = rounds.to_csv(index=False)
-    assert csv.splitlines()[0].startswith("round,messages sent,new messages,tool calls,finish reason,tokens in")
+    assert csv.splitlines()[0].startswith(
+        "round,messages sent,new messages,messages resent unchanged,tool calls,finish reason,tokens in")
 
 
 def test_hengxin_without_a_price_says_which_model_needs_one(app):
@@ -390,6 +391,55 @@ def test_the_messages_chart_of_a_held_chain_is_titled_by_what_the_model_reads_no
     assert chart["layout"]["yaxis"]["title"]["text"] == "messages the model reads"
     assert {t["name"]: t["y"][:2] for t in chart["data"]} == {
         "held by the provider, not sent": [0, 2], "resent unchanged": [0, 1], "new": [2, 2]}
+
+
+def _messages_columns(at) -> dict[str, list]:
+    """The rounds table's message counts, by column, and the messages chart's, by series."""
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    chart = next(c for c in (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+                 if {t["name"] for t in c["data"]} >= {"new"})
+    return ({c: rounds[c].tolist() for c in rounds.columns if c.startswith(("messages", "new messages"))},
+            {t["name"]: t["y"] for t in chart["data"]})
+
+
+def test_the_rounds_table_places_each_message_as_the_explorer_and_the_chart_do(app):
+    # AutoGPT rewrites its history each step. The explorer's round 3: "the program sends 8 messages, 3 of them new",
+    # "4 messages resent unchanged", and messages[2] "changed since the previous request". The table said only
+    # "new messages 3": the other five were not placed, where the chart beside it stacks them 4 and 1.
+    from lib.ui import state
+    at = uploaded(app, "containers/autogpt-memory-challenge-b.yaml")
+    at.number_input(key=state.ROUND).set_value(3).run()
+    assert at.subheader[0].value == "Round 3: the program sends 8 messages, 3 of them new"
+    assert any(e.label.startswith("4 messages resent unchanged ") for e in at.expander)
+    assert sum("changed since the previous request" in m.value for m in at.markdown) == 1
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    table, chart = _messages_columns(at)
+    assert table == {"messages sent": [3, 7, 8], "new messages": [3, 4, 3], "messages resent unchanged": [0, 3, 4],
+                     "messages changed since the previous request": [0, 0, 1]}
+    assert chart == {"resent unchanged": [0, 3, 4], "changed since the previous request": [0, 0, 1], "new": [3, 4, 3]}
+
+
+def test_the_rounds_table_of_a_held_chain_places_what_the_program_sent_and_what_the_provider_held(app):
+    # The Responses chain's round 3 in the explorer: "5 earlier messages held by the provider", "1 message resent
+    # unchanged" (the instructions), one new question. Nothing changed: no column of zeros for it.
+    from lib.ui import state
+    at = uploaded(app, "openai-responses.jsonl")
+    at.number_input(key=state.ROUND).set_value(3).run()
+    assert any(e.label == "1 message resent unchanged (messages[0])" for e in at.expander)
+    at.switch_page("pages/overview.py").run()
+    table, chart = _messages_columns(at)
+    assert table == {"messages sent": [2, 3, 2, 2], "messages held by the provider": [0, 2, 5, 7],
+                     "new messages": [2, 2, 1, 1], "messages resent unchanged": [0, 1, 1, 1]}
+    assert chart == {"held by the provider, not sent": [0, 2, 5, 7], "resent unchanged": [0, 1, 1, 1],
+                     "new": [2, 2, 1, 1]}
+
+
+def test_the_rounds_table_says_what_was_resent_is_not_known_where_the_request_is_not(app):
+    at = uploaded(app, "bare-responses.jsonl")
+    at.switch_page("pages/overview.py").run()
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert rounds["messages resent unchanged"].tolist() == ["not in the log"]
 
 
 def test_a_held_chain_counts_as_new_only_the_messages_the_program_sent(app):

@@ -267,6 +267,18 @@ def test_summarize_counts_a_held_chain_as_the_tokens_page_does_what_the_program_
     assert "messages 2 → 3 (+2 held) → 2 (+5 held) → 2 (+7 held)" in lines[1]
 
 
+def test_summarize_places_each_message_as_the_explorer_and_the_tokens_page_do():
+    # AutoGPT's round 3: the explorer says 3 new, 4 resent unchanged and 1 changed since the previous request; the
+    # JSON gave the 3 new alone. The Responses chain resends its instructions each round beside what the provider held.
+    def placed(fixture):
+        rounds = json.loads(run("summarize", fixture, "--json").stdout)["conversations"][0]["rounds"]
+        return [(r["new_messages"], r["resent_messages"], r["changed_messages"], r["messages_held"]) for r in rounds]
+    assert placed("tests/fixtures/containers/autogpt-memory-challenge-b.yaml") == [(3, 0, 0, 0), (4, 3, 0, 0),
+                                                                                   (3, 4, 1, 0)]
+    assert placed("tests/fixtures/openai-responses.jsonl") == [(2, 0, 0, 0), (2, 1, 0, 2), (1, 1, 0, 5), (1, 1, 0, 7)]
+    assert placed("tests/fixtures/bare-responses.jsonl") == [(None, None, None, None)]
+
+
 def test_summarize_writes_a_stop_the_log_did_not_record_in_parentheses_as_the_tokens_page_does():
     # The todowrite session's response has "stop_reason": null: the importer infers tool_calls from its tool_use
     # block, and the summary must not pass that off as recorded (lib.summary.finish_words, one rule).

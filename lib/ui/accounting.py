@@ -14,7 +14,7 @@ from lib.summary import (NO_CALL_MADE, NOT_IN_THE_LOG, NOT_LOGGED_NAMES, REASONI
                          other_model_calls_words, other_models_named, reported_extras_words, round_cost, said_parts,
                          table_cache_written, table_cached, table_reasoning, table_tokens, tokens_words, tool_list_missing, tool_list_words)
 from lib.dialects import DIALECTS
-from lib.growth import against_words
+from lib.growth import CHANGED_WORDS, RESENT_WORDS, against_words
 from lib.prices import Price, prices_from_rows
 from lib.text import as_sentence, plural
 from lib.tokens import CHANGED, HELD, NOT_COUNTED, split_words
@@ -124,6 +124,13 @@ def _unrecorded_request_figures(row: RoundSummary, left, middle) -> None:
     st.caption(REQUEST_NOT_COUNTED)
 
 
+RESENT_COLUMN = f"messages {RESENT_WORDS}"
+"""The rounds table's column of the messages resent unchanged, in the explorer's words (lib.growth.RESENT_WORDS)."""
+CHANGED_COLUMN = f"messages {CHANGED_WORDS}"
+"""The rounds table's column of the messages resent with changes, in the explorer's words (lib.growth.CHANGED_WORDS);
+shown only where a round has some, as the messages chart's series."""
+
+
 def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | None = None,
                  finish_field: str = "finish_reason") -> pd.DataFrame:
     """One row per round; with prices, the cost of each round in USD. The stop signal's column is named
@@ -141,6 +148,10 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             "messages sent": _or_unknown(r.sent_if_known),
             "messages held by the provider": _or_unknown(r.held_if_known),
             "new messages": _or_unknown(r.new_if_known),
+            # The rest of what the program sent, placed as the explorer and the messages chart place it
+            # (lib.growth.standing): new, these two and the held ones add up to the request's messages.
+            RESENT_COLUMN: _or_unknown(r.resent_if_known),
+            CHANGED_COLUMN: _or_unknown(r.changed_if_known),
             "tool calls": _or_unknown(r.calls_if_known),
             finish_field.replace("_", " "): r.finish_reason,
             **dict(zip(("tokens in", "tokens out"), table_tokens(r))),
@@ -167,6 +178,8 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
         table = table.drop(columns=["messages held by the provider", f"in: {HELD}"], errors="ignore")
     if not any(r.breakdown.changed for r in rows):  # no round resent a message with changes: a column of zeros
         table = table.drop(columns=f"in: {CHANGED}", errors="ignore")
+    if not any(r.changed_if_known for r in rows):  # as the messages chart draws no changed series
+        table = table.drop(columns=CHANGED_COLUMN, errors="ignore")
     if any(r.request_recorded for r in rows) and not _remainder(rows):
         # All our estimate: no part beyond our count, as the explorer's split names none (where the log kept no
         # request, every part's column is blank alike).
