@@ -26,7 +26,7 @@ from lib.growth import (CHANGED_WORDS, REFERENCE_WORDS, SUMMARY_CALL_WORDS, agai
                          left_out_words, matched_words, origin_words, places_words, program_sent, referred_words, round_heading,
                          round_name, sends, system_words)
 from lib.logs.record import Problem
-from lib.model import Round, Trace
+from lib.model import HEADERS_NAME, HEADERS_SAID, NO_HEADERS, Round, Trace, headers_text
 from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.predict import nothing_to_predict_words
 from lib.round_view import RoundView, round_view
@@ -153,7 +153,9 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          severities=SEVERITIES, severity_names=SEVERITY_NAMES, counts_words=counts_words,
                          none_found=NONE_FOUND, none_found_in_log=NONE_FOUND_IN_LOG,
                          explanation_heading=EXPLANATION_HEADING, explanation_paragraphs=explanation_paragraphs,
-                         worked_money=worked_money, money_title=MONEY_TITLE, money_why=MONEY_WHY)
+                         worked_money=worked_money, money_title=MONEY_TITLE, money_why=MONEY_WHY,
+                         headers_name=HEADERS_NAME, headers_said=HEADERS_SAID, no_headers=NO_HEADERS,
+                         headers_text=headers_text)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),

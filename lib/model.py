@@ -450,6 +450,22 @@ allow-list, KEPT_HEADERS: `anthropic-beta`, `openai-beta`, ...): `{name in lower
 where the log keeps headers and this call sent none of those. Absent where the log keeps no headers (Round.request_headers).
 A fork resends them."""
 
+HEADERS_NAME = "request headers"
+"""What the request headers a log kept for a round (Round.request_headers) are called above them, on every view that
+shows a request: the explorer's card, presenter mode's request step, the HTML file."""
+HEADERS_SAID = "sent beside the body; only those that shape the call are kept, never a key"
+"""Said beside HEADERS_NAME: what these headers are, and that they are not all the call sent."""
+NO_HEADERS = ("No request headers kept for this call: it sent none of those a capture keeps (the Watch page's sidebar "
+              "and docs/capture.md list them). A fork sends none either.")
+"""Said where a round's log keeps headers but this call sent none of those it keeps, on every view that shows a
+request: the names are said once, on the Watch page, not on every such round."""
+
+
+def headers_text(headers: dict[str, str]) -> str:
+    """Request headers (Round.request_headers) as every view shows them, as text: one `name: value` a line."""
+    return "\n".join(f"{name}: {value}" for name, value in headers.items())
+
+
 NOTICES = "notices"
 """The round key listing what the writing program showed the person beside the call and never sent to the model (a
 CLI's "Request cancelled."): each `{"by", "kind", "text", "after"}` (Round.notices)."""

@@ -56,6 +56,7 @@ def hostile_trace(text: str = HOSTILE) -> bytes:
          "executions": [{"tool_call_id": call_id, "name": name, "arguments": {"q": text}, "output": text,
                          "ok": False, "duration_ms": 12, "approval": text, "note": text, "overrides": {"q": text}}],
          "latency_ms": 840, "started_at": text, "usage_note": text, "converted_from": text,
+         "request_headers": {"anthropic-beta": text},
          "notices": [{"by": text, "kind": text, "text": text},
                      {"by": text, "kind": text, "text": text, "after": True}]},
         {"kind": "round", "index": 2, "request": {**request, "messages": [system, user, asking, result]},

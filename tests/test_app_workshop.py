@@ -219,6 +219,21 @@ def _presenting_round_2(app, fixture: str, steps: int):
     return at
 
 
+def test_the_request_step_shows_the_request_headers_that_shaped_the_call_as_the_explorer_does(app):
+    # The Anthropic SDK's tool runner sent anthropic-beta and x-stainless-helper: the explorer shows them above the
+    # request; presenter mode's request step, the same request, showed nothing of them.
+    at = uploaded(app, "containers/anthropic-py-tool-runner-compaction-summary.json")
+    heading = [m.value for m in at.markdown if m.value.startswith("**request headers**")]
+    headers = [line for line in lines(at, ("text", "code")) if line.startswith("anthropic-version")]
+    assert headers == ["anthropic-version: 2023-06-01\nanthropic-beta: structured-outputs-2025-12-15\n"
+                       "x-stainless-helper: BetaToolRunner"]
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    assert not at.exception
+    assert (_query(at, "round"), _query(at, "step")) == ("1", "1")
+    assert [m.value for m in at.markdown if m.value.startswith("**request headers**")] == heading
+    assert [line for line in lines(at, ("text", "code")) if line.startswith("anthropic-version")] == headers
+
+
 def test_after_a_failed_call_the_next_request_shows_the_result_no_step_showed(app):
     # Groq refused round 1 (HTTP 400, tool_use_failed); the client appended the rejected call and a validation
     # error as its result. Round 1 had no step ④, so round 2's request is the first place that result is seen.

@@ -131,6 +131,7 @@ def test_every_string_field_of_a_hostile_trace_stays_text_in_the_file_and_the_ha
         assert "\u202e" not in page and "[U+202E]gnp.exe" in page  # no control reverses the text after it
     whole = "".join(_parse(trace_html(trace, None, notes)).text)
     assert whole.count(SHOWN) >= 20  # title, model, description, messages, tools, ids, status, approval, notes...
+    assert f"anthropic-beta: {SHOWN}" in whole  # a request header the log kept, as text
 
 
 def test_a_status_approval_or_duration_of_the_wrong_type_shows_as_text_and_breaks_nothing(hengxin):
@@ -248,6 +249,36 @@ def test_the_file_says_the_provider_held_the_earlier_messages_of_a_previous_resp
     assert "2 earlier messages held by the provider (messages[1] to messages[2]), not sent in this request" in page
     assert "1 message resent unchanged (messages[0])" in page
     assert "3 messages resent unchanged" not in page
+
+
+def test_the_file_and_the_handout_show_the_request_headers_that_shaped_each_call_in_the_explorers_words(app):
+    # The Anthropic SDK's tool runner sent anthropic-beta and x-stainless-helper beside the body; the explorer showed
+    # them above the request, the file and the handout said nothing of them.
+    from tests.screen import uploaded
+    fixture = "containers/anthropic-py-tool-runner-compaction-summary.json"
+    at = uploaded(app, fixture)
+    heading = next(m.value for m in at.markdown if m.value.startswith("**request headers**")).replace("**", "")
+    headers = next(t.value for t in at.text if t.value.startswith("anthropic-version"))
+    assert headers == ("anthropic-version: 2023-06-01\nanthropic-beta: structured-outputs-2025-12-15\n"
+                       "x-stainless-helper: BetaToolRunner")
+    trace = read_upload([(fixture, (FIXTURES / fixture).read_bytes())]).conversations[0].trace
+    for page in (trace_html(trace), handout_html(trace)):
+        said = _parse(page).text
+        assert heading in " ".join(" ".join(said).split()) and headers in said
+        assert "anthropic-version: 2023-06-01\nx-stainless-helper: compaction" in said  # round 2's own
+
+
+def test_the_file_says_a_call_sent_none_of_the_headers_a_log_keeps_as_the_explorer_does():
+    from lib.live.replay import RECORDINGS_DIR, read_recordings
+    from lib.ui.cards import NO_HEADERS
+    first = read_recordings(RECORDINGS_DIR / "hengxin.jsonl")[0]
+    line = {"request": first.request, "response": first.response, "request_headers": {"x-request-id": "1"}}
+    trace = read_upload([("p.jsonl", json.dumps(line).encode())]).conversations[0].trace
+    assert trace.rounds[0].request_headers == {}
+    assert NO_HEADERS in " ".join(_parse(trace_html(trace)).text)
+    line.pop("request_headers")  # a log that keeps no headers: nothing said of them
+    trace = read_upload([("p.jsonl", json.dumps(line).encode())]).conversations[0].trace
+    assert "request headers" not in " ".join(_parse(trace_html(trace)).text).lower()
 
 
 def test_the_file_does_not_split_the_input_of_a_request_the_log_did_not_keep():

@@ -25,7 +25,7 @@ from lib.growth import (CHANGED_WORDS, HELD_UNDER, REFERENCE_PART, REFERENCE_WOR
                         referred_words, system_words)
 from lib.summary import (log_ends_words, stop_inferred, stop_unrecorded_words, tool_list_always_sent, tool_list_missing,
                          tool_list_never_logged)
-from lib.model import Execution, Message, Round, summary_in_clear
+from lib.model import HEADERS_NAME, HEADERS_SAID, NO_HEADERS, Execution, Message, Round, headers_text, summary_in_clear
 from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
@@ -311,20 +311,15 @@ def request_not_in_log() -> None:
             "(its messages, its tool list) is not known.")
 
 
-HEADERS_HEADING = "**request headers** (sent beside the body; only those that shape the call are kept, never a key)"
-"""Above the request headers a log kept for a round."""
-
-
-NO_HEADERS = ("No request headers kept for this call: it sent none of those a capture keeps (the Watch page's sidebar "
-              "and docs/capture.md list them). A fork sends none either.")
-"""Said where a round's log keeps headers but this call sent none of those it keeps: the names are said once, on the
-Watch page, not on every such round."""
+HEADERS_HEADING = f"**{HEADERS_NAME}** ({HEADERS_SAID})"
+"""Above the request headers a log kept for a round: the HTML file's words (lib.model.HEADERS_NAME, HEADERS_SAID)."""
 
 
 def request_headers_block(round_: Round) -> None:
     """The request headers the log kept for the round, as text, marked as request headers; where the log keeps headers
     and this call sent none of them, says so. Nothing for a round of a log that never keeps headers (most formats):
-    a line saying so on every round would only crowd the page."""
+    a line saying so on every round would only crowd the page. The explorer's request and presenter mode's request
+    step show it alike, and the HTML file in the same words."""
     headers = round_.request_headers
     if headers is None:
         return
@@ -333,7 +328,7 @@ def request_headers_block(round_: Round) -> None:
         return
     with st.container(border=True):
         st.markdown(HEADERS_HEADING)
-        payload(clip(show_controls("\n".join(f"{name}: {value}" for name, value in headers.items()))), "text")
+        payload(clip(show_controls(headers_text(headers))), "text")
 
 
 def request_cards(round_: Round, placed: Growth, marks: list[Mark], system_status: Status | None,

@@ -123,6 +123,7 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: boo
     if not round_.request_recorded:
         cards.request_not_in_log()
         return
+    cards.request_headers_block(round_)  # sent beside the body, as the explorer shows them above it
     # The tool list's count, tokens and what it costs again are the counter's "Tools:" line, said once a slide.
     cards.tools_section(round_, marks, tool_list_recorded=view.tool_list_recorded, secret=secret,
                         tool_list_sent=view.tool_list_sent)
