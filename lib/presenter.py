@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 from lib.growth import HELD_UNDER, Growth, MessageEntry, held_apart, left_out_words
 from lib.injected import library_reask
 from lib.model import Round, Trace
-from lib.steps import STEP_TITLES, StepLabel, steps_for_round
+from lib.steps import STEP_TITLES, StepLabel, steps_for_round, text_commands
 from lib.text import plural
 
 TITLES = STEP_TITLES
@@ -57,12 +57,14 @@ class Reveal:
     """The round whose payload the labels point into: the next round's request for step 4."""
 
 
-def steps_in(round_: Round) -> tuple[int, ...]:
-    """The steps a round has, in order: a stop for tools whose calls the log did not keep (a span without content) is
-    a call intent too, as its step labels say (lib/steps.py)."""
+def steps_in(round_: Round, trace: Trace) -> tuple[int, ...]:
+    """The steps round_ of `trace` has, in order: a stop for tools whose calls the log did not keep (a span without
+    content) is a call intent too, as is a command the model wrote in its text that the program ran (text_commands),
+    as their step labels say (lib/steps.py)."""
     if round_.response is not None:
         response = round_.response
-        return (1, 2, 3, 4) if response.message.tool_calls or response.stop == "tool_calls" else (1, 5)
+        calls = response.message.tool_calls or response.stop == "tool_calls" or text_commands(trace, round_.index)
+        return (1, 2, 3, 4) if calls else (1, 5)
     if round_.error is not None:
         return (1, 2)
     return (1,)
@@ -116,7 +118,7 @@ def settle(trace: Trace, round_index: int, step: int, hidden: Callable[[int], bo
 
 
 def _steps(trace: Trace, index: int, hidden: Callable[[int], bool]) -> tuple[int, ...]:
-    return (1, PREDICT_STEP) if hidden(index) else steps_in(trace.rounds[index - 1])
+    return (1, PREDICT_STEP) if hidden(index) else steps_in(trace.rounds[index - 1], trace)
 
 
 def following(trace: Trace, position: Position, hidden: Callable[[int], bool] = _never) -> Position | None:
@@ -187,11 +189,12 @@ class Shown:
     """The previous round's steps that showed them: 2 (its model turn), 4 (the results of its calls)."""
 
 
-def shown_before(placed: Growth, previous: Round) -> Shown:
-    """Which of a request's new messages the previous round showed: its model turn at step 2 and the results of
-    its calls at step 4. A round that failed, or answered, has no step 4: results appended after it are new here."""
-    shows = {"response": 2, "tool-result": 4}
-    steps = steps_in(previous)
+def shown_before(placed: Growth, previous: Round, trace: Trace) -> Shown:
+    """Which of a request's new messages the previous round of `trace` showed: its model turn at step 2 and the
+    results of its calls (or of the commands it wrote in its text) at step 4. A round that failed, or answered, has no
+    step 4: results appended after it are new here."""
+    shows = {"response": 2, "tool-result": 4, "command-result": 4}
+    steps = steps_in(previous, trace)
     entries = tuple(e for e in placed.new if shows.get(e.origin) in steps)
     return Shown(entries, tuple(sorted({shows[e.origin] for e in entries})))
 

@@ -21,7 +21,7 @@ from lib.failures import answered_without_turn, no_answer, refused_unseen, statu
 from lib.model import AWAITING, ProviderError, Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
-from lib.steps import spoken_words, turn_ends_words
+from lib.steps import TextCommand, spoken_words, text_commands, turn_ends_words
 from lib.text import plural, shorten
 
 Lane = Literal["user", "program", "api", "model", "tools"]
@@ -120,6 +120,8 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
             arrows.append(Arrow(k, "program", "program", None,
                                 shorten(f"re-asks in the user's role: {reask.text}", NOTE_LENGTH)))
         results = sum(len(m.tool_results) for m in added)
+        # With the results of the commands the previous answer wrote in its text (AutoGPT's), as step 4 pairs them.
+        results += len(text_commands(trace, k - 1)) if k > 1 else 0
         if results and k > 1:
             arrows.append(Arrow(k, "program", "program", 4, f"appends {plural(results, 'result')} to the messages"))
         if summary_ask:
@@ -152,7 +154,9 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         after = next((r for r in trace.rounds[k:] if not r.compaction), None)
         shown = after is None or _person_follows(trace.rounds[after.index - 2] if after.index > k + 1 else round_,
                                                  after)
-        answer = _calls(k, round_) if round_.tool_calls else _no_call(k, round_, following, shown)
+        commands = text_commands(trace, k) if not round_.tool_calls else ()
+        answer = _calls(k, round_) if round_.tool_calls else _written(k, commands) if commands \
+            else _no_call(k, round_, following, shown)
         if round_.summary_call and answer and answer[0].step == 5 and answer[0].label == "answers in text":
             # The summary goes to the program, which sends it in place of the history: no answer to the person.
             answer = [replace(answer[0], label=SUMMARY_ANSWER)]
@@ -209,6 +213,15 @@ def _no_call(k: int, round_: Round, following: int | None, shown: bool = True) -
                       "log")]
     answered = [Arrow(k, "model", "program", 5, "answers in text")]
     return answered + [Arrow(k, "program", "user", None, "shows the answer")] if shown else answered
+
+
+def _written(k: int, commands: tuple[TextCommand, ...]) -> list[Arrow]:
+    """Commands the model wrote in its text, not as tool calls, that the program ran (lib.steps.text_commands): drawn
+    as their steps 2 and 3 label them, a call intent and the program running it, not an answer shown to anyone."""
+    names = ", ".join(c.name for c in commands)
+    return [Arrow(k, "model", "program", 2, f"writes {shorten(names, 24)} in its text, no tool call"),
+            Arrow(k, "program", "tools", 3, f"runs {shorten(names, 40)}"),
+            Arrow(k, "tools", "program", None, "returns")]
 
 
 def _cut(k: int, round_: Round) -> Arrow:

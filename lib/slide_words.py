@@ -179,23 +179,32 @@ FAILED = "The call failed: there is no model turn for the program to act on."
 """A failed call's one sentence (step 2 without a response)."""
 CALLS_NOT_KEPT = "The model stops to have tools run, but the log did not keep which: its calls are not recorded."
 """Step 2's one sentence for a stop for tools whose calls the log did not keep (a span without content)."""
+TEXT_COMMAND = ("The model writes a command in its text, not as a tool call: to the API this is an answer in text, and "
+                "the program reads the command out of it.")
+"""Step 2's one sentence for a command the model wrote in its text and the program ran (lib.steps.text_commands)."""
+TEXT_COMMAND_RUNS = ("The program runs the command it read in the text, not the model: the model reads only what it "
+                     "returned.")
+"""Step 3's one sentence for such a command."""
 STOPS = "The model stopped before an answer or a call (its stop signal says why): nothing to run, nothing to answer."
 """Step 5's one sentence for a response that stopped for another reason: its length limit, a filter."""
 
 
-def step_lead(round_: Round, step: int, next_round: int | None = None) -> str:
+def step_lead(round_: Round, step: int, next_round: int | None = None, written: bool = False) -> str:
     """The one sentence that matters on a step slide (step 4's is lib.presenter.carried, which needs the growth).
     Step 5 ends the loop only where no round follows (`next_round`): a person's next question, a program's re-ask, or
     a program that reads commands in the text goes on from it, in the words of the step's label
-    (lib.steps.turn_ends_words)."""
+    (lib.steps.turn_ends_words). `written`: the response wrote a command in its text that the program ran
+    (lib.steps.text_commands), its steps 2 and 3."""
     if step == 1:
         return knows_words(round_)
     if step == 2:
         if round_.tool_calls:
             return f"The model {asks(round_)}"
+        if written:
+            return TEXT_COMMAND
         return FAILED if round_.response is None else CALLS_NOT_KEPT
     if step == 3:
-        return runs_words(round_)
+        return TEXT_COMMAND_RUNS if written and not round_.executions else runs_words(round_)
     if round_.response is not None and round_.response.stopped_short:
         return STOPS + (f" Round {next_round} goes on from it." if next_round else "")
     textless = round_.response is not None and not round_.response.message.text

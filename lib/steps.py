@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal, Sequence
 
 from lib.dialects import DIALECTS
-from lib.growth import Growth, growth, kept_before
+from lib.growth import Growth, MessageEntry, growth, kept_before
 from lib.injected import command_result
 from lib.model import AWAITING, Execution, Message, Round, ToolCallPart, Trace, spoken
 from lib.narration import narrates_without_call
@@ -37,6 +37,11 @@ NARRATION_TITLE = "Loop ends without a call"
 answer."""
 NARRATION_GOES_ON_TITLE = "Narration without a call"
 """Step 5's name for such a response where a later round follows: the loop did not end, the program went on."""
+
+
+TEXT_COMMAND_WORDS = ("a command written in the text, not as a tool call: the API sees an answer in text and gives "
+                      "no call id, and the program reads the command out of the text")
+"""What a command the model wrote in its text (TextCommand) is, said on its step 2 label and slide."""
 
 
 def turn_ends_words(next_round: int | None) -> str:
@@ -173,8 +178,60 @@ def steps_for_round(trace: Trace, index: int, placed: Growth | None = None,
     labels.extend(_tool_list(trace, round_))
     labels.extend(_results(trace, round_, placed))
     labels.extend(_response(round_, DIALECTS[trace.dialect].FINISH_FIELD, waiting,
-                            trace.rounds[index] if index < len(trace.rounds) else None))
+                            trace.rounds[index] if index < len(trace.rounds) else None, text_commands(trace, index)))
     return tuple(labels)
+
+
+@dataclass(frozen=True, slots=True)
+class TextCommand:
+    """A command the model wrote in its response's text, not as a tool call (AutoGPT's JSON `"command"`), that the
+    program read out of the text and ran: the next request carries its result (lib.injected.command_result)."""
+
+    name: str
+    """The command, as its result names it."""
+    path: str
+    """Where in the response body the text that names it is."""
+    result_at: int
+    """Where in the next request its result is (`messages[i]`)."""
+
+
+def _command_entries(trace: Trace, round_: Round, placed: Growth) -> list[tuple[MessageEntry, str, int | None]]:
+    """The new messages of the round's request that carry a command's result (lib.injected.command_result), each with
+    the command and the round whose answer wrote it: the latest earlier one whose text names it, None where none does
+    (no call id pairs them)."""
+    found = []
+    for entry in placed.new:
+        if entry.origin != "command-result":
+            continue
+        name = command_result(entry.message)
+        made = next((r.index for r in reversed(trace.rounds[:round_.index - 1])
+                     if r.response is not None and f'"{name}"' in r.response.message.text), None)
+        found.append((entry, name, made))
+    return found
+
+
+def text_commands(trace: Trace, index: int) -> tuple[TextCommand, ...]:
+    """The commands round `index`'s response wrote in its text and the program ran: only those whose result the next
+    request carries, as its step 4 pairs it with this round (_command_results); none where the response holds a tool
+    call, or no request follows. The steps, presenter mode and the sequence diagram draw them as a call intent (2) and
+    the program running it (3), not as an answer."""
+    round_ = trace.rounds[index - 1]
+    response = round_.response
+    if response is None or response.message.tool_calls or not response.message.text or index >= len(trace.rounds):
+        return ()
+    following = trace.rounds[index]
+    # Placing the next request is the costly part: only where it holds a command's result at all.
+    if not following.request_recorded or not any(command_result(m) is not None for m in following.request.messages
+                                                 if m.role == "system"):
+        return ()
+    texts = [p for p in response.message.parts if getattr(p, "kind", None) == "text"]
+    commands = []
+    for entry, name, made in _command_entries(trace, following, growth(trace, index + 1)):
+        if made != index:
+            continue
+        part = next((p for p in texts if f'"{name}"' in p.text), texts[0])
+        commands.append(TextCommand(name, join_path(response.message_path, part.path), entry.index))
+    return tuple(commands)
 
 
 def _tool_list(trace: Trace, round_: Round) -> list[StepLabel]:
@@ -201,12 +258,7 @@ def _command_results(trace: Trace, round_: Round, placed: Growth) -> list[StepLa
     the program appended in the system role: no call id pairs them, so the round is the latest earlier one whose
     answer names the command, where there is one."""
     labels = []
-    for entry in placed.new:
-        if entry.origin != "command-result":
-            continue
-        name = command_result(entry.message)
-        made = next((r.index for r in reversed(trace.rounds[:round_.index - 1])
-                     if r.response is not None and f'"{name}"' in r.response.message.text), None)
+    for entry, name, made in _command_entries(trace, round_, placed):
         where = f"written in the text of round {made}'s answer" if made is not None \
             else "named in no earlier answer in the log"
         text = next(p for p in entry.message.parts if getattr(p, "kind", None) == "text")
@@ -263,7 +315,7 @@ def _sent_back_as(trace: Trace, round_: Round, message: Message, call_id: str) -
 
 
 def _response(round_: Round, finish_field: str, waiting: str | None = None,
-              next_round: Round | None = None) -> list[StepLabel]:
+              next_round: Round | None = None, commands: tuple[TextCommand, ...] = ()) -> list[StepLabel]:
     response = round_.response
     if response is None:  # a failure says what happened itself; a request the log ends on says nothing more
         return [] if round_.error is not None else [StepLabel(
@@ -272,6 +324,8 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
     for call in response.message.tool_calls:
         path = join_path(response.message_path, call.path)
         labels.append(StepLabel(2, "response", path, f"{call.name} ({call.id})", call_id=call.id))
+    for command in commands:
+        labels.append(StepLabel(2, "response", command.path, f"{command.name}: {TEXT_COMMAND_WORDS}"))
     if response.stop == "tool_calls" and response.finish_reason_path:
         labels.append(
             StepLabel(2, "response", response.finish_reason_path,
@@ -292,6 +346,12 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
         said = "ran; the end of the command it wrote to is not in the log" if call.id in round_.unended_writes \
             else "started; its end is not in the log"
         labels.append(StepLabel(3, "execution", "", f"{call.name} ({call.id}): {said}", call_id=call.id))
+    for command in commands:
+        labels.append(StepLabel(3, "execution", "", f"{command.name}: the program read the command out of the text and "
+                                f"ran it; round {next_round.index}'s request carries its result "
+                                f"(messages[{command.result_at}])"))
+    if commands:  # the text is the call intent, not an answer: no step 5
+        return labels
     held = [call for call in response.message.tool_calls if call.id == waiting]
     for call in held:
         labels.append(StepLabel(3, "execution", "", f"waiting for your approval: {call.name} ({call.id})",

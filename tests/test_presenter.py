@@ -17,7 +17,7 @@ def _walk(trace):
 
 
 def test_hengxin_unfolds_request_intent_execution_result_then_the_answer(hengxin):
-    assert [steps_in(r) for r in hengxin.rounds] == [(1, 2, 3, 4)] * 3 + [(1, 5)]
+    assert [steps_in(r, hengxin) for r in hengxin.rounds] == [(1, 2, 3, 4)] * 3 + [(1, 5)]
     assert _walk(hengxin) == [(1, 1), (1, 2), (1, 3), (1, 4), (2, 1), (2, 2), (2, 3), (2, 4),
                               (3, 1), (3, 2), (3, 3), (3, 4), (4, 1), (4, 5)]
 
@@ -56,7 +56,7 @@ def test_each_step_reveals_its_own_labels_on_the_real_payload(hengxin):
 
 def test_a_failed_call_shows_the_provider_in_place_of_the_intent():
     trace = load_bundled("pitfalls/unanswered-parallel-call").trace
-    assert steps_in(trace.rounds[1]) == (1, 2)
+    assert steps_in(trace.rounds[1], trace) == (1, 2)
     assert reveal(trace, Position(2, 2)).title == FAILED_TITLE
     # Round 1's second call was never answered: step 4 finds only the one result request 2 carries.
     assert [lab.call_id for lab in reveal(trace, Position(1, 4)).labels] == ["call_7Hq2mXv9LpR4sT1nK8wB3dZe"]
@@ -111,7 +111,7 @@ def test_a_stop_for_tools_whose_calls_the_span_did_not_keep_is_presented_as_call
     # A span recorded without content: finish_reason tool_calls, no message. The cards label step 2 on the stop
     # signal and step 3 "not recorded"; presenter mode went from the request to "⑤ Model answers", with nothing on it.
     trace = _conversation("otlp-span-per-call-no-content.jsonl", "03bc5514d8aa6d7d568eaa76afb333b9")
-    assert steps_in(trace.rounds[0]) == (1, 2, 3, 4)
+    assert steps_in(trace.rounds[0], trace) == (1, 2, 3, 4)
     intent = reveal(trace, Position(1, 2))
     assert intent.title == "Call intent" and [lab.path for lab in intent.labels] == ["choices[0].finish_reason"]
     assert [lab.detail for lab in reveal(trace, Position(1, 3)).labels] == [

@@ -25,7 +25,7 @@ def workshop(traces) -> Plan:
 
 def test_the_bundled_workshop_walks_every_step_of_hengxin_then_the_figures_the_gallery_and_the_close(workshop):
     hengxin = load_bundled("hengxin-expense").trace
-    every_step = [(r.index, s) for r in hengxin.rounds for s in steps_in(r)]
+    every_step = [(r.index, s) for r in hengxin.rounds for s in steps_in(r, hengxin)]
     steps = [(s.round, s.step) for s in workshop.slides if s.view == "step" and s.trace == "hengxin-expense"]
     assert steps == every_step
     # The pitfalls' own step slides follow their gallery slide: where a lesson of points 7, 9, 10 and 13 applies.

@@ -137,17 +137,18 @@ def _read_objects(numbered: Iterable[tuple[int, Any]], name: str, problems: Prob
         header=header,
         annotations=tuple(annotations),
         unique_messages=len(pools.messages),
-        lessons=_placed(lessons, rounds, problems, read_as if renumbered else None),
     )
+    if lessons:  # placed on the trace: a round's steps may hang on the next one (a command written in the text)
+        trace = replace(trace, lessons=_placed(lessons, trace, problems, read_as if renumbered else None))
     return trace, problems.listed()
 
 
-def _placed(lessons: list[tuple[int, Lesson]], rounds: list[Round], problems: ProblemList,
+def _placed(lessons: list[tuple[int, Lesson]], trace: Trace, problems: ProblemList,
             read_as: dict[int, int] | None = None) -> tuple[Lesson, ...]:
     """The lessons whose round the trace has; each other one is a problem naming its line. With `read_as` (the
     round each index the file wrote was read as, when rounds were numbered anew), a lesson goes to the round read
     from the line of its index, and one whose index no round line read holds is skipped."""
-    kept = []
+    kept, rounds = [], trace.rounds
     for number, lesson in lessons:
         if read_as is not None:
             if lesson.round not in read_as:
@@ -158,7 +159,7 @@ def _placed(lessons: list[tuple[int, Lesson]], rounds: list[Round], problems: Pr
         if lesson.round > len(rounds):
             problems.append(Problem(number, f"is a lesson for round {lesson.round}, but the trace has "
                                             f"{plural(len(rounds), 'round')}; skipped"))
-        elif lesson.step not in (steps := steps_in(rounds[lesson.round - 1])):
+        elif lesson.step not in (steps := steps_in(rounds[lesson.round - 1], trace)):
             problems.append(Problem(number, f"is a lesson for step {lesson.step} of round {lesson.round}, which has "
                                             f"steps {', '.join(map(str, steps))} only; skipped"))
         else:

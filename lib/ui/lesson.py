@@ -20,7 +20,7 @@ from lib.presenter import Position, Reveal, reveal, shown_before
 from lib.round_view import RoundView
 from lib.slide_words import (content_is_null, first_read_words, input_line, knows_words, size_words, snowball,
                              step_lead, stop_switch, tools_line)
-from lib.steps import STEP_COLORS, STEP_MARKS
+from lib.steps import STEP_COLORS, STEP_MARKS, text_commands
 from lib.text import plural, shorten, summarize_message
 from lib.ui import cards, plain, predict, rounds, state
 
@@ -134,7 +134,8 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: boo
     cards.placement(placed)
     # A message the provider held is grayed in the stack: neither a card nor a fold of what a step showed.
     sent = replace(placed, entries=view.held_and_sent[1])
-    seen = shown_before(sent, loaded.trace.rounds[round_.index - 2]) if round_.index > 1 and fold_seen else None
+    seen = shown_before(sent, loaded.trace.rounds[round_.index - 2], loaded.trace) if round_.index > 1 and fold_seen \
+        else None
     already = seen.entries if seen else ()
     if already:
         with st.expander(f"{plural(len(seen.entries), 'new message')} that {_steps_words(seen.steps)} of round "
@@ -215,24 +216,29 @@ def response_slide(loaded: LoadedTrace, view: RoundView, shown: Reveal) -> None:
     """Steps 2 and 5: what the model asked for, the response with notes beside its calls, the loop's switch."""
     round_ = view.round
     following = round_.index + 1 if round_.index < len(loaded.trace.rounds) else None
-    lead(step_lead(round_, shown.position.step, following))
+    written = bool(text_commands(loaded.trace, round_.index))
+    lead(step_lead(round_, shown.position.step, following, written))
     # On a slide, the short form: the Checks page and the explorer keep the whole message.
     notes = [replace(f, message=f.brief or f.message) for f in view.findings if f.code in CALL_NOTES]
     cards.response_cards(round_, [*shown.labels, *notes], stop_said=round_.response is not None)
     if round_.response is not None:
-        stop_callout(loaded, view, ended=shown.position.step == 5)
+        stop_callout(loaded, view, ended=shown.position.step == 5, written=written)
 
 
-def stop_callout(loaded: LoadedTrace, view: RoundView, ended: bool = False) -> None:
+def stop_callout(loaded: LoadedTrace, view: RoundView, ended: bool = False, written: bool = False) -> None:
     """The stop signal as the loop's switch, in the trace's own dialect, and what the calling turn's text is. Where the
     turn `ended` with no call (step 5), the slide's lead says what came of it (the loop ended, or the program went
-    on): the switch's other value is not said again here."""
+    on): the switch's other value is not said again here. `written`: the text holds a command the program ran
+    (lib.steps.text_commands), which the switch does not see."""
     switch, response, round_ = stop_switch(loaded.trace), view.round.response, view.round
     said = plain.ours(response.finish_reason, (switch.calls, switch.ends))
     words = [f"**`{switch.field}` is the loop's switch.** `{switch.calls}`: the program runs the tools and calls "
              "the model again." + ("" if ended else f" `{switch.ends}`: the model is done, and a plain loop stops "
                                                      "there and gives the text to the person.")]
     words.append(f"This response says `{said}`." if said else f"This response's `{switch.field}` is shown below.")
+    if written:
+        words.append("This agent does not go by the switch: it reads a command out of the text and runs it, and the "
+                     "API never sees a call.")
     if round_.tool_calls and content_is_null(round_):
         words.append("`content: null`: no text while it calls; text and calls may also share one turn.")
     elif round_.tool_calls and response.message.text.strip():

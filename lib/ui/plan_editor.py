@@ -135,7 +135,7 @@ def _add() -> None:
     if round_ != asked:
         st.session_state[ADJUSTED] = (f"That trace has {plural(count, 'round')}, not {asked:,}: the slide shows round "
                                       f"{round_:,}, its last.")
-    steps = steps_in(loaded.trace.rounds[round_ - 1])
+    steps = steps_in(loaded.trace.rounds[round_ - 1], loaded.trace)
     step = next((s for s in steps if s >= int(get("plan.add.step") or 1)), steps[-1])
     _edit(lambda plan: workshop_plan.inserted(plan, index, trace, view, round_, step))
     st.session_state[SELECTED] = index

@@ -17,7 +17,7 @@ from lib.presenter import (Position, Reveal, appended_words, carried, following,
                            waits_words)
 from lib.provenance import origin_line
 from lib.slide_words import step_lead
-from lib.steps import STEP_COLORS, STEP_MARKS
+from lib.steps import STEP_COLORS, STEP_MARKS, text_commands
 from lib.summary import log_ends_words
 from lib.ui import cards, explorer, lesson, plain, predict, rounds, state
 
@@ -211,7 +211,7 @@ def step_slide(loaded: LoadedTrace, here: Position, predicting: bool, fold_seen:
 def progress(loaded: LoadedTrace, here: Position, secret: bool) -> None:
     """The round's steps as chips, the one on screen highlighted; only where we are while the response is secret."""
     # Before a prediction, the steps a round has would give its answer away: show only where we are.
-    steps = (1,) if secret else steps_in(loaded.trace.rounds[here.round - 1])
+    steps = (1,) if secret else steps_in(loaded.trace.rounds[here.round - 1], loaded.trace)
     chips = []
     for step in steps:
         # Named as the step's reveal names it: a narration is no "Model answers".
@@ -230,11 +230,11 @@ def _body(loaded: LoadedTrace, shown: Reveal, secret: bool = False, fold_seen: b
         predict.result(loaded, index, folded=True)  # the response it was scored against stays in view
         lesson.response_slide(loaded, view, shown)
     elif step == 3:
-        lesson.lead(step_lead(round_, step))
+        lesson.lead(step_lead(round_, step, written=bool(text_commands(loaded.trace, index))))
         cards.execution_lane(round_, view.following, marks, across=2, explain=False)
     else:
         _appended(loaded, shown)
-    steps = steps_in(round_)
+    steps = steps_in(round_, loaded.trace)
     if 3 not in steps and step == steps[-1]:
         # Step 3's lane shows what the program said after the round; a round without that step ends here.
         cards.notices(round_, after=True)
@@ -250,5 +250,6 @@ def _appended(loaded: LoadedTrace, shown: Reveal) -> None:
     if not shown.labels:
         st.warning(f"Request {index + 1} carries no result for the calls of round {index}.")
     for entry in placed.new:
-        if entry.message.tool_results:
+        # A command's result (AutoGPT's, in the system role) is the result of a command round k wrote in its text.
+        if entry.message.tool_results or entry.origin == "command-result":
             cards.message_card(entry, list(shown.labels), new_words=appended_words(placed))

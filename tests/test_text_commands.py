@@ -1,0 +1,100 @@
+"""A command the model writes in its text, not as a tool call (AutoGPT's JSON `"command"`), that the program ran: the
+next request carries its result ("Command read_file returned: ..." in the system role, lib.injected.command_result).
+Every view labels it as the step it is: ② the call intent on the text that holds it, ③ the program running it, ④ its
+result; not ⑤, an answer. Only where the next request's result proves it ran."""
+
+from __future__ import annotations
+
+import json
+
+from lib.logs.upload import read_upload
+from lib.presenter import Position, reveal, steps_in
+from lib.sequence import sequence
+from lib.slide_words import TEXT_COMMAND, TEXT_COMMAND_RUNS
+from lib.steps import TEXT_COMMAND_WORDS, steps_for_round, text_commands
+from lib.ui import state
+from tests.screen import FIXTURES, READ, lines, uploaded
+
+AUTOGPT = "containers/autogpt-memory-challenge-b.yaml"
+"""AutoGPT 0.3.1's memory challenge: round 1 writes read_file in its text, round 2 list_files, round 3 message_agent
+(the log ends before any request carries its result)."""
+
+
+def _agent():
+    return read_upload([(AUTOGPT, (FIXTURES / AUTOGPT).read_bytes())]).conversations[0].trace
+
+
+def test_a_command_written_in_the_text_is_labelled_a_call_intent_and_the_program_running_it_not_an_answer():
+    # Round 1's step labels were one: "⑤ answer in text: the model's turn ended with no call; the program went on",
+    # beside round 2's "④ result of the command read_file": a result with no call.
+    agent = _agent()
+    first = steps_for_round(agent, 1)
+    assert [(label.step, label.side, label.path) for label in first] == [
+        (2, "response", "choices[0].message.content"), (3, "execution", "")]
+    assert first[0].detail == f"read_file: {TEXT_COMMAND_WORDS}"
+    assert first[1].detail == ("read_file: the program read the command out of the text and ran it; round 2's request "
+                               "carries its result (messages[5])")
+    assert [label.step for label in steps_for_round(agent, 2)] == [4, 2, 3]
+    assert "list_files" in steps_for_round(agent, 2)[1].detail
+
+
+def test_a_command_no_later_request_shows_the_result_of_is_not_said_to_have_run():
+    # Round 3 writes message_agent; the log ends on its response: nothing proves the program ran it.
+    agent = _agent()
+    assert text_commands(agent, 3) == ()
+    assert [label.step for label in steps_for_round(agent, 3)] == [4, 5]
+
+
+def test_presenter_mode_walks_a_written_command_through_steps_2_to_4():
+    agent = _agent()
+    assert [steps_in(r, agent) for r in agent.rounds] == [(1, 2, 3, 4), (1, 2, 3, 4), (1, 5)]
+    appended = reveal(agent, Position(1, 4))
+    assert [(label.path, label.call_round) for label in appended.labels] == [("messages[5].content", 1)]
+    assert appended.labels_round == 2
+
+
+def test_the_sequence_diagram_draws_a_written_command_as_steps_2_and_3_and_its_result_as_step_4():
+    # It drew round 1 as "answers in text", and round 2 appended no result: command results were not counted.
+    arrows = [(a.round, a.source, a.target, a.step, a.label) for a in sequence(_agent())]
+    assert (1, "model", "program", 2, "writes read_file in its text, no tool call") in arrows
+    assert (1, "program", "tools", 3, "runs read_file") in arrows
+    assert (2, "program", "program", 4, "appends 1 result to the messages") in arrows
+    assert (2, "model", "program", 2, "writes list_files in its text, no tool call") in arrows
+    assert not [a for a in arrows if a[0] in (1, 2) and a[3] == 5]
+    assert (3, "model", "program", 5, "answers in text") in arrows
+
+
+def test_summarize_gives_a_written_commands_steps():
+    from lib.cli import summary_of
+    document = summary_of(read_upload([(AUTOGPT, (FIXTURES / AUTOGPT).read_bytes())]))
+    assert [r["steps"] for r in document["conversations"][0]["rounds"]] == [[2, 3], [2, 3, 4], [4, 5]]
+    json.dumps(document)
+
+
+def test_the_explorer_labels_the_text_that_holds_the_command_and_the_program_that_ran_it(app):
+    at = uploaded(app, AUTOGPT)
+    shown = lines(at, READ)
+    assert ":violet-background[**② Step 2 · Call intent**]" in shown
+    assert f"read_file: {TEXT_COMMAND_WORDS} · choices[0].message.content" in shown
+    assert ":orange-background[**③ Step 3 · Program executes**]" in shown
+    assert not any("Step 5" in line for line in shown)
+    assert not any("The model called no tool here" in line for line in shown)
+
+
+def test_presenter_mode_says_the_command_was_written_in_the_text_and_shows_its_result_at_step_4(app):
+    at = uploaded(app, AUTOGPT)
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    seen, boxes = {}, {}
+    for _ in range(4):
+        at.button(key="presenter.next").click().run()
+        assert not at.exception
+        step = at.query_params.get("step")
+        step = step[0] if isinstance(step, list) else step
+        seen[step], boxes[step] = lines(at, READ), [i.value for i in at.info]
+    assert TEXT_COMMAND in seen["2"]
+    assert any("This agent does not go by the switch: it reads a command out of the text" in box for box in boxes["2"])
+    assert TEXT_COMMAND_RUNS in seen["3"]
+    assert any(line.startswith("Command read_file returned: ") for line in seen["4"])
+    # Round 2's request: its model turn and the command's result, already shown by round 1's steps 2 and 4.
+    assert any(e.label == "2 new messages that steps ② and ④ of round 1 already showed: the model's turn and the "
+               "results" for e in at.expander)
