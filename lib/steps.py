@@ -220,8 +220,10 @@ def text_commands(trace: Trace, index: int) -> tuple[TextCommand, ...]:
     if response is None or response.message.tool_calls or not response.message.text or index >= len(trace.rounds):
         return ()
     following = trace.rounds[index]
-    # Placing the next request is the costly part: only where it holds a command's result at all.
-    if not following.request_recorded or not any(command_result(m) is not None for m in following.request.messages
+    # Placing the next request is the costly part: only where it holds a command's result at all, past the leading
+    # messages it resends unchanged (Round.resent_prefix), which hold nothing new.
+    if not following.request_recorded or not any(command_result(m) is not None for m in
+                                                 following.request.messages[following.resent_prefix:]
                                                  if m.role == "system"):
         return ()
     texts = [p for p in response.message.parts if getattr(p, "kind", None) == "text"]
