@@ -34,6 +34,7 @@ class AdkSessionFormat(LogFormat):
     """A Google ADK session: its `events` as one conversation, a round per model answer."""
 
     name = "adk-session"
+    detect_keys = frozenset({"events"})
     title = "Google ADK session"
     reads = "'events' whose first event has an 'author' and an invocation id"
 

@@ -80,6 +80,7 @@ class AnyAgentTraceFormat(LogFormat):
     """One any-agent trace: `spans` of any-agent's `call_llm` and `execute_tool` operations."""
 
     name = "any-agent"
+    detect_keys = frozenset({"spans"})
     title = "any-agent trace"
     reads = "'spans' whose attributes name any-agent's operations ('gen_ai.operation.name' 'call_llm')"
 

@@ -31,6 +31,7 @@ class AtifFormat(LogFormat):
     """An ATIF trajectory (Harbor, terminal-bench): the run's steps as one conversation, a round per agent step."""
 
     name = "atif"
+    detect_keys = frozenset({"schema_version"})
     title = "ATIF agent trajectory (Harbor)"
     reads = "a 'schema_version' starting 'ATIF-' beside 'steps'"
 

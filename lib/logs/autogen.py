@@ -42,6 +42,7 @@ class AutoGenRecordFormat(LogFormat):
     """One recorded call: `mode`, AutoGen-typed `messages` and the `response` (a CreateResult)."""
 
     name = "autogen-record"
+    detect_keys = frozenset({"mode"})
     title = "AutoGen recorded call"
     reads = "'mode' ('create' or 'create_stream') beside 'messages' of AutoGen's types and a 'response'"
 

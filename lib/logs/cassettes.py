@@ -34,6 +34,7 @@ class CassetteFormat(ExchangeFormat):
     response."""
 
     name = "vcr-cassette"
+    detect_keys = frozenset({"request"})
     title = "VCR cassette"
     reads = "an interaction with 'request.uri' and 'response.status', in a cassette's 'interactions'"
 

@@ -119,6 +119,7 @@ class GeminiCliSessionFormat(LogFormat):
     """A Gemini CLI session recording, a round per answer of the model's."""
 
     name = "gemini-cli-session"
+    detect_keys = frozenset({"sessionId", "type", "$set", "$rewindTo"})
     title = "Gemini CLI session"
     reads = "'sessionId' and 'projectHash' beside 'messages', or a first line of them and the message lines after it"
 

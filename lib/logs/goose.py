@@ -106,6 +106,7 @@ class GooseSessionFormat(LogFormat):
     """A Goose session file or export, a round per response of the model's."""
 
     name = "goose-session"
+    detect_keys = frozenset({"working_dir", "role"})
     title = "Goose session"
     reads = ("a first line of 'working_dir' and 'message_count', the message lines after it, or blocks of"
              " 'toolRequest' / 'toolResponse'")

@@ -23,6 +23,7 @@ class HarEntryFormat(ExchangeFormat):
     """One HAR entry: request.method and request.url, response.status and response.content."""
 
     name = "har"
+    detect_keys = frozenset({"request"})
     title = "HAR (browser network log)"
     reads = "an entry with 'request.url' and 'response.content', in a HAR file's 'log.entries'"
 

@@ -32,6 +32,7 @@ class HttpmockFormat(ExchangeFormat):
     """One httpmock exchange: a `when` (the request) beside a `then` (the answer)."""
 
     name = "httpmock"
+    detect_keys = frozenset({"when"})
     title = "httpmock recording (Rust)"
 
     def detect(self, obj: dict) -> str | None:

@@ -79,6 +79,7 @@ class HttprrFormat(ExchangeFormat):
     """One exchange of a Go httprr trace: a request and a response as written on the wire."""
 
     name = "httprr"
+    detect_keys = frozenset({REQUEST_KEY})
     title = "httprr trace (Go)"
     reads = "a file whose first line is 'httprr trace v1', then each exchange's bytes"
 

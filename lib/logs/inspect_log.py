@@ -39,6 +39,7 @@ class InspectSampleFormat(LogFormat):
     """One Inspect sample: its `model` events with their recorded provider call."""
 
     name = "inspect"
+    detect_keys = frozenset({"epoch"})
     title = "Inspect AI eval log"
     reads = "a sample with 'id', 'epoch' and 'events', in a .json log or a zipped .eval"
 

@@ -36,6 +36,7 @@ class LangfuseTraceFormat(LogFormat):
     """One Langfuse trace and its observations, exported from the Langfuse UI or its public API."""
 
     name = "langfuse"
+    detect_keys = frozenset({"trace"})
     title = "Langfuse trace export"
     reads = "a 'trace' object beside its 'observations' list"
 

@@ -81,6 +81,7 @@ class LangSmithRunFormat(LogFormat):
     """LangSmith runs (`list_runs` written out as JSON, a run tree, or the API's page of runs), a round per llm run."""
 
     name = "langsmith"
+    detect_keys = frozenset({"run_type", "runs"})
     title = "LangSmith run export"
     reads = "a run: a 'run_type' beside 'trace_id', 'dotted_order' or 'parent_run_id'"
 

@@ -30,6 +30,7 @@ class LlamaStackRecordingFormat(ExchangeFormat):
     `response.body` beside `is_streaming`."""
 
     name = "llama-stack-recording"
+    detect_keys = frozenset({"request"})
     title = "Llama Stack inference recording"
     reads = "a 'request' with 'endpoint' and 'url' beside a 'response' with 'body' and 'is_streaming'"
 

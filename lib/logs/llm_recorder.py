@@ -30,6 +30,7 @@ class LlmRecorderFormat(ExchangeFormat):
     """One recording of Mastra's LLM recorder: `request.url` beside `response.status` and `response.isStreaming`."""
 
     name = "llm-recorder"
+    detect_keys = frozenset({"request"})
     title = "Mastra LLM recording"
 
     def detect(self, obj: dict) -> str | None:

@@ -47,6 +47,7 @@ class MlflowTraceFormat(LogFormat):
     """One MLflow trace (or a row of mlflow.search_traces()) and its spans."""
 
     name = "mlflow"
+    detect_keys = frozenset({"data", "spans"})
     title = "MLflow trace"
     reads = "'info' beside 'data.spans', or a 'trace_id' beside its 'spans'"
 

@@ -19,6 +19,7 @@ class NockFormat(ExchangeFormat):
     """One nock-recorded exchange: `scope`, `method` and `path` beside its `status` or `response`."""
 
     name = "nock"
+    detect_keys = frozenset({"scope"})
     title = "nock recording (Node.js HTTP)"
     reads = "a recorded exchange: 'scope', 'method' and 'path' beside its 'status' and 'response'"
 

@@ -85,6 +85,7 @@ class OpenCodeSessionFormat(LogFormat):
     """An OpenCode session export, one round per model call (step)."""
 
     name = "opencode-session"
+    detect_keys = frozenset({"info"})
     title = "OpenCode session export"
     reads = "an 'info' beside 'messages', each message an 'info' with its 'parts'"
 

@@ -60,6 +60,7 @@ class OpenCodeRunFormat(LogFormat):
     one_file = True
 
     name = "opencode-run-json"
+    detect_keys = frozenset({"type"})
     title = "OpenCode run --format json output"
     reads = "a 'type' such as 'step_start' or 'tool_use' beside 'sessionID', 'timestamp' and a 'part'"
 

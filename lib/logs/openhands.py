@@ -131,6 +131,7 @@ class OpenHandsTrajectoryFormat(LogFormat):
     an element."""
 
     name = "openhands-trajectory"
+    detect_keys = frozenset({"history", "trajectory", "source"})
     title = "OpenHands trajectory"
     reads = "'history' of OpenHands events (actions and observations), or one such event"
 

@@ -248,6 +248,11 @@ class LogFormat:
     (lib.logs.upload joins or tells apart the files' conversations of one name). Formats whose halves may sit in two
     files (a batch's requests and results) keep theirs across files."""
 
+    detect_keys: ClassVar[frozenset[str] | None] = None
+    """Keys of which an object must hold one for `detect` to recognize it or change anything in the importer: detection
+    does not ask the format of an object with none of them (lib.logs.upload._detect), so that a log of a format late in
+    the order is not tried against every earlier one line by line. None: asked of every object."""
+
     def detect(self, obj: dict) -> str | None:
         """The rule that recognizes `obj` as this format, in words, or None."""
         raise NotImplementedError

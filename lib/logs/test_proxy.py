@@ -28,6 +28,7 @@ class TestProxyFormat(ExchangeFormat):
 
     __test__ = False  # pytest would take the class for a test suite by its name
     name = "test-proxy"
+    detect_keys = frozenset({"RequestUri"})
     title = "Azure SDK test-proxy recording"
     reads = "an entry with 'RequestUri', 'RequestMethod' and 'StatusCode', in a recording's 'Entries'"
 

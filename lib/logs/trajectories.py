@@ -39,6 +39,7 @@ class SweAgentFormat(LogFormat):
     """A SWE-agent `.traj` file: the run's `history` as one conversation."""
 
     name = "swe-agent"
+    detect_keys = frozenset({"history"})
     title = "SWE-agent trajectory"
     reads = "'history' beside 'trajectory' or 'info', or history messages with 'message_type'"
 
@@ -150,6 +151,7 @@ class EpisodeFormat(LogFormat):
     """A benchmark episode (tau-bench style): messages under `traj` or `messages` with a task id or reward."""
 
     name = "agent-episode"
+    detect_keys = frozenset({"traj", "messages"})
     title = "Agent episode (tau-bench style)"
     reads = "messages under 'traj', or under 'messages' beside 'task_id', 'reward' or 'trial'"
 
