@@ -319,15 +319,31 @@ def _chain_traces(traces: list[list[tuple[tuple, CallRecord]]]) -> None:
     openings: dict[int, bytes] = {}  # by the message's id: a run's calls share its first message object
     for calls in traces:
         first = _messages(calls[0][1])
-        candidates = [(key, end) for key in (None, _opening(first, openings)) for end in ends.get(key, ())]
-        best = max((c for c in candidates if len(first) > len(c[1][0]) and first[: len(c[1][0])] == c[1][0]),
-                   key=lambda c: len(c[1][0]), default=None)
+        resends = calls[0][1].resends
+        best, longest = None, -1
+        for key in (None, _opening(first, openings)):
+            for end in ends.get(key, ()):
+                if len(end[0]) > longest and _starts_with(first, end[0], resends):
+                    best, longest = (key, end), len(end[0])
         if best is not None:
             ends[best[0]].remove(best[1])
             for _, record in calls:
                 record.conversation = best[1][1]
         last = _messages(calls[-1][1])
         ends.setdefault(_opening(last, openings), []).append((last, calls[0][1].conversation))
+
+
+def _starts_with(messages: list, run: list, resends: list | None) -> bool:
+    """Whether `messages` is `run` with more messages after it. `resends` is the list the reader built `messages` by
+    extending (CallRecord.resends): that one is their start by construction, not compared again; any other is
+    compared by its last message first, where another conversation's run differs, before the whole slice is."""
+    count = len(run)
+    if len(messages) <= count:
+        return False
+    if run is resends or not count:
+        return True
+    last, theirs = messages[count - 1], run[-1]
+    return (last is theirs or last == theirs) and messages[:count] == run
 
 
 def _opening(messages: list, openings: dict[int, bytes]) -> bytes | None:
