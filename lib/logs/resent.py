@@ -181,7 +181,7 @@ class ResentParser:
     def kept_shallow(self, value: Any) -> list[str]:
         """Each field of the last line's `value` nested more than DEEPEST levels deep, said as a problem, and kept
         below that depth as its JSON text: Python's recursive code (json, copying, rendering) cannot walk it."""
-        if not nests_deeper(self.read_from):
+        if not self.read_from or not nests_deeper(self.read_from):  # nothing read from (a collector's line): none
             return []
         return [f"has {field} nested more than {DEEPEST} levels deep; shown as text" for field in kept_shallow(value)]
 

@@ -457,9 +457,12 @@ class _Rebuilder:
             text_or_none(record.timestamp), self._order, provenance, tuple(record.cut_calls),
             record.streamed and response is not None, tuple(record.notices),
             record.history_cut is True or summarized is not None,
-            tuple(p for p in record.program_wrote if isinstance(p, str)),
-            tuple(c for c in record.unended if isinstance(c, str)), record.compacted is True or summarized is not None,
-            tuple(c for c in record.unended_writes if isinstance(c, str)), record.compaction is True,
+            # Nearly always empty: () without a generator for each (every call of every import passes here).
+            tuple(p for p in record.program_wrote if isinstance(p, str)) if record.program_wrote else (),
+            tuple(c for c in record.unended if isinstance(c, str)) if record.unended else (),
+            record.compacted is True or summarized is not None,
+            tuple(c for c in record.unended_writes if isinstance(c, str)) if record.unended_writes else (),
+            record.compaction is True,
             record.compacted_in_call is True, sent_on, text_or_none(record.from_cache), file_of(record.line),
             record.tools_held is True, record.summary_call is True,
             file_of(record.joined_line) if record.joined_line is not None else None,
@@ -1519,7 +1522,9 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> str:
                     line = _LEADING.match(data).group().count(b"\n") + exc.lineno
                 problems.append(Problem(number, label + json_problem(exc, said_as, line)))
                 continue
-            reading.notes.extend(Problem(number, label + said, loaded=True) for said in parser.kept_shallow(obj))
+            shallow = parser.kept_shallow(obj)
+            if shallow:
+                reading.notes.extend(Problem(number, label + said, loaded=True) for said in shallow)
         if not isinstance(obj, dict):
             problems.append(Problem(number, f"{label}is {describe(obj)}, not a JSON object"))
             continue
