@@ -92,8 +92,12 @@ class ResentTexts:
         pieces, texts, last, tries = [], [], 0, TRIES
         view = memoryview(line)  # the pieces kept between strings are copied once, by the join, not sliced first
         extended: dict[int, str] = {}
-        opening = _opening(line)
-        start = line.find(opening, last) + len(opening) if opening else -1
+        found = line.find(_OPENINGS[0])  # the compact opening, what the Collector writes: found with its place at once
+        if found >= 0:
+            opening, start = _OPENINGS[0], found + len(_OPENINGS[0])
+        else:
+            opening = _opening(line)
+            start = line.find(opening, last) + len(opening) if opening else -1
         while start >= len(opening or b"") and tries:
             earlier = self._earlier(line, start)
             # The string ends at the first `]"` past what it resends: a quote inside it is escaped.
