@@ -142,3 +142,20 @@ class _Node:
     def __init__(self, cycle: list) -> None:
         self.cycle = cycle
         cycle.append(self)
+
+
+def test_each_round_says_how_much_of_the_round_before_it_resends():
+    """The resent prefix of a round built by extending the one before (known without comparing them again) is what
+    comparing the two gives: the whole previous request, on the collector lines of five interleaved conversations."""
+    from bench import import_otlp
+    from lib.logs.native import shared_prefix
+    from lib.logs.upload import read_upload
+
+    per_line, _ = import_otlp.main_log_otlp()
+    upload = read_upload([("otlp.jsonl", b"\n".join(per_line.splitlines()[:60]) + b"\n")])
+    assert upload.rounds == 60 and len(upload.conversations) == 5
+    for conversation in upload.conversations:
+        rounds = conversation.trace.rounds
+        for before, round_ in zip(rounds, rounds[1:]):
+            assert round_.resent_prefix == shared_prefix(before.request.messages, round_.request.messages) \
+                == len(before.request.messages)

@@ -24,6 +24,10 @@ class Pools:
     """Distinct messages."""
     tool_lists: Interner = field(default_factory=Interner)
     """Distinct tool lists (a list is usually resent whole)."""
+    extended: dict[int, tuple[tuple, tuple]] = field(default_factory=dict)
+    """By the id of a request's messages: (those messages, the earlier request's messages they were built by extending,
+    intern_messages). That they share all of the earlier ones is then known without walking both again (the rebuild's
+    resent prefix); both tuples are held, so no other tuple can take their ids."""
 
 
 CACHE_BREAKPOINT = "cache_control"
@@ -79,7 +83,10 @@ def intern_messages(raw_messages: Any, pools: Pools, build, previous: "Request |
         before = previous.raw.get("messages") or []
         if before and len(before) <= len(raws) and (checked or raws[: len(before)] == before):
             added = tuple(pools.messages.get(m, build) for m in raws[len(before):])
-            return previous.messages + added, before + [m.raw for m in added]
+            messages = previous.messages + added
+            if added:  # else the very tuple before, already listed under its own
+                pools.extended[id(messages)] = (messages, previous.messages)
+            return messages, before + [m.raw for m in added]
     messages = tuple(pools.messages.get(m, build) for m in raws)
     return messages, [m.raw for m in messages]
 

@@ -1189,7 +1189,11 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra[SUMMARY_CALL] = True
         if call.request_headers is not None:
             extra[REQUEST_HEADERS] = call.request_headers
-        resent = shared_prefix(previous, call.request.messages)
+        now = call.request.messages
+        built = pools.extended.get(id(now))
+        # Messages built by extending the round before's (intern_messages) share all of them: not walked again.
+        resent = len(previous) if built is not None and built[0] is now and built[1] is previous \
+            else shared_prefix(previous, now)
         if call.history_cut and rounds:
             extra[HISTORY_CUT] = resent
             if call.compacted:
