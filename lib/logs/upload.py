@@ -269,12 +269,17 @@ _BLANK_LINES = re.compile(rb"[ \t\r\n\f\v]*\n")
 regular expression engine memory per line)."""
 
 
+_BLANK_BYTES = frozenset(b" \t\r\n\f\v")
+"""The bytes a blank line is made of (_BLANK_LINES), as the numbers indexing bytes gives."""
+
+
 def _lines(data: bytes) -> Iterator[tuple[int, bytes, int]]:
     """The lines of a file, each without its line break; blank lines are skipped a run at a time, at the speed of a
     regular expression, since a small gzip can hold millions of them."""
     number, position, end = 1, 0, len(data)
     while position < end:
-        blank = _BLANK_LINES.match(data, position)
+        # A line that opens with a visible byte (nearly every line) is not blank: no regular expression asked.
+        blank = _BLANK_LINES.match(data, position) if data[position] in _BLANK_BYTES else None
         if blank:
             run = data.count(b"\n", position, blank.end())
             yield number, b"", run
