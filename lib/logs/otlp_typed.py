@@ -238,7 +238,8 @@ class Resources(list):
         extending, the bytes they share compared there (see spans._ResentInputs.parents)."""
 
 
-_NO_STATUS = Status()
+NO_STATUS = Status()
+"""The status `{}`: what a span that did not fail nearly always writes."""
 _DECODER = msgspec.json.Decoder(Document)
 _ENCODER = msgspec.json.Encoder()
 
@@ -333,6 +334,6 @@ def _scalar(value: LeafValue) -> Any:
 def status(span: Span) -> dict | None:
     """The span's status as the dict orjson parses it into; None when absent."""
     found = span.status
-    if found is None or found == _NO_STATUS:  # `{}`, what a span that did not fail nearly always writes
+    if found is None or found == NO_STATUS:  # `{}`, what a span that did not fail nearly always writes
         return None if found is None else {}
     return {name: getattr(found, name) for name in found.__struct_fields__ if getattr(found, name) is not UNSET}

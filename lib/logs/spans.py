@@ -227,7 +227,8 @@ class SpanFormat(LogFormat):
         """Hold every span of an OTLP/JSON document; one bad span does not lose the others."""
         resources = document.get("resourceSpans")
         typed = type(resources) is otlp_typed.Resources
-        spans = list(otlp_typed.spans(resources) if typed else _otlp_spans(document))
+        spans = [span for resource in resources for scope in resource.scopeSpans or () for span in scope.spans or ()] \
+            if typed else list(_otlp_spans(document))  # typed: otlp_typed.spans, without a generator's resumptions
         problems = []
         # Ids name objects only while they live: the document's texts live as long as it is read.
         self._resent.parents = resources.extended if typed else {}
@@ -422,7 +423,8 @@ def _read_typed_span(raw: otlp_typed.Span, line: int) -> _Span:
         start=start,
         duration_ms=(end - start) / 1e6 if end >= start else None,
         attributes=attributes if _plain(attributes, objects) else _Attributes(dict(attributes)),
-        failure=_failure(otlp_typed.status(raw)),
+        # No status, or `{}` (nearly every span that did not fail): no failure, without building the dict to ask.
+        failure=None if raw.status is None or raw.status == otlp_typed.NO_STATUS else _failure(otlp_typed.status(raw)),
     )
 
 
