@@ -128,3 +128,21 @@ def test_a_collector_file_reads_the_same_rounds():
     upload = read_upload([("otlp.jsonl", b"\n".join(lines) + b"\n")])
     assert upload.rounds == 50 and len(upload.conversations) == 5
     assert upload.formats["spans"][0] == 50 and not upload.problems
+
+
+def test_what_detection_remembers_is_bounded():
+    """A file built to show a new set of keys on every line, or thousands of keys on one, is detected as before and
+    leaves no more than ASKABLE_SETS small sets remembered."""
+    from lib.logs.upload import ASKABLE_KEYS, ASKABLE_SETS
+
+    instances, askable = [cls() for cls in FORMATS], {}
+    wide = {f"k{n}": n for n in range(5_000)}
+    assert _detect(instances, wide, None, askable) == _asking_every(instances, wide)
+    assert not askable
+    for n in range(ASKABLE_SETS + 50):
+        obj = {f"odd{n}": 1, "request": {"model": "m", "messages": [{"role": "user", "content": "Hi"}]},
+               "response": {"choices": []}}
+        chosen, rule = _detect(instances, obj, None, askable)
+        everyone, said = _asking_every([cls() for cls in FORMATS], obj)
+        assert (chosen and chosen.name, rule) == (everyone and everyone.name, said)
+    assert len(askable) == ASKABLE_SETS and all(len(keys) <= ASKABLE_KEYS for keys in askable)

@@ -1674,9 +1674,10 @@ def _note_answers(record: CallRecord, label: str, reading: _Reading) -> None:
                                      loaded=True))
 
 
-ASKABLE_SETS = 256
-"""Sets of top-level keys whose askable importers a reading remembers (a log has a few; a file built to have a new set
-on every line costs what detection cost before, not memory)."""
+ASKABLE_SETS, ASKABLE_KEYS = 256, 64
+"""Sets of top-level keys whose askable importers a reading remembers, and the most keys of a set remembered (a log
+has a few sets of a few keys; a file built to have a new set on every line, or thousands of keys to a line, costs what
+detection cost before, not memory)."""
 
 
 def _detect(instances: list[LogFormat], obj: dict, forced: str | None,
@@ -1699,7 +1700,7 @@ def _detect(instances: list[LogFormat], obj: dict, forced: str | None,
     if places is None:
         places = tuple(at for at, instance in enumerate(instances)
                        if instance.detect_keys is None or not instance.detect_keys.isdisjoint(keys))
-        if askable is not None and len(askable) < ASKABLE_SETS:
+        if askable is not None and len(askable) < ASKABLE_SETS and len(keys) <= ASKABLE_KEYS:
             askable[keys] = places
     for at in places:
         instance = instances[at]  # by place: an importer finished at a file's end is replaced in place (_file_read)
