@@ -8,12 +8,15 @@ comparison, what each holds is not."""
 
 import itertools
 import json
+import random
 import re
 
 import pytest
+import yaml
 
 from lib.logs.upload import Upload, read_upload
 from tests.formats_support import FIXTURES, lines
+from tests.synthetic import synthetic_log
 
 CONTAINERS = "containers/"
 NUMBERED = re.compile(r"^conversation \d+")
@@ -80,3 +83,63 @@ def test_every_order_of_the_files_reads_to_what_the_first_order_does(group):
     assert seen[0]["conversations"] or seen[0]["notes"], "the group reads to nothing: nothing to compare"
     for other in seen[1:]:
         assert other == seen[0]
+
+
+def _cassette_pairs(name: str) -> list[bytes]:
+    """A cassette's calls as the lines of a request/response log that names no conversation, one a call."""
+    cassette = yaml.safe_load((FIXTURES / CONTAINERS / name).read_text())
+    return [json.dumps({"request": json.loads(i["request"]["body"]["string"]),
+                        "response": json.loads(i["response"]["body"]["string"])}).encode()
+            for i in cassette["http_interactions"]]
+
+
+def _rounds_of(upload: Upload) -> list[tuple]:
+    """Each conversation as the messages its rounds send, told apart from its number."""
+    return sorted(tuple(len(r.request.messages) for r in c.trace.rounds) for c in upload.conversations)
+
+
+def test_a_log_whose_lines_come_in_any_order_rebuilds_each_run_as_the_log_in_order_does():
+    # ruby_llm's run that rolls a die three times, one call a round (four calls), beside two conversations of another
+    # log: every order of the run's lines, the other log's lines shuffled among them.
+    run, other = _cassette_pairs("ruby-llm-ollama-cloud-three-rolls.yml"), lines("openai-pairs.jsonl")
+    other = [json.dumps(line).encode() for line in other]
+    in_order = read_upload([("log.jsonl", b"\n".join(run + other) + b"\n")])
+    assert _rounds_of(in_order) == [(2, 4), (2, 4, 6, 8), (2, 5)]
+    assert in_order.summary() == "8 lines: 8 rounds in 3 conversations; 0 lines skipped"
+    for number, order in enumerate(itertools.permutations(run)):
+        mixed = list(order) + other
+        random.Random(number).shuffle(mixed)
+        upload = read_upload([("log.jsonl", b"\n".join(mixed) + b"\n")])
+        assert _rounds_of(upload) == _rounds_of(in_order), [run.index(line) + 1 for line in order]
+        assert upload.summary() == in_order.summary()
+        rolls = next(c.trace for c in upload.conversations if len(c.trace.rounds) == 4)
+        assert [r.response.message.tool_calls[0].id if r.response.message.tool_calls else None for r in rolls.rounds] \
+            == [r.response.message.tool_calls[0].id if r.response.message.tool_calls else None
+                for r in next(c.trace for c in in_order.conversations if len(c.trace.rounds) == 4).rounds]
+
+
+def test_interleaved_runs_shuffled_read_as_as_many_conversations_as_runs():
+    # The log bench/import_log.py reads, 250 runs of 4 rounds that name no conversation, its lines shuffled: every
+    # request sends the one before it on whole, with more, wherever the two sit in the file.
+    data = synthetic_log(250, 4, record_words=5).splitlines()
+    random.Random(7).shuffle(data)
+    upload = read_upload([("log.jsonl", b"\n".join(data) + b"\n")])
+    assert upload.summary() == "1,000 lines: 1,000 rounds in 250 conversations; 0 lines skipped"
+    assert {tuple(len(r.request.messages) for r in c.trace.rounds) for c in upload.conversations} == {(2, 4, 6, 8)}
+
+
+def test_a_run_asked_twice_reads_alike_in_any_order_and_the_summary_says_what_the_order_decided():
+    # Google ADK's runner asks the same question twice: both runs' first requests and answers are alike, and the second
+    # run's next request resends its call twice. In any order of the calls, each run is its own conversation, as the
+    # cassette in order reads; which of two alike first calls is whose only the order can say, and the summary says so.
+    cassette = yaml.safe_load((FIXTURES / CONTAINERS / "langsmith-adk-second-run-call-twice.yaml").read_text())
+    calls = cassette["interactions"]
+    for order in itertools.permutations(range(len(calls))):
+        data = yaml.safe_dump({**cassette, "interactions": [calls[at] for at in order]}).encode()
+        upload = read_upload([("adk.yaml", data)])
+        assert _rounds_of(upload) == [(2, 4), (2, 6)], order
+    data = yaml.safe_dump({**cassette, "interactions": [calls[at] for at in (0, 1, 3, 2)]}).encode()
+    assert read_upload([("adk.yaml", data)]).summary() == (
+        "4 interactions: 4 rounds in 2 conversations (1 round could go on from more than one request (a fork, or one "
+        "request sent twice) and the lines are out of order: placed as the lines come); 0 interactions skipped")
+    assert "placed as the lines come" not in read_upload([("adk.yaml", yaml.safe_dump(cassette).encode())]).summary()

@@ -121,6 +121,9 @@ class Upload:
     unopened: tuple[str, ...] = ()
     """The names of the files that could not be opened (a damaged gzip, one that expands past the limit): nothing in
     them was read; why is the problem on their line 1."""
+    placed_by_order: int = 0
+    """Rounds of a log whose lines are out of order that what the requests send could place in more than one
+    conversation (a fork, or two requests alike): placed by the order of the lines, which the summary says."""
 
     @property
     def units(self) -> str:
@@ -185,10 +188,17 @@ class Upload:
             others += f"not opened: {', '.join(self.unopened)}; "
         if self.empty:
             others += f"empty (0 bytes): {', '.join(self.empty)}; "
+        placed = f" ({placed_by_order(self.placed_by_order)})" if self.placed_by_order else ""
         return (
             f"{self.counted(self.lines)}: {plural(self.rounds, 'round')} in "
-            f"{plural(len(self.conversations), 'conversation')}; {others}{self.counted(self.skipped_lines)} skipped"
+            f"{plural(len(self.conversations), 'conversation')}{placed}; {others}{self.counted(self.skipped_lines)} skipped"
         )
+
+
+def placed_by_order(count: int) -> str:
+    """What the summary says of rounds whose conversation the content of a log out of order leaves open."""
+    return (f"{plural(count, 'round')} could go on from more than one request (a fork, or one request sent twice) "
+            "and the lines are out of order: placed as the lines come")
 
 
 # --- items -------------------------------------------------------------------------------------
@@ -407,6 +417,9 @@ class _Rebuilder:
         self._summing_up: set[str] = set()
         """The ids of the summary calls' threads already looked up by _summed_up: looked up once."""
         self._order = 0
+        self.placed_by_order = 0
+        """Rounds of a log whose lines came out of order that the content could place in more than one way (rechain):
+        placed by the order of the lines."""
 
     def add(self, record: CallRecord) -> None:
         dialect = DIALECTS[record.dialect]
@@ -863,6 +876,106 @@ class _Rebuilder:
                         later.calls = []
                         break
 
+    def rechain(self) -> None:
+        """Rebuild, from what the requests send, the conversations whose lines came out of order: a round whose earlier
+        request sits later in the file opened a conversation of its own, and the calls read before it went on in
+        another (a log of interleaved runs shuffled: 250 runs read as about 309 conversations). Among the threads of
+        one opening that each went on plainly (every request sends the one before it on whole, with more), each
+        call's place is the call whose request it sends on whole, with more: the latest such whose answer it sends
+        back next, else the latest such (as a call read in order is placed). Where two calls go on from one (a fork,
+        or one question asked twice) or two calls alike fit one place, the content cannot tell: the order of the
+        lines does, as it does for a log read in order, and where the lines are out of order that is counted
+        (`placed_by_order`) for the upload's summary to say. Only openings of two threads or more are looked at: a
+        log read in order leaves few."""
+        by_opening: dict[tuple, list[_Thread]] = {}
+        for thread in self.threads.values():
+            if thread.opening and thread.calls and thread.numbered:
+                by_opening.setdefault((thread.dialect, thread.opening), []).append(thread)
+        groups: dict[tuple, list[_Thread]] = {}
+        for (dialect, opening), threads in by_opening.items():
+            # A request of one message opens what a request of two that starts with it goes on from.
+            alone = (dialect, opening[:1])
+            groups.setdefault(alone if alone in by_opening else (dialect, opening), []).extend(threads)
+        for threads in groups.values():
+            if len(threads) >= 2:
+                self._rechain(threads)
+
+    def _rechain(self, threads: list[_Thread]) -> None:
+        """One opening's threads rebuilt by what their requests send on (rechain). Calls are placed shortest request
+        first, each after a call nothing went on from yet, as a log read in order places each after a conversation's
+        last call: the longest whose answer it sends back next, else the longest."""
+        plain = [thread for thread in threads if all(
+            _sends_on(before.request.messages, after.request.messages)
+            for before, after in zip(thread.calls, thread.calls[1:]))]
+        if len(plain) < 2:
+            return
+        calls = sorted((call for thread in plain for call in thread.calls),
+                       key=lambda call: (len(call.request.messages), call.order))
+        by_end: dict[tuple, list[_Call]] = {}
+        by_answer: dict[tuple, list[_Call]] = {}
+        """Calls by where their request ends and by their answer, where their raw messages are their messages (one
+        task run many times: the calls alike are told apart by the answer sent back, not compared each with each)."""
+        for call in sorted(calls, key=lambda call: call.order):
+            sent = call.request.messages
+            if sent:
+                by_end.setdefault((len(sent), sent[-1]), []).append(call)
+                if len(call.request.raw.get("messages") or []) == len(sent):
+                    by_answer.setdefault((len(sent), sent[-1], _answer_key(call.response)), []).append(call)
+        lengths = sorted({length for length, _ in by_end}, reverse=True)
+        child: dict[int, _Call] = {}
+        placed: set[int] = set()
+        out_of_order = guessed = 0
+        for call in calls:
+            sent, raws = call.request.messages, call.request.raw.get("messages") or []
+            aligned = len(raws) == len(sent)
+
+            def goes_on_from(length: int, among) -> list[_Call]:
+                return [p for p in among if id(p) not in child and shared_prefix(p.request.messages, sent) == length
+                        and not _asked_anew(p, raws)]
+
+            tier: list[_Call] = []
+            for length in lengths:
+                if length >= len(sent):
+                    continue
+                if aligned:
+                    among = by_answer.get((length, sent[length - 1], _sent_answer_key(raws[length])), ())
+                else:
+                    among = [p for p in by_end.get((length, sent[length - 1]), ()) if _call_answered(p, raws)]
+                if tier := goes_on_from(length, among):
+                    break
+            if not tier:  # no answer sent back: the longest it goes on from
+                tier = next((free for length in lengths if length < len(sent)
+                             and (free := goes_on_from(length, by_end.get((length, sent[length - 1]), ())))), [])
+            if not tier:
+                # Nothing left to go on from (a fork, or the same request sent twice): which call went on and which
+                # opened a conversation of its own, only the order of the lines says.
+                guessed += any(shared_prefix(p.request.messages, sent) == length for length in lengths
+                               if length < len(sent) for p in by_end.get((length, sent[length - 1]), ()))
+                continue
+            guessed += len(tier) > 1  # calls alike: the first in the file is taken, as a log read in order takes it
+            child[id(tier[0])] = call
+            placed.add(id(call))
+            out_of_order += tier[0].order > call.order
+        if not out_of_order:
+            return  # every call came after the one it goes on from: the rebuild in reading order placed them
+        chains: list[list[_Call]] = []
+        for root in (call for call in calls if id(call) not in placed):
+            chain = [root]
+            while (after := child.get(id(chain[-1]))) is not None:
+                chain.append(after)
+            chains.append(chain)
+        if len(chains) > len(plain):
+            return
+        self.placed_by_order += guessed
+        old = sorted(plain, key=lambda thread: min(call.order for call in thread.calls))
+        effects = {key: value for thread in plain for key, value in thread.tool_effects.items()}
+        chains.sort(key=lambda chain: min(call.order for call in chain))
+        for thread in old:
+            thread.calls = []
+        for thread, chain in zip(old, chains):
+            thread.calls = chain
+            thread.tool_effects = dict(effects) if effects else thread.tool_effects
+
     def join_named(self) -> None:
         """Join or tell apart the threads of one name in different files of an upload (each file's calls of a name are
         read as a thread of their own): a file's thread whose first request sends another's last request on, whole and
@@ -912,6 +1025,12 @@ def _between(before: _Call, after: _Call, first: tuple, sent: tuple, raws: list,
         return False
     resent = after.request.raw.get("messages") or []
     return len(raws) < len(resent) and _answer_resent(resent[len(raws)], answer)
+
+
+def _call_answered(call: _Call, raws: list) -> bool:
+    """Whether a request whose raw messages `raws` send `call`'s request on sends its answer back right after it."""
+    position = len(call.request.raw.get("messages") or [])
+    return call.response is not None and position < len(raws) and _answer_resent(raws[position], call.response)
 
 
 def _sends_on(before: tuple, now: tuple) -> bool:
@@ -1363,6 +1482,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     rebuilder.join_summed_up()
     rebuilder.join_late_rounds()
     rebuilder.put_back_late_rounds()
+    rebuilder.rechain()
     rebuilder.join_named()
     rebuilder.renumber()
     # A forced format that took every line and found no model call among them (a cassette of token counts) has said
@@ -1396,7 +1516,8 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     spans = sum(instance.not_call_spans() for instance in every)
     listed = problems.listed(tuple(name for name, _ in files))
     return Upload(tuple(conversations), tuple(listed), reading.lines, reading.formats, problems.lines(), reading.size,
-                  notes, unit, not_calls, unread, spans, tuple(reading.empty), tuple(reading.unopened))
+                  notes, unit, not_calls, unread, spans, tuple(reading.empty), tuple(reading.unopened),
+                  rebuilder.placed_by_order)
 
 
 def _placed(reading: _Reading, start: tuple[int, int], name: str, label: str, unit: str | None) -> None:
