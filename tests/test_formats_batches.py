@@ -5,6 +5,7 @@ from anthropic.types.messages import MessageBatchIndividualResponse
 from openai.types.chat import ChatCompletion
 
 from lib.logs.batches import AnthropicBatchFormat, OpenAIBatchFormat
+from lib.logs.upload import read_upload
 from tests.formats_support import (FIXTURES, assert_detects_only_its_own, assert_only_line_problems, calls, feed,
                                     feed_files, lines, problems, read, results)
 
@@ -212,3 +213,25 @@ def test_a_batch_uploaded_results_first_reads_as_it_does_requests_first(names):
         assert seen(forward)[0] == [("trip-17-round-1", both, [2, 5]), ("trip-18-missing-result", both, [4]),
                                     ("trip-19-never-ran", OPENAI_FILES[0], [1]),
                                     ("trip-20-expired", OPENAI_FILES[1], [0])]
+
+
+def test_a_batch_of_more_runs_than_are_compared_for_rounds_out_of_order_says_so_in_its_notes():
+    # The fixture's batch run 401 times (a batch of one task run many times, each run its own custom_id and call ids):
+    # 802 conversations open with the same two messages, more than put_back_late_rounds compares each with each. The
+    # runs' requests that begin mid-conversation (trip 18's, refused) are not checked for being another's rounds that
+    # came out of order: the notes say so, counted, once for the opening.
+    def runs(name: str) -> bytes:
+        text = (FIXTURES / name).read_text()
+        return "".join(text.replace("trip-", f"run-{run}-trip-").replace("call_Bq", f"call_{run}Bq")
+                       for run in range(401)).encode()
+
+    upload = read_upload([("input.jsonl", runs("openai-batch-input.jsonl")),
+                          ("output.jsonl", runs("openai-batch-output.jsonl"))])
+    said = [upload.said(note) for note in upload.notes if "compared each with each" in note.message]
+    assert said == ["input.jsonl, line 3: 802 conversations open with this line's first two messages, more than "
+                    "the 400 whose rounds are compared each with each to put back rounds that came out of order: 401 "
+                    "of them begin in the middle of a conversation (its first request sends an answer back), and may "
+                    "be rounds of other conversations, read as conversations of their own"]
+    the_fixture = read_upload([("input.jsonl", (FIXTURES / "openai-batch-input.jsonl").read_bytes()),
+                               ("output.jsonl", (FIXTURES / "openai-batch-output.jsonl").read_bytes())])
+    assert not [note for note in the_fixture.notes if "compared each with each" in note.message]

@@ -361,6 +361,9 @@ class _Call:
     """The file that held the call's other half, where its format joined it from two (a batch's result file)."""
     request_headers: dict | None = None
     """The request headers the log kept for the call: the round's REQUEST_HEADERS."""
+    line: int | Line | None = None
+    """The record's line as its format told it (a Line, with its file, in an upload of several): where a note on the
+    call is said."""
 
 
 @dataclass
@@ -417,6 +420,8 @@ class _Rebuilder:
         self._summing_up: set[str] = set()
         """The ids of the summary calls' threads already looked up by _summed_up: looked up once."""
         self._order = 0
+        self._not_put_back: list[list[_Thread]] = []
+        """The threads of each opening that put_back_late_rounds did not compare, being more than PUT_BACK_MOST."""
         self.placed_by_order = 0
         """Rounds of a log whose lines came out of order that the content could place in more than one way (rechain):
         placed by the order of the lines."""
@@ -484,7 +489,7 @@ class _Rebuilder:
             record.compacted_in_call is True, sent_on, text_or_none(record.from_cache), file_of(record.line),
             record.tools_held is True, record.summary_call is True,
             file_of(record.joined_line) if record.joined_line is not None else None,
-            dict(record.request_headers) if isinstance(record.request_headers, dict) else None,
+            dict(record.request_headers) if isinstance(record.request_headers, dict) else None, record.line,
         ))
         self._openings.ended(thread, request.raw.get("messages") or [])
         if error is not None and response is None and record.conversation is None:
@@ -857,7 +862,10 @@ class _Rebuilder:
                 by_opening.setdefault(thread.opening, []).append(thread)
         for threads in by_opening.values():
             # Every thread of an opening against every other: past PUT_BACK_MOST (a batch of one task run many times,
-            # each run its own thread) the pairs would cost more than the rest of the rebuild, and are not tried.
+            # each run its own thread) the pairs would cost more than the rest of the rebuild, and are not tried: the
+            # notes say so where a conversation of the opening still begins mid-way (not_put_back).
+            if len(threads) > PUT_BACK_MOST:
+                self._not_put_back.append(threads)
             if not 2 <= len(threads) <= PUT_BACK_MOST:
                 continue
             for later in threads:
@@ -976,6 +984,21 @@ class _Rebuilder:
             thread.calls = chain
             thread.tool_effects = dict(effects) if effects else thread.tool_effects
 
+    def not_put_back(self) -> list[Problem]:
+        """A note for each opening put_back_late_rounds did not compare, where a conversation of it still opens in
+        the middle of one (its first request sends an answer back): it may be rounds of another conversation that came
+        out of order, read as a conversation of its own. Said on the first such conversation's first line, once the
+        rebuild is done (rechain may have put them back)."""
+        notes = []
+        for threads in self._not_put_back:
+            late = [thread for thread in threads if thread.calls
+                    and _resends_answer(thread.calls[0].request.raw.get("messages") or [])]
+            if late:
+                first = min((thread.calls[0] for thread in late), key=lambda call: call.order)
+                notes.append(Problem(first.line if first.line is not None else first.record_line, not_put_back(
+                    len(threads), len(late)), loaded=True))
+        return notes
+
     def join_named(self) -> None:
         """Join or tell apart the threads of one name in different files of an upload (each file's calls of a name are
         read as a thread of their own): a file's thread whose first request sends another's last request on, whole and
@@ -1015,6 +1038,16 @@ class _Rebuilder:
 
 PUT_BACK_MOST = 400
 """The most threads under one opening that put_back_late_rounds compares, each against each."""
+
+
+def not_put_back(threads: int, late: int) -> str:
+    """What the notes say of an opening of more conversations than PUT_BACK_MOST (_Rebuilder.not_put_back)."""
+    some = f"{late:,} of them begin" if late > 1 else "1 of them begins"
+    what = "rounds of other conversations, read as conversations of their own" if late > 1 \
+        else "rounds of another conversation, read as a conversation of its own"
+    return (f"{threads:,} conversations open with this line's first two messages, more than the {PUT_BACK_MOST} "
+            f"whose rounds are compared each with each to put back rounds that came out of order: {some} in the middle "
+            f"of a conversation (its first request sends an answer back), and may be {what}")
 
 
 def _between(before: _Call, after: _Call, first: tuple, sent: tuple, raws: list, answer: Response) -> bool:
@@ -1501,7 +1534,8 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     ]
     problems = reading.problems
     every = [*reading.done, *reading.instances]
-    notes = (*reading.notes, *(_told_file(note) for instance in every for note in instance.notes()))
+    notes = (*reading.notes, *(_told_file(note) for instance in every for note in instance.notes()),
+             *(_told_file(note) for note in rebuilder.not_put_back()))
     unit = reading.units.pop() if len(reading.units) == 1 else "item" if reading.units else "line"  # "item": an array and lines
     for name, fired in reading.rules.items():
         reading.formats[name] = (sum(fired.values()), _rules_said(fired, unit))
