@@ -976,13 +976,15 @@ class _Rebuilder:
             return
         self.placed_by_order += guessed
         old = sorted(plain, key=lambda thread: min(call.order for call in thread.calls))
-        effects = {key: value for thread in plain for key, value in thread.tool_effects.items()}
+        # What each call's format told of the program's tools goes with the call to its conversation.
+        effects = {id(call): thread.tool_effects for thread in plain for call in thread.calls}
         chains.sort(key=lambda chain: min(call.order for call in chain))
         for thread in old:
-            thread.calls = []
+            thread.calls, thread.tool_effects = [], {}
         for thread, chain in zip(old, chains):
             thread.calls = chain
-            thread.tool_effects = dict(effects) if effects else thread.tool_effects
+            for call in chain:
+                thread.tool_effects.update(effects[id(call)])
 
     def not_put_back(self) -> list[Problem]:
         """A note for each opening put_back_late_rounds did not compare, where a conversation of it still opens in
