@@ -143,3 +143,40 @@ def test_a_run_asked_twice_reads_alike_in_any_order_and_the_summary_says_what_th
         "4 interactions: 4 rounds in 2 conversations (1 round could go on from more than one request (a fork, or one "
         "request sent twice) and the lines are out of order: placed as the lines come); 0 interactions skipped")
     assert "placed as the lines come" not in read_upload([("adk.yaml", yaml.safe_dump(cassette).encode())]).summary()
+
+
+def _cut(name: str, at: int) -> list[tuple[str, bytes]]:
+    """A fixture's lines cut in two files before line `at`, as a run's output split by a size limit or a copy."""
+    data = (FIXTURES / name).read_bytes().splitlines(keepends=True)
+    return [("part-1.jsonl", b"".join(data[:at - 1])), ("part-2.jsonl", b"".join(data[at - 1:]))]
+
+
+CUT_RUNS = {
+    # Codex's rollout cut after its first call's lines: the rest begins with a response_item, not a session_meta.
+    "codex-rollout-0.125.jsonl": 10,
+    # OpenCode's run output cut inside its first step: the rest begins with the step's step_finish.
+    "opencode-run-json.jsonl": 3,
+}
+
+
+@pytest.mark.parametrize("name", list(CUT_RUNS))
+def test_one_runs_file_cut_in_two_reads_as_that_one_run_in_either_order_and_the_summary_says_the_join(name):
+    whole = read_upload([(name, (FIXTURES / name).read_bytes())])
+    files = _cut(name, CUT_RUNS[name])
+    for order in (files, files[::-1]):
+        upload = read_upload(order)
+        (run,) = upload.conversations
+        assert run.id == whole.conversations[0].id and run.source == "part-1.jsonl + part-2.jsonl"
+        assert [len(r.request.messages) for r in run.trace.rounds] == \
+            [len(r.request.messages) for r in whole.conversations[0].trace.rounds]
+        assert [r.resent_prefix for r in run.trace.rounds] == [r.resent_prefix for r in whole.conversations[0].trace.rounds]
+        assert "part-2.jsonl read as the rest of part-1.jsonl's run (one run's file cut in two)" in upload.summary()
+        assert upload.summary().replace("part-2.jsonl read as the rest of part-1.jsonl's run (one run's file cut in "
+                                        "two); ", "") == whole.summary()
+
+
+def test_two_runs_of_one_session_each_beginning_as_a_run_does_are_not_joined():
+    # Two Codex rollouts, each opening with its session_meta: two runs of one session, told apart as before.
+    data = (FIXTURES / "codex-rollout-0.125.jsonl").read_bytes()
+    upload = read_upload([("monday.jsonl", data), ("tuesday.jsonl", data + b"\n")])
+    assert len(upload.conversations) == 2 and "rest of" not in upload.summary()

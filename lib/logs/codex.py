@@ -277,6 +277,10 @@ class CodexRolloutFormat(LogFormat):
             return LEGACY_RULE
         return None
 
+    def goes_on(self, obj: dict) -> bool:
+        # Codex begins every rollout file with its session_meta line: a file that begins otherwise is the rest of one.
+        return obj.get("type") in LINE_TYPES and obj.get("type") != "session_meta"
+
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         kind = obj.get("type")
         payload = obj.get("payload")

@@ -87,6 +87,11 @@ class OpenCodeRunFormat(LogFormat):
     def not_calls(self) -> int:
         return self._not_calls
 
+    def goes_on(self, obj: dict) -> bool:
+        # A run's output begins with its first step's step_start: one that begins inside a step is the rest of a run
+        # (a cut between two steps looks like a run of its own, and is read as one).
+        return obj.get("type") in EVENT_TYPES and obj.get("type") != "step_start"
+
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         if not isinstance(obj.get("sessionID"), str) or obj.get("type") not in EVENT_TYPES:
             raise LineProblem("is no OpenCode run event: it needs a 'type' such as step_start, text or tool_use beside "

@@ -257,6 +257,12 @@ class LogFormat:
         """The rule that recognizes `obj` as this format, in words, or None."""
         raise NotImplementedError
 
+    def goes_on(self, obj: dict) -> bool:
+        """For a format of one file's history (`one_file`): whether a file whose first line is `obj` goes on with a run
+        that another file began (one run's file cut in two), where every file of a run begins one way; False where
+        the format cannot tell."""
+        return False
+
     def near_miss(self, obj: dict) -> str | None:
         """Why `obj`, close to this format, is not it, in words; None when it is not close. Asked only
         when no format detects a line, so detection stays fast."""

@@ -121,6 +121,9 @@ class Upload:
     unopened: tuple[str, ...] = ()
     """The names of the files that could not be opened (a damaged gzip, one that expands past the limit): nothing in
     them was read; why is the problem on their line 1."""
+    cut_runs: tuple[tuple[str, str], ...] = ()
+    """(the file that began a run, the file that goes on with it) for each run of a one-file format (Codex, OpenCode
+    run output) whose file was cut in two and read as one run, which the summary says."""
     placed_by_order: int = 0
     """Rounds of a log whose lines are out of order that what the requests send could place in more than one
     conversation (a fork, or two requests alike): placed by the order of the lines, which the summary says."""
@@ -189,6 +192,8 @@ class Upload:
         if self.empty:
             others += f"empty (0 bytes): {', '.join(self.empty)}; "
         placed = f" ({placed_by_order(self.placed_by_order)})" if self.placed_by_order else ""
+        for began, rest in self.cut_runs:
+            others += f"{rest} read as the rest of {began}'s run (one run's file cut in two); "
         return (
             f"{self.counted(self.lines)}: {plural(self.rounds, 'round')} in "
             f"{plural(len(self.conversations), 'conversation')}{placed}; {others}{self.counted(self.skipped_lines)} skipped"
@@ -1001,12 +1006,15 @@ class _Rebuilder:
                     len(threads), len(late)), loaded=True))
         return notes
 
-    def join_named(self) -> None:
+    def join_named(self, going_on: dict[str, str] | None = None) -> None:
         """Join or tell apart the threads of one name in different files of an upload (each file's calls of a name are
         read as a thread of their own): a file's thread whose first request sends another's last request on, whole and
         with more after it, continues that conversation (a log rotated in the middle of it, the files given in any
         order); threads that continue none stay conversations of their own, each named by the files that held it
-        (`sess-1 (monday.jsonl)`), as two runs that a program named alike are not one."""
+        (`sess-1 (monday.jsonl)`), as two runs that a program named alike are not one. In a file that goes on with
+        another's run (`going_on`, by the file that began it: _cut_runs), a last request of no message (OpenCode's run
+        output keeps no prompt) is sent on by any request after it."""
+        going_on = going_on or {}
         parts: dict[str, list[_Thread]] = {}
         for thread in self.threads.values():
             if thread.named is not None and thread.calls:
@@ -1016,7 +1024,8 @@ class _Rebuilder:
             for later in threads:
                 first = later.calls[0].request.messages
                 goes_on = [earlier for earlier in threads if earlier is not later and earlier.calls
-                           and earlier.dialect == later.dialect and earlier.calls[-1].request.messages
+                           and earlier.dialect == later.dialect and (earlier.calls[-1].request.messages or going_on.get(
+                               earlier.calls[-1].file or "") == later.calls[0].file)
                            and _sends_on(earlier.calls[-1].request.messages, first)]
                 best = max(goes_on, key=lambda t: len(t.calls[-1].request.messages), default=None)
                 if best is not None:
@@ -1477,9 +1486,16 @@ class _Reading:
         recognize an object of those keys (_detect): at most ASKABLE_SETS of them."""
 
 
+        self.going_on: dict[str, str] = {}
+        """Per file that began a run of a one-file format, the file given with it that goes on with that run (_cut_runs):
+        read by the same importer, right after it."""
+
+
 def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limits) -> Upload:
     reading = _Reading(forced, caps)
     many = reading.many = len(files) > 1
+    if many:
+        files = _cut_runs(files, reading)
     seen: dict[bytes, str] = {}  # per file's bytes (by digest), the first file that held them
     for name, data in files:
         label = f"{name}: " if many else ""
@@ -1518,7 +1534,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     rebuilder.join_late_rounds()
     rebuilder.put_back_late_rounds()
     rebuilder.rechain()
-    rebuilder.join_named()
+    rebuilder.join_named(reading.going_on)
     rebuilder.renumber()
     # A forced format that took every line and found no model call among them (a cassette of token counts) has said
     # so in its count of what are not model calls, as detection would: no line was refused.
@@ -1551,9 +1567,67 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     unread = sum(instance.unread_calls() for instance in every)
     spans = sum(instance.not_call_spans() for instance in every)
     listed = problems.listed(tuple(name for name, _ in files))
+    joined = {(call.file, later.file) for thread in rebuilder.threads.values()
+              for call, later in zip(thread.calls, thread.calls[1:]) if call.file != later.file}
+    cut = tuple((began, rest) for began, rest in reading.going_on.items() if (began, rest) in joined)
     return Upload(tuple(conversations), tuple(listed), reading.lines, reading.formats, problems.lines(), reading.size,
-                  notes, unit, not_calls, unread, spans, tuple(reading.empty), tuple(reading.unopened),
+                  notes, unit, not_calls, unread, spans, tuple(reading.empty), tuple(reading.unopened), cut,
                   rebuilder.placed_by_order)
+
+
+def _cut_runs(files: list[tuple[str, bytes]], reading: _Reading) -> list[tuple[str, bytes]]:
+    """The files in the order they are read: a file of a one-file format (LogFormat.one_file) that goes on with a run
+    (LogFormat.goes_on: it does not begin as that format's runs begin) right after the one file of that format that
+    begins one, so that one importer reads both, as the run it was before it was cut in two. Whichever order they were
+    given in; only where the upload holds one file of the format that begins a run and one that goes on, as which run
+    several go on with, and in what order, the files cannot say."""
+    begins: dict[str, list[str]] = {}
+    goes: dict[str, list[str]] = {}
+    if len({name for name, _ in files}) < len(files):
+        return files  # two files of one name: which of them goes on could not be said
+    for name, data in files:
+        first = _first_line(name, data)
+        for cls in FORMATS if first else ():
+            if reading.forced and cls.name != reading.forced:
+                continue
+            instance = cls()
+            try:
+                if not instance.detect(first):
+                    continue
+            except Exception:  # noqa: BLE001 - a rule that cannot read the line does not recognize it
+                continue
+            if instance.one_file:
+                (goes if instance.goes_on(first) else begins).setdefault(cls.name, []).append(name)
+            break
+    for name, rest in goes.items():
+        if len(rest) == 1 and len(begins.get(name, ())) == 1:
+            reading.going_on[begins[name][0]] = rest[0]
+    if not reading.going_on:
+        return files
+    after = {rest: began for began, rest in reading.going_on.items()}
+    ordered = []
+    for name, data in files:
+        if name in after:
+            continue
+        ordered.append((name, data))
+        if name in reading.going_on:
+            ordered.extend(item for item in files if item[0] == reading.going_on[name])
+    return ordered
+
+
+def _first_line(name: str, data: bytes) -> dict:
+    """The first line of a file of JSON lines, parsed, where it is an object; else an empty one (no format's)."""
+    if data[:2] == b"\x1f\x8b" or _shape(name, data) != "line":
+        return {}
+    start = _LEADING.match(data).end()
+    end = data.find(b"\n", start, start + NATIVE_HEADER_BYTES)
+    if end < 0 and len(data) - start > NATIVE_HEADER_BYTES:
+        return {}  # a first line past a megabyte is no run's first event, and is not parsed twice
+    try:
+        first = orjson.loads(data[start:end if end >= 0 else len(data)])
+    except orjson.JSONDecodeError:
+        return {}
+    return first if isinstance(first, dict) else {}
 
 
 def _placed(reading: _Reading, start: tuple[int, int], name: str, label: str, unit: str | None) -> None:
@@ -1780,6 +1854,8 @@ def _file_read(reading: _Reading, name: str) -> None:
     """The end of one file of several: each importer of one file's history (LogFormat.one_file) that read it is
     finished, and a fresh one reads the next file; a Codex rollout beside another of the same session made one
     conversation of both files' rounds, the second file's requests carrying the first file's history."""
+    if name in reading.going_on:
+        return  # the next file goes on with this file's run: read by the same importers (_cut_runs)
     for at, instance in enumerate(reading.instances):
         last = reading.last_fed.get(id(instance))
         if not instance.one_file or last is None or last.file != name:
