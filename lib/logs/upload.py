@@ -893,9 +893,9 @@ class _Rebuilder:
         """Rebuild, from what the requests send, the conversations whose lines came out of order: a round whose earlier
         request sits later in the file opened a conversation of its own, and the calls read before it went on in
         another (a log of interleaved runs shuffled: 250 runs read as about 309 conversations). Among the threads of
-        one opening that each went on plainly (every request sends the one before it on whole, with more), each
-        call's place is the call whose request it sends on whole, with more: the latest such whose answer it sends
-        back next, else the latest such (as a call read in order is placed). Where two calls go on from one (a fork,
+        one opening that the log named none of and that each went on plainly (every request sends the one before it
+        on whole, with more), each call's place is after the call whose request it sends on whole, with more: the
+        longest such whose answer it sends back next, else the longest such (as a call read in order is placed). Where two calls go on from one (a fork,
         or one question asked twice) or two calls alike fit one place, the content cannot tell: the order of the
         lines does, as it does for a log read in order, and where the lines are out of order that is counted
         (`placed_by_order`) for the upload's summary to say. Only openings of two threads or more are looked at: a
