@@ -922,6 +922,12 @@ class _Rebuilder:
             for before, after in zip(thread.calls, thread.calls[1:]))]
         if len(plain) < 2:
             return
+        if all(not _resends_answer(thread.calls[0].request.raw.get("messages") or []) and all(
+                _call_answered(before, after.request.raw.get("messages") or [])
+                for before, after in zip(thread.calls, thread.calls[1:])) for thread in plain):
+            # Every conversation opens where the log's do and each call sends the answer before it back: what a log
+            # read in order leaves (one task run many times), and nothing a call out of order would have left.
+            return
         calls = sorted((call for thread in plain for call in thread.calls),
                        key=lambda call: (len(call.request.messages), call.order))
         by_end: dict[tuple, list[_Call]] = {}
