@@ -319,3 +319,14 @@ def test_two_files_each_holding_a_conversation_named_sess_1_are_picked_apart_eac
     picker.set_value(1).run()
     assert "tuesday.jsonl · sess-1" in [t.value for t in at.main.text]  # the file said once, in the title
     assert "Weather in Lima?" in " ".join(c.value for c in at.main.code) + " ".join(t.value for t in at.main.text)
+
+
+def test_a_codex_rollout_cut_in_two_uploaded_second_half_first_opens_as_its_one_run_and_says_so(app):
+    # The sidebar said "3 rounds in 2 conversations": the first half's round under its session, the second half's two
+    # under a bare "session", their requests without the first half's history.
+    lines = (FIXTURES / "codex-rollout-0.125.jsonl").read_bytes().splitlines(keepends=True)
+    at = _upload(app, ("part-2.jsonl", b"".join(lines[9:])), ("part-1.jsonl", b"".join(lines[:9])))
+    assert ("19 lines: 3 rounds in 1 conversation; 10 lines not model calls; part-2.jsonl read as the rest of "
+            "part-1.jsonl's run (one run's file cut in two); 0 lines skipped") in [t.value for t in at.sidebar.text]
+    assert at.selectbox(key="sidebar.conversation").options == \
+        ["session 019e1625-789d-76c0-80ab-3724b5ddb799 · 3 rounds"]
