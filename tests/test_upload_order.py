@@ -180,3 +180,20 @@ def test_two_runs_of_one_session_each_beginning_as_a_run_does_are_not_joined():
     data = (FIXTURES / "codex-rollout-0.125.jsonl").read_bytes()
     upload = read_upload([("monday.jsonl", data), ("tuesday.jsonl", data + b"\n")])
     assert len(upload.conversations) == 2 and "rest of" not in upload.summary()
+
+
+def test_a_run_rebuilt_by_rules_beyond_plain_resending_says_when_its_lines_out_of_order_left_rounds_apart():
+    # CrewAI's Gemini run drops an empty answer and asks again, its system prompt written twice over: its rounds are
+    # chained by the rules for a history rewritten, which follow the order of the calls. Given out of order, it reads as
+    # two conversations, one of them beginning mid-way: the summary says so, as it says nothing of the run in order.
+    cassette = yaml.safe_load((FIXTURES / CONTAINERS / "crewai-gemini-empty-answer-retry.yaml").read_text())
+    field = "http_interactions" if "http_interactions" in cassette else "interactions"
+    calls = cassette[field]
+    shuffled = read_upload([("crewai.yaml", yaml.safe_dump({**cassette, field: [calls[at] for at in (1, 0, 3, 2)]})
+                             .encode())])
+    assert shuffled.summary() == (
+        "4 interactions: 4 rounds in 2 conversations (1 conversation begins mid-way, its first request sending an "
+        "answer back, among lines out of order: it may be another conversation's rounds, read apart); 0 interactions "
+        "skipped")
+    in_order = read_upload([("crewai.yaml", yaml.safe_dump(cassette).encode())])
+    assert in_order.summary() == "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped"

@@ -127,6 +127,9 @@ class Upload:
     placed_by_order: int = 0
     """Rounds of a log whose lines are out of order that what the requests send could place in more than one
     conversation (a fork, or two requests alike): placed by the order of the lines, which the summary says."""
+    left_apart: int = 0
+    """Conversations that begin mid-way (their first request sends an answer back) among lines out of order, which the
+    rebuild could not put back where they may belong (a retry, a history rewritten): the summary says how many."""
 
     @property
     def units(self) -> str:
@@ -192,12 +195,23 @@ class Upload:
         if self.empty:
             others += f"empty (0 bytes): {', '.join(self.empty)}; "
         placed = f" ({placed_by_order(self.placed_by_order)})" if self.placed_by_order else ""
+        if self.left_apart:
+            placed += f" ({left_apart(self.left_apart)})"
         for began, rest in self.cut_runs:
             others += f"{rest} read as the rest of {began}'s run (one run's file cut in two); "
         return (
             f"{self.counted(self.lines)}: {plural(self.rounds, 'round')} in "
             f"{plural(len(self.conversations), 'conversation')}{placed}; {others}{self.counted(self.skipped_lines)} skipped"
         )
+
+
+def left_apart(count: int) -> str:
+    """What the summary says of conversations that begin with a round read before the round it goes on from."""
+    if count == 1:
+        return ("1 conversation begins mid-way, its first request sending an answer back, among lines out of order: it "
+                "may be another conversation's rounds, read apart")
+    return (f"{count:,} conversations begin mid-way, their first requests sending an answer back, among lines out of "
+            "order: they may be other conversations' rounds, read apart")
 
 
 def placed_by_order(count: int) -> str:
@@ -427,6 +441,9 @@ class _Rebuilder:
         self._order = 0
         self._not_put_back: list[list[_Thread]] = []
         """The threads of each opening that put_back_late_rounds did not compare, being more than PUT_BACK_MOST."""
+        self.left_apart = 0
+        """Conversations that begin mid-way among lines out of order, left conversations of their own where rechain
+        could not place them (a retry, a history rewritten): _left_apart."""
         self.placed_by_order = 0
         """Rounds of a log whose lines came out of order that the content could place in more than one way (rechain):
         placed by the order of the lines."""
@@ -912,6 +929,7 @@ class _Rebuilder:
         for threads in groups.values():
             if len(threads) >= 2:
                 self._rechain(threads)
+                self.left_apart += _left_apart(threads)
 
     def _rechain(self, threads: list[_Thread]) -> None:
         """One opening's threads rebuilt by what their requests send on (rechain). Calls are placed shortest request
@@ -1075,6 +1093,29 @@ def _between(before: _Call, after: _Call, first: tuple, sent: tuple, raws: list,
         return False
     resent = after.request.raw.get("messages") or []
     return len(raws) < len(resent) and _answer_resent(resent[len(raws)], answer)
+
+
+def _left_apart(threads: list[_Thread]) -> int:
+    """How many of one opening's threads begin in the middle of a conversation (their first request sends an answer
+    back) where the opening's lines are out of order (a request sends on whole, with more, a request that sits later
+    in the file): rounds that may be another conversation's, read before the round they go on from or after the round
+    that goes on from them, and left conversations of their own. Not asked past PUT_BACK_MOST threads (the notes say
+    those were not compared: not_put_back), nor of more calls than OUT_OF_ORDER_MOST, compared each with each."""
+    late = sum(1 for thread in threads
+               if thread.calls and _resends_answer(thread.calls[0].request.raw.get("messages") or []))
+    if not late or len(threads) > PUT_BACK_MOST:
+        return 0
+    calls = sorted((call for thread in threads for call in thread.calls), key=lambda call: call.order)
+    if len(calls) > OUT_OF_ORDER_MOST:
+        return 0
+    out_of_order = any(len(later.request.messages) < len(earlier.request.messages)
+                       and _sends_on(later.request.messages, earlier.request.messages)
+                       for at, earlier in enumerate(calls) for later in calls[at + 1:])
+    return late if out_of_order else 0
+
+
+OUT_OF_ORDER_MOST = 1000
+"""The most calls of one opening that _left_apart compares each with each."""
 
 
 def _call_answered(call: _Call, raws: list) -> bool:
@@ -1578,7 +1619,7 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     cut = tuple((began, rest) for began, rest in reading.going_on.items() if (began, rest) in joined)
     return Upload(tuple(conversations), tuple(listed), reading.lines, reading.formats, problems.lines(), reading.size,
                   notes, unit, not_calls, unread, spans, tuple(reading.empty), tuple(reading.unopened), cut,
-                  rebuilder.placed_by_order)
+                  rebuilder.placed_by_order, rebuilder.left_apart)
 
 
 def _cut_runs(files: list[tuple[str, bytes]], reading: _Reading) -> list[tuple[str, bytes]]:
