@@ -1531,8 +1531,6 @@ class _Reading:
         self.askable: dict[frozenset, tuple[int, ...]] = {}
         """Per set of top-level keys met, the places in `instances` of the importers whose `detect_keys` allow them to
         recognize an object of those keys (_detect): at most ASKABLE_SETS of them."""
-
-
         self.going_on: dict[str, str] = {}
         """Per file that began a run of a one-file format, the file given with it that goes on with that run (_cut_runs):
         read by the same importer, right after it."""
