@@ -21,7 +21,7 @@ from lib.failures import answered_without_turn, no_answer, refused_unseen, statu
 from lib.model import AWAITING, ProviderError, Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
-from lib.steps import TextCommand, spoken_words, text_commands, turn_ends_words
+from lib.steps import TextCommand, command_unseen, spoken_words, text_commands, turn_ends_words
 from lib.text import plural, shorten
 
 Lane = Literal["user", "program", "api", "model", "tools"]
@@ -155,8 +155,9 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         shown = after is None or _person_follows(trace.rounds[after.index - 2] if after.index > k + 1 else round_,
                                                  after)
         commands = text_commands(trace, k) if not round_.tool_calls else ()
+        unseen = command_unseen(trace, k) if not round_.tool_calls else None
         answer = _calls(k, round_) if round_.tool_calls else _written(k, commands) if commands \
-            else _no_call(k, round_, following, shown)
+            else _unseen(k, unseen) if unseen else _no_call(k, round_, following, shown)
         if round_.summary_call and answer and answer[0].step == 5 and answer[0].label == "answers in text":
             # The summary goes to the program, which sends it in place of the history: no answer to the person.
             answer = [replace(answer[0], label=SUMMARY_ANSWER)]
@@ -222,6 +223,14 @@ def _written(k: int, commands: tuple[TextCommand, ...]) -> list[Arrow]:
     return [Arrow(k, "model", "program", 2, f"writes {shorten(names, 24)} in its text, no tool call"),
             Arrow(k, "program", "tools", 3, f"runs {shorten(names, 40)}"),
             Arrow(k, "tools", "program", None, "returns")]
+
+
+def _unseen(k: int, name: str) -> list[Arrow]:
+    """A command the model wrote in its text where the log ends on that response (lib.steps.command_unseen): a call
+    intent, as step 2 labels it, and the program running it drawn as not recorded, as step 3 says nothing shows it."""
+    return [Arrow(k, "model", "program", 2, f"writes {shorten(name, 24)} in its text, no tool call"),
+            Arrow(k, "program", "tools", 3, f"runs {shorten(name, 24)}? the log ends before its result",
+                  recorded=False)]
 
 
 def _cut(k: int, round_: Round) -> Arrow:

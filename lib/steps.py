@@ -13,6 +13,7 @@ handout and the HTML export all say it.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
@@ -178,7 +179,8 @@ def steps_for_round(trace: Trace, index: int, placed: Growth | None = None,
     labels.extend(_tool_list(trace, round_))
     labels.extend(_results(trace, round_, placed))
     labels.extend(_response(round_, DIALECTS[trace.dialect].FINISH_FIELD, waiting,
-                            trace.rounds[index] if index < len(trace.rounds) else None, text_commands(trace, index)))
+                            trace.rounds[index] if index < len(trace.rounds) else None, text_commands(trace, index),
+                            command_unseen(trace, index)))
     return tuple(labels)
 
 
@@ -234,6 +236,39 @@ def text_commands(trace: Trace, index: int) -> tuple[TextCommand, ...]:
         part = next((p for p in texts if f'"{name}"' in p.text), texts[0])
         commands.append(TextCommand(name, join_path(response.message_path, part.path), entry.index))
     return tuple(commands)
+
+
+def command_written(round_: Round) -> str | None:
+    """The command round_'s response wrote in its text as AutoGPT does (a JSON object whose `"command"` holds a
+    `"name"`, beside its `"thoughts"`), or None: a response with a tool call, no text, or text of another shape."""
+    response = round_.response
+    if response is None or response.message.tool_calls or "command" not in response.message.text:
+        return None
+    text = response.message.text.strip()
+    # AutoGPT reads the outermost braces of the text: a fence or a sentence around the object is no other command.
+    start, end = text.find("{"), text.rfind("}")
+    try:
+        said = json.loads(text[start:end + 1]) if 0 <= start < end else None
+    except ValueError:
+        return None
+    command = said.get("command") if isinstance(said, dict) and "thoughts" in said else None
+    name = command.get("name") if isinstance(command, dict) else None
+    return name if isinstance(name, str) and name.strip() else None
+
+
+def command_unseen(trace: Trace, index: int) -> str | None:
+    """The command round `index`'s response wrote in its text (command_written) where the log ends on that response:
+    no request after it can carry its result, so nothing shows the program ran it; None for any other round. The
+    steps, presenter mode, the diagram, predict mode and the HTML file say so in command_unseen_words."""
+    return command_written(trace.rounds[index - 1]) if index == len(trace.rounds) else None
+
+
+def command_unseen_words(name: str) -> str:
+    """What is known of a command the model wrote in its text where the log ends on that response (command_unseen), as
+    a clause: the one wording of its step 3 label, the round's end (lib.summary.log_ends_words), the slide's lead and
+    the HTML file's program lane."""
+    return (f"the model wrote the command {name} in its text, not as a tool call; the log ends before any request "
+            "carries its result, so nothing shows the program ran it")
 
 
 def _tool_list(trace: Trace, round_: Round) -> list[StepLabel]:
@@ -317,7 +352,8 @@ def _sent_back_as(trace: Trace, round_: Round, message: Message, call_id: str) -
 
 
 def _response(round_: Round, finish_field: str, waiting: str | None = None,
-              next_round: Round | None = None, commands: tuple[TextCommand, ...] = ()) -> list[StepLabel]:
+              next_round: Round | None = None, commands: tuple[TextCommand, ...] = (),
+              unseen: str | None = None) -> list[StepLabel]:
     response = round_.response
     if response is None:  # a failure says what happened itself; a request the log ends on says nothing more
         return [] if round_.error is not None else [StepLabel(
@@ -354,6 +390,13 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
                                 f"(messages[{command.result_at}])"))
     if commands:  # the text is the call intent, not an answer: no step 5
         return labels
+    if unseen is not None:
+        # The log ends on a command written in the text: a call intent whose running nothing shows, and no answer.
+        texts = [p for p in response.message.parts if getattr(p, "kind", None) == "text"]
+        text_part = next((p for p in texts if f'"{unseen}"' in p.text), texts[0])
+        return labels + [StepLabel(2, "response", join_path(response.message_path, text_part.path),
+                                   f"{unseen}: {TEXT_COMMAND_WORDS}"),
+                         StepLabel(3, "execution", "", f"not known: {command_unseen_words(unseen)}")]
     held = [call for call in response.message.tool_calls if call.id == waiting]
     for call in held:
         labels.append(StepLabel(3, "execution", "", f"waiting for your approval: {call.name} ({call.id})",

@@ -11,7 +11,10 @@ from lib.logs.upload import read_upload
 from lib.presenter import Position, reveal, steps_in
 from lib.sequence import sequence
 from lib.slide_words import TEXT_COMMAND, TEXT_COMMAND_RUNS
-from lib.steps import TEXT_COMMAND_WORDS, steps_for_round, text_commands
+from lib.steps import (TEXT_COMMAND_WORDS, command_unseen, command_unseen_words, steps_for_round,
+                       text_commands)
+from lib.summary import log_ends_words
+from lib.text import as_sentence
 from lib.ui import state
 from tests.screen import FIXTURES, READ, lines, uploaded
 
@@ -42,12 +45,27 @@ def test_a_command_no_later_request_shows_the_result_of_is_not_said_to_have_run(
     # Round 3 writes message_agent; the log ends on its response: nothing proves the program ran it.
     agent = _agent()
     assert text_commands(agent, 3) == ()
-    assert [label.step for label in steps_for_round(agent, 3)] == [4, 5]
+    assert not [label for label in steps_for_round(agent, 3) if label.step == 3 and "ran it;" in label.detail]
+
+
+def test_a_command_the_log_ends_on_is_a_call_intent_whose_running_nothing_shows_not_a_final_answer():
+    # Round 3 writes message_agent and the log ends there: it was labelled "⑤ final answer", and the round's end said
+    # "the log ends with its answer". What is known: the model wrote a command in its text; no result is in the log.
+    agent = _agent()
+    assert command_unseen(agent, 3) == "message_agent" and command_unseen(agent, 2) is None
+    labels = steps_for_round(agent, 3)
+    assert [(label.step, label.side, label.path) for label in labels] == [
+        (4, "request", "messages[6].content"), (2, "response", "choices[0].message.content"), (3, "execution", "")]
+    assert labels[1].detail == f"message_agent: {TEXT_COMMAND_WORDS}"
+    assert labels[2].detail == f"not known: {command_unseen_words('message_agent')}"
+    assert not any(label.step == 5 or "final answer" in label.detail for label in labels)
+    assert log_ends_words(agent.rounds[2]) == as_sentence(command_unseen_words("message_agent"))
+    assert "nothing shows the program ran it" in command_unseen_words("message_agent")
 
 
 def test_presenter_mode_walks_a_written_command_through_steps_2_to_4():
     agent = _agent()
-    assert [steps_in(r, agent) for r in agent.rounds] == [(1, 2, 3, 4), (1, 2, 3, 4), (1, 5)]
+    assert [steps_in(r, agent) for r in agent.rounds] == [(1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4)]
     appended = reveal(agent, Position(1, 4))
     assert [(label.path, label.call_round) for label in appended.labels] == [("messages[5].content", 1)]
     assert appended.labels_round == 2
@@ -61,13 +79,17 @@ def test_the_sequence_diagram_draws_a_written_command_as_steps_2_and_3_and_its_r
     assert (2, "program", "program", 4, "appends 1 result to the messages") in arrows
     assert (2, "model", "program", 2, "writes list_files in its text, no tool call") in arrows
     assert not [a for a in arrows if a[0] in (1, 2) and a[3] == 5]
-    assert (3, "model", "program", 5, "answers in text") in arrows
+    # Round 3's command, the log ending on it, was drawn "answers in text" and "shows the answer".
+    assert (3, "model", "program", 2, "writes message_agent in its text, no tool call") in arrows
+    assert (3, "program", "tools", 3, "runs message_agent? the log ends before its result") in arrows
+    assert not [a for a in sequence(_agent()) if a.round == 3 and a.step == 3 and a.recorded]
+    assert not [a for a in arrows if a[3] == 5 or a[4] == "shows the answer"]
 
 
 def test_summarize_gives_a_written_commands_steps():
     from lib.cli import summary_of
     document = summary_of(read_upload([(AUTOGPT, (FIXTURES / AUTOGPT).read_bytes())]))
-    assert [r["steps"] for r in document["conversations"][0]["rounds"]] == [[2, 3], [2, 3, 4], [4, 5]]
+    assert [r["steps"] for r in document["conversations"][0]["rounds"]] == [[2, 3], [2, 3, 4], [2, 3, 4]]
     json.dumps(document)
 
 
@@ -98,3 +120,27 @@ def test_presenter_mode_says_the_command_was_written_in_the_text_and_shows_its_r
     # Round 2's request: its model turn and the command's result, already shown by round 1's steps 2 and 4.
     assert any(e.label == "2 new messages that steps ② and ④ of round 1 already showed: the model's turn and the "
                "results" for e in at.expander)
+
+
+def test_the_explorer_and_presenter_say_the_log_ends_before_the_last_commands_result_not_that_it_answered(app):
+    # Round 3 showed "⑤ Step 5 · Model answers" "final answer", and presenter mode ended it on step 5.
+    unseen = command_unseen_words("message_agent")
+    at = uploaded(app, AUTOGPT)
+    at.number_input(key=state.ROUND).set_value(3).run()
+    shown = lines(at, READ)
+    assert f"message_agent: {TEXT_COMMAND_WORDS} · choices[0].message.content" in shown
+    assert any(f"not known: {unseen}" in line for line in shown)
+    assert not any("Step 5" in line or "final answer" in line for line in shown)
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    seen = {}
+    for _ in range(12):
+        round_, step = (at.query_params.get(key) for key in ("round", "step"))
+        round_, step = (v[0] if isinstance(v, list) else v for v in (round_, step))
+        seen[(round_, step)] = lines(at, READ) + [i.value for i in at.info]
+        if not at.button(key="presenter.next").disabled:
+            at.button(key="presenter.next").click().run()
+        assert not at.exception
+    assert ("3", "5") not in seen
+    assert TEXT_COMMAND in seen[("3", "2")]
+    assert as_sentence(unseen) in seen[("3", "3")]
+    assert as_sentence(unseen) in seen[("3", "4")]
