@@ -74,6 +74,12 @@ _FRAME_HEAD = 64
 WHOLE: frozenset[str] = frozenset({
     # Gemini CLI sends this as the user when a stream came back invalid and it asks the model again (core/client.ts).
     "system: please continue.",
+    # AutoGPT sends its triggering prompt as the user on every step, the person's goals being in its system prompt
+    # (0.3's autogpt/prompts/prompt.py, 0.4's, and later ones' DEFAULT_TRIGGERING_PROMPT).
+    "determine which next command to use, and respond using the format specified above:",
+    "determine exactly one command to use, and respond using the json schema specified previously:",
+    "determine exactly one command to use based on the given goals and the progress you have made so far, and respond "
+    "using the json schema specified previously:",
 }) | INTERRUPTS
 """Whole texts an agent sends in the user's role on its own (compared without case, outer space set aside)."""
 

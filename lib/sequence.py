@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from lib.growth import instructions_added, placed_length, program_sent, round_name
+from lib.growth import growth, program_sent, round_name
 from lib.injected import (context_only, interrupted, is_interrupt, library_reask, person_text, program_parts,
                           reasked_after)
 from lib.failures import answered_without_turn, no_answer, refused_unseen, status_words
@@ -85,13 +85,13 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
     rounds = trace.rounds[max(first, 1) - 1: max(first, 1) - 1 + limit]
     for round_ in rounds:
         k = round_.index
-        before = trace.rounds[k - 2] if k > 1 else None
-        # Instructions put before the earlier request (instructions_added) push what it resends one place on.
-        start = placed_length(round_, before) + instructions_added(round_, before)
-        added = round_.request.messages[start:]
+        # The messages new in this request as the explorer places them (lib.growth.growth): a request that rewrote the
+        # one before (AutoGPT's) resends some of its messages at other places, which are not new.
+        new = growth(trace, k).new
+        added = [e.message for e in new]
         # Each user text with what the program marked as its own in it (Claude Code's isMeta lines).
-        asked = [(m, program_parts(round_, start + i)) for i, m in enumerate(added)
-                 if m.role == "user" and not m.tool_results and m.text]
+        asked = [(e.message, program_parts(round_, e.index)) for e in new
+                 if e.message.role == "user" and not e.message.tool_results and e.message.text]
         # A summary call's prompt is the program's, asking for the summary (as the explorer marks it: growth's origin).
         summary_ask = round_.summary_call and bool(asked) and asked[-1][0] is round_.request.messages[-1]
         if summary_ask:
@@ -152,8 +152,8 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         following = k + 1 if k < len(trace.rounds) else None
         # A compaction call between this answer and the next question is the program's: the person answers after it.
         after = next((r for r in trace.rounds[k:] if not r.compaction), None)
-        shown = after is None or _person_follows(trace.rounds[after.index - 2] if after.index > k + 1 else round_,
-                                                 after)
+        shown = after is None or _person_follows(trace, trace.rounds[after.index - 2] if after.index > k + 1
+                                                 else round_, after)
         commands = text_commands(trace, k) if not round_.tool_calls else ()
         unseen = command_unseen(trace, k) if not round_.tool_calls else None
         answer = _calls(k, round_) if round_.tool_calls else _written(k, commands) if commands \
@@ -172,16 +172,14 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
     return tuple(replace(arrow, heading=names[arrow.round]) for arrow in arrows)
 
 
-def _person_follows(round_: Round, following: Round) -> bool:
+def _person_follows(trace: Trace, round_: Round, following: Round) -> bool:
     """Whether the person answered round_'s text: the next request adds words of theirs, or the log did not keep that
     request. A program that goes on by itself (mini-swe-agent runs the command it reads in the answer and sends its
     output) adds only its own words in the user's role: no answer was shown to anyone the log knows of."""
     if not following.request_recorded:
         return True
-    start = placed_length(following, round_) + instructions_added(following, round_)
-    added = following.request.messages[start:]
-    asked = [(m, program_parts(following, start + i)) for i, m in enumerate(added)
-             if m.role == "user" and not m.tool_results and m.text]
+    asked = [(e.message, program_parts(following, e.index)) for e in growth(trace, following.index).new
+             if e.message.role == "user" and not e.message.tool_results and e.message.text]
     if asked and reasked_after(round_):
         asked.pop()  # the program's re-ask
     # The person stopping it (Claude Code's "[Request interrupted by user]") is the person acting on what was shown.

@@ -131,7 +131,8 @@ def test_the_growth_sentence_counts_round_3_as_the_explorer_does(agent):
     assert (len(placed.resent), len(placed.new), len(placed.changed), placed.dropped) == (4, 3, 1, 2)
     assert carried(agent.rounds[2], placed) == (
         "Request 3 carries 8 messages: 4 messages resent unchanged, the model's previous turn, 1 message with a "
-        "command's result, in the system role, 1 other new message and 1 changed message. " + LEFT_OUT)
+        "command's result, in the system role, 1 message the program wrote in the user's role and 1 changed message. "
+        + LEFT_OUT)
 
 
 def test_the_tokens_page_counts_round_3s_new_messages_as_the_explorer_heads_it(app, agent):

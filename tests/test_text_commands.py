@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from lib.growth import ORIGIN_WORDS, growth, origin_words
 from lib.logs.upload import read_upload
 from lib.presenter import Position, reveal, steps_in
 from lib.sequence import sequence
@@ -144,3 +145,17 @@ def test_the_explorer_and_presenter_say_the_log_ends_before_the_last_commands_re
     assert TEXT_COMMAND in seen[("3", "2")]
     assert as_sentence(unseen) in seen[("3", "3")]
     assert as_sentence(unseen) in seen[("3", "4")]
+
+
+def test_the_diagram_places_a_rewritten_request_as_the_explorer_does_and_names_the_prompts_writer_as_it_does():
+    # AutoGPT rewrites each request (a memory message put in, older turns left out): the diagram took every message
+    # past the earlier request's length as new, and drew round 2's prompt twice, "asks: Determine which next command
+    # to use, and respon…", from the user, where the explorer places one resent and one new, written by the program.
+    agent = _agent()
+    arrows = sequence(agent)
+    assert not [a for a in arrows if a.source == "user"]
+    for k in (1, 2, 3):
+        prompts = [e for e in growth(agent, k).new if e.message.role == "user"]
+        assert [origin_words(e) for e in prompts] == [ORIGIN_WORDS["program"]]
+        assert [a.label for a in arrows if a.round == k and a.source == a.target == "program" and a.step is None] \
+            == ["adds 1 message of its own context in the user's role"]
