@@ -3,7 +3,9 @@
 A prediction names a tool call or an answer, which tools (several, for calls in parallel) and with which arguments,
 and how many messages the next request will carry. Points, per round:
 
-- tool or answer: 1;
+- tool or answer: 1 (a command the model wrote in its text, AutoGPT's JSON command, is a call where its steps call it
+  a call intent, lib.steps.text_commands and command_unseen: the command and its `args` are scored as a call's, with
+  no tool list to choose from);
 - when the model called tools: which tools, 1 for each tool it called (a point for each one named, one off for each
   named that it did not call, never below 0), unless the request offered no tool list to choose from (a log that
   kept none); per tool it called, the argument names, 1, and their values, 1, over the names the learner gave (a
@@ -25,6 +27,7 @@ from lib.failures import is_unsent, status_words, unrun_in_batch
 from lib.growth import program_sent
 from lib.logs.native import json_problem
 from lib.model import JSON, Round, ToolDefinition, Trace
+from lib.steps import command_unseen, text_commands, written_call
 from lib.text import plural
 
 Action = Literal["call", "answer"]
@@ -80,6 +83,9 @@ class Outcome:
     tools_offered: bool = True
     """False when the request carries no tool list for the learner to choose from (the log kept none): which
     tool is then not scored, and the arguments are compared with every call's."""
+    written: bool = False
+    """True where the call is a command the model wrote in its text, not a tool call (AutoGPT's JSON command): its
+    steps label it a call intent (lib.steps.text_commands, command_unseen), and so is it scored."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,10 +150,26 @@ def outcome(trace: Trace, index: int) -> Outcome | None:
     if round_.response is None:
         return None
     calls = tuple((c.name, c.arguments) for c in round_.tool_calls)
+    raw = tuple(c.arguments_raw for c in round_.tool_calls)
     following = trace.rounds[index] if has_next_request(trace, index) else None
+    written = _written(trace, index) if not calls else None
+    if written is not None:  # a call intent written in the text, as the round's step 2 says: no answer
+        calls, raw = (written,), (json.dumps(written[1], ensure_ascii=False, indent=2),)
     return Outcome(index, "call" if calls else "answer", calls,
                    program_sent(following) if following else None,
-                   tuple(c.arguments_raw for c in round_.tool_calls), tools_offered=bool(round_.request.tools))
+                   raw, tools_offered=bool(round_.request.tools), written=written is not None)
+
+
+def _written(trace: Trace, index: int) -> tuple[str, JSON] | None:
+    """The command round `index`'s response wrote in its text with its arguments, where its steps label it a call
+    intent: the program ran it (text_commands), or the log ends on it (command_unseen); None elsewhere."""
+    found = written_call(trace.rounds[index - 1])
+    if found is None:
+        return None
+    ran = [c.name for c in text_commands(trace, index)]
+    if ran:
+        return found if found[0] in ran else (ran[0], {})
+    return found if command_unseen(trace, index) is not None else None
 
 
 def nothing_to_predict_words(round_: Round) -> str:
@@ -344,7 +366,10 @@ def score(prediction: Prediction, outcome_: Outcome) -> Score:
     """A prediction scored against what the round did."""
     points, sides = [], []
     named = outcome_.action == "call" and outcome_.tools_offered
-    if outcome_.action == "call":
+    if outcome_.written:
+        action = did = (f"it wrote the command {_listed(name for name, _ in outcome_.calls)} in its text, not as a "
+                        "tool call: a call intent all the same")
+    elif outcome_.action == "call":
         count = len(outcome_.calls)
         did = f"it called {_listed(name for name, _ in outcome_.calls)}" + (
             f" in parallel: {count} calls in one response" if count > 1 else "")

@@ -20,7 +20,7 @@ from typing import Literal, Sequence
 from lib.dialects import DIALECTS
 from lib.growth import Growth, MessageEntry, growth, kept_before
 from lib.injected import command_result
-from lib.model import AWAITING, Execution, Message, Round, ToolCallPart, Trace, spoken
+from lib.model import AWAITING, JSON, Execution, Message, Round, ToolCallPart, Trace, spoken
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
 from lib.text import plural
@@ -241,6 +241,13 @@ def text_commands(trace: Trace, index: int) -> tuple[TextCommand, ...]:
 def command_written(round_: Round) -> str | None:
     """The command round_'s response wrote in its text as AutoGPT does (a JSON object whose `"command"` holds a
     `"name"`, beside its `"thoughts"`), or None: a response with a tool call, no text, or text of another shape."""
+    found = written_call(round_)
+    return found[0] if found is not None else None
+
+
+def written_call(round_: Round) -> tuple[str, JSON] | None:
+    """The command round_'s response wrote in its text (command_written) with its arguments (the command's `"args"`,
+    an empty object where it gives none), or None."""
     response = round_.response
     if response is None or response.message.tool_calls or "command" not in response.message.text:
         return None
@@ -249,11 +256,13 @@ def command_written(round_: Round) -> str | None:
     start, end = text.find("{"), text.rfind("}")
     try:
         said = json.loads(text[start:end + 1]) if 0 <= start < end else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     command = said.get("command") if isinstance(said, dict) and "thoughts" in said else None
     name = command.get("name") if isinstance(command, dict) else None
-    return name if isinstance(name, str) and name.strip() else None
+    if not isinstance(name, str) or not name.strip():
+        return None
+    return name, command.get("args", {})
 
 
 def command_unseen(trace: Trace, index: int) -> str | None:

@@ -9,6 +9,7 @@ import json
 
 from lib.growth import ORIGIN_WORDS, growth, origin_words
 from lib.logs.upload import read_upload
+from lib.predict import outcome
 from lib.presenter import Position, reveal, steps_in
 from lib.sequence import sequence
 from lib.slide_words import TEXT_COMMAND, TEXT_COMMAND_RUNS
@@ -159,3 +160,26 @@ def test_the_diagram_places_a_rewritten_request_as_the_explorer_does_and_names_t
         assert [origin_words(e) for e in prompts] == [ORIGIN_WORDS["program"]]
         assert [a.label for a in arrows if a.round == k and a.source == a.target == "program" and a.step is None] \
             == ["adds 1 message of its own context in the user's role"]
+
+
+def test_predict_mode_scores_a_written_command_as_the_call_intent_its_steps_call_it(app):
+    # Predict scored round 1 "it answered in text" (it went by tool calls): a learner who said the model would call
+    # read_file with those arguments lost the point its step 2, "Call intent", says they earned.
+    agent = _agent()
+    assert [(o.action, o.calls, o.written) for o in (outcome(agent, k) for k in (1, 2, 3))] == [
+        ("call", (("read_file", {"filename": "instructions_1.txt"}),), True),
+        ("call", (("list_files", {"directory": "."}),), True),
+        ("call", (("message_agent", {"key": "1111", "message": "Hello, GPT agent. How are you doing today?"}),),
+         True)]
+    app.query_params["mode"] = "predict"
+    at = uploaded(app, AUTOGPT)
+    at.radio(key="predict.1.action").set_value("call")
+    at.text_area(key="predict.1.arguments").set_value('{"filename": "instructions_1.txt"}')
+    at.number_input(key="predict.1.messages").set_value(7)
+    at.button(key="predict.reveal").click().run()
+    assert not at.exception
+    shown = lines(at, READ)
+    assert any("Your prediction: 4 of 4 points" in line for line in shown)
+    assert "it wrote the command read_file in its text, not as a tool call: a call intent all the same" in shown
+    assert not any("answered in text" in line for line in shown)
+
