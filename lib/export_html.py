@@ -10,6 +10,8 @@ Streamlit here.
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -34,7 +36,7 @@ from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, Ro
                          log_ends_words, missing_output, other_models_named, output_left_out_words, reported_extras_words,
                          said_parts, stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept,
                          tool_list_missing, tool_list_words)
-from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES
+from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES, command_unseen, text_commands, written_call
 from lib.text import as_code, figure, milliseconds, plural, show_controls
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading, origin_line, provenance_detail
 from lib.tokens import split_words
@@ -121,6 +123,43 @@ def _finish_field(dialect: str) -> str:
     return DIALECTS[dialect].FINISH_FIELD.replace("_", " ")
 
 
+@dataclass(frozen=True, slots=True)
+class WrittenRun:
+    """A command the model wrote in its text, not as a tool call, as the file's program lane shows it: the lane a tool
+    call's execution has, for what its steps 2 and 3 label (lib.steps.text_commands, command_unseen)."""
+
+    name: str
+    """The command."""
+    arguments: str
+    """Its arguments as the text gave them (the command's `args`), written out as JSON."""
+    returned: str | None
+    """What it returned, as the next request carries it; None where the log ends before any request does."""
+    said: str
+    """The round's step 3 label for it: where its result is, or that nothing shows it ran (one set of words)."""
+
+
+def written_runs(trace: Trace, view: RoundView) -> tuple[WrittenRun, ...]:
+    """The commands round `view` wrote in its text that its step 3 labels: those the next request carries the result
+    of, or the one the log ends on; none for a round with a tool call or no such command."""
+    round_ = view.round
+    if round_.tool_calls:
+        return ()
+    ran, unseen = text_commands(trace, round_.index), command_unseen(trace, round_.index)
+    if not ran and unseen is None:
+        return ()
+    found = written_call(round_)
+    said = [label.detail for label in view.steps if label.step == 3 and not label.path]
+
+    def arguments(name: str) -> str:
+        return json.dumps(found[1] if found and found[0] == name else {}, ensure_ascii=False, indent=2)
+
+    if unseen is not None:
+        return (WrittenRun(unseen, arguments(unseen), None, said[0] if said else ""),)
+    following = trace.rounds[round_.index]
+    return tuple(WrittenRun(c.name, arguments(c.name), following.request.messages[c.result_at].text,
+                            said[n] if n < len(said) else "") for n, c in enumerate(ran))
+
+
 TEMPLATES = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True,
                         finalize=_shown, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                         keep_trailing_newline=True)
@@ -155,7 +194,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          explanation_heading=EXPLANATION_HEADING, explanation_paragraphs=explanation_paragraphs,
                          worked_money=worked_money, money_title=MONEY_TITLE, money_why=MONEY_WHY,
                          headers_name=HEADERS_NAME, headers_said=HEADERS_SAID, no_headers=NO_HEADERS,
-                         headers_text=headers_text)
+                         headers_text=headers_text, written_runs=written_runs)
 
 
 def trace_html(trace: Trace, rows: tuple[RoundSummary, ...] | None = None, notes: Iterable[Note] = (),

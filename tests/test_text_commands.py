@@ -5,8 +5,11 @@ result; not ⑤, an answer. Only where the next request's result proves it ran."
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
+from lib.export_html import trace_html
 from lib.growth import ORIGIN_WORDS, growth, origin_words
 from lib.logs.upload import read_upload
 from lib.predict import outcome
@@ -183,3 +186,24 @@ def test_predict_mode_scores_a_written_command_as_the_call_intent_its_steps_call
     assert "it wrote the command read_file in its text, not as a tool call: a call intent all the same" in shown
     assert not any("answered in text" in line for line in shown)
 
+
+
+def _section(page: str, k: int) -> str:
+    """Round k's section of the HTML file, as text: its tags left out, its entities read."""
+    start = page.index(f'id="round-{k}"')
+    end = page.find(f'id="round-{k + 1}"', start)
+    return html.unescape(re.sub(r"<[^>]+>", " ", page[start:end if end > 0 else len(page)]))
+
+
+def test_the_html_file_gives_a_written_command_the_program_lane_a_tool_call_has():
+    # The file drew no program lane for round 1 or 2: only its steps list said step 3; round 3 had none either.
+    page = trace_html(_agent())
+    first = " ".join(_section(page, 1).split())
+    assert "The program's lane (the model never sees it)" in first
+    assert "command read_file · written in the model's text, not as a tool call: no call id" in first
+    assert '"filename": "instructions_1.txt"' in first
+    assert "What it returned, as the next request carries it Command read_file returned: " in first
+    last = " ".join(_section(page, 3).split())
+    assert "The program's lane (the model never sees it)" in last
+    assert "command message_agent" in last and '"key": "1111"' in last
+    assert f"What it returned {as_sentence(command_unseen_words('message_agent'))}" in last
