@@ -36,8 +36,8 @@ from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, Ro
                          log_ends_words, missing_output, other_models_named, output_left_out_words, reported_extras_words,
                          said_parts, stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept,
                          tool_list_missing, tool_list_words)
-from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES, command_unseen, text_commands, written_call
-from lib.text import as_code, figure, milliseconds, plural, show_controls
+from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES, command_unproven, text_commands, written_call
+from lib.text import as_code, as_sentence, figure, milliseconds, plural, show_controls
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading, origin_line, provenance_detail
 from lib.tokens import split_words
 from lib.usage_gap import figure_note
@@ -126,25 +126,29 @@ def _finish_field(dialect: str) -> str:
 @dataclass(frozen=True, slots=True)
 class WrittenRun:
     """A command the model wrote in its text, not as a tool call, as the file's program lane shows it: the lane a tool
-    call's execution has, for what its steps 2 and 3 label (lib.steps.text_commands, command_unseen)."""
+    call's execution has, for what its steps 2 and 3 label (lib.steps.text_commands, command_unproven)."""
 
     name: str
     """The command."""
     arguments: str
     """Its arguments as the text gave them (the command's `args`), written out as JSON."""
     returned: str | None
-    """What it returned, as the next request carries it; None where the log ends before any request does."""
+    """What it returned, as the next request carries it; None where no request carries it (the log ends first, or
+    the next request holds none)."""
     said: str
     """The round's step 3 label for it: where its result is, or that nothing shows it ran (one set of words)."""
+    unknown: str = ""
+    """Where `returned` is None, what is known of it as a sentence (lib.steps.command_unproven's words)."""
 
 
 def written_runs(trace: Trace, view: RoundView) -> tuple[WrittenRun, ...]:
     """The commands round `view` wrote in its text that its step 3 labels: those the next request carries the result
-    of, or the one the log ends on; none for a round with a tool call or no such command."""
+    of, or the one no request carries the result of (the log ends on it, or the next request holds none); none for a
+    round with a tool call or no such command."""
     round_ = view.round
     if round_.tool_calls:
         return ()
-    ran, unseen = text_commands(trace, round_.index), command_unseen(trace, round_.index)
+    ran, unseen = text_commands(trace, round_.index), command_unproven(trace, round_.index)
     if not ran and unseen is None:
         return ()
     found = written_call(round_)
@@ -154,7 +158,8 @@ def written_runs(trace: Trace, view: RoundView) -> tuple[WrittenRun, ...]:
         return json.dumps(found[1] if found and found[0] == name else {}, ensure_ascii=False, indent=2)
 
     if unseen is not None:
-        return (WrittenRun(unseen, arguments(unseen), None, said[0] if said else ""),)
+        return (WrittenRun(unseen.name, arguments(unseen.name), None, said[0] if said else "",
+                           as_sentence(unseen.words)),)
     following = trace.rounds[round_.index]
     return tuple(WrittenRun(c.name, arguments(c.name), following.request.messages[c.result_at].text,
                             said[n] if n < len(said) else "") for n, c in enumerate(ran))

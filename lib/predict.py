@@ -27,7 +27,7 @@ from lib.failures import is_unsent, status_words, unrun_in_batch
 from lib.growth import program_sent
 from lib.logs.native import json_problem
 from lib.model import JSON, Round, ToolDefinition, Trace
-from lib.steps import command_unseen, text_commands, written_call
+from lib.steps import command_unproven, text_commands, written_call
 from lib.text import plural
 
 Action = Literal["call", "answer"]
@@ -162,14 +162,14 @@ def outcome(trace: Trace, index: int) -> Outcome | None:
 
 def _written(trace: Trace, index: int) -> tuple[str, JSON] | None:
     """The command round `index`'s response wrote in its text with its arguments, where its steps label it a call
-    intent: the program ran it (text_commands), or the log ends on it (command_unseen); None elsewhere."""
+    intent: the program ran it (text_commands), or no request carries its result (command_unproven); None elsewhere."""
     found = written_call(trace.rounds[index - 1])
     if found is None:
         return None
     ran = [c.name for c in text_commands(trace, index)]
     if ran:
         return found if found[0] in ran else (ran[0], {})
-    return found if command_unseen(trace, index) is not None else None
+    return found if command_unproven(trace, index) is not None else None
 
 
 def nothing_to_predict_words(round_: Round) -> str:

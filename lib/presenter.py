@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 from lib.growth import HELD_UNDER, Growth, MessageEntry, held_apart, left_out_words
 from lib.injected import library_reask
 from lib.model import Round, Trace
-from lib.steps import STEP_TITLES, StepLabel, command_unseen, steps_for_round, text_commands
+from lib.steps import STEP_TITLES, StepLabel, command_unproven, steps_for_round, text_commands
 from lib.text import plural
 
 TITLES = STEP_TITLES
@@ -60,12 +60,12 @@ class Reveal:
 def steps_in(round_: Round, trace: Trace) -> tuple[int, ...]:
     """The steps round_ of `trace` has, in order: a stop for tools whose calls the log did not keep (a span without
     content) is a call intent too, as is a command the model wrote in its text that the program ran (text_commands),
-    as their step labels say (lib/steps.py); and one the log ends on (command_unseen), whose step 3 says nothing shows
-    it ran."""
+    as their step labels say (lib/steps.py); and one no request carries the result of (command_unproven: the log ends
+    on it, or the next request holds none), whose step 3 says nothing shows it ran."""
     if round_.response is not None:
         response = round_.response
         calls = response.message.tool_calls or response.stop == "tool_calls" or text_commands(trace, round_.index) \
-            or command_unseen(trace, round_.index)
+            or command_unproven(trace, round_.index)
         return (1, 2, 3, 4) if calls else (1, 5)
     if round_.error is not None:
         return (1, 2)

@@ -21,7 +21,7 @@ from lib.failures import answered_without_turn, no_answer, refused_unseen, statu
 from lib.model import AWAITING, ProviderError, Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
-from lib.steps import TextCommand, command_unseen, spoken_words, text_commands, turn_ends_words
+from lib.steps import TextCommand, UnprovenCommand, command_unproven, spoken_words, text_commands, turn_ends_words
 from lib.text import plural, shorten
 
 Lane = Literal["user", "program", "api", "model", "tools"]
@@ -155,7 +155,7 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         shown = after is None or _person_follows(trace, trace.rounds[after.index - 2] if after.index > k + 1
                                                  else round_, after)
         commands = text_commands(trace, k) if not round_.tool_calls else ()
-        unseen = command_unseen(trace, k) if not round_.tool_calls else None
+        unseen = command_unproven(trace, k) if not round_.tool_calls and not commands else None
         answer = _calls(k, round_) if round_.tool_calls else _written(k, commands) if commands \
             else _unseen(k, unseen) if unseen else _no_call(k, round_, following, shown)
         if round_.summary_call and answer and answer[0].step == 5 and answer[0].label == "answers in text":
@@ -223,12 +223,14 @@ def _written(k: int, commands: tuple[TextCommand, ...]) -> list[Arrow]:
             Arrow(k, "tools", "program", None, "returns")]
 
 
-def _unseen(k: int, name: str) -> list[Arrow]:
-    """A command the model wrote in its text where the log ends on that response (lib.steps.command_unseen): a call
-    intent, as step 2 labels it, and the program running it drawn as not recorded, as step 3 says nothing shows it."""
-    return [Arrow(k, "model", "program", 2, f"writes {shorten(name, 24)} in its text, no tool call"),
-            Arrow(k, "program", "tools", 3, f"runs {shorten(name, 24)}? the log ends before its result",
-                  recorded=False)]
+def _unseen(k: int, unseen: UnprovenCommand) -> list[Arrow]:
+    """A command the model wrote in its text that no request carries the result of (lib.steps.command_unproven): a
+    call intent, as step 2 labels it, and the program running it drawn as not recorded, as step 3 says nothing shows
+    it: the log ends before its result, or the next request holds none."""
+    name = shorten(unseen.name, 24)
+    why = "the log ends before its result" if unseen.log_ends else "no result in the next request"
+    return [Arrow(k, "model", "program", 2, f"writes {name} in its text, no tool call"),
+            Arrow(k, "program", "tools", 3, f"runs {name}? {why}", recorded=False)]
 
 
 def _cut(k: int, round_: Round) -> Arrow:

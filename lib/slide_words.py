@@ -12,7 +12,7 @@ from lib.dialects import DIALECTS, anthropic_messages
 from lib.failures import refused_unseen
 from lib.model import Round, Trace
 from lib.provenance import NOT_CAPTURED
-from lib.steps import command_unseen_words, spoken_words, summary_words, turn_ends_words
+from lib.steps import UnprovenCommand, spoken_words, summary_words, turn_ends_words
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, billing_known,
                          billing_reason, parts_not_logged, said_parts)
 from lib.text import as_sentence, ordinal, plural, rounds_named
@@ -190,13 +190,13 @@ STOPS = "The model stopped before an answer or a call (its stop signal says why)
 
 
 def step_lead(round_: Round, step: int, next_round: int | None = None, written: bool = False,
-              unseen: str | None = None) -> str:
+              unseen: UnprovenCommand | None = None) -> str:
     """The one sentence that matters on a step slide (step 4's is lib.presenter.carried, which needs the growth).
     Step 5 ends the loop only where no round follows (`next_round`): a person's next question, a program's re-ask, or
     a program that reads commands in the text goes on from it, in the words of the step's label
     (lib.steps.turn_ends_words). `written`: the response wrote a command in its text that the program ran
-    (lib.steps.text_commands), its steps 2 and 3; `unseen`: the command it wrote where the log ends on it
-    (lib.steps.command_unseen), whose running nothing shows."""
+    (lib.steps.text_commands), its steps 2 and 3; `unseen`: the command it wrote that no request carries the result
+    of (lib.steps.command_unproven), whose running nothing shows."""
     if step == 1:
         return knows_words(round_)
     if step == 2:
@@ -206,7 +206,7 @@ def step_lead(round_: Round, step: int, next_round: int | None = None, written: 
             return TEXT_COMMAND
         return FAILED if round_.response is None else CALLS_NOT_KEPT
     if step == 3 and unseen:
-        return as_sentence(command_unseen_words(unseen))
+        return as_sentence(unseen.words)
     if step == 3:
         return TEXT_COMMAND_RUNS if written and not round_.executions else runs_words(round_)
     if round_.response is not None and round_.response.stopped_short:

@@ -180,7 +180,7 @@ def steps_for_round(trace: Trace, index: int, placed: Growth | None = None,
     labels.extend(_results(trace, round_, placed))
     labels.extend(_response(round_, DIALECTS[trace.dialect].FINISH_FIELD, waiting,
                             trace.rounds[index] if index < len(trace.rounds) else None, text_commands(trace, index),
-                            command_unseen(trace, index)))
+                            command_unproven(trace, index)))
     return tuple(labels)
 
 
@@ -280,6 +280,49 @@ def command_unseen_words(name: str) -> str:
             "carries its result, so nothing shows the program ran it")
 
 
+def command_unanswered(trace: Trace, index: int) -> str | None:
+    """The command round `index`'s response wrote in its text (command_written) where a later round follows and its
+    request, kept in the log, carries no result of it (text_commands pairs none with this round): a person may have
+    declined it, or the program could not read it, and the log does not say which; None for any other round."""
+    if index >= len(trace.rounds) or not trace.rounds[index].request_recorded:
+        return None
+    name = command_written(trace.rounds[index - 1])
+    return name if name is not None and not text_commands(trace, index) else None
+
+
+def command_unanswered_words(name: str) -> str:
+    """What is known of a command the model wrote in its text whose result the next request does not carry
+    (command_unanswered), as a clause: the one wording of its step 3 label, the slide's lead and the HTML file's
+    program lane."""
+    return (f"the model wrote the command {name} in its text, not as a tool call; the next request carries no result "
+            "of it, so nothing shows the program ran it")
+
+
+@dataclass(frozen=True, slots=True)
+class UnprovenCommand:
+    """A command the model wrote in its text that no request in the log carries the result of: a call intent (step 2)
+    whose running nothing shows (step 3 says what is known), and no answer."""
+
+    name: str
+    """The command, as the text names it."""
+    words: str
+    """What is known of it, as a clause: command_unseen_words or command_unanswered_words."""
+    log_ends: bool
+    """True where the log ends on the response (command_unseen); False where the next request carries no result of it
+    (command_unanswered)."""
+
+
+def command_unproven(trace: Trace, index: int) -> UnprovenCommand | None:
+    """The command round `index`'s response wrote in its text that no request carries the result of, the log ending on
+    it (command_unseen) or the next request carrying none (command_unanswered); None for any other round. The steps,
+    presenter mode, the diagram, predict mode and the HTML file all go by it."""
+    if (name := command_unseen(trace, index)) is not None:
+        return UnprovenCommand(name, command_unseen_words(name), True)
+    if (name := command_unanswered(trace, index)) is not None:
+        return UnprovenCommand(name, command_unanswered_words(name), False)
+    return None
+
+
 def _tool_list(trace: Trace, round_: Round) -> list[StepLabel]:
     tools = round_.request.tools
     if not tools:
@@ -362,7 +405,7 @@ def _sent_back_as(trace: Trace, round_: Round, message: Message, call_id: str) -
 
 def _response(round_: Round, finish_field: str, waiting: str | None = None,
               next_round: Round | None = None, commands: tuple[TextCommand, ...] = (),
-              unseen: str | None = None) -> list[StepLabel]:
+              unseen: UnprovenCommand | None = None) -> list[StepLabel]:
     response = round_.response
     if response is None:  # a failure says what happened itself; a request the log ends on says nothing more
         return [] if round_.error is not None else [StepLabel(
@@ -400,12 +443,13 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
     if commands:  # the text is the call intent, not an answer: no step 5
         return labels
     if unseen is not None:
-        # The log ends on a command written in the text: a call intent whose running nothing shows, and no answer.
+        # A command written in the text that no request carries the result of (the log ends on it, or the next request
+        # holds none): a call intent whose running nothing shows, and no answer.
         texts = [p for p in response.message.parts if getattr(p, "kind", None) == "text"]
-        text_part = next((p for p in texts if f'"{unseen}"' in p.text), texts[0])
+        text_part = next((p for p in texts if f'"{unseen.name}"' in p.text), texts[0])
         return labels + [StepLabel(2, "response", join_path(response.message_path, text_part.path),
-                                   f"{unseen}: {TEXT_COMMAND_WORDS}"),
-                         StepLabel(3, "execution", "", f"not known: {command_unseen_words(unseen)}")]
+                                   f"{unseen.name}: {TEXT_COMMAND_WORDS}"),
+                         StepLabel(3, "execution", "", f"not known: {unseen.words}")]
     held = [call for call in response.message.tool_calls if call.id == waiting]
     for call in held:
         labels.append(StepLabel(3, "execution", "", f"waiting for your approval: {call.name} ({call.id})",

@@ -9,15 +9,17 @@ import html
 import json
 import re
 
+import yaml
+
 from lib.export_html import trace_html
 from lib.growth import ORIGIN_WORDS, growth, origin_words
 from lib.logs.upload import read_upload
 from lib.predict import outcome
 from lib.presenter import Position, reveal, steps_in
 from lib.sequence import sequence
-from lib.slide_words import TEXT_COMMAND, TEXT_COMMAND_RUNS
-from lib.steps import (TEXT_COMMAND_WORDS, command_unseen, command_unseen_words, steps_for_round,
-                       text_commands)
+from lib.slide_words import TEXT_COMMAND, TEXT_COMMAND_RUNS, step_lead
+from lib.steps import (TEXT_COMMAND_WORDS, command_unanswered, command_unanswered_words, command_unproven,
+                       command_unseen, command_unseen_words, steps_for_round, text_commands)
 from lib.summary import log_ends_words
 from lib.text import as_sentence
 from lib.ui import state
@@ -207,3 +209,76 @@ def test_the_html_file_gives_a_written_command_the_program_lane_a_tool_call_has(
     assert "The program's lane (the model never sees it)" in last
     assert "command message_agent" in last and '"key": "1111"' in last
     assert f"What it returned {as_sentence(command_unseen_words('message_agent'))}" in last
+
+
+def _declined() -> bytes:
+    """The AutoGPT log with read_file's result taken out of the requests after round 1 (a person declined the command,
+    or the agent could not read it): round 2's request carries no result of it."""
+    cassette = yaml.safe_load((FIXTURES / AUTOGPT).read_text())
+    for interaction in cassette["interactions"]:
+        body = json.loads(interaction["request"]["body"])
+        body["messages"] = [m for m in body["messages"]
+                            if not (m["role"] == "system" and m["content"].startswith("Command read_file returned:"))]
+        interaction["request"]["body"] = json.dumps(body)
+    return yaml.safe_dump(cassette).encode()
+
+
+def _declined_agent():
+    return read_upload([(AUTOGPT, _declined())]).conversations[0].trace
+
+
+def test_a_command_the_next_request_carries_no_result_of_is_a_call_intent_whose_running_nothing_shows():
+    # Round 1 wrote read_file and round 2's request carries no result of it: round 1 was labelled "⑤ answer in text:
+    # the model's turn ended with no call; the program went on (round 2)", drawn "answers in text", summarized as
+    # steps [5] and predicted as an answer. What is known: a command written in the text, and no result of it.
+    agent = _declined_agent()
+    unanswered = command_unanswered_words("read_file")
+    assert command_unanswered(agent, 1) == "read_file" and command_unanswered(agent, 2) is None
+    assert command_unanswered(agent, 3) is None and command_unanswered(_agent(), 1) is None
+    labels = steps_for_round(agent, 1)
+    assert [(label.step, label.side, label.path) for label in labels] == [
+        (2, "response", "choices[0].message.content"), (3, "execution", "")]
+    assert labels[0].detail == f"read_file: {TEXT_COMMAND_WORDS}"
+    assert labels[1].detail == f"not known: {unanswered}"
+    assert "the next request carries no result of it" in unanswered and "log ends" not in unanswered
+    assert steps_in(agent.rounds[0], agent) == (1, 2, 3, 4)
+    assert step_lead(agent.rounds[0], 2, 2, unseen=command_unproven(agent, 1)) == TEXT_COMMAND
+    assert step_lead(agent.rounds[0], 3, 2, unseen=command_unproven(agent, 1)) == as_sentence(unanswered)
+    arrows = [(a.round, a.source, a.target, a.step, a.label, a.recorded) for a in sequence(agent)]
+    assert (1, "model", "program", 2, "writes read_file in its text, no tool call", True) in arrows
+    assert (1, "program", "tools", 3, "runs read_file? no result in the next request", False) in arrows
+    assert not [a for a in arrows if a[0] == 1 and a[3] == 5]
+    # The round the log ends on keeps its own words.
+    assert steps_for_round(agent, 3)[-1].detail == f"not known: {command_unseen_words('message_agent')}"
+    from lib.cli import summary_of
+    document = summary_of(read_upload([(AUTOGPT, _declined())]))
+    assert [r["steps"] for r in document["conversations"][0]["rounds"]][0] == [2, 3]
+    predicted = outcome(agent, 1)
+    assert (predicted.action, predicted.calls, predicted.written) == (
+        "call", (("read_file", {"filename": "instructions_1.txt"}),), True)
+    first = " ".join(_section(trace_html(agent), 1).split())
+    assert "command read_file · written in the model's text, not as a tool call: no call id" in first
+    assert f"What it returned {as_sentence(unanswered)}" in first
+    assert "the log ends" not in first.lower()
+
+
+def test_the_explorer_and_presenter_say_the_next_request_carries_no_result_of_the_command(app):
+    # Round 1 showed "⑤ Step 5 · Model answers" "answer in text: ... the program went on (round 2)".
+    unanswered = command_unanswered_words("read_file")
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload(AUTOGPT.rsplit("/", 1)[-1], _declined())
+    at.run()
+    assert not at.exception
+    shown = lines(at, READ)
+    assert f"read_file: {TEXT_COMMAND_WORDS} · choices[0].message.content" in shown
+    assert f"not known: {unanswered}" in shown
+    assert not any("Step 5" in line or "the program went on" in line for line in shown)
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    seen = {}
+    for _ in range(3):
+        at.button(key="presenter.next").click().run()
+        assert not at.exception
+        step = at.query_params.get("step")
+        seen[step[0] if isinstance(step, list) else step] = lines(at, READ)
+    assert TEXT_COMMAND in seen["2"]
+    assert as_sentence(unanswered) in seen["3"]

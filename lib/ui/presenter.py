@@ -17,7 +17,7 @@ from lib.presenter import (Position, Reveal, appended_words, carried, following,
                            waits_words)
 from lib.provenance import origin_line
 from lib.slide_words import step_lead
-from lib.steps import STEP_COLORS, STEP_MARKS, command_unseen, text_commands
+from lib.steps import STEP_COLORS, STEP_MARKS, command_unproven, text_commands
 from lib.summary import log_ends_words
 from lib.ui import cards, explorer, lesson, plain, predict, rounds, state
 
@@ -231,7 +231,7 @@ def _body(loaded: LoadedTrace, shown: Reveal, secret: bool = False, fold_seen: b
         lesson.response_slide(loaded, view, shown)
     elif step == 3:
         lesson.lead(step_lead(round_, step, written=bool(text_commands(loaded.trace, index)),
-                              unseen=command_unseen(loaded.trace, index)))
+                              unseen=command_unproven(loaded.trace, index)))
         cards.execution_lane(round_, view.following, marks, across=2, explain=False)
     else:
         _appended(loaded, shown)
