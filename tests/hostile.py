@@ -23,8 +23,17 @@ MARKERS = ("<script", "<img", "<meta", "<a ", "![", "](", "tracker.example", "ev
 """Pieces of the payload; any of them in an element that renders markdown means trace text reached markdown."""
 
 
-def hostile_trace(text: str = HOSTILE) -> bytes:
-    """A three-round trace (a call, an answer, a failed call) with `text` in every string field of the native format.
+COMMAND = f"run{BIDI}{SCRIPT}{REMOTE}"
+"""The name of the command the model writes in its text (`hostile_trace(written=True)`): a bidi control, a script and a
+remote image, no space (AutoGPT's result names a command in one word: lib.injected.COMMAND_RESULTS); the control
+early, where a label cut short still holds it."""
+
+
+def hostile_trace(text: str = HOSTILE, written: bool = False) -> bytes:
+    """A three-round trace (a call, an answer, a failed call) with `text` in every string field of the native format;
+    `written`: four rounds, the third writing a command in its text as AutoGPT does (its JSON `"command"`, named
+    COMMAND, its `args` and `"thoughts"` carrying `text`), whose result the failed call's request carries in the
+    system role ("Command COMMAND returned: `text`").
 
     Structural strings the reader needs to tell what a line is (`kind`, `dialect`, the `tool` and
     `assistant` roles, `type: function`) stay as they must be; every other string carries `text`,
@@ -61,12 +70,31 @@ def hostile_trace(text: str = HOSTILE) -> bytes:
                      {"by": text, "kind": text, "text": text, "after": True}]},
         {"kind": "round", "index": 2, "request": {**request, "messages": [system, user, asking, result]},
          "response": response(answer, text)},
-        {"kind": "round", "index": 3, "request": {**request, "messages": [system, user, asking, result, answer, stranger]},
+        *_written_round(request, [system, user, asking, result, answer, stranger], response, text, written),
+        {"kind": "round", "index": 4 if written else 3,
+         "request": {**request, "messages": [system, user, asking, result, answer, stranger,
+                                             *(_command_turns(text) if written else [])]},
          "error": {"status": text, "message": text, "body": {"error": {"message": text, "type": text, "code": text}}}},
         {"kind": "annotation", "id": text[:64], "target": "round:1", "labels": ["costly"], "note": text, "author": text[:80],
          "created": text},
     ]
     return "\n".join(json.dumps(line) for line in lines).encode()
+
+
+def _command_turns(text: str) -> list[dict]:
+    """The model's turn that writes COMMAND in its text, and the program's message after it with what it returned."""
+    said = {"thoughts": {"text": text, "reasoning": text, "plan": text, "criticism": text, "speak": text},
+            "command": {"name": COMMAND, "args": {"q": text, "url": "https://tracker.example/p.png"}}}
+    return [{"role": "assistant", "content": json.dumps(said, ensure_ascii=False, indent=4)},
+            {"role": "system", "content": f"Command {COMMAND} returned: {text}"}]
+
+
+def _written_round(request: dict, messages: list[dict], response, text: str, written: bool) -> list[dict]:
+    """Round 3 of `hostile_trace(written=True)`: its answer writes COMMAND in its text, as AutoGPT's do; none else."""
+    if not written:
+        return []
+    return [{"kind": "round", "index": 3, "request": {**request, "messages": messages},
+             "response": response(_command_turns(text)[0], "stop")}]
 
 
 UNESCAPED = re.compile(r"(?<!\\)(<script|<img|!\[|\]\(https?:|:red\[|\$x)")

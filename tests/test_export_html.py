@@ -12,9 +12,10 @@ from lib.logs.upload import read_upload
 from lib.model import ProviderError
 from lib.summary import summarize
 from lib.encodings import load_encoding
+from lib.text import show_controls
 from lib.tokens import CHARACTER_COUNTER, tiktoken_counter
 from tests.conftest import load_bundled
-from tests.hostile import HOSTILE, IMG, META, SCRIPT, SHOWN, hostile_trace
+from tests.hostile import COMMAND, HOSTILE, IMG, META, SCRIPT, SHOWN, hostile_trace
 from tests.screen import FIXTURES
 
 OUR_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "span", "b", "code", "pre", "div",
@@ -76,7 +77,7 @@ def test_the_file_loads_nothing_and_runs_nothing(hengxin):
 
 
 def test_hostile_trace_text_comes_out_as_text():
-    trace = catalog.load_bytes(hostile_trace(), "hostile.jsonl").trace
+    trace = catalog.load_bytes(hostile_trace(written=True), "hostile.jsonl").trace
     notes = [_note("round:1", HOSTILE)]
     for page in (trace_html(trace, None, notes), handout_html(trace)):
         found = _parse(page)
@@ -117,7 +118,7 @@ def test_a_handout_of_one_round(hengxin):
 
 
 def test_every_string_field_of_a_hostile_trace_stays_text_in_the_file_and_the_handout():
-    trace = catalog.load_bytes(hostile_trace(), "hostile.jsonl").trace
+    trace = catalog.load_bytes(hostile_trace(written=True), "hostile.jsonl").trace
     notes = [Note(id="n", trace="fp", target=target, labels=(HOSTILE,), text=HOSTILE, author=HOSTILE, created=HOSTILE)
              for target in ("trace", "round:1", HOSTILE)]
     for page in (trace_html(trace, summarize(trace, CHARACTER_COUNTER), notes), handout_html(trace)):
@@ -132,6 +133,11 @@ def test_every_string_field_of_a_hostile_trace_stays_text_in_the_file_and_the_ha
     whole = "".join(_parse(trace_html(trace, None, notes)).text)
     assert whole.count(SHOWN) >= 20  # title, model, description, messages, tools, ids, status, approval, notes...
     assert f"anthropic-beta: {SHOWN}" in whole  # a request header the log kept, as text
+    # Round 3's command, written in its text: the program lane names it, gives its arguments and what it returned.
+    named = show_controls(COMMAND)
+    assert f"command {named} · written in the model's text, not as a tool call: no call id" in whole
+    assert f"Command {named} returned: {SHOWN}" in whole
+    assert f'"q": "{SHOWN.replace(chr(34), chr(92) + chr(34))}"' in whole
 
 
 def test_a_status_approval_or_duration_of_the_wrong_type_shows_as_text_and_breaks_nothing(hengxin):

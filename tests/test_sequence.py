@@ -11,7 +11,7 @@ from lib.sequence import sequence, window_start
 from lib.steps import steps_for_round
 from lib.ui.charts import sequence_diagram
 from tests.conftest import load_bundled
-from tests.hostile import IMG, hostile_trace
+from tests.hostile import COMMAND, IMG, hostile_trace
 from lib import catalog
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -65,6 +65,19 @@ def test_the_figure_has_four_lanes_and_escapes_trace_text():
     assert not any(IMG in t or "<img" in t for t in texts)
     assert any("lookup&lt;img" in t for t in texts)
     assert [t for t in texts if t.startswith("<b>Round")] == ["<b>Round 1</b>", "<b>Round 2</b>", "<b>Round 3</b>"]
+
+
+def test_a_command_written_in_the_text_is_drawn_as_text_its_bidi_control_written_out():
+    # A hostile command name, and round 2's hostile stop signal, reached the diagram with their right-to-left override
+    # as it is ("stops: … \u202egnp.exe"): everything after it on the label drawn reversed.
+    trace = catalog.load_bytes(hostile_trace(written=True), "hostile.jsonl").trace
+    figure = json.loads(sequence_diagram(sequence(trace), 4).to_json())
+    texts = [a.get("text", "") for a in figure["layout"]["annotations"]]
+    assert "② writes run[U+202E]gnp.exe&lt;script&gt;aler… in its text, no tool call" in texts
+    assert "③ runs run[U+202E]gnp.exe&lt;script&gt;alert('owned')&lt;/scri…" in texts
+    assert COMMAND.startswith("run\u202egnp.exe<script>")
+    assert not [t for t in texts if "\u202e" in t or "<script" in t or "<img" in t]
+    assert any(t.startswith("stops: ") and t.endswith("[U+202E]gnp.exe, no answer and no call") for t in texts)
 
 
 def test_two_parallel_calls_of_one_tool_are_one_request_and_two_executions_in_one_row():

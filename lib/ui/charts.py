@@ -12,6 +12,7 @@ from lib.summary import RoundSummary, counted_parts, not_counted_said, not_count
 from lib.tokens import NOT_COUNTED, SHOWN_WHEN_SOME
 from lib.sequence import LANE_TITLES, LANES, Arrow
 from lib.steps import STEP_COLORS, STEP_MARKS
+from lib.text import show_controls
 
 _STYLE = {
     "reported": {"pattern": "", "opacity": 1.0},
@@ -269,10 +270,11 @@ def _arrow(arrow: Arrow, lane_x: dict, row: float, place: int, label: tuple[int,
 
 
 def _plotly_text(text: str) -> str:
-    """Trace text as plotly.js shows it verbatim: `&`, `<` and `>` escaped, so no tag can form. Quotes stay as
-    they are: plotly turns only a few named entities back into characters, and `&quot;` is not among them;
-    outside a tag a quote is only a quote."""
-    return html.escape(text, quote=False)
+    """Trace text as plotly.js shows it verbatim: `&`, `<` and `>` escaped, so no tag can form, and bidi controls
+    written out (lib.text.show_controls), so none reverses the rest of a label. Quotes stay as they are: plotly turns
+    only a few named entities back into characters, and `&quot;` is not among them; outside a tag a quote is only a
+    quote."""
+    return html.escape(show_controls(text), quote=False)
 
 
 def _label_place(x0: float, x1: float, place: int, of: int) -> dict:
