@@ -16,7 +16,9 @@ from lib import library
 from lib.logs.upload import read_upload
 from lib.store import open_store
 
-from tests.hostile import SCRIPT, SHOWN, hostile_trace, markdown_leaks
+from lib.steps import TEXT_COMMAND_WORDS
+from lib.text import show_controls
+from tests.hostile import COMMAND, SCRIPT, SHOWN, hostile_trace, markdown_leaks
 from tests.synthetic import synthetic_log
 
 EXPLORER, ANNOTATE, CHECKS, TOKENS = "pages/explorer.py", "pages/annotate.py", "pages/checks.py", "pages/overview.py"
@@ -33,7 +35,7 @@ def notes_url(tmp_path, monkeypatch) -> str:
 def _every_view(app):
     """The hostile trace opened, its note imported, then every page and view, each named."""
     at = app.run()
-    at.file_uploader(key="sidebar.upload").upload("hostile.jsonl", hostile_trace()).run()
+    at.file_uploader(key="sidebar.upload").upload("hostile.jsonl", hostile_trace(written=True)).run()
     yield "explorer, round 1", at
     at.switch_page(ANNOTATE).run()
     yield "annotate, before the import", at
@@ -41,7 +43,7 @@ def _every_view(app):
     assert [s.value for s in at.success] == ["Imported 1 note."]
     yield "annotate, with the note", at
     at.switch_page(EXPLORER).run()
-    for index in (1, 2, 3):
+    for index in (1, 2, 3, 4):
         at.number_input(key="explorer.round").set_value(index).run()
         for view in ("Cards", "Raw JSON", "Both dialects"):
             at.radio(key="explorer.view").set_value(view).run()
@@ -52,7 +54,12 @@ def _every_view(app):
     yield "predict mode, before predicting", at
     at.button(key="predict.reveal").click().run()
     yield "predict mode, revealed", at
+    for index in (2, 3):  # on to round 3, whose command is written in its text, scored as the call intent it is
+        at.button(key="explorer.next").click().run()
+        at.button(key="predict.reveal").click().run()
+    yield "predict mode, round 3 revealed", at
     at.toggle(key="explorer.predict").set_value(False)
+    at.number_input(key="explorer.round").set_value(1)
     at.toggle(key="explorer.presenter").set_value(True).run()
     yield "presenter, round 1 step 1", at
     while not at.button(key="presenter.next").disabled:
@@ -73,8 +80,29 @@ def test_no_piece_of_a_hostile_trace_reaches_markdown_in_any_view(app, notes_url
     presenter = [where for where in walked if where.startswith("presenter")]
     assert presenter == ["presenter, round 1 step 1", "presenter, round 1 step 2", "presenter, round 1 step 3",
                          "presenter, round 1 step 4", "presenter, round 2 step 1", "presenter, round 2 step 5",
-                         "presenter, round 3 step 1", "presenter, round 3 step 2"]
-    assert walked[-2:] == [TOKENS, CHECKS] and len(walked) == 3 + 9 + 2 + 8 + 2
+                         "presenter, round 3 step 1", "presenter, round 3 step 2", "presenter, round 3 step 3",
+                         "presenter, round 3 step 4", "presenter, round 4 step 1", "presenter, round 4 step 2"]
+    assert walked[-2:] == [TOKENS, CHECKS] and len(walked) == 3 + 12 + 3 + 12 + 2
+
+
+def test_a_command_written_in_the_text_is_shown_as_text_its_bidi_control_written_out(app, notes_url):
+    # Round 3 writes a command named with a script, a remote image and a right-to-left override in its text: its step
+    # labels, the slides and predict mode's score name it, each as text.
+    named = {}
+    for where, at in _every_view(app):
+        named[where] = [v for v in [e.value for e in at.get("text")] + [e.value for e in at.get("code")]
+                        if show_controls(COMMAND) in v]
+        assert not markdown_leaks(at), where
+    assert f"{show_controls(COMMAND)}: {TEXT_COMMAND_WORDS} · choices[0].message.content" in \
+        named["explorer, round 3, Cards"]
+    assert any(v.startswith(f"{show_controls(COMMAND)}: the program read the command out of the text and ran it")
+               for v in named["explorer, round 3, Cards"])
+    assert any(v.startswith(f"result of the command {show_controls(COMMAND)}, written in the text of round 3's answer")
+               for v in named["explorer, round 4, Cards"])
+    assert any(f"it wrote the command {show_controls(COMMAND)} in its text" in v
+               for v in named["predict mode, round 3 revealed"])
+    for step in (2, 3, 4):
+        assert named[f"presenter, round 3 step {step}"], step
 
 
 def test_hostile_markup_is_shown_literally_as_text_and_bidi_controls_written_out(app, notes_url):

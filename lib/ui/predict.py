@@ -14,7 +14,7 @@ from lib.predict import (ACTIONS, Prediction, Score, echo, expected, has_next_re
                           total)
 from lib.presenter import open_rounds
 from lib.slide_words import predicted_only_words
-from lib.text import plural
+from lib.text import plural, show_controls
 from lib.ui import plain, rounds, state
 
 REVEAL = "predict.reveal"
@@ -220,10 +220,10 @@ def _points(loaded: LoadedTrace, index: int, found: Score) -> None:
         if side.yours is None:
             yours.caption("none given")
         else:
-            yours.code(side.yours, language=None, wrap_lines=True)
+            yours.code(show_controls(side.yours), language=None, wrap_lines=True)
         model.caption("The model's arguments" if side.model is not None else "The model did not call this tool")
-        if side.model is not None:
-            model.code(side.model, language=None, wrap_lines=True)
+        if side.model is not None:  # a command written in the text keeps its characters as written: controls too
+            model.code(show_controls(side.model), language=None, wrap_lines=True)
     if not has_next_request(loaded.trace, index):
         st.caption(LAST_ROUND)
 
