@@ -442,6 +442,7 @@ def shaping_headers(headers, secrets: tuple[str, ...] = ()) -> dict[str, str]:
 _SAFE_NAMES = tuple(name for name in KEPT_HEADERS if not any(word in name for word in LOOKS_SECRET))
 """KEPT_HEADERS less any name that looks like a credential's, should one be added to the list: never kept."""
 _KEPT = frozenset(_SAFE_NAMES)
+"""The same names as a set, to look each of a call's header names up once."""
 
 
 REQUEST_HEADERS = "request_headers"

@@ -20,7 +20,7 @@ from typing import Literal, Sequence
 from lib.dialects import DIALECTS
 from lib.growth import Growth, MessageEntry, growth, kept_before
 from lib.injected import command_result
-from lib.model import AWAITING, JSON, Execution, Message, Round, ToolCallPart, Trace, spoken
+from lib.model import AWAITING, JSON, Execution, Message, Response, Round, ToolCallPart, Trace, spoken
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
 from lib.text import plural
@@ -228,14 +228,16 @@ def text_commands(trace: Trace, index: int) -> tuple[TextCommand, ...]:
                                                  following.request.messages[following.resent_prefix:]
                                                  if m.role == "system"):
         return ()
+    return tuple(TextCommand(name, _command_path(response, name), entry.index)
+                 for entry, name, made in _command_entries(trace, following, growth(trace, index + 1)) if made == index)
+
+
+def _command_path(response: Response, name: str) -> str:
+    """Where in the response body the text part that names the command `name` is: the first text part where none
+    quotes it."""
     texts = [p for p in response.message.parts if getattr(p, "kind", None) == "text"]
-    commands = []
-    for entry, name, made in _command_entries(trace, following, growth(trace, index + 1)):
-        if made != index:
-            continue
-        part = next((p for p in texts if f'"{name}"' in p.text), texts[0])
-        commands.append(TextCommand(name, join_path(response.message_path, part.path), entry.index))
-    return tuple(commands)
+    part = next((p for p in texts if f'"{name}"' in p.text), texts[0])
+    return join_path(response.message_path, part.path)
 
 
 def command_written(round_: Round) -> str | None:
@@ -445,9 +447,7 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
     if unseen is not None:
         # A command written in the text that no request carries the result of (the log ends on it, or the next request
         # holds none): a call intent whose running nothing shows, and no answer.
-        texts = [p for p in response.message.parts if getattr(p, "kind", None) == "text"]
-        text_part = next((p for p in texts if f'"{unseen.name}"' in p.text), texts[0])
-        return labels + [StepLabel(2, "response", join_path(response.message_path, text_part.path),
+        return labels + [StepLabel(2, "response", _command_path(response, unseen.name),
                                    f"{unseen.name}: {TEXT_COMMAND_WORDS}"),
                          StepLabel(3, "execution", "", f"not known: {unseen.words}")]
     held = [call for call in response.message.tool_calls if call.id == waiting]

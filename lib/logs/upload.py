@@ -949,9 +949,9 @@ class _Rebuilder:
         calls = sorted((call for thread in plain for call in thread.calls),
                        key=lambda call: (len(call.request.messages), call.order))
         by_end: dict[tuple, list[_Call]] = {}
+        # Calls by where their request ends and by their answer, where their raw messages are their messages (one task
+        # run many times: the calls alike are told apart by the answer sent back, not compared each with each).
         by_answer: dict[tuple, list[_Call]] = {}
-        """Calls by where their request ends and by their answer, where their raw messages are their messages (one
-        task run many times: the calls alike are told apart by the answer sent back, not compared each with each)."""
         for call in sorted(calls, key=lambda call: call.order):
             sent = call.request.messages
             if sent:
@@ -1632,18 +1632,11 @@ def _cut_runs(files: list[tuple[str, bytes]], reading: _Reading) -> list[tuple[s
         return files  # two files of one name: which of them goes on could not be said
     for name, data in files:
         first = _first_line(name, data)
-        for cls in FORMATS if first else ():
-            if reading.forced and cls.name != reading.forced:
-                continue
-            instance = cls()
-            try:
-                if not instance.detect(first):
-                    continue
-            except Exception:  # noqa: BLE001 - a rule that cannot read the line does not recognize it
-                continue
-            if instance.one_file:
-                (goes if instance.goes_on(first) else begins).setdefault(cls.name, []).append(name)
-            break
+        # Asked of fresh importers, as detection asks the reading's: the first line tells what each file is.
+        instance = _detect([cls() for cls in FORMATS if not reading.forced or cls.name == reading.forced], first,
+                           None)[0] if first else None
+        if instance is not None and instance.one_file:
+            (goes if instance.goes_on(first) else begins).setdefault(instance.name, []).append(name)
     for name, rest in goes.items():
         if len(rest) == 1 and len(begins.get(name, ())) == 1:
             reading.going_on[begins[name][0]] = rest[0]
