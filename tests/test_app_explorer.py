@@ -81,6 +81,37 @@ def test_stepping_through_hengxin_shows_the_growth_and_the_steps(app):
     assert at.query_params["round"] == ["4"] or at.query_params["round"] == "4"
 
 
+def test_an_address_the_browsers_back_button_brings_opens_its_round_and_trace(app):
+    # The browser's Back reruns the page with the address before: the explorer wrote its own round over it.
+    at = app.run()
+    for _ in range(2):
+        at.button(key="explorer.next").click().run()
+    assert _heading(at).startswith("Round 3:")
+    at.query_params["round"] = "2"  # Back
+    at.run()
+    assert _heading(at) == "Round 2: the program sends 5 messages, 3 of them new"
+    assert at.number_input(key="explorer.round").value == 2
+    at.button(key="explorer.next").click().run()  # Next goes on from the round Back brought
+    assert _heading(at).startswith("Round 3:")
+    at.selectbox(key="sidebar.trace").set_value("larkfield-get-order").run()
+    assert at.query_params["trace"] in ("larkfield-get-order", ["larkfield-get-order"])
+    assert _heading(at).startswith("Round 1:")
+    at.query_params["trace"], at.query_params["round"] = "hengxin-expense", "3"  # Back, to the trace before
+    at.run()
+    assert at.selectbox(key="sidebar.trace").value == "hengxin-expense"
+    assert _heading(at) == "Round 3: the program sends 7 messages, 2 of them new"
+
+
+def test_a_round_the_page_did_not_write_stays_when_the_address_is_unchanged(app):
+    # A rerun with the address as the page left it (a widget, a page's own rerun) is no Back: the round box decides.
+    app.query_params["round"] = "2"
+    at = app.run()
+    at.number_input(key="explorer.round").set_value(4).run()
+    assert _heading(at).startswith("Round 4:")
+    at.run()
+    assert _heading(at).startswith("Round 4:")
+
+
 def test_the_overview_table_lists_every_round(app):
     at = app.run()
     table = _overview(at)

@@ -22,7 +22,7 @@ from lib.failures import unmade_words
 from lib.prices import COST_NOT_KNOWN, Price, cost_figure, cost_notes, money_words
 from lib.store import StoreUnavailable
 from lib.summary import about
-from lib.ui import kept, navigation, picker, plain, predict, state
+from lib.ui import address, kept, navigation, picker, plain, predict, state
 from lib.ui.cache import per_trace
 from lib.ui.findings import findings
 
@@ -132,7 +132,7 @@ def _linked(choices: dict[str, str]) -> None:
     if open_now not in choices:  # a saved trace the library cannot give now
         open_now = catalog.FIRST_TRACE
     st.session_state[LINKED] = bool(asked)
-    st.query_params.pop("trace", None)  # the other pages' trace; this page names its two runs
+    address.write(trace=None)  # the other pages' trace; this page names its two runs
     defaults = [open_now, _second(open_now, choices)]
     for n, key in enumerate((LEFT, RIGHT)):
         name = asked[n] if n < len(asked) else defaults[n]
@@ -327,7 +327,7 @@ def chosen_row(found: Comparison) -> int:
         st.session_state[ROW] = linked.round if asked else (found.first_divergence or found.first_uncompared or 1)
     st.session_state[ROW] = min(max(st.session_state[ROW], 1), count)
     row = st.number_input("Row", min_value=1, max_value=count, step=1, key=ROW)
-    st.query_params["round"] = str(row)
+    address.write(round=str(row))
     return row
 
 

@@ -17,7 +17,7 @@ from lib.slide_words import held_chain_words, kept_by_provider
 from lib.model import Round
 from lib.presenter import PREDICT_STEP, Position, first_open, held_back_words, waits_words
 from lib.steps import STEP_COLORS, STEP_TITLES, StepLabel
-from lib.ui import accounting, annotate, cards, charts, lesson, plain, predict, rounds, side_by_side, state
+from lib.ui import accounting, address, annotate, cards, charts, lesson, plain, predict, rounds, side_by_side, state
 from lib.ui.round_navigator import round_navigator
 from lib.ui.navigation import fork_from
 from lib.ui.cache import per_trace
@@ -78,6 +78,11 @@ def _opened(loaded: LoadedTrace, predicting: bool) -> tuple[int, bool]:
             st.session_state[state.ROUND] = st.session_state.get(state.ROUND_SHOWN, 1)
         else:
             st.session_state[state.ROUND] = 1
+    browsed = address.browsed("round")
+    if browsed is not None:  # the browser's Back or Forward: the round of the address it brought
+        linked = linked_round(browsed, predict.known_rounds(loaded, predicting))
+        if linked.problem is None:
+            st.session_state[state.ROUND] = linked.round
     wanted = max(st.session_state[state.ROUND], 1)
     _return_to_held(loaded, wanted, predicting)
     wanted = max(st.session_state[state.ROUND], 1)
@@ -128,7 +133,7 @@ def navigation(loaded: LoadedTrace, predicting: bool = False) -> int:
                    key="explorer.next", width="stretch")
     if waits and not held:  # the warning above says it already: every later request carries this round's answer
         st.caption(waits)
-    st.query_params["round"] = str(st.session_state[state.ROUND])
+    address.write(round=str(st.session_state[state.ROUND]))
     _follow(st.session_state[state.ROUND], count)
     return st.session_state[state.ROUND]
 

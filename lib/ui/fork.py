@@ -23,7 +23,7 @@ from lib.fork import (ForkSetup, advance, can_run_tools, in_dialect, original_re
 from lib.live.providers import AnthropicProvider, OpenAIProvider
 from lib.live.runner import Runner
 from lib.text import show_controls
-from lib.ui import compare, explorer, fork_editor, kept, navigation, plain, predict, state
+from lib.ui import address, compare, explorer, fork_editor, kept, navigation, plain, predict, state
 from lib.ui.live import endpoint, live_refusal
 
 ROUND = navigation.FORK_ROUND
@@ -86,7 +86,7 @@ def chosen_round(loaded: catalog.LoadedTrace) -> int:
         st.session_state[ROUND] = explorer.current_round(loaded)
     at = st.number_input("Fork from round", min_value=1, max_value=count, step=1, key=ROUND)
     # The address carries it, as the explorer's does: a reload or a link copied from here forks the same round.
-    st.query_params["round"] = str(at)
+    address.write(round=str(at))
     return at
 
 

@@ -16,7 +16,7 @@ from lib.logs import format_names
 from lib.logs.upload import Upload
 from lib.text import plural
 from lib.store import StoreUnavailable
-from lib.ui import access as ui_access, kept, navigation, plain, predict, state
+from lib.ui import access as ui_access, address, kept, navigation, plain, predict, state
 
 TRACE = "sidebar.trace"
 """Session key of the bundled-trace selectbox."""
@@ -30,6 +30,8 @@ SAVED_CHOICE = "(saved trace)"
 """The Trace box's choice while a trace from the library is on screen."""
 SOURCE = "trace.upload_source"
 """Session key: where the open files came from (upload, capture, live, fork), recorded when it is saved."""
+PICKED = "sidebar.picked"
+"""Session key: set by a trace picked in the Trace box, for the run that follows it (address_trace)."""
 BUNDLED = "sidebar.bundled"
 """Session key: the bundled trace shown last, to go back to when an upload is closed."""
 FORMAT = "sidebar.format"
@@ -107,6 +109,7 @@ def open_saved(trace_id: str) -> None:
 
 def _chosen() -> None:
     """A trace picked in the Trace box replaces the upload or saved trace on screen."""
+    st.session_state[PICKED] = True
     st.session_state.pop(kept.SAVED, None)
     _close_upload()
 
@@ -130,6 +133,7 @@ def trace_picker() -> catalog.LoadedTrace:
     """Draw the picker in the sidebar and return the trace it selects."""
     navigation.frame_guard()
     navigation.keep_widget_values(KEPT)
+    address.arrived()
     traces = state.bundled()
     names = [t.name for t in traces]
     # In predict mode a title that tells what the model does gives way to a neutral name (predict.title).
@@ -137,6 +141,8 @@ def trace_picker() -> catalog.LoadedTrace:
     if TRACE not in st.session_state:
         st.session_state[TRACE] = _linked_trace(names, titles)
     files = st.session_state.get(FILES)
+    if not files:
+        _follow_browser(names)
     saved = None if files else _saved()
     if files:
         st.session_state[TRACE] = OPENED
@@ -180,14 +186,32 @@ def address_trace() -> None:
     replica, or a bundled trace's link name (no punchline in predict mode); none for an upload. Not while a plan is
     presented (`?plan=`): there the slide is the position, and a `trace=` written and taken away again on every run
     added two addresses to the browser's history per slide, so Back landed on the same slide."""
+    picked = st.session_state.pop(PICKED, False)
     if st.query_params.get("plan") is not None:
         return
     if st.session_state.get(FILES):
-        st.query_params.pop("trace", None)
+        trace = None
     elif st.session_state.get(kept.SAVED) is not None:
-        st.query_params["trace"] = st.session_state[kept.SAVED]
+        trace = st.session_state[kept.SAVED]
     else:
-        st.query_params["trace"] = predict.link_name(st.session_state[TRACE], predict.predicting())
+        trace = predict.link_name(st.session_state[TRACE], predict.predicting())
+    # A trace picked opens on its round 1 (lib/ui/explorer.py): written with it, one address in the browser's history,
+    # where the trace written first and the round after made two, the new trace at the old round between them.
+    address.write(trace=trace, **({"round": "1"} if picked else {}))
+
+
+def _follow_browser(names: list[str]) -> None:
+    """A trace the browser's Back or Forward brought to the address becomes the trace on screen: a bundled one, or
+    one kept in the library. Not an upload's address: the files went with the page that held them."""
+    brought = address.browsed_trace()
+    if brought is None:
+        return
+    asked = catalog.aliased(brought, state.bundled())
+    if asked in names:
+        st.session_state.pop(kept.SAVED, None)
+        st.session_state[TRACE] = asked
+    elif is_kept_id(brought):
+        st.session_state[kept.SAVED] = brought
 
 
 def _uploader(files: list[tuple[str, bytes]] | None) -> None:

@@ -19,7 +19,7 @@ from lib.provenance import origin_line
 from lib.slide_words import step_lead
 from lib.steps import STEP_COLORS, STEP_MARKS, command_unproven, text_commands
 from lib.summary import log_ends_words
-from lib.ui import cards, explorer, lesson, plain, predict, rounds, state
+from lib.ui import address, cards, explorer, lesson, plain, predict, rounds, state
 
 PRESENTER_CSS = """<style>
 /* Presenter mode: a projector needs big type and the whole width. Fixed rules of our own: no trace text. */
@@ -99,18 +99,13 @@ def modes(on_present: Callable[[], None] | None = None) -> Modes:
                  help="Predict mode: each response stays hidden until you say what the model will do; your score is "
                       "kept.")
     on = [word for key, word in MODES.items() if st.session_state[key]]
-    if on:
-        st.query_params["mode"] = ",".join(on)
-    else:
-        st.query_params.pop("mode", None)
-    if not st.session_state[state.PRESENTER]:
-        st.query_params.pop("step", None)
+    address.write(mode=",".join(on) or None, **({} if st.session_state[state.PRESENTER] else {"step": None}))
     return Modes(st.session_state[state.PRESENTER], st.session_state[state.PREDICT], corner)
 
 
-def _query_step() -> int:
+def _query_step(asked: str | None = None) -> int:
     try:
-        return int(st.query_params.get("step", 1))
+        return int(asked or st.query_params.get("step", 1))
     except ValueError:
         return 1
 
@@ -126,8 +121,11 @@ def position(loaded: LoadedTrace, predicting: bool = False) -> tuple[Position, b
     fresh = st.session_state.get(state.SHOWN_DIGEST) != loaded.digest
     first_view = state.STEP not in st.session_state
     index, held = explorer.opened(loaded, predicting)
+    browsed = address.browsed("step")
     if first_view:
         st.session_state[state.STEP] = _query_step()
+    elif browsed is not None:  # the browser's Back or Forward: the step of the address it brought
+        st.session_state[state.STEP] = _query_step(browsed)
     elif fresh:
         st.session_state[state.STEP] = 1
     here = settle(loaded.trace, index, st.session_state[state.STEP], hidden_rounds(loaded, predicting))
@@ -183,8 +181,7 @@ def show(loaded: LoadedTrace, predicting: bool, corner=None) -> None:
     if waits_words(trace, here, hidden) and not held:  # the warning above says it already, as the explorer's does
         st.caption(waits_words(trace, here, hidden))
     step_slide(loaded, here, predicting)
-    st.query_params["round"] = str(here.round)
-    st.query_params["step"] = str(here.step)
+    address.write(round=str(here.round), step=str(here.step))
 
 
 def step_slide(loaded: LoadedTrace, here: Position, predicting: bool, fold_seen: bool = True) -> None:

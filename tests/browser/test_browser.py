@@ -65,6 +65,40 @@ def test_the_explorer_opens_on_hengxin_and_steps_to_round_2(page):
     screenshot(page, "explorer", readme=True)
 
 
+def test_the_browsers_back_and_forward_buttons_go_through_the_rounds_and_traces_shown(page):
+    # Back after Next left the round on screen: Streamlit adds each round's address to the history, but the explorer
+    # kept the round of the session and wrote it back over the address Back had brought.
+    page.goto("/?trace=hengxin-expense&round=1")
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+    for heading, address in (("Round 2: the program sends 5 messages, 3 of them new", "round=2"),
+                             ("Round 3: the program sends 7 messages, 2 of them new", "round=3")):
+        page.get_by_role("button", name="Next round ▶", exact=True).click()
+        _round_heading(page, heading)
+        expect(page).to_have_url(re.compile(rf"{address}(&|$)"))  # Back goes to the address before the last written
+    page.go_back()
+    _round_heading(page, "Round 2: the program sends 5 messages, 3 of them new")
+    expect(page).to_have_url(re.compile(r"round=2(&|$)"))
+    page.go_forward()
+    _round_heading(page, "Round 3: the program sends 7 messages, 2 of them new")
+    expect(page).to_have_url(re.compile(r"round=3(&|$)"))
+    # Another trace picked in the sidebar is one address (its round 1), and Back returns to Hengxin's round 3.
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.click()
+    page.get_by_role("option", name="Larkfield", exact=False).first.click()
+    expect(page).to_have_url(re.compile(r"trace=larkfield-get-order"))
+    _round_heading(page, "Round 1: the program sends")
+    page.get_by_role("button", name="Next round ▶", exact=True).click()
+    _round_heading(page, "Round 2: the program sends")
+    expect(page).to_have_url(re.compile(r"round=2(&|$)"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"round=1(&|$)"))
+    _round_heading(page, "Round 1: the program sends")
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"trace=hengxin-expense"))
+    _round_heading(page, "Round 3: the program sends 7 messages, 2 of them new")
+    page.get_by_role("button", name="Next round ▶", exact=True).click()  # Next goes on from the round Back brought
+    _round_heading(page, "Round 4: the program sends")
+
+
 def test_the_token_breakdown_page_draws_its_charts(page):
     page.goto("/?trace=hengxin-expense")
     _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
@@ -122,6 +156,26 @@ def test_a_deep_link_opens_round_3_step_4_in_presenter_mode(page):
     _idle(page)
     assert _step_labels(page) == ["4 · Result appended"]
     expect(page.locator(SIDEBAR)).to_be_hidden()
+
+
+def test_the_browsers_back_button_goes_to_the_step_before_in_presenter_mode(page):
+    # A room's teacher pressed Back and the step stayed: presenter mode wrote its own position over the address Back
+    # brought, and a step across rounds wrote two addresses (the round, then the step).
+    page.goto("/?trace=hengxin-expense&round=1&step=3&mode=present")
+    expect(page.get_by_role("heading", name=TITLES[3])).to_be_visible()
+    page.get_by_role("button", name="Next ▶", exact=True).click()
+    expect(page).to_have_url(re.compile(r"round=1&step=4"))
+    page.get_by_role("button", name="Next ▶", exact=True).click()
+    expect(page).to_have_url(re.compile(r"round=2&step=1"))
+    expect(page.get_by_text("round 2 of 4")).to_be_visible()
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"round=1&step=4"))
+    expect(page.get_by_role("heading", name=TITLES[4])).to_be_visible()
+    expect(page.get_by_text("round 1 of 4")).to_be_visible()
+    page.go_back()
+    expect(page.get_by_role("heading", name=TITLES[3])).to_be_visible()
+    page.go_forward()
+    expect(page.get_by_role("heading", name=TITLES[4])).to_be_visible()
 
 
 def test_a_jsonl_file_uploads_through_the_real_file_chooser(page, tmp_path):

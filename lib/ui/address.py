@@ -1,0 +1,59 @@
+"""The page's address (`?trace=&round=&step=`) and the browser's Back and Forward.
+
+Streamlit adds an address to the browser's history each time a run changes the query string (one entry per change
+sent, so parameters changed together are written in one call), and reruns the page on Back and Forward with the
+address they bring. The explorer and presenter mode wrote their position from the one the session held, so a Back came
+and went unseen: the round stayed, and the address it had brought was written over. So every writer of these
+parameters writes through `write`, which remembers what it left, and a run whose address differs from that was
+brought by the browser. A plan's slides answer Back the same way with `?slide=` (lib/ui/slides.py)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+KEYS = ("trace", "round", "step")
+"""The parameters that say what is on screen, and that Back and Forward move through."""
+WRITTEN = "address.written"
+"""Session key: the KEYS' values as this session last wrote them."""
+BROWSED = "address.browsed"
+"""Session key: the KEYS' values the browser brought to this run, unlike those written, until followed; None in a
+run that the page's own controls started."""
+
+
+def _address() -> dict[str, str | None]:
+    return {key: st.query_params.get(key) for key in KEYS}
+
+
+def arrived() -> None:
+    """At the start of every run (the trace picker's first step): note an address the browser brought. Not in a
+    plan (`?plan=`), whose slides follow the browser themselves, nor on a session's first run, a link's own."""
+    written, address = st.session_state.get(WRITTEN), _address()
+    brought = written is not None and address != written and st.query_params.get("plan") is None
+    st.session_state[BROWSED] = address if brought else None
+
+
+def write(**values: str | None) -> None:
+    """Set these parameters (None: take it away) in one change of the address, one entry in the browser's history,
+    and remember the address as written."""
+    wanted = {**st.query_params.to_dict(), **{key: value for key, value in values.items() if value is not None}}
+    wanted = {key: value for key, value in wanted.items() if values.get(key, "") is not None}
+    if wanted != st.query_params.to_dict():
+        st.query_params.from_dict(wanted)
+    st.session_state[WRITTEN] = _address()
+
+
+def browsed_trace() -> str | None:
+    """The `?trace=` the browser brought to this run, when it names another trace than the one last written."""
+    browsed, written = st.session_state.get(BROWSED), st.session_state.get(WRITTEN)
+    if browsed is None or written is None or browsed["trace"] == written["trace"]:
+        return None
+    return browsed["trace"]
+
+
+def browsed(key: str) -> str | None:
+    """The `?round=` or `?step=` the browser brought to this run, once (then it is followed): for the trace it named,
+    where that is the trace on screen (the picker followed it, or it did not change)."""
+    brought = st.session_state.get(BROWSED)
+    if brought is None or brought["trace"] != st.query_params.get("trace"):
+        return None
+    return brought.pop(key, None)
