@@ -201,8 +201,9 @@ def _no_call(k: int, round_: Round, following: int | None, shown: bool = True) -
             return [Arrow(k, "model", "program", 5, "ends the loop without a call: announces an action, runs none")]
         return [Arrow(k, "model", "program", 5, turn_ends_words(following))]
     if response.stopped_short:
-        return [Arrow(k, "model", "program", None, f"stops: {response.finish_reason or response.stop}, no answer and "
-                      "no call")]
+        # A stop signal is the provider's string, any length: shortened as every other label the diagram draws.
+        return [Arrow(k, "model", "program", None, f"stops: {shorten(response.finish_reason or response.stop, 40)}, "
+                      "no answer and no call")]
     if not round_.answer_recorded:  # a span that kept no content: the turn ended, on words not in the log
         return [Arrow(k, "model", "program", 5, f"{turn_ends_words(following)}: {NOT_CAPTURED}")]
     if not response.message.text and spoken_words(round_):

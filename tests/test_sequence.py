@@ -9,6 +9,7 @@ import pytest
 from lib.logs.upload import read_upload
 from lib.sequence import sequence, window_start
 from lib.steps import steps_for_round
+from lib.text import shorten
 from lib.ui.charts import sequence_diagram
 from tests.conftest import load_bundled
 from tests.hostile import COMMAND, IMG, hostile_trace
@@ -77,7 +78,17 @@ def test_a_command_written_in_the_text_is_drawn_as_text_its_bidi_control_written
     assert "③ runs run[U+202E]gnp.exe&lt;script&gt;alert('owned')&lt;/scri…" in texts
     assert COMMAND.startswith("run\u202egnp.exe<script>")
     assert not [t for t in texts if "\u202e" in t or "<script" in t or "<img" in t]
-    assert any(t.startswith("stops: ") and t.endswith("[U+202E]gnp.exe, no answer and no call") for t in texts)
+    assert any(t.startswith("stops: ") and t.endswith(", no answer and no call") for t in texts)
+
+
+def test_a_long_stop_signal_is_shortened_as_the_diagrams_other_labels_are():
+    # Round 2's stop signal, the whole hostile payload (about 300 characters), was drawn in full on one arrow:
+    # "stops: <script>alert('owned')</script> <img src=x … gnp.exe, no answer and no call", across the figure.
+    trace = catalog.load_bytes(hostile_trace(), "hostile.jsonl").trace
+    assert len(trace.rounds[1].response.finish_reason) > 200
+    stops = [a.label for a in sequence(trace) if a.round == 2 and a.label.startswith("stops: ")]
+    assert stops == [f"stops: {shorten(trace.rounds[1].response.finish_reason, 40)}, no answer and no call"]
+    assert stops[0].endswith("…, no answer and no call")
 
 
 def test_two_parallel_calls_of_one_tool_are_one_request_and_two_executions_in_one_row():
