@@ -227,9 +227,10 @@ def _written(k: int, commands: tuple[TextCommand, ...]) -> list[Arrow]:
 def _unseen(k: int, unseen: UnprovenCommand) -> list[Arrow]:
     """A command the model wrote in its text that no request carries the result of (lib.steps.command_unproven): a
     call intent, as step 2 labels it, and the program running it drawn as not recorded, as step 3 says nothing shows
-    it: the log ends before its result, or the next request holds none."""
+    it: the log ends before its result, does not hold the next request, or the next request holds none."""
     name = shorten(unseen.name, 24)
-    why = "the log ends before its result" if unseen.log_ends else "no result in the next request"
+    why = {"log ends": "the log ends before its result", "request not kept": "the next request is not in the log",
+           "no result": "no result in the next request"}[unseen.why]
     return [Arrow(k, "model", "program", 2, f"writes {name} in its text, no tool call"),
             Arrow(k, "program", "tools", 3, f"runs {name}? {why}", recorded=False)]
 

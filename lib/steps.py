@@ -300,6 +300,23 @@ def command_unanswered_words(name: str) -> str:
             "of it, so nothing shows the program ran it")
 
 
+def command_unrecorded(trace: Trace, index: int) -> str | None:
+    """The command round `index`'s response wrote in its text (command_written) where a later round follows but the
+    log did not keep its request (Round.request_recorded): what followed the command is not in the log, so whether it
+    ran is not known; None for any other round."""
+    if index >= len(trace.rounds) or trace.rounds[index].request_recorded:
+        return None
+    return command_written(trace.rounds[index - 1])
+
+
+def command_unrecorded_words(name: str, next_round: int) -> str:
+    """What is known of a command the model wrote in its text where the log did not keep the next request
+    (command_unrecorded), as a clause: the one wording of its step 3 label, the slide's lead and the HTML file's
+    program lane."""
+    return (f"the model wrote the command {name} in its text, not as a tool call; the log does not hold the next "
+            f"request (round {next_round}'s), which would carry its result, so whether the program ran it is not known")
+
+
 @dataclass(frozen=True, slots=True)
 class UnprovenCommand:
     """A command the model wrote in its text that no request in the log carries the result of: a call intent (step 2)
@@ -308,20 +325,23 @@ class UnprovenCommand:
     name: str
     """The command, as the text names it."""
     words: str
-    """What is known of it, as a clause: command_unseen_words or command_unanswered_words."""
-    log_ends: bool
-    """True where the log ends on the response (command_unseen); False where the next request carries no result of it
-    (command_unanswered)."""
+    """What is known of it, as a clause: command_unseen_words, command_unrecorded_words or command_unanswered_words."""
+    why: Literal["log ends", "request not kept", "no result"]
+    """Why no request shows its result: the log ends on the response (command_unseen), the log did not keep the next
+    request (command_unrecorded), or the next request carries none (command_unanswered)."""
 
 
 def command_unproven(trace: Trace, index: int) -> UnprovenCommand | None:
     """The command round `index`'s response wrote in its text that no request carries the result of, the log ending on
-    it (command_unseen) or the next request carrying none (command_unanswered); None for any other round. The steps,
-    presenter mode, the diagram, predict mode and the HTML file all go by it."""
+    it (command_unseen), not keeping the next request (command_unrecorded) or the next request carrying none
+    (command_unanswered); None for any other round. The steps, presenter mode, the diagram, predict mode and the HTML
+    file all go by it."""
     if (name := command_unseen(trace, index)) is not None:
-        return UnprovenCommand(name, command_unseen_words(name), True)
+        return UnprovenCommand(name, command_unseen_words(name), "log ends")
+    if (name := command_unrecorded(trace, index)) is not None:
+        return UnprovenCommand(name, command_unrecorded_words(name, index + 1), "request not kept")
     if (name := command_unanswered(trace, index)) is not None:
-        return UnprovenCommand(name, command_unanswered_words(name), False)
+        return UnprovenCommand(name, command_unanswered_words(name), "no result")
     return None
 
 

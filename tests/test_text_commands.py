@@ -18,7 +18,8 @@ from lib.predict import outcome
 from lib.presenter import Position, reveal, steps_in
 from lib.sequence import sequence
 from lib.slide_words import TEXT_COMMAND, TEXT_COMMAND_RUNS, step_lead
-from lib.steps import (TEXT_COMMAND_WORDS, command_unanswered, command_unanswered_words, command_unproven,
+from lib.steps import (TEXT_COMMAND_WORDS, UnprovenCommand, command_unanswered, command_unanswered_words, command_unproven,
+                       command_unrecorded, command_unrecorded_words,
                        command_unseen, command_unseen_words, steps_for_round, text_commands)
 from lib.summary import log_ends_words
 from lib.text import as_sentence
@@ -282,3 +283,47 @@ def test_the_explorer_and_presenter_say_the_next_request_carries_no_result_of_th
         seen[step[0] if isinstance(step, list) else step] = lines(at, READ)
     assert TEXT_COMMAND in seen["2"]
     assert as_sentence(unanswered) in seen["3"]
+
+
+def _next_request_lost() -> bytes:
+    """The AutoGPT log's first two rounds as a trace file (the request and response bodies as recorded) whose round 2
+    request the log did not keep (its model alone, no messages): round 1 wrote read_file, and the log does not hold
+    the request that would carry its result. The third round is left out, so round 2 is the one the log ends on."""
+    agent = _agent()
+    lines = [{"kind": "trace", "version": 1, "dialect": "openai-chat", "title": "AutoGPT, round 2's request lost"}]
+    for round_ in agent.rounds[:2]:
+        request = round_.request.raw if round_.index == 1 else {"model": round_.request.raw["model"]}
+        lines.append({"kind": "round", "index": round_.index, "request": request, "response": round_.response.raw})
+    return "\n".join(json.dumps(line) for line in lines).encode()
+
+
+def test_a_command_whose_next_request_the_log_did_not_keep_is_not_an_answer_and_its_running_is_not_known():
+    # Round 1 wrote read_file; the log keeps no request for round 2. Round 1 was labelled "⑤ answer in text: the
+    # model's turn ended with no call; the program went on (round 2)", drawn "answers in text" and "shows the answer",
+    # summarized as steps [5], predicted "it answered in text", and the HTML file drew no program lane.
+    upload = read_upload([("autogpt-request-lost.jsonl", _next_request_lost())])
+    agent = upload.conversations[0].trace
+    assert [r.request_recorded for r in agent.rounds] == [True, False]
+    lost = command_unrecorded_words("read_file", 2)
+    assert command_unrecorded(agent, 1) == "read_file" and command_unrecorded(agent, 2) is None
+    assert command_unproven(agent, 1) == UnprovenCommand("read_file", lost, "request not kept")
+    assert command_unseen(agent, 1) is None and command_unanswered(agent, 1) is None
+    assert "the log does not hold the next request (round 2's)" in lost and "not known" in lost
+    labels = steps_for_round(agent, 1)
+    assert [(label.step, label.detail) for label in labels] == [
+        (2, f"read_file: {TEXT_COMMAND_WORDS}"), (3, f"not known: {lost}")]
+    # The round the log ends on keeps its own words.
+    assert steps_for_round(agent, 2)[-1].detail == f"not known: {command_unseen_words('list_files')}"
+    assert steps_in(agent.rounds[0], agent) == (1, 2, 3, 4)
+    assert step_lead(agent.rounds[0], 3, 2, unseen=command_unproven(agent, 1)) == as_sentence(lost)
+    arrows = [(a.round, a.step, a.label, a.recorded) for a in sequence(agent) if a.round == 1]
+    assert (1, 2, "writes read_file in its text, no tool call", True) in arrows
+    assert (1, 3, "runs read_file? the next request is not in the log", False) in arrows
+    assert not [a for a in arrows if a[1] == 5 or a[2] in ("answers in text", "shows the answer")]
+    from lib.cli import summary_of
+    assert summary_of(upload)["conversations"][0]["rounds"][0]["steps"] == [2, 3]
+    predicted = outcome(agent, 1)
+    assert (predicted.action, predicted.written) == ("call", True)
+    first = " ".join(_section(trace_html(agent), 1).split())
+    assert f"What it returned {as_sentence(lost)}" in first
+    assert "Model answers" not in first and "the log ends" not in first.lower()
