@@ -10,7 +10,6 @@ Streamlit here.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -36,7 +35,8 @@ from lib.summary import (NOT_IN_THE_LOG, OUTPUT_MISSING, REQUEST_NOT_COUNTED, Ro
                          log_ends_words, missing_output, other_models_named, output_left_out_words, reported_extras_words,
                          said_parts, stop_inferred, stop_unrecorded_words, tokens_words, tool_list_kept,
                          tool_list_missing, tool_list_words)
-from lib.steps import STEP_COLORS, STEP_MARKS, STEP_TITLES, command_unproven, text_commands, written_call
+from lib.steps import (STEP_COLORS, STEP_MARKS, STEP_TITLES, command_unproven, text_commands, written_arguments,
+                       written_call)
 from lib.text import as_code, as_sentence, figure, milliseconds, plural, show_controls
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading, origin_line, provenance_detail
 from lib.tokens import split_words
@@ -130,8 +130,9 @@ class WrittenRun:
 
     name: str
     """The command."""
-    arguments: str
-    """Its arguments as the text gave them (the command's `args`), written out as JSON."""
+    arguments: str | None
+    """Its arguments exactly as the model wrote them in the text (the command's `args`, lib.steps.written_arguments);
+    None where it wrote none."""
     returned: str | None
     """What it returned, as the next request carries it; None where no request carries it (the log ends first, or
     the next request holds none)."""
@@ -151,11 +152,11 @@ def written_runs(trace: Trace, view: RoundView) -> tuple[WrittenRun, ...]:
     ran, unseen = text_commands(trace, round_.index), command_unproven(trace, round_.index)
     if not ran and unseen is None:
         return ()
-    found = written_call(round_)
+    found, exact = written_call(round_), written_arguments(round_)
     said = [label.detail for label in view.steps if label.step == 3 and not label.path]
 
-    def arguments(name: str) -> str:
-        return json.dumps(found[1] if found and found[0] == name else {}, ensure_ascii=False, indent=2)
+    def arguments(name: str) -> str | None:
+        return exact if found and found[0] == name else None
 
     if unseen is not None:
         return (WrittenRun(unseen.name, arguments(unseen.name), None, said[0] if said else "",

@@ -27,7 +27,7 @@ from lib.failures import is_unsent, status_words, unrun_in_batch
 from lib.growth import program_sent
 from lib.logs.native import json_problem
 from lib.model import JSON, Round, ToolDefinition, Trace
-from lib.steps import command_unproven, text_commands, written_call
+from lib.steps import command_unproven, text_commands, written_arguments, written_call
 from lib.text import plural
 
 Action = Literal["call", "answer"]
@@ -154,7 +154,9 @@ def outcome(trace: Trace, index: int) -> Outcome | None:
     following = trace.rounds[index] if has_next_request(trace, index) else None
     written = _written(trace, index) if not calls else None
     if written is not None:  # a call intent written in the text, as the round's step 2 says: no answer
-        calls, raw = (written,), (json.dumps(written[1], ensure_ascii=False, indent=2),)
+        # Shown as the model wrote them; where it wrote no `args` (or another command ran), the value scored.
+        exact = written_arguments(round_) if written == written_call(round_) else None
+        calls, raw = (written,), (exact if exact is not None else json.dumps(written[1], ensure_ascii=False, indent=2),)
     return Outcome(index, "call" if calls else "answer", calls,
                    program_sent(following) if following else None,
                    raw, tools_offered=bool(round_.request.tools), written=written is not None)

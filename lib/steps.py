@@ -267,6 +267,44 @@ def written_call(round_: Round) -> tuple[str, JSON] | None:
     return name, command.get("args", {})
 
 
+def written_arguments(round_: Round) -> str | None:
+    """The arguments of the command round_'s response wrote in its text (written_call) exactly as the model wrote them:
+    the characters of its `"args"` value, spacing, key order and escapes its own; None where it wrote no `"args"` or
+    no such command. Only for showing: everything computed goes by written_call's parsed value."""
+    if written_call(round_) is None:
+        return None
+    text = round_.response.message.text.strip()
+    try:
+        command = _member(text, text.find("{"), "command")
+        found = _member(text, command[0], "args") if command is not None and text[command[0]] == "{" else None
+    except (ValueError, IndexError, RecursionError):  # written_call read it, so this reading does too; kept safe
+        return None
+    return text[found[0]:found[1]] if found is not None else None
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _member(text: str, at: int, key: str) -> tuple[int, int] | None:
+    """Where the value of `key` in the JSON object that starts at text[at] begins and ends; the last where the key is
+    written twice, as json.loads keeps it; None where the object has no such key."""
+    found, i = None, _skip(text, at + 1)
+    while text[i] != "}":
+        name, i = json.decoder.scanstring(text, text.index('"', i) + 1)
+        i = _skip(text, text.index(":", i) + 1)
+        _, end = _DECODER.raw_decode(text, i)
+        if name == key:
+            found = (i, end)
+        i = _skip(text, end)
+        i = _skip(text, i + 1) if text[i] == "," else i
+    return found
+
+
+def _skip(text: str, i: int) -> int:
+    """The first index from i that is not JSON whitespace."""
+    return json.decoder.WHITESPACE.match(text, i).end()
+
+
 def command_unseen(trace: Trace, index: int) -> str | None:
     """The command round `index`'s response wrote in its text (command_written) where the log ends on that response:
     no request after it can carry its result, so nothing shows the program ran it; None for any other round. The

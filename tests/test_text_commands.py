@@ -14,12 +14,12 @@ import yaml
 from lib.export_html import trace_html
 from lib.growth import ORIGIN_WORDS, growth, origin_words
 from lib.logs.upload import read_upload
-from lib.predict import outcome
+from lib.predict import Prediction, expected, outcome, score
 from lib.presenter import Position, reveal, steps_in
 from lib.sequence import sequence
 from lib.slide_words import TEXT_COMMAND, TEXT_COMMAND_RUNS, step_lead
 from lib.steps import (TEXT_COMMAND_WORDS, UnprovenCommand, command_unanswered, command_unanswered_words, command_unproven,
-                       command_unrecorded, command_unrecorded_words,
+                       command_unrecorded, command_unrecorded_words, written_arguments,
                        command_unseen, command_unseen_words, steps_for_round, text_commands)
 from lib.summary import log_ends_words
 from lib.text import as_sentence
@@ -327,3 +327,27 @@ def test_a_command_whose_next_request_the_log_did_not_keep_is_not_an_answer_and_
     first = " ".join(_section(trace_html(agent), 1).split())
     assert f"What it returned {as_sentence(lost)}" in first
     assert "Model answers" not in first and "the log ends" not in first.lower()
+
+
+READ_FILE_ARGS = '{\n            "filename": "instructions_1.txt"\n        }'
+"""Round 1's `args` as gpt-3.5-turbo wrote them in the AutoGPT log: twelve spaces in, the brace eight."""
+
+
+def test_a_written_commands_arguments_are_shown_as_the_model_wrote_them_not_written_out_again():
+    # The HTML file's "Arguments written in the text" and predict mode's "The model's arguments" showed
+    # json.dumps(args, indent=2) of the parsed value, '{\n  "filename": "instructions_1.txt"\n}': spacing (and key
+    # order and escapes, where a model writes them otherwise) not the model's. Scoring still goes by the parsed value.
+    agent = _agent()
+    assert written_arguments(agent.rounds[0]) == READ_FILE_ARGS
+    assert written_arguments(agent.rounds[2]) == ('{\n            "key": "1111",\n            "message": "Hello, GPT '
+                                                  'agent. How are you doing today?"\n        }')
+    page = trace_html(agent)
+    assert f"Arguments written in the text {READ_FILE_ARGS}" in _section(page, 1)
+    assert '{\n  "filename"' not in _section(page, 1)
+    predicted = outcome(agent, 1)
+    assert predicted.arguments_raw == (READ_FILE_ARGS,)
+    assert predicted.calls == (("read_file", {"filename": "instructions_1.txt"}),)
+    scored = score(Prediction("call", (expected(None, '{"filename": "instructions_1.txt"}'),),
+                              predicted.next_messages), predicted)
+    assert [side.model for side in scored.sides] == [READ_FILE_ARGS]
+    assert scored.earned == scored.possible
