@@ -140,6 +140,8 @@ class WrittenRun:
     """The round's step 3 label for it: where its result is, or that nothing shows it ran (one set of words)."""
     unknown: str = ""
     """Where `returned` is None, what is known of it as a sentence (lib.steps.command_unproven's words)."""
+    answer: str | None = None
+    """Where a person answered it in place of its result, their words as the next request carries them."""
 
 
 def written_runs(trace: Trace, view: RoundView) -> tuple[WrittenRun, ...]:
@@ -160,7 +162,7 @@ def written_runs(trace: Trace, view: RoundView) -> tuple[WrittenRun, ...]:
 
     if unseen is not None:
         return (WrittenRun(unseen.name, arguments(unseen.name), None, said[0] if said else "",
-                           as_sentence(unseen.words)),)
+                           as_sentence(unseen.words), unseen.answer),)
     following = trace.rounds[round_.index]
     return tuple(WrittenRun(c.name, arguments(c.name), following.request.messages[c.result_at].text,
                             said[n] if n < len(said) else "") for n, c in enumerate(ran))

@@ -164,6 +164,21 @@ def command_result(message: Message) -> str | None:
     return found.group(1) if found is not None else None
 
 
+HUMAN_FEEDBACK = re.compile(r"Human feedback: ")
+"""How AutoGPT (0.3 to 0.5, autogpt/agent/agent.py) opens the system message it appends in place of a command's result
+where the person typed a reply instead of authorising the command: `f"Human feedback: {user_input}"`."""
+
+
+def human_feedback(message: Message) -> str | None:
+    """The person's reply a system-role message carries in place of a command's result (HUMAN_FEEDBACK), its words after
+    the opening; None for any other message: one that holds text alone, no tool call or result, opening so."""
+    if message.role != "system" or message.tool_results or message.tool_calls:
+        return None
+    first = next((p.text for p in message.parts if getattr(p, "kind", None) == "text"), None)
+    found = HUMAN_FEEDBACK.match(first.lstrip()) if first is not None else None
+    return first.lstrip()[found.end():] if found is not None else None
+
+
 REASK = "narration-reask"
 """A round's `guard` (docs/trace-format.md) when the program appended one re-ask, in the user's role, to the next
 request: the round's response ended the turn with no call and no tool result behind it."""

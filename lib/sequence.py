@@ -230,7 +230,7 @@ def _unseen(k: int, unseen: UnprovenCommand) -> list[Arrow]:
     it: the log ends before its result, does not hold the next request, or the next request holds none."""
     name = shorten(unseen.name, 24)
     why = {"log ends": "the log ends before its result", "request not kept": "the next request is not in the log",
-           "no result": "no result in the next request"}[unseen.why]
+           "no result": "no result in the next request", "person answered": "a person answered instead"}[unseen.why]
     return [Arrow(k, "model", "program", 2, f"writes {name} in its text, no tool call"),
             Arrow(k, "program", "tools", 3, f"runs {name}? {why}", recorded=False)]
 

@@ -19,7 +19,7 @@ from typing import Literal, Sequence
 
 from lib.dialects import DIALECTS
 from lib.growth import Growth, MessageEntry, growth, kept_before
-from lib.injected import command_result
+from lib.injected import command_result, human_feedback
 from lib.model import AWAITING, JSON, Execution, Message, Response, Round, ToolCallPart, Trace, spoken
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
@@ -355,6 +355,15 @@ def command_unrecorded_words(name: str, next_round: int) -> str:
             f"request (round {next_round}'s), which would carry its result, so whether the program ran it is not known")
 
 
+def command_answered_words(name: str, next_round: int, at: int) -> str:
+    """What is known of a command the model wrote in its text where the next request carries, in place of its result, a
+    person's reply (lib.injected.human_feedback, at `messages[at]`), as a clause: the one wording of its step 3 label,
+    the slide's lead and the HTML file's program lane."""
+    return (f"the model wrote the command {name} in its text, not as a tool call; in place of its result, round "
+            f"{next_round}'s request carries a person's answer to it (messages[{at}]): the person replied instead of "
+            "letting it run")
+
+
 @dataclass(frozen=True, slots=True)
 class UnprovenCommand:
     """A command the model wrote in its text that no request in the log carries the result of: a call intent (step 2)
@@ -364,9 +373,12 @@ class UnprovenCommand:
     """The command, as the text names it."""
     words: str
     """What is known of it, as a clause: command_unseen_words, command_unrecorded_words or command_unanswered_words."""
-    why: Literal["log ends", "request not kept", "no result"]
+    why: Literal["log ends", "request not kept", "no result", "person answered"]
     """Why no request shows its result: the log ends on the response (command_unseen), the log did not keep the next
-    request (command_unrecorded), or the next request carries none (command_unanswered)."""
+    request (command_unrecorded), the next request carries none (command_unanswered), or it carries a person's answer
+    in its place (lib.injected.human_feedback)."""
+    answer: str | None = None
+    """Where a person answered it: their words, as the next request carries them (trace text, shown as text)."""
 
 
 def command_unproven(trace: Trace, index: int) -> UnprovenCommand | None:
@@ -379,6 +391,11 @@ def command_unproven(trace: Trace, index: int) -> UnprovenCommand | None:
     if (name := command_unrecorded(trace, index)) is not None:
         return UnprovenCommand(name, command_unrecorded_words(name, index + 1), "request not kept")
     if (name := command_unanswered(trace, index)) is not None:
+        answered = next(((e.index, said) for e in growth(trace, index + 1).new
+                         if (said := human_feedback(e.message)) is not None), None)
+        if answered is not None:
+            return UnprovenCommand(name, command_answered_words(name, index + 1, answered[0]), "person answered",
+                                   answered[1])
         return UnprovenCommand(name, command_unanswered_words(name), "no result")
     return None
 
@@ -507,7 +524,8 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
         # holds none): a call intent whose running nothing shows, and no answer.
         return labels + [StepLabel(2, "response", _command_path(response, unseen.name),
                                    f"{unseen.name}: {TEXT_COMMAND_WORDS}"),
-                         StepLabel(3, "execution", "", f"not known: {unseen.words}")]
+                         StepLabel(3, "execution", "", f"not known: {unseen.words}" if unseen.answer is None else
+                                   f"answered by a person: {unseen.words}. Their answer: {unseen.answer}")]
     held = [call for call in response.message.tool_calls if call.id == waiting]
     for call in held:
         labels.append(StepLabel(3, "execution", "", f"waiting for your approval: {call.name} ({call.id})",

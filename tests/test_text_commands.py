@@ -18,7 +18,7 @@ from lib.predict import Prediction, expected, outcome, score
 from lib.presenter import Position, reveal, steps_in
 from lib.sequence import sequence
 from lib.slide_words import TEXT_COMMAND, TEXT_COMMAND_RUNS, step_lead
-from lib.steps import (TEXT_COMMAND_WORDS, UnprovenCommand, command_unanswered, command_unanswered_words, command_unproven,
+from lib.steps import (TEXT_COMMAND_WORDS, UnprovenCommand, command_answered_words, command_unanswered, command_unanswered_words, command_unproven,
                        command_unrecorded, command_unrecorded_words, written_arguments,
                        command_unseen, command_unseen_words, steps_for_round, text_commands)
 from lib.summary import log_ends_words
@@ -351,3 +351,53 @@ def test_a_written_commands_arguments_are_shown_as_the_model_wrote_them_not_writ
                               predicted.next_messages), predicted)
     assert [side.model for side in scored.sides] == [READ_FILE_ARGS]
     assert scored.earned == scored.possible
+
+
+FEEDBACK = "Read instructions_2.txt before anything else."
+"""What the person typed in place of authorising read_file, in `_answered`."""
+
+
+def _answered() -> bytes:
+    """The AutoGPT log with read_file's result replaced, in every request after round 1, by the system message AutoGPT
+    0.3.1 appends where the person types a reply instead of authorising the command (autogpt/agent/agent.py:
+    `result = f"Human feedback: {user_input}"`, appended as a system message, the command not run)."""
+    cassette = yaml.safe_load((FIXTURES / AUTOGPT).read_text())
+    for interaction in cassette["interactions"]:
+        body = json.loads(interaction["request"]["body"])
+        for message in body["messages"]:
+            if message["role"] == "system" and message["content"].startswith("Command read_file returned:"):
+                message["content"] = f"Human feedback: {FEEDBACK}"
+        interaction["request"]["body"] = json.dumps(body)
+    return yaml.safe_dump(cassette).encode()
+
+
+def test_a_command_a_person_answered_instead_of_letting_it_run_names_the_persons_answer():
+    # Round 2's request carries "Human feedback: ..." where read_file's result would be: round 1's step 3 said only
+    # "not known: ... the next request carries no result of it, so nothing shows the program ran it", and the HTML
+    # file "What it returned" with those words: the person's answer, which the request does carry, went unnamed.
+    upload = read_upload([(AUTOGPT, _answered())])
+    agent = upload.conversations[0].trace
+    answered = command_answered_words("read_file", 2, 5)
+    assert command_unproven(agent, 1) == UnprovenCommand("read_file", answered, "person answered", FEEDBACK)
+    assert "a person's answer to it (messages[5])" in answered
+    labels = steps_for_round(agent, 1)
+    assert [(label.step, label.detail) for label in labels] == [
+        (2, f"read_file: {TEXT_COMMAND_WORDS}"), (3, f"answered by a person: {answered}. Their answer: {FEEDBACK}")]
+    assert step_lead(agent.rounds[0], 3, 2, unseen=command_unproven(agent, 1)) == as_sentence(answered)
+    arrows = [(a.round, a.step, a.label) for a in sequence(agent) if a.round == 1]
+    assert (1, 3, "runs read_file? a person answered instead") in arrows
+    first = " ".join(_section(trace_html(agent), 1).split())
+    assert f"What the person answered instead {as_sentence(answered)} {FEEDBACK}" in first
+    assert "no result of it" not in first
+    # A request that carries neither keeps its own words (the declined log).
+    assert command_unproven(_declined_agent(), 1).why == "no result"
+
+
+def test_the_explorer_shows_the_persons_answer_to_a_command_as_text(app):
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload(AUTOGPT.rsplit("/", 1)[-1], _answered())
+    at.run()
+    assert not at.exception
+    shown = lines(at, READ)
+    assert f"answered by a person: {command_answered_words('read_file', 2, 5)}. Their answer: {FEEDBACK}" in shown
+    assert not any("Step 5" in line or "no result of it" in line for line in shown)
