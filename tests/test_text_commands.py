@@ -224,6 +224,15 @@ def _declined() -> bytes:
     return yaml.safe_dump(cassette).encode()
 
 
+def _uploading(app, recorded: bytes):
+    """The app with a changed copy of the AutoGPT log uploaded under its own name."""
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload(AUTOGPT.rsplit("/", 1)[-1], recorded)
+    at.run()
+    assert not at.exception
+    return at
+
+
 def _declined_agent():
     return read_upload([(AUTOGPT, _declined())]).conversations[0].trace
 
@@ -266,10 +275,7 @@ def test_a_command_the_next_request_carries_no_result_of_is_a_call_intent_whose_
 def test_the_explorer_and_presenter_say_the_next_request_carries_no_result_of_the_command(app):
     # Round 1 showed "⑤ Step 5 · Model answers" "answer in text: ... the program went on (round 2)".
     unanswered = command_unanswered_words("read_file")
-    at = app.run()
-    at.file_uploader(key="sidebar.upload").upload(AUTOGPT.rsplit("/", 1)[-1], _declined())
-    at.run()
-    assert not at.exception
+    at = _uploading(app, _declined())
     shown = lines(at, READ)
     assert f"read_file: {TEXT_COMMAND_WORDS} · choices[0].message.content" in shown
     assert f"not known: {unanswered}" in shown
@@ -394,10 +400,7 @@ def test_a_command_a_person_answered_instead_of_letting_it_run_names_the_persons
 
 
 def test_the_explorer_shows_the_persons_answer_to_a_command_as_text(app):
-    at = app.run()
-    at.file_uploader(key="sidebar.upload").upload(AUTOGPT.rsplit("/", 1)[-1], _answered())
-    at.run()
-    assert not at.exception
+    at = _uploading(app, _answered())
     shown = lines(at, READ)
     assert f"answered by a person: {command_answered_words('read_file', 2, 5)}. Their answer: {FEEDBACK}" in shown
     assert not any("Step 5" in line or "no result of it" in line for line in shown)
