@@ -197,3 +197,24 @@ def test_a_run_rebuilt_by_rules_beyond_plain_resending_says_when_its_lines_out_o
         "skipped")
     in_order = read_upload([("crewai.yaml", yaml.safe_dump(cassette).encode())])
     assert in_order.summary() == "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped"
+
+
+def _conversations_of(upload: Upload) -> list[tuple]:
+    """Each conversation by its name, as the messages its rounds send and the calls each round makes."""
+    return sorted((c.id, tuple((len(r.request.messages), tuple(t.id for t in r.tool_calls)) for r in c.trace.rounds))
+                  for c in upload.conversations)
+
+
+@pytest.mark.parametrize("name", ["openai-responses.jsonl", "openai-responses-conversation.jsonl"])
+def test_responses_api_calls_chained_by_the_provider_read_alike_in_any_order_of_their_lines(name):
+    # The requests send only what is new: the rest the provider holds, named by `previous_response_id` (the SDK's chain
+    # of four rounds, beside a call of its own) or by the Conversations API conversation (a call, then its result).
+    # A request read before the response it goes on from waits for it, and the log reads as it does in order.
+    data = [line for line in (FIXTURES / name).read_bytes().splitlines() if line.strip()]
+    in_order = read_upload([(name, b"\n".join(data) + b"\n")])
+    orders = itertools.permutations(data) if len(data) <= 4 else (random.Random(seed).sample(data, len(data))
+                                                                  for seed in range(40))
+    for order in orders:
+        upload = read_upload([(name, b"\n".join(order) + b"\n")])
+        assert _conversations_of(upload) == _conversations_of(in_order), [data.index(line) + 1 for line in order]
+        assert upload.summary() == in_order.summary() and not upload.problems

@@ -202,7 +202,7 @@ class ExchangeReader:
     """Reads the exchanges of one file in order; Responses API calls chain on earlier ones."""
 
     def __init__(self) -> None:
-        self.responses = ResponsesFormat()
+        self.responses = ResponsesFormat(waits=False)
         self.gemini, self.bedrock, self.ollama = GeminiFormat(), BedrockConverseFormat(), OllamaFormat()
         self.cohere, self.cohere_v1 = CohereFormat(), CohereV1Format()
         self.interactions = InteractionsFormat()

@@ -44,7 +44,7 @@ class InspectSampleFormat(LogFormat):
     reads = "a sample with 'id', 'epoch' and 'events', in a .json log or a zipped .eval"
 
     def __init__(self) -> None:
-        self._responses = ResponsesFormat()
+        self._responses = ResponsesFormat(waits=False)
 
     def detect(self, obj: dict) -> str | None:
         if "epoch" not in obj or "id" not in obj:

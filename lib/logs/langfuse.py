@@ -160,7 +160,7 @@ def _from_responses(inputs: list | str, output: dict, model: str | None, line: i
     for key in ("instructions", "tools", "tool_choice"):
         if output.get(key) is not None:
             request[key] = output[key]
-    return next(responses.ResponsesFormat().feed({"request": request, "response": output}, line))
+    return next(responses.ResponsesFormat(waits=False).feed({"request": request, "response": output}, line))
 
 
 def _genai_messages(value: Any) -> bool:

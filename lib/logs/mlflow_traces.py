@@ -331,7 +331,7 @@ def _provider_body(inputs: Any, outputs: Any, line: int) -> CallRecord | None:
     if not isinstance(inputs, dict):
         return None
     if responses.is_responses_response(outputs) and "input" in inputs:
-        return next(responses.ResponsesFormat().feed({"request": inputs, "response": outputs}, line))
+        return next(responses.ResponsesFormat(waits=False).feed({"request": inputs, "response": outputs}, line))
     if not isinstance(inputs.get("messages"), list):
         return None
     if isinstance(outputs, dict) and outputs.get("type") == "message" and isinstance(outputs.get("content"), list):

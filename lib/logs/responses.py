@@ -140,7 +140,7 @@ class ResponsesFormat(LogFormat):
     title = "OpenAI Responses API"
     reads = "'object': 'response', a request with 'input' and Responses keys, or a 'response.*' stream event"
 
-    def __init__(self) -> None:
+    def __init__(self, waits: bool = True) -> None:
         self._links: dict[str, _Link] = {}
         self._answers: dict[bytes, list[_Link]] = {}
         """The links by their own assistant message's canonical JSON (see `_resent_link`)."""
@@ -157,6 +157,14 @@ class ResponsesFormat(LogFormat):
         with_streamed_items)."""
         self.zero_usage: list[int] = []
         """Lines whose response reports 0 input and 0 output tokens beside output the model wrote (see `notes`)."""
+        self.waits = waits
+        """Whether a call waits for the call it goes on from (`_in_chain_order`): not where one call is read alone."""
+        self._waiting: dict[tuple, list[_Waiting]] = {}
+        """The calls waiting, by what they wait for (`_needs`)."""
+        self._held_threads: dict[str, int] = {}
+        """Per Conversations API conversation, how many of its calls wait."""
+        self._made: set[tuple] = set()
+        """What the calls read so far have given (`_gives`): the calls made in each conversation."""
 
     def notes(self) -> list[Problem]:
         notes = []
@@ -209,22 +217,90 @@ class ResponsesFormat(LogFormat):
                 add_streamed_item(self._streamed_items, obj)
             elif kind in FINAL_EVENTS:
                 items, self._streamed_items = self._streamed_items, {}
-                yield self._record(None, with_streamed_items(_body(obj, "response"), items), line)
+                yield from self._in_chain_order(None, with_streamed_items(_body(obj, "response"), items), line)
             return
         if _stream_error(obj):
             # The stream's error event comes before its `response.failed`, which holds the same error and ends it.
             return
         if obj.get("object") in ("response", COMPACTION_OBJECT):
-            yield self._record(None, obj, line)
+            yield from self._in_chain_order(None, obj, line)
         elif "request" in obj or "response" in obj:
             request, response = _body(obj, "request", optional=True), _body(obj, "response", optional=True)
             if request is None and response is None:
                 raise LineProblem("'request' and 'response' are both null")
-            record = self._record(request, response, line, convert.as_int(obj.get("status_code", obj.get("status"))))
-            record.request_headers = request_headers_of(obj)  # the recording proxy keeps them beside the bodies
-            yield record
+            # The recording proxy keeps the request's headers beside the bodies.
+            yield from self._in_chain_order(request, response, line, convert.as_int(obj.get("status_code",
+                                            obj.get("status"))), request_headers_of(obj))
         else:
-            yield self._record(obj, None, line)
+            yield from self._in_chain_order(obj, None, line)
+
+    def finish(self) -> Iterator[CallRecord]:
+        # Calls whose earlier call never came: read as they would have been in place, in the order of their lines.
+        while self._waiting:
+            first = min((call for calls in self._waiting.values() for call in calls), key=lambda call: call.line)
+            self._waiting[first.needs].remove(first)
+            if not self._waiting[first.needs]:
+                del self._waiting[first.needs]
+            if first.request is not None and _thread_id(first.request) in self._held_threads:
+                self._held_threads[_thread_id(first.request)] -= 1
+            yield from self._released(first)
+
+    def _in_chain_order(self, request: dict | None, response: dict | None, line: int, status: int | None = None,
+                        headers: dict | None = None) -> Iterator[CallRecord]:
+        """The call, read once the call it goes on from has been (a log's lines out of order): a request that names a
+        `previous_response_id` not read yet, or that sends, in a Conversations API conversation, the result of a call
+        no response of that conversation has made yet, waits for it; then the calls that waited for this one."""
+        call = _Waiting(request, response, line, status, headers, self._needs(request, response) if self.waits else None)
+        if call.needs is None:
+            yield from self._released(call)
+            return
+        # Checked now, so that a line that cannot be read is said of itself, not of the line that would release it.
+        if request is not None:
+            item_turns(_input_items(request), "input")
+        if response is not None and is_responses_response(response):
+            _assistant(response)
+        self._waiting.setdefault(call.needs, []).append(call)
+        thread = _thread_id(request) if request is not None else None
+        if thread is not None:
+            self._held_threads[thread] = self._held_threads.get(thread, 0) + 1
+
+    def _released(self, call: _Waiting) -> Iterator[CallRecord]:
+        """The call read, then every call that waited for it, in turn."""
+        ready = [call]
+        while ready:
+            call = ready.pop(0)
+            record = self._record(call.request, call.response, call.line, call.status)
+            if call.headers is not None:
+                record.request_headers = call.headers
+            yield record
+            given = _gives(call.request, call.response)
+            self._made.update(given)
+            for key in given:
+                for waiting in self._waiting.pop(key, ()):
+                    thread = _thread_id(waiting.request) if waiting.request is not None else None
+                    if thread in self._held_threads:
+                        self._held_threads[thread] -= 1
+                    ready.append(waiting)
+
+    def _needs(self, request: dict | None, response: dict | None) -> tuple | None:
+        """What the call waits for before it is read (`_in_chain_order`), None where nothing: the response named as
+        `previous_response_id`; in a Conversations API conversation, the call whose result the request sends, and,
+        while an earlier line of the conversation waits, whatever that line waits for (so the lines in order keep
+        their order), unless this call makes what it waits for."""
+        either = [b for b in (request, response) if b is not None]
+        thread = next((t for t in map(_thread_id, either) if t), None)
+        if thread is not None:
+            answered = [item["call_id"] for item in (request or {}).get("input") or () if isinstance(item, dict)
+                        and str(item.get("type", "")).endswith("_output") and isinstance(item.get("call_id"), str)]
+            missing = next((("call", thread, c) for c in answered if ("call", thread, c) not in self._made), None)
+            if missing is not None or not self._held_threads.get(thread):
+                return missing
+            makes = set(_gives(request, response))
+            if any(key in makes for key in self._waiting if key[:2] == ("call", thread)):
+                return None
+            return ("after", thread)
+        previous = next((_text(b.get("previous_response_id")) for b in either if b.get("previous_response_id")), None)
+        return ("id", previous) if previous is not None and previous not in self._links else None
 
     def conversation_items(self, conversation: str, items: list) -> None:
         """Items the program put into a Conversations API conversation outside a model call (created with `items`, or
@@ -397,6 +473,37 @@ class ResponsesFormat(LogFormat):
             self._idless_answers.setdefault(key if idless is history[-1] else canonical_json(idless), []).append(link)
             return link
         return None
+
+
+@dataclass
+class _Waiting:
+    """A call read after the call it goes on from (ResponsesFormat._in_chain_order)."""
+
+    request: dict | None
+    """Its request body."""
+    response: dict | None
+    """Its response body."""
+    line: int
+    """Its line."""
+    status: int | None
+    """The HTTP status recorded beside the bodies."""
+    headers: dict | None
+    """The request's headers recorded beside the bodies."""
+    needs: tuple | None
+    """What it waits for (ResponsesFormat._needs)."""
+
+
+def _gives(request: dict | None, response: dict | None) -> list[tuple]:
+    """What a call read gives the calls waiting (ResponsesFormat._needs): its response's id, the calls it made in its
+    Conversations API conversation, and the place after it in that conversation."""
+    if response is None or not is_responses_response(response):
+        return []
+    thread = next((t for t in (_thread_id(request or {}), _thread_id(response)) if t), None)
+    given = [("id", response["id"])] if isinstance(response.get("id"), str) else []
+    if thread is not None:
+        given += [("call", thread, item["call_id"]) for item in response["output"] if isinstance(item, dict)
+                  and isinstance(item.get("call_id"), str)] + [("after", thread)]
+    return given
 
 
 def _compaction_keys(item: Any) -> list[str]:
