@@ -156,6 +156,11 @@ CUT_RUNS = {
     "codex-rollout-0.125.jsonl": 10,
     # OpenCode's run output cut inside its first step: the rest begins with the step's step_finish.
     "opencode-run-json.jsonl": 3,
+    # Claude Code's stream-json output cut after its first response: the rest begins with a rate_limit_event line, not
+    # the run's system init.
+    "claude-stream-json-read.jsonl": 4,
+    # Amp's stream-json output cut after its first tool call: the rest begins with the tool result, a user line.
+    "amp-stream-json-success.jsonl": 3,
 }
 
 

@@ -127,6 +127,10 @@ class ClaudeStreamJsonFormat(ClaudeCodeFormat):
             return "a result, system or other bookkeeping line of Claude Code's stream-json output"
         return None
 
+    def goes_on(self, obj: dict) -> bool:
+        # Every run's output begins with its system init line: a file that begins otherwise is the rest of one.
+        return not (obj.get("type") == "system" and obj.get("subtype") == "init")
+
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         kind = obj.get("type")
         if kind in MESSAGE_TYPES:
@@ -316,7 +320,10 @@ class AmpStreamJsonFormat(ClaudeStreamJsonFormat):
 
     def detect(self, obj: dict) -> str | None:
         rule = self._amp(obj)
-        if rule is None or not self._detect(obj):
+        # Amp writes no 'parent_tool_use_id': a user or assistant line of an Amp thread is its output also before any
+        # line of stream-json's own was read (the rest of a run's file cut in two begins with one).
+        if rule is None or not (self._detect(obj) or (obj.get("type") in MESSAGE_TYPES
+                                                      and isinstance(obj.get("message"), dict))):
             return None
         return f"a line in Claude Code's stream-json shape {rule}: Amp's output" if rule.startswith("whose") else \
             f"a line in Claude Code's stream-json shape ({rule}): Amp's output"
