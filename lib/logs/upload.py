@@ -1362,7 +1362,8 @@ def _files(calls: list[_Call]) -> list[str | None]:
 def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
     calls = thread.calls
     if all(c.timestamp for c in calls):
-        calls = sorted(calls, key=lambda c: (c.timestamp, c.order))
+        # Calls of one second keep the place the rebuild gave them, not the order their lines came in.
+        calls = sorted(calls, key=lambda c: c.timestamp)
     rounds: list[Round] = []
     for position, call in enumerate(calls):
         response, derived = call.response, call.derived
