@@ -156,6 +156,8 @@ CUT_RUNS = {
     "codex-rollout-0.125.jsonl": 10,
     # OpenCode's run output cut inside its first step: the rest begins with the step's step_finish.
     "opencode-run-json.jsonl": 3,
+    # A Claude Code session cut after its tool's result: the rest begins with the model's next turn, an assistant line.
+    "claude-code-2.1.233.jsonl": 9,
     # Claude Code's stream-json output cut after its first response: the rest begins with a rate_limit_event line, not
     # the run's system init.
     "claude-stream-json-read.jsonl": 4,

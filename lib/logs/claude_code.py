@@ -234,6 +234,16 @@ class ClaudeCodeFormat(LogFormat):
             return "a Claude Code bookkeeping line (summary, system, file-history-snapshot...)"
         return None
 
+    def goes_on(self, obj: dict) -> bool:
+        # A session's file opens before the model's first turn (bookkeeping lines, the person's prompt): a file that
+        # opens on the model's turn or on a tool's result is the rest of one. A file cut before a prompt cannot tell.
+        message = obj.get("message")
+        if obj.get("type") == "assistant":
+            return isinstance(message, dict)
+        content = message.get("content") if obj.get("type") == "user" and isinstance(message, dict) else None
+        return isinstance(content, list) and any(isinstance(block, dict) and block.get("type") == "tool_result"
+                                                 for block in content)
+
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         kind = obj.get("type")
         if kind not in MESSAGE_TYPES:
