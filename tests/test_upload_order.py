@@ -182,6 +182,25 @@ def test_one_runs_file_cut_in_two_reads_as_that_one_run_in_either_order_and_the_
                                         "two); ", "") == whole.summary()
 
 
+def test_one_runs_file_cut_in_three_reads_as_that_one_run_in_any_order_and_the_summary_says_the_names_decided():
+    # Codex's rollout cut after its first call's lines and after its second's: neither rest begins with a session_meta
+    # line, so which goes on from which only the files' names say, and the summary says they did.
+    name = "codex-rollout-0.125.jsonl"
+    whole = read_upload([(name, (FIXTURES / name).read_bytes())])
+    data = (FIXTURES / name).read_bytes().splitlines(keepends=True)
+    files = [("part-1.jsonl", b"".join(data[:9])), ("part-2.jsonl", b"".join(data[9:14])),
+             ("part-3.jsonl", b"".join(data[14:]))]
+    for order in itertools.permutations(files):
+        upload = read_upload(list(order))
+        (run,) = upload.conversations
+        assert run.id == whole.conversations[0].id and run.source == "part-1.jsonl + part-2.jsonl + part-3.jsonl"
+        assert [len(r.request.messages) for r in run.trace.rounds] == \
+            [len(r.request.messages) for r in whole.conversations[0].trace.rounds]
+        said = ("part-2.jsonl and part-3.jsonl read as the rest of part-1.jsonl's run, in the order of their names "
+                "(one run's file cut in 3); ")
+        assert said in upload.summary() and upload.summary().replace(said, "") == whole.summary()
+
+
 def test_two_runs_of_one_session_each_beginning_as_a_run_does_are_not_joined():
     # Two Codex rollouts, each opening with its session_meta: two runs of one session, told apart as before.
     data = (FIXTURES / "codex-rollout-0.125.jsonl").read_bytes()

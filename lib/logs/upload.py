@@ -122,8 +122,8 @@ class Upload:
     """The names of the files that could not be opened (a damaged gzip, one that expands past the limit): nothing in
     them was read; why is the problem on their line 1."""
     cut_runs: tuple[tuple[str, str], ...] = ()
-    """(the file that began a run, the file that goes on with it) for each run of a one-file format (Codex, OpenCode
-    run output) whose file was cut in two and read as one run, which the summary says."""
+    """(a file of a run, the file that goes on with it) for each run of a one-file format (Codex, OpenCode run output)
+    whose file was cut in two or more and read as one run, which the summary says."""
     placed_by_order: int = 0
     """Rounds of a log whose lines are out of order that what the requests send could place in more than one
     conversation (a fork, or two requests alike): placed by the order of the lines, which the summary says."""
@@ -197,8 +197,17 @@ class Upload:
         placed = f" ({placed_by_order(self.placed_by_order)})" if self.placed_by_order else ""
         if self.left_apart:
             placed += f" ({left_apart(self.left_apart)})"
-        for began, rest in self.cut_runs:
-            others += f"{rest} read as the rest of {began}'s run (one run's file cut in two); "
+        after = {rest for _, rest in self.cut_runs}
+        going_on = dict(self.cut_runs)
+        for began in (began for began, _ in self.cut_runs if began not in after):
+            rest = [going_on[began]]
+            while rest[-1] in going_on:
+                rest.append(going_on[rest[-1]])
+            if len(rest) == 1:
+                others += f"{rest[0]} read as the rest of {began}'s run (one run's file cut in two); "
+            else:
+                others += (f"{', '.join(rest[:-1])} and {rest[-1]} read as the rest of {began}'s run, in the order "
+                           f"of their names (one run's file cut in {len(rest) + 1}); ")
         return (
             f"{self.counted(self.lines)}: {plural(self.rounds, 'round')} in "
             f"{plural(len(self.conversations), 'conversation')}{placed}; {others}{self.counted(self.skipped_lines)} skipped"
@@ -1533,7 +1542,7 @@ class _Reading:
         """Per set of top-level keys met, the places in `instances` of the importers whose `detect_keys` allow them to
         recognize an object of those keys (_detect): at most ASKABLE_SETS of them."""
         self.going_on: dict[str, str] = {}
-        """Per file that began a run of a one-file format, the file given with it that goes on with that run (_cut_runs):
+        """Per file of a run of a one-file format, the file given with it that goes on with that run (_cut_runs):
         read by the same importer, right after it."""
 
 
@@ -1625,8 +1634,8 @@ def _cut_runs(files: list[tuple[str, bytes]], reading: _Reading) -> list[tuple[s
     """The files in the order they are read: a file of a one-file format (LogFormat.one_file) that goes on with a run
     (LogFormat.goes_on: it does not begin as that format's runs begin) right after the one file of that format that
     begins one, so that one importer reads both, as the run it was before it was cut in two. Whichever order they were
-    given in; only where the upload holds one file of the format that begins a run and one that goes on, as which run
-    several go on with, and in what order, the files cannot say."""
+    given in; only where the upload holds one file of the format that begins a run, as which run the files that go on
+    go on with, the files cannot say; several that go on are read in the order of their names."""
     begins: dict[str, list[str]] = {}
     goes: dict[str, list[str]] = {}
     if len({name for name, _ in files}) < len(files):
@@ -1639,19 +1648,29 @@ def _cut_runs(files: list[tuple[str, bytes]], reading: _Reading) -> list[tuple[s
         if instance is not None and instance.one_file:
             (goes if instance.goes_on(first) else begins).setdefault(instance.name, []).append(name)
     for name, rest in goes.items():
-        if len(rest) == 1 and len(begins.get(name, ())) == 1:
-            reading.going_on[begins[name][0]] = rest[0]
+        if len(begins.get(name, ())) == 1:
+            # A run cut in more than two: which part goes on from which, only the files' names say (part-2, part-3),
+            # and the summary says they did (Upload.summary).
+            chain = [begins[name][0], *sorted(rest, key=_name_order)]
+            reading.going_on.update(zip(chain, chain[1:]))
     if not reading.going_on:
         return files
     after = {rest: began for began, rest in reading.going_on.items()}
+    by_name = dict(files)
     ordered = []
     for name, data in files:
         if name in after:
             continue
         ordered.append((name, data))
-        if name in reading.going_on:
-            ordered.extend(item for item in files if item[0] == reading.going_on[name])
+        while name in reading.going_on:
+            name = reading.going_on[name]
+            ordered.append((name, by_name[name]))
     return ordered
+
+
+def _name_order(name: str) -> list:
+    """A file's name as its parts are ordered: numbers by their value (part-10 after part-9)."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name)]
 
 
 def _first_line(name: str, data: bytes) -> dict:
