@@ -247,3 +247,26 @@ def test_responses_api_calls_chained_by_the_provider_read_alike_in_any_order_of_
         upload = read_upload([(name, b"\n".join(order) + b"\n")])
         assert _conversations_of(upload) == _conversations_of(in_order), [data.index(line) + 1 for line in order]
         assert upload.summary() == in_order.summary() and not upload.problems
+
+
+def test_a_batch_whose_requests_come_in_any_order_reads_as_in_order_or_the_summary_says_the_order_decided():
+    # trip-17-round-2 and trip-18's request (refused: a tool result missing) both go on from round 1's answer, and
+    # round 2 sends all trip-18 sent, with the missing result: it went on from round 1 beside trip-18 (the batch's file
+    # in order), or from trip-18, put right and sent again (round 1, trip-18 and round 2 in that order). Where round 2
+    # is read before either, only the order of the lines said which, and the summary says so.
+    requests = [line for line in (FIXTURES / "openai-batch-input.jsonl").read_bytes().splitlines() if line.strip()]
+    results = ("openai-batch-output.jsonl", (FIXTURES / "openai-batch-output.jsonl").read_bytes())
+    in_order = read_upload([("openai-batch-input.jsonl", b"\n".join(requests) + b"\n"), results])
+    assert [(c.id, [len(r.request.messages) for r in c.trace.rounds]) for c in in_order.conversations][:2] == [
+        ("trip-17-round-1", [2, 5]), ("trip-18-missing-result", [4])]
+    said = "could go on from more than one request (a fork, or one request sent twice) and the lines are out of order"
+    assert said not in in_order.summary()
+    first, round_2, refused = (next(line for line in requests if name.encode() in line)
+                               for name in ("trip-17-round-1", "trip-17-round-2", "trip-18"))
+    for order in itertools.permutations(requests):
+        upload = read_upload([("openai-batch-input.jsonl", b"\n".join(order) + b"\n"), results])
+        if order.index(first) < order.index(refused) < order.index(round_2):
+            trip = next(c for c in upload.conversations if c.id == "trip-17-round-1")
+            assert [len(r.request.messages) for r in trip.trace.rounds] == [2, 4, 5] and said not in upload.summary()
+        elif _conversations_of(upload) != _conversations_of(in_order):
+            assert said in upload.summary(), [requests.index(line) + 1 for line in order]

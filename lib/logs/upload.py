@@ -939,6 +939,7 @@ class _Rebuilder:
             if len(threads) >= 2:
                 self._rechain(threads)
                 self.left_apart += _left_apart(threads)
+        self.placed_by_order += sum(_after_refused(thread) for thread in self.threads.values() if thread.opening)
 
     def _rechain(self, threads: list[_Thread]) -> None:
         """One opening's threads rebuilt by what their requests send on (rechain). Calls are placed shortest request
@@ -1125,6 +1126,18 @@ def _left_apart(threads: list[_Thread]) -> int:
 
 OUT_OF_ORDER_MOST = 1000
 """The most calls of one opening that _left_apart compares each with each."""
+
+
+def _after_refused(thread: _Thread) -> int:
+    """How many of a thread's calls out of order go on from a request that failed with no answer where they send on,
+    as well, the answer before that request: sent after it (a request put right and sent again) or beside it (a batch's
+    request refused, sent with the next), only the order of the lines says, and they are out of order (rechain)."""
+    calls = thread.calls
+    if all(before.order < after.order for before, after in zip(calls, calls[1:])):
+        return 0
+    return sum(1 for before, failed, after in zip(calls, calls[1:], calls[2:])
+               if failed.response is None and failed.error is not None
+               and _call_answered(before, after.request.raw.get("messages") or []))
 
 
 def _call_answered(call: _Call, raws: list) -> bool:
