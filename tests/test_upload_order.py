@@ -270,3 +270,22 @@ def test_a_batch_whose_requests_come_in_any_order_reads_as_in_order_or_the_summa
             assert [len(r.request.messages) for r in trip.trace.rounds] == [2, 4, 5] and said not in upload.summary()
         elif _conversations_of(upload) != _conversations_of(in_order):
             assert said in upload.summary(), [requests.index(line) + 1 for line in order]
+
+
+def test_a_batch_fork_whose_requests_come_out_of_order_says_the_order_placed_it():
+    # ticket-7-round-2 (the tool results) and ticket-8 ('Never mind.') both go on from round 1's answer: whichever is
+    # read first after round 1 goes on in its conversation, as the file in order reads. Where one of them is read
+    # before round 1, which took the place only the order of the lines said, and the summary says so.
+    requests = [line for line in (FIXTURES / "anthropic-batch-requests.jsonl").read_bytes().splitlines() if line.strip()]
+    results = ("anthropic-batch-results.jsonl", (FIXTURES / "anthropic-batch-results.jsonl").read_bytes())
+    in_order = read_upload([("anthropic-batch-requests.jsonl", b"\n".join(requests) + b"\n"), results])
+    said = "begins mid-way, its first request sending an answer back, among lines out of order"
+    assert said not in in_order.summary()
+    first, round_2, fork = (next(line for line in requests if name.encode() in line)
+                            for name in ("ticket-7-round-1", "ticket-7-round-2", "ticket-8"))
+    for order in itertools.permutations(requests):
+        upload = read_upload([("anthropic-batch-requests.jsonl", b"\n".join(order) + b"\n"), results])
+        if order.index(first) < min(order.index(round_2), order.index(fork)):
+            assert said not in upload.summary()  # a fork read in order: the first read after round 1 goes on
+        elif _conversations_of(upload) != _conversations_of(in_order):
+            assert said in upload.summary(), [requests.index(line) + 1 for line in order]

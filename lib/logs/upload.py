@@ -940,6 +940,11 @@ class _Rebuilder:
                 self._rechain(threads)
                 self.left_apart += _left_apart(threads)
         self.placed_by_order += sum(_after_refused(thread) for thread in self.threads.values() if thread.opening)
+        named: dict[tuple, list[_Thread]] = {}
+        for thread in self.threads.values():
+            if thread.opening and thread.calls and not thread.numbered:
+                named.setdefault((thread.dialect, thread.opening[:1]), []).append(thread)
+        self.left_apart += sum(_read_before_its_round(threads) for threads in named.values() if len(threads) >= 2)
 
     def _rechain(self, threads: list[_Thread]) -> None:
         """One opening's threads rebuilt by what their requests send on (rechain). Calls are placed shortest request
@@ -1126,6 +1131,22 @@ def _left_apart(threads: list[_Thread]) -> int:
 
 OUT_OF_ORDER_MOST = 1000
 """The most calls of one opening that _left_apart compares each with each."""
+
+
+def _read_before_its_round(threads: list[_Thread]) -> int:
+    """How many of one opening's threads that the log named by their first request (a batch's custom_id, which rechain
+    leaves as they are) begin mid-way, sending on the request and answer of a call read after them: a fork (two
+    requests going on from one answer) whose lines are out of order, the round one of them goes on from taken by
+    whichever was read first. Not asked past PUT_BACK_MOST threads, as _left_apart is not."""
+    if len(threads) > PUT_BACK_MOST:
+        return 0
+    late = [thread for thread in threads if _resends_answer(thread.calls[0].request.raw.get("messages") or [])]
+    calls = [call for thread in threads for call in thread.calls] if late else []
+    return sum(1 for thread in late for first in thread.calls[:1]
+               if any(call.order > first.order and len(call.request.messages) < len(first.request.messages)
+                      and _sends_on(call.request.messages, first.request.messages) and call.response is not None
+                      # Its answer next, as read (a batch's results are not written as the requests resend them).
+                      and first.request.messages[len(call.request.messages)] == call.response.message for call in calls))
 
 
 def _after_refused(thread: _Thread) -> int:
