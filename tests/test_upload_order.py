@@ -249,22 +249,29 @@ def test_responses_api_calls_chained_by_the_provider_read_alike_in_any_order_of_
         assert upload.summary() == in_order.summary() and not upload.problems
 
 
+def _batch_orders(requests: str, results: str, *names: str):
+    """A batch's request lines in the file's order, then in every other, each read beside the results file: (the
+    order, the upload), the file in order first; and the request lines whose custom_id holds each of `names`."""
+    lines = [line for line in (FIXTURES / requests).read_bytes().splitlines() if line.strip()]
+    named = [next(line for line in lines if name.encode() in line) for name in names]
+    read = ((order, read_upload([(requests, b"\n".join(order) + b"\n"), (results, (FIXTURES / results).read_bytes())]))
+            for order in itertools.permutations(lines))
+    return lines, named, read
+
+
 def test_a_batch_whose_requests_come_in_any_order_reads_as_in_order_or_the_summary_says_the_order_decided():
     # trip-17-round-2 and trip-18's request (refused: a tool result missing) both go on from round 1's answer, and
     # round 2 sends all trip-18 sent, with the missing result: it went on from round 1 beside trip-18 (the batch's file
     # in order), or from trip-18, put right and sent again (round 1, trip-18 and round 2 in that order). Where round 2
     # is read before either, only the order of the lines said which, and the summary says so.
-    requests = [line for line in (FIXTURES / "openai-batch-input.jsonl").read_bytes().splitlines() if line.strip()]
-    results = ("openai-batch-output.jsonl", (FIXTURES / "openai-batch-output.jsonl").read_bytes())
-    in_order = read_upload([("openai-batch-input.jsonl", b"\n".join(requests) + b"\n"), results])
+    requests, (first, round_2, refused), read = _batch_orders(
+        "openai-batch-input.jsonl", "openai-batch-output.jsonl", "trip-17-round-1", "trip-17-round-2", "trip-18")
+    _, in_order = next(read)
     assert [(c.id, [len(r.request.messages) for r in c.trace.rounds]) for c in in_order.conversations][:2] == [
         ("trip-17-round-1", [2, 5]), ("trip-18-missing-result", [4])]
     said = "could go on from more than one request (a fork, or one request sent twice) and the lines are out of order"
     assert said not in in_order.summary()
-    first, round_2, refused = (next(line for line in requests if name.encode() in line)
-                               for name in ("trip-17-round-1", "trip-17-round-2", "trip-18"))
-    for order in itertools.permutations(requests):
-        upload = read_upload([("openai-batch-input.jsonl", b"\n".join(order) + b"\n"), results])
+    for order, upload in read:
         if order.index(first) < order.index(refused) < order.index(round_2):
             trip = next(c for c in upload.conversations if c.id == "trip-17-round-1")
             assert [len(r.request.messages) for r in trip.trace.rounds] == [2, 4, 5] and said not in upload.summary()
@@ -276,15 +283,13 @@ def test_a_batch_fork_whose_requests_come_out_of_order_says_the_order_placed_it(
     # ticket-7-round-2 (the tool results) and ticket-8 ('Never mind.') both go on from round 1's answer: whichever is
     # read first after round 1 goes on in its conversation, as the file in order reads. Where one of them is read
     # before round 1, which took the place only the order of the lines said, and the summary says so.
-    requests = [line for line in (FIXTURES / "anthropic-batch-requests.jsonl").read_bytes().splitlines() if line.strip()]
-    results = ("anthropic-batch-results.jsonl", (FIXTURES / "anthropic-batch-results.jsonl").read_bytes())
-    in_order = read_upload([("anthropic-batch-requests.jsonl", b"\n".join(requests) + b"\n"), results])
+    requests, (first, round_2, fork), read = _batch_orders(
+        "anthropic-batch-requests.jsonl", "anthropic-batch-results.jsonl", "ticket-7-round-1", "ticket-7-round-2",
+        "ticket-8")
+    _, in_order = next(read)
     said = "begins mid-way, its first request sending an answer back, among lines out of order"
     assert said not in in_order.summary()
-    first, round_2, fork = (next(line for line in requests if name.encode() in line)
-                            for name in ("ticket-7-round-1", "ticket-7-round-2", "ticket-8"))
-    for order in itertools.permutations(requests):
-        upload = read_upload([("anthropic-batch-requests.jsonl", b"\n".join(order) + b"\n"), results])
+    for order, upload in read:
         if order.index(first) < min(order.index(round_2), order.index(fork)):
             assert said not in upload.summary()  # a fork read in order: the first read after round 1 goes on
         elif _conversations_of(upload) != _conversations_of(in_order):
