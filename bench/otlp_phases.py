@@ -17,9 +17,9 @@ import time
 import orjson
 
 from bench import import_otlp
-from lib.intern import collector_paused, loads_exact
+from lib.intern import collector_paused
 from lib.logs import otlp_typed, spans, upload
-from lib.logs.resent import ResentParser
+from lib.logs.resent import ResentParser, spans_checked_loads
 from lib.logs.resent_text import ResentTexts
 
 PHASES = ("orjson.loads of each line, the bench's baseline", "parse: strings read, marked copy parsed",
@@ -55,7 +55,7 @@ def _steps(data: bytes, whole: bool, timed) -> list:
             orjson.loads(line)
     timed(0, baseline)
     # As the import parses them: a one-document file as lib/logs/documents.py does, lines as _read_items does.
-    parser = ResentTexts(loads_exact, otlp_typed.decode) if whole else ResentParser(typed=otlp_typed.decode_unrepeated)
+    parser = ResentTexts(spans_checked_loads, otlp_typed.decode_unrepeated) if whole else ResentParser(typed=otlp_typed.decode_unrepeated)
     reader = spans.SpanFormat()
     for number, line in enumerate(data.splitlines(), start=1):
         document = timed(1, lambda: parser.parse(line))

@@ -45,7 +45,7 @@ def _everything(data: bytes, name: str) -> tuple:
 
 
 DOCUMENT, LINES = "spans.json", "spans.jsonl"
-"""A one-document file (decoded by otlp_typed.decode) and collector lines (by otlp_typed.decode_unrepeated)."""
+"""A one-document file and collector lines (both decoded by otlp_typed.decode_unrepeated)."""
 
 
 def _both_readers(data: bytes, monkeypatch, name: str = DOCUMENT) -> tuple[tuple, tuple, bool]:
@@ -124,7 +124,7 @@ SHAPES = [
     ("a double below int64", lambda d: _first_span(d)["attributes"].append(_value(
         "gen_ai.usage.input_tokens", {"doubleValue": -2 ** 63 - 1})), True),
     ("a key-value list", lambda d: _first_span(d)["attributes"].append(_value("gen_ai.request.model", {
-        "kvlistValue": {"values": [{"key": "name", "value": {"boolValue": True}}, {"value": None}]}})), True),
+        "kvlistValue": {"values": [{"key": "name", "value": {"boolValue": True}}, {"value": None}]}})), False),
     ("a bool beside a string", lambda d: _first_span(d)["attributes"].append(_value(
         "gen_ai.response.id", {"boolValue": False, "stringValue": "x"})), True),
     ("an int64 as a number", lambda d: _first_span(d)["attributes"].append(_value("gen_ai.usage.input_tokens",
@@ -161,8 +161,9 @@ def test_odd_but_valid_envelopes_are_read_alike_by_both_readers(monkeypatch, cha
     change(document)
     typed, general, took = _both_readers(json.dumps(document).encode(), monkeypatch, name)
     assert typed == general
-    # A line that writes a field's default (a null) is written back without it, one quote pair short, and left
-    # to the general reader: lines take at most what documents take.
+    # A field's default written (a null, as in the key-value list) is written back without it, one quote pair short,
+    # and left to the general reader, which checks for keys written twice (decode_unrepeated). A line under
+    # resent.SMALL_LINE is parsed whole: lines take at most what documents take.
     assert took == taken if name == DOCUMENT else took <= taken
 
 
@@ -173,6 +174,22 @@ def test_a_line_that_writes_a_key_twice_is_refused_alike_by_both_readers(monkeyp
     typed, general, took = _both_readers(data, monkeypatch, LINES)
     assert typed == general and not took
     assert "twice in one object" in typed[3][0]
+
+
+@pytest.mark.parametrize("name, unit", [(DOCUMENT, "document"), (LINES, "line")])
+def test_a_recorded_export_that_writes_a_key_twice_is_refused_as_one_document_as_it_is_as_a_line(monkeypatch, name,
+                                                                                                  unit):
+    # The same export as a `.json` file loaded silently, as if the key were written once (orjson and msgspec keep
+    # its last value, other readers its first: the model gpt-4o here, gpt-4.1-mini there), where as a collector's
+    # line it was refused.
+    data = (FIXTURES / "otlp-span-per-call.jsonl").read_bytes().replace(
+        b'"gen_ai.request.model","value":{"stringValue":"gpt-4.1-mini"}',
+        b'"gen_ai.request.model","value":{"stringValue":"gpt-4.1-mini","stringValue":"gpt-4o"}', 1)
+    typed, general, took = _both_readers(data, monkeypatch, name)
+    assert typed == general and not took
+    assert typed[0] == f"1 {unit}: 0 rounds in 0 conversations; 1 {unit} skipped"
+    assert typed[3] == [f"line 1: has 'stringValue' twice in one object; readers disagree on which value counts, "
+                        f"so the {unit} is skipped"]
 
 
 def test_a_document_the_typed_reader_leaves_alone_is_still_read():

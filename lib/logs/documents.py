@@ -35,7 +35,7 @@ import yaml
 from lib.intern import loads_exact
 from lib.logs import httpmock, httprr
 from lib.logs.chat_shape import describe
-from lib.logs.resent import skip_whitespace, value_end
+from lib.logs.resent import Refused, skip_whitespace, value_end
 from lib.text import json_said
 
 ZIP_MEMBERS_FACTOR = 4
@@ -100,6 +100,8 @@ def _json_document(data: bytes, limit: int, required: bool, loads: Callable[[byt
         return _refused(_too_large(len(data), limit))
     try:
         document = loads(data)
+    except Refused as exc:  # read whole, it has no elements to keep apart from the one that readers disagree on
+        return _refused(exc.skipping(WHOLE))
     except orjson.JSONDecodeError as exc:
         if required or b"\n{" not in data.lstrip():  # a `.json` of several objects is a line log: the line reader takes it
             salvaged = _salvaged(data, exc, loads)

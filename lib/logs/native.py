@@ -171,7 +171,7 @@ def json_problem(error: ValueError, unit: str = "line", line: int | None = None)
     """A line (or `unit`: an array's element, a one-document file) that does not parse, its problem in a user's
     words; `line` is the file's line the parser stopped on in a one-document file (lib.text.json_place)."""
     if isinstance(error, Refused):
-        return str(error)
+        return error.skipping(unit)
     said = str(error)
     if "not valid UTF-8" in said or isinstance(error, UnicodeDecodeError):
         return "is not UTF-8 text"

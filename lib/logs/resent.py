@@ -63,6 +63,17 @@ class _Array:
 class Refused(ValueError):
     """A line that parses, but that JSON readers disagree on: it is reported rather than guessed at."""
 
+    def __init__(self, problem: str, joined: str = "; ") -> None:
+        self.problem = problem
+        """What readers disagree on, said of the line or document that holds it."""
+        self.joined = joined
+        """What joins the problem to what is skipped for it."""
+        super().__init__(self.skipping("line"))
+
+    def skipping(self, unit: str) -> str:
+        """The problem, and that the `unit` holding it (a line, an element, a whole document) is skipped."""
+        return f"{self.problem}{self.joined}the {unit} is skipped"
+
 
 _QUOTE = b'"'
 
@@ -83,7 +94,7 @@ def check_keys(document: bytes | str, value: Any, start: int = 0, end: int | Non
     except orjson.JSONEncodeError:
         return  # deeper than orjson writes, or a lone surrogate: nothing to compare with
     if again < written:
-        raise Refused(_repeated_key(document[start:end]))
+        raise Refused(_repeated_key(document[start:end]), ", so ")
 
 
 def _repeated_key(document: bytes | str) -> str:
@@ -100,11 +111,11 @@ def _repeated_key(document: bytes | str) -> str:
     except (ValueError, RecursionError):
         pass
     key = repr(found[0]) if found else "a key"
-    return f"has {key} twice in one object; readers disagree on which value counts, so the line is skipped"
+    return f"has {key} twice in one object; readers disagree on which value counts"
 
 
 def _refuse_constant(name: str) -> Any:
-    raise Refused(f"has {name}, which JSON does not allow; the line is skipped")
+    raise Refused(f"has {name}, which JSON does not allow")
 
 
 def _may_hold_constant(line: bytes | str) -> bool:
@@ -130,6 +141,16 @@ def strict_loads(line: bytes | str) -> Any:
                 pass
         raise
     check_keys(line, value)
+    return value
+
+
+def spans_checked_loads(document: bytes) -> Any:
+    """loads_exact of a one-document file, refusing an OTLP/JSON traces document (`resourceSpans`) that repeats a
+    key as strict_loads refuses the same document written as a collector's line. Only those: writing any other
+    large document back to count its quotes would cost a good part of its parse, for files that have no line form."""
+    value = loads_exact(document)
+    if type(value) is dict and "resourceSpans" in value:
+        check_keys(document, value)
     return value
 
 

@@ -50,7 +50,7 @@ from lib.logs.exchanges import Inflater
 from lib.logs.near_miss import ERROR_ALONE, closest, nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.logs.openings import LateEnds, Openings, end_key, end_of
-from lib.logs.resent import ResentParser, hold_interned
+from lib.logs.resent import ResentParser, hold_interned, spans_checked_loads
 from lib.logs.resent_text import ResentTexts
 from lib.logs.spans import SpanFormat
 from lib.logs.streams import is_keepalive
@@ -1801,8 +1801,9 @@ def _read_items(name: str, data: bytes, label: str, reading: _Reading) -> str:
     spans_only = reading.forced in (None, SpanFormat.name)
     parser = ResentParser(typed=otlp_typed.decode_unrepeated if spans_only else None)
     caps, problems, rules = reading.caps, reading.problems, reading.rules
-    typed = otlp_typed.decode if spans_only else None
-    whole = documents.elements(name, data, caps.line_bytes, ResentTexts(loads_exact, typed).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
+    # A one-document file is checked for repeated keys as a collector's line of it is (spans_checked_loads).
+    typed = otlp_typed.decode_unrepeated if spans_only else None
+    whole = documents.elements(name, data, caps.line_bytes, ResentTexts(spans_checked_loads, typed).parse)  # .eval, cassettes, HAR, .traj: one document, cut into elements
     # What an item that does not parse is called where the parser's place in it is said: the file's own unit.
     said_as, events = "line", None
     if whole is None:
