@@ -24,6 +24,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "containers"
 HTTPMOCK = "a 'when' with a 'path' beside a 'then' (an httpmock recording)"
 GO_VCR = "an interaction with request.url and response.status and code (a go-vcr cassette)"
 TEST_PROXY = "'RequestUri' and 'RequestMethod' beside 'StatusCode' (an Azure SDK test-proxy recording)"
+WIREMOCK = "a 'request' with 'method' and a URL matcher beside a 'response' (a WireMock stub mapping)"
 
 EXPECTED = [
     ("inspect-system-prompt.json", {"inspect": "a sample with 'id', 'epoch' and 'events' (an Inspect AI eval log)"},
@@ -705,6 +706,10 @@ EXPECTED = [
      {"atif": "'schema_version' 'ATIF-v1.5' beside 'steps' (an ATIF agent trajectory)"},
      "1 document: 7 rounds in 2 conversations; 0 documents skipped",
      {"session NORMALIZED_SESSION_ID": [1, 3, 5], "session NORMALIZED_SESSION_ID, after handoff 1": [1, 3, 5, 7]}, 7),
+    # A WireMock stub mapping (SAP's ai-sdk-java): "no line of the file matches a known log format; none comes close
+    # (the first object's keys: 'request', 'response')".
+    ("sap-ai-sdk-wiremock-chat-completion.json", {"wiremock": WIREMOCK},
+     "1 document: 1 round in 1 conversation; 0 documents skipped", {"conversation 1": [1]}, 0),
     # openai-dotnet's test-proxy recording (`SessionRecords`, the Azure SDKs' format): "no line of the file matches a
     # known log format; none comes close (the first object's keys: 'Entries', 'Variables')".
     ("openai-dotnet-consecutive-tool-calls.json", {"test-proxy": TEST_PROXY},
@@ -3651,6 +3656,31 @@ def test_the_test_proxy_format_claims_no_other_formats_lines():
     from lib.logs.test_proxy import TestProxyFormat
     from tests.formats_support import assert_detects_only_its_own
     assert_detects_only_its_own(TestProxyFormat)
+
+
+def test_wiremock_stubs_exported_together_are_read_one_by_one_and_a_body_kept_apart_is_named():
+    # `/__admin/mappings` returns `{"mappings": [...]}`: SAP's stub as the recorder writes a request body (the whole
+    # body sent, with 'ignoreExtraElements'), beside the same stub answered from a file under __files/.
+    stub = json.loads((FIXTURES / "sap-ai-sdk-wiremock-chat-completion.json").read_bytes())
+    pattern = {**stub["request"]["bodyPatterns"][0], "ignoreArrayOrder": True, "ignoreExtraElements": True}
+    recorded = {**stub, "request": {**stub["request"], "bodyPatterns": [pattern]}}
+    kept_apart = {**stub, "response": {"status": 200, "bodyFileName": "chat_completions-f181d24e.json"}}
+    result = upload("mappings.json", json.dumps({"mappings": [recorded, kept_apart]}).encode())
+    assert result.summary() == "2 mappings: 1 round in 1 conversation; 1 mapping skipped"
+    assert [result.said(p) for p in result.problems] == [
+        "mapping 2: the answer's body is in a file of its own ('bodyFileName' 'chat_completions-f181d24e.json', under "
+        "__files/), which is not in this mapping (read as WireMock stub mapping)"]
+    assert [result.said(n) for n in result.notes] == [
+        "mapping 1: 1 stub holds the request body as a pattern with 'ignoreExtraElements': a request sent with more in "
+        "it matched too, so what is shown is what the stub required, and may not be all the program sent"]
+    (round_,) = result.conversations[0].trace.rounds
+    assert round_.request.raw["model"] == "gpt-5" and round_.response.message.text == "This is a test."
+
+
+def test_the_wiremock_format_claims_no_other_formats_lines():
+    from lib.logs.wiremock import WireMockFormat
+    from tests.formats_support import assert_detects_only_its_own
+    assert_detects_only_its_own(WireMockFormat)
 
 
 def test_a_spoken_answer_shows_what_it_said_not_an_empty_message():

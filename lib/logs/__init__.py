@@ -13,7 +13,7 @@ from lib.logs import (adk, any_agent, atif, autogen, batches, bedrock_converse, 
                       codex, cohere, dspy_request, finetune, gemini, gemini_cli, goose, har, httpmock, httprr,
                       inspect_log, interactions, langfuse, langsmith, llama_stack, llm_recorder, mlflow_traces, nock, ollama, opencode,
                       opencode_run, openhands, pairs, recorded_streams, responses, sharegpt, spans, streams,
-                      test_proxy, trajectories)
+                      test_proxy, trajectories, wiremock)
 from lib.logs.record import LogFormat
 
 FORMATS: tuple[type[LogFormat], ...] = (
@@ -40,6 +40,9 @@ FORMATS: tuple[type[LogFormat], ...] = (
     llm_recorder.LlmRecorderFormat,
     # Azure SDK test-proxy entries: 'RequestUri' and 'StatusCode' in Pascal case, keys no other format reads.
     test_proxy.TestProxyFormat,
+    # WireMock stub mappings: a 'request' matcher ('method' and 'url', 'urlPath' or a pattern) beside its 'response',
+    # before the pair readers, which would take the matcher for the request and the HTTP envelope for the answer.
+    wiremock.WireMockFormat,
     # Before SWE-agent's: both keep a run under 'history', OpenHands' of events (an 'action' or 'observation').
     openhands.OpenHandsTrajectoryFormat,
     trajectories.SweAgentFormat,

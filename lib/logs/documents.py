@@ -119,6 +119,8 @@ def _json_document(data: bytes, limit: int, required: bool, loads: Callable[[byt
         return _numbered(document["recordings"], "recording")  # Mastra's LLM recordings (lib/logs/llm_recorder.py)
     if isinstance(document.get("Entries"), list):
         return _numbered(document["Entries"], "entry")  # Azure SDK test-proxy recordings (lib/logs/test_proxy.py)
+    if isinstance(document.get("mappings"), list) and "request" not in document:
+        return _numbered(document["mappings"], "mapping")  # WireMock's stubs, several in one file (lib/logs/wiremock.py)
     return WHOLE, iter([(1, document)])
 
 

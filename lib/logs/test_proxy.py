@@ -41,7 +41,7 @@ class TestProxyFormat(ExchangeFormat):
         if not is_entry(obj):
             raise LineProblem("is not a test-proxy entry ('RequestUri' and 'RequestMethod' beside 'StatusCode' or "
                               "'ResponseBody')")
-        headers = _headers(obj.get("ResponseHeaders"))
+        headers = first_values(obj.get("ResponseHeaders"))
         status = obj.get("StatusCode")
         exchange = Exchange(
             method=str(obj.get("RequestMethod") or ""), url=obj["RequestUri"],
@@ -61,9 +61,9 @@ def _body(value: Any) -> Any:
     return value
 
 
-def _headers(raw: Any) -> dict[str, str]:
-    """The response headers by lowercase name: the proxy writes one value per name, a list where there were several
-    (the first is kept)."""
+def first_values(raw: Any) -> dict[str, str]:
+    """Headers by lowercase name, each its first value: the proxy (and WireMock) writes one value per name, a list where
+    there were several."""
     headers: dict[str, str] = {}
     if not isinstance(raw, dict):
         return headers
