@@ -134,8 +134,8 @@ class WrittenRun:
     """Its arguments exactly as the model wrote them in the text (the command's `args`, lib.steps.written_arguments);
     None where it wrote none."""
     returned: str | None
-    """What it returned, as the next request carries it; None where no request carries it (the log ends first, or
-    the next request holds none)."""
+    """What it returned, as the next request in the log carries it (lib.steps.TextCommand.result_round); None where no
+    request carries it (the log ends first, or the next request holds none)."""
     said: str
     """The round's step 3 label for it: where its result is, or that nothing shows it ran (one set of words)."""
     unknown: str = ""
@@ -163,8 +163,8 @@ def written_runs(trace: Trace, view: RoundView) -> tuple[WrittenRun, ...]:
     if unseen is not None:
         return (WrittenRun(unseen.name, arguments(unseen.name), None, said[0] if said else "",
                            as_sentence(unseen.words), unseen.answer),)
-    following = trace.rounds[round_.index]
-    return tuple(WrittenRun(c.name, arguments(c.name), following.request.messages[c.result_at].text,
+    return tuple(WrittenRun(c.name, arguments(c.name),
+                            trace.rounds[c.result_round - 1].request.messages[c.result_at].text,
                             said[n] if n < len(said) else "") for n, c in enumerate(ran))
 
 

@@ -21,7 +21,7 @@ from lib.failures import answered_without_turn, no_answer, refused_unseen, statu
 from lib.model import AWAITING, ProviderError, Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
-from lib.steps import TextCommand, UnprovenCommand, command_unproven, spoken_words, text_commands, turn_ends_words
+from lib.steps import TextCommand, UnprovenCommand, carried_commands, command_unproven, spoken_words, text_commands, turn_ends_words
 from lib.text import plural, shorten
 
 Lane = Literal["user", "program", "api", "model", "tools"]
@@ -120,8 +120,8 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
             arrows.append(Arrow(k, "program", "program", None,
                                 shorten(f"re-asks in the user's role: {reask.text}", NOTE_LENGTH)))
         results = sum(len(m.tool_results) for m in added)
-        # With the results of the commands the previous answer wrote in its text (AutoGPT's), as step 4 pairs them.
-        results += len(text_commands(trace, k - 1)) if k > 1 else 0
+        # With the results of the commands earlier answers wrote in their text (AutoGPT's), as step 4 pairs them.
+        results += len(carried_commands(trace, k))
         if results and k > 1:
             arrows.append(Arrow(k, "program", "program", 4, f"appends {plural(results, 'result')} to the messages"))
         if summary_ask:

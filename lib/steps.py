@@ -187,14 +187,18 @@ def steps_for_round(trace: Trace, index: int, placed: Growth | None = None,
 @dataclass(frozen=True, slots=True)
 class TextCommand:
     """A command the model wrote in its response's text, not as a tool call (AutoGPT's JSON `"command"`), that the
-    program read out of the text and ran: the next request carries its result (lib.injected.command_result)."""
+    program read out of the text and ran: the next request carries its result (lib.injected.command_result), or the
+    first later one the log kept where it did not keep the next."""
 
     name: str
     """The command, as its result names it."""
     path: str
     """Where in the response body the text that names it is."""
     result_at: int
-    """Where in the next request its result is (`messages[i]`)."""
+    """Where in that request its result is (`messages[i]`)."""
+    result_round: int
+    """The round whose request carries its result: the next, or a later one where the log did not keep the requests in
+    between."""
 
 
 def _command_entries(trace: Trace, round_: Round, placed: Growth) -> list[tuple[MessageEntry, str, int | None]]:
@@ -214,22 +218,39 @@ def _command_entries(trace: Trace, round_: Round, placed: Growth) -> list[tuple[
 
 def text_commands(trace: Trace, index: int) -> tuple[TextCommand, ...]:
     """The commands round `index`'s response wrote in its text and the program ran: only those whose result the next
-    request carries, as its step 4 pairs it with this round (_command_results); none where the response holds a tool
-    call, or no request follows. The steps, presenter mode and the sequence diagram draw them as a call intent (2) and
-    the program running it (3), not as an answer."""
+    request carries, as its step 4 pairs it with this round (_command_results), or where the log did not keep the next
+    request, the first later one it kept, whose step 4 pairs it so; none where the response holds a tool call, or no
+    kept request follows. The steps, presenter mode and the sequence diagram draw them as a call intent (2) and the
+    program running it (3), not as an answer."""
     round_ = trace.rounds[index - 1]
     response = round_.response
     if response is None or response.message.tool_calls or not response.message.text or index >= len(trace.rounds):
         return ()
-    following = trace.rounds[index]
+    # A request the log did not keep carries nothing to read; the first kept after it carries what it resends.
+    following = next((trace.rounds[k] for k in range(index, len(trace.rounds)) if trace.rounds[k].request_recorded),
+                     None)
+    if following is None:
+        return ()
     # Placing the next request is the costly part: only where it holds a command's result at all, past the leading
     # messages it resends unchanged (Round.resent_prefix), which hold nothing new.
-    if not following.request_recorded or not any(command_result(m) is not None for m in
+    if not any(command_result(m) is not None for m in
                                                  following.request.messages[following.resent_prefix:]
                                                  if m.role == "system"):
         return ()
-    return tuple(TextCommand(name, _command_path(response, name), entry.index)
-                 for entry, name, made in _command_entries(trace, following, growth(trace, index + 1)) if made == index)
+    return tuple(TextCommand(name, _command_path(response, name), entry.index, following.index)
+                 for entry, name, made in _command_entries(trace, following, growth(trace, following.index))
+                 if made == index)
+
+
+def carried_commands(trace: Trace, index: int) -> tuple[TextCommand, ...]:
+    """The commands earlier rounds wrote in their text whose results round `index`'s request carries (text_commands):
+    the previous round's, and an earlier round's where the log did not keep the requests in between."""
+    found: list[TextCommand] = []
+    for k in range(index - 1, 0, -1):
+        found.extend(c for c in text_commands(trace, k) if c.result_round == index)
+        if trace.rounds[k - 1].request_recorded:  # round k's own request holds what came before it
+            break
+    return tuple(found)
 
 
 def _command_path(response: Response, name: str) -> str:
@@ -340,11 +361,12 @@ def command_unanswered_words(name: str) -> str:
 
 def command_unrecorded(trace: Trace, index: int) -> str | None:
     """The command round `index`'s response wrote in its text (command_written) where a later round follows but the
-    log did not keep its request (Round.request_recorded): what followed the command is not in the log, so whether it
-    ran is not known; None for any other round."""
+    log did not keep its request (Round.request_recorded), and no later request it kept carries its result
+    (text_commands): whether it ran is not known; None for any other round."""
     if index >= len(trace.rounds) or trace.rounds[index].request_recorded:
         return None
-    return command_written(trace.rounds[index - 1])
+    name = command_written(trace.rounds[index - 1])
+    return name if name is not None and not text_commands(trace, index) else None
 
 
 def command_unrecorded_words(name: str, next_round: int) -> str:
@@ -514,9 +536,13 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
             else "started; its end is not in the log"
         labels.append(StepLabel(3, "execution", "", f"{call.name} ({call.id}): {said}", call_id=call.id))
     for command in commands:
+        lost = command.result_round - round_.index - 1
+        between = "" if not lost else (f"; round {round_.index + 1}'s request, in between, is not in the log" if lost == 1
+                                       else f"; rounds {round_.index + 1} to {command.result_round - 1}'s requests, in "
+                                       "between, are not in the log")
         labels.append(StepLabel(3, "execution", "", f"{command.name}: the program read the command out of the text and "
-                                f"ran it; round {next_round.index}'s request carries its result "
-                                f"(messages[{command.result_at}])"))
+                                f"ran it; round {command.result_round}'s request carries its result "
+                                f"(messages[{command.result_at}]){between}"))
     if commands:  # the text is the call intent, not an answer: no step 5
         return labels
     if unseen is not None:

@@ -205,7 +205,7 @@ def test_the_html_file_gives_a_written_command_the_program_lane_a_tool_call_has(
     assert "The program's lane (the model never sees it)" in first
     assert "command read_file · written in the model's text, not as a tool call: no call id" in first
     assert '"filename": "instructions_1.txt"' in first
-    assert "What it returned, as the next request carries it Command read_file returned: " in first
+    assert "What it returned, as the next request in the log carries it Command read_file returned: " in first
     last = " ".join(_section(page, 3).split())
     assert "The program's lane (the model never sees it)" in last
     assert "command message_agent" in last and '"key": "1111"' in last
@@ -333,6 +333,50 @@ def test_a_command_whose_next_request_the_log_did_not_keep_is_not_an_answer_and_
     first = " ".join(_section(trace_html(agent), 1).split())
     assert f"What it returned {as_sentence(lost)}" in first
     assert "Model answers" not in first and "the log ends" not in first.lower()
+
+
+def _middle_request_lost() -> bytes:
+    """The AutoGPT log's three rounds as a trace file (the request and response bodies as recorded) whose round 2
+    request the log did not keep (its model alone, no messages): round 3's request, kept, still carries read_file's
+    result beside list_files's."""
+    lines = [{"kind": "trace", "version": 1, "dialect": "openai-chat", "title": "AutoGPT, round 2's request lost"}]
+    for round_ in _agent().rounds:
+        request = round_.request.raw if round_.index != 2 else {"model": round_.request.raw["model"]}
+        lines.append({"kind": "round", "index": round_.index, "request": request, "response": round_.response.raw})
+    return "\n".join(json.dumps(line) for line in lines).encode()
+
+
+def test_a_command_whose_result_a_later_request_carries_ran_as_that_requests_step_4_says_not_unknown():
+    # Round 2's request is not in the log, round 3's carries "Command read_file returned: ..." and its step 4 paired it
+    # with round 1, while round 1's step 3 said "not known: ... the log does not hold the next request (round 2's),
+    # which would carry its result", the diagram "runs read_file? the next request is not in the log" and the HTML
+    # file "What it returned" with those words: two views of one command that disagreed.
+    upload = read_upload([("autogpt-middle-request-lost.jsonl", _middle_request_lost())])
+    agent = upload.conversations[0].trace
+    assert [r.request_recorded for r in agent.rounds] == [True, False, True]
+    appended = [label for label in steps_for_round(agent, 3) if label.step == 4 and label.call_round == 1]
+    assert [label.path for label in appended] == ["messages[3].content"]
+    assert command_unproven(agent, 1) is None and command_unrecorded(agent, 1) is None
+    assert [(c.name, c.result_round, c.result_at) for c in text_commands(agent, 1)] == [("read_file", 3, 3)]
+    labels = steps_for_round(agent, 1)
+    assert [(label.step, label.detail) for label in labels] == [
+        (2, f"read_file: {TEXT_COMMAND_WORDS}"),
+        (3, "read_file: the program read the command out of the text and ran it; round 3's request carries its result "
+            "(messages[3]); round 2's request, in between, is not in the log")]
+    assert steps_in(agent.rounds[0], agent) == (1, 2, 3, 4)
+    assert step_lead(agent.rounds[0], 3, 2, written=bool(text_commands(agent, 1))) == TEXT_COMMAND_RUNS
+    arrows = [(a.round, a.step, a.label, a.recorded) for a in sequence(agent)]
+    assert (1, 3, "runs read_file", True) in arrows
+    assert (3, 4, "appends 2 results to the messages", True) in arrows
+    assert not [a for a in arrows if a[0] == 1 and "?" in a[2]]
+    from lib.cli import summary_of
+    assert summary_of(upload)["conversations"][0]["rounds"][0]["steps"] == [2, 3]
+    assert outcome(agent, 1).calls == (("read_file", {"filename": "instructions_1.txt"}),)
+    first = " ".join(_section(trace_html(agent), 1).split())
+    assert "round 3's request carries its result (messages[3]); round 2's request, in between, is not in the log" \
+        in first
+    assert "What it returned, as the next request in the log carries it Command read_file returned: " in first
+    assert "not known" not in first
 
 
 READ_FILE_ARGS = '{\n            "filename": "instructions_1.txt"\n        }'
