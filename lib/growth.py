@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Iterator, Literal, Sequence
 
-from lib.injected import command_result, context_only, library_reask, program_parts, reasked_after
+from lib.injected import command_result, context_only, human_feedback, library_reask, program_parts, reasked_after
 from lib.model import Message, OtherPart, Round, Trace, summary_in_clear
 from lib.text import plural
 
@@ -54,6 +54,10 @@ SENT_ON_CHANGED = ("Written over in another API's format: this call sends the co
 LIBRARY_REASK_WORDS = ("written by the library in the user's role, not typed by the person: the model's previous "
                        "answer failed the library's validation, and the library asks the model again")
 """Where a library's re-ask came from (lib.injected.library_reask), in a reader's words."""
+HUMAN_FEEDBACK_WORDS = ("a person's answer to the command the model wrote in its text, typed instead of letting the "
+                        "command run: the program appended it in the system role")
+"""Where a person's reply in place of a command's result came from (lib.injected.human_feedback), in a reader's
+words: the person wrote it, though the program put it in the system role."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +208,8 @@ LEFT_OUT_WORDS = {"thought_summary": "its thought summaries", "thinking": "its t
 
 def origin_words(entry: MessageEntry) -> str:
     """Where a new message came from, in a reader's words (ORIGIN_WORDS): a turn that came back without parts of the
-    response it copies names them instead of being called unchanged."""
+    response it copies names them instead of being called unchanged, and a person's reply in place of a command's
+    result (lib.injected.human_feedback) is named as theirs, not the person's or the program's."""
     if entry.origin == "response" and entry.without:
         # Our words for the kinds we know; others counted, not named: a part's type is the trace's text, and this
         # sentence is drawn as markdown.
@@ -223,6 +228,8 @@ def origin_words(entry: MessageEntry) -> str:
         return LIBRARY_REASK_WORDS
     if entry.origin == "history" and entry.sent_on:
         return SENT_ON_WORDS
+    if entry.origin == "input" and human_feedback(entry.message) is not None:
+        return HUMAN_FEEDBACK_WORDS
     return ORIGIN_WORDS[entry.origin]
 
 

@@ -140,7 +140,7 @@ WORDS = {
     "left_out_words": "a count and a round number in our sentence on the messages a request does not resend "
                       "(lib/growth.py)",
     "against_words": "which request a round's new messages count against, in our words and round numbers (lib/growth.py)",
-    "origin_words": "where a new message came from, ORIGIN_WORDS, or the kinds of parts it came back without in our "
+    "origin_words": "where a new message came from, ORIGIN_WORDS or HUMAN_FEEDBACK_WORDS, or the kinds of parts it came back without in our "
                     "words (LEFT_OUT_WORDS) and a count of the others, never their types (lib/growth.py)",
     "changed_words": "SENT_ON_CHANGED or None: why a resent message changed, our constant (lib/growth.py)",
     "first_read_words": "resent messages by their indexes and the refused requests by round number, in our words "

@@ -12,7 +12,7 @@ import re
 import yaml
 
 from lib.export_html import trace_html
-from lib.growth import ORIGIN_WORDS, growth, origin_words
+from lib.growth import HUMAN_FEEDBACK_WORDS, ORIGIN_WORDS, growth, origin_words
 from lib.logs.upload import read_upload
 from lib.predict import Prediction, expected, outcome, score
 from lib.presenter import Position, reveal, steps_in
@@ -448,3 +448,20 @@ def test_the_explorer_shows_the_persons_answer_to_a_command_as_text(app):
     shown = lines(at, READ)
     assert f"answered by a person: {command_answered_words('read_file', 2, 5)}. Their answer: {FEEDBACK}" in shown
     assert not any("Step 5" in line or "no result of it" in line for line in shown)
+    at.number_input(key=state.ROUND).set_value(2).run()
+    caption = HUMAN_FEEDBACK_WORDS[:1].upper() + HUMAN_FEEDBACK_WORDS[1:] + "."
+    assert caption in [c.value for c in at.caption]
+
+
+def test_the_persons_answer_to_a_command_is_named_theirs_where_its_origin_is_said():
+    # Round 2's request card and the HTML file said of "Human feedback: ..." "Written by the person or the program.",
+    # while round 1's step 3 said a person answered the command with it.
+    agent = read_upload([(AUTOGPT, _answered())]).conversations[0].trace
+    [answer] = [e for e in growth(agent, 2).new if e.message.text == f"Human feedback: {FEEDBACK}"]
+    assert answer.index == 5 and origin_words(answer) == HUMAN_FEEDBACK_WORDS
+    assert "a person's answer to the command the model wrote in its text" in HUMAN_FEEDBACK_WORDS
+    page = " ".join(_section(trace_html(agent), 2).split())
+    assert f"messages[5] · role system · new this round · {HUMAN_FEEDBACK_WORDS}" in page
+    # The other new system messages (the memory AutoGPT recalls) keep their words: nothing shows who wrote them.
+    others = [origin_words(e) for e in growth(agent, 2).new if e.message.role == "system" and e.index != 5]
+    assert others and set(others) == {ORIGIN_WORDS["input"]}
