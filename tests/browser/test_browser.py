@@ -222,7 +222,9 @@ def _trace_links(page) -> list[str]:
 
 
 def _walk_views(page, hostile: Path):
-    """The hostile trace opened, then every page and view, each named as it is reached."""
+    """The hostile trace opened, then every page and view, each named as it is reached: the trace is
+    `hostile_trace(written=True)`, whose round 3 writes a command in its text named with a bidi control, a script
+    and a remote image, which the cards, the raw JSON and the presenter's steps 2 to 4 each show."""
     page.goto("/")
     _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
     page.locator(f'{SIDEBAR} input[type="file"]').set_input_files(str(hostile))
@@ -232,7 +234,8 @@ def _walk_views(page, hostile: Path):
     _idle(page)
     yield "explorer, round 1, cards"
     for round_, heading in ((1, None), (2, "Round 2: the program sends 4 messages, 2 of them new"),
-                            (3, "Round 3: the program sends 6 messages, 2 of them new")):
+                            (3, "Round 3: the program sends 6 messages, 2 of them new"),
+                            (4, "Round 4: the program sends 8 messages, 2 of them new")):
         if heading:
             page.get_by_role("button", name="Next round ▶", exact=True).click()
             expect(page.get_by_text(heading)).to_be_visible()
@@ -242,31 +245,32 @@ def _walk_views(page, hostile: Path):
             _idle(page)
             yield f"explorer, round {round_}, {view}"
     screenshot(page, "hostile-explorer")
-    page.get_by_role("button", name="◀ Previous round", exact=True).click()  # round 3 failed: nothing to predict
-    expect(page.get_by_text("Round 2: the program sends 4 messages, 2 of them new")).to_be_visible()
+    page.get_by_role("button", name="◀ Previous round", exact=True).click()  # round 4 failed: nothing to predict
+    expect(page.get_by_text("Round 3: the program sends 6 messages, 2 of them new")).to_be_visible()
     page.get_by_text("Predict", exact=True).click()
     # Round 1 is still to predict: predict mode holds the explorer there (round 2's request carries its answer).
     expect(page.get_by_text("What will the model do with request 1?")).to_be_visible()
     _idle(page)
     yield "predict mode"
-    page.get_by_text("Predict", exact=True).click()  # predict mode off: back on round 2, where it held the explorer
-    expect(page.get_by_text("Round 2: the program sends 4 messages, 2 of them new")).to_be_visible()
+    page.get_by_text("Predict", exact=True).click()  # predict mode off: back on round 3, where it held the explorer
+    expect(page.get_by_text("Round 3: the program sends 6 messages, 2 of them new")).to_be_visible()
     _idle(page)
     page.get_by_text("Present", exact=True).click()
     expect(page.get_by_role("heading", name=TITLES[1])).to_be_visible()
-    expect(page.get_by_text("round 2 of 3")).to_be_visible()
+    expect(page.get_by_text("round 3 of 4")).to_be_visible()
     _idle(page)
-    # Every step of every round: back from round 2's request to round 1's, then forward to the failed call.
-    walk = [("◀ Previous", (1, 4)), ("◀ Previous", (1, 3)),
-            ("◀ Previous", (1, 2)), ("◀ Previous", (1, 1)), ("Next ▶", (1, 2)), ("Next ▶", (1, 3)),
-            ("Next ▶", (1, 4)), ("Next ▶", (2, 1)), ("Next ▶", (2, 5)), ("Next ▶", (3, 1)), ("Next ▶", (3, 2))]
+    # Every step of every round: back from round 3's request to round 1's, then forward through the command round 3
+    # wrote in its text (steps 2 to 4) to the failed call.
+    back = [(2, 5), (2, 1), (1, 4), (1, 3), (1, 2), (1, 1)]
+    forward = [(1, 2), (1, 3), (1, 4), (2, 1), (2, 5), (3, 1), (3, 2), (3, 3), (3, 4), (4, 1), (4, 2)]
+    walk = [("◀ Previous", at) for at in back] + [("Next ▶", at) for at in forward]
     for button, (round_, step) in walk:
         page.get_by_role("button", name=button, exact=True).click()
         # Round 2's finish_reason is the hostile text, no stop the loop knows: the cards label no answer on it.
-        title = {(3, 2): "② The provider refuses the call",
+        title = {(4, 2): "② The provider refuses the call",
                  (2, 5): "⑤ The model stops without an answer or a call"}.get((round_, step), TITLES[step])
         expect(page.get_by_role("heading", name=title)).to_be_visible()
-        expect(page.get_by_text(f"round {round_} of 3")).to_be_visible()
+        expect(page.get_by_text(f"round {round_} of 4")).to_be_visible()
         _idle(page)
         yield f"presenter, round {round_} step {step}"
     screenshot(page, "hostile-presenter")
@@ -291,13 +295,13 @@ def _walk_views(page, hostile: Path):
 def test_a_hostile_trace_runs_nothing_opens_no_dialog_loads_nothing_remote_and_links_nowhere(page, watch: Watch,
                                                                                               tmp_path):
     hostile = tmp_path / "hostile.jsonl"
-    hostile.write_bytes(hostile_trace(f"{HOSTILE} {OWNED}"))
+    hostile.write_bytes(hostile_trace(f"{HOSTILE} {OWNED}", written=True))
     walked = []
     for where in _walk_views(page, hostile):
         assert _trace_links(page) == [], where
         assert watch.remote == [], where
         walked.append(where)
-    assert len(walked) == 1 + 9 + 1 + 11 + 3 + 2
+    assert len(walked) == 1 + 12 + 1 + 17 + 3 + 2
     page.wait_for_timeout(500)  # an onerror handler or a late script would have run by now
 
     assert _owned(page) is None
@@ -362,7 +366,7 @@ def test_the_exported_hengxin_file_shows_all_4_rounds_offline(page, browser, tmp
 
 def test_the_exported_hostile_file_and_handout_run_nothing(page, browser, tmp_path):
     hostile = tmp_path / "hostile.jsonl"
-    hostile.write_bytes(hostile_trace(f"{HOSTILE} {OWNED}"))
+    hostile.write_bytes(hostile_trace(f"{HOSTILE} {OWNED}", written=True))
     page.goto("/")
     page.locator(f'{SIDEBAR} input[type="file"]').set_input_files(str(hostile))
     expect(page.get_by_text(OWNED).first).to_be_attached(timeout=30_000)
@@ -406,7 +410,7 @@ def test_the_exported_file_and_handout_of_a_hostile_trace_request_nothing_and_go
     from lib.export_html import handout_html, trace_html
     from tests.hostile import META
 
-    trace = catalog.load_bytes(hostile_trace(f"{HOSTILE} {OWNED}"), "hostile.jsonl").trace
+    trace = catalog.load_bytes(hostile_trace(f"{HOSTILE} {OWNED}", written=True), "hostile.jsonl").trace
     last = trace.rounds[-1]
     trace = replace(trace, rounds=(*trace.rounds[:-1], replace(last, error=replace(last.error, status=META))))
     files = []
