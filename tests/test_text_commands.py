@@ -291,14 +291,14 @@ def test_the_explorer_and_presenter_say_the_next_request_carries_no_result_of_th
     assert as_sentence(unanswered) in seen["3"]
 
 
-def _next_request_lost() -> bytes:
-    """The AutoGPT log's first two rounds as a trace file (the request and response bodies as recorded) whose round 2
-    request the log did not keep (its model alone, no messages): round 1 wrote read_file, and the log does not hold
-    the request that would carry its result. The third round is left out, so round 2 is the one the log ends on."""
-    agent = _agent()
+def _next_request_lost(rounds: int = 2) -> bytes:
+    """The AutoGPT log's first `rounds` rounds as a trace file (the request and response bodies as recorded) whose
+    round 2 request the log did not keep (its model alone, no messages): round 1 wrote read_file, and the log does not
+    hold the next request, which would carry its result. With two, round 2 is the one the log ends on; with three,
+    round 3's request, kept, still carries read_file's result beside list_files's."""
     lines = [{"kind": "trace", "version": 1, "dialect": "openai-chat", "title": "AutoGPT, round 2's request lost"}]
-    for round_ in agent.rounds[:2]:
-        request = round_.request.raw if round_.index == 1 else {"model": round_.request.raw["model"]}
+    for round_ in _agent().rounds[:rounds]:
+        request = round_.request.raw if round_.index != 2 else {"model": round_.request.raw["model"]}
         lines.append({"kind": "round", "index": round_.index, "request": request, "response": round_.response.raw})
     return "\n".join(json.dumps(line) for line in lines).encode()
 
@@ -335,23 +335,12 @@ def test_a_command_whose_next_request_the_log_did_not_keep_is_not_an_answer_and_
     assert "Model answers" not in first and "the log ends" not in first.lower()
 
 
-def _middle_request_lost() -> bytes:
-    """The AutoGPT log's three rounds as a trace file (the request and response bodies as recorded) whose round 2
-    request the log did not keep (its model alone, no messages): round 3's request, kept, still carries read_file's
-    result beside list_files's."""
-    lines = [{"kind": "trace", "version": 1, "dialect": "openai-chat", "title": "AutoGPT, round 2's request lost"}]
-    for round_ in _agent().rounds:
-        request = round_.request.raw if round_.index != 2 else {"model": round_.request.raw["model"]}
-        lines.append({"kind": "round", "index": round_.index, "request": request, "response": round_.response.raw})
-    return "\n".join(json.dumps(line) for line in lines).encode()
-
-
 def test_a_command_whose_result_a_later_request_carries_ran_as_that_requests_step_4_says_not_unknown():
     # Round 2's request is not in the log, round 3's carries "Command read_file returned: ..." and its step 4 paired it
     # with round 1, while round 1's step 3 said "not known: ... the log does not hold the next request (round 2's),
     # which would carry its result", the diagram "runs read_file? the next request is not in the log" and the HTML
     # file "What it returned" with those words: two views of one command that disagreed.
-    upload = read_upload([("autogpt-middle-request-lost.jsonl", _middle_request_lost())])
+    upload = read_upload([("autogpt-middle-request-lost.jsonl", _next_request_lost(3))])
     agent = upload.conversations[0].trace
     assert [r.request_recorded for r in agent.rounds] == [True, False, True]
     appended = [label for label in steps_for_round(agent, 3) if label.step == 4 and label.call_round == 1]
