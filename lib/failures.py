@@ -145,10 +145,15 @@ EMPTY_BODY = "Its response body was empty: the provider sent the status alone, n
 
 def wordless(error: ProviderError) -> bool:
     """Whether a failed call's answer had no body, its message only the HTTP status an importer wrote for it."""
-    body = error.body
-    inner = body.get("body") if isinstance(body, dict) and set(body) == {"status", "body", "message"} else body
+    inner = _provider_body(error)
     return (error.status is not None and error.message == f"HTTP {error.status}"
             and (inner is None or (isinstance(inner, (str, bytes)) and not inner.strip())))
+
+
+def _provider_body(error: ProviderError):
+    """The body the provider sent, out of the record an importer wraps it in ({"status", "body", "message"})."""
+    body = error.body
+    return body.get("body") if isinstance(body, dict) and set(body) == {"status", "body", "message"} else body
 
 
 def undecoded_words(error: ProviderError) -> str | None:
@@ -190,26 +195,81 @@ ATTEMPTS = "attempts"
 null where no answer came (docs/trace-format.md)."""
 
 
+TRIES = "tries"
+"""The round field an upload writes where the log holds the round's request sent again unchanged after failed tries:
+each failed try, in order, as `{"status", "message", "body", "timestamp", "source_line"}` (docs/trace-format.md)."""
+
+ANSWERED = "answer"
+"""A try's place in a round's statuses where an answer came and the log recorded no status for it."""
+
+
 def tries_words(attempts) -> str:
-    """Each try's status in a few words: "HTTP 429, then HTTP 200"; "no answer" where none came."""
-    said = [f"HTTP {status}" if _numeric(status) else "no answer" for status in attempts]
+    """Each try's status in a few words: "HTTP 429, then HTTP 200"; "no answer" where none came, "an answer" where
+    one came whose status the log did not record."""
+    said = [f"HTTP {status}" if _numeric(status) else "an answer" if status == ANSWERED else "no answer"
+            for status in attempts]
     return ", ".join(said[:-1]) + f", then {said[-1]}" if len(said) > 1 else "".join(said)
 
 
-def tries_said(attempts) -> str | None:
-    """What a round whose request the SDK sent more than once says about it, or None for one try (or a value that is
-    no list of statuses: the trace is untrusted)."""
+def tries_said(attempts, logged: bool = False) -> str | None:
+    """What a round whose request was sent more than once says about it, or None for one try (or a value that is
+    no list of statuses: the trace is untrusted). A live run knows the SDK sent it again; a log (logged) only that
+    the same body went out again after a failed try, not whether the SDK or the program sent it."""
     if not (isinstance(attempts, list) and len(attempts) > 1
-            and all(a is None or _numeric(a) for a in attempts)):
+            and all(a is None or a == ANSWERED or _numeric(a) for a in attempts)):
         return None
+    if logged:
+        # A failed try's status may be a gateway's or a proxy's (a 502 when the upstream could not be reached): no
+        # word on whether the provider saw it.
+        return (f"This request was sent {len(attempts)} times, unchanged: {tries_words(attempts)}. The round holds "
+                "the last answer, the failed tries are shown with it.")
     return (f"The SDK sent this request {len(attempts)} times: {tries_words(attempts)}. The provider saw it each "
             "time; the program got only the last answer.")
 
 
+def failed_tries(round_: Round) -> list[dict]:
+    """The failed tries a log kept of the round's request before its last (TRIES), those whose status is a number;
+    [] for a request sent once, or a live run's (the SDK keeps no failed try's body)."""
+    tries = round_.extra.get(TRIES)
+    if not isinstance(tries, list):
+        return []
+    return [t for t in tries if isinstance(t, dict) and _numeric(t.get("status"))]
+
+
+def round_statuses(round_: Round) -> list | None:
+    """Each try's status, in order, of a round whose request was sent more than once: the live run's ATTEMPTS, or the
+    log's failed tries then the round's own outcome; None for a request sent once."""
+    if (tried := failed_tries(round_)):
+        last = round_.error.status if round_.error is not None else ANSWERED if round_.response is not None else None
+        return [t["status"] for t in tried] + [last]
+    return round_.extra.get(ATTEMPTS)
+
+
 def round_tries(round_: Round) -> str | None:
-    """What a round says of its request's tries (tries_said of its ATTEMPTS), wherever its response is shown: the
-    explorer, the HTML file and the handout's answers; None for a request sent once."""
-    return tries_said(round_.extra.get(ATTEMPTS))
+    """What a round says of its request's tries, wherever its response is shown: the explorer, the HTML file and the
+    handout's answers; None for a request sent once."""
+    return tries_said(round_statuses(round_), logged=bool(failed_tries(round_)))
+
+
+def try_heading(number: int, total: int, status: int) -> str:
+    """The line above one failed try of a round (failed_tries), in our words."""
+    return f"Try {number} of {total} failed: HTTP {status}."
+
+
+def sent_again_unchanged(previous: Round, request) -> bool:
+    """Whether a request is the previous round's sent again unchanged after the provider refused it with an HTTP
+    status (a 429, a 5xx): a try of the same round, not a round of its own. A changed body, a failure with no status
+    or a stream that ended part way is not known to be the same call tried again."""
+    error = previous.error
+    return error is not None and previous.response is None and _numeric(error.status) and not error.ended_stream \
+        and previous.request_recorded and previous.request.raw == request.raw
+
+
+def as_failed_try(round_: Round, timestamp: str | None) -> dict:
+    """A failed round as one try of the round that sent its request again (TRIES)."""
+    error = round_.error
+    return {"status": error.status, "message": error.message, "body": _provider_body(error), "timestamp": timestamp,
+            "source_line": round_.extra.get("source_line")}
 
 
 def odd_status(error: ProviderError) -> bool:

@@ -248,16 +248,19 @@ def test_the_checks_page_counts_the_unread_lines_of_several_files_as_the_sidebar
     assert "The files had 2 parts that could not be read" in said
 
 
-def test_a_request_the_sdk_retried_after_two_429s_shows_as_one_conversation_its_retries_said(app):
-    # The Anthropic Python SDK's retries of one request (429, 429, 200) read as three conversations of one round.
+def test_a_request_the_sdk_retried_after_two_429s_shows_as_one_round_with_its_tries(app):
+    # The Anthropic Python SDK's retries of one request (429, 429, 200) read as three rounds, rounds 2 and 3 "sent
+    # again", where a live run reads one round with its tries.
     name = "anthropic-py-rate-limited-twice-then-answered.json"
     at = _upload(app, (name, (FIXTURES / "containers" / name).read_bytes()))
-    assert "3 elements: 3 rounds in 1 conversation; 0 elements skipped" in " ".join(t.value for t in at.sidebar.text)
-    said = lambda: " ".join(c.value for c in at.main.caption)  # noqa: E731
-    assert "round 2 sends the same request again (a retry)" in said()
-    at.number_input(key="explorer.round").set_value(3).run()
-    assert "The same request as round 2, sent again after that call failed (HTTP 429): a retry, not a new turn." \
-        in said()
+    assert ("3 elements: 1 round in 1 conversation; 1 round sent more than once (conversation 1, round 1: HTTP 429, "
+            "HTTP 429, then an answer); 0 elements skipped") in " ".join(t.value for t in at.sidebar.text)
+    said = " ".join(c.value for c in at.main.caption)
+    assert ("This request was sent 3 times, unchanged: HTTP 429, HTTP 429, then an answer. The round holds the last "
+            "answer, the failed tries are shown with it.") in said
+    # Each failed try stays visible: its status and what the provider said.
+    assert "Try 1 of 3 failed: HTTP 429." in said and "Try 2 of 3 failed: HTTP 429." in said
+    assert any("rate_limit_error" in str(j.value) for j in at.main.json)
 
 
 def test_an_error_body_recorded_brotli_compressed_says_on_screen_it_was_not_decoded(app):

@@ -419,10 +419,11 @@ def test_a_page_served_from_this_machine_still_calls_through_the_proxy(tmp_path)
     assert [r.path for r in upstream.received] == [CHAT]
 
 
-def test_a_429_the_sdk_retried_through_the_proxy_is_said_to_have_been_sent_again(tmp_path):
-    # The openai SDK met a 429 in round 2 and sent the request again after its pause; the capture read as a failed
-    # round 2 and its retry, round 3, and the finding on round 2 told the engineer to "send it again after a pause",
-    # as if nothing had.
+def test_a_429_the_sdk_retried_through_the_proxy_is_one_round_with_its_tries_as_a_live_run_reads_it(tmp_path):
+    # The openai SDK met a 429 in round 2 and sent the request again after its pause. The capture read as a failed
+    # round 2 and its retry, round 3 (three rounds), where a live run of the same traffic reads two rounds, the second
+    # with its tries.
+    from lib.failures import TRIES, round_tries
     first, second = recorded("hengxin")[:2]
     busy = Reply({"error": {"type": "rate_limit", "message": "slow down"}}, 429, headers={"retry-after-ms": "10"})
     capture = tmp_path / "capture.jsonl"
@@ -433,10 +434,15 @@ def test_a_429_the_sdk_retried_through_the_proxy_is_said_to_have_been_sent_again
             client.chat.completions.create(**recording.request)
     assert [r.headers["x-stainless-retry-count"] for r in upstream.received] == ["0", "0", "1"]
     (conversation,) = captured(capture).conversations
-    assert [r.error.status if r.error else None for r in conversation.trace.rounds] == [None, 429, None]
-    (said,) = [f.message for f in run_checks(conversation.trace) if f.code == "provider-error"]
-    assert said.startswith("This call failed with HTTP 429.")
-    assert said.endswith("Round 3 sends the same request again.")
+    one, two = conversation.trace.rounds
+    assert (one.error, two.error, two.response.raw) == (None, None, second.response)
+    assert round_tries(two) == ("This request was sent 2 times, unchanged: HTTP 429, then an answer. The round "
+                                "holds the last answer, the failed tries are shown with it.")
+    (failed,) = two.extra[TRIES]
+    assert (failed["status"], failed["message"], failed["timestamp"] is not None) == (429, "slow down", True)
+    assert round_tries(one) is None
+    # The try that failed is no provider error left standing: no finding tells the engineer to send it again.
+    assert not [f for f in run_checks(conversation.trace) if f.code == "provider-error"]
 
 
 def test_the_headers_that_shape_a_call_are_kept_and_no_key_is(tmp_path):

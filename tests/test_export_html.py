@@ -665,11 +665,11 @@ def _uploaded(name):
     return read_upload([(name, (FIXTURES / "containers" / name).read_bytes())]).conversations[0].trace
 
 
-def test_the_file_says_a_retried_request_is_the_failed_one_sent_again():
-    # The Anthropic Python SDK's two 429s then a 200 for one request: the explorer says rounds 2 and 3 are retries.
+def test_the_file_says_a_retried_request_is_one_round_sent_three_times():
+    # The Anthropic Python SDK's two 429s then a 200 for one request: the file said rounds 2 and 3 were retries.
     page = "".join(_parse(trace_html(_uploaded("anthropic-py-rate-limited-twice-then-answered.json"))).text)
-    assert "The same request as round 1, sent again after that call failed (HTTP 429): a retry, not a new turn." in page
-    assert "The same request as round 2, sent again after that call failed (HTTP 429)" in page
+    assert "This request was sent 3 times, unchanged: HTTP 429, HTTP 429, then an answer." in page
+    assert "sent again after that call failed" not in page
 
 
 def test_the_file_says_a_brotli_error_body_was_not_decoded_not_that_the_provider_said_its_status():

@@ -814,11 +814,13 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.url and response.status_code beside the body (an http_snapshot "
                       "recording)"},
      "2 elements: 2 rounds in 1 conversation; 0 elements skipped", {"conversation 1": [1, 2]}, 1),
-    # The Python SDK's retries: two 429s, then a 200, for one request. Each attempt was a conversation of its own.
+    # The Python SDK's retries: two 429s, then a 200, for one request: one round with its three tries (each attempt
+    # was a conversation of its own, then a round of its own).
     ("anthropic-py-rate-limited-twice-then-answered.json",
      {"vcr-cassette": "an interaction with request.url and response.status_code beside the body (an http_snapshot "
                       "recording)"},
-     "3 elements: 3 rounds in 1 conversation; 0 elements skipped", {"conversation 1": [1, 1, 1]}, 0),
+     "3 elements: 1 round in 1 conversation; 1 round sent more than once (conversation 1, round 1: HTTP 429, HTTP "
+     "429, then an answer); 0 elements skipped", {"conversation 1": [1]}, 0),
     # The Anthropic SDK's tool runner compacting its history (a summary asked for, then sent as the only turn): the
     # summary call and the request after it were each a conversation of their own.
     ("anthropic-ts-tool-runner-compaction.json", {"nock": "'scope', 'method' and 'path' beside the response (a nock "
@@ -3927,24 +3929,38 @@ def test_a_summary_prompt_the_program_did_not_name_so_stays_a_call_of_its_own():
     assert [len(c.trace.rounds) for c in result.conversations] == [1, 1]
 
 
-def test_a_request_retried_after_failed_calls_is_one_conversation_whose_rounds_say_they_are_retries():
+def test_a_request_sent_again_unchanged_after_failed_tries_is_one_round_with_its_tries():
     # anthropic-sdk-python's messages.parse test met its organization's rate limit: the SDK sent the request three
-    # times (x-stainless-retry-count 0, 1, 2), answered 429, 429, then 200. It read as three conversations of one
-    # round (a repeated opening that resends no answer opens a conversation of its own).
-    from lib.failures import sent_again_words
-    from lib.ui.cards import _nothing_ran
+    # times (x-stainless-retry-count 0, 1, 2), answered 429, 429, then 200. It read as three rounds (a failed round 1,
+    # rounds 2 and 3 "the same request sent again"), where a live run of the same traffic reads as one round with
+    # its tries.
+    from lib.failures import TRIES, round_tries
+    from lib.model import Round
     (conversation,) = upload("anthropic-py-rate-limited-twice-then-answered.json").conversations
-    first, second, third = conversation.trace.rounds
-    assert [r.error.status if r.error else None for r in (first, second, third)] == [429, 429, None]
-    assert third.response.message.text.startswith('{"items":[{"product_name":"Green Tea"')
-    assert sent_again_words(None, first) is None
-    assert sent_again_words(first, second) == ("The same request as round 1, sent again after that call failed (HTTP "
-                                               "429): a retry, not a new turn. The model is asked the same thing again.")
-    assert sent_again_words(second, third).startswith("The same request as round 2, sent again")
-    assert _nothing_ran(second, third) == ("The call failed, so the program ran nothing; round 3 sends the same "
-                                           "request again (a retry).")
-    # The answer is the third attempt's: no round says the model was asked something new.
-    assert sent_again_words(third, third) is None
+    (round_,) = conversation.trace.rounds
+    assert isinstance(round_, Round) and round_.error is None
+    assert round_.response.message.text.startswith('{"items":[{"product_name":"Green Tea"')
+    assert round_tries(round_) == ("This request was sent 3 times, unchanged: HTTP 429, HTTP 429, then an answer. "
+                                   "The round holds the last answer, the failed tries are shown with it.")
+    # The failed tries stay: each one's status, and the provider's words.
+    first, second = round_.extra[TRIES]
+    assert (first["status"], second["status"]) == (429, 429)
+    assert first["body"]["error"]["type"] == "rate_limit_error"
+    assert first["message"].startswith("This request would exceed your organization's rate limit")
+    assert conversation.trace.rounds[0].index == 1
+
+
+def test_a_request_sent_again_with_a_change_after_a_failed_call_stays_a_round_of_its_own():
+    # Only the same body sent again is a try of the same round: a request changed after the failure (here its
+    # max_tokens) is another request, kept as its round, and said to send the same messages again.
+    from lib.failures import sent_again_words
+    data = json.loads((FIXTURES / "anthropic-py-rate-limited-twice-then-answered.json").read_bytes())
+    data[2]["request"]["body"]["max_tokens"] = 512
+    (conversation,) = upload("changed.json", json.dumps(data).encode()).conversations
+    first, second = conversation.trace.rounds
+    assert (first.error.status, second.error) == (429, None)
+    assert sent_again_words(first, second).startswith("The same request as round 1, sent again after that call "
+                                                      "failed (HTTP 429)")
 
 
 def test_the_same_opening_after_an_answered_call_is_still_a_conversation_of_its_own():

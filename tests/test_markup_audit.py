@@ -59,6 +59,8 @@ WORDS = {
     "sends": "our sentence counting a round's messages (lib/round_view.py)",
     "round_heading": "a round's number, our name of a summary call, and sends (lib/growth.py)",
     "round_tries": "tries_said of a round's own attempts (lib/failures.py)",
+    "try_heading": "two counts and an HTTP status checked to be an int (failed_tries), in our sentence "
+                   "(lib/failures.py)",
     "tool_list_missing": "one of three constants saying the log kept no tool list (lib/summary.py)",
     "tool_list_words": "tool_list_missing for a row's or the totals' flags (lib/summary.py)",
     "cost_words": "a price in dollars or 'not known' (lib/prices.py)",

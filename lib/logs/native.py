@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator
 from lib.coerce import flag, int_or_none, number_or_none, shown, text, text_or_none
 from lib.dialects import DIALECTS, openai_chat
 from lib.dialects.common import Pools
-from lib.failures import ATTEMPTS
+from lib.failures import ATTEMPTS, TRIES
 from lib.logs.chat_shape import describe
 from lib.logs.limits import limits
 from lib.logs.record import Problem, ProblemList
@@ -259,6 +259,7 @@ _EXTRA_TYPES = {
     CUT_CALLS: lambda v: isinstance(v, list) and all(type(x) is int for x in v),
     STREAMED: lambda v: v is True,
     ATTEMPTS: lambda v: isinstance(v, list) and all(x is None or type(x) is int for x in v),
+    TRIES: lambda v: isinstance(v, list) and all(isinstance(x, dict) and type(x.get("status")) is int for x in v),
     AWAITING: lambda v: isinstance(v, str),
 }
 """The optional round fields docs/trace-format.md gives a type, with the test each value must pass."""

@@ -47,6 +47,8 @@ from lib.logs.limits import Limits, limits
 from lib.logs.record import CallRecord, Line, LineProblem, LogFormat, Problem, ProblemList, file_of
 from lib.logs.chat_shape import describe
 from lib.logs.exchanges import Inflater
+from lib.failures import (ATTEMPTS, TRIES, as_failed_try, failed_tries, round_statuses, round_tries,
+                          sent_again_unchanged, tries_words)
 from lib.logs.near_miss import ERROR_ALONE, closest, nothing_read
 from lib.logs.native import json_problem, read_execution, read_trace, shared_prefix
 from lib.logs.openings import LateEnds, Openings, end_key, end_of
@@ -83,6 +85,8 @@ SAME_BYTES = "holds the same bytes as {first}, so it was read once, as {first}: 
 """Said of a file of an upload whose bytes (once any gzip was opened) an earlier file held."""
 NO_FORMAT = "matches no known log format"
 """Said of an object no format's rule matched."""
+TRIED_NAMED = 3
+"""How many rounds sent more than once the summary names; the rest it counts."""
 UNITS = {"entry": "entries"}
 """The plural of a unit an upload is counted in, where it is not the unit and an s."""
 
@@ -210,8 +214,19 @@ class Upload:
                            f"of their names (one run's file cut in {len(rest) + 1}); ")
         return (
             f"{self.counted(self.lines)}: {plural(self.rounds, 'round')} in "
-            f"{plural(len(self.conversations), 'conversation')}{placed}; {others}{self.counted(self.skipped_lines)} skipped"
+            f"{plural(len(self.conversations), 'conversation')}{placed}; {self._tried()}{others}"
+            f"{self.counted(self.skipped_lines)} skipped"
         )
+
+    def _tried(self) -> str:
+        """The rounds whose request was sent more than once (lib.failures.round_tries), named with their tries."""
+        tried = [(c, r, round_statuses(r)) for c in self.conversations for r in c.trace.rounds
+                 if (TRIES in r.extra or ATTEMPTS in r.extra) and round_tries(r) is not None]
+        if not tried:
+            return ""
+        named = [f"{c.named or c.id}, round {r.index}: {tries_words(statuses)}" for c, r, statuses in tried[:TRIED_NAMED]]
+        more = f"; {len(tried) - TRIED_NAMED} more" if len(tried) > TRIED_NAMED else ""
+        return f"{plural(len(tried), 'round')} sent more than once ({'; '.join(named)}{more}); "
 
 
 def left_apart(count: int) -> str:
@@ -1408,7 +1423,14 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
         # Calls of one second keep the place the rebuild gave them, not the order their lines came in.
         calls = sorted(calls, key=lambda c: c.timestamp)
     rounds: list[Round] = []
+    tries: list[dict] = []
     for position, call in enumerate(calls):
+        if rounds and rounds[-1].error is not None and sent_again_unchanged(rounds[-1], call.request):
+            # The same body sent again after the provider refused it: one round tried again, as a live run reads it.
+            failed = rounds.pop()
+            tries = [*failed_tries(failed), as_failed_try(failed, calls[position - 1].timestamp)]
+        else:
+            tries = []
         response, derived = call.response, call.derived
         if response is None and call.error is None and position + 1 < len(calls):
             response = _inferred_response(thread.dialect, call.request, calls[position + 1].request, pools)
@@ -1448,6 +1470,8 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             extra[SUMMARY_CALL] = True
         if call.request_headers is not None:
             extra[REQUEST_HEADERS] = call.request_headers
+        if tries:
+            extra[TRIES] = tries
         now = call.request.messages
         built = pools.extended.get(id(now))
         # Messages built by extending the round before's (intern_messages) share all of them: not walked again.
@@ -1458,7 +1482,7 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
             if call.compacted:
                 extra[COMPACTED] = True
         rounds.append(Round(
-            index=position + 1, request=call.request, response=response, error=call.error,
+            index=len(rounds) + 1, request=call.request, response=response, error=call.error,
             executions=call.executions, latency_ms=call.latency_ms, resent_prefix=resent, extra=extra,
         ))
     # A log of streamed answers keeps no request, but every chunk names the model that answered.
