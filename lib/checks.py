@@ -43,8 +43,8 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple
 
 from jsonschema.validators import validator_for
 
-from lib.failures import (ATTEMPTS, answered_without_turn, is_unsent, no_answer, sent_again, stream_ended_words,
-                          tries_said, tries_words, undecoded_words, unrun_in_batch, wordless)
+from lib.failures import (answered_without_turn, failed_tries, is_unsent, no_answer, round_statuses, sent_again,
+                          stream_ended_words, tries_said, tries_words, undecoded_words, unrun_in_batch, wordless)
 from lib.growth import (answer_left_out, growth, instructions_added, kept_pairs, left_out_count, places_words,
                         realigned, resent_length, resent_prefix)
 from lib.intern import canonical_json
@@ -1822,9 +1822,11 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
                     + ("the status is the provider's trouble, not the request's: send it again after a pause."
                        if _numeric_status(error.status) else
                        "the log does not say whether the request was at fault: read the words before sending it again."))
-        tries = round_.extra.get(ATTEMPTS)
+        tries = round_statuses(round_)
         if tries_said(tries) is not None:  # "send it again" reads otherwise as if it had been sent once
-            said += f" The SDK had already sent it {len(tries)} times: {tries_words(tries)}."
+            # A log holds the same body sent again, not whether the SDK or the program sent it.
+            sender = "It had already been sent" if failed_tries(round_) else "The SDK had already sent it"
+            said += f" {sender} {len(tries)} times: {tries_words(tries)}."
         if (after := following.get(round_.index)) is not None and sent_again(round_, after):
             # A retry logged as the next round (an SDK's through the recording proxy): the advice alone read as undone.
             said += f" Round {after.index} sends the same request again."

@@ -832,3 +832,16 @@ def test_a_call_the_program_refused_before_running_is_said_refused_not_told_to_b
     assert said[("write-tool-call", 1)].endswith(
         "The program refused it before running, so nothing was changed and no approval was needed.")
     assert said[("write-tool-call", 2)].endswith("The trace records no approval.")  # round 2's booking ran
+
+
+def test_a_request_a_log_holds_refused_on_every_try_says_how_often_it_was_already_sent():
+    # The first two tries of anthropic-sdk-python's rate-limited recording (its answer left out): one request sent
+    # twice, HTTP 429 both times. Read as one round with its tries, the finding said "send it again after a pause" as
+    # if it had been sent once.
+    name = "anthropic-py-rate-limited-twice-then-answered.json"
+    tries = json.loads((FIXTURES / "containers" / name).read_bytes())[:2]
+    (conversation,) = read_upload([("two-429s.json", json.dumps(tries).encode())]).conversations
+    (round_,) = conversation.trace.rounds
+    (said,) = [f.message for f in run_checks(conversation.trace) if f.code == "provider-error"]
+    assert round_.error.status == 429
+    assert said.endswith("send it again after a pause. It had already been sent 2 times: HTTP 429, then HTTP 429.")
