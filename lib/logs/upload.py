@@ -1423,7 +1423,6 @@ def _trace(thread: _Thread, source: str, pools: Pools) -> Trace:
         # Calls of one second keep the place the rebuild gave them, not the order their lines came in.
         calls = sorted(calls, key=lambda c: c.timestamp)
     rounds: list[Round] = []
-    tries: list[dict] = []
     for position, call in enumerate(calls):
         if rounds and rounds[-1].error is not None and sent_again_unchanged(rounds[-1], call.request):
             # The same body sent again after the provider refused it: one round tried again, as a live run reads it.
