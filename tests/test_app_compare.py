@@ -6,7 +6,7 @@ import pandas as pd
 
 from lib import library
 from lib.store import open_store
-from lib.ui import picker, state
+from lib.ui import compare, picker, state
 from tests.conftest import load_bundled
 from tests.databases import app_database  # noqa: F401 - a fixture
 from tests.screen import FIXTURES, uploaded
@@ -46,6 +46,22 @@ def test_a_link_opens_two_bundled_runs_with_totals_verdicts_and_the_first_diverg
     assert "user: Has my order LK-204117 shipped yet?" in list(messages["right"])
     assert "model-filled-identity" in list(_table(at, "only in the left")["only in the left"])
     assert at.query_params["compare"] == "hengxin-expense,pitfalls/empty-result-invented-answer"
+
+
+def test_the_browsers_back_button_brings_back_the_row_and_the_pair_it_showed(app):
+    # Back reruns the page with the address before; the page kept its own row and pair and wrote them over it.
+    at = _open(app, "hengxin-expense,pitfalls/empty-result-invented-answer", row="2")
+    at.number_input(key="compare.row").set_value(4).run()
+    assert [s.value for s in at.subheader] == ["Row 4: left round 4, right round 2"]
+    at.query_params["round"] = "2"  # Back
+    at.run()
+    assert at.number_input(key="compare.row").value == 2
+    at.selectbox(key=compare.RIGHT).set_value("loan-calculator").run()
+    assert at.query_params["compare"] == "hengxin-expense,loan-calculator"
+    at.query_params["compare"], at.query_params["round"] = "hengxin-expense,pitfalls/empty-result-invented-answer", "3"
+    at.run()  # Back, to the pair before
+    assert at.selectbox(key=compare.RIGHT).value == "pitfalls/empty-result-invented-answer"
+    assert at.number_input(key="compare.row").value == 3
 
 
 def test_the_links_row_opens_that_pair_with_the_results_and_the_finish(app):

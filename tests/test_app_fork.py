@@ -237,6 +237,16 @@ def test_the_round_chosen_to_fork_is_in_the_address_so_a_reload_or_a_shared_link
     assert not again.exception and again.number_input(key="fork.round").value == 3
 
 
+def test_the_browsers_back_button_brings_back_the_round_chosen_to_fork_before(app):
+    # Back reruns the page with the address before; the page kept its own round and wrote it over that address.
+    at = _fork_page(app, 3)
+    at.number_input(key="fork.round").set_value(2).run()
+    assert at.query_params["round"] == "2"
+    at.query_params["round"] = "3"  # Back
+    at.run()
+    assert at.number_input(key="fork.round").value == 3 and at.query_params["round"] == "3"
+
+
 def test_a_fork_of_an_uploaded_log_types_the_results_and_compares_with_the_upload(app):
     data = (TRACES_DIR / f"{HENGXIN}.jsonl").read_bytes()
     at = app.run()

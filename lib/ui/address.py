@@ -1,18 +1,20 @@
-"""The page's address (`?trace=&round=&step=`) and the browser's Back and Forward.
+"""The page's address (`?trace=&round=&step=`, Compare's `?compare=&round=`) and the browser's Back and Forward.
 
 Streamlit adds an address to the browser's history each time a run changes the query string (one entry per change
 sent, so parameters changed together are written in one call), and reruns the page on Back and Forward with the
 address they bring. The explorer and presenter mode wrote their position from the one the session held, so a Back came
 and went unseen: the round stayed, and the address it had brought was written over. So every writer of these
 parameters writes through `write`, which remembers what it left, and a run whose address differs from that was
-brought by the browser. A plan's slides answer Back the same way with `?slide=` (lib/ui/slides.py)."""
+brought by the browser: the picker, the explorer, presenter mode, Compare and Fork follow it. A plan's slides answer
+Back the same way with `?slide=` (lib/ui/slides.py)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-KEYS = ("trace", "round", "step")
-"""The parameters that say what is on screen, and that Back and Forward move through."""
+KEYS = ("trace", "round", "step", "compare")
+"""The parameters that say what is on screen, and that Back and Forward move through (`compare`: Compare's two
+runs, its `round` the row)."""
 WRITTEN = "address.written"
 """Session key: the KEYS' values as this session last wrote them."""
 BROWSED = "address.browsed"
@@ -42,18 +44,20 @@ def write(**values: str | None) -> None:
     st.session_state[WRITTEN] = _address()
 
 
-def browsed_trace() -> str | None:
-    """The `?trace=` the browser brought to this run, when it names another trace than the one last written."""
+def browsed_trace(key: str = "trace") -> str | None:
+    """The `?trace=` (or Compare's `?compare=`) the browser brought to this run, when it names another trace than the
+    one last written."""
     browsed, written = st.session_state.get(BROWSED), st.session_state.get(WRITTEN)
-    if browsed is None or written is None or browsed["trace"] == written["trace"]:
+    if browsed is None or written is None or browsed.get(key) == written.get(key):
         return None
-    return browsed["trace"]
+    return browsed.get(key)
 
 
 def browsed(key: str) -> str | None:
-    """The `?round=` or `?step=` the browser brought to this run, once (then it is followed): for the trace it named,
-    where that is the trace on screen (the picker followed it, or it did not change)."""
+    """The `?round=` or `?step=` the browser brought to this run, once (then it is followed): for the trace (or the
+    two runs) it named, where that is what is on screen (the picker followed it, or it did not change)."""
     brought = st.session_state.get(BROWSED)
-    if brought is None or brought["trace"] != st.query_params.get("trace"):
+    if brought is None or brought["trace"] != st.query_params.get("trace") \
+            or brought.get("compare") != st.query_params.get("compare"):
         return None
     return brought.pop(key, None)

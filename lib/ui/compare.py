@@ -184,8 +184,10 @@ def pickers() -> tuple[catalog.LoadedTrace, catalog.LoadedTrace]:
     """The two runs, chosen side by side."""
     navigation.frame_guard()
     navigation.keep_widget_values((*picker.KEPT, LEFT, RIGHT))
+    address.arrived()
     choices = _choices()
     _linked(choices)
+    _follow_browser(choices)
     for side, key in (("left", LEFT), ("right", RIGHT)):
         if st.session_state[key] not in choices:  # an upload closed since, or a saved trace deleted since
             if st.session_state[key].startswith(SAVED):  # not the user's doing: said, not swapped in silence
@@ -199,8 +201,17 @@ def pickers() -> tuple[catalog.LoadedTrace, catalog.LoadedTrace]:
     b = right.selectbox("Right run", list(choices), format_func=plain.options(choices.get), key=RIGHT,
                         persist_state="session")
     predicting = predict.predicting()  # no punchline in the address: a trace still to predict by its alias
-    st.query_params["compare"] = f"{predict.link_name(a, predicting)},{predict.link_name(b, predicting)}"
+    address.write(compare=f"{predict.link_name(a, predicting)},{predict.link_name(b, predicting)}")
     return _loaded(a), _loaded(b)
+
+
+def _follow_browser(choices: dict[str, str]) -> None:
+    """Two runs the browser's Back or Forward brought to the address (`?compare=`) become the two on screen, from
+    the row the address names; a run no longer offered leaves the pair as it is."""
+    brought = address.browsed_trace("compare")
+    asked = [_saved_choice(name) for name in (brought or "").split(",") if name]
+    if len(asked) == 2 and all(name in choices for name in asked):
+        st.session_state[LEFT], st.session_state[RIGHT] = asked
 
 
 def held_while_predicting(left: catalog.LoadedTrace, right: catalog.LoadedTrace) -> bool:
@@ -318,6 +329,9 @@ def chosen_row(found: Comparison) -> int:
         st.session_state.pop(ROW, None)
         st.session_state[LINKED] = False
     st.session_state[ROW_RUNS] = runs
+    browsed = address.browsed("round")  # the browser's Back or Forward: the row of the address it brought
+    if browsed is not None and not linked_round(browsed, count).problem:
+        st.session_state[ROW] = linked_round(browsed, count).round
     if ROW not in st.session_state:
         linked = linked_round(st.query_params.get("round"), count)
         # Another page's `round` counts that page's rounds, not these rows.
