@@ -261,6 +261,8 @@ def test_a_request_the_sdk_retried_after_two_429s_shows_as_one_round_with_its_tr
     # Each failed try stays visible: its status and what the provider said.
     assert "Try 1 of 3 failed: HTTP 429." in said and "Try 2 of 3 failed: HTTP 429." in said
     assert any("rate_limit_error" in str(j.value) for j in at.main.json)
+    # Folded, so the round's own answer is not pushed below two error bodies.
+    assert "Failed tries as the log kept them: 2" in [e.label for e in at.expander]
 
 
 def test_an_error_body_recorded_brotli_compressed_says_on_screen_it_was_not_decoded(app):

@@ -246,7 +246,9 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
                 predict.result(loaded, index)
                 if (tries := round_tries(round_)) is not None:  # our words, the statuses checked ints
                     st.caption(tries)
-                    _failed_tries(round_)
+                    if failed_tries(round_):  # folded: the round's own answer comes first, not the errors before it
+                        with st.expander(f"Failed tries as the log kept them: {len(failed_tries(round_))}"):
+                            _failed_tries(round_)
                 _response(round_, view, labels, marks, pointer)
     st.markdown(f"#### :material/settings: The program's lane, after response {index}")
     if revealed:
