@@ -54,8 +54,11 @@ SENT_ON_CHANGED = ("Written over in another API's format: this call sends the co
 LIBRARY_REASK_WORDS = ("written by the library in the user's role, not typed by the person: the model's previous "
                        "answer failed the library's validation, and the library asks the model again")
 """Where a library's re-ask came from (lib.injected.library_reask), in a reader's words."""
-HUMAN_FEEDBACK_WORDS = ("a person's answer to the command the model wrote in its text, typed instead of letting the "
-                        "command run: the program appended it in the system role")
+PERSONS_ANSWER = "a person's answer to the command the model wrote in its text"
+"""What a person's reply in place of a command's result is (lib.injected.human_feedback), in a reader's words: the head
+of HUMAN_FEEDBACK_WORDS, and what presenter mode counts it as among a request's new messages."""
+HUMAN_FEEDBACK_WORDS = (f"{PERSONS_ANSWER}, typed instead of letting the command run: the program appended it in the "
+                        "system role")
 """Where a person's reply in place of a command's result came from (lib.injected.human_feedback), in a reader's
 words: the person wrote it, though the program put it in the system role."""
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
-from lib.growth import HELD_UNDER, Growth, MessageEntry, held_apart, left_out_words
+from lib.growth import (HELD_UNDER, HUMAN_FEEDBACK_WORDS, PERSONS_ANSWER, Growth, MessageEntry, held_apart,
+                         left_out_words, origin_words)
 from lib.injected import library_reask
 from lib.model import Round, Trace
 from lib.steps import STEP_TITLES, StepLabel, command_unproven, steps_for_round, text_commands
@@ -235,8 +236,13 @@ def _made_of(placed: Growth, index: int) -> str:
     if reasks:
         pieces.append("the library's re-ask (the model's answer failed its validation)" if reasks == 1 else
                       f"{reasks} re-asks of the library's (the model's answers failed its validation)")
-    if origins.count("input"):
-        pieces.append(plural(origins.count("input"), "other new message"))
+    # A person's reply in place of a command's result (AutoGPT's "Human feedback: ...") is named as the request card
+    # names it (origin_words), not counted among messages nothing shows the writer of.
+    answers = sum(1 for e in placed.new if origin_words(e) == HUMAN_FEEDBACK_WORDS)
+    if answers:
+        pieces.append(plural(answers, "message") + f" with {PERSONS_ANSWER}, in the system role")
+    if origins.count("input") - answers:
+        pieces.append(plural(origins.count("input") - answers, "other new message"))
     if placed.changed:
         pieces.append(plural(len(placed.changed), "changed message"))
     parts = ", ".join(pieces[:-1]) + " and " + pieces[-1] if len(pieces) > 1 else pieces[0]

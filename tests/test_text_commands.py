@@ -12,10 +12,10 @@ import re
 import yaml
 
 from lib.export_html import trace_html
-from lib.growth import HUMAN_FEEDBACK_WORDS, ORIGIN_WORDS, growth, origin_words
+from lib.growth import HUMAN_FEEDBACK_WORDS, ORIGIN_WORDS, PERSONS_ANSWER, growth, origin_words
 from lib.logs.upload import read_upload
 from lib.predict import Prediction, expected, outcome, score
-from lib.presenter import Position, reveal, steps_in
+from lib.presenter import Position, carried, reveal, steps_in
 from lib.sequence import sequence
 from lib.slide_words import TEXT_COMMAND, TEXT_COMMAND_RUNS, step_lead
 from lib.steps import (TEXT_COMMAND_WORDS, UnprovenCommand, command_answered_words, command_unanswered, command_unanswered_words, command_unproven,
@@ -454,3 +454,14 @@ def test_the_persons_answer_to_a_command_is_named_theirs_where_its_origin_is_sai
     # The other new system messages (the memory AutoGPT recalls) keep their words: nothing shows who wrote them.
     others = [origin_words(e) for e in growth(agent, 2).new if e.message.role == "system" and e.index != 5]
     assert others and set(others) == {ORIGIN_WORDS["input"]}
+
+
+def test_presenter_mode_counts_the_persons_answer_to_a_command_as_theirs_among_the_new_messages():
+    # Round 1's step 4 said request 2 carried "2 other new messages": "Human feedback: ..." among them, which the
+    # request card names a person's answer to the command, beside the memory AutoGPT recalls.
+    agent = read_upload([(AUTOGPT, _answered())]).conversations[0].trace
+    said = carried(agent.rounds[1], growth(agent, 2))
+    assert f"1 message with {PERSONS_ANSWER}, in the system role and 1 other new message." in said
+    assert HUMAN_FEEDBACK_WORDS.startswith(PERSONS_ANSWER)
+    # The log as recorded, read_file's result where the answer is: no person's answer is counted.
+    assert PERSONS_ANSWER not in carried(_agent().rounds[1], growth(_agent(), 2))
