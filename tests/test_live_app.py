@@ -487,8 +487,8 @@ def test_a_429_the_sdk_retried_past_is_said_on_the_round_and_a_500_on_every_try_
     assert written_trace(at).rounds[0].extra["attempts"] == [429, 200]
     at.radio(key=live.ROUND).set_value(1).run()
     notes = [c.value for c in at.main.caption]
-    assert ("The SDK sent this request 2 times: HTTP 429, then HTTP 200. The provider saw it each time; the program "
-            "got only the last answer.") in notes
+    assert ("The SDK sent this request 2 times: HTTP 429, then HTTP 200. The provider answered the HTTP 429: its rate "
+            "limit. The program got only the last answer.") in notes
     at.radio(key=live.ROUND).set_value(2).run()
     assert not [n for n in (c.value for c in at.main.caption) if "The SDK sent this request" in n]
 
@@ -502,6 +502,14 @@ def test_a_429_the_sdk_retried_past_is_said_on_the_round_and_a_500_on_every_try_
     assert written_trace(at).rounds[0].extra["attempts"] == [500, 500, 500]
     assert ("send it again after a pause. The SDK had already sent it 3 times: HTTP 500, HTTP 500, then HTTP 500."
             in rendered(at))
+    # A 5xx may be a gateway's or a proxy's (a 502 where the upstream could not be reached): the round said "The
+    # provider saw it each time", which its statuses do not tell.
+    at.radio(key=live.ROUND).set_value(1).run()
+    notes = [c.value for c in at.main.caption]
+    assert ("The SDK sent this request 3 times: HTTP 500, HTTP 500, then HTTP 500. Who sent the HTTP 500 is not known "
+            "from the status alone: the provider, or a gateway or proxy on the way. The program got only the last "
+            "answer.") in notes
+    assert "saw it" not in rendered(at)
 
 
 def test_the_html_file_and_the_handout_say_the_sdks_retries_as_the_explorer_does(app):
@@ -517,8 +525,8 @@ def test_the_html_file_and_the_handout_say_the_sdks_retries_as_the_explorer_does
         at.text_input(key=live.KEY).input(SENTINEL).run()
         press_run(at)
     trace = written_trace(at)
-    said = ("The SDK sent this request 2 times: HTTP 429, then HTTP 200. The provider saw it each time; the program got "
-            "only the last answer.")
+    said = ("The SDK sent this request 2 times: HTTP 429, then HTTP 200. The provider answered the HTTP 429: its rate "
+            "limit. The program got only the last answer.")
     at.radio(key=live.ROUND).set_value(1).run()
     assert said in [c.value for c in at.main.caption]
     for page in (trace_html(trace), handout_html(trace)):

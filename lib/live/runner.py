@@ -133,7 +133,7 @@ class _Round:
             line["stopped"] = self.stopped
         if self.awaiting is not None:
             line[AWAITING] = self.awaiting
-        if len(self.attempts) > 1:  # the SDK's retries: the provider saw the request more than once
+        if len(self.attempts) > 1:  # the SDK's retries: the request went out more than once
             line["attempts"] = list(self.attempts)
         if self.headers:
             line[REQUEST_HEADERS] = dict(self.headers)
