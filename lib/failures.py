@@ -266,9 +266,11 @@ def round_tries(round_: Round) -> str | None:
     return tries_said(round_statuses(round_), logged=bool(failed_tries(round_)))
 
 
-def try_heading(number: int, total: int, status: int) -> str:
-    """The line above one failed try of a round (failed_tries), in our words."""
-    return f"Try {number} of {total} failed: HTTP {status}."
+def try_heading(number: int, total: int, status) -> str:
+    """One failed try of a round (round_statuses) in our words: the line above it (failed_tries), and its answer in
+    the sequence diagram; a live run's try that got no answer (None) says so."""
+    return f"Try {number} of {total} failed: HTTP {status}." if _numeric(status) else \
+        f"Try {number} of {total} failed: no answer came."
 
 
 def sent_again_unchanged(previous: Round, request) -> bool:

@@ -17,7 +17,8 @@ from typing import Literal
 from lib.growth import growth, program_sent, round_name
 from lib.injected import (context_only, interrupted, is_interrupt, library_reask, person_text, program_parts,
                           reasked_after)
-from lib.failures import answered_without_turn, no_answer, refused_unseen, status_words
+from lib.failures import (answered_without_turn, no_answer, refused_unseen, round_statuses, round_tries, status_words,
+                          try_heading)
 from lib.model import AWAITING, ProviderError, Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
@@ -141,7 +142,15 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
             arrows.append(Arrow(k, "program", "api", 1, f"request {k}: compact the history, {sent}"))
             arrows.append(Arrow(k, "api", "program", None, "returns it compacted: no answer, no call"))
             continue
-        arrows.append(Arrow(k, "program", "api" if refused else "model", 1, f"request {k}: {sent}"))
+        # A request sent again unchanged after failed tries is one round (lib.failures.round_tries): each try goes out
+        # and its failure comes back, as the explorer lists them under the response, before the last try's outcome.
+        statuses = round_statuses(round_) if round_tries(round_) is not None else [None]
+        for number, status in enumerate(statuses[:-1], start=1):
+            arrows.append(Arrow(k, "program", "api", 1, f"request {k}{' again' if number > 1 else ''}: {sent}"))
+            arrows.append(Arrow(k, "api" if isinstance(status, int) else "program", "program", None,
+                                try_heading(number, len(statuses), status)))
+        again = " again" if len(statuses) > 1 else ""
+        arrows.append(Arrow(k, "program", "api" if refused else "model", 1, f"request {k}{again}: {sent}"))
         if error is not None:
             if round_.response is not None:
                 arrows.append(_cut(k, round_))

@@ -107,3 +107,17 @@ def test_a_dialects_slide_of_a_converted_recording_says_neither_column_is_the_re
     at = _slides_of_the_upload(app, "dialects")
     assert "finish_reason = tool_calls" in screen(at)
     assert CONVERTED in [c.value for c in at.caption]
+
+
+RETRIED = Path(__file__).parent / "fixtures" / "containers" / "anthropic-py-rate-limited-twice-then-answered.json"
+
+
+def test_the_response_step_of_a_request_sent_three_times_says_its_tries_as_the_explorer_does(app):
+    # The Anthropic Python SDK's retries of one request (429, 429, 200) are one round; the explorer says so under its
+    # response and lists each failed try, while presenter mode's step 5 showed the answer as if sent once.
+    at = _present(app, RETRIED, 1, 5)
+    said = [c.value for c in at.caption]
+    assert ("This request was sent 3 times, unchanged: HTTP 429, HTTP 429, then an answer. The round holds the last "
+            "answer, the failed tries are shown with it.") in said
+    assert "Try 1 of 3 failed: HTTP 429." in said and "Try 2 of 3 failed: HTTP 429." in said
+    assert any("rate_limit_error" in str(j.value) for j in at.main.json)

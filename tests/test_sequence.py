@@ -330,3 +330,21 @@ def test_a_summary_calls_prompt_is_drawn_as_the_programs_and_its_summary_as_no_a
         ("program", "model", 1, "request 2: 2 messages"),
         ("model", "program", 5, "answers with the summary, for the program"),
     ]
+
+
+def test_a_request_sent_three_times_draws_each_try_and_its_failure_before_the_answer():
+    # The Anthropic Python SDK's retries of one request (429, 429, 200) are one round with its tries; the diagram drew
+    # one request and its answer, as if it had been sent once.
+    name = "anthropic-py-rate-limited-twice-then-answered.json"
+    upload = read_upload([(name, (FIXTURES / "containers" / name).read_bytes())])
+    arrows = [(a.source, a.target, a.label) for a in sequence(upload.conversations[0].trace) if a.source != "user"]
+    assert arrows == [("program", "api", "request 1: 1 message"),
+                      ("api", "program", "Try 1 of 3 failed: HTTP 429."),
+                      ("program", "api", "request 1 again: 1 message"),
+                      ("api", "program", "Try 2 of 3 failed: HTTP 429."),
+                      ("program", "model", "request 1 again: 1 message"),
+                      ("model", "program", "answers in text"),
+                      ("program", "user", "shows the answer")]
+    figure = json.loads(sequence_diagram(sequence(upload.conversations[0].trace), 1).to_json())
+    drawn = [a.get("text", "") for a in figure["layout"]["annotations"]]
+    assert [t for t in drawn if t.startswith("Try ")] == ["Try 1 of 3 failed: HTTP 429.", "Try 2 of 3 failed: HTTP 429."]

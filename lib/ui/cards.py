@@ -29,8 +29,8 @@ from lib.model import HEADERS_NAME, HEADERS_SAID, NO_HEADERS, Execution, Message
 from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
-from lib.failures import EMPTY_BODY, NO_RESPONSE, PART_CAME_BACK, failure_heading, is_replay_miss, odd_status, \
-    sent_again, sent_again_words, undecoded_words, wordless
+from lib.failures import EMPTY_BODY, NO_RESPONSE, PART_CAME_BACK, failed_tries, failure_heading, is_replay_miss, \
+    odd_status, round_tries, sent_again, sent_again_words, try_heading, undecoded_words, wordless
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, execution_outcome, join_path
 from lib.text import as_code, milliseconds, plural, show_controls, summarize_message
 from lib.ui import plain, state
@@ -497,3 +497,25 @@ def _executions(round_: Round, next_round: Round | None, marks: list[Mark], poin
                 st.caption(f"Appended to round {round_.index + 1}'s request as {where}.")
             elif next_round is not None:
                 st.caption(f"Round {round_.index + 1}'s request carries no result for this call.")
+
+
+def tries(round_: Round) -> None:
+    """What a round says of its request's tries (lib.failures.round_tries), then each failed try a log kept of it
+    (lib.failures.failed_tries): its status, when, and the body the provider sent; nothing for a request sent once.
+    Shown with the response, in the explorer and on presenter mode's response steps."""
+    if (said := round_tries(round_)) is None:
+        return
+    st.caption(said)  # our words, the statuses checked ints
+    tried = failed_tries(round_)
+    if not tried:
+        return
+    # Folded: the round's own answer comes first, not the error bodies before it.
+    with st.expander(f"Failed tries as the log kept them: {len(tried)}"):
+        for number, failed in enumerate(tried, start=1):
+            st.caption(try_heading(number, len(tried) + 1, failed["status"]))  # our words, the status checked an int
+            if failed.get("timestamp") is not None:
+                plain.text(f"Sent at {failed['timestamp']}")
+            if isinstance(failed.get("body"), (dict, list)):
+                plain.payload(failed["body"])
+            elif failed.get("body") is not None:
+                plain.text(failed["body"])

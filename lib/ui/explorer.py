@@ -10,7 +10,6 @@ import streamlit as st
 
 from lib.catalog import LoadedTrace
 from lib.deeplink import linked_round
-from lib.failures import failed_tries, round_tries, try_heading
 from lib.growth import SUMMARY_CALL_WORDS, round_heading
 from lib.sequence import SEQUENCE_ROUNDS, sequence, window_start
 from lib.slide_words import held_chain_words, kept_by_provider
@@ -244,31 +243,13 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
                 predict.form(loaded, index)
             else:
                 predict.result(loaded, index)
-                if (tries := round_tries(round_)) is not None:  # our words, the statuses checked ints
-                    st.caption(tries)
-                    if failed_tries(round_):  # folded: the round's own answer comes first, not the errors before it
-                        with st.expander(f"Failed tries as the log kept them: {len(failed_tries(round_))}"):
-                            _failed_tries(round_)
+                cards.tries(round_)
                 _response(round_, view, labels, marks, pointer)
     st.markdown(f"#### :material/settings: The program's lane, after response {index}")
     if revealed:
         cards.execution_lane(round_, shown.following, marks, pointer)
     else:
         st.caption("Hidden until you predict the response: what the program runs depends on it.")
-
-
-def _failed_tries(round_: Round) -> None:
-    """Each failed try a log kept of the round's request (lib.failures.failed_tries): its status, when, and the body
-    the provider sent."""
-    tried = failed_tries(round_)
-    for number, failed in enumerate(tried, start=1):
-        st.caption(try_heading(number, len(tried) + 1, failed["status"]))  # our words, the status checked an int
-        if failed.get("timestamp") is not None:
-            plain.text(f"Sent at {failed['timestamp']}")
-        if isinstance(failed.get("body"), (dict, list)):
-            plain.payload(failed["body"])
-        elif failed.get("body") is not None:
-            plain.text(failed["body"])
 
 
 def _keep_view() -> None:

@@ -219,6 +219,7 @@ def response_slide(loaded: LoadedTrace, view: RoundView, shown: Reveal) -> None:
     # A command no request carries the result of is written in the text all the same: the switch does not see it.
     written = bool(text_commands(loaded.trace, round_.index)) or command_unproven(loaded.trace, round_.index) is not None
     lead(step_lead(round_, shown.position.step, following, written))
+    cards.tries(round_)  # a request sent more than once: its tries, as the explorer shows them with the response
     # On a slide, the short form: the Checks page and the explorer keep the whole message.
     notes = [replace(f, message=f.brief or f.message) for f in view.findings if f.code in CALL_NOTES]
     cards.response_cards(round_, [*shown.labels, *notes], stop_said=round_.response is not None)
