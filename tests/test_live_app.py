@@ -485,6 +485,10 @@ def test_a_429_the_sdk_retried_past_is_said_on_the_round_and_a_500_on_every_try_
         press_run(at)
     assert len(server.received) == 4  # round 1 twice, rounds 2 and 3 once
     assert written_trace(at).rounds[0].extra["attempts"] == [429, 200]
+    # The diagram draws the try the SDK sent first, as the explorer lists it.
+    assert [a.label for a in sequence(written_trace(at)) if a.round == 1 and a.target in ("api", "model")] == [
+        "request 1: 2 messages + 4 tools", "request 1 again: 2 messages + 4 tools"]
+    assert "Try 1 of 2 failed: HTTP 429." in [a.label for a in sequence(written_trace(at))]
     at.radio(key=live.ROUND).set_value(1).run()
     notes = [c.value for c in at.main.caption]
     assert ("The SDK sent this request 2 times: HTTP 429, then HTTP 200. The provider answered the HTTP 429: its rate "
