@@ -12,7 +12,7 @@ from lib.dialects import DIALECTS, anthropic_messages
 from lib.failures import refused_unseen
 from lib.model import Round, Trace
 from lib.provenance import NOT_CAPTURED
-from lib.steps import UnprovenCommand, spoken_words, summary_words, turn_ends_words
+from lib.steps import UNPROVEN_SAID, UnprovenCommand, spoken_words, summary_words, turn_ends_words
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, billing_known,
                          billing_reason, parts_not_logged, said_parts)
 from lib.text import as_sentence, ordinal, plural, rounds_named
@@ -206,7 +206,7 @@ def step_lead(round_: Round, step: int, next_round: int | None = None, written: 
             return TEXT_COMMAND
         return FAILED if round_.response is None else CALLS_NOT_KEPT
     if step == 3 and unseen:
-        return as_sentence(unseen.words)
+        return UNPROVEN_SAID[unseen.why]  # drawn as markdown: our words, the command's name left to step 3's label
     if step == 3:
         return TEXT_COMMAND_RUNS if written and not round_.executions else runs_words(round_)
     if round_.response is not None and round_.response.stopped_short:

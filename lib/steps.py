@@ -333,10 +333,25 @@ def command_unseen(trace: Trace, index: int) -> str | None:
     return command_written(trace.rounds[index - 1]) if index == len(trace.rounds) else None
 
 
+UNPROVEN_SAID = {
+    "log ends": "The model wrote a command in its text, not as a tool call, and the log ends on this response: no "
+                "request carries its result, so nothing shows the program ran it.",
+    "request not kept": "The model wrote a command in its text, not as a tool call; the log does not hold the next "
+                        "request, which would carry its result, so whether the program ran it is not known.",
+    "no result": "The model wrote a command in its text, not as a tool call; the next request carries no result of "
+                 "it, so nothing shows the program ran it.",
+    "person answered": "The model wrote a command in its text, not as a tool call; in place of its result, the next "
+                       "request carries a person's answer to it.",
+}
+"""By UnprovenCommand.why: what is known of the command, in our words alone, for the places drawn as markdown (a
+slide's lead, the round's end under its cards): the command's name is the model's text, so it is said only where
+text is shown as text (the step 3 label, the HTML file)."""
+
+
 def command_unseen_words(name: str) -> str:
     """What is known of a command the model wrote in its text where the log ends on that response (command_unseen), as
-    a clause: the one wording of its step 3 label, the round's end (lib.summary.log_ends_words), the slide's lead and
-    the HTML file's program lane."""
+    a clause: the one wording of its step 3 label and the HTML file's program lane (UNPROVEN_SAID says it without the
+    name where markdown is drawn)."""
     return (f"the model wrote the command {name} in its text, not as a tool call; the log ends before any request "
             "carries its result, so nothing shows the program ran it")
 

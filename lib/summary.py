@@ -9,7 +9,7 @@ from lib.failures import NO_CALL_MADE, is_unsent, status_words, unmade_words
 from lib.growth import standing
 from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, call_cost, calls_left_out_words, trace_cost
-from lib.steps import command_unseen_words, command_written
+from lib.steps import UNPROVEN_SAID, command_written
 from lib.text import as_sentence, plural, rounds_named
 from lib.tokens import (INPUT_PARTS, NOT_COUNTED, NOT_COUNTED_NAME, InputBreakdown, TokenCounter, input_parts,
                         left_out_of_output, not_counted_label, reconciled_breakdowns)
@@ -677,8 +677,8 @@ def log_ends_words(round_: Round) -> str:
                 "and no request that would carry one back to the model.")
     if response is None:
         return "Nothing was appended: this round's call failed, so no tool ran; the log ends here."
-    if (command := command_written(round_)) is not None:  # no call, but no answer either (lib.steps.command_unseen)
-        return as_sentence(command_unseen_words(command))
+    if command_written(round_) is not None:  # no call, but no answer either (lib.steps.command_unseen)
+        return UNPROVEN_SAID["log ends"]
     return ("Nothing was appended: the model called no tool in this round, so no result goes back to it; the log "
             "ends with its answer.")
 

@@ -105,6 +105,24 @@ def test_a_command_written_in_the_text_is_shown_as_text_its_bidi_control_written
         assert named[f"presenter, round 3 step {step}"], step
 
 
+def test_a_log_that_ends_on_a_command_written_in_the_text_keeps_its_name_out_of_markdown(app, notes_url):
+    # Where no request follows the command, the round's end under its cards and presenter mode's step 3 said what is
+    # known of it with its name inside, drawn as markdown: the name's script and remote image reached the page.
+    lines = hostile_trace(written=True).splitlines(keepends=True)
+    ended = b"".join(line for line in lines if b'"index": 4' not in line and b'"index":4' not in line)
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("ended.jsonl", ended).run()
+    at.number_input(key="explorer.round").set_value(3).run()
+    assert not at.exception and markdown_leaks(at) == []
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    seen = 0
+    while not at.button(key="presenter.next").disabled:
+        at.button(key="presenter.next").click().run()
+        assert not at.exception and markdown_leaks(at) == [], at.session_state["presenter.step"]
+        seen += 1
+    assert at.session_state["explorer.round"] == 3 and seen >= 2
+
+
 def test_hostile_markup_is_shown_literally_as_text_and_bidi_controls_written_out(app, notes_url):
     for where, at in _every_view(app):
         literal = [e.value for e in at.get("text")] + [e.value for e in at.get("code")]

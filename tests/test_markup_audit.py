@@ -99,7 +99,7 @@ WORDS = {
     "round_words": "'round N', with its total where predict mode may tell it (lib/ui/predict.py)",
     "waits_words": "a round number and our sentence: why Next waits for a prediction (lib/presenter.py)",
     "no_chart_words": "a constant sentence saying why no input or message chart is drawn (lib/summary.py)",
-    "log_ends_words": "one of five constant sentences on what the log holds after its last round (lib/summary.py)",
+    "log_ends_words": "one of six constant sentences on what the log holds after its last round, no name of the trace's (lib/summary.py)",
     "unrecorded_words": "which run's request the log did not keep: left, right or neither (lib/compare.py)",
     "unlisted_words": "which run's log kept no tool list: left, right or neither (lib/compare.py)",
     "uninstructed_words": "which run's log keeps no instructions: left, right or neither, our words (lib/compare.py)",

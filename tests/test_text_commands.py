@@ -18,7 +18,7 @@ from lib.predict import Prediction, expected, outcome, score
 from lib.presenter import Position, carried, reveal, steps_in
 from lib.sequence import sequence
 from lib.slide_words import TEXT_COMMAND, TEXT_COMMAND_RUNS, step_lead
-from lib.steps import (TEXT_COMMAND_WORDS, UnprovenCommand, command_answered_words, command_unanswered, command_unanswered_words, command_unproven,
+from lib.steps import (TEXT_COMMAND_WORDS, UNPROVEN_SAID, UnprovenCommand, command_answered_words, command_unanswered, command_unanswered_words, command_unproven,
                        command_unrecorded, command_unrecorded_words, written_arguments,
                        command_unseen, command_unseen_words, steps_for_round, text_commands)
 from lib.summary import log_ends_words
@@ -67,7 +67,8 @@ def test_a_command_the_log_ends_on_is_a_call_intent_whose_running_nothing_shows_
     assert labels[1].detail == f"message_agent: {TEXT_COMMAND_WORDS}"
     assert labels[2].detail == f"not known: {command_unseen_words('message_agent')}"
     assert not any(label.step == 5 or "final answer" in label.detail for label in labels)
-    assert log_ends_words(agent.rounds[2]) == as_sentence(command_unseen_words("message_agent"))
+    # Drawn as markdown under the cards: our words, the command's name (the model's text) left to step 3's label.
+    assert log_ends_words(agent.rounds[2]) == UNPROVEN_SAID["log ends"]
     assert "nothing shows the program ran it" in command_unseen_words("message_agent")
 
 
@@ -150,8 +151,8 @@ def test_the_explorer_and_presenter_say_the_log_ends_before_the_last_commands_re
         assert not at.exception
     assert ("3", "5") not in seen
     assert TEXT_COMMAND in seen[("3", "2")]
-    assert as_sentence(unseen) in seen[("3", "3")]
-    assert as_sentence(unseen) in seen[("3", "4")]
+    assert UNPROVEN_SAID["log ends"] in seen[("3", "3")]
+    assert UNPROVEN_SAID["log ends"] in seen[("3", "4")]
 
 
 def test_the_diagram_places_a_rewritten_request_as_the_explorer_does_and_names_the_prompts_writer_as_it_does():
@@ -253,7 +254,7 @@ def test_a_command_the_next_request_carries_no_result_of_is_a_call_intent_whose_
     assert "the next request carries no result of it" in unanswered and "log ends" not in unanswered
     assert steps_in(agent.rounds[0], agent) == (1, 2, 3, 4)
     assert step_lead(agent.rounds[0], 2, 2, unseen=command_unproven(agent, 1)) == TEXT_COMMAND
-    assert step_lead(agent.rounds[0], 3, 2, unseen=command_unproven(agent, 1)) == as_sentence(unanswered)
+    assert step_lead(agent.rounds[0], 3, 2, unseen=command_unproven(agent, 1)) == UNPROVEN_SAID["no result"]
     arrows = [(a.round, a.source, a.target, a.step, a.label, a.recorded) for a in sequence(agent)]
     assert (1, "model", "program", 2, "writes read_file in its text, no tool call", True) in arrows
     assert (1, "program", "tools", 3, "runs read_file? no result in the next request", False) in arrows
@@ -288,7 +289,7 @@ def test_the_explorer_and_presenter_say_the_next_request_carries_no_result_of_th
         step = at.query_params.get("step")
         seen[step[0] if isinstance(step, list) else step] = lines(at, READ)
     assert TEXT_COMMAND in seen["2"]
-    assert as_sentence(unanswered) in seen["3"]
+    assert UNPROVEN_SAID["no result"] in seen["3"]
 
 
 def _next_request_lost(rounds: int = 2) -> bytes:
@@ -321,7 +322,7 @@ def test_a_command_whose_next_request_the_log_did_not_keep_is_not_an_answer_and_
     # The round the log ends on keeps its own words.
     assert steps_for_round(agent, 2)[-1].detail == f"not known: {command_unseen_words('list_files')}"
     assert steps_in(agent.rounds[0], agent) == (1, 2, 3, 4)
-    assert step_lead(agent.rounds[0], 3, 2, unseen=command_unproven(agent, 1)) == as_sentence(lost)
+    assert step_lead(agent.rounds[0], 3, 2, unseen=command_unproven(agent, 1)) == UNPROVEN_SAID["request not kept"]
     arrows = [(a.round, a.step, a.label, a.recorded) for a in sequence(agent) if a.round == 1]
     assert (1, 2, "writes read_file in its text, no tool call", True) in arrows
     assert (1, 3, "runs read_file? the next request is not in the log", False) in arrows
@@ -422,7 +423,7 @@ def test_a_command_a_person_answered_instead_of_letting_it_run_names_the_persons
     labels = steps_for_round(agent, 1)
     assert [(label.step, label.detail) for label in labels] == [
         (2, f"read_file: {TEXT_COMMAND_WORDS}"), (3, f"answered by a person: {answered}. Their answer: {FEEDBACK}")]
-    assert step_lead(agent.rounds[0], 3, 2, unseen=command_unproven(agent, 1)) == as_sentence(answered)
+    assert step_lead(agent.rounds[0], 3, 2, unseen=command_unproven(agent, 1)) == UNPROVEN_SAID["person answered"]
     arrows = [(a.round, a.step, a.label) for a in sequence(agent) if a.round == 1]
     assert (1, 3, "runs read_file? a person answered instead") in arrows
     first = " ".join(_section(trace_html(agent), 1).split())
