@@ -221,20 +221,20 @@ def tries_said(attempts, logged: bool = False) -> str | None:
     if logged:
         # A failed try's status may be a gateway's or a proxy's (a 502 when the upstream could not be reached): no
         # word on whether the provider saw it.
-        return (f"This request was sent {len(attempts)} times, unchanged: {tries_words(attempts)}. The round holds "
-                "the last answer, the failed tries are shown with it.")
+        return (f"This request was sent {len(attempts)} times, unchanged: {tries_words(attempts)}. The round shows "
+                "the last try; the failed tries are kept with it.")
     return (f"The SDK sent this request {len(attempts)} times: {tries_words(attempts)}.{_who_answered(attempts)} The "
-            "program got only the last answer.")
+            "program got only what the last try brought back.")
 
 
 def _who_answered(attempts) -> str:
-    """Who is known to have sent a live run's failed statuses: a 429 is the provider's rate limit; any other status may
-    be a gateway's or a proxy's (a 502 where the upstream could not be reached), and the SDK keeps no failed try's body
-    that would tell."""
+    """What is known of who sent a live run's failed statuses: a 429 is a rate limit, but a live run may call a gateway
+    (any base URL), which limits too; any other status may be a gateway's or a proxy's (a 502 where the upstream could
+    not be reached), and the SDK keeps no failed try's body that would tell."""
     statuses = list(dict.fromkeys(a for a in attempts if _numeric(a) and a >= 400))
     said = ""
     if 429 in statuses:
-        said += " The provider answered the HTTP 429: its rate limit."
+        said += " The HTTP 429 is a rate limit, set by the provider or by a gateway on the way."
     if (others := [s for s in statuses if s != 429]):
         names = " and ".join(f"HTTP {s}" for s in others)
         said += (f" Who sent the {names} is not known from the status alone: the provider, or a gateway or proxy on "

@@ -117,7 +117,7 @@ def test_the_response_step_of_a_request_sent_three_times_says_its_tries_as_the_e
     # response and lists each failed try, while presenter mode's step 5 showed the answer as if sent once.
     at = _present(app, RETRIED, 1, 5)
     said = [c.value for c in at.caption]
-    assert ("This request was sent 3 times, unchanged: HTTP 429, HTTP 429, then an answer. The round holds the last "
-            "answer, the failed tries are shown with it.") in said
+    assert ("This request was sent 3 times, unchanged: HTTP 429, HTTP 429, then an answer. The round shows the last "
+            "try; the failed tries are kept with it.") in said
     assert "Try 1 of 3 failed: HTTP 429." in said and "Try 2 of 3 failed: HTTP 429." in said
     assert any("rate_limit_error" in str(j.value) for j in at.main.json)

@@ -256,8 +256,8 @@ def test_a_request_the_sdk_retried_after_two_429s_shows_as_one_round_with_its_tr
     assert ("3 elements: 1 round in 1 conversation; 1 round sent more than once (conversation 1, round 1: HTTP 429, "
             "HTTP 429, then an answer); 0 elements skipped") in " ".join(t.value for t in at.sidebar.text)
     said = " ".join(c.value for c in at.main.caption)
-    assert ("This request was sent 3 times, unchanged: HTTP 429, HTTP 429, then an answer. The round holds the last "
-            "answer, the failed tries are shown with it.") in said
+    assert ("This request was sent 3 times, unchanged: HTTP 429, HTTP 429, then an answer. The round shows the last "
+            "try; the failed tries are kept with it.") in said
     # Each failed try stays visible: its status and what the provider said.
     assert "Try 1 of 3 failed: HTTP 429." in said and "Try 2 of 3 failed: HTTP 429." in said
     assert any("rate_limit_error" in str(j.value) for j in at.main.json)

@@ -437,7 +437,7 @@ def test_a_429_the_sdk_retried_through_the_proxy_is_one_round_with_its_tries_as_
     one, two = conversation.trace.rounds
     assert (one.error, two.error, two.response.raw) == (None, None, second.response)
     assert round_tries(two) == ("This request was sent 2 times, unchanged: HTTP 429, then an answer. The round "
-                                "holds the last answer, the failed tries are shown with it.")
+                                "shows the last try; the failed tries are kept with it.")
     (failed,) = two.extra[TRIES]
     assert (failed["status"], failed["message"], failed["timestamp"] is not None) == (429, "slow down", True)
     assert round_tries(one) is None

@@ -3941,7 +3941,7 @@ def test_a_request_sent_again_unchanged_after_failed_tries_is_one_round_with_its
     assert isinstance(round_, Round) and round_.error is None
     assert round_.response.message.text.startswith('{"items":[{"product_name":"Green Tea"')
     assert round_tries(round_) == ("This request was sent 3 times, unchanged: HTTP 429, HTTP 429, then an answer. "
-                                   "The round holds the last answer, the failed tries are shown with it.")
+                                   "The round shows the last try; the failed tries are kept with it.")
     # The failed tries stay: each one's status, and the provider's words.
     first, second = round_.extra[TRIES]
     assert (first["status"], second["status"]) == (429, 429)

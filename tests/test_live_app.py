@@ -491,8 +491,8 @@ def test_a_429_the_sdk_retried_past_is_said_on_the_round_and_a_500_on_every_try_
     assert "Try 1 of 2 failed: HTTP 429." in [a.label for a in sequence(written_trace(at))]
     at.radio(key=live.ROUND).set_value(1).run()
     notes = [c.value for c in at.main.caption]
-    assert ("The SDK sent this request 2 times: HTTP 429, then HTTP 200. The provider answered the HTTP 429: its rate "
-            "limit. The program got only the last answer.") in notes
+    assert ("The SDK sent this request 2 times: HTTP 429, then HTTP 200. The HTTP 429 is a rate limit, set by "
+            "the provider or by a gateway on the way. The program got only what the last try brought back.") in notes
     at.radio(key=live.ROUND).set_value(2).run()
     assert not [n for n in (c.value for c in at.main.caption) if "The SDK sent this request" in n]
 
@@ -511,8 +511,8 @@ def test_a_429_the_sdk_retried_past_is_said_on_the_round_and_a_500_on_every_try_
     at.radio(key=live.ROUND).set_value(1).run()
     notes = [c.value for c in at.main.caption]
     assert ("The SDK sent this request 3 times: HTTP 500, HTTP 500, then HTTP 500. Who sent the HTTP 500 is not known "
-            "from the status alone: the provider, or a gateway or proxy on the way. The program got only the last "
-            "answer.") in notes
+            "from the status alone: the provider, or a gateway or proxy on the way. The program got only what the "
+            "last try brought back.") in notes
     assert "saw it" not in rendered(at)
 
 
@@ -529,8 +529,8 @@ def test_the_html_file_and_the_handout_say_the_sdks_retries_as_the_explorer_does
         at.text_input(key=live.KEY).input(SENTINEL).run()
         press_run(at)
     trace = written_trace(at)
-    said = ("The SDK sent this request 2 times: HTTP 429, then HTTP 200. The provider answered the HTTP 429: its rate "
-            "limit. The program got only the last answer.")
+    said = ("The SDK sent this request 2 times: HTTP 429, then HTTP 200. The HTTP 429 is a rate limit, set by "
+            "the provider or by a gateway on the way. The program got only what the last try brought back.")
     at.radio(key=live.ROUND).set_value(1).run()
     assert said in [c.value for c in at.main.caption]
     for page in (trace_html(trace), handout_html(trace)):

@@ -201,6 +201,15 @@ def test_one_runs_file_cut_in_three_reads_as_that_one_run_in_any_order_and_the_s
         assert said in upload.summary() and upload.summary().replace(said, "") == whole.summary()
 
 
+def test_a_cut_runs_file_whose_name_holds_a_superscript_digit_still_reads():
+    # The names' numbers were read with str.isdigit, true of "²", which int() refuses: the upload raised.
+    data = (FIXTURES / "codex-rollout-0.125.jsonl").read_bytes().splitlines(keepends=True)
+    upload = read_upload([("run1²2.jsonl", b"".join(data[9:14])), ("run.jsonl", b"".join(data[:9])),
+                          ("run1²3.jsonl", b"".join(data[14:]))])
+    assert len(upload.conversations) == 1
+    assert "run1²2.jsonl and run1²3.jsonl read as the rest of run.jsonl's run" in upload.summary()
+
+
 def test_two_runs_of_one_session_each_beginning_as_a_run_does_are_not_joined():
     # Two Codex rollouts, each opening with its session_meta: two runs of one session, told apart as before.
     data = (FIXTURES / "codex-rollout-0.125.jsonl").read_bytes()
@@ -294,3 +303,18 @@ def test_a_batch_fork_whose_requests_come_out_of_order_says_the_order_placed_it(
             assert said not in upload.summary()  # a fork read in order: the first read after round 1 goes on
         elif _conversations_of(upload) != _conversations_of(in_order):
             assert said in upload.summary(), [requests.index(line) + 1 for line in order]
+
+
+def test_a_call_held_for_the_response_it_names_that_cannot_be_read_is_skipped_on_its_own_line():
+    # Line 1 names resp_2 as previous_response_id and waits for line 2. Read in its turn, its stored prompt's
+    # instructions could not be read: that was said of line 2, the line that released it, and anything waiting behind it
+    # was lost with it.
+    held = {"request": {"previous_response_id": "resp_2", "prompt": {"id": "pmpt_1"}, "input": "and now?",
+                        "model": "gpt-4o"},
+            "response": {"object": "response", "id": "resp_3", "model": "gpt-4o", "output": [], "instructions": ["x"]}}
+    named = {"request": {"input": "hello", "model": "gpt-4o"},
+             "response": {"object": "response", "id": "resp_2", "model": "gpt-4o", "output": [
+                 {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hi there"}]}]}}
+    upload = read_upload([("held.jsonl", b"".join(json.dumps(o).encode() + b"\n" for o in (held, named)))])
+    assert upload.summary() == "2 lines: 1 round in 1 conversation; 1 line skipped"
+    assert [(p.line, p.message) for p in upload.problems] == [(1, "instructions[0] is a string, expected an item object (read as OpenAI Responses API)")]

@@ -324,3 +324,8 @@ class LogFormat:
         """What the lines read lack, said once per upload after finish(): lines that loaded, but without
         something a user would look for (spans whose instrumentation captured no messages)."""
         return []
+
+    def skipped_later(self) -> list[Problem]:
+        """Lines held back to be read after another (a Responses call waiting for the response it goes on from) that
+        could not be read when their turn came, each on its own line: skipped, as a LineProblem's line is."""
+        return []

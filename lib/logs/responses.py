@@ -165,6 +165,11 @@ class ResponsesFormat(LogFormat):
         """Per Conversations API conversation, how many of its calls wait."""
         self._made: set[tuple] = set()
         """What the calls read so far have given (`_gives`): the calls made in each conversation."""
+        self.unread: list[Problem] = []
+        """Why a call that waited could not be read, on its own line (`_released`, skipped_later)."""
+
+    def skipped_later(self) -> list[Problem]:
+        return self.unread
 
     def notes(self) -> list[Problem]:
         notes = []
@@ -236,14 +241,17 @@ class ResponsesFormat(LogFormat):
 
     def finish(self) -> Iterator[CallRecord]:
         # Calls whose earlier call never came: read as they would have been in place, in the order of their lines.
-        while self._waiting:
-            first = min((call for calls in self._waiting.values() for call in calls), key=lambda call: call.line)
-            self._waiting[first.needs].remove(first)
-            if not self._waiting[first.needs]:
+        # Sorted once: a log whose every call names a response it lacks (a sample of a longer log) waits whole.
+        for first in sorted((call for calls in self._waiting.values() for call in calls), key=lambda call: call.line):
+            waiting = self._waiting.get(first.needs, [])
+            if not any(call is first for call in waiting):
+                continue  # released already, by a call read before it here
+            waiting.remove(first)
+            if not waiting:
                 del self._waiting[first.needs]
             if first.request is not None and _thread_id(first.request) in self._held_threads:
                 self._held_threads[_thread_id(first.request)] -= 1
-            yield from self._released(first)
+            yield from self._released(first, reading=False)
 
     def _in_chain_order(self, request: dict | None, response: dict | None, line: int, status: int | None = None,
                         headers: dict | None = None) -> Iterator[CallRecord]:
@@ -264,12 +272,20 @@ class ResponsesFormat(LogFormat):
         if thread is not None:
             self._held_threads[thread] = self._held_threads.get(thread, 0) + 1
 
-    def _released(self, call: _Waiting) -> Iterator[CallRecord]:
-        """The call read, then every call that waited for it, in turn."""
-        ready = [call]
+    def _released(self, call: _Waiting, reading: bool = True) -> Iterator[CallRecord]:
+        """The call read, then every call that waited for it, in turn. A call that cannot be read is said of its own
+        line (`unread`), and the others go on, except the one on the line being read (`reading`), which the upload
+        says of that line as of any other."""
+        first, ready = call, [call]
         while ready:
             call = ready.pop(0)
-            record = self._record(call.request, call.response, call.line, call.status)
+            try:
+                record = self._record(call.request, call.response, call.line, call.status)
+            except LineProblem as problem:
+                if reading and call is first:
+                    raise
+                self.unread.append(Problem(call.line, str(problem)))
+                continue
             if call.headers is not None:
                 record.request_headers = call.headers
             yield record

@@ -1664,6 +1664,8 @@ def _read_upload(files: list[tuple[str, bytes]], forced: str | None, caps: Limit
     ]
     problems = reading.problems
     every = [*reading.done, *reading.instances]
+    problems.extend(replace(problem, message=_as_read(problem.message, instance))
+                    for instance in every for problem in instance.skipped_later())
     notes = (*reading.notes, *(_told_file(note) for instance in every for note in instance.notes()),
              *(_told_file(note) for note in rebuilder.not_put_back()))
     unit = reading.units.pop() if len(reading.units) == 1 else "item" if reading.units else "line"  # "item": an array and lines
@@ -1727,7 +1729,7 @@ def _cut_runs(files: list[tuple[str, bytes]], reading: _Reading) -> list[tuple[s
 
 def _name_order(name: str) -> list:
     """A file's name as its parts are ordered: numbers by their value (part-10 after part-9)."""
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name)]
+    return [(0, int(part), "") if part.isdecimal() else (1, 0, part) for part in re.split(r"(\d+)", name)]
 
 
 def _first_line(name: str, data: bytes) -> dict:

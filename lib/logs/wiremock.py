@@ -146,5 +146,5 @@ def _status(value: Any) -> int | None:
         return 200
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
-    return int(value) if isinstance(value, str) and value.isdigit() else None
+    return int(value) if isinstance(value, str) and value.isdecimal() else None
 

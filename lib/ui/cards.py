@@ -515,7 +515,12 @@ def tries(round_: Round) -> None:
             st.caption(try_heading(number, len(tried) + 1, failed["status"]))  # our words, the status checked an int
             if failed.get("timestamp") is not None:
                 plain.text(f"Sent at {failed['timestamp']}")
-            if isinstance(failed.get("body"), (dict, list)):
-                plain.payload(failed["body"])
-            elif failed.get("body") is not None:
-                plain.text(failed["body"])
+            body = failed.get("body")
+            if isinstance(body, bytes):  # a body the log kept as bytes: its text, not Python's b'...'
+                body = body.decode("utf-8", errors="replace")
+            if isinstance(body, (dict, list)):
+                plain.payload(body)
+            elif body is not None:
+                plain.text(body)
+            elif isinstance(failed.get("message"), str) and failed["message"]:  # no body kept: what the log said of it
+                plain.text(failed["message"])

@@ -201,7 +201,10 @@ def pickers() -> tuple[catalog.LoadedTrace, catalog.LoadedTrace]:
     b = right.selectbox("Right run", list(choices), format_func=plain.options(choices.get), key=RIGHT,
                         persist_state="session")
     predicting = predict.predicting()  # no punchline in the address: a trace still to predict by its alias
-    address.write(compare=f"{predict.link_name(a, predicting)},{predict.link_name(b, predicting)}")
+    pair = f"{predict.link_name(a, predicting)},{predict.link_name(b, predicting)}"
+    # Another pair's row is no row of this one: taken away with the pair written, so that Back never brings the new
+    # pair at the old pair's row, a page never shown (chosen_row writes the new pair's row after).
+    address.write(compare=pair, **({"round": None} if st.query_params.get("compare", pair) != pair else {}))
     return _loaded(a), _loaded(b)
 
 

@@ -195,9 +195,11 @@ def address_trace() -> None:
         trace = st.session_state[kept.SAVED]
     else:
         trace = predict.link_name(st.session_state[TRACE], predict.predicting())
-    # A trace picked opens on its round 1 (lib/ui/explorer.py): written with it, one address in the browser's history,
-    # where the trace written first and the round after made two, the new trace at the old round between them.
-    address.write(trace=trace, **({"round": "1"} if picked else {}))
+    # A trace picked opens on its round 1 (and presenter mode on its step 1): written with it, one address in the
+    # browser's history, where the trace written first and the round after made two, the new trace at the old round
+    # between them.
+    opening = {"round": "1", **({"step": "1"} if "step" in st.query_params else {})} if picked else {}
+    address.write(trace=trace, **opening)
 
 
 def _follow_browser(names: list[str]) -> None:
