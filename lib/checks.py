@@ -1825,8 +1825,8 @@ def _provider_error(trace: Trace) -> Iterator[Hit]:
         tries = round_statuses(round_)
         if tries_said(tries) is not None:  # "send it again" reads otherwise as if it had been sent once
             # A log holds the same body sent again, not whether the SDK or the program sent it.
-            sender = "It had already been sent" if failed_tries(round_) else "The SDK had already sent it"
-            said += f" {sender} {len(tries)} times: {tries_words(tries)}."
+            sender = "It was sent" if failed_tries(round_) else "The SDK sent it"
+            said += f" {sender} {len(tries)} times in all, this try the last: {tries_words(tries)}."
         if (after := following.get(round_.index)) is not None and sent_again(round_, after):
             # A retry logged as the next round (an SDK's through the recording proxy): the advice alone read as undone.
             said += f" Round {after.index} sends the same request again."

@@ -844,4 +844,5 @@ def test_a_request_a_log_holds_refused_on_every_try_says_how_often_it_was_alread
     (round_,) = conversation.trace.rounds
     (said,) = [f.message for f in run_checks(conversation.trace) if f.code == "provider-error"]
     assert round_.error.status == 429
-    assert said.endswith("send it again after a pause. It had already been sent 2 times: HTTP 429, then HTTP 429.")
+    assert said.endswith("send it again after a pause. It was sent 2 times in all, this try the last: HTTP 429, then "
+                         "HTTP 429.")

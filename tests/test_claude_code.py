@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lib.checks import run_checks
+from lib.failures import failed_tries
 from lib.logs.upload import read_upload
 from lib.provenance import provenance_detail
 from lib.summary import summarize
@@ -243,19 +244,24 @@ def test_claude_codes_api_error_line_is_a_failed_round_and_an_interruption_no_mo
             "id": "msg_synthetic", "role": "assistant", "model": "<synthetic>",
             "content": [{"type": "text", "text": "No response requested."}]}},
     )
-    assert upload.summary() == "9 lines: 4 rounds in 1 conversation; 1 line not a model call; 0 lines skipped"
+    # The rate-limited request went out again with nothing new (e-3 goes on from e-2): one round with its two tries.
+    assert upload.summary() == ("9 lines: 3 rounds in 1 conversation; 1 round sent more than once (session s-err, "
+                                "round 2: HTTP 429, then no answer); 1 line not a model call; 0 lines skipped")
     trace = upload.conversations[0].trace
-    server, limit, closed, answered = trace.rounds
-    assert [(r.error.status, r.response) for r in (server, limit, closed)] == [(500, None), (429, None), (None, None)]
+    server, limit, answered = trace.rounds
+    assert [(r.error.status, r.response) for r in (server, limit)] == [(500, None), (None, None)]
     assert server.error.message.startswith("API Error: 500")
-    assert limit.error.message == "You've hit your session limit · resets 9:50pm"
+    assert limit.error.message == "API Error: Connection closed mid-response"
+    assert [(t["status"], t["message"]) for t in failed_tries(limit)] == [
+        (429, "You've hit your session limit · resets 9:50pm")]
     # Each failed request is the conversation before the error: the person's words the call carried.
     assert [m.text for m in server.request.messages] == ["hi"]
     assert [[p.text for p in m.parts] for m in limit.request.messages] == [["hi", "try again"]]
     assert [m.role for m in answered.request.messages] == ["user"] and answered.response.message.text == "Hello."
     said = [f.message for f in run_checks(trace) if f.code == "provider-error"]
-    assert len(said) == 3
-    assert any("with HTTP 429" in s for s in said) and any("(HTTP status not recorded)" in s for s in said)
+    assert len(said) == 2
+    assert any("with HTTP 500" in s for s in said)
+    assert any("(HTTP status not recorded)" in s and s.endswith("HTTP 429, then no answer.") for s in said)
     assert "Claude Code wrote this error in the log in place of a response" in trace.round_provenance(server).note
     # stream-json writes the same line with its own keys (`is_api_error_message`).
     streamed = _upload_lines(

@@ -504,8 +504,8 @@ def test_a_429_the_sdk_retried_past_is_said_on_the_round_and_a_500_on_every_try_
     assert ended(at)[1] == ("Round 1 failed: HTTP 500: Internal server error (the SDK sent the request 3 times: "
                             "HTTP 500, HTTP 500, then HTTP 500)")
     assert written_trace(at).rounds[0].extra["attempts"] == [500, 500, 500]
-    assert ("send it again after a pause. The SDK had already sent it 3 times: HTTP 500, HTTP 500, then HTTP 500."
-            in rendered(at))
+    assert ("send it again after a pause. The SDK sent it 3 times in all, this try the last: HTTP 500, HTTP 500, "
+            "then HTTP 500." in rendered(at))
     # A 5xx may be a gateway's or a proxy's (a 502 where the upstream could not be reached): the round said "The
     # provider saw it each time", which its statuses do not tell.
     at.radio(key=live.ROUND).set_value(1).run()
