@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lib.deeplink import linked_round
+
 KEYS = ("trace", "round", "step", "compare")
 """The parameters that say what is on screen, and that Back and Forward move through (`compare`: Compare's two
 runs, its `round` the row)."""
@@ -37,8 +39,12 @@ def arrived() -> None:
 def write(**values: str | None) -> None:
     """Set these parameters (None: take it away) in one change of the address, one entry in the browser's history,
     and remember the address as written."""
-    wanted = {**st.query_params.to_dict(), **{key: value for key, value in values.items() if value is not None}}
-    wanted = {key: value for key, value in wanted.items() if values.get(key, "") is not None}
+    wanted = st.query_params.to_dict()
+    for key, value in values.items():
+        if value is None:
+            wanted.pop(key, None)
+        else:
+            wanted[key] = value
     if wanted != st.query_params.to_dict():
         st.query_params.from_dict(wanted)
     st.session_state[WRITTEN] = _address()
@@ -61,3 +67,12 @@ def browsed(key: str) -> str | None:
             or brought.get("compare") != st.query_params.get("compare"):
         return None
     return brought.pop(key, None)
+
+
+def browsed_round(count: int | None) -> int | None:
+    """The round (Compare: the row) of the address the browser brought to this run (`browsed`), in a trace of `count`
+    rounds; None where it brought none, or one that is no round of it (the round on screen stays)."""
+    brought = browsed("round")
+    if brought is None or (linked := linked_round(brought, count)).problem:
+        return None
+    return linked.round

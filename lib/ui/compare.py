@@ -332,9 +332,8 @@ def chosen_row(found: Comparison) -> int:
         st.session_state.pop(ROW, None)
         st.session_state[LINKED] = False
     st.session_state[ROW_RUNS] = runs
-    browsed = address.browsed("round")  # the browser's Back or Forward: the row of the address it brought
-    if browsed is not None and not linked_round(browsed, count).problem:
-        st.session_state[ROW] = linked_round(browsed, count).round
+    if (browsed := address.browsed_round(count)) is not None:
+        st.session_state[ROW] = browsed
     if ROW not in st.session_state:
         linked = linked_round(st.query_params.get("round"), count)
         # Another page's `round` counts that page's rounds, not these rows.

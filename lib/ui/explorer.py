@@ -77,11 +77,8 @@ def _opened(loaded: LoadedTrace, predicting: bool) -> tuple[int, bool]:
             st.session_state[state.ROUND] = st.session_state.get(state.ROUND_SHOWN, 1)
         else:
             st.session_state[state.ROUND] = 1
-    browsed = address.browsed("round")
-    if browsed is not None:  # the browser's Back or Forward: the round of the address it brought
-        linked = linked_round(browsed, predict.known_rounds(loaded, predicting))
-        if linked.problem is None:
-            st.session_state[state.ROUND] = linked.round
+    if (browsed := address.browsed_round(predict.known_rounds(loaded, predicting))) is not None:
+        st.session_state[state.ROUND] = browsed
     wanted = max(st.session_state[state.ROUND], 1)
     _return_to_held(loaded, wanted, predicting)
     wanted = max(st.session_state[state.ROUND], 1)

@@ -16,7 +16,6 @@ from pathlib import Path
 import streamlit as st
 
 from lib import access, catalog, fork_lessons
-from lib.deeplink import linked_round
 from lib.dialects import DIALECT_NAMES, OPENAI, other
 from lib.failures import is_replay_miss
 from lib.fork import (ForkSetup, advance, can_run_tools, in_dialect, original_result, replay, request_body,
@@ -82,9 +81,8 @@ def held_while_predicting(loaded: catalog.LoadedTrace) -> bool:
 def chosen_round(loaded: catalog.LoadedTrace) -> int:
     """The round to fork."""
     count = len(loaded.trace.rounds)
-    browsed = address.browsed("round")  # the browser's Back or Forward: the round of the address it brought
-    if browsed is not None and not linked_round(browsed, count).problem:
-        st.session_state[ROUND] = linked_round(browsed, count).round
+    if (browsed := address.browsed_round(count)) is not None:
+        st.session_state[ROUND] = browsed
     if st.session_state.get(ROUND, 0) > count or ROUND not in st.session_state:
         # The explorer's round, or a link's ?round= when this page is the first a visitor opens.
         st.session_state[ROUND] = explorer.current_round(loaded)
