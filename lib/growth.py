@@ -383,6 +383,12 @@ def kept_before(rounds: Sequence[Round], index: int) -> Round | None:
     return None
 
 
+def kept_after(rounds: Sequence[Round], index: int) -> Round | None:
+    """The first round after round `index` (1-based) whose request the log kept: the next, unless the log lost its
+    request; None when it kept none. The request that carries round `index`'s results, if any does."""
+    return next((r for r in rounds[index:] if r.request_recorded), None)
+
+
 def resent_prefix(rounds: Sequence[Round], index: int) -> int:
     """How many leading messages round `index`'s request shares, unchanged, with the latest earlier request the log
     kept: Round.resent_prefix, which the importers measure against the request before, empty when the log lost it."""

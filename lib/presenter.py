@@ -19,10 +19,11 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
 from lib.growth import (HELD_UNDER, HUMAN_FEEDBACK_WORDS, PERSONS_ANSWER, Growth, MessageEntry, held_apart,
-                         left_out_words, origin_words)
+                         kept_after, left_out_words, origin_words)
 from lib.injected import library_reask
 from lib.model import Round, Trace
-from lib.steps import STEP_TITLES, StepLabel, command_unproven, steps_for_round, text_commands
+from lib.steps import (STEP_TITLES, StepLabel, command_unproven, lost_between_words, steps_for_round,
+                       text_commands)
 from lib.text import plural
 
 TITLES = STEP_TITLES
@@ -55,7 +56,8 @@ class Reveal:
     labels: tuple[StepLabel, ...]
     """The lib.steps labels this step reveals."""
     labels_round: int
-    """The round whose payload the labels point into: the next round's request for step 4."""
+    """The round whose payload the labels point into: for step 4, the next round's request, or the first later one
+    the log kept where it lost that one (growth.kept_after)."""
 
 
 def steps_in(round_: Round, trace: Trace) -> tuple[int, ...]:
@@ -169,9 +171,12 @@ def reveal(trace: Trace, position: Position,
     if step == 4:
         if index == len(trace.rounds):
             return Reveal(position, title, (), index + 1)
-        # The results of round k's calls are new in request k+1; only those made by round k belong here.
-        labels = tuple(lab for lab in steps_of(index + 1) if lab.step == 4 and lab.call_round == index)
-        return Reveal(position, title, labels, index + 1)
+        # The results of round k's calls are new in request k+1, or in the first later request the log kept where it
+        # lost that one; only those made by round k belong here.
+        kept = kept_after(trace.rounds, index)
+        carrier = kept.index if kept is not None else index + 1
+        labels = tuple(lab for lab in steps_of(carrier) if lab.step == 4 and lab.call_round == index)
+        return Reveal(position, title, labels, carrier)
     found = tuple(steps_of(index))
     if step == 1:
         labels = tuple(lab for lab in found if lab.side == "request")
@@ -200,6 +205,23 @@ def shown_before(placed: Growth, previous: Round, trace: Trace) -> Shown:
     steps = steps_in(previous, trace)
     entries = tuple(e for e in placed.new if shows.get(e.origin) in steps)
     return Shown(entries, tuple(sorted({shows[e.origin] for e in entries})))
+
+
+def kept_later_words(index: int, carrier: int, found: bool) -> str:
+    """Step 4 of round `index` where the log lost the next request and round `carrier`'s is the first later one it
+    kept: whether that request carries the results of round `index`'s calls, and which requests are lost between
+    (steps.lost_between_words, as a written command's step 3 label says it)."""
+    carries = f"the results of round {index}'s calls" if found else f"no result for the calls of round {index}"
+    return f"Round {carrier}'s request, the next the log kept, carries {carries}; " \
+           f"{lost_between_words(index, carrier)}."
+
+
+def none_kept_words(index: int, rounds: int) -> str:
+    """Step 4 of round `index` where the log kept no request after it, though later rounds follow: whether the program
+    appended any result is not known."""
+    lost = f"round {index + 1}'s request" if rounds == index + 1 else f"the requests of rounds {index + 1} to {rounds}"
+    return (f"The log does not hold {lost}, which would carry the results of round {index}'s calls: whether the "
+            "program appended any is not known.")
 
 
 def appended_words(placed: Growth) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal, Sequence
 
 from lib.dialects import DIALECTS
-from lib.growth import Growth, MessageEntry, growth, kept_before
+from lib.growth import Growth, MessageEntry, growth, kept_after, kept_before
 from lib.injected import command_result, human_feedback
 from lib.model import AWAITING, JSON, Execution, Message, Response, Round, ToolCallPart, Trace, spoken
 from lib.narration import narrates_without_call
@@ -227,8 +227,7 @@ def text_commands(trace: Trace, index: int) -> tuple[TextCommand, ...]:
     if response is None or response.message.tool_calls or not response.message.text or index >= len(trace.rounds):
         return ()
     # A request the log did not keep carries nothing to read; the first kept after it carries what it resends.
-    following = next((trace.rounds[k] for k in range(index, len(trace.rounds)) if trace.rounds[k].request_recorded),
-                     None)
+    following = kept_after(trace.rounds, index)
     if following is None:
         return ()
     # Placing the next request is the costly part: only where it holds a command's result at all, past the leading
@@ -251,6 +250,17 @@ def carried_commands(trace: Trace, index: int) -> tuple[TextCommand, ...]:
         if trace.rounds[k - 1].request_recorded:  # round k's own request holds what came before it
             break
     return tuple(found)
+
+
+def lost_between_words(index: int, result_round: int) -> str:
+    """The requests the log lost between round `index` and round `result_round`, whose request carries round `index`'s
+    results (growth.kept_after), as a clause; empty where that is the next round. The one wording of a written
+    command's step 3 label and presenter mode's step 4."""
+    if result_round == index + 2:
+        return f"round {index + 1}'s request, in between, is not in the log"
+    if result_round > index + 2:
+        return f"rounds {index + 1} to {result_round - 1}'s requests, in between, are not in the log"
+    return ""
 
 
 def _command_path(response: Response, name: str) -> str:
@@ -551,13 +561,10 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
             else "started; its end is not in the log"
         labels.append(StepLabel(3, "execution", "", f"{call.name} ({call.id}): {said}", call_id=call.id))
     for command in commands:
-        lost = command.result_round - round_.index - 1
-        between = "" if not lost else (f"; round {round_.index + 1}'s request, in between, is not in the log" if lost == 1
-                                       else f"; rounds {round_.index + 1} to {command.result_round - 1}'s requests, in "
-                                       "between, are not in the log")
+        between = lost_between_words(round_.index, command.result_round)
         labels.append(StepLabel(3, "execution", "", f"{command.name}: the program read the command out of the text and "
                                 f"ran it; round {command.result_round}'s request carries its result "
-                                f"(messages[{command.result_at}]){between}"))
+                                f"(messages[{command.result_at}]){'; ' + between if between else ''}"))
     if commands:  # the text is the call intent, not an answer: no step 5
         return labels
     if unseen is not None:

@@ -3,7 +3,10 @@ recording the teacher opened, not only of the body Roundtrip wrote from it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+from lib.presenter import kept_later_words
 
 from tests.screen import screen
 
@@ -121,3 +124,45 @@ def test_the_response_step_of_a_request_sent_three_times_says_its_tries_as_the_e
             "try; the failed tries are kept with it.") in said
     assert "Try 1 of 3 failed: HTTP 429." in said and "Try 2 of 3 failed: HTTP 429." in said
     assert any("rate_limit_error" in str(j.value) for j in at.main.json)
+
+
+def _hengxin_middle_request_lost() -> bytes:
+    """The bundled Hengxin trace with round 2's request left out of the log (its model alone, no messages): round 3's
+    request, kept, still carries the results of round 1's two calls beside round 2's. Its lessons are left out: they
+    speak of the request the log now lacks."""
+    lines = []
+    for line in (Path(__file__).parent.parent / "traces" / "hengxin-expense.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        if record.get("kind") == "lesson":
+            continue
+        if record.get("kind") == "round" and record["index"] == 2:
+            record["request"] = {"model": record["request"]["model"]}
+        lines.append(json.dumps(record))
+    return "\n".join(lines).encode()
+
+
+def test_a_calls_results_a_later_kept_request_carries_are_step_4_of_its_round_with_a_way_to_that_round(app):
+    # Step 4 of round 1 read "Request 2 carries 0 messages: 0 messages resent unchanged." and "Request 2 carries no
+    # result for the calls of round 1."; step 3's lane said under each execution "Round 2's request carries no result
+    # for this call.", in the explorer too: round 3's request, whose step 4 pairs both results with round 1, was not
+    # named.
+    between = "round 2's request, in between, is not in the log"
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("hengxin-round-2-lost.jsonl", _hengxin_middle_request_lost()).run()
+    assert not at.exception
+    explorer = screen(at)
+    assert f"Appended to round 3's request as messages[3].content; {between}." in explorer
+    assert "Round 2's request carries no result" not in explorer
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    for step in ("2", "3", "4"):
+        at.button(key="presenter.next").click().run()
+        assert not at.exception and at.query_params.get("step") in (step, [step])
+        shown = screen(at) + "\n".join(w.value for w in at.warning)
+        assert "Request 2 carries" not in shown and "Round 2's request carries" not in shown
+    assert kept_later_words(1, 3, True) == f"Round 3's request, the next the log kept, carries the results of round " \
+                                          f"1's calls; {between}."
+    assert kept_later_words(1, 3, True) in screen(at)
+    assert screen(at).count("④ Step 4 · Result appended") == 2  # round 1's two results, not round 2's
+    assert "called in round 1" in screen(at) and "called in round 2" not in screen(at)
+    at.button(key="presenter.result_round").click().run()
+    assert at.query_params.get("round") in ("3", ["3"]) and at.query_params.get("step") in ("1", ["1"])

@@ -95,6 +95,11 @@ WORDS = {
                         "(lib/slide_words.py)",
     "predict_first_words": "a round number and our sentence: which round to predict first (lib/slide_words.py)",
     "held_words": "round numbers and our sentence: why a later round was not opened (lib/presenter.py)",
+    "lost_between_words": "round numbers and our clause: which requests the log lost before the one carrying a round's "
+                          "results (lib/steps.py)",
+    "kept_later_words": "round numbers and our sentence: which later kept request carries a round's results, with "
+                        "lost_between_words (lib/presenter.py)",
+    "none_kept_words": "round numbers and our sentence: no request after a round is kept (lib/presenter.py)",
     "held_back_words": "a round number and our sentence: why predict mode opened it (lib/presenter.py)",
     "round_words": "'round N', with its total where predict mode may tell it (lib/ui/predict.py)",
     "waits_words": "a round number and our sentence: why Next waits for a prediction (lib/presenter.py)",

@@ -15,7 +15,7 @@ from lib.export_html import trace_html
 from lib.growth import HUMAN_FEEDBACK_WORDS, ORIGIN_WORDS, PERSONS_ANSWER, growth, origin_words
 from lib.logs.upload import read_upload
 from lib.predict import Prediction, expected, outcome, score
-from lib.presenter import Position, carried, reveal, steps_in
+from lib.presenter import Position, carried, kept_later_words, reveal, steps_in
 from lib.sequence import sequence
 from lib.slide_words import TEXT_COMMAND, TEXT_COMMAND_RUNS, step_lead
 from lib.steps import (TEXT_COMMAND_WORDS, UNPROVEN_SAID, UnprovenCommand, command_answered_words, command_unanswered, command_unanswered_words, command_unproven,
@@ -367,6 +367,33 @@ def test_a_command_whose_result_a_later_request_carries_ran_as_that_requests_ste
         in first
     assert "What it returned, as the next request in the log carries it Command read_file returned: " in first
     assert "not known" not in first
+
+
+def test_presenter_mode_step_4_shows_the_result_a_later_kept_request_carries_and_opens_that_round(app):
+    # Round 2's request is not in the log; round 3's carries read_file's result, and the explorer's round 3 labels it
+    # step 4 of round 1's command. Presenter mode's step 4 of round 1 read "Request 2 carries 0 messages: 0 messages
+    # resent unchanged." and "Request 2 carries no result for the calls of round 1.", and showed no result.
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("autogpt-middle-request-lost.jsonl", _next_request_lost(3)).run()
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    for _ in range(3):
+        at.button(key="presenter.next").click().run()
+    assert not at.exception
+    assert at.query_params.get("step") in ("4", ["4"]) and at.query_params.get("round") in ("1", ["1"])
+    shown = lines(at, READ)
+    assert kept_later_words(1, 3, True) in shown
+    assert "Round 3's request, the next the log kept, carries the results of round 1's calls; round 2's request, in " \
+           "between, is not in the log." in shown
+    label = next(lab for lab in steps_for_round(_agent_with_middle_request_lost(), 3) if lab.call_round == 1)
+    assert f"{label.detail} · {label.path}" in shown  # the label the explorer's round 3 shows
+    assert any(line.startswith("Command read_file returned: ") for line in shown)
+    assert not any("Request 2 carries" in line for line in shown + [w.value for w in at.warning])
+    at.button(key="presenter.result_round").click().run()
+    assert (at.query_params.get("round"), at.query_params.get("step")) in ((["3"], ["1"]), ("3", "1"))
+
+
+def _agent_with_middle_request_lost():
+    return read_upload([("autogpt-middle-request-lost.jsonl", _next_request_lost(3))]).conversations[0].trace
 
 
 READ_FILE_ARGS = '{\n            "filename": "instructions_1.txt"\n        }'

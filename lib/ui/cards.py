@@ -31,7 +31,7 @@ from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
 from lib.failures import EMPTY_BODY, NO_RESPONSE, PART_CAME_BACK, failed_tries, failure_heading, is_replay_miss, \
     odd_status, round_tries, sent_again, sent_again_words, try_heading, undecoded_words, wordless
-from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, execution_outcome, join_path
+from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, execution_outcome, join_path, lost_between_words
 from lib.text import as_code, milliseconds, plural, show_controls, summarize_message
 from lib.ui import plain, state
 from lib.ui.plain import clip
@@ -432,9 +432,11 @@ def _nothing_ran(round_: Round, next_round: Round | None) -> str:
 
 
 def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], pointer: Pointer | None = None,
-                   across: int = 1, explain: bool = True) -> None:
+                   across: int = 1, explain: bool = True, carrier: Round | None = None) -> None:
     """Step 3: what the program ran between this response and the next request, `across` executions side by side
-    (then each one's arguments above what it returned); `explain` False where the slide's lead says it already."""
+    (then each one's arguments above what it returned); `explain` False where the slide's lead says it already.
+    `carrier`: the first later round whose request the log kept (growth.kept_after), where results are looked for;
+    the next round when not given."""
     lane = [m for m in marks if isinstance(m, StepLabel) and m.step == 3]
     if not lane:
         st.caption(_nothing_ran(round_, next_round))
@@ -443,7 +445,7 @@ def execution_lane(round_: Round, next_round: Round | None, marks: list[Mark], p
     if explain:
         st.caption("This lane is invisible to the model. It never sees the handler run, only the result the "
                    "program appends to the next request.")
-    _executions(round_, next_round, marks, pointer, across)
+    _executions(round_, next_round, marks, pointer, across, carrier if carrier is not None else next_round)
     if round_.executions and next_round is None:  # said once for all of them, not under each
         st.caption(log_ends_words(round_))
     for label in lane:
@@ -461,10 +463,13 @@ def notices(round_: Round, after: bool) -> None:
 
 
 def _executions(round_: Round, next_round: Round | None, marks: list[Mark], pointer: Pointer | None,
-                across: int) -> None:
+                across: int, carrier: Round | None) -> None:
     appended = {}
-    if next_round is not None:
-        for i, message in enumerate(next_round.request.messages):
+    # A request the log did not keep holds no messages: the results are looked for in the first later one it kept.
+    carrier = carrier if carrier is not None and carrier.request_recorded else None
+    between = lost_between_words(round_.index, carrier.index) if carrier is not None else ""
+    if carrier is not None:
+        for i, message in enumerate(carrier.request.messages):
             for part in message.tool_results:
                 appended.setdefault(part.call_id, join_path(f"messages[{i}]", part.path))
     slots = st.columns(across) if across > 1 and len(round_.executions) > 1 else None
@@ -494,9 +499,13 @@ def _executions(round_: Round, next_round: Round | None, marks: list[Mark], poin
                 plain.text(execution.note)
             where = appended.get(execution.tool_call_id)
             if where:
-                st.caption(f"Appended to round {round_.index + 1}'s request as {where}.")
+                st.caption(f"Appended to round {carrier.index}'s request as {where}{'; ' + between if between else ''}.")
+            elif carrier is not None:
+                st.caption(f"Round {carrier.index}'s request carries no result for this call"
+                           f"{'; ' + between if between else ''}.")
             elif next_round is not None:
-                st.caption(f"Round {round_.index + 1}'s request carries no result for this call.")
+                st.caption(f"The log holds no request after round {round_.index}'s: whether the program appended this "
+                           "call's result is not known.")
 
 
 def tries(round_: Round) -> None:

@@ -10,7 +10,7 @@ import streamlit as st
 
 from lib.catalog import LoadedTrace
 from lib.deeplink import linked_round
-from lib.growth import SUMMARY_CALL_WORDS, round_heading
+from lib.growth import SUMMARY_CALL_WORDS, kept_after, round_heading
 from lib.sequence import SEQUENCE_ROUNDS, sequence, window_start
 from lib.slide_words import held_chain_words, kept_by_provider
 from lib.model import Round
@@ -244,7 +244,7 @@ def round_view(loaded: LoadedTrace, index: int, revealed: bool = True, pointer: 
                 _response(round_, view, labels, marks, pointer)
     st.markdown(f"#### :material/settings: The program's lane, after response {index}")
     if revealed:
-        cards.execution_lane(round_, shown.following, marks, pointer)
+        cards.execution_lane(round_, shown.following, marks, pointer, carrier=kept_after(loaded.trace.rounds, index))
     else:
         st.caption("Hidden until you predict the response: what the program runs depends on it.")
 

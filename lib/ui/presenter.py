@@ -13,8 +13,9 @@ from typing import Callable
 import streamlit as st
 
 from lib.catalog import LoadedTrace
-from lib.presenter import (Position, Reveal, appended_words, carried, following, preceding, reveal, settle, steps_in,
-                           waits_words)
+from lib.growth import kept_after
+from lib.presenter import (Position, Reveal, appended_words, carried, following, kept_later_words, none_kept_words,
+                           preceding, reveal, settle, steps_in, waits_words)
 from lib.provenance import origin_line
 from lib.slide_words import step_lead
 from lib.steps import STEP_COLORS, STEP_MARKS, command_unproven, text_commands
@@ -229,7 +230,8 @@ def _body(loaded: LoadedTrace, shown: Reveal, secret: bool = False, fold_seen: b
     elif step == 3:
         lesson.lead(step_lead(round_, step, written=bool(text_commands(loaded.trace, index)),
                               unseen=command_unproven(loaded.trace, index)))
-        cards.execution_lane(round_, view.following, marks, across=2, explain=False)
+        cards.execution_lane(round_, view.following, marks, across=2, explain=False,
+                             carrier=kept_after(loaded.trace.rounds, index))
     else:
         _appended(loaded, shown)
     steps = steps_in(round_, loaded.trace)
@@ -243,11 +245,29 @@ def _appended(loaded: LoadedTrace, shown: Reveal) -> None:
     if index == len(trace.rounds):
         st.info(log_ends_words(trace.rounds[index - 1]))
         return
-    placed = rounds.view(loaded, index + 1).placed
-    lesson.lead(carried(trace.rounds[index], placed))
-    if not shown.labels:
+    carrier = trace.rounds[shown.labels_round - 1]
+    if not carrier.request_recorded:  # no later request kept either: nothing to count, nothing said of it
+        st.info(none_kept_words(index, len(trace.rounds)))
+        return
+    placed = rounds.view(loaded, carrier.index).placed
+    lesson.lead(carried(carrier, placed))
+    later = carrier.index > index + 1
+    if later:
+        # The log lost the next request: the first later one it kept carries the results, as the explorer's step 4
+        # there says. The teacher can open that round.
+        (st.caption if shown.labels else st.warning)(kept_later_words(index, carrier.index, bool(shown.labels)))
+        st.button(f"Open round {carrier.index}", key="presenter.result_round", on_click=_open_round,
+                  args=(carrier.index,), help="Show the request that carries these results, from its first step")
+    elif not shown.labels:
         st.warning(f"Request {index + 1} carries no result for the calls of round {index}.")
+    paths = [label.path for label in shown.labels]
     for entry in placed.new:
         # A command's result (AutoGPT's, in the system role) is the result of a command round k wrote in its text.
-        if entry.message.tool_results or entry.origin == "command-result":
+        # A later request also carries the results of the rounds between: only round k's belong on its slide.
+        mine = not later or any(path.startswith(f"messages[{entry.index}]") for path in paths)
+        if mine and (entry.message.tool_results or entry.origin == "command-result"):
             cards.message_card(entry, list(shown.labels), new_words=appended_words(placed))
+
+
+def _open_round(index: int) -> None:
+    st.session_state[state.ROUND], st.session_state[state.STEP] = index, 1
