@@ -21,8 +21,8 @@ from lib.annotations import Note, Rubric, note_heading, round_of
 from lib.checks import (EXPLANATION_HEADING, NONE_FOUND, NONE_FOUND_IN_LOG, SEVERITIES, SEVERITY_NAMES, Finding,
                         counts_words, explanation_paragraphs, run_checks, skipped_words, unread_requests)
 from lib.dialects import DIALECTS
-from lib.failures import (EMPTY_BODY, NO_RESPONSE, PART_CAME_BACK, failure_heading, odd_status, round_tries,
-                          sent_again_words, undecoded_words, wordless)
+from lib.failures import (EMPTY_BODY, NO_RESPONSE, PART_CAME_BACK, TRIES_KEPT, failure_heading, odd_status,
+                          round_tries, sent_again_words, tries_listed, undecoded_words, wordless)
 from lib.growth import (CHANGED_WORDS, REFERENCE_WORDS, SUMMARY_CALL_WORDS, against_words, changed_words,
                          left_out_words, matched_words, origin_words, places_words, program_sent, referred_words, round_heading,
                          round_name, sends, system_words)
@@ -186,6 +186,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          note_heading=note_heading, notice_heading=notice_heading, request_not_counted=REQUEST_NOT_COUNTED,
                          against_words=against_words, system_words=system_words,
                          sent_again_words=sent_again_words, undecoded_words=undecoded_words, round_tries=round_tries,
+                         tries_listed=tries_listed, tries_kept=TRIES_KEPT,
                          wordless=wordless, empty_body=EMPTY_BODY,
                          matched_words=matched_words, places_words=places_words, left_out_words=left_out_words,
                          no_response=NO_RESPONSE, part_came_back=PART_CAME_BACK, log_ends_words=log_ends_words,

@@ -3,6 +3,8 @@ with no recording for the request. The explorer's cards and the HTML export say 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from lib.model import STREAM_ENDED, UNDECODED_NAMES, ProviderError, Round
 
 NO_RECORDING = "no_recording"
@@ -271,6 +273,42 @@ def try_heading(number: int, total: int, status) -> str:
     the sequence diagram; a live run's try that got no answer (None) says so."""
     return f"Try {number} of {total} failed: HTTP {status}." if _numeric(status) else \
         f"Try {number} of {total} failed: no answer came."
+
+
+TRIES_KEPT = "Failed tries as the log kept them"
+"""The heading over a round's failed tries (tries_listed), before their count, wherever they are listed."""
+
+
+@dataclass(frozen=True, slots=True)
+class ListedTry:
+    """One failed try a log kept of a round's request, as the explorer's cards and the HTML file list it."""
+
+    heading: str
+    """Which try it was and its status, in our words (try_heading)."""
+    sent: str | None
+    """When it went out, as the log wrote it ("Sent at ..."); None where the log kept no time."""
+    said: dict | list | str | None
+    """The body the provider sent (its JSON, or its text: a body kept as bytes decoded), else the log's message where
+    no body was kept; None where neither. Untrusted: shown as text only."""
+
+
+def tries_listed(round_: Round) -> list[ListedTry]:
+    """Each failed try a log kept of the round's request (failed_tries), in order: its status, when, and what the
+    provider sent; [] for a request sent once."""
+    tried = failed_tries(round_)
+    listed = []
+    for number, failed in enumerate(tried, start=1):
+        when = failed.get("timestamp")
+        said = failed.get("body")
+        if isinstance(said, bytes):  # a body the log kept as bytes: its text, not Python's b'...'
+            said = said.decode("utf-8", errors="replace")
+        if not isinstance(said, (dict, list, str)):
+            said = None
+        if said is None and isinstance(failed.get("message"), str) and failed["message"]:
+            said = failed["message"]  # no body kept: what the log said of it
+        listed.append(ListedTry(try_heading(number, len(tried) + 1, failed["status"]),
+                                None if when is None else f"Sent at {when}", said))
+    return listed
 
 
 def sent_again_unchanged(previous: Round, request) -> bool:

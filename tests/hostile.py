@@ -66,6 +66,11 @@ def hostile_trace(text: str = HOSTILE, written: bool = False) -> bytes:
                          "ok": False, "duration_ms": 12, "approval": text, "note": text, "overrides": {"q": text}}],
          "latency_ms": 840, "started_at": text, "usage_note": text, "converted_from": text,
          "request_headers": {"anthropic-beta": text},
+         # The same request refused three times before it was answered: a body as JSON, one as text, none kept.
+         "tries": [{"status": 429, "message": text, "body": {"error": {"message": text, "type": text}},
+                    "timestamp": text, "source_line": 1},
+                   {"status": 503, "message": text, "body": text, "timestamp": text, "source_line": 2},
+                   {"status": 502, "message": text, "body": None, "timestamp": None, "source_line": 3}],
          "notices": [{"by": text, "kind": text, "text": text},
                      {"by": text, "kind": text, "text": text, "after": True}]},
         {"kind": "round", "index": 2, "request": {**request, "messages": [system, user, asking, result]},

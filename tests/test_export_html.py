@@ -138,6 +138,14 @@ def test_every_string_field_of_a_hostile_trace_stays_text_in_the_file_and_the_ha
     assert f"command {named} · written in the model's text, not as a tool call: no call id" in whole
     assert f"Command {named} returned: {SHOWN}" in whole
     assert f'"q": "{SHOWN.replace(chr(34), chr(92) + chr(34))}"' in whole
+    # Round 1's failed tries: when each was sent and what the provider sent (JSON, text, or the log's message).
+    text = _parse(trace_html(trace, None, notes)).text
+    first = text.index("Try 1 of 4 failed: HTTP 429.")
+    assert text[first + 1] == f"Sent at {SHOWN}"
+    assert json.loads(text[first + 2].replace("[U+202E]", "\u202e")) == {"error": {"message": HOSTILE,
+                                                                                     "type": HOSTILE}}
+    assert text[text.index("Try 2 of 4 failed: HTTP 503.") + 1:][:2] == [f"Sent at {SHOWN}", SHOWN]
+    assert text[text.index("Try 3 of 4 failed: HTTP 502.") + 1] == SHOWN
 
 
 def test_a_status_approval_or_duration_of_the_wrong_type_shows_as_text_and_breaks_nothing(hengxin):
@@ -670,6 +678,15 @@ def test_the_file_says_a_retried_request_is_one_round_sent_three_times():
     page = "".join(_parse(trace_html(_uploaded("anthropic-py-rate-limited-twice-then-answered.json"))).text)
     assert "This request was sent 3 times, unchanged: HTTP 429, HTTP 429, then an answer." in page
     assert "sent again after that call failed" not in page
+
+
+def test_the_file_lists_each_failed_try_of_a_retried_request_with_what_the_provider_sent():
+    # It said the failed tries were kept with the round and listed none of them: the explorer shows each.
+    text = _parse(trace_html(_uploaded("anthropic-py-rate-limited-twice-then-answered.json"))).text
+    assert "Failed tries as the log kept them: 2" in text
+    for number, request_id in ((1, "req_011CYK5mje9HkutJtmfPzzNC"), (2, "req_011CYK5mnscLpxFuMxiDHt26")):
+        body = json.loads(text[text.index(f"Try {number} of 3 failed: HTTP 429.") + 1])
+        assert body["error"]["type"] == "rate_limit_error" and body["request_id"] == request_id
 
 
 def test_the_file_says_a_brotli_error_body_was_not_decoded_not_that_the_provider_said_its_status():

@@ -123,6 +123,21 @@ def test_a_log_that_ends_on_a_command_written_in_the_text_keeps_its_name_out_of_
     assert at.session_state["explorer.round"] == 3 and seen >= 2
 
 
+def test_a_hostile_failed_try_is_listed_as_text_with_its_body_when_and_message(app, notes_url):
+    # Round 1's request was refused three times before its answer: each try's time and body (JSON, text, or the log's
+    # message where none was kept) is the trace's own, shown as text, as the HTML file shows it.
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("hostile.jsonl", hostile_trace(written=True)).run()
+    assert not at.exception and markdown_leaks(at) == []
+    assert "Failed tries as the log kept them: 3" in [e.label for e in at.expander]
+    said = [c.value for c in at.main.caption]
+    assert [f"Try {n} of 4 failed: HTTP {s}." in said for n, s in ((1, 429), (2, 503), (3, 502))] == [True] * 3
+    shown = [t.value for t in at.get("text")]
+    assert shown.count(f"Sent at {SHOWN}") == 2 and shown.count(SHOWN) >= 2
+    # The JSON body holds a bidi control: written out as JSON text.
+    assert any(f'"type": "{SHOWN.replace(chr(34), chr(92) + chr(34))}"' in c.value for c in at.get("code"))
+
+
 def test_hostile_markup_is_shown_literally_as_text_and_bidi_controls_written_out(app, notes_url):
     for where, at in _every_view(app):
         literal = [e.value for e in at.get("text")] + [e.value for e in at.get("code")]

@@ -242,6 +242,8 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/live.py", "scenario.session.items()"): "a scenario of ours: its session fields (lib/live/scenarios.py)",
     ("lib/ui/live.py", "tool.name"): "a scenario's tool, written in lib/live/tools.py",
     ("lib/ui/picker.py", "upload.units"): "Upload.units: our word for what a file is counted in (lines, samples, entries)",
+    ("lib/ui/cards.py", "tried.heading"): "ListedTry.heading: try_heading's sentence, two counts and an HTTP status "
+                                          "checked to be an int (lib/failures.py tries_listed)",
     ("lib/ui/predict.py", "point.what"): "Point.what: what was predicted, in our words (lib/predict.py)",
     ("lib/ui/side_by_side.py", "r.what"): FIELD_RULE,
     ("lib/ui/side_by_side.py", "r.openai"): FIELD_RULE,

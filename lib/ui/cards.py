@@ -29,8 +29,8 @@ from lib.model import HEADERS_NAME, HEADERS_SAID, NO_HEADERS, Execution, Message
 from lib.money import MONEY_TITLE, MONEY_WHY, worked_money
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading
 from lib.checks import Finding
-from lib.failures import EMPTY_BODY, NO_RESPONSE, PART_CAME_BACK, failed_tries, failure_heading, is_replay_miss, \
-    odd_status, round_tries, sent_again, sent_again_words, try_heading, undecoded_words, wordless
+from lib.failures import EMPTY_BODY, NO_RESPONSE, PART_CAME_BACK, TRIES_KEPT, failure_heading, is_replay_miss, \
+    odd_status, round_tries, sent_again, sent_again_words, tries_listed, undecoded_words, wordless
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, execution_outcome, join_path, lost_between_words
 from lib.text import as_code, milliseconds, plural, show_controls, summarize_message
 from lib.ui import plain, state
@@ -510,26 +510,21 @@ def _executions(round_: Round, next_round: Round | None, marks: list[Mark], poin
 
 def tries(round_: Round) -> None:
     """What a round says of its request's tries (lib.failures.round_tries), then each failed try a log kept of it
-    (lib.failures.failed_tries): its status, when, and the body the provider sent; nothing for a request sent once.
+    (lib.failures.tries_listed): its status, when, and the body the provider sent; nothing for a request sent once.
     Shown with the response, in the explorer and on presenter mode's response steps."""
     if (said := round_tries(round_)) is None:
         return
     st.caption(said)  # our words, the statuses checked ints
-    tried = failed_tries(round_)
-    if not tried:
+    listed = tries_listed(round_)
+    if not listed:
         return
     # Folded: the round's own answer comes first, not the error bodies before it.
-    with st.expander(f"Failed tries as the log kept them: {len(tried)}"):
-        for number, failed in enumerate(tried, start=1):
-            st.caption(try_heading(number, len(tried) + 1, failed["status"]))  # our words, the status checked an int
-            if failed.get("timestamp") is not None:
-                plain.text(f"Sent at {failed['timestamp']}")
-            body = failed.get("body")
-            if isinstance(body, bytes):  # a body the log kept as bytes: its text, not Python's b'...'
-                body = body.decode("utf-8", errors="replace")
-            if isinstance(body, (dict, list)):
-                plain.payload(body)
-            elif body is not None:
-                plain.text(body)
-            elif isinstance(failed.get("message"), str) and failed["message"]:  # no body kept: what the log said of it
-                plain.text(failed["message"])
+    with st.expander(f"{TRIES_KEPT}: {len(listed)}"):
+        for tried in listed:
+            st.caption(tried.heading)  # our words, the status checked an int
+            if tried.sent is not None:
+                plain.text(tried.sent)
+            if isinstance(tried.said, (dict, list)):
+                plain.payload(tried.said)
+            elif tried.said is not None:
+                plain.text(tried.said)
