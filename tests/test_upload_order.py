@@ -318,3 +318,21 @@ def test_a_call_held_for_the_response_it_names_that_cannot_be_read_is_skipped_on
     upload = read_upload([("held.jsonl", b"".join(json.dumps(o).encode() + b"\n" for o in (held, named)))])
     assert upload.summary() == "2 lines: 1 round in 1 conversation; 1 line skipped"
     assert [(p.line, p.message) for p in upload.problems] == [(1, "instructions[0] is a string, expected an item object (read as OpenAI Responses API)")]
+
+
+def test_responses_calls_still_held_at_the_end_of_several_files_read_in_the_files_order_then_their_lines():
+    # pydantic-ai's chain of Responses calls (tests/fixtures/containers/pyd-responses-compact-chain.yaml), each
+    # interaction's request and response as one {"request", "response"} line, in two files: Monday's line 3 and
+    # Tuesday's line 1 each name a response no file holds (a compaction's), and wait to the end. Ordered by line number
+    # alone, Tuesday's line 1 came before Monday's line 3, though Monday's file is read first.
+    cassette = yaml.safe_load((FIXTURES / "containers" / "pyd-responses-compact-chain.yaml").read_text())
+    pairs = [json.dumps({"request": i["request"]["parsed_body"], "response": i["response"]["parsed_body"]}).encode()
+             for i in cassette["interactions"]]
+    upload = read_upload([("monday.jsonl", b"\n".join(pairs[i] for i in (0, 1, 6)) + b"\n"),
+                          ("tuesday.jsonl", pairs[4] + b"\n")])
+    assert upload.summary() == "4 lines: 4 rounds in 4 conversations; 0 lines skipped"
+    first, (held_monday, held_tuesday) = json.loads(pairs[0])["response"]["id"], (
+        json.loads(pairs[i])["request"]["previous_response_id"] for i in (6, 4))
+    assert [c.trace.title for c in upload.conversations] == [
+        f"monday.jsonl · {first}", f"monday.jsonl · {first}", f"monday.jsonl · {held_monday}",
+        f"tuesday.jsonl · {held_tuesday}"]

@@ -163,6 +163,8 @@ class ResponsesFormat(LogFormat):
         """The calls waiting, by what they wait for (`_needs`)."""
         self._held_threads: dict[str, int] = {}
         """Per Conversations API conversation, how many of its calls wait."""
+        self._held_count = 0
+        """How many calls have waited so far: the next one's place in the order they were read (_Waiting.read)."""
         self._made: set[tuple] = set()
         """What the calls read so far have given (`_gives`): the calls made in each conversation."""
         self.unread: list[Problem] = []
@@ -240,9 +242,10 @@ class ResponsesFormat(LogFormat):
             yield from self._in_chain_order(obj, None, line)
 
     def finish(self) -> Iterator[CallRecord]:
-        # Calls whose earlier call never came: read as they would have been in place, in the order of their lines.
+        # Calls whose earlier call never came: read as they would have been in place, in the order of their lines, the
+        # files' in the order the upload read them (a line number alone puts file 2's line 3 before file 1's line 9).
         # Sorted once: a log whose every call names a response it lacks (a sample of a longer log) waits whole.
-        for first in sorted((call for calls in self._waiting.values() for call in calls), key=lambda call: call.line):
+        for first in sorted((call for calls in self._waiting.values() for call in calls), key=lambda call: call.read):
             waiting = self._waiting.get(first.needs, [])
             if not any(call is first for call in waiting):
                 continue  # released already, by a call read before it here
@@ -267,6 +270,8 @@ class ResponsesFormat(LogFormat):
             item_turns(_input_items(request), "input")
         if response is not None and is_responses_response(response):
             _assistant(response)
+        call.read = self._held_count
+        self._held_count += 1
         self._waiting.setdefault(call.needs, []).append(call)
         thread = _thread_id(request) if request is not None else None
         if thread is not None:
@@ -507,6 +512,9 @@ class _Waiting:
     """The request's headers recorded beside the bodies."""
     needs: tuple | None
     """What it waits for (ResponsesFormat._needs)."""
+    read: int = 0
+    """Its place among the calls that waited, in the order they were read: the upload's files in turn, each file's
+    lines in order (ResponsesFormat.finish reads those left in it)."""
 
 
 def _gives(request: dict | None, response: dict | None) -> list[tuple]:
