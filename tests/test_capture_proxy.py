@@ -445,6 +445,34 @@ def test_a_429_the_sdk_retried_through_the_proxy_is_one_round_with_its_tries_as_
     assert not [f for f in run_checks(conversation.trace) if f.code == "provider-error"]
 
 
+def test_a_capture_whose_later_round_comes_first_does_not_say_its_retry_was_placed_by_the_order_of_the_lines(tmp_path):
+    # Hengxin's four rounds through the proxy, round 2 refused with a 429 and sent again by the openai SDK: five lines.
+    # With round 4's line first and the rest in order, the summary said a round "could go on from more than one
+    # request ... and the lines are out of order: placed as the lines come": round 1, the refused try and its retry
+    # were counted because round 4 was out of order, though those three lines were read in order, as a log in order
+    # reads them (round 4 is placed by what it sends).
+    first, *later = recorded("hengxin")
+    busy = Reply({"error": {"type": "rate_limit", "message": "slow down"}}, 429, headers={"retry-after-ms": "10"})
+    capture = tmp_path / "capture.jsonl"
+    with RecordedServer({CHAT: [Reply(first.response), busy, *(Reply(r.response) for r in later)]}) as upstream, \
+            BackgroundProxy(upstream.url, capture) as proxy:
+        client = openai.OpenAI(base_url=proxy.url + "/v1", api_key=SENTINEL, max_retries=2)
+        for recording in (first, *later):
+            client.chat.completions.create(**recording.request)
+    lines = capture.read_bytes().splitlines()
+    in_order = ("5 lines: 4 rounds in 1 conversation; 1 round sent more than once (conversation 1, round 2: HTTP 429, "
+                "then an answer); 0 lines skipped")
+    assert read_upload([("capture.jsonl", b"\n".join(lines) + b"\n")]).summary() == in_order
+    last_first = read_upload([("capture.jsonl", b"\n".join([lines[4], *lines[:4]]) + b"\n")])
+    assert last_first.summary() == in_order
+    # The retry and its refused try read before round 1: which came after which, only the order of the lines said.
+    retry_first = read_upload([("capture.jsonl", b"\n".join([lines[1], lines[2], lines[0], *lines[3:]]) + b"\n")])
+    assert retry_first.summary() == (
+        "5 lines: 4 rounds in 1 conversation (1 round could go on from more than one request (a fork, or one request "
+        "sent twice) and the lines are out of order: placed as the lines come); 1 round sent more than once "
+        "(conversation 1, round 2: HTTP 429, then an answer); 0 lines skipped")
+
+
 def test_the_headers_that_shape_a_call_are_kept_and_no_key_is(tmp_path):
     (first, _) = recorded("order-status")
     chat = recorded("hengxin")[0]

@@ -1165,14 +1165,16 @@ def _read_before_its_round(threads: list[_Thread]) -> int:
 
 
 def _after_refused(thread: _Thread) -> int:
-    """How many of a thread's calls out of order go on from a request that failed with no answer where they send on,
-    as well, the answer before that request: sent after it (a request put right and sent again) or beside it (a batch's
-    request refused, sent with the next), only the order of the lines says, and they are out of order (rechain)."""
+    """How many of a thread's calls go on from a request that failed with no answer where they send on, as well, the
+    answer before that request: sent after it (a request put right and sent again) or beside it (a batch's request
+    refused, sent with the next), only the order of the lines says, and those three lines are out of order (rechain).
+    Three read in order are placed as a log in order places them, wherever else the thread's lines are out of order."""
     calls = thread.calls
     if all(before.order < after.order for before, after in zip(calls, calls[1:])):
         return 0
     return sum(1 for before, failed, after in zip(calls, calls[1:], calls[2:])
                if failed.response is None and failed.error is not None
+               and not before.order < failed.order < after.order
                and _call_answered(before, after.request.raw.get("messages") or []))
 
 
