@@ -102,6 +102,28 @@ def test_an_address_the_browsers_back_button_brings_opens_its_round_and_trace(ap
     assert _heading(at) == "Round 3: the program sends 7 messages, 2 of them new"
 
 
+def test_back_to_an_uploads_address_after_another_trace_was_picked_says_the_upload_is_closed(app):
+    # Picking a bundled trace closes the upload (its files go): Back to the upload's address cannot show it again, and
+    # its round is the upload's, not the trace's now on screen.
+    at = app.run()
+    at.file_uploader(key="sidebar.upload").upload("hengxin.jsonl", (ROOT / "traces" / "hengxin-expense.jsonl").read_bytes())
+    at.run()
+    at.button(key="explorer.next").click().run()
+    at.button(key="explorer.next").click().run()
+    assert _heading(at).startswith("Round 3:")
+    upload_address = {key: at.query_params[key] for key in ("upload", "round")}
+    at.selectbox(key="sidebar.trace").set_value("larkfield-get-order").run()
+    assert _heading(at).startswith("Round 1:")
+    at.query_params.pop("trace")
+    at.query_params.update(upload_address)  # Back, to the upload's address
+    at.run()
+    assert not at.exception
+    assert any("closed when another trace was picked" in w.value for w in at.warning)
+    assert at.selectbox(key="sidebar.trace").value == "larkfield-get-order"
+    assert _heading(at).startswith("Round 1:")  # not the upload's round 3
+    assert at.query_params.get("trace") in ("larkfield-get-order", ["larkfield-get-order"])
+
+
 def test_a_round_the_page_did_not_write_stays_when_the_address_is_unchanged(app):
     # A rerun with the address as the page left it (a widget, a page's own rerun) is no Back: the round box decides.
     app.query_params["round"] = "2"

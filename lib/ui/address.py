@@ -36,6 +36,16 @@ def arrived() -> None:
     st.session_state[BROWSED] = address if brought else None
 
 
+def brought() -> bool:
+    """Whether the browser's Back or Forward brought this run's address (arrived), not yet forgotten."""
+    return st.session_state.get(BROWSED) is not None
+
+
+def forget() -> None:
+    """Follow nothing of the address the browser brought: what it names cannot be shown (a closed upload's round)."""
+    st.session_state[BROWSED] = None
+
+
 def write(**values: str | None) -> None:
     """Set these parameters (None: take it away) in one change of the address, one entry in the browser's history,
     and remember the address as written."""

@@ -51,6 +51,10 @@ UPLOAD_GONE = ("This address was of a log opened in the page (an upload, or a ru
                "again with it), or save it to the library for an address that lasts. Showing the first bundled trace "
                "from round 1.")
 """Said on a fresh session whose address carries UPLOAD_PARAM: the upload it named was the closed session's."""
+UPLOAD_CLOSED = ("This address was of a log opened in the page, closed when another trace was picked: its files went "
+                 "with it, so it cannot be shown again from here. Open the file again to go on, or save it to the library "
+                 "for an address that lasts. Showing the trace on screen as it was.")
+"""Said where the browser's Back or Forward brings an upload's address within the session that closed the upload."""
 UPLOAD_STILL_OPEN = "Open now, though the uploader above shows no file (it empties when you change page):"
 """Said under an uploader that shows no file while an upload is open, so the sidebar does not contradict itself."""
 SIDEBAR_WIDTH_PX = 400
@@ -204,7 +208,12 @@ def address_trace() -> None:
 
 def _follow_browser(names: list[str]) -> None:
     """A trace the browser's Back or Forward brought to the address becomes the trace on screen: a bundled one, or
-    one kept in the library. Not an upload's address: the files went with the page that held them."""
+    one kept in the library. Not an upload's address: its files were closed when another trace was picked, said so,
+    and its round and step are not taken for the trace on screen."""
+    if address.brought() and st.query_params.get(UPLOAD_PARAM) is not None:
+        address.forget()
+        st.warning(UPLOAD_CLOSED)
+        return
     brought = address.browsed_trace()
     if brought is None:
         return
