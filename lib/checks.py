@@ -285,8 +285,7 @@ def _next(trace: Trace, round_: Round) -> Round | None:
 def _tool(request: Request, name: str) -> ToolDefinition | None:
     # A built-in tool the program runs is offered by its type alone (the Responses API's `{"type": "apply_patch"}`,
     # `shell`, `computer_use_preview`), and its calls are named for that type.
-    return next((t for t in request.tools if t.name == name or (
-        not t.name and isinstance(t.raw, dict) and t.raw.get("type") == name)), None)
+    return next((t for t in request.tools if t.shown_name == name), None)
 
 
 def _tools_path(request: Request) -> str:
@@ -1023,7 +1022,7 @@ def _built_in(tool: ToolDefinition | None) -> bool:
     """Whether a tool is one the API defines, offered by its type alone (_tool): a call's action is then written in
     the API's own schema, its `type` (computer use's `screenshot` or `click`, apply_patch's `create_file`) the kind of
     action the schema names, not a value anyone should have given."""
-    return tool is not None and not tool.name and isinstance(tool.raw, dict) and isinstance(tool.raw.get("type"), str)
+    return tool is not None and tool.built_in_type is not None
 
 
 AUTHORED_NAMES = frozenset({

@@ -222,6 +222,18 @@ class ToolDefinition:
     def __hash__(self) -> int:
         return hash(self.key)
 
+    @property
+    def built_in_type(self) -> str | None:
+        """The type a built-in tool is offered by alone, nameless (the Responses API's `{"type": "apply_patch"}`,
+        Gemini's `codeExecution`): its calls are named for that type. None for a tool with a name of its own."""
+        kind = self.raw.get("type") if not self.name and isinstance(self.raw, dict) else None
+        return kind if isinstance(kind, str) else None
+
+    @property
+    def shown_name(self) -> str:
+        """What the tool is called where its name is shown: its name, or a built-in tool's type."""
+        return self.name or self.built_in_type or ""
+
 
 @built_fast
 @dataclass(frozen=True, slots=True)

@@ -454,7 +454,7 @@ def _tool_list(trace: Trace, round_: Round) -> list[StepLabel]:
     field = "functions" if "functions" in round_.request.raw and "tools" not in round_.request.raw else "tools"
     kept = kept_before(trace.rounds, round_.index)  # a request the log lost held no tool list we know of
     resent = kept is not None and kept.request.tools == tools
-    names = ", ".join(t.name for t in tools)
+    names = ", ".join(t.shown_name for t in tools)
     if round_.tools_held:
         detail = f"{plural(len(tools), 'tool')} held by the provider from earlier in the conversation, not sent: {names}"
     elif kept is None:

@@ -379,6 +379,10 @@ EXPECTED = [
     ("oi-adk-instructions-grow-then-stay.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
                                                                  "(a VCR cassette)"},
      "3 interactions: 3 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 4, 7]}, 2),
+    # Gemini's built-in code execution, offered as `{"codeExecution": {}}` and run inside the turn (no call).
+    ("oi-adk-gemini-code-execution.yaml", {"vcr-cassette": "an interaction with request.uri and response.status "
+                                                           "(a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [2]}, 0),
     # nock's recording (Node.js) of a ConverseStream call, its event stream kept as hexadecimal (it was read as a pair
     # of bodies and skipped: "the response is not an AWS Bedrock Converse response body").
     ("oi-js-nock-bedrock-stream-tool.json", {"nock": "'scope', 'method' and 'path' beside the response (a nock "
@@ -1648,6 +1652,24 @@ def test_a_request_under_the_instructions_the_conversation_went_on_under_stays_i
     assert [[c.name for c in r.tool_calls] for r in trace.rounds] == [["load_remote_image"], ["load_artifacts"], []]
     assert [e.status for e in growth(trace, 3).entries] == ["resent", "resent", "resent", "resent", "new", "new", "new"]
     assert [(f.code, f.round) for f in run_checks(trace)] == [("history-rewritten", 2)]
+
+def test_geminis_built_in_code_execution_is_a_tool_named_for_it_and_its_fed_back_output_is_input():
+    # Google ADK offers Gemini's code execution as `{"codeExecution": {}}`: step 1 said "1 tool sent: " with no name.
+    # Gemini ran the code inside the turn and fed its output back to the model; `usageMetadata` counts that as
+    # `toolUsePromptTokenCount` (573) outside `promptTokenCount` (75), and the round showed 75 tokens in where the
+    # recorded total (1179) is 648 in and 531 out.
+    from lib.steps import steps_for_round
+    (conversation,) = upload("oi-adk-gemini-code-execution.yaml").conversations
+    trace = conversation.trace
+    (round_,) = trace.rounds
+    assert [t.shown_name for t in round_.request.tools] == ["codeExecution"]
+    assert [s.detail for s in steps_for_round(trace, 1) if s.step == 1] == ["1 tool sent: codeExecution"]
+    assert round_.tool_calls == ()
+    assert round_.response.message.text.startswith("The sum of the first 50 prime numbers is 5117.")
+    usage = round_.response.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.reasoning_tokens) == (75 + 573, 414 + 117, 117)
+    assert [f.code for f in run_checks(trace)] == []
+
 
 def test_a_nock_recording_of_a_bedrock_stream_is_the_streamed_call():
     # openinference's JS tests record with nock: the address as `scope` and `path`, the request under `body`, and AWS's
@@ -4011,6 +4033,19 @@ def test_a_built_in_tools_action_type_is_the_apis_schema_not_a_value_the_model_f
     assert not [m for m in said if 'type "' in m]
     if "computer" in name:
         assert [m for m in said if 'x 438 and y 431' in m]
+
+
+@pytest.mark.parametrize("name, tools", [
+    ("openai-dotnet-apply-patch-call.json", "1 tool sent: apply_patch"),
+    ("openai-dotnet-computer-call-screenshot.json", "1 tool sent: computer_use_preview"),
+    ("activeagent-responses-mcp-asks-back.yml", "2 tools sent: mcp, mcp"),
+])
+def test_a_built_in_tool_offered_by_its_type_alone_is_named_by_its_type_in_step_1(name, tools):
+    # The Responses API offers a built-in tool as `{"type": "apply_patch"}`, no name: step 1 listed it as an empty
+    # name ("1 tool sent: ").
+    from lib.steps import steps_for_round
+    trace = upload(name).conversations[0].trace
+    assert [s.detail for s in steps_for_round(trace, 1) if s.step == 1] == [tools]
 
 
 def test_an_any_agent_trace_is_read_through_the_spans_reader_its_later_requests_rebuilt():

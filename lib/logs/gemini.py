@@ -260,16 +260,27 @@ def _parts(parts: Any, turn: int, ids: CallIds, where: str) -> list:
     return converted
 
 
+def _prompt_tokens(usage: dict) -> int | None:
+    """The input a call was billed for: `promptTokenCount` leaves out the code execution or search results Gemini fed
+    back to the model inside the turn (`toolUsePromptTokenCount`), which `totalTokenCount` counts."""
+    prompt, tool_use = convert.as_int(usage.get("promptTokenCount")), convert.as_int(usage.get("toolUsePromptTokenCount"))
+    return prompt if tool_use is None else (prompt or 0) + tool_use
+
+
 def _tools(tool: Any) -> list:
     """One Tool as Chat Completions tools: one per function declaration; built-in tools stay as sent."""
     if not isinstance(tool, dict):
         raise LineProblem(f"a tool is {convert.describe(tool)}, expected an object")
     declarations = tool.get("functionDeclarations", tool.get("function_declarations"))
+    # A built-in tool (`codeExecution`, `googleSearch`, ...) is a key of its own, named by it, and may share the Tool
+    # with declarations; one set to null is not offered.
+    built_in = [{"type": key, key: value} for key, value in tool.items()
+                if key not in ("functionDeclarations", "function_declarations") and value is not None]
     if not isinstance(declarations, list):
-        return [tool]
-    return [convert.function_tool(d.get("name"), d.get("description"),
-                                  _named_types(next((d[k] for k in SCHEMA_KEYS if k in d), None)))
-            for d in declarations if isinstance(d, dict)]
+        return built_in or [tool]
+    return [*(convert.function_tool(d.get("name"), d.get("description"),
+                                    _named_types(next((d[k] for k in SCHEMA_KEYS if k in d), None)))
+              for d in declarations if isinstance(d, dict)), *built_in]
 
 
 def _named_types(schema: Any) -> Any:
@@ -364,7 +375,7 @@ def _chat_response(response: dict, ids: CallIds, turn: int) -> tuple[dict, str |
     completion = convert.as_int(usage.get("candidatesTokenCount"))
     body = convert.chat_completion(
         message, finish_reason, id=response.get("responseId"), model=response.get("modelVersion"),
-        usage=convert.chat_usage(usage.get("promptTokenCount"),
+        usage=convert.chat_usage(_prompt_tokens(usage),
                                  None if completion is None and thoughts is None else (completion or 0) + (thoughts or 0),
                                  cached=usage.get("cachedContentTokenCount"), reasoning=thoughts),
     )
