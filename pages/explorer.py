@@ -5,7 +5,7 @@ import streamlit as st
 from lib.ui import explorer, navigation, predict, presenter, share, slides
 from lib.ui.picker import trace_picker
 
-loaded = trace_picker()
+loaded = trace_picker(opens_round=True)
 plan = slides.active()  # before the mode switches: a plan's link turns presenter mode on
 modes = presenter.modes(on_present=slides.leaving)  # leaving a plan opens the explorer where its slide was
 if modes.presenter and plan is not None:

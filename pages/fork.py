@@ -5,7 +5,7 @@ import streamlit as st
 from lib.ui import fork, navigation, plain, predict
 from lib.ui.picker import trace_picker
 
-loaded = trace_picker()
+loaded = trace_picker(opens_round=True)
 fork.compare_when_asked()
 plain.title(predict.title(loaded, predict.predicting()), "Fork a round")
 navigation.require_rounds(loaded)

@@ -36,6 +36,11 @@ def arrived() -> None:
     st.session_state[BROWSED] = address if brought else None
 
 
+def written() -> bool:
+    """Whether this session has written its address yet: False on its first run, until the first `write`."""
+    return st.session_state.get(WRITTEN) is not None
+
+
 def brought() -> bool:
     """Whether the browser's Back or Forward brought this run's address (arrived), not yet forgotten."""
     return st.session_state.get(BROWSED) is not None

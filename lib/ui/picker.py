@@ -133,8 +133,9 @@ def _close_upload() -> None:
         st.session_state[TRACE] = st.session_state.get(BUNDLED, catalog.FIRST_TRACE)
 
 
-def trace_picker() -> catalog.LoadedTrace:
-    """Draw the picker in the sidebar and return the trace it selects."""
+def trace_picker(opens_round: bool = False) -> catalog.LoadedTrace:
+    """Draw the picker in the sidebar and return the trace it selects; `opens_round` on a page that shows one round
+    of it and keeps that round in the address (address_trace)."""
     navigation.frame_guard()
     navigation.keep_widget_values(KEPT)
     address.arrived()
@@ -168,13 +169,9 @@ def trace_picker() -> catalog.LoadedTrace:
                      help="auto picks the trace's model's own tiktoken vocabulary where it has one (OpenAI's models), "
                           "else o200k_base, which only approximates another vendor's tokenizer; characters is a rough "
                           "rule of thumb (4 characters a token) for when no vocabulary is available.")
-        if files:
-            st.query_params[UPLOAD_PARAM] = st.session_state[FILES_DIGEST][:12]
-        else:
-            st.query_params.pop(UPLOAD_PARAM, None)
         if not files and saved is None:
             st.session_state[BUNDLED] = name
-        address_trace()
+        address_trace(opens_round)
         if saved is not None:
             st.caption("Kept in the library; this address is its permanent link.")
             return saved
@@ -185,15 +182,20 @@ def trace_picker() -> catalog.LoadedTrace:
         return loaded
 
 
-def address_trace() -> None:
+def address_trace(opens_round: bool = False) -> None:
     """Put the sidebar's trace in the address (`?trace=`): a saved trace's id, its permanent link that opens on any
-    replica, or a bundled trace's link name (no punchline in predict mode); none for an upload. Not while a plan is
-    presented (`?plan=`): there the slide is the position, and a `trace=` written and taken away again on every run
-    added two addresses to the browser's history per slide, so Back landed on the same slide."""
+    replica, or a bundled trace's link name (no punchline in predict mode); none for an upload, whose digest's start
+    is written instead (UPLOAD_PARAM). Not while a plan is presented (`?plan=`): there the slide is the position, and
+    a `trace=` written and taken away again on every run added two addresses to the browser's history per slide, so
+    Back landed on the same slide. `opens_round`: the page shows a round (trace_picker)."""
     picked = st.session_state.pop(PICKED, False)
+    files = st.session_state.get(FILES)
+    upload = st.session_state[FILES_DIGEST][:12] if files else None
     if st.query_params.get("plan") is not None:
+        if st.query_params.get(UPLOAD_PARAM) != upload:
+            address.write(upload=upload)
         return
-    if st.session_state.get(FILES):
+    if files:
         trace = None
     elif st.session_state.get(kept.SAVED) is not None:
         trace = st.session_state[kept.SAVED]
@@ -203,7 +205,11 @@ def address_trace() -> None:
     # browser's history, where the trace written first and the round after made two, the new trace at the old round
     # between them.
     opening = {"round": "1", **({"step": "1"} if "step" in st.query_params else {})} if picked else {}
-    address.write(trace=trace, **opening)
+    # A page that shows a round writes it on a session's first run: with the trace, one address, where the trace
+    # written first and round 1 after it made the first Back show round 1 again.
+    if opens_round and not address.written() and "round" not in st.query_params:
+        opening = {"round": "1"}
+    address.write(trace=trace, upload=upload, **opening)
 
 
 def _follow_browser(names: list[str]) -> None:

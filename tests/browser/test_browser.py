@@ -99,6 +99,24 @@ def test_the_browsers_back_and_forward_buttons_go_through_the_rounds_and_traces_
     _round_heading(page, "Round 4: the program sends")
 
 
+def test_a_first_visit_adds_one_address_to_the_history_so_the_first_back_leaves_round_1(page):
+    # The trace written first and round 1 after it made two addresses: Back from round 2 reached round 1, and the
+    # next Back showed round 1 again instead of the page the visitor came from.
+    page.goto("/")
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+    _idle(page)
+    expect(page).to_have_url(re.compile(r"trace=hengxin-expense&round=1$"))
+    visited = page.evaluate("history.length")
+    page.get_by_role("button", name="Next round ▶", exact=True).click()
+    _round_heading(page, "Round 2: the program sends 5 messages, 3 of them new")
+    _idle(page)
+    assert page.evaluate("history.length") == visited + 1
+    # The blank page the browser opened with, the address typed, and the app's one address for round 1.
+    assert visited == 3
+    page.go_back()
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+
+
 def test_the_token_breakdown_page_draws_its_charts(page):
     page.goto("/?trace=hengxin-expense")
     _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
