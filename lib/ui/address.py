@@ -14,14 +14,18 @@ import streamlit as st
 
 from lib.deeplink import linked_round
 
-KEYS = ("trace", "round", "step", "compare")
+KEYS = ("trace", "round", "step", "compare", "mode")
 """The parameters that say what is on screen, and that Back and Forward move through (`compare`: Compare's two
-runs, its `round` the row)."""
+runs, its `round` the row; `mode`: the workshop modes on)."""
 WRITTEN = "address.written"
 """Session key: the KEYS' values as this session last wrote them."""
 BROWSED = "address.browsed"
 """Session key: the KEYS' values the browser brought to this run, unlike those written, until followed; None in a
 run that the page's own controls started."""
+
+CHANGED = "address.changed"
+"""Session key: the KEYS whose values the browser brought to this run differ from those written before it, until
+followed (browsed_change)."""
 
 
 def _address() -> dict[str, str | None]:
@@ -34,6 +38,7 @@ def arrived() -> None:
     written, address = st.session_state.get(WRITTEN), _address()
     brought = written is not None and address != written and st.query_params.get("plan") is None
     st.session_state[BROWSED] = address if brought else None
+    st.session_state[CHANGED] = {key for key in KEYS if address[key] != written.get(key)} if brought else set()
 
 
 def written() -> bool:
@@ -91,3 +96,13 @@ def browsed_round(count: int | None) -> int | None:
     if brought is None or (linked := linked_round(brought, count)).problem:
         return None
     return linked.round
+
+
+def browsed_change(key: str) -> str | None:
+    """The `key` of the address the browser brought to this run where it differs from the one written, once ("" where
+    the address brought has none); None where it brought no change of it."""
+    brought, changed = st.session_state.get(BROWSED), st.session_state.get(CHANGED, set())
+    if brought is None or key not in changed:
+        return None
+    changed.discard(key)
+    return brought.get(key) or ""

@@ -87,8 +87,9 @@ def modes(on_present: Callable[[], None] | None = None) -> Modes:
     """The two mode switches; `?mode=present`, `?mode=predict` or both (comma-separated) turn them on at first.
     `on_present` runs when Present is switched, before the page is drawn again."""
     asked = set(st.query_params.get("mode", "").split(","))
+    brought = address.browsed_change("mode")  # the browser's Back or Forward across a switch: the modes it brought
     for key, word in MODES.items():
-        if key not in st.session_state:
+        if key not in st.session_state or brought is not None:
             st.session_state[key] = word in asked
     left, right, corner = st.columns([1, 1, 3], vertical_alignment="center")
     # One word each: "Presenter mode" was cut short beside the sidebar at 1280 px, and wider columns squeeze the
@@ -100,7 +101,13 @@ def modes(on_present: Callable[[], None] | None = None) -> Modes:
                  help="Predict mode: each response stays hidden until you say what the model will do; your score is "
                       "kept.")
     on = [word for key, word in MODES.items() if st.session_state[key]]
-    address.write(mode=",".join(on) or None, **({} if st.session_state[state.PRESENTER] else {"step": None}))
+    if not st.session_state[state.PRESENTER]:
+        opening = {"step": None}
+    elif "step" not in st.query_params:  # Present switched on: the step it opens on goes with the mode, one address
+        opening = {"step": str(st.session_state.get(state.STEP) or _query_step())}
+    else:
+        opening = {}
+    address.write(mode=",".join(on) or None, **opening)
     return Modes(st.session_state[state.PRESENTER], st.session_state[state.PREDICT], corner)
 
 

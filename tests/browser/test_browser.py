@@ -196,6 +196,26 @@ def test_the_browsers_back_button_goes_to_the_step_before_in_presenter_mode(page
     expect(page.get_by_role("heading", name=TITLES[4])).to_be_visible()
 
 
+def test_the_browsers_back_button_leaves_presenter_mode_for_the_explorer(page):
+    # Back after Present was switched on kept the slide: the switch held its session value and wrote `mode=present`
+    # back over the address Back had brought; switching it on added two addresses (the mode, then the step).
+    page.goto("/?trace=hengxin-expense&round=2")
+    _round_heading(page, "Round 2: the program sends 5 messages, 3 of them new")
+    _idle(page)
+    before = page.evaluate("history.length")
+    page.get_by_text("Present", exact=True).click()
+    expect(page.get_by_text("round 2 of 4")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"round=2.*mode=present|mode=present.*round=2"))
+    _idle(page)
+    assert page.evaluate("history.length") == before + 1
+    page.go_back()
+    _round_heading(page, "Round 2: the program sends 5 messages, 3 of them new")
+    expect(page).not_to_have_url(re.compile(r"mode=present"))
+    page.go_forward()
+    expect(page.get_by_text("round 2 of 4")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"mode=present"))
+
+
 def test_a_jsonl_file_uploads_through_the_real_file_chooser(page, tmp_path):
     lines = (catalog.TRACES_DIR / "loan-calculator.jsonl").read_text().splitlines()
     mine = tmp_path / "mine.jsonl"
