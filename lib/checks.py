@@ -426,17 +426,51 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
             turn = _turn_sent_back(following.request, _sent_back_at(following, round_))
             if turn and is_output_tool(call.name, _tool(round_.request, call.name)):
                 continue  # the model's structured answer, not a request to act: no result is owed for it
-            if len(call.id or "") >= ID_IN_TEXT and any(call.id in m.text for _, m in turn):
-                # smolagents' ToolCallingAgent writes the call into the turn's text ("Calling tools: [{'id': ...")
-                # and the result into a user message ("Observation: ..."): the model does read an answer, as words.
-                what = ("the turn sent back there names it in its text, written out as words rather than sent as a "
-                        "call, so whatever answers it reaches the model as ordinary text, not as this call's result")
+            if _written_in_text(call, turn):
+                what = written_out_words(1)
             else:
                 what = ("the turn sent back there was rewritten without it" if turn else "the turn was dropped") \
                     + ", so the model never learns what became of its request"
             yield Hit("warning", round_.index, "response", path,
                       f"Round {following.index}'s request carries neither call {call.id} ({call.name}) nor a result "
                       f"for it: {what}. Send the assistant turn back as received, with a result for every call.")
+
+
+def _written_in_text(call: ToolCallPart, turn: list[tuple[int, Message]]) -> bool:
+    """Whether the turn a request sends back names `call` by its id in its text. smolagents' ToolCallingAgent writes
+    the call into the turn's text ("Calling tools: [{'id': ...") and the result into a user message ("Observation:
+    ..."): the model does read an answer, as words."""
+    return len(call.id or "") >= ID_IN_TEXT and any(call.id in m.text for _, m in turn)
+
+
+def written_out_words(calls: int) -> str:
+    """What became of `calls` calls whose turn the next request sends back naming them in its text (_written_in_text),
+    as a clause: the one wording of the check missing-tool-result and presenter mode's step 4 (no_result_why)."""
+    if calls == 1:
+        return ("the turn sent back there names the call in its text, written out as words rather than sent as a "
+                "call, so whatever answers it reaches the model as ordinary text, not as the call's result")
+    return ("the turn sent back there names the calls in its text, written out as words rather than sent as calls, so "
+            "whatever answers them reaches the model as ordinary text, not as their results")
+
+
+def no_result_why(following: Round, round_: Round) -> str | None:
+    """Why `following`'s request carries no result for `round_`'s calls, where the request shows it, as a clause: it is
+    `round_`'s request sent again (a retry asks anew), the calls are the model's structured answer (an output tool), or
+    the turn it sends back names them in its text; None where it shows nothing of why. The reasons the check
+    missing-tool-result goes by, for presenter mode's step 4."""
+    if _asks_again(following, round_):
+        return (f"it is round {round_.index}'s request sent again as it was, so it asks anew and does not go on from "
+                f"round {round_.index}'s answer")
+    calls = round_.tool_calls
+    turn = _turn_sent_back(following.request, _sent_back_at(following, round_))
+    if calls and turn and all(is_output_tool(c.name, _tool(round_.request, c.name)) for c in calls):
+        return ("the call is the model's answer in structured form (an output tool), not a request to act, so no "
+                "result is owed for it") if len(calls) == 1 else \
+            ("the calls are the model's answer in structured form (an output tool), not requests to act, so no result "
+             "is owed for them")
+    if calls and all(_written_in_text(c, turn) for c in calls):
+        return written_out_words(len(calls))
+    return None
 
 
 def _resent_after_compaction(trace: Trace, following: Round, call: ToolCallPart) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
+from lib.checks import no_result_why
 from lib.growth import (HELD_UNDER, HUMAN_FEEDBACK_WORDS, PERSONS_ANSWER, Growth, MessageEntry, held_apart,
                          kept_after, left_out_words, origin_words)
 from lib.injected import library_reask
@@ -272,3 +273,11 @@ def _made_of(placed: Growth, index: int) -> str:
     # it the counts do not add up to the request before.
     left_out = f" {left_out_words(placed)}" if placed.dropped else ""
     return f"Request {index} carries {plural(len(placed.entries), 'message')}: {parts}.{left_out}"
+
+
+def no_result_words(trace: Trace, index: int) -> str:
+    """Step 4 of round `index` where the next request carries no result for its calls: that, and why where the request
+    shows it (lib.checks.no_result_why, the reasons the check missing-tool-result goes by)."""
+    said = f"Request {index + 1} carries no result for the calls of round {index}"
+    why = no_result_why(trace.rounds[index], trace.rounds[index - 1])
+    return f"{said}: {why}." if why else f"{said}."

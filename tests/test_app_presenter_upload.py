@@ -166,3 +166,18 @@ def test_a_calls_results_a_later_kept_request_carries_are_step_4_of_its_round_wi
     assert "called in round 1" in screen(at) and "called in round 2" not in screen(at)
     at.button(key="presenter.result_round").click().run()
     assert at.query_params.get("round") in ("3", ["3"]) and at.query_params.get("step") in ("1", ["1"])
+
+
+SMOLAGENTS = Path(__file__).parent / "fixtures" / "containers" / "weave-smolagents-calls-as-text.yaml"
+
+
+def test_step_4_of_calls_sent_back_as_text_says_their_answer_came_as_text_not_that_nothing_came(app):
+    # smolagents' ToolCallingAgent sends its get_weather call back written into the assistant turn's text and the
+    # weather as "Observation: ..." in a user message. The slide said only "Request 2 carries no result for the calls
+    # of round 1", as if nothing answered the call; the check missing-tool-result says what request 2 holds.
+    at = _present(app, SMOLAGENTS, 1, 4)
+    said = [w.value for w in at.warning]
+    assert ("Request 2 carries no result for the calls of round 1: the turn sent back there names the call in its "
+            "text, written out as words rather than sent as a call, so whatever answers it reaches the model as "
+            "ordinary text, not as the call's result.") in said
+    assert "Request 2 carries no result for the calls of round 1." not in said

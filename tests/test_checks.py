@@ -287,7 +287,7 @@ def test_a_call_written_out_as_text_is_said_so_only_where_its_id_is_in_the_text_
                          model_round([USER, says(sent_back), {"role": "user", "content": "Observation: shipped"}],
                                      says("Order 7 has shipped.")))
         return [f.message for f in run_checks(trace) if f.code == "missing-tool-result"][0]
-    assert "names it in its text" in missing("call_nxuBkOloEPe9", "Calling tools: [{'id': 'call_nxuBkOloEPe9'}]")
+    assert "names the call in its text" in missing("call_nxuBkOloEPe9", "Calling tools: [{'id': 'call_nxuBkOloEPe9'}]")
     assert "rewritten without it" in missing("0", "Looking up order 70 now.")
 
 

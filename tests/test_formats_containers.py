@@ -2376,9 +2376,9 @@ def test_a_call_sent_back_written_out_in_the_turns_text_is_not_said_never_answer
     findings = run_checks(trace)
     assert [f.message for f in findings if f.code == "missing-tool-result"] == [
         "Round 2's request carries neither call call_nxuBkOloEPe9Dq2lgskN8jEL (get_weather) nor a result for it: the "
-        "turn sent back there names it in its text, written out as words rather than sent as a call, so whatever "
-        "answers it reaches the model as ordinary text, not as this call's result. Send the assistant turn back as "
-        "received, with a result for every call."]
+        "turn sent back there names the call in its text, written out as words rather than sent as a call, so "
+        "whatever answers it reaches the model as ordinary text, not as the call's result. Send the assistant turn "
+        "back as received, with a result for every call."]
     assert [(f.code, f.round) for f in findings if f.code == "history-rewritten"] == [("history-rewritten", 2)]
 
 

@@ -128,3 +128,32 @@ def test_a_response_cut_off_at_its_length_limit_is_not_presented_as_the_model_an
     assert reveal(trace, Position(3, 5)).title == "The model stops without an answer or a call"
     from lib.slide_words import step_lead
     assert not step_lead(trace.rounds[2], 5).startswith("The loop ends: this text goes to the person")
+
+
+def test_step_4_of_a_request_sent_again_as_it_was_says_it_asks_anew():
+    # CrewAI's LiteAgent sends each request twice, with and then without its response_format: request 4 holds request
+    # 3's five messages and nothing else. Step 4 of round 3 said only that request 4 carries no result for round 3's
+    # search_web call, as if the program had dropped it.
+    from lib.presenter import no_result_words
+    trace = _conversation("containers/crewai-lite-agent-asked-again.yaml", "conversation 2")
+    assert reveal(trace, Position(3, 4)).labels == ()
+    assert no_result_words(trace, 3) == (
+        "Request 4 carries no result for the calls of round 3: it is round 3's request sent again as it was, so it "
+        "asks anew and does not go on from round 3's answer.")
+
+
+def test_step_4_of_a_structured_answer_says_no_result_is_owed():
+    # ellmer asks Claude for structured data through its output tool: the tool_use is the answer, and request 2 sends
+    # it back as JSON text with the next question. Step 4 said request 2 carries no result for it, as for a dropped call.
+    from lib.presenter import no_result_words
+    trace = _conversation("containers/ellmer-anthropic-structured-data.yml", "conversation 1")
+    assert no_result_words(trace, 1) == (
+        "Request 2 carries no result for the calls of round 1: the call is the model's answer in structured form (an "
+        "output tool), not a request to act, so no result is owed for it.")
+
+
+def test_step_4_where_the_request_shows_no_reason_says_only_that_no_result_came():
+    # A Hermes transcript whose calls got no result in it: nothing in the next request says why, so nothing is guessed.
+    trace = _conversation("sharegpt-hermes-agent.jsonl", "line 2")
+    from lib.presenter import no_result_words
+    assert no_result_words(trace, 1) == "Request 2 carries no result for the calls of round 1."

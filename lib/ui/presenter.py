@@ -14,8 +14,8 @@ import streamlit as st
 
 from lib.catalog import LoadedTrace
 from lib.growth import kept_after
-from lib.presenter import (Position, Reveal, appended_words, carried, following, kept_later_words, none_kept_words,
-                           preceding, reveal, settle, steps_in, waits_words)
+from lib.presenter import (Position, Reveal, appended_words, carried, following, kept_later_words, no_result_words,
+                           none_kept_words, preceding, reveal, settle, steps_in, waits_words)
 from lib.provenance import origin_line
 from lib.slide_words import step_lead
 from lib.steps import STEP_COLORS, STEP_MARKS, command_unproven, text_commands
@@ -266,7 +266,7 @@ def _appended(loaded: LoadedTrace, shown: Reveal) -> None:
         st.button(f"Open round {carrier.index}", key="presenter.result_round", on_click=_open_round,
                   args=(carrier.index,), help="Show the request that carries these results, from its first step")
     elif not shown.labels:
-        st.warning(f"Request {index + 1} carries no result for the calls of round {index}.")
+        st.warning(no_result_words(trace, index))
     paths = [label.path for label in shown.labels]
     for entry in placed.new:
         # A command's result (AutoGPT's, in the system role) is the result of a command round k wrote in its text.
