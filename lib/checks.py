@@ -453,15 +453,20 @@ def written_out_words(calls: int) -> str:
             "whatever answers them reaches the model as ordinary text, not as their results")
 
 
-def no_result_why(following: Round, round_: Round) -> str | None:
-    """Why `following`'s request carries no result for `round_`'s calls, where the request shows it, as a clause: it is
-    `round_`'s request sent again (a retry asks anew), the calls are the model's structured answer (an output tool), or
-    the turn it sends back names them in its text; None where it shows nothing of why. The reasons the check
-    missing-tool-result goes by, for presenter mode's step 4."""
+def no_result_why(trace: Trace, round_: Round) -> str | None:
+    """Why the next request of `trace` carries no result for `round_`'s calls, where the requests show it, as a clause:
+    it is `round_`'s request sent again (a retry asks anew), it asks for a summary and the request after it carries
+    them (a compaction), the calls are the model's structured answer (an output tool), or the turn it sends back names
+    them in its text; None where they show nothing of why. The reasons the check missing-tool-result goes by, for
+    presenter mode's step 4."""
+    following = trace.rounds[round_.index]
     if _asks_again(following, round_):
         return (f"it is round {round_.index}'s request sent again as it was, so it asks anew and does not go on from "
                 f"round {round_.index}'s answer")
     calls = round_.tool_calls
+    if calls and all(_resent_after_compaction(trace, following, c) for c in calls):
+        return (f"it asks only for a summary of the conversation (the summary call of a compaction), and round "
+                f"{following.index + 1}'s request, which sends the summary, carries the results after it")
     turn = _turn_sent_back(following.request, _sent_back_at(following, round_))
     if calls and turn and all(is_output_tool(c.name, _tool(round_.request, c.name)) for c in calls):
         return ("the call is the model's answer in structured form (an output tool), not a request to act, so no "

@@ -279,5 +279,5 @@ def no_result_words(trace: Trace, index: int) -> str:
     """Step 4 of round `index` where the next request carries no result for its calls: that, and why where the request
     shows it (lib.checks.no_result_why, the reasons the check missing-tool-result goes by)."""
     said = f"Request {index + 1} carries no result for the calls of round {index}"
-    why = no_result_why(trace.rounds[index], trace.rounds[index - 1])
+    why = no_result_why(trace, trace.rounds[index - 1])
     return f"{said}: {why}." if why else f"{said}."

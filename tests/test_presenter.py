@@ -157,3 +157,16 @@ def test_step_4_where_the_request_shows_no_reason_says_only_that_no_result_came(
     trace = _conversation("sharegpt-hermes-agent.jsonl", "line 2")
     from lib.presenter import no_result_words
     assert no_result_words(trace, 1) == "Request 2 carries no result for the calls of round 1."
+
+
+def test_step_4_of_the_call_before_a_compaction_names_the_request_after_the_summary_as_carrying_its_result():
+    # The Anthropic TypeScript SDK's tool runner compacts past its token threshold: request 2 asks only for a summary,
+    # and request 3 sends the summary, then round 1's submit_analysis call with its result (the explorer's step 4 in
+    # round 3 labels it "called in round 1"). Step 4 of round 1 said only that request 2 carries no result for it.
+    from lib.presenter import no_result_words
+    trace = _conversation("containers/anthropic-ts-tool-runner-compaction.json", "conversation 1")
+    assert [lab.detail for lab in steps_for_round(trace, 3) if lab.step == 4] == [
+        "result for submit_analysis (toolu_01XcUoZcU2fsiw59H5aEAyY6, called in round 1)"]
+    assert no_result_words(trace, 1) == (
+        "Request 2 carries no result for the calls of round 1: it asks only for a summary of the conversation (the "
+        "summary call of a compaction), and round 3's request, which sends the summary, carries the results after it.")
