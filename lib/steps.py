@@ -524,7 +524,10 @@ def _sent_back_as(trace: Trace, round_: Round, message: Message, call_id: str) -
     sent = next(c for c in message.tool_calls if c.id == call_id)
     previous = trace.rounds[round_.index - 2] if round_.index > 1 else None
     made = same_call_renamed(sent, message.tool_calls, previous.tool_calls) if previous is not None else None
-    return (previous.index, made) if made is not None else None
+    # A call the request also sends back under its own id was not renamed: this one is a second copy of it.
+    if made is None or any(c.id == made.id for m in round_.request.messages for c in m.tool_calls):
+        return None
+    return previous.index, made
 
 
 def _response(round_: Round, finish_field: str, waiting: str | None = None,

@@ -170,3 +170,16 @@ def test_step_4_of_the_call_before_a_compaction_names_the_request_after_the_summ
     assert no_result_words(trace, 1) == (
         "Request 2 carries no result for the calls of round 1: it asks only for a summary of the conversation (the "
         "summary call of a compaction), and round 3's request, which sends the summary, carries the results after it.")
+
+
+def test_a_call_and_result_sent_twice_are_not_said_to_be_the_one_call_renamed():
+    # Google ADK's runner, run a second time (langsmith-sdk's cassette), sends its one get_weather call back with its
+    # result, then the same call and result again. Step 4 labelled the copy "called in round 1 as call_1_0, which the
+    # program sent back under this one", though call_1_0 is sent back under its own id just before; and round 1's step
+    # 4 showed two results for its one call.
+    trace = _conversation("containers/langsmith-adk-second-run-call-twice.yaml", "conversation 2")
+    assert [c.id for c in trace.rounds[0].tool_calls] == ["call_1_0"]
+    assert [lab.detail for lab in steps_for_round(trace, 2) if lab.step == 4] == [
+        "result for get_weather (call_1_0, called in round 1)",
+        "result for call_3_0, called in messages[4] of this request (by no response in the log)"]
+    assert [lab.call_id for lab in reveal(trace, Position(1, 4)).labels] == ["call_1_0"]
