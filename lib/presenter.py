@@ -247,6 +247,12 @@ def _made_of(placed: Growth, index: int) -> str:
     pieces = [f"{plural(len(placed.resent), 'message')} resent unchanged"]
     if origins.count("response"):
         pieces.append("the model's previous turn")
+    if origins.count("history"):
+        # An assistant turn that is not the response as it came back (rewritten, or sent on in another API's format).
+        pieces.append(plural(origins.count("history"), "assistant message") + " the program wrote into the history "
+                      "(not the previous response as it came back)")
+    if origins.count("compaction"):
+        pieces.append(plural(origins.count("compaction"), "message") + " with the compacted history the provider returned")
     if origins.count("tool-result"):
         pieces.append(plural(origins.count("tool-result"), "message") + " with tool results")
     if origins.count("command-result"):

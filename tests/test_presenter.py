@@ -183,3 +183,23 @@ def test_a_call_and_result_sent_twice_are_not_said_to_be_the_one_call_renamed():
         "result for get_weather (call_1_0, called in round 1)",
         "result for call_3_0, called in messages[4] of this request (by no response in the log)"]
     assert [lab.call_id for lab in reveal(trace, Position(1, 4)).labels] == ["call_1_0"]
+
+
+def test_the_growth_sentence_counts_an_assistant_turn_the_program_wrote_into_the_history():
+    # LangChain sends the model's add call back rewritten (not byte for byte the response), with its result: four
+    # messages, of which the sentence named three, "2 messages resent unchanged and 1 message with tool results".
+    trace = _conversation("containers/langchain-azure-add-numbers.yaml", "conversation 1")
+    assert [e.origin for e in growth(trace, 2).new] == ["history", "tool-result"]
+    assert carried(trace.rounds[1], growth(trace, 2)) == (
+        "Request 2 carries 4 messages: 2 messages resent unchanged, 1 assistant message the program wrote into the "
+        "history (not the previous response as it came back) and 1 message with tool results.")
+
+
+def test_the_growth_sentence_counts_the_compacted_history_sent_in_place_of_the_turns():
+    # pydantic-ai's compaction chain: request 4 sends the compacted item the Responses API returned, then the next
+    # question. The sentence said "Request 4 carries 2 messages: 0 messages resent unchanged and 1 other new message".
+    trace = _conversation("containers/pyd-responses-compact-chain.yaml",
+                          "resp_0d4b654a05c1a7a70069deb79f81b88197a19f61e394151ecc")
+    assert carried(trace.rounds[3], growth(trace, 4)).startswith(
+        "Request 4 carries 2 messages: 0 messages resent unchanged, 1 message with the compacted history the provider "
+        "returned and 1 other new message.")
