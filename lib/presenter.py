@@ -31,6 +31,9 @@ TITLES = STEP_TITLES
 """What each step reveals: the one name of each step (lib.steps)."""
 FAILED_TITLE = "The provider refuses the call"
 """Step 2's title when the call failed instead of answering."""
+COMPACTION_TITLE = "The provider returns the history compacted"
+"""Step 5's title for a compaction call's answer (Round.compaction): the provider's compacted history, no turn of the
+model's (lib.steps.compaction_words)."""
 STOPPED_TITLE = "The model stops without an answer or a call"
 """Step 5's title for a response that stopped for another reason (its length limit, a filter): the cards label no
 step 5 on it, for it answers nothing."""
@@ -169,6 +172,8 @@ def reveal(trace: Trace, position: Position,
     title = FAILED_TITLE if step == 2 and round_.response is None else TITLES[step]
     if step == 5 and round_.response is not None and round_.response.stopped_short:
         title = STOPPED_TITLE
+    if step == 5 and round_.response is not None and round_.compaction:
+        title = COMPACTION_TITLE
     if step == 4:
         if index == len(trace.rounds):
             return Reveal(position, title, (), index + 1)

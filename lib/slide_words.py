@@ -12,7 +12,8 @@ from lib.dialects import DIALECTS, anthropic_messages
 from lib.failures import refused_unseen
 from lib.model import Round, Trace
 from lib.provenance import NOT_CAPTURED
-from lib.steps import UNPROVEN_SAID, UnprovenCommand, spoken_words, summary_words, turn_ends_words
+from lib.steps import (UNPROVEN_SAID, UnprovenCommand, compaction_words, spoken_words, summary_words,
+                        turn_ends_words)
 from lib.summary import (BILLING_NOT_KNOWN, NOT_IN_THE_LOG, REQUEST_NOT_COUNTED, RoundSummary, billing_known,
                          billing_reason, parts_not_logged, said_parts)
 from lib.text import as_sentence, ordinal, plural, rounds_named
@@ -209,6 +210,8 @@ def step_lead(round_: Round, step: int, next_round: int | None = None, written: 
         return UNPROVEN_SAID[unseen.why]  # drawn as markdown: our words, the command's name left to step 3's label
     if step == 3:
         return TEXT_COMMAND_RUNS if written and not round_.executions else runs_words(round_)
+    if round_.compaction and round_.response is not None:  # the provider's compacted history, no turn of the model's
+        return as_sentence(compaction_words(next_round))
     if round_.response is not None and round_.response.stopped_short:
         return STOPS + (f" Round {next_round} goes on from it." if next_round else "")
     textless = round_.response is not None and not round_.response.message.text

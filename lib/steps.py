@@ -63,6 +63,16 @@ def summary_words(next_round: int | None) -> str:
     return f"the summary the program asked for, not an answer to the person: {then}"
 
 
+def compaction_words(next_round: int | None) -> str:
+    """What a compaction call's answer (Round.compaction) is, as a clause: no turn of the model's, the history the
+    provider returned compacted, sent in place of the earlier turns from round `next_round` on where one follows. The
+    one wording of presenter mode's step 5 (its lead; lib.presenter.COMPACTION_TITLE its heading)."""
+    then = f"which the program sends in place of the earlier turns from round {next_round} on" \
+        if next_round is not None else "and no request after it is in the log"
+    return ("no answer and no call: this call asked the provider to compact the conversation, and it returns the "
+            f"history compacted, {then}")
+
+
 def spoken_words(round_: Round) -> str | None:
     """What a response that answers in sound holds, as a clause (None for any other): a spoken answer has no text
     (`content: null`) but is an answer, and its transcript is what it said where the log keeps one. The one wording

@@ -181,3 +181,20 @@ def test_step_4_of_calls_sent_back_as_text_says_their_answer_came_as_text_not_th
             "text, written out as words rather than sent as a call, so whatever answers it reaches the model as "
             "ordinary text, not as the call's result.") in said
     assert "Request 2 carries no result for the calls of round 1." not in said
+
+
+COMPACT_CHAIN = Path(__file__).parent / "fixtures" / "containers" / "pyd-responses-compact-chain.yaml"
+
+
+def test_a_compaction_calls_slide_says_the_provider_returned_the_history_compacted_not_that_the_model_answered(app):
+    # pydantic-ai's third call goes to the Responses API's compact endpoint: its answer is the encrypted compacted
+    # history, which request 4 sends in place of the earlier turns. The explorer says it is no turn of the model's;
+    # the slide was headed "⑤ Model answers" and led with "The model's turn ended with no call; the program went on
+    # (round 4). This response holds no text."
+    at = _present(app, COMPACT_CHAIN, 3, 5)
+    shown = screen(at)
+    assert "⑤ The provider returns the history compacted" in [h.value for h in at.header]
+    assert ("No answer and no call: this call asked the provider to compact the conversation, and it returns the "
+            "history compacted, which the program sends in place of the earlier turns from round 4 on.") in shown
+    assert "The model's turn ended" not in shown
+    assert "Model answers" not in shown
