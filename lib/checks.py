@@ -456,7 +456,7 @@ def written_out_words(calls: int) -> str:
 def no_result_why(trace: Trace, round_: Round) -> str | None:
     """Why the next request of `trace` carries no result for `round_`'s calls, where the requests show it, as a clause:
     it is `round_`'s request sent again (a retry asks anew), it asks for a summary and the request after it carries
-    them (a compaction), the calls are the model's structured answer (an output tool), or the turn it sends back names
+    them or the log ends first (a compaction), the calls are the model's structured answer (an output tool), or the turn it sends back names
     them in its text; None where they show nothing of why. The reasons the check missing-tool-result goes by, for
     presenter mode's step 4."""
     following = trace.rounds[round_.index]
@@ -467,6 +467,9 @@ def no_result_why(trace: Trace, round_: Round) -> str | None:
     if calls and all(_resent_after_compaction(trace, following, c) for c in calls):
         return (f"it asks only for a summary of the conversation (the summary call of a compaction), and round "
                 f"{following.index + 1}'s request, which sends the summary, carries the results after it")
+    if calls and following.summary_call and following.index == len(trace.rounds):
+        return ("it asks only for a summary of the conversation (the summary call of a compaction), and the log ends "
+                "before the request that would send the summary and the results after it")
     turn = _turn_sent_back(following.request, _sent_back_at(following, round_))
     if calls and turn and all(is_output_tool(c.name, _tool(round_.request, c.name)) for c in calls):
         return ("the call is the model's answer in structured form (an output tool), not a request to act, so no "

@@ -203,3 +203,15 @@ def test_the_growth_sentence_counts_the_compacted_history_sent_in_place_of_the_t
     assert carried(trace.rounds[3], growth(trace, 4)).startswith(
         "Request 4 carries 2 messages: 0 messages resent unchanged, 1 message with the compacted history the provider "
         "returned and 1 other new message.")
+
+
+def test_step_4_of_the_call_before_a_summary_call_the_log_ends_on_says_the_log_ends_before_its_results():
+    # The Anthropic Python SDK's tool runner: request 2 asks only for a summary of the conversation, and the recording
+    # ends on its answer, before the request that would send the submit_analysis call back with its result.
+    from lib.presenter import no_result_words
+    trace = _conversation("containers/anthropic-py-tool-runner-compaction-summary.json", "conversation 1")
+    assert [r.summary_call for r in trace.rounds] == [False, True]
+    assert no_result_words(trace, 1) == (
+        "Request 2 carries no result for the calls of round 1: it asks only for a summary of the conversation (the "
+        "summary call of a compaction), and the log ends before the request that would send the summary and the "
+        "results after it.")
