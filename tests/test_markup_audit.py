@@ -100,6 +100,8 @@ WORDS = {
     "kept_later_words": "round numbers and our sentence: which later kept request carries a round's results, with "
                         "lost_between_words (lib/presenter.py)",
     "none_kept_words": "round numbers and our sentence: no request after a round is kept (lib/presenter.py)",
+    "no_result_words": "round numbers and our sentence: the next request carries no result for a round's calls, and "
+                       "why in our clauses (lib/presenter.py, lib.checks.no_result_why)",
     "held_back_words": "a round number and our sentence: why predict mode opened it (lib/presenter.py)",
     "round_words": "'round N', with its total where predict mode may tell it (lib/ui/predict.py)",
     "waits_words": "a round number and our sentence: why Next waits for a prediction (lib/presenter.py)",
@@ -229,11 +231,12 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/fork_editor.py", "entry.message"): "an Entry's message position in the body (an int)",
     ("lib/ui/fork_editor.py", "entry.block"): "an Entry's block position in the message (an int or None)",
     ("lib/ui/lesson.py", "reveal(loaded.trace, Position(index, step), lambda k: rounds.view(loaded, k).steps).title"):
-        "Reveal.title: a step title of lib/presenter.py (TITLES, FAILED_TITLE, lib.steps.narration_title)",
+        "Reveal.title: a step title of lib/presenter.py (TITLES, FAILED_TITLE, STOPPED_TITLE, COMPACTION_TITLE, "
+        "lib.steps.narration_title)",
     ("lib/ui/presenter.py", "reveal(loaded.trace, Position(here.round, step), _steps_of(loaded)).title"):
-        "Reveal.title: a step title of lib/presenter.py (TITLES, FAILED_TITLE, lib.steps.narration_title)",
+        "Reveal.title: a step title of lib/presenter.py (TITLES, FAILED_TITLE, STOPPED_TITLE, COMPACTION_TITLE, "
+        "lib.steps.narration_title)",
     ("lib/ui/presenter.py", "shown.title"): "Reveal.title: a step title of lib/presenter.py",
-    ("lib/ui/presenter.py", "shown.position.round"): "Position.round: a round number",
     ("lib/ui/slides.py", "st.session_state.get(SLIDE, 0)"): "the slide's position: an int our buttons keep",
     ("lib/ui/library.py", "page.shown_total()"): "a count, its digits grouped, '+' when counting stopped",
     ("lib/ui/plan_editor.py", "adjusted"): "our sentence on a round past a trace's end, with its numbers (_add)",
