@@ -885,6 +885,12 @@ EXPECTED = [
     # chunk with no finish reason, no call and 0 tokens out.
     ("fantasy-avian-proxy-answer.sse", {"openai-chat-stream": "object is 'chat.completion.chunk'"},
      "102 lines: 1 round in 1 conversation; 0 lines skipped", {"conversation 1": [0]}, 1),
+    # llama_index's ReAct agent run twice on "What is 2 times 3?" (openllmetry's cassette): each run is a conversation
+    # of its own, the second run's observation request placed after the second run's first call.
+    ("ollm-llamaindex-react-run-twice.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "5 interactions: 5 rounds in 2 conversations; 0 interactions skipped",
+     {"conversation 1": [2, 2, 4], "conversation 2": [2, 4]}, 0),
 ]
 
 
@@ -4247,3 +4253,19 @@ def test_an_any_agent_trace_whose_messages_do_not_parse_says_so_in_our_words():
     said = " ".join(p.message for p in upload("broken.json", json.dumps(trace).encode()).problems)
     assert "'gen_ai.input.messages' is not valid JSON (at character 3 of the attribute" in said
     assert "Expecting" not in said and "char 2" not in said
+
+
+def test_a_task_run_again_whose_answer_the_program_rewrites_goes_on_from_the_second_run():
+    # llama_index's ReAct agent run twice on one question (openllmetry's cassette): the two runs ask alike and get the
+    # same answer, and the agent sends that answer back written anew (its action input as a Python dict), so the
+    # second run's observation request is byte for byte the first run's. It was read as the first run asking again
+    # (a third round that resends all and adds nothing), the second run left a lone call with no observation.
+    result = upload("ollm-llamaindex-react-run-twice.yaml")
+    assert result.summary() == "5 interactions: 5 rounds in 2 conversations; 0 interactions skipped"
+    first, second = (c.trace for c in result.conversations)
+    assert [r.request.messages[-1].text for r in second.rounds] == ["What is 2 times 3?", "Observation: 6"]
+    assert [r.response.message.text.splitlines()[-1] for r in second.rounds] == [
+        'Action Input: {"a": 2, "b": 3}', "Answer: 2 times 3 is 6."]
+    assert [(r.error.status if r.error else None, r.request.messages[-1].text) for r in first.rounds] == [
+        (404, "What is 2 times 3?"), (None, "What is 2 times 3?"), (None, "Observation: 6")]
+    assert [len(growth(second, k).new) for k in (1, 2)] == [2, 2]

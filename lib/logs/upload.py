@@ -670,7 +670,8 @@ class _Rebuilder:
                               default=(best, exact))
             best_length = len(best.calls[-1].request.raw.get("messages") or [])
         if repeated is not None and (best is None or best_length < repeated_length and not (
-                best.calls[-1].response is not None and _answer_resent(raws[best_length], best.calls[-1].response))):
+                best.calls[-1].response is not None and _answer_resent(raws[best_length], best.calls[-1].response))
+                and not _run_again(best, repeated)):
             # A request that repeats a thread's last request goes on from that thread's history, unless another
             # thread's last answer is what it resends next (the same run recorded twice): where a repeat belongs
             # follows what it resends. One that resends no answer, only an opening, opens a conversation of its own.
@@ -1221,6 +1222,22 @@ def _converted_provenance(provenance: dict | None, target: str, notes: tuple[str
 def _is_instruction(raw: Any) -> bool:
     """Whether a request's message is its instructions (a system or developer message)."""
     return isinstance(raw, dict) and raw.get("role") in ("system", "developer")
+
+
+def _run_again(best: _Thread, repeated: _Thread) -> bool:
+    """Whether a request that repeats `repeated`'s last request goes on from `best`, whose last request it extends, just
+    as well: `best`'s last request is one `repeated` sent too, and got the same answer there, and `best` went on later.
+    A program that ran the same task twice and rewrites the answer it sends back (llama_index's ReAct agent writes the
+    model's action input anew) sends the second run's next request as the first run's was: the bytes cannot tell the
+    runs apart, the order of the lines does."""
+    last = best.calls[-1]
+    if last.response is None or last.order < repeated.calls[-1].order:
+        return False
+    before = last.request.raw.get("messages") or []
+    answer = _answer_key(last.response)
+    return any(call.response is not None and len(call.request.raw.get("messages") or []) == len(before)
+               and _answer_key(call.response) == answer and call.request.raw.get("messages") == before
+               for call in repeated.calls)
 
 
 def _answered(thread: _Thread, raws: list) -> bool:
