@@ -421,6 +421,10 @@ def _unanswered_after_response(trace: Trace) -> Iterator[Hit]:
             continue  # the same request sent again (a retry): it asks anew, it does not go on from this answer
         elif _resent_after_compaction(trace, following, call):
             continue  # left out of the request for a summary alone: the model reads it again, with its result
+        elif following.summary_call and _next(trace, following) is None:
+            yield Hit("info", round_.index, "response", path,
+                      f"Round {following.index}'s request carries neither call {call.id} ({call.name}) nor a result "
+                      f"for it: {no_result_why(trace, round_)}. Whether the program sent them is not in the log.")
         elif round_.response.stop != "length":  # A turn cut off by the output limit is rightly discarded.
             # An assistant turn where this one belongs is this turn rewritten (history-rewritten says how), not dropped.
             turn = _turn_sent_back(following.request, _sent_back_at(following, round_))

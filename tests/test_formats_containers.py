@@ -3934,6 +3934,17 @@ def test_a_tool_runners_summary_call_with_no_request_after_it_ends_the_conversat
     assert summary_call.response.message.text.startswith("<summary>\n## Task Overview")
 
 
+def test_a_call_left_out_of_a_summary_call_the_log_ends_on_is_not_said_to_be_dropped():
+    # The runner leaves the model's last turn out of the request for a summary and sends it, with its result, after
+    # the summary; this log ends on the summary call, so whether it did is not in the log. The check said "the turn
+    # was dropped, so the model never learns what became of its request".
+    (conversation,) = upload("anthropic-py-tool-runner-compaction-summary.json").conversations
+    (finding,) = [f for f in run_checks(conversation.trace) if f.code == "missing-tool-result"]
+    assert finding.severity == "info"
+    assert "dropped" not in finding.message and "never learns" not in finding.message
+    assert "the log ends before the request that would send the summary and the results after it" in finding.message
+
+
 @pytest.mark.parametrize("compacted", ["anthropic-ts-tool-runner-compaction.json",
                                        "anthropic-py-tool-runner-compaction-summary.json"])
 def test_conversations_are_numbered_without_a_gap_after_a_summary_call_is_put_back(compacted):
