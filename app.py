@@ -5,6 +5,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from lib.ui import address
 from lib.ui.navigation import FRAME, open_wanted
 from lib.ui.picker import SIDEBAR_WIDTH_PX
 from lib.ui.upload_limit import limit_uploads
@@ -33,5 +34,9 @@ pages = [
     st.Page("pages/watch.py", title="Watch", icon=":material/visibility:"),
 ]
 shown = st.navigation(pages)
+address.page_opened(shown.url_path)
 open_wanted(pages, shown)
-shown.run()
+try:
+    shown.run()
+finally:  # a page that stops early (st.stop) or reruns at once still leaves its address
+    address.remember()

@@ -23,6 +23,10 @@ BROWSED = "address.browsed"
 """Session key: the KEYS' values the browser brought to this run, unlike those written, until followed; None in a
 run that the page's own controls started."""
 
+QUERY = "address.query"
+"""Session key: the whole query string's parameters as the last run left them (remember), in their order."""
+PAGE = "address.page"
+"""Session key: the page the last run drew (its url_path)."""
 CHANGED = "address.changed"
 """Session key: the KEYS whose values the browser brought to this run differ from those written before it, until
 followed (browsed_change)."""
@@ -30,6 +34,23 @@ followed (browsed_change)."""
 
 def _address() -> dict[str, str | None]:
     return {key: st.query_params.get(key) for key in KEYS}
+
+
+def page_opened(path: str) -> None:
+    """At the start of every run (app.py), the page's url_path: a page opened from the sidebar arrives with the
+    address Streamlit emptied, and the first parameter a page writes then made an entry in the browser's history at
+    the page before, then Streamlit another at this page. The address as the last run left it is put back first, the
+    same string the browser shows, so the page's own writes change it only where the page differs: one entry."""
+    moved = st.session_state.get(PAGE, path) != path
+    st.session_state[PAGE] = path
+    left = st.session_state.get(QUERY)
+    if moved and left and not any(key in st.query_params for key in KEYS):
+        st.query_params.from_dict({**left, **st.query_params.to_dict()})
+
+
+def remember() -> None:
+    """At the end of every run (app.py) and of every write: the query string as it stands (page_opened)."""
+    st.session_state[QUERY] = st.query_params.to_dict()
 
 
 def arrived() -> None:
@@ -68,6 +89,7 @@ def write(**values: str | None) -> None:
     if wanted != st.query_params.to_dict():
         st.query_params.from_dict(wanted)
     st.session_state[WRITTEN] = _address()
+    remember()
 
 
 def browsed_trace(key: str = "trace") -> str | None:

@@ -117,6 +117,26 @@ def test_a_first_visit_adds_one_address_to_the_history_so_the_first_back_leaves_
     _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
 
 
+def test_a_page_opened_from_the_sidebar_is_one_entry_in_the_history(page):
+    # Streamlit empties the address on a page switch; the trace the page wrote back made an entry at the explorer's
+    # path (its round lost), then Streamlit one at the page's: Back showed the explorer, and the next Back the same.
+    page.goto("/?trace=hengxin-expense&round=1")
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+    page.get_by_role("button", name="Next round ▶", exact=True).click()
+    _round_heading(page, "Round 2: the program sends 5 messages, 3 of them new")
+    _idle(page)
+    before = page.evaluate("history.length")
+    page.locator(SIDEBAR).get_by_text("Tokens and cost").click()
+    expect(page.get_by_role("heading", name="Where each round's input goes")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/overview\?trace=hengxin-expense"))
+    _idle(page)
+    assert page.evaluate("history.length") == before + 1
+    page.go_back()
+    _round_heading(page, "Round 2: the program sends 5 messages, 3 of them new")
+    page.go_back()
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+
+
 def test_the_token_breakdown_page_draws_its_charts(page):
     page.goto("/?trace=hengxin-expense")
     _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
