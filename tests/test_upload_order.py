@@ -336,3 +336,25 @@ def test_responses_calls_still_held_at_the_end_of_several_files_read_in_the_file
     assert [c.trace.title for c in upload.conversations] == [
         f"monday.jsonl · {first}", f"monday.jsonl · {first}", f"monday.jsonl · {held_monday}",
         f"tuesday.jsonl · {held_tuesday}"]
+
+
+def _chunk_lines(text: str) -> bytes:
+    """A stream's server-sent events as a log of its chunks, one JSON object a line: each `data:` line's object, the
+    closing `[DONE]` and keepalive events (no chunk of the answer) left out."""
+    chunks = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+    return b"".join(c.encode() + b"\n" for c in chunks if c.startswith("{") and '"keepalive"' not in c)
+
+
+def test_chat_streams_left_open_at_the_end_of_several_files_read_in_the_files_order_then_their_lines():
+    # Monday's log: pydantic-ai's first recorded stream (ended by its usage chunk, read in place), then openai-php's
+    # stream from an OpenAI-compatible endpoint (no usage chunk: it stays open to the end) from line 9. Tuesday's: Text
+    # Generation Inference's stream (no usage chunk either) from line 1. Ordered by line number alone, Tuesday's
+    # answer came before Monday's second, though Monday's file is read first.
+    recorded = json.loads((FIXTURES / "openai-chat-stream-with-request.jsonl").read_text().splitlines()[0])["response"]
+    monday = _chunk_lines(recorded) + _chunk_lines((FIXTURES / CONTAINERS / "openai-php-chat-keepalive.sse").read_text())
+    tuesday = _chunk_lines((FIXTURES / CONTAINERS / "semantic-kernel-tgi-chat-stream.sse").read_text())
+    upload = read_upload([("monday.jsonl", monday), ("tuesday.jsonl", tuesday)])
+    assert upload.summary() == "110 lines: 3 rounds in 3 conversations; 0 lines skipped"
+    assert [(c.source, c.trace.rounds[0].response.raw["model"]) for c in upload.conversations] == [
+        ("monday.jsonl", "gpt-4o-mini-2024-07-18"), ("monday.jsonl", "claude-3-7-sonnet-20250219"),
+        ("tuesday.jsonl", "teknium/OpenHermes-2.5-Mistral-7B")]

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 from lib.coerce import shown
 from lib.dialects import ANTHROPIC, OPENAI, openai_chat
 from lib.logs.chat_shape import as_int, chat_completion, describe, iso_time, object_at, require, tool_call
-from lib.logs.record import CallRecord, LineProblem, LogFormat
+from lib.logs.record import CallRecord, LineProblem, LogFormat, per_file
 from lib.model import STREAM_ENDED
 
 KEEPALIVE = "keepalive"
@@ -244,8 +244,11 @@ class OpenAIChatStreamFormat(LogFormat):
 
     def finish(self) -> Iterator[CallRecord]:
         streams, self._streams = self._streams, {}
-        for stream in sorted(streams.values(), key=lambda s: (s.line, s.index)):
-            yield _chunk_record(stream)
+        # In the order read: the files' in the order the upload read them (they are kept in the order their first
+        # chunks came), each file's by its lines (a line number alone puts file 2's line 1 before file 1's line 9).
+        for run in per_file(list(streams.values()), lambda s: s.line):
+            for stream in sorted(run, key=lambda s: (s.line, s.index)):
+                yield _chunk_record(stream)
 
     def _fail(self, event: dict, line: int) -> Iterator[CallRecord]:
         """The open completion, ended by an error event (`data: {"error": {...}}`, with no choices): Groq sends one
