@@ -1114,3 +1114,24 @@ def test_stream_json_the_summary_a_compaction_starts_from_is_listed_as_the_progr
     after = upload.conversations[0].trace.rounds[-1]
     assert [m.text for m in after.request.messages] == [SUMMARY]
     assert after.extra["program_wrote"] == ["messages[0].content"]
+
+
+def test_a_session_cut_before_a_prompt_reads_as_its_one_run_where_the_prompt_follows_an_entry_of_the_other_file():
+    # The recorded 2.1.233 session, then the person's next prompt and its answer (chained by uuid, as Claude Code
+    # writes them), cut before that prompt: the second file opens on a prompt, as a session opens, but its parentUuid
+    # names the first file's last answer and its sessionId is the first file's.
+    lines = [json.dumps(line).encode() + b"\n" for line in _after_recorded(("user", "say it shorter", {}),
+                                                                             _said("Yes: 'hello'."))]
+    recorded = len((FIXTURES / RECORDED).read_text().splitlines())
+    part_1, part_2 = ("part-1.jsonl", b"".join(lines[:recorded])), ("part-2.jsonl", b"".join(lines[recorded:]))
+    whole = read_upload([("session.jsonl", b"".join(lines))])
+    for files in ([part_1, part_2], [part_2, part_1]):
+        upload = read_upload(files)
+        (run,) = upload.conversations
+        assert run.source == "part-1.jsonl + part-2.jsonl"
+        assert [len(r.request.messages) for r in run.trace.rounds] == \
+            [len(r.request.messages) for r in whole.conversations[0].trace.rounds] == [1, 3, 5]
+        assert "part-2.jsonl read as the rest of part-1.jsonl's run (one run's file cut in two)" in upload.summary()
+    # Beside another session's file, whose entries it does not follow, the prompt's file is a run of its own.
+    other = ("other.jsonl", (FIXTURES / "claude-code-session.jsonl").read_bytes())
+    assert sorted(c.source for c in read_upload([other, part_2]).conversations) == ["other.jsonl", "part-2.jsonl"]

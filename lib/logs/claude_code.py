@@ -244,6 +244,13 @@ class ClaudeCodeFormat(LogFormat):
         return isinstance(content, list) and any(isinstance(block, dict) and block.get("type") == "tool_result"
                                                  for block in content)
 
+    def continues(self, obj: dict, earlier: bytes) -> bool:
+        # A file cut before a prompt opens as a session does. Its prompt still names the entry it follows (parentUuid):
+        # where that entry is written in the other file, of the same session (sessionId), the file is that run's rest.
+        parent, session = obj.get("parentUuid"), obj.get("sessionId")
+        return obj.get("type") == "user" and isinstance(parent, str) and isinstance(session, str) and \
+            bool(parent) and bool(session) and f'"{parent}"'.encode() in earlier and f'"{session}"'.encode() in earlier
+
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         kind = obj.get("type")
         if kind not in MESSAGE_TYPES:

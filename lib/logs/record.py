@@ -263,6 +263,12 @@ class LogFormat:
         the format cannot tell."""
         return False
 
+    def continues(self, obj: dict, earlier: bytes) -> bool:
+        """For a format of one file's history (`one_file`): whether a file whose first line `obj` begins as a run
+        begins (not `goes_on`) goes on nonetheless with the run in `earlier` (another file's bytes), where its lines
+        say so (one run's file cut at a place where a run could begin); False where the format cannot tell."""
+        return False
+
     def near_miss(self, obj: dict) -> str | None:
         """Why `obj`, close to this format, is not it, in words; None when it is not close. Asked only
         when no format detects a line, so detection stays fast."""

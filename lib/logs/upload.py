@@ -1713,11 +1713,14 @@ def _cut_runs(files: list[tuple[str, bytes]], reading: _Reading) -> list[tuple[s
     (LogFormat.goes_on: it does not begin as that format's runs begin) right after the one file of that format that
     begins one, so that one importer reads both, as the run it was before it was cut in two. Whichever order they were
     given in; only where the upload holds one file of the format that begins a run, as which run the files that go on
-    go on with, the files cannot say; several that go on are read in the order of their names."""
+    go on with, the files cannot say; several that go on are read in the order of their names. A file that begins as a
+    run begins goes on where its first line says it continues the run of the one other file of its format that begins
+    one (LogFormat.continues: a Claude Code session cut before a prompt)."""
     begins: dict[str, list[str]] = {}
     goes: dict[str, list[str]] = {}
     if len({name for name, _ in files}) < len(files):
         return files  # two files of one name: which of them goes on could not be said
+    opened: dict[str, tuple[LogFormat, dict]] = {}
     for name, data in files:
         first = _first_line(name, data)
         # Asked of fresh importers, as detection asks the reading's: the first line tells what each file is.
@@ -1725,6 +1728,15 @@ def _cut_runs(files: list[tuple[str, bytes]], reading: _Reading) -> list[tuple[s
                            None)[0] if first else None
         if instance is not None and instance.one_file:
             (goes if instance.goes_on(first) else begins).setdefault(instance.name, []).append(name)
+            opened[name] = instance, first
+    by_name = dict(files)
+    for name, began in begins.items():
+        # Which began the run and which go on, only the files' lines can say: each that continues another goes on.
+        rest = [b for b in began if any(a != b and opened[b][0].continues(opened[b][1], by_name[a]) for a in began)] \
+            if len(began) > 1 else []
+        if len(began) - len(rest) == 1:
+            began[:] = [b for b in began if b not in rest]
+            goes.setdefault(name, []).extend(rest)
     for name, rest in goes.items():
         if len(begins.get(name, ())) == 1:
             # A run cut in more than two: which part goes on from which, only the files' names say (part-2, part-3),
@@ -1734,7 +1746,6 @@ def _cut_runs(files: list[tuple[str, bytes]], reading: _Reading) -> list[tuple[s
     if not reading.going_on:
         return files
     after = {rest: began for began, rest in reading.going_on.items()}
-    by_name = dict(files)
     ordered = []
     for name, data in files:
         if name in after:
