@@ -6,6 +6,7 @@ import gzip
 import io
 import json
 import tracemalloc
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -456,6 +457,51 @@ def test_a_repeated_key_written_with_space_before_its_colon_is_named_too():
     upload = read_upload([("log.jsonl", b"\n".join([line, PAIRS[1]]))])
     assert [str(p) for p in upload.problems] == [
         "line 1: has 'note' twice in one object; readers disagree on which value counts, so the line is skipped"]
+
+
+def test_a_repeated_key_in_a_har_entry_is_named_on_that_entry_and_the_other_entries_still_load():
+    # Chromium's HAR of a two-round loop (tests/fixtures/containers): the second call's response writes its status
+    # twice, 500 then 200. orjson kept the 200 without a word; a reader that keeps the first sees a failed call.
+    har = (FIXTURES / "containers" / "chromium-openai-tool-calls.har").read_bytes()
+    at = har.rindex(b'"response":{"status":200,') + len(b'"response":{')
+    upload = read_upload([("agent.har", har[:at] + b'"status":500,' + har[at:])])
+    assert [upload.said(p) for p in upload.problems] == [
+        "entry 3: has 'status' twice in one object; readers disagree on which value counts, so the entry is skipped"]
+    assert upload.summary() == "3 entries: 1 round in 1 conversation; 1 entry not a model call; 1 entry skipped"
+
+
+def test_a_repeated_key_in_an_inspect_json_log_is_named_on_its_sample_and_in_an_eval_member_too():
+    # Inspect's .json log (inspect-system-prompt.json) and .eval zip (inspect-arithmetic-with-tool.eval), a message of
+    # their first sample written with its role twice.
+    log = (FIXTURES / "containers" / "inspect-system-prompt.json").read_text()
+    at = log.index('"role": "user"')
+    upload = read_upload([("log.json", (log[:at] + '"role": "system", ' + log[at:]).encode())])
+    assert [upload.said(p) for p in upload.problems] == [
+        "sample 1: has 'role' twice in one object; readers disagree on which value counts, so the sample is skipped"]
+    assert upload.summary() == "2 samples: 2 rounds in 2 conversations; 1 sample skipped"
+    archive = zipfile.ZipFile(io.BytesIO((FIXTURES / "containers" / "inspect-arithmetic-with-tool.eval").read_bytes()))
+    written = io.BytesIO()
+    with zipfile.ZipFile(written, "w", zipfile.ZIP_DEFLATED) as out:
+        for member in archive.infolist():
+            data = archive.read(member)
+            if member.filename == "samples/1_epoch_1.json":
+                at = data.index(b'"role": "assistant"') if b'"role": "assistant"' in data else data.index(b'"role":"assistant"')
+                data = data[:at] + b'"role": "user", ' + data[at:]
+            out.writestr(member, data)
+    upload = read_upload([("log.eval", written.getvalue())])
+    assert [upload.said(p) for p in upload.problems] == [
+        "sample 1: samples/1_epoch_1.json (sample 1) has 'role' twice in one object; readers disagree on which value "
+        "counts, so the sample is skipped"]
+
+
+def test_a_repeated_key_in_a_json_document_read_whole_refuses_the_document():
+    # ADK's session (adk-session-function-call.json) is one conversation: a repeat anywhere in it is the document's.
+    session = (FIXTURES / "containers" / "adk-session-function-call.json").read_text()
+    at = session.index('"role": "user"')
+    upload = read_upload([("session.json", (session[:at] + '"role": "model", ' + session[at:]).encode())])
+    assert [upload.said(p) for p in upload.problems] == [
+        "document 1: has 'role' twice in one object; readers disagree on which value counts, so the document is skipped"]
+    assert upload.rounds == 0
 
 
 def test_quotes_escaped_inside_strings_are_not_taken_for_a_repeat():

@@ -35,7 +35,7 @@ import yaml
 from lib.intern import loads_exact
 from lib.logs import httpmock, httprr
 from lib.logs.chat_shape import describe
-from lib.logs.resent import Refused, skip_whitespace, value_end
+from lib.logs.resent import Refused, check_keys, first_repeat, repeated_words, repeats_marked, skip_whitespace, value_end
 from lib.text import json_said
 
 ZIP_MEMBERS_FACTOR = 4
@@ -110,18 +110,45 @@ def _json_document(data: bytes, limit: int, required: bool, loads: Callable[[byt
         return _refused(f"is not one JSON document ({json_said(exc, 'file', exc.lineno)})") if required else None
     if not isinstance(document, dict):
         return _refused(f"is {describe(document)}, not a JSON object")
+    listed = _listed(document)
+    if "resourceSpans" not in document:  # an OTLP document's keys were checked as it was read (spans_checked_loads)
+        try:
+            # As a line is checked (strict_loads): a key written twice is refused, not read as orjson's last value.
+            check_keys(data, document)
+        except Refused as exc:
+            return _repeats_refused(data, listed, exc)
+    return _numbered(*listed) if listed is not None else (WHOLE, iter([(1, document)]))
+
+
+def _listed(document: dict) -> tuple[list, str] | None:
+    """The list a one-document file holds its elements in, and what one is called; None for a document read whole."""
     log = document.get("log")
     if isinstance(log, dict) and isinstance(log.get("entries"), list):
-        return _numbered(log["entries"], "entry")
+        return log["entries"], "entry"
     if isinstance(document.get("samples"), list) and isinstance(document.get("eval"), dict):
-        return _numbered(document["samples"], "sample")
+        return document["samples"], "sample"
     if isinstance(document.get("recordings"), list) and isinstance(document.get("meta"), dict):
-        return _numbered(document["recordings"], "recording")  # Mastra's LLM recordings (lib/logs/llm_recorder.py)
+        return document["recordings"], "recording"  # Mastra's LLM recordings (lib/logs/llm_recorder.py)
     if isinstance(document.get("Entries"), list):
-        return _numbered(document["Entries"], "entry")  # Azure SDK test-proxy recordings (lib/logs/test_proxy.py)
+        return document["Entries"], "entry"  # Azure SDK test-proxy recordings (lib/logs/test_proxy.py)
     if isinstance(document.get("mappings"), list) and "request" not in document:
-        return _numbered(document["mappings"], "mapping")  # WireMock's stubs, several in one file (lib/logs/wiremock.py)
-    return WHOLE, iter([(1, document)])
+        return document["mappings"], "mapping"  # WireMock's stubs, several in one file (lib/logs/wiremock.py)
+    return None
+
+
+def _repeats_refused(data: bytes, listed: tuple[list, str] | None, refused: Refused) -> Elements:
+    """A document that writes a key twice: each element that does refused in the words a line's repeat gets, the others
+    read; the whole document where the repeat is outside its elements or it has none."""
+    again = repeats_marked(data) if listed is not None else None
+    marked = _listed(again) if isinstance(again, dict) else None
+    if marked is None or len(marked[0]) != len(listed[0]) or first_repeat(again, besides=marked[0]) is not None:
+        return _refused(refused.skipping(WHOLE))
+    items, kind = listed
+    refusals = {number: Refused(repeated_words(key), ", so ").skipping(kind)
+                for number, key in enumerate((first_repeat(item) for item in marked[0]), start=1) if key is not None}
+    return kind, ((number, refusals[number]) if number in refusals else
+                  (number, item if isinstance(item, dict) else f"{kind} {number} is not an object")
+                  for number, item in enumerate(items, start=1))
 
 
 def _refused(problem: str) -> Elements:
@@ -261,8 +288,12 @@ def _inflated(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], limit: i
             with archive.open(member) as stream:
                 raw = stream.read(member.file_size + 1)  # never trust the declared size alone
             sample = loads_exact(raw)
+            check_keys(raw, sample)  # as a line is checked (strict_loads)
         except (zlib.error, EOFError) as exc:  # a damaged stretch inside the member's deflated bytes
             yield number, f"{where} is damaged: its compressed data does not inflate ({exc})"
+            continue
+        except Refused as exc:
+            yield number, f"{where} {exc.skipping('sample')}"
             continue
         except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, orjson.JSONDecodeError) as exc:
             yield number, f"{where} cannot be read ({exc})"

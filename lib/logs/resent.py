@@ -110,8 +110,52 @@ def _repeated_key(document: bytes | str) -> str:
         json.loads(document, object_pairs_hook=pairs)
     except (ValueError, RecursionError):
         pass
-    key = repr(found[0]) if found else "a key"
-    return f"has {key} twice in one object; readers disagree on which value counts"
+    return repeated_words(found[0] if found else None)
+
+
+def repeated_words(key: str | None) -> str:
+    """What is wrong with an object that writes `key` twice (None: a key check_keys could not name)."""
+    return f"has {repr(key) if key is not None else 'a key'} twice in one object; readers disagree on which value counts"
+
+
+class Repeats(dict):
+    """An object that writes a key twice, as repeats_marked reads it: the first key repeated in `repeated`."""
+
+    repeated: str
+
+
+def repeats_marked(document: bytes) -> Any:
+    """`document` read again by the standard library, each object that writes a key twice a `Repeats`; None when it
+    does not read. Asked only once check_keys has refused the document, to say which of its elements holds the repeat."""
+    def pairs(items: list) -> dict:
+        keys = [k for k, _ in items]
+        if len(set(keys)) == len(keys):
+            return dict(items)
+        marked = Repeats(items)
+        marked.repeated = next(k for k in keys if keys.count(k) > 1)
+        return marked
+
+    try:
+        return json.loads(document, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return None
+
+
+def first_repeat(value: Any, besides: Any = None) -> str | None:
+    """The key repeated by the first object in `value` that repeats one (repeats_marked), leaving out `besides`; None
+    when none does."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is besides:
+            continue
+        if type(item) is Repeats:
+            return item.repeated
+        if isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return None
 
 
 def _refuse_constant(name: str) -> Any:
