@@ -12,7 +12,9 @@ Severities:
   declined execution, or an error result): the model still erred, but the program caught it. A call cut
   short by a recording that ends mid-stream (`truncated-arguments`) is an error only where the log shows
   the program ran it, and a warning otherwise: the log cannot say the program's own stream was cut.
-- warning: the loop goes on, but the model is likely misled: `empty-tool-result`,
+- warning: the loop goes on, but the model is likely misled, or the person gets no finished answer:
+  `answer-cut-off` (an answer stopped at the output limit; a call stopped there is `truncated-arguments`'),
+  `empty-tool-result`,
   `narration-without-call`, `model-filled-identity`, `history-rewritten`, `too-many-tools`,
   `repeated-call`, `call-sent-twice` (a call and its result sent twice in one request), and a call whose whole turn
   the next request dropped (`missing-tool-result`).
@@ -62,8 +64,8 @@ from lib.model import (
     Trace,
 )
 from lib.narration import narrates_without_call
-from lib.steps import join_path, same_call_renamed
-from lib.text import plural, rounds_named, shorten
+from lib.steps import cut_off_words, join_path, same_call_renamed
+from lib.text import as_sentence, plural, rounds_named, shorten
 
 Severity = Literal["error", "warning", "info"]
 """How bad a finding is."""
@@ -819,6 +821,22 @@ def _truncated_arguments(trace: Trace) -> Iterator[Hit]:
                       + ("yet the program ran the call: if its stream was cut here too, it ran arguments the model "
                          "never finished." if ran else "nothing in it shows the program ran the call.")
                       + " A call whose stream is cut like this should not be run: send the request again.")
+
+
+@check("answer-cut-off")
+def _answer_cut_off(trace: Trace) -> Iterator[Hit]:
+    for round_, response in _responses(trace):
+        said = cut_off_words(round_, trace.dialect)
+        if said is None or response.message.tool_calls:  # a call cut short is truncated-arguments'
+            continue
+        if response.message.text.strip() or not round_.answer_recorded:
+            fix = ("Do not show it as complete: raise the output limit, or continue the answer (send it back as the "
+                   "model's turn and ask it to go on).")
+        else:
+            fix = ("The program should not go on as if it had one: raise the output limit (a reasoning model spends "
+                   "part of it thinking before it writes) and send the request again.")
+        yield Hit("warning", round_.index, "response", response.finish_reason_path or response.message_path,
+                  f"{as_sentence(said)} {fix}", "the answer was cut off at the output limit")
 
 
 _IDENTITY_NAMES = {"userid", "customerid", "employeeid", "accountid", "memberid", "tenantid", "staffid"}

@@ -35,8 +35,8 @@ COMPACTION_TITLE = "The provider returns the history compacted"
 """Step 5's title for a compaction call's answer (Round.compaction): the provider's compacted history, no turn of the
 model's (lib.steps.compaction_words)."""
 STOPPED_TITLE = "The model stops without an answer or a call"
-"""Step 5's title for a response that stopped for another reason (its length limit, a filter): the cards label no
-step 5 on it, for it answers nothing."""
+"""Step 5's title for a response that stopped for another reason (a filter, a stop signal not known): the cards label
+no step 5 on it, for it answers nothing. One cut off at its output limit is named by its label (lib.steps.CUT_OFF_TITLE)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,8 +188,8 @@ def reveal(trace: Trace, position: Position,
         labels = tuple(lab for lab in found if lab.side == "request")
     else:
         labels = tuple(lab for lab in found if lab.step == step)
-        # A narration is named as what it is, as the explorer and the Checks page name it.
-        title = next((lab.title for lab in labels if lab.narration), title)
+        # A narration, or an answer cut off at the output limit, is named as what it is, as the explorer names it.
+        title = next((lab.title for lab in labels if lab.narration or lab.cut_off), title)
     return Reveal(position, title, labels, index)
 
 

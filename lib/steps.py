@@ -38,6 +38,8 @@ NARRATION_TITLE = "Loop ends without a call"
 answer."""
 NARRATION_GOES_ON_TITLE = "Narration without a call"
 """Step 5's name for such a response where a later round follows: the loop did not end, the program went on."""
+CUT_OFF_TITLE = "Cut off at the output limit"
+"""Step 5's name for a response that stopped at its output limit (cut_off_words): no finished answer."""
 
 
 TEXT_COMMAND_WORDS = ("a command written in the text, not as a tool call: the API sees an answer in text and gives "
@@ -137,10 +139,14 @@ class StepLabel:
     """For step 5: the text announces an action but no call was made (lib.narration), so it is not an answer."""
     goes_on: int | None = None
     """For step 5: the round that follows this response (the program went on), None where the loop ends on it."""
+    cut_off: bool = False
+    """On the stop signal: the response stopped at its output limit (cut_off_words), so it finished nothing."""
 
     @property
     def title(self) -> str:
         """The step's name."""
+        if self.cut_off and self.step == 5:
+            return CUT_OFF_TITLE
         return narration_title(self.goes_on) if self.narration else STEP_TITLES[self.step]
 
 
@@ -190,8 +196,45 @@ def steps_for_round(trace: Trace, index: int, placed: Growth | None = None,
     labels.extend(_results(trace, round_, placed))
     labels.extend(_response(round_, DIALECTS[trace.dialect].FINISH_FIELD, waiting,
                             trace.rounds[index] if index < len(trace.rounds) else None, text_commands(trace, index),
-                            command_unproven(trace, index)))
+                            command_unproven(trace, index), cut_off_words(round_, trace.dialect)))
     return tuple(labels)
+
+
+def cut_off_words(round_: Round, dialect: str) -> str | None:
+    """What a response that stopped at its output limit (Response.stop `length`: each format module reads its own
+    signal so, OpenAI's `length`, the Responses API's `max_output_tokens`, Anthropic's and Bedrock's `max_tokens`,
+    Gemini's `MAX_TOKENS`) did, as a clause: the budget the request gave it and what it spent it on; None for any other
+    response. The one wording of the step label on its stop signal and of the check `answer-cut-off`."""
+    response = round_.response
+    if response is None or response.stop != "length":
+        return None
+    limit = DIALECTS[dialect].output_limit(round_.request.raw) if round_.request_recorded else None
+    if not round_.request_recorded:
+        budget = "the log kept no request, so the budget it was given is not known"
+    elif limit is None:
+        budget = "the request sets no limit, so the provider's own applied; the log does not say how much that is"
+    elif isinstance(limit[1], int) and not isinstance(limit[1], bool):
+        budget = f"the request gave it {limit[0]} {limit[1]:,}"
+    else:
+        budget = f"the request's {limit[0]} is not a number of tokens"
+    usage = response.usage
+    if usage is None or usage.source != "reported":
+        spent = "the response reports no usage, so what it spent is not known"
+    elif usage.reasoning_tokens and usage.reasoning_tokens >= usage.output_tokens:
+        spent = f"it spent all {usage.output_tokens:,} on reasoning"
+    elif usage.reasoning_tokens:
+        spent = f"it spent {usage.output_tokens:,} output tokens, {usage.reasoning_tokens:,} of them on reasoning"
+    else:
+        spent = f"it spent {usage.output_tokens:,} output tokens"
+    if response.message.tool_calls:
+        wrote = "the calls it wrote may be cut short"
+    elif not round_.answer_recorded:
+        wrote = NOT_CAPTURED
+    elif response.message.text.strip():
+        wrote = "its text stops where the budget ran out, so it is no finished answer"
+    else:
+        wrote = "it wrote no answer"
+    return f"the model ran out of its output budget before it finished ({budget}; {spent}): {wrote}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -542,7 +585,7 @@ def _sent_back_as(trace: Trace, round_: Round, message: Message, call_id: str) -
 
 def _response(round_: Round, finish_field: str, waiting: str | None = None,
               next_round: Round | None = None, commands: tuple[TextCommand, ...] = (),
-              unseen: UnprovenCommand | None = None) -> list[StepLabel]:
+              unseen: UnprovenCommand | None = None, cut_off: str | None = None) -> list[StepLabel]:
     response = round_.response
     if response is None:  # a failure says what happened itself; a request the log ends on says nothing more
         return [] if round_.error is not None else [StepLabel(
@@ -559,6 +602,10 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
                       # Whether the log recorded it is said under the response (lib.summary.stop_unrecorded_words).
                       f"{finish_field} {response.finish_reason!r}: run the tools")
         )
+    if cut_off is not None and response.finish_reason_path:
+        # Cut inside its calls, it is still a call intent (step 2); else it stands where its answer would (step 5).
+        labels.append(StepLabel(2 if response.message.tool_calls else 5, "response", response.finish_reason_path,
+                                f"{finish_field} {response.finish_reason!r}: {cut_off}", cut_off=True))
     for i, execution in enumerate(round_.executions):
         outcome = execution_outcome(execution)
         labels.append(

@@ -83,7 +83,7 @@ def test_every_check_from_the_issue_is_registered_by_its_code():
         "narration-without-call", "unknown-tool", "invalid-arguments", "truncated-arguments",
         "model-filled-identity", "history-rewritten", "history-inserted", "tools-changed", "too-many-tools", "repeated-call",
         "provider-error", "declined-call", "reused-call-id", "instructions-not-resent", "model-filled-value",
-        "write-tool-call", "limit-in-description", "call-sent-twice",
+        "write-tool-call", "limit-in-description", "call-sent-twice", "answer-cut-off",
     }
 
 
@@ -192,6 +192,45 @@ def test_truncated_arguments_are_calls_under_a_length_finish_and_not_also_invali
     assert found(trace, "truncated-arguments") == [("error", 1, "response", "choices[0].message.tool_calls[0]")]
     assert found(trace, "invalid-arguments") == []
     assert found(loop(cut, [result("call_a")]), "truncated-arguments") == []
+
+
+def test_a_call_cut_off_by_the_output_limit_is_truncated_arguments_not_also_a_cut_off_answer():
+    cut = calls(call("call_a", '{"order_id": "7'))
+    assert found(loop(cut, [result("call_a")], first={"finish": "length"}), "answer-cut-off") == []
+
+
+def _recorded(name):
+    return read_upload([(name, (FIXTURES / name).read_bytes())]).conversations[0].trace
+
+
+def test_an_answer_that_spent_its_whole_output_budget_on_reasoning_is_flagged_with_what_to_do():
+    # The Responses chain's round 3: status incomplete, max_output_tokens 64, all 64 reasoning, no answer. The Checks
+    # page said "No pitfalls found in this trace."
+    trace = _recorded("openai-responses.jsonl")
+    (finding,) = [f for f in run_checks(trace) if f.code == "answer-cut-off"]
+    assert (finding.severity, finding.round, finding.side, finding.path) == \
+        ("warning", 3, "response", "choices[0].finish_reason")
+    assert finding.message == (
+        "The model ran out of its output budget before it finished (the request gave it max_completion_tokens 64; it "
+        "spent all 64 on reasoning): it wrote no answer. The program should not go on as if it had one: raise the "
+        "output limit (a reasoning model spends part of it thinking before it writes) and send the request again.")
+
+
+def test_an_answer_cut_mid_sentence_by_max_tokens_is_flagged_on_every_round_it_happens():
+    # Mirascope's Anthropic recording: max_tokens 100, three answers that each end mid-sentence. The last round ends
+    # the log, but its answer is no more finished than the others.
+    trace = _recorded("containers/mirascope-anthropic-unmarked-as-string.har")
+    cut = [f for f in run_checks(trace) if f.code == "answer-cut-off"]
+    assert [(f.severity, f.round, f.path) for f in cut] == [("warning", k, "stop_reason") for k in (1, 2, 3)]
+    assert cut[0].message.endswith(
+        "its text stops where the budget ran out, so it is no finished answer. Do not show it as complete: raise the "
+        "output limit, or continue the answer (send it back as the model's turn and ask it to go on).")
+
+
+def test_a_complete_answer_is_not_flagged_as_cut_off():
+    trace = _recorded("openai-responses.jsonl")
+    assert [f.round for f in run_checks(trace) if f.code == "answer-cut-off"] == [3]  # round 2 answers in full
+    assert found(loop(calls(call("call_a")), [result("call_a")]), "answer-cut-off") == []
 
 
 def test_reasoning_in_think_tags_beside_the_calls_is_not_advised_to_be_shown_to_the_person():

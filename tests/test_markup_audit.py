@@ -212,7 +212,8 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/compare.py", "cost_notes(f.cost)"): "lib.prices.cost_notes: our words with counts of calls, or nothing",
     ("pages/overview.py", "as_sentence(cost_notes(spent))"):
         "lib.prices.cost_notes: our words with counts of calls, or nothing",
-    ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES or narration_title's constants (lib/steps.py)",
+    ("lib/ui/cards.py", "label.title"): "StepLabel.title: STEP_TITLES, narration_title's constants or CUT_OFF_TITLE "
+                                        "(lib/steps.py)",
     ("lib/ui/cards.py", "finding.code"): CHECK_CODE,
     ("lib/ui/findings.py", "finding.code"): CHECK_CODE,
     ("lib/ui/cards.py", "placed.new_words"): NEW_WORDS,
@@ -232,10 +233,10 @@ VOUCHED: dict[tuple[str, str], str] = {
     ("lib/ui/fork_editor.py", "entry.block"): "an Entry's block position in the message (an int or None)",
     ("lib/ui/lesson.py", "reveal(loaded.trace, Position(index, step), lambda k: rounds.view(loaded, k).steps).title"):
         "Reveal.title: a step title of lib/presenter.py (TITLES, FAILED_TITLE, STOPPED_TITLE, COMPACTION_TITLE, "
-        "lib.steps.narration_title)",
+        "CUT_OFF_TITLE, lib.steps.narration_title)",
     ("lib/ui/presenter.py", "reveal(loaded.trace, Position(here.round, step), _steps_of(loaded)).title"):
         "Reveal.title: a step title of lib/presenter.py (TITLES, FAILED_TITLE, STOPPED_TITLE, COMPACTION_TITLE, "
-        "lib.steps.narration_title)",
+        "CUT_OFF_TITLE, lib.steps.narration_title)",
     ("lib/ui/presenter.py", "shown.title"): "Reveal.title: a step title of lib/presenter.py",
     ("lib/ui/slides.py", "st.session_state.get(SLIDE, 0)"): "the slide's position: an int our buttons keep",
     ("lib/ui/library.py", "page.shown_total()"): "a count, its digits grouped, '+' when counting stopped",

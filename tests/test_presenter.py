@@ -122,10 +122,10 @@ def test_a_stop_for_tools_whose_calls_the_span_did_not_keep_is_presented_as_call
 
 
 def test_a_response_cut_off_at_its_length_limit_is_not_presented_as_the_model_answering():
-    # The Responses API's third round stopped at max_output_tokens: the cards label no step 5, and the slide was
-    # titled "Model answers".
+    # The Responses API's third round stopped at max_output_tokens: the slide was titled "Model answers". Its step 5
+    # is named for what its label on the stop signal says (lib.steps.CUT_OFF_TITLE).
     trace = _conversation("openai-responses.jsonl", "resp_68b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5")
-    assert reveal(trace, Position(3, 5)).title == "The model stops without an answer or a call"
+    assert reveal(trace, Position(3, 5)).title == "Cut off at the output limit"
     from lib.slide_words import step_lead
     assert not step_lead(trace.rounds[2], 5).startswith("The loop ends: this text goes to the person")
 

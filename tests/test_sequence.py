@@ -229,11 +229,11 @@ def test_a_stop_for_tools_whose_calls_the_span_did_not_keep_is_drawn_as_call_int
 
 
 def test_a_response_cut_off_at_its_length_limit_is_not_drawn_as_the_model_answering():
-    # The Responses API's third round stopped at max_output_tokens: the cards label no step 5. The diagram said
-    # "⑤ answers in text".
+    # The Responses API's third round stopped at max_output_tokens: the cards' step 5 names it cut off, not an
+    # answer. The diagram said "⑤ answers in text".
     trace = _conversation("openai-responses.jsonl", "resp_68b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5")
     assert trace.rounds[2].response.finish_reason == "length"
-    assert 5 not in {s.step for s in steps_for_round(trace, 3)}
+    assert [s.title for s in steps_for_round(trace, 3) if s.step == 5] == ["Cut off at the output limit"]
     drawn = [(a.step, a.label) for a in sequence(trace) if a.round == 3]
     assert drawn[-1] == (None, "stops: length, no answer and no call")
     assert not any(label == "shows the answer" for _, label in drawn)

@@ -429,6 +429,11 @@ def max_tokens(raw: dict) -> Any:
     return raw.get("max_tokens")
 
 
+def output_limit(raw: dict) -> tuple[str, Any] | None:
+    """The field that sets the request's output limit and its value, or None where the request sets none."""
+    return ("max_tokens", raw["max_tokens"]) if "max_tokens" in raw else None
+
+
 def stop_sequences(raw: dict) -> list | None:
     """The request's stop sequences, or None."""
     return raw.get("stop_sequences")

@@ -366,7 +366,15 @@ def write_response(response: Response, source: ModuleType) -> tuple[dict, list[s
 
 def max_tokens(raw: dict) -> Any:
     """The request's output limit, or None."""
-    return raw.get("max_completion_tokens", raw.get("max_tokens"))
+    found = output_limit(raw)
+    return found[1] if found is not None else None
+
+
+def output_limit(raw: dict) -> tuple[str, Any] | None:
+    """The field that sets the request's output limit and its value, or None where the request sets none: the newer
+    `max_completion_tokens` wins over `max_tokens`, as the API reads them."""
+    field = next((f for f in ("max_completion_tokens", "max_tokens") if f in raw), None)
+    return (field, raw[field]) if field is not None else None
 
 
 def stop_sequences(raw: dict) -> list | None:

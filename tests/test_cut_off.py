@@ -1,0 +1,75 @@
+"""A response cut off by its output limit, on real recordings: its stop signal is labelled in our words (the model ran
+out of its output budget; the budget the request gave it; what it spent it on), the same words in the explorer,
+presenter mode and the HTML file, and a complete answer is not."""
+
+from lib.export_html import trace_html
+from lib.logs.upload import read_upload
+from lib.presenter import Position, reveal
+from lib.steps import steps_for_round
+from tests.screen import FIXTURES, round_shown
+
+REASONING_ONLY = ("finish_reason 'length': the model ran out of its output budget before it finished (the request gave "
+                  "it max_completion_tokens 64; it spent all 64 on reasoning): it wrote no answer")
+"""Round 3 of the Responses chain: `status: incomplete`, `max_output_tokens` 64, 64 reasoning tokens, no answer."""
+
+
+def _trace(name):
+    return read_upload([(name, (FIXTURES / name).read_bytes())]).conversations[0].trace
+
+
+def _on_stop(trace, k):
+    """The step labels pinned on round k's stop signal."""
+    at = trace.rounds[k - 1].response.finish_reason_path
+    return [(label.step, label.title, label.detail) for label in steps_for_round(trace, k) if label.path == at]
+
+
+def test_a_response_that_spent_its_whole_budget_on_reasoning_is_labelled_cut_off_on_its_stop_signal(responses_chain):
+    assert _on_stop(responses_chain, 3) == [(5, "Cut off at the output limit", REASONING_ONLY)]
+
+
+def test_an_anthropic_answer_stopped_at_max_tokens_is_labelled_with_its_budget_and_its_unfinished_text():
+    # Mirascope's recording: max_tokens 100, and each answer ends mid-sentence ("I'm happy to").
+    trace = _trace("containers/mirascope-anthropic-unmarked-as-string.har")
+    assert _on_stop(trace, 1) == [(5, "Cut off at the output limit",
+                                   "stop_reason 'max_tokens': the model ran out of its output budget before it "
+                                   "finished (the request gave it max_tokens 100; it spent 100 output tokens): its "
+                                   "text stops where the budget ran out, so it is no finished answer")]
+
+
+def test_a_gemini_answer_cut_by_its_output_limit_says_how_much_of_it_went_on_reasoning():
+    # The Interactions API recording: max_output_tokens 64, 57 of 60 output tokens thinking, "The image displays".
+    trace = _trace("containers/oi-gemini-interactions-image.yaml")
+    (label,) = _on_stop(trace, 1)
+    assert label[2].endswith("(the request gave it max_completion_tokens 64; it spent 60 output tokens, 57 of them "
+                             "on reasoning): its text stops where the budget ran out, so it is no finished answer")
+
+
+def test_a_cut_off_stream_whose_request_and_usage_the_log_lacks_says_neither_is_known():
+    trace = _trace("containers/semantic-kernel-tgi-chat-stream.sse")
+    (label,) = _on_stop(trace, 1)
+    assert "(the log kept no request, so the budget it was given is not known; the response reports no usage, so " \
+           "what it spent is not known)" in label[2]
+
+
+def test_a_complete_answer_is_not_labelled_cut_off(responses_chain):
+    # Round 2 answers in full ("It's 14:05 in Oslo, -3 °C with light snow").
+    labels = steps_for_round(responses_chain, 2)
+    assert [label.title for label in labels if label.step == 5] == ["Model answers"]
+    assert not any("output budget" in label.detail for label in labels)
+
+
+def test_presenter_mode_reveals_the_cut_off_on_its_answer_step(responses_chain):
+    shown = reveal(responses_chain, Position(3, 5))
+    assert shown.title == "Cut off at the output limit"
+    assert [label.detail for label in shown.labels] == [REASONING_ONLY]
+
+
+def test_the_html_file_says_the_cut_off_under_its_round(responses_chain):
+    page = trace_html(responses_chain)
+    assert "Step 5 · Cut off at the output limit</span> " + REASONING_ONLY.replace("'", "&#39;") in page
+
+
+def test_the_explorer_labels_the_cut_off_on_its_stop_signal(app):
+    shown = round_shown(app, "openai-responses.jsonl", 3)
+    assert "Step 5 · Cut off at the output limit" in shown
+    assert f"{REASONING_ONLY} · choices[0].finish_reason" in shown
