@@ -221,7 +221,9 @@ def cut_off_words(round_: Round, dialect: str) -> str | None:
     if usage is None or usage.source != "reported":
         spent = "the response reports no usage, so what it spent is not known"
     elif usage.reasoning_tokens and usage.reasoning_tokens >= usage.output_tokens:
-        spent = f"it spent all {usage.output_tokens:,} on reasoning"
+        # A provider may report fewer tokens than the limit it stopped at (Gemini's thinking): "all" of what it reports.
+        spent = f"it spent all {usage.output_tokens:,} on reasoning" if limit is not None \
+            and limit[1] == usage.output_tokens else f"it spent {usage.output_tokens:,} output tokens, all on reasoning"
     elif usage.reasoning_tokens:
         spent = f"it spent {usage.output_tokens:,} output tokens, {usage.reasoning_tokens:,} of them on reasoning"
     else:

@@ -227,6 +227,15 @@ def test_an_answer_cut_mid_sentence_by_max_tokens_is_flagged_on_every_round_it_h
         "output limit, or continue the answer (send it back as the model's turn and ask it to go on).")
 
 
+def test_a_gemini_answer_cut_off_while_thinking_is_flagged_with_raising_the_limit():
+    # pydantic-ai's generateContent recording: maxOutputTokens 5, finishReason MAX_TOKENS, 2 thinking tokens, no part.
+    trace = _recorded("containers/pydantic-ai-gemini-max-tokens-thinking-empty.yaml")
+    assert [(f.code, f.severity, f.round) for f in run_checks(trace)] == [("answer-cut-off", "warning", 1)]
+    assert run_checks(trace)[0].message.endswith("it wrote no answer. The program should not go on as if it had one: "
+                                                 "raise the output limit (a reasoning model spends part of it "
+                                                 "thinking before it writes) and send the request again.")
+
+
 def test_a_complete_answer_is_not_flagged_as_cut_off():
     trace = _recorded("openai-responses.jsonl")
     assert [f.round for f in run_checks(trace) if f.code == "answer-cut-off"] == [3]  # round 2 answers in full

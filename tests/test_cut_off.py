@@ -44,6 +44,16 @@ def test_a_gemini_answer_cut_by_its_output_limit_says_how_much_of_it_went_on_rea
                              "on reasoning): its text stops where the budget ran out, so it is no finished answer")
 
 
+def test_a_gemini_call_cut_off_while_thinking_says_it_wrote_no_answer():
+    # pydantic-ai's generateContent recording: maxOutputTokens 5, finishReason MAX_TOKENS, 2 thinking tokens reported
+    # and no part at all. The usage reports fewer tokens than the limit, so "all 2" is not said to be the budget.
+    trace = _trace("containers/pydantic-ai-gemini-max-tokens-thinking-empty.yaml")
+    assert _on_stop(trace, 1) == [(5, "Cut off at the output limit",
+                                   "finish_reason 'length': the model ran out of its output budget before it "
+                                   "finished (the request gave it max_completion_tokens 5; it spent 2 output tokens, "
+                                   "all on reasoning): it wrote no answer")]
+
+
 def test_a_cut_off_stream_whose_request_and_usage_the_log_lacks_says_neither_is_known():
     trace = _trace("containers/semantic-kernel-tgi-chat-stream.sse")
     (label,) = _on_stop(trace, 1)

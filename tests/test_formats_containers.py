@@ -544,6 +544,10 @@ EXPECTED = [
      {"resp_0c1d85ffb99ec1d00069e0254c7cac81909bc7eacb2c4c565f": [1, 3, 5, 7]}, 0),
     # CrewAI drops Gemini's empty answer and asks again, its system prompt written twice, then three times (rounds 3
     # and 4 were conversations of their own).
+    # Gemini 2.5 Pro given maxOutputTokens 5 stops at MAX_TOKENS after 2 thinking tokens, with no part written.
+    ("pydantic-ai-gemini-max-tokens-thinking-empty.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "1 interaction: 1 round in 1 conversation; 0 interactions skipped", {"conversation 1": [2]}, 0),
     ("crewai-gemini-empty-answer-retry.yaml",
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "4 interactions: 4 rounds in 1 conversation; 0 interactions skipped", {"conversation 1": [2, 5, 6, 7]}, 1),
