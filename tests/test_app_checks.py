@@ -91,6 +91,16 @@ def test_three_calls_in_one_turn_are_not_called_a_loop(app):
     assert "repeated-call" not in screen(at) and "looping" not in _texts(at)
 
 
+def test_an_answer_cut_off_at_the_output_limit_is_a_pitfall_on_the_checks_page(app):
+    # The Responses chain's round 3 spent its whole max_output_tokens on reasoning and wrote no answer: the page said
+    # "No pitfalls found in this trace."
+    at = uploaded(app, "openai-responses.jsonl")
+    at.switch_page("pages/checks.py").run()
+    assert not at.exception
+    assert "**answer-cut-off**\nround 3 response choices[0].finish_reason" in screen(at)
+    assert "raise the output limit" in _texts(at) and "No pitfalls found" not in screen(at)
+
+
 def test_a_long_traces_findings_are_drawn_a_page_at_a_time_and_the_last_is_a_page_away(app):
     # 997 findings (a model-filled record number each round): the page drew 100 cards with a button each, and said
     # nothing of the other 897 but to use the command line.
