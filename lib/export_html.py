@@ -131,8 +131,8 @@ class WrittenRun:
     name: str
     """The command."""
     arguments: str | None
-    """Its arguments exactly as the model wrote them in the text (the command's `args`, lib.steps.written_arguments);
-    None where it wrote none."""
+    """Its arguments exactly as the model wrote them in the text (the command's `args`, lib.steps.written_arguments; a
+    ReAct action's input, lib.steps.TextCommand.action_input); None where it wrote none."""
     returned: str | None
     """What it returned, as the next request in the log carries it (lib.steps.TextCommand.result_round); None where no
     request carries it (the log ends first, or the next request holds none)."""
@@ -163,7 +163,7 @@ def written_runs(trace: Trace, view: RoundView) -> tuple[WrittenRun, ...]:
     if unseen is not None:
         return (WrittenRun(unseen.name, arguments(unseen.name), None, said[0] if said else "",
                            as_sentence(unseen.words), unseen.answer),)
-    return tuple(WrittenRun(c.name, arguments(c.name),
+    return tuple(WrittenRun(c.name, c.action_input if c.action_input is not None else arguments(c.name),
                             trace.rounds[c.result_round - 1].request.messages[c.result_at].text,
                             said[n] if n < len(said) else "") for n, c in enumerate(ran))
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Iterator, Literal, Sequence
 
-from lib.injected import command_result, context_only, human_feedback, library_reask, program_parts, reasked_after
+from lib.injected import (OBSERVATION, command_result, context_only, human_feedback, library_reask, observed,
+                          program_parts, reasked_after, written_action)
 from lib.model import Message, OtherPart, Round, Trace, summary_in_clear
 from lib.text import plural
 
@@ -29,7 +30,8 @@ chart."""
 Origin = Literal["input", "program", "history", "response", "tool-result", "command-result", "compaction"]
 """Where a message came from: the person or program, the program alone (in the user's role), an assistant turn the
 program put in the history, the previous response, a tool, a command the model wrote in its text (the program appends
-its result in the system role: lib.injected.command_result), or the compacted history a compaction call returned in
+its result in the system role: lib.injected.command_result; a ReAct agent's observation in the user's role:
+lib.injected.observed), or the compacted history a compaction call returned in
 the previous round (Round.compaction)."""
 ORIGIN_WORDS: dict[str, str] = {
     "input": "written by the person or the program",
@@ -57,6 +59,10 @@ LIBRARY_REASK_WORDS = ("written by the library in the user's role, not typed by 
 PERSONS_ANSWER = "a person's answer to the command the model wrote in its text"
 """What a person's reply in place of a command's result is (lib.injected.human_feedback), in a reader's words: the head
 of HUMAN_FEEDBACK_WORDS, and what presenter mode counts it as among a request's new messages."""
+OBSERVATION_WORDS = ("the result of an action the model wrote in its text, not as a tool call: the program ran it and "
+                     "appended what it returned as an Observation in the user's role, so it is a tool's result, not the "
+                     "person's words")
+"""Where a ReAct agent's observation came from (a "command-result" in the user's role: lib.injected.observed)."""
 HUMAN_FEEDBACK_WORDS = (f"{PERSONS_ANSWER}, typed instead of letting the command run: the program appended it in the "
                         "system role")
 """Where a person's reply in place of a command's result came from (lib.injected.human_feedback), in a reader's
@@ -177,6 +183,15 @@ def _origin(message: Message, previous_round: Round | None, marked: frozenset[st
     return "history" if message.role == "assistant" else "input"
 
 
+def _observes(messages: Sequence[Message], index: int, previous_round: Round | None) -> bool:
+    """Whether messages[index] is a ReAct agent's observation (lib.injected.observed) of the action the previous
+    round's response wrote in its text (written_action): a text command's result, in the user's role."""
+    if previous_round is None or not messages[index].text.lstrip().startswith(OBSERVATION):
+        return False
+    action = written_action(previous_round)
+    return action is not None and observed(messages, index, action[0])
+
+
 def _is_answer(message: Message, round_: Round) -> bool:
     """Whether a request's message is `round_`'s answer sent back, as _origin reads it: the same turn, or its text and
     calls, clients dropping null fields when they echo it."""
@@ -233,6 +248,8 @@ def origin_words(entry: MessageEntry) -> str:
         return SENT_ON_WORDS
     if entry.origin == "input" and human_feedback(entry.message) is not None:
         return HUMAN_FEEDBACK_WORDS
+    if entry.origin == "command-result" and entry.message.role == "user":
+        return OBSERVATION_WORDS
     return ORIGIN_WORDS[entry.origin]
 
 
@@ -773,6 +790,8 @@ def growth(trace: Trace, index: int) -> Growth:
     def new(i: int, message: Message) -> MessageEntry:
         """A message new in this request, with where it came from."""
         origin = _origin(message, previous_round, program_parts(current, i))
+        if origin == "input" and _observes(current.request.messages, i, previous_round):
+            origin = "command-result"
         if current.summary_call and i == len(current.request.messages) - 1 and message.role == "user":
             origin = "program"  # the summary prompt: the program asks for the summary, no person does
         left_out = _left_out(message, previous_round.response.message) if origin == "response" else ()

@@ -25,6 +25,7 @@ says so in its `guard` field (docs/trace-format.md).
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 from lib.model import PROGRAM_WROTE, Message, Round
 
@@ -162,6 +163,57 @@ def command_result(message: Message) -> str | None:
         return None
     found = next((m for pattern in COMMAND_RESULTS if (m := pattern.match(first.lstrip())) is not None), None)
     return found.group(1) if found is not None else None
+
+
+ACTION = re.compile(r"^[ \t]*Action[ \t]*:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+"""A ReAct agent's action line, as the model writes it (LangChain's and llama_index's ReAct prompts): the tool it names
+is the group."""
+ACTION_INPUT = re.compile(r"^[ \t]*Action Input[ \t]*:[ \t]*", re.MULTILINE)
+"""The line after it that opens the tool's input, as the model writes it: the input runs to the end of the text."""
+REACT_ENDS = re.compile(r"^[ \t]*(?:Final Answer|Answer|Observation)[ \t]*:", re.MULTILINE)
+"""A line that makes a text no plain action: an answer beside it (LangChain's parser refuses both), or an observation the
+model wrote itself in the program's place."""
+OBSERVATION = "Observation:"
+"""How a ReAct agent opens the tool's result it sends back in the next request (the prompt's own word)."""
+
+
+def written_action(round_: Round) -> tuple[str, str] | None:
+    """The action round_'s response wrote in its text as a ReAct agent asks it to, with its input exactly as written:
+    one "Action: <tool>" line naming a tool the request offers (in its tool list or its text), then an "Action Input:"
+    (the rest of the text); None where the response holds a tool call, or its text is of any other shape, names two
+    actions, or writes an answer or an observation beside it."""
+    response = round_.response
+    if response is None or response.message.tool_calls or "Action" not in response.message.text:
+        return None
+    text = response.message.text
+    actions = list(ACTION.finditer(text))
+    found = ACTION_INPUT.search(text)
+    if len(actions) != 1 or not actions[0].group(1) or found is None or found.start() < actions[0].end() \
+            or REACT_ENDS.search(text) or not _offered(round_, actions[0].group(1)):
+        return None
+    return actions[0].group(1), text[found.end():].strip()
+
+
+def _offered(round_: Round, tool: str) -> bool:
+    """Whether round_'s request offers the tool: in its tool list, or named as a word in a message of its that the
+    model did not write (a ReAct prompt lists its tools in its text)."""
+    if any(t.name == tool for t in round_.request.tools):
+        return True
+    named = re.compile(rf"(?<![\w-]){re.escape(tool)}(?![\w-])")
+    return any(named.search(m.text) for m in round_.request.messages if m.role != "assistant")
+
+
+def observed(messages: Sequence[Message], index: int, tool: str) -> bool:
+    """Whether messages[index] is the observation a ReAct agent sends back for an action on `tool`: a user message of
+    text alone that opens "Observation:", right after an assistant turn whose text wrote that action (the program may
+    write it anew, its input as a Python dict)."""
+    message = messages[index]
+    if message.role != "user" or message.tool_results or message.tool_calls or index == 0:
+        return False
+    first = next((p.text for p in message.parts if getattr(p, "kind", None) == "text"), "")
+    before = messages[index - 1]
+    return first.lstrip().startswith(OBSERVATION) and before.role == "assistant" and not before.tool_calls \
+        and ACTION.findall(before.text) == [tool]
 
 
 HUMAN_FEEDBACK = re.compile(r"Human feedback: ")

@@ -260,9 +260,14 @@ def _made_of(placed: Growth, index: int) -> str:
         pieces.append(plural(origins.count("compaction"), "message") + " with the compacted history the provider returned")
     if origins.count("tool-result"):
         pieces.append(plural(origins.count("tool-result"), "message") + " with tool results")
-    if origins.count("command-result"):
-        # A text command's result (AutoGPT's): a tool's result, in the system role, answering no call id.
-        pieces.append(plural(origins.count("command-result"), "message") + " with a command's result, in the system role")
+    # A text command's result, answering no call id: AutoGPT's in the system role, a ReAct agent's observation in the
+    # user's role.
+    observations = sum(1 for e in placed.new if e.origin == "command-result" and e.message.role == "user")
+    if origins.count("command-result") - observations:
+        pieces.append(plural(origins.count("command-result") - observations, "message")
+                      + " with a command's result, in the system role")
+    if observations:
+        pieces.append(plural(observations, "message") + " with an action's observation, in the user's role")
     # A library's re-ask (Mirascope, pydantic-ai) is named for what it is, apart from the program's other context.
     reasks = sum(1 for e in placed.new if e.origin == "program" and library_reask(e.message))
     if origins.count("program") - reasks:

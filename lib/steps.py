@@ -19,7 +19,7 @@ from typing import Literal, Sequence
 
 from lib.dialects import DIALECTS
 from lib.growth import Growth, MessageEntry, growth, kept_after, kept_before
-from lib.injected import command_result, human_feedback
+from lib.injected import command_result, human_feedback, written_action
 from lib.model import AWAITING, JSON, Execution, Message, Response, Round, ToolCallPart, Trace, spoken
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
@@ -241,9 +241,10 @@ def cut_off_words(round_: Round, dialect: str) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class TextCommand:
-    """A command the model wrote in its response's text, not as a tool call (AutoGPT's JSON `"command"`), that the
-    program read out of the text and ran: the next request carries its result (lib.injected.command_result), or the
-    first later one the log kept where it did not keep the next."""
+    """A command the model wrote in its response's text, not as a tool call (AutoGPT's JSON `"command"`, a ReAct
+    agent's "Action:"), that the program read out of the text and ran: the next request carries its result
+    (lib.injected.command_result, lib.injected.observed), or the first later one the log kept where it did not keep the
+    next."""
 
     name: str
     """The command, as its result names it."""
@@ -254,6 +255,8 @@ class TextCommand:
     result_round: int
     """The round whose request carries its result: the next, or a later one where the log did not keep the requests in
     between."""
+    action_input: str | None = None
+    """A ReAct action's "Action Input:" exactly as the model wrote it (trace text); None for AutoGPT's command."""
 
 
 def _command_entries(trace: Trace, round_: Round, placed: Growth) -> list[tuple[MessageEntry, str, int | None]]:
@@ -265,8 +268,11 @@ def _command_entries(trace: Trace, round_: Round, placed: Growth) -> list[tuple[
         if entry.origin != "command-result":
             continue
         name = command_result(entry.message)
-        made = next((r.index for r in reversed(trace.rounds[:round_.index - 1])
-                     if r.response is not None and f'"{name}"' in r.response.message.text), None)
+        if name is None:  # a ReAct observation: growth finds it only right after the previous round's action
+            name, made = written_action(trace.rounds[round_.index - 2])[0], round_.index - 1
+        else:
+            made = next((r.index for r in reversed(trace.rounds[:round_.index - 1])
+                         if r.response is not None and f'"{name}"' in r.response.message.text), None)
         found.append((entry, name, made))
     return found
 
@@ -287,11 +293,12 @@ def text_commands(trace: Trace, index: int) -> tuple[TextCommand, ...]:
         return ()
     # Placing the next request is the costly part: only where it holds a command's result at all, past the leading
     # messages it resends unchanged (Round.resent_prefix), which hold nothing new.
-    if not any(command_result(m) is not None for m in
-                                                 following.request.messages[following.resent_prefix:]
-                                                 if m.role == "system"):
+    action = written_action(round_)
+    if action is None and not any(command_result(m) is not None for m in
+                                  following.request.messages[following.resent_prefix:] if m.role == "system"):
         return ()
-    return tuple(TextCommand(name, _command_path(response, name), entry.index, following.index)
+    return tuple(TextCommand(name, _command_path(response, name), entry.index, following.index,
+                             action[1] if action is not None else None)
                  for entry, name, made in _command_entries(trace, following, growth(trace, following.index))
                  if made == index)
 
@@ -530,9 +537,10 @@ def _command_results(trace: Trace, round_: Round, placed: Growth) -> list[StepLa
         where = f"written in the text of round {made}'s answer" if made is not None \
             else "named in no earlier answer in the log"
         text = next(p for p in entry.message.parts if getattr(p, "kind", None) == "text")
+        role = "system role" if entry.message.role == "system" else "user's role, as its Observation"
         labels.append(StepLabel(4, "request", join_path(f"messages[{entry.index}]", text.path),
                                 f"result of the command {name}, {where}: no tool call, so no call id; the program read "
-                                "the command from the text, ran it and appended its result in the system role",
+                                f"the command from the text, ran it and appended its result in the {role}",
                                 call_round=made))
     return labels
 
@@ -597,7 +605,9 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
         path = join_path(response.message_path, call.path)
         labels.append(StepLabel(2, "response", path, f"{call.name} ({call.id})", call_id=call.id))
     for command in commands:
-        labels.append(StepLabel(2, "response", command.path, f"{command.name}: {TEXT_COMMAND_WORDS}"))
+        written = f"Action: {command.name}, Action Input: {command.action_input}" \
+            if command.action_input is not None else command.name
+        labels.append(StepLabel(2, "response", command.path, f"{written}: {TEXT_COMMAND_WORDS}"))
     if response.stop == "tool_calls" and response.finish_reason_path:
         labels.append(
             StepLabel(2, "response", response.finish_reason_path,

@@ -895,6 +895,13 @@ EXPECTED = [
      {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
      "5 interactions: 5 rounds in 2 conversations; 0 interactions skipped",
      {"conversation 1": [2, 2, 4], "conversation 2": [2, 4]}, 0),
+    # llama_index's ReAct agent over Cohere's v1 chat, run twice (openllmetry's cassette): each run writes two actions
+    # in its text and answers; the SQL tool's own calls to the model are conversations of their own.
+    ("ollm-llamaindex-cohere-react.yaml",
+     {"vcr-cassette": "an interaction with request.uri and response.status (a VCR cassette)"},
+     "12 interactions: 12 rounds in 6 conversations; 0 interactions skipped",
+     {"conversation 1": [2, 4, 6], "conversation 2": [1], "conversation 3": [1], "conversation 4": [2, 2, 2, 4, 6],
+      "conversation 5": [1], "conversation 6": [1]}, 0),
 ]
 
 
