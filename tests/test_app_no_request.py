@@ -214,3 +214,16 @@ def test_the_tokens_page_draws_no_empty_chart_for_a_trace_whose_requests_the_log
                 "estimated. The input the provider reported, if any, is in the rounds table.")
     assert said.count(no_chart) == 2  # where the input goes, and messages per round
     assert not any(c.startswith("Counted with") for c in said)
+
+
+def test_a_stream_without_its_request_says_what_its_reported_input_read_from_the_prompt_cache_in_both_views(app):
+    # Anthropic's stream kept no request, and its message_start reports 1,024 tokens read from the prompt cache
+    # (cache_read_input_tokens), inside the 1,436 input tokens: the explorer says so beneath the figure, in the words
+    # the HTML file uses (lib.summary.reported_extras_words).
+    said = "1,024 read from the prompt cache, 0 written to it (included in the input)."
+    at = uploaded(app, "anthropic-stream.jsonl")
+    assert not at.exception
+    assert figures(at)["Input tokens (reported)"].value == "1,436"
+    assert said in screen(at)
+    trace = _first_trace("anthropic-stream.jsonl")
+    assert said in trace_html(trace, summarize(trace, tiktoken_counter(load_encoding("o200k_base"))))

@@ -193,8 +193,6 @@ VOUCHED: dict[tuple[str, str], str] = {
         "Snowball.resent_help: our sentences with counts of rounds and tokens (lib/summary.py)",
     ("lib/ui/accounting.py", "ball.resent_basis_words"):
         "Snowball.resent_basis_words: our sentence with counts of requests and tokens, or nothing (lib/summary.py)",
-    ("lib/ui/accounting.py", "as_sentence(other_model_calls_words(usage))"):
-        "lib.summary.other_model_calls_words: our words with counts of calls and tokens, never the models' names",
     ("lib/ui/accounting.py", "ball.tools_basis_words"):
         "Snowball.tools_basis_words: our sentences with the counter's name (a tiktoken encoding or ours), a token "
         "count and a round number (lib/summary.py)",

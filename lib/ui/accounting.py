@@ -11,7 +11,7 @@ from lib.summary import (NO_CALL_MADE, NOT_IN_THE_LOG, NOT_LOGGED_NAMES, REASONI
                          RoundSummary, Snowball, OUTPUT_MISSING, billing_words, counted_parts,
                          missing_output, no_bar_words, snowball_words, not_counted_said, not_counted_words, not_logged_words,
                          output_estimate_words, output_left_out_words, overcounted, reasoning_reported,
-                         other_model_calls_words, other_models_named, reported_extras_words, round_cost, said_parts,
+                         other_models_named, reported_extras_words, round_cost, said_parts,
                          table_cache_written, table_cached, table_reasoning, table_tokens, tokens_words, tool_list_missing, tool_list_words)
 from lib.dialects import DIALECTS
 from lib.growth import CHANGED_WORDS, RESENT_WORDS, against_words
@@ -75,10 +75,7 @@ def round_figures(row: RoundSummary, note: str | None = None, response_hidden: b
         left.caption(f"Input tokens (reported): **{usage.input_tokens:,}**", help=REPORTED_INPUT)
         middle.caption(f"Our estimate of the input: **{estimate:,}** ({-gap:+,} vs reported)", help=OUR_ESTIMATE)
         right.caption(f"Output tokens (reported): **{usage.output_tokens:,}**", help=REPORTED_OUTPUT)
-        if reported_extras_words(row):
-            st.caption(reported_extras_words(row))
-        if usage.other_model_calls:  # the models as the log names them: text, never markdown
-            plain.text(other_models_named(usage))
+        _reported_extras(row)
     else:
         how = f"The API reported no usage for this round; counted offline with {usage.method}."
         if usage.anchor_round:
@@ -109,15 +106,22 @@ def _estimated_output(row: RoundSummary, column) -> None:
                        help=output_estimate_words(row))
 
 
+def _reported_extras(row: RoundSummary) -> None:
+    """Beneath a reported usage's figures, whether the log kept the request or not: what they hold (the prompt
+    cache, reasoning, another model's calls), in the HTML file's words (lib.summary.reported_extras_words)."""
+    if extras := reported_extras_words(row):
+        st.caption(extras)
+    if row.usage.other_model_calls:  # the models as the log names them: text, never markdown
+        plain.text(other_models_named(row.usage))
+
+
 def _unrecorded_request_figures(row: RoundSummary, left, middle) -> None:
     # No estimate of a request we never saw: only what the API reported, if anything.
     usage = row.usage
     if usage.source == "reported":
         left.caption(f"Input tokens (reported): **{usage.input_tokens:,}**", help=REPORTED_INPUT)
         middle.caption(f"Output tokens (reported): **{usage.output_tokens:,}**", help=REPORTED_OUTPUT)
-        if usage.other_model_calls:  # another model's call inside this one: not in these figures, said beside them
-            st.caption(as_sentence(other_model_calls_words(usage)))
-            plain.text(other_models_named(usage))
+        _reported_extras(row)
     else:
         left.caption(f"Input tokens: **{NOT_IN_THE_LOG}**")  # the rounds table's word for the same figure
         _estimated_output(row, middle)  # a failed call wrote nothing to estimate
