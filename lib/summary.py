@@ -11,7 +11,7 @@ from lib.model import Round, Trace, Usage, built_fast
 from lib.prices import COST_NOT_KNOWN, Price, TraceCost, call_cost, calls_left_out_words, trace_cost
 from lib.steps import UNPROVEN_SAID, command_written
 from lib.text import as_sentence, plural, rounds_named
-from lib.tokens import (INPUT_PARTS, NOT_COUNTED, NOT_COUNTED_NAME, InputBreakdown, TokenCounter, input_parts,
+from lib.tokens import (BEYOND_OUR_COUNT, INPUT_PARTS, NOT_COUNTED, NOT_COUNTED_NAME, InputBreakdown, TokenCounter, input_parts,
                         left_out_of_output, not_counted_label, reconciled_breakdowns)
 
 BILLING_NOT_KNOWN = "the call failed, and the log does not say whether the provider billed it"
@@ -574,7 +574,7 @@ def not_counted_said(row: RoundSummary, name: str = NOT_COUNTED) -> str:
     anchor = row.usage.anchor_round if row.usage.source != "reported" else None
     if anchor is None:
         return name
-    return name.replace(NOT_COUNTED_NAME, f"beyond our count as round {anchor} reported it", 1)
+    return name.replace(NOT_COUNTED_NAME, f"{BEYOND_OUR_COUNT} as round {anchor} reported it", 1)
 
 
 def not_counted_words(rows: tuple[RoundSummary, ...]) -> str:

@@ -255,7 +255,9 @@ class InputBreakdown:
         return self.counted + self.not_counted
 
 
-NOT_COUNTED_NAME = "reported beyond our count"
+BEYOND_OUR_COUNT = "beyond our count"
+"""What every name of the part of an input our tokenizer does not see holds (is_remainder)."""
+NOT_COUNTED_NAME = f"reported {BEYOND_OUR_COUNT}"
 """How the part of a reported input our tokenizer does not see begins its label, whatever the log lacks."""
 
 INPUT_PARTS = (
@@ -300,6 +302,12 @@ def not_counted_label(lacked: Iterable[str]) -> str:
     return f"{NOT_COUNTED_NAME} (the {' and '.join(lacked)} the log lacks, template, provider tokens)"
 
 
+def is_remainder(label: str) -> bool:
+    """Whether a part's label names the input beyond our count, under any of its names: NOT_COUNTED, with the parts the
+    log lacks (not_counted_label), or as an estimate carries a reported round's gap (lib.summary.not_counted_said)."""
+    return BEYOND_OUR_COUNT in label
+
+
 def input_words(parts: Iterable[tuple[str, int | None]]) -> str:
     """A round's input parts (see `input_parts`) in words. Where our count is above the input the remainder is
     negative, and a negative share is untrue: it is left out, and `split_words` says the parts are our count's; so is
@@ -313,12 +321,12 @@ def input_words(parts: Iterable[tuple[str, int | None]]) -> str:
                       else f"{not_counted_label(lacked) if label == NOT_COUNTED else label} {tokens:,}"
                       for label, tokens in parts
                       if tokens is None or ((tokens or label not in SHOWN_WHEN_SOME)
-                                            and not (label == NOT_COUNTED and tokens <= 0)))
+                                            and not (is_remainder(label) and tokens <= 0)))
 
 
 def overcount(parts: Iterable[tuple[str, int | None]]) -> int:
     """How many tokens our count is above the round's input (see `input_parts`); 0 when it is not above it."""
-    return max(0, -dict(parts).get(NOT_COUNTED, 0))
+    return max(0, -sum(tokens or 0 for label, tokens in parts if is_remainder(label)))
 
 
 def split_words(parts: Iterable[tuple[str, int | None]], headline: int, reported: bool) -> str:

@@ -7,7 +7,11 @@ import pytest
 import streamlit as st
 from streamlit.proto.Metric_pb2 import Metric as MetricProto
 
-from lib.encodings import VocabularyUnavailable
+from lib.encodings import VocabularyUnavailable, load_encoding
+from lib.export_html import trace_html
+from lib.logs.upload import read_upload
+from lib.summary import summarize
+from lib.tokens import tiktoken_counter
 from lib import tokens
 from tests.screen import FIXTURES, figures, round_shown, screen, uploaded
 
@@ -368,6 +372,21 @@ def test_an_input_our_tokenizer_overcounts_is_said_to_be_overcounted_not_given_a
     assert split.startswith("Where the input goes (by our count, 290 in all; the provider reported 231, 59 fewer): ")
     assert "not counted" not in split and "-59" not in split
     assert any(t.value.startswith("The reported input is 59 tokens fewer than our count") for t in at.main.text)
+
+
+def test_an_estimate_carrying_an_overcount_says_our_count_is_higher_not_that_the_template_added_tokens(app):
+    # Round 4 of the Responses chain reported no usage; its estimate carries round 3's gap, where our count was 63
+    # above the reported input. The split listed "beyond our count as round 3 reported it (template, provider tokens)
+    # -63" beside a note saying we over-count the tool definitions: a negative figure is no template's tokens.
+    at = uploaded(app, "openai-responses.jsonl")
+    at.number_input(key="explorer.round").set_value(4).run()
+    split = next(c.value for c in at.caption if c.value.startswith("Where the input goes"))
+    assert split.startswith("Where the input goes (by our count, 387 in all; the estimate is ≈ 324, 63 fewer): ")
+    assert "template" not in split and "-63" not in split
+    trace = read_upload([("openai-responses.jsonl", (FIXTURES / "openai-responses.jsonl").read_bytes())]
+                        ).conversations[0].trace
+    page = trace_html(trace, summarize(trace, tiktoken_counter(load_encoding("o200k_base"))))
+    assert split.removeprefix("Where the input goes ") in page.split('id="round-4"')[1]
 
 
 def test_a_held_chain_counts_as_sent_only_what_the_program_sent_and_still_bills_the_held_messages(app):
