@@ -39,7 +39,7 @@ from lib.steps import (STEP_COLORS, STEP_MARKS, STEP_TITLES, command_unproven, t
                        written_call)
 from lib.text import as_code, as_sentence, figure, milliseconds, plural, show_controls
 from lib.provenance import ANSWER_NOT_CAPTURED, notice_heading, origin_line, provenance_detail
-from lib.tokens import split_words
+from lib.tokens import OUTPUT_SCHEMA_SAID, split_words
 from lib.usage_gap import figure_note
 
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
@@ -197,6 +197,7 @@ TEMPLATES.globals.update(policy=Markup(POLICY), css=Markup(CSS), step_marks=STEP
                          stop_inferred=stop_inferred, stop_unrecorded_words=stop_unrecorded_words,
                          tool_list_words=tool_list_words, reported_extras_words=reported_extras_words,
                          other_models_named=other_models_named,
+                         output_schema_said=OUTPUT_SCHEMA_SAID,
                          nothing_to_predict_words=nothing_to_predict_words,
                          severities=SEVERITIES, severity_names=SEVERITY_NAMES, counts_words=counts_words,
                          none_found=NONE_FOUND, none_found_in_log=NONE_FOUND_IN_LOG,

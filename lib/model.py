@@ -546,6 +546,8 @@ class Request:
     held_system: bool = False
     """True when the system message heading `messages` is itself one of the held ones, not sent by this request (the
     first input of the chain held under `previous_response_id`, a conversation created with it)."""
+    output_schema: JSON | None = None
+    """The schema the answer must follow (structured output), as the request sent it; None where it asked for none."""
 
 
 @built_fast

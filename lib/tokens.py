@@ -11,6 +11,7 @@ How the parts are estimated (docs/tokens.md has the measured accuracy):
 - the tool list: the JSON text of each definition; for Claude, Anthropic also prepends a tool-use system
   prompt whenever tools are sent (346 tokens on current Claude models, 530, 159 and 264 on Claude 3 Opus,
   Sonnet and Haiku, per Anthropic's pricing notes, with the tool choice left to the model), counted with the tools;
+- the output schema a structured-output request sends: its JSON text, an estimate of how the provider writes it;
 - the response: the assistant message, without framing.
 
 When another round of the same trace has reported usage, an input estimate is anchored on it:
@@ -32,6 +33,7 @@ from lib.dialects import ANTHROPIC, OPENAI
 from lib.encodings import VocabularyUnavailable, count_tokens, load_encoding
 from lib.growth import changed_at, held_indices, instructions_added, kept_before, matched, realigned, resent_prefix
 from lib.injected import command_result
+from lib.intern import content_key
 from lib.lru import LeastRecentlyUsed
 from lib.model import (
     built_fast,
@@ -243,11 +245,15 @@ class InputBreakdown:
     """Conversation messages resent with changes, or standing where the earlier request had another message (those
     the explorer marks "changed since the previous request": lib.growth.changed_at): sent again, not unchanged, and
     not new."""
+    output_schema: int = 0
+    """The schema the answer must follow (Request.output_schema), counted as its JSON text: our estimate of how the
+    provider renders it for the model, which no log holds."""
 
     @property
     def counted(self) -> int:
         """The tokens our tokenizer counted in the request."""
-        return self.instructions + self.tools + self.history + self.held + self.changed + self.new + self.framing
+        return (self.instructions + self.tools + self.output_schema + self.history + self.held + self.changed + self.new
+                + self.framing)
 
     @property
     def total(self) -> int:
@@ -263,6 +269,7 @@ NOT_COUNTED_NAME = f"reported {BEYOND_OUR_COUNT}"
 INPUT_PARTS = (
     ("instructions", "instructions"),
     ("tools", "tool definitions"),
+    ("output_schema", "output schema"),
     ("history", "earlier messages (resent)"),
     ("held", "earlier messages held by the provider (billed as input)"),
     ("changed", "changed messages"),
@@ -284,9 +291,22 @@ HELD = dict(INPUT_PARTS)["held"]
 """The label of the earlier messages the provider held."""
 CHANGED = dict(INPUT_PARTS)["changed"]
 """The label of the messages resent with changes."""
-SHOWN_WHEN_SOME = (HELD, CHANGED)
+OUTPUT_SCHEMA = dict(INPUT_PARTS)["output_schema"]
+"""The label of the schema the answer must follow."""
+SHOWN_WHEN_SOME = (HELD, CHANGED, OUTPUT_SCHEMA)
 """Parts named only where a round has some: elsewhere "0" would describe something that did not happen (an API not in
-use, a history not rewritten)."""
+use, a history not rewritten, no structured output asked for)."""
+
+OUTPUT_SCHEMA_SAID = ("Output schema (structured output): the answer must follow it. It is part of the input; we count "
+                      "it as its JSON text, an estimate of how the provider writes it for the model.")
+"""Above the schema a request sent, on its card in the explorer and in the HTML file."""
+
+
+def schema_tokens(schema, counter: TokenCounter) -> int:
+    """Tokens of a request's output schema as its JSON text (InputBreakdown.output_schema); 0 where it sent none."""
+    if schema is None:
+        return 0
+    return _remember(counter, "schema " + content_key(schema), lambda: json.dumps(schema, ensure_ascii=False))
 
 
 PART_NOT_LOGGED = "not in the log"
@@ -363,9 +383,9 @@ def _split(messages, counter: TokenCounter) -> tuple[int, int]:
     return instructions, conversation
 
 
-_Parts = tuple[int, int, int, int, int, int, int, int, int]
+_Parts = tuple[int, int, int, int, int, int, int, int, int, int]
 """A round's counted parts, in InputBreakdown's field order: instructions, tools, history, new, framing, resent,
-held, tools_preamble, changed."""
+held, tools_preamble, changed, output_schema."""
 
 
 def _held_parts(round_: Round, prefix: int, counter: TokenCounter) -> tuple[int, int, int, int]:
@@ -405,7 +425,7 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
     previous_length, previous_recorded = 0, True  # round 1 has nothing before it: nothing resent past its prefix
     previous_tools, tools, preamble = None, 0, 0
     # What is resent is what the latest request the log kept held: a request it lost held nothing we know of.
-    kept_tools, kept_system = None, None
+    kept_tools, kept_system, kept_schema = None, None, None
     for round_ in trace.rounds:
         request = round_.request
         messages = request.messages
@@ -450,16 +470,18 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
             preamble = framing.tools_preamble if previous_tools else 0
             tools = tools_tokens(previous_tools, counter) + preamble
         resent += tools if tools_resent else 0
+        schema = schema_tokens(request.output_schema, counter)
+        resent += schema if request.output_schema is not None and request.output_schema == kept_schema else 0
         if TOOLS_IN_PROMPT in round_.extra.get("derived", ()):
             # The tools are text of the instructions: counted once, as tools, out of the instructions' share.
             moved = min(tools, instructions)
             instructions -= moved
             resent -= moved if tools_resent and kept[0] >= moved else 0
         if recorded:
-            kept_tools, kept_system = request.tools, system
+            kept_tools, kept_system, kept_schema = request.tools, system, request.output_schema
         found.append((instructions, tools, history, new,
                       framing.per_message * len(messages) + (framing.reply if recorded else 0), resent, held,
-                      preamble, changed))
+                      preamble, changed, schema))
         before = (kept[0] + added[0], kept[1] + added[1])
         previous_length, previous_recorded = len(messages), recorded
     return found
@@ -468,7 +490,7 @@ def _counted_parts(trace: Trace, counter: TokenCounter) -> list[_Parts]:
 def breakdowns(trace: Trace, counter: TokenCounter) -> tuple[InputBreakdown, ...]:
     """The input breakdown of every round, each built from the previous one plus what is new."""
     return tuple(InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5], held=parts[6],
-                                 tools_preamble=parts[7], changed=parts[8])
+                                 tools_preamble=parts[7], changed=parts[8], output_schema=parts[9])
                  for parts in _counted_parts(trace, counter))
 
 
@@ -478,10 +500,10 @@ def reconciled_breakdowns(trace: Trace, counter: TokenCounter) -> tuple[tuple[In
     # Each breakdown is built once, with its gap, from plain tuples: building it twice (counted, then
     # reconciled) was a seventh of counting a 1,000-round trace.
     found = _counted_parts(trace, counter)
-    counted = [sum(parts[:5]) + parts[6] + parts[8] for parts in found]
+    counted = [sum(parts[:5]) + parts[6] + parts[8] + parts[9] for parts in found]
     return tuple((InputBreakdown(*parts[:5], counter=counter.name, resent=parts[5], held=parts[6],
                                  tools_preamble=parts[7], not_counted=usage.input_tokens - total,
-                                 changed=parts[8]), usage)
+                                 changed=parts[8], output_schema=parts[9]), usage)
                  for parts, total, usage in zip(found, counted, usages(trace, counted, counter)))
 
 

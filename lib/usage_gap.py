@@ -168,13 +168,20 @@ def _rendering_reason(round_: Round, reported_more: bool) -> str:
         # A compaction call (Round.compaction): the provider compacts under instructions of its own, which the program
         # never sends, so no log of its traffic holds them.
         return "the provider compacts under instructions of its own, which are not in the log, so not in our count"
-    if reported_more and round_.request.tools:
-        return "the provider's chat template and its rendering of the tool definitions add tokens we cannot see"
+    # A structured-output schema is rendered by the provider as the tools are: named wherever the tools would be.
+    rendered = " and ".join(name for name, sent in (("the tool definitions", round_.request.tools),
+                                                    ("the output schema", round_.request.output_schema is not None))
+                            if sent)
+    schema = ("; we count the output schema as its JSON text, an estimate of how the provider writes it for the model"
+              if round_.request.output_schema is not None else "")
+    if reported_more and rendered:
+        return f"the provider's chat template and its rendering of {rendered} add tokens we cannot see{schema}"
     if reported_more:
         return "the provider's chat template adds tokens we cannot see"
-    if round_.request.tools:
-        return ("we count the tool definitions as JSON text, and the provider writes them for the model in a "
-                "shorter form of its own")
+    if rendered:
+        them = "it" if rendered == "the output schema" else "them"
+        return (f"we count {rendered} as JSON text, and the provider writes {them} for the model in a shorter form of "
+                "its own")
     return "the provider frames the messages in fewer tokens than we allow for"
 
 

@@ -389,6 +389,20 @@ def test_an_estimate_carrying_an_overcount_says_our_count_is_higher_not_that_the
     assert split.removeprefix("Where the input goes ") in page.split('id="round-4"')[1]
 
 
+def test_the_explorer_shows_counts_and_names_the_output_schema_a_request_sent(app):
+    # crewAI's interactions 1 and 2 send the same messages and tools; only interaction 1 carries response_format
+    # (json_schema), and reports 188 input tokens against 102. The schema was neither shown, counted nor named, and
+    # the gap laid at the chat template's rendering of the tool definitions.
+    at = uploaded(app, "containers/crewai-openai-asked-twice.yaml")
+    split = next(c.value for c in at.caption if c.value.startswith("Where the input goes"))
+    assert " · output schema 121 · " in split
+    assert tokens.OUTPUT_SCHEMA_SAID in [c.value for c in at.caption]
+    assert any('"Structured output for calculation results."' in t.value for t in at.main.text)
+    note = next(t.value for t in at.main.text if t.value.startswith("The reported input is"))
+    assert note.endswith("we count the tool definitions and the output schema as JSON text, and the provider writes "
+                         "them for the model in a shorter form of its own.")
+
+
 def test_a_held_chain_counts_as_sent_only_what_the_program_sent_and_still_bills_the_held_messages(app):
     # Round 2 of the Responses chain sends previous_response_id, the instructions and two tool results; the provider
     # holds the question and the model's turn. The model reads all 5 (they are billed as input), 3 are sent.

@@ -153,7 +153,18 @@ def read_request(body: dict, pools: Pools, previous: Request | None = None, chec
     tools: tuple[ToolDefinition, ...] = ()
     if isinstance(body.get("tools"), list):
         tools, raw["tools"] = intern_tools(body["tools"], pools, _tool_list, previous)
-    return Request(messages=messages, system=system, tools=tools, model=text_or_none(body.get("model")), raw=raw)
+    return Request(messages=messages, system=system, tools=tools, model=text_or_none(body.get("model")), raw=raw,
+                   output_schema=_output_schema(body))
+
+
+def _output_schema(body: dict) -> Any:
+    """The schema the request asks the answer to follow: `output_config.format` (`json_schema`), or the structured
+    outputs beta's `output_format` before it; None where it asks for none."""
+    config = body.get("output_config")
+    found = config.get("format") if isinstance(config, dict) else body.get("output_format")
+    if not isinstance(found, dict) or found.get("type") != "json_schema":
+        return None
+    return found.get("schema")
 
 
 def reports_cache_read(usage: Any) -> bool:

@@ -178,7 +178,17 @@ def read_request(body: dict, pools: Pools, previous: Request | None = None, chec
         if isinstance(body.get(field_name), list):
             tools, raw[field_name] = intern_tools(body[field_name], pools, _tool_list, previous)
             break
-    return Request(messages=messages, system=None, tools=tools, model=text_or_none(body.get("model")), raw=raw)
+    return Request(messages=messages, system=None, tools=tools, model=text_or_none(body.get("model")), raw=raw,
+                   output_schema=_output_schema(body.get("response_format")))
+
+
+def _output_schema(response_format: Any) -> Any:
+    """The schema `response_format` asks the answer to follow (`json_schema`), or None: JSON mode (`json_object`) and
+    plain text send none."""
+    if not isinstance(response_format, dict) or response_format.get("type") != "json_schema":
+        return None
+    spec = response_format.get("json_schema")
+    return spec.get("schema") if isinstance(spec, dict) else None
 
 
 def read_usage(usage: Any) -> Usage | None:

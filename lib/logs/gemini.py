@@ -162,6 +162,9 @@ class GeminiFormat(ProviderPairFormat):
                           derived=ids.derived(), converted_from=self.name, timestamp=created)
 
 
+RESPONSE_SCHEMA_KEYS = ("responseJsonSchema", "response_json_schema", "responseSchema", "response_schema")
+"""Where `generationConfig` keeps the schema the answer must follow: a JSON Schema, or Gemini's OpenAPI subset."""
+
 # --- requests --------------------------------------------------------------------------------
 
 
@@ -187,6 +190,9 @@ def _chat_request(request: dict, ids: CallIds, model: str | None) -> dict:
         body["tool_choice"] = choice
     settings = convert.object_at(request, "generationConfig")
     body.update({ours: settings[theirs] for theirs, ours in GENERATION_SETTINGS.items() if theirs in settings})
+    schema = next((settings[key] for key in RESPONSE_SCHEMA_KEYS if isinstance(settings.get(key), dict)), None)
+    if schema is not None:  # as Chat Completions asks for a schema, as sent (Gemini's own type names and all)
+        body["response_format"] = {"type": "json_schema", "json_schema": {"schema": schema}}
     return body
 
 

@@ -780,6 +780,10 @@ def _chat_request(request: dict, messages: list[dict]) -> dict:
             body[key] = request[key]
     if "max_output_tokens" in request:
         body["max_completion_tokens"] = request["max_output_tokens"]
+    answer = convert.object_at(convert.object_at(request, "text"), "format")
+    if answer.get("type") == "json_schema":  # Chat Completions' response_format holds the same, one level down
+        body["response_format"] = {"type": "json_schema",
+                                   "json_schema": {k: v for k, v in answer.items() if k != "type"}}
     return body
 
 

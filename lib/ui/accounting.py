@@ -17,7 +17,7 @@ from lib.dialects import DIALECTS
 from lib.growth import CHANGED_WORDS, RESENT_WORDS, against_words
 from lib.prices import Price, prices_from_rows
 from lib.text import as_sentence, plural
-from lib.tokens import CHANGED, HELD, NOT_COUNTED, split_words
+from lib.tokens import CHANGED, HELD, NOT_COUNTED, OUTPUT_SCHEMA, split_words
 from lib.usage_gap import gap_notes_words
 from lib.ui import plain, state
 from lib.ui.cache import per_trace
@@ -180,6 +180,8 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     # Only a previous_response_id or conversation chain has held messages: elsewhere a column of zeros says nothing.
     if not any(r.messages_held for r in rows):
         table = table.drop(columns=["messages held by the provider", f"in: {HELD}"], errors="ignore")
+    if not any(r.breakdown.output_schema for r in rows):  # no request asked for structured output
+        table = table.drop(columns=f"in: {OUTPUT_SCHEMA}", errors="ignore")
     if not any(r.breakdown.changed for r in rows):  # no round resent a message with changes: a column of zeros
         table = table.drop(columns=f"in: {CHANGED}", errors="ignore")
     if not any(r.changed_if_known for r in rows):  # as the messages chart draws no changed series

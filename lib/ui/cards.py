@@ -32,6 +32,7 @@ from lib.checks import Finding
 from lib.failures import EMPTY_BODY, NO_RESPONSE, PART_CAME_BACK, TRIES_KEPT, failure_heading, is_replay_miss, \
     odd_status, round_tries, sent_again, sent_again_words, tries_listed, undecoded_words, wordless
 from lib.steps import STEP_COLORS, STEP_MARKS, StepLabel, execution_outcome, join_path, lost_between_words
+from lib.tokens import OUTPUT_SCHEMA_SAID
 from lib.text import as_code, milliseconds, plural, show_controls, summarize_message
 from lib.ui import plain, state
 from lib.ui.plain import clip
@@ -368,6 +369,17 @@ def request_cards(round_: Round, placed: Growth, marks: list[Mark], system_statu
         if entry.status != "resent":
             message_card(entry, marks, pointer, placed.new_words)
     tools_section(round_, marks, pointer, tool_list_recorded, secret, tool_list_sent)
+    output_schema_section(round_)
+
+
+def output_schema_section(round_: Round) -> None:
+    """The schema the answer must follow (Request.output_schema), where the request sent one: part of the input, as
+    the HTML file shows it (lib.tokens.OUTPUT_SCHEMA_SAID)."""
+    if round_.request.output_schema is None:
+        return
+    with st.container(border=True):
+        st.caption(OUTPUT_SCHEMA_SAID)
+        code_block(round_.request.output_schema)
 
 
 def response_cards(round_: Round, marks: list[Mark], pointer: Pointer | None = None, stop_said: bool = False) -> None:

@@ -21,7 +21,7 @@ _STYLE = {
 BARS_UP_TO = 60
 """Rounds up to which the tokens chart draws a bar per round; longer traces get one line per series, a
 single path for the browser to draw instead of thousands of patterned bars that block it for seconds."""
-PART_COLORS = ("#8c564b", "#1f77b4", "#7f7f7f", "#9467bd", "#ff7f0e", "#2ca02c", "#bcbd22", "#d0d0d0")
+PART_COLORS = ("#8c564b", "#1f77b4", "#17becf", "#7f7f7f", "#9467bd", "#ff7f0e", "#2ca02c", "#bcbd22", "#d0d0d0")
 """The colors of lib.tokens.INPUT_PARTS, bottom of the stack first."""
 
 
