@@ -63,6 +63,7 @@ from lib.model import (
     ToolResultPart,
     Trace,
 )
+from lib.dialects import DIALECTS
 from lib.narration import narrates_without_call
 from lib.steps import cut_off_words, join_path, same_call_renamed
 from lib.text import as_sentence, plural, rounds_named, shorten
@@ -829,14 +830,20 @@ def _answer_cut_off(trace: Trace) -> Iterator[Hit]:
         said = cut_off_words(round_, trace.dialect)
         if said is None or response.message.tool_calls:  # a call cut short is truncated-arguments'
             continue
-        if response.message.text.strip() or not round_.answer_recorded:
+        full = DIALECTS[trace.dialect].fills_context(response.finish_reason)
+        if full:
+            fix = ("A larger output limit does not help here: the program should send less (compact or cut the "
+                   "history it resends) and send the request again, and not show what came back as complete.")
+        elif response.message.text.strip() or not round_.answer_recorded:
             fix = ("Do not show it as complete: raise the output limit, or continue the answer (send it back as the "
                    "model's turn and ask it to go on).")
         else:
             fix = ("The program should not go on as if it had one: raise the output limit (a reasoning model spends "
                    "part of it thinking before it writes) and send the request again.")
         yield Hit("warning", round_.index, "response", response.finish_reason_path or response.message_path,
-                  f"{as_sentence(said)} {fix}", "the answer was cut off at the output limit")
+                  f"{as_sentence(said)} {fix}",
+                  "the answer was cut off: the context window was full" if full
+                  else "the answer was cut off at the output limit")
 
 
 _IDENTITY_NAMES = {"userid", "customerid", "employeeid", "accountid", "memberid", "tenantid", "staffid"}

@@ -40,6 +40,8 @@ NARRATION_GOES_ON_TITLE = "Narration without a call"
 """Step 5's name for such a response where a later round follows: the loop did not end, the program went on."""
 CUT_OFF_TITLE = "Cut off at the output limit"
 """Step 5's name for a response that stopped at its output limit (cut_off_words): no finished answer."""
+CONTEXT_FULL_TITLE = "Cut off: the context window is full"
+"""Step 5's name for a response that stopped because the conversation filled the model's context window."""
 
 
 TEXT_COMMAND_WORDS = ("a command written in the text, not as a tool call: the API sees an answer in text and gives "
@@ -141,12 +143,14 @@ class StepLabel:
     """For step 5: the round that follows this response (the program went on), None where the loop ends on it."""
     cut_off: bool = False
     """On the stop signal: the response stopped at its output limit (cut_off_words), so it finished nothing."""
+    context_full: bool = False
+    """With cut_off: what stopped it was the context window the conversation filled, not the output limit."""
 
     @property
     def title(self) -> str:
         """The step's name."""
         if self.cut_off and self.step == 5:
-            return CUT_OFF_TITLE
+            return CONTEXT_FULL_TITLE if self.context_full else CUT_OFF_TITLE
         return narration_title(self.goes_on) if self.narration else STEP_TITLES[self.step]
 
 
@@ -196,7 +200,9 @@ def steps_for_round(trace: Trace, index: int, placed: Growth | None = None,
     labels.extend(_results(trace, round_, placed))
     labels.extend(_response(round_, DIALECTS[trace.dialect].FINISH_FIELD, waiting,
                             trace.rounds[index] if index < len(trace.rounds) else None, text_commands(trace, index),
-                            command_unproven(trace, index), cut_off_words(round_, trace.dialect)))
+                            command_unproven(trace, index), cut_off_words(round_, trace.dialect),
+                            round_.response is not None
+                            and DIALECTS[trace.dialect].fills_context(round_.response.finish_reason)))
     return tuple(labels)
 
 
@@ -209,6 +215,7 @@ def cut_off_words(round_: Round, dialect: str) -> str | None:
     if response is None or response.stop != "length":
         return None
     limit = DIALECTS[dialect].output_limit(round_.request.raw) if round_.request_recorded else None
+    full = DIALECTS[dialect].fills_context(response.finish_reason)
     if not round_.request_recorded:
         budget = "the log kept no request, so the budget it was given is not known"
     elif limit is None:
@@ -233,9 +240,11 @@ def cut_off_words(round_: Round, dialect: str) -> str | None:
     elif not round_.answer_recorded:
         wrote = NOT_CAPTURED
     elif response.message.text.strip():
-        wrote = "its text stops where the budget ran out, so it is no finished answer"
+        wrote = f"its text stops where {'it was cut off' if full else 'the budget ran out'}, so it is no finished answer"
     else:
         wrote = "it wrote no answer"
+    if full:
+        return f"the conversation filled the model's context window before it finished ({spent}): {wrote}"
     return f"the model ran out of its output budget before it finished ({budget}; {spent}): {wrote}"
 
 
@@ -595,7 +604,8 @@ def _sent_back_as(trace: Trace, round_: Round, message: Message, call_id: str) -
 
 def _response(round_: Round, finish_field: str, waiting: str | None = None,
               next_round: Round | None = None, commands: tuple[TextCommand, ...] = (),
-              unseen: UnprovenCommand | None = None, cut_off: str | None = None) -> list[StepLabel]:
+              unseen: UnprovenCommand | None = None, cut_off: str | None = None,
+              context_full: bool = False) -> list[StepLabel]:
     response = round_.response
     if response is None:  # a failure says what happened itself; a request the log ends on says nothing more
         return [] if round_.error is not None else [StepLabel(
@@ -617,7 +627,8 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
     if cut_off is not None and response.finish_reason_path:
         # Cut inside its calls, it is still a call intent (step 2); else it stands where its answer would (step 5).
         labels.append(StepLabel(2 if response.message.tool_calls else 5, "response", response.finish_reason_path,
-                                f"{finish_field} {response.finish_reason!r}: {cut_off}", cut_off=True))
+                                f"{finish_field} {response.finish_reason!r}: {cut_off}", cut_off=True,
+                                context_full=context_full))
     for i, execution in enumerate(round_.executions):
         outcome = execution_outcome(execution)
         labels.append(

@@ -2,6 +2,7 @@
 out of its output budget; the budget the request gave it; what it spent it on), the same words in the explorer,
 presenter mode and the HTML file, and a complete answer is not."""
 
+from lib.checks import run_checks
 from lib.export_html import trace_html
 from lib.logs.upload import read_upload
 from lib.presenter import Position, reveal
@@ -34,6 +35,22 @@ def test_an_anthropic_answer_stopped_at_max_tokens_is_labelled_with_its_budget_a
                                    "stop_reason 'max_tokens': the model ran out of its output budget before it "
                                    "finished (the request gave it max_tokens 100; it spent 100 output tokens): its "
                                    "text stops where the budget ran out, so it is no finished answer")]
+
+
+def test_an_anthropic_answer_stopped_by_a_full_context_window_is_not_said_to_have_run_out_of_its_output_budget():
+    # Anthropic's `model_context_window_exceeded` is read as a cut-off too, but a larger output limit would not have
+    # helped: the conversation filled the context window. The same recording, its stop reasons written so.
+    name = "containers/mirascope-anthropic-unmarked-as-string.har"
+    data = (FIXTURES / name).read_bytes().replace(b'\\"stop_reason\\":\\"max_tokens\\"',
+                                                  b'\\"stop_reason\\":\\"model_context_window_exceeded\\"')
+    trace = read_upload([("full.har", data)]).conversations[0].trace
+    assert _on_stop(trace, 1) == [(5, "Cut off: the context window is full",
+                                   "stop_reason 'model_context_window_exceeded': the conversation filled the model's "
+                                   "context window before it finished (it spent 100 output tokens): its text stops "
+                                   "where it was cut off, so it is no finished answer")]
+    (finding, *_) = [f for f in run_checks(trace) if f.code == "answer-cut-off"]
+    assert "A larger output limit does not help here" in finding.message
+    assert "raise the output limit" not in finding.message
 
 
 def test_a_gemini_answer_cut_by_its_output_limit_says_how_much_of_it_went_on_reasoning():

@@ -445,6 +445,11 @@ def output_limit(raw: dict) -> tuple[str, Any] | None:
     return ("max_tokens", raw["max_tokens"]) if "max_tokens" in raw else None
 
 
+def fills_context(finish_reason: str | None) -> bool:
+    """Whether the stop signal says the conversation filled the model's context window (not the output limit)."""
+    return finish_reason == "model_context_window_exceeded"
+
+
 def stop_sequences(raw: dict) -> list | None:
     """The request's stop sequences, or None."""
     return raw.get("stop_sequences")

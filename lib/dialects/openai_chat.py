@@ -387,6 +387,12 @@ def output_limit(raw: dict) -> tuple[str, Any] | None:
     return (field, raw[field]) if field is not None else None
 
 
+def fills_context(finish_reason: str | None) -> bool:
+    """Whether the stop signal says the conversation filled the model's context window: Chat Completions' `length`
+    does not tell that from the output limit."""
+    return False
+
+
 def stop_sequences(raw: dict) -> list | None:
     """The request's stop sequences as a list, or None."""
     stop = raw.get("stop")
