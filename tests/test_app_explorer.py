@@ -124,6 +124,26 @@ def test_back_to_an_uploads_address_after_another_trace_was_picked_says_the_uplo
     assert at.query_params.get("trace") in ("larkfield-get-order", ["larkfield-get-order"])
 
 
+def test_back_to_an_uploads_address_while_another_upload_is_open_says_the_first_is_closed(app):
+    # A second upload closes the first: Back to the first's address applied its round to the second, silently.
+    at = app.run()
+    uploader = at.file_uploader(key="sidebar.upload")
+    uploader.upload("hengxin.jsonl", (ROOT / "traces" / "hengxin-expense.jsonl").read_bytes())
+    at.run()
+    at.button(key="explorer.next").click().run()
+    at.button(key="explorer.next").click().run()
+    first = {key: at.query_params[key] for key in ("upload", "round")}
+    at.file_uploader(key="sidebar.upload").clear().run()
+    at.sidebar.file_uploader[0].upload("loan.jsonl", (ROOT / "traces" / "loan-calculator.jsonl").read_bytes())
+    at.run()
+    assert _heading(at).startswith("Round 1:") and at.query_params["upload"] != first["upload"]
+    at.query_params.update(first)  # Back, to the first upload's address at its round 3
+    at.run()
+    assert not at.exception
+    assert any("closed when another trace was picked" in w.value for w in at.warning)
+    assert _heading(at).startswith("Round 1:")
+
+
 def test_a_round_the_page_did_not_write_stays_when_the_address_is_unchanged(app):
     # A rerun with the address as the page left it (a widget, a page's own rerun) is no Back: the round box decides.
     app.query_params["round"] = "2"

@@ -244,12 +244,15 @@ class ClaudeCodeFormat(LogFormat):
         return isinstance(content, list) and any(isinstance(block, dict) and block.get("type") == "tool_result"
                                                  for block in content)
 
-    def continues(self, obj: dict, earlier: bytes) -> bool:
+    def continues(self, obj: dict, earlier_first: dict, earlier: bytes) -> bool:
         # A file cut before a prompt opens as a session does. Its prompt still names the entry it follows (parentUuid):
         # where that entry is written in the other file, of the same session (sessionId), the file is that run's rest.
+        # The session is compared with the other file's first line, where it names one, before its bytes are
+        # searched: a folder of many sessions' files would otherwise search each file once for every other.
         parent, session = obj.get("parentUuid"), obj.get("sessionId")
         return obj.get("type") == "user" and isinstance(parent, str) and isinstance(session, str) and \
-            bool(parent) and bool(session) and f'"{parent}"'.encode() in earlier and f'"{session}"'.encode() in earlier
+            bool(parent) and bool(session) and earlier_first.get("sessionId") in (session, None) \
+            and f'"{parent}"'.encode() in earlier
 
     def feed(self, obj: dict, line: int) -> Iterator[CallRecord]:
         kind = obj.get("type")

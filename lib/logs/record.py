@@ -263,10 +263,11 @@ class LogFormat:
         the format cannot tell."""
         return False
 
-    def continues(self, obj: dict, earlier: bytes) -> bool:
+    def continues(self, obj: dict, earlier_first: dict, earlier: bytes) -> bool:
         """For a format of one file's history (`one_file`): whether a file whose first line `obj` begins as a run
-        begins (not `goes_on`) goes on nonetheless with the run in `earlier` (another file's bytes), where its lines
-        say so (one run's file cut at a place where a run could begin); False where the format cannot tell."""
+        begins (not `goes_on`) goes on nonetheless with the run in `earlier` (another file's bytes, its first line
+        `earlier_first`), where their lines say so (one run's file cut at a place where a run could begin); False where
+        the format cannot tell."""
         return False
 
     def near_miss(self, obj: dict) -> str | None:

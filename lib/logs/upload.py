@@ -1732,7 +1732,7 @@ def _cut_runs(files: list[tuple[str, bytes]], reading: _Reading) -> list[tuple[s
     by_name = dict(files)
     for name, began in begins.items():
         # Which began the run and which go on, only the files' lines can say: each that continues another goes on.
-        rest = [b for b in began if any(a != b and opened[b][0].continues(opened[b][1], by_name[a]) for a in began)] \
+        rest = [b for b in began if any(a != b and opened[b][0].continues(opened[b][1], opened[a][1], by_name[a]) for a in began)] \
             if len(began) > 1 else []
         if len(began) - len(rest) == 1:
             began[:] = [b for b in began if b not in rest]

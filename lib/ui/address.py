@@ -25,6 +25,9 @@ run that the page's own controls started."""
 
 QUERY = "address.query"
 """Session key: the whole query string's parameters as the last run left them (remember), in their order."""
+OWN = frozenset({"compare", "plan", "slide", "run"})
+"""Parameters (and the Compare page's url_path) whose address is its page's own: Compare's pair and its `round`, a
+row, not a round; a plan's slide; a live run's scenario. An address holding one is not put back on the next page."""
 PAGE = "address.page"
 """Session key: the page the last run drew (its url_path)."""
 CHANGED = "address.changed"
@@ -44,7 +47,8 @@ def page_opened(path: str) -> None:
     moved = st.session_state.get(PAGE, path) != path
     st.session_state[PAGE] = path
     left = st.session_state.get(QUERY)
-    if moved and left and not any(key in st.query_params for key in KEYS):
+    if moved and left and not any(key in st.query_params for key in KEYS) and not OWN.intersection(left) \
+            and path not in OWN:
         st.query_params.from_dict({**left, **st.query_params.to_dict()})
 
 

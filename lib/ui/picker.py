@@ -148,6 +148,8 @@ def trace_picker(opens_round: bool = False) -> catalog.LoadedTrace:
     files = st.session_state.get(FILES)
     if not files:
         _follow_browser(names)
+    elif address.brought() and st.query_params.get(UPLOAD_PARAM) not in (None, st.session_state[FILES_DIGEST][:12]):
+        _closed_upload_brought()  # an earlier upload's address, while another is open
     saved = None if files else _saved()
     if files:
         st.session_state[TRACE] = OPENED
@@ -212,13 +214,19 @@ def address_trace(opens_round: bool = False) -> None:
     address.write(trace=trace, upload=upload, **opening)
 
 
+def _closed_upload_brought() -> None:
+    """The browser's Back or Forward brought the address of an upload closed since: said, and its round and step are
+    not taken for the trace on screen."""
+    address.forget()
+    st.warning(UPLOAD_CLOSED)
+
+
 def _follow_browser(names: list[str]) -> None:
     """A trace the browser's Back or Forward brought to the address becomes the trace on screen: a bundled one, or
     one kept in the library. Not an upload's address: its files were closed when another trace was picked, said so,
     and its round and step are not taken for the trace on screen."""
     if address.brought() and st.query_params.get(UPLOAD_PARAM) is not None:
-        address.forget()
-        st.warning(UPLOAD_CLOSED)
+        _closed_upload_brought()
         return
     brought = address.browsed_trace()
     if brought is None:

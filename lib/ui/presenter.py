@@ -103,7 +103,9 @@ def modes(on_present: Callable[[], None] | None = None) -> Modes:
     on = [word for key, word in MODES.items() if st.session_state[key]]
     if not st.session_state[state.PRESENTER]:
         opening = {"step": None}
-    elif "step" not in st.query_params:  # Present switched on: the step it opens on goes with the mode, one address
+    elif MODES[state.PRESENTER] not in asked and st.query_params.get("plan") is None:
+        # Present switched on: the step it opens on goes with the mode, one address. Not in a plan, whose slide is
+        # the position (lib.ui.slides takes the step away on every run).
         opening = {"step": str(st.session_state.get(state.STEP) or _query_step())}
     else:
         opening = {}

@@ -137,6 +137,23 @@ def test_a_page_opened_from_the_sidebar_is_one_entry_in_the_history(page):
     _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
 
 
+def test_compares_row_is_not_taken_for_a_round_on_the_page_opened_after_it(page):
+    # The address put back on a page opened from the sidebar is a trace page's: Compare's `round` is a row of its
+    # alignment, and the explorer read it as a link's round (or warned that "the link asks for round 7").
+    page.goto("/compare?compare=hengxin-expense,loan-calculator")
+    row = page.get_by_label("Row")
+    expect(row).to_be_visible(timeout=30_000)
+    row.fill("3")
+    row.press("Enter")
+    expect(page).to_have_url(re.compile(r"round=3"))
+    _idle(page)
+    page.locator(SIDEBAR).get_by_text("Round explorer").click()
+    _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
+    _idle(page)
+    expect(page).not_to_have_url(re.compile(r"compare="))
+    expect(page.get_by_text("The link asks for round")).to_have_count(0)
+
+
 def test_the_token_breakdown_page_draws_its_charts(page):
     page.goto("/?trace=hengxin-expense")
     _round_heading(page, "Round 1: the program sends 2 messages, 2 of them new")
