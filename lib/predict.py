@@ -3,9 +3,9 @@
 A prediction names a tool call or an answer, which tools (several, for calls in parallel) and with which arguments,
 and how many messages the next request will carry. Points, per round:
 
-- tool or answer: 1 (a command the model wrote in its text, AutoGPT's JSON command, is a call where its steps call it
-  a call intent, lib.steps.text_commands and command_unseen: the command and its `args` are scored as a call's, with
-  no tool list to choose from);
+- tool or answer: 1 (a command the model wrote in its text, AutoGPT's JSON command or a ReAct agent's action, is a
+  call where its steps call it a call intent, lib.steps.text_commands and command_unproven: the command and its `args`
+  or the action's input are scored as a call's, with no tool list to choose from);
 - when the model called tools: which tools, 1 for each tool it called (a point for each one named, one off for each
   named that it did not call, never below 0), unless the request offered no tool list to choose from (a log that
   kept none); per tool it called, the argument names, 1, and their values, 1, over the names the learner gave (a
@@ -84,8 +84,9 @@ class Outcome:
     """False when the request carries no tool list for the learner to choose from (the log kept none): which
     tool is then not scored, and the arguments are compared with every call's."""
     written: bool = False
-    """True where the call is a command the model wrote in its text, not a tool call (AutoGPT's JSON command): its
-    steps label it a call intent (lib.steps.text_commands, command_unseen), and so is it scored."""
+    """True where the call is a command the model wrote in its text, not a tool call (AutoGPT's JSON command, a ReAct
+    agent's action): its steps label it a call intent (lib.steps.text_commands, command_unproven), and so is it
+    scored."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ handout and the HTML export all say it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Sequence
 
 from lib.dialects import DIALECTS
@@ -344,25 +344,49 @@ def _command_path(response: Response, name: str) -> str:
 
 def command_written(round_: Round) -> str | None:
     """The command round_'s response wrote in its text as AutoGPT does (a JSON object whose `"command"` holds a
-    `"name"`, beside its `"thoughts"`), or None: a response with a tool call, no text, or text of another shape."""
+    `"name"`, beside its `"thoughts"`) or as a ReAct agent does ("Action: <tool>", lib.injected.written_action), or
+    None: a response with a tool call, no text, or text of another shape."""
     found = written_call(round_)
     return found[0] if found is not None else None
 
 
 def written_call(round_: Round) -> tuple[str, JSON] | None:
-    """The command round_'s response wrote in its text (command_written) with its arguments (the command's `"args"`,
-    an empty object where it gives none), or None."""
-    response = round_.response
-    if response is None or response.message.tool_calls or "command" not in response.message.text:
-        return None
-    text = response.message.text.strip()
-    # AutoGPT reads the outermost braces of the text: a fence or a sentence around the object is no other command.
+    """The command round_'s response wrote in its text (command_written) with its arguments: AutoGPT's command and its
+    `"args"` (an empty object where it gives none), or a ReAct agent's action (lib.injected.written_action) and its
+    input (action_arguments); None for any other response."""
+    found = _json_command(round_)
+    if found is not None:
+        return found
+    action = written_action(round_)
+    return (action[0], action_arguments(action[1])) if action is not None else None
+
+
+def action_arguments(action_input: str) -> JSON:
+    """A ReAct action's input as the program reads it: the JSON object between its outermost braces, as llama_index's
+    parser takes it out of a fence or a sentence; else the text itself, which LangChain hands the tool as it is."""
+    said = _outermost_object(action_input)
+    return said if said is not None else action_input
+
+
+def _outermost_object(text: str) -> dict | None:
+    """The JSON object between text's first "{" and its last "}", as AutoGPT and llama_index read it out of a fence or
+    a sentence around it; None where that is no JSON object."""
     start, end = text.find("{"), text.rfind("}")
     try:
         said = json.loads(text[start:end + 1]) if 0 <= start < end else None
     except (ValueError, RecursionError):
         return None
-    command = said.get("command") if isinstance(said, dict) and "thoughts" in said else None
+    return said if isinstance(said, dict) else None
+
+
+def _json_command(round_: Round) -> tuple[str, JSON] | None:
+    """AutoGPT's command in round_'s response text with its `"args"` (written_call), or None."""
+    response = round_.response
+    if response is None or response.message.tool_calls or "command" not in response.message.text:
+        return None
+    # AutoGPT reads the outermost braces of the text: a fence or a sentence around the object is no other command.
+    said = _outermost_object(response.message.text.strip())
+    command = said.get("command") if said is not None and "thoughts" in said else None
     name = command.get("name") if isinstance(command, dict) else None
     if not isinstance(name, str) or not name.strip():
         return None
@@ -372,9 +396,11 @@ def written_call(round_: Round) -> tuple[str, JSON] | None:
 def written_arguments(round_: Round) -> str | None:
     """The arguments of the command round_'s response wrote in its text (written_call) exactly as the model wrote them:
     the characters of its `"args"` value, spacing, key order and escapes its own; None where it wrote no `"args"` or
-    no such command. Only for showing: everything computed goes by written_call's parsed value."""
-    if written_call(round_) is None:
-        return None
+    no such command; a ReAct action's input as written. Only for showing: everything computed goes by written_call's
+    parsed value."""
+    if _json_command(round_) is None:
+        action = written_action(round_)
+        return action[1] if action is not None else None
     text = round_.response.message.text.strip()
     try:
         command = _member(text, text.find("{"), "command")
@@ -497,6 +523,8 @@ class UnprovenCommand:
     in its place (lib.injected.human_feedback)."""
     answer: str | None = None
     """Where a person answered it: their words, as the next request carries them (trace text, shown as text)."""
+    action_input: str | None = None
+    """A ReAct action's "Action Input:" exactly as the model wrote it (trace text); None for AutoGPT's command."""
 
 
 def command_unproven(trace: Trace, index: int) -> UnprovenCommand | None:
@@ -505,17 +533,19 @@ def command_unproven(trace: Trace, index: int) -> UnprovenCommand | None:
     (command_unanswered); None for any other round. The steps, presenter mode, the diagram, predict mode and the HTML
     file all go by it."""
     if (name := command_unseen(trace, index)) is not None:
-        return UnprovenCommand(name, command_unseen_words(name), "log ends")
-    if (name := command_unrecorded(trace, index)) is not None:
-        return UnprovenCommand(name, command_unrecorded_words(name, index + 1), "request not kept")
-    if (name := command_unanswered(trace, index)) is not None:
+        found = UnprovenCommand(name, command_unseen_words(name), "log ends")
+    elif (name := command_unrecorded(trace, index)) is not None:
+        found = UnprovenCommand(name, command_unrecorded_words(name, index + 1), "request not kept")
+    elif (name := command_unanswered(trace, index)) is not None:
         answered = next(((e.index, said) for e in growth(trace, index + 1).new
                          if (said := human_feedback(e.message)) is not None), None)
-        if answered is not None:
-            return UnprovenCommand(name, command_answered_words(name, index + 1, answered[0]), "person answered",
-                                   answered[1])
-        return UnprovenCommand(name, command_unanswered_words(name), "no result")
-    return None
+        found = UnprovenCommand(name, command_answered_words(name, index + 1, answered[0]), "person answered",
+                                answered[1]) if answered is not None \
+            else UnprovenCommand(name, command_unanswered_words(name), "no result")
+    else:
+        return None
+    action = written_action(trace.rounds[index - 1])
+    return replace(found, action_input=action[1]) if action is not None else found
 
 
 def _tool_list(trace: Trace, round_: Round) -> list[StepLabel]:
@@ -602,6 +632,12 @@ def _sent_back_as(trace: Trace, round_: Round, message: Message, call_id: str) -
     return previous.index, made
 
 
+def _intent_words(name: str, action_input: str | None) -> str:
+    """Step 2's label on a command written in the text: AutoGPT's by its name, a ReAct action as the model wrote it."""
+    written = f"Action: {name}, Action Input: {action_input}" if action_input is not None else name
+    return f"{written}: {TEXT_COMMAND_WORDS}"
+
+
 def _response(round_: Round, finish_field: str, waiting: str | None = None,
               next_round: Round | None = None, commands: tuple[TextCommand, ...] = (),
               unseen: UnprovenCommand | None = None, cut_off: str | None = None,
@@ -615,9 +651,7 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
         path = join_path(response.message_path, call.path)
         labels.append(StepLabel(2, "response", path, f"{call.name} ({call.id})", call_id=call.id))
     for command in commands:
-        written = f"Action: {command.name}, Action Input: {command.action_input}" \
-            if command.action_input is not None else command.name
-        labels.append(StepLabel(2, "response", command.path, f"{written}: {TEXT_COMMAND_WORDS}"))
+        labels.append(StepLabel(2, "response", command.path, _intent_words(command.name, command.action_input)))
     if response.stop == "tool_calls" and response.finish_reason_path:
         labels.append(
             StepLabel(2, "response", response.finish_reason_path,
@@ -654,7 +688,7 @@ def _response(round_: Round, finish_field: str, waiting: str | None = None,
         # A command written in the text that no request carries the result of (the log ends on it, or the next request
         # holds none): a call intent whose running nothing shows, and no answer.
         return labels + [StepLabel(2, "response", _command_path(response, unseen.name),
-                                   f"{unseen.name}: {TEXT_COMMAND_WORDS}"),
+                                   _intent_words(unseen.name, unseen.action_input)),
                          StepLabel(3, "execution", "", f"not known: {unseen.words}" if unseen.answer is None else
                                    f"answered by a person: {unseen.words}. Their answer: {unseen.answer}")]
     held = [call for call in response.message.tool_calls if call.id == waiting]
