@@ -22,7 +22,8 @@ from lib.failures import (answered_without_turn, no_answer, refused_unseen, roun
 from lib.model import AWAITING, ProviderError, Round, Trace
 from lib.narration import narrates_without_call
 from lib.provenance import NOT_CAPTURED
-from lib.steps import TextCommand, UnprovenCommand, carried_commands, command_unproven, spoken_words, text_commands, turn_ends_words
+from lib.steps import (TextCommand, UnprovenCommand, carried_commands, command_unproven, cut_off_short, spoken_words,
+                       text_commands, turn_ends_words)
 from lib.text import plural, shorten
 
 Lane = Literal["user", "program", "api", "model", "tools"]
@@ -166,7 +167,8 @@ def sequence(trace: Trace, limit: int = SEQUENCE_ROUNDS, first: int = 1) -> tupl
         commands = text_commands(trace, k) if not round_.tool_calls else ()
         unseen = command_unproven(trace, k) if not round_.tool_calls and not commands else None
         answer = _calls(k, round_) if round_.tool_calls else _written(k, commands) if commands \
-            else _unseen(k, unseen) if unseen else _no_call(k, round_, following, shown)
+            else _unseen(k, unseen) if unseen \
+            else _no_call(k, round_, following, shown, cut_off_short(round_, trace.dialect))
         if round_.summary_call and answer and answer[0].step == 5 and answer[0].label == "answers in text":
             # The summary goes to the program, which sends it in place of the history: no answer to the person.
             answer = [replace(answer[0], label=SUMMARY_ANSWER)]
@@ -195,12 +197,13 @@ def _person_follows(trace: Trace, round_: Round, following: Round) -> bool:
     return any(not context_only(m, marked) or interrupted(m) for m, marked in asked)
 
 
-def _no_call(k: int, round_: Round, following: int | None, shown: bool = True) -> list[Arrow]:
+def _no_call(k: int, round_: Round, following: int | None, shown: bool = True,
+             cut_off: str | None = None) -> list[Arrow]:
     """A response with no call in it, drawn as its step labels name it (lib/steps.py): a stop for tools whose calls
     the log did not keep is still a call intent, narration announces an action and runs none, and a stop for length
-    or a filter is no answer. The loop ends only where no round follows; where one does (`following`), the model's
-    turn ended and the program went on (lib.steps.turn_ends_words). A text answer is drawn shown to the person only
-    where `shown` (_person_follows)."""
+    or a filter is no answer (`cut_off`: one cut off, said as lib.steps.cut_off_short says it). The loop ends only
+    where no round follows; where one does (`following`), the model's turn ended and the program went on
+    (lib.steps.turn_ends_words). A text answer is drawn shown to the person only where `shown` (_person_follows)."""
     response = round_.response
     if response.stop == "tool_calls":
         return [Arrow(k, "model", "program", 2, "asks for tools (the calls are not recorded)"),
@@ -209,6 +212,8 @@ def _no_call(k: int, round_: Round, following: int | None, shown: bool = True) -
         if following is None:
             return [Arrow(k, "model", "program", 5, "ends the loop without a call: announces an action, runs none")]
         return [Arrow(k, "model", "program", 5, turn_ends_words(following))]
+    if cut_off:  # as the step label on its stop signal says it (lib.steps.cut_off_words), in a few words
+        return [Arrow(k, "model", "program", None, cut_off)]
     if response.stopped_short:
         # A stop signal is the provider's string, any length: shortened as every other label the diagram draws.
         return [Arrow(k, "model", "program", None, f"stops: {shorten(response.finish_reason or response.stop, 40)}, "

@@ -187,17 +187,19 @@ TEXT_COMMAND_RUNS = ("The program runs the command it read in the text, not the 
                      "returned.")
 """Step 3's one sentence for such a command."""
 STOPS = "The model stopped before an answer or a call (its stop signal says why): nothing to run, nothing to answer."
-"""Step 5's one sentence for a response that stopped for another reason: its length limit, a filter."""
+"""Step 5's one sentence for a response that stopped for another reason: a filter, a stop signal not known (one cut off
+is said so, lib.steps.cut_off_short)."""
 
 
 def step_lead(round_: Round, step: int, next_round: int | None = None, written: bool = False,
-              unseen: UnprovenCommand | None = None) -> str:
+              unseen: UnprovenCommand | None = None, cut_off: str | None = None) -> str:
     """The one sentence that matters on a step slide (step 4's is lib.presenter.carried, which needs the growth).
     Step 5 ends the loop only where no round follows (`next_round`): a person's next question, a program's re-ask, or
     a program that reads commands in the text goes on from it, in the words of the step's label
     (lib.steps.turn_ends_words). `written`: the response wrote a command in its text that the program ran
     (lib.steps.text_commands), its steps 2 and 3; `unseen`: the command it wrote that no request carries the result
-    of (lib.steps.command_unproven), whose running nothing shows."""
+    of (lib.steps.command_unproven), whose running nothing shows; `cut_off`: what cut the response off, in
+    lib.steps.cut_off_short's words."""
     if step == 1:
         return knows_words(round_)
     if step == 2:
@@ -213,7 +215,8 @@ def step_lead(round_: Round, step: int, next_round: int | None = None, written: 
     if round_.compaction and round_.response is not None:  # the provider's compacted history, no turn of the model's
         return as_sentence(compaction_words(next_round))
     if round_.response is not None and round_.response.stopped_short:
-        return STOPS + (f" Round {next_round} goes on from it." if next_round else "")
+        stopped = f"The model was {cut_off}." if cut_off else STOPS
+        return stopped + (f" Round {next_round} goes on from it." if next_round else "")
     textless = round_.response is not None and not round_.response.message.text
     if round_.summary_call and not textless:  # no answer to the person, as its step label says
         return as_sentence(summary_words(next_round))

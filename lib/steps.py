@@ -210,7 +210,8 @@ def cut_off_words(round_: Round, dialect: str) -> str | None:
     """What a response that stopped at its output limit (Response.stop `length`: each format module reads its own
     signal so, OpenAI's `length`, the Responses API's `max_output_tokens`, Anthropic's and Bedrock's `max_tokens`,
     Gemini's `MAX_TOKENS`) did, as a clause: the budget the request gave it and what it spent it on; None for any other
-    response. The one wording of the step label on its stop signal and of the check `answer-cut-off`."""
+    response. The one wording of the step label on its stop signal and of the check `answer-cut-off`; cut_off_short says
+    it in a few words."""
     response = round_.response
     if response is None or response.stop != "length":
         return None
@@ -246,6 +247,19 @@ def cut_off_words(round_: Round, dialect: str) -> str | None:
     if full:
         return f"the conversation filled the model's context window before it finished ({spent}): {wrote}"
     return f"the model ran out of its output budget before it finished ({budget}; {spent}): {wrote}"
+
+
+def cut_off_short(round_: Round, dialect: str) -> str | None:
+    """cut_off_words in a few words, where a label has no room for the budget and what was spent (the sequence
+    diagram's arrow, presenter mode's step-5 lead): what cut the response off and that it finished nothing; None for
+    any other response."""
+    response = round_.response
+    if response is None or response.stop != "length":
+        return None
+    where = "by a full context window" if DIALECTS[dialect].fills_context(response.finish_reason) \
+        else "at the output limit"
+    wrote = "its calls may be cut short" if response.message.tool_calls else "no finished answer, no call"
+    return f"cut off {where}: {wrote}"
 
 
 @dataclass(frozen=True, slots=True)

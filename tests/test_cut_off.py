@@ -1,13 +1,17 @@
 """A response cut off by its output limit, on real recordings: its stop signal is labelled in our words (the model ran
 out of its output budget; the budget the request gave it; what it spent it on), the same words in the explorer,
-presenter mode and the HTML file, and a complete answer is not."""
+presenter mode and the HTML file, and a complete answer is not. The sequence diagram and presenter mode's step-5 lead,
+with no room for all that, say it in a few words (lib.steps.cut_off_short)."""
 
 from lib.checks import run_checks
 from lib.export_html import trace_html
 from lib.logs.upload import read_upload
 from lib.presenter import Position, reveal
-from lib.steps import steps_for_round
-from tests.screen import FIXTURES, round_shown
+from lib.sequence import sequence
+from lib.slide_words import step_lead
+from lib.steps import cut_off_short, steps_for_round
+from lib.ui import state
+from tests.screen import FIXTURES, round_shown, screen, uploaded
 
 REASONING_ONLY = ("finish_reason 'length': the model ran out of its output budget before it finished (the request gave "
                   "it max_completion_tokens 64; it spent all 64 on reasoning): it wrote no answer")
@@ -100,3 +104,48 @@ def test_the_explorer_labels_the_cut_off_on_its_stop_signal(app):
     shown = round_shown(app, "openai-responses.jsonl", 3)
     assert "Step 5 · Cut off at the output limit" in shown
     assert f"{REASONING_ONLY} · choices[0].finish_reason" in shown
+
+
+def _full_context(name="containers/mirascope-anthropic-unmarked-as-string.har"):
+    """Mirascope's recording with its stop reasons written as Anthropic's full context window."""
+    data = (FIXTURES / name).read_bytes().replace(b'\\"stop_reason\\":\\"max_tokens\\"',
+                                                  b'\\"stop_reason\\":\\"model_context_window_exceeded\\"')
+    return read_upload([("full.har", data)]).conversations[0].trace
+
+
+def _drawn(trace, k):
+    """What the sequence diagram's model says back in round k."""
+    return [(arrow.step, arrow.label) for arrow in sequence(trace) if arrow.round == k and arrow.source == "model"]
+
+
+def test_the_sequence_diagram_says_the_response_was_cut_off_at_its_output_limit(responses_chain):
+    # It drew "stops: length, no answer and no call", as for any other stop, where the step label says cut off.
+    assert _drawn(responses_chain, 3) == [(None, "cut off at the output limit: no finished answer, no call")]
+    # Mirascope's answer wrote text up to its max_tokens 100: unfinished, not "no answer".
+    trace = _trace("containers/mirascope-anthropic-unmarked-as-string.har")
+    assert _drawn(trace, 1) == [(None, "cut off at the output limit: no finished answer, no call")]
+
+
+def test_the_sequence_diagram_says_a_full_context_window_cut_the_response_off():
+    assert _drawn(_full_context(), 1) == [(None, "cut off by a full context window: no finished answer, no call")]
+
+
+def test_presenter_modes_answer_step_leads_with_the_cut_off(app):
+    # Step 5's lead said "The model stopped before an answer or a call (its stop signal says why)" under the title
+    # "Cut off at the output limit".
+    at = uploaded(app, "openai-responses.jsonl")
+    at.number_input(key=state.ROUND).set_value(3).run()
+    at.toggle(key=state.PRESENTER).set_value(True).run()
+    at.session_state[state.STEP] = 5
+    at.run()
+    assert not at.exception
+    shown = screen(at)
+    assert "Cut off at the output limit" in shown
+    assert "The model was cut off at the output limit: no finished answer, no call. Round 4 goes on from it." in shown
+    assert "stopped before an answer or a call" not in shown
+
+
+def test_presenter_modes_lead_says_a_full_context_window_cut_it_off():
+    trace = _full_context()
+    assert step_lead(trace.rounds[0], 5, 2, cut_off=cut_off_short(trace.rounds[0], trace.dialect)) == (
+        "The model was cut off by a full context window: no finished answer, no call. Round 2 goes on from it.")

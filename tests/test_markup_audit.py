@@ -74,7 +74,8 @@ WORDS = {
     "ours": "the value only when it is one of the words given, else None (lib/ui/plain.py)",
     "nothing_to_keep": "one of two constant sentences, or None: why a live run has nothing to keep yet "
                        "(lib/live/runner.py)",
-    "step_lead": "a step slide's one sentence: constants, or a count of the calls (lib/slide_words.py)",
+    "step_lead": "a step slide's one sentence: constants (lib.steps.cut_off_short's among them), or a count of the "
+                 "calls (lib/slide_words.py)",
     "knows_words": "one of two constant sentences on what the model knows (lib/slide_words.py)",
     "no_bar_words": "the rounds that have no bar, by number, in our words (lib/summary.py)",
     "output_estimate_words": "our sentences on what an estimated output counts and leaves out (lib/summary.py)",

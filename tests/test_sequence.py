@@ -210,7 +210,7 @@ def test_a_response_with_neither_a_call_nor_text_is_not_drawn_as_an_answer_shown
     round_3 = [a.label for a in sequence(responses_chain) if a.round == 3]
     assert "answers in text" not in round_3 and "shows the answer" not in round_3
     assert [a.label for a in sequence(responses_chain) if a.round == 3 and a.source == "model"] == [
-        "stops: length, no answer and no call"]
+        "cut off at the output limit: no finished answer, no call"]
 
 
 def _conversation(fixture: str, conversation: str):
@@ -235,7 +235,7 @@ def test_a_response_cut_off_at_its_length_limit_is_not_drawn_as_the_model_answer
     assert trace.rounds[2].response.finish_reason == "length"
     assert [s.title for s in steps_for_round(trace, 3) if s.step == 5] == ["Cut off at the output limit"]
     drawn = [(a.step, a.label) for a in sequence(trace) if a.round == 3]
-    assert drawn[-1] == (None, "stops: length, no answer and no call")
+    assert drawn[-1] == (None, "cut off at the output limit: no finished answer, no call")
     assert not any(label == "shows the answer" for _, label in drawn)
 
 

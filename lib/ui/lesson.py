@@ -20,7 +20,7 @@ from lib.presenter import Position, Reveal, reveal, shown_before
 from lib.round_view import RoundView
 from lib.slide_words import (content_is_null, first_read_words, input_line, knows_words, size_words, snowball,
                              step_lead, stop_switch, tools_line)
-from lib.steps import STEP_COLORS, STEP_MARKS, command_unproven, text_commands
+from lib.steps import STEP_COLORS, STEP_MARKS, command_unproven, cut_off_short, text_commands
 from lib.text import plural, shorten, summarize_message
 from lib.ui import cards, plain, predict, rounds, state
 
@@ -218,7 +218,8 @@ def response_slide(loaded: LoadedTrace, view: RoundView, shown: Reveal) -> None:
     following = round_.index + 1 if round_.index < len(loaded.trace.rounds) else None
     # A command no request carries the result of is written in the text all the same: the switch does not see it.
     written = bool(text_commands(loaded.trace, round_.index)) or command_unproven(loaded.trace, round_.index) is not None
-    lead(step_lead(round_, shown.position.step, following, written))
+    lead(step_lead(round_, shown.position.step, following, written,
+                   cut_off=cut_off_short(round_, loaded.trace.dialect)))
     cards.tries(round_)  # a request sent more than once: its tries, as the explorer shows them with the response
     # On a slide, the short form: the Checks page and the explorer keep the whole message.
     notes = [replace(f, message=f.brief or f.message) for f in view.findings if f.code in CALL_NOTES]
