@@ -349,6 +349,11 @@ def overcount(parts: Iterable[tuple[str, int | None]]) -> int:
     return max(0, -sum(tokens or 0 for label, tokens in parts if is_remainder(label)))
 
 
+OVERCOUNT = "our count above the input"
+"""What `overcount` is named where a figure shows it (the rounds table's column, the input chart's series): our count
+exceeds the round's input, so no part of that input is beyond our count."""
+
+
 def split_words(parts: Iterable[tuple[str, int | None]], headline: int, reported: bool) -> str:
     """Where a round's input goes, in figures that add up: `(1,378 in all): parts`, the parts summing to the
     headline. Where our count is above the headline, the parts listed are our count's and sum to it, said so, and the

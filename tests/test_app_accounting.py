@@ -286,21 +286,52 @@ def test_where_the_input_goes_adds_up_when_our_count_is_above_the_reported_input
     assert rounds["tokens in"].tolist()[0] == 83
 
 
-def test_a_rounds_table_with_a_part_below_zero_says_what_that_figure_is(app):
-    # Gemini's round 1: our count 127, reported 83. The table's part is -44 so that the row adds up to 83.
+OVERCOUNT_SAID = ("Where our count is above a round's input, its parts under “in:” are our count's: they add up to "
+                  "more than its tokens in, by the figure under “our count above the input”, and no part of that "
+                  "input is beyond our count.")
+
+
+def test_a_rounds_table_says_how_far_our_count_is_above_the_input_not_a_part_below_zero(app):
+    # Gemini's round 1: our count 127, reported 83. The table listed -44 under "reported beyond our count (template,
+    # provider tokens)": a negative figure is no template's tokens. The explorer says our count is 44 above.
     at = uploaded(app, "gemini.jsonl")
     at.switch_page("pages/overview.py").run()
     rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
     parts = [c for c in rounds.columns if c.startswith("in: ")]
-    assert rounds.loc[0, "in: reported beyond our count (template, provider tokens)"] == -44
-    assert rounds.loc[0, parts].sum() == rounds.loc[0, "tokens in"] == 83
-    said = "A figure below zero under “reported beyond our count” is how far our count is above the reported input"
-    assert any(c.value.startswith(said) for c in at.caption)
+    assert pd.isna(rounds.loc[0, "in: reported beyond our count (template, provider tokens)"])
+    assert rounds.loc[0, "our count above the input"] == 44
+    assert rounds.loc[0, parts].sum() == 127 and rounds.loc[0, "tokens in"] == 83
+    assert OVERCOUNT_SAID in [c.value for c in at.caption]
 
 
-def test_a_rounds_table_with_no_part_below_zero_says_nothing_of_one(app):
+def test_the_rounds_table_gives_an_overcount_the_explorers_figures_reported_or_carried_by_an_estimate(app):
+    # The Responses chain: our count is above the reported input in rounds 1 to 3 (31, 59, 63 fewer reported), and
+    # round 4's estimate carries round 3's gap. The table listed -31, -59, -63 under "reported beyond our count
+    # (template, provider tokens)" and -63 under "beyond our count as round 3 reported it (template, provider
+    # tokens)", where the explorer says "(by our count, 387 in all; the estimate is ≈ 324, 63 fewer)".
+    at = uploaded(app, "openai-responses.jsonl")
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    parts = [c for c in rounds.columns if c.startswith("in: ")]
+    assert not (rounds[parts].fillna(0) < 0).any().any()
+    assert not [c for c in rounds.columns if "template" in c]  # no round has a part beyond our count
+    assert rounds["our count above the input"].tolist() == [31, 59, 63, 63]
+    assert rounds.loc[3, parts].sum() == 387 and rounds.loc[3, "tokens in"] == 324
+    assert OVERCOUNT_SAID in [c.value for c in at.caption]
+    # The input chart: the same figures, hung below zero under the same name, none under the template's.
+    chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                 if any(t.get("name") == "our count above the input" for t in json.loads(c.proto.spec)["data"]))
+    series = {t["name"]: t for t in chart["data"]}
+    assert series["our count above the input"]["customdata"] == [31, 59, 63, 63]
+    assert not any(y < 0 for name, t in series.items() if "beyond our count" in name for y in t["y"])
+
+
+def test_a_rounds_table_with_no_overcount_says_nothing_of_one(app):
     at = _open_accounting(app, "hengxin-expense")
-    assert not any("below zero under" in c.value for c in at.caption)
+    rounds = next(d.value for d in at.dataframe if "tokens in" in d.value.columns)
+    assert "our count above the input" not in rounds.columns
+    assert OVERCOUNT_SAID not in [c.value for c in at.caption]
 
 
 def test_an_anthropic_traces_rounds_table_names_its_own_stop_reason_field(app):

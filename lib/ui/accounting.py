@@ -17,7 +17,7 @@ from lib.dialects import DIALECTS
 from lib.growth import CHANGED_WORDS, RESENT_WORDS, against_words
 from lib.prices import Price, prices_from_rows
 from lib.text import as_sentence, plural
-from lib.tokens import CHANGED, HELD, NOT_COUNTED, OUTPUT_SCHEMA, split_words
+from lib.tokens import CHANGED, HELD, NOT_COUNTED, OUTPUT_SCHEMA, OVERCOUNT, overcount, split_words
 from lib.usage_gap import gap_notes_words
 from lib.ui import plain, state
 from lib.ui.cache import per_trace
@@ -143,6 +143,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     # name, so that an estimate carrying round 1's gap is not filed under what a round "reported".
     named = not_counted_words(rows)
     remainders = tuple(dict.fromkeys(not_counted_said(r, named) for r in rows))
+    over = overcounted(rows)
     records = []
     for r in rows:
         record = {
@@ -160,7 +161,7 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
             finish_field.replace("_", " "): r.finish_reason,
             **dict(zip(("tokens in", "tokens out"), table_tokens(r))),
             "tokens are": r.usage.source,
-            **_parts_record(r, named, remainders),
+            **_parts_record(r, named, remainders, over),
             "cached in": table_cached(r),
             "written to cache": table_cache_written(r),
             "reasoning": table_reasoning(r),
@@ -190,8 +191,14 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
         # All our estimate: no part beyond our count, as the explorer's split names none (where the log kept no
         # request, every part's column is blank alike).
         table = table.drop(columns=[f"in: {name}" for name in remainders], errors="ignore")
-    elif len(remainders) > 1:  # blank where a round names its part otherwise: counts stay counts, not 503.0
-        for column in (f"in: {name}" for name in remainders):
+    elif over:
+        # A name whose every round is overcounted has a column of blanks: left out, as the input chart draws no such
+        # part.
+        table = table.drop(columns=[c for c in (f"in: {name}" for name in remainders) if table[c].isna().all()])
+    if len(remainders) > 1 or over:
+        # Blank where a round names its part otherwise, or has none (our count above its input): counts stay counts,
+        # not 503.0.
+        for column in [c for c in (*(f"in: {name}" for name in remainders), OVERCOUNT) if c in table.columns]:
             if not table[column].isin([NOT_IN_THE_LOG]).any():
                 table[column] = table[column].astype("Int64")
     # Arrow takes no column of numbers and words: Streamlit would log a traceback on every draw and convert it itself.
@@ -201,19 +208,25 @@ def rounds_table(rows: tuple[RoundSummary, ...], prices: tuple[Price, ...] | Non
     return table
 
 
-def _parts_record(row: RoundSummary, named: str, remainders: tuple[str, ...]) -> dict:
+def _parts_record(row: RoundSummary, named: str, remainders: tuple[str, ...], over: bool = False) -> dict:
     """The round's input parts as the rounds table's columns: the part beyond our count under the name the round's
-    own line gives it (`remainders`: every round's, `named` the trace's), blank under the others'."""
+    own line gives it (`remainders`: every round's, `named` the trace's), blank under the others'. With `over` (a
+    round of the table is overcounted), how far our count is above the input (lib.tokens.overcount) under OVERCOUNT:
+    where it is, the parts are our count's, as the explorer's split lists them, and none is beyond our count."""
     record = {}
     own = not_counted_said(row, named)
-    for label, tokens in counted_parts(row):
+    parts = counted_parts(row)
+    above = overcount(parts)
+    for label, tokens in parts:
         # A part the log lacks (parts_unlogged) reads as such; a request the log lacks leaves its parts blank.
         shown = NOT_IN_THE_LOG if tokens is None and row.request_recorded else tokens
         if label != NOT_COUNTED:
             record[f"in: {label}"] = shown
             continue
         for name in remainders:
-            record[f"in: {name}"] = shown if name == own else None
+            record[f"in: {name}"] = shown if name == own and not above else None
+    if over:
+        record[OVERCOUNT] = above if row.request_recorded else None
     return record
 
 
@@ -302,11 +315,17 @@ def tool_list_unkept_words(rows: tuple[RoundSummary, ...]) -> str:
     return tool_list_missing(never_logged=False) if unkept else ""
 
 
+OVERCOUNT_SAID = ("Where our count is above a round's input, its parts under “in:” are our count's: they add up to "
+                  f"more than its tokens in, by the figure under “{OVERCOUNT}”, and no part of that input is beyond "
+                  "our count.")
+"""Under a rounds table with an overcounted round: what its row's figures are, as the explorer's split says them."""
+
+
 def overcount_note(rows: tuple[RoundSummary, ...]) -> None:
-    """Under a rounds table holding a negative "reported beyond our count": what that figure is."""
+    """Under a rounds table with a round whose input our count is above (lib.summary.overcounted): what its row's
+    figures are."""
     if overcounted(rows):
-        st.caption("A figure below zero under “reported beyond our count” is how far our count is above the "
-                   "reported input, so that the row's parts still add up to the tokens in.")
+        st.caption(OVERCOUNT_SAID)
 
 
 def counted_against_notes(rows: tuple[RoundSummary, ...]) -> None:

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from lib.growth import CHANGED_WORDS, RESENT_WORDS
 from lib.summary import RoundSummary, counted_parts, not_counted_said, not_counted_words
-from lib.tokens import NOT_COUNTED, SHOWN_WHEN_SOME
+from lib.tokens import NOT_COUNTED, OVERCOUNT, SHOWN_WHEN_SOME, overcount
 from lib.sequence import LANE_TITLES, LANES, Arrow
 from lib.steps import STEP_COLORS, STEP_MARKS
 from lib.text import show_controls
@@ -80,11 +80,6 @@ def _per_round(figure: go.Figure, rows, color: str, stack: str | None = None, pa
         figure.add_scatter(**series, mode="lines", stackgroup=stack, line={"color": color, "width": 1 if stack else 1.5})
 
 
-OVERCOUNT = "our count above the input"
-"""The input chart's name for a negative remainder: our count exceeds the round's input. Why is said beside the
-rounds table (lib.usage_gap), per round: a legend cannot say one reason for every round."""
-
-
 def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
     """Each round's input, stacked by where it goes: the bars (areas on a long trace) reach the input in the rounds table."""
     figure = go.Figure()
@@ -99,15 +94,17 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
             continue  # a part the log lacks (parts_unlogged): no bar of 0, the caption says
         # A round whose request the log did not keep has no parts: no bar, its reported input is in the table.
         values = [p[i][1] or 0 for p in parts]
+        over = ()
         if label == NOT_COUNTED and not any(values):
             # No round has a remainder: a trace whose input is all our estimate (no usage reported) has none, and a
             # legend entry named "reported", with the parts the log lacks in it, would say what no figure holds.
             continue
         if label == NOT_COUNTED and any(tokens < 0 for tokens in values):
             # Below zero the remainder is our count above the round's input: named as that, not as a share of it.
+            # Why is said beside the rounds table (lib.usage_gap), per round: a legend cannot say one for every round.
+            over = [overcount(p) for p in parts]
             _per_round(figure, rows, "#e377c2", "input", name=OVERCOUNT, x=rounds,
-                       y=_numbers(min(tokens, 0) for tokens in values),
-                       customdata=_numbers(max(-tokens, 0) for tokens in values),
+                       y=_numbers(-tokens for tokens in over), customdata=_numbers(over),
                        hovertemplate="round %{x}<br>our count %{customdata:,} tokens above the input<extra></extra>")
             values = [max(tokens, 0) for tokens in values]
         if label != NOT_COUNTED:
@@ -119,9 +116,11 @@ def input_breakdown(rows: tuple[RoundSummary, ...]) -> go.Figure:
         named = not_counted_words(rows)
         said = [not_counted_said(r, named) for r in rows]
         for name in dict.fromkeys(said):
+            shown = [tokens if own == name else 0 for tokens, own in zip(values, said)]
+            if over and not any(shown):  # every round it names is overcounted: no part beyond our count to draw
+                continue
             _per_round(figure, rows, color, "input", pattern="" if name == named else _STYLE["estimated"]["pattern"],
-                       name=name, x=rounds,
-                       y=_numbers(tokens if own == name else 0 for tokens, own in zip(values, said)),
+                       name=name, x=rounds, y=_numbers(shown),
                        hovertemplate=f"round %{{x}}<br>%{{y:,}} tokens of {name}<extra></extra>")
     figure.update_layout(barmode="relative")
     return _layout(figure, rows, "input tokens")
