@@ -5,6 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from lib.dialects import ANTHROPIC, OPENAI, other
+from lib.dialects.convert import convert, reread
+from lib.dialects.equivalence import model_view
 from lib.encodings import load_encoding
 from lib.export_html import trace_html
 from lib.logs.upload import read_upload
@@ -65,3 +68,65 @@ def test_a_schema_sent_again_unchanged_is_counted_as_resent():
     assert rows[1].breakdown.output_schema == rows[0].breakdown.output_schema == 72
     # Already sent in round 1: the system prompt (7), the question (38) and its framing (3), and the schema (72).
     assert rows[1].breakdown.resent == 7 + 38 + 3 + 72
+
+
+# --- the "Both dialects" view: the schema written the way the other provider takes it --------------------------------
+
+
+def _written(name, conversation, target):
+    trace = _traces(name)[conversation]
+    round_ = trace.rounds[0]
+    return round_, convert(round_.request, round_.response, trace.dialect, target)
+
+
+def test_a_chat_completions_schema_is_written_as_messages_output_config_and_says_what_it_leaves_out():
+    # crewAI's response_format names the schema "CalculationResult" and asks for strict mode; Messages' output_config
+    # has no name for a schema, and holds every answer to it.
+    round_, there = _written("containers/crewai-openai-asked-twice.yaml", 0, ANTHROPIC)
+    assert there.request.body["output_config"] == {"format": {"type": "json_schema",
+                                                              "schema": round_.request.output_schema}}
+    assert reread(there)[0].output_schema == round_.request.output_schema
+    assert "response_format: has no Messages form; left out" not in there.notes
+    assert "response_format.json_schema.name: has no Messages form; left out" in there.notes
+
+
+def test_a_schema_without_strict_mode_is_said_to_be_held_to_it_in_messages():
+    # sublayer's Gemini request, carried into response_format, asks for no strict mode: Messages has no other kind.
+    _, there = _written("containers/sublayer-gemini-lone-content.yml", 0, ANTHROPIC)
+    assert there.request.body["output_config"]["format"]["schema"]["properties"]["the_answer"]["description"] == \
+        "The answer to the given question"
+    assert "response_format.json_schema.strict: not asked for; Messages holds every answer to its schema" in there.notes
+
+
+def test_a_messages_schema_is_written_as_a_chat_completions_response_format_with_a_name_filled_in():
+    round_, there = _written("containers/anthropic-py-rate-limited-twice-then-answered.json", 0, OPENAI)
+    assert there.request.body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "output", "schema": round_.request.output_schema, "strict": True}}
+    assert reread(there)[0].output_schema == round_.request.output_schema
+    assert "output_config: has no Chat Completions form; left out" not in there.notes
+    assert any(n.startswith("response_format.json_schema.name: Chat Completions requires one") for n in there.notes)
+
+
+@pytest.mark.parametrize("name, conversation, field", [
+    ("containers/crewai-openai-asked-twice.yaml", 0, "response_format"),
+    ("containers/weave-agents-handoff.yaml", 1, "response_format"),
+    ("containers/chatlas-anthropic-json-respaced.yaml", 0, "output_config"),
+])
+def test_in_its_own_dialect_the_request_keeps_its_schema_as_sent(name, conversation, field):
+    trace = _traces(name)[conversation]
+    round_, own = _written(name, conversation, trace.dialect)
+    assert own.request.body[field] == round_.request.raw[field]
+    assert not any(n.startswith(field) for n in own.notes)
+
+
+def test_the_schema_survives_the_other_dialect_and_back_as_the_same_model():
+    for name, conversation in [("containers/crewai-openai-asked-twice.yaml", 0),
+                               ("containers/chatlas-anthropic-json-respaced.yaml", 0)]:
+        trace = _traces(name)[conversation]
+        round_ = trace.rounds[0]
+        there = convert(round_.request, round_.response, trace.dialect, other(trace.dialect))
+        back = convert(*reread(there), other(trace.dialect), trace.dialect)
+        assert model_view(*reread(back)) == model_view(round_.request, round_.response)
+        assert model_view(*reread(back)).output_schema == round_.request.output_schema
+

@@ -72,8 +72,9 @@ STOP_REASON_OF: dict[Stop, str] = {
 SHORT = "Messages"
 """The dialect's name in a note about what a body cannot carry."""
 REQUEST_FIELDS = frozenset({"messages", "system", "tools", "tool_choice", "max_tokens", "stop_sequences",
-                            *SHARED_SETTINGS})
-"""The request fields the writers carry across; any other one with a value is named when left out."""
+                            "output_config", "output_format", *SHARED_SETTINGS})
+"""The request fields the writers carry across; any other one with a value is named when left out (what of
+output_config and output_format the schema does not hold, by output_format_leftovers)."""
 MAX_TOKENS_FILLED = 1024
 """Messages requires max_tokens; a Chat Completions request often has none."""
 
@@ -165,6 +166,18 @@ def _output_schema(body: dict) -> Any:
     if not isinstance(found, dict) or found.get("type") != "json_schema":
         return None
     return found.get("schema")
+
+
+def output_format_leftovers(raw: dict, target: str) -> list[str]:
+    """A note for each setting of output_config (and of the beta's output_format) that `target` has no place for: all
+    but the schema the writers carry (Request.output_schema)."""
+    read = _output_schema(raw) is not None
+    config = raw.get("output_config")
+    if isinstance(config, dict):  # the reader takes output_config's format; an output_format beside it is not read
+        return (unmapped({"output_format": raw.get("output_format")}, set(), target)
+                + unmapped(config, {"format"} if read else set(), target, "output_config."))
+    return unmapped({k: raw.get(k) for k in ("output_config", "output_format")}, {"output_format"} if read else set(),
+                    target)
 
 
 def reports_cache_read(usage: Any) -> bool:
@@ -388,7 +401,7 @@ def write_request(request: Request, source: ModuleType) -> tuple[dict, list[str]
     body["messages"] = _messages_written(request, own, notes)
     body.update({k: raw[k] for k in ("temperature", "top_p", "stream") if k in raw})
     if own:
-        body.update({k: raw[k] for k in ("stop_sequences",) if k in raw})
+        body.update({k: raw[k] for k in ("stop_sequences", "output_config", "output_format") if k in raw})
         if raw.get("tool_choice") is not None:
             body["tool_choice"] = raw["tool_choice"]
     else:
@@ -396,6 +409,9 @@ def write_request(request: Request, source: ModuleType) -> tuple[dict, list[str]
         if stops is not None:
             body["stop_sequences"] = stops
         body.update(tool_choice_fields(*source.read_tool_choice(raw)))
+        if request.output_schema is not None:
+            body["output_config"] = {"format": {"type": "json_schema", "schema": request.output_schema}}
+        notes.extend(source.output_format_leftovers(raw, SHORT))
     notes.extend(unmapped(raw, source.REQUEST_FIELDS, SHORT))
     return body, notes
 

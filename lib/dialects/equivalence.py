@@ -32,6 +32,8 @@ class ModelView:
     """Each text (`text`, role, text), call (`call`, id, name, parsed arguments) and result (`result`, call id, content)."""
     tools: tuple[tuple[str, str, JSON], ...]
     """Each tool's name, description and arguments schema (none means an empty object schema)."""
+    output_schema: JSON | None
+    """The schema the answer must follow (Request.output_schema), or None."""
     answer: tuple[tuple, ...] | None
     """The response's texts and calls as in `conversation`, or None without a response."""
     stop: Stop | None
@@ -67,6 +69,7 @@ def model_view(request: Request, response: Response | None) -> ModelView:
         system=tuple(system),
         conversation=tuple(conversation),
         tools=tools,
+        output_schema=request.output_schema,
         answer=tuple(message_items(response.message)) if response is not None else None,
         stop="refusal" if stop == "content_filter" else stop,
         usage=(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) if usage else None,

@@ -72,8 +72,11 @@ FINISH_REASON_OF: dict[Stop, str] = {
 SHORT = "Chat Completions"
 """The dialect's name in a note about what a body cannot carry."""
 REQUEST_FIELDS = frozenset({"messages", "tools", "functions", "tool_choice", "parallel_tool_calls", "max_tokens",
-                            "max_completion_tokens", "stop", *SHARED_SETTINGS})
-"""The request fields the writers carry across; any other one with a value is named when left out."""
+                            "max_completion_tokens", "stop", "response_format", *SHARED_SETTINGS})
+"""The request fields the writers carry across; any other one with a value is named when left out (what of
+response_format the schema does not hold, by output_format_leftovers)."""
+SCHEMA_NAME_FILLED = "output"
+"""response_format's json_schema requires a name; a Messages request names no schema."""
 
 
 def _message(raw: Any, key: str) -> Message:
@@ -329,7 +332,7 @@ def write_request(request: Request, source: ModuleType) -> tuple[dict, list[str]
         body["tools"] = _tools_written(request, source, notes)
     if own:
         body.update({k: raw[k] for k in ("max_tokens", "max_completion_tokens", "stop", "tool_choice",
-                                          "parallel_tool_calls") if k in raw})
+                                          "parallel_tool_calls", "response_format") if k in raw})
     else:
         limit, stops = source.max_tokens(raw), source.stop_sequences(raw)
         if limit is not None:
@@ -337,8 +340,33 @@ def write_request(request: Request, source: ModuleType) -> tuple[dict, list[str]
         if stops is not None:
             body["stop"] = stops
         body.update(tool_choice_fields(*source.read_tool_choice(raw)))
+        if request.output_schema is not None:
+            body["response_format"] = _response_format(request.output_schema, source.SHORT, notes)
+        notes.extend(source.output_format_leftovers(raw, SHORT))
     notes.extend(unmapped(raw, source.REQUEST_FIELDS, SHORT))
     return body, notes
+
+
+def _response_format(schema: Any, source: str, notes: list[str]) -> dict:
+    # Messages holds every answer to its schema, as Chat Completions does only in strict mode.
+    notes.append(f"response_format.json_schema.name: Chat Completions requires one and {source} has none; "
+                 f"\"{SCHEMA_NAME_FILLED}\" is filled in")
+    notes.append(f"response_format.json_schema.strict: true, as {source} holds every answer to its schema; Chat "
+                 "Completions' strict mode also requires every property to be listed as required")
+    return {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME_FILLED, "schema": schema, "strict": True}}
+
+
+def output_format_leftovers(raw: dict, target: str) -> list[str]:
+    """A note for what response_format says beyond the schema the writers carry (Request.output_schema), which `target`
+    has no place for: its name and description, strict mode not asked for, JSON mode without a schema."""
+    found = raw.get("response_format")
+    if _output_schema(found) is None:
+        return unmapped({"response_format": found}, set(), target)
+    spec = found["json_schema"]
+    notes = unmapped(spec, {"schema", "strict"}, target, "response_format.json_schema.")
+    if not spec.get("strict"):
+        notes.append(f"response_format.json_schema.strict: not asked for; {target} holds every answer to its schema")
+    return notes
 
 
 def _usage_written(usage: Usage, notes: list[str]) -> dict:
