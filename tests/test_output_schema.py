@@ -13,6 +13,7 @@ from lib.export_html import trace_html
 from lib.logs.upload import read_upload
 from lib.summary import summarize
 from lib.tokens import OUTPUT_SCHEMA_SAID, tiktoken_counter
+from tests.screen import uploaded
 
 FIXTURES = Path(__file__).parent / "fixtures"
 COUNTER = tiktoken_counter(load_encoding("o200k_base"))
@@ -130,3 +131,15 @@ def test_the_schema_survives_the_other_dialect_and_back_as_the_same_model():
         assert model_view(*reread(back)) == model_view(round_.request, round_.response)
         assert model_view(*reread(back)).output_schema == round_.request.output_schema
 
+
+# --- presenter mode ----------------------------------------------------------------------------------------------------
+
+
+def test_presenter_mode_shows_the_schema_beside_the_tool_list_in_the_cards_words(app):
+    # Step 1 of crewAI's first interaction: the tool list, then the schema the answer must follow, as the explorer's
+    # request card shows it.
+    at = uploaded(app, "containers/crewai-openai-asked-twice.yaml")
+    at.toggle(key="explorer.presenter").set_value(True).run()
+    assert not at.exception
+    assert OUTPUT_SCHEMA_SAID in [c.value for c in at.main.caption]
+    assert any('"Structured output for calculation results."' in t.value for t in [*at.main.text, *at.main.code])

@@ -115,9 +115,10 @@ def snowball_counter(loaded: LoadedTrace, index: int, upto_current: bool, predic
 
 def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: bool = False, fold_seen: bool = True) \
         -> None:
-    """Step 1: the tool list first, then what the model sees, the resent history grayed beneath it; `secret` True
-    in predict mode before the learner has predicted; `fold_seen` False where the round before was not shown step by
-    step (a gallery slide), so no fold says its steps already showed the new messages."""
+    """Step 1: the tool list first (and the output schema, where the request sent one), then what the model sees, the
+    resent history grayed beneath it; `secret` True in predict mode before the learner has predicted; `fold_seen`
+    False where the round before was not shown step by step (a gallery slide), so no fold says its steps already showed
+    the new messages."""
     round_, placed = view.round, view.placed
     cards.notices(round_, after=False)  # the explorer shows them above the request too
     if not round_.request_recorded:
@@ -127,6 +128,7 @@ def request_slide(loaded: LoadedTrace, view: RoundView, marks: list, secret: boo
     # The tool list's count, tokens and what it costs again are the counter's "Tools:" line, said once a slide.
     cards.tools_section(round_, marks, tool_list_recorded=view.tool_list_recorded, secret=secret,
                         tool_list_sent=view.tool_list_sent)
+    cards.output_schema_section(round_)  # sent beside the tool list, in the request card's words
     st.subheader("What the model sees", anchor=False)
     lead(knows_words(round_))
     _resent_stack(view, loaded.trace.rounds)
