@@ -304,8 +304,8 @@ def test_a_text_answer_that_a_later_round_goes_on_from_is_not_said_to_end_the_lo
     at.button(key="presenter.next").click().run()
     at.button(key="presenter.next").click().run()
     assert (_query(at, "round"), _query(at, "step")) == ("3", "5")
-    assert _lead(at.main) == ("The model stopped before an answer or a call (its stop signal says why): nothing to "
-                              "run, nothing to answer. Round 4 goes on from it.")
+    # Cut off at its output limit: said so (lib.steps.cut_off_short), not only that it stopped.
+    assert _lead(at.main) == "The model was cut off at the output limit: no finished answer, no call. Round 4 goes on from it."
 
 
 def test_the_last_rounds_text_answer_ends_the_loop(app):
